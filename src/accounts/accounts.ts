@@ -1,0 +1,308 @@
+// Accounts: sign-up, sign-in with throttling, email verification, password reset and change,
+// profile and picture, plan and status changes, cancellation and deletion.
+import type { Db } from "../storage/db.js";
+import type { UserRow } from "../storage/schema.js";
+import { type RateEvents, retryAfterSeconds } from "../storage/rate-events.js";
+import type { Clock } from "../shared/clock.js";
+import { iso } from "../shared/clock.js";
+import { DomainError, invalid } from "../shared/errors.js";
+import { newId, randomToken, sha256Hex } from "../shared/ids.js";
+import type { Mailer } from "../mail/mailer.js";
+import { checkAccountPassword, hashPassword, verifyPassword } from "./passwords.js";
+import { type Plan, isPlan, PLANS } from "./plans.js";
+import { checkPicture } from "./picture.js";
+
+export interface PublicUser {
+  id: string;
+  email: string;
+  name: string;
+  email_verified: boolean;
+  plan: string;
+  status: string;
+  created_at: string;
+  picture_url: string | null;
+}
+
+export function publicUser(u: UserRow): PublicUser {
+  return {
+    id: u.id,
+    email: u.email,
+    name: u.name,
+    email_verified: u.email_verified_at !== null,
+    plan: u.plan,
+    status: u.status,
+    created_at: iso(u.created_at),
+    picture_url: u.picture_updated_at === null ? null : `/api/profile/picture?v=${u.picture_updated_at}`,
+  };
+}
+
+const EMAIL_RE = /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+
+export function normalizeEmail(raw: string, field = "email"): string {
+  const email = raw.trim().toLowerCase();
+  if (email.length > 254 || !EMAIL_RE.test(email)) throw invalid(field, "is not a valid email address");
+  return email;
+}
+
+function checkName(name: string): string {
+  const n = name.trim();
+  if (n.length > 100) throw invalid("name", "must be at most 100 characters");
+  if (/[\u0000-\u001f\u007f]/.test(n)) throw invalid("name", "must not contain control characters");
+  return n;
+}
+
+const VERIFY_TTL = 48 * 3_600_000;
+const RESET_TTL = 3_600_000;
+const LOGIN_WINDOW = 15 * 60_000;
+const LOGIN_FAILURES_PER_EMAIL = 10;
+const LOGIN_FAILURES_PER_IP = 50;
+const HOUR = 3_600_000;
+
+export interface AccountDeps {
+  db: Db;
+  clock: Clock;
+  mailer: Mailer;
+  rate: RateEvents;
+  origin: string;
+}
+
+export class AccountService {
+  private readonly db: Db;
+  private readonly clock: Clock;
+  // A real hash to verify against for unknown emails, so sign-in timing does not reveal accounts.
+  private dummyHash: Promise<string> | null = null;
+
+  constructor(private readonly deps: AccountDeps) {
+    this.db = deps.db;
+    this.clock = deps.clock;
+  }
+
+  async byId(id: string): Promise<UserRow | null> {
+    return (await this.db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst()) ?? null;
+  }
+
+  async byEmail(email: string): Promise<UserRow | null> {
+    return (await this.db.selectFrom("users").selectAll().where("email", "=", email.trim().toLowerCase()).executeTakeFirst()) ?? null;
+  }
+
+  async requireByEmail(email: string): Promise<UserRow> {
+    const u = await this.byEmail(email);
+    if (!u) throw new DomainError("not_found", `no user with email ${email}`);
+    return u;
+  }
+
+  /** Creates an account; used by sign-up and by `snip user create`. */
+  async create(input: { email: string; password: string; name?: string; plan?: string; verified?: boolean }): Promise<UserRow> {
+    const email = normalizeEmail(input.email);
+    checkAccountPassword(input.password);
+    const name = checkName(input.name ?? "");
+    const plan = input.plan ?? "free";
+    if (!isPlan(plan)) throw invalid("plan", `must be one of ${PLANS.join(", ")}`);
+    const now = this.clock.now();
+    const row: UserRow = {
+      id: newId(),
+      email,
+      password_hash: await hashPassword(input.password),
+      name,
+      email_verified_at: input.verified ? now : null,
+      plan,
+      status: "active",
+      picture_updated_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    const inserted = await this.db
+      .insertInto("users")
+      .values(row)
+      .onConflict((oc) => oc.column("email").doNothing())
+      .returning("id")
+      .executeTakeFirst();
+    if (!inserted) throw new DomainError("conflict", "an account with this email already exists", [{ field: "email", message: "is already registered" }]);
+    return row;
+  }
+
+  async signUp(input: { email: string; password: string; name?: string }, ip: string): Promise<UserRow> {
+    await this.throttle(`signup:ip:${ip}`, HOUR, 20, "Too many sign-ups from this address");
+    await this.deps.rate.record(`signup:ip:${ip}`, this.clock.now());
+    const user = await this.create(input);
+    await this.sendVerification(user);
+    return user;
+  }
+
+  /** Checks credentials with per-email and per-IP throttles on failures. */
+  async signIn(emailRaw: string, password: string, ip: string): Promise<UserRow> {
+    const email = emailRaw.trim().toLowerCase();
+    const emailBucket = `login:email:${sha256Hex(email)}`;
+    const ipBucket = `login:ip:${ip}`;
+    await this.throttle(emailBucket, LOGIN_WINDOW, LOGIN_FAILURES_PER_EMAIL, "Too many failed sign-ins for this account");
+    await this.throttle(ipBucket, LOGIN_WINDOW, LOGIN_FAILURES_PER_IP, "Too many failed sign-ins from this address");
+    const user = email.length <= 254 ? await this.byEmail(email) : null;
+    this.dummyHash ??= hashPassword("not-a-real-password-0");
+    const ok = user ? await verifyPassword(user.password_hash, password) : (await verifyPassword(await this.dummyHash, password), false);
+    if (!user || !ok) {
+      const now = this.clock.now();
+      await this.deps.rate.record(emailBucket, now);
+      await this.deps.rate.record(ipBucket, now);
+      throw new DomainError("invalid_credentials", "Wrong email or password");
+    }
+    await this.deps.rate.clear(emailBucket);
+    return user;
+  }
+
+  private async throttle(bucket: string, windowMs: number, limit: number, message: string): Promise<void> {
+    const now = this.clock.now();
+    const state = await this.deps.rate.state(bucket, now - windowMs);
+    if (state.count >= limit) {
+      throw new DomainError("rate_limited", message, undefined, undefined, retryAfterSeconds(state, windowMs, now));
+    }
+  }
+
+  private async issueToken(user: UserRow, purpose: "verify" | "reset", ttl: number): Promise<string> {
+    const token = randomToken(32);
+    const now = this.clock.now();
+    // One live token per purpose: a new email invalidates the previous link.
+    await this.db.deleteFrom("email_tokens").where("user_id", "=", user.id).where("purpose", "=", purpose).execute();
+    await this.db
+      .insertInto("email_tokens")
+      .values({ token_hash: sha256Hex(token), user_id: user.id, purpose, email: user.email, expires_at: now + ttl, used_at: null, created_at: now })
+      .execute();
+    return token;
+  }
+
+  private async consumeToken(token: string, purpose: "verify" | "reset"): Promise<UserRow> {
+    if (typeof token !== "string" || token.length < 20 || token.length > 200) throw invalid("token", "is invalid or has expired");
+    const now = this.clock.now();
+    const consumed = await this.db
+      .updateTable("email_tokens")
+      .set({ used_at: now })
+      .where("token_hash", "=", sha256Hex(token))
+      .where("purpose", "=", purpose)
+      .where("used_at", "is", null)
+      .where("expires_at", ">", now)
+      .returning(["user_id", "email"])
+      .executeTakeFirst();
+    const user = consumed ? await this.byId(consumed.user_id) : null;
+    if (!consumed || !user || user.email !== consumed.email) throw invalid("token", "is invalid or has expired");
+    return user;
+  }
+
+  async sendVerification(user: UserRow): Promise<void> {
+    const token = await this.issueToken(user, "verify", VERIFY_TTL);
+    const link = `${this.deps.origin}/app/verify-email?token=${encodeURIComponent(token)}`;
+    await this.deps.mailer.send({
+      to: user.email,
+      subject: "Confirm your email for snip",
+      text: `Hello,\n\nconfirm your email address for snip by opening this link (valid for 48 hours):\n\n${link}\n\nIf you did not sign up, ignore this message.\n`,
+    });
+  }
+
+  async resendVerification(user: UserRow): Promise<void> {
+    if (user.email_verified_at !== null) return;
+    await this.throttle(`verify-resend:${user.id}`, HOUR, 5, "Too many verification emails; try again later");
+    await this.deps.rate.record(`verify-resend:${user.id}`, this.clock.now());
+    await this.sendVerification(user);
+  }
+
+  async verifyEmail(token: string): Promise<UserRow> {
+    const user = await this.consumeToken(token, "verify");
+    const now = this.clock.now();
+    await this.db.updateTable("users").set({ email_verified_at: now, updated_at: now }).where("id", "=", user.id).execute();
+    return { ...user, email_verified_at: now, updated_at: now };
+  }
+
+  /** Sends a reset link when the account exists; says nothing either way. */
+  async requestPasswordReset(emailRaw: string): Promise<void> {
+    const email = normalizeEmail(emailRaw);
+    const user = await this.byEmail(email);
+    if (!user) return;
+    const bucket = `reset:${user.id}`;
+    const now = this.clock.now();
+    if ((await this.deps.rate.state(bucket, now - HOUR)).count >= 3) return;
+    await this.deps.rate.record(bucket, now);
+    const token = await this.issueToken(user, "reset", RESET_TTL);
+    const link = `${this.deps.origin}/app/reset-password/confirm?token=${encodeURIComponent(token)}`;
+    await this.deps.mailer.send({
+      to: user.email,
+      subject: "Reset your snip password",
+      text: `Hello,\n\nsomeone asked to reset the password of your snip account. Open this link within one hour to choose a new one:\n\n${link}\n\nIf it was not you, ignore this message; your password stays as it is.\n`,
+    });
+  }
+
+  async confirmPasswordReset(token: string, password: string): Promise<UserRow> {
+    checkAccountPassword(password);
+    const user = await this.consumeToken(token, "reset");
+    const now = this.clock.now();
+    // The link proves the mailbox, so the address counts as verified too.
+    await this.db
+      .updateTable("users")
+      .set({ password_hash: await hashPassword(password), email_verified_at: user.email_verified_at ?? now, updated_at: now })
+      .where("id", "=", user.id)
+      .execute();
+    await this.db.deleteFrom("sessions").where("user_id", "=", user.id).execute();
+    return user;
+  }
+
+  async changePassword(user: UserRow, current: string, next: string): Promise<void> {
+    checkAccountPassword(next, "new_password");
+    const fresh = await this.byId(user.id);
+    if (!fresh || !(await verifyPassword(fresh.password_hash, current))) throw invalid("current_password", "is not your current password");
+    await this.db
+      .updateTable("users")
+      .set({ password_hash: await hashPassword(next), updated_at: this.clock.now() })
+      .where("id", "=", user.id)
+      .execute();
+  }
+
+  async updateProfile(user: UserRow, input: { name: string }): Promise<UserRow> {
+    const name = checkName(input.name);
+    const now = this.clock.now();
+    await this.db.updateTable("users").set({ name, updated_at: now }).where("id", "=", user.id).execute();
+    return { ...user, name, updated_at: now };
+  }
+
+  async setPicture(user: UserRow, data: Buffer, declaredType: string | undefined): Promise<UserRow> {
+    const mime = checkPicture(data, declaredType);
+    const now = this.clock.now();
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto("user_pictures")
+        .values({ user_id: user.id, mime, data, updated_at: now })
+        .onConflict((oc) => oc.column("user_id").doUpdateSet({ mime, data, updated_at: now }))
+        .execute();
+      await trx.updateTable("users").set({ picture_updated_at: now, updated_at: now }).where("id", "=", user.id).execute();
+    });
+    return { ...user, picture_updated_at: now, updated_at: now };
+  }
+
+  async picture(userId: string): Promise<{ mime: string; data: Buffer } | null> {
+    return (await this.db.selectFrom("user_pictures").select(["mime", "data"]).where("user_id", "=", userId).executeTakeFirst()) ?? null;
+  }
+
+  async setPlan(email: string, plan: string): Promise<UserRow> {
+    if (!isPlan(plan)) throw invalid("plan", `must be one of ${PLANS.join(", ")}`);
+    const user = await this.requireByEmail(email);
+    await this.db.updateTable("users").set({ plan, updated_at: this.clock.now() }).where("id", "=", user.id).execute();
+    return { ...user, plan };
+  }
+
+  async setStatus(email: string, status: "active" | "suspended"): Promise<UserRow> {
+    const user = await this.requireByEmail(email);
+    await this.db.updateTable("users").set({ status, updated_at: this.clock.now() }).where("id", "=", user.id).execute();
+    return { ...user, status };
+  }
+
+  /** Ends the paid subscription: the account returns to the free plan. */
+  async cancelSubscription(user: UserRow): Promise<UserRow> {
+    if ((user.plan as Plan) === "free") throw new DomainError("conflict", "There is no paid subscription to cancel");
+    const now = this.clock.now();
+    await this.db.updateTable("users").set({ plan: "free", updated_at: now }).where("id", "=", user.id).execute();
+    return { ...user, plan: "free", updated_at: now };
+  }
+
+  /** Deletes the account and, by cascade, its sessions, links, clicks and keys. */
+  async deleteAccount(user: UserRow, password: string): Promise<void> {
+    const fresh = await this.byId(user.id);
+    if (!fresh || !(await verifyPassword(fresh.password_hash, password))) throw invalid("password", "is not your current password");
+    await this.db.deleteFrom("users").where("id", "=", user.id).execute();
+  }
+}

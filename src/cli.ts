@@ -1,0 +1,106 @@
+// `snip` commands (API.md, CLI): serve, migrate, user, key - over the same services as the server.
+import { Command, CommanderError } from "commander";
+import { ConfigError, loadConfig } from "./config.js";
+import { createContext, type AppContext } from "./context.js";
+import { serveForever } from "./main.js";
+import { openStorage } from "./storage/db.js";
+import { migrateToLatest } from "./storage/migrate.js";
+import { DomainError } from "./shared/errors.js";
+import { PLANS } from "./accounts/plans.js";
+import pino from "pino";
+
+async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const ctx = await createContext(config, { log: pino({ level: "warn" }) });
+  try {
+    return await fn(ctx);
+  } finally {
+    await ctx.close();
+  }
+}
+
+export function buildCli(): Command {
+  const program = new Command("snip").description("snip: a self-hostable link shortener").exitOverride();
+
+  program
+    .command("serve")
+    .description("start the service")
+    .action(async () => {
+      await serveForever(loadConfig());
+    });
+
+  program
+    .command("migrate")
+    .description("bring the database schema up to date")
+    .action(async () => {
+      const storage = await openStorage(loadConfig().database);
+      try {
+        const applied = await migrateToLatest(storage);
+        process.stdout.write(applied.length ? `applied: ${applied.join(", ")}\n` : "schema is up to date\n");
+      } finally {
+        await storage.close();
+      }
+    });
+
+  const user = program.command("user").description("manage accounts");
+  user
+    .command("create")
+    .description("create an account")
+    .requiredOption("--email <email>", "email address")
+    .requiredOption("--password <password>", "password (10 to 200 characters)")
+    .option("--plan <plan>", `plan: ${PLANS.join("|")}`, "free")
+    .option("--name <name>", "display name", "")
+    .option("--verified", "mark the email address as verified", false)
+    .action(async (o: { email: string; password: string; plan: string; name: string; verified: boolean }) => {
+      await withContext(async (ctx) => {
+        const u = await ctx.accounts.create({ email: o.email, password: o.password, plan: o.plan, name: o.name, verified: o.verified });
+        process.stdout.write(`created ${u.email} (${u.plan}${u.email_verified_at ? ", verified" : ""}) id=${u.id}\n`);
+      });
+    });
+  user
+    .command("plan <email> <plan>")
+    .description(`set an account's plan (${PLANS.join("|")})`)
+    .action(async (email: string, plan: string) => {
+      await withContext(async (ctx) => {
+        const u = await ctx.accounts.setPlan(email, plan);
+        process.stdout.write(`${u.email}: plan ${u.plan}\n`);
+      });
+    });
+  for (const [name, status] of [
+    ["suspend", "suspended"],
+    ["activate", "active"],
+  ] as const) {
+    user
+      .command(`${name} <email>`)
+      .description(`${name} an account`)
+      .action(async (email: string) => {
+        await withContext(async (ctx) => {
+          const u = await ctx.accounts.setStatus(email, status);
+          process.stdout.write(`${u.email}: ${u.status}\n`);
+        });
+      });
+  }
+
+  return program;
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const program = buildCli();
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    if (err instanceof ConfigError) process.stderr.write(`snip: configuration error: ${err.message}\n`);
+    else if (err instanceof DomainError) process.stderr.write(`snip: ${err.message}\n`);
+    else process.stderr.write(`snip: ${(err as Error).message ?? String(err)}\n`);
+    return 1;
+  }
+}
+
+// Run when executed directly (bin/snip.js or node dist/src/cli.js), not when imported by tests.
+const invoked = process.argv[1] ?? "";
+if (/(?:^|[\\/])(?:cli\.(?:ts|js)|snip(?:\.js)?)$/.test(invoked)) {
+  const code = await runCli(process.argv.slice(2));
+  if (code !== 0) process.exitCode = code;
+}

@@ -1,0 +1,197 @@
+// The only reader of process.env: every setting typed, validated once and frozen.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The package root, whether running from src/ (tsx) or dist/src/ (compiled). */
+function packageRoot(): string {
+  const dir = dirname(dirname(fileURLToPath(import.meta.url)));
+  return basename(dir) === "dist" ? dirname(dir) : dir;
+}
+
+export type DatabaseConfig =
+  | { kind: "sqlite"; file: string }
+  | { kind: "postgres"; url: string };
+
+export type TrustProxy = false | true | number | string[];
+
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: URL;
+  /** Public origin without trailing slash, e.g. "http://localhost:8080". */
+  origin: string;
+  secureCookies: boolean;
+  dataDir: string;
+  database: DatabaseConfig;
+  smtpUrl: string | null;
+  mailFrom: string;
+  dnsServers: string[];
+  trustProxy: TrustProxy;
+  countryHeader: string;
+  geoipDb: string | null;
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** Secret for CSRF tokens and other HMACs; from SESSION_SECRET or DATA_DIR/secret. */
+  sessionSecret: string;
+  sessionTtlDays: number;
+  linkCacheSize: number;
+  clickFlushMs: number;
+  clickRetentionDays: number;
+  webDir: string;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = "ConfigError";
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function intVar(env: Env, name: string, dflt: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return dflt;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const n = Number(raw.trim());
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+const IP_OR_CIDR = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F:]+)(?:\/\d{1,3})?$/;
+
+function parseTrustProxy(raw: string | undefined): TrustProxy {
+  if (raw === undefined || raw === "" || raw === "false" || raw === "0") return false;
+  if (raw === "true") return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const parts = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  if (parts.length === 0 || !parts.every((p) => IP_OR_CIDR.test(p) || p === "loopback" || p === "uniquelocal" || p === "linklocal")) {
+    throw new ConfigError("TRUST_PROXY", `must be true, false, a hop count or comma-separated addresses/CIDRs, got "${raw}"`);
+  }
+  return parts;
+}
+
+function parseDnsServers(raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === "") return [];
+  return raw.split(",").map((s) => {
+    const v = s.trim();
+    const m = /^(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?$/.exec(v) ?? /^\[([0-9a-fA-F:]+)\](?::(\d{1,5}))?$/.exec(v);
+    if (!m || (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 65535))) {
+      throw new ConfigError("DNS_SERVERS", `"${v}" is not ip:port`);
+    }
+    return v;
+  });
+}
+
+function loadOrCreateSecret(dataDir: string): string {
+  const file = join(dataDir, "secret");
+  if (existsSync(file)) {
+    const s = readFileSync(file, "utf8").trim();
+    if (s.length >= 32) return s;
+  }
+  const s = randomBytes(32).toString("base64url");
+  writeFileSync(file, s + "\n", { mode: 0o600 });
+  return s;
+}
+
+/** Reads and validates configuration; throws ConfigError naming the first bad variable. */
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const port = intVar(env, "PORT", 8080, 0, 65535);
+  const host = env.HOST?.trim() || "127.0.0.1";
+  if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) throw new ConfigError("HOST", `"${host}" is not a host name or address`);
+
+  let baseUrl: URL;
+  const rawBase = env.BASE_URL?.trim() || `http://localhost:${port}`;
+  try {
+    baseUrl = new URL(rawBase);
+  } catch {
+    throw new ConfigError("BASE_URL", `"${rawBase}" is not an absolute URL`);
+  }
+  if (baseUrl.protocol !== "http:" && baseUrl.protocol !== "https:") {
+    throw new ConfigError("BASE_URL", "must start with http:// or https://");
+  }
+  if (baseUrl.pathname !== "/" || baseUrl.search || baseUrl.hash || baseUrl.username) {
+    throw new ConfigError("BASE_URL", "must be an origin only (no path, query or credentials)");
+  }
+
+  const dataDir = resolve(env.DATA_DIR?.trim() || "./data");
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (e) {
+    throw new ConfigError("DATA_DIR", `cannot create ${dataDir}: ${(e as Error).message}`);
+  }
+
+  let database: DatabaseConfig;
+  const rawDb = env.DATABASE_URL?.trim();
+  if (!rawDb) {
+    database = { kind: "sqlite", file: join(dataDir, "snip.db") };
+  } else if (/^postgres(ql)?:\/\//.test(rawDb)) {
+    try {
+      new URL(rawDb);
+    } catch {
+      throw new ConfigError("DATABASE_URL", "is not a valid postgres:// URL");
+    }
+    database = { kind: "postgres", url: rawDb };
+  } else if (rawDb.startsWith("sqlite:")) {
+    const p = rawDb.slice("sqlite:".length).replace(/^\/\//, "");
+    if (!p) throw new ConfigError("DATABASE_URL", "sqlite: needs a file path");
+    database = { kind: "sqlite", file: p === ":memory:" ? p : isAbsolute(p) ? p : resolve(p) };
+  } else {
+    throw new ConfigError("DATABASE_URL", "must start with postgres:// or sqlite:");
+  }
+
+  let smtpUrl: string | null = null;
+  if (env.SMTP_URL?.trim()) {
+    smtpUrl = env.SMTP_URL.trim();
+    let u: URL;
+    try {
+      u = new URL(smtpUrl);
+    } catch {
+      throw new ConfigError("SMTP_URL", "is not a valid smtp:// or smtps:// URL");
+    }
+    if (u.protocol !== "smtp:" && u.protocol !== "smtps:") throw new ConfigError("SMTP_URL", "must start with smtp:// or smtps://");
+  }
+
+  const logLevel = (env.LOG_LEVEL?.trim() || "info") as Config["logLevel"];
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError("LOG_LEVEL", `must be one of ${LOG_LEVELS.join(", ")}`);
+
+  const countryHeader = (env.COUNTRY_HEADER?.trim() || "cf-ipcountry").toLowerCase();
+  if (!/^[a-z0-9-]+$/.test(countryHeader)) throw new ConfigError("COUNTRY_HEADER", "must be an HTTP header name");
+
+  const geoipDb = env.GEOIP_DB?.trim() || null;
+  if (geoipDb && !existsSync(geoipDb)) throw new ConfigError("GEOIP_DB", `file not found: ${geoipDb}`);
+
+  let sessionSecret = env.SESSION_SECRET?.trim() || "";
+  if (sessionSecret && sessionSecret.length < 32) throw new ConfigError("SESSION_SECRET", "must be at least 32 characters");
+  if (!sessionSecret) sessionSecret = loadOrCreateSecret(dataDir);
+
+  const mailFrom = env.MAIL_FROM?.trim() || `snip <no-reply@${baseUrl.hostname}>`;
+
+  return Object.freeze({
+    port,
+    host,
+    baseUrl,
+    origin: baseUrl.origin,
+    secureCookies: baseUrl.protocol === "https:",
+    dataDir,
+    database,
+    smtpUrl,
+    mailFrom,
+    dnsServers: parseDnsServers(env.DNS_SERVERS),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY?.trim()),
+    countryHeader,
+    geoipDb,
+    logLevel,
+    sessionSecret,
+    sessionTtlDays: intVar(env, "SESSION_TTL_DAYS", 30, 1, 365),
+    linkCacheSize: intVar(env, "LINK_CACHE_SIZE", 100_000, 0, 10_000_000),
+    clickFlushMs: intVar(env, "CLICK_FLUSH_MS", 250, 10, 60_000),
+    clickRetentionDays: intVar(env, "CLICK_RETENTION_DAYS", 0, 0, 36_500),
+    webDir: resolve(env.WEB_DIR?.trim() || join(packageRoot(), "dist", "web")),
+  });
+}

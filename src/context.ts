@@ -1,0 +1,81 @@
+// Builds every service once, with explicit dependencies; shared by the HTTP server, the CLI and tests.
+import pino, { type Logger } from "pino";
+import type { Config } from "./config.js";
+import { openStorage, type Storage } from "./storage/db.js";
+import { migrateToLatest } from "./storage/migrate.js";
+import { RateEvents } from "./storage/rate-events.js";
+import { type Clock, systemClock } from "./shared/clock.js";
+import { type Mailer, OutboxMailer, SmtpMailer } from "./mail/mailer.js";
+import { AccountService } from "./accounts/accounts.js";
+import { SessionService } from "./accounts/sessions.js";
+import { join } from "node:path";
+
+export interface AppContext {
+  config: Readonly<Config>;
+  storage: Storage;
+  clock: Clock;
+  log: Logger;
+  mailer: Mailer;
+  rate: RateEvents;
+  sessions: SessionService;
+  accounts: AccountService;
+  /** Flushes buffers and closes connections; safe to call twice. */
+  close(): Promise<void>;
+}
+
+export interface ContextOverrides {
+  clock?: Clock;
+  mailer?: Mailer;
+  log?: Logger;
+  /** Skip migrations (the CLI's `migrate` command runs them itself). */
+  migrate?: boolean;
+}
+
+export const REDACT_PATHS = [
+  "req.headers.authorization",
+  "req.headers.cookie",
+  "req.headers['x-csrf-token']",
+  "res.headers['set-cookie']",
+  "*.password",
+  "*.new_password",
+  "*.current_password",
+  "*.secret",
+  "*.token",
+];
+
+export function createLogger(config: Pick<Config, "logLevel">): Logger {
+  return pino({ level: config.logLevel, redact: { paths: REDACT_PATHS, censor: "[redacted]" } });
+}
+
+export async function createContext(config: Readonly<Config>, overrides: ContextOverrides = {}): Promise<AppContext> {
+  const log = overrides.log ?? createLogger(config);
+  const clock = overrides.clock ?? systemClock;
+  const storage = await openStorage(config.database);
+  if (overrides.migrate !== false) await migrateToLatest(storage);
+  const mailer =
+    overrides.mailer ??
+    (config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new OutboxMailer(join(config.dataDir, "outbox"), config.mailFrom, log));
+  const rate = new RateEvents(storage.db);
+  const sessions = new SessionService(storage.db, clock, config.sessionSecret, config.sessionTtlDays * 86_400_000);
+  const accounts = new AccountService({ db: storage.db, clock, mailer, rate, origin: config.origin });
+
+  let closed: Promise<void> | null = null;
+  const ctx: AppContext = {
+    config,
+    storage,
+    clock,
+    log,
+    mailer,
+    rate,
+    sessions,
+    accounts,
+    close() {
+      closed ??= (async () => {
+        mailer.close();
+        await storage.close();
+      })();
+      return closed;
+    },
+  };
+  return ctx;
+}

@@ -1,0 +1,118 @@
+// The Fastify application: error handling, security headers, /api scope with sessions and CSRF,
+// OpenAPI, the dashboard's static files and every feature's routes.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from "fastify";
+import cookie from "@fastify/cookie";
+import fastifyStatic from "@fastify/static";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { AppContext } from "../context.js";
+import { DomainError } from "../shared/errors.js";
+import { ErrorBodySchema } from "./schemas.js";
+import { sendError } from "./errors.js";
+import { installSessionHooks } from "./auth.js";
+import { authRoutes } from "./routes/auth.js";
+import { profileRoutes } from "./routes/profile.js";
+import { opsRoutes } from "./routes/ops.js";
+import { errorPage, prefersJson } from "./pages.js";
+
+export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+/** Words the app uses at the root: never valid short aliases (the links feature checks this list). */
+export const RESERVED_PATHS = ["api", "app", "docs", "healthz", "assets", "static", "favicon.ico", "robots.txt", "index.html"];
+
+const JSON_LIMIT = 1024 * 1024;
+
+const SECURITY_HEADERS: Record<string, string> = {
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "strict-origin-when-cross-origin",
+  "cross-origin-opener-policy": "same-origin",
+};
+const HTML_CSP = "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+/** TRUST_PROXY=<n>: trust the n nearest proxies. */
+function hopsTrusted(n: number) {
+  return (_address: string, hop: number) => hop < n;
+}
+
+export async function buildApp(ctx: AppContext): Promise<App> {
+  const app = Fastify({
+    loggerInstance: ctx.log as FastifyBaseLogger,
+    // Per-request logs cost more than the redirect itself; failures are logged by the error handler.
+    logController: new LogController({ disableRequestLogging: true }),
+    trustProxy: typeof ctx.config.trustProxy === "number" ? hopsTrusted(ctx.config.trustProxy) : ctx.config.trustProxy,
+    bodyLimit: JSON_LIMIT,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.addSchema(ErrorBodySchema);
+
+  app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
+  app.setNotFoundHandler((req, reply) => {
+    if (req.url.startsWith("/api/") || prefersJson(req.headers.accept)) return sendError(req, reply, new DomainError("not_found", "Not found"));
+    return reply.code(404).type("text/html; charset=utf-8").send(errorPage(404, "Not found", "There is nothing at this address."));
+  });
+
+  app.addHook("onSend", async (_req, reply, payload) => {
+    reply.headers(SECURITY_HEADERS);
+    const type = reply.getHeader("content-type");
+    if (typeof type === "string" && type.startsWith("text/html") && !reply.hasHeader("content-security-policy")) {
+      reply.header("content-security-policy", HTML_CSP);
+    }
+    return payload;
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.0.3",
+      info: { title: "snip API", version: "1.0.0", description: "Short links, redirects, statistics and the external creation API." },
+      components: {
+        securitySchemes: {
+          session: { type: "apiKey", in: "cookie", name: "snip_sid" },
+          csrf: { type: "apiKey", in: "header", name: "X-CSRF-Token" },
+          bearer: { type: "http", scheme: "bearer" },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs" });
+
+  // Everything under /api: cookies, the session, and CSRF on state-changing methods.
+  await app.register(async (api) => {
+    await api.register(cookie);
+    installSessionHooks(api, ctx);
+    const scoped = api as unknown as App;
+    await authRoutes(scoped, ctx);
+    await profileRoutes(scoped, ctx);
+    scoped.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  });
+
+  await opsRoutes(app, ctx);
+  registerDashboard(app, ctx);
+  return app;
+}
+
+/** The dashboard: built files from dist/web, index.html for "/" and every /app client route. */
+function registerDashboard(app: App, ctx: AppContext): void {
+  const index = join(ctx.config.webDir, "index.html");
+  if (!existsSync(index)) {
+    ctx.log.warn({ webDir: ctx.config.webDir }, "dashboard not built (run npm run build:web); serving the API only");
+    const missing = errorPage(503, "Dashboard not built", "Run npm run build:web, then restart.");
+    for (const path of ["/", "/app", "/app/*"]) app.get(path, { schema: { hide: true } }, async (_r, reply) => reply.code(503).type("text/html; charset=utf-8").send(missing));
+    return;
+  }
+  const html = readFileSync(index);
+  const sendIndex = async (_req: unknown, reply: { type(t: string): { header(k: string, v: string): { send(b: Buffer): unknown } } }) =>
+    reply.type("text/html; charset=utf-8").header("cache-control", "no-cache").send(html);
+  app.register(fastifyStatic, { root: join(ctx.config.webDir, "assets"), prefix: "/assets/", maxAge: "1y", immutable: true, index: false });
+  for (const path of ["/", "/app", "/app/*"]) app.get(path, { schema: { hide: true } }, sendIndex);
+  const favicon = join(ctx.config.webDir, "favicon.svg");
+  if (existsSync(favicon)) {
+    const svg = readFileSync(favicon);
+    app.get("/favicon.svg", { schema: { hide: true } }, async (_r, reply) => reply.type("image/svg+xml").header("cache-control", "max-age=86400").send(svg));
+  }
+}

@@ -1,0 +1,77 @@
+// The one table from DomainError codes to HTTP statuses, and the error-body writer.
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { DomainError, type ErrorCode, type FieldError } from "../shared/errors.js";
+
+export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
+  invalid_request: 400,
+  unauthenticated: 401,
+  invalid_api_key: 401,
+  invalid_credentials: 401,
+  csrf_failed: 403,
+  forbidden: 403,
+  plan_required: 403,
+  account_inactive: 403,
+  limit_reached: 403,
+  click_limit_reached: 403,
+  not_found: 404,
+  alias_taken: 409,
+  conflict: 409,
+  expired: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+};
+
+export interface ErrorBody {
+  status: "error";
+  code: ErrorCode;
+  message: string;
+  details?: FieldError[];
+  [extra: string]: unknown;
+}
+
+export function errorBody(err: DomainError): ErrorBody {
+  const body: ErrorBody = { ...(err.extra ?? {}), status: "error", code: err.code, message: err.message };
+  if (err.details?.length) body.details = err.details;
+  return body;
+}
+
+/** Turns any thrown value into a DomainError; unknown failures become a bare internal_error. */
+export function toDomainError(err: unknown): DomainError {
+  if (err instanceof DomainError) return err;
+  const fe = err as FastifyError & { validation?: Array<{ instancePath?: string; message?: string; params?: Record<string, unknown> }> };
+  if (fe?.validation) {
+    const details = fe.validation.map((v) => {
+      const extra = v.params?.additionalProperties ?? v.params?.requiredProperties ?? v.params?.missingProperty;
+      const path = (v.instancePath ?? "").replace(/^\//, "").replace(/\//g, ".");
+      const field = [path, Array.isArray(extra) ? extra.join(",") : extra].filter(Boolean).join(".") || (fe.validationContext ?? "body");
+      return { field, message: v.message ?? "is invalid" };
+    });
+    const where = fe.validationContext ?? "request";
+    return new DomainError("invalid_request", `Invalid ${where}: ${details.map((d) => `${d.field} ${d.message}`).join("; ")}`, details);
+  }
+  switch (fe?.code) {
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return new DomainError("payload_too_large", "Request body is too large");
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return new DomainError("invalid_request", "Unsupported Content-Type for this route");
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return new DomainError("invalid_request", "Request body is empty");
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+      return new DomainError("invalid_request", "Request body is not valid JSON");
+  }
+  if (err instanceof SyntaxError || fe?.statusCode === 400) return new DomainError("invalid_request", "Malformed request");
+  if (fe?.statusCode === 413) return new DomainError("payload_too_large", "Request body is too large");
+  if (fe?.statusCode === 415) return new DomainError("invalid_request", "Unsupported Content-Type for this route");
+  if (fe?.statusCode === 404) return new DomainError("not_found", "Not found");
+  return new DomainError("internal_error", "Internal error");
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+  const de = toDomainError(err);
+  const status = STATUS_BY_CODE[de.code];
+  if (status >= 500) request.log.error({ err }, "request failed");
+  if (de.retryAfter !== undefined) reply.header("Retry-After", String(de.retryAfter));
+  return reply.code(status).type("application/json; charset=utf-8").send(errorBody(de));
+}

@@ -1,0 +1,31 @@
+// Small server-rendered HTML pages (errors, the link-password form); every piece of text is escaped.
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+}
+
+/** True when the client asks for JSON rather than a page. */
+export function prefersJson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const json = accept.indexOf("application/json");
+  if (json === -1) return false;
+  const html = accept.indexOf("text/html");
+  return html === -1 || json < html;
+}
+
+const STYLE =
+  "body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:#f6f7fb;color:#1d2433;display:flex;min-height:100vh;align-items:center;justify-content:center;margin:0}" +
+  "main{background:#fff;border-radius:12px;box-shadow:0 2px 12px rgba(0,0,0,.08);padding:2rem 2.5rem;max-width:28rem;text-align:center}" +
+  "h1{font-size:1.4rem;margin:0 0 .5rem}p{color:#4a5468}a{color:#3056d3}.code{font-size:3rem;font-weight:700;color:#3056d3;margin:0}" +
+  "input{font:inherit;padding:.6rem .8rem;border:1px solid #c8cedb;border-radius:8px;width:100%;box-sizing:border-box;margin:.5rem 0}" +
+  "button{font:inherit;background:#3056d3;color:#fff;border:0;border-radius:8px;padding:.6rem 1.2rem;cursor:pointer}.err{color:#b42318}";
+
+export function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)} · snip</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
+}
+
+export function errorPage(status: number, title: string, message: string): string {
+  return page(title, `<p class="code">${status}</p><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p><p><a href="/">snip</a></p>`);
+}

@@ -1,0 +1,59 @@
+// Mailer: SMTP through nodemailer when SMTP_URL is set, else .eml files in DATA_DIR/outbox.
+import { mkdirSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import nodemailer from "nodemailer";
+import { randomToken } from "../shared/ids.js";
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+}
+
+export interface Mailer {
+  send(message: MailMessage): Promise<void>;
+  close(): void;
+}
+
+export interface MailLogger {
+  info(obj: object, msg: string): void;
+}
+
+export class SmtpMailer implements Mailer {
+  private readonly transport: nodemailer.Transporter;
+  constructor(
+    url: string,
+    private readonly from: string,
+  ) {
+    this.transport = nodemailer.createTransport(url);
+  }
+  async send(m: MailMessage): Promise<void> {
+    await this.transport.sendMail({ from: this.from, to: m.to, subject: m.subject, text: m.text, html: m.html });
+  }
+  close(): void {
+    this.transport.close();
+  }
+}
+
+/** Development mailer: writes each message as an .eml file and logs its first link. */
+export class OutboxMailer implements Mailer {
+  private readonly transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" });
+  constructor(
+    readonly dir: string,
+    private readonly from: string,
+    private readonly log?: MailLogger,
+  ) {
+    mkdirSync(dir, { recursive: true });
+  }
+  async send(m: MailMessage): Promise<void> {
+    const info = await this.transport.sendMail({ from: this.from, to: m.to, subject: m.subject, text: m.text, html: m.html });
+    const file = join(this.dir, `${Date.now()}-${randomToken(6)}.eml`);
+    await writeFile(file, info.message as Buffer);
+    const link = /https?:\/\/\S+/.exec(m.text)?.[0];
+    // The link is logged on purpose: without SMTP this is how a local operator reads it.
+    this.log?.info({ file, to: m.to, subject: m.subject, link }, "mail written to outbox");
+  }
+  close(): void {}
+}

@@ -1,0 +1,125 @@
+// Opens the database named by the config (SQLite in WAL mode, or PostgreSQL) behind one Kysely type.
+import { EventEmitter } from "node:events";
+import { dirname } from "node:path";
+import { mkdirSync } from "node:fs";
+import SQLite from "better-sqlite3";
+import pg from "pg";
+import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
+import type { DatabaseConfig } from "../config.js";
+import type { Database } from "./schema.js";
+
+export type Dialect = "sqlite" | "postgres";
+export type Db = Kysely<Database>;
+
+/** Cross-instance change notifications: LISTEN/NOTIFY on PostgreSQL, in-process on SQLite. */
+export interface ChangeFeed {
+  publish(channel: string, payload: string): Promise<void>;
+  subscribe(channel: string, fn: (payload: string) => void): void;
+}
+
+export interface Storage {
+  db: Db;
+  dialect: Dialect;
+  feed: ChangeFeed;
+  /** Raw better-sqlite3 handle (SQLite only), for the few synchronous hot-path statements. */
+  sqlite: SQLite.Database | null;
+  close(): Promise<void>;
+}
+
+// int8 (counts, epoch-ms times) as JS numbers: all our values are below 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+class LocalFeed implements ChangeFeed {
+  private readonly emitter = new EventEmitter();
+  async publish(channel: string, payload: string): Promise<void> {
+    this.emitter.emit(channel, payload);
+  }
+  subscribe(channel: string, fn: (payload: string) => void): void {
+    this.emitter.on(channel, fn);
+  }
+}
+
+const CHANNEL_RE = /^[a-z_]{1,40}$/;
+
+class PostgresFeed implements ChangeFeed {
+  private client: pg.Client | null = null;
+  private readonly local = new EventEmitter();
+  private readonly channels = new Set<string>();
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly url: string,
+  ) {}
+
+  async start(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url });
+    client.on("notification", (msg) => {
+      if (msg.payload !== undefined) this.local.emit(msg.channel, msg.payload);
+    });
+    client.on("error", () => {
+      // Reconnect after a dropped listener connection; lost notifications are covered by cache TTLs.
+      this.client = null;
+      if (!this.closed) setTimeout(() => void this.start().catch(() => undefined), 1000).unref();
+    });
+    await client.connect();
+    for (const ch of this.channels) await client.query(`LISTEN ${ch}`);
+    this.client = client;
+  }
+
+  async publish(channel: string, payload: string): Promise<void> {
+    await this.pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
+  }
+
+  subscribe(channel: string, fn: (payload: string) => void): void {
+    if (!CHANNEL_RE.test(channel)) throw new Error(`bad channel name ${channel}`);
+    this.local.on(channel, fn);
+    if (!this.channels.has(channel)) {
+      this.channels.add(channel);
+      void this.client?.query(`LISTEN ${channel}`);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.client?.end().catch(() => undefined);
+  }
+}
+
+export async function openStorage(cfg: DatabaseConfig): Promise<Storage> {
+  if (cfg.kind === "sqlite") {
+    if (cfg.file !== ":memory:") mkdirSync(dirname(cfg.file), { recursive: true });
+    const handle = new SQLite(cfg.file);
+    handle.pragma("journal_mode = WAL");
+    handle.pragma("synchronous = NORMAL");
+    handle.pragma("foreign_keys = ON");
+    handle.pragma("busy_timeout = 5000");
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: handle }) });
+    return {
+      db,
+      dialect: "sqlite",
+      feed: new LocalFeed(),
+      sqlite: handle,
+      close: async () => {
+        await db.destroy();
+      },
+    };
+  }
+  const pool = new pg.Pool({ connectionString: cfg.url, max: 10 });
+  pool.on("error", () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  await sql`select 1`.execute(db);
+  const feed = new PostgresFeed(pool, cfg.url);
+  await feed.start();
+  return {
+    db,
+    dialect: "postgres",
+    feed,
+    sqlite: null,
+    close: async () => {
+      await feed.close();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,18 @@
+// Versioned migrations, statically imported; applied at start and by `snip migrate`, idempotent.
+import { type Migration, type MigrationProvider, Migrator } from "kysely";
+import type { Storage } from "./db.js";
+import { initial } from "./migrations/001-initial.js";
+
+function migrationsFor(storage: Storage): Record<string, Migration> {
+  return {
+    "001-initial": initial(storage.dialect),
+  };
+}
+
+export async function migrateToLatest(storage: Storage): Promise<string[]> {
+  const provider: MigrationProvider = { getMigrations: async () => migrationsFor(storage) };
+  const migrator = new Migrator({ db: storage.db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}

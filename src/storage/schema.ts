@@ -1,0 +1,128 @@
+// Row types of every table, combined into the one Database type Kysely checks queries against.
+// Times are epoch milliseconds (bigint); flags are 0/1 integers, identical on SQLite and PostgreSQL.
+import type { Generated, Insertable, Selectable, Updateable } from "kysely";
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  name: string;
+  email_verified_at: number | null;
+  plan: string;
+  status: string;
+  picture_updated_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface UserPicturesTable {
+  user_id: string;
+  mime: string;
+  data: Buffer;
+  updated_at: number;
+}
+
+export interface SessionsTable {
+  id_hash: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+  last_seen_at: number;
+}
+
+export interface EmailTokensTable {
+  token_hash: string;
+  user_id: string;
+  purpose: string;
+  email: string;
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+export interface LinksTable {
+  id: string;
+  /** Hostname of a custom domain, or "" for BASE_URL's host. */
+  domain: string;
+  alias: string;
+  url: string;
+  ios_url: string | null;
+  android_url: string | null;
+  expires_at: number | null;
+  max_clicks: number | null;
+  password_hash: string | null;
+  click_count: Generated<number>;
+  owner_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ClicksTable {
+  id: Generated<number>;
+  link_id: string;
+  at: number;
+  country: string;
+  device: string;
+  os: string;
+  browser: string;
+  referrer: string;
+  is_bot: number;
+}
+
+export interface ClickDailyTable {
+  link_id: string;
+  day: string;
+  clicks: number;
+  bots: number;
+}
+
+export interface ClickBreakdownTable {
+  link_id: string;
+  day: string;
+  dimension: string;
+  value: string;
+  clicks: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  user_id: string;
+  name: string;
+  prefix: string;
+  secret_hash: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface ApiCreationsTable {
+  id: Generated<number>;
+  key_id: string;
+  at: number;
+}
+
+export interface RateEventsTable {
+  id: Generated<number>;
+  bucket: string;
+  at: number;
+}
+
+export interface Database {
+  users: UsersTable;
+  user_pictures: UserPicturesTable;
+  sessions: SessionsTable;
+  email_tokens: EmailTokensTable;
+  links: LinksTable;
+  clicks: ClicksTable;
+  click_daily: ClickDailyTable;
+  click_breakdown: ClickBreakdownTable;
+  api_keys: ApiKeysTable;
+  api_creations: ApiCreationsTable;
+  rate_events: RateEventsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type LinkRow = Selectable<LinksTable>;
+export type NewLink = Insertable<LinksTable>;
+export type LinkUpdate = Updateable<LinksTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;

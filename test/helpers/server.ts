@@ -1,0 +1,69 @@
+// Starts a real snip server on a free loopback port, on a temporary SQLite file or PostgreSQL database.
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig, type Config } from "../../src/config.js";
+import { startServer, type RunningServer } from "../../src/main.js";
+import type { ContextOverrides } from "../../src/context.js";
+import { createTestDatabase, type EngineName } from "./engines.js";
+
+export interface TestServer extends RunningServer {
+  config: Readonly<Config>;
+  dataDir: string;
+  outboxDir: string;
+  databaseUrl: string | undefined;
+  /** Stops the server and removes what it created (database, data dir) unless kept. */
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions extends ContextOverrides {
+  engine?: EngineName;
+  /** Reuse an existing database (a second instance, or a restart): it is then not dropped. */
+  databaseUrl?: string;
+  /** Reuse a data dir: it is then not removed. */
+  dataDir?: string;
+  env?: Record<string, string>;
+}
+
+export function testConfig(env: Record<string, string | undefined>): Readonly<Config> {
+  return loadConfig({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", ...env });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  const ownsDir = !opts.dataDir;
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "snip-test-"));
+  const db = opts.databaseUrl === undefined ? await createTestDatabase(opts.engine ?? "sqlite") : null;
+  const databaseUrl = opts.databaseUrl ?? db?.databaseUrl;
+  const port = await freePort();
+  const config = testConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...opts.env });
+  const server = await startServer(config, opts);
+  let closed: Promise<void> | null = null;
+  return {
+    ...server,
+    config,
+    dataDir,
+    outboxDir: join(dataDir, "outbox"),
+    databaseUrl,
+    close() {
+      closed ??= (async () => {
+        await server.stop();
+        await db?.drop();
+        if (ownsDir) rmSync(dataDir, { recursive: true, force: true });
+      })();
+      return closed;
+    },
+  };
+}

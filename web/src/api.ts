@@ -1,0 +1,253 @@
+// The dashboard's only door to the server: JSON calls to /api with the session cookie and CSRF token.
+
+export type Plan = "free" | "pro" | "business" | "enterprise";
+
+export interface User {
+  id: string;
+  email: string;
+  name: string | null;
+  email_verified: boolean;
+  plan: Plan;
+  status: "active" | "suspended";
+  created_at: string;
+  picture_url: string | null;
+}
+
+export interface Link {
+  id: string;
+  short_url: string;
+  alias: string;
+  domain: string | null;
+  url: string;
+  ios_url: string | null;
+  android_url: string | null;
+  expires_at: string | null;
+  max_clicks: number | null;
+  has_password: boolean;
+  click_count: number;
+  owner_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export interface Stats {
+  total_clicks: number;
+  advanced?: boolean;
+  daily?: { date: string; clicks: number }[];
+  countries?: { country: string; clicks: number }[];
+  devices?: { device: string; clicks: number }[];
+  browsers?: { browser: string; clicks: number }[];
+  os?: { os: string; clicks: number }[];
+  referrers?: { referrer: string; clicks: number }[];
+  bot_share?: number;
+}
+
+export interface BulkResult {
+  line: number;
+  url: string;
+  status: "created" | "error";
+  link?: Link;
+  code?: string;
+  message?: string;
+}
+
+/** An error answer from the API (or a network failure, code "network_error"). */
+export class ApiError extends Error {
+  constructor(
+    readonly httpStatus: number,
+    readonly code: string,
+    message: string,
+    readonly details: FieldError[] = [],
+    readonly requiredPlan?: string,
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+
+  /** Messages keyed by field name, for showing beside form inputs. */
+  fieldErrors(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const d of this.details) {
+      const key = d.field.replace(/^\/?(body\/)?/, "").replace(/^\//, "");
+      if (!(key in out)) out[key] = d.message;
+    }
+    return out;
+  }
+}
+
+let csrfToken = "";
+let unauthenticatedHandler: (() => void) | null = null;
+
+export function setCsrfToken(token: string | undefined | null): void {
+  if (token) csrfToken = token;
+}
+
+/** Called on any 401 `unauthenticated` answer (the app sends the user to the sign-in page). */
+export function onUnauthenticated(handler: (() => void) | null): void {
+  unauthenticatedHandler = handler;
+}
+
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+interface RequestOptions {
+  body?: unknown;
+  /** Raw body (e.g. a picture file) sent as is with its own content type. */
+  raw?: Blob;
+  /** Do not run the global 401 handler (pages that handle signed-out state themselves). */
+  quiet401?: boolean;
+}
+
+export async function request<T>(method: Method, path: string, opts: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { Accept: "application/json" };
+  let body: BodyInit | undefined;
+  if (opts.raw) {
+    body = opts.raw;
+    headers["Content-Type"] = opts.raw.type || "application/octet-stream";
+  } else if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers["Content-Type"] = "application/json";
+  }
+  if (method !== "GET") headers["X-CSRF-Token"] = csrfToken;
+
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body, credentials: "same-origin" });
+  } catch {
+    throw new ApiError(0, "network_error", "The server could not be reached. Check your connection and try again.");
+  }
+
+  let data: unknown = null;
+  const type = res.headers.get("content-type") ?? "";
+  if (type.includes("application/json")) {
+    try {
+      data = await res.json();
+    } catch {
+      data = null;
+    }
+  }
+
+  if (!res.ok || (isRecord(data) && data.status === "error")) {
+    const d = isRecord(data) ? data : {};
+    const code = typeof d.code === "string" ? d.code : `http_${res.status}`;
+    const message =
+      typeof d.message === "string" && d.message
+        ? d.message
+        : res.status === 429
+          ? "Too many attempts. Please wait a moment and try again."
+          : `The request failed (HTTP ${res.status}).`;
+    const details = Array.isArray(d.details)
+      ? (d.details as unknown[]).filter(isRecord).map((x) => ({ field: String(x.field ?? ""), message: String(x.message ?? "") }))
+      : [];
+    const err = new ApiError(res.status, code, message, details, typeof d.required_plan === "string" ? d.required_plan : undefined);
+    if (res.status === 401 && code === "unauthenticated" && !opts.quiet401) unauthenticatedHandler?.();
+    throw err;
+  }
+  return (data ?? {}) as T;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+// ---- typed calls -------------------------------------------------------------------------
+
+interface SessionAnswer {
+  status: string;
+  user: User | null;
+  csrf_token: string;
+}
+
+export const api = {
+  async session(): Promise<User | null> {
+    const s = await request<SessionAnswer>("GET", "/api/auth/session");
+    setCsrfToken(s.csrf_token);
+    return s.user ?? null;
+  },
+  async signup(email: string, password: string, name?: string): Promise<User> {
+    const body: Record<string, string> = { email, password };
+    if (name) body.name = name;
+    const s = await request<SessionAnswer>("POST", "/api/auth/signup", { body, quiet401: true });
+    setCsrfToken(s.csrf_token);
+    return s.user as User;
+  },
+  async login(email: string, password: string): Promise<User> {
+    const s = await request<SessionAnswer>("POST", "/api/auth/login", { body: { email, password }, quiet401: true });
+    setCsrfToken(s.csrf_token);
+    return s.user as User;
+  },
+  async logout(): Promise<void> {
+    try {
+      await request("POST", "/api/auth/logout", { quiet401: true });
+    } finally {
+      await api.session().catch(() => null);
+    }
+  },
+  verifyEmail: (token: string) => request("POST", "/api/auth/verify-email", { body: { token }, quiet401: true }),
+  resendVerification: () => request("POST", "/api/auth/verify-email/resend"),
+  requestPasswordReset: (email: string) => request("POST", "/api/auth/password-reset", { body: { email }, quiet401: true }),
+  confirmPasswordReset: (token: string, password: string) =>
+    request("POST", "/api/auth/password-reset/confirm", { body: { token, password }, quiet401: true }),
+
+  createLink: (body: Record<string, unknown>, quiet401 = false) =>
+    request<{ link: Link }>("POST", "/api/links", { body, quiet401 }).then((r) => r.link),
+  listLinks: (q: string, cursor: string | null, limit = 20) => {
+    const p = new URLSearchParams({ limit: String(limit) });
+    if (q) p.set("q", q);
+    if (cursor) p.set("cursor", cursor);
+    return request<{ links: Link[]; next_cursor: string | null }>("GET", `/api/links?${p}`);
+  },
+  getLink: (id: string) => request<{ link: Link }>("GET", `/api/links/${encodeURIComponent(id)}`).then((r) => r.link),
+  updateLink: (id: string, body: Record<string, unknown>) =>
+    request<{ link: Link }>("PATCH", `/api/links/${encodeURIComponent(id)}`, { body }).then((r) => r.link),
+  deleteLink: (id: string) => request("DELETE", `/api/links/${encodeURIComponent(id)}`),
+  bulkCreate: (urls: string) => request<{ results: BulkResult[] }>("POST", "/api/links/bulk", { body: { urls } }).then((r) => r.results),
+  stats: (id: string, from: string, to: string) =>
+    request<Stats>("GET", `/api/links/${encodeURIComponent(id)}/stats?${new URLSearchParams({ from, to })}`),
+
+  profile: () => request<{ user?: User; profile?: User }>("GET", "/api/profile").then((r) => (r.user ?? r.profile) as User),
+  updateProfile: (name: string) =>
+    request<{ user?: User; profile?: User }>("PATCH", "/api/profile", { body: { name } }).then((r) => r.user ?? r.profile),
+  uploadPicture: (file: File) =>
+    request<{ user?: User; profile?: User; picture_url?: string }>("PUT", "/api/profile/picture", { raw: file }),
+  changePassword: (current_password: string, new_password: string) =>
+    request("POST", "/api/profile/password", { body: { current_password, new_password } }),
+  cancelSubscription: () => request<{ user?: User }>("POST", "/api/subscription/cancel"),
+  deleteAccount: (password: string) => request("DELETE", "/api/account", { body: { password } }),
+
+  listKeys: () => request<{ keys: ApiKey[] }>("GET", "/api/keys").then((r) => r.keys ?? []),
+  createKey: (name: string) => request<{ key: ApiKey; secret: string }>("POST", "/api/keys", { body: { name } }),
+  revokeKey: (id: string) => request("DELETE", `/api/keys/${encodeURIComponent(id)}`),
+};
+
+// ---- helpers shared by pages -----------------------------------------------------------
+
+const PLAN_RANK: Record<Plan, number> = { free: 0, pro: 1, business: 2, enterprise: 3 };
+
+/** True when `plan` is `min` or above (free < pro < business < enterprise). */
+export function planAtLeast(plan: string | undefined, min: Plan): boolean {
+  return (PLAN_RANK[plan as Plan] ?? 0) >= PLAN_RANK[min];
+}
+
+export function planLabel(plan: string): string {
+  return plan === "free" ? "Free" : plan.charAt(0).toUpperCase() + plan.slice(1);
+}
+
+/** QR image address for a link (public endpoint). */
+export function qrUrl(link: Pick<Link, "alias" | "domain">): string {
+  const base = `/api/qr/${encodeURIComponent(link.alias)}`;
+  return link.domain ? `${base}?${new URLSearchParams({ domain: link.domain })}` : base;
+}

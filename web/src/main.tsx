@@ -1,0 +1,165 @@
+// Entry of the snip dashboard: router, session and layout.
+import { StrictMode, useEffect, useState } from "react";
+import { createRoot } from "react-dom/client";
+import { BrowserRouter, NavLink, Route, Routes, Link as RouterLink, useNavigate, useLocation } from "react-router";
+import "./styles.css";
+import { onUnauthenticated } from "./api";
+import { SessionProvider, useSession } from "./session";
+import { RequireAuth, Spinner } from "./ui";
+import { HomePage } from "./pages/Home";
+import { LoginPage, LogoutPage, ResetConfirmPage, ResetRequestPage, SignupPage, VerifyEmailPage } from "./pages/Auth";
+import { LinksPage } from "./pages/Links";
+import { LinkFormPage } from "./pages/LinkForm";
+import { BulkPage } from "./pages/Bulk";
+import { StatsPage } from "./pages/Stats";
+import { ProfilePage } from "./pages/Profile";
+import { NotFoundPage } from "./pages/NotFound";
+
+function Header() {
+  const { user, signOut } = useSession();
+  const navigate = useNavigate();
+  const [busy, setBusy] = useState(false);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const loc = useLocation();
+  useEffect(() => setMenuOpen(false), [loc.pathname]);
+
+  return (
+    <header className="site-header">
+      <div className="container header-inner">
+        <RouterLink to={user ? "/app" : "/"} className="logo" data-testid="logo">
+          <span className="logo-mark" aria-hidden="true">
+            ✂
+          </span>
+          snip
+        </RouterLink>
+        <button
+          type="button"
+          className="menu-toggle"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen((o) => !o)}
+        >
+          Menu
+        </button>
+        <nav id="main-nav" className={`nav${menuOpen ? " nav-open" : ""}`} aria-label="Main">
+          {user ? (
+            <>
+              <NavLink to="/app" end data-testid="nav-dashboard">
+                Dashboard
+              </NavLink>
+              <NavLink to="/app/links/new" data-testid="nav-new-link">
+                New link
+              </NavLink>
+              <NavLink to="/app/links/bulk" data-testid="nav-bulk">
+                Bulk
+              </NavLink>
+              <NavLink to="/app/profile" data-testid="nav-profile">
+                Profile
+              </NavLink>
+              <span className="nav-spacer" />
+              <span className="nav-email" data-testid="user-email" title={user.email}>
+                {user.email}
+              </span>
+              <button
+                type="button"
+                className="btn btn-secondary btn-sm"
+                data-testid="sign-out"
+                disabled={busy}
+                onClick={async () => {
+                  setBusy(true);
+                  navigate("/");
+                  await signOut();
+                  setBusy(false);
+                }}
+              >
+                Sign out
+              </button>
+            </>
+          ) : user === null ? (
+            <>
+              <span className="nav-spacer" />
+              <NavLink to="/app/login" data-testid="nav-login">
+                Sign in
+              </NavLink>
+              <RouterLink to="/app/signup" className="btn btn-primary btn-sm" data-testid="nav-signup">
+                Sign up
+              </RouterLink>
+            </>
+          ) : null}
+        </nav>
+      </div>
+    </header>
+  );
+}
+
+/** Sends the user to the sign-in page whenever the API answers 401 unauthenticated. */
+function UnauthenticatedRedirect() {
+  const navigate = useNavigate();
+  const { setUser } = useSession();
+  useEffect(() => {
+    onUnauthenticated(() => {
+      setUser(null);
+      const here = window.location.pathname + window.location.search;
+      if (!window.location.pathname.startsWith("/app/login")) {
+        navigate(`/app/login?next=${encodeURIComponent(here)}`, { replace: true });
+      }
+    });
+    return () => onUnauthenticated(null);
+  }, [navigate, setUser]);
+  return null;
+}
+
+function Shell() {
+  const { user, error } = useSession();
+  return (
+    <>
+      <UnauthenticatedRedirect />
+      <Header />
+      <main className="container main" id="main">
+        {user === undefined ? (
+          <Spinner />
+        ) : (
+          <>
+            {error && user === null ? (
+              <div className="alert alert-warning" role="status" data-testid="session-error">
+                The session could not be loaded: {error}
+              </div>
+            ) : null}
+            <Routes>
+              <Route path="/" element={<HomePage />} />
+              <Route path="/app/signup" element={<SignupPage />} />
+              <Route path="/app/login" element={<LoginPage />} />
+              <Route path="/app/logout" element={<LogoutPage />} />
+              <Route path="/app/verify-email" element={<VerifyEmailPage />} />
+              <Route path="/app/reset-password" element={<ResetRequestPage />} />
+              <Route path="/app/reset-password/confirm" element={<ResetConfirmPage />} />
+              <Route path="/app" element={<RequireAuth><LinksPage /></RequireAuth>} />
+              <Route path="/app/links/new" element={<RequireAuth><LinkFormPage mode="create" /></RequireAuth>} />
+              <Route path="/app/links/bulk" element={<RequireAuth><BulkPage /></RequireAuth>} />
+              <Route path="/app/links/:id/edit" element={<RequireAuth><LinkFormPage mode="edit" /></RequireAuth>} />
+              <Route path="/app/links/:id/stats" element={<RequireAuth><StatsPage /></RequireAuth>} />
+              <Route path="/app/profile" element={<RequireAuth><ProfilePage /></RequireAuth>} />
+              <Route path="*" element={<NotFoundPage />} />
+            </Routes>
+          </>
+        )}
+      </main>
+      <footer className="site-footer">
+        <div className="container">snip · self-hosted link shortener</div>
+      </footer>
+    </>
+  );
+}
+
+const root = document.getElementById("root");
+if (root) {
+  createRoot(root).render(
+    <StrictMode>
+      <BrowserRouter>
+        <SessionProvider>
+          <Shell />
+        </SessionProvider>
+      </BrowserRouter>
+    </StrictMode>,
+  );
+}

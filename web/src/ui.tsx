@@ -1,0 +1,218 @@
+// Small shared pieces: form fields, buttons, notices, copy, dialogs, formatting.
+import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { Link as RouterLink, Navigate, useLocation } from "react-router";
+import { useSession } from "./session";
+
+export function Field(props: {
+  id: string;
+  label: string;
+  error?: string;
+  hint?: ReactNode;
+  children: ReactNode;
+  className?: string;
+}) {
+  return (
+    <div className={`field${props.error ? " field-invalid" : ""}${props.className ? ` ${props.className}` : ""}`}>
+      <label htmlFor={props.id}>{props.label}</label>
+      {props.children}
+      {props.hint && !props.error ? <p className="field-hint">{props.hint}</p> : null}
+      {props.error ? (
+        <p className="field-error" role="alert" id={`${props.id}-error`} data-testid={`${props.id}-error`}>
+          {props.error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export function Alert({ kind = "error", children, testId }: { kind?: "error" | "success" | "info" | "warning"; children: ReactNode; testId?: string }) {
+  return (
+    <div className={`alert alert-${kind}`} role={kind === "error" ? "alert" : "status"} data-testid={testId ?? `alert-${kind}`}>
+      {children}
+    </div>
+  );
+}
+
+export function Spinner({ label = "Loading…" }: { label?: string }) {
+  return (
+    <div className="loading" role="status" data-testid="loading">
+      <span className="spinner" aria-hidden="true" /> {label}
+    </div>
+  );
+}
+
+export function EmptyState({ title, children, testId }: { title: string; children?: ReactNode; testId?: string }) {
+  return (
+    <div className="empty" data-testid={testId ?? "empty-state"}>
+      <div className="empty-icon" aria-hidden="true">
+        <svg viewBox="0 0 24 24" width="32" height="32" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" strokeLinejoin="round">
+          <path d="M10 13a5 5 0 0 0 7.54.54l3-3a5 5 0 0 0-7.07-7.07l-1.72 1.71" />
+          <path d="M14 11a5 5 0 0 0-7.54-.54l-3 3a5 5 0 0 0 7.07 7.07l1.71-1.71" />
+        </svg>
+      </div>
+      <h3>{title}</h3>
+      {children}
+    </div>
+  );
+}
+
+/** Copies text with navigator.clipboard, falling back to a hidden textarea + execCommand. */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    /* fall through to the fallback */
+  }
+  try {
+    const ta = document.createElement("textarea");
+    ta.value = text;
+    ta.setAttribute("readonly", "");
+    ta.style.position = "fixed";
+    ta.style.opacity = "0";
+    document.body.appendChild(ta);
+    ta.select();
+    const ok = document.execCommand("copy");
+    document.body.removeChild(ta);
+    return ok;
+  } catch {
+    return false;
+  }
+}
+
+export function CopyButton({ text, label = "Copy", testId = "copy-button", className = "btn btn-secondary btn-sm" }: { text: string; label?: string; testId?: string; className?: string }) {
+  const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
+  const timer = useRef<number | undefined>(undefined);
+  useEffect(() => () => window.clearTimeout(timer.current), []);
+  return (
+    <button
+      type="button"
+      className={className}
+      data-testid={testId}
+      onClick={async () => {
+        const ok = await copyText(text);
+        setState(ok ? "copied" : "failed");
+        window.clearTimeout(timer.current);
+        timer.current = window.setTimeout(() => setState("idle"), 1800);
+      }}
+    >
+      {state === "copied" ? "Copied!" : state === "failed" ? "Copy failed" : label}
+    </button>
+  );
+}
+
+/** A modal confirmation built on <dialog>. */
+export function ConfirmDialog(props: {
+  open: boolean;
+  title: string;
+  children?: ReactNode;
+  confirmLabel: string;
+  danger?: boolean;
+  busy?: boolean;
+  error?: string | null;
+  onConfirm: () => void;
+  onCancel: () => void;
+  confirmDisabled?: boolean;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (props.open && !d.open) d.showModal();
+    if (!props.open && d.open) d.close();
+  }, [props.open]);
+  return (
+    <dialog
+      ref={ref}
+      className="dialog"
+      aria-labelledby={titleId}
+      data-testid="confirm-dialog"
+      onCancel={(e) => {
+        e.preventDefault();
+        props.onCancel();
+      }}
+    >
+      <form
+        method="dialog"
+        onSubmit={(e) => {
+          e.preventDefault();
+          props.onConfirm();
+        }}
+      >
+        <h2 id={titleId}>{props.title}</h2>
+        <div className="dialog-body">{props.children}</div>
+        {props.error ? <Alert>{props.error}</Alert> : null}
+        <div className="dialog-actions">
+          <button type="button" className="btn btn-secondary" onClick={props.onCancel} data-testid="confirm-cancel">
+            Cancel
+          </button>
+          <button
+            type="submit"
+            className={`btn ${props.danger ? "btn-danger" : "btn-primary"}`}
+            disabled={props.busy || props.confirmDisabled}
+            data-testid="confirm-ok"
+          >
+            {props.busy ? "Working…" : props.confirmLabel}
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}
+
+/** Renders children only for a signed-in user; sends others to /app/login?next=... */
+export function RequireAuth({ children }: { children: ReactNode }) {
+  const { user } = useSession();
+  const loc = useLocation();
+  if (user === undefined) return <Spinner />;
+  if (!user) {
+    const next = loc.pathname + loc.search;
+    return <Navigate to={`/app/login?next=${encodeURIComponent(next)}`} replace />;
+  }
+  return <>{children}</>;
+}
+
+export function UpgradeHint({ plan, children }: { plan: string; children?: ReactNode }) {
+  return (
+    <span className="upgrade-hint" data-testid="upgrade-hint">
+      <span className="badge badge-plan">{plan}</span> {children ?? `Available on ${plan}`}
+    </span>
+  );
+}
+
+export function A(props: { to: string; children: ReactNode; className?: string; testId?: string }) {
+  return (
+    <RouterLink to={props.to} className={props.className} data-testid={props.testId}>
+      {props.children}
+    </RouterLink>
+  );
+}
+
+const dateFmt = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric" });
+const dateTimeFmt = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+
+export function formatDate(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : dateFmt.format(d);
+}
+
+export function formatDateTime(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : dateTimeFmt.format(d);
+}
+
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Sets the document title for the page. */
+export function useTitle(title: string): void {
+  useEffect(() => {
+    document.title = title ? `${title} · snip` : "snip";
+  }, [title]);
+}

@@ -1,0 +1,21 @@
+// Vite build for the snip dashboard: root web/, output dist/web (served by the snip server).
+import { defineConfig } from "vite";
+import react from "@vitejs/plugin-react";
+import { fileURLToPath } from "node:url";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+
+export default defineConfig({
+  root: here,
+  base: "/",
+  plugins: [react()],
+  build: {
+    outDir: fileURLToPath(new URL("../dist/web", import.meta.url)),
+    emptyOutDir: true,
+    sourcemap: false,
+  },
+  server: {
+    // `vite --config web/vite.config.ts` during development: forward the API to a local snip.
+    proxy: { "/api": "http://127.0.0.1:8080" },
+  },
+});
