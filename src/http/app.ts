@@ -18,6 +18,18 @@ import { profileRoutes } from "./routes/profile.js";
 import { opsRoutes } from "./routes/ops.js";
 import { errorPage, prefersJson } from "./pages.js";
 
+export interface RouteInfo {
+  method: string;
+  url: string;
+  csrf: boolean;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    routeList: RouteInfo[];
+  }
+}
+
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 /** Words the app uses at the root: never valid short aliases (the links feature checks this list). */
@@ -49,6 +61,12 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     routerOptions: { maxParamLength: 200 },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  // Every route with its method and config, so tests can prove rules (CSRF) hold for all of them.
+  const routes: RouteInfo[] = [];
+  app.decorate("routeList", routes);
+  app.addHook("onRoute", (r) => {
+    for (const method of [r.method].flat()) routes.push({ method, url: r.url, csrf: r.config?.csrf !== false });
+  });
   app.addSchema(ErrorBodySchema);
 
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));

@@ -16,8 +16,9 @@ export class ApiClient {
     const h: Record<string, string> = { accept: "application/json", ...headers };
     if (this.cookie) h.cookie = this.cookie;
     if (this.csrf && method !== "GET" && method !== "HEAD" && !("x-csrf-token" in headers)) h["x-csrf-token"] = this.csrf;
-    let payload: string | Buffer | undefined;
-    if (Buffer.isBuffer(body) || typeof body === "string") payload = body;
+    let payload: string | Blob | undefined;
+    if (Buffer.isBuffer(body)) payload = new Blob([new Uint8Array(body)]);
+    else if (typeof body === "string") payload = body;
     else if (body !== undefined) {
       payload = JSON.stringify(body);
       h["content-type"] ??= "application/json";
