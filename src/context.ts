@@ -8,7 +8,11 @@ import { type Clock, systemClock } from "./shared/clock.js";
 import { type Mailer, OutboxMailer, SmtpMailer } from "./mail/mailer.js";
 import { AccountService } from "./accounts/accounts.js";
 import { SessionService } from "./accounts/sessions.js";
+import { ApiKeyService } from "./accounts/api-keys.js";
 import { join } from "node:path";
+import maxmind, { type CountryResponse } from "maxmind";
+import { ClickRecorder } from "./clicks/recorder.js";
+import { CountryResolver } from "./clicks/describe.js";
 
 export interface AppContext {
   config: Readonly<Config>;
@@ -19,6 +23,8 @@ export interface AppContext {
   rate: RateEvents;
   sessions: SessionService;
   accounts: AccountService;
+  apiKeys: ApiKeyService;
+  clicks: ClickRecorder;
   /** Flushes buffers and closes connections; safe to call twice. */
   close(): Promise<void>;
 }
@@ -58,6 +64,26 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const rate = new RateEvents(storage.db);
   const sessions = new SessionService(storage.db, clock, config.sessionSecret, config.sessionTtlDays * 86_400_000);
   const accounts = new AccountService({ db: storage.db, clock, mailer, rate, origin: config.origin });
+  const apiKeys = new ApiKeyService({ storage, clock, rate });
+
+  const geoip = config.geoipDb ? await maxmind.open<CountryResponse>(config.geoipDb) : null;
+  const clicks = new ClickRecorder({
+    db: storage.db,
+    clock,
+    log,
+    countries: new CountryResolver(geoip),
+    flushMs: config.clickFlushMs,
+    retentionDays: config.clickRetentionDays,
+  });
+
+  // Housekeeping: expired sessions, old throttle events, raw clicks past retention.
+  const housekeeping = setInterval(() => {
+    const now = clock.now();
+    void Promise.all([sessions.pruneExpired(), rate.prune(now - 86_400_000), clicks.pruneRaw()]).catch((err) =>
+      log.warn({ err }, "housekeeping failed"),
+    );
+  }, 3_600_000);
+  housekeeping.unref();
 
   let closed: Promise<void> | null = null;
   const ctx: AppContext = {
@@ -69,8 +95,12 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     rate,
     sessions,
     accounts,
+    apiKeys,
+    clicks,
     close() {
       closed ??= (async () => {
+        clearInterval(housekeeping);
+        await clicks.close();
         mailer.close();
         await storage.close();
       })();

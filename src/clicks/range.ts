@@ -1,0 +1,58 @@
+// The statistics date range: UTC days "YYYY-MM-DD", inclusive, validated and defaulted from the clock.
+import { invalid } from "../shared/errors.js";
+
+export const DAY_MS = 86_400_000;
+export const DEFAULT_RANGE_DAYS = 30;
+export const MAX_RANGE_DAYS = 366;
+const EARLIEST = "2000-01-01";
+const YMD = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+export interface DayRange {
+  from: string;
+  to: string;
+  /** Number of days, both ends included. */
+  days: number;
+  /** Epoch ms of from's 00:00 UTC and of the day after to (exclusive end). */
+  startMs: number;
+  endMs: number;
+}
+
+export function ymd(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** Epoch ms of a day's 00:00 UTC, or null when the text is not a real calendar day. */
+export function parseDay(text: string): number | null {
+  const m = YMD.exec(text);
+  if (!m) return null;
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  return ymd(ms) === text ? ms : null; // rejects 2026-02-30, 2026-13-01
+}
+
+function checkedDay(field: "from" | "to", text: string, todayMs: number): number {
+  const ms = parseDay(text);
+  if (ms === null) throw invalid(field, "must be a calendar day as YYYY-MM-DD (UTC)");
+  if (text < EARLIEST) throw invalid(field, `must not be before ${EARLIEST}`);
+  if (ms > todayMs + DAY_MS) throw invalid(field, "must not be more than one day in the future");
+  return ms;
+}
+
+/** Validates from/to (either may be absent or empty); the default is the last 30 days ending today. */
+export function resolveRange(input: { from?: string | undefined; to?: string | undefined }, nowMs: number): DayRange {
+  const todayMs = parseDay(ymd(nowMs)) as number;
+  const toMs = input.to ? checkedDay("to", input.to, todayMs) : todayMs;
+  const fromMs = input.from
+    ? checkedDay("from", input.from, todayMs)
+    : Math.max(toMs - (DEFAULT_RANGE_DAYS - 1) * DAY_MS, parseDay(EARLIEST) as number);
+  if (fromMs > toMs) throw invalid("from", "must not be after to");
+  const days = Math.round((toMs - fromMs) / DAY_MS) + 1;
+  if (days > MAX_RANGE_DAYS) throw invalid("from", `the range may cover at most ${MAX_RANGE_DAYS} days`);
+  return { from: ymd(fromMs), to: ymd(toMs), days, startMs: fromMs, endMs: toMs + DAY_MS };
+}
+
+/** Every day of the range, in order. */
+export function daysOf(range: DayRange): string[] {
+  const out: string[] = [];
+  for (let t = range.startMs; t < range.endMs; t += DAY_MS) out.push(ymd(t));
+  return out;
+}

@@ -1,0 +1,128 @@
+// Per-link statistics for a date range, read only from the roll-up tables (never from raw clicks),
+// so the cost grows with days x distinct values, not with the number of clicks.
+import { sql } from "kysely";
+import type { Db } from "../storage/db.js";
+import type { Clock } from "../shared/clock.js";
+import type { LinkRow, UserRow } from "../storage/schema.js";
+import { DomainError } from "../shared/errors.js";
+import { PLAN_TABLE, can, requiredPlan } from "../accounts/plans.js";
+import { type DayRange, daysOf, resolveRange } from "./range.js";
+import { DIMENSIONS, type Dimension } from "./recorder.js";
+
+/** Entries kept per breakdown (countries, devices, ...). */
+export const TOP_N = 50;
+
+export interface RangeQuery {
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+type Breakdown<K extends string> = Array<{ [P in K]: string } & { clicks: number }>;
+
+export interface AdvancedStats {
+  range_clicks: number;
+  daily: Array<{ date: string; clicks: number }>;
+  countries: Breakdown<"country">;
+  devices: Breakdown<"device">;
+  browsers: Breakdown<"browser">;
+  os: Breakdown<"os">;
+  referrers: Breakdown<"referrer">;
+  bots: number;
+  bot_share: number;
+}
+
+export type LinkStats = {
+  link_id: string;
+  alias: string;
+  from: string;
+  to: string;
+  /** All-time clicks of the link (links.click_count). */
+  total_clicks: number;
+} & ({ advanced: true } & AdvancedStats | { advanced: false; message: string; required_plan: string });
+
+export interface StatsDeps {
+  db: Db;
+  clock: Clock;
+}
+
+export class StatsService {
+  constructor(private readonly deps: StatsDeps) {}
+
+  /** The link when the user owns it; anything else is "not found" (no hint that it exists). */
+  async ownedLink(user: UserRow, linkId: string): Promise<LinkRow> {
+    const link = await this.deps.db.selectFrom("links").selectAll().where("id", "=", linkId).executeTakeFirst();
+    if (!link || link.owner_id !== user.id) throw new DomainError("not_found", "No such link");
+    return link;
+  }
+
+  range(query: RangeQuery): DayRange {
+    return resolveRange(query, this.deps.clock.now());
+  }
+
+  async forLink(link: LinkRow, plan: string, query: RangeQuery): Promise<LinkStats> {
+    const range = this.range(query);
+    const base = { link_id: link.id, alias: link.alias, from: range.from, to: range.to, total_clicks: Number(link.click_count) };
+    if (!can(plan, "advanced_stats")) {
+      const needed = requiredPlan("advanced_stats");
+      return {
+        ...base,
+        advanced: false,
+        message: `The ${PLAN_TABLE[needed].label} plan adds daily clicks, countries, devices, browsers, operating systems, referrers, bot share and CSV export.`,
+        required_plan: needed,
+      };
+    }
+    const [daily, ...breakdowns] = await Promise.all([this.daily(link.id, range), ...DIMENSIONS.map((d) => this.top(link.id, d, range))]);
+    const by = Object.fromEntries(DIMENSIONS.map((d, i) => [d, breakdowns[i] ?? []])) as Record<Dimension, Array<{ value: string; clicks: number }>>;
+    const rename = <K extends string>(key: K, rows: Array<{ value: string; clicks: number }>) =>
+      rows.map((r) => ({ [key]: r.value, clicks: r.clicks }) as { [P in K]: string } & { clicks: number });
+    return {
+      ...base,
+      advanced: true,
+      range_clicks: daily.clicks,
+      daily: daily.series,
+      countries: rename("country", by.country),
+      devices: rename("device", by.device),
+      browsers: rename("browser", by.browser),
+      os: rename("os", by.os),
+      referrers: rename("referrer", by.referrer),
+      bots: daily.bots,
+      bot_share: daily.clicks === 0 ? 0 : Math.round((daily.bots / daily.clicks) * 10_000) / 10_000,
+    };
+  }
+
+  /** The daily series, zero-filled for every day of the range, with the range's totals. */
+  async daily(linkId: string, range: DayRange): Promise<{ series: Array<{ date: string; clicks: number }>; clicks: number; bots: number }> {
+    const rows = await this.deps.db
+      .selectFrom("click_daily")
+      .select(["day", "clicks", "bots"])
+      .where("link_id", "=", linkId)
+      .where("day", ">=", range.from)
+      .where("day", "<=", range.to)
+      .execute();
+    const byDay = new Map(rows.map((r) => [r.day, Number(r.clicks)]));
+    let clicks = 0;
+    let bots = 0;
+    for (const r of rows) {
+      clicks += Number(r.clicks);
+      bots += Number(r.bots);
+    }
+    return { series: daysOf(range).map((date) => ({ date, clicks: byDay.get(date) ?? 0 })), clicks, bots };
+  }
+
+  /** The most-clicked values of one dimension over the range (ties by value, for a stable order). */
+  async top(linkId: string, dimension: Dimension, range: DayRange, limit = TOP_N): Promise<Array<{ value: string; clicks: number }>> {
+    const rows = await this.deps.db
+      .selectFrom("click_breakdown")
+      .select(["value", sql<number>`sum(clicks)`.as("clicks")])
+      .where("link_id", "=", linkId)
+      .where("dimension", "=", dimension)
+      .where("day", ">=", range.from)
+      .where("day", "<=", range.to)
+      .groupBy("value")
+      .orderBy(sql`sum(clicks)`, "desc")
+      .orderBy("value", "asc")
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ value: r.value, clicks: Number(r.clicks) }));
+  }
+}

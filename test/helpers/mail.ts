@@ -1,0 +1,64 @@
+// Mail helpers for tests: a real SMTP server on loopback, and reading .eml files from the outbox.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { SMTPServer } from "smtp-server";
+
+export interface ReceivedMail {
+  from: string;
+  to: string[];
+  raw: string;
+}
+
+export async function startSmtpServer(): Promise<{ url: string; messages: ReceivedMail[]; close(): Promise<void> }> {
+  const messages: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (c: Buffer) => chunks.push(c));
+      stream.on("end", () => {
+        messages.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks).toString("utf8"),
+        });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const addr = server.server.address();
+  const port = typeof addr === "object" && addr ? addr.port : 0;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    messages,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Raw .eml messages in an outbox folder, oldest first. */
+export function readOutbox(dir: string): string[] {
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith(".eml")).sort();
+  } catch {
+    return [];
+  }
+  return files.map((f) => readFileSync(join(dir, f), "utf8"));
+}
+
+/** The first link in a message that contains the given path, with quoted-printable soft breaks undone. */
+export function linkIn(raw: string, path: string): string {
+  const text = raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+  const m = new RegExp(`https?://[^\\s"<>]*${path.replace(/[/?]/g, "\\$&")}[^\\s"<>]*`).exec(text);
+  if (!m) throw new Error(`no link with ${path} in message:\n${raw}`);
+  return m[0];
+}
+
+export function tokenOf(link: string): string {
+  const t = new URL(link).searchParams.get("token");
+  if (!t) throw new Error(`no token in ${link}`);
+  return t;
+}
