@@ -5,6 +5,10 @@ import { randomBytes } from "node:crypto";
 
 export type EngineName = "sqlite" | "postgres";
 
+if (process.env.SNIP_REQUIRE_POSTGRES && !process.env.TEST_DATABASE_URL) {
+  throw new Error("SNIP_REQUIRE_POSTGRES is set but TEST_DATABASE_URL is not: PostgreSQL tests would be skipped");
+}
+
 export const ENGINES: EngineName[] = process.env.TEST_DATABASE_URL ? ["sqlite", "postgres"] : ["sqlite"];
 
 export interface TestDatabase {
