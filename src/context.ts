@@ -13,6 +13,10 @@ import { join } from "node:path";
 import maxmind, { type CountryResponse } from "maxmind";
 import { ClickRecorder } from "./clicks/recorder.js";
 import { CountryResolver } from "./clicks/describe.js";
+import { StatsService } from "./clicks/stats.js";
+import { LinkChanges } from "./links/changes.js";
+import { LinkService } from "./links/links.js";
+import { RedirectService } from "./redirect/resolve-link.js";
 
 export interface AppContext {
   config: Readonly<Config>;
@@ -25,6 +29,9 @@ export interface AppContext {
   accounts: AccountService;
   apiKeys: ApiKeyService;
   clicks: ClickRecorder;
+  stats: StatsService;
+  links: LinkService;
+  redirects: RedirectService;
   /** Flushes buffers and closes connections; safe to call twice. */
   close(): Promise<void>;
 }
@@ -49,8 +56,8 @@ export const REDACT_PATHS = [
   "*.token",
 ];
 
-export function createLogger(config: Pick<Config, "logLevel">): Logger {
-  return pino({ level: config.logLevel, redact: { paths: REDACT_PATHS, censor: "[redacted]" } });
+export function createLogger(config: Pick<Config, "logLevel">, destination?: pino.DestinationStream): Logger {
+  return pino({ level: config.logLevel, redact: { paths: REDACT_PATHS, censor: "[redacted]" } }, destination);
 }
 
 export async function createContext(config: Readonly<Config>, overrides: ContextOverrides = {}): Promise<AppContext> {
@@ -76,6 +83,11 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     retentionDays: config.clickRetentionDays,
   });
 
+  const links = new LinkService({ db: storage.db, clock, log, changes: new LinkChanges(storage.feed), baseUrl: config.baseUrl });
+  const redirects = new RedirectService({ links, clicks, clock, rate, cacheSize: config.linkCacheSize, ownHost: config.baseUrl.hostname });
+
+  const stats = new StatsService({ db: storage.db, clock });
+
   // Housekeeping: expired sessions, old throttle events, raw clicks past retention.
   const housekeeping = setInterval(() => {
     const now = clock.now();
@@ -97,6 +109,9 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     accounts,
     apiKeys,
     clicks,
+    stats,
+    links,
+    redirects,
     close() {
       closed ??= (async () => {
         clearInterval(housekeeping);
