@@ -45,8 +45,13 @@ export interface FieldError {
 }
 
 export interface Stats {
+  /** All-time clicks of the link. */
   total_clicks: number;
+  /** Clicks from `from` to `to` (when the server sends it). */
+  range_clicks?: number;
   advanced?: boolean;
+  message?: string;
+  required_plan?: string;
   daily?: { date: string; clicks: number }[];
   countries?: { country: string; clicks: number }[];
   devices?: { device: string; clicks: number }[];
@@ -82,10 +87,24 @@ export class ApiError extends Error {
   fieldErrors(): Record<string, string> {
     const out: Record<string, string> = {};
     for (const d of this.details) {
-      const key = d.field.replace(/^\/?(body\/)?/, "").replace(/^\//, "");
-      if (!(key in out)) out[key] = d.message;
+      const key = d.field.replace(/^\/?(body[./])?/, "").replace(/^\//, "");
+      if (!(key in out)) out[key] = readableFieldMessage(key, d.message);
     }
     return out;
+  }
+
+  /** Field messages for the fields a form shows, plus a general message when something else failed. */
+  forFields(known: readonly string[]): { fields: Record<string, string>; general: string | null } {
+    const all = this.fieldErrors();
+    const fields: Record<string, string> = {};
+    const other: string[] = [];
+    for (const [k, v] of Object.entries(all)) {
+      if (known.includes(k)) fields[k] = v;
+      else other.push(v);
+    }
+    if (this.code === "alias_taken" && known.includes("alias") && !fields.alias) fields.alias = this.message;
+    const general = Object.keys(fields).length === 0 ? this.message : other.length ? other.join(" ") : null;
+    return { fields, general };
   }
 }
 
@@ -159,6 +178,15 @@ export async function request<T>(method: Method, path: string, opts: RequestOpti
   return (data ?? {}) as T;
 }
 
+/** Server messages may be fragments ("must be 10 to 200 characters"): prefix the field's name then. */
+function readableFieldMessage(field: string, message: string): string {
+  const msg = message.trim() || "is invalid";
+  if (!/^[a-z]/.test(msg)) return msg;
+  const last = field.split(".").pop() ?? field;
+  const label = last.replace(/_/g, " ").replace(/\burl\b/g, "URL").replace(/\bios\b/g, "iOS");
+  return `${label.charAt(0).toUpperCase()}${label.slice(1)} ${msg}`;
+}
+
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
@@ -191,7 +219,8 @@ export const api = {
   },
   async logout(): Promise<void> {
     try {
-      await request("POST", "/api/auth/logout", { quiet401: true });
+      const r = await request<{ csrf_token?: string }>("POST", "/api/auth/logout", { quiet401: true });
+      setCsrfToken(r.csrf_token);
     } finally {
       await api.session().catch(() => null);
     }
@@ -226,7 +255,10 @@ export const api = {
   changePassword: (current_password: string, new_password: string) =>
     request("POST", "/api/profile/password", { body: { current_password, new_password } }),
   cancelSubscription: () => request<{ user?: User }>("POST", "/api/subscription/cancel"),
-  deleteAccount: (password: string) => request("DELETE", "/api/account", { body: { password } }),
+  async deleteAccount(password: string): Promise<void> {
+    const r = await request<{ csrf_token?: string }>("DELETE", "/api/account", { body: { password }, quiet401: true });
+    setCsrfToken(r.csrf_token);
+  },
 
   listKeys: () => request<{ keys: ApiKey[] }>("GET", "/api/keys").then((r) => r.keys ?? []),
   createKey: (name: string) => request<{ key: ApiKey; secret: string }>("POST", "/api/keys", { body: { name } }),

@@ -16,9 +16,9 @@ function useFormErrors() {
   const [error, setError] = useState<string | null>(null);
   function take(err: unknown) {
     if (err instanceof ApiError) {
-      const fe = err.fieldErrors();
-      setFieldErrors(fe);
-      setError(Object.keys(fe).length ? null : err.message);
+      const { fields, general } = err.forFields(["email", "password", "name", "confirm"]);
+      setFieldErrors(fields);
+      setError(general);
     } else setError(String(err));
   }
   function clear() {
@@ -301,7 +301,7 @@ export function ResetConfirmPage() {
           <Field id="reset-password-confirm" label="Repeat the new password" error={f.fieldErrors.confirm}>
             <input id="reset-password-confirm" data-testid="reset-password-confirm" type="password" autoComplete="new-password" required value={confirm} onChange={(e) => setConfirm(e.target.value)} />
           </Field>
-          {f.error || f.fieldErrors.token ? <Alert>{f.error ?? f.fieldErrors.token}</Alert> : null}
+          {f.error ? <Alert>{f.error}</Alert> : null}
           <button type="submit" className="btn btn-primary btn-block" disabled={busy} data-testid="reset-confirm-submit">
             {busy ? "Saving…" : "Set new password"}
           </button>

@@ -28,10 +28,9 @@ export function HomePage() {
       setAlias("");
     } catch (err) {
       if (err instanceof ApiError) {
-        const fe = err.fieldErrors();
-        if (err.code === "alias_taken" && !fe.alias) fe.alias = err.message;
-        setFieldErrors(fe);
-        if (Object.keys(fe).length === 0) setError(err.message);
+        const { fields, general } = err.forFields(["url", "alias"]);
+        setFieldErrors(fields);
+        setError(general);
       } else setError(String(err));
     } finally {
       setBusy(false);

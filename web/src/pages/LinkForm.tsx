@@ -1,7 +1,7 @@
 // Create and edit a link, with the options the user's plan allows.
 import { useEffect, useState, type FormEvent } from "react";
 import { useNavigate, useParams } from "react-router";
-import { api, ApiError, planAtLeast, type Link } from "../api";
+import { api, ApiError, planAtLeast, planLabel, type Link } from "../api";
 import { useSession } from "../session";
 import { A, Alert, Field, Spinner, UpgradeHint, errorMessage, useTitle } from "../ui";
 import { CreatedLink } from "./Home";
@@ -153,12 +153,9 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
       }
     } catch (err) {
       if (err instanceof ApiError) {
-        const fe2 = err.fieldErrors();
-        if (err.code === "alias_taken" && !fe2.alias) fe2.alias = err.message;
-        setFieldErrors(fe2);
-        if (Object.keys(fe2).length === 0) {
-          setError(err.code === "plan_required" && err.requiredPlan ? `${err.message} (requires the ${err.requiredPlan} plan)` : err.message);
-        }
+        const { fields, general } = err.forFields(["url", "alias", "expires_at", "max_clicks", "password", "ios_url", "android_url"]);
+        setFieldErrors(fields);
+        setError(general && err.code === "plan_required" && err.requiredPlan ? `${general} (requires the ${planLabel(err.requiredPlan)} plan)` : general);
       } else setError(String(err));
     } finally {
       setBusy(false);

@@ -41,6 +41,19 @@ function initials(user: User): string {
   return s.toUpperCase();
 }
 
+/** Adds a cache-busting `v` after an upload unless the server already versions the address. */
+function withVersion(url: string, version: number): string {
+  if (!version) return url;
+  try {
+    const u = new URL(url, window.location.origin);
+    if (u.searchParams.has("v")) return url;
+    u.searchParams.set("v", String(version));
+    return u.origin === window.location.origin ? u.pathname + u.search : u.toString();
+  } catch {
+    return url;
+  }
+}
+
 function PictureSection({ user, onUser }: { user: User; onUser: (u: User) => void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -78,7 +91,7 @@ function PictureSection({ user, onUser }: { user: User; onUser: (u: User) => voi
     }
   }
 
-  const src = user.picture_url && !broken ? (version ? `${user.picture_url}${user.picture_url.includes("?") ? "&" : "?"}v=${version}` : user.picture_url) : null;
+  const src = user.picture_url && !broken ? withVersion(user.picture_url, version) : null;
   return (
     <section className="card section" data-testid="section-picture" aria-labelledby="h-picture">
       <h2 id="h-picture">Picture</h2>
@@ -91,9 +104,6 @@ function PictureSection({ user, onUser }: { user: User; onUser: (u: User) => voi
           </div>
         )}
         <div>
-          <label htmlFor="picture-file" className="btn btn-secondary" aria-disabled={busy}>
-            {busy ? "Uploading…" : user.picture_url ? "Change picture" : "Upload picture"}
-          </label>
           <input
             ref={input}
             id="picture-file"
@@ -107,6 +117,9 @@ function PictureSection({ user, onUser }: { user: User; onUser: (u: User) => voi
               if (f) void upload(f);
             }}
           />
+          <label htmlFor="picture-file" className="btn btn-secondary" aria-disabled={busy}>
+            {busy ? "Uploading…" : user.picture_url ? "Change picture" : "Upload picture"}
+          </label>
           <p className="field-hint">PNG, JPEG or WebP, up to 2 MiB.</p>
         </div>
       </div>
@@ -242,10 +255,13 @@ function PasswordSection() {
       setConfirm("");
     } catch (err) {
       if (err instanceof ApiError) {
-        const f = err.fieldErrors();
-        if (err.code === "invalid_credentials" && !f.current_password) f.current_password = err.message;
-        setFe(f);
-        if (!Object.keys(f).length) setError(err.message);
+        const { fields, general } = err.forFields(["current_password", "new_password"]);
+        if (err.code === "invalid_credentials" && !fields.current_password) {
+          setFe({ current_password: err.message });
+        } else {
+          setFe(fields);
+          setError(general);
+        }
       } else setError(errorMessage(err));
     } finally {
       setBusy(false);

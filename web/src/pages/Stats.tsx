@@ -91,6 +91,7 @@ export function StatsPage() {
   const canCsv = planAtLeast(user?.plan, "pro") && advanced;
   const csvHref = `/api/links/${encodeURIComponent(id)}/stats.csv?${new URLSearchParams({ from, to })}`;
   const daily = useMemo(() => (stats?.daily ? zeroFill(stats.daily, from, to) : []), [stats, from, to]);
+  const rangeClicks = stats ? (stats.range_clicks ?? (stats.daily ? stats.daily.reduce((n, d) => n + d.clicks, 0) : null)) : null;
 
   return (
     <div className="stats-page">
@@ -156,22 +157,24 @@ export function StatsPage() {
       {stats ? (
         <div className={loading ? "stale" : ""}>
           <div className="stat-tiles">
+            {rangeClicks != null ? (
+              <div className="card tile">
+                <p className="tile-label">Clicks in this period</p>
+                <p className="tile-value" data-testid="range-clicks">
+                  {rangeClicks.toLocaleString()}
+                </p>
+                <p className="muted small">
+                  {from} to {to} (UTC)
+                </p>
+              </div>
+            ) : null}
             <div className="card tile">
               <p className="tile-label">Total clicks</p>
               <p className="tile-value" data-testid="total-clicks">
                 {stats.total_clicks.toLocaleString()}
               </p>
-              <p className="muted small">
-                {from} to {to}
-              </p>
+              <p className="muted small">since the link was created</p>
             </div>
-            {link ? (
-              <div className="card tile">
-                <p className="tile-label">All-time clicks</p>
-                <p className="tile-value">{link.click_count.toLocaleString()}</p>
-                <p className="muted small">since the link was created</p>
-              </div>
-            ) : null}
             {typeof stats.bot_share === "number" ? (
               <div className="card tile">
                 <p className="tile-label">Bot share</p>
@@ -188,11 +191,11 @@ export function StatsPage() {
           </p>
 
           {stats.total_clicks === 0 ? (
-            <EmptyState title="No clicks in this period" testId="stats-empty">
-              <p className="muted">Share the short link, or pick a longer range. Clicks appear here shortly after they happen.</p>
+            <EmptyState title="No clicks yet" testId="stats-empty">
+              <p className="muted">Share the short link: clicks appear here shortly after they happen.</p>
             </EmptyState>
           ) : !advanced ? (
-            <ProTeaser />
+            <ProTeaser message={stats.message} />
           ) : (
             <>
               {daily.length ? (
@@ -210,7 +213,7 @@ export function StatsPage() {
               </div>
             </>
           )}
-          {!advanced && stats.total_clicks === 0 ? <ProTeaser /> : null}
+          {!advanced && stats.total_clicks === 0 ? <ProTeaser message={stats.message} /> : null}
         </div>
       ) : null}
     </div>
@@ -224,7 +227,7 @@ function formatShare(v: number): string {
 
 let regionNames: Intl.DisplayNames | null = null;
 function countryName(code: string): string {
-  if (!code || code.length !== 2) return code || "Unknown";
+  if (!code || code.length !== 2) return code ? code.charAt(0).toUpperCase() + code.slice(1) : "Unknown";
   try {
     regionNames ??= new Intl.DisplayNames(undefined, { type: "region" });
     return `${regionNames.of(code.toUpperCase()) ?? code} (${code.toUpperCase()})`;
@@ -233,10 +236,11 @@ function countryName(code: string): string {
   }
 }
 
-function ProTeaser() {
+function ProTeaser({ message }: { message?: string }) {
   return (
     <section className="card upgrade-card" data-testid="stats-pro-teaser">
       <h2>More with Pro</h2>
+      {message ? <p className="muted">{message}</p> : null}
       <p>Your plan shows the total number of clicks. Pro and above add:</p>
       <ul className="checklist">
         <li>a daily chart of clicks</li>

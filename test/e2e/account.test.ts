@@ -1,0 +1,116 @@
+// Browser test of the account flow: sign up, verify the email from the outbox, sign out and in, change the password.
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hasChromium, launchBrowser, screenshot, SKIP_REASON, type BrowserSession } from "./browser.js";
+import { waitForLink } from "./mail.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+
+const available = hasChromium();
+if (!available) console.warn(SKIP_REASON);
+
+/** The server serves dist/web: build it once when `npm test`'s build step has not. */
+async function ensureWebBuilt(): Promise<void> {
+  const index = fileURLToPath(new URL("../../dist/web/index.html", import.meta.url));
+  if (existsSync(index)) return;
+  const { build } = await import("vite");
+  await build({ configFile: fileURLToPath(new URL("../../web/vite.config.ts", import.meta.url)), logLevel: "warn" });
+}
+
+describe.skipIf(!available)("account flow in the browser", () => {
+  let server: TestServer;
+  let browser: BrowserSession;
+  const email = `e2e-${Date.now()}@example.com`;
+  const firstPassword = "first-password-123";
+  const secondPassword = "second-password-456";
+
+  beforeAll(async () => {
+    await ensureWebBuilt();
+    server = await startTestServer();
+    browser = await launchBrowser({ baseURL: server.url });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function signIn(password: string) {
+    const page = browser.page;
+    await page.goto("/app/login");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(password);
+    await page.getByTestId("login-submit").click();
+  }
+
+  async function signOut() {
+    const page = browser.page;
+    await page.getByTestId("sign-out").click();
+    await page.getByTestId("nav-login").waitFor();
+  }
+
+  it("signs up on /app/signup and lands on the dashboard", async () => {
+    const page = browser.page;
+    await page.goto("/app/signup");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(firstPassword);
+    await page.getByTestId("signup-submit").click();
+    await page.waitForURL(/\/app(\?.*)?$/);
+    await expect.poll(() => page.getByTestId("user-email").textContent()).toBe(email);
+    await page.getByRole("heading", { name: "Your links" }).waitFor();
+    await screenshot(page, "e2e-account-01-dashboard-after-signup");
+  });
+
+  it("verifies the email with the link from the outbox", async () => {
+    const page = browser.page;
+    const link = await waitForLink(server.outboxDir, email, /\/app\/verify-email\?token=/);
+    expect(new URL(link).origin).toBe(new URL(server.url).origin);
+    await page.goto(link);
+    const success = page.getByTestId("verify-success");
+    await success.waitFor();
+    expect(await success.textContent()).toMatch(/verified/i);
+    await screenshot(page, "e2e-account-02-verified");
+
+    await page.goto("/app/profile");
+    await expect.poll(() => page.getByTestId("email-status").textContent()).toMatch(/verified/i);
+    expect(await page.getByTestId("email-status").textContent()).not.toMatch(/not verified/i);
+  });
+
+  it("signs out and back in", async () => {
+    const page = browser.page;
+    await signOut();
+    expect(new URL(page.url()).pathname).toBe("/");
+    await page.getByTestId("anon-notice").waitFor();
+
+    await page.goto("/app");
+    await page.waitForURL(/\/app\/login/);
+    await signIn(firstPassword);
+    await page.waitForURL((u) => u.pathname === "/app");
+    await expect.poll(() => page.getByTestId("user-email").textContent()).toBe(email);
+  });
+
+  it("changes the password on the profile page", async () => {
+    const page = browser.page;
+    await page.getByTestId("nav-profile").click();
+    await page.getByLabel("Current password").fill(firstPassword);
+    await page.getByLabel("New password", { exact: true }).fill(secondPassword);
+    await page.getByLabel("Repeat the new password").fill(secondPassword);
+    await page.getByTestId("password-submit").click();
+    await page.getByTestId("password-done").waitFor();
+    await screenshot(page, "e2e-account-03-password-changed");
+  });
+
+  it("refuses the old password and accepts the new one", async () => {
+    const page = browser.page;
+    await signOut();
+
+    await signIn(firstPassword);
+    const error = page.getByTestId("login-error");
+    await error.waitFor();
+    expect(new URL(page.url()).pathname).toBe("/app/login");
+
+    await signIn(secondPassword);
+    await page.waitForURL((u) => u.pathname === "/app");
+    await expect.poll(() => page.getByTestId("user-email").textContent()).toBe(email);
+  });
+});

@@ -1,0 +1,81 @@
+// Browser harness for the e2e tests: Debian's chromium driven by playwright-core, one fresh profile per launch.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+
+export const CHROMIUM_PATH = process.env.SNIP_CHROMIUM ?? "/usr/bin/chromium";
+export const SKIP_REASON = `browser tests skipped: ${CHROMIUM_PATH} not found`;
+export const SHOTS_DIR = process.env.SNIP_SHOTS_DIR ?? "/tmp/snip-shots";
+
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+export function hasChromium(): boolean {
+  const found = existsSync(CHROMIUM_PATH);
+  if (!found && process.env.SNIP_REQUIRE_BROWSER) throw new Error(`SNIP_REQUIRE_BROWSER is set but ${CHROMIUM_PATH} is missing`);
+  return found;
+}
+
+export interface BrowserSession {
+  context: BrowserContext;
+  page: Page;
+  /** Closes the browser and removes its temporary profile directory. */
+  close(): Promise<void>;
+}
+
+export interface LaunchOptions {
+  baseURL?: string;
+  viewport?: { width: number; height: number };
+}
+
+/** Starts chromium headless with a fresh temporary user-data-dir and opens one page. */
+export async function launchBrowser(opts: LaunchOptions = {}): Promise<BrowserSession> {
+  const userDataDir = mkdtempSync(join(tmpdir(), "snip-chromium-"));
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: ARGS,
+      baseURL: opts.baseURL,
+      viewport: opts.viewport ?? { width: 1280, height: 900 },
+      locale: "en-US",
+      timezoneId: "UTC",
+      acceptDownloads: true,
+    });
+  } catch (err) {
+    rmSync(userDataDir, { recursive: true, force: true });
+    throw err;
+  }
+  context.setDefaultTimeout(15_000);
+  const page = context.pages()[0] ?? (await context.newPage());
+  let closed: Promise<void> | null = null;
+  return {
+    context,
+    page,
+    close() {
+      closed ??= (async () => {
+        await context.close().catch(() => undefined);
+        rmSync(userDataDir, { recursive: true, force: true });
+      })();
+      return closed;
+    },
+  };
+}
+
+/** Saves a full-page screenshot to SHOTS_DIR/<name>.png (for people to look at; never asserted). */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SHOTS_DIR, { recursive: true });
+  const path = join(SHOTS_DIR, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
