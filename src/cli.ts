@@ -81,6 +81,18 @@ export function buildCli(): Command {
       });
   }
 
+  const key = program.command("key").description("manage API keys");
+  key
+    .command("create <email>")
+    .description("create an API key for an account; prints the secret alone on stdout")
+    .option("--name <name>", "label shown in the profile", "CLI key")
+    .action(async (email: string, o: { name: string }) => {
+      await withContext(async (ctx) => {
+        const { secret } = await ctx.apiKeys.create(await ctx.accounts.requireByEmail(email), o.name);
+        process.stdout.write(`${secret}\n`);
+      });
+    });
+
   return program;
 }
 

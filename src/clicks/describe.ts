@@ -24,12 +24,24 @@ export function describeUserAgent(ua: string): ClickDimensions {
   const bot = key === "" || isbot(key);
   const dims: ClickDimensions = {
     device: bot ? "bot" : DEVICE_TYPES.has(r.device.type ?? "") ? (r.device.type as string) : "desktop",
-    os: r.os.name?.slice(0, 40) || "unknown",
-    browser: r.browser.name?.slice(0, 40) || (bot ? "bot" : "unknown"),
+    os: clean(r.os.name) || "unknown",
+    browser: clean(r.browser.name) || (bot ? "bot" : "unknown"),
     isBot: bot,
   };
   uaCache.set(key, dims);
   return dims;
+}
+
+/** A parsed name as stored: no control characters (PostgreSQL refuses NUL in text), at most 40 characters. */
+function clean(name: string | undefined): string {
+  // eslint-disable-next-line no-control-regex
+  return (name ?? "").replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 40);
+}
+
+/** "::ffff:203.0.113.5" (how a dual-stack socket reports IPv4 clients) as plain "203.0.113.5". */
+export function plainIp(ip: string): string {
+  const m = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
+  return m ? (m[1] as string) : ip;
 }
 
 /** The referrer's host name, "direct" when absent, "unknown" when unparseable. */
@@ -55,7 +67,7 @@ export class CountryResolver {
     }
     if (this.reader && ip) {
       try {
-        const code = this.reader.get(ip)?.country?.iso_code;
+        const code = this.reader.get(plainIp(ip))?.country?.iso_code;
         if (code && /^[A-Z]{2}$/.test(code)) return code;
       } catch {
         // not an IP the database understands

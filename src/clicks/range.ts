@@ -56,3 +56,24 @@ export function daysOf(range: DayRange): string[] {
   for (let t = range.startMs; t < range.endMs; t += DAY_MS) out.push(ymd(t));
   return out;
 }
+
+export interface RangeParts {
+  /** Whole calendar months inside the range ("YYYY-MM", inclusive), or null. */
+  months: { from: string; to: string } | null;
+  /** The days outside those months: at most one run before and one after. */
+  days: Array<{ from: string; to: string }>;
+}
+
+/** Splits a range into whole months (read from the monthly roll-up) and the days around them. */
+export function splitByMonth(range: DayRange): RangeParts {
+  const start = new Date(range.startMs);
+  const last = new Date(range.endMs - DAY_MS);
+  const firstWhole = range.from.endsWith("-01") ? range.startMs : Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1);
+  // The first day of the month after the last whole month.
+  const afterWhole = range.endMs === Date.UTC(last.getUTCFullYear(), last.getUTCMonth() + 1, 1) ? range.endMs : Date.UTC(last.getUTCFullYear(), last.getUTCMonth(), 1);
+  if (firstWhole >= afterWhole) return { months: null, days: [{ from: range.from, to: range.to }] };
+  const days: RangeParts["days"] = [];
+  if (firstWhole > range.startMs) days.push({ from: range.from, to: ymd(firstWhole - DAY_MS) });
+  if (afterWhole < range.endMs) days.push({ from: ymd(afterWhole), to: range.to });
+  return { months: { from: ymd(firstWhole).slice(0, 7), to: ymd(afterWhole - DAY_MS).slice(0, 7) }, days };
+}

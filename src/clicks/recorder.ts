@@ -1,5 +1,6 @@
-// Click recording: events are buffered and written in batches (one transaction per flush) together
-// with links.click_count and the daily roll-ups; click-limited links are counted atomically instead.
+// Click recording: events are buffered and written in batches (one transaction per flush) together with
+// links.click_count and the roll-ups (daily totals, daily and monthly breakdowns); click-limited links
+// are counted atomically instead.
 import { sql } from "kysely";
 import type { Logger } from "pino";
 import type { Db } from "../storage/db.js";
@@ -28,6 +29,10 @@ const INSERT_CHUNK = 500;
 
 export function dayOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
+}
+
+function sortedByKey<V>(m: Map<string, V>): V[] {
+  return [...m.keys()].sort().map((k) => m.get(k) as V);
 }
 
 export interface RecorderDeps {
@@ -144,6 +149,7 @@ export class ClickRecorder {
       const increments = new Map<string, number>();
       const daily = new Map<string, { link_id: string; day: string; clicks: number; bots: number }>();
       const breakdown = new Map<string, { link_id: string; day: string; dimension: string; value: string; clicks: number }>();
+      const monthly = new Map<string, { link_id: string; month: string; dimension: string; value: string; clicks: number }>();
       for (const r of live) {
         if (!r.counted) increments.set(r.link_id, (increments.get(r.link_id) ?? 0) + 1);
         const day = dayOf(r.at);
@@ -158,16 +164,24 @@ export class ClickRecorder {
           const b = breakdown.get(bk) ?? { link_id: r.link_id, day, dimension: dim, value, clicks: 0 };
           b.clicks++;
           breakdown.set(bk, b);
+          const month = day.slice(0, 7);
+          const mk = `${r.link_id}\u0000${month}\u0000${dim}\u0000${value}`;
+          const m = monthly.get(mk) ?? { link_id: r.link_id, month, dimension: dim, value, clicks: 0 };
+          m.clicks++;
+          monthly.set(mk, m);
         }
       }
-      for (const [id, n] of increments) {
+      // Rows are written in key order so that concurrent flushes (several instances on one
+      // PostgreSQL) lock them in the same order and cannot deadlock.
+      for (const id of [...increments.keys()].sort()) {
+        const n = increments.get(id) as number;
         await trx
           .updateTable("links")
           .set((eb) => ({ click_count: eb("click_count", "+", n) }))
           .where("id", "=", id)
           .execute();
       }
-      const dailyRows = [...daily.values()];
+      const dailyRows = sortedByKey(daily);
       for (let i = 0; i < dailyRows.length; i += INSERT_CHUNK) {
         await trx
           .insertInto("click_daily")
@@ -180,13 +194,23 @@ export class ClickRecorder {
           )
           .execute();
       }
-      const breakdownRows = [...breakdown.values()];
+      const breakdownRows = sortedByKey(breakdown);
       for (let i = 0; i < breakdownRows.length; i += INSERT_CHUNK) {
         await trx
           .insertInto("click_breakdown")
           .values(breakdownRows.slice(i, i + INSERT_CHUNK))
           .onConflict((oc) =>
             oc.columns(["link_id", "dimension", "day", "value"]).doUpdateSet({ clicks: sql`click_breakdown.clicks + excluded.clicks` }),
+          )
+          .execute();
+      }
+      const monthlyRows = sortedByKey(monthly);
+      for (let i = 0; i < monthlyRows.length; i += INSERT_CHUNK) {
+        await trx
+          .insertInto("click_breakdown_month")
+          .values(monthlyRows.slice(i, i + INSERT_CHUNK))
+          .onConflict((oc) =>
+            oc.columns(["link_id", "dimension", "month", "value"]).doUpdateSet({ clicks: sql`click_breakdown_month.clicks + excluded.clicks` }),
           )
           .execute();
       }

@@ -1,12 +1,11 @@
-// Per-link statistics for a date range, read only from the roll-up tables (never from raw clicks),
-// so the cost grows with days x distinct values, not with the number of clicks.
-import { sql } from "kysely";
+// Per-link statistics for a date range, read only from the roll-up tables (never from raw clicks), so
+// the cost grows with (months + edge days) x distinct values, not with the number of clicks.
+import { type Expression, sql } from "kysely";
 import type { Db } from "../storage/db.js";
 import type { Clock } from "../shared/clock.js";
-import type { LinkRow, UserRow } from "../storage/schema.js";
-import { DomainError } from "../shared/errors.js";
+import type { LinkRow } from "../storage/schema.js";
 import { PLAN_TABLE, can, requiredPlan } from "../accounts/plans.js";
-import { type DayRange, daysOf, resolveRange } from "./range.js";
+import { type DayRange, daysOf, resolveRange, splitByMonth } from "./range.js";
 import { DIMENSIONS, type Dimension } from "./recorder.js";
 
 /** Entries kept per breakdown (countries, devices, ...). */
@@ -47,13 +46,6 @@ export interface StatsDeps {
 
 export class StatsService {
   constructor(private readonly deps: StatsDeps) {}
-
-  /** The link when the user owns it; anything else is "not found" (no hint that it exists). */
-  async ownedLink(user: UserRow, linkId: string): Promise<LinkRow> {
-    const link = await this.deps.db.selectFrom("links").selectAll().where("id", "=", linkId).executeTakeFirst();
-    if (!link || link.owner_id !== user.id) throw new DomainError("not_found", "No such link");
-    return link;
-  }
 
   range(query: RangeQuery): DayRange {
     return resolveRange(query, this.deps.clock.now());
@@ -109,15 +101,35 @@ export class StatsService {
     return { series: daysOf(range).map((date) => ({ date, clicks: byDay.get(date) ?? 0 })), clicks, bots };
   }
 
-  /** The most-clicked values of one dimension over the range (ties by value, for a stable order). */
+  /** The most-clicked values of one dimension over the range (ties by value, for a stable order):
+   * whole months from the monthly roll-up, the days around them from the daily one. */
   async top(linkId: string, dimension: Dimension, range: DayRange, limit = TOP_N): Promise<Array<{ value: string; clicks: number }>> {
-    const rows = await this.deps.db
-      .selectFrom("click_breakdown")
+    const db = this.deps.db;
+    const parts = splitByMonth(range);
+    const days = parts.days.map((d) =>
+      db
+        .selectFrom("click_breakdown")
+        .select(["value", "clicks"])
+        .where("link_id", "=", linkId)
+        .where("dimension", "=", dimension)
+        .where("day", ">=", d.from)
+        .where("day", "<=", d.to),
+    );
+    const months = parts.months
+      ? db
+          .selectFrom("click_breakdown_month")
+          .select(["value", "clicks"])
+          .where("link_id", "=", linkId)
+          .where("dimension", "=", dimension)
+          .where("month", ">=", parts.months.from)
+          .where("month", "<=", parts.months.to)
+      : null;
+    const rest: Array<Expression<{ value: string; clicks: number }>> = [...days];
+    const first = months ?? (rest.shift() as (typeof days)[number]);
+    const union = rest.reduce<typeof first>((u, arm) => u.unionAll(arm), first);
+    const rows = await db
+      .selectFrom(union.as("u"))
       .select(["value", sql<number>`sum(clicks)`.as("clicks")])
-      .where("link_id", "=", linkId)
-      .where("dimension", "=", dimension)
-      .where("day", ">=", range.from)
-      .where("day", "<=", range.to)
       .groupBy("value")
       .orderBy(sql`sum(clicks)`, "desc")
       .orderBy("value", "asc")

@@ -15,7 +15,13 @@ import { sendError } from "./errors.js";
 import { installSessionHooks } from "./auth.js";
 import { authRoutes } from "./routes/auth.js";
 import { profileRoutes } from "./routes/profile.js";
+import { statsRoutes } from "./routes/stats.js";
+import { keyRoutes } from "./routes/keys.js";
+import { externalRoutes } from "./routes/external.js";
 import { opsRoutes } from "./routes/ops.js";
+import { linkRoutes } from "./routes/links.js";
+import { qrRoutes } from "./routes/qr.js";
+import { redirectRoutes } from "./routes/redirect.js";
 import { errorPage, prefersJson } from "./pages.js";
 
 export interface RouteInfo {
@@ -32,8 +38,8 @@ declare module "fastify" {
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
-/** Words the app uses at the root: never valid short aliases (the links feature checks this list). */
-export const RESERVED_PATHS = ["api", "app", "docs", "healthz", "assets", "static", "favicon.ico", "robots.txt", "index.html"];
+/** Words the app uses at the root: never valid short aliases (the list lives with the links feature). */
+export { RESERVED_PATHS } from "../links/reserved.js";
 
 const JSON_LIMIT = 1024 * 1024;
 
@@ -106,10 +112,16 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     const scoped = api as unknown as App;
     await authRoutes(scoped, ctx);
     await profileRoutes(scoped, ctx);
+    await linkRoutes(scoped, ctx);
+    await qrRoutes(scoped, ctx);
+    await statsRoutes(scoped, ctx);
+    await keyRoutes(scoped, ctx);
+    await externalRoutes(scoped, ctx);
     scoped.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   });
 
   await opsRoutes(app, ctx);
+  await redirectRoutes(app, ctx);
   registerDashboard(app, ctx);
   return app;
 }

@@ -2,10 +2,12 @@
 import { type Migration, type MigrationProvider, Migrator } from "kysely";
 import type { Storage } from "./db.js";
 import { initial } from "./migrations/001-initial.js";
+import { clickMonthly } from "./migrations/002-click-monthly.js";
 
 function migrationsFor(storage: Storage): Record<string, Migration> {
   return {
     "001-initial": initial(storage.dialect),
+    "002-click-monthly": clickMonthly(storage.dialect),
   };
 }
 

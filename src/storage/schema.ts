@@ -84,6 +84,15 @@ export interface ClickBreakdownTable {
   clicks: number;
 }
 
+/** Sum of click_breakdown per calendar month ("YYYY-MM", UTC). */
+export interface ClickBreakdownMonthTable {
+  link_id: string;
+  month: string;
+  dimension: string;
+  value: string;
+  clicks: number;
+}
+
 export interface ApiKeysTable {
   id: string;
   user_id: string;
@@ -116,6 +125,7 @@ export interface Database {
   clicks: ClicksTable;
   click_daily: ClickDailyTable;
   click_breakdown: ClickBreakdownTable;
+  click_breakdown_month: ClickBreakdownMonthTable;
   api_keys: ApiKeysTable;
   api_creations: ApiCreationsTable;
   rate_events: RateEventsTable;

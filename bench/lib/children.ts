@@ -1,0 +1,109 @@
+// Servers under test run in child processes (`node --import tsx`), so the load generator in the
+// parent never shares their event loop; they report readiness and memory over IPC.
+import { type ChildProcess, fork } from "node:child_process";
+import { readFileSync } from "node:fs";
+
+export interface ChildStats {
+  rss: number;
+  heapUsed?: number;
+  vmHwm?: number | null;
+  cachedLinks?: number;
+  pendingClicks?: number;
+}
+
+export interface ServerChild {
+  name: string;
+  url: string;
+  pid: number;
+  /** Memory and cache figures reported by the child (plus VmHWM read from /proc). */
+  stats(): Promise<ChildStats>;
+  /** SIGTERM, then wait for the exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+const live = new Set<ChildProcess>();
+
+/** Kills every child still running (used on an unexpected exit of the harness). */
+export function killAll(): void {
+  for (const c of live) c.kill("SIGKILL");
+}
+
+export function peakRssBytes(pid: number): number | null {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface StartOptions {
+  name: string;
+  script: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** Extra node flags, e.g. --cpu-prof. */
+  nodeFlags?: string[];
+  timeoutMs?: number;
+}
+
+export async function startChild(o: StartOptions): Promise<ServerChild> {
+  const child = fork(o.script, o.args ?? [], {
+    execArgv: ["--import", "tsx", ...(o.nodeFlags ?? [])],
+    env: { ...process.env, ...o.env },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  live.add(child);
+  const exited = new Promise<number | null>((resolve) => {
+    child.once("exit", (code) => {
+      live.delete(child);
+      resolve(code);
+    });
+  });
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${o.name}: not ready after ${o.timeoutMs ?? 60_000} ms`)), o.timeoutMs ?? 60_000);
+    const onMessage = (msg: { type?: string; url?: string }) => {
+      if (msg.type === "ready" && msg.url) {
+        clearTimeout(timer);
+        child.off("message", onMessage);
+        resolve(msg.url);
+      }
+    };
+    child.on("message", onMessage);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${o.name}: exited with code ${code} before it was ready`));
+    });
+  });
+
+  return {
+    name: o.name,
+    url,
+    pid: child.pid as number,
+    async stats() {
+      const reply = new Promise<ChildStats>((resolve) => {
+        const timer = setTimeout(() => resolve({ rss: 0 }), 5_000);
+        const onMessage = (msg: ChildStats & { type?: string }) => {
+          if (msg.type === "stats") {
+            clearTimeout(timer);
+            child.off("message", onMessage);
+            resolve(msg);
+          }
+        };
+        child.on("message", onMessage);
+      });
+      child.send({ type: "stats" });
+      const s = await reply;
+      return { ...s, vmHwm: s.vmHwm ?? peakRssBytes(child.pid as number) };
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}

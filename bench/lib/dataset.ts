@@ -1,0 +1,139 @@
+// The benchmark's links, generated deterministically so the baseline server and the seeded database
+// hold the same aliases, and the request path lists (hot, Zipf, click-limited mixes, password form).
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** Bumped whenever the seeded rows change shape, so cached SQLite seeds are rebuilt. */
+export const DATASET_VERSION = 1;
+
+/** A bijective 32-bit mix (lowbias32): distinct indexes give distinct aliases, spread over the index. */
+function mix32(x: number): number {
+  x ^= x >>> 16;
+  x = Math.imul(x, 0x7feb352d);
+  x ^= x >>> 15;
+  x = Math.imul(x, 0x846ca68b);
+  x ^= x >>> 16;
+  return x >>> 0;
+}
+
+function base62(n: number, width: number): string {
+  let s = "";
+  do {
+    s = BASE62[n % 62] + s;
+    n = Math.floor(n / 62);
+  } while (n > 0);
+  return s.padStart(width, "0");
+}
+
+/** Plain links 0..count-1: 7-character aliases like real random ones (index 0 is the hot link). */
+export function plainAlias(i: number): string {
+  return "b" + base62(mix32(i), 6);
+}
+export function plainUrl(i: number): string {
+  return `https://example.com/articles/${i}?utm_source=snip`;
+}
+
+/** Links with a huge click limit: never exhausted, but every click takes the atomic counted path. */
+export const BIG_LIMITED = 100;
+export const BIG_LIMIT = 1_000_000_000;
+export function bigLimitedAlias(i: number): string {
+  return "L" + base62(mix32(i + 0x10000000), 6);
+}
+
+/** Links with small limits (100, 300, 900, ...): the first run out during warm-up, answering 403. */
+export const SMALL_LIMITED = 10;
+export function smallLimit(i: number): number {
+  return 100 * 3 ** i;
+}
+export function smallLimitedAlias(i: number): string {
+  return "S" + base62(mix32(i + 0x20000000), 6);
+}
+
+export const PASSWORD_ALIAS = "pwProtected1";
+export const PASSWORD = "bench-password";
+
+export interface LinkSpec {
+  alias: string;
+  url: string;
+  maxClicks: number | null;
+  password: boolean;
+}
+
+/** Every link of a dataset of `count` plain links, in a fixed order. */
+export function* allLinks(count: number): Generator<LinkSpec> {
+  for (let i = 0; i < count; i++) yield { alias: plainAlias(i), url: plainUrl(i), maxClicks: null, password: false };
+  for (let i = 0; i < BIG_LIMITED; i++) yield { alias: bigLimitedAlias(i), url: `https://example.com/limited/${i}`, maxClicks: BIG_LIMIT, password: false };
+  for (let i = 0; i < SMALL_LIMITED; i++) yield { alias: smallLimitedAlias(i), url: `https://example.com/small/${i}`, maxClicks: smallLimit(i), password: false };
+  yield { alias: PASSWORD_ALIAS, url: "https://example.com/secret", maxClicks: null, password: true };
+}
+
+/** Deterministic PRNG (mulberry32), so every run and every target gets the same sequence. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `draws` link indexes from Zipf(s) over 0..count-1 (index 0 the most popular), by inverse CDF. */
+export function zipfIndexes(count: number, draws: number, s = 1.1, seed = 42): Uint32Array {
+  const cdf = new Float64Array(count);
+  let sum = 0;
+  for (let k = 0; k < count; k++) {
+    sum += 1 / (k + 1) ** s;
+    cdf[k] = sum;
+  }
+  const rnd = prng(seed);
+  const out = new Uint32Array(draws);
+  for (let d = 0; d < draws; d++) {
+    const u = rnd() * sum;
+    let lo = 0;
+    let hi = count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((cdf[mid] as number) < u) lo = mid + 1;
+      else hi = mid;
+    }
+    out[d] = lo;
+  }
+  return out;
+}
+
+export type ScenarioName = "hot" | "zipf" | "limited" | "limited-403" | "password";
+export const SCENARIOS: readonly ScenarioName[] = ["hot", "zipf", "limited", "limited-403", "password"];
+
+export interface Scenario {
+  name: ScenarioName;
+  title: string;
+  /** Request paths, cycled in order by every load generator. */
+  paths: string[];
+  /** Statuses that are correct answers here (anything else counts as an error). */
+  expected: number[];
+}
+
+/** The request paths of every scenario, for a dataset of `count` plain links. */
+export function buildScenario(name: ScenarioName, count: number, pathCount = 100_000): Scenario {
+  const zipf = () => Array.from(zipfIndexes(count, pathCount), (i) => "/" + plainAlias(i));
+  switch (name) {
+    case "hot":
+      return { name, title: "one hot link", paths: ["/" + plainAlias(0)], expected: [302] };
+    case "zipf":
+      return { name, title: `${count.toLocaleString("en")} links, Zipf(1.1) access`, paths: zipf(), expected: [302] };
+    case "limited": {
+      const rnd = prng(7);
+      const paths = zipf().map((p, k) => (k % 20 === 19 ? "/" + bigLimitedAlias(Math.floor(rnd() * BIG_LIMITED)) : p));
+      return { name, title: `Zipf mix, 5% to click-limited links (limit ${BIG_LIMIT.toExponential(0)})`, paths, expected: [302] };
+    }
+    case "limited-403": {
+      const rnd = prng(11);
+      const paths = zipf().map((p, k) => (k % 20 === 19 ? "/" + smallLimitedAlias(Math.floor(rnd() * SMALL_LIMITED)) : p));
+      return { name, title: "Zipf mix, 5% to links with small limits (403 once used up)", paths, expected: [302, 403] };
+    }
+    case "password":
+      return { name, title: "password-protected link: the form page", paths: ["/" + PASSWORD_ALIAS], expected: [200] };
+  }
+}

@@ -1,0 +1,184 @@
+// Seeding and accounting: links rows go straight into the database before the service starts
+// (migrations from src/storage first), and clicks stored are read back after it has stopped.
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import SQLite from "better-sqlite3";
+import pg from "pg";
+import { openStorage } from "../../src/storage/db.js";
+import { migrateToLatest } from "../../src/storage/migrate.js";
+import { hashPassword } from "../../src/accounts/passwords.js";
+import { allLinks, DATASET_VERSION, PASSWORD, SMALL_LIMITED, smallLimitedAlias } from "./dataset.js";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+export const BENCH_DATA = join(ROOT, "bench", ".data");
+
+/** What the database holds after a run (compared with the 302 answers the load generator saw). */
+export interface ClickTotals {
+  /** SUM(links.click_count). */
+  clickCount: number;
+  /** Rows in clicks. */
+  clickRows: number;
+  /** Small-limited links: stored count and limit (the limit must hold exactly). */
+  limited: { alias: string; count: number; max: number }[];
+}
+
+/** Changes to the schema invalidate cached seeds. */
+function schemaFingerprint(): string {
+  const h = createHash("sha1");
+  const dir = join(ROOT, "src", "storage", "migrations");
+  for (const f of readdirSync(dir).sort()) h.update(f).update(readFileSync(join(dir, f)));
+  h.update(readFileSync(join(ROOT, "src", "storage", "migrate.ts")));
+  return h.digest("hex").slice(0, 10);
+}
+
+interface Row {
+  id: string;
+  alias: string;
+  url: string;
+  max_clicks: number | null;
+  password_hash: string | null;
+}
+
+async function rows(count: number): Promise<Row[]> {
+  const pwHash = await hashPassword(PASSWORD);
+  const out: Row[] = [];
+  for (const l of allLinks(count)) {
+    out.push({ id: "bench_" + l.alias, alias: l.alias, url: l.url, max_clicks: l.maxClicks, password_hash: l.password ? pwHash : null });
+  }
+  return out;
+}
+
+/**
+ * A migrated SQLite file holding the dataset, built once and cached under bench/.data/.
+ * Callers copy it (the service writes clicks into it).
+ */
+export async function sqliteSeed(count: number, log: (s: string) => void): Promise<string> {
+  mkdirSync(BENCH_DATA, { recursive: true });
+  const file = join(BENCH_DATA, `seed-v${DATASET_VERSION}-${schemaFingerprint()}-${count}.db`);
+  if (existsSync(file)) return file;
+  const t0 = performance.now();
+  const tmp = `${file}.${process.pid}.tmp`;
+  rmSync(tmp, { force: true });
+  const storage = await openStorage({ kind: "sqlite", file: tmp });
+  try {
+    await migrateToLatest(storage);
+    const db = storage.sqlite as SQLite.Database;
+    const insert = db.prepare(
+      "INSERT INTO links (id, domain, alias, url, ios_url, android_url, expires_at, max_clicks, password_hash, click_count, owner_id, created_at, updated_at) " +
+        "VALUES (?, '', ?, ?, NULL, NULL, NULL, ?, ?, 0, NULL, ?, ?)",
+    );
+    const now = Date.now();
+    const all = await rows(count);
+    db.transaction(() => {
+      for (const r of all) insert.run(r.id, r.alias, r.url, r.max_clicks, r.password_hash, now, now);
+    })();
+    db.pragma("optimize");
+    db.pragma("wal_checkpoint(TRUNCATE)");
+  } finally {
+    await storage.close();
+  }
+  for (const ext of ["-wal", "-shm"]) rmSync(tmp + ext, { force: true });
+  renameSync(tmp, file);
+  log(`seeded ${count.toLocaleString("en")} links into ${file} in ${((performance.now() - t0) / 1000).toFixed(1)} s (cached for later runs)`);
+  return file;
+}
+
+const LIMITED_ALIASES = Array.from({ length: SMALL_LIMITED }, (_, i) => smallLimitedAlias(i));
+
+export function sqliteTotals(file: string): ClickTotals {
+  const db = new SQLite(file, { readonly: true });
+  try {
+    const clickCount = Number((db.prepare("SELECT COALESCE(SUM(click_count), 0) AS n FROM links").get() as { n: number }).n);
+    const clickRows = Number((db.prepare("SELECT COUNT(*) AS n FROM clicks").get() as { n: number }).n);
+    const limited = (
+      db.prepare(`SELECT alias, click_count, max_clicks FROM links WHERE domain = '' AND alias IN (${LIMITED_ALIASES.map(() => "?").join(",")})`).all(...LIMITED_ALIASES) as {
+        alias: string;
+        click_count: number;
+        max_clicks: number;
+      }[]
+    ).map((r) => ({ alias: r.alias, count: Number(r.click_count), max: Number(r.max_clicks) }));
+    return { clickCount, clickRows, limited };
+  } finally {
+    db.close();
+  }
+}
+
+/** A database of its own on the server of TEST_DATABASE_URL, for one benchmark run. */
+export class PgBench {
+  readonly name = `snip_bench_${randomBytes(4).toString("hex")}`;
+  readonly url: string;
+
+  constructor(private readonly adminUrl: string) {
+    const u = new URL(adminUrl);
+    u.pathname = "/" + this.name;
+    this.url = u.toString();
+  }
+
+  private async admin<T>(fn: (c: pg.Client) => Promise<T>, url = this.adminUrl): Promise<T> {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      return await fn(c);
+    } finally {
+      await c.end();
+    }
+  }
+
+  async create(count: number, log: (s: string) => void): Promise<void> {
+    const t0 = performance.now();
+    await this.admin((c) => c.query(`CREATE DATABASE ${this.name}`));
+    const storage = await openStorage({ kind: "postgres", url: this.url });
+    try {
+      await migrateToLatest(storage);
+    } finally {
+      await storage.close();
+    }
+    const all = await rows(count);
+    const now = Date.now();
+    await this.admin(async (c) => {
+      await c.query("BEGIN");
+      const CHUNK = 50_000;
+      for (let i = 0; i < all.length; i += CHUNK) {
+        const part = all.slice(i, i + CHUNK);
+        await c.query(
+          `INSERT INTO links (id, domain, alias, url, max_clicks, password_hash, click_count, created_at, updated_at)
+           SELECT id, '', alias, url, max_clicks, password_hash, 0, $6, $6
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) AS t(id, alias, url, max_clicks, password_hash)`,
+          [part.map((r) => r.id), part.map((r) => r.alias), part.map((r) => r.url), part.map((r) => r.max_clicks), part.map((r) => r.password_hash), now],
+        );
+      }
+      await c.query("COMMIT");
+      await c.query("ANALYZE links");
+    }, this.url);
+    log(`created ${this.name} and seeded ${count.toLocaleString("en")} links in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  }
+
+  /** Back to zero clicks between scenarios. */
+  async reset(): Promise<void> {
+    await this.admin(async (c) => {
+      await c.query("TRUNCATE clicks, click_daily, click_breakdown, rate_events");
+      await c.query("UPDATE links SET click_count = 0 WHERE click_count <> 0");
+    }, this.url);
+  }
+
+  async totals(): Promise<ClickTotals> {
+    return this.admin(async (c) => {
+      const a = await c.query<{ n: string }>("SELECT COALESCE(SUM(click_count), 0) AS n FROM links");
+      const b = await c.query<{ n: string }>("SELECT COUNT(*) AS n FROM clicks");
+      const l = await c.query<{ alias: string; click_count: string; max_clicks: string }>(
+        "SELECT alias, click_count, max_clicks FROM links WHERE domain = '' AND alias = ANY($1)",
+        [LIMITED_ALIASES],
+      );
+      return {
+        clickCount: Number(a.rows[0]?.n ?? 0),
+        clickRows: Number(b.rows[0]?.n ?? 0),
+        limited: l.rows.map((r) => ({ alias: r.alias, count: Number(r.click_count), max: Number(r.max_clicks) })),
+      };
+    }, this.url);
+  }
+
+  async drop(): Promise<void> {
+    await this.admin((c) => c.query(`DROP DATABASE IF EXISTS ${this.name} WITH (FORCE)`));
+  }
+}

@@ -1,0 +1,451 @@
+// Redirect benchmark (issue #6): snip on SQLite (and PostgreSQL when TEST_DATABASE_URL is set) against
+// a bare node:http server answering 302 from a Map, same load, alternating rounds; then checks that
+// clicks stored equal the 302 answers sent. See bench/README.md.
+//
+//   npm run bench:redirect                       full run (1,000,000 links, 10 s per target, 2 rounds)
+//   npm run bench:redirect -- --smoke            CI: 20,000 links, ~1 s per target, one round
+//   options: --duration N --rounds N --warmup N --connections N --links N --scenarios hot,zipf,...
+//            --profile (node --cpu-prof on the snip children) --load autocannon|wrk --no-pg
+//            --quiet-wait S (before each round, wait up to S s for the machine to be idle)
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { buildScenario, SCENARIOS, type Scenario, type ScenarioName } from "./lib/dataset.js";
+import { type ChildStats, killAll, type ServerChild, startChild } from "./lib/children.js";
+import { BENCH_DATA, type ClickTotals, PgBench, sqliteSeed, sqliteTotals } from "./lib/db.js";
+import { autocannonRun, BROWSER_HEADERS, type LoadResult, mergeStatuses, wrkAvailable, wrkRun } from "./lib/load.js";
+import { formatSummary, summarise } from "./lib/cpuprofile.js";
+import { busyShare, waitQuiet } from "./lib/cpu.js";
+
+const BENCH_DIR = new URL(".", import.meta.url).pathname;
+
+const { values: args } = parseArgs({
+  options: {
+    smoke: { type: "boolean", default: false },
+    duration: { type: "string" },
+    warmup: { type: "string" },
+    rounds: { type: "string" },
+    connections: { type: "string", default: "50" },
+    links: { type: "string" },
+    scenarios: { type: "string" },
+    "pg-scenarios": { type: "string" },
+    profile: { type: "boolean", default: false },
+    load: { type: "string" },
+    "no-pg": { type: "boolean", default: false },
+    "quiet-wait": { type: "string" },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+
+if (args.help) {
+  console.log(`usage: npm run bench:redirect -- [--smoke] [--duration 10] [--warmup 2] [--rounds 2] [--connections 50]
+       [--links 1000000] [--scenarios ${SCENARIOS.join(",")}] [--pg-scenarios hot,...] [--profile]
+       [--load autocannon|wrk] [--no-pg] [--quiet-wait 0]
+PostgreSQL runs when TEST_DATABASE_URL is set (a database of its own is created and dropped).`);
+  process.exit(0);
+}
+
+const smoke = args.smoke;
+const num = (v: string | undefined, dflt: number) => (v === undefined ? dflt : Number(v));
+const opts = {
+  duration: num(args.duration, smoke ? 1 : 10),
+  warmup: num(args.warmup, smoke ? 0.5 : 2),
+  rounds: num(args.rounds, smoke ? 1 : 2),
+  quietWait: num(args["quiet-wait"], 0),
+  pause: smoke ? 200 : 500,
+  connections: num(args.connections, 50),
+  links: num(args.links, smoke ? 20_000 : 1_000_000),
+  scenarios: (args.scenarios?.split(",") ?? [...SCENARIOS]) as ScenarioName[],
+  // In the smoke run PostgreSQL does the hot link only (the time budget of CI); all of them otherwise.
+  pgScenarios: (args["pg-scenarios"]?.split(",") ?? (smoke ? ["hot"] : [...SCENARIOS])) as ScenarioName[],
+};
+for (const s of [...opts.scenarios, ...opts.pgScenarios]) {
+  if (!SCENARIOS.includes(s)) {
+    console.error(`unknown scenario "${s}" (known: ${SCENARIOS.join(", ")})`);
+    process.exit(2);
+  }
+}
+const pgUrl = args["no-pg"] ? undefined : process.env.TEST_DATABASE_URL?.trim() || undefined;
+const loadTool: "autocannon" | "wrk" = args.load === "wrk" || args.load === "autocannon" ? args.load : wrkAvailable() ? "wrk" : "autocannon";
+if (loadTool === "wrk" && !wrkAvailable()) {
+  console.error("--load wrk: wrk is not on PATH");
+  process.exit(2);
+}
+
+const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
+
+type TargetKind = "baseline" | "sqlite" | "postgres";
+const TARGET_LABEL: Record<TargetKind, string> = { baseline: "baseline node:http", sqlite: "snip SQLite", postgres: "snip PostgreSQL" };
+
+interface TargetRun {
+  kind: TargetKind;
+  child: ServerChild;
+  rounds: LoadResult[];
+  /** Share of the machine's CPU busy just before each round (other processes; should be near 0). */
+  busyBefore: number[];
+  /** Every answer this server gave the harness (probe, warm-up, rounds). */
+  statuses: Record<number, number>;
+  socketErrors: number;
+  /** Answers the server may have sent that the load generator did not count (wrk cut-off). */
+  inFlightBound: number;
+  /** Last measured rate, to size the next fixed-amount run. */
+  rate: number;
+  stats?: ChildStats;
+  exitCode?: number | null;
+  totals?: ClickTotals;
+  before?: ClickTotals;
+  probe?: { status: number; location: string | null };
+}
+
+interface ScenarioResult {
+  scenario: Scenario;
+  targets: TargetRun[];
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+function record(t: TargetRun, r: LoadResult): void {
+  mergeStatuses(t.statuses, r.statuses);
+  t.socketErrors += r.socketErrors;
+  t.inFlightBound += r.inFlightBound;
+  if (r.rps > 0) t.rate = r.rps;
+}
+
+async function load(t: TargetRun, paths: string[], seconds: number, workDir: string): Promise<LoadResult> {
+  if (loadTool === "wrk") return wrkRun({ url: t.child.url, paths, connections: opts.connections, seconds, workDir });
+  return autocannonRun({
+    url: t.child.url,
+    paths,
+    connections: opts.connections,
+    amount: Math.max(opts.connections * 4, t.rate * seconds),
+    maxSeconds: Math.max(seconds * 4, seconds + 15),
+  });
+}
+
+/** Warm-up in short fixed-amount chunks until `seconds` have passed; also measures the rate. */
+async function warmUp(t: TargetRun, paths: string[], seconds: number, workDir: string): Promise<void> {
+  const t0 = performance.now();
+  t.rate = 0;
+  for (;;) {
+    const left = seconds - (performance.now() - t0) / 1000;
+    if (left <= 0.05 && t.rate > 0) break;
+    const r =
+      loadTool === "wrk"
+        ? await wrkRun({ url: t.child.url, paths, connections: opts.connections, seconds: Math.max(1, left), workDir })
+        : await autocannonRun({
+            url: t.child.url,
+            paths,
+            connections: opts.connections,
+            amount: t.rate > 0 ? t.rate * left : opts.connections * 20,
+            maxSeconds: Math.max(left * 4, 15),
+          });
+    record(t, r);
+    if (t.rate === 0) break; // nothing answered at all; the rounds will show it
+  }
+}
+
+async function probe(t: TargetRun, path: string): Promise<void> {
+  const res = await fetch(t.child.url + path, { redirect: "manual", headers: BROWSER_HEADERS });
+  await res.arrayBuffer();
+  t.probe = { status: res.status, location: res.headers.get("location") };
+  t.statuses[res.status] = (t.statuses[res.status] ?? 0) + 1;
+}
+
+async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBench | null, workRoot: string): Promise<ScenarioResult> {
+  const scenario = buildScenario(name, opts.links);
+  log(`scenario ${name}: ${scenario.title}`);
+  const workDir = join(workRoot, name);
+  mkdirSync(workDir, { recursive: true });
+  const profileDir = join(BENCH_DATA, "profiles");
+  const nodeFlags = (target: string) =>
+    args.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=snip-${target}-${name}.cpuprofile`] : [];
+
+  const starts: Promise<TargetRun>[] = [];
+  const mk = async (kind: TargetKind, child: Promise<ServerChild>): Promise<TargetRun> => ({
+    kind,
+    child: await child,
+    rounds: [],
+    busyBefore: [],
+    statuses: {},
+    socketErrors: 0,
+    inFlightBound: 0,
+    rate: 0,
+  });
+  starts.push(mk("baseline", startChild({ name: "baseline", script: join(BENCH_DIR, "baseline-server.ts"), args: [String(opts.links)] })));
+
+  const snipEnv = (dataDir: string, databaseUrl: string) => ({
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    BASE_URL: "http://127.0.0.1",
+    LOG_LEVEL: "warn",
+  });
+  let sqliteFile: string | null = null;
+  if (opts.scenarios.includes(name)) {
+    const dataDir = join(workDir, "sqlite");
+    mkdirSync(dataDir, { recursive: true });
+    sqliteFile = join(dataDir, "snip.db");
+    copyFileSync(sqliteSeedFile, sqliteFile);
+    starts.push(mk("sqlite", startChild({ name: "snip-sqlite", script: join(BENCH_DIR, "snip-server.ts"), env: snipEnv(dataDir, `sqlite:${sqliteFile}`), nodeFlags: nodeFlags("sqlite") })));
+  }
+  let pgBefore: ClickTotals | undefined;
+  if (pg && opts.pgScenarios.includes(name)) {
+    await pg.reset();
+    pgBefore = await pg.totals();
+    const dataDir = join(workDir, "pg");
+    mkdirSync(dataDir, { recursive: true });
+    starts.push(mk("postgres", startChild({ name: "snip-postgres", script: join(BENCH_DIR, "snip-server.ts"), env: snipEnv(dataDir, pg.url), nodeFlags: nodeFlags("postgres") })));
+  }
+  const targets = await Promise.all(starts);
+  for (const t of targets) if (t.kind === "postgres") t.before = pgBefore;
+  for (const t of targets) if (t.kind === "sqlite" && sqliteFile) t.before = sqliteTotals(sqliteFile);
+
+  // Same first answer from every target (the probe is counted like any other request).
+  for (const t of targets) await probe(t, scenario.paths[0] as string);
+  const base = targets[0] as TargetRun;
+  for (const t of targets.slice(1)) {
+    if (t.probe?.status !== base.probe?.status || t.probe?.location !== base.probe?.location) {
+      log(`WARNING ${TARGET_LABEL[t.kind]} answered ${t.probe?.status} ${t.probe?.location ?? ""}, baseline ${base.probe?.status} ${base.probe?.location ?? ""}`);
+    }
+  }
+
+  for (const t of targets) await warmUp(t, scenario.paths, opts.warmup, workDir);
+  for (let r = 0; r < opts.rounds; r++) {
+    for (const t of targets) {
+      // The pause lets the previous service's click flush finish; it also measures what else runs.
+      const busy = opts.quietWait > 0 ? await waitQuiet(opts.quietWait) : await busyShare(opts.pause);
+      if (busy !== null) t.busyBefore.push(busy);
+      const res = await load(t, scenario.paths, opts.duration, workDir);
+      record(t, res);
+      t.rounds.push(res);
+      log(
+        `  round ${r + 1} ${TARGET_LABEL[t.kind].padEnd(18)} ${res.rps.toFixed(0).padStart(7)} req/s  p50 ${res.p50.toFixed(2)} ms  p99 ${res.p99.toFixed(2)} ms` +
+          (busy === null ? "" : `  (machine ${(busy * 100).toFixed(0)}% busy before)`),
+      );
+    }
+  }
+
+  for (const t of targets) t.stats = await t.child.stats();
+  for (const t of targets) t.exitCode = await t.child.stop();
+  for (const t of targets) {
+    if (t.kind === "sqlite" && sqliteFile) t.totals = sqliteTotals(sqliteFile);
+    if (t.kind === "postgres" && pg) t.totals = await pg.totals();
+  }
+  if (args.profile) {
+    for (const t of targets) {
+      if (t.kind === "baseline") continue;
+      const file = join(profileDir, `snip-${t.kind}-${name}.cpuprofile`);
+      try {
+        console.log(`\n--- CPU profile: ${TARGET_LABEL[t.kind]}, ${scenario.title} (${file}) ---\n${formatSummary(summarise(file), 25)}`);
+      } catch (err) {
+        log(`no profile at ${file}: ${(err as Error).message}`);
+      }
+    }
+  }
+  return { scenario, targets };
+}
+
+// ---- report -------------------------------------------------------------------------------------
+
+const fmtInt = (n: number) => Math.round(n).toLocaleString("en");
+const mb = (b: number | null | undefined) => (b ? `${(b / 1048576).toFixed(0)} MB` : "?");
+
+interface Derived {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  sent302: number;
+  clicksOk: boolean | null;
+  clicksText: string;
+  limitsOk: boolean;
+}
+
+function derive(t: TargetRun, s: Scenario): Derived {
+  const rps = median(t.rounds.map((r) => r.rps));
+  const p50 = median(t.rounds.map((r) => r.p50));
+  const p99 = median(t.rounds.map((r) => r.p99));
+  let unexpected = 0;
+  for (const [code, n] of Object.entries(t.statuses)) if (!s.expected.includes(Number(code))) unexpected += n;
+  const sent302 = t.statuses[302] ?? 0;
+  let clicksOk: boolean | null = null;
+  let clicksText = "-";
+  let limitsOk = true;
+  if (t.totals && t.before) {
+    const count = t.totals.clickCount - t.before.clickCount;
+    const rows = t.totals.clickRows - t.before.clickRows;
+    const exact = count === sent302 && rows === sent302;
+    const slack = t.inFlightBound;
+    const within = count >= sent302 && count <= sent302 + slack && rows >= sent302 && rows <= sent302 + slack;
+    clicksOk = exact || (slack > 0 && within);
+    clicksText = `${fmtInt(count)} / ${fmtInt(rows)} ${exact ? "MATCH" : clicksOk ? `MATCH (±${slack} cut off by wrk)` : "MISMATCH"}`;
+    if (s.name === "limited-403") limitsOk = t.totals.limited.every((l) => l.count <= l.max);
+  }
+  if (t.exitCode !== 0 && t.kind !== "baseline") clicksOk = false;
+  return { rps, p50, p99, errors: unexpected + t.socketErrors, sent302, clicksOk, clicksText, limitsOk };
+}
+
+function table(rows: string[][]): string {
+  const widths = (rows[0] as string[]).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join("  ")).join("\n");
+}
+
+function printScenario(res: ScenarioResult): void {
+  const { scenario } = res;
+  const base = derive(res.targets[0] as TargetRun, scenario);
+  const rows: string[][] = [["target", "req/s", "p50 ms", "p99 ms", "errors", "rps ratio", "p99 ratio", "302s sent", "clicks stored (sum click_count / rows)"]];
+  for (const t of res.targets) {
+    const d = derive(t, scenario);
+    rows.push([
+      TARGET_LABEL[t.kind],
+      fmtInt(d.rps),
+      d.p50.toFixed(2),
+      d.p99.toFixed(2),
+      String(d.errors),
+      t.kind === "baseline" ? "1.00" : (d.rps / base.rps).toFixed(2),
+      t.kind === "baseline" ? "1.00" : (d.p99 / base.p99).toFixed(2),
+      fmtInt(d.sent302),
+      t.kind === "baseline" ? "(not recorded)" : d.clicksText,
+    ]);
+  }
+  console.log(`\n=== ${scenario.name}: ${scenario.title} ===`);
+  console.log(table(rows));
+  for (const t of res.targets) {
+    const statuses = Object.entries(t.statuses)
+      .map(([c, n]) => `${c}: ${fmtInt(n)}`)
+      .join(", ");
+    const perRound = t.rounds.map((r) => fmtInt(r.rps)).join(" / ");
+    let extra = "";
+    if (t.kind !== "baseline" && t.stats) {
+      extra = `; peak RSS ${mb(t.stats.vmHwm)}, heap ${mb(t.stats.heapUsed)}, cached links ${fmtInt(t.stats.cachedLinks ?? 0)}, exit ${t.exitCode}`;
+    } else if (t.stats) {
+      extra = `; RSS ${mb(t.stats.rss)}`;
+    }
+    console.log(`  ${TARGET_LABEL[t.kind]}: rounds ${perRound} req/s; all answers ${statuses}${t.socketErrors ? `, socket errors ${t.socketErrors}` : ""}${extra}`);
+    if (scenario.name === "limited-403" && t.totals) {
+      const l = t.totals.limited;
+      console.log(`    small limits held: ${l.filter((x) => x.count <= x.max).length}/${l.length} (${l.map((x) => `${fmtInt(x.count)}/${fmtInt(x.max)}`).join(", ")})`);
+    }
+  }
+}
+
+interface Verdict {
+  line: string;
+  ok: boolean | null;
+}
+
+function verdicts(results: ScenarioResult[]): Verdict[] {
+  const get = (name: ScenarioName, kind: TargetKind) => {
+    const r = results.find((x) => x.scenario.name === name);
+    const t = r?.targets.find((x) => x.kind === kind);
+    return r && t ? derive(t, r.scenario) : null;
+  };
+  const out: Verdict[] = [];
+  const hb = get("hot", "baseline");
+  const hs = get("hot", "sqlite");
+  if (hb && hs) {
+    out.push({ line: `one hot link, SQLite: rps ${(hs.rps / hb.rps).toFixed(2)} of baseline (goal >= 0.75)`, ok: hs.rps >= 0.75 * hb.rps });
+    out.push({ line: `one hot link, SQLite: p99 ${(hs.p99 / hb.p99).toFixed(2)}x baseline (goal <= 2)`, ok: hs.p99 <= 2 * hb.p99 });
+    out.push({ line: `one hot link, SQLite: ${hs.errors} errors (goal 0)`, ok: hs.errors === 0 });
+    out.push({ line: `one hot link, SQLite: clicks stored = 302s sent (${hs.clicksText})`, ok: hs.clicksOk });
+  } else {
+    out.push({ line: "one hot link, SQLite: not run", ok: null });
+  }
+  const zs = get("zipf", "sqlite");
+  if (zs && hs) {
+    out.push({ line: `${opts.links.toLocaleString("en")} links Zipf, SQLite: ${(zs.rps / hs.rps).toFixed(2)} of the one-hot-link figure (goal >= 0.9)`, ok: zs.rps >= 0.9 * hs.rps });
+  } else {
+    out.push({ line: "links Zipf, SQLite: not run", ok: null });
+  }
+  const hp = get("hot", "postgres");
+  if (hp && hb) {
+    out.push({ line: `one hot link, PostgreSQL: rps ${(hp.rps / hb.rps).toFixed(2)} of baseline (goal >= 0.6)`, ok: hp.rps >= 0.6 * hb.rps });
+  } else {
+    out.push({ line: "one hot link, PostgreSQL: not run (set TEST_DATABASE_URL)", ok: null });
+  }
+  return out;
+}
+
+/** Correctness, which fails the run: errors, clicks stored != 302s, a click limit exceeded, a crashed child. */
+function failures(results: ScenarioResult[]): string[] {
+  const out: string[] = [];
+  for (const r of results) {
+    for (const t of r.targets) {
+      const d = derive(t, r.scenario);
+      const where = `${r.scenario.name} / ${TARGET_LABEL[t.kind]}`;
+      if (d.errors > 0) out.push(`${where}: ${d.errors} errors (unexpected statuses or socket errors)`);
+      if (d.clicksOk === false) out.push(`${where}: clicks stored do not match 302s sent (${d.clicksText}, exit ${t.exitCode})`);
+      if (!d.limitsOk) out.push(`${where}: a click limit was exceeded`);
+      if (t.rounds.every((x) => x.completed === 0)) out.push(`${where}: no request was answered`);
+    }
+  }
+  return out;
+}
+
+// ---- main ---------------------------------------------------------------------------------------
+
+async function main(): Promise<number> {
+  const t0 = performance.now();
+  log(
+    `${smoke ? "SMOKE run" : "full run"}: ${opts.links.toLocaleString("en")} links, ${opts.connections} connections, ${opts.duration} s x ${opts.rounds} round(s) per target ` +
+      `after ${opts.warmup} s warm-up, load generator ${loadTool}, PostgreSQL ${pgUrl ? "on" : "off"}`,
+  );
+  const seed = await sqliteSeed(opts.links, log);
+  let pg: PgBench | null = null;
+  const workRoot = mkdtempSync(join(tmpdir(), "snip-bench-"));
+  const results: ScenarioResult[] = [];
+  try {
+    if (pgUrl) {
+      pg = new PgBench(pgUrl);
+      await pg.create(opts.links, log);
+    }
+    const names = SCENARIOS.filter((s) => opts.scenarios.includes(s) || (pg && opts.pgScenarios.includes(s)));
+    for (const name of names) results.push(await runScenario(name, seed, pg, workRoot));
+  } finally {
+    killAll();
+    await pg?.drop().catch((err: unknown) => log(`could not drop ${pg?.name}: ${(err as Error).message}`));
+    rmSync(workRoot, { recursive: true, force: true });
+  }
+
+  console.log(
+    `\nsnip redirect benchmark: ${opts.links.toLocaleString("en")} links, ${opts.connections} connections, browser user agent, ` +
+      `${opts.duration} s x ${opts.rounds} round(s) per target (median), warm-up ${opts.warmup} s, load generator ${loadTool}, node ${process.version}`,
+  );
+  for (const r of results) printScenario(r);
+
+  const busiest = Math.max(0, ...results.flatMap((r) => r.targets.flatMap((t) => t.busyBefore)));
+  if (busiest > 0.25) {
+    console.log(
+      `\nWARNING: the machine was up to ${(busiest * 100).toFixed(0)}% busy with other work just before a round; ` +
+        "ratios are unreliable (rerun on a quiet machine, or with --quiet-wait 60).",
+    );
+  }
+  console.log("\n=== goals (issue #6) ===");
+  for (const v of verdicts(results)) console.log(`${v.ok === null ? "SKIPPED   " : v.ok ? "PASS      " : "BELOW GOAL"}  ${v.line}`);
+  const fails = failures(results);
+  console.log(`\n=== correctness ===`);
+  if (fails.length === 0) console.log("OK: no errors, clicks stored = 302s sent in every scenario, click limits held");
+  for (const f of fails) console.log(`FAIL  ${f}`);
+  log(`done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  return fails.length === 0 ? 0 : 1;
+}
+
+process.once("SIGINT", () => {
+  killAll();
+  process.exit(130);
+});
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err);
+    killAll();
+    process.exit(1);
+  },
+);

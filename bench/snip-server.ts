@@ -1,0 +1,51 @@
+// The real service for the benchmark: startServer(loadConfig(env)) from src/, as `snip serve` runs it,
+// in a child process of bench/redirect.ts. Env: DATA_DIR, DATABASE_URL, PORT, LOG_LEVEL, BASE_URL.
+// Reports {type:"ready", url} over IPC; answers {type:"stats"}; SIGTERM stops it the way serveForever
+// does (drain, flush buffered clicks, close the database) and exits 0.
+import { readFileSync } from "node:fs";
+import { loadConfig } from "../src/config.js";
+import { startServer } from "../src/main.js";
+
+function vmHwmBytes(): number | null {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync("/proc/self/status", "utf8"));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+const server = await startServer(loadConfig(process.env));
+process.send?.({ type: "ready", url: server.url });
+
+process.on("message", (msg: { type?: string }) => {
+  if (msg.type !== "stats") return;
+  const mem = process.memoryUsage();
+  process.send?.({
+    type: "stats",
+    rss: mem.rss,
+    heapUsed: mem.heapUsed,
+    vmHwm: vmHwmBytes(),
+    cachedLinks: server.ctx.redirects.cache.size,
+    pendingClicks: server.ctx.clicks.pending,
+  });
+});
+
+let stopping = false;
+const shutdown = () => {
+  if (stopping) return;
+  stopping = true;
+  const timer = setTimeout(() => process.exit(1), 15_000);
+  timer.unref();
+  server.stop().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error("snip-server: shutdown failed", err);
+      process.exit(1);
+    },
+  );
+};
+process.once("SIGTERM", shutdown);
+process.once("SIGINT", shutdown);
+// The parent went away: stop too, rather than linger.
+process.once("disconnect", shutdown);

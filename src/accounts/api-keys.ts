@@ -1,0 +1,164 @@
+// API keys: create (secret shown once, SHA-256 stored), list, revoke, and authenticate a Bearer secret.
+import type { Db, Dialect, Storage } from "../storage/db.js";
+import type { RateEvents } from "../storage/rate-events.js";
+import type { ApiKeyRow, UserRow } from "../storage/schema.js";
+import type { Clock } from "../shared/clock.js";
+import { iso } from "../shared/clock.js";
+import { DomainError, invalid } from "../shared/errors.js";
+import { newId, randomToken, sha256Hex } from "../shared/ids.js";
+import { CreationWindow } from "./api-creation-window.js";
+import { ApiAbuseThrottle } from "./api-abuse.js";
+
+export const KEY_PREFIX = "snip_";
+/** "snip_" + 32 random bytes in base64url (43 characters). */
+export const KEY_RE = /^snip_[A-Za-z0-9_-]{43}$/;
+/** Characters of the secret kept for display: "snip_" + 7. */
+const DISPLAY_PREFIX_LENGTH = 12;
+/** Live (not revoked) keys one account may hold. */
+export const MAX_LIVE_KEYS = 25;
+/** last_used_at is written at most this often per key. */
+const TOUCH_EVERY_MS = 60_000;
+
+export interface PublicApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export function publicApiKey(k: ApiKeyRow): PublicApiKey {
+  return { id: k.id, name: k.name, prefix: k.prefix, created_at: iso(k.created_at), last_used_at: iso(k.last_used_at), revoked_at: iso(k.revoked_at) };
+}
+
+function checkKeyName(raw: string): string {
+  const name = raw.trim();
+  if (name.length < 1) throw invalid("name", "must not be empty");
+  if (name.length > 100) throw invalid("name", "must be at most 100 characters");
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) throw invalid("name", "must not contain control characters");
+  return name;
+}
+
+export interface AuthenticatedKey {
+  key: ApiKeyRow;
+  user: UserRow;
+}
+
+export class ApiKeyService {
+  private readonly db: Db;
+  private readonly dialect: Dialect;
+  private readonly clock: Clock;
+  /** The per-key creation limit of the external API (100 per sliding hour). */
+  readonly creations: CreationWindow;
+  /** Throttles on failing external-API requests (per key, per address). */
+  readonly abuse: ApiAbuseThrottle;
+
+  constructor(deps: { storage: Pick<Storage, "db" | "dialect" | "sqlite">; clock: Clock; rate: RateEvents }) {
+    this.db = deps.storage.db;
+    this.dialect = deps.storage.dialect;
+    this.clock = deps.clock;
+    this.creations = new CreationWindow(deps.storage, deps.clock);
+    this.abuse = new ApiAbuseThrottle(deps.rate, deps.clock);
+  }
+
+  /** Creates a key; the secret is returned here and never again. */
+  async create(user: UserRow, rawName: string): Promise<{ key: ApiKeyRow; secret: string }> {
+    const name = checkKeyName(rawName);
+    const secret = KEY_PREFIX + randomToken(32);
+    const now = this.clock.now();
+    const key: ApiKeyRow = {
+      id: newId(),
+      user_id: user.id,
+      name,
+      prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH),
+      secret_hash: sha256Hex(secret),
+      created_at: now,
+      last_used_at: null,
+      revoked_at: null,
+    };
+    await this.db.transaction().execute(async (trx) => {
+      // Lock the owner row (PostgreSQL) so two concurrent creations cannot both pass the cap;
+      // SQLite runs transactions one at a time on its single connection.
+      await trx
+        .selectFrom("users")
+        .select("id")
+        .where("id", "=", user.id)
+        .$if(this.dialect === "postgres", (q) => q.forUpdate())
+        .executeTakeFirst();
+      const live = await trx
+        .selectFrom("api_keys")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("user_id", "=", user.id)
+        .where("revoked_at", "is", null)
+        .executeTakeFirstOrThrow();
+      if (Number(live.n) >= MAX_LIVE_KEYS) {
+        throw new DomainError("limit_reached", `An account can hold at most ${MAX_LIVE_KEYS} active API keys; revoke one first`);
+      }
+      await trx.insertInto("api_keys").values(key).execute();
+    });
+    return { key, secret };
+  }
+
+  /** The user's keys, newest first, revoked ones included. */
+  async list(user: UserRow): Promise<ApiKeyRow[]> {
+    return this.db.selectFrom("api_keys").selectAll().where("user_id", "=", user.id).orderBy("created_at", "desc").orderBy("id", "desc").execute();
+  }
+
+  /** Revokes the user's key (idempotent); another user's key or an unknown id is not_found. */
+  async revoke(user: UserRow, id: string): Promise<ApiKeyRow> {
+    const now = this.clock.now();
+    await this.db.updateTable("api_keys").set({ revoked_at: now }).where("id", "=", id).where("user_id", "=", user.id).where("revoked_at", "is", null).execute();
+    const key = await this.db.selectFrom("api_keys").selectAll().where("id", "=", id).where("user_id", "=", user.id).executeTakeFirst();
+    if (!key) throw new DomainError("not_found", "No such API key");
+    return key;
+  }
+
+  /** The live key and its account for a Bearer secret; invalid_api_key otherwise. */
+  async authenticate(secret: string | null): Promise<AuthenticatedKey> {
+    if (secret === null) throw new DomainError("invalid_api_key", "Send the API key as Authorization: Bearer <key>");
+    if (!KEY_RE.test(secret)) throw new DomainError("invalid_api_key", "The API key is malformed");
+    const row = await this.db
+      .selectFrom("api_keys")
+      .innerJoin("users", "users.id", "api_keys.user_id")
+      .selectAll("users")
+      .select([
+        "api_keys.id as key_id",
+        "api_keys.name as key_name",
+        "api_keys.prefix as key_prefix",
+        "api_keys.secret_hash as key_secret_hash",
+        "api_keys.created_at as key_created_at",
+        "api_keys.last_used_at as key_last_used_at",
+        "api_keys.revoked_at as key_revoked_at",
+      ])
+      .where("api_keys.secret_hash", "=", sha256Hex(secret))
+      .executeTakeFirst();
+    if (!row || row.key_revoked_at !== null) throw new DomainError("invalid_api_key", "The API key is unknown or revoked");
+    const { key_id, key_name, key_prefix, key_secret_hash, key_created_at, key_last_used_at, key_revoked_at, ...user } = row;
+    const key: ApiKeyRow = {
+      id: key_id,
+      user_id: user.id,
+      name: key_name,
+      prefix: key_prefix,
+      secret_hash: key_secret_hash,
+      created_at: key_created_at,
+      last_used_at: key_last_used_at,
+      revoked_at: key_revoked_at,
+    };
+    await this.touch(key);
+    return { key, user };
+  }
+
+  /** Records use, at most once a minute per key (the WHERE keeps concurrent requests to one write). */
+  private async touch(key: ApiKeyRow): Promise<void> {
+    const now = this.clock.now();
+    if (key.last_used_at !== null && now - key.last_used_at < TOUCH_EVERY_MS) return;
+    await this.db
+      .updateTable("api_keys")
+      .set({ last_used_at: now })
+      .where("id", "=", key.id)
+      .where((eb) => eb.or([eb("last_used_at", "is", null), eb("last_used_at", "<=", now - TOUCH_EVERY_MS)]))
+      .execute();
+    key.last_used_at = now;
+  }
+}

@@ -1,0 +1,50 @@
+// TypeBox schemas of the link object and link inputs (API.md, Links), shared by the dashboard and external routes.
+import { Type } from "typebox";
+import { Body } from "./schemas.js";
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+export const LinkSchema = Type.Object({
+  id: Type.String(),
+  short_url: Type.String(),
+  alias: Type.String(),
+  domain: Nullable(Type.String()),
+  url: Type.String(),
+  ios_url: Nullable(Type.String()),
+  android_url: Nullable(Type.String()),
+  expires_at: Nullable(Type.String()),
+  max_clicks: Nullable(Type.Integer()),
+  has_password: Type.Boolean(),
+  click_count: Type.Integer(),
+  owner_id: Nullable(Type.String()),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+
+// Lengths here only stop absurd payloads early; the links feature owns the real rules and messages.
+const Url = Type.String({ maxLength: 8192 });
+const Alias = Type.String({ maxLength: 200 });
+
+export const CreateLinkBody = Body({
+  url: Url,
+  alias: Type.Optional(Nullable(Alias)),
+  domain: Type.Optional(Nullable(Type.String({ maxLength: 300 }))),
+  expires_at: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+  max_clicks: Type.Optional(Nullable(Type.Integer())),
+  password: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+  ios_url: Type.Optional(Nullable(Url)),
+  android_url: Type.Optional(Nullable(Url)),
+});
+
+export const UpdateLinkBody = Body({
+  url: Type.Optional(Url),
+  alias: Type.Optional(Alias),
+  domain: Type.Optional(Nullable(Type.String({ maxLength: 300 }))),
+  expires_at: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+  max_clicks: Type.Optional(Nullable(Type.Integer())),
+  password: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+  ios_url: Type.Optional(Nullable(Url)),
+  android_url: Type.Optional(Nullable(Url)),
+});
+
+export const LinkReply = Type.Object({ status: Type.Literal("success"), link: LinkSchema });

@@ -1,0 +1,108 @@
+// Short-link redirect at the root (API.md, Short-link redirect): GET|HEAD /:alias, and POST /:alias
+// for the link-password form. HTML pages for browsers, JSON errors for clients that prefer JSON.
+import { Type } from "typebox";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { App } from "../app.js";
+import type { AppContext } from "../../context.js";
+import type { Outcome, Visit } from "../../redirect/resolve-link.js";
+import { errorPage, escapeHtml, page, prefersJson } from "../pages.js";
+import { errors } from "../schemas.js";
+
+const FORM_LIMIT = 4096;
+const NO_STORE = "private, no-store";
+
+const ERRORS = {
+  not_found: { status: 404, code: "not_found", title: "Link not found", message: "This short link does not exist or was deleted." },
+  expired: { status: 410, code: "expired", title: "Link expired", message: "This short link has expired." },
+  click_limit: { status: 403, code: "click_limit_reached", title: "Click limit reached", message: "This short link has reached its maximum number of clicks." },
+  rate_limited: { status: 429, code: "rate_limited", title: "Too many attempts", message: "Too many wrong passwords for this link; try again later." },
+} as const;
+
+function header(req: FastifyRequest, name: string): string {
+  const v = req.headers[name];
+  return (Array.isArray(v) ? v[0] : v) ?? "";
+}
+
+function visitOf(ctx: AppContext, req: FastifyRequest, alias: string): Visit {
+  const country = ctx.config.trustProxy !== false ? header(req, ctx.config.countryHeader).trim().slice(0, 16) || null : null;
+  return {
+    host: req.hostname,
+    alias,
+    userAgent: header(req, "user-agent").slice(0, 1024),
+    referer: header(req, "referer").slice(0, 2048),
+    ip: req.ip,
+    country,
+  };
+}
+
+export function passwordForm(wrong: boolean): string {
+  return page(
+    "Password required",
+    `<h1>This link is protected</h1><p>Enter the link's password to continue.</p>` +
+      (wrong ? `<p class="err" role="alert">${escapeHtml("Wrong password. Try again.")}</p>` : "") +
+      `<form method="post"><input type="password" name="password" aria-label="Password" autocomplete="off" required maxlength="200" autofocus>` +
+      `<button type="submit">Continue</button></form>`,
+  );
+}
+
+function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): FastifyReply {
+  reply.header("cache-control", NO_STORE);
+  switch (outcome.kind) {
+    case "redirect":
+      return reply.code(302).header("location", outcome.location).send();
+    case "password":
+      return reply
+        .code(outcome.wrong ? 401 : 200)
+        .header("x-robots-tag", "noindex")
+        .type("text/html; charset=utf-8")
+        .send(passwordForm(outcome.wrong));
+    default: {
+      const e = ERRORS[outcome.kind];
+      if (outcome.kind === "rate_limited") reply.header("retry-after", String(outcome.retryAfter));
+      reply.code(e.status);
+      if (prefersJson(req.headers.accept)) return reply.type("application/json; charset=utf-8").send({ status: "error", code: e.code, message: e.message });
+      return reply.type("text/html; charset=utf-8").send(errorPage(e.status, e.title, e.message));
+    }
+  }
+}
+
+const Params = Type.Object({ alias: Type.String() });
+
+export async function redirectRoutes(app: App, ctx: AppContext): Promise<void> {
+  app.get(
+    "/:alias",
+    {
+      schema: {
+        tags: ["redirect"],
+        summary: "Open a short link: 302 to the destination, or 404/410/403, or the password form (HEAD answers alike)",
+        params: Params,
+        response: errors(403, 404, 410),
+      },
+    },
+    async (req, reply) => answer(req, reply, await ctx.redirects.visit(visitOf(ctx, req, req.params.alias))),
+  );
+
+  // The password form posts urlencoded; a parser of its own, small, for this route only.
+  await app.register(async (plain) => {
+    const scope = plain as unknown as App;
+    scope.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string", bodyLimit: FORM_LIMIT }, (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(String(body))));
+    });
+    scope.post(
+      "/:alias",
+      {
+        bodyLimit: FORM_LIMIT,
+        // Not a session action: the link password is the credential, throttled per link and IP.
+        config: { csrf: false },
+        schema: {
+          tags: ["redirect"],
+          summary: "Submit a link's password (form field password): 302 when right, 401 with the form when wrong",
+          params: Params,
+          body: Type.Object({ password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }),
+          response: errors(400, 403, 404, 410, 413, 429),
+        },
+      },
+      async (req, reply) => answer(req, reply, await ctx.redirects.unlock(visitOf(ctx, req, req.params.alias), req.body.password)),
+    );
+  });
+}

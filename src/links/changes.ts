@@ -1,0 +1,47 @@
+// Link change notifications (edit, delete, create): the redirect cache listens to drop stale entries,
+// on this instance at once and on the others through the storage change feed.
+import type { ChangeFeed } from "../storage/db.js";
+
+export const LINK_CHANNEL = "link_changed";
+
+export interface LinkKey {
+  domain: string;
+  alias: string;
+}
+
+type Listener = (key: LinkKey) => void;
+
+export class LinkChanges {
+  private readonly listeners: Listener[] = [];
+
+  constructor(private readonly feed: ChangeFeed) {
+    feed.subscribe(LINK_CHANNEL, (payload) => {
+      const key = parseKey(payload);
+      if (key) this.emit(key);
+    });
+  }
+
+  /** Listeners hear every change, local or from another instance (possibly twice; they must be idempotent). */
+  listen(fn: Listener): void {
+    this.listeners.push(fn);
+  }
+
+  async publish(keys: LinkKey[]): Promise<void> {
+    for (const k of keys) this.emit(k);
+    await Promise.all(keys.map((k) => this.feed.publish(LINK_CHANNEL, JSON.stringify([k.domain, k.alias]))));
+  }
+
+  private emit(key: LinkKey): void {
+    for (const fn of this.listeners) fn(key);
+  }
+}
+
+function parseKey(payload: string): LinkKey | null {
+  try {
+    const v: unknown = JSON.parse(payload);
+    if (Array.isArray(v) && typeof v[0] === "string" && typeof v[1] === "string") return { domain: v[0], alias: v[1] };
+  } catch {
+    /* ignore foreign payloads */
+  }
+  return null;
+}

@@ -1,0 +1,104 @@
+// Creating a link: who may set which option, validation, plan limits, alias uniqueness under races.
+import { DomainError } from "../shared/errors.js";
+import { newId } from "../shared/ids.js";
+import type { LinkRow, UserRow } from "../storage/schema.js";
+import { hashPassword } from "../accounts/passwords.js";
+import { planLimits, requireCapability } from "../accounts/plans.js";
+import { GENERATE_ATTEMPTS, generateAlias, isUniqueViolation } from "./aliases.js";
+import { announce, type LinkDeps } from "./deps.js";
+import { checkAlias, checkDomain, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry } from "./validate.js";
+
+export const SIGNED_OUT_LIFETIME_MS = 5 * 60_000;
+
+export interface CreateLinkInput {
+  url: string;
+  alias?: string | null;
+  domain?: string | null;
+  expires_at?: string | null;
+  max_clicks?: number | null;
+  password?: string | null;
+  ios_url?: string | null;
+  android_url?: string | null;
+}
+
+export interface CreateLinkOptions {
+  /** Where the request came from; reserved for auditing and events. */
+  via?: "dashboard" | "api";
+}
+
+const SIGNED_IN_OPTIONS = ["domain", "expires_at", "max_clicks", "password", "ios_url", "android_url"] as const;
+
+export function requireActive(actor: UserRow): void {
+  if (actor.status !== "active") throw new DomainError("account_inactive", "This account is suspended");
+}
+
+export async function createLink(deps: LinkDeps, actor: UserRow | null, input: CreateLinkInput, _opts: CreateLinkOptions = {}): Promise<LinkRow> {
+  const now = deps.clock.now();
+  if (!actor) {
+    const used = SIGNED_IN_OPTIONS.filter((f) => input[f] !== undefined && input[f] !== null && input[f] !== "");
+    if (used.length > 0) throw new DomainError("unauthenticated", `Sign in to use ${used.join(", ")}; signed out, only url and alias are accepted`);
+  } else {
+    requireActive(actor);
+  }
+
+  const url = normalizeDestination(String(input.url ?? ""), "url", deps.ownHost);
+  const wanted = input.alias === undefined || input.alias === null || input.alias === "" ? null : checkAlias(input.alias);
+  const domain = checkDomain(input.domain, deps.ownHost);
+  const ios = input.ios_url == null ? null : normalizeDestination(input.ios_url, "ios_url", deps.ownHost);
+  const android = input.android_url == null ? null : normalizeDestination(input.android_url, "android_url", deps.ownHost);
+
+  let expiresAt: number | null = actor ? null : now + SIGNED_OUT_LIFETIME_MS;
+  let maxClicks: number | null = null;
+  let passwordHash: string | null = null;
+  if (actor) {
+    if (input.expires_at != null) {
+      requireCapability(actor.plan, "link_expiration", "Link expiration");
+      expiresAt = parseExpiry(input.expires_at, now);
+    }
+    if (input.max_clicks != null) {
+      requireCapability(actor.plan, "link_max_clicks", "A maximum number of clicks");
+      maxClicks = checkMaxClicks(input.max_clicks);
+    }
+    if (input.password != null) passwordHash = await hashPassword(checkLinkPassword(input.password));
+    await checkLinkAllowance(deps, actor);
+  }
+
+  const base = {
+    domain,
+    url,
+    ios_url: ios,
+    android_url: android,
+    expires_at: expiresAt,
+    max_clicks: maxClicks,
+    password_hash: passwordHash,
+    owner_id: actor?.id ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+  // The unique (domain, alias) constraint decides races: one creator wins, the others get 409.
+  for (let attempt = 0; ; attempt++) {
+    const row = { ...base, id: newId(), alias: wanted ?? generateAlias() };
+    try {
+      await deps.db.insertInto("links").values(row).execute();
+      await announce(deps, [{ domain, alias: row.alias }]);
+      return { ...row, click_count: 0 };
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      if (wanted !== null) throw new DomainError("alias_taken", `The alias "${wanted}" is already taken; choose another`, [{ field: "alias", message: "is already taken" }]);
+      if (attempt + 1 >= GENERATE_ATTEMPTS) throw new DomainError("internal_error", "Could not generate a free short code");
+    }
+  }
+}
+
+/** Per-plan link count. Checked before the insert: concurrent creations may overshoot by a few. */
+async function checkLinkAllowance(deps: LinkDeps, actor: UserRow): Promise<void> {
+  const { maxLinks } = planLimits(actor.plan);
+  const row = await deps.db
+    .selectFrom("links")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("owner_id", "=", actor.id)
+    .executeTakeFirstOrThrow();
+  if (Number(row.n) >= maxLinks) {
+    throw new DomainError("limit_reached", `Your plan allows ${maxLinks} links; delete some or upgrade`, undefined, { limit: maxLinks });
+  }
+}

@@ -1,0 +1,25 @@
+// What the link use cases need: database, clock, change notifications and the service's own address.
+import type { Logger } from "pino";
+import type { Db } from "../storage/db.js";
+import type { Clock } from "../shared/clock.js";
+import type { LinkChanges } from "./changes.js";
+
+export interface LinkDeps {
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  changes: LinkChanges;
+  /** BASE_URL's origin, e.g. "https://sn.ip". */
+  origin: string;
+  /** BASE_URL's hostname: links there have domain "", and destinations on it are refused. */
+  ownHost: string;
+}
+
+/** Tells caches on every instance; a failure to notify never fails the write (entries also expire). */
+export async function announce(deps: LinkDeps, keys: { domain: string; alias: string }[]): Promise<void> {
+  try {
+    await deps.changes.publish(keys);
+  } catch (err) {
+    deps.log.warn({ err }, "link change notification failed");
+  }
+}

@@ -1,0 +1,67 @@
+// LinkService: the links feature's entry point for HTTP routes, the external API and the CLI.
+import type { Logger } from "pino";
+import type { Db } from "../storage/db.js";
+import type { Clock } from "../shared/clock.js";
+import type { LinkRow, UserRow } from "../storage/schema.js";
+import { type BulkResult, bulkCreate } from "./bulk.js";
+import type { LinkChanges } from "./changes.js";
+import { type CreateLinkInput, type CreateLinkOptions, createLink } from "./create-link.js";
+import type { LinkDeps } from "./deps.js";
+import { type LinkPage, type ListQuery, listLinks } from "./list-links.js";
+import { type PublicLink, toPublicLink } from "./public-link.js";
+import { type UpdateLinkInput, deleteLink, ownedLink, updateLink } from "./update-link.js";
+
+export type { CreateLinkInput, UpdateLinkInput, ListQuery, LinkPage, PublicLink, BulkResult };
+
+export class LinkService {
+  private readonly deps: LinkDeps;
+
+  constructor(opts: { db: Db; clock: Clock; log: Logger; changes: LinkChanges; baseUrl: URL }) {
+    this.deps = { db: opts.db, clock: opts.clock, log: opts.log, changes: opts.changes, origin: opts.baseUrl.origin, ownHost: opts.baseUrl.hostname };
+  }
+
+  get changes(): LinkChanges {
+    return this.deps.changes;
+  }
+
+  /** Signed out (actor null): url and alias only, 5-minute lifetime, no owner. */
+  create(actor: UserRow | null, input: CreateLinkInput, opts?: CreateLinkOptions): Promise<LinkRow> {
+    return createLink(this.deps, actor, input, opts);
+  }
+
+  toPublic(link: LinkRow): PublicLink {
+    return toPublicLink(link, this.deps.origin);
+  }
+
+  /** A link the actor may see (its owner, for now); not_found otherwise. */
+  get(actor: UserRow, id: string): Promise<LinkRow> {
+    return ownedLink(this.deps, actor, id);
+  }
+
+  list(actor: UserRow, query: ListQuery): Promise<LinkPage> {
+    return listLinks(this.deps, actor.id, query);
+  }
+
+  update(actor: UserRow, id: string, input: UpdateLinkInput): Promise<LinkRow> {
+    return updateLink(this.deps, actor, id, input);
+  }
+
+  delete(actor: UserRow, id: string): Promise<void> {
+    return deleteLink(this.deps, actor, id);
+  }
+
+  bulk(actor: UserRow, urls: string): Promise<BulkResult[]> {
+    return bulkCreate(actor, urls, (url) => this.create(actor, { url }, { via: "dashboard" }));
+  }
+
+  /** The live link at domain + alias, straight from the database (the redirect path caches it). */
+  async find(domain: string, alias: string): Promise<LinkRow | null> {
+    return (await this.deps.db.selectFrom("links").selectAll().where("domain", "=", domain).where("alias", "=", alias).executeTakeFirst()) ?? null;
+  }
+
+  /** Current stored click count (exact for click-limited links, which are counted synchronously). */
+  async clickCount(id: string): Promise<number | null> {
+    const row = await this.deps.db.selectFrom("links").select("click_count").where("id", "=", id).executeTakeFirst();
+    return row ? Number(row.click_count) : null;
+  }
+}

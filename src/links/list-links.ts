@@ -1,0 +1,53 @@
+// The caller's links, newest first: search on alias and url, opaque cursor (created_at + id) pagination.
+import { sql } from "kysely";
+import { invalid } from "../shared/errors.js";
+import type { LinkRow } from "../storage/schema.js";
+import type { LinkDeps } from "./deps.js";
+
+export const DEFAULT_PAGE = 20;
+export const MAX_PAGE = 100;
+
+export interface ListQuery {
+  q?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+export interface LinkPage {
+  links: LinkRow[];
+  next_cursor: string | null;
+}
+
+export function encodeCursor(link: Pick<LinkRow, "created_at" | "id">): string {
+  return Buffer.from(`${Number(link.created_at)}:${link.id}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string): { createdAt: number; id: string } {
+  const m = /^(\d{1,16}):([A-Za-z0-9]{1,64})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+  if (!m) throw invalid("cursor", "is not a cursor from a previous page");
+  return { createdAt: Number(m[1]), id: m[2] as string };
+}
+
+/** LIKE pattern matching `text` literally anywhere (\ escapes %, _ and itself). */
+export function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export async function listLinks(deps: LinkDeps, ownerId: string, query: ListQuery): Promise<LinkPage> {
+  const limit = query.limit ?? DEFAULT_PAGE;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw invalid("limit", `must be from 1 to ${MAX_PAGE}`);
+  let qb = deps.db.selectFrom("links").selectAll().where("owner_id", "=", ownerId);
+  const q = query.q?.trim();
+  if (q) {
+    const pattern = containsPattern(q);
+    qb = qb.where(sql<boolean>`(lower(alias) like ${pattern} escape '\\' or lower(url) like ${pattern} escape '\\')`);
+  }
+  if (query.cursor) {
+    const c = decodeCursor(query.cursor);
+    qb = qb.where((eb) => eb.or([eb("created_at", "<", c.createdAt), eb.and([eb("created_at", "=", c.createdAt), eb("id", "<", c.id)])]));
+  }
+  const rows = await qb.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit + 1).execute();
+  const links = rows.slice(0, limit);
+  const last = links[links.length - 1];
+  return { links, next_cursor: rows.length > limit && last ? encodeCursor(last) : null };
+}

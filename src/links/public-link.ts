@@ -1,0 +1,43 @@
+// The API's link object (API.md, Links): never the password hash.
+import { iso } from "../shared/clock.js";
+import type { LinkRow } from "../storage/schema.js";
+
+export interface PublicLink {
+  id: string;
+  short_url: string;
+  alias: string;
+  domain: string | null;
+  url: string;
+  ios_url: string | null;
+  android_url: string | null;
+  expires_at: string | null;
+  max_clicks: number | null;
+  has_password: boolean;
+  click_count: number;
+  owner_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function shortUrl(origin: string, domain: string, alias: string): string {
+  return domain === "" ? `${origin}/${alias}` : `https://${domain}/${alias}`;
+}
+
+export function toPublicLink(link: LinkRow, origin: string): PublicLink {
+  return {
+    id: link.id,
+    short_url: shortUrl(origin, link.domain, link.alias),
+    alias: link.alias,
+    domain: link.domain === "" ? null : link.domain,
+    url: link.url,
+    ios_url: link.ios_url,
+    android_url: link.android_url,
+    expires_at: iso(link.expires_at === null ? null : Number(link.expires_at)),
+    max_clicks: link.max_clicks === null ? null : Number(link.max_clicks),
+    has_password: link.password_hash !== null,
+    click_count: Number(link.click_count),
+    owner_id: link.owner_id,
+    created_at: iso(Number(link.created_at)),
+    updated_at: iso(Number(link.updated_at)),
+  };
+}

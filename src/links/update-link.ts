@@ -1,0 +1,91 @@
+// Editing and deleting a link (owner only for now): same checks as creation, null clears an option.
+import { DomainError, invalid } from "../shared/errors.js";
+import type { LinkRow, LinkUpdate, UserRow } from "../storage/schema.js";
+import { hashPassword } from "../accounts/passwords.js";
+import { requireCapability } from "../accounts/plans.js";
+import { isUniqueViolation } from "./aliases.js";
+import { requireActive } from "./create-link.js";
+import { announce, type LinkDeps } from "./deps.js";
+import { checkAlias, checkDomain, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry } from "./validate.js";
+
+export interface UpdateLinkInput {
+  url?: string;
+  alias?: string;
+  domain?: string | null;
+  expires_at?: string | null;
+  max_clicks?: number | null;
+  password?: string | null;
+  ios_url?: string | null;
+  android_url?: string | null;
+}
+
+export async function ownedLink(deps: LinkDeps, actor: UserRow, id: string): Promise<LinkRow> {
+  const link = await deps.db.selectFrom("links").selectAll().where("id", "=", id).where("owner_id", "=", actor.id).executeTakeFirst();
+  if (!link) throw new DomainError("not_found", "No such link");
+  return link;
+}
+
+export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, input: UpdateLinkInput): Promise<LinkRow> {
+  requireActive(actor);
+  const link = await ownedLink(deps, actor, id);
+  const now = deps.clock.now();
+  const set: LinkUpdate = {};
+
+  if (input.url !== undefined) {
+    if (input.url === null) throw invalid("url", "is required");
+    set.url = normalizeDestination(input.url, "url", deps.ownHost);
+  }
+  if (input.alias !== undefined && input.alias !== link.alias) {
+    if (input.alias === null || input.alias === "") throw invalid("alias", "cannot be removed; choose another alias");
+    set.alias = checkAlias(input.alias);
+  }
+  if (input.domain !== undefined) {
+    const domain = checkDomain(input.domain, deps.ownHost);
+    if (domain !== link.domain) set.domain = domain;
+  }
+  if (input.ios_url !== undefined) set.ios_url = input.ios_url === null ? null : normalizeDestination(input.ios_url, "ios_url", deps.ownHost);
+  if (input.android_url !== undefined) {
+    set.android_url = input.android_url === null ? null : normalizeDestination(input.android_url, "android_url", deps.ownHost);
+  }
+  if (input.expires_at !== undefined) {
+    if (input.expires_at === null) set.expires_at = null;
+    else {
+      requireCapability(actor.plan, "link_expiration", "Link expiration");
+      set.expires_at = parseExpiry(input.expires_at, now);
+    }
+  }
+  if (input.max_clicks !== undefined) {
+    if (input.max_clicks === null) set.max_clicks = null;
+    else {
+      requireCapability(actor.plan, "link_max_clicks", "A maximum number of clicks");
+      set.max_clicks = checkMaxClicks(input.max_clicks);
+    }
+  }
+  if (input.password !== undefined) set.password_hash = input.password === null ? null : await hashPassword(checkLinkPassword(input.password));
+
+  if (Object.keys(set).length === 0) return link;
+  set.updated_at = now;
+  try {
+    await deps.db.updateTable("links").set(set).where("id", "=", id).execute();
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      throw new DomainError("alias_taken", `The alias "${set.alias}" is already taken; choose another`, [{ field: "alias", message: "is already taken" }]);
+    }
+    throw err;
+  }
+  const updated = await ownedLink(deps, actor, id);
+  await announce(deps, [
+    { domain: link.domain, alias: link.alias },
+    ...(updated.domain !== link.domain || updated.alias !== link.alias ? [{ domain: updated.domain, alias: updated.alias }] : []),
+  ]);
+  return updated;
+}
+
+/** Hard delete (its clicks go with it); every instance answers 404 from then on. */
+export async function deleteLink(deps: LinkDeps, actor: UserRow, id: string): Promise<void> {
+  requireActive(actor);
+  const link = await ownedLink(deps, actor, id);
+  const r = await deps.db.deleteFrom("links").where("id", "=", id).where("owner_id", "=", actor.id).executeTakeFirst();
+  if (Number(r.numDeletedRows) === 0) throw new DomainError("not_found", "No such link");
+  await announce(deps, [{ domain: link.domain, alias: link.alias }]);
+}

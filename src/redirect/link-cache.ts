@@ -1,0 +1,84 @@
+// Bounded in-memory cache of links by domain + alias for the redirect path, with brief negative
+// entries (404 floods stay cheap); entries are dropped on every link change, on every instance.
+import { LRUCache } from "lru-cache";
+import type { LinkRow } from "../storage/schema.js";
+import type { LinkChanges } from "../links/changes.js";
+
+/** What a redirect needs to decide; click_count is left out on purpose (it changes on every click). */
+export interface CachedLink {
+  id: string;
+  url: string;
+  ios_url: string | null;
+  android_url: string | null;
+  expires_at: number | null;
+  max_clicks: number | null;
+  password_hash: string | null;
+}
+
+const MISSING = Symbol("missing");
+type Entry = CachedLink | typeof MISSING;
+
+/** Safety net for a lost notification (dropped LISTEN connection). */
+const POSITIVE_TTL_MS = 5 * 60_000;
+const NEGATIVE_TTL_MS = 1_000;
+
+function toCached(row: LinkRow): CachedLink {
+  return {
+    id: row.id,
+    url: row.url,
+    ios_url: row.ios_url,
+    android_url: row.android_url,
+    expires_at: row.expires_at === null ? null : Number(row.expires_at),
+    max_clicks: row.max_clicks === null ? null : Number(row.max_clicks),
+    password_hash: row.password_hash,
+  };
+}
+
+export class LinkCache {
+  private readonly lru: LRUCache<string, Entry> | null;
+  private readonly inflight = new Map<string, Promise<CachedLink | null>>();
+  /** Bumped on every invalidation, so a lookup that raced with a change does not store stale data. */
+  private generation = 0;
+
+  constructor(
+    size: number,
+    private readonly load: (domain: string, alias: string) => Promise<LinkRow | null>,
+    changes: LinkChanges,
+  ) {
+    this.lru = size > 0 ? new LRUCache<string, Entry>({ max: size, ttl: POSITIVE_TTL_MS, updateAgeOnGet: false }) : null;
+    changes.listen((k) => this.invalidate(k.domain, k.alias));
+  }
+
+  async get(domain: string, alias: string): Promise<CachedLink | null> {
+    const key = `${domain}/${alias}`;
+    const hit = this.lru?.get(key);
+    if (hit !== undefined) return hit === MISSING ? null : hit;
+    const pending = this.inflight.get(key);
+    if (pending) return pending;
+    const gen = this.generation;
+    const p = this.load(domain, alias)
+      .then((row) => {
+        const value = row ? toCached(row) : null;
+        if (this.lru && gen === this.generation) {
+          this.lru.set(key, value ?? MISSING, value ? {} : { ttl: NEGATIVE_TTL_MS });
+        }
+        return value;
+      })
+      .finally(() => {
+        if (this.inflight.get(key) === p) this.inflight.delete(key);
+      });
+    this.inflight.set(key, p);
+    return p;
+  }
+
+  invalidate(domain: string, alias: string): void {
+    const key = `${domain}/${alias}`;
+    this.generation++;
+    this.lru?.delete(key);
+    this.inflight.delete(key);
+  }
+
+  get size(): number {
+    return this.lru?.size ?? 0;
+  }
+}

@@ -1,0 +1,135 @@
+// The redirect decision, in SPEC.md's order: 404 unknown -> 410 expired -> 403 click limit ->
+// password -> device destination -> main destination; exactly one click per redirect served.
+import type { Clock } from "../shared/clock.js";
+import type { RateEvents } from "../storage/rate-events.js";
+import { retryAfterSeconds } from "../storage/rate-events.js";
+import type { ClickRecorder } from "../clicks/recorder.js";
+import type { LinkService } from "../links/links.js";
+import { ALIAS_RE } from "../links/validate.js";
+import { isReservedAlias } from "../links/reserved.js";
+import { verifyPassword } from "../accounts/passwords.js";
+import { type CachedLink, LinkCache } from "./link-cache.js";
+import { destinationFor } from "./device.js";
+
+export type Outcome =
+  | { kind: "not_found" }
+  | { kind: "expired" }
+  | { kind: "click_limit" }
+  | { kind: "password"; wrong: boolean }
+  | { kind: "rate_limited"; retryAfter: number }
+  | { kind: "redirect"; location: string };
+
+export interface Visit {
+  /** Request hostname, port stripped. */
+  host: string;
+  alias: string;
+  userAgent: string;
+  referer: string;
+  ip: string;
+  /** Trusted country header value, or null. */
+  country: string | null;
+}
+
+export const PASSWORD_WINDOW_MS = 15 * 60_000;
+export const PASSWORD_FAILURES = 10;
+
+const NOT_FOUND: Outcome = { kind: "not_found" };
+const EXPIRED: Outcome = { kind: "expired" };
+const CLICK_LIMIT: Outcome = { kind: "click_limit" };
+
+export interface RedirectDeps {
+  links: LinkService;
+  clicks: Pick<ClickRecorder, "record" | "countLimited">;
+  clock: Clock;
+  rate: RateEvents;
+  cacheSize: number;
+  /** BASE_URL's hostname: requests there look up domain "". */
+  ownHost: string;
+}
+
+export class RedirectService {
+  readonly cache: LinkCache;
+
+  constructor(private readonly deps: RedirectDeps) {
+    this.cache = new LinkCache(deps.cacheSize, (d, a) => deps.links.find(d, a), deps.links.changes);
+  }
+
+  domainFor(host: string): string {
+    const h = host.toLowerCase().replace(/\.$/, "");
+    return h === this.deps.ownHost.toLowerCase() ? "" : h;
+  }
+
+  /** GET/HEAD of a short address. */
+  async visit(v: Visit): Promise<Outcome> {
+    const link = await this.lookup(v);
+    if (!link) return NOT_FOUND;
+    if (this.isExpired(link)) return EXPIRED;
+    if (link.password_hash !== null) {
+      const limit = await this.limitState(link);
+      if (limit !== "open") return limit === "gone" ? NOT_FOUND : CLICK_LIMIT;
+      return { kind: "password", wrong: false };
+    }
+    return this.pass(link, v);
+  }
+
+  /** POST of the password form. */
+  async unlock(v: Visit, password: string): Promise<Outcome> {
+    const link = await this.lookup(v);
+    if (!link) return NOT_FOUND;
+    if (this.isExpired(link)) return EXPIRED;
+    if (link.password_hash === null) return this.pass(link, v);
+    const limit = await this.limitState(link);
+    if (limit !== "open") return limit === "gone" ? NOT_FOUND : CLICK_LIMIT;
+    const now = this.deps.clock.now();
+    const bucket = `link_password:${link.id}:${v.ip}`;
+    const state = await this.deps.rate.state(bucket, now - PASSWORD_WINDOW_MS);
+    if (state.count >= PASSWORD_FAILURES) return { kind: "rate_limited", retryAfter: retryAfterSeconds(state, PASSWORD_WINDOW_MS, now) };
+    if (!(await verifyPassword(link.password_hash, password))) {
+      await this.deps.rate.record(bucket, now);
+      return { kind: "password", wrong: true };
+    }
+    return this.pass(link, v);
+  }
+
+  /** The link at domain + alias as visitors see it (through the cache), or null. */
+  find(domain: string, alias: string): Promise<CachedLink | null> {
+    // Anything that cannot be an alias is answered without a lookup (and never fills the cache).
+    if (!ALIAS_RE.test(alias) || isReservedAlias(alias)) return Promise.resolve(null);
+    return this.cache.get(domain, alias);
+  }
+
+  private lookup(v: Visit): Promise<CachedLink | null> {
+    return this.find(this.domainFor(v.host), v.alias);
+  }
+
+  private isExpired(link: CachedLink): boolean {
+    return link.expires_at !== null && this.deps.clock.now() >= link.expires_at;
+  }
+
+  /** Exact check without counting (before showing or checking a password). */
+  private async limitState(link: CachedLink): Promise<"open" | "exhausted" | "gone"> {
+    if (link.max_clicks === null) return "open";
+    const count = await this.deps.links.clickCount(link.id);
+    if (count === null) return "gone";
+    return count >= link.max_clicks ? "exhausted" : "open";
+  }
+
+  /** The visitor gets through: count the click (atomically when limited) and pick the destination. */
+  private async pass(link: CachedLink, v: Visit): Promise<Outcome> {
+    let counted = false;
+    if (link.max_clicks !== null) {
+      if (!(await this.deps.clicks.countLimited(link.id, link.max_clicks))) return CLICK_LIMIT;
+      counted = true;
+    }
+    this.deps.clicks.record({
+      linkId: link.id,
+      at: this.deps.clock.now(),
+      userAgent: v.userAgent,
+      referer: v.referer,
+      ip: v.ip,
+      country: v.country,
+      counted,
+    });
+    return { kind: "redirect", location: destinationFor(link, v.userAgent) };
+  }
+}

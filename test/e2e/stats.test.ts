@@ -1,0 +1,62 @@
+// Browser test of the statistics page: real redirects with several user agents, then the chart and the device split.
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hasChromium, launchBrowser, screenshot, SKIP_REASON, type BrowserSession } from "./browser.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+import { UA, visit } from "../helpers/visit.js";
+
+const available = hasChromium();
+if (!available) console.warn(SKIP_REASON);
+
+async function ensureWebBuilt(): Promise<void> {
+  const index = fileURLToPath(new URL("../../dist/web/index.html", import.meta.url));
+  if (existsSync(index)) return;
+  const { build } = await import("vite");
+  await build({ configFile: fileURLToPath(new URL("../../web/vite.config.ts", import.meta.url)), logLevel: "warn" });
+}
+
+describe.skipIf(!available)("statistics page in the browser", () => {
+  let server: TestServer;
+  let browser: BrowserSession;
+  const email = `stats-${Date.now()}@example.com`;
+  const password = "stats-password-1";
+
+  beforeAll(async () => {
+    await ensureWebBuilt();
+    server = await startTestServer();
+    browser = await launchBrowser({ baseURL: server.url });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it("shows the daily chart and the device split after real clicks", async () => {
+    const user = await server.ctx.accounts.create({ email, password, plan: "pro", verified: true });
+    const link = await server.ctx.links.create(user, { url: "https://example.com/stats-page", alias: "stats-e2e" });
+    const agents = [UA.iphone, UA.iphone, UA.android, UA.windows, UA.ipad, UA.googlebot, UA.curl];
+    for (const ua of agents) expect(await visit(server.url, "/stats-e2e", { "user-agent": ua, referer: "https://news.example.org/a" })).toBe(302);
+    await server.ctx.clicks.flush();
+
+    const page = browser.page;
+    await page.goto("/app/login");
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(password);
+    await page.getByTestId("login-submit").click();
+    await page.waitForURL((u) => u.pathname === "/app");
+
+    await page.goto(`/app/links/${link.id}/stats`);
+    await page.getByTestId("daily-chart").waitFor();
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await page.locator(`[data-testid="daily-chart"] rect.bar[data-date="${today}"]`).getAttribute("data-clicks")).toBe(String(agents.length));
+    expect(await page.locator('[data-testid="daily-chart"] rect.bar').count()).toBe(30);
+    const devices = (await page.getByTestId("breakdown-devices").textContent()) ?? "";
+    expect(devices).toMatch(/mobile\s*3/);
+    expect(devices).toMatch(/bot\s*2/);
+    expect(devices).toMatch(/tablet\s*1/);
+    expect(devices).toMatch(/desktop\s*1/);
+    expect(await page.getByTestId("breakdown-referrers").textContent()).toContain("news.example.org");
+    await screenshot(page, "stats");
+  });
+});
