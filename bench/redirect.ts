@@ -11,7 +11,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { buildScenario, SCENARIOS, type Scenario, type ScenarioName } from "./lib/dataset.js";
+import { buildScenario, plainAlias, SCENARIOS, type Scenario, type ScenarioName } from "./lib/dataset.js";
 import { type ChildStats, killAll, type ServerChild, startChild } from "./lib/children.js";
 import { BENCH_DATA, type ClickTotals, PgBench, sqliteSeed, sqliteTotals } from "./lib/db.js";
 import { autocannonRun, BROWSER_HEADERS, type LoadResult, mergeStatuses, wrkAvailable, wrkRun } from "./lib/load.js";
@@ -91,6 +91,8 @@ interface TargetRun {
   inFlightBound: number;
   /** Last measured rate, to size the next fixed-amount run. */
   rate: number;
+  /** Zipf scenario: one request to each of the first cacheSize links (mostly cache misses), filling the cache. */
+  fill?: LoadResult;
   stats?: ChildStats;
   exitCode?: number | null;
   totals?: ClickTotals;
@@ -231,6 +233,18 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     }
   }
 
+  if (name === "zipf") {
+    // Fill the link cache (default LINK_CACHE_SIZE 100,000) with distinct links: the cold path's
+    // throughput, and the memory of a full cache.
+    const fillN = Math.min(opts.links, Number(process.env.LINK_CACHE_SIZE || 100_000));
+    const fillPaths = Array.from({ length: fillN }, (_, i) => "/" + plainAlias(i));
+    for (const t of targets) {
+      await busyShare(opts.pause);
+      t.fill = await autocannonRun({ url: t.child.url, paths: fillPaths, connections: opts.connections, amount: fillN, maxSeconds: 120 });
+      record(t, t.fill);
+      log(`  cache fill ${TARGET_LABEL[t.kind].padEnd(18)} ${fillN} distinct links: ${t.fill.rps.toFixed(0)} req/s  p99 ${t.fill.p99.toFixed(2)} ms`);
+    }
+  }
   for (const t of targets) t.stats = await t.child.stats();
   for (const t of targets) t.exitCode = await t.child.stop();
   for (const t of targets) {
@@ -328,6 +342,13 @@ function printScenario(res: ScenarioResult): void {
       extra = `; RSS ${mb(t.stats.rss)}`;
     }
     console.log(`  ${TARGET_LABEL[t.kind]}: rounds ${perRound} req/s; all answers ${statuses}${t.socketErrors ? `, socket errors ${t.socketErrors}` : ""}${extra}`);
+    if (t.fill) {
+      const baseFill = (res.targets[0] as TargetRun).fill;
+      console.log(
+        `    cache fill (${fmtInt(t.fill.completed)} requests to distinct links, mostly misses): ${fmtInt(t.fill.rps)} req/s, p99 ${t.fill.p99.toFixed(2)} ms` +
+          (t.kind !== "baseline" && baseFill ? `, ${(t.fill.rps / baseFill.rps).toFixed(2)} of baseline` : ""),
+      );
+    }
     if (scenario.name === "limited-403" && t.totals) {
       const l = t.totals.limited;
       console.log(`    small limits held: ${l.filter((x) => x.count <= x.max).length}/${l.length} (${l.map((x) => `${fmtInt(x.count)}/${fmtInt(x.max)}`).join(", ")})`);

@@ -53,13 +53,13 @@ interface Click {
   is_bot: number;
 }
 
-/** n clicks spread over the DAYS days ending at `end`, with a weekly rhythm. */
+/** n clicks spread over the DAYS UTC days ending with `end`'s day, with a weekly rhythm. */
 function* clicks(n: number, end: number, seed: number): Generator<Click> {
   const r = rng(seed);
-  const start = end - DAYS * 86_400_000;
+  const start = Math.floor(end / 86_400_000) * 86_400_000 - (DAYS - 1) * 86_400_000; // 00:00 UTC of the range's first day
   for (let i = 0; i < n; i++) {
-    let at = start + Math.floor(r() * DAYS * 86_400_000);
-    if (new Date(at).getUTCDay() === 0 && r() < 0.4) at -= 86_400_000; // quieter Sundays
+    let at = start + Math.floor(r() * (end - start));
+    if (new Date(at).getUTCDay() === 0 && r() < 0.4 && at - 86_400_000 >= start) at -= 86_400_000; // quieter Sundays
     const device = zipf(DEVICES, r);
     const bot = device === "bot";
     yield { at, country: zipf(COUNTRIES, r), device, os: bot ? "unknown" : zipf(OSES, r), browser: bot ? "bot" : zipf(BROWSERS, r), referrer: zipf(REFERRERS, r), is_bot: bot ? 1 : 0 };

@@ -34,7 +34,6 @@ export function describeUserAgent(ua: string): ClickDimensions {
 
 /** A parsed name as stored: no control characters (PostgreSQL refuses NUL in text), at most 40 characters. */
 function clean(name: string | undefined): string {
-  // eslint-disable-next-line no-control-regex
   return (name ?? "").replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 40);
 }
 

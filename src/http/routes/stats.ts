@@ -69,8 +69,10 @@ export async function statsRoutes(app: App, ctx: AppContext): Promise<void> {
         summary: "CSV download (Pro and above): the daily series, then the click log (at most 100,000 most recent clicks)",
         params: Params,
         querystring: RangeQuery,
-        produces: ["text/csv"],
-        response: { ...errors(400, 401, 403, 404) },
+        response: {
+          200: { description: "text/csv attachment (UTF-8 with BOM, CRLF)", content: { "text/csv": { schema: Type.Unsafe<unknown>({ type: "string", format: "binary" }) } } },
+          ...errors(400, 401, 403, 404),
+        },
       },
     },
     async (req, reply) => {
