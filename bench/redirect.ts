@@ -7,7 +7,7 @@
 //   options: --duration N --rounds N --warmup N --connections N --links N --scenarios hot,zipf,...
 //            --profile (node --cpu-prof on the snip children) --load autocannon|wrk --no-pg
 //            --quiet-wait S (before each round, wait up to S s for the machine to be idle)
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -164,8 +164,13 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
   const workDir = join(workRoot, name);
   mkdirSync(workDir, { recursive: true });
   const profileDir = join(BENCH_DATA, "profiles");
-  const nodeFlags = (target: string) =>
-    args.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=snip-${target}-${name}.cpuprofile`] : [];
+  // One directory per child: node writes a profile per thread (tsx's loader runs in a worker).
+  const profDir = (target: string) => join(profileDir, `${name}-${target}`);
+  const nodeFlags = (target: string) => {
+    if (!args.profile) return [];
+    rmSync(profDir(target), { recursive: true, force: true });
+    return ["--cpu-prof", `--cpu-prof-dir=${profDir(target)}`];
+  };
 
   const starts: Promise<TargetRun>[] = [];
   const mk = async (kind: TargetKind, child: Promise<ServerChild>): Promise<TargetRun> => ({
@@ -254,9 +259,16 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
   if (args.profile) {
     for (const t of targets) {
       if (t.kind === "baseline") continue;
-      const file = join(profileDir, `snip-${t.kind}-${name}.cpuprofile`);
+      // The main thread's profile is the largest one.
+      const dir = profDir(t.kind);
+      const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")) : [];
+      const main = files.map((f) => join(dir, f)).sort((a, b) => statSync(b).size - statSync(a).size)[0];
+      const file = main ?? dir;
       try {
-        console.log(`\n--- CPU profile: ${TARGET_LABEL[t.kind]}, ${scenario.title} (${file}) ---\n${formatSummary(summarise(file), 25)}`);
+        console.log(
+          `\n--- CPU profile: ${TARGET_LABEL[t.kind]}, ${scenario.title}, from "ready" to exit (${file}) ---\n` +
+            formatSummary(summarise(file, t.child.readyAtUs), 25),
+        );
       } catch (err) {
         log(`no profile at ${file}: ${(err as Error).message}`);
       }

@@ -16,7 +16,8 @@ function vmHwmBytes(): number | null {
 }
 
 const server = await startServer(loadConfig(process.env));
-process.send?.({ type: "ready", url: server.url });
+// The monotonic clock of V8's profiles, so --profile can leave start-up out of the summary.
+process.send?.({ type: "ready", url: server.url, readyAtUs: Number(process.hrtime.bigint() / 1000n) });
 
 process.on("message", (msg: { type?: string }) => {
   if (msg.type !== "stats") return;

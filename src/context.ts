@@ -76,6 +76,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const geoip = config.geoipDb ? await maxmind.open<CountryResponse>(config.geoipDb) : null;
   const clicks = new ClickRecorder({
     db: storage.db,
+    sqlite: storage.sqlite,
     clock,
     log,
     countries: new CountryResolver(geoip),

@@ -15,6 +15,8 @@ export interface ServerChild {
   name: string;
   url: string;
   pid: number;
+  /** process.hrtime of the child when it was ready, in µs (the clock of .cpuprofile timestamps). */
+  readyAtUs: number | null;
   /** Memory and cache figures reported by the child (plus VmHWM read from /proc). */
   stats(): Promise<ChildStats>;
   /** SIGTERM, then wait for the exit; resolves with the exit code. */
@@ -61,10 +63,12 @@ export async function startChild(o: StartOptions): Promise<ServerChild> {
     });
   });
 
+  let readyAtUs: number | null = null;
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${o.name}: not ready after ${o.timeoutMs ?? 60_000} ms`)), o.timeoutMs ?? 60_000);
-    const onMessage = (msg: { type?: string; url?: string }) => {
+    const onMessage = (msg: { type?: string; url?: string; readyAtUs?: number }) => {
       if (msg.type === "ready" && msg.url) {
+        readyAtUs = msg.readyAtUs ?? null;
         clearTimeout(timer);
         child.off("message", onMessage);
         resolve(msg.url);
@@ -81,6 +85,7 @@ export async function startChild(o: StartOptions): Promise<ServerChild> {
     name: o.name,
     url,
     pid: child.pid as number,
+    readyAtUs,
     async stats() {
       const reply = new Promise<ChildStats>((resolve) => {
         const timer = setTimeout(() => resolve({ rss: 0 }), 5_000);

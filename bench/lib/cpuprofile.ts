@@ -1,6 +1,8 @@
 // Aggregates a V8 .cpuprofile (node --cpu-prof): self and inclusive time per function, and self time
 // per area (a package under node_modules, a folder of src/, node internals, GC, idle).
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
 
 interface CallFrame {
   functionName: string;
@@ -35,6 +37,86 @@ export interface ProfileSummary {
   areas: { area: string; selfMs: number }[];
 }
 
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/** Generated column -> original line (1-based) of a one-line generated file, from its source map. */
+function decodeLine0(mappings: string): [number, number][] {
+  const out: [number, number][] = [];
+  const first = mappings.split(";")[0] ?? "";
+  let col = 0;
+  let srcLine = 0;
+  for (const seg of first.split(",")) {
+    const vals: number[] = [];
+    let shift = 0;
+    let value = 0;
+    for (const ch of seg) {
+      const d = B64.indexOf(ch);
+      value += (d & 31) << shift;
+      if (d & 32) shift += 5;
+      else {
+        vals.push(value & 1 ? -(value >>> 1) : value >>> 1);
+        value = 0;
+        shift = 0;
+      }
+    }
+    if (vals.length === 0) continue;
+    col += vals[0] as number;
+    if (vals.length >= 4) {
+      srcLine += vals[2] as number;
+      out.push([col, srcLine + 1]);
+    }
+  }
+  return out;
+}
+
+/**
+ * tsx compiles TypeScript to one minified line, so profiles say "file.ts:1"; its cache (tmpdir/tsx-<uid>)
+ * keeps each compiled file's source map, which gives the real line back.
+ */
+class TsxLines {
+  private index: Map<string, [number, number][]> | null = null;
+
+  private load(): Map<string, [number, number][]> {
+    const index = new Map<string, [number, number][]>();
+    const newest = new Map<string, number>();
+    let dir: string;
+    try {
+      dir = join(tmpdir(), `tsx-${userInfo().uid}`);
+      for (const f of readdirSync(dir)) {
+        try {
+          const file = join(dir, f);
+          const entry = JSON.parse(readFileSync(file, "utf8")) as { map?: { sources?: string[]; mappings?: string } };
+          const src = entry.map?.sources?.[0];
+          if (!src || !entry.map?.mappings) continue;
+          const mtime = statSync(file).mtimeMs;
+          if ((newest.get(src) ?? -1) > mtime) continue;
+          newest.set(src, mtime);
+          index.set(src, decodeLine0(entry.map.mappings));
+        } catch {
+          // not a cache entry we understand
+        }
+      }
+    } catch {
+      // no cache
+    }
+    return index;
+  }
+
+  line(url: string, column: number): number | null {
+    this.index ??= this.load();
+    const segs = this.index.get(url.replace(/^file:\/\//, ""));
+    if (!segs) return null;
+    let best: number | null = null;
+    for (const [col, line] of segs) {
+      if (col > column) break;
+      best = line;
+    }
+    return best;
+  }
+}
+
+const tsxLines = new TsxLines();
+
 function shortUrl(url: string): string {
   const u = url.replace(/^file:\/\//, "");
   const nm = u.lastIndexOf("/node_modules/");
@@ -61,19 +143,25 @@ export function areaOf(url: string, name: string): string {
   return u;
 }
 
-export function summarise(file: string): ProfileSummary {
+/** Summary of a profile; with fromUs, only samples taken from then on (steady state, not start-up). */
+export function summarise(file: string, fromUs?: number | null): ProfileSummary {
   const p = JSON.parse(readFileSync(file, "utf8")) as Profile;
   const byId = new Map<number, ProfileNode>();
   for (const n of p.nodes) byId.set(n.id, n);
   const selfUs = new Map<number, number>();
+  let at = p.startTime;
   for (let i = 0; i < p.samples.length; i++) {
     const id = p.samples[i] as number;
+    at += p.timeDeltas[i] ?? 0;
+    if (fromUs && at < fromUs) continue;
     selfUs.set(id, (selfUs.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
   }
   const keyOf = (n: ProfileNode) => {
     const cf = n.callFrame;
     const name = cf.functionName || "(anonymous)";
-    return cf.url ? `${name}  ${shortUrl(cf.url)}:${cf.lineNumber + 1}` : name;
+    if (!cf.url) return name;
+    const line = cf.lineNumber === 0 && cf.url.endsWith(".ts") ? (tsxLines.line(cf.url, cf.columnNumber) ?? 1) : cf.lineNumber + 1;
+    return `${name}  ${shortUrl(cf.url)}:${line}`;
   };
   const fns = new Map<string, FnTime>();
   const areas = new Map<string, number>();

@@ -142,7 +142,7 @@ function done(summary, latency, requests)
   for k, v in pairs(agg) do parts[#parts + 1] = string.format('"%d":%d', k, v) end
   local e = summary.errors
   io.write(string.format('BENCH_JSON {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"errors":%d,"statuses":{%s}}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
+    summary.requests, summary.duration, math.floor(latency:percentile(50)), math.floor(latency:percentile(99)),
     e.connect + e.read + e.write + e.timeout, table.concat(parts, ",")))
 end
 `;

@@ -77,7 +77,8 @@ class PostgresFeed implements ChangeFeed {
     this.local.on(channel, fn);
     if (!this.channels.has(channel)) {
       this.channels.add(channel);
-      void this.client?.query(`LISTEN ${channel}`);
+      // A failure here is covered by start(): a reconnect LISTENs on every known channel.
+      this.client?.query(`LISTEN ${channel}`).catch(() => undefined);
     }
   }
 

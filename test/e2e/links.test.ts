@@ -113,7 +113,8 @@ describe.skipIf(!available)("link pages in the browser", () => {
     await page.getByTestId("breakdown-browsers").waitFor();
     await page.getByTestId("preset-7").click();
     await page.waitForURL(/from=\d{4}-\d{2}-\d{2}/);
-    expect(await page.getByTestId("daily-chart").locator("rect.bar").count()).toBe(7);
+    // The chart re-renders once the 7-day answer arrives.
+    await expect.poll(() => page.getByTestId("daily-chart").locator("rect.bar").count(), { timeout: 10_000 }).toBe(7);
     expect(await page.getByTestId("stats-csv").getAttribute("href")).toMatch(/\/stats\.csv\?from=/);
     await screenshot(page, "e2e-links-02-stats");
   });

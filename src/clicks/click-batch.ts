@@ -1,0 +1,158 @@
+// One flush worth of clicks, described (UA, country, referrer) and aggregated into the rows each
+// table needs: raw click rows, per-link click_count increments and the roll-ups, in key order.
+import type { ClickInput } from "./recorder.js";
+import { type CountryResolver, describeUserAgent, referrerHost } from "./describe.js";
+
+export interface ClickRow {
+  link_id: string;
+  at: number;
+  country: string;
+  device: string;
+  os: string;
+  browser: string;
+  referrer: string;
+  is_bot: number;
+}
+export interface DailyRow {
+  link_id: string;
+  day: string;
+  clicks: number;
+  bots: number;
+}
+export interface BreakdownRow {
+  link_id: string;
+  day: string;
+  dimension: string;
+  value: string;
+  clicks: number;
+}
+export interface MonthlyRow {
+  link_id: string;
+  month: string;
+  dimension: string;
+  value: string;
+  clicks: number;
+}
+
+/** The values of one click that the roll-ups are grouped by. */
+interface Group {
+  link_id: string;
+  day: string;
+  country: string;
+  device: string;
+  os: string;
+  browser: string;
+  referrer: string;
+  is_bot: number;
+  clicks: number;
+  /** Clicks already added to links.click_count (click-limited links). */
+  counted: number;
+}
+
+export interface DescribedBatch {
+  rows: ClickRow[];
+  groups: Group[];
+  linkIds: string[];
+}
+
+const DIMS = ["country", "device", "os", "browser", "referrer"] as const;
+
+/** UTC day of an instant; consecutive clicks share a day, so the last one is remembered. */
+class DayOf {
+  private start = 0;
+  private end = -1;
+  private day = "";
+  of(ms: number): string {
+    if (ms < this.start || ms >= this.end) {
+      this.day = new Date(ms).toISOString().slice(0, 10);
+      this.start = Date.parse(this.day);
+      this.end = this.start + 86_400_000;
+    }
+    return this.day;
+  }
+}
+
+/** Describes every click once and groups identical ones (a few groups per link and flush, typically). */
+export function describeBatch(batch: ClickInput[], countries: CountryResolver): DescribedBatch {
+  const rows: ClickRow[] = new Array(batch.length);
+  const groups = new Map<string, Group>();
+  const days = new DayOf();
+  for (let i = 0; i < batch.length; i++) {
+    const c = batch[i] as ClickInput;
+    const d = describeUserAgent(c.userAgent);
+    const row: ClickRow = {
+      link_id: c.linkId,
+      at: c.at,
+      country: countries.resolve(c.country, c.ip),
+      device: d.device,
+      os: d.os,
+      browser: d.browser,
+      referrer: referrerHost(c.referer),
+      is_bot: d.isBot ? 1 : 0,
+    };
+    rows[i] = row;
+    const day = days.of(c.at);
+    const key = `${row.link_id}\u0000${day}\u0000${row.country}\u0000${row.device}\u0000${row.os}\u0000${row.browser}\u0000${row.referrer}\u0000${row.is_bot}`;
+    let g = groups.get(key);
+    if (g === undefined) {
+      g = { link_id: row.link_id, day, country: row.country, device: row.device, os: row.os, browser: row.browser, referrer: row.referrer, is_bot: row.is_bot, clicks: 0, counted: 0 };
+      groups.set(key, g);
+    }
+    g.clicks++;
+    if (c.counted) g.counted++;
+  }
+  const linkIds = [...new Set(batch.map((c) => c.linkId))].sort();
+  return { rows, groups: [...groups.values()], linkIds };
+}
+
+export interface RollUps {
+  /** [link id, clicks to add to links.click_count], by link id. */
+  increments: [string, number][];
+  daily: DailyRow[];
+  breakdown: BreakdownRow[];
+  monthly: MonthlyRow[];
+}
+
+function add<R extends { clicks: number }>(m: Map<string, R>, key: string, make: () => R, n: number): R {
+  let r = m.get(key);
+  if (r === undefined) {
+    r = make();
+    m.set(key, r);
+  }
+  r.clicks += n;
+  return r;
+}
+
+function byKey<V>(m: Map<string, V>): V[] {
+  return [...m.keys()].sort().map((k) => m.get(k) as V);
+}
+
+/**
+ * Roll-up rows of the groups whose link still exists. Rows come in key order so that concurrent
+ * flushes (several instances on one PostgreSQL) lock them in the same order and cannot deadlock.
+ */
+export function rollUp(groups: Group[], live: Set<string>): RollUps {
+  const increments = new Map<string, number>();
+  const daily = new Map<string, DailyRow>();
+  const breakdown = new Map<string, BreakdownRow>();
+  const monthly = new Map<string, MonthlyRow>();
+  for (const g of groups) {
+    if (!live.has(g.link_id)) continue;
+    const n = g.clicks;
+    if (g.clicks > g.counted) increments.set(g.link_id, (increments.get(g.link_id) ?? 0) + g.clicks - g.counted);
+    const dk = `${g.link_id}\u0000${g.day}`;
+    add(daily, dk, () => ({ link_id: g.link_id, day: g.day, clicks: 0, bots: 0 }), n).bots += g.is_bot * n;
+    const month = g.day.slice(0, 7);
+    for (const dim of DIMS) {
+      const value = g[dim];
+      add(breakdown, `${dk}\u0000${dim}\u0000${value}`, () => ({ link_id: g.link_id, day: g.day, dimension: dim, value, clicks: 0 }), n);
+      add(monthly, `${g.link_id}\u0000${month}\u0000${dim}\u0000${value}`, () => ({ link_id: g.link_id, month, dimension: dim, value, clicks: 0 }), n);
+    }
+  }
+  return {
+    increments: [...increments.keys()].sort().map((id) => [id, increments.get(id) as number]),
+    daily: byKey(daily),
+    breakdown: byKey(breakdown),
+    monthly: byKey(monthly),
+  };
+}
