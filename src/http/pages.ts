@@ -6,6 +6,11 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 
+export const HTML_CSP =
+  "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+/** The link-password form posts to itself and is then redirected to the destination, which form-action also governs. */
+export const PASSWORD_FORM_CSP = HTML_CSP.replace("form-action 'self'", "form-action 'self' http: https:");
+
 /** True when the client asks for JSON rather than a page. */
 export function prefersJson(accept: string | undefined): boolean {
   if (!accept) return false;

@@ -1,38 +1,26 @@
 // Browser test of the account flow: sign up, verify the email from the outbox, sign out and in, change the password.
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium, launchBrowser, screenshot, SKIP_REASON, type BrowserSession } from "./browser.js";
+import { browserAvailable, startBrowserFixture, screenshot, type BrowserFixture, type BrowserSession } from "./browser.js";
 import { waitForLink } from "./mail.js";
-import { startTestServer, type TestServer } from "../helpers/server.js";
+import type { TestServer } from "../helpers/server.js";
 
-const available = hasChromium();
-if (!available) console.warn(SKIP_REASON);
-
-/** The server serves dist/web: build it once when `npm test`'s build step has not. */
-async function ensureWebBuilt(): Promise<void> {
-  const index = fileURLToPath(new URL("../../dist/web/index.html", import.meta.url));
-  if (existsSync(index)) return;
-  const { build } = await import("vite");
-  await build({ configFile: fileURLToPath(new URL("../../web/vite.config.ts", import.meta.url)), logLevel: "warn" });
-}
+const available = browserAvailable();
 
 describe.skipIf(!available)("account flow in the browser", () => {
   let server: TestServer;
   let browser: BrowserSession;
+  let fixture: BrowserFixture;
   const email = `e2e-${Date.now()}@example.com`;
   const firstPassword = "first-password-123";
   const secondPassword = "second-password-456";
 
   beforeAll(async () => {
-    await ensureWebBuilt();
-    server = await startTestServer();
-    browser = await launchBrowser({ baseURL: server.url });
+    fixture = await startBrowserFixture();
+    ({ server, browser } = fixture);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+    await fixture?.close();
   });
 
   async function signIn(password: string) {

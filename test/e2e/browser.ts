@@ -2,7 +2,9 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { startTestServer, type TestServer, type TestServerOptions } from "../helpers/server.js";
 
 export const CHROMIUM_PATH = process.env.SNIP_CHROMIUM ?? "/usr/bin/chromium";
 export const SKIP_REASON = `browser tests skipped: ${CHROMIUM_PATH} not found`;
@@ -78,4 +80,40 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(SHOTS_DIR, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/** True when the browser tests can run; prints why not once per file otherwise. */
+export function browserAvailable(): boolean {
+  const ok = hasChromium();
+  if (!ok) console.warn(SKIP_REASON);
+  return ok;
+}
+
+/** The server serves dist/web: build it once when `npm test`'s build step has not. */
+export async function ensureWebBuilt(): Promise<void> {
+  const index = fileURLToPath(new URL("../../dist/web/index.html", import.meta.url));
+  if (existsSync(index)) return;
+  const { build } = await import("vite");
+  await build({ configFile: fileURLToPath(new URL("../../web/vite.config.ts", import.meta.url)), logLevel: "warn" });
+}
+
+export interface BrowserFixture {
+  server: TestServer;
+  browser: BrowserSession;
+  close(): Promise<void>;
+}
+
+/** A built dashboard, a fresh snip server on SQLite and a browser pointed at it. */
+export async function startBrowserFixture(opts: TestServerOptions = {}): Promise<BrowserFixture> {
+  await ensureWebBuilt();
+  const server = await startTestServer(opts);
+  const browser = await launchBrowser({ baseURL: server.url });
+  return {
+    server,
+    browser,
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
 }

@@ -1,41 +1,30 @@
 // Browser test of the link pages: anonymous shortening, create, list, stats, edit, bulk, API keys, delete, plan hints.
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium, launchBrowser, screenshot, SKIP_REASON, type BrowserSession } from "./browser.js";
-import { startTestServer, type TestServer } from "../helpers/server.js";
+import { browserAvailable, startBrowserFixture, screenshot, type BrowserFixture, type BrowserSession } from "./browser.js";
+import type { TestServer } from "../helpers/server.js";
 
 const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
-const available = hasChromium();
-if (!available) console.warn(SKIP_REASON);
-
-async function ensureWebBuilt(): Promise<void> {
-  const index = fileURLToPath(new URL("../../dist/web/index.html", import.meta.url));
-  if (existsSync(index)) return;
-  const { build } = await import("vite");
-  await build({ configFile: fileURLToPath(new URL("../../web/vite.config.ts", import.meta.url)), logLevel: "warn" });
-}
+const available = browserAvailable();
 
 describe.skipIf(!available)("link pages in the browser", () => {
   let server: TestServer;
   let browser: BrowserSession;
+  let fixture: BrowserFixture;
   const password = "business-password-1";
   const business = `biz-${Date.now()}@example.com`;
   const free = `free-${Date.now()}@example.com`;
   const alias = `e2e${Date.now().toString(36)}`;
 
   beforeAll(async () => {
-    await ensureWebBuilt();
-    server = await startTestServer();
+    fixture = await startBrowserFixture();
+    ({ server, browser } = fixture);
     await server.ctx.accounts.create({ email: business, password, plan: "business", verified: true });
     await server.ctx.accounts.create({ email: free, password, plan: "free", verified: true });
-    browser = await launchBrowser({ baseURL: server.url });
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+    await fixture?.close();
   });
 
   async function signIn(email: string) {

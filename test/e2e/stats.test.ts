@@ -1,35 +1,24 @@
 // Browser test of the statistics page: real redirects with several user agents, then the chart and the device split.
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium, launchBrowser, screenshot, SKIP_REASON, type BrowserSession } from "./browser.js";
-import { startTestServer, type TestServer } from "../helpers/server.js";
+import { browserAvailable, startBrowserFixture, screenshot, type BrowserFixture, type BrowserSession } from "./browser.js";
+import type { TestServer } from "../helpers/server.js";
 import { UA, visit } from "../helpers/visit.js";
 
-const available = hasChromium();
-if (!available) console.warn(SKIP_REASON);
-
-async function ensureWebBuilt(): Promise<void> {
-  const index = fileURLToPath(new URL("../../dist/web/index.html", import.meta.url));
-  if (existsSync(index)) return;
-  const { build } = await import("vite");
-  await build({ configFile: fileURLToPath(new URL("../../web/vite.config.ts", import.meta.url)), logLevel: "warn" });
-}
+const available = browserAvailable();
 
 describe.skipIf(!available)("statistics page in the browser", () => {
   let server: TestServer;
   let browser: BrowserSession;
+  let fixture: BrowserFixture;
   const email = `stats-${Date.now()}@example.com`;
   const password = "stats-password-1";
 
   beforeAll(async () => {
-    await ensureWebBuilt();
-    server = await startTestServer();
-    browser = await launchBrowser({ baseURL: server.url });
+    fixture = await startBrowserFixture();
+    ({ server, browser } = fixture);
   });
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+    await fixture?.close();
   });
 
   it("shows the daily chart and the device split after real clicks", async () => {

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { App } from "../app.js";
 import type { AppContext } from "../../context.js";
 import type { Outcome, Visit } from "../../redirect/resolve-link.js";
-import { errorPage, escapeHtml, page, prefersJson } from "../pages.js";
+import { PASSWORD_FORM_CSP, errorPage, escapeHtml, page, prefersJson } from "../pages.js";
 import { errors } from "../schemas.js";
 
 const FORM_LIMIT = 4096;
@@ -54,6 +54,7 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
       return reply
         .code(outcome.wrong ? 401 : 200)
         .header("x-robots-tag", "noindex")
+        .header("content-security-policy", PASSWORD_FORM_CSP)
         .type("text/html; charset=utf-8")
         .send(passwordForm(outcome.wrong));
     default: {
