@@ -71,6 +71,12 @@ export class LinkCache {
     return p;
   }
 
+  /** The cached entry without loading: the link, null when known missing, undefined when not cached. */
+  peek(domain: string, alias: string): CachedLink | null | undefined {
+    const hit = this.lru?.get(`${domain}/${alias}`);
+    return hit === MISSING ? null : hit;
+  }
+
   invalidate(domain: string, alias: string): void {
     const key = `${domain}/${alias}`;
     this.generation++;

@@ -49,14 +49,29 @@ export interface RedirectDeps {
 
 export class RedirectService {
   readonly cache: LinkCache;
+  private readonly ownHost: string;
 
   constructor(private readonly deps: RedirectDeps) {
     this.cache = new LinkCache(deps.cacheSize, (d, a) => deps.links.find(d, a), deps.links.changes);
+    this.ownHost = deps.ownHost.toLowerCase();
   }
 
   domainFor(host: string): string {
+    if (host === this.ownHost) return "";
     const h = host.toLowerCase().replace(/\.$/, "");
-    return h === this.deps.ownHost.toLowerCase() ? "" : h;
+    return h === this.ownHost ? "" : h;
+  }
+
+  /**
+   * The synchronous path for the common case: a cached link with no password, no click limit and not
+   * expired. Records the click and returns the destination; undefined means "not decided here" (the
+   * caller must then use visit(), which reaches the same outcome for these links).
+   */
+  visitCached(v: Visit): string | undefined {
+    if (!ALIAS_RE.test(v.alias) || isReservedAlias(v.alias)) return undefined;
+    const link = this.cache.peek(this.domainFor(v.host), v.alias);
+    if (!link || link.password_hash !== null || link.max_clicks !== null || this.isExpired(link)) return undefined;
+    return this.redirect(link, v, false);
   }
 
   /** GET/HEAD of a short address. */
@@ -121,6 +136,11 @@ export class RedirectService {
       if (!(await this.deps.clicks.countLimited(link.id, link.max_clicks))) return CLICK_LIMIT;
       counted = true;
     }
+    return { kind: "redirect", location: this.redirect(link, v, counted) };
+  }
+
+  /** Exactly one click per redirect served; the destination for this visitor's device. */
+  private redirect(link: CachedLink, v: Visit, counted: boolean): string {
     this.deps.clicks.record({
       linkId: link.id,
       at: this.deps.clock.now(),
@@ -130,6 +150,6 @@ export class RedirectService {
       country: v.country,
       counted,
     });
-    return { kind: "redirect", location: destinationFor(link, v.userAgent) };
+    return destinationFor(link, v.userAgent);
   }
 }

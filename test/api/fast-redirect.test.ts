@@ -1,0 +1,172 @@
+// The raw redirect fast path (src/http/fast-redirect.ts) gives exactly the slow path's answer: the first
+// visit of a link goes through Fastify (cache miss), the second is answered from the cache before
+// Fastify; status, Location and every header but Date must match, and each one counts one click.
+import { request } from "node:http";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+import { ENGINES } from "../helpers/engines.js";
+import { type ApiClient, signedInClient } from "../helpers/client.js";
+import { ManualClock } from "../../src/shared/clock.js";
+import { hostnameOf } from "../../src/http/fast-redirect.js";
+
+const DESKTOP = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
+const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
+const ANDROID = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** Raw node:http request (fetch can set neither Host nor see the exact header list). */
+function raw(url: string, path: string, headers: Record<string, string>, method = "GET"): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(url + path, { method, headers, agent: false }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (body += c));
+      res.on("end", () => {
+        const { date: _date, ...rest } = res.headers;
+        resolve({ status: res.statusCode ?? 0, headers: rest, body });
+      });
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+describe("hostnameOf (as Fastify's request.hostname without trusted proxies)", () => {
+  it("strips the port, keeps IPv6 brackets, and gives '' without a Host header", () => {
+    expect(hostnameOf("sho.rt:8080")).toBe("sho.rt");
+    expect(hostnameOf("sho.rt")).toBe("sho.rt");
+    expect(hostnameOf("[::1]:8080")).toBe("[::1]");
+    expect(hostnameOf(undefined)).toBe("");
+  });
+});
+
+describe.each(ENGINES)("redirect fast path on %s", (engine) => {
+  let server: TestServer;
+  let clock: ManualClock;
+  let pro: ApiClient;
+  let slow: ReturnType<typeof vi.spyOn>;
+  let fast: ReturnType<typeof vi.spyOn>;
+  const create = async (body: Record<string, unknown>) => {
+    const r = await pro.post("/api/links", body);
+    expect(r.status, r.text).toBe(201);
+    return r.body.link as { id: string; alias: string };
+  };
+  const count = async (id: string) => {
+    await server.ctx.clicks.flush();
+    const row = await server.ctx.storage.db.selectFrom("links").select("click_count").where("id", "=", id).executeTakeFirstOrThrow();
+    return Number(row.click_count);
+  };
+  /** The same request twice: the first through Fastify (cache miss), the second through the fast path. */
+  const twice = async (path: string, headers: Record<string, string> = {}, method = "GET") => {
+    slow.mockClear();
+    fast.mockClear();
+    const first = await raw(server.url, path, { "user-agent": DESKTOP, ...headers }, method);
+    const second = await raw(server.url, path, { "user-agent": DESKTOP, ...headers }, method);
+    return { first, second };
+  };
+
+  beforeAll(async () => {
+    clock = new ManualClock(Date.now());
+    server = await startTestServer({ engine, clock });
+    pro = await signedInClient(server, "fast@example.com", "pro");
+    slow = vi.spyOn(server.ctx.redirects, "visit");
+    fast = vi.spyOn(server.ctx.redirects, "visitCached");
+  });
+  afterAll(async () => server?.close());
+
+  it("plain link: miss through Fastify, hit from the fast path, identical 302 and one click each", async () => {
+    const link = await create({ url: "https://example.com/fast?x=1", alias: "fastplain" });
+    const { first, second } = await twice("/fastplain");
+    expect(first.status).toBe(302);
+    expect(first.headers.location).toBe("https://example.com/fast?x=1");
+    expect(first.headers["cache-control"]).toBe("private, no-store");
+    expect(first.headers["x-content-type-options"]).toBe("nosniff");
+    expect(first.headers["content-length"]).toBe("0");
+    expect(second).toEqual(first);
+    // The first visit was decided by Fastify's route, the second never reached it.
+    expect(slow).toHaveBeenCalledTimes(1);
+    expect(fast.mock.results.at(-1)?.value).toBe("https://example.com/fast?x=1");
+    expect(await count(link.id)).toBe(2);
+  });
+
+  it("HEAD, a query string and device destinations answer alike on both paths", async () => {
+    const link = await create({ url: "https://example.com/main", alias: "fastdev", ios_url: "https://apps.apple.com/x", android_url: "https://play.google.com/x" });
+    const head = await twice("/fastdev", {}, "HEAD");
+    expect(head.first.status).toBe(302);
+    expect(head.second).toEqual(head.first);
+    const query = await twice("/fastdev?url=https://evil.example&next=/x");
+    expect(query.first.headers.location).toBe("https://example.com/main");
+    expect(query.second).toEqual(query.first);
+    const ios = await twice("/fastdev", { "user-agent": IPHONE });
+    expect(ios.first.headers.location).toBe("https://apps.apple.com/x");
+    expect(ios.second).toEqual(ios.first);
+    const android = await twice("/fastdev", { "user-agent": ANDROID });
+    expect(android.first.headers.location).toBe("https://play.google.com/x");
+    expect(android.second).toEqual(android.first);
+    expect(await count(link.id)).toBe(8);
+  });
+
+  it("another host maps to its own domain: a link of BASE_URL's host is not served for it", async () => {
+    await create({ url: "https://example.com/own", alias: "fasthost" });
+    const own = await twice("/fasthost");
+    expect(own.second).toEqual(own.first);
+    const other = await twice("/fasthost", { host: "other.example" });
+    expect(other.first.status).toBe(404);
+    expect(other.second).toEqual(other.first);
+  });
+
+  it("outcomes the fast path leaves to Fastify answer as before: 404, 410, click limit, password", async () => {
+    const missing = await twice("/nosuchalias", { accept: "application/json" });
+    expect(missing.first.status).toBe(404);
+    expect(missing.second).toEqual(missing.first);
+
+    await create({ url: "https://example.com/e", alias: "fastexp", expires_at: new Date(clock.now() + 60_000).toISOString() });
+    const before = await twice("/fastexp");
+    expect(before.first.status).toBe(302);
+    clock.advance(61_000);
+    const after = await twice("/fastexp");
+    // Expiry is checked against the clock on every visit, cached or not.
+    expect(after.first.status).toBe(410);
+    expect(after.second).toEqual(after.first);
+
+    const limited = await create({ url: "https://example.com/l", alias: "fastlim", max_clicks: 1 });
+    const lim = await twice("/fastlim");
+    expect(lim.first.status).toBe(302);
+    expect(lim.second.status).toBe(403);
+    // Click-limited links always go through Fastify (counted atomically in the database).
+    expect(slow).toHaveBeenCalledTimes(2);
+    expect(await count(limited.id)).toBe(1);
+
+    await create({ url: "https://example.com/p", alias: "fastpw", password: "open sesame" });
+    const pw = await twice("/fastpw");
+    expect(pw.first.status).toBe(200);
+    expect(pw.second).toEqual(pw.first);
+    expect(slow).toHaveBeenCalledTimes(2);
+  });
+
+  it("an edit is served at once on the fast path (the cache entry is dropped)", async () => {
+    const link = await create({ url: "https://example.com/old", alias: "fastedit" });
+    expect((await twice("/fastedit")).second.headers.location).toBe("https://example.com/old");
+    const r = await pro.patch(`/api/links/${link.id}`, { url: "https://example.com/new" });
+    expect(r.status, r.text).toBe(200);
+    const { first, second } = await twice("/fastedit");
+    expect(first.headers.location).toBe("https://example.com/new");
+    expect(second).toEqual(first);
+  });
+
+  it("paths that are not a plain alias are Fastify's: trailing slash, escapes, reserved words", async () => {
+    await create({ url: "https://example.com/s", alias: "fastslash" });
+    await twice("/fastslash");
+    fast.mockClear();
+    expect((await raw(server.url, "/fastslash/", {})).status).toBe(404);
+    expect((await raw(server.url, "/fast%73lash", {})).status).toBe(302);
+    expect((await raw(server.url, "/healthz", {})).status).toBe(200);
+    // /healthz is asked about (it looks like an alias) but reserved words are never answered there.
+    expect(fast.mock.results.every((r: { value: unknown }) => r.value === undefined)).toBe(true);
+  });
+});
