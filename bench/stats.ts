@@ -99,6 +99,8 @@ function seedSqlite(ctx: AppContext, linkId: string, n: number, end: number, see
     for (const [k, v] of roll.breakdown) insBreak.run(linkId, ...k.split("\u0000"), v);
     for (const [k, v] of roll.monthly) insMonth.run(linkId, ...k.split("\u0000"), v);
     db.prepare("UPDATE links SET click_count = ? WHERE id = ?").run(n, linkId);
+    // The roll-ups were written here: the service must not fold these clicks in again at start.
+    db.prepare("UPDATE click_rollup_state SET last_click_id = (SELECT max(id) FROM clicks) WHERE id = 1").run();
   })();
   db.pragma("wal_checkpoint(TRUNCATE)");
   db.exec("ANALYZE");

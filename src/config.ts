@@ -37,6 +37,7 @@ export interface Config {
   sessionTtlDays: number;
   linkCacheSize: number;
   clickFlushMs: number;
+  clickRollupMs: number;
   clickRetentionDays: number;
   webDir: string;
 }
@@ -191,6 +192,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     sessionTtlDays: intVar(env, "SESSION_TTL_DAYS", 30, 1, 365),
     linkCacheSize: intVar(env, "LINK_CACHE_SIZE", 100_000, 0, 10_000_000),
     clickFlushMs: intVar(env, "CLICK_FLUSH_MS", 250, 10, 60_000),
+    clickRollupMs: intVar(env, "CLICK_ROLLUP_MS", 5_000, 10, 600_000),
     clickRetentionDays: intVar(env, "CLICK_RETENTION_DAYS", 0, 0, 36_500),
     webDir: resolve(env.WEB_DIR?.trim() || join(packageRoot(), "dist", "web")),
   });

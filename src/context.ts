@@ -81,8 +81,10 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     log,
     countries: new CountryResolver(geoip),
     flushMs: config.clickFlushMs,
+    rollupMs: config.clickRollupMs,
     retentionDays: config.clickRetentionDays,
   });
+  if (overrides.migrate !== false) await clicks.recover();
 
   const links = new LinkService({ db: storage.db, clock, log, changes: new LinkChanges(storage.feed), baseUrl: config.baseUrl });
   const redirects = new RedirectService({ links, clicks, clock, rate, cacheSize: config.linkCacheSize, ownHost: config.baseUrl.hostname });

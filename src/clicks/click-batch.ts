@@ -35,7 +35,7 @@ export interface MonthlyRow {
 }
 
 /** The values of one click that the roll-ups are grouped by. */
-interface Group {
+export interface Group {
   link_id: string;
   day: string;
   country: string;
@@ -75,12 +75,10 @@ class DayOf {
 /** Describes every click once and groups identical ones (a few groups per link and flush, typically). */
 export function describeBatch(batch: ClickInput[], countries: CountryResolver): DescribedBatch {
   const rows: ClickRow[] = new Array(batch.length);
-  const groups = new Map<string, Group>();
-  const days = new DayOf();
   for (let i = 0; i < batch.length; i++) {
     const c = batch[i] as ClickInput;
     const d = describeUserAgent(c.userAgent);
-    const row: ClickRow = {
+    rows[i] = {
       link_id: c.linkId,
       at: c.at,
       country: countries.resolve(c.country, c.ip),
@@ -90,19 +88,56 @@ export function describeBatch(batch: ClickInput[], countries: CountryResolver): 
       referrer: referrerHost(c.referer),
       is_bot: d.isBot ? 1 : 0,
     };
-    rows[i] = row;
-    const day = days.of(c.at);
-    const key = `${row.link_id}\u0000${day}\u0000${row.country}\u0000${row.device}\u0000${row.os}\u0000${row.browser}\u0000${row.referrer}\u0000${row.is_bot}`;
-    let g = groups.get(key);
-    if (g === undefined) {
-      g = { link_id: row.link_id, day, country: row.country, device: row.device, os: row.os, browser: row.browser, referrer: row.referrer, is_bot: row.is_bot, clicks: 0, counted: 0 };
-      groups.set(key, g);
-    }
-    g.clicks++;
-    if (c.counted) g.counted++;
   }
+  const groups = new Map<string, Group>();
+  addGroups(groups, rows, (i) => (batch[i] as ClickInput).counted);
   const linkIds = [...new Set(batch.map((c) => c.linkId))].sort();
   return { rows, groups: [...groups.values()], linkIds };
+}
+
+type Dims = Pick<ClickRow, "country" | "device" | "os" | "browser" | "referrer" | "is_bot">;
+
+function groupKey(linkId: string, day: string, d: Dims): string {
+  return `${linkId}\u0000${day}\u0000${d.country}\u0000${d.device}\u0000${d.os}\u0000${d.browser}\u0000${d.referrer}\u0000${d.is_bot}`;
+}
+
+/** Adds click rows to a map of groups; `counted(i)` says whether row i is already in links.click_count. */
+export function addGroups(into: Map<string, Group>, rows: ClickRow[], counted: (i: number) => boolean): void {
+  const days = new DayOf();
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i] as ClickRow;
+    const day = days.of(row.at);
+    const key = groupKey(row.link_id, day, row);
+    let g = into.get(key);
+    if (g === undefined) {
+      g = { link_id: row.link_id, day, country: row.country, device: row.device, os: row.os, browser: row.browser, referrer: row.referrer, is_bot: row.is_bot, clicks: 0, counted: 0 };
+      into.set(key, g);
+    }
+    g.clicks++;
+    if (counted(i)) g.counted++;
+  }
+}
+
+/** Adds groups (from one batch) into a longer-lived map of groups. */
+export function mergeGroups(into: Map<string, Group>, groups: Iterable<Group>): void {
+  for (const g of groups) {
+    const key = groupKey(g.link_id, g.day, g);
+    const have = into.get(key);
+    if (have === undefined) into.set(key, { ...g });
+    else {
+      have.clicks += g.clicks;
+      have.counted += g.counted;
+    }
+  }
+}
+
+/** [link id, clicks to add to links.click_count] of the live links' groups, by link id. */
+export function increments(groups: Iterable<Group>, live: Set<string>): [string, number][] {
+  const m = new Map<string, number>();
+  for (const g of groups) {
+    if (live.has(g.link_id) && g.clicks > g.counted) m.set(g.link_id, (m.get(g.link_id) ?? 0) + g.clicks - g.counted);
+  }
+  return [...m.keys()].sort().map((id) => [id, m.get(id) as number]);
 }
 
 export interface RollUps {
@@ -132,14 +167,12 @@ function byKey<V>(m: Map<string, V>): V[] {
  * flushes (several instances on one PostgreSQL) lock them in the same order and cannot deadlock.
  */
 export function rollUp(groups: Group[], live: Set<string>): RollUps {
-  const increments = new Map<string, number>();
   const daily = new Map<string, DailyRow>();
   const breakdown = new Map<string, BreakdownRow>();
   const monthly = new Map<string, MonthlyRow>();
   for (const g of groups) {
     if (!live.has(g.link_id)) continue;
     const n = g.clicks;
-    if (g.clicks > g.counted) increments.set(g.link_id, (increments.get(g.link_id) ?? 0) + g.clicks - g.counted);
     const dk = `${g.link_id}\u0000${g.day}`;
     add(daily, dk, () => ({ link_id: g.link_id, day: g.day, clicks: 0, bots: 0 }), n).bots += g.is_bot * n;
     const month = g.day.slice(0, 7);
@@ -150,7 +183,7 @@ export function rollUp(groups: Group[], live: Set<string>): RollUps {
     }
   }
   return {
-    increments: [...increments.keys()].sort().map((id) => [id, increments.get(id) as number]),
+    increments: increments(groups, live),
     daily: byKey(daily),
     breakdown: byKey(breakdown),
     monthly: byKey(monthly),

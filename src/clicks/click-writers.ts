@@ -4,45 +4,122 @@
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
-import { type DescribedBatch, rollUp } from "./click-batch.js";
+import { type ClickRow, type DescribedBatch, type Group, addGroups, increments, mergeGroups, rollUp } from "./click-batch.js";
 
 export interface ClickWriter {
   /** Writes one described batch in one transaction; clicks of links deleted meanwhile are skipped. */
   write(batch: DescribedBatch): Promise<void>;
+  /** Writes roll-ups held back by write() (SQLite); a no-op where write() already wrote them. */
+  flushRollups(): Promise<void>;
+  /** Folds raw clicks missing from the roll-ups (after a crash) into them. */
+  recover(): Promise<void>;
 }
 
+/** Roll-up groups held in memory before a write is forced (bounds memory on a long-tailed flood). */
+const MAX_PENDING_GROUPS = 50_000;
+const RECOVERY_CHUNK = 50_000;
+
+/**
+ * SQLite: raw clicks and click counts are written with every batch; the roll-ups are held in memory
+ * and written every few seconds (one upsert per distinct link, day and value instead of one per
+ * batch), together with a watermark (the last click id they include) so a crash loses nothing:
+ * recover() folds in the raw clicks past the watermark at the next start.
+ */
 export class SqliteClickWriter implements ClickWriter {
-  private tx: ((b: DescribedBatch) => void) & { immediate(b: DescribedBatch): void } | null = null;
+  private s: SqliteStatements | null = null;
+  private pending = new Map<string, Group>();
+  private pendingUpTo = 0;
 
   constructor(
     private readonly db: Db,
     private readonly handle: SQLite.Database,
   ) {}
 
+  get pendingGroups(): number {
+    return this.pending.size;
+  }
+
   async write(batch: DescribedBatch): Promise<void> {
-    const tx = (this.tx ??= this.transaction());
+    const s = this.statements();
     // connection() holds the mutex of Kysely's one SQLite connection: no Kysely transaction is open
     // while the synchronous transaction runs, so the clicks never join (or roll back with) another one.
-    await this.db.connection().execute(async () => tx.immediate(batch));
+    await this.db.connection().execute(async () => {
+      const { live, lastId } = s.raw.immediate(batch);
+      // In the same synchronous step as the commit, so a roll-up write never sees rows without their groups.
+      if (live.size > 0) {
+        mergeGroups(this.pending, live.size === batch.linkIds.length ? batch.groups : batch.groups.filter((g) => live.has(g.link_id)));
+        this.pendingUpTo = Math.max(this.pendingUpTo, lastId);
+      }
+    });
+    if (this.pending.size >= MAX_PENDING_GROUPS) await this.flushRollups();
+  }
+
+  async flushRollups(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const s = this.statements();
+    await this.db.connection().execute(async () => {
+      const groups = this.pending;
+      const upTo = this.pendingUpTo;
+      this.pending = new Map();
+      try {
+        s.rollups.immediate([...groups.values()], upTo);
+      } catch (err) {
+        mergeGroups(this.pending, groups.values());
+        throw err;
+      }
+    });
+  }
+
+  async recover(): Promise<void> {
+    const s = this.statements();
+    await this.db.connection().execute(async () => {
+      for (;;) {
+        const from = Number(s.watermark.get() ?? 0);
+        const rows = s.clicksAfter.all(from, RECOVERY_CHUNK) as (ClickRow & { id: number })[];
+        if (rows.length === 0) return;
+        const groups = new Map<string, Group>();
+        // Their click_count was written with them: only the roll-ups are missing.
+        addGroups(groups, rows, () => true);
+        s.rollups.immediate([...groups.values()], Number(rows[rows.length - 1]!.id));
+      }
+    });
   }
 
   /** Prepared on first use: the tables may not exist yet when the recorder is built (CLI migrate). */
-  private transaction() {
-    const s = prepare(this.handle);
-    return this.handle.transaction((b: DescribedBatch) => {
-      const live = new Set<string>();
-      for (const id of b.linkIds) if (s.linkExists.get(id) !== undefined) live.add(id);
-      if (live.size === 0) return;
-      for (const r of b.rows) {
-        if (live.has(r.link_id)) s.click.run(r.link_id, r.at, r.country, r.device, r.os, r.browser, r.referrer, r.is_bot);
-      }
-      const u = rollUp(b.groups, live);
-      for (const [id, n] of u.increments) s.increment.run(n, id);
-      for (const d of u.daily) s.daily.run(d.link_id, d.day, d.clicks, d.bots);
-      for (const d of u.breakdown) s.breakdown.run(d.link_id, d.day, d.dimension, d.value, d.clicks);
-      for (const d of u.monthly) s.monthly.run(d.link_id, d.month, d.dimension, d.value, d.clicks);
-    });
+  private statements(): SqliteStatements {
+    return (this.s ??= sqliteStatements(this.handle));
   }
+}
+
+type SqliteStatements = ReturnType<typeof sqliteStatements>;
+
+/** The writer's statements and its two transactions: raw clicks with counts, and roll-ups with the watermark. */
+function sqliteStatements(handle: SQLite.Database) {
+  const st = prepare(handle);
+  const liveOf = (ids: Iterable<string>) => {
+    const live = new Set<string>();
+    for (const id of ids) if (st.linkExists.get(id) !== undefined) live.add(id);
+    return live;
+  };
+  const raw = handle.transaction((b: DescribedBatch) => {
+    const live = liveOf(b.linkIds);
+    let lastId = 0;
+    if (live.size === 0) return { live, lastId };
+    for (const r of b.rows) {
+      if (live.has(r.link_id)) lastId = Number(st.click.run(r.link_id, r.at, r.country, r.device, r.os, r.browser, r.referrer, r.is_bot).lastInsertRowid);
+    }
+    for (const [id, n] of increments(b.groups, live)) st.increment.run(n, id);
+    return { live, lastId };
+  });
+  const rollups = handle.transaction((groups: Group[], upTo: number) => {
+    // Links deleted since their clicks were taken are skipped (their roll-ups went with them).
+    const u = rollUp(groups, liveOf(new Set(groups.map((g) => g.link_id))));
+    for (const d of u.daily) st.daily.run(d.link_id, d.day, d.clicks, d.bots);
+    for (const d of u.breakdown) st.breakdown.run(d.link_id, d.day, d.dimension, d.value, d.clicks);
+    for (const d of u.monthly) st.monthly.run(d.link_id, d.month, d.dimension, d.value, d.clicks);
+    st.advance.run(upTo, upTo);
+  });
+  return { ...st, raw, rollups };
 }
 
 function prepare(h: SQLite.Database) {
@@ -58,6 +135,11 @@ function prepare(h: SQLite.Database) {
       "INSERT INTO click_breakdown (link_id, day, dimension, value, clicks) VALUES (?, ?, ?, ?, ?) " +
         "ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = click_breakdown.clicks + excluded.clicks",
     ),
+    watermark: h.prepare("SELECT last_click_id FROM click_rollup_state WHERE id = 1").pluck(),
+    advance: h.prepare(
+      "INSERT INTO click_rollup_state (id, last_click_id) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET last_click_id = max(last_click_id, ?)",
+    ),
+    clicksAfter: h.prepare("SELECT id, link_id, at, country, device, os, browser, referrer, is_bot FROM clicks WHERE id > ? ORDER BY id LIMIT ?"),
     monthly: h.prepare(
       "INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks) VALUES (?, ?, ?, ?, ?) " +
         "ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks",
@@ -69,8 +151,13 @@ function column<T, K extends keyof T>(rows: T[], key: K): T[K][] {
   return rows.map((r) => r[key]);
 }
 
+/** PostgreSQL: everything in one transaction per batch (several instances write; no watermark to share). */
 export class PostgresClickWriter implements ClickWriter {
   constructor(private readonly db: Db) {}
+
+  async flushRollups(): Promise<void> {}
+
+  async recover(): Promise<void> {}
 
   async write(b: DescribedBatch): Promise<void> {
     await this.db.transaction().execute(async (trx) => {

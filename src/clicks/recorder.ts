@@ -1,6 +1,6 @@
 // Click recording: events are buffered and written in batches (one transaction per flush) together with
-// links.click_count and the roll-ups (daily totals, daily and monthly breakdowns); click-limited links
-// are counted atomically instead.
+// links.click_count; the roll-ups (daily totals, daily and monthly breakdowns) go with each batch on
+// PostgreSQL and every CLICK_ROLLUP_MS on SQLite. Click-limited links are counted atomically instead.
 import type SQLite from "better-sqlite3";
 import type { Logger } from "pino";
 import type { Db } from "../storage/db.js";
@@ -40,18 +40,30 @@ export interface RecorderDeps {
   log: Logger;
   countries: CountryResolver;
   flushMs: number;
+  /** SQLite: how often held-back roll-ups are written. */
+  rollupMs: number;
   retentionDays: number;
 }
 
 export class ClickRecorder {
   private buffer: ClickInput[] = [];
   private timer: NodeJS.Timeout | null = null;
+  private readonly rollupTimer: NodeJS.Timeout;
   private flushing: Promise<void> | null = null;
   private closed = false;
   private readonly writer: ClickWriter;
 
   constructor(private readonly deps: RecorderDeps) {
     this.writer = deps.sqlite ? new SqliteClickWriter(deps.db, deps.sqlite) : new PostgresClickWriter(deps.db);
+    this.rollupTimer = setInterval(() => {
+      this.writer.flushRollups().catch((err: unknown) => deps.log.error({ err }, "roll-up write failed; will retry"));
+    }, deps.rollupMs);
+    this.rollupTimer.unref();
+  }
+
+  /** At start: roll-ups for raw clicks a crash left out of them. */
+  recover(): Promise<void> {
+    return this.writer.recover();
   }
 
   /** Buffers one click; never blocks the request. */
@@ -61,11 +73,11 @@ export class ClickRecorder {
       const dropped = this.buffer.splice(0, this.buffer.length - MAX_BUFFER);
       this.deps.log.error({ dropped: dropped.length }, "click buffer full: oldest clicks dropped");
     }
-    if (this.buffer.length >= MAX_BATCH) void this.flush();
+    if (this.buffer.length >= MAX_BATCH) void this.flushRaw();
     else if (!this.timer && !this.closed) {
       this.timer = setTimeout(() => {
         this.timer = null;
-        void this.flush();
+        void this.flushRaw();
       }, this.deps.flushMs);
     }
   }
@@ -85,8 +97,14 @@ export class ClickRecorder {
     return Number(r.numUpdatedRows) > 0;
   }
 
-  /** Writes everything buffered so far; concurrent callers share one write. */
+  /** Writes everything buffered so far, roll-ups included (statistics are then current). */
   async flush(): Promise<void> {
+    await this.flushRaw();
+    await this.writer.flushRollups();
+  }
+
+  /** Writes the buffered clicks and counts; concurrent callers share one write. */
+  private async flushRaw(): Promise<void> {
     while (this.flushing) await this.flushing;
     if (this.buffer.length === 0) return;
     this.flushing = this.writeBatches().finally(() => {
@@ -107,7 +125,7 @@ export class ClickRecorder {
         if (!this.timer && !this.closed) {
           this.timer = setTimeout(() => {
             this.timer = null;
-            void this.flush();
+            void this.flushRaw();
           }, Math.max(1000, this.deps.flushMs));
         }
         return;
@@ -130,6 +148,7 @@ export class ClickRecorder {
   /** Stops the timer and writes every buffered click (graceful shutdown). */
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.rollupTimer);
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.flush();

@@ -3,11 +3,13 @@ import { type Migration, type MigrationProvider, Migrator } from "kysely";
 import type { Storage } from "./db.js";
 import { initial } from "./migrations/001-initial.js";
 import { clickMonthly } from "./migrations/002-click-monthly.js";
+import { rollupWatermark } from "./migrations/003-rollup-watermark.js";
 
 function migrationsFor(storage: Storage): Record<string, Migration> {
   return {
     "001-initial": initial(storage.dialect),
     "002-click-monthly": clickMonthly(storage.dialect),
+    "003-rollup-watermark": rollupWatermark(),
   };
 }
 

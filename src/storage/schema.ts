@@ -116,6 +116,11 @@ export interface RateEventsTable {
   at: number;
 }
 
+export interface ClickRollupStateTable {
+  id: number;
+  last_click_id: number;
+}
+
 export interface Database {
   users: UsersTable;
   user_pictures: UserPicturesTable;
@@ -126,6 +131,7 @@ export interface Database {
   click_daily: ClickDailyTable;
   click_breakdown: ClickBreakdownTable;
   click_breakdown_month: ClickBreakdownMonthTable;
+  click_rollup_state: ClickRollupStateTable;
   api_keys: ApiKeysTable;
   api_creations: ApiCreationsTable;
   rate_events: RateEventsTable;

@@ -1,0 +1,80 @@
+// SQLite holds roll-ups back for CLICK_ROLLUP_MS; a crash in between loses nothing: the raw clicks past
+// the watermark are folded into the roll-ups at the next start.
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import SQLite from "better-sqlite3";
+import { afterAll, expect, it } from "vitest";
+import { freePort, startTestServer, type TestServer } from "../helpers/server.js";
+
+const root = join(import.meta.dirname, "..", "..");
+const servers: TestServer[] = [];
+afterAll(async () => {
+  for (const s of servers) await s.close();
+});
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+it("recovers roll-ups of clicks written before a crash (SIGKILL)", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "snip-crash-"));
+  const setup = await startTestServer({ dataDir });
+  const user = await setup.ctx.accounts.create({ email: "crash@example.com", password: "correct horse 1", plan: "pro", verified: true });
+  const link = await setup.ctx.links.create(user, { url: "https://example.com/crash", alias: "crash-me" });
+  await setup.close();
+
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", join(root, "src", "cli.ts"), "serve"], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: "silent", CLICK_FLUSH_MS: "10", CLICK_ROLLUP_MS: "600000" },
+    stdio: "ignore",
+  });
+  const exited = new Promise((resolve) => child.on("exit", resolve));
+  for (let i = 0; i < 100; i++) {
+    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  for (let i = 0; i < 25; i++) {
+    const r = await fetch(`http://127.0.0.1:${port}/crash-me`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)" } });
+    expect(r.status).toBe(302);
+  }
+  const peek = new SQLite(join(dataDir, "snip.db"), { readonly: true });
+  const count = (q: string) => Number(peek.prepare(q).pluck().get(link.id));
+  await until(() => count("SELECT count(*) FROM clicks WHERE link_id = ?") === 25, "raw clicks");
+  expect(count("SELECT click_count FROM links WHERE id = ?")).toBe(25);
+  // Held back: nothing rolled up yet.
+  expect(count("SELECT coalesce(sum(clicks), 0) FROM click_daily WHERE link_id = ?")).toBe(0);
+  child.kill("SIGKILL");
+  await exited;
+  peek.close();
+
+  const after = await startTestServer({ dataDir });
+  servers.push(after);
+  const db = after.ctx.storage.db;
+  const daily = await db.selectFrom("click_daily").select(["clicks"]).where("link_id", "=", link.id).execute();
+  expect(daily.map((d) => Number(d.clicks))).toEqual([25]);
+  const devices = await db
+    .selectFrom("click_breakdown")
+    .select(["value", "clicks"])
+    .where("link_id", "=", link.id)
+    .where("dimension", "=", "device")
+    .execute();
+  expect(devices.map((d) => [d.value, Number(d.clicks)])).toEqual([["mobile", 25]]);
+  const month = await db.selectFrom("click_breakdown_month").select((eb) => eb.fn.sum<number>("clicks").as("n")).where("link_id", "=", link.id).where("dimension", "=", "os").executeTakeFirstOrThrow();
+  expect(Number(month.n)).toBe(25);
+  const row = await db.selectFrom("links").select("click_count").where("id", "=", link.id).executeTakeFirstOrThrow();
+  expect(Number(row.click_count)).toBe(25);
+
+  // A second start does not fold them in twice.
+  await after.stop();
+  const again = await startTestServer({ dataDir });
+  servers.push(again);
+  const daily2 = await again.ctx.storage.db.selectFrom("click_daily").select(["clicks"]).where("link_id", "=", link.id).execute();
+  expect(daily2.map((d) => Number(d.clicks))).toEqual([25]);
+});
