@@ -1,5 +1,6 @@
 // LinkService: the links feature's entry point for HTTP routes, the external API and the CLI.
 import type { Logger } from "pino";
+import type SQLite from "better-sqlite3";
 import type { Db } from "../storage/db.js";
 import type { Clock } from "../shared/clock.js";
 import type { LinkRow, UserRow } from "../storage/schema.js";
@@ -15,9 +16,12 @@ export type { CreateLinkInput, UpdateLinkInput, ListQuery, LinkPage, PublicLink,
 
 export class LinkService {
   private readonly deps: LinkDeps;
+  private readonly sqlite: SQLite.Database | null;
+  private findStatement: SQLite.Statement<[string, string], LinkRow> | null = null;
 
-  constructor(opts: { db: Db; clock: Clock; log: Logger; changes: LinkChanges; baseUrl: URL }) {
+  constructor(opts: { db: Db; sqlite?: SQLite.Database | null; clock: Clock; log: Logger; changes: LinkChanges; baseUrl: URL }) {
     this.deps = { db: opts.db, clock: opts.clock, log: opts.log, changes: opts.changes, origin: opts.baseUrl.origin, ownHost: opts.baseUrl.hostname };
+    this.sqlite = opts.sqlite ?? null;
   }
 
   get changes(): LinkChanges {
@@ -56,6 +60,12 @@ export class LinkService {
 
   /** The live link at domain + alias, straight from the database (the redirect path caches it). */
   async find(domain: string, alias: string): Promise<LinkRow | null> {
+    if (this.sqlite) {
+      // Every cache miss of the redirect path lands here: a prepared statement instead of building and
+      // preparing the query each time, run under Kysely's connection lock like every other statement.
+      const stmt = (this.findStatement ??= this.sqlite.prepare<[string, string], LinkRow>("SELECT * FROM links WHERE domain = ? AND alias = ?"));
+      return this.deps.db.connection().execute(async () => stmt.get(domain, alias) ?? null);
+    }
     return (await this.deps.db.selectFrom("links").selectAll().where("domain", "=", domain).where("alias", "=", alias).executeTakeFirst()) ?? null;
   }
 
