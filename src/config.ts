@@ -38,6 +38,8 @@ export interface Config {
   linkCacheSize: number;
   clickFlushMs: number;
   clickRollupMs: number;
+  /** SQLite: write clicks from a worker thread ("worker") or on the main thread ("inline"). */
+  clickWriter: "worker" | "inline";
   clickRetentionDays: number;
   webDir: string;
 }
@@ -61,6 +63,13 @@ function intVar(env: Env, name: string, dflt: number, min: number, max: number):
   const n = Number(raw.trim());
   if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], dflt: T): T {
+  const raw = env[name]?.trim();
+  if (!raw) return dflt;
+  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(name, `must be one of ${values.join(", ")}, got "${raw}"`);
+  return raw as T;
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -193,6 +202,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     linkCacheSize: intVar(env, "LINK_CACHE_SIZE", 100_000, 0, 10_000_000),
     clickFlushMs: intVar(env, "CLICK_FLUSH_MS", 250, 10, 60_000),
     clickRollupMs: intVar(env, "CLICK_ROLLUP_MS", 5_000, 10, 600_000),
+    clickWriter: oneOf(env, "CLICK_WRITER", ["worker", "inline"] as const, "worker"),
     clickRetentionDays: intVar(env, "CLICK_RETENTION_DAYS", 0, 0, 36_500),
     webDir: resolve(env.WEB_DIR?.trim() || join(packageRoot(), "dist", "web")),
   });

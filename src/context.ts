@@ -77,6 +77,8 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const clicks = new ClickRecorder({
     db: storage.db,
     sqlite: storage.sqlite,
+    sqliteFile: config.clickWriter === "worker" ? storage.sqliteFile : null,
+    geoipDb: config.geoipDb,
     clock,
     log,
     countries: new CountryResolver(geoip),

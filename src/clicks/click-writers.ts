@@ -4,15 +4,19 @@
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
-import { type ClickRow, type DescribedBatch, type Group, addGroups, increments, mergeGroups, rollUp } from "./click-batch.js";
+import { type ClickRow, type DescribedBatch, type Group, addGroups, describeBatch, increments, mergeGroups, rollUp } from "./click-batch.js";
+import type { CountryResolver } from "./describe.js";
+import type { ClickInput } from "./recorder.js";
 
 export interface ClickWriter {
-  /** Writes one described batch in one transaction; clicks of links deleted meanwhile are skipped. */
-  write(batch: DescribedBatch): Promise<void>;
+  /** Writes one batch in one transaction; clicks of links deleted meanwhile are skipped. */
+  write(batch: ClickInput[]): Promise<void>;
   /** Writes roll-ups held back by write() (SQLite); a no-op where write() already wrote them. */
   flushRollups(): Promise<void>;
   /** Folds raw clicks missing from the roll-ups (after a crash) into them. */
   recover(): Promise<void>;
+  /** Releases what the writer holds (a worker thread); called after the last flush. */
+  close?(): Promise<void>;
 }
 
 /** Roll-up groups held in memory before a write is forced (bounds memory on a long-tailed flood). */
@@ -30,20 +34,24 @@ export class SqliteClickWriter implements ClickWriter {
   private pending = new Map<string, Group>();
   private pendingUpTo = 0;
 
+  /**
+   * `lock` runs a synchronous step alone on the connection: Kysely's connection mutex on the main
+   * thread (so clicks never join, or roll back with, another transaction), a plain call in the worker.
+   */
   constructor(
-    private readonly db: Db,
+    private readonly lock: <T>(fn: () => T) => Promise<T>,
     private readonly handle: SQLite.Database,
+    private readonly countries: CountryResolver,
   ) {}
 
   get pendingGroups(): number {
     return this.pending.size;
   }
 
-  async write(batch: DescribedBatch): Promise<void> {
+  async write(inputs: ClickInput[]): Promise<void> {
     const s = this.statements();
-    // connection() holds the mutex of Kysely's one SQLite connection: no Kysely transaction is open
-    // while the synchronous transaction runs, so the clicks never join (or roll back with) another one.
-    await this.db.connection().execute(async () => {
+    const batch = describeBatch(inputs, this.countries);
+    await this.lock(() => {
       const { live, lastId } = s.raw.immediate(batch);
       // In the same synchronous step as the commit, so a roll-up write never sees rows without their groups.
       if (live.size > 0) {
@@ -57,7 +65,7 @@ export class SqliteClickWriter implements ClickWriter {
   async flushRollups(): Promise<void> {
     if (this.pending.size === 0) return;
     const s = this.statements();
-    await this.db.connection().execute(async () => {
+    await this.lock(() => {
       const groups = this.pending;
       const upTo = this.pendingUpTo;
       this.pending = new Map();
@@ -72,7 +80,7 @@ export class SqliteClickWriter implements ClickWriter {
 
   async recover(): Promise<void> {
     const s = this.statements();
-    await this.db.connection().execute(async () => {
+    await this.lock(() => {
       for (;;) {
         const from = Number(s.watermark.get() ?? 0);
         const rows = s.clicksAfter.all(from, RECOVERY_CHUNK) as (ClickRow & { id: number })[];
@@ -153,13 +161,17 @@ function column<T, K extends keyof T>(rows: T[], key: K): T[K][] {
 
 /** PostgreSQL: everything in one transaction per batch (several instances write; no watermark to share). */
 export class PostgresClickWriter implements ClickWriter {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly countries: CountryResolver,
+  ) {}
 
   async flushRollups(): Promise<void> {}
 
   async recover(): Promise<void> {}
 
-  async write(b: DescribedBatch): Promise<void> {
+  async write(inputs: ClickInput[]): Promise<void> {
+    const b = describeBatch(inputs, this.countries);
     await this.db.transaction().execute(async (trx) => {
       // Locks the batch's links in id order (the lock an UPDATE takes, so click-limit counting on other
       // instances simply waits); a link deleted meanwhile is not returned and its clicks are skipped.

@@ -6,8 +6,8 @@ import type { Logger } from "pino";
 import type { Db } from "../storage/db.js";
 import type { Clock } from "../shared/clock.js";
 import type { CountryResolver } from "./describe.js";
-import { describeBatch } from "./click-batch.js";
 import { type ClickWriter, PostgresClickWriter, SqliteClickWriter } from "./click-writers.js";
+import { WorkerClickWriter } from "./worker-writer.js";
 
 export interface ClickInput {
   linkId: string;
@@ -36,6 +36,9 @@ export interface RecorderDeps {
   db: Db;
   /** The raw SQLite handle behind db (SQLite only): batches are written through prepared statements. */
   sqlite: SQLite.Database | null;
+  /** The SQLite file: when set, a worker thread writes the clicks on a connection of its own. */
+  sqliteFile: string | null;
+  geoipDb: string | null;
   clock: Clock;
   log: Logger;
   countries: CountryResolver;
@@ -43,6 +46,14 @@ export interface RecorderDeps {
   /** SQLite: how often held-back roll-ups are written. */
   rollupMs: number;
   retentionDays: number;
+}
+
+/** PostgreSQL: in-process (the I/O is already off the thread); SQLite: a worker thread when there is a file. */
+function writerFor(deps: RecorderDeps): ClickWriter {
+  if (!deps.sqlite) return new PostgresClickWriter(deps.db, deps.countries);
+  if (deps.sqliteFile) return new WorkerClickWriter({ file: deps.sqliteFile, geoipDb: deps.geoipDb });
+  const db = deps.db;
+  return new SqliteClickWriter((fn) => db.connection().execute(async () => fn()), deps.sqlite, deps.countries);
 }
 
 export class ClickRecorder {
@@ -54,7 +65,7 @@ export class ClickRecorder {
   private readonly writer: ClickWriter;
 
   constructor(private readonly deps: RecorderDeps) {
-    this.writer = deps.sqlite ? new SqliteClickWriter(deps.db, deps.sqlite) : new PostgresClickWriter(deps.db);
+    this.writer = writerFor(deps);
     this.rollupTimer = setInterval(() => {
       this.writer.flushRollups().catch((err: unknown) => deps.log.error({ err }, "roll-up write failed; will retry"));
     }, deps.rollupMs);
@@ -134,7 +145,7 @@ export class ClickRecorder {
   }
 
   private write(batch: ClickInput[]): Promise<void> {
-    return this.writer.write(describeBatch(batch, this.deps.countries));
+    return this.writer.write(batch);
   }
 
   /** Deletes raw clicks past the retention period (roll-ups stay); 0 days keeps them forever. */
@@ -152,5 +163,6 @@ export class ClickRecorder {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.flush();
+    await this.writer.close?.();
   }
 }

@@ -4,7 +4,18 @@ import { dirname } from "node:path";
 import { mkdirSync } from "node:fs";
 import SQLite from "better-sqlite3";
 import pg from "pg";
-import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Dialect as KyselyDialect,
+  Kysely,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDriver,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  sql,
+} from "kysely";
 import type { DatabaseConfig } from "../config.js";
 import type { Database } from "./schema.js";
 
@@ -23,6 +34,8 @@ export interface Storage {
   feed: ChangeFeed;
   /** Raw better-sqlite3 handle (SQLite only), for the few synchronous hot-path statements. */
   sqlite: SQLite.Database | null;
+  /** The SQLite file (null for PostgreSQL and for ":memory:"), for a second connection in a worker. */
+  sqliteFile: string | null;
   close(): Promise<void>;
 }
 
@@ -88,20 +101,46 @@ class PostgresFeed implements ChangeFeed {
   }
 }
 
+/**
+ * Transactions take the write lock when they begin: the click writer runs on a second connection (a
+ * worker thread), and a deferred transaction that read first could not upgrade after its commit.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw("begin immediate"));
+  }
+}
+
+function sqliteDialect(database: SQLite.Database): KyselyDialect {
+  return {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new ImmediateSqliteDriver({ database }),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  };
+}
+
+/** Opens a SQLite file with the pragmas every connection of ours uses. */
+export function openSqliteFile(file: string): SQLite.Database {
+  const handle = new SQLite(file);
+  handle.pragma("journal_mode = WAL");
+  handle.pragma("synchronous = NORMAL");
+  handle.pragma("foreign_keys = ON");
+  handle.pragma("busy_timeout = 5000");
+  return handle;
+}
+
 export async function openStorage(cfg: DatabaseConfig): Promise<Storage> {
   if (cfg.kind === "sqlite") {
     if (cfg.file !== ":memory:") mkdirSync(dirname(cfg.file), { recursive: true });
-    const handle = new SQLite(cfg.file);
-    handle.pragma("journal_mode = WAL");
-    handle.pragma("synchronous = NORMAL");
-    handle.pragma("foreign_keys = ON");
-    handle.pragma("busy_timeout = 5000");
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: handle }) });
+    const handle = openSqliteFile(cfg.file);
+    const db = new Kysely<Database>({ dialect: sqliteDialect(handle) });
     return {
       db,
       dialect: "sqlite",
       feed: new LocalFeed(),
       sqlite: handle,
+      sqliteFile: cfg.file === ":memory:" ? null : cfg.file,
       close: async () => {
         await db.destroy();
       },
@@ -118,6 +157,7 @@ export async function openStorage(cfg: DatabaseConfig): Promise<Storage> {
     dialect: "postgres",
     feed,
     sqlite: null,
+    sqliteFile: null,
     close: async () => {
       await feed.close();
       await db.destroy();

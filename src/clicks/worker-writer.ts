@@ -1,0 +1,73 @@
+// The main thread's side of the SQLite ingest worker: a ClickWriter whose every call is a message to it.
+import { Worker } from "node:worker_threads";
+import type { ClickWriter } from "./click-writers.js";
+import type { ClickInput } from "./recorder.js";
+
+export interface IngestSetup {
+  file: string;
+  geoipDb: string | null;
+}
+
+export type IngestRequest =
+  | { id: number; op: "write"; inputs: ClickInput[] }
+  | { id: number; op: "flushRollups" | "recover" | "close" };
+
+export type IngestReply = { id: number; ok: true } | { id: number; ok: false; error: string };
+
+/** The compiled worker, or (running from the .ts sources) a small entry that loads them through tsx. */
+function workerUrl(): URL {
+  return new URL(import.meta.url.endsWith(".ts") ? "./ingest-worker-tsx.mjs" : "./ingest-worker.js", import.meta.url);
+}
+
+export class WorkerClickWriter implements ClickWriter {
+  private readonly worker: Worker;
+  private nextId = 1;
+  private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  private failed: Error | null = null;
+
+  constructor(setup: IngestSetup) {
+    this.worker = new Worker(workerUrl(), { workerData: setup });
+    this.worker.on("message", (r: IngestReply) => {
+      const w = this.waiting.get(r.id);
+      this.waiting.delete(r.id);
+      if (r.ok) w?.resolve();
+      else w?.reject(new Error(`click writer: ${r.error}`));
+    });
+    this.worker.on("error", (err) => this.fail(err));
+    this.worker.on("exit", (code) => this.fail(new Error(`click writer worker exited (${code})`)));
+  }
+
+  private fail(err: Error): void {
+    this.failed = err;
+    for (const w of this.waiting.values()) w.reject(err);
+    this.waiting.clear();
+  }
+
+  private call(msg: Omit<IngestRequest, "id"> & { inputs?: ClickInput[] }): Promise<void> {
+    if (this.failed) return Promise.reject(this.failed);
+    const id = this.nextId++;
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ ...msg, id });
+    });
+  }
+
+  write(inputs: ClickInput[]): Promise<void> {
+    return this.call({ op: "write", inputs });
+  }
+
+  flushRollups(): Promise<void> {
+    return this.call({ op: "flushRollups" });
+  }
+
+  recover(): Promise<void> {
+    return this.call({ op: "recover" });
+  }
+
+  /** Writes the held-back roll-ups, closes the worker's connection and ends the thread. */
+  async close(): Promise<void> {
+    if (!this.failed) await this.call({ op: "close" });
+    this.failed ??= new Error("click writer closed");
+    await this.worker.terminate();
+  }
+}
