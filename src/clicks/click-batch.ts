@@ -1,49 +1,19 @@
 // One flush worth of clicks, described (UA, country, referrer) and aggregated into the rows each
 // table needs: raw click rows, per-link click_count increments and the roll-ups, in key order.
+import type { Selectable } from "kysely";
+import type { ClickBreakdownMonthTable, ClickBreakdownTable, ClickDailyTable, ClicksTable } from "../storage/schema.js";
 import type { ClickInput } from "./recorder.js";
 import { type CountryResolver, describeUserAgent, referrerHost } from "./describe.js";
 
-export interface ClickRow {
-  link_id: string;
-  at: number;
-  country: string;
-  device: string;
-  os: string;
-  browser: string;
-  referrer: string;
-  is_bot: number;
-}
-export interface DailyRow {
-  link_id: string;
-  day: string;
-  clicks: number;
-  bots: number;
-}
-export interface BreakdownRow {
-  link_id: string;
-  day: string;
-  dimension: string;
-  value: string;
-  clicks: number;
-}
-export interface MonthlyRow {
-  link_id: string;
-  month: string;
-  dimension: string;
-  value: string;
-  clicks: number;
-}
+/** A raw click row as stored (no id yet). */
+export type ClickRow = Omit<Selectable<ClicksTable>, "id">;
+export type DailyRow = Selectable<ClickDailyTable>;
+export type BreakdownRow = Selectable<ClickBreakdownTable>;
+export type MonthlyRow = Selectable<ClickBreakdownMonthTable>;
 
 /** The values of one click that the roll-ups are grouped by. */
-export interface Group {
-  link_id: string;
+export interface Group extends Omit<ClickRow, "at"> {
   day: string;
-  country: string;
-  device: string;
-  os: string;
-  browser: string;
-  referrer: string;
-  is_bot: number;
   clicks: number;
   /** Clicks already added to links.click_count (click-limited links). */
   counted: number;

@@ -25,26 +25,18 @@ export const LinkSchema = Type.Object({
 const Url = Type.String({ maxLength: 8192 });
 const Alias = Type.String({ maxLength: 200 });
 
-export const CreateLinkBody = Body({
-  url: Url,
-  alias: Type.Optional(Nullable(Alias)),
+/** The options a link has besides its address; `null` clears one on edit. */
+const LinkOptions = {
   domain: Type.Optional(Nullable(Type.String({ maxLength: 300 }))),
   expires_at: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
   max_clicks: Type.Optional(Nullable(Type.Integer())),
   password: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
   ios_url: Type.Optional(Nullable(Url)),
   android_url: Type.Optional(Nullable(Url)),
-});
+};
 
-export const UpdateLinkBody = Body({
-  url: Type.Optional(Url),
-  alias: Type.Optional(Alias),
-  domain: Type.Optional(Nullable(Type.String({ maxLength: 300 }))),
-  expires_at: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
-  max_clicks: Type.Optional(Nullable(Type.Integer())),
-  password: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
-  ios_url: Type.Optional(Nullable(Url)),
-  android_url: Type.Optional(Nullable(Url)),
-});
+export const CreateLinkBody = Body({ url: Url, alias: Type.Optional(Nullable(Alias)), ...LinkOptions });
+
+export const UpdateLinkBody = Body({ url: Type.Optional(Url), alias: Type.Optional(Alias), ...LinkOptions });
 
 export const LinkReply = Type.Object({ status: Type.Literal("success"), link: LinkSchema });

@@ -4,20 +4,12 @@ import type { LinkRow, LinkUpdate, UserRow } from "../storage/schema.js";
 import { hashPassword } from "../accounts/passwords.js";
 import { requireCapability } from "../accounts/plans.js";
 import { isUniqueViolation } from "./aliases.js";
-import { requireActive } from "./create-link.js";
+import { type CreateLinkInput, requireActive } from "./create-link.js";
 import { announce, type LinkDeps } from "./deps.js";
 import { checkAlias, checkDomain, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry } from "./validate.js";
 
-export interface UpdateLinkInput {
-  url?: string;
-  alias?: string;
-  domain?: string | null;
-  expires_at?: string | null;
-  max_clicks?: number | null;
-  password?: string | null;
-  ios_url?: string | null;
-  android_url?: string | null;
-}
+/** Only the fields present change; `null` clears an option. */
+export type UpdateLinkInput = Omit<CreateLinkInput, "url" | "alias"> & { url?: string; alias?: string };
 
 export async function ownedLink(deps: LinkDeps, actor: UserRow, id: string): Promise<LinkRow> {
   const link = await deps.db.selectFrom("links").selectAll().where("id", "=", id).where("owner_id", "=", actor.id).executeTakeFirst();

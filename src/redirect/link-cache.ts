@@ -5,15 +5,7 @@ import type { LinkRow } from "../storage/schema.js";
 import type { LinkChanges } from "../links/changes.js";
 
 /** What a redirect needs to decide; click_count is left out on purpose (it changes on every click). */
-export interface CachedLink {
-  id: string;
-  url: string;
-  ios_url: string | null;
-  android_url: string | null;
-  expires_at: number | null;
-  max_clicks: number | null;
-  password_hash: string | null;
-}
+export type CachedLink = Pick<LinkRow, "id" | "url" | "ios_url" | "android_url" | "expires_at" | "max_clicks" | "password_hash">;
 
 const MISSING = Symbol("missing");
 type Entry = CachedLink | typeof MISSING;
