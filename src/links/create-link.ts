@@ -1,5 +1,6 @@
 // Creating a link: who may set which option, validation, plan limits, alias uniqueness under races.
 import { DomainError } from "../shared/errors.js";
+import { retryAfterSeconds } from "../storage/rate-events.js";
 import { newId } from "../shared/ids.js";
 import type { LinkRow, UserRow } from "../storage/schema.js";
 import { hashPassword } from "../accounts/passwords.js";
@@ -24,7 +25,13 @@ export interface CreateLinkInput {
 export interface CreateLinkOptions {
   /** Where the request came from; reserved for auditing and events. */
   via?: "dashboard" | "api";
+  /** The client's address: signed-out creations are throttled per address. */
+  ip?: string;
 }
+
+/** Signed-out creations per address and hour (anyone can create them, so they need a bound). */
+export const SIGNED_OUT_PER_HOUR = 30;
+const HOUR = 3_600_000;
 
 const SIGNED_IN_OPTIONS = ["domain", "expires_at", "max_clicks", "password", "ios_url", "android_url"] as const;
 
@@ -32,11 +39,18 @@ export function requireActive(actor: UserRow): void {
   if (actor.status !== "active") throw new DomainError("account_inactive", "This account is suspended");
 }
 
-export async function createLink(deps: LinkDeps, actor: UserRow | null, input: CreateLinkInput, _opts: CreateLinkOptions = {}): Promise<LinkRow> {
+export async function createLink(deps: LinkDeps, actor: UserRow | null, input: CreateLinkInput, opts: CreateLinkOptions = {}): Promise<LinkRow> {
   const now = deps.clock.now();
+  const anonBucket = !actor && opts.ip ? `anon-link:${opts.ip}` : null;
   if (!actor) {
     const used = SIGNED_IN_OPTIONS.filter((f) => input[f] !== undefined && input[f] !== null && input[f] !== "");
     if (used.length > 0) throw new DomainError("unauthenticated", `Sign in to use ${used.join(", ")}; signed out, only url and alias are accepted`);
+    if (anonBucket) {
+      const state = await deps.rate.state(anonBucket, now - HOUR);
+      if (state.count >= SIGNED_OUT_PER_HOUR) {
+        throw new DomainError("rate_limited", "Too many links created signed out from this address; sign in to create more", undefined, undefined, retryAfterSeconds(state, HOUR, now));
+      }
+    }
   } else {
     requireActive(actor);
   }
@@ -80,6 +94,7 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
     const row = { ...base, id: newId(), alias: wanted ?? generateAlias() };
     try {
       await deps.db.insertInto("links").values(row).execute();
+      if (anonBucket) await deps.rate.record(anonBucket, now);
       await announce(deps, [{ domain, alias: row.alias }]);
       return { ...row, click_count: 0 };
     } catch (err) {

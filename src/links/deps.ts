@@ -3,12 +3,15 @@ import type { Logger } from "pino";
 import type { Db } from "../storage/db.js";
 import type { Clock } from "../shared/clock.js";
 import type { LinkChanges } from "./changes.js";
+import type { RateEvents } from "../storage/rate-events.js";
 
 export interface LinkDeps {
   db: Db;
   clock: Clock;
   log: Logger;
   changes: LinkChanges;
+  /** Throttle of signed-out creations per address. */
+  rate: RateEvents;
   /** BASE_URL's origin, e.g. "https://sn.ip". */
   origin: string;
   /** BASE_URL's hostname: links there have domain "", and destinations on it are refused. */

@@ -2,6 +2,7 @@
 import type { Logger } from "pino";
 import type SQLite from "better-sqlite3";
 import type { Db } from "../storage/db.js";
+import type { RateEvents } from "../storage/rate-events.js";
 import type { Clock } from "../shared/clock.js";
 import type { LinkRow, UserRow } from "../storage/schema.js";
 import { type BulkResult, bulkCreate } from "./bulk.js";
@@ -19,8 +20,8 @@ export class LinkService {
   private readonly sqlite: SQLite.Database | null;
   private findStatement: SQLite.Statement<[string, string], LinkRow> | null = null;
 
-  constructor(opts: { db: Db; sqlite?: SQLite.Database | null; clock: Clock; log: Logger; changes: LinkChanges; baseUrl: URL }) {
-    this.deps = { db: opts.db, clock: opts.clock, log: opts.log, changes: opts.changes, origin: opts.baseUrl.origin, ownHost: opts.baseUrl.hostname };
+  constructor(opts: { db: Db; sqlite?: SQLite.Database | null; clock: Clock; log: Logger; changes: LinkChanges; rate: RateEvents; baseUrl: URL }) {
+    this.deps = { db: opts.db, clock: opts.clock, log: opts.log, changes: opts.changes, rate: opts.rate, origin: opts.baseUrl.origin, ownHost: opts.baseUrl.hostname };
     this.sqlite = opts.sqlite ?? null;
   }
 

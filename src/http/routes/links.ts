@@ -22,11 +22,11 @@ export async function linkRoutes(app: App, ctx: AppContext): Promise<void> {
         tags: ["links"],
         summary: "Create a link; signed out: url and alias only, and the link expires after 5 minutes",
         body: CreateLinkBody,
-        response: { 201: LinkReply, ...errors(400, 401, 403, 409, 413) },
+        response: { 201: LinkReply, ...errors(400, 401, 403, 409, 413, 429) },
       },
     },
     async (req, reply) => {
-      const link = await ctx.links.create(await currentUser(ctx, req), req.body, { via: "dashboard" });
+      const link = await ctx.links.create(await currentUser(ctx, req), req.body, { via: "dashboard", ip: req.ip });
       return reply.code(201).send({ status: "success" as const, link: ctx.links.toPublic(link) });
     },
   );

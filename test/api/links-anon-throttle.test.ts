@@ -1,0 +1,39 @@
+// Signed-out creation is open to anyone, so it is bounded per address: 30 an hour, sliding.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { ManualClock } from "../../src/shared/clock.js";
+import { SIGNED_OUT_PER_HOUR } from "../../src/links/create-link.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+import { ApiClient, signedInClient } from "../helpers/client.js";
+
+let server: TestServer;
+const clock = new ManualClock();
+beforeAll(async () => {
+  server = await startTestServer({ clock });
+});
+afterAll(async () => server?.close());
+
+it("refuses the 31st signed-out creation from one address within an hour with 429, then frees up", async () => {
+  expect(SIGNED_OUT_PER_HOUR).toBe(30);
+  const anon = await new ApiClient(server.url).init();
+  // Refused creations do not count.
+  expect((await anon.post("/api/links", { url: "javascript:alert(1)" })).status).toBe(400);
+  for (let i = 0; i < 30; i++) {
+    const r = await anon.post("/api/links", { url: `https://example.com/${i}` });
+    expect(r.status).toBe(201);
+    clock.advance(1000);
+  }
+  const limited = await anon.post("/api/links", { url: "https://example.com/31" });
+  expect(limited.status).toBe(429);
+  expect(limited.body.code).toBe("rate_limited");
+  expect(Number(limited.headers.get("retry-after"))).toBe(3600 - 30);
+  // A fresh session from the same address is the same visitor.
+  const other = await new ApiClient(server.url).init();
+  expect((await other.post("/api/links", { url: "https://example.com/x" })).status).toBe(429);
+  // Signed-in creation is not affected.
+  const user = await signedInClient(server, "anon-throttle@example.com");
+  expect((await user.post("/api/links", { url: "https://example.com/signed-in" })).status).toBe(201);
+  // The window slides: the first creation leaves it an hour later.
+  clock.advance(3600 * 1000 - 30 * 1000 + 1);
+  expect((await anon.post("/api/links", { url: "https://example.com/later" })).status).toBe(201);
+  expect((await anon.post("/api/links", { url: "https://example.com/later-2" })).status).toBe(429);
+});
