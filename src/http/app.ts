@@ -75,6 +75,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     loggerInstance: ctx.log as FastifyBaseLogger,
     // Per-request logs cost more than the redirect itself; failures are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
+    // No child logger per request: it costs more than a redirect, and errors are logged with their context.
+    childLoggerFactory: (logger) => logger,
     trustProxy: typeof ctx.config.trustProxy === "number" ? hopsTrusted(ctx.config.trustProxy) : ctx.config.trustProxy,
     bodyLimit: JSON_LIMIT,
     return503OnClosing: true,
