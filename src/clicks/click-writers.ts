@@ -17,10 +17,15 @@ export interface ClickWriter {
   recover(): Promise<void>;
   /** Releases what the writer holds (a worker thread); called after the last flush. */
   close?(): Promise<void>;
+  /** Counts one click of a click-limited link if the limit allows (writers with a connection of their own). */
+  countLimited?(linkId: string, maxClicks: number): Promise<boolean>;
 }
 
-/** Roll-up groups held in memory before a write is forced (bounds memory on a long-tailed flood). */
-const MAX_PENDING_GROUPS = 50_000;
+/**
+ * Roll-up groups held in memory before a write is forced: bounds memory on a long-tailed flood, and
+ * the time one roll-up transaction holds SQLite's write lock (a few tens of ms).
+ */
+const MAX_PENDING_GROUPS = 5_000;
 const RECOVERY_CHUNK = 50_000;
 
 /**
@@ -76,6 +81,12 @@ export class SqliteClickWriter implements ClickWriter {
         throw err;
       }
     });
+  }
+
+  /** The atomic click-limit count, on this writer's connection. */
+  async countLimited(linkId: string, maxClicks: number): Promise<boolean> {
+    const s = this.statements();
+    return this.lock(() => s.countLimited.run(linkId, maxClicks).changes > 0);
   }
 
   async recover(): Promise<void> {
@@ -135,6 +146,7 @@ function prepare(h: SQLite.Database) {
     linkExists: h.prepare("SELECT 1 FROM links WHERE id = ?").pluck(),
     click: h.prepare("INSERT INTO clicks (link_id, at, country, device, os, browser, referrer, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
     increment: h.prepare("UPDATE links SET click_count = click_count + ? WHERE id = ?"),
+    countLimited: h.prepare("UPDATE links SET click_count = click_count + 1 WHERE id = ? AND click_count < ?"),
     daily: h.prepare(
       "INSERT INTO click_daily (link_id, day, clicks, bots) VALUES (?, ?, ?, ?) " +
         "ON CONFLICT (link_id, day) DO UPDATE SET clicks = click_daily.clicks + excluded.clicks, bots = click_daily.bots + excluded.bots",

@@ -23,14 +23,16 @@ port.on("message", (msg: IngestRequest) => {
     let reply: IngestReply;
     try {
       const writer = await ready;
+      let value: boolean | undefined;
       if (msg.op === "write") await writer.write(msg.inputs);
+      else if (msg.op === "countLimited") value = await writer.countLimited(msg.linkId, msg.maxClicks);
       else if (msg.op === "flushRollups") await writer.flushRollups();
       else if (msg.op === "recover") await writer.recover();
       else if (msg.op === "close") {
         await writer.flushRollups();
         handle.close();
       }
-      reply = { id: msg.id, ok: true };
+      reply = { id: msg.id, ok: true, value };
     } catch (err) {
       reply = { id: msg.id, ok: false, error: err instanceof Error ? err.message : String(err) };
     }

@@ -99,6 +99,8 @@ export class ClickRecorder {
 
   /** Atomically counts a click on a click-limited link; false when the limit is already reached. */
   async countLimited(linkId: string, maxClicks: number): Promise<boolean> {
+    // With a writer thread, it does this too: the main thread never waits for SQLite's write lock.
+    if (this.writer.countLimited) return this.writer.countLimited(linkId, maxClicks);
     const r = await this.deps.db
       .updateTable("links")
       .set((eb) => ({ click_count: eb("click_count", "+", 1) }))

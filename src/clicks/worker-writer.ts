@@ -3,6 +3,8 @@ import { Worker } from "node:worker_threads";
 import type { ClickWriter } from "./click-writers.js";
 import type { ClickInput } from "./recorder.js";
 
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
 export interface IngestSetup {
   file: string;
   geoipDb: string | null;
@@ -10,9 +12,11 @@ export interface IngestSetup {
 
 export type IngestRequest =
   | { id: number; op: "write"; inputs: ClickInput[] }
+  | { id: number; op: "countLimited"; linkId: string; maxClicks: number }
   | { id: number; op: "flushRollups" | "recover" | "close" };
 
-export type IngestReply = { id: number; ok: true } | { id: number; ok: false; error: string };
+/** `value` carries countLimited's answer. */
+export type IngestReply = { id: number; ok: true; value?: boolean } | { id: number; ok: false; error: string };
 
 /** The compiled worker, or (running from the .ts sources) a small entry that loads them through tsx. */
 function workerUrl(): URL {
@@ -22,7 +26,7 @@ function workerUrl(): URL {
 export class WorkerClickWriter implements ClickWriter {
   private readonly worker: Worker;
   private nextId = 1;
-  private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (value: boolean | undefined) => void; reject: (e: Error) => void }>();
   private failed: Error | null = null;
 
   constructor(setup: IngestSetup) {
@@ -30,7 +34,7 @@ export class WorkerClickWriter implements ClickWriter {
     this.worker.on("message", (r: IngestReply) => {
       const w = this.waiting.get(r.id);
       this.waiting.delete(r.id);
-      if (r.ok) w?.resolve();
+      if (r.ok) w?.resolve(r.value);
       else w?.reject(new Error(`click writer: ${r.error}`));
     });
     this.worker.on("error", (err) => this.fail(err));
@@ -43,25 +47,29 @@ export class WorkerClickWriter implements ClickWriter {
     this.waiting.clear();
   }
 
-  private call(msg: Omit<IngestRequest, "id"> & { inputs?: ClickInput[] }): Promise<void> {
+  private call(msg: DistributiveOmit<IngestRequest, "id">): Promise<boolean | undefined> {
     if (this.failed) return Promise.reject(this.failed);
     const id = this.nextId++;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<boolean | undefined>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       this.worker.postMessage({ ...msg, id });
     });
   }
 
-  write(inputs: ClickInput[]): Promise<void> {
-    return this.call({ op: "write", inputs });
+  async write(inputs: ClickInput[]): Promise<void> {
+    await this.call({ op: "write", inputs });
   }
 
-  flushRollups(): Promise<void> {
-    return this.call({ op: "flushRollups" });
+  async countLimited(linkId: string, maxClicks: number): Promise<boolean> {
+    return (await this.call({ op: "countLimited", linkId, maxClicks })) === true;
   }
 
-  recover(): Promise<void> {
-    return this.call({ op: "recover" });
+  async flushRollups(): Promise<void> {
+    await this.call({ op: "flushRollups" });
+  }
+
+  async recover(): Promise<void> {
+    await this.call({ op: "recover" });
   }
 
   /** Writes the held-back roll-ups, closes the worker's connection and ends the thread. */

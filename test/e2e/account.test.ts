@@ -1,7 +1,7 @@
 // Browser test of the account flow: sign up, verify the email from the outbox, sign out and in, change the password.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserAvailable, startBrowserFixture, screenshot, type BrowserFixture, type BrowserSession } from "./browser.js";
-import { waitForLink } from "./mail.js";
+import { waitForLink } from "../helpers/mail.js";
 import type { TestServer } from "../helpers/server.js";
 
 const available = browserAvailable();
@@ -51,7 +51,7 @@ describe.skipIf(!available)("account flow in the browser", () => {
 
   it("verifies the email with the link from the outbox", async () => {
     const page = browser.page;
-    const link = await waitForLink(server.outboxDir, email, /\/app\/verify-email\?token=/);
+    const link = await waitForLink(server.outboxDir, email, "/app/verify-email?token=");
     expect(new URL(link).origin).toBe(new URL(server.url).origin);
     await page.goto(link);
     const success = page.getByTestId("verify-success");

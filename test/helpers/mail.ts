@@ -62,3 +62,21 @@ export function tokenOf(link: string): string {
   if (!t) throw new Error(`no token in ${link}`);
   return t;
 }
+
+/** Waits for a message to `to` with a link containing `path`; returns that link. */
+export async function waitForLink(dir: string, to: string, path: string, timeoutMs = 10_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const raw of readOutbox(dir).reverse()) {
+      const head = raw.slice(0, Math.max(0, raw.search(/\r?\n\r?\n/)));
+      if (!head.toLowerCase().includes(`to: ${to.toLowerCase()}`)) continue;
+      try {
+        return linkIn(raw, path);
+      } catch {
+        // another message to the same address
+      }
+    }
+    if (Date.now() > deadline) throw new Error(`no mail to ${to} with a link containing ${path} in ${dir}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
