@@ -25,7 +25,7 @@ export interface ClickWriter {
  * Roll-up groups held in memory before a write is forced: bounds memory on a long-tailed flood, and
  * the time one roll-up transaction holds SQLite's write lock (a few tens of ms).
  */
-const MAX_PENDING_GROUPS = 5_000;
+const MAX_PENDING_GROUPS = 1_000;
 const RECOVERY_CHUNK = 50_000;
 
 /**
