@@ -3,6 +3,7 @@
 // Fastify; status, Location and every header but Date must match, and each one counts one click.
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createLink, storedClicks } from "../helpers/links.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
 import { type ApiClient, signedInClient } from "../helpers/client.js";
@@ -51,16 +52,8 @@ describe.each(ENGINES)("redirect fast path on %s", (engine) => {
   let pro: ApiClient;
   let slow: ReturnType<typeof vi.spyOn>;
   let fast: ReturnType<typeof vi.spyOn>;
-  const create = async (body: Record<string, unknown>) => {
-    const r = await pro.post("/api/links", body);
-    expect(r.status, r.text).toBe(201);
-    return r.body.link as { id: string; alias: string };
-  };
-  const count = async (id: string) => {
-    await server.ctx.clicks.flush();
-    const row = await server.ctx.storage.db.selectFrom("links").select("click_count").where("id", "=", id).executeTakeFirstOrThrow();
-    return Number(row.click_count);
-  };
+  const create = (body: Record<string, unknown>) => createLink(pro, body);
+  const count = (id: string) => storedClicks(server, id);
   /** The same request twice: the first through Fastify (cache miss), the second through the fast path. */
   const twice = async (path: string, headers: Record<string, string> = {}, method = "GET") => {
     slow.mockClear();

@@ -2,6 +2,7 @@
 // HTML vs JSON answers, query strings, HEAD, the password form with its throttle, and escaping.
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLink, storedClicks } from "../helpers/links.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
 import { type ApiClient, signedInClient } from "../helpers/client.js";
@@ -36,16 +37,8 @@ describe.each(ENGINES)("redirect on %s", (engine) => {
       headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
       body: new URLSearchParams({ password }).toString(),
     });
-  const create = async (body: Record<string, unknown>) => {
-    const r = await pro.post("/api/links", body);
-    expect(r.status, r.text).toBe(201);
-    return r.body.link as { id: string; alias: string };
-  };
-  const count = async (id: string) => {
-    await server.ctx.clicks.flush();
-    const row = await server.ctx.storage.db.selectFrom("links").select("click_count").where("id", "=", id).executeTakeFirstOrThrow();
-    return Number(row.click_count);
-  };
+  const create = (body: Record<string, unknown>) => createLink(pro, body);
+  const count = (id: string) => storedClicks(server, id);
 
   beforeAll(async () => {
     clock = new ManualClock(Date.now());
