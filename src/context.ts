@@ -77,7 +77,8 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const clicks = new ClickRecorder({
     db: storage.db,
     sqlite: storage.sqlite,
-    sqliteFile: config.clickWriter === "worker" ? storage.sqliteFile : null,
+    // ":memory:" SQLite cannot be opened twice: its clicks are written on the main thread.
+    workerDatabase: config.clickWriter === "worker" && (config.database.kind === "postgres" || storage.sqliteFile) ? config.database : null,
     geoipDb: config.geoipDb,
     clock,
     log,

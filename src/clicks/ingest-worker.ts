@@ -1,20 +1,24 @@
-// Worker thread that writes clicks to SQLite on a connection of its own, so the batches and roll-ups
-// never block the event loop that answers redirects. Messages are handled one at a time, in order.
+// Worker thread that writes clicks on connections of its own (SQLite or PostgreSQL), so describing,
+// batching and writing never take time from the event loop that answers redirects. Messages are
+// handled one at a time, in order.
 import { parentPort, workerData } from "node:worker_threads";
 import maxmind, { type CountryResponse } from "maxmind";
-import { openSqliteFile } from "../storage/db.js";
+import { openPostgresDb, openSqliteFile } from "../storage/db.js";
 import { CountryResolver } from "./describe.js";
-import { SqliteClickWriter } from "./click-writers.js";
+import { type ClickWriter, PostgresClickWriter, SqliteClickWriter } from "./click-writers.js";
 import type { IngestReply, IngestRequest, IngestSetup } from "./worker-writer.js";
 
 const setup = workerData as IngestSetup;
 const port = parentPort;
 if (!port) throw new Error("ingest-worker must run as a worker thread");
 
-const handle = openSqliteFile(setup.file);
-const ready = (async () => {
-  const geoip = setup.geoipDb ? await maxmind.open<CountryResponse>(setup.geoipDb) : null;
-  return new SqliteClickWriter(async (fn) => fn(), handle, new CountryResolver(geoip));
+const db = setup.database;
+const sqlite = db.kind === "sqlite" ? openSqliteFile(db.file) : null;
+const pg = db.kind === "postgres" ? openPostgresDb(db.url, 2) : null;
+const ready = (async (): Promise<ClickWriter & { countLimited?: SqliteClickWriter["countLimited"] }> => {
+  const countries = new CountryResolver(setup.geoipDb ? await maxmind.open<CountryResponse>(setup.geoipDb) : null);
+  if (sqlite) return new SqliteClickWriter(async (fn) => fn(), sqlite, countries);
+  return new PostgresClickWriter(pg!, countries);
 })();
 
 let queue: Promise<unknown> = Promise.resolve();
@@ -25,12 +29,16 @@ port.on("message", (msg: IngestRequest) => {
       const writer = await ready;
       let value: boolean | undefined;
       if (msg.op === "write") await writer.write(msg.inputs);
-      else if (msg.op === "countLimited") value = await writer.countLimited(msg.linkId, msg.maxClicks);
+      else if (msg.op === "countLimited") {
+        if (!writer.countLimited) throw new Error("countLimited runs on the main pool for PostgreSQL");
+        value = await writer.countLimited(msg.linkId, msg.maxClicks);
+      }
       else if (msg.op === "flushRollups") await writer.flushRollups();
       else if (msg.op === "recover") await writer.recover();
       else if (msg.op === "close") {
         await writer.flushRollups();
-        handle.close();
+        sqlite?.close();
+        await pg?.destroy();
       }
       reply = { id: msg.id, ok: true, value };
     } catch (err) {

@@ -4,6 +4,7 @@
 import type SQLite from "better-sqlite3";
 import type { Logger } from "pino";
 import type { Db } from "../storage/db.js";
+import type { DatabaseConfig } from "../config.js";
 import type { Clock } from "../shared/clock.js";
 import type { CountryResolver } from "./describe.js";
 import { type ClickWriter, PostgresClickWriter, SqliteClickWriter } from "./click-writers.js";
@@ -36,8 +37,8 @@ export interface RecorderDeps {
   db: Db;
   /** The raw SQLite handle behind db (SQLite only): batches are written through prepared statements. */
   sqlite: SQLite.Database | null;
-  /** The SQLite file: when set, a worker thread writes the clicks on a connection of its own. */
-  sqliteFile: string | null;
+  /** When set, a worker thread writes the clicks to this database on connections of its own. */
+  workerDatabase: DatabaseConfig | null;
   geoipDb: string | null;
   clock: Clock;
   log: Logger;
@@ -48,10 +49,10 @@ export interface RecorderDeps {
   retentionDays: number;
 }
 
-/** PostgreSQL: in-process (the I/O is already off the thread); SQLite: a worker thread when there is a file. */
+/** A worker thread when configured (CLICK_WRITER=worker), else the same writers on the main thread. */
 function writerFor(deps: RecorderDeps): ClickWriter {
+  if (deps.workerDatabase) return new WorkerClickWriter({ database: deps.workerDatabase, geoipDb: deps.geoipDb });
   if (!deps.sqlite) return new PostgresClickWriter(deps.db, deps.countries);
-  if (deps.sqliteFile) return new WorkerClickWriter({ file: deps.sqliteFile, geoipDb: deps.geoipDb });
   const db = deps.db;
   return new SqliteClickWriter((fn) => db.connection().execute(async () => fn()), deps.sqlite, deps.countries);
 }

@@ -1,12 +1,14 @@
 // The main thread's side of the SQLite ingest worker: a ClickWriter whose every call is a message to it.
 import { Worker } from "node:worker_threads";
+import type { DatabaseConfig } from "../config.js";
 import type { ClickWriter } from "./click-writers.js";
 import type { ClickInput } from "./recorder.js";
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 export interface IngestSetup {
-  file: string;
+  /** The database the worker writes to, on connections of its own. */
+  database: DatabaseConfig;
   geoipDb: string | null;
 }
 
@@ -29,8 +31,14 @@ export class WorkerClickWriter implements ClickWriter {
   private readonly waiting = new Map<number, { resolve: (value: boolean | undefined) => void; reject: (e: Error) => void }>();
   private failed: Error | null = null;
 
+  /** SQLite only: the worker is the one writer, so click limits are counted there too (PostgreSQL: on the main pool). */
+  readonly countLimited?: (linkId: string, maxClicks: number) => Promise<boolean>;
+
   constructor(setup: IngestSetup) {
     this.worker = new Worker(workerUrl(), { workerData: setup });
+    if (setup.database.kind === "sqlite") {
+      this.countLimited = async (linkId, maxClicks) => (await this.call({ op: "countLimited", linkId, maxClicks })) === true;
+    }
     this.worker.on("message", (r: IngestReply) => {
       const w = this.waiting.get(r.id);
       this.waiting.delete(r.id);
@@ -58,10 +66,6 @@ export class WorkerClickWriter implements ClickWriter {
 
   async write(inputs: ClickInput[]): Promise<void> {
     await this.call({ op: "write", inputs });
-  }
-
-  async countLimited(linkId: string, maxClicks: number): Promise<boolean> {
-    return (await this.call({ op: "countLimited", linkId, maxClicks })) === true;
   }
 
   async flushRollups(): Promise<void> {

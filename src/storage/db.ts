@@ -62,8 +62,8 @@ class PostgresFeed implements ChangeFeed {
   private closed = false;
 
   constructor(
-    private readonly pool: pg.Pool,
     private readonly url: string,
+    private readonly db: Db,
   ) {}
 
   async start(): Promise<void> {
@@ -82,7 +82,7 @@ class PostgresFeed implements ChangeFeed {
   }
 
   async publish(channel: string, payload: string): Promise<void> {
-    await this.pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
+    await sql`SELECT pg_notify(${channel}, ${payload})`.execute(this.db);
   }
 
   subscribe(channel: string, fn: (payload: string) => void): void {
@@ -130,6 +130,13 @@ export function openSqliteFile(file: string): SQLite.Database {
   return handle;
 }
 
+/** A pooled Kysely on PostgreSQL (the service's pool, or a small one for the click writer thread). */
+export function openPostgresDb(url: string, max: number): Db {
+  const pool = new pg.Pool({ connectionString: url, max });
+  pool.on("error", () => undefined);
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
 export async function openStorage(cfg: DatabaseConfig): Promise<Storage> {
   if (cfg.kind === "sqlite") {
     if (cfg.file !== ":memory:") mkdirSync(dirname(cfg.file), { recursive: true });
@@ -146,11 +153,9 @@ export async function openStorage(cfg: DatabaseConfig): Promise<Storage> {
       },
     };
   }
-  const pool = new pg.Pool({ connectionString: cfg.url, max: 10 });
-  pool.on("error", () => undefined);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = openPostgresDb(cfg.url, 10);
   await sql`select 1`.execute(db);
-  const feed = new PostgresFeed(pool, cfg.url);
+  const feed = new PostgresFeed(cfg.url, db);
   await feed.start();
   return {
     db,
