@@ -117,3 +117,12 @@ export async function startBrowserFixture(opts: TestServerOptions = {}): Promise
     },
   };
 }
+
+/** Signs in through the login page and waits for the dashboard. */
+export async function signInPage(page: Page, email: string, password: string): Promise<void> {
+  await page.goto("/app/login");
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByTestId("login-submit").click();
+  await page.waitForURL((u) => u.pathname === "/app");
+}

@@ -1,6 +1,6 @@
 // Browser test of the link pages: anonymous shortening, create, list, stats, edit, bulk, API keys, delete, plan hints.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserAvailable, startBrowserFixture, screenshot, type BrowserFixture, type BrowserSession } from "./browser.js";
+import { browserAvailable, signInPage, startBrowserFixture, screenshot, type BrowserFixture, type BrowserSession } from "./browser.js";
 import type { TestServer } from "../helpers/server.js";
 
 const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -27,14 +27,7 @@ describe.skipIf(!available)("link pages in the browser", () => {
     await fixture?.close();
   });
 
-  async function signIn(email: string) {
-    const page = browser.page;
-    await page.goto("/app/login");
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(password);
-    await page.getByTestId("login-submit").click();
-    await page.waitForURL((u) => u.pathname === "/app");
-  }
+  const signIn = (email: string) => signInPage(browser.page, email, password);
 
   it("shortens a link signed out, with a copy button and a QR code", async () => {
     const page = browser.page;

@@ -3,7 +3,7 @@
 // works from a server-side request until it is revoked in the page.
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserAvailable, screenshot, startBrowserFixture, type BrowserFixture } from "./browser.js";
+import { browserAvailable, screenshot, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 
 const available = browserAvailable();
 
@@ -47,11 +47,7 @@ describe.skipIf(!available)("link life in the browser", () => {
 
   it("signs in, creates a link with a password and a click limit, and passes the password form", async () => {
     const page = f.browser.page;
-    await page.goto("/app/login");
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(password);
-    await page.getByTestId("login-submit").click();
-    await page.waitForURL((u) => u.pathname === "/app");
+    await signInPage(page, email, password);
 
     await page.goto("/app/links/new");
     await page.getByLabel("Destination URL").fill(`${dest.origin}/first`);

@@ -1,6 +1,6 @@
 // Browser test of the statistics page: real redirects with several user agents, then the chart and the device split.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserAvailable, startBrowserFixture, screenshot, type BrowserFixture, type BrowserSession } from "./browser.js";
+import { browserAvailable, signInPage, startBrowserFixture, screenshot, type BrowserFixture, type BrowserSession } from "./browser.js";
 import type { TestServer } from "../helpers/server.js";
 import { UA, visit } from "../helpers/visit.js";
 
@@ -29,11 +29,7 @@ describe.skipIf(!available)("statistics page in the browser", () => {
     await server.ctx.clicks.flush();
 
     const page = browser.page;
-    await page.goto("/app/login");
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(password);
-    await page.getByTestId("login-submit").click();
-    await page.waitForURL((u) => u.pathname === "/app");
+    await signInPage(page, email, password);
 
     await page.goto(`/app/links/${link.id}/stats`);
     await page.getByTestId("daily-chart").waitFor();
