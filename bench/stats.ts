@@ -10,7 +10,7 @@ import { sql } from "kysely";
 import { loadConfig } from "../src/config.js";
 import { createContext, type AppContext } from "../src/context.js";
 import { SESSION_COOKIE } from "../src/accounts/sessions.js";
-import { DIMENSIONS, dayOf } from "../src/clicks/recorder.js";
+import { type ClickRow, DIMENSIONS, dayOf } from "../src/clicks/click-batch.js";
 import { createTestDatabase } from "../test/helpers/engines.js";
 import { killAll, startChild } from "./lib/children.js";
 
@@ -43,15 +43,7 @@ const BROWSERS = ["Mobile Safari", "Chrome", "Chrome WebView", "Safari", "Firefo
 const REFERRERS = ["direct", "t.co", "www.google.com", "www.facebook.com", "l.instagram.com", "www.linkedin.com", "news.ycombinator.com", "www.reddit.com",
   ...Array.from({ length: 52 }, (_, i) => `blog${i}.example.net`)];
 
-interface Click {
-  at: number;
-  country: string;
-  device: string;
-  os: string;
-  browser: string;
-  referrer: string;
-  is_bot: number;
-}
+type Click = Omit<ClickRow, "link_id">;
 
 /** n clicks spread over the DAYS UTC days ending with `end`'s day, with a weekly rhythm. */
 function* clicks(n: number, end: number, seed: number): Generator<Click> {

@@ -25,7 +25,13 @@ export interface DescribedBatch {
   linkIds: string[];
 }
 
-const DIMS = ["country", "device", "os", "browser", "referrer"] as const;
+/** The breakdowns kept per link and day (and month). */
+export const DIMENSIONS = ["country", "device", "os", "browser", "referrer"] as const;
+export type Dimension = (typeof DIMENSIONS)[number];
+
+export function dayOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
 
 /** UTC day of an instant; consecutive clicks share a day, so the last one is remembered. */
 class DayOf {
@@ -146,7 +152,7 @@ export function rollUp(groups: Group[], live: Set<string>): RollUps {
     const dk = `${g.link_id}\u0000${g.day}`;
     add(daily, dk, () => ({ link_id: g.link_id, day: g.day, clicks: 0, bots: 0 }), n).bots += g.is_bot * n;
     const month = g.day.slice(0, 7);
-    for (const dim of DIMS) {
+    for (const dim of DIMENSIONS) {
       const value = g[dim];
       add(breakdown, `${dk}\u0000${dim}\u0000${value}`, () => ({ link_id: g.link_id, day: g.day, dimension: dim, value, clicks: 0 }), n);
       add(monthly, `${g.link_id}\u0000${month}\u0000${dim}\u0000${value}`, () => ({ link_id: g.link_id, month, dimension: dim, value, clicks: 0 }), n);

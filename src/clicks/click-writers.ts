@@ -49,10 +49,6 @@ export class SqliteClickWriter implements ClickWriter {
     private readonly countries: CountryResolver,
   ) {}
 
-  get pendingGroups(): number {
-    return this.pending.size;
-  }
-
   async write(inputs: ClickInput[]): Promise<void> {
     const s = this.statements();
     const batch = describeBatch(inputs, this.countries);

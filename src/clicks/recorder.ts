@@ -22,16 +22,11 @@ export interface ClickInput {
   counted: boolean;
 }
 
-export const DIMENSIONS = ["country", "device", "os", "browser", "referrer"] as const;
-export type Dimension = (typeof DIMENSIONS)[number];
 
 const MAX_BATCH = 2_000;
 /** Events kept while the database is unreachable; beyond it the oldest are dropped (and logged). */
 const MAX_BUFFER = 200_000;
 
-export function dayOf(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
 
 export interface RecorderDeps {
   db: Db;

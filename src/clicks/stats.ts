@@ -6,7 +6,7 @@ import type { Clock } from "../shared/clock.js";
 import type { LinkRow } from "../storage/schema.js";
 import { PLAN_TABLE, can, requiredPlan } from "../accounts/plans.js";
 import { type DayRange, daysOf, resolveRange, splitByMonth } from "./range.js";
-import { DIMENSIONS, type Dimension } from "./recorder.js";
+import { DIMENSIONS, type Dimension } from "./click-batch.js";
 
 /** Entries kept per breakdown (countries, devices, ...). */
 export const TOP_N = 50;

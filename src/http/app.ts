@@ -42,7 +42,6 @@ declare module "fastify" {
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 /** Words the app uses at the root: never valid short aliases (the list lives with the links feature). */
-export { RESERVED_PATHS } from "../links/reserved.js";
 
 const JSON_LIMIT = 1024 * 1024;
 
