@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { buildScenario, plainAlias, SCENARIOS, type Scenario, type ScenarioName } from "./lib/dataset.js";
-import { type ChildStats, killAll, type ServerChild, startChild } from "./lib/children.js";
+import { type ChildStats, cpuTimeUs, killAll, type ServerChild, startChild } from "./lib/children.js";
 import { BENCH_DATA, type ClickTotals, PgBench, sqliteSeed, sqliteTotals } from "./lib/db.js";
 import { autocannonRun, BROWSER_HEADERS, type LoadResult, mergeStatuses, wrkAvailable, wrkRun } from "./lib/load.js";
 import { formatSummary, summarise } from "./lib/cpuprofile.js";
@@ -85,6 +85,8 @@ interface TargetRun {
   rounds: LoadResult[];
   /** Share of the machine's CPU busy just before each round (other processes; should be near 0). */
   busyBefore: number[];
+  /** CPU time the server used per answer in each round (all its threads), in µs: steadier than req/s on a busy machine. */
+  cpuPerReq: number[];
   /** Every answer this server gave the harness (probe, warm-up, rounds). */
   statuses: Record<number, number>;
   socketErrors: number;
@@ -185,6 +187,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     child: await child,
     rounds: [],
     busyBefore: [],
+    cpuPerReq: [],
     statuses: {},
     socketErrors: 0,
     inFlightBound: 0,
@@ -235,11 +238,15 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
       // The pause lets the previous service's click flush finish; it also measures what else runs.
       const busy = opts.quietWait > 0 ? await waitQuiet(opts.quietWait) : await busyShare(opts.pause);
       if (busy !== null) t.busyBefore.push(busy);
+      const cpuBefore = cpuTimeUs(t.child.pid);
       const res = await load(t, scenario.paths, opts.duration, workDir);
+      const cpuAfter = cpuTimeUs(t.child.pid);
       record(t, res);
       t.rounds.push(res);
+      if (cpuBefore !== null && cpuAfter !== null && res.completed > 0) t.cpuPerReq.push((cpuAfter - cpuBefore) / res.completed);
       log(
         `  round ${r + 1} ${TARGET_LABEL[t.kind].padEnd(18)} ${res.rps.toFixed(0).padStart(7)} req/s  p50 ${res.p50.toFixed(2)} ms  p99 ${res.p99.toFixed(2)} ms` +
+          (t.cpuPerReq.length > r ? `  CPU ${(t.cpuPerReq[r] as number).toFixed(1)} µs/req` : "") +
           (busy === null ? "" : `  (machine ${(busy * 100).toFixed(0)}% busy before)`),
       );
     }
@@ -332,7 +339,7 @@ function table(rows: string[][]): string {
 function printScenario(res: ScenarioResult): void {
   const { scenario } = res;
   const base = derive(res.targets[0] as TargetRun, scenario);
-  const rows: string[][] = [["target", "req/s", "p50 ms", "p99 ms", "errors", "rps ratio", "p99 ratio", "302s sent", "clicks stored (sum click_count / rows)"]];
+  const rows: string[][] = [["target", "req/s", "p50 ms", "p99 ms", "errors", "rps ratio", "p99 ratio", "CPU µs/req", "302s sent", "clicks stored (sum click_count / rows)"]];
   for (const t of res.targets) {
     const d = derive(t, scenario);
     rows.push([
@@ -343,6 +350,7 @@ function printScenario(res: ScenarioResult): void {
       String(d.errors),
       t.kind === "baseline" ? "1.00" : (d.rps / base.rps).toFixed(2),
       t.kind === "baseline" ? "1.00" : (d.p99 / base.p99).toFixed(2),
+      t.cpuPerReq.length > 0 ? median(t.cpuPerReq).toFixed(1) : "-",
       fmtInt(d.sent302),
       t.kind === "baseline" ? "(not recorded)" : d.clicksText,
     ]);

@@ -30,6 +30,18 @@ export function killAll(): void {
   for (const c of live) c.kill("SIGKILL");
 }
 
+/** CPU time (user + system, all threads) the process has used so far, in µs; null once it is gone. */
+export function cpuTimeUs(pid: number): number | null {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in ticks of 1/100 s.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) * 10_000;
+  } catch {
+    return null;
+  }
+}
+
 export function peakRssBytes(pid: number): number | null {
   try {
     const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));

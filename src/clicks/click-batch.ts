@@ -63,10 +63,11 @@ export function describeBatch(batch: ClickInput[], countries: CountryResolver): 
       browser: d.browser,
       referrer: referrerHost(c.referer),
       is_bot: d.isBot ? 1 : 0,
+      counted: c.counted ? 1 : 0,
     };
   }
   const groups = new Map<string, Group>();
-  addGroups(groups, rows, (i) => (batch[i] as ClickInput).counted);
+  addGroups(groups, rows);
   const linkIds = [...new Set(batch.map((c) => c.linkId))].sort();
   return { rows, groups: [...groups.values()], linkIds };
 }
@@ -77,11 +78,10 @@ function groupKey(linkId: string, day: string, d: Dims): string {
   return `${linkId}\u0000${day}\u0000${d.country}\u0000${d.device}\u0000${d.os}\u0000${d.browser}\u0000${d.referrer}\u0000${d.is_bot}`;
 }
 
-/** Adds click rows to a map of groups; `counted(i)` says whether row i is already in links.click_count. */
-export function addGroups(into: Map<string, Group>, rows: ClickRow[], counted: (i: number) => boolean): void {
+/** Adds click rows to a map of groups. */
+export function addGroups(into: Map<string, Group>, rows: Iterable<ClickRow>): void {
   const days = new DayOf();
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i] as ClickRow;
+  for (const row of rows) {
     const day = days.of(row.at);
     const key = groupKey(row.link_id, day, row);
     let g = into.get(key);
@@ -90,7 +90,7 @@ export function addGroups(into: Map<string, Group>, rows: ClickRow[], counted: (
       into.set(key, g);
     }
     g.clicks++;
-    if (counted(i)) g.counted++;
+    g.counted += row.counted;
   }
 }
 

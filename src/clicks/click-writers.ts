@@ -22,22 +22,34 @@ export interface ClickWriter {
 }
 
 /**
- * Roll-up groups held in memory before a write is forced: bounds memory on a long-tailed flood, and
- * the time one roll-up transaction holds SQLite's write lock (a few tens of ms).
+ * Roll-up groups held in memory before a roll-up is forced (bounds memory on a long-tailed flood),
+ * and groups written per transaction (each holds SQLite's write lock for a few ms).
  */
-const MAX_PENDING_GROUPS = 1_000;
+const MAX_PENDING_GROUPS = 50_000;
+const CHUNK_GROUPS = 500;
 const RECOVERY_CHUNK = 50_000;
 
+/** A roll-up being written: its groups in link order, the last click id they cover, and how far it got. */
+interface Epoch {
+  groups: Group[];
+  upTo: number;
+  done: number;
+}
+
 /**
- * SQLite: raw clicks and click counts are written with every batch; the roll-ups are held in memory
- * and written every few seconds (one upsert per distinct link, day and value instead of one per
- * batch), together with a watermark (the last click id they include) so a crash loses nothing:
- * recover() folds in the raw clicks past the watermark at the next start.
+ * SQLite: raw clicks are written with every batch (one append each). Their roll-ups and their
+ * links.click_count increments are held in memory and written every CLICK_ROLLUP_MS: one upsert per
+ * distinct link, day and value per interval instead of per batch, which is what keeps a long tail of
+ * links cheap. A roll-up is written in short transactions of whole links, in link order, each
+ * recording how far it got in click_rollup_state, so a crash at any point loses nothing and adds
+ * nothing twice: recover() folds in exactly the raw clicks the roll-ups do not hold yet.
  */
 export class SqliteClickWriter implements ClickWriter {
   private s: SqliteStatements | null = null;
   private pending = new Map<string, Group>();
   private pendingUpTo = 0;
+  private epoch: Epoch | null = null;
+  private rollupQueue: Promise<void> = Promise.resolve();
 
   /**
    * `lock` runs a synchronous step alone on the connection: Kysely's connection mutex on the main
@@ -53,30 +65,41 @@ export class SqliteClickWriter implements ClickWriter {
     const s = this.statements();
     const batch = describeBatch(inputs, this.countries);
     await this.lock(() => {
-      const { live, lastId } = s.raw.immediate(batch);
-      // In the same synchronous step as the commit, so a roll-up write never sees rows without their groups.
-      if (live.size > 0) {
-        mergeGroups(this.pending, live.size === batch.linkIds.length ? batch.groups : batch.groups.filter((g) => live.has(g.link_id)));
-        this.pendingUpTo = Math.max(this.pendingUpTo, lastId);
-      }
+      const { dead, lastId } = s.raw.immediate(batch.rows);
+      // In the same synchronous step as the commit, so a roll-up never starts without these groups.
+      mergeGroups(this.pending, dead.size === 0 ? batch.groups : batch.groups.filter((g) => !dead.has(g.link_id)));
+      this.pendingUpTo = Math.max(this.pendingUpTo, lastId);
     });
     if (this.pending.size >= MAX_PENDING_GROUPS) await this.flushRollups();
   }
 
-  async flushRollups(): Promise<void> {
-    if (this.pending.size === 0) return;
-    const s = this.statements();
-    await this.lock(() => {
-      const groups = this.pending;
-      const upTo = this.pendingUpTo;
+  /** Writes the held-back roll-ups and counts; calls queue behind each other. */
+  flushRollups(): Promise<void> {
+    const run = this.rollupQueue.then(() => this.writeRollups());
+    this.rollupQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeRollups(): Promise<void> {
+    if (this.epoch === null) {
+      if (this.pending.size === 0) return;
+      this.epoch = { groups: byLink(this.pending.values()), upTo: this.pendingUpTo, done: 0 };
       this.pending = new Map();
-      try {
-        s.rollups.immediate([...groups.values()], upTo);
-      } catch (err) {
-        mergeGroups(this.pending, groups.values());
-        throw err;
-      }
-    });
+    }
+    await this.finishEpoch(this.epoch);
+    this.epoch = null;
+  }
+
+  /** Writes the rest of a roll-up, a few hundred groups (whole links) per transaction; resumable after an error. */
+  private async finishEpoch(e: Epoch): Promise<void> {
+    const s = this.statements();
+    while (e.done < e.groups.length) {
+      const end = chunkEnd(e.groups, e.done, CHUNK_GROUPS);
+      await this.lock(() => s.rollups.immediate(e.groups.slice(e.done, end), e.upTo, end === e.groups.length));
+      e.done = end;
+      // Lets the event loop (and other writers of the file) in between chunks.
+      if (e.done < e.groups.length) await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   /** The atomic click-limit count, on this writer's connection. */
@@ -85,19 +108,38 @@ export class SqliteClickWriter implements ClickWriter {
     return this.lock(() => s.countLimited.run(linkId, maxClicks).changes > 0);
   }
 
+  /**
+   * At start: the raw clicks that the roll-ups and counts do not hold (a crash came before they were
+   * written). A roll-up a crash cut short is finished first, as the same roll-up, for the links it had
+   * not reached; then everything after it.
+   */
   async recover(): Promise<void> {
+    await this.rollupQueue;
     const s = this.statements();
-    await this.lock(() => {
-      for (;;) {
-        const from = Number(s.watermark.get() ?? 0);
-        const rows = s.clicksAfter.all(from, RECOVERY_CHUNK) as (ClickRow & { id: number })[];
-        if (rows.length === 0) return;
-        const groups = new Map<string, Group>();
-        // Their click_count was written with them: only the roll-ups are missing.
-        addGroups(groups, rows, () => true);
-        s.rollups.immediate([...groups.values()], Number(rows[rows.length - 1]!.id));
-      }
-    });
+    const state = s.state.get() as { last: number; epoch_to: number | null; epoch_link: string | null } | undefined;
+    let from = Number(state?.last ?? 0);
+    if (state?.epoch_to != null) {
+      const upTo = Number(state.epoch_to);
+      const rest = this.groupsOf(from, (after, n) => s.clicksOfLaterLinks.all(after, upTo, state.epoch_link, n));
+      if (rest.groups.length > 0) await this.finishEpoch({ groups: rest.groups, upTo, done: 0 });
+      else await this.lock(() => s.advance.run(upTo));
+      from = upTo;
+    }
+    const after = this.groupsOf(from, (id, n) => s.clicksAfter.all(id, n));
+    if (after.groups.length > 0) await this.finishEpoch({ groups: after.groups, upTo: after.lastId, done: 0 });
+  }
+
+  /** Groups of the raw clicks `read` returns after a click id, in id order, RECOVERY_CHUNK rows at a time. */
+  private groupsOf(start: number, read: (afterId: number, n: number) => unknown[]): { groups: Group[]; lastId: number } {
+    const groups = new Map<string, Group>();
+    let lastId = start;
+    for (;;) {
+      const rows = read(lastId, RECOVERY_CHUNK) as (ClickRow & { id: number })[];
+      if (rows.length === 0) break;
+      addGroups(groups, rows);
+      lastId = Number(rows[rows.length - 1]!.id);
+    }
+    return { groups: byLink(groups.values()), lastId };
   }
 
   /** Prepared on first use: the tables may not exist yet when the recorder is built (CLI migrate). */
@@ -106,33 +148,49 @@ export class SqliteClickWriter implements ClickWriter {
   }
 }
 
+/** Groups sorted by link id (the order roll-ups are written and recorded in). */
+function byLink(groups: Iterable<Group>): Group[] {
+  return [...groups].sort((a, b) => (a.link_id < b.link_id ? -1 : a.link_id > b.link_id ? 1 : 0));
+}
+
+/** The end of a chunk of about `size` groups from `start` that does not split a link. */
+function chunkEnd(groups: Group[], start: number, size: number): number {
+  let end = Math.min(start + size, groups.length);
+  while (end < groups.length && groups[end]!.link_id === groups[end - 1]!.link_id) end++;
+  return end;
+}
+
 type SqliteStatements = ReturnType<typeof sqliteStatements>;
 
-/** The writer's statements and its two transactions: raw clicks with counts, and roll-ups with the watermark. */
+/** The writer's statements and its two transactions: raw clicks, and a chunk of roll-ups with counts and state. */
 function sqliteStatements(handle: SQLite.Database) {
   const st = prepare(handle);
-  const liveOf = (ids: Iterable<string>) => {
-    const live = new Set<string>();
-    for (const id of ids) if (st.linkExists.get(id) !== undefined) live.add(id);
-    return live;
-  };
-  const raw = handle.transaction((b: DescribedBatch) => {
-    const live = liveOf(b.linkIds);
+  /** Appends the rows; a link deleted since its clicks were taken fails the foreign key, and its clicks are skipped. */
+  const raw = handle.transaction((rows: ClickRow[]) => {
+    const dead = new Set<string>();
     let lastId = 0;
-    if (live.size === 0) return { live, lastId };
-    for (const r of b.rows) {
-      if (live.has(r.link_id)) lastId = Number(st.click.run(r.link_id, r.at, r.country, r.device, r.os, r.browser, r.referrer, r.is_bot).lastInsertRowid);
+    for (const r of rows) {
+      if (dead.has(r.link_id)) continue;
+      try {
+        lastId = Number(st.click.run(r.link_id, r.at, r.country, r.device, r.os, r.browser, r.referrer, r.is_bot, r.counted).lastInsertRowid);
+      } catch (err) {
+        if ((err as { code?: string }).code !== "SQLITE_CONSTRAINT_FOREIGNKEY") throw err;
+        dead.add(r.link_id);
+      }
     }
-    for (const [id, n] of increments(b.groups, live)) st.increment.run(n, id);
-    return { live, lastId };
+    return { dead, lastId };
   });
-  const rollups = handle.transaction((groups: Group[], upTo: number) => {
-    // Links deleted since their clicks were taken are skipped (their roll-ups went with them).
-    const u = rollUp(groups, liveOf(new Set(groups.map((g) => g.link_id))));
+  const rollups = handle.transaction((groups: Group[], upTo: number, final: boolean) => {
+    const live = new Set<string>();
+    for (const id of new Set(groups.map((g) => g.link_id))) if (st.linkExists.get(id) !== undefined) live.add(id);
+    // Links deleted since their clicks were taken are skipped (their clicks and roll-ups went with them).
+    const u = rollUp(groups, live);
+    for (const [id, n] of u.increments) st.increment.run(n, id);
     for (const d of u.daily) st.daily.run(d.link_id, d.day, d.clicks, d.bots);
     for (const d of u.breakdown) st.breakdown.run(d.link_id, d.day, d.dimension, d.value, d.clicks);
     for (const d of u.monthly) st.monthly.run(d.link_id, d.month, d.dimension, d.value, d.clicks);
-    st.advance.run(upTo, upTo);
+    if (final) st.advance.run(upTo);
+    else st.progress.run(upTo, groups[groups.length - 1]!.link_id);
   });
   return { ...st, raw, rollups };
 }
@@ -140,7 +198,7 @@ function sqliteStatements(handle: SQLite.Database) {
 function prepare(h: SQLite.Database) {
   return {
     linkExists: h.prepare("SELECT 1 FROM links WHERE id = ?").pluck(),
-    click: h.prepare("INSERT INTO clicks (link_id, at, country, device, os, browser, referrer, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+    click: h.prepare("INSERT INTO clicks (link_id, at, country, device, os, browser, referrer, is_bot, counted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
     increment: h.prepare("UPDATE links SET click_count = click_count + ? WHERE id = ?"),
     countLimited: h.prepare("UPDATE links SET click_count = click_count + 1 WHERE id = ? AND click_count < ?"),
     daily: h.prepare(
@@ -151,14 +209,22 @@ function prepare(h: SQLite.Database) {
       "INSERT INTO click_breakdown (link_id, day, dimension, value, clicks) VALUES (?, ?, ?, ?, ?) " +
         "ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = click_breakdown.clicks + excluded.clicks",
     ),
-    watermark: h.prepare("SELECT last_click_id FROM click_rollup_state WHERE id = 1").pluck(),
-    advance: h.prepare(
-      "INSERT INTO click_rollup_state (id, last_click_id) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET last_click_id = max(last_click_id, ?)",
-    ),
-    clicksAfter: h.prepare("SELECT id, link_id, at, country, device, os, browser, referrer, is_bot FROM clicks WHERE id > ? ORDER BY id LIMIT ?"),
     monthly: h.prepare(
       "INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks) VALUES (?, ?, ?, ?, ?) " +
         "ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks",
+    ),
+    state: h.prepare("SELECT last_click_id AS last, epoch_to, epoch_link FROM click_rollup_state WHERE id = 1"),
+    /** A roll-up is complete up to this click id. */
+    advance: h.prepare("UPDATE click_rollup_state SET last_click_id = max(last_click_id, ?), epoch_to = NULL, epoch_link = NULL WHERE id = 1"),
+    /** A roll-up up to a click id has written every link up to a link id. */
+    progress: h.prepare("UPDATE click_rollup_state SET epoch_to = ?, epoch_link = ? WHERE id = 1"),
+    clicksAfter: h.prepare(
+      "SELECT id, link_id, at, country, device, os, browser, referrer, is_bot, counted FROM clicks WHERE id > ? ORDER BY id LIMIT ?",
+    ),
+    /** Clicks in an id range of the links after a link id (the part of an interrupted roll-up not written). */
+    clicksOfLaterLinks: h.prepare(
+      "SELECT id, link_id, at, country, device, os, browser, referrer, is_bot, counted FROM clicks " +
+        "WHERE id > ? AND id <= ? AND link_id > ? ORDER BY id LIMIT ?",
     ),
   };
 }
@@ -187,10 +253,10 @@ export class PostgresClickWriter implements ClickWriter {
       const live = new Set(found.rows.map((r) => r.id));
       if (live.size === 0) return;
       const rows = live.size === b.linkIds.length ? b.rows : b.rows.filter((r) => live.has(r.link_id));
-      await sql`INSERT INTO clicks (link_id, at, country, device, os, browser, referrer, is_bot)
+      await sql`INSERT INTO clicks (link_id, at, country, device, os, browser, referrer, is_bot, counted)
         SELECT * FROM unnest(${column(rows, "link_id")}::text[], ${column(rows, "at")}::bigint[], ${column(rows, "country")}::text[],
           ${column(rows, "device")}::text[], ${column(rows, "os")}::text[], ${column(rows, "browser")}::text[],
-          ${column(rows, "referrer")}::text[], ${column(rows, "is_bot")}::int[])`.execute(trx);
+          ${column(rows, "referrer")}::text[], ${column(rows, "is_bot")}::int[], ${column(rows, "counted")}::int[])`.execute(trx);
       const u = rollUp(b.groups, live);
       if (u.increments.length > 0) {
         await sql`UPDATE links SET click_count = links.click_count + v.n

@@ -26,6 +26,8 @@ export interface ClickInput {
 const MAX_BATCH = 2_000;
 /** Events kept while the database is unreachable; beyond it the oldest are dropped (and logged). */
 const MAX_BUFFER = 200_000;
+/** Raw clicks deleted per retention transaction (a short hold of SQLite's write lock). */
+const PRUNE_CHUNK = 10_000;
 
 
 export interface RecorderDeps {
@@ -146,12 +148,26 @@ export class ClickRecorder {
     return this.writer.write(batch);
   }
 
-  /** Deletes raw clicks past the retention period (roll-ups stay); 0 days keeps them forever. */
+  /**
+   * Deletes raw clicks past the retention period (roll-ups stay); 0 days keeps them forever. Clicks are
+   * stored in time order, so the oldest go first, in id order and in short transactions (no index on
+   * the time is kept): it stops at the oldest click still within the period.
+   */
   async pruneRaw(): Promise<number> {
     if (this.deps.retentionDays <= 0) return 0;
     const before = this.deps.clock.now() - this.deps.retentionDays * 86_400_000;
-    const r = await this.deps.db.deleteFrom("clicks").where("at", "<", before).executeTakeFirst();
-    return Number(r.numDeletedRows);
+    const db = this.deps.db;
+    let deleted = 0;
+    for (;;) {
+      const oldest = await db.selectFrom("clicks").select(["id", "at"]).orderBy("id").limit(1).executeTakeFirst();
+      if (!oldest || Number(oldest.at) >= before) return deleted;
+      const r = await db
+        .deleteFrom("clicks")
+        .where("id", "<", Number(oldest.id) + PRUNE_CHUNK)
+        .where("at", "<", before)
+        .executeTakeFirst();
+      deleted += Number(r.numDeletedRows);
+    }
   }
 
   /** Stops the timer and writes every buffered click (graceful shutdown). */

@@ -4,12 +4,14 @@ import type { Storage } from "./db.js";
 import { initial } from "./migrations/001-initial.js";
 import { clickMonthly } from "./migrations/002-click-monthly.js";
 import { rollupWatermark } from "./migrations/003-rollup-watermark.js";
+import { leanClicks } from "./migrations/004-lean-clicks.js";
 
 function migrationsFor(storage: Storage): Record<string, Migration> {
   return {
     "001-initial": initial(storage.dialect),
     "002-click-monthly": clickMonthly(storage.dialect),
     "003-rollup-watermark": rollupWatermark(),
+    "004-lean-clicks": leanClicks(storage.dialect),
   };
 }
 

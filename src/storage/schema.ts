@@ -67,6 +67,8 @@ export interface ClicksTable {
   browser: string;
   referrer: string;
   is_bot: number;
+  /** 1 when the click was added to links.click_count as it was served (click-limited links). */
+  counted: Generated<number>;
 }
 
 export interface ClickDailyTable {
@@ -118,7 +120,11 @@ export interface RateEventsTable {
 
 export interface ClickRollupStateTable {
   id: number;
+  /** Every raw click up to this id is in the roll-ups (and in links.click_count). */
   last_click_id: number;
+  /** A roll-up written in several transactions: clicks up to epoch_to of links up to epoch_link are in. */
+  epoch_to: number | null;
+  epoch_link: string | null;
 }
 
 export interface Database {

@@ -294,7 +294,7 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
     expect(flat).not.toContain("203.0.113");
     expect(flat).not.toContain("2001:db8");
     expect(Object.keys((await db.selectFrom("clicks").selectAll().where("link_id", "=", link.id).executeTakeFirstOrThrow())).sort()).toEqual(
-      ["at", "browser", "country", "device", "id", "is_bot", "link_id", "os", "referrer"],
+      ["at", "browser", "counted", "country", "device", "id", "is_bot", "link_id", "os", "referrer"],
     );
   });
 });
