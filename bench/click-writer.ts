@@ -48,7 +48,6 @@ async function run(name: ScenarioName, seed: string, dir: string): Promise<Resul
   const file = join(dir, `${name}.db`);
   copyFileSync(seed, file);
   const handle = openSqliteFile(file);
-  for (const p of (process.env.PRAGMAS ?? "").split(";").filter(Boolean)) handle.pragma(p);
   const writer = new SqliteClickWriter(async (fn) => fn(), handle, new CountryResolver(null));
   const paths = buildScenario(name, linkCount).paths;
   const ids = paths.map((p) => "bench_" + p.slice(1));

@@ -4,7 +4,7 @@
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
-import { type ClickRow, type DescribedBatch, type Group, addGroups, describeBatch, increments, mergeGroups, rollUp } from "./click-batch.js";
+import { type ClickRow, type Group, addGroups, describeBatch, mergeGroups, rollUp } from "./click-batch.js";
 import type { CountryResolver } from "./describe.js";
 import type { ClickInput } from "./recorder.js";
 
