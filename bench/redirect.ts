@@ -193,7 +193,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     inFlightBound: 0,
     rate: 0,
   });
-  starts.push(mk("baseline", startChild({ name: "baseline", script: join(BENCH_DIR, "baseline-server.ts"), args: [String(opts.links)] })));
+  starts.push(mk("baseline", startChild({ name: "baseline", script: join(BENCH_DIR, "baseline-server.ts"), args: [String(opts.links)], nodeFlags: nodeFlags("baseline") })));
 
   const snipEnv = (dataDir: string, databaseUrl: string) => ({
     DATA_DIR: dataDir,

@@ -99,6 +99,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   });
 
   app.addHook("onSend", async (_req, reply, payload) => {
+    // A redirect has no document to protect: it carries Location and Cache-Control only (as the fast path).
+    if (reply.statusCode >= 300 && reply.statusCode < 400) return payload;
     reply.headers(SECURITY_HEADERS);
     const type = reply.getHeader("content-type");
     if (typeof type === "string" && type.startsWith("text/html") && !reply.hasHeader("content-security-policy")) {

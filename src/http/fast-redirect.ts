@@ -3,21 +3,12 @@
 // Same answer as routes/redirect.ts (status, Location, headers), same single click.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { RedirectService } from "../redirect/resolve-link.js";
-import { SECURITY_HEADERS } from "./security-headers.js";
 
 /** One path segment that can be an alias; anything else (%-escapes, slashes, dots) is Fastify's. */
 const PATH_RE = /^\/([A-Za-z0-9_-]{3,64})(?:\?|$)/;
 
-/** Reused for every answer: writeHead serialises the list synchronously. */
-const HEADERS: string[] = [
-  "location",
-  "",
-  "cache-control",
-  "private, no-store",
-  ...Object.entries(SECURITY_HEADERS).flat(),
-  "content-length",
-  "0",
-];
+/** Reused for every answer (writeHead serialises the list synchronously); what routes/redirect.ts sends. */
+const HEADERS: string[] = ["location", "", "cache-control", "private, no-store", "content-length", "0"];
 
 /** The request's host name as Fastify's request.hostname gives it without trusted proxies (port stripped). */
 export function hostnameOf(host: string | undefined): string {

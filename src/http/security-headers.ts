@@ -1,4 +1,4 @@
-// Headers every response carries (added by the onSend hook, and by the raw redirect fast path).
+// Headers every response but a redirect carries (added by the onSend hook).
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",

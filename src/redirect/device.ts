@@ -13,6 +13,7 @@ export function platformOf(userAgent: string): Platform {
 }
 
 export function destinationFor(link: Pick<CachedLink, "url" | "ios_url" | "android_url">, userAgent: string): string {
+  if (!link.ios_url && !link.android_url) return link.url;
   const platform = platformOf(userAgent);
   if (platform === "ios" && link.ios_url) return link.ios_url;
   if (platform === "android" && link.android_url) return link.android_url;

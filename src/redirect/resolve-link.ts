@@ -68,7 +68,8 @@ export class RedirectService {
    * caller must then use visit(), which reaches the same outcome for these links).
    */
   visitCached(v: Visit): string | undefined {
-    if (!ALIAS_RE.test(v.alias) || isReservedAlias(v.alias)) return undefined;
+    // Reserved words need no check here: the cache only holds what find() loaded, and find() refuses them.
+    if (!ALIAS_RE.test(v.alias)) return undefined;
     const link = this.cache.peek(this.domainFor(v.host), v.alias);
     if (!link || link.password_hash !== null || link.max_clicks !== null || this.isExpired(link)) return undefined;
     return this.redirect(link, v, false);
