@@ -11,6 +11,7 @@ import { openSqliteFile } from "../src/storage/db.js";
 import { SqliteClickWriter } from "../src/clicks/click-writers.js";
 import { CountryResolver } from "../src/clicks/describe.js";
 import type { ClickInput } from "../src/clicks/recorder.js";
+import { batchOf } from "../src/clicks/click-buffer.js";
 import { buildScenario, type ScenarioName } from "./lib/dataset.js";
 import { sqliteSeed } from "./lib/db.js";
 
@@ -63,7 +64,7 @@ async function run(name: ScenarioName, seed: string, dir: string): Promise<Resul
       inputs.push({ linkId, at: at++, userAgent: UA, referer: "", ip: "127.0.0.1", country: null, counted: false });
     }
     let t = cpuMs();
-    await writer.write(inputs);
+    await writer.write(batchOf(inputs));
     rawMs += cpuMs() - t;
     if ((batch + 1) % batchesPerRollup === 0) {
       t = cpuMs();

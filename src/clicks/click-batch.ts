@@ -2,8 +2,8 @@
 // table needs: raw click rows, per-link click_count increments and the roll-ups, in key order.
 import type { Selectable } from "kysely";
 import type { ClickBreakdownMonthTable, ClickBreakdownTable, ClickDailyTable, ClicksTable } from "../storage/schema.js";
-import type { ClickInput } from "./recorder.js";
-import { type CountryResolver, describeUserAgent, referrerHost } from "./describe.js";
+import { type ClickBatch, WIDTH } from "./click-buffer.js";
+import { type ClickDimensions, type CountryResolver, describeUserAgent, referrerHost } from "./describe.js";
 
 /** A raw click row as stored (no id yet). */
 export type ClickRow = Omit<Selectable<ClicksTable>, "id">;
@@ -48,28 +48,47 @@ class DayOf {
   }
 }
 
-/** Describes every click once and groups identical ones (a few groups per link and flush, typically). */
-export function describeBatch(batch: ClickInput[], countries: CountryResolver): DescribedBatch {
+/**
+ * Describes every click (each distinct user agent, referrer and address once per batch) and groups
+ * identical ones (a few groups per link and flush, typically).
+ */
+export function describeBatch(batch: ClickBatch, countries: CountryResolver): DescribedBatch {
+  const f = batch.fields;
+  const s = batch.strings;
+  const agents = new Map<number, ClickDimensions>();
+  const referrers = new Map<number, string>();
+  const places = new Map<number, string>();
   const rows: ClickRow[] = new Array(batch.length);
-  for (let i = 0; i < batch.length; i++) {
-    const c = batch[i] as ClickInput;
-    const d = describeUserAgent(c.userAgent);
+  const linkIds = new Set<string>();
+  for (let i = 0, o = 0; i < batch.length; i++, o += WIDTH) {
+    const ua = f[o + 2] as number;
+    let d = agents.get(ua);
+    if (d === undefined) agents.set(ua, (d = describeUserAgent(s[ua] as string)));
+    const ref = f[o + 3] as number;
+    let referrer = referrers.get(ref);
+    if (referrer === undefined) referrers.set(ref, (referrer = referrerHost(s[ref] as string)));
+    const ip = f[o + 4] as number;
+    const header = f[o + 5] as number;
+    const place = (header + 1) * 1_048_576 + ip;
+    let country = places.get(place);
+    if (country === undefined) places.set(place, (country = countries.resolve(header < 0 ? null : (s[header] as string), s[ip] as string)));
+    const linkId = s[f[o] as number] as string;
+    linkIds.add(linkId);
     rows[i] = {
-      link_id: c.linkId,
-      at: c.at,
-      country: countries.resolve(c.country, c.ip),
+      link_id: linkId,
+      at: f[o + 1] as number,
+      country,
       device: d.device,
       os: d.os,
       browser: d.browser,
-      referrer: referrerHost(c.referer),
+      referrer,
       is_bot: d.isBot ? 1 : 0,
-      counted: c.counted ? 1 : 0,
+      counted: f[o + 6] as number,
     };
   }
   const groups = new Map<string, Group>();
   addGroups(groups, rows);
-  const linkIds = [...new Set(batch.map((c) => c.linkId))].sort();
-  return { rows, groups: [...groups.values()], linkIds };
+  return { rows, groups: [...groups.values()], linkIds: [...linkIds].sort() };
 }
 
 type Dims = Pick<ClickRow, "country" | "device" | "os" | "browser" | "referrer" | "is_bot">;

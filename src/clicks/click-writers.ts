@@ -6,11 +6,11 @@ import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
 import { type ClickRow, type Group, addGroups, describeBatch, mergeGroups, rollUp } from "./click-batch.js";
 import type { CountryResolver } from "./describe.js";
-import type { ClickInput } from "./recorder.js";
+import type { ClickBatch } from "./click-buffer.js";
 
 export interface ClickWriter {
   /** Writes one batch in one transaction; clicks of links deleted meanwhile are skipped. */
-  write(batch: ClickInput[]): Promise<void>;
+  write(batch: ClickBatch): Promise<void>;
   /** Writes roll-ups held back by write() (SQLite); a no-op where write() already wrote them. */
   flushRollups(): Promise<void>;
   /** Folds raw clicks missing from the roll-ups (after a crash) into them. */
@@ -61,9 +61,9 @@ export class SqliteClickWriter implements ClickWriter {
     private readonly countries: CountryResolver,
   ) {}
 
-  async write(inputs: ClickInput[]): Promise<void> {
+  async write(clicks: ClickBatch): Promise<void> {
     const s = this.statements();
-    const batch = describeBatch(inputs, this.countries);
+    const batch = describeBatch(clicks, this.countries);
     await this.lock(() => {
       const { dead, lastId } = s.raw.immediate(batch.rows);
       // In the same synchronous step as the commit, so a roll-up never starts without these groups.
@@ -244,8 +244,8 @@ export class PostgresClickWriter implements ClickWriter {
 
   async recover(): Promise<void> {}
 
-  async write(inputs: ClickInput[]): Promise<void> {
-    const b = describeBatch(inputs, this.countries);
+  async write(clicks: ClickBatch): Promise<void> {
+    const b = describeBatch(clicks, this.countries);
     await this.db.transaction().execute(async (trx) => {
       // Locks the batch's links in id order (the lock an UPDATE takes, so click-limit counting on other
       // instances simply waits); a link deleted meanwhile is not returned and its clicks are skipped.

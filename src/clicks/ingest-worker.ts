@@ -28,7 +28,7 @@ port.on("message", (msg: IngestRequest) => {
     try {
       const writer = await ready;
       let value: boolean | undefined;
-      if (msg.op === "write") await writer.write(msg.inputs);
+      if (msg.op === "write") await writer.write(msg.batch);
       else if (msg.op === "countLimited") {
         if (!writer.countLimited) throw new Error("countLimited runs on the main pool for PostgreSQL");
         value = await writer.countLimited(msg.linkId, msg.maxClicks);

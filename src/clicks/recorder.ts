@@ -9,6 +9,7 @@ import type { Clock } from "../shared/clock.js";
 import type { CountryResolver } from "./describe.js";
 import { type ClickWriter, PostgresClickWriter, SqliteClickWriter } from "./click-writers.js";
 import { WorkerClickWriter } from "./worker-writer.js";
+import { type ClickBatch, ClickBatchBuilder } from "./click-buffer.js";
 
 export interface ClickInput {
   linkId: string;
@@ -55,7 +56,10 @@ function writerFor(deps: RecorderDeps): ClickWriter {
 }
 
 export class ClickRecorder {
-  private buffer: ClickInput[] = [];
+  /** The batch being filled, and full batches waiting for the writer (oldest first). */
+  private open = new ClickBatchBuilder();
+  private sealed: ClickBatch[] = [];
+  private sealedClicks = 0;
   private timer: NodeJS.Timeout | null = null;
   private readonly rollupTimer: NodeJS.Timeout;
   private flushing: Promise<void> | null = null;
@@ -77,13 +81,11 @@ export class ClickRecorder {
 
   /** Buffers one click; never blocks the request. */
   record(input: ClickInput): void {
-    this.buffer.push(input);
-    if (this.buffer.length > MAX_BUFFER) {
-      const dropped = this.buffer.splice(0, this.buffer.length - MAX_BUFFER);
-      this.deps.log.error({ dropped: dropped.length }, "click buffer full: oldest clicks dropped");
-    }
-    if (this.buffer.length >= MAX_BATCH) void this.flushRaw();
-    else if (!this.timer && !this.closed) {
+    this.open.push(input);
+    if (this.open.length >= MAX_BATCH) {
+      this.seal();
+      void this.flushRaw();
+    } else if (!this.timer && !this.closed) {
       this.timer = setTimeout(() => {
         this.timer = null;
         void this.flushRaw();
@@ -92,7 +94,21 @@ export class ClickRecorder {
   }
 
   get pending(): number {
-    return this.buffer.length;
+    return this.sealedClicks + this.open.length;
+  }
+
+  private seal(): void {
+    if (this.open.length === 0) return;
+    const batch = this.open.seal();
+    this.open = new ClickBatchBuilder();
+    this.sealed.push(batch);
+    this.sealedClicks += batch.length;
+    while (this.sealedClicks > MAX_BUFFER && this.sealed.length > 2) {
+      // The oldest but one: the oldest may be on its way to the writer.
+      const [dropped] = this.sealed.splice(1, 1) as [ClickBatch];
+      this.sealedClicks -= dropped.length;
+      this.deps.log.error({ dropped: dropped.length }, "click buffer full: oldest clicks dropped");
+    }
   }
 
   /** Atomically counts a click on a click-limited link; false when the limit is already reached. */
@@ -114,10 +130,11 @@ export class ClickRecorder {
     await this.writer.flushRollups();
   }
 
-  /** Writes the buffered clicks and counts; concurrent callers share one write. */
+  /** Writes the buffered clicks; concurrent callers share one write. */
   private async flushRaw(): Promise<void> {
     while (this.flushing) await this.flushing;
-    if (this.buffer.length === 0) return;
+    this.seal();
+    if (this.sealed.length === 0) return;
     this.flushing = this.writeBatches().finally(() => {
       this.flushing = null;
     });
@@ -125,14 +142,12 @@ export class ClickRecorder {
   }
 
   private async writeBatches(): Promise<void> {
-    while (this.buffer.length > 0) {
-      const batch = this.buffer.splice(0, MAX_BATCH);
+    for (let batch = this.sealed[0]; batch !== undefined; batch = this.sealed[0]) {
       try {
-        await this.write(batch);
+        await this.writer.write(batch);
       } catch (err) {
         // Keep the clicks for the next attempt; the database may be restarting.
-        this.buffer.unshift(...batch);
-        this.deps.log.error({ err, pending: this.buffer.length }, "click flush failed; will retry");
+        this.deps.log.error({ err, pending: this.pending }, "click flush failed; will retry");
         if (!this.timer && !this.closed) {
           this.timer = setTimeout(() => {
             this.timer = null;
@@ -141,11 +156,9 @@ export class ClickRecorder {
         }
         return;
       }
+      this.sealed.splice(this.sealed.indexOf(batch), 1);
+      this.sealedClicks -= batch.length;
     }
-  }
-
-  private write(batch: ClickInput[]): Promise<void> {
-    return this.writer.write(batch);
   }
 
   /**

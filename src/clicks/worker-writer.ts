@@ -2,7 +2,7 @@
 import { Worker } from "node:worker_threads";
 import type { DatabaseConfig } from "../config.js";
 import type { ClickWriter } from "./click-writers.js";
-import type { ClickInput } from "./recorder.js";
+import type { ClickBatch } from "./click-buffer.js";
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
@@ -13,7 +13,7 @@ export interface IngestSetup {
 }
 
 export type IngestRequest =
-  | { id: number; op: "write"; inputs: ClickInput[] }
+  | { id: number; op: "write"; batch: ClickBatch }
   | { id: number; op: "countLimited"; linkId: string; maxClicks: number }
   | { id: number; op: "flushRollups" | "recover" | "close" };
 
@@ -64,8 +64,9 @@ export class WorkerClickWriter implements ClickWriter {
     });
   }
 
-  async write(inputs: ClickInput[]): Promise<void> {
-    await this.call({ op: "write", inputs });
+  /** A copy of the batch goes to the worker: one block of numbers and the distinct strings (the recorder keeps it for a retry). */
+  async write(batch: ClickBatch): Promise<void> {
+    await this.call({ op: "write", batch });
   }
 
   async flushRollups(): Promise<void> {

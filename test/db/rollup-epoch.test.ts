@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { SqliteClickWriter } from "../../src/clicks/click-writers.js";
 import { CountryResolver } from "../../src/clicks/describe.js";
 import type { ClickInput } from "../../src/clicks/recorder.js";
+import { batchOf } from "../../src/clicks/click-buffer.js";
 import { openStorage, type Storage } from "../../src/storage/db.js";
 import { migrateToLatest } from "../../src/storage/migrate.js";
 
@@ -58,7 +59,7 @@ it("finishes a roll-up cut short between its transactions, exactly once", async 
       calls++;
       if (calls === 3) {
         // Between the first and second roll-up transaction: the worker wrote another batch, then died.
-        await later.write([click(1, DAY + 50_000), click(1, DAY + 50_001), click(1100, DAY + 50_002), click(1100, DAY + 50_003)]);
+        await later.write(batchOf([click(1, DAY + 50_000), click(1, DAY + 50_001), click(1100, DAY + 50_002), click(1100, DAY + 50_003)]));
         crashed = true;
         throw new Error("simulated crash");
       }
@@ -70,7 +71,7 @@ it("finishes a roll-up cut short between its transactions, exactly once", async 
   // Writes raw rows only (the other writer's memory is lost with the crash; its rows are on disk).
   const later = new SqliteClickWriter(async (fn) => fn(), handle, countries);
 
-  await crashing.write(first); // call 1: raw rows
+  await crashing.write(batchOf(first)); // call 1: raw rows
   await expect(crashing.flushRollups()).rejects.toThrow("simulated crash"); // call 2: first chunk; call 3 dies
   expect(crashed).toBe(true);
 
