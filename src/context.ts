@@ -89,7 +89,16 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   });
   if (overrides.migrate !== false) await clicks.recover();
 
-  const links = new LinkService({ db: storage.db, sqlite: storage.sqlite, clock, log, changes: new LinkChanges(storage.feed), rate, baseUrl: config.baseUrl });
+  const links = new LinkService({
+    db: storage.db,
+    sqlite: storage.sqlite,
+    clock,
+    log,
+    changes: new LinkChanges(storage.feed),
+    rate,
+    baseUrl: config.baseUrl,
+    settleClicks: () => clicks.flush(),
+  });
   const redirects = new RedirectService({ links, clicks, clock, rate, cacheSize: config.linkCacheSize, ownHost: config.baseUrl.hostname });
 
   const stats = new StatsService({ db: storage.db, clock });

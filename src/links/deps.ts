@@ -16,6 +16,8 @@ export interface LinkDeps {
   origin: string;
   /** BASE_URL's hostname: links there have domain "", and destinations on it are refused. */
   ownHost: string;
+  /** Brings links.click_count up to date with every click served so far (counts may be held back briefly). */
+  settleClicks: () => Promise<void>;
 }
 
 /** Tells caches on every instance; a failure to notify never fails the write (entries also expire). */

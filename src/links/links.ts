@@ -20,8 +20,26 @@ export class LinkService {
   private readonly sqlite: SQLite.Database | null;
   private findStatement: SQLite.Statement<[string, string], LinkRow> | null = null;
 
-  constructor(opts: { db: Db; sqlite?: SQLite.Database | null; clock: Clock; log: Logger; changes: LinkChanges; rate: RateEvents; baseUrl: URL }) {
-    this.deps = { db: opts.db, clock: opts.clock, log: opts.log, changes: opts.changes, rate: opts.rate, origin: opts.baseUrl.origin, ownHost: opts.baseUrl.hostname };
+  constructor(opts: {
+    db: Db;
+    sqlite?: SQLite.Database | null;
+    clock: Clock;
+    log: Logger;
+    changes: LinkChanges;
+    rate: RateEvents;
+    baseUrl: URL;
+    settleClicks?: () => Promise<void>;
+  }) {
+    this.deps = {
+      db: opts.db,
+      clock: opts.clock,
+      log: opts.log,
+      changes: opts.changes,
+      rate: opts.rate,
+      origin: opts.baseUrl.origin,
+      ownHost: opts.baseUrl.hostname,
+      settleClicks: opts.settleClicks ?? (async () => {}),
+    };
     this.sqlite = opts.sqlite ?? null;
   }
 

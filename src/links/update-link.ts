@@ -56,6 +56,8 @@ export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, inp
   if (input.password !== undefined) set.password_hash = input.password === null ? null : await hashPassword(checkLinkPassword(input.password));
 
   if (Object.keys(set).length === 0) return link;
+  // A new limit applies to the clicks so far: their count must be current, not held back with the roll-ups.
+  if (set.max_clicks != null) await deps.settleClicks();
   set.updated_at = now;
   try {
     await deps.db.updateTable("links").set(set).where("id", "=", id).execute();

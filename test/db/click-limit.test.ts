@@ -42,6 +42,24 @@ describe.each(ENGINES)("click limit on %s", (engine) => {
     expect(await storedCount(server, r.body.link.id)).toBe(50);
     expect(await rawClicks(server, r.body.link.id)).toBe(50);
   });
+
+  it("a limit added later counts the clicks already served, even while counts are held back", async () => {
+    const slow = await startTestServer({ engine, env: { CLICK_FLUSH_MS: "60000", CLICK_ROLLUP_MS: "600000" } });
+    try {
+      const client = await signedInClient(slow, "late-limit@example.com", "pro");
+      const r = await client.post("/api/links", { url: "https://example.com/late", alias: "late-limit" });
+      expect(r.status).toBe(201);
+      for (let i = 0; i < 5; i++) expect((await fetch(`${slow.url}/late-limit`, { redirect: "manual" })).status).toBe(302);
+      // Nothing written yet: the five clicks are still buffered.
+      expect(await storedCount(slow, r.body.link.id)).toBe(0);
+      expect((await client.patch(`/api/links/${r.body.link.id}`, { max_clicks: 6 })).status).toBe(200);
+      expect(await storedCount(slow, r.body.link.id)).toBe(5);
+      expect((await fetch(`${slow.url}/late-limit`, { redirect: "manual" })).status).toBe(302);
+      expect((await fetch(`${slow.url}/late-limit`, { redirect: "manual" })).status).toBe(403);
+    } finally {
+      await slow.close();
+    }
+  });
 });
 
 describe.runIf(ENGINES.includes("postgres"))("two instances on one PostgreSQL database", () => {
