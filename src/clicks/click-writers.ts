@@ -26,7 +26,7 @@ export interface ClickWriter {
  * and groups written per transaction (each holds SQLite's write lock for a few ms).
  */
 const MAX_PENDING_GROUPS = 50_000;
-const CHUNK_GROUPS = 500;
+const CHUNK_GROUPS = 250;
 const RECOVERY_CHUNK = 50_000;
 
 /** A roll-up being written: its groups in link order, the last click id they cover, and how far it got. */

@@ -21,29 +21,33 @@ const ready = (async (): Promise<ClickWriter & { countLimited?: SqliteClickWrite
   return new PostgresClickWriter(pg!, countries);
 })();
 
+async function handle(msg: IngestRequest): Promise<void> {
+  let reply: IngestReply;
+  try {
+    const writer = await ready;
+    let value: boolean | undefined;
+    if (msg.op === "write") await writer.write(msg.batch);
+    else if (msg.op === "countLimited") {
+      if (!writer.countLimited) throw new Error("countLimited runs on the main pool for PostgreSQL");
+      value = await writer.countLimited(msg.linkId, msg.maxClicks);
+    } else if (msg.op === "flushRollups") await writer.flushRollups();
+    else if (msg.op === "recover") await writer.recover();
+    else if (msg.op === "close") {
+      await writer.flushRollups();
+      sqlite?.close();
+      await pg?.destroy();
+    }
+    reply = { id: msg.id, ok: true, value };
+  } catch (err) {
+    reply = { id: msg.id, ok: false, error: err instanceof Error ? err.message : String(err) };
+  }
+  port!.postMessage(reply);
+}
+
 let queue: Promise<unknown> = Promise.resolve();
 port.on("message", (msg: IngestRequest) => {
-  queue = queue.then(async () => {
-    let reply: IngestReply;
-    try {
-      const writer = await ready;
-      let value: boolean | undefined;
-      if (msg.op === "write") await writer.write(msg.batch);
-      else if (msg.op === "countLimited") {
-        if (!writer.countLimited) throw new Error("countLimited runs on the main pool for PostgreSQL");
-        value = await writer.countLimited(msg.linkId, msg.maxClicks);
-      }
-      else if (msg.op === "flushRollups") await writer.flushRollups();
-      else if (msg.op === "recover") await writer.recover();
-      else if (msg.op === "close") {
-        await writer.flushRollups();
-        sqlite?.close();
-        await pg?.destroy();
-      }
-      reply = { id: msg.id, ok: true, value };
-    } catch (err) {
-      reply = { id: msg.id, ok: false, error: err instanceof Error ? err.message : String(err) };
-    }
-    port.postMessage(reply);
-  });
+  // A click-limit count is one UPDATE that a visitor waits for: it runs at once, between two of a
+  // roll-up's transactions if one is being written, never behind the whole roll-up.
+  if (msg.op === "countLimited") void handle(msg);
+  else queue = queue.then(() => handle(msg));
 });

@@ -36,4 +36,22 @@ describe.each(ENGINES)("click retention on %s", (engine) => {
     const row = await db.selectFrom("links").select("click_count").where("id", "=", link.id).executeTakeFirstOrThrow();
     expect(Number(row.click_count)).toBe(3);
   });
+
+  it("deletes more than one transaction's worth, oldest first, and keeps everything within the period", async () => {
+    const user = await server.ctx.accounts.create({ email: `ret-many-${engine}@example.com`, password: "correct horse 1", plan: "pro", verified: true });
+    const link = await server.ctx.links.create(user, { url: "https://example.com/many" });
+    const start = clock.now();
+    const record = (at: number) =>
+      server.ctx.clicks.record({ linkId: link.id, at, userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0", referer: "", ip: "", country: null, counted: false });
+    // 25,000 clicks over ten days, then 3 recent ones.
+    for (let i = 0; i < 25_000; i++) record(start + i * 34_560);
+    clock.advance(45 * 86_400_000);
+    for (let i = 0; i < 3; i++) record(clock.now() + i);
+    await server.ctx.clicks.flush();
+    // And the one click the test before kept, now past the period too.
+    expect(await server.ctx.clicks.pruneRaw()).toBe(25_001);
+    const left = await server.ctx.storage.db.selectFrom("clicks").select("at").where("link_id", "=", link.id).orderBy("id").execute();
+    expect(left.map((r) => Number(r.at) - clock.now())).toEqual([0, 1, 2]);
+    expect(await server.ctx.clicks.pruneRaw()).toBe(0);
+  });
 });
