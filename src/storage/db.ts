@@ -127,6 +127,9 @@ export function openSqliteFile(file: string): SQLite.Database {
   handle.pragma("synchronous = NORMAL");
   handle.pragma("foreign_keys = ON");
   handle.pragma("busy_timeout = 5000");
+  // Checkpoint every ~16 MB of WAL instead of ~4 MB: pages the click writer rewrites often (roll-ups,
+  // counts, index leaves) are copied back once instead of several times (about 7% of its CPU).
+  handle.pragma("wal_autocheckpoint = 4000");
   return handle;
 }
 
