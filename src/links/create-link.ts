@@ -2,7 +2,8 @@
 import { DomainError } from "../shared/errors.js";
 import { retryAfterSeconds } from "../storage/rate-events.js";
 import { newId } from "../shared/ids.js";
-import type { LinkRow, UserRow } from "../storage/schema.js";
+import type { Transaction } from "kysely";
+import type { Database, LinkRow, UserRow } from "../storage/schema.js";
 import { hashPassword } from "../accounts/passwords.js";
 import { planLimits, requireCapability } from "../accounts/plans.js";
 import { GENERATE_ATTEMPTS, generateAlias, isUniqueViolation } from "./aliases.js";
@@ -74,7 +75,6 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
       maxClicks = checkMaxClicks(input.max_clicks);
     }
     if (input.password != null) passwordHash = await hashPassword(checkLinkPassword(input.password));
-    await checkLinkAllowance(deps, actor);
   }
 
   const base = {
@@ -93,7 +93,12 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
   for (let attempt = 0; ; attempt++) {
     const row = { ...base, id: newId(), alias: wanted ?? generateAlias() };
     try {
-      await deps.db.insertInto("links").values(row).execute();
+      // The plan's link count is checked and the link inserted in one transaction that holds the owner's
+      // row, so concurrent creations (on any instance) cannot together pass the limit.
+      await deps.db.transaction().execute(async (trx) => {
+        if (actor) await checkLinkAllowance(trx, actor);
+        await trx.insertInto("links").values(row).execute();
+      });
       if (anonBucket) await deps.rate.record(anonBucket, now);
       await announce(deps, [{ domain, alias: row.alias }]);
       return { ...row, click_count: 0 };
@@ -105,10 +110,13 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
   }
 }
 
-/** Per-plan link count. Checked before the insert: concurrent creations may overshoot by a few. */
-async function checkLinkAllowance(deps: LinkDeps, actor: UserRow): Promise<void> {
+/** Per-plan link count, inside the creating transaction: it first takes the owner's row lock. */
+async function checkLinkAllowance(trx: Transaction<Database>, actor: UserRow): Promise<void> {
+  // An UPDATE that changes nothing: a row lock on PostgreSQL (creations by one owner queue here), and
+  // on SQLite the transaction already holds the database's write lock (BEGIN IMMEDIATE).
+  await trx.updateTable("users").set((eb) => ({ status: eb.ref("status") })).where("id", "=", actor.id).execute();
   const { maxLinks } = planLimits(actor.plan);
-  const row = await deps.db
+  const row = await trx
     .selectFrom("links")
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .where("owner_id", "=", actor.id)
