@@ -1,14 +1,32 @@
-// The redirect hot path in front of Fastify: GET/HEAD /<alias> of a cached plain link (no password, no
-// click limit, not expired) is answered 302 straight from node:http; everything else goes to Fastify.
+// The redirect hot path in front of Fastify: GET/HEAD /<alias> of a cached link with no click limit, not
+// expired, is answered straight from node:http (302, or the password page); everything else goes to Fastify.
 // Same answer as routes/redirect.ts (status, Location, headers), same single click.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { RedirectService } from "../redirect/resolve-link.js";
+import { PASSWORD_FORM, type RedirectService } from "../redirect/resolve-link.js";
+import { PASSWORD_FORM_CSP, passwordForm } from "./pages.js";
+import { SECURITY_HEADERS } from "./security-headers.js";
 
 /** One path segment that can be an alias; anything else (%-escapes, slashes, dots) is Fastify's. */
 const PATH_RE = /^\/([A-Za-z0-9_-]{3,64})(?:\?|$)/;
 
 /** Reused for every answer (writeHead serialises the list synchronously); what routes/redirect.ts sends. */
 const HEADERS: string[] = ["location", "", "cache-control", "private, no-store", "content-length", "0"];
+
+/** The password page, as routes/redirect.ts and the onSend hook answer it. */
+const FORM = Buffer.from(passwordForm(false));
+const FORM_HEADERS: string[] = [
+  "cache-control",
+  "private, no-store",
+  "x-robots-tag",
+  "noindex",
+  "content-security-policy",
+  PASSWORD_FORM_CSP,
+  "content-type",
+  "text/html; charset=utf-8",
+  ...Object.entries(SECURITY_HEADERS).flat(),
+  "content-length",
+  String(FORM.length),
+];
 
 /** The request's host name as Fastify's request.hostname gives it without trusted proxies (port stripped). */
 export function hostnameOf(host: string | undefined): string {
@@ -42,6 +60,11 @@ export function fastRedirect(redirects: RedirectService): FastRedirect {
       country: null,
     });
     if (location === undefined) return false;
+    if (location === PASSWORD_FORM) {
+      res.writeHead(200, FORM_HEADERS);
+      res.end(req.method === "HEAD" ? undefined : FORM);
+      return true;
+    }
     HEADERS[1] = location;
     res.writeHead(302, HEADERS);
     res.end();

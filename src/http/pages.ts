@@ -34,3 +34,14 @@ export function page(title: string, body: string): string {
 export function errorPage(status: number, title: string, message: string): string {
   return page(title, `<p class="code">${status}</p><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p><p><a href="/">snip</a></p>`);
 }
+
+/** The link-password page (GET of a protected link, and again after a wrong password). */
+export function passwordForm(wrong: boolean): string {
+  return page(
+    "Password required",
+    `<h1>This link is protected</h1><p>Enter the link's password to continue.</p>` +
+      (wrong ? `<p class="err" role="alert">${escapeHtml("Wrong password. Try again.")}</p>` : "") +
+      `<form method="post"><input type="password" name="password" aria-label="Password" autocomplete="off" required maxlength="200" autofocus>` +
+      `<button type="submit">Continue</button></form>`,
+  );
+}

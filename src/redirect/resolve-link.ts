@@ -47,6 +47,9 @@ export interface RedirectDeps {
   ownHost: string;
 }
 
+/** visitCached's answer for a password-protected link: the form page. */
+export const PASSWORD_FORM = Symbol("password form");
+
 export class RedirectService {
   readonly cache: LinkCache;
   private readonly ownHost: string;
@@ -63,15 +66,17 @@ export class RedirectService {
   }
 
   /**
-   * The synchronous path for the common case: a cached link with no password, no click limit and not
-   * expired. Records the click and returns the destination; undefined means "not decided here" (the
-   * caller must then use visit(), which reaches the same outcome for these links).
+   * The synchronous path for the common cases, cached links with no click limit and not expired: a
+   * plain link records the click and gives its destination; a password link gives PASSWORD_FORM (no
+   * click). undefined means "not decided here" (the caller must then use visit(), which reaches the
+   * same outcome for these links).
    */
-  visitCached(v: Visit): string | undefined {
+  visitCached(v: Visit): string | typeof PASSWORD_FORM | undefined {
     // Reserved words need no check here: the cache only holds what find() loaded, and find() refuses them.
     if (!ALIAS_RE.test(v.alias)) return undefined;
     const link = this.cache.peek(this.domainFor(v.host), v.alias);
-    if (!link || link.password_hash !== null || link.max_clicks !== null || this.isExpired(link)) return undefined;
+    if (!link || link.max_clicks !== null || this.isExpired(link)) return undefined;
+    if (link.password_hash !== null) return PASSWORD_FORM;
     return this.redirect(link, v, false);
   }
 

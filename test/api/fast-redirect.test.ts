@@ -9,6 +9,7 @@ import { ENGINES } from "../helpers/engines.js";
 import { type ApiClient, signedInClient } from "../helpers/client.js";
 import { ManualClock } from "../../src/shared/clock.js";
 import { hostnameOf } from "../../src/http/fast-redirect.js";
+import { PASSWORD_FORM } from "../../src/redirect/resolve-link.js";
 
 const DESKTOP = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
 const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
@@ -114,7 +115,7 @@ describe.each(ENGINES)("redirect fast path on %s", (engine) => {
     expect(other.second).toEqual(other.first);
   });
 
-  it("outcomes the fast path leaves to Fastify answer as before: 404, 410, click limit, password", async () => {
+  it("outcomes the fast path leaves to Fastify answer as before: 404, 410, click limit", async () => {
     const missing = await twice("/nosuchalias", { accept: "application/json" });
     expect(missing.first.status).toBe(404);
     expect(missing.second).toEqual(missing.first);
@@ -136,11 +137,23 @@ describe.each(ENGINES)("redirect fast path on %s", (engine) => {
     expect(slow).toHaveBeenCalledTimes(2);
     expect(await count(limited.id)).toBe(1);
 
-    await create({ url: "https://example.com/p", alias: "fastpw", password: "open sesame" });
+  });
+
+  it("password link: the form page from the fast path once cached, identical (headers and body), no click", async () => {
+    const link = await create({ url: "https://example.com/p", alias: "fastpw", password: "open sesame" });
     const pw = await twice("/fastpw");
     expect(pw.first.status).toBe(200);
+    expect(pw.first.headers["content-security-policy"]).toContain("form-action 'self' http: https:");
+    expect(pw.first.headers["x-frame-options"]).toBe("DENY");
+    expect(pw.first.body).toContain('<input type="password" name="password"');
     expect(pw.second).toEqual(pw.first);
-    expect(slow).toHaveBeenCalledTimes(2);
+    expect(slow).toHaveBeenCalledTimes(1);
+    expect(fast.mock.results.at(-1)?.value).toBe(PASSWORD_FORM);
+    // HEAD (now cached): the same headers as Fastify's GET answer, no body.
+    const head = await twice("/fastpw", {}, "HEAD");
+    expect(head.first.body).toBe("");
+    expect(head.first.headers).toEqual(pw.first.headers);
+    expect(await count(link.id)).toBe(0);
   });
 
   it("an edit is served at once on the fast path (the cache entry is dropped)", async () => {

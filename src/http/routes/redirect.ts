@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { App } from "../app.js";
 import type { AppContext } from "../../context.js";
 import type { Outcome, Visit } from "../../redirect/resolve-link.js";
-import { PASSWORD_FORM_CSP, errorPage, escapeHtml, page, prefersJson } from "../pages.js";
+import { PASSWORD_FORM_CSP, errorPage, passwordForm, prefersJson } from "../pages.js";
 import { errors } from "../schemas.js";
 
 const FORM_LIMIT = 4096;
@@ -33,16 +33,6 @@ function visitOf(ctx: AppContext, req: FastifyRequest, alias: string): Visit {
     ip: req.ip,
     country,
   };
-}
-
-export function passwordForm(wrong: boolean): string {
-  return page(
-    "Password required",
-    `<h1>This link is protected</h1><p>Enter the link's password to continue.</p>` +
-      (wrong ? `<p class="err" role="alert">${escapeHtml("Wrong password. Try again.")}</p>` : "") +
-      `<form method="post"><input type="password" name="password" aria-label="Password" autocomplete="off" required maxlength="200" autofocus>` +
-      `<button type="submit">Continue</button></form>`,
-  );
 }
 
 function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): FastifyReply {
