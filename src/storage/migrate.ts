@@ -22,3 +22,10 @@ export async function migrateToLatest(storage: Storage): Promise<string[]> {
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
 }
+
+/** Applies the migrations up to and including `name` (upgrade tests start from an older schema). */
+export async function migrateTo(storage: Storage, name: string): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => migrationsFor(storage) };
+  const { error } = await new Migrator({ db: storage.db, provider }).migrateTo(name);
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+}
