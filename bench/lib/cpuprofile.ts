@@ -143,8 +143,8 @@ export function areaOf(url: string, name: string): string {
   return u;
 }
 
-/** Summary of a profile; with fromUs, only samples taken from then on (steady state, not start-up). */
-export function summarise(file: string, fromUs?: number | null): ProfileSummary {
+/** Summary of a profile; with fromUs / toUs, only the samples taken in between (steady state, not start-up or a later phase). */
+export function summarise(file: string, fromUs?: number | null, toUs?: number | null): ProfileSummary {
   const p = JSON.parse(readFileSync(file, "utf8")) as Profile;
   const byId = new Map<number, ProfileNode>();
   for (const n of p.nodes) byId.set(n.id, n);
@@ -153,7 +153,7 @@ export function summarise(file: string, fromUs?: number | null): ProfileSummary 
   for (let i = 0; i < p.samples.length; i++) {
     const id = p.samples[i] as number;
     at += p.timeDeltas[i] ?? 0;
-    if (fromUs && at < fromUs) continue;
+    if ((fromUs && at < fromUs) || (toUs && at > toUs)) continue;
     selfUs.set(id, (selfUs.get(id) ?? 0) + (p.timeDeltas[i] ?? 0));
   }
   const keyOf = (n: ProfileNode) => {
