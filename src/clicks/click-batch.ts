@@ -2,7 +2,7 @@
 // table needs: raw click rows, per-link click_count increments and the roll-ups, in key order.
 import type { Selectable } from "kysely";
 import type { ClickBreakdownMonthTable, ClickBreakdownTable, ClickDailyTable, ClicksTable } from "../storage/schema.js";
-import { type ClickBatch, WIDTH } from "./click-buffer.js";
+import { type ClickBatch, FIELD, WIDTH } from "./click-buffer.js";
 import { type ClickDimensions, type CountryResolver, describeUserAgent, referrerHost } from "./describe.js";
 
 /** A raw click row as stored (no id yet). */
@@ -61,29 +61,30 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
   const rows: ClickRow[] = new Array(batch.length);
   const linkIds = new Set<string>();
   for (let i = 0, o = 0; i < batch.length; i++, o += WIDTH) {
-    const ua = f[o + 2] as number;
+    const ua = f[o + FIELD.userAgent] as number;
     let d = agents.get(ua);
     if (d === undefined) agents.set(ua, (d = describeUserAgent(s[ua] as string)));
-    const ref = f[o + 3] as number;
+    const ref = f[o + FIELD.referer] as number;
     let referrer = referrers.get(ref);
     if (referrer === undefined) referrers.set(ref, (referrer = referrerHost(s[ref] as string)));
-    const ip = f[o + 4] as number;
-    const header = f[o + 5] as number;
+    const ip = f[o + FIELD.ip] as number;
+    const header = f[o + FIELD.country] as number;
+    // One number for the (country header, address) pair: a batch holds far fewer than 2^20 strings.
     const place = (header + 1) * 1_048_576 + ip;
     let country = places.get(place);
     if (country === undefined) places.set(place, (country = countries.resolve(header < 0 ? null : (s[header] as string), s[ip] as string)));
-    const linkId = s[f[o] as number] as string;
+    const linkId = s[f[o + FIELD.link] as number] as string;
     linkIds.add(linkId);
     rows[i] = {
       link_id: linkId,
-      at: f[o + 1] as number,
+      at: f[o + FIELD.at] as number,
       country,
       device: d.device,
       os: d.os,
       browser: d.browser,
       referrer,
       is_bot: d.isBot ? 1 : 0,
-      counted: f[o + 6] as number,
+      counted: f[o + FIELD.counted] as number,
     };
   }
   const groups = new Map<string, Group>();

@@ -1,10 +1,12 @@
 // Clicks on their way to the writer, kept as columns of numbers with each distinct string stored once
-// per batch. Recording a click is a few Map lookups; posting a batch to the writer thread moves one
-// ArrayBuffer and a short string list instead of cloning thousands of objects; describing it parses
-// each distinct user agent and referrer once.
+// per batch. Recording a click is a few Map lookups; posting a batch to the writer thread copies one
+// block of numbers and a short string list instead of cloning thousands of objects; describing it
+// parses each distinct user agent and referrer once.
 import type { ClickInput } from "./recorder.js";
 
-/** Numbers per click: link, at, user agent, referer, ip, country (-1: none), counted (0/1). */
+/** Where each number of a click sits: strings are indexes into the batch's strings; country -1 is none. */
+export const FIELD = { link: 0, at: 1, userAgent: 2, referer: 3, ip: 4, country: 5, counted: 6 } as const;
+/** Numbers per click. */
 export const WIDTH = 7;
 
 export interface ClickBatch {
@@ -17,6 +19,9 @@ export interface ClickBatch {
 
 /** The open batch of a recorder: clicks are appended until it is sealed. */
 export class ClickBatchBuilder {
+  /** `withIp`: keep the client address (only GeoIP needs it); without, every click's is "". */
+  constructor(private readonly withIp = true) {}
+
   private strings: string[] = [];
   private readonly index = new Map<string, number>();
   private fields = new Float64Array(WIDTH * 256);
@@ -39,13 +44,13 @@ export class ClickBatchBuilder {
     }
     const f = this.fields;
     const o = this.length * WIDTH;
-    f[o] = this.intern(c.linkId);
-    f[o + 1] = c.at;
-    f[o + 2] = this.intern(c.userAgent);
-    f[o + 3] = this.intern(c.referer);
-    f[o + 4] = this.intern(c.ip);
-    f[o + 5] = c.country === null ? -1 : this.intern(c.country);
-    f[o + 6] = c.counted ? 1 : 0;
+    f[o + FIELD.link] = this.intern(c.linkId);
+    f[o + FIELD.at] = c.at;
+    f[o + FIELD.userAgent] = this.intern(c.userAgent);
+    f[o + FIELD.referer] = this.intern(c.referer);
+    f[o + FIELD.ip] = this.intern(this.withIp ? c.ip : "");
+    f[o + FIELD.country] = c.country === null ? -1 : this.intern(c.country);
+    f[o + FIELD.counted] = c.counted ? 1 : 0;
     this.length++;
   }
 

@@ -1,6 +1,6 @@
-// The click sink's two writers, each one transaction per batch with a fixed, small number of
-// statements: SQLite through prepared statements on the raw handle (synchronous, no query building
-// per click), PostgreSQL through unnest() arrays (one statement per table, whatever the batch size).
+// The click sink's two writers, each one transaction per batch with few statements: SQLite through
+// prepared statements on the raw handle (synchronous, no query building per click, raw rows 50 to a
+// statement), PostgreSQL through unnest() arrays (one statement per table, whatever the batch size).
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
@@ -30,6 +30,11 @@ const CHUNK_GROUPS = 250;
 const RECOVERY_CHUNK = 50_000;
 /** Raw click rows per INSERT statement. */
 const ROWS_PER_INSERT = 50;
+/** A raw click row's columns, in the order the statements below bind them. */
+const CLICK_COLUMNS = ["link_id", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted"] as const;
+const INSERT_CLICKS = `INSERT INTO clicks (${CLICK_COLUMNS.join(", ")}) VALUES `;
+const CLICK_VALUES = `(${CLICK_COLUMNS.map(() => "?").join(", ")})`;
+const SELECT_CLICKS = `SELECT id, ${CLICK_COLUMNS.join(", ")} FROM clicks`;
 
 /** A roll-up being written: its groups in link order, the last click id they cover, and how far it got. */
 interface Epoch {
@@ -167,9 +172,9 @@ type SqliteStatements = ReturnType<typeof sqliteStatements>;
 /** The writer's statements and its two transactions: raw clicks, and a chunk of roll-ups with counts and state. */
 function sqliteStatements(handle: SQLite.Database) {
   const st = prepare(handle);
+  const width = CLICK_COLUMNS.length;
+  const args = new Array<unknown>(ROWS_PER_INSERT * width);
   /** Appends the rows; a link deleted since its clicks were taken fails the foreign key, and its clicks are skipped. */
-  const one = (r: ClickRow) => st.click.run(r.link_id, r.at, r.country, r.device, r.os, r.browser, r.referrer, r.is_bot, r.counted);
-  const args = new Array<unknown>(ROWS_PER_INSERT * 9);
   const raw = handle.transaction((rows: ClickRow[]) => {
     const dead = new Set<string>();
     let lastId = 0;
@@ -178,16 +183,7 @@ function sqliteStatements(handle: SQLite.Database) {
     for (; dead.size === 0 && i + ROWS_PER_INSERT <= rows.length; i += ROWS_PER_INSERT) {
       for (let k = 0; k < ROWS_PER_INSERT; k++) {
         const r = rows[i + k] as ClickRow;
-        const o = k * 9;
-        args[o] = r.link_id;
-        args[o + 1] = r.at;
-        args[o + 2] = r.country;
-        args[o + 3] = r.device;
-        args[o + 4] = r.os;
-        args[o + 5] = r.browser;
-        args[o + 6] = r.referrer;
-        args[o + 7] = r.is_bot;
-        args[o + 8] = r.counted;
+        for (let c = 0; c < width; c++) args[k * width + c] = r[CLICK_COLUMNS[c] as keyof ClickRow];
       }
       try {
         lastId = Number(st.clicks.run(args).lastInsertRowid);
@@ -201,7 +197,7 @@ function sqliteStatements(handle: SQLite.Database) {
       const r = rows[i] as ClickRow;
       if (dead.has(r.link_id)) continue;
       try {
-        lastId = Number(one(r).lastInsertRowid);
+        lastId = Number(st.click.run(CLICK_COLUMNS.map((c) => r[c])).lastInsertRowid);
       } catch (err) {
         if ((err as { code?: string }).code !== "SQLITE_CONSTRAINT_FOREIGNKEY") throw err;
         dead.add(r.link_id);
@@ -227,11 +223,8 @@ function sqliteStatements(handle: SQLite.Database) {
 function prepare(h: SQLite.Database) {
   return {
     linkExists: h.prepare("SELECT 1 FROM links WHERE id = ?").pluck(),
-    click: h.prepare("INSERT INTO clicks (link_id, at, country, device, os, browser, referrer, is_bot, counted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-    clicks: h.prepare(
-      "INSERT INTO clicks (link_id, at, country, device, os, browser, referrer, is_bot, counted) VALUES " +
-        Array.from({ length: ROWS_PER_INSERT }, () => "(?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", "),
-    ),
+    click: h.prepare(INSERT_CLICKS + CLICK_VALUES),
+    clicks: h.prepare(INSERT_CLICKS + Array.from({ length: ROWS_PER_INSERT }, () => CLICK_VALUES).join(", ")),
     increment: h.prepare("UPDATE links SET click_count = click_count + ? WHERE id = ?"),
     countLimited: h.prepare("UPDATE links SET click_count = click_count + 1 WHERE id = ? AND click_count < ?"),
     daily: h.prepare(
@@ -251,14 +244,9 @@ function prepare(h: SQLite.Database) {
     advance: h.prepare("UPDATE click_rollup_state SET last_click_id = max(last_click_id, ?), epoch_to = NULL, epoch_link = NULL WHERE id = 1"),
     /** A roll-up up to a click id has written every link up to a link id. */
     progress: h.prepare("UPDATE click_rollup_state SET epoch_to = ?, epoch_link = ? WHERE id = 1"),
-    clicksAfter: h.prepare(
-      "SELECT id, link_id, at, country, device, os, browser, referrer, is_bot, counted FROM clicks WHERE id > ? ORDER BY id LIMIT ?",
-    ),
+    clicksAfter: h.prepare(`${SELECT_CLICKS} WHERE id > ? ORDER BY id LIMIT ?`),
     /** Clicks in an id range of the links after a link id (the part of an interrupted roll-up not written). */
-    clicksOfLaterLinks: h.prepare(
-      "SELECT id, link_id, at, country, device, os, browser, referrer, is_bot, counted FROM clicks " +
-        "WHERE id > ? AND id <= ? AND link_id > ? ORDER BY id LIMIT ?",
-    ),
+    clicksOfLaterLinks: h.prepare(`${SELECT_CLICKS} WHERE id > ? AND id <= ? AND link_id > ? ORDER BY id LIMIT ?`),
   };
 }
 

@@ -1,6 +1,6 @@
 // Worker thread that writes clicks on connections of its own (SQLite or PostgreSQL), so describing,
 // batching and writing never take time from the event loop that answers redirects. Messages are
-// handled one at a time, in order.
+// handled one at a time, in order, except click-limit counts (see below).
 import { parentPort, workerData } from "node:worker_threads";
 import maxmind, { type CountryResponse } from "maxmind";
 import { openPostgresDb, openSqliteFile } from "../storage/db.js";

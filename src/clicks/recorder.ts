@@ -58,7 +58,7 @@ function writerFor(deps: RecorderDeps): ClickWriter {
 
 export class ClickRecorder {
   /** The batch being filled, and full batches waiting for the writer (oldest first). */
-  private open = new ClickBatchBuilder();
+  private open: ClickBatchBuilder;
   private sealed: ClickBatch[] = [];
   private sealedClicks = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -69,6 +69,7 @@ export class ClickRecorder {
 
   constructor(private readonly deps: RecorderDeps) {
     this.writer = writerFor(deps);
+    this.open = this.newBatch();
     this.rollupTimer = setInterval(() => {
       this.writer.flushRollups().catch((err: unknown) => deps.log.error({ err }, "roll-up write failed; will retry"));
     }, deps.rollupMs);
@@ -98,10 +99,15 @@ export class ClickRecorder {
     return this.sealedClicks + this.open.length;
   }
 
+  /** Client addresses are kept only for GeoIP; without it they never leave the request. */
+  private newBatch(): ClickBatchBuilder {
+    return new ClickBatchBuilder(this.deps.geoipDb !== null);
+  }
+
   private seal(): void {
     if (this.open.length === 0) return;
     const batch = this.open.seal();
-    this.open = new ClickBatchBuilder();
+    this.open = this.newBatch();
     this.sealed.push(batch);
     this.sealedClicks += batch.length;
     while (this.sealedClicks > MAX_BUFFER && this.sealed.length > 2) {

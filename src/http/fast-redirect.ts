@@ -3,24 +3,19 @@
 // Same answer as routes/redirect.ts (status, Location, headers), same single click.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { PASSWORD_FORM, type RedirectService } from "../redirect/resolve-link.js";
-import { PASSWORD_FORM_CSP, passwordForm } from "./pages.js";
+import { NO_STORE, PASSWORD_PAGE_HEADERS, passwordForm } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
 
 /** One path segment that can be an alias; anything else (%-escapes, slashes, dots) is Fastify's. */
 const PATH_RE = /^\/([A-Za-z0-9_-]{3,64})(?:\?|$)/;
 
 /** Reused for every answer (writeHead serialises the list synchronously); what routes/redirect.ts sends. */
-const HEADERS: string[] = ["location", "", "cache-control", "private, no-store", "content-length", "0"];
+const HEADERS: string[] = ["location", "", "cache-control", NO_STORE, "content-length", "0"];
 
 /** The password page, as routes/redirect.ts and the onSend hook answer it. */
 const FORM = Buffer.from(passwordForm(false));
 const FORM_HEADERS: string[] = [
-  "cache-control",
-  "private, no-store",
-  "x-robots-tag",
-  "noindex",
-  "content-security-policy",
-  PASSWORD_FORM_CSP,
+  ...Object.entries(PASSWORD_PAGE_HEADERS).flat(),
   "content-type",
   "text/html; charset=utf-8",
   ...Object.entries(SECURITY_HEADERS).flat(),

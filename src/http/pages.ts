@@ -11,6 +11,16 @@ export const HTML_CSP =
 /** The link-password form posts to itself and is then redirected to the destination, which form-action also governs. */
 export const PASSWORD_FORM_CSP = HTML_CSP.replace("form-action 'self'", "form-action 'self' http: https:");
 
+/** Every answer of a short address is fresh: each visit must reach the service (and be counted). */
+export const NO_STORE = "private, no-store";
+
+/** Headers of the link-password page besides the content type (Fastify's route and the fast path). */
+export const PASSWORD_PAGE_HEADERS: Readonly<Record<string, string>> = {
+  "cache-control": NO_STORE,
+  "x-robots-tag": "noindex",
+  "content-security-policy": PASSWORD_FORM_CSP,
+};
+
 /** True when the client asks for JSON rather than a page. */
 export function prefersJson(accept: string | undefined): boolean {
   if (!accept) return false;

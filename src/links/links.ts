@@ -28,7 +28,7 @@ export class LinkService {
     changes: LinkChanges;
     rate: RateEvents;
     baseUrl: URL;
-    settleClicks?: () => Promise<void>;
+    settleClicks: () => Promise<void>;
   }) {
     this.deps = {
       db: opts.db,
@@ -38,7 +38,7 @@ export class LinkService {
       rate: opts.rate,
       origin: opts.baseUrl.origin,
       ownHost: opts.baseUrl.hostname,
-      settleClicks: opts.settleClicks ?? (async () => {}),
+      settleClicks: opts.settleClicks,
     };
     this.sqlite = opts.sqlite ?? null;
   }

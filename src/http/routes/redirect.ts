@@ -5,11 +5,10 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { App } from "../app.js";
 import type { AppContext } from "../../context.js";
 import type { Outcome, Visit } from "../../redirect/resolve-link.js";
-import { PASSWORD_FORM_CSP, errorPage, passwordForm, prefersJson } from "../pages.js";
+import { NO_STORE, PASSWORD_PAGE_HEADERS, errorPage, passwordForm, prefersJson } from "../pages.js";
 import { errors } from "../schemas.js";
 
 const FORM_LIMIT = 4096;
-const NO_STORE = "private, no-store";
 
 const ERRORS = {
   not_found: { status: 404, code: "not_found", title: "Link not found", message: "This short link does not exist or was deleted." },
@@ -43,8 +42,7 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
     case "password":
       return reply
         .code(outcome.wrong ? 401 : 200)
-        .header("x-robots-tag", "noindex")
-        .header("content-security-policy", PASSWORD_FORM_CSP)
+        .headers(PASSWORD_PAGE_HEADERS)
         .type("text/html; charset=utf-8")
         .send(passwordForm(outcome.wrong));
     default: {
