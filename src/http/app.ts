@@ -26,6 +26,7 @@ import { redirectRoutes } from "./routes/redirect.js";
 import { HTML_CSP, errorPage, prefersJson } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
 import { type FastRedirect, fastRedirect } from "./fast-redirect.js";
+import { trustOf } from "./proxy.js";
 
 export interface RouteInfo {
   method: string;
@@ -46,11 +47,6 @@ export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression,
 const JSON_LIMIT = 1024 * 1024;
 
 
-/** TRUST_PROXY=<n>: trust the n nearest proxies. */
-function hopsTrusted(n: number) {
-  return (_address: string, hop: number) => hop < n;
-}
-
 /** The node:http server Fastify would create, with the fast path in front of Fastify's handler. */
 function withFastPath(fast: FastRedirect): FastifyServerFactory<RawServerDefault> {
   return (handler, opts) => {
@@ -67,22 +63,23 @@ function withFastPath(fast: FastRedirect): FastifyServerFactory<RawServerDefault
 }
 
 export async function buildApp(ctx: AppContext): Promise<App> {
-  // Cached plain links are answered before Fastify sees the request (fast-redirect.ts); only without
-  // trusted proxies, where the client address is simply the socket's.
-  const fast = ctx.config.trustProxy === false ? fastRedirect(ctx.redirects) : null;
+  // Cached plain links are answered before Fastify sees the request (fast-redirect.ts), which reads
+  // trusted proxies' headers with the same trust function as Fastify.
+  const trust = trustOf(ctx.config.trustProxy);
+  const fast = fastRedirect(ctx.redirects, trust, ctx.config.countryHeader);
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     // Per-request logs cost more than the redirect itself; failures are logged by the error handler.
     logController: new LogController({ disableRequestLogging: true }),
     // No child logger per request: it costs more than a redirect, and errors are logged with their context.
     childLoggerFactory: (logger) => logger,
-    trustProxy: typeof ctx.config.trustProxy === "number" ? hopsTrusted(ctx.config.trustProxy) : ctx.config.trustProxy,
+    trustProxy: trust ?? false,
     bodyLimit: JSON_LIMIT,
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200 },
-    serverFactory: fast ? withFastPath(fast) : undefined,
+    serverFactory: withFastPath(fast),
   }).withTypeProvider<TypeBoxTypeProvider>();
-  if (fast) app.addHook("onClose", (_i, done) => (fast.disable(), done()));
+  app.addHook("onClose", (_i, done) => (fast.disable(), done()));
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   // Every route with its method and config, so tests can prove rules (CSRF) hold for all of them.
   const routes: RouteInfo[] = [];

@@ -1,10 +1,12 @@
 // The redirect hot path in front of Fastify: GET/HEAD /<alias> of a cached link with no click limit, not
 // expired, is answered straight from node:http (302, or the password page); everything else goes to Fastify.
-// Same answer as routes/redirect.ts (status, Location, headers), same single click.
+// Same answer as routes/redirect.ts (status, Location, headers), same single click, with or without
+// trusted proxies.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { PASSWORD_FORM, type RedirectService } from "../redirect/resolve-link.js";
 import { NO_STORE, PASSWORD_PAGE_HEADERS, passwordForm } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
+import { type Trust, clientIp, hostnameOf, proxyCountry } from "./proxy.js";
 
 /** One path segment that can be an alias; anything else (%-escapes, slashes, dots) is Fastify's. */
 const PATH_RE = /^\/([A-Za-z0-9_-]{3,64})(?:\?|$)/;
@@ -23,14 +25,6 @@ const FORM_HEADERS: string[] = [
   String(FORM.length),
 ];
 
-/** The request's host name as Fastify's request.hostname gives it without trusted proxies (port stripped). */
-export function hostnameOf(host: string | undefined): string {
-  if (!host) return "";
-  if (host[0] === "[") return host.slice(0, host.indexOf("]") + 1);
-  const colon = host.indexOf(":");
-  return colon === -1 ? host : host.slice(0, colon);
-}
-
 export interface FastRedirect {
   /** Answers the request and returns true, or returns false without touching it. */
   (req: IncomingMessage, res: ServerResponse): boolean;
@@ -38,8 +32,11 @@ export interface FastRedirect {
   disable(): void;
 }
 
-/** Only without trusted proxies: then the client IP is the socket's and no country header is trusted. */
-export function fastRedirect(redirects: RedirectService): FastRedirect {
+/**
+ * Behind trusted proxies (`trust`), the client address, host and country come from their headers
+ * exactly as Fastify's request.ip and request.hostname and the redirect route read them (proxy.ts).
+ */
+export function fastRedirect(redirects: RedirectService, trust: Trust | null, countryHeader: string): FastRedirect {
   let enabled = true;
   const handle = (req: IncomingMessage, res: ServerResponse): boolean => {
     if (!enabled || (req.method !== "GET" && req.method !== "HEAD")) return false;
@@ -47,12 +44,12 @@ export function fastRedirect(redirects: RedirectService): FastRedirect {
     if (m === null) return false;
     const h = req.headers;
     const location = redirects.visitCached({
-      host: hostnameOf(h.host),
+      host: hostnameOf(req, trust),
       alias: m[1] as string,
       userAgent: (h["user-agent"] ?? "").slice(0, 1024),
       referer: (h.referer ?? "").slice(0, 2048),
-      ip: req.socket.remoteAddress ?? "",
-      country: null,
+      ip: clientIp(req, trust),
+      country: proxyCountry(req, trust, countryHeader),
     });
     if (location === undefined) return false;
     if (location === PASSWORD_FORM) {

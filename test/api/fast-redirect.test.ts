@@ -8,7 +8,6 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
 import { type ApiClient, signedInClient } from "../helpers/client.js";
 import { ManualClock } from "../../src/shared/clock.js";
-import { hostnameOf } from "../../src/http/fast-redirect.js";
 import { PASSWORD_FORM } from "../../src/redirect/resolve-link.js";
 
 const DESKTOP = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
@@ -37,15 +36,6 @@ function raw(url: string, path: string, headers: Record<string, string>, method 
     req.end();
   });
 }
-
-describe("hostnameOf (as Fastify's request.hostname without trusted proxies)", () => {
-  it("strips the port, keeps IPv6 brackets, and gives '' without a Host header", () => {
-    expect(hostnameOf("sho.rt:8080")).toBe("sho.rt");
-    expect(hostnameOf("sho.rt")).toBe("sho.rt");
-    expect(hostnameOf("[::1]:8080")).toBe("[::1]");
-    expect(hostnameOf(undefined)).toBe("");
-  });
-});
 
 describe.each(ENGINES)("redirect fast path on %s", (engine) => {
   let server: TestServer;
@@ -175,5 +165,68 @@ describe.each(ENGINES)("redirect fast path on %s", (engine) => {
     expect((await raw(server.url, "/healthz", {})).status).toBe(200);
     // /healthz is asked about (it looks like an alias) but reserved words are never answered there.
     expect(fast.mock.results.every((r: { value: unknown }) => r.value === undefined)).toBe(true);
+  });
+});
+
+describe.each(ENGINES)("redirect fast path behind proxies on %s", (engine) => {
+  let trusted: TestServer;
+  let untrusted: TestServer;
+  /** The same request twice; the first must be Fastify's (a miss), the second the fast path's, with the same answer. */
+  const viaBothPaths = async (server: TestServer, path: string, headers: Record<string, string>, location: string) => {
+    const slow = vi.spyOn(server.ctx.redirects, "visit");
+    const fast = vi.spyOn(server.ctx.redirects, "visitCached");
+    try {
+      const first = await raw(server.url, path, headers);
+      const second = await raw(server.url, path, headers);
+      expect(first.status).toBe(302);
+      expect(first.headers.location).toBe(location);
+      expect(second).toEqual(first);
+      expect(slow).toHaveBeenCalledTimes(1);
+      expect(fast.mock.results.at(-1)?.value).toBe(location);
+      return slow;
+    } finally {
+      fast.mockRestore();
+    }
+  };
+  const countries = async (server: TestServer, id: string) => {
+    await server.ctx.clicks.flush();
+    const rows = await server.ctx.storage.db.selectFrom("clicks").select("country").where("link_id", "=", id).orderBy("id").execute();
+    return rows.map((r) => r.country);
+  };
+  const host = (server: TestServer) => new URL(server.url).host;
+
+  beforeAll(async () => {
+    // Loopback (the tests' address) is the trusted proxy; for the other server only 10.0.0.0/8 is.
+    trusted = await startTestServer({ engine, env: { TRUST_PROXY: "127.0.0.1" } });
+    untrusted = await startTestServer({ engine, env: { TRUST_PROXY: "10.0.0.0/8" } });
+  });
+  afterAll(async () => {
+    await trusted?.close();
+    await untrusted?.close();
+  });
+
+  it("TRUST_PROXY set: cached links are still answered from the fast path, with the proxy's country and host", async () => {
+    const pro = await signedInClient(trusted, "proxy@example.com", "pro");
+    const link = await createLink(pro, { url: "https://example.com/proxied", alias: "proxied" });
+    const headers = { "user-agent": DESKTOP, "x-forwarded-for": "203.0.113.7", "cf-ipcountry": "de" };
+    const slow = await viaBothPaths(trusted, "/proxied", headers, "https://example.com/proxied");
+    expect(await countries(trusted, link.id)).toEqual(["DE", "DE"]);
+    // X-Forwarded-Host names the host the link is looked up for, on both paths.
+    const elsewhere = { ...headers, "x-forwarded-host": "other.example" };
+    expect((await raw(trusted.url, "/proxied", elsewhere)).status).toBe(404);
+    const forwarded = { ...headers, host: "internal:9000", "x-forwarded-host": `spoofed.example, ${host(trusted)}` };
+    slow.mockClear();
+    expect((await raw(trusted.url, "/proxied", forwarded)).headers.location).toBe("https://example.com/proxied");
+    expect(slow).not.toHaveBeenCalled();
+    expect(await countries(trusted, link.id)).toEqual(["DE", "DE", "DE"]);
+    slow.mockRestore();
+  });
+
+  it("a peer that is not a trusted proxy cannot set the country or the host, on either path", async () => {
+    const pro = await signedInClient(untrusted, "direct@example.com", "pro");
+    const link = await createLink(pro, { url: "https://example.com/direct", alias: "direct" });
+    const headers = { "user-agent": DESKTOP, "cf-ipcountry": "DE", "x-forwarded-host": "other.example" };
+    (await viaBothPaths(untrusted, "/direct", headers, "https://example.com/direct")).mockRestore();
+    expect(await countries(untrusted, link.id)).toEqual(["unknown", "unknown"]);
   });
 });

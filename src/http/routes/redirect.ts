@@ -7,6 +7,7 @@ import type { AppContext } from "../../context.js";
 import type { Outcome, Visit } from "../../redirect/resolve-link.js";
 import { NO_STORE, PASSWORD_PAGE_HEADERS, errorPage, passwordForm, prefersJson } from "../pages.js";
 import { errors } from "../schemas.js";
+import { type Trust, proxyCountry, trustOf } from "../proxy.js";
 
 const FORM_LIMIT = 4096;
 
@@ -22,15 +23,14 @@ function header(req: FastifyRequest, name: string): string {
   return (Array.isArray(v) ? v[0] : v) ?? "";
 }
 
-function visitOf(ctx: AppContext, req: FastifyRequest, alias: string): Visit {
-  const country = ctx.config.trustProxy !== false ? header(req, ctx.config.countryHeader).trim().slice(0, 16) || null : null;
+function visitOf(ctx: AppContext, trust: Trust | null, req: FastifyRequest, alias: string): Visit {
   return {
     host: req.hostname,
     alias,
     userAgent: header(req, "user-agent").slice(0, 1024),
     referer: header(req, "referer").slice(0, 2048),
     ip: req.ip,
-    country,
+    country: proxyCountry(req.raw, trust, ctx.config.countryHeader),
   };
 }
 
@@ -58,6 +58,8 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
 const Params = Type.Object({ alias: Type.String() });
 
 export async function redirectRoutes(app: App, ctx: AppContext): Promise<void> {
+  // The same trust as Fastify's request.ip and request.hostname (app.ts).
+  const trust = trustOf(ctx.config.trustProxy);
   app.get(
     "/:alias",
     {
@@ -68,7 +70,7 @@ export async function redirectRoutes(app: App, ctx: AppContext): Promise<void> {
         response: errors(403, 404, 410),
       },
     },
-    async (req, reply) => answer(req, reply, await ctx.redirects.visit(visitOf(ctx, req, req.params.alias))),
+    async (req, reply) => answer(req, reply, await ctx.redirects.visit(visitOf(ctx, trust, req, req.params.alias))),
   );
 
   // The password form posts urlencoded; a parser of its own, small, for this route only.
@@ -91,7 +93,7 @@ export async function redirectRoutes(app: App, ctx: AppContext): Promise<void> {
           response: errors(400, 403, 404, 410, 413, 429),
         },
       },
-      async (req, reply) => answer(req, reply, await ctx.redirects.unlock(visitOf(ctx, req, req.params.alias), req.body.password)),
+      async (req, reply) => answer(req, reply, await ctx.redirects.unlock(visitOf(ctx, trust, req, req.params.alias), req.body.password)),
     );
   });
 }

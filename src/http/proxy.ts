@@ -1,0 +1,50 @@
+// What TRUST_PROXY changes about a request, decided in one place for Fastify's routes and the raw
+// redirect fast path: the client address, the host name and whether the country header is believed.
+import type { IncomingMessage } from "node:http";
+import proxyAddr from "@fastify/proxy-addr";
+import type { TrustProxy } from "../config.js";
+
+/** Whether the proxy at `address`, `hop` hops from the server, is trusted (Fastify's trustProxy function). */
+export type Trust = (address: string, hop: number) => boolean;
+
+/** The trust function for TRUST_PROXY, or null without trusted proxies. */
+export function trustOf(tp: TrustProxy): Trust | null {
+  if (tp === false) return null;
+  if (tp === true) return () => true;
+  if (typeof tp === "number") return (_address, hop) => hop < tp;
+  return proxyAddr.compile(tp);
+}
+
+/** The request's client address, as Fastify's request.ip gives it. */
+export function clientIp(req: IncomingMessage, trust: Trust | null): string {
+  return trust === null ? (req.socket.remoteAddress ?? "") : proxyAddr(req, trust);
+}
+
+/** Whether the request came straight from a trusted proxy (whose X-Forwarded-Host and country header count). */
+export function fromTrustedProxy(req: IncomingMessage, trust: Trust | null): boolean {
+  const peer = req.socket.remoteAddress;
+  return trust !== null && peer !== undefined && trust(peer, 0);
+}
+
+/** The last of a header's comma-separated values (the one the nearest proxy added). */
+function lastValue(v: string): string {
+  const i = v.lastIndexOf(",");
+  return (i === -1 ? v : v.slice(i + 1)).trim();
+}
+
+/** The request's host name (port stripped), as Fastify's request.hostname gives it. */
+export function hostnameOf(req: IncomingMessage, trust: Trust | null): string {
+  const forwarded = req.headers["x-forwarded-host"];
+  const host = forwarded && fromTrustedProxy(req, trust) ? lastValue(forwarded as string) : req.headers.host;
+  if (!host) return "";
+  if (host[0] === "[") return host.slice(0, host.indexOf("]") + 1);
+  const colon = host.indexOf(":");
+  return colon === -1 ? host : host.slice(0, colon);
+}
+
+/** The visitor's country from a trusted proxy's header (COUNTRY_HEADER), or null. */
+export function proxyCountry(req: IncomingMessage, trust: Trust | null, header: string): string | null {
+  if (!fromTrustedProxy(req, trust)) return null;
+  const v = req.headers[header];
+  return (Array.isArray(v) ? v[0] : v)?.trim().slice(0, 16) || null;
+}

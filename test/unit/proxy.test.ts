@@ -1,0 +1,58 @@
+// src/http/proxy.ts must read a request exactly as Fastify's request.ip and request.hostname do for the
+// same TRUST_PROXY, because the redirect fast path answers without Fastify: every trust form, with
+// spoofed, chained, duplicated and missing headers, from a trusted and an untrusted peer.
+import Fastify from "fastify";
+import { describe, expect, it } from "vitest";
+import type { TrustProxy } from "../../src/config.js";
+import { clientIp, hostnameOf, proxyCountry, trustOf } from "../../src/http/proxy.js";
+
+const REQUESTS: Array<{ peer: string; headers: Record<string, string> }> = [
+  { peer: "127.0.0.1", headers: { host: "sho.rt:8080" } },
+  { peer: "127.0.0.1", headers: { host: "sho.rt", "x-forwarded-for": "203.0.113.7", "x-forwarded-host": "go.example", "cf-ipcountry": " de " } },
+  { peer: "10.1.2.3", headers: { host: "sho.rt", "x-forwarded-for": "198.51.100.1, 10.0.0.9", "x-forwarded-host": "a.example, b.example:8443", "cf-ipcountry": "BR" } },
+  { peer: "192.0.2.50", headers: { host: "[::1]:8080", "x-forwarded-for": "evil, 203.0.113.9", "x-forwarded-host": "spoofed.example", "cf-ipcountry": "JP" } },
+  { peer: "::ffff:127.0.0.1", headers: { host: "sho.rt", "x-forwarded-for": "::1, 2001:db8::1", "cf-ipcountry": "a-very-long-country-value" } },
+  { peer: "127.0.0.1", headers: { "x-forwarded-for": "", "x-forwarded-host": "" } },
+];
+
+const TRUSTS: TrustProxy[] = [false, true, 1, 2, ["127.0.0.1"], ["10.0.0.0/8", "127.0.0.1"], ["loopback"]];
+
+describe("proxy.ts reads requests as Fastify does", () => {
+  it.each(TRUSTS.map((t) => [JSON.stringify(t), t] as const))("TRUST_PROXY %s: client address and host name match Fastify's", async (_name, tp) => {
+    const trust = trustOf(tp);
+    const app = Fastify({ trustProxy: trust ?? false });
+    app.get("/x", async (req) => ({
+      fastify: { ip: req.ip, hostname: req.hostname },
+      ours: { ip: clientIp(req.raw, trust), hostname: hostnameOf(req.raw, trust) },
+    }));
+    try {
+      for (const r of REQUESTS) {
+        const res = await app.inject({ method: "GET", url: "/x", remoteAddress: r.peer, headers: r.headers });
+        const body = res.json() as { fastify: unknown; ours: unknown };
+        expect(body.ours, `${JSON.stringify(tp)} ${JSON.stringify(r)}`).toEqual(body.fastify);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("believes the country header and X-Forwarded-Host only from a trusted peer", async () => {
+    const trust = trustOf(["10.0.0.0/8"]);
+    const app = Fastify({ trustProxy: trust ?? false });
+    app.get("/x", async (req) => ({ country: proxyCountry(req.raw, trust, "cf-ipcountry"), host: hostnameOf(req.raw, trust), ip: clientIp(req.raw, trust) }));
+    const headers = { host: "sho.rt", "x-forwarded-for": "203.0.113.7", "x-forwarded-host": "go.example", "cf-ipcountry": " de " };
+    try {
+      const viaProxy = await app.inject({ method: "GET", url: "/x", remoteAddress: "10.9.9.9", headers });
+      expect(viaProxy.json()).toEqual({ country: "de", host: "go.example", ip: "203.0.113.7" });
+      const direct = await app.inject({ method: "GET", url: "/x", remoteAddress: "192.0.2.1", headers });
+      expect(direct.json()).toEqual({ country: null, host: "sho.rt", ip: "192.0.2.1" });
+      const long = await app.inject({ method: "GET", url: "/x", remoteAddress: "10.9.9.9", headers: { ...headers, "cf-ipcountry": "x".repeat(100) } });
+      expect(long.json().country).toBe("x".repeat(16));
+      const blank = await app.inject({ method: "GET", url: "/x", remoteAddress: "10.9.9.9", headers: { ...headers, "cf-ipcountry": "   " } });
+      expect(blank.json().country).toBeNull();
+    } finally {
+      await app.close();
+    }
+    expect(trustOf(false)).toBeNull();
+  });
+});
