@@ -159,10 +159,12 @@ function byKey<V>(m: Map<string, V>): V[] {
 }
 
 /**
- * Roll-up rows of the groups whose link still exists. Rows come in key order so that concurrent
- * flushes (several instances on one PostgreSQL) lock them in the same order and cannot deadlock.
+ * Roll-up rows of the groups whose link still exists; monthly rows only where `keepsMonth` says that
+ * month's monthly rows are kept up to date (SQLite compacts the others from the daily rows later).
+ * Rows come in key order so that concurrent flushes (several instances on one PostgreSQL) lock them
+ * in the same order and cannot deadlock.
  */
-export function rollUp(groups: Group[], live: Set<string>): RollUps {
+export function rollUp(groups: Group[], live: Set<string>, keepsMonth: (linkId: string, month: string) => boolean = () => true): RollUps {
   const daily = new Map<string, DailyRow>();
   const breakdown = new Map<string, BreakdownRow>();
   const monthly = new Map<string, MonthlyRow>();
@@ -172,10 +174,11 @@ export function rollUp(groups: Group[], live: Set<string>): RollUps {
     const dk = `${g.link_id}\u0000${g.day}`;
     add(daily, dk, () => ({ link_id: g.link_id, day: g.day, clicks: 0, bots: 0 }), n).bots += g.is_bot * n;
     const month = g.day.slice(0, 7);
+    const toMonth = keepsMonth(g.link_id, month);
     for (const dim of DIMENSIONS) {
       const value = g[dim];
       add(breakdown, `${dk}\u0000${dim}\u0000${value}`, () => ({ link_id: g.link_id, day: g.day, dimension: dim, value, clicks: 0 }), n);
-      add(monthly, `${g.link_id}\u0000${month}\u0000${dim}\u0000${value}`, () => ({ link_id: g.link_id, month, dimension: dim, value, clicks: 0 }), n);
+      if (toMonth) add(monthly, `${g.link_id}\u0000${month}\u0000${dim}\u0000${value}`, () => ({ link_id: g.link_id, month, dimension: dim, value, clicks: 0 }), n);
     }
   }
   return {

@@ -4,7 +4,7 @@
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
-import { type ClickRow, type Group, addGroups, describeBatch, mergeGroups, rollUp } from "./click-batch.js";
+import { type ClickRow, DIMENSIONS, type Group, addGroups, describeBatch, mergeGroups, rollUp } from "./click-batch.js";
 import type { CountryResolver } from "./describe.js";
 import type { ClickBatch } from "./click-buffer.js";
 
@@ -28,6 +28,9 @@ export interface ClickWriter {
 const MAX_PENDING_GROUPS = 50_000;
 const CHUNK_GROUPS = 250;
 const RECOVERY_CHUNK = 50_000;
+/** Links per monthly-compaction transaction, and transactions per roll-up (a big database's month is compacted over several). */
+const COMPACT_LINKS = 500;
+const COMPACT_CHUNKS_PER_ROLLUP = 20;
 /** Raw click rows per INSERT statement. */
 const ROWS_PER_INSERT = 50;
 /** A raw click row's columns, in the order the statements below bind them. */
@@ -35,6 +38,23 @@ const CLICK_COLUMNS = ["link_id", "at", "country", "device", "os", "browser", "r
 const INSERT_CLICKS = `INSERT INTO clicks (${CLICK_COLUMNS.join(", ")}) VALUES `;
 const CLICK_VALUES = `(${CLICK_COLUMNS.map(() => "?").join(", ")})`;
 const SELECT_CLICKS = `SELECT id, ${CLICK_COLUMNS.join(", ")} FROM clicks`;
+
+/**
+ * Where the monthly breakdown rows stand (click_rollup_state): complete through month `through`; a
+ * compaction of the months after it up to `to` has done the links up to `link`.
+ */
+interface Months {
+  through: string;
+  to: string | null;
+  link: string | null;
+}
+
+/** "YYYY-MM" of the month before a "YYYY-MM". */
+function monthBefore(month: string): string {
+  const y = Number(month.slice(0, 4));
+  const m = Number(month.slice(5, 7));
+  return m === 1 ? `${y - 1}-12` : `${y}-${String(m - 1).padStart(2, "0")}`;
+}
 
 /** A roll-up being written: its groups in link order, the last click id they cover, and how far it got. */
 interface Epoch {
@@ -50,6 +70,12 @@ interface Epoch {
  * links cheap. A roll-up is written in short transactions of whole links, in link order, each
  * recording how far it got in click_rollup_state, so a crash at any point loses nothing and adds
  * nothing twice: recover() folds in exactly the raw clicks the roll-ups do not hold yet.
+ *
+ * Monthly breakdown rows are not upserted with every roll-up: once clicks of a new month arrive, the
+ * months before it are compacted from the daily rows, link range by link range, each transaction
+ * recording how far it got. Roll-ups keep the months already compacted (for the links already done)
+ * up to date, so a late click is counted in both, and statistics read months not yet compacted from
+ * the daily rows (months_through).
  */
 export class SqliteClickWriter implements ClickWriter {
   private s: SqliteStatements | null = null;
@@ -57,6 +83,9 @@ export class SqliteClickWriter implements ClickWriter {
   private pendingUpTo = 0;
   private epoch: Epoch | null = null;
   private rollupQueue: Promise<void> = Promise.resolve();
+  private months: Months | null = null;
+  /** The latest month of any click rolled up: the months before it are over. */
+  private latestMonth = "";
 
   /**
    * `lock` runs a synchronous step alone on the connection: Kysely's connection mutex on the main
@@ -88,21 +117,62 @@ export class SqliteClickWriter implements ClickWriter {
   }
 
   private async writeRollups(): Promise<void> {
-    if (this.epoch === null) {
-      if (this.pending.size === 0) return;
+    if (this.epoch === null && this.pending.size > 0) {
       this.epoch = { groups: byLink(this.pending.values()), upTo: this.pendingUpTo, done: 0 };
       this.pending = new Map();
     }
-    await this.finishEpoch(this.epoch);
-    this.epoch = null;
+    if (this.epoch !== null) {
+      await this.finishEpoch(this.epoch);
+      this.epoch = null;
+    }
+    await this.compactMonths();
+  }
+
+  /** Whether roll-ups write a month's monthly rows for a link: compacted months, and the one being compacted for the links done. */
+  private keepsMonth = (linkId: string, month: string): boolean => {
+    const m = this.monthState();
+    return month <= m.through || (m.to !== null && m.link !== null && month <= m.to && linkId <= m.link);
+  };
+
+  /** Compacts the months before the latest one seen into monthly rows, a few transactions per roll-up. */
+  private async compactMonths(): Promise<void> {
+    const m = this.monthState();
+    if (m.to === null) {
+      if (this.latestMonth === "" || monthBefore(this.latestMonth) <= m.through) return;
+      m.to = monthBefore(this.latestMonth);
+      m.link = null;
+    }
+    const s = this.statements();
+    for (let i = 0; i < COMPACT_CHUNKS_PER_ROLLUP && m.to !== null; i++) {
+      await this.lock(() => {
+        const last = s.compact.immediate(m);
+        // After the commit: from now on roll-ups keep these links' compacted months up to date.
+        if (last !== null) m.link = last;
+        else {
+          m.through = m.to as string;
+          m.to = null;
+          m.link = null;
+        }
+      });
+      if (m.to !== null) await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  private monthState(): Months {
+    if (this.months === null) {
+      const st = this.statements().state.get() as { months_through: string | null; compact_to: string | null; compact_link: string | null };
+      this.months = { through: st.months_through ?? "", to: st.compact_to, link: st.compact_to === null ? null : st.compact_link };
+    }
+    return this.months;
   }
 
   /** Writes the rest of a roll-up, a few hundred groups (whole links) per transaction; resumable after an error. */
   private async finishEpoch(e: Epoch): Promise<void> {
     const s = this.statements();
+    for (const g of e.groups) if (g.day.slice(0, 7) > this.latestMonth) this.latestMonth = g.day.slice(0, 7);
     while (e.done < e.groups.length) {
       const end = chunkEnd(e.groups, e.done, CHUNK_GROUPS);
-      await this.lock(() => s.rollups.immediate(e.groups.slice(e.done, end), e.upTo, end === e.groups.length));
+      await this.lock(() => s.rollups.immediate(e.groups.slice(e.done, end), e.upTo, end === e.groups.length, this.keepsMonth));
       e.done = end;
       // Lets the event loop (and other writers of the file) in between chunks.
       if (e.done < e.groups.length) await new Promise((resolve) => setImmediate(resolve));
@@ -205,11 +275,11 @@ function sqliteStatements(handle: SQLite.Database) {
     }
     return { dead, lastId };
   });
-  const rollups = handle.transaction((groups: Group[], upTo: number, final: boolean) => {
+  const rollups = handle.transaction((groups: Group[], upTo: number, final: boolean, keepsMonth: (linkId: string, month: string) => boolean) => {
     const live = new Set<string>();
     for (const id of new Set(groups.map((g) => g.link_id))) if (st.linkExists.get(id) !== undefined) live.add(id);
     // Links deleted since their clicks were taken are skipped (their clicks and roll-ups went with them).
-    const u = rollUp(groups, live);
+    const u = rollUp(groups, live, keepsMonth);
     for (const [id, n] of u.increments) st.increment.run(n, id);
     for (const d of u.daily) st.daily.run(d.link_id, d.day, d.clicks, d.bots);
     for (const d of u.breakdown) st.breakdown.run(d.link_id, d.day, d.dimension, d.value, d.clicks);
@@ -217,7 +287,18 @@ function sqliteStatements(handle: SQLite.Database) {
     if (final) st.advance.run(upTo);
     else st.progress.run(upTo, groups[groups.length - 1]!.link_id);
   });
-  return { ...st, raw, rollups };
+  /** The monthly rows of the next COMPACT_LINKS links; returns the last link done, or null when the compaction is complete. */
+  const compact = handle.transaction((m: Months): string | null => {
+    const ids = st.linksAfter.all(m.link ?? "", COMPACT_LINKS) as string[];
+    const last = ids.length === COMPACT_LINKS ? (ids[ids.length - 1] as string) : null;
+    // "YYYY-MM-32" sorts after every day of the month and before the next month's first.
+    const range = { after: m.through === "" ? "" : `${m.through}-32`, before: `${m.to}-32` };
+    for (const link of ids) st.compactLink.run({ link, ...range });
+    if (last === null) st.monthsDone.run(m.to);
+    else st.monthsProgress.run(m.to, last);
+    return last;
+  });
+  return { ...st, raw, rollups, compact };
 }
 
 function prepare(h: SQLite.Database) {
@@ -239,11 +320,22 @@ function prepare(h: SQLite.Database) {
       "INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks) VALUES (?, ?, ?, ?, ?) " +
         "ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks",
     ),
-    state: h.prepare("SELECT last_click_id AS last, epoch_to, epoch_link FROM click_rollup_state WHERE id = 1"),
+    state: h.prepare("SELECT last_click_id AS last, epoch_to, epoch_link, months_through, compact_to, compact_link FROM click_rollup_state WHERE id = 1"),
     /** A roll-up is complete up to this click id. */
     advance: h.prepare("UPDATE click_rollup_state SET last_click_id = max(last_click_id, ?), epoch_to = NULL, epoch_link = NULL WHERE id = 1"),
     /** A roll-up up to a click id has written every link up to a link id. */
     progress: h.prepare("UPDATE click_rollup_state SET epoch_to = ?, epoch_link = ? WHERE id = 1"),
+    linksAfter: h.prepare("SELECT id FROM links WHERE id > ? ORDER BY id LIMIT ?").pluck(),
+    /** A link's monthly rows from its daily ones in a range of days (one primary-key seek per dimension, whatever its history). */
+    compactLink: h.prepare(
+      "INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks) " +
+        "SELECT link_id, substr(day, 1, 7), dimension, value, sum(clicks) FROM click_breakdown " +
+        `WHERE link_id = :link AND dimension IN (${DIMENSIONS.map((d) => `'${d}'`).join(", ")}) AND day > :after AND day < :before ` +
+        "GROUP BY dimension, substr(day, 1, 7), value " +
+        "ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks",
+    ),
+    monthsProgress: h.prepare("UPDATE click_rollup_state SET compact_to = ?, compact_link = ? WHERE id = 1"),
+    monthsDone: h.prepare("UPDATE click_rollup_state SET months_through = ?, compact_to = NULL, compact_link = NULL WHERE id = 1"),
     clicksAfter: h.prepare(`${SELECT_CLICKS} WHERE id > ? ORDER BY id LIMIT ?`),
     /** Clicks in an id range of the links after a link id (the part of an interrupted roll-up not written). */
     clicksOfLaterLinks: h.prepare(`${SELECT_CLICKS} WHERE id > ? AND id <= ? AND link_id > ? ORDER BY id LIMIT ?`),

@@ -64,13 +64,19 @@ export interface RangeParts {
   days: Array<{ from: string; to: string }>;
 }
 
-/** Splits a range into whole months (read from the monthly roll-up) and the days around them. */
-export function splitByMonth(range: DayRange): RangeParts {
+/**
+ * Splits a range into whole months (read from the monthly roll-up) and the days around them. Only
+ * months up to `monthsThrough` ("YYYY-MM", the last month the monthly roll-up holds completely) count
+ * as whole; later ones are read day by day.
+ */
+export function splitByMonth(range: DayRange, monthsThrough: string): RangeParts {
   const start = new Date(range.startMs);
   const last = new Date(range.endMs - DAY_MS);
   const firstWhole = range.from.endsWith("-01") ? range.startMs : Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1);
   // The first day of the month after the last whole month.
-  const afterWhole = range.endMs === Date.UTC(last.getUTCFullYear(), last.getUTCMonth() + 1, 1) ? range.endMs : Date.UTC(last.getUTCFullYear(), last.getUTCMonth(), 1);
+  const rangeWhole = range.endMs === Date.UTC(last.getUTCFullYear(), last.getUTCMonth() + 1, 1) ? range.endMs : Date.UTC(last.getUTCFullYear(), last.getUTCMonth(), 1);
+  const complete = /^\d{4}-\d{2}$/.test(monthsThrough) ? Date.UTC(Number(monthsThrough.slice(0, 4)), Number(monthsThrough.slice(5, 7)), 1) : -Infinity;
+  const afterWhole = Math.min(rangeWhole, complete);
   if (firstWhole >= afterWhole) return { months: null, days: [{ from: range.from, to: range.to }] };
   const days: RangeParts["days"] = [];
   if (firstWhole > range.startMs) days.push({ from: range.from, to: ymd(firstWhole - DAY_MS) });

@@ -63,7 +63,8 @@ export class StatsService {
         required_plan: needed,
       };
     }
-    const [daily, ...breakdowns] = await Promise.all([this.daily(link.id, range), ...DIMENSIONS.map((d) => this.top(link.id, d, range))]);
+    const monthsThrough = await this.monthsThrough();
+    const [daily, ...breakdowns] = await Promise.all([this.daily(link.id, range), ...DIMENSIONS.map((d) => this.top(link.id, d, range, monthsThrough))]);
     const by = Object.fromEntries(DIMENSIONS.map((d, i) => [d, breakdowns[i] ?? []])) as Record<Dimension, Array<{ value: string; clicks: number }>>;
     const rename = <K extends string>(key: K, rows: Array<{ value: string; clicks: number }>) =>
       rows.map((r) => ({ [key]: r.value, clicks: r.clicks }) as { [P in K]: string } & { clicks: number });
@@ -80,6 +81,12 @@ export class StatsService {
       bots: daily.bots,
       bot_share: daily.clicks === 0 ? 0 : Math.round((daily.bots / daily.clicks) * 10_000) / 10_000,
     };
+  }
+
+  /** The last month the monthly roll-up holds completely (later months are read from the daily one). */
+  private async monthsThrough(): Promise<string> {
+    const state = await this.deps.db.selectFrom("click_rollup_state").select("months_through").where("id", "=", 1).executeTakeFirst();
+    return state?.months_through ?? "";
   }
 
   /** The daily series, zero-filled for every day of the range, with the range's totals. */
@@ -102,10 +109,10 @@ export class StatsService {
   }
 
   /** The most-clicked values of one dimension over the range (ties by value, for a stable order):
-   * whole months from the monthly roll-up, the days around them from the daily one. */
-  async top(linkId: string, dimension: Dimension, range: DayRange, limit = TOP_N): Promise<Array<{ value: string; clicks: number }>> {
+   * whole months up to `monthsThrough` from the monthly roll-up, the other days from the daily one. */
+  async top(linkId: string, dimension: Dimension, range: DayRange, monthsThrough: string, limit = TOP_N): Promise<Array<{ value: string; clicks: number }>> {
     const db = this.deps.db;
-    const parts = splitByMonth(range);
+    const parts = splitByMonth(range, monthsThrough);
     const days = parts.days.map((d) =>
       db
         .selectFrom("click_breakdown")

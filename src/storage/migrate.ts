@@ -5,6 +5,7 @@ import { initial } from "./migrations/001-initial.js";
 import { clickMonthly } from "./migrations/002-click-monthly.js";
 import { rollupWatermark } from "./migrations/003-rollup-watermark.js";
 import { leanClicks } from "./migrations/004-lean-clicks.js";
+import { monthlyCompaction } from "./migrations/005-monthly-compaction.js";
 
 function migrationsFor(storage: Storage): Record<string, Migration> {
   return {
@@ -12,6 +13,7 @@ function migrationsFor(storage: Storage): Record<string, Migration> {
     "002-click-monthly": clickMonthly(storage.dialect),
     "003-rollup-watermark": rollupWatermark(),
     "004-lean-clicks": leanClicks(storage.dialect),
+    "005-monthly-compaction": monthlyCompaction(storage.dialect),
   };
 }
 

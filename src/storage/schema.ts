@@ -125,6 +125,11 @@ export interface ClickRollupStateTable {
   /** A roll-up written in several transactions: clicks up to epoch_to of links up to epoch_link are in. */
   epoch_to: number | null;
   epoch_link: string | null;
+  /** The last month ("YYYY-MM") whose click_breakdown_month rows are complete; later months are read from the daily rows. */
+  months_through: string | null;
+  /** A compaction in progress: months after months_through up to compact_to, of links up to compact_link, are done. */
+  compact_to: string | null;
+  compact_link: string | null;
 }
 
 export interface Database {

@@ -29,7 +29,7 @@ describe.each(ENGINES)("upgrade to the latest schema on %s", (engine) => {
     }
     await sql`INSERT INTO click_daily (link_id, day, clicks, bots) VALUES ('l1', '1970-01-01', 3, 0)`.execute(k);
     await sql`INSERT INTO click_breakdown (link_id, day, dimension, value, clicks) VALUES ('l1', '1970-01-01', 'country', 'NL', 3), ('l1', '1970-01-01', 'device', 'mobile', 3)`.execute(k);
-    await sql`INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks) VALUES ('l1', '1970-01', 'country', 'NL', 3)`.execute(k);
+    await sql`INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks) VALUES ('l1', '1970-01', 'country', 'NL', 3), ('l1', '2999-05', 'os', 'iOS', 1)`.execute(k);
     await sql`UPDATE click_rollup_state SET last_click_id = 3 WHERE id = 1`.execute(k);
 
     expect(await migrateToLatest(storage)).toContain("004-lean-clicks");
@@ -40,9 +40,12 @@ describe.each(ENGINES)("upgrade to the latest schema on %s", (engine) => {
     expect(daily.map((d) => [d.link_id, d.day, Number(d.clicks), Number(d.bots)])).toEqual([["l1", "1970-01-01", 3, 0]]);
     const breakdown = await k.selectFrom("click_breakdown").select(["dimension", "value", "clicks"]).orderBy("dimension").execute();
     expect(breakdown.map((b) => [b.dimension, b.value, Number(b.clicks)])).toEqual([["country", "NL", 3], ["device", "mobile", 3]]);
-    expect(Number((await k.selectFrom("click_breakdown_month").select("clicks").executeTakeFirstOrThrow()).clicks)).toBe(3);
+    expect(Number((await k.selectFrom("click_breakdown_month").select("clicks").where("month", "=", "1970-01").executeTakeFirstOrThrow()).clicks)).toBe(3);
     const state = await k.selectFrom("click_rollup_state").selectAll().executeTakeFirstOrThrow();
     expect([Number(state.last_click_id), state.epoch_to, state.epoch_link]).toEqual([3, null, null]);
+    // 005: the monthly rows so far were kept complete, through the latest month that has any (SQLite);
+    // PostgreSQL keeps every month complete.
+    expect([state.months_through, state.compact_to, state.compact_link]).toEqual([engine === "postgres" ? "9999-12" : "2999-05", null, null]);
     // Upserts still find their primary keys after the rebuild; a deleted link takes its roll-ups along.
     await sql`INSERT INTO click_breakdown (link_id, day, dimension, value, clicks) VALUES ('l1', '1970-01-01', 'country', 'NL', 1)
       ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = click_breakdown.clicks + excluded.clicks`.execute(k);
@@ -51,6 +54,7 @@ describe.each(ENGINES)("upgrade to the latest schema on %s", (engine) => {
     await k.deleteFrom("links").where("id", "=", "l1").execute();
     expect(await k.selectFrom("click_daily").selectAll().execute()).toEqual([]);
     expect(await k.selectFrom("click_breakdown").selectAll().execute()).toEqual([]);
+    expect(await k.selectFrom("click_breakdown_month").selectAll().execute()).toEqual([]);
     expect(await k.selectFrom("clicks").selectAll().execute()).toEqual([]);
   });
 });

@@ -67,8 +67,8 @@ it("recovers roll-ups of clicks written before a crash (SIGKILL)", async () => {
     .where("dimension", "=", "device")
     .execute();
   expect(devices.map((d) => [d.value, Number(d.clicks)])).toEqual([["mobile", 25]]);
-  const month = await db.selectFrom("click_breakdown_month").select((eb) => eb.fn.sum<number>("clicks").as("n")).where("link_id", "=", link.id).where("dimension", "=", "os").executeTakeFirstOrThrow();
-  expect(Number(month.n)).toBe(25);
+  const os = await db.selectFrom("click_breakdown").select((eb) => eb.fn.sum<number>("clicks").as("n")).where("link_id", "=", link.id).where("dimension", "=", "os").executeTakeFirstOrThrow();
+  expect(Number(os.n)).toBe(25);
   const row = await db.selectFrom("links").select("click_count").where("id", "=", link.id).executeTakeFirstOrThrow();
   expect(Number(row.click_count)).toBe(25);
 

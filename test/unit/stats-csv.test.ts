@@ -57,7 +57,7 @@ describe("date range", () => {
 });
 
 describe("splitting a range into whole months and edge days", () => {
-  const split = (from: string, to: string) => splitByMonth(resolveRange({ from, to }, Date.UTC(2026, 11, 31)));
+  const split = (from: string, to: string, monthsThrough = "9999-12") => splitByMonth(resolveRange({ from, to }, Date.UTC(2026, 11, 31)), monthsThrough);
   it("uses whole months inside and days around them", () => {
     expect(split("2025-11-22", "2026-11-21")).toEqual({
       months: { from: "2025-12", to: "2026-10" },
@@ -75,6 +75,18 @@ describe("splitting a range into whole months and edge days", () => {
         { from: "2026-03-01", to: "2026-03-01" },
       ],
     });
+  });
+  it("reads months after the last complete one of the monthly roll-up day by day", () => {
+    expect(split("2025-11-22", "2026-11-21", "2026-05")).toEqual({
+      months: { from: "2025-12", to: "2026-05" },
+      days: [
+        { from: "2025-11-22", to: "2025-11-30" },
+        { from: "2026-06-01", to: "2026-11-21" },
+      ],
+    });
+    expect(split("2025-12-01", "2026-02-28", "2025-12")).toEqual({ months: { from: "2025-12", to: "2025-12" }, days: [{ from: "2026-01-01", to: "2026-02-28" }] });
+    expect(split("2026-01-01", "2026-12-31", "2025-12")).toEqual({ months: null, days: [{ from: "2026-01-01", to: "2026-12-31" }] });
+    expect(split("2026-01-01", "2026-12-31", "")).toEqual({ months: null, days: [{ from: "2026-01-01", to: "2026-12-31" }] });
   });
   it("keeps days only when no whole month fits", () => {
     expect(split("2026-10-30", "2026-11-02")).toEqual({ months: null, days: [{ from: "2026-10-30", to: "2026-11-02" }] });
