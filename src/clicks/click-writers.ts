@@ -359,11 +359,19 @@ export class PostgresClickWriter implements ClickWriter {
 
   async write(clicks: ClickBatch): Promise<void> {
     const b = describeBatch(clicks, this.countries);
+    // Links whose click_count this batch raises; the others (click-limited links, counted as served) are only read.
+    const raising = new Set<string>();
+    for (const g of b.groups) if (g.clicks > g.counted) raising.add(g.link_id);
+    const raised = b.linkIds.filter((id) => raising.has(id));
+    const readOnly = b.linkIds.filter((id) => !raising.has(id));
     await this.db.transaction().execute(async (trx) => {
-      // Locks the batch's links in id order (the lock an UPDATE takes, so click-limit counting on other
-      // instances simply waits); a link deleted meanwhile is not returned and its clicks are skipped.
-      const found = await sql<{ id: string }>`SELECT id FROM links WHERE id = ANY(${b.linkIds}::text[]) ORDER BY id FOR NO KEY UPDATE`.execute(trx);
-      const live = new Set(found.rows.map((r) => r.id));
+      // Locks the links to update in id order (the lock an UPDATE takes; concurrent writers cannot
+      // deadlock), and only keeps the others from being deleted: FOR KEY SHARE does not block the
+      // click-limit count, which would otherwise wait for this whole transaction on every visit. A
+      // link deleted meanwhile is not returned and its clicks are skipped.
+      const lock = async (ids: string[], mode: "NO KEY UPDATE" | "KEY SHARE") =>
+        ids.length === 0 ? [] : (await sql<{ id: string }>`SELECT id FROM links WHERE id = ANY(${ids}::text[]) ORDER BY id FOR ${sql.raw(mode)}`.execute(trx)).rows;
+      const live = new Set([...(await lock(raised, "NO KEY UPDATE")), ...(await lock(readOnly, "KEY SHARE"))].map((r) => r.id));
       if (live.size === 0) return;
       const rows = live.size === b.linkIds.length ? b.rows : b.rows.filter((r) => live.has(r.link_id));
       await sql`INSERT INTO clicks (link_id, at, country, device, os, browser, referrer, is_bot, counted)

@@ -1,0 +1,60 @@
+// On PostgreSQL the click writer's batch transaction must not make a click-limited visit wait for it:
+// a click-limited link's clicks were counted as they were served, so the batch only keeps the link
+// from being deleted (FOR KEY SHARE) instead of locking it for update. The batch is slowed down by a
+// trigger that sleeps; the click-limit count must finish while the batch is still asleep.
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PostgresClickWriter } from "../../src/clicks/click-writers.js";
+import { CountryResolver } from "../../src/clicks/describe.js";
+import { batchOf } from "../../src/clicks/click-buffer.js";
+import type { ClickInput } from "../../src/clicks/recorder.js";
+import { openStorage, type Storage } from "../../src/storage/db.js";
+import { migrateToLatest } from "../../src/storage/migrate.js";
+import { ENGINES, createTestDatabase, type TestDatabase } from "../helpers/engines.js";
+
+const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
+const click = (linkId: string, counted: boolean): ClickInput => ({ linkId, at: Date.now(), userAgent: UA, referer: "", ip: "", country: null, counted });
+
+describe.runIf(ENGINES.includes("postgres"))("PostgreSQL click writer and click-limited visits", () => {
+  let db: TestDatabase;
+  let storage: Storage;
+  beforeAll(async () => {
+    db = await createTestDatabase("postgres");
+    storage = await openStorage({ kind: "postgres", url: db.databaseUrl as string });
+    await migrateToLatest(storage);
+    await sql`INSERT INTO links (id, domain, alias, url, click_count, max_clicks, created_at, updated_at) VALUES
+      ('limited', '', 'limited', 'https://example.com/', 0, 100, 0, 0), ('plain', '', 'plain', 'https://example.com/', 0, NULL, 0, 0)`.execute(storage.db);
+    await sql`CREATE FUNCTION slow_daily() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(2); RETURN NEW; END $$`.execute(storage.db);
+    await sql`CREATE TRIGGER slow_daily BEFORE INSERT ON click_daily FOR EACH STATEMENT EXECUTE FUNCTION slow_daily()`.execute(storage.db);
+  });
+  afterAll(async () => {
+    await storage?.close();
+    await db?.drop();
+  });
+
+  it("counts a click-limited visit while a batch holding that link's clicks is being written", async () => {
+    const writer = new PostgresClickWriter(storage.db, new CountryResolver(null));
+    let written = false;
+    const writing = writer.write(batchOf([click("limited", true), click("plain", false), click("plain", false)])).then(() => (written = true));
+    // Until the batch sleeps in its trigger, past the point where it takes its link locks.
+    for (let i = 0; i < 100; i++) {
+      const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()`.execute(storage.db);
+      if (r.rows[0]!.n > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(written).toBe(false);
+    // The click-limit count of a visit (recorder.countLimited on PostgreSQL).
+    const counted = await storage.db.updateTable("links").set((eb) => ({ click_count: eb("click_count", "+", 1) })).where("id", "=", "limited").where("click_count", "<", 100).executeTakeFirst();
+    expect(Number(counted.numUpdatedRows)).toBe(1);
+    expect(written).toBe(false);
+    await writing;
+    const rows = await storage.db.selectFrom("links").select(["id", "click_count"]).orderBy("id").execute();
+    // The batch's click of the limited link was counted when served: only the plain link's clicks are added.
+    expect(rows.map((r) => [r.id, Number(r.click_count)])).toEqual([
+      ["limited", 1],
+      ["plain", 2],
+    ]);
+    const stored = await storage.db.selectFrom("clicks").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    expect(Number(stored.n)).toBe(3);
+  });
+});
