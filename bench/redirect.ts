@@ -34,6 +34,7 @@ const { values: args } = parseArgs({
     load: { type: "string" },
     "no-pg": { type: "boolean", default: false },
     "quiet-wait": { type: "string" },
+    "behind-proxy": { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -41,12 +42,15 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`usage: npm run bench:redirect -- [--smoke] [--duration 10] [--warmup 2] [--rounds 2] [--connections 50]
        [--links 1000000] [--scenarios ${SCENARIOS.join(",")}] [--pg-scenarios hot,...] [--profile]
-       [--load autocannon|wrk] [--no-pg] [--quiet-wait 0]
+       [--load autocannon|wrk] [--no-pg] [--quiet-wait 0] [--behind-proxy]
 PostgreSQL runs when TEST_DATABASE_URL is set (a database of its own is created and dropped).`);
   process.exit(0);
 }
 
 const smoke = args.smoke;
+// As behind a load balancer: snip trusts 127.0.0.1 (TRUST_PROXY) and every request carries the
+// headers a proxy adds; the fast path then reads the client address and country from them.
+if (args["behind-proxy"]) Object.assign(BROWSER_HEADERS, { "x-forwarded-for": "203.0.113.7, 10.0.0.2", "cf-ipcountry": "DE" });
 const num = (v: string | undefined, dflt: number) => (v === undefined ? dflt : Number(v));
 const opts = {
   duration: num(args.duration, smoke ? 1 : 10),
@@ -210,6 +214,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     HOST: "127.0.0.1",
     BASE_URL: "http://127.0.0.1",
     LOG_LEVEL: "warn",
+    ...(args["behind-proxy"] ? { TRUST_PROXY: "127.0.0.1" } : {}),
   });
   let sqliteFile: string | null = null;
   if (opts.scenarios.includes(name)) {

@@ -7,12 +7,27 @@ import type { TrustProxy } from "../config.js";
 /** Whether the proxy at `address`, `hop` hops from the server, is trusted (Fastify's trustProxy function). */
 export type Trust = (address: string, hop: number) => boolean;
 
+/** Addresses whose trust is remembered (TRUST_PROXY as a list). */
+const TRUST_MEMO = 1024;
+
 /** The trust function for TRUST_PROXY, or null without trusted proxies. */
 export function trustOf(tp: TrustProxy): Trust | null {
   if (tp === false) return null;
   if (tp === true) return () => true;
   if (typeof tp === "number") return (_address, hop) => hop < tp;
-  return proxyAddr.compile(tp);
+  // proxy-addr parses the address on every call (about 2 µs); the answer for a list depends on the
+  // address alone, and the same few proxy addresses come back on every request.
+  const compiled = proxyAddr.compile(tp);
+  const known = new Map<string, boolean>();
+  return (address) => {
+    let trusted = known.get(address);
+    if (trusted === undefined) {
+      // Forwarded-for entries are the client's to choose: the memo is bounded.
+      if (known.size >= TRUST_MEMO) known.clear();
+      known.set(address, (trusted = compiled(address, 0)));
+    }
+    return trusted;
+  };
 }
 
 /** The request's client address, as Fastify's request.ip gives it. */

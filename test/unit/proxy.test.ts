@@ -55,4 +55,14 @@ describe("proxy.ts reads requests as Fastify does", () => {
     }
     expect(trustOf(false)).toBeNull();
   });
+
+  it("a trusted-address list gives the same answers past its memo's bound, whatever the order", () => {
+    const trust = trustOf(["10.0.0.0/8", "::1"]);
+    if (trust === null) throw new Error("a trust function expected");
+    const addresses = Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? `10.1.${i >> 8}.${i & 255}` : i % 3 === 1 ? `192.0.2.${i & 255}` : `spoofed-${i}`));
+    for (let round = 0; round < 2; round++) {
+      expect(addresses.map((a) => trust(a, 5))).toEqual(addresses.map((_, i) => i % 3 === 0));
+      expect([trust("::1", 0), trust("::2", 0), trust("10.255.255.255", 1), trust("11.0.0.1", 0)]).toEqual([true, false, true, false]);
+    }
+  });
 });
