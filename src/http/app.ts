@@ -137,7 +137,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   });
 
   await opsRoutes(app, ctx);
-  await redirectRoutes(app, ctx);
+  await redirectRoutes(app, ctx, trust);
   registerDashboard(app, ctx);
   return app;
 }

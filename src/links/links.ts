@@ -30,17 +30,9 @@ export class LinkService {
     baseUrl: URL;
     settleClicks: () => Promise<void>;
   }) {
-    this.deps = {
-      db: opts.db,
-      clock: opts.clock,
-      log: opts.log,
-      changes: opts.changes,
-      rate: opts.rate,
-      origin: opts.baseUrl.origin,
-      ownHost: opts.baseUrl.hostname,
-      settleClicks: opts.settleClicks,
-    };
-    this.sqlite = opts.sqlite ?? null;
+    const { sqlite, baseUrl, ...deps } = opts;
+    this.deps = { ...deps, origin: baseUrl.origin, ownHost: baseUrl.hostname };
+    this.sqlite = sqlite ?? null;
   }
 
   get changes(): LinkChanges {

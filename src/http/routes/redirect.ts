@@ -7,7 +7,7 @@ import type { AppContext } from "../../context.js";
 import type { Outcome, Visit } from "../../redirect/resolve-link.js";
 import { NO_STORE, PASSWORD_PAGE_HEADERS, errorPage, passwordForm, prefersJson } from "../pages.js";
 import { errors } from "../schemas.js";
-import { type Trust, proxyCountry, trustOf } from "../proxy.js";
+import { type Trust, proxyCountry } from "../proxy.js";
 
 const FORM_LIMIT = 4096;
 
@@ -57,9 +57,8 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
 
 const Params = Type.Object({ alias: Type.String() });
 
-export async function redirectRoutes(app: App, ctx: AppContext): Promise<void> {
-  // The same trust as Fastify's request.ip and request.hostname (app.ts).
-  const trust = trustOf(ctx.config.trustProxy);
+/** `trust`: the trusted-proxy function Fastify was given (app.ts), for the country header. */
+export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | null): Promise<void> {
   app.get(
     "/:alias",
     {
