@@ -91,6 +91,8 @@ interface TargetRun {
   busyBefore: number[];
   /** CPU time the server used per answer in each round (all its threads), in µs: steadier than req/s on a busy machine. */
   cpuPerReq: number[];
+  /** The same for its main thread alone (the event loop; the rest is the click writer's thread, GC and I/O helpers). */
+  mainCpuPerReq: number[];
   /** Every answer this server gave the harness (probe, warm-up, rounds). */
   statuses: Record<number, number>;
   socketErrors: number;
@@ -200,6 +202,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     rounds: [],
     busyBefore: [],
     cpuPerReq: [],
+    mainCpuPerReq: [],
     statuses: {},
     socketErrors: 0,
     inFlightBound: 0,
@@ -258,10 +261,13 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
       const cpuAfter = cpuTimeUs(t.child.pid);
       record(t, res);
       t.rounds.push(res);
-      if (cpuBefore !== null && cpuAfter !== null && res.completed > 0) t.cpuPerReq.push((cpuAfter - cpuBefore) / res.completed);
+      if (cpuBefore !== null && cpuAfter !== null && res.completed > 0) {
+        t.cpuPerReq.push((cpuAfter.all - cpuBefore.all) / res.completed);
+        t.mainCpuPerReq.push((cpuAfter.main - cpuBefore.main) / res.completed);
+      }
       log(
         `  round ${r + 1} ${TARGET_LABEL[t.kind].padEnd(18)} ${res.rps.toFixed(0).padStart(7)} req/s  p50 ${res.p50.toFixed(2)} ms  p99 ${res.p99.toFixed(2)} ms` +
-          (t.cpuPerReq.length > r ? `  CPU ${(t.cpuPerReq[r] as number).toFixed(1)} µs/req` : "") +
+          (t.cpuPerReq.length > r ? `  CPU ${(t.cpuPerReq[r] as number).toFixed(1)} µs/req (main thread ${(t.mainCpuPerReq[r] as number).toFixed(1)})` : "") +
           (busy === null ? "" : `  (machine ${(busy * 100).toFixed(0)}% busy before)`),
       );
     }

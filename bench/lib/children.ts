@@ -30,16 +30,23 @@ export function killAll(): void {
   for (const c of live) c.kill("SIGKILL");
 }
 
-/** CPU time (user + system, all threads) the process has used so far, in µs; null once it is gone. */
-export function cpuTimeUs(pid: number): number | null {
+/** CPU time (user + system) used so far, in µs, from a /proc stat file; null once it is gone. */
+function statCpuUs(file: string): number | null {
   try {
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in ticks of 1/100 s.
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(file, "utf8");
     const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return (Number(f[11]) + Number(f[12])) * 10_000;
   } catch {
     return null;
   }
+}
+
+/** CPU time the process has used so far, in µs: all threads, and its main thread (the event loop) alone; null once it is gone. */
+export function cpuTimeUs(pid: number): { all: number; main: number } | null {
+  const all = statCpuUs(`/proc/${pid}/stat`);
+  const main = statCpuUs(`/proc/${pid}/task/${pid}/stat`);
+  return all === null || main === null ? null : { all, main };
 }
 
 export function peakRssBytes(pid: number): number | null {

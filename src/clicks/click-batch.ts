@@ -20,6 +20,7 @@ export interface Group extends Omit<ClickRow, "at"> {
 }
 
 export interface DescribedBatch {
+  /** By link id, each link's clicks in the order they came (time order). */
   rows: ClickRow[];
   groups: Group[];
   linkIds: string[];
@@ -50,7 +51,10 @@ class DayOf {
 
 /**
  * Describes every click (each distinct user agent, referrer and address once per batch) and groups
- * identical ones (a few groups per link and flush, typically).
+ * identical ones (a few groups per link and flush, typically). The rows come out in link order: a
+ * batch's index entries (link_id, at) then go into the clicks index in key order, neighbours on the
+ * same pages, instead of one random descent and page split each (about half the cost of a raw row
+ * on a long tail of links).
  */
 export function describeBatch(batch: ClickBatch, countries: CountryResolver): DescribedBatch {
   const f = batch.fields;
@@ -58,8 +62,8 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
   const agents = new Map<number, ClickDimensions>();
   const referrers = new Map<number, string>();
   const places = new Map<number, string>();
-  const rows: ClickRow[] = new Array(batch.length);
-  const linkIds = new Set<string>();
+  /** Each link's rows. */
+  const byLink = new Map<string, ClickRow[]>();
   for (let i = 0, o = 0; i < batch.length; i++, o += WIDTH) {
     const ua = f[o + FIELD.userAgent] as number;
     let d = agents.get(ua);
@@ -74,8 +78,7 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
     let country = places.get(place);
     if (country === undefined) places.set(place, (country = countries.resolve(header < 0 ? null : (s[header] as string), s[ip] as string)));
     const linkId = s[f[o + FIELD.link] as number] as string;
-    linkIds.add(linkId);
-    rows[i] = {
+    const row: ClickRow = {
       link_id: linkId,
       at: f[o + FIELD.at] as number,
       country,
@@ -86,10 +89,16 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
       is_bot: d.isBot ? 1 : 0,
       counted: f[o + FIELD.counted] as number,
     };
+    const same = byLink.get(linkId);
+    if (same === undefined) byLink.set(linkId, [row]);
+    else same.push(row);
   }
+  const linkIds = [...byLink.keys()].sort();
+  const rows: ClickRow[] = [];
+  for (const id of linkIds) for (const row of byLink.get(id)!) rows.push(row);
   const groups = new Map<string, Group>();
   addGroups(groups, rows);
-  return { rows, groups: [...groups.values()], linkIds: [...linkIds].sort() };
+  return { rows, groups: [...groups.values()], linkIds };
 }
 
 type Dims = Pick<ClickRow, "country" | "device" | "os" | "browser" | "referrer" | "is_bot">;
