@@ -296,19 +296,19 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
   if (args.profile) {
     for (const t of targets) {
       if (t.kind === "baseline") continue;
-      // The main thread's profile is the largest one.
+      // One profile per thread: the two busiest during the rounds are the event loop and the click writer.
       const dir = profDir(t.kind);
       const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")) : [];
-      const main = files.map((f) => join(dir, f)).sort((a, b) => statSync(b).size - statSync(a).size)[0];
-      const file = main ?? dir;
-      try {
+      const threads = files
+        .map((f) => ({ file: join(dir, f), summary: summarise(join(dir, f), roundsFromUs, roundsToUs) }))
+        .sort((a, b) => b.summary.totalMs - b.summary.idleMs - (a.summary.totalMs - a.summary.idleMs));
+      if (threads.length === 0) log(`no profile in ${dir}`);
+      threads.slice(0, 2).forEach((th, i) => {
         console.log(
-          `\n--- CPU profile: ${TARGET_LABEL[t.kind]}, ${scenario.title}, the measured rounds only (${file}) ---\n` +
-            formatSummary(summarise(file, roundsFromUs, roundsToUs), 25),
+          `\n--- CPU profile: ${TARGET_LABEL[t.kind]}, ${scenario.title}, the measured rounds only, ${i === 0 ? "busiest" : "second busiest"} thread (${th.file}) ---\n` +
+            formatSummary(th.summary, 25),
         );
-      } catch (err) {
-        log(`no profile at ${file}: ${(err as Error).message}`);
-      }
+      });
     }
   }
   return { scenario, targets };

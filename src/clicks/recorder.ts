@@ -25,7 +25,15 @@ export interface ClickInput {
 }
 
 
-const MAX_BATCH = 2_000;
+/** Clicks per raw write at most: at high rates a batch is what one flush interval brings (one transaction each). */
+const MAX_BATCH = 10_000;
+/**
+ * Roll-ups take at most this share of the time: under load the interval between two stretches to
+ * the last roll-up's duration / share (more clicks per distinct link and interval, so fewer row
+ * updates per click), up to ROLLUP_MAX_MS.
+ */
+const ROLLUP_SHARE = 0.05;
+const ROLLUP_MAX_MS = 60_000;
 /** Events kept while the database is unreachable; beyond it the oldest are dropped (and logged). */
 const MAX_BUFFER = 200_000;
 /** Raw clicks deleted per retention transaction (a short hold of SQLite's write lock). */
@@ -56,13 +64,18 @@ function writerFor(deps: RecorderDeps): ClickWriter {
   return new SqliteClickWriter((fn) => db.connection().execute(async () => fn()), deps.sqlite, deps.countries);
 }
 
+/** The wait before the next periodic roll-up after one that took `tookMs`: CLICK_ROLLUP_MS unless roll-ups are slow. */
+export function nextRollupMs(rollupMs: number, tookMs: number): number {
+  return Math.max(rollupMs, Math.min(ROLLUP_MAX_MS, tookMs / ROLLUP_SHARE));
+}
+
 export class ClickRecorder {
   /** The batch being filled, and full batches waiting for the writer (oldest first). */
   private open: ClickBatchBuilder;
   private sealed: ClickBatch[] = [];
   private sealedClicks = 0;
   private timer: NodeJS.Timeout | null = null;
-  private readonly rollupTimer: NodeJS.Timeout;
+  private rollupTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   private closed = false;
   private readonly writer: ClickWriter;
@@ -70,9 +83,20 @@ export class ClickRecorder {
   constructor(private readonly deps: RecorderDeps) {
     this.writer = writerFor(deps);
     this.open = this.newBatch();
-    this.rollupTimer = setInterval(() => {
-      this.writer.flushRollups().catch((err: unknown) => deps.log.error({ err }, "roll-up write failed; will retry"));
-    }, deps.rollupMs);
+    this.scheduleRollup(deps.rollupMs);
+  }
+
+  /** The next periodic roll-up, `ms` from now; each schedules the next from its own duration. */
+  private scheduleRollup(ms: number): void {
+    this.rollupTimer = setTimeout(() => {
+      const started = performance.now();
+      this.writer
+        .flushRollups()
+        .catch((err: unknown) => this.deps.log.error({ err }, "roll-up write failed; will retry"))
+        .finally(() => {
+          if (!this.closed) this.scheduleRollup(nextRollupMs(this.deps.rollupMs, performance.now() - started));
+        });
+    }, ms);
     this.rollupTimer.unref();
   }
 
@@ -193,7 +217,7 @@ export class ClickRecorder {
   /** Stops the timer and writes every buffered click (graceful shutdown). */
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.rollupTimer);
+    if (this.rollupTimer) clearTimeout(this.rollupTimer);
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.flush();
