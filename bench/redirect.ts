@@ -7,7 +7,7 @@
 //   options: --duration N --rounds N --warmup N --connections N --links N --scenarios hot,zipf,...
 //            --profile (node --cpu-prof on the snip children) --load autocannon|wrk --no-pg
 //            --quiet-wait S (before each round, wait up to S s for the machine to be idle)
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
