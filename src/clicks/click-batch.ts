@@ -13,6 +13,8 @@ export type MonthlyRow = Selectable<ClickBreakdownMonthTable>;
 
 /** The values of one click that the roll-ups are grouped by. */
 export interface Group extends Omit<ClickRow, "at"> {
+  /** Link, day and values in one string: the group's key in a map of groups. */
+  key: string;
   day: string;
   clicks: number;
   /** Clicks already added to links.click_count (click-limited links). */
@@ -107,28 +109,36 @@ function groupKey(linkId: string, day: string, d: Dims): string {
   return `${linkId}\u0000${day}\u0000${d.country}\u0000${d.device}\u0000${d.os}\u0000${d.browser}\u0000${d.referrer}\u0000${d.is_bot}`;
 }
 
-/** Adds click rows to a map of groups. */
+function sameValues(g: Group, row: ClickRow): boolean {
+  return g.country === row.country && g.device === row.device && g.os === row.os && g.browser === row.browser && g.referrer === row.referrer && g.is_bot === row.is_bot;
+}
+
+/** Adds click rows to a map of groups; a row like the one before it (same link, day and values) joins its group without a lookup. */
 export function addGroups(into: Map<string, Group>, rows: Iterable<ClickRow>): void {
   const days = new DayOf();
+  let last: Group | undefined;
   for (const row of rows) {
     const day = days.of(row.at);
-    const key = groupKey(row.link_id, day, row);
-    let g = into.get(key);
+    let g = last !== undefined && last.link_id === row.link_id && last.day === day && sameValues(last, row) ? last : undefined;
     if (g === undefined) {
-      g = { link_id: row.link_id, day, country: row.country, device: row.device, os: row.os, browser: row.browser, referrer: row.referrer, is_bot: row.is_bot, clicks: 0, counted: 0 };
-      into.set(key, g);
+      const key = groupKey(row.link_id, day, row);
+      g = into.get(key);
+      if (g === undefined) {
+        g = { key, link_id: row.link_id, day, country: row.country, device: row.device, os: row.os, browser: row.browser, referrer: row.referrer, is_bot: row.is_bot, clicks: 0, counted: 0 };
+        into.set(key, g);
+      }
     }
     g.clicks++;
     g.counted += row.counted;
+    last = g;
   }
 }
 
-/** Adds groups (from one batch) into a longer-lived map of groups. */
+/** Adds groups (from one batch) into a longer-lived map of groups, which takes them over. */
 export function mergeGroups(into: Map<string, Group>, groups: Iterable<Group>): void {
   for (const g of groups) {
-    const key = groupKey(g.link_id, g.day, g);
-    const have = into.get(key);
-    if (have === undefined) into.set(key, { ...g });
+    const have = into.get(g.key);
+    if (have === undefined) into.set(g.key, g);
     else {
       have.clicks += g.clicks;
       have.counted += g.counted;
