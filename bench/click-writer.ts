@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import { openSqliteFile } from "../src/storage/db.js";
 import { SqliteClickWriter } from "../src/clicks/click-writers.js";
 import { CountryResolver } from "../src/clicks/describe.js";
-import type { ClickInput } from "../src/clicks/recorder.js";
+import { type ClickInput, MAX_BATCH } from "../src/clicks/recorder.js";
 import { batchOf } from "../src/clicks/click-buffer.js";
 import { buildScenario, type ScenarioName } from "./lib/dataset.js";
 import { sqliteSeed } from "./lib/db.js";
@@ -27,7 +27,8 @@ const { values } = parseArgs({
 const clicks = Number(values.clicks);
 const rate = Number(values.rate);
 const linkCount = Number(values.links);
-const perBatch = Math.max(1, Math.round((rate * Number(values["flush-ms"])) / 1000));
+// As the recorder batches: what one flush interval brings, at most MAX_BATCH.
+const perBatch = Math.min(MAX_BATCH, Math.max(1, Math.round((rate * Number(values["flush-ms"])) / 1000)));
 const batchesPerRollup = Math.max(1, Math.round(Number(values["rollup-ms"]) / Number(values["flush-ms"])));
 const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
 const log = (s: string) => console.error(`[bench] ${s}`);

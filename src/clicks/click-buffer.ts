@@ -10,12 +10,16 @@ export const FIELD = { link: 0, at: 1, userAgent: 2, referer: 3, ip: 4, country:
 export const WIDTH = 7;
 
 export interface ClickBatch {
+  /** Distinct per batch in this process: a writer that retries a batch knows it (and what of it is written). */
+  seq: number;
   /** The batch's distinct strings; the string fields of `fields` index into it. */
   strings: string[];
   /** WIDTH numbers per click, `length` clicks. */
   fields: Float64Array;
   length: number;
 }
+
+let lastSeq = 0;
 
 /** The open batch of a recorder: clicks are appended until it is sealed. */
 export class ClickBatchBuilder {
@@ -56,7 +60,7 @@ export class ClickBatchBuilder {
 
   /** The batch so far (the builder must not be used afterwards). */
   seal(): ClickBatch {
-    return { strings: this.strings, fields: this.fields.slice(0, this.length * WIDTH), length: this.length };
+    return { seq: ++lastSeq, strings: this.strings, fields: this.fields.slice(0, this.length * WIDTH), length: this.length };
   }
 }
 

@@ -9,7 +9,7 @@ import type { CountryResolver } from "./describe.js";
 import type { ClickBatch } from "./click-buffer.js";
 
 export interface ClickWriter {
-  /** Writes one batch in one transaction; clicks of links deleted meanwhile are dropped (SQLite: by the next roll-up). */
+  /** Writes one batch (SQLite: in transactions of whole links, resumed where it stopped on a retry); clicks of links deleted meanwhile are dropped (SQLite: by the next roll-up). */
   write(batch: ClickBatch): Promise<void>;
   /** Writes roll-ups held back by write() (SQLite); a no-op where write() already wrote them. */
   flushRollups(): Promise<void>;
@@ -31,6 +31,8 @@ const RECOVERY_CHUNK = 50_000;
 /** Links per monthly-compaction transaction, and transactions per roll-up (a big database's month is compacted over several). */
 const COMPACT_LINKS = 500;
 const COMPACT_CHUNKS_PER_ROLLUP = 20;
+/** Raw click rows per transaction, about (a link's clicks are never split): a click-limit count waits for one at most. */
+const RAW_CHUNK = 2_000;
 /** Raw click rows per INSERT statement. */
 const ROWS_PER_INSERT = 50;
 /** A raw click row's columns, in the order the statements below bind them. */
@@ -86,6 +88,8 @@ export class SqliteClickWriter implements ClickWriter {
   private months: Months | null = null;
   /** The latest month of any click rolled up: the months before it are over. */
   private latestMonth = "";
+  /** The last batch written to and how many of its rows (in link order) are committed. */
+  private written: { seq: number; rows: number } | null = null;
 
   /**
    * `lock` runs a synchronous step alone on the connection: Kysely's connection mutex on the main
@@ -97,15 +101,37 @@ export class SqliteClickWriter implements ClickWriter {
     private readonly countries: CountryResolver,
   ) {}
 
+  /**
+   * Writes the batch's raw rows in link order, in transactions of about RAW_CHUNK rows (whole links,
+   * so each touches its own part of the clicks index), letting other work in between. A batch retried
+   * after an error resumes after the last chunk committed.
+   */
   async write(clicks: ClickBatch): Promise<void> {
     const s = this.statements();
-    const batch = describeBatch(clicks, this.countries);
-    await this.lock(() => {
-      const lastId = s.raw(batch.rows);
-      // In the same synchronous step as the commit, so a roll-up never starts without these groups.
-      mergeGroups(this.pending, batch.groups);
-      this.pendingUpTo = Math.max(this.pendingUpTo, lastId);
-    });
+    const { rows, groups } = describeBatch(clicks, this.countries);
+    let start = this.written?.seq === clicks.seq ? this.written.rows : 0;
+    // Groups come in link order too: those of the links already written were merged with them.
+    let g = 0;
+    const linkBefore = (i: number) => (rows[i - 1] as ClickRow).link_id;
+    if (start > 0) while (g < groups.length && (groups[g] as Group).link_id <= linkBefore(start)) g++;
+    while (start < rows.length) {
+      let end = Math.min(start + RAW_CHUNK, rows.length);
+      while (end < rows.length && (rows[end] as ClickRow).link_id === linkBefore(end)) end++;
+      let gEnd = g;
+      while (gEnd < groups.length && (groups[gEnd] as Group).link_id <= linkBefore(end)) gEnd++;
+      const chunk = rows.slice(start, end);
+      const chunkGroups = groups.slice(g, gEnd);
+      await this.lock(() => {
+        const lastId = s.raw(chunk);
+        // In the same synchronous step as the commit, so a roll-up never starts without these groups.
+        mergeGroups(this.pending, chunkGroups);
+        this.pendingUpTo = Math.max(this.pendingUpTo, lastId);
+        this.written = { seq: clicks.seq, rows: end };
+      });
+      start = end;
+      g = gEnd;
+      if (start < rows.length) await new Promise((resolve) => setImmediate(resolve));
+    }
     if (this.pending.size >= MAX_PENDING_GROUPS) await this.flushRollups();
   }
 

@@ -26,7 +26,7 @@ export interface ClickInput {
 
 
 /** Clicks per raw write at most: at high rates a batch is what one flush interval brings (one transaction each). */
-const MAX_BATCH = 10_000;
+export const MAX_BATCH = 10_000;
 /**
  * Roll-ups take at most this share of the time: under load the interval between two stretches to
  * the last roll-up's duration / share (more clicks per distinct link and interval, so fewer row
