@@ -79,7 +79,7 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
     const place = (header + 1) * 1_048_576 + ip;
     let country = places.get(place);
     if (country === undefined) places.set(place, (country = countries.resolve(header < 0 ? null : (s[header] as string), s[ip] as string)));
-    const linkId = s[f[o + FIELD.link] as number] as string;
+    const linkId = batch.links[i] as string;
     const row: ClickRow = {
       link_id: linkId,
       at: f[o + FIELD.at] as number,

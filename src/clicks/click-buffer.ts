@@ -1,19 +1,24 @@
 // Clicks on their way to the writer, kept as columns of numbers with each distinct string stored once
-// per batch. Recording a click is a few Map lookups; posting a batch to the writer thread copies one
-// block of numbers and a short string list instead of cloning thousands of objects; describing it
-// parses each distinct user agent and referrer once.
+// per batch, and the link ids in a list of their own. Recording a click is a few Map lookups; posting
+// a batch to the writer thread copies one block of numbers and two string lists instead of cloning
+// thousands of objects; describing it parses each distinct user agent and referrer once.
 import type { ClickInput } from "./recorder.js";
 
 /** Where each number of a click sits: strings are indexes into the batch's strings; country -1 is none. */
-export const FIELD = { link: 0, at: 1, userAgent: 2, referer: 3, ip: 4, country: 5, counted: 6 } as const;
+export const FIELD = { at: 0, userAgent: 1, referer: 2, ip: 3, country: 4, counted: 5 } as const;
 /** Numbers per click. */
-export const WIDTH = 7;
+export const WIDTH = 6;
 
 export interface ClickBatch {
   /** Distinct per batch in this process: a writer that retries a batch knows it (and what of it is written). */
   seq: number;
   /** The batch's distinct strings; the string fields of `fields` index into it. */
   strings: string[];
+  /**
+   * Each click's link id, as is: on a long tail of links most are distinct within a batch, and
+   * interning them cost a lookup in a map of thousands per click on the event loop.
+   */
+  links: string[];
   /** WIDTH numbers per click, `length` clicks. */
   fields: Float64Array;
   length: number;
@@ -27,6 +32,7 @@ export class ClickBatchBuilder {
   constructor(private readonly withIp = true) {}
 
   private strings: string[] = [];
+  private links: string[] = [];
   private readonly index = new Map<string, number>();
   private fields = new Float64Array(WIDTH * 256);
   length = 0;
@@ -48,7 +54,7 @@ export class ClickBatchBuilder {
     }
     const f = this.fields;
     const o = this.length * WIDTH;
-    f[o + FIELD.link] = this.intern(c.linkId);
+    this.links.push(c.linkId);
     f[o + FIELD.at] = c.at;
     f[o + FIELD.userAgent] = this.intern(c.userAgent);
     f[o + FIELD.referer] = this.intern(c.referer);
@@ -60,7 +66,7 @@ export class ClickBatchBuilder {
 
   /** The batch so far (the builder must not be used afterwards). */
   seal(): ClickBatch {
-    return { seq: ++lastSeq, strings: this.strings, fields: this.fields.slice(0, this.length * WIDTH), length: this.length };
+    return { seq: ++lastSeq, strings: this.strings, links: this.links, fields: this.fields.slice(0, this.length * WIDTH), length: this.length };
   }
 }
 
