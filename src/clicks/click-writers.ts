@@ -115,8 +115,7 @@ export class SqliteClickWriter implements ClickWriter {
     const linkBefore = (i: number) => (rows[i - 1] as ClickRow).link_id;
     if (start > 0) while (g < groups.length && (groups[g] as Group).link_id <= linkBefore(start)) g++;
     while (start < rows.length) {
-      let end = Math.min(start + RAW_CHUNK, rows.length);
-      while (end < rows.length && (rows[end] as ClickRow).link_id === linkBefore(end)) end++;
+      const end = chunkEnd(rows, start, RAW_CHUNK);
       let gEnd = g;
       while (gEnd < groups.length && (groups[gEnd] as Group).link_id <= linkBefore(end)) gEnd++;
       const chunk = rows.slice(start, end);
@@ -256,10 +255,10 @@ function byLink(groups: Iterable<Group>): Group[] {
   return [...groups].sort((a, b) => (a.link_id < b.link_id ? -1 : a.link_id > b.link_id ? 1 : 0));
 }
 
-/** The end of a chunk of about `size` groups from `start` that does not split a link. */
-function chunkEnd(groups: Group[], start: number, size: number): number {
-  let end = Math.min(start + size, groups.length);
-  while (end < groups.length && groups[end]!.link_id === groups[end - 1]!.link_id) end++;
+/** The end of a chunk of about `size` groups or rows (in link order) from `start` that does not split a link. */
+function chunkEnd(items: { link_id: string }[], start: number, size: number): number {
+  let end = Math.min(start + size, items.length);
+  while (end < items.length && items[end]!.link_id === items[end - 1]!.link_id) end++;
   return end;
 }
 

@@ -1,5 +1,5 @@
-// Click recording: events are buffered (click-buffer.ts) and written in batches, one transaction per
-// flush. links.click_count and the roll-ups (daily totals, daily and monthly breakdowns) go with each
+// Click recording: events are buffered (click-buffer.ts) and written in batches, one per flush (on
+// SQLite in transactions of whole links). links.click_count and the roll-ups (daily totals, daily and monthly breakdowns) go with each
 // batch on PostgreSQL and every CLICK_ROLLUP_MS on SQLite. Click-limited links are counted atomically
 // as they are served instead.
 import type SQLite from "better-sqlite3";
@@ -25,7 +25,7 @@ export interface ClickInput {
 }
 
 
-/** Clicks per raw write at most: at high rates a batch is what one flush interval brings (one transaction each). */
+/** Clicks per raw write at most: at high rates a batch is what one flush interval brings. */
 export const MAX_BATCH = 10_000;
 /**
  * Roll-ups take at most this share of the time: under load the interval between two stretches to
