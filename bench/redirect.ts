@@ -385,13 +385,16 @@ function printScenario(res: ScenarioResult): void {
       .map(([c, n]) => `${c}: ${fmtInt(n)}`)
       .join(", ");
     const perRound = t.rounds.map((r) => fmtInt(r.rps)).join(" / ");
+    // Each round against the baseline's round just before it: how far the machine's noise moves the ratio.
+    const baseRounds = (res.targets[0] as TargetRun).rounds;
+    const paired = t.kind === "baseline" ? "" : ` (round by round ${t.rounds.map((r, i) => (r.rps / (baseRounds[i]?.rps ?? NaN)).toFixed(2)).join(" / ")} of the baseline)`;
     let extra = "";
     if (t.kind !== "baseline" && t.stats) {
       extra = `; peak RSS ${mb(t.stats.vmHwm)}, heap ${mb(t.stats.heapUsed)}, cached links ${fmtInt(t.stats.cachedLinks ?? 0)}, exit ${t.exitCode}`;
     } else if (t.stats) {
       extra = `; RSS ${mb(t.stats.rss)}`;
     }
-    console.log(`  ${TARGET_LABEL[t.kind]}: rounds ${perRound} req/s; all answers ${statuses}${t.socketErrors ? `, socket errors ${t.socketErrors}` : ""}${extra}`);
+    console.log(`  ${TARGET_LABEL[t.kind]}: rounds ${perRound} req/s${paired}; all answers ${statuses}${t.socketErrors ? `, socket errors ${t.socketErrors}` : ""}${extra}`);
     if (t.fill) {
       const baseFill = (res.targets[0] as TargetRun).fill;
       console.log(
