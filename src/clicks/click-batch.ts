@@ -24,6 +24,8 @@ export interface Group extends Omit<ClickRow, "at"> {
 export interface DescribedBatch {
   /** By link id, each link's clicks in the order they came (time order). */
   rows: ClickRow[];
+  /** Each row's group (rowGroups[i] holds rows[i]). */
+  rowGroups: Group[];
   groups: Group[];
   linkIds: string[];
 }
@@ -99,8 +101,9 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
   const rows: ClickRow[] = [];
   for (const id of linkIds) for (const row of byLink.get(id)!) rows.push(row);
   const groups = new Map<string, Group>();
-  addGroups(groups, rows);
-  return { rows, groups: [...groups.values()], linkIds };
+  const rowGroups: Group[] = [];
+  addGroups(groups, rows, rowGroups);
+  return { rows, rowGroups, groups: [...groups.values()], linkIds };
 }
 
 type Dims = Pick<ClickRow, "country" | "device" | "os" | "browser" | "referrer" | "is_bot">;
@@ -113,8 +116,11 @@ function sameValues(g: Group, row: ClickRow): boolean {
   return g.country === row.country && g.device === row.device && g.os === row.os && g.browser === row.browser && g.referrer === row.referrer && g.is_bot === row.is_bot;
 }
 
-/** Adds click rows to a map of groups; a row like the one before it (same link, day and values) joins its group without a lookup. */
-export function addGroups(into: Map<string, Group>, rows: Iterable<ClickRow>): void {
+/**
+ * Adds click rows to a map of groups; a row like the one before it (same link, day and values) joins
+ * its group without a lookup. `rowGroups`, when given, receives each row's group in row order.
+ */
+export function addGroups(into: Map<string, Group>, rows: Iterable<ClickRow>, rowGroups?: Group[]): void {
   const days = new DayOf();
   let last: Group | undefined;
   for (const row of rows) {
@@ -130,6 +136,7 @@ export function addGroups(into: Map<string, Group>, rows: Iterable<ClickRow>): v
     }
     g.clicks++;
     g.counted += row.counted;
+    rowGroups?.push(g);
     last = g;
   }
 }

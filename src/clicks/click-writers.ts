@@ -1,6 +1,7 @@
 // The click sink's two writers, each one transaction per batch with few statements: SQLite through
-// prepared statements on the raw handle (synchronous, no query building per click, raw rows 50 to a
-// statement), PostgreSQL through unnest() arrays (one statement per table, whatever the batch size).
+// prepared statements on the raw handle (synchronous, no query building per click; a link's raw rows
+// that share their values in one statement, the others 50 to a statement), PostgreSQL through
+// unnest() arrays (one statement per table, whatever the batch size).
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
@@ -108,7 +109,7 @@ export class SqliteClickWriter implements ClickWriter {
    */
   async write(clicks: ClickBatch): Promise<void> {
     const s = this.statements();
-    const { rows, groups } = describeBatch(clicks, this.countries);
+    const { rows, rowGroups, groups } = describeBatch(clicks, this.countries);
     let start = this.written?.seq === clicks.seq ? this.written.rows : 0;
     // Groups come in link order too: those of the links already written were merged with them.
     let g = 0;
@@ -119,9 +120,10 @@ export class SqliteClickWriter implements ClickWriter {
       let gEnd = g;
       while (gEnd < groups.length && (groups[gEnd] as Group).link_id <= linkBefore(end)) gEnd++;
       const chunk = rows.slice(start, end);
+      const chunkRowGroups = rowGroups.slice(start, end);
       const chunkGroups = groups.slice(g, gEnd);
       await this.lock(() => {
-        const lastId = s.raw(chunk);
+        const lastId = s.raw(chunk, chunkRowGroups);
         // In the same synchronous step as the commit, so a roll-up never starts without these groups.
         mergeGroups(this.pending, chunkGroups);
         this.pendingUpTo = Math.max(this.pendingUpTo, lastId);
@@ -283,16 +285,52 @@ function sqliteStatements(handle: SQLite.Database) {
   const width = CLICK_COLUMNS.length;
   const args = new Array<unknown>(ROWS_PER_INSERT * width);
   const one = new Array<unknown>(width);
-  const append = handle.transaction((rows: ClickRow[]): number => {
+  const same = new Array<unknown>(width);
+  /** Inserts rows alike but for their time: one statement, the times as a JSON array. */
+  const insertAlike = (alike: ClickRow[]): number => {
+    // In CLICK_COLUMNS order, the time (second) replaced by the JSON array of times, moved last.
+    putRow(same, 0, alike[0] as ClickRow);
+    same.copyWithin(1, 2);
+    same[width - 1] = JSON.stringify(alike.map((r) => r.at));
+    return Number(st.clicksAlike.run(same).lastInsertRowid);
+  };
+  /**
+   * Rows in link order, with their groups (link, day and values): the clicks of a link that share a
+   * group and `counted` are inserted by one statement that binds their values once; the others in
+   * statements of ROWS_PER_INSERT rows. Returns the last id.
+   */
+  const append = handle.transaction((rows: ClickRow[], rowGroups: Group[]): number => {
     let lastId = 0;
+    const rest: ClickRow[] = [];
+    for (let i = 0; i < rows.length; ) {
+      const end = chunkEnd(rows, i, 1);
+      if (end - i === 1) rest.push(rows[i] as ClickRow);
+      else {
+        // The link's rows by group and counted, each list in time order.
+        const alike = new Map<Group, [ClickRow[], ClickRow[]]>();
+        for (let k = i; k < end; k++) {
+          const g = rowGroups[k] as Group;
+          let lists = alike.get(g);
+          if (lists === undefined) alike.set(g, (lists = [[], []]));
+          lists[(rows[k] as ClickRow).counted === 0 ? 0 : 1].push(rows[k] as ClickRow);
+        }
+        for (const lists of alike.values()) {
+          for (const list of lists) {
+            if (list.length > 1) lastId = insertAlike(list);
+            else if (list.length === 1) rest.push(list[0] as ClickRow);
+          }
+        }
+      }
+      i = end;
+    }
     let i = 0;
     // Whole statements of ROWS_PER_INSERT rows (one call into SQLite each), then the rest one by one.
-    for (; i + ROWS_PER_INSERT <= rows.length; i += ROWS_PER_INSERT) {
-      for (let k = 0; k < ROWS_PER_INSERT; k++) putRow(args, k * width, rows[i + k] as ClickRow);
+    for (; i + ROWS_PER_INSERT <= rest.length; i += ROWS_PER_INSERT) {
+      for (let k = 0; k < ROWS_PER_INSERT; k++) putRow(args, k * width, rest[i + k] as ClickRow);
       lastId = Number(st.clicks.run(args).lastInsertRowid);
     }
-    for (; i < rows.length; i++) {
-      putRow(one, 0, rows[i] as ClickRow);
+    for (; i < rest.length; i++) {
+      putRow(one, 0, rest[i] as ClickRow);
       lastId = Number(st.click.run(one).lastInsertRowid);
     }
     return lastId;
@@ -302,10 +340,10 @@ function sqliteStatements(handle: SQLite.Database) {
    * is a random read in the links index per click. A link deleted since its clicks were taken is found
    * by the roll-up instead, which deletes those clicks (its other clicks went with the link).
    */
-  const raw = (rows: ClickRow[]): number => {
+  const raw = (rows: ClickRow[], rowGroups: Group[]): number => {
     handle.pragma("foreign_keys = OFF");
     try {
-      return append.immediate(rows);
+      return append.immediate(rows, rowGroups);
     } finally {
       handle.pragma("foreign_keys = ON");
     }
@@ -345,6 +383,10 @@ function prepare(h: SQLite.Database) {
     deleteClicksOf: h.prepare("DELETE FROM clicks WHERE link_id = ?"),
     click: h.prepare(INSERT_CLICKS + CLICK_VALUES),
     clicks: h.prepare(INSERT_CLICKS + Array.from({ length: ROWS_PER_INSERT }, () => CLICK_VALUES).join(", ")),
+    /** One row per time in a JSON array (the last parameter), the other columns' values as given. */
+    clicksAlike: h.prepare(
+      `INSERT INTO clicks (${CLICK_COLUMNS.join(", ")}) SELECT ?, j.value, ${CLICK_COLUMNS.slice(2).map(() => "?").join(", ")} FROM json_each(?) AS j`,
+    ),
     increment: h.prepare("UPDATE links SET click_count = click_count + ? WHERE id = ?"),
     countLimited: h.prepare("UPDATE links SET click_count = click_count + 1 WHERE id = ? AND click_count < ?"),
     daily: h.prepare(
