@@ -53,6 +53,9 @@ async function run(name: ScenarioName, seed: string, dir: string): Promise<Resul
   const writer = new SqliteClickWriter(async (fn) => fn(), handle, new CountryResolver(null));
   const paths = buildScenario(name, linkCount).paths;
   const ids = paths.map((p) => "bench_" + p.slice(1));
+  const numOf = handle.prepare<[string], number>("SELECT num FROM links WHERE id = ?").pluck();
+  const known = new Map<string, number>();
+  const nums = ids.map((id) => known.get(id) ?? (known.set(id, numOf.get(id) as number), known.get(id) as number));
   let at = Date.UTC(2026, 10, 21, 12);
   let rawMs = 0;
   let rollupMs = 0;
@@ -62,7 +65,7 @@ async function run(name: ScenarioName, seed: string, dir: string): Promise<Resul
     for (let i = 0; i < perBatch && sent < clicks; i++, sent++) {
       const linkId = ids[sent % ids.length] as string;
       seen.add(linkId);
-      inputs.push({ linkId, at: at++, userAgent: UA, referer: "", ip: "127.0.0.1", country: null, counted: false });
+      inputs.push({ linkId, linkNum: nums[sent % ids.length] as number, at: at++, userAgent: UA, referer: "", ip: "127.0.0.1", country: null, counted: false });
     }
     let t = cpuMs();
     await writer.write(batchOf(inputs));

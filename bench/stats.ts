@@ -43,7 +43,7 @@ const BROWSERS = ["Mobile Safari", "Chrome", "Chrome WebView", "Safari", "Firefo
 const REFERRERS = ["direct", "t.co", "www.google.com", "www.facebook.com", "l.instagram.com", "www.linkedin.com", "news.ycombinator.com", "www.reddit.com",
   ...Array.from({ length: 52 }, (_, i) => `blog${i}.example.net`)];
 
-type Click = Omit<ClickRow, "link_id">;
+type Click = Omit<ClickRow, "link_id" | "link_num">;
 
 /** n clicks spread over the DAYS UTC days ending with `end`'s day, with a weekly rhythm. */
 function* clicks(n: number, end: number, seed: number): Generator<Click> {
@@ -78,13 +78,14 @@ function rollup(roll: Rollups, c: Click): void {
 function seedSqlite(ctx: AppContext, linkId: string, n: number, end: number, seed: number): number {
   const db = ctx.storage.sqlite!;
   const roll: Rollups = { daily: new Map(), breakdown: new Map(), monthly: new Map() };
-  const insClick = db.prepare("INSERT INTO clicks (link_id, at, country, device, os, browser, referrer, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  const num = db.prepare("SELECT num FROM links WHERE id = ?").pluck().get(linkId);
+  const insClick = db.prepare("INSERT INTO clicks (link_num, at, country, device, os, browser, referrer, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   const insDaily = db.prepare("INSERT INTO click_daily (link_id, day, clicks, bots) VALUES (?, ?, ?, ?)");
   const insBreak = db.prepare("INSERT INTO click_breakdown (link_id, day, dimension, value, clicks) VALUES (?, ?, ?, ?, ?)");
   const insMonth = db.prepare("INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks) VALUES (?, ?, ?, ?, ?)");
   db.transaction(() => {
     for (const c of clicks(n, end, seed)) {
-      insClick.run(linkId, c.at, c.country, c.device, c.os, c.browser, c.referrer, c.is_bot);
+      insClick.run(num, c.at, c.country, c.device, c.os, c.browser, c.referrer, c.is_bot);
       rollup(roll, c);
     }
     for (const [day, d] of roll.daily) insDaily.run(linkId, day, d.clicks, d.bots);
@@ -104,11 +105,12 @@ async function seedPostgres(ctx: AppContext, linkId: string, n: number, end: num
   const db = ctx.storage.db;
   const roll: Rollups = { daily: new Map(), breakdown: new Map(), monthly: new Map() };
   let batch: Click[] = [];
+  const { num } = await db.selectFrom("links").select("num").where("id", "=", linkId).executeTakeFirstOrThrow();
   const flush = async () => {
     if (!batch.length) return;
     const col = <K extends keyof Click>(k: K) => batch.map((c) => c[k]);
-    await sql`INSERT INTO clicks (link_id, at, country, device, os, browser, referrer, is_bot)
-      SELECT ${linkId}, * FROM unnest(${col("at")}::bigint[], ${col("country")}::text[], ${col("device")}::text[], ${col("os")}::text[],
+    await sql`INSERT INTO clicks (link_num, at, country, device, os, browser, referrer, is_bot)
+      SELECT ${num}, * FROM unnest(${col("at")}::bigint[], ${col("country")}::text[], ${col("device")}::text[], ${col("os")}::text[],
         ${col("browser")}::text[], ${col("referrer")}::text[], ${col("is_bot")}::int[])`.execute(db);
     batch = [];
   };

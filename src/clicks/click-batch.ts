@@ -5,8 +5,8 @@ import type { ClickBreakdownMonthTable, ClickBreakdownTable, ClickDailyTable, Cl
 import { type ClickBatch, FIELD, WIDTH } from "./click-buffer.js";
 import { type ClickDimensions, type CountryResolver, describeUserAgent, referrerHost } from "./describe.js";
 
-/** A raw click row as stored (no id yet). */
-export type ClickRow = Omit<Selectable<ClicksTable>, "id">;
+/** A raw click row as stored (no id yet), with its link's id (what the roll-ups are keyed by). */
+export type ClickRow = Omit<Selectable<ClicksTable>, "id"> & { link_id: string };
 export type DailyRow = Selectable<ClickDailyTable>;
 export type BreakdownRow = Selectable<ClickBreakdownTable>;
 export type MonthlyRow = Selectable<ClickBreakdownMonthTable>;
@@ -22,11 +22,13 @@ export interface Group extends Omit<ClickRow, "at"> {
 }
 
 export interface DescribedBatch {
-  /** By link id, each link's clicks in the order they came (time order). */
+  /** By link number, each link's clicks in the order they came (time order). */
   rows: ClickRow[];
   /** Each row's group (rowGroups[i] holds rows[i]). */
   rowGroups: Group[];
+  /** In the rows' order. */
   groups: Group[];
+  /** The batch's distinct link ids, in the rows' order. */
   linkIds: string[];
 }
 
@@ -55,8 +57,8 @@ class DayOf {
 
 /**
  * Describes every click (each distinct user agent, referrer and address once per batch) and groups
- * identical ones (a few groups per link and flush, typically). The rows come out in link order: a
- * batch's index entries (link_id, at) then go into the clicks index in key order, neighbours on the
+ * identical ones (a few groups per link and flush, typically). The rows come out in link number
+ * order: a batch's index entries (link_num, at) then go into the clicks index in key order, neighbours on the
  * same pages, instead of one random descent and page split each (about half the cost of a raw row
  * on a long tail of links).
  */
@@ -67,7 +69,7 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
   const referrers = new Map<number, string>();
   const places = new Map<number, string>();
   /** Each link's rows. */
-  const byLink = new Map<string, ClickRow[]>();
+  const byLink = new Map<number, ClickRow[]>();
   for (let i = 0, o = 0; i < batch.length; i++, o += WIDTH) {
     const ua = f[o + FIELD.userAgent] as number;
     let d = agents.get(ua);
@@ -81,9 +83,10 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
     const place = (header + 1) * 1_048_576 + ip;
     let country = places.get(place);
     if (country === undefined) places.set(place, (country = countries.resolve(header < 0 ? null : (s[header] as string), s[ip] as string)));
-    const linkId = batch.links[i] as string;
+    const num = f[o + FIELD.linkNum] as number;
     const row: ClickRow = {
-      link_id: linkId,
+      link_id: batch.links[i] as string,
+      link_num: num,
       at: f[o + FIELD.at] as number,
       country,
       device: d.device,
@@ -93,13 +96,17 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
       is_bot: d.isBot ? 1 : 0,
       counted: f[o + FIELD.counted] as number,
     };
-    const same = byLink.get(linkId);
-    if (same === undefined) byLink.set(linkId, [row]);
+    const same = byLink.get(num);
+    if (same === undefined) byLink.set(num, [row]);
     else same.push(row);
   }
-  const linkIds = [...byLink.keys()].sort();
   const rows: ClickRow[] = [];
-  for (const id of linkIds) for (const row of byLink.get(id)!) rows.push(row);
+  const linkIds: string[] = [];
+  for (const num of [...byLink.keys()].sort((a, b) => a - b)) {
+    const list = byLink.get(num)!;
+    linkIds.push(list[0]!.link_id);
+    for (const row of list) rows.push(row);
+  }
   const groups = new Map<string, Group>();
   const rowGroups: Group[] = [];
   addGroups(groups, rows, rowGroups);
@@ -130,7 +137,7 @@ export function addGroups(into: Map<string, Group>, rows: Iterable<ClickRow>, ro
       const key = groupKey(row.link_id, day, row);
       g = into.get(key);
       if (g === undefined) {
-        g = { key, link_id: row.link_id, day, country: row.country, device: row.device, os: row.os, browser: row.browser, referrer: row.referrer, is_bot: row.is_bot, clicks: 0, counted: 0 };
+        g = { key, link_id: row.link_id, link_num: row.link_num, day, country: row.country, device: row.device, os: row.os, browser: row.browser, referrer: row.referrer, is_bot: row.is_bot, clicks: 0, counted: 0 };
         into.set(key, g);
       }
     }

@@ -5,9 +5,9 @@
 import type { ClickInput } from "./recorder.js";
 
 /** Where each number of a click sits: strings are indexes into the batch's strings; country -1 is none. */
-export const FIELD = { at: 0, userAgent: 1, referer: 2, ip: 3, country: 4, counted: 5 } as const;
+export const FIELD = { at: 0, userAgent: 1, referer: 2, ip: 3, country: 4, counted: 5, linkNum: 6 } as const;
 /** Numbers per click. */
-export const WIDTH = 6;
+export const WIDTH = 7;
 
 export interface ClickBatch {
   /** Distinct per batch in this process: a writer that retries a batch knows it (and what of it is written). */
@@ -61,6 +61,7 @@ export class ClickBatchBuilder {
     f[o + FIELD.ip] = this.intern(this.withIp ? c.ip : "");
     f[o + FIELD.country] = c.country === null ? -1 : this.intern(c.country);
     f[o + FIELD.counted] = c.counted ? 1 : 0;
+    f[o + FIELD.linkNum] = c.linkNum;
     this.length++;
   }
 

@@ -37,10 +37,11 @@ const RAW_CHUNK = 2_000;
 /** Raw click rows per INSERT statement. */
 const ROWS_PER_INSERT = 50;
 /** A raw click row's columns, in the order the statements below bind them. */
-const CLICK_COLUMNS = ["link_id", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted"] as const;
+const CLICK_COLUMNS = ["link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted"] as const;
 const INSERT_CLICKS = `INSERT INTO clicks (${CLICK_COLUMNS.join(", ")}) VALUES `;
 const CLICK_VALUES = `(${CLICK_COLUMNS.map(() => "?").join(", ")})`;
-const SELECT_CLICKS = `SELECT id, ${CLICK_COLUMNS.join(", ")} FROM clicks`;
+/** Raw clicks with their link's id (clicks of deleted links are not returned). */
+const SELECT_CLICKS = `SELECT c.id, l.id AS link_id, ${CLICK_COLUMNS.map((c) => `c.${c}`).join(", ")} FROM clicks c JOIN links l ON l.num = c.link_num`;
 
 /**
  * Where the monthly breakdown rows stand (click_rollup_state): complete through month `through`; a
@@ -113,12 +114,12 @@ export class SqliteClickWriter implements ClickWriter {
     let start = this.written?.seq === clicks.seq ? this.written.rows : 0;
     // Groups come in link order too: those of the links already written were merged with them.
     let g = 0;
-    const linkBefore = (i: number) => (rows[i - 1] as ClickRow).link_id;
-    if (start > 0) while (g < groups.length && (groups[g] as Group).link_id <= linkBefore(start)) g++;
+    const linkBefore = (i: number) => (rows[i - 1] as ClickRow).link_num;
+    if (start > 0) while (g < groups.length && (groups[g] as Group).link_num <= linkBefore(start)) g++;
     while (start < rows.length) {
       const end = chunkEnd(rows, start, RAW_CHUNK);
       let gEnd = g;
-      while (gEnd < groups.length && (groups[gEnd] as Group).link_id <= linkBefore(end)) gEnd++;
+      while (gEnd < groups.length && (groups[gEnd] as Group).link_num <= linkBefore(end)) gEnd++;
       const chunk = rows.slice(start, end);
       const chunkRowGroups = rowGroups.slice(start, end);
       const chunkGroups = groups.slice(g, gEnd);
@@ -222,6 +223,8 @@ export class SqliteClickWriter implements ClickWriter {
     const s = this.statements();
     const state = s.state.get() as { last: number; epoch_to: number | null; epoch_link: string | null } | undefined;
     let from = Number(state?.last ?? 0);
+    // Clicks of links deleted before their roll-up: the roll-up would have deleted them.
+    await this.lock(() => s.deleteOrphansAfter.run(from));
     if (state?.epoch_to != null) {
       const upTo = Number(state.epoch_to);
       const rest = this.groupsOf(from, (after, n) => s.clicksOfLaterLinks.all(after, upTo, state.epoch_link, n));
@@ -258,9 +261,9 @@ function byLink(groups: Iterable<Group>): Group[] {
 }
 
 /** The end of a chunk of about `size` groups or rows (in link order) from `start` that does not split a link. */
-function chunkEnd(items: { link_id: string }[], start: number, size: number): number {
+function chunkEnd(items: { link_num: number }[], start: number, size: number): number {
   let end = Math.min(start + size, items.length);
-  while (end < items.length && items[end]!.link_id === items[end - 1]!.link_id) end++;
+  while (end < items.length && items[end]!.link_num === items[end - 1]!.link_num) end++;
   return end;
 }
 
@@ -268,7 +271,7 @@ type SqliteStatements = ReturnType<typeof sqliteStatements>;
 
 /** A raw click row's values at `at` in a statement's arguments, in CLICK_COLUMNS order (field by field: no keyed lookups per value). */
 function putRow(args: unknown[], at: number, r: ClickRow): void {
-  args[at] = r.link_id;
+  args[at] = r.link_num;
   args[at + 1] = r.at;
   args[at + 2] = r.country;
   args[at + 3] = r.device;
@@ -350,10 +353,10 @@ function sqliteStatements(handle: SQLite.Database) {
   };
   const rollups = handle.transaction((groups: Group[], upTo: number, final: boolean, keepsMonth: (linkId: string, month: string) => boolean) => {
     const live = new Set<string>();
-    for (const id of new Set(groups.map((g) => g.link_id))) {
+    for (const [id, num] of new Map(groups.map((g) => [g.link_id, g.link_num]))) {
       if (st.linkExists.get(id) !== undefined) live.add(id);
       // Deleted since its clicks were taken: the raw clicks written after the link's deletion go too, and it gets no roll-ups.
-      else st.deleteClicksOf.run(id);
+      else st.deleteClicksOf.run(num);
     }
     const u = rollUp(groups, live, keepsMonth);
     for (const [id, n] of u.increments) st.increment.run(n, id);
@@ -380,7 +383,9 @@ function sqliteStatements(handle: SQLite.Database) {
 function prepare(h: SQLite.Database) {
   return {
     linkExists: h.prepare("SELECT 1 FROM links WHERE id = ?").pluck(),
-    deleteClicksOf: h.prepare("DELETE FROM clicks WHERE link_id = ?"),
+    deleteClicksOf: h.prepare("DELETE FROM clicks WHERE link_num = ?"),
+    /** Raw clicks after an id whose link is gone (written after its deletion, and a crash came before their roll-up). */
+    deleteOrphansAfter: h.prepare("DELETE FROM clicks WHERE id > ? AND NOT EXISTS (SELECT 1 FROM links WHERE num = clicks.link_num)"),
     click: h.prepare(INSERT_CLICKS + CLICK_VALUES),
     clicks: h.prepare(INSERT_CLICKS + Array.from({ length: ROWS_PER_INSERT }, () => CLICK_VALUES).join(", ")),
     /** One row per time in a JSON array (the last parameter), the other columns' values as given. */
@@ -417,9 +422,9 @@ function prepare(h: SQLite.Database) {
     ),
     monthsProgress: h.prepare("UPDATE click_rollup_state SET compact_to = ?, compact_link = ? WHERE id = 1"),
     monthsDone: h.prepare("UPDATE click_rollup_state SET months_through = ?, compact_to = NULL, compact_link = NULL WHERE id = 1"),
-    clicksAfter: h.prepare(`${SELECT_CLICKS} WHERE id > ? ORDER BY id LIMIT ?`),
+    clicksAfter: h.prepare(`${SELECT_CLICKS} WHERE c.id > ? ORDER BY c.id LIMIT ?`),
     /** Clicks in an id range of the links after a link id (the part of an interrupted roll-up not written). */
-    clicksOfLaterLinks: h.prepare(`${SELECT_CLICKS} WHERE id > ? AND id <= ? AND link_id > ? ORDER BY id LIMIT ?`),
+    clicksOfLaterLinks: h.prepare(`${SELECT_CLICKS} WHERE c.id > ? AND c.id <= ? AND l.id > ? ORDER BY c.id LIMIT ?`),
   };
 }
 
@@ -455,8 +460,8 @@ export class PostgresClickWriter implements ClickWriter {
       const live = new Set([...(await lock(raised, "NO KEY UPDATE")), ...(await lock(readOnly, "KEY SHARE"))].map((r) => r.id));
       if (live.size === 0) return;
       const rows = live.size === b.linkIds.length ? b.rows : b.rows.filter((r) => live.has(r.link_id));
-      await sql`INSERT INTO clicks (link_id, at, country, device, os, browser, referrer, is_bot, counted)
-        SELECT * FROM unnest(${column(rows, "link_id")}::text[], ${column(rows, "at")}::bigint[], ${column(rows, "country")}::text[],
+      await sql`INSERT INTO clicks (link_num, at, country, device, os, browser, referrer, is_bot, counted)
+        SELECT * FROM unnest(${column(rows, "link_num")}::bigint[], ${column(rows, "at")}::bigint[], ${column(rows, "country")}::text[],
           ${column(rows, "device")}::text[], ${column(rows, "os")}::text[], ${column(rows, "browser")}::text[],
           ${column(rows, "referrer")}::text[], ${column(rows, "is_bot")}::int[], ${column(rows, "counted")}::int[])`.execute(trx);
       const u = rollUp(b.groups, live);

@@ -47,7 +47,7 @@ export async function exportCsv(db: Db, stats: StatsService, link: LinkRow, rang
   const daily = await stats.daily(link.id, range);
   const inRange = db
     .selectFrom("clicks")
-    .where("link_id", "=", link.id)
+    .where("link_num", "=", link.num)
     .where("at", ">=", range.startMs)
     .where("at", "<", range.endMs);
   // When the range holds more than `cap` clicks, start after the (cap+1)-th most recent one.

@@ -14,6 +14,8 @@ import { type ClickBatch, ClickBatchBuilder } from "./click-buffer.js";
 
 export interface ClickInput {
   linkId: string;
+  /** links.num of the link. */
+  linkNum: number;
   at: number;
   userAgent: string;
   referer: string;

@@ -95,13 +95,13 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
     try {
       // The plan's link count is checked and the link inserted in one transaction that holds the owner's
       // row, so concurrent creations (on any instance) cannot together pass the limit.
-      await deps.db.transaction().execute(async (trx) => {
+      const { num } = await deps.db.transaction().execute(async (trx) => {
         if (actor) await checkLinkAllowance(trx, actor);
-        await trx.insertInto("links").values(row).execute();
+        return trx.insertInto("links").values(row).returning("num").executeTakeFirstOrThrow();
       });
       if (anonBucket) await deps.rate.record(anonBucket, now);
       await announce(deps, [{ domain, alias: row.alias }]);
-      return { ...row, click_count: 0 };
+      return { ...row, num: Number(num), click_count: 0 };
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       if (wanted !== null) throw new DomainError("alias_taken", `The alias "${wanted}" is already taken; choose another`, [{ field: "alias", message: "is already taken" }]);

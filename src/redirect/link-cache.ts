@@ -5,7 +5,7 @@ import type { LinkRow } from "../storage/schema.js";
 import type { LinkChanges } from "../links/changes.js";
 
 /** What a redirect needs to decide; click_count is left out on purpose (it changes on every click). */
-export type CachedLink = Pick<LinkRow, "id" | "url" | "ios_url" | "android_url" | "expires_at" | "max_clicks" | "password_hash">;
+export type CachedLink = Pick<LinkRow, "id" | "num" | "url" | "ios_url" | "android_url" | "expires_at" | "max_clicks" | "password_hash">;
 
 const MISSING = Symbol("missing");
 type Entry = CachedLink | typeof MISSING;
@@ -17,6 +17,7 @@ const NEGATIVE_TTL_MS = 1_000;
 function toCached(row: LinkRow): CachedLink {
   return {
     id: row.id,
+    num: Number(row.num),
     url: row.url,
     ios_url: row.ios_url,
     android_url: row.android_url,

@@ -149,6 +149,7 @@ export class RedirectService {
   private redirect(link: CachedLink, v: Visit, counted: boolean): string {
     this.deps.clicks.record({
       linkId: link.id,
+      linkNum: link.num,
       at: this.deps.clock.now(),
       userAgent: v.userAgent,
       referer: v.referer,

@@ -6,6 +6,7 @@ import { clickMonthly } from "./migrations/002-click-monthly.js";
 import { rollupWatermark } from "./migrations/003-rollup-watermark.js";
 import { leanClicks } from "./migrations/004-lean-clicks.js";
 import { monthlyCompaction } from "./migrations/005-monthly-compaction.js";
+import { linkNumbers } from "./migrations/006-link-numbers.js";
 
 function migrationsFor(storage: Storage): Record<string, Migration> {
   return {
@@ -14,6 +15,7 @@ function migrationsFor(storage: Storage): Record<string, Migration> {
     "003-rollup-watermark": rollupWatermark(),
     "004-lean-clicks": leanClicks(storage.dialect),
     "005-monthly-compaction": monthlyCompaction(storage.dialect),
+    "006-link-numbers": linkNumbers(storage.dialect),
   };
 }
 

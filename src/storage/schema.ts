@@ -41,6 +41,8 @@ export interface EmailTokensTable {
 }
 
 export interface LinksTable {
+  /** Assigned at insert, never reused: what raw clicks refer to their link by. */
+  num: Generated<number>;
   id: string;
   /** Hostname of a custom domain, or "" for BASE_URL's host. */
   domain: string;
@@ -59,7 +61,8 @@ export interface LinksTable {
 
 export interface ClicksTable {
   id: Generated<number>;
-  link_id: string;
+  /** links.num of the link. */
+  link_num: number;
   at: number;
   country: string;
   device: string;

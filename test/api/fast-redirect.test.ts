@@ -190,7 +190,7 @@ describe.each(ENGINES)("redirect fast path behind proxies on %s", (engine) => {
   };
   const countries = async (server: TestServer, id: string) => {
     await server.ctx.clicks.flush();
-    const rows = await server.ctx.storage.db.selectFrom("clicks").select("country").where("link_id", "=", id).orderBy("id").execute();
+    const rows = await server.ctx.storage.db.selectFrom("clicks").innerJoin("links", "links.num", "clicks.link_num").select("country").where("links.id", "=", id).orderBy("clicks.id").execute();
     return rows.map((r) => r.country);
   };
   const host = (server: TestServer) => new URL(server.url).host;

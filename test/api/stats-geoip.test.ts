@@ -8,6 +8,7 @@ import { ENGINES } from "../helpers/engines.js";
 import { type ApiClient, signedInClient } from "../helpers/client.js";
 import { buildMmdb } from "../helpers/mmdb-writer.js";
 import { UA, visit } from "../helpers/visit.js";
+import { linkNum } from "../helpers/links.js";
 
 describe.each(ENGINES)("GeoIP countries on %s", (engine) => {
   let dir: string;
@@ -57,7 +58,7 @@ describe.each(ENGINES)("GeoIP countries on %s", (engine) => {
   it("without TRUST_PROXY a forwarded address is not believed (the socket address is loopback)", async () => {
     const id = (await b.post("/api/links", { url: "https://example.com/", alias: "geo" })).body.link.id;
     expect(await visit(direct.url, "/geo", { "user-agent": UA.windows, "x-forwarded-for": "203.0.113.7", "cf-ipcountry": "JP" })).toBe(302);
-    direct.ctx.clicks.record({ linkId: id, at: Date.now(), userAgent: UA.iphone, referer: "", ip: "198.51.100.3", country: null, counted: false });
+    direct.ctx.clicks.record({ linkId: id, linkNum: await linkNum(direct, id), at: Date.now(), userAgent: UA.iphone, referer: "", ip: "198.51.100.3", country: null, counted: false });
     await direct.ctx.clicks.flush();
     const r = await b.get(`/api/links/${id}/stats`);
     expect(r.body.countries).toEqual([

@@ -5,20 +5,21 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
 import { ApiClient, signedInClient } from "../helpers/client.js";
 import { UA, visit } from "../helpers/visit.js";
+import { linkNum } from "../helpers/links.js";
 import { ManualClock } from "../../src/shared/clock.js";
 import { exportCsv } from "../../src/clicks/csv.js";
 import type { ClickInput } from "../../src/clicks/recorder.js";
 
 const NOW = Date.UTC(2026, 10, 2, 12, 0, 0); // 2026-11-02, a Monday, just after a month boundary
 
-function click(linkId: string, at: number, extra: Partial<ClickInput> = {}): ClickInput {
-  return { linkId, at, userAgent: UA.windows, referer: "", ip: "198.51.100.20", country: null, counted: false, ...extra };
+function click(link: { id: string; num: number }, at: number, extra: Partial<ClickInput> = {}): ClickInput {
+  return { linkId: link.id, linkNum: link.num, at, userAgent: UA.windows, referer: "", ip: "198.51.100.20", country: null, counted: false, ...extra };
 }
 
-async function newLink(c: ApiClient, alias: string): Promise<{ id: string; alias: string }> {
+async function newLink(server: TestServer, c: ApiClient, alias: string): Promise<{ id: string; alias: string; num: number }> {
   const r = await c.post("/api/links", { url: "https://example.com/landing", alias });
   if (r.status !== 201) throw new Error(`link creation failed: ${r.status} ${r.text}`);
-  return r.body.link;
+  return { ...r.body.link, num: await linkNum(server, r.body.link.id) };
 }
 
 describe.each(ENGINES)("link statistics on %s", (engine) => {
@@ -37,7 +38,7 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
   afterAll(async () => server?.close());
 
   it("a new link: 0 clicks, 30 zero days ending today, empty breakdowns", async () => {
-    const link = await newLink(pro, "fresh-one");
+    const link = await newLink(server, pro, "fresh-one");
     const r = await pro.get(`/api/links/${link.id}/stats`);
     expect(r.status).toBe(200);
     expect(r.headers.get("cache-control")).toContain("no-store");
@@ -64,12 +65,12 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
   });
 
   it("zero-fills across a month boundary and counts UTC days; total_clicks is all-time", async () => {
-    const link = await newLink(pro, "month-edge");
+    const link = await newLink(server, pro, "month-edge");
     const ctx = server.ctx;
-    ctx.clicks.record(click(link.id, Date.UTC(2026, 9, 29, 12))); // before the range
-    ctx.clicks.record(click(link.id, Date.UTC(2026, 9, 31, 23, 59, 59, 999)));
-    ctx.clicks.record(click(link.id, Date.UTC(2026, 10, 1, 0, 0, 0)));
-    ctx.clicks.record(click(link.id, Date.UTC(2026, 10, 1, 8, 0, 0)));
+    ctx.clicks.record(click(link, Date.UTC(2026, 9, 29, 12))); // before the range
+    ctx.clicks.record(click(link, Date.UTC(2026, 9, 31, 23, 59, 59, 999)));
+    ctx.clicks.record(click(link, Date.UTC(2026, 10, 1, 0, 0, 0)));
+    ctx.clicks.record(click(link, Date.UTC(2026, 10, 1, 8, 0, 0)));
     await ctx.clicks.flush();
     const r = await pro.get(`/api/links/${link.id}/stats?from=2026-10-30&to=2026-11-02`);
     expect(r.status).toBe(200);
@@ -87,7 +88,7 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
   });
 
   it("breakdowns over whole months plus edge days add up exactly (monthly and daily roll-ups)", async () => {
-    const link = await newLink(pro, "month-mix");
+    const link = await newLink(server, pro, "month-mix");
     const days: Array<[number, number, string]> = [
       [8, 14, "SE"], // outside the range
       [8, 15, "DE"],
@@ -98,7 +99,7 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
       [10, 1, "FR"],
       [10, 2, "JP"],
     ];
-    for (const [m, d, country] of days) server.ctx.clicks.record(click(link.id, Date.UTC(2026, m, d, 6), { country }));
+    for (const [m, d, country] of days) server.ctx.clicks.record(click(link, Date.UTC(2026, m, d, 6), { country }));
     await server.ctx.clicks.flush();
     const r = await pro.get(`/api/links/${link.id}/stats?from=2026-09-15&to=2026-11-02`);
     expect(r.body.range_clicks).toBe(7);
@@ -116,7 +117,7 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
   });
 
   it("breakdowns from real redirects: devices, browsers, OS, referrers; bots flagged; country header ignored without TRUST_PROXY", async () => {
-    const link = await newLink(pro, "many-agents");
+    const link = await newLink(server, pro, "many-agents");
     const hits: Array<Record<string, string>> = [
       { "user-agent": UA.iphone, referer: "https://news.example.org/story", "cf-ipcountry": "DE" },
       { "user-agent": UA.iphone, "cf-ipcountry": "DE" },
@@ -155,7 +156,7 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
   });
 
   it("free plan: total only, advanced:false, no breakdown keys; CSV is 403 plan_required", async () => {
-    const link = await newLink(free, "free-link");
+    const link = await newLink(server, free, "free-link");
     expect(await visit(server.url, "/free-link", { "user-agent": UA.iphone })).toBe(302);
     await server.ctx.clicks.flush();
     const r = await free.get(`/api/links/${link.id}/stats`);
@@ -171,7 +172,7 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
   });
 
   it("refuses bad dates with 400 invalid_request naming the field", async () => {
-    const link = await newLink(pro, "dates");
+    const link = await newLink(server, pro, "dates");
     const cases: Array<[string, string]> = [
       ["from=2026-02-30&to=2026-03-01", "from"],
       ["from=2026-10-01&to=2026-13-01", "to"],
@@ -203,7 +204,7 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
   });
 
   it("another user's link is 404 (JSON and CSV); signed out is 401; unknown id is 404", async () => {
-    const link = await newLink(pro, "mine-only");
+    const link = await newLink(server, pro, "mine-only");
     for (const path of [`/api/links/${link.id}/stats`, `/api/links/${link.id}/stats.csv`]) {
       const r = await other.get(path);
       expect(r.status, path).toBe(404);
@@ -216,7 +217,7 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
   });
 
   it("CSV: BOM, CRLF, both sections, RFC 4180 quoting and formula neutralisation from real referrers", async () => {
-    const link = await newLink(pro, "csv-me");
+    const link = await newLink(server, pro, "csv-me");
     clock.set(Date.UTC(2026, 10, 1, 9, 30));
     expect(await visit(server.url, "/csv-me", { "user-agent": UA.windows, referer: "https://=1+2/" })).toBe(302);
     clock.set(Date.UTC(2026, 10, 2, 10, 0));
@@ -249,7 +250,7 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
   });
 
   it("CSV filename: the alias is sanitised for the header", async () => {
-    const link = await newLink(pro, "Caf-2026");
+    const link = await newLink(server, pro, "Caf-2026");
     await server.ctx.storage.db.updateTable("links").set({ alias: 'we"ird;al/ias\u00e9' }).where("id", "=", link.id).execute();
     const r = await pro.get(`/api/links/${link.id}/stats.csv?from=2026-11-01&to=2026-11-02`);
     expect(r.status).toBe(200);
@@ -257,9 +258,9 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
   });
 
   it("CSV click log pages through more than one read and keeps the most recent clicks past the cap", async () => {
-    const link = await newLink(pro, "busy-log");
+    const link = await newLink(server, pro, "busy-log");
     const start = Date.UTC(2026, 9, 20);
-    for (let i = 0; i < 5_003; i++) server.ctx.clicks.record(click(link.id, start + i * 1000));
+    for (let i = 0; i < 5_003; i++) server.ctx.clicks.record(click(link, start + i * 1000));
     await server.ctx.clicks.flush();
     const res = await fetch(`${server.url}/api/links/${link.id}/stats.csv?from=2026-10-20&to=2026-10-21`, { headers: { cookie: pro.cookie ?? "" } });
     const lines = (await res.text()).split("\r\n");
@@ -279,13 +280,13 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
   });
 
   it("stores no raw IP anywhere in the click tables", async () => {
-    const link = await newLink(pro, "no-ip");
-    server.ctx.clicks.record(click(link.id, NOW, { ip: "203.0.113.77", userAgent: UA.android }));
-    server.ctx.clicks.record(click(link.id, NOW, { ip: "2001:db8::77" }));
+    const link = await newLink(server, pro, "no-ip");
+    server.ctx.clicks.record(click(link, NOW, { ip: "203.0.113.77", userAgent: UA.android }));
+    server.ctx.clicks.record(click(link, NOW, { ip: "2001:db8::77" }));
     await server.ctx.clicks.flush();
     const db = server.ctx.storage.db;
     const rows = [
-      ...(await db.selectFrom("clicks").selectAll().where("link_id", "=", link.id).execute()),
+      ...(await db.selectFrom("clicks").selectAll().where("link_num", "=", link.num).execute()),
       ...(await db.selectFrom("click_daily").selectAll().where("link_id", "=", link.id).execute()),
       ...(await db.selectFrom("click_breakdown").selectAll().where("link_id", "=", link.id).execute()),
     ];
@@ -293,8 +294,8 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
     const flat = JSON.stringify(rows);
     expect(flat).not.toContain("203.0.113");
     expect(flat).not.toContain("2001:db8");
-    expect(Object.keys((await db.selectFrom("clicks").selectAll().where("link_id", "=", link.id).executeTakeFirstOrThrow())).sort()).toEqual(
-      ["at", "browser", "counted", "country", "device", "id", "is_bot", "link_id", "os", "referrer"],
+    expect(Object.keys((await db.selectFrom("clicks").selectAll().where("link_num", "=", link.num).executeTakeFirstOrThrow())).sort()).toEqual(
+      ["at", "browser", "counted", "country", "device", "id", "is_bot", "link_num", "os", "referrer"],
     );
   });
 });

@@ -13,8 +13,9 @@ async function storedCount(server: TestServer, id: string): Promise<number> {
 async function rawClicks(server: TestServer, id: string): Promise<number> {
   const row = await server.ctx.storage.db
     .selectFrom("clicks")
+    .innerJoin("links", "links.num", "clicks.link_num")
     .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("link_id", "=", id)
+    .where("links.id", "=", id)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -34,8 +34,8 @@ describe.each(ENGINES)("upgrade to the latest schema on %s", (engine) => {
 
     expect(await migrateToLatest(storage)).toContain("004-lean-clicks");
 
-    const clicks = await k.selectFrom("clicks").select(["link_id", "at", "counted"]).orderBy("id").execute();
-    expect(clicks.map((c) => [c.link_id, Number(c.at), Number(c.counted)])).toEqual([["l1", 1000, 0], ["l1", 2000, 0], ["l1", 3000, 0]]);
+    const clicks = await k.selectFrom("clicks").select(["link_num", "at", "counted"]).orderBy("id").execute();
+    expect(clicks.map((c) => [Number(c.link_num), Number(c.at), Number(c.counted)])).toEqual([[1, 1000, 0], [1, 2000, 0], [1, 3000, 0]]);
     const daily = await k.selectFrom("click_daily").selectAll().execute();
     expect(daily.map((d) => [d.link_id, d.day, Number(d.clicks), Number(d.bots)])).toEqual([["l1", "1970-01-01", 3, 0]]);
     const breakdown = await k.selectFrom("click_breakdown").select(["dimension", "value", "clicks"]).orderBy("dimension").execute();

@@ -16,17 +16,18 @@ afterAll(async () => server?.close());
 
 it("resumes a failed batch after its committed chunks", async () => {
   const user = await server.ctx.accounts.create({ email: "chunks@example.com", password: "correct horse 1", plan: "pro", verified: true });
-  const ids: string[] = [];
-  for (let i = 0; i < 3; i++) ids.push((await server.ctx.links.create(user, { url: `https://example.com/${i}` })).id);
-  ids.sort();
+  const links: { id: string; num: number }[] = [];
+  for (let i = 0; i < 3; i++) links.push(await server.ctx.links.create(user, { url: `https://example.com/${i}` }));
+  const ids = links.map((l) => l.id);
   const handle = server.ctx.storage.sqlite!;
   const writer = new SqliteClickWriter(async (fn) => fn(), handle, new CountryResolver(null));
   const at = Date.UTC(2026, 10, 22, 12);
   // 2,500 clicks per link, interleaved: three chunks of one link each.
-  const batch = batchOf(Array.from({ length: 7_500 }, (_, i) => ({ linkId: ids[i % 3]!, at: at + i, userAgent: UA.windows, referer: "", ip: "", country: null, counted: false })));
-  const stored = (id: string) => Number(handle.prepare("SELECT count(*) FROM clicks WHERE link_id = ?").pluck().get(id));
+  const batch = batchOf(Array.from({ length: 7_500 }, (_, i) => ({ linkId: ids[i % 3]!, linkNum: links[i % 3]!.num, at: at + i, userAgent: UA.windows, referer: "", ip: "", country: null, counted: false })));
+  const stored = (id: string) => Number(handle.prepare("SELECT count(*) FROM clicks JOIN links ON num = link_num WHERE links.id = ?").pluck().get(id));
 
-  handle.exec(`CREATE TEMP TRIGGER fail_last BEFORE INSERT ON clicks WHEN NEW.link_id = '${ids[2]}' BEGIN SELECT RAISE(ABORT, 'disk trouble'); END`);
+  // The links were created in this order: the batch writes them in this order (link numbers).
+  handle.exec(`CREATE TEMP TRIGGER fail_last BEFORE INSERT ON clicks WHEN NEW.link_num = ${links[2]!.num} BEGIN SELECT RAISE(ABORT, 'disk trouble'); END`);
   await expect(writer.write(batch)).rejects.toThrow("disk trouble");
   expect(ids.map(stored)).toEqual([2_500, 2_500, 0]);
 
@@ -40,6 +41,6 @@ it("resumes a failed batch after its committed chunks", async () => {
   expect(ids.map((id) => Number(daily.get(id)))).toEqual([2_500, 2_500, 2_500]);
 
   // Another batch starts from its first row.
-  await writer.write(batchOf([{ linkId: ids[0]!, at, userAgent: UA.windows, referer: "", ip: "", country: null, counted: false }]));
+  await writer.write(batchOf([{ linkId: ids[0]!, linkNum: links[0]!.num, at, userAgent: UA.windows, referer: "", ip: "", country: null, counted: false }]));
   expect(stored(ids[0]!)).toBe(2_501);
 });

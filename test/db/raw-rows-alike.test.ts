@@ -30,8 +30,11 @@ beforeAll(async () => {
 });
 afterAll(async () => storage?.close());
 
+// Inserted in this order into a new database: link_a is number 1, link_d number 4.
+const NUMS: Record<string, number> = { link_a: 1, link_b: 2, link_c: 3, link_d: 4 };
 const click = (linkId: string, at: number, userAgent: string, extra: Partial<ClickInput> = {}): ClickInput => ({
   linkId,
+  linkNum: NUMS[linkId]!,
   at,
   userAgent,
   referer: "",
@@ -64,7 +67,7 @@ it("stores every click of a mixed batch with its own values", async () => {
     click("link_d", t + 300, UA.windows),
   ];
   const batch = batchOf(inputs);
-  const columns = "link_id, at, country, device, os, browser, referrer, is_bot, counted";
+  const columns = "link_num, at, country, device, os, browser, referrer, is_bot, counted";
   const key = (r: Record<string, unknown>) => columns.split(", ").map((c) => String(r[c])).join("|");
   const expected = describeBatch(batch, countries).rows.map(key).sort();
   // The oracle holds what it should: 137 clicks, with the values that tell them apart.

@@ -16,7 +16,7 @@ describe.each(ENGINES)("click retention on %s", (engine) => {
     const user = await server.ctx.accounts.create({ email: `ret-${engine}@example.com`, password: "correct horse 1", plan: "pro", verified: true });
     const link = await server.ctx.links.create(user, { url: "https://example.com/retained" });
     const click = (at: number) =>
-      server.ctx.clicks.record({ linkId: link.id, at, userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0", referer: "", ip: "203.0.113.9", country: null, counted: false });
+      server.ctx.clicks.record({ linkId: link.id, linkNum: link.num, at, userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0", referer: "", ip: "203.0.113.9", country: null, counted: false });
     const old = clock.now();
     click(old);
     click(old + 1000);
@@ -26,7 +26,7 @@ describe.each(ENGINES)("click retention on %s", (engine) => {
 
     expect(await server.ctx.clicks.pruneRaw()).toBe(2);
     const db = server.ctx.storage.db;
-    const raw = await db.selectFrom("clicks").select("at").where("link_id", "=", link.id).execute();
+    const raw = await db.selectFrom("clicks").select("at").where("link_num", "=", link.num).execute();
     expect(raw.map((r) => Number(r.at))).toEqual([clock.now()]);
     const daily = await db.selectFrom("click_daily").select(["day", "clicks"]).where("link_id", "=", link.id).orderBy("day").execute();
     expect(daily.map((d) => [d.day, Number(d.clicks)])).toEqual([
@@ -42,7 +42,7 @@ describe.each(ENGINES)("click retention on %s", (engine) => {
     const link = await server.ctx.links.create(user, { url: "https://example.com/many" });
     const start = clock.now();
     const record = (at: number) =>
-      server.ctx.clicks.record({ linkId: link.id, at, userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0", referer: "", ip: "", country: null, counted: false });
+      server.ctx.clicks.record({ linkId: link.id, linkNum: link.num, at, userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0", referer: "", ip: "", country: null, counted: false });
     // 25,000 clicks over ten days, then 3 recent ones.
     for (let i = 0; i < 25_000; i++) record(start + i * 34_560);
     clock.advance(45 * 86_400_000);
@@ -50,7 +50,7 @@ describe.each(ENGINES)("click retention on %s", (engine) => {
     await server.ctx.clicks.flush();
     // And the one click the test before kept, now past the period too.
     expect(await server.ctx.clicks.pruneRaw()).toBe(25_001);
-    const left = await server.ctx.storage.db.selectFrom("clicks").select("at").where("link_id", "=", link.id).orderBy("id").execute();
+    const left = await server.ctx.storage.db.selectFrom("clicks").select("at").where("link_num", "=", link.num).orderBy("id").execute();
     expect(left.map((r) => Number(r.at) - clock.now())).toEqual([0, 1, 2]);
     expect(await server.ctx.clicks.pruneRaw()).toBe(0);
   });

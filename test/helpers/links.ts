@@ -9,6 +9,12 @@ export async function createLink(client: ApiClient, body: Record<string, unknown
   return r.body.link as { id: string; alias: string };
 }
 
+/** links.num of a link (what its raw clicks refer to it by). */
+export async function linkNum(server: TestServer, id: string): Promise<number> {
+  const row = await server.ctx.storage.db.selectFrom("links").select("num").where("id", "=", id).executeTakeFirstOrThrow();
+  return Number(row.num);
+}
+
 /** The stored click count after writing every buffered click. */
 export async function storedClicks(server: TestServer, id: string): Promise<number> {
   await server.ctx.clicks.flush();

@@ -1,4 +1,4 @@
-// A flush of clicks described for the writers: raw rows in (link, time) order, identical clicks grouped.
+// A flush of clicks described for the writers: raw rows in (link number, time) order, identical clicks grouped.
 import { describe, expect, it } from "vitest";
 import { describeBatch } from "../../src/clicks/click-batch.js";
 import { batchOf } from "../../src/clicks/click-buffer.js";
@@ -8,15 +8,20 @@ import { UA } from "../helpers/visit.js";
 const countries = new CountryResolver(null);
 const T = Date.UTC(2026, 10, 21, 23, 59, 59, 998);
 
+/** Link numbers in another order than the ids, and than their decimal strings: 9 < 10 < 200. */
+const NUMS: Record<string, number> = { c: 9, a: 10, b: 200 };
+
 function click(linkId: string, at: number, userAgent: string = UA.windows, country: string | null = "DE") {
-  return { linkId, at, userAgent, referer: "https://news.example.org/x", ip: "203.0.113.9", country, counted: false };
+  return { linkId, linkNum: NUMS[linkId]!, at, userAgent, referer: "https://news.example.org/x", ip: "203.0.113.9", country, counted: false };
 }
 
 describe("describeBatch", () => {
-  it("puts the raw rows in link order, each link's clicks in the order they came", () => {
+  it("puts the raw rows in link number order, each link's clicks in the order they came", () => {
     const b = describeBatch(batchOf([click("c", T), click("a", T + 1), click("c", T + 2), click("b", T + 3), click("a", T + 4), click("c", T + 5)]), countries);
-    expect(b.rows.map((r) => `${r.link_id}@${r.at - T}`)).toEqual(["a@1", "a@4", "b@3", "c@0", "c@2", "c@5"]);
-    expect(b.linkIds).toEqual(["a", "b", "c"]);
+    expect(b.rows.map((r) => `${r.link_id}#${r.link_num}@${r.at - T}`)).toEqual(["c#9@0", "c#9@2", "c#9@5", "a#10@1", "a#10@4", "b#200@3"]);
+    expect(b.linkIds).toEqual(["c", "a", "b"]);
+    // Groups in the rows' order (T + 2 is the next UTC day).
+    expect(b.groups.map((g) => `${g.link_id}#${g.link_num} ${g.day}`)).toEqual(["c#9 2026-11-21", "c#9 2026-11-22", "a#10 2026-11-21", "a#10 2026-11-22", "b#200 2026-11-22"]);
   });
 
   it("describes every click and groups identical ones per link and UTC day", () => {
@@ -24,7 +29,7 @@ describe("describeBatch", () => {
       batchOf([click("a", T), click("a", T + 1), click("a", T + 2, UA.iphone), click("a", T + 3, UA.windows, "FR"), click("b", T + 1), click("a", T + 4, UA.googlebot, null)]),
       countries,
     );
-    expect(b.rows[0]).toEqual({ link_id: "a", at: T, country: "DE", device: "desktop", os: "Windows", browser: "Chrome", referrer: "news.example.org", is_bot: 0, counted: 0 });
+    expect(b.rows[0]).toEqual({ link_id: "a", link_num: 10, at: T, country: "DE", device: "desktop", os: "Windows", browser: "Chrome", referrer: "news.example.org", is_bot: 0, counted: 0 });
     const groups = b.groups.map((g) => [g.link_id, g.day, g.country, g.device, g.is_bot, g.clicks].join(" ")).sort();
     expect(groups).toEqual([
       "a 2026-11-21 DE desktop 0 2",
