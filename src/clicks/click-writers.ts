@@ -454,7 +454,8 @@ export class PostgresClickWriter implements ClickWriter {
       // Locks the links to update in id order (the lock an UPDATE takes; concurrent writers cannot
       // deadlock), and only keeps the others from being deleted: FOR KEY SHARE does not block the
       // click-limit count, which would otherwise wait for this whole transaction on every visit. A
-      // link deleted meanwhile is not returned and its clicks are skipped.
+      // link deleted meanwhile is not returned and its clicks are skipped: clicks have no foreign key
+      // here (migration 006), these locks are what keeps them from naming a deleted link.
       const lock = async (ids: string[], mode: "NO KEY UPDATE" | "KEY SHARE") =>
         ids.length === 0 ? [] : (await sql<{ id: string }>`SELECT id FROM links WHERE id = ANY(${ids}::text[]) ORDER BY id FOR ${sql.raw(mode)}`.execute(trx)).rows;
       const live = new Set([...(await lock(raised, "NO KEY UPDATE")), ...(await lock(readOnly, "KEY SHARE"))].map((r) => r.id));

@@ -34,16 +34,21 @@ describe.runIf(ENGINES.includes("postgres"))("PostgreSQL click writer and click-
     await db?.drop();
   });
 
+  /** Until a batch sleeps in its trigger, past the point where it takes its link locks and inserts its raw clicks. */
+  async function sleeping(): Promise<void> {
+    for (let i = 0; i < 100; i++) {
+      const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()`.execute(storage.db);
+      if (r.rows[0]!.n > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error("the batch never reached its trigger");
+  }
+
   it("counts a click-limited visit while a batch holding that link's clicks is being written", async () => {
     const writer = new PostgresClickWriter(storage.db, new CountryResolver(null));
     let written = false;
     const writing = writer.write(batchOf([click("limited", true), click("plain", false), click("plain", false)])).then(() => (written = true));
-    // Until the batch sleeps in its trigger, past the point where it takes its link locks.
-    for (let i = 0; i < 100; i++) {
-      const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()`.execute(storage.db);
-      if (r.rows[0]!.n > 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await sleeping();
     expect(written).toBe(false);
     // The click-limit count of a visit (recorder.countLimited on PostgreSQL).
     const counted = await storage.db.updateTable("links").set((eb) => ({ click_count: eb("click_count", "+", 1) })).where("id", "=", "limited").where("click_count", "<", 100).executeTakeFirst();
@@ -58,5 +63,21 @@ describe.runIf(ENGINES.includes("postgres"))("PostgreSQL click writer and click-
     ]);
     const stored = await storage.db.selectFrom("clicks").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
     expect(Number(stored.n)).toBe(3);
+  });
+
+  it("a link deleted while a batch holding its clicks is being written takes those clicks along", async () => {
+    const writer = new PostgresClickWriter(storage.db, new CountryResolver(null));
+    const writing = writer.write(batchOf([click("plain", false), click("plain", false), click("limited", true)]));
+    await sleeping();
+    // The delete waits for the batch's lock on the link (clicks have no foreign key on PostgreSQL).
+    let deleted = false;
+    const deleting = storage.db.deleteFrom("links").where("id", "=", "plain").execute().then(() => (deleted = true));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(deleted).toBe(false);
+    await writing;
+    await deleting;
+    const left = await storage.db.selectFrom("clicks").select(["link_num", (eb) => eb.fn.countAll<number>().as("n")]).groupBy("link_num").execute();
+    expect(left.map((r) => [Number(r.link_num), Number(r.n)])).toEqual([[NUMS.limited, 2]]);
+    expect(await storage.db.selectFrom("click_daily").select("link_id").where("link_id", "=", "plain").execute()).toEqual([]);
   });
 });

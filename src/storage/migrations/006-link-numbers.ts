@@ -94,10 +94,20 @@ async function postgresUp(db: Kysely<unknown>): Promise<void> {
   await sql`UPDATE clicks SET link_num = links.num FROM links WHERE links.id = clicks.link_id`.execute(db);
   await sql`DELETE FROM clicks WHERE link_num IS NULL`.execute(db);
   await sql`ALTER TABLE clicks ALTER COLUMN link_num SET NOT NULL`.execute(db);
-  await sql`ALTER TABLE clicks ADD CONSTRAINT clicks_link_num_fkey FOREIGN KEY (link_num) REFERENCES links (num) ON DELETE CASCADE`.execute(db);
   await sql`DROP INDEX clicks_link_at`.execute(db);
   await sql`ALTER TABLE clicks DROP COLUMN link_id`.execute(db);
   await sql`CREATE INDEX clicks_link_at ON clicks (link_num, at)`.execute(db);
+  // No foreign key from clicks to links: its check is a query and a row lock per inserted click (3.5
+  // to 5 µs of the server's CPU each, more than the insert itself). The click writer, the only writer
+  // of clicks, locks the batch's links first and writes only the clicks of those it found; a link's
+  // deletion (directly or by its owner's) takes its clicks along through this trigger instead.
+  await sql`CREATE FUNCTION delete_clicks_of_deleted_links() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      DELETE FROM clicks USING deleted_links WHERE clicks.link_num = deleted_links.num;
+      RETURN NULL;
+    END $$`.execute(db);
+  await sql`CREATE TRIGGER links_delete_clicks AFTER DELETE ON links REFERENCING OLD TABLE AS deleted_links
+    FOR EACH STATEMENT EXECUTE FUNCTION delete_clicks_of_deleted_links()`.execute(db);
 }
 
 export function linkNumbers(dialect: Dialect) {
