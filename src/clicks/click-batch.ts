@@ -58,9 +58,9 @@ class DayOf {
 /**
  * Describes every click (each distinct user agent, referrer and address once per batch) and groups
  * identical ones (a few groups per link and flush, typically). The rows come out in link number
- * order: a batch's index entries (link_num, at) then go into the clicks index in key order, neighbours on the
- * same pages, instead of one random descent and page split each (about half the cost of a raw row
- * on a long tail of links).
+ * order: a batch's index entries (link_num, at) then go into the clicks index in key order,
+ * neighbours on the same pages, instead of one random descent and page split each (about half the
+ * cost of a raw row on a long tail of links).
  */
 export function describeBatch(batch: ClickBatch, countries: CountryResolver): DescribedBatch {
   const f = batch.fields;
