@@ -2,13 +2,10 @@
 // clicks around it (clicks.link_num). An upgraded database keeps every link and click with all their
 // values, the click ids and their sequence (the roll-up watermark compares ids), and every constraint:
 // unique ids and (domain, alias), the cascades from users to links and from links to clicks.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
-import { createTestDatabase, ENGINES, type TestDatabase } from "../helpers/engines.js";
-import { openStorage, type Storage } from "../../src/storage/db.js";
+import { createTestDatabase, ENGINES, openTestStorage, type TestDatabase } from "../helpers/engines.js";
+import type { Storage } from "../../src/storage/db.js";
 import { migrateTo, migrateToLatest } from "../../src/storage/migrate.js";
 
 describe.each(ENGINES)("migration 006 (link numbers) on %s", (engine) => {
@@ -21,7 +18,7 @@ describe.each(ENGINES)("migration 006 (link numbers) on %s", (engine) => {
 
   it("numbers links in creation order and keeps every click, its id and the id sequence", async () => {
     db = await createTestDatabase(engine);
-    storage = await openStorage(db.databaseUrl ? { kind: "postgres", url: db.databaseUrl } : { kind: "sqlite", file: join(mkdtempSync(join(tmpdir(), "snip-nums-")), "snip.db") });
+    storage = await openTestStorage(db);
     await migrateTo(storage, "005-monthly-compaction");
     const k = storage.db;
     await sql`INSERT INTO users (id, email, password_hash, name, plan, status, created_at, updated_at) VALUES ('u1', 'u1@example.com', 'h', '', 'pro', 'active', 0, 0)`.execute(k);

@@ -1,13 +1,10 @@
 // Upgrading a database that already holds clicks and roll-ups to the latest schema keeps every row:
 // migration 004 rebuilds SQLite's daily roll-up tables, adds clicks.counted and the roll-up progress
 // columns, and drops the clicks (at) index.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
-import { createTestDatabase, ENGINES, type TestDatabase } from "../helpers/engines.js";
-import { openStorage, type Storage } from "../../src/storage/db.js";
+import { createTestDatabase, ENGINES, openTestStorage, type TestDatabase } from "../helpers/engines.js";
+import type { Storage } from "../../src/storage/db.js";
 import { migrateTo, migrateToLatest } from "../../src/storage/migrate.js";
 
 describe.each(ENGINES)("upgrade to the latest schema on %s", (engine) => {
@@ -20,7 +17,7 @@ describe.each(ENGINES)("upgrade to the latest schema on %s", (engine) => {
 
   it("keeps raw clicks (not counted), the daily and monthly roll-ups and the watermark", async () => {
     db = await createTestDatabase(engine);
-    storage = await openStorage(db.databaseUrl ? { kind: "postgres", url: db.databaseUrl } : { kind: "sqlite", file: join(mkdtempSync(join(tmpdir(), "snip-upgrade-")), "snip.db") });
+    storage = await openTestStorage(db);
     await migrateTo(storage, "003-rollup-watermark");
     const k = storage.db;
     await sql`INSERT INTO links (id, domain, alias, url, click_count, created_at, updated_at) VALUES ('l1', '', 'old-link', 'https://example.com/', 3, 0, 0)`.execute(k);

@@ -2,6 +2,10 @@
 // its own that each test file creates and drops.
 import pg from "pg";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openStorage, type Storage } from "../../src/storage/db.js";
 
 export type EngineName = "sqlite" | "postgres";
 
@@ -37,4 +41,9 @@ export async function createTestDatabase(engine: EngineName): Promise<TestDataba
       await c.end();
     },
   };
+}
+
+/** Storage on a test database, not migrated: its PostgreSQL database, or a new SQLite file. */
+export function openTestStorage(db: TestDatabase): Promise<Storage> {
+  return openStorage(db.databaseUrl ? { kind: "postgres", url: db.databaseUrl } : { kind: "sqlite", file: join(mkdtempSync(join(tmpdir(), "snip-db-")), "snip.db") });
 }
