@@ -13,8 +13,6 @@ export type MonthlyRow = Selectable<ClickBreakdownMonthTable>;
 
 /** The values of one click that the roll-ups are grouped by. */
 export interface Group extends Omit<ClickRow, "at"> {
-  /** Link, day and values in one string: the group's key in a map of groups. */
-  key: string;
   day: string;
   clicks: number;
   /** Clicks already added to links.click_count (click-limited links). */
@@ -55,12 +53,29 @@ class DayOf {
   }
 }
 
+type Values = Pick<ClickRow, "country" | "device" | "os" | "browser" | "referrer" | "is_bot">;
+
+function sameValues(a: Values, b: Values): boolean {
+  return a.country === b.country && a.device === b.device && a.os === b.os && a.browser === b.browser && a.referrer === b.referrer && a.is_bot === b.is_bot;
+}
+
+/** The group of `groups` (one link's) for a day and values, or undefined: a link has a few groups at most. */
+function findGroup(groups: Group[], day: string, v: Values): Group | undefined {
+  for (const g of groups) if (g.day === day && sameValues(g, v)) return g;
+  return undefined;
+}
+
+function newGroup(linkId: string, linkNum: number, day: string, v: Values): Group {
+  return { link_id: linkId, link_num: linkNum, day, country: v.country, device: v.device, os: v.os, browser: v.browser, referrer: v.referrer, is_bot: v.is_bot, clicks: 0, counted: 0 };
+}
+
 /**
  * Describes every click (each distinct user agent, referrer and address once per batch) and groups
  * identical ones (a few groups per link and flush, typically). The rows come out in link number
  * order: a batch's index entries (link_num, at) then go into the clicks index in key order,
  * neighbours on the same pages, instead of one random descent and page split each (about half the
- * cost of a raw row on a long tail of links).
+ * cost of a raw row on a long tail of links). Groups are found per link by comparing values, not by
+ * building a key string per click: on a long tail nearly every click starts a group of its own.
  */
 export function describeBatch(batch: ClickBatch, countries: CountryResolver): DescribedBatch {
   const f = batch.fields;
@@ -70,30 +85,41 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
   const places = new Map<number, string>();
   /** Each link's rows. */
   const byLink = new Map<number, ClickRow[]>();
+  // Consecutive clicks mostly share their agent, referrer and place: their values are then the last ones.
+  let lastUa = -1;
+  let lastRef = -1;
+  let lastPlace = -1;
+  let v: Values = { country: "", device: "", os: "", browser: "", referrer: "", is_bot: 0 };
   for (let i = 0, o = 0; i < batch.length; i++, o += WIDTH) {
     const ua = f[o + FIELD.userAgent] as number;
-    let d = agents.get(ua);
-    if (d === undefined) agents.set(ua, (d = describeUserAgent(s[ua] as string)));
     const ref = f[o + FIELD.referer] as number;
-    let referrer = referrers.get(ref);
-    if (referrer === undefined) referrers.set(ref, (referrer = referrerHost(s[ref] as string)));
     const ip = f[o + FIELD.ip] as number;
     const header = f[o + FIELD.country] as number;
     // One number for the (country header, address) pair: a batch holds far fewer than 2^20 strings.
     const place = (header + 1) * 1_048_576 + ip;
-    let country = places.get(place);
-    if (country === undefined) places.set(place, (country = countries.resolve(header < 0 ? null : (s[header] as string), s[ip] as string)));
+    if (ua !== lastUa || ref !== lastRef || place !== lastPlace) {
+      let d = agents.get(ua);
+      if (d === undefined) agents.set(ua, (d = describeUserAgent(s[ua] as string)));
+      let referrer = referrers.get(ref);
+      if (referrer === undefined) referrers.set(ref, (referrer = referrerHost(s[ref] as string)));
+      let country = places.get(place);
+      if (country === undefined) places.set(place, (country = countries.resolve(header < 0 ? null : (s[header] as string), s[ip] as string)));
+      v = { country, device: d.device, os: d.os, browser: d.browser, referrer, is_bot: d.isBot ? 1 : 0 };
+      lastUa = ua;
+      lastRef = ref;
+      lastPlace = place;
+    }
     const num = f[o + FIELD.linkNum] as number;
     const row: ClickRow = {
       link_id: batch.links[i] as string,
       link_num: num,
       at: f[o + FIELD.at] as number,
-      country,
-      device: d.device,
-      os: d.os,
-      browser: d.browser,
-      referrer,
-      is_bot: d.isBot ? 1 : 0,
+      country: v.country,
+      device: v.device,
+      os: v.os,
+      browser: v.browser,
+      referrer: v.referrer,
+      is_bot: v.is_bot,
       counted: f[o + FIELD.counted] as number,
     };
     const same = byLink.get(num);
@@ -101,72 +127,80 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
     else same.push(row);
   }
   const rows: ClickRow[] = [];
+  const rowGroups: Group[] = [];
+  const groups: Group[] = [];
   const linkIds: string[] = [];
+  const days = new DayOf();
+  const linkGroups: Group[] = [];
   for (const num of [...byLink.keys()].sort((a, b) => a - b)) {
     const list = byLink.get(num)!;
-    linkIds.push(list[0]!.link_id);
-    for (const row of list) rows.push(row);
+    const linkId = list[0]!.link_id;
+    linkIds.push(linkId);
+    linkGroups.length = 0;
+    for (const row of list) {
+      const day = days.of(row.at);
+      let g = findGroup(linkGroups, day, row);
+      if (g === undefined) {
+        g = newGroup(linkId, num, day, row);
+        linkGroups.push(g);
+        groups.push(g);
+      }
+      g.clicks++;
+      g.counted += row.counted;
+      rows.push(row);
+      rowGroups.push(g);
+    }
   }
-  const groups = new Map<string, Group>();
-  const rowGroups: Group[] = [];
-  addGroups(groups, rows, rowGroups);
-  return { rows, rowGroups, groups: [...groups.values()], linkIds };
-}
-
-type Dims = Pick<ClickRow, "country" | "device" | "os" | "browser" | "referrer" | "is_bot">;
-
-function groupKey(linkId: string, day: string, d: Dims): string {
-  return `${linkId}\u0000${day}\u0000${d.country}\u0000${d.device}\u0000${d.os}\u0000${d.browser}\u0000${d.referrer}\u0000${d.is_bot}`;
-}
-
-function sameValues(g: Group, row: ClickRow): boolean {
-  return g.country === row.country && g.device === row.device && g.os === row.os && g.browser === row.browser && g.referrer === row.referrer && g.is_bot === row.is_bot;
+  return { rows, rowGroups, groups, linkIds };
 }
 
 /**
- * Adds click rows to a map of groups; a row like the one before it (same link, day and values) joins
- * its group without a lookup. `rowGroups`, when given, receives each row's group in row order.
+ * Groups held in memory between roll-ups, by link number: adding one is a lookup by number and a
+ * look through that link's few groups. Takes over the groups added to it.
  */
-export function addGroups(into: Map<string, Group>, rows: Iterable<ClickRow>, rowGroups?: Group[]): void {
-  const days = new DayOf();
-  let last: Group | undefined;
-  for (const row of rows) {
-    const day = days.of(row.at);
-    let g = last !== undefined && last.link_id === row.link_id && last.day === day && sameValues(last, row) ? last : undefined;
-    if (g === undefined) {
-      const key = groupKey(row.link_id, day, row);
-      g = into.get(key);
-      if (g === undefined) {
-        g = { key, link_id: row.link_id, link_num: row.link_num, day, country: row.country, device: row.device, os: row.os, browser: row.browser, referrer: row.referrer, is_bot: row.is_bot, clicks: 0, counted: 0 };
-        into.set(key, g);
-      }
-    }
-    g.clicks++;
-    g.counted += row.counted;
-    rowGroups?.push(g);
-    last = g;
-  }
-}
+export class GroupSet {
+  private readonly byLink = new Map<number, Group[]>();
+  private count = 0;
 
-/** Adds groups (from one batch) into a longer-lived map of groups, which takes them over. */
-export function mergeGroups(into: Map<string, Group>, groups: Iterable<Group>): void {
-  for (const g of groups) {
-    const have = into.get(g.key);
-    if (have === undefined) into.set(g.key, g);
-    else {
+  /** Distinct groups held. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Adds a group (from one batch), merged into the same link, day and values if held. */
+  add(g: Group): void {
+    const list = this.byLink.get(g.link_num);
+    const have = list === undefined ? undefined : findGroup(list, g.day, g);
+    if (have !== undefined) {
       have.clicks += g.clicks;
       have.counted += g.counted;
+      return;
     }
+    if (list === undefined) this.byLink.set(g.link_num, [g]);
+    else list.push(g);
+    this.count++;
+  }
+
+  /** Adds click rows (read back from the database), one click each. */
+  addRows(rows: Iterable<ClickRow>): void {
+    const days = new DayOf();
+    for (const row of rows) {
+      const g = newGroup(row.link_id, row.link_num, days.of(row.at), row);
+      g.clicks = 1;
+      g.counted = row.counted;
+      this.add(g);
+    }
+  }
+
+  /** Every group, by link id (the order roll-ups are written and recorded in), each link's in the order they came. */
+  byLinkId(): Group[] {
+    const lists = [...this.byLink.values()].sort((a, b) => compareIds(a[0]!.link_id, b[0]!.link_id));
+    return lists.flat();
   }
 }
 
-/** [link id, clicks to add to links.click_count] of the live links' groups, by link id. */
-export function increments(groups: Iterable<Group>, live: Set<string>): [string, number][] {
-  const m = new Map<string, number>();
-  for (const g of groups) {
-    if (live.has(g.link_id) && g.clicks > g.counted) m.set(g.link_id, (m.get(g.link_id) ?? 0) + g.clicks - g.counted);
-  }
-  return [...m.keys()].sort().map((id) => [id, m.get(id) as number]);
+function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export interface RollUps {
@@ -175,6 +209,70 @@ export interface RollUps {
   daily: DailyRow[];
   breakdown: BreakdownRow[];
   monthly: MonthlyRow[];
+}
+
+/** The dimensions in the order of their names: a link's breakdown rows of one day and value come in key order. */
+const DIMENSIONS_BY_NAME = [...DIMENSIONS].sort();
+
+/**
+ * Roll-up rows of the groups whose link still exists; monthly rows only where `keepsMonth` says that
+ * month's monthly rows are kept up to date (SQLite compacts the others from the daily rows later).
+ * Rows come in key order (link id, then day or month, dimension, value) so that concurrent flushes
+ * (several instances on one PostgreSQL) lock them in the same order and cannot deadlock. Link by
+ * link: a link with one group (most, on a long tail) gives its rows straight away, in key order.
+ */
+export function rollUp(groups: Group[], live: Set<string>, keepsMonth: (linkId: string, month: string) => boolean = () => true): RollUps {
+  const sorted = groups.every((g, i) => i === 0 || compareIds(groups[i - 1]!.link_id, g.link_id) <= 0)
+    ? groups
+    : [...groups].sort((a, b) => compareIds(a.link_id, b.link_id));
+  const out: RollUps = { increments: [], daily: [], breakdown: [], monthly: [] };
+  for (let i = 0; i < sorted.length; ) {
+    const linkId = sorted[i]!.link_id;
+    let j = i + 1;
+    while (j < sorted.length && sorted[j]!.link_id === linkId) j++;
+    if (live.has(linkId)) {
+      if (j === i + 1) rollUpOne(sorted[i]!, keepsMonth, out);
+      else rollUpLink(sorted.slice(i, j), keepsMonth, out);
+    }
+    i = j;
+  }
+  return out;
+}
+
+function rollUpOne(g: Group, keepsMonth: (linkId: string, month: string) => boolean, out: RollUps): void {
+  const n = g.clicks;
+  if (n > g.counted) out.increments.push([g.link_id, n - g.counted]);
+  out.daily.push({ link_id: g.link_id, day: g.day, clicks: n, bots: g.is_bot * n });
+  for (const dim of DIMENSIONS_BY_NAME) out.breakdown.push({ link_id: g.link_id, day: g.day, dimension: dim, value: g[dim], clicks: n });
+  const month = g.day.slice(0, 7);
+  if (keepsMonth(g.link_id, month)) {
+    for (const dim of DIMENSIONS_BY_NAME) out.monthly.push({ link_id: g.link_id, month, dimension: dim, value: g[dim], clicks: n });
+  }
+}
+
+/** One link's rows from several groups, summed by key and sorted by it. */
+function rollUpLink(groups: Group[], keepsMonth: (linkId: string, month: string) => boolean, out: RollUps): void {
+  const linkId = groups[0]!.link_id;
+  const daily = new Map<string, DailyRow>();
+  const breakdown = new Map<string, BreakdownRow>();
+  const monthly = new Map<string, MonthlyRow>();
+  let increment = 0;
+  for (const g of groups) {
+    const n = g.clicks;
+    increment += n - g.counted;
+    add(daily, g.day, () => ({ link_id: linkId, day: g.day, clicks: 0, bots: 0 }), n).bots += g.is_bot * n;
+    const month = g.day.slice(0, 7);
+    const toMonth = keepsMonth(linkId, month);
+    for (const dim of DIMENSIONS) {
+      const value = g[dim];
+      add(breakdown, `${g.day}\u0000${dim}\u0000${value}`, () => ({ link_id: linkId, day: g.day, dimension: dim, value, clicks: 0 }), n);
+      if (toMonth) add(monthly, `${month}\u0000${dim}\u0000${value}`, () => ({ link_id: linkId, month, dimension: dim, value, clicks: 0 }), n);
+    }
+  }
+  if (increment > 0) out.increments.push([linkId, increment]);
+  for (const r of byKey(daily)) out.daily.push(r);
+  for (const r of byKey(breakdown)) out.breakdown.push(r);
+  for (const r of byKey(monthly)) out.monthly.push(r);
 }
 
 function add<R extends { clicks: number }>(m: Map<string, R>, key: string, make: () => R, n: number): R {
@@ -189,35 +287,4 @@ function add<R extends { clicks: number }>(m: Map<string, R>, key: string, make:
 
 function byKey<V>(m: Map<string, V>): V[] {
   return [...m.keys()].sort().map((k) => m.get(k) as V);
-}
-
-/**
- * Roll-up rows of the groups whose link still exists; monthly rows only where `keepsMonth` says that
- * month's monthly rows are kept up to date (SQLite compacts the others from the daily rows later).
- * Rows come in key order so that concurrent flushes (several instances on one PostgreSQL) lock them
- * in the same order and cannot deadlock.
- */
-export function rollUp(groups: Group[], live: Set<string>, keepsMonth: (linkId: string, month: string) => boolean = () => true): RollUps {
-  const daily = new Map<string, DailyRow>();
-  const breakdown = new Map<string, BreakdownRow>();
-  const monthly = new Map<string, MonthlyRow>();
-  for (const g of groups) {
-    if (!live.has(g.link_id)) continue;
-    const n = g.clicks;
-    const dk = `${g.link_id}\u0000${g.day}`;
-    add(daily, dk, () => ({ link_id: g.link_id, day: g.day, clicks: 0, bots: 0 }), n).bots += g.is_bot * n;
-    const month = g.day.slice(0, 7);
-    const toMonth = keepsMonth(g.link_id, month);
-    for (const dim of DIMENSIONS) {
-      const value = g[dim];
-      add(breakdown, `${dk}\u0000${dim}\u0000${value}`, () => ({ link_id: g.link_id, day: g.day, dimension: dim, value, clicks: 0 }), n);
-      if (toMonth) add(monthly, `${g.link_id}\u0000${month}\u0000${dim}\u0000${value}`, () => ({ link_id: g.link_id, month, dimension: dim, value, clicks: 0 }), n);
-    }
-  }
-  return {
-    increments: increments(groups, live),
-    daily: byKey(daily),
-    breakdown: byKey(breakdown),
-    monthly: byKey(monthly),
-  };
 }

@@ -5,7 +5,7 @@
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
-import { type ClickRow, DIMENSIONS, type Group, addGroups, describeBatch, mergeGroups, rollUp } from "./click-batch.js";
+import { type ClickRow, DIMENSIONS, type Group, GroupSet, describeBatch, rollUp } from "./click-batch.js";
 import type { CountryResolver } from "./describe.js";
 import type { ClickBatch } from "./click-buffer.js";
 
@@ -83,7 +83,7 @@ interface Epoch {
  */
 export class SqliteClickWriter implements ClickWriter {
   private s: SqliteStatements | null = null;
-  private pending = new Map<string, Group>();
+  private pending = new GroupSet();
   private pendingUpTo = 0;
   private epoch: Epoch | null = null;
   private rollupQueue: Promise<void> = Promise.resolve();
@@ -126,7 +126,7 @@ export class SqliteClickWriter implements ClickWriter {
       await this.lock(() => {
         const lastId = s.raw(chunk, chunkRowGroups);
         // In the same synchronous step as the commit, so a roll-up never starts without these groups.
-        mergeGroups(this.pending, chunkGroups);
+        for (const group of chunkGroups) this.pending.add(group);
         this.pendingUpTo = Math.max(this.pendingUpTo, lastId);
         this.written = { seq: clicks.seq, rows: end };
       });
@@ -146,8 +146,8 @@ export class SqliteClickWriter implements ClickWriter {
 
   private async writeRollups(): Promise<void> {
     if (this.epoch === null && this.pending.size > 0) {
-      this.epoch = { groups: byLink(this.pending.values()), upTo: this.pendingUpTo, done: 0 };
-      this.pending = new Map();
+      this.epoch = { groups: this.pending.byLinkId(), upTo: this.pendingUpTo, done: 0 };
+      this.pending = new GroupSet();
     }
     if (this.epoch !== null) {
       await this.finishEpoch(this.epoch);
@@ -238,26 +238,21 @@ export class SqliteClickWriter implements ClickWriter {
 
   /** Groups of the raw clicks `read` returns after a click id, in id order, RECOVERY_CHUNK rows at a time. */
   private groupsOf(start: number, read: (afterId: number, n: number) => unknown[]): { groups: Group[]; lastId: number } {
-    const groups = new Map<string, Group>();
+    const groups = new GroupSet();
     let lastId = start;
     for (;;) {
       const rows = read(lastId, RECOVERY_CHUNK) as (ClickRow & { id: number })[];
       if (rows.length === 0) break;
-      addGroups(groups, rows);
+      groups.addRows(rows);
       lastId = Number(rows[rows.length - 1]!.id);
     }
-    return { groups: byLink(groups.values()), lastId };
+    return { groups: groups.byLinkId(), lastId };
   }
 
   /** Prepared on first use: the tables may not exist yet when the recorder is built (CLI migrate). */
   private statements(): SqliteStatements {
     return (this.s ??= sqliteStatements(this.handle));
   }
-}
-
-/** Groups sorted by link id (the order roll-ups are written and recorded in). */
-function byLink(groups: Iterable<Group>): Group[] {
-  return [...groups].sort((a, b) => (a.link_id < b.link_id ? -1 : a.link_id > b.link_id ? 1 : 0));
 }
 
 /** The end of a chunk of about `size` groups or rows (in link order) from `start` that does not split a link. */

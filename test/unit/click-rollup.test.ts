@@ -1,0 +1,124 @@
+// Roll-up rows and the groups held between roll-ups, against a plain reference: every row summed by its
+// whole key in one map and sorted by the key's string (the order writers lock rows in).
+import { describe, expect, it } from "vitest";
+import { DIMENSIONS, type Group, GroupSet, rollUp } from "../../src/clicks/click-batch.js";
+
+type Row = { key: string } & Record<string, unknown>;
+
+/** What rollUp must give: sums by full key, sorted by "link \0 day|month \0 dimension \0 value". */
+function reference(groups: Group[], live: Set<string>, keepsMonth: (linkId: string, month: string) => boolean) {
+  const inc = new Map<string, number>();
+  const daily = new Map<string, Row>();
+  const breakdown = new Map<string, Row>();
+  const monthly = new Map<string, Row>();
+  const bump = (m: Map<string, Row>, key: string, row: Record<string, unknown>, n: number, bots = 0) => {
+    const r = m.get(key) ?? { key, ...row, clicks: 0, ...("bots" in row ? { bots: 0 } : {}) };
+    (r as { clicks: number }).clicks += n;
+    if ("bots" in r) (r as { bots: number }).bots += bots;
+    m.set(key, r);
+  };
+  for (const g of groups) {
+    if (!live.has(g.link_id)) continue;
+    if (g.clicks > g.counted) inc.set(g.link_id, (inc.get(g.link_id) ?? 0) + g.clicks - g.counted);
+    bump(daily, `${g.link_id}\0${g.day}`, { link_id: g.link_id, day: g.day, bots: 0 }, g.clicks, g.is_bot * g.clicks);
+    const month = g.day.slice(0, 7);
+    for (const dim of DIMENSIONS) {
+      bump(breakdown, `${g.link_id}\0${g.day}\0${dim}\0${g[dim]}`, { link_id: g.link_id, day: g.day, dimension: dim, value: g[dim] }, g.clicks);
+      if (keepsMonth(g.link_id, month)) bump(monthly, `${g.link_id}\0${month}\0${dim}\0${g[dim]}`, { link_id: g.link_id, month, dimension: dim, value: g[dim] }, g.clicks);
+    }
+  }
+  const sorted = (m: Map<string, Row>) => [...m.keys()].sort().map((k) => { const { key: _key, ...rest } = m.get(k)!; return rest; });
+  return { increments: [...inc.keys()].sort().map((id) => [id, inc.get(id)]), daily: sorted(daily), breakdown: sorted(breakdown), monthly: sorted(monthly) };
+}
+
+/** A small deterministic generator, so a failure can be replayed. */
+function lcg(seed: number): () => number {
+  let s = seed;
+  return () => (s = (s * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+}
+
+function randomGroups(rand: () => number, n: number): Group[] {
+  const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)] as T;
+  // Ids chosen so that their string order differs from their numbers' (num = the id's position here).
+  const links = ["k9", "k10", "a", "ab", "b", "Z", "k1"];
+  return Array.from({ length: n }, () => {
+    const link_id = pick(links);
+    const clicks = 1 + Math.floor(rand() * 5);
+    return {
+      link_id,
+      link_num: links.indexOf(link_id) + 1,
+      day: pick(["2026-10-31", "2026-11-01", "2026-11-02"]),
+      country: pick(["DE", "FR", "unknown"]),
+      device: pick(["desktop", "mobile"]),
+      os: pick(["Windows", "iOS"]),
+      browser: pick(["Chrome", "Safari"]),
+      referrer: pick(["direct", "news.example.org"]),
+      is_bot: rand() < 0.2 ? 1 : 0,
+      clicks,
+      counted: rand() < 0.3 ? clicks : 0,
+    };
+  });
+}
+
+describe("rollUp", () => {
+  it("sums every row by its key and gives them in key order, for sorted and unsorted groups", () => {
+    const rand = lcg(7);
+    for (let round = 0; round < 40; round++) {
+      const groups = randomGroups(rand, 1 + Math.floor(rand() * 60));
+      const live = new Set(["k9", "k10", "a", "b", "Z", "k1"]); // "ab" was deleted
+      const keepsMonth = (linkId: string, month: string) => month === "2026-11" || linkId < "b";
+      const expected = reference(groups, live, keepsMonth);
+      expect(rollUp(groups, live, keepsMonth)).toEqual(expected);
+      const byId = [...groups].sort((x, y) => (x.link_id < y.link_id ? -1 : x.link_id > y.link_id ? 1 : 0));
+      expect(rollUp(byId, live, keepsMonth)).toEqual(expected);
+    }
+  });
+
+  it("gives a link with one group its five breakdown rows in dimension-name order", () => {
+    const g: Group = { link_id: "x", link_num: 1, day: "2026-11-22", country: "DE", device: "mobile", os: "iOS", browser: "Safari", referrer: "direct", is_bot: 1, clicks: 3, counted: 1 };
+    const u = rollUp([g], new Set(["x"]));
+    expect(u.increments).toEqual([["x", 2]]);
+    expect(u.daily).toEqual([{ link_id: "x", day: "2026-11-22", clicks: 3, bots: 3 }]);
+    expect(u.breakdown.map((r) => `${r.dimension}=${r.value}`)).toEqual(["browser=Safari", "country=DE", "device=mobile", "os=iOS", "referrer=direct"]);
+    expect(u.monthly.map((r) => `${r.month} ${r.dimension} ${r.clicks}`)).toEqual(["2026-11 browser 3", "2026-11 country 3", "2026-11 device 3", "2026-11 os 3", "2026-11 referrer 3"]);
+    expect(rollUp([g], new Set())).toEqual({ increments: [], daily: [], breakdown: [], monthly: [] });
+  });
+});
+
+describe("GroupSet", () => {
+  it("merges groups of the same link, day and values across batches and keeps the others apart", () => {
+    const rand = lcg(11);
+    const set = new GroupSet();
+    const all: Group[] = [];
+    for (let batch = 0; batch < 5; batch++) {
+      for (const g of randomGroups(rand, 30)) {
+        all.push({ ...g });
+        set.add(g);
+      }
+    }
+    const held = set.byLinkId();
+    // Nothing counted twice or lost, and no two held groups alike.
+    const total = (gs: Group[]) => gs.reduce((a, g) => [a[0]! + g.clicks, a[1]! + g.counted], [0, 0]);
+    expect(total(held)).toEqual(total(all));
+    const keyOf = (g: Group) => [g.link_id, g.day, ...DIMENSIONS.map((d) => g[d]), g.is_bot].join("|");
+    expect(new Set(held.map(keyOf)).size).toBe(held.length);
+    expect(set.size).toBe(held.length);
+    // By link id, and the roll-up of the held groups is the roll-up of everything added.
+    const ids = held.map((g) => g.link_id);
+    expect(ids).toEqual([...ids].sort());
+    const live = new Set(ids);
+    expect(rollUp(held, live)).toEqual(rollUp(all, live));
+  });
+
+  it("counts rows read back one click each, by their time's UTC day", () => {
+    const set = new GroupSet();
+    const row = { link_id: "a", link_num: 1, country: "DE", device: "desktop", os: "Windows", browser: "Chrome", referrer: "direct", is_bot: 0 };
+    set.addRows([
+      { ...row, at: Date.UTC(2026, 10, 21, 23, 59, 59, 999), counted: 0 },
+      { ...row, at: Date.UTC(2026, 10, 22), counted: 1 },
+      { ...row, at: Date.UTC(2026, 10, 22, 5), counted: 0 },
+      { ...row, at: Date.UTC(2026, 10, 22, 6), counted: 0, country: "FR" },
+    ]);
+    expect(set.byLinkId().map((g) => `${g.day} ${g.country} ${g.clicks}/${g.counted}`)).toEqual(["2026-11-21 DE 1/0", "2026-11-22 DE 2/1", "2026-11-22 FR 1/0"]);
+  });
+});
