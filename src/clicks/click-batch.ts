@@ -22,8 +22,8 @@ export interface Group extends Omit<ClickRow, "at"> {
 export interface DescribedBatch {
   /** By link number, each link's clicks in the order they came (time order). */
   rows: ClickRow[];
-  /** Each row's group (rowGroups[i] holds rows[i]). */
-  rowGroups: Group[];
+  /** Each row's values, as a number: rows with the same number share country, device, os, browser, referrer and bot flag. */
+  rowValues: number[];
   /** In the rows' order. */
   groups: Group[];
   /** The batch's distinct link ids, in the rows' order. */
@@ -83,13 +83,18 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
   const agents = new Map<number, ClickDimensions>();
   const referrers = new Map<number, string>();
   const places = new Map<number, string>();
-  /** Each link's rows. */
-  const byLink = new Map<number, ClickRow[]>();
+  /** Each link's clicks (indexes into rowOf), and each click's row and values. */
+  const byLink = new Map<number, number[]>();
+  const rowOf: ClickRow[] = new Array(batch.length);
+  const valuesOf = new Int32Array(batch.length);
+  /** The batch's distinct values, by their content. */
+  const valueIds = new Map<string, number>();
   // Consecutive clicks mostly share their agent, referrer and place: their values are then the last ones.
   let lastUa = -1;
   let lastRef = -1;
   let lastPlace = -1;
   let v: Values = { country: "", device: "", os: "", browser: "", referrer: "", is_bot: 0 };
+  let vid = -1;
   for (let i = 0, o = 0; i < batch.length; i++, o += WIDTH) {
     const ua = f[o + FIELD.userAgent] as number;
     const ref = f[o + FIELD.referer] as number;
@@ -105,12 +110,15 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
       let country = places.get(place);
       if (country === undefined) places.set(place, (country = countries.resolve(header < 0 ? null : (s[header] as string), s[ip] as string)));
       v = { country, device: d.device, os: d.os, browser: d.browser, referrer, is_bot: d.isBot ? 1 : 0 };
+      const content = `${country}\u0000${d.device}\u0000${d.os}\u0000${d.browser}\u0000${referrer}\u0000${v.is_bot}`;
+      vid = valueIds.get(content) ?? valueIds.size;
+      valueIds.set(content, vid);
       lastUa = ua;
       lastRef = ref;
       lastPlace = place;
     }
     const num = f[o + FIELD.linkNum] as number;
-    const row: ClickRow = {
+    rowOf[i] = {
       link_id: batch.links[i] as string,
       link_num: num,
       at: f[o + FIELD.at] as number,
@@ -122,22 +130,24 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
       is_bot: v.is_bot,
       counted: f[o + FIELD.counted] as number,
     };
+    valuesOf[i] = vid;
     const same = byLink.get(num);
-    if (same === undefined) byLink.set(num, [row]);
-    else same.push(row);
+    if (same === undefined) byLink.set(num, [i]);
+    else same.push(i);
   }
   const rows: ClickRow[] = [];
-  const rowGroups: Group[] = [];
+  const rowValues: number[] = [];
   const groups: Group[] = [];
   const linkIds: string[] = [];
   const days = new DayOf();
   const linkGroups: Group[] = [];
   for (const num of [...byLink.keys()].sort((a, b) => a - b)) {
     const list = byLink.get(num)!;
-    const linkId = list[0]!.link_id;
+    const linkId = rowOf[list[0]!]!.link_id;
     linkIds.push(linkId);
     linkGroups.length = 0;
-    for (const row of list) {
+    for (const i of list) {
+      const row = rowOf[i]!;
       const day = days.of(row.at);
       let g = findGroup(linkGroups, day, row);
       if (g === undefined) {
@@ -148,10 +158,10 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
       g.clicks++;
       g.counted += row.counted;
       rows.push(row);
-      rowGroups.push(g);
+      rowValues.push(valuesOf[i]!);
     }
   }
-  return { rows, rowGroups, groups, linkIds };
+  return { rows, rowValues, groups, linkIds };
 }
 
 /**

@@ -1,6 +1,6 @@
 // The click sink's two writers, each one transaction per batch with few statements: SQLite through
-// prepared statements on the raw handle (synchronous, no query building per click; a link's raw rows
-// that share their values in one statement, the others 50 to a statement), PostgreSQL through
+// prepared statements on the raw handle (synchronous, no query building per click; raw rows that share
+// their values in one statement whatever their links, the others 50 to a statement), PostgreSQL through
 // unnest() arrays (one statement per table, whatever the batch size).
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
@@ -36,6 +36,14 @@ const COMPACT_CHUNKS_PER_ROLLUP = 20;
 const RAW_CHUNK = 2_000;
 /** Raw click rows per INSERT statement. */
 const ROWS_PER_INSERT = 50;
+/**
+ * Rows that share their values are inserted as one JSON array of integers, each the link number and the
+ * time's offset from the statement's base time: offset in the low OFFSET_BITS bits (70 minutes of
+ * milliseconds), the link number above, within the 2^53 that a JSON number holds exactly.
+ */
+const OFFSET_BITS = 22;
+const OFFSET_SPAN = 2 ** OFFSET_BITS;
+const MAX_PACKED_NUM = 2 ** (53 - OFFSET_BITS);
 /** A raw click row's columns, in the order the statements below bind them. */
 const CLICK_COLUMNS = ["link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted"] as const;
 const INSERT_CLICKS = `INSERT INTO clicks (${CLICK_COLUMNS.join(", ")}) VALUES `;
@@ -110,7 +118,7 @@ export class SqliteClickWriter implements ClickWriter {
    */
   async write(clicks: ClickBatch): Promise<void> {
     const s = this.statements();
-    const { rows, rowGroups, groups } = describeBatch(clicks, this.countries);
+    const { rows, rowValues, groups } = describeBatch(clicks, this.countries);
     let start = this.written?.seq === clicks.seq ? this.written.rows : 0;
     // Groups come in link order too: those of the links already written were merged with them.
     let g = 0;
@@ -121,10 +129,10 @@ export class SqliteClickWriter implements ClickWriter {
       let gEnd = g;
       while (gEnd < groups.length && (groups[gEnd] as Group).link_num <= linkBefore(end)) gEnd++;
       const chunk = rows.slice(start, end);
-      const chunkRowGroups = rowGroups.slice(start, end);
+      const chunkValues = rowValues.slice(start, end);
       const chunkGroups = groups.slice(g, gEnd);
       await this.lock(() => {
-        const lastId = s.raw(chunk, chunkRowGroups);
+        const lastId = s.raw(chunk, chunkValues);
         // In the same synchronous step as the commit, so a roll-up never starts without these groups.
         for (const group of chunkGroups) this.pending.add(group);
         this.pendingUpTo = Math.max(this.pendingUpTo, lastId);
@@ -283,43 +291,49 @@ function sqliteStatements(handle: SQLite.Database) {
   const width = CLICK_COLUMNS.length;
   const args = new Array<unknown>(ROWS_PER_INSERT * width);
   const one = new Array<unknown>(width);
-  const same = new Array<unknown>(width);
-  /** Inserts rows alike but for their time: one statement, the times as a JSON array. */
-  const insertAlike = (alike: ClickRow[]): number => {
-    // In CLICK_COLUMNS order, the time (second) replaced by the JSON array of times, moved last.
-    putRow(same, 0, alike[0] as ClickRow);
-    same.copyWithin(1, 2);
-    same[width - 1] = JSON.stringify(alike.map((r) => r.at));
-    return Number(st.clicksAlike.run(same).lastInsertRowid);
+  const shared = new Array<unknown>(width);
+  /**
+   * Inserts rows alike but for their link and time with one statement: their values bound once, each
+   * row one integer of a JSON array (link number and time offset). Rows that do not fit that (a group
+   * spanning more than OFFSET_SPAN ms, a link number past MAX_PACKED_NUM) go to `rest`. Returns the
+   * last id, or 0 when nothing was inserted.
+   */
+  const insertPacked = (alike: ClickRow[], rest: ClickRow[]): number => {
+    let base = Infinity;
+    for (const r of alike) if (r.at < base) base = r.at;
+    const packed: number[] = [];
+    for (const r of alike) {
+      const offset = r.at - base;
+      if (offset < OFFSET_SPAN && r.link_num < MAX_PACKED_NUM && Number.isInteger(offset)) packed.push(r.link_num * OFFSET_SPAN + offset);
+      else rest.push(r);
+    }
+    if (packed.length === 0) return 0;
+    // In CLICK_COLUMNS order, the link number replaced by the base time, the JSON array last.
+    putRow(shared, 0, alike[0] as ClickRow);
+    shared[0] = base;
+    shared.copyWithin(1, 2);
+    shared[width - 1] = JSON.stringify(packed);
+    return Number(st.clicksPacked.run(shared).lastInsertRowid);
   };
   /**
-   * Rows in link order, with their groups (link, day and values): the clicks of a link that share a
-   * group and `counted` are inserted by one statement that binds their values once; the others in
-   * statements of ROWS_PER_INSERT rows. Returns the last id.
+   * Rows in link order, with their values' numbers: rows that share their values and `counted` are
+   * inserted by one statement (each list in link order, so the clicks index takes it in key order), the
+   * others in statements of ROWS_PER_INSERT rows. Returns the last id.
    */
-  const append = handle.transaction((rows: ClickRow[], rowGroups: Group[]): number => {
+  const append = handle.transaction((rows: ClickRow[], rowValues: number[]): number => {
     let lastId = 0;
+    const alike = new Map<number, ClickRow[]>();
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i] as ClickRow;
+      const k = (rowValues[i] as number) * 2 + (row.counted === 0 ? 0 : 1);
+      const list = alike.get(k);
+      if (list === undefined) alike.set(k, [row]);
+      else list.push(row);
+    }
     const rest: ClickRow[] = [];
-    for (let i = 0; i < rows.length; ) {
-      const end = chunkEnd(rows, i, 1);
-      if (end - i === 1) rest.push(rows[i] as ClickRow);
-      else {
-        // The link's rows by group and counted, each list in time order.
-        const alike = new Map<Group, [ClickRow[], ClickRow[]]>();
-        for (let k = i; k < end; k++) {
-          const g = rowGroups[k] as Group;
-          let lists = alike.get(g);
-          if (lists === undefined) alike.set(g, (lists = [[], []]));
-          lists[(rows[k] as ClickRow).counted === 0 ? 0 : 1].push(rows[k] as ClickRow);
-        }
-        for (const lists of alike.values()) {
-          for (const list of lists) {
-            if (list.length > 1) lastId = insertAlike(list);
-            else if (list.length === 1) rest.push(list[0] as ClickRow);
-          }
-        }
-      }
-      i = end;
+    for (const list of alike.values()) {
+      if (list.length === 1) rest.push(list[0] as ClickRow);
+      else lastId = Math.max(lastId, insertPacked(list, rest));
     }
     let i = 0;
     // Whole statements of ROWS_PER_INSERT rows (one call into SQLite each), then the rest one by one.
@@ -338,10 +352,10 @@ function sqliteStatements(handle: SQLite.Database) {
    * is a random read in the links index per click. A link deleted since its clicks were taken is found
    * by the roll-up instead, which deletes those clicks (its other clicks went with the link).
    */
-  const raw = (rows: ClickRow[], rowGroups: Group[]): number => {
+  const raw = (rows: ClickRow[], rowValues: number[]): number => {
     handle.pragma("foreign_keys = OFF");
     try {
-      return append.immediate(rows, rowGroups);
+      return append.immediate(rows, rowValues);
     } finally {
       handle.pragma("foreign_keys = ON");
     }
@@ -383,9 +397,10 @@ function prepare(h: SQLite.Database) {
     deleteOrphansAfter: h.prepare("DELETE FROM clicks WHERE id > ? AND NOT EXISTS (SELECT 1 FROM links WHERE num = clicks.link_num)"),
     click: h.prepare(INSERT_CLICKS + CLICK_VALUES),
     clicks: h.prepare(INSERT_CLICKS + Array.from({ length: ROWS_PER_INSERT }, () => CLICK_VALUES).join(", ")),
-    /** One row per time in a JSON array (the last parameter), the other columns' values as given. */
-    clicksAlike: h.prepare(
-      `INSERT INTO clicks (${CLICK_COLUMNS.join(", ")}) SELECT ?, j.value, ${CLICK_COLUMNS.slice(2).map(() => "?").join(", ")} FROM json_each(?) AS j`,
+    /** One row per integer of a JSON array (the last parameter): link number and offset from the base time (the first). */
+    clicksPacked: h.prepare(
+      `INSERT INTO clicks (${CLICK_COLUMNS.join(", ")}) SELECT j.value >> ${OFFSET_BITS}, ? + (j.value & ${OFFSET_SPAN - 1}), ` +
+        `${CLICK_COLUMNS.slice(2).map(() => "?").join(", ")} FROM json_each(?) AS j`,
     ),
     increment: h.prepare("UPDATE links SET click_count = click_count + ? WHERE id = ?"),
     countLimited: h.prepare("UPDATE links SET click_count = click_count + 1 WHERE id = ? AND click_count < ?"),

@@ -1,7 +1,8 @@
-// SQLite inserts the clicks of a link that share their values (and whether they were counted) with one
-// statement binding those values once, the others row by row. Whatever the mix, the rows stored must
-// be exactly the batch's clicks: each value in its column, each time once, nothing merged across
-// values, days, counted flags or links.
+// SQLite inserts the clicks that share their values (and whether they were counted), whatever their
+// links, with one statement binding those values once (each row an integer packing its link number and
+// time offset), the others row by row. Whatever the mix, the rows stored must be exactly the batch's
+// clicks: each value in its column, each time once, nothing merged across values, days, counted flags
+// or links, also past what the packing holds (times 70 minutes apart, link numbers from 2^31).
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,12 +27,17 @@ beforeAll(async () => {
   await migrateToLatest(storage);
   handle = storage.sqlite as SQLite.Database;
   const insert = handle.prepare("INSERT INTO links (id, domain, alias, url, click_count, created_at, updated_at) VALUES (?, '', ?, 'https://example.com/', 0, 0, 0)");
-  for (const id of ["link_a", "link_b", "link_c", "link_d"]) insert.run(id, id);
+  for (const id of ["link_a", "link_b", "link_c", "link_d", ...MANY]) insert.run(id, id);
+  handle.prepare("INSERT INTO links (num, id, domain, alias, url, click_count, created_at, updated_at) VALUES (?, 'link_big', '', 'link_big', 'https://example.com/', 0, 0, 0)").run(BIG);
 });
 afterAll(async () => storage?.close());
 
-// Inserted in this order into a new database: link_a is number 1, link_d number 4.
-const NUMS: Record<string, number> = { link_a: 1, link_b: 2, link_c: 3, link_d: 4 };
+/** 40 links of 60 alike clicks each: more rows than one transaction's worth, one statement per chunk. */
+const MANY = Array.from({ length: 40 }, (_, k) => `link_m${k}`);
+/** A link number past what a packed row holds (2^31). */
+const BIG = 2 ** 31 + 5;
+// Inserted in this order into a new database: link_a is number 1, link_d number 4, link_m0 number 5.
+const NUMS: Record<string, number> = { link_a: 1, link_b: 2, link_c: 3, link_d: 4, link_big: BIG, ...Object.fromEntries(MANY.map((id, k) => [id, 5 + k])) };
 const click = (linkId: string, at: number, userAgent: string, extra: Partial<ClickInput> = {}): ClickInput => ({
   linkId,
   linkNum: NUMS[linkId]!,
@@ -65,25 +71,33 @@ it("stores every click of a mixed batch with its own values", async () => {
     // link_d: 120 alike (more than one multi-row statement's worth) and one odd one
     ...Array.from({ length: 120 }, (_, k) => click("link_d", t + 100 + k, UA.iphone)),
     click("link_d", t + 300, UA.windows),
+    // link_b again, alike to its first click but 80 minutes later (past a packed offset), and counted
+    click("link_b", t + 20 + 80 * 60_000, UA.windows),
+    click("link_b", t + 21, UA.windows, { counted: true }),
+    // link_big: alike to link_a's first five
+    click("link_big", t + 30, UA.windows),
+    click("link_big", t + 31, UA.windows),
+    ...MANY.flatMap((id, k) => Array.from({ length: 60 }, (_, n) => click(id, t + 1_000 + k * 60 + n, n % 2 === 0 ? UA.windows : UA.iphone))),
   ];
   const batch = batchOf(inputs);
   const columns = "link_num, at, country, device, os, browser, referrer, is_bot, counted";
   const key = (r: Record<string, unknown>) => columns.split(", ").map((c) => String(r[c])).join("|");
   const expected = describeBatch(batch, countries).rows.map(key).sort();
-  // The oracle holds what it should: 137 clicks, with the values that tell them apart.
-  expect(expected).toHaveLength(137);
+  // The oracle holds what it should: 2,541 clicks, with the values that tell them apart.
+  expect(expected).toHaveLength(2_541);
   expect(new Set(expected.map((k) => k.split("|").slice(2).join("|"))).size).toBeGreaterThanOrEqual(6);
 
   const writer = new SqliteClickWriter(async (fn) => fn(), handle, countries);
   await writer.write(batch);
   const stored = (handle.prepare(`SELECT ${columns} FROM clicks`).all() as Record<string, unknown>[]).map(key).sort();
   expect(stored).toEqual(expected);
-  expect(Number(handle.prepare("SELECT count(DISTINCT id) FROM clicks").pluck().get())).toBe(137);
+  expect(Number(handle.prepare("SELECT count(DISTINCT id) FROM clicks").pluck().get())).toBe(2_541);
 
   // The roll-ups and counts agree with the rows (counted clicks were added when served).
   await writer.flushRollups();
-  const counts = Object.fromEntries((handle.prepare("SELECT id, click_count FROM links ORDER BY id").all() as { id: string; click_count: number }[]).map((r) => [r.id, r.click_count]));
-  expect(counts).toEqual({ link_a: 10, link_b: 1, link_c: 3, link_d: 121 });
+  const counts = Object.fromEntries((handle.prepare("SELECT id, click_count FROM links WHERE id NOT LIKE 'link_m%' ORDER BY id").all() as { id: string; click_count: number }[]).map((r) => [r.id, r.click_count]));
+  expect(counts).toEqual({ link_a: 10, link_b: 2, link_big: 2, link_c: 3, link_d: 121 });
+  expect(Number(handle.prepare("SELECT sum(click_count) FROM links WHERE id LIKE 'link_m%'").pluck().get())).toBe(2_400);
   const days = handle.prepare("SELECT day, clicks FROM click_daily WHERE link_id = 'link_c' ORDER BY day").all();
   expect(days).toEqual([
     { day: "2026-11-21", clicks: 1 },

@@ -39,7 +39,8 @@ describe("describeBatch", () => {
       "a 2026-11-22 unknown bot 1 1",
       "b 2026-11-21 DE desktop 0 1",
     ]);
-    // Each row's group is the one that counts it.
-    expect(b.rowGroups.map((g) => b.groups.indexOf(g))).toEqual([0, 0, 1, 2, 3, 4]);
+    // Rows share a values number exactly when they share their values, whatever their link or day.
+    expect(b.rows.map((r) => `${r.link_id} ${r.country} ${r.device}`)).toEqual(["a DE desktop", "a DE desktop", "a DE mobile", "a FR desktop", "a unknown bot", "b DE desktop"]);
+    expect(b.rowValues).toEqual([0, 0, 1, 2, 3, 0]);
   });
 });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { DIMENSIONS, type Group, GroupSet, rollUp } from "../../src/clicks/click-batch.js";
 
-type Row = { key: string } & Record<string, unknown>;
+type Row = { key: string; clicks: number; bots?: number } & Record<string, unknown>;
 
 /** What rollUp must give: sums by full key, sorted by "link \0 day|month \0 dimension \0 value". */
 function reference(groups: Group[], live: Set<string>, keepsMonth: (linkId: string, month: string) => boolean) {
@@ -12,9 +12,9 @@ function reference(groups: Group[], live: Set<string>, keepsMonth: (linkId: stri
   const breakdown = new Map<string, Row>();
   const monthly = new Map<string, Row>();
   const bump = (m: Map<string, Row>, key: string, row: Record<string, unknown>, n: number, bots = 0) => {
-    const r = m.get(key) ?? { key, ...row, clicks: 0, ...("bots" in row ? { bots: 0 } : {}) };
-    (r as { clicks: number }).clicks += n;
-    if ("bots" in r) (r as { bots: number }).bots += bots;
+    const r: Row = m.get(key) ?? { key, ...row, clicks: 0 };
+    r.clicks += n;
+    if (r.bots !== undefined) r.bots += bots;
     m.set(key, r);
   };
   for (const g of groups) {
