@@ -46,7 +46,10 @@ const OFFSET_SPAN = 2 ** OFFSET_BITS;
 const MAX_PACKED_NUM = 2 ** (53 - OFFSET_BITS);
 /** A raw click row's columns, in the order the statements below bind them. */
 const CLICK_COLUMNS = ["link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted"] as const;
-const INSERT_CLICKS = `INSERT INTO clicks (${CLICK_COLUMNS.join(", ")}) VALUES `;
+/** Staged rows moved into clicks per transaction (a click-limit count waits for one at most). */
+const MOVE_CHUNK = 50_000;
+/** A link with this many raw rows in a chunk writes them straight into clicks; fewer are staged. */
+const DIRECT_MIN = 4;
 const CLICK_VALUES = `(${CLICK_COLUMNS.map(() => "?").join(", ")})`;
 /** Raw clicks with their link's id (clicks of deleted links are not returned). */
 const SELECT_CLICKS = `SELECT c.id, l.id AS link_id, ${CLICK_COLUMNS.map((c) => `c.${c}`).join(", ")} FROM clicks c JOIN links l ON l.num = c.link_num`;
@@ -76,7 +79,14 @@ interface Epoch {
 }
 
 /**
- * SQLite: raw clicks are written with every batch (one append each). Their roll-ups and their
+ * SQLite: raw clicks are written with every batch. A link with a few clicks in a batch (most of a long
+ * tail) has them appended to click_staging, a table with no index, and moved into clicks by the next
+ * roll-up, MOVE_CHUNK rows per transaction: the clicks index then gets a roll-up interval's tail in a
+ * few transactions, each of its pages written once per transaction instead of once per flush (on a
+ * long tail a flush touched one index page per distinct link). A link with DIRECT_MIN clicks or more
+ * has them written straight into clicks, its index entries neighbours. A moved row gets a click id
+ * above the roll-up watermark, so a crash between the move and the roll-up is recovered like any raw
+ * click not rolled up yet; recover() moves what is still staged first. Their roll-ups and their
  * links.click_count increments are held in memory and written every CLICK_ROLLUP_MS: one upsert per
  * distinct link, day and value per interval instead of per batch, which is what keeps a long tail of
  * links cheap. A roll-up is written in short transactions of whole links, in link order, each
@@ -92,7 +102,6 @@ interface Epoch {
 export class SqliteClickWriter implements ClickWriter {
   private s: SqliteStatements | null = null;
   private pending = new GroupSet();
-  private pendingUpTo = 0;
   private epoch: Epoch | null = null;
   private rollupQueue: Promise<void> = Promise.resolve();
   private months: Months | null = null;
@@ -132,10 +141,9 @@ export class SqliteClickWriter implements ClickWriter {
       const chunkValues = rowValues.slice(start, end);
       const chunkGroups = groups.slice(g, gEnd);
       await this.lock(() => {
-        const lastId = s.raw(chunk, chunkValues);
+        s.raw(chunk, chunkValues);
         // In the same synchronous step as the commit, so a roll-up never starts without these groups.
         for (const group of chunkGroups) this.pending.add(group);
-        this.pendingUpTo = Math.max(this.pendingUpTo, lastId);
         this.written = { seq: clicks.seq, rows: end };
       });
       start = end;
@@ -154,8 +162,15 @@ export class SqliteClickWriter implements ClickWriter {
 
   private async writeRollups(): Promise<void> {
     if (this.epoch === null && this.pending.size > 0) {
-      this.epoch = { groups: this.pending.byLinkId(), upTo: this.pendingUpTo, done: 0 };
-      this.pending = new GroupSet();
+      // The bulk of the staged rows a chunk at a time, then the rest with the roll-up's snapshot in one
+      // step: every click up to upTo then has its group in the epoch, and every group its clicks there.
+      await this.moveStaged();
+      const s = this.statements();
+      await this.lock(() => {
+        s.move(Number.MAX_SAFE_INTEGER);
+        this.epoch = { groups: this.pending.byLinkId(), upTo: Number(s.lastClickId.get()), done: 0 };
+        this.pending = new GroupSet();
+      });
     }
     if (this.epoch !== null) {
       await this.finishEpoch(this.epoch);
@@ -215,6 +230,12 @@ export class SqliteClickWriter implements ClickWriter {
     }
   }
 
+  /** Moves staged rows into clicks, MOVE_CHUNK (the oldest) per transaction, until fewer are left. */
+  private async moveStaged(): Promise<void> {
+    const s = this.statements();
+    while ((await this.lock(() => s.move(MOVE_CHUNK))) === MOVE_CHUNK) await new Promise((resolve) => setImmediate(resolve));
+  }
+
   /** The atomic click-limit count, on this writer's connection. */
   async countLimited(linkId: string, maxClicks: number): Promise<boolean> {
     const s = this.statements();
@@ -229,6 +250,8 @@ export class SqliteClickWriter implements ClickWriter {
   async recover(): Promise<void> {
     await this.rollupQueue;
     const s = this.statements();
+    await this.moveStaged();
+    await this.lock(() => s.move(Number.MAX_SAFE_INTEGER));
     const state = s.state.get() as { last: number; epoch_to: number | null; epoch_link: string | null } | undefined;
     let from = Number(state?.last ?? 0);
     // Clicks of links deleted before their roll-up: the roll-up would have deleted them.
@@ -271,6 +294,7 @@ function chunkEnd(items: { link_num: number }[], start: number, size: number): n
 }
 
 type SqliteStatements = ReturnType<typeof sqliteStatements>;
+type RowStatements = ReturnType<typeof rowStatements>;
 
 /** A raw click row's values at `at` in a statement's arguments, in CLICK_COLUMNS order (field by field: no keyed lookups per value). */
 function putRow(args: unknown[], at: number, r: ClickRow): void {
@@ -285,9 +309,24 @@ function putRow(args: unknown[], at: number, r: ClickRow): void {
   args[at + 8] = r.counted;
 }
 
-/** The writer's statements and its two transactions: raw clicks, and a chunk of roll-ups with counts and state. */
+/** The statements that insert raw rows into one table (clicks, or click_staging). */
+function rowStatements(h: SQLite.Database, table: "clicks" | "click_staging") {
+  const insert = `INSERT INTO ${table} (${CLICK_COLUMNS.join(", ")}) `;
+  return {
+    one: h.prepare(insert + "VALUES " + CLICK_VALUES),
+    many: h.prepare(insert + "VALUES " + Array.from({ length: ROWS_PER_INSERT }, () => CLICK_VALUES).join(", ")),
+    /** One row per integer of a JSON array (the last parameter): link number and offset from the base time (the first). */
+    packed: h.prepare(
+      insert +
+        `SELECT j.value >> ${OFFSET_BITS}, ? + (j.value & ${OFFSET_SPAN - 1}), ${CLICK_COLUMNS.slice(2).map(() => "?").join(", ")} FROM json_each(?) AS j`,
+    ),
+  };
+}
+
+/** The writer's statements and its transactions: raw clicks, their move, and a chunk of roll-ups with counts and state. */
 function sqliteStatements(handle: SQLite.Database) {
   const st = prepare(handle);
+  const into = { clicks: rowStatements(handle, "clicks"), staging: rowStatements(handle, "click_staging") };
   const width = CLICK_COLUMNS.length;
   const args = new Array<unknown>(ROWS_PER_INSERT * width);
   const one = new Array<unknown>(width);
@@ -295,10 +334,9 @@ function sqliteStatements(handle: SQLite.Database) {
   /**
    * Inserts rows alike but for their link and time with one statement: their values bound once, each
    * row one integer of a JSON array (link number and time offset). Rows that do not fit that (a group
-   * spanning more than OFFSET_SPAN ms, a link number past MAX_PACKED_NUM) go to `rest`. Returns the
-   * last id, or 0 when nothing was inserted.
+   * spanning more than OFFSET_SPAN ms, a link number past MAX_PACKED_NUM) go to `rest`.
    */
-  const insertPacked = (alike: ClickRow[], rest: ClickRow[]): number => {
+  const insertPacked = (t: RowStatements, alike: ClickRow[], rest: ClickRow[]): void => {
     let base = Infinity;
     for (const r of alike) if (r.at < base) base = r.at;
     const packed: number[] = [];
@@ -307,21 +345,20 @@ function sqliteStatements(handle: SQLite.Database) {
       if (offset < OFFSET_SPAN && r.link_num < MAX_PACKED_NUM && Number.isInteger(offset)) packed.push(r.link_num * OFFSET_SPAN + offset);
       else rest.push(r);
     }
-    if (packed.length === 0) return 0;
+    if (packed.length === 0) return;
     // In CLICK_COLUMNS order, the link number replaced by the base time, the JSON array last.
     putRow(shared, 0, alike[0] as ClickRow);
     shared[0] = base;
     shared.copyWithin(1, 2);
     shared[width - 1] = JSON.stringify(packed);
-    return Number(st.clicksPacked.run(shared).lastInsertRowid);
+    t.packed.run(shared);
   };
   /**
    * Rows in link order, with their values' numbers: rows that share their values and `counted` are
-   * inserted by one statement (each list in link order, so the clicks index takes it in key order), the
-   * others in statements of ROWS_PER_INSERT rows. Returns the last id.
+   * inserted by one statement (each list in link order, so an index takes it in key order), the others
+   * in statements of ROWS_PER_INSERT rows.
    */
-  const append = handle.transaction((rows: ClickRow[], rowValues: number[]): number => {
-    let lastId = 0;
+  const insertRows = (t: RowStatements, rows: ClickRow[], rowValues: number[]): void => {
     const alike = new Map<number, ClickRow[]>();
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i] as ClickRow;
@@ -333,33 +370,62 @@ function sqliteStatements(handle: SQLite.Database) {
     const rest: ClickRow[] = [];
     for (const list of alike.values()) {
       if (list.length === 1) rest.push(list[0] as ClickRow);
-      else lastId = Math.max(lastId, insertPacked(list, rest));
+      else insertPacked(t, list, rest);
     }
     let i = 0;
     // Whole statements of ROWS_PER_INSERT rows (one call into SQLite each), then the rest one by one.
     for (; i + ROWS_PER_INSERT <= rest.length; i += ROWS_PER_INSERT) {
       for (let k = 0; k < ROWS_PER_INSERT; k++) putRow(args, k * width, rest[i + k] as ClickRow);
-      lastId = Number(st.clicks.run(args).lastInsertRowid);
+      t.many.run(args);
     }
     for (; i < rest.length; i++) {
       putRow(one, 0, rest[i] as ClickRow);
-      lastId = Number(st.click.run(one).lastInsertRowid);
+      t.one.run(one);
     }
-    return lastId;
+  };
+  /**
+   * The clicks of a link with DIRECT_MIN or more rows go straight into clicks (its index entries are
+   * neighbours: one page or a few), the others are staged until the next roll-up moves them.
+   */
+  const append = handle.transaction((rows: ClickRow[], rowValues: number[]): void => {
+    const direct: [ClickRow[], number[]] = [[], []];
+    const staged: [ClickRow[], number[]] = [[], []];
+    for (let i = 0; i < rows.length; ) {
+      const end = chunkEnd(rows, i, 1);
+      const to = end - i >= DIRECT_MIN ? direct : staged;
+      for (let k = i; k < end; k++) {
+        to[0].push(rows[k] as ClickRow);
+        to[1].push(rowValues[k] as number);
+      }
+      i = end;
+    }
+    insertRows(into.clicks, ...direct);
+    insertRows(into.staging, ...staged);
+  });
+  const moveChunk = handle.transaction((limit: number): number => {
+    const end = st.stagedChunkEnd.get(limit) as number | null;
+    if (end === null) return 0;
+    const moved = st.moveStaged.run(end).changes;
+    st.deleteStaged.run(end);
+    return moved;
   });
   /**
-   * Appends the rows and returns the last id. Without the foreign-key check: on a long tail of links it
-   * is a random read in the links index per click. A link deleted since its clicks were taken is found
-   * by the roll-up instead, which deletes those clicks (its other clicks went with the link).
+   * Without the foreign-key check: on a long tail of links it is a random read in the links index per
+   * click. A link deleted since its clicks were taken is found by the roll-up instead, which deletes
+   * those clicks (its other clicks went with the link).
    */
-  const raw = (rows: ClickRow[], rowValues: number[]): number => {
+  const withoutForeignKeys = <T>(fn: () => T): T => {
     handle.pragma("foreign_keys = OFF");
     try {
-      return append.immediate(rows, rowValues);
+      return fn();
     } finally {
       handle.pragma("foreign_keys = ON");
     }
   };
+  /** Writes the rows of a batch's chunk, straight into clicks or staged. */
+  const raw = (rows: ClickRow[], rowValues: number[]) => withoutForeignKeys(() => append.immediate(rows, rowValues));
+  /** Moves the oldest `limit` staged rows into clicks; returns how many. */
+  const move = (limit: number): number => withoutForeignKeys(() => moveChunk.immediate(limit));
   const rollups = handle.transaction((groups: Group[], upTo: number, final: boolean, keepsMonth: (linkId: string, month: string) => boolean) => {
     const live = new Set<string>();
     for (const [id, num] of new Map(groups.map((g) => [g.link_id, g.link_num]))) {
@@ -386,7 +452,7 @@ function sqliteStatements(handle: SQLite.Database) {
     else st.monthsProgress.run(m.to, last);
     return last;
   });
-  return { ...st, raw, rollups, compact };
+  return { ...st, raw, move, rollups, compact };
 }
 
 function prepare(h: SQLite.Database) {
@@ -395,13 +461,13 @@ function prepare(h: SQLite.Database) {
     deleteClicksOf: h.prepare("DELETE FROM clicks WHERE link_num = ?"),
     /** Raw clicks after an id whose link is gone (written after its deletion, and a crash came before their roll-up). */
     deleteOrphansAfter: h.prepare("DELETE FROM clicks WHERE id > ? AND NOT EXISTS (SELECT 1 FROM links WHERE num = clicks.link_num)"),
-    click: h.prepare(INSERT_CLICKS + CLICK_VALUES),
-    clicks: h.prepare(INSERT_CLICKS + Array.from({ length: ROWS_PER_INSERT }, () => CLICK_VALUES).join(", ")),
-    /** One row per integer of a JSON array (the last parameter): link number and offset from the base time (the first). */
-    clicksPacked: h.prepare(
-      `INSERT INTO clicks (${CLICK_COLUMNS.join(", ")}) SELECT j.value >> ${OFFSET_BITS}, ? + (j.value & ${OFFSET_SPAN - 1}), ` +
-        `${CLICK_COLUMNS.slice(2).map(() => "?").join(", ")} FROM json_each(?) AS j`,
+    /** The last staged id of the oldest `limit` staged rows (null when none is staged). */
+    stagedChunkEnd: h.prepare("SELECT max(id) FROM (SELECT id FROM click_staging ORDER BY id LIMIT ?)").pluck(),
+    moveStaged: h.prepare(
+      `INSERT INTO clicks (${CLICK_COLUMNS.join(", ")}) SELECT ${CLICK_COLUMNS.join(", ")} FROM click_staging WHERE id <= ?`,
     ),
+    deleteStaged: h.prepare("DELETE FROM click_staging WHERE id <= ?"),
+    lastClickId: h.prepare("SELECT coalesce(max(id), 0) FROM clicks").pluck(),
     increment: h.prepare("UPDATE links SET click_count = click_count + ? WHERE id = ?"),
     countLimited: h.prepare("UPDATE links SET click_count = click_count + 1 WHERE id = ? AND click_count < ?"),
     daily: h.prepare(

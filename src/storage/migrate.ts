@@ -7,6 +7,7 @@ import { rollupWatermark } from "./migrations/003-rollup-watermark.js";
 import { leanClicks } from "./migrations/004-lean-clicks.js";
 import { monthlyCompaction } from "./migrations/005-monthly-compaction.js";
 import { linkNumbers } from "./migrations/006-link-numbers.js";
+import { clickStaging } from "./migrations/007-click-staging.js";
 
 function migrationsFor(storage: Storage): Record<string, Migration> {
   return {
@@ -16,6 +17,7 @@ function migrationsFor(storage: Storage): Record<string, Migration> {
     "004-lean-clicks": leanClicks(storage.dialect),
     "005-monthly-compaction": monthlyCompaction(storage.dialect),
     "006-link-numbers": linkNumbers(storage.dialect),
+    "007-click-staging": clickStaging(storage.dialect),
   };
 }
 

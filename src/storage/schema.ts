@@ -142,6 +142,8 @@ export interface Database {
   email_tokens: EmailTokensTable;
   links: LinksTable;
   clicks: ClicksTable;
+  /** SQLite only: raw clicks not yet moved into clicks by a roll-up (migration 007). */
+  click_staging: ClicksTable;
   click_daily: ClickDailyTable;
   click_breakdown: ClickBreakdownTable;
   click_breakdown_month: ClickBreakdownMonthTable;

@@ -85,14 +85,15 @@ it("compacts October once November's clicks arrive, resumes after a crash, and c
   let calls = 0;
   const crashing = new SqliteClickWriter(
     async <T>(fn: () => T): Promise<T> => {
-      if (++calls === 4) throw new Error("simulated crash");
+      if (++calls === 6) throw new Error("simulated crash");
       return fn();
     },
     handle,
     countries,
   );
   await crashing.write(batchOf([click(1, NOV, "NL"), click(2, NOV + 1, "NL")])); // call 1: raw rows
-  await expect(crashing.flushRollups()).rejects.toThrow("simulated crash"); // 2: roll-up, 3: links 0-499, 4 dies
+  // 2 and 3: the staged rows moved into clicks; 4: roll-up; 5: links 0-499; 6 dies
+  await expect(crashing.flushRollups()).rejects.toThrow("simulated crash");
   expect(state()).toEqual({ months_through: "2026-09", compact_to: "2026-10", compact_link: id(499) });
   expect(Number(handle.prepare("SELECT count(DISTINCT link_id) FROM click_breakdown_month WHERE month = '2026-10'").pluck().get())).toBe(500);
   // Mid-compaction, statistics still read October from the daily rows.

@@ -24,7 +24,14 @@ it("resumes a failed batch after its committed chunks", async () => {
   const at = Date.UTC(2026, 10, 22, 12);
   // 2,500 clicks per link, interleaved: three chunks of one link each.
   const batch = batchOf(Array.from({ length: 7_500 }, (_, i) => ({ linkId: ids[i % 3]!, linkNum: links[i % 3]!.num, at: at + i, userAgent: UA.windows, referer: "", ip: "", country: null, counted: false })));
-  const stored = (id: string) => Number(handle.prepare("SELECT count(*) FROM clicks JOIN links ON num = link_num WHERE links.id = ?").pluck().get(id));
+  // Stored: in clicks, or staged until the next roll-up moves it there (a link's single click).
+  const stored = (id: string) =>
+    Number(
+      handle
+        .prepare("SELECT (SELECT count(*) FROM clicks WHERE link_num = l.num) + (SELECT count(*) FROM click_staging WHERE link_num = l.num) FROM links l WHERE l.id = ?")
+        .pluck()
+        .get(id),
+    );
 
   // The links were created in this order: the batch writes them in this order (link numbers).
   handle.exec(`CREATE TEMP TRIGGER fail_last BEFORE INSERT ON clicks WHEN NEW.link_num = ${links[2]!.num} BEGIN SELECT RAISE(ABORT, 'disk trouble'); END`);
@@ -43,4 +50,7 @@ it("resumes a failed batch after its committed chunks", async () => {
   // Another batch starts from its first row.
   await writer.write(batchOf([{ linkId: ids[0]!, linkNum: links[0]!.num, at, userAgent: UA.windows, referer: "", ip: "", country: null, counted: false }]));
   expect(stored(ids[0]!)).toBe(2_501);
+  await writer.flushRollups();
+  expect(Number(handle.prepare("SELECT count(*) FROM clicks").pluck().get())).toBe(7_501);
+  expect(Number(handle.prepare("SELECT count(*) FROM click_staging").pluck().get())).toBe(0);
 });

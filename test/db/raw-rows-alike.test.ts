@@ -89,12 +89,18 @@ it("stores every click of a mixed batch with its own values", async () => {
 
   const writer = new SqliteClickWriter(async (fn) => fn(), handle, countries);
   await writer.write(batch);
-  const stored = (handle.prepare(`SELECT ${columns} FROM clicks`).all() as Record<string, unknown>[]).map(key).sort();
-  expect(stored).toEqual(expected);
-  expect(Number(handle.prepare("SELECT count(DISTINCT id) FROM clicks").pluck().get())).toBe(2_541);
+  const rowsOf = (table: string) => (handle.prepare(`SELECT ${columns} FROM ${table}`).all() as Record<string, unknown>[]).map(key);
+  // Links with a few clicks are staged, the others in clicks already.
+  const staged = rowsOf("click_staging");
+  expect(staged.length).toBeGreaterThan(0);
+  expect([...rowsOf("clicks"), ...staged].sort()).toEqual(expected);
 
-  // The roll-ups and counts agree with the rows (counted clicks were added when served).
+  // The roll-up moves the staged rows: every click in clicks, once, with its values.
   await writer.flushRollups();
+  expect(rowsOf("click_staging")).toEqual([]);
+  expect(rowsOf("clicks").sort()).toEqual(expected);
+  expect(Number(handle.prepare("SELECT count(DISTINCT id) FROM clicks").pluck().get())).toBe(2_541);
+  // The roll-ups and counts agree with the rows (counted clicks were added when served).
   const counts = Object.fromEntries((handle.prepare("SELECT id, click_count FROM links WHERE id NOT LIKE 'link_m%' ORDER BY id").all() as { id: string; click_count: number }[]).map((r) => [r.id, r.click_count]));
   expect(counts).toEqual({ link_a: 10, link_b: 2, link_big: 2, link_c: 3, link_d: 121 });
   expect(Number(handle.prepare("SELECT sum(click_count) FROM links WHERE id LIKE 'link_m%'").pluck().get())).toBe(2_400);

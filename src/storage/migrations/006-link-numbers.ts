@@ -11,6 +11,9 @@ import type { Dialect } from "../db.js";
 
 const LINK_COLUMNS = "id, domain, alias, url, ios_url, android_url, expires_at, max_clicks, password_hash, click_count, owner_id, created_at, updated_at";
 const CLICK_VALUES = "at, country, device, os, browser, referrer, is_bot, counted";
+/** The SQLite definitions of a raw click's value columns (clicks, and click_staging in migration 007). */
+export const SQLITE_CLICK_VALUES =
+  "at bigint NOT NULL, country text NOT NULL, device text NOT NULL, os text NOT NULL, browser text NOT NULL, referrer text NOT NULL, is_bot integer NOT NULL, counted integer DEFAULT 0 NOT NULL";
 
 async function sqliteUp(db: Kysely<unknown>): Promise<void> {
   // DROP TABLE links would cascade to every table that refers to it while foreign keys are on; the
@@ -42,18 +45,9 @@ async function sqliteUp(db: Kysely<unknown>): Promise<void> {
       await sql`CREATE INDEX links_owner_created ON links (owner_id, created_at, id)`.execute(db);
 
       const seq = await sql<{ seq: number }>`SELECT coalesce(max(seq), 0) AS seq FROM sqlite_sequence WHERE name = 'clicks'`.execute(db);
-      await sql`CREATE TABLE clicks_new (
-        id integer PRIMARY KEY AUTOINCREMENT,
-        link_num integer NOT NULL REFERENCES links (num) ON DELETE CASCADE,
-        at bigint NOT NULL,
-        country text NOT NULL,
-        device text NOT NULL,
-        os text NOT NULL,
-        browser text NOT NULL,
-        referrer text NOT NULL,
-        is_bot integer NOT NULL,
-        counted integer DEFAULT 0 NOT NULL
-      )`.execute(db);
+      await sql
+        .raw(`CREATE TABLE clicks_new (id integer PRIMARY KEY AUTOINCREMENT, link_num integer NOT NULL REFERENCES links (num) ON DELETE CASCADE, ${SQLITE_CLICK_VALUES})`)
+        .execute(db);
       // Clicks of links deleted before their roll-up (the roll-up would have deleted them) are left out.
       await sql
         .raw(
