@@ -47,7 +47,7 @@ const MAX_PACKED_NUM = 2 ** (53 - OFFSET_BITS);
 /** A raw click row's columns, in the order the statements below bind them. */
 const CLICK_COLUMNS = ["link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted"] as const;
 /** Staged rows moved into clicks per transaction (a click-limit count waits for one at most). */
-const MOVE_CHUNK = 50_000;
+const MOVE_CHUNK = 10_000;
 /** A link with this many raw rows in a chunk writes them straight into clicks; fewer are staged. */
 const DIRECT_MIN = 4;
 const CLICK_VALUES = `(${CLICK_COLUMNS.map(() => "?").join(", ")})`;
