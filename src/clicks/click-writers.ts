@@ -230,7 +230,7 @@ export class SqliteClickWriter implements ClickWriter {
     }
   }
 
-  /** Moves staged rows into clicks, MOVE_CHUNK (the oldest) per transaction, until fewer are left. */
+  /** Moves the staged rows into clicks, MOVE_CHUNK (the oldest) per transaction, until none is left. */
   private async moveStaged(): Promise<void> {
     const s = this.statements();
     while ((await this.lock(() => s.move(MOVE_CHUNK))) === MOVE_CHUNK) await new Promise((resolve) => setImmediate(resolve));
@@ -251,7 +251,6 @@ export class SqliteClickWriter implements ClickWriter {
     await this.rollupQueue;
     const s = this.statements();
     await this.moveStaged();
-    await this.lock(() => s.move(Number.MAX_SAFE_INTEGER));
     const state = s.state.get() as { last: number; epoch_to: number | null; epoch_link: string | null } | undefined;
     let from = Number(state?.last ?? 0);
     // Clicks of links deleted before their roll-up: the roll-up would have deleted them.
