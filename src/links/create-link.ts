@@ -6,7 +6,8 @@ import type { Transaction } from "kysely";
 import type { Database, LinkRow, UserRow } from "../storage/schema.js";
 import { hashPassword } from "../accounts/passwords.js";
 import { planLimits, requireCapability } from "../accounts/plans.js";
-import { GENERATE_ATTEMPTS, generateAlias, isUniqueViolation } from "./aliases.js";
+import { GENERATE_ATTEMPTS, aliasTaken, generateAlias, isUniqueViolation } from "./aliases.js";
+import { AliasReserved, claimAlias } from "./alias-reservations.js";
 import { announce, type LinkDeps } from "./deps.js";
 import { checkAlias, checkDomain, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry } from "./validate.js";
 
@@ -89,7 +90,8 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
     created_at: now,
     updated_at: now,
   };
-  // The unique (domain, alias) constraint decides races: one creator wins, the others get 409.
+  // The unique (domain, alias) constraint decides races: one creator wins, the others get 409. An alias
+  // another owner (or a signed-out link) gave up stays theirs: claimAlias refuses it after the insert.
   for (let attempt = 0; ; attempt++) {
     const row = { ...base, id: newId(), alias: wanted ?? generateAlias() };
     try {
@@ -97,14 +99,16 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
       // row, so concurrent creations (on any instance) cannot together pass the limit.
       const { num } = await deps.db.transaction().execute(async (trx) => {
         if (actor) await checkLinkAllowance(trx, actor);
-        return trx.insertInto("links").values(row).returning("num").executeTakeFirstOrThrow();
+        const inserted = await trx.insertInto("links").values(row).returning("num").executeTakeFirstOrThrow();
+        await claimAlias(trx, row, row.owner_id, wanted === null);
+        return inserted;
       });
       if (anonBucket) await deps.rate.record(anonBucket, now);
       await announce(deps, [{ domain, alias: row.alias }]);
       return { ...row, num: Number(num), click_count: 0 };
     } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      if (wanted !== null) throw new DomainError("alias_taken", `The alias "${wanted}" is already taken; choose another`, [{ field: "alias", message: "is already taken" }]);
+      if (!isUniqueViolation(err) && !(err instanceof AliasReserved)) throw err;
+      if (wanted !== null) throw aliasTaken(wanted);
       if (attempt + 1 >= GENERATE_ATTEMPTS) throw new DomainError("internal_error", "Could not generate a free short code");
     }
   }

@@ -3,7 +3,8 @@ import { DomainError, invalid } from "../shared/errors.js";
 import type { LinkRow, LinkUpdate, UserRow } from "../storage/schema.js";
 import { hashPassword } from "../accounts/passwords.js";
 import { requireCapability } from "../accounts/plans.js";
-import { isUniqueViolation } from "./aliases.js";
+import { aliasTaken, isUniqueViolation } from "./aliases.js";
+import { AliasReserved, claimAlias } from "./alias-reservations.js";
 import { type CreateLinkInput, requireActive } from "./create-link.js";
 import { announce, type LinkDeps } from "./deps.js";
 import { checkAlias, checkDomain, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry } from "./validate.js";
@@ -59,12 +60,17 @@ export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, inp
   // A new limit applies to the clicks so far: their count must be current, not held back with the roll-ups.
   if (set.max_clicks != null) await deps.settleClicks();
   set.updated_at = now;
+  const key = { domain: set.domain ?? link.domain, alias: set.alias ?? link.alias };
+  const moves = set.domain !== undefined || set.alias !== undefined;
   try {
-    await deps.db.updateTable("links").set(set).where("id", "=", id).execute();
+    // A move releases the old address (recorded by a trigger) and claims the new one: only the link's
+    // owner may take back an alias that owner gave up.
+    await deps.db.transaction().execute(async (trx) => {
+      await trx.updateTable("links").set(set).where("id", "=", id).execute();
+      if (moves) await claimAlias(trx, key, link.owner_id, false);
+    });
   } catch (err) {
-    if (isUniqueViolation(err)) {
-      throw new DomainError("alias_taken", `The alias "${set.alias}" is already taken; choose another`, [{ field: "alias", message: "is already taken" }]);
-    }
+    if (isUniqueViolation(err) || err instanceof AliasReserved) throw aliasTaken(key.alias);
     throw err;
   }
   const updated = await ownedLink(deps, actor, id);

@@ -59,6 +59,15 @@ export interface LinksTable {
   updated_at: number;
 }
 
+/** An alias a link gave up (deleted or renamed): only its last owner may claim it again (migration 008). */
+export interface AliasReservationsTable {
+  domain: string;
+  alias: string;
+  /** The last owner's id (kept after the account is deleted); null for a signed-out link: nobody's. */
+  owner_id: string | null;
+  released_at: number;
+}
+
 export interface ClicksTable {
   id: Generated<number>;
   /** links.num of the link. */
@@ -141,6 +150,7 @@ export interface Database {
   sessions: SessionsTable;
   email_tokens: EmailTokensTable;
   links: LinksTable;
+  alias_reservations: AliasReservationsTable;
   clicks: ClicksTable;
   /** SQLite only: raw clicks not yet moved into clicks by a roll-up (migration 007). */
   click_staging: ClicksTable;
