@@ -132,21 +132,45 @@ export class AccountService {
   /** Checks credentials with per-email and per-IP throttles on failures. */
   async signIn(emailRaw: string, password: string, ip: string): Promise<UserRow> {
     const email = emailRaw.trim().toLowerCase();
+    const user = await this.checkPassword(email, password, ip, async () => {
+      const found = email.length <= 254 ? await this.byEmail(email) : null;
+      this.dummyHash ??= hashPassword("not-a-real-password-0");
+      const ok = found ? await verifyPassword(found.password_hash, password) : (await verifyPassword(await this.dummyHash, password), false);
+      return ok ? found : null;
+    });
+    if (!user) throw new DomainError("invalid_credentials", "Wrong email or password");
+    return user;
+  }
+
+  /**
+   * Every check of an account password, signed in or not, under the sign-in throttle: failures count in
+   * the account's bucket (shared by sign-in, password change and account deletion, so a stolen session
+   * gets no more guesses than the sign-in form) and in the address's; success clears the account's.
+   * `verify` answers the user when the password is right, null otherwise.
+   */
+  private async checkPassword(email: string, password: string, ip: string, verify: () => Promise<UserRow | null>): Promise<UserRow | null> {
     const emailBucket = `login:email:${sha256Hex(email)}`;
     const ipBucket = `login:ip:${ip}`;
-    await this.throttle(emailBucket, LOGIN_WINDOW, LOGIN_FAILURES_PER_EMAIL, "Too many failed sign-ins for this account");
-    await this.throttle(ipBucket, LOGIN_WINDOW, LOGIN_FAILURES_PER_IP, "Too many failed sign-ins from this address");
-    const user = email.length <= 254 ? await this.byEmail(email) : null;
-    this.dummyHash ??= hashPassword("not-a-real-password-0");
-    const ok = user ? await verifyPassword(user.password_hash, password) : (await verifyPassword(await this.dummyHash, password), false);
-    if (!user || !ok) {
+    await this.throttle(emailBucket, LOGIN_WINDOW, LOGIN_FAILURES_PER_EMAIL, "Too many wrong passwords for this account");
+    await this.throttle(ipBucket, LOGIN_WINDOW, LOGIN_FAILURES_PER_IP, "Too many wrong passwords from this address");
+    const user = await verify();
+    if (!user) {
       const now = this.clock.now();
       await this.deps.rate.record(emailBucket, now);
       await this.deps.rate.record(ipBucket, now);
-      throw new DomainError("invalid_credentials", "Wrong email or password");
+      return null;
     }
     await this.deps.rate.clear(emailBucket);
     return user;
+  }
+
+  /** The signed-in user's current password, checked under the sign-in throttle; the refusal names `field`. */
+  private async checkCurrentPassword(user: UserRow, password: string, ip: string, field: string): Promise<void> {
+    const ok = await this.checkPassword(user.email, password, ip, async () => {
+      const fresh = await this.byId(user.id);
+      return fresh && (await verifyPassword(fresh.password_hash, password)) ? fresh : null;
+    });
+    if (!ok) throw invalid(field, "is not your current password");
   }
 
   private async throttle(bucket: string, windowMs: number, limit: number, message: string): Promise<void> {
@@ -242,10 +266,9 @@ export class AccountService {
     return user;
   }
 
-  async changePassword(user: UserRow, current: string, next: string): Promise<void> {
+  async changePassword(user: UserRow, current: string, next: string, ip: string): Promise<void> {
     checkAccountPassword(next, "new_password");
-    const fresh = await this.byId(user.id);
-    if (!fresh || !(await verifyPassword(fresh.password_hash, current))) throw invalid("current_password", "is not your current password");
+    await this.checkCurrentPassword(user, current, ip, "current_password");
     await this.db
       .updateTable("users")
       .set({ password_hash: await hashPassword(next), updated_at: this.clock.now() })
@@ -300,9 +323,8 @@ export class AccountService {
   }
 
   /** Deletes the account and, by cascade, its sessions, links, clicks and keys. */
-  async deleteAccount(user: UserRow, password: string): Promise<void> {
-    const fresh = await this.byId(user.id);
-    if (!fresh || !(await verifyPassword(fresh.password_hash, password))) throw invalid("password", "is not your current password");
+  async deleteAccount(user: UserRow, password: string, ip: string): Promise<void> {
+    await this.checkCurrentPassword(user, password, ip, "password");
     await this.db.deleteFrom("users").where("id", "=", user.id).execute();
   }
 }

@@ -78,13 +78,14 @@ export async function profileRoutes(app: App, ctx: AppContext): Promise<void> {
       schema: {
         tags: ["profile"],
         summary: "Change the password (needs the current one); other sessions end",
+        description: "Wrong current passwords count with failed sign-ins of the account and the address: past the sign-in limits, 429 with Retry-After.",
         body: Body({ current_password: Type.String({ maxLength: 1000 }), new_password: Type.String({ maxLength: 1000 }) }),
-        response: { 200: OkSchema, ...errors(400, 401, 403) },
+        response: { 200: OkSchema, ...errors(400, 401, 403, 429) },
       },
     },
     async (req) => {
       const user = await requireActiveUser(ctx, req);
-      await ctx.accounts.changePassword(user, req.body.current_password, req.body.new_password);
+      await ctx.accounts.changePassword(user, req.body.current_password, req.body.new_password, req.ip);
       await ctx.sessions.destroyAllFor(user.id, req.sessionId ?? undefined);
       return { status: "success" as const };
     },
@@ -105,12 +106,13 @@ export async function profileRoutes(app: App, ctx: AppContext): Promise<void> {
       schema: {
         tags: ["profile"],
         summary: "Delete the account and everything it owns (needs the password)",
+        description: "Wrong passwords count with failed sign-ins of the account and the address: past the sign-in limits, 429 with Retry-After.",
         body: Body({ password: Type.String({ maxLength: 1000 }) }),
-        response: { 200: Type.Object({ status: Type.Literal("success"), csrf_token: Type.String() }), ...errors(400, 401) },
+        response: { 200: Type.Object({ status: Type.Literal("success"), csrf_token: Type.String() }), ...errors(400, 401, 429) },
       },
     },
     async (req, reply) => {
-      await ctx.accounts.deleteAccount(await requireUser(ctx, req), req.body.password);
+      await ctx.accounts.deleteAccount(await requireUser(ctx, req), req.body.password, req.ip);
       const sid = ctx.sessions.newSessionId();
       setSessionCookie(ctx, reply, sid, false);
       return { status: "success" as const, csrf_token: ctx.sessions.csrfTokenFor(sid) };
