@@ -31,7 +31,18 @@ export interface Visit {
 }
 
 export const PASSWORD_WINDOW_MS = 15 * 60_000;
+/** Wrong passwords per link and address in PASSWORD_WINDOW_MS. */
 export const PASSWORD_FAILURES = 10;
+/**
+ * Wrong passwords per link from all addresses together in LINK_PASSWORD_WINDOW_MS: what holds when
+ * guesses come from many addresses (at most 8,640 a day). Short, because it also stops the link's real
+ * visitors: a lock ends at most 5 minutes after the guessing stops, and addresses that gave the right
+ * password in the last day are not stopped by it (docs/operations.md).
+ */
+export const LINK_PASSWORD_FAILURES = 30;
+export const LINK_PASSWORD_WINDOW_MS = 5 * 60_000;
+/** How long an address that gave a link's right password passes that link's lock (rate events live a day). */
+const KNOWN_VISITOR_MS = 86_400_000;
 
 const NOT_FOUND: Outcome = { kind: "not_found" };
 const EXPIRED: Outcome = { kind: "expired" };
@@ -101,14 +112,22 @@ export class RedirectService {
     if (link.password_hash === null) return this.pass(link, v);
     const limit = await this.limitState(link);
     if (limit !== "open") return limit === "gone" ? NOT_FOUND : CLICK_LIMIT;
+    const rate = this.deps.rate;
     const now = this.deps.clock.now();
-    const bucket = `link_password:${link.id}:${v.ip}`;
-    const state = await this.deps.rate.state(bucket, now - PASSWORD_WINDOW_MS);
-    if (state.count >= PASSWORD_FAILURES) return { kind: "rate_limited", retryAfter: retryAfterSeconds(state, PASSWORD_WINDOW_MS, now) };
-    if (!(await verifyPassword(link.password_hash, password))) {
-      await this.deps.rate.record(bucket, now);
-      return { kind: "password", wrong: true };
+    // Each guess takes a slot of both windows before the (slow) check, so concurrent guesses cannot all
+    // slip through; a right password gives its slots back, a wrong one leaves them as failures.
+    const perAddress = await rate.take(`link_password:${link.id}:${v.ip}`, now - PASSWORD_WINDOW_MS, PASSWORD_FAILURES, now);
+    if ("full" in perAddress) return { kind: "rate_limited", retryAfter: retryAfterSeconds(perAddress.full, PASSWORD_WINDOW_MS, now) };
+    const known = `link_password_ok:${link.id}:${v.ip}`;
+    const perLink = await rate.take(`link_password:${link.id}`, now - LINK_PASSWORD_WINDOW_MS, LINK_PASSWORD_FAILURES, now);
+    if ("full" in perLink && (await rate.state(known, now - KNOWN_VISITOR_MS)).count === 0) {
+      await rate.remove(perAddress.id);
+      return { kind: "rate_limited", retryAfter: retryAfterSeconds(perLink.full, LINK_PASSWORD_WINDOW_MS, now) };
     }
+    if (!(await verifyPassword(link.password_hash, password))) return { kind: "password", wrong: true };
+    await rate.remove(perAddress.id);
+    if ("id" in perLink) await rate.remove(perLink.id);
+    await rate.record(known, now);
     return this.pass(link, v);
   }
 

@@ -24,6 +24,24 @@ export class RateEvents {
     await this.db.insertInto("rate_events").values({ bucket, at }).execute();
   }
 
+  /**
+   * Takes one of `limit` slots of the window for an attempt whose outcome is not known yet: the attempt
+   * is recorded first and counted after, so concurrent attempts cannot all see a free slot (of N+1 at
+   * once, the last to be recorded sees N+1). Over the limit, the record is removed again and the
+   * window's state returned. The caller removes the record (`remove`) when the attempt is not to count.
+   */
+  async take(bucket: string, since: number, limit: number, at: number): Promise<{ id: number } | { full: WindowState }> {
+    const { id } = await this.db.insertInto("rate_events").values({ bucket, at }).returning("id").executeTakeFirstOrThrow();
+    const state = await this.state(bucket, since);
+    if (state.count <= limit) return { id: Number(id) };
+    await this.remove(Number(id));
+    return { full: { count: state.count - 1, oldest: state.oldest } };
+  }
+
+  async remove(id: number): Promise<void> {
+    await this.db.deleteFrom("rate_events").where("id", "=", id).execute();
+  }
+
   async clear(bucket: string): Promise<void> {
     await this.db.deleteFrom("rate_events").where("bucket", "=", bucket).execute();
   }
