@@ -1,5 +1,6 @@
 // The only reader of process.env: every setting typed, validated once and frozen.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { PRIVATE_FILE_MODE, makePrivateDir, makePrivateFile } from "./shared/private-files.js";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -101,11 +102,12 @@ function parseDnsServers(raw: string | undefined): string[] {
 function loadOrCreateSecret(dataDir: string): string {
   const file = join(dataDir, "secret");
   if (existsSync(file)) {
+    makePrivateFile(file, false);
     const s = readFileSync(file, "utf8").trim();
     if (s.length >= 32) return s;
   }
   const s = randomBytes(32).toString("base64url");
-  writeFileSync(file, s + "\n", { mode: 0o600 });
+  writeFileSync(file, s + "\n", { mode: PRIVATE_FILE_MODE });
   return s;
 }
 
@@ -131,7 +133,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
 
   const dataDir = resolve(env.DATA_DIR?.trim() || "./data");
   try {
-    mkdirSync(dataDir, { recursive: true });
+    makePrivateDir(dataDir);
   } catch (e) {
     throw new ConfigError("DATA_DIR", `cannot create ${dataDir}: ${(e as Error).message}`);
   }

@@ -1,5 +1,5 @@
 // Mailer: SMTP through nodemailer when SMTP_URL is set, else .eml files in DATA_DIR/outbox.
-import { mkdirSync } from "node:fs";
+import { PRIVATE_FILE_MODE, makePrivateDir } from "../shared/private-files.js";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import nodemailer from "nodemailer";
@@ -45,12 +45,13 @@ export class OutboxMailer implements Mailer {
     private readonly from: string,
     private readonly log?: MailLogger,
   ) {
-    mkdirSync(dir, { recursive: true });
+    // The messages hold live verification and password-reset tokens.
+    makePrivateDir(dir, true);
   }
   async send(m: MailMessage): Promise<void> {
     const info = await this.transport.sendMail({ from: this.from, to: m.to, subject: m.subject, text: m.text, html: m.html });
     const file = join(this.dir, `${Date.now()}-${randomToken(6)}.eml`);
-    await writeFile(file, info.message as Buffer);
+    await writeFile(file, info.message as Buffer, { mode: PRIVATE_FILE_MODE });
     const link = /https?:\/\/\S+/.exec(m.text)?.[0];
     // The link is logged on purpose: without SMTP this is how a local operator reads it.
     this.log?.info({ file, to: m.to, subject: m.subject, link }, "mail written to outbox");

@@ -1,7 +1,7 @@
 // Opens the database named by the config (SQLite in WAL mode, or PostgreSQL) behind one Kysely type.
 import { EventEmitter } from "node:events";
 import { dirname } from "node:path";
-import { mkdirSync } from "node:fs";
+import { makePrivateDir, makePrivateFile } from "../shared/private-files.js";
 import SQLite from "better-sqlite3";
 import pg from "pg";
 import {
@@ -142,7 +142,12 @@ export function openPostgresDb(url: string, max: number): Db {
 
 export async function openStorage(cfg: DatabaseConfig): Promise<Storage> {
   if (cfg.kind === "sqlite") {
-    if (cfg.file !== ":memory:") mkdirSync(dirname(cfg.file), { recursive: true });
+    if (cfg.file !== ":memory:") {
+      // The database holds password hashes and the links of every account: the service's user only.
+      makePrivateDir(dirname(cfg.file));
+      makePrivateFile(cfg.file);
+      for (const side of ["-wal", "-shm"]) makePrivateFile(cfg.file + side, false);
+    }
     const handle = openSqliteFile(cfg.file);
     const db = new Kysely<Database>({ dialect: sqliteDialect(handle) });
     return {
