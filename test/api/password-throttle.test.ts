@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/shared/clock.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
-import { ApiClient, signedInClient } from "../helpers/client.js";
+import { ApiClient } from "../helpers/client.js";
 
 const WINDOW_S = 15 * 60;
 const PASSWORD = "correct horse 1";
