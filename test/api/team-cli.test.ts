@@ -36,9 +36,9 @@ it("snip team list shows members, pending invitations and memberships apart", as
   const boss = snip(["team", "list", "boss@example.com"], { DATA_DIR: dataDir });
   expect(boss.stderr).toBe("");
   expect(boss.code).toBe(0);
-  expect(boss.stdout).toMatch(/^members \(1\):\n  mate@example\.com joined \S+\npending invitations \(1\):\n  later@example\.com sent \S+ expires \S+\nmember of \(0\):\n$/);
+  expect(boss.stdout).toMatch(/^members \(1\):\n {2}mate@example\.com joined \S+\npending invitations \(1\):\n {2}later@example\.com sent \S+ expires \S+\nmember of \(0\):\n$/);
   const mate = snip(["team", "list", "mate@example.com"], { DATA_DIR: dataDir });
-  expect(mate.stdout).toMatch(/^members \(0\):\npending invitations \(0\):\nmember of \(1\):\n  boss@example\.com joined \S+\n$/);
+  expect(mate.stdout).toMatch(/^members \(0\):\npending invitations \(0\):\nmember of \(1\):\n {2}boss@example\.com joined \S+\n$/);
   const ghost = snip(["team", "list", "ghost@example.com"], { DATA_DIR: dataDir });
   expect(ghost).toMatchObject({ code: 1, stderr: "snip: no user with email ghost@example.com\n" });
 });

@@ -14,13 +14,12 @@ const ACCEPT_PATH = "/app/invitations/accept?token=";
 describe.each(ENGINES)("team invitations on %s", (engine) => {
   let server: TestServer;
   let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
-  let refuseMail: string | null = null;
   const clock = new ManualClock(Date.UTC(2026, 10, 21, 10, 0, 0));
   let n = 0;
   const unique = (prefix: string) => `${prefix}-${++n}@example.com`;
 
   beforeAll(async () => {
-    smtp = await startSmtpServer({ refuse: () => refuseMail });
+    smtp = await startSmtpServer();
     server = await startTestServer({ engine, clock, env: { SMTP_URL: smtp.url, MAIL_FROM: "snip <noreply@snip.test>" } });
   });
   afterAll(async () => {
@@ -301,6 +300,31 @@ describe.each(ENGINES)("team invitations on %s", (engine) => {
     expect((await a.client.get("/api/team")).body.memberships).toEqual([]);
     expect((await new ApiClient(server.url).get("/api/team")).status).toBe(401);
   });
+});
+
+it("describes the team routes and ?owner= in the OpenAPI document", async () => {
+  const server = await startTestServer();
+  try {
+    const doc = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { requestBody?: unknown; parameters?: { name: string; in: string }[]; tags?: string[] }>>;
+    };
+    for (const [path, method] of [
+      ["/api/team", "get"],
+      ["/api/team/invitations", "post"],
+      ["/api/team/invitations/{id}/resend", "post"],
+      ["/api/team/invitations/{id}", "delete"],
+      ["/api/team/members/{user_id}", "delete"],
+      ["/api/memberships/{owner_id}", "delete"],
+      ["/api/invitations/accept", "post"],
+      ["/api/invitations/preview", "post"],
+    ] as const) {
+      expect(doc.paths[path]?.[method]?.tags, `${method} ${path}`).toEqual(["team"]);
+    }
+    expect(doc.paths["/api/team/invitations"]!.post!.requestBody).toBeDefined();
+    expect(doc.paths["/api/links"]!.get!.parameters!.some((p) => p.name === "owner" && p.in === "query")).toBe(true);
+  } finally {
+    await server.close();
+  }
 });
 
 async function codeOf(p: Promise<{ status: number; body: { code?: string; reason?: string } }>): Promise<[number, string | undefined, string | undefined]> {
