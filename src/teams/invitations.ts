@@ -11,28 +11,9 @@ import { isUniqueViolation } from "../links/aliases.js";
 import { invitationEmail } from "./invitation-email.js";
 import { INVITATION_TTL_MS, MAX_COLLABORATORS, RESEND_AFTER_MS, type TeamDeps, requireActiveAccount } from "./deps.js";
 import { type Membership, membershipOf } from "./memberships.js";
+import { type PublicInvitation, publicInvitation } from "./invitation-view.js";
 
-export interface PublicInvitation {
-  id: string;
-  email: string;
-  state: string;
-  sent_at: string;
-  send_confirmed: boolean;
-  expires_at: string;
-  can_resend_at: string;
-}
-
-export function publicInvitation(row: TeamInvitationRow): PublicInvitation {
-  return {
-    id: row.id,
-    email: row.email,
-    state: row.state,
-    sent_at: iso(Number(row.sent_at)),
-    send_confirmed: Number(row.send_confirmed) === 1,
-    expires_at: iso(Number(row.expires_at)),
-    can_resend_at: iso(Number(row.sent_at) + RESEND_AFTER_MS),
-  };
-}
+export type { PublicInvitation };
 
 /** What the landing page shows about a link before (or without) signing in. */
 export interface InvitationPreview {

@@ -5,7 +5,7 @@ import { DomainError } from "../shared/errors.js";
 import type { Db } from "../storage/db.js";
 import type { UserRow } from "../storage/schema.js";
 import { sharingActive } from "./access.js";
-import { type PublicInvitation, publicInvitation } from "./invitations.js";
+import { type PublicInvitation, publicInvitation } from "./invitation-view.js";
 
 export interface Member {
   user_id: string;
