@@ -1,24 +1,12 @@
 // `snip team list E` as a real process: an account's members, pending invitations and memberships.
-import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
+import { snip } from "../helpers/cli.js";
 import { startTestServer } from "../helpers/server.js";
 import { signedInClient } from "../helpers/client.js";
 import { linkIn, readOutbox, tokenOf } from "../helpers/mail.js";
-
-const root = join(import.meta.dirname, "..", "..");
-
-function snip(args: string[], env: Record<string, string>) {
-  const r = spawnSync(process.execPath, ["--import", "tsx", join(root, "src", "cli.ts"), ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "silent", ...env },
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 it("snip team list shows members, pending invitations and memberships apart", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "snip-team-cli-"));

@@ -20,6 +20,32 @@ function useCountdown(iso: string): number {
   return left;
 }
 
+/**
+ * A confirmed action on one row (cancel, remove, leave): the row awaiting confirmation, its progress and
+ * error; `action` returns the notice to show, then the team is loaded again.
+ */
+function useConfirmed<T>(action: (row: T) => Promise<string>, onChange: () => Promise<void>, onNotice: (s: string | null) => void) {
+  const [target, setTarget] = useState<T | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  async function confirm() {
+    if (!target) return;
+    setBusy(true);
+    setError(null);
+    try {
+      onNotice(await action(target));
+      setTarget(null);
+      await onChange();
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+  const dialog = { open: target !== null, busy, error, danger: true, onConfirm: confirm, onCancel: () => setTarget(null) };
+  return { target, ask: (row: T) => (setError(null), setTarget(row)), dialog };
+}
+
 export function TeamPage() {
   useTitle("Team");
   const { user } = useSession();
@@ -136,25 +162,11 @@ function InviteSection({ team, canInvite, onInvited }: { team: Team; canInvite: 
 }
 
 function InvitationsSection({ invitations, onChange, onNotice }: { invitations: Invitation[]; onChange: () => Promise<void>; onNotice: (s: string | null) => void }) {
-  const [toCancel, setToCancel] = useState<Invitation | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  async function cancel() {
-    if (!toCancel) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await api.cancelInvitation(toCancel.id);
-      onNotice(`Invitation to ${toCancel.email} cancelled: its link no longer works.`);
-      setToCancel(null);
-      await onChange();
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const cancel = useConfirmed<Invitation>(
+    async (i) => (await api.cancelInvitation(i.id), `Invitation to ${i.email} cancelled: its link no longer works.`),
+    onChange,
+    onNotice,
+  );
 
   return (
     <section className="card section" data-testid="section-invitations" aria-labelledby="h-invitations">
@@ -166,13 +178,13 @@ function InvitationsSection({ invitations, onChange, onNotice }: { invitations: 
       ) : (
         <ul className="team-list">
           {invitations.map((i) => (
-            <InvitationRow key={i.id} invitation={i} onChange={onChange} onNotice={onNotice} onCancel={() => { setError(null); setToCancel(i); }} />
+            <InvitationRow key={i.id} invitation={i} onChange={onChange} onNotice={onNotice} onCancel={() => cancel.ask(i)} />
           ))}
         </ul>
       )}
-      <ConfirmDialog open={!!toCancel} title="Cancel this invitation?" confirmLabel="Cancel invitation" danger busy={busy} error={error} onConfirm={cancel} onCancel={() => setToCancel(null)}>
+      <ConfirmDialog {...cancel.dialog} title="Cancel this invitation?" confirmLabel="Cancel invitation">
         <p>
-          The link sent to <strong>{toCancel?.email}</strong> will stop working.
+          The link sent to <strong>{cancel.target?.email}</strong> will stop working.
         </p>
       </ConfirmDialog>
     </section>
@@ -228,25 +240,11 @@ function InvitationRow({ invitation: i, onChange, onNotice, onCancel }: { invita
 }
 
 function MembersSection({ members, onChange, onNotice }: { members: Member[]; onChange: () => Promise<void>; onNotice: (s: string | null) => void }) {
-  const [toRemove, setToRemove] = useState<Member | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  async function remove() {
-    if (!toRemove) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await api.removeMember(toRemove.user_id);
-      onNotice(`${toRemove.email} was removed: their access to your links ended.`);
-      setToRemove(null);
-      await onChange();
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const remove = useConfirmed<Member>(
+    async (m) => (await api.removeMember(m.user_id), `${m.email} was removed: their access to your links ended.`),
+    onChange,
+    onNotice,
+  );
 
   return (
     <section className="card section" data-testid="section-members" aria-labelledby="h-members">
@@ -266,16 +264,16 @@ function MembersSection({ members, onChange, onNotice }: { members: Member[]; on
                   <span>Joined {formatDate(m.joined_at)}</span>
                 </p>
               </div>
-              <button type="button" className="btn btn-danger-ghost btn-sm" onClick={() => { setError(null); setToRemove(m); }} data-testid="member-remove">
+              <button type="button" className="btn btn-danger-ghost btn-sm" onClick={() => remove.ask(m)} data-testid="member-remove">
                 Remove
               </button>
             </li>
           ))}
         </ul>
       )}
-      <ConfirmDialog open={!!toRemove} title="Remove this member?" confirmLabel="Remove member" danger busy={busy} error={error} onConfirm={remove} onCancel={() => setToRemove(null)}>
+      <ConfirmDialog {...remove.dialog} title="Remove this member?" confirmLabel="Remove member">
         <p>
-          <strong>{toRemove?.email}</strong> will lose access to your links at once. Their edits stay.
+          <strong>{remove.target?.email}</strong> will lose access to your links at once. Their edits stay.
         </p>
       </ConfirmDialog>
     </section>
@@ -283,25 +281,7 @@ function MembersSection({ members, onChange, onNotice }: { members: Member[]; on
 }
 
 function MembershipsSection({ memberships, onChange, onNotice }: { memberships: Membership[]; onChange: () => Promise<void>; onNotice: (s: string | null) => void }) {
-  const [toLeave, setToLeave] = useState<Membership | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  async function leave() {
-    if (!toLeave) return;
-    setBusy(true);
-    setError(null);
-    try {
-      await api.leaveTeam(toLeave.owner_id);
-      onNotice(`You left ${toLeave.owner_email}'s team.`);
-      setToLeave(null);
-      await onChange();
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const leave = useConfirmed<Membership>(async (m) => (await api.leaveTeam(m.owner_id), `You left ${m.owner_email}'s team.`), onChange, onNotice);
 
   return (
     <section className="card section" data-testid="section-memberships" aria-labelledby="h-memberships">
@@ -331,7 +311,7 @@ function MembershipsSection({ memberships, onChange, onNotice }: { memberships: 
                     View links
                   </A>
                 ) : null}
-                <button type="button" className="btn btn-danger-ghost btn-sm" onClick={() => { setError(null); setToLeave(m); }} data-testid="membership-leave">
+                <button type="button" className="btn btn-danger-ghost btn-sm" onClick={() => leave.ask(m)} data-testid="membership-leave">
                   Leave
                 </button>
               </div>
@@ -339,9 +319,9 @@ function MembershipsSection({ memberships, onChange, onNotice }: { memberships: 
           ))}
         </ul>
       )}
-      <ConfirmDialog open={!!toLeave} title="Leave this team?" confirmLabel="Leave team" danger busy={busy} error={error} onConfirm={leave} onCancel={() => setToLeave(null)}>
+      <ConfirmDialog {...leave.dialog} title="Leave this team?" confirmLabel="Leave team">
         <p>
-          You will lose access to <strong>{toLeave?.owner_email}</strong>'s links at once. Only a new invitation brings it back.
+          You will lose access to <strong>{leave.target?.owner_email}</strong>'s links at once. Only a new invitation brings it back.
         </p>
       </ConfirmDialog>
     </section>
