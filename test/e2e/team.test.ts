@@ -136,6 +136,10 @@ describe.skipIf(!available)("teams in the browser", () => {
     const first = await ctx.teams.invite(o, target);
     const firstLink = await mailLink(target, "/app/invitations/accept?token=");
     await signInPage(page, other, PASSWORD);
+    // A free account's Team page: no invitations on its plan, nothing joined yet.
+    await page.goto("/app/team");
+    await page.getByTestId("invite-gated").waitFor();
+    await page.getByTestId("memberships-empty").waitFor();
     await page.goto(firstLink);
     await page.getByTestId("invitation-wrong-account").waitFor();
     expect(await page.getByTestId("invitation-wrong-account").textContent()).toContain(`this invitation is for ${target}`);
