@@ -104,7 +104,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const redirects = new RedirectService({ links, clicks, clock, rate, cacheSize: config.linkCacheSize, ownHost: config.baseUrl.hostname });
 
   const stats = new StatsService({ db: storage.db, clock });
-  const teams = new TeamService({ db: storage.db, clock, mailer, log, origin: config.origin });
+  const teams = new TeamService({ db: storage.db, clock, mailer, log, rate, origin: config.origin });
 
   // Housekeeping: expired sessions, old throttle events, raw clicks past retention.
   const housekeeping = setInterval(() => {

@@ -9,7 +9,8 @@ import { normalizeEmail } from "../accounts/accounts.js";
 import { requireCapability } from "../accounts/plans.js";
 import { isUniqueViolation } from "../links/aliases.js";
 import { invitationEmail } from "./invitation-email.js";
-import { INVITATION_TTL_MS, MAX_COLLABORATORS, RESEND_AFTER_MS, type TeamDeps, requireActiveAccount } from "./deps.js";
+import { retryAfterSeconds } from "../storage/rate-events.js";
+import { INVITATION_EMAILS_PER_HOUR, INVITATION_TTL_MS, MAX_COLLABORATORS, RESEND_AFTER_MS, type TeamDeps, requireActiveAccount } from "./deps.js";
 import { type Membership, membershipOf } from "./memberships.js";
 import { type PublicInvitation, publicInvitation } from "./invitation-view.js";
 
@@ -44,12 +45,24 @@ async function insertToken(trx: Transaction<Database>, invitationId: string, now
   return token;
 }
 
+const HOUR = 3_600_000;
+const emailBucket = (owner: UserRow) => `team-invite-mail:${owner.id}`;
+
+/** At most INVITATION_EMAILS_PER_HOUR invitation emails per owner and hour (429 with Retry-After past it). */
+async function checkEmailAllowance(deps: TeamDeps, owner: UserRow, now: number): Promise<void> {
+  const state = await deps.rate.state(emailBucket(owner), now - HOUR);
+  if (state.count >= INVITATION_EMAILS_PER_HOUR) {
+    throw new DomainError("rate_limited", `At most ${INVITATION_EMAILS_PER_HOUR} invitation emails per hour; try again later`, undefined, undefined, retryAfterSeconds(state, HOUR, now));
+  }
+}
+
 export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): Promise<PublicInvitation> {
   requireActiveAccount(owner);
   requireCapability(owner.plan, "team_invite", "Team invitations");
   const email = normalizeEmail(rawEmail);
   if (email === owner.email) throw new DomainError("conflict", "You cannot invite yourself", [{ field: "email", message: "is your own address" }]);
   const now = deps.clock.now();
+  await checkEmailAllowance(deps, owner, now);
   const row: TeamInvitationRow = {
     id: newId(),
     owner_id: owner.id,
@@ -115,6 +128,7 @@ async function collaboratorCount(db: Transaction<Database>, ownerId: string): Pr
 async function send(deps: TeamDeps, owner: UserRow, row: TeamInvitationRow, token: string): Promise<TeamInvitationRow> {
   const link = `${deps.origin}/app/invitations/accept?token=${encodeURIComponent(token)}`;
   let confirmed = 0;
+  await deps.rate.record(emailBucket(owner), row.sent_at);
   try {
     await deps.mailer.send(invitationEmail(owner, row.email, link, INVITATION_TTL_MS / 86_400_000));
     confirmed = 1;
@@ -144,6 +158,7 @@ export async function resend(deps: TeamDeps, owner: UserRow, id: string): Promis
   if (row.state !== "pending") throw new DomainError("conflict", `This invitation is ${row.state}, no longer pending`);
   const now = deps.clock.now();
   if (now < Number(row.sent_at) + RESEND_AFTER_MS) throw tooSoon(row, now);
+  await checkEmailAllowance(deps, owner, now);
   const next: TeamInvitationRow = { ...row, sent_at: now, send_confirmed: 0, expires_at: now + INVITATION_TTL_MS, updated_at: now };
   const token = await deps.db.transaction().execute(async (trx) => {
     // Guarded by the previous sent_at: of two concurrent resends one wins, the other is told to wait.

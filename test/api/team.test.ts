@@ -284,6 +284,26 @@ describe.each(ENGINES)("team invitations on %s", (engine) => {
     expect(same.map((r) => r.status).sort()).toEqual([201, 409]);
   });
 
+  it("at most 20 invitation emails per owner and hour: inviting and cancelling in a loop cannot mail without bound", async () => {
+    const o = await owner();
+    const email = unique("looped");
+    for (let i = 0; i < 20; i++) {
+      const r = await o.client.post("/api/team/invitations", { email });
+      expect(r.status, `invitation ${i + 1}`).toBe(201);
+      expect((await o.client.delete(`/api/team/invitations/${r.body.invitation.id}`)).status).toBe(200);
+      clock.advance(1_000);
+    }
+    const sent = mailTo(email).length;
+    const refused = await o.client.post("/api/team/invitations", { email });
+    expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe("rate_limited");
+    expect(Number(refused.headers.get("retry-after"))).toBe(3600 - 20);
+    expect(mailTo(email)).toHaveLength(sent);
+    expect((await o.client.get("/api/team")).body.invitations).toEqual([]);
+    clock.advance(3600_000);
+    expect((await o.client.post("/api/team/invitations", { email })).status).toBe(201);
+  });
+
   it("lists kept apart: my members, my pending invitations, the teams I belong to", async () => {
     const a = await owner("business");
     const b = await owner("enterprise");
