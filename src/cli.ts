@@ -93,6 +93,25 @@ export function buildCli(): Command {
       });
     });
 
+  const team = program.command("team").description("teams");
+  team
+    .command("list <email>")
+    .description("an account's team: its members, its pending invitations, the teams it belongs to")
+    .action(async (email: string) => {
+      await withContext(async (ctx) => {
+        const t = await ctx.teams.overview(await ctx.accounts.requireByEmail(email));
+        const lines = [
+          `members (${t.members.length}):`,
+          ...t.members.map((m) => `  ${m.email}${m.name ? ` (${m.name})` : ""} joined ${m.joined_at}`),
+          `pending invitations (${t.invitations.length}):`,
+          ...t.invitations.map((i) => `  ${i.email} sent ${i.sent_at}${i.send_confirmed ? "" : " (sending not confirmed)"} expires ${i.expires_at}`),
+          `member of (${t.memberships.length}):`,
+          ...t.memberships.map((m) => `  ${m.owner_email} joined ${m.joined_at}${m.active ? "" : " (suspended: owner inactive or plan without sharing)"}`),
+        ];
+        process.stdout.write(`${lines.join("\n")}\n`);
+      });
+    });
+
   return program;
 }
 

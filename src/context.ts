@@ -17,6 +17,7 @@ import { StatsService } from "./clicks/stats.js";
 import { LinkChanges } from "./links/changes.js";
 import { LinkService } from "./links/links.js";
 import { RedirectService } from "./redirect/resolve-link.js";
+import { TeamService } from "./teams/teams.js";
 
 export interface AppContext {
   config: Readonly<Config>;
@@ -32,6 +33,7 @@ export interface AppContext {
   stats: StatsService;
   links: LinkService;
   redirects: RedirectService;
+  teams: TeamService;
   /** Flushes buffers and closes connections; safe to call twice. */
   close(): Promise<void>;
 }
@@ -102,6 +104,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const redirects = new RedirectService({ links, clicks, clock, rate, cacheSize: config.linkCacheSize, ownHost: config.baseUrl.hostname });
 
   const stats = new StatsService({ db: storage.db, clock });
+  const teams = new TeamService({ db: storage.db, clock, mailer, log, rate, origin: config.origin });
 
   // Housekeeping: expired sessions, old throttle events, raw clicks past retention.
   const housekeeping = setInterval(() => {
@@ -127,6 +130,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     stats,
     links,
     redirects,
+    teams,
     close() {
       closed ??= (async () => {
         clearInterval(housekeeping);

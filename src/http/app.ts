@@ -22,6 +22,7 @@ import { externalRoutes } from "./routes/external.js";
 import { opsRoutes } from "./routes/ops.js";
 import { linkRoutes } from "./routes/links.js";
 import { qrRoutes } from "./routes/qr.js";
+import { teamRoutes } from "./routes/team.js";
 import { redirectRoutes } from "./routes/redirect.js";
 import { HTML_CSP, errorPage, prefersJson } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
@@ -132,6 +133,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await qrRoutes(scoped, ctx);
     await statsRoutes(scoped, ctx);
     await keyRoutes(scoped, ctx);
+    await teamRoutes(scoped, ctx);
     await externalRoutes(scoped, ctx);
     scoped.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   });

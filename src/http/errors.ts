@@ -11,6 +11,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   forbidden: 403,
   plan_required: 403,
   account_inactive: 403,
+  email_unverified: 403,
   limit_reached: 403,
   click_limit_reached: 403,
   not_found: 404,

@@ -19,6 +19,8 @@ export const LinkSchema = Type.Object({
   owner_id: Nullable(Type.String()),
   created_at: Type.String(),
   updated_at: Type.String(),
+  updated_by: Nullable(Type.String({ description: "Id of the account that last edited the link (its owner or a team member)" })),
+  updated_by_email: Nullable(Type.String({ description: "Email of that account, when it still exists" })),
 });
 
 // Lengths here only stop absurd payloads early; the links feature owns the real rules and messages.

@@ -89,6 +89,7 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
     owner_id: actor?.id ?? null,
     created_at: now,
     updated_at: now,
+    updated_by: null,
   };
   // The unique (domain, alias) constraint decides races: one creator wins, the others get 409. An alias
   // another owner (or a signed-out link) gave up stays theirs: claimAlias refuses it after the insert.

@@ -11,9 +11,12 @@ import { type CreateLinkInput, type CreateLinkOptions, createLink } from "./crea
 import type { LinkDeps } from "./deps.js";
 import { type LinkPage, type ListQuery, listLinks } from "./list-links.js";
 import { type PublicLink, toPublicLink } from "./public-link.js";
-import { type UpdateLinkInput, deleteLink, ownedLink, updateLink } from "./update-link.js";
+import { type UpdateLinkInput, deleteLink, updateLink, viewLink } from "./update-link.js";
+import type { AccessibleLink, LinkView } from "./link-access.js";
+import { DomainError } from "../shared/errors.js";
+import { ownerAccess } from "../teams/access.js";
 
-export type { CreateLinkInput, UpdateLinkInput, ListQuery, LinkPage, PublicLink, BulkResult };
+export type { CreateLinkInput, UpdateLinkInput, ListQuery, LinkPage, PublicLink, BulkResult, AccessibleLink, LinkView };
 
 export class LinkService {
   private readonly deps: LinkDeps;
@@ -44,20 +47,28 @@ export class LinkService {
     return createLink(this.deps, actor, input, opts);
   }
 
-  toPublic(link: LinkRow): PublicLink {
+  toPublic(link: LinkRow | LinkView): PublicLink {
     return toPublicLink(link, this.deps.origin);
   }
 
-  /** A link the actor may see (its owner, for now); not_found otherwise. */
-  get(actor: UserRow, id: string): Promise<LinkRow> {
-    return ownedLink(this.deps, actor, id);
+  /** A link the actor may see (its owner or an active team member); not_found otherwise. */
+  async get(actor: UserRow, id: string): Promise<LinkView> {
+    return (await viewLink(this.deps, actor, id)).link;
   }
 
-  list(actor: UserRow, query: ListQuery): Promise<LinkPage> {
-    return listLinks(this.deps, actor.id, query);
+  /** The link with the actor's role and its owner (whose plan gates options and statistics). */
+  access(actor: UserRow, id: string): Promise<AccessibleLink> {
+    return viewLink(this.deps, actor, id);
   }
 
-  update(actor: UserRow, id: string, input: UpdateLinkInput): Promise<LinkRow> {
+  /** The actor's links, or with `owner` those of a team the actor is an active member of (not_found otherwise). */
+  async list(actor: UserRow, query: ListQuery): Promise<LinkPage> {
+    const ownerId = query.owner ?? actor.id;
+    if ((await ownerAccess(this.deps.db, actor, ownerId)).role === "none") throw new DomainError("not_found", "No such team");
+    return listLinks(this.deps, ownerId, query);
+  }
+
+  update(actor: UserRow, id: string, input: UpdateLinkInput): Promise<LinkView> {
     return updateLink(this.deps, actor, id, input);
   }
 

@@ -17,13 +17,16 @@ export interface PublicLink {
   owner_id: string | null;
   created_at: string;
   updated_at: string;
+  /** The account that last edited the link, and its email when known (teams). */
+  updated_by: string | null;
+  updated_by_email: string | null;
 }
 
 export function shortUrl(origin: string, domain: string, alias: string): string {
   return domain === "" ? `${origin}/${alias}` : `https://${domain}/${alias}`;
 }
 
-export function toPublicLink(link: LinkRow, origin: string): PublicLink {
+export function toPublicLink(link: LinkRow & { updated_by_email?: string | null }, origin: string): PublicLink {
   return {
     id: link.id,
     short_url: shortUrl(origin, link.domain, link.alias),
@@ -39,5 +42,7 @@ export function toPublicLink(link: LinkRow, origin: string): PublicLink {
     owner_id: link.owner_id,
     created_at: iso(Number(link.created_at)),
     updated_at: iso(Number(link.updated_at)),
+    updated_by: link.updated_by ?? null,
+    updated_by_email: link.updated_by_email ?? null,
   };
 }

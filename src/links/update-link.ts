@@ -1,26 +1,27 @@
-// Editing and deleting a link (owner only for now): same checks as creation, null clears an option.
+// Editing and deleting a link (owner or active team member edits, the owner alone deletes): same checks
+// as creation, null clears an option, plan-gated options follow the owner's plan whoever edits.
 import { DomainError, invalid } from "../shared/errors.js";
-import type { LinkRow, LinkUpdate, UserRow } from "../storage/schema.js";
+import type { LinkUpdate, UserRow } from "../storage/schema.js";
 import { hashPassword } from "../accounts/passwords.js";
 import { requireCapability } from "../accounts/plans.js";
 import { aliasTaken, isUniqueViolation } from "./aliases.js";
 import { AliasReserved, claimAlias } from "./alias-reservations.js";
 import { type CreateLinkInput, requireActive } from "./create-link.js";
 import { announce, type LinkDeps } from "./deps.js";
+import { type AccessibleLink, type LinkView, accessibleLink, loadLinkView } from "./link-access.js";
 import { checkAlias, checkDomain, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry } from "./validate.js";
 
 /** Only the fields present change; `null` clears an option. */
 export type UpdateLinkInput = Omit<CreateLinkInput, "url" | "alias"> & { url?: string; alias?: string };
 
-export async function ownedLink(deps: LinkDeps, actor: UserRow, id: string): Promise<LinkRow> {
-  const link = await deps.db.selectFrom("links").selectAll().where("id", "=", id).where("owner_id", "=", actor.id).executeTakeFirst();
-  if (!link) throw new DomainError("not_found", "No such link");
-  return link;
+/** A link the actor may see (owner or active member); not_found otherwise. */
+export function viewLink(deps: LinkDeps, actor: UserRow, id: string): Promise<AccessibleLink> {
+  return accessibleLink(deps.db, actor, id, "view");
 }
 
-export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, input: UpdateLinkInput): Promise<LinkRow> {
+export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, input: UpdateLinkInput): Promise<LinkView> {
   requireActive(actor);
-  const link = await ownedLink(deps, actor, id);
+  const { link, owner } = await accessibleLink(deps.db, actor, id, "edit");
   const now = deps.clock.now();
   const set: LinkUpdate = {};
 
@@ -43,14 +44,14 @@ export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, inp
   if (input.expires_at !== undefined) {
     if (input.expires_at === null) set.expires_at = null;
     else {
-      requireCapability(actor.plan, "link_expiration", "Link expiration");
+      requireCapability(owner.plan, "link_expiration", "Link expiration");
       set.expires_at = parseExpiry(input.expires_at, now);
     }
   }
   if (input.max_clicks !== undefined) {
     if (input.max_clicks === null) set.max_clicks = null;
     else {
-      requireCapability(actor.plan, "link_max_clicks", "A maximum number of clicks");
+      requireCapability(owner.plan, "link_max_clicks", "A maximum number of clicks");
       set.max_clicks = checkMaxClicks(input.max_clicks);
     }
   }
@@ -62,6 +63,7 @@ export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, inp
   set.updated_at = now;
   const key = { domain: set.domain ?? link.domain, alias: set.alias ?? link.alias };
   const moves = set.domain !== undefined || set.alias !== undefined;
+  set.updated_by = actor.id;
   try {
     // A move releases the old address (recorded by a trigger) and claims the new one: only the link's
     // owner may take back an alias that owner gave up.
@@ -73,7 +75,8 @@ export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, inp
     if (isUniqueViolation(err) || err instanceof AliasReserved) throw aliasTaken(key.alias);
     throw err;
   }
-  const updated = await ownedLink(deps, actor, id);
+  const updated = await loadLinkView(deps.db, id);
+  if (!updated) throw new DomainError("not_found", "No such link");
   await announce(deps, [
     { domain: link.domain, alias: link.alias },
     ...(updated.domain !== link.domain || updated.alias !== link.alias ? [{ domain: updated.domain, alias: updated.alias }] : []),
@@ -84,7 +87,7 @@ export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, inp
 /** Hard delete (its clicks go with it); every instance answers 404 from then on. */
 export async function deleteLink(deps: LinkDeps, actor: UserRow, id: string): Promise<void> {
   requireActive(actor);
-  const link = await ownedLink(deps, actor, id);
+  const { link } = await accessibleLink(deps.db, actor, id, "delete");
   const r = await deps.db.deleteFrom("links").where("id", "=", id).where("owner_id", "=", actor.id).executeTakeFirst();
   if (Number(r.numDeletedRows) === 0) throw new DomainError("not_found", "No such link");
   await announce(deps, [{ domain: link.domain, alias: link.alias }]);

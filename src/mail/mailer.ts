@@ -27,7 +27,9 @@ export class SmtpMailer implements Mailer {
     url: string,
     private readonly from: string,
   ) {
-    this.transport = nodemailer.createTransport(url);
+    // Bounded waits (nodemailer's defaults are minutes): a request that sends mail answers within seconds
+    // even when the server is unreachable, and the caller records that sending was not confirmed.
+    this.transport = nodemailer.createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
   }
   async send(m: MailMessage): Promise<void> {
     await this.transport.sendMail({ from: this.from, to: m.to, subject: m.subject, text: m.text, html: m.html });

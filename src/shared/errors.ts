@@ -9,6 +9,7 @@ export type ErrorCode =
   | "forbidden"
   | "plan_required"
   | "account_inactive"
+  | "email_unverified"
   | "limit_reached"
   | "not_found"
   | "alias_taken"

@@ -9,6 +9,7 @@ import { monthlyCompaction } from "./migrations/005-monthly-compaction.js";
 import { linkNumbers } from "./migrations/006-link-numbers.js";
 import { clickStaging } from "./migrations/007-click-staging.js";
 import { aliasReservations } from "./migrations/008-alias-reservations.js";
+import { teams } from "./migrations/011-teams.js";
 
 function migrationsFor(storage: Storage): Record<string, Migration> {
   return {
@@ -20,6 +21,7 @@ function migrationsFor(storage: Storage): Record<string, Migration> {
     "006-link-numbers": linkNumbers(storage.dialect),
     "007-click-staging": clickStaging(storage.dialect),
     "008-alias-reservations": aliasReservations(storage.dialect),
+    "011-teams": teams(),
   };
 }
 

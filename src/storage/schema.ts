@@ -57,6 +57,8 @@ export interface LinksTable {
   owner_id: string | null;
   created_at: number;
   updated_at: number;
+  /** The account that last edited the link (its owner or a team member); null until edited. */
+  updated_by: string | null;
 }
 
 /** An alias a link gave up (deleted or renamed): only its last owner may claim it again (migration 008). */
@@ -144,6 +146,37 @@ export interface ClickRollupStateTable {
   compact_link: string | null;
 }
 
+export interface TeamInvitationsTable {
+  id: string;
+  owner_id: string;
+  email: string;
+  /** pending | accepted | cancelled */
+  state: string;
+  /** The last time the email was sent (or attempted). */
+  sent_at: number;
+  /** 1 when the mail transport accepted the last email. */
+  send_confirmed: number;
+  /** When the current link stops working. */
+  expires_at: number;
+  accepted_by: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TeamInvitationTokensTable {
+  token_hash: string;
+  invitation_id: string;
+  created_at: number;
+  /** Set when a resend replaced this link. */
+  replaced_at: number | null;
+}
+
+export interface TeamMembersTable {
+  owner_id: string;
+  member_id: string;
+  joined_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   user_pictures: UserPicturesTable;
@@ -161,6 +194,9 @@ export interface Database {
   api_keys: ApiKeysTable;
   api_creations: ApiCreationsTable;
   rate_events: RateEventsTable;
+  team_invitations: TeamInvitationsTable;
+  team_invitation_tokens: TeamInvitationTokensTable;
+  team_members: TeamMembersTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -168,3 +204,4 @@ export type LinkRow = Selectable<LinksTable>;
 export type NewLink = Insertable<LinksTable>;
 export type LinkUpdate = Updateable<LinksTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type TeamInvitationRow = Selectable<TeamInvitationsTable>;

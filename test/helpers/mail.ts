@@ -9,7 +9,12 @@ export interface ReceivedMail {
   raw: string;
 }
 
-export async function startSmtpServer(): Promise<{ url: string; messages: ReceivedMail[]; close(): Promise<void> }> {
+export interface SmtpOptions {
+  /** Called for each message: a reason string makes the server refuse it (554), null accepts it. */
+  refuse?: () => string | null;
+}
+
+export async function startSmtpServer(opts: SmtpOptions = {}): Promise<{ url: string; messages: ReceivedMail[]; close(): Promise<void> }> {
   const messages: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -19,6 +24,8 @@ export async function startSmtpServer(): Promise<{ url: string; messages: Receiv
       const chunks: Buffer[] = [];
       stream.on("data", (c: Buffer) => chunks.push(c));
       stream.on("end", () => {
+        const reason = opts.refuse?.() ?? null;
+        if (reason !== null) return callback(Object.assign(new Error(reason), { responseCode: 554 }));
         messages.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
           to: session.envelope.rcptTo.map((r) => r.address),
@@ -79,4 +86,23 @@ export async function waitForLink(dir: string, to: string, path: string, timeout
     if (Date.now() > deadline) throw new Error(`no mail to ${to} with a link containing ${path} in ${dir}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** The decoded body of a message's first MIME part of the given type (quoted-printable, base64 or plain). */
+export function mimePart(raw: string, type: "text/plain" | "text/html"): string {
+  const parts = raw.split(/\r?\n--[^\r\n]+\r?\n/);
+  for (const part of parts) {
+    const split = part.search(/\r?\n\r?\n/);
+    if (split < 0) continue;
+    const head = part.slice(0, split).toLowerCase();
+    if (!head.includes(`content-type: ${type}`)) continue;
+    const body = part.slice(split).replace(/^\r?\n\r?\n/, "").replace(/\r?\n--[^\r\n]*--\s*$/, "");
+    if (head.includes("content-transfer-encoding: base64")) return Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8");
+    if (head.includes("content-transfer-encoding: quoted-printable")) {
+      const bytes = body.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+      return Buffer.from(bytes, "latin1").toString("utf8");
+    }
+    return body;
+  }
+  throw new Error(`no ${type} part in message:\n${raw}`);
 }

@@ -28,6 +28,48 @@ export interface Link {
   owner_id: string | null;
   created_at: string;
   updated_at: string;
+  /** The account that last edited the link (its owner or a team member), and its email. */
+  updated_by: string | null;
+  updated_by_email: string | null;
+}
+
+export interface Invitation {
+  id: string;
+  email: string;
+  state: string;
+  sent_at: string;
+  send_confirmed: boolean;
+  expires_at: string;
+  can_resend_at: string;
+}
+
+export interface Member {
+  user_id: string;
+  email: string;
+  name: string;
+  joined_at: string;
+}
+
+export interface Membership {
+  owner_id: string;
+  owner_email: string;
+  owner_name: string;
+  joined_at: string;
+  active: boolean;
+}
+
+export interface Team {
+  members: Member[];
+  invitations: Invitation[];
+  memberships: Membership[];
+}
+
+export interface InvitationPreview {
+  email: string;
+  inviter_name: string;
+  inviter_email: string;
+  state: "pending" | "accepted" | "cancelled" | "expired" | "replaced";
+  expires_at: string;
 }
 
 export interface ApiKey {
@@ -233,8 +275,9 @@ export const api = {
 
   createLink: (body: Record<string, unknown>, quiet401 = false) =>
     request<{ link: Link }>("POST", "/api/links", { body, quiet401 }).then((r) => r.link),
-  listLinks: (q: string, cursor: string | null, limit = 20) => {
+  listLinks: (q: string, cursor: string | null, limit = 20, owner?: string) => {
     const p = new URLSearchParams({ limit: String(limit) });
+    if (owner) p.set("owner", owner);
     if (q) p.set("q", q);
     if (cursor) p.set("cursor", cursor);
     return request<{ links: Link[]; next_cursor: string | null }>("GET", `/api/links?${p}`);
@@ -260,6 +303,18 @@ export const api = {
     setCsrfToken(r.csrf_token);
   },
 
+  team: () => request<Team & { status: string }>("GET", "/api/team"),
+  invite: (email: string) => request<{ invitation: Invitation }>("POST", "/api/team/invitations", { body: { email } }).then((r) => r.invitation),
+  resendInvitation: (id: string) =>
+    request<{ invitation: Invitation }>("POST", `/api/team/invitations/${encodeURIComponent(id)}/resend`).then((r) => r.invitation),
+  cancelInvitation: (id: string) => request("DELETE", `/api/team/invitations/${encodeURIComponent(id)}`),
+  removeMember: (userId: string) => request("DELETE", `/api/team/members/${encodeURIComponent(userId)}`),
+  leaveTeam: (ownerId: string) => request("DELETE", `/api/memberships/${encodeURIComponent(ownerId)}`),
+  previewInvitation: (token: string) =>
+    request<{ invitation: InvitationPreview }>("POST", "/api/invitations/preview", { body: { token }, quiet401: true }).then((r) => r.invitation),
+  acceptInvitation: (token: string) =>
+    request<{ membership: Membership }>("POST", "/api/invitations/accept", { body: { token }, quiet401: true }).then((r) => r.membership),
+
   listKeys: () => request<{ keys: ApiKey[] }>("GET", "/api/keys").then((r) => r.keys ?? []),
   createKey: (name: string) => request<{ key: ApiKey; secret: string }>("POST", "/api/keys", { body: { name } }),
   revokeKey: (id: string) => request("DELETE", `/api/keys/${encodeURIComponent(id)}`),
@@ -282,4 +337,35 @@ export function planLabel(plan: string): string {
 export function qrUrl(link: Pick<Link, "alias" | "domain">): string {
   const base = `/api/qr/${encodeURIComponent(link.alias)}`;
   return link.domain ? `${base}?${new URLSearchParams({ domain: link.domain })}` : base;
+}
+
+/** The invitation a visitor is in the middle of accepting (kept across sign-up and email verification). */
+const PENDING_INVITATION = "snip.pendingInvitation";
+
+export const pendingInvitation = {
+  get(): string | null {
+    try {
+      return window.localStorage.getItem(PENDING_INVITATION);
+    } catch {
+      return null;
+    }
+  },
+  set(token: string): void {
+    try {
+      window.localStorage.setItem(PENDING_INVITATION, token);
+    } catch {
+      /* private mode: the next= parameter still carries it */
+    }
+  },
+  clear(): void {
+    try {
+      window.localStorage.removeItem(PENDING_INVITATION);
+    } catch {
+      /* nothing to clear */
+    }
+  },
+};
+
+export function invitationPath(token: string): string {
+  return `/app/invitations/accept?${new URLSearchParams({ token })}`;
 }

@@ -14,6 +14,8 @@ import { BulkPage } from "./pages/Bulk";
 import { StatsPage } from "./pages/Stats";
 import { ProfilePage } from "./pages/Profile";
 import { NotFoundPage } from "./pages/NotFound";
+import { TeamPage } from "./pages/Team";
+import { AcceptInvitationPage } from "./pages/AcceptInvitation";
 
 function Header() {
   const { user, signOut } = useSession();
@@ -52,6 +54,9 @@ function Header() {
               </NavLink>
               <NavLink to="/app/links/bulk" data-testid="nav-bulk">
                 Bulk
+              </NavLink>
+              <NavLink to="/app/team" data-testid="nav-team">
+                Team
               </NavLink>
               <NavLink to="/app/profile" data-testid="nav-profile">
                 Profile
@@ -139,6 +144,9 @@ function Shell() {
               <Route path="/app/links/:id/edit" element={<RequireAuth><LinkFormPage mode="edit" /></RequireAuth>} />
               <Route path="/app/links/:id/stats" element={<RequireAuth><StatsPage /></RequireAuth>} />
               <Route path="/app/profile" element={<RequireAuth><ProfilePage /></RequireAuth>} />
+              <Route path="/app/team" element={<RequireAuth><TeamPage /></RequireAuth>} />
+              <Route path="/app/shared/:ownerId" element={<RequireAuth><LinksPage shared /></RequireAuth>} />
+              <Route path="/app/invitations/accept" element={<AcceptInvitationPage />} />
               <Route path="*" element={<NotFoundPage />} />
             </Routes>
           </>

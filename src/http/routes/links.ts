@@ -36,9 +36,10 @@ export async function linkRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       schema: {
         tags: ["links"],
-        summary: "The caller's links, newest first; q searches alias and destination",
+        summary: "The caller's links, newest first; q searches alias and destination; owner lists a team owner's links (active members)",
         querystring: Type.Object(
           {
+            owner: Type.Optional(Type.String({ maxLength: 64, description: "A team owner's user id: that owner's links, for an active member (404 otherwise)" })),
             q: Type.Optional(Type.String({ maxLength: 500 })),
             cursor: Type.Optional(Type.String({ maxLength: 200 })),
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
@@ -47,7 +48,7 @@ export async function linkRoutes(app: App, ctx: AppContext): Promise<void> {
         ),
         response: {
           200: Type.Object({ status: Type.Literal("success"), links: Type.Array(LinkSchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }),
-          ...errors(400, 401),
+          ...errors(400, 401, 404),
         },
       },
     },
@@ -79,7 +80,7 @@ export async function linkRoutes(app: App, ctx: AppContext): Promise<void> {
 
   app.get(
     "/api/links/:id",
-    { schema: { tags: ["links"], summary: "One of the caller's links", params: IdParams, response: { 200: LinkReply, ...errors(401, 404) } } },
+    { schema: { tags: ["links"], summary: "A link of the caller's, or of a team owner's for an active member", params: IdParams, response: { 200: LinkReply, ...errors(401, 404) } } },
     async (req, reply) => {
       const link = await ctx.links.get(await requireUser(ctx, req), req.params.id);
       reply.header("cache-control", "no-store");
@@ -92,7 +93,7 @@ export async function linkRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       schema: {
         tags: ["links"],
-        summary: "Edit a link; null clears an option",
+        summary: "Edit a link (owner or active team member); null clears an option; plan-gated options follow the owner's plan",
         params: IdParams,
         body: UpdateLinkBody,
         response: { 200: LinkReply, ...errors(400, 401, 403, 404, 409) },
@@ -106,7 +107,7 @@ export async function linkRoutes(app: App, ctx: AppContext): Promise<void> {
 
   app.delete(
     "/api/links/:id",
-    { schema: { tags: ["links"], summary: "Delete a link (owner only); its short address answers 404 at once", params: IdParams, response: { 200: OkSchema, ...errors(401, 403, 404) } } },
+    { schema: { tags: ["links"], summary: "Delete a link (owner only: members get 403 forbidden); its short address answers 404 at once", params: IdParams, response: { 200: OkSchema, ...errors(401, 403, 404) } } },
     async (req) => {
       await ctx.links.delete(await requireActiveUser(ctx, req), req.params.id);
       return { status: "success" as const };

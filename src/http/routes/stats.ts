@@ -46,16 +46,16 @@ export async function statsRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       schema: {
         tags: ["stats"],
-        summary: "Statistics of one of your links; Pro and above add the daily series and breakdowns",
+        summary: "Statistics of a link (owner or active team member); the owner's Pro plan and above add the daily series and breakdowns",
         params: Params,
         querystring: RangeQuery,
         response: { 200: StatsReply, ...errors(400, 401, 404) },
       },
     },
     async (req, reply) => {
-      const user = await requireUser(ctx, req);
-      const link = await ctx.links.get(user, req.params.id); // owner only; not_found otherwise
-      const stats = await ctx.stats.forLink(link, user.plan, req.query);
+      // Owner or active team member (not_found otherwise); what is shown follows the owner's plan.
+      const { link, owner } = await ctx.links.access(await requireUser(ctx, req), req.params.id);
+      const stats = await ctx.stats.forLink(link, owner.plan, req.query);
       reply.header("Cache-Control", "private, no-store");
       return { status: "success" as const, ...stats };
     },
@@ -76,9 +76,8 @@ export async function statsRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (req, reply) => {
-      const user = await requireUser(ctx, req);
-      const link = await ctx.links.get(user, req.params.id); // owner only; not_found otherwise
-      requireCapability(user.plan, "stats_csv", "CSV export");
+      const { link, owner } = await ctx.links.access(await requireUser(ctx, req), req.params.id);
+      requireCapability(owner.plan, "stats_csv", "CSV export");
       const range = ctx.stats.range(req.query);
       const csv = await exportCsv(ctx.storage.db, ctx.stats, link, range);
       reply

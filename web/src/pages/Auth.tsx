@@ -1,7 +1,7 @@
 // Account pages: sign up, sign in, sign out, email verification, password reset.
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { Navigate, useNavigate, useSearchParams } from "react-router";
-import { api, ApiError } from "../api";
+import { api, ApiError, invitationPath, pendingInvitation } from "../api";
 import { useSession } from "../session";
 import { A, Alert, Field, Spinner, useTitle } from "../ui";
 
@@ -32,13 +32,16 @@ export function SignupPage() {
   useTitle("Sign up");
   const { user, setUser } = useSession();
   const navigate = useNavigate();
-  const [email, setEmail] = useState("");
+  const [params] = useSearchParams();
+  // An invitation's landing page sends here with the invited address and itself as next.
+  const next = params.get("next") ? safeNext(params.get("next")) : null;
+  const [email, setEmail] = useState(params.get("email") ?? "");
   const [name, setName] = useState("");
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
   const f = useFormErrors();
 
-  if (user && !busy) return <Navigate to="/app" replace />;
+  if (user && !busy) return <Navigate to={next ?? "/app"} replace />;
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -51,7 +54,7 @@ export function SignupPage() {
     try {
       const u = await api.signup(email.trim(), password, name.trim() || undefined);
       setUser(u);
-      navigate("/app?welcome=1", { replace: true });
+      navigate(next ?? "/app?welcome=1", { replace: true });
     } catch (err) {
       f.take(err);
       setBusy(false);
@@ -78,7 +81,7 @@ export function SignupPage() {
         </button>
       </form>
       <p className="auth-alt">
-        Already have an account? <A to="/app/login">Sign in</A>
+        Already have an account? <A to={next ? `/app/login?${new URLSearchParams({ next })}` : "/app/login"}>Sign in</A>
       </p>
     </section>
   );
@@ -156,6 +159,8 @@ export function VerifyEmailPage() {
   const [state, setState] = useState<"working" | "ok" | "failed">(token ? "working" : "failed");
   const [message, setMessage] = useState(token ? "" : "This verification link is incomplete: it has no token.");
   const started = useRef(false);
+  // A visitor who signed up from an invitation's page goes back there once verified.
+  const [invitation] = useState(() => pendingInvitation.get());
 
   useEffect(() => {
     if (!token || started.current) return;
@@ -181,9 +186,15 @@ export function VerifyEmailPage() {
           <Alert kind="success" testId="verify-success">
             Your email address is verified. Thank you!
           </Alert>
-          <A to={user ? "/app" : "/app/login"} className="btn btn-primary">
-            {user ? "Go to the dashboard" : "Sign in"}
-          </A>
+          {invitation ? (
+            <A to={user ? invitationPath(invitation) : `/app/login?${new URLSearchParams({ next: invitationPath(invitation) })}`} className="btn btn-primary" testId="verify-continue-invitation">
+              Continue to your team invitation
+            </A>
+          ) : (
+            <A to={user ? "/app" : "/app/login"} className="btn btn-primary">
+              {user ? "Go to the dashboard" : "Sign in"}
+            </A>
+          )}
         </>
       ) : null}
       {state === "failed" ? (

@@ -53,9 +53,11 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
   const { id } = useParams();
   const { user } = useSession();
   const navigate = useNavigate();
-  const pro = planAtLeast(user?.plan, "pro");
-
   const [original, setOriginal] = useState<Link | null>(null);
+  // A team owner's link: its options follow the owner's plan, and an active team means Business or above.
+  const shared = !!original && !!user && original.owner_id !== user.id;
+  const pro = shared || planAtLeast(user?.plan, "pro");
+  const back = shared && original?.owner_id ? `/app/shared/${encodeURIComponent(original.owner_id)}` : "/app";
   const [values, setValues] = useState<FormValues>(EMPTY);
   const [loading, setLoading] = useState(mode === "edit");
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -193,7 +195,7 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
   return (
     <div className="narrow">
       <p className="breadcrumb">
-        <A to="/app">← Your links</A>
+        <A to={back}>{shared ? "← Shared links" : "← Your links"}</A>
       </p>
       <h1>{mode === "create" ? "New link" : "Edit link"}</h1>
       {original ? (
@@ -202,6 +204,9 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
             {original.short_url}
           </a>{" "}
           · {original.click_count} {original.click_count === 1 ? "click" : "clicks"}
+          {original.updated_by && original.updated_by_email ? (
+            <span data-testid="link-form-updated-by"> · last edited by {original.updated_by === user?.id ? "you" : original.updated_by_email}</span>
+          ) : null}
         </p>
       ) : null}
       <form className="card form-card" onSubmit={submit} noValidate data-testid="link-form">
@@ -265,7 +270,7 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
           <button type="submit" className="btn btn-primary" disabled={busy} data-testid="link-submit">
             {busy ? "Saving…" : mode === "create" ? "Create link" : "Save changes"}
           </button>
-          <button type="button" className="btn btn-secondary" onClick={() => navigate("/app")}>
+          <button type="button" className="btn btn-secondary" onClick={() => navigate(back)}>
             Cancel
           </button>
         </div>

@@ -1,13 +1,17 @@
-// Dashboard: the signed-in user's links with search, paging, copy, QR, edit, stats and delete.
+// Dashboard: the signed-in user's links with search, paging, copy, QR, edit, stats and delete; with
+// `shared`, a team owner's links for a member ("Shared with me": edit and statistics, no delete).
 import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
-import { useSearchParams } from "react-router";
-import { api, qrUrl, type Link } from "../api";
+import { useParams, useSearchParams } from "react-router";
+import { api, qrUrl, type Link, type Membership } from "../api";
 import { useSession } from "../session";
 import { A, Alert, ConfirmDialog, CopyButton, EmptyState, Spinner, errorMessage, formatDate, useTitle } from "../ui";
 
-export function LinksPage() {
-  useTitle("Dashboard");
+export function LinksPage({ shared = false }: { shared?: boolean }) {
+  useTitle(shared ? "Shared with me" : "Dashboard");
   const { user } = useSession();
+  const { ownerId } = useParams();
+  const owner = shared ? ownerId : undefined;
+  const [team, setTeam] = useState<Membership | null>(null);
   const [params, setParams] = useSearchParams();
   const q = params.get("q") ?? "";
   const welcome = params.get("welcome") === "1";
@@ -29,7 +33,7 @@ export function LinksPage() {
     setLoading(true);
     setError(null);
     try {
-      const page = await api.listLinks(query, null);
+      const page = await api.listLinks(query, null, 20, owner);
       if (id !== requestId.current) return;
       setLinks(page.links);
       setCursor(page.next_cursor ?? null);
@@ -38,12 +42,20 @@ export function LinksPage() {
     } finally {
       if (id === requestId.current) setLoading(false);
     }
-  }, []);
+  }, [owner]);
 
   useEffect(() => {
     setSearch(q);
     void load(q);
   }, [q, load]);
+
+  useEffect(() => {
+    if (!owner) return;
+    api
+      .team()
+      .then((t) => setTeam(t.memberships.find((m) => m.owner_id === owner) ?? null))
+      .catch(() => undefined);
+  }, [owner]);
 
   // Search as you type, a little after the last keystroke.
   useEffect(() => {
@@ -65,7 +77,7 @@ export function LinksPage() {
     setLoadingMore(true);
     setError(null);
     try {
-      const page = await api.listLinks(q, cursor);
+      const page = await api.listLinks(q, cursor, 20, owner);
       setLinks((prev) => {
         const seen = new Set(prev.map((l) => l.id));
         return [...prev, ...page.links.filter((l) => !seen.has(l.id))];
@@ -97,11 +109,21 @@ export function LinksPage() {
   return (
     <div className="links-page">
       <div className="page-head">
-        <div>
-          <h1>Your links</h1>
-          <p className="muted">Everything you have shortened while signed in.</p>
-        </div>
-        <div className="row gap">
+        {shared ? (
+          <div>
+            <p className="breadcrumb">
+              <A to="/app/team">← Team</A>
+            </p>
+            <h1 data-testid="shared-title">{team ? `Links of ${team.owner_name || team.owner_email}` : "Shared with me"}</h1>
+            <p className="muted">You can edit these links and see their statistics; they stay their owner's, who alone can delete them.</p>
+          </div>
+        ) : (
+          <div>
+            <h1>Your links</h1>
+            <p className="muted">Everything you have shortened while signed in.</p>
+          </div>
+        )}
+        <div className={shared ? "visually-hidden" : "row gap"}>
           <A to="/app/links/bulk" className="btn btn-secondary">
             Bulk create
           </A>
@@ -144,7 +166,8 @@ export function LinksPage() {
 
       {error ? (
         <Alert testId="links-error">
-          Could not load your links: {error}{" "}
+          {shared ? "Could not load this team's links (your access may have ended): " : "Could not load your links: "}
+          {error}{" "}
           <button type="button" className="btn-link" onClick={() => void load(q)}>
             Try again
           </button>
@@ -163,10 +186,16 @@ export function LinksPage() {
           </EmptyState>
         ) : (
           <EmptyState title="No links yet" testId="links-empty">
-            <p className="muted">Create your first short link: it will show up here with its click count.</p>
-            <A to="/app/links/new" className="btn btn-primary">
-              Create a link
-            </A>
+            {shared ? (
+              <p className="muted">This team has no links yet.</p>
+            ) : (
+              <>
+                <p className="muted">Create your first short link: it will show up here with its click count.</p>
+                <A to="/app/links/new" className="btn btn-primary">
+                  Create a link
+                </A>
+              </>
+            )}
           </EmptyState>
         )
       ) : (
@@ -189,6 +218,9 @@ export function LinksPage() {
                     {l.has_password ? <span className="badge">Password</span> : null}
                     {l.expires_at ? <span className="badge">{new Date(l.expires_at) < new Date() ? "Expired" : `Expires ${formatDate(l.expires_at)}`}</span> : null}
                     {l.max_clicks != null ? <span className="badge">Max {l.max_clicks} clicks</span> : null}
+                    {l.updated_by && l.updated_by_email ? (
+                      <span data-testid="link-updated-by">Last edited by {l.updated_by === user?.id ? "you" : l.updated_by_email}</span>
+                    ) : null}
                   </p>
                 </div>
                 <div className="link-actions">
@@ -202,17 +234,19 @@ export function LinksPage() {
                   <A to={`/app/links/${encodeURIComponent(l.id)}/stats`} className="btn btn-secondary btn-sm" testId="link-stats">
                     Statistics
                   </A>
-                  <button
-                    type="button"
-                    className="btn btn-danger-ghost btn-sm"
-                    data-testid="link-delete"
-                    onClick={() => {
-                      setDeleteError(null);
-                      setToDelete(l);
-                    }}
-                  >
-                    Delete
-                  </button>
+                  {shared ? null : (
+                    <button
+                      type="button"
+                      className="btn btn-danger-ghost btn-sm"
+                      data-testid="link-delete"
+                      onClick={() => {
+                        setDeleteError(null);
+                        setToDelete(l);
+                      }}
+                    >
+                      Delete
+                    </button>
+                  )}
                 </div>
               </li>
             ))}

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useNavigate } from "react-router";
 import { api, ApiError, planLabel, type ApiKey, type User } from "../api";
 import { useSession } from "../session";
+import { TeamSummary } from "./Team";
 import { Alert, ConfirmDialog, CopyButton, Field, Spinner, errorMessage, formatDate, formatDateTime, useTitle } from "../ui";
 
 const MAX_PICTURE = 2 * 1024 * 1024;
@@ -29,6 +30,7 @@ export function ProfilePage() {
       <PlanSection user={user} />
       <PasswordSection />
       <KeysSection />
+      <TeamSummary />
       <DangerZone user={user} />
     </div>
   );

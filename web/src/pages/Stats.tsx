@@ -88,7 +88,9 @@ export function StatsPage() {
     return r.from === from && r.to === to;
   });
   const advanced = stats ? stats.advanced !== false : true;
-  const canCsv = planAtLeast(user?.plan, "pro") && advanced;
+  // A team owner's link: what is shown follows the owner's plan (the server says so through `advanced`).
+  const shared = !!link && !!user && link.owner_id !== user.id;
+  const canCsv = (shared || planAtLeast(user?.plan, "pro")) && advanced;
   const csvHref = `/api/links/${encodeURIComponent(id)}/stats.csv?${new URLSearchParams({ from, to })}`;
   const daily = useMemo(() => (stats?.daily ? zeroFill(stats.daily, from, to) : []), [stats, from, to]);
   const rangeClicks = stats ? (stats.range_clicks ?? (stats.daily ? stats.daily.reduce((n, d) => n + d.clicks, 0) : null)) : null;
@@ -96,7 +98,7 @@ export function StatsPage() {
   return (
     <div className="stats-page">
       <p className="breadcrumb">
-        <A to="/app">← Your links</A>
+        {shared && link?.owner_id ? <A to={`/app/shared/${encodeURIComponent(link.owner_id)}`}>← Shared links</A> : <A to="/app">← Your links</A>}
       </p>
       <div className="page-head">
         <div>

@@ -1,0 +1,32 @@
+// What the teams use cases need: database, clock, mailer, logger and the service's own origin.
+import type { Logger } from "pino";
+import type { Db } from "../storage/db.js";
+import type { Clock } from "../shared/clock.js";
+import type { Mailer } from "../mail/mailer.js";
+import type { UserRow } from "../storage/schema.js";
+import type { RateEvents } from "../storage/rate-events.js";
+import { DomainError } from "../shared/errors.js";
+
+export interface TeamDeps {
+  db: Db;
+  clock: Clock;
+  mailer: Mailer;
+  log: Logger;
+  /** Bounds the invitation emails an owner sends (invite and cancel in a loop would otherwise mail anyone). */
+  rate: RateEvents;
+  /** BASE_URL's origin: invitation links point at its dashboard. */
+  origin: string;
+}
+
+/** Collaborators per team: members and pending invitations together (SPEC.md, Limits). */
+export const MAX_COLLABORATORS = 2;
+/** How long an emailed invitation link is valid. */
+export const INVITATION_TTL_MS = 7 * 86_400_000;
+/** Earliest resend after the last send. */
+export const RESEND_AFTER_MS = 60_000;
+/** Invitation emails (first sends and resends) one owner may send per hour. */
+export const INVITATION_EMAILS_PER_HOUR = 20;
+
+export function requireActiveAccount(actor: UserRow): void {
+  if (actor.status !== "active") throw new DomainError("account_inactive", "This account is suspended");
+}

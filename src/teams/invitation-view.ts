@@ -1,0 +1,26 @@
+// The API's invitation object (API.md, Team): never the token, which exists only in the email.
+import { iso } from "../shared/clock.js";
+import type { TeamInvitationRow } from "../storage/schema.js";
+import { RESEND_AFTER_MS } from "./deps.js";
+
+export interface PublicInvitation {
+  id: string;
+  email: string;
+  state: string;
+  sent_at: string;
+  send_confirmed: boolean;
+  expires_at: string;
+  can_resend_at: string;
+}
+
+export function publicInvitation(row: TeamInvitationRow): PublicInvitation {
+  return {
+    id: row.id,
+    email: row.email,
+    state: row.state,
+    sent_at: iso(Number(row.sent_at)),
+    send_confirmed: Number(row.send_confirmed) === 1,
+    expires_at: iso(Number(row.expires_at)),
+    can_resend_at: iso(Number(row.sent_at) + RESEND_AFTER_MS),
+  };
+}

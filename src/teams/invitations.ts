@@ -1,0 +1,272 @@
+// Team invitations: invite, resend, cancel, preview and accept, with every transition of SPEC.md's
+// invitation table. Tokens are random, stored as SHA-256 only; a resend replaces the live one.
+import type { Transaction } from "kysely";
+import { iso } from "../shared/clock.js";
+import { DomainError, invalid } from "../shared/errors.js";
+import { newId, randomToken, sha256Hex } from "../shared/ids.js";
+import type { Database, TeamInvitationRow, UserRow } from "../storage/schema.js";
+import { normalizeEmail } from "../accounts/accounts.js";
+import { requireCapability } from "../accounts/plans.js";
+import { isUniqueViolation } from "../links/aliases.js";
+import { invitationEmail } from "./invitation-email.js";
+import { retryAfterSeconds } from "../storage/rate-events.js";
+import { INVITATION_EMAILS_PER_HOUR, INVITATION_TTL_MS, MAX_COLLABORATORS, RESEND_AFTER_MS, type TeamDeps, requireActiveAccount } from "./deps.js";
+import { type Membership, membershipOf } from "./memberships.js";
+import { type PublicInvitation, publicInvitation } from "./invitation-view.js";
+
+export type { PublicInvitation };
+
+/** What the landing page shows about a link before (or without) signing in. */
+export interface InvitationPreview {
+  email: string;
+  inviter_name: string;
+  inviter_email: string;
+  state: "pending" | "accepted" | "cancelled" | "expired" | "replaced";
+  expires_at: string;
+}
+
+/** Why an acceptance was refused, beside the API code (the landing page words each case). */
+export type RefusalReason = "unknown" | "replaced" | "cancelled" | "used" | "wrong_account" | "expired" | "email_unverified";
+
+function refuse(code: "not_found" | "conflict" | "forbidden" | "expired" | "email_unverified", reason: RefusalReason, message: string): DomainError {
+  return new DomainError(code, message, undefined, { reason });
+}
+
+const TOKEN_RE = /^[A-Za-z0-9_-]{20,200}$/;
+
+/** Takes the owner's row lock (PostgreSQL) inside a transaction that already holds SQLite's write lock. */
+async function lockOwner(trx: Transaction<Database>, ownerId: string): Promise<void> {
+  await trx.updateTable("users").set((eb) => ({ status: eb.ref("status") })).where("id", "=", ownerId).execute();
+}
+
+async function insertToken(trx: Transaction<Database>, invitationId: string, now: number): Promise<string> {
+  const token = randomToken(32);
+  await trx.insertInto("team_invitation_tokens").values({ token_hash: sha256Hex(token), invitation_id: invitationId, created_at: now, replaced_at: null }).execute();
+  return token;
+}
+
+const HOUR = 3_600_000;
+const emailBucket = (owner: UserRow) => `team-invite-mail:${owner.id}`;
+
+/** At most INVITATION_EMAILS_PER_HOUR invitation emails per owner and hour (429 with Retry-After past it). */
+async function checkEmailAllowance(deps: TeamDeps, owner: UserRow, now: number): Promise<void> {
+  const state = await deps.rate.state(emailBucket(owner), now - HOUR);
+  if (state.count >= INVITATION_EMAILS_PER_HOUR) {
+    throw new DomainError("rate_limited", `At most ${INVITATION_EMAILS_PER_HOUR} invitation emails per hour; try again later`, undefined, undefined, retryAfterSeconds(state, HOUR, now));
+  }
+}
+
+export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): Promise<PublicInvitation> {
+  requireActiveAccount(owner);
+  requireCapability(owner.plan, "team_invite", "Team invitations");
+  const email = normalizeEmail(rawEmail);
+  if (email === owner.email) throw new DomainError("conflict", "You cannot invite yourself", [{ field: "email", message: "is your own address" }]);
+  const now = deps.clock.now();
+  await checkEmailAllowance(deps, owner, now);
+  const row: TeamInvitationRow = {
+    id: newId(),
+    owner_id: owner.id,
+    email,
+    state: "pending",
+    sent_at: now,
+    send_confirmed: 0,
+    expires_at: now + INVITATION_TTL_MS,
+    accepted_by: null,
+    created_at: now,
+    updated_at: now,
+  };
+  let token: string;
+  try {
+    // The count and the insert share one transaction that holds the owner's row: two invitations racing
+    // for the last collaborator slot (on any instance) cannot both pass.
+    token = await deps.db.transaction().execute(async (trx) => {
+      await lockOwner(trx, owner.id);
+      const member = await trx
+        .selectFrom("team_members")
+        .innerJoin("users", "users.id", "team_members.member_id")
+        .select("users.id")
+        .where("team_members.owner_id", "=", owner.id)
+        .where("users.email", "=", email)
+        .executeTakeFirst();
+      if (member) throw new DomainError("conflict", `${email} is already a member of your team`, [{ field: "email", message: "is already a member" }]);
+      const pending = await trx
+        .selectFrom("team_invitations")
+        .select("id")
+        .where("owner_id", "=", owner.id)
+        .where("email", "=", email)
+        .where("state", "=", "pending")
+        .executeTakeFirst();
+      if (pending) throw new DomainError("conflict", `${email} already has a pending invitation; resend it instead`, [{ field: "email", message: "already invited" }]);
+      const used = await collaboratorCount(trx, owner.id);
+      if (used >= MAX_COLLABORATORS) {
+        throw new DomainError("limit_reached", `A team has at most ${MAX_COLLABORATORS} collaborators, members and pending invitations together; cancel an invitation or remove a member first`, undefined, {
+          limit: MAX_COLLABORATORS,
+        });
+      }
+      await trx.insertInto("team_invitations").values(row).execute();
+      return insertToken(trx, row.id, now);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new DomainError("conflict", `${email} already has a pending invitation; resend it instead`, [{ field: "email", message: "already invited" }]);
+    throw err;
+  }
+  return publicInvitation(await send(deps, owner, row, token));
+}
+
+async function collaboratorCount(db: Transaction<Database>, ownerId: string): Promise<number> {
+  const members = await db.selectFrom("team_members").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", ownerId).executeTakeFirstOrThrow();
+  const pending = await db
+    .selectFrom("team_invitations")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("owner_id", "=", ownerId)
+    .where("state", "=", "pending")
+    .executeTakeFirstOrThrow();
+  return Number(members.n) + Number(pending.n);
+}
+
+/** Sends the email; send_confirmed records whether the transport accepted it (a failure keeps the invitation). */
+async function send(deps: TeamDeps, owner: UserRow, row: TeamInvitationRow, token: string): Promise<TeamInvitationRow> {
+  const link = `${deps.origin}/app/invitations/accept?token=${encodeURIComponent(token)}`;
+  let confirmed = 0;
+  await deps.rate.record(emailBucket(owner), row.sent_at);
+  try {
+    await deps.mailer.send(invitationEmail(owner, row.email, link, INVITATION_TTL_MS / 86_400_000));
+    confirmed = 1;
+  } catch (err) {
+    deps.log.warn({ err, invitation: row.id }, "invitation email not accepted by the mail transport");
+  }
+  // Only this send's row: a later resend has its own sent_at and its own outcome.
+  await deps.db.updateTable("team_invitations").set({ send_confirmed: confirmed }).where("id", "=", row.id).where("sent_at", "=", row.sent_at).execute();
+  return { ...row, send_confirmed: confirmed };
+}
+
+async function ownInvitation(deps: TeamDeps, owner: UserRow, id: string): Promise<TeamInvitationRow> {
+  const row = await deps.db.selectFrom("team_invitations").selectAll().where("id", "=", id).where("owner_id", "=", owner.id).executeTakeFirst();
+  if (!row) throw new DomainError("not_found", "No such invitation");
+  return row;
+}
+
+function tooSoon(row: TeamInvitationRow, now: number): DomainError {
+  const wait = Math.max(1, Math.ceil((Number(row.sent_at) + RESEND_AFTER_MS - now) / 1000));
+  return new DomainError("rate_limited", `This invitation was sent less than a minute ago; resend it in ${wait} s`, undefined, undefined, wait);
+}
+
+export async function resend(deps: TeamDeps, owner: UserRow, id: string): Promise<PublicInvitation> {
+  requireActiveAccount(owner);
+  requireCapability(owner.plan, "team_invite", "Team invitations");
+  const row = await ownInvitation(deps, owner, id);
+  if (row.state !== "pending") throw new DomainError("conflict", `This invitation is ${row.state}, no longer pending`);
+  const now = deps.clock.now();
+  if (now < Number(row.sent_at) + RESEND_AFTER_MS) throw tooSoon(row, now);
+  await checkEmailAllowance(deps, owner, now);
+  const next: TeamInvitationRow = { ...row, sent_at: now, send_confirmed: 0, expires_at: now + INVITATION_TTL_MS, updated_at: now };
+  const token = await deps.db.transaction().execute(async (trx) => {
+    // Guarded by the previous sent_at: of two concurrent resends one wins, the other is told to wait.
+    const r = await trx
+      .updateTable("team_invitations")
+      .set({ sent_at: now, send_confirmed: 0, expires_at: next.expires_at, updated_at: now })
+      .where("id", "=", row.id)
+      .where("state", "=", "pending")
+      .where("sent_at", "=", row.sent_at)
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) return null;
+    // The previous link stops working at once.
+    await trx.updateTable("team_invitation_tokens").set({ replaced_at: now }).where("invitation_id", "=", row.id).where("replaced_at", "is", null).execute();
+    return insertToken(trx, row.id, now);
+  });
+  if (token === null) {
+    const fresh = await ownInvitation(deps, owner, id);
+    if (fresh.state !== "pending") throw new DomainError("conflict", `This invitation is ${fresh.state}, no longer pending`);
+    throw tooSoon(fresh, now);
+  }
+  return publicInvitation(await send(deps, owner, next, token));
+}
+
+export async function cancel(deps: TeamDeps, owner: UserRow, id: string): Promise<PublicInvitation> {
+  const row = await ownInvitation(deps, owner, id);
+  const now = deps.clock.now();
+  const r = await deps.db
+    .updateTable("team_invitations")
+    .set({ state: "cancelled", updated_at: now })
+    .where("id", "=", id)
+    .where("state", "=", "pending")
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) === 0) {
+    const fresh = await ownInvitation(deps, owner, id);
+    throw new DomainError("conflict", `This invitation is ${fresh.state}, no longer pending`);
+  }
+  return publicInvitation({ ...row, state: "cancelled", updated_at: now });
+}
+
+interface TokenMatch {
+  invitation: TeamInvitationRow;
+  replaced: boolean;
+}
+
+async function byToken(deps: TeamDeps, token: string): Promise<TokenMatch | null> {
+  if (!TOKEN_RE.test(token)) return null;
+  const t = await deps.db.selectFrom("team_invitation_tokens").selectAll().where("token_hash", "=", sha256Hex(token)).executeTakeFirst();
+  if (!t) return null;
+  const invitation = await deps.db.selectFrom("team_invitations").selectAll().where("id", "=", t.invitation_id).executeTakeFirst();
+  return invitation ? { invitation, replaced: t.replaced_at !== null } : null;
+}
+
+const UNKNOWN = () => refuse("not_found", "unknown", "This invitation link is not valid; check that you copied it whole");
+const REPLACED = () => refuse("not_found", "replaced", "This invitation link was replaced by a newer one: open the link in the most recent invitation email");
+
+export async function preview(deps: TeamDeps, token: string): Promise<InvitationPreview> {
+  const match = await byToken(deps, token);
+  if (!match) throw UNKNOWN();
+  const { invitation } = match;
+  const inviter = await deps.db.selectFrom("users").select(["name", "email"]).where("id", "=", invitation.owner_id).executeTakeFirstOrThrow();
+  const state = match.replaced
+    ? "replaced"
+    : invitation.state === "pending" && deps.clock.now() >= Number(invitation.expires_at)
+      ? "expired"
+      : (invitation.state as InvitationPreview["state"]);
+  return { email: invitation.email, inviter_name: inviter.name, inviter_email: inviter.email, state, expires_at: iso(Number(invitation.expires_at)) };
+}
+
+export async function accept(deps: TeamDeps, actor: UserRow | null, token: string): Promise<Membership> {
+  if (!actor) throw new DomainError("unauthenticated", "Sign in (or sign up) with the invited email address to accept");
+  if (typeof token !== "string" || token.length === 0) throw invalid("token", "is required");
+  const match = await byToken(deps, token);
+  if (!match) throw UNKNOWN();
+  const { invitation } = match;
+  // Accepting again as the same member is harmless, whatever happened to the link since.
+  if (invitation.state === "accepted" && invitation.accepted_by === actor.id) {
+    const again = await membershipOf(deps.db, invitation.owner_id, actor.id);
+    if (again) return again;
+  }
+  if (match.replaced) throw REPLACED();
+  if (invitation.state === "cancelled") throw refuse("conflict", "cancelled", "This invitation was cancelled by the person who sent it");
+  if (invitation.state !== "pending") throw refuse("conflict", "used", "This invitation has already been used; ask for a new one");
+  if (actor.email !== invitation.email) {
+    throw refuse("forbidden", "wrong_account", `This invitation is for ${invitation.email}; you are signed in as ${actor.email}. Sign in with the invited address`);
+  }
+  const now = deps.clock.now();
+  if (now >= Number(invitation.expires_at)) throw refuse("expired", "expired", "This invitation link is more than 7 days old; ask for it to be sent again");
+  if (actor.email_verified_at === null) throw refuse("email_unverified", "email_unverified", "Confirm your email address first: open the link we emailed you, then accept");
+  requireActiveAccount(actor);
+
+  const accepted = await deps.db.transaction().execute(async (trx) => {
+    const r = await trx
+      .updateTable("team_invitations")
+      .set({ state: "accepted", accepted_by: actor.id, updated_at: now })
+      .where("id", "=", invitation.id)
+      .where("state", "=", "pending")
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) return false;
+    await trx
+      .insertInto("team_members")
+      .values({ owner_id: invitation.owner_id, member_id: actor.id, joined_at: now })
+      .onConflict((oc) => oc.columns(["owner_id", "member_id"]).doNothing())
+      .execute();
+    return true;
+  });
+  // Lost a race (a cancel, or this member's own second click): answer from the state that won.
+  if (!accepted) return accept(deps, actor, token);
+  const membership = await membershipOf(deps.db, invitation.owner_id, actor.id);
+  if (!membership) throw new DomainError("conflict", "The team's owner no longer exists");
+  return membership;
+}

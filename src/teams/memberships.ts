@@ -1,0 +1,80 @@
+// Memberships: the lists of GET /api/team kept apart (my members, my pending invitations, teams I
+// belong to), and the two ways out (the owner removes, the member leaves) that end access at once.
+import { iso } from "../shared/clock.js";
+import { DomainError } from "../shared/errors.js";
+import type { Db } from "../storage/db.js";
+import type { UserRow } from "../storage/schema.js";
+import { sharingActive } from "./access.js";
+import { type PublicInvitation, publicInvitation } from "./invitation-view.js";
+
+export interface Member {
+  user_id: string;
+  email: string;
+  name: string;
+  joined_at: string;
+}
+
+export interface Membership {
+  owner_id: string;
+  owner_email: string;
+  owner_name: string;
+  joined_at: string;
+  /** False while the owner is suspended or the owner's plan no longer allows sharing. */
+  active: boolean;
+}
+
+export interface TeamOverview {
+  members: Member[];
+  invitations: PublicInvitation[];
+  memberships: Membership[];
+}
+
+function membershipQuery(db: Db) {
+  return db
+    .selectFrom("team_members")
+    .innerJoin("users", "users.id", "team_members.owner_id")
+    .select(["team_members.owner_id", "team_members.joined_at", "users.email", "users.name", "users.status", "users.plan"]);
+}
+
+type MembershipRow = { owner_id: string; joined_at: number; email: string; name: string; status: string; plan: string };
+
+function toMembership(r: MembershipRow): Membership {
+  return { owner_id: r.owner_id, owner_email: r.email, owner_name: r.name, joined_at: iso(Number(r.joined_at)), active: sharingActive(r) };
+}
+
+export async function membershipOf(db: Db, ownerId: string, memberId: string): Promise<Membership | null> {
+  const r = await membershipQuery(db).where("team_members.owner_id", "=", ownerId).where("team_members.member_id", "=", memberId).executeTakeFirst();
+  return r ? toMembership(r) : null;
+}
+
+export async function overview(db: Db, actor: UserRow): Promise<TeamOverview> {
+  const [members, invitations, memberships] = await Promise.all([
+    db
+      .selectFrom("team_members")
+      .innerJoin("users", "users.id", "team_members.member_id")
+      .select(["users.id", "users.email", "users.name", "team_members.joined_at"])
+      .where("team_members.owner_id", "=", actor.id)
+      .orderBy("team_members.joined_at")
+      .orderBy("users.email")
+      .execute(),
+    db.selectFrom("team_invitations").selectAll().where("owner_id", "=", actor.id).where("state", "=", "pending").orderBy("created_at").orderBy("id").execute(),
+    membershipQuery(db).where("team_members.member_id", "=", actor.id).orderBy("team_members.joined_at").orderBy("users.email").execute(),
+  ]);
+  return {
+    members: members.map((m) => ({ user_id: m.id, email: m.email, name: m.name, joined_at: iso(Number(m.joined_at)) })),
+    invitations: invitations.map(publicInvitation),
+    memberships: memberships.map(toMembership),
+  };
+}
+
+/** The owner removes a member (any plan, even suspended: it only takes access away). */
+export async function removeMember(db: Db, owner: UserRow, memberId: string): Promise<void> {
+  const r = await db.deleteFrom("team_members").where("owner_id", "=", owner.id).where("member_id", "=", memberId).executeTakeFirst();
+  if (Number(r.numDeletedRows) === 0) throw new DomainError("not_found", "No such member in your team");
+}
+
+/** The member leaves a team (any plan, free included). */
+export async function leaveTeam(db: Db, member: UserRow, ownerId: string): Promise<void> {
+  const r = await db.deleteFrom("team_members").where("owner_id", "=", ownerId).where("member_id", "=", member.id).executeTakeFirst();
+  if (Number(r.numDeletedRows) === 0) throw new DomainError("not_found", "You are not a member of this team");
+}

@@ -1,0 +1,49 @@
+// TeamService: the teams feature's entry point for HTTP routes and the CLI.
+import type { UserRow } from "../storage/schema.js";
+import type { TeamDeps } from "./deps.js";
+import { type InvitationPreview, type PublicInvitation, accept, cancel, invite, preview, resend } from "./invitations.js";
+import { type Membership, type TeamOverview, leaveTeam, overview, removeMember } from "./memberships.js";
+import { type LinkAccess, ownerAccess } from "./access.js";
+
+export type { InvitationPreview, PublicInvitation, Membership, TeamOverview, LinkAccess };
+
+export class TeamService {
+  constructor(private readonly deps: TeamDeps) {}
+
+  overview(actor: UserRow): Promise<TeamOverview> {
+    return overview(this.deps.db, actor);
+  }
+
+  invite(owner: UserRow, email: string): Promise<PublicInvitation> {
+    return invite(this.deps, owner, email);
+  }
+
+  resend(owner: UserRow, invitationId: string): Promise<PublicInvitation> {
+    return resend(this.deps, owner, invitationId);
+  }
+
+  cancel(owner: UserRow, invitationId: string): Promise<PublicInvitation> {
+    return cancel(this.deps, owner, invitationId);
+  }
+
+  preview(token: string): Promise<InvitationPreview> {
+    return preview(this.deps, token);
+  }
+
+  accept(actor: UserRow | null, token: string): Promise<Membership> {
+    return accept(this.deps, actor, token);
+  }
+
+  removeMember(owner: UserRow, memberId: string): Promise<void> {
+    return removeMember(this.deps.db, owner, memberId);
+  }
+
+  leave(member: UserRow, ownerId: string): Promise<void> {
+    return leaveTeam(this.deps.db, member, ownerId);
+  }
+
+  /** The actor's role for an owner's links (owner, active member, none): for features that act on them. */
+  accessTo(actor: UserRow, ownerId: string): Promise<LinkAccess> {
+    return ownerAccess(this.deps.db, actor, ownerId);
+  }
+}
