@@ -10,6 +10,7 @@ import { isReservedAlias } from "../links/reserved.js";
 import { verifyPassword } from "../accounts/passwords.js";
 import { type CachedLink, LinkCache } from "./link-cache.js";
 import { destinationFor } from "./device.js";
+import type { ClickDeliveries } from "../webhooks/click-deliveries.js";
 
 export type Outcome =
   | { kind: "not_found" }
@@ -45,6 +46,8 @@ export interface RedirectDeps {
   cacheSize: number;
   /** BASE_URL's hostname: requests there look up domain "". */
   ownHost: string;
+  /** link_click webhooks (issue 19); absent in tools that serve no redirects. */
+  webhooks?: Pick<ClickDeliveries, "owners" | "linkClicked">;
 }
 
 /** visitCached's answer for a password-protected link: the form page. */
@@ -147,16 +150,19 @@ export class RedirectService {
 
   /** Exactly one click per redirect served; the destination for this visitor's device. */
   private redirect(link: CachedLink, v: Visit, counted: boolean): string {
+    const at = this.deps.clock.now();
     this.deps.clicks.record({
       linkId: link.id,
       linkNum: link.num,
-      at: this.deps.clock.now(),
+      at,
       userAgent: v.userAgent,
       referer: v.referer,
       ip: v.ip,
       country: v.country,
       counted,
     });
+    // Webhooks: one in-memory Map lookup; owners without an active webhook pay nothing more.
+    if (link.owner_id !== null && this.deps.webhooks?.owners.has(link.owner_id)) this.deps.webhooks.linkClicked(link.owner_id, link, this.domainFor(v.host), v, at);
     return destinationFor(link, v.userAgent);
   }
 }

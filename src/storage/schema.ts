@@ -135,6 +135,34 @@ export interface ClickRollupStateTable {
   compact_link: string | null;
 }
 
+export interface WebhooksTable {
+  id: string;
+  owner_id: string;
+  name: string;
+  url: string;
+  /** "custom" | "slack" | "discord" | "teams" */
+  kind: string;
+  /** The whsec_ secret, AES-256-GCM encrypted (webhooks/secrets.ts); null for connector kinds. */
+  secret_enc: string | null;
+  active: number;
+  /** Events dropped because the webhook's queue was full (all instances). */
+  dropped: Generated<number>;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookDeliveriesTable {
+  /** The X-Snip-Delivery id. */
+  id: string;
+  webhook_id: string;
+  /** "link_click" */
+  event: string;
+  at: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
 export interface Database {
   users: UsersTable;
   user_pictures: UserPicturesTable;
@@ -151,6 +179,8 @@ export interface Database {
   api_keys: ApiKeysTable;
   api_creations: ApiCreationsTable;
   rate_events: RateEventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -158,3 +188,5 @@ export type LinkRow = Selectable<LinksTable>;
 export type NewLink = Insertable<LinksTable>;
 export type LinkUpdate = Updateable<LinksTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type WebhookRow = Selectable<WebhooksTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
