@@ -72,7 +72,7 @@ export function slackMessage(e: LinkClickEvent) {
 
 /** Discord markdown: a backslash before every character it gives a meaning to (and mentions are disabled). */
 export function escapeDiscord(text: string): string {
-  return text.replace(/[\\*_~`|>#\-[\]()<@:!]/g, (c) => `\\${c}`);
+  return text.replace(/[\\*_~`|>#\-[\]()<@]/g, (c) => `\\${c}`);
 }
 
 export function discordMessage(e: LinkClickEvent) {
