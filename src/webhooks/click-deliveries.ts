@@ -104,17 +104,21 @@ export class ClickDeliveries {
   linkClicked(ownerId: string, link: ClickedLink, domain: string, visit: ClickVisit, at: number): void {
     const targets = this.deps.directory.owners.get(ownerId);
     if (!targets || this.closed) return;
-    const job = new ClickJob(link, domain, visit, at);
     const { queue, concurrency } = this.deps.limits;
+    let job: ClickJob | null = null;
     for (const target of targets) {
       let lane = this.lanes.get(target.id);
       if (!lane) this.lanes.set(target.id, (lane = { waiting: [], running: 0 }));
-      // Room for what can be sent now plus the queue; the rest is dropped and counted.
-      if (lane.waiting.length + lane.running >= queue + concurrency) this.deps.deliveryLog.dropped(target.id);
-      else lane.waiting.push({ target, job });
+      // Room for what can be sent now plus the queue; the rest is dropped and counted (and costs no more).
+      if (lane.waiting.length + lane.running >= queue + concurrency) {
+        this.deps.deliveryLog.dropped(target.id);
+        continue;
+      }
+      job ??= new ClickJob(link, domain, visit, at);
+      lane.waiting.push({ target, job });
     }
     // Describing and sending start after the redirect has been answered.
-    if (!this.pumpScheduled) {
+    if (job !== null && !this.pumpScheduled) {
       this.pumpScheduled = true;
       setImmediate(() => this.pump());
     }
