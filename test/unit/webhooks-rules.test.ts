@@ -252,3 +252,17 @@ describe("secret box", () => {
     expect(box.seal(secret, "wh1")).not.toBe(sealed); // a fresh IV each time
   });
 });
+
+describe("WEBHOOK_ALLOW_PRIVATE", () => {
+  it("is off by default, true/false/1/0 accepted, anything else stops start-up naming the variable", async () => {
+    const { loadConfig } = await import("../../src/config.js");
+    const { mkdtempSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const base = { DATA_DIR: mkdtempSync(join(tmpdir(), "snip-cfg-")), SESSION_SECRET: "x".repeat(40) };
+    expect(loadConfig(base).webhookAllowPrivate).toBe(false);
+    expect(loadConfig({ ...base, WEBHOOK_ALLOW_PRIVATE: "true" }).webhookAllowPrivate).toBe(true);
+    expect(loadConfig({ ...base, WEBHOOK_ALLOW_PRIVATE: "0" }).webhookAllowPrivate).toBe(false);
+    expect(() => loadConfig({ ...base, WEBHOOK_ALLOW_PRIVATE: "yes" })).toThrow('WEBHOOK_ALLOW_PRIVATE: must be true or false, got "yes"');
+  });
+});
