@@ -3,7 +3,7 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { api, ApiError, planAtLeast, type Webhook, type WebhookDelivery, type WebhookKind } from "../api";
 import { useSession } from "../session";
-import { Alert, ConfirmDialog, CopyButton, EmptyState, Field, Spinner, UpgradeHint, errorMessage, formatDateTime, useTitle } from "../ui";
+import { Alert, ConfirmDialog, CopyButton, EmptyState, Field, Spinner, TableHead, UpgradeHint, errorMessage, formatDateTime, useTitle } from "../ui";
 
 const MAX_WEBHOOKS = 5;
 
@@ -181,18 +181,7 @@ export function WebhooksPage() {
           ) : (
             <div className="table-wrap card">
               <table className="table" data-testid="webhooks-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Kind</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Last delivery</th>
-                    <th scope="col">Dropped</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
+                <TableHead columns={["Name", "Kind", "State", "Last delivery", "Dropped"]} actions />
                 <tbody>
                   {hooks?.map((h) => (
                     <tr key={h.id} data-testid="webhook-row" className={h.active ? "" : "row-muted"}>
@@ -390,14 +379,7 @@ function DeliveryLog({ hook, version, onClose }: { hook: Webhook; version: numbe
       ) : (
         <div className="table-wrap">
           <table className="table" data-testid="delivery-log-table">
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Event</th>
-                <th scope="col">Result</th>
-                <th scope="col">Duration</th>
-              </tr>
-            </thead>
+            <TableHead columns={["Time", "Event", "Result", "Duration"]} />
             <tbody>
               {rows.map((d) => (
                 <tr key={d.id} data-testid="delivery-row">
