@@ -64,11 +64,12 @@ export class ReceiverCheck {
         throw new ReceiverRefused(literal ? `is ${describeClass(verdict.cls)}` : `${host} resolves to ${describeClass(verdict.cls)} (${a})`);
       }
     }
-    if (kind !== "custom" && !isConnectorHost(kind, host)) {
-      // WEBHOOK_ALLOW_PRIVATE lets connector kinds reach a test or in-house receiver on a private network;
-      // a public host must still be the chat tool's own.
+    // A connector goes to its chat tool's host on the standard port only. WEBHOOK_ALLOW_PRIVATE lets
+    // connector kinds reach a test or in-house receiver on a private network; a public host must still
+    // be the chat tool's own.
+    if (kind !== "custom" && (!isConnectorHost(kind, host) || url.port !== "")) {
       const inside = this.opts.allowPrivate && addresses.every((a) => PRIVATE_CLASSES.has(classifyAddress(a)));
-      if (!inside) throw new ReceiverRefused(`is not a ${kind} webhook host (see docs/webhooks.md for the accepted hosts)`);
+      if (!inside) throw new ReceiverRefused(`is not a ${kind} webhook address on port 443 (see docs/webhooks.md for the accepted hosts)`);
     }
     const address = addresses[0] as string;
     return { url, host, address, family: isIP(address) === 6 ? 6 : 4 };

@@ -436,6 +436,9 @@ describe.each(ENGINES)("receiver addresses with WEBHOOK_ALLOW_PRIVATE off (%s)",
           return ["127.0.0.1"];
         case "public.test":
         case "example.com":
+        case "hooks.slack.com":
+        case "discord.com":
+        case "contoso.webhook.office.com":
           return [PUBLIC_IP];
         case "flip.test":
           return [flipped ? "127.0.0.1" : PUBLIC_IP];
@@ -485,8 +488,22 @@ describe.each(ENGINES)("receiver addresses with WEBHOOK_ALLOW_PRIVATE off (%s)",
   it("connector kinds only go to their chat tool's hosts", async () => {
     const r = await c.post("/api/webhooks", { name: "x", url: "https://example.com/services/T/B/X", kind: "slack" });
     expect(r.status).toBe(400);
-    expect(r.body.message).toContain("not a slack webhook host");
+    expect(r.body.message).toContain("is not a slack webhook address");
     for (const kind of ["discord", "teams"]) expect((await c.post("/api/webhooks", { name: "x", url: "https://public.test/x", kind })).status).toBe(400);
+    // The chat tools' own hosts are accepted (nothing is sent at creation), on port 443 only.
+    expect((await c.post("/api/webhooks", { name: "x", url: "https://hooks.slack.com:8443/services/T/B/X", kind: "slack" })).status).toBe(400);
+    expect((await c.post("/api/webhooks", { name: "x", url: "https://hooks.slack.com/services/T/B/X", kind: "discord" })).status).toBe(400);
+    const made: string[] = [];
+    for (const [kind, url] of [
+      ["slack", "https://hooks.slack.com/services/T/B/X"],
+      ["discord", "https://discord.com/api/webhooks/1/abc"],
+      ["teams", "https://contoso.webhook.office.com/webhookb2/x"],
+    ]) {
+      const r = await c.post("/api/webhooks", { name: kind, url, kind });
+      expect([kind, r.status]).toEqual([kind, 201]);
+      made.push(r.body.webhook.id);
+    }
+    for (const id of made) await c.delete(`/api/webhooks/${id}`);
   });
 
   it("a name that answers public at creation and loopback at delivery is refused at delivery: nothing is sent", async () => {
