@@ -150,11 +150,10 @@ export class RedirectService {
 
   /** Exactly one click per redirect served; the destination for this visitor's device. */
   private redirect(link: CachedLink, v: Visit, counted: boolean): string {
-    const at = this.deps.clock.now();
     this.deps.clicks.record({
       linkId: link.id,
       linkNum: link.num,
-      at,
+      at: this.deps.clock.now(),
       userAgent: v.userAgent,
       referer: v.referer,
       ip: v.ip,
@@ -162,7 +161,7 @@ export class RedirectService {
       counted,
     });
     // Webhooks: one in-memory Map lookup; owners without an active webhook pay nothing more.
-    if (link.owner_id !== null && this.deps.webhooks?.owners.has(link.owner_id)) this.deps.webhooks.linkClicked(link.owner_id, link, this.domainFor(v.host), v, at);
+    if (link.owner_id !== null && this.deps.webhooks?.owners.has(link.owner_id)) this.deps.webhooks.linkClicked(link.owner_id, link, this.domainFor(v.host), v, this.deps.clock.now());
     return destinationFor(link, v.userAgent);
   }
 }
