@@ -42,6 +42,8 @@ export interface Config {
   /** SQLite: write clicks from a worker thread ("worker") or on the main thread ("inline"). */
   clickWriter: "worker" | "inline";
   clickRetentionDays: number;
+  /** WEBHOOK_ALLOW_PRIVATE: webhooks may deliver to loopback and private addresses (tests, closed networks). */
+  webhookAllowPrivate: boolean;
   webDir: string;
 }
 
@@ -75,6 +77,14 @@ function oneOf<T extends string>(env: Env, name: string, values: readonly T[], d
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 const IP_OR_CIDR = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F:]+)(?:\/\d{1,3})?$/;
+
+function boolVar(env: Env, name: string, dflt: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return dflt;
+  if (raw === "true" || raw === "1") return true;
+  if (raw === "false" || raw === "0") return false;
+  throw new ConfigError(name, `must be true or false, got "${env[name]}"`);
+}
 
 function parseTrustProxy(raw: string | undefined): TrustProxy {
   if (raw === undefined || raw === "" || raw === "false" || raw === "0") return false;
@@ -206,6 +216,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     clickRollupMs: intVar(env, "CLICK_ROLLUP_MS", 5_000, 10, 600_000),
     clickWriter: oneOf(env, "CLICK_WRITER", ["worker", "inline"] as const, "worker"),
     clickRetentionDays: intVar(env, "CLICK_RETENTION_DAYS", 0, 0, 36_500),
+    webhookAllowPrivate: boolVar(env, "WEBHOOK_ALLOW_PRIVATE", false),
     webDir: resolve(env.WEB_DIR?.trim() || join(packageRoot(), "dist", "web")),
   });
 }

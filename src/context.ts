@@ -18,6 +18,13 @@ import { LinkChanges } from "./links/changes.js";
 import { LinkService } from "./links/links.js";
 import { RedirectService } from "./redirect/resolve-link.js";
 import { TeamService } from "./teams/teams.js";
+import { ReceiverCheck } from "./webhooks/receiver-check.js";
+import { SecretBox } from "./webhooks/secrets.js";
+import { WebhookDirectory } from "./webhooks/directory.js";
+import { WebhookSender } from "./webhooks/send.js";
+import { DeliveryLog } from "./webhooks/delivery-log.js";
+import { ClickDeliveries, DEFAULT_QUEUE_LIMITS, type QueueLimits } from "./webhooks/click-deliveries.js";
+import { WebhookService } from "./webhooks/webhooks.js";
 
 export interface AppContext {
   config: Readonly<Config>;
@@ -34,6 +41,8 @@ export interface AppContext {
   links: LinkService;
   redirects: RedirectService;
   teams: TeamService;
+  webhooks: WebhookService;
+  clickDeliveries: ClickDeliveries;
   /** Flushes buffers and closes connections; safe to call twice. */
   close(): Promise<void>;
 }
@@ -44,6 +53,11 @@ export interface ContextOverrides {
   log?: Logger;
   /** Skip migrations (the CLI's `migrate` command runs them itself). */
   migrate?: boolean;
+  /**
+   * Webhook delivery knobs for tests: certificate authorities replacing Node's store (an in-process
+   * server cannot take NODE_EXTRA_CA_CERTS, read once at Node's start), and smaller queue bounds.
+   */
+  webhooks?: { ca?: string[]; limits?: Partial<QueueLimits> };
 }
 
 export const REDACT_PATHS = [
@@ -101,7 +115,36 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     baseUrl: config.baseUrl,
     settleClicks: () => clicks.flush(),
   });
-  const redirects = new RedirectService({ links, clicks, clock, rate, cacheSize: config.linkCacheSize, ownHost: config.baseUrl.hostname });
+
+  if (config.webhookAllowPrivate) log.warn("WEBHOOK_ALLOW_PRIVATE=true: webhooks may deliver to loopback and private addresses");
+  const receiverCheck = new ReceiverCheck({ dnsServers: config.dnsServers, allowPrivate: config.webhookAllowPrivate });
+  const box = new SecretBox(config.sessionSecret);
+  const directory = new WebhookDirectory({ db: storage.db, feed: storage.feed, box, log });
+  if (overrides.migrate !== false) await directory.start();
+  const limits = { ...DEFAULT_QUEUE_LIMITS, ...overrides.webhooks?.limits };
+  const sender = new WebhookSender({ check: receiverCheck, now: () => clock.now(), ca: overrides.webhooks?.ca, connections: limits.concurrency });
+  const deliveryLog = new DeliveryLog({ db: storage.db, log });
+  const clickDeliveries = new ClickDeliveries({
+    directory,
+    sender,
+    deliveryLog,
+    countries: new CountryResolver(geoip),
+    origin: config.origin,
+    now: () => clock.now(),
+    log,
+    limits,
+  });
+  const webhooks = new WebhookService({ db: storage.db, dialect: storage.dialect, clock, check: receiverCheck, box, directory, sender, deliveryLog, origin: config.origin });
+
+  const redirects = new RedirectService({
+    links,
+    clicks,
+    clock,
+    rate,
+    cacheSize: config.linkCacheSize,
+    ownHost: config.baseUrl.hostname,
+    webhooks: clickDeliveries,
+  });
 
   const stats = new StatsService({ db: storage.db, clock });
   const teams = new TeamService({ db: storage.db, clock, mailer, log, rate, origin: config.origin });
@@ -131,9 +174,15 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     links,
     redirects,
     teams,
+    webhooks,
+    clickDeliveries,
     close() {
       closed ??= (async () => {
         clearInterval(housekeeping);
+        directory.stop();
+        await clickDeliveries.close();
+        await deliveryLog.close().catch((err) => log.warn({ err }, "webhook delivery log not written at shutdown"));
+        await sender.close();
         await clicks.close();
         mailer.close();
         await storage.close();

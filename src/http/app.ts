@@ -18,6 +18,7 @@ import { authRoutes } from "./routes/auth.js";
 import { profileRoutes } from "./routes/profile.js";
 import { statsRoutes } from "./routes/stats.js";
 import { keyRoutes } from "./routes/keys.js";
+import { webhookRoutes } from "./routes/webhooks.js";
 import { externalRoutes } from "./routes/external.js";
 import { opsRoutes } from "./routes/ops.js";
 import { linkRoutes } from "./routes/links.js";
@@ -134,6 +135,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await statsRoutes(scoped, ctx);
     await keyRoutes(scoped, ctx);
     await teamRoutes(scoped, ctx);
+    await webhookRoutes(scoped, ctx);
     await externalRoutes(scoped, ctx);
     scoped.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   });

@@ -5,7 +5,7 @@ import type { LinkRow } from "../storage/schema.js";
 import type { LinkChanges } from "../links/changes.js";
 
 /** What a redirect needs to decide; click_count is left out on purpose (it changes on every click). */
-export type CachedLink = Pick<LinkRow, "id" | "num" | "url" | "ios_url" | "android_url" | "expires_at" | "max_clicks" | "password_hash">;
+export type CachedLink = Pick<LinkRow, "id" | "num" | "url" | "ios_url" | "android_url" | "expires_at" | "max_clicks" | "password_hash" | "owner_id">;
 
 const MISSING = Symbol("missing");
 type Entry = CachedLink | typeof MISSING;
@@ -24,6 +24,7 @@ function toCached(row: LinkRow): CachedLink {
     expires_at: row.expires_at === null ? null : Number(row.expires_at),
     max_clicks: row.max_clicks === null ? null : Number(row.max_clicks),
     password_hash: row.password_hash,
+    owner_id: row.owner_id,
   };
 }
 

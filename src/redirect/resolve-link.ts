@@ -10,6 +10,7 @@ import { isReservedAlias } from "../links/reserved.js";
 import { verifyPassword } from "../accounts/passwords.js";
 import { type CachedLink, LinkCache } from "./link-cache.js";
 import { destinationFor } from "./device.js";
+import type { ClickDeliveries } from "../webhooks/click-deliveries.js";
 
 export type Outcome =
   | { kind: "not_found" }
@@ -56,6 +57,8 @@ export interface RedirectDeps {
   cacheSize: number;
   /** BASE_URL's hostname: requests there look up domain "". */
   ownHost: string;
+  /** link_click webhooks (issue 19); absent in tools that serve no redirects. */
+  webhooks?: Pick<ClickDeliveries, "owners" | "linkClicked">;
 }
 
 /** visitCached's answer for a password-protected link: the form page. */
@@ -176,6 +179,8 @@ export class RedirectService {
       country: v.country,
       counted,
     });
+    // Webhooks: one in-memory Map lookup; owners without an active webhook pay nothing more.
+    if (link.owner_id !== null && this.deps.webhooks?.owners.has(link.owner_id)) this.deps.webhooks.linkClicked(link.owner_id, link, this.domainFor(v.host), v, this.deps.clock.now());
     return destinationFor(link, v.userAgent);
   }
 }

@@ -163,6 +163,22 @@ export interface TeamInvitationsTable {
   updated_at: number;
 }
 
+export interface WebhooksTable {
+  id: string;
+  owner_id: string;
+  name: string;
+  url: string;
+  /** "custom" | "slack" | "discord" | "teams" */
+  kind: string;
+  /** The whsec_ secret, AES-256-GCM encrypted (webhooks/secrets.ts); null for connector kinds. */
+  secret_enc: string | null;
+  active: number;
+  /** Events dropped because the webhook's queue was full (all instances). */
+  dropped: Generated<number>;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface TeamInvitationTokensTable {
   token_hash: string;
   invitation_id: string;
@@ -175,6 +191,18 @@ export interface TeamMembersTable {
   owner_id: string;
   member_id: string;
   joined_at: number;
+}
+
+export interface WebhookDeliveriesTable {
+  /** The X-Snip-Delivery id. */
+  id: string;
+  webhook_id: string;
+  /** "link_click" */
+  event: string;
+  at: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
 }
 
 export interface Database {
@@ -197,6 +225,8 @@ export interface Database {
   team_invitations: TeamInvitationsTable;
   team_invitation_tokens: TeamInvitationTokensTable;
   team_members: TeamMembersTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -205,3 +235,5 @@ export type NewLink = Insertable<LinksTable>;
 export type LinkUpdate = Updateable<LinksTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type TeamInvitationRow = Selectable<TeamInvitationsTable>;
+export type WebhookRow = Selectable<WebhooksTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

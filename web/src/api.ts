@@ -81,6 +81,28 @@ export interface ApiKey {
   revoked_at: string | null;
 }
 
+export type WebhookKind = "custom" | "slack" | "discord" | "teams";
+
+export interface WebhookDelivery {
+  id: string;
+  event: string;
+  at: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+export interface Webhook {
+  id: string;
+  name: string;
+  url: string;
+  kind: WebhookKind;
+  active: boolean;
+  created_at: string;
+  last_delivery: WebhookDelivery | null;
+  dropped: number;
+}
+
 export interface FieldError {
   field: string;
   message: string;
@@ -318,6 +340,17 @@ export const api = {
   listKeys: () => request<{ keys: ApiKey[] }>("GET", "/api/keys").then((r) => r.keys ?? []),
   createKey: (name: string) => request<{ key: ApiKey; secret: string }>("POST", "/api/keys", { body: { name } }),
   revokeKey: (id: string) => request("DELETE", `/api/keys/${encodeURIComponent(id)}`),
+
+  listWebhooks: () => request<{ webhooks: Webhook[] }>("GET", "/api/webhooks").then((r) => r.webhooks ?? []),
+  createWebhook: (body: { name: string; url: string; kind: WebhookKind }) =>
+    request<{ webhook: Webhook; secret?: string }>("POST", "/api/webhooks", { body }),
+  updateWebhook: (id: string, body: { name?: string; url?: string; active?: boolean }) =>
+    request<{ webhook: Webhook }>("PATCH", `/api/webhooks/${encodeURIComponent(id)}`, { body }).then((r) => r.webhook),
+  deleteWebhook: (id: string) => request("DELETE", `/api/webhooks/${encodeURIComponent(id)}`),
+  rotateWebhookSecret: (id: string) => request<{ webhook: Webhook; secret: string }>("POST", `/api/webhooks/${encodeURIComponent(id)}/secret`),
+  testWebhook: (id: string) => request<{ delivery: WebhookDelivery }>("POST", `/api/webhooks/${encodeURIComponent(id)}/test`).then((r) => r.delivery),
+  webhookDeliveries: (id: string) =>
+    request<{ deliveries: WebhookDelivery[] }>("GET", `/api/webhooks/${encodeURIComponent(id)}/deliveries`).then((r) => r.deliveries ?? []),
 };
 
 // ---- helpers shared by pages -----------------------------------------------------------

@@ -13,6 +13,7 @@ import { LinkFormPage } from "./pages/LinkForm";
 import { BulkPage } from "./pages/Bulk";
 import { StatsPage } from "./pages/Stats";
 import { ProfilePage } from "./pages/Profile";
+import { WebhooksPage } from "./pages/Webhooks";
 import { NotFoundPage } from "./pages/NotFound";
 import { TeamPage } from "./pages/Team";
 import { AcceptInvitationPage } from "./pages/AcceptInvitation";
@@ -57,6 +58,9 @@ function Header() {
               </NavLink>
               <NavLink to="/app/team" data-testid="nav-team">
                 Team
+              </NavLink>
+              <NavLink to="/app/webhooks" data-testid="nav-webhooks">
+                Webhooks
               </NavLink>
               <NavLink to="/app/profile" data-testid="nav-profile">
                 Profile
@@ -147,6 +151,7 @@ function Shell() {
               <Route path="/app/team" element={<RequireAuth><TeamPage /></RequireAuth>} />
               <Route path="/app/shared/:ownerId" element={<RequireAuth><LinksPage shared /></RequireAuth>} />
               <Route path="/app/invitations/accept" element={<AcceptInvitationPage />} />
+              <Route path="/app/webhooks" element={<RequireAuth><WebhooksPage /></RequireAuth>} />
               <Route path="*" element={<NotFoundPage />} />
             </Routes>
           </>

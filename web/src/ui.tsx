@@ -163,6 +163,26 @@ export function ConfirmDialog(props: {
   );
 }
 
+/** A table's header row: one column heading each, and an unlabelled (screen-reader "Actions") last column when asked. */
+export function TableHead({ columns, actions = false }: { columns: string[]; actions?: boolean }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) => (
+          <th scope="col" key={c}>
+            {c}
+          </th>
+        ))}
+        {actions ? (
+          <th scope="col">
+            <span className="visually-hidden">Actions</span>
+          </th>
+        ) : null}
+      </tr>
+    </thead>
+  );
+}
+
 /** Renders children only for a signed-in user; sends others to /app/login?next=... */
 export function RequireAuth({ children }: { children: ReactNode }) {
   const { user } = useSession();

@@ -1,0 +1,112 @@
+// The active webhooks of every owner, in memory, so that the redirect path asks one Map whether a click
+// has anyone to tell: loaded at start, reloaded per owner on every webhook change (on the other instances
+// through the storage change feed, LISTEN/NOTIFY on PostgreSQL), and in full every minute as a safety
+// net for a lost notification or a plan change.
+import type { Logger } from "pino";
+import type { ChangeFeed, Db } from "../storage/db.js";
+import { can } from "../accounts/plans.js";
+import type { WebhookKind } from "./address-guard.js";
+import type { SecretBox } from "./secrets.js";
+import type { DeliveryTarget } from "./send.js";
+
+export const WEBHOOK_CHANNEL = "webhook_changed";
+const FULL_RELOAD_MS = 60_000;
+
+interface TargetRow {
+  id: string;
+  owner_id: string;
+  url: string;
+  kind: string;
+  secret_enc: string | null;
+  plan: string;
+}
+
+export class WebhookDirectory {
+  private byOwner = new Map<string, DeliveryTarget[]>();
+  /** Bumped per owner on every reload, so an older reload finishing late does not win. */
+  private readonly generations = new Map<string, number>();
+  private fullGeneration = 0;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly deps: { db: Db; feed: ChangeFeed; box: SecretBox; log: Logger },
+  ) {
+    deps.feed.subscribe(WEBHOOK_CHANNEL, (ownerId) => void this.reloadOwner(ownerId));
+  }
+
+  /** Owners with at least one active webhook on a plan that has webhooks: the redirect path's check. */
+  get owners(): ReadonlyMap<string, readonly DeliveryTarget[]> {
+    return this.byOwner;
+  }
+
+  async start(): Promise<void> {
+    await this.reloadAll();
+    this.timer = setInterval(() => void this.reloadAll().catch((err) => this.deps.log.warn({ err }, "webhook directory reload failed")), FULL_RELOAD_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** After a change to an owner's webhooks: reload here at once, and tell the other instances. */
+  async changed(ownerId: string): Promise<void> {
+    await this.reloadOwner(ownerId);
+    await this.deps.feed.publish(WEBHOOK_CHANNEL, ownerId).catch((err) => this.deps.log.warn({ err }, "webhook change notification failed"));
+  }
+
+  async reloadAll(): Promise<void> {
+    const gen = ++this.fullGeneration;
+    const before = new Map(this.generations);
+    const rows = await this.query().execute();
+    if (gen !== this.fullGeneration) return;
+    const next = new Map<string, DeliveryTarget[]>();
+    for (const row of rows) this.add(next, row);
+    // An owner reloaded on its own while this ran keeps what that (newer) reload found.
+    for (const [owner, g] of this.generations) {
+      if (before.get(owner) === g) continue;
+      const mine = this.byOwner.get(owner);
+      if (mine) next.set(owner, mine);
+      else next.delete(owner);
+    }
+    this.byOwner = next;
+  }
+
+  async reloadOwner(ownerId: string): Promise<void> {
+    const gen = (this.generations.get(ownerId) ?? 0) + 1;
+    this.generations.set(ownerId, gen);
+    const rows = await this.query().where("webhooks.owner_id", "=", ownerId).execute();
+    if (this.generations.get(ownerId) !== gen) return;
+    const next = new Map<string, DeliveryTarget[]>();
+    for (const row of rows) this.add(next, row);
+    const targets = next.get(ownerId);
+    if (targets) this.byOwner.set(ownerId, targets);
+    else this.byOwner.delete(ownerId);
+  }
+
+  private query() {
+    return this.deps.db
+      .selectFrom("webhooks")
+      .innerJoin("users", "users.id", "webhooks.owner_id")
+      .select(["webhooks.id", "webhooks.owner_id", "webhooks.url", "webhooks.kind", "webhooks.secret_enc", "users.plan"])
+      .where("webhooks.active", "=", 1)
+      .where("users.status", "=", "active")
+      .orderBy("webhooks.created_at")
+      .orderBy("webhooks.id");
+  }
+
+  private add(into: Map<string, DeliveryTarget[]>, row: TargetRow): void {
+    if (!can(row.plan, "webhooks")) return;
+    const target: DeliveryTarget = {
+      id: row.id,
+      ownerId: row.owner_id,
+      url: row.url,
+      kind: row.kind as WebhookKind,
+      secret: row.secret_enc === null ? null : this.deps.box.open(row.secret_enc, row.id),
+    };
+    const list = into.get(row.owner_id);
+    if (list) list.push(target);
+    else into.set(row.owner_id, [target]);
+  }
+}

@@ -1,0 +1,133 @@
+// The link_click event as API.md fixes it (version 1, no IP address), and the body each kind receives:
+// the service's own JSON for custom receivers, a chat message for the Slack, Discord and Teams connectors.
+import type { WebhookKind } from "./address-guard.js";
+
+export interface LinkClickEvent {
+  version: 1;
+  id: string;
+  type: "link_click";
+  created_at: string;
+  test: boolean;
+  link: { id: string; alias: string; domain: string | null; short_url: string; url: string };
+  click: {
+    at: string;
+    country: string | null;
+    device: string;
+    os: string | null;
+    browser: string | null;
+    referrer_host: string | null;
+    bot: boolean;
+  };
+}
+
+/** The JSON body for a webhook of this kind. */
+export function bodyFor(kind: WebhookKind, event: LinkClickEvent): string {
+  switch (kind) {
+    case "slack":
+      return JSON.stringify(slackMessage(event));
+    case "discord":
+      return JSON.stringify(discordMessage(event));
+    case "teams":
+      return JSON.stringify(teamsMessage(event));
+    default:
+      return JSON.stringify(event);
+  }
+}
+
+function facts(e: LinkClickEvent): { country: string; device: string } {
+  return { country: e.click.country ?? "unknown", device: e.click.device };
+}
+
+function testMark(e: LinkClickEvent): string {
+  return e.test ? " (test event)" : "";
+}
+
+/** Slack mrkdwn: &, < and > are the only control characters (they make links and @-mentions). */
+export function escapeSlack(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/**
+ * Slack: `text` (notifications, mrkdwn, escaped) and `blocks` whose user-given parts are plain_text,
+ * which Slack never interprets.
+ */
+export function slackMessage(e: LinkClickEvent) {
+  const { country, device } = facts(e);
+  return {
+    text: escapeSlack(`Click on ${e.link.short_url}${testMark(e)} -> ${e.link.url} (country ${country}, device ${device})`),
+    blocks: [
+      { type: "header", text: { type: "plain_text", text: `Link clicked${testMark(e)}`, emoji: false } },
+      {
+        type: "section",
+        fields: [
+          { type: "plain_text", text: `Short URL: ${e.link.short_url}`, emoji: false },
+          { type: "plain_text", text: `Destination: ${e.link.url}`, emoji: false },
+          { type: "plain_text", text: `Country: ${country}`, emoji: false },
+          { type: "plain_text", text: `Device: ${device}`, emoji: false },
+        ],
+      },
+    ],
+  };
+}
+
+/** Discord markdown: a backslash before every character it gives a meaning to (and mentions are disabled). */
+export function escapeDiscord(text: string): string {
+  return text.replace(/[\\*_~`|>#\-[\]()<@]/g, (c) => `\\${c}`);
+}
+
+export function discordMessage(e: LinkClickEvent) {
+  const { country, device } = facts(e);
+  return {
+    content: `Click on ${escapeDiscord(e.link.short_url)}${testMark(e)}`,
+    embeds: [
+      {
+        title: `Link clicked${testMark(e)}`,
+        description: `${escapeDiscord(e.link.short_url)} → ${escapeDiscord(e.link.url)}`,
+        fields: [
+          { name: "Short URL", value: escapeDiscord(e.link.short_url), inline: false },
+          { name: "Destination", value: escapeDiscord(e.link.url), inline: false },
+          { name: "Country", value: escapeDiscord(country), inline: true },
+          { name: "Device", value: escapeDiscord(device), inline: true },
+        ],
+        timestamp: e.click.at,
+      },
+    ],
+    // No @everyone, role or user pings, whatever a link's text contains.
+    allowed_mentions: { parse: [] as string[] },
+  };
+}
+
+/** Adaptive Card text is CommonMark: a backslash before every ASCII punctuation character renders it literally. */
+export function escapeTeams(text: string): string {
+  return text.replace(/[!-/:-@[-`{-~]/g, (c) => `\\${c}`);
+}
+
+export function teamsMessage(e: LinkClickEvent) {
+  const { country, device } = facts(e);
+  return {
+    type: "message",
+    attachments: [
+      {
+        contentType: "application/vnd.microsoft.card.adaptive",
+        contentUrl: null,
+        content: {
+          $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
+          type: "AdaptiveCard",
+          version: "1.4",
+          body: [
+            { type: "TextBlock", size: "Medium", weight: "Bolder", text: `Link clicked${escapeTeams(testMark(e))}`, wrap: true },
+            {
+              type: "FactSet",
+              facts: [
+                { title: "Short URL", value: escapeTeams(e.link.short_url) },
+                { title: "Destination", value: escapeTeams(e.link.url) },
+                { title: "Country", value: escapeTeams(country) },
+                { title: "Device", value: escapeTeams(device) },
+              ],
+            },
+          ],
+        },
+      },
+    ],
+  };
+}

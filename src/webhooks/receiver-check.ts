@@ -1,0 +1,115 @@
+// Checks a receiver URL completely (syntax, connector host, every DNS answer) and names the one address to
+// connect to: the delivery connects there and nowhere else, so a DNS answer that changes afterwards
+// (DNS rebinding) cannot steer it to an internal host.
+import { promises as dnsPromises } from "node:dns";
+import { isIP } from "node:net";
+import { type WebhookKind, addressAllowed, classifyAddress, describeClass, isConnectorHost, parseReceiverUrl } from "./address-guard.js";
+
+export interface CheckedReceiver {
+  url: URL;
+  /** The host as the TLS certificate must name it. */
+  host: string;
+  /** The checked address the connection goes to. */
+  address: string;
+  family: 4 | 6;
+}
+
+/** A refused receiver address; the message says why, for the person who entered it. */
+export class ReceiverRefused extends Error {
+  override name = "ReceiverRefused";
+}
+
+export interface ReceiverCheckOptions {
+  /** DNS_SERVERS ("ip:port" or "[ip6]:port"); empty: the system resolver. */
+  dnsServers: readonly string[];
+  /** WEBHOOK_ALLOW_PRIVATE */
+  allowPrivate: boolean;
+  /** Bound on one resolution. */
+  resolveTimeoutMs?: number;
+}
+
+const PRIVATE_CLASSES = new Set(["loopback", "private", "unique-local"]);
+
+export class ReceiverCheck {
+  private readonly resolver: dnsPromises.Resolver | null;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly opts: ReceiverCheckOptions) {
+    this.timeoutMs = opts.resolveTimeoutMs ?? 2_000;
+    if (opts.dnsServers.length > 0) {
+      this.resolver = new dnsPromises.Resolver({ timeout: this.timeoutMs, tries: 1 });
+      this.resolver.setServers([...opts.dnsServers]);
+    } else {
+      this.resolver = null;
+    }
+  }
+
+  get allowPrivate(): boolean {
+    return this.opts.allowPrivate;
+  }
+
+  /** The receiver and its checked address, or ReceiverRefused. */
+  async check(raw: string, kind: WebhookKind): Promise<CheckedReceiver> {
+    let parsed;
+    try {
+      parsed = parseReceiverUrl(raw);
+    } catch (e) {
+      throw new ReceiverRefused((e as Error).message);
+    }
+    const { url, host, literal } = parsed;
+    const addresses = literal ? [host] : await this.resolve(host);
+    for (const a of addresses) {
+      const verdict = addressAllowed(a, this.opts.allowPrivate);
+      if (!verdict.ok) {
+        throw new ReceiverRefused(literal ? `is ${describeClass(verdict.cls)}` : `${host} resolves to ${describeClass(verdict.cls)} (${a})`);
+      }
+    }
+    // A connector goes to its chat tool's host on the standard port only. WEBHOOK_ALLOW_PRIVATE lets
+    // connector kinds reach a test or in-house receiver on a private network; a public host must still
+    // be the chat tool's own.
+    if (kind !== "custom" && (!isConnectorHost(kind, host) || url.port !== "")) {
+      const inside = this.opts.allowPrivate && addresses.every((a) => PRIVATE_CLASSES.has(classifyAddress(a)));
+      if (!inside) throw new ReceiverRefused(`is not a ${kind} webhook address on port 443 (see docs/webhooks.md for the accepted hosts)`);
+    }
+    const address = addresses[0] as string;
+    return { url, host, address, family: isIP(address) === 6 ? 6 : 4 };
+  }
+
+  /** Every A and AAAA answer for host; refuses a name that does not resolve. */
+  private async resolve(host: string): Promise<string[]> {
+    let answers: string[];
+    try {
+      answers = await withTimeout(this.lookup(host), this.timeoutMs);
+    } catch {
+      throw new ReceiverRefused(`${host} does not resolve`);
+    }
+    if (answers.length === 0) throw new ReceiverRefused(`${host} does not resolve`);
+    return answers;
+  }
+
+  private async lookup(host: string): Promise<string[]> {
+    if (!this.resolver) {
+      const all = await dnsPromises.lookup(host, { all: true, verbatim: true });
+      return all.map((a) => a.address);
+    }
+    const r = this.resolver;
+    const [v4, v6] = await Promise.all([r.resolve4(host).catch(noData), r.resolve6(host).catch(noData)]);
+    return [...v4, ...v6];
+  }
+}
+
+/** "No such record" of one family is an empty answer; anything else (timeout, SERVFAIL) fails the check. */
+function noData(err: NodeJS.ErrnoException): string[] {
+  if (err.code === "ENODATA" || err.code === "ENOTFOUND") return [];
+  throw err;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("timeout")), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
