@@ -17,6 +17,9 @@ import { StatsService } from "./clicks/stats.js";
 import { LinkChanges } from "./links/changes.js";
 import { LinkService } from "./links/links.js";
 import { RedirectService } from "./redirect/resolve-link.js";
+import { DomainChanges } from "./domains/domain-changes.js";
+import { DomainService } from "./domains/domains.js";
+import { type DnsLookup, nodeDnsLookup } from "./domains/dns-check.js";
 
 export interface AppContext {
   config: Readonly<Config>;
@@ -32,6 +35,7 @@ export interface AppContext {
   stats: StatsService;
   links: LinkService;
   redirects: RedirectService;
+  domains: DomainService;
   /** Flushes buffers and closes connections; safe to call twice. */
   close(): Promise<void>;
 }
@@ -40,6 +44,8 @@ export interface ContextOverrides {
   clock?: Clock;
   mailer?: Mailer;
   log?: Logger;
+  /** A resolver per DNS check instead of node:dns with DNS_SERVERS. */
+  dns?: () => DnsLookup;
   /** Skip migrations (the CLI's `migrate` command runs them itself). */
   migrate?: boolean;
 }
@@ -89,6 +95,20 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   });
   if (overrides.migrate !== false) await clicks.recover();
 
+  const domainChanges = new DomainChanges(storage.feed);
+  const domains = new DomainService({
+    db: storage.db,
+    clock,
+    log,
+    mailer,
+    changes: domainChanges,
+    dns: overrides.dns ?? nodeDnsLookup(config.dnsServers),
+    cnameTarget: config.cnameTarget,
+    ownHost: config.baseUrl.hostname,
+    origin: config.origin,
+    recheckMs: config.domainRecheckMinutes * 60_000,
+  });
+
   const links = new LinkService({
     db: storage.db,
     sqlite: storage.sqlite,
@@ -98,8 +118,9 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     rate,
     baseUrl: config.baseUrl,
     settleClicks: () => clicks.flush(),
+    linkDomain: (ownerId, raw) => domains.linkDomain(ownerId, raw),
   });
-  const redirects = new RedirectService({ links, clicks, clock, rate, cacheSize: config.linkCacheSize, ownHost: config.baseUrl.hostname });
+  const redirects = new RedirectService({ links, clicks, clock, rate, cacheSize: config.linkCacheSize, ownHost: config.baseUrl.hostname, domainChanges });
 
   const stats = new StatsService({ db: storage.db, clock });
 
@@ -127,9 +148,11 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     stats,
     links,
     redirects,
+    domains,
     close() {
       closed ??= (async () => {
         clearInterval(housekeeping);
+        await domains.stop();
         await clicks.close();
         mailer.close();
         await storage.close();

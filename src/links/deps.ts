@@ -16,6 +16,11 @@ export interface LinkDeps {
   origin: string;
   /** BASE_URL's hostname: links there have domain "", and destinations on it are refused. */
   ownHost: string;
+  /**
+   * The domain a link of this owner may live on ("" for BASE_URL's host), or a DomainError: custom
+   * domains must be verified by the link's OWNER (whoever edits the owner's links).
+   */
+  linkDomain: (ownerId: string, raw: string | null | undefined) => Promise<string>;
   /** Brings links.click_count up to date with every click served so far (counts may be held back briefly). */
   settleClicks: () => Promise<void>;
 }

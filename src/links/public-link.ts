@@ -19,8 +19,9 @@ export interface PublicLink {
   updated_at: string;
 }
 
+/** On a custom domain: BASE_URL's scheme with the domain's hostname (API.md, Custom domains). */
 export function shortUrl(origin: string, domain: string, alias: string): string {
-  return domain === "" ? `${origin}/${alias}` : `https://${domain}/${alias}`;
+  return domain === "" ? `${origin}/${alias}` : `${origin.slice(0, origin.indexOf(":"))}://${domain}/${alias}`;
 }
 
 export function toPublicLink(link: LinkRow, origin: string): PublicLink {

@@ -77,6 +77,15 @@ export class LinkCache {
     this.inflight.delete(key);
   }
 
+  /** Drops every entry of a custom domain (verified, back to pending, deleted): rare, so a scan is fine. */
+  invalidateDomain(domain: string): void {
+    const prefix = `${domain}/`;
+    this.generation++;
+    for (const key of this.inflight.keys()) if (key.startsWith(prefix)) this.inflight.delete(key);
+    if (!this.lru) return;
+    for (const key of [...this.lru.keys()]) if (key.startsWith(prefix)) this.lru.delete(key);
+  }
+
   get size(): number {
     return this.lru?.size ?? 0;
   }

@@ -10,6 +10,7 @@ import { isReservedAlias } from "../links/reserved.js";
 import { verifyPassword } from "../accounts/passwords.js";
 import { type CachedLink, LinkCache } from "./link-cache.js";
 import { destinationFor } from "./device.js";
+import type { DomainChanges } from "../domains/domain-changes.js";
 
 export type Outcome =
   | { kind: "not_found" }
@@ -45,6 +46,8 @@ export interface RedirectDeps {
   cacheSize: number;
   /** BASE_URL's hostname: requests there look up domain "". */
   ownHost: string;
+  /** Custom domains verified, back to pending or deleted: their cached links are dropped. */
+  domainChanges?: DomainChanges;
 }
 
 /** visitCached's answer for a password-protected link: the form page. */
@@ -57,11 +60,14 @@ export class RedirectService {
   constructor(private readonly deps: RedirectDeps) {
     this.cache = new LinkCache(deps.cacheSize, (d, a) => deps.links.find(d, a), deps.links.changes);
     this.ownHost = deps.ownHost.toLowerCase();
+    deps.domainChanges?.listen((hostname) => this.cache.invalidateDomain(hostname));
   }
 
+  /** The links.domain a request's host name looks up: case-insensitive, one trailing dot ignored (the port is already gone). */
   domainFor(host: string): string {
     if (host === this.ownHost) return "";
-    const h = host.toLowerCase().replace(/\.$/, "");
+    const lower = host.toLowerCase();
+    const h = lower.charCodeAt(lower.length - 1) === 46 ? lower.slice(0, -1) : lower;
     return h === this.ownHost ? "" : h;
   }
 

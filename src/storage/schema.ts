@@ -135,6 +135,23 @@ export interface ClickRollupStateTable {
   compact_link: string | null;
 }
 
+export interface DomainsTable {
+  id: string;
+  owner_id: string;
+  /** Lowercase ASCII (punycode), no trailing dot. */
+  hostname: string;
+  status: "pending" | "verified";
+  /** The value the TXT record must hold (random, new each time a hostname is added). */
+  txt_token: string;
+  next_action: string | null;
+  last_checked_at: number | null;
+  verified_at: number | null;
+  lost_at: number | null;
+  next_check_at: number | null;
+  verify_requested_at: number | null;
+  created_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   user_pictures: UserPicturesTable;
@@ -151,6 +168,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   api_creations: ApiCreationsTable;
   rate_events: RateEventsTable;
+  domains: DomainsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -158,3 +176,4 @@ export type LinkRow = Selectable<LinksTable>;
 export type NewLink = Insertable<LinksTable>;
 export type LinkUpdate = Updateable<LinksTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type DomainRow = Selectable<DomainsTable>;
