@@ -1,23 +1,11 @@
 // The `snip` CLI as a real process: user management, bad input, bad configuration at start-up.
-import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ApiClient } from "../helpers/client.js";
-
-const root = join(import.meta.dirname, "..", "..");
-
-function snip(args: string[], env: Record<string, string>) {
-  const r = spawnSync(process.execPath, ["--import", "tsx", join(root, "src", "cli.ts"), ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "silent", ...env },
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+import { snip } from "../helpers/cli.js";
 
 const servers: TestServer[] = [];
 afterAll(async () => {
