@@ -13,6 +13,7 @@ import { LinkFormPage } from "./pages/LinkForm";
 import { BulkPage } from "./pages/Bulk";
 import { StatsPage } from "./pages/Stats";
 import { ProfilePage } from "./pages/Profile";
+import { DomainsPage } from "./pages/Domains";
 import { NotFoundPage } from "./pages/NotFound";
 
 function Header() {
@@ -52,6 +53,9 @@ function Header() {
               </NavLink>
               <NavLink to="/app/links/bulk" data-testid="nav-bulk">
                 Bulk
+              </NavLink>
+              <NavLink to="/app/domains" data-testid="nav-domains">
+                Domains
               </NavLink>
               <NavLink to="/app/profile" data-testid="nav-profile">
                 Profile
@@ -139,6 +143,7 @@ function Shell() {
               <Route path="/app/links/:id/edit" element={<RequireAuth><LinkFormPage mode="edit" /></RequireAuth>} />
               <Route path="/app/links/:id/stats" element={<RequireAuth><StatsPage /></RequireAuth>} />
               <Route path="/app/profile" element={<RequireAuth><ProfilePage /></RequireAuth>} />
+              <Route path="/app/domains" element={<RequireAuth><DomainsPage /></RequireAuth>} />
               <Route path="*" element={<NotFoundPage />} />
             </Routes>
           </>

@@ -186,6 +186,11 @@ export function LinksPage() {
                       <strong>{l.click_count.toLocaleString()}</strong> {l.click_count === 1 ? "click" : "clicks"}
                     </span>
                     <span>Created {formatDate(l.created_at)}</span>
+                    {l.domain ? (
+                      <span className="badge link-domain" data-testid="link-domain" title="On your custom domain">
+                        {l.domain}
+                      </span>
+                    ) : null}
                     {l.has_password ? <span className="badge">Password</span> : null}
                     {l.expires_at ? <span className="badge">{new Date(l.expires_at) < new Date() ? "Expired" : `Expires ${formatDate(l.expires_at)}`}</span> : null}
                     {l.max_clicks != null ? <span className="badge">Max {l.max_clicks} clicks</span> : null}
