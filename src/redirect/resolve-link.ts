@@ -50,6 +50,20 @@ export interface RedirectDeps {
   domainChanges?: DomainChanges;
 }
 
+/** Already lowercase without a trailing dot (what browsers send): no new string on the hot path. */
+function isFolded(host: string): boolean {
+  for (let i = 0; i < host.length; i++) {
+    const c = host.charCodeAt(i);
+    if (c >= 65 && c <= 90) return false;
+  }
+  return host.charCodeAt(host.length - 1) !== 46;
+}
+
+function foldHost(host: string): string {
+  const lower = host.toLowerCase();
+  return lower.charCodeAt(lower.length - 1) === 46 ? lower.slice(0, -1) : lower;
+}
+
 /** visitCached's answer for a password-protected link: the form page. */
 export const PASSWORD_FORM = Symbol("password form");
 
@@ -66,8 +80,7 @@ export class RedirectService {
   /** The links.domain a request's host name looks up: case-insensitive, one trailing dot ignored (the port is already gone). */
   domainFor(host: string): string {
     if (host === this.ownHost) return "";
-    const lower = host.toLowerCase();
-    const h = lower.charCodeAt(lower.length - 1) === 46 ? lower.slice(0, -1) : lower;
+    const h = isFolded(host) ? host : foldHost(host);
     return h === this.ownHost ? "" : h;
   }
 
