@@ -7,19 +7,10 @@ import { type ApiClient, signedInClient } from "../helpers/client.js";
 import { ENGINES } from "../helpers/engines.js";
 import { TestDns } from "../helpers/dns.js";
 import { hit } from "../helpers/host.js";
+import { within } from "../helpers/wait.js";
 
 const TARGET = "cname.snip.example";
 const SHARED = { SESSION_SECRET: "domains-two-instances-".padEnd(48, "x"), CNAME_TARGET: TARGET };
-
-async function within<T>(ms: number, probe: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + ms;
-  let v = await probe();
-  while (!check(v) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 20));
-    v = await probe();
-  }
-  return v;
-}
 
 describe.each(ENGINES)("custom domains, two instances on one %s database", (engine) => {
   let dns: TestDns;

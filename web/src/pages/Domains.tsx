@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { api, ApiError, planAtLeast, type Domain } from "../api";
 import { useSession } from "../session";
-import { Alert, ConfirmDialog, CopyButton, EmptyState, Field, Spinner, UpgradeHint, errorMessage, formatDateTime, useTitle } from "../ui";
+import { Alert, ConfirmDialog, CopyButton, EmptyState, Field, Spinner, UpgradeHint, errorMessage, formatDateTime, useConfirmedDelete, useTitle } from "../ui";
 
 export function DomainsPage() {
   useTitle("Domains");
@@ -15,9 +15,6 @@ export function DomainsPage() {
   const [hostname, setHostname] = useState("");
   const [adding, setAdding] = useState(false);
   const [addError, setAddError] = useState<string | null>(null);
-  const [toDelete, setToDelete] = useState<Domain | null>(null);
-  const [deleting, setDeleting] = useState(false);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
   const load = useCallback(async () => {
@@ -57,21 +54,12 @@ export function DomainsPage() {
     }
   }
 
-  async function confirmDelete() {
-    if (!toDelete) return;
-    setDeleting(true);
-    setDeleteError(null);
-    try {
-      await api.deleteDomain(toDelete.id);
-      setDomains((prev) => prev.filter((d) => d.id !== toDelete.id));
-      setNotice(`${toDelete.hostname} deleted.`);
-      setToDelete(null);
-    } catch (e) {
-      setDeleteError(errorMessage(e));
-    } finally {
-      setDeleting(false);
-    }
-  }
+  const del = useConfirmedDelete(async (domain: Domain) => {
+    await api.deleteDomain(domain.id);
+    setDomains((prev) => prev.filter((d) => d.id !== domain.id));
+    setNotice(`${domain.hostname} deleted.`);
+  });
+  const toDelete = del.item;
 
   const replace = (d: Domain) => setDomains((prev) => prev.map((x) => (x.id === d.id ? d : x)));
 
@@ -133,25 +121,13 @@ export function DomainsPage() {
               key={d.id}
               domain={d}
               onChange={replace}
-              onDelete={() => {
-                setDeleteError(null);
-                setToDelete(d);
-              }}
+              onDelete={() => del.ask(d)}
             />
           ))}
         </ul>
       )}
 
-      <ConfirmDialog
-        open={!!toDelete}
-        title={`Delete ${toDelete?.hostname ?? "this domain"}?`}
-        confirmLabel="Delete domain"
-        danger
-        busy={deleting}
-        error={deleteError}
-        onConfirm={confirmDelete}
-        onCancel={() => setToDelete(null)}
-      >
+      <ConfirmDialog {...del.dialog} title={`Delete ${toDelete?.hostname ?? "this domain"}?`} confirmLabel="Delete domain" danger>
         <p>
           {toDelete && toDelete.link_count > 0 ? (
             <>

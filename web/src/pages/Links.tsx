@@ -3,7 +3,7 @@ import { useCallback, useEffect, useRef, useState, type FormEvent } from "react"
 import { useSearchParams } from "react-router";
 import { api, qrUrl, type Link } from "../api";
 import { useSession } from "../session";
-import { A, Alert, ConfirmDialog, CopyButton, EmptyState, Spinner, errorMessage, formatDate, useTitle } from "../ui";
+import { A, Alert, ConfirmDialog, CopyButton, EmptyState, Spinner, errorMessage, formatDate, useConfirmedDelete, useTitle } from "../ui";
 
 export function LinksPage() {
   useTitle("Dashboard");
@@ -17,9 +17,6 @@ export function LinksPage() {
   const [loading, setLoading] = useState(true);
   const [loadingMore, setLoadingMore] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [toDelete, setToDelete] = useState<Link | null>(null);
-  const [deleting, setDeleting] = useState(false);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
   const [qrFor, setQrFor] = useState<Link | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const requestId = useRef(0);
@@ -78,21 +75,12 @@ export function LinksPage() {
     }
   }
 
-  async function confirmDelete() {
-    if (!toDelete) return;
-    setDeleting(true);
-    setDeleteError(null);
-    try {
-      await api.deleteLink(toDelete.id);
-      setLinks((prev) => prev.filter((l) => l.id !== toDelete.id));
-      setNotice(`Deleted ${toDelete.short_url}.`);
-      setToDelete(null);
-    } catch (e) {
-      setDeleteError(errorMessage(e));
-    } finally {
-      setDeleting(false);
-    }
-  }
+  const del = useConfirmedDelete(async (link: Link) => {
+    await api.deleteLink(link.id);
+    setLinks((prev) => prev.filter((l) => l.id !== link.id));
+    setNotice(`Deleted ${link.short_url}.`);
+  });
+  const toDelete = del.item;
 
   return (
     <div className="links-page">
@@ -211,10 +199,7 @@ export function LinksPage() {
                     type="button"
                     className="btn btn-danger-ghost btn-sm"
                     data-testid="link-delete"
-                    onClick={() => {
-                      setDeleteError(null);
-                      setToDelete(l);
-                    }}
+                    onClick={() => del.ask(l)}
                   >
                     Delete
                   </button>
@@ -232,16 +217,7 @@ export function LinksPage() {
         </>
       )}
 
-      <ConfirmDialog
-        open={!!toDelete}
-        title="Delete this link?"
-        confirmLabel="Delete link"
-        danger
-        busy={deleting}
-        error={deleteError}
-        onConfirm={confirmDelete}
-        onCancel={() => setToDelete(null)}
-      >
+      <ConfirmDialog {...del.dialog} title="Delete this link?" confirmLabel="Delete link" danger>
         <p>
           <strong>{toDelete?.short_url}</strong> will stop working immediately (visitors get “not found”). Its statistics are
           deleted too. This cannot be undone.
