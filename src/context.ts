@@ -119,6 +119,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     baseUrl: config.baseUrl,
     settleClicks: () => clicks.flush(),
     linkDomain: (ownerId, raw) => domains.linkDomain(ownerId, raw),
+    holdDomain: (trx, ownerId, hostname) => domains.holdDomain(trx, ownerId, hostname),
   });
   const redirects = new RedirectService({ links, clicks, clock, rate, cacheSize: config.linkCacheSize, ownHost: config.baseUrl.hostname, domainChanges });
 

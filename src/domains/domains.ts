@@ -1,7 +1,7 @@
 // DomainService: custom domains of an account (API.md, Custom domains): add, list, verify, delete, the
 // re-check job, and the lookups other features make (a link's domain, a TLS proxy's question).
 import type { Logger } from "pino";
-import { type SelectQueryBuilder, sql } from "kysely";
+import { type SelectQueryBuilder, type Transaction, sql } from "kysely";
 import type { Db } from "../storage/db.js";
 import type { Database, DomainRow, UserRow } from "../storage/schema.js";
 import type { Clock } from "../shared/clock.js";
@@ -155,7 +155,9 @@ export class DomainService {
   async delete(actor: UserRow, id: string): Promise<void> {
     requireActive(actor);
     const hostname = await this.deps.db.transaction().execute(async (trx) => {
-      const d = await trx.selectFrom("domains").select(["hostname"]).where("id", "=", id).where("owner_id", "=", actor.id).executeTakeFirst();
+      // The row lock first (a no-op update): a link being put on this domain commits before, and is deleted here, or fails after.
+      const locked = await trx.updateTable("domains").set((eb) => ({ status: eb.ref("status") })).where("id", "=", id).where("owner_id", "=", actor.id).executeTakeFirst();
+      const d = Number(locked.numUpdatedRows) === 1 ? await trx.selectFrom("domains").select(["hostname"]).where("id", "=", id).executeTakeFirst() : undefined;
       if (!d) throw new DomainError("not_found", "No such domain");
       await trx.deleteFrom("links").where("domain", "=", d.hostname).execute();
       await trx.deleteFrom("domains").where("id", "=", id).execute();
@@ -189,6 +191,18 @@ export class DomainService {
     if (!can(row.plan, "custom_domains")) requireCapability(row.plan, "custom_domains", "Links on a custom domain");
     if (row.status !== "verified") throw invalid("domain", `${hostname} is not verified yet: verify it on the Domains page first`);
     return hostname;
+  }
+
+  /** See LinkDeps.holdDomain: an UPDATE that changes nothing takes the domain's row lock on PostgreSQL. */
+  async holdDomain(trx: Transaction<Database>, ownerId: string, hostname: string): Promise<void> {
+    const r = await trx
+      .updateTable("domains")
+      .set((eb) => ({ status: eb.ref("status") }))
+      .where("hostname", "=", hostname)
+      .where("owner_id", "=", ownerId)
+      .where("status", "=", "verified")
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) throw invalid("domain", `${hostname} is no longer a verified domain of this account`);
   }
 
   /** For a TLS proxy about to get a certificate: is this a verified custom domain? */

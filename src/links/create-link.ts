@@ -98,6 +98,7 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
       // row, so concurrent creations (on any instance) cannot together pass the limit.
       const { num } = await deps.db.transaction().execute(async (trx) => {
         if (actor) await checkLinkAllowance(trx, actor);
+        if (actor && domain !== "") await deps.holdDomain(trx, actor.id, domain);
         return trx.insertInto("links").values(row).returning("num").executeTakeFirstOrThrow();
       });
       if (anonBucket) await deps.rate.record(anonBucket, now);

@@ -35,6 +35,7 @@ export class LinkService {
     baseUrl: URL;
     settleClicks: () => Promise<void>;
     linkDomain: LinkDeps["linkDomain"];
+    holdDomain: LinkDeps["holdDomain"];
   }) {
     const { sqlite, baseUrl, ...deps } = opts;
     this.deps = { ...deps, origin: baseUrl.origin, ownHost: baseUrl.hostname };

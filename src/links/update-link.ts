@@ -64,7 +64,10 @@ export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, inp
   if (set.max_clicks != null) await deps.settleClicks();
   set.updated_at = now;
   try {
-    await deps.db.updateTable("links").set(set).where("id", "=", id).execute();
+    await deps.db.transaction().execute(async (trx) => {
+      if (set.domain) await deps.holdDomain(trx, link.owner_id ?? actor.id, set.domain);
+      await trx.updateTable("links").set(set).where("id", "=", id).execute();
+    });
   } catch (err) {
     if (isUniqueViolation(err)) {
       throw new DomainError("alias_taken", `The alias "${set.alias}" is already taken; choose another`, [{ field: "alias", message: "is already taken" }]);

@@ -373,6 +373,19 @@ describe.each(ENGINES)("custom domains on %s", (engine) => {
     expect((await hit(server.url, "/on-gone", "gone.example")).location).toBe("https://example.com/new-owner");
   });
 
+  it("a delete racing link creations on the domain leaves no link behind (each creation lands before it, or fails)", async () => {
+    for (let round = 0; round < 3; round++) {
+      const d = await verified(biz, `race-${round}.example`);
+      const creations = Array.from({ length: 12 }, (_, i) => biz.post("/api/links", { url: `https://example.com/r${i}`, domain: d.hostname }));
+      const deletion = biz.delete(`/api/domains/${d.id}`);
+      const answers = await Promise.all(creations);
+      expect((await deletion).status).toBe(200);
+      for (const a of answers) expect([201, 400], a.text).toContain(a.status);
+      const left = await server.ctx.storage.db.selectFrom("links").select("id").where("domain", "=", d.hostname).execute();
+      expect(left, `round ${round}`).toEqual([]);
+    }
+  });
+
   it("GET /tls/ask: 200 for a verified domain, 404 for pending, unknown, malformed or the service itself", async () => {
     const d = await verified(biz, "tls.example");
     const ask = (q: string) => fetch(`${server.url}/tls/ask?${q}`);
