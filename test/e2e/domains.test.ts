@@ -123,6 +123,32 @@ describe.skipIf(!available)("Domains page in the browser", () => {
     await screenshot(page, "e2e-domains-08-links-list");
   });
 
+  it("shows a domain whose TXT record went missing at the re-check: pending, why, and its links answer 404", async () => {
+    const page = f.browser.page;
+    const db = f.server.ctx.storage.db;
+    const txt = (await db.selectFrom("domains").select("txt_token").where("hostname", "=", "go.brand.example").executeTakeFirstOrThrow()).txt_token;
+    dns.txt("_snip-verify.go.brand.example", null);
+    await db.updateTable("domains").set({ next_check_at: Date.now() - 1 }).where("hostname", "=", "go.brand.example").execute();
+    expect(await f.server.ctx.domains.recheckDue()).toBe(1);
+    expect((await hit(f.server.url, "/launch", "go.brand.example")).status).toBe(404);
+
+    await page.getByTestId("nav-domains").click();
+    const row = page.locator('[data-testid="domain-row"][data-hostname="go.brand.example"]');
+    await row.getByTestId("domain-lost").waitFor();
+    expect(await row.getByTestId("domain-status").textContent()).toBe("Pending");
+    expect(await row.getByTestId("domain-lost").textContent()).toMatch(/no longer found the TXT record: links on go\.brand\.example answer “not found” until it is verified again\.$/);
+    expect(await row.getByTestId("domain-next-action").textContent()).toMatch(/^Next step: Verification lost: No TXT record found at _snip-verify\.go\.brand\.example/);
+    await screenshot(page, "e2e-domains-08b-lost");
+
+    // The record is back: verify again, and the link answers.
+    dns.txt("_snip-verify.go.brand.example", [`snip-verify=${txt}`]);
+    await db.updateTable("domains").set({ verify_requested_at: null }).where("hostname", "=", "go.brand.example").execute();
+    await row.getByTestId("domain-verify").click();
+    await row.getByTestId("domain-status").getByText("Verified").waitFor();
+    expect(await row.getByTestId("domain-lost").count()).toBe(0);
+    expect((await hit(f.server.url, "/launch", "go.brand.example")).status).toBe(302);
+  });
+
   it("deletes a domain after confirmation: its links answer 404", async () => {
     const page = f.browser.page;
     await page.getByTestId("nav-domains").click();
@@ -141,5 +167,20 @@ describe.skipIf(!available)("Domains page in the browser", () => {
     await page.getByTestId("domains-empty").waitFor();
     expect(await page.getByTestId("domain-notice").textContent()).toBe("go.brand.example deleted.");
     expect((await hit(f.server.url, "/launch", "go.brand.example")).status).toBe(404);
+  });
+
+  it("below Business: an upgrade hint instead of the form, and no domain choice on the link form", async () => {
+    const page = f.browser.page;
+    await f.server.ctx.accounts.create({ email: "pro-e2e@example.com", password, plan: "pro", verified: true });
+    await page.getByTestId("sign-out").click();
+    await signInPage(page, "pro-e2e@example.com", password);
+    await page.getByTestId("nav-domains").click();
+    await page.getByTestId("domains-gated").waitFor();
+    expect(await page.getByTestId("domain-add-form").count()).toBe(0);
+    await page.getByTestId("domains-empty").waitFor();
+    await screenshot(page, "e2e-domains-10-gated");
+    await page.getByTestId("nav-new-link").click();
+    await page.getByTestId("link-form").waitFor();
+    expect(await page.getByTestId("link-domain").count()).toBe(0);
   });
 });
