@@ -9,7 +9,7 @@ import { iso } from "../shared/clock.js";
 import { DomainError, invalid } from "../shared/errors.js";
 import { newId, randomBase62 } from "../shared/ids.js";
 import type { Mailer } from "../mail/mailer.js";
-import { can, requireCapability } from "../accounts/plans.js";
+import { requireCapability } from "../accounts/plans.js";
 import { type DnsLookup, checkRecords, expectedRecords } from "./dns-check.js";
 import type { DomainChanges } from "./domain-changes.js";
 import { lookupForm, normalizeHostname } from "./hostnames.js";
@@ -188,7 +188,7 @@ export class DomainService {
       .where("domains.owner_id", "=", ownerId)
       .executeTakeFirst();
     if (!row) throw invalid("domain", "is not a verified domain of this account");
-    if (!can(row.plan, "custom_domains")) requireCapability(row.plan, "custom_domains", "Links on a custom domain");
+    requireCapability(row.plan, "custom_domains", "Links on a custom domain");
     if (row.status !== "verified") throw invalid("domain", `${hostname} is not verified yet: verify it on the Domains page first`);
     return hostname;
   }

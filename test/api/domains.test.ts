@@ -270,6 +270,13 @@ describe.each(ENGINES)("custom domains on %s", (engine) => {
     expect((await hit(server.url, `/${link.alias}`, "move.example")).status).toBe(302);
     expect((await hit(server.url, `/${link.alias}`, new URL(server.url).host)).status).toBe(404);
     expect((await biz.patch(`/api/links/${link.id}`, { domain: theirs.hostname })).status).toBe(400);
+    // An owner whose plan no longer has custom domains cannot put new links there.
+    await server.ctx.accounts.setPlan("other@example.com", "pro");
+    const downgraded = await other.post("/api/links", { url: "https://example.com/x", domain: theirs.hostname });
+    expect(downgraded.status).toBe(403);
+    expect(downgraded.body).toMatchObject({ code: "plan_required", required_plan: "business" });
+    await server.ctx.accounts.setPlan("other@example.com", "enterprise");
+    expect((await other.post("/api/links", { url: "https://example.com/x", domain: theirs.hostname })).status).toBe(201);
     const back = await biz.patch(`/api/links/${link.id}`, { domain: null });
     expect(back.body.link.domain).toBeNull();
     expect((await hit(server.url, `/${link.alias}`, "move.example")).status).toBe(404);
