@@ -1,4 +1,4 @@
-// `snip` commands (API.md, CLI): serve, migrate, user, key - over the same services as the server.
+// `snip` commands (API.md, CLI): serve, migrate, user, team, key, domain - over the same services as the server.
 import { Command, CommanderError } from "commander";
 import { ConfigError, loadConfig } from "./config.js";
 import { createContext, type AppContext } from "./context.js";
@@ -7,6 +7,7 @@ import { openStorage } from "./storage/db.js";
 import { migrateToLatest } from "./storage/migrate.js";
 import { DomainError } from "./shared/errors.js";
 import { PLANS } from "./accounts/plans.js";
+import type { PublicDomain } from "./domains/domains.js";
 import pino from "pino";
 
 async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
@@ -112,7 +113,43 @@ export function buildCli(): Command {
       });
     });
 
+  const domain = program.command("domain").description("custom domains");
+  domain
+    .command("list <email>")
+    .description("an account's custom domains: hostname, status, last check and what to fix")
+    .action(async (email: string) => {
+      await withContext(async (ctx) => {
+        const list = await ctx.domains.list(await ctx.accounts.requireByEmail(email));
+        if (list.length === 0) process.stdout.write(`${email}: no custom domains\n`);
+        for (const d of list.map((x) => ctx.domains.toPublic(x))) process.stdout.write(`${describeDomain(d)}\n`);
+      });
+    });
+  domain
+    .command("verify <hostname>")
+    .description("check a domain's DNS records now (exit code 0 when verified, 3 when still pending)")
+    .action(async (hostname: string) => {
+      await withContext(async (ctx) => {
+        const row = await ctx.domains.verifyHostname(hostname);
+        const d = ctx.domains.toPublic({ ...row, link_count: 0 });
+        process.stdout.write(`${describeDomain(d)}\n`);
+        if (d.status !== "verified") throw new CliExit(3);
+      });
+    });
+
   return program;
+}
+
+/** One line per domain: hostname, status, last check, and the next action when there is one. */
+function describeDomain(d: PublicDomain): string {
+  const checked = d.last_checked_at ? `checked ${d.last_checked_at}` : "never checked";
+  return `${d.hostname}\t${d.status}\t${checked}${d.next_action ? `\t${d.next_action}` : ""}`;
+}
+
+/** Ends a command with an exit code and nothing more to say (its answer is already on stdout). */
+class CliExit extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+  }
 }
 
 export async function runCli(argv: string[]): Promise<number> {
@@ -122,6 +159,7 @@ export async function runCli(argv: string[]): Promise<number> {
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    if (err instanceof CliExit) return err.code;
     if (err instanceof ConfigError) process.stderr.write(`snip: configuration error: ${err.message}\n`);
     else if (err instanceof DomainError) process.stderr.write(`snip: ${err.message}\n`);
     else process.stderr.write(`snip: ${(err as Error).message ?? String(err)}\n`);

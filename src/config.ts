@@ -29,6 +29,10 @@ export interface Config {
   smtpUrl: string | null;
   mailFrom: string;
   dnsServers: string[];
+  /** Custom domains' CNAME value (lowercase, no trailing dot); default BASE_URL's host. */
+  cnameTarget: string;
+  /** How often verified custom domains are checked again (their TXT record must stay). */
+  domainRecheckMinutes: number;
   trustProxy: TrustProxy;
   countryHeader: string;
   geoipDb: string | null;
@@ -107,6 +111,16 @@ function parseDnsServers(raw: string | undefined): string[] {
     }
     return v;
   });
+}
+
+const HOSTNAME_RE = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+function parseCnameTarget(raw: string | undefined, baseUrl: URL): string {
+  // Unset: BASE_URL's host as it is (an address there only matters once someone adds a domain).
+  if (!raw?.trim()) return baseUrl.hostname.toLowerCase().replace(/\.$/, "");
+  const v = raw.trim().toLowerCase().replace(/\.$/, "");
+  if (!HOSTNAME_RE.test(v) || /^[\d.]+$/.test(v)) throw new ConfigError("CNAME_TARGET", `must be a host name (a CNAME cannot point at an address), got "${v}"`);
+  return v;
 }
 
 function loadOrCreateSecret(dataDir: string): string {
@@ -205,6 +219,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     smtpUrl,
     mailFrom,
     dnsServers: parseDnsServers(env.DNS_SERVERS),
+    cnameTarget: parseCnameTarget(env.CNAME_TARGET, baseUrl),
+    domainRecheckMinutes: intVar(env, "DOMAIN_RECHECK_MINUTES", 60, 1, 10_080),
     trustProxy: parseTrustProxy(env.TRUST_PROXY?.trim()),
     countryHeader,
     geoipDb,

@@ -25,6 +25,9 @@ import { WebhookSender } from "./webhooks/send.js";
 import { DeliveryLog } from "./webhooks/delivery-log.js";
 import { ClickDeliveries, DEFAULT_QUEUE_LIMITS, type QueueLimits } from "./webhooks/click-deliveries.js";
 import { WebhookService } from "./webhooks/webhooks.js";
+import { DomainChanges } from "./domains/domain-changes.js";
+import { DomainService } from "./domains/domains.js";
+import { type DnsLookup, nodeDnsLookup } from "./domains/dns-check.js";
 
 export interface AppContext {
   config: Readonly<Config>;
@@ -43,6 +46,7 @@ export interface AppContext {
   teams: TeamService;
   webhooks: WebhookService;
   clickDeliveries: ClickDeliveries;
+  domains: DomainService;
   /** Flushes buffers and closes connections; safe to call twice. */
   close(): Promise<void>;
 }
@@ -51,6 +55,8 @@ export interface ContextOverrides {
   clock?: Clock;
   mailer?: Mailer;
   log?: Logger;
+  /** A resolver per DNS check instead of node:dns with DNS_SERVERS. */
+  dns?: () => DnsLookup;
   /** Skip migrations (the CLI's `migrate` command runs them itself). */
   migrate?: boolean;
   /**
@@ -105,6 +111,20 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   });
   if (overrides.migrate !== false) await clicks.recover();
 
+  const domainChanges = new DomainChanges(storage.feed);
+  const domains = new DomainService({
+    db: storage.db,
+    clock,
+    log,
+    mailer,
+    changes: domainChanges,
+    dns: overrides.dns ?? nodeDnsLookup(config.dnsServers),
+    cnameTarget: config.cnameTarget,
+    ownHost: config.baseUrl.hostname,
+    origin: config.origin,
+    recheckMs: config.domainRecheckMinutes * 60_000,
+  });
+
   const links = new LinkService({
     db: storage.db,
     sqlite: storage.sqlite,
@@ -114,6 +134,8 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     rate,
     baseUrl: config.baseUrl,
     settleClicks: () => clicks.flush(),
+    linkDomain: (ownerId, raw) => domains.linkDomain(ownerId, raw),
+    holdDomain: (trx, ownerId, hostname) => domains.holdDomain(trx, ownerId, hostname),
   });
 
   if (config.webhookAllowPrivate) log.warn("WEBHOOK_ALLOW_PRIVATE=true: webhooks may deliver to loopback and private addresses");
@@ -144,6 +166,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     cacheSize: config.linkCacheSize,
     ownHost: config.baseUrl.hostname,
     webhooks: clickDeliveries,
+    domainChanges,
   });
 
   const stats = new StatsService({ db: storage.db, clock });
@@ -176,6 +199,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     teams,
     webhooks,
     clickDeliveries,
+    domains,
     close() {
       closed ??= (async () => {
         clearInterval(housekeeping);
@@ -183,6 +207,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
         await clickDeliveries.close();
         await deliveryLog.close().catch((err) => log.warn({ err }, "webhook delivery log not written at shutdown"));
         await sender.close();
+        await domains.stop();
         await clicks.close();
         mailer.close();
         await storage.close();

@@ -21,6 +21,8 @@ export async function startServer(config: Readonly<Config>, overrides: ContextOv
     await ctx.close();
     throw err;
   }
+  // Verified custom domains are checked again in the background (each check claimed by one instance).
+  ctx.domains.start();
   const addr = app.server.address();
   const port = typeof addr === "object" && addr ? addr.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;

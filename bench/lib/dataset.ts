@@ -4,7 +4,7 @@
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** Bumped whenever the seeded rows change shape, so cached SQLite seeds are rebuilt. */
-export const DATASET_VERSION = 1;
+export const DATASET_VERSION = 2;
 
 /** A bijective 32-bit mix (lowbias32): distinct indexes give distinct aliases, spread over the index. */
 function mix32(x: number): number {
@@ -48,6 +48,10 @@ export function smallLimit(i: number): number {
 export function smallLimitedAlias(i: number): string {
   return "S" + base62(mix32(i + 0x20000000), 6);
 }
+
+/** A verified custom domain holding one link with the hot link's alias (another link, its own destination). */
+export const BENCH_DOMAIN = "go.bench.example";
+export const DOMAIN_URL = "https://example.com/on-a-custom-domain?utm_source=snip";
 
 export const PASSWORD_ALIAS = "pwProtected1";
 export const PASSWORD = "bench-password";
@@ -103,8 +107,8 @@ export function zipfIndexes(count: number, draws: number, s = 1.1, seed = 42): U
   return out;
 }
 
-export type ScenarioName = "hot" | "zipf" | "limited" | "limited-403" | "password";
-export const SCENARIOS: readonly ScenarioName[] = ["hot", "zipf", "limited", "limited-403", "password"];
+export type ScenarioName = "hot" | "zipf" | "limited" | "limited-403" | "password" | "domain-hot";
+export const SCENARIOS: readonly ScenarioName[] = ["hot", "zipf", "limited", "limited-403", "password", "domain-hot"];
 
 export interface Scenario {
   name: ScenarioName;
@@ -113,6 +117,8 @@ export interface Scenario {
   paths: string[];
   /** Statuses that are correct answers here (anything else counts as an error). */
   expected: number[];
+  /** Host header of every request (a custom domain), instead of the URL's. */
+  host?: string;
 }
 
 /** The request paths of every scenario, for a dataset of `count` plain links. */
@@ -133,6 +139,9 @@ export function buildScenario(name: ScenarioName, count: number, pathCount = 100
       const paths = zipf().map((p, k) => (k % 20 === 19 ? "/" + smallLimitedAlias(Math.floor(rnd() * SMALL_LIMITED)) : p));
       return { name, title: "Zipf mix, 5% to links with small limits (403 once used up)", paths, expected: [302, 403] };
     }
+    case "domain-hot":
+      // The baseline answers by path alone, so it serves this exactly like "hot": the ratio compares like with like.
+      return { name, title: `one hot link on a custom domain (Host: ${BENCH_DOMAIN})`, paths: ["/" + plainAlias(0)], expected: [302], host: BENCH_DOMAIN };
     case "password":
       return { name, title: "password-protected link: the form page", paths: ["/" + PASSWORD_ALIAS], expected: [200] };
   }

@@ -8,7 +8,7 @@ import pg from "pg";
 import { openStorage } from "../../src/storage/db.js";
 import { migrateToLatest } from "../../src/storage/migrate.js";
 import { hashPassword } from "../../src/accounts/passwords.js";
-import { allLinks, DATASET_VERSION, PASSWORD, SMALL_LIMITED, smallLimitedAlias } from "./dataset.js";
+import { allLinks, BENCH_DOMAIN, DATASET_VERSION, DOMAIN_URL, PASSWORD, plainAlias, SMALL_LIMITED, smallLimitedAlias } from "./dataset.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 export const BENCH_DATA = join(ROOT, "bench", ".data");
@@ -51,6 +51,16 @@ async function rows(count: number): Promise<Row[]> {
 }
 
 /**
+ * The custom-domain scenario's rows, as the service would have them: an owner, its verified domain (the
+ * next re-check years away: no DNS during a run) and one link there; `$1` is the time. For both engines.
+ */
+const DOMAIN_SEED = [
+  "INSERT INTO users (id, email, password_hash, name, plan, status, created_at, updated_at) VALUES ('bench_owner', 'bench-owner@example.com', '!', '', 'business', 'active', $1, $1)",
+  `INSERT INTO domains (id, owner_id, hostname, status, txt_token, verified_at, last_checked_at, next_check_at, created_at) VALUES ('bench_domain', 'bench_owner', '${BENCH_DOMAIN}', 'verified', 'bench', $1, $1, $1 + 315360000000, $1)`,
+  `INSERT INTO links (id, domain, alias, url, click_count, owner_id, created_at, updated_at) VALUES ('bench_domain_hot', '${BENCH_DOMAIN}', '${plainAlias(0)}', '${DOMAIN_URL}', 0, 'bench_owner', $1, $1)`,
+];
+
+/**
  * A migrated SQLite file holding the dataset, built once and cached under bench/.data/.
  * Callers copy it (the service writes clicks into it).
  */
@@ -77,6 +87,7 @@ export async function sqliteSeed(count: number, log: (s: string) => void): Promi
     const all = await rows(count);
     db.transaction(() => {
       for (const r of all) insert.run(r.id, r.alias, r.url, r.max_clicks, r.password_hash, now, now);
+      for (const s of DOMAIN_SEED) db.prepare(s.replaceAll("$1", "@now")).run({ now });
     })();
     db.pragma("optimize");
     db.pragma("journal_mode = WAL");
@@ -153,6 +164,7 @@ export class PgBench {
           [part.map((r) => r.id), part.map((r) => r.alias), part.map((r) => r.url), part.map((r) => r.max_clicks), part.map((r) => r.password_hash), now],
         );
       }
+      for (const s of DOMAIN_SEED) await c.query(s.replaceAll("$1", "$1::bigint"), [now]);
       await c.query("COMMIT");
       await c.query("ANALYZE links");
     }, this.url);

@@ -25,6 +25,7 @@ import { linkRoutes } from "./routes/links.js";
 import { qrRoutes } from "./routes/qr.js";
 import { teamRoutes } from "./routes/team.js";
 import { redirectRoutes } from "./routes/redirect.js";
+import { domainRoutes, tlsAskRoute } from "./routes/domains.js";
 import { HTML_CSP, errorPage, prefersJson } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
 import { type FastRedirect, fastRedirect } from "./fast-redirect.js";
@@ -137,10 +138,12 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await teamRoutes(scoped, ctx);
     await webhookRoutes(scoped, ctx);
     await externalRoutes(scoped, ctx);
+    await domainRoutes(scoped, ctx);
     scoped.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   });
 
   await opsRoutes(app, ctx);
+  await tlsAskRoute(app, ctx);
   await redirectRoutes(app, ctx, trust);
   registerDashboard(app, ctx);
   return app;

@@ -9,7 +9,7 @@ import { planLimits, requireCapability } from "../accounts/plans.js";
 import { GENERATE_ATTEMPTS, aliasTaken, generateAlias, isUniqueViolation } from "./aliases.js";
 import { AliasReserved, claimAlias } from "./alias-reservations.js";
 import { announce, type LinkDeps } from "./deps.js";
-import { checkAlias, checkDomain, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry } from "./validate.js";
+import { checkAlias, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry } from "./validate.js";
 
 export const SIGNED_OUT_LIFETIME_MS = 5 * 60_000;
 
@@ -59,7 +59,8 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
 
   const url = normalizeDestination(String(input.url ?? ""), "url", deps.ownHost);
   const wanted = input.alias === undefined || input.alias === null || input.alias === "" ? null : checkAlias(input.alias);
-  const domain = checkDomain(input.domain, deps.ownHost);
+  // Signed out, a domain was refused above.
+  const domain = actor ? await deps.linkDomain(actor.id, input.domain) : "";
   const ios = input.ios_url == null ? null : normalizeDestination(input.ios_url, "ios_url", deps.ownHost);
   const android = input.android_url == null ? null : normalizeDestination(input.android_url, "android_url", deps.ownHost);
 
@@ -100,6 +101,7 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
       // row, so concurrent creations (on any instance) cannot together pass the limit.
       const { num } = await deps.db.transaction().execute(async (trx) => {
         if (actor) await checkLinkAllowance(trx, actor);
+        if (actor && domain !== "") await deps.holdDomain(trx, actor.id, domain);
         const inserted = await trx.insertInto("links").values(row).returning("num").executeTakeFirstOrThrow();
         await claimAlias(trx, row, row.owner_id, wanted === null);
         return inserted;

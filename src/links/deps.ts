@@ -4,6 +4,8 @@ import type { Db } from "../storage/db.js";
 import type { Clock } from "../shared/clock.js";
 import type { LinkChanges } from "./changes.js";
 import type { RateEvents } from "../storage/rate-events.js";
+import type { Transaction } from "kysely";
+import type { Database } from "../storage/schema.js";
 
 export interface LinkDeps {
   db: Db;
@@ -16,6 +18,16 @@ export interface LinkDeps {
   origin: string;
   /** BASE_URL's hostname: links there have domain "", and destinations on it are refused. */
   ownHost: string;
+  /**
+   * The domain a link of this owner may live on ("" for BASE_URL's host), or a DomainError: custom
+   * domains must be verified by the link's OWNER (whoever edits the owner's links).
+   */
+  linkDomain: (ownerId: string, raw: string | null | undefined) => Promise<string>;
+  /**
+   * Inside the transaction that puts a link on a custom domain: the domain is still the owner's and
+   * verified, and stays so until commit (a deletion waits, then deletes this link too); else a DomainError.
+   */
+  holdDomain: (trx: Transaction<Database>, ownerId: string, hostname: string) => Promise<void>;
   /** Brings links.click_count up to date with every click served so far (counts may be held back briefly). */
   settleClicks: () => Promise<void>;
 }

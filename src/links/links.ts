@@ -1,5 +1,6 @@
 // LinkService: the links feature's entry point for HTTP routes, the external API and the CLI.
 import type { Logger } from "pino";
+import { sql } from "kysely";
 import type SQLite from "better-sqlite3";
 import type { Db } from "../storage/db.js";
 import type { RateEvents } from "../storage/rate-events.js";
@@ -16,12 +17,16 @@ import type { AccessibleLink, LinkView } from "./link-access.js";
 import { DomainError } from "../shared/errors.js";
 import { ownerAccess } from "../teams/access.js";
 
+/** A link `l` on a custom domain is served while its owner holds that domain, verified. */
+const ON_VERIFIED_DOMAIN = "EXISTS (SELECT 1 FROM domains d WHERE d.hostname = l.domain AND d.owner_id = l.owner_id AND d.status = 'verified')";
+
 export type { CreateLinkInput, UpdateLinkInput, ListQuery, LinkPage, PublicLink, BulkResult, AccessibleLink, LinkView };
 
 export class LinkService {
   private readonly deps: LinkDeps;
   private readonly sqlite: SQLite.Database | null;
   private findStatement: SQLite.Statement<[string, string], LinkRow> | null = null;
+  private findOnDomainStatement: SQLite.Statement<[string, string], LinkRow> | null = null;
 
   constructor(opts: {
     db: Db;
@@ -32,6 +37,8 @@ export class LinkService {
     rate: RateEvents;
     baseUrl: URL;
     settleClicks: () => Promise<void>;
+    linkDomain: LinkDeps["linkDomain"];
+    holdDomain: LinkDeps["holdDomain"];
   }) {
     const { sqlite, baseUrl, ...deps } = opts;
     this.deps = { ...deps, origin: baseUrl.origin, ownHost: baseUrl.hostname };
@@ -80,15 +87,24 @@ export class LinkService {
     return bulkCreate(actor, urls, (url) => this.create(actor, { url }, { via: "dashboard" }));
   }
 
-  /** The live link at domain + alias, straight from the database (the redirect path caches it). */
+  /**
+   * The live link at domain + alias, straight from the database (the redirect path caches it). On a custom
+   * domain only while the domain is verified by the link's owner: pending, deleted or another account's
+   * hostname answers null.
+   */
   async find(domain: string, alias: string): Promise<LinkRow | null> {
     if (this.sqlite) {
       // Every cache miss of the redirect path lands here: a prepared statement instead of building and
       // preparing the query each time, run under Kysely's connection lock like every other statement.
-      const stmt = (this.findStatement ??= this.sqlite.prepare<[string, string], LinkRow>("SELECT * FROM links WHERE domain = ? AND alias = ?"));
+      const stmt =
+        domain === ""
+          ? (this.findStatement ??= this.sqlite.prepare<[string, string], LinkRow>("SELECT * FROM links WHERE domain = ? AND alias = ?"))
+          : (this.findOnDomainStatement ??= this.sqlite.prepare<[string, string], LinkRow>(`SELECT l.* FROM links l WHERE l.domain = ? AND l.alias = ? AND ${ON_VERIFIED_DOMAIN}`));
       return this.deps.db.connection().execute(async () => stmt.get(domain, alias) ?? null);
     }
-    return (await this.deps.db.selectFrom("links").selectAll().where("domain", "=", domain).where("alias", "=", alias).executeTakeFirst()) ?? null;
+    let qb = this.deps.db.selectFrom("links as l").selectAll("l").where("l.domain", "=", domain).where("l.alias", "=", alias);
+    if (domain !== "") qb = qb.where(sql<boolean>`${sql.raw(ON_VERIFIED_DOMAIN)}`);
+    return (await qb.executeTakeFirst()) ?? null;
   }
 
   /** Current stored click count (exact for click-limited links, which are counted synchronously). */

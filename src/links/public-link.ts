@@ -22,8 +22,9 @@ export interface PublicLink {
   updated_by_email: string | null;
 }
 
+/** On a custom domain: BASE_URL's scheme with the domain's hostname (API.md, Custom domains). */
 export function shortUrl(origin: string, domain: string, alias: string): string {
-  return domain === "" ? `${origin}/${alias}` : `https://${domain}/${alias}`;
+  return domain === "" ? `${origin}/${alias}` : `${origin.slice(0, origin.indexOf(":"))}://${domain}/${alias}`;
 }
 
 export function toPublicLink(link: LinkRow & { updated_by_email?: string | null }, origin: string): PublicLink {

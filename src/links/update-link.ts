@@ -9,7 +9,7 @@ import { AliasReserved, claimAlias } from "./alias-reservations.js";
 import { type CreateLinkInput, requireActive } from "./create-link.js";
 import { announce, type LinkDeps } from "./deps.js";
 import { type AccessibleLink, type LinkView, accessibleLink, loadLinkView } from "./link-access.js";
-import { checkAlias, checkDomain, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry } from "./validate.js";
+import { checkAlias, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry } from "./validate.js";
 
 /** Only the fields present change; `null` clears an option. */
 export type UpdateLinkInput = Omit<CreateLinkInput, "url" | "alias"> & { url?: string; alias?: string };
@@ -34,8 +34,12 @@ export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, inp
     set.alias = checkAlias(input.alias);
   }
   if (input.domain !== undefined) {
-    const domain = checkDomain(input.domain, deps.ownHost);
-    if (domain !== link.domain) set.domain = domain;
+    // Unchanged (even on a domain gone back to pending) needs no check; a move needs the owner's verified domain.
+    const same = (input.domain ?? "").trim().toLowerCase().replace(/\.$/, "") === (link.domain || "");
+    if (!same) {
+      const domain = await deps.linkDomain(link.owner_id ?? actor.id, input.domain);
+      if (domain !== link.domain) set.domain = domain;
+    }
   }
   if (input.ios_url !== undefined) set.ios_url = input.ios_url === null ? null : normalizeDestination(input.ios_url, "ios_url", deps.ownHost);
   if (input.android_url !== undefined) {
@@ -68,6 +72,7 @@ export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, inp
     // A move releases the old address (recorded by a trigger) and claims the new one: only the link's
     // owner may take back an alias that owner gave up.
     await deps.db.transaction().execute(async (trx) => {
+      if (set.domain) await deps.holdDomain(trx, link.owner_id ?? actor.id, set.domain);
       await trx.updateTable("links").set(set).where("id", "=", id).execute();
       if (moves) await claimAlias(trx, key, link.owner_id, false);
     });

@@ -57,13 +57,6 @@ export function checkAlias(alias: string): string {
   return alias;
 }
 
-/** Links live on BASE_URL's host ("") until custom domains exist. */
-export function checkDomain(domain: string | null | undefined, ownHost: string): string {
-  if (domain === undefined || domain === null || domain === "") return "";
-  if (domain.trim().toLowerCase() === ownHost.toLowerCase()) return "";
-  throw invalid("domain", "is not a verified domain of this account");
-}
-
 export function parseExpiry(value: string, now: number): number {
   const t = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
   if (!Number.isFinite(t)) throw invalid("expires_at", "must be an ISO-8601 date-time, e.g. 2026-11-21T10:00:00.000Z");

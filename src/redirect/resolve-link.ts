@@ -11,6 +11,7 @@ import { verifyPassword } from "../accounts/passwords.js";
 import { type CachedLink, LinkCache } from "./link-cache.js";
 import { destinationFor } from "./device.js";
 import type { ClickDeliveries } from "../webhooks/click-deliveries.js";
+import type { DomainChanges } from "../domains/domain-changes.js";
 
 export type Outcome =
   | { kind: "not_found" }
@@ -59,6 +60,22 @@ export interface RedirectDeps {
   ownHost: string;
   /** link_click webhooks (issue 19); absent in tools that serve no redirects. */
   webhooks?: Pick<ClickDeliveries, "owners" | "linkClicked">;
+  /** Custom domains verified, back to pending or deleted: their cached links are dropped. */
+  domainChanges?: DomainChanges;
+}
+
+/** Already lowercase without a trailing dot (what browsers send): no new string on the hot path. */
+function isFolded(host: string): boolean {
+  for (let i = 0; i < host.length; i++) {
+    const c = host.charCodeAt(i);
+    if (c >= 65 && c <= 90) return false;
+  }
+  return host.charCodeAt(host.length - 1) !== 46;
+}
+
+function foldHost(host: string): string {
+  const lower = host.toLowerCase();
+  return lower.charCodeAt(lower.length - 1) === 46 ? lower.slice(0, -1) : lower;
 }
 
 /** visitCached's answer for a password-protected link: the form page. */
@@ -71,11 +88,13 @@ export class RedirectService {
   constructor(private readonly deps: RedirectDeps) {
     this.cache = new LinkCache(deps.cacheSize, (d, a) => deps.links.find(d, a), deps.links.changes);
     this.ownHost = deps.ownHost.toLowerCase();
+    deps.domainChanges?.listen((hostname) => this.cache.invalidateDomain(hostname));
   }
 
+  /** The links.domain a request's host name looks up: case-insensitive, one trailing dot ignored (the port is already gone). */
   domainFor(host: string): string {
     if (host === this.ownHost) return "";
-    const h = host.toLowerCase().replace(/\.$/, "");
+    const h = isFolded(host) ? host : foldHost(host);
     return h === this.ownHost ? "" : h;
   }
 

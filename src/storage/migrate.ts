@@ -10,6 +10,7 @@ import { linkNumbers } from "./migrations/006-link-numbers.js";
 import { clickStaging } from "./migrations/007-click-staging.js";
 import { aliasReservations } from "./migrations/008-alias-reservations.js";
 import { teams } from "./migrations/011-teams.js";
+import { customDomains } from "./migrations/012-custom-domains.js";
 import { webhooks } from "./migrations/013-webhooks.js";
 
 function migrationsFor(storage: Storage): Record<string, Migration> {
@@ -23,6 +24,7 @@ function migrationsFor(storage: Storage): Record<string, Migration> {
     "007-click-staging": clickStaging(storage.dialect),
     "008-alias-reservations": aliasReservations(storage.dialect),
     "011-teams": teams(),
+    "012-custom-domains": customDomains(),
     "013-webhooks": webhooks(storage.dialect),
   };
 }

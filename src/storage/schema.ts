@@ -205,6 +205,23 @@ export interface WebhookDeliveriesTable {
   duration_ms: number;
 }
 
+export interface DomainsTable {
+  id: string;
+  owner_id: string;
+  /** Lowercase ASCII (punycode), no trailing dot. */
+  hostname: string;
+  status: "pending" | "verified";
+  /** The value the TXT record must hold (random, new each time a hostname is added). */
+  txt_token: string;
+  next_action: string | null;
+  last_checked_at: number | null;
+  verified_at: number | null;
+  lost_at: number | null;
+  next_check_at: number | null;
+  verify_requested_at: number | null;
+  created_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   user_pictures: UserPicturesTable;
@@ -227,6 +244,7 @@ export interface Database {
   team_members: TeamMembersTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  domains: DomainsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -237,3 +255,4 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type TeamInvitationRow = Selectable<TeamInvitationsTable>;
 export type WebhookRow = Selectable<WebhooksTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type DomainRow = Selectable<DomainsTable>;

@@ -8,19 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ApiClient, signedInClient } from "../helpers/client.js";
 import { visit, UA } from "../helpers/visit.js";
+import { within } from "../helpers/wait.js";
 
 const SHARED = { SESSION_SECRET: "two-instances-secret-".padEnd(48, "x") };
 
-/** Polls until check() is true or the time is up; returns the last value seen. */
-async function within<T>(ms: number, probe: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + ms;
-  let v = await probe();
-  while (!check(v) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 20));
-    v = await probe();
-  }
-  return v;
-}
 
 const locationAt = async (url: string) => (await fetch(url, { redirect: "manual", headers: { "user-agent": UA.windows } })).headers.get("location");
 

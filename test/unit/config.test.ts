@@ -42,6 +42,10 @@ describe("loadConfig", () => {
     ["GEOIP_DB", "/nonexistent/file.mmdb"],
     ["SESSION_SECRET", "short"],
     ["LINK_CACHE_SIZE", "-1"],
+    ["CNAME_TARGET", "10.0.0.1"],
+    ["CNAME_TARGET", "bad_name!.example"],
+    ["DOMAIN_RECHECK_MINUTES", "0"],
+    ["DOMAIN_RECHECK_MINUTES", "soon"],
   ])("refuses %s=%s naming the variable", (name, value) => {
     let err: unknown;
     try {
@@ -53,6 +57,16 @@ describe("loadConfig", () => {
     expect((err as ConfigError).variable).toBe(name);
     expect((err as ConfigError).message.startsWith(`${name}: `)).toBe(true);
     expect((err as ConfigError).message).not.toContain("\n");
+  });
+
+  it("defaults CNAME_TARGET to BASE_URL's host and DOMAIN_RECHECK_MINUTES to 60", () => {
+    const d = dir();
+    const c = loadConfig({ DATA_DIR: d, BASE_URL: "https://Sn.IP" });
+    expect(c.cnameTarget).toBe("sn.ip");
+    expect(c.domainRecheckMinutes).toBe(60);
+    const set = loadConfig({ DATA_DIR: d, CNAME_TARGET: "Custom.Sn.Example.", DOMAIN_RECHECK_MINUTES: "15" });
+    expect(set.cnameTarget).toBe("custom.sn.example");
+    expect(set.domainRecheckMinutes).toBe(15);
   });
 
   it("parses TRUST_PROXY and DNS_SERVERS forms", () => {

@@ -103,6 +103,25 @@ export interface Webhook {
   dropped: number;
 }
 
+export interface DnsRecord {
+  type: "CNAME" | "TXT";
+  name: string;
+  value: string;
+}
+
+export interface Domain {
+  id: string;
+  hostname: string;
+  status: "pending" | "verified";
+  records: DnsRecord[];
+  next_action: string | null;
+  last_checked_at: string | null;
+  verified_at: string | null;
+  lost_at: string | null;
+  link_count: number;
+  created_at: string;
+}
+
 export interface FieldError {
   field: string;
   message: string;
@@ -336,6 +355,10 @@ export const api = {
     request<{ invitation: InvitationPreview }>("POST", "/api/invitations/preview", { body: { token }, quiet401: true }).then((r) => r.invitation),
   acceptInvitation: (token: string) =>
     request<{ membership: Membership }>("POST", "/api/invitations/accept", { body: { token }, quiet401: true }).then((r) => r.membership),
+  listDomains: () => request<{ domains: Domain[] }>("GET", "/api/domains").then((r) => r.domains ?? []),
+  addDomain: (hostname: string) => request<{ domain: Domain }>("POST", "/api/domains", { body: { hostname } }).then((r) => r.domain),
+  verifyDomain: (id: string) => request<{ domain: Domain }>("POST", `/api/domains/${encodeURIComponent(id)}/verify`).then((r) => r.domain),
+  deleteDomain: (id: string) => request("DELETE", `/api/domains/${encodeURIComponent(id)}`),
 
   listKeys: () => request<{ keys: ApiKey[] }>("GET", "/api/keys").then((r) => r.keys ?? []),
   createKey: (name: string) => request<{ key: ApiKey; secret: string }>("POST", "/api/keys", { body: { name } }),

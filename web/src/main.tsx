@@ -14,6 +14,7 @@ import { BulkPage } from "./pages/Bulk";
 import { StatsPage } from "./pages/Stats";
 import { ProfilePage } from "./pages/Profile";
 import { WebhooksPage } from "./pages/Webhooks";
+import { DomainsPage } from "./pages/Domains";
 import { NotFoundPage } from "./pages/NotFound";
 import { TeamPage } from "./pages/Team";
 import { AcceptInvitationPage } from "./pages/AcceptInvitation";
@@ -61,6 +62,9 @@ function Header() {
               </NavLink>
               <NavLink to="/app/webhooks" data-testid="nav-webhooks">
                 Webhooks
+              </NavLink>
+              <NavLink to="/app/domains" data-testid="nav-domains">
+                Domains
               </NavLink>
               <NavLink to="/app/profile" data-testid="nav-profile">
                 Profile
@@ -152,6 +156,7 @@ function Shell() {
               <Route path="/app/shared/:ownerId" element={<RequireAuth><LinksPage shared /></RequireAuth>} />
               <Route path="/app/invitations/accept" element={<AcceptInvitationPage />} />
               <Route path="/app/webhooks" element={<RequireAuth><WebhooksPage /></RequireAuth>} />
+              <Route path="/app/domains" element={<RequireAuth><DomainsPage /></RequireAuth>} />
               <Route path="*" element={<NotFoundPage />} />
             </Routes>
           </>

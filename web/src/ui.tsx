@@ -103,6 +103,39 @@ export function CopyButton({ text, label = "Copy", testId = "copy-button", class
   );
 }
 
+/** The state of "delete this item?" around a ConfirmDialog: the item asked about, busy, the error, confirm. */
+export function useConfirmedDelete<T>(remove: (item: T) => Promise<void>) {
+  const [item, setItem] = useState<T | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  return {
+    item,
+    dialog: {
+      open: item !== null,
+      busy,
+      error,
+      onCancel: () => setItem(null),
+      async onConfirm() {
+        if (item === null) return;
+        setBusy(true);
+        setError(null);
+        try {
+          await remove(item);
+          setItem(null);
+        } catch (e) {
+          setError(errorMessage(e));
+        } finally {
+          setBusy(false);
+        }
+      },
+    },
+    ask(next: T) {
+      setError(null);
+      setItem(next);
+    },
+  };
+}
+
 /** A modal confirmation built on <dialog>. */
 export function ConfirmDialog(props: {
   open: boolean;

@@ -1,7 +1,7 @@
 // Create and edit a link, with the options the user's plan allows.
 import { useEffect, useState, type FormEvent } from "react";
 import { useNavigate, useParams } from "react-router";
-import { api, ApiError, planAtLeast, planLabel, type Link } from "../api";
+import { api, ApiError, planAtLeast, planLabel, type Domain, type Link } from "../api";
 import { useSession } from "../session";
 import { A, Alert, Field, Spinner, UpgradeHint, errorMessage, useTitle } from "../ui";
 import { CreatedLink } from "./Home";
@@ -9,6 +9,8 @@ import { CreatedLink } from "./Home";
 interface FormValues {
   url: string;
   alias: string;
+  /** "" for the service's own host. */
+  domain: string;
   expires_at: string; // datetime-local value
   max_clicks: string;
   password: string;
@@ -17,7 +19,7 @@ interface FormValues {
   android_url: string;
 }
 
-const EMPTY: FormValues = { url: "", alias: "", expires_at: "", max_clicks: "", password: "", remove_password: false, ios_url: "", android_url: "" };
+const EMPTY: FormValues = { url: "", alias: "", domain: "", expires_at: "", max_clicks: "", password: "", remove_password: false, ios_url: "", android_url: "" };
 
 /** ISO instant -> value for <input type="datetime-local"> in the browser's time zone. */
 function isoToLocalInput(iso: string | null): string {
@@ -39,6 +41,7 @@ function fromLink(l: Link): FormValues {
   return {
     url: l.url,
     alias: l.alias,
+    domain: l.domain ?? "",
     expires_at: isoToLocalInput(l.expires_at),
     max_clicks: l.max_clicks == null ? "" : String(l.max_clicks),
     password: "",
@@ -46,6 +49,13 @@ function fromLink(l: Link): FormValues {
     ios_url: l.ios_url ?? "",
     android_url: l.android_url ?? "",
   };
+}
+
+/** Verified domains, plus the link's own domain when it is no longer verified (so the form shows where it lives). */
+function domainChoices(domains: Domain[] | null, original: Link | null): Pick<Domain, "hostname" | "status">[] {
+  const list: Pick<Domain, "hostname" | "status">[] = (domains ?? []).filter((d) => d.status === "verified");
+  if (original?.domain && !list.some((d) => d.hostname === original.domain)) list.push({ hostname: original.domain, status: "pending" });
+  return list;
 }
 
 export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
@@ -58,6 +68,9 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
   const shared = !!original && !!user && original.owner_id !== user.id;
   const pro = shared || planAtLeast(user?.plan, "pro");
   const back = shared && original?.owner_id ? `/app/shared/${encodeURIComponent(original.owner_id)}` : "/app";
+  const business = planAtLeast(user?.plan, "business");
+  const [domains, setDomains] = useState<Domain[] | null>(null);
+  const [domainsError, setDomainsError] = useState<string | null>(null);
   const [values, setValues] = useState<FormValues>(EMPTY);
   const [loading, setLoading] = useState(mode === "edit");
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -85,6 +98,19 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
     };
   }, [mode, id]);
 
+  // Verified custom domains are offered (Business and above; the server checks again).
+  useEffect(() => {
+    if (!business) return;
+    let live = true;
+    api
+      .listDomains()
+      .then((list) => live && setDomains(list))
+      .catch((e: unknown) => live && setDomainsError(errorMessage(e)));
+    return () => {
+      live = false;
+    };
+  }, [business]);
+
   function set<K extends keyof FormValues>(key: K, value: FormValues[K]) {
     setValues((v) => ({ ...v, [key]: value }));
     setSaved(false);
@@ -93,6 +119,7 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
   function buildCreateBody(): Record<string, unknown> {
     const b: Record<string, unknown> = { url: values.url.trim() };
     if (values.alias.trim()) b.alias = values.alias.trim();
+    if (values.domain) b.domain = values.domain;
     if (pro && values.expires_at) b.expires_at = localInputToIso(values.expires_at);
     if (pro && values.max_clicks.trim()) b.max_clicks = Number(values.max_clicks);
     if (values.password) b.password = values.password;
@@ -105,6 +132,7 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
     const b: Record<string, unknown> = {};
     if (values.url.trim() !== o.url) b.url = values.url.trim();
     if (values.alias.trim() && values.alias.trim() !== o.alias) b.alias = values.alias.trim();
+    if (values.domain !== (o.domain ?? "")) b.domain = values.domain || null;
     if (pro || o.expires_at) {
       const iso = localInputToIso(values.expires_at);
       if (isoToLocalInput(iso) !== isoToLocalInput(o.expires_at)) b.expires_at = iso;
@@ -155,7 +183,7 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
       }
     } catch (err) {
       if (err instanceof ApiError) {
-        const { fields, general } = err.forFields(["url", "alias", "expires_at", "max_clicks", "password", "ios_url", "android_url"]);
+        const { fields, general } = err.forFields(["url", "alias", "domain", "expires_at", "max_clicks", "password", "ios_url", "android_url"]);
         setFieldErrors(fields);
         setError(general && err.code === "plan_required" && err.requiredPlan ? `${general} (requires the ${planLabel(err.requiredPlan)} plan)` : general);
       } else setError(String(err));
@@ -213,6 +241,24 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
         <Field id="link-url" label="Destination URL" error={fieldErrors.url}>
           <input id="link-url" data-testid="link-url" type="url" inputMode="url" required placeholder="https://example.com/page" value={values.url} onChange={(e) => set("url", e.target.value)} />
         </Field>
+        {domainChoices(domains, original).length > 0 || domainsError ? (
+          <Field
+            id="link-domain"
+            label="Domain"
+            error={fieldErrors.domain}
+            hint={domainsError ? `Your domains could not be loaded: ${domainsError}` : "Verified custom domains are listed; add one on the Domains page."}
+          >
+            <select id="link-domain" data-testid="link-domain" value={values.domain} onChange={(e) => set("domain", e.target.value)}>
+              <option value="">{window.location.host} (default)</option>
+              {domainChoices(domains, original).map((d) => (
+                <option key={d.hostname} value={d.hostname} disabled={d.status !== "verified"}>
+                  {d.hostname}
+                  {d.status !== "verified" ? " (not verified: its links answer “not found”)" : ""}
+                </option>
+              ))}
+            </select>
+          </Field>
+        ) : null}
         <Field id="link-alias" label="Alias (optional)" error={fieldErrors.alias} hint={mode === "create" ? "Leave empty to get a random short address." : "Changing the alias changes the short address; the old one stops working."}>
           <input id="link-alias" data-testid="link-alias" type="text" autoCapitalize="off" autoCorrect="off" spellCheck={false} placeholder="my-campaign" value={values.alias} onChange={(e) => set("alias", e.target.value)} />
         </Field>

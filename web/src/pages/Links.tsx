@@ -4,7 +4,7 @@ import { useCallback, useEffect, useRef, useState, type FormEvent } from "react"
 import { useParams, useSearchParams } from "react-router";
 import { api, qrUrl, type Link, type Membership } from "../api";
 import { useSession } from "../session";
-import { A, Alert, ConfirmDialog, CopyButton, EmptyState, Spinner, errorMessage, formatDate, useTitle } from "../ui";
+import { A, Alert, ConfirmDialog, CopyButton, EmptyState, Spinner, errorMessage, formatDate, useConfirmedDelete, useTitle } from "../ui";
 
 export function LinksPage({ shared = false }: { shared?: boolean }) {
   useTitle(shared ? "Shared with me" : "Dashboard");
@@ -21,9 +21,6 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
   const [loading, setLoading] = useState(true);
   const [loadingMore, setLoadingMore] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [toDelete, setToDelete] = useState<Link | null>(null);
-  const [deleting, setDeleting] = useState(false);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
   const [qrFor, setQrFor] = useState<Link | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const requestId = useRef(0);
@@ -90,21 +87,12 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
     }
   }
 
-  async function confirmDelete() {
-    if (!toDelete) return;
-    setDeleting(true);
-    setDeleteError(null);
-    try {
-      await api.deleteLink(toDelete.id);
-      setLinks((prev) => prev.filter((l) => l.id !== toDelete.id));
-      setNotice(`Deleted ${toDelete.short_url}.`);
-      setToDelete(null);
-    } catch (e) {
-      setDeleteError(errorMessage(e));
-    } finally {
-      setDeleting(false);
-    }
-  }
+  const del = useConfirmedDelete(async (link: Link) => {
+    await api.deleteLink(link.id);
+    setLinks((prev) => prev.filter((l) => l.id !== link.id));
+    setNotice(`Deleted ${link.short_url}.`);
+  });
+  const toDelete = del.item;
 
   return (
     <div className="links-page">
@@ -215,6 +203,11 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
                       <strong>{l.click_count.toLocaleString()}</strong> {l.click_count === 1 ? "click" : "clicks"}
                     </span>
                     <span>Created {formatDate(l.created_at)}</span>
+                    {l.domain ? (
+                      <span className="badge link-domain" data-testid="link-domain" title="On your custom domain">
+                        {l.domain}
+                      </span>
+                    ) : null}
                     {l.has_password ? <span className="badge">Password</span> : null}
                     {l.expires_at ? <span className="badge">{new Date(l.expires_at) < new Date() ? "Expired" : `Expires ${formatDate(l.expires_at)}`}</span> : null}
                     {l.max_clicks != null ? <span className="badge">Max {l.max_clicks} clicks</span> : null}
@@ -239,10 +232,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
                       type="button"
                       className="btn btn-danger-ghost btn-sm"
                       data-testid="link-delete"
-                      onClick={() => {
-                        setDeleteError(null);
-                        setToDelete(l);
-                      }}
+                      onClick={() => del.ask(l)}
                     >
                       Delete
                     </button>
@@ -261,16 +251,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
         </>
       )}
 
-      <ConfirmDialog
-        open={!!toDelete}
-        title="Delete this link?"
-        confirmLabel="Delete link"
-        danger
-        busy={deleting}
-        error={deleteError}
-        onConfirm={confirmDelete}
-        onCancel={() => setToDelete(null)}
-      >
+      <ConfirmDialog {...del.dialog} title="Delete this link?" confirmLabel="Delete link" danger>
         <p>
           <strong>{toDelete?.short_url}</strong> will stop working immediately (visitors get “not found”). Its statistics are
           deleted too. This cannot be undone.
