@@ -12,7 +12,8 @@ import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from "@fastify/typ
 import type { AppContext } from "../context.js";
 import { DomainError } from "../shared/errors.js";
 import { ErrorBodySchema } from "./schemas.js";
-import { sendError } from "./errors.js";
+import { sendBadRequestLine, sendError } from "./errors.js";
+import { guardInput } from "./input-guard.js";
 import { installSessionHooks } from "./auth.js";
 import { authRoutes } from "./routes/auth.js";
 import { profileRoutes } from "./routes/profile.js";
@@ -32,6 +33,8 @@ export interface RouteInfo {
   method: string;
   url: string;
   csrf: boolean;
+  /** The route declares a body schema (routes without one take no body: input-guard.ts). */
+  body: boolean;
 }
 
 declare module "fastify" {
@@ -78,6 +81,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200 },
     serverFactory: withFastPath(fast),
+    // A URL Fastify cannot decode (/%c0, /%) or a path parameter past maxParamLength: the contract's 400.
+    frameworkErrors: (err, req, reply) => sendError(req, reply, err),
+    // A request Node's parser refuses (control bytes in a header, a malformed request line): still the contract's body.
+    clientErrorHandler: sendBadRequestLine,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.addHook("onClose", (_i, done) => (fast.disable(), done()));
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
@@ -85,8 +92,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   const routes: RouteInfo[] = [];
   app.decorate("routeList", routes);
   app.addHook("onRoute", (r) => {
-    for (const method of [r.method].flat()) routes.push({ method, url: r.url, csrf: r.config?.csrf !== false });
+    for (const method of [r.method].flat()) routes.push({ method, url: r.url, csrf: r.config?.csrf !== false, body: r.schema?.body !== undefined });
   });
+  // Before every route's schema: no control characters anywhere, no body where none is declared.
+  app.addHook("preValidation", guardInput);
   app.addSchema(ErrorBodySchema);
 
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
