@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerFactory, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifySchema, type FastifyServerFactory, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from "fastify";
 import cookie from "@fastify/cookie";
 import fastifyStatic from "@fastify/static";
 import swagger from "@fastify/swagger";
@@ -35,6 +35,8 @@ export interface RouteInfo {
   csrf: boolean;
   /** The route declares a body schema (routes without one take no body: input-guard.ts). */
   body: boolean;
+  /** Its schemas (body, querystring, params), for tests that generate input for every route. */
+  schema: FastifySchema | undefined;
 }
 
 declare module "fastify" {
@@ -92,7 +94,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   const routes: RouteInfo[] = [];
   app.decorate("routeList", routes);
   app.addHook("onRoute", (r) => {
-    for (const method of [r.method].flat()) routes.push({ method, url: r.url, csrf: r.config?.csrf !== false, body: r.schema?.body !== undefined });
+    for (const method of [r.method].flat()) routes.push({ method, url: r.url, csrf: r.config?.csrf !== false, body: r.schema?.body !== undefined, schema: r.schema });
   });
   // Before every route's schema: no control characters anywhere, no body where none is declared.
   app.addHook("preValidation", guardInput);
