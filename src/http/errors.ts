@@ -90,16 +90,21 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
 }
 
 /** Node's parser refused the request (control bytes in a header, a malformed request line): no route saw it. */
-export function sendBadRequestLine(err: Error & { code?: string }, socket: Socket): void {
+export function sendBadRequestLine(err: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void {
   if (err.code === "ECONNRESET" || socket.destroyed) return;
   if (socket.writable) {
-    const [status, reason, code, message] =
+    // Statuses as the table has them: 413 for headers (or an address) past Node's limit, else 400.
+    const [code, message] =
       err.code === "HPE_HEADER_OVERFLOW"
-        ? [431, "Request Header Fields Too Large", "payload_too_large", "Request headers are too large"]
+        ? (["payload_too_large", "Request headers or address are too large"] as const)
         : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
-          ? [408, "Request Timeout", "invalid_request", "The request was not received in time"]
-          : [400, "Bad Request", "invalid_request", "Malformed HTTP request"];
-    const body = JSON.stringify({ status: "error", code, message });
+          ? (["invalid_request", "The request was not received in time"] as const)
+          : (["invalid_request", "Malformed HTTP request"] as const);
+    const status = STATUS_BY_CODE[code];
+    const reason = status === 413 ? "Content Too Large" : "Bad Request";
+    // A HEAD answer has no body (the client would read it as the next response); the method is in the raw bytes.
+    const head = Buffer.isBuffer(err.rawPacket) && err.rawPacket.subarray(0, 5).toString("latin1") === "HEAD ";
+    const body = head ? "" : JSON.stringify({ status: "error", code, message });
     const headers = Object.entries(SECURITY_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join("");
     socket.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}Connection: close\r\n\r\n${body}`,

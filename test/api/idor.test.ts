@@ -36,7 +36,6 @@ const PUBLIC: Record<string, string> = {
   "/api/qr/:alias": "the QR code of a short link (API.md: public, like the short URL)",
   "/app/*": "dashboard client routes (index.html)",
   "/assets/*": "dashboard build files",
-  "/docs/*": "OpenAPI UI files",
   "/docs/static/*": "OpenAPI UI files",
 };
 

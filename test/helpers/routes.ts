@@ -45,7 +45,7 @@ export interface Answer {
 }
 
 /** What is wrong with an answer by the contract (API.md, Conventions), or null: never a 5xx, error bodies and headers as specified. */
-export function contractViolation(a: Answer): string | null {
+export function contractViolation(a: Answer, method = "GET", htmlAllowed = false): string | null {
   if (a.status >= 500) return `status ${a.status}: ${a.text.slice(0, 200)}`;
   if (a.status < 300 || a.status >= 400) {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
@@ -53,7 +53,13 @@ export function contractViolation(a: Answer): string | null {
     }
   }
   if (a.status < 400) return null;
-  if (!(a.headers.get("content-type") ?? "").startsWith("application/json")) return `content-type ${a.headers.get("content-type")}`;
+  if (a.status === 429 && !/^\d+$/.test(a.headers.get("retry-after") ?? "")) return "429 without Retry-After";
+  const type = a.headers.get("content-type") ?? "";
+  // Outside /api, a client that does not prefer JSON gets a small HTML page (API.md, Short-link redirect).
+  if (htmlAllowed && type.startsWith("text/html")) return a.headers.get("content-security-policy") ? null : "HTML error page without Content-Security-Policy";
+  if (!type.startsWith("application/json")) return `content-type ${type}`;
+  // A HEAD answer has the error's status and headers, and no body to check.
+  if (method === "HEAD") return null;
   let body: { status?: unknown; code?: unknown; message?: unknown };
   try {
     body = JSON.parse(a.text) as typeof body;
@@ -64,7 +70,6 @@ export function contractViolation(a: Answer): string | null {
   if (!CONTRACT_CODES.has(body.code)) return `code ${body.code} is not in API.md`;
   const expected = STATUS_BY_CODE[body.code as keyof typeof STATUS_BY_CODE];
   if (expected !== a.status) return `code ${body.code} with status ${a.status} (API.md: ${expected})`;
-  if (a.status === 429 && !/^\d+$/.test(a.headers.get("retry-after") ?? "")) return "429 without Retry-After";
   return null;
 }
 
