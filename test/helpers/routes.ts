@@ -80,15 +80,21 @@ export function expectContract(a: Answer, what: string): void {
 /** Tables written as a side effect of refusals by design (throttles) or later in the background (clicks). */
 const NOT_REQUEST_STATE = /^(rate_events|clicks?|click_.*|kysely_.*|sqlite_.*)$/;
 
-/** Row counts of every table a request writes (found in the database, so tables added later count too). */
-export async function rowCounts(server: TestServer): Promise<Record<string, number>> {
+/** The application's tables, found in the database (so tables added later count too). */
+async function tableNames(server: TestServer): Promise<string[]> {
   const db = server.ctx.storage.db;
-  const names =
+  const rows =
     server.ctx.storage.dialect === "postgres"
       ? (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db)).rows
       : (await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db)).rows;
+  return rows.map((r) => r.name).filter((n) => !/^(kysely_|sqlite_)/.test(n)).sort();
+}
+
+/** Row counts of every table a request writes. */
+export async function rowCounts(server: TestServer): Promise<Record<string, number>> {
+  const db = server.ctx.storage.db;
   const counts: Record<string, number> = {};
-  for (const { name } of names.sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const name of await tableNames(server)) {
     if (NOT_REQUEST_STATE.test(name)) continue;
     const row = (await sql<{ n: number | string }>`select count(*) as n from ${sql.table(name)}`.execute(db)).rows[0];
     counts[name] = Number(row?.n ?? 0);
@@ -99,4 +105,21 @@ export async function rowCounts(server: TestServer): Promise<Record<string, numb
 /** Routes of the app minus HEAD twins (Fastify adds one per GET; they answer alike). */
 export function routesOf(server: TestServer): RouteInfo[] {
   return server.app.routeList.filter((r) => r.method !== "HEAD" || !server.app.routeList.some((g) => g.method === "GET" && g.url === r.url));
+}
+
+/** Stored text no request may leave behind: control characters but TAB/LF/CR, DEL, C1, unpaired surrogates. */
+const BAD_STORED = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** "table.column: value" for every stored text value of every table (clicks included) that BAD_STORED matches. */
+export async function storedControlText(server: TestServer): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of await tableNames(server)) {
+    const rows = (await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(server.ctx.storage.db)).rows;
+    for (const row of rows) {
+      for (const [column, value] of Object.entries(row)) {
+        if (typeof value === "string" && BAD_STORED.test(value)) found.push(`${name}.${column}: ${JSON.stringify(value.slice(0, 80))}`);
+      }
+    }
+  }
+  return found;
 }
