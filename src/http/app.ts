@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerFactory, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifySchema, type FastifyServerFactory, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from "fastify";
 import cookie from "@fastify/cookie";
 import fastifyStatic from "@fastify/static";
 import swagger from "@fastify/swagger";
@@ -12,7 +12,8 @@ import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from "@fastify/typ
 import type { AppContext } from "../context.js";
 import { DomainError } from "../shared/errors.js";
 import { ErrorBodySchema } from "./schemas.js";
-import { sendError } from "./errors.js";
+import { sendBadRequestLine, sendError } from "./errors.js";
+import { guardInput } from "./input-guard.js";
 import { installSessionHooks } from "./auth.js";
 import { authRoutes } from "./routes/auth.js";
 import { profileRoutes } from "./routes/profile.js";
@@ -35,6 +36,10 @@ export interface RouteInfo {
   method: string;
   url: string;
   csrf: boolean;
+  /** The route declares a body schema (routes without one take no body: input-guard.ts). */
+  body: boolean;
+  /** Its schemas (body, querystring, params), for tests that generate input for every route. */
+  schema: FastifySchema | undefined;
 }
 
 declare module "fastify" {
@@ -81,6 +86,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200 },
     serverFactory: withFastPath(fast),
+    // A URL Fastify cannot decode (/%c0, /%) or a path parameter past maxParamLength: the contract's 400.
+    frameworkErrors: (err, req, reply) => sendError(req, reply, err),
+    // A request Node's parser refuses (control bytes in a header, a malformed request line): still the contract's body.
+    clientErrorHandler: sendBadRequestLine,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.addHook("onClose", (_i, done) => (fast.disable(), done()));
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
@@ -88,8 +97,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   const routes: RouteInfo[] = [];
   app.decorate("routeList", routes);
   app.addHook("onRoute", (r) => {
-    for (const method of [r.method].flat()) routes.push({ method, url: r.url, csrf: r.config?.csrf !== false });
+    for (const method of [r.method].flat()) routes.push({ method, url: r.url, csrf: r.config?.csrf !== false, body: r.schema?.body !== undefined, schema: r.schema });
   });
+  // Before every route's schema: no control characters anywhere, no body where none is declared.
+  app.addHook("preValidation", guardInput);
   app.addSchema(ErrorBodySchema);
 
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));

@@ -220,7 +220,42 @@ describe.each(ENGINES)("external creation API on %s", (engine) => {
     const limited = await ext(server, a.secret, { url: "https://example.com/fine" });
     expectError(limited, 429, "rate_limited");
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
-    expectRateHeaders(limited, 0);
+    // The failure throttle is not the creation window: nothing was created, so all 100 are left.
+    expectRateHeaders(limited, 100);
+    expect(limited.headers.get("ratelimit-reset")).toBe("0");
+  });
+
+  it("RateLimit-* headers describe the key's creation window on every answer, whatever refuses the request", async () => {
+    const a = await account("business");
+    for (let i = 0; i < 9; i++) expect((await ext(server, a.secret, { url: `https://example.com/w/${i}` })).status).toBe(201);
+    const expectWindow = (r: Answer) => {
+      expectRateHeaders(r, 91);
+      const reset = Number(r.headers.get("ratelimit-reset"));
+      expect(reset).toBeGreaterThan(3590);
+      expect(reset).toBeLessThanOrEqual(3600);
+    };
+    // A refused body, an alias taken: the window as it is (the failed creation gave its slot back).
+    expectWindow(await ext(server, a.secret, { url: "https://example.com/x", zzz: 1 }));
+    expectWindow(await ext(server, a.secret, { url: "not a url" }));
+    // Blocked by the failure throttle: 429 with Retry-After, the window still holds 91 creations.
+    for (let i = 0; i < 300; i++) await server.ctx.apiKeys.abuse.recordKeyFailure(a.id);
+    const blocked = await ext(server, a.secret, { url: "https://example.com/fine" });
+    expectError(blocked, 429, "rate_limited");
+    expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
+    expectWindow(blocked);
+    // Suspended account: 403 account_inactive, the same window.
+    const b = await account("business");
+    for (let i = 0; i < 9; i++) expect((await ext(server, b.secret, { url: `https://example.com/v/${i}` })).status).toBe(201);
+    await server.ctx.accounts.setStatus(b.email, "suspended");
+    const inactive = await ext(server, b.secret, { url: "https://example.com/after-suspension" });
+    expectError(inactive, 403, "account_inactive");
+    expectWindow(inactive);
+    // Plan without the API any more: 403 plan_required, the same window.
+    await server.ctx.accounts.setStatus(b.email, "active");
+    await server.ctx.accounts.setPlan(b.email, "pro");
+    const downgraded = await ext(server, b.secret, { url: "https://example.com/after-downgrade" });
+    expectError(downgraded, 403, "plan_required");
+    expectWindow(downgraded);
   });
 
   it("throttles an address sending invalid keys (60 per 10 minutes); valid keys from it still work", async () => {

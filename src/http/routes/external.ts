@@ -27,10 +27,10 @@ function setWindowHeaders(reply: FastifyReply, h: WindowHeaders): void {
   reply.header("RateLimit-Reset", String(h.reset));
 }
 
-/** A throttle's 429: nothing can be created until Retry-After, and the headers say so. */
+/** A 429 of the creation window itself carries the window's state; other throttles (failures, bad keys) leave the
+ * headers on the creation window as it is, and say when to come back in Retry-After only. */
 function limitedUntil(reply: FastifyReply, err: unknown): void {
   if (err instanceof RateLimitedError) setWindowHeaders(reply, err.window);
-  else if (err instanceof DomainError && err.code === "rate_limited") setWindowHeaders(reply, { limit: CREATIONS_PER_WINDOW, remaining: 0, reset: err.retryAfter ?? 1 });
 }
 
 function keyInQuery(query: unknown): boolean {
@@ -63,28 +63,19 @@ export async function externalRoutes(app: App, ctx: AppContext): Promise<void> {
       caller = await ctx.apiKeys.authenticate(bearerSecret(req));
     } catch (err) {
       if (!(err instanceof DomainError && err.code === "invalid_api_key")) throw err;
-      try {
-        await ctx.apiKeys.abuse.checkAddress(req.ip);
-      } catch (limited) {
-        limitedUntil(reply, limited);
-        throw limited;
-      }
+      await ctx.apiKeys.abuse.checkAddress(req.ip);
       await ctx.apiKeys.abuse.recordBadKey(req.ip);
       reply.header("WWW-Authenticate", 'Bearer realm="snip", error="invalid_token"');
       throw err;
     }
     callers.set(req, caller);
+    // From here on every answer describes this key's creation window as it is, whatever refuses the request.
+    const window = await ctx.apiKeys.creations.peek(caller.key.id);
+    setWindowHeaders(reply, window);
     if (caller.user.status !== "active") throw new DomainError("account_inactive", "The account of this API key is suspended");
     requireCapability(caller.user.plan, "external_api", "The external creation API");
-    try {
-      await ctx.apiKeys.abuse.checkKey(caller.key.id);
-      const window = await ctx.apiKeys.creations.peek(caller.key.id);
-      setWindowHeaders(reply, window);
-      if (window.remaining === 0) throw new RateLimitedError(window, Math.max(1, window.reset));
-    } catch (limited) {
-      limitedUntil(reply, limited);
-      throw limited;
-    }
+    await ctx.apiKeys.abuse.checkKey(caller.key.id);
+    if (window.remaining === 0) throw new RateLimitedError(window, Math.max(1, window.reset));
     const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
     if (type !== "application/json") throw new DomainError("invalid_request", "Send the body as JSON with Content-Type: application/json");
   }

@@ -1,0 +1,85 @@
+// The IDOR table: every route with a path parameter naming something an account owns, called by another
+// account, answers 404 not_found (not 403, not 200), on both engines. The table is checked against
+// app.routeList: a route with a path parameter that it does not list fails the test, so each new route
+// needs one line here (a fixture that creates the resource for account A and returns its path).
+import { Value } from "typebox/value";
+import type { TSchema } from "typebox";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ENGINES } from "../helpers/engines.js";
+import { signedInClient, type ApiClient } from "../helpers/client.js";
+import { createLink } from "../helpers/links.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+import { expectContract, paramNames, rowCounts, routesOf } from "../helpers/routes.js";
+
+/** Account A, signed in, on the plan with every capability; fixtures create its resources through the API. */
+interface Owner {
+  client: ApiClient;
+  server: TestServer;
+}
+
+type Fixture = (a: Owner) => Promise<string>;
+
+let n = 0;
+const link: Fixture = async (a) => (await createLink(a.client, { url: "https://example.com/idor", alias: `idor-${++n}-${Date.now().toString(36)}` })).id;
+
+/** Route pattern -> the path of a fresh resource of A's. One line per route with an owned resource in its path. */
+const OWNED: Record<string, Fixture> = {
+  "/api/links/:id": async (a) => `/api/links/${await link(a)}`,
+  "/api/links/:id/stats": async (a) => `/api/links/${await link(a)}/stats`,
+  "/api/links/:id/stats.csv": async (a) => `/api/links/${await link(a)}/stats.csv`,
+  "/api/keys/:id": async (a) => `/api/keys/${(await a.client.post("/api/keys", { name: "idor" })).body.key.id}`,
+};
+
+/** Routes whose path parameter names nothing private: public by API.md, or files. */
+const PUBLIC: Record<string, string> = {
+  "/:alias": "the short link itself (API.md: public)",
+  "/api/qr/:alias": "the QR code of a short link (API.md: public, like the short URL)",
+  "/app/*": "dashboard client routes (index.html)",
+  "/assets/*": "dashboard build files",
+  "/docs/static/*": "OpenAPI UI files",
+};
+
+describe.each(ENGINES)("IDOR table on %s", (engine) => {
+  let server: TestServer;
+  let a: Owner;
+  let b: ApiClient;
+
+  beforeAll(async () => {
+    server = await startTestServer({ engine });
+    a = { client: await signedInClient(server, "idor-a@example.com", "enterprise"), server };
+    b = await signedInClient(server, "idor-b@example.com", "enterprise");
+    // B owns things too, so an answer cannot come from B having nothing.
+    await createLink(b, { url: "https://example.com/b", alias: "idor-b-own" });
+    await b.post("/api/keys", { name: "b" });
+  });
+  afterAll(async () => server?.close());
+
+  it("covers every route with a path parameter (add a line to OWNED or PUBLIC for a new one)", () => {
+    const withParams = [...new Set(routesOf(server).filter((r) => paramNames(r.url).length > 0).map((r) => r.url))];
+    const uncovered = withParams.filter((url) => !(url in OWNED) && !(url in PUBLIC));
+    expect(uncovered, "routes with a path parameter missing from the IDOR table").toEqual([]);
+    // No stale lines either: each entry names a route that exists.
+    expect(Object.keys(OWNED).filter((url) => !withParams.includes(url))).toEqual([]);
+  });
+
+  it("answers 404 not_found to another account on every method of every owned route, and changes nothing", async () => {
+    const routes = routesOf(server).filter((r) => r.url in OWNED);
+    const results: string[] = [];
+    for (const r of routes) {
+      const path = await OWNED[r.url]!(a);
+      const before = await rowCounts(server);
+      // A body the route accepts, so validation cannot answer before the ownership check.
+      const schema = (r.schema as { body?: TSchema } | undefined)?.body;
+      const body = schema ? JSON.stringify(Value.Create(schema)) : undefined;
+      const res = await b.request(r.method, path, body, body ? { "content-type": "application/json" } : {});
+      expectContract(res, `${r.method} ${path} by B`);
+      results.push(`${r.method} ${r.url} -> ${res.status} ${res.body?.code ?? ""}`.trim());
+      expect(await rowCounts(server), `${r.method} ${path} by B changed rows`).toEqual(before);
+      // The fixture is real: the same request by its owner succeeds.
+      const own = await a.client.request(r.method, path, body, body ? { "content-type": "application/json" } : {});
+      expect(own.status, `${r.method} ${path} by its owner: ${own.text}`).toBeLessThan(300);
+    }
+    expect(results).toEqual(routes.map((r) => `${r.method} ${r.url} -> 404 not_found`));
+    expect(results.length).toBeGreaterThanOrEqual(6);
+  });
+});

@@ -1,0 +1,125 @@
+// Helpers for tests that walk every route (app.routeList): concrete paths, the contract's error answer, and
+// the row counts of the tables a request writes (to prove a refused request wrote nothing).
+import { sql } from "kysely";
+import { expect } from "vitest";
+import type { RouteInfo } from "../../src/http/app.js";
+import { STATUS_BY_CODE } from "../../src/http/errors.js";
+import { SECURITY_HEADERS } from "../../src/http/security-headers.js";
+import type { TestServer } from "./server.js";
+
+/** The parameter names of a route pattern; `*` is the wildcard's. */
+export function paramNames(url: string): string[] {
+  return [...url.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)|\*/g)].map((m) => m[1] ?? "*");
+}
+
+/** The route pattern with each parameter replaced (values are inserted as given: encode them first). */
+export function concretePath(url: string, values: Record<string, string>): string {
+  return url.replace(/:([A-Za-z_][A-Za-z0-9_]*)|\*/g, (_m, name: string | undefined) => values[name ?? "*"] ?? "x");
+}
+
+/** Codes API.md gives: its table, sign-in's invalid_credentials, the redirect's click limit. */
+export const CONTRACT_CODES = new Set([
+  "invalid_request",
+  "unauthenticated",
+  "invalid_api_key",
+  "invalid_credentials",
+  "csrf_failed",
+  "forbidden",
+  "plan_required",
+  "account_inactive",
+  "limit_reached",
+  "not_found",
+  "email_unverified",
+  "expired",
+  "alias_taken",
+  "conflict",
+  "payload_too_large",
+  "rate_limited",
+  "click_limit_reached",
+]);
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** What is wrong with an answer by the contract (API.md, Conventions), or null: never a 5xx, error bodies and headers as specified. */
+export function contractViolation(a: Answer, method = "GET", htmlAllowed = false): string | null {
+  if (a.status >= 500) return `status ${a.status}: ${a.text.slice(0, 200)}`;
+  if (a.status < 300 || a.status >= 400) {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
+      if (a.headers.get(name) !== value) return `header ${name} is ${a.headers.get(name)}`;
+    }
+  }
+  if (a.status < 400) return null;
+  if (a.status === 429 && !/^\d+$/.test(a.headers.get("retry-after") ?? "")) return "429 without Retry-After";
+  const type = a.headers.get("content-type") ?? "";
+  // Outside /api, a client that does not prefer JSON gets a small HTML page (API.md, Short-link redirect).
+  if (htmlAllowed && type.startsWith("text/html")) return a.headers.get("content-security-policy") ? null : "HTML error page without Content-Security-Policy";
+  if (!type.startsWith("application/json")) return `content-type ${type}`;
+  // A HEAD answer has the error's status and headers, and no body to check.
+  if (method === "HEAD") return null;
+  let body: { status?: unknown; code?: unknown; message?: unknown };
+  try {
+    body = JSON.parse(a.text) as typeof body;
+  } catch {
+    return `not JSON: ${a.text.slice(0, 200)}`;
+  }
+  if (body.status !== "error" || typeof body.code !== "string" || typeof body.message !== "string") return `not an error body: ${a.text.slice(0, 200)}`;
+  if (!CONTRACT_CODES.has(body.code)) return `code ${body.code} is not in API.md`;
+  const expected = STATUS_BY_CODE[body.code as keyof typeof STATUS_BY_CODE];
+  if (expected !== a.status) return `code ${body.code} with status ${a.status} (API.md: ${expected})`;
+  return null;
+}
+
+export function expectContract(a: Answer, what: string): void {
+  expect(contractViolation(a), `${what} -> ${a.status} ${a.text.slice(0, 300)}`).toBeNull();
+}
+
+/** Tables written as a side effect of refusals by design (throttles) or later in the background (clicks). */
+const NOT_REQUEST_STATE = /^(rate_events|clicks?|click_.*|kysely_.*|sqlite_.*)$/;
+
+/** The application's tables, found in the database (so tables added later count too). */
+async function tableNames(server: TestServer): Promise<string[]> {
+  const db = server.ctx.storage.db;
+  const rows =
+    server.ctx.storage.dialect === "postgres"
+      ? (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db)).rows
+      : (await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db)).rows;
+  return rows.map((r) => r.name).filter((n) => !/^(kysely_|sqlite_)/.test(n)).sort();
+}
+
+/** Row counts of every table a request writes. */
+export async function rowCounts(server: TestServer): Promise<Record<string, number>> {
+  const db = server.ctx.storage.db;
+  const counts: Record<string, number> = {};
+  for (const name of await tableNames(server)) {
+    if (NOT_REQUEST_STATE.test(name)) continue;
+    const row = (await sql<{ n: number | string }>`select count(*) as n from ${sql.table(name)}`.execute(db)).rows[0];
+    counts[name] = Number(row?.n ?? 0);
+  }
+  return counts;
+}
+
+/** Routes of the app minus HEAD twins (Fastify adds one per GET; they answer alike). */
+export function routesOf(server: TestServer): RouteInfo[] {
+  return server.app.routeList.filter((r) => r.method !== "HEAD" || !server.app.routeList.some((g) => g.method === "GET" && g.url === r.url));
+}
+
+/** Stored text no request may leave behind: control characters but TAB/LF/CR, DEL, C1, unpaired surrogates. */
+const BAD_STORED = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** "table.column: value" for every stored text value of every table (clicks included) that BAD_STORED matches. */
+export async function storedControlText(server: TestServer): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of await tableNames(server)) {
+    const rows = (await sql<Record<string, unknown>>`select * from ${sql.table(name)}`.execute(server.ctx.storage.db)).rows;
+    for (const row of rows) {
+      for (const [column, value] of Object.entries(row)) {
+        if (typeof value === "string" && BAD_STORED.test(value)) found.push(`${name}.${column}: ${JSON.stringify(value.slice(0, 80))}`);
+      }
+    }
+  }
+  return found;
+}
