@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { type ChildStats, startChild } from "./children.js";
 import { type ClickTotals, sqliteTotals } from "./db.js";
 import { plainAlias } from "./dataset.js";
+import { waitQuiet } from "./cpu.js";
 import { autocannonRun, type LoadResult, mergeStatuses, wrkRun } from "./load.js";
 import type { HammerReport } from "../qr-hammer.js";
 
@@ -23,6 +24,8 @@ export interface QrScenarioOptions {
   loadTool: "autocannon" | "wrk";
   /** Parallel QR loops: three quarters ask for new images, a quarter for cached ones. */
   qrLoops: number;
+  /** Before each quiet round, wait up to this many seconds for the machine to be idle (0: not). */
+  quietWait: number;
   log: (s: string) => void;
 }
 
@@ -103,6 +106,7 @@ export async function runQrScenario(o: QrScenarioOptions): Promise<QrScenarioRes
     for (const a of aliases.slice(0, 8)) await (await fetch(`${child.url}/api/qr/${a}?format=png&size=512`)).arrayBuffer();
     await run(Math.max(1, o.warmup));
     for (let r = 0; r < o.rounds; r++) {
+      if (o.quietWait > 0) await waitQuiet(o.quietWait);
       const quiet = await run(o.duration);
       res.quiet.push(quiet);
       const hammer = await startHammer();
