@@ -7,10 +7,10 @@
 // still sit in click_staging until a roll-up moves them into clicks (docs/scaling.md): each page reads
 // both tables in one statement (one snapshot), so a click moved between two pages is listed once.
 import { Readable, type Transform, pipeline } from "node:stream";
-import { sql } from "kysely";
+import { type Selectable, sql } from "kysely";
 import { stringify, type Options } from "csv-stringify";
 import type { Db, Dialect } from "../storage/db.js";
-import type { LinkRow } from "../storage/schema.js";
+import type { ClicksTable, LinkRow } from "../storage/schema.js";
 import type { DayRange } from "./range.js";
 import type { StatsService } from "./stats.js";
 
@@ -44,18 +44,8 @@ export function csvFilename(alias: string, range: Pick<DayRange, "from" | "to">)
 
 const LOG_COLUMNS = ["id", "at", "country", "device", "os", "browser", "referrer", "is_bot"] as const;
 
-export interface LogRow {
-  id: number;
-  at: number;
-  country: string;
-  device: string;
-  os: string;
-  browser: string;
-  referrer: string;
-  is_bot: number;
-  /** 0: clicks, 1: click_staging. */
-  src: number;
-}
+/** A click of the log; `src` 0 when read from clicks, 1 from click_staging. */
+export type LogRow = Pick<Selectable<ClicksTable>, (typeof LOG_COLUMNS)[number]> & { src: number };
 
 /**
  * Every click of a link in a range, in time order, page by page.
