@@ -48,7 +48,7 @@ const LOG_COLUMNS = ["id", "at", "country", "device", "os", "browser", "referrer
 export type LogRow = Pick<Selectable<ClicksTable>, (typeof LOG_COLUMNS)[number]> & { src: number };
 
 /**
- * Every click of a link in a range, in time order, page by page.
+ * Every click of a link in a range, in time order, a page (an array of rows) at a time.
  *
  * A page is up to `pageSize` rows of clicks after the cursor, and (SQLite) the staged clicks from the
  * previous page's last time up to, not including, this page's last time (up to the range's end on
@@ -57,7 +57,7 @@ export type LogRow = Pick<Selectable<ClicksTable>, (typeof LOG_COLUMNS)[number]>
  * after it, the clicks cursor lists it. Staged rows are a long tail's (fewer than 4 clicks of a link
  * per written chunk), so a page holds few of them; click_staging has no index, and each page scans it.
  */
-export async function* clickLog(db: Db, dialect: Dialect, linkNum: number, range: Pick<DayRange, "startMs" | "endMs">, pageSize = CSV_PAGE): AsyncGenerator<LogRow> {
+export async function* clickLog(db: Db, dialect: Dialect, linkNum: number, range: Pick<DayRange, "startMs" | "endMs">, pageSize = CSV_PAGE): AsyncGenerator<LogRow[]> {
   let cursor: { at: number; id: number } | null = null;
   let stagedFrom = range.startMs;
   for (;;) {
@@ -102,8 +102,8 @@ export async function* clickLog(db: Db, dialect: Dialect, linkNum: number, range
         fromClicks++;
         last = r;
       }
-      yield r;
     }
+    if (rows.length > 0) yield rows;
     if (fromClicks < pageSize || !last) return;
     cursor = { at: Number(last.at), id: Number(last.id) };
     stagedFrom = cursor.at;
@@ -119,14 +119,31 @@ export async function exportCsv(
   pageSize = CSV_PAGE,
 ): Promise<Transform> {
   const daily = await stats.daily(link.id, range);
-  async function* records(): AsyncGenerator<Cell[]> {
-    yield DAILY_HEADER;
-    for (const d of daily.series) yield [d.date, d.clicks];
-    yield [];
-    yield LOG_HEADER;
-    for await (const c of clickLog(storage.db, storage.dialect, link.num, range, pageSize)) {
-      yield [new Date(Number(c.at)).toISOString(), c.country, c.device, c.os, c.browser, c.referrer, Number(c.is_bot) ? "true" : "false"];
+  const out = stringify(CSV_OPTIONS);
+  // Rows go straight into the stringifier; a page is read only once it has drained (back-pressure).
+  const drained = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        out.off("drain", done).off("close", done);
+        resolve();
+      };
+      out.on("drain", done).on("close", done);
+    });
+  const write = async (record: Cell[]) => {
+    if (!out.write(record)) await drained();
+  };
+  void (async () => {
+    await write(DAILY_HEADER);
+    for (const d of daily.series) await write([d.date, d.clicks]);
+    await write([]);
+    await write(LOG_HEADER);
+    for await (const page of clickLog(storage.db, storage.dialect, link.num, range, pageSize)) {
+      for (const c of page) {
+        if (out.destroyed) return; // the client went away: no more pages
+        if (!out.write([new Date(Number(c.at)).toISOString(), c.country, c.device, c.os, c.browser, c.referrer, Number(c.is_bot) ? "true" : "false"])) await drained();
+      }
     }
-  }
-  return toCsv(records());
+    out.end();
+  })().catch((err: unknown) => out.destroy(err instanceof Error ? err : new Error(String(err))));
+  return out;
 }

@@ -53,7 +53,10 @@ describe.each(ENGINES)("CSV click log on %s", (engine) => {
 
   async function log(num: number, pageSize: number): Promise<string[]> {
     const out: string[] = [];
-    for await (const r of clickLog(storage.db, storage.dialect, num, range, pageSize)) out.push(`${Number(r.at) - FROM}:${r.referrer}`);
+    for await (const page of clickLog(storage.db, storage.dialect, num, range, pageSize)) {
+      expect(page.length).toBeGreaterThan(0);
+      for (const r of page) out.push(`${Number(r.at) - FROM}:${r.referrer}`);
+    }
     return out;
   }
 
@@ -141,11 +144,12 @@ describe.each(ENGINES)("CSV click log on %s", (engine) => {
       for (let moveAfter = 0; moveAfter <= IN_RANGE.length; moveAfter++) {
         const { num } = await linkWith(SEEDS);
         const got: string[] = [];
-        for await (const r of clickLog(storage.db, "sqlite", num, range, pageSize)) {
-          if (got.length === moveAfter) move();
-          got.push(`${Number(r.at) - FROM}:${r.referrer}`);
+        let pages = 0;
+        for await (const page of clickLog(storage.db, "sqlite", num, range, pageSize)) {
+          if (pages++ === moveAfter) move(); // before the next page's statement
+          for (const r of page) got.push(`${Number(r.at) - FROM}:${r.referrer}`);
         }
-        expect([...got].sort(), `page ${pageSize}, moved after ${moveAfter} rows`).toEqual(expected);
+        expect([...got].sort(), `page ${pageSize}, moved after page ${moveAfter}`).toEqual(expected);
       }
     }
   });
