@@ -125,6 +125,7 @@ export async function exportCsv(
   // Rows go straight into the stringifier; a page is read only once it has drained (back-pressure).
   const drained = () =>
     new Promise<void>((resolve) => {
+      if (out.destroyed) return resolve();
       const done = () => {
         out.off("drain", done).off("close", done);
         resolve();
