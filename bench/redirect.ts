@@ -7,6 +7,7 @@
 //   options: --duration N --rounds N --warmup N --connections N --links N --scenarios hot,zipf,...
 //            --profile (node --cpu-prof on the snip children) --load autocannon|wrk --no-pg
 //            --quiet-wait S (before each round, wait up to S s for the machine to be idle)
+//            --scenarios qr (issue 15: the hot link's p99 while QR images are hammered; --qr-loops N, default 16)
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +19,7 @@ import { BENCH_DATA, type ClickTotals, PgBench, sqliteSeed, sqliteTotals } from 
 import { autocannonRun, BROWSER_HEADERS, type LoadResult, mergeStatuses, wrkAvailable, wrkRun } from "./lib/load.js";
 import { formatSummary, summarise } from "./lib/cpuprofile.js";
 import { busyShare, waitQuiet } from "./lib/cpu.js";
+import { qrSummary, runQrScenario, type QrScenarioResult } from "./lib/qr-scenario.js";
 
 const BENCH_DIR = new URL(".", import.meta.url).pathname;
 
@@ -36,6 +38,7 @@ const { values: args } = parseArgs({
     "no-pg": { type: "boolean", default: false },
     "quiet-wait": { type: "string" },
     "behind-proxy": { type: "boolean", default: false },
+    "qr-loops": { type: "string", default: "16" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -43,7 +46,8 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`usage: npm run bench:redirect -- [--smoke] [--duration 10] [--warmup 2] [--rounds 2] [--connections 50]
        [--links 1000000] [--scenarios ${SCENARIOS.join(",")}] [--pg-scenarios hot,...] [--profile]
-       [--load autocannon|wrk] [--no-pg] [--quiet-wait 0] [--behind-proxy]
+       [--load autocannon|wrk] [--no-pg] [--quiet-wait 0] [--behind-proxy] [--qr-loops 16]
+       scenario qr (SQLite): the hot link quiet and while GET /api/qr is hammered (in the default list)
 PostgreSQL runs when TEST_DATABASE_URL is set (a database of its own is created and dropped).`);
   process.exit(0);
 }
@@ -61,7 +65,8 @@ const opts = {
   pause: smoke ? 200 : 500,
   connections: num(args.connections, 50),
   links: num(args.links, smoke ? 20_000 : 1_000_000),
-  scenarios: (args.scenarios?.split(",") ?? [...SCENARIOS]) as ScenarioName[],
+  scenarios: (args.scenarios?.split(",").filter((s) => s !== "qr") ?? [...SCENARIOS]) as ScenarioName[],
+  qr: args.scenarios === undefined || args.scenarios.split(",").includes("qr"),
   pgScenarios: [] as ScenarioName[],
 };
 // PostgreSQL runs the same scenarios, except in the smoke run: the hot link only (CI's time budget).
@@ -516,6 +521,7 @@ async function main(): Promise<number> {
   let pg: PgBench | null = null;
   const workRoot = mkdtempSync(join(tmpdir(), "snip-bench-"));
   const results: ScenarioResult[] = [];
+  let qr: QrScenarioResult | null = null;
   try {
     if (pgUrl) {
       pg = activePg = new PgBench(pgUrl);
@@ -523,6 +529,10 @@ async function main(): Promise<number> {
     }
     const names = SCENARIOS.filter((s) => opts.scenarios.includes(s) || (pg && opts.pgScenarios.includes(s)));
     for (const name of names) results.push(await runScenario(name, seed, pg, workRoot));
+    if (opts.qr) {
+      log("scenario qr: one hot link, quiet and while GET /api/qr is hammered");
+      qr = await runQrScenario({ ...opts, seedFile: seed, workDir: workRoot, loadTool, qrLoops: num(args["qr-loops"], 16), log });
+    }
   } finally {
     killAll();
     await pg?.drop().catch((err: unknown) => log(`could not drop ${pg?.name}: ${(err as Error).message}`));
@@ -534,6 +544,8 @@ async function main(): Promise<number> {
       `${opts.duration} s x ${opts.rounds} round(s) per target (median), warm-up ${opts.warmup} s, load generator ${loadTool}, node ${process.version}`,
   );
   for (const r of results) printScenario(r);
+  const qrResult = qr ? qrSummary(qr) : null;
+  if (qrResult) console.log(`\n=== qr: one hot link while QR images are hammered (issue 15) ===\n${qrResult.text}`);
 
   const busiest = Math.max(0, ...results.flatMap((r) => r.targets.flatMap((t) => t.busyBefore)));
   if (busiest > 0.25) {
@@ -543,8 +555,12 @@ async function main(): Promise<number> {
     );
   }
   console.log("\n=== goals (issue #6) ===");
-  for (const v of verdicts(results)) console.log(`${v.ok === null ? "SKIPPED   " : v.ok ? "PASS      " : "BELOW GOAL"}  ${v.line}`);
+  const goals = verdicts(results);
+  if (qrResult) goals.push({ line: qrResult.goal, ok: qrResult.ok });
+  for (const v of goals) console.log(`${v.ok === null ? "SKIPPED   " : v.ok ? "PASS      " : "BELOW GOAL"}  ${v.line}`);
   const fails = failures(results);
+  if (qrResult && !qrResult.clicksOk) fails.push("qr / snip SQLite: clicks stored do not match 302s sent");
+  if (qrResult && qrResult.errors > 0) fails.push(`qr / snip SQLite: ${qrResult.errors} errors on the hot link`);
   console.log(`\n=== correctness ===`);
   if (fails.length === 0) console.log("OK: no errors, clicks stored = 302s sent in every scenario, click limits held");
   for (const f of fails) console.log(`FAIL  ${f}`);

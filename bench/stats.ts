@@ -1,7 +1,8 @@
 // Stats scale benchmark: one link with 1,000,000 clicks over a year and one with 100, then the stats
 // endpoint over real HTTP (server in a child process), alternating, and the ratio of their latencies.
+// Then the CSV export of the big link's whole range (every click; time, rows, the server's peak RSS).
 // `npm run bench:stats [-- --smoke]`; PostgreSQL too when TEST_DATABASE_URL is set.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -134,6 +135,33 @@ async function seedPostgres(ctx: AppContext, linkId: string, n: number, end: num
   return roll.breakdown.size;
 }
 
+/** Resident memory of a process now, in bytes (/proc). */
+function rssBytes(pid: number): number {
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+/** Downloads a CSV export, counting its lines, while sampling the server's RSS every 20 ms. */
+async function csvExport(url: string, pid: number, cookie: string): Promise<{ ms: number; lines: number; bytes: number; rssBefore: number; rssPeak: number }> {
+  const rssBefore = rssBytes(pid);
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssBytes(pid))), 20);
+  const t = performance.now();
+  try {
+    const res = await fetch(url, { headers: { cookie } });
+    if (res.status !== 200 || !res.body) throw new Error(`CSV export answered ${res.status}`);
+    let lines = 0;
+    let bytes = 0;
+    for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+      bytes += chunk.length;
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+    }
+    return { ms: performance.now() - t, lines, bytes, rssBefore, rssPeak: Math.max(rssPeak, rssBytes(pid)) };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
@@ -192,6 +220,18 @@ async function run(engine: "sqlite" | "postgres"): Promise<boolean> {
       console.log(`[${engine}]   ${String(SMALL).padStart(9)} clicks: median ${f(small50)}  p95 ${f(pct(times.small, 95))}`);
       const ok = ratio < 3 && big50 < 100;
       console.log(`[${engine}]   ratio (median) ${ratio.toFixed(2)}  goal: ratio < 3 and big median < 100 ms -> ${ok ? "met" : "NOT met"}`);
+
+      // The CSV export of the same range: every click, streamed (issue 16).
+      const csv = await csvExport(`${server.url}/api/links/${big.id}/stats.csv?from=${from}&to=${to}`, server.pid, cookie);
+      const rowsOut = csv.lines - (DAYS + 3); // daily header, DAYS days, the empty line, the log header
+      const mbOf = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
+      const complete = rowsOut === bigClicks;
+      console.log(
+        `[${engine}]   CSV export of the ${BIG.toLocaleString("en")}-click link: ${rowsOut.toLocaleString("en")} click rows (${complete ? "all of them" : `MISSING ${bigClicks - rowsOut}`}), ` +
+          `${mbOf(csv.bytes)} in ${(csv.ms / 1000).toFixed(2)} s (${Math.round(rowsOut / (csv.ms / 1000)).toLocaleString("en")} rows/s); ` +
+          `server RSS ${mbOf(csv.rssBefore)} before, peak ${mbOf(csv.rssPeak)} during (+${mbOf(csv.rssPeak - csv.rssBefore)})`,
+      );
+      if (!complete) throw new Error("the CSV export left clicks out");
       return ok;
     } finally {
       await server.stop();

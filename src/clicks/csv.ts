@@ -1,15 +1,21 @@
-// CSV export of a link's statistics: the daily series, then the per-click log, streamed (csv-stringify
+// CSV export of a link's statistics: the daily series, then every click of the range, streamed (csv-stringify
 // does the RFC 4180 quoting; cells that a spreadsheet would run as a formula are neutralised).
+//
+// The click log is read page by page with a keyset cursor on (at, id) and written as the client reads
+// it (back-pressure: no page is read before the previous one has been taken), so memory stays flat
+// whatever the count, and a client that goes away stops the reads. On SQLite a long tail's clicks may
+// still sit in click_staging until a roll-up moves them into clicks (docs/scaling.md): each page reads
+// both tables in one statement (one snapshot), so a click moved between two pages is listed once.
 import { Readable, type Transform, pipeline } from "node:stream";
+import { type Selectable, sql } from "kysely";
 import { stringify, type Options } from "csv-stringify";
-import type { Db } from "../storage/db.js";
-import type { LinkRow } from "../storage/schema.js";
+import type { Db, Dialect } from "../storage/db.js";
+import type { ClicksTable, LinkRow } from "../storage/schema.js";
 import type { DayRange } from "./range.js";
 import type { StatsService } from "./stats.js";
 
-/** Most clicks listed in one export; beyond it the log holds the most recent ones. */
-export const CSV_LOG_CAP = 100_000;
-const PAGE = 5_000;
+/** Clicks read per statement (about 1 MB of rows held at a time). */
+export const CSV_PAGE = 5_000;
 
 export const CSV_OPTIONS: Options = {
   bom: true, // spreadsheets read the file as UTF-8
@@ -36,45 +42,111 @@ export function csvFilename(alias: string, range: Pick<DayRange, "from" | "to">)
   return `snip-${safe}-${range.from}-${range.to}.csv`;
 }
 
-export interface CsvExport {
-  /** True when older clicks of the range were left out of the log (CSV_LOG_CAP). */
-  truncated: boolean;
-  stream: Transform;
+const LOG_COLUMNS = ["id", "at", "country", "device", "os", "browser", "referrer", "is_bot"] as const;
+
+/** A click of the log; `src` 0 when read from clicks, 1 from click_staging. */
+export type LogRow = Pick<Selectable<ClicksTable>, (typeof LOG_COLUMNS)[number]> & { src: number };
+
+/**
+ * Every click of a link in a range, in time order, a page (an array of rows) at a time.
+ *
+ * A page is up to `pageSize` rows of clicks after the cursor, and (SQLite) the staged clicks from the
+ * previous page's last time up to, not including, this page's last time (up to the range's end on
+ * the last page). A staged click moved into clicks between two pages gets a new id, greater than
+ * any before it: if its time is before the cursor's it was listed from click_staging already; at or
+ * after it, the clicks cursor lists it. Staged rows are a long tail's (fewer than 4 clicks of a link
+ * per written chunk), so a page holds few of them; click_staging has no index, and each page scans it.
+ */
+export async function* clickLog(db: Db, dialect: Dialect, linkNum: number, range: Pick<DayRange, "startMs" | "endMs">, pageSize = CSV_PAGE): AsyncGenerator<LogRow[]> {
+  let cursor: { at: number; id: number } | null = null;
+  let stagedFrom = range.startMs;
+  for (;;) {
+    const after = cursor;
+    const clicks = db
+      .selectFrom("clicks")
+      .select(LOG_COLUMNS)
+      .where("link_num", "=", linkNum)
+      .where("at", "<", range.endMs)
+      .where("at", ">=", after?.at ?? range.startMs) // the index's range, refined below
+      // Not the row value (at, id) > (?, ?): with it SQLite's planner (after ANALYZE, one link holding
+      // most clicks) skip-scanned the index and sorted the whole range for every page.
+      .$if(after !== null, (q) => q.where((eb) => eb.or([eb("at", ">", after!.at), eb.and([eb("at", "=", after!.at), eb("id", ">", after!.id)])])))
+      .orderBy("at")
+      .orderBy("id")
+      .limit(pageSize);
+    let rows: LogRow[];
+    if (dialect === "sqlite") {
+      const upTo = sql<number>`(CASE WHEN (SELECT count(*) FROM page) < ${pageSize} THEN ${range.endMs} ELSE (SELECT max(at) FROM page) END)`;
+      rows = (await db
+        .with("page", () => clicks)
+        .selectFrom("page")
+        .select([...LOG_COLUMNS, sql<number>`0`.as("src")])
+        .unionAll((eb) =>
+          eb
+            .selectFrom("click_staging")
+            .select([...LOG_COLUMNS, sql<number>`1`.as("src")])
+            .where("link_num", "=", linkNum)
+            .where("at", ">=", stagedFrom)
+            .where("at", "<", upTo),
+        )
+        .orderBy("at")
+        .orderBy("src")
+        .orderBy("id")
+        .execute()) as LogRow[];
+    } else {
+      // PostgreSQL writes every click into clicks with its batch: no staging table.
+      rows = (await clicks.execute()).map((r) => ({ ...r, src: 0 })) as LogRow[];
+    }
+    let last: LogRow | null = null;
+    let fromClicks = 0;
+    for (const r of rows) {
+      if (Number(r.src) === 0) {
+        fromClicks++;
+        last = r;
+      }
+    }
+    if (rows.length > 0) yield rows;
+    if (fromClicks < pageSize || !last) return;
+    cursor = { at: Number(last.at), id: Number(last.id) };
+    stagedFrom = cursor.at;
+  }
 }
 
-/** Prepares the export; the rows are read page by page while the response is written. */
-export async function exportCsv(db: Db, stats: StatsService, link: LinkRow, range: DayRange, cap = CSV_LOG_CAP): Promise<CsvExport> {
+/** The export as a CSV stream; the click log is read page by page while the response is written. */
+export async function exportCsv(
+  storage: { db: Db; dialect: Dialect },
+  stats: Pick<StatsService, "daily">,
+  link: Pick<LinkRow, "id" | "num">,
+  range: DayRange,
+  pageSize = CSV_PAGE,
+): Promise<Transform> {
   const daily = await stats.daily(link.id, range);
-  const inRange = db
-    .selectFrom("clicks")
-    .where("link_num", "=", link.num)
-    .where("at", ">=", range.startMs)
-    .where("at", "<", range.endMs);
-  // When the range holds more than `cap` clicks, start after the (cap+1)-th most recent one.
-  const beyond = await inRange.select(["at", "id"]).orderBy("at", "desc").orderBy("id", "desc").limit(1).offset(cap).executeTakeFirst();
-  let after: { at: number; id: number } | null = beyond ? { at: Number(beyond.at), id: Number(beyond.id) } : null;
-
-  async function* records(): AsyncGenerator<Cell[]> {
-    yield DAILY_HEADER;
-    for (const d of daily.series) yield [d.date, d.clicks];
-    yield [];
-    yield LOG_HEADER;
-    for (;;) {
-      const cursor = after;
-      const page = await inRange
-        .select(["id", "at", "country", "device", "os", "browser", "referrer", "is_bot"])
-        .$if(cursor !== null, (q) => q.where((eb) => eb(eb.refTuple("at", "id"), ">", eb.tuple(cursor!.at, cursor!.id))))
-        .orderBy("at", "asc")
-        .orderBy("id", "asc")
-        .limit(PAGE)
-        .execute();
+  const out = stringify(CSV_OPTIONS);
+  // Rows go straight into the stringifier; a page is read only once it has drained (back-pressure).
+  const drained = () =>
+    new Promise<void>((resolve) => {
+      if (out.destroyed) return resolve();
+      const done = () => {
+        out.off("drain", done).off("close", done);
+        resolve();
+      };
+      out.on("drain", done).on("close", done);
+    });
+  const write = async (record: Cell[]) => {
+    if (!out.write(record)) await drained();
+  };
+  void (async () => {
+    await write(DAILY_HEADER);
+    for (const d of daily.series) await write([d.date, d.clicks]);
+    await write([]);
+    await write(LOG_HEADER);
+    for await (const page of clickLog(storage.db, storage.dialect, link.num, range, pageSize)) {
       for (const c of page) {
-        yield [new Date(Number(c.at)).toISOString(), c.country, c.device, c.os, c.browser, c.referrer, Number(c.is_bot) ? "true" : "false"];
+        if (out.destroyed) return; // the client went away: no more pages
+        if (!out.write([new Date(Number(c.at)).toISOString(), c.country, c.device, c.os, c.browser, c.referrer, Number(c.is_bot) ? "true" : "false"])) await drained();
       }
-      if (page.length < PAGE) return;
-      const last = page[page.length - 1]!;
-      after = { at: Number(last.at), id: Number(last.id) };
     }
-  }
-  return { truncated: beyond !== undefined, stream: toCsv(records()) };
+    out.end();
+  })().catch((err: unknown) => out.destroy(err instanceof Error ? err : new Error(String(err))));
+  return out;
 }

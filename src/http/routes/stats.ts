@@ -66,7 +66,9 @@ export async function statsRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       schema: {
         tags: ["stats"],
-        summary: "CSV download (Pro and above): the daily series, then the click log (at most 100,000 most recent clicks)",
+        summary: "CSV download (Pro and above): the daily series, then every click of the range in time order",
+        description:
+          "Streamed as it is read (a page of clicks at a time), however many clicks the range holds. Cells starting with = + - @, tab or CR get a ' prefix.",
         params: Params,
         querystring: RangeQuery,
         response: {
@@ -79,13 +81,12 @@ export async function statsRoutes(app: App, ctx: AppContext): Promise<void> {
       const { link, owner } = await ctx.links.access(await requireUser(ctx, req), req.params.id);
       requireCapability(owner.plan, "stats_csv", "CSV export");
       const range = ctx.stats.range(req.query);
-      const csv = await exportCsv(ctx.storage.db, ctx.stats, link, range);
+      const csv = await exportCsv(ctx.storage, ctx.stats, link, range);
       reply
         .type("text/csv; charset=utf-8")
         .header("Content-Disposition", `attachment; filename="${csvFilename(link.alias, range)}"`)
         .header("Cache-Control", "private, no-store");
-      if (csv.truncated) reply.header("X-Snip-Log-Truncated", "true");
-      return reply.send(csv.stream);
+      return reply.send(csv);
     },
   );
 }
