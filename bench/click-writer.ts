@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { openSqliteFile } from "../src/storage/db.js";
-import { SqliteClickWriter } from "../src/clicks/click-writers.js";
+import { SqliteClickWriter } from "../src/clicks/sqlite-writer.js";
 import { CountryResolver } from "../src/clicks/describe.js";
 import { type ClickInput, MAX_BATCH } from "../src/clicks/recorder.js";
 import { batchOf } from "../src/clicks/click-buffer.js";

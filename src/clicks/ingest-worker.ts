@@ -5,7 +5,9 @@ import { parentPort, workerData } from "node:worker_threads";
 import maxmind, { type CountryResponse } from "maxmind";
 import { openPostgresDb, openSqliteFile } from "../storage/db.js";
 import { CountryResolver } from "./describe.js";
-import { type ClickWriter, PostgresClickWriter, SqliteClickWriter } from "./click-writers.js";
+import type { ClickWriter } from "./click-writer.js";
+import { PostgresClickWriter } from "./pg-writer.js";
+import { SqliteClickWriter } from "./sqlite-writer.js";
 import type { IngestReply, IngestRequest, IngestSetup } from "./worker-writer.js";
 
 const setup = workerData as IngestSetup;

@@ -8,7 +8,9 @@ import type { Db } from "../storage/db.js";
 import type { DatabaseConfig } from "../config.js";
 import type { Clock } from "../shared/clock.js";
 import type { CountryResolver } from "./describe.js";
-import { type ClickWriter, PostgresClickWriter, SqliteClickWriter } from "./click-writers.js";
+import type { ClickWriter } from "./click-writer.js";
+import { PostgresClickWriter } from "./pg-writer.js";
+import { SqliteClickWriter } from "./sqlite-writer.js";
 import { WorkerClickWriter } from "./worker-writer.js";
 import { type ClickBatch, ClickBatchBuilder } from "./click-buffer.js";
 

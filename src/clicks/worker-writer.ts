@@ -1,7 +1,7 @@
 // The main thread's side of the SQLite ingest worker: a ClickWriter whose every call is a message to it.
 import { Worker } from "node:worker_threads";
 import type { DatabaseConfig } from "../config.js";
-import type { ClickWriter } from "./click-writers.js";
+import type { ClickWriter } from "./click-writer.js";
 import type { ClickBatch } from "./click-buffer.js";
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

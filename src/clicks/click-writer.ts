@@ -1,0 +1,15 @@
+// The click sink's interface: what the recorder asks of a writer, whichever engine and thread it runs on.
+import type { ClickBatch } from "./click-buffer.js";
+
+export interface ClickWriter {
+  /** Writes one batch (SQLite: in transactions of whole links, resumed where it stopped on a retry); clicks of links deleted meanwhile are dropped (SQLite: by the next roll-up). */
+  write(batch: ClickBatch): Promise<void>;
+  /** Writes roll-ups held back by write() (SQLite); a no-op where write() already wrote them. */
+  flushRollups(): Promise<void>;
+  /** Folds raw clicks missing from the roll-ups (after a crash) into them. */
+  recover(): Promise<void>;
+  /** Releases what the writer holds (a worker thread); called after the last flush. */
+  close?(): Promise<void>;
+  /** Counts one click of a click-limited link if the limit allows (writers with a connection of their own). */
+  countLimited?(linkId: string, maxClicks: number): Promise<boolean>;
+}
