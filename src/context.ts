@@ -14,6 +14,8 @@ import maxmind, { type CountryResponse } from "maxmind";
 import { ClickRecorder } from "./clicks/recorder.js";
 import { CountryResolver } from "./clicks/describe.js";
 import { StatsService } from "./clicks/stats.js";
+import { ClickReads } from "./clicks/click-reads.js";
+import { pendingGroups } from "./clicks/pg-writer.js";
 import { LinkChanges } from "./links/changes.js";
 import { LinkService } from "./links/links.js";
 import { RedirectService } from "./redirect/resolve-link.js";
@@ -89,6 +91,8 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   });
   if (overrides.migrate !== false) await clicks.recover();
 
+  // Every read of clicks adds what the roll-ups hold back (src/clicks/click-reads.ts).
+  const reads = new ClickReads({ db: storage.db, heldBack: (nums) => clicks.heldBack(nums), storedHeldBack: storage.dialect === "postgres" ? pendingGroups : null });
   const links = new LinkService({
     db: storage.db,
     sqlite: storage.sqlite,
@@ -98,10 +102,11 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     rate,
     baseUrl: config.baseUrl,
     settleClicks: () => clicks.flush(),
+    clickCounts: (keys) => reads.counts(keys),
   });
   const redirects = new RedirectService({ links, clicks, clock, rate, cacheSize: config.linkCacheSize, ownHost: config.baseUrl.hostname });
 
-  const stats = new StatsService({ db: storage.db, clock });
+  const stats = new StatsService({ db: storage.db, clock, reads });
 
   // Housekeeping: expired sessions, old throttle events, raw clicks past retention.
   const housekeeping = setInterval(() => {

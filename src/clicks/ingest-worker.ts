@@ -9,6 +9,7 @@ import type { ClickWriter } from "./click-writer.js";
 import { PostgresClickWriter } from "./pg-writer.js";
 import { SqliteClickWriter } from "./sqlite-writer.js";
 import type { IngestReply, IngestRequest, IngestSetup } from "./worker-writer.js";
+import type { HeldBack } from "./click-writer.js";
 
 const setup = workerData as IngestSetup;
 const port = parentPort;
@@ -17,7 +18,7 @@ if (!port) throw new Error("ingest-worker must run as a worker thread");
 const db = setup.database;
 const sqlite = db.kind === "sqlite" ? openSqliteFile(db.file) : null;
 const pg = db.kind === "postgres" ? openPostgresDb(db.url, 2) : null;
-const ready = (async (): Promise<ClickWriter & { countLimited?: SqliteClickWriter["countLimited"] }> => {
+const ready = (async (): Promise<ClickWriter> => {
   const countries = new CountryResolver(setup.geoipDb ? await maxmind.open<CountryResponse>(setup.geoipDb) : null);
   if (sqlite) return new SqliteClickWriter(async (fn) => fn(), sqlite, countries);
   return new PostgresClickWriter(pg!, countries);
@@ -27,11 +28,14 @@ async function handle(msg: IngestRequest): Promise<void> {
   let reply: IngestReply;
   try {
     const writer = await ready;
-    let value: boolean | undefined;
+    let value: boolean | HeldBack | undefined;
     if (msg.op === "write") await writer.write(msg.batch);
     else if (msg.op === "countLimited") {
       if (!writer.countLimited) throw new Error("countLimited runs on the main pool for PostgreSQL");
       value = await writer.countLimited(msg.linkId, msg.maxClicks);
+    } else if (msg.op === "heldBack") {
+      if (!writer.heldBack) throw new Error("roll-ups are not held back in this writer");
+      value = await writer.heldBack(msg.linkNums);
     } else if (msg.op === "flushRollups") await writer.flushRollups();
     else if (msg.op === "recover") await writer.recover();
     else if (msg.op === "close") {
@@ -50,6 +54,7 @@ let queue: Promise<unknown> = Promise.resolve();
 port.on("message", (msg: IngestRequest) => {
   // A click-limit count is one UPDATE that a visitor waits for: it runs at once, between two of a
   // roll-up's transactions if one is being written, never behind the whole roll-up.
-  if (msg.op === "countLimited") void handle(msg);
+  // A read of held-back groups likewise (a dashboard reader waits for it).
+  if (msg.op === "countLimited" || msg.op === "heldBack") void handle(msg);
   else queue = queue.then(() => handle(msg));
 });

@@ -8,7 +8,7 @@ import type { Db } from "../storage/db.js";
 import type { DatabaseConfig } from "../config.js";
 import type { Clock } from "../shared/clock.js";
 import type { CountryResolver } from "./describe.js";
-import type { ClickWriter } from "./click-writer.js";
+import type { ClickWriter, HeldBack } from "./click-writer.js";
 import { PostgresClickWriter } from "./pg-writer.js";
 import { SqliteClickWriter } from "./sqlite-writer.js";
 import { WorkerClickWriter } from "./worker-writer.js";
@@ -157,6 +157,11 @@ export class ClickRecorder {
       .where("click_count", "<", maxClicks)
       .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** The writer's held-back roll-up groups of these links (SQLite), or null where the writer holds none back in memory. */
+  heldBack(linkNums: number[]): Promise<HeldBack> | null {
+    return this.writer.heldBack?.(linkNums) ?? null;
   }
 
   /** Writes everything buffered so far, roll-ups included (statistics are then current). */

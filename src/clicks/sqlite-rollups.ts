@@ -4,6 +4,7 @@
 // clicks that goes with it, the monthly compaction, and recover(), which folds in at start exactly
 // the raw clicks that a crash left out of the roll-ups.
 import { type ClickRow, type Group, GroupSet } from "./click-batch.js";
+import type { HeldBack } from "./click-writer.js";
 import { type Months, type SqliteStatements, chunkEnd } from "./sqlite-statements.js";
 
 const CHUNK_GROUPS = 250;
@@ -25,6 +26,11 @@ interface Epoch {
   groups: Group[];
   upTo: number;
   done: number;
+}
+
+/** A roll-up state (click_rollup_state's watermark and progress) as one comparable string. */
+export function rollupStateKey(st: { last: number | bigint; epoch_to: number | bigint | null; epoch_link: string | null }): string {
+  return `${st.last}/${st.epoch_to ?? ""}/${st.epoch_link ?? ""}`;
 }
 
 /** Runs a synchronous step alone on the connection (see SqliteClickWriter). */
@@ -65,6 +71,22 @@ export class SqliteRollups {
   /** Holds a group of committed raw clicks for the next roll-up (call in the same synchronous step as their commit). */
   add(group: Group): void {
     this.pending.add(group);
+  }
+
+  /**
+   * The groups of these links' clicks that are written raw but not rolled up yet (held for the next
+   * roll-up, or in the part of the roll-up being written not committed yet), with the roll-up state
+   * they complement: a reader that finds the same state in its own snapshot adds them to what it read.
+   * Call in one synchronous step with the connection (the state and the groups must go together).
+   */
+  heldBack(linkNums: number[]): HeldBack {
+    const st = this.statements().state.get() as { last: number; epoch_to: number | null; epoch_link: string | null };
+    const want = new Set(linkNums);
+    const groups: Group[] = [];
+    for (const num of want) for (const g of this.pending.of(num)) groups.push({ ...g });
+    const e = this.epoch;
+    if (e !== null) for (let i = e.done; i < e.groups.length; i++) if (want.has(e.groups[i]!.link_num)) groups.push({ ...e.groups[i]! });
+    return { state: rollupStateKey(st), groups };
   }
 
   /** Writes the held-back roll-ups and counts; calls queue behind each other. */
@@ -137,8 +159,11 @@ export class SqliteRollups {
     for (const g of e.groups) if (g.day.slice(0, 7) > this.latestMonth) this.latestMonth = g.day.slice(0, 7);
     while (e.done < e.groups.length) {
       const end = chunkEnd(e.groups, e.done, CHUNK_GROUPS);
-      await this.lock(() => s.rollups.immediate(e.groups.slice(e.done, end), e.upTo, end === e.groups.length, this.keepsMonth));
-      e.done = end;
+      await this.lock(() => {
+        s.rollups.immediate(e.groups.slice(e.done, end), e.upTo, end === e.groups.length, this.keepsMonth);
+        // In the same step as the commit: heldBack() never counts these groups both stored and held.
+        e.done = end;
+      });
       // Lets the event loop (and other writers of the file) in between chunks.
       if (e.done < e.groups.length) await new Promise((resolve) => setImmediate(resolve));
     }

@@ -4,7 +4,7 @@
 import type SQLite from "better-sqlite3";
 import { type ClickRow, type Group, describeBatch } from "./click-batch.js";
 import type { ClickBatch } from "./click-buffer.js";
-import type { ClickWriter } from "./click-writer.js";
+import type { ClickWriter, HeldBack } from "./click-writer.js";
 import type { CountryResolver } from "./describe.js";
 import { type Lock, SqliteRollups } from "./sqlite-rollups.js";
 import { type SqliteStatements, chunkEnd, sqliteStatements } from "./sqlite-statements.js";
@@ -78,6 +78,11 @@ export class SqliteClickWriter implements ClickWriter {
   /** Writes the held-back roll-ups and counts; calls queue behind each other. */
   flushRollups(): Promise<void> {
     return this.rollups.flush();
+  }
+
+  /** The groups of these links held back from the roll-ups, with the roll-up state they complement. */
+  heldBack(linkNums: number[]): Promise<HeldBack> {
+    return this.lock(() => this.rollups.heldBack(linkNums));
   }
 
   /** The atomic click-limit count, on this writer's connection. */

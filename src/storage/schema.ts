@@ -144,6 +144,8 @@ export interface Database {
   clicks: ClicksTable;
   /** SQLite only: raw clicks not yet moved into clicks by a roll-up (migration 007). */
   click_staging: ClicksTable;
+  /** PostgreSQL only: raw clicks not yet in clicks, the roll-ups or links.click_count (migration 009). */
+  click_pending: ClicksTable;
   click_daily: ClickDailyTable;
   click_breakdown: ClickBreakdownTable;
   click_breakdown_month: ClickBreakdownMonthTable;
