@@ -1,6 +1,6 @@
 // Worker thread that writes clicks on connections of its own (SQLite or PostgreSQL), so describing,
 // batching and writing never take time from the event loop that answers redirects. Messages are
-// handled one at a time, in order, except click-limit counts (see below).
+// handled one at a time, in order, except click-limit counts, reads of held-back groups and roll-ups (see below).
 import { parentPort, workerData } from "node:worker_threads";
 import maxmind, { type CountryResponse } from "maxmind";
 import { openPostgresDb, openSqliteFile } from "../storage/db.js";
@@ -54,7 +54,9 @@ let queue: Promise<unknown> = Promise.resolve();
 port.on("message", (msg: IngestRequest) => {
   // A click-limit count is one UPDATE that a visitor waits for: it runs at once, between two of a
   // roll-up's transactions if one is being written, never behind the whole roll-up.
-  // A read of held-back groups likewise (a dashboard reader waits for it).
-  if (msg.op === "countLimited" || msg.op === "heldBack") void handle(msg);
+  // A read of held-back groups likewise (a dashboard reader waits for it), and a roll-up runs beside
+  // the batches, not in front of them: a batch held up for a whole roll-up would show its clicks late.
+  // The writers order what must be ordered (a roll-up takes the groups committed before it).
+  if (msg.op === "countLimited" || msg.op === "heldBack" || msg.op === "flushRollups") void handle(msg);
   else queue = queue.then(() => handle(msg));
 });

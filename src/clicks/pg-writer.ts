@@ -84,9 +84,13 @@ async function writeRollups(trx: Trx, groups: Group[], live: Set<string>): Promi
  * that deletes it.
  */
 export class PostgresClickWriter implements ClickWriter {
+  private moving: Promise<void> = Promise.resolve();
+
+  /** `pendingMinBatch`: the batch size from which a long tail waits in click_pending (Infinity: never; the benchmark's comparison). */
   constructor(
     private readonly db: Db,
     private readonly countries: CountryResolver,
+    private readonly pendingMinBatch = PENDING_MIN_BATCH,
   ) {}
 
   async write(clicks: ClickBatch): Promise<void> {
@@ -94,7 +98,7 @@ export class PostgresClickWriter implements ClickWriter {
     let direct = b.groups;
     let directRows = b.rows;
     let pendingRows: ClickRow[] = [];
-    if (b.rows.length >= PENDING_MIN_BATCH) {
+    if (b.rows.length >= this.pendingMinBatch) {
       const perLink = new Map<number, number>();
       for (const r of b.rows) perLink.set(r.link_num, (perLink.get(r.link_num) ?? 0) + 1);
       const isDirect = (num: number) => (perLink.get(num) as number) >= DIRECT_MIN;
@@ -118,9 +122,13 @@ export class PostgresClickWriter implements ClickWriter {
     });
   }
 
-  /** Moves every pending click into clicks and the roll-ups, MOVE_CHUNK per transaction. */
-  async flushRollups(): Promise<void> {
-    while ((await this.movePending()) === MOVE_CHUNK) await new Promise((resolve) => setImmediate(resolve));
+  /** Moves every pending click into clicks and the roll-ups, MOVE_CHUNK per transaction; calls queue behind each other (one connection at most). */
+  flushRollups(): Promise<void> {
+    const run = this.moving.then(async () => {
+      while ((await this.movePending()) === MOVE_CHUNK) await new Promise((resolve) => setImmediate(resolve));
+    });
+    this.moving = run.catch(() => undefined);
+    return run;
   }
 
   /** At start: a crashed instance's pending clicks (any instance's roll-up also moves them). */
