@@ -3,8 +3,8 @@
 // roll-ups every CLICK_ROLLUP_MS). The ratio zipf/hot is what decides whether a skewed load can
 // keep up with one hot link; the split shows where the writer's time goes.
 // Usage: npm run bench:clicks [-- --clicks N --rate R --links N]
-//        npm run bench:clicks -- --pg   (TEST_DATABASE_URL: the PostgreSQL writer, batches written whole
-//        against a long tail held in click_pending, CPU of this process and of its PostgreSQL backends)
+//        npm run bench:clicks -- --pg   (TEST_DATABASE_URL: the PostgreSQL writer, CPU of this process
+//        and of its PostgreSQL backends)
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -94,19 +94,19 @@ async function run(name: ScenarioName, seed: string, dir: string): Promise<Resul
   return { name, rawMs, rollupMs, distinct: seen.size };
 }
 
-/** PostgreSQL: each stream written by the writer as it was (every batch whole) and as it is (a long tail pending), alternating. */
+/** PostgreSQL: each stream through the PostgreSQL writer, CPU of this process and of the database's server processes. */
 async function runPg(url: string): Promise<void> {
   const bench = new PgBench(url);
   await bench.create(linkCount, log);
   const db = openPostgresDb(bench.url, 2);
   try {
     const nums = new Map((await sql<{ id: string; num: number }>`SELECT id, num FROM links`.execute(db)).rows.map((r) => [r.id, Number(r.num)]));
-    const results: Array<{ name: string; mode: string; nodeMs: number; pgMs: number; rollupMs: number }> = [];
+    const results: Array<{ name: string; nodeMs: number; pgMs: number; rollupMs: number }> = [];
     for (let round = 0; round < 2; round++) {
       for (const name of ["hot", "zipf"] as const) {
-        for (const mode of ["whole", "pending"] as const) {
+        {
           await bench.reset();
-          const writer = new PostgresClickWriter(db, new CountryResolver(null), mode === "whole" ? Infinity : undefined);
+          const writer = new PostgresClickWriter(db, new CountryResolver(null));
           const ids = buildScenario(name, linkCount).paths.map((p) => "bench_" + p.slice(1));
           // Opens the pool's connections, so that their backends are measured from the start.
           await Promise.all([sql`SELECT pg_sleep(0.05)`.execute(db), sql`SELECT pg_sleep(0.05)`.execute(db)]);
@@ -134,23 +134,19 @@ async function runPg(url: string): Promise<void> {
           let pgUs = 0;
           for (const [pid, us] of pg1) pgUs += us - (pg0.get(pid) ?? 0);
           const stored = Number((await sql<{ n: number }>`SELECT sum(click_count)::bigint AS n FROM links`.execute(db)).rows[0]!.n);
-          if (stored !== clicks) throw new Error(`${name}/${mode}: ${stored} clicks counted, ${clicks} written`);
-          results.push({ name, mode, nodeMs, pgMs: pgUs / 1000, rollupMs });
-          log(`${name} ${mode}: node ${((nodeMs * 1000) / clicks).toFixed(2)} µs/click, PostgreSQL ${(pgUs / clicks).toFixed(2)} µs/click`);
+          if (stored !== clicks) throw new Error(`${name}: ${stored} clicks counted, ${clicks} written`);
+          results.push({ name, nodeMs, pgMs: pgUs / 1000, rollupMs });
+          log(`${name}: node ${((nodeMs * 1000) / clicks).toFixed(2)} µs/click, PostgreSQL ${(pgUs / clicks).toFixed(2)} µs/click`);
         }
       }
     }
     const us = (ms: number) => ((ms * 1000) / clicks).toFixed(2);
     console.log(`\nclick writer (PostgreSQL), ${clicks.toLocaleString("en")} clicks, batches of ${perBatch}, roll-ups every ${batchesPerRollup} batches, mean of 2 rounds`);
-    console.log("scenario  writer    node µs/click  PostgreSQL µs/click  total µs/click  roll-up wall ms");
+    console.log("scenario  node µs/click  PostgreSQL µs/click  total µs/click");
     for (const name of ["hot", "zipf"]) {
-      for (const mode of ["whole", "pending"]) {
-        const rs = results.filter((r) => r.name === name && r.mode === mode);
-        const mean = (f: (r: (typeof rs)[number]) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
-        console.log(
-          `${name.padEnd(8)}  ${mode.padEnd(8)}  ${us(mean((r) => r.nodeMs)).padStart(13)}  ${us(mean((r) => r.pgMs)).padStart(19)}  ${us(mean((r) => r.nodeMs + r.pgMs)).padStart(14)}  ${mean((r) => r.rollupMs).toFixed(0).padStart(15)}`,
-        );
-      }
+      const rs = results.filter((r) => r.name === name);
+      const mean = (f: (r: (typeof rs)[number]) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
+      console.log(`${name.padEnd(8)}  ${us(mean((r) => r.nodeMs)).padStart(13)}  ${us(mean((r) => r.pgMs)).padStart(19)}  ${us(mean((r) => r.nodeMs + r.pgMs)).padStart(14)}`);
     }
   } finally {
     await db.destroy();

@@ -15,7 +15,6 @@ import { ClickRecorder } from "./clicks/recorder.js";
 import { CountryResolver } from "./clicks/describe.js";
 import { StatsService } from "./clicks/stats.js";
 import { ClickReads } from "./clicks/click-reads.js";
-import { pendingGroups } from "./clicks/pg-writer.js";
 import { LinkChanges } from "./links/changes.js";
 import { LinkService } from "./links/links.js";
 import { RedirectService } from "./redirect/resolve-link.js";
@@ -92,7 +91,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   if (overrides.migrate !== false) await clicks.recover();
 
   // Every read of clicks adds what the roll-ups hold back (src/clicks/click-reads.ts).
-  const reads = new ClickReads({ db: storage.db, heldBack: (nums) => clicks.heldBack(nums), storedHeldBack: storage.dialect === "postgres" ? pendingGroups : null });
+  const reads = new ClickReads({ db: storage.db, heldBack: (nums) => clicks.heldBack(nums) });
   const links = new LinkService({
     db: storage.db,
     sqlite: storage.sqlite,

@@ -167,7 +167,7 @@ export class PgBench {
   /** Back to zero clicks between scenarios. */
   async reset(): Promise<void> {
     await this.admin(async (c) => {
-      await c.query("TRUNCATE clicks, click_pending, click_daily, click_breakdown, click_breakdown_month, rate_events");
+      await c.query("TRUNCATE clicks, click_daily, click_breakdown, click_breakdown_month, rate_events");
       await c.query("UPDATE links SET click_count = 0 WHERE click_count <> 0");
     }, this.url);
   }

@@ -20,41 +20,28 @@ const ATTEMPTS = 10;
 
 export interface ClickReadsDeps {
   db: Db;
-  /** SQLite: the writer's held-back groups, in its memory (on its thread), with the roll-up state they complement. */
+  /** The writer's held-back groups, in its memory (on its thread), with the roll-up state they complement; null where it holds none back. */
   heldBack: (linkNums: number[]) => Promise<HeldBack> | null;
-  /** PostgreSQL: the held-back groups stored in the database, read in the reader's snapshot. */
-  storedHeldBack: ((db: Db, links: LinkKey[]) => Promise<Group[]>) | null;
 }
 
 /**
- * Roll-ups and links.click_count are written behind the raw clicks (SQLite: every CLICK_ROLLUP_MS, from
- * the groups the writer holds in memory; PostgreSQL: a long tail's clicks wait in click_pending for the
- * periodic roll-up). A read takes the held-back groups of its links and what is stored in one
- * consistent view:
- * - SQLite: the writer answers with its groups and the roll-up state (click_rollup_state) they
- *   complement; the stored rows are read in one read transaction with that state, and read again when
- *   a roll-up chunk committed in between (the state differs).
- * - PostgreSQL: the pending rows and the stored rows in one REPEATABLE READ transaction (one snapshot),
- *   which is what makes one instance's clicks visible through every other.
+ * On SQLite roll-ups and links.click_count are written behind the raw clicks, every CLICK_ROLLUP_MS,
+ * from the groups the writer holds in memory. A read takes the held-back groups of its links and what
+ * is stored in one consistent view: the writer answers with its groups and the roll-up state
+ * (click_rollup_state) they complement; the stored rows are read in one read transaction with that
+ * state, and read again when a roll-up chunk committed in between (the state differs). PostgreSQL's
+ * writer writes roll-ups and counts with every batch (several instances share them): nothing is held
+ * back, a read is what is stored, and every instance sees every instance's clicks once their batch is in.
  */
 export class ClickReads {
   constructor(private readonly deps: ClickReadsDeps) {}
 
   /** Runs `read` on stored rows with the held-back groups of `links` (the same view); returns both. */
   async read<T>(links: LinkKey[], read: (db: Db, groups: Group[]) => Promise<T>): Promise<{ value: T; groups: Group[] }> {
-    const { db, storedHeldBack } = this.deps;
+    const { db } = this.deps;
     for (let attempt = 1; ; attempt++) {
       const held = this.deps.heldBack(links.map((l) => l.num));
-      if (held === null) {
-        if (storedHeldBack === null) return { value: await read(db, []), groups: [] };
-        return db
-          .transaction()
-          .setIsolationLevel("repeatable read")
-          .execute(async (trx) => {
-            const groups = await storedHeldBack(trx, links);
-            return { value: await read(trx, groups), groups };
-          });
-      }
+      if (held === null) return { value: await read(db, []), groups: [] };
       const h = await held;
       // A deferred transaction: a read snapshot without the write lock (Kysely's transactions on SQLite begin IMMEDIATE).
       const r = await db.connection().execute(async (conn) => {

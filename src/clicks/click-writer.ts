@@ -11,7 +11,7 @@ export interface HeldBack {
 export interface ClickWriter {
   /** Writes one batch (SQLite: in transactions of whole links, resumed where it stopped on a retry); clicks of links deleted meanwhile are dropped (SQLite: by the next roll-up). */
   write(batch: ClickBatch): Promise<void>;
-  /** Writes roll-ups held back by write() (SQLite: from memory; PostgreSQL: the groups in click_pending). */
+  /** Writes roll-ups held back by write() (SQLite); a no-op where write() already wrote them (PostgreSQL). */
   flushRollups(): Promise<void>;
   /** Folds raw clicks missing from the roll-ups (after a crash) into them, each once. */
   recover(): Promise<void>;

@@ -53,7 +53,7 @@ export class StatsService {
   private readonly reads: ClickReads;
 
   constructor(private readonly deps: StatsDeps) {
-    this.reads = deps.reads ?? new ClickReads({ db: deps.db, heldBack: () => null, storedHeldBack: null });
+    this.reads = deps.reads ?? new ClickReads({ db: deps.db, heldBack: () => null });
   }
 
   range(query: RangeQuery): DayRange {

@@ -8,7 +8,6 @@ import { leanClicks } from "./migrations/004-lean-clicks.js";
 import { monthlyCompaction } from "./migrations/005-monthly-compaction.js";
 import { linkNumbers } from "./migrations/006-link-numbers.js";
 import { clickStaging } from "./migrations/007-click-staging.js";
-import { clickPending } from "./migrations/009-click-pending.js";
 
 function migrationsFor(storage: Storage): Record<string, Migration> {
   return {
@@ -19,7 +18,6 @@ function migrationsFor(storage: Storage): Record<string, Migration> {
     "005-monthly-compaction": monthlyCompaction(storage.dialect),
     "006-link-numbers": linkNumbers(storage.dialect),
     "007-click-staging": clickStaging(storage.dialect),
-    "009-click-pending": clickPending(storage.dialect),
   };
 }
 

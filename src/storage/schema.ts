@@ -135,21 +135,6 @@ export interface ClickRollupStateTable {
   compact_link: string | null;
 }
 
-export interface ClickPendingTable {
-  id: Generated<number>;
-  link_num: number;
-  day: string;
-  country: string;
-  device: string;
-  os: string;
-  browser: string;
-  referrer: string;
-  is_bot: number;
-  clicks: number;
-  /** Of these clicks, those already in links.click_count (click-limited links). */
-  counted: number;
-}
-
 export interface Database {
   users: UsersTable;
   user_pictures: UserPicturesTable;
@@ -159,8 +144,6 @@ export interface Database {
   clicks: ClicksTable;
   /** SQLite only: raw clicks not yet moved into clicks by a roll-up (migration 007). */
   click_staging: ClicksTable;
-  /** PostgreSQL only: roll-up groups of raw clicks not yet in the roll-ups or links.click_count (migration 009). */
-  click_pending: ClickPendingTable;
   click_daily: ClickDailyTable;
   click_breakdown: ClickBreakdownTable;
   click_breakdown_month: ClickBreakdownMonthTable;
