@@ -22,7 +22,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL: SIGKILL after a long 
     await db?.drop();
   });
 
-  it("every stored click is rolled up once after the crash", async () => {
+  it("every stored click is counted once after the crash", async () => {
     db = await createTestDatabase("postgres");
     const setup = await startTestServer({ databaseUrl: db.databaseUrl });
     await sql`INSERT INTO links (id, domain, alias, url, click_count, created_at, updated_at)
