@@ -6,8 +6,6 @@ import { type ClickRow, DIMENSIONS, type Group, rollUp } from "./click-batch.js"
 
 /** Links per monthly-compaction transaction. */
 const COMPACT_LINKS = 500;
-/** Raw click rows per INSERT statement. */
-const ROWS_PER_INSERT = 50;
 /**
  * Rows that share their values are inserted as one JSON array of integers, each the link number and the
  * time's offset from the statement's base time: offset in the low OFFSET_BITS bits (70 minutes of
@@ -63,7 +61,6 @@ function rowStatements(h: SQLite.Database, table: "clicks" | "click_staging") {
   const insert = `INSERT INTO ${table} (${CLICK_COLUMNS.join(", ")}) `;
   return {
     one: h.prepare(insert + "VALUES " + CLICK_VALUES),
-    many: h.prepare(insert + "VALUES " + Array.from({ length: ROWS_PER_INSERT }, () => CLICK_VALUES).join(", ")),
     /** One row per integer of a JSON array (the last parameter): link number and offset from the base time (the first). */
     packed: h.prepare(
       insert +
@@ -77,7 +74,6 @@ export function sqliteStatements(handle: SQLite.Database) {
   const st = prepare(handle);
   const into = { clicks: rowStatements(handle, "clicks"), staging: rowStatements(handle, "click_staging") };
   const width = CLICK_COLUMNS.length;
-  const args = new Array<unknown>(ROWS_PER_INSERT * width);
   const one = new Array<unknown>(width);
   const shared = new Array<unknown>(width);
   /**
@@ -105,7 +101,7 @@ export function sqliteStatements(handle: SQLite.Database) {
   /**
    * Rows in link order, with their values' numbers: rows that share their values and `counted` are
    * inserted by one statement (each list in link order, so an index takes it in key order), the others
-   * in statements of ROWS_PER_INSERT rows.
+   * one by one (50 rows to a statement measured the same: docs/scaling.md).
    */
   const insertRows = (t: RowStatements, rows: ClickRow[], rowValues: number[]): void => {
     const alike = new Map<number, ClickRow[]>();
@@ -121,14 +117,8 @@ export function sqliteStatements(handle: SQLite.Database) {
       if (list.length === 1) rest.push(list[0] as ClickRow);
       else insertPacked(t, list, rest);
     }
-    let i = 0;
-    // Whole statements of ROWS_PER_INSERT rows (one call into SQLite each), then the rest one by one.
-    for (; i + ROWS_PER_INSERT <= rest.length; i += ROWS_PER_INSERT) {
-      for (let k = 0; k < ROWS_PER_INSERT; k++) putRow(args, k * width, rest[i + k] as ClickRow);
-      t.many.run(args);
-    }
-    for (; i < rest.length; i++) {
-      putRow(one, 0, rest[i] as ClickRow);
+    for (const row of rest) {
+      putRow(one, 0, row);
       t.one.run(one);
     }
   };
