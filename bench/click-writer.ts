@@ -3,17 +3,23 @@
 // roll-ups every CLICK_ROLLUP_MS). The ratio zipf/hot is what decides whether a skewed load can
 // keep up with one hot link; the split shows where the writer's time goes.
 // Usage: npm run bench:clicks [-- --clicks N --rate R --links N]
+//        npm run bench:clicks -- --pg   (TEST_DATABASE_URL: the PostgreSQL writer, CPU of this process
+//        and of its PostgreSQL backends)
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { openSqliteFile } from "../src/storage/db.js";
-import { SqliteClickWriter } from "../src/clicks/click-writers.js";
+import { SqliteClickWriter } from "../src/clicks/sqlite-writer.js";
 import { CountryResolver } from "../src/clicks/describe.js";
 import { type ClickInput, MAX_BATCH } from "../src/clicks/recorder.js";
 import { batchOf } from "../src/clicks/click-buffer.js";
 import { buildScenario, type ScenarioName } from "./lib/dataset.js";
-import { sqliteSeed } from "./lib/db.js";
+import { PgBench, sqliteSeed } from "./lib/db.js";
+import { processesCpuUs } from "./lib/children.js";
+import { openPostgresDb } from "../src/storage/db.js";
+import { PostgresClickWriter } from "../src/clicks/pg-writer.js";
+import { sql } from "kysely";
 
 const { values } = parseArgs({
   options: {
@@ -22,6 +28,7 @@ const { values } = parseArgs({
     links: { type: "string", default: "1000000" },
     "flush-ms": { type: "string", default: "250" },
     "rollup-ms": { type: "string", default: "5000" },
+    pg: { type: "boolean", default: false },
   },
 });
 const clicks = Number(values.clicks);
@@ -85,6 +92,73 @@ async function run(name: ScenarioName, seed: string, dir: string): Promise<Resul
   if (stored !== clicks) throw new Error(`${name}: ${stored} clicks stored, ${clicks} written`);
   handle.close();
   return { name, rawMs, rollupMs, distinct: seen.size };
+}
+
+/** PostgreSQL: each stream through the PostgreSQL writer, CPU of this process and of the database's server processes. */
+async function runPg(url: string): Promise<void> {
+  const bench = new PgBench(url);
+  await bench.create(linkCount, log);
+  const db = openPostgresDb(bench.url, 2);
+  try {
+    const nums = new Map((await sql<{ id: string; num: number }>`SELECT id, num FROM links`.execute(db)).rows.map((r) => [r.id, Number(r.num)]));
+    const results: Array<{ name: string; nodeMs: number; pgMs: number; rollupMs: number }> = [];
+    for (let round = 0; round < 2; round++) {
+      for (const name of ["hot", "zipf"] as const) {
+        {
+          await bench.reset();
+          const writer = new PostgresClickWriter(db, new CountryResolver(null));
+          const ids = buildScenario(name, linkCount).paths.map((p) => "bench_" + p.slice(1));
+          // Opens the pool's connections, so that their backends are measured from the start.
+          await Promise.all([sql`SELECT pg_sleep(0.05)`.execute(db), sql`SELECT pg_sleep(0.05)`.execute(db)]);
+          const pids = await bench.backendPids();
+          const pg0 = processesCpuUs(pids);
+          const n0 = cpuMs();
+          let rollupMs = 0;
+          let at = Date.UTC(2026, 10, 21, 12);
+          for (let sent = 0, batch = 0; sent < clicks; batch++) {
+            const inputs: ClickInput[] = [];
+            for (let i = 0; i < perBatch && sent < clicks; i++, sent++) {
+              const linkId = ids[sent % ids.length] as string;
+              inputs.push({ linkId, linkNum: nums.get(linkId) as number, at: at++, userAgent: UA, referer: "", ip: "127.0.0.1", country: null, counted: false });
+            }
+            await writer.write(batchOf(inputs));
+            if ((batch + 1) % batchesPerRollup === 0) {
+              const t = performance.now();
+              await writer.flushRollups();
+              rollupMs += performance.now() - t;
+            }
+          }
+          await writer.flushRollups();
+          const nodeMs = cpuMs() - n0;
+          const pg1 = processesCpuUs(pids);
+          let pgUs = 0;
+          for (const [pid, us] of pg1) pgUs += us - (pg0.get(pid) ?? 0);
+          const stored = Number((await sql<{ n: number }>`SELECT sum(click_count)::bigint AS n FROM links`.execute(db)).rows[0]!.n);
+          if (stored !== clicks) throw new Error(`${name}: ${stored} clicks counted, ${clicks} written`);
+          results.push({ name, nodeMs, pgMs: pgUs / 1000, rollupMs });
+          log(`${name}: node ${((nodeMs * 1000) / clicks).toFixed(2)} µs/click, PostgreSQL ${(pgUs / clicks).toFixed(2)} µs/click`);
+        }
+      }
+    }
+    const us = (ms: number) => ((ms * 1000) / clicks).toFixed(2);
+    console.log(`\nclick writer (PostgreSQL), ${clicks.toLocaleString("en")} clicks, batches of ${perBatch}, roll-ups every ${batchesPerRollup} batches, mean of 2 rounds`);
+    console.log("scenario  node µs/click  PostgreSQL µs/click  total µs/click");
+    for (const name of ["hot", "zipf"]) {
+      const rs = results.filter((r) => r.name === name);
+      const mean = (f: (r: (typeof rs)[number]) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
+      console.log(`${name.padEnd(8)}  ${us(mean((r) => r.nodeMs)).padStart(13)}  ${us(mean((r) => r.pgMs)).padStart(19)}  ${us(mean((r) => r.nodeMs + r.pgMs)).padStart(14)}`);
+    }
+  } finally {
+    await db.destroy();
+    await bench.drop();
+  }
+}
+
+const pgUrl = process.env.TEST_DATABASE_URL?.trim();
+if (values.pg) {
+  if (!pgUrl) throw new Error("--pg needs TEST_DATABASE_URL");
+  await runPg(pgUrl);
+  process.exit(0);
 }
 
 const seed = await sqliteSeed(linkCount, log);

@@ -14,12 +14,13 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { request as httpRequest } from "node:http";
 import { buildScenario, DOMAIN_URL, plainAlias, SCENARIOS, type Scenario, type ScenarioName } from "./lib/dataset.js";
-import { type ChildStats, cpuTimeUs, killAll, type ServerChild, startChild } from "./lib/children.js";
+import { type ChildStats, cpuTimeUs, killAll, processesCpuUs, type ServerChild, startChild } from "./lib/children.js";
 import { BENCH_DATA, type ClickTotals, PgBench, sqliteSeed, sqliteTotals } from "./lib/db.js";
 import { autocannonRun, BROWSER_HEADERS, type LoadResult, mergeStatuses, wrkAvailable, wrkRun } from "./lib/load.js";
 import { formatSummary, summarise } from "./lib/cpuprofile.js";
 import { busyShare, waitQuiet } from "./lib/cpu.js";
 import { qrSummary, runQrScenario, type QrScenarioResult } from "./lib/qr-scenario.js";
+import { FreshnessSampler } from "./lib/freshness.js";
 
 const BENCH_DIR = new URL(".", import.meta.url).pathname;
 
@@ -99,6 +100,8 @@ interface TargetRun {
   cpuPerReq: number[];
   /** The same for its main thread alone (the event loop; the rest is the click writer's thread, GC and I/O helpers). */
   mainCpuPerReq: number[];
+  /** PostgreSQL: the CPU time of the database's server processes per answer in each round, in µs (what the click writes cost the database). */
+  pgCpuPerReq: number[];
   /** Every answer this server gave the harness (probe, warm-up, rounds). */
   statuses: Record<number, number>;
   socketErrors: number;
@@ -113,6 +116,11 @@ interface TargetRun {
   totals?: ClickTotals;
   before?: ClickTotals;
   probe?: { status: number; location: string | null };
+  /** snip: the freshness probe (a visit, then GET /api/links/{id} until click_count shows it). */
+  fresh?: FreshnessSampler;
+  /** Its lags in ms while the rounds' load ran, and after it (null: never shown, see bench/lib/freshness.ts). */
+  freshLoad: Array<number | null>;
+  freshAfter: Array<number | null>;
 }
 
 interface ScenarioResult {
@@ -216,10 +224,13 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     busyBefore: [],
     cpuPerReq: [],
     mainCpuPerReq: [],
+    pgCpuPerReq: [],
     statuses: {},
     socketErrors: 0,
     inFlightBound: 0,
     rate: 0,
+    freshLoad: [],
+    freshAfter: [],
   });
   starts.push(mk("baseline", startChild({ name: "baseline", script: join(BENCH_DIR, "baseline-server.ts"), args: [String(opts.links)], nodeFlags: nodeFlags("baseline") })));
 
@@ -266,6 +277,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     }
   }
 
+  for (const t of targets) if (t.kind !== "baseline") t.fresh = new FreshnessSampler(t.child.url, await t.child.probe());
   for (const t of targets) await warmUp(t, scenario.paths, opts.warmup, workDir);
   // process.hrtime is the system's monotonic clock, the one the children's .cpuprofile timestamps use.
   const roundsFromUs = Number(process.hrtime.bigint() / 1000n);
@@ -274,9 +286,20 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
       // The pause lets the previous service's click flush finish; it also measures what else runs.
       const busy = opts.quietWait > 0 ? await waitQuiet(opts.quietWait) : await busyShare(opts.pause);
       if (busy !== null) t.busyBefore.push(busy);
+      const pgPids = t.kind === "postgres" && pg ? await pg.backendPids() : [];
+      const pgBefore = processesCpuUs(pgPids);
       const cpuBefore = cpuTimeUs(t.child.pid);
+      const sampling = t.fresh?.during();
       const res = await load(t, scenario.paths, opts.duration, workDir);
       const cpuAfter = cpuTimeUs(t.child.pid);
+      if (sampling) t.freshLoad.push(...(await sampling.stop()));
+      if (pg && t.kind === "postgres" && res.completed > 0) {
+        // Backends that connected during the round count whole.
+        const after = processesCpuUs([...new Set([...pgPids, ...(await pg.backendPids())])]);
+        let us = 0;
+        for (const [pid, v] of after) us += v - (pgBefore.get(pid) ?? 0);
+        t.pgCpuPerReq.push(us / res.completed);
+      }
       record(t, res);
       t.rounds.push(res);
       if (cpuBefore !== null && cpuAfter !== null && res.completed > 0) {
@@ -286,12 +309,15 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
       log(
         `  round ${r + 1} ${TARGET_LABEL[t.kind].padEnd(18)} ${res.rps.toFixed(0).padStart(7)} req/s  p50 ${res.p50.toFixed(2)} ms  p99 ${res.p99.toFixed(2)} ms` +
           (t.cpuPerReq.length > r ? `  CPU ${(t.cpuPerReq[r] as number).toFixed(1)} µs/req (main thread ${(t.mainCpuPerReq[r] as number).toFixed(1)})` : "") +
+          (t.pgCpuPerReq.length > r ? `  PostgreSQL server ${(t.pgCpuPerReq[r] as number).toFixed(1)} µs/req` : "") +
           (busy === null ? "" : `  (machine ${(busy * 100).toFixed(0)}% busy before)`),
       );
     }
   }
 
   const roundsToUs = Number(process.hrtime.bigint() / 1000n);
+  // Freshness once the load has stopped (the roll-ups may still be catching up).
+  for (const t of targets) for (let i = 0; i < 3 && t.fresh; i++) t.freshAfter.push(await t.fresh.sample());
 
   if (name === "zipf") {
     // Fill the link cache (default LINK_CACHE_SIZE 100,000) with distinct links: the cold path's
@@ -346,6 +372,8 @@ interface Derived {
   clicksOk: boolean | null;
   clicksText: string;
   limitsOk: boolean;
+  /** Freshness lags (ms) under load and after it; lost: samples whose click never showed. */
+  fresh: { load: number[]; after: number[]; lost: number } | null;
 }
 
 function derive(t: TargetRun, s: Scenario): Derived {
@@ -354,7 +382,8 @@ function derive(t: TargetRun, s: Scenario): Derived {
   const p99 = median(t.rounds.map((r) => r.p99));
   let unexpected = 0;
   for (const [code, n] of Object.entries(t.statuses)) if (!s.expected.includes(Number(code))) unexpected += n;
-  const sent302 = t.statuses[302] ?? 0;
+  // The freshness probe's visits are clicks like the load's: counted among the 302s that must be stored.
+  const sent302 = (t.statuses[302] ?? 0) + (t.fresh?.redirects ?? 0);
   let clicksOk: boolean | null = null;
   let clicksText = "-";
   let limitsOk = true;
@@ -369,7 +398,9 @@ function derive(t: TargetRun, s: Scenario): Derived {
     if (s.name === "limited-403") limitsOk = t.totals.limited.every((l) => l.count <= l.max);
   }
   if (t.exitCode !== 0 && t.kind !== "baseline") clicksOk = false;
-  return { rps, p50, p99, errors: unexpected + t.socketErrors, sent302, clicksOk, clicksText, limitsOk };
+  const seen = (xs: Array<number | null>) => xs.filter((x): x is number => x !== null);
+  const fresh = t.fresh ? { load: seen(t.freshLoad), after: seen(t.freshAfter), lost: [...t.freshLoad, ...t.freshAfter].filter((x) => x === null).length } : null;
+  return { rps, p50, p99, errors: unexpected + t.socketErrors, sent302, clicksOk, clicksText, limitsOk, fresh };
 }
 
 function table(rows: string[][]): string {
@@ -377,10 +408,19 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join("  ")).join("\n");
 }
 
+/** Under load: median and worst lag of the samples (and how many never showed). */
+function freshText(d: Derived): string {
+  if (!d.fresh) return "-";
+  const { load, lost } = d.fresh;
+  return (load.length === 0 ? "none" : `${fmtInt(median(load))}/${fmtInt(Math.max(...load))}`) + (lost > 0 ? ` (${lost} lost)` : "");
+}
+
 function printScenario(res: ScenarioResult): void {
   const { scenario } = res;
   const base = derive(res.targets[0] as TargetRun, scenario);
-  const rows: string[][] = [["target", "req/s", "p50 ms", "p99 ms", "errors", "rps ratio", "p99 ratio", "CPU µs/req", "302s sent", "clicks stored (sum click_count / rows)"]];
+  const rows: string[][] = [
+    ["target", "req/s", "p50 ms", "p99 ms", "errors", "rps ratio", "p99 ratio", "CPU µs/req", "fresh ms load p50/max", "after", "302s sent", "clicks stored (sum click_count / rows)"],
+  ];
   for (const t of res.targets) {
     const d = derive(t, scenario);
     rows.push([
@@ -392,6 +432,8 @@ function printScenario(res: ScenarioResult): void {
       t.kind === "baseline" ? "1.00" : (d.rps / base.rps).toFixed(2),
       t.kind === "baseline" ? "1.00" : (d.p99 / base.p99).toFixed(2),
       t.cpuPerReq.length > 0 ? median(t.cpuPerReq).toFixed(1) : "-",
+      freshText(d),
+      d.fresh && d.fresh.after.length > 0 ? fmtInt(Math.max(...d.fresh.after)) : "-",
       fmtInt(d.sent302),
       t.kind === "baseline" ? "(not recorded)" : d.clicksText,
     ]);
@@ -412,13 +454,18 @@ function printScenario(res: ScenarioResult): void {
     } else if (t.stats) {
       extra = `; RSS ${mb(t.stats.rss)}`;
     }
-    console.log(`  ${TARGET_LABEL[t.kind]}: rounds ${perRound} req/s${paired}; all answers ${statuses}${t.socketErrors ? `, socket errors ${t.socketErrors}` : ""}${extra}`);
+    const pgCpu = t.pgCpuPerReq.length > 0 ? `; PostgreSQL server CPU ${t.pgCpuPerReq.map((x) => x.toFixed(1)).join(" / ")} µs/req` : "";
+    console.log(`  ${TARGET_LABEL[t.kind]}: rounds ${perRound} req/s${paired}${pgCpu}; all answers ${statuses}${t.fresh ? ` (+ ${fmtInt(t.fresh.redirects)} freshness probe 302s)` : ""}${t.socketErrors ? `, socket errors ${t.socketErrors}` : ""}${extra}`);
     if (t.fill) {
       const baseFill = (res.targets[0] as TargetRun).fill;
       console.log(
         `    cache fill (${fmtInt(t.fill.completed)} requests to distinct links, mostly misses): ${fmtInt(t.fill.rps)} req/s, p99 ${t.fill.p99.toFixed(2)} ms` +
           (t.kind !== "baseline" && baseFill ? `, ${(t.fill.rps / baseFill.rps).toFixed(2)} of baseline` : ""),
       );
+    }
+    if (t.fresh) {
+      const d = derive(t, scenario);
+      console.log(`    freshness: ${t.freshLoad.length} samples under load (${freshText(d)} ms), after it ${t.freshAfter.map((x) => (x === null ? "lost" : `${fmtInt(x)} ms`)).join(" / ")}`);
     }
     if (scenario.name === "limited-403" && t.totals) {
       const l = t.totals.limited;
@@ -487,6 +534,31 @@ function verdicts(results: ScenarioResult[]): Verdict[] {
   } else {
     out.push({ line: "one hot link, PostgreSQL: not run (set TEST_DATABASE_URL)", ok: null });
   }
+  const zp = get("zipf", "postgres");
+  const zb = get("zipf", "baseline");
+  if (zp && zb) {
+    out.push({ line: `${opts.links.toLocaleString("en")} links Zipf, PostgreSQL: rps ${(zp.rps / zb.rps).toFixed(2)} of baseline (goal >= 0.6)`, ok: zp.rps >= 0.6 * zb.rps });
+  } else {
+    out.push({ line: "links Zipf, PostgreSQL: not run (set TEST_DATABASE_URL, --pg-scenarios zipf)", ok: null });
+  }
+  // Issue 16: a click shows in the API's click_count within a second, under load, in every scenario.
+  for (const r of results) {
+    for (const t of r.targets) {
+      const d = derive(t, r.scenario);
+      if (!d.fresh) continue;
+      const worst = d.fresh.load.length === 0 ? null : Math.max(...d.fresh.load);
+      out.push({
+        line:
+          `freshness under load, ${r.scenario.name} / ${TARGET_LABEL[t.kind]}: ` +
+          (worst === null ? "no sample" : `worst lag ${fmtInt(worst)} ms of ${d.fresh.load.length} samples`) +
+          (d.fresh.lost > 0 ? `, ${d.fresh.lost} never shown` : "") +
+          " (goal <= 1000 ms)",
+        ok: worst !== null && worst <= 1000 && d.fresh.lost === 0,
+      });
+    }
+  }
+  const fails = failures(results);
+  out.push({ line: `every scenario and target: 0 errors, clicks stored = 302s sent, limits held (${fails.length} failures, see below)`, ok: fails.length === 0 });
   return out;
 }
 
@@ -554,7 +626,7 @@ async function main(): Promise<number> {
         "ratios are unreliable (rerun on a quiet machine, or with --quiet-wait 60).",
     );
   }
-  console.log("\n=== goals (issue #6) ===");
+  console.log("\n=== goals (issues #6, #15, #16, #18) ===");
   const goals = verdicts(results);
   if (qrResult) goals.push({ line: qrResult.goal, ok: qrResult.ok });
   for (const v of goals) console.log(`${v.ok === null ? "SKIPPED   " : v.ok ? "PASS      " : "BELOW GOAL"}  ${v.line}`);

@@ -1,8 +1,10 @@
 // The real service for the benchmark: startServer(loadConfig(env)) from src/, as `snip serve` runs it,
 // in a child process of bench/redirect.ts. Env: DATA_DIR, DATABASE_URL, PORT, LOG_LEVEL, BASE_URL.
-// Reports {type:"ready", url} over IPC; answers {type:"stats"}; SIGTERM stops it the way serveForever
+// Reports {type:"ready", url} over IPC; answers {type:"stats"} and {type:"probe"} (a freshness probe's session and link); SIGTERM stops it the way serveForever
 // does (drain, flush buffered clicks, close the database) and exits 0.
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { SESSION_COOKIE } from "../src/accounts/sessions.js";
 import { loadConfig } from "../src/config.js";
 import { startServer } from "../src/main.js";
 
@@ -20,6 +22,10 @@ const server = await startServer(loadConfig(process.env));
 process.send?.({ type: "ready", url: server.url, readyAtUs: Number(process.hrtime.bigint() / 1000n) });
 
 process.on("message", (msg: { type?: string }) => {
+  if (msg.type === "probe") {
+    void freshnessProbe().then((probe) => process.send?.({ type: "probe", ...probe }));
+    return;
+  }
   if (msg.type !== "stats") return;
   const mem = process.memoryUsage();
   process.send?.({
@@ -31,6 +37,15 @@ process.on("message", (msg: { type?: string }) => {
     pendingClicks: server.ctx.clicks.pending,
   });
 });
+
+/** A user, a session and a link of theirs, for the harness's freshness probe (bench/lib/freshness.ts). */
+async function freshnessProbe(): Promise<{ cookie: string; linkId: string; path: string }> {
+  const ctx = server.ctx;
+  const tag = randomBytes(6).toString("hex");
+  const user = await ctx.accounts.create({ email: `probe-${tag}@bench.example`, password: `probe password ${tag}`, plan: "pro", verified: true });
+  const link = await ctx.links.create(user, { url: "https://example.com/freshness-probe", alias: `fresh-probe-${tag}` });
+  return { cookie: `${SESSION_COOKIE}=${await ctx.sessions.create(user.id)}`, linkId: link.id, path: `/${link.alias}` };
+}
 
 let stopping = false;
 const shutdown = () => {

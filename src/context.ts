@@ -14,6 +14,7 @@ import maxmind, { type CountryResponse } from "maxmind";
 import { ClickRecorder } from "./clicks/recorder.js";
 import { CountryResolver } from "./clicks/describe.js";
 import { StatsService } from "./clicks/stats.js";
+import { ClickReads } from "./clicks/click-reads.js";
 import { LinkChanges } from "./links/changes.js";
 import { LinkService } from "./links/links.js";
 import { RedirectService } from "./redirect/resolve-link.js";
@@ -125,6 +126,8 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     recheckMs: config.domainRecheckMinutes * 60_000,
   });
 
+  // Every read of clicks adds what the roll-ups hold back (src/clicks/click-reads.ts).
+  const reads = new ClickReads({ db: storage.db, heldBack: (nums) => clicks.heldBack(nums) });
   const links = new LinkService({
     db: storage.db,
     sqlite: storage.sqlite,
@@ -136,6 +139,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     settleClicks: () => clicks.flush(),
     linkDomain: (ownerId, raw) => domains.linkDomain(ownerId, raw),
     holdDomain: (trx, ownerId, hostname) => domains.holdDomain(trx, ownerId, hostname),
+    clickCounts: (keys) => reads.counts(keys),
   });
 
   if (config.webhookAllowPrivate) log.warn("WEBHOOK_ALLOW_PRIVATE=true: webhooks may deliver to loopback and private addresses");
@@ -169,7 +173,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     domainChanges,
   });
 
-  const stats = new StatsService({ db: storage.db, clock });
+  const stats = new StatsService({ db: storage.db, clock, reads });
   const teams = new TeamService({ db: storage.db, clock, mailer, log, rate, origin: config.origin });
 
   // Housekeeping: expired sessions, old throttle events, raw clicks past retention.

@@ -2,6 +2,7 @@
 // parent never shares their event loop; they report readiness and memory over IPC.
 import { type ChildProcess, fork } from "node:child_process";
 import { readFileSync } from "node:fs";
+import type { FreshnessProbe } from "./freshness.js";
 
 export interface ChildStats {
   rss: number;
@@ -19,6 +20,8 @@ export interface ServerChild {
   readyAtUs: number | null;
   /** Memory and cache figures reported by the child (plus VmHWM read from /proc). */
   stats(): Promise<ChildStats>;
+  /** A session and a link for the freshness probe (snip children only). */
+  probe(): Promise<FreshnessProbe>;
   /** SIGTERM, then wait for the exit; resolves with the exit code. */
   stop(): Promise<number | null>;
 }
@@ -47,6 +50,16 @@ export function cpuTimeUs(pid: number): { all: number; main: number } | null {
   const all = statCpuUs(`/proc/${pid}/stat`);
   const main = statCpuUs(`/proc/${pid}/task/${pid}/stat`);
   return all === null || main === null ? null : { all, main };
+}
+
+/** CPU time (µs) used so far by each of these processes (the PostgreSQL backends of a database); gone ones are left out. */
+export function processesCpuUs(pids: number[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    const us = statCpuUs(`/proc/${pid}/stat`);
+    if (us !== null) out.set(pid, us);
+  }
+  return out;
 }
 
 export function peakRssBytes(pid: number): number | null {
@@ -120,6 +133,19 @@ export async function startChild(o: StartOptions): Promise<ServerChild> {
       child.send({ type: "stats" });
       const s = await reply;
       return { ...s, vmHwm: s.vmHwm ?? peakRssBytes(child.pid as number) };
+    },
+    probe() {
+      return new Promise<FreshnessProbe>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${o.name}: no freshness probe`)), 30_000);
+        const onMessage = (msg: FreshnessProbe & { type?: string }) => {
+          if (msg.type !== "probe") return;
+          clearTimeout(timer);
+          child.off("message", onMessage);
+          resolve({ cookie: msg.cookie, linkId: msg.linkId, path: msg.path });
+        };
+        child.on("message", onMessage);
+        child.send({ type: "probe" });
+      });
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;

@@ -141,6 +141,11 @@ export class PgBench {
     }
   }
 
+  /** The PostgreSQL server processes serving this database (the snip children's connections), by pid. */
+  async backendPids(): Promise<number[]> {
+    return this.admin(async (c) => (await c.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")).rows.map((r) => r.pid), this.url);
+  }
+
   async create(count: number, log: (s: string) => void): Promise<void> {
     const t0 = performance.now();
     await this.admin((c) => c.query(`CREATE DATABASE ${this.name}`));
@@ -174,7 +179,7 @@ export class PgBench {
   /** Back to zero clicks between scenarios. */
   async reset(): Promise<void> {
     await this.admin(async (c) => {
-      await c.query("TRUNCATE clicks, click_daily, click_breakdown, rate_events");
+      await c.query("TRUNCATE clicks, click_daily, click_breakdown, click_breakdown_month, rate_events");
       await c.query("UPDATE links SET click_count = 0 WHERE click_count <> 0");
     }, this.url);
   }

@@ -191,6 +191,11 @@ export class GroupSet {
     this.count++;
   }
 
+  /** The groups held for one link (none: an empty list). */
+  of(linkNum: number): readonly Group[] {
+    return this.byLink.get(linkNum) ?? [];
+  }
+
   /** Adds click rows (read back from the database), one click each. */
   addRows(rows: Iterable<ClickRow>): void {
     const days = new DayOf();

@@ -1,12 +1,15 @@
 // Worker thread that writes clicks on connections of its own (SQLite or PostgreSQL), so describing,
 // batching and writing never take time from the event loop that answers redirects. Messages are
-// handled one at a time, in order, except click-limit counts (see below).
+// handled one at a time, in order, except click-limit counts, reads of held-back groups and roll-ups (see below).
 import { parentPort, workerData } from "node:worker_threads";
 import maxmind, { type CountryResponse } from "maxmind";
 import { openPostgresDb, openSqliteFile } from "../storage/db.js";
 import { CountryResolver } from "./describe.js";
-import { type ClickWriter, PostgresClickWriter, SqliteClickWriter } from "./click-writers.js";
+import type { ClickWriter } from "./click-writer.js";
+import { PostgresClickWriter } from "./pg-writer.js";
+import { SqliteClickWriter } from "./sqlite-writer.js";
 import type { IngestReply, IngestRequest, IngestSetup } from "./worker-writer.js";
+import type { HeldBack } from "./click-writer.js";
 
 const setup = workerData as IngestSetup;
 const port = parentPort;
@@ -15,7 +18,7 @@ if (!port) throw new Error("ingest-worker must run as a worker thread");
 const db = setup.database;
 const sqlite = db.kind === "sqlite" ? openSqliteFile(db.file) : null;
 const pg = db.kind === "postgres" ? openPostgresDb(db.url, 2) : null;
-const ready = (async (): Promise<ClickWriter & { countLimited?: SqliteClickWriter["countLimited"] }> => {
+const ready = (async (): Promise<ClickWriter> => {
   const countries = new CountryResolver(setup.geoipDb ? await maxmind.open<CountryResponse>(setup.geoipDb) : null);
   if (sqlite) return new SqliteClickWriter(async (fn) => fn(), sqlite, countries);
   return new PostgresClickWriter(pg!, countries);
@@ -25,11 +28,14 @@ async function handle(msg: IngestRequest): Promise<void> {
   let reply: IngestReply;
   try {
     const writer = await ready;
-    let value: boolean | undefined;
+    let value: boolean | HeldBack | undefined;
     if (msg.op === "write") await writer.write(msg.batch);
     else if (msg.op === "countLimited") {
       if (!writer.countLimited) throw new Error("countLimited runs on the main pool for PostgreSQL");
       value = await writer.countLimited(msg.linkId, msg.maxClicks);
+    } else if (msg.op === "heldBack") {
+      if (!writer.heldBack) throw new Error("roll-ups are not held back in this writer");
+      value = await writer.heldBack(msg.linkNums);
     } else if (msg.op === "flushRollups") await writer.flushRollups();
     else if (msg.op === "recover") await writer.recover();
     else if (msg.op === "close") {
@@ -48,6 +54,9 @@ let queue: Promise<unknown> = Promise.resolve();
 port.on("message", (msg: IngestRequest) => {
   // A click-limit count is one UPDATE that a visitor waits for: it runs at once, between two of a
   // roll-up's transactions if one is being written, never behind the whole roll-up.
-  if (msg.op === "countLimited") void handle(msg);
+  // A read of held-back groups likewise (a dashboard reader waits for it), and a roll-up runs beside
+  // the batches, not in front of them: a batch held up for a whole roll-up would show its clicks late.
+  // The writers order what must be ordered (a roll-up takes the groups committed before it).
+  if (msg.op === "countLimited" || msg.op === "heldBack" || msg.op === "flushRollups") void handle(msg);
   else queue = queue.then(() => handle(msg));
 });

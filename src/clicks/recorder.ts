@@ -1,6 +1,7 @@
 // Click recording: events are buffered (click-buffer.ts) and written in batches, one per flush (on
 // SQLite in transactions of whole links). links.click_count and the roll-ups (daily totals, daily
-// and monthly breakdowns) go with each batch on PostgreSQL and every CLICK_ROLLUP_MS on SQLite.
+// and monthly breakdowns) are written every CLICK_ROLLUP_MS on SQLite, and on PostgreSQL with each
+// batch except a long tail's clicks under load; reads add what is held back (click-reads.ts).
 // Click-limited links are counted atomically as they are served instead.
 import type SQLite from "better-sqlite3";
 import type { Logger } from "pino";
@@ -8,7 +9,9 @@ import type { Db } from "../storage/db.js";
 import type { DatabaseConfig } from "../config.js";
 import type { Clock } from "../shared/clock.js";
 import type { CountryResolver } from "./describe.js";
-import { type ClickWriter, PostgresClickWriter, SqliteClickWriter } from "./click-writers.js";
+import type { ClickWriter, HeldBack } from "./click-writer.js";
+import { PostgresClickWriter } from "./pg-writer.js";
+import { SqliteClickWriter } from "./sqlite-writer.js";
 import { WorkerClickWriter } from "./worker-writer.js";
 import { type ClickBatch, ClickBatchBuilder } from "./click-buffer.js";
 
@@ -155,6 +158,11 @@ export class ClickRecorder {
       .where("click_count", "<", maxClicks)
       .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** The writer's held-back roll-up groups of these links (SQLite), or null where the writer holds none back in memory. */
+  heldBack(linkNums: number[]): Promise<HeldBack> | null {
+    return this.writer.heldBack?.(linkNums) ?? null;
   }
 
   /** Writes everything buffered so far, roll-ups included (statistics are then current). */

@@ -6,7 +6,8 @@ import type { Clock } from "../shared/clock.js";
 import type { LinkRow } from "../storage/schema.js";
 import { PLAN_TABLE, can, requiredPlan } from "../accounts/plans.js";
 import { type DayRange, daysOf, resolveRange, splitByMonth } from "./range.js";
-import { DIMENSIONS, type Dimension } from "./click-batch.js";
+import { DIMENSIONS, type Dimension, type Group } from "./click-batch.js";
+import { ClickReads, heldCount } from "./click-reads.js";
 
 /** Entries kept per breakdown (countries, devices, ...). */
 export const TOP_N = 50;
@@ -42,10 +43,18 @@ export type LinkStats = {
 export interface StatsDeps {
   db: Db;
   clock: Clock;
+  /** Stored roll-ups with the clicks held back from them (every statistic is fresh); default: what is stored. */
+  reads?: ClickReads;
 }
 
+type Top = Array<{ value: string; clicks: number }>;
+
 export class StatsService {
-  constructor(private readonly deps: StatsDeps) {}
+  private readonly reads: ClickReads;
+
+  constructor(private readonly deps: StatsDeps) {
+    this.reads = deps.reads ?? new ClickReads({ db: deps.db, heldBack: () => null });
+  }
 
   range(query: RangeQuery): DayRange {
     return resolveRange(query, this.deps.clock.now());
@@ -53,23 +62,39 @@ export class StatsService {
 
   async forLink(link: LinkRow, plan: string, query: RangeQuery): Promise<LinkStats> {
     const range = this.range(query);
-    const base = { link_id: link.id, alias: link.alias, from: range.from, to: range.to, total_clicks: Number(link.click_count) };
+    const key = [{ id: link.id, num: Number(link.num) }];
     if (!can(plan, "advanced_stats")) {
+      const counts = await this.reads.counts(key);
       const needed = requiredPlan("advanced_stats");
       return {
-        ...base,
+        ...this.base(link, range, counts.get(link.id) ?? Number(link.click_count)),
         advanced: false,
         message: `The ${PLAN_TABLE[needed].label} plan adds daily clicks, countries, devices, browsers, operating systems, referrers, bot share and CSV export.`,
         required_plan: needed,
       };
     }
-    const monthsThrough = await this.monthsThrough();
-    const [daily, ...breakdowns] = await Promise.all([this.daily(link.id, range), ...DIMENSIONS.map((d) => this.top(link.id, d, range, monthsThrough))]);
-    const by = Object.fromEntries(DIMENSIONS.map((d, i) => [d, breakdowns[i] ?? []])) as Record<Dimension, Array<{ value: string; clicks: number }>>;
-    const rename = <K extends string>(key: K, rows: Array<{ value: string; clicks: number }>) =>
-      rows.map((r) => ({ [key]: r.value, clicks: r.clicks }) as { [P in K]: string } & { clicks: number });
+    // Stored rows and held-back groups in one view; the stored counts of the values the groups add to as
+    // well, so that the top entries come out right (a value outside the stored top may move into it).
+    const { value: stored, groups } = await this.reads.read(key, async (db, held) => {
+      const inRange = held.filter((g) => g.day >= range.from && g.day <= range.to);
+      const monthsThrough = await this.monthsThrough(db);
+      const count = await db.selectFrom("links").select("click_count").where("id", "=", link.id).executeTakeFirst();
+      const [daily, ...tops] = await Promise.all([
+        this.daily(link.id, range, db),
+        ...DIMENSIONS.map(async (d) => {
+          const values = [...new Set(inRange.map((g) => g[d]))];
+          const top = await this.top(link.id, d, range, monthsThrough, TOP_N, db);
+          return values.length === 0 ? top : [...top, ...(await this.top(link.id, d, range, monthsThrough, values.length, db, values))];
+        }),
+      ]);
+      return { clickCount: Number(count?.click_count ?? link.click_count), daily, tops };
+    });
+    const inRange = groups.filter((g) => g.day >= range.from && g.day <= range.to);
+    const daily = withHeldDaily(stored.daily, inRange);
+    const by = Object.fromEntries(DIMENSIONS.map((d, i) => [d, withHeldTop(stored.tops[i] ?? [], inRange, d)])) as Record<Dimension, Top>;
+    const rename = <K extends string>(key: K, rows: Top) => rows.map((r) => ({ [key]: r.value, clicks: r.clicks }) as { [P in K]: string } & { clicks: number });
     return {
-      ...base,
+      ...this.base(link, range, stored.clickCount + groups.reduce((n, g) => n + heldCount(g), 0)),
       advanced: true,
       range_clicks: daily.clicks,
       daily: daily.series,
@@ -83,15 +108,19 @@ export class StatsService {
     };
   }
 
+  private base(link: LinkRow, range: DayRange, totalClicks: number) {
+    return { link_id: link.id, alias: link.alias, from: range.from, to: range.to, total_clicks: totalClicks };
+  }
+
   /** The last month the monthly roll-up holds completely (later months are read from the daily one). */
-  private async monthsThrough(): Promise<string> {
-    const state = await this.deps.db.selectFrom("click_rollup_state").select("months_through").where("id", "=", 1).executeTakeFirst();
+  private async monthsThrough(db: Db): Promise<string> {
+    const state = await db.selectFrom("click_rollup_state").select("months_through").where("id", "=", 1).executeTakeFirst();
     return state?.months_through ?? "";
   }
 
   /** The daily series, zero-filled for every day of the range, with the range's totals. */
-  async daily(linkId: string, range: DayRange): Promise<{ series: Array<{ date: string; clicks: number }>; clicks: number; bots: number }> {
-    const rows = await this.deps.db
+  async daily(linkId: string, range: DayRange, db = this.deps.db): Promise<DailyStats> {
+    const rows = await db
       .selectFrom("click_daily")
       .select(["day", "clicks", "bots"])
       .where("link_id", "=", linkId)
@@ -108,10 +137,9 @@ export class StatsService {
     return { series: daysOf(range).map((date) => ({ date, clicks: byDay.get(date) ?? 0 })), clicks, bots };
   }
 
-  /** The most-clicked values of one dimension over the range (ties by value, for a stable order):
-   * whole months up to `monthsThrough` from the monthly roll-up, the other days from the daily one. */
-  async top(linkId: string, dimension: Dimension, range: DayRange, monthsThrough: string, limit = TOP_N): Promise<Array<{ value: string; clicks: number }>> {
-    const db = this.deps.db;
+  /** The most-clicked values of one dimension over the range (ties by value, for a stable order), or
+   * those of `only`: whole months up to `monthsThrough` from the monthly roll-up, the other days from the daily one. */
+  async top(linkId: string, dimension: Dimension, range: DayRange, monthsThrough: string, limit = TOP_N, db = this.deps.db, only?: string[]): Promise<Top> {
     const parts = splitByMonth(range, monthsThrough);
     const days = parts.days.map((d) =>
       db
@@ -120,7 +148,8 @@ export class StatsService {
         .where("link_id", "=", linkId)
         .where("dimension", "=", dimension)
         .where("day", ">=", d.from)
-        .where("day", "<=", d.to),
+        .where("day", "<=", d.to)
+        .$if(only !== undefined, (q) => q.where("value", "in", only!)),
     );
     const months = parts.months
       ? db
@@ -130,6 +159,7 @@ export class StatsService {
           .where("dimension", "=", dimension)
           .where("month", ">=", parts.months.from)
           .where("month", "<=", parts.months.to)
+          .$if(only !== undefined, (q) => q.where("value", "in", only!))
       : null;
     const rest: Array<Expression<{ value: string; clicks: number }>> = [...days];
     const first = months ?? (rest.shift() as (typeof days)[number]);
@@ -144,4 +174,33 @@ export class StatsService {
       .execute();
     return rows.map((r) => ({ value: r.value, clicks: Number(r.clicks) }));
   }
+}
+
+type DailyStats = { series: Array<{ date: string; clicks: number }>; clicks: number; bots: number };
+
+/** The daily series and totals with the held-back groups (of the range's days) added. */
+function withHeldDaily(stored: DailyStats, groups: Group[]): DailyStats {
+  const series = stored.series.map((d) => ({ ...d }));
+  const index = new Map(series.map((d, i) => [d.date, i]));
+  let { clicks, bots } = stored;
+  for (const g of groups) {
+    const i = index.get(g.day);
+    if (i === undefined) continue;
+    series[i]!.clicks += g.clicks;
+    clicks += g.clicks;
+    bots += g.is_bot * g.clicks;
+  }
+  return { series, clicks, bots };
+}
+
+/** A breakdown's top TOP_N with the held-back groups added; `stored` holds the stored top and the stored counts of the groups' values. */
+function withHeldTop(stored: Top, groups: Group[], dimension: Dimension): Top {
+  if (groups.length === 0) return stored;
+  const counts = new Map<string, number>();
+  for (const r of stored) counts.set(r.value, r.clicks);
+  for (const g of groups) counts.set(g[dimension], (counts.get(g[dimension]) ?? 0) + g.clicks);
+  return [...counts]
+    .map(([value, clicks]) => ({ value, clicks }))
+    .sort((a, b) => b.clicks - a.clicks || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
+    .slice(0, TOP_N);
 }

@@ -1,7 +1,7 @@
 // The main thread's side of the SQLite ingest worker: a ClickWriter whose every call is a message to it.
 import { Worker } from "node:worker_threads";
 import type { DatabaseConfig } from "../config.js";
-import type { ClickWriter } from "./click-writers.js";
+import type { ClickWriter, HeldBack } from "./click-writer.js";
 import type { ClickBatch } from "./click-buffer.js";
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -15,10 +15,11 @@ export interface IngestSetup {
 export type IngestRequest =
   | { id: number; op: "write"; batch: ClickBatch }
   | { id: number; op: "countLimited"; linkId: string; maxClicks: number }
+  | { id: number; op: "heldBack"; linkNums: number[] }
   | { id: number; op: "flushRollups" | "recover" | "close" };
 
-/** `value` carries countLimited's answer. */
-export type IngestReply = { id: number; ok: true; value?: boolean } | { id: number; ok: false; error: string };
+/** `value` carries countLimited's and heldBack's answers. */
+export type IngestReply = { id: number; ok: true; value?: boolean | HeldBack } | { id: number; ok: false; error: string };
 
 /** The compiled worker, or (running from the .ts sources) a small entry that loads them through tsx. */
 function workerUrl(): URL {
@@ -28,16 +29,19 @@ function workerUrl(): URL {
 export class WorkerClickWriter implements ClickWriter {
   private readonly worker: Worker;
   private nextId = 1;
-  private readonly waiting = new Map<number, { resolve: (value: boolean | undefined) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (value: boolean | HeldBack | undefined) => void; reject: (e: Error) => void }>();
   private failed: Error | null = null;
 
   /** SQLite only: the worker is the one writer, so click limits are counted there too (PostgreSQL: on the main pool). */
   readonly countLimited?: (linkId: string, maxClicks: number) => Promise<boolean>;
+  /** SQLite only: the roll-ups held back live in the worker. */
+  readonly heldBack?: (linkNums: number[]) => Promise<HeldBack>;
 
   constructor(setup: IngestSetup) {
     this.worker = new Worker(workerUrl(), { workerData: setup });
     if (setup.database.kind === "sqlite") {
       this.countLimited = async (linkId, maxClicks) => (await this.call({ op: "countLimited", linkId, maxClicks })) === true;
+      this.heldBack = async (linkNums) => (await this.call({ op: "heldBack", linkNums })) as HeldBack;
     }
     this.worker.on("message", (r: IngestReply) => {
       const w = this.waiting.get(r.id);
@@ -55,10 +59,10 @@ export class WorkerClickWriter implements ClickWriter {
     this.waiting.clear();
   }
 
-  private call(msg: DistributiveOmit<IngestRequest, "id">): Promise<boolean | undefined> {
+  private call(msg: DistributiveOmit<IngestRequest, "id">): Promise<boolean | HeldBack | undefined> {
     if (this.failed) return Promise.reject(this.failed);
     const id = this.nextId++;
-    return new Promise<boolean | undefined>((resolve, reject) => {
+    return new Promise<boolean | HeldBack | undefined>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       this.worker.postMessage({ ...msg, id });
     });

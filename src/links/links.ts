@@ -27,6 +27,7 @@ export class LinkService {
   private readonly sqlite: SQLite.Database | null;
   private findStatement: SQLite.Statement<[string, string], LinkRow> | null = null;
   private findOnDomainStatement: SQLite.Statement<[string, string], LinkRow> | null = null;
+  private readonly clickCounts: (links: Array<{ id: string; num: number }>) => Promise<Map<string, number>>;
 
   constructor(opts: {
     db: Db;
@@ -39,8 +40,11 @@ export class LinkService {
     settleClicks: () => Promise<void>;
     linkDomain: LinkDeps["linkDomain"];
     holdDomain: LinkDeps["holdDomain"];
+    /** Click counts as every read shows them: stored, and held back from the roll-ups. */
+    clickCounts: (links: Array<{ id: string; num: number }>) => Promise<Map<string, number>>;
   }) {
-    const { sqlite, baseUrl, ...deps } = opts;
+    const { sqlite, baseUrl, clickCounts, ...deps } = opts;
+    this.clickCounts = clickCounts;
     this.deps = { ...deps, origin: baseUrl.origin, ownHost: baseUrl.hostname };
     this.sqlite = sqlite ?? null;
   }
@@ -52,6 +56,12 @@ export class LinkService {
   /** Signed out (actor null): url and alias only, 5-minute lifetime, no owner. */
   create(actor: UserRow | null, input: CreateLinkInput, opts?: CreateLinkOptions): Promise<LinkRow> {
     return createLink(this.deps, actor, input, opts);
+  }
+
+  /** The links with click_count as every read shows it (clicks held back from the roll-ups included). */
+  async withCurrentCounts<L extends LinkRow>(links: L[]): Promise<L[]> {
+    const counts = await this.clickCounts(links.map((l) => ({ id: l.id, num: Number(l.num) })));
+    return links.map((l) => ({ ...l, click_count: counts.get(l.id) ?? l.click_count }));
   }
 
   toPublic(link: LinkRow | LinkView): PublicLink {

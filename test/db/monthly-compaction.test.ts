@@ -1,5 +1,5 @@
 // SQLite writes a month's monthly breakdown rows by compacting its daily rows once the month is over
-// (click-writers.ts). Statistics must be the same before, during and after, a compaction cut short
+// (sqlite-rollups.ts). Statistics must be the same before, during and after, a compaction cut short
 // must resume where it stopped, and clicks of a month that arrive late (during or after its
 // compaction) must be counted exactly once in both roll-ups.
 import { mkdtempSync } from "node:fs";
@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type SQLite from "better-sqlite3";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { SqliteClickWriter } from "../../src/clicks/click-writers.js";
+import { SqliteClickWriter } from "../../src/clicks/sqlite-writer.js";
 import { CountryResolver } from "../../src/clicks/describe.js";
 import type { ClickInput } from "../../src/clicks/recorder.js";
 import { batchOf } from "../../src/clicks/click-buffer.js";

@@ -4,7 +4,7 @@
 // trigger that sleeps; the click-limit count must finish while the batch is still asleep.
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PostgresClickWriter } from "../../src/clicks/click-writers.js";
+import { PostgresClickWriter } from "../../src/clicks/pg-writer.js";
 import { CountryResolver } from "../../src/clicks/describe.js";
 import { batchOf } from "../../src/clicks/click-buffer.js";
 import type { ClickInput } from "../../src/clicks/recorder.js";

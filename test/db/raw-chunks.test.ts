@@ -2,7 +2,7 @@
 // at most); a batch retried after one of them failed resumes after the last committed, so every click
 // is stored and counted once.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { SqliteClickWriter } from "../../src/clicks/click-writers.js";
+import { SqliteClickWriter } from "../../src/clicks/sqlite-writer.js";
 import { batchOf } from "../../src/clicks/click-buffer.js";
 import { CountryResolver } from "../../src/clicks/describe.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type SQLite from "better-sqlite3";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { SqliteClickWriter } from "../../src/clicks/click-writers.js";
+import { SqliteClickWriter } from "../../src/clicks/sqlite-writer.js";
 import { CountryResolver } from "../../src/clicks/describe.js";
 import type { ClickInput } from "../../src/clicks/recorder.js";
 import { batchOf } from "../../src/clicks/click-buffer.js";

@@ -55,7 +55,8 @@ export async function linkRoutes(app: App, ctx: AppContext): Promise<void> {
     async (req, reply) => {
       const page = await ctx.links.list(await requireUser(ctx, req), req.query);
       reply.header("cache-control", "no-store");
-      return { status: "success" as const, links: page.links.map((l) => ctx.links.toPublic(l)), next_cursor: page.next_cursor };
+      const links = await ctx.links.withCurrentCounts(page.links);
+      return { status: "success" as const, links: links.map((l) => ctx.links.toPublic(l)), next_cursor: page.next_cursor };
     },
   );
 
@@ -82,9 +83,9 @@ export async function linkRoutes(app: App, ctx: AppContext): Promise<void> {
     "/api/links/:id",
     { schema: { tags: ["links"], summary: "A link of the caller's, or of a team owner's for an active member", params: IdParams, response: { 200: LinkReply, ...errors(401, 404) } } },
     async (req, reply) => {
-      const link = await ctx.links.get(await requireUser(ctx, req), req.params.id);
+      const [link] = await ctx.links.withCurrentCounts([await ctx.links.get(await requireUser(ctx, req), req.params.id)]);
       reply.header("cache-control", "no-store");
-      return { status: "success" as const, link: ctx.links.toPublic(link) };
+      return { status: "success" as const, link: ctx.links.toPublic(link!) };
     },
   );
 
@@ -100,8 +101,8 @@ export async function linkRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (req) => {
-      const link = await ctx.links.update(await requireActiveUser(ctx, req), req.params.id, req.body);
-      return { status: "success" as const, link: ctx.links.toPublic(link) };
+      const [link] = await ctx.links.withCurrentCounts([await ctx.links.update(await requireActiveUser(ctx, req), req.params.id, req.body)]);
+      return { status: "success" as const, link: ctx.links.toPublic(link!) };
     },
   );
 

@@ -1,0 +1,81 @@
+// Fresh reads of clicks, one mechanism for every reader (link objects' click_count, every statistic):
+// what is stored plus what is held back from the roll-ups, read so that no click counts twice or never.
+import { sql } from "kysely";
+import type { Db } from "../storage/db.js";
+import type { Group } from "./click-batch.js";
+import type { HeldBack } from "./click-writer.js";
+import { rollupStateKey } from "./sqlite-rollups.js";
+
+/** A link as the click tables know it: roll-ups by id, raw clicks by number. */
+export interface LinkKey {
+  id: string;
+  num: number;
+}
+
+/**
+ * Reads that find the roll-up state changed since the writer answered are retried; a writer committing
+ * a roll-up chunk every few milliseconds for longer than this many attempts is not seen in practice.
+ */
+const ATTEMPTS = 10;
+
+export interface ClickReadsDeps {
+  db: Db;
+  /** The writer's held-back groups, in its memory (on its thread), with the roll-up state they complement; null where it holds none back. */
+  heldBack: (linkNums: number[]) => Promise<HeldBack> | null;
+}
+
+/**
+ * On SQLite roll-ups and links.click_count are written behind the raw clicks, every CLICK_ROLLUP_MS,
+ * from the groups the writer holds in memory. A read takes the held-back groups of its links and what
+ * is stored in one consistent view: the writer answers with its groups and the roll-up state
+ * (click_rollup_state) they complement; the stored rows are read in one read transaction with that
+ * state, and read again when a roll-up chunk committed in between (the state differs). PostgreSQL's
+ * writer writes roll-ups and counts with every batch (several instances share them): nothing is held
+ * back, a read is what is stored, and every instance sees every instance's clicks once their batch is in.
+ */
+export class ClickReads {
+  constructor(private readonly deps: ClickReadsDeps) {}
+
+  /** Runs `read` on stored rows with the held-back groups of `links` (the same view); returns both. */
+  async read<T>(links: LinkKey[], read: (db: Db, groups: Group[]) => Promise<T>): Promise<{ value: T; groups: Group[] }> {
+    const { db } = this.deps;
+    for (let attempt = 1; ; attempt++) {
+      const held = this.deps.heldBack(links.map((l) => l.num));
+      if (held === null) return { value: await read(db, []), groups: [] };
+      const h = await held;
+      // A deferred transaction: a read snapshot without the write lock (Kysely's transactions on SQLite begin IMMEDIATE).
+      const r = await db.connection().execute(async (conn) => {
+        await sql`BEGIN`.execute(conn);
+        try {
+          const st = await conn
+            .selectFrom("click_rollup_state")
+            .select(["last_click_id as last", "epoch_to", "epoch_link"])
+            .where("id", "=", 1)
+            .executeTakeFirstOrThrow();
+          return { state: rollupStateKey(st), value: await read(conn, h.groups) };
+        } finally {
+          await sql`COMMIT`.execute(conn);
+        }
+      });
+      if (r.state === h.state || attempt === ATTEMPTS) return { value: r.value, groups: h.groups };
+    }
+  }
+
+  /** Each link's click count as every read shows it: links.click_count and its held-back clicks. */
+  async counts(links: LinkKey[]): Promise<Map<string, number>> {
+    if (links.length === 0) return new Map();
+    const ids = links.map((l) => l.id);
+    const { value, groups } = await this.read(links, (db) => db.selectFrom("links").select(["id", "click_count"]).where("id", "in", ids).execute());
+    const counts = new Map(value.map((r) => [r.id, Number(r.click_count)]));
+    for (const g of groups) {
+      const n = counts.get(g.link_id);
+      if (n !== undefined) counts.set(g.link_id, n + heldCount(g));
+    }
+    return counts;
+  }
+}
+
+/** What a held-back group adds to links.click_count (clicks of click-limited links were counted as served). */
+export function heldCount(g: Group): number {
+  return g.clicks - g.counted;
+}

@@ -1,0 +1,24 @@
+// The click sink's interface: what the recorder asks of a writer, whichever engine and thread it runs on.
+import type { Group } from "./click-batch.js";
+import type { ClickBatch } from "./click-buffer.js";
+
+/** Clicks stored raw but not yet in the roll-ups and counts, as groups, and the roll-up state they complement. */
+export interface HeldBack {
+  state: string;
+  groups: Group[];
+}
+
+export interface ClickWriter {
+  /** Writes one batch (SQLite: in transactions of whole links, resumed where it stopped on a retry); clicks of links deleted meanwhile are dropped (SQLite: by the next roll-up). */
+  write(batch: ClickBatch): Promise<void>;
+  /** Writes roll-ups held back by write() (SQLite); a no-op where write() already wrote them (PostgreSQL). */
+  flushRollups(): Promise<void>;
+  /** Folds raw clicks missing from the roll-ups (after a crash) into them, each once. */
+  recover(): Promise<void>;
+  /** Releases what the writer holds (a worker thread); called after the last flush. */
+  close?(): Promise<void>;
+  /** Where roll-ups are held back in the writer's memory (SQLite): the groups of these links not rolled up yet. */
+  heldBack?(linkNums: number[]): Promise<HeldBack>;
+  /** Counts one click of a click-limited link if the limit allows (writers with a connection of their own). */
+  countLimited?(linkId: string, maxClicks: number): Promise<boolean>;
+}

@@ -1,0 +1,67 @@
+// PostgreSQL's click writer: each batch in one transaction of unnest() statements (one per table,
+// whatever the batch size), its links locked in id order so that several instances never deadlock.
+import { sql } from "kysely";
+import type { Db } from "../storage/db.js";
+import { describeBatch, rollUp } from "./click-batch.js";
+import type { ClickBatch } from "./click-buffer.js";
+import type { ClickWriter } from "./click-writer.js";
+import type { CountryResolver } from "./describe.js";
+
+function column<T, K extends keyof T>(rows: T[], key: K): T[K][] {
+  return rows.map((r) => r[key]);
+}
+
+/** PostgreSQL: everything in one transaction per batch (several instances write; no watermark to share). */
+export class PostgresClickWriter implements ClickWriter {
+  constructor(
+    private readonly db: Db,
+    private readonly countries: CountryResolver,
+  ) {}
+
+  async flushRollups(): Promise<void> {}
+
+  async recover(): Promise<void> {}
+
+  async write(clicks: ClickBatch): Promise<void> {
+    const b = describeBatch(clicks, this.countries);
+    // Links whose click_count this batch raises; the others (click-limited links, counted as served) are only read.
+    const raising = new Set<string>();
+    for (const g of b.groups) if (g.clicks > g.counted) raising.add(g.link_id);
+    const raised = b.linkIds.filter((id) => raising.has(id));
+    const readOnly = b.linkIds.filter((id) => !raising.has(id));
+    await this.db.transaction().execute(async (trx) => {
+      // Locks the links to update in id order (the lock an UPDATE takes; concurrent writers cannot
+      // deadlock), and only keeps the others from being deleted: FOR KEY SHARE does not block the
+      // click-limit count, which would otherwise wait for this whole transaction on every visit. A
+      // link deleted meanwhile is not returned and its clicks are skipped: clicks have no foreign key
+      // here (migration 006), these locks are what keeps them from naming a deleted link.
+      const lock = async (ids: string[], mode: "NO KEY UPDATE" | "KEY SHARE") =>
+        ids.length === 0 ? [] : (await sql<{ id: string }>`SELECT id FROM links WHERE id = ANY(${ids}::text[]) ORDER BY id FOR ${sql.raw(mode)}`.execute(trx)).rows;
+      const live = new Set([...(await lock(raised, "NO KEY UPDATE")), ...(await lock(readOnly, "KEY SHARE"))].map((r) => r.id));
+      if (live.size === 0) return;
+      const rows = live.size === b.linkIds.length ? b.rows : b.rows.filter((r) => live.has(r.link_id));
+      await sql`INSERT INTO clicks (link_num, at, country, device, os, browser, referrer, is_bot, counted)
+        SELECT * FROM unnest(${column(rows, "link_num")}::bigint[], ${column(rows, "at")}::bigint[], ${column(rows, "country")}::text[],
+          ${column(rows, "device")}::text[], ${column(rows, "os")}::text[], ${column(rows, "browser")}::text[],
+          ${column(rows, "referrer")}::text[], ${column(rows, "is_bot")}::int[], ${column(rows, "counted")}::int[])`.execute(trx);
+      const u = rollUp(b.groups, live);
+      if (u.increments.length > 0) {
+        await sql`UPDATE links SET click_count = links.click_count + v.n
+          FROM unnest(${u.increments.map((i) => i[0])}::text[], ${u.increments.map((i) => i[1])}::bigint[]) AS v(id, n)
+          WHERE links.id = v.id`.execute(trx);
+      }
+      await sql`INSERT INTO click_daily (link_id, day, clicks, bots)
+        SELECT * FROM unnest(${column(u.daily, "link_id")}::text[], ${column(u.daily, "day")}::text[],
+          ${column(u.daily, "clicks")}::bigint[], ${column(u.daily, "bots")}::bigint[])
+        ON CONFLICT (link_id, day) DO UPDATE SET clicks = click_daily.clicks + excluded.clicks, bots = click_daily.bots + excluded.bots`.execute(trx);
+      await sql`INSERT INTO click_breakdown (link_id, day, dimension, value, clicks)
+        SELECT * FROM unnest(${column(u.breakdown, "link_id")}::text[], ${column(u.breakdown, "day")}::text[],
+          ${column(u.breakdown, "dimension")}::text[], ${column(u.breakdown, "value")}::text[], ${column(u.breakdown, "clicks")}::bigint[])
+        ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = click_breakdown.clicks + excluded.clicks`.execute(trx);
+      await sql`INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks)
+        SELECT * FROM unnest(${column(u.monthly, "link_id")}::text[], ${column(u.monthly, "month")}::text[],
+          ${column(u.monthly, "dimension")}::text[], ${column(u.monthly, "value")}::text[], ${column(u.monthly, "clicks")}::bigint[])
+        ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks`.execute(trx);
+    });
+  }
+}

@@ -1,0 +1,245 @@
+// SQLite's click-writer statements and transactions, prepared once on the raw better-sqlite3 handle:
+// raw rows (straight into clicks, or staged), the move of staged rows, a chunk of roll-ups with its
+// counts and watermark, and a chunk of the monthly compaction. No query is built per click.
+import type SQLite from "better-sqlite3";
+import { type ClickRow, DIMENSIONS, type Group, rollUp } from "./click-batch.js";
+
+/** Links per monthly-compaction transaction. */
+const COMPACT_LINKS = 500;
+/**
+ * Rows that share their values are inserted as one JSON array of integers, each the link number and the
+ * time's offset from the statement's base time: offset in the low OFFSET_BITS bits (70 minutes of
+ * milliseconds), the link number above, within the 2^53 that a JSON number holds exactly.
+ */
+const OFFSET_BITS = 22;
+const OFFSET_SPAN = 2 ** OFFSET_BITS;
+const MAX_PACKED_NUM = 2 ** (53 - OFFSET_BITS);
+/** A raw click row's columns, in the order the statements below bind them. */
+const CLICK_COLUMNS = ["link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted"] as const;
+/** A link with this many raw rows in a chunk writes them straight into clicks; fewer are staged. */
+const DIRECT_MIN = 4;
+const CLICK_VALUES = `(${CLICK_COLUMNS.map(() => "?").join(", ")})`;
+/** Raw clicks with their link's id (clicks of deleted links are not returned). */
+const SELECT_CLICKS = `SELECT c.id, l.id AS link_id, ${CLICK_COLUMNS.map((c) => `c.${c}`).join(", ")} FROM clicks c JOIN links l ON l.num = c.link_num`;
+
+/**
+ * Where the monthly breakdown rows stand (click_rollup_state): complete through month `through`; a
+ * compaction of the months after it up to `to` has done the links up to `link`.
+ */
+export interface Months {
+  through: string;
+  to: string | null;
+  link: string | null;
+}
+
+
+/** The end of a chunk of about `size` groups or rows (in link order) from `start` that does not split a link. */
+export function chunkEnd(items: { link_num: number }[], start: number, size: number): number {
+  let end = Math.min(start + size, items.length);
+  while (end < items.length && items[end]!.link_num === items[end - 1]!.link_num) end++;
+  return end;
+}
+
+export type SqliteStatements = ReturnType<typeof sqliteStatements>;
+type RowStatements = ReturnType<typeof rowStatements>;
+
+/** A raw click row's values at `at` in a statement's arguments, in CLICK_COLUMNS order (field by field: no keyed lookups per value). */
+function putRow(args: unknown[], at: number, r: ClickRow): void {
+  args[at] = r.link_num;
+  args[at + 1] = r.at;
+  args[at + 2] = r.country;
+  args[at + 3] = r.device;
+  args[at + 4] = r.os;
+  args[at + 5] = r.browser;
+  args[at + 6] = r.referrer;
+  args[at + 7] = r.is_bot;
+  args[at + 8] = r.counted;
+}
+
+/** The statements that insert raw rows into one table (clicks, or click_staging). */
+function rowStatements(h: SQLite.Database, table: "clicks" | "click_staging") {
+  const insert = `INSERT INTO ${table} (${CLICK_COLUMNS.join(", ")}) `;
+  return {
+    one: h.prepare(insert + "VALUES " + CLICK_VALUES),
+    /** One row per integer of a JSON array (the last parameter): link number and offset from the base time (the first). */
+    packed: h.prepare(
+      insert +
+        `SELECT j.value >> ${OFFSET_BITS}, ? + (j.value & ${OFFSET_SPAN - 1}), ${CLICK_COLUMNS.slice(2).map(() => "?").join(", ")} FROM json_each(?) AS j`,
+    ),
+  };
+}
+
+/** The writer's statements and its transactions: raw clicks, their move, and a chunk of roll-ups with counts and state. */
+export function sqliteStatements(handle: SQLite.Database) {
+  const st = prepare(handle);
+  const into = { clicks: rowStatements(handle, "clicks"), staging: rowStatements(handle, "click_staging") };
+  const width = CLICK_COLUMNS.length;
+  const one = new Array<unknown>(width);
+  const shared = new Array<unknown>(width);
+  /**
+   * Inserts rows alike but for their link and time with one statement: their values bound once, each
+   * row one integer of a JSON array (link number and time offset). Rows that do not fit that (a group
+   * spanning more than OFFSET_SPAN ms, a link number past MAX_PACKED_NUM) go to `rest`.
+   */
+  const insertPacked = (t: RowStatements, alike: ClickRow[], rest: ClickRow[]): void => {
+    let base = Infinity;
+    for (const r of alike) if (r.at < base) base = r.at;
+    const packed: number[] = [];
+    for (const r of alike) {
+      const offset = r.at - base;
+      if (offset < OFFSET_SPAN && r.link_num < MAX_PACKED_NUM && Number.isInteger(offset)) packed.push(r.link_num * OFFSET_SPAN + offset);
+      else rest.push(r);
+    }
+    if (packed.length === 0) return;
+    // In CLICK_COLUMNS order, the link number replaced by the base time, the JSON array last.
+    putRow(shared, 0, alike[0] as ClickRow);
+    shared[0] = base;
+    shared.copyWithin(1, 2);
+    shared[width - 1] = JSON.stringify(packed);
+    t.packed.run(shared);
+  };
+  /**
+   * Rows in link order, with their values' numbers: rows that share their values and `counted` are
+   * inserted by one statement (each list in link order, so an index takes it in key order), the others
+   * one by one (50 rows to a statement measured the same: docs/scaling.md).
+   */
+  const insertRows = (t: RowStatements, rows: ClickRow[], rowValues: number[]): void => {
+    const alike = new Map<number, ClickRow[]>();
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i] as ClickRow;
+      const k = (rowValues[i] as number) * 2 + (row.counted === 0 ? 0 : 1);
+      const list = alike.get(k);
+      if (list === undefined) alike.set(k, [row]);
+      else list.push(row);
+    }
+    const rest: ClickRow[] = [];
+    for (const list of alike.values()) {
+      if (list.length === 1) rest.push(list[0] as ClickRow);
+      else insertPacked(t, list, rest);
+    }
+    for (const row of rest) {
+      putRow(one, 0, row);
+      t.one.run(one);
+    }
+  };
+  /**
+   * The clicks of a link with DIRECT_MIN or more rows go straight into clicks (its index entries are
+   * neighbours: one page or a few), the others are staged until the next roll-up moves them.
+   */
+  const append = handle.transaction((rows: ClickRow[], rowValues: number[]): void => {
+    const direct: [ClickRow[], number[]] = [[], []];
+    const staged: [ClickRow[], number[]] = [[], []];
+    for (let i = 0; i < rows.length; ) {
+      const end = chunkEnd(rows, i, 1);
+      const to = end - i >= DIRECT_MIN ? direct : staged;
+      for (let k = i; k < end; k++) {
+        to[0].push(rows[k] as ClickRow);
+        to[1].push(rowValues[k] as number);
+      }
+      i = end;
+    }
+    insertRows(into.clicks, ...direct);
+    insertRows(into.staging, ...staged);
+  });
+  const moveChunk = handle.transaction((limit: number): number => {
+    const end = st.stagedChunkEnd.get(limit) as number | null;
+    if (end === null) return 0;
+    const moved = st.moveStaged.run(end).changes;
+    st.deleteStaged.run(end);
+    return moved;
+  });
+  /**
+   * Without the foreign-key check: on a long tail of links it is a random read in the links index per
+   * click. A link deleted since its clicks were taken is found by the roll-up instead, which deletes
+   * those clicks (its other clicks went with the link).
+   */
+  const withoutForeignKeys = <T>(fn: () => T): T => {
+    handle.pragma("foreign_keys = OFF");
+    try {
+      return fn();
+    } finally {
+      handle.pragma("foreign_keys = ON");
+    }
+  };
+  /** Writes the rows of a batch's chunk, straight into clicks or staged. */
+  const raw = (rows: ClickRow[], rowValues: number[]) => withoutForeignKeys(() => append.immediate(rows, rowValues));
+  /** Moves the oldest `limit` staged rows into clicks; returns how many. */
+  const move = (limit: number): number => withoutForeignKeys(() => moveChunk.immediate(limit));
+  const rollups = handle.transaction((groups: Group[], upTo: number, final: boolean, keepsMonth: (linkId: string, month: string) => boolean) => {
+    const live = new Set<string>();
+    for (const [id, num] of new Map(groups.map((g) => [g.link_id, g.link_num]))) {
+      if (st.linkExists.get(id) !== undefined) live.add(id);
+      // Deleted since its clicks were taken: the raw clicks written after the link's deletion go too, and it gets no roll-ups.
+      else st.deleteClicksOf.run(num);
+    }
+    const u = rollUp(groups, live, keepsMonth);
+    for (const [id, n] of u.increments) st.increment.run(n, id);
+    for (const d of u.daily) st.daily.run(d.link_id, d.day, d.clicks, d.bots);
+    for (const d of u.breakdown) st.breakdown.run(d.link_id, d.day, d.dimension, d.value, d.clicks);
+    for (const d of u.monthly) st.monthly.run(d.link_id, d.month, d.dimension, d.value, d.clicks);
+    if (final) st.advance.run(upTo);
+    else st.progress.run(upTo, groups[groups.length - 1]!.link_id);
+  });
+  /** The monthly rows of the next COMPACT_LINKS links; returns the last link done, or null when the compaction is complete. */
+  const compact = handle.transaction((m: Months): string | null => {
+    const ids = st.linksAfter.all(m.link ?? "", COMPACT_LINKS) as string[];
+    const last = ids.length === COMPACT_LINKS ? (ids[ids.length - 1] as string) : null;
+    // "YYYY-MM-32" sorts after every day of the month and before the next month's first.
+    const range = { after: m.through === "" ? "" : `${m.through}-32`, before: `${m.to}-32` };
+    for (const link of ids) st.compactLink.run({ link, ...range });
+    if (last === null) st.monthsDone.run(m.to);
+    else st.monthsProgress.run(m.to, last);
+    return last;
+  });
+  return { ...st, raw, move, rollups, compact };
+}
+
+function prepare(h: SQLite.Database) {
+  return {
+    linkExists: h.prepare("SELECT 1 FROM links WHERE id = ?").pluck(),
+    deleteClicksOf: h.prepare("DELETE FROM clicks WHERE link_num = ?"),
+    /** Raw clicks after an id whose link is gone (written after its deletion, and a crash came before their roll-up). */
+    deleteOrphansAfter: h.prepare("DELETE FROM clicks WHERE id > ? AND NOT EXISTS (SELECT 1 FROM links WHERE num = clicks.link_num)"),
+    /** The last staged id of the oldest `limit` staged rows (null when none is staged). */
+    stagedChunkEnd: h.prepare("SELECT max(id) FROM (SELECT id FROM click_staging ORDER BY id LIMIT ?)").pluck(),
+    moveStaged: h.prepare(
+      `INSERT INTO clicks (${CLICK_COLUMNS.join(", ")}) SELECT ${CLICK_COLUMNS.join(", ")} FROM click_staging WHERE id <= ?`,
+    ),
+    deleteStaged: h.prepare("DELETE FROM click_staging WHERE id <= ?"),
+    lastClickId: h.prepare("SELECT coalesce(max(id), 0) FROM clicks").pluck(),
+    increment: h.prepare("UPDATE links SET click_count = click_count + ? WHERE id = ?"),
+    countLimited: h.prepare("UPDATE links SET click_count = click_count + 1 WHERE id = ? AND click_count < ?"),
+    daily: h.prepare(
+      "INSERT INTO click_daily (link_id, day, clicks, bots) VALUES (?, ?, ?, ?) " +
+        "ON CONFLICT (link_id, day) DO UPDATE SET clicks = click_daily.clicks + excluded.clicks, bots = click_daily.bots + excluded.bots",
+    ),
+    breakdown: h.prepare(
+      "INSERT INTO click_breakdown (link_id, day, dimension, value, clicks) VALUES (?, ?, ?, ?, ?) " +
+        "ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = click_breakdown.clicks + excluded.clicks",
+    ),
+    monthly: h.prepare(
+      "INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks) VALUES (?, ?, ?, ?, ?) " +
+        "ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks",
+    ),
+    state: h.prepare("SELECT last_click_id AS last, epoch_to, epoch_link, months_through, compact_to, compact_link FROM click_rollup_state WHERE id = 1"),
+    /** A roll-up is complete up to this click id. */
+    advance: h.prepare("UPDATE click_rollup_state SET last_click_id = max(last_click_id, ?), epoch_to = NULL, epoch_link = NULL WHERE id = 1"),
+    /** A roll-up up to a click id has written every link up to a link id. */
+    progress: h.prepare("UPDATE click_rollup_state SET epoch_to = ?, epoch_link = ? WHERE id = 1"),
+    linksAfter: h.prepare("SELECT id FROM links WHERE id > ? ORDER BY id LIMIT ?").pluck(),
+    /** A link's monthly rows from its daily ones in a range of days (one primary-key seek per dimension, whatever its history). */
+    compactLink: h.prepare(
+      "INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks) " +
+        "SELECT link_id, substr(day, 1, 7), dimension, value, sum(clicks) FROM click_breakdown " +
+        `WHERE link_id = :link AND dimension IN (${DIMENSIONS.map((d) => `'${d}'`).join(", ")}) AND day > :after AND day < :before ` +
+        "GROUP BY dimension, substr(day, 1, 7), value " +
+        "ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks",
+    ),
+    monthsProgress: h.prepare("UPDATE click_rollup_state SET compact_to = ?, compact_link = ? WHERE id = 1"),
+    monthsDone: h.prepare("UPDATE click_rollup_state SET months_through = ?, compact_to = NULL, compact_link = NULL WHERE id = 1"),
+    clicksAfter: h.prepare(`${SELECT_CLICKS} WHERE c.id > ? ORDER BY c.id LIMIT ?`),
+    /** Clicks in an id range of the links after a link id (the part of an interrupted roll-up not written). */
+    clicksOfLaterLinks: h.prepare(`${SELECT_CLICKS} WHERE c.id > ? AND c.id <= ? AND l.id > ? ORDER BY c.id LIMIT ?`),
+  };
+}
+

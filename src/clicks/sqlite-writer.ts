@@ -1,0 +1,103 @@
+// SQLite's click writer: a batch's raw rows in transactions of whole links through prepared statements
+// on the raw handle (sqlite-statements.ts), the click-limit count on the same connection, and the
+// roll-ups handed to SqliteRollups, which holds them back and writes them every CLICK_ROLLUP_MS.
+import type SQLite from "better-sqlite3";
+import { type ClickRow, type Group, describeBatch } from "./click-batch.js";
+import type { ClickBatch } from "./click-buffer.js";
+import type { ClickWriter, HeldBack } from "./click-writer.js";
+import type { CountryResolver } from "./describe.js";
+import { type Lock, SqliteRollups } from "./sqlite-rollups.js";
+import { type SqliteStatements, chunkEnd, sqliteStatements } from "./sqlite-statements.js";
+
+/** Roll-up groups held in memory before a roll-up is forced (bounds memory on a long-tailed flood). */
+const MAX_PENDING_GROUPS = 50_000;
+/** Raw click rows per transaction, about (a link's clicks are never split): a click-limit count waits for one at most. */
+const RAW_CHUNK = 2_000;
+
+/**
+ * Raw clicks are written with every batch. A link with a few clicks in a batch (most of a long tail)
+ * has them appended to click_staging, a table with no index, and moved into clicks by the next
+ * roll-up, a chunk per transaction: the clicks index then gets a roll-up interval's tail in a few
+ * transactions, each of its pages written once per transaction instead of once per flush (on a long
+ * tail a flush touched one index page per distinct link). A link with more clicks has them written
+ * straight into clicks, its index entries neighbours. A moved row gets a click id above the roll-up
+ * watermark, so a crash between the move and the roll-up is recovered like any raw click not rolled
+ * up yet; recover() moves what is still staged first.
+ */
+export class SqliteClickWriter implements ClickWriter {
+  private s: SqliteStatements | null = null;
+  private readonly rollups: SqliteRollups;
+  /** The last batch written to and how many of its rows (in link order) are committed. */
+  private written: { seq: number; rows: number } | null = null;
+
+  /**
+   * `lock` runs a synchronous step alone on the connection: Kysely's connection mutex on the main
+   * thread (so clicks never join, or roll back with, another transaction), a plain call in the worker.
+   */
+  constructor(
+    private readonly lock: Lock,
+    private readonly handle: SQLite.Database,
+    private readonly countries: CountryResolver,
+  ) {
+    this.rollups = new SqliteRollups(lock, () => this.statements());
+  }
+
+  /**
+   * Writes the batch's raw rows in link order, in transactions of about RAW_CHUNK rows (whole links,
+   * so each touches its own part of the clicks index), letting other work in between. A batch retried
+   * after an error resumes after the last chunk committed.
+   */
+  async write(clicks: ClickBatch): Promise<void> {
+    const s = this.statements();
+    const { rows, rowValues, groups } = describeBatch(clicks, this.countries);
+    let start = this.written?.seq === clicks.seq ? this.written.rows : 0;
+    // Groups come in link order too: those of the links already written were merged with them.
+    let g = 0;
+    const linkBefore = (i: number) => (rows[i - 1] as ClickRow).link_num;
+    if (start > 0) while (g < groups.length && (groups[g] as Group).link_num <= linkBefore(start)) g++;
+    while (start < rows.length) {
+      const end = chunkEnd(rows, start, RAW_CHUNK);
+      let gEnd = g;
+      while (gEnd < groups.length && (groups[gEnd] as Group).link_num <= linkBefore(end)) gEnd++;
+      const chunk = rows.slice(start, end);
+      const chunkValues = rowValues.slice(start, end);
+      const chunkGroups = groups.slice(g, gEnd);
+      await this.lock(() => {
+        s.raw(chunk, chunkValues);
+        // In the same synchronous step as the commit, so a roll-up never starts without these groups.
+        for (const group of chunkGroups) this.rollups.add(group);
+        this.written = { seq: clicks.seq, rows: end };
+      });
+      start = end;
+      g = gEnd;
+      if (start < rows.length) await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (this.rollups.size >= MAX_PENDING_GROUPS) await this.flushRollups();
+  }
+
+  /** Writes the held-back roll-ups and counts; calls queue behind each other. */
+  flushRollups(): Promise<void> {
+    return this.rollups.flush();
+  }
+
+  /** The groups of these links held back from the roll-ups, with the roll-up state they complement. */
+  heldBack(linkNums: number[]): Promise<HeldBack> {
+    return this.lock(() => this.rollups.heldBack(linkNums));
+  }
+
+  /** The atomic click-limit count, on this writer's connection. */
+  async countLimited(linkId: string, maxClicks: number): Promise<boolean> {
+    const s = this.statements();
+    return this.lock(() => s.countLimited.run(linkId, maxClicks).changes > 0);
+  }
+
+  /** At start: roll-ups for the raw clicks a crash left out of them. */
+  recover(): Promise<void> {
+    return this.rollups.recover();
+  }
+
+  /** Prepared on first use: the tables may not exist yet when the recorder is built (CLI migrate). */
+  private statements(): SqliteStatements {
+    return (this.s ??= sqliteStatements(this.handle));
+  }
+}
