@@ -8,6 +8,7 @@ import type { Db } from "../storage/db.js";
 import { type ClickRow, DIMENSIONS, type Group, GroupSet, describeBatch, rollUp } from "./click-batch.js";
 import type { CountryResolver } from "./describe.js";
 import type { ClickBatch } from "./click-buffer.js";
+import { markPostgres, sqliteJournalMarker } from "./click-journal.js";
 
 export interface ClickWriter {
   /** Writes one batch (SQLite: in transactions of whole links, resumed where it stopped on a retry); clicks of links deleted meanwhile are dropped (SQLite: by the next roll-up). */
@@ -109,6 +110,8 @@ export class SqliteClickWriter implements ClickWriter {
   private latestMonth = "";
   /** The last batch written to and how many of its rows (in link order) are committed. */
   private written: { seq: number; rows: number } | null = null;
+  /** Records a batch's journal segment as committed, in the transaction of its chunk. */
+  private readonly markJournal: ReturnType<typeof sqliteJournalMarker>;
 
   /**
    * `lock` runs a synchronous step alone on the connection: Kysely's connection mutex on the main
@@ -118,7 +121,9 @@ export class SqliteClickWriter implements ClickWriter {
     private readonly lock: <T>(fn: () => T) => Promise<T>,
     private readonly handle: SQLite.Database,
     private readonly countries: CountryResolver,
-  ) {}
+  ) {
+    this.markJournal = sqliteJournalMarker(handle);
+  }
 
   /**
    * Writes the batch's raw rows in link order, in transactions of about RAW_CHUNK rows (whole links,
@@ -140,8 +145,11 @@ export class SqliteClickWriter implements ClickWriter {
       const chunk = rows.slice(start, end);
       const chunkValues = rowValues.slice(start, end);
       const chunkGroups = groups.slice(g, gEnd);
+      const mark = clicks.journal;
+      // The click journal learns in the chunk's own transaction how far its segment is committed.
+      const through = end === rows.length ? null : linkBefore(end);
       await this.lock(() => {
-        s.raw(chunk, chunkValues);
+        s.raw(chunk, chunkValues, mark && (() => this.markJournal(mark, through)));
         // In the same synchronous step as the commit, so a roll-up never starts without these groups.
         for (const group of chunkGroups) this.pending.add(group);
         this.written = { seq: clicks.seq, rows: end };
@@ -386,7 +394,7 @@ function sqliteStatements(handle: SQLite.Database) {
    * The clicks of a link with DIRECT_MIN or more rows go straight into clicks (its index entries are
    * neighbours: one page or a few), the others are staged until the next roll-up moves them.
    */
-  const append = handle.transaction((rows: ClickRow[], rowValues: number[]): void => {
+  const append = handle.transaction((rows: ClickRow[], rowValues: number[], alsoInTransaction?: () => void): void => {
     const direct: [ClickRow[], number[]] = [[], []];
     const staged: [ClickRow[], number[]] = [[], []];
     for (let i = 0; i < rows.length; ) {
@@ -400,6 +408,7 @@ function sqliteStatements(handle: SQLite.Database) {
     }
     insertRows(into.clicks, ...direct);
     insertRows(into.staging, ...staged);
+    alsoInTransaction?.();
   });
   const moveChunk = handle.transaction((limit: number): number => {
     const end = st.stagedChunkEnd.get(limit) as number | null;
@@ -421,8 +430,9 @@ function sqliteStatements(handle: SQLite.Database) {
       handle.pragma("foreign_keys = ON");
     }
   };
-  /** Writes the rows of a batch's chunk, straight into clicks or staged. */
-  const raw = (rows: ClickRow[], rowValues: number[]) => withoutForeignKeys(() => append.immediate(rows, rowValues));
+  /** Writes the rows of a batch's chunk, straight into clicks or staged (and whatever else must commit with them). */
+  const raw = (rows: ClickRow[], rowValues: number[], alsoInTransaction?: () => void) =>
+    withoutForeignKeys(() => append.immediate(rows, rowValues, alsoInTransaction));
   /** Moves the oldest `limit` staged rows into clicks; returns how many. */
   const move = (limit: number): number => withoutForeignKeys(() => moveChunk.immediate(limit));
   const rollups = handle.transaction((groups: Group[], upTo: number, final: boolean, keepsMonth: (linkId: string, month: string) => boolean) => {
@@ -526,6 +536,7 @@ export class PostgresClickWriter implements ClickWriter {
     const raised = b.linkIds.filter((id) => raising.has(id));
     const readOnly = b.linkIds.filter((id) => !raising.has(id));
     await this.db.transaction().execute(async (trx) => {
+      if (clicks.journal) await markPostgres(trx, clicks.journal);
       // Locks the links to update in id order (the lock an UPDATE takes; concurrent writers cannot
       // deadlock), and only keeps the others from being deleted: FOR KEY SHARE does not block the
       // click-limit count, which would otherwise wait for this whole transaction on every visit. A

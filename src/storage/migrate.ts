@@ -8,6 +8,7 @@ import { leanClicks } from "./migrations/004-lean-clicks.js";
 import { monthlyCompaction } from "./migrations/005-monthly-compaction.js";
 import { linkNumbers } from "./migrations/006-link-numbers.js";
 import { clickStaging } from "./migrations/007-click-staging.js";
+import { clickJournal } from "./migrations/010-click-journal.js";
 
 function migrationsFor(storage: Storage): Record<string, Migration> {
   return {
@@ -18,6 +19,7 @@ function migrationsFor(storage: Storage): Record<string, Migration> {
     "005-monthly-compaction": monthlyCompaction(storage.dialect),
     "006-link-numbers": linkNumbers(storage.dialect),
     "007-click-staging": clickStaging(storage.dialect),
+    "010-click-journal": clickJournal(),
   };
 }
 

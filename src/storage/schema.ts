@@ -135,6 +135,14 @@ export interface ClickRollupStateTable {
   compact_link: string | null;
 }
 
+/** The last click-journal segment a click writer committed, per journal (one per running instance). */
+export interface ClickJournalTable {
+  journal: string;
+  segment: number;
+  /** SQLite: the segment is committed for its links up to this number only (its batch's next chunk was not); null: whole. */
+  through_num: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   user_pictures: UserPicturesTable;
@@ -148,6 +156,7 @@ export interface Database {
   click_breakdown: ClickBreakdownTable;
   click_breakdown_month: ClickBreakdownMonthTable;
   click_rollup_state: ClickRollupStateTable;
+  click_journal: ClickJournalTable;
   api_keys: ApiKeysTable;
   api_creations: ApiCreationsTable;
   rate_events: RateEventsTable;
