@@ -18,6 +18,8 @@ describe("loadConfig", () => {
     expect(c.smtpUrl).toBeNull();
     expect(c.trustProxy).toBe(false);
     expect(c.secureCookies).toBe(false);
+    expect(c.clickJournal).toBe(true);
+    expect(loadConfig({ DATA_DIR: d, CLICK_JOURNAL: "off" }).clickJournal).toBe(false);
     expect(Object.isFrozen(c)).toBe(true);
   });
 
@@ -42,6 +44,7 @@ describe("loadConfig", () => {
     ["GEOIP_DB", "/nonexistent/file.mmdb"],
     ["SESSION_SECRET", "short"],
     ["LINK_CACHE_SIZE", "-1"],
+    ["CLICK_JOURNAL", "maybe"],
   ])("refuses %s=%s naming the variable", (name, value) => {
     let err: unknown;
     try {
