@@ -25,6 +25,9 @@ export interface JournalMark {
 const MAGIC = 0x314b4c43;
 const HEADER = 12;
 const NO_STRINGS = Buffer.alloc(0);
+/** Reused by every append (written synchronously). */
+const header = Buffer.alloc(HEADER);
+header.writeUInt32LE(MAGIC, 0);
 const JOURNAL_RE = /^[A-Za-z0-9_-]{16}$/;
 const SEGMENT_RE = /^(\d{1,15})\.clk$/;
 /** Link numbers resolved per query at replay. */
@@ -201,8 +204,6 @@ export class ClickJournal {
     try {
       this.fd ??= openSync(this.path(this.segment), "wx", 0o600);
       const text = added.strings.length === 0 ? NO_STRINGS : Buffer.from(JSON.stringify(added.strings));
-      const header = Buffer.allocUnsafe(HEADER);
-      header.writeUInt32LE(MAGIC, 0);
       header.writeUInt32LE(n, 4);
       header.writeUInt32LE(text.length, 8);
       writeAll(this.fd, [header, text, Buffer.from(added.fields.buffer, added.fields.byteOffset, added.fields.byteLength)]);
