@@ -5,7 +5,7 @@
 // transaction that commits a batch which segment it committed (click_journal, migration 010; on SQLite
 // a batch's chunks also say up to which link), then the segment is deleted. At start, before serving,
 // the segments a dead process left are replayed from where its writer stopped: nothing twice, nothing lost.
-import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync, writeSync, writevSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync, writeSync, writevSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -141,6 +141,8 @@ export class ClickJournal {
   private strings = 0;
   /** A failed write: the rest of this segment's batch is not journaled (its clicks are still written as usual). */
   private broken = false;
+  /** Writes are failing (logged once, until one succeeds again). */
+  private failing = false;
   private builder: ClickBatchBuilder | null = null;
   private scheduled = false;
   private answers: (() => void)[] = [];
@@ -207,9 +209,12 @@ export class ClickJournal {
       header.writeUInt32LE(n, 4);
       header.writeUInt32LE(text.length, 8);
       writeAll(this.fd, [header, text, Buffer.from(added.fields.buffer, added.fields.byteOffset, added.fields.byteLength)]);
+      if (this.failing) this.log.warn("click journal writes again");
+      this.failing = false;
     } catch (err) {
       this.broken = true;
-      this.log.error({ err, segment: this.segment }, "click journal write failed: this batch's clicks are not journaled (they are still written)");
+      if (!this.failing) this.log.error({ err, segment: this.segment }, "click journal write failed: clicks are not journaled until it works again (they are still written)");
+      this.failing = true;
     }
   }
 
@@ -243,32 +248,51 @@ export class ClickJournal {
    */
   async replay(db: Kysely<Database>, write: (batch: ClickBatch) => Promise<void>): Promise<number> {
     let replayed = 0;
-    for (const id of readdirSync(this.root)) {
-      const dir = join(this.root, id);
-      if (id === this.id || !JOURNAL_RE.test(id)) continue;
-      const owner = readOwner(dir);
+    for (const entry of readdirSync(this.root, { withFileTypes: true })) {
+      const id = entry.name;
+      if (id === this.id || !entry.isDirectory() || !JOURNAL_RE.test(id)) continue;
+      const owner = readOwner(join(this.root, id));
       if (owner !== null && isRunning(owner)) {
         this.log.warn({ journal: id, pid: owner.pid }, "click journal of a running process in DATA_DIR: not replayed (is DATA_DIR shared?)");
         continue;
       }
-      const at = await db.selectFrom("click_journal").select(["segment", "through_num"]).where("journal", "=", id).executeTakeFirst();
-      const segments = readdirSync(dir)
-        .map((f) => SEGMENT_RE.exec(f)?.[1])
-        .filter((s): s is string => s !== undefined)
-        .map(Number)
-        .sort((a, b) => a - b);
-      for (const segment of segments) {
-        const committed = at === undefined ? -1 : Number(at.segment);
-        if (segment < committed || (segment === committed && at?.through_num == null)) continue;
-        const after = segment === committed ? Number(at?.through_num) : 0;
-        const batch = await this.batchOf(db, join(dir, `${segment}.clk`), after);
-        if (batch.length > 0) await write({ ...batch, journal: { journal: id, segment } });
-        replayed += batch.length;
+      // Claimed by moving it into this journal (atomic: one process wins), which a crash during the
+      // replay leaves for the next start to finish.
+      const dir = join(this.dir, id);
+      try {
+        renameSync(join(this.root, id), dir);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") continue;
+        throw err;
       }
-      rmSync(dir, { recursive: true, force: true });
-      // After the files: a crash in between leaves a row that nothing reads again, never a segment replayed twice.
-      await db.deleteFrom("click_journal").where("journal", "=", id).execute();
+      replayed += await this.replayDir(db, write, dir, id);
     }
+    return replayed;
+  }
+
+  /** Replays one claimed journal (first those it had claimed itself), then deletes it and its row. */
+  private async replayDir(db: Kysely<Database>, write: (batch: ClickBatch) => Promise<void>, dir: string, id: string): Promise<number> {
+    let replayed = 0;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory() && JOURNAL_RE.test(entry.name)) replayed += await this.replayDir(db, write, join(dir, entry.name), entry.name);
+    }
+    const at = await db.selectFrom("click_journal").select(["segment", "through_num"]).where("journal", "=", id).executeTakeFirst();
+    const segments = readdirSync(dir)
+      .map((f) => SEGMENT_RE.exec(f)?.[1])
+      .filter((s): s is string => s !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
+    for (const segment of segments) {
+      const committed = at === undefined ? -1 : Number(at.segment);
+      if (segment < committed || (segment === committed && at?.through_num == null)) continue;
+      const after = segment === committed ? Number(at?.through_num) : 0;
+      const batch = await this.batchOf(db, join(dir, `${segment}.clk`), after);
+      if (batch.length > 0) await write({ ...batch, journal: { journal: id, segment } });
+      replayed += batch.length;
+    }
+    rmSync(dir, { recursive: true, force: true });
+    // After the files: a crash in between leaves a row that nothing reads again, never a segment replayed twice.
+    await db.deleteFrom("click_journal").where("journal", "=", id).execute();
     return replayed;
   }
 

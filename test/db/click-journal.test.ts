@@ -3,7 +3,7 @@
 // the last committed one, a torn end is ignored, clicks of deleted links are dropped), a live process's
 // journal is left alone, files are 0600 in 0700 directories, and a clean shutdown leaves nothing.
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
@@ -155,6 +155,31 @@ describe.each(ENGINES)("click journal (%s)", (engine) => {
 
     const third = await start({ engine, dataDir: first.dataDir, databaseUrl: first.databaseUrl });
     expect(await counts(third, [a.id, b.id])).toEqual({ raw: [12, 7], counted: [12, 7] });
+  });
+
+  it("finishes a replay that a crash cut short (the journal claimed by a process that died too)", async () => {
+    const first = await start({ engine });
+    const user = await first.ctx.accounts.create({ email: `claim-${engine}@example.com`, password: "correct horse 1", plan: "pro", verified: true });
+    const link = await first.ctx.links.create(user, { url: "https://example.com/claim" });
+    const root = journalRoot(first);
+    const killed = new ClickJournal(root, log);
+    const seg1 = await journaled(killed, Array.from({ length: 6 }, (_, i) => click(link, i)));
+    await journaled(killed, Array.from({ length: 9 }, (_, i) => click(link, 100 + i)));
+    // The next start claimed it (moved it into its own journal), replayed segment 1 and died as well.
+    const replaying = new ClickJournal(root, log);
+    renameSync(join(root, killed.id), join(root, replaying.id, killed.id));
+    await writerOf(first).write(seg1);
+    orphan(join(root, replaying.id), killed);
+    orphan(root, replaying);
+    await first.stop();
+
+    const second = await start({ engine, dataDir: first.dataDir, databaseUrl: first.databaseUrl });
+    expect(await counts(second, [link.id])).toEqual({ raw: [15], counted: [15] });
+    // Only the new server's own journal is left, and nothing inside it but its owner file.
+    const [own] = journals(second);
+    expect(journals(second)).toHaveLength(1);
+    expect(readdirSync(join(root, own!))).toEqual(["owner"]);
+    expect(await second.ctx.storage.db.selectFrom("click_journal").select("journal").execute()).toEqual([]);
   });
 
   it("leaves alone the journal of a process that still runs", async () => {
