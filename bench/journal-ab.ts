@@ -3,7 +3,9 @@
 // so that a busy machine's noise falls on both alike. Reports CPU per answer (the event loop, and all
 // threads) and the rate, burst by burst, and the ratio on/off of each pair; checks clicks stored = 302s.
 //
-//   npm run bench:journal -- [--pairs 12] [--requests 60000] [--connections 50] [--links 20000]
+//   npm run bench:journal -- [--pairs 12] [--requests 60000] [--connections 50] [--links 20000] [--first on|off]
+// (--first: which server starts first; a run's two servers can differ by more than the journal costs,
+// so compare runs started both ways.)
 import { copyFileSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +21,7 @@ const { values: args } = parseArgs({
     requests: { type: "string", default: "60000" },
     connections: { type: "string", default: "50" },
     links: { type: "string", default: "20000" },
+    first: { type: "string", default: "on" },
   },
 });
 const pairs = Number(args.pairs);
@@ -70,8 +73,9 @@ const median = (xs: number[]) => {
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 };
 
+const firstOff = args.first === "off" ? await side("off") : null;
 const on = await side("on");
-const off = await side("off");
+const off = firstOff ?? (await side("off"));
 for (const s of [on, off]) await burst(s, requests, false);
 for (let p = 0; p < pairs; p++) {
   const order = p % 2 === 0 ? [on, off] : [off, on];
