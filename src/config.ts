@@ -45,6 +45,8 @@ export interface Config {
   clickRollupMs: number;
   /** SQLite: write clicks from a worker thread ("worker") or on the main thread ("inline"). */
   clickWriter: "worker" | "inline";
+  /** Journal buffered clicks under DATA_DIR so that a killed server loses none (CLICK_JOURNAL=off: up to a flush interval or so is lost). */
+  clickJournal: boolean;
   clickRetentionDays: number;
   /** WEBHOOK_ALLOW_PRIVATE: webhooks may deliver to loopback and private addresses (tests, closed networks). */
   webhookAllowPrivate: boolean;
@@ -231,6 +233,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     clickFlushMs: intVar(env, "CLICK_FLUSH_MS", 250, 10, 60_000),
     clickRollupMs: intVar(env, "CLICK_ROLLUP_MS", 5_000, 10, 600_000),
     clickWriter: oneOf(env, "CLICK_WRITER", ["worker", "inline"] as const, "worker"),
+    clickJournal: oneOf(env, "CLICK_JOURNAL", ["on", "off"] as const, "on") === "on",
     clickRetentionDays: intVar(env, "CLICK_RETENTION_DAYS", 0, 0, 36_500),
     webhookAllowPrivate: boolVar(env, "WEBHOOK_ALLOW_PRIVATE", false),
     webDir: resolve(env.WEB_DIR?.trim() || join(packageRoot(), "dist", "web")),

@@ -12,6 +12,7 @@ import { ApiKeyService } from "./accounts/api-keys.js";
 import { join } from "node:path";
 import maxmind, { type CountryResponse } from "maxmind";
 import { ClickRecorder } from "./clicks/recorder.js";
+import { ClickJournal } from "./clicks/click-journal.js";
 import { CountryResolver } from "./clicks/describe.js";
 import { StatsService } from "./clicks/stats.js";
 import { ClickReads } from "./clicks/click-reads.js";
@@ -65,6 +66,8 @@ export interface ContextOverrides {
    * server cannot take NODE_EXTRA_CA_CERTS, read once at Node's start), and smaller queue bounds.
    */
   webhooks?: { ca?: string[]; limits?: Partial<QueueLimits> };
+  /** Journal buffered clicks under DATA_DIR and replay what a killed server left (servers: CLICK_JOURNAL; CLI commands record no clicks). */
+  clickJournal?: boolean;
 }
 
 export const REDACT_PATHS = [
@@ -109,6 +112,8 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     flushMs: config.clickFlushMs,
     rollupMs: config.clickRollupMs,
     retentionDays: config.clickRetentionDays,
+    // An in-memory SQLite database dies with the process: nothing to replay into.
+    journal: overrides.clickJournal && (config.database.kind === "postgres" || storage.sqliteFile) ? new ClickJournal(join(config.dataDir, "click-journal"), log) : null,
   });
   if (overrides.migrate !== false) await clicks.recover();
 

@@ -12,7 +12,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: Readonly<Config>, overrides: ContextOverrides = {}): Promise<RunningServer> {
-  const ctx = await createContext(config, overrides);
+  const ctx = await createContext(config, { clickJournal: config.clickJournal, ...overrides });
   let app: App;
   try {
     app = await buildApp(ctx);

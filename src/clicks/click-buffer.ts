@@ -3,6 +3,7 @@
 // a batch to the writer thread copies one block of numbers and two string lists instead of cloning
 // thousands of objects; describing it parses each distinct user agent and referrer once.
 import type { ClickInput } from "./recorder.js";
+import type { JournalMark } from "./click-journal.js";
 
 /** Where each number of a click sits: strings are indexes into the batch's strings; country -1 is none. */
 export const FIELD = { at: 0, userAgent: 1, referer: 2, ip: 3, country: 4, counted: 5, linkNum: 6 } as const;
@@ -22,9 +23,16 @@ export interface ClickBatch {
   /** WIDTH numbers per click, `length` clicks. */
   fields: Float64Array;
   length: number;
+  /** The click-journal segment that holds these clicks: the writer records it with their commit. */
+  journal?: JournalMark;
 }
 
 let lastSeq = 0;
+
+/** A new batch number (batches built elsewhere than by a builder: the journal's replay). */
+export function nextBatchSeq(): number {
+  return ++lastSeq;
+}
 
 /** The open batch of a recorder: clicks are appended until it is sealed. */
 export class ClickBatchBuilder {
@@ -65,9 +73,18 @@ export class ClickBatchBuilder {
     this.length++;
   }
 
+  get stringCount(): number {
+    return this.strings.length;
+  }
+
+  /** The strings and numbers pushed after the first `clicks` clicks and `strings` strings (the click journal appends them). */
+  since(clicks: number, strings: number): { strings: string[]; fields: Float64Array } {
+    return { strings: this.strings.slice(strings), fields: this.fields.subarray(clicks * WIDTH, this.length * WIDTH) };
+  }
+
   /** The batch so far (the builder must not be used afterwards). */
   seal(): ClickBatch {
-    return { seq: ++lastSeq, strings: this.strings, links: this.links, fields: this.fields.slice(0, this.length * WIDTH), length: this.length };
+    return { seq: nextBatchSeq(), strings: this.strings, links: this.links, fields: this.fields.slice(0, this.length * WIDTH), length: this.length };
   }
 }
 

@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
 import { describeBatch, rollUp } from "./click-batch.js";
 import type { ClickBatch } from "./click-buffer.js";
+import { markPostgres } from "./click-journal.js";
 import type { ClickWriter } from "./click-writer.js";
 import type { CountryResolver } from "./describe.js";
 
@@ -30,6 +31,7 @@ export class PostgresClickWriter implements ClickWriter {
     const raised = b.linkIds.filter((id) => raising.has(id));
     const readOnly = b.linkIds.filter((id) => !raising.has(id));
     await this.db.transaction().execute(async (trx) => {
+      if (clicks.journal) await markPostgres(trx, clicks.journal);
       // Locks the links to update in id order (the lock an UPDATE takes; concurrent writers cannot
       // deadlock), and only keeps the others from being deleted: FOR KEY SHARE does not block the
       // click-limit count, which would otherwise wait for this whole transaction on every visit. A

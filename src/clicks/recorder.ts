@@ -14,6 +14,7 @@ import { PostgresClickWriter } from "./pg-writer.js";
 import { SqliteClickWriter } from "./sqlite-writer.js";
 import { WorkerClickWriter } from "./worker-writer.js";
 import { type ClickBatch, ClickBatchBuilder } from "./click-buffer.js";
+import type { ClickJournal } from "./click-journal.js";
 
 export interface ClickInput {
   linkId: string;
@@ -59,6 +60,8 @@ export interface RecorderDeps {
   /** SQLite: how often held-back roll-ups are written. */
   rollupMs: number;
   retentionDays: number;
+  /** Buffered clicks survive a killed process (servers; null for CLI commands, which record none). */
+  journal: ClickJournal | null;
 }
 
 /** A worker thread when configured (CLICK_WRITER=worker), else the same writers on the main thread. */
@@ -105,14 +108,31 @@ export class ClickRecorder {
     this.rollupTimer.unref();
   }
 
-  /** At start: roll-ups for raw clicks a crash left out of them. */
-  recover(): Promise<void> {
-    return this.writer.recover();
+  /**
+   * At start: roll-ups for raw clicks a crash left out of them, then the clicks a killed process left
+   * in its journal (after: their roll-ups are held back by the writer like any new batch's).
+   */
+  async recover(): Promise<void> {
+    await this.writer.recover();
+    const replayed = await this.deps.journal?.replay(this.deps.db, (batch) => this.writer.write(batch));
+    if (replayed) this.deps.log.info({ clicks: replayed }, "clicks of a killed process replayed from its journal");
+  }
+
+  /** Runs `answer` once the clicks recorded so far are journaled (at the end of this event-loop turn), at once without a journal. */
+  afterJournal(answer: () => void): void {
+    if (this.deps.journal) this.deps.journal.afterAppend(answer);
+    else answer();
+  }
+
+  /** afterJournal as a promise. */
+  journaled(): Promise<void> {
+    return new Promise((resolve) => this.afterJournal(resolve));
   }
 
   /** Buffers one click; never blocks the request. */
   record(input: ClickInput): void {
     this.open.push(input);
+    this.deps.journal?.pending(this.open);
     if (this.open.length >= MAX_BATCH) {
       this.seal();
       void this.flushRaw();
@@ -136,6 +156,7 @@ export class ClickRecorder {
   private seal(): void {
     if (this.open.length === 0) return;
     const batch = this.open.seal();
+    if (this.deps.journal) batch.journal = this.deps.journal.seal(this.open);
     this.open = this.newBatch();
     this.sealed.push(batch);
     this.sealedClicks += batch.length;
@@ -143,6 +164,7 @@ export class ClickRecorder {
       // The oldest but one: the oldest may be on its way to the writer.
       const [dropped] = this.sealed.splice(1, 1) as [ClickBatch];
       this.sealedClicks -= dropped.length;
+      this.deps.journal?.done(dropped.journal);
       this.deps.log.error({ dropped: dropped.length }, "click buffer full: oldest clicks dropped");
     }
   }
@@ -199,6 +221,7 @@ export class ClickRecorder {
       }
       this.sealed.splice(this.sealed.indexOf(batch), 1);
       this.sealedClicks -= batch.length;
+      this.deps.journal?.done(batch.journal);
     }
   }
 
@@ -232,5 +255,6 @@ export class ClickRecorder {
     this.timer = null;
     await this.flush();
     await this.writer.close?.();
+    await this.deps.journal?.close(this.deps.db);
   }
 }

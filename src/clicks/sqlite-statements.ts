@@ -126,7 +126,7 @@ export function sqliteStatements(handle: SQLite.Database) {
    * The clicks of a link with DIRECT_MIN or more rows go straight into clicks (its index entries are
    * neighbours: one page or a few), the others are staged until the next roll-up moves them.
    */
-  const append = handle.transaction((rows: ClickRow[], rowValues: number[]): void => {
+  const append = handle.transaction((rows: ClickRow[], rowValues: number[], alsoInTransaction?: () => void): void => {
     const direct: [ClickRow[], number[]] = [[], []];
     const staged: [ClickRow[], number[]] = [[], []];
     for (let i = 0; i < rows.length; ) {
@@ -140,6 +140,7 @@ export function sqliteStatements(handle: SQLite.Database) {
     }
     insertRows(into.clicks, ...direct);
     insertRows(into.staging, ...staged);
+    alsoInTransaction?.();
   });
   const moveChunk = handle.transaction((limit: number): number => {
     const end = st.stagedChunkEnd.get(limit) as number | null;
@@ -161,8 +162,9 @@ export function sqliteStatements(handle: SQLite.Database) {
       handle.pragma("foreign_keys = ON");
     }
   };
-  /** Writes the rows of a batch's chunk, straight into clicks or staged. */
-  const raw = (rows: ClickRow[], rowValues: number[]) => withoutForeignKeys(() => append.immediate(rows, rowValues));
+  /** Writes the rows of a batch's chunk, straight into clicks or staged (and whatever else must commit with them). */
+  const raw = (rows: ClickRow[], rowValues: number[], alsoInTransaction?: () => void) =>
+    withoutForeignKeys(() => append.immediate(rows, rowValues, alsoInTransaction));
   /** Moves the oldest `limit` staged rows into clicks; returns how many. */
   const move = (limit: number): number => withoutForeignKeys(() => moveChunk.immediate(limit));
   const rollups = handle.transaction((groups: Group[], upTo: number, final: boolean, keepsMonth: (linkId: string, month: string) => boolean) => {

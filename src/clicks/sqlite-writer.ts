@@ -4,6 +4,7 @@
 import type SQLite from "better-sqlite3";
 import { type ClickRow, type Group, describeBatch } from "./click-batch.js";
 import type { ClickBatch } from "./click-buffer.js";
+import { sqliteJournalMarker } from "./click-journal.js";
 import type { ClickWriter, HeldBack } from "./click-writer.js";
 import type { CountryResolver } from "./describe.js";
 import { type Lock, SqliteRollups } from "./sqlite-rollups.js";
@@ -29,6 +30,8 @@ export class SqliteClickWriter implements ClickWriter {
   private readonly rollups: SqliteRollups;
   /** The last batch written to and how many of its rows (in link order) are committed. */
   private written: { seq: number; rows: number } | null = null;
+  /** Records a batch's journal segment as committed, in the transaction of its chunk. */
+  private readonly markJournal: ReturnType<typeof sqliteJournalMarker>;
 
   /**
    * `lock` runs a synchronous step alone on the connection: Kysely's connection mutex on the main
@@ -40,6 +43,7 @@ export class SqliteClickWriter implements ClickWriter {
     private readonly countries: CountryResolver,
   ) {
     this.rollups = new SqliteRollups(lock, () => this.statements());
+    this.markJournal = sqliteJournalMarker(handle);
   }
 
   /**
@@ -62,8 +66,11 @@ export class SqliteClickWriter implements ClickWriter {
       const chunk = rows.slice(start, end);
       const chunkValues = rowValues.slice(start, end);
       const chunkGroups = groups.slice(g, gEnd);
+      const mark = clicks.journal;
+      // The click journal learns in the chunk's own transaction how far its segment is committed.
+      const through = end === rows.length ? null : linkBefore(end);
       await this.lock(() => {
-        s.raw(chunk, chunkValues);
+        s.raw(chunk, chunkValues, mark && (() => this.markJournal(mark, through)));
         // In the same synchronous step as the commit, so a roll-up never starts without these groups.
         for (const group of chunkGroups) this.rollups.add(group);
         this.written = { seq: clicks.seq, rows: end };

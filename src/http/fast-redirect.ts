@@ -57,9 +57,12 @@ export function fastRedirect(redirects: RedirectService, trust: Trust | null, co
       res.end(req.method === "HEAD" ? undefined : FORM);
       return true;
     }
-    HEADERS[1] = location;
-    res.writeHead(302, HEADERS);
-    res.end();
+    // After the click journal's append of this event-loop turn: a 302 answered is a click that survives a kill.
+    redirects.afterClickKept(() => {
+      HEADERS[1] = location;
+      res.writeHead(302, HEADERS);
+      res.end();
+    });
     return true;
   };
   return Object.assign(handle, {

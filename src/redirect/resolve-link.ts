@@ -52,7 +52,7 @@ const CLICK_LIMIT: Outcome = { kind: "click_limit" };
 
 export interface RedirectDeps {
   links: LinkService;
-  clicks: Pick<ClickRecorder, "record" | "countLimited">;
+  clicks: Pick<ClickRecorder, "record" | "countLimited" | "afterJournal" | "journaled">;
   clock: Clock;
   rate: RateEvents;
   cacheSize: number;
@@ -111,6 +111,11 @@ export class RedirectService {
     if (!link || link.max_clicks !== null || this.isExpired(link)) return undefined;
     if (link.password_hash !== null) return PASSWORD_FORM;
     return this.redirect(link, v, false);
+  }
+
+  /** Runs `answer` (a redirect visitCached decided) once its click would survive a killed process (the click journal). */
+  afterClickKept(answer: () => void): void {
+    this.deps.clicks.afterJournal(answer);
   }
 
   /** GET/HEAD of a short address. */
@@ -183,7 +188,10 @@ export class RedirectService {
       if (!(await this.deps.clicks.countLimited(link.id, link.max_clicks))) return CLICK_LIMIT;
       counted = true;
     }
-    return { kind: "redirect", location: this.redirect(link, v, counted) };
+    const location = this.redirect(link, v, counted);
+    // Answered once the click is journaled: a 302 the visitor got is a click a killed process keeps.
+    await this.deps.clicks.journaled();
+    return { kind: "redirect", location };
   }
 
   /** Exactly one click per redirect served; the destination for this visitor's device. */

@@ -9,6 +9,7 @@ import { monthlyCompaction } from "./migrations/005-monthly-compaction.js";
 import { linkNumbers } from "./migrations/006-link-numbers.js";
 import { clickStaging } from "./migrations/007-click-staging.js";
 import { aliasReservations } from "./migrations/008-alias-reservations.js";
+import { clickJournal } from "./migrations/010-click-journal.js";
 import { teams } from "./migrations/011-teams.js";
 import { customDomains } from "./migrations/012-custom-domains.js";
 import { webhooks } from "./migrations/013-webhooks.js";
@@ -23,6 +24,7 @@ function migrationsFor(storage: Storage): Record<string, Migration> {
     "006-link-numbers": linkNumbers(storage.dialect),
     "007-click-staging": clickStaging(storage.dialect),
     "008-alias-reservations": aliasReservations(storage.dialect),
+    "010-click-journal": clickJournal(),
     "011-teams": teams(),
     "012-custom-domains": customDomains(),
     "013-webhooks": webhooks(storage.dialect),

@@ -222,6 +222,14 @@ export interface DomainsTable {
   created_at: number;
 }
 
+/** The last click-journal segment a click writer committed, per journal (one per running instance). */
+export interface ClickJournalTable {
+  journal: string;
+  segment: number;
+  /** SQLite: the segment is committed for its links up to this number only (its batch's next chunk was not); null: whole. */
+  through_num: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   user_pictures: UserPicturesTable;
@@ -236,6 +244,7 @@ export interface Database {
   click_breakdown: ClickBreakdownTable;
   click_breakdown_month: ClickBreakdownMonthTable;
   click_rollup_state: ClickRollupStateTable;
+  click_journal: ClickJournalTable;
   api_keys: ApiKeysTable;
   api_creations: ApiCreationsTable;
   rate_events: RateEventsTable;

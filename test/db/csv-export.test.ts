@@ -135,7 +135,7 @@ describe.each(ENGINES)("CSV click log on %s", (engine) => {
   it.runIf(engine === "sqlite")("a roll-up moving staged clicks into clicks between two pages: each click still listed once", async () => {
     const h = storage.sqlite as SQLite.Database;
     const move = h.transaction(() => {
-      // What the roll-up does (click-writers.ts): copy into clicks (new ids), delete from staging.
+      // What the roll-up does (sqlite-rollups.ts): copy into clicks (new ids), delete from staging.
       h.prepare(`INSERT INTO clicks (${CLICK_COLUMNS}) SELECT ${CLICK_COLUMNS} FROM click_staging`).run();
       h.prepare("DELETE FROM click_staging").run();
     });

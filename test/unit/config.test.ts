@@ -18,6 +18,8 @@ describe("loadConfig", () => {
     expect(c.smtpUrl).toBeNull();
     expect(c.trustProxy).toBe(false);
     expect(c.secureCookies).toBe(false);
+    expect(c.clickJournal).toBe(true);
+    expect(loadConfig({ DATA_DIR: d, CLICK_JOURNAL: "off" }).clickJournal).toBe(false);
     expect(Object.isFrozen(c)).toBe(true);
   });
 
@@ -46,6 +48,7 @@ describe("loadConfig", () => {
     ["CNAME_TARGET", "bad_name!.example"],
     ["DOMAIN_RECHECK_MINUTES", "0"],
     ["DOMAIN_RECHECK_MINUTES", "soon"],
+    ["CLICK_JOURNAL", "maybe"],
   ])("refuses %s=%s naming the variable", (name, value) => {
     let err: unknown;
     try {
