@@ -48,7 +48,9 @@ export class FreshnessSampler {
   /** One visit, then the wait until the API shows it: the lag in ms, or null when it never did (GIVE_UP_MS). */
   async sample(): Promise<number | null> {
     this.count ??= await this.clickCount();
-    const visit = await get(this.url + this.probe.path, BROWSER_HEADERS);
+    // The probe link is on the main host, whatever Host header the scenario's load sends (domain-hot).
+    const { host: _scenarioHost, ...headers } = BROWSER_HEADERS as Record<string, string>;
+    const visit = await get(this.url + this.probe.path, headers);
     if (visit.status !== 302) throw new Error(`freshness probe: the probe link answered ${visit.status}`);
     this.redirects++;
     const answered = performance.now();
