@@ -1,7 +1,7 @@
 // Click recording: events are buffered (click-buffer.ts) and written in batches, one per flush (on
 // SQLite in transactions of whole links). links.click_count and the roll-ups (daily totals, daily
-// and monthly breakdowns) are written every CLICK_ROLLUP_MS on SQLite, and on PostgreSQL with each
-// batch except a long tail's clicks under load; reads add what is held back (click-reads.ts).
+// and monthly breakdowns) are written every CLICK_ROLLUP_MS on SQLite (reads add what is held back:
+// click-reads.ts) and with each batch on PostgreSQL.
 // Click-limited links are counted atomically as they are served instead.
 import type SQLite from "better-sqlite3";
 import type { Logger } from "pino";

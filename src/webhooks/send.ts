@@ -2,7 +2,6 @@
 // name), POST once, at most DELIVERY_TIMEOUT_MS from connecting to the answer, never following a redirect.
 import type { LookupFunction } from "node:net";
 import { performance } from "node:perf_hooks";
-import { randomUUID } from "node:crypto";
 import { Agent, request } from "undici";
 import type { WebhookKind } from "./address-guard.js";
 import { type CheckedReceiver, type ReceiverCheck, ReceiverRefused } from "./receiver-check.js";
@@ -142,8 +141,4 @@ function describeFailure(e: unknown): string {
   if (code === "UND_ERR_CONNECT_TIMEOUT") return "connection timed out";
   if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO|HOSTNAME|ALTNAME/i.test(code)) return `TLS verification failed (${code})`;
   return code ? `connection failed (${code})` : "connection failed";
-}
-
-export function newDeliveryId(): string {
-  return randomUUID();
 }
