@@ -79,7 +79,9 @@ describe.skipIf(!available)("teams in the browser", () => {
     await page.getByTestId("invitation-accepted").waitFor();
     await page.getByTestId("invitation-open-links").click();
 
-    // The owner's links, shared: edit and statistics, no delete button.
+    // The owner's links, shared: edit and statistics, no delete button. The title names the owner once the
+    // page has loaded the membership ("Shared with me" until then).
+    await page.getByTestId("shared-title").filter({ hasText: "Links of Olga Owner" }).waitFor();
     expect(await page.getByTestId("shared-title").textContent()).toBe("Links of Olga Owner");
     const shared = page.getByTestId("link-row").filter({ hasText: alias });
     await shared.waitFor();
