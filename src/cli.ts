@@ -8,6 +8,8 @@ import { migrateToLatest } from "./storage/migrate.js";
 import { DomainError } from "./shared/errors.js";
 import { PLANS } from "./accounts/plans.js";
 import type { PublicDomain } from "./domains/domains.js";
+import { setOperator } from "./admin/operators.js";
+import { CLI_ACTOR } from "./admin/audit-log.js";
 import pino from "pino";
 
 async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
@@ -52,10 +54,12 @@ export function buildCli(): Command {
     .option("--plan <plan>", `plan: ${PLANS.join("|")}`, "free")
     .option("--name <name>", "display name", "")
     .option("--verified", "mark the email address as verified", false)
-    .action(async (o: { email: string; password: string; plan: string; name: string; verified: boolean }) => {
+    .option("--admin", "make the account an operator (the console under /app/admin)", false)
+    .action(async (o: { email: string; password: string; plan: string; name: string; verified: boolean; admin: boolean }) => {
       await withContext(async (ctx) => {
-        const u = await ctx.accounts.create({ email: o.email, password: o.password, plan: o.plan, name: o.name, verified: o.verified });
-        process.stdout.write(`created ${u.email} (${u.plan}${u.email_verified_at ? ", verified" : ""}) id=${u.id}\n`);
+        let u = await ctx.accounts.create({ email: o.email, password: o.password, plan: o.plan, name: o.name, verified: o.verified });
+        if (o.admin) u = await setOperator({ db: ctx.storage.db, clock: ctx.clock, audit: ctx.audit }, CLI_ACTOR, u.email, true);
+        process.stdout.write(`created ${u.email} (${u.plan}${u.email_verified_at ? ", verified" : ""}${o.admin ? ", operator" : ""}) id=${u.id}\n`);
       });
     });
   user
@@ -81,6 +85,17 @@ export function buildCli(): Command {
         });
       });
   }
+
+  user
+    .command("admin <email> <state>")
+    .description("make an account an operator (on) or not (off)")
+    .action(async (email: string, state: string) => {
+      if (state !== "on" && state !== "off") throw new DomainError("invalid_request", `state must be on or off, got "${state}"`);
+      await withContext(async (ctx) => {
+        const u = await setOperator({ db: ctx.storage.db, clock: ctx.clock, audit: ctx.audit }, CLI_ACTOR, email, state === "on");
+        process.stdout.write(`${u.email}: operator ${state}\n`);
+      });
+    });
 
   const key = program.command("key").description("manage API keys");
   key

@@ -50,6 +50,14 @@ export interface Config {
   clickRetentionDays: number;
   /** WEBHOOK_ALLOW_PRIVATE: webhooks may deliver to loopback and private addresses (tests, closed networks). */
   webhookAllowPrivate: boolean;
+  /** BLOCKLIST_FILE: destination hosts refused besides the console's list, one per line; reloaded on change. */
+  blocklistFile: string | null;
+  /** Links created signed out per client address and hour. */
+  signedOutLinksPerHour: number;
+  /** 404 answers per client address and minute before the address gets 429 for a while (alias enumeration); 0: off. */
+  notFoundPerMinute: number;
+  /** Abuse reports per client address and hour (the public /report form). */
+  reportsPerHour: number;
   webDir: string;
 }
 
@@ -208,6 +216,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   if (sessionSecret && sessionSecret.length < 32) throw new ConfigError("SESSION_SECRET", "must be at least 32 characters");
   if (!sessionSecret) sessionSecret = loadOrCreateSecret(dataDir);
 
+  const blocklistFile = env.BLOCKLIST_FILE?.trim() ? resolve(env.BLOCKLIST_FILE.trim()) : null;
+  if (blocklistFile && !existsSync(blocklistFile)) throw new ConfigError("BLOCKLIST_FILE", `file not found: ${blocklistFile}`);
+
   const mailFrom = env.MAIL_FROM?.trim() || `snip <no-reply@${baseUrl.hostname}>`;
 
   return Object.freeze({
@@ -236,6 +247,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     clickJournal: oneOf(env, "CLICK_JOURNAL", ["on", "off"] as const, "on") === "on",
     clickRetentionDays: intVar(env, "CLICK_RETENTION_DAYS", 0, 0, 36_500),
     webhookAllowPrivate: boolVar(env, "WEBHOOK_ALLOW_PRIVATE", false),
+    blocklistFile,
+    signedOutLinksPerHour: intVar(env, "SIGNED_OUT_LINKS_PER_HOUR", 30, 1, 1_000_000),
+    notFoundPerMinute: intVar(env, "NOT_FOUND_PER_MINUTE", 120, 0, 1_000_000),
+    reportsPerHour: intVar(env, "REPORTS_PER_HOUR", 5, 1, 10_000),
     webDir: resolve(env.WEB_DIR?.trim() || join(packageRoot(), "dist", "web")),
   });
 }

@@ -30,6 +30,8 @@ import { WebhookService } from "./webhooks/webhooks.js";
 import { DomainChanges } from "./domains/domain-changes.js";
 import { DomainService } from "./domains/domains.js";
 import { type DnsLookup, nodeDnsLookup } from "./domains/dns-check.js";
+import { HostBlocklist } from "./admin/blocklist.js";
+import { AuditLog } from "./admin/audit-log.js";
 
 export interface AppContext {
   config: Readonly<Config>;
@@ -49,6 +51,10 @@ export interface AppContext {
   webhooks: WebhookService;
   clickDeliveries: ClickDeliveries;
   domains: DomainService;
+  /** The destination blocklist as links and redirects ask it (issue 20). */
+  blocklist: HostBlocklist;
+  /** Operator actions (issue 20). */
+  audit: AuditLog;
   /** Flushes buffers and closes connections; safe to call twice. */
   close(): Promise<void>;
 }
@@ -132,6 +138,8 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   });
 
   // Every read of clicks adds what the roll-ups hold back (src/clicks/click-reads.ts).
+  const blocklist = new HostBlocklist();
+  const audit = new AuditLog(storage.db);
   const reads = new ClickReads({ db: storage.db, heldBack: (nums) => clicks.heldBack(nums) });
   const links = new LinkService({
     db: storage.db,
@@ -144,6 +152,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     settleClicks: () => clicks.flush(),
     linkDomain: (ownerId, raw) => domains.linkDomain(ownerId, raw),
     holdDomain: (trx, ownerId, hostname) => domains.holdDomain(trx, ownerId, hostname),
+    blocklist,
     clickCounts: (keys) => reads.counts(keys),
   });
 
@@ -176,6 +185,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     ownHost: config.baseUrl.hostname,
     webhooks: clickDeliveries,
     domainChanges,
+    blocklist,
   });
 
   const stats = new StatsService({ db: storage.db, clock, reads });
@@ -209,6 +219,8 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     webhooks,
     clickDeliveries,
     domains,
+    blocklist,
+    audit,
     close() {
       closed ??= (async () => {
         clearInterval(housekeeping);

@@ -21,6 +21,8 @@ export interface PublicUser {
   status: string;
   created_at: string;
   picture_url: string | null;
+  /** An operator: the console under /app/admin. */
+  is_admin: boolean;
 }
 
 export function publicUser(u: UserRow): PublicUser {
@@ -33,6 +35,7 @@ export function publicUser(u: UserRow): PublicUser {
     status: u.status,
     created_at: iso(u.created_at),
     picture_url: u.picture_updated_at === null ? null : `/api/profile/picture?v=${u.picture_updated_at}`,
+    is_admin: Number(u.is_admin) === 1,
   };
 }
 
@@ -92,7 +95,7 @@ export class AccountService {
   }
 
   /** Creates an account; used by sign-up and by `snip user create`. */
-  async create(input: { email: string; password: string; name?: string; plan?: string; verified?: boolean }): Promise<UserRow> {
+  async create(input: { email: string; password: string; name?: string; plan?: string; verified?: boolean; admin?: boolean }): Promise<UserRow> {
     const email = normalizeEmail(input.email);
     checkAccountPassword(input.password);
     const name = checkName(input.name ?? "");
@@ -110,6 +113,8 @@ export class AccountService {
       picture_updated_at: null,
       created_at: now,
       updated_at: now,
+      is_admin: input.admin ? 1 : 0,
+      last_sign_in_at: null,
     };
     const inserted = await this.db
       .insertInto("users")
@@ -139,7 +144,9 @@ export class AccountService {
       return ok ? found : null;
     });
     if (!user) throw new DomainError("invalid_credentials", "Wrong email or password");
-    return user;
+    const now = this.clock.now();
+    await this.db.updateTable("users").set({ last_sign_in_at: now }).where("id", "=", user.id).execute();
+    return { ...user, last_sign_in_at: now };
   }
 
   /**

@@ -27,6 +27,7 @@ import { qrRoutes } from "./routes/qr.js";
 import { teamRoutes } from "./routes/team.js";
 import { redirectRoutes } from "./routes/redirect.js";
 import { domainRoutes, tlsAskRoute } from "./routes/domains.js";
+import { adminRoutes } from "./routes/admin.js";
 import { HTML_CSP, errorPage, prefersJson } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
 import { type FastRedirect, fastRedirect } from "./fast-redirect.js";
@@ -150,6 +151,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await webhookRoutes(scoped, ctx);
     await externalRoutes(scoped, ctx);
     await domainRoutes(scoped, ctx);
+    await adminRoutes(scoped, ctx);
     scoped.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   });
 

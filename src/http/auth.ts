@@ -81,3 +81,10 @@ export async function signInSession(ctx: AppContext, req: FastifyRequest, reply:
   setSessionCookie(ctx, reply, sid, true);
   return ctx.sessions.csrfTokenFor(sid);
 }
+
+/** An operator (users.is_admin), active: everyone else gets 403 forbidden, signed out 401 (docs/operator.md). */
+export async function requireOperator(ctx: AppContext, req: FastifyRequest): Promise<UserRow> {
+  const user = await requireUser(ctx, req);
+  if (Number(user.is_admin) !== 1 || user.status !== "active") throw new DomainError("forbidden", "This needs an operator account");
+  return user;
+}

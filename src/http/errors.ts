@@ -7,6 +7,7 @@ import { SECURITY_HEADERS } from "./security-headers.js";
 
 export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   invalid_request: 400,
+  destination_blocked: 400,
   unauthenticated: 401,
   invalid_api_key: 401,
   invalid_credentials: 401,

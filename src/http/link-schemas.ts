@@ -21,6 +21,13 @@ export const LinkSchema = Type.Object({
   updated_at: Type.String(),
   updated_by: Nullable(Type.String({ description: "Id of the account that last edited the link (its owner or a team member)" })),
   updated_by_email: Nullable(Type.String({ description: "Email of that account, when it still exists" })),
+  disabled: Nullable(
+    Type.Object(
+      { reason: Type.String(), status: Type.Integer({ description: "410, or 451 for legal reasons" }), at: Type.String() },
+      { description: "Set when an operator disabled the link: visitors get `status` and a page saying so" },
+    ),
+  ),
+  destination_blocked: Type.Boolean({ description: "A destination's host is on the operator's blocklist: visitors get 410" }),
 });
 
 // Lengths here only stop absurd payloads early; the links feature owns the real rules and messages.

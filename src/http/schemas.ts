@@ -21,6 +21,7 @@ export const UserSchema = Type.Object({
   status: Type.String(),
   created_at: Type.String(),
   picture_url: Type.Union([Type.String(), Type.Null()]),
+  is_admin: Type.Boolean({ description: "An operator of this service (the console under /app/admin)" }),
 });
 
 export const OkSchema = Type.Object({ status: Type.Literal("success") });

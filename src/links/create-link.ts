@@ -91,6 +91,9 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
     created_at: now,
     updated_at: now,
     updated_by: null,
+    disabled_at: null,
+    disabled_status: null,
+    disabled_reason: null,
   };
   // The unique (domain, alias) constraint decides races: one creator wins, the others get 409. An alias
   // another owner (or a signed-out link) gave up stays theirs: claimAlias refuses it after the insert.

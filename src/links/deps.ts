@@ -6,6 +6,7 @@ import type { LinkChanges } from "./changes.js";
 import type { RateEvents } from "../storage/rate-events.js";
 import type { Transaction } from "kysely";
 import type { Database } from "../storage/schema.js";
+import type { HostBlocklist } from "../admin/blocklist.js";
 
 export interface LinkDeps {
   db: Db;
@@ -28,6 +29,8 @@ export interface LinkDeps {
    * verified, and stays so until commit (a deletion waits, then deletes this link too); else a DomainError.
    */
   holdDomain: (trx: Transaction<Database>, ownerId: string, hostname: string) => Promise<void>;
+  /** The operator's destination blocklist (issue 20). */
+  blocklist: HostBlocklist;
   /** Brings links.click_count up to date with every click served so far (counts may be held back briefly). */
   settleClicks: () => Promise<void>;
 }

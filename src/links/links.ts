@@ -40,6 +40,7 @@ export class LinkService {
     settleClicks: () => Promise<void>;
     linkDomain: LinkDeps["linkDomain"];
     holdDomain: LinkDeps["holdDomain"];
+    blocklist: LinkDeps["blocklist"];
     /** Click counts as every read shows them: stored, and held back from the roll-ups. */
     clickCounts: (links: Array<{ id: string; num: number }>) => Promise<Map<string, number>>;
   }) {
@@ -65,7 +66,7 @@ export class LinkService {
   }
 
   toPublic(link: LinkRow | LinkView): PublicLink {
-    return toPublicLink(link, this.deps.origin);
+    return toPublicLink(link, this.deps.origin, this.deps.blocklist);
   }
 
   /** A link the actor may see (its owner or an active team member); not_found otherwise. */

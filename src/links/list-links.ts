@@ -2,6 +2,7 @@
 // cursor (created_at + id) pagination.
 import { sql } from "kysely";
 import { invalid } from "../shared/errors.js";
+import { containsPattern } from "../shared/like.js";
 import type { LinkRow } from "../storage/schema.js";
 import type { LinkDeps } from "./deps.js";
 import { type LinkView, selectLinkViews } from "./link-access.js";
@@ -33,10 +34,6 @@ function decodeCursor(cursor: string): { createdAt: number; id: string } {
 }
 
 /** LIKE pattern matching `text` literally anywhere (\ escapes %, _ and itself). */
-export function containsPattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 export async function listLinks(deps: LinkDeps, ownerId: string, query: ListQuery): Promise<LinkPage> {
   const limit = query.limit ?? DEFAULT_PAGE;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw invalid("limit", `must be from 1 to ${MAX_PAGE}`);

@@ -5,7 +5,10 @@ import type { LinkRow } from "../storage/schema.js";
 import type { LinkChanges } from "../links/changes.js";
 
 /** What a redirect needs to decide; click_count is left out on purpose (it changes on every click). */
-export type CachedLink = Pick<LinkRow, "id" | "num" | "url" | "ios_url" | "android_url" | "expires_at" | "max_clicks" | "password_hash" | "owner_id">;
+export type CachedLink = Pick<LinkRow, "id" | "num" | "url" | "ios_url" | "android_url" | "expires_at" | "max_clicks" | "password_hash" | "owner_id" | "disabled_status"> & {
+  /** A destination's host is on the blocklist (decided when cached; a blocklist change empties the cache). */
+  blocked: boolean;
+};
 
 const MISSING = Symbol("missing");
 type Entry = CachedLink | typeof MISSING;
@@ -16,7 +19,10 @@ const NEGATIVE_TTL_MS = 1_000;
 /** Hostnames remembered with their key tag (see key()). */
 const MAX_TAGS = 10_000;
 
-function toCached(row: LinkRow): CachedLink {
+/** Whether a link's destinations are blocked (the blocklist, asked once per cache fill). */
+export type BlockedCheck = (row: LinkRow) => boolean;
+
+function toCached(row: LinkRow, blocked: BlockedCheck): CachedLink {
   return {
     id: row.id,
     num: Number(row.num),
@@ -27,6 +33,8 @@ function toCached(row: LinkRow): CachedLink {
     max_clicks: row.max_clicks === null ? null : Number(row.max_clicks),
     password_hash: row.password_hash,
     owner_id: row.owner_id,
+    disabled_status: row.disabled_status === null ? null : Number(row.disabled_status),
+    blocked: blocked(row),
   };
 }
 
@@ -42,6 +50,7 @@ export class LinkCache {
     size: number,
     private readonly load: (domain: string, alias: string) => Promise<LinkRow | null>,
     changes: LinkChanges,
+    private readonly blocked: BlockedCheck = () => false,
   ) {
     this.lru = size > 0 ? new LRUCache<string, Entry>({ max: size, ttl: POSITIVE_TTL_MS, updateAgeOnGet: false }) : null;
     changes.listen((k) => this.invalidate(k.domain, k.alias));
@@ -56,7 +65,7 @@ export class LinkCache {
     const gen = this.generation;
     const p = this.load(domain, alias)
       .then((row) => {
-        const value = row ? toCached(row) : null;
+        const value = row ? toCached(row, this.blocked) : null;
         if (this.lru && gen === this.generation) {
           this.lru.set(key, value ?? MISSING, value ? {} : { ttl: NEGATIVE_TTL_MS });
         }
@@ -80,6 +89,13 @@ export class LinkCache {
     this.generation++;
     this.lru?.delete(key);
     this.inflight.delete(key);
+  }
+
+  /** Drops every entry (the blocklist changed): rare, and each link is loaded again when next visited. */
+  clear(): void {
+    this.generation++;
+    this.inflight.clear();
+    this.lru?.clear();
   }
 
   /** Drops every entry of a custom domain (verified, back to pending, deleted): rare, so a scan is fine. */

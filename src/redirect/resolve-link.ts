@@ -12,6 +12,7 @@ import { type CachedLink, LinkCache } from "./link-cache.js";
 import { destinationFor } from "./device.js";
 import type { ClickDeliveries } from "../webhooks/click-deliveries.js";
 import type { DomainChanges } from "../domains/domain-changes.js";
+import type { HostBlocklist } from "../admin/blocklist.js";
 
 export type Outcome =
   | { kind: "not_found" }
@@ -19,6 +20,10 @@ export type Outcome =
   | { kind: "click_limit" }
   | { kind: "password"; wrong: boolean }
   | { kind: "rate_limited"; retryAfter: number }
+  /** Disabled by an operator: 410 or 451 (the link's disabled_status). */
+  | { kind: "disabled"; status: number }
+  /** A destination's host is on the operator's blocklist. */
+  | { kind: "blocked" }
   | { kind: "redirect"; location: string };
 
 export interface Visit {
@@ -49,6 +54,7 @@ const KNOWN_VISITOR_MS = 86_400_000;
 const NOT_FOUND: Outcome = { kind: "not_found" };
 const EXPIRED: Outcome = { kind: "expired" };
 const CLICK_LIMIT: Outcome = { kind: "click_limit" };
+const BLOCKED: Outcome = { kind: "blocked" };
 
 export interface RedirectDeps {
   links: LinkService;
@@ -62,6 +68,8 @@ export interface RedirectDeps {
   webhooks?: Pick<ClickDeliveries, "owners" | "linkClicked">;
   /** Custom domains verified, back to pending or deleted: their cached links are dropped. */
   domainChanges?: DomainChanges;
+  /** The operator's destination blocklist (issue 20): its links stop redirecting; a change empties the cache. */
+  blocklist?: HostBlocklist;
 }
 
 /** Already lowercase without a trailing dot (what browsers send): no new string on the hot path. */
@@ -86,7 +94,9 @@ export class RedirectService {
   private readonly ownHost: string;
 
   constructor(private readonly deps: RedirectDeps) {
-    this.cache = new LinkCache(deps.cacheSize, (d, a) => deps.links.find(d, a), deps.links.changes);
+    const blocklist = deps.blocklist;
+    this.cache = new LinkCache(deps.cacheSize, (d, a) => deps.links.find(d, a), deps.links.changes, blocklist ? (row) => blocklist.blocksLink(row) : undefined);
+    blocklist?.onChange(() => this.cache.clear());
     this.ownHost = deps.ownHost.toLowerCase();
     deps.domainChanges?.listen((hostname) => this.cache.invalidateDomain(hostname));
   }
@@ -108,7 +118,7 @@ export class RedirectService {
     // Reserved words need no check here: the cache only holds what find() loaded, and find() refuses them.
     if (!ALIAS_RE.test(v.alias)) return undefined;
     const link = this.cache.peek(this.domainFor(v.host), v.alias);
-    if (!link || link.max_clicks !== null || this.isExpired(link)) return undefined;
+    if (!link || link.max_clicks !== null || link.disabled_status !== null || link.blocked || this.isExpired(link)) return undefined;
     if (link.password_hash !== null) return PASSWORD_FORM;
     return this.redirect(link, v, false);
   }
@@ -122,7 +132,8 @@ export class RedirectService {
   async visit(v: Visit): Promise<Outcome> {
     const link = await this.lookup(v);
     if (!link) return NOT_FOUND;
-    if (this.isExpired(link)) return EXPIRED;
+    const closed = this.closed(link);
+    if (closed) return closed;
     if (link.password_hash !== null) {
       const limit = await this.limitState(link);
       if (limit !== "open") return limit === "gone" ? NOT_FOUND : CLICK_LIMIT;
@@ -135,7 +146,8 @@ export class RedirectService {
   async unlock(v: Visit, password: string): Promise<Outcome> {
     const link = await this.lookup(v);
     if (!link) return NOT_FOUND;
-    if (this.isExpired(link)) return EXPIRED;
+    const closed = this.closed(link);
+    if (closed) return closed;
     if (link.password_hash === null) return this.pass(link, v);
     const limit = await this.limitState(link);
     if (limit !== "open") return limit === "gone" ? NOT_FOUND : CLICK_LIMIT;
@@ -167,6 +179,13 @@ export class RedirectService {
 
   private lookup(v: Visit): Promise<CachedLink | null> {
     return this.find(this.domainFor(v.host), v.alias);
+  }
+
+  /** An operator's decision (disabled link, blocked destination) before the link's own expiry. */
+  private closed(link: CachedLink): Outcome | null {
+    if (link.disabled_status !== null) return { kind: "disabled", status: link.disabled_status };
+    if (link.blocked) return BLOCKED;
+    return this.isExpired(link) ? EXPIRED : null;
   }
 
   private isExpired(link: CachedLink): boolean {

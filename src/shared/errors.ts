@@ -19,6 +19,7 @@ export type ErrorCode =
   | "rate_limited"
   | "expired"
   | "click_limit_reached"
+  | "destination_blocked"
   | "internal_error";
 
 export interface FieldError {

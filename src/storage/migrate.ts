@@ -13,6 +13,7 @@ import { clickJournal } from "./migrations/010-click-journal.js";
 import { teams } from "./migrations/011-teams.js";
 import { customDomains } from "./migrations/012-custom-domains.js";
 import { webhooks } from "./migrations/013-webhooks.js";
+import { operator } from "./migrations/014-operator.js";
 
 function migrationsFor(storage: Storage): Record<string, Migration> {
   return {
@@ -28,6 +29,7 @@ function migrationsFor(storage: Storage): Record<string, Migration> {
     "011-teams": teams(),
     "012-custom-domains": customDomains(),
     "013-webhooks": webhooks(storage.dialect),
+    "014-operator": operator(storage.dialect),
   };
 }
 

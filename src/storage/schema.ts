@@ -13,6 +13,9 @@ export interface UsersTable {
   picture_updated_at: number | null;
   created_at: number;
   updated_at: number;
+  /** 1 for an operator (the console under /app/admin and /api/admin/). */
+  is_admin: Generated<number>;
+  last_sign_in_at: number | null;
 }
 
 export interface UserPicturesTable {
@@ -59,6 +62,10 @@ export interface LinksTable {
   updated_at: number;
   /** The account that last edited the link (its owner or a team member); null until edited. */
   updated_by: string | null;
+  /** Set by an operator: visitors get disabled_status (410 or 451) and the owner sees disabled_reason. */
+  disabled_at: number | null;
+  disabled_status: number | null;
+  disabled_reason: string | null;
 }
 
 /** An alias a link gave up (deleted or renamed): only its last owner may claim it again (migration 008). */
@@ -230,6 +237,48 @@ export interface ClickJournalTable {
   through_num: number | null;
 }
 
+/** A host (and its subdomains) links may not point to, added in the console (BLOCKLIST_FILE's are in memory). */
+export interface BlockedHostsTable {
+  host: string;
+  note: string;
+  created_by: string | null;
+  created_at: number;
+}
+
+export interface AbuseReportsTable {
+  id: string;
+  /** Null once the link is deleted. */
+  link_id: string | null;
+  domain: string;
+  alias: string;
+  /** The destination when reported. */
+  url: string;
+  reason: string;
+  details: string;
+  reporter_email: string | null;
+  /** open | dismissed | link_disabled | owner_banned */
+  state: string;
+  created_at: number;
+  resolved_at: number | null;
+  resolved_by: string | null;
+}
+
+/** Every operator action; append-only (the database refuses UPDATE and DELETE). */
+export interface AdminAuditTable {
+  id: Generated<number>;
+  at: number;
+  /** Null for the command line. */
+  actor_id: string | null;
+  actor_email: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  summary: string;
+  /** JSON. */
+  before: string | null;
+  after: string | null;
+}
+
 export interface Database {
   users: UsersTable;
   user_pictures: UserPicturesTable;
@@ -254,6 +303,9 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   domains: DomainsTable;
+  blocked_hosts: BlockedHostsTable;
+  abuse_reports: AbuseReportsTable;
+  admin_audit: AdminAuditTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -265,3 +317,5 @@ export type TeamInvitationRow = Selectable<TeamInvitationsTable>;
 export type WebhookRow = Selectable<WebhooksTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type DomainRow = Selectable<DomainsTable>;
+export type AbuseReportRow = Selectable<AbuseReportsTable>;
+export type AdminAuditRow = Selectable<AdminAuditTable>;

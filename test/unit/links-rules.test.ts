@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "../../src/shared/errors.js";
 import { checkAlias, normalizeDestination } from "../../src/links/validate.js";
-import { containsPattern } from "../../src/links/list-links.js";
+import { containsPattern } from "../../src/shared/like.js";
 import { LinkChanges } from "../../src/links/changes.js";
 import { LinkCache } from "../../src/redirect/link-cache.js";
 import { platformOf } from "../../src/redirect/device.js";
@@ -53,7 +53,7 @@ describe("link cache", () => {
   const feed: ChangeFeed = { publish: async () => undefined, subscribe: () => undefined };
   const row = (alias: string): LinkRow => ({
     num: 1, id: `id-${alias}`, domain: "", alias, url: "https://example.com/", ios_url: null, android_url: null,
-    expires_at: null, max_clicks: null, password_hash: null, click_count: 0, owner_id: null, created_at: 0, updated_at: 0, updated_by: null,
+    expires_at: null, max_clicks: null, password_hash: null, click_count: 0, owner_id: null, created_at: 0, updated_at: 0, updated_by: null, disabled_at: null, disabled_status: null, disabled_reason: null,
   });
 
   it("reads the database once per link, coalesces concurrent misses, and forgets on change", async () => {

@@ -11,6 +11,8 @@ export interface User {
   status: "active" | "suspended";
   created_at: string;
   picture_url: string | null;
+  /** An operator of this service (the console under /app/admin). */
+  is_admin: boolean;
 }
 
 export interface Link {
@@ -31,6 +33,10 @@ export interface Link {
   /** The account that last edited the link (its owner or a team member), and its email. */
   updated_by: string | null;
   updated_by_email: string | null;
+  /** Set when an operator disabled the link: why, and what visitors get (410 or 451). */
+  disabled: { reason: string; status: number; at: string } | null;
+  /** A destination is on the operator's blocklist: visitors get 410. */
+  destination_blocked: boolean;
 }
 
 export interface Invitation {

@@ -16,7 +16,15 @@ const ERRORS = {
   expired: { status: 410, code: "expired", title: "Link expired", message: "This short link has expired." },
   click_limit: { status: 403, code: "click_limit_reached", title: "Click limit reached", message: "This short link has reached its maximum number of clicks." },
   rate_limited: { status: 429, code: "rate_limited", title: "Too many attempts", message: "Too many wrong passwords for this link; try again later." },
+  blocked: { status: 410, code: "destination_blocked", title: "Link disabled", message: "This short link points to a site that this service has blocked as harmful." },
 } as const;
+
+/** A link an operator disabled: 410, or 451 when it is unavailable for legal reasons. */
+function disabledError(status: number) {
+  return status === 451
+    ? { status, code: "link_disabled", title: "Unavailable for legal reasons", message: "This short link was disabled by the operator of this service for legal reasons." }
+    : { status, code: "link_disabled", title: "Link disabled", message: "This short link was disabled by the operator of this service." };
+}
 
 function header(req: FastifyRequest, name: string): string {
   const v = req.headers[name];
@@ -46,7 +54,7 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
         .type("text/html; charset=utf-8")
         .send(passwordForm(outcome.wrong));
     default: {
-      const e = ERRORS[outcome.kind];
+      const e = outcome.kind === "disabled" ? disabledError(outcome.status) : ERRORS[outcome.kind];
       if (outcome.kind === "rate_limited") reply.header("retry-after", String(outcome.retryAfter));
       reply.code(e.status);
       if (prefersJson(req.headers.accept)) return reply.type("application/json; charset=utf-8").send({ status: "error", code: e.code, message: e.message });
@@ -66,7 +74,7 @@ export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | n
         tags: ["redirect"],
         summary: "Open a short link: 302 to the destination, or 404/410/403, or the password form (HEAD answers alike)",
         params: Params,
-        response: errors(403, 404, 410),
+        response: errors(403, 404, 410, 451),
       },
     },
     async (req, reply) => answer(req, reply, await ctx.redirects.visit(visitOf(ctx, trust, req, req.params.alias))),
@@ -89,7 +97,7 @@ export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | n
           summary: "Submit a link's password (form field password): 302 when right, 401 with the form when wrong",
           params: Params,
           body: Type.Object({ password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }),
-          response: errors(400, 403, 404, 410, 413, 429),
+          response: errors(400, 403, 404, 410, 413, 429, 451),
         },
       },
       async (req, reply) => answer(req, reply, await ctx.redirects.unlock(visitOf(ctx, trust, req, req.params.alias), req.body.password)),

@@ -1,0 +1,103 @@
+// The operator audit log: one append-only row per operator action (who, what, when, before and after),
+// written in the action's own transaction so that an action and its record land together or not at all.
+import { type Kysely, sql } from "kysely";
+import type { Db } from "../storage/db.js";
+import type { AdminAuditRow, Database } from "../storage/schema.js";
+import { iso } from "../shared/clock.js";
+import { containsPattern } from "../shared/like.js";
+
+/** Who acted: an operator's account, or the command line (actor null). */
+export interface Actor {
+  id: string | null;
+  email: string;
+}
+
+export const CLI_ACTOR: Actor = { id: null, email: "command line" };
+
+export interface AuditEntry {
+  action: string;
+  targetType: "account" | "link" | "blocklist" | "report";
+  targetId: string;
+  summary: string;
+  before?: unknown;
+  after?: unknown;
+}
+
+export interface AuditFilter {
+  action?: string;
+  actor?: string;
+  target?: string;
+  /** Rows with a smaller id (keyset paging, newest first). */
+  before?: number;
+  limit: number;
+}
+
+export interface PublicAuditEntry {
+  id: string;
+  at: string;
+  actor_id: string | null;
+  actor_email: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  summary: string;
+  before: unknown;
+  after: unknown;
+}
+
+function json(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value);
+}
+
+function parse(text: string | null): unknown {
+  return text === null ? null : (JSON.parse(text) as unknown);
+}
+
+export function publicAuditEntry(r: AdminAuditRow): PublicAuditEntry {
+  return {
+    id: String(r.id),
+    at: iso(Number(r.at)),
+    actor_id: r.actor_id,
+    actor_email: r.actor_email,
+    action: r.action,
+    target_type: r.target_type,
+    target_id: r.target_id,
+    summary: r.summary,
+    before: parse(r.before),
+    after: parse(r.after),
+  };
+}
+
+export class AuditLog {
+  constructor(private readonly db: Db) {}
+
+  /** Appends one entry; pass the action's transaction. */
+  async record(trx: Kysely<Database>, actor: Actor, at: number, e: AuditEntry): Promise<void> {
+    await trx
+      .insertInto("admin_audit")
+      .values({
+        at,
+        actor_id: actor.id,
+        actor_email: actor.email,
+        action: e.action,
+        target_type: e.targetType,
+        target_id: e.targetId,
+        summary: e.summary,
+        before: json(e.before),
+        after: json(e.after),
+      })
+      .execute();
+  }
+
+  /** Newest first; `action` exact, `actor` a substring of the operator's email, `target` a target id. */
+  async list(f: AuditFilter): Promise<{ entries: PublicAuditEntry[]; next_cursor: string | null }> {
+    let q = this.db.selectFrom("admin_audit").selectAll().orderBy("id", "desc").limit(f.limit + 1);
+    if (f.action) q = q.where("action", "=", f.action);
+    if (f.actor) q = q.where(sql<boolean>`lower(actor_email) like ${containsPattern(f.actor)} escape '\\'`);
+    if (f.target) q = q.where("target_id", "=", f.target);
+    if (f.before !== undefined) q = q.where("id", "<", f.before);
+    const rows = await q.execute();
+    const page = rows.slice(0, f.limit);
+    return { entries: page.map(publicAuditEntry), next_cursor: rows.length > f.limit ? String(page[page.length - 1]?.id) : null };
+  }
+}

@@ -1,0 +1,80 @@
+// The operator console's routes (docs/operator.md): everything under /api/admin/ in one scope whose
+// first hook refuses everyone but an active operator, before any body is read or any handler runs.
+import { Type } from "typebox";
+import type { FastifyRequest } from "fastify";
+import type { App } from "../app.js";
+import type { AppContext } from "../../context.js";
+import type { Actor } from "../../admin/audit-log.js";
+import { errors } from "../schemas.js";
+import { requireOperator } from "../auth.js";
+import { invalid } from "../../shared/errors.js";
+
+/** The operator making the request (the scope's hook has already checked and cached it). */
+export async function operatorOf(ctx: AppContext, req: FastifyRequest): Promise<Actor> {
+  const user = await requireOperator(ctx, req);
+  return { id: user.id, email: user.email };
+}
+
+/** `?limit=` of the console's lists. */
+export const PageQuery = {
+  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+};
+
+/** A numeric keyset cursor (the audit log's ids), or invalid_request. */
+export function numericCursor(cursor: string | undefined): number | undefined {
+  if (cursor === undefined || cursor === "") return undefined;
+  if (!/^\d{1,15}$/.test(cursor)) throw invalid("cursor", "is not a cursor from a previous page");
+  return Number(cursor);
+}
+
+const AuditEntrySchema = Type.Object({
+  id: Type.String(),
+  at: Type.String(),
+  actor_id: Type.Union([Type.String(), Type.Null()]),
+  actor_email: Type.String(),
+  action: Type.String(),
+  target_type: Type.String(),
+  target_id: Type.String(),
+  summary: Type.String(),
+  before: Type.Unknown(),
+  after: Type.Unknown(),
+});
+
+export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
+  await app.register(async (plugin) => {
+    const scope = plugin as unknown as App;
+    // After the /api scope's session and CSRF hooks, before parsing: a non-operator learns nothing more.
+    scope.addHook("onRequest", async (req) => {
+      await requireOperator(ctx, req);
+    });
+
+    scope.get(
+      "/api/admin/audit",
+      {
+        schema: {
+          tags: ["operator"],
+          summary: "The audit log of operator actions, newest first (filter by action, operator email, target id)",
+          querystring: Type.Object(
+            {
+              action: Type.Optional(Type.String({ maxLength: 100 })),
+              actor: Type.Optional(Type.String({ maxLength: 254 })),
+              target: Type.Optional(Type.String({ maxLength: 300 })),
+              ...PageQuery,
+            },
+            { additionalProperties: false },
+          ),
+          response: {
+            200: Type.Object({ status: Type.Literal("success"), entries: Type.Array(AuditEntrySchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }),
+            ...errors(400, 401, 403),
+          },
+        },
+      },
+      async (req) => {
+        const q = req.query;
+        const page = await ctx.audit.list({ action: q.action, actor: q.actor, target: q.target, before: numericCursor(q.cursor), limit: q.limit ?? 50 });
+        return { status: "success" as const, ...page };
+      },
+    );
+  });
+}
