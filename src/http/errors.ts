@@ -22,6 +22,10 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   alias_taken: 409,
   conflict: 409,
   expired: 410,
+  // The redirect's answers for links an operator closed (docs/operator.md).
+  link_disabled: 410,
+  link_blocked: 410,
+  unavailable_legal: 451,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,

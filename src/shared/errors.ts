@@ -20,6 +20,9 @@ export type ErrorCode =
   | "expired"
   | "click_limit_reached"
   | "destination_blocked"
+  | "link_disabled"
+  | "unavailable_legal"
+  | "link_blocked"
   | "internal_error";
 
 export interface FieldError {

@@ -143,6 +143,11 @@ describe.each(ENGINES)("redirect on %s", (engine) => {
     const wrong = await postPassword("locked", "nope");
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).toContain("Wrong password");
+    // A client that prefers JSON gets the contract's error body, not the form.
+    const wrongJson = await postPassword("locked", "nope", { accept: "application/json" });
+    expect(wrongJson.status).toBe(401);
+    expect(wrongJson.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await wrongJson.json()).toEqual({ status: "error", code: "invalid_credentials", message: "Wrong password for this link" });
     const right = await postPassword("locked", "open sesame");
     expect(right.status).toBe(302);
     expect(right.headers.get("location")).toBe("https://example.com/secret");

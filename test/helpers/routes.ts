@@ -17,8 +17,15 @@ export function concretePath(url: string, values: Record<string, string>): strin
   return url.replace(/:([A-Za-z_][A-Za-z0-9_]*)|\*/g, (_m, name: string | undefined) => values[name ?? "*"] ?? "x");
 }
 
-/** Codes API.md gives: its table, sign-in's invalid_credentials, the redirect's click limit. */
+/**
+ * Codes API.md gives (its table, sign-in's invalid_credentials, the redirect's click limit), and the
+ * operator console's additions in docs/operator.md (destination_blocked; the redirect's disabled and blocked links).
+ */
 export const CONTRACT_CODES = new Set([
+  "destination_blocked",
+  "link_disabled",
+  "unavailable_legal",
+  "link_blocked",
   "invalid_request",
   "unauthenticated",
   "invalid_api_key",

@@ -16,13 +16,13 @@ const ERRORS = {
   expired: { status: 410, code: "expired", title: "Link expired", message: "This short link has expired." },
   click_limit: { status: 403, code: "click_limit_reached", title: "Click limit reached", message: "This short link has reached its maximum number of clicks." },
   rate_limited: { status: 429, code: "rate_limited", title: "Too many attempts", message: "Too many wrong passwords for this link; try again later." },
-  blocked: { status: 410, code: "destination_blocked", title: "Link disabled", message: "This short link points to a site that this service has blocked as harmful." },
+  blocked: { status: 410, code: "link_blocked", title: "Link disabled", message: "This short link points to a site that this service has blocked as harmful." },
 } as const;
 
 /** A link an operator disabled: 410, or 451 when it is unavailable for legal reasons. */
 function disabledError(status: number) {
   return status === 451
-    ? { status, code: "link_disabled", title: "Unavailable for legal reasons", message: "This short link was disabled by the operator of this service for legal reasons." }
+    ? { status, code: "unavailable_legal", title: "Unavailable for legal reasons", message: "This short link was disabled by the operator of this service for legal reasons." }
     : { status, code: "link_disabled", title: "Link disabled", message: "This short link was disabled by the operator of this service." };
 }
 
@@ -48,6 +48,10 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
     case "redirect":
       return reply.code(302).header("location", outcome.location).send();
     case "password":
+      // A client that prefers JSON gets the contract's error body for a wrong password, not the form.
+      if (outcome.wrong && prefersJson(req.headers.accept)) {
+        return reply.code(401).type("application/json; charset=utf-8").send({ status: "error", code: "invalid_credentials", message: "Wrong password for this link" });
+      }
       return reply
         .code(outcome.wrong ? 401 : 200)
         .headers(PASSWORD_PAGE_HEADERS)
@@ -97,7 +101,7 @@ export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | n
           summary: "Submit a link's password (form field password): 302 when right, 401 with the form when wrong",
           params: Params,
           body: Type.Object({ password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }),
-          response: errors(400, 403, 404, 410, 413, 429, 451),
+          response: errors(400, 401, 403, 404, 410, 413, 429, 451),
         },
       },
       async (req, reply) => answer(req, reply, await ctx.redirects.unlock(visitOf(ctx, trust, req, req.params.alias), req.body.password)),
