@@ -42,7 +42,8 @@ export async function adminOverviewRoutes(app: App, ctx: AppContext): Promise<vo
       schema: {
         tags: ["operator"],
         summary: "Accounts, links, clicks this week, top links, open reports, health and blocklist size",
-        response: { 200: OverviewSchema, ...errors(401, 403) },
+        querystring: Type.Object({}, { additionalProperties: false }),
+        response: { 200: OverviewSchema, ...errors(400, 401, 403) },
       },
     },
     async (_req, reply) => {
