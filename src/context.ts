@@ -32,6 +32,9 @@ import { DomainService } from "./domains/domains.js";
 import { type DnsLookup, nodeDnsLookup } from "./domains/dns-check.js";
 import { HostBlocklist } from "./admin/blocklist.js";
 import { AuditLog } from "./admin/audit-log.js";
+import { AccountsAdmin } from "./admin/accounts-admin.js";
+import { LinkModeration } from "./admin/link-moderation.js";
+import { AdminOverview } from "./admin/overview.js";
 
 export interface AppContext {
   config: Readonly<Config>;
@@ -55,6 +58,10 @@ export interface AppContext {
   blocklist: HostBlocklist;
   /** Operator actions (issue 20). */
   audit: AuditLog;
+  /** The operator console's accounts, links and overview (issue 20). */
+  accountsAdmin: AccountsAdmin;
+  linkModeration: LinkModeration;
+  adminOverview: AdminOverview;
   /** Flushes buffers and closes connections; safe to call twice. */
   close(): Promise<void>;
 }
@@ -189,6 +196,31 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   });
 
   const stats = new StatsService({ db: storage.db, clock, reads });
+  // Operator actions announce link changes like the owner's own edits (a failed notice never fails the action).
+  const linksChanged = async (keys: Array<{ domain: string; alias: string }>): Promise<void> => {
+    // In slices: a bulk disable may name thousands of links, each one notification.
+    for (let i = 0; i < keys.length; i += 200) {
+      await links.changes.publish(keys.slice(i, i + 200)).catch((err) => log.warn({ err }, "link change notification failed"));
+    }
+  };
+  const accountsAdmin = new AccountsAdmin({
+    db: storage.db,
+    dialect: storage.dialect,
+    clock,
+    audit,
+    linksChanged,
+    domainChanged: (hostname) => domains.announce(hostname),
+    webhooksChanged: (ownerId) => webhooks.ownerChanged(ownerId).catch((err) => log.warn({ err }, "webhook directory reload failed")),
+  });
+  const linkModeration = new LinkModeration({ db: storage.db, dialect: storage.dialect, clock, audit, blocklist, links, linksChanged });
+  const adminOverview = new AdminOverview({
+    db: storage.db,
+    clock,
+    origin: config.origin,
+    blocklist,
+    clickBacklog: () => clicks.backlog(),
+    webhookQueue: () => clickDeliveries.queueState(),
+  });
   const teams = new TeamService({ db: storage.db, clock, mailer, log, rate, origin: config.origin });
 
   // Housekeeping: expired sessions, old throttle events, raw clicks past retention.
@@ -221,6 +253,9 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     domains,
     blocklist,
     audit,
+    accountsAdmin,
+    linkModeration,
+    adminOverview,
     close() {
       closed ??= (async () => {
         clearInterval(housekeeping);

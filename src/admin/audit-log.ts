@@ -16,7 +16,7 @@ export const CLI_ACTOR: Actor = { id: null, email: "command line" };
 
 export interface AuditEntry {
   action: string;
-  targetType: "account" | "link" | "blocklist" | "report";
+  targetType: "account" | "link" | "host" | "blocklist" | "report";
   targetId: string;
   summary: string;
   before?: unknown;

@@ -81,6 +81,11 @@ export class HostBlocklist {
     return this.blocksUrl(l.url) || (l.ios_url !== null && this.blocksUrl(l.ios_url)) || (l.android_url !== null && this.blocksUrl(l.android_url));
   }
 
+  /** Hosts from each source (the operator console's overview). */
+  counts(): { console: number; file: number } {
+    return { console: this.consoleHosts.size, file: this.fileHosts.size };
+  }
+
   private changed(): void {
     for (const fn of this.listeners) fn();
   }

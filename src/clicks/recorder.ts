@@ -13,7 +13,7 @@ import type { ClickWriter, HeldBack } from "./click-writer.js";
 import { PostgresClickWriter } from "./pg-writer.js";
 import { SqliteClickWriter } from "./sqlite-writer.js";
 import { WorkerClickWriter } from "./worker-writer.js";
-import { type ClickBatch, ClickBatchBuilder } from "./click-buffer.js";
+import { type ClickBatch, ClickBatchBuilder, FIELD } from "./click-buffer.js";
 import type { ClickJournal } from "./click-journal.js";
 
 export interface ClickInput {
@@ -82,6 +82,8 @@ export class ClickRecorder {
   private open: ClickBatchBuilder;
   private sealed: ClickBatch[] = [];
   private sealedClicks = 0;
+  /** When the open batch's first click came (the oldest unwritten click when nothing is sealed). */
+  private openSince = 0;
   private timer: NodeJS.Timeout | null = null;
   private rollupTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
@@ -131,6 +133,7 @@ export class ClickRecorder {
 
   /** Buffers one click; never blocks the request. */
   record(input: ClickInput): void {
+    if (this.open.length === 0) this.openSince = input.at;
     this.open.push(input);
     this.deps.journal?.pending(this.open);
     if (this.open.length >= MAX_BATCH) {
@@ -146,6 +149,13 @@ export class ClickRecorder {
 
   get pending(): number {
     return this.sealedClicks + this.open.length;
+  }
+
+  /** Clicks not yet written and when the oldest of them came, null when none (the operator console's health). */
+  backlog(): { pending: number; oldestAt: number | null } {
+    const first = this.sealed[0];
+    const oldestAt = first !== undefined ? (first.fields[FIELD.at] ?? null) : this.open.length > 0 ? this.openSince : null;
+    return { pending: this.pending, oldestAt };
   }
 
   /** Client addresses are kept only for GeoIP; without it they never leave the request. */

@@ -92,6 +92,8 @@ export class ClickDeliveries {
   private readonly inflight = new Set<Promise<void>>();
   private closed = false;
   private pumpScheduled = false;
+  /** Events dropped by this instance since it started (the operator console's health). */
+  private droppedTotal = 0;
 
   constructor(private readonly deps: ClickDeliveriesDeps) {}
 
@@ -112,6 +114,7 @@ export class ClickDeliveries {
       // Room for what can be sent now plus the queue; the rest is dropped and counted (and costs no more).
       if (lane.waiting.length + lane.running >= queue + concurrency) {
         this.deps.deliveryLog.dropped(target.id);
+        this.droppedTotal++;
         continue;
       }
       job ??= new ClickJob(link, domain, visit, at);
@@ -128,6 +131,13 @@ export class ClickDeliveries {
   backlog(webhookId: string): number {
     const lane = this.lanes.get(webhookId);
     return lane ? lane.waiting.length + lane.running : 0;
+  }
+
+  /** This instance's queues: events waiting or in flight, and events dropped since it started. */
+  queueState(): { queued: number; dropped: number } {
+    let queued = 0;
+    for (const lane of this.lanes.values()) queued += lane.waiting.length + lane.running;
+    return { queued, dropped: this.droppedTotal };
   }
 
   /** Stops taking clicks and waits for the deliveries in flight (each bounded by its timeout). */

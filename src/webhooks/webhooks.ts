@@ -135,6 +135,11 @@ export class WebhookService {
     await this.deps.directory.changed(user.id);
   }
 
+  /** The owner's plan changed or the account is gone (operator console): its deliveries follow at once, everywhere. */
+  async ownerChanged(ownerId: string): Promise<void> {
+    await this.deps.directory.changed(ownerId);
+  }
+
   /** A new secret for a custom webhook, shown once; the old one stops signing at once. */
   async rotateSecret(user: UserRow, id: string): Promise<{ webhook: PublicWebhook; secret: string }> {
     requireCapability(user.plan, "webhooks", "Webhooks");

@@ -8,6 +8,9 @@ import type { Actor } from "../../admin/audit-log.js";
 import { errors } from "../schemas.js";
 import { requireOperator } from "../auth.js";
 import { invalid } from "../../shared/errors.js";
+import { adminAccountRoutes } from "./admin-accounts.js";
+import { adminLinkRoutes } from "./admin-links.js";
+import { adminOverviewRoutes } from "./admin-overview.js";
 
 /** The operator making the request (the scope's hook has already checked and cached it). */
 export async function operatorOf(ctx: AppContext, req: FastifyRequest): Promise<Actor> {
@@ -76,5 +79,9 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
         return { status: "success" as const, ...page };
       },
     );
+
+    await adminOverviewRoutes(scope, ctx);
+    await adminAccountRoutes(scope, ctx);
+    await adminLinkRoutes(scope, ctx);
   });
 }

@@ -1,0 +1,121 @@
+// The operator console's overview (docs/operator.md, Overview): accounts, links, this week's clicks and top
+// links from the daily roll-up, open reports, and the health of this instance's click writer and webhook queue.
+import { sql } from "kysely";
+import type { Db } from "../storage/db.js";
+import type { Clock } from "../shared/clock.js";
+import { PLANS, type Plan } from "../accounts/plans.js";
+import { DAY_MS, ymd } from "../clicks/range.js";
+import { shortUrl } from "../links/public-link.js";
+import type { HostBlocklist } from "./blocklist.js";
+
+export interface Overview {
+  accounts: { total: number; active: number; suspended: number; by_plan: Record<Plan, number> };
+  links: { total: number; disabled: number };
+  clicks: { today: number; week: number };
+  top_links: Array<{ id: string; alias: string; domain: string | null; short_url: string; url: string; owner_email: string | null; clicks: number }>;
+  reports_open: number;
+  health: {
+    database: "ok" | "error";
+    click_writer: { pending: number; oldest_ms: number };
+    webhook_queue: { queued: number; dropped: number };
+  };
+  blocklist: { console: number; file: number };
+}
+
+export interface OverviewDeps {
+  db: Db;
+  clock: Clock;
+  origin: string;
+  blocklist: HostBlocklist;
+  clickBacklog: () => { pending: number; oldestAt: number | null };
+  webhookQueue: () => { queued: number; dropped: number };
+}
+
+const TOP_LINKS = 10;
+
+export class AdminOverview {
+  constructor(private readonly deps: OverviewDeps) {}
+
+  async read(): Promise<Overview> {
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    const database = await sql`select 1`
+      .execute(db)
+      .then(() => "ok" as const)
+      .catch(() => "error" as const);
+
+    const by_plan = Object.fromEntries(PLANS.map((p) => [p, 0])) as Record<Plan, number>;
+    const accounts = { total: 0, active: 0, suspended: 0, by_plan };
+    const groups = await db
+      .selectFrom("users")
+      .select((eb) => ["plan", "status", eb.fn.countAll<number | string>().as("n")])
+      .groupBy(["plan", "status"])
+      .execute();
+    for (const g of groups) {
+      const n = Number(g.n);
+      accounts.total += n;
+      if (g.status === "active") accounts.active += n;
+      else if (g.status === "suspended") accounts.suspended += n;
+      if (g.plan in by_plan) by_plan[g.plan as Plan] += n;
+    }
+
+    const links = await db
+      .selectFrom("links")
+      .select((eb) => [eb.fn.countAll<number | string>().as("total"), eb.fn.count<number | string>("disabled_at").as("disabled")])
+      .executeTakeFirstOrThrow();
+
+    // UTC days, as the roll-up keys them: today, and today with the six days before.
+    const today = ymd(now);
+    const weekStart = ymd(now - 6 * DAY_MS);
+    const days = await db
+      .selectFrom("click_daily")
+      .select((eb) => ["day", eb.fn.sum<number | string>("clicks").as("n")])
+      .where("day", ">=", weekStart)
+      .where("day", "<=", today)
+      .groupBy("day")
+      .execute();
+    const clicks = { today: 0, week: 0 };
+    for (const d of days) {
+      clicks.week += Number(d.n);
+      if (d.day === today) clicks.today += Number(d.n);
+    }
+
+    const top = await db
+      .selectFrom("click_daily as d")
+      .innerJoin("links as l", "l.id", "d.link_id")
+      .leftJoin("users as u", "u.id", "l.owner_id")
+      .select((eb) => ["l.id", "l.alias", "l.domain", "l.url", "u.email as owner_email", eb.fn.sum<number | string>("d.clicks").as("clicks")])
+      .where("d.day", ">=", weekStart)
+      .where("d.day", "<=", today)
+      .groupBy(["l.id", "l.alias", "l.domain", "l.url", "u.email"])
+      .orderBy("clicks", "desc")
+      .orderBy("l.id")
+      .limit(TOP_LINKS)
+      .execute();
+
+    const reports = await db.selectFrom("abuse_reports").select((eb) => eb.fn.countAll<number | string>().as("n")).where("state", "=", "open").executeTakeFirstOrThrow();
+
+    const backlog = this.deps.clickBacklog();
+    return {
+      accounts,
+      links: { total: Number(links.total), disabled: Number(links.disabled) },
+      clicks,
+      top_links: top.map((t) => ({
+        id: t.id,
+        alias: t.alias,
+        domain: t.domain === "" ? null : t.domain,
+        short_url: shortUrl(this.deps.origin, t.domain, t.alias),
+        url: t.url,
+        owner_email: t.owner_email ?? null,
+        clicks: Number(t.clicks),
+      })),
+      reports_open: Number(reports.n),
+      health: {
+        database,
+        click_writer: { pending: backlog.pending, oldest_ms: backlog.oldestAt === null ? 0 : Math.max(0, now - backlog.oldestAt) },
+        webhook_queue: this.deps.webhookQueue(),
+      },
+      blocklist: this.deps.blocklist.counts(),
+    };
+  }
+}
