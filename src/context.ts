@@ -32,6 +32,7 @@ import { DomainService } from "./domains/domains.js";
 import { type DnsLookup, nodeDnsLookup } from "./domains/dns-check.js";
 import { HostBlocklist } from "./admin/blocklist.js";
 import { AuditLog } from "./admin/audit-log.js";
+import { ReportService } from "./admin/reports.js";
 
 export interface AppContext {
   config: Readonly<Config>;
@@ -55,6 +56,8 @@ export interface AppContext {
   blocklist: HostBlocklist;
   /** Operator actions (issue 20). */
   audit: AuditLog;
+  /** Abuse reports: the public form and the operators' queue (issue 20). */
+  reports: ReportService;
   /** Flushes buffers and closes connections; safe to call twice. */
   close(): Promise<void>;
 }
@@ -188,6 +191,8 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     blocklist,
   });
 
+  const reports = new ReportService({ db: storage.db, clock, log, audit, links, rate, ownHost: config.baseUrl.hostname, perHour: config.reportsPerHour });
+
   const stats = new StatsService({ db: storage.db, clock, reads });
   const teams = new TeamService({ db: storage.db, clock, mailer, log, rate, origin: config.origin });
 
@@ -221,6 +226,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     domains,
     blocklist,
     audit,
+    reports,
     close() {
       closed ??= (async () => {
         clearInterval(housekeeping);
