@@ -1,6 +1,7 @@
 // The operators' abuse report queue (docs/operator.md, Abuse reports): list, dismiss, disable the link,
 // ban the owner. Registered inside the /api/admin/ scope, whose hook has already refused non-operators.
 import { Type } from "typebox";
+import type { FastifyRequest } from "fastify";
 import type { App } from "../app.js";
 import type { AppContext } from "../../context.js";
 import { REPORT_STATES } from "../../admin/reports.js";
@@ -28,6 +29,11 @@ const ReportSchema = Type.Object({
   resolved_by_email: Nullable(Type.String()),
   reports_for_link: Type.Integer({ description: "Reports of this link in every state, this one included" }),
 });
+
+/** Every field of these bodies is optional: a request without a body means {} (as for dismiss, which takes none). */
+async function noBodyIsEmpty(req: FastifyRequest): Promise<void> {
+  if (req.body === undefined) req.body = {};
+}
 
 const ReportReply = Type.Object({ status: Type.Literal("success"), report: ReportSchema });
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -68,33 +74,33 @@ export async function adminReportRoutes(scope: App, ctx: AppContext): Promise<vo
   scope.post(
     "/api/admin/reports/:id/disable-link",
     {
+      preValidation: noBodyIsEmpty,
       schema: {
         tags: ["operator"],
         summary: "Disable the reported link (visitors get 410, or 451) and resolve its open reports",
         params: IdParams,
-        body: Type.Optional(
-          Body({
-            reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: "Shown to the owner; by default \"Reported as <reason>\"" })),
-            status: Type.Optional(Type.Union([Type.Literal(410), Type.Literal(451)])),
-          }),
-        ),
+        body: Body({
+          reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: "Shown to the owner; by default \"Reported as <reason>\"" })),
+          status: Type.Optional(Type.Union([Type.Literal(410), Type.Literal(451)])),
+        }),
         response: { 200: ReportReply, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (req) => ({ status: "success" as const, report: await ctx.reports.disableLink(await operatorOf(ctx, req), req.params.id, req.body ?? {}) }),
+    async (req) => ({ status: "success" as const, report: await ctx.reports.disableLink(await operatorOf(ctx, req), req.params.id, req.body) }),
   );
 
   scope.post(
     "/api/admin/reports/:id/ban-owner",
     {
+      preValidation: noBodyIsEmpty,
       schema: {
         tags: ["operator"],
         summary: "Suspend the reported link's owner, disable every link of theirs, resolve their links' open reports",
         params: IdParams,
-        body: Type.Optional(Body({ reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) })),
+        body: Body({ reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) }),
         response: { 200: ReportReply, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (req) => ({ status: "success" as const, report: await ctx.reports.banOwner(await operatorOf(ctx, req), req.params.id, req.body ?? {}) }),
+    async (req) => ({ status: "success" as const, report: await ctx.reports.banOwner(await operatorOf(ctx, req), req.params.id, req.body) }),
   );
 }
