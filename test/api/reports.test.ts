@@ -1,6 +1,7 @@
 // Abuse reports (docs/operator.md): the public form (rendering, escaping, storage, the same answer for
 // unknown links, the throttle, cross-origin posts, hostile input) and the operators' queue (list, dismiss,
 // disable the link, ban the owner, conflicts, audit entries), on SQLite and PostgreSQL.
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/shared/clock.js";
 import { failuresPerHour } from "../../src/admin/reports.js";
@@ -237,6 +238,22 @@ describe.each(ENGINES)("abuse reports on %s", (engine) => {
       });
       expect(noOrigin.status).toBe(200);
       expect((await reportsOf(link.id)).length).toBe(2);
+      // HTTP/1.0 without Host: still judged by Origin, and a bare alias means the main host.
+      const raw = (origin: string) =>
+        new Promise<string>((resolve, reject) => {
+          const body = `link=cross-1&reason=spam`;
+          // Written without ending our side: a half-closed request may be dropped as aborted before the answer.
+          const sock = net.connect(Number(new URL(server.url).port), "127.0.0.1", () =>
+            sock.write(`POST /report HTTP/1.0\r\n${origin}X-Forwarded-For: ${newAddress()}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`),
+          );
+          let data = "";
+          sock.on("data", (b) => (data += b.toString("latin1")));
+          sock.on("close", () => resolve(data));
+          sock.on("error", reject);
+        });
+      expect(await raw("Origin: https://evil.example\r\n")).toMatch(/^HTTP\/1\.[01] 403 /);
+      expect(await raw("")).toMatch(/^HTTP\/1\.[01] 200 /);
+      expect((await reportsOf(link.id)).length).toBe(3);
       clock.advance(1000);
     });
 

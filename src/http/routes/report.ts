@@ -55,7 +55,9 @@ function checkOrigin(ctx: AppContext, req: FastifyRequest): void {
   } catch {
     host = null;
   }
-  if (host !== null && (host === req.host.toLowerCase() || host === ctx.config.baseUrl.host.toLowerCase())) return;
+  // An HTTP/1.0 request may come without Host.
+  const own = typeof req.host === "string" ? req.host.toLowerCase() : "";
+  if (host !== null && (host === own || host === ctx.config.baseUrl.host.toLowerCase())) return;
   throw new DomainError("forbidden", "Reports can only be sent from this site's own form");
 }
 
@@ -125,7 +127,9 @@ export async function reportRoutes(app: App, ctx: AppContext): Promise<void> {
         },
       },
       async (req, reply) => {
-        await ctx.reports.submit(req.body, req.ip, ctx.redirects.domainFor(req.hostname));
+        // A bare alias is a link on this page's host (HTTP/1.0 may send no Host: the main host, then).
+        const host = typeof req.hostname === "string" ? req.hostname : "";
+        await ctx.reports.submit(req.body, req.ip, host === "" ? "" : ctx.redirects.domainFor(host));
         return html(reply, 200, REPORT_THANKS_PAGE);
       },
     );
