@@ -35,6 +35,7 @@ import { AuditLog } from "./admin/audit-log.js";
 import { AccountsAdmin } from "./admin/accounts-admin.js";
 import { LinkModeration } from "./admin/link-moderation.js";
 import { AdminOverview } from "./admin/overview.js";
+import { ReportService } from "./admin/reports.js";
 
 export interface AppContext {
   config: Readonly<Config>;
@@ -62,6 +63,8 @@ export interface AppContext {
   accountsAdmin: AccountsAdmin;
   linkModeration: LinkModeration;
   adminOverview: AdminOverview;
+  /** Abuse reports: the public form and the operators' queue (issue 20). */
+  reports: ReportService;
   /** Flushes buffers and closes connections; safe to call twice. */
   close(): Promise<void>;
 }
@@ -212,6 +215,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     domainChanged: (hostname) => domains.announce(hostname),
     webhooksChanged: (ownerId) => webhooks.ownerChanged(ownerId).catch((err) => log.warn({ err }, "webhook directory reload failed")),
   });
+  const reports = new ReportService({ db: storage.db, clock, audit, links, rate, ownHost: config.baseUrl.hostname, perHour: config.reportsPerHour, linksChanged });
   const linkModeration = new LinkModeration({ db: storage.db, dialect: storage.dialect, clock, audit, blocklist, links, linksChanged });
   const adminOverview = new AdminOverview({
     db: storage.db,
@@ -256,6 +260,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     accountsAdmin,
     linkModeration,
     adminOverview,
+    reports,
     close() {
       closed ??= (async () => {
         clearInterval(housekeeping);

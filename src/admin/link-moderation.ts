@@ -1,9 +1,9 @@
 // Links as the operator moderates them (docs/operator.md, Links): search across every account, disable
 // (410 or 451) and enable one link, disable many (an account's, or a destination host's); every change is
 // audited in its transaction and announced so that every instance's redirect cache drops the link at once.
-import { sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Db, Dialect } from "../storage/db.js";
-import type { LinkRow } from "../storage/schema.js";
+import type { Database, LinkRow } from "../storage/schema.js";
 import type { Clock } from "../shared/clock.js";
 import { DomainError, invalid } from "../shared/errors.js";
 import { containsPattern } from "../shared/like.js";
@@ -168,7 +168,7 @@ export class LinkModeration {
     const now = this.deps.clock.now();
     const link = await this.deps.db.transaction().execute(async (trx) => {
       const row = await this.lock(trx, id);
-      await trx.updateTable("links").set({ disabled_at: now, disabled_status: status, disabled_reason: reason }).where("id", "=", id).execute();
+      await setDisabled(trx, [id], { reason, status, at: now }, true);
       await this.deps.audit.record(trx, actor, now, {
         action: "link.disable",
         targetType: "link",
@@ -234,19 +234,7 @@ export class LinkModeration {
           .execute();
         ids = candidates.filter((l) => onHost(l.url, host as string) || onHost(l.ios_url, host as string) || onHost(l.android_url, host as string)).map((l) => l.id);
       }
-      const keys: Array<LinkKey & { id: string }> = [];
-      for (let i = 0; i < ids.length; i += UPDATE_CHUNK) {
-        const chunk = ids.slice(i, i + UPDATE_CHUNK);
-        keys.push(
-          ...(await trx
-            .updateTable("links")
-            .set({ disabled_at: now, disabled_status: status, disabled_reason: reason })
-            .where("id", "in", chunk)
-            .where("disabled_at", "is", null)
-            .returning(["id", "domain", "alias"])
-            .execute()),
-        );
-      }
+      const keys = await setDisabled(trx, ids, { reason, status, at: now });
       const done = keys.map((k) => k.id).sort();
       await this.deps.audit.record(trx, actor, now, {
         action: "link.disable_bulk",
@@ -275,6 +263,29 @@ export class LinkModeration {
   }
 }
 
-function disabledOf(row: LinkRow): { reason: string; status: number } | null {
+/**
+ * Disables the links of `ids` (visitors then get `status`; updated_at and updated_by stay: they say who last
+ * edited the link) and returns them, for the caller to announce after its commit. Links already disabled
+ * keep their own reason and status unless `replace`.
+ */
+export async function setDisabled(
+  trx: Kysely<Database>,
+  ids: string[],
+  d: { reason: string; status: number; at: number },
+  replace = false,
+): Promise<Array<LinkKey & { id: string }>> {
+  const keys: Array<LinkKey & { id: string }> = [];
+  for (let i = 0; i < ids.length; i += UPDATE_CHUNK) {
+    let q = trx
+      .updateTable("links")
+      .set({ disabled_at: d.at, disabled_status: d.status, disabled_reason: d.reason })
+      .where("id", "in", ids.slice(i, i + UPDATE_CHUNK));
+    if (!replace) q = q.where("disabled_at", "is", null);
+    keys.push(...(await q.returning(["id", "domain", "alias"]).execute()));
+  }
+  return keys;
+}
+
+export function disabledOf(row: LinkRow): { reason: string; status: number } | null {
   return row.disabled_at === null ? null : { reason: row.disabled_reason ?? "", status: Number(row.disabled_status ?? 410) };
 }

@@ -26,6 +26,7 @@ import { linkRoutes } from "./routes/links.js";
 import { qrRoutes } from "./routes/qr.js";
 import { teamRoutes } from "./routes/team.js";
 import { redirectRoutes } from "./routes/redirect.js";
+import { reportRoutes } from "./routes/report.js";
 import { domainRoutes, tlsAskRoute } from "./routes/domains.js";
 import { adminRoutes } from "./routes/admin.js";
 import { HTML_CSP, errorPage, prefersJson } from "./pages.js";
@@ -157,6 +158,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
 
   await opsRoutes(app, ctx);
   await tlsAskRoute(app, ctx);
+  await reportRoutes(app, ctx);
   await redirectRoutes(app, ctx, trust);
   registerDashboard(app, ctx);
   return app;

@@ -4,6 +4,7 @@ import type { AppContext } from "../context.js";
 import { SESSION_COOKIE } from "../accounts/sessions.js";
 import { DomainError } from "../shared/errors.js";
 import type { UserRow } from "../storage/schema.js";
+import type { Actor } from "../admin/audit-log.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -87,4 +88,10 @@ export async function requireOperator(ctx: AppContext, req: FastifyRequest): Pro
   const user = await requireUser(ctx, req);
   if (Number(user.is_admin) !== 1 || user.status !== "active") throw new DomainError("forbidden", "This needs an operator account");
   return user;
+}
+
+/** The operator making the request, as the audit log names them (the /api/admin/ scope's hook has already checked). */
+export async function operatorOf(ctx: AppContext, req: FastifyRequest): Promise<Actor> {
+  const user = await requireOperator(ctx, req);
+  return { id: user.id, email: user.email };
 }

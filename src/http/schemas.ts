@@ -34,3 +34,9 @@ export function Body<T extends Record<string, TSchema>>(props: T) {
 /** Standard error responses for the OpenAPI description. */
 export const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [s, Type.Ref("ErrorBody")])) as Record<number, TSchema>;
+
+/** `?cursor=&limit=` of the operator console's lists. */
+export const PageQuery = {
+  cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+};

@@ -15,6 +15,7 @@ export const RESERVED_PATHS = [
   "logout",
   "signup",
   "settings",
+  "report",
 ];
 
 const RESERVED = new Set(RESERVED_PATHS.map((p) => p.toLowerCase()));

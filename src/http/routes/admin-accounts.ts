@@ -3,8 +3,8 @@ import { Type } from "typebox";
 import type { App } from "../app.js";
 import type { AppContext } from "../../context.js";
 import { PLANS } from "../../accounts/plans.js";
-import { Body, OkSchema, errors } from "../schemas.js";
-import { PageQuery, operatorOf } from "./admin.js";
+import { Body, OkSchema, PageQuery, errors } from "../schemas.js";
+import { operatorOf } from "../auth.js";
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const PlanSchema = Type.Union(PLANS.map((p) => Type.Literal(p)));

@@ -1,28 +1,15 @@
 // The operator console's routes (docs/operator.md): everything under /api/admin/ in one scope whose
 // first hook refuses everyone but an active operator, before any body is read or any handler runs.
 import { Type } from "typebox";
-import type { FastifyRequest } from "fastify";
 import type { App } from "../app.js";
 import type { AppContext } from "../../context.js";
-import type { Actor } from "../../admin/audit-log.js";
-import { errors } from "../schemas.js";
+import { PageQuery, errors } from "../schemas.js";
 import { requireOperator } from "../auth.js";
 import { invalid } from "../../shared/errors.js";
 import { adminAccountRoutes } from "./admin-accounts.js";
 import { adminLinkRoutes } from "./admin-links.js";
 import { adminOverviewRoutes } from "./admin-overview.js";
-
-/** The operator making the request (the scope's hook has already checked and cached it). */
-export async function operatorOf(ctx: AppContext, req: FastifyRequest): Promise<Actor> {
-  const user = await requireOperator(ctx, req);
-  return { id: user.id, email: user.email };
-}
-
-/** `?limit=` of the console's lists. */
-export const PageQuery = {
-  cursor: Type.Optional(Type.String({ maxLength: 200 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-};
+import { adminReportRoutes } from "./admin-reports.js";
 
 /** A numeric keyset cursor (the audit log's ids), or invalid_request. */
 export function numericCursor(cursor: string | undefined): number | undefined {
@@ -83,5 +70,6 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
     await adminOverviewRoutes(scope, ctx);
     await adminAccountRoutes(scope, ctx);
     await adminLinkRoutes(scope, ctx);
+    await adminReportRoutes(scope, ctx);
   });
 }

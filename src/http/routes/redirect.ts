@@ -62,7 +62,11 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
       if (outcome.kind === "rate_limited") reply.header("retry-after", String(outcome.retryAfter));
       reply.code(e.status);
       if (prefersJson(req.headers.accept)) return reply.type("application/json; charset=utf-8").send({ status: "error", code: e.code, message: e.message });
-      return reply.type("text/html; charset=utf-8").send(errorPage(e.status, e.title, e.message));
+      // Every page of a link that exists links to the abuse report form, prefilled with its alias (the form
+      // is served on the same host); a 404 has nothing to report.
+      const alias = (req.params as { alias?: string }).alias;
+      const report = outcome.kind === "not_found" ? undefined : (alias ?? "");
+      return reply.type("text/html; charset=utf-8").send(errorPage(e.status, e.title, e.message, report));
     }
   }
 }
