@@ -32,6 +32,7 @@ import { DomainService } from "./domains/domains.js";
 import { type DnsLookup, nodeDnsLookup } from "./domains/dns-check.js";
 import { HostBlocklist } from "./admin/blocklist.js";
 import { AuditLog } from "./admin/audit-log.js";
+import { BlocklistService } from "./admin/blocklist-service.js";
 
 export interface AppContext {
   config: Readonly<Config>;
@@ -53,6 +54,8 @@ export interface AppContext {
   domains: DomainService;
   /** The destination blocklist as links and redirects ask it (issue 20). */
   blocklist: HostBlocklist;
+  /** The blocklist's sources: console entries (database) and BLOCKLIST_FILE (issue 20). */
+  blocklistAdmin: BlocklistService;
   /** Operator actions (issue 20). */
   audit: AuditLog;
   /** Flushes buffers and closes connections; safe to call twice. */
@@ -140,6 +143,9 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   // Every read of clicks adds what the roll-ups hold back (src/clicks/click-reads.ts).
   const blocklist = new HostBlocklist();
   const audit = new AuditLog(storage.db);
+  const blocklistAdmin = new BlocklistService({ db: storage.db, feed: storage.feed, clock, log, audit, blocklist, file: config.blocklistFile });
+  // Loaded before the first request; without migrations (`snip migrate`) the table may not exist yet.
+  if (overrides.migrate !== false) await blocklistAdmin.start();
   const reads = new ClickReads({ db: storage.db, heldBack: (nums) => clicks.heldBack(nums) });
   const links = new LinkService({
     db: storage.db,
@@ -153,6 +159,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     linkDomain: (ownerId, raw) => domains.linkDomain(ownerId, raw),
     holdDomain: (trx, ownerId, hostname) => domains.holdDomain(trx, ownerId, hostname),
     blocklist,
+    signedOutPerHour: config.signedOutLinksPerHour,
     clickCounts: (keys) => reads.counts(keys),
   });
 
@@ -186,6 +193,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     webhooks: clickDeliveries,
     domainChanges,
     blocklist,
+    notFoundPerMinute: config.notFoundPerMinute,
   });
 
   const stats = new StatsService({ db: storage.db, clock, reads });
@@ -220,10 +228,12 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     clickDeliveries,
     domains,
     blocklist,
+    blocklistAdmin,
     audit,
     close() {
       closed ??= (async () => {
         clearInterval(housekeeping);
+        blocklistAdmin.stop();
         directory.stop();
         await clickDeliveries.close();
         await deliveryLog.close().catch((err) => log.warn({ err }, "webhook delivery log not written at shutdown"));

@@ -1,7 +1,7 @@
 // Signed-out creation is open to anyone, so it is bounded per address: 30 an hour, sliding.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ManualClock } from "../../src/shared/clock.js";
-import { SIGNED_OUT_PER_HOUR } from "../../src/links/create-link.js";
+import { DEFAULT_SIGNED_OUT_PER_HOUR } from "../../src/links/create-link.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ApiClient, signedInClient } from "../helpers/client.js";
 
@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 it("refuses the 31st signed-out creation from one address within an hour with 429, then frees up", async () => {
-  expect(SIGNED_OUT_PER_HOUR).toBe(30);
+  expect(DEFAULT_SIGNED_OUT_PER_HOUR).toBe(30);
   const anon = await new ApiClient(server.url).init();
   // Refused creations do not count.
   expect((await anon.post("/api/links", { url: "javascript:alert(1)" })).status).toBe(400);

@@ -8,6 +8,7 @@ import type { Actor } from "../../admin/audit-log.js";
 import { errors } from "../schemas.js";
 import { requireOperator } from "../auth.js";
 import { invalid } from "../../shared/errors.js";
+import { adminBlocklistRoutes } from "./admin-blocklist.js";
 
 /** The operator making the request (the scope's hook has already checked and cached it). */
 export async function operatorOf(ctx: AppContext, req: FastifyRequest): Promise<Actor> {
@@ -76,5 +77,7 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
         return { status: "success" as const, ...page };
       },
     );
+
+    await adminBlocklistRoutes(scope, ctx);
   });
 }
