@@ -17,7 +17,7 @@ export function concretePath(url: string, values: Record<string, string>): strin
   return url.replace(/:([A-Za-z_][A-Za-z0-9_]*)|\*/g, (_m, name: string | undefined) => values[name ?? "*"] ?? "x");
 }
 
-/** Codes API.md gives: its table, sign-in's invalid_credentials, the redirect's click limit. */
+/** Codes API.md gives: its table, sign-in's invalid_credentials, the redirect's click limit; docs/operator.md's destination_blocked. */
 export const CONTRACT_CODES = new Set([
   "invalid_request",
   "unauthenticated",
@@ -36,6 +36,7 @@ export const CONTRACT_CODES = new Set([
   "payload_too_large",
   "rate_limited",
   "click_limit_reached",
+  "destination_blocked",
 ]);
 
 export interface Answer {
