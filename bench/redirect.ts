@@ -7,6 +7,7 @@
 //   options: --duration N --rounds N --warmup N --connections N --links N --scenarios hot,zipf,...
 //            --profile (node --cpu-prof on the snip children) --load autocannon|wrk --no-pg
 //            --quiet-wait S (before each round, wait up to S s for the machine to be idle)
+//            --blocklist N (snip starts with a BLOCKLIST_FILE of N generated hosts, none a destination's)
 //            --scenarios qr (issue 15: the hot link's p99 while QR images are hammered; --qr-loops N, default 16)
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -40,6 +41,7 @@ const { values: args } = parseArgs({
     "quiet-wait": { type: "string" },
     "behind-proxy": { type: "boolean", default: false },
     "qr-loops": { type: "string", default: "16" },
+    blocklist: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -47,7 +49,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`usage: npm run bench:redirect -- [--smoke] [--duration 10] [--warmup 2] [--rounds 2] [--connections 50]
        [--links 1000000] [--scenarios ${SCENARIOS.join(",")}] [--pg-scenarios hot,...] [--profile]
-       [--load autocannon|wrk] [--no-pg] [--quiet-wait 0] [--behind-proxy] [--qr-loops 16]
+       [--load autocannon|wrk] [--no-pg] [--quiet-wait 0] [--behind-proxy] [--qr-loops 16] [--blocklist 0]
        scenario qr (SQLite): the hot link quiet and while GET /api/qr is hammered (in the default list)
 PostgreSQL runs when TEST_DATABASE_URL is set (a database of its own is created and dropped).`);
   process.exit(0);
@@ -78,6 +80,7 @@ for (const s of [...opts.scenarios, ...opts.pgScenarios]) {
     process.exit(2);
   }
 }
+const blocklistArgs = args.blocklist === undefined ? [] : ["--blocklist", String(num(args.blocklist, 0))];
 const pgUrl = args["no-pg"] ? undefined : process.env.TEST_DATABASE_URL?.trim() || undefined;
 const loadTool: "autocannon" | "wrk" = args.load === "wrk" || args.load === "autocannon" ? args.load : wrkAvailable() ? "wrk" : "autocannon";
 if (loadTool === "wrk" && !wrkAvailable()) {
@@ -249,7 +252,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     mkdirSync(dataDir, { recursive: true });
     sqliteFile = join(dataDir, "snip.db");
     copyFileSync(sqliteSeedFile, sqliteFile);
-    starts.push(mk("sqlite", startChild({ name: "snip-sqlite", script: join(BENCH_DIR, "snip-server.ts"), env: snipEnv(dataDir, `sqlite:${sqliteFile}`), nodeFlags: nodeFlags("sqlite") })));
+    starts.push(mk("sqlite", startChild({ name: "snip-sqlite", script: join(BENCH_DIR, "snip-server.ts"), args: blocklistArgs, env: snipEnv(dataDir, `sqlite:${sqliteFile}`), nodeFlags: nodeFlags("sqlite") })));
   }
   let pgBefore: ClickTotals | undefined;
   if (pg && opts.pgScenarios.includes(name)) {
@@ -257,7 +260,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     pgBefore = await pg.totals();
     const dataDir = join(workDir, "pg");
     mkdirSync(dataDir, { recursive: true });
-    starts.push(mk("postgres", startChild({ name: "snip-postgres", script: join(BENCH_DIR, "snip-server.ts"), env: snipEnv(dataDir, pg.url), nodeFlags: nodeFlags("postgres") })));
+    starts.push(mk("postgres", startChild({ name: "snip-postgres", script: join(BENCH_DIR, "snip-server.ts"), args: blocklistArgs, env: snipEnv(dataDir, pg.url), nodeFlags: nodeFlags("postgres") })));
   }
   const targets = await Promise.all(starts);
   for (const t of targets) if (t.kind === "postgres") t.before = pgBefore;

@@ -36,6 +36,7 @@ import { AccountsAdmin } from "./admin/accounts-admin.js";
 import { LinkModeration } from "./admin/link-moderation.js";
 import { AdminOverview } from "./admin/overview.js";
 import { ReportService } from "./admin/reports.js";
+import { BlocklistService } from "./admin/blocklist-service.js";
 
 export interface AppContext {
   config: Readonly<Config>;
@@ -57,6 +58,8 @@ export interface AppContext {
   domains: DomainService;
   /** The destination blocklist as links and redirects ask it (issue 20). */
   blocklist: HostBlocklist;
+  /** The blocklist's sources: console entries (database) and BLOCKLIST_FILE (issue 20). */
+  blocklistAdmin: BlocklistService;
   /** Operator actions (issue 20). */
   audit: AuditLog;
   /** The operator console's accounts, links and overview (issue 20). */
@@ -150,6 +153,9 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   // Every read of clicks adds what the roll-ups hold back (src/clicks/click-reads.ts).
   const blocklist = new HostBlocklist();
   const audit = new AuditLog(storage.db);
+  const blocklistAdmin = new BlocklistService({ db: storage.db, feed: storage.feed, clock, log, audit, blocklist, file: config.blocklistFile });
+  // Loaded before the first request; without migrations (`snip migrate`) the table may not exist yet.
+  if (overrides.migrate !== false) await blocklistAdmin.start();
   const reads = new ClickReads({ db: storage.db, heldBack: (nums) => clicks.heldBack(nums) });
   const links = new LinkService({
     db: storage.db,
@@ -163,6 +169,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     linkDomain: (ownerId, raw) => domains.linkDomain(ownerId, raw),
     holdDomain: (trx, ownerId, hostname) => domains.holdDomain(trx, ownerId, hostname),
     blocklist,
+    signedOutPerHour: config.signedOutLinksPerHour,
     clickCounts: (keys) => reads.counts(keys),
   });
 
@@ -196,6 +203,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     webhooks: clickDeliveries,
     domainChanges,
     blocklist,
+    notFoundPerMinute: config.notFoundPerMinute,
   });
 
   const stats = new StatsService({ db: storage.db, clock, reads });
@@ -256,6 +264,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     clickDeliveries,
     domains,
     blocklist,
+    blocklistAdmin,
     audit,
     accountsAdmin,
     linkModeration,
@@ -264,6 +273,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     close() {
       closed ??= (async () => {
         clearInterval(housekeeping);
+        blocklistAdmin.stop();
         directory.stop();
         await clickDeliveries.close();
         await deliveryLog.close().catch((err) => log.warn({ err }, "webhook delivery log not written at shutdown"));

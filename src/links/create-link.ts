@@ -9,7 +9,7 @@ import { planLimits, requireCapability } from "../accounts/plans.js";
 import { GENERATE_ATTEMPTS, aliasTaken, generateAlias, isUniqueViolation } from "./aliases.js";
 import { AliasReserved, claimAlias } from "./alias-reservations.js";
 import { announce, type LinkDeps } from "./deps.js";
-import { checkAlias, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry } from "./validate.js";
+import { checkAlias, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry, refuseBlocked } from "./validate.js";
 
 export const SIGNED_OUT_LIFETIME_MS = 5 * 60_000;
 
@@ -31,8 +31,8 @@ export interface CreateLinkOptions {
   ip?: string;
 }
 
-/** Signed-out creations per address and hour (anyone can create them, so they need a bound). */
-export const SIGNED_OUT_PER_HOUR = 30;
+/** Signed-out creations per address and hour unless SIGNED_OUT_LINKS_PER_HOUR says otherwise (anyone can create them, so they need a bound). */
+export const DEFAULT_SIGNED_OUT_PER_HOUR = 30;
 const HOUR = 3_600_000;
 
 const SIGNED_IN_OPTIONS = ["domain", "expires_at", "max_clicks", "password", "ios_url", "android_url"] as const;
@@ -49,7 +49,7 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
     if (used.length > 0) throw new DomainError("unauthenticated", `Sign in to use ${used.join(", ")}; signed out, only url and alias are accepted`);
     if (anonBucket) {
       const state = await deps.rate.state(anonBucket, now - HOUR);
-      if (state.count >= SIGNED_OUT_PER_HOUR) {
+      if (state.count >= deps.signedOutPerHour) {
         throw new DomainError("rate_limited", "Too many links created signed out from this address; sign in to create more", undefined, undefined, retryAfterSeconds(state, HOUR, now));
       }
     }
@@ -63,6 +63,7 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
   const domain = actor ? await deps.linkDomain(actor.id, input.domain) : "";
   const ios = input.ios_url == null ? null : normalizeDestination(input.ios_url, "ios_url", deps.ownHost);
   const android = input.android_url == null ? null : normalizeDestination(input.android_url, "android_url", deps.ownHost);
+  refuseBlocked(deps, { url, ios_url: ios, android_url: android });
 
   let expiresAt: number | null = actor ? null : now + SIGNED_OUT_LIFETIME_MS;
   let maxClicks: number | null = null;

@@ -15,6 +15,8 @@ export interface LinkDeps {
   changes: LinkChanges;
   /** Throttle of signed-out creations per address. */
   rate: RateEvents;
+  /** Signed-out creations per address and hour (SIGNED_OUT_LINKS_PER_HOUR). */
+  signedOutPerHour: number;
   /** BASE_URL's origin, e.g. "https://sn.ip". */
   origin: string;
   /** BASE_URL's hostname: links there have domain "", and destinations on it are refused. */

@@ -8,7 +8,7 @@ import type { Clock } from "../shared/clock.js";
 import type { LinkRow, UserRow } from "../storage/schema.js";
 import { type BulkResult, bulkCreate } from "./bulk.js";
 import type { LinkChanges } from "./changes.js";
-import { type CreateLinkInput, type CreateLinkOptions, createLink } from "./create-link.js";
+import { type CreateLinkInput, type CreateLinkOptions, DEFAULT_SIGNED_OUT_PER_HOUR, createLink } from "./create-link.js";
 import type { LinkDeps } from "./deps.js";
 import { type LinkPage, type ListQuery, listLinks } from "./list-links.js";
 import { type PublicLink, toPublicLink } from "./public-link.js";
@@ -41,12 +41,14 @@ export class LinkService {
     linkDomain: LinkDeps["linkDomain"];
     holdDomain: LinkDeps["holdDomain"];
     blocklist: LinkDeps["blocklist"];
+    /** SIGNED_OUT_LINKS_PER_HOUR (default 30). */
+    signedOutPerHour?: number;
     /** Click counts as every read shows them: stored, and held back from the roll-ups. */
     clickCounts: (links: Array<{ id: string; num: number }>) => Promise<Map<string, number>>;
   }) {
-    const { sqlite, baseUrl, clickCounts, ...deps } = opts;
+    const { sqlite, baseUrl, clickCounts, signedOutPerHour, ...deps } = opts;
     this.clickCounts = clickCounts;
-    this.deps = { ...deps, origin: baseUrl.origin, ownHost: baseUrl.hostname };
+    this.deps = { ...deps, origin: baseUrl.origin, ownHost: baseUrl.hostname, signedOutPerHour: signedOutPerHour ?? DEFAULT_SIGNED_OUT_PER_HOUR };
     this.sqlite = sqlite ?? null;
   }
 

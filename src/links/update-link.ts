@@ -9,7 +9,7 @@ import { AliasReserved, claimAlias } from "./alias-reservations.js";
 import { type CreateLinkInput, requireActive } from "./create-link.js";
 import { announce, type LinkDeps } from "./deps.js";
 import { type AccessibleLink, type LinkView, accessibleLink, loadLinkView } from "./link-access.js";
-import { checkAlias, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry } from "./validate.js";
+import { checkAlias, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry, refuseBlocked } from "./validate.js";
 
 /** Only the fields present change; `null` clears an option. */
 export type UpdateLinkInput = Omit<CreateLinkInput, "url" | "alias"> & { url?: string; alias?: string };
@@ -59,6 +59,8 @@ export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, inp
       set.max_clicks = checkMaxClicks(input.max_clicks);
     }
   }
+  // Only destinations this edit sets: other changes to a link already pointing at a blocked host stay possible.
+  refuseBlocked(deps, { url: set.url, ios_url: set.ios_url, android_url: set.android_url });
   if (input.password !== undefined) set.password_hash = input.password === null ? null : await hashPassword(checkLinkPassword(input.password));
 
   if (Object.keys(set).length === 0) return link;

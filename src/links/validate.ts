@@ -1,6 +1,7 @@
 // Validation of link fields: destination URLs, aliases, domain, expiry, click limit, password.
 import { domainToASCII } from "node:url";
-import { invalid } from "../shared/errors.js";
+import { DomainError, invalid } from "../shared/errors.js";
+import { type HostBlocklist, hostOfUrl } from "../admin/blocklist.js";
 import { isReservedAlias } from "./reserved.js";
 
 export const MAX_URL_LENGTH = 2048;
@@ -35,6 +36,20 @@ export function normalizeDestination(raw: string, field: string, ownHost: string
   const href = url.href;
   if (href.length > MAX_URL_LENGTH) throw invalid(field, `must be at most ${MAX_URL_LENGTH} characters`);
   return href;
+}
+
+/** destination_blocked when a (normalised) destination's host is on the operator's blocklist or under a blocked domain. */
+export function refuseBlocked(deps: { blocklist: HostBlocklist }, urls: Record<"url" | "ios_url" | "android_url", string | null | undefined>): void {
+  if (deps.blocklist.size === 0) return;
+  const refused: { field: string; message: string }[] = [];
+  for (const field of ["url", "ios_url", "android_url"] as const) {
+    const url = urls[field];
+    const host = url ? hostOfUrl(url) : null;
+    const entry = host === null ? null : deps.blocklist.match(host);
+    if (entry !== null) refused.push({ field, message: `links to ${entry} are blocked on this service` });
+  }
+  const first = refused[0];
+  if (first) throw new DomainError("destination_blocked", `${first.field}: ${first.message}`, refused);
 }
 
 function isValidHost(host: string): boolean {

@@ -13,6 +13,7 @@ import { destinationFor } from "./device.js";
 import type { ClickDeliveries } from "../webhooks/click-deliveries.js";
 import type { DomainChanges } from "../domains/domain-changes.js";
 import type { HostBlocklist } from "../admin/blocklist.js";
+import { NotFoundThrottle } from "./not-found-throttle.js";
 
 export type Outcome =
   | { kind: "not_found" }
@@ -20,6 +21,8 @@ export type Outcome =
   | { kind: "click_limit" }
   | { kind: "password"; wrong: boolean }
   | { kind: "rate_limited"; retryAfter: number }
+  /** Too many 404s from this address this minute (alias enumeration): 429 on every short link. */
+  | { kind: "not_found_burst"; retryAfter: number }
   /** Disabled by an operator: 410 or 451 (the link's disabled_status). */
   | { kind: "disabled"; status: number }
   /** A destination's host is on the operator's blocklist. */
@@ -70,6 +73,8 @@ export interface RedirectDeps {
   domainChanges?: DomainChanges;
   /** The operator's destination blocklist (issue 20): its links stop redirecting; a change empties the cache. */
   blocklist?: HostBlocklist;
+  /** NOT_FOUND_PER_MINUTE: 404s per address and minute before 429 (0 or absent: no limit). */
+  notFoundPerMinute?: number;
 }
 
 /** Already lowercase without a trailing dot (what browsers send): no new string on the hot path. */
@@ -92,12 +97,14 @@ export const PASSWORD_FORM = Symbol("password form");
 export class RedirectService {
   readonly cache: LinkCache;
   private readonly ownHost: string;
+  readonly notFound: NotFoundThrottle | null;
 
   constructor(private readonly deps: RedirectDeps) {
     const blocklist = deps.blocklist;
     this.cache = new LinkCache(deps.cacheSize, (d, a) => deps.links.find(d, a), deps.links.changes, blocklist ? (row) => blocklist.blocksLink(row) : undefined);
     blocklist?.onChange(() => this.cache.clear());
     this.ownHost = deps.ownHost.toLowerCase();
+    this.notFound = deps.notFoundPerMinute ? new NotFoundThrottle(deps.notFoundPerMinute, deps.clock) : null;
     deps.domainChanges?.listen((hostname) => this.cache.invalidateDomain(hostname));
   }
 
@@ -117,6 +124,8 @@ export class RedirectService {
   visitCached(v: Visit): string | typeof PASSWORD_FORM | undefined {
     // Reserved words need no check here: the cache only holds what find() loaded, and find() refuses them.
     if (!ALIAS_RE.test(v.alias)) return undefined;
+    // A throttled address is answered by visit(); while none is, this costs one Set size check.
+    if (this.notFound?.active && this.notFound.retryAfter(v.ip) > 0) return undefined;
     const link = this.cache.peek(this.domainFor(v.host), v.alias);
     if (!link || link.max_clicks !== null || link.disabled_status !== null || link.blocked || this.isExpired(link)) return undefined;
     if (link.password_hash !== null) return PASSWORD_FORM;
@@ -130,6 +139,31 @@ export class RedirectService {
 
   /** GET/HEAD of a short address. */
   async visit(v: Visit): Promise<Outcome> {
+    const burst = this.burst(v);
+    if (burst) return burst;
+    return this.counted(v, await this.open(v));
+  }
+
+  /** POST of the password form. */
+  async unlock(v: Visit, password: string): Promise<Outcome> {
+    const burst = this.burst(v);
+    if (burst) return burst;
+    return this.counted(v, await this.tryPassword(v, password));
+  }
+
+  /** The 429 of an address past NOT_FOUND_PER_MINUTE, or null. */
+  private burst(v: Visit): Outcome | null {
+    const wait = this.notFound?.retryAfter(v.ip) ?? 0;
+    return wait > 0 ? { kind: "not_found_burst", retryAfter: wait } : null;
+  }
+
+  /** Every 404 answered counts toward its address's burst limit. */
+  private counted(v: Visit, outcome: Outcome): Outcome {
+    if (outcome === NOT_FOUND) this.notFound?.notFound(v.ip);
+    return outcome;
+  }
+
+  private async open(v: Visit): Promise<Outcome> {
     const link = await this.lookup(v);
     if (!link) return NOT_FOUND;
     const closed = this.closed(link);
@@ -142,8 +176,7 @@ export class RedirectService {
     return this.pass(link, v);
   }
 
-  /** POST of the password form. */
-  async unlock(v: Visit, password: string): Promise<Outcome> {
+  private async tryPassword(v: Visit, password: string): Promise<Outcome> {
     const link = await this.lookup(v);
     if (!link) return NOT_FOUND;
     const closed = this.closed(link);

@@ -1,7 +1,7 @@
-// Signed-out creation is open to anyone, so it is bounded per address: 30 an hour, sliding.
-import { afterAll, beforeAll, expect, it } from "vitest";
+// Signed-out creation is open to anyone, so it is bounded per address: SIGNED_OUT_LINKS_PER_HOUR (30 by default) an hour, sliding.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/shared/clock.js";
-import { SIGNED_OUT_PER_HOUR } from "../../src/links/create-link.js";
+import { DEFAULT_SIGNED_OUT_PER_HOUR } from "../../src/links/create-link.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ApiClient, signedInClient } from "../helpers/client.js";
 
@@ -13,7 +13,7 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 it("refuses the 31st signed-out creation from one address within an hour with 429, then frees up", async () => {
-  expect(SIGNED_OUT_PER_HOUR).toBe(30);
+  expect(DEFAULT_SIGNED_OUT_PER_HOUR).toBe(30);
   const anon = await new ApiClient(server.url).init();
   // Refused creations do not count.
   expect((await anon.post("/api/links", { url: "javascript:alert(1)" })).status).toBe(400);
@@ -36,4 +36,25 @@ it("refuses the 31st signed-out creation from one address within an hour with 42
   clock.advance(3600 * 1000 - 30 * 1000 + 1);
   expect((await anon.post("/api/links", { url: "https://example.com/later" })).status).toBe(201);
   expect((await anon.post("/api/links", { url: "https://example.com/later-2" })).status).toBe(429);
+});
+
+describe("SIGNED_OUT_LINKS_PER_HOUR", () => {
+  let small: TestServer;
+  const smallClock = new ManualClock();
+  beforeAll(async () => {
+    small = await startTestServer({ clock: smallClock, env: { SIGNED_OUT_LINKS_PER_HOUR: "3" } });
+  });
+  afterAll(async () => small?.close());
+
+  it("sets the number of signed-out creations per address and hour", async () => {
+    const anon = await new ApiClient(small.url).init();
+    for (let i = 0; i < 3; i++) expect((await anon.post("/api/links", { url: `https://example.com/s${i}` })).status).toBe(201);
+    smallClock.advance(60_000);
+    const limited = await anon.post("/api/links", { url: "https://example.com/s3" });
+    expect(limited.status).toBe(429);
+    expect(limited.body.code).toBe("rate_limited");
+    expect(Number(limited.headers.get("retry-after"))).toBe(3600 - 60);
+    smallClock.advance(3600 * 1000 - 60_000);
+    expect((await anon.post("/api/links", { url: "https://example.com/s4" })).status).toBe(201);
+  });
 });

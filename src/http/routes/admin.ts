@@ -10,6 +10,7 @@ import { adminAccountRoutes } from "./admin-accounts.js";
 import { adminLinkRoutes } from "./admin-links.js";
 import { adminOverviewRoutes } from "./admin-overview.js";
 import { adminReportRoutes } from "./admin-reports.js";
+import { adminBlocklistRoutes } from "./admin-blocklist.js";
 
 /** A numeric keyset cursor (the audit log's ids), or invalid_request. */
 export function numericCursor(cursor: string | undefined): number | undefined {
@@ -71,5 +72,6 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
     await adminAccountRoutes(scope, ctx);
     await adminLinkRoutes(scope, ctx);
     await adminReportRoutes(scope, ctx);
+    await adminBlocklistRoutes(scope, ctx);
   });
 }

@@ -17,6 +17,12 @@ const ERRORS = {
   click_limit: { status: 403, code: "click_limit_reached", title: "Click limit reached", message: "This short link has reached its maximum number of clicks." },
   rate_limited: { status: 429, code: "rate_limited", title: "Too many attempts", message: "Too many wrong passwords for this link; try again later." },
   blocked: { status: 410, code: "link_blocked", title: "Link disabled", message: "This short link points to a site that this service has blocked as harmful." },
+  not_found_burst: {
+    status: 429,
+    code: "rate_limited",
+    title: "Too many requests",
+    message: "Too many unknown short links were requested from your address; try again in a minute.",
+  },
 } as const;
 
 /** A link an operator disabled: 410, or 451 when it is unavailable for legal reasons. */
@@ -59,7 +65,7 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
         .send(passwordForm(outcome.wrong));
     default: {
       const e = outcome.kind === "disabled" ? disabledError(outcome.status) : ERRORS[outcome.kind];
-      if (outcome.kind === "rate_limited") reply.header("retry-after", String(outcome.retryAfter));
+      if (outcome.kind === "rate_limited" || outcome.kind === "not_found_burst") reply.header("retry-after", String(outcome.retryAfter));
       reply.code(e.status);
       if (prefersJson(req.headers.accept)) return reply.type("application/json; charset=utf-8").send({ status: "error", code: e.code, message: e.message });
       // Every page of a link that exists links to the abuse report form, prefilled with its alias (the form
@@ -82,7 +88,7 @@ export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | n
         tags: ["redirect"],
         summary: "Open a short link: 302 to the destination, or 404/410/403, or the password form (HEAD answers alike)",
         params: Params,
-        response: errors(403, 404, 410, 451),
+        response: errors(403, 404, 410, 429, 451),
       },
     },
     async (req, reply) => answer(req, reply, await ctx.redirects.visit(visitOf(ctx, trust, req, req.params.alias))),
