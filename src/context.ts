@@ -131,8 +131,8 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     recheckMs: config.domainRecheckMinutes * 60_000,
   });
 
-  // Every read of clicks adds what the roll-ups hold back (src/clicks/click-reads.ts).
-  const reads = new ClickReads({ db: storage.db, heldBack: (nums) => clicks.heldBack(nums) });
+  // Every read of clicks adds what the roll-ups hold back, or what is not committed yet (src/clicks/click-reads.ts).
+  const reads = new ClickReads({ db: storage.db, heldBack: (nums) => clicks.heldBack(nums), uncommitted: (nums) => clicks.uncommitted(nums) });
   const links = new LinkService({
     db: storage.db,
     sqlite: storage.sqlite,
