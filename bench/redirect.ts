@@ -6,6 +6,7 @@
 //   npm run bench:redirect -- --smoke            CI: 20,000 links, ~1 s per target, one round
 //   options: --duration N --rounds N --warmup N --connections N --links N --scenarios hot,zipf,...
 //            --profile (node --cpu-prof on the snip children) --load autocannon|wrk --no-pg
+//            --no-sqlite (PostgreSQL's scenarios against the baseline only)
 //            --quiet-wait S (before each round, wait up to S s for the machine to be idle)
 //            --blocklist N (snip starts with a BLOCKLIST_FILE of N generated hosts, none a destination's)
 //            --scenarios qr (issue 15: the hot link's p99 while QR images are hammered; --qr-loops N, default 16)
@@ -38,6 +39,7 @@ const { values: args } = parseArgs({
     profile: { type: "boolean", default: false },
     load: { type: "string" },
     "no-pg": { type: "boolean", default: false },
+    "no-sqlite": { type: "boolean", default: false },
     "quiet-wait": { type: "string" },
     "behind-proxy": { type: "boolean", default: false },
     "qr-loops": { type: "string", default: "16" },
@@ -49,7 +51,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`usage: npm run bench:redirect -- [--smoke] [--duration 10] [--warmup 2] [--rounds 2] [--connections 50]
        [--links 1000000] [--scenarios ${SCENARIOS.join(",")}] [--pg-scenarios hot,...] [--profile]
-       [--load autocannon|wrk] [--no-pg] [--quiet-wait 0] [--behind-proxy] [--qr-loops 16] [--blocklist 0]
+       [--load autocannon|wrk] [--no-pg] [--no-sqlite] [--quiet-wait 0] [--behind-proxy] [--qr-loops 16] [--blocklist 0]
        scenario qr (SQLite): the hot link quiet and while GET /api/qr is hammered (in the default list)
 PostgreSQL runs when TEST_DATABASE_URL is set (a database of its own is created and dropped).`);
   process.exit(0);
@@ -74,6 +76,11 @@ const opts = {
 };
 // PostgreSQL runs the same scenarios, except in the smoke run: the hot link only (CI's time budget).
 opts.pgScenarios = (args["pg-scenarios"]?.split(",") as ScenarioName[] | undefined) ?? opts.scenarios.filter((s) => !smoke || s === "hot");
+// --no-sqlite: the scenarios run on PostgreSQL (and the baseline) only, the qr scenario (SQLite) not at all.
+if (args["no-sqlite"]) {
+  opts.scenarios = [];
+  opts.qr = false;
+}
 for (const s of [...opts.scenarios, ...opts.pgScenarios]) {
   if (!SCENARIOS.includes(s)) {
     console.error(`unknown scenario "${s}" (known: ${SCENARIOS.join(", ")})`);

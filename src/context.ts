@@ -150,13 +150,13 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     recheckMs: config.domainRecheckMinutes * 60_000,
   });
 
-  // Every read of clicks adds what the roll-ups hold back (src/clicks/click-reads.ts).
   const blocklist = new HostBlocklist();
   const audit = new AuditLog(storage.db);
   const blocklistAdmin = new BlocklistService({ db: storage.db, feed: storage.feed, clock, log, audit, blocklist, file: config.blocklistFile });
   // Loaded before the first request; without migrations (`snip migrate`) the table may not exist yet.
   if (overrides.migrate !== false) await blocklistAdmin.start();
-  const reads = new ClickReads({ db: storage.db, heldBack: (nums) => clicks.heldBack(nums) });
+  // Every read of clicks adds what the roll-ups hold back, or what is not committed yet (src/clicks/click-reads.ts).
+  const reads = new ClickReads({ db: storage.db, heldBack: (nums) => clicks.heldBack(nums), uncommitted: (nums) => clicks.uncommitted(nums) });
   const links = new LinkService({
     db: storage.db,
     sqlite: storage.sqlite,

@@ -79,10 +79,7 @@ function newGroup(linkId: string, linkNum: number, day: string, v: Values): Grou
  */
 export function describeBatch(batch: ClickBatch, countries: CountryResolver): DescribedBatch {
   const f = batch.fields;
-  const s = batch.strings;
-  const agents = new Map<number, ClickDimensions>();
-  const referrers = new Map<number, string>();
-  const places = new Map<number, string>();
+  const describe = describer(batch.strings, countries);
   /** Each link's clicks (indexes into rowOf), and each click's row and values. */
   const byLink = new Map<number, number[]>();
   const rowOf: ClickRow[] = new Array(batch.length);
@@ -99,18 +96,10 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
     const ua = f[o + FIELD.userAgent] as number;
     const ref = f[o + FIELD.referer] as number;
     const ip = f[o + FIELD.ip] as number;
-    const header = f[o + FIELD.country] as number;
-    // One number for the (country header, address) pair: a batch holds far fewer than 2^20 strings.
-    const place = (header + 1) * 1_048_576 + ip;
+    const place = placeOf(f[o + FIELD.country] as number, ip);
     if (ua !== lastUa || ref !== lastRef || place !== lastPlace) {
-      let d = agents.get(ua);
-      if (d === undefined) agents.set(ua, (d = describeUserAgent(s[ua] as string)));
-      let referrer = referrers.get(ref);
-      if (referrer === undefined) referrers.set(ref, (referrer = referrerHost(s[ref] as string)));
-      let country = places.get(place);
-      if (country === undefined) places.set(place, (country = countries.resolve(header < 0 ? null : (s[header] as string), s[ip] as string)));
-      v = { country, device: d.device, os: d.os, browser: d.browser, referrer, is_bot: d.isBot ? 1 : 0 };
-      const content = `${country}\u0000${d.device}\u0000${d.os}\u0000${d.browser}\u0000${referrer}\u0000${v.is_bot}`;
+      v = describe(ua, ref, place);
+      const content = `${v.country}\u0000${v.device}\u0000${v.os}\u0000${v.browser}\u0000${v.referrer}\u0000${v.is_bot}`;
       vid = valueIds.get(content) ?? valueIds.size;
       valueIds.set(content, vid);
       lastUa = ua;
@@ -162,6 +151,99 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
     }
   }
   return { rows, rowValues, groups, linkIds };
+}
+
+/** One number for a click's (country header, address) pair: a batch holds far fewer than 2^20 strings. */
+function placeOf(header: number, ip: number): number {
+  return (header + 1) * 1_048_576 + ip;
+}
+
+/** Describes a batch's (user agent, referrer, place) as stored values, each distinct string once. */
+function describer(s: string[], countries: CountryResolver): (ua: number, ref: number, place: number) => Values {
+  const agents = new Map<number, ClickDimensions>();
+  const referrers = new Map<number, string>();
+  const places = new Map<number, string>();
+  return (ua, ref, place) => {
+    let d = agents.get(ua);
+    if (d === undefined) agents.set(ua, (d = describeUserAgent(s[ua] as string)));
+    let referrer = referrers.get(ref);
+    if (referrer === undefined) referrers.set(ref, (referrer = referrerHost(s[ref] as string)));
+    let country = places.get(place);
+    if (country === undefined) {
+      const header = Math.floor(place / 1_048_576) - 1;
+      country = countries.resolve(header < 0 ? null : (s[header] as string), s[place % 1_048_576] as string);
+      places.set(place, country);
+    }
+    return { country, device: d.device, os: d.os, browser: d.browser, referrer, is_bot: d.isBot ? 1 : 0 };
+  };
+}
+
+/** A tally of identical clicks (same link, raw user agent, referrer, place and day): the index of the first, and how many. */
+interface Tally {
+  day: number;
+  i: number;
+  clicks: number;
+  counted: number;
+}
+
+function child<K, V>(m: Map<K, V>, key: K, make: () => V): V {
+  let v = m.get(key);
+  if (v === undefined) m.set(key, (v = make()));
+  return v;
+}
+
+/**
+ * The groups of the clicks of a batch (or of a batch being filled) that belong to the links numbered
+ * in `nums`, as describeBatch would make them: what a read adds for clicks not committed yet. Reads
+ * are rare, clicks are not, so this does the least per click: a lookup of its link number, and for a
+ * click of a link read, a tally by its raw numbers (link, user agent and referrer, place, then day) in
+ * maps keyed by numbers (no string per click), so that each distinct combination is described once.
+ */
+export function groupsOf(batch: ClickBatch, nums: ReadonlySet<number>, countries: CountryResolver): Group[] {
+  const f = batch.fields;
+  const tallies = new Map<number, Map<number, Map<number, Tally[]>>>();
+  const all: Tally[] = [];
+  for (let i = 0, o = 0; i < batch.length; i++, o += WIDTH) {
+    const num = f[o + FIELD.linkNum] as number;
+    if (!nums.has(num)) continue;
+    const agentAndReferrer = (f[o + FIELD.userAgent] as number) * 1_048_576 + (f[o + FIELD.referer] as number);
+    const list = child(
+      child(
+        child(tallies, num, () => new Map<number, Map<number, Tally[]>>()),
+        agentAndReferrer,
+        () => new Map<number, Tally[]>(),
+      ),
+      placeOf(f[o + FIELD.country] as number, f[o + FIELD.ip] as number),
+      () => [],
+    );
+    const day = Math.floor((f[o + FIELD.at] as number) / 86_400_000);
+    let t = list.find((x) => x.day === day);
+    if (t === undefined) {
+      list.push((t = { day, i, clicks: 0, counted: 0 }));
+      all.push(t);
+    }
+    t.clicks++;
+    t.counted += f[o + FIELD.counted] as number;
+  }
+  const describe = describer(batch.strings, countries);
+  const byLink = new Map<number, Group[]>();
+  const groups: Group[] = [];
+  for (const t of all) {
+    const o = t.i * WIDTH;
+    const num = f[o + FIELD.linkNum] as number;
+    const v = describe(f[o + FIELD.userAgent] as number, f[o + FIELD.referer] as number, placeOf(f[o + FIELD.country] as number, f[o + FIELD.ip] as number));
+    const day = dayOf(f[o + FIELD.at] as number);
+    const list = child(byLink, num, () => []);
+    let g = findGroup(list, day, v);
+    if (g === undefined) {
+      g = newGroup(batch.links[t.i] as string, num, day, v);
+      list.push(g);
+      groups.push(g);
+    }
+    g.clicks += t.clicks;
+    g.counted += t.counted;
+  }
+  return groups;
 }
 
 /**

@@ -82,6 +82,11 @@ export class ClickBatchBuilder {
     return { strings: this.strings.slice(strings), fields: this.fields.subarray(clicks * WIDTH, this.length * WIDTH) };
   }
 
+  /** The clicks so far, as a batch that is not a copy: read it at once, before more clicks are pushed. */
+  view(): ClickBatch {
+    return { seq: 0, strings: this.strings, links: this.links, fields: this.fields, length: this.length };
+  }
+
   /** The batch so far (the builder must not be used afterwards). */
   seal(): ClickBatch {
     return { seq: nextBatchSeq(), strings: this.strings, links: this.links, fields: this.fields.slice(0, this.length * WIDTH), length: this.length };

@@ -160,6 +160,11 @@ export class ClickJournal {
     writeFileSync(join(this.dir, "owner"), JSON.stringify(owner), { mode: 0o600, flag: "wx" });
   }
 
+  /** The segment the batch being filled will be sealed as. */
+  get openSegment(): number {
+    return this.segment;
+  }
+
   private path(segment: number): string {
     return join(this.dir, `${segment}.clk`);
   }

@@ -1,9 +1,10 @@
 // Fresh reads of clicks, one mechanism for every reader (link objects' click_count, every statistic):
-// what is stored plus what is held back from the roll-ups, read so that no click counts twice or never.
+// what is stored plus what is held back from it (SQLite: from the roll-ups; PostgreSQL: this process's
+// clicks not committed yet), read so that no click counts twice or never.
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
 import type { Group } from "./click-batch.js";
-import type { HeldBack } from "./click-writer.js";
+import type { HeldBack, Uncommitted } from "./click-writer.js";
 import { rollupStateKey } from "./sqlite-rollups.js";
 
 /** A link as the click tables know it: roll-ups by id, raw clicks by number. */
@@ -22,6 +23,8 @@ export interface ClickReadsDeps {
   db: Db;
   /** The writer's held-back groups, in its memory (on its thread), with the roll-up state they complement; null where it holds none back. */
   heldBack: (linkNums: number[]) => Promise<HeldBack> | null;
+  /** PostgreSQL: this process's clicks of these links not committed yet (taken in one synchronous step); null on SQLite. */
+  uncommitted?: (linkNums: number[]) => Uncommitted | null;
 }
 
 /**
@@ -29,9 +32,17 @@ export interface ClickReadsDeps {
  * from the groups the writer holds in memory. A read takes the held-back groups of its links and what
  * is stored in one consistent view: the writer answers with its groups and the roll-up state
  * (click_rollup_state) they complement; the stored rows are read in one read transaction with that
- * state, and read again when a roll-up chunk committed in between (the state differs). PostgreSQL's
- * writer writes roll-ups and counts with every batch (several instances share them): nothing is held
- * back, a read is what is stored, and every instance sees every instance's clicks once their batch is in.
+ * state, and read again when a roll-up chunk committed in between (the state differs).
+ *
+ * PostgreSQL's writer writes raw clicks, roll-ups and counts with every batch, in one transaction
+ * (several instances share them), and every instance sees every instance's clicks once their batch is
+ * in. When the writer falls behind the load, clicks wait in this process's memory: a read adds this
+ * process's clicks not committed yet (the recorder's buffer and every batch not done). Which of those a
+ * snapshot already holds is in the snapshot itself: each batch's transaction records its segment in the
+ * process's click_journal row, so the read takes the uncommitted groups first, then reads that row and
+ * the stored rows in one REPEATABLE READ transaction and adds the groups of the segments after it. A
+ * batch that commits at any point of the read is counted once, from memory or from the rows, never
+ * both; no retry is needed. Another instance's clicks not committed yet are not seen here.
  */
 export class ClickReads {
   constructor(private readonly deps: ClickReadsDeps) {}
@@ -39,6 +50,8 @@ export class ClickReads {
   /** Runs `read` on stored rows with the held-back groups of `links` (the same view); returns both. */
   async read<T>(links: LinkKey[], read: (db: Db, groups: Group[]) => Promise<T>): Promise<{ value: T; groups: Group[] }> {
     const { db } = this.deps;
+    const uncommitted = this.deps.uncommitted?.(links.map((l) => l.num)) ?? null;
+    if (uncommitted !== null) return this.withUncommitted(uncommitted, read);
     for (let attempt = 1; ; attempt++) {
       const held = this.deps.heldBack(links.map((l) => l.num));
       if (held === null) return { value: await read(db, []), groups: [] };
@@ -59,6 +72,24 @@ export class ClickReads {
       });
       if (r.state === h.state || attempt === ATTEMPTS) return { value: r.value, groups: h.groups };
     }
+  }
+
+  /** PostgreSQL: `read` on one snapshot with the uncommitted groups of the segments that snapshot does not hold. */
+  private async withUncommitted<T>(u: Uncommitted, read: (db: Db, groups: Group[]) => Promise<T>): Promise<{ value: T; groups: Group[] }> {
+    const { db } = this.deps;
+    // Nothing of these links in memory: every click answered before this read is committed.
+    if (u.batches.length === 0) return { value: await read(db, []), groups: [] };
+    return db
+      .transaction()
+      .setIsolationLevel("repeatable read")
+      .setAccessMode("read only")
+      .execute(async (trx) => {
+        // The first statement takes the snapshot that the stored rows are read in too.
+        const row = await trx.selectFrom("click_journal").select("segment").where("journal", "=", u.journal).executeTakeFirst();
+        const through = row === undefined ? 0 : Number(row.segment);
+        const groups = u.batches.filter((b) => b.segment > through).flatMap((b) => b.groups);
+        return { value: await read(trx, groups), groups };
+      });
   }
 
   /** Each link's click count as every read shows it: links.click_count and its held-back clicks. */

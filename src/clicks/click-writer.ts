@@ -8,6 +8,18 @@ export interface HeldBack {
   groups: Group[];
 }
 
+/**
+ * PostgreSQL: clicks this process answered whose batch is not committed yet (in the recorder's buffer,
+ * queued for the writer, inside it or waiting for a retry), as groups by the segment their batch is
+ * committed as. Each batch's transaction records its segment in `journal`'s click_journal row
+ * (markPostgres), and batches commit in segment order: a read that finds segment S there in its
+ * snapshot has every batch up to S in the rows it reads, and none after.
+ */
+export interface Uncommitted {
+  journal: string;
+  batches: Array<{ segment: number; groups: Group[] }>;
+}
+
 export interface ClickWriter {
   /** Writes one batch (SQLite: in transactions of whole links, resumed where it stopped on a retry); clicks of links deleted meanwhile are dropped (SQLite: by the next roll-up). */
   write(batch: ClickBatch): Promise<void>;

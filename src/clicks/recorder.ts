@@ -1,19 +1,22 @@
 // Click recording: events are buffered (click-buffer.ts) and written in batches, one per flush (on
 // SQLite in transactions of whole links). links.click_count and the roll-ups (daily totals, daily
 // and monthly breakdowns) are written every CLICK_ROLLUP_MS on SQLite (reads add what is held back:
-// click-reads.ts) and with each batch on PostgreSQL.
+// click-reads.ts) and with each batch on PostgreSQL (reads add this process's clicks whose batch is
+// not committed yet: uncommitted()).
 // Click-limited links are counted atomically as they are served instead.
+import { randomBytes } from "node:crypto";
 import type SQLite from "better-sqlite3";
 import type { Logger } from "pino";
 import type { Db } from "../storage/db.js";
 import type { DatabaseConfig } from "../config.js";
 import type { Clock } from "../shared/clock.js";
 import type { CountryResolver } from "./describe.js";
-import type { ClickWriter, HeldBack } from "./click-writer.js";
+import type { ClickWriter, HeldBack, Uncommitted } from "./click-writer.js";
 import { PostgresClickWriter } from "./pg-writer.js";
 import { SqliteClickWriter } from "./sqlite-writer.js";
 import { WorkerClickWriter } from "./worker-writer.js";
 import { type ClickBatch, ClickBatchBuilder, FIELD } from "./click-buffer.js";
+import { groupsOf } from "./click-batch.js";
 import type { ClickJournal } from "./click-journal.js";
 
 export interface ClickInput {
@@ -89,9 +92,16 @@ export class ClickRecorder {
   private flushing: Promise<void> | null = null;
   private closed = false;
   private readonly writer: ClickWriter;
+  /**
+   * PostgreSQL without a click journal (CLICK_JOURNAL=off, CLI commands): batches are still numbered
+   * and their commits recorded in a click_journal row of this id (as the journal's are), for
+   * uncommitted(); the row goes at close. Null where the journal numbers them, or on SQLite.
+   */
+  private readonly marks: { journal: string; next: number; used: boolean } | null;
 
   constructor(private readonly deps: RecorderDeps) {
     this.writer = writerFor(deps);
+    this.marks = deps.sqlite === null && deps.journal === null ? { journal: randomBytes(12).toString("base64url"), next: 1, used: false } : null;
     this.open = this.newBatch();
     this.scheduleRollup(deps.rollupMs);
   }
@@ -167,6 +177,10 @@ export class ClickRecorder {
     if (this.open.length === 0) return;
     const batch = this.open.seal();
     if (this.deps.journal) batch.journal = this.deps.journal.seal(this.open);
+    else if (this.marks) {
+      batch.journal = { journal: this.marks.journal, segment: this.marks.next++ };
+      this.marks.used = true;
+    }
     this.open = this.newBatch();
     this.sealed.push(batch);
     this.sealedClicks += batch.length;
@@ -195,6 +209,29 @@ export class ClickRecorder {
   /** The writer's held-back roll-up groups of these links (SQLite), or null where the writer holds none back in memory. */
   heldBack(linkNums: number[]): Promise<HeldBack> | null {
     return this.writer.heldBack?.(linkNums) ?? null;
+  }
+
+  /**
+   * PostgreSQL (null on SQLite): the clicks of these links that this process answered and that are not
+   * committed yet, described into groups by the segment their batch commits as (see Uncommitted). Every
+   * batch not yet done is in `sealed` (the first one possibly inside the writer, or waiting for a retry)
+   * and the rest is in the open batch, which will be sealed as the next segment. Reads are rare and
+   * recording is not: the work is done here, one scan of the buffered clicks' link numbers, and only
+   * the matching clicks are described. In one synchronous step: nothing is sealed or done meanwhile.
+   */
+  uncommitted(linkNums: number[]): Uncommitted | null {
+    if (this.deps.sqlite !== null) return null;
+    const journal = this.deps.journal?.id ?? this.marks?.journal;
+    if (journal === undefined) return null;
+    const nums = new Set(linkNums);
+    const batches: Uncommitted["batches"] = [];
+    const add = (segment: number | undefined, clicks: ClickBatch) => {
+      const groups = groupsOf(clicks, nums, this.deps.countries);
+      if (groups.length > 0) batches.push({ segment: segment ?? 0, groups });
+    };
+    for (const batch of this.sealed) add(batch.journal?.segment, batch);
+    add(this.deps.journal?.openSegment ?? this.marks?.next, this.open.view());
+    return { journal, batches };
   }
 
   /** Writes everything buffered so far, roll-ups included (statistics are then current). */
@@ -266,5 +303,6 @@ export class ClickRecorder {
     await this.flush();
     await this.writer.close?.();
     await this.deps.journal?.close(this.deps.db);
+    if (this.marks?.used) await this.deps.db.deleteFrom("click_journal").where("journal", "=", this.marks.journal).execute();
   }
 }

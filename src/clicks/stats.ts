@@ -79,15 +79,17 @@ export class StatsService {
       const inRange = held.filter((g) => g.day >= range.from && g.day <= range.to);
       const monthsThrough = await this.monthsThrough(db);
       const count = await db.selectFrom("links").select("click_count").where("id", "=", link.id).executeTakeFirst();
-      const [daily, ...tops] = await Promise.all([
-        this.daily(link.id, range, db),
-        ...DIMENSIONS.map(async (d) => {
-          const values = [...new Set(inRange.map((g) => g[d]))];
-          const top = await this.top(link.id, d, range, monthsThrough, TOP_N, db);
-          return values.length === 0 ? top : [...top, ...(await this.top(link.id, d, range, monthsThrough, values.length, db, values))];
-        }),
-      ]);
-      return { clickCount: Number(count?.click_count ?? link.click_count), daily, tops };
+      const tops = () =>
+        inTurn(
+          db,
+          DIMENSIONS.map((d) => async () => {
+            const values = [...new Set(inRange.map((g) => g[d]))];
+            const top = await this.top(link.id, d, range, monthsThrough, TOP_N, db);
+            return values.length === 0 ? top : [...top, ...(await this.top(link.id, d, range, monthsThrough, values.length, db, values))];
+          }),
+        );
+      const [daily, byDimension] = db.isTransaction ? [await this.daily(link.id, range, db), await tops()] : await Promise.all([this.daily(link.id, range, db), tops()]);
+      return { clickCount: Number(count?.click_count ?? link.click_count), daily, tops: byDimension };
     });
     const inRange = groups.filter((g) => g.day >= range.from && g.day <= range.to);
     const daily = withHeldDaily(stored.daily, inRange);
@@ -174,6 +176,16 @@ export class StatsService {
       .execute();
     return rows.map((r) => ({ value: r.value, clicks: Number(r.clicks) }));
   }
+}
+
+/**
+ * Runs the reads side by side on a pool, one after the other in a transaction (PostgreSQL's read of
+ * clicks not committed yet): one connection runs one statement at a time, and node-postgres no longer
+ * queues concurrent ones in its next major.
+ */
+function inTurn<T>(db: Db, reads: Array<() => Promise<T>>): Promise<T[]> {
+  if (!db.isTransaction) return Promise.all(reads.map((r) => r()));
+  return reads.reduce<Promise<T[]>>(async (done, r) => [...(await done), await r()], Promise.resolve([]));
 }
 
 type DailyStats = { series: Array<{ date: string; clicks: number }>; clicks: number; bots: number };

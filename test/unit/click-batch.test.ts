@@ -1,7 +1,7 @@
 // A flush of clicks described for the writers: raw rows in (link number, time) order, identical clicks grouped.
 import { describe, expect, it } from "vitest";
-import { describeBatch } from "../../src/clicks/click-batch.js";
-import { batchOf } from "../../src/clicks/click-buffer.js";
+import { type Group, describeBatch, groupsOf } from "../../src/clicks/click-batch.js";
+import { ClickBatchBuilder, batchOf } from "../../src/clicks/click-buffer.js";
 import { CountryResolver } from "../../src/clicks/describe.js";
 import { UA } from "../helpers/visit.js";
 
@@ -42,5 +42,33 @@ describe("describeBatch", () => {
     // Rows share a values number exactly when they share their values, whatever their link or day.
     expect(b.rows.map((r) => `${r.link_id} ${r.country} ${r.device}`)).toEqual(["a DE desktop", "a DE desktop", "a DE mobile", "a FR desktop", "a unknown bot", "b DE desktop"]);
     expect(b.rowValues).toEqual([0, 0, 1, 2, 3, 0]);
+  });
+});
+
+describe("groupsOf (a read's clicks not committed yet)", () => {
+  const key = (g: Group) => [g.link_id, g.link_num, g.day, g.country, g.device, g.os, g.browser, g.referrer, g.is_bot, g.clicks, g.counted].join(" ");
+  const agents = [UA.windows, UA.iphone, UA.googlebot, UA.ipad];
+
+  it("makes describeBatch's groups of the links asked for, and none of the others", () => {
+    const inputs = Array.from({ length: 400 }, (_, i) => ({
+      ...click(["a", "b", "c"][(i * 7) % 3]!, T - 5_000 + i * 20, agents[(i * 5) % 4], i % 11 === 0 ? null : i % 3 ? "DE" : "FR"),
+      referer: i % 4 ? "https://news.example.org/x" : "",
+      counted: i % 9 === 0,
+    }));
+    const all = describeBatch(batchOf(inputs), countries).groups;
+    const picked = groupsOf(batchOf(inputs), new Set([NUMS.a!, NUMS.b!]), countries);
+    expect(picked.map(key).sort()).toEqual(all.filter((g) => g.link_id !== "c").map(key).sort());
+    expect(picked.reduce((n, g) => n + g.clicks, 0)).toBe(inputs.filter((c) => c.linkId !== "c").length);
+    expect(picked.some((g) => g.counted > 0 && g.counted < g.clicks)).toBe(true);
+    expect(groupsOf(batchOf(inputs), new Set([12345]), countries)).toEqual([]);
+  });
+
+  it("reads a batch being filled as far as it is", () => {
+    const b = new ClickBatchBuilder();
+    b.push(click("a", T));
+    b.push(click("b", T));
+    expect(groupsOf(b.view(), new Set([NUMS.a!]), countries).map((g) => [g.link_id, g.clicks])).toEqual([["a", 1]]);
+    b.push(click("a", T + 2));
+    expect(groupsOf(b.view(), new Set([NUMS.a!]), countries).map((g) => [g.link_id, g.day, g.clicks])).toEqual([["a", "2026-11-21", 1], ["a", "2026-11-22", 1]]);
   });
 });
