@@ -1,7 +1,8 @@
 // Accounts: sign-up, sign-in with throttling, email verification, password reset and change,
 // profile and picture, plan and status changes, cancellation and deletion.
 import type { Db } from "../storage/db.js";
-import type { UserRow } from "../storage/schema.js";
+import type { Kysely } from "kysely";
+import type { Database, UserRow } from "../storage/schema.js";
 import { type RateEvents, retryAfterSeconds } from "../storage/rate-events.js";
 import type { Clock } from "../shared/clock.js";
 import { iso } from "../shared/clock.js";
@@ -329,9 +330,26 @@ export class AccountService {
     return { ...user, plan: "free", updated_at: now };
   }
 
-  /** Deletes the account and, by cascade, its sessions, links, clicks and keys. */
-  async deleteAccount(user: UserRow, password: string, ip: string): Promise<void> {
+  /** Deletes the account and, by cascade, everything it owns; returns what caches must forget. */
+  async deleteAccount(user: UserRow, password: string, ip: string): Promise<ErasedAccount> {
     await this.checkCurrentPassword(user, password, ip, "password");
-    await this.db.deleteFrom("users").where("id", "=", user.id).execute();
+    return this.db.transaction().execute((trx) => eraseAccount(trx, user.id));
   }
+}
+
+/** What an account deletion removed that instances cache: its links' addresses and its custom domains. */
+export interface ErasedAccount {
+  links: Array<{ domain: string; alias: string }>;
+  domains: string[];
+}
+
+/**
+ * Deletes the users row (the database cascades to sessions, links with their clicks, keys, team, domains
+ * and webhooks) inside `trx`, after reading what the redirect caches hold of it.
+ */
+export async function eraseAccount(trx: Kysely<Database>, id: string): Promise<ErasedAccount> {
+  const links = await trx.selectFrom("links").select(["domain", "alias"]).where("owner_id", "=", id).execute();
+  const domains = await trx.selectFrom("domains").select("hostname").where("owner_id", "=", id).execute();
+  await trx.deleteFrom("users").where("id", "=", id).execute();
+  return { links, domains: domains.map((d) => d.hostname) };
 }

@@ -8,6 +8,7 @@ import { iso } from "../shared/clock.js";
 import { DomainError, invalid } from "../shared/errors.js";
 import { containsPattern } from "../shared/like.js";
 import { isPlan, PLANS, type Plan } from "../accounts/plans.js";
+import { type ErasedAccount, eraseAccount } from "../accounts/accounts.js";
 import type { LinkKey } from "../links/changes.js";
 import type { Actor, AuditLog } from "./audit-log.js";
 import { decodeKeyset, encodeKeyset } from "./keyset.js";
@@ -137,10 +138,8 @@ export class AccountsAdmin {
       const user = await this.require(trx, id, true);
       if (confirmEmail.trim().toLowerCase() !== user.email) throw invalid("confirm_email", "must be the account's email");
       if (user.id === actor.id) throw new DomainError("conflict", "You cannot delete your own account here");
-      const links = await trx.selectFrom("links").select(["domain", "alias"]).where("owner_id", "=", id).execute();
-      const domains = await trx.selectFrom("domains").select("hostname").where("owner_id", "=", id).execute();
       const [account] = await this.withTotals([user], trx);
-      await trx.deleteFrom("users").where("id", "=", id).execute();
+      const gone = await eraseAccount(trx, id);
       await this.deps.audit.record(trx, actor, now, {
         action: "account.delete",
         targetType: "account",
@@ -149,8 +148,13 @@ export class AccountsAdmin {
         before: { email: user.email, plan: user.plan, status: user.status, links: account?.links ?? 0, clicks: account?.clicks ?? 0 },
         after: null,
       });
-      return { links, domains: domains.map((d) => d.hostname) };
+      return gone;
     });
+    await this.forget(id, gone);
+  }
+
+  /** Every instance's caches forget a deleted account's links, domains and webhooks (its own deletion too). */
+  async forget(id: string, gone: ErasedAccount): Promise<void> {
     await this.deps.linksChanged(gone.links);
     for (const hostname of gone.domains) await this.deps.domainChanged(hostname);
     await this.deps.webhooksChanged(id);

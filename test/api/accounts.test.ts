@@ -5,6 +5,8 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
 import { ApiClient, signedInClient } from "../helpers/client.js";
 import { linkIn, readOutbox, tokenOf } from "../helpers/mail.js";
+import { createLink } from "../helpers/links.js";
+import { visit } from "../helpers/visit.js";
 
 describe.each(ENGINES)("accounts on %s", (engine) => {
   let server: TestServer;
@@ -133,10 +135,15 @@ describe.each(ENGINES)("accounts on %s", (engine) => {
     expect(cancel.status).toBe(200);
     expect(cancel.body.user.plan).toBe("free");
     expect((await c.post("/api/subscription/cancel")).status).toBe(409);
+    // A link visited before the deletion sits in the redirect cache: the deletion must drop it at once.
+    const link = await createLink(c, { url: "https://example.com/leaving", alias: "leaver-link" });
+    expect(await visit(server.url, `/${link.alias}`)).toBe(302);
     const wrong = await c.delete("/api/account", { password: "not my password" });
     expect(wrong.status).toBe(400);
+    expect(await visit(server.url, `/${link.alias}`)).toBe(302);
     expect((await c.delete("/api/account", { password: "correct horse 1" })).status).toBe(200);
     expect(await server.ctx.accounts.byEmail("leaver@example.com")).toBeNull();
+    expect(await visit(server.url, `/${link.alias}`)).toBe(404);
     expect((await c.get("/api/profile")).status).toBe(401);
   });
 });

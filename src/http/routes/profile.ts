@@ -112,7 +112,8 @@ export async function profileRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (req, reply) => {
-      await ctx.accounts.deleteAccount(await requireUser(ctx, req), req.body.password, req.ip);
+      const user = await requireUser(ctx, req);
+      await ctx.accountsAdmin.forget(user.id, await ctx.accounts.deleteAccount(user, req.body.password, req.ip));
       const sid = ctx.sessions.newSessionId();
       setSessionCookie(ctx, reply, sid, false);
       return { status: "success" as const, csrf_token: ctx.sessions.csrfTokenFor(sid) };
