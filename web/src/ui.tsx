@@ -296,7 +296,7 @@ export function ModerationBadges({ link }: { link: Pick<Link, "disabled" | "dest
 export function ModerationNotice({ link, compact = false }: { link: Pick<Link, "disabled" | "destination_blocked">; compact?: boolean }) {
   if (!link.disabled && !link.destination_blocked) return null;
   return (
-    <div className={`moderation${compact ? " moderation-compact" : ""}`} role="status" data-testid="link-moderation">
+    <div className={`moderation${link.disabled ? "" : " moderation-blocked"}${compact ? " moderation-compact" : ""}`} role="status" data-testid="link-moderation">
       {link.disabled ? (
         <p data-testid="link-disabled-reason">
           <strong>Disabled by the operator:</strong> {link.disabled.reason}

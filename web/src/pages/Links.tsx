@@ -190,7 +190,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
         <>
           <ul className="link-list" data-testid="link-list">
             {links.map((l) => (
-              <li key={l.id} className={`link-item card${l.disabled || l.destination_blocked ? " link-item-moderated" : ""}`} data-testid="link-row" data-link-id={l.id}>
+              <li key={l.id} className={`link-item card${l.disabled ? " link-item-disabled" : l.destination_blocked ? " link-item-blocked" : ""}`} data-testid="link-row" data-link-id={l.id}>
                 <div className="link-info">
                   <a className="link-short" href={l.short_url} target="_blank" rel="noopener noreferrer" data-testid="link-short-url">
                     {l.short_url.replace(/^https?:\/\//, "")}
