@@ -483,6 +483,8 @@ export interface BlockedHost {
 export interface BlocklistFile {
   path: string | null;
   hosts: number;
+  /** Lines of the last good read that were neither an entry, blank nor a comment. */
+  skipped_lines?: number;
   loaded_at: string | null;
   error: string | null;
 }

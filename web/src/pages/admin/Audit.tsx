@@ -25,12 +25,35 @@ function show(v: unknown): string {
   if (v === null || v === undefined) return "—";
   if (typeof v === "string") return v === "" ? "“”" : v;
   if (typeof v === "number" || typeof v === "boolean") return String(v);
-  if (isObject(v)) return Object.entries(v).map(([k, x]) => `${k}: ${show(x)}`).join(", ");
+  if (Array.isArray(v)) return v.length === 0 ? "none" : v.map(show).join(", ");
   return JSON.stringify(v);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Nested objects as dotted paths ({link: {disabled: {reason}}} -> "link.disabled.reason"); other values are leaves. */
+function flatten(v: unknown, prefix: string, out: Map<string, unknown>): Map<string, unknown> {
+  if (isObject(v) && Object.keys(v).length > 0) {
+    for (const [k, x] of Object.entries(v)) flatten(x, prefix ? `${prefix}.${k}` : k, out);
+  } else if (prefix) out.set(prefix, v);
+  return out;
+}
+
+/** True when a path's parent object was null on that side ({disabled: null} before {disabled: {reason}}). */
+function underNull(side: Map<string, unknown>, path: string): boolean {
+  const parts = path.split(".");
+  for (let i = parts.length - 1; i > 0; i--) {
+    const parent = parts.slice(0, i).join(".");
+    if (side.has(parent)) return side.get(parent) === null;
+  }
+  return false;
+}
+
+function hasChildren(side: Map<string, unknown>, path: string): boolean {
+  for (const k of side.keys()) if (k.startsWith(`${path}.`)) return true;
+  return false;
 }
 
 export interface Change {
@@ -40,23 +63,25 @@ export interface Change {
 }
 
 /**
- * Before and after as a person reads them: one line per field that differs ("plan: free -> pro"), the fields of a
- * created or removed object, or the two values whole when they are not objects.
+ * Before and after as a person reads them: one line per field that differs ("plan: free -> pro", nested fields as
+ * "link.disabled.reason: — -> Phishing"), the fields of a created or removed object, or two plain values whole.
  */
 export function changes(before: unknown, after: unknown): Change[] {
   if (isObject(before) || isObject(after)) {
-    const b = isObject(before) ? before : {};
-    const a = isObject(after) ? after : {};
+    const b = flatten(isObject(before) ? before : {}, "", new Map());
+    const a = flatten(isObject(after) ? after : {}, "", new Map());
     const out: Change[] = [];
-    for (const key of new Set([...Object.keys(b), ...Object.keys(a)])) {
-      const inB = key in b && isObject(before);
-      const inA = key in a && isObject(after);
-      if (inB && inA && JSON.stringify(b[key]) === JSON.stringify(a[key])) continue;
-      out.push({ field: key, before: inB ? show(b[key]) : undefined, after: inA ? show(a[key]) : undefined });
+    for (const key of new Set([...b.keys(), ...a.keys()])) {
+      // {disabled: null} against {disabled: {reason, status}}: the child lines say it.
+      if ((b.get(key) === null && hasChildren(a, key)) || (a.get(key) === null && hasChildren(b, key))) continue;
+      const was = b.has(key) ? show(b.get(key)) : underNull(b, key) ? "—" : undefined;
+      const now = a.has(key) ? show(a.get(key)) : underNull(a, key) ? "—" : undefined;
+      if (was === now) continue;
+      out.push({ field: key, before: was, after: now });
     }
     return out;
   }
-  if (before === null && after === null) return [];
+  if ((before === null || before === undefined) && (after === null || after === undefined)) return [];
   return [{ field: "", before: before === null || before === undefined ? undefined : show(before), after: after === null || after === undefined ? undefined : show(after) }];
 }
 

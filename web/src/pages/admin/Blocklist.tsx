@@ -186,6 +186,14 @@ function FileStatus({ file }: { file: BlocklistFile | null }) {
               <dt>Hosts</dt>
               <dd data-testid="blocklist-file-hosts">{file.hosts.toLocaleString()}</dd>
             </div>
+            {file.skipped_lines ? (
+              <div>
+                <dt>Skipped lines</dt>
+                <dd className="text-warning" data-testid="blocklist-file-skipped" title="Lines that were neither a host, a URL, a hosts-file line, blank nor a comment">
+                  {file.skipped_lines.toLocaleString()}
+                </dd>
+              </div>
+            ) : null}
             <div>
               <dt>Loaded</dt>
               <dd data-testid="blocklist-file-loaded">{file.loaded_at ? formatDateTime(file.loaded_at) : "Never"}</dd>

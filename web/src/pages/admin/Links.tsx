@@ -120,6 +120,12 @@ export function AdminLinksPage() {
 
       {list.items === null ? (
         list.error ? null : <Spinner label="Loading links…" />
+      ) : list.items.length === 0 && list.next ? (
+        // The state filters look at a bounded number of links per request: a page can be empty with more to look at.
+        <div className="placeholder" data-testid="admin-links-partial">
+          <p>No match among the links looked at so far.</p>
+          <LoadMore next={list.next} busy={list.loadingMore} onClick={() => void list.loadMore()} testId="admin-links-load-more" />
+        </div>
       ) : list.items.length === 0 ? (
         <EmptyState title={filtered ? "No link matches" : "No links yet"} testId="admin-links-empty">
           {filtered ? (

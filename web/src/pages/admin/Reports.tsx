@@ -27,7 +27,10 @@ export function AdminReportsPage() {
   useTitle("Reports · Operator");
   const [filters, setFilters] = useUrlFilters(["state"] as const, { state: "open" });
   const list = usePagedList(
-    (cursor) => adminApi.reports({ state: filters.state, cursor, limit: 50 }).then((r) => ({ items: r.reports, next: r.next_cursor ?? null })),
+    (cursor) =>
+      adminApi
+        .reports({ state: filters.state === "all" ? undefined : filters.state, cursor, limit: 50 })
+        .then((r) => ({ items: r.reports, next: r.next_cursor ?? null })),
     filters.state,
   );
   const [notice, setNotice] = useState<string | null>(null);
@@ -39,14 +42,12 @@ export function AdminReportsPage() {
   const [banning, setBanning] = useState(false);
   const [banError, setBanError] = useState<string | null>(null);
 
-  /** A resolved report leaves the open queue with the other open reports of its link (the server resolves them together). */
-  function resolved(r: AbuseReport, updated: AbuseReport, message: string) {
-    const linkId = r.link?.id;
-    list.update((prev) =>
-      filters.state === "open"
-        ? prev.filter((x) => x.id !== r.id && !(linkId && x.link?.id === linkId))
-        : prev.map((x) => (x.id === r.id ? updated : x)),
-    );
+  /**
+   * The server resolves other reports along with this one (the link's other open reports; for a ban, those of every
+   * link of the owner): the list is read again rather than guessed.
+   */
+  function resolved(message: string) {
+    list.reload();
     setNotice(message);
   }
 
@@ -55,7 +56,8 @@ export function AdminReportsPage() {
     setNotice(null);
     setRowErrors(({ [r.id]: _, ...rest }) => rest);
     try {
-      resolved(r, await adminApi.dismissReport(r.id), `Dismissed the report on ${reportedShort(r)}.`);
+      await adminApi.dismissReport(r.id);
+      resolved(`Dismissed the report on ${reportedShort(r)}.`);
     } catch (e) {
       setRowErrors((x) => ({ ...x, [r.id]: errorMessage(e) }));
     } finally {
@@ -69,8 +71,8 @@ export function AdminReportsPage() {
     setBanning(true);
     setBanError(null);
     try {
-      const updated = await adminApi.reportBanOwner(r.id, banReason.trim() ? { reason: banReason.trim() } : {});
-      resolved(r, updated, `Banned ${r.link?.owner_email ?? "the owner"}: the account is suspended and every link of theirs disabled.`);
+      await adminApi.reportBanOwner(r.id, banReason.trim() ? { reason: banReason.trim() } : {});
+      resolved(`Banned ${r.link?.owner_email ?? "the owner"}: the account is suspended and every link of theirs disabled.`);
       setToBan(null);
     } catch (e) {
       setBanError(errorMessage(e));
@@ -86,13 +88,13 @@ export function AdminReportsPage() {
         <div>
           <h1>Abuse reports</h1>
           <p className="muted">
-            Reports sent from the public <a href="/report">report form</a>. Resolving a report resolves the other open reports of the same link the same way.
+            Reports sent from the public <a href="/report">report form</a>. Resolving a report resolves the other open reports of the same link the same way; a ban resolves those of every link of the owner.
           </p>
         </div>
       </div>
 
       <div className="presets state-chips" role="group" aria-label="Report state">
-        {STATES.map((s) => (
+        {[...STATES, { value: "all", label: "All" }].map((s) => (
           <button
             key={s.value}
             type="button"
@@ -116,7 +118,7 @@ export function AdminReportsPage() {
       {list.items === null ? (
         list.error ? null : <Spinner label="Loading reports…" />
       ) : list.items.length === 0 ? (
-        <EmptyState title={open ? "No open reports" : `No reports in “${stateLabel(filters.state as ReportState)}”`} testId="reports-empty">
+        <EmptyState title={open ? "No open reports" : filters.state === "all" ? "No reports yet" : `No reports in “${stateLabel(filters.state as ReportState)}”`} testId="reports-empty">
           {open ? <p className="muted">Nothing is waiting for review.</p> : null}
         </EmptyState>
       ) : (
@@ -214,7 +216,7 @@ export function AdminReportsPage() {
                             className="btn btn-danger btn-sm"
                             data-testid="report-ban-owner"
                             onClick={() => {
-                              setBanReason(`Abuse report: ${REASONS[r.reason] ?? r.reason}`);
+                              setBanReason(`Reported as ${r.reason}`);
                               setBanError(null);
                               setToBan(r);
                             }}
@@ -237,14 +239,14 @@ export function AdminReportsPage() {
         open={toDisable !== null}
         title="Disable the reported link?"
         confirmLabel="Disable link"
-        initialReason={toDisable ? `Reported for ${(REASONS[toDisable.reason] ?? toDisable.reason).toLowerCase()}` : ""}
+        initialReason={toDisable ? `Reported as ${toDisable.reason}` : ""}
         requireReason={false}
         onCancel={() => setToDisable(null)}
         onConfirm={async (reason, status) => {
           const r = toDisable;
           if (!r) return;
-          const updated = await adminApi.reportDisableLink(r.id, reason ? { reason, status } : { status });
-          resolved(r, updated, `Disabled ${reportedShort(r)}: visitors get ${status}.`);
+          await adminApi.reportDisableLink(r.id, reason ? { reason, status } : { status });
+          resolved(`Disabled ${reportedShort(r)}: visitors get ${status}.`);
           setToDisable(null);
         }}
       >
@@ -265,7 +267,7 @@ export function AdminReportsPage() {
       >
         <p>
           <strong>{toBan?.link?.owner_email}</strong> is suspended (its API keys and dashboard writes are refused) and <strong>every link of theirs</strong> is
-          disabled.
+          disabled (410; links already disabled keep their reason). The open reports of all their links are resolved.
         </p>
         <Field id="ban-reason" label="Reason (shown on their links)">
           <textarea id="ban-reason" data-testid="ban-reason" rows={2} maxLength={500} value={banReason} onChange={(e) => setBanReason(e.target.value)} />
