@@ -31,31 +31,34 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     reported = { id: link.id, alias: link.alias };
     toBlock = { alias: (await ctx.links.create(o, { url: `https://www.${blockedHost}/page` })).alias };
     await ctx.links.create(o, { url: "https://example.com/harmless" });
-    // The report as the public form would have stored it (two of them: the queue counts reports per link).
-    const now = Date.now();
-    for (const [i, details] of ["It asks for my bank password.\nLooks just like my bank.", ""].entries()) {
-      await ctx.storage.db
-        .insertInto("abuse_reports")
-        .values({
-          id: newId(),
-          link_id: link.id,
-          domain: link.domain,
-          alias: link.alias,
-          url: link.url,
-          reason: "phishing",
-          details,
-          reporter_email: i === 0 ? "victim@example.net" : null,
-          state: "open",
-          created_at: now - i * 60_000,
-          resolved_at: null,
-          resolved_by: null,
-        })
-        .execute();
-    }
+    // Two reports of the link: the queue counts reports per link.
+    await seedReport(link, "It asks for my bank password.\nLooks just like my bank.", "victim@example.net", Date.now());
+    await seedReport(link, "", null, Date.now() - 60_000);
   });
   afterAll(async () => {
     await fixture?.close();
   });
+
+  /** A report as the public form would have stored it. */
+  const seedReport = async (link: { id: string; domain: string; alias: string; url: string }, details: string, reporter: string | null, at: number) => {
+    await fixture.server.ctx.storage.db
+      .insertInto("abuse_reports")
+      .values({
+        id: newId(),
+        link_id: link.id,
+        domain: link.domain,
+        alias: link.alias,
+        url: link.url,
+        reason: "phishing",
+        details,
+        reporter_email: reporter,
+        state: "open",
+        created_at: at,
+        resolved_at: null,
+        resolved_by: null,
+      })
+      .execute();
+  };
 
   const signOut = async (page: Page) => {
     await page.getByTestId("sign-out").click();
@@ -182,6 +185,83 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     expect(change.indexOf("free")).toBeLessThan(change.indexOf("pro"));
     await screenshot(page, "e2e-admin-10-audit-filtered");
     await signOut(page);
+  });
+
+  it("an operator disables links in bulk by host and by owner, bans an owner from a report and deletes an account", async () => {
+    const page = await freshPage();
+    const ctx = fixture.server.ctx;
+    const spammer = `spammer-${stamp}@example.com`;
+    const banned = `banned-${stamp}@example.com`;
+    const doomed = `doomed-${stamp}@example.com`;
+    const s = await ctx.accounts.create({ email: spammer, password: PASSWORD, verified: true });
+    const toHost = await ctx.links.create(s, { url: `https://bulk-${stamp}.example/a` });
+    const other = await ctx.links.create(s, { url: "https://example.com/spam-other" });
+    const b = await ctx.accounts.create({ email: banned, password: PASSWORD, verified: true });
+    const bannedLink = await ctx.links.create(b, { url: "https://example.com/malware" });
+    await ctx.links.create(b, { url: "https://example.com/malware-2" });
+    await seedReport(bannedLink, "Serves malware", null, Date.now());
+    await ctx.accounts.create({ email: doomed, password: PASSWORD, verified: true });
+    await signInPage(page, operator, PASSWORD);
+
+    // Every link to a host.
+    await page.goto("/app/admin/links");
+    await page.getByTestId("bulk-host-open").click();
+    let dialog = page.locator("dialog[open]");
+    await dialog.getByTestId("disable-host").fill(`bulk-${stamp}.example`);
+    await dialog.getByTestId("disable-reason").fill("Spam campaign");
+    await dialog.getByTestId("confirm-ok").click();
+    expect(await page.getByTestId("admin-links-notice").textContent()).toBe(`Disabled 1 link to bulk-${stamp}.example and its subdomains.`);
+    expect(await redirectStatus(toHost.alias)).toBe(410);
+    expect(await redirectStatus(other.alias)).toBe(302);
+
+    // Every (remaining) link of the owner.
+    await page.getByTestId("admin-links-owner").fill(spammer);
+    await page.getByTestId("admin-links-submit").click();
+    await expect.poll(() => page.getByTestId("admin-link-row").count()).toBe(2);
+    await page.getByTestId("admin-link-row").filter({ hasText: other.alias }).getByTestId("admin-link-disable-owner").click();
+    dialog = page.locator("dialog[open]");
+    await dialog.getByTestId("disable-reason").fill("Spam account");
+    await dialog.getByTestId("confirm-ok").click();
+    await page.getByTestId("admin-links-notice").filter({ hasText: `Disabled 1 link of ${spammer}.` }).waitFor();
+    await page.getByTestId("admin-link-row").filter({ hasText: other.alias }).getByTestId("admin-link-enable").waitFor();
+    expect(await redirectStatus(other.alias)).toBe(410);
+    await screenshot(page, "e2e-admin-14-links-bulk");
+
+    // Ban from a report: asks first, then suspends the owner and disables their links.
+    await page.getByTestId("admin-tab-reports").click();
+    const report = page.getByTestId("report-row").filter({ hasText: banned });
+    await report.getByTestId("report-ban-owner").click();
+    dialog = page.locator("dialog[open]");
+    expect(await dialog.textContent()).toContain(banned);
+    await screenshot(page, "e2e-admin-15-reports-ban-dialog");
+    await dialog.getByTestId("confirm-ok").click();
+    await page.getByTestId("reports-notice").filter({ hasText: `Banned ${banned}` }).waitFor();
+    expect((await ctx.accounts.requireByEmail(banned)).status).toBe("suspended");
+    expect(await redirectStatus(bannedLink.alias)).toBe(410);
+
+    // Delete: the button waits for the account's email to be typed.
+    await page.getByTestId("admin-tab-accounts").click();
+    await page.getByTestId("accounts-search").fill(doomed);
+    await page.getByTestId("accounts-search-submit").click();
+    await expect.poll(() => page.getByTestId("account-row").count()).toBe(1);
+    await page.getByTestId("account-row").getByTestId("account-delete").click();
+    dialog = page.locator("dialog[open]");
+    expect(await dialog.getByTestId("confirm-ok").isDisabled()).toBe(true);
+    await dialog.getByTestId("confirm-email").fill("someone-else@example.com");
+    expect(await dialog.getByTestId("confirm-ok").isDisabled()).toBe(true);
+    await dialog.getByTestId("confirm-email").fill(doomed);
+    await screenshot(page, "e2e-admin-16-accounts-delete-dialog");
+    await dialog.getByTestId("confirm-ok").click();
+    await page.getByTestId("accounts-notice").filter({ hasText: `Deleted the account ${doomed}` }).waitFor();
+    expect(await page.getByTestId("account-row").count()).toBe(0);
+    expect(await ctx.accounts.byEmail(doomed)).toBeNull();
+
+    // The audit log has each of them.
+    await page.getByTestId("admin-tab-audit").click();
+    await page.getByTestId("audit-table").waitFor();
+    const actions = await page.getByTestId("audit-row").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-action")));
+    for (const a of ["link.disable_bulk", "report.ban_owner", "account.delete"]) expect(actions).toContain(a);
+    await screenshot(page, "e2e-admin-17-audit-more");
   });
 
   it("a non-operator sees no Operator entry and gets 'not available'", async () => {

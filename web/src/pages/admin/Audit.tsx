@@ -96,7 +96,7 @@ function Changes({ entry }: { entry: AuditEntry }) {
           {c.before !== undefined ? <del className="audit-before">{c.before}</del> : null}
           {c.before !== undefined && c.after !== undefined ? <span aria-label="changed to"> → </span> : null}
           {c.after !== undefined ? <ins className="audit-after">{c.after}</ins> : null}
-          {c.before !== undefined && c.after === undefined ? <span className="muted"> (removed)</span> : null}
+          {c.before !== undefined && c.after === undefined && entry.after !== null ? <span className="muted"> (removed)</span> : null}
         </li>
       ))}
     </ul>
@@ -180,8 +180,10 @@ export function AdminAuditPage() {
                 {list.items.map((e) => (
                   <tr key={e.id} data-testid="audit-row" data-action={e.action}>
                     <td className="nowrap small">{formatDateTime(e.at)}</td>
-                    <td className="cell-owner cell-wrap" data-testid="audit-actor-email">
-                      {e.actor_id === null ? <span className="muted">{e.actor_email}</span> : e.actor_email}
+                    <td>
+                      <div className="audit-actor cell-wrap" data-testid="audit-actor-email">
+                        {e.actor_id === null ? <span className="muted">{e.actor_email}</span> : e.actor_email}
+                      </div>
                     </td>
                     <td>
                       <code className="nowrap" data-testid="audit-action-code">

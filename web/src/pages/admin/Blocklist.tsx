@@ -19,6 +19,7 @@ export function AdminBlocklistPage() {
   );
   const [notice, setNotice] = useState<string | null>(null);
   const del = useConfirmedDelete(async (h: BlockedHost) => {
+    setNotice(null);
     await adminApi.unblockHost(h.host);
     list.update((prev) => prev.filter((x) => x.host !== h.host));
     setNotice(`Removed ${h.host} from the blocklist: links to it redirect again (unless the file lists it).`);
@@ -38,6 +39,7 @@ export function AdminBlocklistPage() {
 
       <div className="admin-columns">
         <AddHostForm
+          onStart={() => setNotice(null)}
           onAdded={(h) => {
             setNotice(`Blocked ${h.host}.`);
             list.reload();
@@ -117,7 +119,7 @@ export function AdminBlocklistPage() {
   );
 }
 
-function AddHostForm({ onAdded }: { onAdded: (h: BlockedHost) => void }) {
+function AddHostForm({ onStart, onAdded }: { onStart: () => void; onAdded: (h: BlockedHost) => void }) {
   const [host, setHost] = useState("");
   const [note, setNote] = useState("");
   const [busy, setBusy] = useState(false);
@@ -126,6 +128,7 @@ function AddHostForm({ onAdded }: { onAdded: (h: BlockedHost) => void }) {
 
   async function submit(e: FormEvent) {
     e.preventDefault();
+    onStart();
     setBusy(true);
     setFields({});
     setGeneral(null);

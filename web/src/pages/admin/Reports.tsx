@@ -270,7 +270,7 @@ export function AdminReportsPage() {
           disabled (410; links already disabled keep their reason). The open reports of all their links are resolved.
         </p>
         <Field id="ban-reason" label="Reason (shown on their links)">
-          <textarea id="ban-reason" data-testid="ban-reason" rows={2} maxLength={500} value={banReason} onChange={(e) => setBanReason(e.target.value)} />
+          <textarea id="ban-reason" className="prose" data-testid="ban-reason" rows={2} maxLength={500} value={banReason} onChange={(e) => setBanReason(e.target.value)} />
         </Field>
       </ConfirmDialog>
     </>

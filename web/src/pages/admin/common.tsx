@@ -270,7 +270,7 @@ export function DisableDialog(props: {
         error={tooLong ? "At most 500 characters." : undefined}
         hint="The owner sees it in their dashboard."
       >
-        <textarea id="disable-reason" data-testid="disable-reason" rows={3} maxLength={600} value={reason} onChange={(e) => setReason(e.target.value)} />
+        <textarea id="disable-reason" className="prose" data-testid="disable-reason" rows={3} maxLength={600} value={reason} onChange={(e) => setReason(e.target.value)} />
       </Field>
       <fieldset className="options status-choice">
         <legend>Visitors get</legend>
