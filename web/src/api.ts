@@ -431,3 +431,148 @@ export const pendingInvitation = {
 export function invitationPath(token: string): string {
   return `/app/invitations/accept?${new URLSearchParams({ token })}`;
 }
+
+// ---- operator console (docs/operator.md) ------------------------------------------------
+
+export type AccountStatus = "active" | "suspended";
+
+export interface AdminAccount {
+  id: string;
+  email: string;
+  name: string | null;
+  plan: Plan;
+  status: AccountStatus;
+  is_admin: boolean;
+  email_verified: boolean;
+  created_at: string;
+  last_sign_in_at: string | null;
+  /** Links owned, and their click counts summed. */
+  links: number;
+  clicks: number;
+}
+
+/** A link as the console lists it: the link object plus its owner's email. */
+export interface AdminLink extends Link {
+  owner_email: string | null;
+}
+
+export type AdminLinkState = "active" | "disabled" | "blocked";
+
+export interface AdminOverview {
+  accounts: { total: number; active: number; suspended: number; by_plan: Record<Plan, number> };
+  links: { total: number; disabled: number };
+  clicks: { today: number; week: number };
+  top_links: { id: string; alias: string; domain: string | null; short_url: string; url: string; owner_email: string | null; clicks: number }[];
+  reports_open: number;
+  health: {
+    database: "ok" | "error";
+    click_writer: { pending: number; oldest_ms: number };
+    webhook_queue: { queued: number; dropped: number };
+  };
+  blocklist: { console: number; file: number };
+}
+
+export interface BlockedHost {
+  host: string;
+  note: string;
+  source: "console";
+  created_at: string;
+  created_by_email: string | null;
+}
+
+export interface BlocklistFile {
+  path: string | null;
+  hosts: number;
+  /** Lines of the last good read that were neither an entry, blank nor a comment. */
+  skipped_lines?: number;
+  loaded_at: string | null;
+  error: string | null;
+}
+
+export type ReportState = "open" | "dismissed" | "link_disabled" | "owner_banned";
+
+export interface AbuseReport {
+  id: string;
+  link: AdminLink | null;
+  domain: string | null;
+  alias: string;
+  url: string;
+  reason: string;
+  details: string;
+  reporter_email: string | null;
+  state: ReportState;
+  created_at: string;
+  resolved_at: string | null;
+  resolved_by_email: string | null;
+  reports_for_link: number;
+}
+
+export interface AuditEntry {
+  id: string;
+  at: string;
+  actor_id: string | null;
+  actor_email: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  summary: string;
+  before: unknown;
+  after: unknown;
+}
+
+/** What visitors of an operator-disabled link get: 410 Gone, or 451 Unavailable for legal reasons. */
+export type DisableStatus = 410 | 451;
+
+/** A query string from the filters that are set (empty strings and nulls dropped). */
+function query(params: Record<string, string | number | null | undefined>): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === null || v === undefined || v === "") continue;
+    p.set(k, String(v));
+  }
+  const s = p.toString();
+  return s ? `?${s}` : "";
+}
+
+const id = encodeURIComponent;
+
+export const adminApi = {
+  overview: () => request<AdminOverview & { status: string }>("GET", "/api/admin/overview"),
+
+  accounts: (f: { q?: string; plan?: string; status?: string; cursor?: string | null; limit?: number }) =>
+    request<{ accounts: AdminAccount[]; next_cursor: string | null }>("GET", `/api/admin/accounts${query(f)}`),
+  account: (accountId: string) => request<{ account: AdminAccount }>("GET", `/api/admin/accounts/${id(accountId)}`).then((r) => r.account),
+  updateAccount: (accountId: string, body: { plan?: Plan; status?: AccountStatus }) =>
+    request<{ account: AdminAccount }>("PATCH", `/api/admin/accounts/${id(accountId)}`, { body }).then((r) => r.account),
+  deleteAccount: (accountId: string, confirm_email: string) => request("DELETE", `/api/admin/accounts/${id(accountId)}`, { body: { confirm_email } }),
+
+  links: (f: { q?: string; owner?: string; domain?: string; state?: string; cursor?: string | null; limit?: number }) =>
+    request<{ links: AdminLink[]; next_cursor: string | null }>("GET", `/api/admin/links${query(f)}`),
+  disableLink: (linkId: string, reason: string, status: DisableStatus) =>
+    request<{ link: AdminLink }>("POST", `/api/admin/links/${id(linkId)}/disable`, { body: { reason, status } }).then((r) => r.link),
+  enableLink: (linkId: string) => request<{ link: AdminLink }>("POST", `/api/admin/links/${id(linkId)}/enable`).then((r) => r.link),
+  disableBulk: (body: ({ owner_id: string } | { host: string }) & { reason: string; status?: DisableStatus }) =>
+    request<{ disabled: number }>("POST", "/api/admin/links/disable-bulk", { body }).then((r) => r.disabled),
+
+  blocklist: (f: { q?: string; cursor?: string | null; limit?: number }) =>
+    request<{ hosts: BlockedHost[]; file: BlocklistFile; next_cursor?: string | null }>("GET", `/api/admin/blocklist${query(f)}`),
+  blockHost: (host: string, note: string) =>
+    request<{ host: BlockedHost }>("POST", "/api/admin/blocklist", { body: note ? { host, note } : { host } }).then((r) => r.host),
+  unblockHost: (host: string) => request("DELETE", `/api/admin/blocklist/${id(host)}`),
+
+  reports: (f: { state?: string; cursor?: string | null; limit?: number }) =>
+    request<{ reports: AbuseReport[]; next_cursor?: string | null }>("GET", `/api/admin/reports${query(f)}`),
+  dismissReport: (reportId: string) => request<{ report: AbuseReport }>("POST", `/api/admin/reports/${id(reportId)}/dismiss`).then((r) => r.report),
+  reportDisableLink: (reportId: string, body: { reason?: string; status?: DisableStatus }) =>
+    request<{ report: AbuseReport }>("POST", `/api/admin/reports/${id(reportId)}/disable-link`, { body }).then((r) => r.report),
+  reportBanOwner: (reportId: string, body: { reason?: string }) =>
+    request<{ report: AbuseReport }>("POST", `/api/admin/reports/${id(reportId)}/ban-owner`, { body }).then((r) => r.report),
+
+  audit: (f: { action?: string; actor?: string; target?: string; cursor?: string | null; limit?: number }) =>
+    request<{ entries: AuditEntry[]; next_cursor: string | null }>("GET", `/api/admin/audit${query(f)}`),
+};
+
+/** The state of a link as the console and the owner's dashboard show it. */
+export function linkState(l: Pick<Link, "disabled" | "destination_blocked">): AdminLinkState {
+  return l.disabled ? "disabled" : l.destination_blocked ? "blocked" : "active";
+}

@@ -18,6 +18,13 @@ import { DomainsPage } from "./pages/Domains";
 import { NotFoundPage } from "./pages/NotFound";
 import { TeamPage } from "./pages/Team";
 import { AcceptInvitationPage } from "./pages/AcceptInvitation";
+import { AdminLayout } from "./pages/admin/common";
+import { AdminOverviewPage } from "./pages/admin/Overview";
+import { AdminAccountsPage } from "./pages/admin/Accounts";
+import { AdminLinksPage } from "./pages/admin/Links";
+import { AdminReportsPage } from "./pages/admin/Reports";
+import { AdminBlocklistPage } from "./pages/admin/Blocklist";
+import { AdminAuditPage } from "./pages/admin/Audit";
 
 function Header() {
   const { user, signOut } = useSession();
@@ -69,6 +76,11 @@ function Header() {
               <NavLink to="/app/profile" data-testid="nav-profile">
                 Profile
               </NavLink>
+              {user.is_admin ? (
+                <NavLink to="/app/admin" data-testid="nav-admin" className="nav-admin">
+                  Operator
+                </NavLink>
+              ) : null}
               <span className="nav-spacer" />
               <span className="nav-email" data-testid="user-email" title={user.email}>
                 {user.email}
@@ -157,6 +169,15 @@ function Shell() {
               <Route path="/app/invitations/accept" element={<AcceptInvitationPage />} />
               <Route path="/app/webhooks" element={<RequireAuth><WebhooksPage /></RequireAuth>} />
               <Route path="/app/domains" element={<RequireAuth><DomainsPage /></RequireAuth>} />
+              <Route path="/app/admin" element={<RequireAuth><AdminLayout /></RequireAuth>}>
+                <Route index element={<AdminOverviewPage />} />
+                <Route path="accounts" element={<AdminAccountsPage />} />
+                <Route path="links" element={<AdminLinksPage />} />
+                <Route path="reports" element={<AdminReportsPage />} />
+                <Route path="blocklist" element={<AdminBlocklistPage />} />
+                <Route path="audit" element={<AdminAuditPage />} />
+                <Route path="*" element={<NotFoundPage />} />
+              </Route>
               <Route path="*" element={<NotFoundPage />} />
             </Routes>
           </>

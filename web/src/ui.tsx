@@ -2,6 +2,7 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 import { Link as RouterLink, Navigate, useLocation } from "react-router";
 import { useSession } from "./session";
+import type { Link } from "./api";
 
 export function Field(props: {
   id: string;
@@ -268,4 +269,52 @@ export function useTitle(title: string): void {
   useEffect(() => {
     document.title = title ? `${title} · snip` : "snip";
   }, [title]);
+}
+
+/** Badges for a link an operator disabled or whose destination is blocked (the owner's dashboard; nothing for an active link). */
+export function ModerationBadges({ link }: { link: Pick<Link, "disabled" | "destination_blocked"> }) {
+  return (
+    <>
+      {link.disabled ? (
+        <span className="badge badge-fail" data-testid="link-disabled-badge">
+          Disabled
+        </span>
+      ) : null}
+      {link.destination_blocked ? (
+        <span className="badge badge-warning" data-testid="link-blocked-badge">
+          Destination blocked
+        </span>
+      ) : null}
+    </>
+  );
+}
+
+/**
+ * What the owner is told about a link an operator disabled (with the operator's reason) or whose destination is
+ * on the blocklist. Only an operator can enable the link again.
+ */
+export function ModerationNotice({ link, compact = false }: { link: Pick<Link, "disabled" | "destination_blocked">; compact?: boolean }) {
+  if (!link.disabled && !link.destination_blocked) return null;
+  return (
+    <div className={`moderation${link.disabled ? "" : " moderation-blocked"}${compact ? " moderation-compact" : ""}`} role="status" data-testid="link-moderation">
+      {link.disabled ? (
+        <p data-testid="link-disabled-reason">
+          <strong>Disabled by the operator:</strong> {link.disabled.reason}
+          {compact ? null : (
+            <span className="muted">
+              {" "}
+              Since {formatDateTime(link.disabled.at)}, visitors get {link.disabled.status === 451 ? "451 (unavailable for legal reasons)" : "410 (gone)"}. Only the
+              operator of this service can enable it again.
+            </span>
+          )}
+        </p>
+      ) : null}
+      {link.destination_blocked ? (
+        <p data-testid="link-blocked-notice">
+          <strong>Destination blocked:</strong> a destination of this link is on the operator's blocklist, so visitors get 410.
+          {compact ? null : <span className="muted"> Point the link at another address to make it work again.</span>}
+        </p>
+      ) : null}
+    </div>
+  );
 }

@@ -3,7 +3,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import { useNavigate, useParams } from "react-router";
 import { api, ApiError, planAtLeast, planLabel, type Domain, type Link } from "../api";
 import { useSession } from "../session";
-import { A, Alert, Field, Spinner, UpgradeHint, errorMessage, useTitle } from "../ui";
+import { A, Alert, Field, ModerationNotice, Spinner, UpgradeHint, errorMessage, useTitle } from "../ui";
 import { CreatedLink } from "./Home";
 
 interface FormValues {
@@ -237,6 +237,7 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
           ) : null}
         </p>
       ) : null}
+      {original ? <ModerationNotice link={original} /> : null}
       <form className="card form-card" onSubmit={submit} noValidate data-testid="link-form">
         <Field id="link-url" label="Destination URL" error={fieldErrors.url}>
           <input id="link-url" data-testid="link-url" type="url" inputMode="url" required placeholder="https://example.com/page" value={values.url} onChange={(e) => set("url", e.target.value)} />

@@ -4,7 +4,7 @@ import { useCallback, useEffect, useRef, useState, type FormEvent } from "react"
 import { useParams, useSearchParams } from "react-router";
 import { api, qrUrl, type Link, type Membership } from "../api";
 import { useSession } from "../session";
-import { A, Alert, ConfirmDialog, CopyButton, EmptyState, Spinner, errorMessage, formatDate, useConfirmedDelete, useTitle } from "../ui";
+import { A, Alert, ConfirmDialog, CopyButton, EmptyState, ModerationBadges, ModerationNotice, Spinner, errorMessage, formatDate, useConfirmedDelete, useTitle } from "../ui";
 
 export function LinksPage({ shared = false }: { shared?: boolean }) {
   useTitle(shared ? "Shared with me" : "Dashboard");
@@ -190,7 +190,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
         <>
           <ul className="link-list" data-testid="link-list">
             {links.map((l) => (
-              <li key={l.id} className="link-item card" data-testid="link-row" data-link-id={l.id}>
+              <li key={l.id} className={`link-item card${l.disabled ? " link-item-disabled" : l.destination_blocked ? " link-item-blocked" : ""}`} data-testid="link-row" data-link-id={l.id}>
                 <div className="link-info">
                   <a className="link-short" href={l.short_url} target="_blank" rel="noopener noreferrer" data-testid="link-short-url">
                     {l.short_url.replace(/^https?:\/\//, "")}
@@ -202,6 +202,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
                     <span data-testid="link-clicks" className="clicks">
                       <strong>{l.click_count.toLocaleString()}</strong> {l.click_count === 1 ? "click" : "clicks"}
                     </span>
+                    <ModerationBadges link={l} />
                     <span>Created {formatDate(l.created_at)}</span>
                     {l.domain ? (
                       <span className="badge link-domain" data-testid="link-domain" title="On your custom domain">
@@ -215,6 +216,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
                       <span data-testid="link-updated-by">Last edited by {l.updated_by === user?.id ? "you" : l.updated_by_email}</span>
                     ) : null}
                   </p>
+                  <ModerationNotice link={l} compact />
                 </div>
                 <div className="link-actions">
                   <CopyButton text={l.short_url} testId="link-copy" />

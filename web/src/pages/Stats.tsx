@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState } from "react";
 import { useParams, useSearchParams } from "react-router";
 import { api, planAtLeast, type Link, type Stats } from "../api";
 import { useSession } from "../session";
-import { A, Alert, EmptyState, Spinner, UpgradeHint, errorMessage, useTitle } from "../ui";
+import { A, Alert, EmptyState, ModerationNotice, Spinner, UpgradeHint, errorMessage, useTitle } from "../ui";
 
 const DAY = 86_400_000;
 
@@ -119,6 +119,7 @@ export function StatsPage() {
         ) : null}
       </div>
 
+      {link ? <ModerationNotice link={link} compact /> : null}
       <div className="card range-bar" data-testid="range-picker">
         <div className="presets" role="group" aria-label="Preset ranges">
           {[7, 30, 90].map((n) => (
