@@ -201,7 +201,7 @@ describe.each(ENGINES)("destination blocklist on %s", (engine) => {
 
     await block("later.example");
     const json = await open(server.url, alias, true);
-    expect(json).toMatchObject({ status: 410, code: "destination_blocked" });
+    expect(json).toMatchObject({ status: 410, code: "link_blocked" });
     const page = await open(server.url, alias);
     expect(page.status).toBe(410);
     expect(page.text).toContain("blocked");
@@ -218,7 +218,7 @@ describe.each(ENGINES)("destination blocklist on %s", (engine) => {
     const alias = made.body.link.alias as string;
     expect((await open(server.url, alias)).status).toBe(302);
     await block("device.example");
-    expect((await open(server.url, alias, true)).code).toBe("destination_blocked");
+    expect((await open(server.url, alias, true)).code).toBe("link_blocked");
     await unblock("device.example");
     expect((await open(server.url, alias)).status).toBe(302);
   });
