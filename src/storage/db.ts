@@ -59,6 +59,8 @@ class PostgresFeed implements ChangeFeed {
   private client: pg.Client | null = null;
   private readonly local = new EventEmitter();
   private readonly channels = new Set<string>();
+  /** The LISTEN statements subscribe() sends, chained. */
+  private listening: Promise<unknown> = Promise.resolve();
   private closed = false;
 
   constructor(
@@ -90,13 +92,16 @@ class PostgresFeed implements ChangeFeed {
     this.local.on(channel, fn);
     if (!this.channels.has(channel)) {
       this.channels.add(channel);
-      // A failure here is covered by start(): a reconnect LISTENs on every known channel.
-      this.client?.query(`LISTEN ${channel}`).catch(() => undefined);
+      const client = this.client;
+      // One query at a time on the listener's client (pg 9 will refuse overlapping ones). A failure here
+      // is covered by start(): a reconnect LISTENs on every known channel.
+      if (client) this.listening = this.listening.then(() => client.query(`LISTEN ${channel}`)).catch(() => undefined);
     }
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.listening;
     await this.client?.end().catch(() => undefined);
   }
 }
