@@ -36,7 +36,7 @@ const STYLE =
   "h1{font-size:1.4rem;margin:0 0 .5rem}p{color:#4a5468}a{color:#3056d3}.code{font-size:3rem;font-weight:700;color:#3056d3;margin:0}" +
   "input,select,textarea{font:inherit;padding:.6rem .8rem;border:1px solid #c8cedb;border-radius:8px;width:100%;box-sizing:border-box;margin:.5rem 0}" +
   "textarea{min-height:7rem;resize:vertical}label{display:block;text-align:left;font-weight:600;margin-top:.6rem}.hint{font-size:.85rem;text-align:left;margin:.2rem 0}.report{font-size:.85rem}" +
-  "button{font:inherit;background:#3056d3;color:#fff;border:0;border-radius:8px;padding:.6rem 1.2rem;cursor:pointer}.err{color:#b42318}";
+  "button{font:inherit;background:#3056d3;color:#fff;border:0;border-radius:8px;padding:.6rem 1.2rem;margin-top:.8rem;cursor:pointer}.err{color:#b42318}";
 
 export function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)} · snip</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
