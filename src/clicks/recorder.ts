@@ -34,8 +34,14 @@ export interface ClickInput {
 }
 
 
-/** Clicks per raw write at most: at high rates a batch is what one flush interval brings. */
-export const MAX_BATCH = 10_000;
+/**
+ * Clicks per batch at most: past it a batch is sealed and handed to the writer before the flush
+ * interval ends. Sealing and posting a batch, and the garbage it leaves, are work on the event loop in
+ * one piece: at 45,000 clicks/s, 10,000-click batches put one hot link's p99 at 2.9x the bare
+ * baseline's, 2,500-click batches at 1.5x, with the same CPU per answer and PostgreSQL's CPU per
+ * Zipf click unchanged (bench/README.md, ninth session).
+ */
+export const MAX_BATCH = 2_500;
 /**
  * Roll-ups take at most this share of the time: under load the interval between two stretches to
  * the last roll-up's duration / share (more clicks per distinct link and interval, so fewer row
