@@ -11,7 +11,7 @@ import { isPlan, PLANS, type Plan } from "../accounts/plans.js";
 import { type ErasedAccount, eraseAccount } from "../accounts/accounts.js";
 import type { LinkKey } from "../links/changes.js";
 import type { Actor, AuditLog } from "./audit-log.js";
-import { decodeKeyset, encodeKeyset } from "./keyset.js";
+import { decodeKeyset, encodeKeyset } from "../shared/keyset.js";
 
 export type AccountStatus = "active" | "suspended";
 

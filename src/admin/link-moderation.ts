@@ -12,7 +12,7 @@ import type { LinkView } from "../links/link-access.js";
 import type { PublicLink } from "../links/public-link.js";
 import { type HostBlocklist, hostOfUrl, normalizeHost } from "./blocklist.js";
 import type { Actor, AuditLog } from "./audit-log.js";
-import { decodeKeyset, encodeKeyset } from "./keyset.js";
+import { decodeKeyset, encodeKeyset } from "../shared/keyset.js";
 
 export type LinkState = "active" | "disabled" | "blocked";
 export type DisabledStatus = 410 | 451;

@@ -8,13 +8,14 @@ import type { Clock } from "../shared/clock.js";
 import { iso } from "../shared/clock.js";
 import { DomainError, type FieldError, invalid } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
+import { decodeKeyset, encodeKeyset } from "../shared/keyset.js";
 import { normalizeEmail } from "../accounts/accounts.js";
 import { ALIAS_RE } from "../links/validate.js";
 import { isReservedAlias } from "../links/reserved.js";
 import type { LinkService } from "../links/links.js";
 import type { LinkKey } from "../links/changes.js";
 import type { Actor, AuditLog } from "./audit-log.js";
-import { type AdminLink, disabledOf, setDisabled } from "./link-moderation.js";
+import { type AdminLink, REASON_MAX, disabledOf, setDisabled } from "./link-moderation.js";
 
 export const REPORT_REASONS = ["phishing", "malware", "spam", "illegal", "other"] as const;
 export type ReportReason = (typeof REPORT_REASONS)[number];
@@ -96,16 +97,6 @@ export interface ReportedLink {
 }
 
 type ReportRowWithResolver = AbuseReportRow & { resolved_by_email: string | null };
-
-function encodeCursor(r: Pick<AbuseReportRow, "created_at" | "id">): string {
-  return Buffer.from(`${Number(r.created_at)}:${r.id}`).toString("base64url");
-}
-
-function decodeCursor(cursor: string): { createdAt: number; id: string } {
-  const m = /^(\d{1,16}):([A-Za-z0-9]{1,64})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
-  if (!m) throw invalid("cursor", "is not a cursor from a previous page");
-  return { createdAt: Number(m[1]), id: m[2] as string };
-}
 
 /** "sn.ip/abc" or "abc" (main host): how a report names its link in summaries. */
 function linkLabel(domain: string, alias: string, ownHost: string): string {
@@ -231,13 +222,13 @@ export class ReportService {
       .limit(f.limit + 1);
     if (f.state) q = q.where("r.state", "=", f.state);
     if (f.cursor) {
-      const c = decodeCursor(f.cursor);
+      const c = decodeKeyset(f.cursor);
       q = q.where((eb) => eb.or([eb("r.created_at", "<", c.createdAt), eb.and([eb("r.created_at", "=", c.createdAt), eb("r.id", "<", c.id)])]));
     }
     const rows = await q.execute();
     const page = rows.slice(0, f.limit);
     const last = page[page.length - 1];
-    return { reports: await this.present(page), next_cursor: rows.length > f.limit && last ? encodeCursor(last) : null };
+    return { reports: await this.present(page), next_cursor: rows.length > f.limit && last ? encodeKeyset(last) : null };
   }
 
   async get(id: string): Promise<PublicReport> {
@@ -467,6 +458,6 @@ function checkDetails(details: string): string {
 /** An operator's reason for disabling: 1 to 500 characters, by default the report's reason. */
 function checkDisableReason(raw: string | undefined, reported: string): string {
   const reason = (raw ?? "").trim() || `Reported as ${reported}`;
-  if (reason.length > 500) throw invalid("reason", "must be at most 500 characters");
+  if (reason.length > REASON_MAX) throw invalid("reason", `must be at most ${REASON_MAX} characters`);
   return reason;
 }

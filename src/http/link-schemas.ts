@@ -1,8 +1,6 @@
 // TypeBox schemas of the link object and link inputs (API.md, Links), shared by the dashboard and external routes.
 import { Type } from "typebox";
-import { Body } from "./schemas.js";
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+import { Body, Nullable } from "./schemas.js";
 
 export const LinkSchema = Type.Object({
   id: Type.String(),

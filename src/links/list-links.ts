@@ -3,7 +3,7 @@
 import { sql } from "kysely";
 import { invalid } from "../shared/errors.js";
 import { containsPattern } from "../shared/like.js";
-import type { LinkRow } from "../storage/schema.js";
+import { decodeKeyset, encodeKeyset } from "../shared/keyset.js";
 import type { LinkDeps } from "./deps.js";
 import { type LinkView, selectLinkViews } from "./link-access.js";
 
@@ -23,17 +23,6 @@ export interface LinkPage {
   next_cursor: string | null;
 }
 
-export function encodeCursor(link: Pick<LinkRow, "created_at" | "id">): string {
-  return Buffer.from(`${Number(link.created_at)}:${link.id}`).toString("base64url");
-}
-
-function decodeCursor(cursor: string): { createdAt: number; id: string } {
-  const m = /^(\d{1,16}):([A-Za-z0-9]{1,64})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
-  if (!m) throw invalid("cursor", "is not a cursor from a previous page");
-  return { createdAt: Number(m[1]), id: m[2] as string };
-}
-
-/** LIKE pattern matching `text` literally anywhere (\ escapes %, _ and itself). */
 export async function listLinks(deps: LinkDeps, ownerId: string, query: ListQuery): Promise<LinkPage> {
   const limit = query.limit ?? DEFAULT_PAGE;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw invalid("limit", `must be from 1 to ${MAX_PAGE}`);
@@ -44,7 +33,7 @@ export async function listLinks(deps: LinkDeps, ownerId: string, query: ListQuer
     qb = qb.where(sql<boolean>`(lower(links.alias) like ${pattern} escape '\\' or lower(links.url) like ${pattern} escape '\\')`);
   }
   if (query.cursor) {
-    const c = decodeCursor(query.cursor);
+    const c = decodeKeyset(query.cursor);
     qb = qb.where((eb) =>
       eb.or([eb("links.created_at", "<", c.createdAt), eb.and([eb("links.created_at", "=", c.createdAt), eb("links.id", "<", c.id)])]),
     );
@@ -52,5 +41,5 @@ export async function listLinks(deps: LinkDeps, ownerId: string, query: ListQuer
   const rows = await qb.orderBy("links.created_at", "desc").orderBy("links.id", "desc").limit(limit + 1).execute();
   const links = rows.slice(0, limit);
   const last = links[links.length - 1];
-  return { links, next_cursor: rows.length > limit && last ? encodeCursor(last) : null };
+  return { links, next_cursor: rows.length > limit && last ? encodeKeyset(last) : null };
 }

@@ -3,10 +3,9 @@ import { Type } from "typebox";
 import type { App } from "../app.js";
 import type { AppContext } from "../../context.js";
 import { PLANS } from "../../accounts/plans.js";
-import { Body, OkSchema, PageQuery, errors } from "../schemas.js";
+import { Body, errors, Nullable, OkSchema, PageQuery } from "../schemas.js";
 import { operatorOf } from "../auth.js";
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const PlanSchema = Type.Union(PLANS.map((p) => Type.Literal(p)));
 const StatusSchema = Type.Union([Type.Literal("active"), Type.Literal("suspended")]);
 

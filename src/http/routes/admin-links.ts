@@ -3,11 +3,9 @@ import { Type } from "typebox";
 import type { App } from "../app.js";
 import type { AppContext } from "../../context.js";
 import { LinkSchema } from "../link-schemas.js";
-import { Body, PageQuery, errors } from "../schemas.js";
+import { Body, errors, Nullable, PageQuery } from "../schemas.js";
 import { operatorOf } from "../auth.js";
 import { REASON_MAX } from "../../admin/link-moderation.js";
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 export const AdminLinkSchema = Type.Object({
   ...LinkSchema.properties,

@@ -3,10 +3,9 @@ import { Type } from "typebox";
 import type { App } from "../app.js";
 import type { AppContext } from "../../context.js";
 import { PLANS } from "../../accounts/plans.js";
-import { errors } from "../schemas.js";
+import { errors, Nullable } from "../schemas.js";
 
 const Count = Type.Integer({ minimum: 0 });
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 const OverviewSchema = Type.Object({
   status: Type.Literal("success"),

@@ -5,14 +5,9 @@ import type { FastifyRequest } from "fastify";
 import type { App } from "../app.js";
 import type { AppContext } from "../../context.js";
 import { REPORT_STATES } from "../../admin/reports.js";
-import { Body, PageQuery, errors } from "../schemas.js";
-import { LinkSchema } from "../link-schemas.js";
+import { Body, errors, Nullable, PageQuery } from "../schemas.js";
+import { AdminLinkSchema } from "./admin-links.js";
 import { operatorOf } from "../auth.js";
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-
-/** AdminLink: the link object plus its owner's email. */
-export const AdminLinkSchema = Type.Intersect([LinkSchema, Type.Object({ owner_email: Nullable(Type.String()) })]);
 
 const ReportSchema = Type.Object({
   id: Type.String(),

@@ -4,10 +4,8 @@ import { Type } from "typebox";
 import type { App } from "../app.js";
 import type { AppContext } from "../../context.js";
 import { DomainError } from "../../shared/errors.js";
-import { Body, OkSchema, errors } from "../schemas.js";
+import { Body, errors, Nullable, OkSchema } from "../schemas.js";
 import { requireActiveUser, requireUser } from "../auth.js";
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 const RecordSchema = (type: "CNAME" | "TXT") => Type.Object({ type: Type.Literal(type), name: Type.String(), value: Type.String() });
 
