@@ -3,7 +3,7 @@
 // Usage: node --import tsx bench/baseline-server.ts <link count>; reports {type:"ready", url} over IPC.
 import { createServer } from "node:http";
 import { allLinks } from "./lib/dataset.js";
-import { errorPage, page } from "../src/http/pages.js";
+import { errorPage, passwordForm } from "../src/http/pages.js";
 
 interface Entry {
   url: string;
@@ -17,11 +17,8 @@ const links = new Map<string, Entry>();
 for (const l of allLinks(count)) links.set(l.alias, { url: l.url, max: l.maxClicks ?? Infinity, count: 0, password: l.password });
 
 // Pages of the same size as the service's, so the password and 403 scenarios compare like with like.
-const FORM = page(
-  "Password required",
-  `<h1>This link is protected</h1><p>Enter the link's password to continue.</p><form method="post"><input type="password" name="password" aria-label="Password" autocomplete="off" required maxlength="200" autofocus><button type="submit">Continue</button></form>`,
-);
-const LIMIT = errorPage(403, "Click limit reached", "This short link has reached its maximum number of clicks.");
+const FORM = passwordForm(false);
+const LIMIT = errorPage(403, { title: "Click limit reached", heading: "This link has reached its click limit", text: "Its owner allowed a set number of visits, and they have all been used." });
 
 const server = createServer((req, res) => {
   const entry = links.get((req.url ?? "/").slice(1));

@@ -1,4 +1,4 @@
-// The click journal's cost on the redirect path (issue #15): two snip servers on SQLite, CLICK_JOURNAL
+// The click journal's cost on the redirect path: two snip servers on SQLite, CLICK_JOURNAL
 // on and off, both running at once and loaded in turn with the hot link, in short interleaved bursts,
 // so that a busy machine's noise falls on both alike. Reports CPU per answer (the event loop, and all
 // threads) and the rate, burst by burst, and the ratio on/off of each pair; checks clicks stored = 302s.

@@ -1,4 +1,4 @@
-// Redirect benchmark (issue #6): snip on SQLite (and PostgreSQL when TEST_DATABASE_URL is set) against
+// Redirect benchmark: snip on SQLite (and PostgreSQL when TEST_DATABASE_URL is set) against
 // a bare node:http server answering 302 from a Map, same load, alternating rounds; then checks that
 // clicks stored equal the 302 answers sent. See bench/README.md.
 //
@@ -9,7 +9,8 @@
 //            --no-sqlite (PostgreSQL's scenarios against the baseline only)
 //            --quiet-wait S (before each round, wait up to S s for the machine to be idle)
 //            --blocklist N (snip starts with a BLOCKLIST_FILE of N generated hosts, none a destination's)
-//            --scenarios qr (issue 15: the hot link's p99 while QR images are hammered; --qr-loops N, default 16)
+//            --metrics (snip serves /metrics: every redirect counted and timed)
+//            --scenarios qr (the hot link's p99 while QR images are hammered; --qr-loops N, default 16)
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -44,6 +45,7 @@ const { values: args } = parseArgs({
     "behind-proxy": { type: "boolean", default: false },
     "qr-loops": { type: "string", default: "16" },
     blocklist: { type: "string" },
+    metrics: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -51,7 +53,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`usage: npm run bench:redirect -- [--smoke] [--duration 10] [--warmup 2] [--rounds 2] [--connections 50]
        [--links 1000000] [--scenarios ${SCENARIOS.join(",")}] [--pg-scenarios hot,...] [--profile]
-       [--load autocannon|wrk] [--no-pg] [--no-sqlite] [--quiet-wait 0] [--behind-proxy] [--qr-loops 16] [--blocklist 0]
+       [--load autocannon|wrk] [--no-pg] [--no-sqlite] [--quiet-wait 0] [--behind-proxy] [--qr-loops 16] [--blocklist 0] [--metrics]
        scenario qr (SQLite): the hot link quiet and while GET /api/qr is hammered (in the default list)
 PostgreSQL runs when TEST_DATABASE_URL is set (a database of its own is created and dropped).`);
   process.exit(0);
@@ -252,6 +254,8 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     BASE_URL: "http://127.0.0.1",
     LOG_LEVEL: "warn",
     ...(args["behind-proxy"] ? { TRUST_PROXY: "127.0.0.1" } : {}),
+    // Metrics on: every redirect is counted and timed (bench/README.md, Metrics on and off).
+    ...(args.metrics ? { METRICS_TOKEN: "bench-metrics-token-0123456789" } : {}),
   });
   let sqliteFile: string | null = null;
   if (opts.scenarios.includes(name)) {
@@ -538,6 +542,19 @@ function verdicts(results: ScenarioResult[]): Verdict[] {
   } else {
     out.push({ line: "one hot link on a custom domain, SQLite: not run (with hot)", ok: null });
   }
+  // The same for a hot link that carries tags, a note, a fallback URL and a preview card.
+  const xsq = get("detailed-hot", "sqlite");
+  const xbase = get("detailed-hot", "baseline");
+  if (xsq && xbase && hs && hb) {
+    const xr = xsq.rps / xbase.rps;
+    const hr = hs.rps / hb.rps;
+    out.push({
+      line: `one hot link with tags, note, fallback and preview, SQLite: ratio to baseline ${xr.toFixed(2)} = ${(xr / hr).toFixed(2)} of the plain link's ${hr.toFixed(2)} (goal >= 0.95)`,
+      ok: xr >= 0.95 * hr,
+    });
+  } else {
+    out.push({ line: "one hot link with details, SQLite: not run (with hot)", ok: null });
+  }
   const hp = get("hot", "postgres");
   if (hp && hb) {
     out.push({ line: `one hot link, PostgreSQL: rps ${(hp.rps / hb.rps).toFixed(2)} of baseline (goal >= 0.6)`, ok: hp.rps >= 0.6 * hb.rps });
@@ -551,7 +568,7 @@ function verdicts(results: ScenarioResult[]): Verdict[] {
   } else {
     out.push({ line: "links Zipf, PostgreSQL: not run (set TEST_DATABASE_URL, --pg-scenarios zipf)", ok: null });
   }
-  // Issue 16: a click shows in the API's click_count within a second, under load, in every scenario.
+  // Freshness: a click shows in the API's click_count within a second, under load, in every scenario.
   for (const r of results) {
     for (const t of r.targets) {
       const d = derive(t, r.scenario);
@@ -627,7 +644,7 @@ async function main(): Promise<number> {
   );
   for (const r of results) printScenario(r);
   const qrResult = qr ? qrSummary(qr) : null;
-  if (qrResult) console.log(`\n=== qr: one hot link while QR images are hammered (issue 15) ===\n${qrResult.text}`);
+  if (qrResult) console.log(`\n=== qr: one hot link while QR images are hammered ===\n${qrResult.text}`);
 
   const busiest = Math.max(0, ...results.flatMap((r) => r.targets.flatMap((t) => t.busyBefore)));
   if (busiest > 0.25) {
@@ -636,7 +653,7 @@ async function main(): Promise<number> {
         "ratios are unreliable (rerun on a quiet machine, or with --quiet-wait 60).",
     );
   }
-  console.log("\n=== goals (issues #6, #15, #16, #18) ===");
+  console.log("\n=== goals ===");
   const goals = verdicts(results);
   if (qrResult) goals.push({ line: qrResult.goal, ok: qrResult.ok });
   for (const v of goals) console.log(`${v.ok === null ? "SKIPPED   " : v.ok ? "PASS      " : "BELOW GOAL"}  ${v.line}`);

@@ -2,12 +2,14 @@
 // in a child process of bench/redirect.ts. Env: DATA_DIR, DATABASE_URL, PORT, LOG_LEVEL, BASE_URL.
 // `--blocklist N`: first writes DATA_DIR/blocklist.txt with N generated hosts (none a benchmark
 // destination's) and starts with BLOCKLIST_FILE set to it.
-// Reports {type:"ready", url} over IPC; answers {type:"stats"} and {type:"probe"} (a freshness probe's session and link); SIGTERM stops it the way serveForever
+// Reports {type:"ready", url} over IPC; answers {type:"stats"} (memory, open handles, the event loop's
+// delay since the last stats) and {type:"probe"} (a freshness probe's session and link); SIGTERM stops it the way serveForever
 // does (drain, flush buffered clicks, close the database) and exits 0.
 import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { SESSION_COOKIE } from "../src/accounts/sessions.js";
 import { loadConfig } from "../src/config.js";
 import { startServer } from "../src/main.js";
@@ -42,6 +44,10 @@ function blocklistText(n: number): string {
 }
 
 const server = await startServer(loadConfig(env));
+// The event loop's delay, sampled every 10 ms, between two stats requests (bench:soak reads it each minute).
+const LOOP_DELAY_RESOLUTION_MS = 10;
+const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
+loopDelay.enable();
 // The monotonic clock of V8's profiles, so --profile can leave start-up out of the summary.
 process.send?.({ type: "ready", url: server.url, readyAtUs: Number(process.hrtime.bigint() / 1000n) });
 
@@ -52,7 +58,15 @@ process.on("message", (msg: { type?: string }) => {
   }
   if (msg.type !== "stats") return;
   const mem = process.memoryUsage();
+  // The histogram holds whole timer intervals: the delay is what exceeds the 10 ms resolution.
+  const ms = (ns: number) => Math.max(0, ns / 1e6 - LOOP_DELAY_RESOLUTION_MS);
+  const resources = process.getActiveResourcesInfo();
+  const byType: Record<string, number> = {};
+  for (const r of resources) byType[r] = (byType[r] ?? 0) + 1;
   process.send?.({
+    handles: resources.length,
+    handlesByType: byType,
+    loopDelay: { p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) },
     type: "stats",
     rss: mem.rss,
     heapUsed: mem.heapUsed,
@@ -60,6 +74,7 @@ process.on("message", (msg: { type?: string }) => {
     cachedLinks: server.ctx.redirects.cache.size,
     pendingClicks: server.ctx.clicks.pending,
   });
+  loopDelay.reset();
 });
 
 /** A user, a session and a link of theirs, for the harness's freshness probe (bench/lib/freshness.ts). */

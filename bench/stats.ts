@@ -2,25 +2,20 @@
 // endpoint over real HTTP (server in a child process), alternating, and the ratio of their latencies.
 // Then the CSV export of the big link's whole range (every click; time, rows, the server's peak RSS).
 // `npm run bench:stats [-- --smoke]`; PostgreSQL too when TEST_DATABASE_URL is set.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { sql } from "kysely";
 import { loadConfig } from "../src/config.js";
 import { createContext, type AppContext } from "../src/context.js";
 import { SESSION_COOKIE } from "../src/accounts/sessions.js";
-import { type ClickRow, DIMENSIONS, dayOf } from "../src/clicks/click-batch.js";
-import { createTestDatabase } from "../test/helpers/engines.js";
-import { killAll, startChild } from "./lib/children.js";
+import { type ClickRow, DIMENSIONS, dayOf } from "../src/clicks/click-groups.js";
+import { type BenchEngine, benchEngines, forEachEngine, withSnipServer } from "./lib/engines.js";
 
 const SMOKE = process.argv.includes("--smoke");
 const BIG = SMOKE ? 20_000 : 1_000_000;
 const SMALL = 100;
 const REQUESTS = SMOKE ? 10 : 50;
 const DAYS = 365;
-const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** Deterministic PRNG (mulberry32) so every run seeds the same data. */
 function rng(seed: number): () => number {
@@ -166,85 +161,71 @@ function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
 
-async function run(engine: "sqlite" | "postgres"): Promise<boolean> {
-  const dataDir = mkdtempSync(join(tmpdir(), "snip-bench-stats-"));
-  const testDb = engine === "postgres" ? await createTestDatabase("postgres") : null;
-  const env = { DATA_DIR: dataDir, LOG_LEVEL: "silent", PORT: "0", HOST: "127.0.0.1", ...(testDb?.databaseUrl ? { DATABASE_URL: testDb.databaseUrl } : {}) };
-  try {
-    // Seed with a context of our own, then serve the same database from a child process.
-    const ctx = await createContext(loadConfig(env));
-    const user = await ctx.accounts.create({ email: "bench@example.com", password: "correct horse 1", plan: "pro", verified: true });
-    const big = await ctx.links.create(user, { url: "https://example.com/big", alias: "big-link" });
-    const small = await ctx.links.create(user, { url: "https://example.com/small", alias: "small-link" });
-    const end = Date.now();
-    const t0 = performance.now();
-    const rows =
-      engine === "sqlite"
-        ? seedSqlite(ctx, big.id, BIG, end, 1) + seedSqlite(ctx, small.id, SMALL, end, 2)
-        : (await seedPostgres(ctx, big.id, BIG, end, 1)) + (await seedPostgres(ctx, small.id, SMALL, end, 2));
-    const seedMs = performance.now() - t0;
-    const cookie = `${SESSION_COOKIE}=${await ctx.sessions.create(user.id)}`;
-    await ctx.close();
-    console.log(`[${engine}] seeded ${BIG.toLocaleString("en")} + ${SMALL} clicks (${rows.toLocaleString("en")} breakdown rows) in ${(seedMs / 1000).toFixed(1)} s`);
+async function run(engine: BenchEngine, env: Record<string, string>): Promise<boolean> {
+  // Seed with a context of our own, then serve the same database from a child process.
+  const ctx = await createContext(loadConfig(env));
+  const user = await ctx.accounts.create({ email: "bench@example.com", password: "correct horse 1", plan: "pro", verified: true });
+  const big = await ctx.links.create(user, { url: "https://example.com/big", alias: "big-link" });
+  const small = await ctx.links.create(user, { url: "https://example.com/small", alias: "small-link" });
+  const end = Date.now();
+  const t0 = performance.now();
+  const rows =
+    engine === "sqlite"
+      ? seedSqlite(ctx, big.id, BIG, end, 1) + seedSqlite(ctx, small.id, SMALL, end, 2)
+      : (await seedPostgres(ctx, big.id, BIG, end, 1)) + (await seedPostgres(ctx, small.id, SMALL, end, 2));
+  const seedMs = performance.now() - t0;
+  const cookie = `${SESSION_COOKIE}=${await ctx.sessions.create(user.id)}`;
+  await ctx.close();
+  console.log(`[${engine}] seeded ${BIG.toLocaleString("en")} + ${SMALL} clicks (${rows.toLocaleString("en")} breakdown rows) in ${(seedMs / 1000).toFixed(1)} s`);
 
-    const server = await startChild({ name: "snip", script: join(HERE, "snip-server.ts"), env });
-    try {
-      const to = new Date(end).toISOString().slice(0, 10);
-      const from = new Date(end - (DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
-      const get = async (id: string) => {
-        const t = performance.now();
-        const res = await fetch(`${server.url}/api/links/${id}/stats?from=${from}&to=${to}`, { headers: { cookie, accept: "application/json" } });
-        const body = (await res.json()) as { range_clicks?: number; daily?: unknown[] };
-        const ms = performance.now() - t;
-        if (res.status !== 200 || body.daily?.length !== DAYS) throw new Error(`bad answer ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
-        return { ms, clicks: body.range_clicks ?? 0 };
-      };
-      for (let i = 0; i < 5; i++) {
-        await get(big.id);
-        await get(small.id);
-      }
-      const times = { big: [] as number[], small: [] as number[] };
-      let bigClicks = 0;
-      for (let i = 0; i < REQUESTS; i++) {
-        const b = await get(big.id);
-        times.big.push(b.ms);
-        bigClicks = b.clicks;
-        times.small.push((await get(small.id)).ms);
-      }
-      const big50 = pct(times.big.sort((a, b) => a - b), 50);
-      const small50 = pct(times.small.sort((a, b) => a - b), 50);
-      const ratio = big50 / small50;
-      const f = (ms: number) => `${ms.toFixed(2)} ms`;
-      console.log(`[${engine}] ${REQUESTS} requests each, range ${from}..${to} (${DAYS} days), ${bigClicks.toLocaleString("en")} clicks in range`);
-      console.log(`[${engine}]   ${BIG.toLocaleString("en").padStart(9)} clicks: median ${f(big50)}  p95 ${f(pct(times.big, 95))}`);
-      console.log(`[${engine}]   ${String(SMALL).padStart(9)} clicks: median ${f(small50)}  p95 ${f(pct(times.small, 95))}`);
-      const ok = ratio < 3 && big50 < 100;
-      console.log(`[${engine}]   ratio (median) ${ratio.toFixed(2)}  goal: ratio < 3 and big median < 100 ms -> ${ok ? "met" : "NOT met"}`);
-
-      // The CSV export of the same range: every click, streamed (issue 16).
-      const csv = await csvExport(`${server.url}/api/links/${big.id}/stats.csv?from=${from}&to=${to}`, server.pid, cookie);
-      const rowsOut = csv.lines - (DAYS + 3); // daily header, DAYS days, the empty line, the log header
-      const mbOf = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
-      const complete = rowsOut === bigClicks;
-      console.log(
-        `[${engine}]   CSV export of the ${BIG.toLocaleString("en")}-click link: ${rowsOut.toLocaleString("en")} click rows (${complete ? "all of them" : `MISSING ${bigClicks - rowsOut}`}), ` +
-          `${mbOf(csv.bytes)} in ${(csv.ms / 1000).toFixed(2)} s (${Math.round(rowsOut / (csv.ms / 1000)).toLocaleString("en")} rows/s); ` +
-          `server RSS ${mbOf(csv.rssBefore)} before, peak ${mbOf(csv.rssPeak)} during (+${mbOf(csv.rssPeak - csv.rssBefore)})`,
-      );
-      if (!complete) throw new Error("the CSV export left clicks out");
-      return ok;
-    } finally {
-      await server.stop();
+  return withSnipServer(env, async (server) => {
+    const to = new Date(end).toISOString().slice(0, 10);
+    const from = new Date(end - (DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
+    const get = async (id: string) => {
+      const t = performance.now();
+      const res = await fetch(`${server.url}/api/links/${id}/stats?from=${from}&to=${to}`, { headers: { cookie, accept: "application/json" } });
+      const body = (await res.json()) as { range_clicks?: number; daily?: unknown[] };
+      const ms = performance.now() - t;
+      if (res.status !== 200 || body.daily?.length !== DAYS) throw new Error(`bad answer ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
+      return { ms, clicks: body.range_clicks ?? 0 };
+    };
+    for (let i = 0; i < 5; i++) {
+      await get(big.id);
+      await get(small.id);
     }
-  } finally {
-    await testDb?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+    const times = { big: [] as number[], small: [] as number[] };
+    let bigClicks = 0;
+    for (let i = 0; i < REQUESTS; i++) {
+      const b = await get(big.id);
+      times.big.push(b.ms);
+      bigClicks = b.clicks;
+      times.small.push((await get(small.id)).ms);
+    }
+    const big50 = pct(times.big.sort((a, b) => a - b), 50);
+    const small50 = pct(times.small.sort((a, b) => a - b), 50);
+    const ratio = big50 / small50;
+    const f = (ms: number) => `${ms.toFixed(2)} ms`;
+    console.log(`[${engine}] ${REQUESTS} requests each, range ${from}..${to} (${DAYS} days), ${bigClicks.toLocaleString("en")} clicks in range`);
+    console.log(`[${engine}]   ${BIG.toLocaleString("en").padStart(9)} clicks: median ${f(big50)}  p95 ${f(pct(times.big, 95))}`);
+    console.log(`[${engine}]   ${String(SMALL).padStart(9)} clicks: median ${f(small50)}  p95 ${f(pct(times.small, 95))}`);
+    const ok = ratio < 3 && big50 < 100;
+    console.log(`[${engine}]   ratio (median) ${ratio.toFixed(2)}  goal: ratio < 3 and big median < 100 ms -> ${ok ? "met" : "NOT met"}`);
+
+    // The CSV export of the same range: every click, streamed.
+    const csv = await csvExport(`${server.url}/api/links/${big.id}/stats.csv?from=${from}&to=${to}`, server.pid, cookie);
+    const rowsOut = csv.lines - (DAYS + 3); // daily header, DAYS days, the empty line, the log header
+    const mbOf = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
+    const complete = rowsOut === bigClicks;
+    console.log(
+      `[${engine}]   CSV export of the ${BIG.toLocaleString("en")}-click link: ${rowsOut.toLocaleString("en")} click rows (${complete ? "all of them" : `MISSING ${bigClicks - rowsOut}`}), ` +
+        `${mbOf(csv.bytes)} in ${(csv.ms / 1000).toFixed(2)} s (${Math.round(rowsOut / (csv.ms / 1000)).toLocaleString("en")} rows/s); ` +
+        `server RSS ${mbOf(csv.rssBefore)} before, peak ${mbOf(csv.rssPeak)} during (+${mbOf(csv.rssPeak - csv.rssBefore)})`,
+    );
+    if (!complete) throw new Error("the CSV export left clicks out");
+    return ok;
+  });
 }
 
-process.on("exit", killAll);
-const engines: Array<"sqlite" | "postgres"> = process.env.TEST_DATABASE_URL ? ["sqlite", "postgres"] : ["sqlite"];
-let allOk = true;
-for (const e of engines) allOk = (await run(e)) && allOk;
+const allOk = await forEachEngine("stats", benchEngines(), run);
 // Smoke runs only prove the benchmark works; a full run reports whether the goals were met.
 process.exitCode = SMOKE || allOk ? 0 : 1;

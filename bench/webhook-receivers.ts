@@ -1,7 +1,8 @@
 // Webhook receivers for bench/webhooks.ts, in a child process of their own (the load generator's event
-// loop stays free): N HTTPS servers on loopback, answering at once ("fast") or after 3 s ("slow").
+// loop stays free): N HTTPS servers on loopback, answering at once ("fast"), after 3 s ("slow") or after
+// 1 to 3 s ("varied", bench:soak).
 // Args: <key file> <cert file> <count>. IPC: reports {type:"ready", ports}; answers {type:"count"} with
-// the requests received so far; {type:"mode", mode} switches fast/slow.
+// the requests received so far; {type:"mode", mode} switches fast/slow/varied.
 import { readFileSync } from "node:fs";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -9,7 +10,8 @@ import type { AddressInfo } from "node:net";
 const [keyFile, certFile, countArg] = process.argv.slice(2);
 const key = readFileSync(keyFile as string);
 const cert = readFileSync(certFile as string);
-let mode: "fast" | "slow" = "slow";
+type Mode = "fast" | "slow" | "varied";
+let mode: Mode = "slow";
 let received = 0;
 
 const servers = await Promise.all(
@@ -19,7 +21,7 @@ const servers = await Promise.all(
       req.on("end", () => {
         received++;
         if (mode === "fast") res.writeHead(204).end();
-        else setTimeout(() => res.writeHead(204).end(), 3_000).unref();
+        else setTimeout(() => res.writeHead(204).end(), mode === "slow" ? 3_000 : 1_000 + Math.random() * 2_000).unref();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -27,7 +29,7 @@ const servers = await Promise.all(
   }),
 );
 
-process.on("message", (msg: { type?: string; mode?: "fast" | "slow" }) => {
+process.on("message", (msg: { type?: string; mode?: Mode }) => {
   if (msg.type === "count") process.send?.({ type: "count", received });
   if (msg.type === "mode" && msg.mode) {
     mode = msg.mode;

@@ -1,4 +1,4 @@
-// Webhooks under redirect load (issue 19): the hot link's rate and p99 with five active webhooks on slow
+// Webhooks under redirect load: the hot link's rate and p99 with five active webhooks on slow
 // receivers (3 s answers, so every delivery times out at 2 s and the queues stay full) against the same
 // run with the webhooks inactive, in alternating rounds; the server's peak RSS (the queues must stay
 // bounded); then the deliveries per second the service sustains to fast receivers.

@@ -1,13 +1,15 @@
-// `snip` commands (API.md, CLI): serve, migrate, user, team, key, domain - over the same services as the server.
+// `snip` commands (README.md, Command line): serve, migrate, user, team, key, domain - over the same services as the server.
 import { Command, CommanderError } from "commander";
-import { ConfigError, loadConfig } from "./config.js";
+import { join, resolve } from "node:path";
+import { ConfigError, type DatabaseConfig, loadConfig } from "./config.js";
+import { BackupError, type BackupSummary, backupSqlite, restoreSqlite } from "./storage/backup.js";
 import { createContext, type AppContext } from "./context.js";
 import { serveForever } from "./main.js";
 import { openStorage } from "./storage/db.js";
-import { migrateToLatest } from "./storage/migrate.js";
+import { migrateToLatest, pendingMigrations } from "./storage/migrate.js";
 import { DomainError } from "./shared/errors.js";
 import { PLANS } from "./accounts/plans.js";
-import type { PublicDomain } from "./domains/domains.js";
+import type { Domain } from "./contract/domains.js";
 import { setOperator } from "./admin/operators.js";
 import { CLI_ACTOR } from "./admin/audit-log.js";
 import pino from "pino";
@@ -22,6 +24,7 @@ async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
   }
 }
 
+// eslint-disable-next-line max-lines-per-function -- one declaration per command, in the order `snip --help` lists them
 export function buildCli(): Command {
   const program = new Command("snip").description("snip: a self-hostable link shortener").exitOverride();
 
@@ -35,14 +38,41 @@ export function buildCli(): Command {
   program
     .command("migrate")
     .description("bring the database schema up to date")
-    .action(async () => {
+    .option("--dry-run", "list the migrations that would run, and run none")
+    .action(async (o: { dryRun?: boolean }) => {
       const storage = await openStorage(loadConfig().database);
       try {
+        if (o.dryRun) {
+          const pending = await pendingMigrations(storage);
+          process.stdout.write(pending.length ? `would apply: ${pending.join(", ")}\n` : "schema is up to date\n");
+          return;
+        }
         const applied = await migrateToLatest(storage);
         process.stdout.write(applied.length ? `applied: ${applied.join(", ")}\n` : "schema is up to date\n");
       } finally {
         await storage.close();
       }
+    });
+
+  program
+    .command("backup <file>")
+    .description("copy the SQLite database to a new file while the service runs (PostgreSQL: pg_dump, docs/postgresql.md)")
+    .action(async (file: string) => {
+      const config = loadConfig();
+      const db = sqliteOnly(config.database, "pg_dump");
+      process.stdout.write(`${describeBackup(await backupSqlite(db.file, resolve(file)))}\n`);
+    });
+
+  program
+    .command("restore <file>")
+    .description("put a backup made by `snip backup` in place of the database (the service stopped)")
+    .action((file: string) => {
+      const config = loadConfig();
+      const db = sqliteOnly(config.database, "pg_restore");
+      const r = restoreSqlite(resolve(file), db.file, join(config.dataDir, "click-journal"));
+      process.stdout.write(`restored ${describeBackup(r)}\n`);
+      if (r.replaced) process.stdout.write(`the database it replaced: ${r.replaced}\n`);
+      if (r.journalReplaced) process.stdout.write(`that database's click journal: ${r.journalReplaced}\n`);
     });
 
   const user = program.command("user").description("manage accounts");
@@ -155,9 +185,20 @@ export function buildCli(): Command {
 }
 
 /** One line per domain: hostname, status, last check, and the next action when there is one. */
-function describeDomain(d: PublicDomain): string {
+function describeDomain(d: Domain): string {
   const checked = d.last_checked_at ? `checked ${d.last_checked_at}` : "never checked";
   return `${d.hostname}\t${d.status}\t${checked}${d.next_action ? `\t${d.next_action}` : ""}`;
+}
+
+function sqliteOnly(database: DatabaseConfig, tool: string): { kind: "sqlite"; file: string } {
+  if (database.kind !== "sqlite" || database.file === ":memory:") {
+    throw new BackupError(`the database is PostgreSQL: use ${tool} (docs/postgresql.md, Backups)`);
+  }
+  return database;
+}
+
+function describeBackup(b: BackupSummary): string {
+  return `${b.file}: ${b.links} links, ${b.clicks} clicks, ${(b.bytes / 1_048_576).toFixed(1)} MB, schema ${b.schema}`;
 }
 
 /** Ends a command with an exit code and nothing more to say (its answer is already on stdout). */
@@ -176,7 +217,7 @@ export async function runCli(argv: string[]): Promise<number> {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
     if (err instanceof CliExit) return err.code;
     if (err instanceof ConfigError) process.stderr.write(`snip: configuration error: ${err.message}\n`);
-    else if (err instanceof DomainError) process.stderr.write(`snip: ${err.message}\n`);
+    else if (err instanceof DomainError || err instanceof BackupError) process.stderr.write(`snip: ${err.message}\n`);
     else process.stderr.write(`snip: ${(err as Error).message ?? String(err)}\n`);
     return 1;
   }

@@ -17,6 +17,24 @@ export type DatabaseConfig =
 
 export type TrustProxy = false | true | number | string[];
 
+/** OTEL_TRACES_SAMPLER's values (the OpenTelemetry SDK's environment variables). */
+export const TRACE_SAMPLERS = ["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"] as const;
+
+/** OpenTelemetry tracing (docs/operations.md, Traces): on when an OTLP endpoint is set. */
+export interface TracingConfig {
+  /** Where spans are POSTed: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, or OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces. */
+  url: string;
+  /** OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or OTEL_EXPORTER_OTLP_PROTOCOL (grpc is not offered). */
+  protocol: "http/protobuf" | "http/json";
+  /** OTEL_SERVICE_NAME. */
+  serviceName: string;
+  sampler: (typeof TRACE_SAMPLERS)[number];
+  /** OTEL_TRACES_SAMPLER_ARG: the ratio of the *traceidratio samplers. */
+  samplerRatio: number;
+  /** OTEL_REDIRECT_SAMPLE_RATIO: the share of fast-path redirects given a span (before the sampler decides). */
+  redirectRatio: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -37,6 +55,8 @@ export interface Config {
   countryHeader: string;
   geoipDb: string | null;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  /** LOG_FORMAT: JSON lines, or one coloured line per event and per request for a person at a terminal (auto: pretty on a terminal). */
+  logFormat: "json" | "pretty";
   /** Secret for CSRF tokens and other HMACs; from SESSION_SECRET or DATA_DIR/secret. */
   sessionSecret: string;
   sessionTtlDays: number;
@@ -58,6 +78,22 @@ export interface Config {
   notFoundPerMinute: number;
   /** Abuse reports per client address and hour (the public /report form). */
   reportsPerHour: number;
+  /** HEADERS_TIMEOUT_MS: a connection's request headers must be complete this long after it opened or its previous answer. */
+  headersTimeoutMs: number;
+  /** REQUEST_TIMEOUT_MS: the whole request, body included, must be received in this time. */
+  requestTimeoutMs: number;
+  /** KEEP_ALIVE_TIMEOUT_MS: an idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** METRICS_TOKEN: /metrics on the main port for `Authorization: Bearer <token>`; null: not served there. */
+  metricsToken: string | null;
+  /** METRICS_PORT: /metrics without a token on this port of 127.0.0.1 only; 0: no such listener. */
+  metricsPort: number;
+  /** DRAIN_DELAY_MS: after SIGTERM, /readyz answers 503 this long while requests are still served, then the server closes. */
+  drainDelayMs: number;
+  /** CONNECTIONS_PER_ADDRESS: open connections one client address (an IPv6 /64) may hold; trusted proxies are not capped; 0: off. */
+  connectionsPerAddress: number;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT and the OTEL_* settings with it; null: no tracing, no OpenTelemetry module loaded. */
+  tracing: TracingConfig | null;
   webDir: string;
 }
 
@@ -87,6 +123,55 @@ function oneOf<T extends string>(env: Env, name: string, values: readonly T[], d
   if (!raw) return dflt;
   if (!(values as readonly string[]).includes(raw)) throw new ConfigError(name, `must be one of ${values.join(", ")}, got "${raw}"`);
   return raw as T;
+}
+
+function metricsTokenOf(env: Env): string | null {
+  const token = env.METRICS_TOKEN?.trim() || null;
+  if (token !== null && token.length < 16) throw new ConfigError("METRICS_TOKEN", "must be at least 16 characters");
+  return token;
+}
+
+function ratioVar(env: Env, name: string, dflt: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return dflt;
+  const n = Number(raw);
+  if (!/^\d*\.?\d+(?:e-?\d+)?$/i.test(raw) || !(n >= 0 && n <= 1)) throw new ConfigError(name, `must be a number from 0 to 1, got "${raw}"`);
+  return n;
+}
+
+function httpUrlVar(env: Env, name: string): URL | null {
+  const raw = env[name]?.trim();
+  if (!raw) return null;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `"${raw}" is not an absolute URL`);
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw new ConfigError(name, "must start with http:// or https:// (OTLP over HTTP)");
+  return u;
+}
+
+/** The standard OpenTelemetry variables snip reads; the exporter itself reads OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION and _CERTIFICATE. */
+function tracingOf(env: Env): TracingConfig | null {
+  const traces = httpUrlVar(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+  const base = httpUrlVar(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
+  if (boolVar(env, "OTEL_SDK_DISABLED", false) || env.OTEL_TRACES_EXPORTER?.trim() === "none" || (traces === null && base === null)) return null;
+  const protocolVar = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL" : "OTEL_EXPORTER_OTLP_PROTOCOL";
+  return {
+    url: traces?.href ?? `${base?.href.replace(/\/$/, "")}/v1/traces`,
+    protocol: oneOf(env, protocolVar, ["http/protobuf", "http/json"] as const, "http/protobuf"),
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || "snip",
+    sampler: oneOf(env, "OTEL_TRACES_SAMPLER", TRACE_SAMPLERS, "parentbased_always_on"),
+    samplerRatio: ratioVar(env, "OTEL_TRACES_SAMPLER_ARG", 1),
+    redirectRatio: ratioVar(env, "OTEL_REDIRECT_SAMPLE_RATIO", 0.01),
+  };
+}
+
+function logFormatOf(env: Env): Config["logFormat"] {
+  const format = oneOf(env, "LOG_FORMAT", ["auto", "json", "pretty"] as const, "auto");
+  if (format !== "auto") return format;
+  return process.stdout.isTTY ? "pretty" : "json";
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -146,6 +231,7 @@ function loadOrCreateSecret(dataDir: string): string {
 }
 
 /** Reads and validates configuration; throws ConfigError naming the first bad variable. */
+// eslint-disable-next-line max-lines-per-function -- one line per setting, read in one place so that nothing else reads process.env
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = intVar(env, "PORT", 8080, 0, 65535);
   const host = env.HOST?.trim() || "127.0.0.1";
@@ -219,6 +305,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const blocklistFile = env.BLOCKLIST_FILE?.trim() ? resolve(env.BLOCKLIST_FILE.trim()) : null;
   if (blocklistFile && !existsSync(blocklistFile)) throw new ConfigError("BLOCKLIST_FILE", `file not found: ${blocklistFile}`);
 
+  const headersTimeoutMs = intVar(env, "HEADERS_TIMEOUT_MS", 10_000, 100, 600_000);
+  const requestTimeoutMs = intVar(env, "REQUEST_TIMEOUT_MS", 60_000, 100, 3_600_000);
+  // Node refuses a server whose headers may take longer than the whole request.
+  if (requestTimeoutMs < headersTimeoutMs) throw new ConfigError("REQUEST_TIMEOUT_MS", `must be at least HEADERS_TIMEOUT_MS (${headersTimeoutMs})`);
+
   const mailFrom = env.MAIL_FROM?.trim() || `snip <no-reply@${baseUrl.hostname}>`;
 
   return Object.freeze({
@@ -238,6 +329,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     countryHeader,
     geoipDb,
     logLevel,
+    logFormat: logFormatOf(env),
     sessionSecret,
     sessionTtlDays: intVar(env, "SESSION_TTL_DAYS", 30, 1, 365),
     linkCacheSize: intVar(env, "LINK_CACHE_SIZE", 100_000, 0, 10_000_000),
@@ -251,6 +343,14 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     signedOutLinksPerHour: intVar(env, "SIGNED_OUT_LINKS_PER_HOUR", 30, 1, 1_000_000),
     notFoundPerMinute: intVar(env, "NOT_FOUND_PER_MINUTE", 120, 0, 1_000_000),
     reportsPerHour: intVar(env, "REPORTS_PER_HOUR", 5, 1, 10_000),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: intVar(env, "KEEP_ALIVE_TIMEOUT_MS", 72_000, 100, 3_600_000),
+    drainDelayMs: intVar(env, "DRAIN_DELAY_MS", 0, 0, 60_000),
+    metricsToken: metricsTokenOf(env),
+    metricsPort: intVar(env, "METRICS_PORT", 0, 0, 65_535),
+    connectionsPerAddress: intVar(env, "CONNECTIONS_PER_ADDRESS", 256, 0, 1_000_000),
+    tracing: tracingOf(env),
     webDir: resolve(env.WEB_DIR?.trim() || join(packageRoot(), "dist", "web")),
   });
 }

@@ -1,11 +1,17 @@
 // Builds every service once, with explicit dependencies; shared by the HTTP server, the CLI and tests.
+import pretty from "pino-pretty";
 import pino, { type Logger } from "pino";
 import type { Config } from "./config.js";
 import { openStorage, type Storage } from "./storage/db.js";
 import { migrateToLatest } from "./storage/migrate.js";
+import { TagService } from "./tags/tags.js";
+import { UtmTemplateService } from "./utm/templates.js";
 import { RateEvents } from "./storage/rate-events.js";
+import { OwnerCaps } from "./storage/owner-caps.js";
 import { type Clock, systemClock } from "./shared/clock.js";
 import { type Mailer, OutboxMailer, SmtpMailer } from "./mail/mailer.js";
+import { MailQueue } from "./mail/mail-queue.js";
+import { SealedBox } from "./shared/secret-box.js";
 import { AccountService } from "./accounts/accounts.js";
 import { SessionService } from "./accounts/sessions.js";
 import { ApiKeyService } from "./accounts/api-keys.js";
@@ -28,22 +34,32 @@ import { DeliveryLog } from "./webhooks/delivery-log.js";
 import { ClickDeliveries, DEFAULT_QUEUE_LIMITS, type QueueLimits } from "./webhooks/click-deliveries.js";
 import { WebhookService } from "./webhooks/webhooks.js";
 import { DomainChanges } from "./domains/domain-changes.js";
+import { CustomHosts } from "./domains/custom-hosts.js";
 import { DomainService } from "./domains/domains.js";
 import { type DnsLookup, nodeDnsLookup } from "./domains/dns-check.js";
-import { HostBlocklist } from "./admin/blocklist.js";
+import { HostBlocklist } from "./links/host-blocklist.js";
 import { AuditLog } from "./admin/audit-log.js";
 import { AccountsAdmin } from "./admin/accounts-admin.js";
 import { LinkModeration } from "./admin/link-moderation.js";
 import { AdminOverview } from "./admin/overview.js";
-import { ReportService } from "./admin/reports.js";
+import { ReportFormService } from "./admin/reports.js";
+import { ReportQueue } from "./admin/report-queue.js";
 import { BlocklistService } from "./admin/blocklist-service.js";
+import type { Tracing } from "./ops/tracing-hooks.js";
+
+/** What /readyz answers: "starting" until the server listens with everything loaded, "draining" from the start of shutdown. */
+export interface Readiness {
+  state: "starting" | "ready" | "draining";
+}
 
 export interface AppContext {
   config: Readonly<Config>;
+  readiness: Readiness;
   storage: Storage;
   clock: Clock;
   log: Logger;
-  mailer: Mailer;
+  /** Every email: through the outbox (mail_outbox), retried while the transport is down. */
+  mailer: MailQueue;
   rate: RateEvents;
   sessions: SessionService;
   accounts: AccountService;
@@ -54,26 +70,33 @@ export interface AppContext {
   redirects: RedirectService;
   teams: TeamService;
   webhooks: WebhookService;
+  tags: TagService;
+  utm: UtmTemplateService;
   clickDeliveries: ClickDeliveries;
   domains: DomainService;
-  /** The destination blocklist as links and redirects ask it (issue 20). */
+  /** The destination blocklist as links and redirects ask it. */
   blocklist: HostBlocklist;
-  /** The blocklist's sources: console entries (database) and BLOCKLIST_FILE (issue 20). */
+  /** The blocklist's sources: console entries (database) and BLOCKLIST_FILE. */
   blocklistAdmin: BlocklistService;
-  /** Operator actions (issue 20). */
+  /** Operator actions. */
   audit: AuditLog;
-  /** The operator console's accounts, links and overview (issue 20). */
+  /** The operator console's accounts, links and overview. */
   accountsAdmin: AccountsAdmin;
   linkModeration: LinkModeration;
   adminOverview: AdminOverview;
-  /** Abuse reports: the public form and the operators' queue (issue 20). */
-  reports: ReportService;
+  /** Abuse reports: the public form that files them. */
+  reportForm: ReportFormService;
+  /** Abuse reports: the operators' queue that resolves them. */
+  reports: ReportQueue;
+  /** OpenTelemetry's hooks when OTEL_EXPORTER_OTLP_ENDPOINT is set (main.ts starts it), else null. */
+  tracing: Tracing | null;
   /** Flushes buffers and closes connections; safe to call twice. */
   close(): Promise<void>;
 }
 
 export interface ContextOverrides {
   clock?: Clock;
+  /** The mail transport (wrapped in the outbox queue like SMTP or the .eml outbox). */
   mailer?: Mailer;
   log?: Logger;
   /** A resolver per DNS check instead of node:dns with DNS_SERVERS. */
@@ -87,6 +110,8 @@ export interface ContextOverrides {
   webhooks?: { ca?: string[]; limits?: Partial<QueueLimits> };
   /** Journal buffered clicks under DATA_DIR and replay what a killed server left (servers: CLICK_JOURNAL; CLI commands record no clicks). */
   clickJournal?: boolean;
+  /** Spans for database queries, SMTP sends and webhook deliveries (main.ts, when tracing is configured). */
+  tracing?: Tracing | null;
 }
 
 export const REDACT_PATHS = [
@@ -101,22 +126,44 @@ export const REDACT_PATHS = [
   "*.token",
 ];
 
-export function createLogger(config: Pick<Config, "logLevel">, destination?: pino.DestinationStream): Logger {
-  return pino({ level: config.logLevel, redact: { paths: REDACT_PATHS, censor: "[redacted]" } }, destination);
+/**
+ * JSON lines (for log collectors), or for a person at a terminal one readable line per event (pino-pretty
+ * on the main thread: only ever used interactively). Redaction happens before either is written.
+ */
+export function createLogger(config: Pick<Config, "logLevel"> & Partial<Pick<Config, "logFormat">>, destination?: pino.DestinationStream): Logger {
+  const options = { level: config.logLevel, redact: { paths: REDACT_PATHS, censor: "[redacted]" } };
+  if (config.logFormat !== "pretty") return pino(options, destination);
+  const colorize = destination === undefined && process.stdout.isTTY === true;
+  return pino(options, pretty({ colorize, destination: destination ?? 1, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname", singleLine: true, sync: true }));
 }
 
+// eslint-disable-next-line max-lines-per-function -- the composition root: each service built once, in dependency order, in one readable list
 export async function createContext(config: Readonly<Config>, overrides: ContextOverrides = {}): Promise<AppContext> {
   const log = overrides.log ?? createLogger(config);
   const clock = overrides.clock ?? systemClock;
-  const storage = await openStorage(config.database);
+  const tracing = overrides.tracing ?? null;
+  const storage = await openStorage(config.database, log, tracing?.sqliteQueries);
   if (overrides.migrate !== false) await migrateToLatest(storage);
-  const mailer =
+  const smtp = (url: string) => new SmtpMailer(url, config.mailFrom);
+  const transport =
     overrides.mailer ??
-    (config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new OutboxMailer(join(config.dataDir, "outbox"), config.mailFrom, log));
-  const rate = new RateEvents(storage.db);
+    (config.smtpUrl ? (tracing?.smtp(smtp(config.smtpUrl), config.smtpUrl) ?? smtp(config.smtpUrl)) : new OutboxMailer(join(config.dataDir, "outbox"), config.mailFrom, log));
+  const mailer = new MailQueue({ db: storage.db, transport, box: new SealedBox(config.sessionSecret, "queued emails v1"), clock, log });
+  const rate = new RateEvents(storage.db, storage.dialect);
+  const caps = new OwnerCaps(storage.db, storage.dialect);
+  const tags = new TagService({ db: storage.db, caps, clock });
+  const utm = new UtmTemplateService({ db: storage.db, caps, clock });
   const sessions = new SessionService(storage.db, clock, config.sessionSecret, config.sessionTtlDays * 86_400_000);
-  const accounts = new AccountService({ db: storage.db, clock, mailer, rate, origin: config.origin });
-  const apiKeys = new ApiKeyService({ storage, clock, rate });
+  const accounts = new AccountService({
+    db: storage.db,
+    clock,
+    mailer,
+    rate,
+    origin: config.origin,
+    // Bound late: the webhook service is built further down; this runs only after a change.
+    changed: (userId) => webhooks.ownerChanged(userId).catch((err) => log.warn({ err }, "webhook directory reload failed")),
+  });
+  const apiKeys = new ApiKeyService({ storage, caps, clock, rate });
 
   const geoip = config.geoipDb ? await maxmind.open<CountryResponse>(config.geoipDb) : null;
   const clicks = new ClickRecorder({
@@ -139,6 +186,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const domainChanges = new DomainChanges(storage.feed);
   const domains = new DomainService({
     db: storage.db,
+    caps,
     clock,
     log,
     mailer,
@@ -150,6 +198,10 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     recheckMs: config.domainRecheckMinutes * 60_000,
   });
 
+  const customHosts = new CustomHosts(storage.db, domainChanges, log);
+  // Loaded before the first request; without migrations (`snip migrate`) the table may not exist yet.
+  if (overrides.migrate !== false) await customHosts.start();
+
   const blocklist = new HostBlocklist();
   const audit = new AuditLog(storage.db);
   const blocklistAdmin = new BlocklistService({ db: storage.db, feed: storage.feed, clock, log, audit, blocklist, file: config.blocklistFile });
@@ -159,6 +211,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const reads = new ClickReads({ db: storage.db, heldBack: (nums) => clicks.heldBack(nums), uncommitted: (nums) => clicks.uncommitted(nums) });
   const links = new LinkService({
     db: storage.db,
+    caps,
     sqlite: storage.sqlite,
     clock,
     log,
@@ -179,7 +232,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const directory = new WebhookDirectory({ db: storage.db, feed: storage.feed, box, log });
   if (overrides.migrate !== false) await directory.start();
   const limits = { ...DEFAULT_QUEUE_LIMITS, ...overrides.webhooks?.limits };
-  const sender = new WebhookSender({ check: receiverCheck, now: () => clock.now(), ca: overrides.webhooks?.ca, connections: limits.concurrency });
+  const sender = new WebhookSender({ check: receiverCheck, now: () => clock.now(), ca: overrides.webhooks?.ca, connections: limits.concurrency, observe: tracing?.webhookDelivery });
   const deliveryLog = new DeliveryLog({ db: storage.db, log });
   const clickDeliveries = new ClickDeliveries({
     directory,
@@ -191,7 +244,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     log,
     limits,
   });
-  const webhooks = new WebhookService({ db: storage.db, dialect: storage.dialect, clock, check: receiverCheck, box, directory, sender, deliveryLog, origin: config.origin });
+  const webhooks = new WebhookService({ db: storage.db, caps, rate, clock, check: receiverCheck, box, directory, sender, deliveryLog, origin: config.origin });
 
   const redirects = new RedirectService({
     links,
@@ -200,13 +253,14 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     rate,
     cacheSize: config.linkCacheSize,
     ownHost: config.baseUrl.hostname,
+    customHosts,
     webhooks: clickDeliveries,
     domainChanges,
     blocklist,
     notFoundPerMinute: config.notFoundPerMinute,
   });
 
-  const stats = new StatsService({ db: storage.db, clock, reads });
+  const stats = new StatsService({ db: storage.db, dialect: storage.dialect, clock, reads });
   // Operator actions announce link changes like the owner's own edits (a failed notice never fails the action).
   const linksChanged = async (keys: Array<{ domain: string; alias: string }>): Promise<void> => {
     // In slices: a bulk disable may name thousands of links, each one notification.
@@ -223,7 +277,8 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     domainChanged: (hostname) => domains.announce(hostname),
     webhooksChanged: (ownerId) => webhooks.ownerChanged(ownerId).catch((err) => log.warn({ err }, "webhook directory reload failed")),
   });
-  const reports = new ReportService({ db: storage.db, clock, audit, links, rate, ownHost: config.baseUrl.hostname, perHour: config.reportsPerHour, linksChanged });
+  const reportForm = new ReportFormService({ db: storage.db, clock, links, rate, ownHost: config.baseUrl.hostname, perHour: config.reportsPerHour });
+  const reports = new ReportQueue({ db: storage.db, clock, audit, links, ownHost: config.baseUrl.hostname, linksChanged });
   const linkModeration = new LinkModeration({ db: storage.db, dialect: storage.dialect, clock, audit, blocklist, links, linksChanged });
   const adminOverview = new AdminOverview({
     db: storage.db,
@@ -233,7 +288,9 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     clickBacklog: () => clicks.backlog(),
     webhookQueue: () => clickDeliveries.queueState(),
   });
-  const teams = new TeamService({ db: storage.db, clock, mailer, log, rate, origin: config.origin });
+  const teams = new TeamService({ db: storage.db, caps, clock, mailer, log, rate, origin: config.origin });
+  // An invitation email sent by a retry (or after its request stopped waiting) shows as confirmed.
+  mailer.onSent("invitation", (key) => teams.invitationMailSent(key.slice("invitation:".length)));
 
   // Housekeeping: expired sessions, old throttle events, raw clicks past retention.
   const housekeeping = setInterval(() => {
@@ -248,6 +305,9 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const ctx: AppContext = {
     config,
     storage,
+    readiness: { state: "starting" },
+    tags,
+    utm,
     clock,
     log,
     mailer,
@@ -269,18 +329,22 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     accountsAdmin,
     linkModeration,
     adminOverview,
+    reportForm,
     reports,
+    tracing,
     close() {
       closed ??= (async () => {
         clearInterval(housekeeping);
         blocklistAdmin.stop();
+        customHosts.stop();
         directory.stop();
         await clickDeliveries.close();
         await deliveryLog.close().catch((err) => log.warn({ err }, "webhook delivery log not written at shutdown"));
         await sender.close();
         await domains.stop();
         await clicks.close();
-        mailer.close();
+        await mailer.stop();
+        transport.close();
         await storage.close();
       })();
       return closed;

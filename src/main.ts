@@ -1,7 +1,8 @@
 // Entry: config -> context -> HTTP server, with graceful shutdown on SIGTERM/SIGINT.
 import type { Config } from "./config.js";
-import { createContext, type AppContext, type ContextOverrides } from "./context.js";
+import { createContext, createLogger, type AppContext, type ContextOverrides } from "./context.js";
 import { buildApp, type App } from "./http/app.js";
+import type { Tracing } from "./ops/tracing-hooks.js";
 
 export interface RunningServer {
   app: App;
@@ -11,8 +12,20 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/**
+ * OpenTelemetry, when configured: imported here and only then, so that with tracing off not one of its
+ * modules is loaded. Started before the context: its spans wrap the database, SMTP and webhooks.
+ */
+async function withTracing(config: Readonly<Config>, overrides: ContextOverrides): Promise<ContextOverrides & { tracing: Tracing | null }> {
+  if (config.tracing === null) return { ...overrides, tracing: null };
+  const log = overrides.log ?? createLogger(config);
+  const { startTracing } = await import("./ops/tracing.js");
+  return { ...overrides, log, tracing: await startTracing(config.tracing, log) };
+}
+
 export async function startServer(config: Readonly<Config>, overrides: ContextOverrides = {}): Promise<RunningServer> {
-  const ctx = await createContext(config, { clickJournal: config.clickJournal, ...overrides });
+  const traced = await withTracing(config, overrides);
+  const ctx = await createContext(config, { clickJournal: config.clickJournal, ...traced });
   let app: App;
   try {
     app = await buildApp(ctx);
@@ -23,6 +36,9 @@ export async function startServer(config: Readonly<Config>, overrides: ContextOv
   }
   // Verified custom domains are checked again in the background (each check claimed by one instance).
   ctx.domains.start();
+  // Emails the transport did not accept are retried in the background (each attempt claimed by one instance).
+  ctx.mailer.start();
+  ctx.readiness.state = "ready";
   const addr = app.server.address();
   const port = typeof addr === "object" && addr ? addr.port : config.port;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -33,8 +49,13 @@ export async function startServer(config: Readonly<Config>, overrides: ContextOv
     url: `http://${host}:${port}`,
     stop() {
       stopping ??= (async () => {
+        // A load balancer polling /readyz sees 503 from here and stops sending new requests during the
+        // delay, while those already on their way are still answered.
+        ctx.readiness.state = "draining";
+        if (config.drainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
         await app.close();
         await ctx.close();
+        await traced.tracing?.flush();
       })();
       return stopping;
     },
@@ -44,10 +65,9 @@ export async function startServer(config: Readonly<Config>, overrides: ContextOv
 /** Runs until SIGTERM/SIGINT, then shuts down cleanly (no buffered click is lost). */
 export async function serveForever(config: Readonly<Config>): Promise<void> {
   const server = await startServer(config);
-  server.ctx.log.info({ url: server.url, baseUrl: config.origin, database: server.ctx.storage.dialect }, "snip is listening");
   const shutdown = (signal: string) => {
     server.ctx.log.info({ signal }, "shutting down");
-    const timer = setTimeout(() => process.exit(1), 15_000);
+    const timer = setTimeout(() => process.exit(1), 15_000 + config.drainDelayMs);
     timer.unref();
     server
       .stop()
@@ -59,4 +79,7 @@ export async function serveForever(config: Readonly<Config>): Promise<void> {
   };
   process.once("SIGTERM", () => shutdown("SIGTERM"));
   process.once("SIGINT", () => shutdown("SIGINT"));
+  // Logged once a signal would be handled: whoever waits for this line may stop the process at once.
+  // BASE_URL first: it is the address short links carry; the socket's address (any Host reaches the main host) second.
+  server.ctx.log.info({ baseUrl: config.origin, listening: server.url, database: server.ctx.storage.dialect }, "snip is listening");
 }

@@ -9,6 +9,8 @@ export default defineConfig({
   root: here,
   base: "/",
   plugins: [react()],
+  // The server's request and answer shapes (web/tsconfig.json's paths); imported as types only, so nothing of src/ is bundled.
+  resolve: { alias: { "@contract": fileURLToPath(new URL("../src/contract", import.meta.url)) } },
   build: {
     outDir: fileURLToPath(new URL("../dist/web", import.meta.url)),
     emptyOutDir: true,

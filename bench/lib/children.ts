@@ -10,6 +10,11 @@ export interface ChildStats {
   vmHwm?: number | null;
   cachedLinks?: number;
   pendingClicks?: number;
+  /** Open handles and requests (process.getActiveResourcesInfo), in all and by type. */
+  handles?: number;
+  handlesByType?: Record<string, number>;
+  /** The event loop's delay since the previous stats, in ms. */
+  loopDelay?: { p50: number; p99: number; max: number };
 }
 
 export interface ServerChild {

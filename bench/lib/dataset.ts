@@ -4,7 +4,7 @@
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** Bumped whenever the seeded rows change shape, so cached SQLite seeds are rebuilt. */
-export const DATASET_VERSION = 2;
+export const DATASET_VERSION = 3;
 
 /** A bijective 32-bit mix (lowbias32): distinct indexes give distinct aliases, spread over the index. */
 function mix32(x: number): number {
@@ -107,8 +107,11 @@ export function zipfIndexes(count: number, draws: number, s = 1.1, seed = 42): U
   return out;
 }
 
-export type ScenarioName = "hot" | "zipf" | "limited" | "limited-403" | "password" | "domain-hot";
-export const SCENARIOS: readonly ScenarioName[] = ["hot", "zipf", "limited", "limited-403", "password", "domain-hot"];
+export type ScenarioName = "hot" | "zipf" | "limited" | "limited-403" | "password" | "domain-hot" | "detailed-hot";
+export const SCENARIOS: readonly ScenarioName[] = ["hot", "zipf", "limited", "limited-403", "password", "domain-hot", "detailed-hot"];
+
+/** Plain link 1 carries everything a link can describe itself with: tags, title, note, a fallback URL and a preview card. */
+export const DETAILED_INDEX = 1;
 
 export interface Scenario {
   name: ScenarioName;
@@ -144,5 +147,8 @@ export function buildScenario(name: ScenarioName, count: number, pathCount = 100
       return { name, title: `one hot link on a custom domain (Host: ${BENCH_DOMAIN})`, paths: ["/" + plainAlias(0)], expected: [302], host: BENCH_DOMAIN };
     case "password":
       return { name, title: "password-protected link: the form page", paths: ["/" + PASSWORD_ALIAS], expected: [200] };
+    case "detailed-hot":
+      // A plain link to the baseline: what tags, note, fallback and preview (the crawler check) cost snip.
+      return { name, title: "one hot link with tags, note, fallback URL and preview card", paths: ["/" + plainAlias(DETAILED_INDEX)], expected: [302] };
   }
 }

@@ -8,7 +8,7 @@ import pg from "pg";
 import { openStorage } from "../../src/storage/db.js";
 import { migrateToLatest } from "../../src/storage/migrate.js";
 import { hashPassword } from "../../src/accounts/passwords.js";
-import { allLinks, BENCH_DOMAIN, DATASET_VERSION, DOMAIN_URL, PASSWORD, plainAlias, SMALL_LIMITED, smallLimitedAlias } from "./dataset.js";
+import { allLinks, BENCH_DOMAIN, DATASET_VERSION, DETAILED_INDEX, DOMAIN_URL, PASSWORD, plainAlias, SMALL_LIMITED, smallLimitedAlias } from "./dataset.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 export const BENCH_DATA = join(ROOT, "bench", ".data");
@@ -58,6 +58,11 @@ const DOMAIN_SEED = [
   "INSERT INTO users (id, email, password_hash, name, plan, status, created_at, updated_at) VALUES ('bench_owner', 'bench-owner@example.com', '!', '', 'business', 'active', $1, $1)",
   `INSERT INTO domains (id, owner_id, hostname, status, txt_token, verified_at, last_checked_at, next_check_at, created_at) VALUES ('bench_domain', 'bench_owner', '${BENCH_DOMAIN}', 'verified', 'bench', $1, $1, $1 + 315360000000, $1)`,
   `INSERT INTO links (id, domain, alias, url, click_count, owner_id, created_at, updated_at) VALUES ('bench_domain_hot', '${BENCH_DOMAIN}', '${plainAlias(0)}', '${DOMAIN_URL}', 0, 'bench_owner', $1, $1)`,
+  // The detailed-hot scenario's link: the owner's, with two tags, a title, a note, a fallback URL and a preview card.
+  `UPDATE links SET owner_id = 'bench_owner', title = 'Spring campaign', note = 'Printed on the May flyer', expired_url = 'https://example.com/campaign-over', ` +
+    `preview_title = 'Spring sale', preview_description = 'Half price on everything', preview_image = 'https://cdn.example.com/card.png' WHERE id = 'bench_${plainAlias(DETAILED_INDEX)}'`,
+  "INSERT INTO tags (id, owner_id, name, name_key, color, created_at) VALUES ('bench_tag_1', 'bench_owner', 'Campaign', 'campaign', 'green', $1), ('bench_tag_2', 'bench_owner', 'Print', 'print', 'blue', $1)",
+  `INSERT INTO link_tags (link_id, tag_id) VALUES ('bench_${plainAlias(DETAILED_INDEX)}', 'bench_tag_1'), ('bench_${plainAlias(DETAILED_INDEX)}', 'bench_tag_2')`,
 ];
 
 /**
@@ -169,7 +174,7 @@ export class PgBench {
           [part.map((r) => r.id), part.map((r) => r.alias), part.map((r) => r.url), part.map((r) => r.max_clicks), part.map((r) => r.password_hash), now],
         );
       }
-      for (const s of DOMAIN_SEED) await c.query(s.replaceAll("$1", "$1::bigint"), [now]);
+      for (const s of DOMAIN_SEED) await c.query(s.replaceAll("$1", "$1::bigint"), s.includes("$1") ? [now] : []);
       await c.query("COMMIT");
       await c.query("ANALYZE links");
     }, this.url);

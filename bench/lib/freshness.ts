@@ -1,4 +1,4 @@
-// Freshness of click counts (issue 16): one visit to a probe link of its own, then GET /api/links/{id}
+// Freshness of click counts: one visit to a probe link of its own, then GET /api/links/{id}
 // until its click_count includes it; the lag is from the 302's arrival to the answer that shows it.
 // Samples run every quarter second or so while the load runs (each one visit, so the probe adds a few
 // clicks per second to the load), and a few after it.

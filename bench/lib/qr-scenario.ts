@@ -1,4 +1,4 @@
-// bench/redirect.ts's `qr` scenario (issue 15): one hot link's p99 on snip SQLite, quiet and while
+// bench/redirect.ts's `qr` scenario: one hot link's p99 on snip SQLite, quiet and while
 // GET /api/qr/<alias> is hammered in parallel (bench/qr-hammer.ts), rounds alternating; the goal is the
 // loaded p99 within 2x of the quiet one. Clicks stored must equal the 302s sent, as in every scenario.
 import { type ChildProcess, fork } from "node:child_process";

@@ -6,27 +6,16 @@ import type { Database, UserRow } from "../storage/schema.js";
 import { type RateEvents, retryAfterSeconds } from "../storage/rate-events.js";
 import type { Clock } from "../shared/clock.js";
 import { iso } from "../shared/clock.js";
-import { DomainError, invalid } from "../shared/errors.js";
+import { DomainError, FieldChecks, invalid } from "../shared/errors.js";
+import { MAX_NAME, MESSAGES, emailProblem } from "../contract/form-rules.js";
 import { newId, randomToken, sha256Hex } from "../shared/ids.js";
-import type { Mailer } from "../mail/mailer.js";
+import type { MailSender } from "../mail/mail-queue.js";
 import { checkAccountPassword, hashPassword, verifyPassword } from "./passwords.js";
 import { type Plan, isPlan, PLANS } from "./plans.js";
 import { checkPicture } from "./picture.js";
+import type { User } from "../contract/accounts.js";
 
-export interface PublicUser {
-  id: string;
-  email: string;
-  name: string;
-  email_verified: boolean;
-  plan: string;
-  status: string;
-  created_at: string;
-  picture_url: string | null;
-  /** An operator: the console under /app/admin. */
-  is_admin: boolean;
-}
-
-export function publicUser(u: UserRow): PublicUser {
+export function publicUser(u: UserRow): User {
   return {
     id: u.id,
     email: u.email,
@@ -40,17 +29,16 @@ export function publicUser(u: UserRow): PublicUser {
   };
 }
 
-const EMAIL_RE = /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
-
 export function normalizeEmail(raw: string, field = "email"): string {
   const email = raw.trim().toLowerCase();
-  if (email.length > 254 || !EMAIL_RE.test(email)) throw invalid(field, "is not a valid email address");
+  const problem = emailProblem(email);
+  if (problem) throw invalid(field, problem);
   return email;
 }
 
 function checkName(name: string): string {
   const n = name.trim();
-  if (n.length > 100) throw invalid("name", "must be at most 100 characters");
+  if (n.length > MAX_NAME) throw invalid("name", MESSAGES.nameLong);
   if (/[\u0000-\u001f\u007f]/.test(n)) throw invalid("name", "must not contain control characters");
   return n;
 }
@@ -65,9 +53,14 @@ const HOUR = 3_600_000;
 export interface AccountDeps {
   db: Db;
   clock: Clock;
-  mailer: Mailer;
+  mailer: MailSender;
   rate: RateEvents;
   origin: string;
+  /**
+   * After a plan or status change: what depends on them and is cached follows at once, on every instance
+   * (webhook deliveries). A failure is logged by the caller's wiring, never fails the change.
+   */
+  changed?: (userId: string) => Promise<void>;
 }
 
 export class AccountService {
@@ -97,9 +90,12 @@ export class AccountService {
 
   /** Creates an account; used by sign-up and by `snip user create`. */
   async create(input: { email: string; password: string; name?: string; plan?: string; verified?: boolean; admin?: boolean }): Promise<UserRow> {
-    const email = normalizeEmail(input.email);
-    checkAccountPassword(input.password);
-    const name = checkName(input.name ?? "");
+    // Every wrong field at once, so a sign-up form can mark them all.
+    const checks = new FieldChecks();
+    const email = checks.run(() => normalizeEmail(input.email)) as string;
+    checks.run(() => checkAccountPassword(input.password));
+    const name = checks.run(() => checkName(input.name ?? "")) as string;
+    checks.throwIfAny();
     const plan = input.plan ?? "free";
     if (!isPlan(plan)) throw invalid("plan", `must be one of ${PLANS.join(", ")}`);
     const now = this.clock.now();
@@ -127,12 +123,12 @@ export class AccountService {
     return row;
   }
 
-  async signUp(input: { email: string; password: string; name?: string }, ip: string): Promise<UserRow> {
+  /** The new account, and whether its verification email went (false: kept in the outbox for a retry). */
+  async signUp(input: { email: string; password: string; name?: string }, ip: string): Promise<{ user: UserRow; emailSent: boolean }> {
     await this.throttle(`signup:ip:${ip}`, HOUR, 20, "Too many sign-ups from this address");
     await this.deps.rate.record(`signup:ip:${ip}`, this.clock.now());
     const user = await this.create(input);
-    await this.sendVerification(user);
-    return user;
+    return { user, emailSent: await this.sendVerification(user) };
   }
 
   /** Checks credentials with per-email and per-IP throttles on failures. */
@@ -218,21 +214,28 @@ export class AccountService {
     return user;
   }
 
-  async sendVerification(user: UserRow): Promise<void> {
+  /** True when the mail transport accepted the email now; else it waits in the outbox for a retry (or was refused). */
+  async sendVerification(user: UserRow): Promise<boolean> {
     const token = await this.issueToken(user, "verify", VERIFY_TTL);
     const link = `${this.deps.origin}/app/verify-email?token=${encodeURIComponent(token)}`;
-    await this.deps.mailer.send({
-      to: user.email,
-      subject: "Confirm your email for snip",
-      text: `Hello,\n\nconfirm your email address for snip by opening this link (valid for 48 hours):\n\n${link}\n\nIf you did not sign up, ignore this message.\n`,
-    });
+    const outcome = await this.deps.mailer.send(
+      {
+        to: user.email,
+        subject: "Confirm your email for snip",
+        text: `Hello,\n\nconfirm your email address for snip by opening this link (valid for 48 hours):\n\n${link}\n\nIf you did not sign up, ignore this message.\n`,
+      },
+      // The new link replaced the previous one: a queued older email is dropped.
+      { key: `verify:${user.id}`, expiresAt: this.clock.now() + VERIFY_TTL },
+    );
+    return outcome === "sent";
   }
 
-  async resendVerification(user: UserRow): Promise<void> {
-    if (user.email_verified_at !== null) return;
+  /** Whether an email went now (false too when the address is already verified: nothing to send). */
+  async resendVerification(user: UserRow): Promise<boolean> {
+    if (user.email_verified_at !== null) return false;
     await this.throttle(`verify-resend:${user.id}`, HOUR, 5, "Too many verification emails; try again later");
     await this.deps.rate.record(`verify-resend:${user.id}`, this.clock.now());
-    await this.sendVerification(user);
+    return this.sendVerification(user);
   }
 
   async verifyEmail(token: string): Promise<UserRow> {
@@ -253,11 +256,19 @@ export class AccountService {
     await this.deps.rate.record(bucket, now);
     const token = await this.issueToken(user, "reset", RESET_TTL);
     const link = `${this.deps.origin}/app/reset-password/confirm?token=${encodeURIComponent(token)}`;
-    await this.deps.mailer.send({
-      to: user.email,
-      subject: "Reset your snip password",
-      text: `Hello,\n\nsomeone asked to reset the password of your snip account. Open this link within one hour to choose a new one:\n\n${link}\n\nIf it was not you, ignore this message; your password stays as it is.\n`,
-    });
+    // Not awaited: the answer is the same whether or not the account exists, so it must not wait for the
+    // mail server either (a slow or unreachable one would tell accounts apart by the time taken). The
+    // message is in the outbox before the attempt starts, so it is kept and retried if this one fails.
+    void this.deps.mailer
+      .send(
+        {
+          to: user.email,
+          subject: "Reset your snip password",
+          text: `Hello,\n\nsomeone asked to reset the password of your snip account. Open this link within one hour to choose a new one:\n\n${link}\n\nIf it was not you, ignore this message; your password stays as it is.\n`,
+        },
+        { key: `reset:${user.id}`, expiresAt: now + RESET_TTL },
+      )
+      .catch(() => undefined);
   }
 
   async confirmPasswordReset(token: string, password: string): Promise<UserRow> {
@@ -313,12 +324,14 @@ export class AccountService {
     if (!isPlan(plan)) throw invalid("plan", `must be one of ${PLANS.join(", ")}`);
     const user = await this.requireByEmail(email);
     await this.db.updateTable("users").set({ plan, updated_at: this.clock.now() }).where("id", "=", user.id).execute();
+    await this.deps.changed?.(user.id);
     return { ...user, plan };
   }
 
   async setStatus(email: string, status: "active" | "suspended"): Promise<UserRow> {
     const user = await this.requireByEmail(email);
     await this.db.updateTable("users").set({ status, updated_at: this.clock.now() }).where("id", "=", user.id).execute();
+    await this.deps.changed?.(user.id);
     return { ...user, status };
   }
 
@@ -327,6 +340,7 @@ export class AccountService {
     if ((user.plan as Plan) === "free") throw new DomainError("conflict", "There is no paid subscription to cancel");
     const now = this.clock.now();
     await this.db.updateTable("users").set({ plan: "free", updated_at: now }).where("id", "=", user.id).execute();
+    await this.deps.changed?.(user.id);
     return { ...user, plan: "free", updated_at: now };
   }
 

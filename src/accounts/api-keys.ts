@@ -1,5 +1,6 @@
 // API keys: create (secret shown once, SHA-256 stored), list, revoke, and authenticate a Bearer secret.
-import type { Db, Dialect, Storage } from "../storage/db.js";
+import type { Db, Storage } from "../storage/db.js";
+import { type Cap, type OwnerCaps, countOf } from "../storage/owner-caps.js";
 import type { RateEvents } from "../storage/rate-events.js";
 import type { ApiKeyRow, UserRow } from "../storage/schema.js";
 import type { Clock } from "../shared/clock.js";
@@ -8,6 +9,7 @@ import { DomainError, invalid } from "../shared/errors.js";
 import { newId, randomToken, sha256Hex } from "../shared/ids.js";
 import { CreationWindow } from "./api-creation-window.js";
 import { ApiAbuseThrottle } from "./api-abuse.js";
+import type { ApiKey } from "../contract/api-keys.js";
 
 export const KEY_PREFIX = "snip_";
 /** "snip_" + 32 random bytes in base64url (43 characters). */
@@ -19,16 +21,7 @@ export const MAX_LIVE_KEYS = 25;
 /** last_used_at is written at most this often per key. */
 const TOUCH_EVERY_MS = 60_000;
 
-export interface PublicApiKey {
-  id: string;
-  name: string;
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
-
-export function publicApiKey(k: ApiKeyRow): PublicApiKey {
+export function publicApiKey(k: ApiKeyRow): ApiKey {
   return { id: k.id, name: k.name, prefix: k.prefix, created_at: iso(k.created_at), last_used_at: iso(k.last_used_at), revoked_at: iso(k.revoked_at) };
 }
 
@@ -47,16 +40,16 @@ export interface AuthenticatedKey {
 
 export class ApiKeyService {
   private readonly db: Db;
-  private readonly dialect: Dialect;
+  private readonly caps: OwnerCaps;
   private readonly clock: Clock;
   /** The per-key creation limit of the external API (100 per sliding hour). */
   readonly creations: CreationWindow;
   /** Throttles on failing external-API requests (per key, per address). */
   readonly abuse: ApiAbuseThrottle;
 
-  constructor(deps: { storage: Pick<Storage, "db" | "dialect" | "sqlite">; clock: Clock; rate: RateEvents }) {
+  constructor(deps: { storage: Pick<Storage, "db" | "dialect" | "sqlite">; caps: OwnerCaps; clock: Clock; rate: RateEvents }) {
     this.db = deps.storage.db;
-    this.dialect = deps.storage.dialect;
+    this.caps = deps.caps;
     this.clock = deps.clock;
     this.creations = new CreationWindow(deps.storage, deps.clock);
     this.abuse = new ApiAbuseThrottle(deps.rate, deps.clock);
@@ -77,26 +70,13 @@ export class ApiKeyService {
       last_used_at: null,
       revoked_at: null,
     };
-    await this.db.transaction().execute(async (trx) => {
-      // Lock the owner row (PostgreSQL) so two concurrent creations cannot both pass the cap;
-      // SQLite runs transactions one at a time on its single connection.
-      await trx
-        .selectFrom("users")
-        .select("id")
-        .where("id", "=", user.id)
-        .$if(this.dialect === "postgres", (q) => q.forUpdate())
-        .executeTakeFirst();
-      const live = await trx
-        .selectFrom("api_keys")
-        .select((eb) => eb.fn.countAll<number>().as("n"))
-        .where("user_id", "=", user.id)
-        .where("revoked_at", "is", null)
-        .executeTakeFirstOrThrow();
-      if (Number(live.n) >= MAX_LIVE_KEYS) {
-        throw new DomainError("limit_reached", `An account can hold at most ${MAX_LIVE_KEYS} active API keys; revoke one first`);
-      }
-      await trx.insertInto("api_keys").values(key).execute();
-    });
+    const cap: Cap = {
+      limit: MAX_LIVE_KEYS,
+      count: (trx) =>
+        countOf(trx.selectFrom("api_keys").select((eb) => eb.fn.countAll<number>().as("n")).where("user_id", "=", user.id).where("revoked_at", "is", null)),
+      refuse: () => new DomainError("limit_reached", `An account can hold at most ${MAX_LIVE_KEYS} active API keys; revoke one first`),
+    };
+    await this.caps.add(user.id, cap, (trx) => trx.insertInto("api_keys").values(key).execute());
     return { key, secret };
   }
 

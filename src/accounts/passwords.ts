@@ -1,6 +1,7 @@
 // argon2id hashing for account and link passwords.
 import { hash, verify } from "@node-rs/argon2";
 import { invalid } from "../shared/errors.js";
+import { accountPasswordProblem } from "../contract/form-rules.js";
 
 // OWASP's argon2id baseline: 19 MiB, 2 iterations, 1 lane.
 const OPTIONS = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -18,6 +19,6 @@ export async function verifyPassword(stored: string, password: string): Promise<
 }
 
 export function checkAccountPassword(password: string, field = "password"): void {
-  if (password.length < 10) throw invalid(field, "must be at least 10 characters");
-  if (password.length > 200) throw invalid(field, "must be at most 200 characters");
+  const problem = accountPasswordProblem(password);
+  if (problem) throw invalid(field, problem);
 }

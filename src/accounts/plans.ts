@@ -1,19 +1,8 @@
 // The plan capability table: code asks can(plan, capability); per-plan numbers live here too.
 import { DomainError } from "../shared/errors.js";
+import { type Capability, type Plan, PLANS, PLAN_CAPABILITIES, PLAN_LABELS, can, isPlan, requiredPlan } from "../contract/plans.js";
 
-export const PLANS = ["free", "pro", "business", "enterprise"] as const;
-export type Plan = (typeof PLANS)[number];
-
-export type Capability =
-  | "link_expiration"
-  | "link_max_clicks"
-  | "advanced_stats"
-  | "stats_csv"
-  | "bulk_create"
-  | "team_invite"
-  | "custom_domains"
-  | "external_api"
-  | "webhooks";
+export { type Capability, type Plan, PLANS, can, isPlan, requiredPlan };
 
 interface PlanInfo {
   label: string;
@@ -24,31 +13,15 @@ interface PlanInfo {
   bulkBatchSize: number;
 }
 
-const PRO: Capability[] = ["link_expiration", "link_max_clicks", "advanced_stats", "stats_csv"];
-const BUSINESS: Capability[] = [...PRO, "bulk_create", "team_invite", "custom_domains", "external_api", "webhooks"];
-
 export const PLAN_TABLE: Readonly<Record<Plan, PlanInfo>> = {
-  free: { label: "Free", capabilities: new Set(), maxLinks: 100, bulkBatchSize: 0 },
-  pro: { label: "Pro", capabilities: new Set(PRO), maxLinks: 5_000, bulkBatchSize: 0 },
-  business: { label: "Business", capabilities: new Set(BUSINESS), maxLinks: 100_000, bulkBatchSize: 500 },
-  enterprise: { label: "Enterprise", capabilities: new Set(BUSINESS), maxLinks: 10_000_000, bulkBatchSize: 5_000 },
+  free: { label: PLAN_LABELS.free, capabilities: PLAN_CAPABILITIES.free, maxLinks: 100, bulkBatchSize: 0 },
+  pro: { label: PLAN_LABELS.pro, capabilities: PLAN_CAPABILITIES.pro, maxLinks: 5_000, bulkBatchSize: 0 },
+  business: { label: PLAN_LABELS.business, capabilities: PLAN_CAPABILITIES.business, maxLinks: 100_000, bulkBatchSize: 500 },
+  enterprise: { label: PLAN_LABELS.enterprise, capabilities: PLAN_CAPABILITIES.enterprise, maxLinks: 10_000_000, bulkBatchSize: 5_000 },
 };
-
-export function isPlan(value: string): value is Plan {
-  return (PLANS as readonly string[]).includes(value);
-}
 
 export function planOf(value: string): Plan {
   return isPlan(value) ? value : "free";
-}
-
-export function can(plan: string, capability: Capability): boolean {
-  return PLAN_TABLE[planOf(plan)].capabilities.has(capability);
-}
-
-/** The cheapest plan that has the capability (for "required_plan" in errors and upgrade hints). */
-export function requiredPlan(capability: Capability): Plan {
-  return PLANS.find((p) => PLAN_TABLE[p].capabilities.has(capability)) ?? "enterprise";
 }
 
 export function requireCapability(plan: string, capability: Capability, what: string): void {

@@ -12,24 +12,7 @@ import { type ErasedAccount, eraseAccount } from "../accounts/accounts.js";
 import type { LinkKey } from "../links/changes.js";
 import type { Actor, AuditLog } from "./audit-log.js";
 import { decodeKeyset, encodeKeyset } from "../shared/keyset.js";
-
-export type AccountStatus = "active" | "suspended";
-
-export interface AdminAccount {
-  id: string;
-  email: string;
-  name: string;
-  plan: string;
-  status: string;
-  is_admin: boolean;
-  email_verified: boolean;
-  created_at: string;
-  last_sign_in_at: string | null;
-  /** Links the account owns. */
-  links: number;
-  /** Their stored click counts summed. */
-  clicks: number;
-}
+import type { AccountStatus, AdminAccount } from "../contract/admin.js";
 
 export interface AccountFilter {
   q?: string;

@@ -5,6 +5,7 @@ import type { Db } from "../storage/db.js";
 import type { AdminAuditRow, Database } from "../storage/schema.js";
 import { iso } from "../shared/clock.js";
 import { containsPattern } from "../shared/like.js";
+import type { AuditEntry } from "../contract/admin.js";
 
 /** Who acted: an operator's account, or the command line (actor null). */
 export interface Actor {
@@ -14,7 +15,7 @@ export interface Actor {
 
 export const CLI_ACTOR: Actor = { id: null, email: "command line" };
 
-export interface AuditEntry {
+export interface AuditRecord {
   action: string;
   targetType: "account" | "link" | "host" | "blocklist" | "report";
   targetId: string;
@@ -32,19 +33,6 @@ export interface AuditFilter {
   limit: number;
 }
 
-export interface PublicAuditEntry {
-  id: string;
-  at: string;
-  actor_id: string | null;
-  actor_email: string;
-  action: string;
-  target_type: string;
-  target_id: string;
-  summary: string;
-  before: unknown;
-  after: unknown;
-}
-
 function json(value: unknown): string | null {
   return value === undefined ? null : JSON.stringify(value);
 }
@@ -53,7 +41,7 @@ function parse(text: string | null): unknown {
   return text === null ? null : (JSON.parse(text) as unknown);
 }
 
-export function publicAuditEntry(r: AdminAuditRow): PublicAuditEntry {
+export function publicAuditEntry(r: AdminAuditRow): AuditEntry {
   return {
     id: String(r.id),
     at: iso(Number(r.at)),
@@ -72,7 +60,7 @@ export class AuditLog {
   constructor(private readonly db: Db) {}
 
   /** Appends one entry; pass the action's transaction. */
-  async record(trx: Kysely<Database>, actor: Actor, at: number, e: AuditEntry): Promise<void> {
+  async record(trx: Kysely<Database>, actor: Actor, at: number, e: AuditRecord): Promise<void> {
     await trx
       .insertInto("admin_audit")
       .values({
@@ -90,7 +78,7 @@ export class AuditLog {
   }
 
   /** Newest first; `action` exact, `actor` a substring of the operator's email, `target` a target id. */
-  async list(f: AuditFilter): Promise<{ entries: PublicAuditEntry[]; next_cursor: string | null }> {
+  async list(f: AuditFilter): Promise<{ entries: AuditEntry[]; next_cursor: string | null }> {
     let q = this.db.selectFrom("admin_audit").selectAll().orderBy("id", "desc").limit(f.limit + 1);
     if (f.action) q = q.where("action", "=", f.action);
     if (f.actor) q = q.where(sql<boolean>`lower(actor_email) like ${containsPattern(f.actor)} escape '\\'`);

@@ -2,7 +2,7 @@
 // loop, and watching it so that every change is read again within a couple of seconds.
 import { type Stats, promises as fs, unwatchFile, watchFile } from "node:fs";
 import { isIP } from "node:net";
-import { hostOfUrl, normalizeHost } from "./blocklist.js";
+import { hostOfUrl, normalizeHost } from "../links/host-blocklist.js";
 
 /** Lines parsed between two turns of the event loop: a few milliseconds of work each. */
 const LINES_PER_TURN = 1_000;

@@ -8,33 +8,16 @@ import type { Clock } from "../shared/clock.js";
 import { iso } from "../shared/clock.js";
 import { DomainError, invalid } from "../shared/errors.js";
 import { containsPattern } from "../shared/like.js";
-import { isUniqueViolation } from "../links/aliases.js";
-import { type HostBlocklist, hostOfUrl, normalizeHost } from "./blocklist.js";
+import { isUniqueViolation } from "../storage/unique-violation.js";
+import { type HostBlocklist, hostOfUrl, normalizeHost } from "../links/host-blocklist.js";
 import { readList, watchPath } from "./blocklist-file.js";
 import type { Actor, AuditLog } from "./audit-log.js";
+import { type BlockedHost, type BlocklistFile, MAX_NOTE } from "../contract/admin.js";
 
 export const BLOCKLIST_CHANNEL = "blocklist_changed";
 /** A lost notification (a dropped LISTEN connection) is repaired by this periodic reload. */
 const SAFETY_RELOAD_MS = 60_000;
 const FILE_POLL_MS = 1_000;
-export const MAX_NOTE = 500;
-
-export interface BlockedHost {
-  host: string;
-  note: string;
-  source: "console";
-  created_at: string;
-  created_by_email: string | null;
-}
-
-export interface BlocklistFileStatus {
-  path: string | null;
-  hosts: number;
-  /** Lines of the last good read that were not entries (skipped). */
-  skipped_lines: number;
-  loaded_at: string | null;
-  error: string | null;
-}
 
 export interface BlocklistPage {
   hosts: BlockedHost[];
@@ -88,7 +71,7 @@ function serialized(load: () => Promise<void>): () => Promise<void> {
 }
 
 export class BlocklistService {
-  private file: BlocklistFileStatus;
+  private file: BlocklistFile;
   private stopWatching: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -99,9 +82,11 @@ export class BlocklistService {
     this.file = { path: deps.file, hosts: 0, skipped_lines: 0, loaded_at: null, error: null };
     this.reloadConsole = serialized(() => this.loadConsole());
     this.reloadFile = serialized(() => this.loadFile());
-    deps.feed.subscribe(BLOCKLIST_CHANNEL, () => {
+    const reload = () => {
       if (!this.stopped) void this.reloadConsole().catch((err) => deps.log.warn({ err }, "blocklist reload failed"));
-    });
+    };
+    deps.feed.subscribe(BLOCKLIST_CHANNEL, reload);
+    deps.feed.onResync(reload);
   }
 
   /** Loads both sources (before the first request is served), then keeps them current until stop(). */
@@ -128,7 +113,7 @@ export class BlocklistService {
     this.timer = null;
   }
 
-  fileStatus(): BlocklistFileStatus {
+  fileStatus(): BlocklistFile {
     return { ...this.file };
   }
 

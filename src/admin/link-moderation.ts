@@ -9,17 +9,12 @@ import { DomainError, invalid } from "../shared/errors.js";
 import { containsPattern } from "../shared/like.js";
 import type { LinkKey } from "../links/changes.js";
 import type { LinkView } from "../links/link-access.js";
-import type { PublicLink } from "../links/public-link.js";
-import { type HostBlocklist, hostOfUrl, normalizeHost } from "./blocklist.js";
+import type { AdminLink, LinkState, DisableStatus as DisabledStatus } from "../contract/admin.js";
+import type { Link } from "../contract/links.js";
+import { type HostBlocklist, hostOfUrl, normalizeHost } from "../links/host-blocklist.js";
 import type { Actor, AuditLog } from "./audit-log.js";
 import { decodeKeyset, encodeKeyset } from "../shared/keyset.js";
-
-export type LinkState = "active" | "disabled" | "blocked";
-export type DisabledStatus = 410 | 451;
-
-export interface AdminLink extends PublicLink {
-  owner_email: string | null;
-}
+import { LINK_STATES, REASON_MAX } from "../contract/admin.js";
 
 export interface LinkFilter {
   q?: string;
@@ -36,8 +31,8 @@ export interface LinkModerationDeps {
   clock: Clock;
   audit: AuditLog;
   blocklist: HostBlocklist;
-  /** The link object (API.md) and fresh click counts, as the owner sees them. */
-  links: { toPublic(link: LinkView): PublicLink; withCurrentCounts<L extends LinkRow>(links: L[]): Promise<L[]> };
+  /** The link object (docs/api.md, Links) and fresh click counts, as the owner sees them. */
+  links: { present(links: LinkView[]): Promise<Link[]> };
   /** Tells every instance's redirect cache that these links changed. */
   linksChanged: (keys: LinkKey[]) => Promise<void>;
 }
@@ -50,7 +45,6 @@ export const SCAN_ROWS = 5_000;
 const SCAN_CHUNK = 500;
 /** Ids per UPDATE of a bulk disable (well under either engine's bound-parameter limit). */
 const UPDATE_CHUNK = 500;
-export const REASON_MAX = 500;
 
 type Row = LinkView & { owner_email: string | null };
 
@@ -85,10 +79,13 @@ export class LinkModeration {
       .select((eb) => eb.selectFrom("users as editor").select("editor.email").whereRef("editor.id", "=", "links.updated_by").as("updated_by_email"));
   }
 
-  /** Newest first across every account. States exclude each other: disabled, else blocked (a destination on the blocklist), else active. */
+  /**
+   * Newest first across every account. States exclude each other in the order visitors meet them: disabled,
+   * else blocked (a destination on the blocklist), else expired, else limit_reached, else active.
+   */
   async search(f: LinkFilter): Promise<{ links: AdminLink[]; next_cursor: string | null }> {
     const state = f.state as LinkState | undefined;
-    if (state !== undefined && !["active", "disabled", "blocked"].includes(state)) throw invalid("state", "must be active, disabled or blocked");
+    if (state !== undefined && !LINK_STATES.includes(state)) throw invalid("state", `must be one of ${LINK_STATES.join(", ")}`);
     let qb = this.select(this.deps.db);
     const q = f.q?.trim();
     if (q) {
@@ -98,8 +95,7 @@ export class LinkModeration {
     const owner = f.owner?.trim();
     if (owner) qb = qb.where(sql<boolean>`lower(owner.email) like ${containsPattern(owner)} escape '\\'`);
     if (f.domain !== undefined) qb = qb.where("links.domain", "=", f.domain.trim().toLowerCase().replace(/\.$/, ""));
-    if (state === "disabled") qb = qb.where("links.disabled_at", "is not", null);
-    else if (state !== undefined) qb = qb.where("links.disabled_at", "is", null);
+    if (state !== undefined) qb = this.inState(qb, state);
     const ordered = (after: { createdAt: number; id: string } | null) =>
       (after
         ? qb.where((eb) => eb.or([eb("links.created_at", "<", after.createdAt), eb.and([eb("links.created_at", "=", after.createdAt), eb("links.id", "<", after.id)])]))
@@ -111,7 +107,8 @@ export class LinkModeration {
 
     let page: Row[];
     let next: Row | null;
-    const needsBlocklist = (state === "active" || state === "blocked") && this.deps.blocklist.size > 0;
+    // Past "disabled", a state holds only for links the in-memory blocklist does (blocked) or does not block.
+    const needsBlocklist = state !== undefined && state !== "disabled" && this.deps.blocklist.size > 0;
     if (state === "blocked" && this.deps.blocklist.size === 0) {
       page = [];
       next = null;
@@ -122,8 +119,21 @@ export class LinkModeration {
     } else {
       ({ page, next } = await this.scan(ordered, start, f.limit, state === "blocked"));
     }
-    const counted = await this.deps.links.withCurrentCounts(page);
-    return { links: counted.map((r) => this.toAdmin(r)), next_cursor: next ? encodeKeyset(next) : null };
+    return { links: await this.toAdmin(page), next_cursor: next ? encodeKeyset(next) : null };
+  }
+
+  /** The SQL part of a state: disabled, expiry and click limit (the blocklist is applied in memory). */
+  private inState<Q extends ReturnType<LinkModeration["select"]>>(qb: Q, state: LinkState): Q {
+    if (state === "disabled") return qb.where("links.disabled_at", "is not", null) as Q;
+    const now = this.deps.clock.now();
+    const open = qb.where("links.disabled_at", "is", null);
+    if (state === "blocked") return open as Q;
+    const expired = sql<boolean>`(links.expires_at is not null and links.expires_at <= ${now})`;
+    // Click-limited links count their clicks into links.click_count as they are served, so this is exact.
+    const exhausted = sql<boolean>`(links.max_clicks is not null and links.click_count >= links.max_clicks)`;
+    if (state === "expired") return open.where(expired) as Q;
+    if (state === "limit_reached") return open.where(sql<boolean>`not ${expired}`).where(exhausted) as Q;
+    return open.where(sql<boolean>`not ${expired}`).where(sql<boolean>`not ${exhausted}`) as Q;
   }
 
   /** Walks rows in order, keeping those the in-memory blocklist says are (or are not) blocked, for at most SCAN_ROWS rows. */
@@ -157,8 +167,7 @@ export class LinkModeration {
   async get(id: string): Promise<AdminLink> {
     const row = (await this.select(this.deps.db).where("links.id", "=", id).executeTakeFirst()) as Row | undefined;
     if (!row) throw new DomainError("not_found", "No such link");
-    const [counted] = await this.deps.links.withCurrentCounts([row]);
-    return this.toAdmin(counted as Row);
+    return (await this.toAdmin([row]))[0]!;
   }
 
   /** Visitors get `status` and a page saying so; the owner sees the reason. Disabling again replaces reason and status. */
@@ -258,8 +267,9 @@ export class LinkModeration {
     return row;
   }
 
-  private toAdmin(row: Row): AdminLink {
-    return { ...this.deps.links.toPublic(row), owner_email: row.owner_email ?? null };
+  private async toAdmin(rows: Row[]): Promise<AdminLink[]> {
+    const links = await this.deps.links.present(rows);
+    return links.map((l, i) => ({ ...l, owner_email: rows[i]!.owner_email ?? null }));
   }
 }
 

@@ -6,21 +6,8 @@ import type { Clock } from "../shared/clock.js";
 import { PLANS, type Plan } from "../accounts/plans.js";
 import { DAY_MS, ymd } from "../clicks/range.js";
 import { shortUrl } from "../links/public-link.js";
-import type { HostBlocklist } from "./blocklist.js";
-
-export interface Overview {
-  accounts: { total: number; active: number; suspended: number; by_plan: Record<Plan, number> };
-  links: { total: number; disabled: number };
-  clicks: { today: number; week: number };
-  top_links: Array<{ id: string; alias: string; domain: string | null; short_url: string; url: string; owner_email: string | null; clicks: number }>;
-  reports_open: number;
-  health: {
-    database: "ok" | "error";
-    click_writer: { pending: number; oldest_ms: number };
-    webhook_queue: { queued: number; dropped: number };
-  };
-  blocklist: { console: number; file: number };
-}
+import type { HostBlocklist } from "../links/host-blocklist.js";
+import type { AdminOverview as Overview } from "../contract/admin.js";
 
 export interface OverviewDeps {
   db: Db;
@@ -44,20 +31,7 @@ export class AdminOverview {
       .then(() => "ok" as const)
       .catch(() => "error" as const);
 
-    const by_plan = Object.fromEntries(PLANS.map((p) => [p, 0])) as Record<Plan, number>;
-    const accounts = { total: 0, active: 0, suspended: 0, by_plan };
-    const groups = await db
-      .selectFrom("users")
-      .select((eb) => ["plan", "status", eb.fn.countAll<number | string>().as("n")])
-      .groupBy(["plan", "status"])
-      .execute();
-    for (const g of groups) {
-      const n = Number(g.n);
-      accounts.total += n;
-      if (g.status === "active") accounts.active += n;
-      else if (g.status === "suspended") accounts.suspended += n;
-      if (g.plan in by_plan) by_plan[g.plan as Plan] += n;
-    }
+    const accounts = await this.accounts();
 
     const links = await db
       .selectFrom("links")
@@ -117,5 +91,24 @@ export class AdminOverview {
       },
       blocklist: this.deps.blocklist.counts(),
     };
+  }
+
+  /** Accounts by status and by plan. */
+  private async accounts(): Promise<Overview["accounts"]> {
+    const by_plan = Object.fromEntries(PLANS.map((p) => [p, 0])) as Record<Plan, number>;
+    const accounts = { total: 0, active: 0, suspended: 0, by_plan };
+    const groups = await this.deps.db
+      .selectFrom("users")
+      .select((eb) => ["plan", "status", eb.fn.countAll<number | string>().as("n")])
+      .groupBy(["plan", "status"])
+      .execute();
+    for (const g of groups) {
+      const n = Number(g.n);
+      accounts.total += n;
+      if (g.status === "active") accounts.active += n;
+      else if (g.status === "suspended") accounts.suspended += n;
+      if (g.plan in by_plan) by_plan[g.plan as Plan] += n;
+    }
+    return accounts;
   }
 }

@@ -2,8 +2,27 @@
 // per batch, and the link ids in a list of their own. Recording a click is a few Map lookups; posting
 // a batch to the writer thread copies one block of numbers and two string lists instead of cloning
 // thousands of objects; describing it parses each distinct user agent and referrer once.
-import type { ClickInput } from "./recorder.js";
-import type { JournalMark } from "./click-journal.js";
+
+/** One click as the redirect hands it to the recorder (ClickRecorder.record). */
+export interface ClickInput {
+  linkId: string;
+  /** links.num of the link. */
+  linkNum: number;
+  at: number;
+  userAgent: string;
+  referer: string;
+  ip: string;
+  /** Value of the trusted country header, or null. */
+  country: string | null;
+  /** True when the click was already added to links.click_count atomically (click-limited links). */
+  counted: boolean;
+}
+
+/** Where a batch's clicks sit in the click journal (click-journal.ts): the journal's id and the batch's segment in it. */
+export interface JournalMark {
+  journal: string;
+  segment: number;
+}
 
 /** Where each number of a click sits: strings are indexes into the batch's strings; country -1 is none. */
 export const FIELD = { at: 0, userAgent: 1, referer: 2, ip: 3, country: 4, counted: 5, linkNum: 6 } as const;

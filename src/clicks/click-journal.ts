@@ -13,13 +13,7 @@ import type SQLite from "better-sqlite3";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database } from "../storage/schema.js";
-import { type ClickBatch, type ClickBatchBuilder, FIELD, WIDTH, nextBatchSeq } from "./click-buffer.js";
-
-/** A batch's segment of a journal. */
-export interface JournalMark {
-  journal: string;
-  segment: number;
-}
+import { type ClickBatch, type ClickBatchBuilder, FIELD, type JournalMark, WIDTH, nextBatchSeq } from "./click-buffer.js";
 
 /** Each append: MAGIC, clicks, bytes of the new strings (a JSON array), then WIDTH float64 per click. */
 const MAGIC = 0x314b4c43;
@@ -30,6 +24,8 @@ const header = Buffer.alloc(HEADER);
 header.writeUInt32LE(MAGIC, 0);
 const JOURNAL_RE = /^[A-Za-z0-9_-]{16}$/;
 const SEGMENT_RE = /^(\d{1,15})\.clk$/;
+/** A journal failing again within this of its last logged failure is not logged again. */
+const FAILURE_LOG_MS = 60_000;
 /** Link numbers resolved per query at replay. */
 const RESOLVE_CHUNK = 500;
 
@@ -141,8 +137,10 @@ export class ClickJournal {
   private strings = 0;
   /** A failed write: the rest of this segment's batch is not journaled (its clicks are still written as usual). */
   private broken = false;
-  /** Writes are failing (logged once, until one succeeds again). */
+  /** Writes are failing; when a failure was last logged, and whether its recovery is still to be logged. */
   private failing = false;
+  private failureLoggedAt = -Infinity;
+  private recoveryToLog = false;
   private builder: ClickBatchBuilder | null = null;
   private scheduled = false;
   private answers: (() => void)[] = [];
@@ -214,13 +212,28 @@ export class ClickJournal {
       header.writeUInt32LE(n, 4);
       header.writeUInt32LE(text.length, 8);
       writeAll(this.fd, [header, text, Buffer.from(added.fields.buffer, added.fields.byteOffset, added.fields.byteLength)]);
-      if (this.failing) this.log.warn("click journal writes again");
       this.failing = false;
+      if (this.recoveryToLog) this.log.warn("click journal writes again");
+      this.recoveryToLog = false;
     } catch (err) {
       this.broken = true;
-      if (!this.failing) this.log.error({ err, segment: this.segment }, "click journal write failed: clicks are not journaled until it works again (they are still written)");
-      this.failing = true;
+      this.failed(err);
     }
+  }
+
+  /**
+   * A write failed (a full disk): the segment's batch is not journaled past it. Logged when the failures
+   * start, and when they start again at most once per FAILURE_LOG_MS: a disk that fills and frees by
+   * turns (committed segments are deleted) must not flood the log.
+   */
+  private failed(err: unknown): void {
+    if (this.failing) return;
+    this.failing = true;
+    const now = Date.now();
+    if (now - this.failureLoggedAt < FAILURE_LOG_MS) return;
+    this.failureLoggedAt = now;
+    this.recoveryToLog = true;
+    this.log.error({ err, segment: this.segment }, "click journal write failed: clicks are not journaled until it works again (they are still written)");
   }
 
   /** The batch of `builder` is complete: the rest is appended, and its mark goes with it to the writer. */

@@ -3,7 +3,7 @@
 // clicks not committed yet), read so that no click counts twice or never.
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
-import type { Group } from "./click-batch.js";
+import type { Group } from "./click-groups.js";
 import type { HeldBack, Uncommitted } from "./click-writer.js";
 import { rollupStateKey } from "./sqlite-rollups.js";
 
@@ -47,14 +47,21 @@ export interface ClickReadsDeps {
 export class ClickReads {
   constructor(private readonly deps: ClickReadsDeps) {}
 
-  /** Runs `read` on stored rows with the held-back groups of `links` (the same view); returns both. */
-  async read<T>(links: LinkKey[], read: (db: Db, groups: Group[]) => Promise<T>): Promise<{ value: T; groups: Group[] }> {
+  /**
+   * Runs `read` on stored rows with the held-back groups of `links` (the same view); returns both, and
+   * `unwritten`: the groups whose raw clicks are not in the raw tables either (PostgreSQL's clicks not
+   * committed yet; none on SQLite, where what is held back from the roll-ups is stored raw).
+   */
+  async read<T>(links: LinkKey[], read: (db: Db, groups: Group[]) => Promise<T>): Promise<{ value: T; groups: Group[]; unwritten: Group[] }> {
     const { db } = this.deps;
     const uncommitted = this.deps.uncommitted?.(links.map((l) => l.num)) ?? null;
-    if (uncommitted !== null) return this.withUncommitted(uncommitted, read);
+    if (uncommitted !== null) {
+      const r = await this.withUncommitted(uncommitted, read);
+      return { ...r, unwritten: r.groups };
+    }
     for (let attempt = 1; ; attempt++) {
       const held = this.deps.heldBack(links.map((l) => l.num));
-      if (held === null) return { value: await read(db, []), groups: [] };
+      if (held === null) return { value: await read(db, []), groups: [], unwritten: [] };
       const h = await held;
       // A deferred transaction: a read snapshot without the write lock (Kysely's transactions on SQLite begin IMMEDIATE).
       const r = await db.connection().execute(async (conn) => {
@@ -70,7 +77,7 @@ export class ClickReads {
           await sql`COMMIT`.execute(conn);
         }
       });
-      if (r.state === h.state || attempt === ATTEMPTS) return { value: r.value, groups: h.groups };
+      if (r.state === h.state || attempt === ATTEMPTS) return { value: r.value, groups: h.groups, unwritten: [] };
     }
   }
 

@@ -1,5 +1,5 @@
 // The click sink's interface: what the recorder asks of a writer, whichever engine and thread it runs on.
-import type { Group } from "./click-batch.js";
+import type { Group } from "./click-groups.js";
 import type { ClickBatch } from "./click-buffer.js";
 
 /** Clicks stored raw but not yet in the roll-ups and counts, as groups, and the roll-up state they complement. */
@@ -31,6 +31,6 @@ export interface ClickWriter {
   close?(): Promise<void>;
   /** Where roll-ups are held back in the writer's memory (SQLite): the groups of these links not rolled up yet. */
   heldBack?(linkNums: number[]): Promise<HeldBack>;
-  /** Counts one click of a click-limited link if the limit allows (writers with a connection of their own). */
-  countLimited?(linkId: string, maxClicks: number): Promise<boolean>;
+  /** Counts one click of a click-limited link if the limit allows, at `at` (links.last_click_at) (writers with a connection of their own). */
+  countLimited?(linkId: string, maxClicks: number, at: number): Promise<boolean>;
 }

@@ -4,6 +4,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import maxmind, { type CountryResponse } from "maxmind";
 import { openPostgresDb, openSqliteFile } from "../storage/db.js";
+import { isDatabaseUnavailable } from "../storage/unavailable.js";
 import { CountryResolver } from "./describe.js";
 import type { ClickWriter } from "./click-writer.js";
 import { PostgresClickWriter } from "./pg-writer.js";
@@ -32,7 +33,7 @@ async function handle(msg: IngestRequest): Promise<void> {
     if (msg.op === "write") await writer.write(msg.batch);
     else if (msg.op === "countLimited") {
       if (!writer.countLimited) throw new Error("countLimited runs on the main pool for PostgreSQL");
-      value = await writer.countLimited(msg.linkId, msg.maxClicks);
+      value = await writer.countLimited(msg.linkId, msg.maxClicks, msg.at);
     } else if (msg.op === "heldBack") {
       if (!writer.heldBack) throw new Error("roll-ups are not held back in this writer");
       value = await writer.heldBack(msg.linkNums);
@@ -45,7 +46,7 @@ async function handle(msg: IngestRequest): Promise<void> {
     }
     reply = { id: msg.id, ok: true, value };
   } catch (err) {
-    reply = { id: msg.id, ok: false, error: err instanceof Error ? err.message : String(err) };
+    reply = { id: msg.id, ok: false, error: err instanceof Error ? err.message : String(err), unavailable: isDatabaseUnavailable(err) };
   }
   port!.postMessage(reply);
 }

@@ -2,7 +2,7 @@
 // whatever the batch size), its links locked in id order so that several instances never deadlock.
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
-import { describeBatch, rollUp } from "./click-batch.js";
+import { describeBatch, rollUp } from "./click-groups.js";
 import type { ClickBatch } from "./click-buffer.js";
 import { markPostgres } from "./click-journal.js";
 import type { ClickWriter } from "./click-writer.js";
@@ -31,7 +31,13 @@ export class PostgresClickWriter implements ClickWriter {
     const raised = b.linkIds.filter((id) => raising.has(id));
     const readOnly = b.linkIds.filter((id) => !raising.has(id));
     await this.db.transaction().execute(async (trx) => {
-      if (clicks.journal) await markPostgres(trx, clicks.journal);
+      if (clicks.journal) {
+        // A retry of a batch whose commit reached the server while its answer did not (the connection
+        // dropped at that moment): its segment is recorded, its clicks are stored, nothing to do twice.
+        const done = await trx.selectFrom("click_journal").select("segment").where("journal", "=", clicks.journal.journal).executeTakeFirst();
+        if (done !== undefined && Number(done.segment) >= clicks.journal.segment) return;
+        await markPostgres(trx, clicks.journal);
+      }
       // Locks the links to update in id order (the lock an UPDATE takes; concurrent writers cannot
       // deadlock), and only keeps the others from being deleted: FOR KEY SHARE does not block the
       // click-limit count, which would otherwise wait for this whole transaction on every visit. A
@@ -48,8 +54,9 @@ export class PostgresClickWriter implements ClickWriter {
           ${column(rows, "referrer")}::text[], ${column(rows, "is_bot")}::int[], ${column(rows, "counted")}::int[])`.execute(trx);
       const u = rollUp(b.groups, live);
       if (u.increments.length > 0) {
-        await sql`UPDATE links SET click_count = links.click_count + v.n
-          FROM unnest(${u.increments.map((i) => i[0])}::text[], ${u.increments.map((i) => i[1])}::bigint[]) AS v(id, n)
+        // GREATEST ignores NULL: a link's first click sets last_click_at.
+        await sql`UPDATE links SET click_count = links.click_count + v.n, last_click_at = GREATEST(links.last_click_at, v.at)
+          FROM unnest(${u.increments.map((i) => i[0])}::text[], ${u.increments.map((i) => i[1])}::bigint[], ${u.increments.map((i) => i[2])}::bigint[]) AS v(id, n, at)
           WHERE links.id = v.id`.execute(trx);
       }
       await sql`INSERT INTO click_daily (link_id, day, clicks, bots)

@@ -37,8 +37,24 @@ function checkedDay(field: "from" | "to", text: string, todayMs: number): number
   return ms;
 }
 
-/** Validates from/to (either may be absent or empty); the default is the last 30 days ending today. */
-export function resolveRange(input: { from?: string | undefined; to?: string | undefined }, nowMs: number): DayRange {
+/** The named ranges: the last 24 hours (by hour), or the last 7, 30 or 90 days ending today. */
+export const RANGES = ["24h", "7d", "30d", "90d"] as const;
+export type RangeName = (typeof RANGES)[number];
+
+/** The days a named range covers: for 24h, the days of its first and last hour. */
+function namedRange(name: RangeName, nowMs: number): { from: string; to: string } {
+  const todayMs = parseDay(ymd(nowMs)) as number;
+  if (name === "24h") return { from: ymd(Math.floor(nowMs / 3_600_000) * 3_600_000 - 23 * 3_600_000), to: ymd(todayMs) };
+  return { from: ymd(todayMs - (Number(name.slice(0, -1)) - 1) * DAY_MS), to: ymd(todayMs) };
+}
+
+/**
+ * Validates from/to (either may be absent or empty) or a named range (not both); the default is the
+ * last 30 days ending today.
+ */
+export function resolveRange(query: { from?: string | undefined; to?: string | undefined; range?: RangeName | undefined }, nowMs: number): DayRange {
+  if (query.range !== undefined && (query.from || query.to)) throw invalid("range", "give either range or from and to, not both");
+  const input = query.range === undefined ? query : namedRange(query.range, nowMs);
   const todayMs = parseDay(ymd(nowMs)) as number;
   const toMs = input.to ? checkedDay("to", input.to, todayMs) : todayMs;
   const fromMs = input.from

@@ -5,6 +5,7 @@
 // not committed yet: uncommitted()).
 // Click-limited links are counted atomically as they are served instead.
 import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
 import type SQLite from "better-sqlite3";
 import type { Logger } from "pino";
 import type { Db } from "../storage/db.js";
@@ -15,23 +16,12 @@ import type { ClickWriter, HeldBack, Uncommitted } from "./click-writer.js";
 import { PostgresClickWriter } from "./pg-writer.js";
 import { SqliteClickWriter } from "./sqlite-writer.js";
 import { WorkerClickWriter } from "./worker-writer.js";
-import { type ClickBatch, ClickBatchBuilder, FIELD } from "./click-buffer.js";
-import { groupsOf } from "./click-batch.js";
+import { type ClickBatch, ClickBatchBuilder, type ClickInput, FIELD } from "./click-buffer.js";
+import { groupsOf } from "./click-groups.js";
 import type { ClickJournal } from "./click-journal.js";
 
-export interface ClickInput {
-  linkId: string;
-  /** links.num of the link. */
-  linkNum: number;
-  at: number;
-  userAgent: string;
-  referer: string;
-  ip: string;
-  /** Value of the trusted country header, or null. */
-  country: string | null;
-  /** True when the click was already added to links.click_count atomically (click-limited links). */
-  counted: boolean;
-}
+/** What record() takes; declared beside the buffer that stores it, so the buffer needs nothing from here. */
+export type { ClickInput };
 
 
 /**
@@ -39,7 +29,7 @@ export interface ClickInput {
  * interval ends. Sealing and posting a batch, and the garbage it leaves, are work on the event loop in
  * one piece: at 45,000 clicks/s, 10,000-click batches put one hot link's p99 at 2.9x the bare
  * baseline's, 2,500-click batches at 1.5x, with the same CPU per answer and PostgreSQL's CPU per
- * Zipf click unchanged (bench/README.md, ninth session).
+ * Zipf click unchanged (bench/README.md).
  */
 export const MAX_BATCH = 2_500;
 /**
@@ -53,6 +43,8 @@ const ROLLUP_MAX_MS = 60_000;
 const MAX_BUFFER = 200_000;
 /** Raw clicks deleted per retention transaction (a short hold of SQLite's write lock). */
 const PRUNE_CHUNK = 10_000;
+/** While click writes keep failing, one log line per this long. */
+const FAILURE_LOG_MS = 60_000;
 
 
 export interface RecorderDeps {
@@ -96,8 +88,12 @@ export class ClickRecorder {
   private timer: NodeJS.Timeout | null = null;
   private rollupTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
+  /** Writes are failing: since when, and when that was last logged. */
+  private failing: { since: number; logged: number } | null = null;
   private closed = false;
   private readonly writer: ClickWriter;
+  /** Clicks since start: recorded (answered), written to the database, dropped from a full buffer (metrics). */
+  readonly counts = { recorded: 0, written: 0, dropped: 0 };
   /**
    * PostgreSQL without a click journal (CLICK_JOURNAL=off, CLI commands): batches are still numbered
    * and their commits recorded in a click_journal row of this id (as the journal's are), for
@@ -149,6 +145,7 @@ export class ClickRecorder {
 
   /** Buffers one click; never blocks the request. */
   record(input: ClickInput): void {
+    this.counts.recorded++;
     if (this.open.length === 0) this.openSince = input.at;
     this.open.push(input);
     this.deps.journal?.pending(this.open);
@@ -194,18 +191,20 @@ export class ClickRecorder {
       // The oldest but one: the oldest may be on its way to the writer.
       const [dropped] = this.sealed.splice(1, 1) as [ClickBatch];
       this.sealedClicks -= dropped.length;
+      this.counts.dropped += dropped.length;
       this.deps.journal?.done(dropped.journal);
       this.deps.log.error({ dropped: dropped.length }, "click buffer full: oldest clicks dropped");
     }
   }
 
-  /** Atomically counts a click on a click-limited link; false when the limit is already reached. */
+  /** Atomically counts a click on a click-limited link, now (links.last_click_at too); false when the limit is already reached. */
   async countLimited(linkId: string, maxClicks: number): Promise<boolean> {
+    const at = this.deps.clock.now();
     // With a writer thread, it does this too: the main thread never waits for SQLite's write lock.
-    if (this.writer.countLimited) return this.writer.countLimited(linkId, maxClicks);
+    if (this.writer.countLimited) return this.writer.countLimited(linkId, maxClicks, at);
     const r = await this.deps.db
       .updateTable("links")
-      .set((eb) => ({ click_count: eb("click_count", "+", 1) }))
+      .set((eb) => ({ click_count: eb("click_count", "+", 1), last_click_at: sql<number>`CASE WHEN last_click_at >= ${at} THEN last_click_at ELSE ${at} END` }))
       .where("id", "=", linkId)
       .where("click_count", "<", maxClicks)
       .executeTakeFirst();
@@ -262,8 +261,13 @@ export class ClickRecorder {
       try {
         await this.writer.write(batch);
       } catch (err) {
-        // Keep the clicks for the next attempt; the database may be restarting.
-        this.deps.log.error({ err, pending: this.pending }, "click flush failed; will retry");
+        // Keep the clicks for the next attempt; the database may be restarting. Logged when it starts
+        // failing and then once a minute, not at every retry.
+        const now = Date.now();
+        if (this.failing === null || now - this.failing.logged >= FAILURE_LOG_MS) {
+          this.deps.log.error({ err, pending: this.pending }, this.failing === null ? "click flush failed; clicks are kept and retried" : "click flush still failing");
+          this.failing = { since: this.failing?.since ?? now, logged: now };
+        }
         if (!this.timer && !this.closed) {
           this.timer = setTimeout(() => {
             this.timer = null;
@@ -274,7 +278,12 @@ export class ClickRecorder {
       }
       this.sealed.splice(this.sealed.indexOf(batch), 1);
       this.sealedClicks -= batch.length;
+      this.counts.written += batch.length;
       this.deps.journal?.done(batch.journal);
+      if (this.failing !== null) {
+        this.deps.log.warn({ failedForMs: Date.now() - this.failing.since, pending: this.pending }, "clicks are written again");
+        this.failing = null;
+      }
     }
   }
 

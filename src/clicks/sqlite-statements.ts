@@ -2,7 +2,7 @@
 // raw rows (straight into clicks, or staged), the move of staged rows, a chunk of roll-ups with its
 // counts and watermark, and a chunk of the monthly compaction. No query is built per click.
 import type SQLite from "better-sqlite3";
-import { type ClickRow, DIMENSIONS, type Group, rollUp } from "./click-batch.js";
+import { type ClickRow, DIMENSIONS, type Group, rollUp } from "./click-groups.js";
 
 /** Links per monthly-compaction transaction. */
 const COMPACT_LINKS = 500;
@@ -14,6 +14,8 @@ const COMPACT_LINKS = 500;
 const OFFSET_BITS = 22;
 const OFFSET_SPAN = 2 ** OFFSET_BITS;
 const MAX_PACKED_NUM = 2 ** (53 - OFFSET_BITS);
+/** links.last_click_at raised to a click's time bound twice (it only moves forward; NULL >= x is not true). */
+const LAST_CLICK_AT = "last_click_at = CASE WHEN last_click_at >= ? THEN last_click_at ELSE ? END";
 /** A raw click row's columns, in the order the statements below bind them. */
 const CLICK_COLUMNS = ["link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted"] as const;
 /** A link with this many raw rows in a chunk writes them straight into clicks; fewer are staged. */
@@ -69,9 +71,11 @@ function rowStatements(h: SQLite.Database, table: "clicks" | "click_staging") {
   };
 }
 
-/** The writer's statements and its transactions: raw clicks, their move, and a chunk of roll-ups with counts and state. */
-export function sqliteStatements(handle: SQLite.Database) {
-  const st = prepare(handle);
+/**
+ * The transaction that appends a batch chunk's raw rows: a link's rows straight into clicks or staged,
+ * rows alike packed into one statement.
+ */
+function rawAppender(handle: SQLite.Database) {
   const into = { clicks: rowStatements(handle, "clicks"), staging: rowStatements(handle, "click_staging") };
   const width = CLICK_COLUMNS.length;
   const one = new Array<unknown>(width);
@@ -126,7 +130,7 @@ export function sqliteStatements(handle: SQLite.Database) {
    * The clicks of a link with DIRECT_MIN or more rows go straight into clicks (its index entries are
    * neighbours: one page or a few), the others are staged until the next roll-up moves them.
    */
-  const append = handle.transaction((rows: ClickRow[], rowValues: number[], alsoInTransaction?: () => void): void => {
+  return handle.transaction((rows: ClickRow[], rowValues: number[], alsoInTransaction?: () => void): void => {
     const direct: [ClickRow[], number[]] = [[], []];
     const staged: [ClickRow[], number[]] = [[], []];
     for (let i = 0; i < rows.length; ) {
@@ -142,6 +146,12 @@ export function sqliteStatements(handle: SQLite.Database) {
     insertRows(into.staging, ...staged);
     alsoInTransaction?.();
   });
+}
+
+/** The writer's statements and its transactions: raw clicks, their move, and a chunk of roll-ups with counts and state. */
+export function sqliteStatements(handle: SQLite.Database) {
+  const st = prepare(handle);
+  const append = rawAppender(handle);
   const moveChunk = handle.transaction((limit: number): number => {
     const end = st.stagedChunkEnd.get(limit) as number | null;
     if (end === null) return 0;
@@ -175,7 +185,7 @@ export function sqliteStatements(handle: SQLite.Database) {
       else st.deleteClicksOf.run(num);
     }
     const u = rollUp(groups, live, keepsMonth);
-    for (const [id, n] of u.increments) st.increment.run(n, id);
+    for (const [id, n, at] of u.increments) st.increment.run(n, at, at, id);
     for (const d of u.daily) st.daily.run(d.link_id, d.day, d.clicks, d.bots);
     for (const d of u.breakdown) st.breakdown.run(d.link_id, d.day, d.dimension, d.value, d.clicks);
     for (const d of u.monthly) st.monthly.run(d.link_id, d.month, d.dimension, d.value, d.clicks);
@@ -209,8 +219,10 @@ function prepare(h: SQLite.Database) {
     ),
     deleteStaged: h.prepare("DELETE FROM click_staging WHERE id <= ?"),
     lastClickId: h.prepare("SELECT coalesce(max(id), 0) FROM clicks").pluck(),
-    increment: h.prepare("UPDATE links SET click_count = click_count + ? WHERE id = ?"),
-    countLimited: h.prepare("UPDATE links SET click_count = click_count + 1 WHERE id = ? AND click_count < ?"),
+    /** Adds clicks (n, then the latest one's time twice, then the link id); last_click_at only moves forward (NULL >= x is not true). */
+    increment: h.prepare(`UPDATE links SET click_count = click_count + ?, ${LAST_CLICK_AT} WHERE id = ?`),
+    /** Counts one click of a click-limited link: its time twice, the link id, its limit. */
+    countLimited: h.prepare(`UPDATE links SET click_count = click_count + 1, ${LAST_CLICK_AT} WHERE id = ? AND click_count < ?`),
     daily: h.prepare(
       "INSERT INTO click_daily (link_id, day, clicks, bots) VALUES (?, ?, ?, ?) " +
         "ON CONFLICT (link_id, day) DO UPDATE SET clicks = click_daily.clicks + excluded.clicks, bots = click_daily.bots + excluded.bots",

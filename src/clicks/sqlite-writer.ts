@@ -2,7 +2,7 @@
 // on the raw handle (sqlite-statements.ts), the click-limit count on the same connection, and the
 // roll-ups handed to SqliteRollups, which holds them back and writes them every CLICK_ROLLUP_MS.
 import type SQLite from "better-sqlite3";
-import { type ClickRow, type Group, describeBatch } from "./click-batch.js";
+import { type ClickRow, type Group, describeBatch } from "./click-groups.js";
 import type { ClickBatch } from "./click-buffer.js";
 import { sqliteJournalMarker } from "./click-journal.js";
 import type { ClickWriter, HeldBack } from "./click-writer.js";
@@ -93,9 +93,9 @@ export class SqliteClickWriter implements ClickWriter {
   }
 
   /** The atomic click-limit count, on this writer's connection. */
-  async countLimited(linkId: string, maxClicks: number): Promise<boolean> {
+  async countLimited(linkId: string, maxClicks: number, at: number): Promise<boolean> {
     const s = this.statements();
-    return this.lock(() => s.countLimited.run(linkId, maxClicks).changes > 0);
+    return this.lock(() => s.countLimited.run(at, at, linkId, maxClicks).changes > 0);
   }
 
   /** At start: roll-ups for the raw clicks a crash left out of them. */

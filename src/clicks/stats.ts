@@ -1,13 +1,16 @@
 // Per-link statistics for a date range, read only from the roll-up tables (never from raw clicks), so
-// the cost grows with (months + edge days) x distinct values, not with the number of clicks.
+// the cost grows with (months + edge days) x distinct values, not with the number of clicks; the last
+// 24 hours by hour are the exception, counted from one link's raw clicks of that day (last-day.ts).
 import { type Expression, sql } from "kysely";
-import type { Db } from "../storage/db.js";
+import type { Db, Dialect } from "../storage/db.js";
 import type { Clock } from "../shared/clock.js";
 import type { LinkRow } from "../storage/schema.js";
 import { PLAN_TABLE, can, requiredPlan } from "../accounts/plans.js";
-import { type DayRange, daysOf, resolveRange, splitByMonth } from "./range.js";
-import { DIMENSIONS, type Dimension, type Group } from "./click-batch.js";
-import { ClickReads, heldCount } from "./click-reads.js";
+import { type DayRange, type RangeName, daysOf, resolveRange, splitByMonth } from "./range.js";
+import { DIMENSIONS, type Dimension, type Group } from "./click-groups.js";
+import { ClickReads, type LinkKey, heldCount } from "./click-reads.js";
+import { readSparklines } from "./sparklines.js";
+import { lastDayOf, lastDayWindow, storedCells } from "./last-day.js";
 
 /** Entries kept per breakdown (countries, devices, ...). */
 export const TOP_N = 50;
@@ -15,13 +18,17 @@ export const TOP_N = 50;
 export interface RangeQuery {
   from?: string | undefined;
   to?: string | undefined;
+  range?: RangeName | undefined;
 }
 
 type Breakdown<K extends string> = Array<{ [P in K]: string } & { clicks: number }>;
 
 export interface AdvancedStats {
   range_clicks: number;
-  daily: Array<{ date: string; clicks: number }>;
+  /** Every day of the range (day ranges). */
+  daily?: Array<{ date: string; clicks: number }>;
+  /** The 24 hours of range=24h, oldest first, each at its hour's start. */
+  hourly?: Array<{ hour: string; clicks: number }>;
   countries: Breakdown<"country">;
   devices: Breakdown<"device">;
   browsers: Breakdown<"browser">;
@@ -34,6 +41,8 @@ export interface AdvancedStats {
 export type LinkStats = {
   link_id: string;
   alias: string;
+  /** The named range asked for, if any. */
+  range?: RangeName;
   from: string;
   to: string;
   /** All-time clicks of the link (links.click_count). */
@@ -42,6 +51,8 @@ export type LinkStats = {
 
 export interface StatsDeps {
   db: Db;
+  /** Which raw tables hold clicks (SQLite stages some); default sqlite. */
+  dialect?: Dialect;
   clock: Clock;
   /** Stored roll-ups with the clicks held back from them (every statistic is fresh); default: what is stored. */
   reads?: ClickReads;
@@ -56,6 +67,11 @@ export class StatsService {
     this.reads = deps.reads ?? new ClickReads({ db: deps.db, heldBack: () => null });
   }
 
+  /** Clicks per day of the last SPARKLINE_DAYS days (today last) of each link, from one read for them all. */
+  sparklines(links: LinkKey[]): Promise<Map<string, number[]>> {
+    return readSparklines(this.reads, links, this.deps.clock.now());
+  }
+
   range(query: RangeQuery): DayRange {
     return resolveRange(query, this.deps.clock.now());
   }
@@ -67,12 +83,13 @@ export class StatsService {
       const counts = await this.reads.counts(key);
       const needed = requiredPlan("advanced_stats");
       return {
-        ...this.base(link, range, counts.get(link.id) ?? Number(link.click_count)),
+        ...this.base(link, range, counts.get(link.id) ?? Number(link.click_count), query.range),
         advanced: false,
         message: `The ${PLAN_TABLE[needed].label} plan adds daily clicks, countries, devices, browsers, operating systems, referrers, bot share and CSV export.`,
         required_plan: needed,
       };
     }
+    if (query.range === "24h") return this.lastDay(link, range);
     // Stored rows and held-back groups in one view; the stored counts of the values the groups add to as
     // well, so that the top entries come out right (a value outside the stored top may move into it).
     const { value: stored, groups } = await this.reads.read(key, async (db, held) => {
@@ -94,9 +111,8 @@ export class StatsService {
     const inRange = groups.filter((g) => g.day >= range.from && g.day <= range.to);
     const daily = withHeldDaily(stored.daily, inRange);
     const by = Object.fromEntries(DIMENSIONS.map((d, i) => [d, withHeldTop(stored.tops[i] ?? [], inRange, d)])) as Record<Dimension, Top>;
-    const rename = <K extends string>(key: K, rows: Top) => rows.map((r) => ({ [key]: r.value, clicks: r.clicks }) as { [P in K]: string } & { clicks: number });
     return {
-      ...this.base(link, range, stored.clickCount + groups.reduce((n, g) => n + heldCount(g), 0)),
+      ...this.base(link, range, stored.clickCount + groups.reduce((n, g) => n + heldCount(g), 0), query.range),
       advanced: true,
       range_clicks: daily.clicks,
       daily: daily.series,
@@ -110,8 +126,32 @@ export class StatsService {
     };
   }
 
-  private base(link: LinkRow, range: DayRange, totalClicks: number) {
-    return { link_id: link.id, alias: link.alias, from: range.from, to: range.to, total_clicks: totalClicks };
+  private base(link: LinkRow, range: DayRange, totalClicks: number, name: RangeName | undefined) {
+    return { link_id: link.id, alias: link.alias, ...(name ? { range: name } : {}), from: range.from, to: range.to, total_clicks: totalClicks };
+  }
+
+  /** range=24h: hour by hour and the breakdowns from the raw clicks of the window (last-day.ts), with the all-time count in the same view. */
+  private async lastDay(link: LinkRow, range: DayRange): Promise<LinkStats> {
+    const w = lastDayWindow(this.deps.clock.now());
+    const { value, groups, unwritten } = await this.reads.read([{ id: link.id, num: Number(link.num) }], async (db) => {
+      const count = await db.selectFrom("links").select("click_count").where("id", "=", link.id).executeTakeFirst();
+      return { clickCount: Number(count?.click_count ?? link.click_count), cells: await storedCells(db, this.deps.dialect ?? "sqlite", Number(link.num), w) };
+    });
+    const day = lastDayOf(w, value.cells, unwritten);
+    const top = <K extends string>(key: K, values: Map<string, number>) => rename(key, ranked(values));
+    return {
+      ...this.base(link, range, value.clickCount + groups.reduce((n, g) => n + heldCount(g), 0), "24h"),
+      advanced: true,
+      range_clicks: day.clicks,
+      hourly: day.hourly,
+      countries: top("country", day.by.country),
+      devices: top("device", day.by.device),
+      browsers: top("browser", day.by.browser),
+      os: top("os", day.by.os),
+      referrers: top("referrer", day.by.referrer),
+      bots: day.bots,
+      bot_share: day.clicks === 0 ? 0 : Math.round((day.bots / day.clicks) * 10_000) / 10_000,
+    };
   }
 
   /** The last month the monthly roll-up holds completely (later months are read from the daily one). */
@@ -190,6 +230,11 @@ function inTurn<T>(db: Db, reads: Array<() => Promise<T>>): Promise<T[]> {
 
 type DailyStats = { series: Array<{ date: string; clicks: number }>; clicks: number; bots: number };
 
+/** A breakdown's rows under the key the API names them by ("country", "device", ...). */
+function rename<K extends string>(key: K, rows: Top): Breakdown<K> {
+  return rows.map((r) => ({ [key]: r.value, clicks: r.clicks }) as { [P in K]: string } & { clicks: number });
+}
+
 /** The daily series and totals with the held-back groups (of the range's days) added. */
 function withHeldDaily(stored: DailyStats, groups: Group[]): DailyStats {
   const series = stored.series.map((d) => ({ ...d }));
@@ -211,6 +256,11 @@ function withHeldTop(stored: Top, groups: Group[], dimension: Dimension): Top {
   const counts = new Map<string, number>();
   for (const r of stored) counts.set(r.value, r.clicks);
   for (const g of groups) counts.set(g[dimension], (counts.get(g[dimension]) ?? 0) + g.clicks);
+  return ranked(counts);
+}
+
+/** The TOP_N values with the most clicks, ties by value (the order the stored reads use). */
+function ranked(counts: Map<string, number>): Top {
   return [...counts]
     .map(([value, clicks]) => ({ value, clicks }))
     .sort((a, b) => b.clicks - a.clicks || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))

@@ -1,8 +1,9 @@
-// The main thread's side of the SQLite ingest worker: a ClickWriter whose every call is a message to it.
+// The main thread's side of the click writer thread (ingest-worker.ts, either engine): a ClickWriter whose every call is a message to it.
 import { Worker } from "node:worker_threads";
 import type { DatabaseConfig } from "../config.js";
 import type { ClickWriter, HeldBack } from "./click-writer.js";
 import type { ClickBatch } from "./click-buffer.js";
+import { DatabaseUnavailableError } from "../storage/unavailable.js";
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
@@ -14,12 +15,12 @@ export interface IngestSetup {
 
 export type IngestRequest =
   | { id: number; op: "write"; batch: ClickBatch }
-  | { id: number; op: "countLimited"; linkId: string; maxClicks: number }
+  | { id: number; op: "countLimited"; linkId: string; maxClicks: number; at: number }
   | { id: number; op: "heldBack"; linkNums: number[] }
   | { id: number; op: "flushRollups" | "recover" | "close" };
 
-/** `value` carries countLimited's and heldBack's answers. */
-export type IngestReply = { id: number; ok: true; value?: boolean | HeldBack } | { id: number; ok: false; error: string };
+/** `value` carries countLimited's and heldBack's answers; `unavailable`, a failure for want of the database (isDatabaseUnavailable). */
+export type IngestReply = { id: number; ok: true; value?: boolean | HeldBack } | { id: number; ok: false; error: string; unavailable: boolean };
 
 /** The compiled worker, or (running from the .ts sources) a small entry that loads them through tsx. */
 function workerUrl(): URL {
@@ -33,21 +34,21 @@ export class WorkerClickWriter implements ClickWriter {
   private failed: Error | null = null;
 
   /** SQLite only: the worker is the one writer, so click limits are counted there too (PostgreSQL: on the main pool). */
-  readonly countLimited?: (linkId: string, maxClicks: number) => Promise<boolean>;
+  readonly countLimited?: (linkId: string, maxClicks: number, at: number) => Promise<boolean>;
   /** SQLite only: the roll-ups held back live in the worker. */
   readonly heldBack?: (linkNums: number[]) => Promise<HeldBack>;
 
   constructor(setup: IngestSetup) {
     this.worker = new Worker(workerUrl(), { workerData: setup });
     if (setup.database.kind === "sqlite") {
-      this.countLimited = async (linkId, maxClicks) => (await this.call({ op: "countLimited", linkId, maxClicks })) === true;
+      this.countLimited = async (linkId, maxClicks, at) => (await this.call({ op: "countLimited", linkId, maxClicks, at })) === true;
       this.heldBack = async (linkNums) => (await this.call({ op: "heldBack", linkNums })) as HeldBack;
     }
     this.worker.on("message", (r: IngestReply) => {
       const w = this.waiting.get(r.id);
       this.waiting.delete(r.id);
       if (r.ok) w?.resolve(r.value);
-      else w?.reject(new Error(`click writer: ${r.error}`));
+      else w?.reject(r.unavailable ? new DatabaseUnavailableError(`click writer: ${r.error}`) : new Error(`click writer: ${r.error}`));
     });
     this.worker.on("error", (err) => this.fail(err));
     this.worker.on("exit", (code) => this.fail(new Error(`click writer worker exited (${code})`)));

@@ -4,14 +4,15 @@ import type { ChangeFeed } from "../storage/db.js";
 
 export const DOMAIN_CHANNEL = "domain_changed";
 
-type Listener = (hostname: string) => void;
+/** May answer a promise: a local change is published once every local listener has settled. */
+type Listener = (hostname: string) => void | Promise<void>;
 
 export class DomainChanges {
   private readonly listeners: Listener[] = [];
 
   constructor(private readonly feed: ChangeFeed) {
     feed.subscribe(DOMAIN_CHANNEL, (payload) => {
-      if (/^[a-z0-9.-]{1,253}$/.test(payload)) this.emit(payload);
+      if (/^[a-z0-9.-]{1,253}$/.test(payload)) void this.emit(payload);
     });
   }
 
@@ -20,12 +21,13 @@ export class DomainChanges {
     this.listeners.push(fn);
   }
 
+  /** This instance's listeners have applied the change when this settles (the answer to the change's request is never stale). */
   async publish(hostname: string): Promise<void> {
-    this.emit(hostname);
+    await this.emit(hostname);
     await this.feed.publish(DOMAIN_CHANNEL, hostname);
   }
 
-  private emit(hostname: string): void {
-    for (const fn of this.listeners) fn(hostname);
+  private async emit(hostname: string): Promise<void> {
+    await Promise.all(this.listeners.map((fn) => fn(hostname)));
   }
 }

@@ -1,52 +1,20 @@
-// DomainService: custom domains of an account (API.md, Custom domains): add, list, verify, delete, the
+// DomainService: custom domains of an account (docs/api.md, Custom domains): add, list, verify, delete, the
 // re-check job, and the lookups other features make (a link's domain, a TLS proxy's question).
-import type { Logger } from "pino";
 import { type SelectQueryBuilder, type Transaction, sql } from "kysely";
-import type { Db } from "../storage/db.js";
+import { type Cap, countOf } from "../storage/owner-caps.js";
 import type { Database, DomainRow, UserRow } from "../storage/schema.js";
-import type { Clock } from "../shared/clock.js";
 import { iso } from "../shared/clock.js";
 import { DomainError, invalid } from "../shared/errors.js";
 import { newId, randomBase62 } from "../shared/ids.js";
-import type { Mailer } from "../mail/mailer.js";
 import { requireCapability } from "../accounts/plans.js";
-import { type DnsLookup, checkRecords, expectedRecords } from "./dns-check.js";
-import type { DomainChanges } from "./domain-changes.js";
+import { checkRecords, expectedRecords } from "./dns-check.js";
+import type { DomainDeps } from "./deps.js";
 import { lookupForm, normalizeHostname } from "./hostnames.js";
 import { runRecheck, verifyNow } from "./verify-domain.js";
+import type { Domain } from "../contract/domains.js";
 
 /** Domains one account may add (each is a DNS check every DOMAIN_RECHECK_MINUTES). */
 export const MAX_DOMAINS_PER_ACCOUNT = 100;
-
-export interface DomainDeps {
-  db: Db;
-  clock: Clock;
-  log: Logger;
-  mailer: Mailer;
-  changes: DomainChanges;
-  /** A fresh resolver per check (so one check's deadline cancels only its own queries). */
-  dns: () => DnsLookup;
-  /** CNAME_TARGET. */
-  cnameTarget: string;
-  /** BASE_URL's hostname (never a custom domain; links there have domain ""). */
-  ownHost: string;
-  /** BASE_URL's origin, for links in emails. */
-  origin: string;
-  recheckMs: number;
-}
-
-export interface PublicDomain {
-  id: string;
-  hostname: string;
-  status: "pending" | "verified";
-  records: [{ type: "CNAME"; name: string; value: string }, { type: "TXT"; name: string; value: string }];
-  next_action: string | null;
-  last_checked_at: string | null;
-  verified_at: string | null;
-  lost_at: string | null;
-  link_count: number;
-  created_at: string;
-}
 
 export type DomainWithCount = DomainRow & { link_count: number };
 
@@ -60,7 +28,7 @@ export class DomainService {
 
   constructor(readonly deps: DomainDeps) {}
 
-  toPublic(d: DomainWithCount): PublicDomain {
+  toPublic(d: DomainWithCount): Domain {
     const e = expectedRecords(d, this.deps.cnameTarget);
     return {
       id: d.id,
@@ -122,17 +90,17 @@ export class DomainService {
     };
     const e = expectedRecords(row, this.deps.cnameTarget);
     row.next_action = `Add the CNAME record ${e.hostname} -> ${e.cnameTarget} and the TXT record ${e.txtName} with the value ${e.txtValue} at your DNS provider, then verify.`;
-    const { count } = await this.deps.db
-      .selectFrom("domains")
-      .select((eb) => eb.fn.countAll<number>().as("count"))
-      .where("owner_id", "=", actor.id)
-      .executeTakeFirstOrThrow();
-    if (Number(count) >= MAX_DOMAINS_PER_ACCOUNT) {
-      throw new DomainError("limit_reached", `An account can add at most ${MAX_DOMAINS_PER_ACCOUNT} domains`, undefined, { limit: MAX_DOMAINS_PER_ACCOUNT });
-    }
+    // The count and the insert under the owner's lock: concurrent adds (on any instance) stop at the cap.
     // The unique hostname decides races between accounts (and double submits): one row, the rest 409.
-    const r = await this.deps.db.insertInto("domains").values(row).onConflict((oc) => oc.column("hostname").doNothing()).executeTakeFirst();
+    const cap: Cap = {
+      limit: MAX_DOMAINS_PER_ACCOUNT,
+      count: (trx) => countOf(trx.selectFrom("domains").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", actor.id)),
+      refuse: () => new DomainError("limit_reached", `An account can add at most ${MAX_DOMAINS_PER_ACCOUNT} domains`, undefined, { limit: MAX_DOMAINS_PER_ACCOUNT }),
+    };
+    const r = await this.deps.caps.add(actor.id, cap, (trx) => trx.insertInto("domains").values(row).onConflict((oc) => oc.column("hostname").doNothing()).executeTakeFirst());
     if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0) throw new DomainError("conflict", `${hostname} has already been added`);
+    // From now on the hostname is this domain's (404 until verified), no longer the main host, everywhere.
+    await this.announce(hostname);
     return { ...row, link_count: 0 };
   }
 
@@ -249,8 +217,14 @@ export class DomainService {
     }
   }
 
-  check(d: Pick<DomainRow, "hostname" | "txt_token">) {
-    return checkRecords(this.deps.dns, expectedRecords(d, this.deps.cnameTarget));
+  /** DNS checks since start: both records right, a record missing or wrong, DNS not answering (metrics). */
+  readonly checks = { ok: 0, records_wrong: 0, no_answer: 0 };
+
+  async check(d: Pick<DomainRow, "hostname" | "txt_token">) {
+    const c = await checkRecords(this.deps.dns, expectedRecords(d, this.deps.cnameTarget));
+    const states = [c.cname.state, c.txt.state];
+    this.checks[states.includes("no_answer") ? "no_answer" : states.every((s) => s === "ok") ? "ok" : "records_wrong"]++;
+    return c;
   }
 
   private async withCounts(qb: SelectQueryBuilder<Database, "domains", DomainRow>): Promise<DomainWithCount[]> {

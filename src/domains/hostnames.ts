@@ -3,6 +3,7 @@
 import { isIP } from "node:net";
 import { domainToASCII } from "node:url";
 import { invalid } from "../shared/errors.js";
+import { MESSAGES, typedHostname } from "../contract/form-rules.js";
 
 const LABEL_RE = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 /** A top-level label is alphabetic (or an IDN): "1.2.3" and "0x7f.1" are address spellings, not names. */
@@ -11,20 +12,20 @@ export const MAX_HOSTNAME = 253;
 
 /** The stored form of a hostname the user typed; throws invalid_request (field "hostname") otherwise. */
 export function normalizeHostname(raw: string, reserved: readonly string[], field = "hostname"): string {
-  const typed = raw.trim();
-  if (typed === "") throw invalid(field, "is required");
+  const typed = typedHostname(raw);
+  if (typed === "") throw invalid(field, MESSAGES.hostnameRequired);
   if (typed.length > 300) throw invalid(field, `must be at most ${MAX_HOSTNAME} characters`);
-  if (isIP(typed.replace(/^\[(.*)\]$/, "$1")) !== 0) throw invalid(field, "must be a domain name, not an IP address");
-  if (/[/:@\s?#]/.test(typed)) throw invalid(field, "must be a host name alone (no scheme, port, path or spaces), e.g. links.example.com");
+  if (isIP(typed.replace(/^\[(.*)\]$/, "$1")) !== 0) throw invalid(field, MESSAGES.hostnameIp);
+  if (/[/:@\s?#]/.test(typed)) throw invalid(field, MESSAGES.hostnameAlone);
   const lower = typed.toLowerCase().replace(/\.$/, "");
   const ascii = domainToASCII(lower);
-  if (ascii === "") throw invalid(field, "is not a valid domain name");
-  if (isIP(ascii) !== 0) throw invalid(field, "must be a domain name, not an IP address");
+  if (ascii === "") throw invalid(field, MESSAGES.hostnameInvalid);
+  if (isIP(ascii) !== 0) throw invalid(field, MESSAGES.hostnameIp);
   const labels = ascii.split(".");
   if (ascii.length > MAX_HOSTNAME || labels.length < 2 || !labels.every((l) => LABEL_RE.test(l)) || !TLD_RE.test(labels[labels.length - 1] as string)) {
-    throw invalid(field, "is not a valid domain name (letters, digits and hyphens in dot-separated labels, e.g. links.example.com)");
+    throw invalid(field, MESSAGES.hostnameInvalid);
   }
-  if (reserved.includes(ascii)) throw invalid(field, "is this service's own host name");
+  if (reserved.includes(ascii)) throw invalid(field, MESSAGES.hostnameOwn);
   return ascii;
 }
 

@@ -4,7 +4,14 @@ import type { DomainRow } from "../storage/schema.js";
 import { DomainError } from "../shared/errors.js";
 import type { DnsCheck } from "./dns-check.js";
 import { expectedRecords, nextAction } from "./dns-check.js";
-import type { DomainService } from "./domains.js";
+import type { DomainDeps } from "./deps.js";
+
+/** What verifying asks of the domain service (DomainService passes itself): its dependencies, its DNS check, its cache announcement. */
+export interface DomainVerifier {
+  readonly deps: DomainDeps;
+  check(d: Pick<DomainRow, "hostname" | "txt_token">): Promise<DnsCheck>;
+  announce(hostname: string): Promise<void>;
+}
 
 /** One verify request per domain in this window (each may ask DNS for up to DNS_DEADLINE_MS). */
 export const VERIFY_INTERVAL_MS = 5_000;
@@ -16,7 +23,7 @@ const RECHECK_PARALLEL = 5;
 const txtLost = (c: DnsCheck) => c.txt.state === "missing" || c.txt.state === "wrong";
 
 /** Claims this domain's verify slot; two requests at once: one passes, the other gets 429. */
-async function claimVerify(svc: DomainService, d: DomainRow, now: number): Promise<void> {
+async function claimVerify(svc: DomainVerifier, d: DomainRow, now: number): Promise<void> {
   const r = await svc.deps.db
     .updateTable("domains")
     .set({ verify_requested_at: now })
@@ -30,7 +37,7 @@ async function claimVerify(svc: DomainService, d: DomainRow, now: number): Promi
   throw new DomainError("rate_limited", `${d.hostname} was checked a moment ago; try again in ${wait} s`, undefined, undefined, wait);
 }
 
-export async function verifyNow(svc: DomainService, d: DomainRow, opts: { throttle: boolean }): Promise<void> {
+export async function verifyNow(svc: DomainVerifier, d: DomainRow, opts: { throttle: boolean }): Promise<void> {
   const { db, clock, recheckMs } = svc.deps;
   if (opts.throttle) await claimVerify(svc, d, clock.now());
   const check = await svc.check(d);
@@ -58,7 +65,7 @@ export async function verifyNow(svc: DomainService, d: DomainRow, opts: { thrott
 }
 
 /** Back to pending: its links answer 404 on every instance, and the owner is told why (dashboard and email). */
-async function demote(svc: DomainService, d: DomainRow, check: DnsCheck, now: number): Promise<void> {
+async function demote(svc: DomainVerifier, d: DomainRow, check: DnsCheck, now: number): Promise<void> {
   const { db, log, mailer, origin } = svc.deps;
   const steps = nextAction({ cname: { state: "ok" }, txt: check.txt }, expectedRecords(d, svc.deps.cnameTarget)) ?? "";
   const action = `Verification lost: ${steps} Links on ${d.hostname} answer 404 until it is verified again.`;
@@ -86,7 +93,7 @@ async function demote(svc: DomainService, d: DomainRow, check: DnsCheck, now: nu
 }
 
 /** One claimed re-check: the claim moves next_check_at on, so no other instance takes the same one. */
-async function recheckOne(svc: DomainService, d: Pick<DomainRow, "id" | "next_check_at">, now: number): Promise<boolean> {
+async function recheckOne(svc: DomainVerifier, d: Pick<DomainRow, "id" | "next_check_at">, now: number): Promise<boolean> {
   const { db, recheckMs } = svc.deps;
   const claimed = await db
     .updateTable("domains")
@@ -108,7 +115,7 @@ async function recheckOne(svc: DomainService, d: Pick<DomainRow, "id" | "next_ch
   return true;
 }
 
-export async function runRecheck(svc: DomainService): Promise<number> {
+export async function runRecheck(svc: DomainVerifier): Promise<number> {
   const now = svc.deps.clock.now();
   const due = await svc.deps.db
     .selectFrom("domains")

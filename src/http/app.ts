@@ -1,18 +1,20 @@
 // The Fastify application: error handling, security headers, /api scope with sessions and CSRF,
 // OpenAPI, the dashboard's static files and every feature's routes.
 import { existsSync, readFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { type RequestListener, createServer } from "node:http";
 import { join } from "node:path";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifySchema, type FastifyServerFactory, type FastifyInstance, type RawReplyDefaultExpression, type RawRequestDefaultExpression, type RawServerDefault } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerFactory, type RawServerDefault } from "fastify";
 import cookie from "@fastify/cookie";
 import fastifyStatic from "@fastify/static";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { Settings } from "typebox/system";
+import type { App, RouteInfo } from "./app-type.js";
 import type { AppContext } from "../context.js";
 import { DomainError } from "../shared/errors.js";
-import { ErrorBodySchema } from "./schemas.js";
-import { sendBadRequestLine, sendError } from "./errors.js";
+import { ErrorBodySchema } from "../contract/common.js";
+import { MAX_FIELD_ERRORS, sendBadRequestLine, sendError } from "./errors.js";
 import { guardInput } from "./input-guard.js";
 import { installSessionHooks } from "./auth.js";
 import { authRoutes } from "./routes/auth.js";
@@ -20,54 +22,77 @@ import { profileRoutes } from "./routes/profile.js";
 import { statsRoutes } from "./routes/stats.js";
 import { keyRoutes } from "./routes/keys.js";
 import { webhookRoutes } from "./routes/webhooks.js";
+import { tagRoutes } from "./routes/tags.js";
+import { utmRoutes } from "./routes/utm.js";
 import { externalRoutes } from "./routes/external.js";
 import { opsRoutes } from "./routes/ops.js";
 import { linkRoutes } from "./routes/links.js";
 import { qrRoutes } from "./routes/qr.js";
 import { teamRoutes } from "./routes/team.js";
 import { redirectRoutes } from "./routes/redirect.js";
+import type { Metrics } from "./metrics.js";
 import { reportRoutes } from "./routes/report.js";
 import { domainRoutes, tlsAskRoute } from "./routes/domains.js";
 import { adminRoutes } from "./routes/admin.js";
-import { HTML_CSP, errorPage, prefersJson } from "./pages.js";
+import { HTML_CSP, NOT_FOUND_PAGE, PASSWORD_SCRIPT, PASSWORD_SCRIPT_PATH, errorPage, prefersJson } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
 import { type FastRedirect, fastRedirect } from "./fast-redirect.js";
-import { trustOf } from "./proxy.js";
+import { type Trust, trustOf } from "./proxy.js";
+import { capConnections } from "./connection-cap.js";
 
-export interface RouteInfo {
-  method: string;
-  url: string;
-  csrf: boolean;
-  /** The route declares a body schema (routes without one take no body: input-guard.ts). */
-  body: boolean;
-  /** Its schemas (body, querystring, params), for tests that generate input for every route. */
-  schema: FastifySchema | undefined;
-}
-
-declare module "fastify" {
-  interface FastifyInstance {
-    routeList: RouteInfo[];
-  }
-}
-
-export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type { App, RouteInfo } from "./app-type.js";
 
 /** Words the app uses at the root: never valid short aliases (the list lives with the links feature). */
 
 const JSON_LIMIT = 1024 * 1024;
 
 
-/** The node:http server Fastify would create, with the fast path in front of Fastify's handler. */
-function withFastPath(fast: FastRedirect): FastifyServerFactory<RawServerDefault> {
-  return (handler, opts) => {
-    const server = createServer(opts.http ?? {}, (req, res) => {
-      if (!fast(req, res)) handler(req, res);
+/**
+ * The node:http server Fastify would create, with the fast path in front of Fastify's handler; its
+ * timeouts (slow clients: headers, whole request, idle keep-alive) hold for both, as does the
+ * per-address connection cap.
+ */
+/**
+ * For a person at a terminal (LOG_FORMAT=pretty): one line per request, the fast path's included,
+ * without the query string (it may carry a token). JSON logs keep none: they cost more than a redirect.
+ */
+function requestLines(next: RequestListener, log: AppContext["log"]): RequestListener {
+  return (req, res) => {
+    const started = performance.now();
+    res.once("finish", () => {
+      const path = (req.url ?? "").split("?", 1)[0];
+      log.info(`${req.method} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)} ms`);
     });
-    // What Fastify sets on the server it creates itself.
+    next(req, res);
+  };
+}
+
+function withFastPath(fast: FastRedirect, ctx: AppContext, trust: Trust | null): FastifyServerFactory<RawServerDefault> {
+  const { config, log } = ctx;
+  return (handler, opts) => {
+    // With tracing on, its listener puts spans around both (ops/trace-spans.ts); off, nothing of it runs.
+    const answer: RequestListener = ctx.tracing
+      ? ctx.tracing.serve(fast, handler)
+      : (req, res) => {
+          if (!fast(req, res)) handler(req, res);
+        };
+    const server = createServer(
+      {
+        ...(opts.http as object | undefined),
+        headersTimeout: config.headersTimeoutMs,
+        requestTimeout: config.requestTimeoutMs,
+        // Node looks for overdue headers and requests on this interval (30 s by default, which would
+        // let a slow client keep its socket up to 30 s past the timeout).
+        connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(config.headersTimeoutMs / 4))),
+      },
+      config.logFormat === "pretty" ? requestLines(answer, log) : answer,
+    );
+    // What Fastify sets on the server it creates itself (keepAliveTimeout and requestTimeout from config, through Fastify's options).
     server.keepAliveTimeout = Number(opts.keepAliveTimeout);
     server.requestTimeout = Number(opts.requestTimeout);
     server.setTimeout(Number(opts.connectionTimeout));
     if (Number(opts.maxRequestsPerSocket) > 0) server.maxRequestsPerSocket = Number(opts.maxRequestsPerSocket);
+    capConnections(server, config.connectionsPerAddress, trust, log);
     return server;
   };
 }
@@ -76,7 +101,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   // Cached plain links are answered before Fastify sees the request (fast-redirect.ts), which reads
   // trusted proxies' headers with the same trust function as Fastify.
   const trust = trustOf(ctx.config.trustProxy);
-  const fast = fastRedirect(ctx.redirects, trust, ctx.config.countryHeader);
+  // prom-client (and the @opentelemetry/api it requires) is loaded only when metrics are on (METRICS_TOKEN or METRICS_PORT).
+  const metricsOn = ctx.config.metricsToken !== null || ctx.config.metricsPort > 0;
+  const metrics: Metrics | null = metricsOn ? new (await import("./metrics.js")).Metrics(ctx) : null;
+  const fast = fastRedirect(ctx.redirects, trust, ctx.config.countryHeader, metrics);
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     // Per-request logs cost more than the redirect itself; failures are logged by the error handler.
@@ -87,13 +115,20 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     bodyLimit: JSON_LIMIT,
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200 },
-    serverFactory: withFastPath(fast),
+    keepAliveTimeout: ctx.config.keepAliveTimeoutMs,
+    requestTimeout: ctx.config.requestTimeoutMs,
+    serverFactory: withFastPath(fast, ctx, trust),
     // A URL Fastify cannot decode (/%c0, /%) or a path parameter past maxParamLength: the contract's 400.
     frameworkErrors: (err, req, reply) => sendError(req, reply, err),
     // A request Node's parser refuses (control bytes in a header, a malformed request line): still the contract's body.
     clientErrorHandler: sendBadRequestLine,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.addHook("onClose", (_i, done) => (fast.disable(), done()));
+  const tracing = ctx.tracing;
+  // The request's span is named after the route's template (GET /api/links/:id), never the raw URL.
+  if (tracing) app.addHook("onRequest", (req, _reply, done) => (tracing.routed(req.raw, req.routeOptions.url), done()));
+  // Every wrong field of a body, not TypeBox's first 8 diagnostics (an unknown field yields two of them).
+  Settings.Set({ maxErrors: 2 * MAX_FIELD_ERRORS });
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   // Every route with its method and config, so tests can prove rules (CSRF) hold for all of them.
   const routes: RouteInfo[] = [];
@@ -108,7 +143,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
   app.setNotFoundHandler((req, reply) => {
     if (req.url.startsWith("/api/") || prefersJson(req.headers.accept)) return sendError(req, reply, new DomainError("not_found", "Not found"));
-    return reply.code(404).type("text/html; charset=utf-8").send(errorPage(404, "Not found", "There is nothing at this address."));
+    return reply.code(404).type("text/html; charset=utf-8").send(errorPage(404, NOT_FOUND_PAGE));
   });
 
   app.addHook("onSend", async (_req, reply, payload) => {
@@ -145,6 +180,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await authRoutes(scoped, ctx);
     await profileRoutes(scoped, ctx);
     await linkRoutes(scoped, ctx);
+    await tagRoutes(scoped, ctx);
+    await utmRoutes(scoped, ctx);
     await qrRoutes(scoped, ctx);
     await statsRoutes(scoped, ctx);
     await keyRoutes(scoped, ctx);
@@ -159,28 +196,49 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await opsRoutes(app, ctx);
   await tlsAskRoute(app, ctx);
   await reportRoutes(app, ctx);
-  await redirectRoutes(app, ctx, trust);
+  // The link-password page's show/hide control (pages.ts): on every host, as the page itself.
+  app.get(PASSWORD_SCRIPT_PATH, { schema: { hide: true } }, async (_r, reply) =>
+    reply.type("text/javascript; charset=utf-8").header("cache-control", "max-age=86400").send(PASSWORD_SCRIPT),
+  );
+  if (metrics) await (await import("./routes/metrics.js")).metricsRoutes(app, ctx, metrics);
+  await redirectRoutes(app, ctx, trust, metrics);
   registerDashboard(app, ctx);
   return app;
 }
+
+/**
+ * The dashboard's page: the HTML policy, with images from any https address too, so that the link form can
+ * show the preview card with the image the owner gave (it must be https; crawlers fetch it from there as well).
+ */
+export const DASHBOARD_CSP = HTML_CSP.replace("img-src 'self' data: blob:", "img-src 'self' data: blob: https:");
 
 /** The dashboard: built files from dist/web, index.html for "/" and every /app client route. */
 function registerDashboard(app: App, ctx: AppContext): void {
   const index = join(ctx.config.webDir, "index.html");
   if (!existsSync(index)) {
     ctx.log.warn({ webDir: ctx.config.webDir }, "dashboard not built (run npm run build:web); serving the API only");
-    const missing = errorPage(503, "Dashboard not built", "Run npm run build:web, then restart.");
+    const missing = errorPage(503, {
+      title: "Dashboard not built",
+      heading: "The dashboard is not built yet",
+      text: "The service runs, but its dashboard was not built. Whoever runs it: run npm run build:web, then restart.",
+    });
     for (const path of ["/", "/app", "/app/*"]) app.get(path, { schema: { hide: true } }, async (_r, reply) => reply.code(503).type("text/html; charset=utf-8").send(missing));
     return;
   }
   const html = readFileSync(index);
-  const sendIndex = async (_req: unknown, reply: { type(t: string): { header(k: string, v: string): { send(b: Buffer): unknown } } }) =>
-    reply.type("text/html; charset=utf-8").header("cache-control", "no-cache").send(html);
+  const sendIndex = async (_req: unknown, reply: { type(t: string): { header(k: string, v: string): { header(k: string, v: string): { send(b: Buffer): unknown } } } }) =>
+    reply.type("text/html; charset=utf-8").header("cache-control", "no-cache").header("content-security-policy", DASHBOARD_CSP).send(html);
   app.register(fastifyStatic, { root: join(ctx.config.webDir, "assets"), prefix: "/assets/", maxAge: "1y", immutable: true, index: false });
   for (const path of ["/", "/app", "/app/*"]) app.get(path, { schema: { hide: true } }, sendIndex);
-  const favicon = join(ctx.config.webDir, "favicon.svg");
-  if (existsSync(favicon)) {
-    const svg = readFileSync(favicon);
-    app.get("/favicon.svg", { schema: { hide: true } }, async (_r, reply) => reply.type("image/svg+xml").header("cache-control", "max-age=86400").send(svg));
+  // The files of web/public: the icon, and the script that applies the chosen theme before the first paint
+  // (a file, not inline: the CSP allows scripts from 'self' only).
+  for (const [file, type] of [
+    ["favicon.svg", "image/svg+xml"],
+    ["theme-boot.js", "text/javascript; charset=utf-8"],
+  ] as const) {
+    const path = join(ctx.config.webDir, file);
+    if (!existsSync(path)) continue;
+    const body = readFileSync(path);
+    app.get(`/${file}`, { schema: { hide: true } }, async (_r, reply) => reply.type(type).header("cache-control", "max-age=86400").send(body));
   }
 }

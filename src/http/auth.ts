@@ -1,6 +1,8 @@
-// Session and CSRF hooks for /api routes, and the helpers routes use to find the signed-in user.
+// Session and CSRF hooks for /api routes, the signed-in and operator scopes of route groups, and the
+// accessors their handlers read the user with.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.js";
+import type { App } from "./app-type.js";
 import { SESSION_COOKIE } from "../accounts/sessions.js";
 import { DomainError } from "../shared/errors.js";
 import type { UserRow } from "../storage/schema.js";
@@ -10,6 +12,8 @@ declare module "fastify" {
   interface FastifyRequest {
     sessionId: string | null;
     userLookup: Promise<UserRow | null> | null;
+    /** Set by the hook of a signed-in or operator scope before its handlers run. */
+    signedInUser: UserRow | null;
   }
   interface FastifyContextConfig {
     /** false for the few state-changing routes authenticated otherwise (the Bearer-key API). */
@@ -23,6 +27,7 @@ const SESSION_ID_RE = /^[A-Za-z0-9_-]{43}$/;
 export function installSessionHooks(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest("sessionId", null);
   app.decorateRequest("userLookup", null);
+  app.decorateRequest("signedInUser", null);
   app.addHook("onRequest", async (req) => {
     const raw = req.cookies[SESSION_COOKIE];
     req.sessionId = raw && SESSION_ID_RE.test(raw) ? raw : null;
@@ -60,16 +65,9 @@ export function currentUser(ctx: AppContext, req: FastifyRequest): Promise<UserR
   return req.userLookup;
 }
 
-export async function requireUser(ctx: AppContext, req: FastifyRequest): Promise<UserRow> {
+async function requireUser(ctx: AppContext, req: FastifyRequest): Promise<UserRow> {
   const user = await currentUser(ctx, req);
   if (!user) throw new DomainError("unauthenticated", "Sign in first");
-  return user;
-}
-
-/** A signed-in user whose account is not suspended (for writes). */
-export async function requireActiveUser(ctx: AppContext, req: FastifyRequest): Promise<UserRow> {
-  const user = await requireUser(ctx, req);
-  if (user.status !== "active") throw new DomainError("account_inactive", "This account is suspended");
   return user;
 }
 
@@ -84,14 +82,72 @@ export async function signInSession(ctx: AppContext, req: FastifyRequest, reply:
 }
 
 /** An operator (users.is_admin), active: everyone else gets 403 forbidden, signed out 401 (docs/operator.md). */
-export async function requireOperator(ctx: AppContext, req: FastifyRequest): Promise<UserRow> {
+async function requireOperator(ctx: AppContext, req: FastifyRequest): Promise<UserRow> {
   const user = await requireUser(ctx, req);
   if (Number(user.is_admin) !== 1 || user.status !== "active") throw new DomainError("forbidden", "This needs an operator account");
   return user;
 }
 
-/** The operator making the request, as the audit log names them (the /api/admin/ scope's hook has already checked). */
-export async function operatorOf(ctx: AppContext, req: FastifyRequest): Promise<Actor> {
-  const user = await requireOperator(ctx, req);
+/** A hook that admits a signed-in user (401 unauthenticated otherwise), for signedIn(req) to read. */
+export function admitSignedIn(ctx: AppContext): (req: FastifyRequest) => Promise<void> {
+  return async (req) => {
+    req.signedInUser = await requireUser(ctx, req);
+  };
+}
+
+/** Registers a group of routes in a scope of its own whose `hook` runs `admit` first, then runs `routes` in it. */
+async function guardedScope(
+  app: App,
+  hook: "onRequest" | "preHandler",
+  admit: (req: FastifyRequest) => Promise<void>,
+  routes: (scope: App) => Promise<void>,
+): Promise<void> {
+  await app.register(async (plugin) => {
+    const scope = plugin as unknown as App;
+    scope.addHook(hook, admit);
+    await routes(scope);
+  });
+}
+
+/**
+ * Routes that all need a signed-in user: 401 unauthenticated for anyone else. The check runs as a preHandler,
+ * after the request's validation, so a signed-out request with a bad body still gets its 400 first.
+ * Handlers read the user with signedIn(req) or, for writes, activeUser(req).
+ */
+export function signedInRoutes(app: App, ctx: AppContext, routes: (scope: App) => Promise<void>): Promise<void> {
+  return guardedScope(app, "preHandler", admitSignedIn(ctx), routes);
+}
+
+/**
+ * The operator console's routes: the check runs on request, before any body is read, so a non-operator
+ * learns nothing more than 401 or 403. Handlers name the operator with operatorOf(req).
+ */
+export function operatorRoutes(app: App, ctx: AppContext, routes: (scope: App) => Promise<void>): Promise<void> {
+  return guardedScope(
+    app,
+    "onRequest",
+    async (req) => {
+      req.signedInUser = await requireOperator(ctx, req);
+    },
+    routes,
+  );
+}
+
+/** The user a signed-in or operator scope's hook admitted. */
+export function signedIn(req: FastifyRequest): UserRow {
+  if (!req.signedInUser) throw new DomainError("unauthenticated", "Sign in first");
+  return req.signedInUser;
+}
+
+/** The admitted user, whose account must not be suspended (for writes). */
+export function activeUser(req: FastifyRequest): UserRow {
+  const user = signedIn(req);
+  if (user.status !== "active") throw new DomainError("account_inactive", "This account is suspended");
+  return user;
+}
+
+/** The operator making the request, as the audit log names them. */
+export function operatorOf(req: FastifyRequest): Actor {
+  const user = signedIn(req);
   return { id: user.id, email: user.email };
 }

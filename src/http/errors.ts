@@ -2,8 +2,11 @@
 // requests Fastify or Node refuse before any route).
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { DomainError, type ErrorCode, type FieldError } from "../shared/errors.js";
+import { DomainError, type ErrorCode } from "../shared/errors.js";
+import { isDatabaseUnavailable } from "../storage/unavailable.js";
+import { HTML_CSP, errorPage, prefersJson } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
+import type { ErrorBody as ContractErrorBody, FieldError } from "../contract/common.js";
 
 export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   invalid_request: 400,
@@ -30,15 +33,17 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
+  // The database is stopped, restarting, unreachable or its disk full (docs/operations.md, When things fail).
+  unavailable: 503,
 };
 
-export interface ErrorBody {
-  status: "error";
-  code: ErrorCode;
-  message: string;
-  details?: FieldError[];
-  [extra: string]: unknown;
-}
+/** Retry-After of a 503 `unavailable`: a restart or failover usually takes a few seconds. */
+export const UNAVAILABLE_RETRY_AFTER_S = 5;
+/** While the database is unavailable, one log line per this long (each request would otherwise log one). */
+const UNAVAILABLE_LOG_MS = 10_000;
+
+/** The contract's error body, with the server's own list of codes and the extra fields some errors carry. */
+export type ErrorBody = Omit<ContractErrorBody, "code"> & { code: ErrorCode; [extra: string]: unknown };
 
 export function errorBody(err: DomainError): ErrorBody {
   const body: ErrorBody = { ...(err.extra ?? {}), status: "error", code: err.code, message: err.message };
@@ -46,17 +51,57 @@ export function errorBody(err: DomainError): ErrorBody {
   return body;
 }
 
+/** At most this many field errors in one answer: a body of many wrong items need not list each. */
+export const MAX_FIELD_ERRORS = 64;
+
+interface SchemaIssue {
+  keyword?: string;
+  schemaPath?: string;
+  instancePath?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/**
+ * The schema validator's issues as one entry per wrong field, every field at once (the validator reports
+ * them all), each unknown field named on its own, bounded by MAX_FIELD_ERRORS.
+ */
+function schemaDetails(issues: readonly SchemaIssue[], context: string): FieldError[] {
+  const details: FieldError[] = [];
+  const seen = new Set<string>();
+  const add = (field: string, message: string) => {
+    if (seen.has(field) || details.length >= MAX_FIELD_ERRORS) return;
+    seen.add(field);
+    details.push({ field, message });
+  };
+  const path = (v: SchemaIssue) => (v.instancePath ?? "").replace(/^\//, "").replace(/\//g, ".");
+  for (const v of issues) {
+    // TypeBox reports an unknown property twice, as a false sub-schema and in its parent's list: one entry.
+    if (v.keyword === "boolean" && v.schemaPath?.endsWith("/additionalProperties")) {
+      add(path(v), "is not a known field");
+      continue;
+    }
+    const unknown = v.params?.additionalProperties;
+    const missing = v.params?.requiredProperties ?? v.params?.missingProperty;
+    const base = path(v);
+    if (Array.isArray(unknown)) {
+      for (const name of unknown) add([base, String(name)].filter(Boolean).join("."), "is not a known field");
+    } else if (missing !== undefined) {
+      for (const name of Array.isArray(missing) ? missing : [missing]) add([base, String(name)].filter(Boolean).join("."), "is required");
+    } else {
+      add(base || context, v.message ?? "is invalid");
+    }
+  }
+  return details;
+}
+
 /** Turns any thrown value into a DomainError; unknown failures become a bare internal_error. */
 export function toDomainError(err: unknown): DomainError {
   if (err instanceof DomainError) return err;
-  const fe = err as FastifyError & { validation?: Array<{ instancePath?: string; message?: string; params?: Record<string, unknown> }> };
+  if (isDatabaseUnavailable(err)) return unavailable();
+  const fe = err as FastifyError & { validation?: SchemaIssue[] };
   if (fe?.validation) {
-    const details = fe.validation.map((v) => {
-      const extra = v.params?.additionalProperties ?? v.params?.requiredProperties ?? v.params?.missingProperty;
-      const path = (v.instancePath ?? "").replace(/^\//, "").replace(/\//g, ".");
-      const field = [path, Array.isArray(extra) ? extra.join(",") : extra].filter(Boolean).join(".") || (fe.validationContext ?? "body");
-      return { field, message: v.message ?? "is invalid" };
-    });
+    const details = schemaDetails(fe.validation, fe.validationContext ?? "body");
     const where = fe.validationContext ?? "request";
     return new DomainError("invalid_request", `Invalid ${where}: ${details.map((d) => `${d.field} ${d.message}`).join("; ")}`, details);
   }
@@ -86,11 +131,40 @@ export function toDomainError(err: unknown): DomainError {
   return new DomainError("internal_error", "Internal error");
 }
 
+/** The answer while the database cannot serve: the same for every cause, nothing of it shown. */
+export function unavailable(): DomainError {
+  return new DomainError("unavailable", "The service is temporarily unavailable; try again in a few seconds", undefined, undefined, UNAVAILABLE_RETRY_AFTER_S);
+}
+
+/** Per logger: when an `unavailable` answer was last logged, and how many were answered since. */
+const unavailableLogged = new WeakMap<object, { at: number; answered: number }>();
+
+function logUnavailable(request: FastifyRequest, err: unknown): void {
+  const now = Date.now();
+  const last = unavailableLogged.get(request.log);
+  if (last !== undefined && now - last.at < UNAVAILABLE_LOG_MS) {
+    last.answered++;
+    return;
+  }
+  request.log.warn({ err, answeredSinceLastLine: last?.answered ?? 0 }, "database unavailable: answering 503 unavailable");
+  unavailableLogged.set(request.log, { at: now, answered: 0 });
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const de = toDomainError(err);
   const status = STATUS_BY_CODE[de.code];
-  if (status >= 500) request.log.error({ err }, "request failed");
+  if (de.code === "unavailable") logUnavailable(request, err);
+  else if (status >= 500) request.log.error({ err }, "request failed");
   if (de.retryAfter !== undefined) reply.header("Retry-After", String(de.retryAfter));
+  // A visitor's browser opening a short link gets a page, as for the redirect's other errors.
+  if (de.code === "unavailable" && !request.url.startsWith("/api/") && request.headers.accept?.includes("text/html") && !prefersJson(request.headers.accept)) {
+    const page = errorPage(status, {
+      title: "Temporarily unavailable",
+      heading: "This service cannot answer right now",
+      text: "Nothing is lost: please try again in a few seconds.",
+    });
+    return reply.code(status).headers(SECURITY_HEADERS).header("content-security-policy", HTML_CSP).type("text/html; charset=utf-8").send(page);
+  }
   // Also what the onSend hook adds: a request refused before routing (frameworkErrors) skips the hooks.
   return reply.code(status).headers(SECURITY_HEADERS).type("application/json; charset=utf-8").send(errorBody(de));
 }

@@ -7,6 +7,7 @@ import { PASSWORD_FORM, type RedirectService } from "../redirect/resolve-link.js
 import { NO_STORE, PASSWORD_PAGE_HEADERS, passwordForm } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
 import { type Trust, clientIp, hostnameOf, proxyCountry } from "./proxy.js";
+import type { Metrics } from "./metrics.js";
 
 /** One path segment that can be an alias; anything else (%-escapes, slashes, dots) is Fastify's. */
 const PATH_RE = /^\/([A-Za-z0-9_-]{3,64})(?:\?|$)/;
@@ -25,6 +26,9 @@ const FORM_HEADERS: string[] = [
   String(FORM.length),
 ];
 
+/** Where answered redirects are counted and timed (metrics.ts), when metrics are on. */
+export type RedirectMetrics = Pick<Metrics, "redirect">;
+
 export interface FastRedirect {
   /** Answers the request and returns true, or returns false without touching it. */
   (req: IncomingMessage, res: ServerResponse): boolean;
@@ -36,10 +40,11 @@ export interface FastRedirect {
  * Behind trusted proxies (`trust`), the client address, host and country come from their headers
  * exactly as Fastify's request.ip and request.hostname and the redirect route read them (proxy.ts).
  */
-export function fastRedirect(redirects: RedirectService, trust: Trust | null, countryHeader: string): FastRedirect {
+export function fastRedirect(redirects: RedirectService, trust: Trust | null, countryHeader: string, metrics: RedirectMetrics | null = null): FastRedirect {
   let enabled = true;
   const handle = (req: IncomingMessage, res: ServerResponse): boolean => {
     if (!enabled || (req.method !== "GET" && req.method !== "HEAD")) return false;
+    const started = metrics === null ? 0 : performance.now();
     const m = PATH_RE.exec(req.url ?? "");
     if (m === null) return false;
     const h = req.headers;
@@ -55,6 +60,7 @@ export function fastRedirect(redirects: RedirectService, trust: Trust | null, co
     if (location === PASSWORD_FORM) {
       res.writeHead(200, FORM_HEADERS);
       res.end(req.method === "HEAD" ? undefined : FORM);
+      metrics?.redirect("password", "fast", (performance.now() - started) / 1000);
       return true;
     }
     // After the click journal's append of this event-loop turn: a 302 answered is a click that survives a kill.
@@ -62,6 +68,7 @@ export function fastRedirect(redirects: RedirectService, trust: Trust | null, co
       HEADERS[1] = location;
       res.writeHead(302, HEADERS);
       res.end();
+      metrics?.redirect("redirect", "fast", (performance.now() - started) / 1000);
     });
     return true;
   };

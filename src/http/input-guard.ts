@@ -59,3 +59,17 @@ export async function guardInput(req: FastifyRequest): Promise<void> {
     throw refuse("body", "this route takes no body (send none, or {})");
   }
 }
+
+/**
+ * preValidation hook of a route whose query has integers: the schema's conversion would read `1.5` as 1 and
+ * an empty value as 0; these must be written as whole numbers.
+ */
+export function wholeNumbersInQuery(...fields: string[]): (req: FastifyRequest) => Promise<void> {
+  return async (req) => {
+    const query = (req.query ?? {}) as Record<string, unknown>;
+    for (const field of fields) {
+      const v = query[field];
+      if (typeof v === "string" && !/^-?\d{1,9}$/.test(v)) throw refuse(field, "must be integer");
+    }
+  };
+}

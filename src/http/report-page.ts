@@ -42,12 +42,13 @@ export function reportFormPage(form: ReportForm, problems: FieldError[] = []): s
       `<label for="details">Details</label><textarea id="details" name="details" maxlength="${DETAILS_MAX}" placeholder="What did the link lead to?">${shown(form.details)}</textarea>` +
       `<label for="email">Your email (optional)</label><input id="email" name="email" type="email" maxlength="254" autocomplete="email" value="${shown(form.email)}">` +
       `<p class="hint">Only the operators of this service see your email, to ask you about the report. The link's owner never does.</p>` +
-      `<button type="submit">Send report</button></form>`,
+      `<p class="actions"><button class="btn" type="submit">Send report</button></p></form>`,
   );
 }
 
 /** One page for every accepted report: it never says whether the link exists or whose it is. */
 export const REPORT_THANKS_PAGE = page(
   "Report received",
-  `<h1>Thank you</h1><p>Your report was received. The operators of this service will look at it and act if the link breaks the rules.</p><p><a href="/">snip</a></p>`,
+  `<h1>Thank you for your report</h1><p>The operators of this service will look at the link and act if it breaks the rules. You need to do nothing more; if you gave your email, they may write to you with questions.</p>` +
+    `<p class="actions"><a class="btn" href="/">Go to the home page</a></p>`,
 );

@@ -26,6 +26,11 @@ export class LinkChanges {
     this.listeners.push(fn);
   }
 
+  /** `fn` runs when changes made on other instances may have been missed (the feed reconnected): drop every copy kept. */
+  onMissed(fn: () => void): void {
+    this.feed.onResync(fn);
+  }
+
   async publish(keys: LinkKey[]): Promise<void> {
     for (const k of keys) this.emit(k);
     await Promise.all(keys.map((k) => this.feed.publish(LINK_CHANNEL, JSON.stringify([k.domain, k.alias]))));

@@ -1,19 +1,21 @@
 // Creating a link: who may set which option, validation, plan limits, alias uniqueness under races.
-import { DomainError } from "../shared/errors.js";
+import { DomainError, FieldChecks } from "../shared/errors.js";
 import { retryAfterSeconds } from "../storage/rate-events.js";
 import { newId } from "../shared/ids.js";
-import type { Transaction } from "kysely";
-import type { Database, LinkRow, UserRow } from "../storage/schema.js";
+import type { LinkRow, UserRow } from "../storage/schema.js";
+import { type Cap, type Trx, countOf } from "../storage/owner-caps.js";
 import { hashPassword } from "../accounts/passwords.js";
 import { planLimits, requireCapability } from "../accounts/plans.js";
-import { GENERATE_ATTEMPTS, aliasTaken, generateAlias, isUniqueViolation } from "./aliases.js";
+import { GENERATE_ATTEMPTS, aliasTaken, generateAlias } from "./aliases.js";
+import { isUniqueViolation } from "../storage/unique-violation.js";
 import { AliasReserved, claimAlias } from "./alias-reservations.js";
 import { announce, type LinkDeps } from "./deps.js";
+import { type LinkDetailsInput, checkDetails, setLinkTags } from "./link-details.js";
 import { checkAlias, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry, refuseBlocked } from "./validate.js";
 
 export const SIGNED_OUT_LIFETIME_MS = 5 * 60_000;
 
-export interface CreateLinkInput {
+export interface CreateLinkInput extends LinkDetailsInput {
   url: string;
   alias?: string | null;
   domain?: string | null;
@@ -35,7 +37,9 @@ export interface CreateLinkOptions {
 export const DEFAULT_SIGNED_OUT_PER_HOUR = 30;
 const HOUR = 3_600_000;
 
-const SIGNED_IN_OPTIONS = ["domain", "expires_at", "max_clicks", "password", "ios_url", "android_url"] as const;
+const SIGNED_IN_OPTIONS = ["domain", "expires_at", "max_clicks", "password", "ios_url", "android_url", "title", "note", "tags", "expired_url", "preview", "archived"] as const;
+
+const given = (v: unknown) => v !== undefined && v !== null && v !== "" && !(Array.isArray(v) && v.length === 0);
 
 export function requireActive(actor: UserRow): void {
   if (actor.status !== "active") throw new DomainError("account_inactive", "This account is suspended");
@@ -45,7 +49,7 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
   const now = deps.clock.now();
   const anonBucket = !actor && opts.ip ? `anon-link:${opts.ip}` : null;
   if (!actor) {
-    const used = SIGNED_IN_OPTIONS.filter((f) => input[f] !== undefined && input[f] !== null && input[f] !== "");
+    const used = SIGNED_IN_OPTIONS.filter((f) => given(input[f]));
     if (used.length > 0) throw new DomainError("unauthenticated", `Sign in to use ${used.join(", ")}; signed out, only url and alias are accepted`);
     if (anonBucket) {
       const state = await deps.rate.state(anonBucket, now - HOUR);
@@ -57,32 +61,12 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
     requireActive(actor);
   }
 
-  const url = normalizeDestination(String(input.url ?? ""), "url", deps.ownHost);
-  const wanted = input.alias === undefined || input.alias === null || input.alias === "" ? null : checkAlias(input.alias);
-  // Signed out, a domain was refused above.
-  const domain = actor ? await deps.linkDomain(actor.id, input.domain) : "";
-  const ios = input.ios_url == null ? null : normalizeDestination(input.ios_url, "ios_url", deps.ownHost);
-  const android = input.android_url == null ? null : normalizeDestination(input.android_url, "android_url", deps.ownHost);
-  refuseBlocked(deps, { url, ios_url: ios, android_url: android });
-
-  let expiresAt: number | null = actor ? null : now + SIGNED_OUT_LIFETIME_MS;
-  let maxClicks: number | null = null;
-  let passwordHash: string | null = null;
-  if (actor) {
-    if (input.expires_at != null) {
-      requireCapability(actor.plan, "link_expiration", "Link expiration");
-      expiresAt = parseExpiry(input.expires_at, now);
-    }
-    if (input.max_clicks != null) {
-      requireCapability(actor.plan, "link_max_clicks", "A maximum number of clicks");
-      maxClicks = checkMaxClicks(input.max_clicks);
-    }
-    if (input.password != null) passwordHash = await hashPassword(checkLinkPassword(input.password));
-  }
+  const { url, wanted, domain, ios, android, expiresAt, maxClicks, password, details } = await checkInput(deps, actor, input, now);
+  const passwordHash = password === null ? null : await hashPassword(password);
 
   const base = {
     domain,
-    url,
+    url: url as string,
     ios_url: ios,
     android_url: android,
     expires_at: expiresAt,
@@ -95,21 +79,31 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
     disabled_at: null,
     disabled_status: null,
     disabled_reason: null,
+    title: null,
+    note: null,
+    archived_at: null,
+    expired_url: null,
+    preview_title: null,
+    preview_description: null,
+    preview_image: null,
+    last_click_at: null,
+    ...details.set,
   };
   // The unique (domain, alias) constraint decides races: one creator wins, the others get 409. An alias
   // another owner (or a signed-out link) gave up stays theirs: claimAlias refuses it after the insert.
   for (let attempt = 0; ; attempt++) {
     const row = { ...base, id: newId(), alias: wanted ?? generateAlias() };
     try {
-      // The plan's link count is checked and the link inserted in one transaction that holds the owner's
-      // row, so concurrent creations (on any instance) cannot together pass the limit.
-      const { num } = await deps.db.transaction().execute(async (trx) => {
-        if (actor) await checkLinkAllowance(trx, actor);
+      const insert = async (trx: Trx) => {
         if (actor && domain !== "") await deps.holdDomain(trx, actor.id, domain);
         const inserted = await trx.insertInto("links").values(row).returning("num").executeTakeFirstOrThrow();
         await claimAlias(trx, row, row.owner_id, wanted === null);
+        if (actor && details.tags?.length) await setLinkTags(trx, actor.id, row.id, details.tags, now);
         return inserted;
-      });
+      };
+      // The plan's link count is checked and the link inserted under the owner's lock, so concurrent
+      // creations (on any instance) cannot together pass the limit.
+      const { num } = actor ? await deps.caps.add(actor.id, linkAllowance(actor), insert) : await deps.db.transaction().execute(insert);
       if (anonBucket) await deps.rate.record(anonBucket, now);
       await announce(deps, [{ domain, alias: row.alias }]);
       return { ...row, num: Number(num), click_count: 0 };
@@ -121,18 +115,58 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
   }
 }
 
-/** Per-plan link count, inside the creating transaction: it first takes the owner's row lock. */
-async function checkLinkAllowance(trx: Transaction<Database>, actor: UserRow): Promise<void> {
-  // An UPDATE that changes nothing: a row lock on PostgreSQL (creations by one owner queue here), and
-  // on SQLite the transaction already holds the database's write lock (BEGIN IMMEDIATE).
-  await trx.updateTable("users").set((eb) => ({ status: eb.ref("status") })).where("id", "=", actor.id).execute();
+/** The plan's link count, read under the owner's lock. */
+function linkAllowance(actor: UserRow): Cap {
   const { maxLinks } = planLimits(actor.plan);
-  const row = await trx
-    .selectFrom("links")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("owner_id", "=", actor.id)
-    .executeTakeFirstOrThrow();
-  if (Number(row.n) >= maxLinks) {
-    throw new DomainError("limit_reached", `Your plan allows ${maxLinks} links; delete some or upgrade`, undefined, { limit: maxLinks });
+  return {
+    limit: maxLinks,
+    count: (trx) => countOf(trx.selectFrom("links").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", actor.id)),
+    refuse: () => new DomainError("limit_reached", `Your plan allows ${maxLinks} links; delete some or upgrade`, undefined, { limit: maxLinks }),
+  };
+}
+
+/** The link's fields checked, every wrong one reported at once; a plan refusal still comes after the fields before it. */
+async function checkInput(deps: LinkDeps, actor: UserRow | null, input: CreateLinkInput, now: number) {
+  const checks = new FieldChecks();
+  const url = checks.run(() => normalizeDestination(String(input.url ?? ""), "url", deps.ownHost));
+  const alias = input.alias === undefined || input.alias === null || input.alias === "" ? null : checks.run(() => checkAlias(input.alias as string));
+  // Signed out, a domain was refused before.
+  const domain = actor ? await checks.runAsync(() => deps.linkDomain(actor.id, input.domain)) : "";
+  const ios = input.ios_url == null ? null : checks.run(() => normalizeDestination(input.ios_url as string, "ios_url", deps.ownHost));
+  const android = input.android_url == null ? null : checks.run(() => normalizeDestination(input.android_url as string, "android_url", deps.ownHost));
+  const details = actor ? checkDetails(checks, input, actor.plan, deps.ownHost, now) : { set: {}, tags: undefined };
+  checks.run(() => refuseBlocked(deps, { url, ios_url: ios, android_url: android, expired_url: details.set.expired_url }));
+
+  let expiresAt: number | null | undefined = actor ? null : now + SIGNED_OUT_LIFETIME_MS;
+  let maxClicks: number | null | undefined = null;
+  let password: string | null | undefined = null;
+  if (actor) {
+    const { expires_at: at, max_clicks: n, password: secret } = input;
+    if (at != null) {
+      expiresAt = checks.run(() => {
+        requireCapability(actor.plan, "link_expiration", "Link expiration");
+        return parseExpiry(at, now);
+      });
+    }
+    if (n != null) {
+      maxClicks = checks.run(() => {
+        requireCapability(actor.plan, "link_max_clicks", "A maximum number of clicks");
+        return checkMaxClicks(n);
+      });
+    }
+    if (secret != null) password = checks.run(() => checkLinkPassword(secret));
   }
+  checks.throwIfAny();
+  // Past throwIfAny every check passed: nothing is undefined.
+  return {
+    url: url as string,
+    wanted: alias as string | null,
+    domain: domain as string,
+    ios: ios as string | null,
+    android: android as string | null,
+    expiresAt: expiresAt as number | null,
+    maxClicks: maxClicks as number | null,
+    password: password as string | null,
+    details,
+  };
 }

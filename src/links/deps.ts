@@ -6,10 +6,13 @@ import type { LinkChanges } from "./changes.js";
 import type { RateEvents } from "../storage/rate-events.js";
 import type { Transaction } from "kysely";
 import type { Database } from "../storage/schema.js";
-import type { HostBlocklist } from "../admin/blocklist.js";
+import type { HostBlocklist } from "./host-blocklist.js";
+import type { OwnerCaps } from "../storage/owner-caps.js";
 
 export interface LinkDeps {
   db: Db;
+  /** Keeps the plan's link count exact under concurrent creations. */
+  caps: OwnerCaps;
   clock: Clock;
   log: Logger;
   changes: LinkChanges;
@@ -31,7 +34,7 @@ export interface LinkDeps {
    * verified, and stays so until commit (a deletion waits, then deletes this link too); else a DomainError.
    */
   holdDomain: (trx: Transaction<Database>, ownerId: string, hostname: string) => Promise<void>;
-  /** The operator's destination blocklist (issue 20). */
+  /** The operator's destination blocklist. */
   blocklist: HostBlocklist;
   /** Brings links.click_count up to date with every click served so far (counts may be held back briefly). */
   settleClicks: () => Promise<void>;

@@ -1,9 +1,11 @@
 // Loading a link for an actor through the teams access rule: owner and active members see and edit it,
 // only the owner deletes it, anyone else gets not_found (the link's existence is not revealed).
 import { DomainError } from "../shared/errors.js";
+import type { SelectQueryBuilder } from "kysely";
 import type { Db } from "../storage/db.js";
-import type { LinkRow, UserRow } from "../storage/schema.js";
-import { linkAccess } from "../teams/access.js";
+import type { Database, LinkRow, UserRow } from "../storage/schema.js";
+import { linkAccess, ownerAccess } from "../teams/access.js";
+import { invalid } from "../shared/errors.js";
 
 /** A link as the dashboard reads it: with the email of its last editor. */
 export type LinkView = LinkRow & { updated_by_email: string | null };
@@ -17,10 +19,12 @@ export interface AccessibleLink {
   owner: UserRow;
 }
 
+/** Rows of `links`, alone or joined to tables that narrow them down (the list's). */
+export type LinksFrom = SelectQueryBuilder<Database, "links", object>;
+
 /** Links with their last editor's email (one indexed lookup per row, only for edited links). */
-export function selectLinkViews(db: Db) {
-  return db
-    .selectFrom("links")
+export function selectLinkViews(db: Db, from: LinksFrom = db.selectFrom("links")) {
+  return from
     .selectAll("links")
     .select((eb) => eb.selectFrom("users as editor").select("editor.email").whereRef("editor.id", "=", "links.updated_by").as("updated_by_email"));
 }
@@ -35,4 +39,32 @@ export async function accessibleLink(db: Db, actor: UserRow, id: string, action:
   if (!link || !access?.owner || access.role === "none") throw new DomainError("not_found", "No such link");
   if (action === "delete" && access.role !== "owner") throw new DomainError("forbidden", "Only the link's owner can delete it");
   return { link, role: access.role, owner: access.owner };
+}
+
+/** The most link ids one read of per-link figures (the list's sparklines) takes. */
+export const MAX_LINK_IDS = 100;
+const LINK_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A comma-separated list of link ids (`?ids=`): trimmed, deduplicated, each well formed, at most MAX_LINK_IDS. */
+export function parseLinkIds(text: string): string[] {
+  const ids = [...new Set(text.split(",").map((s) => s.trim()))];
+  if (ids.length === 1 && ids[0] === "") throw invalid("ids", "must name at least one link id");
+  if (ids.length > MAX_LINK_IDS) throw invalid("ids", `must name at most ${MAX_LINK_IDS} links`);
+  if (!ids.every((id) => LINK_ID.test(id))) throw invalid("ids", "must be link ids separated by commas");
+  return ids;
+}
+
+/**
+ * The links of `ids` the actor may read (its own, and a team owner's for an active member), as the click
+ * tables know them; unknown ids and other accounts' links are left out without saying which.
+ */
+export async function readableLinks(db: Db, actor: UserRow, ids: string[]): Promise<Array<{ id: string; num: number }>> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom("links").select(["id", "num", "owner_id"]).where("id", "in", ids).execute();
+  // A page of the list holds one owner's links: one access check per distinct owner.
+  const allowed = new Set<string>();
+  for (const ownerId of new Set(rows.flatMap((r) => (r.owner_id === null ? [] : [r.owner_id])))) {
+    if ((await ownerAccess(db, actor, ownerId)).role !== "none") allowed.add(ownerId);
+  }
+  return rows.filter((r) => r.owner_id !== null && allowed.has(r.owner_id)).map((r) => ({ id: r.id, num: Number(r.num) }));
 }

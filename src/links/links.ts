@@ -6,21 +6,23 @@ import type { Db } from "../storage/db.js";
 import type { RateEvents } from "../storage/rate-events.js";
 import type { Clock } from "../shared/clock.js";
 import type { LinkRow, UserRow } from "../storage/schema.js";
-import { type BulkResult, bulkCreate } from "./bulk.js";
+import { type BulkInput, type BulkResult, bulkCreate, bulkRows } from "./bulk.js";
 import type { LinkChanges } from "./changes.js";
 import { type CreateLinkInput, type CreateLinkOptions, DEFAULT_SIGNED_OUT_PER_HOUR, createLink } from "./create-link.js";
 import type { LinkDeps } from "./deps.js";
 import { type LinkPage, type ListQuery, listLinks } from "./list-links.js";
-import { type PublicLink, toPublicLink } from "./public-link.js";
+import { toLink } from "./public-link.js";
+import type { BulkEditFields, Link } from "../contract/links.js";
 import { type UpdateLinkInput, deleteLink, updateLink, viewLink } from "./update-link.js";
-import type { AccessibleLink, LinkView } from "./link-access.js";
-import { DomainError } from "../shared/errors.js";
-import { ownerAccess } from "../teams/access.js";
+import { type AccessibleLink, type LinkView, parseLinkIds, readableLinks, selectLinkViews } from "./link-access.js";
+import { managedOwner } from "../teams/access.js";
+import { bulkDelete, bulkEdit } from "./bulk-edit.js";
+import { tagsOfLinks } from "../tags/tags.js";
 
 /** A link `l` on a custom domain is served while its owner holds that domain, verified. */
 const ON_VERIFIED_DOMAIN = "EXISTS (SELECT 1 FROM domains d WHERE d.hostname = l.domain AND d.owner_id = l.owner_id AND d.status = 'verified')";
 
-export type { CreateLinkInput, UpdateLinkInput, ListQuery, LinkPage, PublicLink, BulkResult, AccessibleLink, LinkView };
+export type { CreateLinkInput, UpdateLinkInput, ListQuery, LinkPage, BulkResult, AccessibleLink, LinkView };
 
 export class LinkService {
   private readonly deps: LinkDeps;
@@ -31,6 +33,7 @@ export class LinkService {
 
   constructor(opts: {
     db: Db;
+    caps: LinkDeps["caps"];
     sqlite?: SQLite.Database | null;
     clock: Clock;
     log: Logger;
@@ -67,8 +70,14 @@ export class LinkService {
     return links.map((l) => ({ ...l, click_count: counts.get(l.id) ?? l.click_count }));
   }
 
-  toPublic(link: LinkRow | LinkView): PublicLink {
-    return toPublicLink(link, this.deps.origin, this.deps.blocklist);
+  /** Link objects as every answer shows them: current click counts and tags (one query each for the lot). */
+  async present(links: Array<LinkRow & { updated_by_email?: string | null }>): Promise<Link[]> {
+    const [counted, tags] = await Promise.all([this.withCurrentCounts(links), tagsOfLinks(this.deps.db, links.map((l) => l.id))]);
+    return counted.map((l) => toLink(l, tags.get(l.id) ?? [], this.deps.origin, this.deps.blocklist));
+  }
+
+  async presentOne(link: LinkRow & { updated_by_email?: string | null }): Promise<Link> {
+    return (await this.present([link]))[0]!;
   }
 
   /** A link the actor may see (its owner or an active team member); not_found otherwise. */
@@ -83,9 +92,8 @@ export class LinkService {
 
   /** The actor's links, or with `owner` those of a team the actor is an active member of (not_found otherwise). */
   async list(actor: UserRow, query: ListQuery): Promise<LinkPage> {
-    const ownerId = query.owner ?? actor.id;
-    if ((await ownerAccess(this.deps.db, actor, ownerId)).role === "none") throw new DomainError("not_found", "No such team");
-    return listLinks(this.deps, ownerId, query);
+    const { owner } = await managedOwner(this.deps.db, actor, query.owner);
+    return listLinks(this.deps, owner.id, query, this.sqlite ? "sqlite" : "postgres");
   }
 
   update(actor: UserRow, id: string, input: UpdateLinkInput): Promise<LinkView> {
@@ -96,8 +104,26 @@ export class LinkService {
     return deleteLink(this.deps, actor, id);
   }
 
-  bulk(actor: UserRow, urls: string): Promise<BulkResult[]> {
-    return bulkCreate(actor, urls, (url) => this.create(actor, { url }, { via: "dashboard" }));
+  bulk(actor: UserRow, input: BulkInput): Promise<BulkResult[]> {
+    return bulkCreate(actor, bulkRows(input), ({ line: _line, ...row }) => this.create(actor, row, { via: "dashboard" }));
+  }
+
+  /** Archives, restores or (un)tags many links of one owner at once; the links as they are now, in the order asked. */
+  async bulkEdit(actor: UserRow, input: BulkEditFields): Promise<LinkView[]> {
+    const ids = await bulkEdit(this.deps, actor, input);
+    const rows = await selectLinkViews(this.deps.db).where("links.id", "in", ids).execute();
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /** Deletes many links of the actor's at once; how many went. */
+  bulkDelete(actor: UserRow, ids: string[]): Promise<number> {
+    return bulkDelete(this.deps, actor, ids);
+  }
+
+  /** The links named by `idsText` (comma-separated ids) that the actor may read; invalid_request for a malformed or too long list. */
+  readable(actor: UserRow, idsText: string): Promise<Array<{ id: string; num: number }>> {
+    return readableLinks(this.deps.db, actor, parseLinkIds(idsText));
   }
 
   /**

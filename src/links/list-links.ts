@@ -1,45 +1,189 @@
-// One owner's links (the caller's, or a team owner's), newest first: search on alias and url, opaque
-// cursor (created_at + id) pagination.
-import { sql } from "kysely";
+// One owner's links (the caller's, or a team owner's) as the list shows them (docs/api.md, Links list):
+// filters by tags (all of them), domain, state and password, a search over alias, destination, title,
+// note and tag names; sorted by creation, stored click count or last click, either way, paged by keyset
+// (the sort key and id, in an opaque cursor); and the count of every link matching, the cursor aside.
+// The queries are shaped for 100,000 links per account (bench/list.ts, bench/README.md).
+import { type RawBuilder, sql } from "kysely";
+import type { LinkListOrder, LinkListParams, LinkListSort } from "../contract/links.js";
+import { MAX_PAGE } from "../contract/links.js";
 import { invalid } from "../shared/errors.js";
 import { containsPattern } from "../shared/like.js";
-import { decodeKeyset, encodeKeyset } from "../shared/keyset.js";
+import type { Db } from "../storage/db.js";
 import type { LinkDeps } from "./deps.js";
-import { type LinkView, selectLinkViews } from "./link-access.js";
+import { type LinkView, type LinksFrom, selectLinkViews } from "./link-access.js";
+import { type ListPosition, decodeListCursor, encodeListCursor } from "./list-cursor.js";
+import { hasTag, ownerTags } from "./list-tags.js";
 
 export const DEFAULT_PAGE = 20;
-export const MAX_PAGE = 100;
 
-export interface ListQuery {
-  q?: string;
-  cursor?: string;
-  limit?: number;
-  /** Another account's links, listed for an active member of its team. */
-  owner?: string;
-}
+/**
+ * Up to this many matches, a list filtered by tags starts from one tag's links (on SQLite the rarest tag;
+ * PostgreSQL orders the join itself) and sorts them; past it, it walks the sort's index and keeps the
+ * links carrying the tags (a page is then found after about limit x links / matches rows).
+ */
+export const FROM_TAG_MAX = 2_000;
+
+export type ListQuery = LinkListParams;
 
 export interface LinkPage {
   links: LinkView[];
   next_cursor: string | null;
+  /** Links matching the filters, on every page. */
+  total: number;
 }
 
-export async function listLinks(deps: LinkDeps, ownerId: string, query: ListQuery): Promise<LinkPage> {
+type Condition = RawBuilder<boolean>;
+
+/** A query's filters: conditions on `links`, and the tags every link must carry (rarest first on SQLite). */
+interface Filters {
+  conds: Condition[];
+  tags: string[];
+  /** Only tags (and the default of leaving archived links out): the total then needs no link row. */
+  tagsOnly: boolean;
+}
+
+/**
+ * Each sort's key, as its index holds it (links_owner_created, links_owner_clicks, links_owner_last_click_key):
+ * a link never clicked has last click 0, the oldest of all (last in desc, first in asc).
+ */
+const SORT_KEYS: Record<LinkListSort, { sql: RawBuilder<number>; of: (row: LinkView) => number }> = {
+  created: { sql: sql<number>`links.created_at`, of: (r) => Number(r.created_at) },
+  clicks: { sql: sql<number>`links.click_count`, of: (r) => Number(r.click_count) },
+  last_click: { sql: sql<number>`coalesce(links.last_click_at, 0)`, of: (r) => Number(r.last_click_at ?? 0) },
+};
+
+const and = (conds: Condition[]): Condition => (conds.length === 0 ? sql<boolean>`1 = 1` : sql<boolean>`(${sql.join(conds, sql` and `)})`);
+
+/** The SQL of a state, exclusive in the order visitors meet them: disabled, else expired, else limit_reached, else active. */
+function stateConditions(state: LinkListParams["state"], now: number): Condition[] {
+  if (state === "archived") return [sql<boolean>`links.archived_at is not null`];
+  const conds = [sql<boolean>`links.archived_at is null`];
+  if (state === undefined) return conds;
+  if (state === "disabled") return [...conds, sql<boolean>`links.disabled_at is not null`];
+  conds.push(sql<boolean>`links.disabled_at is null`);
+  const expired = sql<boolean>`(links.expires_at is not null and links.expires_at <= ${now})`;
+  // Click-limited links count their clicks into links.click_count as they are served: this is exact.
+  const exhausted = sql<boolean>`(links.max_clicks is not null and links.click_count >= links.max_clicks)`;
+  if (state === "expired") return [...conds, expired];
+  if (state === "limit_reached") return [...conds, sql<boolean>`not ${expired}`, exhausted];
+  return [...conds, sql<boolean>`not ${expired}`, sql<boolean>`not ${exhausted}`];
+}
+
+/**
+ * What q matches: alias, destination, title, note, or the name of one of the link's tags (found first:
+ * a few tags at most, rather than a join for every link). SQLite's LIKE already ignores the case of ASCII
+ * letters, as far as its lower() goes: lower() is left to PostgreSQL.
+ */
+async function searchCondition(db: Db, ownerId: string, q: string, engine: ListEngine): Promise<Condition> {
+  const p = containsPattern(q);
+  const like = (col: string) => (engine === "sqlite" ? sql<boolean>`${sql.ref(col)} like ${p} escape '\\'` : sql<boolean>`lower(${sql.ref(col)}) like ${p} escape '\\'`);
+  const matches = [like("links.alias"), like("links.url"), like("links.title"), like("links.note")];
+  const tags = await db.selectFrom("tags").select("id").where("owner_id", "=", ownerId).where(sql<boolean>`name_key like ${p} escape '\\'`).execute();
+  if (tags.length > 0) {
+    const ids = tags.map((t) => t.id);
+    matches.push(sql<boolean>`links.id in (select lt.link_id from link_tags lt where lt.tag_id in (${sql.join(ids)}))`);
+  }
+  return sql<boolean>`(${sql.join(matches, sql` or `)})`;
+}
+
+/** A query's filters; null when they can match nothing (a tag the owner does not have). */
+async function filters(db: Db, deps: LinkDeps, ownerId: string, query: LinkListParams, engine: ListEngine): Promise<Filters | null> {
+  const tags = query.tag !== undefined && query.tag.length > 0 ? await ownerTags(db, ownerId, query.tag, engine === "sqlite") : [];
+  if (tags === null) return null;
+  const conds = [sql<boolean>`links.owner_id = ${ownerId}`, ...stateConditions(query.state, deps.clock.now())];
+  const more: Condition[] = [];
+  if (query.domain !== undefined) {
+    const domain = query.domain.trim().toLowerCase().replace(/\.$/, "");
+    more.push(sql<boolean>`links.domain = ${domain === deps.ownHost ? "" : domain}`);
+  }
+  if (query.has_password !== undefined) more.push(query.has_password ? sql<boolean>`links.password_hash is not null` : sql<boolean>`links.password_hash is null`);
+  const q = query.q?.trim();
+  if (q) more.push(await searchCondition(db, ownerId, q, engine));
+  return { conds: [...conds, ...more], tags, tagsOnly: tags.length > 0 && more.length === 0 && query.state === undefined };
+}
+
+/**
+ * The links table, or with a tag given, that tag's links joined to it. CROSS JOIN keeps that order on
+ * SQLite (which has no statistics to choose it by); PostgreSQL plans the join as it sees fit.
+ */
+function linksFrom(db: Db, tag: string | null): LinksFrom {
+  if (tag === null) return db.selectFrom("links");
+  return db.selectFrom("link_tags as lt0").crossJoin("links").where("lt0.tag_id", "=", tag).whereRef("links.id", "=", "lt0.link_id") as unknown as LinksFrom;
+}
+
+/** How many links match: with tags, counted from the first tag's links. */
+async function countMatching(db: Db, ownerId: string, f: Filters): Promise<number> {
+  const count = sql<number>`count(*)`.as("n");
+  if (f.tagsOnly) {
+    // A tag's links are all its owner's: those not archived are the links carrying every tag (counted
+    // in link_tags alone), less the archived ones carrying them (few, through links_owner_archived).
+    const [first, ...others] = f.tags as [string, ...string[]];
+    const carrying = db.selectFrom("link_tags as lt0").select(count).where("lt0.tag_id", "=", first).where(and(others.map((t) => hasTag(t, "lt0.link_id"))));
+    const archived = db
+      .selectFrom("links")
+      .select(count)
+      .where(and([sql<boolean>`links.owner_id = ${ownerId}`, sql<boolean>`links.archived_at is not null`, ...f.tags.map((t) => hasTag(t, "links.id"))]));
+    const row = await db.selectNoFrom((eb) => eb(carrying, "-", archived).as("n")).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+  const [first = null, ...others] = f.tags;
+  const row = await linksFrom(db, first).select(count).where(and([...f.conds, ...others.map((t) => hasTag(t, "links.id"))])).executeTakeFirstOrThrow();
+  return Number((row as { n: number | string }).n);
+}
+
+/** After the cursor's row in the list's order: the key's bound first, so that an index range starts there. */
+function after(key: RawBuilder<number>, order: LinkListOrder, at: ListPosition): Condition {
+  return order === "desc"
+    ? sql<boolean>`(${key} <= ${at.key} and (${key} < ${at.key} or links.id < ${at.id}))`
+    : sql<boolean>`(${key} >= ${at.key} and (${key} > ${at.key} or links.id > ${at.id}))`;
+}
+
+/** The database the service runs on: PostgreSQL reads the list in one transaction with its own settings. */
+export type ListEngine = "sqlite" | "postgres";
+
+export async function listLinks(deps: LinkDeps, ownerId: string, query: LinkListParams, engine: ListEngine): Promise<LinkPage> {
   const limit = query.limit ?? DEFAULT_PAGE;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw invalid("limit", `must be from 1 to ${MAX_PAGE}`);
-  let qb = selectLinkViews(deps.db).where("links.owner_id", "=", ownerId);
-  const q = query.q?.trim();
-  if (q) {
-    const pattern = containsPattern(q);
-    qb = qb.where(sql<boolean>`(lower(links.alias) like ${pattern} escape '\\' or lower(links.url) like ${pattern} escape '\\')`);
-  }
-  if (query.cursor) {
-    const c = decodeKeyset(query.cursor);
-    qb = qb.where((eb) =>
-      eb.or([eb("links.created_at", "<", c.createdAt), eb.and([eb("links.created_at", "=", c.createdAt), eb("links.id", "<", c.id)])]),
-    );
-  }
-  const rows = await qb.orderBy("links.created_at", "desc").orderBy("links.id", "desc").limit(limit + 1).execute();
-  const links = rows.slice(0, limit);
+  const sort = query.sort ?? "created";
+  const order = query.order ?? "desc";
+  const start = query.cursor ? decodeListCursor(query.cursor, sort, order) : null;
+  const read = (db: Db) => readPage(db, deps, ownerId, query, { limit, sort, order, start, engine });
+  if (engine === "sqlite") return read(deps.db);
+  return deps.db.transaction().execute(async (trx) => {
+    // A page is a short walk of one index: parallel workers would cost more to start than the walk (its
+    // estimate is far off, as the planner cannot know that an account's tags are all on its own links).
+    await sql`set local max_parallel_workers_per_gather = 0`.execute(trx);
+    return read(trx);
+  });
+}
+
+interface PageSpec {
+  engine: ListEngine;
+  limit: number;
+  sort: LinkListSort;
+  order: LinkListOrder;
+  start: ListPosition | null;
+}
+
+async function readPage(db: Db, deps: LinkDeps, ownerId: string, query: LinkListParams, p: PageSpec): Promise<LinkPage> {
+  const f = await filters(db, deps, ownerId, query, p.engine);
+  if (f === null) return { links: [], next_cursor: null, total: 0 };
+  const total = await countMatching(db, ownerId, f);
+  if (total === 0) return { links: [], next_cursor: null, total };
+  // Few matches: from the first tag's links; many: along the sort's index (see FROM_TAG_MAX).
+  const from = f.tags.length > 0 && total <= FROM_TAG_MAX ? (f.tags[0] as string) : null;
+  const key = SORT_KEYS[p.sort];
+  const dir = sql.raw(p.order);
+  const conds = [...f.conds, ...f.tags.filter((t) => t !== from).map((t) => hasTag(t, "links.id"))];
+  if (p.start) conds.push(after(key.sql, p.order, p.start));
+  const rows = await selectLinkViews(db, linksFrom(db, from))
+    .where(and(conds))
+    .orderBy(sql`${key.sql} ${dir}`)
+    .orderBy(sql`links.id ${dir}`)
+    .limit(p.limit + 1)
+    .execute();
+  const links = rows.slice(0, p.limit);
   const last = links[links.length - 1];
-  return { links, next_cursor: rows.length > limit && last ? encodeKeyset(last) : null };
+  const next = rows.length > p.limit && last ? encodeListCursor(p.sort, p.order, { key: key.of(last), id: last.id }) : null;
+  return { links, next_cursor: next, total };
 }

@@ -1,38 +1,23 @@
-// The API's link object (API.md, Links): never the password hash.
+// The API's link object (docs/api.md, Links): never the password hash.
 import { iso } from "../shared/clock.js";
 import type { LinkRow } from "../storage/schema.js";
-import type { HostBlocklist } from "../admin/blocklist.js";
+import type { HostBlocklist } from "./host-blocklist.js";
+import type { Link } from "../contract/links.js";
+import type { Tag } from "../contract/tags.js";
 
-export interface PublicLink {
-  id: string;
-  short_url: string;
-  alias: string;
-  domain: string | null;
-  url: string;
-  ios_url: string | null;
-  android_url: string | null;
-  expires_at: string | null;
-  max_clicks: number | null;
-  has_password: boolean;
-  click_count: number;
-  owner_id: string | null;
-  created_at: string;
-  updated_at: string;
-  /** The account that last edited the link, and its email when known (teams). */
-  updated_by: string | null;
-  updated_by_email: string | null;
-  /** Set by an operator (issue 20): why, the status visitors get (410 or 451), and when. */
-  disabled: { reason: string; status: number; at: string } | null;
-  /** A destination is on the operator's blocklist: visitors get 410. */
-  destination_blocked: boolean;
-}
-
-/** On a custom domain: BASE_URL's scheme with the domain's hostname (API.md, Custom domains). */
+/** On a custom domain: BASE_URL's scheme with the domain's hostname (docs/api.md, Custom domains). */
 export function shortUrl(origin: string, domain: string, alias: string): string {
   return domain === "" ? `${origin}/${alias}` : `${origin.slice(0, origin.indexOf(":"))}://${domain}/${alias}`;
 }
 
-export function toPublicLink(link: LinkRow & { updated_by_email?: string | null }, origin: string, blocklist: HostBlocklist): PublicLink {
+/** The card link-preview crawlers get, or null when the owner set none of its parts. */
+export function previewOf(row: Pick<LinkRow, "preview_title" | "preview_description" | "preview_image">): Link["preview"] {
+  if (row.preview_title === null && row.preview_description === null && row.preview_image === null) return null;
+  return { title: row.preview_title, description: row.preview_description, image: row.preview_image };
+}
+
+/** `tags`: the link's, in name order (LinkService.present reads them for a page of links in one query). */
+export function toLink(link: LinkRow & { updated_by_email?: string | null }, tags: Tag[], origin: string, blocklist: HostBlocklist): Link {
   return {
     id: link.id,
     short_url: shortUrl(origin, link.domain, link.alias),
@@ -55,5 +40,12 @@ export function toPublicLink(link: LinkRow & { updated_by_email?: string | null 
         ? null
         : { reason: link.disabled_reason ?? "", status: Number(link.disabled_status ?? 410), at: iso(Number(link.disabled_at)) },
     destination_blocked: blocklist.blocksLink(link),
+    title: link.title,
+    note: link.note,
+    tags,
+    archived: link.archived_at !== null,
+    expired_url: link.expired_url,
+    preview: previewOf(link),
+    last_click_at: iso(link.last_click_at === null ? null : Number(link.last_click_at)),
   };
 }

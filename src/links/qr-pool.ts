@@ -3,7 +3,7 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { DomainError } from "../shared/errors.js";
-import type { QrJob } from "./qr-render.js";
+import type { QrDrawJob, QrJob } from "./qr-render.js";
 
 export type QrReply = { id: number; ok: true; body: Uint8Array } | { id: number; ok: false; error: string };
 
@@ -20,7 +20,7 @@ export interface QrPoolOptions {
 export const HEAVY_PX = 512;
 
 interface Pending {
-  job: QrJob;
+  job: QrDrawJob;
   heavy: boolean;
   resolve: (body: Buffer) => void;
   reject: (err: Error) => void;
@@ -61,8 +61,8 @@ export class QrRenderPool {
     return { running: this.running.size, heavyQueued: this.heavy.length, lightQueued: this.light.length };
   }
 
-  render(job: QrJob): Promise<Buffer> {
-    if (this.closed) return Promise.reject(new Error("QR pool closed"));
+  /** Throws rate_limited when a job like this one would find its queue full. */
+  checkRoom(job: Pick<QrJob, "format" | "size">): void {
     const heavy = isHeavy(job);
     const queue = heavy ? this.heavy : this.light;
     const free = this.idle.length + (this.max - this.spawned);
@@ -71,6 +71,13 @@ export class QrRenderPool {
       const wait = heavy ? ((this.heavy.length + 1) * this.heavyMs) / this.max : 1000;
       throw new DomainError("rate_limited", "Too many QR codes are being drawn; retry shortly", undefined, undefined, Math.max(1, Math.ceil(wait / 1000)));
     }
+  }
+
+  render(job: QrDrawJob): Promise<Buffer> {
+    if (this.closed) return Promise.reject(new Error("QR pool closed"));
+    this.checkRoom(job);
+    const heavy = isHeavy(job);
+    const queue = heavy ? this.heavy : this.light;
     return new Promise<Buffer>((resolve, reject) => {
       queue.push({ job, heavy, resolve, reject });
       this.pump();

@@ -4,7 +4,7 @@
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
-import { type QrJob, renderQrBytes } from "./qr-render.js";
+import { type QrDrawJob, renderQrBytes } from "./qr-render.js";
 import type { QrReply } from "./qr-pool.js";
 
 /** Nice 10: about a tenth of a core when the redirect wants both (19 would starve drawing under load). */
@@ -22,7 +22,7 @@ try {
   // not Linux, or /proc not mounted
 }
 
-port.on("message", (msg: QrJob & { id: number }) => {
+port.on("message", (msg: QrDrawJob & { id: number }) => {
   renderQrBytes(msg).then(
     // A copy, not a transfer: small Buffers share a pooled ArrayBuffer.
     (body) => port.postMessage({ id: msg.id, ok: true, body: new Uint8Array(body) } satisfies QrReply),

@@ -4,6 +4,8 @@ export const RESERVED_PATHS = [
   "app",
   "docs",
   "healthz",
+  "readyz",
+  "metrics",
   "assets",
   "static",
   "favicon.ico",

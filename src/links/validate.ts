@@ -1,13 +1,11 @@
 // Validation of link fields: destination URLs, aliases, domain, expiry, click limit, password.
 import { domainToASCII } from "node:url";
 import { DomainError, invalid } from "../shared/errors.js";
-import { type HostBlocklist, hostOfUrl } from "../admin/blocklist.js";
+import { type HostBlocklist, hostOfUrl } from "./host-blocklist.js";
 import { isReservedAlias } from "./reserved.js";
+import { ALIAS_RE, MAX_CLICKS_LIMIT, MAX_LINK_PASSWORD, MAX_URL_LENGTH, MESSAGES } from "../contract/form-rules.js";
 
-export const MAX_URL_LENGTH = 2048;
-export const ALIAS_RE = /^[A-Za-z0-9_-]{3,64}$/;
-export const MAX_CLICKS_LIMIT = 1_000_000_000;
-export const MAX_LINK_PASSWORD = 200;
+export { ALIAS_RE, MAX_CLICKS_LIMIT, MAX_LINK_PASSWORD, MAX_URL_LENGTH };
 // Year 9999: anything later is a typo, and it keeps epoch ms well inside 2^53.
 const MAX_TIME = Date.UTC(9999, 11, 31);
 
@@ -18,35 +16,35 @@ const MAX_TIME = Date.UTC(9999, 11, 31);
  */
 export function normalizeDestination(raw: string, field: string, ownHost: string): string {
   const value = raw.trim();
-  if (value === "") throw invalid(field, "is required");
-  if (value.length > MAX_URL_LENGTH) throw invalid(field, `must be at most ${MAX_URL_LENGTH} characters`);
-  if (/[\u0000-\u001f\u007f\s]/.test(value)) throw invalid(field, "must not contain spaces or control characters");
-  if (!/^https?:\/\//i.test(value)) throw invalid(field, "must be an absolute http:// or https:// address");
+  if (value === "") throw invalid(field, MESSAGES.urlRequired);
+  if (value.length > MAX_URL_LENGTH) throw invalid(field, MESSAGES.urlTooLong);
+  if (/[\u0000-\u001f\u007f\s]/.test(value)) throw invalid(field, MESSAGES.urlSpaces);
+  if (!/^https?:\/\//i.test(value)) throw invalid(field, MESSAGES.urlNotFull);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw invalid(field, "is not a valid address");
+    throw invalid(field, MESSAGES.urlNotFull);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid(field, "must be an absolute http:// or https:// address");
-  if (url.username || url.password) throw invalid(field, "must not contain credentials");
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid(field, MESSAGES.urlNotFull);
+  if (url.username || url.password) throw invalid(field, MESSAGES.urlCredentials);
   const host = url.hostname.toLowerCase();
-  if (!isValidHost(host)) throw invalid(field, "has an invalid host name");
-  if (host.replace(/\.$/, "") === ownHost.toLowerCase().replace(/\.$/, "")) throw invalid(field, "must not point to this service (it would loop)");
+  if (!isValidHost(host)) throw invalid(field, MESSAGES.urlBadHost);
+  if (host.replace(/\.$/, "") === ownHost.toLowerCase().replace(/\.$/, "")) throw invalid(field, MESSAGES.urlLoops);
   const href = url.href;
-  if (href.length > MAX_URL_LENGTH) throw invalid(field, `must be at most ${MAX_URL_LENGTH} characters`);
+  if (href.length > MAX_URL_LENGTH) throw invalid(field, MESSAGES.urlTooLong);
   return href;
 }
 
 /** destination_blocked when a (normalised) destination's host is on the operator's blocklist or under a blocked domain. */
-export function refuseBlocked(deps: { blocklist: HostBlocklist }, urls: Record<"url" | "ios_url" | "android_url", string | null | undefined>): void {
+export function refuseBlocked(deps: { blocklist: HostBlocklist }, urls: Partial<Record<"url" | "ios_url" | "android_url" | "expired_url", string | null | undefined>>): void {
   if (deps.blocklist.size === 0) return;
   const refused: { field: string; message: string }[] = [];
-  for (const field of ["url", "ios_url", "android_url"] as const) {
+  for (const field of ["url", "ios_url", "android_url", "expired_url"] as const) {
     const url = urls[field];
     const host = url ? hostOfUrl(url) : null;
     const entry = host === null ? null : deps.blocklist.match(host);
-    if (entry !== null) refused.push({ field, message: `links to ${entry} are blocked on this service` });
+    if (entry !== null) refused.push({ field, message: MESSAGES.hostBlocked(entry) });
   }
   const first = refused[0];
   if (first) throw new DomainError("destination_blocked", `${first.field}: ${first.message}`, refused);
@@ -67,26 +65,26 @@ function isValidHost(host: string): boolean {
 }
 
 export function checkAlias(alias: string): string {
-  if (!ALIAS_RE.test(alias)) throw invalid("alias", "must be 3 to 64 characters: letters, digits, '-' or '_'");
-  if (isReservedAlias(alias)) throw invalid("alias", `"${alias}" is reserved`);
+  if (!ALIAS_RE.test(alias)) throw invalid("alias", MESSAGES.alias);
+  if (isReservedAlias(alias)) throw invalid("alias", MESSAGES.aliasReserved(alias));
   return alias;
 }
 
 export function parseExpiry(value: string, now: number): number {
   const t = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
-  if (!Number.isFinite(t)) throw invalid("expires_at", "must be an ISO-8601 date-time, e.g. 2026-11-21T10:00:00.000Z");
-  if (t <= now) throw invalid("expires_at", "must be in the future");
-  if (t > MAX_TIME) throw invalid("expires_at", "is too far in the future");
+  if (!Number.isFinite(t)) throw invalid("expires_at", MESSAGES.expiryFormat);
+  if (t <= now) throw invalid("expires_at", MESSAGES.expiryPast);
+  if (t > MAX_TIME) throw invalid("expires_at", MESSAGES.expiryTooFar);
   return t;
 }
 
 export function checkMaxClicks(value: number): number {
-  if (!Number.isInteger(value) || value < 1 || value > MAX_CLICKS_LIMIT) throw invalid("max_clicks", `must be a whole number from 1 to ${MAX_CLICKS_LIMIT}`);
+  if (!Number.isInteger(value) || value < 1 || value > MAX_CLICKS_LIMIT) throw invalid("max_clicks", MESSAGES.maxClicks);
   return value;
 }
 
 export function checkLinkPassword(value: string): string {
-  if (value.length < 1) throw invalid("password", "must not be empty");
-  if (value.length > MAX_LINK_PASSWORD) throw invalid("password", `must be at most ${MAX_LINK_PASSWORD} characters`);
+  if (value.length < 1) throw invalid("password", MESSAGES.linkPasswordEmpty);
+  if (value.length > MAX_LINK_PASSWORD) throw invalid("password", MESSAGES.linkPasswordLong);
   return value;
 }

@@ -21,15 +21,19 @@ export interface MailLogger {
   info(obj: object, msg: string): void;
 }
 
+/** An SMTP connection silent this long is given up (the attempt fails and the outbox retries later). */
+export const SMTP_IDLE_TIMEOUT_MS = 15_000;
+
 export class SmtpMailer implements Mailer {
   private readonly transport: nodemailer.Transporter;
   constructor(
     url: string,
     private readonly from: string,
   ) {
-    // Bounded waits (nodemailer's defaults are minutes): a request that sends mail answers within seconds
-    // even when the server is unreachable, and the caller records that sending was not confirmed.
-    this.transport = nodemailer.createTransport({ url, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 });
+    // Bounded waits (nodemailer's defaults are minutes): an attempt on a server that is unreachable or never
+    // answers ends within SMTP_IDLE_TIMEOUT_MS (a server that accepts the connection and never greets is
+    // caught by the idle timeout, not the greeting one), well inside the outbox's claim on the message.
+    this.transport = nodemailer.createTransport({ url, connectionTimeout: 5_000, greetingTimeout: 5_000, socketTimeout: SMTP_IDLE_TIMEOUT_MS });
   }
   async send(m: MailMessage): Promise<void> {
     await this.transport.sendMail({ from: this.from, to: m.to, subject: m.subject, text: m.text, html: m.html });

@@ -3,11 +3,14 @@
 import { LRUCache } from "lru-cache";
 import type { LinkRow } from "../storage/schema.js";
 import type { LinkChanges } from "../links/changes.js";
+import { previewOf } from "../links/public-link.js";
 
 /** What a redirect needs to decide; click_count is left out on purpose (it changes on every click). */
-export type CachedLink = Pick<LinkRow, "id" | "num" | "url" | "ios_url" | "android_url" | "expires_at" | "max_clicks" | "password_hash" | "owner_id" | "disabled_status"> & {
+export type CachedLink = Pick<LinkRow, "id" | "num" | "url" | "ios_url" | "android_url" | "expires_at" | "max_clicks" | "password_hash" | "owner_id" | "disabled_status" | "expired_url"> & {
   /** A destination's host is on the blocklist (decided when cached; a blocklist change empties the cache). */
   blocked: boolean;
+  /** The card link-preview crawlers get; null when the owner set none (crawlers then get the 302 like everyone). */
+  preview: { title: string | null; description: string | null; image: string | null } | null;
 };
 
 const MISSING = Symbol("missing");
@@ -35,6 +38,8 @@ function toCached(row: LinkRow, blocked: BlockedCheck): CachedLink {
     owner_id: row.owner_id,
     disabled_status: row.disabled_status === null ? null : Number(row.disabled_status),
     blocked: blocked(row),
+    expired_url: row.expired_url,
+    preview: previewOf(row),
   };
 }
 
@@ -54,12 +59,17 @@ export class LinkCache {
   ) {
     this.lru = size > 0 ? new LRUCache<string, Entry>({ max: size, ttl: POSITIVE_TTL_MS, updateAgeOnGet: false }) : null;
     changes.listen((k) => this.invalidate(k.domain, k.alias));
+    changes.onMissed(() => this.clear());
   }
 
   async get(domain: string, alias: string): Promise<CachedLink | null> {
     const key = this.key(domain, alias);
     const hit = this.lru?.get(key);
-    if (hit !== undefined) return hit === MISSING ? null : hit;
+    if (hit !== undefined) {
+      this.hits++;
+      return hit === MISSING ? null : hit;
+    }
+    this.misses++;
     const pending = this.inflight.get(key);
     if (pending) return pending;
     const gen = this.generation;
@@ -81,8 +91,14 @@ export class LinkCache {
   /** The cached entry without loading: the link, null when known missing, undefined when not cached. */
   peek(domain: string, alias: string): CachedLink | null | undefined {
     const hit = this.lru?.get(this.key(domain, alias));
+    // A miss here is counted by the get() that follows it on the router's path.
+    if (hit !== undefined) this.hits++;
     return hit === MISSING ? null : hit;
   }
+
+  /** Lookups answered from the cache and not, since start (metrics). */
+  hits = 0;
+  misses = 0;
 
   invalidate(domain: string, alias: string): void {
     const key = this.key(domain, alias);

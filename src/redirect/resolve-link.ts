@@ -1,5 +1,7 @@
-// The redirect decision, in SPEC.md's order: 404 unknown -> 410 expired -> 403 click limit ->
-// password -> device destination -> main destination; exactly one click per redirect served.
+// The redirect decision, in the order of docs/api.md's table (Short-link redirect): 404 unknown ->
+// operator's 410/451 -> 410 expired -> 403 click limit (both a 302 to the fallback URL where set, no click)
+// -> password -> preview page for a link-preview crawler -> device destination -> main destination;
+// exactly one click per redirect or preview page served.
 import type { Clock } from "../shared/clock.js";
 import type { RateEvents } from "../storage/rate-events.js";
 import { retryAfterSeconds } from "../storage/rate-events.js";
@@ -12,8 +14,10 @@ import { type CachedLink, LinkCache } from "./link-cache.js";
 import { destinationFor } from "./device.js";
 import type { ClickDeliveries } from "../webhooks/click-deliveries.js";
 import type { DomainChanges } from "../domains/domain-changes.js";
-import type { HostBlocklist } from "../admin/blocklist.js";
+import type { CustomHosts } from "../domains/custom-hosts.js";
+import type { HostBlocklist } from "../links/host-blocklist.js";
 import { NotFoundThrottle } from "./not-found-throttle.js";
+import { isPreviewCrawler } from "./preview.js";
 
 export type Outcome =
   | { kind: "not_found" }
@@ -27,7 +31,9 @@ export type Outcome =
   | { kind: "disabled"; status: number }
   /** A destination's host is on the operator's blocklist. */
   | { kind: "blocked" }
-  | { kind: "redirect"; location: string };
+  | { kind: "redirect"; location: string }
+  /** A link-preview crawler asking for a link with a card: the card's page, which refreshes to `location`. */
+  | { kind: "preview"; location: string; card: NonNullable<CachedLink["preview"]> };
 
 export interface Visit {
   /** Request hostname, port stripped. */
@@ -65,13 +71,15 @@ export interface RedirectDeps {
   clock: Clock;
   rate: RateEvents;
   cacheSize: number;
-  /** BASE_URL's hostname: requests there look up domain "". */
+  /** BASE_URL's hostname: requests there look up domain "" without asking customHosts. */
   ownHost: string;
-  /** link_click webhooks (issue 19); absent in tools that serve no redirects. */
+  /** Hostnames of the service's custom domains (any status); every other host is the main host. */
+  customHosts?: Pick<CustomHosts, "has">;
+  /** link_click webhooks; absent in tools that serve no redirects. */
   webhooks?: Pick<ClickDeliveries, "owners" | "linkClicked">;
   /** Custom domains verified, back to pending or deleted: their cached links are dropped. */
   domainChanges?: DomainChanges;
-  /** The operator's destination blocklist (issue 20): its links stop redirecting; a change empties the cache. */
+  /** The operator's destination blocklist: its links stop redirecting; a change empties the cache. */
   blocklist?: HostBlocklist;
   /** NOT_FOUND_PER_MINUTE: 404s per address and minute before 429 (0 or absent: no limit). */
   notFoundPerMinute?: number;
@@ -97,6 +105,7 @@ export const PASSWORD_FORM = Symbol("password form");
 export class RedirectService {
   readonly cache: LinkCache;
   private readonly ownHost: string;
+  private readonly customHosts: Pick<CustomHosts, "has"> | undefined;
   readonly notFound: NotFoundThrottle | null;
 
   constructor(private readonly deps: RedirectDeps) {
@@ -104,15 +113,19 @@ export class RedirectService {
     this.cache = new LinkCache(deps.cacheSize, (d, a) => deps.links.find(d, a), deps.links.changes, blocklist ? (row) => blocklist.blocksLink(row) : undefined);
     blocklist?.onChange(() => this.cache.clear());
     this.ownHost = deps.ownHost.toLowerCase();
+    this.customHosts = deps.customHosts;
     this.notFound = deps.notFoundPerMinute ? new NotFoundThrottle(deps.notFoundPerMinute, deps.clock) : null;
     deps.domainChanges?.listen((hostname) => this.cache.invalidateDomain(hostname));
   }
 
-  /** The links.domain a request's host name looks up: case-insensitive, one trailing dot ignored (the port is already gone). */
+  /**
+   * The links.domain a request's host name looks up (case-insensitive, one trailing dot ignored, the port
+   * already gone): a custom domain's hostname for its own links, "" (the main host) for any other host.
+   */
   domainFor(host: string): string {
     if (host === this.ownHost) return "";
     const h = isFolded(host) ? host : foldHost(host);
-    return h === this.ownHost ? "" : h;
+    return this.customHosts?.has(h) ? h : "";
   }
 
   /**
@@ -127,8 +140,13 @@ export class RedirectService {
     // A throttled address is answered by visit(); while none is, this costs one Set size check.
     if (this.notFound?.active && this.notFound.retryAfter(v.ip) > 0) return undefined;
     const link = this.cache.peek(this.domainFor(v.host), v.alias);
-    if (!link || link.max_clicks !== null || link.disabled_status !== null || link.blocked || this.isExpired(link)) return undefined;
+    if (!link || link.disabled_status !== null || link.blocked) return undefined;
+    // Expired with a fallback: there, without a click.
+    if (this.isExpired(link)) return link.expired_url ?? undefined;
+    if (link.max_clicks !== null) return undefined;
     if (link.password_hash !== null) return PASSWORD_FORM;
+    // The crawler check runs only for links with a card.
+    if (link.preview !== null && isPreviewCrawler(v.userAgent)) return undefined;
     return this.redirect(link, v, false);
   }
 
@@ -170,7 +188,7 @@ export class RedirectService {
     if (closed) return closed;
     if (link.password_hash !== null) {
       const limit = await this.limitState(link);
-      if (limit !== "open") return limit === "gone" ? NOT_FOUND : CLICK_LIMIT;
+      if (limit !== "open") return limit === "gone" ? NOT_FOUND : this.limitReached(link);
       return { kind: "password", wrong: false };
     }
     return this.pass(link, v);
@@ -183,7 +201,7 @@ export class RedirectService {
     if (closed) return closed;
     if (link.password_hash === null) return this.pass(link, v);
     const limit = await this.limitState(link);
-    if (limit !== "open") return limit === "gone" ? NOT_FOUND : CLICK_LIMIT;
+    if (limit !== "open") return limit === "gone" ? NOT_FOUND : this.limitReached(link);
     const rate = this.deps.rate;
     const now = this.deps.clock.now();
     // Each guess takes a slot of both windows before the (slow) check, so concurrent guesses cannot all
@@ -218,7 +236,13 @@ export class RedirectService {
   private closed(link: CachedLink): Outcome | null {
     if (link.disabled_status !== null) return { kind: "disabled", status: link.disabled_status };
     if (link.blocked) return BLOCKED;
-    return this.isExpired(link) ? EXPIRED : null;
+    if (!this.isExpired(link)) return null;
+    return link.expired_url === null ? EXPIRED : { kind: "redirect", location: link.expired_url };
+  }
+
+  /** Its clicks used up: the fallback URL where set (no click counted), else 403. */
+  private limitReached(link: CachedLink): Outcome {
+    return link.expired_url === null ? CLICK_LIMIT : { kind: "redirect", location: link.expired_url };
   }
 
   private isExpired(link: CachedLink): boolean {
@@ -237,12 +261,13 @@ export class RedirectService {
   private async pass(link: CachedLink, v: Visit): Promise<Outcome> {
     let counted = false;
     if (link.max_clicks !== null) {
-      if (!(await this.deps.clicks.countLimited(link.id, link.max_clicks))) return CLICK_LIMIT;
+      if (!(await this.deps.clicks.countLimited(link.id, link.max_clicks))) return this.limitReached(link);
       counted = true;
     }
     const location = this.redirect(link, v, counted);
     // Answered once the click is journaled: a 302 the visitor got is a click a killed process keeps.
     await this.deps.clicks.journaled();
+    if (link.preview !== null && isPreviewCrawler(v.userAgent)) return { kind: "preview", location, card: link.preview };
     return { kind: "redirect", location };
   }
 

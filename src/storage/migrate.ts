@@ -1,6 +1,6 @@
 // Versioned migrations, statically imported; applied at start and by `snip migrate`, idempotent.
-import { type Migration, type MigrationProvider, Migrator } from "kysely";
-import type { Storage } from "./db.js";
+import { type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import type { Dialect, Storage } from "./db.js";
 import { initial } from "./migrations/001-initial.js";
 import { clickMonthly } from "./migrations/002-click-monthly.js";
 import { rollupWatermark } from "./migrations/003-rollup-watermark.js";
@@ -14,8 +14,14 @@ import { teams } from "./migrations/011-teams.js";
 import { customDomains } from "./migrations/012-custom-domains.js";
 import { webhooks } from "./migrations/013-webhooks.js";
 import { operator } from "./migrations/014-operator.js";
+import { mailOutbox } from "./migrations/015-mail-outbox.js";
+import { deliveryPayload } from "./migrations/016-delivery-payload.js";
+import { tags } from "./migrations/017-tags.js";
+import { linkDetails } from "./migrations/018-link-details.js";
+import { utmTemplates } from "./migrations/019-utm-templates.js";
+import { linkList } from "./migrations/020-link-list.js";
 
-function migrationsFor(storage: Storage): Record<string, Migration> {
+function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
     "001-initial": initial(storage.dialect),
     "002-click-monthly": clickMonthly(storage.dialect),
@@ -30,10 +36,54 @@ function migrationsFor(storage: Storage): Record<string, Migration> {
     "012-custom-domains": customDomains(),
     "013-webhooks": webhooks(storage.dialect),
     "014-operator": operator(storage.dialect),
+    "015-mail-outbox": mailOutbox(),
+    "016-delivery-payload": deliveryPayload(),
+    "017-tags": tags(),
+    "018-link-details": linkDetails(),
+    "019-utm-templates": utmTemplates(),
+    "020-link-list": linkList(),
   };
 }
 
+/** Every migration this code knows, in order. */
+export function knownMigrations(dialect: Dialect): string[] {
+  return Object.keys(migrationsFor({ dialect })).sort();
+}
+
+/** The database holds a migration this code does not know: a newer snip ran on it. */
+export class NewerSchemaError extends Error {
+  constructor(readonly unknown: string[]) {
+    super(
+      `the database schema is newer than this snip (it has migration ${unknown.join(", ")}, unknown here): ` +
+        "run the snip version that migrated it, or restore a backup made before that upgrade",
+    );
+    this.name = "NewerSchemaError";
+  }
+}
+
+/** Names of the migrations already applied, in order (none on a new database). */
+async function appliedMigrations(storage: Storage): Promise<string[]> {
+  const tables = await storage.db.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((t) => t.name === "kysely_migration")) return [];
+  const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(storage.db);
+  return rows.rows.map((r) => r.name);
+}
+
+/**
+ * The migrations that would run, in order; throws NewerSchemaError when the database holds one this
+ * code does not know (migrating it, or serving on it, could damage what the newer version wrote).
+ */
+export async function pendingMigrations(storage: Storage): Promise<string[]> {
+  const known = knownMigrations(storage.dialect);
+  const applied = await appliedMigrations(storage);
+  const unknown = applied.filter((name) => !known.includes(name));
+  if (unknown.length > 0) throw new NewerSchemaError(unknown);
+  const done = new Set(applied);
+  return known.filter((name) => !done.has(name));
+}
+
 export async function migrateToLatest(storage: Storage): Promise<string[]> {
+  await pendingMigrations(storage);
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(storage) };
   const migrator = new Migrator({ db: storage.db, provider });
   const { error, results } = await migrator.migrateToLatest();

@@ -1,5 +1,7 @@
 // Sliding-window counters kept in the database, so throttles hold across restarts and instances.
-import type { Db } from "./db.js";
+import { type Kysely, sql } from "kysely";
+import type { Db, Dialect } from "./db.js";
+import type { Database } from "./schema.js";
 
 export interface WindowState {
   count: number;
@@ -7,17 +9,24 @@ export interface WindowState {
   oldest: number | null;
 }
 
-export class RateEvents {
-  constructor(private readonly db: Db) {}
+async function stateOf(db: Kysely<Database>, bucket: string, since: number): Promise<WindowState> {
+  const row = await db
+    .selectFrom("rate_events")
+    .select((eb) => [eb.fn.countAll<number>().as("count"), eb.fn.min("at").as("oldest")])
+    .where("bucket", "=", bucket)
+    .where("at", ">", since)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), oldest: row.oldest === null ? null : Number(row.oldest) };
+}
 
-  async state(bucket: string, since: number): Promise<WindowState> {
-    const row = await this.db
-      .selectFrom("rate_events")
-      .select((eb) => [eb.fn.countAll<number>().as("count"), eb.fn.min("at").as("oldest")])
-      .where("bucket", "=", bucket)
-      .where("at", ">", since)
-      .executeTakeFirstOrThrow();
-    return { count: Number(row.count), oldest: row.oldest === null ? null : Number(row.oldest) };
+export class RateEvents {
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: Dialect,
+  ) {}
+
+  state(bucket: string, since: number): Promise<WindowState> {
+    return stateOf(this.db, bucket, since);
   }
 
   async record(bucket: string, at: number): Promise<void> {
@@ -25,17 +34,20 @@ export class RateEvents {
   }
 
   /**
-   * Takes one of `limit` slots of the window for an attempt whose outcome is not known yet: the attempt
-   * is recorded first and counted after, so concurrent attempts cannot all see a free slot (of N+1 at
-   * once, the last to be recorded sees N+1). Over the limit, the record is removed again and the
-   * window's state returned. The caller removes the record (`remove`) when the attempt is not to count.
+   * Takes one of `limit` slots of the window for an attempt whose outcome is not known yet: the count and
+   * the record share one transaction that holds the bucket's lock (PostgreSQL: an advisory lock on the
+   * bucket's hash, so concurrent attempts on every instance queue here; SQLite: the transaction's write
+   * lock), so of N+1 concurrent attempts exactly `limit` get a slot. The caller removes the record
+   * (`remove`) when the attempt is not to count.
    */
-  async take(bucket: string, since: number, limit: number, at: number): Promise<{ id: number } | { full: WindowState }> {
-    const { id } = await this.db.insertInto("rate_events").values({ bucket, at }).returning("id").executeTakeFirstOrThrow();
-    const state = await this.state(bucket, since);
-    if (state.count <= limit) return { id: Number(id) };
-    await this.remove(Number(id));
-    return { full: { count: state.count - 1, oldest: state.oldest } };
+  take(bucket: string, since: number, limit: number, at: number): Promise<{ id: number } | { full: WindowState }> {
+    return this.db.transaction().execute(async (trx) => {
+      if (this.dialect === "postgres") await sql`select pg_advisory_xact_lock(hashtext(${bucket}))`.execute(trx);
+      const state = await stateOf(trx, bucket, since);
+      if (state.count >= limit) return { full: state };
+      const { id } = await trx.insertInto("rate_events").values({ bucket, at }).returning("id").executeTakeFirstOrThrow();
+      return { id: Number(id) };
+    });
   }
 
   async remove(id: number): Promise<void> {

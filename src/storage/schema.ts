@@ -66,6 +66,20 @@ export interface LinksTable {
   disabled_at: number | null;
   disabled_status: number | null;
   disabled_reason: string | null;
+  /** Shown in lists and search (migration 018). */
+  title: string | null;
+  /** Private to the owner and members. */
+  note: string | null;
+  /** Set while archived: still redirects, hidden from the list unless state=archived. */
+  archived_at: number | null;
+  /** Visitors of an expired or used-up link are sent here instead of the 410/403 page. */
+  expired_url: string | null;
+  /** The card link-preview crawlers get (Open Graph and Twitter tags). */
+  preview_title: string | null;
+  preview_description: string | null;
+  preview_image: string | null;
+  /** Latest click written with click_count (null: never clicked). */
+  last_click_at: number | null;
 }
 
 /** An alias a link gave up (deleted or renamed): only its last owner may claim it again (migration 008). */
@@ -210,6 +224,24 @@ export interface WebhookDeliveriesTable {
   status_code: number | null;
   error: string | null;
   duration_ms: number;
+  /** 1 for the dashboard's "Send test" event. */
+  test: Generated<number>;
+  /** The request body as sent (JSON); null for deliveries logged before it was kept. */
+  payload: string | null;
+}
+
+export interface MailOutboxTable {
+  id: string;
+  /** Replaces a queued message with the same key ("verify:<user>", "reset:<user>", "invitation:<id>"). */
+  key: string | null;
+  /** The sealed message (shared/secret-box.ts). */
+  message_enc: string;
+  created_at: number;
+  expires_at: number | null;
+  attempts: number;
+  /** Due time of the next attempt, or the end of the running attempt's claim. */
+  next_attempt_at: number;
+  last_error: string | null;
 }
 
 export interface DomainsTable {
@@ -279,6 +311,37 @@ export interface AdminAuditTable {
   after: string | null;
 }
 
+/** An owner's label for links (migration 017). */
+export interface TagsTable {
+  id: string;
+  owner_id: string;
+  name: string;
+  /** lower(name): unique per owner. */
+  name_key: string;
+  color: string;
+  created_at: number;
+}
+
+export interface LinkTagsTable {
+  link_id: string;
+  tag_id: string;
+}
+
+/** An owner's saved UTM values for the link form (migration 019); null for a parameter the template leaves out. */
+export interface UtmTemplatesTable {
+  id: string;
+  owner_id: string;
+  name: string;
+  /** lower(name): unique per owner. */
+  name_key: string;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+  created_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   user_pictures: UserPicturesTable;
@@ -306,6 +369,10 @@ export interface Database {
   blocked_hosts: BlockedHostsTable;
   abuse_reports: AbuseReportsTable;
   admin_audit: AdminAuditTable;
+  mail_outbox: MailOutboxTable;
+  tags: TagsTable;
+  link_tags: LinkTagsTable;
+  utm_templates: UtmTemplatesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

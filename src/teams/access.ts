@@ -1,9 +1,11 @@
 // Who may do what with an owner's links: the one permission check every link route goes through.
 // A member's access lasts while the membership exists, the owner is active and the owner's plan
-// allows sharing (SPEC.md: suspended, not deleted); anything else is no access at all.
+// allows sharing (the membership is kept meanwhile: access returns with the owner's status or plan);
+// anything else is no access at all.
 import type { Db } from "../storage/db.js";
 import type { LinkRow, UserRow } from "../storage/schema.js";
 import { can } from "../accounts/plans.js";
+import { DomainError } from "../shared/errors.js";
 
 export type LinkRole = "owner" | "member" | "none";
 
@@ -36,6 +38,16 @@ export async function ownerAccess(db: Db, actor: UserRow, ownerId: string | null
     .executeTakeFirst();
   if (!owner || !sharingActive(owner)) return NONE;
   return { role: "member", owner };
+}
+
+/**
+ * The account whose links (and tags) the actor works with: its own when `ownerId` is absent, else a team
+ * owner's for an active member; not_found for anyone else (the team's existence is not revealed).
+ */
+export async function managedOwner(db: Db, actor: UserRow, ownerId: string | undefined): Promise<{ owner: UserRow; role: "owner" | "member" }> {
+  const access = await ownerAccess(db, actor, ownerId ?? actor.id);
+  if (access.role === "none" || !access.owner) throw new DomainError("not_found", "No such team");
+  return { owner: access.owner, role: access.role };
 }
 
 /** The actor's role for one link (see ownerAccess). */

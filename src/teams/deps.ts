@@ -2,15 +2,18 @@
 import type { Logger } from "pino";
 import type { Db } from "../storage/db.js";
 import type { Clock } from "../shared/clock.js";
-import type { Mailer } from "../mail/mailer.js";
+import type { MailSender } from "../mail/mail-queue.js";
 import type { UserRow } from "../storage/schema.js";
 import type { RateEvents } from "../storage/rate-events.js";
+import type { OwnerCaps } from "../storage/owner-caps.js";
 import { DomainError } from "../shared/errors.js";
 
 export interface TeamDeps {
   db: Db;
+  /** The owner's lock that keeps MAX_COLLABORATORS exact under concurrent invitations. */
+  caps: OwnerCaps;
   clock: Clock;
-  mailer: Mailer;
+  mailer: MailSender;
   log: Logger;
   /** Bounds the invitation emails an owner sends (invite and cancel in a loop would otherwise mail anyone). */
   rate: RateEvents;
@@ -18,7 +21,7 @@ export interface TeamDeps {
   origin: string;
 }
 
-/** Collaborators per team: members and pending invitations together (SPEC.md, Limits). */
+/** Collaborators per team: members and pending invitations together (docs/api.md, Limits). */
 export const MAX_COLLABORATORS = 2;
 /** How long an emailed invitation link is valid. */
 export const INVITATION_TTL_MS = 7 * 86_400_000;

@@ -1,19 +1,10 @@
-// The API's invitation object (API.md, Team): never the token, which exists only in the email.
+// The API's invitation object (docs/api.md, Team): never the token, which exists only in the email.
 import { iso } from "../shared/clock.js";
 import type { TeamInvitationRow } from "../storage/schema.js";
 import { RESEND_AFTER_MS } from "./deps.js";
+import type { Invitation } from "../contract/teams.js";
 
-export interface PublicInvitation {
-  id: string;
-  email: string;
-  state: string;
-  sent_at: string;
-  send_confirmed: boolean;
-  expires_at: string;
-  can_resend_at: string;
-}
-
-export function publicInvitation(row: TeamInvitationRow): PublicInvitation {
+export function publicInvitation(row: TeamInvitationRow): Invitation {
   return {
     id: row.id,
     email: row.email,

@@ -1,5 +1,5 @@
-// Team invitations: invite, resend, cancel, preview and accept, with every transition of SPEC.md's
-// invitation table. Tokens are random, stored as SHA-256 only; a resend replaces the live one.
+// Team invitations: invite, resend, cancel, preview and accept, with every transition of the
+// invitation table in docs/teams.md. Tokens are random, stored as SHA-256 only; a resend replaces the live one.
 import type { Transaction } from "kysely";
 import { iso } from "../shared/clock.js";
 import { DomainError, invalid } from "../shared/errors.js";
@@ -7,23 +7,13 @@ import { newId, randomToken, sha256Hex } from "../shared/ids.js";
 import type { Database, TeamInvitationRow, UserRow } from "../storage/schema.js";
 import { normalizeEmail } from "../accounts/accounts.js";
 import { requireCapability } from "../accounts/plans.js";
-import { isUniqueViolation } from "../links/aliases.js";
+import { isUniqueViolation } from "../storage/unique-violation.js";
 import { invitationEmail } from "./invitation-email.js";
 import { retryAfterSeconds } from "../storage/rate-events.js";
 import { INVITATION_EMAILS_PER_HOUR, INVITATION_TTL_MS, MAX_COLLABORATORS, RESEND_AFTER_MS, type TeamDeps, requireActiveAccount } from "./deps.js";
-import { type Membership, membershipOf } from "./memberships.js";
-import { type PublicInvitation, publicInvitation } from "./invitation-view.js";
-
-export type { PublicInvitation };
-
-/** What the landing page shows about a link before (or without) signing in. */
-export interface InvitationPreview {
-  email: string;
-  inviter_name: string;
-  inviter_email: string;
-  state: "pending" | "accepted" | "cancelled" | "expired" | "replaced";
-  expires_at: string;
-}
+import { membershipOf } from "./memberships.js";
+import { publicInvitation } from "./invitation-view.js";
+import type { Invitation, InvitationPreview, Membership } from "../contract/teams.js";
 
 /** Why an acceptance was refused, beside the API code (the landing page words each case). */
 export type RefusalReason = "unknown" | "replaced" | "cancelled" | "used" | "wrong_account" | "expired" | "email_unverified";
@@ -33,11 +23,6 @@ function refuse(code: "not_found" | "conflict" | "forbidden" | "expired" | "emai
 }
 
 const TOKEN_RE = /^[A-Za-z0-9_-]{20,200}$/;
-
-/** Takes the owner's row lock (PostgreSQL) inside a transaction that already holds SQLite's write lock. */
-async function lockOwner(trx: Transaction<Database>, ownerId: string): Promise<void> {
-  await trx.updateTable("users").set((eb) => ({ status: eb.ref("status") })).where("id", "=", ownerId).execute();
-}
 
 async function insertToken(trx: Transaction<Database>, invitationId: string, now: number): Promise<string> {
   const token = randomToken(32);
@@ -56,7 +41,7 @@ async function checkEmailAllowance(deps: TeamDeps, owner: UserRow, now: number):
   }
 }
 
-export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): Promise<PublicInvitation> {
+export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): Promise<Invitation> {
   requireActiveAccount(owner);
   requireCapability(owner.plan, "team_invite", "Team invitations");
   const email = normalizeEmail(rawEmail);
@@ -77,10 +62,10 @@ export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): 
   };
   let token: string;
   try {
-    // The count and the insert share one transaction that holds the owner's row: two invitations racing
+    // The count and the insert share one transaction that holds the owner's lock: two invitations racing
     // for the last collaborator slot (on any instance) cannot both pass.
     token = await deps.db.transaction().execute(async (trx) => {
-      await lockOwner(trx, owner.id);
+      await deps.caps.hold(trx, owner.id);
       const member = await trx
         .selectFrom("team_members")
         .innerJoin("users", "users.id", "team_members.member_id")
@@ -124,20 +109,27 @@ async function collaboratorCount(db: Transaction<Database>, ownerId: string): Pr
   return Number(members.n) + Number(pending.n);
 }
 
-/** Sends the email; send_confirmed records whether the transport accepted it (a failure keeps the invitation). */
+/**
+ * Sends the email; send_confirmed records whether the transport accepted it. Not accepted now, the
+ * invitation is kept and the email waits in the outbox: a retry that sends it confirms it (mailSent).
+ */
 async function send(deps: TeamDeps, owner: UserRow, row: TeamInvitationRow, token: string): Promise<TeamInvitationRow> {
   const link = `${deps.origin}/app/invitations/accept?token=${encodeURIComponent(token)}`;
-  let confirmed = 0;
   await deps.rate.record(emailBucket(owner), row.sent_at);
-  try {
-    await deps.mailer.send(invitationEmail(owner, row.email, link, INVITATION_TTL_MS / 86_400_000));
-    confirmed = 1;
-  } catch (err) {
-    deps.log.warn({ err, invitation: row.id }, "invitation email not accepted by the mail transport");
+  // Keyed by the invitation: a resend's email replaces a queued older one (whose link it replaced).
+  const outcome = await deps.mailer.send(invitationEmail(owner, row.email, link, INVITATION_TTL_MS / 86_400_000), { key: `invitation:${row.id}`, expiresAt: row.expires_at });
+  if (outcome !== "sent") {
+    deps.log.warn({ invitation: row.id, outcome }, "invitation email not accepted by the mail transport yet");
+    return row;
   }
   // Only this send's row: a later resend has its own sent_at and its own outcome.
-  await deps.db.updateTable("team_invitations").set({ send_confirmed: confirmed }).where("id", "=", row.id).where("sent_at", "=", row.sent_at).execute();
-  return { ...row, send_confirmed: confirmed };
+  await deps.db.updateTable("team_invitations").set({ send_confirmed: 1 }).where("id", "=", row.id).where("sent_at", "=", row.sent_at).execute();
+  return { ...row, send_confirmed: 1 };
+}
+
+/** The outbox sent an invitation's email after its request had answered: it shows as confirmed. */
+export async function mailSent(deps: TeamDeps, invitationId: string): Promise<void> {
+  await deps.db.updateTable("team_invitations").set({ send_confirmed: 1 }).where("id", "=", invitationId).where("state", "=", "pending").execute();
 }
 
 async function ownInvitation(deps: TeamDeps, owner: UserRow, id: string): Promise<TeamInvitationRow> {
@@ -151,7 +143,7 @@ function tooSoon(row: TeamInvitationRow, now: number): DomainError {
   return new DomainError("rate_limited", `This invitation was sent less than a minute ago; resend it in ${wait} s`, undefined, undefined, wait);
 }
 
-export async function resend(deps: TeamDeps, owner: UserRow, id: string): Promise<PublicInvitation> {
+export async function resend(deps: TeamDeps, owner: UserRow, id: string): Promise<Invitation> {
   requireActiveAccount(owner);
   requireCapability(owner.plan, "team_invite", "Team invitations");
   const row = await ownInvitation(deps, owner, id);
@@ -182,7 +174,7 @@ export async function resend(deps: TeamDeps, owner: UserRow, id: string): Promis
   return publicInvitation(await send(deps, owner, next, token));
 }
 
-export async function cancel(deps: TeamDeps, owner: UserRow, id: string): Promise<PublicInvitation> {
+export async function cancel(deps: TeamDeps, owner: UserRow, id: string): Promise<Invitation> {
   const row = await ownInvitation(deps, owner, id);
   const now = deps.clock.now();
   const r = await deps.db

@@ -5,29 +5,8 @@ import { DomainError } from "../shared/errors.js";
 import type { Db } from "../storage/db.js";
 import type { UserRow } from "../storage/schema.js";
 import { sharingActive } from "./access.js";
-import { type PublicInvitation, publicInvitation } from "./invitation-view.js";
-
-export interface Member {
-  user_id: string;
-  email: string;
-  name: string;
-  joined_at: string;
-}
-
-export interface Membership {
-  owner_id: string;
-  owner_email: string;
-  owner_name: string;
-  joined_at: string;
-  /** False while the owner is suspended or the owner's plan no longer allows sharing. */
-  active: boolean;
-}
-
-export interface TeamOverview {
-  members: Member[];
-  invitations: PublicInvitation[];
-  memberships: Membership[];
-}
+import { publicInvitation } from "./invitation-view.js";
+import type { Membership, Team } from "../contract/teams.js";
 
 function membershipQuery(db: Db) {
   return db
@@ -47,7 +26,7 @@ export async function membershipOf(db: Db, ownerId: string, memberId: string): P
   return r ? toMembership(r) : null;
 }
 
-export async function overview(db: Db, actor: UserRow): Promise<TeamOverview> {
+export async function overview(db: Db, actor: UserRow): Promise<Team> {
   const [members, invitations, memberships] = await Promise.all([
     db
       .selectFrom("team_members")

@@ -1,29 +1,35 @@
 // TeamService: the teams feature's entry point for HTTP routes and the CLI.
 import type { UserRow } from "../storage/schema.js";
 import type { TeamDeps } from "./deps.js";
-import { type InvitationPreview, type PublicInvitation, accept, cancel, invite, preview, resend } from "./invitations.js";
-import { type Membership, type TeamOverview, leaveTeam, overview, removeMember } from "./memberships.js";
+import { accept, cancel, invite, mailSent, preview, resend } from "./invitations.js";
+import type { Invitation, InvitationPreview, Membership, Team } from "../contract/teams.js";
+import { leaveTeam, overview, removeMember } from "./memberships.js";
 import { type LinkAccess, ownerAccess } from "./access.js";
 
-export type { InvitationPreview, PublicInvitation, Membership, TeamOverview, LinkAccess };
+export type { LinkAccess };
 
 export class TeamService {
   constructor(private readonly deps: TeamDeps) {}
 
-  overview(actor: UserRow): Promise<TeamOverview> {
+  overview(actor: UserRow): Promise<Team> {
     return overview(this.deps.db, actor);
   }
 
-  invite(owner: UserRow, email: string): Promise<PublicInvitation> {
+  invite(owner: UserRow, email: string): Promise<Invitation> {
     return invite(this.deps, owner, email);
   }
 
-  resend(owner: UserRow, invitationId: string): Promise<PublicInvitation> {
+  resend(owner: UserRow, invitationId: string): Promise<Invitation> {
     return resend(this.deps, owner, invitationId);
   }
 
-  cancel(owner: UserRow, invitationId: string): Promise<PublicInvitation> {
+  cancel(owner: UserRow, invitationId: string): Promise<Invitation> {
     return cancel(this.deps, owner, invitationId);
+  }
+
+  /** Called by the outbox when an invitation's email went after its request answered. */
+  invitationMailSent(invitationId: string): Promise<void> {
+    return mailSent(this.deps, invitationId);
   }
 
   preview(token: string): Promise<InvitationPreview> {

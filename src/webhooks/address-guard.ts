@@ -1,5 +1,6 @@
 // SSRF guard for webhook receivers: which IP addresses are internal, and which receiver URLs are acceptable.
 import { BlockList, isIP } from "node:net";
+import type { WebhookKind } from "../contract/webhooks.js";
 
 /** Why an address is refused; "private" and "loopback" are what WEBHOOK_ALLOW_PRIVATE lets through. */
 export type AddressClass =
@@ -85,7 +86,7 @@ export function addressAllowed(ip: string, allowPrivate: boolean): { ok: true } 
   return { ok: false, cls };
 }
 
-export type WebhookKind = "custom" | "slack" | "discord" | "teams";
+export type { WebhookKind };
 export const WEBHOOK_KINDS: readonly WebhookKind[] = ["custom", "slack", "discord", "teams"];
 
 /**

@@ -133,6 +133,9 @@ export class ClickDeliveries {
     return lane ? lane.waiting.length + lane.running : 0;
   }
 
+  /** Click events this instance delivered since it started: answered with a 2xx, or not (metrics). */
+  readonly delivered = { ok: 0, failed: 0 };
+
   /** This instance's queues: events waiting or in flight, and events dropped since it started. */
   queueState(): { queued: number; dropped: number } {
     let queued = 0;
@@ -168,8 +171,12 @@ export class ClickDeliveries {
 
   private async deliver(target: DeliveryTarget, job: ClickJob): Promise<void> {
     try {
+      // A plan change, suspension, deletion or a removed webhook since the click was queued: nothing is owed.
+      if (!(await this.deps.directory.confirm(target))) return;
       const event = job.event(this.deps.origin, this.deps.countries, this.deps.now());
-      this.deps.deliveryLog.add(await this.deps.sender.send(target, event));
+      const result = await this.deps.sender.send(target, event);
+      this.delivered[result.error === null ? "ok" : "failed"]++;
+      this.deps.deliveryLog.add(result);
     } catch (err) {
       this.deps.log.warn({ err, webhook: target.id }, "webhook delivery failed unexpectedly");
     }

@@ -86,7 +86,17 @@ export class DeliveryLog {
     const rows: WebhookDeliveryRow[] = [];
     for (const list of byHook.values()) {
       for (const r of list.slice(-KEEP_DELIVERIES)) {
-        rows.push({ id: r.id, webhook_id: r.webhookId, event: r.event, at: r.at, status_code: r.status_code, error: r.error, duration_ms: r.duration_ms });
+        rows.push({
+          id: r.id,
+          webhook_id: r.webhookId,
+          event: r.event,
+          at: r.at,
+          status_code: r.status_code,
+          error: r.error,
+          duration_ms: r.duration_ms,
+          test: r.test ? 1 : 0,
+          payload: r.payload,
+        });
       }
     }
     await this.deps.db.transaction().execute(async (trx) => {

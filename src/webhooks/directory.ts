@@ -1,7 +1,9 @@
 // The active webhooks of every owner, in memory, so that the redirect path asks one Map whether a click
-// has anyone to tell: loaded at start, reloaded per owner on every webhook change (on the other instances
-// through the storage change feed, LISTEN/NOTIFY on PostgreSQL), and in full every minute as a safety
-// net for a lost notification or a plan change.
+// has anyone to tell: loaded at start, reloaded per owner on every change of its webhooks, plan, status or
+// existence (on the other instances through the storage change feed, LISTEN/NOTIFY on PostgreSQL), and in
+// full every minute as a safety net for a lost notification. Each delivery is confirmed against the
+// database just before it is sent, so a change stops deliveries at once everywhere, even before the
+// notification arrives (or when it cannot: the CLI on SQLite is another process).
 import type { Logger } from "pino";
 import type { ChangeFeed, Db } from "../storage/db.js";
 import { can } from "../accounts/plans.js";
@@ -27,11 +29,15 @@ export class WebhookDirectory {
   private readonly generations = new Map<string, number>();
   private fullGeneration = 0;
   private timer: NodeJS.Timeout | null = null;
+  /** Confirmations being read, per webhook: deliveries at the same moment share one query. */
+  private readonly confirming = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly deps: { db: Db; feed: ChangeFeed; box: SecretBox; log: Logger },
   ) {
-    deps.feed.subscribe(WEBHOOK_CHANNEL, (ownerId) => void this.reloadOwner(ownerId));
+    const failed = (err: unknown) => deps.log.warn({ err }, "webhook directory reload failed");
+    deps.feed.subscribe(WEBHOOK_CHANNEL, (ownerId) => void this.reloadOwner(ownerId).catch(failed));
+    deps.feed.onResync(() => void this.reloadAll().catch(failed));
   }
 
   /** Owners with at least one active webhook on a plan that has webhooks: the redirect path's check. */
@@ -83,6 +89,30 @@ export class WebhookDirectory {
     const targets = next.get(ownerId);
     if (targets) this.byOwner.set(ownerId, targets);
     else this.byOwner.delete(ownerId);
+  }
+
+  /**
+   * Whether a queued delivery may still go: the webhook exists and is active, its owner is active on a plan
+   * with webhooks. Read from the database (one primary-key join); when the database cannot answer, the
+   * in-memory directory decides.
+   */
+  confirm(target: DeliveryTarget): Promise<boolean> {
+    if (!this.byOwner.get(target.ownerId)?.some((t) => t.id === target.id)) return Promise.resolve(false);
+    const running = this.confirming.get(target.id);
+    if (running) return running;
+    const p = this.query()
+      .where("webhooks.id", "=", target.id)
+      .executeTakeFirst()
+      .then(
+        (row) => row !== undefined && can(row.plan, "webhooks"),
+        (err) => {
+          this.deps.log.warn({ err, webhook: target.id }, "webhook delivery not confirmed by the database; the directory decides");
+          return this.byOwner.get(target.ownerId)?.some((t) => t.id === target.id) ?? false;
+        },
+      )
+      .finally(() => this.confirming.delete(target.id));
+    this.confirming.set(target.id, p);
+    return p;
   }
 
   private query() {

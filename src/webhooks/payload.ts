@@ -1,4 +1,4 @@
-// The link_click event as API.md fixes it (version 1, no IP address), and the body each kind receives:
+// The link_click event as docs/webhooks.md gives it (version 1, no IP address; receivers depend on it), and the body each kind receives:
 // the service's own JSON for custom receivers, a chat message for the Slack, Discord and Teams connectors.
 import type { WebhookKind } from "./address-guard.js";
 
@@ -97,9 +97,14 @@ export function discordMessage(e: LinkClickEvent) {
   };
 }
 
-/** Adaptive Card text is CommonMark: a backslash before every ASCII punctuation character renders it literally. */
-export function escapeTeams(text: string): string {
-  return text.replace(/[!-/:-@[-`{-~]/g, (c) => `\\${c}`);
+/**
+ * Adaptive Card text (Teams): a subset of markdown where `*` and `_` make emphasis, `[text](url)` a link and
+ * `-` or `1.` a list. Teams shows backslash escapes literally (a URL escaped that way is unreadable and not
+ * clickable), so URLs stay raw and only those characters are percent-encoded: the same resource for `_` and
+ * `~` (unreserved), and in practice for the others; `<`, `>`, `` ` `` and `\` are not valid in a URL anyway.
+ */
+export function teamsText(text: string): string {
+  return text.replace(/[*_[\]()~`<>\\]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 export function teamsMessage(e: LinkClickEvent) {
@@ -115,16 +120,21 @@ export function teamsMessage(e: LinkClickEvent) {
           type: "AdaptiveCard",
           version: "1.4",
           body: [
-            { type: "TextBlock", size: "Medium", weight: "Bolder", text: `Link clicked${escapeTeams(testMark(e))}`, wrap: true },
+            { type: "TextBlock", size: "Medium", weight: "Bolder", text: `Link clicked${testMark(e)}`, wrap: true },
             {
               type: "FactSet",
               facts: [
-                { title: "Short URL", value: escapeTeams(e.link.short_url) },
-                { title: "Destination", value: escapeTeams(e.link.url) },
-                { title: "Country", value: escapeTeams(country) },
-                { title: "Device", value: escapeTeams(device) },
+                { title: "Short URL", value: teamsText(e.link.short_url) },
+                { title: "Destination", value: teamsText(e.link.url) },
+                { title: "Country", value: teamsText(country) },
+                { title: "Device", value: teamsText(device) },
               ],
             },
+          ],
+          // Buttons open the exact addresses (an action's url is no markdown).
+          actions: [
+            { type: "Action.OpenUrl", title: "Open destination", url: e.link.url },
+            { type: "Action.OpenUrl", title: "Open short link", url: e.link.short_url },
           ],
         },
       },

@@ -19,6 +19,14 @@ export class ReceiverRefused extends Error {
   override name = "ReceiverRefused";
 }
 
+/** DNS did not answer (in time, or at all) for the receiver's host: not a verdict on the address, try again later. */
+export class ReceiverUnresolved extends ReceiverRefused {
+  override name = "ReceiverUnresolved";
+}
+
+/** Bound on resolving a receiver's host (A and AAAA at once), at creation and before every delivery. */
+export const RECEIVER_DNS_TIMEOUT_MS = 2_000;
+
 export interface ReceiverCheckOptions {
   /** DNS_SERVERS ("ip:port" or "[ip6]:port"); empty: the system resolver. */
   dnsServers: readonly string[];
@@ -35,7 +43,7 @@ export class ReceiverCheck {
   private readonly timeoutMs: number;
 
   constructor(private readonly opts: ReceiverCheckOptions) {
-    this.timeoutMs = opts.resolveTimeoutMs ?? 2_000;
+    this.timeoutMs = opts.resolveTimeoutMs ?? RECEIVER_DNS_TIMEOUT_MS;
     if (opts.dnsServers.length > 0) {
       this.resolver = new dnsPromises.Resolver({ timeout: this.timeoutMs, tries: 1 });
       this.resolver.setServers([...opts.dnsServers]);
@@ -80,11 +88,21 @@ export class ReceiverCheck {
     let answers: string[];
     try {
       answers = await withTimeout(this.lookup(host), this.timeoutMs);
-    } catch {
-      throw new ReceiverRefused(`${host} does not resolve`);
+    } catch (e) {
+      throw this.failure(host, e as NodeJS.ErrnoException);
     }
     if (answers.length === 0) throw new ReceiverRefused(`${host} does not resolve`);
     return answers;
+  }
+
+  /** A name that does not exist is refused; DNS that fails or says nothing in time is named as such. */
+  private failure(host: string, err: NodeJS.ErrnoException): ReceiverRefused {
+    const code = err.code ?? "";
+    if (code === "ENOTFOUND" || code === "ENODATA") return new ReceiverRefused(`${host} does not resolve`);
+    if (code === TIMED_OUT || code === "ETIMEOUT" || code === "EAI_AGAIN" || code === "ECONNREFUSED") {
+      return new ReceiverUnresolved(`DNS did not answer for ${host} within ${this.timeoutMs / 1000} s; try again later`);
+    }
+    return new ReceiverUnresolved(`DNS failed for ${host} (${code || "lookup failed"}); try again later`);
   }
 
   private async lookup(host: string): Promise<string[]> {
@@ -104,12 +122,14 @@ function noData(err: NodeJS.ErrnoException): string[] {
   throw err;
 }
 
+const TIMED_OUT = "SNIP_DNS_TIMEOUT";
+
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([
     p,
     new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error("timeout")), ms);
+      timer = setTimeout(() => reject(Object.assign(new Error("timeout"), { code: TIMED_OUT })), ms);
     }),
   ]).finally(() => clearTimeout(timer));
 }

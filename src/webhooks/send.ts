@@ -4,11 +4,11 @@ import type { LookupFunction } from "node:net";
 import { performance } from "node:perf_hooks";
 import { Agent, request } from "undici";
 import type { WebhookKind } from "./address-guard.js";
-import { type CheckedReceiver, type ReceiverCheck, ReceiverRefused } from "./receiver-check.js";
+import { type CheckedReceiver, type ReceiverCheck, ReceiverRefused, ReceiverUnresolved } from "./receiver-check.js";
 import { type LinkClickEvent, bodyFor } from "./payload.js";
 import { signatureHeader } from "./secrets.js";
 
-/** SPEC.md, Limits: one attempt, two seconds at most. */
+/** One attempt, two seconds at most (docs/api.md, Limits): a slow receiver never holds the queue. */
 export const DELIVERY_TIMEOUT_MS = 2_000;
 /** What is read of a receiver's answer (the rest is dropped with the connection). */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -22,7 +22,7 @@ export interface DeliveryTarget {
   secret: string | null;
 }
 
-/** A delivery log entry (API.md: {id, event, at, status_code, error, duration_ms}; at in epoch ms here). */
+/** A delivery log entry (docs/api.md, Webhooks: {id, event, at, status_code, error, duration_ms}; at in epoch ms here). */
 export interface DeliveryResult {
   id: string;
   webhookId: string;
@@ -31,6 +31,9 @@ export interface DeliveryResult {
   status_code: number | null;
   error: string | null;
   duration_ms: number;
+  test: boolean;
+  /** The request body as sent (JSON). */
+  payload: string;
 }
 
 export interface SenderOptions {
@@ -44,6 +47,8 @@ export interface SenderOptions {
   timeoutMs?: number;
   /** Sockets per webhook (the per-webhook concurrency). */
   connections: number;
+  /** Runs each delivery (`deliver`) and returns its result: tracing puts a span around it. */
+  observe?: (target: DeliveryTarget, event: LinkClickEvent, deliver: () => Promise<DeliveryResult>) => Promise<DeliveryResult>;
 }
 
 /** A lookup that answers the checked address, whatever is asked: the socket cannot go anywhere else. */
@@ -63,16 +68,31 @@ export class WebhookSender {
     this.timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   }
 
-  async send(target: DeliveryTarget, event: LinkClickEvent): Promise<DeliveryResult> {
-    const result: DeliveryResult = { id: event.id, webhookId: target.id, event: "link_click", at: this.opts.now(), status_code: null, error: null, duration_ms: 0 };
+  send(target: DeliveryTarget, event: LinkClickEvent): Promise<DeliveryResult> {
+    const observe = this.opts.observe;
+    return observe ? observe(target, event, () => this.deliver(target, event)) : this.deliver(target, event);
+  }
+
+  private async deliver(target: DeliveryTarget, event: LinkClickEvent): Promise<DeliveryResult> {
+    const body = bodyFor(target.kind, event);
+    const result: DeliveryResult = {
+      id: event.id,
+      webhookId: target.id,
+      event: "link_click",
+      at: this.opts.now(),
+      status_code: null,
+      error: null,
+      duration_ms: 0,
+      test: event.test === true,
+      payload: body,
+    };
     let checked: CheckedReceiver;
     try {
       checked = await this.opts.check.check(target.url, target.kind);
     } catch (e) {
-      result.error = e instanceof ReceiverRefused ? `address refused: ${e.message}` : "address check failed";
+      result.error = e instanceof ReceiverUnresolved ? e.message : e instanceof ReceiverRefused ? `address refused: ${e.message}` : "address check failed";
       return result;
     }
-    const body = bodyFor(target.kind, event);
     const headers: Record<string, string> = { "content-type": "application/json", "user-agent": "snip-webhooks/1" };
     if (target.kind === "custom") {
       if (target.secret === null) {

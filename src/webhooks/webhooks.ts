@@ -1,15 +1,17 @@
-// Webhook subscriptions (API.md, Webhooks): list, create, edit, activate/deactivate, remove, rotate the
+// Webhook subscriptions (docs/api.md, Webhooks): list, create, edit, activate/deactivate, remove, rotate the
 // secret, send a test event, read the delivery log. Business and Enterprise; five per account.
 import { randomUUID } from "node:crypto";
-import type { Db, Dialect } from "../storage/db.js";
+import type { Db } from "../storage/db.js";
+import { type Cap, type OwnerCaps, countOf } from "../storage/owner-caps.js";
+import { type RateEvents, retryAfterSeconds } from "../storage/rate-events.js";
 import type { UserRow, WebhookDeliveryRow, WebhookRow } from "../storage/schema.js";
 import type { Clock } from "../shared/clock.js";
 import { iso } from "../shared/clock.js";
-import { DomainError, invalid } from "../shared/errors.js";
+import { DomainError, FieldChecks, invalid } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
 import { requireCapability } from "../accounts/plans.js";
 import { shortUrl } from "../links/public-link.js";
-import type { WebhookKind } from "./address-guard.js";
+import type { Webhook, WebhookDelivery, WebhookKind } from "../contract/webhooks.js";
 import { type ReceiverCheck, ReceiverRefused } from "./receiver-check.js";
 import { type SecretBox, newWebhookSecret } from "./secrets.js";
 import type { WebhookDirectory } from "./directory.js";
@@ -17,33 +19,27 @@ import type { DeliveryLog } from "./delivery-log.js";
 import type { DeliveryResult, WebhookSender } from "./send.js";
 import type { LinkClickEvent } from "./payload.js";
 
-/** SPEC.md, Limits. */
+/** docs/api.md, Limits. */
 export const MAX_WEBHOOKS = 5;
+/**
+ * Test events one account may send per minute: each is a request to a receiver the account chose, so an
+ * unbounded loop would make snip a request cannon; ten a minute is more than anyone debugging a receiver clicks.
+ */
+export const WEBHOOK_TESTS_PER_MINUTE = 10;
+const MINUTE = 60_000;
 const MAX_NAME = 100;
 
-export interface PublicDelivery {
-  id: string;
-  event: string;
-  at: string;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-}
-
-export interface PublicWebhook {
-  id: string;
-  name: string;
-  url: string;
-  kind: WebhookKind;
-  active: boolean;
-  created_at: string;
-  last_delivery: PublicDelivery | null;
-  /** Events dropped because the webhook's queue was full (a slow or dead receiver). */
-  dropped: number;
-}
-
-export function publicDelivery(d: Pick<WebhookDeliveryRow, "id" | "event" | "at" | "status_code" | "error" | "duration_ms">): PublicDelivery {
-  return { id: d.id, event: d.event, at: iso(d.at) as string, status_code: d.status_code, error: d.error, duration_ms: d.duration_ms };
+export function publicDelivery(d: Omit<WebhookDeliveryRow, "webhook_id">): WebhookDelivery {
+  return {
+    id: d.id,
+    event: d.event,
+    at: iso(Number(d.at)) as string,
+    status_code: d.status_code,
+    error: d.error,
+    duration_ms: d.duration_ms,
+    test: Number(d.test) === 1,
+    payload: d.payload,
+  };
 }
 
 function checkName(raw: string): string {
@@ -56,7 +52,10 @@ function checkName(raw: string): string {
 
 export interface WebhookServiceDeps {
   db: Db;
-  dialect: Dialect;
+  /** Throttles test events per account. */
+  rate: RateEvents;
+  /** Keeps MAX_WEBHOOKS exact under concurrent creations. */
+  caps: OwnerCaps;
   clock: Clock;
   check: ReceiverCheck;
   box: SecretBox;
@@ -69,17 +68,25 @@ export interface WebhookServiceDeps {
 export class WebhookService {
   constructor(private readonly deps: WebhookServiceDeps) {}
 
-  async list(user: UserRow): Promise<PublicWebhook[]> {
+  /** WEBHOOK_ALLOW_PRIVATE: receivers on loopback and private networks are accepted. */
+  get privateReceivers(): boolean {
+    return this.deps.check.allowPrivate;
+  }
+
+  async list(user: UserRow): Promise<Webhook[]> {
     requireCapability(user.plan, "webhooks", "Webhooks");
     const rows = await this.deps.db.selectFrom("webhooks").selectAll().where("owner_id", "=", user.id).orderBy("created_at").orderBy("id").execute();
     return Promise.all(rows.map((r) => this.toPublic(r)));
   }
 
-  async create(user: UserRow, input: { name: string; url: string; kind?: WebhookKind }): Promise<{ webhook: PublicWebhook; secret: string | null }> {
+  async create(user: UserRow, input: { name: string; url: string; kind?: WebhookKind }): Promise<{ webhook: Webhook; secret: string | null }> {
     requireCapability(user.plan, "webhooks", "Webhooks");
-    const name = checkName(input.name);
+    // Both fields are checked before either is refused, so the form can mark every wrong one.
+    const checks = new FieldChecks();
+    const name = checks.run(() => checkName(input.name)) as string;
     const kind = input.kind ?? "custom";
-    const url = await this.checkUrl(input.url, kind);
+    const url = (await checks.runAsync(() => this.checkUrl(input.url, kind))) as string;
+    checks.throwIfAny();
     const now = this.deps.clock.now();
     const id = newId();
     const secret = kind === "custom" ? newWebhookSecret() : null;
@@ -95,24 +102,17 @@ export class WebhookService {
       created_at: now,
       updated_at: now,
     };
-    await this.deps.db.transaction().execute(async (trx) => {
-      // Lock the owner row (PostgreSQL) so two concurrent creations cannot both pass the cap;
-      // SQLite runs write transactions one at a time.
-      await trx
-        .selectFrom("users")
-        .select("id")
-        .where("id", "=", user.id)
-        .$if(this.deps.dialect === "postgres", (q) => q.forUpdate())
-        .executeTakeFirst();
-      const count = await trx.selectFrom("webhooks").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", user.id).executeTakeFirstOrThrow();
-      if (Number(count.n) >= MAX_WEBHOOKS) throw new DomainError("limit_reached", `An account can have at most ${MAX_WEBHOOKS} webhooks; remove one first`);
-      await trx.insertInto("webhooks").values(row).execute();
-    });
+    const cap: Cap = {
+      limit: MAX_WEBHOOKS,
+      count: (trx) => countOf(trx.selectFrom("webhooks").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", user.id)),
+      refuse: () => new DomainError("limit_reached", `An account can have at most ${MAX_WEBHOOKS} webhooks; remove one first`),
+    };
+    await this.deps.caps.add(user.id, cap, (trx) => trx.insertInto("webhooks").values(row).execute());
     await this.deps.directory.changed(user.id);
     return { webhook: await this.toPublic(row), secret };
   }
 
-  async update(user: UserRow, id: string, input: { name?: string; url?: string; active?: boolean }): Promise<PublicWebhook> {
+  async update(user: UserRow, id: string, input: { name?: string; url?: string; active?: boolean }): Promise<Webhook> {
     requireCapability(user.plan, "webhooks", "Webhooks");
     const row = await this.own(user, id);
     const patch: Partial<WebhookRow> = {};
@@ -141,7 +141,7 @@ export class WebhookService {
   }
 
   /** A new secret for a custom webhook, shown once; the old one stops signing at once. */
-  async rotateSecret(user: UserRow, id: string): Promise<{ webhook: PublicWebhook; secret: string }> {
+  async rotateSecret(user: UserRow, id: string): Promise<{ webhook: Webhook; secret: string }> {
     requireCapability(user.plan, "webhooks", "Webhooks");
     const row = await this.own(user, id);
     if (row.kind !== "custom") throw invalid("kind", `a ${row.kind} webhook has no secret`);
@@ -154,10 +154,15 @@ export class WebhookService {
   }
 
   /** One test event, delivered at once (active or not), and logged like any delivery. */
-  async sendTest(user: UserRow, id: string): Promise<PublicDelivery> {
+  async sendTest(user: UserRow, id: string): Promise<WebhookDelivery> {
     requireCapability(user.plan, "webhooks", "Webhooks");
     const row = await this.own(user, id);
     const now = this.deps.clock.now();
+    // Taken (not merely counted) before sending, so concurrent tests cannot all find the last slot free.
+    const slot = await this.deps.rate.take(`webhook-test:${user.id}`, now - MINUTE, WEBHOOK_TESTS_PER_MINUTE, now);
+    if ("full" in slot) {
+      throw new DomainError("rate_limited", `At most ${WEBHOOK_TESTS_PER_MINUTE} test events per minute; try again shortly`, undefined, undefined, retryAfterSeconds(slot.full, MINUTE, now));
+    }
     const event: LinkClickEvent = {
       version: 1,
       id: randomUUID(),
@@ -170,10 +175,10 @@ export class WebhookService {
     const secret = row.secret_enc === null ? null : this.deps.box.open(row.secret_enc, row.id);
     const result: DeliveryResult = await this.deps.sender.send({ id: row.id, ownerId: row.owner_id, url: row.url, kind: row.kind as WebhookKind, secret }, event);
     await this.deps.deliveryLog.writeNow(result);
-    return publicDelivery(result);
+    return publicDelivery({ ...result, test: result.test ? 1 : 0 });
   }
 
-  async deliveries(user: UserRow, id: string): Promise<PublicDelivery[]> {
+  async deliveries(user: UserRow, id: string): Promise<WebhookDelivery[]> {
     requireCapability(user.plan, "webhooks", "Webhooks");
     await this.own(user, id);
     const rows = await this.deps.db.selectFrom("webhook_deliveries").selectAll().where("webhook_id", "=", id).orderBy("at", "desc").orderBy("id", "desc").execute();
@@ -196,7 +201,7 @@ export class WebhookService {
     }
   }
 
-  private async toPublic(row: WebhookRow): Promise<PublicWebhook> {
+  private async toPublic(row: WebhookRow): Promise<Webhook> {
     const last = await this.deps.db
       .selectFrom("webhook_deliveries")
       .selectAll()

@@ -48,7 +48,7 @@ describe.each(ENGINES)("operator console: links on %s", (engine) => {
     expect(r.status, r.text).toBe(200);
     expect(ids(r)).toEqual([`dom${n}link`, signedOut.id, b1.id, a1.id]);
     expect(r.body.links.map((l: { owner_email: string | null }) => l.owner_email)).toEqual([b.email, null, b.email, a.email]);
-    // The link object of API.md plus owner_email.
+    // The link object of docs/api.md plus owner_email.
     expect(r.body.links[3]).toMatchObject({ id: a1.id, alias: a1.alias, url: "https://example.com/needle-path", disabled: null, destination_blocked: false, click_count: 0, owner_email: a.email });
 
     expect(ids(await ops.client.get(`/api/admin/links?owner=${encodeURIComponent(b.email.toUpperCase())}`))).toEqual([`dom${n}link`, b2.id, b1.id]);
@@ -170,6 +170,53 @@ describe.each(ENGINES)("operator console: links on %s", (engine) => {
       // The scan went on to the end and found no more: no cursor.
       expect([ids(second), second.body.next_cursor]).toEqual([[bad.id], null]);
       expect((await visit(server, bad.alias)).status).toBe(410);
+    } finally {
+      server.ctx.blocklist.setConsoleHosts([]);
+    }
+  });
+
+  it("state filters expired and limit_reached in SQL, in the order visitors meet the states (disabled, blocked, expired, limit_reached)", async () => {
+    const owner = await fresh("business");
+    const make = (alias: string, extra: Record<string, unknown> = {}) => createLink(owner.client, { url: `https://fine.example/${alias}`, alias: `${alias}-${n}`, ...extra });
+    const plain = await make("sq-plain");
+    const expired = await make("sq-expired");
+    const used = await make("sq-used", { max_clicks: 1 });
+    const open = await make("sq-open", { max_clicks: 5 });
+    const usedExpired = await make("sq-used-expired", { max_clicks: 1 });
+    const offExpired = await make("sq-off-expired");
+    const blockedExpired = await createLink(owner.client, { url: "https://evil-sq.example/x", alias: `sq-blocked-expired-${n}` });
+    const past = Date.now() - 60_000;
+    await server.ctx.storage.db.updateTable("links").set({ expires_at: past }).where("id", "in", [expired.id, offExpired.id, blockedExpired.id]).execute();
+    await server.ctx.storage.db.updateTable("links").set({ expires_at: Date.now() + 86_400_000 }).where("id", "=", plain.id).execute();
+    for (const l of [used, open, usedExpired]) expect((await visit(server, l.alias)).status).toBe(302);
+    expect((await visit(server, used.alias)).status).toBe(403);
+    await server.ctx.storage.db.updateTable("links").set({ expires_at: past }).where("id", "=", usedExpired.id).execute();
+    expect((await ops.client.post(`/api/admin/links/${offExpired.id}/disable`, { reason: "x" })).status).toBe(200);
+    const q = `owner=${encodeURIComponent(owner.email)}`;
+    const inState = async (state: string) => {
+      const r = await ops.client.get(`/api/admin/links?${q}&state=${state}`);
+      expect(r.status, r.text).toBe(200);
+      return ids(r);
+    };
+
+    expect(await inState("expired")).toEqual([blockedExpired.id, usedExpired.id, expired.id]);
+    expect(await inState("limit_reached")).toEqual([used.id]);
+    expect(await inState("active")).toEqual([open.id, plain.id]);
+    expect(await inState("disabled")).toEqual([offExpired.id]);
+    const limited = await ops.client.get(`/api/admin/links?${q}&state=limit_reached`);
+    expect(limited.body.links[0]).toMatchObject({ max_clicks: 1, click_count: 1 });
+    // Paged one by one, each expired link once.
+    const first = await ops.client.get(`/api/admin/links?${q}&state=expired&limit=2`);
+    const second = await ops.client.get(`/api/admin/links?${q}&state=expired&limit=2&cursor=${first.body.next_cursor}`);
+    expect([ids(first), ids(second), second.body.next_cursor]).toEqual([[blockedExpired.id, usedExpired.id], [expired.id], null]);
+
+    // A blocked destination comes before the expiry.
+    server.ctx.blocklist.setConsoleHosts(["evil-sq.example"]);
+    try {
+      expect(await inState("blocked")).toEqual([blockedExpired.id]);
+      expect(await inState("expired")).toEqual([usedExpired.id, expired.id]);
+      expect(await inState("limit_reached")).toEqual([used.id]);
+      expect(await inState("active")).toEqual([open.id, plain.id]);
     } finally {
       server.ctx.blocklist.setConsoleHosts([]);
     }

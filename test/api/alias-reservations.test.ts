@@ -51,7 +51,7 @@ describe.each(ENGINES)("alias reservations on %s", (engine) => {
 
     const taken = await b.post("/api/links", { url: "https://evil.example/", alias: "reuseX" });
     expect(taken.status).toBe(409);
-    expect(taken.body).toMatchObject({ status: "error", code: "alias_taken", details: [{ field: "alias", message: "is already taken" }] });
+    expect(taken.body).toMatchObject({ status: "error", code: "alias_taken", details: [{ field: "alias", message: "This alias is already taken; choose another" }] });
     const anon = await new ApiClient(server.url).init();
     expect((await anon.post("/api/links", { url: "https://evil.example/", alias: "reuseX" })).body.code).toBe("alias_taken");
     const ext = await external(other.key, { url: "https://evil.example/", alias: "reuseX" });

@@ -4,7 +4,6 @@
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
@@ -41,18 +40,22 @@ describe("BLOCKLIST_FILE lines", () => {
     const lines: string[] = [];
     for (let i = 0; i < 100_000; i++) lines.push(i % 3 === 0 ? `0.0.0.0 host-${i}.bad.example` : i % 3 === 1 ? `https://h${i}.phish.example/login` : `site-${i}.example # note`);
     const text = lines.join("\n");
-    const delay = monitorEventLoopDelay({ resolution: 5 });
-    delay.enable();
-    const started = performance.now();
+    // Other work gets the event loop between slices: count the turns it gets while the file is parsed.
+    let parsing = true;
+    let turns = 0;
+    const other = () => {
+      if (!parsing) return;
+      turns++;
+      setImmediate(other);
+    };
+    setImmediate(other);
     const list = await parseList(text);
-    const ms = performance.now() - started;
-    delay.disable();
-    const maxBlockMs = delay.max / 1e6;
-    console.log(`BLOCKLIST_FILE of 100,000 lines: parsed in ${ms.toFixed(0)} ms, longest event-loop block ${maxBlockMs.toFixed(1)} ms`);
+    parsing = false;
     expect(list.hosts.size).toBe(100_000);
     expect(list.skipped).toBe(0);
-    // Slices of 2,000 lines take a few milliseconds each; generous for a shared machine.
-    expect(maxBlockMs).toBeLessThan(250);
+    // At least one turn per 2,000 lines: no slice holds the loop for more than 2,000 lines' parsing
+    // (how long that is, is measured by bench/event-loop.ts).
+    expect(turns).toBeGreaterThanOrEqual(100_000 / 2_000);
   });
 });
 

@@ -96,13 +96,18 @@ describe.each(ENGINES)("redirect fast path on %s", (engine) => {
     expect(await count(link.id)).toBe(8);
   });
 
-  it("another host maps to its own domain: a link of BASE_URL's host is not served for it", async () => {
+  it("a custom domain's host maps to its own domain (a link of BASE_URL's host is not served for it); any other host is the main host", async () => {
     await create({ url: "https://example.com/own", alias: "fasthost" });
     const own = await twice("/fasthost");
     expect(own.second).toEqual(own.first);
+    const biz = await signedInClient(server, "fast-domains@example.com", "business");
+    expect((await biz.post("/api/domains", { hostname: "other.example" })).status).toBe(201);
     const other = await twice("/fasthost", { host: "other.example" });
     expect(other.first.status).toBe(404);
     expect(other.second).toEqual(other.first);
+    const lan = await twice("/fasthost", { host: "192.168.1.20:8080" });
+    expect(lan.first).toEqual(own.first);
+    expect(lan.second).toEqual(own.first);
   });
 
   it("outcomes the fast path leaves to Fastify answer as before: 404, 410, click limit", async () => {
@@ -194,6 +199,11 @@ describe.each(ENGINES)("redirect fast path behind proxies on %s", (engine) => {
     return rows.map((r) => r.country);
   };
   const host = (server: TestServer) => new URL(server.url).host;
+  const pendingDomain = async (server: TestServer, hostname: string) => {
+    const biz = await signedInClient(server, `domains-${hostname}@example.com`, "business");
+    const r = await biz.post("/api/domains", { hostname });
+    expect(r.status, r.text).toBe(201);
+  };
 
   beforeAll(async () => {
     // Loopback (the tests' address) is the trusted proxy; for the other server only 10.0.0.0/8 is.
@@ -211,7 +221,9 @@ describe.each(ENGINES)("redirect fast path behind proxies on %s", (engine) => {
     const headers = { "user-agent": DESKTOP, "x-forwarded-for": "203.0.113.7", "cf-ipcountry": "de" };
     const slow = await viaBothPaths(trusted, "/proxied", headers, "https://example.com/proxied");
     expect(await countries(trusted, link.id)).toEqual(["DE", "DE"]);
-    // X-Forwarded-Host names the host the link is looked up for, on both paths.
+    // X-Forwarded-Host names the host the link is looked up for, on both paths: a pending custom domain
+    // serves nothing (any host that is no custom domain would be the main host).
+    await pendingDomain(trusted, "other.example");
     const elsewhere = { ...headers, "x-forwarded-host": "other.example" };
     expect((await raw(trusted.url, "/proxied", elsewhere)).status).toBe(404);
     const forwarded = { ...headers, host: "internal:9000", "x-forwarded-host": `spoofed.example, ${host(trusted)}` };
@@ -225,6 +237,8 @@ describe.each(ENGINES)("redirect fast path behind proxies on %s", (engine) => {
   it("a peer that is not a trusted proxy cannot set the country or the host, on either path", async () => {
     const pro = await signedInClient(untrusted, "direct@example.com", "pro");
     const link = await createLink(pro, { url: "https://example.com/direct", alias: "direct" });
+    // Were the header believed, this pending custom domain would answer 404.
+    await pendingDomain(untrusted, "other.example");
     const headers = { "user-agent": DESKTOP, "cf-ipcountry": "DE", "x-forwarded-host": "other.example" };
     (await viaBothPaths(untrusted, "/direct", headers, "https://example.com/direct")).mockRestore();
     expect(await countries(untrusted, link.id)).toEqual(["unknown", "unknown"]);

@@ -1,6 +1,6 @@
 // Property-based fuzzing of every route in app.routeList (routes added later included), on both engines:
 // generated hostile path parameters, querystrings, bodies and content types, signed in (with CSRF) and
-// signed out. Every answer must be inside the contract (no 5xx, API.md's error body with a known code, the
+// signed out. Every answer must be inside the contract (no 5xx, docs/api.md's error body with a known code, the
 // security headers), a refused request must leave every table's row count as it was, nothing accepted may
 // store a control character or a lone surrogate, and nothing a client sends may be logged as a server error.
 // Seeded: SNIP_FUZZ_SEED replays a run (the seed is printed); SNIP_FUZZ_RUNS sets the cases per route

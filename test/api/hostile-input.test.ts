@@ -1,4 +1,4 @@
-// Hostile input answers inside the contract (issue 15, defects 3, 4 and 7): NUL, control characters and lone
+// Hostile input answers inside the contract: NUL, control characters and lone
 // surrogates refused in one place on both engines, bad URLs and the static server's refusals as the contract's
 // error body, and every route refusing unknown fields, wrong body types and bodies it does not take.
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";

@@ -57,12 +57,14 @@ const OWNED: Record<string, Fixture> = {
   "/api/webhooks/:id/secret": async (a) => `/api/webhooks/${await webhook(a)}/secret`,
   "/api/webhooks/:id/test": async (a) => `/api/webhooks/${await webhook(a)}/test`,
   "/api/webhooks/:id/deliveries": async (a) => `/api/webhooks/${await webhook(a)}/deliveries`,
+  "/api/tags/:id": async (a) => `/api/tags/${await created(await a.client.post("/api/tags", { name: `idor-${++n}` }), "tag")}`,
+  "/api/utm-templates/:id": async (a) => `/api/utm-templates/${await created(await a.client.post("/api/utm-templates", { name: `idor-${++n}`, utm_source: "idor" }), "template")}`,
 };
 
-/** Routes whose path parameter names nothing private: public by API.md, or files. */
+/** Routes whose path parameter names nothing private: public by docs/api.md, or files. */
 const PUBLIC: Record<string, string> = {
-  "/:alias": "the short link itself (API.md: public)",
-  "/api/qr/:alias": "the QR code of a short link (API.md: public, like the short URL)",
+  "/:alias": "the short link itself (docs/api.md: public)",
+  "/api/qr/:alias": "the QR code of a short link (docs/api.md: public, like the short URL)",
   "/app/*": "dashboard client routes (index.html)",
   "/assets/*": "dashboard build files",
   "/docs/static/*": "OpenAPI UI files",

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
 import { ApiClient, signedInClient } from "../helpers/client.js";
+import { ManualClock } from "../../src/shared/clock.js";
 
 describe.each(ENGINES)("link management on %s", (engine) => {
   let server: TestServer;
@@ -10,9 +11,11 @@ describe.each(ENGINES)("link management on %s", (engine) => {
   let other: ApiClient;
   let business: ApiClient;
   const go = (path: string) => fetch(server.url + path, { redirect: "manual" });
+  // Moved by hand where the order of creation times matters (the list is newest first).
+  const clock = new ManualClock(Date.now());
 
   beforeAll(async () => {
-    server = await startTestServer({ engine });
+    server = await startTestServer({ engine, clock });
     pro = await signedInClient(server, "pro@example.com", "pro");
     other = await signedInClient(server, "other@example.com", "pro");
     business = await signedInClient(server, "biz@example.com", "business");
@@ -83,7 +86,7 @@ describe.each(ENGINES)("link management on %s", (engine) => {
     for (let i = 0; i < 25; i++) {
       const r = await c.post("/api/links", { url: `https://list.example/item-${i}`, alias: `lst-${String(i).padStart(2, "0")}` });
       made.push(r.body.link.id);
-      await new Promise((r) => setTimeout(r, 2));
+      clock.advance(2);
     }
     await c.post("/api/links", { url: "https://list.example/100%_off", alias: "percent" });
     const first = await c.get("/api/links?limit=10");

@@ -67,8 +67,13 @@ describe("operations", () => {
     const text = await res.text();
     expect(JSON.parse(text)).toEqual({ status: "error", code: "internal_error", message: "Internal error" });
     expect(text).not.toMatch(/sqlite|select|stack|\/work\//i);
+    // The health check tells a database that does not answer (503 unavailable, docs/operations.md), showing nothing of why.
     const health = await fetch(`${other.url}/healthz`);
-    expect(health.status).toBe(500);
+    expect(health.status).toBe(503);
+    expect(health.headers.get("retry-after")).toBe("5");
+    const healthText = await health.text();
+    expect(JSON.parse(healthText)).toEqual({ status: "error", code: "unavailable", message: "The service is temporarily unavailable; try again in a few seconds" });
+    expect(healthText).not.toMatch(/sqlite|select|stack|destroyed|\/work\//i);
     await other.app.close();
   });
 });

@@ -170,6 +170,94 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
     expect(csv.body).toMatchObject({ status: "error", code: "plan_required", required_plan: "pro" });
   });
 
+  it("range=24h: the current UTC hour and the 23 before it, exact at both edges, breakdowns of those hours only", async () => {
+    const link = await newLink(server, pro, "last-day");
+    const H = 3_600_000;
+    const start = Date.UTC(2026, 10, 1, 13); // NOW is 12:00: the window is 2026-11-01 13:00 to 2026-11-02 13:00
+    const at: Array<[number, Partial<ClickInput>]> = [
+      [start - 1, { country: "SE" }], // one millisecond before the window
+      [start, { country: "DE" }],
+      [start + 30 * 60_000, { country: "DE", userAgent: UA.iphone }],
+      [Date.UTC(2026, 10, 1, 23, 59, 59, 999), { country: "FR" }],
+      [Date.UTC(2026, 10, 2, 0, 0, 0), { country: "FR", userAgent: UA.googlebot }],
+      [NOW, { country: "JP" }],
+      [NOW + 59 * 60_000, { country: "JP" }], // still the current hour (a clock ahead by minutes)
+      [NOW + H, { country: "SE" }], // the next hour: not in the window
+    ];
+    for (const [t, extra] of at) server.ctx.clicks.record(click(link, t, extra));
+    await server.ctx.clicks.flush();
+    const r = await pro.get(`/api/links/${link.id}/stats?range=24h`);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: "success", range: "24h", from: "2026-11-01", to: "2026-11-02", total_clicks: 8, advanced: true, range_clicks: 6, bots: 1 });
+    expect(r.body).not.toHaveProperty("daily");
+    expect(r.body.hourly).toHaveLength(24);
+    expect(r.body.hourly[0]).toEqual({ hour: "2026-11-01T13:00:00.000Z", clicks: 2 });
+    expect(r.body.hourly[23]).toEqual({ hour: "2026-11-02T12:00:00.000Z", clicks: 2 });
+    const nonZero = (r.body.hourly as Array<{ hour: string; clicks: number }>).filter((h) => h.clicks > 0);
+    expect(nonZero).toEqual([
+      { hour: "2026-11-01T13:00:00.000Z", clicks: 2 },
+      { hour: "2026-11-01T23:00:00.000Z", clicks: 1 },
+      { hour: "2026-11-02T00:00:00.000Z", clicks: 1 },
+      { hour: "2026-11-02T12:00:00.000Z", clicks: 2 },
+    ]);
+    expect(r.body.hourly.map((h: { hour: string }) => Date.parse(h.hour) - start)).toEqual(Array.from({ length: 24 }, (_, i) => i * H));
+    expect(r.body.countries).toEqual([
+      { country: "DE", clicks: 2 },
+      { country: "FR", clicks: 2 },
+      { country: "JP", clicks: 2 },
+    ]);
+    expect(r.body.devices).toEqual([
+      { device: "desktop", clicks: 4 },
+      { device: "bot", clicks: 1 },
+      { device: "mobile", clicks: 1 },
+    ]);
+    expect(r.body.bot_share).toBeCloseTo(1 / 6, 4);
+
+    // On SQLite a long tail's raw clicks wait in click_staging for the next roll-up: they count too.
+    if (engine === "sqlite") {
+      const row = { link_num: link.num, country: "NL", device: "desktop", os: "Linux", browser: "Firefox", referrer: "direct", is_bot: 0 };
+      await server.ctx.storage.db.insertInto("click_staging").values([{ ...row, at: start + 5 * H }, { ...row, at: start - H }]).execute();
+      const staged = await pro.get(`/api/links/${link.id}/stats?range=24h`);
+      expect(staged.body.range_clicks).toBe(7);
+      expect(staged.body.hourly[5]).toEqual({ hour: "2026-11-01T18:00:00.000Z", clicks: 1 });
+      expect(staged.body.countries).toContainEqual({ country: "NL", clicks: 1 });
+    }
+  });
+
+  it("range=7d|30d|90d are the days ending today; range with from/to, or another name, is 400", async () => {
+    const link = await newLink(server, pro, "named-ranges");
+    server.ctx.clicks.record(click(link, Date.UTC(2026, 9, 27, 10))); // 7 days ago: inside 7d (Oct 27 to Nov 2)
+    server.ctx.clicks.record(click(link, Date.UTC(2026, 9, 26, 10))); // 8 days ago
+    server.ctx.clicks.record(click(link, Date.UTC(2026, 7, 5, 10))); // 89 days ago
+    await server.ctx.clicks.flush();
+    const want: Array<[string, string, number, number]> = [
+      ["7d", "2026-10-27", 7, 1],
+      ["30d", "2026-10-04", 30, 2],
+      ["90d", "2026-08-05", 90, 3],
+    ];
+    for (const [name, from, days, clicks] of want) {
+      const r = await pro.get(`/api/links/${link.id}/stats?range=${name}`);
+      expect(r.status, name).toBe(200);
+      expect([r.body.range, r.body.from, r.body.to, r.body.daily.length, r.body.range_clicks], name).toEqual([name, from, "2026-11-02", days, clicks]);
+      expect(r.body).not.toHaveProperty("hourly");
+      // The same answer as the days spelled out.
+      const same = await pro.get(`/api/links/${link.id}/stats?from=${from}&to=2026-11-02`);
+      expect({ ...same.body, range: name }).toEqual(r.body);
+    }
+    for (const q of ["range=24h&from=2026-11-01", "range=7d&to=2026-11-02", "range=1h", "range=", "range=24H"]) {
+      const r = await pro.get(`/api/links/${link.id}/stats?${q}`);
+      expect(r.status, q).toBe(400);
+      expect(r.body.code, q).toBe("invalid_request");
+      expect(r.body.details?.map((d: { field: string }) => d.field).join(","), q).toContain("range");
+    }
+    // Free: range=24h gives the total only, as every range does.
+    const freeLink = await newLink(server, free, "free-24h");
+    const f = await free.get(`/api/links/${freeLink.id}/stats?range=24h`);
+    expect(f.status).toBe(200);
+    expect(f.body).toMatchObject({ advanced: false, range: "24h", total_clicks: 0, required_plan: "pro" });
+    for (const key of ["hourly", "daily", "range_clicks", "countries"]) expect(f.body, key).not.toHaveProperty(key);
+  });
+
   it("refuses bad dates with 400 invalid_request naming the field", async () => {
     const link = await newLink(server, pro, "dates");
     const cases: Array<[string, string]> = [

@@ -1,5 +1,5 @@
-// Teams over HTTP with a real SMTP server on loopback and an injected clock: every row of SPEC.md's
-// invitation table, every refusal of API.md's Team section, sending confirmed or not, the lists kept apart.
+// Teams over HTTP with a real SMTP server on loopback and an injected clock: every row of docs/teams.md's
+// invitation table, every refusal of docs/api.md's Team section, sending confirmed or not, the lists kept apart.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { freePort, startTestServer } from "../helpers/server.js";
 import { ApiClient, signedInClient } from "../helpers/client.js";
 import { type Receiver, type TestCa, makeTestCa, startReceiver } from "../helpers/webhook-receivers.js";
+import { outputContains } from "../helpers/wait.js";
 
 const root = join(import.meta.dirname, "..", "..");
 let ca: TestCa;
@@ -39,12 +40,10 @@ it("snip serve trusts the receiver through NODE_EXTRA_CA_CERTS and warns about W
   const child = spawn(process.execPath, ["--import", "tsx", cli, "serve"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   child.stdout.on("data", (d) => (stdout += d));
+  const listening = outputContains(child.stdout, '"msg":"snip is listening"');
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   try {
-    for (let i = 0; i < 150; i++) {
-      if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200, () => false)) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await listening;
     expect(stdout).toContain("WEBHOOK_ALLOW_PRIVATE=true: webhooks may deliver to loopback and private addresses");
     const c = new ApiClient(`http://127.0.0.1:${port}`);
     expect((await c.login("ca@example.com")).status).toBe(200);

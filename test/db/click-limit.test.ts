@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
 import { type ApiClient, signedInClient } from "../helpers/client.js";
+import { within } from "../helpers/wait.js";
 
 async function storedCount(server: TestServer, id: string): Promise<number> {
   const row = await server.ctx.storage.db.selectFrom("links").select("click_count").where("id", "=", id).executeTakeFirstOrThrow();
@@ -94,13 +95,7 @@ describe.runIf(ENGINES.includes("postgres"))("two instances on one PostgreSQL da
     expect((await fetch(`${b.url}/cached-elsewhere`, { redirect: "manual" })).status).toBe(302);
     expect(b.ctx.redirects.cache.size).toBeGreaterThan(0);
     expect((await owner.delete(`/api/links/${r.body.link.id}`)).status).toBe(200);
-    const deadline = Date.now() + 1000;
-    let status = 0;
-    while (Date.now() < deadline) {
-      status = (await fetch(`${b.url}/cached-elsewhere`, { redirect: "manual" })).status;
-      if (status === 404) break;
-      await new Promise((res) => setTimeout(res, 20));
-    }
+    const status = await within(1000, async () => (await fetch(`${b.url}/cached-elsewhere`, { redirect: "manual" })).status, (s) => s === 404);
     expect(status).toBe(404);
   });
 
@@ -108,13 +103,7 @@ describe.runIf(ENGINES.includes("postgres"))("two instances on one PostgreSQL da
     const r = await owner.post("/api/links", { url: "https://example.com/v1", alias: "edited-elsewhere" });
     expect((await fetch(`${b.url}/edited-elsewhere`, { redirect: "manual" })).headers.get("location")).toBe("https://example.com/v1");
     await owner.patch(`/api/links/${r.body.link.id}`, { url: "https://example.com/v2" });
-    const deadline = Date.now() + 1000;
-    let location: string | null = null;
-    while (Date.now() < deadline) {
-      location = (await fetch(`${b.url}/edited-elsewhere`, { redirect: "manual" })).headers.get("location");
-      if (location === "https://example.com/v2") break;
-      await new Promise((res) => setTimeout(res, 20));
-    }
+    const location = await within(1000, async () => (await fetch(`${b.url}/edited-elsewhere`, { redirect: "manual" })).headers.get("location"), (l) => l === "https://example.com/v2");
     expect(location).toBe("https://example.com/v2");
   });
 });

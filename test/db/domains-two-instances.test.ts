@@ -77,4 +77,14 @@ describe.each(ENGINES)("custom domains, two instances on one %s database", (engi
     expect(seen.status).toBe(404);
     expect(Date.now() - started).toBeLessThan(1200);
   });
+
+  it.skipIf(engine !== "postgres")("a domain added on A stops being the main host on B within a second (404 while pending)", async () => {
+    await owner.post("/api/links", { url: "https://example.com/main-two", alias: "two-main" });
+    for (let i = 0; i < 2; i++) expect((await hit(b.url, "/two-main", "two-added.example")).status).toBe(302);
+    const started = Date.now();
+    expect((await owner.post("/api/domains", { hostname: "two-added.example" })).status).toBe(201);
+    const seen = await within(1000, () => hit(b.url, "/two-main", "two-added.example"), (r) => r.status === 404);
+    expect(seen.status).toBe(404);
+    expect(Date.now() - started).toBeLessThan(1200);
+  });
 });

@@ -1,4 +1,4 @@
-// Issue 16 on PostgreSQL when the click writer falls behind: a click this instance answered shows in
+// Fresh reads on PostgreSQL when the click writer falls behind: a click this instance answered shows in
 // click_count and every statistic within a second although its batch is not committed (in the buffer,
 // queued for the writer, or inside it, blocked), is never counted twice once the batch commits, and
 // every read under a load of commits shows no fewer clicks than were answered before it began and no
@@ -9,6 +9,7 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 import { type ApiClient, signedInClient } from "../helpers/client.js";
 import { UA, visit } from "../helpers/visit.js";
 import { linkNum } from "../helpers/links.js";
+import { waitFor, within } from "../helpers/wait.js";
 
 /** Every read of one link's clicks (get, list, stats), as numbers; `devices` etc. are the breakdowns' sums. */
 async function reads(c: ApiClient, id: string) {
@@ -36,11 +37,7 @@ const every = (n: number) => ({ get: n, list: n, total: n, range: n, daily: n, c
 /** Polls until every read shows `n`, at most `ms`; returns the last read and how long it took. */
 async function showing(c: ApiClient, id: string, n: number, ms: number) {
   const started = Date.now();
-  let r = await reads(c, id);
-  while (JSON.stringify(r.counts) !== JSON.stringify(every(n)) && Date.now() - started < ms) {
-    await new Promise((res) => setTimeout(res, 20));
-    r = await reads(c, id);
-  }
+  const r = await within(ms, () => reads(c, id), (x) => JSON.stringify(x.counts) === JSON.stringify(every(n)));
   return { ...r, ms: Date.now() - started };
 }
 
@@ -60,6 +57,17 @@ async function committed(client: pg.Client, id: string, num: number): Promise<{ 
   const count = await client.query<{ n: string }>("SELECT click_count AS n FROM links WHERE id = $1", [id]);
   const daily = await client.query<{ n: string | null }>("SELECT sum(clicks) AS n FROM click_daily WHERE link_id = $1", [id]);
   return { raw: Number(raw.rows[0]!.n), count: Number(count.rows[0]!.n), daily: Number(daily.rows[0]!.n ?? 0) };
+}
+
+/**
+ * Whether a session of the database (the click writer's) is waiting for a lock. The client asking holds
+ * the lock inside a transaction, where PostgreSQL would answer every poll from the transaction's first
+ * snapshot of pg_stat_activity: the snapshot is dropped first.
+ */
+async function blockedOnLock(client: pg.Client): Promise<boolean> {
+  await client.query("SELECT pg_stat_clear_snapshot()");
+  const r = await client.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()");
+  return Number(r.rows[0]!.n) > 0;
 }
 
 // The worker thread with the click journal (the default), and the main-thread writer without a journal.
@@ -98,7 +106,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("fresh reads on PostgreSQL with 
         // A first round: sealed and handed to the writer (which blocks on the lock) ...
         for (const [ua, extra] of visits) expect(await visit(server.url, `/backlog-${writer}`, { "user-agent": ua, ...extra })).toBe(302);
         for (let i = 0; i < 3; i++) expect(await visit(server.url, `/limited-${writer}`, { "user-agent": UA.windows })).toBe(302);
-        await new Promise((res) => setTimeout(res, 300));
+        await waitFor(() => blockedOnLock(locker), { what: "the writer's batch blocked on the roll-up lock" });
         // ... then a second: in the recorder's buffer, queued behind the blocked batch.
         for (const [ua, extra] of visits.slice(0, 5)) expect(await visit(server.url, `/backlog-${writer}`, { "user-agent": ua, ...extra })).toBe(302);
         const n = visits.length + 5;
@@ -126,10 +134,16 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("fresh reads on PostgreSQL with 
         const lim = await showing(pro, limitedId, 3, 1000);
         expect(lim.counts).toEqual(every(3));
 
-        // The writer really is behind: nothing of it is committed yet.
-        await new Promise((res) => setTimeout(res, 300));
+        // The writer really is behind: still blocked on the lock, nothing of it committed yet.
+        expect(await blockedOnLock(locker)).toBe(true);
         expect(await committed(locker, id, num)).toEqual({ raw: 0, count: 0, daily: 0 });
         expect((await reads(pro, id)).counts).toEqual(every(n));
+        // The last 24 hours by hour: none of these clicks is in the raw table yet, all come from memory.
+        const day = (await pro.get(`/api/links/${id}/stats?range=24h`)).body;
+        expect(day.range_clicks).toBe(n);
+        expect(day.hourly.reduce((k: number, h: { clicks: number }) => k + h.clicks, 0)).toBe(n);
+        expect(day.hourly.slice(0, 22).every((h: { clicks: number }) => h.clicks === 0)).toBe(true);
+        expect(day.devices).toEqual(s.devices);
 
         // Released: the batches commit while reads go on; no read shows a click twice or misses one.
         await locker.query("ROLLBACK");
@@ -147,6 +161,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("fresh reads on PostgreSQL with 
         expect(await committed(locker, id, num)).toEqual({ raw: n, count: n, daily: n });
         expect((await reads(pro, id)).counts).toEqual(every(n));
         expect((await reads(pro, id)).stats.devices).toEqual(s.devices);
+        // Committed: from the raw table now, the same hours, none twice.
+        const after = (await pro.get(`/api/links/${id}/stats?range=24h`)).body;
+        expect([after.range_clicks, after.hourly, after.devices]).toEqual([n, day.hourly, s.devices]);
         // After an edit, the same.
         const edited = await pro.patch(`/api/links/${id}`, { url: "https://example.com/backlog-2" });
         expect(edited.body.link.click_count).toBe(n);

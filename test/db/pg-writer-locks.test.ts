@@ -11,6 +11,7 @@ import type { ClickInput } from "../../src/clicks/recorder.js";
 import { openStorage, type Storage } from "../../src/storage/db.js";
 import { migrateToLatest } from "../../src/storage/migrate.js";
 import { ENGINES, createTestDatabase, type TestDatabase } from "../helpers/engines.js";
+import { waitFor } from "../helpers/wait.js";
 
 const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
 // The links are inserted in this order into a new database: numbers 1 and 2.
@@ -34,14 +35,13 @@ describe.runIf(ENGINES.includes("postgres"))("PostgreSQL click writer and click-
     await db?.drop();
   });
 
+  /** Sessions of this test's database waiting for `waitEvent` (PgSleep: the trigger; a lock type: a lock). */
+  const waiting = async (column: "wait_event" | "wait_event_type", waitEvent: string) =>
+    (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${sql.ref(column)} = ${waitEvent} AND datname = current_database()`.execute(storage.db)).rows[0]!.n > 0;
+
   /** Until a batch sleeps in its trigger, past the point where it takes its link locks and inserts its raw clicks. */
   async function sleeping(): Promise<void> {
-    for (let i = 0; i < 100; i++) {
-      const r = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND datname = current_database()`.execute(storage.db);
-      if (r.rows[0]!.n > 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    throw new Error("the batch never reached its trigger");
+    await waitFor(() => waiting("wait_event", "PgSleep"), { timeoutMs: 2_000, what: "the batch in its trigger" });
   }
 
   it("counts a click-limited visit while a batch holding that link's clicks is being written", async () => {
@@ -72,7 +72,8 @@ describe.runIf(ENGINES.includes("postgres"))("PostgreSQL click writer and click-
     // The delete waits for the batch's lock on the link (clicks have no foreign key on PostgreSQL).
     let deleted = false;
     const deleting = storage.db.deleteFrom("links").where("id", "=", "plain").execute().then(() => (deleted = true));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Until the delete is seen waiting for a lock (the batch's, which sleeps in its trigger meanwhile).
+    await waitFor(() => waiting("wait_event_type", "Lock"), { timeoutMs: 2_000, what: "the delete waiting for a lock" });
     expect(deleted).toBe(false);
     await writing;
     await deleting;

@@ -10,7 +10,7 @@ import type SQLite from "better-sqlite3";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { SqliteClickWriter } from "../../src/clicks/sqlite-writer.js";
 import { batchOf } from "../../src/clicks/click-buffer.js";
-import { describeBatch } from "../../src/clicks/click-batch.js";
+import { describeBatch } from "../../src/clicks/click-groups.js";
 import { CountryResolver } from "../../src/clicks/describe.js";
 import type { ClickInput } from "../../src/clicks/recorder.js";
 import { openStorage, type Storage } from "../../src/storage/db.js";

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import SQLite from "better-sqlite3";
 import { afterAll, expect, it } from "vitest";
 import { freePort, startTestServer, type TestServer } from "../helpers/server.js";
+import { healthy, waitFor } from "../helpers/wait.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const servers: TestServer[] = [];
@@ -15,13 +16,6 @@ afterAll(async () => {
   for (const s of servers) await s.close();
 });
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 it("recovers roll-ups of clicks written before a crash (SIGKILL)", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "snip-crash-"));
@@ -37,10 +31,7 @@ it("recovers roll-ups of clicks written before a crash (SIGKILL)", async () => {
     stdio: "ignore",
   });
   const exited = new Promise((resolve) => child.on("exit", resolve));
-  for (let i = 0; i < 100; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await healthy(port);
   for (let i = 0; i < 25; i++) {
     const r = await fetch(`http://127.0.0.1:${port}/crash-me`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)" } });
     expect(r.status).toBe(302);
@@ -49,7 +40,7 @@ it("recovers roll-ups of clicks written before a crash (SIGKILL)", async () => {
   const count = (q: string) => Number(peek.prepare(q).pluck().get(link.id));
   // Raw clicks in clicks or still staged (a link's few clicks per flush wait there for the roll-up).
   const rawClicks = "(SELECT count(*) FROM clicks WHERE link_num = l.num) + (SELECT count(*) FROM click_staging WHERE link_num = l.num)";
-  await until(() => count(`SELECT ${rawClicks} FROM links l WHERE id = ?`) === 25, "raw clicks");
+  await waitFor(() => count(`SELECT ${rawClicks} FROM links l WHERE id = ?`) === 25, { what: "raw clicks" });
   // Held back: nothing rolled up or counted yet.
   expect(count("SELECT click_count FROM links WHERE id = ?")).toBe(0);
   expect(count("SELECT coalesce(sum(clicks), 0) FROM click_daily WHERE link_id = ?")).toBe(0);

@@ -1,9 +1,10 @@
-// Issue 16 across instances: a click answered by instance A shows through instance B (click_count in
+// Fresh reads across instances: a click answered by instance A shows through instance B (click_count in
 // get and list, every statistic) within two seconds, on one PostgreSQL database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { type ApiClient, signedInClient } from "../helpers/client.js";
 import { UA, visit } from "../helpers/visit.js";
+import { within } from "../helpers/wait.js";
 
 const SHARED = { SESSION_SECRET: "two-instances-fresh-secret-".padEnd(48, "x") };
 
@@ -29,19 +30,20 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("fresh click reads across two in
       for (let i = 0; i < n; i++) expect(await visit(a.url, "/fresh-two", { "user-agent": i % 2 ? UA.iphone : UA.windows })).toBe(302);
       answered += n;
       const started = Date.now();
-      let seen: { get: number; list: number; total: number; range: number; devices: number } | null = null;
-      while (Date.now() - started < 2000) {
-        const [get, list, stats] = await Promise.all([onB.get(`/api/links/${id}`), onB.get("/api/links"), onB.get(`/api/links/${id}/stats`)]);
-        seen = {
-          get: get.body.link.click_count,
-          list: list.body.links.find((l: { id: string }) => l.id === id).click_count,
-          total: stats.body.total_clicks,
-          range: stats.body.range_clicks,
-          devices: (stats.body.devices as Array<{ clicks: number }>).reduce((s, d) => s + d.clicks, 0),
-        };
-        if (Object.values(seen).every((v) => v === answered)) break;
-        await new Promise((res) => setTimeout(res, 20));
-      }
+      const seen = await within(
+        2000,
+        async () => {
+          const [get, list, stats] = await Promise.all([onB.get(`/api/links/${id}`), onB.get("/api/links"), onB.get(`/api/links/${id}/stats`)]);
+          return {
+            get: get.body.link.click_count as number,
+            list: list.body.links.find((l: { id: string }) => l.id === id).click_count as number,
+            total: stats.body.total_clicks as number,
+            range: stats.body.range_clicks as number,
+            devices: (stats.body.devices as Array<{ clicks: number }>).reduce((s, d) => s + d.clicks, 0),
+          };
+        },
+        (s) => Object.values(s).every((v) => v === answered),
+      );
       expect(seen).toEqual({ get: answered, list: answered, total: answered, range: answered, devices: answered });
       expect(Date.now() - started).toBeLessThan(2000);
     }

@@ -1,4 +1,4 @@
-// Browser test of the operator console (issue 20): an operator finds an account by email and changes its plan, is
+// Browser test of the operator console: an operator finds an account by email and changes its plan, is
 // refused suspending their own account, disables a reported link from the reports queue, blocks a host and reads
 // those actions in the audit log; a non-operator sees no Operator entry and gets "not available"; the owner of the
 // disabled link reads the operator's reason in their dashboard.
@@ -96,6 +96,8 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     await expect.poll(() => page.getByTestId("account-row").count()).toBe(1);
     expect(await row.getByTestId("account-plan").inputValue()).toBe("free");
     await row.getByTestId("account-plan").selectOption("pro");
+    // An upgrade asks too; it applies once confirmed.
+    await page.locator("dialog[open]").getByTestId("confirm-ok").click();
     await page.getByTestId("accounts-notice").filter({ hasText: "Pro" }).waitFor();
     expect(await row.getByTestId("account-plan").inputValue()).toBe("pro");
     expect((await ctx.accounts.requireByEmail(customer)).plan).toBe("pro");
@@ -107,7 +109,9 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     const self = page.getByTestId("account-row").filter({ hasText: operator });
     await self.waitFor();
     await expect.poll(() => page.getByTestId("account-row").count()).toBe(1);
+    await self.getByTestId("account-menu").click();
     await self.getByTestId("account-toggle-status").click();
+    await page.locator("dialog[open]").getByTestId("confirm-ok").click();
     await self.getByTestId("account-error").waitFor();
     expect(await self.getByTestId("account-status").textContent()).toBe("Active");
     await screenshot(page, "e2e-admin-03-accounts-self-refused");
@@ -144,6 +148,8 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     const disabledRow = page.getByTestId("admin-link-row").filter({ hasText: reported.alias });
     expect(await disabledRow.getByTestId("link-state").textContent()).toContain("Disabled");
     expect(await disabledRow.getByTestId("link-state-reason").textContent()).toBe(reason);
+    expect(await disabledRow.getByTestId("link-state").getAttribute("data-state")).toBe("disabled");
+    await disabledRow.getByTestId("admin-link-menu").click();
     await disabledRow.getByTestId("admin-link-enable").waitFor();
     await screenshot(page, "e2e-admin-07-links");
 
@@ -218,12 +224,13 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     await page.getByTestId("admin-links-owner").fill(spammer);
     await page.getByTestId("admin-links-submit").click();
     await expect.poll(() => page.getByTestId("admin-link-row").count()).toBe(2);
+    await page.getByTestId("admin-link-row").filter({ hasText: other.alias }).getByTestId("admin-link-menu").click();
     await page.getByTestId("admin-link-row").filter({ hasText: other.alias }).getByTestId("admin-link-disable-owner").click();
     dialog = page.locator("dialog[open]");
     await dialog.getByTestId("disable-reason").fill("Spam account");
     await dialog.getByTestId("confirm-ok").click();
     await page.getByTestId("admin-links-notice").filter({ hasText: `Disabled 1 link of ${spammer}.` }).waitFor();
-    await page.getByTestId("admin-link-row").filter({ hasText: other.alias }).getByTestId("admin-link-enable").waitFor();
+    await page.getByTestId("admin-link-row").filter({ hasText: other.alias }).locator('[data-testid="link-state"][data-state="disabled"]').waitFor();
     expect(await redirectStatus(other.alias)).toBe(410);
     await screenshot(page, "e2e-admin-14-links-bulk");
 
@@ -244,6 +251,7 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     await page.getByTestId("accounts-search").fill(doomed);
     await page.getByTestId("accounts-search-submit").click();
     await expect.poll(() => page.getByTestId("account-row").count()).toBe(1);
+    await page.getByTestId("account-row").getByTestId("account-menu").click();
     await page.getByTestId("account-row").getByTestId("account-delete").click();
     dialog = page.locator("dialog[open]");
     expect(await dialog.getByTestId("confirm-ok").isDisabled()).toBe(true);
@@ -284,10 +292,10 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     await signInPage(page, owner, PASSWORD);
     const row = page.getByTestId("link-row").filter({ hasText: reported.alias });
     await row.waitFor();
-    await row.getByTestId("link-disabled-badge").waitFor();
+    await row.locator('[data-testid="link-state"][data-state="disabled"]').waitFor();
     expect(await row.getByTestId("link-disabled-reason").textContent()).toBe(`Disabled by the operator: ${reason}`);
     const blockedRow = page.getByTestId("link-row").filter({ hasText: toBlock.alias });
-    await blockedRow.getByTestId("link-blocked-badge").waitFor();
+    await blockedRow.locator('[data-testid="link-state"][data-state="blocked"]').waitFor();
     expect(await blockedRow.getByTestId("link-blocked-notice").textContent()).toContain("Destination blocked");
     expect(await page.getByTestId("link-row").filter({ hasText: "harmless" }).getByTestId("link-moderation").count()).toBe(0);
     await screenshot(page, "e2e-admin-12-owner-dashboard");
@@ -299,5 +307,50 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     expect(await page.getByRole("button", { name: /enable/i }).count()).toBe(0);
     await screenshot(page, "e2e-admin-13-owner-link-form");
     await signOut(page);
+  });
+  it("a plan downgrade waits for a confirmation naming what the account loses: cancel keeps the plan, confirm changes it", async () => {
+    const page = await freshPage();
+    const email = `downgrade-${stamp}@example.com`;
+    const account = await fixture.server.ctx.accounts.create({ email, password: PASSWORD, plan: "business", verified: true });
+    const planOnServer = () => page.evaluate(async (id) => (await (await fetch(`/api/admin/accounts/${id}`)).json()).account.plan as string, account.id);
+    await signInPage(page, operator, PASSWORD);
+    await page.goto(`/app/admin/accounts?q=${encodeURIComponent(email)}`);
+    const row = page.getByTestId("account-row").filter({ hasText: email });
+    await row.waitFor();
+
+    await row.getByTestId("account-plan").selectOption("free");
+    const dialog = page.locator("dialog[open]");
+    await dialog.getByTestId("plan-change-consequences").waitFor();
+    expect(await dialog.locator("h2").textContent()).toBe("Downgrade this account?");
+    expect(await dialog.getByTestId("plan-change-summary").textContent()).toContain(`${email} moves from Business to Free`);
+    const consequences = await dialog.getByTestId("plan-change-consequences").locator("li").allTextContents();
+    expect(consequences).toEqual([
+      "Webhooks: deliveries stop at once.",
+      "Team: members lose access to the account's links.",
+      "Custom domains, bulk creation and the external creation API.",
+      "Setting expiry dates and click limits on links, advanced statistics and CSV export.",
+      "At most 100 links (it owns 0).",
+    ]);
+    expect(await dialog.getByTestId("confirm-ok").textContent()).toBe("Move to Free");
+    await screenshot(page, "e2e-admin-18-downgrade-confirmation");
+
+    // Cancel: nothing changes, on the server or in the dropdown.
+    await dialog.getByTestId("confirm-cancel").click();
+    await page.locator("dialog[open]").waitFor({ state: "detached" });
+    expect(await row.getByTestId("account-plan").inputValue()).toBe("business");
+    expect(await planOnServer()).toBe("business");
+
+    // Choose again, confirm: the plan changes.
+    await row.getByTestId("account-plan").selectOption("pro");
+    expect(await page.locator("dialog[open]").getByTestId("plan-change-consequences").locator("li").allTextContents()).toEqual([
+      "Webhooks: deliveries stop at once.",
+      "Team: members lose access to the account's links.",
+      "Custom domains, bulk creation and the external creation API.",
+      "At most 5,000 links (it owns 0).",
+    ]);
+    await page.locator("dialog[open]").getByTestId("confirm-ok").click();
+    await page.getByTestId("accounts-notice").filter({ hasText: `${email} is now on the Pro plan.` }).waitFor();
+    expect(await row.getByTestId("account-plan").inputValue()).toBe("pro");
+    expect(await planOnServer()).toBe("pro");
   });
 });

@@ -74,12 +74,28 @@ export async function launchBrowser(opts: LaunchOptions = {}): Promise<BrowserSe
   };
 }
 
-/** Saves a full-page screenshot to SHOTS_DIR/<name>.png (for people to look at; never asserted). */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * Saves a full-page screenshot to SHOTS_DIR/<name>.png (for people to look at; never asserted). `fullPage` false
+ * keeps what the window shows: taking a full page resizes the window, which closes open menus.
+ */
+export async function screenshot(page: Page, name: string, fullPage = true): Promise<string> {
   mkdirSync(SHOTS_DIR, { recursive: true });
   const path = join(SHOTS_DIR, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage });
   return path;
+}
+
+/** The page in light and dark at 1280 and 390 px wide: SHOTS_DIR/<name>-<width>-<scheme>.png; back to light, 1280 after. */
+export async function screenshotModes(page: Page, name: string): Promise<void> {
+  for (const scheme of ["light", "dark"] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await screenshot(page, `${name}-${width}-${scheme}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.setViewportSize({ width: 1280, height: 900 });
 }
 
 /** True when the browser tests can run; prints why not once per file otherwise. */

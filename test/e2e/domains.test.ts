@@ -54,15 +54,17 @@ describe.skipIf(!available)("Domains page in the browser", () => {
     await page.getByTestId("domain-hostname").fill("10.0.0.1");
     await page.getByTestId("domain-add").click();
     await page.getByTestId("domain-hostname-error").waitFor();
-    expect(await page.getByTestId("domain-hostname-error").textContent()).toBe("Domain must be a domain name, not an IP address");
+    expect(await page.getByTestId("domain-hostname-error").textContent()).toBe("Enter a domain name, not an IP address");
 
-    await page.getByTestId("domain-hostname").fill("Go.Brand.Example");
+    // A pasted address keeps its host name.
+    await page.getByTestId("domain-hostname").fill("https://Go.Brand.Example/");
     await page.getByTestId("domain-add").click();
     const row = page.locator('[data-testid="domain-row"][data-hostname="go.brand.example"]');
     await row.waitFor();
     expect(await row.getByTestId("domain-status").textContent()).toBe("Pending");
     expect(await row.getByTestId("record-cname-name").textContent()).toBe("go.brand.example");
     expect(await row.getByTestId("record-cname-value").textContent()).toBe(TARGET);
+    expect(await row.getByTestId("cname-loopback").count()).toBe(0);
     expect(await row.getByTestId("record-txt-name").textContent()).toBe("_snip-verify.go.brand.example");
     const txtValue = (await row.getByTestId("record-txt-value").textContent()) ?? "";
     expect(txtValue).toMatch(/^snip-verify=\w{32}$/);

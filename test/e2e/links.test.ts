@@ -123,7 +123,7 @@ describe.skipIf(!available)("link pages in the browser", () => {
   it("creates links in bulk with a result per line", async () => {
     const page = browser.page;
     await page.getByTestId("nav-bulk").click();
-    await page.getByLabel(/one complete URL per line/).fill("https://example.com/bulk-1\nnot a url\n\nhttps://example.com/bulk-2");
+    await page.getByLabel(/One link per line/).fill("https://example.com/bulk-1\nnot a url\n\nhttps://example.com/bulk-2");
     await page.getByTestId("bulk-submit").click();
     const rows = page.getByTestId("bulk-result-row");
     await rows.first().waitFor();

@@ -122,3 +122,32 @@ describe.skipIf(!available)("link life in the browser", () => {
     expect(((await refused.json()) as { code: string }).code).toBe("invalid_api_key");
   });
 });
+
+describe.skipIf(!available)("a fresh server reached at the address its log prints", () => {
+  let f: BrowserFixture;
+  let dest: { origin: string; server: Server };
+  beforeAll(async () => {
+    dest = await startDestination();
+    // BASE_URL names another host (the public name a newcomer has not set up yet); the browser goes to
+    // 127.0.0.1, the address the server listens on: any host that is no custom domain is the main host.
+    f = await startBrowserFixture({ env: { BASE_URL: "http://sn.example" } });
+  });
+  afterAll(async () => {
+    await f?.close();
+    await new Promise((r) => dest?.server.close(r));
+  });
+
+  it("shortens at http://127.0.0.1:<port>/ and the link works there at once", async () => {
+    const page = f.browser.page;
+    expect(new URL(f.server.url).hostname).toBe("127.0.0.1");
+    await page.goto(`${f.server.url}/`);
+    await page.getByLabel("Long URL").fill(`${dest.origin}/first-minute`);
+    await page.getByTestId("home-submit").click();
+    const shortUrl = (await page.getByTestId("short-url").textContent()) ?? "";
+    // The link carries BASE_URL's address ...
+    expect(shortUrl).toMatch(/^http:\/\/sn\.example\/[0-9A-Za-z]{7,}$/);
+    // ... and answers at the address the newcomer used.
+    await page.goto(`${f.server.url}${new URL(shortUrl).pathname}`);
+    expect(await page.locator("#landed").textContent()).toBe("Destination reached: /first-minute");
+  });
+});

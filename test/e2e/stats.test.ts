@@ -37,11 +37,27 @@ describe.skipIf(!available)("statistics page in the browser", () => {
     expect(await page.locator(`[data-testid="daily-chart"] rect.bar[data-date="${today}"]`).getAttribute("data-clicks")).toBe(String(agents.length));
     expect(await page.locator('[data-testid="daily-chart"] rect.bar').count()).toBe(30);
     const devices = (await page.getByTestId("breakdown-devices").textContent()) ?? "";
-    expect(devices).toMatch(/mobile\s*3/);
-    expect(devices).toMatch(/bot\s*2/);
-    expect(devices).toMatch(/tablet\s*1/);
-    expect(devices).toMatch(/desktop\s*1/);
+    expect(devices).toMatch(/Mobile\s*3/);
+    expect(devices).toMatch(/Bot\s*2/);
+    expect(devices).toMatch(/Tablet\s*1/);
+    expect(devices).toMatch(/Desktop\s*1/);
     expect(await page.getByTestId("breakdown-referrers").textContent()).toContain("news.example.org");
+    // No GEOIP_DB and no trusted country header here: every country is Unknown, and the page says what to set.
+    expect(await page.getByTestId("countries-unknown-hint").textContent()).toContain("GEOIP_DB");
     await screenshot(page, "stats");
+
+    // The last 24 hours, by hour: 24 bars, the current hour holding the clicks.
+    await page.getByTestId("preset-24h").click();
+    await page.waitForURL(/range=24h/);
+    await page.getByText("Clicks per hour").waitFor();
+    expect(await page.locator('[data-testid="daily-chart"] rect.bar').count()).toBe(24);
+    const hour = `${new Date().toISOString().slice(0, 13)}:00:00.000Z`;
+    expect(await page.locator(`[data-testid="daily-chart"] rect.bar[data-date="${hour}"]`).getAttribute("data-clicks")).toBe(String(agents.length));
+    expect(await page.getByTestId("range-label").textContent()).toBe("The last 24 hours");
+    expect(await page.getByTestId("preset-24h").getAttribute("aria-pressed")).toBe("true");
+    await screenshot(page, "stats-24h");
+    await page.getByTestId("preset-7").click();
+    await page.getByText("Clicks per day").waitFor();
+    expect(await page.locator('[data-testid="daily-chart"] rect.bar').count()).toBe(7);
   });
 });

@@ -2,7 +2,7 @@
 // opens the emailed link, signs up, verifies, accepts and edits the owner's link; the owner sees who
 // edited it and removes the member. Then the landing page's refusals: wrong account, cancelled, replaced, expired.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserAvailable, screenshot, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
+import { browserAvailable, screenshot, screenshotModes, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import { linkIn, startSmtpServer } from "../helpers/mail.js";
 import { ManualClock } from "../../src/shared/clock.js";
 import type { Page } from "playwright-core";
@@ -76,8 +76,10 @@ describe.skipIf(!available)("teams in the browser", () => {
     await page.getByTestId("verify-success").waitFor();
     await page.getByTestId("verify-continue-invitation").click();
     await page.getByTestId("invitation-accept").click();
-    await page.getByTestId("invitation-accepted").waitFor();
-    await page.getByTestId("invitation-open-links").click();
+    // Accepting lands on the owner's links, and the header's switcher offers them from then on.
+    await page.waitForURL(/\/app\/shared\//);
+    await page.getByTestId("team-switcher").waitFor();
+    expect(await page.getByTestId("team-switcher").locator("option").allTextContents()).toEqual(["Your links", "Olga Owner's links"]);
 
     // The owner's links, shared: edit and statistics, no delete button. The title names the owner once the
     // page has loaded the membership ("Shared with me" until then).
@@ -87,6 +89,19 @@ describe.skipIf(!available)("teams in the browser", () => {
     await shared.waitFor();
     expect(await shared.getByTestId("link-delete").count()).toBe(0);
     await screenshot(page, "e2e-team-04-shared-links");
+    await screenshotModes(page, "flows-team-switcher");
+    // The switcher goes to the member's own links and back.
+    await page.getByTestId("team-switcher").selectOption({ label: "Your links" });
+    await page.waitForURL((u) => u.pathname === "/app");
+    await expect.poll(() => page.getByTestId("team-switcher").inputValue()).toBe("");
+    await page.getByTestId("team-switcher").selectOption({ label: "Olga Owner's links" });
+    await page.getByTestId("shared-title").filter({ hasText: "Links of Olga Owner" }).waitFor();
+    await shared.waitFor();
+    // "New link" from the shared view says that new links are the member's own.
+    await page.getByTestId("nav-new-link").click();
+    expect(await page.getByTestId("shared-create-note").textContent()).toContain("Olga Owner's links");
+    await page.goBack();
+    await shared.waitFor();
     await shared.getByTestId("link-edit").click();
     await expect.poll(() => page.getByLabel("Destination URL").inputValue()).toBe("https://example.com/team-original");
     // The invitee is on the free plan; the owner's Business plan enables the limits.

@@ -109,3 +109,30 @@ export async function silentDns(): Promise<{ address: string; received: () => nu
     close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
   };
 }
+
+/** A UDP relay in front of a DNS server that can stop answering (reads and drops) and start again. */
+export async function switchableDns(upstream: string): Promise<{ address: string; answering: boolean; close(): Promise<void> }> {
+  const [host, port] = [upstream.slice(0, upstream.lastIndexOf(":")), Number(upstream.slice(upstream.lastIndexOf(":") + 1))];
+  const socket: Socket = createSocket("udp4");
+  const state = { answering: true };
+  socket.on("message", (msg, from) => {
+    if (!state.answering) return;
+    const relay = createSocket("udp4");
+    relay.on("message", (answer) => {
+      socket.send(answer, from.port, from.address);
+      relay.close();
+    });
+    relay.send(msg, port, host);
+  });
+  await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));
+  return {
+    address: `127.0.0.1:${socket.address().port}`,
+    get answering() {
+      return state.answering;
+    },
+    set answering(v: boolean) {
+      state.answering = v;
+    },
+    close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
+  };
+}

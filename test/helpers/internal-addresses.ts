@@ -1,5 +1,5 @@
-// Every internal receiver address form API.md names, as a user would type it, with the class the SSRF guard must see.
-/** Every internal address form API.md names, as typed by a user, with the class the guard must see. */
+// Every internal receiver address form docs/webhooks.md names, as a user would type it, with the class the SSRF guard must see.
+/** Every internal address form docs/webhooks.md names, as typed by a user, with the class the guard must see. */
 export const INTERNAL_URLS: [string, string][] = [
   ["https://127.0.0.1/", "loopback"],
   ["https://127.255.255.254/", "loopback"],

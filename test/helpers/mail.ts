@@ -2,6 +2,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SMTPServer } from "smtp-server";
+import { waitFor } from "./wait.js";
 
 export interface ReceivedMail {
   from: string;
@@ -12,6 +13,8 @@ export interface ReceivedMail {
 export interface SmtpOptions {
   /** Called for each message: a reason string makes the server refuse it (554), null accepts it. */
   refuse?: () => string | null;
+  /** A fixed port (a server that comes up where snip already points); 0 or absent: any free port. */
+  port?: number;
 }
 
 export async function startSmtpServer(opts: SmtpOptions = {}): Promise<{ url: string; messages: ReceivedMail[]; close(): Promise<void> }> {
@@ -35,7 +38,7 @@ export async function startSmtpServer(opts: SmtpOptions = {}): Promise<{ url: st
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, "127.0.0.1", resolve));
   const addr = server.server.address();
   const port = typeof addr === "object" && addr ? addr.port : 0;
   return {
@@ -71,9 +74,8 @@ export function tokenOf(link: string): string {
 }
 
 /** Waits for a message to `to` with a link containing `path`; returns that link. */
-export async function waitForLink(dir: string, to: string, path: string, timeoutMs = 10_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+export function waitForLink(dir: string, to: string, path: string, timeoutMs = 10_000): Promise<string> {
+  const find = (): string | null => {
     for (const raw of readOutbox(dir).reverse()) {
       const head = raw.slice(0, Math.max(0, raw.search(/\r?\n\r?\n/)));
       if (!head.toLowerCase().includes(`to: ${to.toLowerCase()}`)) continue;
@@ -83,9 +85,9 @@ export async function waitForLink(dir: string, to: string, path: string, timeout
         // another message to the same address
       }
     }
-    if (Date.now() > deadline) throw new Error(`no mail to ${to} with a link containing ${path} in ${dir}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return null;
+  };
+  return waitFor(find, { timeoutMs, what: `a mail to ${to} with a link containing ${path} in ${dir}` });
 }
 
 /** The decoded body of a message's first MIME part of the given type (quoted-printable, base64 or plain). */

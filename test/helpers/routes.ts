@@ -18,7 +18,7 @@ export function concretePath(url: string, values: Record<string, string>): strin
 }
 
 /**
- * Codes API.md gives (its table, sign-in's invalid_credentials, the redirect's click limit), and the
+ * Codes docs/api.md gives (its table, sign-in's invalid_credentials, the redirect's click limit), and the
  * operator console's additions in docs/operator.md (destination_blocked; the redirect's disabled and blocked links).
  */
 export const CONTRACT_CODES = new Set([
@@ -51,7 +51,7 @@ export interface Answer {
   text: string;
 }
 
-/** What is wrong with an answer by the contract (API.md, Conventions), or null: never a 5xx, error bodies and headers as specified. */
+/** What is wrong with an answer by the contract (docs/api.md, Conventions), or null: never a 5xx, error bodies and headers as specified. */
 export function contractViolation(a: Answer, method = "GET", htmlAllowed = false): string | null {
   if (a.status >= 500) return `status ${a.status}: ${a.text.slice(0, 200)}`;
   if (a.status < 300 || a.status >= 400) {
@@ -62,7 +62,7 @@ export function contractViolation(a: Answer, method = "GET", htmlAllowed = false
   if (a.status < 400) return null;
   if (a.status === 429 && !/^\d+$/.test(a.headers.get("retry-after") ?? "")) return "429 without Retry-After";
   const type = a.headers.get("content-type") ?? "";
-  // Outside /api, a client that does not prefer JSON gets a small HTML page (API.md, Short-link redirect).
+  // Outside /api, a client that does not prefer JSON gets a small HTML page (docs/api.md, Short-link redirect).
   if (htmlAllowed && type.startsWith("text/html")) return a.headers.get("content-security-policy") ? null : "HTML error page without Content-Security-Policy";
   if (!type.startsWith("application/json")) return `content-type ${type}`;
   // A HEAD answer has the error's status and headers, and no body to check.
@@ -74,9 +74,9 @@ export function contractViolation(a: Answer, method = "GET", htmlAllowed = false
     return `not JSON: ${a.text.slice(0, 200)}`;
   }
   if (body.status !== "error" || typeof body.code !== "string" || typeof body.message !== "string") return `not an error body: ${a.text.slice(0, 200)}`;
-  if (!CONTRACT_CODES.has(body.code)) return `code ${body.code} is not in API.md`;
+  if (!CONTRACT_CODES.has(body.code)) return `code ${body.code} is not in docs/api.md`;
   const expected = STATUS_BY_CODE[body.code as keyof typeof STATUS_BY_CODE];
-  if (expected !== a.status) return `code ${body.code} with status ${a.status} (API.md: ${expected})`;
+  if (expected !== a.status) return `code ${body.code} with status ${a.status} (docs/api.md: ${expected})`;
   return null;
 }
 

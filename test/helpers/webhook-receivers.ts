@@ -66,14 +66,14 @@ export type ReceiverHandler = (req: Received, res: ServerResponse) => void;
 /** An HTTPS receiver on loopback; by default it answers 204 at once. */
 export async function startReceiver(ca: TestCa, handler?: ReceiverHandler, opts: { host?: string; port?: number } = {}): Promise<Receiver> {
   const requests: Received[] = [];
-  const waiters: (() => void)[] = [];
+  const waiters = new Set<() => void>();
   const server = createServer({ key: ca.key, cert: ca.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const r: Received = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() };
       requests.push(r);
-      for (const w of waiters.splice(0)) w();
+      for (const w of [...waiters]) w();
       if (handler) handler(r, res);
       else res.writeHead(204).end();
     });
@@ -85,16 +85,22 @@ export async function startReceiver(ca: TestCa, handler?: ReceiverHandler, opts:
     port,
     url: (path = "/hook", h = host) => `https://${h.includes(":") ? `[${h}]` : h}:${port}${path}`,
     requests,
-    async waitFor(n, timeoutMs = 5_000) {
-      const until = Date.now() + timeoutMs;
-      while (requests.length < n) {
-        if (Date.now() > until) throw new Error(`expected ${n} requests, got ${requests.length}`);
-        await new Promise<void>((resolve) => {
-          waiters.push(resolve);
-          setTimeout(resolve, 50);
-        });
-      }
-      return requests;
+    waitFor(n, timeoutMs = 5_000) {
+      // Woken by each arrival; the timer only bounds a broken build.
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (requests.length < n) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(requests);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`expected ${n} requests, got ${requests.length}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
     },
     close() {
       server.closeAllConnections();

@@ -1,6 +1,6 @@
 // A flush of clicks described for the writers: raw rows in (link number, time) order, identical clicks grouped.
 import { describe, expect, it } from "vitest";
-import { type Group, describeBatch, groupsOf } from "../../src/clicks/click-batch.js";
+import { type Group, describeBatch, groupsOf } from "../../src/clicks/click-groups.js";
 import { ClickBatchBuilder, batchOf } from "../../src/clicks/click-buffer.js";
 import { CountryResolver } from "../../src/clicks/describe.js";
 import { UA } from "../helpers/visit.js";
@@ -61,6 +61,18 @@ describe("groupsOf (a read's clicks not committed yet)", () => {
     expect(picked.reduce((n, g) => n + g.clicks, 0)).toBe(inputs.filter((c) => c.linkId !== "c").length);
     expect(picked.some((g) => g.counted > 0 && g.counted < g.clicks)).toBe(true);
     expect(groupsOf(batchOf(inputs), new Set([12345]), countries)).toEqual([]);
+  });
+
+  it("splits a day's groups by UTC hour (the hourly read), summing to describeBatch's day groups", () => {
+    const inputs = [click("a", T - 3_600_000), click("a", T - 3_599_999), click("a", T - 1_800_000), click("a", T - 5), click("a", T - 5, UA.iphone)];
+    const picked = groupsOf(batchOf(inputs), new Set([NUMS.a!]), countries);
+    expect(picked.map((g) => [new Date(g.hour!).toISOString(), g.day, g.device, g.clicks])).toEqual([
+      ["2026-11-21T22:00:00.000Z", "2026-11-21", "desktop", 2],
+      ["2026-11-21T23:00:00.000Z", "2026-11-21", "desktop", 2],
+      ["2026-11-21T23:00:00.000Z", "2026-11-21", "mobile", 1],
+    ]);
+    const day = describeBatch(batchOf(inputs), countries).groups;
+    expect(day.map((g) => [g.device, g.clicks])).toEqual([["desktop", 4], ["mobile", 1]]);
   });
 
   it("reads a batch being filled as far as it is", () => {

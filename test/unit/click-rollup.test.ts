@@ -1,13 +1,14 @@
 // Roll-up rows and the groups held between roll-ups, against a plain reference: every row summed by its
 // whole key in one map and sorted by the key's string (the order writers lock rows in).
 import { describe, expect, it } from "vitest";
-import { DIMENSIONS, type Group, GroupSet, rollUp } from "../../src/clicks/click-batch.js";
+import { DIMENSIONS, type Group, GroupSet, rollUp } from "../../src/clicks/click-groups.js";
 
 type Row = { key: string; clicks: number; bots?: number } & Record<string, unknown>;
 
 /** What rollUp must give: sums by full key, sorted by "link \0 day|month \0 dimension \0 value". */
 function reference(groups: Group[], live: Set<string>, keepsMonth: (linkId: string, month: string) => boolean) {
   const inc = new Map<string, number>();
+  const last = new Map<string, number>();
   const daily = new Map<string, Row>();
   const breakdown = new Map<string, Row>();
   const monthly = new Map<string, Row>();
@@ -20,6 +21,7 @@ function reference(groups: Group[], live: Set<string>, keepsMonth: (linkId: stri
   for (const g of groups) {
     if (!live.has(g.link_id)) continue;
     if (g.clicks > g.counted) inc.set(g.link_id, (inc.get(g.link_id) ?? 0) + g.clicks - g.counted);
+    last.set(g.link_id, Math.max(last.get(g.link_id) ?? 0, g.last_at));
     bump(daily, `${g.link_id}\0${g.day}`, { link_id: g.link_id, day: g.day, bots: 0 }, g.clicks, g.is_bot * g.clicks);
     const month = g.day.slice(0, 7);
     for (const dim of DIMENSIONS) {
@@ -28,7 +30,7 @@ function reference(groups: Group[], live: Set<string>, keepsMonth: (linkId: stri
     }
   }
   const sorted = (m: Map<string, Row>) => [...m.keys()].sort().map((k) => { const { key: _key, ...rest } = m.get(k)!; return rest; });
-  return { increments: [...inc.keys()].sort().map((id) => [id, inc.get(id)]), daily: sorted(daily), breakdown: sorted(breakdown), monthly: sorted(monthly) };
+  return { increments: [...inc.keys()].sort().map((id) => [id, inc.get(id), last.get(id)]), daily: sorted(daily), breakdown: sorted(breakdown), monthly: sorted(monthly) };
 }
 
 /** A small deterministic generator, so a failure can be replayed. */
@@ -56,6 +58,7 @@ function randomGroups(rand: () => number, n: number): Group[] {
       is_bot: rand() < 0.2 ? 1 : 0,
       clicks,
       counted: rand() < 0.3 ? clicks : 0,
+      last_at: Date.UTC(2026, 10, 1) + Math.floor(rand() * 1_000_000),
     };
   });
 }
@@ -75,9 +78,9 @@ describe("rollUp", () => {
   });
 
   it("gives a link with one group its five breakdown rows in dimension-name order", () => {
-    const g: Group = { link_id: "x", link_num: 1, day: "2026-11-22", country: "DE", device: "mobile", os: "iOS", browser: "Safari", referrer: "direct", is_bot: 1, clicks: 3, counted: 1 };
+    const g: Group = { link_id: "x", link_num: 1, day: "2026-11-22", country: "DE", device: "mobile", os: "iOS", browser: "Safari", referrer: "direct", is_bot: 1, clicks: 3, counted: 1, last_at: 1_700_000_000_000 };
     const u = rollUp([g], new Set(["x"]));
-    expect(u.increments).toEqual([["x", 2]]);
+    expect(u.increments).toEqual([["x", 2, 1_700_000_000_000]]);
     expect(u.daily).toEqual([{ link_id: "x", day: "2026-11-22", clicks: 3, bots: 3 }]);
     expect(u.breakdown.map((r) => `${r.dimension}=${r.value}`)).toEqual(["browser=Safari", "country=DE", "device=mobile", "os=iOS", "referrer=direct"]);
     expect(u.monthly.map((r) => `${r.month} ${r.dimension} ${r.clicks}`)).toEqual(["2026-11 browser 3", "2026-11 country 3", "2026-11 device 3", "2026-11 os 3", "2026-11 referrer 3"]);
@@ -120,5 +123,7 @@ describe("GroupSet", () => {
       { ...row, at: Date.UTC(2026, 10, 22, 6), counted: 0, country: "FR" },
     ]);
     expect(set.byLinkId().map((g) => `${g.day} ${g.country} ${g.clicks}/${g.counted}`)).toEqual(["2026-11-21 DE 1/0", "2026-11-22 DE 2/1", "2026-11-22 FR 1/0"]);
+    // Each group keeps its latest click's time, whatever the order the rows came in.
+    expect(set.byLinkId().map((g) => g.last_at)).toEqual([Date.UTC(2026, 10, 21, 23, 59, 59, 999), Date.UTC(2026, 10, 22, 5), Date.UTC(2026, 10, 22, 6)]);
   });
 });

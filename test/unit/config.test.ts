@@ -89,4 +89,40 @@ describe("loadConfig", () => {
     expect(readFileSync(join(d, "secret"), "utf8").trim()).toBe(a);
     expect(loadConfig({ DATA_DIR: dir() }).sessionSecret).not.toBe(a);
   });
+
+  it("tracing: off without an OTLP endpoint; the OTEL_* settings read, defaulted and checked", () => {
+    const d = dir();
+    expect(loadConfig({ DATA_DIR: d, OTEL_SERVICE_NAME: "x", OTEL_TRACES_SAMPLER: "always_on" }).tracing).toBeNull();
+    expect(loadConfig({ DATA_DIR: d, OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }).tracing).toEqual({
+      url: "http://collector:4318/v1/traces",
+      protocol: "http/protobuf",
+      serviceName: "snip",
+      sampler: "parentbased_always_on",
+      samplerRatio: 1,
+      redirectRatio: 0.01,
+    });
+    const t = loadConfig({
+      DATA_DIR: d,
+      OTEL_EXPORTER_OTLP_ENDPOINT: "https://otlp.example/base/",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json",
+      OTEL_SERVICE_NAME: "snip-eu",
+      OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+      OTEL_TRACES_SAMPLER_ARG: "0.25",
+      OTEL_REDIRECT_SAMPLE_RATIO: "0",
+    }).tracing;
+    expect(t).toEqual({ url: "https://otlp.example/base/v1/traces", protocol: "http/json", serviceName: "snip-eu", sampler: "parentbased_traceidratio", samplerRatio: 0.25, redirectRatio: 0 });
+    // The traces endpoint is used as given, and alone turns tracing on.
+    expect(loadConfig({ DATA_DIR: d, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://c:4318/custom/path" }).tracing?.url).toBe("http://c:4318/custom/path");
+    expect(loadConfig({ DATA_DIR: d, OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_SDK_DISABLED: "true" }).tracing).toBeNull();
+    expect(loadConfig({ DATA_DIR: d, OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_TRACES_EXPORTER: "none" }).tracing).toBeNull();
+
+    const bad = (env: Record<string, string>) => () => loadConfig({ DATA_DIR: d, OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", ...env });
+    expect(bad({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow(new ConfigError("OTEL_EXPORTER_OTLP_PROTOCOL", 'must be one of http/protobuf, http/json, got "grpc"'));
+    expect(bad({ OTEL_REDIRECT_SAMPLE_RATIO: "1.5" })).toThrow(new ConfigError("OTEL_REDIRECT_SAMPLE_RATIO", 'must be a number from 0 to 1, got "1.5"'));
+    expect(bad({ OTEL_TRACES_SAMPLER_ARG: "half" })).toThrow(new ConfigError("OTEL_TRACES_SAMPLER_ARG", 'must be a number from 0 to 1, got "half"'));
+    expect(bad({ OTEL_TRACES_SAMPLER: "jaeger_remote" })).toThrow(ConfigError);
+    expect(bad({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toThrow(new ConfigError("OTEL_EXPORTER_OTLP_ENDPOINT", "must start with http:// or https:// (OTLP over HTTP)"));
+    expect(bad({ OTEL_EXPORTER_OTLP_ENDPOINT: "not a url" })).toThrow(new ConfigError("OTEL_EXPORTER_OTLP_ENDPOINT", '"not a url" is not an absolute URL'));
+  });
 });

@@ -3,7 +3,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { addressAllowed, classifyAddress, isConnectorHost, parseReceiverUrl } from "../../src/webhooks/address-guard.js";
-import { type LinkClickEvent, bodyFor, discordMessage, escapeDiscord, escapeSlack, escapeTeams, slackMessage, teamsMessage } from "../../src/webhooks/payload.js";
+import { type LinkClickEvent, bodyFor, discordMessage, escapeDiscord, escapeSlack, slackMessage, teamsMessage, teamsText } from "../../src/webhooks/payload.js";
 import { SecretBox, newWebhookSecret, signatureHeader } from "../../src/webhooks/secrets.js";
 import { INTERNAL_URLS } from "../helpers/internal-addresses.js";
 
@@ -68,7 +68,7 @@ function event(over: Partial<LinkClickEvent["link"]> = {}): LinkClickEvent {
 }
 
 describe("payloads", () => {
-  it("a custom receiver gets the event as API.md fixes it, nothing more (no IP)", () => {
+  it("a custom receiver gets the event as docs/webhooks.md gives it, nothing more (no IP)", () => {
     const e = event();
     expect(JSON.parse(bodyFor("custom", e))).toEqual({
       version: 1,
@@ -175,7 +175,7 @@ describe("payloads", () => {
     expect(discordMessage(event({ url: HOSTILE })).allowed_mentions).toEqual({ parse: [] });
   });
 
-  it("Teams: an Adaptive Card message, markdown escaped", () => {
+  it("Teams: an Adaptive Card message, URLs raw and clickable (buttons too), only markdown characters made harmless", () => {
     const msg = teamsMessage(event());
     expect(msg.type).toBe("message");
     expect(msg.attachments).toHaveLength(1);
@@ -195,11 +195,11 @@ describe("payloads", () => {
           "facts": [
             {
               "title": "Short URL",
-              "value": "https\\:\\/\\/sn\\.ip\\/promo",
+              "value": "https://sn.ip/promo",
             },
             {
               "title": "Destination",
-              "value": "https\\:\\/\\/example\\.com\\/a\\?b\\=1\\&c\\=2",
+              "value": "https://example.com/a?b=1&c=2",
             },
             {
               "title": "Country",
@@ -214,9 +214,17 @@ describe("payloads", () => {
         },
       ]
     `);
-    // Every ASCII punctuation character is escaped: no markdown link, emphasis or HTML survives.
-    const escaped = escapeTeams(HOSTILE);
-    expect(escaped.replace(/\\[!-/:-@[-`{-~]/g, "")).not.toMatch(/[!-/:-@[-`{-~]/);
+    expect(card?.content.actions).toEqual([
+      { type: "Action.OpenUrl", title: "Open destination", url: "https://example.com/a?b=1&c=2" },
+      { type: "Action.OpenUrl", title: "Open short link", url: "https://sn.ip/promo" },
+    ]);
+    // No markdown link, emphasis, list, code or escape survives; what is no markdown stays as it was.
+    expect(teamsText(HOSTILE)).toBe("%3C!channel%3E %2Abold%2A %5Fit%5F %5Bx%5D%28https://evil.example%29 @everyone %3C@123%3E %60code%60 & %3C/script%3E");
+    expect(teamsText("https://example.com/a_b/(c)*~d\\e")).toBe("https://example.com/a%5Fb/%28c%29%2A%7Ed%5Ce");
+    // Still one valid address; a percent-encoded unreserved character names the same resource (RFC 3986, 6.2.2.2).
+    expect(new URL(teamsText("https://example.com/a_b~c")).pathname).toBe("/a%5Fb%7Ec");
+    const hostile = teamsMessage(event({ url: `https://example.com/[x](https://evil.example)` }));
+    expect(hostile.attachments[0]?.content.body[1]).toMatchObject({ facts: expect.arrayContaining([{ title: "Destination", value: "https://example.com/%5Bx%5D%28https://evil.example%29" }]) });
   });
 });
 

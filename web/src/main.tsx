@@ -6,8 +6,13 @@ import "./styles.css";
 import { onUnauthenticated } from "./api";
 import { SessionProvider, useSession } from "./session";
 import { RequireAuth, Spinner } from "./ui";
+import { ThemeSwitch } from "./theme";
+import { TeamSwitcher, TeamViewProvider, useTeamView } from "./team-view";
+import { PlanMark } from "./pages/plan-gate";
 import { HomePage } from "./pages/Home";
-import { LoginPage, LogoutPage, ResetConfirmPage, ResetRequestPage, SignupPage, VerifyEmailPage } from "./pages/Auth";
+import { LoginPage, LogoutPage, SignupPage } from "./pages/Auth";
+import { VerifyEmailPage } from "./pages/auth/VerifyEmail";
+import { ResetConfirmPage, ResetRequestPage } from "./pages/auth/ResetPassword";
 import { LinksPage } from "./pages/Links";
 import { LinkFormPage } from "./pages/LinkForm";
 import { BulkPage } from "./pages/Bulk";
@@ -28,6 +33,7 @@ import { AdminAuditPage } from "./pages/admin/Audit";
 
 function Header() {
   const { user, signOut } = useSession();
+  const { memberships } = useTeamView();
   const navigate = useNavigate();
   const [busy, setBusy] = useState(false);
   const [menuOpen, setMenuOpen] = useState(false);
@@ -55,23 +61,31 @@ function Header() {
         <nav id="main-nav" className={`nav${menuOpen ? " nav-open" : ""}`} aria-label="Main">
           {user ? (
             <>
-              <NavLink to="/app" end data-testid="nav-dashboard">
-                Dashboard
-              </NavLink>
+              {/* A team member's links entry is the switcher: "Your links" or a team owner's. */}
+              {memberships?.length ? (
+                <TeamSwitcher />
+              ) : (
+                <NavLink to="/app" end data-testid="nav-dashboard">
+                  Dashboard
+                </NavLink>
+              )}
               <NavLink to="/app/links/new" data-testid="nav-new-link">
                 New link
               </NavLink>
               <NavLink to="/app/links/bulk" data-testid="nav-bulk">
                 Bulk
+                <PlanMark capability="bulk_create" />
               </NavLink>
               <NavLink to="/app/team" data-testid="nav-team">
                 Team
               </NavLink>
               <NavLink to="/app/webhooks" data-testid="nav-webhooks">
                 Webhooks
+                <PlanMark capability="webhooks" />
               </NavLink>
               <NavLink to="/app/domains" data-testid="nav-domains">
                 Domains
+                <PlanMark capability="custom_domains" />
               </NavLink>
               <NavLink to="/app/profile" data-testid="nav-profile">
                 Profile
@@ -112,6 +126,7 @@ function Header() {
             </>
           ) : null}
         </nav>
+        <ThemeSwitch />
       </div>
     </header>
   );
@@ -196,7 +211,9 @@ if (root) {
     <StrictMode>
       <BrowserRouter>
         <SessionProvider>
-          <Shell />
+          <TeamViewProvider>
+            <Shell />
+          </TeamViewProvider>
         </SessionProvider>
       </BrowserRouter>
     </StrictMode>,

@@ -1,6 +1,7 @@
 // Who is signed in: loaded once from /api/auth/session, updated after sign-in, sign-up and sign-out.
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
-import { api, type User } from "./api";
+import { api } from "./api";
+import type { User } from "@contract/accounts";
 
 interface SessionState {
   /** undefined while the first session call is in flight. */

@@ -1,8 +1,9 @@
 // Small shared pieces: form fields, buttons, notices, copy, dialogs, formatting.
 import { useEffect, useId, useRef, useState, type ReactNode } from "react";
+import { formatDate, formatDateTime } from "./dates";
 import { Link as RouterLink, Navigate, useLocation } from "react-router";
 import { useSession } from "./session";
-import type { Link } from "./api";
+import type { Link } from "@contract/links";
 
 export function Field(props: {
   id: string;
@@ -197,11 +198,19 @@ export function ConfirmDialog(props: {
   );
 }
 
-/** A table's header row: one column heading each, and an unlabelled (screen-reader "Actions") last column when asked. */
-export function TableHead({ columns, actions = false }: { columns: string[]; actions?: boolean }) {
+/**
+ * A table's header row: one column heading each, and an unlabelled (screen-reader "Actions") last column when asked;
+ * `select` is a first cell (a "select all" box).
+ */
+export function TableHead({ columns, actions = false, select }: { columns: string[]; actions?: boolean; select?: ReactNode }) {
   return (
     <thead>
       <tr>
+        {select ? (
+          <th scope="col" className="cell-select">
+            {select}
+          </th>
+        ) : null}
         {columns.map((c) => (
           <th scope="col" key={c}>
             {c}
@@ -229,10 +238,11 @@ export function RequireAuth({ children }: { children: ReactNode }) {
   return <>{children}</>;
 }
 
+/** A feature of a higher plan; plans are the operator's to set on a self-hosted service, so it says whom to ask. */
 export function UpgradeHint({ plan, children }: { plan: string; children?: ReactNode }) {
   return (
     <span className="upgrade-hint" data-testid="upgrade-hint">
-      <span className="badge badge-plan">{plan}</span> {children ?? `Available on ${plan}`}
+      <span className="badge badge-plan">{plan}</span> {children ?? `Available on ${plan}.`} Ask the operator of this service to move your account to {plan}.
     </span>
   );
 }
@@ -245,20 +255,8 @@ export function A(props: { to: string; children: ReactNode; className?: string; 
   );
 }
 
-const dateFmt = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric" });
-const dateTimeFmt = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
-
-export function formatDate(iso: string | null | undefined): string {
-  if (!iso) return "—";
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : dateFmt.format(d);
-}
-
-export function formatDateTime(iso: string | null | undefined): string {
-  if (!iso) return "—";
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : dateTimeFmt.format(d);
-}
+// Dates have one format across the dashboard (dates.ts); pages that import them from here keep working.
+export { formatDate, formatDateTime };
 
 export function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -269,24 +267,6 @@ export function useTitle(title: string): void {
   useEffect(() => {
     document.title = title ? `${title} · snip` : "snip";
   }, [title]);
-}
-
-/** Badges for a link an operator disabled or whose destination is blocked (the owner's dashboard; nothing for an active link). */
-export function ModerationBadges({ link }: { link: Pick<Link, "disabled" | "destination_blocked"> }) {
-  return (
-    <>
-      {link.disabled ? (
-        <span className="badge badge-fail" data-testid="link-disabled-badge">
-          Disabled
-        </span>
-      ) : null}
-      {link.destination_blocked ? (
-        <span className="badge badge-warning" data-testid="link-blocked-badge">
-          Destination blocked
-        </span>
-      ) : null}
-    </>
-  );
 }
 
 /**

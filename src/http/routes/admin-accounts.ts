@@ -1,30 +1,10 @@
 // The operator console's account routes (docs/operator.md, Accounts), inside the operator scope of admin.ts.
-import { Type } from "typebox";
-import type { App } from "../app.js";
+import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
-import { PLANS } from "../../accounts/plans.js";
-import { Body, errors, Nullable, OkSchema, PageQuery } from "../schemas.js";
+import { errors, IdParams, OkSchema } from "../../contract/common.js";
+import { AccountPageReply, AccountQuery, AccountReply, ConfirmEmailBody, UpdateAccountBody } from "../../contract/admin.js";
+
 import { operatorOf } from "../auth.js";
-
-const PlanSchema = Type.Union(PLANS.map((p) => Type.Literal(p)));
-const StatusSchema = Type.Union([Type.Literal("active"), Type.Literal("suspended")]);
-
-export const AdminAccountSchema = Type.Object({
-  id: Type.String(),
-  email: Type.String(),
-  name: Type.String(),
-  plan: Type.String(),
-  status: Type.String(),
-  is_admin: Type.Boolean(),
-  email_verified: Type.Boolean(),
-  created_at: Type.String(),
-  last_sign_in_at: Nullable(Type.String()),
-  links: Type.Integer({ description: "links the account owns" }),
-  clicks: Type.Integer({ description: "their stored click counts summed" }),
-});
-
-const AccountReply = Type.Object({ status: Type.Literal("success"), account: AdminAccountSchema });
-const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
 export async function adminAccountRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
@@ -33,14 +13,8 @@ export async function adminAccountRoutes(app: App, ctx: AppContext): Promise<voi
       schema: {
         tags: ["operator"],
         summary: "Accounts, newest first, with their link and click totals (q: email contains; plan; status)",
-        querystring: Type.Object(
-          { q: Type.Optional(Type.String({ maxLength: 254 })), plan: Type.Optional(PlanSchema), status: Type.Optional(StatusSchema), ...PageQuery },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({ status: Type.Literal("success"), accounts: Type.Array(AdminAccountSchema), next_cursor: Nullable(Type.String()) }),
-          ...errors(400, 401, 403),
-        },
+        querystring: AccountQuery,
+        response: { 200: AccountPageReply, ...errors(400, 401, 403) },
       },
     },
     async (req, reply) => {
@@ -69,12 +43,12 @@ export async function adminAccountRoutes(app: App, ctx: AppContext): Promise<voi
         tags: ["operator"],
         summary: "Change an account's plan or status (audited); not your own suspension or downgrade (409)",
         params: IdParams,
-        body: Body({ plan: Type.Optional(PlanSchema), status: Type.Optional(StatusSchema) }),
+        body: UpdateAccountBody,
         response: { 200: AccountReply, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (req) => {
-      const account = await ctx.accountsAdmin.update(await operatorOf(ctx, req), req.params.id, req.body);
+      const account = await ctx.accountsAdmin.update(operatorOf(req), req.params.id, req.body);
       return { status: "success" as const, account };
     },
   );
@@ -86,12 +60,12 @@ export async function adminAccountRoutes(app: App, ctx: AppContext): Promise<voi
         tags: ["operator"],
         summary: "Delete an account and everything it owns (audited); confirm_email must be its email; not your own (409)",
         params: IdParams,
-        body: Body({ confirm_email: Type.String({ maxLength: 254 }) }),
+        body: ConfirmEmailBody,
         response: { 200: OkSchema, ...errors(400, 401, 403, 404, 409) },
       },
     },
     async (req) => {
-      await ctx.accountsAdmin.remove(await operatorOf(ctx, req), req.params.id, req.body.confirm_email);
+      await ctx.accountsAdmin.remove(operatorOf(req), req.params.id, req.body.confirm_email);
       return { status: "success" as const };
     },
   );

@@ -1,27 +1,12 @@
 // The operator console's destination blocklist (docs/operator.md, Destination blocklist): list the
 // console's hosts with BLOCKLIST_FILE's state, add and remove hosts; registered inside the operator scope.
 import { Type } from "typebox";
-import type { App } from "../app.js";
+import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
-import { Body, OkSchema, PageQuery, errors } from "../schemas.js";
-import { MAX_NOTE } from "../../admin/blocklist-service.js";
+import { OkSchema, errors } from "../../contract/common.js";
+import { BlockHostBody, BlockedHostReply, BlocklistQuery, BlocklistReply } from "../../contract/admin.js";
+
 import { operatorOf } from "../auth.js";
-
-const BlockedHostSchema = Type.Object({
-  host: Type.String(),
-  note: Type.String(),
-  source: Type.Literal("console"),
-  created_at: Type.String(),
-  created_by_email: Type.Union([Type.String(), Type.Null()]),
-});
-
-const FileSchema = Type.Object({
-  path: Type.Union([Type.String(), Type.Null()]),
-  hosts: Type.Integer(),
-  skipped_lines: Type.Integer({ description: "Lines of the last good read that were neither an entry, blank nor a comment" }),
-  loaded_at: Type.Union([Type.String(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()], { description: "Why the last read failed (the last good list is kept), or null" }),
-});
 
 /** `scope`: the operator scope of routes/admin.ts (its hook has already refused non-operators). */
 export async function adminBlocklistRoutes(scope: App, ctx: AppContext): Promise<void> {
@@ -31,16 +16,8 @@ export async function adminBlocklistRoutes(scope: App, ctx: AppContext): Promise
       schema: {
         tags: ["operator"],
         summary: "The console's blocked destination hosts, newest first (q searches host and note), and BLOCKLIST_FILE's state",
-        querystring: Type.Object({ q: Type.Optional(Type.String({ maxLength: 300 })), ...PageQuery }, { additionalProperties: false }),
-        response: {
-          200: Type.Object({
-            status: Type.Literal("success"),
-            hosts: Type.Array(BlockedHostSchema),
-            next_cursor: Type.Union([Type.String(), Type.Null()]),
-            file: FileSchema,
-          }),
-          ...errors(400, 401, 403),
-        },
+        querystring: BlocklistQuery,
+        response: { 200: BlocklistReply, ...errors(400, 401, 403) },
       },
     },
     async (req, reply) => {
@@ -56,15 +33,12 @@ export async function adminBlocklistRoutes(scope: App, ctx: AppContext): Promise
       schema: {
         tags: ["operator"],
         summary: "Block a destination host and its subdomains (a URL gives its host): creations and edits are refused, existing links answer 410",
-        body: Body({
-          host: Type.String({ minLength: 1, maxLength: 2048 }),
-          note: Type.Optional(Type.String({ maxLength: MAX_NOTE })),
-        }),
-        response: { 201: Type.Object({ status: Type.Literal("success"), host: BlockedHostSchema }), ...errors(400, 401, 403, 409) },
+        body: BlockHostBody,
+        response: { 201: BlockedHostReply, ...errors(400, 401, 403, 409) },
       },
     },
     async (req, reply) => {
-      const host = await ctx.blocklistAdmin.add(await operatorOf(ctx, req), req.body.host, req.body.note ?? "");
+      const host = await ctx.blocklistAdmin.add(operatorOf(req), req.body.host, req.body.note ?? "");
       return reply.code(201).send({ status: "success" as const, host });
     },
   );
@@ -80,7 +54,7 @@ export async function adminBlocklistRoutes(scope: App, ctx: AppContext): Promise
       },
     },
     async (req) => {
-      await ctx.blocklistAdmin.remove(await operatorOf(ctx, req), req.params.host);
+      await ctx.blocklistAdmin.remove(operatorOf(req), req.params.host);
       return { status: "success" as const };
     },
   );

@@ -1,37 +1,17 @@
 // The operators' abuse report queue (docs/operator.md, Abuse reports): list, dismiss, disable the link,
 // ban the owner. Registered inside the /api/admin/ scope, whose hook has already refused non-operators.
-import { Type } from "typebox";
 import type { FastifyRequest } from "fastify";
-import type { App } from "../app.js";
+import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
-import { REPORT_STATES } from "../../admin/reports.js";
-import { Body, errors, Nullable, PageQuery } from "../schemas.js";
-import { AdminLinkSchema } from "./admin-links.js";
-import { operatorOf } from "../auth.js";
+import { errors, IdParams } from "../../contract/common.js";
+import { BanOwnerBody, ReportDisableLinkBody, ReportListQuery, ReportPageReply, ReportReply } from "../../contract/reports.js";
 
-const ReportSchema = Type.Object({
-  id: Type.String(),
-  link: Nullable(AdminLinkSchema),
-  domain: Nullable(Type.String({ description: "The custom domain, null for the main host" })),
-  alias: Type.String(),
-  url: Type.String({ description: "The destination when reported" }),
-  reason: Type.String(),
-  details: Type.String(),
-  reporter_email: Nullable(Type.String()),
-  state: Type.String(),
-  created_at: Type.String(),
-  resolved_at: Nullable(Type.String()),
-  resolved_by_email: Nullable(Type.String()),
-  reports_for_link: Type.Integer({ description: "Reports of this link in every state, this one included" }),
-});
+import { operatorOf } from "../auth.js";
 
 /** Every field of these bodies is optional: a request without a body means {} (as for dismiss, which takes none). */
 async function noBodyIsEmpty(req: FastifyRequest): Promise<void> {
   if (req.body === undefined) req.body = {};
 }
-
-const ReportReply = Type.Object({ status: Type.Literal("success"), report: ReportSchema });
-const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
 export async function adminReportRoutes(scope: App, ctx: AppContext): Promise<void> {
   scope.get(
@@ -40,11 +20,8 @@ export async function adminReportRoutes(scope: App, ctx: AppContext): Promise<vo
       schema: {
         tags: ["operator"],
         summary: "Abuse reports, newest first (filter by state), each with its link and the link's report count",
-        querystring: Type.Object({ state: Type.Optional(Type.Union(REPORT_STATES.map((s) => Type.Literal(s)))), ...PageQuery }, { additionalProperties: false }),
-        response: {
-          200: Type.Object({ status: Type.Literal("success"), reports: Type.Array(ReportSchema), next_cursor: Nullable(Type.String()) }),
-          ...errors(400, 401, 403),
-        },
+        querystring: ReportListQuery,
+        response: { 200: ReportPageReply, ...errors(400, 401, 403) },
       },
     },
     async (req) => {
@@ -63,7 +40,7 @@ export async function adminReportRoutes(scope: App, ctx: AppContext): Promise<vo
         response: { 200: ReportReply, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (req) => ({ status: "success" as const, report: await ctx.reports.dismiss(await operatorOf(ctx, req), req.params.id) }),
+    async (req) => ({ status: "success" as const, report: await ctx.reports.dismiss(operatorOf(req), req.params.id) }),
   );
 
   scope.post(
@@ -74,14 +51,11 @@ export async function adminReportRoutes(scope: App, ctx: AppContext): Promise<vo
         tags: ["operator"],
         summary: "Disable the reported link (visitors get 410, or 451) and resolve its open reports",
         params: IdParams,
-        body: Body({
-          reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: "Shown to the owner; by default \"Reported as <reason>\"" })),
-          status: Type.Optional(Type.Union([Type.Literal(410), Type.Literal(451)])),
-        }),
+        body: ReportDisableLinkBody,
         response: { 200: ReportReply, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (req) => ({ status: "success" as const, report: await ctx.reports.disableLink(await operatorOf(ctx, req), req.params.id, req.body) }),
+    async (req) => ({ status: "success" as const, report: await ctx.reports.disableLink(operatorOf(req), req.params.id, req.body) }),
   );
 
   scope.post(
@@ -92,10 +66,10 @@ export async function adminReportRoutes(scope: App, ctx: AppContext): Promise<vo
         tags: ["operator"],
         summary: "Suspend the reported link's owner, disable every link of theirs, resolve their links' open reports",
         params: IdParams,
-        body: Body({ reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) }),
+        body: BanOwnerBody,
         response: { 200: ReportReply, ...errors(400, 401, 403, 404, 409) },
       },
     },
-    async (req) => ({ status: "success" as const, report: await ctx.reports.banOwner(await operatorOf(ctx, req), req.params.id, req.body) }),
+    async (req) => ({ status: "success" as const, report: await ctx.reports.banOwner(operatorOf(req), req.params.id, req.body) }),
   );
 }

@@ -1,10 +1,11 @@
 // The operator console's routes (docs/operator.md): everything under /api/admin/ in one scope whose
 // first hook refuses everyone but an active operator, before any body is read or any handler runs.
-import { Type } from "typebox";
-import type { App } from "../app.js";
+import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
-import { PageQuery, errors } from "../schemas.js";
-import { requireOperator } from "../auth.js";
+import { errors } from "../../contract/common.js";
+import { AuditPageReply, AuditQuery } from "../../contract/admin.js";
+
+import { operatorRoutes } from "../auth.js";
 import { invalid } from "../../shared/errors.js";
 import { adminAccountRoutes } from "./admin-accounts.js";
 import { adminLinkRoutes } from "./admin-links.js";
@@ -19,46 +20,17 @@ export function numericCursor(cursor: string | undefined): number | undefined {
   return Number(cursor);
 }
 
-const AuditEntrySchema = Type.Object({
-  id: Type.String(),
-  at: Type.String(),
-  actor_id: Type.Union([Type.String(), Type.Null()]),
-  actor_email: Type.String(),
-  action: Type.String(),
-  target_type: Type.String(),
-  target_id: Type.String(),
-  summary: Type.String(),
-  before: Type.Unknown(),
-  after: Type.Unknown(),
-});
-
 export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
-  await app.register(async (plugin) => {
-    const scope = plugin as unknown as App;
-    // After the /api scope's session and CSRF hooks, before parsing: a non-operator learns nothing more.
-    scope.addHook("onRequest", async (req) => {
-      await requireOperator(ctx, req);
-    });
-
+  // After the /api scope's session and CSRF hooks, before parsing: a non-operator learns nothing more.
+  await operatorRoutes(app, ctx, async (scope) => {
     scope.get(
       "/api/admin/audit",
       {
         schema: {
           tags: ["operator"],
           summary: "The audit log of operator actions, newest first (filter by action, operator email, target id)",
-          querystring: Type.Object(
-            {
-              action: Type.Optional(Type.String({ maxLength: 100 })),
-              actor: Type.Optional(Type.String({ maxLength: 254 })),
-              target: Type.Optional(Type.String({ maxLength: 300 })),
-              ...PageQuery,
-            },
-            { additionalProperties: false },
-          ),
-          response: {
-            200: Type.Object({ status: Type.Literal("success"), entries: Type.Array(AuditEntrySchema), next_cursor: Type.Union([Type.String(), Type.Null()]) }),
-            ...errors(400, 401, 403),
-          },
+          querystring: AuditQuery,
+          response: { 200: AuditPageReply, ...errors(400, 401, 403) },
         },
       },
       async (req) => {

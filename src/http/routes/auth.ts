@@ -1,14 +1,22 @@
-// Sign-up, sign-in, sign-out, session, email verification and password reset (API.md, Sessions and CSRF).
-import { Type } from "typebox";
-import type { App } from "../app.js";
+// Sign-up, sign-in, sign-out, session, email verification and password reset (docs/api.md, Sessions and CSRF).
+import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { publicUser } from "../../accounts/accounts.js";
-import { Body, OkSchema, UserSchema, errors } from "../schemas.js";
-import { currentUser, ensureSession, requireUser, setSessionCookie, signInSession } from "../auth.js";
-
-const SignedIn = Type.Object({ status: Type.Literal("success"), user: UserSchema, csrf_token: Type.String() });
-const Email = Type.String({ maxLength: 320 });
-const Password = Type.String({ maxLength: 1000 });
+import { OkSchema, errors } from "../../contract/common.js";
+import {
+  EmailSentReply,
+  PasswordResetBody,
+  PasswordResetConfirmBody,
+  SessionReply,
+  SignInBody,
+  SignUpBody,
+  SignedInReply,
+  SignedOutReply,
+  SignedUpReply,
+  UserReply,
+  VerifyEmailBody,
+} from "../../contract/accounts.js";
+import { admitSignedIn, currentUser, ensureSession, setSessionCookie, signInSession, signedIn } from "../auth.js";
 
 export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
@@ -17,7 +25,7 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
       schema: {
         tags: ["auth"],
         summary: "Current session: the user (or null) and the CSRF token bound to the session",
-        response: { 200: Type.Object({ status: Type.Literal("success"), user: Type.Union([UserSchema, Type.Null()]), csrf_token: Type.String() }) },
+        response: { 200: SessionReply },
       },
     },
     async (req, reply) => {
@@ -34,14 +42,14 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
       schema: {
         tags: ["auth"],
         summary: "Create an account and sign in; a verification email is sent",
-        body: Body({ email: Email, password: Password, name: Type.Optional(Type.String({ maxLength: 1000 })) }),
-        response: { 201: SignedIn, ...errors(400, 403, 409, 429) },
+        body: SignUpBody,
+        response: { 201: SignedUpReply, ...errors(400, 403, 409, 429) },
       },
     },
     async (req, reply) => {
-      const user = await ctx.accounts.signUp(req.body, req.ip);
+      const { user, emailSent } = await ctx.accounts.signUp(req.body, req.ip);
       const csrf = await signInSession(ctx, req, reply, user);
-      return reply.code(201).send({ status: "success" as const, user: publicUser(user), csrf_token: csrf });
+      return reply.code(201).send({ status: "success" as const, user: publicUser(user), csrf_token: csrf, email_sent: emailSent });
     },
   );
 
@@ -51,8 +59,8 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
       schema: {
         tags: ["auth"],
         summary: "Sign in; the session id and CSRF token rotate",
-        body: Body({ email: Email, password: Password }),
-        response: { 200: SignedIn, ...errors(400, 401, 403, 429) },
+        body: SignInBody,
+        response: { 200: SignedInReply, ...errors(400, 401, 403, 429) },
       },
     },
     async (req, reply) => {
@@ -68,7 +76,7 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
       schema: {
         tags: ["auth"],
         summary: "Sign out; a fresh signed-out session and CSRF token are returned",
-        response: { 200: Type.Object({ status: Type.Literal("success"), csrf_token: Type.String() }) },
+        response: { 200: SignedOutReply },
       },
     },
     async (req, reply) => {
@@ -85,8 +93,8 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
       schema: {
         tags: ["auth"],
         summary: "Confirm an email address with the emailed token",
-        body: Body({ token: Type.String({ maxLength: 500 }) }),
-        response: { 200: Type.Object({ status: Type.Literal("success"), user: UserSchema }), ...errors(400) },
+        body: VerifyEmailBody,
+        response: { 200: UserReply, ...errors(400) },
       },
     },
     async (req) => {
@@ -97,10 +105,18 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
 
   app.post(
     "/api/auth/verify-email/resend",
-    { schema: { tags: ["auth"], summary: "Send the verification email again", response: { 200: OkSchema, ...errors(401, 429) } } },
+    {
+      // The one route of this group that needs a signed-in user.
+      preHandler: admitSignedIn(ctx),
+      schema: {
+        tags: ["auth"],
+        summary: "Send the verification email again",
+        response: { 200: EmailSentReply, ...errors(401, 429) },
+      },
+    },
     async (req) => {
-      await ctx.accounts.resendVerification(await requireUser(ctx, req));
-      return { status: "success" as const };
+      const sent = await ctx.accounts.resendVerification(signedIn(req));
+      return { status: "success" as const, email_sent: sent };
     },
   );
 
@@ -110,7 +126,7 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
       schema: {
         tags: ["auth"],
         summary: "Email a password-reset link (answers 200 whether or not the account exists)",
-        body: Body({ email: Email }),
+        body: PasswordResetBody,
         response: { 200: OkSchema, ...errors(400) },
       },
     },
@@ -126,7 +142,7 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
       schema: {
         tags: ["auth"],
         summary: "Set a new password with the emailed token; every session of the account ends",
-        body: Body({ token: Type.String({ maxLength: 500 }), password: Password }),
+        body: PasswordResetConfirmBody,
         response: { 200: OkSchema, ...errors(400) },
       },
     },

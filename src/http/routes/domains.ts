@@ -1,95 +1,80 @@
-// Custom domains (API.md, Custom domains): list, add, verify, delete under /api, and GET /tls/ask for a
+// Custom domains (docs/api.md, Custom domains): list, add, verify, delete under /api, and GET /tls/ask for a
 // TLS-terminating proxy that gets certificates on demand (docs/tls.md).
 import { Type } from "typebox";
-import type { App } from "../app.js";
+import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { DomainError } from "../../shared/errors.js";
-import { Body, errors, Nullable, OkSchema } from "../schemas.js";
-import { requireActiveUser, requireUser } from "../auth.js";
-
-const RecordSchema = (type: "CNAME" | "TXT") => Type.Object({ type: Type.Literal(type), name: Type.String(), value: Type.String() });
-
-export const DomainSchema = Type.Object({
-  id: Type.String(),
-  hostname: Type.String(),
-  status: Type.Union([Type.Literal("pending"), Type.Literal("verified")]),
-  records: Type.Tuple([RecordSchema("CNAME"), RecordSchema("TXT")]),
-  next_action: Nullable(Type.String()),
-  last_checked_at: Nullable(Type.String()),
-  verified_at: Nullable(Type.String()),
-  lost_at: Nullable(Type.String({ description: "when a re-check found the TXT record gone (the domain went back to pending)" })),
-  link_count: Type.Integer({ description: "links on this domain (deleted with it)" }),
-  created_at: Type.String(),
-});
-
-const DomainReply = Type.Object({ status: Type.Literal("success"), domain: DomainSchema });
-const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+import { errors, IdParams, OkSchema } from "../../contract/common.js";
+import { AddDomainBody, DomainListReply, DomainReply } from "../../contract/domains.js";
+import { activeUser, signedIn, signedInRoutes } from "../auth.js";
 
 /** Routes under /api (session and CSRF). */
 export async function domainRoutes(app: App, ctx: AppContext): Promise<void> {
-  app.get(
-    "/api/domains",
-    {
-      schema: {
-        tags: ["domains"],
-        summary: "The caller's custom domains, oldest first",
-        response: { 200: Type.Object({ status: Type.Literal("success"), domains: Type.Array(DomainSchema) }), ...errors(401) },
+  await signedInRoutes(app, ctx, async (scope) => {
+    scope.get(
+      "/api/domains",
+      {
+        schema: {
+          tags: ["domains"],
+          summary: "The caller's custom domains, oldest first",
+          response: { 200: DomainListReply, ...errors(401) },
+        },
       },
-    },
-    async (req, reply) => {
-      const list = await ctx.domains.list(await requireUser(ctx, req));
-      reply.header("cache-control", "no-store");
-      return { status: "success" as const, domains: list.map((d) => ctx.domains.toPublic(d)) };
-    },
-  );
+      async (req, reply) => {
+        const list = await ctx.domains.list(signedIn(req));
+        reply.header("cache-control", "no-store");
+        return { status: "success" as const, domains: list.map((d) => ctx.domains.toPublic(d)) };
+      },
+    );
 
-  app.post(
-    "/api/domains",
-    {
-      schema: {
-        tags: ["domains"],
-        summary: "Add a custom domain (Business and above): pending, with the CNAME and TXT records to create",
-        body: Body({ hostname: Type.String({ maxLength: 300 }) }),
-        response: { 201: DomainReply, ...errors(400, 401, 403, 409) },
+    scope.post(
+      "/api/domains",
+      {
+        schema: {
+          tags: ["domains"],
+          summary: "Add a custom domain (Business and above): pending, with the CNAME and TXT records to create",
+          body: AddDomainBody,
+          response: { 201: DomainReply, ...errors(400, 401, 403, 409) },
+        },
       },
-    },
-    async (req, reply) => {
-      const d = await ctx.domains.add(await requireActiveUser(ctx, req), req.body.hostname);
-      return reply.code(201).send({ status: "success" as const, domain: ctx.domains.toPublic(d) });
-    },
-  );
+      async (req, reply) => {
+        const d = await ctx.domains.add(activeUser(req), req.body.hostname);
+        return reply.code(201).send({ status: "success" as const, domain: ctx.domains.toPublic(d) });
+      },
+    );
 
-  app.post(
-    "/api/domains/:id/verify",
-    {
-      schema: {
-        tags: ["domains"],
-        summary: "Check the DNS records now: verified when both are right, else pending with next_action (one check per domain every 5 s)",
-        params: IdParams,
-        response: { 200: DomainReply, ...errors(401, 403, 404, 429) },
+    scope.post(
+      "/api/domains/:id/verify",
+      {
+        schema: {
+          tags: ["domains"],
+          summary: "Check the DNS records now: verified when both are right, else pending with next_action (one check per domain every 5 s)",
+          params: IdParams,
+          response: { 200: DomainReply, ...errors(401, 403, 404, 429) },
+        },
       },
-    },
-    async (req) => {
-      const d = await ctx.domains.verify(await requireActiveUser(ctx, req), req.params.id);
-      return { status: "success" as const, domain: ctx.domains.toPublic(d) };
-    },
-  );
+      async (req) => {
+        const d = await ctx.domains.verify(activeUser(req), req.params.id);
+        return { status: "success" as const, domain: ctx.domains.toPublic(d) };
+      },
+    );
 
-  app.delete(
-    "/api/domains/:id",
-    {
-      schema: {
-        tags: ["domains"],
-        summary: "Delete a custom domain and its links: they answer 404 at once, and the hostname is free again",
-        params: IdParams,
-        response: { 200: OkSchema, ...errors(401, 403, 404) },
+    scope.delete(
+      "/api/domains/:id",
+      {
+        schema: {
+          tags: ["domains"],
+          summary: "Delete a custom domain and its links: they answer 404 at once, and the hostname is free again",
+          params: IdParams,
+          response: { 200: OkSchema, ...errors(401, 403, 404) },
+        },
       },
-    },
-    async (req) => {
-      await ctx.domains.delete(await requireActiveUser(ctx, req), req.params.id);
-      return { status: "success" as const };
-    },
-  );
+      async (req) => {
+        await ctx.domains.delete(activeUser(req), req.params.id);
+        return { status: "success" as const };
+      },
+    );
+  });
 }
 
 /** GET /tls/ask: outside /api (no session), asked by the TLS proxy before it gets a certificate. */

@@ -1,16 +1,15 @@
-// The external creation API (API.md, External creation API): POST /api/external-create.php with a Bearer key.
+// The external creation API (docs/api.md, External creation API): POST /api/external-create.php with a Bearer key.
 // Order: key -> account active -> plan -> throttles and creation limit -> body -> create. The checks run in
 // the route's onRequest hook, so a bad key with a bad body answers 401, not 400.
-import { Type } from "typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { App } from "../app.js";
+import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import type { AuthenticatedKey } from "../../accounts/api-keys.js";
 import { CREATIONS_PER_WINDOW, RateLimitedError, type WindowHeaders } from "../../accounts/api-creation-window.js";
 import { requireCapability } from "../../accounts/plans.js";
 import { DomainError } from "../../shared/errors.js";
-import { Body, errors } from "../schemas.js";
-import { LinkSchema } from "../link-schemas.js";
+import { errors } from "../../contract/common.js";
+import { ExternalCreateBody, ExternalCreateReply } from "../../contract/links.js";
 
 export const EXTERNAL_CREATE_PATH = "/api/external-create.php";
 
@@ -101,14 +100,8 @@ export async function externalRoutes(app: App, ctx: AppContext): Promise<void> {
           "Authorization: Bearer <API key>, kept on your server. At most 100 creations per key in any hour (sliding window). " +
           "Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (seconds until a slot frees); a 429 also Retry-After.",
         security: [{ bearer: [] }],
-        body: Body({
-          url: Type.String({ maxLength: 4096, description: "Full destination address (http or https)" }),
-          alias: Type.Optional(Type.String({ maxLength: 200, description: "Custom short path; generated when absent or empty" })),
-        }),
-        response: {
-          201: Type.Object({ status: Type.Literal("success"), short_url: Type.String(), link: LinkSchema }),
-          ...errors(400, 401, 403, 409, 413, 429),
-        },
+        body: ExternalCreateBody,
+        response: { 201: ExternalCreateReply, ...errors(400, 401, 403, 409, 413, 429) },
       },
     },
     async (req, reply) => {
@@ -123,8 +116,7 @@ export async function externalRoutes(app: App, ctx: AppContext): Promise<void> {
       }
       setWindowHeaders(reply, reservation);
       try {
-        const link = await ctx.links.create(caller.user, { url: req.body.url, alias: req.body.alias }, { via: "api" });
-        const pub = ctx.links.toPublic(link);
+        const pub = await ctx.links.presentOne(await ctx.links.create(caller.user, req.body, { via: "api" }));
         return reply.code(201).send({ status: "success" as const, short_url: pub.short_url, link: pub });
       } catch (err) {
         // A failed creation does not use up the quota.

@@ -1,23 +1,58 @@
-// Operations: health check for load balancers.
+// Operations: liveness (/healthz, the database answers) and readiness (/readyz) for load balancers.
 import { sql } from "kysely";
-import { Type } from "typebox";
-import type { App } from "../app.js";
+import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
+import { HealthReply, ReadyReply, errors } from "../../contract/common.js";
+import { unavailable } from "../errors.js";
 import { DomainError } from "../../shared/errors.js";
+
+/** A database that does not answer `select 1` within this is reported unavailable (a hung connection, not only a refused one). */
+const HEALTH_TIMEOUT_MS = 2_000;
 
 export async function opsRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
     "/healthz",
-    { schema: { tags: ["operations"], summary: "200 when the database answers", response: { 200: Type.Object({ status: Type.Literal("success"), database: Type.String() }) } } },
+    {
+      schema: {
+        tags: ["operations"],
+        summary: "200 when the database answers; 503 unavailable (with Retry-After) while it does not",
+        response: { 200: HealthReply, ...errors(503) },
+      },
+    },
     async (_req, reply) => {
-      try {
-        await sql`select 1`.execute(ctx.storage.db);
-      } catch (err) {
-        ctx.log.error({ err }, "health check: database unreachable");
-        throw new DomainError("internal_error", "Database unreachable");
-      }
       reply.header("cache-control", "no-store");
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(unavailable()), HEALTH_TIMEOUT_MS);
+      });
+      try {
+        await Promise.race([sql`select 1`.execute(ctx.storage.db), late]);
+      } catch (err) {
+        // Logged (once in a while) by the error handler with what failed; the answer shows none of it.
+        throw Object.assign(unavailable(), { cause: err });
+      } finally {
+        clearTimeout(timer);
+      }
       return { status: "success" as const, database: ctx.storage.dialect };
+    },
+  );
+
+  app.get(
+    "/readyz",
+    {
+      schema: {
+        tags: ["operations"],
+        summary: "200 while this instance takes traffic; 503 unavailable once shutdown began (DRAIN_DELAY_MS), while requests are still answered",
+        response: { 200: ReadyReply, ...errors(503) },
+      },
+    },
+    async (_req, reply) => {
+      reply.header("cache-control", "no-store");
+      const { state } = ctx.readiness;
+      if (state !== "ready") {
+        throw new DomainError("unavailable", state === "draining" ? "This instance is shutting down" : "This instance is starting", undefined, undefined, 1);
+      }
+      return { status: "success" as const, state };
     },
   );
 }

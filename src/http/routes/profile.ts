@@ -1,122 +1,123 @@
-// Profile (name, picture, password), subscription cancellation and account deletion (API.md, Profile).
+// Profile (name, picture, password), subscription cancellation and account deletion (docs/api.md, Profile).
 import { Type } from "typebox";
-import type { App } from "../app.js";
+import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { publicUser } from "../../accounts/accounts.js";
 import { MAX_PICTURE_BYTES } from "../../accounts/picture.js";
 import { DomainError } from "../../shared/errors.js";
-import { Body, OkSchema, UserSchema, errors } from "../schemas.js";
-import { requireActiveUser, requireUser, setSessionCookie } from "../auth.js";
-
-const UserReply = Type.Object({ status: Type.Literal("success"), user: UserSchema });
+import { OkSchema, errors } from "../../contract/common.js";
+import { ChangePasswordBody, DeleteAccountBody, ProfileBody, SignedOutReply, UserReply } from "../../contract/accounts.js";
+import { activeUser, setSessionCookie, signedIn, signedInRoutes } from "../auth.js";
 
 export async function profileRoutes(app: App, ctx: AppContext): Promise<void> {
-  app.get(
-    "/api/profile",
-    { schema: { tags: ["profile"], summary: "The signed-in user's profile", response: { 200: UserReply, ...errors(401) } } },
-    async (req) => ({ status: "success" as const, user: publicUser(await requireUser(ctx, req)) }),
-  );
-
-  app.patch(
-    "/api/profile",
-    {
-      schema: {
-        tags: ["profile"],
-        summary: "Change the display name",
-        body: Body({ name: Type.String({ maxLength: 1000 }) }),
-        response: { 200: UserReply, ...errors(400, 401, 403) },
-      },
-    },
-    async (req) => {
-      const user = await ctx.accounts.updateProfile(await requireActiveUser(ctx, req), req.body);
-      return { status: "success" as const, user: publicUser(user) };
-    },
-  );
-
-  // Raw image bodies: PNG, JPEG, WebP up to 2 MiB; the content is sniffed, not trusted.
-  app.register(async (pic) => {
-    pic.addContentTypeParser(["image/png", "image/jpeg", "image/webp"], { parseAs: "buffer", bodyLimit: MAX_PICTURE_BYTES }, (_req, body, done) =>
-      done(null, body),
+  await signedInRoutes(app, ctx, async (scope) => {
+    scope.get(
+      "/api/profile",
+      { schema: { tags: ["profile"], summary: "The signed-in user's profile", response: { 200: UserReply, ...errors(401) } } },
+      async (req) => ({ status: "success" as const, user: publicUser(signedIn(req)) }),
     );
-    pic.put(
-      "/api/profile/picture",
+
+    scope.patch(
+      "/api/profile",
       {
-        bodyLimit: MAX_PICTURE_BYTES,
         schema: {
           tags: ["profile"],
-          summary: "Upload the profile picture (raw PNG, JPEG or WebP body, at most 2 MiB)",
-          response: { 200: UserReply, ...errors(400, 401, 403, 413) },
+          summary: "Change the display name",
+          body: ProfileBody,
+          response: { 200: UserReply, ...errors(400, 401, 403) },
         },
       },
       async (req) => {
-        const user = await requireActiveUser(ctx, req);
-        if (!Buffer.isBuffer(req.body)) throw new DomainError("invalid_request", "Send the image as the request body with an image/* Content-Type");
-        const updated = await ctx.accounts.setPicture(user, req.body, req.headers["content-type"]);
-        return { status: "success" as const, user: publicUser(updated) };
+        const user = await ctx.accounts.updateProfile(activeUser(req), req.body);
+        return { status: "success" as const, user: publicUser(user) };
+      },
+    );
+
+    // Raw image bodies: PNG, JPEG, WebP up to 2 MiB; the content is sniffed, not trusted.
+    scope.register(async (pic) => {
+      pic.addContentTypeParser(["image/png", "image/jpeg", "image/webp"], { parseAs: "buffer", bodyLimit: MAX_PICTURE_BYTES }, (_req, body, done) =>
+        done(null, body),
+      );
+      pic.put(
+        "/api/profile/picture",
+        {
+          bodyLimit: MAX_PICTURE_BYTES,
+          schema: {
+            tags: ["profile"],
+            summary: "Upload the profile picture (raw PNG, JPEG or WebP body, at most 2 MiB)",
+            response: { 200: UserReply, ...errors(400, 401, 403, 413) },
+          },
+        },
+        async (req) => {
+          const user = activeUser(req);
+          if (!Buffer.isBuffer(req.body)) throw new DomainError("invalid_request", "Send the image as the request body with an image/* Content-Type");
+          const updated = await ctx.accounts.setPicture(user, req.body, req.headers["content-type"]);
+          return { status: "success" as const, user: publicUser(updated) };
+        },
+      );
+    });
+
+    scope.get(
+      "/api/profile/picture",
+      { schema: { tags: ["profile"], summary: "The signed-in user's picture", querystring: Type.Object({ v: Type.Optional(Type.String({ maxLength: 20 })) }) } },
+      async (req, reply) => {
+        const user = signedIn(req);
+        const pic = await ctx.accounts.picture(user.id);
+        if (!pic) throw new DomainError("not_found", "No picture");
+        return reply
+          .type(pic.mime)
+          .header("Cache-Control", "private, max-age=86400")
+          .header("Content-Security-Policy", "default-src 'none'; sandbox")
+          .send(pic.data);
+      },
+    );
+
+    scope.post(
+      "/api/profile/password",
+      {
+        schema: {
+          tags: ["profile"],
+          summary: "Change the password (needs the current one); other sessions end",
+          description: "Wrong current passwords count with failed sign-ins of the account and the address: past the sign-in limits, 429 with Retry-After.",
+          body: ChangePasswordBody,
+          response: { 200: OkSchema, ...errors(400, 401, 403, 429) },
+        },
+      },
+      async (req) => {
+        const user = activeUser(req);
+        await ctx.accounts.changePassword(user, req.body.current_password, req.body.new_password, req.ip);
+        await ctx.sessions.destroyAllFor(user.id, req.sessionId ?? undefined);
+        return { status: "success" as const };
+      },
+    );
+
+    scope.post(
+      "/api/subscription/cancel",
+      { schema: { tags: ["profile"], summary: "Cancel the paid subscription (back to the free plan)", response: { 200: UserReply, ...errors(401, 403, 409) } } },
+      async (req) => {
+        const user = await ctx.accounts.cancelSubscription(activeUser(req));
+        return { status: "success" as const, user: publicUser(user) };
+      },
+    );
+
+    scope.delete(
+      "/api/account",
+      {
+        schema: {
+          tags: ["profile"],
+          summary: "Delete the account and everything it owns (needs the password)",
+          description: "Wrong passwords count with failed sign-ins of the account and the address: past the sign-in limits, 429 with Retry-After.",
+          body: DeleteAccountBody,
+          response: { 200: SignedOutReply, ...errors(400, 401, 429) },
+        },
+      },
+      async (req, reply) => {
+        const user = signedIn(req);
+        await ctx.accountsAdmin.forget(user.id, await ctx.accounts.deleteAccount(user, req.body.password, req.ip));
+        const sid = ctx.sessions.newSessionId();
+        setSessionCookie(ctx, reply, sid, false);
+        return { status: "success" as const, csrf_token: ctx.sessions.csrfTokenFor(sid) };
       },
     );
   });
-
-  app.get(
-    "/api/profile/picture",
-    { schema: { tags: ["profile"], summary: "The signed-in user's picture", querystring: Type.Object({ v: Type.Optional(Type.String({ maxLength: 20 })) }) } },
-    async (req, reply) => {
-      const user = await requireUser(ctx, req);
-      const pic = await ctx.accounts.picture(user.id);
-      if (!pic) throw new DomainError("not_found", "No picture");
-      return reply
-        .type(pic.mime)
-        .header("Cache-Control", "private, max-age=86400")
-        .header("Content-Security-Policy", "default-src 'none'; sandbox")
-        .send(pic.data);
-    },
-  );
-
-  app.post(
-    "/api/profile/password",
-    {
-      schema: {
-        tags: ["profile"],
-        summary: "Change the password (needs the current one); other sessions end",
-        description: "Wrong current passwords count with failed sign-ins of the account and the address: past the sign-in limits, 429 with Retry-After.",
-        body: Body({ current_password: Type.String({ maxLength: 1000 }), new_password: Type.String({ maxLength: 1000 }) }),
-        response: { 200: OkSchema, ...errors(400, 401, 403, 429) },
-      },
-    },
-    async (req) => {
-      const user = await requireActiveUser(ctx, req);
-      await ctx.accounts.changePassword(user, req.body.current_password, req.body.new_password, req.ip);
-      await ctx.sessions.destroyAllFor(user.id, req.sessionId ?? undefined);
-      return { status: "success" as const };
-    },
-  );
-
-  app.post(
-    "/api/subscription/cancel",
-    { schema: { tags: ["profile"], summary: "Cancel the paid subscription (back to the free plan)", response: { 200: UserReply, ...errors(401, 403, 409) } } },
-    async (req) => {
-      const user = await ctx.accounts.cancelSubscription(await requireActiveUser(ctx, req));
-      return { status: "success" as const, user: publicUser(user) };
-    },
-  );
-
-  app.delete(
-    "/api/account",
-    {
-      schema: {
-        tags: ["profile"],
-        summary: "Delete the account and everything it owns (needs the password)",
-        description: "Wrong passwords count with failed sign-ins of the account and the address: past the sign-in limits, 429 with Retry-After.",
-        body: Body({ password: Type.String({ maxLength: 1000 }) }),
-        response: { 200: Type.Object({ status: Type.Literal("success"), csrf_token: Type.String() }), ...errors(400, 401, 429) },
-      },
-    },
-    async (req, reply) => {
-      const user = await requireUser(ctx, req);
-      await ctx.accountsAdmin.forget(user.id, await ctx.accounts.deleteAccount(user, req.body.password, req.ip));
-      const sid = ctx.sessions.newSessionId();
-      setSessionCookie(ctx, reply, sid, false);
-      return { status: "success" as const, csrf_token: ctx.sessions.csrfTokenFor(sid) };
-    },
-  );
 }

@@ -1,35 +1,96 @@
-// Short-link redirect at the root (API.md, Short-link redirect): GET|HEAD /:alias, and POST /:alias
+// Short-link redirect at the root (docs/api.md, Short-link redirect): GET|HEAD /:alias, and POST /:alias
 // for the link-password form. HTML pages for browsers, JSON errors for clients that prefer JSON.
 import { Type } from "typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { App } from "../app.js";
+import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import type { Outcome, Visit } from "../../redirect/resolve-link.js";
-import { NO_STORE, PASSWORD_PAGE_HEADERS, errorPage, passwordForm, prefersJson } from "../pages.js";
-import { errors } from "../schemas.js";
+import { HTML_CSP, NO_STORE, PASSWORD_PAGE_HEADERS, errorPage, passwordForm, prefersJson, previewPage } from "../pages.js";
+import { errors } from "../../contract/common.js";
 import { type Trust, proxyCountry } from "../proxy.js";
+import type { RedirectMetrics } from "../fast-redirect.js";
 
 const FORM_LIMIT = 4096;
 
+/** Each refusal: the contract's status, code and message (JSON), and the page a browser gets, in words. */
 const ERRORS = {
-  not_found: { status: 404, code: "not_found", title: "Link not found", message: "This short link does not exist or was deleted." },
-  expired: { status: 410, code: "expired", title: "Link expired", message: "This short link has expired." },
-  click_limit: { status: 403, code: "click_limit_reached", title: "Click limit reached", message: "This short link has reached its maximum number of clicks." },
-  rate_limited: { status: 429, code: "rate_limited", title: "Too many attempts", message: "Too many wrong passwords for this link; try again later." },
-  blocked: { status: 410, code: "link_blocked", title: "Link disabled", message: "This short link points to a site that this service has blocked as harmful." },
+  not_found: {
+    status: 404,
+    code: "not_found",
+    message: "This short link does not exist or was deleted.",
+    page: {
+      title: "Link not found",
+      heading: "Short link not found",
+      text: "There is no short link at this address. Check it for typos (short links are case-sensitive) or ask the person who shared it; it may have been deleted.",
+    },
+  },
+  expired: {
+    status: 410,
+    code: "expired",
+    message: "This short link has expired.",
+    page: {
+      title: "Link expired",
+      heading: "This link has expired",
+      text: "Its owner set it to stop working after a date, and that date has passed. Ask the person who shared it for a new link.",
+    },
+  },
+  click_limit: {
+    status: 403,
+    code: "click_limit_reached",
+    message: "This short link has reached its maximum number of clicks.",
+    page: {
+      title: "Click limit reached",
+      heading: "This link has reached its click limit",
+      text: "Its owner allowed a set number of visits, and they have all been used. Ask the person who shared it for a new link.",
+    },
+  },
+  rate_limited: {
+    status: 429,
+    code: "rate_limited",
+    message: "Too many wrong passwords for this link; try again later.",
+    page: { title: "Too many attempts", heading: "Too many wrong passwords", text: "Too many wrong passwords were tried for this link. Wait a few minutes, then try again." },
+  },
+  blocked: {
+    status: 410,
+    code: "link_blocked",
+    message: "This short link points to a site that this service has blocked as harmful.",
+    page: {
+      title: "Link disabled",
+      heading: "This link has been disabled",
+      text: "It leads to a site this service has blocked as harmful (phishing or malware, for example), so it no longer opens. Do not look for the destination another way.",
+    },
+  },
   not_found_burst: {
     status: 429,
     code: "rate_limited",
-    title: "Too many requests",
     message: "Too many unknown short links were requested from your address; try again in a minute.",
+    page: { title: "Too many requests", heading: "Too many requests", text: "Your address asked for too many short links that do not exist. Wait a minute, then try again." },
   },
 } as const;
 
 /** A link an operator disabled: 410, or 451 when it is unavailable for legal reasons. */
 function disabledError(status: number) {
   return status === 451
-    ? { status, code: "unavailable_legal", title: "Unavailable for legal reasons", message: "This short link was disabled by the operator of this service for legal reasons." }
-    : { status, code: "link_disabled", title: "Link disabled", message: "This short link was disabled by the operator of this service." };
+    ? {
+        status,
+        code: "unavailable_legal",
+        message: "This short link was disabled by the operator of this service for legal reasons.",
+        page: {
+          title: "Unavailable for legal reasons",
+          heading: "This link is unavailable for legal reasons",
+          text: "It was disabled by the operator of this service in response to a legal demand, so it no longer opens.",
+        },
+      }
+    : {
+        status,
+        code: "link_disabled",
+        message: "This short link was disabled by the operator of this service.",
+        page: {
+          title: "Link disabled",
+          heading: "This link has been disabled",
+          text: "It was disabled by the operator of this service, for example because it broke the service's rules. If you think this is a mistake, tell the person who shared it.",
+        },
+      };
 }
 
 function header(req: FastifyRequest, name: string): string {
@@ -53,6 +114,10 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
   switch (outcome.kind) {
     case "redirect":
       return reply.code(302).header("location", outcome.location).send();
+    case "preview": {
+      const shortUrl = `${req.protocol}://${req.host}${req.url.split("?")[0]}`;
+      return reply.code(200).header("content-security-policy", HTML_CSP).type("text/html; charset=utf-8").send(previewPage(outcome.card, outcome.location, shortUrl));
+    }
     case "password":
       // A client that prefers JSON gets the contract's error body for a wrong password, not the form.
       if (outcome.wrong && prefersJson(req.headers.accept)) {
@@ -72,7 +137,7 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
       // is served on the same host); a 404 has nothing to report.
       const alias = (req.params as { alias?: string }).alias;
       const report = outcome.kind === "not_found" ? undefined : (alias ?? "");
-      return reply.type("text/html; charset=utf-8").send(errorPage(e.status, e.title, e.message, report));
+      return reply.type("text/html; charset=utf-8").send(errorPage(e.status, e.page, report));
     }
   }
 }
@@ -80,7 +145,11 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
 const Params = Type.Object({ alias: Type.String() });
 
 /** `trust`: the trusted-proxy function Fastify was given (app.ts), for the country header. */
-export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | null): Promise<void> {
+export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | null, metrics: RedirectMetrics | null): Promise<void> {
+  const answered = (req: FastifyRequest, reply: FastifyReply, outcome: Outcome): FastifyReply => {
+    metrics?.redirect(outcome.kind, "route", reply.elapsedTime / 1000);
+    return answer(req, reply, outcome);
+  };
   app.get(
     "/:alias",
     {
@@ -91,7 +160,7 @@ export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | n
         response: errors(403, 404, 410, 429, 451),
       },
     },
-    async (req, reply) => answer(req, reply, await ctx.redirects.visit(visitOf(ctx, trust, req, req.params.alias))),
+    async (req, reply) => answered(req, reply, await ctx.redirects.visit(visitOf(ctx, trust, req, req.params.alias))),
   );
 
   // The password form posts urlencoded; a parser of its own, small, for this route only.
@@ -114,7 +183,7 @@ export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | n
           response: errors(400, 401, 403, 404, 410, 413, 429, 451),
         },
       },
-      async (req, reply) => answer(req, reply, await ctx.redirects.unlock(visitOf(ctx, trust, req, req.params.alias), req.body.password)),
+      async (req, reply) => answered(req, reply, await ctx.redirects.unlock(visitOf(ctx, trust, req, req.params.alias), req.body.password)),
     );
   });
 }

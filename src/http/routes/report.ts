@@ -1,31 +1,18 @@
 // The public abuse report form (docs/operator.md): GET /report shows it, POST /report files a report.
 // Server-rendered, no JavaScript, no session: anyone may report, throttled per client address.
-import { Type } from "typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { App } from "../app.js";
+import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { DomainError, type FieldError } from "../../shared/errors.js";
 import { reportForm } from "../../admin/reports.js";
 import { HTML_CSP, NO_STORE, errorPage, prefersJson } from "../pages.js";
 import { REPORT_THANKS_PAGE, reportFormPage } from "../report-page.js";
-import { errors } from "../schemas.js";
+import { errors } from "../../contract/common.js";
+import { ReportFormBody, ReportFormQuery } from "../../contract/reports.js";
 import { sendError, toDomainError } from "../errors.js";
 
 /** Room for 2,000 characters of details percent-encoded (up to 9 bytes each) and the other fields; nothing more. */
 export const REPORT_FORM_LIMIT = 32 * 1024;
-
-// Lengths here only stop absurd input early; the reports feature owns the real rules and their messages.
-const ReportBody = Type.Object(
-  {
-    link: Type.Optional(Type.String({ maxLength: 8192 })),
-    reason: Type.Optional(Type.String({ maxLength: 100 })),
-    details: Type.Optional(Type.String({ maxLength: 20_000 })),
-    email: Type.Optional(Type.String({ maxLength: 1000 })),
-  },
-  { additionalProperties: false },
-);
-
-const ReportQuery = Type.Object({ link: Type.Optional(Type.String({ maxLength: 8192 })) }, { additionalProperties: false });
 
 const PAGE_HEADERS = { "cache-control": NO_STORE, "x-robots-tag": "noindex", "content-security-policy": HTML_CSP };
 
@@ -66,7 +53,7 @@ async function refuse(ctx: AppContext, req: FastifyRequest, reply: FastifyReply,
   const de = toDomainError(err);
   // A refused submission counts against the address's bound on failures (a 403 or 429 was never read).
   if (req.method === "POST" && (de.code === "invalid_request" || de.code === "payload_too_large")) {
-    await ctx.reports.recordFailure(req.ip).catch((e: unknown) => req.log.warn({ err: e }, "report failure not recorded"));
+    await ctx.reportForm.recordFailure(req.ip).catch((e: unknown) => req.log.warn({ err: e }, "report failure not recorded"));
   }
   if (de.code === "internal_error" || prefersJson(req.headers.accept)) return sendError(req, reply, err);
   switch (de.code) {
@@ -75,12 +62,24 @@ async function refuse(ctx: AppContext, req: FastifyRequest, reply: FastifyReply,
       return html(reply, 400, reportFormPage(reportForm(req.method === "POST" ? keptInput(req.body) : keptInput(req.query)), problems));
     }
     case "payload_too_large":
-      return html(reply, 413, errorPage(413, "Report too long", "The report is larger than this form accepts; shorten the details and send it again."));
+      return html(reply, 413, errorPage(413, {
+          title: "Report too long",
+          heading: "This report is too long",
+          text: "The report is larger than this form accepts. Go back, shorten the details and send it again.",
+        }));
     case "rate_limited":
       if (de.retryAfter !== undefined) reply.header("retry-after", String(de.retryAfter));
-      return html(reply, 429, errorPage(429, "Too many reports", "Too many reports were sent from your address; try again later."));
+      return html(reply, 429, errorPage(429, {
+          title: "Too many reports",
+          heading: "Too many reports from your address",
+          text: "Too many reports were sent from your address in a short time. Wait a while, then send it again.",
+        }));
     case "forbidden":
-      return html(reply, 403, errorPage(403, "Report refused", "Reports can only be sent from this site's own form. Open the form and send it from there."));
+      return html(reply, 403, errorPage(403, {
+          title: "Report refused",
+          heading: "This report was not accepted",
+          text: "Reports can only be sent from this site's own form. Open the report form and send it from there.",
+        }));
     default:
       return sendError(req, reply, err);
   }
@@ -101,7 +100,7 @@ export async function reportRoutes(app: App, ctx: AppContext): Promise<void> {
         schema: {
           tags: ["reports"],
           summary: "The abuse report form (HTML), prefilled with ?link= (a short URL or an alias)",
-          querystring: ReportQuery,
+          querystring: ReportFormQuery,
           response: errors(400),
         },
       },
@@ -117,19 +116,19 @@ export async function reportRoutes(app: App, ctx: AppContext): Promise<void> {
         // Before the body is read: a cross-site post or an address past its throttle costs no parsing.
         onRequest: async (req) => {
           checkOrigin(ctx, req);
-          await ctx.reports.checkThrottle(req.ip);
+          await ctx.reportForm.checkThrottle(req.ip);
         },
         schema: {
           tags: ["reports"],
           summary: "File an abuse report (form fields link, reason, details, email): the same thank-you page whether or not the link exists",
-          body: ReportBody,
+          body: ReportFormBody,
           response: errors(400, 403, 413, 429),
         },
       },
       async (req, reply) => {
         // A bare alias is a link on this page's host (HTTP/1.0 may send no Host: the main host, then).
         const host = typeof req.hostname === "string" ? req.hostname : "";
-        await ctx.reports.submit(req.body, req.ip, host === "" ? "" : ctx.redirects.domainFor(host));
+        await ctx.reportForm.submit(req.body, req.ip, host === "" ? "" : ctx.redirects.domainFor(host));
         return html(reply, 200, REPORT_THANKS_PAGE);
       },
     );

@@ -2,10 +2,12 @@
 import { type Kysely, sql } from "kysely";
 import type { Dialect } from "../db.js";
 
+// eslint-disable-next-line max-lines-per-function -- the first schema as shipped, one statement per table; migrations are never edited
 export function initial(dialect: Dialect) {
   const serial = dialect === "postgres" ? "bigserial" : "integer";
   const blob = dialect === "postgres" ? "bytea" : "blob";
   return {
+    // eslint-disable-next-line max-lines-per-function -- as initial() above
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema
         .createTable("users")

@@ -1,4 +1,4 @@
-// Teams (SPEC.md, Team invitation and membership): invitations, their emailed tokens (stored hashed,
+// Teams (docs/teams.md): invitations, their emailed tokens (stored hashed,
 // replaced ones kept so a stale link can say so), memberships, and links.updated_by (the last editor).
 import { type Kysely, sql } from "kysely";
 

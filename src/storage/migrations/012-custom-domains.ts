@@ -1,4 +1,4 @@
-// Custom domains (issue 18): one row per hostname added by an account, its DNS proof token, its state,
+// Custom domains (docs/custom-domains.md): one row per hostname added by an account, its DNS proof token, its state,
 // and the times the re-check job and the verify throttle claim atomically (several instances share them).
 import type { Kysely } from "kysely";
 

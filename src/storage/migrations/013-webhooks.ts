@@ -1,4 +1,4 @@
-// Webhooks (issue 19): subscriptions per account, and the last deliveries of each (the delivery log).
+// Webhooks (docs/webhooks.md): subscriptions per account, and the last deliveries of each (the delivery log).
 import { type Kysely } from "kysely";
 import type { Dialect } from "../db.js";
 

@@ -1,4 +1,4 @@
-// Operator console (issue 20): operator accounts, links disabled by an operator, the destination
+// Operator console (docs/operator.md): operator accounts, links disabled by an operator, the destination
 // blocklist, abuse reports and the append-only audit log of every operator action.
 import { type Kysely, sql } from "kysely";
 import type { Dialect } from "../db.js";

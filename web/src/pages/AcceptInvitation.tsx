@@ -1,12 +1,14 @@
 // The page an invitation email links to: says who invited which address and what the link's state is,
 // lets a new user sign up and verify their email and come back to accept, and says why when it cannot.
 import { useCallback, useEffect, useState } from "react";
-import { useSearchParams } from "react-router";
-import { api, ApiError, invitationPath, pendingInvitation, type InvitationPreview, type Membership } from "../api";
+import { useNavigate, useSearchParams } from "react-router";
+import { api, ApiError, invitationPath, pendingInvitation } from "../api";
+import type { InvitationPreview, Membership } from "@contract/teams";
 import { useSession } from "../session";
 import { A, Alert, Spinner, errorMessage, formatDate, useTitle } from "../ui";
 
 export function AcceptInvitationPage() {
+  const navigate = useNavigate();
   useTitle("Team invitation");
   const [params] = useSearchParams();
   const token = params.get("token") ?? "";
@@ -41,6 +43,8 @@ export function AcceptInvitationPage() {
       const m = await api.acceptInvitation(token);
       pendingInvitation.clear();
       setJoined(m);
+      // Straight to the links the membership opens (the header's switcher then offers them too).
+      navigate(`/app/shared/${encodeURIComponent(m.owner_id)}`, { replace: true });
     } catch (e) {
       setAcceptError(errorMessage(e));
       if (e instanceof ApiError && e.code === "email_unverified") await refresh();
@@ -53,8 +57,8 @@ export function AcceptInvitationPage() {
   async function resendVerification() {
     setResent(null);
     try {
-      await api.resendVerification();
-      setResent(`We sent a new confirmation link to ${user?.email}.`);
+      const r = await api.resendVerification();
+      setResent(r.email_sent ? `We sent a new confirmation link to ${user?.email}.` : `The mail server did not take the email right now; it will be sent to ${user?.email} as soon as it does.`);
     } catch (e) {
       setResent(errorMessage(e));
     }

@@ -1,8 +1,13 @@
-// Bulk creation: one URL per line, one result per line (Business and above).
+// Bulk creation: lines of `url` or `url,alias` (CSV), one result per line, downloadable as CSV; the lines
+// created are taken out of the text so a second submit cannot create them twice (Business and above).
 import { useState, type FormEvent } from "react";
-import { api, ApiError, planAtLeast, type BulkResult } from "../api";
+import { api, ApiError, planAtLeast } from "../api";
+import type { BulkResult } from "@contract/links";
 import { useSession } from "../session";
-import { A, Alert, CopyButton, Field, UpgradeHint, errorMessage, useTitle } from "../ui";
+import { A, Alert, Field, errorMessage, useTitle } from "../ui";
+import { PlanGate } from "./plan-gate";
+import { parseBulkText, withoutLines, type BulkLine } from "./bulk/bulk-lines";
+import { BulkResults } from "./bulk/BulkResults";
 
 export function BulkPage() {
   useTitle("Bulk create");
@@ -11,24 +16,30 @@ export function BulkPage() {
   const [text, setText] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [results, setResults] = useState<BulkResult[] | null>(null);
+  const [sent, setSent] = useState<{ results: BulkResult[]; rows: BulkLine[] } | null>(null);
 
-  const lineCount = text.split(/\r?\n/).filter((l) => l.trim()).length;
+  const parsed = parseBulkText(text);
+  const lineCount = parsed.rows.length;
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
     setError(null);
+    if (parsed.problems.length) {
+      setError(parsed.problems.map((p) => `Line ${p.line}: ${p.message}`).join(" "));
+      return;
+    }
+    setBusy(true);
     try {
-      setResults(await api.bulkCreate(text));
+      const rows = parsed.rows;
+      const results = await api.bulkCreate(rows.map(({ url, alias, details }) => ({ url, ...(alias ? { alias } : {}), ...details })));
+      setSent({ results, rows });
+      setText(withoutLines(text, rows.filter((_, i) => results[i]?.status === "created")));
     } catch (err) {
-      setError(err instanceof ApiError ? (err.details[0] ? `${err.message} ${err.details[0].message}` : err.message) : errorMessage(err));
+      setError(err instanceof ApiError ? (err.details[0]?.message ?? err.message) : errorMessage(err));
     } finally {
       setBusy(false);
     }
   }
-
-  const created = results?.filter((r) => r.status === "created").length ?? 0;
 
   return (
     <div className="bulk-page">
@@ -39,22 +50,24 @@ export function BulkPage() {
       {!allowed ? (
         <div className="card upgrade-card" data-testid="bulk-upgrade">
           <h2>Create many links at once</h2>
-          <p>Paste a list of addresses, one per line, and get a short link for each with a result per line.</p>
-          <p>
-            <UpgradeHint plan="Business">Bulk creation is available on Business and Enterprise.</UpgradeHint>
-          </p>
-          <p className="muted small">Your plan: {user?.plan ?? "free"}.</p>
+          <p>Paste a list of addresses, one per line, optionally with an alias after a comma, and get a short link for each with a result per line.</p>
+          <PlanGate feature="Bulk creation" capability="bulk_create" />
         </div>
       ) : (
         <>
           <form className="card form-card" onSubmit={submit} data-testid="bulk-form">
-            <Field id="bulk-urls" label="Addresses, one complete URL per line" hint={`${lineCount} ${lineCount === 1 ? "line" : "lines"}. Empty lines are ignored; a faulty line does not stop the others.`}>
+            <Field
+              id="bulk-urls"
+              label="One link per line: url, or url,alias"
+              error={parsed.problems.length ? parsed.problems.map((p) => `Line ${p.line}: ${p.message}`).join(" ") : undefined}
+              hint={`${lineCount} ${lineCount === 1 ? "line" : "lines"}. CSV: quote a URL that holds a comma. A first line such as url,alias,title,note,tags,expired_url names the columns of the lines below. Empty lines are ignored; a faulty line does not stop the others, and created lines leave this box.`}
+            >
               <textarea
                 id="bulk-urls"
                 data-testid="bulk-urls"
                 rows={10}
                 spellCheck={false}
-                placeholder={"https://example.com/first\nhttps://example.com/second"}
+                placeholder={"https://example.com/first\nhttps://example.com/second,spring-sale"}
                 value={text}
                 onChange={(e) => setText(e.target.value)}
               />
@@ -66,51 +79,7 @@ export function BulkPage() {
               </button>
             </div>
           </form>
-
-          {results ? (
-            <section className="card" data-testid="bulk-results">
-              <h2>
-                Results <span className="muted small">{created} created, {results.length - created} with errors</span>
-              </h2>
-              {results.length === 0 ? (
-                <p className="muted">No lines to process.</p>
-              ) : (
-                <div className="table-wrap">
-                  <table className="table">
-                    <thead>
-                      <tr>
-                        <th scope="col">Line</th>
-                        <th scope="col">URL</th>
-                        <th scope="col">Result</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {results.map((r) => (
-                        <tr key={r.line} data-testid="bulk-result-row" className={r.status === "error" ? "row-error" : ""}>
-                          <td>{r.line}</td>
-                          <td className="truncate cell-url" title={r.url}>
-                            {r.url}
-                          </td>
-                          <td>
-                            {r.status === "created" && r.link ? (
-                              <span className="row gap-sm">
-                                <a href={r.link.short_url} target="_blank" rel="noopener noreferrer">
-                                  {r.link.short_url}
-                                </a>
-                                <CopyButton text={r.link.short_url} />
-                              </span>
-                            ) : (
-                              <span className="text-error">{r.message ?? r.code ?? "Error"}</span>
-                            )}
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
-              )}
-            </section>
-          ) : null}
+          {sent ? <BulkResults results={sent.results} rows={sent.rows} /> : null}
         </>
       )}
     </div>

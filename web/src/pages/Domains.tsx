@@ -1,9 +1,13 @@
 // Custom domains: add a hostname, create its two DNS records (copy buttons), verify and read what to
 // fix, see when it was last checked or why it went back to pending, delete it with its links.
 import { useCallback, useEffect, useState, type FormEvent } from "react";
-import { api, ApiError, planAtLeast, type Domain } from "../api";
+import { api, ApiError, planAtLeast } from "../api";
+import type { Domain } from "@contract/domains";
 import { useSession } from "../session";
-import { Alert, ConfirmDialog, CopyButton, EmptyState, Field, Spinner, UpgradeHint, errorMessage, formatDateTime, useConfirmedDelete, useTitle } from "../ui";
+import { Alert, ConfirmDialog, EmptyState, Field, Spinner, errorMessage, useConfirmedDelete, useTitle } from "../ui";
+import { PlanGate } from "./plan-gate";
+import { MESSAGES, typedHostname } from "../../../src/contract/form-rules";
+import { DomainCard } from "./domains/DomainCard";
 
 export function DomainsPage() {
   useTitle("Domains");
@@ -37,18 +41,19 @@ export function DomainsPage() {
     e.preventDefault();
     setAddError(null);
     setNotice(null);
-    if (!hostname.trim()) {
-      setAddError("Enter a domain name, e.g. links.example.com.");
+    const typed = typedHostname(hostname);
+    if (!typed) {
+      setAddError(MESSAGES.hostnameRequired);
       return;
     }
     setAdding(true);
     try {
-      const d = await api.addDomain(hostname.trim());
+      const d = await api.addDomain(typed);
       setDomains((prev) => [...prev, d]);
       setHostname("");
       setNotice(`${d.hostname} added. Create its two DNS records, then verify.`);
     } catch (err) {
-      setAddError(err instanceof ApiError ? (err.details[0]?.message ? `${err.details[0].field === "hostname" ? "Domain" : err.details[0].field} ${err.details[0].message}` : err.message) : String(err));
+      setAddError(err instanceof ApiError ? (err.forFields(["hostname"]).fields.hostname ?? err.message) : String(err));
     } finally {
       setAdding(false);
     }
@@ -92,9 +97,9 @@ export function DomainsPage() {
           </button>
         </form>
       ) : (
-        <p className="card gated-note" data-testid="domains-gated">
-          <UpgradeHint plan="Business">Custom domains are available on Business and Enterprise.</UpgradeHint>
-        </p>
+        <div className="card" data-testid="domains-gated">
+          <PlanGate feature="Custom domains" capability="custom_domains" />
+        </div>
       )}
 
       {notice ? <Alert kind="success" testId="domain-notice">{notice}</Alert> : null}
@@ -112,7 +117,7 @@ export function DomainsPage() {
         <Spinner label="Loading your domains…" />
       ) : domains.length === 0 && !loadError ? (
         <EmptyState title="No custom domains yet" testId="domains-empty">
-          <p className="muted">{allowed ? "Add a domain above; you will get the two DNS records to create." : "Upgrade to Business to add one."}</p>
+          <p className="muted">{allowed ? "Add a domain above; you will get the two DNS records to create." : "Custom domains need the Business plan: ask the operator of this service."}</p>
         </EmptyState>
       ) : (
         <ul className="domain-list" data-testid="domain-list">
@@ -149,99 +154,5 @@ export function DomainsPage() {
         </p>
       </ConfirmDialog>
     </div>
-  );
-}
-
-function DomainCard({ domain: d, onChange, onDelete }: { domain: Domain; onChange: (d: Domain) => void; onDelete: () => void }) {
-  const [verifying, setVerifying] = useState(false);
-  const [verifyError, setVerifyError] = useState<string | null>(null);
-
-  async function verify() {
-    setVerifying(true);
-    setVerifyError(null);
-    try {
-      onChange(await api.verifyDomain(d.id));
-    } catch (e) {
-      setVerifyError(errorMessage(e));
-    } finally {
-      setVerifying(false);
-    }
-  }
-
-  return (
-    <li className="card domain-item" data-testid="domain-row" data-hostname={d.hostname}>
-      <div className="domain-head">
-        <h2 className="domain-name">{d.hostname}</h2>
-        <span className={`badge ${d.status === "verified" ? "badge-ok" : "badge-warn"}`} data-testid="domain-status">
-          {d.status === "verified" ? "Verified" : "Pending"}
-        </span>
-        <span className="muted small" data-testid="domain-links">
-          {d.link_count === 1 ? "1 link" : `${d.link_count} links`}
-        </span>
-      </div>
-
-      {d.lost_at ? (
-        <Alert kind="warning" testId="domain-lost">
-          The check on {formatDateTime(d.lost_at)} no longer found the TXT record: links on {d.hostname} answer “not found” until it is verified again.
-        </Alert>
-      ) : null}
-
-      <div className="table-wrap">
-        <table className="table records-table" data-testid="domain-records">
-          <thead>
-            <tr>
-              <th scope="col">Type</th>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-            </tr>
-          </thead>
-          <tbody>
-            {d.records.map((r) => (
-              <tr key={r.type} data-testid={`record-${r.type.toLowerCase()}`}>
-                <td>
-                  <span className="badge">{r.type}</span>
-                </td>
-                <td>
-                  <code className="record-value" data-testid={`record-${r.type.toLowerCase()}-name`}>
-                    {r.name}
-                  </code>
-                  <CopyButton text={r.name} testId={`copy-${r.type.toLowerCase()}-name`} label="Copy" />
-                </td>
-                <td>
-                  <code className="record-value" data-testid={`record-${r.type.toLowerCase()}-value`}>
-                    {r.value}
-                  </code>
-                  <CopyButton text={r.value} testId={`copy-${r.type.toLowerCase()}-value`} label="Copy" />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <p className="muted small">Keep the TXT record in place: the domain is checked again regularly, and goes back to pending without it.</p>
-
-      {d.next_action ? (
-        <div className={`notice ${d.status === "verified" ? "notice-quiet" : ""}`} data-testid="domain-next-action">
-          <strong>{d.status === "verified" ? "Note: " : "Next step: "}</strong>
-          {d.next_action}
-        </div>
-      ) : null}
-      {verifyError ? <Alert testId="domain-verify-error">{verifyError}</Alert> : null}
-
-      <div className="domain-foot">
-        <span className="muted small" data-testid="domain-last-check">
-          {d.last_checked_at ? `Last checked ${formatDateTime(d.last_checked_at)}` : "Not checked yet"}
-          {d.verified_at ? ` · verified ${formatDateTime(d.verified_at)}` : ""}
-        </span>
-        <div className="row gap">
-          <button type="button" className="btn btn-primary btn-sm" onClick={verify} disabled={verifying} data-testid="domain-verify">
-            {verifying ? "Checking DNS…" : d.status === "verified" ? "Check again" : "Verify"}
-          </button>
-          <button type="button" className="btn btn-danger-ghost btn-sm" onClick={onDelete} data-testid="domain-delete">
-            Delete
-          </button>
-        </div>
-      </div>
-    </li>
   );
 }

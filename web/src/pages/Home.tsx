@@ -1,8 +1,10 @@
 // Home: shorten a link, signed in or not; shows the short address, a copy button and its QR code.
 import { useState, type FormEvent } from "react";
-import { api, ApiError, qrUrl, type Link } from "../api";
+import { api, ApiError } from "../api";
+import type { CreateLinkFields, Link } from "@contract/links";
 import { useSession } from "../session";
 import { A, Alert, CopyButton, Field, useTitle, formatDateTime } from "../ui";
+import { QrCode } from "./link-form/CreatedLinkView";
 
 export function HomePage() {
   useTitle("");
@@ -20,7 +22,7 @@ export function HomePage() {
     setError(null);
     setFieldErrors({});
     try {
-      const body: Record<string, string> = { url: url.trim() };
+      const body: CreateLinkFields = { url: url.trim() };
       if (alias.trim()) body.alias = alias.trim();
       const link = await api.createLink(body, true);
       setCreated(link);
@@ -115,15 +117,12 @@ export function CreatedLink({ link, anonymous }: { link: Link; anonymous: boolea
         </p>
         <div className="row gap">
           <CopyButton text={link.short_url} className="btn btn-primary" />
-          <a className="btn btn-secondary" href={qrUrl(link)} download={`${link.alias}-qr.svg`}>
-            Download QR
-          </a>
         </div>
         {anonymous && link.expires_at ? (
           <p className="muted small">Expires {formatDateTime(link.expires_at)}.</p>
         ) : null}
       </div>
-      <img className="qr" src={qrUrl(link)} alt={`QR code for ${link.short_url}`} width={160} height={160} data-testid="qr-image" />
+      <QrCode link={link} />
     </section>
   );
 }

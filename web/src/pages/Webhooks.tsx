@@ -1,40 +1,31 @@
 // Webhooks (Business and above): list with kind, state and last delivery; create (secret shown once);
 // activate/deactivate, rotate the secret, delete, send a test event, and each webhook's delivery log.
-import { useEffect, useState, type FormEvent } from "react";
-import { api, ApiError, planAtLeast, type Webhook, type WebhookDelivery, type WebhookKind } from "../api";
+import { useState } from "react";
+import { api, planAtLeast } from "../api";
+import type { Webhook } from "@contract/webhooks";
 import { useSession } from "../session";
-import { Alert, ConfirmDialog, CopyButton, EmptyState, Field, Spinner, TableHead, UpgradeHint, errorMessage, formatDateTime, useTitle } from "../ui";
-
-const MAX_WEBHOOKS = 5;
-
-const KINDS: { value: WebhookKind; label: string; hint: string }[] = [
-  { value: "custom", label: "Custom (signed JSON)", hint: "Your own HTTPS endpoint; every request is signed with a secret (X-Snip-Signature)." },
-  { value: "slack", label: "Slack", hint: "A Slack incoming-webhook URL (https://hooks.slack.com/…)." },
-  { value: "discord", label: "Discord", hint: "A Discord channel webhook URL (https://discord.com/api/webhooks/…)." },
-  { value: "teams", label: "Microsoft Teams", hint: "A Teams incoming webhook or Workflows URL (…webhook.office.com, …logic.azure.com)." },
-];
-
-function kindLabel(kind: WebhookKind): string {
-  return KINDS.find((k) => k.value === kind)?.label.replace(" (signed JSON)", "") ?? kind;
-}
-
-/** One delivery as a person reads it: "204 · 120 ms" or the reason it failed. */
-function DeliveryOutcome({ d }: { d: WebhookDelivery }) {
-  const ok = d.error === null;
-  return (
-    <span className={`badge ${ok ? "badge-ok" : "badge-fail"}`} data-testid="delivery-outcome">
-      {ok ? `${d.status_code} OK` : d.error}
-      {d.status_code !== null && !ok ? ` (HTTP ${d.status_code})` : ""}
-    </span>
-  );
-}
+import { usePagedList } from "../lists";
+import { Alert, ConfirmDialog, EmptyState, Spinner, TableHead, UpgradeHint, errorMessage, formatDateTime, useTitle } from "../ui";
+import { CreateWebhookForm } from "./webhooks/CreateWebhookForm";
+import { DeliveryLog } from "./webhooks/DeliveryLog";
+import { DeliveryOutcome, kindLabel, SecretBox } from "./webhooks/kinds";
 
 export function WebhooksPage() {
   useTitle("Webhooks");
   const { user } = useSession();
   const allowed = planAtLeast(user?.plan, "business");
-  const [hooks, setHooks] = useState<Webhook[] | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const [privateReceivers, setPrivateReceivers] = useState(false);
+  const list = usePagedList(
+    () =>
+      api.listWebhooks().then((r) => {
+        setPrivateReceivers(r.private_receivers);
+        return { items: r.webhooks, next: null };
+      }),
+    "webhooks",
+    allowed,
+  );
+  const hooks = list.items;
+  const loadError = list.error === null ? null : `The webhooks could not be loaded: ${list.error}`;
   const [secret, setSecret] = useState<{ name: string; secret: string; rotated: boolean } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
@@ -46,17 +37,6 @@ export function WebhooksPage() {
   const [toRotate, setToRotate] = useState<Webhook | null>(null);
   const [logVersion, setLogVersion] = useState(0);
 
-  async function load() {
-    setLoadError(null);
-    try {
-      setHooks(await api.listWebhooks());
-    } catch (e) {
-      setLoadError(`The webhooks could not be loaded: ${errorMessage(e)}`);
-    }
-  }
-  useEffect(() => {
-    if (allowed) void load();
-  }, [allowed]);
 
   async function act(hook: Webhook, fn: () => Promise<void>) {
     setBusyId(hook.id);
@@ -64,7 +44,7 @@ export function WebhooksPage() {
     setNotice(null);
     try {
       await fn();
-      await load();
+      list.reload();
     } catch (e) {
       setActionError(errorMessage(e));
     } finally {
@@ -88,7 +68,7 @@ export function WebhooksPage() {
       await api.deleteWebhook(toDelete.id);
       if (logFor?.id === toDelete.id) setLogFor(null);
       setToDelete(null);
-      await load();
+      list.reload();
     } catch (e) {
       setDeleteError(errorMessage(e));
     } finally {
@@ -134,24 +114,7 @@ export function WebhooksPage() {
         </div>
       </div>
 
-      {secret ? (
-        <div className="secret-box" role="status" data-testid="webhook-secret-box">
-          <p>
-            <strong>
-              {secret.rotated ? "The new signing secret" : "The signing secret"} of “{secret.name}”.
-            </strong>{" "}
-            Copy it now: it is shown only once. Your receiver uses it to check the X-Snip-Signature header
-            {secret.rotated ? "; the old secret no longer signs anything." : "."}
-          </p>
-          <div className="secret-row">
-            <code data-testid="webhook-secret">{secret.secret}</code>
-            <CopyButton text={secret.secret} testId="webhook-secret-copy" className="btn btn-primary btn-sm" />
-          </div>
-          <button type="button" className="btn-link" data-testid="webhook-secret-hide" onClick={() => setSecret(null)}>
-            I have stored it, hide it
-          </button>
-        </div>
-      ) : null}
+      {secret ? <SecretBox secret={secret} onHide={() => setSecret(null)} /> : null}
       {notice ? <Alert kind="info" testId="webhook-notice">{notice}</Alert> : null}
       {actionError ? <Alert testId="webhook-action-error">{actionError}</Alert> : null}
 
@@ -160,7 +123,7 @@ export function WebhooksPage() {
       ) : loadError ? (
         <div className="card" data-testid="webhooks-error">
           <Alert>{loadError}</Alert>
-          <button type="button" className="btn btn-secondary" onClick={() => void load()} data-testid="webhooks-retry">
+          <button type="button" className="btn btn-secondary" onClick={list.reload} data-testid="webhooks-retry">
             Try again
           </button>
         </div>
@@ -168,10 +131,11 @@ export function WebhooksPage() {
         <>
           <CreateWebhookForm
             count={hooks?.length ?? 0}
+            privateReceivers={privateReceivers}
             onCreated={async (hook, s) => {
               setNotice(null);
               if (s) setSecret({ name: hook.name, secret: s, rotated: false });
-              await load();
+              list.reload();
             }}
           />
           {hooks && hooks.length === 0 ? (
@@ -212,38 +176,40 @@ export function WebhooksPage() {
                       <td data-testid="webhook-dropped" title="Clicks not sent because the receiver was too slow to keep up">
                         {h.dropped}
                       </td>
-                      <td className="right webhook-actions">
-                        <button type="button" className="btn btn-secondary btn-sm" disabled={busyId === h.id} onClick={() => void sendTest(h)} data-testid="webhook-test">
-                          {busyId === h.id ? "Working…" : "Send test"}
-                        </button>
-                        <button type="button" className="btn btn-secondary btn-sm" onClick={() => setLogFor(logFor?.id === h.id ? null : h)} data-testid="webhook-log-toggle" aria-expanded={logFor?.id === h.id}>
-                          Log
-                        </button>
-                        <button
-                          type="button"
-                          className="btn btn-secondary btn-sm"
-                          disabled={busyId === h.id}
-                          onClick={() => void act(h, async () => void (await api.updateWebhook(h.id, { active: !h.active })))}
-                          data-testid="webhook-toggle"
-                        >
-                          {h.active ? "Deactivate" : "Activate"}
-                        </button>
-                        {h.kind === "custom" ? (
-                          <button type="button" className="btn btn-secondary btn-sm" disabled={busyId === h.id} onClick={() => setToRotate(h)} data-testid="webhook-rotate">
-                            Rotate secret
+                      <td className="cell-actions">
+                        <div className="row-actions">
+                          <button type="button" className="btn btn-secondary btn-sm" disabled={busyId === h.id} onClick={() => void sendTest(h)} data-testid="webhook-test">
+                            {busyId === h.id ? "Working…" : "Send test"}
                           </button>
-                        ) : null}
-                        <button
-                          type="button"
-                          className="btn btn-danger-ghost btn-sm"
-                          onClick={() => {
-                            setDeleteError(null);
-                            setToDelete(h);
-                          }}
-                          data-testid="webhook-delete"
-                        >
-                          Delete
-                        </button>
+                          <button type="button" className="btn btn-secondary btn-sm" onClick={() => setLogFor(logFor?.id === h.id ? null : h)} data-testid="webhook-log-toggle" aria-expanded={logFor?.id === h.id}>
+                            Log
+                          </button>
+                          <button
+                            type="button"
+                            className="btn btn-secondary btn-sm"
+                            disabled={busyId === h.id}
+                            onClick={() => void act(h, async () => void (await api.updateWebhook(h.id, { active: !h.active })))}
+                            data-testid="webhook-toggle"
+                          >
+                            {h.active ? "Deactivate" : "Activate"}
+                          </button>
+                          {h.kind === "custom" ? (
+                            <button type="button" className="btn btn-secondary btn-sm" disabled={busyId === h.id} onClick={() => setToRotate(h)} data-testid="webhook-rotate">
+                              Rotate secret
+                            </button>
+                          ) : null}
+                          <button
+                            type="button"
+                            className="btn btn-danger-ghost btn-sm"
+                            onClick={() => {
+                              setDeleteError(null);
+                              setToDelete(h);
+                            }}
+                            data-testid="webhook-delete"
+                          >
+                            Delete
+                          </button>
+                        </div>
                       </td>
                     </tr>
                   ))}
@@ -251,7 +217,7 @@ export function WebhooksPage() {
               </table>
             </div>
           )}
-          {logFor ? <DeliveryLog hook={logFor} version={logVersion} onClose={() => setLogFor(null)} /> : null}
+          {logFor ? <DeliveryLog key={logFor.id} hook={logFor} version={logVersion} onClose={() => setLogFor(null)} /> : null}
         </>
       )}
 
@@ -267,137 +233,5 @@ export function WebhooksPage() {
         </p>
       </ConfirmDialog>
     </>
-  );
-}
-
-function CreateWebhookForm({ count, onCreated }: { count: number; onCreated: (hook: Webhook, secret: string | undefined) => Promise<void> }) {
-  const [name, setName] = useState("");
-  const [url, setUrl] = useState("");
-  const [kind, setKind] = useState<WebhookKind>("custom");
-  const [busy, setBusy] = useState(false);
-  const [fields, setFields] = useState<Record<string, string>>({});
-  const [general, setGeneral] = useState<string | null>(null);
-  const full = count >= MAX_WEBHOOKS;
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setFields({});
-    setGeneral(null);
-    try {
-      const r = await api.createWebhook({ name: name.trim(), url: url.trim(), kind });
-      setName("");
-      setUrl("");
-      await onCreated(r.webhook, r.secret);
-    } catch (err) {
-      if (err instanceof ApiError) {
-        const f = err.forFields(["name", "url", "kind"]);
-        setFields(f.fields);
-        setGeneral(f.general);
-      } else {
-        setGeneral(errorMessage(err));
-      }
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  return (
-    <form className="card form-card" onSubmit={submit} noValidate data-testid="webhook-form">
-      <h2>Add a webhook</h2>
-      <p className="muted small" data-testid="webhook-count">
-        {count} of {MAX_WEBHOOKS} used.
-        {full ? " Remove one to add another." : ""}
-      </p>
-      <Field id="webhook-kind" label="Kind" hint={KINDS.find((k) => k.value === kind)?.hint}>
-        <select id="webhook-kind" data-testid="webhook-kind-select" value={kind} onChange={(e) => setKind(e.target.value as WebhookKind)}>
-          {KINDS.map((k) => (
-            <option key={k.value} value={k.value}>
-              {k.label}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field id="webhook-name-input" label="Name" error={fields.name}>
-        <input id="webhook-name-input" data-testid="webhook-name-input" type="text" maxLength={100} placeholder="e.g. Order system" value={name} onChange={(e) => setName(e.target.value)} />
-      </Field>
-      <Field
-        id="webhook-url-input"
-        label="Receiver URL"
-        error={fields.url}
-        hint="A public https:// address. Internal addresses (loopback, private networks, cloud metadata) are refused, and so are redirects."
-      >
-        <input id="webhook-url-input" data-testid="webhook-url-input" type="url" inputMode="url" placeholder="https://example.com/snip-hook" value={url} onChange={(e) => setUrl(e.target.value)} />
-      </Field>
-      {general ? <Alert testId="webhook-form-error">{general}</Alert> : null}
-      <button type="submit" className="btn btn-primary" disabled={busy || full || !name.trim() || !url.trim()} data-testid="webhook-create">
-        {busy ? "Checking the address…" : "Add webhook"}
-      </button>
-    </form>
-  );
-}
-
-function DeliveryLog({ hook, version, onClose }: { hook: Webhook; version: number; onClose: () => void }) {
-  const [rows, setRows] = useState<WebhookDelivery[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [reload, setReload] = useState(0);
-
-  useEffect(() => {
-    let live = true;
-    setRows(null);
-    setError(null);
-    api.webhookDeliveries(hook.id).then(
-      (r) => live && setRows(r),
-      (e) => live && setError(`The delivery log could not be loaded: ${errorMessage(e)}`),
-    );
-    return () => {
-      live = false;
-    };
-  }, [hook.id, version, reload]);
-
-  return (
-    <section className="card section" data-testid="delivery-log" aria-labelledby="h-log">
-      <div className="page-head">
-        <h2 id="h-log">Deliveries of “{hook.name}”</h2>
-        <div className="row gap">
-          <button type="button" className="btn btn-secondary btn-sm" onClick={() => setReload((n) => n + 1)} data-testid="delivery-log-refresh">
-            Refresh
-          </button>
-          <button type="button" className="btn btn-secondary btn-sm" onClick={onClose}>
-            Close
-          </button>
-        </div>
-      </div>
-      {error ? (
-        <Alert testId="delivery-log-error">{error}</Alert>
-      ) : rows === null ? (
-        <Spinner label="Loading deliveries…" />
-      ) : rows.length === 0 ? (
-        <p className="placeholder" data-testid="delivery-log-empty">
-          Nothing delivered yet. Send a test event, or click one of your links.
-        </p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table" data-testid="delivery-log-table">
-            <TableHead columns={["Time", "Event", "Result", "Duration"]} />
-            <tbody>
-              {rows.map((d) => (
-                <tr key={d.id} data-testid="delivery-row">
-                  <td>{formatDateTime(d.at)}</td>
-                  <td>
-                    <code>{d.event}</code>
-                  </td>
-                  <td>
-                    <DeliveryOutcome d={d} />
-                  </td>
-                  <td>{d.duration_ms} ms</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <p className="muted small">The last 50 deliveries are kept. Dropped clicks (a receiver too slow to keep up) are counted in the list above.</p>
-    </section>
   );
 }

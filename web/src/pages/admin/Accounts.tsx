@@ -1,11 +1,16 @@
-// Operator console, accounts: search by email, filter by plan and status, change a plan, suspend or activate, delete.
+// Operator console, accounts: search by email, filter by plan and status; change a plan, suspend or activate,
+// delete, each after a confirmation that names the consequences.
 import { useState, type FormEvent } from "react";
-import { adminApi, planLabel, type AdminAccount, type Plan } from "../../api";
+import { adminApi, planLabel } from "../../api";
+import type { Plan } from "@contract/plans";
+import type { AdminAccount } from "@contract/admin";
 import { useSession } from "../../session";
-import { A, Alert, ConfirmDialog, EmptyState, Field, Spinner, TableHead, errorMessage, formatDate, formatDateTime, useTitle } from "../../ui";
-import { ListError, LoadMore, usePagedList, useUrlFilters } from "./common";
+import { Alert, EmptyState, Field, Spinner, errorMessage, useTitle } from "../../ui";
+import { ListError, LoadMore, usePagedList, useUrlFilters } from "../../lists";
+import { AccountTable, type AccountAction } from "./accounts/AccountTable";
+import { ChangeDialog, DeleteAccountDialog, type PendingChange } from "./accounts/AccountDialogs";
+import { PLANS } from "./accounts/plan-change";
 
-const PLANS: Plan[] = ["free", "pro", "business", "enterprise"];
 const PAGE = 50;
 
 export function AdminAccountsPage() {
@@ -20,10 +25,8 @@ export function AdminAccountsPage() {
   const [busyId, setBusyId] = useState<string | null>(null);
   const [rowErrors, setRowErrors] = useState<Record<string, string>>({});
   const [notice, setNotice] = useState<string | null>(null);
+  const [pending, setPending] = useState<PendingChange | null>(null);
   const [toDelete, setToDelete] = useState<AdminAccount | null>(null);
-  const [confirmEmail, setConfirmEmail] = useState("");
-  const [deleting, setDeleting] = useState(false);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
 
   async function change(a: AdminAccount, body: { plan?: Plan; status?: "active" | "suspended" }, done: string) {
     setBusyId(a.id);
@@ -40,20 +43,28 @@ export function AdminAccountsPage() {
     }
   }
 
-  async function remove() {
+  async function confirmPending() {
+    if (!pending) return;
+    const a = pending.account;
+    if (pending.kind === "plan") await change(a, { plan: pending.plan }, `${a.email} is now on the ${planLabel(pending.plan)} plan.`);
+    else await change(a, { status: "suspended" }, `Suspended ${a.email}: its API keys and dashboard writes are refused.`);
+    // A refusal shows on the row, where the operator looks once the dialog is gone.
+    setPending(null);
+  }
+
+  function act(x: AccountAction) {
+    if (x.kind === "plan") setPending({ kind: "plan", account: x.account, plan: x.plan });
+    else if (x.kind === "delete") setToDelete(x.account);
+    else if (x.account.status === "active") setPending({ kind: "suspend", account: x.account });
+    else void change(x.account, { status: "active" }, `Activated ${x.account.email}.`);
+  }
+
+  async function remove(email: string) {
     if (!toDelete) return;
-    setDeleting(true);
-    setDeleteError(null);
-    try {
-      await adminApi.deleteAccount(toDelete.id, confirmEmail.trim());
-      list.update((prev) => prev.filter((x) => x.id !== toDelete.id));
-      setNotice(`Deleted the account ${toDelete.email} with its links and statistics.`);
-      setToDelete(null);
-    } catch (e) {
-      setDeleteError(errorMessage(e));
-    } finally {
-      setDeleting(false);
-    }
+    await adminApi.deleteAccount(toDelete.id, email);
+    list.update((prev) => prev.filter((x) => x.id !== toDelete.id));
+    setNotice(`Deleted the account ${toDelete.email} with its links and statistics.`);
+    setToDelete(null);
   }
 
   const filtered = !!(filters.q || filters.plan || filters.status);
@@ -62,7 +73,7 @@ export function AdminAccountsPage() {
       <div className="page-head">
         <div>
           <h1>Accounts</h1>
-          <p className="muted">Every account of the service. Changes apply at once and are written to the audit log.</p>
+          <p className="muted">Every account of the service. Changes apply once confirmed and are written to the audit log.</p>
         </div>
       </div>
 
@@ -125,134 +136,13 @@ export function AdminAccountsPage() {
         </EmptyState>
       ) : (
         <>
-          <div className="table-wrap card card-flush">
-            <table className="table admin-table" data-testid="accounts-table">
-              <TableHead columns={["Account", "Plan", "Status", "Links", "Clicks", "Last sign-in", "Created"]} actions />
-              <tbody>
-                {list.items.map((a) => {
-                  const self = a.id === user?.id;
-                  const busy = busyId === a.id;
-                  return (
-                    <tr key={a.id} data-testid="account-row" data-account-id={a.id} className={a.status === "suspended" ? "row-muted" : ""}>
-                      <td className="cell-account">
-                        <div className="cell-wrap" data-testid="account-email">
-                          <strong>{a.email}</strong>
-                        </div>
-                        {a.name ? <div className="muted small cell-wrap">{a.name}</div> : null}
-                        <div className="row gap-sm">
-                          {a.is_admin ? <span className="badge badge-plan">Operator</span> : null}
-                          {self ? <span className="badge">You</span> : null}
-                          {a.email_verified ? null : <span className="badge badge-warning">Unverified</span>}
-                        </div>
-                        {rowErrors[a.id] ? (
-                          <p className="field-error" role="alert" data-testid="account-error">
-                            {rowErrors[a.id]}
-                          </p>
-                        ) : null}
-                      </td>
-                      <td>
-                        <label className="visually-hidden" htmlFor={`plan-${a.id}`}>
-                          Plan of {a.email}
-                        </label>
-                        <select
-                          id={`plan-${a.id}`}
-                          className="select-sm"
-                          data-testid="account-plan"
-                          value={a.plan}
-                          disabled={busy}
-                          onChange={(e) => void change(a, { plan: e.target.value as Plan }, `${a.email} is now on the ${planLabel(e.target.value)} plan.`)}
-                        >
-                          {PLANS.map((p) => (
-                            <option key={p} value={p}>
-                              {planLabel(p)}
-                            </option>
-                          ))}
-                        </select>
-                      </td>
-                      <td>
-                        <span className={`badge ${a.status === "active" ? "badge-ok" : "badge-fail"}`} data-testid="account-status">
-                          {a.status === "active" ? "Active" : "Suspended"}
-                        </span>
-                      </td>
-                      <td className="num">
-                        <A to={`/app/admin/links?owner=${encodeURIComponent(a.email)}`} testId="account-links">
-                          {a.links.toLocaleString()}
-                        </A>
-                      </td>
-                      <td className="num" data-testid="account-clicks">
-                        {a.clicks.toLocaleString()}
-                      </td>
-                      <td className="nowrap small">{a.last_sign_in_at ? formatDateTime(a.last_sign_in_at) : <span className="muted">Never</span>}</td>
-                      <td className="nowrap small">{formatDate(a.created_at)}</td>
-                      <td className="cell-actions">
-                        <div className="row-actions">
-                          <button
-                            type="button"
-                            className="btn btn-secondary btn-sm"
-                            disabled={busy}
-                            data-testid="account-toggle-status"
-                            onClick={() =>
-                              void change(
-                                a,
-                                { status: a.status === "active" ? "suspended" : "active" },
-                                a.status === "active" ? `Suspended ${a.email}: its API keys and dashboard writes are refused.` : `Activated ${a.email}.`,
-                              )
-                            }
-                          >
-                            {busy ? "Working…" : a.status === "active" ? "Suspend" : "Activate"}
-                          </button>
-                          <button
-                            type="button"
-                            className="btn btn-danger-ghost btn-sm"
-                            data-testid="account-delete"
-                            onClick={() => {
-                              setConfirmEmail("");
-                              setDeleteError(null);
-                              setToDelete(a);
-                            }}
-                          >
-                            Delete
-                          </button>
-                        </div>
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+          <AccountTable accounts={list.items} selfId={user?.id} busyId={busyId} rowErrors={rowErrors} onAction={act} />
           <LoadMore next={list.next} busy={list.loadingMore} onClick={() => void list.loadMore()} testId="accounts-load-more" />
         </>
       )}
 
-      <ConfirmDialog
-        open={!!toDelete}
-        title="Delete this account?"
-        confirmLabel="Delete account"
-        danger
-        busy={deleting}
-        error={deleteError}
-        confirmDisabled={confirmEmail.trim() !== toDelete?.email}
-        onConfirm={() => void remove()}
-        onCancel={() => setToDelete(null)}
-      >
-        <p>
-          <strong>{toDelete?.email}</strong> is deleted with its {toDelete?.links.toLocaleString()} links, their clicks, its API keys, team, domains and
-          webhooks. This cannot be undone.
-        </p>
-        <Field id="confirm-email" label="Type the account's email to confirm">
-          <input
-            id="confirm-email"
-            data-testid="confirm-email"
-            type="text"
-            autoComplete="off"
-            autoCapitalize="off"
-            spellCheck={false}
-            value={confirmEmail}
-            onChange={(e) => setConfirmEmail(e.target.value)}
-          />
-        </Field>
-      </ConfirmDialog>
+      <ChangeDialog change={pending} busy={pending !== null && busyId === pending.account.id} onConfirm={() => void confirmPending()} onCancel={() => setPending(null)} />
+      <DeleteAccountDialog account={toDelete} onConfirm={remove} onCancel={() => setToDelete(null)} />
     </>
   );
 }

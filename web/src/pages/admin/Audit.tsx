@@ -1,9 +1,10 @@
 // Operator console, audit log: every operator action (who, when, what, before -> after), filtered by action,
 // operator email and target id, newest first.
 import { useState, type FormEvent } from "react";
-import { adminApi, type AuditEntry } from "../../api";
+import { adminApi } from "../../api";
+import type { AuditEntry } from "@contract/admin";
 import { EmptyState, Field, Spinner, TableHead, formatDateTime, useTitle } from "../../ui";
-import { ListError, LoadMore, usePagedList, useUrlFilters } from "./common";
+import { ListError, LoadMore, usePagedList, useUrlFilters } from "../../lists";
 
 const ACTIONS: { value: string; label: string }[] = [
   { value: "account.plan", label: "Account plan changed" },

@@ -1,8 +1,9 @@
 // Operator console, destination blocklist: hosts added here (with a note), search and removal, and the state of BLOCKLIST_FILE.
 import { useState, type FormEvent } from "react";
-import { ApiError, adminApi, type BlockedHost, type BlocklistFile } from "../../api";
+import { ApiError, adminApi } from "../../api";
+import type { BlockedHost, BlocklistFile } from "@contract/admin";
 import { Alert, ConfirmDialog, EmptyState, Field, Spinner, TableHead, errorMessage, formatDateTime, useConfirmedDelete, useTitle } from "../../ui";
-import { ListError, LoadMore, usePagedList, useUrlFilters } from "./common";
+import { ListError, LoadMore, usePagedList, useUrlFilters } from "../../lists";
 
 export function AdminBlocklistPage() {
   useTitle("Blocklist · Operator");

@@ -1,16 +1,20 @@
-// Operator console, links: every account's links with search and filters; disable (410 or 451) and enable one,
-// or disable every link of an owner or every link to a host at once.
+// Operator console, links: every account's links with search and filters (the state among them); disable (410 or
+// 451) and enable one or the selected ones, or disable every link of an owner or every link to a host at once.
 import { useState, type FormEvent } from "react";
-import { adminApi, type AdminLink } from "../../api";
-import { A, Alert, EmptyState, Field, Spinner, TableHead, formatDate, useTitle } from "../../ui";
-import { DisableDialog, LinkStateBadge, ListError, LoadMore, hostOf, shortLabel, usePagedList, useUrlFilters } from "./common";
+import { adminApi } from "../../api";
+import type { AdminLink, DisableStatus } from "@contract/admin";
+import { Alert, EmptyState, Field, Spinner, errorMessage, useTitle } from "../../ui";
+import { ListError, LoadMore, usePagedList, useUrlFilters } from "../../lists";
+import { LINK_STATE_LABELS } from "../../link-state";
+import { DisableDialog, shortLabel } from "./common";
+import { AdminLinkTable, type LinkAction } from "./links/LinkTable";
 
 const PAGE = 50;
+const STATES = ["active", "expired", "limit_reached", "disabled", "blocked"] as const;
 
-type Dialog =
-  | { kind: "one"; link: AdminLink }
-  | { kind: "owner"; ownerId: string; ownerEmail: string }
-  | { kind: "host" };
+type Dialog = { kind: "one"; link: AdminLink } | { kind: "owner"; ownerId: string; ownerEmail: string } | { kind: "host" } | { kind: "selected" };
+
+const plural = (n: number) => `${n} ${n === 1 ? "link" : "links"}`;
 
 export function AdminLinksPage() {
   useTitle("Links · Operator");
@@ -25,8 +29,20 @@ export function AdminLinksPage() {
   const [notice, setNotice] = useState<string | null>(null);
   const [rowErrors, setRowErrors] = useState<Record<string, string>>({});
   const [busyId, setBusyId] = useState<string | null>(null);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [bulkBusy, setBulkBusy] = useState(false);
 
   const replace = (link: AdminLink) => list.update((prev) => prev.map((l) => (l.id === link.id ? { ...l, ...link } : l)));
+  const chosen = (list.items ?? []).filter((l) => selected.has(l.id));
+
+  function select(ids: string[], on: boolean) {
+    setSelected((prev) => {
+      const next = new Set(prev);
+      for (const id of ids) if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  }
 
   async function enable(l: AdminLink) {
     setBusyId(l.id);
@@ -36,31 +52,64 @@ export function AdminLinksPage() {
       replace(await adminApi.enableLink(l.id));
       setNotice(`Enabled ${shortLabel(l.short_url)}: it redirects again.`);
     } catch (e) {
-      setRowErrors((r) => ({ ...r, [l.id]: e instanceof Error ? e.message : String(e) }));
+      setRowErrors((r) => ({ ...r, [l.id]: errorMessage(e) }));
     } finally {
       setBusyId(null);
     }
   }
 
-  async function confirmDisable(reason: string, status: 410 | 451) {
+  /** One request per selected link (each audited); a link that fails keeps its error on its row. */
+  async function eachSelected(verb: string, run: (l: AdminLink) => Promise<AdminLink>) {
+    setBulkBusy(true);
+    setNotice(null);
+    let done = 0;
+    for (const l of chosen) {
+      try {
+        replace(await run(l));
+        done++;
+      } catch (e) {
+        setRowErrors((r) => ({ ...r, [l.id]: errorMessage(e) }));
+      }
+    }
+    setBulkBusy(false);
+    setSelected(new Set());
+    setNotice(`${verb} ${plural(done)}${done < chosen.length ? `; ${chosen.length - done} failed (see their rows)` : ""}.`);
+  }
+
+  async function confirmDisable(reason: string, status: DisableStatus) {
     if (!dialog) return;
     if (dialog.kind === "one") {
       replace(await adminApi.disableLink(dialog.link.id, reason, status));
       setNotice(`Disabled ${shortLabel(dialog.link.short_url)}: visitors get ${status}.`);
+    } else if (dialog.kind === "selected") {
+      setDialog(null);
+      await eachSelected("Disabled", (l) => adminApi.disableLink(l.id, reason, status));
+      return;
     } else if (dialog.kind === "owner") {
       const n = await adminApi.disableBulk({ owner_id: dialog.ownerId, reason, status });
-      setNotice(`Disabled ${n} ${n === 1 ? "link" : "links"} of ${dialog.ownerEmail}.`);
+      setNotice(`Disabled ${plural(n)} of ${dialog.ownerEmail}.`);
       list.reload();
     } else {
       const h = host.trim();
       const n = await adminApi.disableBulk({ host: h, reason, status });
-      setNotice(`Disabled ${n} ${n === 1 ? "link" : "links"} to ${h} and its subdomains.`);
+      setNotice(`Disabled ${plural(n)} to ${h} and its subdomains.`);
       list.reload();
     }
     setDialog(null);
   }
 
+  function act(a: LinkAction) {
+    if (a.kind === "enable") void enable(a.link);
+    else if (a.kind === "disable") setDialog({ kind: "one", link: a.link });
+    else if (a.kind === "owner") setDialog(a);
+    else {
+      setHost(a.host);
+      setDialog({ kind: "host" });
+    }
+  }
+
   const filtered = !!(filters.q || filters.owner || filters.domain || filters.state);
+  const chosenDisabled = chosen.filter((l) => l.disabled).length;
   return (
     <>
       <div className="page-head">
@@ -101,9 +150,11 @@ export function AdminLinksPage() {
         <Field id="links-state" label="State">
           <select id="links-state" data-testid="admin-links-state" value={filters.state} onChange={(e) => setFilters({ ...form, state: e.target.value })}>
             <option value="">Any state</option>
-            <option value="active">Active</option>
-            <option value="disabled">Disabled</option>
-            <option value="blocked">Destination blocked</option>
+            {STATES.map((s) => (
+              <option key={s} value={s}>
+                {LINK_STATE_LABELS[s]}
+              </option>
+            ))}
           </select>
         </Field>
         <button type="submit" className="btn btn-secondary filter-submit" data-testid="admin-links-submit">
@@ -117,6 +168,23 @@ export function AdminLinksPage() {
         </Alert>
       ) : null}
       {list.error ? <ListError what="the links" error={list.error} onRetry={list.reload} testId="admin-links-error" /> : null}
+
+      {chosen.length > 0 ? (
+        <div className="bulk-bar card" role="region" aria-label="Selected links" data-testid="admin-links-bulk">
+          <strong>{plural(chosen.length)} selected</strong>
+          <button type="button" className="btn btn-danger-ghost btn-sm" disabled={bulkBusy} data-testid="admin-links-bulk-disable" onClick={() => setDialog({ kind: "selected" })}>
+            Disable selected…
+          </button>
+          {chosenDisabled > 0 ? (
+            <button type="button" className="btn btn-secondary btn-sm" disabled={bulkBusy} data-testid="admin-links-bulk-enable" onClick={() => void eachSelected("Enabled", (l) => (l.disabled ? adminApi.enableLink(l.id) : Promise.resolve(l)))}>
+              Enable selected
+            </button>
+          ) : null}
+          <button type="button" className="btn-link" onClick={() => setSelected(new Set())}>
+            Clear the selection
+          </button>
+        </div>
+      ) : null}
 
       {list.items === null ? (
         list.error ? null : <Spinner label="Loading links…" />
@@ -143,92 +211,14 @@ export function AdminLinksPage() {
         </EmptyState>
       ) : (
         <>
-          <div className="table-wrap card card-flush">
-            <table className="table admin-table" data-testid="admin-links-table">
-              <TableHead columns={["Short link", "Destination", "Owner", "Clicks", "State"]} actions />
-              <tbody>
-                {list.items.map((l) => (
-                  <tr key={l.id} data-testid="admin-link-row" data-link-id={l.id}>
-                    <td className="cell-short">
-                      <a href={l.short_url} target="_blank" rel="noopener noreferrer" className="cell-wrap" data-testid="admin-link-short">
-                        {shortLabel(l.short_url)}
-                      </a>
-                      <div className="muted small">{formatDate(l.created_at)}</div>
-                    </td>
-                    <td className="cell-url">
-                      <div className="truncate" title={l.url} data-testid="admin-link-destination">
-                        {l.url}
-                      </div>
-                      {l.ios_url || l.android_url ? <div className="muted small">+ device destinations</div> : null}
-                    </td>
-                    <td className="cell-owner">
-                      {l.owner_email ? (
-                        <A to={`/app/admin/accounts?q=${encodeURIComponent(l.owner_email)}`} className="cell-wrap" testId="admin-link-owner">
-                          {l.owner_email}
-                        </A>
-                      ) : (
-                        <span className="muted">signed out</span>
-                      )}
-                    </td>
-                    <td className="num">{l.click_count.toLocaleString()}</td>
-                    <td className="cell-state">
-                      <LinkStateBadge link={l} />
-                      {rowErrors[l.id] ? (
-                        <p className="field-error" role="alert" data-testid="admin-link-error">
-                          {rowErrors[l.id]}
-                        </p>
-                      ) : null}
-                    </td>
-                    <td className="cell-actions">
-                      <div className="row-actions row-actions-stack">
-                        {l.disabled ? (
-                          <button type="button" className="btn btn-secondary btn-sm" disabled={busyId === l.id} data-testid="admin-link-enable" onClick={() => void enable(l)}>
-                            {busyId === l.id ? "Working…" : "Enable"}
-                          </button>
-                        ) : (
-                          <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="admin-link-disable" onClick={() => setDialog({ kind: "one", link: l })}>
-                            Disable
-                          </button>
-                        )}
-                        {l.owner_id && l.owner_email ? (
-                          <button
-                            type="button"
-                            className="btn btn-secondary btn-sm"
-                            data-testid="admin-link-disable-owner"
-                            title={`Disable every active link of ${l.owner_email}`}
-                            onClick={() => setDialog({ kind: "owner", ownerId: l.owner_id as string, ownerEmail: l.owner_email as string })}
-                          >
-                            All of owner…
-                          </button>
-                        ) : null}
-                        {hostOf(l.url) ? (
-                          <button
-                            type="button"
-                            className="btn btn-secondary btn-sm"
-                            data-testid="admin-link-disable-host"
-                            title={`Disable every link to ${hostOf(l.url)}`}
-                            onClick={() => {
-                              setHost(hostOf(l.url));
-                              setDialog({ kind: "host" });
-                            }}
-                          >
-                            All to host…
-                          </button>
-                        ) : null}
-                      </div>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <AdminLinkTable links={list.items} selected={selected} onSelect={select} busyId={busyId} rowErrors={rowErrors} onAction={act} />
           <LoadMore next={list.next} busy={list.loadingMore} onClick={() => void list.loadMore()} testId="admin-links-load-more" />
         </>
       )}
 
       <DisableDialog
         open={dialog !== null}
-        title={dialog?.kind === "one" ? "Disable this link?" : dialog?.kind === "owner" ? "Disable all links of this owner?" : "Disable all links to a host?"}
+        title={{ one: "Disable this link?", selected: `Disable ${plural(chosen.length)}?`, owner: "Disable all links of this owner?", host: "Disable all links to a host?" }[dialog?.kind ?? "one"]}
         confirmLabel={dialog?.kind === "one" ? "Disable link" : "Disable links"}
         host={dialog?.kind === "host" ? { value: host, onChange: setHost } : undefined}
         onConfirm={confirmDisable}
@@ -238,6 +228,8 @@ export function AdminLinksPage() {
           <p>
             <strong>{shortLabel(dialog.link.short_url)}</strong> stops redirecting at once. Its owner sees the reason and cannot enable it again.
           </p>
+        ) : dialog?.kind === "selected" ? (
+          <p>The {plural(chosen.length)} you selected stop redirecting at once. Their owners see the reason and cannot enable them again.</p>
         ) : dialog?.kind === "owner" ? (
           <p>
             Every active link of <strong>{dialog.ownerEmail}</strong> stops redirecting at once. The account itself stays active.

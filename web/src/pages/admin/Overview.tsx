@@ -1,8 +1,11 @@
 // Operator console, overview: accounts, links, clicks, the week's top links, reports waiting and the service's health.
 import { useEffect, useState } from "react";
-import { adminApi, planLabel, type AdminOverview, type Plan } from "../../api";
+import { adminApi, planLabel } from "../../api";
+import type { Plan } from "@contract/plans";
+import type { AdminOverview } from "@contract/admin";
 import { A, Spinner, TableHead, errorMessage, useTitle } from "../../ui";
-import { Figure, ListError, shortLabel } from "./common";
+import { Figure, shortLabel } from "./common";
+import { ListError } from "../../lists";
 
 const PLANS: Plan[] = ["free", "pro", "business", "enterprise"];
 

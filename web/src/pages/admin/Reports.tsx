@@ -1,27 +1,12 @@
 // Operator console, abuse reports: the queue (open by default) with each report's link, reason and reporter;
 // dismiss, disable the link, or ban its owner (suspends the account and disables every link of theirs).
 import { useState } from "react";
-import { adminApi, type AbuseReport, type ReportState } from "../../api";
-import { A, Alert, ConfirmDialog, EmptyState, Field, Spinner, errorMessage, formatDateTime, useTitle } from "../../ui";
-import { DisableDialog, LinkStateBadge, ListError, LoadMore, shortLabel, usePagedList, useUrlFilters } from "./common";
-
-const STATES: { value: ReportState; label: string }[] = [
-  { value: "open", label: "Open" },
-  { value: "dismissed", label: "Dismissed" },
-  { value: "link_disabled", label: "Link disabled" },
-  { value: "owner_banned", label: "Owner banned" },
-];
-
-const REASONS: Record<string, string> = { phishing: "Phishing", malware: "Malware", spam: "Spam", illegal: "Illegal content", other: "Other" };
-
-function stateLabel(s: ReportState): string {
-  return STATES.find((x) => x.value === s)?.label ?? s;
-}
-
-/** The reported short link as text, also once the link is deleted (the report keeps domain and alias). */
-function reportedShort(r: AbuseReport): string {
-  return r.link ? shortLabel(r.link.short_url) : `${r.domain || window.location.host}/${r.alias}`;
-}
+import { adminApi } from "../../api";
+import type { AbuseReport, ReportState } from "@contract/reports";
+import { Alert, ConfirmDialog, EmptyState, Field, Spinner, errorMessage, useTitle } from "../../ui";
+import { DisableDialog } from "./common";
+import { ListError, LoadMore, usePagedList, useUrlFilters } from "../../lists";
+import { ReportCard, STATES, reportedShort, stateLabel } from "./reports/ReportCard";
 
 export function AdminReportsPage() {
   useTitle("Reports · Operator");
@@ -125,110 +110,19 @@ export function AdminReportsPage() {
         <>
           <ul className="report-list" data-testid="report-list">
             {list.items.map((r) => (
-              <li key={r.id} className="card report" data-testid="report-row" data-report-id={r.id}>
-                <div className="report-head">
-                  <span className="badge badge-fail" data-testid="report-reason">
-                    {REASONS[r.reason] ?? r.reason}
-                  </span>
-                  <span className="muted small">{formatDateTime(r.created_at)}</span>
-                  {r.reports_for_link > 1 ? (
-                    <span className="badge badge-warning" data-testid="report-count">
-                      {r.reports_for_link} reports for this link
-                    </span>
-                  ) : (
-                    <span className="muted small" data-testid="report-count">
-                      1 report for this link
-                    </span>
-                  )}
-                  {r.state !== "open" ? (
-                    <span className="badge" data-testid="report-state">
-                      {stateLabel(r.state)}
-                      {r.resolved_by_email ? ` by ${r.resolved_by_email}` : ""}
-                      {r.resolved_at ? `, ${formatDateTime(r.resolved_at)}` : ""}
-                    </span>
-                  ) : null}
-                </div>
-
-                <div className="report-body">
-                  <dl className="report-facts">
-                    <div>
-                      <dt>Link</dt>
-                      <dd>
-                        {r.link ? (
-                          <>
-                            <a href={r.link.short_url} target="_blank" rel="noopener noreferrer" className="cell-wrap" data-testid="report-link">
-                              {reportedShort(r)}
-                            </a>{" "}
-                            <LinkStateBadge link={r.link} withReason={false} />
-                          </>
-                        ) : (
-                          <>
-                            <span className="cell-wrap" data-testid="report-link">
-                              {reportedShort(r)}
-                            </span>{" "}
-                            <span className="badge badge-muted">Deleted</span>
-                          </>
-                        )}
-                      </dd>
-                    </div>
-                    <div>
-                      <dt>Destination</dt>
-                      <dd className="cell-wrap" data-testid="report-destination">
-                        {r.link?.url ?? r.url}
-                      </dd>
-                    </div>
-                    <div>
-                      <dt>Owner</dt>
-                      <dd className="cell-wrap" data-testid="report-owner">
-                        {r.link?.owner_email ? <A to={`/app/admin/accounts?q=${encodeURIComponent(r.link.owner_email)}`}>{r.link.owner_email}</A> : <span className="muted">—</span>}
-                      </dd>
-                    </div>
-                    <div>
-                      <dt>Reporter</dt>
-                      <dd className="cell-wrap" data-testid="report-reporter">
-                        {r.reporter_email ?? <span className="muted">anonymous</span>}
-                      </dd>
-                    </div>
-                  </dl>
-                  {r.details ? (
-                    <blockquote className="report-details" data-testid="report-details">
-                      {r.details}
-                    </blockquote>
-                  ) : (
-                    <p className="muted small">No details given.</p>
-                  )}
-                </div>
-
-                {rowErrors[r.id] ? <Alert testId="report-error">{rowErrors[r.id]}</Alert> : null}
-                {r.state === "open" ? (
-                  <div className="row gap report-actions">
-                    <button type="button" className="btn btn-secondary btn-sm" disabled={busyId === r.id} data-testid="report-dismiss" onClick={() => void dismiss(r)}>
-                      {busyId === r.id ? "Working…" : "Dismiss"}
-                    </button>
-                    {r.link ? (
-                      <>
-                        <button type="button" className="btn btn-danger-ghost btn-sm" disabled={!!r.link.disabled} data-testid="report-disable-link" onClick={() => setToDisable(r)}>
-                          {r.link.disabled ? "Link already disabled" : "Disable link…"}
-                        </button>
-                        {r.link.owner_id ? (
-                          <button
-                            type="button"
-                            className="btn btn-danger btn-sm"
-                            data-testid="report-ban-owner"
-                            onClick={() => {
-                              setBanReason(`Reported as ${r.reason}`);
-                              setBanError(null);
-                              setToBan(r);
-                            }}
-                          >
-                            Ban owner…
-                          </button>
-                        ) : null}
-                      </>
-                    ) : null}
-                  </div>
-                ) : null}
-              </li>
+              <ReportCard
+                key={r.id}
+                report={r}
+                busy={busyId === r.id}
+                error={rowErrors[r.id]}
+                onDismiss={() => void dismiss(r)}
+                onDisable={() => setToDisable(r)}
+                onBan={() => {
+                  setBanReason(`Reported as ${r.reason}`);
+                  setBanError(null);
+                  setToBan(r);
+                }}
+              />
             ))}
           </ul>
           <LoadMore next={list.next} busy={list.loadingMore} onClick={() => void list.loadMore()} testId="reports-load-more" />

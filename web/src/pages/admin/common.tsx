@@ -1,10 +1,10 @@
 // The operator console's frame (tabs under /app/admin, the page non-operators get) and the pieces its pages share:
-// URL-kept filters, a "Load more" list, link state badges and the disable dialog.
-import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
-import { NavLink, Outlet, useSearchParams } from "react-router";
-import { linkState, type DisableStatus, type Link } from "../../api";
+// host and short-link labels, the disable dialog and the overview's figures.
+import { useEffect, useState, type ReactNode } from "react";
+import { NavLink, Outlet } from "react-router";
+import type { DisableStatus } from "@contract/admin";
 import { useSession } from "../../session";
-import { A, Alert, ConfirmDialog, Field, errorMessage, useTitle } from "../../ui";
+import { A, ConfirmDialog, Field, errorMessage, useTitle } from "../../ui";
 
 const TABS: { to: string; label: string; id: string }[] = [
   { to: "/app/admin", label: "Overview", id: "overview" },
@@ -47,150 +47,6 @@ export function AdminUnavailable() {
         Go to the dashboard
       </A>
     </section>
-  );
-}
-
-/** Filters kept in the address (so a filtered list can be linked and survives a reload). */
-export function useUrlFilters<K extends string>(keys: readonly K[], defaults: Partial<Record<K, string>> = {}) {
-  const [params, setParams] = useSearchParams();
-  const values = {} as Record<K, string>;
-  for (const k of keys) values[k] = params.get(k) ?? defaults[k] ?? "";
-  const defaultsRef = useRef(defaults);
-  const set = useCallback(
-    (next: Partial<Record<K, string>>) => {
-      const defaults = defaultsRef.current;
-      setParams(
-        (prev) => {
-          const p = new URLSearchParams(prev);
-          for (const [k, v] of Object.entries(next) as [K, string | undefined][]) {
-            const value = (v ?? "").trim();
-            if (value === (defaults[k] ?? "")) p.delete(k);
-            else p.set(k, value);
-          }
-          return p;
-        },
-        { replace: true },
-      );
-    },
-    [setParams],
-  );
-  return [values, set] as const;
-}
-
-export interface Page<T> {
-  items: T[];
-  next: string | null;
-}
-
-/**
- * A list read page by page: the first page whenever `key` changes (the filters), more on demand.
- * Answers that arrive after a newer request are dropped.
- */
-export function usePagedList<T>(fetchPage: (cursor: string | null) => Promise<Page<T>>, key: string) {
-  const [items, setItems] = useState<T[] | null>(null);
-  const [next, setNext] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [loadingMore, setLoadingMore] = useState(false);
-  const [version, setVersion] = useState(0);
-  const seq = useRef(0);
-  const fetchRef = useRef(fetchPage);
-  fetchRef.current = fetchPage;
-
-  useEffect(() => {
-    const mine = ++seq.current;
-    setError(null);
-    setItems(null);
-    fetchRef.current(null).then(
-      (page) => {
-        if (mine !== seq.current) return;
-        setItems(page.items);
-        setNext(page.next);
-      },
-      (e: unknown) => {
-        if (mine === seq.current) setError(errorMessage(e));
-      },
-    );
-  }, [key, version]);
-
-  async function loadMore() {
-    if (!next) return;
-    const mine = seq.current;
-    setLoadingMore(true);
-    setError(null);
-    try {
-      const page = await fetchRef.current(next);
-      if (mine !== seq.current) return;
-      setItems((prev) => [...(prev ?? []), ...page.items]);
-      setNext(page.next);
-    } catch (e) {
-      if (mine === seq.current) setError(errorMessage(e));
-    } finally {
-      setLoadingMore(false);
-    }
-  }
-
-  return {
-    items,
-    next,
-    error,
-    loadingMore,
-    loadMore,
-    /** Reads the first page again. */
-    reload: () => setVersion((v) => v + 1),
-    /** Replaces items in place (after an action answered with the new object). */
-    update: (fn: (prev: T[]) => T[]) => setItems((prev) => (prev ? fn(prev) : prev)),
-  };
-}
-
-export function LoadMore({ next, busy, onClick, testId = "admin-load-more" }: { next: string | null; busy: boolean; onClick: () => void; testId?: string }) {
-  if (!next) return null;
-  return (
-    <div className="center">
-      <button type="button" className="btn btn-secondary" onClick={onClick} disabled={busy} data-testid={testId}>
-        {busy ? "Loading…" : "Load more"}
-      </button>
-    </div>
-  );
-}
-
-/** The error of a list that could not be read, with a retry. */
-export function ListError({ what, error, onRetry, testId }: { what: string; error: string; onRetry: () => void; testId: string }) {
-  return (
-    <Alert testId={testId}>
-      Could not load {what}: {error}{" "}
-      <button type="button" className="btn-link" onClick={onRetry}>
-        Try again
-      </button>
-    </Alert>
-  );
-}
-
-/** Active, disabled (with the operator's reason) or destination blocked. */
-export function LinkStateBadge({ link, withReason = true }: { link: Pick<Link, "disabled" | "destination_blocked">; withReason?: boolean }) {
-  const state = linkState(link);
-  if (state === "active")
-    return (
-      <span className="badge badge-ok" data-testid="link-state">
-        Active
-      </span>
-    );
-  if (state === "blocked")
-    return (
-      <span className="badge badge-warning" data-testid="link-state">
-        Destination blocked
-      </span>
-    );
-  return (
-    <span className="link-state-disabled">
-      <span className="badge badge-fail" data-testid="link-state" title={`Visitors get ${link.disabled?.status}`}>
-        Disabled · {link.disabled?.status}
-      </span>
-      {withReason && link.disabled ? (
-        <span className="muted small state-reason" data-testid="link-state-reason">
-          {link.disabled.reason}
-        </span>
-      ) : null}
-    </span>
   );
 }
 

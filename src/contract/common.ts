@@ -1,5 +1,7 @@
-// Shared TypeBox schemas: each is the validator, the TypeScript type and the OpenAPI entry.
-import { Type, type TSchema } from "typebox";
+// Shapes every feature's answers share: the error body, the bare success answer, and TypeBox helpers.
+// contract/ is the one description of what goes over the wire: the server validates and documents with these
+// schemas (OpenAPI is generated from them), the dashboard imports their Static<> types.
+import { Type, type Static, type TSchema } from "typebox";
 
 export const ErrorBodySchema = Type.Object(
   {
@@ -11,22 +13,12 @@ export const ErrorBodySchema = Type.Object(
   },
   { $id: "ErrorBody", additionalProperties: true },
 );
-
-export const UserSchema = Type.Object({
-  id: Type.String(),
-  email: Type.String(),
-  name: Type.String(),
-  email_verified: Type.Boolean(),
-  plan: Type.String(),
-  status: Type.String(),
-  created_at: Type.String(),
-  picture_url: Type.Union([Type.String(), Type.Null()]),
-  is_admin: Type.Boolean({ description: "An operator of this service (the console under /app/admin)" }),
-});
+export type ErrorBody = Static<typeof ErrorBodySchema>;
+export type FieldError = NonNullable<ErrorBody["details"]>[number];
 
 export const OkSchema = Type.Object({ status: Type.Literal("success") });
 
-/** A closed object: unknown fields are refused (API.md, Conventions). */
+/** A closed object: unknown fields are refused (docs/api.md, Conventions). */
 export function Body<T extends Record<string, TSchema>>(props: T) {
   return Type.Object(props, { additionalProperties: false });
 }
@@ -34,6 +26,9 @@ export function Body<T extends Record<string, TSchema>>(props: T) {
 /** Standard error responses for the OpenAPI description. */
 export const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [s, Type.Ref("ErrorBody")])) as Record<number, TSchema>;
+
+/** `/:id` of most routes: an object's opaque id. */
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
 /** `?cursor=&limit=` of the operator console's lists. */
 export const PageQuery = {
@@ -43,3 +38,10 @@ export const PageQuery = {
 
 /** A schema that also accepts null. */
 export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+/** GET /healthz: the database answered (`database` names the engine). */
+export const HealthReply = Type.Object({ status: Type.Literal("success"), database: Type.String() });
+export type HealthReply = Static<typeof HealthReply>;
+/** GET /readyz: this instance takes traffic. */
+export const ReadyReply = Type.Object({ status: Type.Literal("success"), state: Type.Literal("ready") });
+export type ReadyReply = Static<typeof ReadyReply>;

@@ -1,5 +1,6 @@
 // The destination blocklist as the redirect and link rules ask it: hosts (each with its subdomains) from
-// the console and from BLOCKLIST_FILE, matched in memory; listeners hear of every change.
+// the console and from BLOCKLIST_FILE, matched in memory; listeners hear of every change. It lives with
+// the link rules that consult it; admin/ (the console, BLOCKLIST_FILE) fills it from above.
 
 const HOST_RE = /^[a-z0-9_-]{1,63}(?:\.[a-z0-9_-]{1,63})*$/;
 /**

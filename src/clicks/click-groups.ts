@@ -1,5 +1,6 @@
-// One flush worth of clicks, described (UA, country, referrer) and aggregated into the rows each
-// table needs: raw click rows, per-link click_count increments and the roll-ups, in key order.
+// A batch described and grouped: raw click rows and groups (identical clicks of a link and day), the
+// groups of clicks not committed yet for reads (groupsOf), groups held between roll-ups (GroupSet), and
+// groups turned into roll-up rows and click_count increments, in key order (rollUp). Terms: README.md.
 import type { Selectable } from "kysely";
 import type { ClickBreakdownMonthTable, ClickBreakdownTable, ClickDailyTable, ClicksTable } from "../storage/schema.js";
 import { type ClickBatch, FIELD, WIDTH } from "./click-buffer.js";
@@ -17,6 +18,10 @@ export interface Group extends Omit<ClickRow, "at"> {
   clicks: number;
   /** Clicks already added to links.click_count (click-limited links). */
   counted: number;
+  /** The latest click's time (epoch ms), what links.last_click_at moves up to; 0 where not tracked (groupsOf: reads do not use it). */
+  last_at: number;
+  /** Start of the clicks' UTC hour (epoch ms): set on groups of clicks not written yet (groupsOf), which the hourly read adds. */
+  hour?: number;
 }
 
 export interface DescribedBatch {
@@ -33,6 +38,8 @@ export interface DescribedBatch {
 /** The breakdowns kept per link and day (and month). */
 export const DIMENSIONS = ["country", "device", "os", "browser", "referrer"] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
+
+export const HOUR_MS = 3_600_000;
 
 export function dayOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
@@ -66,7 +73,7 @@ function findGroup(groups: Group[], day: string, v: Values): Group | undefined {
 }
 
 function newGroup(linkId: string, linkNum: number, day: string, v: Values): Group {
-  return { link_id: linkId, link_num: linkNum, day, country: v.country, device: v.device, os: v.os, browser: v.browser, referrer: v.referrer, is_bot: v.is_bot, clicks: 0, counted: 0 };
+  return { link_id: linkId, link_num: linkNum, day, country: v.country, device: v.device, os: v.os, browser: v.browser, referrer: v.referrer, is_bot: v.is_bot, clicks: 0, counted: 0, last_at: 0 };
 }
 
 /**
@@ -146,6 +153,7 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
       }
       g.clicks++;
       g.counted += row.counted;
+      if (row.at > g.last_at) g.last_at = row.at;
       rows.push(row);
       rowValues.push(valuesOf[i]!);
     }
@@ -178,9 +186,9 @@ function describer(s: string[], countries: CountryResolver): (ua: number, ref: n
   };
 }
 
-/** A tally of identical clicks (same link, raw user agent, referrer, place and day): the index of the first, and how many. */
+/** A tally of identical clicks (same link, raw user agent, referrer, place and UTC hour): the index of the first, and how many. */
 interface Tally {
-  day: number;
+  hour: number;
   i: number;
   clicks: number;
   counted: number;
@@ -194,10 +202,11 @@ function child<K, V>(m: Map<K, V>, key: K, make: () => V): V {
 
 /**
  * The groups of the clicks of a batch (or of a batch being filled) that belong to the links numbered
- * in `nums`, as describeBatch would make them: what a read adds for clicks not committed yet. Reads
- * are rare, clicks are not, so this does the least per click: a lookup of its link number, and for a
- * click of a link read, a tally by its raw numbers (link, user agent and referrer, place, then day) in
- * maps keyed by numbers (no string per click), so that each distinct combination is described once.
+ * in `nums`, as describeBatch would make them but per UTC hour (the hourly read needs it; the others sum
+ * a day's groups): what a read adds for clicks not committed yet. Reads are rare, clicks are not, so
+ * this does the least per click: a lookup of its link number, and for a click of a link read, a tally
+ * by its raw numbers (link, user agent and referrer, place, then hour) in maps keyed by numbers (no
+ * string per click), so that each distinct combination is described once.
  */
 export function groupsOf(batch: ClickBatch, nums: ReadonlySet<number>, countries: CountryResolver): Group[] {
   const f = batch.fields;
@@ -216,10 +225,10 @@ export function groupsOf(batch: ClickBatch, nums: ReadonlySet<number>, countries
       placeOf(f[o + FIELD.country] as number, f[o + FIELD.ip] as number),
       () => [],
     );
-    const day = Math.floor((f[o + FIELD.at] as number) / 86_400_000);
-    let t = list.find((x) => x.day === day);
+    const hour = Math.floor((f[o + FIELD.at] as number) / HOUR_MS);
+    let t = list.find((x) => x.hour === hour);
     if (t === undefined) {
-      list.push((t = { day, i, clicks: 0, counted: 0 }));
+      list.push((t = { hour, i, clicks: 0, counted: 0 }));
       all.push(t);
     }
     t.clicks++;
@@ -233,10 +242,11 @@ export function groupsOf(batch: ClickBatch, nums: ReadonlySet<number>, countries
     const num = f[o + FIELD.linkNum] as number;
     const v = describe(f[o + FIELD.userAgent] as number, f[o + FIELD.referer] as number, placeOf(f[o + FIELD.country] as number, f[o + FIELD.ip] as number));
     const day = dayOf(f[o + FIELD.at] as number);
+    const hour = t.hour * HOUR_MS;
     const list = child(byLink, num, () => []);
-    let g = findGroup(list, day, v);
+    let g = list.find((x) => x.hour === hour && sameValues(x, v));
     if (g === undefined) {
-      g = newGroup(batch.links[t.i] as string, num, day, v);
+      g = { ...newGroup(batch.links[t.i] as string, num, day, v), hour };
       list.push(g);
       groups.push(g);
     }
@@ -266,6 +276,7 @@ export class GroupSet {
     if (have !== undefined) {
       have.clicks += g.clicks;
       have.counted += g.counted;
+      if (g.last_at > have.last_at) have.last_at = g.last_at;
       return;
     }
     if (list === undefined) this.byLink.set(g.link_num, [g]);
@@ -283,9 +294,7 @@ export class GroupSet {
     const days = new DayOf();
     for (const row of rows) {
       const g = newGroup(row.link_id, row.link_num, days.of(row.at), row);
-      g.clicks = 1;
-      g.counted = row.counted;
-      this.add(g);
+      this.add(Object.assign(g, { clicks: 1, counted: row.counted, last_at: row.at }));
     }
   }
 
@@ -301,8 +310,8 @@ function compareIds(a: string, b: string): number {
 }
 
 export interface RollUps {
-  /** [link id, clicks to add to links.click_count], by link id. */
-  increments: [string, number][];
+  /** [link id, clicks to add to links.click_count, latest click's time for links.last_click_at], by link id. */
+  increments: [string, number, number][];
   daily: DailyRow[];
   breakdown: BreakdownRow[];
   monthly: MonthlyRow[];
@@ -338,7 +347,7 @@ export function rollUp(groups: Group[], live: Set<string>, keepsMonth: (linkId: 
 
 function rollUpOne(g: Group, keepsMonth: (linkId: string, month: string) => boolean, out: RollUps): void {
   const n = g.clicks;
-  if (n > g.counted) out.increments.push([g.link_id, n - g.counted]);
+  if (n > g.counted) out.increments.push([g.link_id, n - g.counted, g.last_at]);
   out.daily.push({ link_id: g.link_id, day: g.day, clicks: n, bots: g.is_bot * n });
   for (const dim of DIMENSIONS_BY_NAME) out.breakdown.push({ link_id: g.link_id, day: g.day, dimension: dim, value: g[dim], clicks: n });
   const month = g.day.slice(0, 7);
@@ -354,9 +363,11 @@ function rollUpLink(groups: Group[], keepsMonth: (linkId: string, month: string)
   const breakdown = new Map<string, BreakdownRow>();
   const monthly = new Map<string, MonthlyRow>();
   let increment = 0;
+  let lastAt = 0;
   for (const g of groups) {
     const n = g.clicks;
     increment += n - g.counted;
+    if (g.last_at > lastAt) lastAt = g.last_at;
     add(daily, g.day, () => ({ link_id: linkId, day: g.day, clicks: 0, bots: 0 }), n).bots += g.is_bot * n;
     const month = g.day.slice(0, 7);
     const toMonth = keepsMonth(linkId, month);
@@ -366,7 +377,7 @@ function rollUpLink(groups: Group[], keepsMonth: (linkId: string, month: string)
       if (toMonth) add(monthly, `${month}\u0000${dim}\u0000${value}`, () => ({ link_id: linkId, month, dimension: dim, value, clicks: 0 }), n);
     }
   }
-  if (increment > 0) out.increments.push([linkId, increment]);
+  if (increment > 0) out.increments.push([linkId, increment, lastAt]);
   for (const r of byKey(daily)) out.daily.push(r);
   for (const r of byKey(breakdown)) out.breakdown.push(r);
   for (const r of byKey(monthly)) out.monthly.push(r);

@@ -1,0 +1,43 @@
+// Which plan has which capability: the server's gate (accounts/plans.ts) and the dashboard's marks read
+// the same table, so a marked feature is the one the server refuses.
+
+export const PLANS = ["free", "pro", "business", "enterprise"] as const;
+export type Plan = (typeof PLANS)[number];
+
+export type Capability =
+  | "link_expiration"
+  | "link_max_clicks"
+  | "link_fallback"
+  | "link_preview"
+  | "advanced_stats"
+  | "stats_csv"
+  | "bulk_create"
+  | "team_invite"
+  | "custom_domains"
+  | "external_api"
+  | "webhooks";
+
+const PRO: Capability[] = ["link_expiration", "link_max_clicks", "link_fallback", "link_preview", "advanced_stats", "stats_csv"];
+const BUSINESS: Capability[] = [...PRO, "bulk_create", "team_invite", "custom_domains", "external_api", "webhooks"];
+
+export const PLAN_CAPABILITIES: Readonly<Record<Plan, ReadonlySet<Capability>>> = {
+  free: new Set(),
+  pro: new Set(PRO),
+  business: new Set(BUSINESS),
+  enterprise: new Set(BUSINESS),
+};
+
+export const PLAN_LABELS: Readonly<Record<Plan, string>> = { free: "Free", pro: "Pro", business: "Business", enterprise: "Enterprise" };
+
+export function isPlan(value: string): value is Plan {
+  return (PLANS as readonly string[]).includes(value);
+}
+
+export function can(plan: string, capability: Capability): boolean {
+  return PLAN_CAPABILITIES[isPlan(plan) ? plan : "free"].has(capability);
+}
+
+/** The cheapest plan that has the capability (for "required_plan" in errors and the dashboard's marks). */
+export function requiredPlan(capability: Capability): Plan {
+  return PLANS.find((p) => PLAN_CAPABILITIES[p].has(capability)) ?? "enterprise";
+}

@@ -1,0 +1,58 @@
+// Team shapes (docs/api.md, Team): members, invitations as their sender sees them, memberships, and the
+// invitation landing page's preview. An invitation's token is never in any of them (it is only in the email).
+import { Type, type Static } from "typebox";
+import { Body } from "./common.js";
+
+export const InvitationSchema = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  state: Type.String({ description: "pending, accepted or cancelled" }),
+  sent_at: Type.String({ description: "When the email was last sent (or attempted)" }),
+  send_confirmed: Type.Boolean({ description: "true only when the mail transport accepted the last email" }),
+  expires_at: Type.String({ description: "When the current link stops working (7 days after sending)" }),
+  can_resend_at: Type.String({ description: "Earliest resend: one minute after the last send" }),
+});
+export type Invitation = Static<typeof InvitationSchema>;
+
+export const MembershipSchema = Type.Object({
+  owner_id: Type.String(),
+  owner_email: Type.String(),
+  owner_name: Type.String(),
+  joined_at: Type.String(),
+  active: Type.Boolean({ description: "false while the owner is suspended or the owner's plan no longer allows sharing" }),
+});
+export type Membership = Static<typeof MembershipSchema>;
+
+export const MemberSchema = Type.Object({ user_id: Type.String(), email: Type.String(), name: Type.String(), joined_at: Type.String() });
+export type Member = Static<typeof MemberSchema>;
+
+const TeamProperties = {
+  members: Type.Array(MemberSchema),
+  invitations: Type.Array(InvitationSchema),
+  memberships: Type.Array(MembershipSchema),
+};
+/** My team's members, my pending invitations, and the teams I belong to. */
+export const TeamSchema = Type.Object(TeamProperties);
+export type Team = Static<typeof TeamSchema>;
+export const TeamReply = Type.Object({ status: Type.Literal("success"), ...TeamProperties });
+export type TeamReply = Static<typeof TeamReply>;
+
+export const InvitationReply = Type.Object({ status: Type.Literal("success"), invitation: InvitationSchema });
+export type InvitationReply = Static<typeof InvitationReply>;
+
+export const InvitationPreviewSchema = Type.Object({
+  email: Type.String(),
+  inviter_name: Type.String(),
+  inviter_email: Type.String(),
+  state: Type.String({ description: "pending, accepted, cancelled, expired or replaced (a resend sent a newer link)" }),
+  expires_at: Type.String(),
+});
+export type InvitationPreview = Static<typeof InvitationPreviewSchema>;
+export const InvitationPreviewReply = Type.Object({ status: Type.Literal("success"), invitation: InvitationPreviewSchema });
+export type InvitationPreviewReply = Static<typeof InvitationPreviewReply>;
+
+export const MembershipReply = Type.Object({ status: Type.Literal("success"), membership: MembershipSchema });
+export type MembershipReply = Static<typeof MembershipReply>;
+
+export const InviteBody = Body({ email: Type.String({ maxLength: 320 }) });
+export const TokenBody = Body({ token: Type.String({ maxLength: 500 }) });

@@ -1,0 +1,139 @@
+// Prometheus metrics (docs/operations.md, Metrics) through prom-client. The features keep plain counters
+// (one increment on their paths) that are read at scrape time; only the redirect latency histogram and
+// the rate-limit refusals are observed here, and only when metrics are on (METRICS_TOKEN or METRICS_PORT).
+import { type Server, createServer } from "node:http";
+import client from "prom-client";
+import type { AppContext } from "../context.js";
+import { safeEqual, sha256Hex } from "../shared/ids.js";
+
+/** Redirect latency buckets (seconds): a cached redirect takes tens of microseconds, a database lookup milliseconds. */
+const LATENCY_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
+type Labels = Record<string, string>;
+
+export class Metrics {
+  readonly registry = new client.Registry();
+  private readonly outcomes = new Map<string, number>();
+  private readonly refusals = new Map<string, number>();
+  /** The histogram's two series, bound once: an observation then hashes no labels. */
+  private readonly latency: Record<"fast" | "route", client.Histogram.Internal<"path">>;
+
+  constructor(ctx: AppContext) {
+    const r = this.registry;
+    client.collectDefaultMetrics({ register: r });
+    const latency = new client.Histogram({ name: "snip_redirect_duration_seconds", help: "Time to answer a short link, by path (fast: cached, before the router; route: the router's redirect route)", labelNames: ["path"], buckets: LATENCY_BUCKETS, registers: [r] });
+    this.latency = { fast: latency.labels({ path: "fast" }), route: latency.labels({ path: "route" }) };
+    counter(r, "snip_redirects_total", "Short-link answers by outcome (redirect, password form, not_found, expired, limit_reached, disabled, blocked, throttled...)", ["outcome"], () => entries(this.outcomes, "outcome"));
+    counter(r, "snip_rate_limited_total", "Requests refused with 429 by a rate limit, by route", ["route"], () => entries(this.refusals, "route"));
+
+    const clicks = ctx.clicks;
+    counter(r, "snip_clicks_recorded_total", "Clicks answered and buffered", [], () => [[{}, clicks.counts.recorded]]);
+    counter(r, "snip_clicks_written_total", "Clicks written to the database", [], () => [[{}, clicks.counts.written]]);
+    counter(r, "snip_clicks_dropped_total", "Clicks dropped from a full buffer while the database was unreachable", [], () => [[{}, clicks.counts.dropped]]);
+    gauge(r, "snip_clicks_pending", "Clicks answered and not written yet (buffered, journaled)", [], () => [[{}, clicks.backlog().pending]]);
+    gauge(r, "snip_clicks_oldest_pending_seconds", "Age of the oldest click not written yet (the writer's lag), 0 when none", [], () => {
+      const at = clicks.backlog().oldestAt;
+      return [[{}, at === null ? 0 : Math.max(0, (ctx.clock.now() - at) / 1000)]];
+    });
+
+    const cache = ctx.redirects.cache;
+    gauge(r, "snip_link_cache_entries", "Links (and known misses) held in this instance's redirect cache", [], () => [[{}, cache.size]]);
+    counter(r, "snip_link_cache_lookups_total", "Redirect cache lookups by result", ["result"], () => [[{ result: "hit" }, cache.hits], [{ result: "miss" }, cache.misses]]);
+
+    const hooks = ctx.clickDeliveries;
+    gauge(r, "snip_webhook_queue_depth", "Webhook events waiting or in flight in this instance", [], () => [[{}, hooks.queueState().queued]]);
+    counter(r, "snip_webhook_deliveries_total", "Webhook click events by result: ok (2xx), failed (any other answer or none), dropped (queue full)", ["result"], () => [
+      [{ result: "ok" }, hooks.delivered.ok],
+      [{ result: "failed" }, hooks.delivered.failed],
+      [{ result: "dropped" }, hooks.queueState().dropped],
+    ]);
+    counter(r, "snip_dns_checks_total", "Custom-domain DNS checks by result", ["result"], () => Object.entries(ctx.domains.checks).map(([result, n]) => [{ result }, n]));
+    counter(r, "snip_email_attempts_total", "Email transport attempts by result: sent, queued (for a retry), failed (given up)", ["result"], () =>
+      Object.entries(ctx.mailer.outcomes).map(([result, n]) => [{ result }, n]),
+    );
+
+    const pool = ctx.storage.poolStats;
+    if (pool) {
+      gauge(r, "snip_db_pool_connections", "PostgreSQL pool connections by state", ["state"], () => {
+        const s = pool();
+        return [[{ state: "idle" }, s.idle], [{ state: "busy" }, s.total - s.idle]];
+      });
+      gauge(r, "snip_db_pool_waiting", "Queries waiting for a PostgreSQL pool connection", [], () => [[{}, pool().waiting]]);
+      gauge(r, "snip_db_pool_max", "Most connections the PostgreSQL pool opens", [], () => [[{}, pool().max]]);
+    }
+  }
+
+  /** A short link answered: its outcome and how long it took. */
+  redirect(outcome: string, path: "fast" | "route", seconds: number): void {
+    this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1);
+    this.latency[path].observe(seconds);
+  }
+
+  refused(route: string): void {
+    this.refusals.set(route, (this.refusals.get(route) ?? 0) + 1);
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** METRICS_PORT: /metrics without a token, on the loopback interface only. */
+  listen(port: number): Promise<Server> {
+    const server = createServer((req, res) => {
+      if (req.method !== "GET" || (req.url ?? "").split("?")[0] !== "/metrics") {
+        res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("not found\n");
+        return;
+      }
+      this.text().then(
+        (body) => res.writeHead(200, { "content-type": this.contentType, "cache-control": "no-store" }).end(body),
+        () => res.writeHead(500).end(),
+      );
+    });
+    return new Promise((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => resolve(server));
+    });
+  }
+}
+
+/** `Authorization: Bearer <token>` compared in constant time. */
+export function bearerMatches(header: string | undefined, token: string): boolean {
+  const m = /^Bearer (.+)$/.exec(header ?? "");
+  if (!m) return false;
+  // Digests of equal length: the comparison tells nothing of the token's length either.
+  return safeEqual(sha256Hex(m[1]!), sha256Hex(token));
+}
+
+function entries(map: Map<string, number>, label: string): [Labels, number][] {
+  return [...map].map(([value, n]) => [{ [label]: value }, n]);
+}
+
+/** A counter whose values the features keep: set from `read` at each scrape. */
+function counter(registry: client.Registry, name: string, help: string, labelNames: string[], read: () => [Labels, number][]): void {
+  new client.Counter({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [labels, n] of read()) this.inc(labels, n);
+    },
+  });
+}
+
+function gauge(registry: client.Registry, name: string, help: string, labelNames: string[], read: () => [Labels, number][]): void {
+  new client.Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      for (const [labels, n] of read()) this.set(labels, n);
+    },
+  });
+}

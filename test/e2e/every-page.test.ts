@@ -1,0 +1,184 @@
+// Browser test of every page, with data in it: the dashboard (links, filtered and with a selection, link form,
+// created link, statistics, bulk, domains, webhooks with their delivery log, team, profile with API keys, a team's
+// shared links), the operator console, sign-in, sign-up, the invitation page, and the public pages (404, 410 expired,
+// 403 limit reached, 410 disabled, password form, report form and its thank-you). At 390 x 844 in light and dark, and at 1280 in both:
+// no page is wider than the window, and the failure names the widest elements that stick out. Dark mode follows
+// prefers-color-scheme on a dashboard page and on a public page.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { browserAvailable, screenshot, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
+import { SEED_PASSWORD, seedEveryState, type Seeded } from "./seed.js";
+
+const available = browserAvailable();
+
+type Scheme = "light" | "dark";
+
+/**
+ * The elements that stick out of the window, widest first (none when the page fits): those a scroll box does not
+ * hold (an absolutely positioned element escapes its box unless the box is positioned), else every one.
+ */
+async function overflow(page: Page): Promise<{ scrollWidth: number; innerWidth: number; widest: string[] }> {
+  return page.evaluate(() => {
+    const innerWidth = window.innerWidth;
+    const scrollWidth = document.documentElement.scrollWidth;
+    if (scrollWidth <= innerWidth) return { scrollWidth, innerWidth, widest: [] };
+    const describe = (el: Element) => {
+      const id = el.id ? `#${el.id}` : "";
+      const cls = typeof el.className === "string" && el.className ? `.${el.className.trim().split(/\s+/).join(".")}` : "";
+      const testId = el.getAttribute("data-testid");
+      return `${el.tagName.toLowerCase()}${id}${cls}${testId ? `[data-testid=${testId}]` : ""}`;
+    };
+    const held = (el: Element) => {
+      if (["absolute", "fixed"].includes(getComputedStyle(el).position)) return false;
+      for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+        if (getComputedStyle(p).overflowX !== "visible" && p.getBoundingClientRect().right <= innerWidth + 0.5) return true;
+      }
+      return false;
+    };
+    const sticking = [...document.body.querySelectorAll("*")]
+      .map((el) => ({ el, r: el.getBoundingClientRect() }))
+      .filter(({ r }) => r.right > innerWidth + 0.5);
+    const loose = sticking.filter(({ el }) => !held(el));
+    const out = (loose.length > 0 ? loose : sticking)
+      .sort((a, b) => b.r.width - a.r.width)
+      .slice(0, 6)
+      .map(({ el, r }) => `${describe(el)} (${Math.round(r.width)} px wide, right edge at ${Math.round(r.right)} px)`);
+    return { scrollWidth, innerWidth, widest: out };
+  });
+}
+
+describe.skipIf(!available)("every page fits a phone, in light and dark", () => {
+  let fixture: BrowserFixture;
+  let seeded: Seeded;
+  const stamp = Date.now().toString(36);
+
+  beforeAll(async () => {
+    fixture = await startBrowserFixture();
+    seeded = await seedEveryState(fixture.server, stamp);
+  });
+  afterAll(async () => {
+    await fixture?.close();
+  });
+
+  /** Checks the page as it is now, and keeps a screenshot of it. */
+  const check = async (page: Page, name: string, tag: string, problems: string[], fullPage = true) => {
+    await page.waitForLoadState("networkidle");
+    await page.waitForFunction(() => !document.querySelector('[data-testid="loading"]'));
+    const o = await overflow(page);
+    if (o.widest.length > 0) problems.push(`${name} (${new URL(page.url()).pathname}): ${o.scrollWidth} px wide at ${o.innerWidth} px:\n    ${o.widest.join("\n    ")}`);
+    await screenshot(page, `look-${tag}-${name}`, fullPage);
+  };
+
+  const signIn = async (page: Page, email: string) => {
+    await fixture.browser.context.clearCookies();
+    await signInPage(page, email, SEED_PASSWORD);
+  };
+
+  /** Visits every page at the current viewport and colour scheme; returns what sticks out where. */
+  async function walk(page: Page, tag: string): Promise<string[]> {
+    const problems: string[] = [];
+    const visit = async (name: string, path: string, ready?: string) => {
+      await page.goto(path);
+      if (ready) await page.getByTestId(ready).first().waitFor();
+      await check(page, name, tag, problems);
+    };
+    const a = seeded.alias;
+
+    // Signed out: the public pages, sign-in, sign-up and an invitation link.
+    await fixture.browser.context.clearCookies();
+    await visit("home", "/");
+    await visit("sign-in", "/app/login");
+    await visit("sign-up", "/app/signup");
+    await visit("accept-invitation", "/app/invitations/accept?token=not-a-real-token");
+    await visit("public-404", `/no-such-link-${stamp}`);
+    await visit("public-410-expired", `/${a.expired}`);
+    await visit("public-403-limit", `/${a.used}`);
+    await visit("public-410-disabled", `/${a.disabled}`);
+    await visit("public-410-blocked", `/${a.blocked}`);
+    await visit("public-password", `/${a.password}`);
+    await visit("public-report", `/report?link=${a.plain}`);
+    await page.locator("#reason").selectOption({ index: 1 });
+    await page.getByRole("button", { name: "Send report" }).click();
+    await page.waitForURL((u) => u.pathname === "/report");
+    await check(page, "public-report-thanks", tag, problems);
+
+    // The owner's dashboard.
+    await signIn(page, seeded.owner.email);
+    await visit("links", "/app", "link-row");
+    await visit("links-filtered", "/app?state=active&has_password=false&sort=clicks&order=desc", "link-row");
+    await page.getByTestId("link-select").first().check();
+    await check(page, "links-selected", tag, problems);
+    await visit("link-form", "/app/links/new", "link-form");
+    await page.getByTestId("link-url").fill(`https://example.com/a/new/link/with/a/long/path/${tag}?q=1`);
+    await page.getByTestId("link-submit").click();
+    await page.getByTestId("create-another").waitFor();
+    await check(page, "created-link", tag, problems);
+    await visit("link-edit", `/app/links/${seeded.plainId}/edit`, "link-form");
+    await visit("stats", `/app/links/${seeded.plainId}/stats`);
+    await visit("bulk", "/app/links/bulk");
+    await visit("domains", "/app/domains");
+    await visit("webhooks", "/app/webhooks", "webhook-row");
+    await page.getByTestId("webhook-log-toggle").click();
+    await page.getByTestId("delivery-row").first().waitFor();
+    await page.getByTestId("delivery-payload-toggle").first().click();
+    await page.getByTestId("delivery-payload").waitFor();
+    await check(page, "webhooks-deliveries", tag, problems);
+    await visit("team", "/app/team");
+    await visit("profile-api-keys", "/app/profile", "section-keys");
+
+    // A team member's view of the owner's links.
+    await signIn(page, seeded.member.email);
+    await visit("shared-links", `/app/shared/${seeded.owner.id}`, "link-row");
+
+    // The operator console, a row menu open.
+    await signIn(page, seeded.operator.email);
+    await visit("admin-overview", "/app/admin");
+    await visit("admin-accounts", "/app/admin/accounts", "account-row");
+    await page.getByTestId("account-menu").first().click();
+    await check(page, "admin-accounts-menu", tag, problems, false);
+    await visit("admin-links", "/app/admin/links", "admin-link-row");
+    await page.getByTestId("admin-link-select").first().check();
+    await page.getByTestId("admin-link-menu").first().click();
+    await check(page, "admin-links-menu", tag, problems, false);
+    await visit("admin-reports", "/app/admin/reports");
+    await visit("admin-blocklist", "/app/admin/blocklist");
+    await visit("admin-audit", "/app/admin/audit");
+    return problems;
+  }
+
+  const pass = (width: number, scheme: Scheme) => async () => {
+    const page = fixture.browser.page;
+    await page.setViewportSize({ width, height: width < 500 ? 844 : 900 });
+    await page.emulateMedia({ colorScheme: scheme });
+    const problems = await walk(page, `${width}-${scheme}`);
+    expect(problems, `pages wider than ${width} px (${scheme}):\n  ${problems.join("\n  ")}`).toEqual([]);
+  };
+
+  it("at 390 x 844, light: no page scrolls sideways", pass(390, "light"), 240_000);
+  it("at 390 x 844, dark: no page scrolls sideways", pass(390, "dark"), 240_000);
+  it("at 1280, light and dark: no page scrolls sideways", async () => {
+    await pass(1280, "light")();
+    await pass(1280, "dark")();
+  }, 480_000);
+
+  it("dark mode follows prefers-color-scheme on a dashboard page and on a public page", async () => {
+    const page = fixture.browser.page;
+    await page.setViewportSize({ width: 390, height: 844 });
+    const background = async (scheme: Scheme, path: string) => {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto(path);
+      await page.waitForLoadState("networkidle");
+      return page.evaluate(() => ({ body: getComputedStyle(document.body).backgroundColor, text: getComputedStyle(document.body).color }));
+    };
+    await signIn(page, seeded.owner.email);
+    for (const path of ["/app", `/${seeded.alias.expired}`]) {
+      const light = await background("light", path);
+      const dark = await background("dark", path);
+      expect(dark.body, path).not.toBe(light.body);
+      expect(dark.text, path).not.toBe(light.text);
+      // Dark is dark: the background's channels are low.
+      const channels = (dark.body.match(/\d+/g) ?? []).slice(0, 3).map(Number);
+      expect(Math.max(...channels), `${path}: ${dark.body}`).toBeLessThan(60);
+    }
+  });
+});

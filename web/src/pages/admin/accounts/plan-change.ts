@@ -1,0 +1,33 @@
+// What a plan change means for an account, in the operator's words (the server's plan table, src/accounts/plans.ts).
+import { planLabel } from "../../../api";
+import type { Plan } from "@contract/plans";
+
+export const PLANS: Plan[] = ["free", "pro", "business", "enterprise"];
+
+const RANK: Record<Plan, number> = { free: 0, pro: 1, business: 2, enterprise: 3 };
+const MAX_LINKS: Record<Plan, number> = { free: 100, pro: 5_000, business: 100_000, enterprise: 10_000_000 };
+
+/** What an account loses when its plan goes below the plan named first. */
+const LOST_BELOW: { from: Plan; what: string }[] = [
+  { from: "business", what: "Webhooks: deliveries stop at once." },
+  { from: "business", what: "Team: members lose access to the account's links." },
+  { from: "business", what: "Custom domains, bulk creation and the external creation API." },
+  { from: "pro", what: "Setting expiry dates and click limits on links, advanced statistics and CSV export." },
+];
+
+export function isDowngrade(from: Plan, to: Plan): boolean {
+  return RANK[to] < RANK[from];
+}
+
+/** The consequences listed in the confirmation before a plan change. */
+export function planConsequences(from: Plan, to: Plan, links: number): string[] {
+  if (!isDowngrade(from, to)) return [`Everything of the ${planLabel(to)} plan is available at once.`];
+  const lost = LOST_BELOW.filter((l) => RANK[l.from] <= RANK[from] && RANK[l.from] > RANK[to]).map((l) => l.what);
+  const cap = MAX_LINKS[to];
+  lost.push(
+    links > cap
+      ? `At most ${cap.toLocaleString()} links: it owns ${links.toLocaleString()}, so it cannot create more until it has fewer.`
+      : `At most ${cap.toLocaleString()} links (it owns ${links.toLocaleString()}).`,
+  );
+  return lost;
+}
