@@ -1,4 +1,5 @@
-// Prints one plain closing line ("N passed, N failed, N skipped") and says which suites were skipped and why.
+// Prints one plain closing line ("N passed, N failed, N skipped"), says which suites were skipped and why,
+// names every failed test again at the very end (a CI log's tail is what is kept) and lists the slowest files.
 import { existsSync } from "node:fs";
 import type { Reporter, TestModule } from "vitest/node";
 
@@ -7,19 +8,35 @@ export default class SummaryReporter implements Reporter {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
+    const failures: string[] = [];
     for (const mod of testModules) {
       for (const test of mod.children.allTests()) {
         const state = test.result().state;
         if (state === "passed") passed++;
-        else if (state === "failed") failed++;
-        else skipped++;
+        else if (state === "failed") {
+          failed++;
+          failures.push(`FAILED ${mod.moduleId.replace(process.cwd() + "/", "")} > ${test.fullName}: ${firstLine(test.result().errors?.[0]?.message)}`);
+        } else skipped++;
       }
-      if (mod.state() === "failed" && [...mod.children.allTests()].length === 0) failed++;
+      if (mod.state() === "failed" && [...mod.children.allTests()].length === 0) {
+        failed++;
+        failures.push(`FAILED ${mod.moduleId.replace(process.cwd() + "/", "")} (the file itself): ${firstLine(mod.errors()[0]?.message)}`);
+      }
     }
+    const slowest = [...testModules]
+      .sort((a, b) => b.diagnostic().duration - a.diagnostic().duration)
+      .slice(0, 12)
+      .map((m) => `  ${(m.diagnostic().duration / 1000).toFixed(1).padStart(6)} s  ${m.moduleId.replace(process.cwd() + "/", "")}`);
+    process.stdout.write(`\nSlowest files:\n${slowest.join("\n")}\n`);
+    if (failures.length > 0) process.stdout.write(`\n${failures.join("\n")}\n`);
     const notes: string[] = [];
     if (!process.env.TEST_DATABASE_URL) notes.push("PostgreSQL tests SKIPPED: TEST_DATABASE_URL is not set (SQLite ran)");
     else notes.push(`PostgreSQL tests ran against ${process.env.TEST_DATABASE_URL.replace(/\/\/[^@]*@/, "//")}`);
     if (!existsSync(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium")) notes.push("browser tests SKIPPED: /usr/bin/chromium not found (apt-get install chromium)");
     process.stdout.write(`\n${notes.join("\n")}\nTests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
+}
+
+function firstLine(message: string | undefined): string {
+  return (message ?? "").split("\n")[0]!.slice(0, 300);
 }
