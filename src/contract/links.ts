@@ -2,6 +2,7 @@
 import { Type, type Static } from "typebox";
 import { Body, Nullable } from "./common.js";
 import { TagSchema } from "./tags.js";
+import { LinkTargetingProperties, TargetingFields } from "./targeting.js";
 
 /** The card link-preview crawlers get (Open Graph and Twitter tags); every part optional. */
 export const LinkPreviewSchema = Type.Object({
@@ -42,6 +43,7 @@ export const LinkSchema = Type.Object({
   expired_url: Nullable(Type.String({ description: "Where visitors go once the link expired or reached its click limit" })),
   preview: Nullable(LinkPreviewSchema),
   last_click_at: Nullable(Type.String({ description: "When the link was last clicked (kept with click_count, a moment behind)" })),
+  ...LinkTargetingProperties,
 });
 export type Link = Static<typeof LinkSchema>;
 
@@ -75,6 +77,7 @@ const LinkOptions = {
   ios_url: Type.Optional(Nullable(Url)),
   android_url: Type.Optional(Nullable(Url)),
   ...LinkDetails,
+  ...TargetingFields,
   archived: Type.Optional(Type.Boolean({ description: "Archive (true) or restore (false)" })),
 };
 
@@ -147,7 +150,7 @@ export const BulkResultSchema = Type.Union([
 export type BulkResult = Static<typeof BulkResultSchema>;
 
 /** One row of `links`: a URL and the alias asked for. */
-const BulkRowBody = Body({ url: Type.String({ maxLength: 4096 }), alias: Type.Optional(Type.String({ maxLength: 200 })), ...LinkDetails });
+const BulkRowBody = Body({ url: Type.String({ maxLength: 4096 }), alias: Type.Optional(Type.String({ maxLength: 200 })), ...LinkDetails, ...TargetingFields });
 export type BulkRowFields = Static<typeof BulkRowBody>;
 export const BulkBody = Type.Union([
   Body({ urls: Type.String({ maxLength: 1024 * 1024, description: "One complete URL per line" }) }),
@@ -167,6 +170,7 @@ export const ExternalCreateBody = Body({
   url: Type.String({ maxLength: 4096, description: "Full destination address (http or https)" }),
   alias: Type.Optional(Type.String({ maxLength: 200, description: "Custom short path; generated when absent or empty" })),
   ...LinkDetails,
+  ...TargetingFields,
 });
 export const ExternalCreateReply = Type.Object({ status: Type.Literal("success"), short_url: Type.String(), link: LinkSchema });
 export type ExternalCreateReply = Static<typeof ExternalCreateReply>;

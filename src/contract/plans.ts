@@ -9,6 +9,7 @@ export type Capability =
   | "link_max_clicks"
   | "link_fallback"
   | "link_preview"
+  | "link_targeting"
   | "advanced_stats"
   | "stats_csv"
   | "bulk_create"
@@ -18,7 +19,7 @@ export type Capability =
   | "webhooks";
 
 const PRO: Capability[] = ["link_expiration", "link_max_clicks", "link_fallback", "link_preview", "advanced_stats", "stats_csv"];
-const BUSINESS: Capability[] = [...PRO, "bulk_create", "team_invite", "custom_domains", "external_api", "webhooks"];
+const BUSINESS: Capability[] = [...PRO, "link_targeting", "bulk_create", "team_invite", "custom_domains", "external_api", "webhooks"];
 
 export const PLAN_CAPABILITIES: Readonly<Record<Plan, ReadonlySet<Capability>>> = {
   free: new Set(),

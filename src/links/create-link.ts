@@ -87,6 +87,8 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
     preview_description: null,
     preview_image: null,
     last_click_at: null,
+    rules: null,
+    split: null,
     ...details.set,
   };
   // The unique (domain, alias) constraint decides races: one creator wins, the others get 409. An alias

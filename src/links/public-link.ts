@@ -47,5 +47,7 @@ export function toLink(link: LinkRow & { updated_by_email?: string | null }, tag
     expired_url: link.expired_url,
     preview: previewOf(link),
     last_click_at: iso(link.last_click_at === null ? null : Number(link.last_click_at)),
+    rules: link.rules === null ? [] : (JSON.parse(link.rules) as Link["rules"]),
+    split: link.split === null ? [] : (JSON.parse(link.split) as Link["split"]),
   };
 }

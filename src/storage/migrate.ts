@@ -20,6 +20,7 @@ import { tags } from "./migrations/017-tags.js";
 import { linkDetails } from "./migrations/018-link-details.js";
 import { utmTemplates } from "./migrations/019-utm-templates.js";
 import { linkList } from "./migrations/020-link-list.js";
+import { targeting } from "./migrations/021-targeting.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -42,6 +43,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "018-link-details": linkDetails(),
     "019-utm-templates": utmTemplates(),
     "020-link-list": linkList(),
+    "021-targeting": targeting(),
   };
 }
 

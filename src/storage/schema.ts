@@ -80,6 +80,10 @@ export interface LinksTable {
   preview_image: string | null;
   /** Latest click written with click_count (null: never clicked). */
   last_click_at: number | null;
+  /** Redirect rules, JSON of contract/targeting.ts's Rule[] (migration 021); null when none. */
+  rules: string | null;
+  /** A weighted split, JSON of Variant[] (migration 021); null when none. */
+  split: string | null;
 }
 
 /** An alias a link gave up (deleted or renamed): only its last owner may claim it again (migration 008). */

@@ -52,7 +52,7 @@ describe.each(ENGINES)("migration 006 (link numbers) on %s", (engine) => {
       expires_at: 4102444800000, max_clicks: 50, password_hash: null, click_count: 2, owner_id: "u1", created_at: 200, updated_at: 201, updated_by: null,
       disabled_at: null, disabled_status: null, disabled_reason: null,
       // Later migrations' columns (018): empty for a link that existed before them.
-      title: null, note: null, archived_at: null, expired_url: null, preview_title: null, preview_description: null, preview_image: null, last_click_at: null,
+      title: null, note: null, archived_at: null, expired_url: null, preview_title: null, preview_description: null, preview_image: null, last_click_at: null, rules: null, split: null,
     });
     expect([links[2]!.domain, links[2]!.android_url, links[2]!.password_hash, links[2]!.owner_id]).toEqual(["go.example.org", "https://apps.example/android", "scrypt$hash", null]);
 

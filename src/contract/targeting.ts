@@ -1,0 +1,96 @@
+// Redirect rules and weighted splits (docs/api.md, Redirect rules): the shapes of a link's `rules` and
+// `split`, the destination codes a click records, and the answer of `GET /api/links/{id}/resolve`.
+import { Type, type Static } from "typebox";
+import { Body } from "./common.js";
+
+export const MAX_RULES = 20;
+export const MIN_VARIANTS = 2;
+export const MAX_VARIANTS = 4;
+/** Alternatives in one condition's list, and names in one `query` condition. */
+export const MAX_RULE_VALUES = 50;
+export const MAX_QUERY_NAMES = 10;
+/** How long a visitor keeps their variant of a split (the per-link cookie's Max-Age). */
+export const SPLIT_COOKIE_DAYS = 30;
+
+export const DEVICES = ["ios", "android", "mobile", "tablet", "desktop", "bot"] as const;
+export type RuleDevice = (typeof DEVICES)[number];
+
+const Url = Type.String({ maxLength: 8192 });
+const Values = (description: string, maxLength = 100) =>
+  Type.Array(Type.String({ minLength: 1, maxLength }), { minItems: 1, maxItems: MAX_RULE_VALUES, description });
+
+/** What must hold for a rule to send a visitor to its `url`: every condition given (values in one list are alternatives). */
+export const RuleConditionSchema = Body({
+  country: Type.Optional(Values("ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header", 2)),
+  language: Type.Optional(
+    Values("Language ranges (fr, fr-BE): the visitor's best Accept-Language entries (highest q first); fr matches fr-BE", 35),
+  ),
+  device: Type.Optional(Type.Array(Type.Unsafe<RuleDevice>({ type: "string", enum: [...DEVICES] }), { minItems: 1, maxItems: DEVICES.length })),
+  os: Type.Optional(Values("Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case", 40)),
+  browser: Type.Optional(Values("Browser names as the statistics name them (Chrome, Safari, Firefox, Edge...), ignoring case", 40)),
+  query: Type.Optional(
+    Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 500 }), {
+      description: "Query parameters of the short URL: {name: value}, `*` for any value; every one must hold",
+    }),
+  ),
+  referrer_host: Type.Optional(Values("Host names of the referring page (www. ignored; example.com also matches its subdomains)", 253)),
+  after: Type.Optional(Type.String({ maxLength: 100, description: "ISO 8601 instant: the rule holds from then on" })),
+  before: Type.Optional(Type.String({ maxLength: 100, description: "ISO 8601 instant: the rule holds until then" })),
+});
+export type RuleCondition = Static<typeof RuleConditionSchema>;
+
+export const RuleSchema = Body({ if: RuleConditionSchema, url: Url });
+export type Rule = Static<typeof RuleSchema>;
+
+export const VariantSchema = Body({ url: Url, weight: Type.Integer({ minimum: 1, maximum: 99, description: "Percent; a split's weights add up to 100" }) });
+export type Variant = Static<typeof VariantSchema>;
+
+/** On create and edit: `rules: []` or null clears the rules, `split: []` or null the split. */
+export const TargetingFields = {
+  rules: Type.Optional(
+    Type.Union([Type.Array(RuleSchema, { maxItems: MAX_RULES, description: `At most ${MAX_RULES}; the first that holds decides` }), Type.Null()]),
+  ),
+  split: Type.Optional(Type.Union([Type.Array(VariantSchema, { maxItems: MAX_VARIANTS, description: `${MIN_VARIANTS} to ${MAX_VARIANTS} variants` }), Type.Null()])),
+};
+
+/** On the link object: always present, empty when unused. */
+export const LinkTargetingProperties = {
+  rules: Type.Array(RuleSchema, { description: "Redirect rules in order; the first that holds decides (Business plan and above)" }),
+  split: Type.Array(VariantSchema, { description: "A weighted split of the default destination, empty when none (Business plan and above)" }),
+};
+
+/**
+ * Where a visit went, as clicks record it: `default` (the link's url), `rule:N` (N from 1), `ios`, `android`
+ * (SPEC.md's device destinations), `variant:N` (a split's variant, N from 1).
+ */
+export const DESTINATION_PATTERN = "^(default|ios|android|rule:([1-9]|1[0-9]|20)|variant:[1-4])$";
+export type DestinationCode = "default" | "ios" | "android" | `rule:${number}` | `variant:${number}`;
+
+export const ResolveQuery = Type.Object(
+  {
+    country: Type.Optional(Type.String({ maxLength: 2, description: "ISO 3166-1 alpha-2 code of the visitor's country" })),
+    language: Type.Optional(Type.String({ maxLength: 500, description: "An Accept-Language value (fr-BE,fr;q=0.9,en;q=0.5)" })),
+    ua: Type.Optional(Type.String({ maxLength: 1024, description: "The visitor's User-Agent" })),
+    query: Type.Optional(Type.String({ maxLength: 2048, description: "The short URL's query string (utm_source=x&lang=fr)" })),
+    referrer: Type.Optional(Type.String({ maxLength: 2048, description: "The referring page's URL" })),
+    at: Type.Optional(Type.String({ maxLength: 100, description: "ISO 8601 instant of the visit; default now" })),
+  },
+  { additionalProperties: false },
+);
+export type ResolveParams = Static<typeof ResolveQuery>;
+
+export const ResolveReply = Type.Object({
+  status: Type.Literal("success"),
+  destination: Type.String({ description: "default, rule:N, ios, android or variant:N: what the click would record" }),
+  url: Type.String({ description: "Where the visitor would be sent" }),
+  reason: Type.String({ description: "Why, in a sentence" }),
+  rule: Type.Union([Type.Integer(), Type.Null()], { description: "The rule that held (from 1), or null" }),
+  variants: Type.Array(
+    Type.Object({ destination: Type.String(), url: Type.String(), weight: Type.Integer() }),
+    { description: "When the split decides: every variant (a real visitor keeps the one first given for 30 days)" },
+  ),
+  country_source: Type.Union([Type.Literal("geoip"), Type.Literal("header"), Type.Literal("both"), Type.Null()], {
+    description: "Where a visitor's country comes from on this server; null: rules with `country` never hold",
+  }),
+});
+export type ResolveReply = Static<typeof ResolveReply>;
