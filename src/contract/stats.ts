@@ -41,6 +41,17 @@ const StatsProperties = {
   browsers: Type.Optional(Top("browser")),
   os: Type.Optional(Top("os")),
   referrers: Type.Optional(Top("referrer")),
+  destinations: Type.Optional(
+    Type.Array(Type.Object({ destination: Type.String(), url: Type.Union([Type.String(), Type.Null()]), clicks: Type.Integer(), share: Type.Number({ minimum: 0, maximum: 1 }) }), {
+      description:
+        "Where the range's clicks went (contract/targeting.ts's codes: default, rule:N, ios, android, variant:N), most first; `url` is that destination's address today (null when the link no longer has it)",
+    }),
+  ),
+  destinations_daily: Type.Optional(
+    Type.Array(Type.Object({ date: Type.String(), destination: Type.String(), clicks: Type.Integer() }), {
+      description: "Clicks per day and destination (days with none left out): a split's variants over time",
+    }),
+  ),
   bots: Type.Optional(Type.Integer()),
   bot_share: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
 };
