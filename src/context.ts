@@ -258,6 +258,8 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     domainChanges,
     blocklist,
     notFoundPerMinute: config.notFoundPerMinute,
+    countries: new CountryResolver(geoip),
+    secureCookies: config.baseUrl.protocol === "https:",
   });
 
   const stats = new StatsService({ db: storage.db, dialect: storage.dialect, clock, reads });

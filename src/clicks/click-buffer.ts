@@ -16,6 +16,8 @@ export interface ClickInput {
   country: string | null;
   /** True when the click was already added to links.click_count atomically (click-limited links). */
   counted: boolean;
+  /** Where the visit went (contract/targeting.ts's codes), null for the link's own url. */
+  destination: string | null;
 }
 
 /** Where a batch's clicks sit in the click journal (click-journal.ts): the journal's id and the batch's segment in it. */

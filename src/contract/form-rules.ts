@@ -51,6 +51,25 @@ export const MESSAGES = {
   hostnameOwn: "This is this service's own host name",
 } as const;
 
+/** Redirect rules and splits (links/link-targeting.ts; the dashboard's editor shows the same words). */
+export const TARGETING_MESSAGES = {
+  listEmpty: "Give at least one value, or remove this condition",
+  listLong: (max: number) => `Give at most ${max} values`,
+  country: (c: string) => `"${c}" is not a two-letter country code such as FR or US`,
+  language: (l: string) => `"${l}" is not a language such as fr or fr-BE`,
+  device: "Choose among ios, android, mobile, tablet, desktop and bot",
+  name: "Use 1 to 40 characters without control characters",
+  query: "Give query parameters as name and value (* for any value)",
+  host: (h: string) => `"${h}" is not a host name such as news.example.com`,
+  instant: "Enter a date and time such as 2026-11-21T10:00:00.000Z",
+  beforeAfter: "Choose a time after the rule's start",
+  noCondition: "Give the rule at least one condition",
+  tooManyRules: "A link has at most 20 rules",
+  variants: "A split has 2 to 4 variants",
+  weight: "Enter a whole percentage from 1 to 99",
+  weightsSum: "The variants' weights must add up to 100",
+} as const;
+
 /** A field's problem in the user's words, as the server's `details` carry it. */
 export interface FieldProblem {
   field: string;

@@ -3,7 +3,7 @@
 // Same answer as routes/redirect.ts (status, Location, headers), same single click, with or without
 // trusted proxies.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { PASSWORD_FORM, type RedirectService } from "../redirect/resolve-link.js";
+import { PASSWORD_FORM, type RedirectService, type Visit } from "../redirect/resolve-link.js";
 import { NO_STORE, PASSWORD_PAGE_HEADERS, passwordForm } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
 import { type Trust, clientIp, hostnameOf, proxyCountry } from "./proxy.js";
@@ -14,6 +14,8 @@ const PATH_RE = /^\/([A-Za-z0-9_-]{3,64})(?:\?|$)/;
 
 /** Reused for every answer (writeHead serialises the list synchronously); what routes/redirect.ts sends. */
 const HEADERS: string[] = ["location", "", "cache-control", NO_STORE, "content-length", "0"];
+/** The same with the cookie that keeps a split's variant. */
+const COOKIE_HEADERS: string[] = [...HEADERS, "set-cookie", ""];
 
 /** The password page, as routes/redirect.ts and the onSend hook answer it. */
 const FORM = Buffer.from(passwordForm(false));
@@ -45,17 +47,24 @@ export function fastRedirect(redirects: RedirectService, trust: Trust | null, co
   const handle = (req: IncomingMessage, res: ServerResponse): boolean => {
     if (!enabled || (req.method !== "GET" && req.method !== "HEAD")) return false;
     const started = metrics === null ? 0 : performance.now();
-    const m = PATH_RE.exec(req.url ?? "");
+    const url = req.url ?? "";
+    const m = PATH_RE.exec(url);
     if (m === null) return false;
     const h = req.headers;
-    const location = redirects.visitCached({
+    const alias = m[1] as string;
+    const visit: Visit = {
       host: hostnameOf(req, trust),
-      alias: m[1] as string,
+      alias,
       userAgent: (h["user-agent"] ?? "").slice(0, 1024),
       referer: (h.referer ?? "").slice(0, 2048),
       ip: clientIp(req, trust),
       country: proxyCountry(req, trust, countryHeader),
-    });
+      query: url.length > alias.length + 1 ? url.slice(alias.length + 2, alias.length + 2050) : "",
+      acceptLanguage: h["accept-language"] ?? "",
+      cookie: h.cookie ?? "",
+      setCookie: null,
+    };
+    const location = redirects.visitCached(visit);
     if (location === undefined) return false;
     if (location === PASSWORD_FORM) {
       res.writeHead(200, FORM_HEADERS);
@@ -64,9 +73,16 @@ export function fastRedirect(redirects: RedirectService, trust: Trust | null, co
       return true;
     }
     // After the click journal's append of this event-loop turn: a 302 answered is a click that survives a kill.
+    const cookie = visit.setCookie;
     redirects.afterClickKept(() => {
-      HEADERS[1] = location;
-      res.writeHead(302, HEADERS);
+      if (cookie) {
+        COOKIE_HEADERS[1] = location;
+        COOKIE_HEADERS[COOKIE_HEADERS.length - 1] = cookie;
+        res.writeHead(302, COOKIE_HEADERS);
+      } else {
+        HEADERS[1] = location;
+        res.writeHead(302, HEADERS);
+      }
       res.end();
       metrics?.redirect("redirect", "fast", (performance.now() - started) / 1000);
     });

@@ -136,8 +136,8 @@ async function checkInput(deps: LinkDeps, actor: UserRow | null, input: CreateLi
   const domain = actor ? await checks.runAsync(() => deps.linkDomain(actor.id, input.domain)) : "";
   const ios = input.ios_url == null ? null : checks.run(() => normalizeDestination(input.ios_url as string, "ios_url", deps.ownHost));
   const android = input.android_url == null ? null : checks.run(() => normalizeDestination(input.android_url as string, "android_url", deps.ownHost));
-  const details = actor ? checkDetails(checks, input, actor.plan, deps.ownHost, now) : { set: {}, tags: undefined };
-  checks.run(() => refuseBlocked(deps, { url, ios_url: ios, android_url: android, expired_url: details.set.expired_url }));
+  const details = actor ? checkDetails(checks, input, actor.plan, deps.ownHost, now) : { set: {}, tags: undefined, targetUrls: [] };
+  checks.run(() => refuseBlocked(deps, { url, ios_url: ios, android_url: android, expired_url: details.set.expired_url }, details.targetUrls));
 
   let expiresAt: number | null | undefined = actor ? null : now + SIGNED_OUT_LIFETIME_MS;
   let maxClicks: number | null | undefined = null;

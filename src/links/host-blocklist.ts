@@ -46,6 +46,9 @@ export interface Destinations {
   url: string;
   ios_url: string | null;
   android_url: string | null;
+  /** Rules and split as stored (JSON text): their addresses are destinations too. */
+  rules?: string | null;
+  split?: string | null;
 }
 
 export class HostBlocklist {
@@ -107,7 +110,12 @@ export class HostBlocklist {
   /** Any of a link's destinations (main, iOS, Android) on a blocked host. */
   blocksLink(l: Destinations): boolean {
     if (this.size === 0) return false;
-    return this.blocksUrl(l.url) || (l.ios_url !== null && this.blocksUrl(l.ios_url)) || (l.android_url !== null && this.blocksUrl(l.android_url));
+    if (this.blocksUrl(l.url) || (l.ios_url !== null && this.blocksUrl(l.ios_url)) || (l.android_url !== null && this.blocksUrl(l.android_url))) return true;
+    for (const text of [l.rules, l.split]) {
+      if (text == null) continue;
+      for (const { url } of JSON.parse(text) as { url: string }[]) if (this.blocksUrl(url)) return true;
+    }
+    return false;
   }
 
   private changed(): void {

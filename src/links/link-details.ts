@@ -15,8 +15,9 @@ import {
   MESSAGES,
 } from "../contract/form-rules.js";
 import { normalizeDestination } from "./validate.js";
+import { type CheckedTargeting, type TargetingInput, checkTargeting } from "./link-targeting.js";
 
-export interface LinkDetailsInput {
+export interface LinkDetailsInput extends TargetingInput {
   title?: string | null;
   note?: string | null;
   tags?: string[];
@@ -27,8 +28,10 @@ export interface LinkDetailsInput {
 
 /** The columns a create or edit sets (absent: unchanged), and the tag names when the link's tags change. */
 export interface CheckedDetails {
-  set: Pick<LinkUpdate, "title" | "note" | "expired_url" | "preview_title" | "preview_description" | "preview_image" | "archived_at">;
+  set: Pick<LinkUpdate, "title" | "note" | "expired_url" | "preview_title" | "preview_description" | "preview_image" | "archived_at" | "rules" | "split">;
   tags: string[] | undefined;
+  /** Rules' and variants' addresses with their fields (the blocklist checks them like the link's own). */
+  targetUrls: CheckedTargeting["urls"];
 }
 
 /** Trimmed text, null when empty; refused when longer than `max` characters or holding control characters (a note keeps its line breaks). */
@@ -90,7 +93,8 @@ export function checkDetails(checks: FieldChecks, input: LinkDetailsInput, plan:
   }
   if (input.archived !== undefined) set.archived_at = input.archived ? now : null;
   const tags = input.tags === undefined ? undefined : checks.run(() => checkTagNames(input.tags as string[]));
-  return { set, tags };
+  const targeting = checkTargeting(checks, input, plan, ownHost);
+  return { set: { ...set, ...targeting.set }, tags, targetUrls: targeting.urls };
 }
 
 /** Gives the link exactly these tags (creating the owner's unknown ones), inside a transaction holding the owner's lock. */

@@ -55,7 +55,7 @@ export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, inp
   const details = checkDetails(checks, { ...input, archived }, owner.plan, deps.ownHost, now);
   Object.assign(set, details.set);
   // Only destinations this edit sets: other changes to a link already pointing at a blocked host stay possible.
-  checks.run(() => refuseBlocked(deps, { url: set.url, ios_url: set.ios_url, android_url: set.android_url, expired_url: set.expired_url }));
+  checks.run(() => refuseBlocked(deps, { url: set.url, ios_url: set.ios_url, android_url: set.android_url, expired_url: set.expired_url }, details.targetUrls));
   if (input.expires_at !== undefined) {
     const at = input.expires_at;
     set.expires_at = at === null ? null : checks.run(() => {

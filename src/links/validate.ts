@@ -37,11 +37,15 @@ export function normalizeDestination(raw: string, field: string, ownHost: string
 }
 
 /** destination_blocked when a (normalised) destination's host is on the operator's blocklist or under a blocked domain. */
-export function refuseBlocked(deps: { blocklist: HostBlocklist }, urls: Partial<Record<"url" | "ios_url" | "android_url" | "expired_url", string | null | undefined>>): void {
+export function refuseBlocked(
+  deps: { blocklist: HostBlocklist },
+  urls: Partial<Record<"url" | "ios_url" | "android_url" | "expired_url", string | null | undefined>>,
+  more: { field: string; url: string }[] = [],
+): void {
   if (deps.blocklist.size === 0) return;
   const refused: { field: string; message: string }[] = [];
-  for (const field of ["url", "ios_url", "android_url", "expired_url"] as const) {
-    const url = urls[field];
+  const all = [...(["url", "ios_url", "android_url", "expired_url"] as const).map((field) => ({ field, url: urls[field] })), ...more];
+  for (const { field, url } of all) {
     const host = url ? hostOfUrl(url) : null;
     const entry = host === null ? null : deps.blocklist.match(host);
     if (entry !== null) refused.push({ field, message: MESSAGES.hostBlocked(entry) });

@@ -12,10 +12,11 @@ export function platformOf(userAgent: string): Platform {
   return null;
 }
 
-export function destinationFor(link: Pick<CachedLink, "url" | "ios_url" | "android_url">, userAgent: string): string {
-  if (!link.ios_url && !link.android_url) return link.url;
+/** The link's iOS or Android destination for this user agent (with its click code), or null. */
+export function deviceDestination(link: Pick<CachedLink, "ios_url" | "android_url">, userAgent: string): { url: string; code: "ios" | "android" } | null {
+  if (!link.ios_url && !link.android_url) return null;
   const platform = platformOf(userAgent);
-  if (platform === "ios" && link.ios_url) return link.ios_url;
-  if (platform === "android" && link.android_url) return link.android_url;
-  return link.url;
+  if (platform === "ios" && link.ios_url) return { url: link.ios_url, code: "ios" };
+  if (platform === "android" && link.android_url) return { url: link.android_url, code: "android" };
+  return null;
 }

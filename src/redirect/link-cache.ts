@@ -4,6 +4,8 @@ import { LRUCache } from "lru-cache";
 import type { LinkRow } from "../storage/schema.js";
 import type { LinkChanges } from "../links/changes.js";
 import { previewOf } from "../links/public-link.js";
+import { rulesOf, splitOf } from "../links/link-targeting.js";
+import { type Targeting, compileTargeting } from "./targeting.js";
 
 /** What a redirect needs to decide; click_count is left out on purpose (it changes on every click). */
 export type CachedLink = Pick<LinkRow, "id" | "num" | "url" | "ios_url" | "android_url" | "expires_at" | "max_clicks" | "password_hash" | "owner_id" | "disabled_status" | "expired_url"> & {
@@ -11,6 +13,8 @@ export type CachedLink = Pick<LinkRow, "id" | "num" | "url" | "ios_url" | "andro
   blocked: boolean;
   /** The card link-preview crawlers get; null when the owner set none (crawlers then get the 302 like everyone). */
   preview: { title: string | null; description: string | null; image: string | null } | null;
+  /** Redirect rules and split, compiled; null when the link has neither. */
+  targeting: Targeting | null;
 };
 
 const MISSING = Symbol("missing");
@@ -40,6 +44,7 @@ function toCached(row: LinkRow, blocked: BlockedCheck): CachedLink {
     blocked: blocked(row),
     expired_url: row.expired_url,
     preview: previewOf(row),
+    targeting: compileTargeting(rulesOf(row.rules), splitOf(row.split), Number(row.num)),
   };
 }
 

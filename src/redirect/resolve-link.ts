@@ -1,7 +1,7 @@
 // The redirect decision, in the order of docs/api.md's table (Short-link redirect): 404 unknown ->
 // operator's 410/451 -> 410 expired -> 403 click limit (both a 302 to the fallback URL where set, no click)
-// -> password -> preview page for a link-preview crawler -> device destination -> main destination;
-// exactly one click per redirect or preview page served.
+// -> password -> preview page for a link-preview crawler -> redirect rules -> device destination -> split
+// -> main destination (targeting.ts); exactly one click per redirect or preview page served.
 import type { Clock } from "../shared/clock.js";
 import type { RateEvents } from "../storage/rate-events.js";
 import { retryAfterSeconds } from "../storage/rate-events.js";
@@ -11,7 +11,9 @@ import { ALIAS_RE } from "../links/validate.js";
 import { isReservedAlias } from "../links/reserved.js";
 import { verifyPassword } from "../accounts/passwords.js";
 import { type CachedLink, LinkCache } from "./link-cache.js";
-import { destinationFor } from "./device.js";
+import { deviceDestination } from "./device.js";
+import { type VisitFacts, targetOf } from "./targeting.js";
+import type { CountryResolver } from "../clicks/describe.js";
 import type { ClickDeliveries } from "../webhooks/click-deliveries.js";
 import type { DomainChanges } from "../domains/domain-changes.js";
 import type { CustomHosts } from "../domains/custom-hosts.js";
@@ -44,6 +46,12 @@ export interface Visit {
   ip: string;
   /** Trusted country header value, or null. */
   country: string | null;
+  /** The short URL's query string without "?" ("" when none); redirect rules may ask for its parameters. */
+  query: string;
+  acceptLanguage: string;
+  cookie: string;
+  /** Set by the redirect when a split's variant must be remembered: the Set-Cookie header to send. */
+  setCookie?: string | null;
 }
 
 export const PASSWORD_WINDOW_MS = 15 * 60_000;
@@ -83,6 +91,10 @@ export interface RedirectDeps {
   blocklist?: HostBlocklist;
   /** NOT_FOUND_PER_MINUTE: 404s per address and minute before 429 (0 or absent: no limit). */
   notFoundPerMinute?: number;
+  /** The visitor's country for rules with `country`: the trusted header, else GEOIP_DB. */
+  countries?: Pick<CountryResolver, "resolve">;
+  /** BASE_URL is https: a split's cookie is Secure. */
+  secureCookies?: boolean;
 }
 
 /** Already lowercase without a trailing dot (what browsers send): no new string on the hot path. */
@@ -271,8 +283,22 @@ export class RedirectService {
     return { kind: "redirect", location };
   }
 
-  /** Exactly one click per redirect served; the destination for this visitor's device. */
+  /** Exactly one click per redirect served, recorded with where it went; the destination for this visitor. */
   private redirect(link: CachedLink, v: Visit, counted: boolean): string {
+    let location = link.url;
+    let code: string | null = null;
+    const device = deviceDestination(link, v.userAgent);
+    if (link.targeting !== null) {
+      const d = targetOf(link.targeting, link.num, this.facts(v), device, `/${v.alias}`, this.deps.secureCookies === true);
+      if (d !== null) {
+        location = d.url;
+        code = d.code;
+        v.setCookie = d.setCookie;
+      }
+    } else if (device !== null) {
+      location = device.url;
+      code = device.code;
+    }
     this.deps.clicks.record({
       linkId: link.id,
       linkNum: link.num,
@@ -282,9 +308,28 @@ export class RedirectService {
       ip: v.ip,
       country: v.country,
       counted,
+      destination: code,
     });
     // Webhooks: one in-memory Map lookup; owners without an active webhook pay nothing more.
     if (link.owner_id !== null && this.deps.webhooks?.owners.has(link.owner_id)) this.deps.webhooks.linkClicked(link.owner_id, link, this.domainFor(v.host), v, this.deps.clock.now());
-    return destinationFor(link, v.userAgent);
+    return location;
+  }
+
+  /** What redirect rules may ask of this visit (the country only when a rule asks for it). */
+  private facts(v: Visit): VisitFacts {
+    const countries = this.deps.countries;
+    return {
+      userAgent: v.userAgent,
+      referer: v.referer,
+      query: v.query,
+      acceptLanguage: v.acceptLanguage,
+      cookie: v.cookie,
+      ip: v.ip,
+      at: this.deps.clock.now(),
+      country: () => {
+        const c = countries?.resolve(v.country, v.ip) ?? "unknown";
+        return c === "unknown" ? null : c;
+      },
+    };
   }
 }

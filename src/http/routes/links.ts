@@ -5,6 +5,8 @@ import type { AppContext } from "../../context.js";
 import { errors, IdParams, OkSchema } from "../../contract/common.js";
 import { BulkBody, BulkDeleteBody, BulkDeleteReply, BulkEditBody, BulkEditReply, BulkReply, CreateLinkBody, LinkListQuery, LinkPageReply, LinkReply, SparklineQuery, SparklineReply, UpdateLinkBody } from "../../contract/links.js";
 import { activeUser, currentUser, signedIn, signedInRoutes } from "../auth.js";
+import { ResolveQuery, ResolveReply } from "../../contract/targeting.js";
+import { testVisit } from "../../redirect/test-visit.js";
 
 export async function linkRoutes(app: App, ctx: AppContext): Promise<void> {
   app.post(
@@ -110,6 +112,27 @@ export async function linkRoutes(app: App, ctx: AppContext): Promise<void> {
         const link = await ctx.links.presentOne(await ctx.links.get(signedIn(req), req.params.id));
         reply.header("cache-control", "no-store");
         return { status: "success" as const, link };
+      },
+    );
+
+    // How this server learns a visitor's country: a trusted proxy's header, GEOIP_DB, both, or neither.
+    const { geoipDb, trustProxy } = ctx.config;
+    const countrySource = geoipDb ? (trustProxy ? "both" : "geoip") : trustProxy ? "header" : null;
+    scope.get(
+      "/api/links/:id/resolve",
+      {
+        schema: {
+          tags: ["links"],
+          summary: "Test a visit: the destination a visitor with this country, language, user agent, query, referrer and time would get, and why (owner or active member)",
+          params: IdParams,
+          querystring: ResolveQuery,
+          response: { 200: ResolveReply, ...errors(400, 401, 404) },
+        },
+      },
+      async (req, reply) => {
+        const link = await ctx.links.get(signedIn(req), req.params.id);
+        reply.header("cache-control", "no-store");
+        return { status: "success" as const, ...testVisit(link, req.query, ctx.clock.now(), countrySource) };
       },
     );
 

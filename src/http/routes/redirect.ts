@@ -106,6 +106,10 @@ function visitOf(ctx: AppContext, trust: Trust | null, req: FastifyRequest, alia
     referer: header(req, "referer").slice(0, 2048),
     ip: req.ip,
     country: proxyCountry(req.raw, trust, ctx.config.countryHeader),
+    query: req.url.includes("?") ? req.url.slice(req.url.indexOf("?") + 1, req.url.indexOf("?") + 2049) : "",
+    acceptLanguage: header(req, "accept-language"),
+    cookie: header(req, "cookie"),
+    setCookie: null,
   };
 }
 
@@ -146,10 +150,13 @@ const Params = Type.Object({ alias: Type.String() });
 
 /** `trust`: the trusted-proxy function Fastify was given (app.ts), for the country header. */
 export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | null, metrics: RedirectMetrics | null): Promise<void> {
-  const answered = (req: FastifyRequest, reply: FastifyReply, outcome: Outcome): FastifyReply => {
+  const answered = (req: FastifyRequest, reply: FastifyReply, visit: Visit, outcome: Outcome): FastifyReply => {
     metrics?.redirect(outcome.kind, "route", reply.elapsedTime / 1000);
+    // A split's variant, remembered for this link's path (targeting.ts).
+    if (visit.setCookie) reply.header("set-cookie", visit.setCookie);
     return answer(req, reply, outcome);
   };
+  const visitOfReq = (req: FastifyRequest) => visitOf(ctx, trust, req, (req.params as { alias: string }).alias);
   app.get(
     "/:alias",
     {
@@ -160,7 +167,10 @@ export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | n
         response: errors(403, 404, 410, 429, 451),
       },
     },
-    async (req, reply) => answered(req, reply, await ctx.redirects.visit(visitOf(ctx, trust, req, req.params.alias))),
+    async (req, reply) => {
+      const visit = visitOfReq(req);
+      return answered(req, reply, visit, await ctx.redirects.visit(visit));
+    },
   );
 
   // The password form posts urlencoded; a parser of its own, small, for this route only.
@@ -183,7 +193,10 @@ export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | n
           response: errors(400, 401, 403, 404, 410, 413, 429, 451),
         },
       },
-      async (req, reply) => answered(req, reply, await ctx.redirects.unlock(visitOf(ctx, trust, req, req.params.alias), req.body.password)),
+      async (req, reply) => {
+        const visit = visitOfReq(req);
+        return answered(req, reply, visit, await ctx.redirects.unlock(visit, req.body.password));
+      },
     );
   });
 }

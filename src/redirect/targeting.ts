@@ -1,0 +1,216 @@
+// Which destination a visit goes to (docs/api.md, Redirect rules): the first rule that holds, then SPEC.md's
+// iOS and Android destinations, then the split's variant, then the link's url. Rules are compiled once per
+// cache fill; what a visit is asked (country, languages, user agent, query) is worked out only when a rule
+// needs it, and once per visit.
+import type { Rule, RuleCondition, Variant } from "../contract/targeting.js";
+import { SPLIT_COOKIE_DAYS } from "../contract/targeting.js";
+import { describeUserAgent, referrerHost } from "../clicks/describe.js";
+import { platformOf } from "./device.js";
+
+/** What a rule can ask about a visit. */
+export interface VisitFacts {
+  userAgent: string;
+  referer: string;
+  /** The query string of the short URL, without "?" ("" when none). */
+  query: string;
+  acceptLanguage: string;
+  /** The Cookie header ("" when none). */
+  cookie: string;
+  /** Client address and user agent pick a split's variant when no cookie does (hashed, never stored). */
+  ip: string;
+  at: number;
+  /** The visitor's country code (upper case), or null when unknown; asked only by rules with `country`. */
+  country: () => string | null;
+}
+
+interface CompiledRule {
+  country: Set<string> | null;
+  language: string[] | null;
+  device: Set<string> | null;
+  os: Set<string> | null;
+  browser: Set<string> | null;
+  query: [string, string][] | null;
+  referrer: string[] | null;
+  after: number;
+  before: number;
+  url: string;
+}
+
+export interface Targeting {
+  rules: CompiledRule[];
+  /** Cumulative weights (the last one 100) and addresses; null when the link has no split. */
+  split: { until: number[]; urls: string[]; cookie: string } | null;
+}
+
+/** Where a visit goes and the code its click records (null: the link's url). */
+export interface Destination {
+  url: string;
+  code: string | null;
+  /** The Set-Cookie value that keeps this visitor's variant, when it was not set yet. */
+  setCookie: string | null;
+}
+
+const lowerSet = (v: string[] | undefined) => (v === undefined ? null : new Set(v.map((x) => x.toLowerCase())));
+
+function compileRule(rule: Rule): CompiledRule {
+  const c: RuleCondition = rule.if;
+  return {
+    country: c.country === undefined ? null : new Set(c.country.map((x) => x.toUpperCase())),
+    language: c.language?.map((x) => x.toLowerCase()) ?? null,
+    device: c.device === undefined ? null : new Set(c.device),
+    os: lowerSet(c.os),
+    browser: lowerSet(c.browser),
+    query: c.query === undefined ? null : Object.entries(c.query),
+    referrer: c.referrer_host ?? null,
+    after: c.after === undefined ? -Infinity : Date.parse(c.after),
+    before: c.before === undefined ? Infinity : Date.parse(c.before),
+    url: rule.url,
+  };
+}
+
+/** A link's rules and split made ready for visits; null when it has neither (the common case costs nothing). */
+export function compileTargeting(rules: Rule[], split: Variant[], linkNum: number): Targeting | null {
+  if (rules.length === 0 && split.length === 0) return null;
+  let sum = 0;
+  return {
+    rules: rules.map(compileRule),
+    split: split.length === 0 ? null : { until: split.map((v) => (sum += v.weight)), urls: split.map((v) => v.url), cookie: `snip_v${linkNum}` },
+  };
+}
+
+/** The languages of an Accept-Language header, best first (by q, then as listed), without `*` and q=0. */
+export function acceptedLanguages(header: string): string[] {
+  const out: { tag: string; q: number; i: number }[] = [];
+  header.split(",").forEach((part, i) => {
+    const [tag, ...params] = part.trim().split(";");
+    const name = (tag ?? "").trim().toLowerCase();
+    if (name === "" || name === "*") return;
+    const qp = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    const q = qp === undefined ? 1 : Number(qp.slice(2));
+    if (Number.isFinite(q) && q > 0) out.push({ tag: name, q, i });
+  });
+  return out.sort((a, b) => b.q - a.q || a.i - b.i).map((x) => x.tag);
+}
+
+/** `fr` covers `fr` and `fr-be`; `fr-be` covers only `fr-be` (and its own subtags). */
+function covers(range: string, tag: string): boolean {
+  return tag === range || (tag.startsWith(range) && tag.charCodeAt(range.length) === 45);
+}
+
+/** One visit's facts, each worked out at most once. */
+class Asked {
+  private languages: string[] | undefined;
+  private ua: ReturnType<typeof describeUserAgent> | undefined;
+  private params: URLSearchParams | undefined;
+  private refHost: string | undefined;
+  private countryCode: string | null | undefined;
+  constructor(readonly v: VisitFacts) {}
+
+  language(): string | null {
+    this.languages ??= acceptedLanguages(this.v.acceptLanguage.slice(0, 500));
+    return this.languages[0] ?? null;
+  }
+  agent(): ReturnType<typeof describeUserAgent> {
+    return (this.ua ??= describeUserAgent(this.v.userAgent));
+  }
+  param(name: string): string | null {
+    this.params ??= new URLSearchParams(this.v.query);
+    return this.params.get(name);
+  }
+  referrer(): string {
+    this.refHost ??= referrerHost(this.v.referer).replace(/^www\./, "");
+    return this.refHost;
+  }
+  country(): string | null {
+    if (this.countryCode === undefined) this.countryCode = this.v.country();
+    return this.countryCode;
+  }
+}
+
+function deviceHolds(devices: Set<string>, a: Asked): boolean {
+  const platform = platformOf(a.v.userAgent);
+  if (platform !== null && devices.has(platform)) return true;
+  return devices.has(a.agent().device);
+}
+
+function holds(r: CompiledRule, a: Asked): boolean {
+  if (a.v.at < r.after || a.v.at >= r.before) return false;
+  if (r.query !== null) {
+    for (const [name, want] of r.query) {
+      const got = a.param(name);
+      if (got === null || (want !== "*" && got !== want)) return false;
+    }
+  }
+  if (r.device !== null && !deviceHolds(r.device, a)) return false;
+  if (r.os !== null && !r.os.has(a.agent().os.toLowerCase())) return false;
+  if (r.browser !== null && !r.browser.has(a.agent().browser.toLowerCase())) return false;
+  if (r.referrer !== null) {
+    const host = a.referrer();
+    if (!r.referrer.some((h) => host === h || host.endsWith(`.${h}`))) return false;
+  }
+  if (r.language !== null) {
+    const best = a.language();
+    if (best === null || !r.language.some((range) => covers(range, best))) return false;
+  }
+  if (r.country !== null) {
+    const country = a.country();
+    if (country === null || !r.country.has(country)) return false;
+  }
+  return true;
+}
+
+/** The first rule that holds (its index), or -1. */
+export function matchRule(t: Targeting, v: VisitFacts): number {
+  if (t.rules.length === 0) return -1;
+  const a = new Asked(v);
+  for (let i = 0; i < t.rules.length; i++) if (holds(t.rules[i] as CompiledRule, a)) return i;
+  return -1;
+}
+
+/** FNV-1a over a visitor's link, address and agent: stable for a visitor, spread evenly, never stored. */
+export function visitorBucket(linkNum: number, ip: string, userAgent: string): number {
+  let h = 0x811c9dc5 ^ linkNum;
+  const s = `${ip}\n${userAgent}`;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % 100;
+}
+
+/** The variant (from 0) a cookie kept, or -1. */
+function keptVariant(cookie: string, name: string, count: number): number {
+  if (cookie === "") return -1;
+  const at = cookie.indexOf(`${name}=`);
+  if (at === -1 || (at > 0 && cookie[at - 1] !== " " && cookie[at - 1] !== ";")) return -1;
+  const n = cookie.charCodeAt(at + name.length + 1) - 48;
+  return n >= 1 && n <= count ? n - 1 : -1;
+}
+
+export const SPLIT_COOKIE_MAX_AGE = SPLIT_COOKIE_DAYS * 86_400;
+
+/** The split's variant (from 0) for this visitor, and whether their cookie must be set. */
+export function pickVariant(split: NonNullable<Targeting["split"]>, linkNum: number, v: Pick<VisitFacts, "cookie" | "ip" | "userAgent">): { index: number; kept: boolean } {
+  const kept = keptVariant(v.cookie, split.cookie, split.urls.length);
+  if (kept !== -1) return { index: kept, kept: true };
+  const bucket = visitorBucket(linkNum, v.ip, v.userAgent);
+  let index = 0;
+  while (bucket >= (split.until[index] as number)) index++;
+  return { index, kept: false };
+}
+
+/**
+ * Where this visit goes, for a link with rules or a split (`t`); `device` is SPEC.md's iOS/Android choice,
+ * null when neither applies. `path` is the short link's path (the variant cookie is kept to it).
+ */
+export function targetOf(t: Targeting, linkNum: number, v: VisitFacts, device: { url: string; code: string } | null, path: string, secure: boolean): Destination | null {
+  const rule = matchRule(t, v);
+  if (rule !== -1) return { url: (t.rules[rule] as CompiledRule).url, code: `rule:${rule + 1}`, setCookie: null };
+  if (device !== null) return { url: device.url, code: device.code, setCookie: null };
+  if (t.split === null) return null;
+  const { index, kept } = pickVariant(t.split, linkNum, v);
+  const setCookie = kept
+    ? null
+    : `${t.split.cookie}=${index + 1}; Max-Age=${SPLIT_COOKIE_MAX_AGE}; Path=${path}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
+  return { url: t.split.urls[index] as string, code: `variant:${index + 1}`, setCookie };
+}

@@ -1,0 +1,85 @@
+// "Test a visit" (docs/api.md, GET /api/links/{id}/resolve): which destination a visitor with the given
+// country, language, user agent, query, referrer and time would get, and why; the redirect's own matcher
+// (targeting.ts) answers, so the test and real visits cannot disagree. Password, expiry and click limit
+// come first on a real visit and are not part of this answer.
+import type { LinkRow } from "../storage/schema.js";
+import type { ResolveParams, ResolveReply, Rule } from "../contract/targeting.js";
+import { invalid } from "../shared/errors.js";
+import { rulesOf, splitOf } from "../links/link-targeting.js";
+import { compileTargeting, matchRule, pickVariant } from "./targeting.js";
+import { deviceDestination } from "./device.js";
+
+const DEVICE_NAMES = { ios: "iOS", android: "Android" } as const;
+
+/** The conditions of a rule in words: "country FR or BE, language fr". */
+export function ruleInWords(rule: Rule): string {
+  const c = rule.if;
+  const parts: string[] = [];
+  const or = (values: string[]) => values.join(" or ");
+  if (c.country) parts.push(`country ${or(c.country)}`);
+  if (c.language) parts.push(`language ${or(c.language)}`);
+  if (c.device) parts.push(`device ${or(c.device)}`);
+  if (c.os) parts.push(`OS ${or(c.os)}`);
+  if (c.browser) parts.push(`browser ${or(c.browser)}`);
+  if (c.query) parts.push(`query ${Object.entries(c.query).map(([k, v]) => (v === "*" ? `${k} present` : `${k}=${v}`)).join(" and ")}`);
+  if (c.referrer_host) parts.push(`referrer ${or(c.referrer_host)}`);
+  if (c.after) parts.push(`from ${c.after}`);
+  if (c.before) parts.push(`until ${c.before}`);
+  return parts.join(", ");
+}
+
+function atOf(raw: string | undefined, now: number): number {
+  if (raw === undefined || raw.trim() === "") return now;
+  const t = /^\d{4}-\d{2}-\d{2}T/.test(raw.trim()) ? Date.parse(raw.trim()) : NaN;
+  if (!Number.isFinite(t)) throw invalid("at", "Enter a date and time such as 2026-11-21T10:00:00.000Z");
+  return t;
+}
+
+function countryOf(raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  if (!/^[A-Za-z]{2}$/.test(raw.trim())) throw invalid("country", "Enter a two-letter country code such as FR");
+  return raw.trim().toUpperCase();
+}
+
+/** Where a visitor described by `p` would go on `link`; `countrySource` is how this server learns countries. */
+export function testVisit(link: LinkRow, p: ResolveParams, now: number, countrySource: ResolveReply["country_source"]): Omit<ResolveReply, "status"> {
+  const rules = rulesOf(link.rules);
+  const split = splitOf(link.split);
+  const country = countryOf(p.country);
+  const facts = {
+    userAgent: (p.ua ?? "").slice(0, 1024),
+    referer: (p.referrer ?? "").slice(0, 2048),
+    query: (p.query ?? "").replace(/^\?/, ""),
+    acceptLanguage: p.language ?? "",
+    cookie: "",
+    ip: "",
+    at: atOf(p.at, now),
+    country: () => country,
+  };
+  const base = { variants: [] as ResolveReply["variants"], country_source: countrySource };
+  const t = compileTargeting(rules, split, Number(link.num));
+  const rule = t === null ? -1 : matchRule(t, facts);
+  if (rule !== -1) {
+    const r = rules[rule] as Rule;
+    return { ...base, destination: `rule:${rule + 1}`, url: r.url, rule: rule + 1, reason: `Rule ${rule + 1} holds (${ruleInWords(r)})` };
+  }
+  const none = rules.length === 0 ? "The link has no rules" : "No rule holds";
+  const device = deviceDestination(link, facts.userAgent);
+  if (device !== null) {
+    return { ...base, destination: device.code, url: device.url, rule: null, reason: `${none}; ${DEVICE_NAMES[device.code]} visitors go to the link's ${DEVICE_NAMES[device.code]} destination` };
+  }
+  if (t !== null && t.split !== null) {
+    const { index } = pickVariant(t.split, Number(link.num), facts);
+    const variants = split.map((v, i) => ({ destination: `variant:${i + 1}`, url: v.url, weight: v.weight }));
+    const v = variants[index]!;
+    return {
+      ...base,
+      variants,
+      destination: v.destination,
+      url: v.url,
+      rule: null,
+      reason: `${none}; the split sends this visitor to variant ${index + 1} (${v.weight}% of visitors), and each visitor keeps their variant for 30 days`,
+    };
+  }
+  return { ...base, destination: "default", url: link.url, rule: null, reason: `${none}; the visitor goes to the link's URL` };
+}
