@@ -15,25 +15,26 @@ export const SPLIT_COOKIE_DAYS = 30;
 export const DEVICES = ["ios", "android", "mobile", "tablet", "desktop", "bot"] as const;
 export type RuleDevice = (typeof DEVICES)[number];
 
+// Sizes here only stop absurd payloads early: links/link-targeting.ts owns the real rules and names the
+// wrong field (`rules[2].if.country`) in the user's words.
 const Url = Type.String({ maxLength: 8192 });
-const Values = (description: string, maxLength = 100) =>
-  Type.Array(Type.String({ minLength: 1, maxLength }), { minItems: 1, maxItems: MAX_RULE_VALUES, description });
+const Values = (description: string) => Type.Array(Type.String({ maxLength: 300 }), { maxItems: 500, description: `${description}; at most ${MAX_RULE_VALUES}` });
 
 /** What must hold for a rule to send a visitor to its `url`: every condition given (values in one list are alternatives). */
 export const RuleConditionSchema = Body({
-  country: Type.Optional(Values("ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header", 2)),
+  country: Type.Optional(Values("ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header")),
   language: Type.Optional(
-    Values("Language ranges (fr, fr-BE): the visitor's best Accept-Language entries (highest q first); fr matches fr-BE", 35),
+    Values("Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE"),
   ),
-  device: Type.Optional(Type.Array(Type.Unsafe<RuleDevice>({ type: "string", enum: [...DEVICES] }), { minItems: 1, maxItems: DEVICES.length })),
-  os: Type.Optional(Values("Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case", 40)),
-  browser: Type.Optional(Values("Browser names as the statistics name them (Chrome, Safari, Firefox, Edge...), ignoring case", 40)),
+  device: Type.Optional(Type.Array(Type.Unsafe<RuleDevice>({ type: "string", maxLength: 300, description: DEVICES.join(", ") }), { maxItems: 500 })),
+  os: Type.Optional(Values("Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case")),
+  browser: Type.Optional(Values("Browser names as the statistics name them (Chrome, Safari, Firefox, Edge...), ignoring case")),
   query: Type.Optional(
-    Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.String({ maxLength: 500 }), {
+    Type.Record(Type.String({ maxLength: 300 }), Type.String({ maxLength: 2000 }), {
       description: "Query parameters of the short URL: {name: value}, `*` for any value; every one must hold",
     }),
   ),
-  referrer_host: Type.Optional(Values("Host names of the referring page (www. ignored; example.com also matches its subdomains)", 253)),
+  referrer_host: Type.Optional(Values("Host names of the referring page (www. ignored; example.com also matches its subdomains)")),
   after: Type.Optional(Type.String({ maxLength: 100, description: "ISO 8601 instant: the rule holds from then on" })),
   before: Type.Optional(Type.String({ maxLength: 100, description: "ISO 8601 instant: the rule holds until then" })),
 });
@@ -42,15 +43,15 @@ export type RuleCondition = Static<typeof RuleConditionSchema>;
 export const RuleSchema = Body({ if: RuleConditionSchema, url: Url });
 export type Rule = Static<typeof RuleSchema>;
 
-export const VariantSchema = Body({ url: Url, weight: Type.Integer({ minimum: 1, maximum: 99, description: "Percent; a split's weights add up to 100" }) });
+export const VariantSchema = Body({ url: Url, weight: Type.Integer({ description: "Percent, 1 to 99; a split's weights add up to 100" }) });
 export type Variant = Static<typeof VariantSchema>;
 
 /** On create and edit: `rules: []` or null clears the rules, `split: []` or null the split. */
 export const TargetingFields = {
   rules: Type.Optional(
-    Type.Union([Type.Array(RuleSchema, { maxItems: MAX_RULES, description: `At most ${MAX_RULES}; the first that holds decides` }), Type.Null()]),
+    Type.Union([Type.Array(RuleSchema, { maxItems: 200, description: `At most ${MAX_RULES}; the first that holds decides` }), Type.Null()]),
   ),
-  split: Type.Optional(Type.Union([Type.Array(VariantSchema, { maxItems: MAX_VARIANTS, description: `${MIN_VARIANTS} to ${MAX_VARIANTS} variants` }), Type.Null()])),
+  split: Type.Optional(Type.Union([Type.Array(VariantSchema, { maxItems: 40, description: `${MIN_VARIANTS} to ${MAX_VARIANTS} variants` }), Type.Null()])),
 };
 
 /** On the link object: always present, empty when unused. */

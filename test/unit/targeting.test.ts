@@ -115,7 +115,7 @@ describe("order of destinations: rules, then device destinations, then the split
     const d = go(facts({ country: "US" }))!;
     expect(d.code).toMatch(/^variant:[12]$/);
     expect(d.url).toBe(d.code === "variant:1" ? "https://example.com/a" : "https://example.com/b");
-    expect(d.setCookie).toBe(`snip_v7=${d.code.slice(-1)}; Max-Age=2592000; Path=/promo; HttpOnly; SameSite=Lax; Secure`);
+    expect(d.setCookie).toBe(`snip_v7=${d.code!.slice(-1)}; Max-Age=2592000; Path=/promo; HttpOnly; SameSite=Lax; Secure`);
   });
 
   it("no rules and no split: nothing to compile", () => {
