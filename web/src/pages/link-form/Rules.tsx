@@ -39,9 +39,9 @@ function QueryPairs({ id, pairs, disabled, onChange }: { id: string; pairs: Quer
     <div className="lf-pairs">
       {pairs.map((p, i) => (
         <div className="lf-pair" key={i}>
-          <input id={i === 0 ? id : undefined} aria-label="Parameter name" data-testid={`${id}-name-${i}`} placeholder="name" value={p.name} disabled={disabled} onChange={(e) => setPair(i, { name: e.target.value })} />
+          <input id={i === 0 ? id : undefined} type="text" aria-label="Parameter name" data-testid={`${id}-name-${i}`} placeholder="name" value={p.name} disabled={disabled} onChange={(e) => setPair(i, { name: e.target.value })} />
           <span aria-hidden="true">=</span>
-          <input aria-label="Parameter value" data-testid={`${id}-value-${i}`} placeholder="value or *" value={p.value} disabled={disabled} onChange={(e) => setPair(i, { value: e.target.value })} />
+          <input type="text" aria-label="Parameter value" data-testid={`${id}-value-${i}`} placeholder="value or *" value={p.value} disabled={disabled} onChange={(e) => setPair(i, { value: e.target.value })} />
           {pairs.length > 1 ? (
             <button type="button" className="btn-link lf-x" aria-label="Remove this parameter" disabled={disabled} onClick={() => onChange(pairs.filter((_, j) => j !== i))}>
               ✕

@@ -104,10 +104,10 @@ export function TestVisit({ link }: { link: Link }) {
       <p className="field-hint">Where would this visitor go? Uses the saved rules and split: save your changes first.</p>
       <div className="grid-2">
         <Field id="visit-country" label="Country" hint="Two letters, such as FR.">
-          <input id="visit-country" data-testid="visit-country" maxLength={2} autoCapitalize="characters" value={visit.country} onChange={(e) => set({ country: e.target.value })} />
+          <input id="visit-country" data-testid="visit-country" type="text" maxLength={2} autoCapitalize="characters" value={visit.country} onChange={(e) => set({ country: e.target.value })} />
         </Field>
         <Field id="visit-language" label="Languages" hint="As a browser sends them: fr-BE,fr;q=0.9">
-          <input id="visit-language" data-testid="visit-language" value={visit.language} onChange={(e) => set({ language: e.target.value })} />
+          <input id="visit-language" data-testid="visit-language" type="text" value={visit.language} onChange={(e) => set({ language: e.target.value })} />
         </Field>
         <Field id="visit-device" label="Device" hint={visit.device ? `Visits as ${SAMPLE_NAME[visit.device]}.` : "No User-Agent."}>
           <select id="visit-device" data-testid="visit-device" value={visit.device} onChange={(e) => set({ device: e.target.value as RuleDevice | "" })}>
@@ -123,7 +123,7 @@ export function TestVisit({ link }: { link: Link }) {
           <input id="visit-at" data-testid="visit-at" type="datetime-local" value={visit.at} onChange={(e) => set({ at: e.target.value })} />
         </Field>
         <Field id="visit-query" label="Query string" hint="Of the short URL: utm_source=x&ref=fr">
-          <input id="visit-query" data-testid="visit-query" spellCheck={false} value={visit.query} onChange={(e) => set({ query: e.target.value })} />
+          <input id="visit-query" data-testid="visit-query" type="text" spellCheck={false} value={visit.query} onChange={(e) => set({ query: e.target.value })} />
         </Field>
         <Field id="visit-referrer" label="Referring page">
           <input id="visit-referrer" data-testid="visit-referrer" type="url" inputMode="url" placeholder="https://news.example.com/post" value={visit.referrer} onChange={(e) => set({ referrer: e.target.value })} />
