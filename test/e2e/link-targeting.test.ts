@@ -15,6 +15,8 @@ async function shots(page: Page, name: string): Promise<void> {
   for (const [scheme, width] of [["light", 1280], ["light", 390], ["dark", 1280], ["dark", 390]] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.setViewportSize({ width, height: 900 });
+    // From the top: a scrolled page's sticky header would be drawn over the middle of a full-page shot.
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.waitForTimeout(300);
     expect(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth), `${name} at ${width} px scrolls sideways`).toBe(false);
     await screenshot(page, `${name}-${width}-${scheme}`);

@@ -42,8 +42,7 @@ export function SplitSection(props: { split: VariantDraft[]; url: string; errors
           <p className={`lf-weight-sum${sum === 100 ? " lf-weight-ok" : " lf-weight-bad"}`} role="status" data-testid="split-sum">
             {sum === 100 ? "Weights add up to 100%." : `Weights add up to ${sum}%: they must add up to 100%.`}
           </p>
-          {/* A wrong sum is said just above, as it is typed. */}
-          {errors.split && sum === 100 ? (
+          {errors.split ? (
             <p className="field-error" role="alert" data-testid="split-error">
               {errors.split}
             </p>

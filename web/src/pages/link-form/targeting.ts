@@ -168,7 +168,8 @@ export function targetingProblems(rules: RuleDraft[], split: VariantDraft[]): Re
     if (!/^\d+$/.test(v.weight.trim()) || Number(v.weight) < 1 || Number(v.weight) > 99) fe[`split[${i}].weight`] = "A whole number from 1 to 99";
   });
   const sum = weightSum(split);
-  if (!fe.split && sum !== 100) fe.split = `The weights add up to ${sum}%: make them add up to 100%`;
+  // Said by the split's live sum, not under a field: the key only keeps the form from being sent.
+  if (!fe.split && sum !== 100) fe["split.sum"] = `The weights add up to ${sum}%: make them add up to 100%`;
   return fe;
 }
 
