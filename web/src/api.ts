@@ -5,6 +5,7 @@ import type { Plan } from "@contract/plans";
 import type { EmailSentReply, SessionReply, SignUpFields, SignedInReply, SignedOutReply, SignedUpReply, User, UserReply } from "@contract/accounts";
 import type { BulkReply, BulkRowFields, CreateLinkFields, Link, LinkPageReply, LinkReply, UpdateLinkFields } from "@contract/links";
 import type { StatsReply } from "@contract/stats";
+import type { ResolveParams, ResolveReply } from "@contract/targeting";
 import type { InvitationPreviewReply, InvitationReply, MembershipReply, TeamReply } from "@contract/teams";
 import type { DomainListReply, DomainReply } from "@contract/domains";
 import type { CreatedKeyReply, KeyListReply } from "@contract/api-keys";
@@ -51,7 +52,12 @@ export class ApiError extends Error {
   fieldErrors(): Record<string, string> {
     const out: Record<string, string> = {};
     for (const d of this.details) {
-      const key = d.field.replace(/^\/?(body[./])?/, "").replace(/^\//, "");
+      // A schema's paths (rules/2/if/country) read as the server's own checks name fields (rules[2].if.country).
+      const key = d.field
+        .replace(/^\/?(body[./])?/, "")
+        .replace(/^\//, "")
+        .replace(/\/(\d+)(?=\/|$)/g, "[$1]")
+        .replace(/\//g, ".");
       if (!(key in out)) out[key] = readableFieldMessage(key, d.message);
     }
     return out;
@@ -204,6 +210,9 @@ export const api = {
     request<LinkReply>("PATCH", `/api/links/${encodeURIComponent(id)}`, { body }).then((r) => r.link),
   deleteLink: (id: string) => request("DELETE", `/api/links/${encodeURIComponent(id)}`),
   bulkCreate: (links: BulkRowFields[]) => request<BulkReply>("POST", "/api/links/bulk", { body: { links } }).then((r) => r.results),
+  /** Where a visit with these traits would go, by the link's saved rules and split. */
+  resolveLink: (id: string, visit: ResolveParams) =>
+    request<ResolveReply>("GET", `/api/links/${encodeURIComponent(id)}/resolve?${new URLSearchParams(visit as Record<string, string>)}`),
   stats: (id: string, period: { from: string; to: string } | { range: "24h" }) =>
     request<StatsReply>("GET", `/api/links/${encodeURIComponent(id)}/stats?${new URLSearchParams(period)}`),
 

@@ -174,9 +174,10 @@ function Shell() {
               <Route path="/app/reset-password" element={<ResetRequestPage />} />
               <Route path="/app/reset-password/confirm" element={<ResetConfirmPage />} />
               <Route path="/app" element={<RequireAuth><LinksPage /></RequireAuth>} />
-              <Route path="/app/links/new" element={<RequireAuth><LinkFormPage mode="create" /></RequireAuth>} />
+              {/* Keys: "Edit" on the created link's view opens a fresh form, not the create form's state. */}
+              <Route path="/app/links/new" element={<RequireAuth key="create"><LinkFormPage mode="create" /></RequireAuth>} />
               <Route path="/app/links/bulk" element={<RequireAuth><BulkPage /></RequireAuth>} />
-              <Route path="/app/links/:id/edit" element={<RequireAuth><LinkFormPage mode="edit" /></RequireAuth>} />
+              <Route path="/app/links/:id/edit" element={<RequireAuth key="edit"><LinkFormPage mode="edit" /></RequireAuth>} />
               <Route path="/app/links/:id/stats" element={<RequireAuth><StatsPage /></RequireAuth>} />
               <Route path="/app/profile" element={<RequireAuth><ProfilePage /></RequireAuth>} />
               <Route path="/app/team" element={<RequireAuth><TeamPage /></RequireAuth>} />

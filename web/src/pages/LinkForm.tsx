@@ -15,10 +15,14 @@ import { DetailFields } from "./link-form/Details";
 import { formApi } from "./link-form/form-api";
 import { DeviceOptions, LimitOptions, ProtectionOptions } from "./link-form/Options";
 import { PreviewOptions } from "./link-form/Preview";
+import { RulesSection } from "./link-form/Rules";
+import { SplitSection } from "./link-form/Split";
+import { TestVisit } from "./link-form/TestVisit";
 import { useFormSource, useOwnerList } from "./link-form/use-form-source";
 import { UtmBuilder } from "./link-form/Utm";
 import { EMPTY, LINK_FIELDS, checkValues, createBody, domainChoices, patchBody, fromLink, type Allowed, type FormValues } from "./link-form/values";
 import "./link-form/link-form.css";
+import "./link-form/targeting.css";
 
 /** The create page with a copy of link `id`'s settings (the list's "Duplicate" links here too). */
 export function duplicatePath(id: string): string {
@@ -98,7 +102,9 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
   // A team owner's link: its options follow the owner's plan, and an active team means Business or above.
   const shared = !!original && !!user && original.owner_id !== user.id;
   const plan = user?.plan ?? "free";
-  const allowed: Allowed = shared ? { limits: true, fallback: true, preview: true } : { limits: can(plan, "link_expiration"), fallback: can(plan, "link_fallback"), preview: can(plan, "link_preview") };
+  const allowed: Allowed = shared
+    ? { limits: true, fallback: true, preview: true, targeting: true }
+    : { limits: can(plan, "link_expiration"), fallback: can(plan, "link_fallback"), preview: can(plan, "link_preview"), targeting: can(plan, "link_targeting") };
   // Tags and UTM templates are the link owner's: a member editing a team owner's link uses the owner's.
   const owner = shared ? original.owner_id : null;
   const ready = !loading && (mode === "create" || !!original);
@@ -223,6 +229,9 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
         <ProtectionOptions values={values} errors={fieldErrors} set={set} original={original} copiedFrom={copiedFrom} />
         <DeviceOptions values={values} errors={fieldErrors} set={set} />
         <PreviewOptions values={values} errors={fieldErrors} set={set} allowed={allowed.preview} host={host} shortUrl={shortUrl} />
+        <RulesSection rules={values.rules} errors={fieldErrors} allowed={allowed.targeting} onChange={(r) => set("rules", r)} />
+        <SplitSection split={values.split} url={values.url} errors={fieldErrors} allowed={allowed.targeting} onChange={(s) => set("split", s)} />
+        {original && allowed.targeting ? <TestVisit link={original} /> : null}
 
         {error ? <Alert testId="link-form-error">{error}</Alert> : null}
         {saved ? <Alert kind="success" testId="link-saved">Changes saved.</Alert> : null}

@@ -9,6 +9,7 @@ import { useSession } from "../session";
 import { formatDay, formatHour } from "../dates";
 import { A, Alert, EmptyState, ModerationNotice, Spinner, errorMessage, useTitle } from "../ui";
 import { DailyChart } from "./stats/DailyChart";
+import { DestinationsPanel, showsDestinations } from "./stats/Destinations";
 import { Breakdown, ProTeaser, countryName, formatShare } from "./stats/parts";
 import { labelCase, presetRange, validYmd, zeroFill } from "./stats/days";
 
@@ -220,6 +221,7 @@ export function StatsPage() {
                   <DailyChart data={daily} label={formatDay} caption={`${daily.length} days (UTC days)`} />
                 </section>
               ) : null}
+              {showsDestinations(stats, link) ? <DestinationsPanel stats={stats} link={link} from={from} to={to} lastDay={lastDay} /> : null}
               <div className="breakdowns">
                 <Breakdown title="Countries" testId="breakdown-countries" items={stats.countries?.map((x) => ({ label: countryName(x.country), clicks: x.clicks }))} />
                 <Breakdown title="Devices" testId="breakdown-devices" items={stats.devices?.map((x) => ({ label: labelCase(x.device), clicks: x.clicks }))} />

@@ -14,6 +14,10 @@ import {
   expiryProblem,
   maxClicksProblem,
 } from "../../../../src/contract/form-rules";
+import { isoToLocalInput, localInputToIso } from "./local-time";
+import { rulesBody, rulesFromLink, sameJson, splitBody, splitFromLink, targetingFields, targetingProblems, type RuleDraft, type VariantDraft } from "./targeting";
+
+export { isoToLocalInput, localInputToIso };
 
 export interface FormValues {
   url: string;
@@ -34,6 +38,9 @@ export interface FormValues {
   preview_title: string;
   preview_description: string;
   preview_image: string;
+  rules: RuleDraft[];
+  /** Empty: no split. */
+  split: VariantDraft[];
 }
 
 /** What the user's plan (or, on a team owner's link, the owner's) lets the form send. */
@@ -42,6 +49,8 @@ export interface Allowed {
   limits: boolean;
   fallback: boolean;
   preview: boolean;
+  /** Redirect rules and the split. */
+  targeting: boolean;
 }
 
 /** The form's fields, in the order they are shown (server errors on other fields go to the form's alert). */
@@ -61,7 +70,8 @@ export const LINK_FIELDS = [
   "preview.title",
   "preview.description",
   "preview.image",
-] as const;
+  ...targetingFields(),
+];
 
 export const EMPTY: FormValues = {
   url: "",
@@ -80,23 +90,9 @@ export const EMPTY: FormValues = {
   preview_title: "",
   preview_description: "",
   preview_image: "",
+  rules: [],
+  split: [],
 };
-
-/** ISO instant -> value for <input type="datetime-local"> in the browser's time zone. */
-export function isoToLocalInput(iso: string | null): string {
-  if (!iso) return "";
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return "";
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
-
-/** datetime-local value (local time) -> ISO-8601 UTC, or null when empty/invalid. */
-export function localInputToIso(v: string): string | null {
-  if (!v) return null;
-  const d = new Date(v);
-  return Number.isNaN(d.getTime()) ? null : d.toISOString();
-}
 
 export function fromLink(l: Link): FormValues {
   return {
@@ -116,6 +112,8 @@ export function fromLink(l: Link): FormValues {
     preview_title: l.preview?.title ?? "",
     preview_description: l.preview?.description ?? "",
     preview_image: l.preview?.image ?? "",
+    rules: rulesFromLink(l.rules),
+    split: splitFromLink(l.split),
   };
 }
 
@@ -156,6 +154,8 @@ export function createBody(values: FormValues, allowed: Allowed): CreateLinkFiel
   if (allowed.fallback && values.expired_url.trim()) b.expired_url = values.expired_url.trim();
   const preview = previewOf(values);
   if (allowed.preview && (preview.title || preview.description || preview.image)) b.preview = preview;
+  if (allowed.targeting && values.rules.length) b.rules = rulesBody(values.rules);
+  if (allowed.targeting && values.split.length) b.split = splitBody(values.split);
   return b;
 }
 
@@ -176,6 +176,11 @@ function changedDetails(values: FormValues, o: Link, allowed: Allowed): UpdateLi
     const was = o.preview ?? { title: null, description: null, image: null };
     if (p.title !== was.title || p.description !== was.description || p.image !== was.image) b.preview = p.title || p.description || p.image ? p : null;
   }
+  // Without the plan, rules and a split can still be removed (the server accepts clearing them).
+  const rules = rulesBody(values.rules);
+  if ((allowed.targeting || rules.length === 0) && !sameJson(rules, o.rules)) b.rules = rules;
+  const split = splitBody(values.split);
+  if ((allowed.targeting || split.length === 0) && !sameJson(split, o.split)) b.split = split;
   return b;
 }
 
@@ -228,7 +233,7 @@ export function checkValues(values: FormValues, original: Link | null, now = Dat
     const p = /^\d+$/.test(clicks) ? maxClicksProblem(Number(clicks)) : MESSAGES.maxClicks;
     if (p) fe.max_clicks = p;
   }
-  return { ...fe, ...detailProblems(values) };
+  return { ...fe, ...detailProblems(values), ...targetingProblems(values.rules, values.split) };
 }
 
 const longer = (s: string, max: number) => [...s.trim()].length > max;

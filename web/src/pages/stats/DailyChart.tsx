@@ -7,7 +7,7 @@ const H = 260;
 const LABEL_ROOM = 56;
 
 /** The width of an element, followed as it changes. */
-function useWidth<E extends HTMLElement>(fallback: number) {
+export function useWidth<E extends HTMLElement>(fallback: number) {
   const ref = useRef<E>(null);
   const [width, setWidth] = useState(fallback);
   useEffect(() => {
