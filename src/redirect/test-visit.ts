@@ -45,7 +45,9 @@ function countryOf(raw: string | undefined): string | null {
 export function testVisit(link: LinkRow, p: ResolveParams, now: number, countrySource: ResolveReply["country_source"]): Omit<ResolveReply, "status"> {
   const rules = rulesOf(link.rules);
   const split = splitOf(link.split);
-  const country = countryOf(p.country);
+  // As on a real visit: without a country source, rules with `country` never hold.
+  const given = countryOf(p.country);
+  const country = countrySource === null ? null : given;
   const facts = {
     userAgent: (p.ua ?? "").slice(0, 1024),
     referer: (p.referrer ?? "").slice(0, 2048),
@@ -63,7 +65,8 @@ export function testVisit(link: LinkRow, p: ResolveParams, now: number, countryS
     const r = rules[rule] as Rule;
     return { ...base, destination: `rule:${rule + 1}`, url: r.url, rule: rule + 1, reason: `Rule ${rule + 1} holds (${ruleInWords(r)})` };
   }
-  const none = rules.length === 0 ? "The link has no rules" : "No rule holds";
+  const blind = countrySource === null && given !== null && rules.some((r) => r.if.country !== undefined);
+  const none = rules.length === 0 ? "The link has no rules" : blind ? "No rule holds (rules with a country never hold: this server learns no visitor's country; set GEOIP_DB, or TRUST_PROXY with COUNTRY_HEADER)" : "No rule holds";
   const device = deviceDestination(link, facts.userAgent);
   if (device !== null) {
     return { ...base, destination: device.code, url: device.url, rule: null, reason: `${none}; ${DEVICE_NAMES[device.code]} visitors go to the link's ${DEVICE_NAMES[device.code]} destination` };
