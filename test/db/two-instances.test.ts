@@ -67,6 +67,21 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("two instances on one PostgreSQL
     expect(Date.now() - started).toBeLessThan(1000 + 200);
   });
 
+  it("an edited redirect rule on A answers on B within a second, though B had the old rule cached", async () => {
+    const biz = await signedInClient(a, "two-rules@example.com", "business");
+    const fromFr = (base: string) => fetch(`${base}/two-rules?src=mail`, { redirect: "manual", headers: { "user-agent": UA.windows } }).then((r) => r.headers.get("location"));
+    const r = await biz.post("/api/links", { url: "https://example.com/home", alias: "two-rules", rules: [{ if: { query: { src: "mail" } }, url: "https://example.com/mail-v1" }] });
+    expect(r.status, r.text).toBe(201);
+    expect(await fromFr(b.url)).toBe("https://example.com/mail-v1");
+    expect(await fromFr(b.url)).toBe("https://example.com/mail-v1");
+    expect(b.ctx.redirects.cache.peek("", "two-rules")).toBeTruthy();
+    const started = Date.now();
+    const edit = await biz.patch(`/api/links/${r.body.link.id}`, { rules: [{ if: { query: { src: "mail" } }, url: "https://example.com/mail-v2" }] });
+    expect(edit.status, edit.text).toBe(200);
+    expect(await within(1000, () => fromFr(b.url), (l) => l === "https://example.com/mail-v2")).toBe("https://example.com/mail-v2");
+    expect(Date.now() - started).toBeLessThan(1000 + 200);
+  });
+
   it("a delete on A answers 404 on B within a second", async () => {
     const r = await owner.post("/api/links", { url: "https://example.com/gone", alias: "two-delete" });
     expect(await visit(b.url, "/two-delete", { "user-agent": UA.windows })).toBe(302);
