@@ -282,9 +282,10 @@ export class RedirectService {
       ip: v.ip,
       country: v.country,
       counted,
+      destination: null,
     });
     // Webhooks: one in-memory Map lookup; owners without an active webhook pay nothing more.
-    if (link.owner_id !== null && this.deps.webhooks?.owners.has(link.owner_id)) this.deps.webhooks.linkClicked(link.owner_id, link, this.domainFor(v.host), v, this.deps.clock.now());
+    if (link.owner_id !== null && this.deps.webhooks?.owners.has(link.owner_id)) this.deps.webhooks.linkClicked(link.owner_id, link, this.domainFor(v.host), v, this.deps.clock.now(), "default");
     return destinationFor(link, v.userAgent);
   }
 }

@@ -12,7 +12,7 @@ import type { ClickInput } from "../../src/clicks/recorder.js";
 const NOW = Date.UTC(2026, 10, 2, 12, 0, 0); // 2026-11-02, a Monday, just after a month boundary
 
 function click(link: { id: string; num: number }, at: number, extra: Partial<ClickInput> = {}): ClickInput {
-  return { linkId: link.id, linkNum: link.num, at, userAgent: UA.windows, referer: "", ip: "198.51.100.20", country: null, counted: false, ...extra };
+  return { linkId: link.id, linkNum: link.num, at, userAgent: UA.windows, referer: "", ip: "198.51.100.20", country: null, counted: false, destination: null, ...extra };
 }
 
 async function newLink(server: TestServer, c: ApiClient, alias: string): Promise<{ id: string; alias: string; num: number }> {

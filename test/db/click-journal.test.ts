@@ -85,6 +85,7 @@ const click = (link: { id: string; num: number }, i: number, ua: string = UA.win
   ip: "",
   country: i % 3 ? "NL" : null,
   counted: false,
+  destination: null,
 });
 
 describe.each(ENGINES)("click journal (%s)", (engine) => {
