@@ -229,6 +229,16 @@ describe("payloads", () => {
 });
 
 describe("signature", () => {
+  it("connectors name the click's destination as a Route when it is not the link's url", () => {
+    const routed: LinkClickEvent = { ...event(), click: { ...event().click, destination: "variant:2" } };
+    expect(slackMessage(routed).blocks[1]!.fields!.at(-1)).toEqual({ type: "plain_text", text: "Route: variant:2", emoji: false });
+    expect(discordMessage(routed).embeds[0]!.fields.at(-1)).toEqual({ name: "Route", value: "variant:2", inline: true });
+    expect(teamsMessage(routed).attachments[0]!.content.body[1]!.facts!.at(-1)).toEqual({ title: "Route", value: "variant:2" });
+    expect(slackMessage(event()).blocks[1]!.fields!.map((f) => f.text)).not.toContain("Route: default");
+    expect(discordMessage(event()).embeds[0]!.fields.map((f) => f.name)).not.toContain("Route");
+    expect(teamsMessage(event()).attachments[0]!.content.body[1]!.facts!.map((f) => f.title)).not.toContain("Route");
+  });
+
   it("t=<unix>,v1=<hex HMAC-SHA256(secret, t.body)> verifies with the documented recipe", () => {
     const secret = newWebhookSecret();
     expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
