@@ -74,7 +74,7 @@ async function run(name: ScenarioName, seed: string, dir: string): Promise<Resul
     for (let i = 0; i < perBatch && sent < clicks; i++, sent++) {
       const linkId = ids[sent % ids.length] as string;
       seen.add(linkId);
-      inputs.push({ linkId, linkNum: nums[sent % ids.length] as number, at: at++, userAgent: UA, referer: "", ip: "127.0.0.1", country: null, counted: false });
+      inputs.push({ linkId, linkNum: nums[sent % ids.length] as number, at: at++, userAgent: UA, referer: "", ip: "127.0.0.1", country: null, counted: false, destination: null });
     }
     let t = cpuMs();
     await writer.write(batchOf(inputs));
@@ -119,7 +119,7 @@ async function runPg(url: string): Promise<void> {
             const inputs: ClickInput[] = [];
             for (let i = 0; i < perBatch && sent < clicks; i++, sent++) {
               const linkId = ids[sent % ids.length] as string;
-              inputs.push({ linkId, linkNum: nums.get(linkId) as number, at: at++, userAgent: UA, referer: "", ip: "127.0.0.1", country: null, counted: false });
+              inputs.push({ linkId, linkNum: nums.get(linkId) as number, at: at++, userAgent: UA, referer: "", ip: "127.0.0.1", country: null, counted: false, destination: null });
             }
             await writer.write(batchOf(inputs));
             if ((batch + 1) % batchesPerRollup === 0) {

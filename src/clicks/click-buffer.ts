@@ -16,7 +16,7 @@ export interface ClickInput {
   country: string | null;
   /** True when the click was already added to links.click_count atomically (click-limited links). */
   counted: boolean;
-  /** Where the visit went (contract/targeting.ts's codes), null for the link's own url. */
+  /** Where the visit went (contract/targeting.ts's codes: rule:N, ios, android, variant:N); null for the link's url ("default"), most clicks. */
   destination: string | null;
 }
 
@@ -26,10 +26,10 @@ export interface JournalMark {
   segment: number;
 }
 
-/** Where each number of a click sits: strings are indexes into the batch's strings; country -1 is none. */
-export const FIELD = { at: 0, userAgent: 1, referer: 2, ip: 3, country: 4, counted: 5, linkNum: 6 } as const;
+/** Where each number of a click sits: strings are indexes into the batch's strings; country and destination -1 are none. */
+export const FIELD = { at: 0, userAgent: 1, referer: 2, ip: 3, country: 4, counted: 5, linkNum: 6, destination: 7 } as const;
 /** Numbers per click. */
-export const WIDTH = 7;
+export const WIDTH = 8;
 
 export interface ClickBatch {
   /** Distinct per batch in this process: a writer that retries a batch knows it (and what of it is written). */
@@ -91,6 +91,7 @@ export class ClickBatchBuilder {
     f[o + FIELD.country] = c.country === null ? -1 : this.intern(c.country);
     f[o + FIELD.counted] = c.counted ? 1 : 0;
     f[o + FIELD.linkNum] = c.linkNum;
+    f[o + FIELD.destination] = c.destination === null ? -1 : this.intern(c.destination);
     this.length++;
   }
 

@@ -1,6 +1,6 @@
 // A batch described and grouped: raw click rows and groups (identical clicks of a link and day), the
-// groups of clicks not committed yet for reads (groupsOf), groups held between roll-ups (GroupSet), and
-// groups turned into roll-up rows and click_count increments, in key order (rollUp). Terms: README.md.
+// groups of clicks not committed yet for reads (groupsOf), and groups held between roll-ups (GroupSet);
+// rollup-rows.ts turns groups into roll-up rows. Terms: README.md.
 import type { Selectable } from "kysely";
 import type { ClickBreakdownMonthTable, ClickBreakdownTable, ClickDailyTable, ClicksTable } from "../storage/schema.js";
 import { type ClickBatch, FIELD, WIDTH } from "./click-buffer.js";
@@ -35,9 +35,15 @@ export interface DescribedBatch {
   linkIds: string[];
 }
 
-/** The breakdowns kept per link and day (and month). */
+/** The breakdowns described from a click, kept per link and day (and month). */
 export const DIMENSIONS = ["country", "device", "os", "browser", "referrer"] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
+/**
+ * Every breakdown kept: the described ones, and where the clicks went (rows only for clicks not sent to
+ * the link's url: a link without rules or split has none; its "default" is its clicks minus those rows).
+ */
+export const BREAKDOWNS = [...DIMENSIONS, "destination"] as const;
+export type BreakdownDimension = (typeof BREAKDOWNS)[number];
 
 export const HOUR_MS = 3_600_000;
 
@@ -60,10 +66,12 @@ class DayOf {
   }
 }
 
-type Values = Pick<ClickRow, "country" | "device" | "os" | "browser" | "referrer" | "is_bot">;
+type Values = Pick<ClickRow, "country" | "device" | "os" | "browser" | "referrer" | "is_bot" | "destination">;
 
 function sameValues(a: Values, b: Values): boolean {
-  return a.country === b.country && a.device === b.device && a.os === b.os && a.browser === b.browser && a.referrer === b.referrer && a.is_bot === b.is_bot;
+  return (
+    a.country === b.country && a.device === b.device && a.os === b.os && a.browser === b.browser && a.referrer === b.referrer && a.is_bot === b.is_bot && a.destination === b.destination
+  );
 }
 
 /** The group of `groups` (one link's) for a day and values, or undefined: a link has a few groups at most. */
@@ -73,7 +81,7 @@ function findGroup(groups: Group[], day: string, v: Values): Group | undefined {
 }
 
 function newGroup(linkId: string, linkNum: number, day: string, v: Values): Group {
-  return { link_id: linkId, link_num: linkNum, day, country: v.country, device: v.device, os: v.os, browser: v.browser, referrer: v.referrer, is_bot: v.is_bot, clicks: 0, counted: 0, last_at: 0 };
+  return { link_id: linkId, link_num: linkNum, day, country: v.country, device: v.device, os: v.os, browser: v.browser, referrer: v.referrer, is_bot: v.is_bot, destination: v.destination, clicks: 0, counted: 0, last_at: 0 };
 }
 
 /**
@@ -97,21 +105,24 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
   let lastUa = -1;
   let lastRef = -1;
   let lastPlace = -1;
-  let v: Values = { country: "", device: "", os: "", browser: "", referrer: "", is_bot: 0 };
+  let lastDestination = -1;
+  let v: Values = { country: "", device: "", os: "", browser: "", referrer: "", is_bot: 0, destination: null };
   let vid = -1;
   for (let i = 0, o = 0; i < batch.length; i++, o += WIDTH) {
     const ua = f[o + FIELD.userAgent] as number;
     const ref = f[o + FIELD.referer] as number;
     const ip = f[o + FIELD.ip] as number;
     const place = placeOf(f[o + FIELD.country] as number, ip);
-    if (ua !== lastUa || ref !== lastRef || place !== lastPlace) {
-      v = describe(ua, ref, place);
-      const content = `${v.country}\u0000${v.device}\u0000${v.os}\u0000${v.browser}\u0000${v.referrer}\u0000${v.is_bot}`;
+    const destination = f[o + FIELD.destination] as number;
+    if (ua !== lastUa || ref !== lastRef || place !== lastPlace || destination !== lastDestination) {
+      v = describe(ua, ref, place, destination);
+      const content = `${v.country}\u0000${v.device}\u0000${v.os}\u0000${v.browser}\u0000${v.referrer}\u0000${v.is_bot}\u0000${v.destination}`;
       vid = valueIds.get(content) ?? valueIds.size;
       valueIds.set(content, vid);
       lastUa = ua;
       lastRef = ref;
       lastPlace = place;
+      lastDestination = destination;
     }
     const num = f[o + FIELD.linkNum] as number;
     rowOf[i] = {
@@ -125,6 +136,7 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
       referrer: v.referrer,
       is_bot: v.is_bot,
       counted: f[o + FIELD.counted] as number,
+      destination: v.destination,
     };
     valuesOf[i] = vid;
     const same = byLink.get(num);
@@ -166,12 +178,12 @@ function placeOf(header: number, ip: number): number {
   return (header + 1) * 1_048_576 + ip;
 }
 
-/** Describes a batch's (user agent, referrer, place) as stored values, each distinct string once. */
-function describer(s: string[], countries: CountryResolver): (ua: number, ref: number, place: number) => Values {
+/** Describes a batch's (user agent, referrer, place, destination) as stored values, each distinct string once. */
+function describer(s: string[], countries: CountryResolver): (ua: number, ref: number, place: number, destination: number) => Values {
   const agents = new Map<number, ClickDimensions>();
   const referrers = new Map<number, string>();
   const places = new Map<number, string>();
-  return (ua, ref, place) => {
+  return (ua, ref, place, destination) => {
     let d = agents.get(ua);
     if (d === undefined) agents.set(ua, (d = describeUserAgent(s[ua] as string)));
     let referrer = referrers.get(ref);
@@ -182,13 +194,14 @@ function describer(s: string[], countries: CountryResolver): (ua: number, ref: n
       country = countries.resolve(header < 0 ? null : (s[header] as string), s[place % 1_048_576] as string);
       places.set(place, country);
     }
-    return { country, device: d.device, os: d.os, browser: d.browser, referrer, is_bot: d.isBot ? 1 : 0 };
+    return { country, device: d.device, os: d.os, browser: d.browser, referrer, is_bot: d.isBot ? 1 : 0, destination: destination === -1 ? null : (s[destination] as string) };
   };
 }
 
-/** A tally of identical clicks (same link, raw user agent, referrer, place and UTC hour): the index of the first, and how many. */
+/** A tally of identical clicks (same link, raw user agent, referrer, place, UTC hour and destination): the index of the first, and how many. */
 interface Tally {
   hour: number;
+  destination: number;
   i: number;
   clicks: number;
   counted: number;
@@ -226,9 +239,10 @@ export function groupsOf(batch: ClickBatch, nums: ReadonlySet<number>, countries
       () => [],
     );
     const hour = Math.floor((f[o + FIELD.at] as number) / HOUR_MS);
-    let t = list.find((x) => x.hour === hour);
+    const destination = f[o + FIELD.destination] as number;
+    let t = list.find((x) => x.hour === hour && x.destination === destination);
     if (t === undefined) {
-      list.push((t = { hour, i, clicks: 0, counted: 0 }));
+      list.push((t = { hour, destination, i, clicks: 0, counted: 0 }));
       all.push(t);
     }
     t.clicks++;
@@ -240,7 +254,7 @@ export function groupsOf(batch: ClickBatch, nums: ReadonlySet<number>, countries
   for (const t of all) {
     const o = t.i * WIDTH;
     const num = f[o + FIELD.linkNum] as number;
-    const v = describe(f[o + FIELD.userAgent] as number, f[o + FIELD.referer] as number, placeOf(f[o + FIELD.country] as number, f[o + FIELD.ip] as number));
+    const v = describe(f[o + FIELD.userAgent] as number, f[o + FIELD.referer] as number, placeOf(f[o + FIELD.country] as number, f[o + FIELD.ip] as number), t.destination);
     const day = dayOf(f[o + FIELD.at] as number);
     const hour = t.hour * HOUR_MS;
     const list = child(byLink, num, () => []);
@@ -305,94 +319,6 @@ export class GroupSet {
   }
 }
 
-function compareIds(a: string, b: string): number {
+export function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-export interface RollUps {
-  /** [link id, clicks to add to links.click_count, latest click's time for links.last_click_at], by link id. */
-  increments: [string, number, number][];
-  daily: DailyRow[];
-  breakdown: BreakdownRow[];
-  monthly: MonthlyRow[];
-}
-
-/** The dimensions in the order of their names: a link's breakdown rows of one day and value come in key order. */
-const DIMENSIONS_BY_NAME = [...DIMENSIONS].sort();
-
-/**
- * Roll-up rows of the groups whose link still exists; monthly rows only where `keepsMonth` says that
- * month's monthly rows are kept up to date (SQLite compacts the others from the daily rows later).
- * Rows come in key order (link id, then day or month, dimension, value) so that concurrent flushes
- * (several instances on one PostgreSQL) lock them in the same order and cannot deadlock. Link by
- * link: a link with one group (most, on a long tail) gives its rows straight away, in key order.
- */
-export function rollUp(groups: Group[], live: Set<string>, keepsMonth: (linkId: string, month: string) => boolean = () => true): RollUps {
-  const sorted = groups.every((g, i) => i === 0 || compareIds(groups[i - 1]!.link_id, g.link_id) <= 0)
-    ? groups
-    : [...groups].sort((a, b) => compareIds(a.link_id, b.link_id));
-  const out: RollUps = { increments: [], daily: [], breakdown: [], monthly: [] };
-  for (let i = 0; i < sorted.length; ) {
-    const linkId = sorted[i]!.link_id;
-    let j = i + 1;
-    while (j < sorted.length && sorted[j]!.link_id === linkId) j++;
-    if (live.has(linkId)) {
-      if (j === i + 1) rollUpOne(sorted[i]!, keepsMonth, out);
-      else rollUpLink(sorted.slice(i, j), keepsMonth, out);
-    }
-    i = j;
-  }
-  return out;
-}
-
-function rollUpOne(g: Group, keepsMonth: (linkId: string, month: string) => boolean, out: RollUps): void {
-  const n = g.clicks;
-  if (n > g.counted) out.increments.push([g.link_id, n - g.counted, g.last_at]);
-  out.daily.push({ link_id: g.link_id, day: g.day, clicks: n, bots: g.is_bot * n });
-  for (const dim of DIMENSIONS_BY_NAME) out.breakdown.push({ link_id: g.link_id, day: g.day, dimension: dim, value: g[dim], clicks: n });
-  const month = g.day.slice(0, 7);
-  if (keepsMonth(g.link_id, month)) {
-    for (const dim of DIMENSIONS_BY_NAME) out.monthly.push({ link_id: g.link_id, month, dimension: dim, value: g[dim], clicks: n });
-  }
-}
-
-/** One link's rows from several groups, summed by key and sorted by it. */
-function rollUpLink(groups: Group[], keepsMonth: (linkId: string, month: string) => boolean, out: RollUps): void {
-  const linkId = groups[0]!.link_id;
-  const daily = new Map<string, DailyRow>();
-  const breakdown = new Map<string, BreakdownRow>();
-  const monthly = new Map<string, MonthlyRow>();
-  let increment = 0;
-  let lastAt = 0;
-  for (const g of groups) {
-    const n = g.clicks;
-    increment += n - g.counted;
-    if (g.last_at > lastAt) lastAt = g.last_at;
-    add(daily, g.day, () => ({ link_id: linkId, day: g.day, clicks: 0, bots: 0 }), n).bots += g.is_bot * n;
-    const month = g.day.slice(0, 7);
-    const toMonth = keepsMonth(linkId, month);
-    for (const dim of DIMENSIONS) {
-      const value = g[dim];
-      add(breakdown, `${g.day}\u0000${dim}\u0000${value}`, () => ({ link_id: linkId, day: g.day, dimension: dim, value, clicks: 0 }), n);
-      if (toMonth) add(monthly, `${month}\u0000${dim}\u0000${value}`, () => ({ link_id: linkId, month, dimension: dim, value, clicks: 0 }), n);
-    }
-  }
-  if (increment > 0) out.increments.push([linkId, increment, lastAt]);
-  for (const r of byKey(daily)) out.daily.push(r);
-  for (const r of byKey(breakdown)) out.breakdown.push(r);
-  for (const r of byKey(monthly)) out.monthly.push(r);
-}
-
-function add<R extends { clicks: number }>(m: Map<string, R>, key: string, make: () => R, n: number): R {
-  let r = m.get(key);
-  if (r === undefined) {
-    r = make();
-    m.set(key, r);
-  }
-  r.clicks += n;
-  return r;
-}
-
-function byKey<V>(m: Map<string, V>): V[] {
-  return [...m.keys()].sort().map((k) => m.get(k) as V);
 }

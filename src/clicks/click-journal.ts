@@ -16,7 +16,10 @@ import type { Database } from "../storage/schema.js";
 import { type ClickBatch, type ClickBatchBuilder, FIELD, type JournalMark, WIDTH, nextBatchSeq } from "./click-buffer.js";
 
 /** Each append: MAGIC, clicks, bytes of the new strings (a JSON array), then WIDTH float64 per click. */
-const MAGIC = 0x314b4c43;
+const MAGIC = 0x324b4c43;
+/** Appends of the format before clicks carried their destination: 7 numbers per click, FIELD's first 7. */
+const MAGIC_7 = 0x314b4c43;
+const WIDTH_7 = 7;
 const HEADER = 12;
 const NO_STRINGS = Buffer.alloc(0);
 /** Reused by every append (written synchronously). */
@@ -84,10 +87,12 @@ function readSegment(file: string): { strings: string[]; fields: Float64Array; l
   const parts: Float64Array[] = [];
   let length = 0;
   let off = 0;
-  while (off + HEADER <= buf.length && buf.readUInt32LE(off) === MAGIC) {
+  while (off + HEADER <= buf.length && (buf.readUInt32LE(off) === MAGIC || buf.readUInt32LE(off) === MAGIC_7)) {
+    // A journal left by the previous version (replayed after an upgrade) has no destinations: each is the default.
+    const width = buf.readUInt32LE(off) === MAGIC ? WIDTH : WIDTH_7;
     const count = buf.readUInt32LE(off + 4);
     const textEnd = off + HEADER + buf.readUInt32LE(off + 8);
-    const end = textEnd + count * WIDTH * 8;
+    const end = textEnd + count * width * 8;
     if (count === 0 || end > buf.length) break;
     let added: unknown = [];
     try {
@@ -96,8 +101,7 @@ function readSegment(file: string): { strings: string[]; fields: Float64Array; l
       break;
     }
     if (!Array.isArray(added) || !added.every((s) => typeof s === "string")) break;
-    const f = new Float64Array(count * WIDTH);
-    Buffer.from(f.buffer).set(buf.subarray(textEnd, end));
+    const f = widened(buf.subarray(textEnd, end), count, width);
     if (!validClicks(f, strings.length + added.length)) break;
     for (const s of added as string[]) strings.push(s);
     parts.push(f);
@@ -113,6 +117,22 @@ function readSegment(file: string): { strings: string[]; fields: Float64Array; l
   return { strings, fields, length, ignored: buf.length - off };
 }
 
+/** An append's numbers, WIDTH per click (an older append's clicks get no destination). */
+function widened(bytes: Buffer, count: number, width: number): Float64Array {
+  const f = new Float64Array(count * WIDTH);
+  if (width === WIDTH) {
+    Buffer.from(f.buffer).set(bytes);
+    return f;
+  }
+  const narrow = new Float64Array(count * width);
+  Buffer.from(narrow.buffer).set(bytes);
+  for (let i = 0; i < count; i++) {
+    f.set(narrow.subarray(i * width, (i + 1) * width), i * WIDTH);
+    f[i * WIDTH + FIELD.destination] = -1;
+  }
+  return f;
+}
+
 function validClicks(f: Float64Array, strings: number): boolean {
   const isString = (v: number) => Number.isInteger(v) && v >= 0 && v < strings;
   for (let o = 0; o < f.length; o += WIDTH) {
@@ -121,7 +141,8 @@ function validClicks(f: Float64Array, strings: number): boolean {
     const num = f[o + FIELD.linkNum] as number;
     if (!Number.isSafeInteger(f[o + FIELD.at]) || !isString(f[o + FIELD.userAgent] as number) || !isString(f[o + FIELD.referer] as number)) return false;
     if (!isString(f[o + FIELD.ip] as number) || (country !== -1 && !isString(country)) || (counted !== 0 && counted !== 1)) return false;
-    if (!Number.isSafeInteger(num) || num < 1) return false;
+    const destination = f[o + FIELD.destination] as number;
+    if (!Number.isSafeInteger(num) || num < 1 || (destination !== -1 && !isString(destination))) return false;
   }
   return true;
 }

@@ -25,7 +25,7 @@ export const CSV_OPTIONS: Options = {
 };
 
 export const DAILY_HEADER = ["date", "clicks"];
-export const LOG_HEADER = ["time", "country", "device", "os", "browser", "referrer", "bot"];
+export const LOG_HEADER = ["time", "country", "device", "os", "browser", "referrer", "bot", "destination"];
 
 type Cell = string | number;
 
@@ -42,7 +42,7 @@ export function csvFilename(alias: string, range: Pick<DayRange, "from" | "to">)
   return `snip-${safe}-${range.from}-${range.to}.csv`;
 }
 
-const LOG_COLUMNS = ["id", "at", "country", "device", "os", "browser", "referrer", "is_bot"] as const;
+const LOG_COLUMNS = ["id", "at", "country", "device", "os", "browser", "referrer", "is_bot", "destination"] as const;
 
 /** A click of the log; `src` 0 when read from clicks, 1 from click_staging. */
 export type LogRow = Pick<Selectable<ClicksTable>, (typeof LOG_COLUMNS)[number]> & { src: number };
@@ -143,7 +143,7 @@ export async function exportCsv(
     for await (const page of clickLog(storage.db, storage.dialect, link.num, range, pageSize)) {
       for (const c of page) {
         if (out.destroyed) return; // the client went away: no more pages
-        if (!out.write([new Date(Number(c.at)).toISOString(), c.country, c.device, c.os, c.browser, c.referrer, Number(c.is_bot) ? "true" : "false"])) await drained();
+        if (!out.write([new Date(Number(c.at)).toISOString(), c.country, c.device, c.os, c.browser, c.referrer, Number(c.is_bot) ? "true" : "false", c.destination ?? "default"])) await drained();
       }
     }
     out.end();

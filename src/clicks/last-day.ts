@@ -4,7 +4,8 @@
 // cost grows with the link's clicks of the last day. PostgreSQL's clicks not committed yet come from memory.
 import { sql } from "kysely";
 import type { Db, Dialect } from "../storage/db.js";
-import { DIMENSIONS, type Dimension, type Group, HOUR_MS } from "./click-groups.js";
+import { DIMENSIONS, type Dimension, type Group, HOUR_MS, dayOf } from "./click-groups.js";
+import type { DayCount } from "./destinations.js";
 
 export const LAST_DAY_HOURS = 24;
 
@@ -28,6 +29,8 @@ interface Cell {
   browser: string;
   referrer: string;
   is_bot: number;
+  /** Null: the link's url. */
+  destination: string | null;
   clicks: number;
 }
 
@@ -37,9 +40,12 @@ export interface LastDay {
   bots: number;
   /** Per dimension, every value with its clicks (not yet cut to a top). */
   by: Record<Dimension, Map<string, number>>;
+  /** The window's clicks per UTC day (days in order), and those not sent to the link's url, per day and destination. */
+  perDay: Array<{ date: string; clicks: number }>;
+  others: DayCount[];
 }
 
-const VALUES = ["country", "device", "os", "browser", "referrer", "is_bot"] as const;
+const VALUES = ["country", "device", "os", "browser", "referrer", "is_bot", "destination"] as const;
 
 /** The stored raw clicks of one link in the window, grouped by hour and values (one statement: one snapshot). */
 export async function storedCells(db: Db, dialect: Dialect, linkNum: number, w: HourWindow): Promise<Cell[]> {
@@ -63,18 +69,27 @@ export function lastDayOf(w: HourWindow, cells: Cell[], unwritten: Group[]): Las
   const extra: Cell[] = unwritten
     // Every unwritten group has its hour (groupsOf); one without would not be of a known hour.
     .filter((g) => g.hour !== undefined && g.hour >= w.startMs && g.hour < w.endMs)
-    .map((g) => ({ hour: g.hour as number, country: g.country, device: g.device, os: g.os, browser: g.browser, referrer: g.referrer, is_bot: g.is_bot, clicks: g.clicks }));
+    .map((g) => ({ hour: g.hour as number, country: g.country, device: g.device, os: g.os, browser: g.browser, referrer: g.referrer, is_bot: g.is_bot, destination: g.destination, clicks: g.clicks }));
   const perHour = new Map<number, number>();
   const by = Object.fromEntries(DIMENSIONS.map((d) => [d, new Map<string, number>()])) as Record<Dimension, Map<string, number>>;
   let clicks = 0;
   let bots = 0;
+  const others: DayCount[] = [];
   for (const c of [...cells, ...extra]) {
     perHour.set(c.hour, (perHour.get(c.hour) ?? 0) + c.clicks);
+    if (c.destination !== null) others.push({ day: dayOf(c.hour), destination: c.destination, clicks: c.clicks });
     for (const d of DIMENSIONS) by[d].set(c[d], (by[d].get(c[d]) ?? 0) + c.clicks);
     clicks += c.clicks;
     bots += c.is_bot ? c.clicks : 0;
   }
   const hourly: LastDay["hourly"] = [];
-  for (let t = w.startMs; t < w.endMs; t += HOUR_MS) hourly.push({ hour: new Date(t).toISOString(), clicks: perHour.get(t) ?? 0 });
-  return { hourly, clicks, bots, by };
+  const perDay: LastDay["perDay"] = [];
+  for (let t = w.startMs; t < w.endMs; t += HOUR_MS) {
+    const n = perHour.get(t) ?? 0;
+    hourly.push({ hour: new Date(t).toISOString(), clicks: n });
+    const date = dayOf(t);
+    if (perDay.at(-1)?.date === date) perDay.at(-1)!.clicks += n;
+    else perDay.push({ date, clicks: n });
+  }
+  return { hourly, clicks, bots, by, perDay, others };
 }

@@ -2,7 +2,8 @@
 // whatever the batch size), its links locked in id order so that several instances never deadlock.
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
-import { describeBatch, rollUp } from "./click-groups.js";
+import { describeBatch } from "./click-groups.js";
+import { rollUp } from "./rollup-rows.js";
 import type { ClickBatch } from "./click-buffer.js";
 import { markPostgres } from "./click-journal.js";
 import type { ClickWriter } from "./click-writer.js";
@@ -48,10 +49,11 @@ export class PostgresClickWriter implements ClickWriter {
       const live = new Set([...(await lock(raised, "NO KEY UPDATE")), ...(await lock(readOnly, "KEY SHARE"))].map((r) => r.id));
       if (live.size === 0) return;
       const rows = live.size === b.linkIds.length ? b.rows : b.rows.filter((r) => live.has(r.link_id));
-      await sql`INSERT INTO clicks (link_num, at, country, device, os, browser, referrer, is_bot, counted)
+      await sql`INSERT INTO clicks (link_num, at, country, device, os, browser, referrer, is_bot, counted, destination)
         SELECT * FROM unnest(${column(rows, "link_num")}::bigint[], ${column(rows, "at")}::bigint[], ${column(rows, "country")}::text[],
           ${column(rows, "device")}::text[], ${column(rows, "os")}::text[], ${column(rows, "browser")}::text[],
-          ${column(rows, "referrer")}::text[], ${column(rows, "is_bot")}::int[], ${column(rows, "counted")}::int[])`.execute(trx);
+          ${column(rows, "referrer")}::text[], ${column(rows, "is_bot")}::int[], ${column(rows, "counted")}::int[],
+          ${column(rows, "destination")}::text[])`.execute(trx);
       const u = rollUp(b.groups, live);
       if (u.increments.length > 0) {
         // GREATEST ignores NULL: a link's first click sets last_click_at.

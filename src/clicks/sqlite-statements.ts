@@ -2,7 +2,8 @@
 // raw rows (straight into clicks, or staged), the move of staged rows, a chunk of roll-ups with its
 // counts and watermark, and a chunk of the monthly compaction. No query is built per click.
 import type SQLite from "better-sqlite3";
-import { type ClickRow, DIMENSIONS, type Group, rollUp } from "./click-groups.js";
+import { BREAKDOWNS, type ClickRow, type Group } from "./click-groups.js";
+import { rollUp } from "./rollup-rows.js";
 
 /** Links per monthly-compaction transaction. */
 const COMPACT_LINKS = 500;
@@ -17,7 +18,7 @@ const MAX_PACKED_NUM = 2 ** (53 - OFFSET_BITS);
 /** links.last_click_at raised to a click's time bound twice (it only moves forward; NULL >= x is not true). */
 const LAST_CLICK_AT = "last_click_at = CASE WHEN last_click_at >= ? THEN last_click_at ELSE ? END";
 /** A raw click row's columns, in the order the statements below bind them. */
-const CLICK_COLUMNS = ["link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted"] as const;
+const CLICK_COLUMNS = ["link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted", "destination"] as const;
 /** A link with this many raw rows in a chunk writes them straight into clicks; fewer are staged. */
 const DIRECT_MIN = 4;
 const CLICK_VALUES = `(${CLICK_COLUMNS.map(() => "?").join(", ")})`;
@@ -56,6 +57,7 @@ function putRow(args: unknown[], at: number, r: ClickRow): void {
   args[at + 6] = r.referrer;
   args[at + 7] = r.is_bot;
   args[at + 8] = r.counted;
+  args[at + 9] = r.destination;
 }
 
 /** The statements that insert raw rows into one table (clicks, or click_staging). */
@@ -245,7 +247,7 @@ function prepare(h: SQLite.Database) {
     compactLink: h.prepare(
       "INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks) " +
         "SELECT link_id, substr(day, 1, 7), dimension, value, sum(clicks) FROM click_breakdown " +
-        `WHERE link_id = :link AND dimension IN (${DIMENSIONS.map((d) => `'${d}'`).join(", ")}) AND day > :after AND day < :before ` +
+        `WHERE link_id = :link AND dimension IN (${BREAKDOWNS.map((d) => `'${d}'`).join(", ")}) AND day > :after AND day < :before ` +
         "GROUP BY dimension, substr(day, 1, 7), value " +
         "ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks",
     ),

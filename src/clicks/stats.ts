@@ -11,6 +11,7 @@ import { DIMENSIONS, type Dimension, type Group } from "./click-groups.js";
 import { ClickReads, type LinkKey, heldCount } from "./click-reads.js";
 import { readSparklines } from "./sparklines.js";
 import { lastDayOf, lastDayWindow, storedCells } from "./last-day.js";
+import { type DestinationStats, destinationStats, groupDestinations, storedDestinations } from "./destinations.js";
 
 /** Entries kept per breakdown (countries, devices, ...). */
 export const TOP_N = 50;
@@ -23,7 +24,7 @@ export interface RangeQuery {
 
 type Breakdown<K extends string> = Array<{ [P in K]: string } & { clicks: number }>;
 
-export interface AdvancedStats {
+export interface AdvancedStats extends DestinationStats {
   range_clicks: number;
   /** Every day of the range (day ranges). */
   daily?: Array<{ date: string; clicks: number }>;
@@ -105,8 +106,10 @@ export class StatsService {
             return values.length === 0 ? top : [...top, ...(await this.top(link.id, d, range, monthsThrough, values.length, db, values))];
           }),
         );
-      const [daily, byDimension] = db.isTransaction ? [await this.daily(link.id, range, db), await tops()] : await Promise.all([this.daily(link.id, range, db), tops()]);
-      return { clickCount: Number(count?.click_count ?? link.click_count), daily, tops: byDimension };
+      const [daily, byDimension, destinations] = db.isTransaction
+        ? [await this.daily(link.id, range, db), await tops(), await storedDestinations(db, link.id, range)]
+        : await Promise.all([this.daily(link.id, range, db), tops(), storedDestinations(db, link.id, range)]);
+      return { clickCount: Number(count?.click_count ?? link.click_count), daily, tops: byDimension, destinations };
     });
     const inRange = groups.filter((g) => g.day >= range.from && g.day <= range.to);
     const daily = withHeldDaily(stored.daily, inRange);
@@ -121,6 +124,7 @@ export class StatsService {
       browsers: rename("browser", by.browser),
       os: rename("os", by.os),
       referrers: rename("referrer", by.referrer),
+      ...destinationStats(link, daily.series, [...stored.destinations, ...groupDestinations(inRange)]),
       bots: daily.bots,
       bot_share: daily.clicks === 0 ? 0 : Math.round((daily.bots / daily.clicks) * 10_000) / 10_000,
     };
@@ -149,6 +153,7 @@ export class StatsService {
       browsers: top("browser", day.by.browser),
       os: top("os", day.by.os),
       referrers: top("referrer", day.by.referrer),
+      ...destinationStats(link, day.perDay, day.others),
       bots: day.bots,
       bot_share: day.clicks === 0 ? 0 : Math.round((day.bots / day.clicks) * 10_000) / 10_000,
     };

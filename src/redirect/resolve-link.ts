@@ -311,7 +311,7 @@ export class RedirectService {
       destination: code,
     });
     // Webhooks: one in-memory Map lookup; owners without an active webhook pay nothing more.
-    if (link.owner_id !== null && this.deps.webhooks?.owners.has(link.owner_id)) this.deps.webhooks.linkClicked(link.owner_id, link, this.domainFor(v.host), v, this.deps.clock.now());
+    if (link.owner_id !== null && this.deps.webhooks?.owners.has(link.owner_id)) this.deps.webhooks.linkClicked(link.owner_id, link, this.domainFor(v.host), v, this.deps.clock.now(), code ?? "default");
     return location;
   }
 

@@ -43,7 +43,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "018-link-details": linkDetails(),
     "019-utm-templates": utmTemplates(),
     "020-link-list": linkList(),
-    "021-targeting": targeting(),
+    "021-targeting": targeting(storage.dialect),
   };
 }
 

@@ -108,6 +108,8 @@ export interface ClicksTable {
   is_bot: number;
   /** 1 when the click was added to links.click_count as it was served (click-limited links). */
   counted: Generated<number>;
+  /** Where the visit went: rule:N, ios, android, variant:N (contract/targeting.ts); null for the link's url, "default" (migration 021). */
+  destination: string | null;
 }
 
 export interface ClickDailyTable {

@@ -42,6 +42,7 @@ class ClickJob {
     private readonly domain: string,
     private readonly visit: ClickVisit,
     private readonly at: number,
+    private readonly destination: string,
   ) {}
 
   event(origin: string, countries: CountryResolver, now: number): LinkClickEvent {
@@ -63,6 +64,7 @@ class ClickJob {
           browser: ua.browser === "unknown" ? null : ua.browser,
           referrer_host: ref === "direct" || ref === "unknown" ? null : ref,
           bot: ua.isBot,
+          destination: this.destination,
         },
       };
     }
@@ -102,8 +104,11 @@ export class ClickDeliveries {
     return this.deps.directory.owners;
   }
 
-  /** A click on a link of `ownerId`: queued for each of the owner's active webhooks; returns at once. */
-  linkClicked(ownerId: string, link: ClickedLink, domain: string, visit: ClickVisit, at: number): void {
+  /**
+   * A click on a link of `ownerId`: queued for each of the owner's active webhooks; returns at once.
+   * `destination`: where it went (default, rule:N, ios, android, variant:N).
+   */
+  linkClicked(ownerId: string, link: ClickedLink, domain: string, visit: ClickVisit, at: number, destination: string): void {
     const targets = this.deps.directory.owners.get(ownerId);
     if (!targets || this.closed) return;
     const { queue, concurrency } = this.deps.limits;
@@ -117,7 +122,7 @@ export class ClickDeliveries {
         this.droppedTotal++;
         continue;
       }
-      job ??= new ClickJob(link, domain, visit, at);
+      job ??= new ClickJob(link, domain, visit, at, destination);
       lane.waiting.push({ target, job });
     }
     // Describing and sending start after the redirect has been answered.

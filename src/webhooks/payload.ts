@@ -17,6 +17,8 @@ export interface LinkClickEvent {
     browser: string | null;
     referrer_host: string | null;
     bot: boolean;
+    /** Where the visit went: default (the link's url), rule:N, ios, android or variant:N. */
+    destination: string;
   };
 }
 
@@ -34,8 +36,9 @@ export function bodyFor(kind: WebhookKind, event: LinkClickEvent): string {
   }
 }
 
-function facts(e: LinkClickEvent): { country: string; device: string } {
-  return { country: e.click.country ?? "unknown", device: e.click.device };
+function facts(e: LinkClickEvent): { country: string; device: string; route: string | null } {
+  // A click sent to the link's own url says nothing more: messages of links without rules or split stay as they were.
+  return { country: e.click.country ?? "unknown", device: e.click.device, route: e.click.destination === "default" ? null : e.click.destination };
 }
 
 function testMark(e: LinkClickEvent): string {
@@ -52,7 +55,7 @@ export function escapeSlack(text: string): string {
  * which Slack never interprets.
  */
 export function slackMessage(e: LinkClickEvent) {
-  const { country, device } = facts(e);
+  const { country, device, route } = facts(e);
   return {
     text: escapeSlack(`Click on ${e.link.short_url}${testMark(e)} -> ${e.link.url} (country ${country}, device ${device})`),
     blocks: [
@@ -64,6 +67,7 @@ export function slackMessage(e: LinkClickEvent) {
           { type: "plain_text", text: `Destination: ${e.link.url}`, emoji: false },
           { type: "plain_text", text: `Country: ${country}`, emoji: false },
           { type: "plain_text", text: `Device: ${device}`, emoji: false },
+          ...(route === null ? [] : [{ type: "plain_text", text: `Route: ${route}`, emoji: false }]),
         ],
       },
     ],
@@ -76,7 +80,7 @@ export function escapeDiscord(text: string): string {
 }
 
 export function discordMessage(e: LinkClickEvent) {
-  const { country, device } = facts(e);
+  const { country, device, route } = facts(e);
   return {
     content: `Click on ${escapeDiscord(e.link.short_url)}${testMark(e)}`,
     embeds: [
@@ -88,6 +92,7 @@ export function discordMessage(e: LinkClickEvent) {
           { name: "Destination", value: escapeDiscord(e.link.url), inline: false },
           { name: "Country", value: escapeDiscord(country), inline: true },
           { name: "Device", value: escapeDiscord(device), inline: true },
+          ...(route === null ? [] : [{ name: "Route", value: escapeDiscord(route), inline: true }]),
         ],
         timestamp: e.click.at,
       },
@@ -108,7 +113,7 @@ export function teamsText(text: string): string {
 }
 
 export function teamsMessage(e: LinkClickEvent) {
-  const { country, device } = facts(e);
+  const { country, device, route } = facts(e);
   return {
     type: "message",
     attachments: [
@@ -128,6 +133,7 @@ export function teamsMessage(e: LinkClickEvent) {
                 { title: "Destination", value: teamsText(e.link.url) },
                 { title: "Country", value: teamsText(country) },
                 { title: "Device", value: teamsText(device) },
+                ...(route === null ? [] : [{ title: "Route", value: teamsText(route) }]),
               ],
             },
           ],

@@ -87,7 +87,7 @@ describe.each(ENGINES)("operator console: overview on %s", (engine) => {
     const owner = await account(server, "ov-writer@example.com");
     const link = await createLink(owner.client, { url: "https://example.com/w" });
     const num = await linkNum(server, link.id);
-    const click = (at: number) => ({ linkId: link.id, linkNum: num, at, userAgent: "test", referer: "", ip: "", country: null, counted: false });
+    const click = (at: number) => ({ linkId: link.id, linkNum: num, at, userAgent: "test", referer: "", ip: "", country: null, counted: false, destination: null });
     server.ctx.clicks.record(click(clock.now() - 5_000));
     server.ctx.clicks.record(click(clock.now() - 1_000));
     const r = await ops.client.get("/api/admin/overview");
@@ -125,9 +125,9 @@ describe("webhook queue state (what the overview shows as health.webhook_queue)"
     });
     expect(deliveries.queueState()).toEqual({ queued: 0, dropped: 0 });
     const visit = { alias: "a", userAgent: "", referer: "", ip: "", country: null };
-    deliveries.linkClicked("owner", { id: "l1", url: "https://example.com/" }, "", visit, Date.now());
-    deliveries.linkClicked("owner", { id: "l1", url: "https://example.com/" }, "", visit, Date.now());
-    deliveries.linkClicked("nobody", { id: "l2", url: "https://example.com/" }, "", visit, Date.now());
+    deliveries.linkClicked("owner", { id: "l1", url: "https://example.com/" }, "", visit, Date.now(), "default");
+    deliveries.linkClicked("owner", { id: "l1", url: "https://example.com/" }, "", visit, Date.now(), "default");
+    deliveries.linkClicked("nobody", { id: "l2", url: "https://example.com/" }, "", visit, Date.now(), "default");
     expect(deliveries.queueState()).toEqual({ queued: 1, dropped: 1 });
     expect(drops).toEqual(["w1"]);
   });

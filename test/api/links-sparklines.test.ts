@@ -42,6 +42,7 @@ describe.each(ENGINES)("link sparklines on %s", (engine) => {
     ip: "198.51.100.20",
     country: null,
     counted: false,
+    destination: null,
     ...extra,
   });
   const sparks = (c: ApiClient, ids: string[]) => c.get(`/api/links/sparklines?ids=${ids.map(encodeURIComponent).join(",")}`);

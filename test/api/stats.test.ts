@@ -12,7 +12,7 @@ import type { ClickInput } from "../../src/clicks/recorder.js";
 const NOW = Date.UTC(2026, 10, 2, 12, 0, 0); // 2026-11-02, a Monday, just after a month boundary
 
 function click(link: { id: string; num: number }, at: number, extra: Partial<ClickInput> = {}): ClickInput {
-  return { linkId: link.id, linkNum: link.num, at, userAgent: UA.windows, referer: "", ip: "198.51.100.20", country: null, counted: false, ...extra };
+  return { linkId: link.id, linkNum: link.num, at, userAgent: UA.windows, referer: "", ip: "198.51.100.20", country: null, counted: false, destination: null, ...extra };
 }
 
 async function newLink(server: TestServer, c: ApiClient, alias: string): Promise<{ id: string; alias: string; num: number }> {
@@ -328,10 +328,10 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
       "2026-11-01,1",
       "2026-11-02,2",
       "",
-      "time,country,device,os,browser,referrer,bot",
-      "2026-11-01T09:30:00.000Z,unknown,desktop,Windows,Chrome,'=1+2,false",
-      '2026-11-02T10:00:00.000Z,unknown,mobile,iOS,Mobile Safari,"a,b""c",false',
-      "2026-11-02T10:00:00.000Z,unknown,bot,unknown,bot,'-2+3,true",
+      "time,country,device,os,browser,referrer,bot,destination",
+      "2026-11-01T09:30:00.000Z,unknown,desktop,Windows,Chrome,'=1+2,false,default",
+      '2026-11-02T10:00:00.000Z,unknown,mobile,iOS,Mobile Safari,"a,b""c",false,default',
+      "2026-11-02T10:00:00.000Z,unknown,bot,unknown,bot,'-2+3,true,default",
       "",
     ]);
   });
@@ -366,7 +366,7 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
     expect(res.status).toBe(200);
     expect(res.headers.get("x-snip-log-truncated")).toBeNull();
     const lines = (await res.text()).split("\r\n");
-    const log = lines.slice(lines.indexOf("time,country,device,os,browser,referrer,bot") + 1, -1);
+    const log = lines.slice(lines.indexOf("time,country,device,os,browser,referrer,bot,destination") + 1, -1);
     expect(log).toHaveLength(N);
     const times = log.map((l) => Date.parse(l.split(",")[0] as string));
     expect(times.every((t, i) => i === 0 || t >= (times[i - 1] as number))).toBe(true);
@@ -375,7 +375,7 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
     const refs = log.map((l) => l.split(",")[5]);
     expect(new Set(refs).size).toBe(N);
     expect(refs.sort()).toEqual(all.map((i) => `r${i}`).sort());
-    expect(log[0]).toMatch(/^2026-10-20T00:00:00\.000Z,NL,desktop,Linux,Firefox,r[01],false$/);
+    expect(log[0]).toMatch(/^2026-10-20T00:00:00\.000Z,NL,desktop,Linux,Firefox,r[01],false,default$/);
   });
 
   it("stores no raw IP anywhere in the click tables", async () => {
@@ -394,7 +394,7 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
     expect(flat).not.toContain("203.0.113");
     expect(flat).not.toContain("2001:db8");
     expect(Object.keys((await db.selectFrom("clicks").selectAll().where("link_num", "=", link.num).executeTakeFirstOrThrow())).sort()).toEqual(
-      ["at", "browser", "counted", "country", "device", "id", "is_bot", "link_num", "os", "referrer"],
+      ["at", "browser", "counted", "country", "destination", "device", "id", "is_bot", "link_num", "os", "referrer"],
     );
   });
 });

@@ -85,6 +85,7 @@ const click = (link: { id: string; num: number }, i: number, ua: string = UA.win
   ip: "",
   country: i % 3 ? "NL" : null,
   counted: false,
+  destination: null,
 });
 
 describe.each(ENGINES)("click journal (%s)", (engine) => {
@@ -157,6 +158,60 @@ describe.each(ENGINES)("click journal (%s)", (engine) => {
 
     const third = await start({ engine, dataDir: first.dataDir, databaseUrl: first.databaseUrl });
     expect(await counts(third, [a.id, b.id])).toEqual({ raw: [12, 7], counted: [12, 7] });
+  });
+
+  it("replays a segment of the format before destinations (7 numbers a click: each the default) and keeps the destinations of a new one", async () => {
+    const first = await start({ engine });
+    const user = await first.ctx.accounts.create({ email: `format-${engine}@example.com`, password: "correct horse 1", plan: "pro", verified: true });
+    const link = await first.ctx.links.create(user, { url: "https://example.com/format" });
+    const num = Number((await first.ctx.storage.db.selectFrom("links").select("num").where("id", "=", link.id).executeTakeFirstOrThrow()).num);
+    const root = journalRoot(first);
+    const dead = new ClickJournal(root, log);
+    // Segment 1 in today's format, with destinations.
+    const two = await (async () => {
+      const b = new ClickBatchBuilder(false);
+      for (const [i, d] of [null, "rule:2", "variant:1", "rule:2"].entries()) {
+        b.push({ ...click(link, 10 + i), destination: d });
+        dead.pending(b);
+      }
+      await new Promise((r) => setImmediate(r));
+      return dead.seal(b);
+    })();
+    expect(two).toEqual({ journal: dead.id, segment: 1 });
+    // Segment 2 as the previous version wrote it: two appends, MAGIC "CLK1", 7 float64 per click
+    // (at, user agent, referrer, address, country header or -1, counted, link number).
+    const at = Date.UTC(2026, 10, 22, 12);
+    const append = (clicks: number[][], strings: string[]) => {
+      const text = Buffer.from(strings.length === 0 ? "" : JSON.stringify(strings));
+      const head = Buffer.alloc(12);
+      head.writeUInt32LE(0x314b4c43, 0);
+      head.writeUInt32LE(clicks.length, 4);
+      head.writeUInt32LE(text.length, 8);
+      const f = new Float64Array(clicks.flat());
+      expect(f.length).toBe(clicks.length * 7);
+      return Buffer.concat([head, text, Buffer.from(f.buffer)]);
+    };
+    writeFileSync(
+      join(root, dead.id, "2.clk"),
+      Buffer.concat([
+        append([[at, 0, 1, 2, -1, 0, num], [at + 1, 0, 1, 2, 3, 0, num]], [UA.iphone, "", "", "NL"]),
+        append([[at + 2, 4, 1, 2, 3, 0, num]], [UA.windows]),
+      ]),
+    );
+    orphan(root, dead);
+    await first.stop();
+
+    const second = await start({ engine, dataDir: first.dataDir, databaseUrl: first.databaseUrl });
+    expect(await counts(second, [link.id])).toEqual({ raw: [7], counted: [7] });
+    const rows = await second.ctx.storage.db.selectFrom("clicks").select(["at", "country", "device", "destination"]).where("link_num", "=", num).orderBy("at").execute();
+    expect(rows.slice(0, 3).map((r) => [Number(r.at) - at, r.country, r.device, r.destination])).toEqual([
+      [0, "unknown", "mobile", null],
+      [1, "NL", "mobile", null],
+      [2, "NL", "desktop", null],
+    ]);
+    expect(rows.slice(3).map((r) => r.destination)).toEqual([null, "rule:2", "variant:1", "rule:2"]);
+    const dest = await second.ctx.storage.db.selectFrom("click_breakdown").select(["value", "clicks"]).where("link_id", "=", link.id).where("dimension", "=", "destination").orderBy("value").execute();
+    expect(dest.map((r) => [r.value, Number(r.clicks)])).toEqual([["rule:2", 2], ["variant:1", 1]]);
   });
 
   it("finishes a replay that a crash cut short (the journal claimed by a process that died too)", async () => {

@@ -119,12 +119,12 @@ describe.each(ENGINES)("CSV click log on %s", (engine) => {
         "2026-11-10,0", // the daily section comes from the roll-ups, which these raw rows never went through
         "2026-11-11,0",
         "",
-        "time,country,device,os,browser,referrer,bot",
-        "2026-11-10T00:00:01.000Z,DE,mobile,iOS,Safari,'=HYPERLINK(1),false",
-        "2026-11-10T00:00:02.000Z,DE,mobile,iOS,Safari,'+x,false",
-        "2026-11-10T00:00:03.000Z,DE,mobile,iOS,Safari,'-y,false",
-        "2026-11-11T00:00:04.000Z,DE,mobile,iOS,Safari,'@z,false",
-        '2026-11-11T00:00:05.000Z,DE,mobile,iOS,Safari,"bot,crawler",true',
+        "time,country,device,os,browser,referrer,bot,destination",
+        "2026-11-10T00:00:01.000Z,DE,mobile,iOS,Safari,'=HYPERLINK(1),false,default",
+        "2026-11-10T00:00:02.000Z,DE,mobile,iOS,Safari,'+x,false,default",
+        "2026-11-10T00:00:03.000Z,DE,mobile,iOS,Safari,'-y,false,default",
+        "2026-11-11T00:00:04.000Z,DE,mobile,iOS,Safari,'@z,false,default",
+        '2026-11-11T00:00:05.000Z,DE,mobile,iOS,Safari,"bot,crawler",true,default',
         "",
       ].join("\r\n"),
     );

@@ -19,7 +19,7 @@ describe.each(ENGINES)("clicks of a link deleted before the flush on %s", (engin
     // 240 interleaved clicks: every statement of several rows holds some of the deleted link's.
     for (let i = 0; i < 240; i++) {
       const link = i % 2 ? gone : kept;
-      server.ctx.clicks.record({ linkId: link.id, linkNum: link.num, at: at + i, userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0", referer: "", ip: "", country: null, counted: false });
+      server.ctx.clicks.record({ linkId: link.id, linkNum: link.num, at: at + i, userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0", referer: "", ip: "", country: null, counted: false, destination: null });
     }
     await server.ctx.links.delete(user, gone.id);
     await server.ctx.clicks.flush();

@@ -26,7 +26,7 @@ const countries = new CountryResolver(null);
 
 const id = (i: number) => `link_${String(i).padStart(5, "0")}`;
 // The links are inserted in order into a new database: link i is number i + 1.
-const click = (i: number, at: number, country: string): ClickInput => ({ linkId: id(i), linkNum: i + 1, at, userAgent: UA, referer: "", ip: "", country, counted: false });
+const click = (i: number, at: number, country: string): ClickInput => ({ linkId: id(i), linkNum: i + 1, at, userAgent: UA, referer: "", ip: "", country, counted: false, destination: null });
 const plain = () => new SqliteClickWriter(async (fn) => fn(), handle, countries);
 const state = () => handle.prepare("SELECT months_through, compact_to, compact_link FROM click_rollup_state").get();
 const monthlyRows = (month: string) => Number(handle.prepare("SELECT count(*) FROM click_breakdown_month WHERE month = ?").pluck().get(month));

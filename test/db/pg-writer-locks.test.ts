@@ -16,7 +16,7 @@ import { waitFor } from "../helpers/wait.js";
 const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
 // The links are inserted in this order into a new database: numbers 1 and 2.
 const NUMS: Record<string, number> = { limited: 1, plain: 2 };
-const click = (linkId: string, counted: boolean): ClickInput => ({ linkId, linkNum: NUMS[linkId]!, at: Date.now(), userAgent: UA, referer: "", ip: "", country: null, counted });
+const click = (linkId: string, counted: boolean): ClickInput => ({ linkId, linkNum: NUMS[linkId]!, at: Date.now(), userAgent: UA, referer: "", ip: "", country: null, counted, destination: null });
 
 describe.runIf(ENGINES.includes("postgres"))("PostgreSQL click writer and click-limited visits", () => {
   let db: TestDatabase;

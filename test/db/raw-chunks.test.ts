@@ -23,7 +23,7 @@ it("resumes a failed batch after its committed chunks", async () => {
   const writer = new SqliteClickWriter(async (fn) => fn(), handle, new CountryResolver(null));
   const at = Date.UTC(2026, 10, 22, 12);
   // 2,500 clicks per link, interleaved: three chunks of one link each.
-  const batch = batchOf(Array.from({ length: 7_500 }, (_, i) => ({ linkId: ids[i % 3]!, linkNum: links[i % 3]!.num, at: at + i, userAgent: UA.windows, referer: "", ip: "", country: null, counted: false })));
+  const batch = batchOf(Array.from({ length: 7_500 }, (_, i) => ({ linkId: ids[i % 3]!, linkNum: links[i % 3]!.num, at: at + i, userAgent: UA.windows, referer: "", ip: "", country: null, counted: false, destination: null })));
   // Stored: in clicks, or staged until the next roll-up moves it there (a link's single click).
   const stored = (id: string) =>
     Number(
@@ -48,7 +48,7 @@ it("resumes a failed batch after its committed chunks", async () => {
   expect(ids.map((id) => Number(daily.get(id)))).toEqual([2_500, 2_500, 2_500]);
 
   // Another batch starts from its first row.
-  await writer.write(batchOf([{ linkId: ids[0]!, linkNum: links[0]!.num, at, userAgent: UA.windows, referer: "", ip: "", country: null, counted: false }]));
+  await writer.write(batchOf([{ linkId: ids[0]!, linkNum: links[0]!.num, at, userAgent: UA.windows, referer: "", ip: "", country: null, counted: false, destination: null }]));
   expect(stored(ids[0]!)).toBe(2_501);
   await writer.flushRollups();
   expect(Number(handle.prepare("SELECT count(*) FROM clicks").pluck().get())).toBe(7_501);

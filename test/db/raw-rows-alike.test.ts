@@ -47,6 +47,7 @@ const click = (linkId: string, at: number, userAgent: string, extra: Partial<Cli
   ip: "",
   country: "NL",
   counted: false,
+  destination: null,
   ...extra,
 });
 

@@ -22,7 +22,7 @@ let handle: SQLite.Database;
 
 const id = (i: number) => `link_${String(i).padStart(5, "0")}`;
 // The links are inserted in order into a new database: link i is number i + 1.
-const click = (i: number, at: number, counted = false): ClickInput => ({ linkId: id(i), linkNum: i + 1, at, userAgent: UA, referer: "https://news.example/x", ip: "", country: "NL", counted });
+const click = (i: number, at: number, counted = false): ClickInput => ({ linkId: id(i), linkNum: i + 1, at, userAgent: UA, referer: "https://news.example/x", ip: "", country: "NL", counted, destination: null });
 
 beforeAll(async () => {
   storage = await openStorage({ kind: "sqlite", file: join(mkdtempSync(join(tmpdir(), "snip-epoch-")), "snip.db") });

@@ -11,8 +11,8 @@ const T = Date.UTC(2026, 10, 21, 23, 59, 59, 998);
 /** Link numbers in another order than the ids, and than their decimal strings: 9 < 10 < 200. */
 const NUMS: Record<string, number> = { c: 9, a: 10, b: 200 };
 
-function click(linkId: string, at: number, userAgent: string = UA.windows, country: string | null = "DE") {
-  return { linkId, linkNum: NUMS[linkId]!, at, userAgent, referer: "https://news.example.org/x", ip: "203.0.113.9", country, counted: false };
+function click(linkId: string, at: number, userAgent: string = UA.windows, country: string | null = "DE", destination: string | null = null) {
+  return { linkId, linkNum: NUMS[linkId]!, at, userAgent, referer: "https://news.example.org/x", ip: "203.0.113.9", country, counted: false, destination };
 }
 
 describe("describeBatch", () => {
@@ -29,7 +29,7 @@ describe("describeBatch", () => {
       batchOf([click("a", T), click("a", T + 1), click("a", T + 2, UA.iphone), click("a", T + 3, UA.windows, "FR"), click("b", T + 1), click("a", T + 4, UA.googlebot, null)]),
       countries,
     );
-    expect(b.rows[0]).toEqual({ link_id: "a", link_num: 10, at: T, country: "DE", device: "desktop", os: "Windows", browser: "Chrome", referrer: "news.example.org", is_bot: 0, counted: 0 });
+    expect(b.rows[0]).toEqual({ link_id: "a", link_num: 10, at: T, country: "DE", device: "desktop", os: "Windows", browser: "Chrome", referrer: "news.example.org", is_bot: 0, counted: 0, destination: null });
     const groups = b.groups.map((g) => [g.link_id, g.day, g.country, g.device, g.is_bot, g.clicks].join(" ")).sort();
     expect(groups).toEqual([
       "a 2026-11-21 DE desktop 0 2",
@@ -43,15 +43,25 @@ describe("describeBatch", () => {
     expect(b.rows.map((r) => `${r.link_id} ${r.country} ${r.device}`)).toEqual(["a DE desktop", "a DE desktop", "a DE mobile", "a FR desktop", "a unknown bot", "b DE desktop"]);
     expect(b.rowValues).toEqual([0, 0, 1, 2, 3, 0]);
   });
+
+  it("keeps each click's destination (null: the link's url) on its row, and groups and values apart by it", () => {
+    const b = describeBatch(
+      batchOf([click("a", T), click("a", T + 1, UA.windows, "DE", "rule:2"), click("a", T + 1, UA.windows, "DE", "rule:2"), click("a", T + 1, UA.windows, "DE", "variant:1"), click("a", T + 1)]),
+      countries,
+    );
+    expect(b.rows.map((r) => r.destination)).toEqual([null, "rule:2", "rule:2", "variant:1", null]);
+    expect(b.rowValues).toEqual([0, 1, 1, 2, 0]);
+    expect(b.groups.map((g) => `${g.destination} ${g.clicks}`)).toEqual(["null 2", "rule:2 2", "variant:1 1"]);
+  });
 });
 
 describe("groupsOf (a read's clicks not committed yet)", () => {
-  const key = (g: Group) => [g.link_id, g.link_num, g.day, g.country, g.device, g.os, g.browser, g.referrer, g.is_bot, g.clicks, g.counted].join(" ");
+  const key = (g: Group) => [g.link_id, g.link_num, g.day, g.country, g.device, g.os, g.browser, g.referrer, g.is_bot, g.destination, g.clicks, g.counted].join(" ");
   const agents = [UA.windows, UA.iphone, UA.googlebot, UA.ipad];
 
   it("makes describeBatch's groups of the links asked for, and none of the others", () => {
     const inputs = Array.from({ length: 400 }, (_, i) => ({
-      ...click(["a", "b", "c"][(i * 7) % 3]!, T - 5_000 + i * 20, agents[(i * 5) % 4], i % 11 === 0 ? null : i % 3 ? "DE" : "FR"),
+      ...click(["a", "b", "c"][(i * 7) % 3]!, T - 5_000 + i * 20, agents[(i * 5) % 4], i % 11 === 0 ? null : i % 3 ? "DE" : "FR", [null, null, "ios", "variant:3"][i % 4]!),
       referer: i % 4 ? "https://news.example.org/x" : "",
       counted: i % 9 === 0,
     }));
@@ -60,6 +70,7 @@ describe("groupsOf (a read's clicks not committed yet)", () => {
     expect(picked.map(key).sort()).toEqual(all.filter((g) => g.link_id !== "c").map(key).sort());
     expect(picked.reduce((n, g) => n + g.clicks, 0)).toBe(inputs.filter((c) => c.linkId !== "c").length);
     expect(picked.some((g) => g.counted > 0 && g.counted < g.clicks)).toBe(true);
+    expect(new Set(picked.map((g) => g.destination))).toEqual(new Set([null, "ios", "variant:3"]));
     expect(groupsOf(batchOf(inputs), new Set([12345]), countries)).toEqual([]);
   });
 

@@ -1,7 +1,8 @@
 // Roll-up rows and the groups held between roll-ups, against a plain reference: every row summed by its
 // whole key in one map and sorted by the key's string (the order writers lock rows in).
 import { describe, expect, it } from "vitest";
-import { DIMENSIONS, type Group, GroupSet, rollUp } from "../../src/clicks/click-groups.js";
+import { BREAKDOWNS, DIMENSIONS, type Group, GroupSet } from "../../src/clicks/click-groups.js";
+import { rollUp } from "../../src/clicks/rollup-rows.js";
 
 type Row = { key: string; clicks: number; bots?: number } & Record<string, unknown>;
 
@@ -24,7 +25,9 @@ function reference(groups: Group[], live: Set<string>, keepsMonth: (linkId: stri
     last.set(g.link_id, Math.max(last.get(g.link_id) ?? 0, g.last_at));
     bump(daily, `${g.link_id}\0${g.day}`, { link_id: g.link_id, day: g.day, bots: 0 }, g.clicks, g.is_bot * g.clicks);
     const month = g.day.slice(0, 7);
-    for (const dim of DIMENSIONS) {
+    // The default destination (null) has no row: it is derived at read time.
+    for (const dim of BREAKDOWNS) {
+      if (g[dim] === null) continue;
       bump(breakdown, `${g.link_id}\0${g.day}\0${dim}\0${g[dim]}`, { link_id: g.link_id, day: g.day, dimension: dim, value: g[dim] }, g.clicks);
       if (keepsMonth(g.link_id, month)) bump(monthly, `${g.link_id}\0${month}\0${dim}\0${g[dim]}`, { link_id: g.link_id, month, dimension: dim, value: g[dim] }, g.clicks);
     }
@@ -56,6 +59,7 @@ function randomGroups(rand: () => number, n: number): Group[] {
       browser: pick(["Chrome", "Safari"]),
       referrer: pick(["direct", "news.example.org"]),
       is_bot: rand() < 0.2 ? 1 : 0,
+      destination: pick([null, null, null, "rule:1", "variant:2"]),
       clicks,
       counted: rand() < 0.3 ? clicks : 0,
       last_at: Date.UTC(2026, 10, 1) + Math.floor(rand() * 1_000_000),
@@ -78,13 +82,23 @@ describe("rollUp", () => {
   });
 
   it("gives a link with one group its five breakdown rows in dimension-name order", () => {
-    const g: Group = { link_id: "x", link_num: 1, day: "2026-11-22", country: "DE", device: "mobile", os: "iOS", browser: "Safari", referrer: "direct", is_bot: 1, clicks: 3, counted: 1, last_at: 1_700_000_000_000 };
+    const g: Group = { link_id: "x", link_num: 1, day: "2026-11-22", country: "DE", device: "mobile", os: "iOS", browser: "Safari", referrer: "direct", is_bot: 1, destination: null, clicks: 3, counted: 1, last_at: 1_700_000_000_000 };
     const u = rollUp([g], new Set(["x"]));
     expect(u.increments).toEqual([["x", 2, 1_700_000_000_000]]);
     expect(u.daily).toEqual([{ link_id: "x", day: "2026-11-22", clicks: 3, bots: 3 }]);
     expect(u.breakdown.map((r) => `${r.dimension}=${r.value}`)).toEqual(["browser=Safari", "country=DE", "device=mobile", "os=iOS", "referrer=direct"]);
     expect(u.monthly.map((r) => `${r.month} ${r.dimension} ${r.clicks}`)).toEqual(["2026-11 browser 3", "2026-11 country 3", "2026-11 device 3", "2026-11 os 3", "2026-11 referrer 3"]);
     expect(rollUp([g], new Set())).toEqual({ increments: [], daily: [], breakdown: [], monthly: [] });
+  });
+
+  it("gives a destination row only to clicks not sent to the link's url, in key order", () => {
+    const g: Group = { link_id: "x", link_num: 1, day: "2026-11-22", country: "DE", device: "mobile", os: "iOS", browser: "Safari", referrer: "direct", is_bot: 0, destination: "rule:3", clicks: 2, counted: 0, last_at: 1 };
+    const u = rollUp([g], new Set(["x"]));
+    expect(u.breakdown.map((r) => `${r.dimension}=${r.value} ${r.clicks}`)).toEqual(["browser=Safari 2", "country=DE 2", "destination=rule:3 2", "device=mobile 2", "os=iOS 2", "referrer=direct 2"]);
+    expect(u.monthly.map((r) => `${r.dimension}=${r.value}`)).toEqual(["browser=Safari", "country=DE", "destination=rule:3", "device=mobile", "os=iOS", "referrer=direct"]);
+    const two = rollUp([g, { ...g, destination: null, clicks: 5 }, { ...g, destination: "variant:1", clicks: 1 }], new Set(["x"]));
+    expect(two.breakdown.filter((r) => r.dimension === "destination").map((r) => `${r.value} ${r.clicks}`)).toEqual(["rule:3 2", "variant:1 1"]);
+    expect(two.daily).toEqual([{ link_id: "x", day: "2026-11-22", clicks: 8, bots: 0 }]);
   });
 });
 
@@ -103,7 +117,7 @@ describe("GroupSet", () => {
     // Nothing counted twice or lost, and no two held groups alike.
     const total = (gs: Group[]) => gs.reduce((a, g) => [a[0]! + g.clicks, a[1]! + g.counted], [0, 0]);
     expect(total(held)).toEqual(total(all));
-    const keyOf = (g: Group) => [g.link_id, g.day, ...DIMENSIONS.map((d) => g[d]), g.is_bot].join("|");
+    const keyOf = (g: Group) => [g.link_id, g.day, ...DIMENSIONS.map((d) => g[d]), g.is_bot, g.destination].join("|");
     expect(new Set(held.map(keyOf)).size).toBe(held.length);
     expect(set.size).toBe(held.length);
     // By link id, and the roll-up of the held groups is the roll-up of everything added.
@@ -115,7 +129,7 @@ describe("GroupSet", () => {
 
   it("counts rows read back one click each, by their time's UTC day", () => {
     const set = new GroupSet();
-    const row = { link_id: "a", link_num: 1, country: "DE", device: "desktop", os: "Windows", browser: "Chrome", referrer: "direct", is_bot: 0 };
+    const row = { link_id: "a", link_num: 1, country: "DE", device: "desktop", os: "Windows", browser: "Chrome", referrer: "direct", is_bot: 0, destination: null };
     set.addRows([
       { ...row, at: Date.UTC(2026, 10, 21, 23, 59, 59, 999), counted: 0 },
       { ...row, at: Date.UTC(2026, 10, 22), counted: 1 },

@@ -63,7 +63,7 @@ function event(over: Partial<LinkClickEvent["link"]> = {}): LinkClickEvent {
     created_at: "2026-11-23T10:00:00.000Z",
     test: false,
     link: { id: "L1", alias: "promo", domain: null, short_url: "https://sn.ip/promo", url: "https://example.com/a?b=1&c=2", ...over },
-    click: { at: "2026-11-23T09:59:59.000Z", country: "DE", device: "mobile", os: "iOS", browser: "Mobile Safari", referrer_host: "news.example", bot: false },
+    click: { at: "2026-11-23T09:59:59.000Z", country: "DE", device: "mobile", os: "iOS", browser: "Mobile Safari", referrer_host: "news.example", bot: false, destination: "default" },
   };
 }
 
@@ -77,7 +77,7 @@ describe("payloads", () => {
       created_at: "2026-11-23T10:00:00.000Z",
       test: false,
       link: { id: "L1", alias: "promo", domain: null, short_url: "https://sn.ip/promo", url: "https://example.com/a?b=1&c=2" },
-      click: { at: "2026-11-23T09:59:59.000Z", country: "DE", device: "mobile", os: "iOS", browser: "Mobile Safari", referrer_host: "news.example", bot: false },
+      click: { at: "2026-11-23T09:59:59.000Z", country: "DE", device: "mobile", os: "iOS", browser: "Mobile Safari", referrer_host: "news.example", bot: false, destination: "default" },
     });
   });
 
@@ -229,6 +229,16 @@ describe("payloads", () => {
 });
 
 describe("signature", () => {
+  it("connectors name the click's destination as a Route when it is not the link's url", () => {
+    const routed: LinkClickEvent = { ...event(), click: { ...event().click, destination: "variant:2" } };
+    expect(slackMessage(routed).blocks[1]!.fields!.at(-1)).toEqual({ type: "plain_text", text: "Route: variant:2", emoji: false });
+    expect(discordMessage(routed).embeds[0]!.fields.at(-1)).toEqual({ name: "Route", value: "variant:2", inline: true });
+    expect(teamsMessage(routed).attachments[0]!.content.body[1]!.facts!.at(-1)).toEqual({ title: "Route", value: "variant:2" });
+    expect(slackMessage(event()).blocks[1]!.fields!.map((f) => f.text)).not.toContain("Route: default");
+    expect(discordMessage(event()).embeds[0]!.fields.map((f) => f.name)).not.toContain("Route");
+    expect(teamsMessage(event()).attachments[0]!.content.body[1]!.facts!.map((f) => f.title)).not.toContain("Route");
+  });
+
   it("t=<unix>,v1=<hex HMAC-SHA256(secret, t.body)> verifies with the documented recipe", () => {
     const secret = newWebhookSecret();
     expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
