@@ -1,5 +1,4 @@
 // Device destinations: iOS and Android visitors go to their own address when the link has one.
-import type { CachedLink } from "./link-cache.js";
 
 export type Platform = "ios" | "android" | null;
 
@@ -13,7 +12,7 @@ export function platformOf(userAgent: string): Platform {
 }
 
 /** The link's iOS or Android destination for this user agent (with its click code), or null. */
-export function deviceDestination(link: Pick<CachedLink, "ios_url" | "android_url">, userAgent: string): { url: string; code: "ios" | "android" } | null {
+export function deviceDestination(link: { ios_url: string | null; android_url: string | null }, userAgent: string): { url: string; code: "ios" | "android" } | null {
   if (!link.ios_url && !link.android_url) return null;
   const platform = platformOf(userAgent);
   if (platform === "ios" && link.ios_url) return { url: link.ios_url, code: "ios" };

@@ -227,7 +227,7 @@ describe.each(ENGINES)("click destinations on %s", (engine) => {
     expect(hook.status, hook.text).toBe(201);
     const owner = await server.ctx.storage.db.selectFrom("users").select("id").where("email", "=", `dest-${engine}@example.com`).executeTakeFirstOrThrow();
     const before = rx.requests.length;
-    // A real redirect (the link's own url for now) and a click handed over with a variant.
+    // A real redirect (a desktop visitor: the link's rule 2 holds) and a click handed over with a variant.
     expect(await visit(server.url, `/${link.alias}`, { "user-agent": UA.windows })).toBe(302);
     const got = await rx.waitFor(before + 1);
     server.ctx.clickDeliveries.linkClicked(owner.id, { id: link.id, url: URLS.url }, "", { alias: link.alias, userAgent: UA.iphone, referer: "", ip: "", country: null }, NOW, "variant:2");
@@ -235,7 +235,7 @@ describe.each(ENGINES)("click destinations on %s", (engine) => {
     expect(got.length).toBeGreaterThan(before);
     const bodies = all.filter((r) => r.url === "/dest").map((r) => JSON.parse(r.body) as { link: { id: string }; click: { destination: string; device: string } });
     expect(bodies.map((b) => [b.link.id, b.click.device, b.click.destination])).toEqual([
-      [link.id, "desktop", "default"],
+      [link.id, "desktop", "rule:2"],
       [link.id, "mobile", "variant:2"],
     ]);
   });

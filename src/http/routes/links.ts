@@ -115,26 +115,7 @@ export async function linkRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     );
 
-    // How this server learns a visitor's country: a trusted proxy's header, GEOIP_DB, both, or neither.
-    const { geoipDb, trustProxy } = ctx.config;
-    const countrySource = geoipDb ? (trustProxy ? "both" : "geoip") : trustProxy ? "header" : null;
-    scope.get(
-      "/api/links/:id/resolve",
-      {
-        schema: {
-          tags: ["links"],
-          summary: "Test a visit: the destination a visitor with this country, language, user agent, query, referrer and time would get, and why (owner or active member)",
-          params: IdParams,
-          querystring: ResolveQuery,
-          response: { 200: ResolveReply, ...errors(400, 401, 404) },
-        },
-      },
-      async (req, reply) => {
-        const link = await ctx.links.get(signedIn(req), req.params.id);
-        reply.header("cache-control", "no-store");
-        return { status: "success" as const, ...testVisit(link, req.query, ctx.clock.now(), countrySource) };
-      },
-    );
+    resolveRoute(scope, ctx);
 
     scope.patch(
       "/api/links/:id",
@@ -161,4 +142,28 @@ export async function linkRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     );
   });
+}
+
+/** "Test a visit" (docs/api.md, Redirect rules). */
+function resolveRoute(scope: App, ctx: AppContext): void {
+  // How this server learns a visitor's country: a trusted proxy's header, GEOIP_DB, both, or neither.
+  const { geoipDb, trustProxy } = ctx.config;
+  const countrySource = geoipDb ? (trustProxy ? "both" : "geoip") : trustProxy ? "header" : null;
+  scope.get(
+    "/api/links/:id/resolve",
+    {
+      schema: {
+        tags: ["links"],
+        summary: "Test a visit: the destination a visitor with this country, language, user agent, query, referrer and time would get, and why (owner or active member)",
+        params: IdParams,
+        querystring: ResolveQuery,
+        response: { 200: ResolveReply, ...errors(400, 401, 404) },
+      },
+    },
+    async (req, reply) => {
+      const link = await ctx.links.get(signedIn(req), req.params.id);
+      reply.header("cache-control", "no-store");
+      return { status: "success" as const, ...testVisit(link, req.query, ctx.clock.now(), countrySource) };
+    },
+  );
 }
