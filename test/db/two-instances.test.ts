@@ -75,11 +75,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("two instances on one PostgreSQL
     expect(await fromFr(b.url)).toBe("https://example.com/mail-v1");
     expect(await fromFr(b.url)).toBe("https://example.com/mail-v1");
     expect(b.ctx.redirects.cache.peek("", "two-rules")).toBeTruthy();
-    const started = Date.now();
     const edit = await biz.patch(`/api/links/${r.body.link.id}`, { rules: [{ if: { query: { src: "mail" } }, url: "https://example.com/mail-v2" }] });
     expect(edit.status, edit.text).toBe(200);
+    // Within a second of the edit's answer.
     expect(await within(1000, () => fromFr(b.url), (l) => l === "https://example.com/mail-v2")).toBe("https://example.com/mail-v2");
-    expect(Date.now() - started).toBeLessThan(1000 + 200);
   });
 
   it("a delete on A answers 404 on B within a second", async () => {
