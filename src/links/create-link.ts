@@ -37,7 +37,7 @@ export interface CreateLinkOptions {
 export const DEFAULT_SIGNED_OUT_PER_HOUR = 30;
 const HOUR = 3_600_000;
 
-const SIGNED_IN_OPTIONS = ["domain", "expires_at", "max_clicks", "password", "ios_url", "android_url", "title", "note", "tags", "expired_url", "preview", "archived"] as const;
+const SIGNED_IN_OPTIONS = ["domain", "expires_at", "max_clicks", "password", "ios_url", "android_url", "title", "note", "tags", "expired_url", "preview", "archived", "rules", "split"] as const;
 
 const given = (v: unknown) => v !== undefined && v !== null && v !== "" && !(Array.isArray(v) && v.length === 0);
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
-import { type ApiClient, signedInClient } from "../helpers/client.js";
+import { ApiClient, signedInClient } from "../helpers/client.js";
 
 const CHROME = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
 const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
@@ -128,6 +128,11 @@ describe.each(ENGINES)("redirect rules and splits on %s", (engine) => {
     expect(s.status).toBe(403);
     const ok = await pro.post("/api/links", { url: "https://example.com/", rules: [], split: null });
     expect(ok.status, ok.text).toBe(201);
+    // Signed out: 401 unauthenticated, like every option beyond url and alias.
+    const anon = await new ApiClient(server.url).init();
+    const r2 = await anon.post("/api/links", { url: "https://example.com/", rules: RULES.slice(0, 1) });
+    expect(r2.status).toBe(401);
+    expect(r2.body.code).toBe("unauthenticated");
   });
 
   it("bulk rows and the external API take rules and splits", async () => {
