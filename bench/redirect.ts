@@ -47,6 +47,7 @@ const { values: args } = parseArgs({
     "qr-loops": { type: "string", default: "16" },
     blocklist: { type: "string" },
     metrics: { type: "boolean", default: false },
+    "split-agents": { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -55,6 +56,7 @@ if (args.help) {
   console.log(`usage: npm run bench:redirect -- [--smoke] [--duration 10] [--warmup 2] [--rounds 2] [--connections 50]
        [--links 1000000] [--scenarios ${SCENARIOS.join(",")}] [--pg-scenarios hot,...] [--profile]
        [--load autocannon|wrk] [--no-pg] [--no-sqlite] [--quiet-wait 0] [--behind-proxy] [--qr-loops 16] [--blocklist 0] [--metrics]
+       [--split-agents 256] (user agents the split scenario's requests cycle through; 1: the browser's alone)
        scenario qr (SQLite): the hot link quiet and while GET /api/qr is hammered (in the default list)
 PostgreSQL runs when TEST_DATABASE_URL is set (a database of its own is created and dropped).`);
   process.exit(0);
@@ -233,6 +235,7 @@ async function probe(t: TargetRun, path: string): Promise<void> {
 
 async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBench | null, workRoot: string): Promise<ScenarioResult> {
   const scenario = buildScenario(name, opts.links);
+  if (scenario.userAgents && args["split-agents"] !== undefined) scenario.userAgents = scenario.userAgents.slice(0, Math.max(1, num(args["split-agents"], 256)));
   const destLink = scenario.destinations?.linkId;
   log(`scenario ${name}: ${scenario.title}${toolFor(scenario) !== loadTool ? " (load: autocannon)" : ""}`);
   const workDir = join(workRoot, name);
