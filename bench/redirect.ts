@@ -11,6 +11,7 @@
 //            --blocklist N (snip starts with a BLOCKLIST_FILE of N generated hosts, none a destination's)
 //            --metrics (snip serves /metrics: every redirect counted and timed)
 //            --scenarios qr (the hot link's p99 while QR images are hammered; --qr-loops N, default 16)
+//            --split-agents N (user agents the split scenario cycles through, default 256)
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
