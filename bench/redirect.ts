@@ -11,6 +11,7 @@
 //            --blocklist N (snip starts with a BLOCKLIST_FILE of N generated hosts, none a destination's)
 //            --metrics (snip serves /metrics: every redirect counted and timed)
 //            --scenarios qr (the hot link's p99 while QR images are hammered; --qr-loops N, default 16)
+//            --split-agents N (user agents the split scenario cycles through, default 256)
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +25,7 @@ import { formatSummary, summarise } from "./lib/cpuprofile.js";
 import { busyShare, waitQuiet } from "./lib/cpu.js";
 import { qrSummary, runQrScenario, type QrScenarioResult } from "./lib/qr-scenario.js";
 import { FreshnessSampler } from "./lib/freshness.js";
+import { checkDestinations, type DestinationCheck } from "./lib/destinations.js";
 
 const BENCH_DIR = new URL(".", import.meta.url).pathname;
 
@@ -46,6 +48,7 @@ const { values: args } = parseArgs({
     "qr-loops": { type: "string", default: "16" },
     blocklist: { type: "string" },
     metrics: { type: "boolean", default: false },
+    "split-agents": { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -54,6 +57,7 @@ if (args.help) {
   console.log(`usage: npm run bench:redirect -- [--smoke] [--duration 10] [--warmup 2] [--rounds 2] [--connections 50]
        [--links 1000000] [--scenarios ${SCENARIOS.join(",")}] [--pg-scenarios hot,...] [--profile]
        [--load autocannon|wrk] [--no-pg] [--no-sqlite] [--quiet-wait 0] [--behind-proxy] [--qr-loops 16] [--blocklist 0] [--metrics]
+       [--split-agents 256] (user agents the split scenario's requests cycle through; 1: the browser's alone)
        scenario qr (SQLite): the hot link quiet and while GET /api/qr is hammered (in the default list)
 PostgreSQL runs when TEST_DATABASE_URL is set (a database of its own is created and dropped).`);
   process.exit(0);
@@ -121,6 +125,8 @@ interface TargetRun {
   inFlightBound: number;
   /** Last measured rate, to size the next fixed-amount run. */
   rate: number;
+  /** Scenarios with destinations: every 302 answer by Location (probe, warm-up, rounds). */
+  locations: Record<string, number>;
   /** Zipf scenario: one request to each of the first cacheSize links (mostly cache misses), filling the cache. */
   fill?: LoadResult;
   stats?: ChildStats;
@@ -150,12 +156,22 @@ function record(t: TargetRun, r: LoadResult): void {
   mergeStatuses(t.statuses, r.statuses);
   t.socketErrors += r.socketErrors;
   t.inFlightBound += r.inFlightBound;
+  for (const [loc, n] of Object.entries(r.locations ?? {})) t.locations[loc] = (t.locations[loc] ?? 0) + n;
   if (r.rps > 0) t.rate = r.rps;
 }
 
-async function load(t: TargetRun, paths: string[], seconds: number, workDir: string): Promise<LoadResult> {
-  if (loadTool === "wrk") return wrkRun({ url: t.child.url, paths, connections: opts.connections, seconds, workDir });
+/**
+ * Scenarios that vary the user agent or tally Locations run on autocannon whatever --load says: wrk's
+ * script sends one user agent and counts statuses only.
+ */
+const toolFor = (s: Scenario) => (s.destinations || s.userAgents ? "autocannon" : loadTool);
+const visitorsOf = (s: Scenario) => ({ userAgents: s.userAgents, tallyLocations: s.destinations !== undefined });
+
+async function load(t: TargetRun, s: Scenario, seconds: number, workDir: string): Promise<LoadResult> {
+  const paths = s.paths;
+  if (toolFor(s) === "wrk") return wrkRun({ url: t.child.url, paths, connections: opts.connections, seconds, workDir });
   return autocannonRun({
+    ...visitorsOf(s),
     url: t.child.url,
     paths,
     connections: opts.connections,
@@ -169,11 +185,13 @@ async function load(t: TargetRun, paths: string[], seconds: number, workDir: str
  * sent once (so the rounds measure the steady state with the working set cached; cold misses are
  * the cache-fill line's business); also measures the rate.
  */
-async function warmUp(t: TargetRun, paths: string[], seconds: number, workDir: string): Promise<void> {
+async function warmUp(t: TargetRun, s: Scenario, seconds: number, workDir: string): Promise<void> {
+  const paths = s.paths;
+  const tool = toolFor(s);
   const t0 = performance.now();
   t.rate = 0;
   let sent = 0;
-  if (loadTool === "wrk" && paths.length > 1 && !smoke) {
+  if (tool === "wrk" && paths.length > 1 && !smoke) {
     // Every wrk run starts each thread at the top of the path list again, so wrk alone would only ever
     // warm the list's first part (and the rounds, reaching further, would meet a cold cache): the whole
     // list goes out once through autocannon first.
@@ -185,9 +203,10 @@ async function warmUp(t: TargetRun, paths: string[], seconds: number, workDir: s
     const left = Math.max(seconds - (performance.now() - t0) / 1000, sent < paths.length && !smoke ? 1 : 0);
     if (left <= 0.05 && t.rate > 0) break;
     const r =
-      loadTool === "wrk"
+      tool === "wrk"
         ? await wrkRun({ url: t.child.url, paths, connections: opts.connections, seconds: Math.max(1, left), workDir })
         : await autocannonRun({
+            ...visitorsOf(s),
             url: t.child.url,
             paths,
             connections: opts.connections,
@@ -212,11 +231,14 @@ async function probe(t: TargetRun, path: string): Promise<void> {
   });
   t.probe = answer;
   t.statuses[answer.status] = (t.statuses[answer.status] ?? 0) + 1;
+  if (answer.status === 302 && answer.location !== null) t.locations[answer.location] = (t.locations[answer.location] ?? 0) + 1;
 }
 
 async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBench | null, workRoot: string): Promise<ScenarioResult> {
   const scenario = buildScenario(name, opts.links);
-  log(`scenario ${name}: ${scenario.title}`);
+  if (scenario.userAgents && args["split-agents"] !== undefined) scenario.userAgents = scenario.userAgents.slice(0, Math.max(1, num(args["split-agents"], 256)));
+  const destLink = scenario.destinations?.linkId;
+  log(`scenario ${name}: ${scenario.title}${toolFor(scenario) !== loadTool ? " (load: autocannon)" : ""}`);
   const workDir = join(workRoot, name);
   mkdirSync(workDir, { recursive: true });
   const profileDir = join(BENCH_DATA, "profiles");
@@ -241,6 +263,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     socketErrors: 0,
     inFlightBound: 0,
     rate: 0,
+    locations: {},
     freshLoad: [],
     freshAfter: [],
   });
@@ -268,14 +291,14 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
   let pgBefore: ClickTotals | undefined;
   if (pg && opts.pgScenarios.includes(name)) {
     await pg.reset();
-    pgBefore = await pg.totals();
+    pgBefore = await pg.totals(destLink);
     const dataDir = join(workDir, "pg");
     mkdirSync(dataDir, { recursive: true });
     starts.push(mk("postgres", startChild({ name: "snip-postgres", script: join(BENCH_DIR, "snip-server.ts"), args: blocklistArgs, env: snipEnv(dataDir, pg.url), nodeFlags: nodeFlags("postgres") })));
   }
   const targets = await Promise.all(starts);
   for (const t of targets) if (t.kind === "postgres") t.before = pgBefore;
-  for (const t of targets) if (t.kind === "sqlite" && sqliteFile) t.before = sqliteTotals(sqliteFile);
+  for (const t of targets) if (t.kind === "sqlite" && sqliteFile) t.before = sqliteTotals(sqliteFile, destLink);
 
   // Every request of a custom-domain scenario names the domain (BROWSER_HEADERS is what both load tools send).
   if (scenario.host) BROWSER_HEADERS.host = scenario.host;
@@ -285,14 +308,15 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
   for (const t of targets) await probe(t, scenario.paths[0] as string);
   const base = targets[0] as TargetRun;
   for (const t of targets.slice(1)) {
-    const location = scenario.host ? DOMAIN_URL : base.probe?.location;
-    if (t.probe?.status !== base.probe?.status || t.probe?.location !== location) {
+    // With rules or a split, snip's Location is one of the scenario's destinations, the baseline's the link's url.
+    const locations = scenario.destinations ? Object.keys(scenario.destinations.codes) : [scenario.host ? DOMAIN_URL : base.probe?.location];
+    if (t.probe?.status !== base.probe?.status || !locations.includes(t.probe?.location ?? undefined)) {
       log(`WARNING ${TARGET_LABEL[t.kind]} answered ${t.probe?.status} ${t.probe?.location ?? ""}, baseline ${base.probe?.status} ${base.probe?.location ?? ""}`);
     }
   }
 
   for (const t of targets) if (t.kind !== "baseline") t.fresh = new FreshnessSampler(t.child.url, await t.child.probe());
-  for (const t of targets) await warmUp(t, scenario.paths, opts.warmup, workDir);
+  for (const t of targets) await warmUp(t, scenario, opts.warmup, workDir);
   // process.hrtime is the system's monotonic clock, the one the children's .cpuprofile timestamps use.
   const roundsFromUs = Number(process.hrtime.bigint() / 1000n);
   for (let r = 0; r < opts.rounds; r++) {
@@ -304,7 +328,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
       const pgBefore = processesCpuUs(pgPids);
       const cpuBefore = cpuTimeUs(t.child.pid);
       const sampling = t.fresh?.during();
-      const res = await load(t, scenario.paths, opts.duration, workDir);
+      const res = await load(t, scenario, opts.duration, workDir);
       const cpuAfter = cpuTimeUs(t.child.pid);
       if (sampling) t.freshLoad.push(...(await sampling.stop()));
       if (pg && t.kind === "postgres" && res.completed > 0) {
@@ -348,8 +372,8 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
   for (const t of targets) t.stats = await t.child.stats();
   for (const t of targets) t.exitCode = await t.child.stop();
   for (const t of targets) {
-    if (t.kind === "sqlite" && sqliteFile) t.totals = sqliteTotals(sqliteFile);
-    if (t.kind === "postgres" && pg) t.totals = await pg.totals();
+    if (t.kind === "sqlite" && sqliteFile) t.totals = sqliteTotals(sqliteFile, destLink);
+    if (t.kind === "postgres" && pg) t.totals = await pg.totals(destLink);
   }
   if (args.profile) {
     for (const t of targets) {
@@ -386,6 +410,8 @@ interface Derived {
   clicksOk: boolean | null;
   clicksText: string;
   limitsOk: boolean;
+  /** Scenarios with destinations, snip: the clicks stored per destination against the Locations received. */
+  dest: DestinationCheck | null;
   /** Freshness lags (ms) under load and after it; lost: samples whose click never showed. */
   fresh: { load: number[]; after: number[]; lost: number } | null;
 }
@@ -411,10 +437,11 @@ function derive(t: TargetRun, s: Scenario): Derived {
     clicksText = `${fmtInt(count)} / ${fmtInt(rows)} ${exact ? "MATCH" : clicksOk ? `MATCH (±${slack} cut off by wrk)` : "MISMATCH"}`;
     if (s.name === "limited-403") limitsOk = t.totals.limited.every((l) => l.count <= l.max);
   }
+  const dest = s.destinations && t.totals && t.before ? checkDestinations(s, t.locations, t.before.destinations, t.totals.destinations, t.inFlightBound) : null;
   if (t.exitCode !== 0 && t.kind !== "baseline") clicksOk = false;
   const seen = (xs: Array<number | null>) => xs.filter((x): x is number => x !== null);
   const fresh = t.fresh ? { load: seen(t.freshLoad), after: seen(t.freshAfter), lost: [...t.freshLoad, ...t.freshAfter].filter((x) => x === null).length } : null;
-  return { rps, p50, p99, errors: unexpected + t.socketErrors, sent302, clicksOk, clicksText, limitsOk, fresh };
+  return { rps, p50, p99, errors: unexpected + t.socketErrors, sent302, clicksOk, clicksText, limitsOk, dest, fresh };
 }
 
 function table(rows: string[][]): string {
@@ -481,6 +508,8 @@ function printScenario(res: ScenarioResult): void {
       const d = derive(t, scenario);
       console.log(`    freshness: ${t.freshLoad.length} samples under load (${freshText(d)} ms), after it ${t.freshAfter.map((x) => (x === null ? "lost" : `${fmtInt(x)} ms`)).join(" / ")}`);
     }
+    const dest = derive(t, scenario).dest;
+    if (dest) console.log(`    per-destination clicks = Locations received: ${dest.text}`);
     if (scenario.name === "limited-403" && t.totals) {
       const l = t.totals.limited;
       console.log(`    small limits held: ${l.filter((x) => x.count <= x.max).length}/${l.length} (${l.map((x) => `${fmtInt(x.count)}/${fmtInt(x.max)}`).join(", ")})`);
@@ -554,6 +583,27 @@ function verdicts(results: ScenarioResult[]): Verdict[] {
     });
   } else {
     out.push({ line: "one hot link with details, SQLite: not run (with hot)", ok: null });
+  }
+  // Rules and a split, the same way; and the clicks they store, in all and per destination.
+  const hr = hs && hb ? hs.rps / hb.rps : null;
+  for (const [name, what] of [
+    ["rules", "one hot link with 20 rules (the last holds)"],
+    ["split", "one hot link with a 50/50 split"],
+  ] as const) {
+    const sq = get(name, "sqlite");
+    const base = get(name, "baseline");
+    if (sq && base && hr !== null) {
+      const r = sq.rps / base.rps;
+      out.push({ line: `${what}, SQLite: ratio to baseline ${r.toFixed(2)} = ${(r / hr).toFixed(2)} of the plain link's ${hr.toFixed(2)} (goal >= 0.95)`, ok: r >= 0.95 * hr });
+    } else {
+      out.push({ line: `${what}, SQLite: ratio not measured (run it with hot)`, ok: null });
+    }
+    for (const kind of ["sqlite", "postgres"] as const) {
+      const d = get(name, kind);
+      if (!d) continue;
+      out.push({ line: `${what}, ${TARGET_LABEL[kind]}: clicks stored = 302s sent (${d.clicksText})`, ok: d.clicksOk });
+      if (d.dest) out.push({ line: `${what}, ${TARGET_LABEL[kind]}: per-destination clicks = Locations received: ${d.dest.text}`, ok: d.dest.ok });
+    }
   }
   const hp = get("hot", "postgres");
   if (hp && hb) {

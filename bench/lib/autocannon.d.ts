@@ -2,11 +2,13 @@
 declare module "autocannon" {
   import type { EventEmitter } from "node:events";
 
-  interface RequestSpec {
+  export interface RequestSpec {
     method?: string;
     path?: string;
     headers?: Record<string, string>;
     setupRequest?: (req: { path: string } & Record<string, unknown>, context: Record<string, unknown>) => unknown;
+    /** Every answer to this request: its status, body (when asked for), the connection's context, its headers. */
+    onResponse?: (status: number, body: unknown, context: Record<string, unknown>, headers: Record<string, string | string[]>) => void;
   }
 
   interface Options {

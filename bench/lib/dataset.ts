@@ -1,10 +1,12 @@
 // The benchmark's links, generated deterministically so the baseline server and the seeded database
 // hold the same aliases, and the request path lists (hot, Zipf, click-limited mixes, password form).
 
+import type { Rule, Variant } from "../../src/contract/targeting.js";
+
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** Bumped whenever the seeded rows change shape, so cached SQLite seeds are rebuilt. */
-export const DATASET_VERSION = 3;
+export const DATASET_VERSION = 4;
 
 /** A bijective 32-bit mix (lowbias32): distinct indexes give distinct aliases, spread over the index. */
 function mix32(x: number): number {
@@ -55,6 +57,11 @@ export const DOMAIN_URL = "https://example.com/on-a-custom-domain?utm_source=sni
 
 export const PASSWORD_ALIAS = "pwProtected1";
 export const PASSWORD = "bench-password";
+
+/** links.id of a seeded link. */
+export function benchLinkId(alias: string): string {
+  return "bench_" + alias;
+}
 
 export interface LinkSpec {
   alias: string;
@@ -107,11 +114,53 @@ export function zipfIndexes(count: number, draws: number, s = 1.1, seed = 42): U
   return out;
 }
 
-export type ScenarioName = "hot" | "zipf" | "limited" | "limited-403" | "password" | "domain-hot" | "detailed-hot";
-export const SCENARIOS: readonly ScenarioName[] = ["hot", "zipf", "limited", "limited-403", "password", "domain-hot", "detailed-hot"];
+export type ScenarioName = "hot" | "zipf" | "limited" | "limited-403" | "password" | "domain-hot" | "detailed-hot" | "rules" | "split";
+export const SCENARIOS: readonly ScenarioName[] = ["hot", "zipf", "limited", "limited-403", "password", "domain-hot", "detailed-hot", "rules", "split"];
 
 /** Plain link 1 carries everything a link can describe itself with: tags, title, note, a fallback URL and a preview card. */
 export const DETAILED_INDEX = 1;
+
+/** Plain link 2 has 20 redirect rules; only the last holds for the load's requests (English first in Accept-Language). */
+export const RULES_INDEX = 2;
+export const RULE_URL = "https://example.com/en/welcome?utm_source=snip";
+/** What rules 1 to 19 ask, each something the load's requests (Chrome on Windows, en-US, no referrer, no query, no country) are not. */
+const MISSES: Rule["if"][] = [
+  { country: ["FR", "BE"] },
+  { country: ["DE", "AT", "CH"] },
+  { language: ["fr"] },
+  { language: ["de"] },
+  { query: { utm_campaign: "spring" } },
+  { referrer_host: ["facebook.com"] },
+  { device: ["bot"] },
+  { device: ["ios", "android"] },
+  { os: ["iOS"] },
+  { os: ["Android"] },
+  { browser: ["Firefox"] },
+  { browser: ["Safari"] },
+  { country: ["US"], language: ["es"] },
+  { before: "2020-01-01T00:00:00Z" },
+  { after: "2099-01-01T00:00:00Z" },
+  { query: { ref: "*" } },
+  { referrer_host: ["twitter.com", "t.co", "x.com"] },
+  { language: ["es", "it", "pt"] },
+  { device: ["tablet", "mobile"] },
+];
+export const RULES: Rule[] = [...MISSES.map((c, i) => ({ if: c, url: `https://example.com/rule/${i + 1}` })), { if: { language: ["en"] }, url: RULE_URL }];
+
+/** Plain link 3 splits its visitors 50/50 between two pages. */
+export const SPLIT_INDEX = 3;
+export const SPLIT: Variant[] = [
+  { url: "https://example.com/landing/a?utm_source=snip", weight: 50 },
+  { url: "https://example.com/landing/b?utm_source=snip", weight: 50 },
+];
+/**
+ * Chrome user agents differing in the build number: a split picks a visitor's variant from a hash of address
+ * and user agent, and every request comes from 127.0.0.1 without the variant's cookie.
+ */
+export const SPLIT_USER_AGENTS = Array.from(
+  { length: 256 },
+  (_, i) => `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.${6778 + i}.86 Safari/537.36`,
+);
 
 export interface Scenario {
   name: ScenarioName;
@@ -122,6 +171,13 @@ export interface Scenario {
   expected: number[];
   /** Host header of every request (a custom domain), instead of the URL's. */
   host?: string;
+  /**
+   * snip's destinations (Location → the code clicks.destination records; any other Location is the link's url,
+   * NULL): the load tallies every 302's Location, compared with the clicks stored per destination afterwards.
+   */
+  destinations?: { linkId: string; codes: Record<string, string> };
+  /** User agents the requests cycle through (each request of a path list gets the next one). */
+  userAgents?: string[];
 }
 
 /** The request paths of every scenario, for a dataset of `count` plain links. */
@@ -150,5 +206,23 @@ export function buildScenario(name: ScenarioName, count: number, pathCount = 100
     case "detailed-hot":
       // A plain link to the baseline: what tags, note, fallback and preview (the crawler check) cost snip.
       return { name, title: "one hot link with tags, note, fallback URL and preview card", paths: ["/" + plainAlias(DETAILED_INDEX)], expected: [302] };
+    case "rules":
+      // The baseline answers with the plain link's url: what evaluating 20 rules costs snip.
+      return {
+        name,
+        title: "one hot link with 20 redirect rules, the last one holding",
+        paths: ["/" + plainAlias(RULES_INDEX)],
+        expected: [302],
+        destinations: { linkId: benchLinkId(plainAlias(RULES_INDEX)), codes: { [RULE_URL]: `rule:${RULES.length}` } },
+      };
+    case "split":
+      return {
+        name,
+        title: `one hot link with a 50/50 split, ${SPLIT_USER_AGENTS.length} user agents, no cookie`,
+        paths: ["/" + plainAlias(SPLIT_INDEX)],
+        expected: [302],
+        destinations: { linkId: benchLinkId(plainAlias(SPLIT_INDEX)), codes: Object.fromEntries(SPLIT.map((v, i) => [v.url, `variant:${i + 1}`])) },
+        userAgents: SPLIT_USER_AGENTS,
+      };
   }
 }

@@ -8,7 +8,22 @@ import pg from "pg";
 import { openStorage } from "../../src/storage/db.js";
 import { migrateToLatest } from "../../src/storage/migrate.js";
 import { hashPassword } from "../../src/accounts/passwords.js";
-import { allLinks, BENCH_DOMAIN, DATASET_VERSION, DETAILED_INDEX, DOMAIN_URL, PASSWORD, plainAlias, SMALL_LIMITED, smallLimitedAlias } from "./dataset.js";
+import {
+  allLinks,
+  BENCH_DOMAIN,
+  benchLinkId,
+  DATASET_VERSION,
+  DETAILED_INDEX,
+  DOMAIN_URL,
+  PASSWORD,
+  plainAlias,
+  RULES,
+  RULES_INDEX,
+  SMALL_LIMITED,
+  smallLimitedAlias,
+  SPLIT,
+  SPLIT_INDEX,
+} from "./dataset.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 export const BENCH_DATA = join(ROOT, "bench", ".data");
@@ -21,6 +36,14 @@ export interface ClickTotals {
   clickRows: number;
   /** Small-limited links: stored count and limit (the limit must hold exactly). */
   limited: { alias: string; count: number; max: number }[];
+  /** One link's clicks by clicks.destination ("default" for NULL), when asked for. */
+  destinations: Record<string, number>;
+}
+
+const DESTINATIONS_SQL = "SELECT COALESCE(c.destination, 'default') AS d, COUNT(*) AS n FROM clicks c JOIN links l ON l.num = c.link_num WHERE l.id = $1 GROUP BY 1";
+
+function byDestination(rows: { d: string; n: number | string }[]): Record<string, number> {
+  return Object.fromEntries(rows.map((r) => [r.d, Number(r.n)]));
 }
 
 /** Changes to the schema invalidate cached seeds. */
@@ -63,6 +86,9 @@ const DOMAIN_SEED = [
     `preview_title = 'Spring sale', preview_description = 'Half price on everything', preview_image = 'https://cdn.example.com/card.png' WHERE id = 'bench_${plainAlias(DETAILED_INDEX)}'`,
   "INSERT INTO tags (id, owner_id, name, name_key, color, created_at) VALUES ('bench_tag_1', 'bench_owner', 'Campaign', 'campaign', 'green', $1), ('bench_tag_2', 'bench_owner', 'Print', 'print', 'blue', $1)",
   `INSERT INTO link_tags (link_id, tag_id) VALUES ('bench_${plainAlias(DETAILED_INDEX)}', 'bench_tag_1'), ('bench_${plainAlias(DETAILED_INDEX)}', 'bench_tag_2')`,
+  // The rules and split scenarios' links (the owner is on the Business plan, which has both).
+  `UPDATE links SET owner_id = 'bench_owner', rules = '${JSON.stringify(RULES)}' WHERE id = '${benchLinkId(plainAlias(RULES_INDEX))}'`,
+  `UPDATE links SET owner_id = 'bench_owner', split = '${JSON.stringify(SPLIT)}' WHERE id = '${benchLinkId(plainAlias(SPLIT_INDEX))}'`,
 ];
 
 /**
@@ -107,7 +133,7 @@ export async function sqliteSeed(count: number, log: (s: string) => void): Promi
 
 const LIMITED_ALIASES = Array.from({ length: SMALL_LIMITED }, (_, i) => smallLimitedAlias(i));
 
-export function sqliteTotals(file: string): ClickTotals {
+export function sqliteTotals(file: string, linkId?: string): ClickTotals {
   const db = new SQLite(file, { readonly: true });
   try {
     const clickCount = Number((db.prepare("SELECT COALESCE(SUM(click_count), 0) AS n FROM links").get() as { n: number }).n);
@@ -119,7 +145,8 @@ export function sqliteTotals(file: string): ClickTotals {
         max_clicks: number;
       }[]
     ).map((r) => ({ alias: r.alias, count: Number(r.click_count), max: Number(r.max_clicks) }));
-    return { clickCount, clickRows, limited };
+    const destinations = linkId === undefined ? {} : byDestination(db.prepare(DESTINATIONS_SQL.replace("$1", "?")).all(linkId) as { d: string; n: number }[]);
+    return { clickCount, clickRows, limited, destinations };
   } finally {
     db.close();
   }
@@ -189,7 +216,7 @@ export class PgBench {
     }, this.url);
   }
 
-  async totals(): Promise<ClickTotals> {
+  async totals(linkId?: string): Promise<ClickTotals> {
     return this.admin(async (c) => {
       const a = await c.query<{ n: string }>("SELECT COALESCE(SUM(click_count), 0) AS n FROM links");
       const b = await c.query<{ n: string }>("SELECT COUNT(*) AS n FROM clicks");
@@ -197,7 +224,9 @@ export class PgBench {
         "SELECT alias, click_count, max_clicks FROM links WHERE domain = '' AND alias = ANY($1)",
         [LIMITED_ALIASES],
       );
+      const d = linkId === undefined ? [] : (await c.query<{ d: string; n: string }>(DESTINATIONS_SQL, [linkId])).rows;
       return {
+        destinations: byDestination(d),
         clickCount: Number(a.rows[0]?.n ?? 0),
         clickRows: Number(b.rows[0]?.n ?? 0),
         limited: l.rows.map((r) => ({ alias: r.alias, count: Number(r.click_count), max: Number(r.max_clicks) })),

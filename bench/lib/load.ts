@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import autocannon from "autocannon";
+import autocannon, { type RequestSpec } from "autocannon";
 
 /** A Chrome desktop user agent, as a browser would send it. */
 export const BROWSER_HEADERS: Record<string, string> = {
@@ -26,6 +26,8 @@ export interface LoadResult {
   inexact: boolean;
   /** Upper bound of the requests the server may have answered without the load generator counting them. */
   inFlightBound: number;
+  /** 302 answers by Location, when asked for (autocannon only). */
+  locations?: Record<string, number>;
 }
 
 export interface LoadOptions {
@@ -58,13 +60,37 @@ export function mergeStatuses(into: Record<number, number>, from: Record<number,
   for (const [k, v] of Object.entries(from)) into[Number(k)] = (into[Number(k)] ?? 0) + v;
 }
 
+/** What a run of one path can add: user agents to cycle through, and a tally of the 302s' Locations. */
+export interface VisitorOptions {
+  userAgents?: string[];
+  tallyLocations?: boolean;
+}
+
+/**
+ * One request per user agent, each built once before the run (autocannon rebuilds only requests with a
+ * setupRequest); the tally reads the Location of every 302.
+ */
+function visitorRequests(path: string, v: VisitorOptions, tally: Record<string, number>): RequestSpec[] {
+  const onResponse = v.tallyLocations
+    ? (status: number, _body: unknown, _ctx: unknown, headers: Record<string, string | string[]>) => {
+        const loc = headers.location ?? headers.Location;
+        if (status === 302 && typeof loc === "string") tally[loc] = (tally[loc] ?? 0) + 1;
+      }
+    : undefined;
+  return (v.userAgents ?? [BROWSER_HEADERS["user-agent"] as string]).map((ua) => ({ path, headers: { ...BROWSER_HEADERS, "user-agent": ua }, onResponse }));
+}
+
 /** One autocannon run of exactly `amount` requests (every one answered or errored before it returns). */
-export async function autocannonRun(o: LoadOptions & { amount: number; maxSeconds: number }): Promise<LoadResult> {
+export async function autocannonRun(o: LoadOptions & VisitorOptions & { amount: number; maxSeconds: number }): Promise<LoadResult> {
   const hist = new LatencyHist();
   const paths = o.paths;
   let next = 0;
-  const requests =
-    paths.length === 1
+  const visitors = o.userAgents !== undefined || o.tallyLocations === true;
+  if (visitors && paths.length !== 1) throw new Error("user agents and the Location tally take one path");
+  const tally: Record<string, number> = {};
+  const requests: RequestSpec[] = visitors
+    ? visitorRequests(paths[0] as string, o, tally)
+    : paths.length === 1
       ? [{ path: paths[0] as string }]
       : [
           {
@@ -106,6 +132,7 @@ export async function autocannonRun(o: LoadOptions & { amount: number; maxSecond
     socketErrors: r.errors,
     inexact: cut,
     inFlightBound: cut ? o.connections : 0,
+    ...(o.tallyLocations ? { locations: tally } : {}),
   };
 }
 
