@@ -649,6 +649,7 @@ function failures(results: ScenarioResult[]): string[] {
       if (d.errors > 0) out.push(`${where}: ${d.errors} errors (unexpected statuses or socket errors)`);
       if (d.clicksOk === false) out.push(`${where}: clicks stored do not match 302s sent (${d.clicksText}, exit ${t.exitCode})`);
       if (!d.limitsOk) out.push(`${where}: a click limit was exceeded`);
+      if (d.dest?.ok === false) out.push(`${where}: clicks stored per destination do not match the Locations received (${d.dest.text})`);
       if (t.rounds.every((x) => x.completed === 0)) out.push(`${where}: no request was answered`);
     }
   }
