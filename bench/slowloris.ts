@@ -161,4 +161,8 @@ for (const r of results) {
 const clicksOk = totals.clickCount === sent302 && totals.clickRows === sent302;
 console.log(`\nclicks stored = 302s sent: ${totals.clickCount} / ${totals.clickRows} of ${sent302} ${clicksOk ? "MATCH" : "MISMATCH"}; errors ${errors}; server exit ${exit}`);
 console.log(ok ? "goal met: redirects under attack >= 0.9 of idle in every case" : "BELOW GOAL: redirects under attack < 0.9 of idle");
-process.exit(ok && clicksOk && errors === 0 && exit === 0 ? 0 : 1);
+// A smoke run's one 1 s round per case says nothing about rates (CI saw the idle rate alone swing 19k-52k
+// req/s between cases): it proves the attack is held with no error and no click lost; the rate goal is the
+// full run's.
+if (smoke && !ok) console.log("(smoke run: the rate goal is reported, not enforced; run without --smoke to judge it)");
+process.exit((ok || smoke) && clicksOk && errors === 0 && exit === 0 ? 0 : 1);
