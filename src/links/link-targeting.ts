@@ -45,7 +45,8 @@ function unique(values: string[]): string[] {
   return [...new Set(values)];
 }
 
-function instant(raw: string, field: string): number {
+/** An ISO 8601 instant as epoch ms; `field` names it in the error. */
+export function instant(raw: string, field: string): number {
   const t = /^\d{4}-\d{2}-\d{2}T/.test(raw.trim()) ? Date.parse(raw.trim()) : NaN;
   if (!Number.isFinite(t)) throw invalid(field, M.instant);
   return t;
@@ -56,10 +57,7 @@ function condition(raw: RuleCondition, at: string, checks: FieldChecks): RuleCon
   const out: RuleCondition = {};
   const f = (name: string) => `${at}.if.${name}`;
   if (raw.country !== undefined)
-    out.country = checks.run(() => unique(list(raw.country, f("country")).map((c) => {
-      if (!COUNTRY_RE.test(c)) throw invalid(f("country"), M.country(c));
-      return c.toUpperCase();
-    })));
+    out.country = checks.run(() => unique(list(raw.country, f("country")).map((c) => countryCode(c, f("country")))));
   if (raw.language !== undefined)
     out.language = checks.run(() => unique(list(raw.language, f("language")).map((l) => {
       if (!LANGUAGE_RE.test(l)) throw invalid(f("language"), M.language(l));
@@ -91,6 +89,12 @@ function condition(raw: RuleCondition, at: string, checks: FieldChecks): RuleCon
   if (after !== undefined && before !== undefined && after >= before) checks.run(() => { throw invalid(f("before"), M.beforeAfter); });
   if (Object.keys(raw).length === 0) checks.run(() => { throw invalid(`${at}.if`, M.noCondition); });
   return out;
+}
+
+/** A two-letter country code in upper case; `field` names it in the error. */
+export function countryCode(raw: string, field: string): string {
+  if (!COUNTRY_RE.test(raw)) throw invalid(field, M.country(raw));
+  return raw.toUpperCase();
 }
 
 function query(raw: unknown, field: string): Record<string, string> {

@@ -4,8 +4,7 @@
 // come first on a real visit and are not part of this answer.
 import type { LinkRow } from "../storage/schema.js";
 import type { ResolveParams, ResolveReply, Rule } from "../contract/targeting.js";
-import { invalid } from "../shared/errors.js";
-import { rulesOf, splitOf } from "../links/link-targeting.js";
+import { countryCode, instant, rulesOf, splitOf } from "../links/link-targeting.js";
 import { compileTargeting, matchRule, pickVariant } from "./targeting.js";
 import { deviceDestination } from "./device.js";
 
@@ -28,26 +27,16 @@ export function ruleInWords(rule: Rule): string {
   return parts.join(", ");
 }
 
-function atOf(raw: string | undefined, now: number): number {
-  if (raw === undefined || raw.trim() === "") return now;
-  const t = /^\d{4}-\d{2}-\d{2}T/.test(raw.trim()) ? Date.parse(raw.trim()) : NaN;
-  if (!Number.isFinite(t)) throw invalid("at", "Enter a date and time such as 2026-11-21T10:00:00.000Z");
-  return t;
-}
-
-function countryOf(raw: string | undefined): string | null {
-  if (raw === undefined || raw.trim() === "") return null;
-  if (!/^[A-Za-z]{2}$/.test(raw.trim())) throw invalid("country", "Enter a two-letter country code such as FR");
-  return raw.trim().toUpperCase();
-}
+const given = (raw: string | undefined) => (raw === undefined || raw.trim() === "" ? null : raw.trim());
 
 /** Where a visitor described by `p` would go on `link`; `countrySource` is how this server learns countries. */
 export function testVisit(link: LinkRow, p: ResolveParams, now: number, countrySource: ResolveReply["country_source"]): Omit<ResolveReply, "status"> {
   const rules = rulesOf(link.rules);
   const split = splitOf(link.split);
   // As on a real visit: without a country source, rules with `country` never hold.
-  const given = countryOf(p.country);
-  const country = countrySource === null ? null : given;
+  const asked = given(p.country);
+  const askedCountry = asked === null ? null : countryCode(asked, "country");
+  const country = countrySource === null ? null : askedCountry;
   const facts = {
     userAgent: (p.ua ?? "").slice(0, 1024),
     referer: (p.referrer ?? "").slice(0, 2048),
@@ -55,7 +44,7 @@ export function testVisit(link: LinkRow, p: ResolveParams, now: number, countryS
     acceptLanguage: p.language ?? "",
     cookie: "",
     ip: "",
-    at: atOf(p.at, now),
+    at: given(p.at) === null ? now : instant(p.at!, "at"),
     country: () => country,
   };
   const base = { variants: [] as ResolveReply["variants"], country_source: countrySource };
@@ -65,7 +54,7 @@ export function testVisit(link: LinkRow, p: ResolveParams, now: number, countryS
     const r = rules[rule] as Rule;
     return { ...base, destination: `rule:${rule + 1}`, url: r.url, rule: rule + 1, reason: `Rule ${rule + 1} holds (${ruleInWords(r)})` };
   }
-  const blind = countrySource === null && given !== null && rules.some((r) => r.if.country !== undefined);
+  const blind = countrySource === null && askedCountry !== null && rules.some((r) => r.if.country !== undefined);
   const none = rules.length === 0 ? "The link has no rules" : blind ? "No rule holds (this server learns no visitor's country, so rules with a country never hold)" : "No rule holds";
   const device = deviceDestination(link, facts.userAgent);
   if (device !== null) {

@@ -4,7 +4,7 @@ import { api, ApiError } from "../api";
 import type { CreateLinkFields, Link } from "@contract/links";
 import { useSession } from "../session";
 import { A, Alert, CopyButton, Field, useTitle, formatDateTime } from "../ui";
-import { QrCode } from "./link-form/CreatedLinkView";
+import { QrCode, ShortUrl } from "./link-form/CreatedLinkView";
 
 export function HomePage() {
   useTitle("");
@@ -106,12 +106,7 @@ export function CreatedLink({ link, anonymous }: { link: Link; anonymous: boolea
   return (
     <section className="card result-card" data-testid="created-link" aria-live="polite">
       <div className="result-main">
-        <p className="eyebrow">Your short link</p>
-        <p className="short-url">
-          <a href={link.short_url} target="_blank" rel="noopener noreferrer" data-testid="short-url">
-            {link.short_url}
-          </a>
-        </p>
+        <ShortUrl link={link} />
         <p className="muted truncate" title={link.url}>
           → {link.url}
         </p>

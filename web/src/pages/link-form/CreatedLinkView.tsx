@@ -31,18 +31,27 @@ function Summary({ link }: { link: Link }) {
   );
 }
 
+/** The short address as the created-link cards show it (here and on the home page). */
+export function ShortUrl({ link }: { link: Link }) {
+  return (
+    <>
+      <p className="eyebrow">Your short link</p>
+      <p className="short-url">
+        <a href={link.short_url} target="_blank" rel="noopener noreferrer" data-testid="short-url">
+          {link.short_url}
+        </a>
+      </p>
+    </>
+  );
+}
+
 export function CreatedLinkView({ link, onAnother }: { link: Link; onAnother: () => void }) {
   return (
     <div className="narrow">
       <h1>Link created</h1>
       <section className="card result-card" data-testid="created-link" aria-live="polite">
         <div className="result-main">
-          <p className="eyebrow">Your short link</p>
-          <p className="short-url">
-            <a href={link.short_url} target="_blank" rel="noopener noreferrer" data-testid="short-url">
-              {link.short_url}
-            </a>
-          </p>
+          <ShortUrl link={link} />
           <div className="row gap">
             <CopyButton text={link.short_url} className="btn btn-primary" />
           </div>
