@@ -18,6 +18,8 @@ export interface ClickInput {
   counted: boolean;
   /** Where the visit went (contract/targeting.ts's codes: rule:N, ios, android, variant:N); null for the link's url ("default"), most clicks. */
   destination: string | null;
+  /** The visit came from a QR code (the marker `qr=1` on the short URL); absent is false. */
+  qr?: boolean;
 }
 
 /** Where a batch's clicks sit in the click journal (click-journal.ts): the journal's id and the batch's segment in it. */

@@ -11,6 +11,8 @@ export type Capability =
   | "link_preview"
   | "link_targeting"
   | "advanced_stats"
+  | "visitor_stats"
+  | "account_analytics"
   | "stats_csv"
   | "bulk_create"
   | "team_invite"
@@ -18,8 +20,8 @@ export type Capability =
   | "external_api"
   | "webhooks";
 
-const PRO: Capability[] = ["link_expiration", "link_max_clicks", "link_fallback", "link_preview", "advanced_stats", "stats_csv"];
-const BUSINESS: Capability[] = [...PRO, "link_targeting", "bulk_create", "team_invite", "custom_domains", "external_api", "webhooks"];
+const PRO: Capability[] = ["link_expiration", "link_max_clicks", "link_fallback", "link_preview", "advanced_stats", "visitor_stats", "stats_csv"];
+const BUSINESS: Capability[] = [...PRO, "link_targeting", "account_analytics", "bulk_create", "team_invite", "custom_domains", "external_api", "webhooks"];
 
 export const PLAN_CAPABILITIES: Readonly<Record<Plan, ReadonlySet<Capability>>> = {
   free: new Set(),

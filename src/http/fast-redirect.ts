@@ -4,6 +4,7 @@
 // trusted proxies.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { PASSWORD_FORM, type RedirectService, type Visit } from "../redirect/resolve-link.js";
+import { takeQrMarker } from "../redirect/qr-marker.js";
 import { NO_STORE, PASSWORD_PAGE_HEADERS, passwordForm } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
 import { type Trust, clientIp, hostnameOf, proxyCountry } from "./proxy.js";
@@ -52,6 +53,7 @@ export function fastRedirect(redirects: RedirectService, trust: Trust | null, co
     if (m === null) return false;
     const h = req.headers;
     const alias = m[1] as string;
+    const marked = takeQrMarker(url.length > alias.length + 1 ? url.slice(alias.length + 2, alias.length + 2050) : "");
     const visit: Visit = {
       host: hostnameOf(req, trust),
       alias,
@@ -59,7 +61,8 @@ export function fastRedirect(redirects: RedirectService, trust: Trust | null, co
       referer: (h.referer ?? "").slice(0, 2048),
       ip: clientIp(req, trust),
       country: proxyCountry(req, trust, countryHeader),
-      query: url.length > alias.length + 1 ? url.slice(alias.length + 2, alias.length + 2050) : "",
+      query: marked.query,
+      qr: marked.qr,
       acceptLanguage: h["accept-language"] ?? "",
       cookie: h.cookie ?? "",
       setCookie: null,

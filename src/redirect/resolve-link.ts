@@ -46,8 +46,10 @@ export interface Visit {
   ip: string;
   /** Trusted country header value, or null. */
   country: string | null;
-  /** The short URL's query string without "?" ("" when none); redirect rules may ask for its parameters. */
+  /** The short URL's query string without "?" and without the QR marker ("" when none); redirect rules may ask for its parameters. */
   query: string;
+  /** The visit came from a QR code (the short URL carried `qr=1`, qr-marker.ts). */
+  qr: boolean;
   acceptLanguage: string;
   cookie: string;
   /** Set by the redirect when a split's variant must be remembered: the Set-Cookie header to send. */
@@ -309,6 +311,7 @@ export class RedirectService {
       country: v.country,
       counted,
       destination: code,
+      qr: v.qr,
     });
     // Webhooks: one in-memory Map lookup; owners without an active webhook pay nothing more.
     if (link.owner_id !== null && this.deps.webhooks?.owners.has(link.owner_id)) this.deps.webhooks.linkClicked(link.owner_id, link, this.domainFor(v.host), v, this.deps.clock.now(), code ?? "default");

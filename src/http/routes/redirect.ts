@@ -5,6 +5,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import type { Outcome, Visit } from "../../redirect/resolve-link.js";
+import { takeQrMarker } from "../../redirect/qr-marker.js";
 import { HTML_CSP, NO_STORE, PASSWORD_PAGE_HEADERS, errorPage, passwordForm, prefersJson, previewPage } from "../pages.js";
 import { errors } from "../../contract/common.js";
 import { type Trust, proxyCountry } from "../proxy.js";
@@ -99,6 +100,7 @@ function header(req: FastifyRequest, name: string): string {
 }
 
 function visitOf(ctx: AppContext, trust: Trust | null, req: FastifyRequest, alias: string): Visit {
+  const marked = takeQrMarker(req.url.includes("?") ? req.url.slice(req.url.indexOf("?") + 1, req.url.indexOf("?") + 2049) : "");
   return {
     host: req.hostname,
     alias,
@@ -106,7 +108,8 @@ function visitOf(ctx: AppContext, trust: Trust | null, req: FastifyRequest, alia
     referer: header(req, "referer").slice(0, 2048),
     ip: req.ip,
     country: proxyCountry(req.raw, trust, ctx.config.countryHeader),
-    query: req.url.includes("?") ? req.url.slice(req.url.indexOf("?") + 1, req.url.indexOf("?") + 2049) : "",
+    query: marked.query,
+    qr: marked.qr,
     acceptLanguage: header(req, "accept-language"),
     cookie: header(req, "cookie"),
     setCookie: null,
