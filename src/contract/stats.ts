@@ -1,39 +1,61 @@
-// Per-link statistics (docs/api.md, Statistics): the query of a range and the answer.
+// Statistics (docs/api.md, Statistics): the query of a range and the answer, per link and per account.
 import { Type, type Static, type TInteger, type TString } from "typebox";
 
-/** clicks/range.ts's RANGES. */
-const RangeName = (description: string) => Type.Union([Type.Literal("24h"), Type.Literal("7d"), Type.Literal("30d"), Type.Literal("90d")], { description });
-const Day = Type.String({ pattern: "^(\\d{4}-\\d{2}-\\d{2})?$", description: "UTC day, YYYY-MM-DD; both ends included" });
+/** analytics/period.ts's RANGES. */
+export const RANGE_NAMES = ["24h", "7d", "30d", "90d", "mtd", "lastmonth", "12mo", "all"] as const;
+const RangeName = (description: string) => Type.Union(RANGE_NAMES.map((n) => Type.Literal(n)), { description });
+const Day = Type.String({ pattern: "^(\\d{4}-\\d{2}-\\d{2})?$", description: "Day in the time zone `tz`, YYYY-MM-DD; both ends included" });
 
-export const RangeQuery = Type.Object(
-  {
-    from: Type.Optional(Day),
-    to: Type.Optional(Day),
-    range: Type.Optional(RangeName("Instead of from/to: 24h (the current UTC hour and the 23 before it, by hour), or 7d, 30d, 90d (days ending today)")),
-  },
-  { additionalProperties: false, description: "Default: the last 30 days ending today (UTC); at most 366 days. range and from/to are not given together." },
-);
+const RangeProperties = {
+  from: Type.Optional(Day),
+  to: Type.Optional(Day),
+  range: Type.Optional(
+    RangeName(
+      "Instead of from/to: 24h (the current hour and the 23 before it), 7d, 30d, 90d (days ending today), mtd (this month), lastmonth, 12mo (this month and the 11 before it), all (since the first click)",
+    ),
+  ),
+  tz: Type.Optional(Type.String({ maxLength: 64, description: "IANA time zone of days, hours and months (e.g. Europe/Paris); default UTC" })),
+};
+
+export const RangeQuery = Type.Object(RangeProperties, {
+  additionalProperties: false,
+  description: "Default: the last 30 days ending today. range and from/to are not given together. Points are hourly up to two days, daily up to 366 days, monthly beyond.",
+});
 export type StatsRange = Static<typeof RangeQuery>;
 
-/** A breakdown: `[{ <key>: value, clicks }]`, most clicks first. */
+/** A breakdown: `[{ <key>: value, clicks, visitors }]`, most clicks first. */
 const Top = <K extends string>(key: K) =>
-  Type.Array(Type.Object({ [key]: Type.String(), clicks: Type.Integer() } as { [P in K]: TString } & { clicks: TInteger }));
+  Type.Array(Type.Object({ [key]: Type.String(), clicks: Type.Integer(), visitors: Type.Integer() } as { [P in K]: TString } & { clicks: TInteger; visitors: TInteger }));
 
-const StatsProperties = {
-  link_id: Type.String(),
-  alias: Type.String(),
+const Granularity = Type.Union([Type.Literal("hour"), Type.Literal("day"), Type.Literal("month")]);
+const Point = Type.Object({
+  start: Type.String({ description: "ISO instant of the point's start" }),
+  label: Type.String({ description: "The point in the time zone: YYYY-MM-DDTHH:00 (hour), YYYY-MM-DD (day) or YYYY-MM (month)" }),
+  clicks: Type.Integer(),
+  visitors: Type.Integer({ description: "Visitors new that UTC day (a day's visitors summed over its hours)" }),
+  qr: Type.Integer({ description: "Clicks from QR codes" }),
+});
+const Totals = Type.Object({ clicks: Type.Integer(), visitors: Type.Integer(), qr: Type.Integer() });
+const Change = Type.Union([Type.Number(), Type.Null()], { description: "(this - previous) / previous; null when the previous period had none" });
+
+/** What every statistics answer (a link's, an account's) holds for its range. */
+export const PeriodProperties = {
   range: Type.Optional(RangeName("The named range asked for")),
-  from: Type.String({ description: "First UTC day of the range (for 24h: the day of its first hour)" }),
+  tz: Type.String(),
+  from: Type.String({ description: "First day of the range in `tz` (for 24h: the day of its first hour)" }),
   to: Type.String(),
-  total_clicks: Type.Integer({ description: "All-time clicks of the link" }),
-  advanced: Type.Boolean({ description: "false on plans without advanced statistics: the keys below are then absent" }),
-  message: Type.Optional(Type.String()),
-  required_plan: Type.Optional(Type.String()),
+  granularity: Type.Optional(Granularity),
   range_clicks: Type.Optional(Type.Integer({ description: "Clicks from `from` to `to`" })),
-  daily: Type.Optional(Type.Array(Type.Object({ date: Type.String(), clicks: Type.Integer() }), { description: "Every day of the range, zero-filled (not for range=24h)" })),
-  hourly: Type.Optional(
-    Type.Array(Type.Object({ hour: Type.String({ description: "ISO time of the hour's start (UTC)" }), clicks: Type.Integer() }), {
-      description: "range=24h only: 24 hours, oldest first, the last one the current hour; the breakdowns then cover these hours",
+  range_visitors: Type.Optional(Type.Integer({ description: "Visitors: for a range of several days, the sum of each day's visitors" })),
+  range_qr: Type.Optional(Type.Integer({ description: "Clicks from QR codes (the short URL with ?qr=1)" })),
+  previous: Type.Optional(
+    Type.Object({ from: Type.String(), to: Type.String(), ...Totals.properties }, { description: "The period of the same length just before (absent for all)" }),
+  ),
+  change: Type.Optional(Type.Object({ clicks: Change, visitors: Change, qr: Change })),
+  series: Type.Optional(Type.Array(Point, { description: "Every point of the range, zero-filled, in `tz`" })),
+  sources: Type.Optional(
+    Type.Array(Type.Object({ source: Type.Union([Type.Literal("link"), Type.Literal("qr")]), clicks: Type.Integer(), visitors: Type.Integer() }), {
+      description: "Clicks of the short link itself and from QR codes",
     }),
   ),
   countries: Type.Optional(Top("country")),
@@ -41,6 +63,28 @@ const StatsProperties = {
   browsers: Type.Optional(Top("browser")),
   os: Type.Optional(Top("os")),
   referrers: Type.Optional(Top("referrer")),
+  bots: Type.Optional(Type.Integer()),
+  bot_share: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+};
+
+const StatsProperties = {
+  link_id: Type.String(),
+  alias: Type.String(),
+  ...PeriodProperties,
+  total_clicks: Type.Integer({ description: "All-time clicks of the link" }),
+  advanced: Type.Boolean({ description: "false on plans without advanced statistics: the keys below are then absent" }),
+  message: Type.Optional(Type.String()),
+  required_plan: Type.Optional(Type.String()),
+  daily: Type.Optional(
+    Type.Array(Type.Object({ date: Type.String(), clicks: Type.Integer(), visitors: Type.Integer(), qr: Type.Integer() }), {
+      description: "Every day of the range in `tz`, zero-filled (day ranges only: not for hourly or monthly points)",
+    }),
+  ),
+  hourly: Type.Optional(
+    Type.Array(Type.Object({ hour: Type.String({ description: "ISO time of the hour's start (UTC)" }), clicks: Type.Integer(), visitors: Type.Integer(), qr: Type.Integer() }), {
+      description: "range=24h only: 24 hours, oldest first, the last one the current hour; the breakdowns then cover these hours",
+    }),
+  ),
   destinations: Type.Optional(
     Type.Array(Type.Object({ destination: Type.String(), url: Type.Union([Type.String(), Type.Null()]), clicks: Type.Integer(), share: Type.Number({ minimum: 0, maximum: 1 }) }), {
       description:
@@ -49,11 +93,9 @@ const StatsProperties = {
   ),
   destinations_daily: Type.Optional(
     Type.Array(Type.Object({ date: Type.String(), destination: Type.String(), clicks: Type.Integer() }), {
-      description: "Clicks per day and destination (days with none left out): a split's variants over time",
+      description: "Clicks per UTC day and destination (days with none left out): a split's variants over time",
     }),
   ),
-  bots: Type.Optional(Type.Integer()),
-  bot_share: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
 };
 
 export const StatsSchema = Type.Object(StatsProperties);
