@@ -29,9 +29,9 @@ export interface JournalMark {
 }
 
 /** Where each number of a click sits: strings are indexes into the batch's strings; country and destination -1 are none. */
-export const FIELD = { at: 0, userAgent: 1, referer: 2, ip: 3, country: 4, counted: 5, linkNum: 6, destination: 7 } as const;
+export const FIELD = { at: 0, userAgent: 1, referer: 2, ip: 3, country: 4, counted: 5, linkNum: 6, destination: 7, qr: 8 } as const;
 /** Numbers per click. */
-export const WIDTH = 8;
+export const WIDTH = 9;
 
 export interface ClickBatch {
   /** Distinct per batch in this process: a writer that retries a batch knows it (and what of it is written). */
@@ -59,9 +59,6 @@ export function nextBatchSeq(): number {
 
 /** The open batch of a recorder: clicks are appended until it is sealed. */
 export class ClickBatchBuilder {
-  /** `withIp`: keep the client address (only GeoIP needs it); without, every click's is "". */
-  constructor(private readonly withIp = true) {}
-
   private strings: string[] = [];
   private links: string[] = [];
   private readonly index = new Map<string, number>();
@@ -89,11 +86,12 @@ export class ClickBatchBuilder {
     f[o + FIELD.at] = c.at;
     f[o + FIELD.userAgent] = this.intern(c.userAgent);
     f[o + FIELD.referer] = this.intern(c.referer);
-    f[o + FIELD.ip] = this.intern(this.withIp ? c.ip : "");
+    f[o + FIELD.ip] = this.intern(c.ip);
     f[o + FIELD.country] = c.country === null ? -1 : this.intern(c.country);
     f[o + FIELD.counted] = c.counted ? 1 : 0;
     f[o + FIELD.linkNum] = c.linkNum;
     f[o + FIELD.destination] = c.destination === null ? -1 : this.intern(c.destination);
+    f[o + FIELD.qr] = c.qr === true ? 1 : 0;
     this.length++;
   }
 

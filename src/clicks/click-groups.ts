@@ -1,8 +1,8 @@
-// A batch described and grouped: raw click rows and groups (identical clicks of a link and day), the
+// A batch described and grouped: raw click rows and groups (identical clicks of a link and hour), the
 // groups of clicks not committed yet for reads (groupsOf), and groups held between roll-ups (GroupSet);
 // rollup-rows.ts turns groups into roll-up rows. Terms: README.md.
 import type { Selectable } from "kysely";
-import type { ClickBreakdownMonthTable, ClickBreakdownTable, ClickDailyTable, ClicksTable } from "../storage/schema.js";
+import type { ClickBreakdownMonthTable, ClickBreakdownTable, ClickDailyTable, ClickHourlyTable, ClicksTable } from "../storage/schema.js";
 import { type ClickBatch, FIELD, WIDTH } from "./click-buffer.js";
 import { type ClickDimensions, type CountryResolver, describeUserAgent, referrerHost } from "./describe.js";
 
@@ -11,22 +11,29 @@ export type ClickRow = Omit<Selectable<ClicksTable>, "id"> & { link_id: string }
 export type DailyRow = Selectable<ClickDailyTable>;
 export type BreakdownRow = Selectable<ClickBreakdownTable>;
 export type MonthlyRow = Selectable<ClickBreakdownMonthTable>;
+export type HourlyRow = Selectable<ClickHourlyTable>;
 
 /** The values of one click that the roll-ups are grouped by. */
-export interface Group extends Omit<ClickRow, "at"> {
+export interface Group extends Omit<ClickRow, "at" | "new_visitor"> {
   day: string;
   clicks: number;
   /** Clicks already added to links.click_count (click-limited links). */
   counted: number;
+  /** Clicks that were their visitor's first of the UTC day on the link (known once written: 0 for clicks not written yet). */
+  visitors: number;
   /** The latest click's time (epoch ms), what links.last_click_at moves up to; 0 where not tracked (groupsOf: reads do not use it). */
   last_at: number;
-  /** Start of the clicks' UTC hour (epoch ms): set on groups of clicks not written yet (groupsOf), which the hourly read adds. */
-  hour?: number;
+  /** Start of the clicks' UTC hour (epoch ms): groups are per link, hour and values. */
+  hour: number;
 }
 
 export interface DescribedBatch {
-  /** By link number, each link's clicks in the order they came (time order). */
+  /** By link number, each link's clicks in the order they came (time order); new_visitor is set by the writer (markNewVisitors). */
   rows: ClickRow[];
+  /** Each row's visitor key (visitors.ts), 0 where the batch was described without keys. */
+  visitorKeys: number[];
+  /** Each row's group. */
+  rowGroups: Group[];
   /** Each row's values, as a number: rows with the same number share country, device, os, browser, referrer and bot flag. */
   rowValues: number[];
   /** In the rows' order. */
@@ -42,7 +49,7 @@ export type Dimension = (typeof DIMENSIONS)[number];
  * Every breakdown kept: the described ones, and where the clicks went (rows only for clicks not sent to
  * the link's url: a link without rules or split has none; its "default" is its clicks minus those rows).
  */
-export const BREAKDOWNS = [...DIMENSIONS, "destination"] as const;
+export const BREAKDOWNS = [...DIMENSIONS, "destination", "source"] as const;
 export type BreakdownDimension = (typeof BREAKDOWNS)[number];
 
 export const HOUR_MS = 3_600_000;
@@ -66,22 +73,50 @@ class DayOf {
   }
 }
 
-type Values = Pick<ClickRow, "country" | "device" | "os" | "browser" | "referrer" | "is_bot" | "destination">;
+export function hourOf(ms: number): number {
+  return ms - (ms % HOUR_MS);
+}
+
+type Values = Pick<ClickRow, "country" | "device" | "os" | "browser" | "referrer" | "is_bot" | "destination" | "qr">;
 
 function sameValues(a: Values, b: Values): boolean {
   return (
-    a.country === b.country && a.device === b.device && a.os === b.os && a.browser === b.browser && a.referrer === b.referrer && a.is_bot === b.is_bot && a.destination === b.destination
+    a.country === b.country &&
+    a.device === b.device &&
+    a.os === b.os &&
+    a.browser === b.browser &&
+    a.referrer === b.referrer &&
+    a.is_bot === b.is_bot &&
+    a.destination === b.destination &&
+    a.qr === b.qr
   );
 }
 
-/** The group of `groups` (one link's) for a day and values, or undefined: a link has a few groups at most. */
-function findGroup(groups: Group[], day: string, v: Values): Group | undefined {
-  for (const g of groups) if (g.day === day && sameValues(g, v)) return g;
+/** The group of `groups` (one link's) for an hour and values, or undefined: a link has a few groups at most. */
+function findGroup(groups: Group[], hour: number, v: Values): Group | undefined {
+  for (const g of groups) if (g.hour === hour && sameValues(g, v)) return g;
   return undefined;
 }
 
-function newGroup(linkId: string, linkNum: number, day: string, v: Values): Group {
-  return { link_id: linkId, link_num: linkNum, day, country: v.country, device: v.device, os: v.os, browser: v.browser, referrer: v.referrer, is_bot: v.is_bot, destination: v.destination, clicks: 0, counted: 0, last_at: 0 };
+function newGroup(linkId: string, linkNum: number, day: string, hour: number, v: Values): Group {
+  return {
+    link_id: linkId,
+    link_num: linkNum,
+    day,
+    hour,
+    country: v.country,
+    device: v.device,
+    os: v.os,
+    browser: v.browser,
+    referrer: v.referrer,
+    is_bot: v.is_bot,
+    destination: v.destination,
+    qr: v.qr,
+    clicks: 0,
+    counted: 0,
+    visitors: 0,
+    last_at: 0,
+  };
 }
 
 /**
@@ -92,7 +127,7 @@ function newGroup(linkId: string, linkNum: number, day: string, v: Values): Grou
  * cost of a raw row on a long tail of links). Groups are found per link by comparing values, not by
  * building a key string per click: on a long tail nearly every click starts a group of its own.
  */
-export function describeBatch(batch: ClickBatch, countries: CountryResolver): DescribedBatch {
+export function describeBatch(batch: ClickBatch, countries: CountryResolver, keys: VisitorKeyOf | null = null): DescribedBatch {
   const f = batch.fields;
   const describe = describer(batch.strings, countries);
   /** Each link's clicks (indexes into rowOf), and each click's row and values. */
@@ -106,7 +141,8 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
   let lastRef = -1;
   let lastPlace = -1;
   let lastDestination = -1;
-  let v: Values = { country: "", device: "", os: "", browser: "", referrer: "", is_bot: 0, destination: null };
+  let lastQr = -1;
+  let v: Values = { country: "", device: "", os: "", browser: "", referrer: "", is_bot: 0, destination: null, qr: 0 };
   let vid = -1;
   for (let i = 0, o = 0; i < batch.length; i++, o += WIDTH) {
     const ua = f[o + FIELD.userAgent] as number;
@@ -114,15 +150,17 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
     const ip = f[o + FIELD.ip] as number;
     const place = placeOf(f[o + FIELD.country] as number, ip);
     const destination = f[o + FIELD.destination] as number;
-    if (ua !== lastUa || ref !== lastRef || place !== lastPlace || destination !== lastDestination) {
-      v = describe(ua, ref, place, destination);
-      const content = `${v.country}\u0000${v.device}\u0000${v.os}\u0000${v.browser}\u0000${v.referrer}\u0000${v.is_bot}\u0000${v.destination}`;
+    const qr = f[o + FIELD.qr] as number;
+    if (ua !== lastUa || ref !== lastRef || place !== lastPlace || destination !== lastDestination || qr !== lastQr) {
+      v = describe(ua, ref, place, destination, qr);
+      const content = `${v.country}\u0000${v.device}\u0000${v.os}\u0000${v.browser}\u0000${v.referrer}\u0000${v.is_bot}\u0000${v.destination}\u0000${v.qr}`;
       vid = valueIds.get(content) ?? valueIds.size;
       valueIds.set(content, vid);
       lastUa = ua;
       lastRef = ref;
       lastPlace = place;
       lastDestination = destination;
+      lastQr = qr;
     }
     const num = f[o + FIELD.linkNum] as number;
     rowOf[i] = {
@@ -137,6 +175,8 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
       is_bot: v.is_bot,
       counted: f[o + FIELD.counted] as number,
       destination: v.destination,
+      new_visitor: 0,
+      qr: v.qr,
     };
     valuesOf[i] = vid;
     const same = byLink.get(num);
@@ -145,6 +185,8 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
   }
   const rows: ClickRow[] = [];
   const rowValues: number[] = [];
+  const rowGroups: Group[] = [];
+  const visitorKeys: number[] = [];
   const groups: Group[] = [];
   const linkIds: string[] = [];
   const days = new DayOf();
@@ -157,9 +199,10 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
     for (const i of list) {
       const row = rowOf[i]!;
       const day = days.of(row.at);
-      let g = findGroup(linkGroups, day, row);
+      const hour = hourOf(row.at);
+      let g = findGroup(linkGroups, hour, row);
       if (g === undefined) {
-        g = newGroup(linkId, num, day, row);
+        g = newGroup(linkId, num, day, hour, row);
         linkGroups.push(g);
         groups.push(g);
       }
@@ -168,9 +211,29 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver): De
       if (row.at > g.last_at) g.last_at = row.at;
       rows.push(row);
       rowValues.push(valuesOf[i]!);
+      rowGroups.push(g);
+      const o = i * WIDTH;
+      visitorKeys.push(keys === null ? 0 : keys(day, num, f[o + FIELD.ip] as number, f[o + FIELD.userAgent] as number));
     }
   }
-  return { rows, rowValues, groups, linkIds };
+  return { rows, rowValues, rowGroups, visitorKeys, groups, linkIds };
+}
+
+/** A click's visitor key from its day, link number and the batch's indexes of its address and user agent (visitors.ts). */
+export type VisitorKeyOf = (day: string, linkNum: number, ip: number, userAgent: number) => number;
+
+/**
+ * Marks rows `start` to `end` that are their visitor's first of the day on the link (`isNew`, asked once
+ * per row in order: the writer's record of keys answers) and counts them into their groups.
+ */
+export function markNewVisitors(b: DescribedBatch, start: number, end: number, isNew: (day: string, key: number) => boolean): void {
+  for (let i = start; i < end; i++) {
+    const g = b.rowGroups[i] as Group;
+    if (isNew(g.day, b.visitorKeys[i] as number)) {
+      (b.rows[i] as ClickRow).new_visitor = 1;
+      g.visitors++;
+    }
+  }
 }
 
 /** One number for a click's (country header, address) pair: a batch holds far fewer than 2^20 strings. */
@@ -179,11 +242,11 @@ function placeOf(header: number, ip: number): number {
 }
 
 /** Describes a batch's (user agent, referrer, place, destination) as stored values, each distinct string once. */
-function describer(s: string[], countries: CountryResolver): (ua: number, ref: number, place: number, destination: number) => Values {
+function describer(s: string[], countries: CountryResolver): (ua: number, ref: number, place: number, destination: number, qr: number) => Values {
   const agents = new Map<number, ClickDimensions>();
   const referrers = new Map<number, string>();
   const places = new Map<number, string>();
-  return (ua, ref, place, destination) => {
+  return (ua, ref, place, destination, qr) => {
     let d = agents.get(ua);
     if (d === undefined) agents.set(ua, (d = describeUserAgent(s[ua] as string)));
     let referrer = referrers.get(ref);
@@ -194,14 +257,15 @@ function describer(s: string[], countries: CountryResolver): (ua: number, ref: n
       country = countries.resolve(header < 0 ? null : (s[header] as string), s[place % 1_048_576] as string);
       places.set(place, country);
     }
-    return { country, device: d.device, os: d.os, browser: d.browser, referrer, is_bot: d.isBot ? 1 : 0, destination: destination === -1 ? null : (s[destination] as string) };
+    return { country, device: d.device, os: d.os, browser: d.browser, referrer, is_bot: d.isBot ? 1 : 0, destination: destination === -1 ? null : (s[destination] as string), qr };
   };
 }
 
-/** A tally of identical clicks (same link, raw user agent, referrer, place, UTC hour and destination): the index of the first, and how many. */
+/** A tally of identical clicks (same link, raw user agent, referrer, place, UTC hour, destination and QR flag): the index of the first, and how many. */
 interface Tally {
   hour: number;
   destination: number;
+  qr: number;
   i: number;
   clicks: number;
   counted: number;
@@ -215,8 +279,8 @@ function child<K, V>(m: Map<K, V>, key: K, make: () => V): V {
 
 /**
  * The groups of the clicks of a batch (or of a batch being filled) that belong to the links numbered
- * in `nums`, as describeBatch would make them but per UTC hour (the hourly read needs it; the others sum
- * a day's groups): what a read adds for clicks not committed yet. Reads are rare, clicks are not, so
+ * in `nums`, as describeBatch would make them (their visitors are counted once written): what a read
+ * adds for clicks not committed yet. Reads are rare, clicks are not, so
  * this does the least per click: a lookup of its link number, and for a click of a link read, a tally
  * by its raw numbers (link, user agent and referrer, place, then hour) in maps keyed by numbers (no
  * string per click), so that each distinct combination is described once.
@@ -240,9 +304,10 @@ export function groupsOf(batch: ClickBatch, nums: ReadonlySet<number>, countries
     );
     const hour = Math.floor((f[o + FIELD.at] as number) / HOUR_MS);
     const destination = f[o + FIELD.destination] as number;
-    let t = list.find((x) => x.hour === hour && x.destination === destination);
+    const qr = f[o + FIELD.qr] as number;
+    let t = list.find((x) => x.hour === hour && x.destination === destination && x.qr === qr);
     if (t === undefined) {
-      list.push((t = { hour, destination, i, clicks: 0, counted: 0 }));
+      list.push((t = { hour, destination, qr, i, clicks: 0, counted: 0 }));
       all.push(t);
     }
     t.clicks++;
@@ -254,13 +319,13 @@ export function groupsOf(batch: ClickBatch, nums: ReadonlySet<number>, countries
   for (const t of all) {
     const o = t.i * WIDTH;
     const num = f[o + FIELD.linkNum] as number;
-    const v = describe(f[o + FIELD.userAgent] as number, f[o + FIELD.referer] as number, placeOf(f[o + FIELD.country] as number, f[o + FIELD.ip] as number), t.destination);
+    const v = describe(f[o + FIELD.userAgent] as number, f[o + FIELD.referer] as number, placeOf(f[o + FIELD.country] as number, f[o + FIELD.ip] as number), t.destination, t.qr);
     const day = dayOf(f[o + FIELD.at] as number);
     const hour = t.hour * HOUR_MS;
     const list = child(byLink, num, () => []);
-    let g = list.find((x) => x.hour === hour && sameValues(x, v));
+    let g = findGroup(list, hour, v);
     if (g === undefined) {
-      g = { ...newGroup(batch.links[t.i] as string, num, day, v), hour };
+      g = newGroup(batch.links[t.i] as string, num, day, hour, v);
       list.push(g);
       groups.push(g);
     }
@@ -286,10 +351,11 @@ export class GroupSet {
   /** Adds a group (from one batch), merged into the same link, day and values if held. */
   add(g: Group): void {
     const list = this.byLink.get(g.link_num);
-    const have = list === undefined ? undefined : findGroup(list, g.day, g);
+    const have = list === undefined ? undefined : findGroup(list, g.hour, g);
     if (have !== undefined) {
       have.clicks += g.clicks;
       have.counted += g.counted;
+      have.visitors += g.visitors;
       if (g.last_at > have.last_at) have.last_at = g.last_at;
       return;
     }
@@ -307,8 +373,8 @@ export class GroupSet {
   addRows(rows: Iterable<ClickRow>): void {
     const days = new DayOf();
     for (const row of rows) {
-      const g = newGroup(row.link_id, row.link_num, days.of(row.at), row);
-      this.add(Object.assign(g, { clicks: 1, counted: row.counted, last_at: row.at }));
+      const g = newGroup(row.link_id, row.link_num, days.of(row.at), hourOf(row.at), row);
+      this.add(Object.assign(g, { clicks: 1, counted: row.counted, visitors: row.new_visitor, last_at: row.at }));
     }
   }
 

@@ -16,10 +16,12 @@ import type { Database } from "../storage/schema.js";
 import { type ClickBatch, type ClickBatchBuilder, FIELD, type JournalMark, WIDTH, nextBatchSeq } from "./click-buffer.js";
 
 /** Each append: MAGIC, clicks, bytes of the new strings (a JSON array), then WIDTH float64 per click. */
-const MAGIC = 0x324b4c43;
-/** Appends of the format before clicks carried their destination: 7 numbers per click, FIELD's first 7. */
-const MAGIC_7 = 0x314b4c43;
-const WIDTH_7 = 7;
+const MAGIC = 0x334b4c43;
+/** Appends of earlier formats, replayed after an upgrade: FIELD's first 7 numbers (before destinations) or 8 (before the QR flag). */
+const OLDER_WIDTHS = new Map([
+  [0x314b4c43, 7],
+  [0x324b4c43, 8],
+]);
 const HEADER = 12;
 const NO_STRINGS = Buffer.alloc(0);
 /** Reused by every append (written synchronously). */
@@ -87,9 +89,9 @@ function readSegment(file: string): { strings: string[]; fields: Float64Array; l
   const parts: Float64Array[] = [];
   let length = 0;
   let off = 0;
-  while (off + HEADER <= buf.length && (buf.readUInt32LE(off) === MAGIC || buf.readUInt32LE(off) === MAGIC_7)) {
-    // A journal left by the previous version (replayed after an upgrade) has no destinations: each is the default.
-    const width = buf.readUInt32LE(off) === MAGIC ? WIDTH : WIDTH_7;
+  while (off + HEADER <= buf.length && (buf.readUInt32LE(off) === MAGIC || OLDER_WIDTHS.has(buf.readUInt32LE(off)))) {
+    // A journal left by an earlier version (replayed after an upgrade): its clicks went to the default destination, none from a QR code.
+    const width = buf.readUInt32LE(off) === MAGIC ? WIDTH : (OLDER_WIDTHS.get(buf.readUInt32LE(off)) as number);
     const count = buf.readUInt32LE(off + 4);
     const textEnd = off + HEADER + buf.readUInt32LE(off + 8);
     const end = textEnd + count * width * 8;
@@ -117,7 +119,7 @@ function readSegment(file: string): { strings: string[]; fields: Float64Array; l
   return { strings, fields, length, ignored: buf.length - off };
 }
 
-/** An append's numbers, WIDTH per click (an older append's clicks get no destination). */
+/** An append's numbers, WIDTH per click (an older append's clicks get the default destination where they have none, and no QR flag). */
 function widened(bytes: Buffer, count: number, width: number): Float64Array {
   const f = new Float64Array(count * WIDTH);
   if (width === WIDTH) {
@@ -128,7 +130,8 @@ function widened(bytes: Buffer, count: number, width: number): Float64Array {
   Buffer.from(narrow.buffer).set(bytes);
   for (let i = 0; i < count; i++) {
     f.set(narrow.subarray(i * width, (i + 1) * width), i * WIDTH);
-    f[i * WIDTH + FIELD.destination] = -1;
+    if (width <= FIELD.destination) f[i * WIDTH + FIELD.destination] = -1;
+    f[i * WIDTH + FIELD.qr] = 0;
   }
   return f;
 }
@@ -143,6 +146,7 @@ function validClicks(f: Float64Array, strings: number): boolean {
     if (!isString(f[o + FIELD.ip] as number) || (country !== -1 && !isString(country)) || (counted !== 0 && counted !== 1)) return false;
     const destination = f[o + FIELD.destination] as number;
     if (!Number.isSafeInteger(num) || num < 1 || (destination !== -1 && !isString(destination))) return false;
+    if (f[o + FIELD.qr] !== 0 && f[o + FIELD.qr] !== 1) return false;
   }
   return true;
 }

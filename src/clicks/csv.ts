@@ -12,6 +12,7 @@ import { stringify, type Options } from "csv-stringify";
 import type { Db, Dialect } from "../storage/db.js";
 import type { ClicksTable, LinkRow } from "../storage/schema.js";
 import type { DayRange } from "./range.js";
+import type { Period } from "./period.js";
 import type { StatsService } from "./stats.js";
 
 /** Clicks read per statement (about 1 MB of rows held at a time). */
@@ -117,10 +118,11 @@ export async function exportCsv(
   storage: { db: Db; dialect: Dialect },
   stats: Pick<StatsService, "daily">,
   link: Pick<LinkRow, "id" | "num">,
-  range: DayRange,
+  range: Pick<Period, "days" | "startMs" | "endMs">,
   pageSize = CSV_PAGE,
 ): Promise<Transform> {
-  const daily = await stats.daily(link.id, range);
+  // The daily part by UTC day (the days the period touches); the clicks exactly those of the period.
+  const daily = await stats.daily(link.id, range.days);
   const out = stringify(CSV_OPTIONS);
   // Rows go straight into the stringifier; a page is read only once it has drained (back-pressure).
   const drained = () =>

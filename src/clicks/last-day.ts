@@ -31,21 +31,29 @@ interface Cell {
   is_bot: number;
   /** Null: the link's url. */
   destination: string | null;
+  qr: number;
   clicks: number;
+  visitors: number;
 }
 
+type Counts = { clicks: number; visitors: number; qr: number };
+
 export interface LastDay {
-  hourly: Array<{ hour: string; clicks: number }>;
+  /** The 24 hours in order. */
+  hours: Counts[];
   clicks: number;
+  visitors: number;
+  qr: number;
+  qrVisitors: number;
   bots: number;
-  /** Per dimension, every value with its clicks (not yet cut to a top). */
-  by: Record<Dimension, Map<string, number>>;
+  /** Per dimension, every value with its clicks and visitors (not yet cut to a top). */
+  by: Record<Dimension, Map<string, { clicks: number; visitors: number }>>;
   /** The window's clicks per UTC day (days in order), and those not sent to the link's url, per day and destination. */
   perDay: Array<{ date: string; clicks: number }>;
   others: DayCount[];
 }
 
-const VALUES = ["country", "device", "os", "browser", "referrer", "is_bot", "destination"] as const;
+const VALUES = ["country", "device", "os", "browser", "referrer", "is_bot", "destination", "qr"] as const;
 
 /** The stored raw clicks of one link in the window, grouped by hour and values (one statement: one snapshot). */
 export async function storedCells(db: Db, dialect: Dialect, linkNum: number, w: HourWindow): Promise<Cell[]> {
@@ -54,42 +62,47 @@ export async function storedCells(db: Db, dialect: Dialect, linkNum: number, w: 
   const from = (table: "clicks" | "click_staging") =>
     db
       .selectFrom(table)
-      .select([hour.as("hour"), ...VALUES, sql<number>`count(*)`.as("clicks")])
+      .select([hour.as("hour"), ...VALUES, sql<number>`count(*)`.as("clicks"), sql<number>`sum(new_visitor)`.as("visitors")])
       .where("link_num", "=", linkNum)
       .where("at", ">=", w.startMs)
       .where("at", "<", w.endMs)
       .groupBy([hour, ...VALUES]);
   // PostgreSQL writes every click into clicks with its batch: no staging table.
   const rows = dialect === "sqlite" ? await from("clicks").unionAll(from("click_staging")).execute() : await from("clicks").execute();
-  return rows.map((r) => ({ ...r, hour: Number(r.hour), is_bot: Number(r.is_bot), clicks: Number(r.clicks) }));
+  return rows.map((r) => ({ ...r, hour: Number(r.hour), is_bot: Number(r.is_bot), qr: Number(r.qr), clicks: Number(r.clicks), visitors: Number(r.visitors) }));
 }
 
 /** The hourly series (24 points, zero-filled) and the breakdowns of the stored cells and the unwritten groups of the window. */
 export function lastDayOf(w: HourWindow, cells: Cell[], unwritten: Group[]): LastDay {
   const extra: Cell[] = unwritten
-    // Every unwritten group has its hour (groupsOf); one without would not be of a known hour.
-    .filter((g) => g.hour !== undefined && g.hour >= w.startMs && g.hour < w.endMs)
-    .map((g) => ({ hour: g.hour as number, country: g.country, device: g.device, os: g.os, browser: g.browser, referrer: g.referrer, is_bot: g.is_bot, destination: g.destination, clicks: g.clicks }));
-  const perHour = new Map<number, number>();
-  const by = Object.fromEntries(DIMENSIONS.map((d) => [d, new Map<string, number>()])) as Record<Dimension, Map<string, number>>;
-  let clicks = 0;
-  let bots = 0;
+    .filter((g) => g.hour >= w.startMs && g.hour < w.endMs)
+    .map((g) => ({ hour: g.hour, country: g.country, device: g.device, os: g.os, browser: g.browser, referrer: g.referrer, is_bot: g.is_bot, destination: g.destination, qr: g.qr, clicks: g.clicks, visitors: g.visitors }));
+  const perHour = new Map<number, Counts>();
+  const by = Object.fromEntries(DIMENSIONS.map((d) => [d, new Map<string, { clicks: number; visitors: number }>()])) as LastDay["by"];
+  const day: Omit<LastDay, "hours" | "by" | "perDay" | "others"> = { clicks: 0, visitors: 0, qr: 0, qrVisitors: 0, bots: 0 };
   const others: DayCount[] = [];
   for (const c of [...cells, ...extra]) {
-    perHour.set(c.hour, (perHour.get(c.hour) ?? 0) + c.clicks);
+    const h = perHour.get(c.hour) ?? { clicks: 0, visitors: 0, qr: 0 };
+    perHour.set(c.hour, { clicks: h.clicks + c.clicks, visitors: h.visitors + c.visitors, qr: h.qr + c.qr * c.clicks });
     if (c.destination !== null) others.push({ day: dayOf(c.hour), destination: c.destination, clicks: c.clicks });
-    for (const d of DIMENSIONS) by[d].set(c[d], (by[d].get(c[d]) ?? 0) + c.clicks);
-    clicks += c.clicks;
-    bots += c.is_bot ? c.clicks : 0;
+    for (const d of DIMENSIONS) {
+      const v = by[d].get(c[d]) ?? { clicks: 0, visitors: 0 };
+      by[d].set(c[d], { clicks: v.clicks + c.clicks, visitors: v.visitors + c.visitors });
+    }
+    day.clicks += c.clicks;
+    day.visitors += c.visitors;
+    day.qr += c.qr * c.clicks;
+    day.qrVisitors += c.qr * c.visitors;
+    day.bots += c.is_bot ? c.clicks : 0;
   }
-  const hourly: LastDay["hourly"] = [];
+  const hours: Counts[] = [];
   const perDay: LastDay["perDay"] = [];
   for (let t = w.startMs; t < w.endMs; t += HOUR_MS) {
-    const n = perHour.get(t) ?? 0;
-    hourly.push({ hour: new Date(t).toISOString(), clicks: n });
+    const h = perHour.get(t) ?? { clicks: 0, visitors: 0, qr: 0 };
+    hours.push(h);
     const date = dayOf(t);
-    if (perDay.at(-1)?.date === date) perDay.at(-1)!.clicks += n;
-    else perDay.push({ date, clicks: n });
+    if (perDay.at(-1)?.date === date) perDay.at(-1)!.clicks += h.clicks;
+    else perDay.push({ date, clicks: h.clicks });
   }
-  return { hourly, clicks, bots, by, perDay, others };
+  return { ...day, hours, by, perDay, others };
 }

@@ -4,7 +4,8 @@ import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
 import { describeBatch } from "./click-groups.js";
 import { rollUp } from "./rollup-rows.js";
-import type { ClickBatch } from "./click-buffer.js";
+import { type ClickBatch, FIELD, WIDTH } from "./click-buffer.js";
+import { PostgresVisitors, batchDays, keysFor } from "./visitors.js";
 import { markPostgres } from "./click-journal.js";
 import type { ClickWriter } from "./click-writer.js";
 import type { CountryResolver } from "./describe.js";
@@ -15,22 +16,31 @@ function column<T, K extends keyof T>(rows: T[], key: K): T[K][] {
 
 /** PostgreSQL: everything in one transaction per batch (several instances write; no watermark to share). */
 export class PostgresClickWriter implements ClickWriter {
+  private readonly visitors: PostgresVisitors;
+
   constructor(
     private readonly db: Db,
     private readonly countries: CountryResolver,
-  ) {}
+  ) {
+    this.visitors = new PostgresVisitors(db);
+  }
 
   async flushRollups(): Promise<void> {}
 
   async recover(): Promise<void> {}
 
   async write(clicks: ClickBatch): Promise<void> {
-    const b = describeBatch(clicks, this.countries);
+    const at = (i: number) => clicks.fields[i * WIDTH + FIELD.at] as number;
+    let latest = 0;
+    for (let i = 0; i < clicks.length; i++) latest = Math.max(latest, at(i));
+    const salts = await this.visitors.saltsFor(batchDays(clicks, at), latest);
+    const b = describeBatch(clicks, this.countries, keysFor(clicks, salts));
     // Links whose click_count this batch raises; the others (click-limited links, counted as served) are only read.
     const raising = new Set<string>();
     for (const g of b.groups) if (g.clicks > g.counted) raising.add(g.link_id);
     const raised = b.linkIds.filter((id) => raising.has(id));
     const readOnly = b.linkIds.filter((id) => !raising.has(id));
+    let seen = (): void => {};
     await this.db.transaction().execute(async (trx) => {
       if (clicks.journal) {
         // A retry of a batch whose commit reached the server while its answer did not (the connection
@@ -48,12 +58,13 @@ export class PostgresClickWriter implements ClickWriter {
         ids.length === 0 ? [] : (await sql<{ id: string }>`SELECT id FROM links WHERE id = ANY(${ids}::text[]) ORDER BY id FOR ${sql.raw(mode)}`.execute(trx)).rows;
       const live = new Set([...(await lock(raised, "NO KEY UPDATE")), ...(await lock(readOnly, "KEY SHARE"))].map((r) => r.id));
       if (live.size === 0) return;
+      seen = await this.visitors.mark(trx, b);
       const rows = live.size === b.linkIds.length ? b.rows : b.rows.filter((r) => live.has(r.link_id));
-      await sql`INSERT INTO clicks (link_num, at, country, device, os, browser, referrer, is_bot, counted, destination)
+      await sql`INSERT INTO clicks (link_num, at, country, device, os, browser, referrer, is_bot, counted, destination, new_visitor, qr)
         SELECT * FROM unnest(${column(rows, "link_num")}::bigint[], ${column(rows, "at")}::bigint[], ${column(rows, "country")}::text[],
           ${column(rows, "device")}::text[], ${column(rows, "os")}::text[], ${column(rows, "browser")}::text[],
           ${column(rows, "referrer")}::text[], ${column(rows, "is_bot")}::int[], ${column(rows, "counted")}::int[],
-          ${column(rows, "destination")}::text[])`.execute(trx);
+          ${column(rows, "destination")}::text[], ${column(rows, "new_visitor")}::int[], ${column(rows, "qr")}::int[])`.execute(trx);
       const u = rollUp(b.groups, live);
       if (u.increments.length > 0) {
         // GREATEST ignores NULL: a link's first click sets last_click_at.
@@ -61,18 +72,25 @@ export class PostgresClickWriter implements ClickWriter {
           FROM unnest(${u.increments.map((i) => i[0])}::text[], ${u.increments.map((i) => i[1])}::bigint[], ${u.increments.map((i) => i[2])}::bigint[]) AS v(id, n, at)
           WHERE links.id = v.id`.execute(trx);
       }
-      await sql`INSERT INTO click_daily (link_id, day, clicks, bots)
+      await sql`INSERT INTO click_daily (link_id, day, clicks, bots, visitors, qr)
         SELECT * FROM unnest(${column(u.daily, "link_id")}::text[], ${column(u.daily, "day")}::text[],
-          ${column(u.daily, "clicks")}::bigint[], ${column(u.daily, "bots")}::bigint[])
-        ON CONFLICT (link_id, day) DO UPDATE SET clicks = click_daily.clicks + excluded.clicks, bots = click_daily.bots + excluded.bots`.execute(trx);
-      await sql`INSERT INTO click_breakdown (link_id, day, dimension, value, clicks)
+          ${column(u.daily, "clicks")}::bigint[], ${column(u.daily, "bots")}::bigint[], ${column(u.daily, "visitors")}::bigint[], ${column(u.daily, "qr")}::bigint[])
+        ON CONFLICT (link_id, day) DO UPDATE SET clicks = click_daily.clicks + excluded.clicks, bots = click_daily.bots + excluded.bots,
+          visitors = click_daily.visitors + excluded.visitors, qr = click_daily.qr + excluded.qr`.execute(trx);
+      await sql`INSERT INTO click_hourly (link_id, hour, clicks, bots, visitors, qr)
+        SELECT * FROM unnest(${column(u.hourly, "link_id")}::text[], ${column(u.hourly, "hour")}::bigint[],
+          ${column(u.hourly, "clicks")}::bigint[], ${column(u.hourly, "bots")}::bigint[], ${column(u.hourly, "visitors")}::bigint[], ${column(u.hourly, "qr")}::bigint[])
+        ON CONFLICT (link_id, hour) DO UPDATE SET clicks = click_hourly.clicks + excluded.clicks, bots = click_hourly.bots + excluded.bots,
+          visitors = click_hourly.visitors + excluded.visitors, qr = click_hourly.qr + excluded.qr`.execute(trx);
+      await sql`INSERT INTO click_breakdown (link_id, day, dimension, value, clicks, visitors)
         SELECT * FROM unnest(${column(u.breakdown, "link_id")}::text[], ${column(u.breakdown, "day")}::text[],
-          ${column(u.breakdown, "dimension")}::text[], ${column(u.breakdown, "value")}::text[], ${column(u.breakdown, "clicks")}::bigint[])
-        ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = click_breakdown.clicks + excluded.clicks`.execute(trx);
-      await sql`INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks)
+          ${column(u.breakdown, "dimension")}::text[], ${column(u.breakdown, "value")}::text[], ${column(u.breakdown, "clicks")}::bigint[], ${column(u.breakdown, "visitors")}::bigint[])
+        ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = click_breakdown.clicks + excluded.clicks, visitors = click_breakdown.visitors + excluded.visitors`.execute(trx);
+      await sql`INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks, visitors)
         SELECT * FROM unnest(${column(u.monthly, "link_id")}::text[], ${column(u.monthly, "month")}::text[],
-          ${column(u.monthly, "dimension")}::text[], ${column(u.monthly, "value")}::text[], ${column(u.monthly, "clicks")}::bigint[])
-        ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks`.execute(trx);
+          ${column(u.monthly, "dimension")}::text[], ${column(u.monthly, "value")}::text[], ${column(u.monthly, "clicks")}::bigint[], ${column(u.monthly, "visitors")}::bigint[])
+        ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks, visitors = click_breakdown_month.visitors + excluded.visitors`.execute(trx);
     });
+    seen();
   }
 }

@@ -1,10 +1,5 @@
-// The statistics date range: UTC days "YYYY-MM-DD", inclusive, validated and defaulted from the clock.
-import { invalid } from "../shared/errors.js";
-
+// UTC days "YYYY-MM-DD" and ranges of them (inclusive): what the day-keyed roll-ups are read by.
 export const DAY_MS = 86_400_000;
-export const DEFAULT_RANGE_DAYS = 30;
-export const MAX_RANGE_DAYS = 366;
-const EARLIEST = "2000-01-01";
 const YMD = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 export interface DayRange {
@@ -27,43 +22,6 @@ export function parseDay(text: string): number | null {
   if (!m) return null;
   const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
   return ymd(ms) === text ? ms : null; // rejects 2026-02-30, 2026-13-01
-}
-
-function checkedDay(field: "from" | "to", text: string, todayMs: number): number {
-  const ms = parseDay(text);
-  if (ms === null) throw invalid(field, "must be a calendar day as YYYY-MM-DD (UTC)");
-  if (text < EARLIEST) throw invalid(field, `must not be before ${EARLIEST}`);
-  if (ms > todayMs + DAY_MS) throw invalid(field, "must not be more than one day in the future");
-  return ms;
-}
-
-/** The named ranges: the last 24 hours (by hour), or the last 7, 30 or 90 days ending today. */
-export const RANGES = ["24h", "7d", "30d", "90d"] as const;
-export type RangeName = (typeof RANGES)[number];
-
-/** The days a named range covers: for 24h, the days of its first and last hour. */
-function namedRange(name: RangeName, nowMs: number): { from: string; to: string } {
-  const todayMs = parseDay(ymd(nowMs)) as number;
-  if (name === "24h") return { from: ymd(Math.floor(nowMs / 3_600_000) * 3_600_000 - 23 * 3_600_000), to: ymd(todayMs) };
-  return { from: ymd(todayMs - (Number(name.slice(0, -1)) - 1) * DAY_MS), to: ymd(todayMs) };
-}
-
-/**
- * Validates from/to (either may be absent or empty) or a named range (not both); the default is the
- * last 30 days ending today.
- */
-export function resolveRange(query: { from?: string | undefined; to?: string | undefined; range?: RangeName | undefined }, nowMs: number): DayRange {
-  if (query.range !== undefined && (query.from || query.to)) throw invalid("range", "give either range or from and to, not both");
-  const input = query.range === undefined ? query : namedRange(query.range, nowMs);
-  const todayMs = parseDay(ymd(nowMs)) as number;
-  const toMs = input.to ? checkedDay("to", input.to, todayMs) : todayMs;
-  const fromMs = input.from
-    ? checkedDay("from", input.from, todayMs)
-    : Math.max(toMs - (DEFAULT_RANGE_DAYS - 1) * DAY_MS, parseDay(EARLIEST) as number);
-  if (fromMs > toMs) throw invalid("from", "must not be after to");
-  const days = Math.round((toMs - fromMs) / DAY_MS) + 1;
-  if (days > MAX_RANGE_DAYS) throw invalid("from", `the range may cover at most ${MAX_RANGE_DAYS} days`);
-  return { from: ymd(fromMs), to: ymd(toMs), days, startMs: fromMs, endMs: toMs + DAY_MS };
 }
 
 /** Every day of the range, in order. */

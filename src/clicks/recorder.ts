@@ -171,9 +171,12 @@ export class ClickRecorder {
     return { pending: this.pending, oldestAt };
   }
 
-  /** Client addresses are kept only for GeoIP; without it they never leave the request. */
+  /**
+   * Client addresses go with the clicks to the writer, which turns each into a visitor key (visitors.ts)
+   * and a country; they are never stored (the journal's segment files hold them until their batch commits).
+   */
   private newBatch(): ClickBatchBuilder {
-    return new ClickBatchBuilder(this.deps.geoipDb !== null);
+    return new ClickBatchBuilder();
   }
 
   private seal(): void {

@@ -18,7 +18,7 @@ const MAX_PACKED_NUM = 2 ** (53 - OFFSET_BITS);
 /** links.last_click_at raised to a click's time bound twice (it only moves forward; NULL >= x is not true). */
 const LAST_CLICK_AT = "last_click_at = CASE WHEN last_click_at >= ? THEN last_click_at ELSE ? END";
 /** A raw click row's columns, in the order the statements below bind them. */
-const CLICK_COLUMNS = ["link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted", "destination"] as const;
+const CLICK_COLUMNS = ["link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted", "destination", "new_visitor", "qr"] as const;
 /** A link with this many raw rows in a chunk writes them straight into clicks; fewer are staged. */
 const DIRECT_MIN = 4;
 const CLICK_VALUES = `(${CLICK_COLUMNS.map(() => "?").join(", ")})`;
@@ -58,6 +58,8 @@ function putRow(args: unknown[], at: number, r: ClickRow): void {
   args[at + 7] = r.is_bot;
   args[at + 8] = r.counted;
   args[at + 9] = r.destination;
+  args[at + 10] = r.new_visitor;
+  args[at + 11] = r.qr;
 }
 
 /** The statements that insert raw rows into one table (clicks, or click_staging). */
@@ -105,7 +107,7 @@ function rawAppender(handle: SQLite.Database) {
     t.packed.run(shared);
   };
   /**
-   * Rows in link order, with their values' numbers: rows that share their values and `counted` are
+   * Rows in link order, with their values' numbers: rows that share their values, `counted` and `new_visitor` are
    * inserted by one statement (each list in link order, so an index takes it in key order), the others
    * one by one (50 rows to a statement measured the same: docs/scaling.md).
    */
@@ -113,7 +115,7 @@ function rawAppender(handle: SQLite.Database) {
     const alike = new Map<number, ClickRow[]>();
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i] as ClickRow;
-      const k = (rowValues[i] as number) * 2 + (row.counted === 0 ? 0 : 1);
+      const k = (rowValues[i] as number) * 4 + (row.counted === 0 ? 0 : 2) + (row.new_visitor === 0 ? 0 : 1);
       const list = alike.get(k);
       if (list === undefined) alike.set(k, [row]);
       else list.push(row);
@@ -133,6 +135,7 @@ function rawAppender(handle: SQLite.Database) {
    * neighbours: one page or a few), the others are staged until the next roll-up moves them.
    */
   return handle.transaction((rows: ClickRow[], rowValues: number[], alsoInTransaction?: () => void): void => {
+    alsoInTransaction?.();
     const direct: [ClickRow[], number[]] = [[], []];
     const staged: [ClickRow[], number[]] = [[], []];
     for (let i = 0; i < rows.length; ) {
@@ -146,7 +149,6 @@ function rawAppender(handle: SQLite.Database) {
     }
     insertRows(into.clicks, ...direct);
     insertRows(into.staging, ...staged);
-    alsoInTransaction?.();
   });
 }
 
@@ -174,7 +176,7 @@ export function sqliteStatements(handle: SQLite.Database) {
       handle.pragma("foreign_keys = ON");
     }
   };
-  /** Writes the rows of a batch's chunk, straight into clicks or staged (and whatever else must commit with them). */
+  /** Writes the rows of a batch's chunk, straight into clicks or staged, after `alsoInTransaction` (what must commit with them: it may still set the rows' new_visitor). */
   const raw = (rows: ClickRow[], rowValues: number[], alsoInTransaction?: () => void) =>
     withoutForeignKeys(() => append.immediate(rows, rowValues, alsoInTransaction));
   /** Moves the oldest `limit` staged rows into clicks; returns how many. */
@@ -188,9 +190,10 @@ export function sqliteStatements(handle: SQLite.Database) {
     }
     const u = rollUp(groups, live, keepsMonth);
     for (const [id, n, at] of u.increments) st.increment.run(n, at, at, id);
-    for (const d of u.daily) st.daily.run(d.link_id, d.day, d.clicks, d.bots);
-    for (const d of u.breakdown) st.breakdown.run(d.link_id, d.day, d.dimension, d.value, d.clicks);
-    for (const d of u.monthly) st.monthly.run(d.link_id, d.month, d.dimension, d.value, d.clicks);
+    for (const d of u.daily) st.daily.run(d.link_id, d.day, d.clicks, d.bots, d.visitors, d.qr);
+    for (const d of u.hourly) st.hourly.run(d.link_id, d.hour, d.clicks, d.bots, d.visitors, d.qr);
+    for (const d of u.breakdown) st.breakdown.run(d.link_id, d.day, d.dimension, d.value, d.clicks, d.visitors);
+    for (const d of u.monthly) st.monthly.run(d.link_id, d.month, d.dimension, d.value, d.clicks, d.visitors);
     if (final) st.advance.run(upTo);
     else st.progress.run(upTo, groups[groups.length - 1]!.link_id);
   });
@@ -226,16 +229,23 @@ function prepare(h: SQLite.Database) {
     /** Counts one click of a click-limited link: its time twice, the link id, its limit. */
     countLimited: h.prepare(`UPDATE links SET click_count = click_count + 1, ${LAST_CLICK_AT} WHERE id = ? AND click_count < ?`),
     daily: h.prepare(
-      "INSERT INTO click_daily (link_id, day, clicks, bots) VALUES (?, ?, ?, ?) " +
-        "ON CONFLICT (link_id, day) DO UPDATE SET clicks = click_daily.clicks + excluded.clicks, bots = click_daily.bots + excluded.bots",
+      "INSERT INTO click_daily (link_id, day, clicks, bots, visitors, qr) VALUES (?, ?, ?, ?, ?, ?) " +
+        "ON CONFLICT (link_id, day) DO UPDATE SET clicks = click_daily.clicks + excluded.clicks, bots = click_daily.bots + excluded.bots, " +
+        "visitors = click_daily.visitors + excluded.visitors, qr = click_daily.qr + excluded.qr",
+    ),
+    hourly: h.prepare(
+      "INSERT INTO click_hourly (link_id, hour, clicks, bots, visitors, qr) VALUES (?, ?, ?, ?, ?, ?) " +
+        "ON CONFLICT (link_id, hour) DO UPDATE SET clicks = click_hourly.clicks + excluded.clicks, bots = click_hourly.bots + excluded.bots, " +
+        "visitors = click_hourly.visitors + excluded.visitors, qr = click_hourly.qr + excluded.qr",
     ),
     breakdown: h.prepare(
-      "INSERT INTO click_breakdown (link_id, day, dimension, value, clicks) VALUES (?, ?, ?, ?, ?) " +
-        "ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = click_breakdown.clicks + excluded.clicks",
+      "INSERT INTO click_breakdown (link_id, day, dimension, value, clicks, visitors) VALUES (?, ?, ?, ?, ?, ?) " +
+        "ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = click_breakdown.clicks + excluded.clicks, visitors = click_breakdown.visitors + excluded.visitors",
     ),
     monthly: h.prepare(
-      "INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks) VALUES (?, ?, ?, ?, ?) " +
-        "ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks",
+      "INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks, visitors) VALUES (?, ?, ?, ?, ?, ?) " +
+        "ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks, " +
+        "visitors = click_breakdown_month.visitors + excluded.visitors",
     ),
     state: h.prepare("SELECT last_click_id AS last, epoch_to, epoch_link, months_through, compact_to, compact_link FROM click_rollup_state WHERE id = 1"),
     /** A roll-up is complete up to this click id. */
@@ -245,11 +255,12 @@ function prepare(h: SQLite.Database) {
     linksAfter: h.prepare("SELECT id FROM links WHERE id > ? ORDER BY id LIMIT ?").pluck(),
     /** A link's monthly rows from its daily ones in a range of days (one primary-key seek per dimension, whatever its history). */
     compactLink: h.prepare(
-      "INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks) " +
-        "SELECT link_id, substr(day, 1, 7), dimension, value, sum(clicks) FROM click_breakdown " +
+      "INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks, visitors) " +
+        "SELECT link_id, substr(day, 1, 7), dimension, value, sum(clicks), sum(visitors) FROM click_breakdown " +
         `WHERE link_id = :link AND dimension IN (${BREAKDOWNS.map((d) => `'${d}'`).join(", ")}) AND day > :after AND day < :before ` +
         "GROUP BY dimension, substr(day, 1, 7), value " +
-        "ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks",
+        "ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks, " +
+        "visitors = click_breakdown_month.visitors + excluded.visitors",
     ),
     monthsProgress: h.prepare("UPDATE click_rollup_state SET compact_to = ?, compact_link = ? WHERE id = 1"),
     monthsDone: h.prepare("UPDATE click_rollup_state SET months_through = ?, compact_to = NULL, compact_link = NULL WHERE id = 1"),

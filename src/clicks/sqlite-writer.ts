@@ -3,12 +3,13 @@
 // roll-ups handed to SqliteRollups, which holds them back and writes them every CLICK_ROLLUP_MS.
 import type SQLite from "better-sqlite3";
 import { type ClickRow, type Group, describeBatch } from "./click-groups.js";
-import type { ClickBatch } from "./click-buffer.js";
+import { type ClickBatch, FIELD, WIDTH } from "./click-buffer.js";
 import { sqliteJournalMarker } from "./click-journal.js";
 import type { ClickWriter, HeldBack } from "./click-writer.js";
 import type { CountryResolver } from "./describe.js";
 import { type Lock, SqliteRollups } from "./sqlite-rollups.js";
 import { type SqliteStatements, chunkEnd, sqliteStatements } from "./sqlite-statements.js";
+import { SqliteVisitors, batchDays, keysFor } from "./visitors.js";
 
 /** Roll-up groups held in memory before a roll-up is forced (bounds memory on a long-tailed flood). */
 const MAX_PENDING_GROUPS = 50_000;
@@ -27,6 +28,7 @@ const RAW_CHUNK = 2_000;
  */
 export class SqliteClickWriter implements ClickWriter {
   private s: SqliteStatements | null = null;
+  private v: SqliteVisitors | null = null;
   private readonly rollups: SqliteRollups;
   /** The last batch written to and how many of its rows (in link order) are committed. */
   private written: { seq: number; rows: number } | null = null;
@@ -53,7 +55,12 @@ export class SqliteClickWriter implements ClickWriter {
    */
   async write(clicks: ClickBatch): Promise<void> {
     const s = this.statements();
-    const { rows, rowValues, groups } = describeBatch(clicks, this.countries);
+    const visitors = (this.v ??= new SqliteVisitors(this.handle));
+    const at = (i: number) => clicks.fields[i * WIDTH + FIELD.at] as number;
+    const days = batchDays(clicks, at);
+    const salts = await this.lock(() => visitors.saltsFor(days, latest(clicks.length, at)));
+    const described = describeBatch(clicks, this.countries, keysFor(clicks, salts));
+    const { rows, rowValues, groups } = described;
     let start = this.written?.seq === clicks.seq ? this.written.rows : 0;
     // Groups come in link order too: those of the links already written were merged with them.
     let g = 0;
@@ -69,8 +76,14 @@ export class SqliteClickWriter implements ClickWriter {
       const mark = clicks.journal;
       // The click journal learns in the chunk's own transaction how far its segment is committed.
       const through = end === rows.length ? null : linkBefore(end);
+      const first = start;
       await this.lock(() => {
-        s.raw(chunk, chunkValues, mark && (() => this.markJournal(mark, through)));
+        s.raw(chunk, chunkValues, () => {
+          // In the rows' transaction, before they are inserted: whether each is its visitor's first of the day.
+          visitors.mark(described, first, end);
+          if (mark) this.markJournal(mark, through);
+        });
+        visitors.committed();
         // In the same synchronous step as the commit, so a roll-up never starts without these groups.
         for (const group of chunkGroups) this.rollups.add(group);
         this.written = { seq: clicks.seq, rows: end };
@@ -107,4 +120,11 @@ export class SqliteClickWriter implements ClickWriter {
   private statements(): SqliteStatements {
     return (this.s ??= sqliteStatements(this.handle));
   }
+}
+
+/** The latest click time of a batch: what "today" is for its salts (a replayed old journal deletes nothing newer). */
+function latest(length: number, at: (i: number) => number): number {
+  let max = 0;
+  for (let i = 0; i < length; i++) if (at(i) > max) max = at(i);
+  return max;
 }

@@ -1,35 +1,37 @@
-// Per-link statistics for a date range, read only from the roll-up tables (never from raw clicks), so
-// the cost grows with (months + edge days) x distinct values, not with the number of clicks; the last
-// 24 hours by hour are the exception, counted from one link's raw clicks of that day (last-day.ts).
+// Per-link statistics for a period, read only from the roll-up tables (never from raw clicks), so the
+// cost grows with the period's hours (or days) and distinct values, not with the number of clicks; the
+// last 24 hours' breakdowns are the exception, counted from the link's raw clicks of the window (last-day.ts).
 import { type Expression, sql } from "kysely";
 import type { Db, Dialect } from "../storage/db.js";
 import type { Clock } from "../shared/clock.js";
 import type { LinkRow } from "../storage/schema.js";
 import { PLAN_TABLE, can, requiredPlan } from "../accounts/plans.js";
-import { type DayRange, type RangeName, daysOf, resolveRange, splitByMonth } from "./range.js";
+import { type DayRange, daysOf, splitByMonth } from "./range.js";
 import { DIMENSIONS, type Dimension, type Group } from "./click-groups.js";
 import { ClickReads, type LinkKey, heldCount } from "./click-reads.js";
 import { readSparklines } from "./sparklines.js";
 import { lastDayOf, lastDayWindow, storedCells } from "./last-day.js";
 import { type DestinationStats, destinationStats, groupDestinations, storedDestinations } from "./destinations.js";
+import { type Period, type PeriodQuery, type RangeName, resolvePeriod } from "./period.js";
+import { type LinkFilter, type SeriesPoint, type Totals, change, seriesOf, storedSeries } from "./series.js";
 
 /** Entries kept per breakdown (countries, devices, ...). */
 export const TOP_N = 50;
 
-export interface RangeQuery {
-  from?: string | undefined;
-  to?: string | undefined;
-  range?: RangeName | undefined;
-}
+export type RangeQuery = PeriodQuery;
 
-type Breakdown<K extends string> = Array<{ [P in K]: string } & { clicks: number }>;
+export type Breakdown<K extends string> = Array<{ [P in K]: string } & { clicks: number; visitors: number }>;
 
-export interface AdvancedStats extends DestinationStats {
+/** What a period's answer holds (a link's statistics, an account's analytics). */
+export interface PeriodStats {
+  granularity: Period["granularity"];
   range_clicks: number;
-  /** Every day of the range (day ranges). */
-  daily?: Array<{ date: string; clicks: number }>;
-  /** The 24 hours of range=24h, oldest first, each at its hour's start. */
-  hourly?: Array<{ hour: string; clicks: number }>;
+  range_visitors: number;
+  range_qr: number;
+  previous?: { from: string; to: string; clicks: number; visitors: number; qr: number };
+  change?: { clicks: number | null; visitors: number | null; qr: number | null };
+  series: Array<{ start: string; label: string; clicks: number; visitors: number; qr: number }>;
+  sources: Array<{ source: "link" | "qr"; clicks: number; visitors: number }>;
   countries: Breakdown<"country">;
   devices: Breakdown<"device">;
   browsers: Breakdown<"browser">;
@@ -39,16 +41,23 @@ export interface AdvancedStats extends DestinationStats {
   bot_share: number;
 }
 
+export interface AdvancedStats extends PeriodStats, DestinationStats {
+  /** Every day of the period (day points). */
+  daily?: Array<{ date: string; clicks: number; visitors: number; qr: number }>;
+  /** The 24 hours of range=24h, oldest first, each at its hour's start. */
+  hourly?: Array<{ hour: string; clicks: number; visitors: number; qr: number }>;
+}
+
 export type LinkStats = {
   link_id: string;
   alias: string;
-  /** The named range asked for, if any. */
   range?: RangeName;
+  tz: string;
   from: string;
   to: string;
   /** All-time clicks of the link (links.click_count). */
   total_clicks: number;
-} & ({ advanced: true } & AdvancedStats | { advanced: false; message: string; required_plan: string });
+} & (({ advanced: true } & AdvancedStats) | { advanced: false; message: string; required_plan: string });
 
 export interface StatsDeps {
   db: Db;
@@ -59,12 +68,18 @@ export interface StatsDeps {
   reads?: ClickReads;
 }
 
-type Top = Array<{ value: string; clicks: number }>;
+export type Top = Array<{ value: string; clicks: number; visitors: number }>;
+
+/** Top values per dimension, and the QR scans' visitors. */
+export interface Tops {
+  by: Record<Dimension, Top>;
+  qrVisitors: number;
+}
 
 export class StatsService {
-  private readonly reads: ClickReads;
+  readonly reads: ClickReads;
 
-  constructor(private readonly deps: StatsDeps) {
+  constructor(readonly deps: StatsDeps) {
     this.reads = deps.reads ?? new ClickReads({ db: deps.db, heldBack: () => null });
   }
 
@@ -73,90 +88,88 @@ export class StatsService {
     return readSparklines(this.reads, links, this.deps.clock.now());
   }
 
-  range(query: RangeQuery): DayRange {
-    return resolveRange(query, this.deps.clock.now());
+  /** The period of a query; `firstMs`: when the data begins (range=all). */
+  period(query: RangeQuery, firstMs: number): Period {
+    return resolvePeriod(query, this.deps.clock.now(), firstMs);
   }
 
   async forLink(link: LinkRow, plan: string, query: RangeQuery): Promise<LinkStats> {
-    const range = this.range(query);
+    const p = this.period(query, Number(link.created_at));
     const key = [{ id: link.id, num: Number(link.num) }];
     if (!can(plan, "advanced_stats")) {
       const counts = await this.reads.counts(key);
       const needed = requiredPlan("advanced_stats");
       return {
-        ...this.base(link, range, counts.get(link.id) ?? Number(link.click_count), query.range),
+        ...this.base(link, p, counts.get(link.id) ?? Number(link.click_count)),
         advanced: false,
-        message: `The ${PLAN_TABLE[needed].label} plan adds daily clicks, countries, devices, browsers, operating systems, referrers, bot share and CSV export.`,
+        message: `The ${PLAN_TABLE[needed].label} plan adds the series, visitors, QR scans, countries, devices, browsers, operating systems, referrers, bot share and CSV export.`,
         required_plan: needed,
       };
     }
-    if (query.range === "24h") return this.lastDay(link, range);
-    // Stored rows and held-back groups in one view; the stored counts of the values the groups add to as
-    // well, so that the top entries come out right (a value outside the stored top may move into it).
+    if (p.name === "24h") return this.lastDay(link, p);
+    const filter = sql<boolean>`link_id = ${link.id}`;
     const { value: stored, groups } = await this.reads.read(key, async (db, held) => {
-      const inRange = held.filter((g) => g.day >= range.from && g.day <= range.to);
-      const monthsThrough = await this.monthsThrough(db);
       const count = await db.selectFrom("links").select("click_count").where("id", "=", link.id).executeTakeFirst();
-      const tops = () =>
-        inTurn(
-          db,
-          DIMENSIONS.map((d) => async () => {
-            const values = [...new Set(inRange.map((g) => g[d]))];
-            const top = await this.top(link.id, d, range, monthsThrough, TOP_N, db);
-            return values.length === 0 ? top : [...top, ...(await this.top(link.id, d, range, monthsThrough, values.length, db, values))];
-          }),
-        );
-      const [daily, byDimension, destinations] = db.isTransaction
-        ? [await this.daily(link.id, range, db), await tops(), await storedDestinations(db, link.id, range)]
-        : await Promise.all([this.daily(link.id, range, db), tops(), storedDestinations(db, link.id, range)]);
-      return { clickCount: Number(count?.click_count ?? link.click_count), daily, tops: byDimension, destinations };
+      const series = await storedSeries(db, filter, p);
+      const tops = await this.tops(db, filter, p.days, held);
+      // Destinations are kept per UTC day: "default" is a day's clicks minus the others.
+      const utcDaily = await this.daily(link.id, p.days, db);
+      const destinations = await storedDestinations(db, link.id, p.days);
+      return { clickCount: Number(count?.click_count ?? link.click_count), series, tops, utcDaily, destinations };
     });
-    const inRange = groups.filter((g) => g.day >= range.from && g.day <= range.to);
-    const daily = withHeldDaily(stored.daily, inRange);
-    const by = Object.fromEntries(DIMENSIONS.map((d, i) => [d, withHeldTop(stored.tops[i] ?? [], inRange, d)])) as Record<Dimension, Top>;
+    const inDays = groups.filter((g) => g.day >= p.days.from && g.day <= p.days.to);
+    const period = periodStats(p, seriesOf(p, stored.series, groups), withHeldTops(stored.tops, inDays));
+    const utcDaily = withHeldDaily(stored.utcDaily, inDays);
     return {
-      ...this.base(link, range, stored.clickCount + groups.reduce((n, g) => n + heldCount(g), 0), query.range),
+      ...this.base(link, p, stored.clickCount + groups.reduce((n, g) => n + heldCount(g), 0)),
       advanced: true,
-      range_clicks: daily.clicks,
-      daily: daily.series,
-      countries: rename("country", by.country),
-      devices: rename("device", by.device),
-      browsers: rename("browser", by.browser),
-      os: rename("os", by.os),
-      referrers: rename("referrer", by.referrer),
-      ...destinationStats(link, daily.series, [...stored.destinations, ...groupDestinations(inRange)]),
-      bots: daily.bots,
-      bot_share: daily.clicks === 0 ? 0 : Math.round((daily.bots / daily.clicks) * 10_000) / 10_000,
+      ...period,
+      ...(p.granularity === "day" ? { daily: period.series.map((s) => ({ date: s.label, clicks: s.clicks, visitors: s.visitors, qr: s.qr })) } : {}),
+      ...destinationStats(link, utcDaily.series, [...stored.destinations, ...groupDestinations(inDays)]),
     };
   }
 
-  private base(link: LinkRow, range: DayRange, totalClicks: number, name: RangeName | undefined) {
-    return { link_id: link.id, alias: link.alias, ...(name ? { range: name } : {}), from: range.from, to: range.to, total_clicks: totalClicks };
+  private base(link: LinkRow, p: Period, totalClicks: number) {
+    return { link_id: link.id, alias: link.alias, ...(p.name ? { range: p.name } : {}), tz: p.tz, from: p.from, to: p.to, total_clicks: totalClicks };
   }
 
   /** range=24h: hour by hour and the breakdowns from the raw clicks of the window (last-day.ts), with the all-time count in the same view. */
-  private async lastDay(link: LinkRow, range: DayRange): Promise<LinkStats> {
+  private async lastDay(link: LinkRow, p: Period): Promise<LinkStats> {
     const w = lastDayWindow(this.deps.clock.now());
+    const filter = sql<boolean>`link_id = ${link.id}`;
     const { value, groups, unwritten } = await this.reads.read([{ id: link.id, num: Number(link.num) }], async (db) => {
       const count = await db.selectFrom("links").select("click_count").where("id", "=", link.id).executeTakeFirst();
-      return { clickCount: Number(count?.click_count ?? link.click_count), cells: await storedCells(db, this.deps.dialect ?? "sqlite", Number(link.num), w) };
+      const cells = await storedCells(db, this.deps.dialect ?? "sqlite", Number(link.num), w);
+      return { clickCount: Number(count?.click_count ?? link.click_count), cells, series: await storedSeries(db, filter, p) };
     });
     const day = lastDayOf(w, value.cells, unwritten);
-    const top = <K extends string>(key: K, values: Map<string, number>) => rename(key, ranked(values));
+    const series = seriesOf(p, value.series, groups);
+    // The hours' totals from the raw clicks (the breakdowns' own); the previous 24 hours from the hourly roll-up.
+    const totals: Totals = { clicks: day.clicks, visitors: day.visitors, qr: day.qr, bots: day.bots };
+    const points = series.points.map((pt, i) => ({ ...pt, ...day.hours[i]! }));
+    const by = Object.fromEntries(DIMENSIONS.map((d) => [d, ranked(day.by[d])])) as Record<Dimension, Top>;
+    const period = periodStats(p, { points, totals, previous: series.previous }, { by, qrVisitors: day.qrVisitors });
     return {
-      ...this.base(link, range, value.clickCount + groups.reduce((n, g) => n + heldCount(g), 0), "24h"),
+      ...this.base(link, p, value.clickCount + groups.reduce((n, g) => n + heldCount(g), 0)),
       advanced: true,
-      range_clicks: day.clicks,
-      hourly: day.hourly,
-      countries: top("country", day.by.country),
-      devices: top("device", day.by.device),
-      browsers: top("browser", day.by.browser),
-      os: top("os", day.by.os),
-      referrers: top("referrer", day.by.referrer),
+      ...period,
+      hourly: points.map((pt) => ({ hour: new Date(pt.start).toISOString(), clicks: pt.clicks, visitors: pt.visitors, qr: pt.qr })),
       ...destinationStats(link, day.perDay, day.others),
-      bots: day.bots,
-      bot_share: day.clicks === 0 ? 0 : Math.round((day.bots / day.clicks) * 10_000) / 10_000,
     };
+  }
+
+  /** Every dimension's top values over UTC days for the filtered links, with the stored counts of the held-back groups' values (so they can move into the top). */
+  async tops(db: Db, links: LinkFilter, days: DayRange, held: Group[]): Promise<Tops> {
+    const inDays = held.filter((g) => g.day >= days.from && g.day <= days.to);
+    const monthsThrough = await this.monthsThrough(db);
+    const by = {} as Record<Dimension, Top>;
+    for (const d of DIMENSIONS) {
+      const values = [...new Set(inDays.map((g) => g[d]))];
+      const top = await this.top(links, d, days, monthsThrough, TOP_N, db);
+      by[d] = values.length === 0 ? top : [...top, ...(await this.top(links, d, days, monthsThrough, values.length, db, values))];
+    }
+    const qr = await this.top(links, "source", days, monthsThrough, 1, db, ["qr"]);
+    return { by, qrVisitors: qr[0]?.visitors ?? 0 };
   }
 
   /** The last month the monthly roll-up holds completely (later months are read from the daily one). */
@@ -165,7 +178,7 @@ export class StatsService {
     return state?.months_through ?? "";
   }
 
-  /** The daily series, zero-filled for every day of the range, with the range's totals. */
+  /** The daily series of UTC days, zero-filled for every day of the range, with the range's totals. */
   async daily(linkId: string, range: DayRange, db = this.deps.db): Promise<DailyStats> {
     const rows = await db
       .selectFrom("click_daily")
@@ -184,15 +197,14 @@ export class StatsService {
     return { series: daysOf(range).map((date) => ({ date, clicks: byDay.get(date) ?? 0 })), clicks, bots };
   }
 
-  /** The most-clicked values of one dimension over the range (ties by value, for a stable order), or
-   * those of `only`: whole months up to `monthsThrough` from the monthly roll-up, the other days from the daily one. */
-  async top(linkId: string, dimension: Dimension, range: DayRange, monthsThrough: string, limit = TOP_N, db = this.deps.db, only?: string[]): Promise<Top> {
+  /** The most-clicked values of one dimension over UTC days (ties by value, for a stable order), or those of `only`: whole months up to `monthsThrough` from the monthly roll-up, the other days from the daily one. */
+  async top(links: LinkFilter, dimension: Dimension | "source", range: DayRange, monthsThrough: string, limit = TOP_N, db = this.deps.db, only?: string[]): Promise<Top> {
     const parts = splitByMonth(range, monthsThrough);
     const days = parts.days.map((d) =>
       db
         .selectFrom("click_breakdown")
-        .select(["value", "clicks"])
-        .where("link_id", "=", linkId)
+        .select(["value", "clicks", "visitors"])
+        .where(links)
         .where("dimension", "=", dimension)
         .where("day", ">=", d.from)
         .where("day", "<=", d.to)
@@ -201,43 +213,59 @@ export class StatsService {
     const months = parts.months
       ? db
           .selectFrom("click_breakdown_month")
-          .select(["value", "clicks"])
-          .where("link_id", "=", linkId)
+          .select(["value", "clicks", "visitors"])
+          .where(links)
           .where("dimension", "=", dimension)
           .where("month", ">=", parts.months.from)
           .where("month", "<=", parts.months.to)
           .$if(only !== undefined, (q) => q.where("value", "in", only!))
       : null;
-    const rest: Array<Expression<{ value: string; clicks: number }>> = [...days];
+    const rest: Array<Expression<{ value: string; clicks: number; visitors: number }>> = [...days];
     const first = months ?? (rest.shift() as (typeof days)[number]);
     const union = rest.reduce<typeof first>((u, arm) => u.unionAll(arm), first);
     const rows = await db
       .selectFrom(union.as("u"))
-      .select(["value", sql<number>`sum(clicks)`.as("clicks")])
+      .select(["value", sql<number>`sum(clicks)`.as("clicks"), sql<number>`sum(visitors)`.as("visitors")])
       .groupBy("value")
       .orderBy(sql`sum(clicks)`, "desc")
       .orderBy("value", "asc")
       .limit(limit)
       .execute();
-    return rows.map((r) => ({ value: r.value, clicks: Number(r.clicks) }));
+    return rows.map((r) => ({ value: r.value, clicks: Number(r.clicks), visitors: Number(r.visitors) }));
   }
-}
-
-/**
- * Runs the reads side by side on a pool, one after the other in a transaction (PostgreSQL's read of
- * clicks not committed yet): one connection runs one statement at a time, and node-postgres no longer
- * queues concurrent ones in its next major.
- */
-function inTurn<T>(db: Db, reads: Array<() => Promise<T>>): Promise<T[]> {
-  if (!db.isTransaction) return Promise.all(reads.map((r) => r()));
-  return reads.reduce<Promise<T[]>>(async (done, r) => [...(await done), await r()], Promise.resolve([]));
 }
 
 type DailyStats = { series: Array<{ date: string; clicks: number }>; clicks: number; bots: number };
 
-/** A breakdown's rows under the key the API names them by ("country", "device", ...). */
-function rename<K extends string>(key: K, rows: Top): Breakdown<K> {
-  return rows.map((r) => ({ [key]: r.value, clicks: r.clicks }) as { [P in K]: string } & { clicks: number });
+/** A period's answer from its series and tops. */
+export function periodStats(p: Period, s: { points: SeriesPoint[]; totals: Totals; previous: Totals }, tops: Tops): PeriodStats {
+  const t = s.totals;
+  const prev = s.previous;
+  const top = <K extends string>(key: K, rows: Top): Breakdown<K> => rows.map((r) => ({ [key]: r.value, clicks: r.clicks, visitors: r.visitors }) as Breakdown<K>[number]);
+  return {
+    granularity: p.granularity,
+    range_clicks: t.clicks,
+    range_visitors: t.visitors,
+    range_qr: t.qr,
+    ...(p.previous
+      ? {
+          previous: { from: p.previous.from, to: p.previous.to, clicks: prev.clicks, visitors: prev.visitors, qr: prev.qr },
+          change: { clicks: change(t.clicks, prev.clicks), visitors: change(t.visitors, prev.visitors), qr: change(t.qr, prev.qr) },
+        }
+      : {}),
+    series: s.points.map((pt) => ({ start: new Date(pt.start).toISOString(), label: pt.label, clicks: pt.clicks, visitors: pt.visitors, qr: pt.qr })),
+    sources: [
+      { source: "link", clicks: t.clicks - t.qr, visitors: Math.max(0, t.visitors - tops.qrVisitors) },
+      { source: "qr", clicks: t.qr, visitors: Math.min(t.visitors, tops.qrVisitors) },
+    ],
+    countries: top("country", tops.by.country),
+    devices: top("device", tops.by.device),
+    browsers: top("browser", tops.by.browser),
+    os: top("os", tops.by.os),
+    referrers: top("referrer", tops.by.referrer),
+    bots: t.bots,
+    bot_share: t.clicks === 0 ? 0 : Math.round((t.bots / t.clicks) * 10_000) / 10_000,
+  };
 }
 
 /** The daily series and totals with the held-back groups (of the range's days) added. */
@@ -255,19 +283,28 @@ function withHeldDaily(stored: DailyStats, groups: Group[]): DailyStats {
   return { series, clicks, bots };
 }
 
-/** A breakdown's top TOP_N with the held-back groups added; `stored` holds the stored top and the stored counts of the groups' values. */
-function withHeldTop(stored: Top, groups: Group[], dimension: Dimension): Top {
+/** Each breakdown's top TOP_N with the held-back groups added (`stored` holds the stored top and the stored counts of the groups' values). */
+export function withHeldTops(stored: Tops, groups: Group[]): Tops {
   if (groups.length === 0) return stored;
-  const counts = new Map<string, number>();
-  for (const r of stored) counts.set(r.value, r.clicks);
-  for (const g of groups) counts.set(g[dimension], (counts.get(g[dimension]) ?? 0) + g.clicks);
-  return ranked(counts);
+  const by = {} as Record<Dimension, Top>;
+  for (const d of DIMENSIONS) {
+    const counts = new Map<string, { clicks: number; visitors: number }>();
+    for (const r of stored.by[d]) counts.set(r.value, { clicks: r.clicks, visitors: r.visitors });
+    for (const g of groups) {
+      const c = counts.get(g[d]) ?? { clicks: 0, visitors: 0 };
+      counts.set(g[d], { clicks: c.clicks + g.clicks, visitors: c.visitors + g.visitors });
+    }
+    by[d] = ranked(counts);
+  }
+  let qrVisitors = stored.qrVisitors;
+  for (const g of groups) if (g.qr === 1) qrVisitors += g.visitors;
+  return { by, qrVisitors };
 }
 
 /** The TOP_N values with the most clicks, ties by value (the order the stored reads use). */
-function ranked(counts: Map<string, number>): Top {
+export function ranked(counts: Map<string, { clicks: number; visitors: number }>): Top {
   return [...counts]
-    .map(([value, clicks]) => ({ value, clicks }))
+    .map(([value, c]) => ({ value, clicks: c.clicks, visitors: c.visitors }))
     .sort((a, b) => b.clicks - a.clicks || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
     .slice(0, TOP_N);
 }

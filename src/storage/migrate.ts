@@ -21,6 +21,7 @@ import { linkDetails } from "./migrations/018-link-details.js";
 import { utmTemplates } from "./migrations/019-utm-templates.js";
 import { linkList } from "./migrations/020-link-list.js";
 import { targeting } from "./migrations/021-targeting.js";
+import { visitors } from "./migrations/022-visitors.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -44,6 +45,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "019-utm-templates": utmTemplates(),
     "020-link-list": linkList(),
     "021-targeting": targeting(storage.dialect),
+    "022-visitors": visitors(storage.dialect),
   };
 }
 

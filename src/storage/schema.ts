@@ -110,6 +110,10 @@ export interface ClicksTable {
   counted: Generated<number>;
   /** Where the visit went: rule:N, ios, android, variant:N (contract/targeting.ts); null for the link's url, "default" (migration 021). */
   destination: string | null;
+  /** 1 on the first click of its visitor that UTC day on the link (migration 022). */
+  new_visitor: Generated<number>;
+  /** 1 when the visit came from a QR code. */
+  qr: Generated<number>;
 }
 
 export interface ClickDailyTable {
@@ -117,6 +121,30 @@ export interface ClickDailyTable {
   day: string;
   clicks: number;
   bots: number;
+  visitors: Generated<number>;
+  qr: Generated<number>;
+}
+
+/** Clicks per link and UTC hour (`hour`: epoch ms of its start). */
+export interface ClickHourlyTable {
+  link_id: string;
+  hour: number;
+  clicks: number;
+  bots: number;
+  visitors: number;
+  qr: number;
+}
+
+/** Visitor keys of today and yesterday (UTC): a key is in once its first click is written. */
+export interface ClickVisitorsTable {
+  day: string;
+  visitor: number;
+}
+
+/** The salt of each UTC day that visitor keys are made with; deleted with the day after. */
+export interface VisitorSaltsTable {
+  day: string;
+  salt: string;
 }
 
 export interface ClickBreakdownTable {
@@ -125,6 +153,7 @@ export interface ClickBreakdownTable {
   dimension: string;
   value: string;
   clicks: number;
+  visitors: Generated<number>;
 }
 
 /** Sum of click_breakdown per calendar month ("YYYY-MM", UTC). */
@@ -134,6 +163,7 @@ export interface ClickBreakdownMonthTable {
   dimension: string;
   value: string;
   clicks: number;
+  visitors: Generated<number>;
 }
 
 export interface ApiKeysTable {
@@ -361,6 +391,9 @@ export interface Database {
   click_daily: ClickDailyTable;
   click_breakdown: ClickBreakdownTable;
   click_breakdown_month: ClickBreakdownMonthTable;
+  click_hourly: ClickHourlyTable;
+  click_visitors: ClickVisitorsTable;
+  visitor_salts: VisitorSaltsTable;
   click_rollup_state: ClickRollupStateTable;
   click_journal: ClickJournalTable;
   api_keys: ApiKeysTable;

@@ -43,7 +43,7 @@ function orphan(root: string, j: ClickJournal): void {
 
 /** Journals `inputs` as the recorder does (two appends, on two event-loop turns) and seals the batch. */
 async function journaled(j: ClickJournal, inputs: ClickInput[]): Promise<ClickBatch> {
-  const b = new ClickBatchBuilder(false);
+  const b = new ClickBatchBuilder();
   const half = inputs.length >> 1;
   for (const [i, c] of inputs.entries()) {
     b.push(c);
@@ -169,7 +169,7 @@ describe.each(ENGINES)("click journal (%s)", (engine) => {
     const dead = new ClickJournal(root, log);
     // Segment 1 in today's format, with destinations.
     const two = await (async () => {
-      const b = new ClickBatchBuilder(false);
+      const b = new ClickBatchBuilder();
       for (const [i, d] of [null, "rule:2", "variant:1", "rule:2"].entries()) {
         b.push({ ...click(link, 10 + i), destination: d });
         dead.pending(b);

@@ -5,7 +5,7 @@ import type SQLite from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KyselyPlugin } from "kysely";
 import { clickLog, exportCsv } from "../../src/clicks/csv.js";
-import { resolveRange } from "../../src/clicks/range.js";
+import { resolvePeriod } from "../../src/clicks/period.js";
 import { StatsService } from "../../src/clicks/stats.js";
 import { ManualClock } from "../../src/shared/clock.js";
 import type { Storage } from "../../src/storage/db.js";
@@ -14,7 +14,7 @@ import { createTestDatabase, ENGINES, openTestStorage, type TestDatabase } from 
 
 const DAY = 86_400_000;
 const FROM = Date.UTC(2026, 10, 10);
-const range = resolveRange({ from: "2026-11-10", to: "2026-11-11" }, Date.UTC(2026, 10, 20)); // two whole days, both included
+const range = resolvePeriod({ from: "2026-11-10", to: "2026-11-11" }, Date.UTC(2026, 10, 20), 0); // two whole days, both included
 const CLICK_COLUMNS = "link_num, at, country, device, os, browser, referrer, is_bot, counted";
 
 interface Seed {

@@ -29,7 +29,7 @@ describe("describeBatch", () => {
       batchOf([click("a", T), click("a", T + 1), click("a", T + 2, UA.iphone), click("a", T + 3, UA.windows, "FR"), click("b", T + 1), click("a", T + 4, UA.googlebot, null)]),
       countries,
     );
-    expect(b.rows[0]).toEqual({ link_id: "a", link_num: 10, at: T, country: "DE", device: "desktop", os: "Windows", browser: "Chrome", referrer: "news.example.org", is_bot: 0, counted: 0, destination: null });
+    expect(b.rows[0]).toEqual({ link_id: "a", link_num: 10, at: T, country: "DE", device: "desktop", os: "Windows", browser: "Chrome", referrer: "news.example.org", is_bot: 0, counted: 0, destination: null, new_visitor: 0, qr: 0 });
     const groups = b.groups.map((g) => [g.link_id, g.day, g.country, g.device, g.is_bot, g.clicks].join(" ")).sort();
     expect(groups).toEqual([
       "a 2026-11-21 DE desktop 0 2",
@@ -53,6 +53,27 @@ describe("describeBatch", () => {
     expect(b.rowValues).toEqual([0, 1, 1, 2, 0]);
     expect(b.groups.map((g) => `${g.destination} ${g.clicks}`)).toEqual(["null 2", "rule:2 2", "variant:1 1"]);
   });
+
+  it("keeps each click's QR flag on its row and groups QR scans apart", () => {
+    const b = describeBatch(batchOf([click("a", T), { ...click("a", T), qr: true }, { ...click("a", T + 2), qr: true }, click("b", T)]), countries);
+    expect(b.rows.map((r) => `${r.link_id} ${r.qr}`)).toEqual(["a 0", "a 1", "a 1", "b 0"]);
+    expect(b.rowValues).toEqual([0, 1, 1, 0]);
+    expect(b.groups.map((g) => `${g.link_id} ${g.day} ${g.qr} ${g.clicks}`)).toEqual(["a 2026-11-21 0 1", "a 2026-11-21 1 1", "a 2026-11-22 1 1", "b 2026-11-21 0 1"]);
+    expect(groupsOf(batchOf([{ ...click("a", T), qr: true }, click("a", T)]), new Set([NUMS.a!]), countries).map((g) => `${g.qr} ${g.clicks}`)).toEqual(["1 1", "0 1"]);
+  });
+
+  it("gives each row a visitor key from the keyer (day, link, address, agent) and none without one", () => {
+    const inputs = [click("a", T), { ...click("a", T + 2), ip: "198.51.100.7" }, click("b", T)];
+    const seen: string[] = [];
+    const b = describeBatch(batchOf(inputs), countries, (day, num, ip, ua) => {
+      seen.push(`${day} ${num}`);
+      return num * 1000 + ip * 10 + ua;
+    });
+    expect(seen).toEqual(["2026-11-21 10", "2026-11-22 10", "2026-11-21 200"]);
+    expect(new Set(b.visitorKeys).size).toBe(3);
+    expect(b.rowGroups.map((g) => g.link_id)).toEqual(["a", "a", "b"]);
+    expect(describeBatch(batchOf(inputs), countries).visitorKeys).toEqual([0, 0, 0]);
+  });
 });
 
 describe("groupsOf (a read's clicks not committed yet)", () => {
@@ -74,7 +95,7 @@ describe("groupsOf (a read's clicks not committed yet)", () => {
     expect(groupsOf(batchOf(inputs), new Set([12345]), countries)).toEqual([]);
   });
 
-  it("splits a day's groups by UTC hour (the hourly read), summing to describeBatch's day groups", () => {
+  it("splits groups by UTC hour as describeBatch does", () => {
     const inputs = [click("a", T - 3_600_000), click("a", T - 3_599_999), click("a", T - 1_800_000), click("a", T - 5), click("a", T - 5, UA.iphone)];
     const picked = groupsOf(batchOf(inputs), new Set([NUMS.a!]), countries);
     expect(picked.map((g) => [new Date(g.hour!).toISOString(), g.day, g.device, g.clicks])).toEqual([
@@ -82,8 +103,12 @@ describe("groupsOf (a read's clicks not committed yet)", () => {
       ["2026-11-21T23:00:00.000Z", "2026-11-21", "desktop", 2],
       ["2026-11-21T23:00:00.000Z", "2026-11-21", "mobile", 1],
     ]);
-    const day = describeBatch(batchOf(inputs), countries).groups;
-    expect(day.map((g) => [g.device, g.clicks])).toEqual([["desktop", 4], ["mobile", 1]]);
+    const described = describeBatch(batchOf(inputs), countries).groups;
+    expect(described.map((g) => [new Date(g.hour).toISOString(), g.device, g.clicks])).toEqual([
+      ["2026-11-21T22:00:00.000Z", "desktop", 2],
+      ["2026-11-21T23:00:00.000Z", "desktop", 2],
+      ["2026-11-21T23:00:00.000Z", "mobile", 1],
+    ]);
   });
 
   it("reads a batch being filled as far as it is", () => {

@@ -11,29 +11,41 @@ function reference(groups: Group[], live: Set<string>, keepsMonth: (linkId: stri
   const inc = new Map<string, number>();
   const last = new Map<string, number>();
   const daily = new Map<string, Row>();
+  const hourly = new Map<string, Row>();
   const breakdown = new Map<string, Row>();
   const monthly = new Map<string, Row>();
-  const bump = (m: Map<string, Row>, key: string, row: Record<string, unknown>, n: number, bots = 0) => {
-    const r: Row = m.get(key) ?? { key, ...row, clicks: 0 };
-    r.clicks += n;
+  const bump = (m: Map<string, Row>, key: string, row: Record<string, unknown>, g: Group, bots = 0) => {
+    const r: Row = m.get(key) ?? { key, ...row, clicks: 0, visitors: 0 };
+    r.clicks += g.clicks;
+    (r.visitors as number) += g.visitors;
     if (r.bots !== undefined) r.bots += bots;
+    if (r.qr !== undefined) (r.qr as number) += g.qr * g.clicks;
     m.set(key, r);
   };
+  const valueOf = (g: Group, dim: (typeof BREAKDOWNS)[number]) => (dim === "source" ? (g.qr === 1 ? "qr" : null) : g[dim]);
   for (const g of groups) {
     if (!live.has(g.link_id)) continue;
     if (g.clicks > g.counted) inc.set(g.link_id, (inc.get(g.link_id) ?? 0) + g.clicks - g.counted);
     last.set(g.link_id, Math.max(last.get(g.link_id) ?? 0, g.last_at));
-    bump(daily, `${g.link_id}\0${g.day}`, { link_id: g.link_id, day: g.day, bots: 0 }, g.clicks, g.is_bot * g.clicks);
+    bump(daily, `${g.link_id}\0${g.day}`, { link_id: g.link_id, day: g.day, bots: 0, qr: 0 }, g, g.is_bot * g.clicks);
+    bump(hourly, `${g.link_id}\0${String(g.hour).padStart(15, "0")}`, { link_id: g.link_id, hour: g.hour, bots: 0, qr: 0 }, g, g.is_bot * g.clicks);
     const month = g.day.slice(0, 7);
-    // The default destination (null) has no row: it is derived at read time.
+    // The default destination (null) and clicks not from a QR code have no row: derived at read time.
     for (const dim of BREAKDOWNS) {
-      if (g[dim] === null) continue;
-      bump(breakdown, `${g.link_id}\0${g.day}\0${dim}\0${g[dim]}`, { link_id: g.link_id, day: g.day, dimension: dim, value: g[dim] }, g.clicks);
-      if (keepsMonth(g.link_id, month)) bump(monthly, `${g.link_id}\0${month}\0${dim}\0${g[dim]}`, { link_id: g.link_id, month, dimension: dim, value: g[dim] }, g.clicks);
+      const value = valueOf(g, dim);
+      if (value === null) continue;
+      bump(breakdown, `${g.link_id}\0${g.day}\0${dim}\0${value}`, { link_id: g.link_id, day: g.day, dimension: dim, value }, g);
+      if (keepsMonth(g.link_id, month)) bump(monthly, `${g.link_id}\0${month}\0${dim}\0${value}`, { link_id: g.link_id, month, dimension: dim, value }, g);
     }
   }
   const sorted = (m: Map<string, Row>) => [...m.keys()].sort().map((k) => { const { key: _key, ...rest } = m.get(k)!; return rest; });
-  return { increments: [...inc.keys()].sort().map((id) => [id, inc.get(id), last.get(id)]), daily: sorted(daily), breakdown: sorted(breakdown), monthly: sorted(monthly) };
+  return {
+    increments: [...inc.keys()].sort().map((id) => [id, inc.get(id), last.get(id)]),
+    daily: sorted(daily),
+    hourly: sorted(hourly),
+    breakdown: sorted(breakdown),
+    monthly: sorted(monthly),
+  };
 }
 
 /** A small deterministic generator, so a failure can be replayed. */
@@ -49,10 +61,12 @@ function randomGroups(rand: () => number, n: number): Group[] {
   return Array.from({ length: n }, () => {
     const link_id = pick(links);
     const clicks = 1 + Math.floor(rand() * 5);
+    const day = pick(["2026-10-31", "2026-11-01", "2026-11-02"]);
     return {
       link_id,
       link_num: links.indexOf(link_id) + 1,
-      day: pick(["2026-10-31", "2026-11-01", "2026-11-02"]),
+      day,
+      hour: Date.parse(day) + pick([0, 5, 23]) * 3_600_000,
       country: pick(["DE", "FR", "unknown"]),
       device: pick(["desktop", "mobile"]),
       os: pick(["Windows", "iOS"]),
@@ -60,8 +74,10 @@ function randomGroups(rand: () => number, n: number): Group[] {
       referrer: pick(["direct", "news.example.org"]),
       is_bot: rand() < 0.2 ? 1 : 0,
       destination: pick([null, null, null, "rule:1", "variant:2"]),
+      qr: rand() < 0.3 ? 1 : 0,
       clicks,
       counted: rand() < 0.3 ? clicks : 0,
+      visitors: Math.floor(rand() * (clicks + 1)),
       last_at: Date.UTC(2026, 10, 1) + Math.floor(rand() * 1_000_000),
     };
   });
@@ -82,23 +98,32 @@ describe("rollUp", () => {
   });
 
   it("gives a link with one group its five breakdown rows in dimension-name order", () => {
-    const g: Group = { link_id: "x", link_num: 1, day: "2026-11-22", country: "DE", device: "mobile", os: "iOS", browser: "Safari", referrer: "direct", is_bot: 1, destination: null, clicks: 3, counted: 1, last_at: 1_700_000_000_000 };
+    const g: Group = { link_id: "x", link_num: 1, day: "2026-11-22", hour: Date.UTC(2026, 10, 22, 7), country: "DE", device: "mobile", os: "iOS", browser: "Safari", referrer: "direct", is_bot: 1, destination: null, qr: 0, clicks: 3, counted: 1, visitors: 2, last_at: 1_700_000_000_000 };
     const u = rollUp([g], new Set(["x"]));
     expect(u.increments).toEqual([["x", 2, 1_700_000_000_000]]);
-    expect(u.daily).toEqual([{ link_id: "x", day: "2026-11-22", clicks: 3, bots: 3 }]);
+    expect(u.daily).toEqual([{ link_id: "x", day: "2026-11-22", clicks: 3, bots: 3, visitors: 2, qr: 0 }]);
+    expect(u.hourly).toEqual([{ link_id: "x", hour: Date.UTC(2026, 10, 22, 7), clicks: 3, bots: 3, visitors: 2, qr: 0 }]);
     expect(u.breakdown.map((r) => `${r.dimension}=${r.value}`)).toEqual(["browser=Safari", "country=DE", "device=mobile", "os=iOS", "referrer=direct"]);
     expect(u.monthly.map((r) => `${r.month} ${r.dimension} ${r.clicks}`)).toEqual(["2026-11 browser 3", "2026-11 country 3", "2026-11 device 3", "2026-11 os 3", "2026-11 referrer 3"]);
-    expect(rollUp([g], new Set())).toEqual({ increments: [], daily: [], breakdown: [], monthly: [] });
+    expect(rollUp([g], new Set())).toEqual({ increments: [], daily: [], hourly: [], breakdown: [], monthly: [] });
   });
 
   it("gives a destination row only to clicks not sent to the link's url, in key order", () => {
-    const g: Group = { link_id: "x", link_num: 1, day: "2026-11-22", country: "DE", device: "mobile", os: "iOS", browser: "Safari", referrer: "direct", is_bot: 0, destination: "rule:3", clicks: 2, counted: 0, last_at: 1 };
+    const g: Group = { link_id: "x", link_num: 1, day: "2026-11-22", hour: Date.UTC(2026, 10, 22), country: "DE", device: "mobile", os: "iOS", browser: "Safari", referrer: "direct", is_bot: 0, destination: "rule:3", qr: 0, clicks: 2, counted: 0, visitors: 0, last_at: 1 };
     const u = rollUp([g], new Set(["x"]));
     expect(u.breakdown.map((r) => `${r.dimension}=${r.value} ${r.clicks}`)).toEqual(["browser=Safari 2", "country=DE 2", "destination=rule:3 2", "device=mobile 2", "os=iOS 2", "referrer=direct 2"]);
     expect(u.monthly.map((r) => `${r.dimension}=${r.value}`)).toEqual(["browser=Safari", "country=DE", "destination=rule:3", "device=mobile", "os=iOS", "referrer=direct"]);
     const two = rollUp([g, { ...g, destination: null, clicks: 5 }, { ...g, destination: "variant:1", clicks: 1 }], new Set(["x"]));
     expect(two.breakdown.filter((r) => r.dimension === "destination").map((r) => `${r.value} ${r.clicks}`)).toEqual(["rule:3 2", "variant:1 1"]);
-    expect(two.daily).toEqual([{ link_id: "x", day: "2026-11-22", clicks: 8, bots: 0 }]);
+    expect(two.daily).toEqual([{ link_id: "x", day: "2026-11-22", clicks: 8, bots: 0, visitors: 0, qr: 0 }]);
+  });
+
+  it("gives a source row only to QR scans, with their visitors, and counts them on the day and hour", () => {
+    const g: Group = { link_id: "x", link_num: 1, day: "2026-11-22", hour: Date.UTC(2026, 10, 22, 9), country: "DE", device: "mobile", os: "iOS", browser: "Safari", referrer: "direct", is_bot: 0, destination: null, qr: 1, clicks: 4, counted: 0, visitors: 3, last_at: 1 };
+    const u = rollUp([g, { ...g, qr: 0, clicks: 6, visitors: 1 }, { ...g, hour: Date.UTC(2026, 10, 22, 10), clicks: 1, visitors: 0 }], new Set(["x"]));
+    expect(u.breakdown.filter((r) => r.dimension === "source")).toEqual([{ link_id: "x", day: "2026-11-22", dimension: "source", value: "qr", clicks: 5, visitors: 3 }]);
+    expect(u.daily).toEqual([{ link_id: "x", day: "2026-11-22", clicks: 11, bots: 0, visitors: 4, qr: 5 }]);
+    expect(u.hourly.map((h) => `${new Date(h.hour).getUTCHours()}h ${h.clicks} ${h.visitors} ${h.qr}`)).toEqual(["9h 10 4 4", "10h 1 0 1"]);
   });
 });
 
@@ -117,7 +142,7 @@ describe("GroupSet", () => {
     // Nothing counted twice or lost, and no two held groups alike.
     const total = (gs: Group[]) => gs.reduce((a, g) => [a[0]! + g.clicks, a[1]! + g.counted], [0, 0]);
     expect(total(held)).toEqual(total(all));
-    const keyOf = (g: Group) => [g.link_id, g.day, ...DIMENSIONS.map((d) => g[d]), g.is_bot, g.destination].join("|");
+    const keyOf = (g: Group) => [g.link_id, g.hour, ...DIMENSIONS.map((d) => g[d]), g.is_bot, g.destination, g.qr].join("|");
     expect(new Set(held.map(keyOf)).size).toBe(held.length);
     expect(set.size).toBe(held.length);
     // By link id, and the roll-up of the held groups is the roll-up of everything added.
@@ -127,17 +152,17 @@ describe("GroupSet", () => {
     expect(rollUp(held, live)).toEqual(rollUp(all, live));
   });
 
-  it("counts rows read back one click each, by their time's UTC day", () => {
+  it("counts rows read back one click each, by their time's UTC hour, with their visitors", () => {
     const set = new GroupSet();
-    const row = { link_id: "a", link_num: 1, country: "DE", device: "desktop", os: "Windows", browser: "Chrome", referrer: "direct", is_bot: 0, destination: null };
+    const row = { link_id: "a", link_num: 1, country: "DE", device: "desktop", os: "Windows", browser: "Chrome", referrer: "direct", is_bot: 0, destination: null, new_visitor: 0, qr: 0 };
     set.addRows([
       { ...row, at: Date.UTC(2026, 10, 21, 23, 59, 59, 999), counted: 0 },
-      { ...row, at: Date.UTC(2026, 10, 22), counted: 1 },
+      { ...row, at: Date.UTC(2026, 10, 22), counted: 1, new_visitor: 1 },
       { ...row, at: Date.UTC(2026, 10, 22, 5), counted: 0 },
       { ...row, at: Date.UTC(2026, 10, 22, 6), counted: 0, country: "FR" },
     ]);
-    expect(set.byLinkId().map((g) => `${g.day} ${g.country} ${g.clicks}/${g.counted}`)).toEqual(["2026-11-21 DE 1/0", "2026-11-22 DE 2/1", "2026-11-22 FR 1/0"]);
+    expect(set.byLinkId().map((g) => `${g.day} ${g.country} ${g.clicks}/${g.counted} ${g.visitors}`)).toEqual(["2026-11-21 DE 1/0 0", "2026-11-22 DE 1/1 1", "2026-11-22 DE 1/0 0", "2026-11-22 FR 1/0 0"]);
     // Each group keeps its latest click's time, whatever the order the rows came in.
-    expect(set.byLinkId().map((g) => g.last_at)).toEqual([Date.UTC(2026, 10, 21, 23, 59, 59, 999), Date.UTC(2026, 10, 22, 5), Date.UTC(2026, 10, 22, 6)]);
+    expect(set.byLinkId().map((g) => g.last_at)).toEqual([Date.UTC(2026, 10, 21, 23, 59, 59, 999), Date.UTC(2026, 10, 22), Date.UTC(2026, 10, 22, 5), Date.UTC(2026, 10, 22, 6)]);
   });
 });

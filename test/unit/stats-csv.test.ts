@@ -1,7 +1,8 @@
 // The CSV writer (RFC 4180 quoting, CRLF, BOM, formula neutralisation), the export filename and the date range rules.
 import { describe, expect, it } from "vitest";
 import { csvFilename, toCsv } from "../../src/clicks/csv.js";
-import { resolveRange, splitByMonth } from "../../src/clicks/range.js";
+import { splitByMonth } from "../../src/clicks/range.js";
+import { resolvePeriod } from "../../src/clicks/period.js";
 
 async function text(records: Array<Array<string | number>>): Promise<string> {
   let out = "";
@@ -30,13 +31,18 @@ describe("CSV writer", () => {
   });
 });
 
+/** The UTC days of a custom range (the day-keyed roll-ups' range). */
+const resolveRange = (q: { from?: string; to?: string }, now: number) => resolvePeriod(q, now, 0).days;
+
 describe("date range", () => {
   const now = Date.UTC(2026, 1, 28, 23, 59); // 2026-02-28, late in the UTC day
   it("defaults to the 30 days ending today (UTC)", () => {
     expect(resolveRange({}, now)).toMatchObject({ from: "2026-01-30", to: "2026-02-28", days: 30 });
   });
-  it("counts both ends and accepts 366 days, tomorrow and 2000-01-01", () => {
+  it("counts both ends and accepts 366 days (and more, by month), tomorrow and 2000-01-01", () => {
     expect(resolveRange({ from: "2025-03-01", to: "2026-03-01" }, now).days).toBe(366);
+    expect(resolvePeriod({ from: "2025-03-01", to: "2026-03-01" }, now, 0).granularity).toBe("day");
+    expect(resolvePeriod({ from: "2025-02-28", to: "2026-03-01" }, now, 0).granularity).toBe("month");
     expect(resolveRange({ from: "2000-01-01", to: "2000-01-01" }, now).days).toBe(1);
   });
   it("names the field in errors", () => {
@@ -50,7 +56,7 @@ describe("date range", () => {
     };
     expect(field({ from: "2026-02-29" })).toBe("from"); // not a leap year
     expect(field({ to: "2026-03-02" })).toBe("to");
-    expect(field({ from: "2025-02-28", to: "2026-03-01" })).toBe("from");
+    expect(field({ from: "2016-01-01", to: "2026-03-01" })).toBe("from"); // past 3,660 days
     expect(field({ from: "2026-02-10", to: "2026-02-09" })).toBe("from");
     expect(field({ from: "1999-12-31", to: "2000-01-01" })).toBe("from");
   });

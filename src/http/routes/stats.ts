@@ -51,7 +51,7 @@ export async function statsRoutes(app: App, ctx: AppContext): Promise<void> {
       async (req, reply) => {
         const { link, owner } = await ctx.links.access(signedIn(req), req.params.id);
         requireCapability(owner.plan, "stats_csv", "CSV export");
-        const range = ctx.stats.range(req.query);
+        const range = ctx.stats.period(req.query, Number(link.created_at));
         const csv = await exportCsv(ctx.storage, ctx.stats, link, range);
         reply
           .type("text/csv; charset=utf-8")

@@ -1,0 +1,174 @@
+// Visitors without storing anyone (docs/privacy.md): a click's visitor key is a hash of the UTC day's
+// salt, the link, the client address and the user agent. Salts are random, shared by every instance
+// through visitor_salts, and deleted with the keys once the day after has passed: a key cannot then be
+// recomputed from an address. A click is its visitor's first of the day on its link when its key is
+// new in click_visitors; the writer asks in the transaction that writes the click.
+import { hash, randomBytes } from "node:crypto";
+import type SQLite from "better-sqlite3";
+import { sql } from "kysely";
+import type { Db } from "../storage/db.js";
+import { type DescribedBatch, type VisitorKeyOf, dayOf, markNewVisitors } from "./click-groups.js";
+import type { ClickBatch } from "./click-buffer.js";
+
+const DAY_MS = 86_400_000;
+/** Keys remembered as written, per writer: past this many, the oldest day's are forgotten (the table answers). */
+const MAX_SEEN = 1_000_000;
+
+/** A 48-bit key (a safe integer in every engine and in JSON). */
+export function visitorKey(salt: string, linkNum: number, ip: string, userAgent: string): number {
+  return hash("sha256", `${salt}\u0000${linkNum}\u0000${ip}\u0000${userAgent}`, "buffer").readUIntBE(0, 6);
+}
+
+/** The days whose salts and keys are kept: today and yesterday (UTC); a click of an earlier day gets a salt of its own again. */
+export function keptSince(nowMs: number): string {
+  return dayOf(nowMs - DAY_MS);
+}
+
+/** Keys each batch's description by the salts of its days (loaded first); each (link, address, agent) hashed once per batch. */
+export function keysFor(batch: ClickBatch, salts: ReadonlyMap<string, string>): VisitorKeyOf {
+  const memo = new Map<string, number>();
+  return (day, linkNum, ip, userAgent) => {
+    const k = `${day}\u0000${linkNum}\u0000${ip}\u0000${userAgent}`;
+    let key = memo.get(k);
+    if (key === undefined) {
+      key = visitorKey(salts.get(day) as string, linkNum, batch.strings[ip] as string, batch.strings[userAgent] as string);
+      memo.set(k, key);
+    }
+    return key;
+  };
+}
+
+/** The UTC days of a batch's clicks (a batch spans seconds: one day, two around midnight). */
+export function batchDays(batch: ClickBatch, at: (i: number) => number): string[] {
+  const days = new Set<string>();
+  for (let i = 0; i < batch.length; i++) days.add(dayOf(at(i)));
+  return [...days];
+}
+
+/** Keys this writer knows are in click_visitors (committed): their clicks are not new, no statement asked. */
+export class SeenVisitors {
+  private readonly byDay = new Map<string, Set<number>>();
+  private size = 0;
+
+  has(day: string, key: number): boolean {
+    return this.byDay.get(day)?.has(key) === true;
+  }
+
+  /** After the commit that wrote them. */
+  addAll(keys: Iterable<[string, number]>): void {
+    for (const [day, key] of keys) {
+      let set = this.byDay.get(day);
+      if (set === undefined) {
+        this.byDay.set(day, (set = new Set()));
+        // Days in order: a new day lets go of the oldest kept beyond yesterday.
+        if (this.byDay.size > 2) this.drop([...this.byDay.keys()].sort()[0] as string);
+      }
+      if (!set.has(key)) {
+        set.add(key);
+        this.size++;
+      }
+    }
+    while (this.size > MAX_SEEN && this.byDay.size > 0) this.drop([...this.byDay.keys()].sort()[0] as string);
+  }
+
+  private drop(day: string): void {
+    this.size -= this.byDay.get(day)?.size ?? 0;
+    this.byDay.delete(day);
+  }
+}
+
+/** SQLite's writer (synchronous, on its own connection): salts, and the first-visit test inside the raw rows' transaction. */
+export class SqliteVisitors {
+  private readonly salts = new Map<string, string>();
+  private readonly seen = new SeenVisitors();
+  private readonly st;
+  /** Keys inserted by the transaction in progress, remembered once it commits. */
+  private pending: [string, number][] = [];
+
+  constructor(handle: SQLite.Database) {
+    this.st = {
+      insertSalt: handle.prepare("INSERT INTO visitor_salts (day, salt) VALUES (?, ?) ON CONFLICT (day) DO NOTHING"),
+      salt: handle.prepare("SELECT salt FROM visitor_salts WHERE day = ?").pluck(),
+      forgetSalts: handle.prepare("DELETE FROM visitor_salts WHERE day < ?"),
+      forgetKeys: handle.prepare("DELETE FROM click_visitors WHERE day < ?"),
+      insertKey: handle.prepare("INSERT INTO click_visitors (day, visitor) VALUES (?, ?) ON CONFLICT (day, visitor) DO NOTHING"),
+    };
+  }
+
+  /** The salts of a batch's days, made where missing; a new day deletes the salts and keys of the days before yesterday. */
+  saltsFor(days: string[], nowMs: number): Map<string, string> {
+    for (const day of days) {
+      if (this.salts.has(day)) continue;
+      this.st.insertSalt.run(day, randomBytes(16).toString("base64url"));
+      this.salts.set(day, this.st.salt.get(day) as string);
+      const since = keptSince(nowMs);
+      this.st.forgetSalts.run(since);
+      this.st.forgetKeys.run(since);
+      for (const d of this.salts.keys()) if (d < since && !days.includes(d)) this.salts.delete(d);
+    }
+    return this.salts;
+  }
+
+  /** Inside the transaction of rows `start` to `end`: marks and counts their visitors' first clicks. */
+  mark(b: DescribedBatch, start: number, end: number): void {
+    this.pending = [];
+    markNewVisitors(b, start, end, (day, key) => {
+      if (this.seen.has(day, key)) return false;
+      const isNew = this.st.insertKey.run(day, key).changes > 0;
+      this.pending.push([day, key]);
+      return isNew;
+    });
+  }
+
+  /** After that transaction committed. */
+  committed(): void {
+    this.seen.addAll(this.pending);
+    this.pending = [];
+  }
+}
+
+/** PostgreSQL's writer: salts shared by the instances, and the first-visit test in each batch's transaction. */
+export class PostgresVisitors {
+  private readonly salts = new Map<string, string>();
+  private readonly seen = new SeenVisitors();
+
+  constructor(private readonly db: Db) {}
+
+  async saltsFor(days: string[], nowMs: number): Promise<Map<string, string>> {
+    for (const day of days) {
+      if (this.salts.has(day)) continue;
+      await this.db.insertInto("visitor_salts").values({ day, salt: randomBytes(16).toString("base64url") }).onConflict((oc) => oc.column("day").doNothing()).execute();
+      const row = await this.db.selectFrom("visitor_salts").select("salt").where("day", "=", day).executeTakeFirstOrThrow();
+      this.salts.set(day, row.salt);
+      const since = keptSince(nowMs);
+      await this.db.deleteFrom("visitor_salts").where("day", "<", since).execute();
+      await this.db.deleteFrom("click_visitors").where("day", "<", since).execute();
+      for (const d of this.salts.keys()) if (d < since && !days.includes(d)) this.salts.delete(d);
+    }
+    return this.salts;
+  }
+
+  /**
+   * In the batch's transaction: the keys not known written are inserted in key order (concurrent
+   * instances lock them in the same order), and those the insert returns are new; then the rows are
+   * marked in order, each new key's first row only. Returns what to remember once the transaction commits.
+   */
+  async mark(trx: Db, b: DescribedBatch): Promise<() => void> {
+    const candidates = new Map<string, [string, number]>();
+    for (let i = 0; i < b.rows.length; i++) {
+      const day = (b.rowGroups[i] as DescribedBatch["groups"][number]).day;
+      const key = b.visitorKeys[i] as number;
+      if (!this.seen.has(day, key)) candidates.set(`${day}\u0000${key}`, [day, key]);
+    }
+    const sorted = [...candidates.values()].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] - y[1]));
+    const fresh = new Set<string>();
+    if (sorted.length > 0) {
+      const inserted = await sql<{ day: string; visitor: string }>`INSERT INTO click_visitors (day, visitor)
+        SELECT d, v FROM unnest(${sorted.map((c) => c[0])}::text[], ${sorted.map((c) => c[1])}::bigint[]) WITH ORDINALITY AS u(d, v, n) ORDER BY n
+        ON CONFLICT (day, visitor) DO NOTHING RETURNING day, visitor`.execute(trx);
+      for (const r of inserted.rows) fresh.add(`${r.day}\u0000${Number(r.visitor)}`);
+    }
+    markNewVisitors(b, 0, b.rows.length, (day, key) => fresh.delete(`${day}\u0000${key}`));
+    return () => this.seen.addAll(sorted);
+  }
+}
