@@ -25,6 +25,16 @@ export interface Group extends Omit<ClickRow, "at" | "new_visitor"> {
   last_at: number;
   /** Start of the clicks' UTC hour (epoch ms): groups are per link, hour and values. */
   hour: number;
+  /** Groups of clicks not written yet (groupsOf): who made them, so that a read can tell their first visits (visitors.ts). */
+  visits?: VisitOf[];
+}
+
+/** A visitor of clicks not written yet: the day, address and agent its key is made of, and its first click's place in the batch. */
+export interface VisitOf {
+  day: string;
+  ip: string;
+  userAgent: string;
+  order: number;
 }
 
 export interface DescribedBatch {
@@ -325,12 +335,13 @@ export function groupsOf(batch: ClickBatch, nums: ReadonlySet<number>, countries
     const list = child(byLink, num, () => []);
     let g = findGroup(list, hour, v);
     if (g === undefined) {
-      g = newGroup(batch.links[t.i] as string, num, day, hour, v);
+      g = { ...newGroup(batch.links[t.i] as string, num, day, hour, v), visits: [] };
       list.push(g);
       groups.push(g);
     }
     g.clicks += t.clicks;
     g.counted += t.counted;
+    g.visits!.push({ day, ip: batch.strings[f[o + FIELD.ip] as number] as string, userAgent: batch.strings[f[o + FIELD.userAgent] as number] as string, order: t.i });
   }
   return groups;
 }

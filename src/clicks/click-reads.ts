@@ -6,6 +6,7 @@ import type { Db } from "../storage/db.js";
 import type { Group } from "./click-groups.js";
 import type { HeldBack, Uncommitted } from "./click-writer.js";
 import { rollupStateKey } from "./sqlite-rollups.js";
+import { countUncommittedVisitors } from "./visitors.js";
 
 /** A link as the click tables know it: roll-ups by id, raw clicks by number. */
 export interface LinkKey {
@@ -94,7 +95,9 @@ export class ClickReads {
         // The first statement takes the snapshot that the stored rows are read in too.
         const row = await trx.selectFrom("click_journal").select("segment").where("journal", "=", u.journal).executeTakeFirst();
         const through = row === undefined ? 0 : Number(row.segment);
-        const groups = u.batches.filter((b) => b.segment > through).flatMap((b) => b.groups);
+        const batches = u.batches.filter((b) => b.segment > through);
+        await countUncommittedVisitors(trx, batches);
+        const groups = batches.flatMap((b) => b.groups);
         return { value: await read(trx, groups), groups };
       });
   }

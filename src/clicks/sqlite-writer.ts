@@ -58,7 +58,8 @@ export class SqliteClickWriter implements ClickWriter {
     const visitors = (this.v ??= new SqliteVisitors(this.handle));
     const at = (i: number) => clicks.fields[i * WIDTH + FIELD.at] as number;
     const days = batchDays(clicks, at);
-    const salts = await this.lock(() => visitors.saltsFor(days, latest(clicks.length, at)));
+    // The salts of new days are written under the lock (once a day); known ones are in memory.
+    const salts = visitors.hasSalts(days) ? visitors.salts : await this.lock(() => visitors.saltsFor(days, latest(clicks.length, at)));
     const described = describeBatch(clicks, this.countries, keysFor(clicks, salts));
     const { rows, rowValues, groups } = described;
     let start = this.written?.seq === clicks.seq ? this.written.rows : 0;

@@ -7,7 +7,7 @@ import { hash, randomBytes } from "node:crypto";
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
-import { type DescribedBatch, type VisitorKeyOf, dayOf, markNewVisitors } from "./click-groups.js";
+import { type DescribedBatch, type Group, type VisitorKeyOf, dayOf, markNewVisitors } from "./click-groups.js";
 import type { ClickBatch } from "./click-buffer.js";
 
 const DAY_MS = 86_400_000;
@@ -79,7 +79,7 @@ export class SeenVisitors {
 
 /** SQLite's writer (synchronous, on its own connection): salts, and the first-visit test inside the raw rows' transaction. */
 export class SqliteVisitors {
-  private readonly salts = new Map<string, string>();
+  readonly salts = new Map<string, string>();
   private readonly seen = new SeenVisitors();
   private readonly st;
   /** Keys inserted by the transaction in progress, remembered once it commits. */
@@ -93,6 +93,10 @@ export class SqliteVisitors {
       forgetKeys: handle.prepare("DELETE FROM click_visitors WHERE day < ?"),
       insertKey: handle.prepare("INSERT INTO click_visitors (day, visitor) VALUES (?, ?) ON CONFLICT (day, visitor) DO NOTHING"),
     };
+  }
+
+  hasSalts(days: string[]): boolean {
+    return days.every((d) => this.salts.has(d));
   }
 
   /** The salts of a batch's days, made where missing; a new day deletes the salts and keys of the days before yesterday. */
@@ -170,5 +174,38 @@ export class PostgresVisitors {
     }
     markNewVisitors(b, 0, b.rows.length, (day, key) => fresh.delete(`${day}\u0000${key}`));
     return () => this.seen.addAll(sorted);
+  }
+}
+
+/**
+ * PostgreSQL's read of clicks not committed yet (click-reads.ts), in the read's snapshot: each group's
+ * visitors are the visits whose key is not in click_visitors there and not already counted by an
+ * earlier click of the groups (batches in segment order, clicks in batch order), as the writer will find.
+ */
+export async function countUncommittedVisitors(trx: Db, batches: Array<{ groups: Group[] }>): Promise<void> {
+  const visits = batches.flatMap((b, n) =>
+    b.groups.flatMap((g) => (g.visits ?? []).map((v) => ({ g, v, order: n * 2 ** 32 + v.order }))),
+  );
+  if (visits.length === 0) return;
+  visits.sort((a, b) => a.order - b.order);
+  const days = [...new Set(visits.map((x) => x.v.day))];
+  const salts = new Map((await trx.selectFrom("visitor_salts").select(["day", "salt"]).where("day", "in", days).execute()).map((r) => [r.day, r.salt]));
+  const keyOf = (x: (typeof visits)[number]) => {
+    const salt = salts.get(x.v.day);
+    // A day without a salt yet: no click of it is written, every visitor is new.
+    return salt === undefined ? `${x.g.link_num}\u0000${x.v.ip}\u0000${x.v.userAgent}` : visitorKey(salt, x.g.link_num, x.v.ip, x.v.userAgent);
+  };
+  const keyed = visits.map((x) => ({ ...x, key: keyOf(x) }));
+  const known = new Set<string>();
+  for (const day of salts.keys()) {
+    const keys = keyed.filter((x) => x.v.day === day).map((x) => x.key as number);
+    const rows = await trx.selectFrom("click_visitors").select("visitor").where("day", "=", day).where("visitor", "in", [...new Set(keys)]).execute();
+    for (const r of rows) known.add(`${day}\u0000${Number(r.visitor)}`);
+  }
+  for (const x of keyed) {
+    const id = `${x.v.day}\u0000${x.key}`;
+    if (known.has(id)) continue;
+    known.add(id);
+    x.g.visitors++;
   }
 }

@@ -69,19 +69,20 @@ describe.each(ENGINES.flatMap((engine) => (engine === "sqlite" ? (["worker", "in
         expect(JSON.parse(seen.value)).toEqual(every(visits.length));
         expect(Date.now() - answered).toBeLessThan(1000 + 300);
         const s = (await reads(pro, id)).stats;
+        // Visitors too (one address: one per agent; a visitor under the referrer of its first visit), written or not.
         expect(s.devices).toEqual([
-          { device: "mobile", clicks: 3 },
-          { device: "desktop", clicks: 2 },
-          { device: "bot", clicks: 1 },
-          { device: "tablet", clicks: 1 },
+          { device: "mobile", clicks: 3, visitors: 2 },
+          { device: "desktop", clicks: 2, visitors: 1 },
+          { device: "bot", clicks: 1, visitors: 1 },
+          { device: "tablet", clicks: 1, visitors: 1 },
         ]);
         expect(s.referrers).toEqual([
-          { referrer: "direct", clicks: 4 },
-          { referrer: "news.example.org", clicks: 2 },
-          { referrer: "mail.example.com", clicks: 1 },
+          { referrer: "direct", clicks: 4, visitors: 2 },
+          { referrer: "news.example.org", clicks: 2, visitors: 2 },
+          { referrer: "mail.example.com", clicks: 1, visitors: 1 },
         ]);
         expect(s.bots).toBe(1);
-        expect(s.daily.at(-1)).toEqual({ date: new Date().toISOString().slice(0, 10), clicks: visits.length });
+        expect(s.daily.at(-1)).toEqual({ date: new Date().toISOString().slice(0, 10), clicks: visits.length, visitors: 5, qr: 0 });
         // The last 24 hours, counted from the raw clicks, show the same clicks (in the current hour or, just past an hour's end, the one before).
         const day = (await pro.get(`/api/links/${id}/stats?range=24h`)).body;
         expect(day.range_clicks).toBe(visits.length);

@@ -73,11 +73,12 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
     await ctx.clicks.flush();
     const r = await pro.get(`/api/links/${link.id}/stats?from=2026-10-30&to=2026-11-02`);
     expect(r.status).toBe(200);
+    // One visitor (same address and agent): new on each UTC day it came.
     expect(r.body.daily).toEqual([
-      { date: "2026-10-30", clicks: 0 },
-      { date: "2026-10-31", clicks: 1 },
-      { date: "2026-11-01", clicks: 2 },
-      { date: "2026-11-02", clicks: 0 },
+      { date: "2026-10-30", clicks: 0, visitors: 0, qr: 0 },
+      { date: "2026-10-31", clicks: 1, visitors: 1, qr: 0 },
+      { date: "2026-11-01", clicks: 2, visitors: 1, qr: 0 },
+      { date: "2026-11-02", clicks: 0, visitors: 0, qr: 0 },
     ]);
     expect(r.body.range_clicks).toBe(3);
     expect(r.body.total_clicks).toBe(4);
@@ -102,16 +103,18 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
     await server.ctx.clicks.flush();
     const r = await pro.get(`/api/links/${link.id}/stats?from=2026-09-15&to=2026-11-02`);
     expect(r.body.range_clicks).toBe(7);
+    // One visitor, new on each day; on Oct 31 its first click (FR) is the day's visit.
     expect(r.body.countries).toEqual([
-      { country: "DE", clicks: 3 },
-      { country: "FR", clicks: 3 },
-      { country: "JP", clicks: 1 },
+      { country: "DE", clicks: 3, visitors: 2 },
+      { country: "FR", clicks: 3, visitors: 3 },
+      { country: "JP", clicks: 1, visitors: 1 },
     ]);
-    expect(r.body.devices).toEqual([{ device: "desktop", clicks: 7 }]);
+    expect(r.body.devices).toEqual([{ device: "desktop", clicks: 7, visitors: 6 }]);
+    expect(r.body.range_visitors).toBe(6);
     const oct = await pro.get(`/api/links/${link.id}/stats?from=2026-10-01&to=2026-10-31`);
     expect(oct.body.countries).toEqual([
-      { country: "FR", clicks: 2 },
-      { country: "DE", clicks: 1 },
+      { country: "FR", clicks: 2, visitors: 2 },
+      { country: "DE", clicks: 1, visitors: 0 },
     ]);
   });
 
@@ -132,21 +135,23 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
     const r = await pro.get(`/api/links/${link.id}/stats`);
     expect(r.body.total_clicks).toBe(8);
     expect(r.body.range_clicks).toBe(8);
-    expect(r.body.daily.at(-1)).toEqual({ date: "2026-11-02", clicks: 8 });
+    // Visitors: one per user agent (one address): the two iPhone visits and the two without an agent are one each.
+    expect(r.body.daily.at(-1)).toEqual({ date: "2026-11-02", clicks: 8, visitors: 6, qr: 0 });
     expect(r.body.devices).toEqual([
-      { device: "bot", clicks: 4 },
-      { device: "mobile", clicks: 3 },
-      { device: "desktop", clicks: 1 },
+      { device: "bot", clicks: 4, visitors: 3 },
+      { device: "mobile", clicks: 3, visitors: 2 },
+      { device: "desktop", clicks: 1, visitors: 1 },
     ]);
     expect(r.body.bots).toBe(4);
     expect(r.body.bot_share).toBe(0.5);
-    expect(r.body.browsers).toEqual(expect.arrayContaining([{ browser: "Mobile Safari", clicks: 2 }, { browser: "Chrome", clicks: 2 }]));
-    expect(r.body.os).toEqual(expect.arrayContaining([{ os: "iOS", clicks: 2 }, { os: "Android", clicks: 1 }, { os: "Windows", clicks: 1 }]));
+    expect(r.body.browsers).toEqual(expect.arrayContaining([{ browser: "Mobile Safari", clicks: 2, visitors: 1 }, { browser: "Chrome", clicks: 2, visitors: 2 }]));
+    expect(r.body.os).toEqual(expect.arrayContaining([{ os: "iOS", clicks: 2, visitors: 1 }, { os: "Android", clicks: 1, visitors: 1 }, { os: "Windows", clicks: 1, visitors: 1 }]));
+    // A visitor counts under the referrer of its first visit of the day.
     expect(r.body.referrers).toEqual([
-      { referrer: "direct", clicks: 6 },
-      { referrer: "news.example.org", clicks: 2 },
+      { referrer: "direct", clicks: 6, visitors: 4 },
+      { referrer: "news.example.org", clicks: 2, visitors: 2 },
     ]);
-    expect(r.body.countries).toEqual([{ country: "unknown", clicks: 8 }]);
+    expect(r.body.countries).toEqual([{ country: "unknown", clicks: 8, visitors: 6 }]);
     // Sorted by clicks, descending, in every breakdown.
     for (const key of ["countries", "devices", "browsers", "os", "referrers"]) {
       const counts = r.body[key].map((x: { clicks: number }) => x.clicks);
@@ -191,25 +196,27 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
     expect(r.body).toMatchObject({ status: "success", range: "24h", from: "2026-11-01", to: "2026-11-02", total_clicks: 8, advanced: true, range_clicks: 6, bots: 1 });
     expect(r.body).not.toHaveProperty("daily");
     expect(r.body.hourly).toHaveLength(24);
-    expect(r.body.hourly[0]).toEqual({ hour: "2026-11-01T13:00:00.000Z", clicks: 2 });
-    expect(r.body.hourly[23]).toEqual({ hour: "2026-11-02T12:00:00.000Z", clicks: 2 });
+    // Visitors are new per UTC day: the Windows visitor's first click of Nov 1 came just before the window.
+    expect(r.body.hourly[0]).toEqual({ hour: "2026-11-01T13:00:00.000Z", clicks: 2, visitors: 1, qr: 0 });
+    expect(r.body.hourly[23]).toEqual({ hour: "2026-11-02T12:00:00.000Z", clicks: 2, visitors: 1, qr: 0 });
     const nonZero = (r.body.hourly as Array<{ hour: string; clicks: number }>).filter((h) => h.clicks > 0);
     expect(nonZero).toEqual([
-      { hour: "2026-11-01T13:00:00.000Z", clicks: 2 },
-      { hour: "2026-11-01T23:00:00.000Z", clicks: 1 },
-      { hour: "2026-11-02T00:00:00.000Z", clicks: 1 },
-      { hour: "2026-11-02T12:00:00.000Z", clicks: 2 },
+      { hour: "2026-11-01T13:00:00.000Z", clicks: 2, visitors: 1, qr: 0 },
+      { hour: "2026-11-01T23:00:00.000Z", clicks: 1, visitors: 0, qr: 0 },
+      { hour: "2026-11-02T00:00:00.000Z", clicks: 1, visitors: 1, qr: 0 },
+      { hour: "2026-11-02T12:00:00.000Z", clicks: 2, visitors: 1, qr: 0 },
     ]);
+    expect(r.body.series.map((p: { label: string }) => p.label).slice(0, 2)).toEqual(["2026-11-01T13:00", "2026-11-01T14:00"]);
     expect(r.body.hourly.map((h: { hour: string }) => Date.parse(h.hour) - start)).toEqual(Array.from({ length: 24 }, (_, i) => i * H));
     expect(r.body.countries).toEqual([
-      { country: "DE", clicks: 2 },
-      { country: "FR", clicks: 2 },
-      { country: "JP", clicks: 2 },
+      { country: "DE", clicks: 2, visitors: 1 },
+      { country: "FR", clicks: 2, visitors: 1 },
+      { country: "JP", clicks: 2, visitors: 1 },
     ]);
     expect(r.body.devices).toEqual([
-      { device: "desktop", clicks: 4 },
-      { device: "bot", clicks: 1 },
-      { device: "mobile", clicks: 1 },
+      { device: "desktop", clicks: 4, visitors: 1 },
+      { device: "bot", clicks: 1, visitors: 1 },
+      { device: "mobile", clicks: 1, visitors: 1 },
     ]);
     expect(r.body.bot_share).toBeCloseTo(1 / 6, 4);
 
@@ -219,8 +226,8 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
       await server.ctx.storage.db.insertInto("click_staging").values([{ ...row, at: start + 5 * H }, { ...row, at: start - H }]).execute();
       const staged = await pro.get(`/api/links/${link.id}/stats?range=24h`);
       expect(staged.body.range_clicks).toBe(7);
-      expect(staged.body.hourly[5]).toEqual({ hour: "2026-11-01T18:00:00.000Z", clicks: 1 });
-      expect(staged.body.countries).toContainEqual({ country: "NL", clicks: 1 });
+      expect(staged.body.hourly[5]).toEqual({ hour: "2026-11-01T18:00:00.000Z", clicks: 1, visitors: 0, qr: 0 });
+      expect(staged.body.countries).toContainEqual({ country: "NL", clicks: 1, visitors: 0 });
     }
   });
 
@@ -266,7 +273,7 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
       ["from=2026-1-1", "from"],
       ["from=yesterday", "from"],
       ["from=2026-11-02&to=2026-11-01", "from"],
-      ["from=2025-10-31&to=2026-11-01", "from"], // 367 days
+      ["from=2016-01-01&to=2026-11-01", "from"], // past 3,660 days
       ["from=1999-12-31&to=2000-01-05", "from"],
       ["to=2026-11-04", "to"], // two days ahead
       ["from=2026-10-01&to=2026-10-02&extra=1", "extra"],
@@ -279,8 +286,8 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
         expect(r.body.details?.map((d: { field: string }) => d.field).join(","), path).toContain(field);
       }
     }
-    // The edges that are allowed: 366 days, tomorrow, 2000-01-01, only one end given.
-    for (const q of ["from=2025-11-01&to=2026-11-01", "to=2026-11-03", "from=2000-01-01&to=2000-12-31", "from=2026-11-02", "to=2026-06-30", "from=&to="]) {
+    // The edges that are allowed: 366 days (and 367, by month), tomorrow, 2000-01-01, only one end given.
+    for (const q of ["from=2025-11-01&to=2026-11-01", "from=2025-10-31&to=2026-11-01", "to=2026-11-03", "from=2000-01-01&to=2000-12-31", "from=2026-11-02", "to=2026-06-30", "from=&to="]) {
       const r = await pro.get(`/api/links/${link.id}/stats?${q}`);
       expect(r.status, q).toBe(200);
     }
@@ -387,14 +394,17 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
     const rows = [
       ...(await db.selectFrom("clicks").selectAll().where("link_num", "=", link.num).execute()),
       ...(await db.selectFrom("click_daily").selectAll().where("link_id", "=", link.id).execute()),
+      ...(await db.selectFrom("click_hourly").selectAll().where("link_id", "=", link.id).execute()),
       ...(await db.selectFrom("click_breakdown").selectAll().where("link_id", "=", link.id).execute()),
+      ...(await db.selectFrom("click_visitors").selectAll().execute()),
+      ...(await db.selectFrom("visitor_salts").selectAll().execute()),
     ];
     expect(rows.length).toBeGreaterThan(2);
     const flat = JSON.stringify(rows);
     expect(flat).not.toContain("203.0.113");
     expect(flat).not.toContain("2001:db8");
     expect(Object.keys((await db.selectFrom("clicks").selectAll().where("link_num", "=", link.num).executeTakeFirstOrThrow())).sort()).toEqual(
-      ["at", "browser", "counted", "country", "destination", "device", "id", "is_bot", "link_num", "os", "referrer"],
+      ["at", "browser", "counted", "country", "destination", "device", "id", "is_bot", "link_num", "new_visitor", "os", "qr", "referrer"],
     );
   });
 });
@@ -414,10 +424,11 @@ describe.each(ENGINES)("countries from a trusted proxy header on %s", (engine) =
     for (const c of ["DE", "de", "FR", "XX", "T1", "<script>"]) expect(await visit(server.url, "/geo", { "user-agent": UA.windows, "cf-ipcountry": c })).toBe(302);
     await server.ctx.clicks.flush();
     const r = await pro.get(`/api/links/${id}/stats`);
+    // One visitor (one address and agent): its first click (DE) is the day's visit.
     expect(r.body.countries).toEqual([
-      { country: "unknown", clicks: 3 },
-      { country: "DE", clicks: 2 },
-      { country: "FR", clicks: 1 },
+      { country: "unknown", clicks: 3, visitors: 0 },
+      { country: "DE", clicks: 2, visitors: 1 },
+      { country: "FR", clicks: 1, visitors: 0 },
     ]);
   });
 });

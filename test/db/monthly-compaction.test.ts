@@ -34,8 +34,8 @@ const monthlyRows = (month: string) => Number(handle.prepare("SELECT count(*) FR
 const mismatches = (month: string) =>
   handle
     .prepare(
-      `WITH d AS (SELECT link_id, dimension, value, sum(clicks) AS clicks FROM click_breakdown WHERE substr(day, 1, 7) = :m GROUP BY 1, 2, 3),
-            m AS (SELECT link_id, dimension, value, clicks FROM click_breakdown_month WHERE month = :m)
+      `WITH d AS (SELECT link_id, dimension, value, sum(clicks) AS clicks, sum(visitors) AS visitors FROM click_breakdown WHERE substr(day, 1, 7) = :m GROUP BY 1, 2, 3),
+            m AS (SELECT link_id, dimension, value, clicks, visitors FROM click_breakdown_month WHERE month = :m)
        SELECT count(*) FROM (SELECT * FROM d EXCEPT SELECT * FROM m UNION ALL SELECT * FROM m EXCEPT SELECT * FROM d)`,
     )
     .pluck()
@@ -74,10 +74,11 @@ it("compacts October once November's clicks arrive, resumes after a crash, and c
   // Only October so far: nothing compacted, statistics read October from the daily rows.
   expect(monthlyRows("2026-10")).toBe(0);
   expect(state()).toEqual({ months_through: "2026-09", compact_to: null, compact_link: null });
+  // One visitor per link (one address and agent): its first October click (NL) is its visit.
   const expected7 = [
-    { country: "BR", clicks: 4 },
-    { country: "NL", clicks: 2 },
-    { country: "DE", clicks: 1 },
+    { country: "BR", clicks: 4, visitors: 0 },
+    { country: "NL", clicks: 2, visitors: 1 },
+    { country: "DE", clicks: 1, visitors: 0 },
   ];
   expect(await octoberCountries(7)).toEqual(expected7);
 
@@ -85,20 +86,20 @@ it("compacts October once November's clicks arrive, resumes after a crash, and c
   let calls = 0;
   const crashing = new SqliteClickWriter(
     async <T>(fn: () => T): Promise<T> => {
-      if (++calls === 6) throw new Error("simulated crash");
+      if (++calls === 7) throw new Error("simulated crash");
       return fn();
     },
     handle,
     countries,
   );
-  await crashing.write(batchOf([click(1, NOV, "NL"), click(2, NOV + 1, "NL")])); // call 1: raw rows
-  // 2 and 3: the staged rows moved into clicks; 4: roll-up; 5: links 0-499; 6 dies
+  await crashing.write(batchOf([click(1, NOV, "NL"), click(2, NOV + 1, "NL")])); // call 1: November's visitor salt, 2: raw rows
+  // 3 and 4: the staged rows moved into clicks; 5: roll-up; 6: links 0-499; 7 dies
   await expect(crashing.flushRollups()).rejects.toThrow("simulated crash");
   expect(state()).toEqual({ months_through: "2026-09", compact_to: "2026-10", compact_link: id(499) });
   expect(Number(handle.prepare("SELECT count(DISTINCT link_id) FROM click_breakdown_month WHERE month = '2026-10'").pluck().get())).toBe(500);
   // Mid-compaction, statistics still read October from the daily rows.
   expect(await octoberCountries(7)).toEqual(expected7);
-  expect(await octoberCountries(900)).toEqual([{ country: "DE", clicks: 1 }, { country: "NL", clicks: 1 }]);
+  expect(await octoberCountries(900)).toEqual([{ country: "DE", clicks: 1, visitors: 0 }, { country: "NL", clicks: 1, visitors: 1 }]);
 
   // Late October clicks, rolled up by the next writer before it resumes: link 7 is already
   // compacted (its monthly rows are updated too), link 900 is not (the compaction will add it).
@@ -108,20 +109,22 @@ it("compacts October once November's clicks arrive, resumes after a crash, and c
   expect(state()).toEqual({ months_through: "2026-10", compact_to: null, compact_link: null });
   expect(mismatches("2026-10")).toBe(0);
   expect(monthlyRows("2026-11")).toBe(0);
+  // October's salt and keys went once November came (the day before yesterday): a late October click's
+  // visitor gets a key of a new salt, and is counted again.
   const after7 = [
-    { country: "BR", clicks: 4 },
-    { country: "DE", clicks: 2 },
-    { country: "NL", clicks: 2 },
+    { country: "BR", clicks: 4, visitors: 0 },
+    { country: "DE", clicks: 2, visitors: 1 },
+    { country: "NL", clicks: 2, visitors: 1 },
   ];
   expect(await octoberCountries(7)).toEqual(after7);
-  expect(await octoberCountries(900)).toEqual([{ country: "BR", clicks: 2 }, { country: "DE", clicks: 1 }, { country: "NL", clicks: 1 }]);
+  expect(await octoberCountries(900)).toEqual([{ country: "BR", clicks: 2, visitors: 1 }, { country: "DE", clicks: 1, visitors: 0 }, { country: "NL", clicks: 1, visitors: 1 }]);
 
   // After the compaction: a late October click goes to both roll-ups; November stays daily-only.
   await next.write(batchOf([click(900, OCT + 300_000, "NL"), click(3, NOV + 10, "DE")]));
   await next.flushRollups();
   expect(mismatches("2026-10")).toBe(0);
   expect(monthlyRows("2026-11")).toBe(0);
-  expect(await octoberCountries(900)).toEqual([{ country: "BR", clicks: 2 }, { country: "NL", clicks: 2 }, { country: "DE", clicks: 1 }]);
+  expect(await octoberCountries(900)).toEqual([{ country: "BR", clicks: 2, visitors: 1 }, { country: "NL", clicks: 2, visitors: 1 }, { country: "DE", clicks: 1, visitors: 0 }]);
   // Every October click is in the monthly rows exactly once (5 dimensions each).
   const octoberClicks = october.length + 3 + 1;
   expect(Number(handle.prepare("SELECT sum(clicks) FROM click_breakdown_month WHERE month = '2026-10'").pluck().get())).toBe(octoberClicks * 5);

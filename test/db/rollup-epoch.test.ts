@@ -60,9 +60,9 @@ it("finishes a roll-up cut short between its transactions, exactly once", async 
   const crashing = new SqliteClickWriter(
     async <T>(fn: () => T): Promise<T> => {
       calls++;
-      // Calls: 1 the raw rows; 2 and 3 the move of the staged rows into clicks (the second with the
-      // roll-up's snapshot); 4 the roll-up's first transaction; 5 its second, which dies.
-      if (calls === 5) {
+      // Calls: 1 the day's visitor salt (once a day); 2 the raw rows; 3 and 4 the move of the staged rows
+      // into clicks (the second with the roll-up's snapshot); 5 the roll-up's first transaction; 6 its second, which dies.
+      if (calls === 6) {
         // Between the first and second roll-up transaction: the worker wrote another batch, then died.
         await later.write(batchOf([click(1, DAY + 50_000), click(1, DAY + 50_001), click(1100, DAY + 50_002), click(1100, DAY + 50_003)]));
         crashed = true;
@@ -76,8 +76,8 @@ it("finishes a roll-up cut short between its transactions, exactly once", async 
   // Writes raw rows only (the other writer's memory is lost with the crash; its rows are on disk).
   const later = new SqliteClickWriter(async (fn) => fn(), handle, countries);
 
-  await crashing.write(batchOf(first)); // call 1: raw rows
-  await expect(crashing.flushRollups()).rejects.toThrow("simulated crash"); // calls 2 to 5
+  await crashing.write(batchOf(first)); // calls 1 and 2: salt, raw rows
+  await expect(crashing.flushRollups()).rejects.toThrow("simulated crash"); // calls 3 to 6
   expect(crashed).toBe(true);
 
   const state = handle.prepare("SELECT last_click_id, epoch_to, epoch_link FROM click_rollup_state").get() as { last_click_id: number; epoch_to: number; epoch_link: string };
