@@ -21,6 +21,7 @@ import { ClickRecorder } from "./clicks/recorder.js";
 import { ClickJournal } from "./clicks/click-journal.js";
 import { CountryResolver } from "./clicks/describe.js";
 import { StatsService } from "./clicks/stats.js";
+import { AccountAnalytics } from "./analytics/account-analytics.js";
 import { ClickReads } from "./clicks/click-reads.js";
 import { LinkChanges } from "./links/changes.js";
 import { LinkService } from "./links/links.js";
@@ -66,6 +67,7 @@ export interface AppContext {
   apiKeys: ApiKeyService;
   clicks: ClickRecorder;
   stats: StatsService;
+  analytics: AccountAnalytics;
   links: LinkService;
   redirects: RedirectService;
   teams: TeamService;
@@ -263,6 +265,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   });
 
   const stats = new StatsService({ db: storage.db, dialect: storage.dialect, clock, reads });
+  const analytics = new AccountAnalytics({ db: storage.db, stats, origin: config.origin, ownHost: config.baseUrl.hostname });
   // Operator actions announce link changes like the owner's own edits (a failed notice never fails the action).
   const linksChanged = async (keys: Array<{ domain: string; alias: string }>): Promise<void> => {
     // In slices: a bulk disable may name thousands of links, each one notification.
@@ -319,6 +322,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     apiKeys,
     clicks,
     stats,
+    analytics,
     links,
     redirects,
     teams,

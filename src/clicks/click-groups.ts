@@ -193,6 +193,12 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver, key
     if (same === undefined) byLink.set(num, [i]);
     else same.push(i);
   }
+  return grouped(batch, byLink, rowOf, valuesOf, keys);
+}
+
+/** The described rows in link number order, grouped per link, hour and values, with their visitor keys. */
+function grouped(batch: ClickBatch, byLink: Map<number, number[]>, rowOf: ClickRow[], valuesOf: Int32Array, keys: VisitorKeyOf | null): DescribedBatch {
+  const f = batch.fields;
   const rows: ClickRow[] = [];
   const rowValues: number[] = [];
   const rowGroups: Group[] = [];
@@ -232,19 +238,6 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver, key
 /** A click's visitor key from its day, link number and the batch's indexes of its address and user agent (visitors.ts). */
 export type VisitorKeyOf = (day: string, linkNum: number, ip: number, userAgent: number) => number;
 
-/**
- * Marks rows `start` to `end` that are their visitor's first of the day on the link (`isNew`, asked once
- * per row in order: the writer's record of keys answers) and counts them into their groups.
- */
-export function markNewVisitors(b: DescribedBatch, start: number, end: number, isNew: (day: string, key: number) => boolean): void {
-  for (let i = start; i < end; i++) {
-    const g = b.rowGroups[i] as Group;
-    if (isNew(g.day, b.visitorKeys[i] as number)) {
-      (b.rows[i] as ClickRow).new_visitor = 1;
-      g.visitors++;
-    }
-  }
-}
 
 /** One number for a click's (country header, address) pair: a batch holds far fewer than 2^20 strings. */
 function placeOf(header: number, ip: number): number {

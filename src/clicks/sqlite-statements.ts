@@ -8,17 +8,20 @@ import { rollUp } from "./rollup-rows.js";
 /** Links per monthly-compaction transaction. */
 const COMPACT_LINKS = 500;
 /**
- * Rows that share their values are inserted as one JSON array of integers, each the link number and the
- * time's offset from the statement's base time: offset in the low OFFSET_BITS bits (70 minutes of
- * milliseconds), the link number above, within the 2^53 that a JSON number holds exactly.
+ * Rows that share their values are inserted as one JSON array of integers, each the link number, the
+ * time's offset from the statement's base time and the new-visitor flag: the flag in the lowest bit, the
+ * offset in the OFFSET_BITS above it (70 minutes of milliseconds), the link number above, within the 2^53
+ * that a JSON number holds exactly.
  */
 const OFFSET_BITS = 22;
 const OFFSET_SPAN = 2 ** OFFSET_BITS;
-const MAX_PACKED_NUM = 2 ** (53 - OFFSET_BITS);
+const MAX_PACKED_NUM = 2 ** (53 - OFFSET_BITS - 1);
 /** links.last_click_at raised to a click's time bound twice (it only moves forward; NULL >= x is not true). */
 const LAST_CLICK_AT = "last_click_at = CASE WHEN last_click_at >= ? THEN last_click_at ELSE ? END";
 /** A raw click row's columns, in the order the statements below bind them. */
 const CLICK_COLUMNS = ["link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted", "destination", "new_visitor", "qr"] as const;
+/** The columns after link_num and at, in a packed statement: bound once, but for new_visitor (from each integer). */
+const PACKED_SHARED = CLICK_COLUMNS.slice(2);
 /** A link with this many raw rows in a chunk writes them straight into clicks; fewer are staged. */
 const DIRECT_MIN = 4;
 const CLICK_VALUES = `(${CLICK_COLUMNS.map(() => "?").join(", ")})`;
@@ -67,10 +70,11 @@ function rowStatements(h: SQLite.Database, table: "clicks" | "click_staging") {
   const insert = `INSERT INTO ${table} (${CLICK_COLUMNS.join(", ")}) `;
   return {
     one: h.prepare(insert + "VALUES " + CLICK_VALUES),
-    /** One row per integer of a JSON array (the last parameter): link number and offset from the base time (the first). */
+    /** One row per integer of a JSON array (the last parameter): link number, offset from the base time (the first) and new-visitor flag. */
     packed: h.prepare(
       insert +
-        `SELECT j.value >> ${OFFSET_BITS}, ? + (j.value & ${OFFSET_SPAN - 1}), ${CLICK_COLUMNS.slice(2).map(() => "?").join(", ")} FROM json_each(?) AS j`,
+        `SELECT j.value >> ${OFFSET_BITS + 1}, ? + ((j.value >> 1) & ${OFFSET_SPAN - 1}), ` +
+        `${PACKED_SHARED.map((c) => (c === "new_visitor" ? "j.value & 1" : "?")).join(", ")} FROM json_each(?) AS j`,
     ),
   };
 }
@@ -83,10 +87,11 @@ function rawAppender(handle: SQLite.Database) {
   const into = { clicks: rowStatements(handle, "clicks"), staging: rowStatements(handle, "click_staging") };
   const width = CLICK_COLUMNS.length;
   const one = new Array<unknown>(width);
-  const shared = new Array<unknown>(width);
+  const row = new Array<unknown>(width);
+  const shared = new Array<unknown>(width - 1);
   /**
-   * Inserts rows alike but for their link and time with one statement: their values bound once, each
-   * row one integer of a JSON array (link number and time offset). Rows that do not fit that (a group
+   * Inserts rows alike but for their link, time and new-visitor flag with one statement: their values bound
+   * once, each row one integer of a JSON array. Rows that do not fit that (a group
    * spanning more than OFFSET_SPAN ms, a link number past MAX_PACKED_NUM) go to `rest`.
    */
   const insertPacked = (t: RowStatements, alike: ClickRow[], rest: ClickRow[]): void => {
@@ -95,19 +100,20 @@ function rawAppender(handle: SQLite.Database) {
     const packed: number[] = [];
     for (const r of alike) {
       const offset = r.at - base;
-      if (offset < OFFSET_SPAN && r.link_num < MAX_PACKED_NUM && Number.isInteger(offset)) packed.push(r.link_num * OFFSET_SPAN + offset);
+      if (offset < OFFSET_SPAN && r.link_num < MAX_PACKED_NUM && Number.isInteger(offset)) packed.push((r.link_num * OFFSET_SPAN + offset) * 2 + r.new_visitor);
       else rest.push(r);
     }
     if (packed.length === 0) return;
-    // In CLICK_COLUMNS order, the link number replaced by the base time, the JSON array last.
-    putRow(shared, 0, alike[0] as ClickRow);
+    // The base time, the shared columns but new_visitor, the JSON array last.
+    putRow(row, 0, alike[0] as ClickRow);
     shared[0] = base;
-    shared.copyWithin(1, 2);
-    shared[width - 1] = JSON.stringify(packed);
+    let k = 1;
+    for (let c = 2; c < width; c++) if (CLICK_COLUMNS[c] !== "new_visitor") shared[k++] = row[c];
+    shared[k] = JSON.stringify(packed);
     t.packed.run(shared);
   };
   /**
-   * Rows in link order, with their values' numbers: rows that share their values, `counted` and `new_visitor` are
+   * Rows in link order, with their values' numbers: rows that share their values and `counted` are
    * inserted by one statement (each list in link order, so an index takes it in key order), the others
    * one by one (50 rows to a statement measured the same: docs/scaling.md).
    */
@@ -115,7 +121,7 @@ function rawAppender(handle: SQLite.Database) {
     const alike = new Map<number, ClickRow[]>();
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i] as ClickRow;
-      const k = (rowValues[i] as number) * 4 + (row.counted === 0 ? 0 : 2) + (row.new_visitor === 0 ? 0 : 1);
+      const k = (rowValues[i] as number) * 2 + (row.counted === 0 ? 0 : 1);
       const list = alike.get(k);
       if (list === undefined) alike.set(k, [row]);
       else list.push(row);

@@ -7,7 +7,7 @@ import { hash, randomBytes } from "node:crypto";
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
-import { type DescribedBatch, type Group, type VisitorKeyOf, dayOf, markNewVisitors } from "./click-groups.js";
+import { type ClickRow, type DescribedBatch, type Group, type VisitorKeyOf, dayOf } from "./click-groups.js";
 import type { ClickBatch } from "./click-buffer.js";
 
 const DAY_MS = 86_400_000;
@@ -43,6 +43,20 @@ export function batchDays(batch: ClickBatch, at: (i: number) => number): string[
   const days = new Set<string>();
   for (let i = 0; i < batch.length; i++) days.add(dayOf(at(i)));
   return [...days];
+}
+
+/**
+ * Marks rows `start` to `end` that are their visitor's first of the day on the link (`isNew`, asked once
+ * per row in order: the writer's record of keys answers) and counts them into their groups.
+ */
+export function markNewVisitors(b: DescribedBatch, start: number, end: number, isNew: (day: string, key: number) => boolean): void {
+  for (let i = start; i < end; i++) {
+    const g = b.rowGroups[i] as Group;
+    if (isNew(g.day, b.visitorKeys[i] as number)) {
+      (b.rows[i] as ClickRow).new_visitor = 1;
+      g.visitors++;
+    }
+  }
 }
 
 /** Keys this writer knows are in click_visitors (committed): their clicks are not new, no statement asked. */

@@ -20,6 +20,7 @@ import { installSessionHooks } from "./auth.js";
 import { authRoutes } from "./routes/auth.js";
 import { profileRoutes } from "./routes/profile.js";
 import { statsRoutes } from "./routes/stats.js";
+import { analyticsRoutes } from "./routes/analytics.js";
 import { keyRoutes } from "./routes/keys.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { tagRoutes } from "./routes/tags.js";
@@ -184,6 +185,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await utmRoutes(scoped, ctx);
     await qrRoutes(scoped, ctx);
     await statsRoutes(scoped, ctx);
+    await analyticsRoutes(scoped, ctx);
     await keyRoutes(scoped, ctx);
     await teamRoutes(scoped, ctx);
     await webhookRoutes(scoped, ctx);

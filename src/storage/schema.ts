@@ -1,6 +1,19 @@
 // Row types of every table, combined into the one Database type Kysely checks queries against.
 // Times are epoch milliseconds (bigint); flags are 0/1 integers, identical on SQLite and PostgreSQL.
 import type { Generated, Insertable, Selectable, Updateable } from "kysely";
+import type {
+  ClickBreakdownMonthTable,
+  ClickBreakdownTable,
+  ClickDailyTable,
+  ClickHourlyTable,
+  ClickJournalTable,
+  ClickRollupStateTable,
+  ClickVisitorsTable,
+  ClicksTable,
+  VisitorSaltsTable,
+} from "./click-tables.js";
+
+export type * from "./click-tables.js";
 
 export interface UsersTable {
   id: string;
@@ -95,77 +108,6 @@ export interface AliasReservationsTable {
   released_at: number;
 }
 
-export interface ClicksTable {
-  id: Generated<number>;
-  /** links.num of the link. */
-  link_num: number;
-  at: number;
-  country: string;
-  device: string;
-  os: string;
-  browser: string;
-  referrer: string;
-  is_bot: number;
-  /** 1 when the click was added to links.click_count as it was served (click-limited links). */
-  counted: Generated<number>;
-  /** Where the visit went: rule:N, ios, android, variant:N (contract/targeting.ts); null for the link's url, "default" (migration 021). */
-  destination: string | null;
-  /** 1 on the first click of its visitor that UTC day on the link (migration 022). */
-  new_visitor: Generated<number>;
-  /** 1 when the visit came from a QR code. */
-  qr: Generated<number>;
-}
-
-export interface ClickDailyTable {
-  link_id: string;
-  day: string;
-  clicks: number;
-  bots: number;
-  visitors: Generated<number>;
-  qr: Generated<number>;
-}
-
-/** Clicks per link and UTC hour (`hour`: epoch ms of its start). */
-export interface ClickHourlyTable {
-  link_id: string;
-  hour: number;
-  clicks: number;
-  bots: number;
-  visitors: number;
-  qr: number;
-}
-
-/** Visitor keys of today and yesterday (UTC): a key is in once its first click is written. */
-export interface ClickVisitorsTable {
-  day: string;
-  visitor: number;
-}
-
-/** The salt of each UTC day that visitor keys are made with; deleted with the day after. */
-export interface VisitorSaltsTable {
-  day: string;
-  salt: string;
-}
-
-export interface ClickBreakdownTable {
-  link_id: string;
-  day: string;
-  dimension: string;
-  value: string;
-  clicks: number;
-  visitors: Generated<number>;
-}
-
-/** Sum of click_breakdown per calendar month ("YYYY-MM", UTC). */
-export interface ClickBreakdownMonthTable {
-  link_id: string;
-  month: string;
-  dimension: string;
-  value: string;
-  clicks: number;
-  visitors: Generated<number>;
-}
-
 export interface ApiKeysTable {
   id: string;
   user_id: string;
@@ -187,20 +129,6 @@ export interface RateEventsTable {
   id: Generated<number>;
   bucket: string;
   at: number;
-}
-
-export interface ClickRollupStateTable {
-  id: number;
-  /** Every raw click up to this id is in the roll-ups (and in links.click_count). */
-  last_click_id: number;
-  /** A roll-up written in several transactions: clicks up to epoch_to of links up to epoch_link are in. */
-  epoch_to: number | null;
-  epoch_link: string | null;
-  /** The last month ("YYYY-MM") whose click_breakdown_month rows are complete; later months are read from the daily rows. */
-  months_through: string | null;
-  /** A compaction in progress: months after months_through up to compact_to, of links up to compact_link, are done. */
-  compact_to: string | null;
-  compact_link: string | null;
 }
 
 export interface TeamInvitationsTable {
@@ -295,14 +223,6 @@ export interface DomainsTable {
   next_check_at: number | null;
   verify_requested_at: number | null;
   created_at: number;
-}
-
-/** The last click-journal segment a click writer committed, per journal (one per running instance). */
-export interface ClickJournalTable {
-  journal: string;
-  segment: number;
-  /** SQLite: the segment is committed for its links up to this number only (its batch's next chunk was not); null: whole. */
-  through_num: number | null;
 }
 
 /** A host (and its subdomains) links may not point to, added in the console (BLOCKLIST_FILE's are in memory). */

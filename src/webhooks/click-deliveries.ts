@@ -31,6 +31,8 @@ export interface ClickVisit {
   referer: string;
   ip: string;
   country: string | null;
+  /** The visit came from a QR code (the marker qr=1). */
+  qr: boolean;
 }
 
 /** One click, shared by the owner's webhooks; its description is computed once, when first delivered. */
@@ -65,6 +67,7 @@ class ClickJob {
           referrer_host: ref === "direct" || ref === "unknown" ? null : ref,
           bot: ua.isBot,
           destination: this.destination,
+          source: v.qr ? "qr" : "link",
         },
       };
     }

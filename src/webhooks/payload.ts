@@ -19,6 +19,8 @@ export interface LinkClickEvent {
     bot: boolean;
     /** Where the visit went: default (the link's url), rule:N, ios, android or variant:N. */
     destination: string;
+    /** "qr" for a scan of the link's QR code (the short URL with ?qr=1), else "link". */
+    source: "link" | "qr";
   };
 }
 

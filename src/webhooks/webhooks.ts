@@ -170,7 +170,7 @@ export class WebhookService {
       created_at: iso(now) as string,
       test: true,
       link: { id: "test", alias: "example", domain: null, short_url: shortUrl(this.deps.origin, "", "example"), url: "https://example.com/" },
-      click: { at: iso(now) as string, country: "US", device: "desktop", os: "Linux", browser: "Firefox", referrer_host: null, bot: false, destination: "default" },
+      click: { at: iso(now) as string, country: "US", device: "desktop", os: "Linux", browser: "Firefox", referrer_host: null, bot: false, destination: "default", source: "link" },
     };
     const secret = row.secret_enc === null ? null : this.deps.box.open(row.secret_enc, row.id);
     const result: DeliveryResult = await this.deps.sender.send({ id: row.id, ownerId: row.owner_id, url: row.url, kind: row.kind as WebhookKind, secret }, event);

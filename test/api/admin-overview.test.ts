@@ -124,7 +124,7 @@ describe("webhook queue state (what the overview shows as health.webhook_queue)"
       limits: { queue: 1, concurrency: 0 },
     });
     expect(deliveries.queueState()).toEqual({ queued: 0, dropped: 0 });
-    const visit = { alias: "a", userAgent: "", referer: "", ip: "", country: null };
+    const visit = { alias: "a", userAgent: "", referer: "", ip: "", country: null, qr: false };
     deliveries.linkClicked("owner", { id: "l1", url: "https://example.com/" }, "", visit, Date.now(), "default");
     deliveries.linkClicked("owner", { id: "l1", url: "https://example.com/" }, "", visit, Date.now(), "default");
     deliveries.linkClicked("nobody", { id: "l2", url: "https://example.com/" }, "", visit, Date.now(), "default");

@@ -230,7 +230,7 @@ describe.each(ENGINES)("click destinations on %s", (engine) => {
     // A real redirect (a desktop visitor: the link's rule 2 holds) and a click handed over with a variant.
     expect(await visit(server.url, `/${link.alias}`, { "user-agent": UA.windows })).toBe(302);
     const got = await rx.waitFor(before + 1);
-    server.ctx.clickDeliveries.linkClicked(owner.id, { id: link.id, url: URLS.url }, "", { alias: link.alias, userAgent: UA.iphone, referer: "", ip: "", country: null }, NOW, "variant:2");
+    server.ctx.clickDeliveries.linkClicked(owner.id, { id: link.id, url: URLS.url }, "", { alias: link.alias, userAgent: UA.iphone, referer: "", ip: "", country: null, qr: false }, NOW, "variant:2");
     const all = (await rx.waitFor(before + 2)).slice(before);
     expect(got.length).toBeGreaterThan(before);
     const bodies = all.filter((r) => r.url === "/dest").map((r) => JSON.parse(r.body) as { link: { id: string }; click: { destination: string; device: string } });

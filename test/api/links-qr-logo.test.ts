@@ -11,7 +11,8 @@ import { logoSquare } from "../../src/links/qr-logo-draw.js";
 
 // 30 characters: version 3 (29 modules) at level Q, version 4 (33) at H.
 const BASE = "https://s.example";
-const short = (alias: string) => `${BASE}/${alias}`;
+/** What a code encodes: the short URL with the QR marker. */
+const short = (alias: string) => `${BASE}/${alias}?qr=1`;
 
 async function bytes(r: Response): Promise<Buffer> {
   return Buffer.from(await r.arrayBuffer());

@@ -98,7 +98,7 @@ describe.each(ENGINES)("webhooks (%s)", (engine) => {
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       test: false,
       link: { id: link.id, alias: link.alias, domain: null, short_url: `${server.url}/${link.alias}`, url: "https://example.com/landing?x=1" },
-      click: { at: expect.stringMatching(/Z$/), country: null, device: "mobile", os: "iOS", browser: "Mobile Safari", referrer_host: "news.example.org", bot: false, destination: "default" },
+      click: { at: expect.stringMatching(/Z$/), country: null, device: "mobile", os: "iOS", browser: "Mobile Safari", referrer_host: "news.example.org", bot: false, destination: "default", source: "link" },
     });
     const log = await until(async () => {
       const r = await c.get(`/api/webhooks/${webhook.id}/deliveries`);

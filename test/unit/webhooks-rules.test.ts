@@ -63,7 +63,7 @@ function event(over: Partial<LinkClickEvent["link"]> = {}): LinkClickEvent {
     created_at: "2026-11-23T10:00:00.000Z",
     test: false,
     link: { id: "L1", alias: "promo", domain: null, short_url: "https://sn.ip/promo", url: "https://example.com/a?b=1&c=2", ...over },
-    click: { at: "2026-11-23T09:59:59.000Z", country: "DE", device: "mobile", os: "iOS", browser: "Mobile Safari", referrer_host: "news.example", bot: false, destination: "default" },
+    click: { at: "2026-11-23T09:59:59.000Z", country: "DE", device: "mobile", os: "iOS", browser: "Mobile Safari", referrer_host: "news.example", bot: false, destination: "default", source: "link" },
   };
 }
 
@@ -77,7 +77,7 @@ describe("payloads", () => {
       created_at: "2026-11-23T10:00:00.000Z",
       test: false,
       link: { id: "L1", alias: "promo", domain: null, short_url: "https://sn.ip/promo", url: "https://example.com/a?b=1&c=2" },
-      click: { at: "2026-11-23T09:59:59.000Z", country: "DE", device: "mobile", os: "iOS", browser: "Mobile Safari", referrer_host: "news.example", bot: false, destination: "default" },
+      click: { at: "2026-11-23T09:59:59.000Z", country: "DE", device: "mobile", os: "iOS", browser: "Mobile Safari", referrer_host: "news.example", bot: false, destination: "default", source: "link" },
     });
   });
 

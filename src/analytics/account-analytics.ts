@@ -1,0 +1,129 @@
+// Account analytics (docs/api.md, Account analytics): every link of an owner (or those of one link, domain
+// or tag) over a period: totals against the period before, the series, the top links and the breakdowns,
+// read from the roll-ups with the clicks held back from them, as a link's statistics are.
+import { sql } from "kysely";
+import type { Db } from "../storage/db.js";
+import type { UserRow } from "../storage/schema.js";
+import type { Analytics, AnalyticsQuery } from "../contract/analytics.js";
+import { requireCapability } from "../accounts/plans.js";
+import { managedOwner } from "../teams/access.js";
+import { shortUrl } from "../links/public-link.js";
+import type { Group } from "../clicks/click-groups.js";
+import { type Period } from "../clicks/period.js";
+import { type LinkFilter, seriesOf, storedSeries } from "../clicks/series.js";
+import { type StatsService, type Tops, TOP_N, periodStats, withHeldTops } from "../clicks/stats.js";
+
+export interface AccountAnalyticsDeps {
+  db: Db;
+  stats: StatsService;
+  origin: string;
+  /** The main host's name: `domain` names it as any custom domain is named. */
+  ownHost: string;
+}
+
+interface LinkInfo {
+  id: string;
+  num: number;
+  alias: string;
+  domain: string;
+  url: string;
+  title: string | null;
+  created_at: number;
+}
+
+type LinkTotals = Map<string, { clicks: number; visitors: number }>;
+
+export class AccountAnalytics {
+  constructor(private readonly deps: AccountAnalyticsDeps) {}
+
+  /** The period and what the account's (filtered) links did in it; Business and above (the owner's plan). */
+  async read(actor: UserRow, query: AnalyticsQuery): Promise<Analytics> {
+    const { owner } = await managedOwner(this.deps.db, actor, query.owner);
+    requireCapability(owner.plan, "account_analytics", "Account analytics");
+    const links = await this.links(owner.id, query);
+    const first = links.reduce((min, l) => Math.min(min, l.created_at), Number.POSITIVE_INFINITY);
+    const p = this.deps.stats.period(query, Number.isFinite(first) ? first : Number(owner.created_at));
+    const filter = this.filter(owner.id, query);
+    const keys = links.map((l) => ({ id: l.id, num: l.num }));
+    const { value, groups } = await this.deps.stats.reads.read(keys, async (db, held) => ({
+      series: await storedSeries(db, filter, p),
+      tops: await this.deps.stats.tops(db, filter, p.days, held),
+      links: await linkTotals(db, filter, p, held),
+    }));
+    const inDays = groups.filter((g) => g.day >= p.days.from && g.day <= p.days.to);
+    const tops: Tops = withHeldTops(value.tops, inDays);
+    const byId = new Map(links.map((l) => [l.id, l]));
+    return {
+      owner_id: owner.id,
+      ...(p.name ? { range: p.name } : {}),
+      tz: p.tz,
+      from: p.from,
+      to: p.to,
+      ...periodStats(p, seriesOf(p, value.series, groups), tops),
+      links: topLinks(value.links, inDays).flatMap(([id, t]) => {
+        const l = byId.get(id);
+        return l ? [{ link_id: id, alias: l.alias, short_url: shortUrl(this.deps.origin, l.domain, l.alias), url: l.url, title: l.title, clicks: t.clicks, visitors: t.visitors }] : [];
+      }),
+    };
+  }
+
+  /** The links the filters keep (one link, one host, one tag: all of them must hold). */
+  private links(ownerId: string, q: AnalyticsQuery): Promise<LinkInfo[]> {
+    return this.deps.db
+      .selectFrom("links")
+      .select(["id", "num", "alias", "domain", "url", "title", "created_at"])
+      .where(this.linkConditions(ownerId, q))
+      .execute()
+      .then((rows) => rows.map((r) => ({ ...r, num: Number(r.num), created_at: Number(r.created_at) })));
+  }
+
+  private linkConditions(ownerId: string, q: AnalyticsQuery) {
+    const conds = [sql<boolean>`links.owner_id = ${ownerId}`];
+    if (q.link) conds.push(sql<boolean>`links.id = ${q.link}`);
+    if (q.domain) conds.push(sql<boolean>`links.domain = ${q.domain.toLowerCase() === this.deps.ownHost.toLowerCase() ? "" : q.domain.toLowerCase()}`);
+    if (q.tag) conds.push(sql<boolean>`EXISTS (SELECT 1 FROM link_tags lt WHERE lt.link_id = links.id AND lt.tag_id = ${q.tag})`);
+    return sql<boolean>`(${sql.join(conds, sql` AND `)})`;
+  }
+
+  /** The roll-up rows of the filtered links (a roll-up's link_id compared with them). */
+  private filter(ownerId: string, q: AnalyticsQuery): LinkFilter {
+    return sql<boolean>`link_id IN (SELECT links.id FROM links WHERE ${this.linkConditions(ownerId, q)})`;
+  }
+}
+
+/**
+ * Clicks and visitors per link over the period's UTC days: the top links, and the stored totals of the
+ * links that held-back groups add to (one of them may move into the top).
+ */
+async function linkTotals(db: Db, links: LinkFilter, p: Period, held: Group[]): Promise<LinkTotals> {
+  const days = sql`day >= ${p.days.from} AND day <= ${p.days.to}`;
+  const top = await sql<{ link_id: string; clicks: number; visitors: number }>`SELECT link_id, sum(clicks) AS clicks, sum(visitors) AS visitors FROM click_daily
+    WHERE ${links} AND ${days} GROUP BY link_id ORDER BY sum(clicks) DESC, link_id LIMIT ${TOP_N}`.execute(db);
+  const out: LinkTotals = new Map(top.rows.map((r) => [r.link_id, { clicks: Number(r.clicks), visitors: Number(r.visitors) }]));
+  const more = [...new Set(held.map((g) => g.link_id))].filter((id) => !out.has(id));
+  if (more.length > 0) {
+    const rows = await db
+      .selectFrom("click_daily")
+      .select(["link_id", sql<number>`sum(clicks)`.as("clicks"), sql<number>`sum(visitors)`.as("visitors")])
+      .where("link_id", "in", more)
+      .where("day", ">=", p.days.from)
+      .where("day", "<=", p.days.to)
+      .groupBy("link_id")
+      .execute();
+    for (const r of rows) out.set(r.link_id, { clicks: Number(r.clicks), visitors: Number(r.visitors) });
+  }
+  return out;
+}
+
+/** The TOP_N links by clicks with the held-back groups added, ties by id. */
+function topLinks(stored: LinkTotals, groups: Group[]): Array<[string, { clicks: number; visitors: number }]> {
+  const all = new Map([...stored].map(([id, t]) => [id, { ...t }]));
+  for (const g of groups) {
+    const t = all.get(g.link_id) ?? { clicks: 0, visitors: 0 };
+    all.set(g.link_id, { clicks: t.clicks + g.clicks, visitors: t.visitors + g.visitors });
+  }
+  return [...all]
+    .filter(([, t]) => t.clicks > 0)
+    .sort((a, b) => b[1].clicks - a[1].clicks || (a[0] < b[0] ? -1 : 1))
+    .slice(0, TOP_N);
+}

@@ -1,0 +1,230 @@
+// Issue 29's statistics over HTTP on both engines: visitors (a daily salt, no address stored), periods in a
+// time zone across a daylight-saving change, the period before and the change, named ranges, QR scans
+// apart (the marker taken off before rules), and account analytics for an owner and a team member.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+import { ENGINES } from "../helpers/engines.js";
+import { ApiClient } from "../helpers/client.js";
+import { UA, visit } from "../helpers/visit.js";
+import { hit } from "../helpers/host.js";
+import { linkNum } from "../helpers/links.js";
+import { type TestAccount, joinTeam, testAccount } from "../helpers/team.js";
+import { ManualClock } from "../../src/shared/clock.js";
+import type { ClickInput } from "../../src/clicks/click-buffer.js";
+
+const NOW = Date.UTC(2026, 9, 27, 10); // Tuesday 2026-10-27, two days after Europe's clocks went back
+const HOST = "127.0.0.1";
+
+describe.each(ENGINES)("analytics on %s", (engine) => {
+  let server: TestServer;
+  let clock: ManualClock;
+  let owner: TestAccount;
+  let member: TestAccount;
+  let pro: TestAccount;
+  let stranger: TestAccount;
+
+  beforeAll(async () => {
+    clock = new ManualClock(NOW);
+    server = await startTestServer({ engine, clock });
+    owner = await testAccount(server, "owner@example.com", "business");
+    member = await testAccount(server, "member@example.com", "free");
+    pro = await testAccount(server, "pro@example.com", "pro");
+    stranger = await testAccount(server, "stranger@example.com", "business");
+    await joinTeam(server, owner, member);
+  });
+  afterAll(async () => server?.close());
+
+  async function newLink(c: ApiClient, alias: string, extra: Record<string, unknown> = {}) {
+    const r = await c.post("/api/links", { url: `https://example.com/${alias}`, alias, ...extra });
+    if (r.status !== 201) throw new Error(`link: ${r.status} ${r.text}`);
+    return { id: r.body.link.id as string, num: await linkNum(server, r.body.link.id), tags: r.body.link.tags as Array<{ id: string }> };
+  }
+  const record = (link: { id: string; num: number }, at: number, extra: Partial<ClickInput> = {}) =>
+    server.ctx.clicks.record({ linkId: link.id, linkNum: link.num, at, userAgent: UA.windows, referer: "", ip: "198.51.100.20", country: null, counted: false, destination: null, ...extra });
+
+  it("counts a visitor once a day (a new salt the next day) and stores no address anywhere", async () => {
+    const link = await newLink(pro.client, "visitors");
+    clock.set(Date.UTC(2026, 9, 26, 9));
+    for (const ua of [UA.windows, UA.windows, UA.iphone]) expect(await visit(server.url, "/visitors", { "user-agent": ua })).toBe(302);
+    clock.set(Date.UTC(2026, 9, 27, 9));
+    expect(await visit(server.url, "/visitors", { "user-agent": UA.windows })).toBe(302);
+    clock.set(NOW);
+    await server.ctx.clicks.flush();
+    const r = await pro.client.get(`/api/links/${link.id}/stats?from=2026-10-25&to=2026-10-27`);
+    expect(r.body.daily).toEqual([
+      { date: "2026-10-25", clicks: 0, visitors: 0, qr: 0 },
+      { date: "2026-10-26", clicks: 3, visitors: 2, qr: 0 },
+      { date: "2026-10-27", clicks: 1, visitors: 1, qr: 0 },
+    ]);
+    expect([r.body.range_clicks, r.body.range_visitors]).toEqual([4, 3]);
+    expect(r.body.devices).toEqual([
+      { device: "desktop", clicks: 3, visitors: 2 },
+      { device: "mobile", clicks: 1, visitors: 1 },
+    ]);
+    const db = server.ctx.storage.db;
+    const salts = await db.selectFrom("visitor_salts").selectAll().orderBy("day").execute();
+    expect(salts.map((s) => s.day)).toEqual(["2026-10-26", "2026-10-27"]);
+    expect(salts[0]!.salt).not.toBe(salts[1]!.salt);
+    const keys = await db.selectFrom("click_visitors").selectAll().execute();
+    const day26 = new Set(keys.filter((k) => k.day === "2026-10-26").map((k) => String(k.visitor)));
+    const day27 = keys.filter((k) => k.day === "2026-10-27").map((k) => String(k.visitor));
+    expect(day26.size).toBe(2);
+    expect(day27).toHaveLength(1);
+    expect(day26.has(day27[0]!)).toBe(false); // the same browser, another day: another key
+    const everything = JSON.stringify([
+      await db.selectFrom("clicks").selectAll().execute(),
+      await db.selectFrom("click_hourly").selectAll().execute(),
+      await db.selectFrom("click_breakdown").selectAll().execute(),
+      keys,
+      salts,
+    ]);
+    expect(everything).not.toContain("127.0.0.1");
+    expect(everything).not.toContain("198.51.100");
+    // Two days on, the salts and keys of the days before yesterday are gone.
+    record({ id: link.id, num: link.num }, Date.UTC(2026, 9, 29, 8));
+    await server.ctx.clicks.flush();
+    expect((await db.selectFrom("visitor_salts").select("day").execute()).map((s) => s.day)).toEqual(["2026-10-29"]);
+    expect((await db.selectFrom("click_visitors").select("day").execute()).map((k) => k.day)).toEqual(["2026-10-29"]);
+  });
+
+  it("puts points in the time zone across a daylight-saving change; breakdowns stay by UTC day", async () => {
+    const link = await newLink(pro.client, "paris");
+    const times = [
+      Date.UTC(2026, 9, 24, 21, 30), // Paris Oct 24 23:30 (CEST)
+      Date.UTC(2026, 9, 24, 22, 30), // Paris Oct 25 00:30
+      Date.UTC(2026, 9, 25, 0, 30), // Paris 02:30 CEST
+      Date.UTC(2026, 9, 25, 1, 30), // Paris 02:30 again, CET
+      Date.UTC(2026, 9, 25, 22, 30), // Paris Oct 25 23:30 CET
+      Date.UTC(2026, 9, 25, 23, 30), // Paris Oct 26 00:30
+    ];
+    for (const t of times) record(link, t);
+    await server.ctx.clicks.flush();
+    const paris = (await pro.client.get(`/api/links/${link.id}/stats?from=2026-10-24&to=2026-10-26&tz=Europe/Paris`)).body;
+    expect([paris.tz, paris.granularity, paris.from, paris.to]).toEqual(["Europe/Paris", "day", "2026-10-24", "2026-10-26"]);
+    // One visitor, new on each UTC day (Oct 24 at 21:30, Oct 25 at 00:30 UTC).
+    expect(paris.series).toEqual([
+      { start: "2026-10-23T22:00:00.000Z", label: "2026-10-24", clicks: 1, visitors: 1, qr: 0 },
+      { start: "2026-10-24T22:00:00.000Z", label: "2026-10-25", clicks: 4, visitors: 1, qr: 0 },
+      { start: "2026-10-25T23:00:00.000Z", label: "2026-10-26", clicks: 1, visitors: 0, qr: 0 },
+    ]);
+    expect(paris.daily.map((d: { date: string; clicks: number }) => `${d.date} ${d.clicks}`)).toEqual(["2026-10-24 1", "2026-10-25 4", "2026-10-26 1"]);
+    const utc = (await pro.client.get(`/api/links/${link.id}/stats?from=2026-10-24&to=2026-10-26`)).body;
+    expect(utc.daily.map((d: { date: string; clicks: number }) => `${d.date} ${d.clicks}`)).toEqual(["2026-10-24 2", "2026-10-25 4", "2026-10-26 0"]);
+    // The long day by hour: 25 points, 02:00 twice.
+    const day = (await pro.client.get(`/api/links/${link.id}/stats?from=2026-10-25&to=2026-10-25&tz=Europe/Paris`)).body;
+    expect(day.granularity).toBe("hour");
+    expect(day.series).toHaveLength(25);
+    expect(day.series.filter((p: { label: string }) => p.label === "2026-10-25T02:00").map((p: { start: string; clicks: number }) => `${p.start} ${p.clicks}`)).toEqual([
+      "2026-10-25T00:00:00.000Z 1",
+      "2026-10-25T01:00:00.000Z 1",
+    ]);
+    expect(day.range_clicks).toBe(4);
+    // A zone a day ahead of UTC: its today is tomorrow in UTC; an unknown zone is refused.
+    const kiritimati = (await pro.client.get(`/api/links/${link.id}/stats?range=7d&tz=Pacific/Kiritimati`)).body;
+    expect([kiritimati.from, kiritimati.to]).toEqual(["2026-10-22", "2026-10-28"]);
+    const bad = await pro.client.get(`/api/links/${link.id}/stats?tz=Mars/Olympus`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.details.map((d: { field: string }) => d.field)).toEqual(["tz"]);
+  });
+
+  it("compares every total with the period of the same length before; named ranges and monthly points", async () => {
+    const link = await newLink(pro.client, "compare");
+    record(link, Date.UTC(2026, 9, 15, 9), { ip: "203.0.113.1" });
+    record(link, Date.UTC(2026, 9, 18, 9), { ip: "203.0.113.2" });
+    record(link, Date.UTC(2026, 9, 22, 9), { ip: "203.0.113.3" });
+    record(link, Date.UTC(2026, 9, 27, 8), { ip: "203.0.113.4", qr: true });
+    record(link, Date.UTC(2026, 9, 27, 9), { ip: "203.0.113.4" });
+    record(link, Date.UTC(2025, 2, 15, 9)); // March 2025
+    await server.ctx.clicks.flush();
+    const week = (await pro.client.get(`/api/links/${link.id}/stats?range=7d`)).body;
+    expect([week.from, week.to, week.range_clicks, week.range_visitors, week.range_qr]).toEqual(["2026-10-21", "2026-10-27", 3, 2, 1]);
+    expect(week.previous).toEqual({ from: "2026-10-14", to: "2026-10-20", clicks: 2, visitors: 2, qr: 0 });
+    expect(week.change).toEqual({ clicks: 0.5, visitors: 0, qr: null });
+    expect(week.sources).toEqual([
+      { source: "link", clicks: 2, visitors: 1 },
+      { source: "qr", clicks: 1, visitors: 1 },
+    ]);
+    const named = async (range: string) => {
+      const b = (await pro.client.get(`/api/links/${link.id}/stats?range=${range}`)).body;
+      return [b.range, b.from, b.to, b.granularity, b.series.length, b.range_clicks, b.previous === undefined];
+    };
+    expect(await named("mtd")).toEqual(["mtd", "2026-10-01", "2026-10-27", "day", 27, 5, false]);
+    expect(await named("lastmonth")).toEqual(["lastmonth", "2026-09-01", "2026-09-30", "day", 30, 0, false]);
+    expect(await named("12mo")).toEqual(["12mo", "2025-11-01", "2026-10-27", "day", 361, 5, false]);
+    // all: since the link was made (today): hours, and nothing before to compare with.
+    expect(await named("all")).toEqual(["all", "2026-10-27", "2026-10-27", "hour", 24, 2, true]);
+    const years = (await pro.client.get(`/api/links/${link.id}/stats?from=2024-01-01&to=2026-10-27`)).body;
+    expect([years.granularity, years.series.length, years.series[0].label, years.series.at(-1).label, years.range_clicks]).toEqual(["month", 34, "2024-01", "2026-10", 6]);
+    expect(years).not.toHaveProperty("daily");
+    expect(years.series.find((p: { label: string }) => p.label === "2025-03").clicks).toBe(1);
+    // The same months in another zone (read by hour) give the same counts.
+    const tokyo = (await pro.client.get(`/api/links/${link.id}/stats?from=2024-01-01&to=2026-10-27&tz=Asia/Tokyo`)).body;
+    expect(tokyo.series.map((p: { clicks: number }) => p.clicks)).toEqual(years.series.map((p: { clicks: number }) => p.clicks));
+  });
+
+  it("counts QR scans apart; the marker is taken off before redirect rules see the query", async () => {
+    const rules = [{ if: { query: { qr: "*" } }, url: "https://example.com/qr-rule" }, { if: { query: { utm_source: "*" } }, url: "https://example.com/utm-rule" }];
+    const link = await newLink(owner.client, "scan-me", { rules });
+    const go = (path: string) => hit(server.url, path, HOST);
+    expect((await go("/scan-me?qr=1")).location).toBe("https://example.com/scan-me");
+    expect((await go("/scan-me?utm_source=flyer&qr=1")).location).toBe("https://example.com/utm-rule");
+    expect((await go("/scan-me?qr=2")).location).toBe("https://example.com/qr-rule"); // not the marker
+    expect((await go("/scan-me")).location).toBe("https://example.com/scan-me");
+    await server.ctx.clicks.flush();
+    const s = (await owner.client.get(`/api/links/${link.id}/stats?range=7d`)).body;
+    expect([s.range_clicks, s.range_qr]).toEqual([4, 2]);
+    expect(s.sources).toEqual([
+      { source: "link", clicks: 2, visitors: 0 },
+      { source: "qr", clicks: 2, visitors: 1 },
+    ]);
+    expect(s.series.at(-1)).toMatchObject({ label: "2026-10-27", clicks: 4, visitors: 1, qr: 2 });
+  });
+
+  it("account analytics: an owner's links and a member's view of them, filtered, with the plan gate and CSV", async () => {
+    const a = await newLink(owner.client, "acct-a", { title: "=HYPERLINK(1)" });
+    const b = await newLink(owner.client, "acct-b", { tags: ["promo"] });
+    const c = await newLink(owner.client, "acct-c");
+    for (let i = 0; i < 3; i++) record(a, NOW - 3_600_000 + i, { ip: `203.0.113.${i}` });
+    for (let i = 0; i < 2; i++) record(b, NOW - 7_200_000 + i, { country: "DE" });
+    record(c, NOW - 60_000, { qr: true, userAgent: UA.iphone });
+    record(c, Date.UTC(2026, 9, 16, 12)); // the week before
+    await server.ctx.clicks.flush();
+    const mine = (await owner.client.get("/api/analytics?range=7d")).body;
+    const ours = mine.links.filter((l: { alias: string }) => l.alias.startsWith("acct-"));
+    expect(ours).toEqual([
+      { link_id: a.id, alias: "acct-a", short_url: `${server.url}/acct-a`, url: "https://example.com/acct-a", title: "=HYPERLINK(1)", clicks: 3, visitors: 3 },
+      { link_id: b.id, alias: "acct-b", short_url: `${server.url}/acct-b`, url: "https://example.com/acct-b", title: null, clicks: 2, visitors: 1 },
+      { link_id: c.id, alias: "acct-c", short_url: `${server.url}/acct-c`, url: "https://example.com/acct-c", title: null, clicks: 1, visitors: 1 },
+    ]);
+    expect(mine.owner_id).toBe(owner.id);
+    // Only the filtered links count: one link, one tag, the main host's name, another host.
+    const only = async (q: string) => (await owner.client.get(`/api/analytics?range=7d&${q}`)).body;
+    const one = await only(`link=${c.id}`);
+    expect([one.range_clicks, one.range_qr, one.previous.clicks, one.change.clicks, one.links.length]).toEqual([1, 1, 1, 0, 1]);
+    expect(one.devices).toEqual([{ device: "mobile", clicks: 1, visitors: 1 }]);
+    const tagged = await only(`tag=${b.tags[0]!.id}`);
+    expect([tagged.range_clicks, tagged.countries]).toEqual([2, [{ country: "DE", clicks: 2, visitors: 1 }]]);
+    expect((await only(`domain=${new URL(server.url).hostname}&link=${a.id}`)).range_clicks).toBe(3);
+    expect((await only(`domain=elsewhere.example&link=${a.id}`)).range_clicks).toBe(0);
+    // A member reads the owner's analytics; its own account (Free) is gated; a stranger learns nothing.
+    const theirs = (await member.client.get(`/api/analytics?range=7d&owner=${owner.id}&link=${a.id}`)).body;
+    expect([theirs.owner_id, theirs.range_clicks, theirs.links[0].alias]).toEqual([owner.id, 3, "acct-a"]);
+    const gated = await member.client.get("/api/analytics");
+    expect([gated.status, gated.body.code, gated.body.required_plan]).toEqual([403, "plan_required", "business"]);
+    expect((await pro.client.get("/api/analytics")).status).toBe(403);
+    const nosy = await stranger.client.get(`/api/analytics?owner=${owner.id}`);
+    expect([nosy.status, nosy.body.code]).toEqual([404, "not_found"]);
+    expect((await new ApiClient(server.url).get("/api/analytics")).status).toBe(401);
+    expect((await owner.client.get("/api/analytics?range=1y")).status).toBe(400);
+    // CSV: what the page shows, formulas neutralised.
+    const res = await fetch(`${server.url}/api/analytics.csv?range=7d&link=${a.id}`, { headers: { cookie: owner.client.cookie ?? "" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-disposition")).toBe('attachment; filename="snip-analytics-2026-10-21-2026-10-27.csv"');
+    const lines = (await res.text()).replace(/^\uFEFF/, "").split("\r\n");
+    expect(lines[0]).toBe("from,to,tz,clicks,visitors,qr,previous_clicks,previous_visitors,previous_qr,change_clicks,change_visitors,change_qr");
+    expect(lines[1]).toBe("2026-10-21,2026-10-27,UTC,3,3,0,0,0,0,,,");
+    expect(lines).toContain(`acct-a,${server.url}/acct-a,https://example.com/acct-a,'=HYPERLINK(1),3,3`);
+    expect(lines).toContain("2026-10-27,3,3,0");
+    expect(lines).toContain("source,clicks,visitors");
+  });
+});
