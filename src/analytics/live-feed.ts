@@ -98,7 +98,7 @@ export class LiveFeed {
     // A new instance (or one whose listener reconnected) asks who watches what, so that its clicks reach
     // streams elsewhere at once rather than after the next announcement.
     const ask = () => void this.publish(WATCH_CHANNEL, [askPayload(this.instance)]);
-    ask();
+    void deps.feed.listened().then(ask);
     deps.feed.onResync(ask);
   }
 
