@@ -23,7 +23,7 @@ export async function mayStillWatch(db: Db, actor: UserRow | null, ownerId: stri
   return access.owner !== null && can(access.owner.plan, "account_analytics");
 }
 
-const COLUMNS = ["id", "link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "destination"] as const;
+const COLUMNS = ["id", "link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "destination", "qr"] as const;
 
 interface StoredClick {
   id: number;
@@ -36,6 +36,7 @@ interface StoredClick {
   referrer: string;
   is_bot: number;
   destination: string | null;
+  qr: number;
 }
 
 /**
@@ -43,8 +44,7 @@ interface StoredClick {
  * last (links.last_click_at, indexed by owner), so those links are read through the (link_num, at)
  * index, a few rows each, however many links and clicks the owner has. On SQLite, rows still in
  * click_staging are added, and last_click_at moves with each roll-up (CLICK_ROLLUP_MS): a link clicked
- * for the first time since then may be missed. The QR marker is not stored with raw clicks, so these
- * clicks say source "link"; the live ones carry it.
+ * for the first time since then may be missed.
  */
 export async function recentClicks(db: Db, dialect: Dialect, ownerId: string, ownHost: string, limit = BACKLOG): Promise<LiveClick[]> {
   const links = await db
@@ -98,7 +98,7 @@ function storedEvent(r: StoredClick, link: { id: string; alias: string; domain: 
     browser: r.browser,
     os: r.os,
     referrer: r.referrer === "direct" || r.referrer === "unknown" ? "" : r.referrer,
-    source: "link",
+    source: Number(r.qr) === 1 ? "qr" : "link",
     destination: r.destination ?? "default",
     bot: Number(r.is_bot) === 1,
   };

@@ -70,7 +70,7 @@ describe.each(ENGINES)("live feed on %s", (engine) => {
     expect(s.raw()).not.toContain("Mozilla");
   });
 
-  it("sends the latest 20 stored clicks first, oldest first, with unknown country and referrer as empty", async () => {
+  it("sends the latest 20 stored clicks first, oldest first, QR scans marked, unknown country and referrer empty", async () => {
     const biz = await testAccount(server, "live-backlog@example.com", "business");
     await createLink(biz.client, { url: "https://example.com/a", alias: "live-back-a" });
     await createLink(biz.client, { url: "https://example.com/b", alias: "live-back-b" });
@@ -80,7 +80,7 @@ describe.each(ENGINES)("live feed on %s", (engine) => {
       // Each click a millisecond of its own: clicks of the same millisecond have no order to assert.
       await new Promise((r) => setTimeout(r, 3));
     }
-    expect(await visit(server.url, "/live-back-a", { "user-agent": UA.googlebot })).toBe(302);
+    expect(await visit(server.url, "/live-back-a?qr=1", { "user-agent": UA.googlebot })).toBe(302);
     await server.ctx.clicks.flush();
     const s = await sse(biz);
     const backlog = await s.next("click", 20);
@@ -88,7 +88,8 @@ describe.each(ENGINES)("live feed on %s", (engine) => {
     expect(s.events.filter((e) => e.event === "click")).toHaveLength(20);
     expect(backlog.map((e) => e.data.referrer)).toEqual([...Array.from({ length: 19 }, (_, i) => `ref-${i + 5}.example`), ""]);
     expect(backlog.map((e) => e.data.alias).slice(0, 2)).toEqual(["live-back-a", "live-back-b"]);
-    expect(backlog[19]!.data).toMatchObject({ alias: "live-back-a", country: "", device: "bot", bot: true, referrer: "", source: "link", destination: "default" });
+    expect(backlog[19]!.data).toMatchObject({ alias: "live-back-a", country: "", device: "bot", bot: true, referrer: "", source: "qr", destination: "default" });
+    expect(backlog.slice(0, 19).every((e) => e.data.source === "link")).toBe(true);
     const times = backlog.map((e) => Date.parse(e.data.at));
     expect(times).toEqual([...times].sort((a, b) => a - b));
   });
