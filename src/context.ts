@@ -47,6 +47,7 @@ import { ReportFormService } from "./admin/reports.js";
 import { ReportQueue } from "./admin/report-queue.js";
 import { BlocklistService } from "./admin/blocklist-service.js";
 import type { Tracing } from "./ops/tracing-hooks.js";
+import { LiveFeed, type LiveLimits } from "./analytics/live-feed.js";
 
 /** What /readyz answers: "starting" until the server listens with everything loaded, "draining" from the start of shutdown. */
 export interface Readiness {
@@ -90,6 +91,8 @@ export interface AppContext {
   reportForm: ReportFormService;
   /** Abuse reports: the operators' queue that resolves them. */
   reports: ReportQueue;
+  /** The live feed of clicks (GET /api/analytics/live): watched owners, open streams, delivery across instances. */
+  live: LiveFeed;
   /** OpenTelemetry's hooks when OTEL_EXPORTER_OTLP_ENDPOINT is set (main.ts starts it), else null. */
   tracing: Tracing | null;
   /** Flushes buffers and closes connections; safe to call twice. */
@@ -114,6 +117,8 @@ export interface ContextOverrides {
   clickJournal?: boolean;
   /** Spans for database queries, SMTP sends and webhook deliveries (main.ts, when tracing is configured). */
   tracing?: Tracing | null;
+  /** Live feed bounds for tests (streams per user, events a second, heartbeat). */
+  live?: Partial<LiveLimits>;
 }
 
 export const REDACT_PATHS = [
@@ -248,6 +253,15 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   });
   const webhooks = new WebhookService({ db: storage.db, caps, rate, clock, check: receiverCheck, box, directory, sender, deliveryLog, origin: config.origin });
 
+  const live = new LiveFeed({
+    feed: storage.feed,
+    shared: storage.dialect === "postgres",
+    countries: new CountryResolver(geoip),
+    ownHost: config.baseUrl.host,
+    now: () => clock.now(),
+    log,
+    limits: overrides.live,
+  });
   const redirects = new RedirectService({
     links,
     clicks,
@@ -257,6 +271,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     ownHost: config.baseUrl.hostname,
     customHosts,
     webhooks: clickDeliveries,
+    live,
     domainChanges,
     blocklist,
     notFoundPerMinute: config.notFoundPerMinute,
@@ -337,10 +352,12 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     adminOverview,
     reportForm,
     reports,
+    live,
     tracing,
     close() {
       closed ??= (async () => {
         clearInterval(housekeeping);
+        live.close();
         blocklistAdmin.stop();
         customHosts.stop();
         directory.stop();

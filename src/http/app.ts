@@ -35,6 +35,7 @@ import type { Metrics } from "./metrics.js";
 import { reportRoutes } from "./routes/report.js";
 import { domainRoutes, tlsAskRoute } from "./routes/domains.js";
 import { adminRoutes } from "./routes/admin.js";
+import { liveRoutes } from "./routes/analytics-live.js";
 import { HTML_CSP, NOT_FOUND_PAGE, PASSWORD_SCRIPT, PASSWORD_SCRIPT_PATH, errorPage, prefersJson } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
 import { type FastRedirect, fastRedirect } from "./fast-redirect.js";
@@ -125,6 +126,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     clientErrorHandler: sendBadRequestLine,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.addHook("onClose", (_i, done) => (fast.disable(), done()));
+  // Open live feeds are responses in flight: the server closes only once they end.
+  app.addHook("preClose", (done) => (ctx.live.closeStreams(), done()));
   const tracing = ctx.tracing;
   // The request's span is named after the route's template (GET /api/links/:id), never the raw URL.
   if (tracing) app.addHook("onRequest", (req, _reply, done) => (tracing.routed(req.raw, req.routeOptions.url), done()));
@@ -186,6 +189,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await qrRoutes(scoped, ctx);
     await statsRoutes(scoped, ctx);
     await analyticsRoutes(scoped, ctx);
+    await liveRoutes(scoped, ctx);
     await keyRoutes(scoped, ctx);
     await teamRoutes(scoped, ctx);
     await webhookRoutes(scoped, ctx);

@@ -15,6 +15,7 @@ import { deviceDestination } from "./device.js";
 import { type VisitFacts, targetOf } from "./targeting.js";
 import type { CountryResolver } from "../clicks/describe.js";
 import type { ClickDeliveries } from "../webhooks/click-deliveries.js";
+import type { LiveFeed } from "../analytics/live-feed.js";
 import type { DomainChanges } from "../domains/domain-changes.js";
 import type { CustomHosts } from "../domains/custom-hosts.js";
 import type { HostBlocklist } from "../links/host-blocklist.js";
@@ -87,6 +88,8 @@ export interface RedirectDeps {
   customHosts?: Pick<CustomHosts, "has">;
   /** link_click webhooks; absent in tools that serve no redirects. */
   webhooks?: Pick<ClickDeliveries, "owners" | "linkClicked">;
+  /** The live feed: handed the clicks of owners someone watches; absent in tools that serve no redirects. */
+  live?: Pick<LiveFeed, "active" | "watches" | "clicked">;
   /** Custom domains verified, back to pending or deleted: their cached links are dropped. */
   domainChanges?: DomainChanges;
   /** The operator's destination blocklist: its links stop redirecting; a change empties the cache. */
@@ -301,10 +304,11 @@ export class RedirectService {
       location = device.url;
       code = device.code;
     }
+    const at = this.deps.clock.now();
     this.deps.clicks.record({
       linkId: link.id,
       linkNum: link.num,
-      at: this.deps.clock.now(),
+      at,
       userAgent: v.userAgent,
       referer: v.referer,
       ip: v.ip,
@@ -315,6 +319,11 @@ export class RedirectService {
     });
     // Webhooks: one in-memory Map lookup; owners without an active webhook pay nothing more.
     if (link.owner_id !== null && this.deps.webhooks?.owners.has(link.owner_id)) this.deps.webhooks.linkClicked(link.owner_id, link, this.domainFor(v.host), v, this.deps.clock.now(), code ?? "default");
+    // The live feed: one boolean while nobody watches; then one Set lookup, and a copy for watched owners only.
+    const live = this.deps.live;
+    if (live?.active && link.owner_id !== null && live.watches(link.owner_id)) {
+      live.clicked({ owner: link.owner_id, at, linkId: link.id, alias: v.alias, domain: this.domainFor(v.host), userAgent: v.userAgent, referer: v.referer, ip: v.ip, country: v.country, qr: v.qr, destination: code });
+    }
     return location;
   }
 

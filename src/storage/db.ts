@@ -32,6 +32,8 @@ export interface ChangeFeed {
   subscribe(channel: string, fn: (payload: string) => void): void;
   /** `fn` runs after notifications may have been missed (the listener reconnected): reload what is kept from the database. */
   onResync(fn: () => void): void;
+  /** Resolves once the channels subscribed so far are listened to (a question published after it hears its answers). */
+  listened(): Promise<void>;
 }
 
 export interface Storage {
@@ -69,6 +71,7 @@ class LocalFeed implements ChangeFeed {
   }
   /** In-process: nothing is ever missed. */
   onResync(): void {}
+  async listened(): Promise<void> {}
 }
 
 const CHANNEL_RE = /^[a-z_]{1,40}$/;
@@ -172,6 +175,10 @@ class PostgresFeed implements ChangeFeed {
 
   onResync(fn: () => void): void {
     this.resyncs.push(fn);
+  }
+
+  async listened(): Promise<void> {
+    await this.listening;
   }
 
   async close(): Promise<void> {

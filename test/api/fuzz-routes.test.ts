@@ -203,18 +203,26 @@ function caseFor(route: RouteInfo): fc.Arbitrary<Case> {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
+function headersOf(res: http.IncomingMessage): Headers {
+  const h = new Headers();
+  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, [v].flat().join(", "));
+  return h;
+}
+
 /** node:http, so the path goes out exactly as generated (fetch would normalise dot segments and escapes). */
 function send(server: TestServer, method: string, path: string, headers: Record<string, string>, body: string | null): Promise<{ status: number; headers: Headers; text: string }> {
   const url = new URL(server.url);
   return new Promise((resolve, reject) => {
     const req = http.request({ agent, host: url.hostname, port: url.port, method, path, headers: { ...headers, ...(body !== null ? { "content-length": String(Buffer.byteLength(body)) } : {}) } }, (res) => {
+      // A live feed never ends by itself: its answer is its status and headers, and the stream is left at once.
+      if (String(res.headers["content-type"]).startsWith("text/event-stream")) {
+        resolve({ status: res.statusCode ?? 0, headers: headersOf(res), text: "" });
+        req.destroy();
+        return;
+      }
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) h.set(k, [v].flat().join(", "));
-        resolve({ status: res.statusCode ?? 0, headers: h, text: Buffer.concat(chunks).toString("utf8") });
-      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: headersOf(res), text: Buffer.concat(chunks).toString("utf8") }));
       res.on("error", reject);
     });
     req.on("error", reject);

@@ -71,6 +71,23 @@ const PUBLIC: Record<string, string> = {
   "/docs/static/*": "OpenAPI UI files",
 };
 
+/**
+ * Reads whose `?owner=` names the account whose things they show (a team owner's, for its members): another
+ * account's id answers 404 not_found. Checked against app.routeList like OWNED.
+ */
+const OWNER_QUERY = ["/api/links", "/api/tags", "/api/utm-templates", "/api/analytics/live"];
+
+/** The status of a GET, leaving a live feed (a stream that never ends by itself) at its headers. */
+async function statusOf(c: ApiClient, path: string): Promise<{ status: number; code?: string }> {
+  const res = await fetch(c.baseUrl + path, { headers: { cookie: c.cookie ?? "", accept: "application/json" } });
+  if (res.headers.get("content-type")?.startsWith("text/event-stream")) {
+    await res.body?.cancel();
+    return { status: res.status };
+  }
+  const body = (await res.json()) as { code?: string };
+  return { status: res.status, code: body.code };
+}
+
 describe.each(ENGINES)("IDOR table on %s", (engine) => {
   let server: TestServer;
   let a: Owner;
@@ -94,6 +111,16 @@ describe.each(ENGINES)("IDOR table on %s", (engine) => {
     expect(uncovered, "routes with a path parameter missing from the IDOR table").toEqual([]);
     // No stale lines either: each entry names a route that exists.
     expect(Object.keys(OWNED).filter((url) => !withParams.includes(url))).toEqual([]);
+  });
+
+  it("answers 404 not_found to another account's ?owner= on every read that takes one", async () => {
+    const withOwner = routesOf(server).filter((r) => r.method === "GET" && !r.url.startsWith("/api/admin/") && (r.schema as { querystring?: { properties?: Record<string, unknown> } } | undefined)?.querystring?.properties?.owner !== undefined);
+    expect(withOwner.map((r) => r.url).sort(), "GET routes with ?owner= missing from OWNER_QUERY").toEqual([...OWNER_QUERY].sort());
+    const aId = await userId(a.client);
+    for (const url of OWNER_QUERY) {
+      expect(await statusOf(b, `${url}?owner=${aId}`), `${url}?owner= by B`).toEqual({ status: 404, code: "not_found" });
+      expect((await statusOf(a.client, `${url}?owner=${aId}`)).status, `${url}?owner= by its owner`).toBe(200);
+    }
   });
 
   it("answers 404 not_found to another account on every method of every owned route, and changes nothing", async () => {

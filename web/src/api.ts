@@ -129,23 +129,49 @@ export async function request<T>(method: Method, path: string, opts: RequestOpti
     }
   }
 
-  if (!res.ok || (isRecord(data) && data.status === "error")) {
-    const d = isRecord(data) ? data : {};
-    const code = typeof d.code === "string" ? d.code : `http_${res.status}`;
-    const message =
-      typeof d.message === "string" && d.message
-        ? d.message
-        : res.status === 429
-          ? "Too many attempts. Please wait a moment and try again."
-          : `The request failed (HTTP ${res.status}).`;
-    const details = Array.isArray(d.details)
-      ? (d.details as unknown[]).filter(isRecord).map((x) => ({ field: String(x.field ?? ""), message: String(x.message ?? "") }))
-      : [];
-    const err = new ApiError(res.status, code, message, details, typeof d.required_plan === "string" ? d.required_plan : undefined);
-    if (res.status === 401 && code === "unauthenticated" && !opts.quiet401) unauthenticatedHandler?.();
-    throw err;
-  }
+  if (!res.ok || (isRecord(data) && data.status === "error")) throw errorOf(res.status, data, opts.quiet401 === true);
   return (data ?? {}) as T;
+}
+
+/** The ApiError of an error answer; a 401 unauthenticated runs the app's handler unless `quiet401`. */
+function errorOf(status: number, data: unknown, quiet401: boolean): ApiError {
+  const d = isRecord(data) ? data : {};
+  const code = typeof d.code === "string" ? d.code : `http_${status}`;
+  const message =
+    typeof d.message === "string" && d.message
+      ? d.message
+      : status === 429
+        ? "Too many attempts. Please wait a moment and try again."
+        : `The request failed (HTTP ${status}).`;
+  const details = Array.isArray(d.details)
+    ? (d.details as unknown[]).filter(isRecord).map((x) => ({ field: String(x.field ?? ""), message: String(x.message ?? "") }))
+    : [];
+  const err = new ApiError(status, code, message, details, typeof d.required_plan === "string" ? d.required_plan : undefined);
+  if (status === 401 && code === "unauthenticated" && !quiet401) unauthenticatedHandler?.();
+  return err;
+}
+
+/** The live feed's address (GET /api/analytics/live), for an EventSource; `ownerId` a team owner's. */
+export function liveFeedUrl(ownerId: string | null): string {
+  return ownerId ? `/api/analytics/live?owner=${encodeURIComponent(ownerId)}` : "/api/analytics/live";
+}
+
+/**
+ * Why the live feed refused (an EventSource is not told): its error, or null when it streams again (the
+ * stream is then left at once). A 401 sends the user to the sign-in page like any call.
+ */
+export async function liveFeedRefusal(ownerId: string | null): Promise<ApiError | null> {
+  const abort = new AbortController();
+  try {
+    const res = await fetch(liveFeedUrl(ownerId), { headers: { Accept: "application/json" }, credentials: "same-origin", signal: abort.signal });
+    if (res.ok) {
+      abort.abort();
+      return null;
+    }
+    return errorOf(res.status, await res.json().catch(() => null), false);
+  } catch {
+    return new ApiError(0, "network_error", "The server could not be reached.");
+  }
 }
 
 /** Server messages may be fragments ("must be 10 to 200 characters"): prefix the field's name then. */

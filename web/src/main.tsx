@@ -17,6 +17,7 @@ import { LinksPage } from "./pages/Links";
 import { LinkFormPage } from "./pages/LinkForm";
 import { BulkPage } from "./pages/Bulk";
 import { StatsPage } from "./pages/Stats";
+import { LivePage } from "./pages/Live";
 import { ProfilePage } from "./pages/Profile";
 import { WebhooksPage } from "./pages/Webhooks";
 import { DomainsPage } from "./pages/Domains";
@@ -75,6 +76,10 @@ function Header() {
               <NavLink to="/app/links/bulk" data-testid="nav-bulk">
                 Bulk
                 <PlanMark capability="bulk_create" />
+              </NavLink>
+              <NavLink to="/app/live" data-testid="nav-live">
+                Live
+                <PlanMark capability="account_analytics" />
               </NavLink>
               <NavLink to="/app/team" data-testid="nav-team">
                 Team
@@ -179,6 +184,7 @@ function Shell() {
               <Route path="/app/links/bulk" element={<RequireAuth><BulkPage /></RequireAuth>} />
               <Route path="/app/links/:id/edit" element={<RequireAuth key="edit"><LinkFormPage mode="edit" /></RequireAuth>} />
               <Route path="/app/links/:id/stats" element={<RequireAuth><StatsPage /></RequireAuth>} />
+              <Route path="/app/live" element={<RequireAuth><LivePage /></RequireAuth>} />
               <Route path="/app/profile" element={<RequireAuth><ProfilePage /></RequireAuth>} />
               <Route path="/app/team" element={<RequireAuth><TeamPage /></RequireAuth>} />
               <Route path="/app/shared/:ownerId" element={<RequireAuth><LinksPage shared /></RequireAuth>} />
