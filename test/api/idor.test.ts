@@ -75,12 +75,12 @@ const PUBLIC: Record<string, string> = {
  * Reads whose `?owner=` names the account whose things they show (a team owner's, for its members): another
  * account's id answers 404 not_found. Checked against app.routeList like OWNED.
  */
-const OWNER_QUERY = ["/api/links", "/api/tags", "/api/utm-templates", "/api/analytics/live"];
+const OWNER_QUERY = ["/api/links", "/api/tags", "/api/utm-templates", "/api/analytics", "/api/analytics.csv", "/api/analytics/live"];
 
-/** The status of a GET, leaving a live feed (a stream that never ends by itself) at its headers. */
+/** The status of a GET, leaving a live feed (a stream that never ends by itself) or a CSV at its headers. */
 async function statusOf(c: ApiClient, path: string): Promise<{ status: number; code?: string }> {
   const res = await fetch(c.baseUrl + path, { headers: { cookie: c.cookie ?? "", accept: "application/json" } });
-  if (res.headers.get("content-type")?.startsWith("text/event-stream")) {
+  if (!res.headers.get("content-type")?.startsWith("application/json")) {
     await res.body?.cancel();
     return { status: res.status };
   }
