@@ -1,6 +1,7 @@
 // Stats scale benchmark: one link with 1,000,000 clicks over a year and one with 100, then the stats
 // endpoint over real HTTP (server in a child process), alternating, and the ratio of their latencies.
 // Then the CSV export of the big link's whole range (every click; time, rows, the server's peak RSS).
+// Then an account of 10,000 links and 10,000,000 clicks (bench/stats-account.ts).
 // `npm run bench:stats [-- --smoke]`; PostgreSQL too when TEST_DATABASE_URL is set.
 import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
@@ -10,6 +11,7 @@ import { createContext, type AppContext } from "../src/context.js";
 import { SESSION_COOKIE } from "../src/accounts/sessions.js";
 import { type ClickRow, DIMENSIONS, dayOf } from "../src/clicks/click-groups.js";
 import { type BenchEngine, benchEngines, forEachEngine, withSnipServer } from "./lib/engines.js";
+import { accountBench } from "./stats-account.js";
 
 const SMOKE = process.argv.includes("--smoke");
 const BIG = SMOKE ? 20_000 : 1_000_000;
@@ -226,6 +228,8 @@ async function run(engine: BenchEngine, env: Record<string, string>): Promise<bo
   });
 }
 
-const allOk = await forEachEngine("stats", benchEngines(), run);
+const linkOk = await forEachEngine("stats", benchEngines(), run);
+// Then an account of 10,000 links (bench/stats-account.ts): account analytics and a big link's last 24 hours.
+const accountOk = await forEachEngine("stats-account", benchEngines(), accountBench);
 // Smoke runs only prove the benchmark works; a full run reports whether the goals were met.
-process.exitCode = SMOKE || allOk ? 0 : 1;
+process.exitCode = SMOKE || (linkOk && accountOk) ? 0 : 1;

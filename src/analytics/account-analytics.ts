@@ -10,7 +10,7 @@ import { managedOwner } from "../teams/access.js";
 import { shortUrl } from "../links/public-link.js";
 import type { Group } from "../clicks/click-groups.js";
 import { type Period } from "../clicks/period.js";
-import { type LinkFilter, seriesOf, storedSeries } from "../clicks/series.js";
+import { type RollupSource, linkRows, ownerRows, seriesOf, storedSeries } from "../clicks/series.js";
 import { type StatsService, type Tops, TOP_N, periodStats, withHeldTops } from "../clicks/stats.js";
 
 export interface AccountAnalyticsDeps {
@@ -44,10 +44,12 @@ export class AccountAnalytics {
     const first = links.reduce((min, l) => Math.min(min, l.created_at), Number.POSITIVE_INFINITY);
     const p = this.deps.stats.period(query, Number.isFinite(first) ? first : Number(owner.created_at));
     const filter = this.filter(owner.id, query);
+    // Unfiltered, the owner's own roll-ups: a few rows a day whatever the number of links.
+    const rows = query.link || query.domain || query.tag ? filter : ownerRows(owner.id);
     const keys = links.map((l) => ({ id: l.id, num: l.num }));
     const { value, groups } = await this.deps.stats.reads.read(keys, async (db, held) => ({
-      series: await storedSeries(db, filter, p),
-      tops: await this.deps.stats.tops(db, filter, p.days, held),
+      series: await storedSeries(db, rows, p),
+      tops: await this.deps.stats.tops(db, rows, p.days, held),
       links: await linkTotals(db, filter, p, held),
     }));
     const inDays = groups.filter((g) => g.day >= p.days.from && g.day <= p.days.to);
@@ -86,8 +88,8 @@ export class AccountAnalytics {
   }
 
   /** The roll-up rows of the filtered links (a roll-up's link_id compared with them). */
-  private filter(ownerId: string, q: AnalyticsQuery): LinkFilter {
-    return sql<boolean>`link_id IN (SELECT links.id FROM links WHERE ${this.linkConditions(ownerId, q)})`;
+  private filter(ownerId: string, q: AnalyticsQuery): RollupSource {
+    return linkRows(sql<boolean>`link_id IN (SELECT links.id FROM links WHERE ${this.linkConditions(ownerId, q)})`);
   }
 }
 
@@ -95,10 +97,10 @@ export class AccountAnalytics {
  * Clicks and visitors per link over the period's UTC days: the top links, and the stored totals of the
  * links that held-back groups add to (one of them may move into the top).
  */
-async function linkTotals(db: Db, links: LinkFilter, p: Period, held: Group[]): Promise<LinkTotals> {
+async function linkTotals(db: Db, links: RollupSource, p: Period, held: Group[]): Promise<LinkTotals> {
   const days = sql`day >= ${p.days.from} AND day <= ${p.days.to}`;
   const top = await sql<{ link_id: string; clicks: number; visitors: number }>`SELECT link_id, sum(clicks) AS clicks, sum(visitors) AS visitors FROM click_daily
-    WHERE ${links} AND ${days} GROUP BY link_id ORDER BY sum(clicks) DESC, link_id LIMIT ${TOP_N}`.execute(db);
+    WHERE ${links.where} AND ${days} GROUP BY link_id ORDER BY sum(clicks) DESC, link_id LIMIT ${TOP_N}`.execute(db);
   const out: LinkTotals = new Map(top.rows.map((r) => [r.link_id, { clicks: Number(r.clicks), visitors: Number(r.visitors) }]));
   const more = [...new Set(held.map((g) => g.link_id))].filter((id) => !out.has(id));
   if (more.length > 0) {

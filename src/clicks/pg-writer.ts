@@ -3,7 +3,7 @@
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
 import { describeBatch } from "./click-groups.js";
-import { rollUp } from "./rollup-rows.js";
+import { type RollUps, rollUp } from "./rollup-rows.js";
 import { type ClickBatch, FIELD, WIDTH } from "./click-buffer.js";
 import { PostgresVisitors, batchDays, keysFor } from "./visitors.js";
 import { markPostgres } from "./click-journal.js";
@@ -55,8 +55,10 @@ export class PostgresClickWriter implements ClickWriter {
       // link deleted meanwhile is not returned and its clicks are skipped: clicks have no foreign key
       // here (migration 006), these locks are what keeps them from naming a deleted link.
       const lock = async (ids: string[], mode: "NO KEY UPDATE" | "KEY SHARE") =>
-        ids.length === 0 ? [] : (await sql<{ id: string }>`SELECT id FROM links WHERE id = ANY(${ids}::text[]) ORDER BY id FOR ${sql.raw(mode)}`.execute(trx)).rows;
-      const live = new Set([...(await lock(raised, "NO KEY UPDATE")), ...(await lock(readOnly, "KEY SHARE"))].map((r) => r.id));
+        ids.length === 0
+          ? []
+          : (await sql<{ id: string; owner_id: string | null }>`SELECT id, owner_id FROM links WHERE id = ANY(${ids}::text[]) ORDER BY id FOR ${sql.raw(mode)}`.execute(trx)).rows;
+      const live = new Map([...(await lock(raised, "NO KEY UPDATE")), ...(await lock(readOnly, "KEY SHARE"))].map((r) => [r.id, r.owner_id]));
       if (live.size === 0) return;
       seen = await this.visitors.mark(trx, b);
       const rows = live.size === b.linkIds.length ? b.rows : b.rows.filter((r) => live.has(r.link_id));
@@ -90,7 +92,29 @@ export class PostgresClickWriter implements ClickWriter {
         SELECT * FROM unnest(${column(u.monthly, "link_id")}::text[], ${column(u.monthly, "month")}::text[],
           ${column(u.monthly, "dimension")}::text[], ${column(u.monthly, "value")}::text[], ${column(u.monthly, "clicks")}::bigint[], ${column(u.monthly, "visitors")}::bigint[])
         ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks, visitors = click_breakdown_month.visitors + excluded.visitors`.execute(trx);
+      await writeOwnerRollups(trx, u);
     });
     seen();
   }
+}
+
+/** The owner rows of a batch, after its links' (in key order: concurrent instances lock them alike). */
+async function writeOwnerRollups(trx: Db, u: RollUps): Promise<void> {
+  if (u.ownerDaily.length > 0)
+    await sql`INSERT INTO owner_daily (owner_id, day, clicks, bots, visitors, qr)
+      SELECT * FROM unnest(${column(u.ownerDaily, "owner_id")}::text[], ${column(u.ownerDaily, "day")}::text[], ${column(u.ownerDaily, "clicks")}::bigint[],
+        ${column(u.ownerDaily, "bots")}::bigint[], ${column(u.ownerDaily, "visitors")}::bigint[], ${column(u.ownerDaily, "qr")}::bigint[])
+      ON CONFLICT (owner_id, day) DO UPDATE SET clicks = owner_daily.clicks + excluded.clicks, bots = owner_daily.bots + excluded.bots,
+        visitors = owner_daily.visitors + excluded.visitors, qr = owner_daily.qr + excluded.qr`.execute(trx);
+  if (u.ownerHourly.length > 0)
+    await sql`INSERT INTO owner_hourly (owner_id, hour, clicks, bots, visitors, qr)
+      SELECT * FROM unnest(${column(u.ownerHourly, "owner_id")}::text[], ${column(u.ownerHourly, "hour")}::bigint[], ${column(u.ownerHourly, "clicks")}::bigint[],
+        ${column(u.ownerHourly, "bots")}::bigint[], ${column(u.ownerHourly, "visitors")}::bigint[], ${column(u.ownerHourly, "qr")}::bigint[])
+      ON CONFLICT (owner_id, hour) DO UPDATE SET clicks = owner_hourly.clicks + excluded.clicks, bots = owner_hourly.bots + excluded.bots,
+        visitors = owner_hourly.visitors + excluded.visitors, qr = owner_hourly.qr + excluded.qr`.execute(trx);
+  if (u.ownerBreakdown.length > 0)
+    await sql`INSERT INTO owner_breakdown (owner_id, day, dimension, value, clicks, visitors)
+      SELECT * FROM unnest(${column(u.ownerBreakdown, "owner_id")}::text[], ${column(u.ownerBreakdown, "day")}::text[], ${column(u.ownerBreakdown, "dimension")}::text[],
+        ${column(u.ownerBreakdown, "value")}::text[], ${column(u.ownerBreakdown, "clicks")}::bigint[], ${column(u.ownerBreakdown, "visitors")}::bigint[])
+      ON CONFLICT (owner_id, dimension, day, value) DO UPDATE SET clicks = owner_breakdown.clicks + excluded.clicks, visitors = owner_breakdown.visitors + excluded.visitors`.execute(trx);
 }

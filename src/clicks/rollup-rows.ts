@@ -1,5 +1,11 @@
 // Groups turned into roll-up rows and click_count increments, in key order (rollUp). Terms: README.md.
+import type { Selectable } from "kysely";
+import type { OwnerBreakdownTable, OwnerDailyTable, OwnerHourlyTable } from "../storage/click-tables.js";
 import { BREAKDOWNS, type BreakdownDimension, type BreakdownRow, type DailyRow, type Group, type HourlyRow, type MonthlyRow, compareIds } from "./click-groups.js";
+
+export type OwnerDailyRow = Selectable<OwnerDailyTable>;
+export type OwnerHourlyRow = Selectable<OwnerHourlyTable>;
+export type OwnerBreakdownRow = Selectable<OwnerBreakdownTable>;
 
 export interface RollUps {
   /** [link id, clicks to add to links.click_count, latest click's time for links.last_click_at], by link id. */
@@ -8,7 +14,14 @@ export interface RollUps {
   hourly: HourlyRow[];
   breakdown: BreakdownRow[];
   monthly: MonthlyRow[];
+  /** The same summed per owner of the links (links without an owner have none), in key order. */
+  ownerDaily: OwnerDailyRow[];
+  ownerHourly: OwnerHourlyRow[];
+  ownerBreakdown: OwnerBreakdownRow[];
 }
+
+/** The live links of a roll-up and their owners (null: a link nobody owns). */
+export type LiveLinks = ReadonlyMap<string, string | null>;
 
 /** The breakdowns in the order of their names: a link's breakdown rows of one day and value come in key order. */
 const BREAKDOWNS_BY_NAME = [...BREAKDOWNS].sort();
@@ -23,16 +36,16 @@ function valueOf(g: Group, dim: BreakdownDimension): string | null {
 }
 
 /**
- * Roll-up rows of the groups whose link still exists; monthly rows only where `keepsMonth` says that
+ * Roll-up rows of the groups whose link still exists (`live`, with its owner); monthly rows only where `keepsMonth` says that
  * month's monthly rows are kept up to date (SQLite compacts the others from the daily rows later).
  * Rows come in key order (link id, then day, hour or month, dimension, value) so that concurrent flushes
  * (several instances on one PostgreSQL) lock them in the same order and cannot deadlock.
  */
-export function rollUp(groups: Group[], live: Set<string>, keepsMonth: (linkId: string, month: string) => boolean = () => true): RollUps {
+export function rollUp(groups: Group[], live: LiveLinks, keepsMonth: (linkId: string, month: string) => boolean = () => true): RollUps {
   const sorted = groups.every((g, i) => i === 0 || compareIds(groups[i - 1]!.link_id, g.link_id) <= 0)
     ? groups
     : [...groups].sort((a, b) => compareIds(a.link_id, b.link_id));
-  const out: RollUps = { increments: [], daily: [], hourly: [], breakdown: [], monthly: [] };
+  const out: RollUps = { increments: [], daily: [], hourly: [], breakdown: [], monthly: [], ownerDaily: [], ownerHourly: [], ownerBreakdown: [] };
   for (let i = 0; i < sorted.length; ) {
     const linkId = sorted[i]!.link_id;
     let j = i + 1;
@@ -40,7 +53,35 @@ export function rollUp(groups: Group[], live: Set<string>, keepsMonth: (linkId: 
     if (live.has(linkId)) rollUpLink(sorted.slice(i, j), keepsMonth, out);
     i = j;
   }
+  byOwner(out, live);
   return out;
+}
+
+/** The owner rows: the links' rows summed per owner, in key order (owner, then day, hour or dimension, day, value). */
+function byOwner(out: RollUps, live: LiveLinks): void {
+  const daily = new Map<string, OwnerDailyRow>();
+  const hourly = new Map<string, OwnerHourlyRow>();
+  const breakdown = new Map<string, OwnerBreakdownRow>();
+  const sum = <R extends { clicks: number; visitors: number }>(m: Map<string, R>, key: string, make: () => R, r: { clicks: number; visitors: number; bots?: number; qr?: number }) => {
+    const o = add(m, key, make, r.clicks, r.visitors) as R & { bots?: number; qr?: number };
+    if (r.bots !== undefined) o.bots! += r.bots;
+    if (r.qr !== undefined) o.qr! += r.qr;
+  };
+  for (const d of out.daily) {
+    const owner = live.get(d.link_id);
+    if (owner) sum(daily, `${owner}\u0000${d.day}`, () => ({ owner_id: owner, day: d.day, clicks: 0, bots: 0, visitors: 0, qr: 0 }), d);
+  }
+  for (const h of out.hourly) {
+    const owner = live.get(h.link_id);
+    if (owner) sum(hourly, `${owner}\u0000${String(h.hour).padStart(16, "0")}`, () => ({ owner_id: owner, hour: h.hour, clicks: 0, bots: 0, visitors: 0, qr: 0 }), h);
+  }
+  for (const b of out.breakdown) {
+    const owner = live.get(b.link_id);
+    if (owner) sum(breakdown, `${owner}\u0000${b.dimension}\u0000${b.day}\u0000${b.value}`, () => ({ owner_id: owner, day: b.day, dimension: b.dimension, value: b.value, clicks: 0, visitors: 0 }), b);
+  }
+  out.ownerDaily = byKey(daily);
+  out.ownerHourly = byKey(hourly);
+  out.ownerBreakdown = byKey(breakdown);
 }
 
 /** One link's rows from its groups, summed by key and sorted by it. */

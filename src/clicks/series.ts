@@ -18,8 +18,28 @@ export interface SeriesPoint extends Totals {
   label: string;
 }
 
-/** Which links' rows are read: `link_id` compared in SQL (one link, or an account's filtered links). */
-export type LinkFilter = RawBuilder<boolean>;
+/**
+ * Where a statistic's rows are: the links' roll-ups (one link, or an account's filtered links: `where`
+ * compares link_id) or an owner's (owner_daily, owner_hourly, owner_breakdown: `where` compares owner_id).
+ */
+export interface RollupSource {
+  daily: "click_daily" | "owner_daily";
+  hourly: "click_hourly" | "owner_hourly";
+  breakdown: "click_breakdown" | "owner_breakdown";
+  /** Monthly breakdown rows, where kept (the links'). */
+  monthly: "click_breakdown_month" | null;
+  where: RawBuilder<boolean>;
+}
+
+/** The roll-ups of the links `where` keeps (it compares link_id). */
+export function linkRows(where: RawBuilder<boolean>): RollupSource {
+  return { daily: "click_daily", hourly: "click_hourly", breakdown: "click_breakdown", monthly: "click_breakdown_month", where };
+}
+
+/** An owner's roll-ups: all its links' clicks summed. */
+export function ownerRows(ownerId: string): RollupSource {
+  return { daily: "owner_daily", hourly: "owner_hourly", breakdown: "owner_breakdown", monthly: null, where: sql<boolean>`owner_id = ${ownerId}` };
+}
 
 interface Row extends Totals {
   /** The row's hour, or its UTC day's midnight (epoch ms). */
@@ -35,16 +55,16 @@ function byDay(p: Pick<Period, "tz" | "granularity">): boolean {
   return p.tz === "UTC" && p.granularity !== "hour";
 }
 
-/** The stored rows of a window, summed over the filtered links per hour (or UTC day). */
-async function storedRows(db: Db, links: LinkFilter, w: Window, daily: boolean): Promise<Row[]> {
+/** The stored rows of a window, summed per hour (or UTC day). */
+async function storedRows(db: Db, src: RollupSource, w: Window, daily: boolean): Promise<Row[]> {
   const sums = sql`sum(clicks) AS clicks, sum(visitors) AS visitors, sum(qr) AS qr, sum(bots) AS bots`;
   const rows = daily
     ? (
-        await sql<{ day: string } & Totals>`SELECT day, ${sums} FROM click_daily WHERE ${links} AND day >= ${ymd(w.startMs)} AND day <= ${ymd(w.endMs - 1)} GROUP BY day`.execute(db)
+        await sql<{ day: string } & Totals>`SELECT day, ${sums} FROM ${sql.table(src.daily)} WHERE ${src.where} AND day >= ${ymd(w.startMs)} AND day <= ${ymd(w.endMs - 1)} GROUP BY day`.execute(db)
       ).rows.map((r) => ({ ...r, t: Date.parse(r.day) }))
-    : (await sql<{ hour: number } & Totals>`SELECT hour, ${sums} FROM click_hourly WHERE ${links} AND hour >= ${w.startMs} AND hour < ${w.endMs} GROUP BY hour`.execute(db)).rows.map(
-        (r) => ({ ...r, t: Number(r.hour) }),
-      );
+    : (
+        await sql<{ hour: number } & Totals>`SELECT hour, ${sums} FROM ${sql.table(src.hourly)} WHERE ${src.where} AND hour >= ${w.startMs} AND hour < ${w.endMs} GROUP BY hour`.execute(db)
+      ).rows.map((r) => ({ ...r, t: Number(r.hour) }));
   return rows.map((r) => ({ t: r.t, clicks: Number(r.clicks), visitors: Number(r.visitors), qr: Number(r.qr), bots: Number(r.bots) }));
 }
 
@@ -54,10 +74,10 @@ export interface StoredSeries {
 }
 
 /** The stored rows of the period and the totals of the period before it (two statements). */
-export async function storedSeries(db: Db, links: LinkFilter, p: Period): Promise<StoredSeries> {
-  const current = await storedRows(db, links, p, byDay(p));
+export async function storedSeries(db: Db, src: RollupSource, p: Period): Promise<StoredSeries> {
+  const current = await storedRows(db, src, p, byDay(p));
   const previous = zero();
-  if (p.previous !== null) for (const r of await storedRows(db, links, p.previous, byDay(p))) add(previous, r);
+  if (p.previous !== null) for (const r of await storedRows(db, src, p.previous, byDay(p))) add(previous, r);
   return { current, previous };
 }
 

@@ -188,9 +188,10 @@ export function sqliteStatements(handle: SQLite.Database) {
   /** Moves the oldest `limit` staged rows into clicks; returns how many. */
   const move = (limit: number): number => withoutForeignKeys(() => moveChunk.immediate(limit));
   const rollups = handle.transaction((groups: Group[], upTo: number, final: boolean, keepsMonth: (linkId: string, month: string) => boolean) => {
-    const live = new Set<string>();
+    const live = new Map<string, string | null>();
     for (const [id, num] of new Map(groups.map((g) => [g.link_id, g.link_num]))) {
-      if (st.linkExists.get(id) !== undefined) live.add(id);
+      const link = st.linkOwner.get(id) as { owner_id: string | null } | undefined;
+      if (link !== undefined) live.set(id, link.owner_id);
       // Deleted since its clicks were taken: the raw clicks written after the link's deletion go too, and it gets no roll-ups.
       else st.deleteClicksOf.run(num);
     }
@@ -200,6 +201,9 @@ export function sqliteStatements(handle: SQLite.Database) {
     for (const d of u.hourly) st.hourly.run(d.link_id, d.hour, d.clicks, d.bots, d.visitors, d.qr);
     for (const d of u.breakdown) st.breakdown.run(d.link_id, d.day, d.dimension, d.value, d.clicks, d.visitors);
     for (const d of u.monthly) st.monthly.run(d.link_id, d.month, d.dimension, d.value, d.clicks, d.visitors);
+    for (const d of u.ownerDaily) st.ownerDaily.run(d.owner_id, d.day, d.clicks, d.bots, d.visitors, d.qr);
+    for (const d of u.ownerHourly) st.ownerHourly.run(d.owner_id, d.hour, d.clicks, d.bots, d.visitors, d.qr);
+    for (const d of u.ownerBreakdown) st.ownerBreakdown.run(d.owner_id, d.day, d.dimension, d.value, d.clicks, d.visitors);
     if (final) st.advance.run(upTo);
     else st.progress.run(upTo, groups[groups.length - 1]!.link_id);
   });
@@ -219,7 +223,7 @@ export function sqliteStatements(handle: SQLite.Database) {
 
 function prepare(h: SQLite.Database) {
   return {
-    linkExists: h.prepare("SELECT 1 FROM links WHERE id = ?").pluck(),
+    linkOwner: h.prepare("SELECT owner_id FROM links WHERE id = ?"),
     deleteClicksOf: h.prepare("DELETE FROM clicks WHERE link_num = ?"),
     /** Raw clicks after an id whose link is gone (written after its deletion, and a crash came before their roll-up). */
     deleteOrphansAfter: h.prepare("DELETE FROM clicks WHERE id > ? AND NOT EXISTS (SELECT 1 FROM links WHERE num = clicks.link_num)"),
@@ -247,6 +251,20 @@ function prepare(h: SQLite.Database) {
     breakdown: h.prepare(
       "INSERT INTO click_breakdown (link_id, day, dimension, value, clicks, visitors) VALUES (?, ?, ?, ?, ?, ?) " +
         "ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = click_breakdown.clicks + excluded.clicks, visitors = click_breakdown.visitors + excluded.visitors",
+    ),
+    ownerDaily: h.prepare(
+      "INSERT INTO owner_daily (owner_id, day, clicks, bots, visitors, qr) VALUES (?, ?, ?, ?, ?, ?) " +
+        "ON CONFLICT (owner_id, day) DO UPDATE SET clicks = owner_daily.clicks + excluded.clicks, bots = owner_daily.bots + excluded.bots, " +
+        "visitors = owner_daily.visitors + excluded.visitors, qr = owner_daily.qr + excluded.qr",
+    ),
+    ownerHourly: h.prepare(
+      "INSERT INTO owner_hourly (owner_id, hour, clicks, bots, visitors, qr) VALUES (?, ?, ?, ?, ?, ?) " +
+        "ON CONFLICT (owner_id, hour) DO UPDATE SET clicks = owner_hourly.clicks + excluded.clicks, bots = owner_hourly.bots + excluded.bots, " +
+        "visitors = owner_hourly.visitors + excluded.visitors, qr = owner_hourly.qr + excluded.qr",
+    ),
+    ownerBreakdown: h.prepare(
+      "INSERT INTO owner_breakdown (owner_id, day, dimension, value, clicks, visitors) VALUES (?, ?, ?, ?, ?, ?) " +
+        "ON CONFLICT (owner_id, dimension, day, value) DO UPDATE SET clicks = owner_breakdown.clicks + excluded.clicks, visitors = owner_breakdown.visitors + excluded.visitors",
     ),
     monthly: h.prepare(
       "INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks, visitors) VALUES (?, ?, ?, ?, ?, ?) " +

@@ -1,7 +1,7 @@
 // Per-link statistics for a period, read only from the roll-up tables (never from raw clicks), so the
 // cost grows with the period's hours (or days) and distinct values, not with the number of clicks; the
 // last 24 hours' breakdowns are the exception, counted from the link's raw clicks of the window (last-day.ts).
-import { type Expression, sql } from "kysely";
+import { sql } from "kysely";
 import type { Db, Dialect } from "../storage/db.js";
 import type { Clock } from "../shared/clock.js";
 import type { LinkRow } from "../storage/schema.js";
@@ -13,7 +13,7 @@ import { readSparklines } from "./sparklines.js";
 import { lastDayOf, lastDayWindow, storedCells } from "./last-day.js";
 import { type DestinationStats, destinationStats, groupDestinations, storedDestinations } from "./destinations.js";
 import { type Period, type PeriodQuery, type RangeName, resolvePeriod } from "./period.js";
-import { type LinkFilter, type SeriesPoint, type Totals, change, seriesOf, storedSeries } from "./series.js";
+import { type RollupSource, type SeriesPoint, type Totals, change, linkRows, seriesOf, storedSeries } from "./series.js";
 
 /** Entries kept per breakdown (countries, devices, ...). */
 export const TOP_N = 50;
@@ -107,7 +107,7 @@ export class StatsService {
       };
     }
     if (p.name === "24h") return this.lastDay(link, p);
-    const filter = sql<boolean>`link_id = ${link.id}`;
+    const filter = linkRows(sql<boolean>`link_id = ${link.id}`);
     const { value: stored, groups } = await this.reads.read(key, async (db, held) => {
       const count = await db.selectFrom("links").select("click_count").where("id", "=", link.id).executeTakeFirst();
       const series = await storedSeries(db, filter, p);
@@ -136,7 +136,7 @@ export class StatsService {
   /** range=24h: hour by hour and the breakdowns from the raw clicks of the window (last-day.ts), with the all-time count in the same view. */
   private async lastDay(link: LinkRow, p: Period): Promise<LinkStats> {
     const w = lastDayWindow(this.deps.clock.now());
-    const filter = sql<boolean>`link_id = ${link.id}`;
+    const filter = linkRows(sql<boolean>`link_id = ${link.id}`);
     const { value, groups, unwritten } = await this.reads.read([{ id: link.id, num: Number(link.num) }], async (db) => {
       const count = await db.selectFrom("links").select("click_count").where("id", "=", link.id).executeTakeFirst();
       const cells = await storedCells(db, this.deps.dialect ?? "sqlite", Number(link.num), w);
@@ -159,9 +159,9 @@ export class StatsService {
   }
 
   /** Every dimension's top values over UTC days for the filtered links, with the stored counts of the held-back groups' values (so they can move into the top). */
-  async tops(db: Db, links: LinkFilter, days: DayRange, held: Group[]): Promise<Tops> {
+  async tops(db: Db, links: RollupSource, days: DayRange, held: Group[]): Promise<Tops> {
     const inDays = held.filter((g) => g.day >= days.from && g.day <= days.to);
-    const monthsThrough = await this.monthsThrough(db);
+    const monthsThrough = links.monthly === null ? "" : await this.monthsThrough(db);
     const by = {} as Record<Dimension, Top>;
     for (const d of DIMENSIONS) {
       const values = [...new Set(inDays.map((g) => g[d]))];
@@ -198,40 +198,20 @@ export class StatsService {
   }
 
   /** The most-clicked values of one dimension over UTC days (ties by value, for a stable order), or those of `only`: whole months up to `monthsThrough` from the monthly roll-up, the other days from the daily one. */
-  async top(links: LinkFilter, dimension: Dimension | "source", range: DayRange, monthsThrough: string, limit = TOP_N, db = this.deps.db, only?: string[]): Promise<Top> {
-    const parts = splitByMonth(range, monthsThrough);
-    const days = parts.days.map((d) =>
-      db
-        .selectFrom("click_breakdown")
-        .select(["value", "clicks", "visitors"])
-        .where(links)
-        .where("dimension", "=", dimension)
-        .where("day", ">=", d.from)
-        .where("day", "<=", d.to)
-        .$if(only !== undefined, (q) => q.where("value", "in", only!)),
+  async top(src: RollupSource, dimension: Dimension | "source", range: DayRange, monthsThrough: string, limit = TOP_N, db = this.deps.db, only?: string[]): Promise<Top> {
+    const parts = splitByMonth(range, src.monthly === null ? "" : monthsThrough);
+    const values = only === undefined ? sql`` : sql` AND value IN (${sql.join(only)})`;
+    const arms = parts.days.map(
+      (d) => sql`SELECT value, clicks, visitors FROM ${sql.table(src.breakdown)} WHERE ${src.where} AND dimension = ${dimension} AND day >= ${d.from} AND day <= ${d.to}${values}`,
     );
-    const months = parts.months
-      ? db
-          .selectFrom("click_breakdown_month")
-          .select(["value", "clicks", "visitors"])
-          .where(links)
-          .where("dimension", "=", dimension)
-          .where("month", ">=", parts.months.from)
-          .where("month", "<=", parts.months.to)
-          .$if(only !== undefined, (q) => q.where("value", "in", only!))
-      : null;
-    const rest: Array<Expression<{ value: string; clicks: number; visitors: number }>> = [...days];
-    const first = months ?? (rest.shift() as (typeof days)[number]);
-    const union = rest.reduce<typeof first>((u, arm) => u.unionAll(arm), first);
-    const rows = await db
-      .selectFrom(union.as("u"))
-      .select(["value", sql<number>`sum(clicks)`.as("clicks"), sql<number>`sum(visitors)`.as("visitors")])
-      .groupBy("value")
-      .orderBy(sql`sum(clicks)`, "desc")
-      .orderBy("value", "asc")
-      .limit(limit)
-      .execute();
-    return rows.map((r) => ({ value: r.value, clicks: Number(r.clicks), visitors: Number(r.visitors) }));
+    if (parts.months && src.monthly !== null) {
+      arms.unshift(
+        sql`SELECT value, clicks, visitors FROM ${sql.table(src.monthly)} WHERE ${src.where} AND dimension = ${dimension} AND month >= ${parts.months.from} AND month <= ${parts.months.to}${values}`,
+      );
+    }
+    const rows = await sql<{ value: string; clicks: number; visitors: number }>`SELECT value, sum(clicks) AS clicks, sum(visitors) AS visitors
+      FROM (${sql.join(arms, sql` UNION ALL `)}) AS u GROUP BY value ORDER BY sum(clicks) DESC, value ASC LIMIT ${limit}`.execute(db);
+    return rows.rows.map((r) => ({ value: r.value, clicks: Number(r.clicks), visitors: Number(r.visitors) }));
   }
 }
 

@@ -93,3 +93,33 @@ export interface ClickJournalTable {
   /** SQLite: the segment is committed for its links up to this number only (its batch's next chunk was not); null: whole. */
   through_num: number | null;
 }
+
+/** The sum of an owner's links' click_daily rows (migration 022): account analytics reads it. */
+export interface OwnerDailyTable {
+  owner_id: string;
+  day: string;
+  clicks: number;
+  bots: number;
+  visitors: number;
+  qr: number;
+}
+
+/** The sum of an owner's links' click_hourly rows. */
+export interface OwnerHourlyTable {
+  owner_id: string;
+  hour: number;
+  clicks: number;
+  bots: number;
+  visitors: number;
+  qr: number;
+}
+
+/** The sum of an owner's links' click_breakdown rows. */
+export interface OwnerBreakdownTable {
+  owner_id: string;
+  day: string;
+  dimension: string;
+  value: string;
+  clicks: number;
+  visitors: number;
+}

@@ -10,6 +10,9 @@ import type {
   ClickRollupStateTable,
   ClickVisitorsTable,
   ClicksTable,
+  OwnerBreakdownTable,
+  OwnerDailyTable,
+  OwnerHourlyTable,
   VisitorSaltsTable,
 } from "./click-tables.js";
 
@@ -314,6 +317,9 @@ export interface Database {
   click_hourly: ClickHourlyTable;
   click_visitors: ClickVisitorsTable;
   visitor_salts: VisitorSaltsTable;
+  owner_daily: OwnerDailyTable;
+  owner_hourly: OwnerHourlyTable;
+  owner_breakdown: OwnerBreakdownTable;
   click_rollup_state: ClickRollupStateTable;
   click_journal: ClickJournalTable;
   api_keys: ApiKeysTable;

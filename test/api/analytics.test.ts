@@ -226,5 +226,18 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
     expect(lines).toContain(`acct-a,${server.url}/acct-a,https://example.com/acct-a,'=HYPERLINK(1),3,3`);
     expect(lines).toContain("2026-10-27,3,3,0");
     expect(lines).toContain("source,clicks,visitors");
+
+    // Unfiltered, the owner's own roll-ups answer: the same as every link through the per-link rows.
+    const strip = (x: Record<string, unknown>) => ({ ...x, links: undefined });
+    const all = (await owner.client.get("/api/analytics?range=7d&tz=Europe/Paris")).body;
+    const viaLinks = (await owner.client.get(`/api/analytics?range=7d&tz=Europe/Paris&domain=${new URL(server.url).hostname}`)).body;
+    expect(all.range_clicks).toBe(10); // scan-me's 4 and acct-a, b, c's 6
+    expect(strip(all)).toEqual(strip(viaLinks));
+    // A deleted link's clicks leave the account's totals with it.
+    expect((await owner.client.delete(`/api/links/${a.id}`)).status).toBe(200);
+    const after = (await owner.client.get("/api/analytics?range=7d")).body;
+    expect([after.range_clicks, after.range_visitors, after.countries.reduce((n: number, c: { clicks: number }) => n + c.clicks, 0)]).toEqual([7, all.range_visitors - 3, 7]);
+    expect(after.series.at(-1).clicks).toBe(7);
+    expect(after.links.map((l: { alias: string }) => l.alias)).not.toContain("acct-a");
   });
 });

@@ -7,7 +7,7 @@ import { rollUp } from "../../src/clicks/rollup-rows.js";
 type Row = { key: string; clicks: number; bots?: number } & Record<string, unknown>;
 
 /** What rollUp must give: sums by full key, sorted by "link \0 day|month \0 dimension \0 value". */
-function reference(groups: Group[], live: Set<string>, keepsMonth: (linkId: string, month: string) => boolean) {
+function reference(groups: Group[], live: Map<string, string | null>, keepsMonth: (linkId: string, month: string) => boolean) {
   const inc = new Map<string, number>();
   const last = new Map<string, number>();
   const daily = new Map<string, Row>();
@@ -39,12 +39,37 @@ function reference(groups: Group[], live: Set<string>, keepsMonth: (linkId: stri
     }
   }
   const sorted = (m: Map<string, Row>) => [...m.keys()].sort().map((k) => { const { key: _key, ...rest } = m.get(k)!; return rest; });
+  // Owner rows: every link row of an owned link summed per owner and the rest of its key.
+  const ownerDaily = new Map<string, Row>();
+  const ownerHourly = new Map<string, Row>();
+  const ownerBreakdown = new Map<string, Row>();
+  const toOwner = (from: Map<string, Row>, to: Map<string, Row>, keyOf: (r: Row) => string, fields: string[]) => {
+    for (const r of from.values()) {
+      const owner = live.get(r.link_id as string);
+      if (!owner) continue;
+      const key = `${owner}\0${keyOf(r)}`;
+      const o: Row = to.get(key) ?? { key, owner_id: owner, ...Object.fromEntries(fields.map((f) => [f, r[f]])), clicks: 0, visitors: 0, ...(r.bots !== undefined ? { bots: 0, qr: 0 } : {}) };
+      o.clicks += r.clicks;
+      (o.visitors as number) += r.visitors as number;
+      if (o.bots !== undefined) {
+        o.bots += r.bots as number;
+        (o.qr as number) += r.qr as number;
+      }
+      to.set(key, o);
+    }
+  };
+  toOwner(daily, ownerDaily, (r) => r.day as string, ["day"]);
+  toOwner(hourly, ownerHourly, (r) => String(r.hour).padStart(16, "0"), ["hour"]);
+  toOwner(breakdown, ownerBreakdown, (r) => `${r.dimension}\0${r.day}\0${r.value}`, ["day", "dimension", "value"]);
   return {
     increments: [...inc.keys()].sort().map((id) => [id, inc.get(id), last.get(id)]),
     daily: sorted(daily),
     hourly: sorted(hourly),
     breakdown: sorted(breakdown),
     monthly: sorted(monthly),
+    ownerDaily: sorted(ownerDaily),
+    ownerHourly: sorted(ownerHourly),
+    ownerBreakdown: sorted(ownerBreakdown),
   };
 }
 
@@ -88,7 +113,8 @@ describe("rollUp", () => {
     const rand = lcg(7);
     for (let round = 0; round < 40; round++) {
       const groups = randomGroups(rand, 1 + Math.floor(rand() * 60));
-      const live = new Set(["k9", "k10", "a", "b", "Z", "k1"]); // "ab" was deleted
+      // "ab" was deleted; "Z" has no owner.
+      const live = new Map<string, string | null>([["k9", "o1"], ["k10", "o2"], ["a", "o1"], ["b", "o2"], ["Z", null], ["k1", "o1"]]);
       const keepsMonth = (linkId: string, month: string) => month === "2026-11" || linkId < "b";
       const expected = reference(groups, live, keepsMonth);
       expect(rollUp(groups, live, keepsMonth)).toEqual(expected);
@@ -99,28 +125,28 @@ describe("rollUp", () => {
 
   it("gives a link with one group its five breakdown rows in dimension-name order", () => {
     const g: Group = { link_id: "x", link_num: 1, day: "2026-11-22", hour: Date.UTC(2026, 10, 22, 7), country: "DE", device: "mobile", os: "iOS", browser: "Safari", referrer: "direct", is_bot: 1, destination: null, qr: 0, clicks: 3, counted: 1, visitors: 2, last_at: 1_700_000_000_000 };
-    const u = rollUp([g], new Set(["x"]));
+    const u = rollUp([g], new Map([["x", null]]));
     expect(u.increments).toEqual([["x", 2, 1_700_000_000_000]]);
     expect(u.daily).toEqual([{ link_id: "x", day: "2026-11-22", clicks: 3, bots: 3, visitors: 2, qr: 0 }]);
     expect(u.hourly).toEqual([{ link_id: "x", hour: Date.UTC(2026, 10, 22, 7), clicks: 3, bots: 3, visitors: 2, qr: 0 }]);
     expect(u.breakdown.map((r) => `${r.dimension}=${r.value}`)).toEqual(["browser=Safari", "country=DE", "device=mobile", "os=iOS", "referrer=direct"]);
     expect(u.monthly.map((r) => `${r.month} ${r.dimension} ${r.clicks}`)).toEqual(["2026-11 browser 3", "2026-11 country 3", "2026-11 device 3", "2026-11 os 3", "2026-11 referrer 3"]);
-    expect(rollUp([g], new Set())).toEqual({ increments: [], daily: [], hourly: [], breakdown: [], monthly: [] });
+    expect(rollUp([g], new Map())).toEqual({ increments: [], daily: [], hourly: [], breakdown: [], monthly: [], ownerDaily: [], ownerHourly: [], ownerBreakdown: [] });
   });
 
   it("gives a destination row only to clicks not sent to the link's url, in key order", () => {
     const g: Group = { link_id: "x", link_num: 1, day: "2026-11-22", hour: Date.UTC(2026, 10, 22), country: "DE", device: "mobile", os: "iOS", browser: "Safari", referrer: "direct", is_bot: 0, destination: "rule:3", qr: 0, clicks: 2, counted: 0, visitors: 0, last_at: 1 };
-    const u = rollUp([g], new Set(["x"]));
+    const u = rollUp([g], new Map([["x", null]]));
     expect(u.breakdown.map((r) => `${r.dimension}=${r.value} ${r.clicks}`)).toEqual(["browser=Safari 2", "country=DE 2", "destination=rule:3 2", "device=mobile 2", "os=iOS 2", "referrer=direct 2"]);
     expect(u.monthly.map((r) => `${r.dimension}=${r.value}`)).toEqual(["browser=Safari", "country=DE", "destination=rule:3", "device=mobile", "os=iOS", "referrer=direct"]);
-    const two = rollUp([g, { ...g, destination: null, clicks: 5 }, { ...g, destination: "variant:1", clicks: 1 }], new Set(["x"]));
+    const two = rollUp([g, { ...g, destination: null, clicks: 5 }, { ...g, destination: "variant:1", clicks: 1 }], new Map([["x", null]]));
     expect(two.breakdown.filter((r) => r.dimension === "destination").map((r) => `${r.value} ${r.clicks}`)).toEqual(["rule:3 2", "variant:1 1"]);
     expect(two.daily).toEqual([{ link_id: "x", day: "2026-11-22", clicks: 8, bots: 0, visitors: 0, qr: 0 }]);
   });
 
   it("gives a source row only to QR scans, with their visitors, and counts them on the day and hour", () => {
     const g: Group = { link_id: "x", link_num: 1, day: "2026-11-22", hour: Date.UTC(2026, 10, 22, 9), country: "DE", device: "mobile", os: "iOS", browser: "Safari", referrer: "direct", is_bot: 0, destination: null, qr: 1, clicks: 4, counted: 0, visitors: 3, last_at: 1 };
-    const u = rollUp([g, { ...g, qr: 0, clicks: 6, visitors: 1 }, { ...g, hour: Date.UTC(2026, 10, 22, 10), clicks: 1, visitors: 0 }], new Set(["x"]));
+    const u = rollUp([g, { ...g, qr: 0, clicks: 6, visitors: 1 }, { ...g, hour: Date.UTC(2026, 10, 22, 10), clicks: 1, visitors: 0 }], new Map([["x", null]]));
     expect(u.breakdown.filter((r) => r.dimension === "source")).toEqual([{ link_id: "x", day: "2026-11-22", dimension: "source", value: "qr", clicks: 5, visitors: 3 }]);
     expect(u.daily).toEqual([{ link_id: "x", day: "2026-11-22", clicks: 11, bots: 0, visitors: 4, qr: 5 }]);
     expect(u.hourly.map((h) => `${new Date(h.hour).getUTCHours()}h ${h.clicks} ${h.visitors} ${h.qr}`)).toEqual(["9h 10 4 4", "10h 1 0 1"]);
@@ -148,7 +174,7 @@ describe("GroupSet", () => {
     // By link id, and the roll-up of the held groups is the roll-up of everything added.
     const ids = held.map((g) => g.link_id);
     expect(ids).toEqual([...ids].sort());
-    const live = new Set(ids);
+    const live = new Map(ids.map((id) => [id, id < "b" ? "o1" : "o2"]));
     expect(rollUp(held, live)).toEqual(rollUp(all, live));
   });
 

@@ -1,0 +1,194 @@
+// Account analytics at scale (issue 29): an account of 10,000 links and 10,000,000 clicks over 30 days, one
+// link holding 1,000,000 of them. Measures GET /api/analytics for 30 days (UTC, read by day; and
+// Europe/Paris, read by hour) and the big link's range=24h statistics over real HTTP: p50 and p95 against
+// the 200 ms goal. The roll-ups are seeded as the writers would leave them (daily, hourly, breakdowns,
+// visitors); raw clicks only for the big link's last 24 hours, which range=24h reads.
+// Run by bench/stats.ts after its own part (`npm run bench:stats [-- --smoke]`).
+import { performance } from "node:perf_hooks";
+import { sql } from "kysely";
+import { loadConfig } from "../src/config.js";
+import { createContext, type AppContext } from "../src/context.js";
+import { SESSION_COOKIE } from "../src/accounts/sessions.js";
+import { DIMENSIONS } from "../src/clicks/click-groups.js";
+import { type BenchEngine, withSnipServer } from "./lib/engines.js";
+
+const SMOKE = process.argv.includes("--smoke");
+const LINKS = SMOKE ? 200 : 10_000;
+const BIG = SMOKE ? 20_000 : 1_000_000;
+const OTHERS = SMOKE ? 80_000 : 9_000_000;
+const DAYS = 30;
+const REQUESTS = SMOKE ? 5 : 40;
+const H = 3_600_000;
+const GOAL_MS = 200;
+
+function rng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const zipf = <T>(values: readonly T[], r: () => number): T => values[Math.min(values.length - 1, Math.floor(values.length * r() ** 3))] as T;
+
+const VALUES: Record<(typeof DIMENSIONS)[number], string[]> = {
+  country: "US DE FR GB BR IN JP CA ES IT NL SE PL MX AU KR TR AR CH BE AT NO DK FI IE PT CZ RO HU GR".split(" "),
+  device: ["mobile", "desktop", "tablet", "bot"],
+  os: ["iOS", "Android", "Windows", "Mac OS", "Linux", "unknown"],
+  browser: ["Mobile Safari", "Chrome", "Safari", "Firefox", "Edge", "Samsung Browser", "bot"],
+  referrer: ["direct", "t.co", "www.google.com", "www.facebook.com", "l.instagram.com", "news.ycombinator.com", ...Array.from({ length: 30 }, (_, i) => `blog${i}.example.net`)],
+};
+
+type Totals = { clicks: number; bots: number; visitors: number; qr: number };
+type Rows = { daily: unknown[][]; hourly: unknown[][]; breakdown: unknown[][]; raw: unknown[][] };
+
+/** One link's clicks over the DAYS days before `end`, rolled up as the writers do (a click is a new visitor 7 times in 10). */
+function linkRows(id: string, num: number, n: number, end: number, seed: number, rawSince: number): Rows {
+  const r = rng(seed);
+  const start = end - DAYS * 24 * H;
+  const daily = new Map<string, Totals>();
+  const hourly = new Map<number, Totals>();
+  const breakdown = new Map<string, [number, number]>();
+  const raw: unknown[][] = [];
+  const add = (t: Totals, bot: number, v: number, qr: number) => {
+    t.clicks++;
+    t.bots += bot;
+    t.visitors += v;
+    t.qr += qr;
+  };
+  for (let i = 0; i < n; i++) {
+    const at = start + Math.floor(r() * (end - start));
+    const day = new Date(at).toISOString().slice(0, 10);
+    const hour = at - (at % H);
+    const values = DIMENSIONS.map((d) => zipf(VALUES[d], r));
+    const bot = values[1] === "bot" ? 1 : 0;
+    const visitor = r() < 0.7 ? 1 : 0;
+    const qr = r() < 0.1 ? 1 : 0;
+    const d = daily.get(day) ?? { clicks: 0, bots: 0, visitors: 0, qr: 0 };
+    add(d, bot, visitor, qr);
+    daily.set(day, d);
+    const h = hourly.get(hour) ?? { clicks: 0, bots: 0, visitors: 0, qr: 0 };
+    add(h, bot, visitor, qr);
+    hourly.set(hour, h);
+    DIMENSIONS.forEach((dim, k) => {
+      const key = `${day}\u0000${dim}\u0000${values[k]}`;
+      const b = breakdown.get(key) ?? [0, 0];
+      b[0]++;
+      b[1] += visitor;
+      breakdown.set(key, b);
+    });
+    if (qr) {
+      const key = `${day}\u0000source\u0000qr`;
+      const b = breakdown.get(key) ?? [0, 0];
+      b[0]++;
+      b[1] += visitor;
+      breakdown.set(key, b);
+    }
+    if (at >= rawSince) raw.push([num, at, ...values.slice(0, 5), bot, 0, null, visitor, qr]);
+  }
+  return {
+    daily: [...daily].map(([day, t]) => [id, day, t.clicks, t.bots, t.visitors, t.qr]),
+    hourly: [...hourly].map(([hour, t]) => [id, hour, t.clicks, t.bots, t.visitors, t.qr]),
+    breakdown: [...breakdown].map(([k, [c, v]]) => [id, ...k.split("\u0000"), c, v]),
+    raw,
+  };
+}
+
+const TABLES = {
+  daily: ["click_daily", ["link_id", "day", "clicks", "bots", "visitors", "qr"], ["text", "text", "bigint", "bigint", "bigint", "bigint"]],
+  hourly: ["click_hourly", ["link_id", "hour", "clicks", "bots", "visitors", "qr"], ["text", "bigint", "bigint", "bigint", "bigint", "bigint"]],
+  breakdown: ["click_breakdown", ["link_id", "day", "dimension", "value", "clicks", "visitors"], ["text", "text", "text", "text", "bigint", "bigint"]],
+  raw: [
+    "clicks",
+    ["link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted", "destination", "new_visitor", "qr"],
+    ["bigint", "bigint", "text", "text", "text", "text", "text", "int", "int", "text", "int", "int"],
+  ],
+} as const;
+
+/** Writes rows of one table: prepared inserts in one transaction (SQLite), unnest() of 20,000 rows (PostgreSQL). */
+async function insert(ctx: AppContext, kind: keyof typeof TABLES, rows: unknown[][]): Promise<void> {
+  const [table, cols, types] = TABLES[kind];
+  if (rows.length === 0) return;
+  if (ctx.storage.sqlite) {
+    const st = ctx.storage.sqlite.prepare(`INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`);
+    ctx.storage.sqlite.transaction(() => rows.forEach((r) => st.run(r)))();
+    return;
+  }
+  for (let i = 0; i < rows.length; i += 20_000) {
+    const part = rows.slice(i, i + 20_000);
+    const arrays = cols.map((_, k) => sql`${part.map((r) => r[k])}::${sql.raw(types[k])}[]`);
+    await sql`INSERT INTO ${sql.table(table)} (${sql.join(cols.map((c) => sql.ref(c)))}) SELECT * FROM unnest(${sql.join(arrays)})`.execute(ctx.storage.db);
+  }
+}
+
+async function seed(ctx: AppContext, ownerId: string, end: number): Promise<{ bigId: string }> {
+  const created = end - (DAYS + 1) * 24 * H;
+  const links = Array.from({ length: LINKS }, (_, i) => ({ id: `bench${String(i).padStart(6, "0")}`, domain: "", alias: `b${i}`, url: `https://example.com/${i}`, owner_id: ownerId, created_at: created, updated_at: created }));
+  for (let i = 0; i < links.length; i += 1_000) await ctx.storage.db.insertInto("links").values(links.slice(i, i + 1_000)).execute();
+  const nums = new Map((await ctx.storage.db.selectFrom("links").select(["id", "num"]).where("owner_id", "=", ownerId).execute()).map((l) => [l.id, Number(l.num)]));
+  // The others' clicks: a Zipf-like share per link (link 1 the most), 9,000,000 in all.
+  const weights = Array.from({ length: LINKS - 1 }, (_, i) => 1 / (i + 1) ** 0.8);
+  const sum = weights.reduce((a, b) => a + b, 0);
+  let batch: Rows = { daily: [], hourly: [], breakdown: [], raw: [] };
+  const flush = async () => {
+    for (const k of Object.keys(batch) as Array<keyof Rows>) await insert(ctx, k, batch[k]);
+    batch = { daily: [], hourly: [], breakdown: [], raw: [] };
+  };
+  for (let i = 0; i < LINKS; i++) {
+    const id = links[i]!.id;
+    const n = i === 0 ? BIG : Math.max(1, Math.round((OTHERS * weights[i - 1]!) / sum));
+    const rows = linkRows(id, nums.get(id)!, n, end, i + 1, i === 0 ? end - 25 * H : Infinity);
+    for (const k of Object.keys(rows) as Array<keyof Rows>) for (const r of rows[k]) batch[k].push(r);
+    await ctx.storage.db.updateTable("links").set({ click_count: n }).where("id", "=", id).execute();
+    if (batch.breakdown.length > 200_000 || batch.raw.length > 0) await flush();
+  }
+  await flush();
+  if (ctx.storage.sqlite) {
+    // The roll-ups were written here: the service must not fold the raw clicks in again at start.
+    ctx.storage.sqlite.prepare("UPDATE click_rollup_state SET last_click_id = (SELECT coalesce(max(id), 0) FROM clicks) WHERE id = 1").run();
+    ctx.storage.sqlite.pragma("wal_checkpoint(TRUNCATE)");
+    ctx.storage.sqlite.exec("ANALYZE");
+  } else await sql`ANALYZE`.execute(ctx.storage.db);
+  return { bigId: links[0]!.id };
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+
+/** The account part of bench:stats on one engine: true when every p95 is under the goal. */
+export async function accountBench(engine: BenchEngine, env: Record<string, string>): Promise<boolean> {
+  const ctx = await createContext(loadConfig(env));
+  const user = await ctx.accounts.create({ email: "account-bench@example.com", password: "correct horse 1", plan: "business", verified: true });
+  const end = Date.now();
+  const t0 = performance.now();
+  const { bigId } = await seed(ctx, user.id, end);
+  const cookie = `${SESSION_COOKIE}=${await ctx.sessions.create(user.id)}`;
+  await ctx.close();
+  console.log(`[${engine}] account: ${LINKS.toLocaleString("en")} links, ${(BIG + OTHERS).toLocaleString("en")} clicks over ${DAYS} days seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  return withSnipServer(env, async (server) => {
+    const timed = async (path: string, check: (b: Record<string, unknown>) => boolean) => {
+      const times: number[] = [];
+      for (let i = 0; i < REQUESTS + 3; i++) {
+        const t = performance.now();
+        const res = await fetch(server.url + path, { headers: { cookie, accept: "application/json" } });
+        const body = (await res.json()) as Record<string, unknown>;
+        if (res.status !== 200 || !check(body)) throw new Error(`${path}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+        if (i >= 3) times.push(performance.now() - t);
+      }
+      return times.sort((a, b) => a - b);
+    };
+    const total = (b: Record<string, unknown>) => (b.range_clicks as number) > 0;
+    const cases: Array<[string, string, (b: Record<string, unknown>) => boolean]> = [
+      ["account 30d (UTC, by day)", "/api/analytics?range=30d", total],
+      ["account 30d (Europe/Paris, by hour)", "/api/analytics?range=30d&tz=Europe/Paris", total],
+      [`link of ${BIG.toLocaleString("en")} clicks, 24h by hour`, `/api/links/${bigId}/stats?range=24h`, (b) => (b.hourly as unknown[]).length === 24 && total(b)],
+    ];
+    let ok = true;
+    for (const [name, path, check] of cases) {
+      const t = await timed(path, check);
+      const met = pct(t, 95) < GOAL_MS;
+      ok &&= met;
+      console.log(`[${engine}]   ${name.padEnd(42)} p50 ${pct(t, 50).toFixed(1)} ms  p95 ${pct(t, 95).toFixed(1)} ms  goal p95 < ${GOAL_MS} ms -> ${met ? "met" : "NOT met"}`);
+    }
+    return ok;
+  });
+}
