@@ -1,7 +1,9 @@
 // What a real `snip serve` writes to its log through a session that handles every kind of secret:
-// passwords (account and link), session cookies, CSRF tokens, an API key and tokens in query strings.
+// passwords (account and link), session cookies, CSRF tokens, an API key, tokens in query strings, and a
+// visitor's address (statistics count visitors without storing or logging it).
 // Neither format carries one; LOG_FORMAT=pretty writes one readable line per request, fast path included.
 import { mkdtempSync, rmSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -12,6 +14,19 @@ import { ApiClient } from "../helpers/client.js";
 const SECRET = "logs-test-session-secret-0123456789";
 const ACCOUNT_PASSWORD = "AccountPw-7f3a9c-secret";
 const LINK_PASSWORD = "LinkPw-41bd-secret";
+/** A loopback address of the visitor's own (Linux routes all of 127/8 to lo). */
+const VISITOR_ADDRESS = "127.0.0.77";
+
+function visitFrom(localAddress: string, url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { localAddress, headers: { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0" } }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
 
 /** A session touching every secret; returns what must never appear in the log. */
 async function session(url: string): Promise<string[]> {
@@ -36,8 +51,10 @@ async function session(url: string): Promise<string[]> {
   for (let i = 0; i < 2; i++) expect((await fetch(`${url}/ext-link`, { redirect: "manual" })).status).toBe(302);
   // An error the server logs with its context.
   expect((await fetch(`${url}/api/links`, { method: "POST", headers: { cookie: c.cookie!, "x-csrf-token": c.csrf!, "content-type": "application/json" }, body: "{" })).status).toBe(400);
+  // Visits from an address of their own (a QR scan too): their clicks are written, the address is not logged.
+  for (const path of ["/ext-link?qr=1", "/ext-link"]) expect(await visitFrom(VISITOR_ADDRESS, url + path)).toBe(302);
   const sid = c.cookie!.split("=")[1]!;
-  return [ACCOUNT_PASSWORD, LINK_PASSWORD, apiKey, sid, c.csrf!, "QueryToken-9e1f-secret"];
+  return [ACCOUNT_PASSWORD, LINK_PASSWORD, apiKey, sid, c.csrf!, "QueryToken-9e1f-secret", VISITOR_ADDRESS];
 }
 
 describe.each(["json", "pretty"] as const)("a full run's log in LOG_FORMAT=%s", { timeout: 180_000 }, (format) => {
@@ -63,7 +80,8 @@ describe.each(["json", "pretty"] as const)("a full run's log in LOG_FORMAT=%s", 
     } else {
       const lines = log.split("\n");
       expect(lines.some((l) => /INFO.*snip is listening/.test(l))).toBe(true);
-      expect(lines.filter((l) => / GET \/ext-link 302 [\d.]+ ms/.test(l))).toHaveLength(2);
+      // Two visits of the session and the visitor's two (the query string is not logged).
+      expect(lines.filter((l) => / GET \/ext-link 302 [\d.]+ ms/.test(l))).toHaveLength(4);
       expect(lines.some((l) => / POST \/api\/auth\/login 401 [\d.]+ ms/.test(l))).toBe(true);
       expect(lines.some((l) => / GET \/api\/auth\/verify-email (?:\d{3}) [\d.]+ ms/.test(l))).toBe(true);
       expect(lines.every((l) => !l.startsWith("{"))).toBe(true);
