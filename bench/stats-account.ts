@@ -116,7 +116,7 @@ async function insert(ctx: AppContext, kind: keyof typeof TABLES, rows: unknown[
   }
   for (let i = 0; i < rows.length; i += 20_000) {
     const part = rows.slice(i, i + 20_000);
-    const arrays = cols.map((_, k) => sql`${part.map((r) => r[k])}::${sql.raw(types[k])}[]`);
+    const arrays = cols.map((_, k) => sql`${part.map((r) => r[k])}::${sql.raw(types[k] as string)}[]`);
     await sql`INSERT INTO ${sql.table(table)} (${sql.join(cols.map((c) => sql.ref(c)))}) SELECT * FROM unnest(${sql.join(arrays)})`.execute(ctx.storage.db);
   }
 }
@@ -143,6 +143,14 @@ async function seed(ctx: AppContext, ownerId: string, end: number): Promise<{ bi
     if (batch.breakdown.length > 200_000 || batch.raw.length > 0) await flush();
   }
   await flush();
+  // The owner's roll-ups, as the writers keep them: the sums of its links' rows.
+  const db = ctx.storage.db;
+  await sql`INSERT INTO owner_daily (owner_id, day, clicks, bots, visitors, qr) SELECT ${ownerId}, day, sum(clicks), sum(bots), sum(visitors), sum(qr)
+    FROM click_daily GROUP BY day`.execute(db);
+  await sql`INSERT INTO owner_hourly (owner_id, hour, clicks, bots, visitors, qr) SELECT ${ownerId}, hour, sum(clicks), sum(bots), sum(visitors), sum(qr)
+    FROM click_hourly GROUP BY hour`.execute(db);
+  await sql`INSERT INTO owner_breakdown (owner_id, day, dimension, value, clicks, visitors) SELECT ${ownerId}, day, dimension, value, sum(clicks), sum(visitors)
+    FROM click_breakdown GROUP BY day, dimension, value`.execute(db);
   if (ctx.storage.sqlite) {
     // The roll-ups were written here: the service must not fold the raw clicks in again at start.
     ctx.storage.sqlite.prepare("UPDATE click_rollup_state SET last_click_id = (SELECT coalesce(max(id), 0) FROM clicks) WHERE id = 1").run();
