@@ -1,6 +1,7 @@
 // The period's links with most clicks: alias (to the link's own statistics), where it goes, clicks and visitors.
 import type { Analytics } from "@contract/analytics";
 import { A } from "../../ui";
+import { ColumnsHead, Row } from "../stats/Breakdowns";
 
 export function TopLinks({ links, visitors }: { links: Analytics["links"]; visitors: boolean }) {
   const max = links[0]?.clicks ?? 0;
@@ -11,16 +12,15 @@ export function TopLinks({ links, visitors }: { links: Analytics["links"]; visit
         <p className="muted small">No link was clicked in this period.</p>
       ) : (
         <>
-          <div className="hbar-text hbar-head muted small" aria-hidden="true">
-            <span className="hbar-label" />
-            <span className="hbar-num">Clicks</span>
-            {visitors ? <span className="hbar-num">Visitors</span> : null}
-          </div>
+          <ColumnsHead visitors={visitors} share={false} />
           <ol className="hbars">
             {links.map((l) => (
-              <li key={l.link_id} className="hbar top-link" data-testid="top-link" data-alias={l.alias} data-clicks={l.clicks} data-visitors={l.visitors}>
-                <div className="hbar-text">
-                  <span className="hbar-label top-link-label">
+              <Row
+                key={l.link_id}
+                testId="top-link"
+                data={{ "data-alias": l.alias }}
+                label={
+                  <span className="top-link-label">
                     <A to={`/app/links/${encodeURIComponent(l.link_id)}/stats`} testId="top-link-stats">
                       {l.alias}
                     </A>
@@ -28,19 +28,11 @@ export function TopLinks({ links, visitors }: { links: Analytics["links"]; visit
                       {l.title || l.url}
                     </span>
                   </span>
-                  <span className="hbar-num" title="Clicks">
-                    {l.clicks.toLocaleString()}
-                  </span>
-                  {visitors ? (
-                    <span className="hbar-num" title="Visitors">
-                      {l.visitors.toLocaleString()}
-                    </span>
-                  ) : null}
-                </div>
-                <div className="hbar-track" aria-hidden="true">
-                  <div className="hbar-fill" style={{ width: `${max ? Math.max(2, (l.clicks / max) * 100) : 0}%` }} />
-                </div>
-              </li>
+                }
+                clicks={l.clicks}
+                visitors={visitors ? l.visitors : undefined}
+                bar={max ? l.clicks / max : 0}
+              />
             ))}
           </ol>
         </>

@@ -1,6 +1,7 @@
 // The period's breakdowns (countries, devices, browsers, systems, referrers) with clicks and visitors, and the split
 // between the short link itself and its QR codes.
-import { countryName, formatShare } from "./parts";
+import type { ReactNode } from "react";
+import { countryName } from "./parts";
 import "./stats.css";
 import { labelCase } from "./days";
 import type { PeriodData } from "./period";
@@ -11,8 +12,46 @@ interface Item {
   visitors?: number;
 }
 
+/** The columns' names above a list of rows. */
+export function ColumnsHead({ visitors, share = true }: { visitors: boolean; share?: boolean }) {
+  return (
+    <div className="hbar-text hbar-head muted small" aria-hidden="true">
+      <span className="hbar-label" />
+      <span className="hbar-num">Clicks</span>
+      {visitors ? <span className="hbar-num">Visitors</span> : null}
+      {share ? <span className="hbar-num hbar-share">Share</span> : null}
+    </div>
+  );
+}
+
+/** One row: its label, clicks, visitors (when shown) and share, over a bar as long as `bar` (0 to 1). */
+export function Row(props: { label: ReactNode; title?: string; clicks: number; visitors?: number; share?: number; bar: number; fill?: string; testId?: string; data?: Record<string, string> }) {
+  const { label, title, clicks, visitors, share, bar, fill, testId, data } = props;
+  return (
+    <li className="hbar" data-testid={testId} data-clicks={clicks} data-visitors={visitors} {...data}>
+      <div className="hbar-text">
+        <span className="hbar-label truncate" title={title}>
+          {label}
+        </span>
+        <span className="hbar-num" title="Clicks">
+          {clicks.toLocaleString()}
+        </span>
+        {visitors !== undefined ? (
+          <span className="hbar-num" title="Visitors">
+            {visitors.toLocaleString()}
+          </span>
+        ) : null}
+        {share !== undefined ? <span className="hbar-num hbar-share muted">{Math.round(share * 100)}%</span> : null}
+      </div>
+      <div className="hbar-track" aria-hidden="true">
+        <div className={`hbar-fill${fill ? ` ${fill}` : ""}`} style={{ width: `${bar > 0 ? Math.max(2, bar * 100) : 0}%` }} />
+      </div>
+    </li>
+  );
+}
+
 /** One breakdown: the ten with most clicks, each with its visitors (when the plan shows them) and its share. */
-export function Breakdown({ title, items, testId, note }: { title: string; items: Item[] | undefined; testId: string; note?: string }) {
+export function Breakdown({ title, items, testId }: { title: string; items: Item[] | undefined; testId: string }) {
   const list = (items ?? []).filter((i) => i.clicks > 0).sort((a, b) => b.clicks - a.clicks);
   const total = list.reduce((s, i) => s + i.clicks, 0);
   const max = list[0]?.clicks ?? 0;
@@ -20,38 +59,23 @@ export function Breakdown({ title, items, testId, note }: { title: string; items
   return (
     <section className="card breakdown" data-testid={testId}>
       <h2>{title}</h2>
-      {note ? <p className="muted small">{note}</p> : null}
       {list.length === 0 ? (
         <p className="muted small">No data for this period.</p>
       ) : (
         <>
-          <div className="hbar-text hbar-head muted small" aria-hidden="true">
-            <span className="hbar-label" />
-            <span className="hbar-num">Clicks</span>
-            {visitors ? <span className="hbar-num">Visitors</span> : null}
-            <span className="hbar-num hbar-share">Share</span>
-          </div>
+          <ColumnsHead visitors={visitors} />
           <ul className="hbars">
             {list.slice(0, 10).map((i) => (
-              <li key={i.label} className="hbar" data-label={i.label || "Unknown"} data-clicks={i.clicks} data-visitors={i.visitors}>
-                <div className="hbar-text">
-                  <span className="hbar-label truncate" title={i.label || "Unknown"}>
-                    {i.label || "Unknown"}
-                  </span>
-                  <span className="hbar-num" title="Clicks">
-                    {i.clicks.toLocaleString()}
-                  </span>
-                  {visitors ? (
-                    <span className="hbar-num" title="Visitors">
-                      {(i.visitors ?? 0).toLocaleString()}
-                    </span>
-                  ) : null}
-                  <span className="hbar-num hbar-share muted">{total ? Math.round((i.clicks / total) * 100) : 0}%</span>
-                </div>
-                <div className="hbar-track" aria-hidden="true">
-                  <div className="hbar-fill" style={{ width: `${max ? Math.max(2, (i.clicks / max) * 100) : 0}%` }} />
-                </div>
-              </li>
+              <Row
+                key={i.label}
+                label={i.label || "Unknown"}
+                title={i.label || "Unknown"}
+                clicks={i.clicks}
+                visitors={visitors ? (i.visitors ?? 0) : undefined}
+                share={total ? i.clicks / total : 0}
+                bar={max ? i.clicks / max : 0}
+                data={{ "data-label": i.label || "Unknown" }}
+              />
             ))}
           </ul>
         </>
@@ -91,26 +115,26 @@ export function SourcesPanel({ data }: { data: PeriodData }) {
   return (
     <section className="card sources" data-testid="sources-panel">
       <h2>Link vs QR</h2>
+      <ColumnsHead visitors />
       <ul className="hbars">
         {(["link", "qr"] as const).map((s) => {
           const row = by(s);
           const share = total ? row.clicks / total : 0;
           return (
-            <li key={s} className="hbar" data-testid={`source-${s}`} data-clicks={row.clicks} data-visitors={row.visitors}>
-              <div className="hbar-text">
-                <span className="hbar-label">{s === "link" ? "Short link" : "QR code scans"}</span>
-                <span className="hbar-value">
-                  {row.clicks.toLocaleString()} {row.clicks === 1 ? "click" : "clicks"} <span className="muted">· {row.visitors.toLocaleString()} {row.visitors === 1 ? "visitor" : "visitors"} · {formatShare(share)}</span>
-                </span>
-              </div>
-              <div className="hbar-track" aria-hidden="true">
-                <div className={`hbar-fill${s === "qr" ? " hbar-fill-qr" : ""}`} style={{ width: `${total ? Math.max(2, share * 100) : 0}%` }} />
-              </div>
-            </li>
+            <Row
+              key={s}
+              testId={`source-${s}`}
+              label={s === "link" ? "Short link" : "QR code scans"}
+              clicks={row.clicks}
+              visitors={row.visitors}
+              share={share}
+              bar={share}
+              fill={s === "qr" ? "hbar-fill-qr" : undefined}
+            />
           );
         })}
       </ul>
-      <p className="muted small">A QR code from snip opens the short link with ?qr=1: scans are counted apart from clicks on the link.</p>
+      <p className="muted small">A QR code from snip opens the short link with ?qr=1: its scans are counted apart from clicks on the link.</p>
     </section>
   );
 }

@@ -112,17 +112,18 @@ export function RangeControls({ period, shown }: { period: Period; shown: { from
   const to = period.to ?? shown?.to ?? "";
   return (
     <div className="card range-bar" data-testid="range-picker">
-      <div className="presets" role="group" aria-label="Ranges">
-        {RANGES.map(([name, label]) => (
+      <div className="presets" role="group" aria-label="Range: the last 24 hours, 7, 30 or 90 days, this or last month, 12 months or all time">
+        {RANGES.map(([name, label, short]) => (
           <button
             key={name}
             type="button"
+            title={label}
             className={`chip${period.range === name ? " chip-active" : ""}`}
             aria-pressed={period.range === name}
             data-testid={`preset-${name}`}
             onClick={() => period.setRange(name)}
           >
-            {label}
+            {short}
           </button>
         ))}
       </div>

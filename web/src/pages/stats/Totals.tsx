@@ -20,7 +20,8 @@ function Change({ data, k, now }: { data: PeriodData; k: Key; now: number }) {
   const before = data.previous[k];
   return (
     <p className="tile-change small" data-testid={`change-${k}`} title={`${before.toLocaleString()} from ${data.previous.from} to ${data.previous.to}`}>
-      <span className={`change change-${c.tone}`}>{c.text}</span> <span className="muted">vs {previousLabel(data)}</span>
+      <span className={`change change-${c.tone}`}>{c.text}</span>
+      <span className="muted">{c.text === "new" ? `: none in the ${previousLabel(data)}` : ` vs ${previousLabel(data)}`}</span>
     </p>
   );
 }

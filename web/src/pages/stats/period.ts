@@ -15,15 +15,16 @@ export type PeriodData = Pick<
   "range" | "tz" | "from" | "to" | "granularity" | "range_clicks" | "range_visitors" | "range_qr" | "previous" | "change" | "series" | "sources" | "countries" | "devices" | "browsers" | "os" | "referrers" | "bots" | "bot_share"
 >;
 
-export const RANGES: readonly (readonly [RangeName, string])[] = [
-  ["24h", "Last 24 hours"],
-  ["7d", "Last 7 days"],
-  ["30d", "Last 30 days"],
-  ["90d", "Last 90 days"],
-  ["mtd", "This month"],
-  ["lastmonth", "Last month"],
-  ["12mo", "Last 12 months"],
-  ["all", "All time"],
+/** Each named range: its name, its label, and the chip's short label. */
+export const RANGES: readonly (readonly [RangeName, string, string])[] = [
+  ["24h", "Last 24 hours", "24 hours"],
+  ["7d", "Last 7 days", "7 days"],
+  ["30d", "Last 30 days", "30 days"],
+  ["90d", "Last 90 days", "90 days"],
+  ["mtd", "This month", "This month"],
+  ["lastmonth", "Last month", "Last month"],
+  ["12mo", "Last 12 months", "12 months"],
+  ["all", "All time", "All time"],
 ];
 const NAMES = new Set<string>(RANGES.map(([n]) => n));
 const DEFAULT_RANGE: RangeName = "30d";
