@@ -147,6 +147,7 @@ describe.skipIf(!available).each(ENGINES)("statistics and analytics pages in the
     const page = fixture.browser.page;
     await page.goto("/app/analytics");
     expect(await text(page, "analytics-gate")).toContain("Business");
+    await screenshotModes(page, "issue29-analytics-gate");
     expect(await text(page, "plan-mark-account_analytics")).toBe("Business");
     expect(await page.getByTestId("analytics-csv").count()).toBe(0);
   });
@@ -170,6 +171,12 @@ describe.skipIf(!available).each(ENGINES)("statistics and analytics pages in the
     expect(await pointValues(page, ymd(at(1, 0)))).toEqual({ clicks: "4", visitors: "3", qr: "1" });
     expect(await page.getByTestId("source-qr").getAttribute("data-clicks")).toBe("1");
     expect(await page.getByTestId("analytics-csv").getAttribute("href")).toBe("/api/analytics.csv?range=7d&tz=UTC");
+    const csv = await page.evaluate(async () => {
+      const r = await fetch("/api/analytics.csv?range=7d&tz=UTC", { credentials: "same-origin" });
+      return { status: r.status, type: r.headers.get("content-type"), body: await r.text() };
+    });
+    expect([csv.status, csv.type]).toEqual([200, "text/csv; charset=utf-8"]);
+    expect(csv.body).toContain(alias.top);
     await screenshotModes(page, "issue29-analytics");
 
     // Only the tag "campaign": the top link alone.

@@ -74,8 +74,8 @@ export function AnalyticsPage() {
           </div>
         ) : null}
       </div>
-      <AnalyticsFilterBar filters={filters} set={set} />
-      <RangeControls period={period} shown={shown} />
+      <AnalyticsFilterBar filters={filters} set={set} ownerOnly={state.kind === "gated"} />
+      {state.kind === "gated" ? null : <RangeControls period={period} shown={shown} />}
 
       {state.kind === "gated" ? (
         <section className="card">

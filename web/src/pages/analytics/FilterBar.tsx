@@ -150,7 +150,19 @@ function useChoices(owner: string): { tags: TagListItem[]; domains: string[] } {
   return { tags, domains: [window.location.hostname, ...domains.filter((d) => d !== window.location.hostname)] };
 }
 
-export function AnalyticsFilterBar({ filters, set }: { filters: AnalyticsFilters; set: Set }) {
+/** The filters; `ownerOnly` (a plan without account analytics) leaves only the switch to a team owner's links. */
+export function AnalyticsFilterBar({ filters, set, ownerOnly }: { filters: AnalyticsFilters; set: Set; ownerOnly: boolean }) {
+  const { memberships } = useTeamView();
+  if (!ownerOnly) return <AllFilters filters={filters} set={set} />;
+  if (!memberships?.some((m) => m.active)) return null;
+  return (
+    <section className="card an-filters" aria-label="Whose links" data-testid="analytics-filters">
+      <OwnerSelect value={filters.owner} set={set} />
+    </section>
+  );
+}
+
+function AllFilters({ filters, set }: { filters: AnalyticsFilters; set: Set }) {
   const { tags, domains } = useChoices(filters.owner);
   const any = filters.link || filters.domain || filters.tag;
   return (
