@@ -120,6 +120,15 @@ describe.skipIf(!available).each(ENGINES)("statistics and analytics pages in the
     expect(await text(page, "change-clicks")).toBe("new: none in the previous 24 hours");
     await page.getByTestId("tz-select").selectOption("UTC");
     await expect.poll(() => point(page, `${ymd(at(1, 0))}T23:00`).getAttribute("data-clicks")).toBe("3");
+    // Any zone the browser knows, by search: New York is 5 hours behind UTC in winter, 4 in summer.
+    await page.getByTestId("tz-select").selectOption("__other__");
+    await page.getByTestId("tz-search").fill("america/new_york");
+    await page.waitForURL(/tz=America%2FNew_York/);
+    const nyHour = new Intl.DateTimeFormat("en-CA", { timeZone: "America/New_York", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", hourCycle: "h23" }).formatToParts(at(1, 23, 30));
+    const part = (t: string) => nyHour.find((p) => p.type === t)?.value;
+    await expect.poll(() => point(page, `${part("year")}-${part("month")}-${part("day")}T${part("hour")}:00`).getAttribute("data-clicks")).toBe("3");
+    expect(await page.getByTestId("tz-select").inputValue()).toBe("America/New_York");
+    await page.getByTestId("tz-select").selectOption("UTC");
 
     // Days up to 366 of them (12 months), months beyond (all time, since the first click 400 days ago).
     await page.getByTestId("preset-12mo").click();
