@@ -214,6 +214,10 @@ describe.skipIf(!available).each(ENGINES)("statistics and analytics pages in the
     await page.getByTestId("analytics-empty").waitFor();
     expect(await text(page, "analytics-empty")).toContain("No clicks in this period");
     await page.goto("/app/analytics?range=7d&tz=UTC");
+    await page.getByTestId("analytics-live").click();
+    await page.waitForURL(/\/app\/live$/);
+    await page.getByTestId("live-status").waitFor();
+    await page.goto("/app/analytics?range=7d&tz=UTC");
     await page.getByTestId("top-link-stats").first().click();
     await page.waitForURL(/\/app\/links\/[^/]+\/stats$/);
     await page.getByTestId("series-chart").waitFor();

@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import type { Analytics } from "@contract/analytics";
 import { ApiError } from "../api";
 import { useSession } from "../session";
-import { Alert, EmptyState, Spinner, errorMessage, useTitle } from "../ui";
+import { A, Alert, EmptyState, Spinner, errorMessage, useTitle } from "../ui";
 import { PlanGate, can } from "./plan-gate";
 import { ChartCard } from "./stats/SeriesChart";
 import { Breakdowns, SourcesPanel } from "./stats/Breakdowns";
@@ -68,6 +68,10 @@ export function AnalyticsPage() {
         </div>
         {shown ? (
           <div className="head-actions">
+            <A to="/app/live" className="btn btn-secondary" testId="analytics-live">
+              <span className="live-mark" aria-hidden="true" />
+              Live
+            </A>
             <a className="btn btn-secondary" href={analyticsApi.csvHref(query)} download data-testid="analytics-csv">
               Download CSV
             </a>
