@@ -115,6 +115,7 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
     await check(page, "created-link", tag, problems);
     await visit("link-edit", `/app/links/${seeded.plainId}/edit`, "link-form");
     await visit("stats", `/app/links/${seeded.plainId}/stats`);
+    await visit("analytics", "/app/analytics", "top-links");
     await visit("bulk", "/app/links/bulk");
     await visit("domains", "/app/domains");
     await visit("webhooks", "/app/webhooks", "webhook-row");

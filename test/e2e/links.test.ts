@@ -90,14 +90,14 @@ describe.skipIf(!available)("link pages in the browser", () => {
         return Number(await page.getByTestId("total-clicks").textContent());
       }, { timeout: 15_000, interval: 500 })
       .toBeGreaterThanOrEqual(3);
-    await page.getByTestId("daily-chart").waitFor();
+    await page.getByTestId("series-chart").waitFor();
     expect(await page.getByTestId("clicks-note").textContent()).toContain("Clicks count requests, not people");
     await page.getByTestId("breakdown-browsers").waitFor();
-    await page.getByTestId("preset-7").click();
-    await page.waitForURL(/from=\d{4}-\d{2}-\d{2}/);
+    await page.getByTestId("preset-7d").click();
+    await page.waitForURL(/range=7d/);
     // The chart re-renders once the 7-day answer arrives.
-    await expect.poll(() => page.getByTestId("daily-chart").locator("rect.bar").count(), { timeout: 10_000 }).toBe(7);
-    expect(await page.getByTestId("stats-csv").getAttribute("href")).toMatch(/\/stats\.csv\?from=/);
+    await expect.poll(() => page.getByTestId("series-chart").locator("g.point").count(), { timeout: 10_000 }).toBe(7);
+    expect(await page.getByTestId("stats-csv").getAttribute("href")).toMatch(/\/stats\.csv\?range=7d&tz=UTC$/);
     await screenshot(page, "e2e-links-02-stats");
   });
 

@@ -32,7 +32,7 @@ describe.skipIf(!available)("live page in the browser", () => {
   it("shows Pro the plan it needs instead of the feed", async () => {
     const page = browser.page;
     await signInPage(page, pro, password);
-    expect(await page.getByTestId("plan-mark-account_analytics").textContent()).toBe("Business");
+    expect(await page.getByTestId("nav-live").getByTestId("plan-mark-account_analytics").textContent()).toBe("Business");
     await page.getByTestId("nav-live").click();
     await page.getByTestId("live-gate").waitFor();
     expect(await page.getByTestId("live-gate").textContent()).toContain("on the Business plan and above");

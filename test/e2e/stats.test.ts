@@ -32,10 +32,10 @@ describe.skipIf(!available)("statistics page in the browser", () => {
     await signInPage(page, email, password);
 
     await page.goto(`/app/links/${link.id}/stats`);
-    await page.getByTestId("daily-chart").waitFor();
+    await page.getByTestId("series-chart").waitFor();
     const today = new Date().toISOString().slice(0, 10);
-    expect(await page.locator(`[data-testid="daily-chart"] rect.bar[data-date="${today}"]`).getAttribute("data-clicks")).toBe(String(agents.length));
-    expect(await page.locator('[data-testid="daily-chart"] rect.bar').count()).toBe(30);
+    expect(await page.locator(`[data-testid="series-chart"] g.point[data-label="${today}"]`).getAttribute("data-clicks")).toBe(String(agents.length));
+    expect(await page.locator('[data-testid="series-chart"] g.point').count()).toBe(30);
     const devices = (await page.getByTestId("breakdown-devices").textContent()) ?? "";
     expect(devices).toMatch(/Mobile\s*3/);
     expect(devices).toMatch(/Bot\s*2/);
@@ -49,15 +49,15 @@ describe.skipIf(!available)("statistics page in the browser", () => {
     // The last 24 hours, by hour: 24 bars, the current hour holding the clicks.
     await page.getByTestId("preset-24h").click();
     await page.waitForURL(/range=24h/);
-    await page.getByText("Clicks per hour").waitFor();
-    expect(await page.locator('[data-testid="daily-chart"] rect.bar').count()).toBe(24);
-    const hour = `${new Date().toISOString().slice(0, 13)}:00:00.000Z`;
-    expect(await page.locator(`[data-testid="daily-chart"] rect.bar[data-date="${hour}"]`).getAttribute("data-clicks")).toBe(String(agents.length));
-    expect(await page.getByTestId("range-label").textContent()).toBe("The last 24 hours");
+    await page.locator('[data-testid="series-chart"][data-granularity="hour"]').waitFor();
+    expect(await page.locator('[data-testid="series-chart"] g.point').count()).toBe(24);
+    const hour = `${new Date().toISOString().slice(0, 13)}:00`;
+    expect(await page.locator(`[data-testid="series-chart"] g.point[data-label="${hour}"]`).getAttribute("data-clicks")).toBe(String(agents.length));
+    expect(await page.getByTestId("range-label").textContent()).toMatch(/^Last 24 hours · .* · UTC$/);
     expect(await page.getByTestId("preset-24h").getAttribute("aria-pressed")).toBe("true");
     await screenshot(page, "stats-24h");
-    await page.getByTestId("preset-7").click();
-    await page.getByText("Clicks per day").waitFor();
-    expect(await page.locator('[data-testid="daily-chart"] rect.bar').count()).toBe(7);
+    await page.getByTestId("preset-7d").click();
+    await page.locator('[data-testid="series-chart"][data-granularity="day"]').waitFor();
+    expect(await page.locator('[data-testid="series-chart"] g.point').count()).toBe(7);
   });
 });

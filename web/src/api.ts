@@ -239,8 +239,8 @@ export const api = {
   /** Where a visit with these traits would go, by the link's saved rules and split. */
   resolveLink: (id: string, visit: ResolveParams) =>
     request<ResolveReply>("GET", `/api/links/${encodeURIComponent(id)}/resolve?${new URLSearchParams(visit as Record<string, string>)}`),
-  stats: (id: string, period: { from: string; to: string } | { range: "24h" }) =>
-    request<StatsReply>("GET", `/api/links/${encodeURIComponent(id)}/stats?${new URLSearchParams(period)}`),
+  /** A link's statistics over a period: `range` or `from`/`to`, and `tz` (stats/period.ts builds it). */
+  stats: (id: string, period: URLSearchParams) => request<StatsReply>("GET", `/api/links/${encodeURIComponent(id)}/stats?${period}`),
 
   profile: () => request<UserReply>("GET", "/api/profile").then((r) => r.user),
   updateProfile: (name: string) =>

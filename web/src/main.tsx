@@ -18,6 +18,7 @@ import { LinkFormPage } from "./pages/LinkForm";
 import { BulkPage } from "./pages/Bulk";
 import { StatsPage } from "./pages/Stats";
 import { LivePage } from "./pages/Live";
+import { AnalyticsPage } from "./pages/Analytics";
 import { ProfilePage } from "./pages/Profile";
 import { WebhooksPage } from "./pages/Webhooks";
 import { DomainsPage } from "./pages/Domains";
@@ -70,16 +71,20 @@ function Header() {
                   Dashboard
                 </NavLink>
               )}
+              <NavLink to="/app/analytics" data-testid="nav-analytics">
+                Analytics
+                <PlanMark capability="account_analytics" />
+              </NavLink>
+              <NavLink to="/app/live" data-testid="nav-live">
+                Live
+                <PlanMark capability="account_analytics" />
+              </NavLink>
               <NavLink to="/app/links/new" data-testid="nav-new-link">
                 New link
               </NavLink>
               <NavLink to="/app/links/bulk" data-testid="nav-bulk">
                 Bulk
                 <PlanMark capability="bulk_create" />
-              </NavLink>
-              <NavLink to="/app/live" data-testid="nav-live">
-                Live
-                <PlanMark capability="account_analytics" />
               </NavLink>
               <NavLink to="/app/team" data-testid="nav-team">
                 Team
@@ -185,6 +190,7 @@ function Shell() {
               <Route path="/app/links/:id/edit" element={<RequireAuth key="edit"><LinkFormPage mode="edit" /></RequireAuth>} />
               <Route path="/app/links/:id/stats" element={<RequireAuth><StatsPage /></RequireAuth>} />
               <Route path="/app/live" element={<RequireAuth><LivePage /></RequireAuth>} />
+              <Route path="/app/analytics" element={<RequireAuth><AnalyticsPage /></RequireAuth>} />
               <Route path="/app/profile" element={<RequireAuth><ProfilePage /></RequireAuth>} />
               <Route path="/app/team" element={<RequireAuth><TeamPage /></RequireAuth>} />
               <Route path="/app/shared/:ownerId" element={<RequireAuth><LinksPage shared /></RequireAuth>} />

@@ -4,7 +4,7 @@ import type { Link } from "@contract/links";
 import type { Stats } from "@contract/stats";
 import { formatDay } from "../../dates";
 import { destinationLabel } from "../destination-label";
-import { useWidth } from "./DailyChart";
+import { useWidth } from "./SeriesChart";
 import { formatShare } from "./parts";
 import { zeroFill } from "./days";
 import "./destinations.css";

@@ -11,11 +11,6 @@ export function validYmd(s: string | null): s is string {
   return !!s && /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`));
 }
 
-export function presetRange(days: number): { from: string; to: string } {
-  const now = Date.now();
-  return { from: ymd(new Date(now - (days - 1) * DAY)), to: ymd(new Date(now)) };
-}
-
 /** Every day from..to (inclusive) with its clicks, zero when the API sent nothing for it. */
 export function zeroFill(daily: { date: string; clicks: number }[], from: string, to: string): { date: string; clicks: number }[] {
   const byDate = new Map<string, number>();
