@@ -1,7 +1,7 @@
 // Account analytics (docs/api.md, Account analytics): every link of an owner (or those of one link, domain
 // or tag) over a period: totals against the period before, the series, the top links and the breakdowns,
 // read from the roll-ups with the clicks held back from them, as a link's statistics are.
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../storage/db.js";
 import type { UserRow } from "../storage/schema.js";
 import type { Analytics, AnalyticsQuery } from "../contract/analytics.js";
@@ -19,17 +19,18 @@ export interface AccountAnalyticsDeps {
   origin: string;
   /** The main host's name: `domain` names it as any custom domain is named. */
   ownHost: string;
+  /** Links summed first for the top links (default CANDIDATES; tests make it small). */
+  candidates?: number;
 }
 
-interface LinkInfo {
+interface LinkKey {
   id: string;
   num: number;
-  alias: string;
-  domain: string;
-  url: string;
-  title: string | null;
   created_at: number;
 }
+
+/** Links whose period totals are summed before the others are ruled out by their all-time counts. */
+const CANDIDATES = 500;
 
 type LinkTotals = Map<string, { clicks: number; visitors: number }>;
 
@@ -40,21 +41,24 @@ export class AccountAnalytics {
   async read(actor: UserRow, query: AnalyticsQuery): Promise<Analytics> {
     const { owner } = await managedOwner(this.deps.db, actor, query.owner);
     requireCapability(owner.plan, "account_analytics", "Account analytics");
-    const links = await this.links(owner.id, query);
+    const links = await this.keys(owner.id, query);
     const first = links.reduce((min, l) => Math.min(min, l.created_at), Number.POSITIVE_INFINITY);
     const p = this.deps.stats.period(query, Number.isFinite(first) ? first : Number(owner.created_at));
     const filter = this.filter(owner.id, query);
     // Unfiltered, the owner's own roll-ups: a few rows a day whatever the number of links.
     const rows = query.link || query.domain || query.tag ? filter : ownerRows(owner.id);
     const keys = links.map((l) => ({ id: l.id, num: l.num }));
+    const conds = this.linkConditions(owner.id, query);
     const { value, groups } = await this.deps.stats.reads.read(keys, async (db, held) => ({
       series: await storedSeries(db, rows, p),
       tops: await this.deps.stats.tops(db, rows, p.days, held),
-      links: await linkTotals(db, filter, p, held),
+      links: await linkTotals(db, conds, filter, p, held, this.deps.candidates ?? CANDIDATES),
     }));
     const inDays = groups.filter((g) => g.day >= p.days.from && g.day <= p.days.to);
     const tops: Tops = withHeldTops(value.tops, inDays);
-    const byId = new Map(links.map((l) => [l.id, l]));
+    const top = topLinks(value.links, inDays);
+    const info = top.length === 0 ? [] : await this.deps.db.selectFrom("links").select(["id", "alias", "domain", "url", "title"]).where("id", "in", top.map(([id]) => id)).execute();
+    const byId = new Map(info.map((l) => [l.id, l]));
     return {
       owner_id: owner.id,
       ...(p.name ? { range: p.name } : {}),
@@ -62,21 +66,21 @@ export class AccountAnalytics {
       from: p.from,
       to: p.to,
       ...periodStats(p, seriesOf(p, value.series, groups), tops),
-      links: topLinks(value.links, inDays).flatMap(([id, t]) => {
+      links: top.flatMap(([id, t]) => {
         const l = byId.get(id);
         return l ? [{ link_id: id, alias: l.alias, short_url: shortUrl(this.deps.origin, l.domain, l.alias), url: l.url, title: l.title, clicks: t.clicks, visitors: t.visitors }] : [];
       }),
     };
   }
 
-  /** The links the filters keep (one link, one host, one tag: all of them must hold). */
-  private links(ownerId: string, q: AnalyticsQuery): Promise<LinkInfo[]> {
+  /** The links the filters keep (one link, one host, one tag: all of them must hold): what fresh reads ask the writer about. */
+  private keys(ownerId: string, q: AnalyticsQuery): Promise<LinkKey[]> {
     return this.deps.db
       .selectFrom("links")
-      .select(["id", "num", "alias", "domain", "url", "title", "created_at"])
+      .select(["id", "num", "created_at"])
       .where(this.linkConditions(ownerId, q))
       .execute()
-      .then((rows) => rows.map((r) => ({ ...r, num: Number(r.num), created_at: Number(r.created_at) })));
+      .then((rows) => rows.map((r) => ({ id: r.id, num: Number(r.num), created_at: Number(r.created_at) })));
   }
 
   private linkConditions(ownerId: string, q: AnalyticsQuery) {
@@ -95,12 +99,21 @@ export class AccountAnalytics {
 
 /**
  * Clicks and visitors per link over the period's UTC days: the top links, and the stored totals of the
- * links that held-back groups add to (one of them may move into the top).
+ * links that held-back groups add to (one of them may move into the top). A link's clicks in a period are
+ * at most its all-time count: the `first` links with the most clicks are summed first, and when the
+ * last of them has no more all-time clicks than the TOP_Nth sum, no other link can be in the top (the
+ * exact answer from a few hundred links' rows); otherwise every link's rows are summed.
  */
-async function linkTotals(db: Db, links: RollupSource, p: Period, held: Group[]): Promise<LinkTotals> {
+async function linkTotals(db: Db, conds: RawBuilder<boolean>, links: RollupSource, p: Period, held: Group[], first: number): Promise<LinkTotals> {
   const days = sql`day >= ${p.days.from} AND day <= ${p.days.to}`;
-  const top = await sql<{ link_id: string; clicks: number; visitors: number }>`SELECT link_id, sum(clicks) AS clicks, sum(visitors) AS visitors FROM click_daily
-    WHERE ${links.where} AND ${days} GROUP BY link_id ORDER BY sum(clicks) DESC, link_id LIMIT ${TOP_N}`.execute(db);
+  const sums = (where: RawBuilder<boolean>, limit: number) =>
+    sql<{ link_id: string; clicks: number; visitors: number }>`SELECT link_id, sum(clicks) AS clicks, sum(visitors) AS visitors FROM click_daily
+      WHERE ${where} AND ${days} GROUP BY link_id ORDER BY sum(clicks) DESC, link_id LIMIT ${limit}`.execute(db);
+  const candidates = await db.selectFrom("links").select(["id", "click_count"]).where(conds).orderBy("click_count", "desc").orderBy("id").limit(first).execute();
+  let top = candidates.length === 0 ? { rows: [] } : await sums(sql<boolean>`link_id IN (${sql.join(candidates.map((c) => c.id))})`, TOP_N);
+  const bound = candidates.length === first ? Number(candidates[first - 1]!.click_count) : 0;
+  const nth = top.rows.length === TOP_N ? Number(top.rows[TOP_N - 1]!.clicks) : 0;
+  if (bound > 0 && bound > nth) top = await sums(links.where, TOP_N);
   const out: LinkTotals = new Map(top.rows.map((r) => [r.link_id, { clicks: Number(r.clicks), visitors: Number(r.visitors) }]));
   const more = [...new Set(held.map((g) => g.link_id))].filter((id) => !out.has(id));
   if (more.length > 0) {

@@ -11,6 +11,7 @@ import { linkNum } from "../helpers/links.js";
 import { type TestAccount, joinTeam, testAccount } from "../helpers/team.js";
 import { ManualClock } from "../../src/shared/clock.js";
 import type { ClickInput } from "../../src/clicks/click-buffer.js";
+import { AccountAnalytics } from "../../src/analytics/account-analytics.js";
 
 const NOW = Date.UTC(2026, 9, 27, 10); // Tuesday 2026-10-27, two days after Europe's clocks went back
 const HOST = "127.0.0.1";
@@ -180,6 +181,27 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
     expect(s.series.at(-1)).toMatchObject({ label: "2026-10-27", clicks: 4, visitors: 1, qr: 2 });
   });
 
+  it("ranks the top 50 of 60 links exactly from a few candidates by all-time clicks", async () => {
+    const many = await testAccount(server, "many@example.com", "business");
+    const user = (await server.ctx.accounts.byId(many.id))!;
+    for (let i = 0; i < 60; i++) {
+      const link = await server.ctx.links.create(user, { url: `https://example.com/many/${i}`, alias: `many-${i}` });
+      // Link i: i + 1 clicks this week, and i % 7 more long ago (all-time counts rank them a little differently).
+      for (let k = 0; k <= i; k++) record({ id: link.id, num: link.num }, NOW - 3_600_000 - k, { ip: `203.0.113.${k}` });
+      for (let k = 0; k < i % 7; k++) record({ id: link.id, num: link.num }, Date.UTC(2026, 5, 1) + k);
+    }
+    await server.ctx.clicks.flush();
+    const read = (candidates: number) =>
+      new AccountAnalytics({ db: server.ctx.storage.db, stats: server.ctx.stats, origin: server.url, ownHost: HOST, candidates }).read(user, { range: "7d" });
+    const all = await read(1_000);
+    expect(all.links).toHaveLength(50);
+    expect(all.links.map((l) => l.clicks)).toEqual(Array.from({ length: 50 }, (_, i) => 60 - i));
+    expect(all.links[0]).toMatchObject({ alias: "many-59", clicks: 60, visitors: 60 });
+    // 56 candidates rule the other 4 out (the 56th has at most 11 clicks, the 50th of the week 11); 5 cannot.
+    expect((await read(56)).links).toEqual(all.links);
+    expect((await read(5)).links).toEqual(all.links);
+  });
+
   it("account analytics: an owner's links and a member's view of them, filtered, with the plan gate and CSV", async () => {
     const a = await newLink(owner.client, "acct-a", { title: "=HYPERLINK(1)" });
     const b = await newLink(owner.client, "acct-b", { tags: ["promo"] });
@@ -227,6 +249,12 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
     expect(lines).toContain("2026-10-27,3,3,0");
     expect(lines).toContain("source,clicks,visitors");
 
+    // Top links from a few candidates by all-time clicks, or from every link when those cannot rule the others out: the same answer.
+    for (const candidates of [1, 2, 3]) {
+      const few = new AccountAnalytics({ db: server.ctx.storage.db, stats: server.ctx.stats, origin: server.url, ownHost: new URL(server.url).hostname, candidates });
+      const got = await few.read((await server.ctx.accounts.byId(owner.id))!, { range: "7d" });
+      expect(got.links, `candidates ${candidates}`).toEqual(mine.links);
+    }
     // Unfiltered, the owner's own roll-ups answer: the same as every link through the per-link rows.
     const strip = (x: Record<string, unknown>) => ({ ...x, links: undefined });
     const all = (await owner.client.get("/api/analytics?range=7d&tz=Europe/Paris")).body;
