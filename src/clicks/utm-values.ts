@@ -37,7 +37,8 @@ export function utmOf(query: string): string | null {
   for (const part of query.split("&")) {
     const eq = part.indexOf("=");
     if (eq < 0) continue;
-    const key = part.slice(0, eq).toLowerCase() as UtmKey;
+    // Parameter names are matched as written, as analytics tools read them: UTM_Source is not utm_source.
+    const key = part.slice(0, eq) as UtmKey;
     if (!UTM_KEYS.includes(key) || found.has(key)) continue;
     const value = cleanValue(part.slice(eq + 1));
     if (value !== "") found.set(key, value);
