@@ -104,7 +104,7 @@ export class StatsService {
       return {
         ...this.base(link, p, counts.get(link.id) ?? Number(link.click_count)),
         advanced: false,
-        message: `The ${PLAN_TABLE[needed].label} plan adds the series, visitors, QR scans, countries, devices, browsers, operating systems, referrers, bot share and CSV export.`,
+        message: `The ${PLAN_TABLE[needed].label} plan adds the series, visitors, QR scans, countries, regions, cities, devices, browsers, operating systems, referrers, UTM values, bot share and CSV export.`,
         required_plan: needed,
       };
     }
