@@ -7,7 +7,7 @@ import { FINER, type Finer } from "./click-groups.js";
 import type { Values } from "./click-values.js";
 import { cityParts, regionParts } from "./describe.js";
 import { type DayRange, splitByMonth } from "./range.js";
-import type { LinkFilter } from "./series.js";
+import type { RollupSource } from "./series.js";
 import { utmValues } from "./utm-values.js";
 
 /** Entries kept per breakdown (as stats.ts's TOP_N: not imported, stats.ts imports this file). */
@@ -45,57 +45,33 @@ export function emptyFiner(): FinerTops {
 }
 
 /**
- * The top TOP values of every finer dimension over UTC days for the filtered links (whole months up to
- * `monthsThrough` from the monthly roll-up, the other days from the daily one), or the stored counts of
+ * The top TOP values of every finer dimension over UTC days from the links' or the owner's roll-ups (whole
+ * months up to `monthsThrough` from the monthly roll-up where kept, the other days from the daily one), or the stored counts of
  * the values `only` (the held-back groups' values, all dimensions' together: the pairs are sorted out here).
  */
-export async function topFiner(db: Db, links: LinkFilter, range: DayRange, monthsThrough: string, only?: Array<[Finer, string]>): Promise<FinerTops> {
+export async function topFiner(db: Db, src: RollupSource, range: DayRange, monthsThrough: string, only?: Array<[Finer, string]>): Promise<FinerTops> {
   const values = only === undefined ? undefined : [...new Set(only.map(([, v]) => v))];
   if (values !== undefined && values.length === 0) return emptyFiner();
-  const parts = splitByMonth(range, monthsThrough);
-  const days = parts.days.map((d) =>
-    db
-      .selectFrom("click_breakdown")
-      .select(["dimension", "value", "clicks", "visitors"])
-      .where(links)
-      .where("dimension", "in", FINER)
-      .where("day", ">=", d.from)
-      .where("day", "<=", d.to)
-      .$if(values !== undefined, (q) => q.where("value", "in", values!)),
+  const parts = splitByMonth(range, src.monthly === null ? "" : monthsThrough);
+  const dims = sql`dimension IN (${sql.join(FINER)})`;
+  const valueIn = values === undefined ? sql`` : sql` AND value IN (${sql.join(values)})`;
+  const arms = parts.days.map(
+    (d) => sql`SELECT dimension, value, clicks, visitors FROM ${sql.table(src.breakdown)} WHERE ${src.where} AND ${dims} AND day >= ${d.from} AND day <= ${d.to}${valueIn}`,
   );
-  const months = parts.months
-    ? db
-        .selectFrom("click_breakdown_month")
-        .select(["dimension", "value", "clicks", "visitors"])
-        .where(links)
-        .where("dimension", "in", FINER)
-        .where("month", ">=", parts.months.from)
-        .where("month", "<=", parts.months.to)
-        .$if(values !== undefined, (q) => q.where("value", "in", values!))
-    : null;
-  const rest = [...days];
-  const first = months ?? (rest.shift() as (typeof days)[number]);
-  const union = rest.reduce<typeof first>((u, arm) => u.unionAll(arm), first);
-  const ranked = db
-    .selectFrom(union.as("u"))
-    .select([
-      "dimension",
-      "value",
-      sql<number>`sum(clicks)`.as("clicks"),
-      sql<number>`sum(visitors)`.as("visitors"),
-      sql<number>`row_number() OVER (PARTITION BY dimension ORDER BY sum(clicks) DESC, value ASC)`.as("rank"),
-    ])
-    .groupBy(["dimension", "value"]);
-  const rows = await db
-    .selectFrom(ranked.as("r"))
-    .select(["dimension", "value", "clicks", "visitors"])
-    .$if(values === undefined, (q) => q.where("rank", "<=", TOP))
-    .orderBy("dimension")
-    .orderBy("rank")
-    .execute();
+  if (parts.months && src.monthly !== null) {
+    arms.unshift(
+      sql`SELECT dimension, value, clicks, visitors FROM ${sql.table(src.monthly)} WHERE ${src.where} AND ${dims} AND month >= ${parts.months.from} AND month <= ${parts.months.to}${valueIn}`,
+    );
+  }
+  const ranked = sql`SELECT dimension, value, sum(clicks) AS clicks, sum(visitors) AS visitors,
+    row_number() OVER (PARTITION BY dimension ORDER BY sum(clicks) DESC, value ASC) AS rank
+    FROM (${sql.join(arms, sql` UNION ALL `)}) AS u GROUP BY dimension, value`;
+  const limit = values === undefined ? sql` WHERE rank <= ${TOP}` : sql``;
+  const rows = await sql<{ dimension: string; value: string; clicks: number; visitors: number }>`SELECT dimension, value, clicks, visitors
+    FROM (${ranked}) AS r${limit} ORDER BY dimension, rank`.execute(db);
   const out = emptyFiner();
   const wanted = only === undefined ? null : new Set(only.map(([d, v]) => `${d}\u0000${v}`));
-  for (const r of rows) {
+  for (const r of rows.rows) {
     const d = r.dimension as Finer;
     if (wanted !== null && !wanted.has(`${d}\u0000${r.value}`)) continue;
     out[d]?.push({ value: r.value, clicks: Number(r.clicks), visitors: Number(r.visitors) });

@@ -162,9 +162,9 @@ describe("rollUp, finer breakdowns", () => {
   it("gives region, city, referrer URL and UTM rows only to groups that have them, in dimension-name order", () => {
     const base: Group = { link_id: "x", link_num: 1, day: "2026-11-22", hour: Date.UTC(2026, 10, 22, 9), country: "FR", device: "mobile", os: "iOS", browser: "Safari", referrer: "news.example.org", is_bot: 0, destination: null, qr: 0, region: null, city: null, referrer_url: null, utm: null, clicks: 2, counted: 0, visitors: 1, last_at: 1 };
     const finer: Group = { ...base, region: "FR-IDF|Île-de-France", city: "FR-IDF|Paris", referrer_url: "https://news.example.org/post", utm: "utm_source=news&utm_medium=e%26mail&utm_campaign=spring", clicks: 3, visitors: 2 };
-    const plain = rollUp([base], new Set(["x"]));
+    const plain = rollUp([base], new Map([["x", "owner1"]]));
     expect(plain.breakdown.map((r) => r.dimension)).toEqual(["browser", "country", "device", "os", "referrer"]);
-    const u = rollUp([base, finer], new Set(["x"]));
+    const u = rollUp([base, finer], new Map([["x", "owner1"]]));
     expect(u.breakdown.map((r) => `${r.dimension}=${r.value} ${r.clicks}/${r.visitors}`)).toEqual([
       "browser=Safari 5/3",
       "city=FR-IDF|Paris 3/2",
@@ -179,6 +179,11 @@ describe("rollUp, finer breakdowns", () => {
       "utm_source=news 3/2",
     ]);
     expect(u.monthly.filter((r) => r.dimension.startsWith("utm_")).map((r) => `${r.month} ${r.dimension} ${r.clicks}`)).toEqual(["2026-11 utm_campaign 3", "2026-11 utm_medium 3", "2026-11 utm_source 3"]);
+    // The owner's rows have them too (account analytics reads those).
+    expect(u.ownerBreakdown.filter((r) => r.dimension === "city" || r.dimension === "utm_campaign").map((r) => `${r.owner_id} ${r.dimension}=${r.value} ${r.clicks}`)).toEqual([
+      "owner1 city=FR-IDF|Paris 3",
+      "owner1 utm_campaign=spring 3",
+    ]);
   });
 });
 
