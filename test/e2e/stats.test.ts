@@ -107,5 +107,14 @@ describe.skipIf(!available)("statistics page in the browser", () => {
     expect(await page.locator('[data-testid="breakdown-utm-sources"] b').count()).toBe(0);
     await page.getByTestId("breakdown-regions").scrollIntoViewIfNeeded();
     await screenshotModes(page, "stats-finer");
+
+    // The account's analytics page shows the same panels (Business and above).
+    await server.ctx.storage.db.updateTable("users").set({ plan: "business" }).where("id", "=", user!.id).execute();
+    await page.goto("/app/analytics?range=7d&tz=UTC");
+    await page.getByTestId("breakdown-cities").waitFor();
+    expect(await page.getByTestId("breakdown-cities").textContent()).toMatch(/Paris \(FR-IDF\)\s*3\s*3.*Lyon \(FR-ARA\)\s*1\s*1/);
+    expect(await page.getByTestId("breakdown-utm-campaigns").textContent()).toMatch(/spring-sale\s*3\s*3/);
+    await page.getByTestId("breakdown-regions").scrollIntoViewIfNeeded();
+    await screenshotModes(page, "analytics-finer");
   });
 });
