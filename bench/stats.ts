@@ -52,7 +52,7 @@ function* clicks(n: number, end: number, seed: number): Generator<Click> {
     if (new Date(at).getUTCDay() === 0 && r() < 0.4 && at - 86_400_000 >= start) at -= 86_400_000; // quieter Sundays
     const device = zipf(DEVICES, r);
     const bot = device === "bot";
-    yield { at, country: zipf(COUNTRIES, r), device, os: bot ? "unknown" : zipf(OSES, r), browser: bot ? "bot" : zipf(BROWSERS, r), referrer: zipf(REFERRERS, r), is_bot: bot ? 1 : 0, counted: 0, destination: null, new_visitor: 0, qr: 0 };
+    yield { at, country: zipf(COUNTRIES, r), device, os: bot ? "unknown" : zipf(OSES, r), browser: bot ? "bot" : zipf(BROWSERS, r), referrer: zipf(REFERRERS, r), is_bot: bot ? 1 : 0, counted: 0, destination: null, new_visitor: 0, qr: 0, region: null, city: null, referrer_url: null, utm: null };
   }
 }
 

@@ -26,12 +26,24 @@ function* records(a: Analytics): Generator<Cell[]> {
     ["browser", a.browsers],
     ["os", a.os],
     ["referrer", a.referrers],
+    ["referrer_url", a.referrer_urls],
+    ["utm_source", a.utm_sources],
+    ["utm_medium", a.utm_mediums],
+    ["utm_campaign", a.utm_campaigns],
+    ["utm_term", a.utm_terms],
+    ["utm_content", a.utm_contents],
   ];
   for (const [key, rows] of sections) {
     yield [];
     yield [key, "clicks", "visitors"];
     for (const r of rows ?? []) yield [r[key] as string, r.clicks as number, r.visitors as number];
   }
+  yield [];
+  yield ["region", "name", "clicks", "visitors"];
+  for (const r of a.regions ?? []) yield [r.region, r.name, r.clicks, r.visitors];
+  yield [];
+  yield ["city", "country", "region", "clicks", "visitors"];
+  for (const r of a.cities ?? []) yield [r.city, r.country, r.region ?? "", r.clicks, r.visitors];
 }
 
 export function analyticsCsv(a: Analytics): Transform {

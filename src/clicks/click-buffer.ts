@@ -20,6 +20,8 @@ export interface ClickInput {
   destination: string | null;
   /** The visit came from a QR code (the marker `qr=1` on the short URL); absent is false. */
   qr?: boolean;
+  /** The short URL's UTM values, normalised (utm-values.ts's utmOf); absent or null: none, most clicks. */
+  utm?: string | null;
 }
 
 /** Where a batch's clicks sit in the click journal (click-journal.ts): the journal's id and the batch's segment in it. */
@@ -28,10 +30,10 @@ export interface JournalMark {
   segment: number;
 }
 
-/** Where each number of a click sits: strings are indexes into the batch's strings; country and destination -1 are none. */
-export const FIELD = { at: 0, userAgent: 1, referer: 2, ip: 3, country: 4, counted: 5, linkNum: 6, destination: 7, qr: 8 } as const;
+/** Where each number of a click sits: strings are indexes into the batch's strings; country, destination and utm -1 are none. */
+export const FIELD = { at: 0, userAgent: 1, referer: 2, ip: 3, country: 4, counted: 5, linkNum: 6, destination: 7, qr: 8, utm: 9 } as const;
 /** Numbers per click. */
-export const WIDTH = 9;
+export const WIDTH = 10;
 
 export interface ClickBatch {
   /** Distinct per batch in this process: a writer that retries a batch knows it (and what of it is written). */
@@ -92,6 +94,7 @@ export class ClickBatchBuilder {
     f[o + FIELD.linkNum] = c.linkNum;
     f[o + FIELD.destination] = c.destination === null ? -1 : this.intern(c.destination);
     f[o + FIELD.qr] = c.qr === true ? 1 : 0;
+    f[o + FIELD.utm] = c.utm == null ? -1 : this.intern(c.utm);
     this.length++;
   }
 

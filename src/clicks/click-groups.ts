@@ -4,7 +4,9 @@
 import type { Selectable } from "kysely";
 import type { ClickBreakdownMonthTable, ClickBreakdownTable, ClickDailyTable, ClickHourlyTable, ClicksTable } from "../storage/schema.js";
 import { type ClickBatch, FIELD, WIDTH } from "./click-buffer.js";
-import { type ClickDimensions, type CountryResolver, describeUserAgent, referrerHost } from "./describe.js";
+import type { CountryResolver } from "./describe.js";
+import { UTM_KEYS } from "./utm-values.js";
+import { type Values, describer, placeOf, sameValues } from "./click-values.js";
 
 /** A raw click row as stored (no id yet), with its link's id (what the roll-ups are keyed by). */
 export type ClickRow = Omit<Selectable<ClicksTable>, "id"> & { link_id: string };
@@ -44,7 +46,7 @@ export interface DescribedBatch {
   visitorKeys: number[];
   /** Each row's group. */
   rowGroups: Group[];
-  /** Each row's values, as a number: rows with the same number share country, device, os, browser, referrer and bot flag. */
+  /** Each row's values, as a number: rows with the same number share every value (Values). */
   rowValues: number[];
   /** In the rows' order. */
   groups: Group[];
@@ -56,10 +58,16 @@ export interface DescribedBatch {
 export const DIMENSIONS = ["country", "device", "os", "browser", "referrer"] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 /**
- * Every breakdown kept: the described ones, and where the clicks went (rows only for clicks not sent to
- * the link's url: a link without rules or split has none; its "default" is its clicks minus those rows).
+ * The finer breakdowns, kept only for clicks that have the value (no row otherwise, so that ordinary
+ * clicks pay nothing): region and city (GeoIP City database), referrer URL, the short URL's UTM values.
  */
-export const BREAKDOWNS = [...DIMENSIONS, "destination", "source"] as const;
+export const FINER = ["region", "city", "referrer_url", ...UTM_KEYS] as const;
+export type Finer = (typeof FINER)[number];
+/**
+ * Every breakdown kept: the described ones, the finer ones, and where the clicks went (rows only for clicks
+ * not sent to the link's url: a link without rules or split has none; its "default" is its clicks minus those rows).
+ */
+export const BREAKDOWNS = [...DIMENSIONS, ...FINER, "destination", "source"] as const;
 export type BreakdownDimension = (typeof BREAKDOWNS)[number];
 
 export const HOUR_MS = 3_600_000;
@@ -87,21 +95,6 @@ export function hourOf(ms: number): number {
   return ms - (ms % HOUR_MS);
 }
 
-type Values = Pick<ClickRow, "country" | "device" | "os" | "browser" | "referrer" | "is_bot" | "destination" | "qr">;
-
-function sameValues(a: Values, b: Values): boolean {
-  return (
-    a.country === b.country &&
-    a.device === b.device &&
-    a.os === b.os &&
-    a.browser === b.browser &&
-    a.referrer === b.referrer &&
-    a.is_bot === b.is_bot &&
-    a.destination === b.destination &&
-    a.qr === b.qr
-  );
-}
-
 /** The group of `groups` (one link's) for an hour and values, or undefined: a link has a few groups at most. */
 function findGroup(groups: Group[], hour: number, v: Values): Group | undefined {
   for (const g of groups) if (g.hour === hour && sameValues(g, v)) return g;
@@ -122,6 +115,10 @@ function newGroup(linkId: string, linkNum: number, day: string, hour: number, v:
     is_bot: v.is_bot,
     destination: v.destination,
     qr: v.qr,
+    region: v.region,
+    city: v.city,
+    referrer_url: v.referrer_url,
+    utm: v.utm,
     clicks: 0,
     counted: 0,
     visitors: 0,
@@ -152,7 +149,8 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver, key
   let lastPlace = -1;
   let lastDestination = -1;
   let lastQr = -1;
-  let v: Values = { country: "", device: "", os: "", browser: "", referrer: "", is_bot: 0, destination: null, qr: 0 };
+  let lastUtm = -1;
+  let v: Values = { country: "", device: "", os: "", browser: "", referrer: "", is_bot: 0, destination: null, qr: 0, region: null, city: null, referrer_url: null, utm: null };
   let vid = -1;
   for (let i = 0, o = 0; i < batch.length; i++, o += WIDTH) {
     const ua = f[o + FIELD.userAgent] as number;
@@ -161,9 +159,10 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver, key
     const place = placeOf(f[o + FIELD.country] as number, ip);
     const destination = f[o + FIELD.destination] as number;
     const qr = f[o + FIELD.qr] as number;
-    if (ua !== lastUa || ref !== lastRef || place !== lastPlace || destination !== lastDestination || qr !== lastQr) {
-      v = describe(ua, ref, place, destination, qr);
-      const content = `${v.country}\u0000${v.device}\u0000${v.os}\u0000${v.browser}\u0000${v.referrer}\u0000${v.is_bot}\u0000${v.destination}\u0000${v.qr}`;
+    const utm = f[o + FIELD.utm] as number;
+    if (ua !== lastUa || ref !== lastRef || place !== lastPlace || destination !== lastDestination || qr !== lastQr || utm !== lastUtm) {
+      v = describe(ua, ref, place, destination, qr, utm);
+      const content = `${v.country}\u0000${v.device}\u0000${v.os}\u0000${v.browser}\u0000${v.referrer}\u0000${v.is_bot}\u0000${v.destination}\u0000${v.qr}\u0000${v.region}\u0000${v.city}\u0000${v.referrer_url}\u0000${v.utm}`;
       vid = valueIds.get(content) ?? valueIds.size;
       valueIds.set(content, vid);
       lastUa = ua;
@@ -171,6 +170,7 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver, key
       lastPlace = place;
       lastDestination = destination;
       lastQr = qr;
+      lastUtm = utm;
     }
     const num = f[o + FIELD.linkNum] as number;
     rowOf[i] = {
@@ -187,6 +187,10 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver, key
       destination: v.destination,
       new_visitor: 0,
       qr: v.qr,
+      region: v.region,
+      city: v.city,
+      referrer_url: v.referrer_url,
+      utm: v.utm,
     };
     valuesOf[i] = vid;
     const same = byLink.get(num);
@@ -239,36 +243,12 @@ function grouped(batch: ClickBatch, byLink: Map<number, number[]>, rowOf: ClickR
 export type VisitorKeyOf = (day: string, linkNum: number, ip: number, userAgent: number) => number;
 
 
-/** One number for a click's (country header, address) pair: a batch holds far fewer than 2^20 strings. */
-function placeOf(header: number, ip: number): number {
-  return (header + 1) * 1_048_576 + ip;
-}
-
-/** Describes a batch's (user agent, referrer, place, destination) as stored values, each distinct string once. */
-function describer(s: string[], countries: CountryResolver): (ua: number, ref: number, place: number, destination: number, qr: number) => Values {
-  const agents = new Map<number, ClickDimensions>();
-  const referrers = new Map<number, string>();
-  const places = new Map<number, string>();
-  return (ua, ref, place, destination, qr) => {
-    let d = agents.get(ua);
-    if (d === undefined) agents.set(ua, (d = describeUserAgent(s[ua] as string)));
-    let referrer = referrers.get(ref);
-    if (referrer === undefined) referrers.set(ref, (referrer = referrerHost(s[ref] as string)));
-    let country = places.get(place);
-    if (country === undefined) {
-      const header = Math.floor(place / 1_048_576) - 1;
-      country = countries.resolve(header < 0 ? null : (s[header] as string), s[place % 1_048_576] as string);
-      places.set(place, country);
-    }
-    return { country, device: d.device, os: d.os, browser: d.browser, referrer, is_bot: d.isBot ? 1 : 0, destination: destination === -1 ? null : (s[destination] as string), qr };
-  };
-}
-
-/** A tally of identical clicks (same link, raw user agent, referrer, place, UTC hour, destination and QR flag): the index of the first, and how many. */
+/** A tally of identical clicks (same link, raw user agent, referrer, place, UTC hour, destination, QR flag and UTM values): the index of the first, and how many. */
 interface Tally {
   hour: number;
   destination: number;
   qr: number;
+  utm: number;
   i: number;
   clicks: number;
   counted: number;
@@ -308,9 +288,10 @@ export function groupsOf(batch: ClickBatch, nums: ReadonlySet<number>, countries
     const hour = Math.floor((f[o + FIELD.at] as number) / HOUR_MS);
     const destination = f[o + FIELD.destination] as number;
     const qr = f[o + FIELD.qr] as number;
-    let t = list.find((x) => x.hour === hour && x.destination === destination && x.qr === qr);
+    const utm = f[o + FIELD.utm] as number;
+    let t = list.find((x) => x.hour === hour && x.destination === destination && x.qr === qr && x.utm === utm);
     if (t === undefined) {
-      list.push((t = { hour, destination, qr, i, clicks: 0, counted: 0 }));
+      list.push((t = { hour, destination, qr, utm, i, clicks: 0, counted: 0 }));
       all.push(t);
     }
     t.clicks++;
@@ -322,7 +303,7 @@ export function groupsOf(batch: ClickBatch, nums: ReadonlySet<number>, countries
   for (const t of all) {
     const o = t.i * WIDTH;
     const num = f[o + FIELD.linkNum] as number;
-    const v = describe(f[o + FIELD.userAgent] as number, f[o + FIELD.referer] as number, placeOf(f[o + FIELD.country] as number, f[o + FIELD.ip] as number), t.destination, t.qr);
+    const v = describe(f[o + FIELD.userAgent] as number, f[o + FIELD.referer] as number, placeOf(f[o + FIELD.country] as number, f[o + FIELD.ip] as number), t.destination, t.qr, t.utm);
     const day = dayOf(f[o + FIELD.at] as number);
     const hour = t.hour * HOUR_MS;
     const list = child(byLink, num, () => []);

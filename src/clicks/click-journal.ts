@@ -17,7 +17,7 @@ import { type ClickBatch, type ClickBatchBuilder, FIELD, type JournalMark, WIDTH
 
 /** Each append: MAGIC, clicks, bytes of the new strings (a JSON array), then WIDTH float64 per click. */
 const MAGIC = 0x334b4c43;
-/** Appends of earlier formats, replayed after an upgrade: FIELD's first 7 numbers (before destinations) or 8 (before the QR flag). */
+/** Appends of earlier formats, replayed after an upgrade: FIELD's first 7 numbers (before destinations) or 8 (before the QR flag); CLK3 has all 10 (UTM values included). */
 const OLDER_WIDTHS = new Map([
   [0x314b4c43, 7],
   [0x324b4c43, 8],
@@ -119,7 +119,7 @@ function readSegment(file: string): { strings: string[]; fields: Float64Array; l
   return { strings, fields, length, ignored: buf.length - off };
 }
 
-/** An append's numbers, WIDTH per click (an older append's clicks get the default destination where they have none, and no QR flag). */
+/** An append's numbers, WIDTH per click (an older append's clicks get the default destination where they have none, no QR flag and no UTM values). */
 function widened(bytes: Buffer, count: number, width: number): Float64Array {
   const f = new Float64Array(count * WIDTH);
   if (width === WIDTH) {
@@ -132,6 +132,7 @@ function widened(bytes: Buffer, count: number, width: number): Float64Array {
     f.set(narrow.subarray(i * width, (i + 1) * width), i * WIDTH);
     if (width <= FIELD.destination) f[i * WIDTH + FIELD.destination] = -1;
     f[i * WIDTH + FIELD.qr] = 0;
+    f[i * WIDTH + FIELD.utm] = -1;
   }
   return f;
 }
@@ -147,6 +148,8 @@ function validClicks(f: Float64Array, strings: number): boolean {
     const destination = f[o + FIELD.destination] as number;
     if (!Number.isSafeInteger(num) || num < 1 || (destination !== -1 && !isString(destination))) return false;
     if (f[o + FIELD.qr] !== 0 && f[o + FIELD.qr] !== 1) return false;
+    const utm = f[o + FIELD.utm] as number;
+    if (utm !== -1 && !isString(utm)) return false;
   }
   return true;
 }

@@ -2,7 +2,7 @@
 import { UAParser } from "ua-parser-js";
 import { isbot } from "isbot";
 import { LRUCache } from "lru-cache";
-import type { Reader, CountryResponse } from "maxmind";
+import type { Reader, CityResponse } from "maxmind";
 
 export interface ClickDimensions {
   device: string;
@@ -54,24 +54,92 @@ export function referrerHost(referer: string): string {
   }
 }
 
-/** Country resolution: a trusted proxy header first, then the GeoIP database, else "unknown". */
+/** Longest referrer URL kept (scheme, host and path). */
+export const REFERRER_URL_MAX = 300;
+
+/**
+ * The referrer's URL without query string and fragment (which may carry anyone's search terms or tokens):
+ * scheme, lowercase host (and port) and path, at most REFERRER_URL_MAX characters; null when there is no
+ * referrer or it is not an http(s) URL.
+ */
+export function referrerUrl(referer: string): string | null {
+  if (!referer) return null;
+  try {
+    const u = new URL(referer);
+    if ((u.protocol !== "http:" && u.protocol !== "https:") || u.host === "") return null;
+    return `${u.protocol}//${u.host}${u.pathname}`.slice(0, REFERRER_URL_MAX);
+  } catch {
+    return null;
+  }
+}
+
+/** Where a click came from: country code (or "unknown"), and with a City database its region and city values (null when unknown). */
+export interface Place {
+  country: string;
+  /** "FR-IDF|Île-de-France": ISO 3166-2 code, then the English name (the code when the database has none). */
+  region: string | null;
+  /** "FR-IDF|Paris": the region's code (the country's when none), then the city's English name. */
+  city: string | null;
+}
+
+const ISO_COUNTRY = /^[A-Z]{2}$/;
+const ISO_SUBDIVISION = /^[A-Z0-9]{1,3}$/;
+
+/** A name from the database as stored: no control characters and no "|" (the values' separator), at most 80 characters. */
+function placeName(name: string | undefined): string {
+  return (name ?? "").replace(/[\u0000-\u001f\u007f|]/g, "").trim().slice(0, 80);
+}
+
+/** Country resolution: a trusted proxy header first, then the GeoIP database, else "unknown"; regions and cities from a City database. */
 export class CountryResolver {
-  constructor(private readonly reader: Reader<CountryResponse> | null) {}
+  constructor(private readonly reader: Reader<CityResponse> | null) {}
 
   resolve(headerValue: string | null, ip: string): string {
+    return this.place(headerValue, ip).country;
+  }
+
+  /** The country as `resolve` finds it; region and city only from a City database whose record is of that country. */
+  place(headerValue: string | null, ip: string): Place {
+    let country = "unknown";
     if (headerValue) {
       const c = headerValue.trim().toUpperCase();
       // XX / T1 are Cloudflare's "unknown" and "Tor" markers.
-      if (/^[A-Z]{2}$/.test(c) && c !== "XX" && c !== "T1") return c;
+      if (ISO_COUNTRY.test(c) && c !== "XX" && c !== "T1") country = c;
     }
+    let record: CityResponse | null = null;
     if (this.reader && ip) {
       try {
-        const code = this.reader.get(plainIp(ip))?.country?.iso_code;
-        if (code && /^[A-Z]{2}$/.test(code)) return code;
+        record = this.reader.get(plainIp(ip));
       } catch {
         // not an IP the database understands
       }
     }
-    return "unknown";
+    const code = record?.country?.iso_code;
+    if (country === "unknown" && code && ISO_COUNTRY.test(code)) country = code;
+    if (record === null || code !== country) return { country, region: null, city: null };
+    return { country, ...finerPlace(country, record) };
   }
+}
+
+/** A City database record's region and city values (a Country database's records have neither). */
+function finerPlace(country: string, record: CityResponse): { region: string | null; city: string | null } {
+  const sub = record.subdivisions?.[0];
+  const subCode = sub?.iso_code?.toUpperCase();
+  const regionCode = subCode && ISO_SUBDIVISION.test(subCode) ? `${country}-${subCode}` : null;
+  const region = regionCode === null ? null : `${regionCode}|${placeName(sub?.names?.en) || regionCode}`;
+  const cityName = placeName(record.city?.names?.en);
+  return { region, city: cityName === "" ? null : `${regionCode ?? country}|${cityName}` };
+}
+
+/** A region value's code and name ("FR-IDF|Île-de-France"). */
+export function regionParts(value: string): { region: string; name: string } {
+  const bar = value.indexOf("|");
+  return bar < 0 ? { region: value, name: value } : { region: value.slice(0, bar), name: value.slice(bar + 1) };
+}
+
+/** A city value's name, country and region code (null when the city's record had no region). */
+export function cityParts(value: string): { city: string; country: string; region: string | null } {
+  const bar = value.indexOf("|");
+  const place = bar < 0 ? "" : value.slice(0, bar);
+  return { city: value.slice(bar + 1), country: place.slice(0, 2), region: place.length > 2 ? place : null };
 }

@@ -4,7 +4,8 @@
 // cost grows with the link's clicks of the last day. PostgreSQL's clicks not committed yet come from memory.
 import { sql } from "kysely";
 import type { Db, Dialect } from "../storage/db.js";
-import { DIMENSIONS, type Dimension, type Group, HOUR_MS, dayOf } from "./click-groups.js";
+import { DIMENSIONS, FINER, type Dimension, type Finer, type Group, HOUR_MS, dayOf } from "./click-groups.js";
+import { finerValues } from "./finer.js";
 import type { DayCount } from "./destinations.js";
 
 export const LAST_DAY_HOURS = 24;
@@ -32,6 +33,10 @@ interface Cell {
   /** Null: the link's url. */
   destination: string | null;
   qr: number;
+  region: string | null;
+  city: string | null;
+  referrer_url: string | null;
+  utm: string | null;
   clicks: number;
   visitors: number;
 }
@@ -48,12 +53,14 @@ export interface LastDay {
   bots: number;
   /** Per dimension, every value with its clicks and visitors (not yet cut to a top). */
   by: Record<Dimension, Map<string, { clicks: number; visitors: number }>>;
+  /** The same for the finer dimensions, of the clicks that have them. */
+  finer: Record<Finer, Map<string, { clicks: number; visitors: number }>>;
   /** The window's clicks per UTC day (days in order), and those not sent to the link's url, per day and destination. */
   perDay: Array<{ date: string; clicks: number }>;
   others: DayCount[];
 }
 
-const VALUES = ["country", "device", "os", "browser", "referrer", "is_bot", "destination", "qr"] as const;
+const VALUES = ["country", "device", "os", "browser", "referrer", "is_bot", "destination", "qr", "region", "city", "referrer_url", "utm"] as const;
 
 /** The stored raw clicks of one link in the window, grouped by hour and values (one statement: one snapshot). */
 export async function storedCells(db: Db, dialect: Dialect, linkNum: number, w: HourWindow): Promise<Cell[]> {
@@ -76,10 +83,27 @@ export async function storedCells(db: Db, dialect: Dialect, linkNum: number, w: 
 export function lastDayOf(w: HourWindow, cells: Cell[], unwritten: Group[]): LastDay {
   const extra: Cell[] = unwritten
     .filter((g) => g.hour >= w.startMs && g.hour < w.endMs)
-    .map((g) => ({ hour: g.hour, country: g.country, device: g.device, os: g.os, browser: g.browser, referrer: g.referrer, is_bot: g.is_bot, destination: g.destination, qr: g.qr, clicks: g.clicks, visitors: g.visitors }));
+    .map((g) => ({
+      hour: g.hour,
+      country: g.country,
+      device: g.device,
+      os: g.os,
+      browser: g.browser,
+      referrer: g.referrer,
+      is_bot: g.is_bot,
+      destination: g.destination,
+      qr: g.qr,
+      region: g.region,
+      city: g.city,
+      referrer_url: g.referrer_url,
+      utm: g.utm,
+      clicks: g.clicks,
+      visitors: g.visitors,
+    }));
   const perHour = new Map<number, Counts>();
   const by = Object.fromEntries(DIMENSIONS.map((d) => [d, new Map<string, { clicks: number; visitors: number }>()])) as LastDay["by"];
-  const day: Omit<LastDay, "hours" | "by" | "perDay" | "others"> = { clicks: 0, visitors: 0, qr: 0, qrVisitors: 0, bots: 0 };
+  const finer = Object.fromEntries(FINER.map((d) => [d, new Map<string, { clicks: number; visitors: number }>()])) as LastDay["finer"];
+  const day: Omit<LastDay, "hours" | "by" | "finer" | "perDay" | "others"> = { clicks: 0, visitors: 0, qr: 0, qrVisitors: 0, bots: 0 };
   const others: DayCount[] = [];
   for (const c of [...cells, ...extra]) {
     const h = perHour.get(c.hour) ?? { clicks: 0, visitors: 0, qr: 0 };
@@ -88,6 +112,10 @@ export function lastDayOf(w: HourWindow, cells: Cell[], unwritten: Group[]): Las
     for (const d of DIMENSIONS) {
       const v = by[d].get(c[d]) ?? { clicks: 0, visitors: 0 };
       by[d].set(c[d], { clicks: v.clicks + c.clicks, visitors: v.visitors + c.visitors });
+    }
+    for (const [d, value] of finerValues(c)) {
+      const v = finer[d].get(value) ?? { clicks: 0, visitors: 0 };
+      finer[d].set(value, { clicks: v.clicks + c.clicks, visitors: v.visitors + c.visitors });
     }
     day.clicks += c.clicks;
     day.visitors += c.visitors;
@@ -104,5 +132,5 @@ export function lastDayOf(w: HourWindow, cells: Cell[], unwritten: Group[]): Las
     if (perDay.at(-1)?.date === date) perDay.at(-1)!.clicks += h.clicks;
     else perDay.push({ date, clicks: h.clicks });
   }
-  return { ...day, hours, by, perDay, others };
+  return { ...day, hours, by, finer, perDay, others };
 }

@@ -62,11 +62,12 @@ export class PostgresClickWriter implements ClickWriter {
       if (live.size === 0) return;
       seen = await this.visitors.mark(trx, b);
       const rows = live.size === b.linkIds.length ? b.rows : b.rows.filter((r) => live.has(r.link_id));
-      await sql`INSERT INTO clicks (link_num, at, country, device, os, browser, referrer, is_bot, counted, destination, new_visitor, qr)
+      await sql`INSERT INTO clicks (link_num, at, country, device, os, browser, referrer, is_bot, counted, destination, new_visitor, qr, region, city, referrer_url, utm)
         SELECT * FROM unnest(${column(rows, "link_num")}::bigint[], ${column(rows, "at")}::bigint[], ${column(rows, "country")}::text[],
           ${column(rows, "device")}::text[], ${column(rows, "os")}::text[], ${column(rows, "browser")}::text[],
           ${column(rows, "referrer")}::text[], ${column(rows, "is_bot")}::int[], ${column(rows, "counted")}::int[],
-          ${column(rows, "destination")}::text[], ${column(rows, "new_visitor")}::int[], ${column(rows, "qr")}::int[])`.execute(trx);
+          ${column(rows, "destination")}::text[], ${column(rows, "new_visitor")}::int[], ${column(rows, "qr")}::int[],
+          ${column(rows, "region")}::text[], ${column(rows, "city")}::text[], ${column(rows, "referrer_url")}::text[], ${column(rows, "utm")}::text[])`.execute(trx);
       const u = rollUp(b.groups, live);
       if (u.increments.length > 0) {
         // GREATEST ignores NULL: a link's first click sets last_click_at.

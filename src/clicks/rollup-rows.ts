@@ -1,6 +1,7 @@
 // Groups turned into roll-up rows and click_count increments, in key order (rollUp). Terms: README.md.
 import type { Selectable } from "kysely";
 import type { OwnerBreakdownTable, OwnerDailyTable, OwnerHourlyTable } from "../storage/click-tables.js";
+import { type UtmKey, utmValues } from "./utm-values.js";
 import { BREAKDOWNS, type BreakdownDimension, type BreakdownRow, type DailyRow, type Group, type HourlyRow, type MonthlyRow, compareIds } from "./click-groups.js";
 
 export type OwnerDailyRow = Selectable<OwnerDailyTable>;
@@ -28,11 +29,22 @@ const BREAKDOWNS_BY_NAME = [...BREAKDOWNS].sort();
 
 /**
  * A group's value for a breakdown; null where no row is written: the destination of clicks sent to the
- * link's url, the source of clicks that are not QR scans (both derived at read from the day's clicks).
+ * link's url, the source of clicks that are not QR scans (both derived at read from the day's clicks),
+ * and the finer values a click does not have (no region, no referrer, no UTM value).
  */
-function valueOf(g: Group, dim: BreakdownDimension): string | null {
-  if (dim === "source") return g.qr === 1 ? "qr" : null;
-  return g[dim];
+export function valueOf(g: Group, dim: BreakdownDimension, utm: Partial<Record<UtmKey, string>> | null): string | null {
+  switch (dim) {
+    case "source":
+      return g.qr === 1 ? "qr" : null;
+    case "utm_source":
+    case "utm_medium":
+    case "utm_campaign":
+    case "utm_term":
+    case "utm_content":
+      return utm?.[dim] ?? null;
+    default:
+      return g[dim];
+  }
 }
 
 /**
@@ -106,8 +118,9 @@ function rollUpLink(groups: Group[], keepsMonth: (linkId: string, month: string)
     h.qr += g.qr * n;
     const month = g.day.slice(0, 7);
     const toMonth = keepsMonth(linkId, month);
+    const utm = g.utm === null ? null : utmValues(g.utm);
     for (const dim of BREAKDOWNS_BY_NAME) {
-      const value = valueOf(g, dim);
+      const value = valueOf(g, dim, utm);
       if (value === null) continue;
       add(breakdown, `${g.day}\u0000${dim}\u0000${value}`, () => ({ link_id: linkId, day: g.day, dimension: dim, value, clicks: 0, visitors: 0 }), n, visitors);
       if (toMonth) add(monthly, `${month}\u0000${dim}\u0000${value}`, () => ({ link_id: linkId, month, dimension: dim, value, clicks: 0, visitors: 0 }), n, visitors);

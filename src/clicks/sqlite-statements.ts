@@ -19,7 +19,7 @@ const MAX_PACKED_NUM = 2 ** (53 - OFFSET_BITS - 1);
 /** links.last_click_at raised to a click's time bound twice (it only moves forward; NULL >= x is not true). */
 const LAST_CLICK_AT = "last_click_at = CASE WHEN last_click_at >= ? THEN last_click_at ELSE ? END";
 /** A raw click row's columns, in the order the statements below bind them. */
-const CLICK_COLUMNS = ["link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted", "destination", "new_visitor", "qr"] as const;
+const CLICK_COLUMNS = ["link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted", "destination", "new_visitor", "qr", "region", "city", "referrer_url", "utm"] as const;
 /** The columns after link_num and at, in a packed statement: bound once, but for new_visitor (from each integer). */
 const PACKED_SHARED = CLICK_COLUMNS.slice(2);
 /** A link with this many raw rows in a chunk writes them straight into clicks; fewer are staged. */
@@ -63,6 +63,10 @@ function putRow(args: unknown[], at: number, r: ClickRow): void {
   args[at + 9] = r.destination;
   args[at + 10] = r.new_visitor;
   args[at + 11] = r.qr;
+  args[at + 12] = r.region;
+  args[at + 13] = r.city;
+  args[at + 14] = r.referrer_url;
+  args[at + 15] = r.utm;
 }
 
 /** The statements that insert raw rows into one table (clicks, or click_staging). */

@@ -7,7 +7,8 @@ import type { Clock } from "../shared/clock.js";
 import type { LinkRow } from "../storage/schema.js";
 import { PLAN_TABLE, can, requiredPlan } from "../accounts/plans.js";
 import { type DayRange, daysOf, splitByMonth } from "./range.js";
-import { DIMENSIONS, type Dimension, type Group } from "./click-groups.js";
+import { DIMENSIONS, FINER, type Dimension, type Group } from "./click-groups.js";
+import { type FinerStats, type FinerTops, finerStats, finerValues, topFiner } from "./finer.js";
 import { ClickReads, type LinkKey, heldCount } from "./click-reads.js";
 import { readSparklines } from "./sparklines.js";
 import { lastDayOf, lastDayWindow, storedCells } from "./last-day.js";
@@ -23,7 +24,7 @@ export type RangeQuery = PeriodQuery;
 export type Breakdown<K extends string> = Array<{ [P in K]: string } & { clicks: number; visitors: number }>;
 
 /** What a period's answer holds (a link's statistics, an account's analytics). */
-export interface PeriodStats {
+export interface PeriodStats extends FinerStats {
   granularity: Period["granularity"];
   range_clicks: number;
   range_visitors: number;
@@ -70,9 +71,10 @@ export interface StatsDeps {
 
 export type Top = Array<{ value: string; clicks: number; visitors: number }>;
 
-/** Top values per dimension, and the QR scans' visitors. */
+/** Top values per dimension (the finer ones apart), and the QR scans' visitors. */
 export interface Tops {
   by: Record<Dimension, Top>;
+  finer: FinerTops;
   qrVisitors: number;
 }
 
@@ -102,7 +104,7 @@ export class StatsService {
       return {
         ...this.base(link, p, counts.get(link.id) ?? Number(link.click_count)),
         advanced: false,
-        message: `The ${PLAN_TABLE[needed].label} plan adds the series, visitors, QR scans, countries, devices, browsers, operating systems, referrers, bot share and CSV export.`,
+        message: `The ${PLAN_TABLE[needed].label} plan adds the series, visitors, QR scans, countries, regions, cities, devices, browsers, operating systems, referrers, UTM values, bot share and CSV export.`,
         required_plan: needed,
       };
     }
@@ -148,7 +150,8 @@ export class StatsService {
     const totals: Totals = { clicks: day.clicks, visitors: day.visitors, qr: day.qr, bots: day.bots };
     const points = series.points.map((pt, i) => ({ ...pt, ...day.hours[i]! }));
     const by = Object.fromEntries(DIMENSIONS.map((d) => [d, ranked(day.by[d])])) as Record<Dimension, Top>;
-    const period = periodStats(p, { points, totals, previous: series.previous }, { by, qrVisitors: day.qrVisitors });
+    const finer = Object.fromEntries(FINER.map((d) => [d, ranked(day.finer[d])])) as FinerTops;
+    const period = periodStats(p, { points, totals, previous: series.previous }, { by, finer, qrVisitors: day.qrVisitors });
     return {
       ...this.base(link, p, value.clickCount + groups.reduce((n, g) => n + heldCount(g), 0)),
       advanced: true,
@@ -168,8 +171,14 @@ export class StatsService {
       const top = await this.top(links, d, days, monthsThrough, TOP_N, db);
       by[d] = values.length === 0 ? top : [...top, ...(await this.top(links, d, days, monthsThrough, values.length, db, values))];
     }
+    const finer = await topFiner(db, links, days, monthsThrough);
+    const heldFiner = inDays.flatMap(finerValues);
+    if (heldFiner.length > 0) {
+      const counts = await topFiner(db, links, days, monthsThrough, heldFiner);
+      for (const d of FINER) finer[d].push(...counts[d]);
+    }
     const qr = await this.top(links, "source", days, monthsThrough, 1, db, ["qr"]);
-    return { by, qrVisitors: qr[0]?.visitors ?? 0 };
+    return { by, finer, qrVisitors: qr[0]?.visitors ?? 0 };
   }
 
   /** The last month the monthly roll-up holds completely (later months are read from the daily one). */
@@ -243,6 +252,7 @@ export function periodStats(p: Period, s: { points: SeriesPoint[]; totals: Total
     browsers: top("browser", tops.by.browser),
     os: top("os", tops.by.os),
     referrers: top("referrer", tops.by.referrer),
+    ...finerStats(tops.finer),
     bots: t.bots,
     bot_share: t.clicks === 0 ? 0 : Math.round((t.bots / t.clicks) * 10_000) / 10_000,
   };
@@ -276,9 +286,19 @@ export function withHeldTops(stored: Tops, groups: Group[]): Tops {
     }
     by[d] = ranked(counts);
   }
+  const finer = {} as FinerTops;
+  const finerCounts = new Map(FINER.map((d) => [d, new Map(stored.finer[d].map((r) => [r.value, { clicks: r.clicks, visitors: r.visitors }]))]));
+  for (const g of groups) {
+    for (const [d, value] of finerValues(g)) {
+      const counts = finerCounts.get(d)!;
+      const c = counts.get(value) ?? { clicks: 0, visitors: 0 };
+      counts.set(value, { clicks: c.clicks + g.clicks, visitors: c.visitors + g.visitors });
+    }
+  }
+  for (const d of FINER) finer[d] = ranked(finerCounts.get(d)!);
   let qrVisitors = stored.qrVisitors;
   for (const g of groups) if (g.qr === 1) qrVisitors += g.visitors;
-  return { by, qrVisitors };
+  return { by, finer, qrVisitors };
 }
 
 /** The TOP_N values with the most clicks, ties by value (the order the stored reads use). */

@@ -37,8 +37,11 @@ export const RangeQuery = Type.Object(RangeProperties, {
 export type StatsRange = Static<typeof RangeQuery>;
 
 /** A breakdown: `[{ <key>: value, clicks, visitors }]`, most clicks first. */
-const Top = <K extends string>(key: K) =>
-  Type.Array(Type.Object({ [key]: Type.String(), clicks: Type.Integer(), visitors: Type.Integer() } as { [P in K]: TString } & { clicks: TInteger; visitors: TInteger }));
+const Top = <K extends string>(key: K, description?: string) =>
+  Type.Array(
+    Type.Object({ [key]: Type.String(), clicks: Type.Integer(), visitors: Type.Integer() } as { [P in K]: TString } & { clicks: TInteger; visitors: TInteger }),
+    description === undefined ? {} : { description },
+  );
 
 const Granularity = Type.Union([Type.Literal("hour"), Type.Literal("day"), Type.Literal("month")]);
 const Point = Type.Object({
@@ -76,6 +79,33 @@ export const PeriodProperties = {
   browsers: Type.Optional(Top("browser")),
   os: Type.Optional(Top("os")),
   referrers: Type.Optional(Top("referrer")),
+  regions: Type.Optional(
+    Type.Array(Type.Object({ region: Type.String({ description: "ISO 3166-2 code, e.g. FR-IDF" }), name: Type.String({ description: "English name" }), clicks: Type.Integer(), visitors: Type.Integer() }), {
+      description: "Regions (first subdivision) when GEOIP_DB is a City database; empty with a Country database",
+    }),
+  ),
+  cities: Type.Optional(
+    Type.Array(
+      Type.Object({
+        city: Type.String({ description: "English name" }),
+        country: Type.String({ description: "ISO 3166-1 code" }),
+        region: Type.Union([Type.String(), Type.Null()], { description: "ISO 3166-2 code of its region, null when the database has none" }),
+        clicks: Type.Integer(),
+        visitors: Type.Integer(),
+      }),
+      { description: "Cities when GEOIP_DB is a City database; empty with a Country database" },
+    ),
+  ),
+  referrer_urls: Type.Optional(
+    Type.Array(Type.Object({ referrer_url: Type.String({ description: "scheme://host/path, without query string or fragment" }), clicks: Type.Integer(), visitors: Type.Integer() }), {
+      description: "Referring pages (clicks with a referrer only)",
+    }),
+  ),
+  utm_sources: Type.Optional(Top("utm_source", "utm_source values of the short URL visited (clicks that had one only)")),
+  utm_mediums: Type.Optional(Top("utm_medium", "utm_medium values of the short URL visited")),
+  utm_campaigns: Type.Optional(Top("utm_campaign", "utm_campaign values of the short URL visited")),
+  utm_terms: Type.Optional(Top("utm_term", "utm_term values of the short URL visited")),
+  utm_contents: Type.Optional(Top("utm_content", "utm_content values of the short URL visited")),
   bots: Type.Optional(Type.Integer()),
   bot_share: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
 };

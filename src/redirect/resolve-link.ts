@@ -14,6 +14,7 @@ import { type CachedLink, LinkCache } from "./link-cache.js";
 import { deviceDestination } from "./device.js";
 import { type VisitFacts, targetOf } from "./targeting.js";
 import type { CountryResolver } from "../clicks/describe.js";
+import { utmOf } from "../clicks/utm-values.js";
 import type { ClickDeliveries } from "../webhooks/click-deliveries.js";
 import type { LiveFeed } from "../analytics/live-feed.js";
 import type { DomainChanges } from "../domains/domain-changes.js";
@@ -316,6 +317,8 @@ export class RedirectService {
       counted,
       destination: code,
       qr: v.qr,
+      // Most visits have no query: one length check.
+      utm: v.query.length === 0 ? null : utmOf(v.query),
     });
     // Webhooks: one in-memory Map lookup; owners without an active webhook pay nothing more.
     if (link.owner_id !== null && this.deps.webhooks?.owners.has(link.owner_id)) this.deps.webhooks.linkClicked(link.owner_id, link, this.domainFor(v.host), v, this.deps.clock.now(), code ?? "default");

@@ -20,6 +20,14 @@ export interface ClicksTable {
   new_visitor: Generated<number>;
   /** 1 when the visit came from a QR code. */
   qr: Generated<number>;
+  /** "FR-IDF|Île-de-France": ISO 3166-2 code and English name, from a GeoIP City database; null when unknown (migration 023). */
+  region: string | null;
+  /** "FR-IDF|Paris" (or "SG|Singapore" without a region): the region's code or the country's, and the English name; null when unknown. */
+  city: string | null;
+  /** The referrer's URL without query or fragment (scheme, host, path; at most 300 characters); null without a referrer. */
+  referrer_url: string | null;
+  /** The short URL's UTM values as the normalised query "utm_source=x&utm_medium=y" (clicks/utm-values.ts); null without any. */
+  utm: string | null;
 }
 
 export interface ClickDailyTable {

@@ -22,6 +22,7 @@ import { utmTemplates } from "./migrations/019-utm-templates.js";
 import { linkList } from "./migrations/020-link-list.js";
 import { targeting } from "./migrations/021-targeting.js";
 import { visitors } from "./migrations/022-visitors.js";
+import { finerPlaces } from "./migrations/023-finer-places.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -46,6 +47,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "020-link-list": linkList(),
     "021-targeting": targeting(storage.dialect),
     "022-visitors": visitors(storage.dialect),
+    "023-finer-places": finerPlaces(storage.dialect),
   };
 }
 

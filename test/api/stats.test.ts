@@ -404,7 +404,7 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
     expect(flat).not.toContain("203.0.113");
     expect(flat).not.toContain("2001:db8");
     expect(Object.keys((await db.selectFrom("clicks").selectAll().where("link_num", "=", link.num).executeTakeFirstOrThrow())).sort()).toEqual(
-      ["at", "browser", "counted", "country", "destination", "device", "id", "is_bot", "link_num", "new_visitor", "os", "qr", "referrer"],
+      ["at", "browser", "city", "counted", "country", "destination", "device", "id", "is_bot", "link_num", "new_visitor", "os", "qr", "referrer", "referrer_url", "region", "utm"],
     );
   });
 });

@@ -160,7 +160,7 @@ describe.each(ENGINES)("click journal (%s)", (engine) => {
     expect(await counts(third, [a.id, b.id])).toEqual({ raw: [12, 7], counted: [12, 7] });
   });
 
-  it("replays a segment of the format before destinations (7 numbers a click: each the default) and keeps the destinations of a new one", async () => {
+  it("replays segments of the formats before destinations (CLK1, 7 numbers a click) and before UTM values (CLK2, 8), and keeps a new one's destinations and UTM values", async () => {
     const first = await start({ engine });
     const user = await first.ctx.accounts.create({ email: `format-${engine}@example.com`, password: "correct horse 1", plan: "pro", verified: true });
     const link = await first.ctx.links.create(user, { url: "https://example.com/format" });
@@ -171,7 +171,7 @@ describe.each(ENGINES)("click journal (%s)", (engine) => {
     const two = await (async () => {
       const b = new ClickBatchBuilder();
       for (const [i, d] of [null, "rule:2", "variant:1", "rule:2"].entries()) {
-        b.push({ ...click(link, 10 + i), destination: d });
+        b.push({ ...click(link, 10 + i), destination: d, utm: d === "rule:2" ? "utm_source=news&utm_campaign=spring" : null });
         dead.pending(b);
       }
       await new Promise((r) => setImmediate(r));
@@ -181,14 +181,14 @@ describe.each(ENGINES)("click journal (%s)", (engine) => {
     // Segment 2 as the previous version wrote it: two appends, MAGIC "CLK1", 7 float64 per click
     // (at, user agent, referrer, address, country header or -1, counted, link number).
     const at = Date.UTC(2026, 10, 22, 12);
-    const append = (clicks: number[][], strings: string[]) => {
+    const append = (clicks: number[][], strings: string[], magic = 0x314b4c43, width = 7) => {
       const text = Buffer.from(strings.length === 0 ? "" : JSON.stringify(strings));
       const head = Buffer.alloc(12);
-      head.writeUInt32LE(0x314b4c43, 0);
+      head.writeUInt32LE(magic, 0);
       head.writeUInt32LE(clicks.length, 4);
       head.writeUInt32LE(text.length, 8);
       const f = new Float64Array(clicks.flat());
-      expect(f.length).toBe(clicks.length * 7);
+      expect(f.length).toBe(clicks.length * width);
       return Buffer.concat([head, text, Buffer.from(f.buffer)]);
     };
     writeFileSync(
@@ -198,20 +198,30 @@ describe.each(ENGINES)("click journal (%s)", (engine) => {
         append([[at + 2, 4, 1, 2, 3, 0, num]], [UA.windows]),
       ]),
     );
+    // Segment 3 as the release before QR flags and UTM values wrote it: "CLK2", 8 numbers (the destination last).
+    writeFileSync(join(root, dead.id, "3.clk"), append([[at + 3, 0, 1, 2, -1, 0, num, 3]], [UA.iphone, "", "", "rule:2"], 0x324b4c43, 8));
     orphan(root, dead);
     await first.stop();
 
     const second = await start({ engine, dataDir: first.dataDir, databaseUrl: first.databaseUrl });
-    expect(await counts(second, [link.id])).toEqual({ raw: [7], counted: [7] });
-    const rows = await second.ctx.storage.db.selectFrom("clicks").select(["at", "country", "device", "destination"]).where("link_num", "=", num).orderBy("at").execute();
-    expect(rows.slice(0, 3).map((r) => [Number(r.at) - at, r.country, r.device, r.destination])).toEqual([
-      [0, "unknown", "mobile", null],
-      [1, "NL", "mobile", null],
-      [2, "NL", "desktop", null],
+    expect(await counts(second, [link.id])).toEqual({ raw: [8], counted: [8] });
+    const rows = await second.ctx.storage.db.selectFrom("clicks").select(["at", "country", "device", "destination", "qr", "utm"]).where("link_num", "=", num).orderBy("at").execute();
+    expect(rows.slice(0, 4).map((r) => [Number(r.at) - at, r.country, r.device, r.destination, r.qr, r.utm])).toEqual([
+      [0, "unknown", "mobile", null, 0, null],
+      [1, "NL", "mobile", null, 0, null],
+      [2, "NL", "desktop", null, 0, null],
+      [3, "unknown", "mobile", "rule:2", 0, null],
     ]);
-    expect(rows.slice(3).map((r) => r.destination)).toEqual([null, "rule:2", "variant:1", "rule:2"]);
+    expect(rows.slice(4).map((r) => `${r.destination} ${r.utm}`)).toEqual([
+      "null null",
+      "rule:2 utm_source=news&utm_campaign=spring",
+      "variant:1 null",
+      "rule:2 utm_source=news&utm_campaign=spring",
+    ]);
     const dest = await second.ctx.storage.db.selectFrom("click_breakdown").select(["value", "clicks"]).where("link_id", "=", link.id).where("dimension", "=", "destination").orderBy("value").execute();
-    expect(dest.map((r) => [r.value, Number(r.clicks)])).toEqual([["rule:2", 2], ["variant:1", 1]]);
+    expect(dest.map((r) => [r.value, Number(r.clicks)])).toEqual([["rule:2", 3], ["variant:1", 1]]);
+    const utm = await second.ctx.storage.db.selectFrom("click_breakdown").select(["dimension", "value", "clicks"]).where("link_id", "=", link.id).where("dimension", "like", "utm_%").orderBy("dimension").execute();
+    expect(utm.map((r) => [r.dimension, r.value, Number(r.clicks)])).toEqual([["utm_campaign", "spring", 2], ["utm_source", "news", 2]]);
   });
 
   it("finishes a replay that a crash cut short (the journal claimed by a process that died too)", async () => {

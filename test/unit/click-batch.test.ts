@@ -29,7 +29,7 @@ describe("describeBatch", () => {
       batchOf([click("a", T), click("a", T + 1), click("a", T + 2, UA.iphone), click("a", T + 3, UA.windows, "FR"), click("b", T + 1), click("a", T + 4, UA.googlebot, null)]),
       countries,
     );
-    expect(b.rows[0]).toEqual({ link_id: "a", link_num: 10, at: T, country: "DE", device: "desktop", os: "Windows", browser: "Chrome", referrer: "news.example.org", is_bot: 0, counted: 0, destination: null, new_visitor: 0, qr: 0 });
+    expect(b.rows[0]).toEqual({ link_id: "a", link_num: 10, at: T, country: "DE", device: "desktop", os: "Windows", browser: "Chrome", referrer: "news.example.org", is_bot: 0, counted: 0, destination: null, new_visitor: 0, qr: 0, region: null, city: null, referrer_url: "https://news.example.org/x", utm: null });
     const groups = b.groups.map((g) => [g.link_id, g.day, g.country, g.device, g.is_bot, g.clicks].join(" ")).sort();
     expect(groups).toEqual([
       "a 2026-11-21 DE desktop 0 2",
@@ -60,6 +60,16 @@ describe("describeBatch", () => {
     expect(b.rowValues).toEqual([0, 1, 1, 0]);
     expect(b.groups.map((g) => `${g.link_id} ${g.day} ${g.qr} ${g.clicks}`)).toEqual(["a 2026-11-21 0 1", "a 2026-11-21 1 1", "a 2026-11-22 1 1", "b 2026-11-21 0 1"]);
     expect(groupsOf(batchOf([{ ...click("a", T), qr: true }, click("a", T)]), new Set([NUMS.a!]), countries).map((g) => `${g.qr} ${g.clicks}`)).toEqual(["1 1", "0 1"]);
+  });
+
+  it("keeps each click's UTM values and referrer URL on its row, grouped apart by UTM values, also for reads of clicks not committed", () => {
+    const utm = "utm_source=news&utm_campaign=spring";
+    const b = describeBatch(batchOf([click("a", T), { ...click("a", T), utm }, { ...click("a", T), utm }, { ...click("a", T), referer: "" }]), countries);
+    expect(b.rows.map((r) => `${r.utm} ${r.referrer_url}`)).toEqual(["null https://news.example.org/x", `${utm} https://news.example.org/x`, `${utm} https://news.example.org/x`, "null null"]);
+    expect(b.rowValues).toEqual([0, 1, 1, 2]);
+    expect(b.groups.map((g) => `${g.utm} ${g.clicks}`)).toEqual(["null 1", `${utm} 2`, "null 1"]);
+    const read = groupsOf(batchOf([{ ...click("a", T), utm }, click("a", T), { ...click("a", T), utm }]), new Set([NUMS.a!]), countries);
+    expect(read.map((g) => `${g.utm} ${g.referrer_url} ${g.clicks}`)).toEqual([`${utm} https://news.example.org/x 2`, "null https://news.example.org/x 1"]);
   });
 
   it("gives each row a visitor key from the keyer (day, link, address, agent) and none without one", () => {

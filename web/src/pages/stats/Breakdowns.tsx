@@ -1,5 +1,5 @@
-// The period's breakdowns (countries, devices, browsers, systems, referrers) with clicks and visitors, and the split
-// between the short link itself and its QR codes.
+// The period's breakdowns (countries, devices, browsers, systems, referrers; regions, cities, referring pages and
+// UTM values) with clicks and visitors, and the split between the short link itself and its QR codes.
 import type { ReactNode } from "react";
 import { countryName } from "./parts";
 import "./stats.css";
@@ -51,7 +51,7 @@ export function Row(props: { label: ReactNode; title?: string; clicks: number; v
 }
 
 /** One breakdown: the ten with most clicks, each with its visitors (when the plan shows them) and its share. */
-export function Breakdown({ title, items, testId }: { title: string; items: Item[] | undefined; testId: string }) {
+export function Breakdown({ title, items, testId, empty }: { title: string; items: Item[] | undefined; testId: string; empty?: string }) {
   const list = (items ?? []).filter((i) => i.clicks > 0).sort((a, b) => b.clicks - a.clicks);
   const total = list.reduce((s, i) => s + i.clicks, 0);
   const max = list[0]?.clicks ?? 0;
@@ -60,7 +60,7 @@ export function Breakdown({ title, items, testId }: { title: string; items: Item
     <section className="card breakdown" data-testid={testId}>
       <h2>{title}</h2>
       {list.length === 0 ? (
-        <p className="muted small">No data for this period.</p>
+        <p className="muted small">{empty ?? "No data for this period."}</p>
       ) : (
         <>
           <ColumnsHead visitors={visitors} />
@@ -86,6 +86,27 @@ export function Breakdown({ title, items, testId }: { title: string; items: Item
 
 const named = (label: string) => (label === "direct" || label === "unknown" ? labelCase(label) : label);
 
+const NO_CITY_DB = "No data for this period. Regions and cities need a GeoIP City database (GEOIP_DB).";
+
+/** Regions and cities (GeoIP City database), referring pages (shown without their scheme) and the short URL's UTM values. */
+function FinerBreakdowns({ data }: { data: PeriodData }) {
+  return (
+    <>
+      <Breakdown title="Regions" testId="breakdown-regions" empty={NO_CITY_DB} items={data.regions?.map((x) => ({ ...x, label: `${x.name} (${x.region})` }))} />
+      <Breakdown title="Cities" testId="breakdown-cities" empty={NO_CITY_DB} items={data.cities?.map((x) => ({ ...x, label: `${x.city} (${x.region ?? x.country})` }))} />
+      <Breakdown title="Referring pages" testId="breakdown-referrer-urls" items={data.referrer_urls?.map((x) => ({ ...x, label: x.referrer_url.replace(/^https?:\/\//, "") }))} />
+      <Breakdown
+        title="UTM campaigns"
+        testId="breakdown-utm-campaigns"
+        empty="No visits with UTM parameters on the short URL (?utm_campaign=…) in this period."
+        items={data.utm_campaigns?.map((x) => ({ ...x, label: x.utm_campaign }))}
+      />
+      <Breakdown title="UTM sources" testId="breakdown-utm-sources" items={data.utm_sources?.map((x) => ({ ...x, label: x.utm_source }))} />
+      <Breakdown title="UTM mediums" testId="breakdown-utm-mediums" items={data.utm_mediums?.map((x) => ({ ...x, label: x.utm_medium }))} />
+    </>
+  );
+}
+
 /** Every breakdown the answer has, and a hint when no country could be told. */
 export function Breakdowns({ data }: { data: PeriodData }) {
   return (
@@ -96,6 +117,7 @@ export function Breakdowns({ data }: { data: PeriodData }) {
         <Breakdown title="Browsers" testId="breakdown-browsers" items={data.browsers?.map((x) => ({ ...x, label: labelCase(x.browser) }))} />
         {data.os ? <Breakdown title="Operating systems" testId="breakdown-os" items={data.os.map((x) => ({ ...x, label: labelCase(x.os) }))} /> : null}
         {data.referrers ? <Breakdown title="Referrers" testId="breakdown-referrers" items={data.referrers.map((x) => ({ ...x, label: named(x.referrer) }))} /> : null}
+        <FinerBreakdowns data={data} />
       </div>
       {data.countries?.length && data.countries.every((x) => !x.country || x.country === "unknown") ? (
         <p className="muted small" data-testid="countries-unknown-hint">
