@@ -7,9 +7,10 @@ import { ENGINES } from "../helpers/engines.js";
 import { signedInClient } from "../helpers/client.js";
 import { decodeQr, pixels, svgColours, svgUnits } from "../helpers/qr-images.js";
 
-// A fixed address of 30 characters: L fits version 2 (25 modules), M and Q version 3 (29), H version 4 (33).
+// A fixed text of 30 characters (the short URL and its QR marker): L fits version 2 (25 modules), M and Q
+// version 3 (29), H version 4 (33).
 const BASE = "https://s.example";
-const ALIAS = "qr-design-ab";
+const ALIAS = "qr-des6";
 /** What the code encodes: the short URL with the QR marker, so that scans are counted apart. */
 const SHORT = `${BASE}/${ALIAS}?qr=1`;
 const MODULES = { L: 25, M: 29, Q: 29, H: 33 };

@@ -116,20 +116,21 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("fresh reads on PostgreSQL with 
         expect(seen.counts).toEqual(every(n));
         expect(Date.now() - answered).toBeLessThan(1000 + 300);
         const s = seen.stats;
+        // Visitors of clicks not committed (one address: one per agent, under its first click's values), each once across both rounds.
         expect(s.devices).toEqual([
-          { device: "mobile", clicks: 6 },
-          { device: "desktop", clicks: 3 },
-          { device: "bot", clicks: 2 },
-          { device: "tablet", clicks: 1 },
+          { device: "mobile", clicks: 6, visitors: 2 },
+          { device: "desktop", clicks: 3, visitors: 1 },
+          { device: "bot", clicks: 2, visitors: 1 },
+          { device: "tablet", clicks: 1, visitors: 1 },
         ]);
         expect(s.referrers).toEqual([
-          { referrer: "direct", clicks: 7 },
-          { referrer: "news.example.org", clicks: 4 },
-          { referrer: "mail.example.com", clicks: 1 },
+          { referrer: "direct", clicks: 7, visitors: 2 },
+          { referrer: "news.example.org", clicks: 4, visitors: 2 },
+          { referrer: "mail.example.com", clicks: 1, visitors: 1 },
         ]);
-        expect(s.countries).toEqual([{ country: "unknown", clicks: n }]);
+        expect(s.countries).toEqual([{ country: "unknown", clicks: n, visitors: 5 }]);
         expect(s.bots).toBe(2);
-        expect(s.daily.at(-1)).toEqual({ date: new Date().toISOString().slice(0, 10), clicks: n });
+        expect(s.daily.at(-1)).toEqual({ date: new Date().toISOString().slice(0, 10), clicks: n, visitors: 5, qr: 0 });
         // Counted as served (the click limit) and not added again from the pending clicks; its statistics are.
         const lim = await showing(pro, limitedId, 3, 1000);
         expect(lim.counts).toEqual(every(3));
@@ -158,6 +159,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("fresh reads on PostgreSQL with 
           expect(l.counts).toEqual(every(3));
           reads_++;
         }
+        // Once committed, the writer counted the same visitors as the reads of its uncommitted clicks did.
+        await server.ctx.clicks.flush();
+        expect((await reads(pro, id)).stats.countries).toEqual([{ country: "unknown", clicks: n, visitors: 5 }]);
         expect(reads_).toBeGreaterThan(3);
         await server.ctx.clicks.flush();
         expect(await committed(locker, id, num)).toEqual({ raw: n, count: n, daily: n });
