@@ -95,14 +95,16 @@ async function ownerRollups(db: Kysely<unknown>, dialect: Dialect): Promise<void
       WHERE owner_id = ${sql.raw(old)}.owner_id AND EXISTS (SELECT 1 FROM click_breakdown b WHERE b.link_id = ${sql.raw(old)}.id AND b.dimension = owner_breakdown.dimension AND b.day = owner_breakdown.day AND b.value = owner_breakdown.value)`,
   ];
   if (dialect === "sqlite") {
-    await sql`CREATE TRIGGER links_forget_owner_clicks BEFORE DELETE ON links WHEN OLD.owner_id IS NOT NULL BEGIN
+    // A link deleted with its owner (the cascade from users) leaves nothing to take out: the owner's rows go too.
+    await sql`CREATE TRIGGER links_forget_owner_clicks BEFORE DELETE ON links
+      WHEN OLD.owner_id IS NOT NULL AND EXISTS (SELECT 1 FROM users WHERE id = OLD.owner_id) BEGIN
       ${sql.join(forget("OLD"), sql`; `)};
     END`.execute(db);
     return;
   }
   await sql`CREATE FUNCTION links_forget_owner_clicks() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      IF OLD.owner_id IS NOT NULL THEN
+      IF OLD.owner_id IS NOT NULL AND EXISTS (SELECT 1 FROM users WHERE id = OLD.owner_id) THEN
         ${sql.join(forget("OLD"), sql`; `)};
       END IF;
       RETURN OLD;
