@@ -4,8 +4,8 @@ import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
 import { describeBatch } from "./click-groups.js";
 import { type RollUps, rollUp } from "./rollup-rows.js";
-import { type ClickBatch, FIELD, WIDTH } from "./click-buffer.js";
-import { PostgresVisitors, batchDays, keysFor } from "./visitors.js";
+import type { ClickBatch } from "./click-buffer.js";
+import { PostgresVisitors, batchSpan, keysFor } from "./visitors.js";
 import { markPostgres } from "./click-journal.js";
 import type { ClickWriter } from "./click-writer.js";
 import type { CountryResolver } from "./describe.js";
@@ -30,10 +30,8 @@ export class PostgresClickWriter implements ClickWriter {
   async recover(): Promise<void> {}
 
   async write(clicks: ClickBatch): Promise<void> {
-    const at = (i: number) => clicks.fields[i * WIDTH + FIELD.at] as number;
-    let latest = 0;
-    for (let i = 0; i < clicks.length; i++) latest = Math.max(latest, at(i));
-    const salts = await this.visitors.saltsFor(batchDays(clicks, at), latest);
+    const { days, latest } = batchSpan(clicks);
+    const salts = await this.visitors.saltsFor(days, latest);
     const b = describeBatch(clicks, this.countries, keysFor(clicks, salts));
     // Links whose click_count this batch raises; the others (click-limited links, counted as served) are only read.
     const raising = new Set<string>();

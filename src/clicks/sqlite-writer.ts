@@ -3,13 +3,13 @@
 // roll-ups handed to SqliteRollups, which holds them back and writes them every CLICK_ROLLUP_MS.
 import type SQLite from "better-sqlite3";
 import { type ClickRow, type Group, describeBatch } from "./click-groups.js";
-import { type ClickBatch, FIELD, WIDTH } from "./click-buffer.js";
+import type { ClickBatch } from "./click-buffer.js";
 import { sqliteJournalMarker } from "./click-journal.js";
 import type { ClickWriter, HeldBack } from "./click-writer.js";
 import type { CountryResolver } from "./describe.js";
 import { type Lock, SqliteRollups } from "./sqlite-rollups.js";
 import { type SqliteStatements, chunkEnd, sqliteStatements } from "./sqlite-statements.js";
-import { SqliteVisitors, batchDays, keysFor } from "./visitors.js";
+import { SqliteVisitors, batchSpan, keysFor } from "./visitors.js";
 
 /** Roll-up groups held in memory before a roll-up is forced (bounds memory on a long-tailed flood). */
 const MAX_PENDING_GROUPS = 50_000;
@@ -56,10 +56,9 @@ export class SqliteClickWriter implements ClickWriter {
   async write(clicks: ClickBatch): Promise<void> {
     const s = this.statements();
     const visitors = (this.v ??= new SqliteVisitors(this.handle));
-    const at = (i: number) => clicks.fields[i * WIDTH + FIELD.at] as number;
-    const days = batchDays(clicks, at);
+    const { days, latest } = batchSpan(clicks);
     // The salts of new days are written under the lock (once a day); known ones are in memory.
-    const salts = visitors.hasSalts(days) ? visitors.salts : await this.lock(() => visitors.saltsFor(days, latest(clicks.length, at)));
+    const salts = visitors.hasSalts(days) ? visitors.salts : await this.lock(() => visitors.saltsFor(days, latest));
     const described = describeBatch(clicks, this.countries, keysFor(clicks, salts));
     const { rows, rowValues, groups } = described;
     let start = this.written?.seq === clicks.seq ? this.written.rows : 0;
@@ -123,9 +122,3 @@ export class SqliteClickWriter implements ClickWriter {
   }
 }
 
-/** The latest click time of a batch: what "today" is for its salts (a replayed old journal deletes nothing newer). */
-function latest(length: number, at: (i: number) => number): number {
-  let max = 0;
-  for (let i = 0; i < length; i++) if (at(i) > max) max = at(i);
-  return max;
-}

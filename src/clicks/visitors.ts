@@ -8,7 +8,7 @@ import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
 import { type ClickRow, type DescribedBatch, type Group, type VisitorKeyOf, dayOf } from "./click-groups.js";
-import type { ClickBatch } from "./click-buffer.js";
+import { type ClickBatch, FIELD, WIDTH } from "./click-buffer.js";
 
 const DAY_MS = 86_400_000;
 /** Keys remembered as written, per writer: past this many, the oldest day's are forgotten (the table answers). */
@@ -27,22 +27,33 @@ export function keptSince(nowMs: number): string {
 /** Keys each batch's description by the salts of its days (loaded first); each (link, address, agent) hashed once per batch. */
 export function keysFor(batch: ClickBatch, salts: ReadonlyMap<string, string>): VisitorKeyOf {
   const memo = new Map<string, number>();
+  // Rows come link by link: a link's consecutive clicks from one visitor reuse the last key without a lookup.
+  let last = { day: "", linkNum: -1, ip: -1, userAgent: -1, key: 0 };
   return (day, linkNum, ip, userAgent) => {
+    if (linkNum === last.linkNum && ip === last.ip && userAgent === last.userAgent && day === last.day) return last.key;
     const k = `${day}\u0000${linkNum}\u0000${ip}\u0000${userAgent}`;
     let key = memo.get(k);
     if (key === undefined) {
       key = visitorKey(salts.get(day) as string, linkNum, batch.strings[ip] as string, batch.strings[userAgent] as string);
       memo.set(k, key);
     }
+    last = { day, linkNum, ip, userAgent, key };
     return key;
   };
 }
 
-/** The UTC days of a batch's clicks (a batch spans seconds: one day, two around midnight). */
-export function batchDays(batch: ClickBatch, at: (i: number) => number): string[] {
-  const days = new Set<string>();
-  for (let i = 0; i < batch.length; i++) days.add(dayOf(at(i)));
-  return [...days];
+/** The UTC days of a batch's clicks (a batch spans seconds: one day, two around midnight) and its latest click's time. */
+export function batchSpan(batch: ClickBatch): { days: string[]; latest: number } {
+  let min = Infinity;
+  let max = 0;
+  for (let o = FIELD.at; o < batch.length * WIDTH; o += WIDTH) {
+    const at = batch.fields[o] as number;
+    if (at < min) min = at;
+    if (at > max) max = at;
+  }
+  const days: string[] = [];
+  if (batch.length > 0) for (let d = Date.parse(dayOf(min)); d <= max; d += DAY_MS) days.push(dayOf(d));
+  return { days, latest: max };
 }
 
 /**
@@ -50,9 +61,16 @@ export function batchDays(batch: ClickBatch, at: (i: number) => number): string[
  * per row in order: the writer's record of keys answers) and counts them into their groups.
  */
 export function markNewVisitors(b: DescribedBatch, start: number, end: number, isNew: (day: string, key: number) => boolean): void {
+  let lastDay = "";
+  let lastKey = -1;
   for (let i = start; i < end; i++) {
     const g = b.rowGroups[i] as Group;
-    if (isNew(g.day, b.visitorKeys[i] as number)) {
+    const key = b.visitorKeys[i] as number;
+    // The same visitor as the row before (a link's rows are together): asked already, not new now.
+    if (key === lastKey && g.day === lastDay) continue;
+    lastDay = g.day;
+    lastKey = key;
+    if (isNew(g.day, key)) {
       (b.rows[i] as ClickRow).new_visitor = 1;
       g.visitors++;
     }

@@ -4,8 +4,11 @@
 export const QR_PARAM = "qr";
 export const QR_QUERY = "qr=1";
 
-/** The query without the marker, and whether it was there. Visits without a query pay one length check. */
-export function takeQrMarker(query: string): { query: string; qr: boolean } {
+const NO_QUERY = Object.freeze({ query: "", qr: false });
+
+/** The query without the marker, and whether it was there. Visits without a query pay one length check (and no allocation). */
+export function takeQrMarker(query: string): { readonly query: string; readonly qr: boolean } {
+  if (query.length === 0) return NO_QUERY;
   if (query.length < QR_QUERY.length || !query.includes(QR_QUERY)) return { query, qr: false };
   const parts = query.split("&");
   const kept = parts.filter((p) => p !== QR_QUERY);
