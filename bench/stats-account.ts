@@ -10,6 +10,7 @@ import { loadConfig } from "../src/config.js";
 import { createContext, type AppContext } from "../src/context.js";
 import { SESSION_COOKIE } from "../src/accounts/sessions.js";
 import { DIMENSIONS } from "../src/clicks/click-groups.js";
+import { rng, zipf } from "./lib/random.js";
 import { type BenchEngine, withSnipServer } from "./lib/engines.js";
 
 const SMOKE = process.argv.includes("--smoke");
@@ -20,16 +21,6 @@ const DAYS = 30;
 const REQUESTS = SMOKE ? 5 : 40;
 const H = 3_600_000;
 const GOAL_MS = 200;
-
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const zipf = <T>(values: readonly T[], r: () => number): T => values[Math.min(values.length - 1, Math.floor(values.length * r() ** 3))] as T;
 
 const VALUES: Record<(typeof DIMENSIONS)[number], string[]> = {
   country: "US DE FR GB BR IN JP CA ES IT NL SE PL MX AU KR TR AR CH BE AT NO DK FI IE PT CZ RO HU GR".split(" "),

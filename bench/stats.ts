@@ -10,6 +10,7 @@ import { loadConfig } from "../src/config.js";
 import { createContext, type AppContext } from "../src/context.js";
 import { SESSION_COOKIE } from "../src/accounts/sessions.js";
 import { type ClickRow, DIMENSIONS, dayOf } from "../src/clicks/click-groups.js";
+import { rng, zipf } from "./lib/random.js";
 import { type BenchEngine, benchEngines, forEachEngine, withSnipServer } from "./lib/engines.js";
 import { accountBench } from "./stats-account.js";
 
@@ -18,21 +19,6 @@ const BIG = SMOKE ? 20_000 : 1_000_000;
 const SMALL = 100;
 const REQUESTS = SMOKE ? 10 : 50;
 const DAYS = 365;
-
-/** Deterministic PRNG (mulberry32) so every run seeds the same data. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Zipf-like pick from a list: the first values are much more common, as in real traffic. */
-function zipf<T>(values: readonly T[], r: () => number): T {
-  return values[Math.min(values.length - 1, Math.floor(values.length * r() ** 3))] as T;
-}
 
 const COUNTRIES = "US DE FR GB BR IN JP CA ES IT NL SE PL MX AU KR TR AR CH BE AT NO DK FI IE PT CZ RO HU GR IL ZA NG EG ID VN TH PH MY SG".split(" ");
 const DEVICES = ["mobile", "desktop", "tablet", "bot"] as const;

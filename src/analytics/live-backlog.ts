@@ -1,7 +1,8 @@
 // What the live feed may show and what it sends first: the owner a caller may watch (owner or active
 // member, plan with account_analytics), and that owner's latest stored clicks.
 import type { Db, Dialect } from "../storage/db.js";
-import type { UserRow } from "../storage/schema.js";
+import type { Selectable } from "kysely";
+import type { ClicksTable, UserRow } from "../storage/schema.js";
 import type { LiveClick } from "../contract/live.js";
 import { can, requireCapability } from "../accounts/plans.js";
 import { managedOwner, ownerAccess } from "../teams/access.js";
@@ -25,19 +26,7 @@ export async function mayStillWatch(db: Db, actor: UserRow | null, ownerId: stri
 
 const COLUMNS = ["id", "link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "destination", "qr"] as const;
 
-interface StoredClick {
-  id: number;
-  link_num: number;
-  at: number;
-  country: string;
-  device: string;
-  os: string;
-  browser: string;
-  referrer: string;
-  is_bot: number;
-  destination: string | null;
-  qr: number;
-}
+type StoredClick = Pick<Selectable<ClicksTable>, (typeof COLUMNS)[number]>;
 
 /**
  * The owner's latest `limit` stored clicks, oldest first. The latest clicks belong to the links clicked

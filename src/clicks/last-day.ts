@@ -4,7 +4,7 @@
 // cost grows with the link's clicks of the last day. PostgreSQL's clicks not committed yet come from memory.
 import { sql } from "kysely";
 import type { Db, Dialect } from "../storage/db.js";
-import { DIMENSIONS, FINER, type Dimension, type Finer, type Group, HOUR_MS, dayOf } from "./click-groups.js";
+import { type ClickRow, DIMENSIONS, FINER, type Dimension, type Finer, type Group, HOUR_MS, dayOf } from "./click-groups.js";
 import { finerValues } from "./finer.js";
 import type { DayCount } from "./destinations.js";
 
@@ -21,25 +21,8 @@ export function lastDayWindow(nowMs: number): HourWindow {
   return { startMs: endMs - LAST_DAY_HOURS * HOUR_MS, endMs };
 }
 
-/** One distinct combination of a click's values and hour, with how many clicks had it. */
-interface Cell {
-  hour: number;
-  country: string;
-  device: string;
-  os: string;
-  browser: string;
-  referrer: string;
-  is_bot: number;
-  /** Null: the link's url. */
-  destination: string | null;
-  qr: number;
-  region: string | null;
-  city: string | null;
-  referrer_url: string | null;
-  utm: string | null;
-  clicks: number;
-  visitors: number;
-}
+/** One distinct combination of a click's values and hour, with how many clicks (and new visitors) had it; destination null: the link's url. */
+type Cell = Pick<ClickRow, (typeof VALUES)[number]> & { hour: number; clicks: number; visitors: number };
 
 type Counts = { clicks: number; visitors: number; qr: number };
 

@@ -321,7 +321,7 @@ export class RedirectService {
       utm: v.query.length === 0 ? null : utmOf(v.query),
     });
     // Webhooks: one in-memory Map lookup; owners without an active webhook pay nothing more.
-    if (link.owner_id !== null && this.deps.webhooks?.owners.has(link.owner_id)) this.deps.webhooks.linkClicked(link.owner_id, link, this.domainFor(v.host), v, this.deps.clock.now(), code ?? "default");
+    if (link.owner_id !== null && this.deps.webhooks?.owners.has(link.owner_id)) this.deps.webhooks.linkClicked(link.owner_id, link, this.domainFor(v.host), v, at, code ?? "default");
     // The live feed: one boolean while nobody watches; then one Set lookup, and a copy for watched owners only.
     const live = this.deps.live;
     if (live?.active && link.owner_id !== null && live.watches(link.owner_id)) {
