@@ -16,7 +16,8 @@ import pino from "pino";
 
 async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const ctx = await createContext(config, { log: pino({ level: "warn" }) });
+  // Warnings go to stderr: stdout carries the command's output alone (`snip key create` prints a secret).
+  const ctx = await createContext(config, { log: pino({ level: "warn" }, process.stderr) });
   try {
     return await fn(ctx);
   } finally {
