@@ -56,16 +56,52 @@ interface Answer {
 type Init = Parameters<SourceFetch["json"]>[1];
 
 export function createSourceFetch(opts: SourceFetchOptions): ClosableSourceFetch {
-  const timeoutMs = opts.timeoutMs ?? SOURCE_TIMEOUT_MS;
-  const maxBytes = opts.maxBytes ?? SOURCE_MAX_BYTES;
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const maxWait = opts.maxRetryWaitMs ?? SOURCE_MAX_RETRY_WAIT_MS;
-  const maxRetries = opts.maxRetries ?? SOURCE_MAX_RETRIES;
-  const now = opts.now ?? Date.now;
-  const agents = new Map<string, Agent>();
-  const checked = new Map<string, { at: number; receiver: CheckedReceiver }>();
+  return new SourceHttp(opts);
+}
 
-  async function checkAddress(raw: string, where: string): Promise<CheckedReceiver> {
+class SourceHttp implements ClosableSourceFetch {
+  private readonly timeoutMs: number;
+  private readonly maxBytes: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly maxWait: number;
+  private readonly maxRetries: number;
+  private readonly now: () => number;
+  private readonly agents = new Map<string, Agent>();
+  private readonly checked = new Map<string, { at: number; receiver: CheckedReceiver }>();
+
+  constructor(private readonly opts: SourceFetchOptions) {
+    this.timeoutMs = opts.timeoutMs ?? SOURCE_TIMEOUT_MS;
+    this.maxBytes = opts.maxBytes ?? SOURCE_MAX_BYTES;
+    this.sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    this.maxWait = opts.maxRetryWaitMs ?? SOURCE_MAX_RETRY_WAIT_MS;
+    this.maxRetries = opts.maxRetries ?? SOURCE_MAX_RETRIES;
+    this.now = opts.now ?? Date.now;
+  }
+
+  async json(raw: string, init?: Init): Promise<unknown> {
+    const where = describeUrl(raw);
+    for (let retries = 0; ; retries++) {
+      const answer = await this.once(raw, where, init);
+      if (answer.status === 429 || answer.status === 503) {
+        const wait = retryWait(answer, retries, this.now());
+        if (wait !== null) {
+          if (retries >= this.maxRetries) throw new SourceError(`${where} still answered ${answer.status} (busy or rate limited) after ${this.maxRetries} retries; try again later`, true);
+          if (wait > this.maxWait) throw new SourceError(`${where} asks to wait ${Math.ceil(wait / 1000)} s before the next request (rate limited); try again later`, true);
+          await this.sleep(wait);
+          continue;
+        }
+      }
+      return interpret(answer, where);
+    }
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.agents.values()];
+    this.agents.clear();
+    await Promise.all(all.map((a) => a.destroy().catch(() => undefined)));
+  }
+
+  private async checkAddress(raw: string, where: string): Promise<CheckedReceiver> {
     let origin: string;
     try {
       const u = new URL(raw);
@@ -76,11 +112,11 @@ export function createSourceFetch(opts: SourceFetchOptions): ClosableSourceFetch
       if (e instanceof SourceError) throw e;
       throw new SourceError("the source address is not an absolute http:// or https:// URL", false);
     }
-    const held = checked.get(origin);
-    if (held && now() - held.at < CHECK_TTL_MS) return { ...held.receiver, url: new URL(raw) };
+    const held = this.checked.get(origin);
+    if (held && this.now() - held.at < CHECK_TTL_MS) return { ...held.receiver, url: new URL(raw) };
     try {
-      const receiver = await opts.check.check(raw, "custom", { http: true, allowPrivate: opts.allowPrivate });
-      checked.set(origin, { at: now(), receiver });
+      const receiver = await this.opts.check.check(raw, "custom", { http: true, allowPrivate: this.opts.allowPrivate });
+      this.checked.set(origin, { at: this.now(), receiver });
       return receiver;
     } catch (e) {
       if (e instanceof ReceiverUnresolved) throw new SourceError(`the source address: ${e.message}`, true);
@@ -89,71 +125,46 @@ export function createSourceFetch(opts: SourceFetchOptions): ClosableSourceFetch
     }
   }
 
-  function agentFor(c: CheckedReceiver): Agent {
+  private agentFor(c: CheckedReceiver): Agent {
     const key = `${c.url.protocol}|${c.host}|${c.url.port}|${c.address}`;
-    let agent = agents.get(key);
+    let agent = this.agents.get(key);
     if (!agent) {
+      const ca = this.opts.ca;
       agent = new Agent({
         connections: 4,
         keepAliveTimeout: 10_000,
-        connect: { lookup: pinnedLookup(c.address, c.family), timeout: timeoutMs, ...(opts.ca ? { ca: opts.ca } : {}) },
+        connect: { lookup: pinnedLookup(c.address, c.family), timeout: this.timeoutMs, ...(ca ? { ca } : {}) },
       });
-      agents.set(key, agent);
+      this.agents.set(key, agent);
     }
     return agent;
   }
 
-  async function once(raw: string, where: string, init: Init): Promise<Answer> {
-    const c = await checkAddress(raw, where);
+  private async once(raw: string, where: string, init: Init): Promise<Answer> {
+    const c = await this.checkAddress(raw, where);
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), timeoutMs);
+    const timer = setTimeout(() => abort.abort(), this.timeoutMs);
     const headers: Record<string, string> = { accept: "application/json", "user-agent": "snip-import/1", ...(init?.headers ?? {}) };
     const hasBody = init?.body !== undefined;
     if (hasBody) headers["content-type"] = "application/json";
     try {
       const res = await request(c.url, {
         method: init?.method ?? "GET",
-        dispatcher: agentFor(c),
+        dispatcher: this.agentFor(c),
         headers,
         body: hasBody ? JSON.stringify(init?.body) : null,
         signal: abort.signal,
       });
-      const body = await readBounded(res.body, maxBytes, where);
+      const body = await readBounded(res.body, this.maxBytes, where);
       return { status: res.statusCode, headers: res.headers, body };
     } catch (e) {
       if (e instanceof SourceError) throw e;
-      if (abort.signal.aborted) throw new SourceError(`${where} did not answer within ${timeoutMs / 1000} s`, true);
+      if (abort.signal.aborted) throw new SourceError(`${where} did not answer within ${this.timeoutMs / 1000} s`, true);
       throw new SourceError(`could not reach ${where} (${describeFailure(e)})`, true);
     } finally {
       clearTimeout(timer);
     }
   }
-
-  async function json(raw: string, init?: Init): Promise<unknown> {
-    const where = describeUrl(raw);
-    for (let retries = 0; ; retries++) {
-      const answer = await once(raw, where, init);
-      if (answer.status === 429 || answer.status === 503) {
-        const wait = retryWait(answer, retries, now());
-        if (wait !== null) {
-          if (retries >= maxRetries) throw new SourceError(`${where} still answered ${answer.status} (busy or rate limited) after ${maxRetries} retries; try again later`, true);
-          if (wait > maxWait) throw new SourceError(`${where} asks to wait ${Math.ceil(wait / 1000)} s before the next request (rate limited); try again later`, true);
-          await sleep(wait);
-          continue;
-        }
-      }
-      return interpret(answer, where);
-    }
-  }
-
-  return {
-    json,
-    async close() {
-      const all = [...agents.values()];
-      agents.clear();
-      await Promise.all(all.map((a) => a.destroy().catch(() => undefined)));
-    },
-  };
 }
 
 /** The answer's JSON, or the SourceError its status means. */
