@@ -220,7 +220,8 @@ export class ImportJobs {
     if (job.state !== "failed" && job.state !== "cancelled") throw new DomainError("conflict", `This import is ${job.state}: only a failed or cancelled import resumes`);
     if (job.source !== "csv" && job.token_sealed === null) throw new DomainError("conflict", "This import's token is gone: start a new import (already imported links are skipped)");
     const now = this.deps.now();
-    await this.deps.db.updateTable("import_jobs").set({ state: "queued", error: null, finished_at: null, lease_until: null, updated_at: now }).where("id", "=", id).execute();
+    // The lease stays: a run still finishing its page lets the job go before it is claimed again.
+    await this.deps.db.updateTable("import_jobs").set({ state: "queued", error: null, finished_at: null, updated_at: now }).where("id", "=", id).where("state", "in", ["failed", "cancelled"]).execute();
     this.deps.wake();
     return this.get(actor, id);
   }
@@ -234,7 +235,7 @@ export class ImportJobs {
       yield ["line", "source_id", "url", "alias", "short_url", "status", "code", "notes"];
       for (let after = 0; ; ) {
         const page = await db.selectFrom("import_items").selectAll().where("job_id", "=", id).where("line", ">", after).orderBy("line").limit(1000).execute();
-        for (const r of page) yield [r.line, r.source_id, r.url, r.alias ?? "", r.alias !== null && r.domain !== null && r.status !== "failed" ? shortUrl(origin, r.domain, r.alias) : "", r.status, r.code ?? "", r.notes ?? ""];
+        for (const r of page) yield [r.line, r.source_id, r.url, r.alias ?? "", r.alias !== null && r.domain !== null && (r.status === "created" || r.code === "already_imported") ? shortUrl(origin, r.domain, r.alias) : "", r.status, r.code ?? "", r.notes ?? ""];
         if (page.length < 1000) return;
         after = Number(page[page.length - 1]!.line);
       }

@@ -55,7 +55,8 @@ export async function importLink(deps: ImportLinkDeps, target: ImportTarget, sou
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     if (!(m.input.alias && isAliasRefusal(err))) return { ...base, domain: m.domain, status: "failed", code: err.code, notes: [...m.notes, reason(err)] };
-    if (onTaken !== "generate") return { ...base, domain: m.domain, status: "skipped", code: err.code, notes: [...m.notes, reason(err)] };
+    // A taken alias is someone's link: skipped. One snip cannot hold (its syntax, a reserved word) fails.
+    if (onTaken !== "generate") return { ...base, domain: m.domain, status: err.code === "alias_taken" ? "skipped" : "failed", code: err.code, notes: [...m.notes, reason(err)] };
     try {
       link = await deps.links.create(target.owner, { ...m.input, alias: null }, { via: "api", imported: m.imported });
     } catch (again) {

@@ -61,7 +61,8 @@ export class ImportRunner {
   }
 
   private async work(): Promise<void> {
-    for (let job = await this.claim(); job && !this.stopped; job = await this.claim()) {
+    // Stopped is checked before each claim: a claim made while stopping would hold the job for a lease.
+    for (let job = this.stopped ? null : await this.claim(); job; job = this.stopped ? null : await this.claim()) {
       this.current = job.id;
       try {
         await this.run(job);
@@ -119,7 +120,8 @@ export class ImportRunner {
     let line = Number(job.lines);
     while (!this.stopped) {
       const state = await this.db.selectFrom("import_jobs").select("state").where("id", "=", job.id).executeTakeFirst();
-      if (state?.state !== "running") return;
+      // Cancelled (or cancelled and resumed) meanwhile: let it go; a resumed job is claimed again from its cursor.
+      if (state?.state !== "running") break;
       const page = await this.readPage(source, cursor);
       if (typeof page === "string") return this.finish(job.id, "failed", page);
       const items: ItemOutcome[] = [];
@@ -192,6 +194,10 @@ export class ImportRunner {
     });
   }
 
+  /**
+   * Ends a job. Its last page read is the end whatever happened meanwhile: a job cancelled (or cancelled
+   * and resumed) while that page was worked on is done too (its cursor would otherwise start it over).
+   */
   private async finish(id: string, state: "done" | "failed", error: string | null): Promise<void> {
     if (state === "done") await this.deps.clicks.flush();
     const now = this.deps.now();
@@ -200,7 +206,7 @@ export class ImportRunner {
       .updateTable("import_jobs")
       .set({ state, error, finished_at: now, updated_at: now, lease_until: null, ...ended })
       .where("id", "=", id)
-      .where("state", "=", "running")
+      .where("state", "in", state === "done" ? ["running", "cancelled", "queued"] : ["running"])
       .execute();
   }
 }
