@@ -26,7 +26,9 @@ function missing(v: FormValues): Record<string, string> {
     return out;
   }
   if (info.baseRequired && !v.base_url.trim()) out.base_url = `Enter the address of your ${info.label}.`;
-  if (!v.token.trim()) out.token = `Enter your ${info.label} ${(info.tokenLabel ?? "token").toLowerCase()}.`;
+  // "Access token" reads "access token" mid-sentence; "API key" stays as it is.
+  const token = (info.tokenLabel ?? "token").replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase());
+  if (!v.token.trim()) out.token = `Enter your ${info.label} ${token}.`;
   return out;
 }
 
