@@ -133,7 +133,7 @@ function JobCounts({ job }: { job: ImportJob }) {
   return (
     <dl className="import-counts" data-testid="import-counts">
       {items.map(([key, label, value]) => (
-        <div key={key} className={`import-count import-count-${key}`}>
+        <div key={key} className={`import-count import-count-${key}${value ? " import-count-some" : ""}`}>
           <dt>{label}</dt>
           <dd data-testid={`import-count-${key}`}>{typeof value === "number" ? value.toLocaleString() : value}</dd>
         </div>
