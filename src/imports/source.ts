@@ -47,6 +47,8 @@ export interface SourceLink {
   clicks_total?: number | null;
   /** The source password-protects the link (its password cannot be read): reported as a note. */
   password_protected?: boolean;
+  /** A CSV's plain password column: hashed as at creation. */
+  password?: string | null;
   /** snip's own export carries the link password's hash, which is kept as is. */
   password_hash?: string | null;
   /** snip's own export: the archive mark, the fallback and the preview, targeting. */

@@ -31,6 +31,12 @@ export interface CreateLinkOptions {
   via?: "dashboard" | "api";
   /** The client's address: signed-out creations are throttled per address. */
   ip?: string;
+  /**
+   * An import (src/imports): columns kept from the source as they are, after the input's checks: the
+   * creation time, an expiry already past, a link password's hash (snip's own export), the clicks the
+   * source counted.
+   */
+  imported?: { created_at?: number; expires_at?: number | null; password_hash?: string; imported_clicks?: number };
 }
 
 /** Signed-out creations per address and hour unless SIGNED_OUT_LINKS_PER_HOUR says otherwise (anyone can create them, so they need a bound). */
@@ -90,6 +96,7 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
     rules: null,
     split: null,
     ...details.set,
+    ...opts.imported,
   };
   // The unique (domain, alias) constraint decides races: one creator wins, the others get 409. An alias
   // another owner (or a signed-out link) gave up stays theirs: claimAlias refuses it after the insert.
@@ -108,7 +115,7 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
       const { num } = actor ? await deps.caps.add(actor.id, linkAllowance(actor), insert) : await deps.db.transaction().execute(insert);
       if (anonBucket) await deps.rate.record(anonBucket, now);
       await announce(deps, [{ domain, alias: row.alias }]);
-      return { ...row, num: Number(num), click_count: 0 };
+      return { ...row, num: Number(num), click_count: 0, imported_clicks: row.imported_clicks ?? 0 };
     } catch (err) {
       if (!isUniqueViolation(err) && !(err instanceof AliasReserved)) throw err;
       if (wanted !== null) throw aliasTaken(wanted);

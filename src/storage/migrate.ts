@@ -23,6 +23,7 @@ import { linkList } from "./migrations/020-link-list.js";
 import { targeting } from "./migrations/021-targeting.js";
 import { visitors } from "./migrations/022-visitors.js";
 import { finerPlaces } from "./migrations/023-finer-places.js";
+import { imports } from "./migrations/024-imports.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -48,6 +49,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "021-targeting": targeting(storage.dialect),
     "022-visitors": visitors(storage.dialect),
     "023-finer-places": finerPlaces(storage.dialect),
+    "024-imports": imports(),
   };
 }
 

@@ -17,6 +17,8 @@ import type {
 } from "./click-tables.js";
 
 export type * from "./click-tables.js";
+import type { ImportTables } from "./import-tables.js";
+export type * from "./import-tables.js";
 
 export interface UsersTable {
   id: string;
@@ -100,6 +102,8 @@ export interface LinksTable {
   rules: string | null;
   /** A weighted split, JSON of Variant[] (migration 021); null when none. */
   split: string | null;
+  /** Clicks a source counted before the link was imported (migration 024), shown beside click_count. */
+  imported_clicks: Generated<number>;
 }
 
 /** An alias a link gave up (deleted or renamed): only its last owner may claim it again (migration 008). */
@@ -301,7 +305,7 @@ export interface UtmTemplatesTable {
   created_at: number;
 }
 
-export interface Database {
+export interface Database extends ImportTables {
   users: UsersTable;
   user_pictures: UserPicturesTable;
   sessions: SessionsTable;

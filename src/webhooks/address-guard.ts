@@ -115,19 +115,22 @@ export interface ReceiverUrl {
 }
 
 /**
- * Parses and checks what can be checked without DNS: https only, no credentials, a host. The WHATWG
+ * Parses and checks what can be checked without DNS: https only (http too with `http`), no credentials, a host. The WHATWG
  * parser turns decimal, octal and hex IPv4 spellings ("2130706433", "0177.0.0.1", "0x7f.1") into dotted
  * form, so the address checks see every spelling as the address it is. Throws a message on refusal.
  */
-export function parseReceiverUrl(raw: string): ReceiverUrl {
+export function parseReceiverUrl(raw: string, opts: { http?: boolean } = {}): ReceiverUrl {
   if (raw.length > MAX_URL_LENGTH) throw new Error(`must be at most ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new Error("must be an absolute https:// URL");
+    throw new Error(opts.http ? "must be an absolute http:// or https:// URL" : "must be an absolute https:// URL");
   }
-  if (url.protocol !== "https:") throw new Error("must use https://");
+  // Import sources (self-hosted Shlink, YOURLS, Kutt on a LAN) may speak plain http; webhooks never.
+  if (opts.http) {
+    if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error("must use http:// or https://");
+  } else if (url.protocol !== "https:") throw new Error("must use https://");
   if (url.username || url.password) throw new Error("must not contain a user name or password");
   const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase().replace(/\.$/, "");
   if (!host) throw new Error("must name a host");

@@ -36,6 +36,14 @@ export interface ReceiverCheckOptions {
   resolveTimeoutMs?: number;
 }
 
+/** What a caller other than the webhooks changes for one check. */
+export interface CheckOverrides {
+  /** Accept http:// as well as https://. */
+  http?: boolean;
+  /** Instead of the checker's own allowPrivate. */
+  allowPrivate?: boolean;
+}
+
 const PRIVATE_CLASSES = new Set(["loopback", "private", "unique-local"]);
 
 export class ReceiverCheck {
@@ -56,18 +64,22 @@ export class ReceiverCheck {
     return this.opts.allowPrivate;
   }
 
-  /** The receiver and its checked address, or ReceiverRefused. */
-  async check(raw: string, kind: WebhookKind): Promise<CheckedReceiver> {
+  /**
+   * The receiver and its checked address, or ReceiverRefused. `opts` serves import sources: `http` accepts
+   * http:// too, `allowPrivate` replaces WEBHOOK_ALLOW_PRIVATE for this check (imports have their own setting).
+   */
+  async check(raw: string, kind: WebhookKind, opts: CheckOverrides = {}): Promise<CheckedReceiver> {
     let parsed;
     try {
-      parsed = parseReceiverUrl(raw);
+      parsed = parseReceiverUrl(raw, { http: opts.http === true });
     } catch (e) {
       throw new ReceiverRefused((e as Error).message);
     }
     const { url, host, literal } = parsed;
+    const allowPrivate = opts.allowPrivate ?? this.opts.allowPrivate;
     const addresses = literal ? [host] : await this.resolve(host);
     for (const a of addresses) {
-      const verdict = addressAllowed(a, this.opts.allowPrivate);
+      const verdict = addressAllowed(a, allowPrivate);
       if (!verdict.ok) {
         throw new ReceiverRefused(literal ? `is ${describeClass(verdict.cls)}` : `${host} resolves to ${describeClass(verdict.cls)} (${a})`);
       }
@@ -76,7 +88,7 @@ export class ReceiverCheck {
     // connector kinds reach a test or in-house receiver on a private network; a public host must still
     // be the chat tool's own.
     if (kind !== "custom" && (!isConnectorHost(kind, host) || url.port !== "")) {
-      const inside = this.opts.allowPrivate && addresses.every((a) => PRIVATE_CLASSES.has(classifyAddress(a)));
+      const inside = allowPrivate && addresses.every((a) => PRIVATE_CLASSES.has(classifyAddress(a)));
       if (!inside) throw new ReceiverRefused(`is not a ${kind} webhook address on port 443 (see docs/webhooks.md for the accepted hosts)`);
     }
     const address = addresses[0] as string;

@@ -1,0 +1,244 @@
+// Import jobs (docs/import.md, Jobs): started, listed, cancelled, resumed and reported here; run by
+// ImportRunner (import-runner.ts) on whichever instance claims them. The API token is sealed in the row
+// (a resumed job needs it again) and cleared with the file once the job is done.
+import { createHash } from "node:crypto";
+import { Readable } from "node:stream";
+import { stringify } from "csv-stringify";
+import { DomainError, invalid } from "../shared/errors.js";
+import { iso } from "../shared/clock.js";
+import { newId } from "../shared/ids.js";
+import type { SealedBox } from "../shared/secret-box.js";
+import type { Db } from "../storage/db.js";
+import type { ImportJobRow, UserRow } from "../storage/schema.js";
+import { requireActive } from "../links/create-link.js";
+import { shortUrl } from "../links/public-link.js";
+import { CSV_OPTIONS } from "../clicks/csv.js";
+import { type ImportFields, type ImportJob, PREVIEW_ROWS, type PreviewReply } from "../contract/imports.js";
+import { type ImportSource, type ImportSourceName, SourceError, type SourceSettings } from "./source.js";
+import type { ImportTarget } from "./mapping.js";
+import { mapLink } from "./mapping.js";
+
+/** Base addresses of the hosted services (the others are self-hosted: the user gives one). */
+export const DEFAULT_BASE: Partial<Record<ImportSourceName, string>> = { bitly: "https://api-ssl.bitly.com", dub: "https://api.dub.co" };
+
+export interface ImportJobsDeps {
+  db: Db;
+  now: () => number;
+  box: SealedBox;
+  origin: string;
+  mainHost: string;
+  open: (source: ImportSourceName, settings: SourceSettings) => ImportSource;
+  /** A job was queued: the runner looks for work now. */
+  wake: () => void;
+}
+
+/** The settings a job was started with, its token opened. */
+export function settingsOf(box: SealedBox, job: ImportJobRow): SourceSettings {
+  return { base_url: job.base_url, token: job.token_sealed ? box.open(job.token_sealed, job.id) : null, group: job.source_group, file: job.file };
+}
+
+export function jobView(job: ImportJobRow, now: number): ImportJob {
+  const read = Number(job.read_count);
+  const runRead = read - Number(job.run_read_base);
+  const seconds = job.run_started_at === null ? 0 : (now - Number(job.run_started_at)) / 1000;
+  const rate = job.state === "running" && seconds > 0 ? runRead / seconds : 0;
+  const total = job.total === null ? null : Number(job.total);
+  return {
+    id: job.id,
+    source: job.source,
+    base_url: job.base_url,
+    state: job.state as ImportJob["state"],
+    on_taken: job.on_taken,
+    total,
+    counts: { read, created: Number(job.created_count), skipped: Number(job.skipped_count), failed: Number(job.failed_count), visits: Number(job.visit_count) },
+    rate: Math.round(rate * 10) / 10,
+    eta_seconds: total !== null && rate > 0 ? Math.max(0, Math.ceil((total - read) / rate)) : null,
+    error: job.error,
+    created_at: iso(Number(job.created_at)),
+    started_at: iso(job.started_at === null ? null : Number(job.started_at)),
+    finished_at: iso(job.finished_at === null ? null : Number(job.finished_at)),
+    updated_at: iso(Number(job.updated_at)),
+  };
+}
+
+/** What a source needs, checked before anything is read. */
+function checkFields(f: ImportFields): { source: ImportSourceName; settings: SourceSettings } {
+  const source = f.source;
+  const base = f.base_url?.trim() || DEFAULT_BASE[source] || null;
+  if (source === "csv") {
+    if (!f.file) throw invalid("file", "Choose a CSV or JSON file");
+    return { source, settings: { file: f.file } };
+  }
+  if (!base) throw invalid("base_url", "Enter the address of your server's API");
+  if (!/^https?:\/\//i.test(base)) throw invalid("base_url", "Enter an http:// or https:// address");
+  if (!f.token?.trim()) throw invalid("token", "Enter the API key or token");
+  return { source, settings: { base_url: base.replace(/\/+$/, ""), token: f.token.trim(), group: f.group?.trim() || null } };
+}
+
+/** The idempotence key of a source's account: the same links read again are recognised. */
+function sourceKey(source: ImportSourceName, s: SourceSettings): string {
+  if (source === "csv") return `csv:${createHash("sha256").update(s.file ?? "").digest("hex").slice(0, 32)}`;
+  return `${source}:${(s.base_url ?? "").toLowerCase()}${s.group ? `#${s.group}` : ""}`;
+}
+
+/** A source failure as the user's error (400 on the field it is about). */
+export function sourceRefusal(err: SourceError, source: ImportSourceName): DomainError {
+  const field = source === "csv" ? "file" : /token|key|refused the/i.test(err.message) && !/address/i.test(err.message) ? "token" : "base_url";
+  return invalid(field, err.message);
+}
+
+export class ImportJobs {
+  constructor(private readonly deps: ImportJobsDeps) {}
+
+  async target(owner: UserRow): Promise<ImportTarget> {
+    const rows = await this.deps.db.selectFrom("domains").select("hostname").where("owner_id", "=", owner.id).where("status", "=", "verified").execute();
+    return { owner, domains: new Set(rows.map((r) => r.hostname)), mainHost: this.deps.mainHost };
+  }
+
+  /** The first rows as the import would map them; nothing is written. */
+  async preview(actor: UserRow, fields: ImportFields): Promise<PreviewReply> {
+    requireActive(actor);
+    const { source, settings } = checkFields(fields);
+    let page;
+    try {
+      page = await this.deps.open(source, settings).page(null);
+    } catch (err) {
+      if (err instanceof SourceError) throw sourceRefusal(err, source);
+      throw err;
+    }
+    const target = await this.target(actor);
+    const key = sourceKey(source, settings);
+    const rows = page.links.slice(0, PREVIEW_ROWS);
+    const done = new Set(
+      rows.length === 0
+        ? []
+        : (
+            await this.deps.db
+              .selectFrom("imported_links")
+              .select("source_id")
+              .where("owner_id", "=", actor.id)
+              .where("source_key", "=", key)
+              .where("source_id", "in", rows.map((r) => r.source_id))
+              .execute()
+          ).map((r) => r.source_id),
+    );
+    const taken = await this.takenAliases(rows.map((r) => mapLink(r, target, this.deps.now())));
+    return {
+      status: "success",
+      total: page.total ?? null,
+      rows: rows.map((r, i) => {
+        const m = mapLink(r, target, this.deps.now());
+        const alias = m.input.alias ?? null;
+        const isTaken = alias !== null && taken.has(`${m.domain}/${alias.toLowerCase()}`);
+        const action = done.has(r.source_id) ? "skip" : !r.url ? "fail" : isTaken ? (fields.on_taken === "generate" ? "generate" : "skip") : "create";
+        const code = done.has(r.source_id) ? "already_imported" : !r.url ? "invalid_request" : isTaken ? "alias_taken" : null;
+        return {
+          line: i + 1,
+          source_id: r.source_id,
+          url: r.url,
+          alias,
+          short_url: action === "create" && alias ? shortUrl(this.deps.origin, m.domain, alias) : null,
+          title: r.title ?? null,
+          tags: m.input.tags ?? [],
+          action,
+          code,
+          notes: m.notes,
+        };
+      }),
+    };
+  }
+
+  private async takenAliases(mapped: { domain: string; input: { alias?: string | null } }[]): Promise<Set<string>> {
+    const aliases = mapped.flatMap((m) => (m.input.alias ? [m.input.alias] : []));
+    if (aliases.length === 0) return new Set();
+    const rows = await this.deps.db.selectFrom("links").select(["domain", "alias"]).where("alias", "in", aliases).execute();
+    return new Set(rows.map((r) => `${r.domain}/${r.alias.toLowerCase()}`));
+  }
+
+  async start(actor: UserRow, fields: ImportFields): Promise<ImportJob> {
+    requireActive(actor);
+    const { source, settings } = checkFields(fields);
+    const now = this.deps.now();
+    const id = newId();
+    const row = {
+      id,
+      owner_id: actor.id,
+      created_by: actor.id,
+      source,
+      base_url: settings.base_url ?? null,
+      source_key: sourceKey(source, settings),
+      source_group: settings.group ?? null,
+      token_sealed: settings.token ? this.deps.box.seal(settings.token, id) : null,
+      file: settings.file ?? null,
+      on_taken: fields.on_taken ?? "skip",
+      state: "queued",
+      cursor: null,
+      total: null,
+      error: null,
+      lease_until: null,
+      created_at: now,
+      started_at: null,
+      finished_at: null,
+      updated_at: now,
+      run_started_at: null,
+    };
+    await this.deps.db.insertInto("import_jobs").values(row).execute();
+    this.deps.wake();
+    return jobView(await this.row(actor, id), now);
+  }
+
+  async list(actor: UserRow): Promise<ImportJob[]> {
+    const rows = await this.deps.db.selectFrom("import_jobs").selectAll().where("owner_id", "=", actor.id).orderBy("created_at", "desc").limit(50).execute();
+    const now = this.deps.now();
+    return rows.map((r) => jobView(r, now));
+  }
+
+  async get(actor: UserRow, id: string): Promise<ImportJob> {
+    return jobView(await this.row(actor, id), this.deps.now());
+  }
+
+  private async row(actor: UserRow, id: string): Promise<ImportJobRow> {
+    const row = await this.deps.db.selectFrom("import_jobs").selectAll().where("id", "=", id).where("owner_id", "=", actor.id).executeTakeFirst();
+    if (!row) throw new DomainError("not_found", "No such import");
+    return row;
+  }
+
+  /** Stops a queued or running job after the page it is on; its links stay. */
+  async cancel(actor: UserRow, id: string): Promise<ImportJob> {
+    const job = await this.row(actor, id);
+    if (job.state === "queued" || job.state === "running") {
+      const now = this.deps.now();
+      await this.deps.db.updateTable("import_jobs").set({ state: "cancelled", finished_at: now, updated_at: now }).where("id", "=", id).where("state", "in", ["queued", "running"]).execute();
+    }
+    return this.get(actor, id);
+  }
+
+  /** Queues a failed or cancelled job again: it continues from the last page it finished. */
+  async resume(actor: UserRow, id: string): Promise<ImportJob> {
+    requireActive(actor);
+    const job = await this.row(actor, id);
+    if (job.state !== "failed" && job.state !== "cancelled") throw new DomainError("conflict", `This import is ${job.state}: only a failed or cancelled import resumes`);
+    if (job.source !== "csv" && job.token_sealed === null) throw new DomainError("conflict", "This import's token is gone: start a new import (already imported links are skipped)");
+    const now = this.deps.now();
+    await this.deps.db.updateTable("import_jobs").set({ state: "queued", error: null, finished_at: null, lease_until: null, updated_at: now }).where("id", "=", id).execute();
+    this.deps.wake();
+    return this.get(actor, id);
+  }
+
+  /** The report: one line per source link (created, skipped, failed with reasons), streamed. */
+  async report(actor: UserRow, id: string): Promise<Readable> {
+    await this.row(actor, id);
+    const db = this.deps.db;
+    const origin = this.deps.origin;
+    async function* lines() {
+      yield ["line", "source_id", "url", "alias", "short_url", "status", "code", "notes"];
+      for (let after = 0; ; ) {
+        const page = await db.selectFrom("import_items").selectAll().where("job_id", "=", id).where("line", ">", after).orderBy("line").limit(1000).execute();
+        for (const r of page) yield [r.line, r.source_id, r.url, r.alias ?? "", r.alias !== null && r.domain !== null && r.status !== "failed" ? shortUrl(origin, r.domain, r.alias) : "", r.status, r.code ?? "", r.notes ?? ""];
+        if (page.length < 1000) return;
+        after = Number(page[page.length - 1]!.line);
+      }
+    }
+    return Readable.from(lines()).pipe(stringify(CSV_OPTIONS));
+  }
+}

@@ -1,0 +1,206 @@
+// Runs import jobs (docs/import.md, Jobs): an instance claims a queued job, or a running one whose
+// holder stopped renewing its lease (a restart, a crash), and works through it page by page. After each
+// page its report lines, counts and the cursor of the next page are written in one transaction, so a
+// job resumes from the last page it finished; links of a page cut short are recognised on the re-run.
+import type { Logger } from "pino";
+import type { Db } from "../storage/db.js";
+import type { ImportJobRow } from "../storage/schema.js";
+import type { SealedBox } from "../shared/secret-box.js";
+import { type ImportLinkDeps, type ItemOutcome, importLink, importVisits } from "./import-link.js";
+import { type ImportJobs, settingsOf } from "./import-jobs.js";
+import { type ImportSource, type ImportSourceName, SourceError, type SourcePage, type SourceSettings } from "./source.js";
+
+export interface ImportRunnerDeps extends ImportLinkDeps {
+  box: SealedBox;
+  jobs: ImportJobs;
+  open: (source: ImportSourceName, settings: SourceSettings) => ImportSource;
+  log: Logger;
+  /** How long a claim holds without renewal (a page renews it). */
+  leaseMs?: number;
+  pollMs?: number;
+  /** Waits between attempts at a page that failed for a transient reason (then the job fails, resumable). */
+  retryDelaysMs?: number[];
+}
+
+const LEASE_MS = 60_000;
+const POLL_MS = 2_000;
+const RETRY_DELAYS_MS = [1_000, 3_000, 10_000];
+
+export class ImportRunner {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  private current: string | null = null;
+
+  constructor(private readonly deps: ImportRunnerDeps) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.wake(), this.deps.pollMs ?? POLL_MS);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Looks for work now (a job was queued or resumed). */
+  wake(): void {
+    if (this.running || this.stopped) return;
+    this.running = this.work()
+      .catch((err) => this.deps.log.error({ err }, "import runner failed"))
+      .finally(() => (this.running = null));
+  }
+
+  /** Finishes the page in hand, then lets the job go (another instance, or the next start, continues it). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Resolves when no job is being worked on here (tests). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async work(): Promise<void> {
+    for (let job = await this.claim(); job && !this.stopped; job = await this.claim()) {
+      this.current = job.id;
+      try {
+        await this.run(job);
+      } catch (err) {
+        this.deps.log.error({ err, import: job.id }, "import failed");
+        await this.finish(job.id, "failed", "the import stopped on an internal error; resume it to continue");
+      } finally {
+        this.current = null;
+      }
+    }
+  }
+
+  private get db(): Db {
+    return this.deps.db;
+  }
+
+  private async claim(): Promise<ImportJobRow | null> {
+    const now = this.deps.now();
+    const candidates = await this.db
+      .selectFrom("import_jobs")
+      .select("id")
+      .where("state", "in", ["queued", "running"])
+      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
+      .orderBy("created_at")
+      .limit(5)
+      .execute();
+    for (const { id } of candidates) {
+      const r = await this.db
+        .updateTable("import_jobs")
+        .set((eb) => ({
+          state: "running",
+          lease_until: now + (this.deps.leaseMs ?? LEASE_MS),
+          started_at: eb.fn.coalesce("started_at", eb.val(now)),
+          run_started_at: now,
+          run_read_base: eb.ref("read_count"),
+          updated_at: now,
+        }))
+        .where("id", "=", id)
+        .where("state", "in", ["queued", "running"])
+        .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 1) return (await this.db.selectFrom("import_jobs").selectAll().where("id", "=", id).executeTakeFirst()) ?? null;
+    }
+    return null;
+  }
+
+  private async run(job: ImportJobRow): Promise<void> {
+    const owner = await this.db.selectFrom("users").selectAll().where("id", "=", job.owner_id).executeTakeFirst();
+    if (!owner || owner.status !== "active") return this.finish(job.id, "failed", "the account is not active");
+    const settings = settingsOf(this.deps.box, job);
+    if (job.token_sealed && settings.token === null) return this.finish(job.id, "failed", "the token cannot be read (SESSION_SECRET changed?): start a new import");
+    const target = await this.deps.jobs.target(owner);
+    const source = this.deps.open(job.source as ImportSourceName, settings);
+    let cursor = job.cursor;
+    let line = Number(job.lines);
+    while (!this.stopped) {
+      const state = await this.db.selectFrom("import_jobs").select("state").where("id", "=", job.id).executeTakeFirst();
+      if (state?.state !== "running") return;
+      const page = await this.readPage(source, cursor);
+      if (typeof page === "string") return this.finish(job.id, "failed", page);
+      const items: ItemOutcome[] = [];
+      let visits = 0;
+      for (const src of page.links) {
+        const item = await importLink(this.deps, target, job.source_key, job.on_taken, src);
+        if (item.link) visits += await this.visitsOf(item, src);
+        items.push(item);
+      }
+      await this.savePage(job.id, line, items, visits, page);
+      line += items.length;
+      cursor = page.next;
+      if (cursor === null) return this.finish(job.id, "done", null);
+    }
+    await this.db.updateTable("import_jobs").set({ lease_until: null }).where("id", "=", job.id).execute();
+  }
+
+  /** A page, retried on transient failures; the failure's message when it cannot be read. */
+  private async readPage(source: ImportSource, cursor: string | null): Promise<SourcePage | string> {
+    const delays = this.deps.retryDelaysMs ?? RETRY_DELAYS_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await source.page(cursor);
+      } catch (err) {
+        if (!(err instanceof SourceError)) throw err;
+        const delay = delays[attempt];
+        if (!err.transient || delay === undefined || this.stopped) return err.message;
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
+  private async visitsOf(item: ItemOutcome, src: Parameters<typeof importVisits>[2]): Promise<number> {
+    try {
+      return await importVisits(this.deps, item.link!, src);
+    } catch (err) {
+      if (!(err instanceof SourceError)) throw err;
+      item.notes.push(`visits not all imported: ${err.message}`);
+      return 0;
+    }
+  }
+
+  private async savePage(id: string, line: number, items: ItemOutcome[], visits: number, page: SourcePage): Promise<void> {
+    const now = this.deps.now();
+    const n = (s: ItemOutcome["status"]) => items.filter((i) => i.status === s).length;
+    await this.db.transaction().execute(async (trx) => {
+      if (items.length > 0) {
+        await trx
+          .insertInto("import_items")
+          .values(items.map((i, k) => ({ job_id: id, line: line + k + 1, source_id: i.source_id, url: i.url, alias: i.alias, domain: i.domain, status: i.status, code: i.code, notes: i.notes.length ? i.notes.join("; ") : null })))
+          .onConflict((oc) => oc.columns(["job_id", "line"]).doNothing())
+          .execute();
+      }
+      await trx
+        .updateTable("import_jobs")
+        .set((eb) => ({
+          cursor: page.next,
+          lines: line + items.length,
+          total: page.total ?? null,
+          read_count: eb("read_count", "+", items.length),
+          created_count: eb("created_count", "+", n("created")),
+          skipped_count: eb("skipped_count", "+", n("skipped")),
+          failed_count: eb("failed_count", "+", n("failed")),
+          visit_count: eb("visit_count", "+", visits),
+          lease_until: now + (this.deps.leaseMs ?? LEASE_MS),
+          updated_at: now,
+        }))
+        .where("id", "=", id)
+        .execute();
+    });
+  }
+
+  private async finish(id: string, state: "done" | "failed", error: string | null): Promise<void> {
+    if (state === "done") await this.deps.clicks.flush();
+    const now = this.deps.now();
+    const ended = state === "done" ? { token_sealed: null, file: null } : {};
+    await this.db
+      .updateTable("import_jobs")
+      .set({ state, error, finished_at: now, updated_at: now, lease_until: null, ...ended })
+      .where("id", "=", id)
+      .where("state", "=", "running")
+      .execute();
+  }
+}
