@@ -1,65 +1,20 @@
 // The Import page's calls: preview and start an import, follow its job, cancel or resume it, its report, and
 // the export of every link. Shapes as the server's import routes answer them (issue 30).
 import { request } from "../../api";
+import type { ImportFields as ContractFields, ImportJob, ImportState, PreviewReply as ContractPreview, PreviewRow } from "@contract/imports";
 
-export const SOURCE_NAMES = ["bitly", "shlink", "yourls", "kutt", "dub", "csv"] as const;
+export type { ImportJob, PreviewRow };
+export type JobState = ImportState;
+export type PreviewAction = PreviewRow["action"];
+/** The preview's answer without its status. */
+export type PreviewReply = Omit<ContractPreview, "status">;
+
+export const SOURCE_NAMES = ["bitly", "shlink", "yourls", "kutt", "dub", "csv"] as const satisfies readonly ContractFields["source"][];
 export type SourceName = (typeof SOURCE_NAMES)[number];
-export type OnTaken = "skip" | "generate";
+export type OnTaken = NonNullable<ContractFields["on_taken"]>;
 
-/** What the form sends to preview and to start an import. */
-export interface ImportFields {
-  source: SourceName;
-  base_url?: string;
-  token?: string;
-  group?: string;
-  /** CSV or snip JSON export text. */
-  file?: string;
-  on_taken?: OnTaken;
-  owner?: string;
-}
-
-export type PreviewAction = "create" | "skip" | "generate" | "fail";
-
-export interface PreviewRow {
-  line: number;
-  source_id: string;
-  url: string;
-  alias: string | null;
-  /** Where the link will live. */
-  short_url: string | null;
-  title: string | null;
-  tags: string[];
-  action: PreviewAction;
-  code: string | null;
-  notes: string[];
-}
-
-export interface PreviewReply {
-  /** Links in the whole source, when the source says. */
-  total: number | null;
-  /** The first rows, mapped; nothing is written. */
-  rows: PreviewRow[];
-}
-
-export type JobState = "queued" | "running" | "done" | "failed" | "cancelled";
-
-export interface ImportJob {
-  id: string;
-  source: SourceName;
-  base_url: string | null;
-  state: JobState;
-  on_taken: OnTaken;
-  total: number | null;
-  counts: { read: number; created: number; skipped: number; failed: number; visits: number };
-  /** Links per second. */
-  rate: number;
-  eta_seconds: number | null;
-  error: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  updated_at: string;
-}
+/** What the form sends to preview and to start an import (the server's body; token and file as the user gave them). */
+export type ImportFields = ContractFields;
 
 export const ACTIVE_STATES: readonly JobState[] = ["queued", "running"];
 
