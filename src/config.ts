@@ -70,6 +70,8 @@ export interface Config {
   clickRetentionDays: number;
   /** WEBHOOK_ALLOW_PRIVATE: webhooks may deliver to loopback and private addresses (tests, closed networks). */
   webhookAllowPrivate: boolean;
+  /** IMPORT_ALLOW_PRIVATE: imports may read sources on loopback and private addresses (a self-hosted Shlink on the LAN, tests). */
+  importAllowPrivate: boolean;
   /** BLOCKLIST_FILE: destination hosts refused besides the console's list, one per line; reloaded on change. */
   blocklistFile: string | null;
   /** Links created signed out per client address and hour. */
@@ -339,6 +341,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     clickJournal: oneOf(env, "CLICK_JOURNAL", ["on", "off"] as const, "on") === "on",
     clickRetentionDays: intVar(env, "CLICK_RETENTION_DAYS", 0, 0, 36_500),
     webhookAllowPrivate: boolVar(env, "WEBHOOK_ALLOW_PRIVATE", false),
+    importAllowPrivate: boolVar(env, "IMPORT_ALLOW_PRIVATE", false),
     blocklistFile,
     signedOutLinksPerHour: intVar(env, "SIGNED_OUT_LINKS_PER_HOUR", 30, 1, 1_000_000),
     notFoundPerMinute: intVar(env, "NOT_FOUND_PER_MINUTE", 120, 0, 1_000_000),

@@ -18,6 +18,7 @@ import { ApiKeyService } from "./accounts/api-keys.js";
 import { join } from "node:path";
 import maxmind, { type CountryResponse } from "maxmind";
 import { ClickRecorder } from "./clicks/recorder.js";
+import { type Imports, createImports } from "./imports/index.js";
 import { ClickJournal } from "./clicks/click-journal.js";
 import { CountryResolver } from "./clicks/describe.js";
 import { StatsService } from "./clicks/stats.js";
@@ -93,6 +94,8 @@ export interface AppContext {
   reports: ReportQueue;
   /** The live feed of clicks (GET /api/analytics/live): watched owners, open streams, delivery across instances. */
   live: LiveFeed;
+  /** Imports from other shorteners and files: the jobs, and the runner servers start (main.ts). */
+  imports: Imports;
   /** OpenTelemetry's hooks when OTEL_EXPORTER_OTLP_ENDPOINT is set (main.ts starts it), else null. */
   tracing: Tracing | null;
   /** Flushes buffers and closes connections; safe to call twice. */
@@ -115,6 +118,8 @@ export interface ContextOverrides {
   webhooks?: { ca?: string[]; limits?: Partial<QueueLimits> };
   /** Journal buffered clicks under DATA_DIR and replay what a killed server left (servers: CLICK_JOURNAL; CLI commands record no clicks). */
   clickJournal?: boolean;
+  /** Tests: waits before an import page that failed is read again. */
+  importRetryDelaysMs?: number[];
   /** Spans for database queries, SMTP sends and webhook deliveries (main.ts, when tracing is configured). */
   tracing?: Tracing | null;
   /** Live feed bounds for tests (streams per user, events a second, heartbeat). */
@@ -279,6 +284,20 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     secureCookies: config.baseUrl.protocol === "https:",
   });
 
+  const imports = createImports({
+    db: storage.db,
+    now: () => clock.now(),
+    box: new SealedBox(config.sessionSecret, "import tokens v1"),
+    origin: config.origin,
+    mainHost: config.baseUrl.hostname,
+    links,
+    clicks,
+    log,
+    check: receiverCheck,
+    allowPrivate: config.importAllowPrivate,
+    retryDelaysMs: overrides.importRetryDelaysMs,
+  });
+
   const stats = new StatsService({ db: storage.db, dialect: storage.dialect, clock, reads });
   const analytics = new AccountAnalytics({ db: storage.db, stats, origin: config.origin, ownHost: config.baseUrl.hostname });
   // Operator actions announce link changes like the owner's own edits (a failed notice never fails the action).
@@ -353,11 +372,13 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     reportForm,
     reports,
     live,
+    imports,
     tracing,
     close() {
       closed ??= (async () => {
         clearInterval(housekeeping);
         live.close();
+        await imports.close();
         blocklistAdmin.stop();
         customHosts.stop();
         directory.stop();

@@ -38,6 +38,8 @@ export async function startServer(config: Readonly<Config>, overrides: ContextOv
   ctx.domains.start();
   // Emails the transport did not accept are retried in the background (each attempt claimed by one instance).
   ctx.mailer.start();
+  // Import jobs: queued ones, and those a stopped instance left, are claimed and continued.
+  ctx.imports.runner.start();
   ctx.readiness.state = "ready";
   const addr = app.server.address();
   const port = typeof addr === "object" && addr ? addr.port : config.port;

@@ -24,6 +24,7 @@ export const LinkSchema = Type.Object({
   max_clicks: Nullable(Type.Integer()),
   has_password: Type.Boolean(),
   click_count: Type.Integer(),
+  imported_clicks: Type.Integer({ description: "Clicks the source counted before the link was imported (shown beside click_count)" }),
   owner_id: Nullable(Type.String()),
   created_at: Type.String(),
   updated_at: Type.String(),

@@ -25,6 +25,7 @@ import { keyRoutes } from "./routes/keys.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { tagRoutes } from "./routes/tags.js";
 import { utmRoutes } from "./routes/utm.js";
+import { importRoutes } from "./routes/imports.js";
 import { externalRoutes } from "./routes/external.js";
 import { opsRoutes } from "./routes/ops.js";
 import { linkRoutes } from "./routes/links.js";
@@ -186,6 +187,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await linkRoutes(scoped, ctx);
     await tagRoutes(scoped, ctx);
     await utmRoutes(scoped, ctx);
+    await importRoutes(scoped, ctx);
     await qrRoutes(scoped, ctx);
     await statsRoutes(scoped, ctx);
     await analyticsRoutes(scoped, ctx);

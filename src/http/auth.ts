@@ -118,6 +118,11 @@ export function signedInRoutes(app: App, ctx: AppContext, routes: (scope: App) =
   return guardedScope(app, "preHandler", admitSignedIn(ctx), routes);
 }
 
+/** Signed-in routes that take large bodies (imports): the check runs on request, before a body is read. */
+export function signedInBeforeBody(app: App, ctx: AppContext, routes: (scope: App) => Promise<void>): Promise<void> {
+  return guardedScope(app, "onRequest", admitSignedIn(ctx), routes);
+}
+
 /**
  * The operator console's routes: the check runs on request, before any body is read, so a non-operator
  * learns nothing more than 401 or 403. Handlers name the operator with operatorOf(req).

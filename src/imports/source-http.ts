@@ -3,10 +3,10 @@
 // later cannot steer a request inside), no redirect followed, each request bounded in time and size, and
 // rate-limit answers (429, 503 with Retry-After) waited for a bounded number of times. Error messages name
 // the address without its query (YOURLS carries its signature there) and never quote an answer's body.
-import type { LookupFunction } from "node:net";
 import { Agent, request } from "undici";
 import type { CheckedReceiver, CheckOverrides } from "../webhooks/receiver-check.js";
 import { ReceiverRefused, ReceiverUnresolved } from "../webhooks/receiver-check.js";
+import { describeFailure, pinnedLookup } from "../webhooks/send.js";
 import { SourceError, type SourceFetch } from "./source.js";
 
 /** What createSourceFetch needs of ReceiverCheck (src/webhooks/receiver-check.ts). */
@@ -232,22 +232,4 @@ function redirectTarget(location: string | string[] | undefined): string | null 
   } catch {
     return null;
   }
-}
-
-/** A lookup that answers the checked address, whatever is asked: the socket cannot go anywhere else. */
-function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
-  return (_host, o, cb) => {
-    if (o.all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
-    else cb(null, address, family);
-  };
-}
-
-function describeFailure(e: unknown): string {
-  const err = e as { code?: string; cause?: { code?: string } };
-  const code = err.code ?? err.cause?.code ?? "";
-  if (code === "ECONNREFUSED") return "connection refused";
-  if (code === "ECONNRESET" || code === "UND_ERR_SOCKET") return "connection reset";
-  if (code === "UND_ERR_CONNECT_TIMEOUT") return "connection timed out";
-  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO|HOSTNAME|ALTNAME/i.test(code)) return `TLS verification failed (${code})`;
-  return code ? `connection failed (${code})` : "connection failed";
 }

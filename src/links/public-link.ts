@@ -30,6 +30,7 @@ export function toLink(link: LinkRow & { updated_by_email?: string | null }, tag
     max_clicks: link.max_clicks === null ? null : Number(link.max_clicks),
     has_password: link.password_hash !== null,
     click_count: Number(link.click_count),
+    imported_clicks: Number(link.imported_clicks ?? 0),
     owner_id: link.owner_id,
     created_at: iso(Number(link.created_at)),
     updated_at: iso(Number(link.updated_at)),

@@ -52,7 +52,7 @@ export interface SenderOptions {
 }
 
 /** A lookup that answers the checked address, whatever is asked: the socket cannot go anywhere else. */
-function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
+export function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
   return (_host, opts, cb) => {
     if (opts.all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
     else cb(null, address, family);
@@ -153,7 +153,7 @@ export class WebhookSender {
 }
 
 /** A short, stable description of a failed connection (no internals beyond the error code). */
-function describeFailure(e: unknown): string {
+export function describeFailure(e: unknown): string {
   const err = e as { code?: string; cause?: { code?: string }; message?: string };
   const code = err.code ?? err.cause?.code ?? "";
   if (code === "ECONNREFUSED") return "connection refused";

@@ -9,6 +9,7 @@ import { ENGINES } from "../helpers/engines.js";
 import { signedInClient, type ApiClient } from "../helpers/client.js";
 import { createLink } from "../helpers/links.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { waitFor } from "../helpers/wait.js";
 import { expectContract, paramNames, rowCounts, routesOf } from "../helpers/routes.js";
 
 /** Account A, signed in, on the plan with every capability; fixtures create its resources through the API. */
@@ -40,6 +41,13 @@ async function membership(a: Owner, ownerId: string, memberId: string): Promise<
   return self === ownerId ? memberId : ownerId;
 }
 
+/** A finished CSV import of A's (finished: no background writes while B's requests are counted). */
+async function importJob(a: Owner): Promise<string> {
+  const id = await created(await a.client.post("/api/imports", { source: "csv", file: `url\nhttps://example.com/idor-${++n}\n` }), "import");
+  await waitFor(async () => (await a.client.get(`/api/imports/${id}`)).body.import.state === "done", { what: "the import to finish" });
+  return id;
+}
+
 /** Route pattern -> the path of a fresh resource of A's. One line per route with an owned resource in its path. */
 const OWNED: Record<string, Fixture> = {
   "/api/links/:id": async (a) => `/api/links/${await link(a)}`,
@@ -59,6 +67,11 @@ const OWNED: Record<string, Fixture> = {
   "/api/webhooks/:id/test": async (a) => `/api/webhooks/${await webhook(a)}/test`,
   "/api/webhooks/:id/deliveries": async (a) => `/api/webhooks/${await webhook(a)}/deliveries`,
   "/api/tags/:id": async (a) => `/api/tags/${await created(await a.client.post("/api/tags", { name: `idor-${++n}` }), "tag")}`,
+  "/api/imports/:id": async (a) => `/api/imports/${await importJob(a)}`,
+  "/api/imports/:id/cancel": async (a) => `/api/imports/${await importJob(a)}/cancel`,
+  // Only a failed or cancelled import resumes: a finished one is 409 for its owner.
+  "/api/imports/:id/resume": async (a) => ({ path: `/api/imports/${await importJob(a)}/resume`, own: 409 }),
+  "/api/imports/:id/report.csv": async (a) => `/api/imports/${await importJob(a)}/report.csv`,
   "/api/utm-templates/:id": async (a) => `/api/utm-templates/${await created(await a.client.post("/api/utm-templates", { name: `idor-${++n}`, utm_source: "idor" }), "template")}`,
 };
 
@@ -75,7 +88,7 @@ const PUBLIC: Record<string, string> = {
  * Reads whose `?owner=` names the account whose things they show (a team owner's, for its members): another
  * account's id answers 404 not_found. Checked against app.routeList like OWNED.
  */
-const OWNER_QUERY = ["/api/links", "/api/tags", "/api/utm-templates", "/api/analytics", "/api/analytics.csv", "/api/analytics/live"];
+const OWNER_QUERY = ["/api/links", "/api/links/export", "/api/tags", "/api/utm-templates", "/api/analytics", "/api/analytics.csv", "/api/analytics/live"];
 
 /** The status of a GET, leaving a live feed (a stream that never ends by itself) or a CSV at its headers. */
 async function statusOf(c: ApiClient, path: string): Promise<{ status: number; code?: string }> {

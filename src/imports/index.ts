@@ -1,0 +1,53 @@
+// Imports as the service builds them: the jobs (routes, CLI) and the runner that works through them,
+// with each source opened over the checked HTTP side (source-http.ts) or the file given.
+import type { Logger } from "pino";
+import type { Db } from "../storage/db.js";
+import type { SealedBox } from "../shared/secret-box.js";
+import type { LinkService } from "../links/links.js";
+import type { ClickRecorder } from "../clicks/recorder.js";
+import { ImportJobs } from "./import-jobs.js";
+import { ImportRunner } from "./import-runner.js";
+import { type SourceAddressCheck, createSourceFetch } from "./source-http.js";
+import { API_SOURCES } from "./sources/index.js";
+import { fileSource } from "./sources/file.js";
+import type { ImportSource, ImportSourceName, SourceSettings } from "./source.js";
+
+export interface ImportsDeps {
+  db: Db;
+  now: () => number;
+  box: SealedBox;
+  origin: string;
+  mainHost: string;
+  links: LinkService;
+  clicks: Pick<ClickRecorder, "record" | "pending" | "flush">;
+  log: Logger;
+  check: SourceAddressCheck;
+  /** IMPORT_ALLOW_PRIVATE */
+  allowPrivate: boolean;
+  /** Tests: shorter waits before a failed page is tried again. */
+  retryDelaysMs?: number[];
+}
+
+export interface Imports {
+  jobs: ImportJobs;
+  runner: ImportRunner;
+  /** Finishes the page in hand and drops the sources' connections. */
+  close(): Promise<void>;
+}
+
+export function createImports(deps: ImportsDeps): Imports {
+  const http = createSourceFetch({ check: deps.check, allowPrivate: deps.allowPrivate, now: deps.now });
+  const open = (source: ImportSourceName, settings: SourceSettings): ImportSource => (source === "csv" ? fileSource(settings) : API_SOURCES[source](settings, http));
+  let runner: ImportRunner | null = null;
+  const jobs = new ImportJobs({ db: deps.db, now: deps.now, box: deps.box, origin: deps.origin, mainHost: deps.mainHost, open, wake: () => runner?.wake() });
+  runner = new ImportRunner({ db: deps.db, links: deps.links, clicks: deps.clicks, now: deps.now, box: deps.box, jobs, open, log: deps.log, retryDelaysMs: deps.retryDelaysMs });
+  const r = runner;
+  return {
+    jobs,
+    runner,
+    async close() {
+      await r.stop();
+      await http.close();
+    },
+  };
+}

@@ -1,0 +1,177 @@
+// CSV and JSON imports and the export (docs/import.md), on every engine: mapping rules and plan notes, a
+// taken alias skipped or replaced, idempotent re-runs, the report, hostile files, and the round trip of
+// an export into another snip.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "csv-parse/sync";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+import { ENGINES } from "../helpers/engines.js";
+import { type ApiClient, signedInClient } from "../helpers/client.js";
+import { waitFor } from "../helpers/wait.js";
+
+async function finished(c: ApiClient, id: string) {
+  return waitFor(
+    async () => {
+      const r = await c.get(`/api/imports/${id}`);
+      return ["done", "failed", "cancelled"].includes(r.body.import.state) ? r.body.import : null;
+    },
+    { timeoutMs: 30_000, what: `import ${id} to end` },
+  );
+}
+
+async function importFile(c: ApiClient, file: string, on_taken: "skip" | "generate" = "skip") {
+  const r = await c.post("/api/imports", { source: "csv", file, on_taken });
+  expect(r.status, r.text).toBe(201);
+  return finished(c, r.body.import.id);
+}
+
+async function report(c: ApiClient, id: string): Promise<Record<string, string>[]> {
+  const r = await c.get(`/api/imports/${id}/report.csv`);
+  expect(r.status).toBe(200);
+  expect(r.headers.get("content-type")).toContain("text/csv");
+  return parse(r.text, { columns: true, bom: true }) as Record<string, string>[];
+}
+
+async function linkByAlias(c: ApiClient, alias: string) {
+  for (const state of ["", "&state=archived"]) {
+    const r = await c.get(`/api/links?q=${encodeURIComponent(alias)}&limit=100${state}`);
+    const found = (r.body.links as { alias: string }[]).find((l) => l.alias === alias);
+    if (found) return found as Record<string, any>;
+  }
+  return undefined;
+}
+
+describe.each(ENGINES)("CSV and JSON imports on %s", (engine) => {
+  let server: TestServer;
+  /** Two other snips: the CSV export goes into one, the JSON export into the other. */
+  let others: TestServer[];
+  beforeAll(async () => {
+    [server, ...others] = await Promise.all([startTestServer({ engine }), startTestServer({ engine }), startTestServer({ engine })]);
+  });
+  afterAll(async () => {
+    await Promise.all([server, ...others].map((s) => s?.close()));
+  });
+
+  it("imports a CSV: fields, tags, totals; a taken alias skipped, then given a generated one; a re-run skips everything", async () => {
+    const taker = await signedInClient(server, "taker@example.com", "pro");
+    expect((await taker.post("/api/links", { url: "https://example.com/mine", alias: "taken-one" })).status).toBe(201);
+    const c = await signedInClient(server, "csv-pro@example.com", "pro");
+    const csv = [
+      "Long URL,slug,title,tags,expires_at,max_clicks,clicks,colour",
+      "https://example.com/a,imp-a,First,\"news, promo\",2099-01-01T00:00:00Z,50,12,red",
+      "https://example.com/b,taken-one,Second,,,,,",
+      "not a url,imp-c,Third,,,,,",
+      "https://example.com/d,,No alias,,,,,",
+    ].join("\r\n");
+    const preview = await c.post("/api/imports/preview", { source: "csv", file: csv });
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.body.total).toBe(4);
+    expect(preview.body.rows.map((r: { action: string }) => r.action)).toEqual(["create", "skip", "create", "create"]);
+    expect(preview.body.rows[0]).toMatchObject({ alias: "imp-a", short_url: `${server.url}/imp-a`, tags: ["news", "promo"], notes: ["columns not read: colour"] });
+    expect(preview.body.rows[1]).toMatchObject({ code: "alias_taken", short_url: null });
+
+    const job = await importFile(c, csv);
+    expect(job).toMatchObject({ state: "done", total: 4, counts: { read: 4, created: 2, skipped: 1, failed: 1, visits: 0 }, error: null });
+    const a = await linkByAlias(c, "imp-a");
+    expect(a).toMatchObject({ url: "https://example.com/a", title: "First", max_clicks: 50, expires_at: "2099-01-01T00:00:00.000Z", imported_clicks: 12, click_count: 0 });
+    expect(a!.tags.map((t: { name: string }) => t.name)).toEqual(["news", "promo"]);
+    const lines = await report(c, job.id);
+    expect(lines.map((l) => [l.line, l.status, l.code])).toEqual([
+      ["1", "created", ""],
+      ["2", "skipped", "alias_taken"],
+      ["3", "failed", "invalid_request"],
+      ["4", "created", ""],
+    ]);
+    expect(lines[0]!.short_url).toBe(`${server.url}/imp-a`);
+    expect(lines[2]!.notes).toMatch(/^url: /);
+
+    const generated = await importFile(c, csv, "generate");
+    expect(generated.counts).toEqual({ read: 4, created: 1, skipped: 2, failed: 1, visits: 0 });
+    const again = await report(c, generated.id);
+    expect(again.map((l) => l.code)).toEqual(["already_imported", "", "invalid_request", "already_imported"]);
+    expect(again[1]!.notes).toMatch(/^alias "taken-one" taken: given "[A-Za-z0-9]+"$/);
+    expect((await linkByAlias(taker, "taken-one"))!.url).toBe("https://example.com/mine");
+
+    const third = await importFile(c, csv, "generate");
+    expect(third.counts).toEqual({ read: 4, created: 0, skipped: 3, failed: 1, visits: 0 });
+    expect((await c.get("/api/links?limit=100")).body.total).toBe(3);
+  });
+
+  it("drops what the plan does not allow, with a note on the line", async () => {
+    const c = await signedInClient(server, "csv-free@example.com", "free");
+    const csv = "url,alias,expires_at,max_clicks,expired_url\nhttps://example.com/f,free-1,2099-01-01,5,https://example.com/gone\n";
+    const job = await importFile(c, csv);
+    expect(job.counts).toMatchObject({ created: 1, failed: 0 });
+    const [line] = await report(c, job.id);
+    expect(line!.notes).toBe(
+      "expiry 2099-01-01 dropped: link expiration needs the Pro plan; click limit 5 dropped: a maximum number of clicks needs the Pro plan; fallback URL dropped: it needs the Pro plan",
+    );
+    expect(await linkByAlias(c, "free-1")).toMatchObject({ expires_at: null, max_clicks: null, expired_url: null });
+  });
+
+  it("hostile files: formula cells stay text, a huge line fails alone, a stray quote is read, a file that is not UTF-8 or not CSV is refused", async () => {
+    const c = await signedInClient(server, "csv-hostile@example.com", "pro");
+    const huge = `https://example.com/${"x".repeat(200_000)}`;
+    const csv = `url,alias,title\nhttps://example.com/h1,h-one,"=HYPERLINK(""http://evil.example"")"\n${huge},h-two,big\nhttps://example.com/h3,h-three,say "hi"\n`;
+    const job = await importFile(c, csv);
+    expect(job.counts).toMatchObject({ read: 3, created: 2, failed: 1 });
+    expect((await linkByAlias(c, "h-one"))!.title).toBe('=HYPERLINK("http://evil.example")');
+    expect((await linkByAlias(c, "h-three"))!.title).toBe('say "hi"');
+    const rows = await report(c, job.id);
+    expect(rows[1]).toMatchObject({ status: "failed", code: "invalid_request" });
+    // The export neutralises formula text ("'=..."); the import reads it back as the text it was.
+    const exported = (await c.get("/api/links/export?format=csv")).text;
+    expect(exported).toContain(`"'=HYPERLINK(""http://evil.example"")"`);
+    const latin1 = Buffer.from("url,title\nhttps://example.com/l,caf\xe9\n", "latin1").toString("utf8");
+    const bad = await c.post("/api/imports/preview", { source: "csv", file: latin1 });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ code: "invalid_request", details: [{ field: "file", message: "the file is not UTF-8 text (save it as CSV UTF-8)" }] });
+    const noUrl = await c.post("/api/imports", { source: "csv", file: "name,alias\nx,y\n" });
+    expect(noUrl.status).toBe(201);
+    const failed = await finished(c, noUrl.body.import.id);
+    expect(failed).toMatchObject({ state: "failed", error: 'the header row names no "url" column (or long_url, destination)' });
+    const noFile = await c.post("/api/imports", { source: "csv" });
+    expect(noFile.status).toBe(400);
+    expect(noFile.body.details).toEqual([{ field: "file", message: "Choose a CSV or JSON file" }]);
+  });
+
+  it("exports every link with its fields, tags and totals; the CSV and the JSON import into another snip give the same links", async () => {
+    const c = await signedInClient(server, "exporter@example.com", "business");
+    const made = [
+      { url: "https://example.com/e1", alias: "exp-one", title: "One, with comma", note: "line 1\nline 2", tags: ["alpha", "beta"], max_clicks: 9, password: "open sesame 1" },
+      { url: "https://example.com/e2", alias: "exp-two", expires_at: "2098-05-05T10:00:00.000Z", ios_url: "https://apps.example/ios", expired_url: "https://example.com/over", archived: true },
+      { url: "https://example.com/e3", alias: "exp-three", title: "+cmd", rules: [{ if: { country: ["FR"] }, url: "https://example.fr/" }] },
+    ];
+    for (const body of made) expect((await c.post("/api/links", body)).status, JSON.stringify(body)).toBe(201);
+    const csv = await c.get("/api/links/export?format=csv");
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-disposition")).toMatch(/^attachment; filename="snip-links-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const json = await c.get("/api/links/export?format=json");
+    expect(json.body.links.map((l: { alias: string }) => l.alias)).toEqual(["exp-one", "exp-two", "exp-three"]);
+    expect(json.body.links[0]).toMatchObject({ tags: ["alpha", "beta"], click_count: 0, imported_clicks: 0 });
+    expect(json.body.links[0].password_hash).toMatch(/^\$argon2id\$/);
+
+    const fields = (l: Record<string, any>) => {
+      const { id: _id, short_url: _s, created_at: _c, updated_at: _u, updated_by: _b, updated_by_email: _e, owner_id: _o, ...rest } = l;
+      return { ...rest, tags: l.tags.map((t: { name: string }) => t.name) };
+    };
+    const original = (await c.get("/api/links?limit=100&state=archived")).body.links.concat((await c.get("/api/links?limit=100")).body.links);
+    for (const [i, file] of [csv.text, json.text].entries()) {
+      const other = others[i]!;
+      const d = await signedInClient(other, "importer@example.com", "business");
+      const job = await importFile(d, file);
+      expect(job.counts).toMatchObject({ read: 3, created: 3, failed: 0 });
+      for (const o of original) {
+        const copy = await linkByAlias(d, o.alias);
+        expect(fields(copy!)).toEqual(fields(o));
+        expect(copy!.created_at).toBe(o.created_at);
+      }
+      // The password hash came along: the same password opens the copy.
+      const unlock = (password: string) =>
+        fetch(`${other.url}/exp-one`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ password }).toString() });
+      expect((await unlock("wrong password 1")).status).toBe(401);
+      const opened = await unlock("open sesame 1");
+      expect(opened.status).toBe(302);
+      expect(opened.headers.get("location")).toBe("https://example.com/e1");
+    }
+  });
+});
