@@ -88,6 +88,13 @@ export function ImportPage() {
     requestAnimationFrame(() => jobRef.current?.scrollIntoView({ behavior: "smooth", block: "start" }));
   }
 
+  /** A field's message goes once the field is changed (a new source clears them all). */
+  function change(next: FormValues) {
+    const changed = (Object.keys(next) as (keyof FormValues)[]).filter((k) => next[k] !== values[k]);
+    setErrors((prev) => (changed.includes("source") ? {} : Object.fromEntries(Object.entries(prev).filter(([k]) => !changed.includes(k as keyof FormValues)))));
+    setValues(next);
+  }
+
   function onJobState(job: ImportJob) {
     list.update((prev) => (prev.some((j) => j.id === job.id) ? prev.map((j) => (j.id === job.id ? job : j)) : [job, ...prev]));
   }
@@ -110,7 +117,7 @@ export function ImportPage() {
 
       <form className="card form-card import-form" onSubmit={(e) => void onPreview(e)} noValidate data-testid="import-form">
         <h2>New import</h2>
-        <SourceForm key={formVersion} values={values} onChange={setValues} errors={errors} disabled={busy !== null} />
+        <SourceForm key={formVersion} values={values} onChange={change} errors={errors} disabled={busy !== null} />
         {formError ? <Alert testId="import-form-error">{formError}</Alert> : null}
         <div className="form-actions">
           <button type="submit" className={`btn ${shown ? "btn-secondary" : "btn-primary"}`} disabled={busy !== null} data-testid="import-preview-button">

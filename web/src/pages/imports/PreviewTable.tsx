@@ -1,7 +1,7 @@
 // The preview of an import: the first rows of the source as they would be imported (nothing written yet),
 // each with its action and notes; one card per row on a phone.
 import type { PreviewReply, PreviewRow } from "./imports-api";
-import { ACTION_LABELS } from "./sources";
+import { ACTION_LABELS, codeReason } from "./sources";
 import { TableHead } from "../../ui";
 
 const COLUMNS = ["Line", "Short link", "Destination", "Title and tags", "Action", "Notes"];
@@ -39,13 +39,15 @@ export function PreviewTable({ preview }: { preview: PreviewReply }) {
 
 function PreviewLine({ row }: { row: PreviewRow }) {
   const action = ACTION_LABELS[row.action];
+  const reason = codeReason(row.code);
+  const notes = reason ? [reason, ...row.notes] : row.notes;
   return (
     <tr data-testid="import-preview-row" data-action={row.action} className={row.action === "fail" ? "row-error" : row.action === "skip" ? "row-muted" : ""}>
       <td className="cell-line">
         {row.line}
       </td>
       <td className="cell-short" data-testid="import-preview-short">
-        {row.short_url ?? (row.alias ? <span className="muted">{row.alias}</span> : <span className="muted">{row.action === "fail" ? "—" : "generated"}</span>)}
+        <ShortCell row={row} />
       </td>
       <td className="cell-dest truncate" title={row.url}>
         {row.url}
@@ -69,8 +71,16 @@ function PreviewLine({ row }: { row: PreviewRow }) {
         </span>
       </td>
       <td className="cell-notes small" data-testid="import-preview-notes">
-        {row.notes.length ? row.notes.join(" ") : <span className="muted">—</span>}
+        {notes.length ? notes.join(" ") : <span className="muted">—</span>}
       </td>
     </tr>
   );
+}
+
+/** Where the link will live; a generated alias is not known before the import. */
+function ShortCell({ row }: { row: PreviewRow }) {
+  if (row.short_url) return <>{row.short_url}</>;
+  if (row.action === "generate") return <span className="muted">{row.alias ? `generated (${row.alias} taken)` : "generated"}</span>;
+  if (row.alias) return <span className="muted">{row.alias}</span>;
+  return <span className="muted">{row.action === "create" ? "generated" : "—"}</span>;
 }

@@ -82,6 +82,21 @@ export const ACTION_LABELS: Record<PreviewAction, { label: string; badge: string
   fail: { label: "Fail", badge: "badge-fail" },
 };
 
+/** Why a line is skipped or fails, said in words (the code itself when unknown here). */
+const CODE_REASONS: Record<string, string> = {
+  alias_taken: "The alias is taken on this host.",
+  already_imported: "Imported by an earlier run.",
+  invalid_request: "Not a link snip can create.",
+  invalid_url: "The destination is not a valid address.",
+  destination_blocked: "The destination is on the blocklist.",
+  plan_required: "Your plan does not allow this link.",
+};
+
+export function codeReason(code: string | null): string | null {
+  if (code === null) return null;
+  return CODE_REASONS[code] ?? `Refused (${code}).`;
+}
+
 export const STATE_LABELS: Record<JobState, { label: string; badge: string }> = {
   queued: { label: "Queued", badge: "badge-muted" },
   running: { label: "Running", badge: "badge-plan" },
