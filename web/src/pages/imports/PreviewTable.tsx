@@ -14,7 +14,7 @@ export function PreviewTable({ preview }: { preview: PreviewReply }) {
       <p className="muted small" data-testid="import-preview-summary">
         {total === null ? "The source does not say how many links it holds." : `${total.toLocaleString()} ${total === 1 ? "link" : "links"} in the source.`}{" "}
         {rows.length > 0
-          ? `The first ${rows.length}: ${count("create")} to create, ${count("generate")} with a new alias, ${count("skip")} skipped, ${count("fail")} failing.`
+          ? `${total !== null && total <= rows.length ? "All" : "The first"} ${rows.length}: ${count("create")} to create, ${count("generate")} with a new alias, ${count("skip")} skipped, ${count("fail")} failing.`
           : null}
       </p>
       {rows.length === 0 ? (
