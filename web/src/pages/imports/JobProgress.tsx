@@ -140,7 +140,7 @@ function JobCounts({ job }: { job: ImportJob }) {
       ))}
       <div className="import-count">
         <dt>Rate</dt>
-        <dd data-testid="import-rate">{`${job.rate.toLocaleString(undefined, { maximumFractionDigits: 1 })}/s`}</dd>
+        <dd data-testid="import-rate">{active || job.rate > 0 ? `${job.rate.toLocaleString(undefined, { maximumFractionDigits: 1 })}/s` : "—"}</dd>
       </div>
       <div className="import-count">
         <dt>{active ? "Time left" : "Took"}</dt>
