@@ -117,6 +117,7 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
     await visit("stats", `/app/links/${seeded.plainId}/stats`);
     await visit("analytics", "/app/analytics", "top-links");
     await visit("bulk", "/app/links/bulk");
+    await visit("import", "/app/links/import", "import-history-empty");
     await visit("domains", "/app/domains");
     await visit("webhooks", "/app/webhooks", "webhook-row");
     await page.getByTestId("webhook-log-toggle").click();

@@ -16,6 +16,7 @@ import { ResetConfirmPage, ResetRequestPage } from "./pages/auth/ResetPassword";
 import { LinksPage } from "./pages/Links";
 import { LinkFormPage } from "./pages/LinkForm";
 import { BulkPage } from "./pages/Bulk";
+import { ImportPage } from "./pages/Import";
 import { StatsPage } from "./pages/Stats";
 import { LivePage } from "./pages/Live";
 import { AnalyticsPage } from "./pages/Analytics";
@@ -85,6 +86,9 @@ function Header() {
               <NavLink to="/app/links/bulk" data-testid="nav-bulk">
                 Bulk
                 <PlanMark capability="bulk_create" />
+              </NavLink>
+              <NavLink to="/app/links/import" data-testid="nav-import">
+                Import
               </NavLink>
               <NavLink to="/app/team" data-testid="nav-team">
                 Team
@@ -187,6 +191,7 @@ function Shell() {
               {/* Keys: "Edit" on the created link's view opens a fresh form, not the create form's state. */}
               <Route path="/app/links/new" element={<RequireAuth key="create"><LinkFormPage mode="create" /></RequireAuth>} />
               <Route path="/app/links/bulk" element={<RequireAuth><BulkPage /></RequireAuth>} />
+              <Route path="/app/links/import" element={<RequireAuth><ImportPage /></RequireAuth>} />
               <Route path="/app/links/:id/edit" element={<RequireAuth key="edit"><LinkFormPage mode="edit" /></RequireAuth>} />
               <Route path="/app/links/:id/stats" element={<RequireAuth><StatsPage /></RequireAuth>} />
               <Route path="/app/live" element={<RequireAuth><LivePage /></RequireAuth>} />

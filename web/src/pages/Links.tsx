@@ -16,6 +16,7 @@ import { FilterBar } from "./links/FilterBar";
 import { BulkBar, plural } from "./links/BulkBar";
 import { CLEARED, filterCount, useListFilters } from "./links/filters";
 import { linksApi } from "./links/links-api";
+import { ExportButtons } from "./imports/ExportLinks";
 import "./links/links.css";
 
 const PAGE = 20;
@@ -132,6 +133,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
             <p className="links-total" aria-live="polite" data-testid="links-total">
               {total?.key === key ? plural(total.total) : "\u00a0"}
             </p>
+            <ExportButtons compact owner={owner} />
           </div>
           <ul className="link-list" data-testid="link-list">
             {links.map((l) => (
@@ -210,10 +212,15 @@ function EmptyList({ filtered, shared, onClear }: { filtered: boolean; shared: b
         <p className="muted">This team has no links yet.</p>
       ) : (
         <>
-          <p className="muted">Create your first short link: it will show up here with its click count.</p>
-          <A to="/app/links/new" className="btn btn-primary">
-            Create a link
-          </A>
+          <p className="muted">Create your first short link: it will show up here with its click count. Links elsewhere? Bring them along.</p>
+          <span className="row gap empty-actions">
+            <A to="/app/links/new" className="btn btn-primary">
+              Create a link
+            </A>
+            <A to="/app/links/import" className="btn btn-secondary" testId="links-empty-import">
+              Import links
+            </A>
+          </span>
         </>
       )}
     </EmptyState>

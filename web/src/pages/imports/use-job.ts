@@ -1,0 +1,57 @@
+// Follows one import job: read at once, then every second while it is queued or running; a failed read is
+// shown and retried on the next tick (the job goes on on the server whatever the page does).
+import { useCallback, useEffect, useRef, useState } from "react";
+import { ApiError } from "../../api";
+import { errorMessage } from "../../ui";
+import { ACTIVE_STATES, importsApi, type ImportJob } from "./imports-api";
+
+export const POLL_MS = 1000;
+
+export function useJob(id: string | null, initial: ImportJob | null) {
+  const [job, setJob] = useState<ImportJob | null>(initial?.id === id ? initial : null);
+  const [error, setError] = useState<string | null>(null);
+  const [version, setVersion] = useState(0);
+  const current = useRef(id);
+  current.current = id;
+
+  useEffect(() => {
+    setJob((prev) => (prev?.id === id ? prev : initial?.id === id ? initial : null));
+    setError(null);
+  }, [id, initial]);
+
+  useEffect(() => {
+    if (!id) return;
+    let live = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const tick = async () => {
+      let again = true;
+      try {
+        const j = await importsApi.get(id);
+        if (!live) return;
+        setJob(j);
+        setError(null);
+        again = ACTIVE_STATES.includes(j.state);
+      } catch (e) {
+        if (!live) return;
+        setError(errorMessage(e));
+        // A job that is gone (or not the user's) will not come back; anything else is tried again.
+        again = !(e instanceof ApiError && (e.httpStatus === 404 || e.httpStatus === 403));
+      }
+      if (again && live) timer = setTimeout(() => void tick(), POLL_MS);
+    };
+    void tick();
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [id, version]);
+
+  /** Takes a job an action answered with, and polls again when it is active once more. */
+  const replace = useCallback((j: ImportJob) => {
+    if (j.id !== current.current) return;
+    setJob(j);
+    if (ACTIVE_STATES.includes(j.state)) setVersion((v) => v + 1);
+  }, []);
+
+  return { job, error, replace, retry: () => setVersion((v) => v + 1) };
+}
