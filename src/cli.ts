@@ -1,5 +1,5 @@
 // `snip` commands (README.md, Command line): serve, migrate, user, team, key, domain - over the same services as the server.
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { join, resolve } from "node:path";
 import { ConfigError, type DatabaseConfig, loadConfig } from "./config.js";
 import { BackupError, type BackupSummary, backupSqlite, restoreSqlite } from "./storage/backup.js";
@@ -13,6 +13,8 @@ import type { Domain } from "./contract/domains.js";
 import { setOperator } from "./admin/operators.js";
 import { CLI_ACTOR } from "./admin/audit-log.js";
 import pino from "pino";
+import { type ImportOptions, runImport } from "./cli-import.js";
+import { IMPORT_SOURCE_NAMES } from "./contract/imports.js";
 
 async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
@@ -156,6 +158,24 @@ export function buildCli(): Command {
           ...t.memberships.map((m) => `  ${m.owner_email} joined ${m.joined_at}${m.active ? "" : " (suspended: owner inactive or plan without sharing)"}`),
         ];
         process.stdout.write(`${lines.join("\n")}\n`);
+      });
+    });
+
+  program
+    .command("import <source> <email>")
+    .description(`import links into an account from ${IMPORT_SOURCE_NAMES.join(", ")} (a progress bar on stderr; the counts on stdout; exit 0 when done)`)
+    .option("--base-url <url>", "the source API's address (Bitly and Dub have defaults)")
+    // The token from the environment keeps it out of the process list.
+    .addOption(new Option("--token <token>", "API key, access token or signature").env("SNIP_IMPORT_TOKEN"))
+    .option("--group <guid>", "Bitly: one group only")
+    .option("--file <path>", "csv: a CSV file with a header row, or snip's JSON export")
+    .option("--on-taken <what>", "a taken alias: skip the line, or generate one", "skip")
+    .option("--resume <id>", "continue a failed or cancelled import")
+    .option("--report <path>", "write the report (CSV) there at the end")
+    .action(async (source: string, email: string, o: Omit<ImportOptions, "email">) => {
+      await withContext(async (ctx) => {
+        const code = await runImport(ctx, source, { ...o, email });
+        if (code !== 0) throw new CliExit(code);
       });
     });
 
