@@ -7,6 +7,7 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
 import { type ApiClient, signedInClient } from "../helpers/client.js";
 import { waitFor } from "../helpers/wait.js";
+import { TestDns } from "../helpers/dns.js";
 
 async function finished(c: ApiClient, id: string) {
   return waitFor(
@@ -173,5 +174,43 @@ describe.each(ENGINES)("CSV and JSON imports on %s", (engine) => {
       expect(opened.status).toBe(302);
       expect(opened.headers.get("location")).toBe("https://example.com/e1");
     }
+  });
+});
+
+describe.each(ENGINES)("import onto a verified custom domain on %s", (engine) => {
+  let dns: TestDns;
+  let server: TestServer;
+  beforeAll(async () => {
+    dns = await TestDns.start();
+    server = await startTestServer({ engine, env: { DNS_SERVERS: dns.address, CNAME_TARGET: "cname.snip.example" } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await dns?.close();
+  });
+
+  it("keeps a link's alias on the owner's verified domain of the same name; another's domain or a pending one gives the main host, noted", async () => {
+    const c = await signedInClient(server, "domains-import@example.com", "business");
+    const add = async (hostname: string) => (await c.post("/api/domains", { hostname })).body.domain;
+    const mine = await add("go.brand.example");
+    dns.serve(mine);
+    expect((await c.post(`/api/domains/${mine.id}/verify`)).body.domain.status).toBe("verified");
+    await add("pending.brand.example");
+    const csv = [
+      "short_url,url",
+      "https://go.brand.example/spring,https://example.com/spring",
+      "https://pending.brand.example/autumn,https://example.com/autumn",
+      "https://bit.ly/winter,https://example.com/winter",
+    ].join("\n");
+    const job = await importFile(c, csv);
+    expect(job.counts).toMatchObject({ created: 3, failed: 0 });
+    const lines = await report(c, job.id);
+    const host = new URL(server.url).host;
+    expect(lines.map((l) => [l.short_url, l.notes])).toEqual([
+      ["http://go.brand.example/spring", ""],
+      [`http://${host}/autumn`, `was on pending.brand.example, not a verified domain of this account: created on ${new URL(server.url).hostname}`],
+      [`http://${host}/winter`, `was on bit.ly, not a verified domain of this account: created on ${new URL(server.url).hostname}`],
+    ]);
+    expect((await linkByAlias(c, "spring"))!.domain).toBe("go.brand.example");
   });
 });

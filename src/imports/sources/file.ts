@@ -141,11 +141,12 @@ export function recordToLink(r: Record<string, string>, line: number): SourceLin
   const preview = [r.preview_title, r.preview_description, r.preview_image].some((p) => text(p) !== null)
     ? { title: text(r.preview_title), description: text(r.preview_description), image: text(r.preview_image) }
     : null;
-  const domain = text(r.domain) ?? (text(r.short_url) ? hostOf(r.short_url as string) : null);
+  const short = text(r.short_url) === null ? null : parseUrl(r.short_url as string);
+  const domain = text(r.domain) ?? short?.hostname ?? null;
   return {
     source_id: text(r.id) ?? `line:${line}`,
     url: text(r.url) ?? "",
-    alias: text(r.alias),
+    alias: text(r.alias) ?? (short ? pathAlias(short) : null),
     domain,
     title: text(r.title),
     note: r.note === undefined || r.note === "" ? null : r.note,
@@ -167,9 +168,19 @@ export function recordToLink(r: Record<string, string>, line: number): SourceLin
   };
 }
 
-function hostOf(url: string): string | null {
+/** The short URL's path as an alias ("%" sequences decoded when they decode). */
+function pathAlias(u: URL): string | null {
+  const raw = u.pathname.slice(1);
   try {
-    return new URL(url.trim()).hostname;
+    return decodeURIComponent(raw) || null;
+  } catch {
+    return raw || null;
+  }
+}
+
+function parseUrl(url: string): URL | null {
+  try {
+    return new URL(url.trim());
   } catch {
     return null;
   }
