@@ -214,3 +214,35 @@ describe.each(ENGINES)("import onto a verified custom domain on %s", (engine) =>
     expect((await linkByAlias(c, "spring"))!.domain).toBe("go.brand.example");
   });
 });
+
+describe.each(ENGINES)("the export with an API key on %s", (engine) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ engine });
+  });
+  afterAll(async () => server?.close());
+
+  it("GET /api/external-export: the key's account's links (Business and above); no key, a key in the query or a lower plan refused", async () => {
+    const c = await signedInClient(server, "ext-export@example.com", "business");
+    expect((await c.post("/api/links", { url: "https://example.com/ext", alias: "ext-one", tags: ["x"] })).status).toBe(201);
+    const secret = (await c.post("/api/keys", { name: "backup" })).body.secret as string;
+    const json = await fetch(`${server.url}/api/external-export?format=json`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(json.status).toBe(200);
+    expect(json.headers.get("cache-control")).toBe("private, no-store");
+    const links = ((await json.json()) as { links: Record<string, unknown>[] }).links;
+    expect(links.map((l) => [l.alias, l.url, l.tags])).toEqual([["ext-one", "https://example.com/ext", ["x"]]]);
+    const csv = await fetch(`${server.url}/api/external-export`, { headers: { authorization: `Bearer ${secret}` } });
+    expect((await csv.text()).split("\r\n")[0]).toBe("id,short_url,domain,alias,url,title,note,tags,created_at,expires_at,max_clicks,password_hash,ios_url,android_url,archived,expired_url,preview_title,preview_description,preview_image,rules,split,click_count,imported_clicks");
+
+    const none = await fetch(`${server.url}/api/external-export`);
+    expect(none.status).toBe(401);
+    const inQuery = await fetch(`${server.url}/api/external-export?key=${secret}`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(inQuery.status).toBe(400);
+    const wrong = await fetch(`${server.url}/api/external-export`, { headers: { authorization: "Bearer snip_wrong" } });
+    expect(wrong.status).toBe(401);
+    await server.ctx.storage.db.updateTable("users").set({ plan: "pro" }).where("email", "=", "ext-export@example.com").execute();
+    const pro = await fetch(`${server.url}/api/external-export`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(pro.status).toBe(403);
+    expect(((await pro.json()) as { code: string }).code).toBe("plan_required");
+  });
+});

@@ -10,6 +10,9 @@ import { requireCapability } from "../../accounts/plans.js";
 import { DomainError } from "../../shared/errors.js";
 import { errors } from "../../contract/common.js";
 import { ExternalCreateBody, ExternalCreateReply } from "../../contract/links.js";
+import { ExportQuery } from "../../contract/imports.js";
+import { Type } from "typebox";
+import { sendExport } from "./imports.js";
 
 export const EXTERNAL_CREATE_PATH = "/api/external-create.php";
 
@@ -47,12 +50,14 @@ function bearerSecret(req: FastifyRequest): string | null {
   return m[1];
 }
 
+/** Every link of the key's account (docs/external-api.md, Export). */
+export const EXTERNAL_EXPORT_PATH = "/api/external-export";
+
 export async function externalRoutes(app: App, ctx: AppContext): Promise<void> {
   const callers = new WeakMap<FastifyRequest, AuthenticatedKey>();
 
-  /** Authentication, account, plan and limits: everything decided before the body is read. */
-  async function admit(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    setWindowHeaders(reply, UNIDENTIFIED);
+  /** The key and its account; a wrong key is refused (and counted against the address). */
+  async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<AuthenticatedKey> {
     reply.header("Cache-Control", "no-store");
     if (keyInQuery(req.query)) {
       throw new DomainError("invalid_request", "Never put an API key in a URL: send it in the Authorization header (Authorization: Bearer <key>) and revoke a key that has been in a link");
@@ -68,12 +73,24 @@ export async function externalRoutes(app: App, ctx: AppContext): Promise<void> {
       throw err;
     }
     callers.set(req, caller);
+    return caller;
+  }
+
+  /** The account active, its plan with the external API, the key not throttled for failures. */
+  function allowed(caller: AuthenticatedKey, what: string): Promise<void> {
+    if (caller.user.status !== "active") throw new DomainError("account_inactive", "The account of this API key is suspended");
+    requireCapability(caller.user.plan, "external_api", what);
+    return ctx.apiKeys.abuse.checkKey(caller.key.id);
+  }
+
+  /** Authentication, account, plan and limits: everything decided before the body is read. */
+  async function admit(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    setWindowHeaders(reply, UNIDENTIFIED);
+    const caller = await authenticate(req, reply);
     // From here on every answer describes this key's creation window as it is, whatever refuses the request.
     const window = await ctx.apiKeys.creations.peek(caller.key.id);
     setWindowHeaders(reply, window);
-    if (caller.user.status !== "active") throw new DomainError("account_inactive", "The account of this API key is suspended");
-    requireCapability(caller.user.plan, "external_api", "The external creation API");
-    await ctx.apiKeys.abuse.checkKey(caller.key.id);
+    await allowed(caller, "The external creation API");
     if (window.remaining === 0) throw new RateLimitedError(window, Math.max(1, window.reset));
     const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
     if (type !== "application/json") throw new DomainError("invalid_request", "Send the body as JSON with Content-Type: application/json");
@@ -123,6 +140,26 @@ export async function externalRoutes(app: App, ctx: AppContext): Promise<void> {
         setWindowHeaders(reply, await ctx.apiKeys.creations.release(reservation).catch(() => reservation));
         throw err;
       }
+    },
+  );
+
+  app.get(
+    EXTERNAL_EXPORT_PATH,
+    {
+      onRequest: async (req, reply) => allowed(await authenticate(req, reply), "The external API"),
+      schema: {
+        tags: ["external api"],
+        summary: "Every link of the key's account, as CSV or JSON (GET /api/links/export with an API key: backups from a script)",
+        security: [{ bearer: [] }],
+        querystring: Type.Object({ format: ExportQuery.properties.format }),
+        response: errors(400, 401, 403, 429),
+      },
+    },
+    async (req, reply) => {
+      const caller = callers.get(req);
+      if (!caller) throw new DomainError("invalid_api_key", "Send the API key as Authorization: Bearer <key>");
+      const format = req.query.format ?? "csv";
+      return sendExport(reply, ctx, caller.user.id, format);
     },
   );
 }

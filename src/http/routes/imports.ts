@@ -1,6 +1,7 @@
 // Imports and export (docs/import.md): preview and start an import, follow it, cancel or resume it,
 // download its report; download every link of the account. Session + CSRF. Import bodies may carry a
 // file of up to 20 MB, so the session is checked before the body is read.
+import type { FastifyReply } from "fastify";
 import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { IdParams, errors } from "../../contract/common.js";
@@ -95,14 +96,18 @@ export async function importRoutes(app: App, ctx: AppContext): Promise<void> {
       },
       async (req, reply) => {
         const { owner } = await managedOwner(ctx.storage.db, signedIn(req), req.query.owner);
-        const format = req.query.format ?? "csv";
-        const day = new Date(ctx.clock.now()).toISOString().slice(0, 10);
-        return reply
-          .type(format === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8")
-          .header("Content-Disposition", `attachment; filename="snip-links-${day}.${format}"`)
-          .header("Cache-Control", "private, no-store")
-          .send(exportLinks(ctx.storage.db, ctx.links, owner.id, ctx.config.origin, format));
+        return sendExport(reply, ctx, owner.id, req.query.format ?? "csv");
       },
     );
   });
+}
+
+/** Every link of an owner as a download (the dashboard's export, and the external API's). */
+export function sendExport(reply: FastifyReply, ctx: AppContext, ownerId: string, format: "csv" | "json"): FastifyReply {
+  const day = new Date(ctx.clock.now()).toISOString().slice(0, 10);
+  return reply
+    .type(format === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8")
+    .header("Content-Disposition", `attachment; filename="snip-links-${day}.${format}"`)
+    .header("Cache-Control", "private, no-store")
+    .send(exportLinks(ctx.storage.db, ctx.links, ownerId, ctx.config.origin, format));
 }
