@@ -30,7 +30,6 @@ export class ImportRunner {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
-  private current: string | null = null;
 
   constructor(private readonly deps: ImportRunnerDeps) {}
 
@@ -63,14 +62,11 @@ export class ImportRunner {
   private async work(): Promise<void> {
     // Stopped is checked before each claim: a claim made while stopping would hold the job for a lease.
     for (let job = this.stopped ? null : await this.claim(); job; job = this.stopped ? null : await this.claim()) {
-      this.current = job.id;
       try {
         await this.run(job);
       } catch (err) {
         this.deps.log.error({ err, import: job.id }, "import failed");
         await this.finish(job.id, "failed", "the import stopped on an internal error; resume it to continue");
-      } finally {
-        this.current = null;
       }
     }
   }
