@@ -37,7 +37,15 @@ export function settingsOf(box: SealedBox, job: ImportJobRow): SourceSettings {
   return { base_url: job.base_url, token: job.token_sealed ? box.open(job.token_sealed, job.id) : null, group: job.source_group, file: job.file };
 }
 
-export function jobView(job: ImportJobRow, now: number): ImportJob {
+/** A job's columns but the uploaded file (up to 20 MB: read by the runner alone). */
+const VIEW_COLUMNS = [
+  "id", "owner_id", "created_by", "source", "base_url", "source_key", "source_group", "token_sealed", "on_taken", "state", "cursor", "lines", "total",
+  "read_count", "created_count", "skipped_count", "failed_count", "visit_count", "error", "lease_until", "created_at", "started_at", "finished_at",
+  "updated_at", "run_started_at", "run_read_base",
+] as const satisfies readonly (keyof ImportJobRow)[];
+type JobRowView = Omit<ImportJobRow, "file">;
+
+export function jobView(job: JobRowView, now: number): ImportJob {
   const read = Number(job.read_count);
   const runRead = read - Number(job.run_read_base);
   const seconds = job.run_started_at === null ? 0 : (now - Number(job.run_started_at)) / 1000;
@@ -129,7 +137,7 @@ export class ImportJobs {
       rows: rows.map((r, i) => {
         const m = mapLink(r, target, this.deps.now());
         const alias = m.input.alias ?? null;
-        const isTaken = alias !== null && taken.has(`${m.domain}/${alias.toLowerCase()}`);
+        const isTaken = alias !== null && taken.has(`${m.domain}/${alias}`);
         const action = done.has(r.source_id) ? "skip" : !r.url ? "fail" : isTaken ? (fields.on_taken === "generate" ? "generate" : "skip") : "create";
         const code = done.has(r.source_id) ? "already_imported" : !r.url ? "invalid_request" : isTaken ? "alias_taken" : null;
         return {
@@ -152,7 +160,7 @@ export class ImportJobs {
     const aliases = mapped.flatMap((m) => (m.input.alias ? [m.input.alias] : []));
     if (aliases.length === 0) return new Set();
     const rows = await this.deps.db.selectFrom("links").select(["domain", "alias"]).where("alias", "in", aliases).execute();
-    return new Set(rows.map((r) => `${r.domain}/${r.alias.toLowerCase()}`));
+    return new Set(rows.map((r) => `${r.domain}/${r.alias}`));
   }
 
   async start(actor: UserRow, fields: ImportFields): Promise<ImportJob> {
@@ -188,7 +196,7 @@ export class ImportJobs {
   }
 
   async list(actor: UserRow): Promise<ImportJob[]> {
-    const rows = await this.deps.db.selectFrom("import_jobs").selectAll().where("owner_id", "=", actor.id).orderBy("created_at", "desc").limit(50).execute();
+    const rows = await this.deps.db.selectFrom("import_jobs").select(VIEW_COLUMNS).where("owner_id", "=", actor.id).orderBy("created_at", "desc").limit(50).execute();
     const now = this.deps.now();
     return rows.map((r) => jobView(r, now));
   }
@@ -197,8 +205,8 @@ export class ImportJobs {
     return jobView(await this.row(actor, id), this.deps.now());
   }
 
-  private async row(actor: UserRow, id: string): Promise<ImportJobRow> {
-    const row = await this.deps.db.selectFrom("import_jobs").selectAll().where("id", "=", id).where("owner_id", "=", actor.id).executeTakeFirst();
+  private async row(actor: UserRow, id: string): Promise<JobRowView> {
+    const row = await this.deps.db.selectFrom("import_jobs").select(VIEW_COLUMNS).where("id", "=", id).where("owner_id", "=", actor.id).executeTakeFirst();
     if (!row) throw new DomainError("not_found", "No such import");
     return row;
   }
