@@ -129,7 +129,8 @@ describe.each(ENGINES)("imports from API sources on %s", (engine) => {
     await server.ctx.imports.runner.idle();
     expect((await c.get(`/api/imports/${id}`)).body.import).toMatchObject({ state: "cancelled", counts: { read: 100, created: 100 } });
     expect(src.requestsOf("links").filter((r) => r.page === 3)).toEqual([]);
-    expect((await c.post(`/api/imports/${id}/resume`)).body.import.state).toBe("queued");
+    // Queued, or already claimed again by the time the answer reads it.
+    expect(["queued", "running"]).toContain((await c.post(`/api/imports/${id}/resume`)).body.import.state);
     const done = await ended(c, id);
     expect(done).toMatchObject({ state: "done", counts: { read: 140, created: 140, skipped: 0, failed: 0 } });
     expect(src.requestsOf("links").filter((r) => r.status === 200).map((r) => r.page)).toEqual([1, 2, 3]);
