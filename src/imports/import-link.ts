@@ -36,17 +36,30 @@ export function isAliasRefusal(err: DomainError): boolean {
   return err.code === "alias_taken" || (err.code === "invalid_request" && (err.details ?? []).some((d) => d.field === "alias"));
 }
 
-export async function importLink(deps: ImportLinkDeps, target: ImportTarget, sourceKey: string, onTaken: string, src: SourceLink): Promise<ItemOutcome> {
-  const base = { source_id: src.source_id, url: src.url.slice(0, 2048), alias: src.alias ?? null };
-  const before = await deps.db
+/** What earlier runs imported from this source: alias and domain by source id. */
+export type ImportedBefore = Map<string, { alias: string; domain: string }>;
+
+/** The links of `sourceIds` earlier runs imported, in one query (a page's worth of ids). */
+export async function importedBefore(db: Db, ownerId: string, sourceKey: string, sourceIds: string[]): Promise<ImportedBefore> {
+  const found: ImportedBefore = new Map();
+  if (sourceIds.length === 0) return found;
+  const rows = await db
     .selectFrom("imported_links")
     .innerJoin("links", "links.id", "imported_links.link_id")
-    .select(["links.alias", "links.domain"])
-    .where("imported_links.owner_id", "=", target.owner.id)
+    .select(["imported_links.source_id", "links.alias", "links.domain"])
+    .where("imported_links.owner_id", "=", ownerId)
     .where("imported_links.source_key", "=", sourceKey)
-    .where("imported_links.source_id", "=", src.source_id)
-    .executeTakeFirst();
-  if (before) return { ...base, alias: before.alias, domain: before.domain, status: "skipped", code: "already_imported", notes: ["imported by an earlier run"] };
+    .where("imported_links.source_id", "in", [...new Set(sourceIds)])
+    .execute();
+  for (const r of rows) found.set(r.source_id, { alias: r.alias, domain: r.domain });
+  return found;
+}
+
+/** `before`: importedBefore() of the page's ids; a link created here is added to it (a source id twice in a page is skipped the second time). */
+export async function importLink(deps: ImportLinkDeps, target: ImportTarget, sourceKey: string, onTaken: string, src: SourceLink, before: ImportedBefore): Promise<ItemOutcome> {
+  const base = { source_id: src.source_id, url: src.url.slice(0, 2048), alias: src.alias ?? null };
+  const earlier = before.get(src.source_id);
+  if (earlier) return { ...base, alias: earlier.alias, domain: earlier.domain, status: "skipped", code: "already_imported", notes: ["imported by an earlier run"] };
   const m = mapLink(src, target, deps.now());
   if (!src.url) return { ...base, domain: null, status: "failed", code: "invalid_request", notes: m.notes.length ? m.notes : ["no destination URL"] };
   let link: LinkRow;
@@ -66,6 +79,7 @@ export async function importLink(deps: ImportLinkDeps, target: ImportTarget, sou
     m.notes.push(`alias "${m.input.alias}" ${err.code === "alias_taken" ? "taken" : "refused"}: given "${link.alias}"`);
   }
   await deps.db.insertInto("imported_links").values({ owner_id: target.owner.id, source_key: sourceKey, source_id: src.source_id, link_id: link.id }).execute();
+  before.set(src.source_id, { alias: link.alias, domain: link.domain });
   return { ...base, alias: link.alias, domain: link.domain, status: "created", code: null, notes: m.notes, link };
 }
 

@@ -6,7 +6,8 @@ import type { Logger } from "pino";
 import type { Db } from "../storage/db.js";
 import type { ImportJobRow } from "../storage/schema.js";
 import type { SealedBox } from "../shared/secret-box.js";
-import { type ImportLinkDeps, type ItemOutcome, importLink, importVisits } from "./import-link.js";
+import type { ImportTarget } from "./mapping.js";
+import { type ImportLinkDeps, type ItemOutcome, importLink, importVisits, importedBefore } from "./import-link.js";
 import { type ImportJobs, settingsOf } from "./import-jobs.js";
 import { type ImportSource, type ImportSourceName, SourceError, type SourcePage, type SourceSettings } from "./source.js";
 
@@ -25,6 +26,11 @@ export interface ImportRunnerDeps extends ImportLinkDeps {
 const LEASE_MS = 60_000;
 const POLL_MS = 2_000;
 const RETRY_DELAYS_MS = [1_000, 3_000, 10_000];
+/**
+ * Links of a page whose visits are read at once (Shlink: one request per link or more): the next links
+ * are created while the source answers. Small, to stay polite to a self-hosted source.
+ */
+const VISIT_READS = 4;
 
 export class ImportRunner {
   private timer: NodeJS.Timeout | null = null;
@@ -120,19 +126,43 @@ export class ImportRunner {
       if (state?.state !== "running") break;
       const page = await this.readPage(source, cursor);
       if (typeof page === "string") return this.finish(job.id, "failed", page);
-      const items: ItemOutcome[] = [];
-      let visits = 0;
-      for (const src of page.links) {
-        const item = await importLink(this.deps, target, job.source_key, job.on_taken, src);
-        if (item.link) visits += await this.visitsOf(item, src);
-        items.push(item);
-      }
+      const { items, visits } = await this.importPage(job, target, page);
       await this.savePage(job.id, line, items, visits, page);
       line += items.length;
       cursor = page.next;
       if (cursor === null) return this.finish(job.id, "done", null);
     }
     await this.db.updateTable("import_jobs").set({ lease_until: null }).where("id", "=", job.id).execute();
+  }
+
+  /**
+   * A page's links, created one after the other in the source's order; the visits of up to VISIT_READS
+   * created links read meanwhile. Every read has ended when this returns or throws.
+   */
+  private async importPage(job: ImportJobRow, target: ImportTarget, page: SourcePage): Promise<{ items: ItemOutcome[]; visits: number }> {
+    const before = await importedBefore(this.db, target.owner.id, job.source_key, page.links.map((l) => l.source_id));
+    const items: ItemOutcome[] = [];
+    const reading = new Set<Promise<void>>();
+    let visits = 0;
+    let failure: { err: unknown } | null = null;
+    try {
+      for (const src of page.links) {
+        const item = await importLink(this.deps, target, job.source_key, job.on_taken, src, before);
+        items.push(item);
+        if (!item.link) continue;
+        const read: Promise<void> = this.visitsOf(item, src)
+          .then((n) => void (visits += n))
+          .catch((err: unknown) => void (failure ??= { err }))
+          .finally(() => reading.delete(read));
+        reading.add(read);
+        if (reading.size >= VISIT_READS) await Promise.race(reading);
+        if (failure) break;
+      }
+    } finally {
+      await Promise.all(reading);
+    }
+    if (failure) throw (failure as { err: unknown }).err;
+    return { items, visits };
   }
 
   /** A page, retried on transient failures; the failure's message when it cannot be read. */
