@@ -4,6 +4,7 @@
 // job resumes from the last page it finished; links of a page cut short are recognised on the re-run.
 import type { Logger } from "pino";
 import type { Db } from "../storage/db.js";
+import { isDatabaseUnavailable } from "../storage/unavailable.js";
 import type { ImportJobRow } from "../storage/schema.js";
 import type { SealedBox } from "../shared/secret-box.js";
 import type { ImportTarget } from "./mapping.js";
@@ -26,6 +27,8 @@ export interface ImportRunnerDeps extends ImportLinkDeps {
 const LEASE_MS = 60_000;
 const POLL_MS = 2_000;
 const RETRY_DELAYS_MS = [1_000, 3_000, 10_000];
+/** Waits before a creation is tried again while the database cannot serve. */
+const DATABASE_RETRY_MS = [500, 1_000, 2_000, 4_000, 8_000];
 /**
  * Links of a page whose visits are read at once (Shlink: one request per link or more): the next links
  * are created while the source answers. Small, to stay polite to a self-hosted source.
@@ -72,7 +75,8 @@ export class ImportRunner {
         await this.run(job);
       } catch (err) {
         this.deps.log.error({ err, import: job.id }, "import failed");
-        await this.finish(job.id, "failed", "the import stopped on an internal error; resume it to continue");
+        const why = isDatabaseUnavailable(err) ? "the database could not serve for a while" : "an internal error";
+        await this.finish(job.id, "failed", `the import stopped on ${why}; resume it to continue`);
       }
     }
   }
@@ -147,7 +151,7 @@ export class ImportRunner {
     let failure: { err: unknown } | null = null;
     try {
       for (const src of page.links) {
-        const item = await importLink(this.deps, target, job.source_key, job.on_taken, src, before);
+        const item = await this.patiently(() => importLink(this.deps, target, job.source_key, job.on_taken, src, before));
         items.push(item);
         if (!item.link) continue;
         const read: Promise<void> = this.visitsOf(item, src)
@@ -163,6 +167,22 @@ export class ImportRunner {
     }
     if (failure) throw (failure as { err: unknown }).err;
     return { items, visits };
+  }
+
+  /**
+   * A link's creation, tried again while the database cannot serve (SQLite's write lock held past
+   * busy_timeout by the click writer's large batches of imported visits, a PostgreSQL restart).
+   */
+  private async patiently<T>(fn: () => Promise<T>): Promise<T> {
+    for (const delay of DATABASE_RETRY_MS) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (!isDatabaseUnavailable(err) || this.stopped) throw err;
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+    return fn();
   }
 
   /** A page, retried on transient failures; the failure's message when it cannot be read. */

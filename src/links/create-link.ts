@@ -3,7 +3,7 @@ import { DomainError, FieldChecks } from "../shared/errors.js";
 import { retryAfterSeconds } from "../storage/rate-events.js";
 import { newId } from "../shared/ids.js";
 import type { LinkRow, UserRow } from "../storage/schema.js";
-import { type Cap, type Trx, countOf } from "../storage/owner-caps.js";
+import { type Cap, type Trx } from "../storage/owner-caps.js";
 import { hashPassword } from "../accounts/passwords.js";
 import { planLimits, requireCapability } from "../accounts/plans.js";
 import { GENERATE_ATTEMPTS, aliasTaken, generateAlias } from "./aliases.js";
@@ -129,7 +129,8 @@ function linkAllowance(actor: UserRow): Cap {
   const { maxLinks } = planLimits(actor.plan);
   return {
     limit: maxLinks,
-    count: (trx) => countOf(trx.selectFrom("links").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", actor.id)),
+    // Kept by triggers on links (migration 024): no count of the account's links per creation.
+    count: async (trx) => Number((await trx.selectFrom("users").select("link_count").where("id", "=", actor.id).executeTakeFirstOrThrow()).link_count),
     refuse: () => new DomainError("limit_reached", `Your plan allows ${maxLinks} links; delete some or upgrade`, undefined, { limit: maxLinks }),
   };
 }

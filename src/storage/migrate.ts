@@ -49,7 +49,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "021-targeting": targeting(storage.dialect),
     "022-visitors": visitors(storage.dialect),
     "023-finer-places": finerPlaces(storage.dialect),
-    "024-imports": imports(),
+    "024-imports": imports(storage.dialect),
   };
 }
 

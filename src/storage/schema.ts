@@ -22,6 +22,8 @@ export type * from "./import-tables.js";
 
 export interface UsersTable {
   id: string;
+  /** The account's links, kept by triggers on links (migration 024): the plan's allowance reads it. */
+  link_count: Generated<number>;
   email: string;
   password_hash: string;
   name: string;

@@ -30,6 +30,22 @@ describe.each(ENGINES)("plan link limit under concurrency on %s", (engine) => {
   });
   afterAll(async () => server?.close());
 
+  it("the count the limit reads (users.link_count) follows creations, deletions and bulk deletions; an account deleted with its links goes cleanly", async () => {
+    const email = `count-${engine}@example.com`;
+    const client = await signedInClient(server, email, "pro");
+    const stored = async () => Number((await server.ctx.storage.db.selectFrom("users").select("link_count").where("email", "=", email).executeTakeFirstOrThrow()).link_count);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await client.post("/api/links", { url: `https://example.com/count/${i}` })).body.link.id);
+    expect(await stored()).toBe(6);
+    expect((await client.delete(`/api/links/${ids[0]}`)).status).toBe(200);
+    expect((await client.post("/api/links/bulk/delete", { ids: ids.slice(1, 4) })).status).toBe(200);
+    expect(await stored()).toBe(2);
+    expect(await stored()).toBe(await owned(server, email));
+    const user = await server.ctx.accounts.requireByEmail(email);
+    await server.ctx.storage.db.deleteFrom("users").where("id", "=", user.id).execute();
+    expect((await server.ctx.storage.db.selectFrom("links").select("id").where("id", "in", ids).execute()).length).toBe(0);
+  });
+
   it("20 simultaneous creations 5 below the limit: exactly 5 x 201 and 15 x 403", async () => {
     const client = await signedInClient(server, `race-${engine}@example.com`, "free");
     await fillTo(server, `race-${engine}@example.com`, FREE_MAX - 5);

@@ -1,10 +1,39 @@
 // Imports (docs/import.md): jobs, their report lines, the source links already imported, and the clicks a
-// source counted before snip (links.imported_clicks, shown beside the clicks snip counted).
-import { type Kysely } from "kysely";
+// source counted before snip (links.imported_clicks, shown beside the clicks snip counted). And each
+// account's link count (users.link_count), kept by triggers: the plan's allowance is checked on every
+// creation, and counting an account's links there cost 1.8 ms at 100,000 links (an import slowed from
+// 1,000 to 300 links a second as it went).
+import { type Kysely, sql } from "kysely";
+import type { Dialect } from "../db.js";
 
-export function imports() {
+async function linkCounts(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  await db.schema.alterTable("users").addColumn("link_count", "bigint", (c) => c.notNull().defaultTo(0)).execute();
+  await sql`UPDATE users SET link_count = (SELECT count(*) FROM links WHERE links.owner_id = users.id)`.execute(db);
+  // A link deleted with its owner (the cascade from users) has no count left to change.
+  const add = sql`UPDATE users SET link_count = link_count + 1 WHERE id = NEW.owner_id`;
+  const take = sql`UPDATE users SET link_count = link_count - 1 WHERE id = OLD.owner_id`;
+  if (dialect === "sqlite") {
+    await sql`CREATE TRIGGER links_count_insert AFTER INSERT ON links WHEN NEW.owner_id IS NOT NULL BEGIN ${add}; END`.execute(db);
+    await sql`CREATE TRIGGER links_count_delete AFTER DELETE ON links
+      WHEN OLD.owner_id IS NOT NULL AND EXISTS (SELECT 1 FROM users WHERE id = OLD.owner_id) BEGIN ${take}; END`.execute(db);
+    return;
+  }
+  await sql`CREATE FUNCTION links_count() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF TG_OP = 'INSERT' THEN
+        IF NEW.owner_id IS NOT NULL THEN ${add}; END IF;
+        RETURN NEW;
+      END IF;
+      IF OLD.owner_id IS NOT NULL AND EXISTS (SELECT 1 FROM users WHERE id = OLD.owner_id) THEN ${take}; END IF;
+      RETURN OLD;
+    END $$`.execute(db);
+  await sql`CREATE TRIGGER links_count AFTER INSERT OR DELETE ON links FOR EACH ROW EXECUTE FUNCTION links_count()`.execute(db);
+}
+
+export function imports(dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
+      await linkCounts(db, dialect);
       await db.schema.alterTable("links").addColumn("imported_clicks", "bigint", (c) => c.notNull().defaultTo(0)).execute();
       await db.schema
         .createTable("import_jobs")
