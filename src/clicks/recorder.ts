@@ -248,6 +248,11 @@ export class ClickRecorder {
     await this.writer.flushRollups();
   }
 
+  /** Writes the buffered clicks, leaving the roll-ups to their schedule (an import pacing itself on the writer). */
+  async writeBuffered(): Promise<void> {
+    await this.flushRaw();
+  }
+
   /** Writes the buffered clicks; concurrent callers share one write. */
   private async flushRaw(): Promise<void> {
     while (this.flushing) await this.flushing;

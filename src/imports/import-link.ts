@@ -25,7 +25,7 @@ export interface ItemOutcome {
 export interface ImportLinkDeps {
   db: Db;
   links: Pick<LinkService, "create">;
-  clicks: { record(input: ClickInput): void; readonly pending: number; flush(): Promise<void> };
+  clicks: { record(input: ClickInput): void; readonly pending: number; flush(): Promise<void>; writeBuffered(): Promise<void> };
   now: () => number;
 }
 
@@ -108,7 +108,7 @@ export async function importVisits(deps: ImportLinkDeps, link: LinkRow, src: Sou
       });
     }
     n += page.length;
-    if (deps.clicks.pending > MAX_PENDING_CLICKS) await deps.clicks.flush();
+    if (deps.clicks.pending > MAX_PENDING_CLICKS) await deps.clicks.writeBuffered();
   }
   return n;
 }

@@ -144,6 +144,9 @@ export class ImportRunner {
    * created links read meanwhile. Every read has ended when this returns or throws.
    */
   private async importPage(job: ImportJobRow, target: ImportTarget, page: SourcePage): Promise<{ items: ItemOutcome[]; visits: number }> {
+    // The click writer done with the last page's visits: on SQLite its write lock would otherwise hold
+    // up each creation's transaction (a wait that blocks the event loop, redirects included).
+    if (this.deps.clicks.pending > 0) await this.deps.clicks.writeBuffered();
     const before = await importedBefore(this.db, target.owner.id, job.source_key, page.links.map((l) => l.source_id));
     const items: ItemOutcome[] = [];
     const reading = new Set<Promise<void>>();

@@ -19,7 +19,7 @@ export interface ImportsDeps {
   origin: string;
   mainHost: string;
   links: LinkService;
-  clicks: Pick<ClickRecorder, "record" | "pending" | "flush">;
+  clicks: Pick<ClickRecorder, "record" | "pending" | "flush" | "writeBuffered">;
   log: Logger;
   check: SourceAddressCheck;
   /** IMPORT_ALLOW_PRIVATE */
