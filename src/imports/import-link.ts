@@ -67,6 +67,8 @@ export async function importLink(deps: ImportLinkDeps, target: ImportTarget, sou
     link = await deps.links.create(target.owner, m.input, { via: "api", imported: m.imported });
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
+    const interrupted = err.code === "alias_taken" ? await adoptInterrupted(deps, target, sourceKey, src, m.domain) : null;
+    if (interrupted) return { ...base, alias: interrupted.alias, domain: interrupted.domain, status: "skipped", code: "already_imported", notes: ["already in this account with this alias and destination (an interrupted run, or made by hand)"] };
     if (!(m.input.alias && isAliasRefusal(err))) return { ...base, domain: m.domain, status: "failed", code: err.code, notes: [...m.notes, reason(err)] };
     // A taken alias is someone's link: skipped. One snip cannot hold (its syntax, a reserved word) fails.
     if (onTaken !== "generate") return { ...base, domain: m.domain, status: err.code === "alias_taken" ? "skipped" : "failed", code: err.code, notes: [...m.notes, reason(err)] };
@@ -81,6 +83,25 @@ export async function importLink(deps: ImportLinkDeps, target: ImportTarget, sou
   await deps.db.insertInto("imported_links").values({ owner_id: target.owner.id, source_key: sourceKey, source_id: src.source_id, link_id: link.id }).execute();
   before.set(src.source_id, { alias: link.alias, domain: link.domain });
   return { ...base, alias: link.alias, domain: link.domain, status: "created", code: null, notes: m.notes, link };
+}
+
+/**
+ * The owner's own link at this alias with this destination that no run recorded: a run stopped between
+ * creating it and remembering it (a kill, a crash). It is remembered now rather than created twice.
+ */
+async function adoptInterrupted(deps: ImportLinkDeps, target: ImportTarget, sourceKey: string, src: SourceLink, domain: string): Promise<LinkRow | null> {
+  const link = await deps.db
+    .selectFrom("links")
+    .selectAll()
+    .where("domain", "=", domain)
+    .where("alias", "=", src.alias ?? "")
+    .where("owner_id", "=", target.owner.id)
+    .where("url", "=", src.url.trim())
+    .where((eb) => eb.not(eb.exists(eb.selectFrom("imported_links").select("link_id").whereRef("imported_links.link_id", "=", "links.id"))))
+    .executeTakeFirst();
+  if (!link) return null;
+  await deps.db.insertInto("imported_links").values({ owner_id: target.owner.id, source_key: sourceKey, source_id: src.source_id, link_id: link.id }).execute();
+  return link;
 }
 
 function reason(err: DomainError): string {

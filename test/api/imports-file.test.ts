@@ -97,6 +97,19 @@ describe.each(ENGINES)("CSV and JSON imports on %s", (engine) => {
     expect((await c.get("/api/links?limit=100")).body.total).toBe(3);
   });
 
+  it("a link already in the account with the same alias and destination (a run killed between creating and remembering it) is taken as imported, not duplicated", async () => {
+    const c = await signedInClient(server, "csv-adopt@example.com", "pro");
+    expect((await c.post("/api/links", { url: "https://example.com/adopt", alias: "adopt-me" })).status).toBe(201);
+    const csv = "url,alias\nhttps://example.com/adopt,adopt-me\nhttps://example.com/other,adopt-me\n";
+    const job = await importFile(c, csv, "generate");
+    expect(job.counts).toMatchObject({ read: 2, created: 1, skipped: 1, failed: 0 });
+    const lines = await report(c, job.id);
+    expect(lines[0]).toMatchObject({ status: "skipped", code: "already_imported", short_url: `${server.url}/adopt-me` });
+    expect(lines[1]!.notes).toMatch(/^alias "adopt-me" taken: given "[A-Za-z0-9]+"$/);
+    const again = await importFile(c, csv, "generate");
+    expect(again.counts).toMatchObject({ created: 0, skipped: 2 });
+  });
+
   it("drops what the plan does not allow, with a note on the line", async () => {
     const c = await signedInClient(server, "csv-free@example.com", "free");
     const csv = "url,alias,expires_at,max_clicks,expired_url\nhttps://example.com/f,free-1,2099-01-01,5,https://example.com/gone\n";
