@@ -105,11 +105,11 @@ describe.skipIf(!available)("import page in the browser", () => {
   it("imports a CSV picked on the page: preview, progress to done, report, the links listed, the export", async () => {
     const page = fixture.browser.page;
     const csv = [
-      "url,alias,title,tags",
-      `https://example.com/one,${alias.one},First import,"spring,promo"`,
-      `https://example.com/two,${alias.two},,`,
-      `https://example.com/taken,${alias.taken},Taken alias,`,
-      `https://example.com/four,${alias.four},Fourth,promo`,
+      "url,alias,title,tags,clicks",
+      `https://example.com/one,${alias.one},First import,"spring,promo",1234`,
+      `https://example.com/two,${alias.two},,,`,
+      `https://example.com/taken,${alias.taken},Taken alias,,`,
+      `https://example.com/four,${alias.four},Fourth,promo,`,
     ].join("\n");
     await page.getByTestId("import-file").setInputFiles({ name: "links.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
     await page.getByTestId("import-file-info").filter({ hasText: "links.csv" }).waitFor();
@@ -155,6 +155,10 @@ describe.skipIf(!available)("import page in the browser", () => {
     const listed = (await page.getByTestId("link-list").textContent()) ?? "";
     for (const a of [alias.one, alias.two, alias.four]) expect(listed).toContain(a);
     expect(listed).not.toContain(alias.taken);
+    // The clicks the source had counted show beside those snip counts.
+    const imported = page.getByTestId("link-row").filter({ hasText: alias.one }).getByTestId("link-imported-clicks");
+    expect(await imported.textContent()).toBe("+ 1,234 imported");
+    expect(await page.getByTestId("link-imported-clicks").count()).toBe(1);
 
     const exported = await download(page, () => page.getByTestId("export-csv").click());
     const out = parse(exported.body, { columns: true, skip_empty_lines: true, bom: true }) as Record<string, string>[];

@@ -132,6 +132,11 @@ function StatsBody({ stats, link, advanced }: { stats: Stats; link: Link | null;
           {stats.total_clicks.toLocaleString()}
         </p>
         <p className="muted small">since the link was created</p>
+        {link && link.imported_clicks > 0 ? (
+          <p className="muted small" data-testid="imported-clicks" title="Counted by the shortener this link was imported from, before it came to snip">
+            + {link.imported_clicks.toLocaleString()} imported
+          </p>
+        ) : null}
       </div>
       {typeof stats.bot_share === "number" ? (
         <div className="card tile">
