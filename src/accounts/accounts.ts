@@ -108,7 +108,6 @@ export class AccountService {
       plan,
       status: "active",
       picture_updated_at: null,
-      link_count: 0,
       created_at: now,
       updated_at: now,
       is_admin: input.admin ? 1 : 0,

@@ -52,7 +52,8 @@ export class ImportRunner {
   wake(): void {
     if (this.running || this.stopped) return;
     this.running = this.work()
-      .catch((err) => this.deps.log.error({ err }, "import runner failed"))
+      // A database that cannot serve now: the next poll tries again (the outage is reported elsewhere).
+      .catch((err) => (isDatabaseUnavailable(err) ? undefined : this.deps.log.error({ err }, "import runner failed")))
       .finally(() => (this.running = null));
   }
 
@@ -74,8 +75,10 @@ export class ImportRunner {
       try {
         await this.run(job);
       } catch (err) {
-        this.deps.log.error({ err, import: job.id }, "import failed");
-        const why = isDatabaseUnavailable(err) ? "the database could not serve for a while" : "an internal error";
+        const unavailable = isDatabaseUnavailable(err);
+        if (unavailable) this.deps.log.warn({ err, import: job.id }, "import stopped: the database could not serve");
+        else this.deps.log.error({ err, import: job.id }, "import failed");
+        const why = unavailable ? "the database could not serve for a while" : "an internal error";
         await this.finish(job.id, "failed", `the import stopped on ${why}; resume it to continue`);
       }
     }

@@ -129,8 +129,8 @@ function linkAllowance(actor: UserRow): Cap {
   const { maxLinks } = planLimits(actor.plan);
   return {
     limit: maxLinks,
-    // Kept by triggers on links (migration 024): no count of the account's links per creation.
-    count: async (trx) => Number((await trx.selectFrom("users").select("link_count").where("id", "=", actor.id).executeTakeFirstOrThrow()).link_count),
+    // Kept by triggers on users and links (migration 024): no count of the account's links per creation.
+    count: async (trx) => Number((await trx.selectFrom("link_counts").select("links").where("owner_id", "=", actor.id).executeTakeFirst())?.links ?? 0),
     refuse: () => new DomainError("limit_reached", `Your plan allows ${maxLinks} links; delete some or upgrade`, undefined, { limit: maxLinks }),
   };
 }

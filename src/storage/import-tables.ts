@@ -65,7 +65,14 @@ export interface ImportedLinksTable {
   link_id: string;
 }
 
+/** Each account's links, kept by triggers on users and links (migration 024): the plan's allowance reads it. */
+export interface LinkCountsTable {
+  owner_id: string;
+  links: Generated<number>;
+}
+
 export interface ImportTables {
+  link_counts: LinkCountsTable;
   import_jobs: ImportJobsTable;
   import_items: ImportItemsTable;
   imported_links: ImportedLinksTable;

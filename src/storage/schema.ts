@@ -22,8 +22,6 @@ export type * from "./import-tables.js";
 
 export interface UsersTable {
   id: string;
-  /** The account's links, kept by triggers on links (migration 024): the plan's allowance reads it. */
-  link_count: Generated<number>;
   email: string;
   password_hash: string;
   name: string;

@@ -30,10 +30,13 @@ describe.each(ENGINES)("plan link limit under concurrency on %s", (engine) => {
   });
   afterAll(async () => server?.close());
 
-  it("the count the limit reads (users.link_count) follows creations, deletions and bulk deletions; an account deleted with its links goes cleanly", async () => {
+  it("the count the limit reads (link_counts) follows creations, deletions and bulk deletions; an account deleted with its links goes cleanly", async () => {
     const email = `count-${engine}@example.com`;
     const client = await signedInClient(server, email, "pro");
-    const stored = async () => Number((await server.ctx.storage.db.selectFrom("users").select("link_count").where("email", "=", email).executeTakeFirstOrThrow()).link_count);
+    const stored = async () => {
+      const user = await server.ctx.accounts.requireByEmail(email);
+      return Number((await server.ctx.storage.db.selectFrom("link_counts").select("links").where("owner_id", "=", user.id).executeTakeFirstOrThrow()).links);
+    };
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push((await client.post("/api/links", { url: `https://example.com/count/${i}` })).body.link.id);
     expect(await stored()).toBe(6);
@@ -44,6 +47,7 @@ describe.each(ENGINES)("plan link limit under concurrency on %s", (engine) => {
     const user = await server.ctx.accounts.requireByEmail(email);
     await server.ctx.storage.db.deleteFrom("users").where("id", "=", user.id).execute();
     expect((await server.ctx.storage.db.selectFrom("links").select("id").where("id", "in", ids).execute()).length).toBe(0);
+    expect(await server.ctx.storage.db.selectFrom("link_counts").select("links").where("owner_id", "=", user.id).execute()).toEqual([]);
   });
 
   it("20 simultaneous creations 5 below the limit: exactly 5 x 201 and 15 x 403", async () => {

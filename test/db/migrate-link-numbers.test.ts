@@ -53,7 +53,11 @@ describe.each(ENGINES)("migration 006 (link numbers) on %s", (engine) => {
       disabled_at: null, disabled_status: null, disabled_reason: null,
       // Later migrations' columns (018): empty for a link that existed before them.
       title: null, note: null, archived_at: null, expired_url: null, preview_title: null, preview_description: null, preview_image: null, last_click_at: null, rules: null, split: null,
+      imported_clicks: 0, // 024
     });
+    // 024 counted each account's links.
+    const counts = await k.selectFrom("link_counts").selectAll().execute();
+    expect(counts.map((c) => [c.owner_id, Number(c.links)])).toEqual([["u1", links.filter((l) => l.owner_id === "u1").length]]);
     expect([links[2]!.domain, links[2]!.android_url, links[2]!.password_hash, links[2]!.owner_id]).toEqual(["go.example.org", "https://apps.example/android", "scrypt$hash", null]);
 
     const clicks = await k.selectFrom("clicks").select(["id", "link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted"]).orderBy("id").execute();

@@ -70,7 +70,9 @@ describe.skipIf(!available)("import page in the browser", () => {
     await ctx.accounts.create({ email, password: PASSWORD, plan: "business", verified: true });
     const other = await ctx.accounts.create({ email: `other-${stamp}@example.com`, password: PASSWORD, plan: "business", verified: true });
     await ctx.links.create(other, { url: "https://other.example.com/", alias: alias.taken });
-    shlink = await startFakeShlink(SHLINK_KEY, [shortUrls.slice(0, 25), shortUrls.slice(25)]);
+    // Three pages: the job is cancelled while the second is held back, so a third is left for the resume
+    // (a job whose last page comes in after a cancel is done).
+    shlink = await startFakeShlink(SHLINK_KEY, [shortUrls.slice(0, 25), shortUrls.slice(25, 28), shortUrls.slice(28)]);
   });
   afterAll(async () => {
     await fixture?.close();
@@ -195,7 +197,7 @@ describe.skipIf(!available)("import page in the browser", () => {
 
     await page.getByTestId("import-cancel").click();
     await waitState(page, "cancelled");
-    // The page in hand comes in after the cancel: the job stops with it, before the resume.
+    // The page in hand comes in after the cancel: the job stops with it (28 read), before the resume.
     shlink.release(2);
     await fixture.server.ctx.imports.runner.idle();
     await page.getByTestId("import-resume").waitFor();
@@ -208,8 +210,9 @@ describe.skipIf(!available)("import page in the browser", () => {
     expect(await text(page, "import-progress-text")).toBe("30 of 30 read");
     const counts = { read: "30", created: "30", skipped: "0", failed: "0", visits: "2" };
     for (const [k, v] of Object.entries(counts)) expect(await text(page, `import-count-${k}`), k).toBe(v);
-    // Page 1 read by the preview and once by the job.
+    // Page 1 read by the preview and once by the job; the others once.
     expect(shlink.pagesAsked.filter((p) => p === 1)).toHaveLength(2);
+    expect([2, 3].map((n) => shlink.pagesAsked.filter((p) => p === n).length)).toEqual([1, 1]);
     expect(await page.getByTestId("import-history-item").count()).toBe(2);
     expect(await page.getByTestId("import-history-item").first().getAttribute("data-state")).toBe("done");
   });
