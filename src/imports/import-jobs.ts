@@ -18,6 +18,9 @@ import { type ImportSource, type ImportSourceName, SourceError, type SourceSetti
 import type { ImportTarget } from "./mapping.js";
 import { mapLink } from "./mapping.js";
 
+/** A failed or cancelled import keeps its token and file this long for a resume. */
+export const ABANDONED_MS = 30 * 86_400_000;
+
 /** Base addresses of the hosted services (the others are self-hosted: the user gives one). */
 export const DEFAULT_BASE: Partial<Record<ImportSourceName, string>> = { bitly: "https://api-ssl.bitly.com", dub: "https://api.dub.co" };
 
@@ -226,12 +229,25 @@ export class ImportJobs {
     requireActive(actor);
     const job = await this.row(actor, id);
     if (job.state !== "failed" && job.state !== "cancelled") throw new DomainError("conflict", `This import is ${job.state}: only a failed or cancelled import resumes`);
-    if (job.source !== "csv" && job.token_sealed === null) throw new DomainError("conflict", "This import's token is gone: start a new import (already imported links are skipped)");
+    const kept = job.source === "csv" ? (await this.deps.db.selectFrom("import_jobs").select("id").where("id", "=", id).where("file", "is not", null).executeTakeFirst()) !== undefined : job.token_sealed !== null;
+    if (!kept) throw new DomainError("conflict", "This import's token or file is gone: start a new import (already imported links are skipped)");
     const now = this.deps.now();
     // The lease stays: a run still finishing its page lets the job go before it is claimed again.
     await this.deps.db.updateTable("import_jobs").set({ state: "queued", error: null, finished_at: null, updated_at: now }).where("id", "=", id).where("state", "in", ["failed", "cancelled"]).execute();
     this.deps.wake();
     return this.get(actor, id);
+  }
+
+  /** Failed or cancelled imports left alone for ABANDONED_MS lose their token and file (a new import skips what they created). */
+  async forgetAbandoned(): Promise<number> {
+    const r = await this.deps.db
+      .updateTable("import_jobs")
+      .set({ token_sealed: null, file: null })
+      .where("state", "in", ["failed", "cancelled"])
+      .where("updated_at", "<", this.deps.now() - ABANDONED_MS)
+      .where((eb) => eb.or([eb("token_sealed", "is not", null), eb("file", "is not", null)]))
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows);
   }
 
   /** The report: one line per source link (created, skipped, failed with reasons), streamed. */

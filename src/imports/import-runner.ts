@@ -25,6 +25,7 @@ export interface ImportRunnerDeps extends ImportLinkDeps {
 }
 
 const LEASE_MS = 60_000;
+const SWEEP_MS = 3_600_000;
 const POLL_MS = 2_000;
 const RETRY_DELAYS_MS = [1_000, 3_000, 10_000];
 /** Waits before a creation is tried again while the database cannot serve. */
@@ -39,6 +40,8 @@ export class ImportRunner {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
+  /** When abandoned jobs' tokens and files were last cleared (ImportJobs.forgetAbandoned). */
+  private swept = 0;
 
   constructor(private readonly deps: ImportRunnerDeps) {}
 
@@ -70,6 +73,10 @@ export class ImportRunner {
   }
 
   private async work(): Promise<void> {
+    if (this.deps.now() - this.swept >= SWEEP_MS) {
+      this.swept = this.deps.now();
+      await this.deps.jobs.forgetAbandoned();
+    }
     // Stopped is checked before each claim: a claim made while stopping would hold the job for a lease.
     for (let job = this.stopped ? null : await this.claim(); job; job = this.stopped ? null : await this.claim()) {
       try {

@@ -45,7 +45,9 @@ function endWithResponse(span: Span, res: ServerResponse): void {
       span.setAttribute("error.type", String(status));
       span.setStatus({ code: SpanStatusCode.ERROR });
     }
-    span.end();
+    // The same clock as the start (`arrived`): the SDK's own clock is anchored to Date.now() and can read
+    // earlier than it, which left a fast redirect's span with no duration.
+    span.end(performance.timeOrigin + performance.now());
   });
 }
 

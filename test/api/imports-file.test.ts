@@ -110,6 +110,22 @@ describe.each(ENGINES)("CSV and JSON imports on %s", (engine) => {
     expect(again.counts).toMatchObject({ created: 0, skipped: 2 });
   });
 
+  it("a failed import left alone for 30 days loses its file (and token): resume is then refused", async () => {
+    const c = await signedInClient(server, "csv-abandoned@example.com", "pro");
+    const failed = await importFile(c, "name\nx\n");
+    expect(failed.state).toBe("failed");
+    const db = server.ctx.storage.db;
+    const fileOf = async () => (await db.selectFrom("import_jobs").select("file").where("id", "=", failed.id).executeTakeFirstOrThrow()).file;
+    expect(await fileOf()).toBe("name\nx\n");
+    expect(await server.ctx.imports.jobs.forgetAbandoned()).toBe(0);
+    await db.updateTable("import_jobs").set({ updated_at: Date.now() - 31 * 86_400_000 }).where("id", "=", failed.id).execute();
+    expect(await server.ctx.imports.jobs.forgetAbandoned()).toBe(1);
+    expect(await fileOf()).toBeNull();
+    const resumed = await c.post(`/api/imports/${failed.id}/resume`);
+    expect(resumed.status).toBe(409);
+    expect(resumed.body.code).toBe("conflict");
+  });
+
   it("drops what the plan does not allow, with a note on the line", async () => {
     const c = await signedInClient(server, "csv-free@example.com", "free");
     const csv = "url,alias,expires_at,max_clicks,expired_url\nhttps://example.com/f,free-1,2099-01-01,5,https://example.com/gone\n";
