@@ -42,6 +42,7 @@ export const ImportJobSchema = Type.Object({
   rate: Type.Number({ description: "Links per second in the current run" }),
   eta_seconds: Nullable(Type.Integer({ description: "Time left at the current rate, when total is known" })),
   error: Nullable(Type.String()),
+  working: Type.Boolean({ description: "An instance is working on the job now (a cancelled job may still be finishing the page in hand)" }),
   created_at: Type.String(),
   started_at: Nullable(Type.String()),
   finished_at: Nullable(Type.String()),

@@ -65,6 +65,7 @@ export function jobView(job: JobRowView, now: number): ImportJob {
     rate: Math.round(rate * 10) / 10,
     eta_seconds: total !== null && rate > 0 ? Math.max(0, Math.ceil((total - read) / rate)) : null,
     error: job.error,
+    working: job.lease_until !== null && Number(job.lease_until) > now,
     created_at: iso(Number(job.created_at)),
     started_at: iso(job.started_at === null ? null : Number(job.started_at)),
     finished_at: iso(job.finished_at === null ? null : Number(job.finished_at)),

@@ -195,11 +195,19 @@ describe.skipIf(!available)("import page in the browser", () => {
     expect(await page.getByTestId("import-progress").getAttribute("aria-valuenow")).toBe("83");
     await shots(page, "issue30-import-running");
 
+    // A poll that reads the job cancelled (while the page in hand is still held back): the page must go on
+    // following it, since the server is still working on it.
+    const polledCancelled = page.waitForResponse(
+      async (r) => r.request().method() === "GET" && /^\/api\/imports\/[^/]+$/.test(new URL(r.url()).pathname) && ((await r.json()) as { import?: { state?: string } }).import?.state === "cancelled",
+    );
     await page.getByTestId("import-cancel").click();
     await waitState(page, "cancelled");
+    await polledCancelled;
     // The page in hand comes in after the cancel: the job stops with it (28 read), before the resume.
     shlink.release(2);
     await fixture.server.ctx.imports.runner.idle();
+    // The page keeps following the cancelled job until it stops changing: the page in hand shows.
+    await page.locator('[data-testid="import-job"][data-state="cancelled"] [data-testid="import-count-read"]', { hasText: /^28$/ }).waitFor({ timeout: 10_000 });
     await page.getByTestId("import-resume").waitFor();
     await shots(page, "issue30-import-cancelled");
 

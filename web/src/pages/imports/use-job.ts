@@ -1,4 +1,5 @@
-// Follows one import job: read at once, then every second while it is queued or running; a failed read is
+// Follows one import job: read at once, then every second while it is queued or running, or still worked on
+// (a cancelled job finishing its page); a failed read is
 // shown and retried on the next tick (the job goes on on the server whatever the page does).
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError } from "../../api";
@@ -30,7 +31,8 @@ export function useJob(id: string | null, initial: ImportJob | null) {
         if (!live) return;
         setJob(j);
         setError(null);
-        again = ACTIVE_STATES.includes(j.state);
+        // A cancelled job may still be finishing the page in hand on the server: followed until it is let go.
+        again = ACTIVE_STATES.includes(j.state) || j.working;
       } catch (e) {
         if (!live) return;
         setError(errorMessage(e));
@@ -46,11 +48,11 @@ export function useJob(id: string | null, initial: ImportJob | null) {
     };
   }, [id, version]);
 
-  /** Takes a job an action answered with, and polls again when it is active once more. */
+  /** Takes a job an action answered with, and polls again when it is active once more (or still worked on). */
   const replace = useCallback((j: ImportJob) => {
     if (j.id !== current.current) return;
     setJob(j);
-    if (ACTIVE_STATES.includes(j.state)) setVersion((v) => v + 1);
+    if (ACTIVE_STATES.includes(j.state) || j.working) setVersion((v) => v + 1);
   }, []);
 
   return { job, error, replace, retry: () => setVersion((v) => v + 1) };
