@@ -82,7 +82,8 @@ describe.skipIf(!available)("import page in the browser", () => {
   it("shows the empty page and checks the form before asking the server", async () => {
     const page = fixture.browser.page;
     await signInPage(page, email, PASSWORD);
-    await page.getByTestId("nav-import").click();
+    await page.getByTestId("nav-dashboard").click();
+    await page.getByTestId("links-import").click();
     await page.waitForURL((u) => u.pathname === "/app/links/import");
     await page.getByTestId("import-history-empty").waitFor();
     // Bitly by default, its API address prefilled; Shlink needs one.
@@ -178,7 +179,8 @@ describe.skipIf(!available)("import page in the browser", () => {
   it("follows a Shlink import running, cancels it mid-way and resumes it to done with its visits", async () => {
     const page = fixture.browser.page;
     shlink.hold(2);
-    await page.getByTestId("nav-import").click();
+    await page.getByTestId("nav-dashboard").click();
+    await page.getByTestId("links-import").click();
     await page.getByTestId("import-source-shlink").check();
     await page.getByTestId("import-base").fill(shlink.url);
     await page.getByLabel("API key").fill(SHLINK_KEY);

@@ -87,9 +87,6 @@ function Header() {
                 Bulk
                 <PlanMark capability="bulk_create" />
               </NavLink>
-              <NavLink to="/app/links/import" data-testid="nav-import">
-                Import
-              </NavLink>
               <NavLink to="/app/team" data-testid="nav-team">
                 Team
               </NavLink>

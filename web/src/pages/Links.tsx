@@ -187,6 +187,10 @@ function PageHead({ shared, team }: { shared: boolean; team: Membership | null }
         <A to="/app/links/bulk" className="btn btn-secondary">
           Bulk create
         </A>
+        {/* Here rather than in the header: the header has no room left at 1280 px for free and Pro accounts. */}
+        <A to="/app/links/import" className="btn btn-secondary" testId="links-import">
+          Import
+        </A>
         <A to="/app/links/new" className="btn btn-primary" testId="new-link-button">
           + New link
         </A>

@@ -66,12 +66,12 @@ export function LinkItem({ link: l, shared, selfId, selected, onSelect, sparklin
       <div className="link-activity">
         <span data-testid="link-clicks" className="clicks">
           <strong>{l.click_count.toLocaleString()}</strong> {l.click_count === 1 ? "click" : "clicks"}
+          {l.imported_clicks > 0 ? (
+            <span className="link-imported" data-testid="link-imported-clicks" title="Counted by the shortener this link was imported from, before it came to snip">
+              + {l.imported_clicks.toLocaleString()} imported
+            </span>
+          ) : null}
         </span>
-        {l.imported_clicks > 0 ? (
-          <span className="link-activity-note" data-testid="link-imported-clicks" title="Counted by the shortener this link was imported from, before it came to snip">
-            + {l.imported_clicks.toLocaleString()} imported
-          </span>
-        ) : null}
         <Sparkline values={sparkline} />
         <span className="link-activity-note">last 7 days</span>
       </div>
