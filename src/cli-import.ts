@@ -5,7 +5,7 @@
 import { createWriteStream, readFileSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import type { AppContext } from "./context.js";
-import type { ImportJob } from "./contract/imports.js";
+import type { ImportFields, ImportJob } from "./contract/imports.js";
 import { IMPORT_SOURCE_NAMES } from "./contract/imports.js";
 import { DomainError } from "./shared/errors.js";
 
@@ -49,7 +49,7 @@ export async function runImport(ctx: AppContext, source: string, o: ImportOption
   const started = o.resume
     ? await jobs.resume(user, o.resume)
     : await jobs.start(user, {
-        source: source as ImportJob["source"] & (typeof IMPORT_SOURCE_NAMES)[number],
+        source: source as ImportFields["source"],
         base_url: o.baseUrl ?? null,
         token: o.token ?? null,
         group: o.group ?? null,

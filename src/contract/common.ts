@@ -36,6 +36,9 @@ export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
 };
 
+/** A string of one of `values` (an enum in the OpenAPI description, a union type in code). */
+export const StringEnum = <T extends string>(values: readonly T[], description: string) => Type.Unsafe<T>({ type: "string", enum: [...values], description });
+
 /** A schema that also accepts null. */
 export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 

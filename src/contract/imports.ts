@@ -1,6 +1,6 @@
 // Imports and export (docs/import.md): what the dashboard, the API and `snip import` send and get back.
 import { Type, type Static } from "typebox";
-import { Body, Nullable } from "./common.js";
+import { Body, Nullable, StringEnum } from "./common.js";
 
 export const IMPORT_SOURCE_NAMES = ["bitly", "shlink", "yourls", "kutt", "dub", "csv"] as const;
 export const IMPORT_STATES = ["queued", "running", "done", "failed", "cancelled"] as const;
@@ -11,7 +11,6 @@ export const MAX_IMPORT_FILE_BYTES = 20 * 1024 * 1024;
 /** Rows a preview maps. */
 export const PREVIEW_ROWS = 20;
 
-const StringEnum = <T extends string>(values: readonly T[], description: string) => Type.Unsafe<T>({ type: "string", enum: [...values], description });
 
 export const ImportBody = Body({
   source: StringEnum(IMPORT_SOURCE_NAMES, "bitly, shlink, yourls, kutt, dub, or csv (a CSV file, or snip's JSON export)"),

@@ -1,6 +1,6 @@
 // The link object and link inputs (docs/api.md, Links), shared by the dashboard and external routes.
 import { Type, type Static } from "typebox";
-import { Body, Nullable } from "./common.js";
+import { Body, Nullable, StringEnum } from "./common.js";
 import { TagSchema } from "./tags.js";
 import { LinkTargetingProperties, TargetingFields } from "./targeting.js";
 
@@ -99,8 +99,6 @@ export type LinkListSort = (typeof LINK_LIST_SORTS)[number];
 export type LinkListOrder = "asc" | "desc";
 /** `tag` filters in one list request (a link carries at most 10 tags, so more could never all match). */
 export const MAX_TAG_FILTERS = 10;
-
-const StringEnum = <T extends string>(values: readonly T[], description: string) => Type.Unsafe<T>({ type: "string", enum: [...values], description });
 
 export const LinkListQuery = Type.Object(
   {

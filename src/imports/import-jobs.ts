@@ -17,6 +17,7 @@ import { type ImportFields, type ImportJob, PREVIEW_ROWS, type PreviewReply } fr
 import { type ImportSource, type ImportSourceName, SourceError, type SourceSettings } from "./source.js";
 import type { ImportTarget } from "./mapping.js";
 import { mapLink } from "./mapping.js";
+import { importedBefore } from "./import-link.js";
 
 /** A failed or cancelled import keeps its token and file this long for a resume. */
 export const ABANDONED_MS = 30 * 86_400_000;
@@ -119,27 +120,15 @@ export class ImportJobs {
       throw err;
     }
     const target = await this.target(actor);
-    const key = sourceKey(source, settings);
     const rows = page.links.slice(0, PREVIEW_ROWS);
-    const done = new Set(
-      rows.length === 0
-        ? []
-        : (
-            await this.deps.db
-              .selectFrom("imported_links")
-              .select("source_id")
-              .where("owner_id", "=", actor.id)
-              .where("source_key", "=", key)
-              .where("source_id", "in", rows.map((r) => r.source_id))
-              .execute()
-          ).map((r) => r.source_id),
-    );
-    const taken = await this.takenAliases(rows.map((r) => mapLink(r, target, this.deps.now())));
+    const done = await importedBefore(this.deps.db, actor.id, sourceKey(source, settings), rows.map((r) => r.source_id));
+    const mapped = rows.map((r) => mapLink(r, target, this.deps.now()));
+    const taken = await this.takenAliases(mapped);
     return {
       status: "success",
       total: page.total ?? null,
       rows: rows.map((r, i) => {
-        const m = mapLink(r, target, this.deps.now());
+        const m = mapped[i]!;
         const alias = m.input.alias ?? null;
         const isTaken = alias !== null && taken.has(`${m.domain}/${alias}`);
         const action = done.has(r.source_id) ? "skip" : !r.url ? "fail" : isTaken ? (fields.on_taken === "generate" ? "generate" : "skip") : "create";

@@ -32,7 +32,7 @@ export interface ImportLinkDeps {
 /** Clicks waiting for the writer past which an import waits for a flush (memory stays flat). */
 const MAX_PENDING_CLICKS = 10_000;
 
-export function isAliasRefusal(err: DomainError): boolean {
+function isAliasRefusal(err: DomainError): boolean {
   return err.code === "alias_taken" || (err.code === "invalid_request" && (err.details ?? []).some((d) => d.field === "alias"));
 }
 

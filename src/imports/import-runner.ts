@@ -17,13 +17,11 @@ export interface ImportRunnerDeps extends ImportLinkDeps {
   jobs: ImportJobs;
   open: (source: ImportSourceName, settings: SourceSettings) => ImportSource;
   log: Logger;
-  /** How long a claim holds without renewal (a page renews it). */
-  leaseMs?: number;
-  pollMs?: number;
   /** Waits between attempts at a page that failed for a transient reason (then the job fails, resumable). */
   retryDelaysMs?: number[];
 }
 
+/** How long a claim holds without renewal (each page renews it). */
 const LEASE_MS = 60_000;
 const SWEEP_MS = 3_600_000;
 const POLL_MS = 2_000;
@@ -46,7 +44,7 @@ export class ImportRunner {
   constructor(private readonly deps: ImportRunnerDeps) {}
 
   start(): void {
-    this.timer = setInterval(() => this.wake(), this.deps.pollMs ?? POLL_MS);
+    this.timer = setInterval(() => this.wake(), POLL_MS);
     this.timer.unref();
     this.wake();
   }
@@ -110,7 +108,7 @@ export class ImportRunner {
         .updateTable("import_jobs")
         .set((eb) => ({
           state: "running",
-          lease_until: now + (this.deps.leaseMs ?? LEASE_MS),
+          lease_until: now + LEASE_MS,
           started_at: eb.fn.coalesce("started_at", eb.val(now)),
           run_started_at: now,
           run_read_base: eb.ref("read_count"),
@@ -245,7 +243,7 @@ export class ImportRunner {
           skipped_count: eb("skipped_count", "+", n("skipped")),
           failed_count: eb("failed_count", "+", n("failed")),
           visit_count: eb("visit_count", "+", visits),
-          lease_until: now + (this.deps.leaseMs ?? LEASE_MS),
+          lease_until: now + LEASE_MS,
           updated_at: now,
         }))
         .where("id", "=", id)

@@ -38,15 +38,14 @@ export interface Imports {
 export function createImports(deps: ImportsDeps): Imports {
   const http = createSourceFetch({ check: deps.check, allowPrivate: deps.allowPrivate, now: deps.now });
   const open = (source: ImportSourceName, settings: SourceSettings): ImportSource => (source === "csv" ? fileSource(settings) : API_SOURCES[source](settings, http));
-  let runner: ImportRunner | null = null;
-  const jobs = new ImportJobs({ db: deps.db, now: deps.now, box: deps.box, origin: deps.origin, mainHost: deps.mainHost, open, wake: () => runner?.wake() });
-  runner = new ImportRunner({ db: deps.db, links: deps.links, clicks: deps.clicks, now: deps.now, box: deps.box, jobs, open, log: deps.log, retryDelaysMs: deps.retryDelaysMs });
-  const r = runner;
+  // The jobs wake the runner (called only once both exist).
+  const jobs = new ImportJobs({ db: deps.db, now: deps.now, box: deps.box, origin: deps.origin, mainHost: deps.mainHost, open, wake: () => runner.wake() });
+  const runner = new ImportRunner({ db: deps.db, links: deps.links, clicks: deps.clicks, now: deps.now, box: deps.box, jobs, open, log: deps.log, retryDelaysMs: deps.retryDelaysMs });
   return {
     jobs,
     runner,
     async close() {
-      await r.stop();
+      await runner.stop();
       await http.close();
     },
   };

@@ -3,9 +3,10 @@
 // A page carries the cursor that reads the next one: the job stores it after the page's links are in,
 // so a job resumes after a restart (or a source error) from the last page it finished.
 
+import type { IMPORT_SOURCE_NAMES } from "../contract/imports.js";
+
 /** The sources an import reads (docs/import.md). */
-export const IMPORT_SOURCES = ["bitly", "shlink", "yourls", "kutt", "dub", "csv"] as const;
-export type ImportSourceName = (typeof IMPORT_SOURCES)[number];
+export type ImportSourceName = (typeof IMPORT_SOURCE_NAMES)[number];
 
 /** One visit as a source keeps it (Shlink). */
 export interface SourceVisit {

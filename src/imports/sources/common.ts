@@ -140,8 +140,15 @@ export function splitShortUrl(raw: string | null): { domain: string | null; alia
   if (!raw) return { domain: null, alias: null };
   try {
     const u = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`);
-    const alias = decodeURIComponent(u.pathname.replace(/^\/+/, "")) || null;
-    return { domain: u.hostname.toLowerCase() || null, alias };
+    const path = u.pathname.replace(/^\/+/, "");
+    // A "%" sequence that does not decode is kept as it was written.
+    let alias: string;
+    try {
+      alias = decodeURIComponent(path);
+    } catch {
+      alias = path;
+    }
+    return { domain: u.hostname.toLowerCase() || null, alias: alias || null };
   } catch {
     return { domain: null, alias: null };
   }

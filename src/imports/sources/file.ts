@@ -4,6 +4,7 @@
 import { parse } from "csv-parse/sync";
 import { EXPORT_COLUMNS } from "../../contract/imports.js";
 import { type ImportSource, type SourceLink, SourceError, type SourceSettings } from "../source.js";
+import { splitShortUrl } from "./common.js";
 
 /** Records per page. */
 const PAGE = 500;
@@ -141,12 +142,12 @@ export function recordToLink(r: Record<string, string>, line: number): SourceLin
   const preview = [r.preview_title, r.preview_description, r.preview_image].some((p) => text(p) !== null)
     ? { title: text(r.preview_title), description: text(r.preview_description), image: text(r.preview_image) }
     : null;
-  const short = text(r.short_url) === null ? null : parseUrl(r.short_url as string);
-  const domain = text(r.domain) ?? short?.hostname ?? null;
+  const short = splitShortUrl(text(r.short_url));
+  const domain = text(r.domain) ?? short.domain;
   return {
     source_id: text(r.id) ?? `line:${line}`,
     url: text(r.url) ?? "",
-    alias: text(r.alias) ?? (short ? pathAlias(short) : null),
+    alias: text(r.alias) ?? short.alias,
     domain,
     title: text(r.title),
     note: r.note === undefined || r.note === "" ? null : r.note,
@@ -166,24 +167,6 @@ export function recordToLink(r: Record<string, string>, line: number): SourceLin
     clicks_total: clicks > 0 ? clicks : null,
     notes,
   };
-}
-
-/** The short URL's path as an alias ("%" sequences decoded when they decode). */
-function pathAlias(u: URL): string | null {
-  const raw = u.pathname.slice(1);
-  try {
-    return decodeURIComponent(raw) || null;
-  } catch {
-    return raw || null;
-  }
-}
-
-function parseUrl(url: string): URL | null {
-  try {
-    return new URL(url.trim());
-  } catch {
-    return null;
-  }
 }
 
 /** A CSV or JSON file's links; unreadable lines come as links with no url and the reason as a note. */
