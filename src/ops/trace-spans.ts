@@ -45,9 +45,10 @@ function endWithResponse(span: Span, res: ServerResponse): void {
       span.setAttribute("error.type", String(status));
       span.setStatus({ code: SpanStatusCode.ERROR });
     }
-    // The same clock as the start (`arrived`): the SDK's own clock is anchored to Date.now() and can read
-    // earlier than it, which left a fast redirect's span with no duration.
-    span.end(performance.timeOrigin + performance.now());
+    // A performance timestamp, like the start (`arrived`): the SDK puts both on the span's Date-anchored
+    // clock, the one its children start on. An epoch time here or at the start mixed the two clocks (a
+    // fast redirect's span once had no duration; a child once started before its request).
+    span.end(performance.now());
   });
 }
 
@@ -76,7 +77,8 @@ export function traceSpans(tracer: Tracer, cfg: Pick<TracingConfig, "redirectRat
 
   const serve = (fast: (req: IncomingMessage, res: ServerResponse) => boolean, next: RequestListener): RequestListener => {
     return (req, res) => {
-      const arrived = performance.timeOrigin + performance.now();
+      // A performance timestamp (see endWithResponse).
+      const arrived = performance.now();
       if (fast(req, res)) {
         if (ratio > 0 && Math.random() < ratio) fastSpan(req, res, arrived);
         return;
