@@ -8,12 +8,12 @@ import cookie from "@fastify/cookie";
 import fastifyStatic from "@fastify/static";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
-import { TypeBoxValidatorCompiler, type TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Settings } from "typebox/system";
 import type { App, RouteInfo } from "./app-type.js";
 import type { AppContext } from "../context.js";
 import { DomainError } from "../shared/errors.js";
-import { ErrorBodySchema } from "../contract/common.js";
+import { SHARED_SCHEMAS, cachedSerializerCompiler, cachedValidatorCompiler } from "./schema-compilers.js";
 import { MAX_FIELD_ERRORS, sendBadRequestLine, sendError } from "./errors.js";
 import { guardInput } from "./input-guard.js";
 import { installSessionHooks } from "./auth.js";
@@ -40,7 +40,7 @@ import { liveRoutes } from "./routes/analytics-live.js";
 import { HTML_CSP, NOT_FOUND_PAGE, PASSWORD_SCRIPT, PASSWORD_SCRIPT_PATH, errorPage, prefersJson } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
 import { type FastRedirect, fastRedirect } from "./fast-redirect.js";
-import { type Trust, trustOf } from "./proxy.js";
+import { type Trust, cleanForwardedFor, trustOf } from "./proxy.js";
 import { capConnections } from "./connection-cap.js";
 
 export type { App, RouteInfo } from "./app-type.js";
@@ -74,11 +74,13 @@ function withFastPath(fast: FastRedirect, ctx: AppContext, trust: Trust | null):
   const { config, log } = ctx;
   return (handler, opts) => {
     // With tracing on, its listener puts spans around both (ops/trace-spans.ts); off, nothing of it runs.
-    const answer: RequestListener = ctx.tracing
+    const served: RequestListener = ctx.tracing
       ? ctx.tracing.serve(fast, handler)
       : (req, res) => {
           if (!fast(req, res)) handler(req, res);
         };
+    // Behind trusted proxies, X-Forwarded-For gives the client address: only entries that can be one count.
+    const answer: RequestListener = trust === null ? served : (req, res) => (cleanForwardedFor(req), served(req, res));
     const server = createServer(
       {
         ...(opts.http as object | undefined),
@@ -134,7 +136,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   if (tracing) app.addHook("onRequest", (req, _reply, done) => (tracing.routed(req.raw, req.routeOptions.url), done()));
   // Every wrong field of a body, not TypeBox's first 8 diagnostics (an unknown field yields two of them).
   Settings.Set({ maxErrors: 2 * MAX_FIELD_ERRORS });
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(cachedValidatorCompiler);
+  app.setSerializerCompiler(cachedSerializerCompiler);
   // Every route with its method and config, so tests can prove rules (CSRF) hold for all of them.
   const routes: RouteInfo[] = [];
   app.decorate("routeList", routes);
@@ -143,7 +146,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   });
   // Before every route's schema: no control characters anywhere, no body where none is declared.
   app.addHook("preValidation", guardInput);
-  app.addSchema(ErrorBodySchema);
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
   app.setNotFoundHandler((req, reply) => {

@@ -30,6 +30,24 @@ export function trustOf(tp: TrustProxy): Trust | null {
   };
 }
 
+/** What an X-Forwarded-For entry may hold: an address, with a port, brackets or a zone, or a proxy's word such as "unknown". */
+const ADDRESS_LIKE = /^[0-9A-Za-z.:[\]%_-]+$/;
+const FORWARDED_FOR_PLAIN = /^[0-9A-Za-z.:[\]%_,\t -]*$/;
+
+/**
+ * Drops X-Forwarded-For entries that cannot be an address (control characters, text): what a trusted proxy
+ * passes on becomes the client address (rate limits, visitor keys, logs), and must stay one. Call with trusted
+ * proxies only, before Fastify or the fast path reads the header; a plain header is left as it is.
+ */
+export function cleanForwardedFor(req: IncomingMessage): void {
+  // Node joins repeated X-Forwarded-For headers into one string.
+  const v = req.headers["x-forwarded-for"] as string | undefined;
+  if (v === undefined || FORWARDED_FOR_PLAIN.test(v)) return;
+  const kept = v.split(",").map((e) => e.trim()).filter((e) => ADDRESS_LIKE.test(e));
+  if (kept.length === 0) delete req.headers["x-forwarded-for"];
+  else req.headers["x-forwarded-for"] = kept.join(", ");
+}
+
 /** The request's client address, as Fastify's request.ip gives it. */
 export function clientIp(req: IncomingMessage, trust: Trust | null): string {
   return trust === null ? (req.socket.remoteAddress ?? "") : proxyAddr(req, trust);

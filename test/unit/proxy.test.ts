@@ -1,10 +1,11 @@
 // src/http/proxy.ts must read a request exactly as Fastify's request.ip and request.hostname do for the
 // same TRUST_PROXY, because the redirect fast path answers without Fastify: every trust form, with
 // spoofed, chained, duplicated and missing headers, from a trusted and an untrusted peer.
+import type { IncomingMessage } from "node:http";
 import Fastify from "fastify";
 import { describe, expect, it } from "vitest";
 import type { TrustProxy } from "../../src/config.js";
-import { clientIp, hostnameOf, proxyCountry, trustOf } from "../../src/http/proxy.js";
+import { cleanForwardedFor, clientIp, hostnameOf, proxyCountry, trustOf } from "../../src/http/proxy.js";
 
 const REQUESTS: Array<{ peer: string; headers: Record<string, string> }> = [
   { peer: "127.0.0.1", headers: { host: "sho.rt:8080" } },
@@ -64,5 +65,18 @@ describe("proxy.ts reads requests as Fastify does", () => {
       expect(addresses.map((a) => trust(a, 5))).toEqual(addresses.map((_, i) => i % 3 === 0));
       expect([trust("::1", 0), trust("::2", 0), trust("10.255.255.255", 1), trust("11.0.0.1", 0)]).toEqual([true, false, true, false]);
     }
+  });
+
+  it("keeps only the X-Forwarded-For entries that can be an address; a plain header is left as it was", () => {
+    const cleaned = (value: string) => {
+      const req = { headers: { "x-forwarded-for": value } } as unknown as IncomingMessage;
+      cleanForwardedFor(req);
+      return req.headers["x-forwarded-for"];
+    };
+    // The fuzzer's find: UTF-8 bytes read as Latin-1 carry C1 controls into the client address.
+    expect(cleaned(".\u00c2\u0085")).toBeUndefined();
+    expect(cleaned("198.51.100.7, \u0000evil, 10.0.0.9")).toBe("198.51.100.7, 10.0.0.9");
+    expect(cleaned("<script>, 2001:db8::1")).toBe("2001:db8::1");
+    for (const plain of ["203.0.113.7", "198.51.100.1, 10.0.0.9", "unknown, [2001:db8::1]:443", "fe80::1%eth0", "1.2.3.4:5678", ""]) expect(cleaned(plain)).toBe(plain);
   });
 });
