@@ -1,4 +1,4 @@
-// Development and test entry of the ingest worker: loads its TypeScript source through tsx.
-import { tsImport } from "tsx/esm/api";
+// Development and test entry of the ingest worker: runs its TypeScript source bundled (shared/dev-worker.mjs).
+import { importBundled } from "../shared/dev-worker.mjs";
 
-await tsImport("./ingest-worker.ts", import.meta.url);
+await importBundled(new URL("./ingest-worker.ts", import.meta.url));

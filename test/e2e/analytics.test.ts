@@ -3,7 +3,7 @@
 // top links, filters, a member's owner switch and the plan gate; nothing wider than a 390 px phone.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { browserAvailable, screenshotModes, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
+import { browserAvailable, networkQuiet, screenshotModes, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import { ENGINES } from "../helpers/engines.js";
 import { UA, visit } from "../helpers/visit.js";
 import { ManualClock } from "../../src/shared/clock.js";
@@ -28,7 +28,7 @@ async function noSidewaysScroll(page: Page, path: string, ready: string): Promis
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto(path);
   await page.getByTestId(ready).waitFor();
-  await page.waitForLoadState("networkidle");
+  await networkQuiet(page);
   expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(390);
   await page.setViewportSize({ width: 1280, height: 900 });
 }

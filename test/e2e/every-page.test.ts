@@ -6,7 +6,7 @@
 // prefers-color-scheme on a dashboard page and on a public page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { browserAvailable, screenshot, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
+import { browserAvailable, networkQuiet, screenshot, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import { SEED_PASSWORD, seedEveryState, type Seeded } from "./seed.js";
 
 const available = browserAvailable();
@@ -62,7 +62,7 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
 
   /** Checks the page as it is now, and keeps a screenshot of it. */
   const check = async (page: Page, name: string, tag: string, problems: string[], fullPage = true) => {
-    await page.waitForLoadState("networkidle");
+    await networkQuiet(page);
     await page.waitForFunction(() => !document.querySelector('[data-testid="loading"]'));
     const o = await overflow(page);
     if (o.widest.length > 0) problems.push(`${name} (${new URL(page.url()).pathname}): ${o.scrollWidth} px wide at ${o.innerWidth} px:\n    ${o.widest.join("\n    ")}`);
@@ -169,7 +169,7 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
     const background = async (scheme: Scheme, path: string) => {
       await page.emulateMedia({ colorScheme: scheme });
       await page.goto(path);
-      await page.waitForLoadState("networkidle");
+      await networkQuiet(page);
       return page.evaluate(() => ({ body: getComputedStyle(document.body).backgroundColor, text: getComputedStyle(document.body).color }));
     };
     await signIn(page, seeded.owner.email);
