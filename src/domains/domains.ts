@@ -123,7 +123,11 @@ export class DomainService {
   async delete(actor: UserRow, id: string): Promise<void> {
     requireActive(actor);
     const hostname = await this.deps.db.transaction().execute(async (trx) => {
-      // The row lock first (a no-op update): a link being put on this domain commits before, and is deleted here, or fails after.
+      // The account's lock, then the domain's row lock (a no-op update): a link being put on this domain commits
+      // before, and is deleted here, or fails after. Creations take the account's lock before the domain's; so
+      // must this, since each link deleted below counts down the account's link_counts row, whose check of its
+      // users row would otherwise wait on a creation that waits on the domain (a deadlock on PostgreSQL).
+      await this.deps.caps.hold(trx, actor.id);
       const locked = await trx.updateTable("domains").set((eb) => ({ status: eb.ref("status") })).where("id", "=", id).where("owner_id", "=", actor.id).executeTakeFirst();
       const d = Number(locked.numUpdatedRows) === 1 ? await trx.selectFrom("domains").select(["hostname"]).where("id", "=", id).executeTakeFirst() : undefined;
       if (!d) throw new DomainError("not_found", "No such domain");

@@ -65,7 +65,12 @@ export async function bulkEdit(deps: LinkDeps, actor: UserRow, input: BulkEditFi
 export async function bulkDelete(deps: LinkDeps, actor: UserRow, ids: string[]): Promise<number> {
   requireActive(actor);
   const { links } = await accessible(deps, actor, ids, "delete");
-  const r = await deps.db.deleteFrom("links").where("id", "in", links.map((l) => l.id)).where("owner_id", "=", actor.id).executeTakeFirst();
+  // Under the account's lock, as creations are: each link deleted counts down the account's link_counts row,
+  // whose check of the users row must not wait on a creation that waits on one of these rows (PostgreSQL).
+  const r = await deps.db.transaction().execute(async (trx) => {
+    await deps.caps.hold(trx, actor.id);
+    return trx.deleteFrom("links").where("id", "in", links.map((l) => l.id)).where("owner_id", "=", actor.id).executeTakeFirst();
+  });
   await announce(deps, links.map((l) => ({ domain: l.domain, alias: l.alias })));
   return Number(r.numDeletedRows);
 }
