@@ -15,8 +15,8 @@ const serializers = new WeakMap<object, (data: unknown) => string>();
 
 export const cachedValidatorCompiler: FastifySchemaCompiler<unknown> = (route) => {
   const schema = route.schema as object;
-  const byPart = validators.get(schema) ?? new Map();
-  validators.set(schema, byPart);
+  let byPart = validators.get(schema);
+  if (!byPart) validators.set(schema, (byPart = new Map()));
   const part = route.httpPart ?? "";
   let validate = byPart.get(part);
   if (!validate) {

@@ -9,7 +9,8 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { threadId } from "node:worker_threads";
 
-// Under node_modules, so that the bundle's package imports resolve as the sources' do.
+// Under node_modules, so that the bundle's package imports resolve as the sources' do (and npm ci clears the
+// bundles of sources edited since; a few hundred KB each).
 const CACHE_DIR = fileURLToPath(new URL("../../node_modules/.cache/snip-workers/", import.meta.url));
 
 /** Bundles the entry (packages left as imports) and imports the bundle, kept under its content's hash. */
