@@ -168,6 +168,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const sessions = new SessionService(storage.db, clock, config.sessionSecret, config.sessionTtlDays * 86_400_000);
   const accounts = new AccountService({
     db: storage.db,
+    dialect: storage.dialect,
     clock,
     mailer,
     rate,

@@ -1,7 +1,7 @@
 // Accounts: sign-up, sign-in with throttling, email verification, password reset and change,
 // profile and picture, plan and status changes, cancellation and deletion.
-import type { Db } from "../storage/db.js";
-import type { Kysely } from "kysely";
+import type { Db, Dialect } from "../storage/db.js";
+import { type Kysely, sql } from "kysely";
 import type { Database, UserRow } from "../storage/schema.js";
 import { type RateEvents, retryAfterSeconds } from "../storage/rate-events.js";
 import type { Clock } from "../shared/clock.js";
@@ -52,6 +52,7 @@ const HOUR = 3_600_000;
 
 export interface AccountDeps {
   db: Db;
+  dialect: Dialect;
   clock: Clock;
   mailer: MailSender;
   rate: RateEvents;
@@ -347,7 +348,10 @@ export class AccountService {
   /** Deletes the account and, by cascade, everything it owns; returns what caches must forget. */
   async deleteAccount(user: UserRow, password: string, ip: string): Promise<ErasedAccount> {
     await this.checkCurrentPassword(user, password, ip, "password");
-    return this.db.transaction().execute((trx) => eraseAccount(trx, user.id));
+    return this.db.transaction().execute(async (trx) => {
+      await lockAccountLinks(trx, this.deps.dialect, user.id);
+      return eraseAccount(trx, user.id);
+    });
   }
 }
 
@@ -355,6 +359,15 @@ export class AccountService {
 export interface ErasedAccount {
   links: Array<{ domain: string; alias: string }>;
   domains: string[];
+}
+
+/**
+ * PostgreSQL: locks the account's links in id order, the first thing an account's deletion does. The click
+ * writer locks the links of a batch in id order and then, through the owner roll-ups' key, the users row; a
+ * deletion that took the users row first and its links by cascade closed a circle with it (deadlock, 500).
+ */
+export async function lockAccountLinks(trx: Kysely<Database>, dialect: Dialect, id: string): Promise<void> {
+  if (dialect === "postgres") await sql`SELECT id FROM links WHERE owner_id = ${id} ORDER BY id FOR UPDATE`.execute(trx);
 }
 
 /**

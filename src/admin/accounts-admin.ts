@@ -8,7 +8,7 @@ import { iso } from "../shared/clock.js";
 import { DomainError, invalid } from "../shared/errors.js";
 import { containsPattern } from "../shared/like.js";
 import { isPlan, PLANS, type Plan } from "../accounts/plans.js";
-import { type ErasedAccount, eraseAccount } from "../accounts/accounts.js";
+import { type ErasedAccount, eraseAccount, lockAccountLinks } from "../accounts/accounts.js";
 import type { LinkKey } from "../links/changes.js";
 import type { Actor, AuditLog } from "./audit-log.js";
 import { decodeKeyset, encodeKeyset } from "../shared/keyset.js";
@@ -117,7 +117,9 @@ export class AccountsAdmin {
   async remove(actor: Actor, id: string, confirmEmail: string): Promise<void> {
     const now = this.deps.clock.now();
     const gone = await this.deps.db.transaction().execute(async (trx) => {
-      // Locked first (PostgreSQL): a link inserted for this owner waits for the lock, so the keys read next are all of them.
+      // The account's links locked before its row, as the click writer locks them (lockAccountLinks). Then the row
+      // (PostgreSQL): a link inserted for this owner meanwhile waits for it, so the keys read next are all of them.
+      await lockAccountLinks(trx, this.deps.dialect, id);
       const user = await this.require(trx, id, true);
       if (confirmEmail.trim().toLowerCase() !== user.email) throw invalid("confirm_email", "must be the account's email");
       if (user.id === actor.id) throw new DomainError("conflict", "You cannot delete your own account here");

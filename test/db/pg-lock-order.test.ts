@@ -1,8 +1,11 @@
-// On PostgreSQL a domain's deletion must take the account's lock before the domain's row, as link creations
-// do. Each link it deletes counts down the account's link_counts row, and from the second one PostgreSQL
-// checks that row's key against users (FOR KEY SHARE), which waits on a creation holding the account's lock;
-// that creation waits on the domain's row: a deadlock, answered 500. Here the creation is a transaction held
-// open by the test, so the order is certain rather than left to a race.
+// Lock order on PostgreSQL, where two transactions taking the same rows in opposite orders deadlock (a 500):
+// - a domain's deletion and a bulk delete take the account's lock first, as link creations do: each deleted
+//   link counts down the account's link_counts row, and from the second one PostgreSQL checks that row's key
+//   against users (FOR KEY SHARE), which would wait on a creation holding the account's lock, itself waiting
+//   on the domain's row or on an alias being deleted;
+// - an account's deletion locks its links (in id order) before its users row, as the click writer locks a
+//   batch's links and then, through the owner roll-ups' key, the users row.
+// The other transaction is held open by the test with a pg client, so the order is certain, not a race.
 import pg from "pg";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -80,5 +83,35 @@ describe.runIf(ENGINES.includes("postgres"))("deleting links while a creation ho
     } finally {
       await creation.end();
     }
+  });
+
+  it("an account's deletion waits for a click batch holding one of its links: no deadlock, no 500", async () => {
+    const gone = await signedInClient(server, "lock-gone@example.com", "free");
+    const db = server.ctx.storage.db;
+    const { id: ownerId } = await db.selectFrom("users").select("id").where("email", "=", "lock-gone@example.com").executeTakeFirstOrThrow();
+    const linkIds: string[] = [];
+    for (const alias of ["gone-a", "gone-b"]) linkIds.push((await gone.post("/api/links", { url: "https://example.com/", alias })).body.link.id);
+    // A click batch as the PostgreSQL writer writes it: its links locked in id order, then the owner's roll-up,
+    // whose key check takes the users row.
+    const batch = new pg.Client({ connectionString: server.databaseUrl });
+    await batch.connect();
+    try {
+      await batch.query("BEGIN");
+      await batch.query("SELECT id FROM links WHERE id = ANY($1::text[]) ORDER BY id FOR NO KEY UPDATE", [linkIds]);
+      const deletion = gone.delete("/api/account", { password: "correct horse 1" });
+      await waitFor(async () => (await lockWaits()) > 0, { timeoutMs: 5_000 });
+      await batch.query(
+        `INSERT INTO owner_daily (owner_id, day, clicks, bots, visitors, qr) VALUES ($1, '2026-11-27', 1, 0, 1, 0)
+         ON CONFLICT (owner_id, day) DO UPDATE SET clicks = owner_daily.clicks + 1`,
+        [ownerId],
+      );
+      await batch.query("COMMIT");
+      const answer = await deletion;
+      expect(answer.status, answer.text).toBe(200);
+    } finally {
+      await batch.end();
+    }
+    expect(await db.selectFrom("users").select("id").where("id", "=", ownerId).execute()).toEqual([]);
+    expect(await db.selectFrom("owner_daily").select("day").where("owner_id", "=", ownerId).execute()).toEqual([]);
   });
 });
