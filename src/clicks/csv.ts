@@ -127,7 +127,7 @@ export async function exportCsv(
   // The daily part by UTC day (the days the period touches); the clicks exactly those of the period.
   const daily = await stats.daily(link.id, range.days);
   // The text read ahead of a slow client: 16 KiB on every Node version (22 raised the default to 64 KiB).
-  const out = stringify({ ...CSV_OPTIONS, readableHighWaterMark: EXPORT_BUFFER_BYTES, writableHighWaterMark: 16 });
+  const out = stringify({ ...CSV_OPTIONS, readableHighWaterMark: EXPORT_BUFFER_BYTES });
   // Rows go straight into the stringifier; a page is read only once it has drained (back-pressure).
   const drained = () =>
     new Promise<void>((resolve) => {

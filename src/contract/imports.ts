@@ -11,7 +11,6 @@ export const MAX_IMPORT_FILE_BYTES = 20 * 1024 * 1024;
 /** Rows a preview maps. */
 export const PREVIEW_ROWS = 20;
 
-
 export const ImportBody = Body({
   source: StringEnum(IMPORT_SOURCE_NAMES, "bitly, shlink, yourls, kutt, dub, or csv (a CSV file, or snip's JSON export)"),
   base_url: Type.Optional(Nullable(Type.String({ maxLength: 2048, description: "The source API's address (Bitly and Dub have defaults)" }))),

@@ -25,12 +25,13 @@ describe.runIf(ENGINES.includes("postgres"))("deleting links while a creation ho
     await server?.close();
   });
 
+  const userId = async (email: string) => (await server.ctx.storage.db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirstOrThrow()).id;
   const lockWaits = async () =>
     (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`.execute(server.ctx.storage.db)).rows[0]!.n;
 
   it("waits for the creation, then deletes the domain and its links: no deadlock, no 500", async () => {
     const db = server.ctx.storage.db;
-    const { id: ownerId } = await db.selectFrom("users").select("id").where("email", "=", "lock-owner@example.com").executeTakeFirstOrThrow();
+    const ownerId = await userId("lock-owner@example.com");
     const now = Date.now();
     await db
       .insertInto("domains")
@@ -59,8 +60,7 @@ describe.runIf(ENGINES.includes("postgres"))("deleting links while a creation ho
   });
 
   it("bulk delete waits for the creation too: a creation reusing an alias being deleted is no deadlock", async () => {
-    const db = server.ctx.storage.db;
-    const { id: ownerId } = await db.selectFrom("users").select("id").where("email", "=", "lock-owner@example.com").executeTakeFirstOrThrow();
+    const ownerId = await userId("lock-owner@example.com");
     const ids: string[] = [];
     for (const alias of ["bulk-a", "bulk-b", "bulk-c"]) ids.push((await owner.post("/api/links", { url: `https://example.com/${alias}`, alias })).body.link.id);
     const creation = new pg.Client({ connectionString: server.databaseUrl });
@@ -88,7 +88,7 @@ describe.runIf(ENGINES.includes("postgres"))("deleting links while a creation ho
   it("an account's deletion waits for a click batch holding one of its links: no deadlock, no 500", async () => {
     const gone = await signedInClient(server, "lock-gone@example.com", "free");
     const db = server.ctx.storage.db;
-    const { id: ownerId } = await db.selectFrom("users").select("id").where("email", "=", "lock-gone@example.com").executeTakeFirstOrThrow();
+    const ownerId = await userId("lock-gone@example.com");
     const linkIds: string[] = [];
     for (const alias of ["gone-a", "gone-b"]) linkIds.push((await gone.post("/api/links", { url: "https://example.com/", alias })).body.link.id);
     // A click batch as the PostgreSQL writer writes it: its links locked in id order, then the owner's roll-up,

@@ -1,6 +1,6 @@
 // Follows one import job: read at once, then every second while it is queued or running, or still worked on
-// (a cancelled job finishing its page); a failed read is
-// shown and retried on the next tick (the job goes on on the server whatever the page does).
+// (a cancelled job finishing its page); a failed read is shown and retried on the next tick (the job goes on
+// on the server whatever the page does).
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError } from "../../api";
 import { errorMessage } from "../../ui";
