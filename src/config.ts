@@ -68,6 +68,10 @@ export interface Config {
   /** Journal buffered clicks under DATA_DIR so that a killed server loses none (CLICK_JOURNAL=off: up to a flush interval or so is lost). */
   clickJournal: boolean;
   clickRetentionDays: number;
+  /** CLICK_MEMORY_MAX: sealed clicks held in memory; past it the click journal alone holds them until the writer catches up. */
+  clickMemoryMax: number;
+  /** CLICK_BACKLOG_READY_S: /readyz answers 503 while the oldest unwritten click is older than this many seconds (0: off). */
+  clickBacklogReadyS: number;
   /** WEBHOOK_ALLOW_PRIVATE: webhooks may deliver to loopback and private addresses (tests, closed networks). */
   webhookAllowPrivate: boolean;
   /** IMPORT_ALLOW_PRIVATE: imports may read sources on loopback and private addresses (a self-hosted Shlink on the LAN, tests). */
@@ -340,6 +344,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     clickWriter: oneOf(env, "CLICK_WRITER", ["worker", "inline"] as const, "worker"),
     clickJournal: oneOf(env, "CLICK_JOURNAL", ["on", "off"] as const, "on") === "on",
     clickRetentionDays: intVar(env, "CLICK_RETENTION_DAYS", 0, 0, 36_500),
+    clickMemoryMax: intVar(env, "CLICK_MEMORY_MAX", 200_000, 1_000, 100_000_000),
+    clickBacklogReadyS: intVar(env, "CLICK_BACKLOG_READY_S", 0, 0, 86_400),
     webhookAllowPrivate: boolVar(env, "WEBHOOK_ALLOW_PRIVATE", false),
     importAllowPrivate: boolVar(env, "IMPORT_ALLOW_PRIVATE", false),
     blocklistFile,
