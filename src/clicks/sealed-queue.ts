@@ -126,36 +126,47 @@ export class SealedQueue {
   }
 
   /**
-   * The oldest batch, read back from its journal segment if it was spilled (it then takes its place in
-   * memory: a failed write retries it from there). Null when none is queued; skips a spilled segment
-   * that is gone (deleted by hand), its clicks counted as dropped and logged.
+   * The oldest batches, at least one (none when nothing is queued) and then up to `maxClicks` clicks in
+   * all, or exactly `count` of them (a retry writes the same batches again). Spilled ones are read back
+   * from their journal segments and take their places in memory; a spilled segment that is gone
+   * (deleted by hand) is skipped, its clicks counted as dropped and logged.
    */
-  async head(): Promise<ClickBatch | null> {
-    for (let q = this.items[0]; q !== undefined; q = this.items[0]) {
-      if (!isSpilled(q)) return q;
-      let batch: ClickBatch;
-      try {
-        batch = await (this.deps.journal as ClickJournal).load(this.deps.db, q.journal);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-        this.items.shift();
-        this.spilledClicks -= q.length;
-        this.dropped(q.length, undefined, "click journal segment missing: its clicks are dropped");
-        continue;
-      }
-      this.items[0] = batch;
-      this.spilledClicks -= q.length;
-      this.inMemory += batch.length;
-      this.deps.counts.written += q.length - batch.length;
-      return batch;
+  async head(maxClicks: number, count?: number): Promise<ClickBatch[]> {
+    const run: ClickBatch[] = [];
+    let clicks = 0;
+    for (let i = 0; i < this.items.length && (count === undefined ? run.length === 0 || clicks + this.items[i]!.length <= maxClicks : run.length < count); ) {
+      const q = this.items[i] as Queued;
+      const batch = isSpilled(q) ? await this.load(i, q) : q;
+      if (batch === null) continue;
+      run.push(batch);
+      clicks += batch.length;
+      i++;
     }
-    return null;
+    return run;
   }
 
-  /** The oldest batch is written. */
-  shift(): void {
-    const b = this.items.shift() as ClickBatch;
-    this.inMemory -= b.length;
+  /** Reads back the spilled batch at `i`, in its place; null when its segment is gone (then no longer queued). */
+  private async load(i: number, q: Spilled): Promise<ClickBatch | null> {
+    let batch: ClickBatch;
+    try {
+      batch = await (this.deps.journal as ClickJournal).load(this.deps.db, q.journal);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      this.items.splice(i, 1);
+      this.spilledClicks -= q.length;
+      this.dropped(q.length, undefined, "click journal segment missing: its clicks are dropped");
+      return null;
+    }
+    this.items[i] = batch;
+    this.spilledClicks -= q.length;
+    this.inMemory += batch.length;
+    this.deps.counts.written += q.length - batch.length;
+    return batch;
+  }
+
+  /** The oldest `n` batches are written. */
+  shift(n: number): void {
+    for (const b of this.items.splice(0, n) as ClickBatch[]) this.inMemory -= b.length;
   }
 
   /**
