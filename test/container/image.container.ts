@@ -4,7 +4,6 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../helpers/server.js";
 import { IMAGE, RUN_FLAGS, podman, redirect, redirectLoad, run, waitReady } from "./podman.js";
@@ -92,17 +91,15 @@ function expectAllStored(stored: number, before: number, load: { answered: numbe
   expect(stored - before).toBeLessThanOrEqual(load.answered + load.failed);
 }
 
+/** The link's click rows and click_count, read from the volume by the image's own Node and SQLite driver. */
 async function sqliteClicks(vol: string, alias: string): Promise<{ rows: number; clickCount: number }> {
-  const mount = (await podman(["volume", "inspect", "--format", "{{.Mountpoint}}", vol])).stdout.trim();
-  const db = new Database(join(mount, "snip.db"), { readonly: true, fileMustExist: true });
-  try {
-    const row = db
-      .prepare("SELECT (SELECT count(*) FROM clicks c WHERE c.link_num = l.num) AS rows, l.click_count AS clickCount FROM links l WHERE l.alias = ?")
-      .get(alias) as { rows: number; clickCount: number };
-    return { rows: Number(row.rows), clickCount: Number(row.clickCount) };
-  } finally {
-    db.close();
-  }
+  const query = "SELECT (SELECT count(*) FROM clicks c WHERE c.link_num = l.num) AS rows, l.click_count AS clickCount FROM links l WHERE l.alias = ?";
+  const script =
+    "const D = require('/app/node_modules/better-sqlite3'); const db = new D('/data/snip.db', { readonly: true, fileMustExist: true });" +
+    "process.stdout.write(JSON.stringify(db.prepare(process.argv[1]).get(process.argv[2])));";
+  const out = await podman(["run", "--rm", ...RUN_FLAGS, "-v", `${vol}:/data`, "--entrypoint", "node", IMAGE, "-e", script, query, alias]);
+  const row = JSON.parse(out.stdout) as { rows: number; clickCount: number };
+  return { rows: Number(row.rows), clickCount: Number(row.clickCount) };
 }
 
 beforeAll(async () => {
