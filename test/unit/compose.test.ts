@@ -24,7 +24,7 @@ interface Service {
 }
 
 const compose = parse(readFileSync(join(root, "compose.yaml"), "utf8")) as {
-  services: Record<string, Service>;
+  services: { db: Service; snip: Service; "snip-sqlite": Service };
   volumes: Record<string, unknown>;
   secrets: Record<string, { file: string }>;
 };
@@ -47,13 +47,13 @@ describe("compose.yaml", () => {
   it("gives every service a health check, snip's on /readyz as the image's", () => {
     expect(services.db.healthcheck?.test).toContain("pg_isready");
     expect(dockerfile).toMatch(/^HEALTHCHECK .*\n.*\/readyz/m);
-    for (const name of ["snip", "snip-sqlite"]) expect(services[name].healthcheck?.test.join(" ")).toContain("/readyz");
+    for (const name of ["snip", "snip-sqlite"] as const) expect(services[name].healthcheck?.test.join(" ")).toContain("/readyz");
   });
 
   it("declares every named volume and secret it uses, and mounts each <NAME>_FILE's secret", () => {
     for (const [name, svc] of Object.entries(services)) {
       for (const v of svc.volumes ?? []) {
-        const source = v.split(":")[0];
+        const [source = ""] = v.split(":");
         if (!source.startsWith(".") && !source.startsWith("/")) expect(compose.volumes, `${name}: volume ${source}`).toHaveProperty(source);
       }
       for (const s of svc.secrets ?? []) expect(compose.secrets, `${name}: secret ${s}`).toHaveProperty(s);
@@ -69,7 +69,7 @@ describe("compose.yaml", () => {
   });
 
   it("runs snip read-only with /data as a volume, /tmp a tmpfs, and a stop grace period past its drain", () => {
-    for (const name of ["snip", "snip-sqlite"]) {
+    for (const name of ["snip", "snip-sqlite"] as const) {
       const svc = services[name];
       expect(svc.read_only).toBe(true);
       expect(svc.tmpfs).toContain("/tmp");
