@@ -42,7 +42,8 @@ async function start(label: string, volume: string, env: Record<string, string>,
   const envArgs = Object.entries({ PORT: String(port), BASE_URL: `http://localhost:${port}`, ...env }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
   created.containers.push(name);
   const t0 = Date.now();
-  await podman(["run", "-d", "--name", name, ...RUN_FLAGS, "--read-only", "--tmpfs", "/tmp", "-v", `${volume}:/data`, ...envArgs, ...extra, IMAGE]);
+  // --read-only-tmpfs=false: as Docker's --read-only, only what is named is writable (podman adds /run and /var/tmp).
+  await podman(["run", "-d", "--name", name, ...RUN_FLAGS, "--read-only", "--read-only-tmpfs=false", "--tmpfs", "/tmp", "-v", `${volume}:/data`, ...envArgs, ...extra, IMAGE]);
   await waitReady(name, port);
   return { name, port, base, readyMs: Date.now() - t0 };
 }

@@ -23,7 +23,8 @@ interface Service {
   healthcheck?: { test: string[] };
 }
 
-const compose = parse(readFileSync(join(root, "compose.yaml"), "utf8")) as {
+// merge: the `<<: *snip` keys, which Compose resolves (YAML 1.1's merge key).
+const compose = parse(readFileSync(join(root, "compose.yaml"), "utf8"), { merge: true }) as {
   services: { db: Service; snip: Service; "snip-sqlite": Service };
   volumes: Record<string, unknown>;
   secrets: Record<string, { file: string }>;
@@ -35,6 +36,8 @@ describe("compose.yaml", () => {
 
   it("runs snip on PostgreSQL 16 by default and snip on SQLite alone under the sqlite profile", () => {
     expect(Object.keys(services).sort()).toEqual(["db", "snip", "snip-sqlite"]);
+    expect(services.snip.image).toBe("snip:local");
+    expect(services["snip-sqlite"].build).toBe(".");
     expect(services.db.image).toMatch(/^postgres:16(-|$)/);
     expect(services.db.profiles).toBeUndefined();
     expect(services.snip.profiles).toBeUndefined();
