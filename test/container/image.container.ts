@@ -187,6 +187,7 @@ describe("on SQLite in the /data volume", () => {
     figures["SQLite: 302s answered under load"] = load.answered;
     figures["SQLite: SIGTERM to exit (ms)"] = load.stopMs;
     const stored = await sqliteClicks(vol, alias);
+    figures["SQLite: clicks stored of the load (failed requests)"] = `${stored.rows - 1} (${load.failed})`;
     expectAllStored(stored.rows, 1, load);
     expect(stored.clickCount).toBe(stored.rows);
   });
@@ -197,6 +198,9 @@ describe("on SQLite in the /data volume", () => {
     await podman(["start", c.name]);
     figures["start to /readyz, restart (ms)"] = await waitReady(c.name, c.port).then(() => Date.now() - t0);
     expect(await redirect(`${c.base}/${alias}`)).toEqual({ status: 302, location: `https://example.com/landing/${alias}` });
+    // docs/docker.md's upgrade and backup steps, inside the running container.
+    expect(await snipExec(c.name, ["migrate", "--dry-run"])).toBe("schema is up to date\n");
+    expect(await snipExec(c.name, ["backup", "/data/backup.db"])).toMatch(/^\/data\/backup\.db: 1 links, \d+ clicks/);
     await podman(["stop", "--time", String(GRACE_S), c.name]);
     expect((await sqliteClicks(vol, alias)).rows).toBe(before.rows + 1);
   });
@@ -248,6 +252,7 @@ describe("on PostgreSQL on the host (--network=host)", () => {
     figures["PostgreSQL: 302s answered under load"] = load.answered;
     figures["PostgreSQL: SIGTERM to exit (ms)"] = load.stopMs;
     const rows = Number(await psql(`SELECT count(*) FROM clicks c JOIN links l ON l.num = c.link_num WHERE l.alias = '${alias}'`));
+    figures["PostgreSQL: clicks stored of the load (failed requests)"] = `${rows - 1} (${load.failed})`;
     expectAllStored(rows, 1, load);
     expect(Number(await psql(`SELECT click_count FROM links WHERE alias = '${alias}'`))).toBe(rows);
   });
