@@ -28,5 +28,9 @@ grep -E '^(\[[0-9]/[0-9]\] STEP|COMMIT)' "$BUILD_LOG"
 podman image prune -f --filter until=24h > /dev/null
 t_build=$((SECONDS - t0 - t_base))
 
+# What an interrupted earlier run left: its containers and volumes are named snip-ct-<pid>-*.
+podman ps -a --format '{{.Names}}' | grep '^snip-ct-' | xargs -r podman rm -f -t 0 > /dev/null || true
+podman volume ls --format '{{.Name}}' | grep '^snip-ct-' | xargs -r podman volume rm -f > /dev/null || true
+
 SNIP_IMAGE="$IMAGE" npx vitest run --config test/container/vitest.config.ts
 echo "container step: base image ${t_base}s, image build ${t_build}s, tests $((SECONDS - t0 - t_base - t_build))s, total $((SECONDS - t0))s"
