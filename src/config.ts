@@ -236,9 +236,34 @@ function loadOrCreateSecret(dataDir: string): string {
   return s;
 }
 
+/**
+ * Settings that may also come from a file named by <NAME>_FILE (the Docker and Kubernetes secrets
+ * convention), so that a secret need not sit in the environment. A new secret setting joins here.
+ */
+export const SECRET_SETTINGS = ["SESSION_SECRET", "DATABASE_URL", "SMTP_URL", "METRICS_TOKEN"] as const;
+
+/** env with each <NAME>_FILE read into <NAME>; both given, or a file that cannot be read, is refused. */
+function withSecretFiles(env: Env): Env {
+  const out: Env = { ...env };
+  for (const name of SECRET_SETTINGS) {
+    const file = env[`${name}_FILE`]?.trim();
+    if (!file) continue;
+    if (env[name]?.trim()) throw new ConfigError(name, `set both ${name} and ${name}_FILE; give only one`);
+    try {
+      // A secret file's trailing newline (echo, editors) is not part of the secret; the readers below trim too.
+      out[name] = readFileSync(file, "utf8").trim();
+    } catch (e) {
+      throw new ConfigError(`${name}_FILE`, `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    if (!out[name]) throw new ConfigError(`${name}_FILE`, `${file} is empty`);
+  }
+  return out;
+}
+
 /** Reads and validates configuration; throws ConfigError naming the first bad variable. */
 // eslint-disable-next-line max-lines-per-function -- one line per setting, read in one place so that nothing else reads process.env
-export function loadConfig(env: Env = process.env): Readonly<Config> {
+export function loadConfig(rawEnv: Env = process.env): Readonly<Config> {
+  const env = withSecretFiles(rawEnv);
   const port = intVar(env, "PORT", 8080, 0, 65535);
   const host = env.HOST?.trim() || "127.0.0.1";
   if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) throw new ConfigError("HOST", `"${host}" is not a host name or address`);
