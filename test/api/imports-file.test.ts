@@ -66,7 +66,10 @@ describe.each(ENGINES)("CSV and JSON imports on %s", (engine) => {
     const preview = await c.post("/api/imports/preview", { source: "csv", file: csv });
     expect(preview.status, preview.text).toBe(200);
     expect(preview.body.total).toBe(4);
-    expect(preview.body.rows.map((r: { action: string }) => r.action)).toEqual(["create", "skip", "create", "create"]);
+    // The preview runs the job's checks: the line the job fails is shown failing, with its code and words.
+    expect(preview.body.rows.map((r: { action: string }) => r.action)).toEqual(["create", "skip", "fail", "create"]);
+    expect(preview.body.rows[2]).toMatchObject({ code: "invalid_request", short_url: null });
+    expect(preview.body.rows[2].notes).toEqual([expect.stringMatching(/^url: /)]);
     expect(preview.body.rows[0]).toMatchObject({ alias: "imp-a", short_url: `${server.url}/imp-a`, tags: ["news", "promo"], notes: ["columns not read: colour"] });
     expect(preview.body.rows[1]).toMatchObject({ code: "alias_taken", short_url: null });
 
