@@ -79,7 +79,8 @@ export async function importLink(deps: ImportLinkDeps, target: ImportTarget, sou
 
 /** What a line will meet before its creation is tried: the source's own refusal, the schema, the characters. */
 export function refusalOf(src: SourceLink, input: Parameters<typeof checkLinkShape>[0]): DomainError | null {
-  if (src.refused) return new DomainError(src.refused.code, src.refused.message, src.refused.field ? [{ field: src.refused.field, message: src.refused.message }] : undefined);
+  const r = src.refused;
+  if (r) return r.field ? new DomainError(r.code, `${r.field}: ${r.message}`, [{ field: r.field, message: r.message }]) : new DomainError(r.code, r.message);
   if (!src.url) return new DomainError("invalid_request", "url: no destination URL", [{ field: "url", message: "no destination URL" }]);
   try {
     checkLinkShape(input);

@@ -156,7 +156,7 @@ export function recordToLink(r: Record<string, unknown>, line: number): SourceLi
   const notes: string[] = [];
   const standIn = text(r.id) ?? `line:${line}`;
   const wrong = wrongField(r);
-  if (wrong) return { source_id: standIn, url: "", refused: { code: "invalid_request", ...wrong, message: `${wrong.field}: ${wrong.message}` } };
+  if (wrong) return { source_id: standIn, url: "", refused: { code: "invalid_request", ...wrong } };
   let rules: unknown;
   let split: unknown;
   try {
@@ -164,7 +164,7 @@ export function recordToLink(r: Record<string, unknown>, line: number): SourceLi
     split = targeting(r.split, "split");
   } catch (err) {
     if (!(err instanceof LineRefused)) throw err;
-    return { source_id: standIn, url: "", refused: { code: "invalid_request", field: err.field, message: err.message } };
+    return { source_id: standIn, url: "", refused: { code: "invalid_request", field: err.field, message: err.why } };
   }
   const clicks = (count(r.click_count, "click_count", notes) ?? 0) + (count(r.imported_clicks, "imported_clicks", notes) ?? 0);
   const preview = [r.preview_title, r.preview_description, r.preview_image].some((p) => text(p) !== null)
