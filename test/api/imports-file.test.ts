@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
-import { type ApiClient, signedInClient } from "../helpers/client.js";
+import { signedInClient } from "../helpers/client.js";
 import { finished, importFile, linkByAlias, report } from "../helpers/imports.js";
 import { TestDns } from "../helpers/dns.js";
 
