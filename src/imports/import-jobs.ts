@@ -277,6 +277,13 @@ export class ImportJobs {
     return Number(r.numUpdatedRows);
   }
 
+  /** The first `limit` failed lines of a job, in order (the CLI prints them). */
+  async failures(actor: UserRow, id: string, limit: number): Promise<{ line: number; source_id: string; code: string; notes: string }[]> {
+    await this.row(actor, id);
+    const rows = await this.deps.db.selectFrom("import_items").select(["line", "source_id", "code", "notes"]).where("job_id", "=", id).where("status", "=", "failed").orderBy("line").limit(limit).execute();
+    return rows.map((r) => ({ line: Number(r.line), source_id: r.source_id, code: r.code ?? "", notes: r.notes ?? "" }));
+  }
+
   /** The report: one line per source link (created, skipped, failed with reasons), streamed. */
   async report(actor: UserRow, id: string): Promise<Readable> {
     await this.row(actor, id);
