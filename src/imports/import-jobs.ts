@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { stringify } from "csv-stringify";
 import { DomainError, invalid } from "../shared/errors.js";
+import { BAD_IN_TEXT, storable } from "../shared/bad-text.js";
 import { iso } from "../shared/clock.js";
 import { newId } from "../shared/ids.js";
 import type { SealedBox } from "../shared/secret-box.js";
@@ -129,7 +130,7 @@ export class ImportJobs {
     }
     const target = await this.target(actor);
     const rows = page.links.slice(0, PREVIEW_ROWS);
-    const done = await importedBefore(this.deps.db, actor.id, sourceKey(source, settings), rows.map((r) => r.source_id));
+    const done = await importedBefore(this.deps.db, actor.id, sourceKey(source, settings), rows.map((r) => storable(r.source_id)));
     const mapped = rows.map((r) => mapLink(r, target, this.deps.now()));
     const taken = await this.takenAliases(mapped);
     let room = await this.room(actor);
@@ -138,13 +139,14 @@ export class ImportJobs {
       const m = mapped[i]!;
       const alias = m.input.alias ?? null;
       const notes = [...m.notes];
-      const refused = done.has(r.source_id) ? null : (refusalOf(r, m.input) ?? (await this.refusedByCreation(actor, m.input)));
+      const earlier = done.has(storable(r.source_id));
+      const refused = earlier ? null : (refusalOf(r, m.input) ?? (await this.refusedByCreation(actor, m.input)));
       const aliasRefused = refused !== null && alias !== null && refused.code === "invalid_request" && (refused.details ?? []).some((d) => d.field === "alias");
       const generate = fields.on_taken === "generate";
       const isTaken = alias !== null && taken.has(`${m.domain}/${alias}`);
       let action: PreviewRow["action"] = "create";
       let code: string | null = null;
-      if (done.has(r.source_id)) [action, code] = ["skip", "already_imported"];
+      if (earlier) [action, code] = ["skip", "already_imported"];
       else if (refused && !(aliasRefused && generate)) [action, code] = ["fail", refused.code];
       else if (aliasRefused) [action, code] = ["generate", refused!.code];
       else if (isTaken) [action, code] = [generate ? "generate" : "skip", "alias_taken"];
@@ -187,7 +189,8 @@ export class ImportJobs {
   }
 
   private async takenAliases(mapped: { domain: string; input: { alias?: string | null } }[]): Promise<Set<string>> {
-    const aliases = mapped.flatMap((m) => (m.input.alias ? [m.input.alias] : []));
+    // Only aliases an engine can compare (a NUL fails the query on PostgreSQL; the gate refuses that line anyway).
+    const aliases = mapped.flatMap((m) => (m.input.alias && !BAD_IN_TEXT.test(m.input.alias) ? [m.input.alias] : []));
     if (aliases.length === 0) return new Set();
     const rows = await this.deps.db.selectFrom("links").select(["domain", "alias"]).where("alias", "in", aliases).execute();
     return new Set(rows.map((r) => `${r.domain}/${r.alias}`));

@@ -3,6 +3,7 @@
 // generated one as the job says, then the source's visits recorded as clicks (Shlink).
 import type { Logger } from "pino";
 import { DomainError } from "../shared/errors.js";
+import { storable } from "../shared/bad-text.js";
 import type { Db } from "../storage/db.js";
 import { isDatabaseUnavailable } from "../storage/unavailable.js";
 import type { LinkRow } from "../storage/schema.js";
@@ -65,7 +66,9 @@ export async function importedBefore(db: Db, ownerId: string, sourceKey: string,
  * page is skipped the second time). Every line has its own fate: whatever one line throws fails that line
  * (`internal` when it is not a refusal) and the job goes on; only a database that cannot serve stops it.
  */
-export async function importLink(deps: ImportLinkDeps, target: ImportTarget, sourceKey: string, onTaken: string, src: SourceLink, before: ImportedBefore): Promise<ItemOutcome> {
+export async function importLink(deps: ImportLinkDeps, target: ImportTarget, sourceKey: string, onTaken: string, given: SourceLink, before: ImportedBefore): Promise<ItemOutcome> {
+  // The source id is stored (re-runs, the report): one with a character no engine holds is stored replaced.
+  const src = { ...given, source_id: storable(given.source_id) };
   try {
     return await importOne(deps, target, sourceKey, onTaken, src, before);
   } catch (err) {

@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import type { Db } from "../storage/db.js";
 import { isDatabaseUnavailable } from "../storage/unavailable.js";
+import { storable } from "../shared/bad-text.js";
 import type { ImportJobRow } from "../storage/schema.js";
 import type { SealedBox } from "../shared/secret-box.js";
 import type { ImportTarget } from "./mapping.js";
@@ -155,7 +156,7 @@ export class ImportRunner {
     // The click writer done with the last page's visits: on SQLite its write lock would otherwise hold
     // up each creation's transaction (a wait that blocks the event loop, redirects included).
     if (this.deps.clicks.pending > 0) await this.deps.clicks.writeBuffered();
-    const before = await importedBefore(this.db, target.owner.id, job.source_key, page.links.map((l) => l.source_id));
+    const before = await importedBefore(this.db, target.owner.id, job.source_key, page.links.map((l) => storable(l.source_id)));
     const items: ItemOutcome[] = [];
     const reading = new Set<Promise<void>>();
     let visits = 0;
@@ -228,7 +229,8 @@ export class ImportRunner {
       if (items.length > 0) {
         await trx
           .insertInto("import_items")
-          .values(items.map((i, k) => ({ job_id: id, line: line + k + 1, source_id: i.source_id, url: i.url, alias: i.alias, domain: i.domain, status: i.status, code: i.code, notes: i.notes.length ? i.notes.join("; ") : null })))
+          // A source's text the engines cannot store (NUL: PostgreSQL) must not fail the page's report.
+          .values(items.map((i, k) => ({ job_id: id, line: line + k + 1, source_id: storable(i.source_id), url: storable(i.url), alias: i.alias === null ? null : storable(i.alias), domain: i.domain, status: i.status, code: i.code, notes: i.notes.length ? storable(i.notes.join("; ")) : null })))
           .onConflict((oc) => oc.columns(["job_id", "line"]).doNothing())
           .execute();
       }

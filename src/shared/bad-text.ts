@@ -31,3 +31,8 @@ export function findBadString(value: unknown, bad: RegExp, root: string, maxDept
   }
   return null;
 }
+
+/** `text` with every character BAD_IN_TEXT refuses replaced by U+FFFD: what a report line may store of a source's text. */
+export function storable(text: string): string {
+  return BAD_IN_TEXT.test(text) ? text.replace(new RegExp(BAD_IN_TEXT.source, "g"), "\uFFFD") : text;
+}

@@ -50,7 +50,7 @@ function parseCsv(text: string): { records: FileRecord[]; unknown: string[] } {
   if (head.error !== undefined) throw new SourceError("the file is not readable CSV: its header row has a quote that is never closed", false);
   const columns = head.cells.map(header);
   if (!columns.includes("url")) throw new SourceError('the header row names no "url" column (or long_url, destination)', false);
-  const unknown = columns.filter((c) => !KNOWN.has(c));
+  const unknown = columns.filter((c) => !KNOWN.has(c)).map((c) => c.replace(new RegExp(BAD_IN_TEXT.source, "g"), "?").slice(0, 100));
   const records = body.map((rec): FileRecord => {
     if (rec.error !== undefined) return { line: rec.line, error: rec.error };
     const fields: Record<string, string> = {};
@@ -78,6 +78,9 @@ function parseJson(text: string): FileRecord[] {
     return { line: i + 1, fields };
   });
 }
+
+/** Longer ids are not kept (an index entry of PostgreSQL holds about 2,700 bytes). */
+const MAX_ID_LENGTH = 500;
 
 /** Fields read as text: a JSON row must give them as strings (numbers for the counts and the id too). */
 const TEXT_FIELDS = ["short_url", "domain", "alias", "url", "title", "note", "created_at", "expires_at", "password_hash", "ios_url", "android_url", "expired_url", "preview_title", "preview_description", "preview_image", "password"];
@@ -154,7 +157,10 @@ class LineRefused extends Error {
 /** One record as a source link: the row's lesser problems become notes; a row that cannot be a link is refused. */
 export function recordToLink(r: Record<string, unknown>, line: number): SourceLink {
   const notes: string[] = [];
-  const standIn = text(r.id) ?? `line:${line}`;
+  // The id goes into the report and the re-run table: one no column can hold is the line's number instead.
+  const id = text(r.id);
+  const standIn = id !== null && id.length <= MAX_ID_LENGTH && !BAD_IN_TEXT.test(id) ? id : `line:${line}`;
+  if (id !== null && id.length > MAX_ID_LENGTH) notes.push(`id longer than ${MAX_ID_LENGTH} characters: the line is known by its number`);
   const wrong = wrongField(r);
   if (wrong) return { source_id: standIn, url: "", refused: { code: "invalid_request", ...wrong } };
   let rules: unknown;
