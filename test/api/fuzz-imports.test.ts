@@ -19,9 +19,16 @@ import { finished, report } from "../helpers/imports.js";
 const SEED = process.env.SNIP_FUZZ_SEED ? Number(process.env.SNIP_FUZZ_SEED) : 37;
 const RUNS = Number(process.env.SNIP_FUZZ_RUNS ?? 10);
 
-/** Text that breaks parsers and databases; NUL and unpaired surrogates among it. */
-const nasty = fc.constantFrom("\u0000", "\u0001", "\t", "\r\n", "\n", "\r", "\ud800", "\udc00", "😀", "\ufeff", "é", "日", ",", "|", "'", "=", "[", "{", "\\", " ", "a", "Z", "0", "-");
-const textOf = (maxLength: number) => fc.oneof(fc.string({ unit: nasty, maxLength }), fc.string({ maxLength }), fc.constantFrom("https://example.com/x", "not-a-url", "javascript:alert(1)", "=HYPERLINK(\"x\")", "'=x"));
+/**
+ * Text that breaks parsers and databases. NUL, other controls and unpaired surrogates are rare: raw in an
+ * upload they get the whole request refused (400, as they should), so a file holding one tests little
+ * else; in JSON they travel escaped and reach the rows.
+ */
+const unit = fc.oneof(
+  { weight: 12, arbitrary: fc.constantFrom("\t", "\r\n", "\n", "\r", "😀", "\ufeff", "é", "日", ",", "|", "'", "=", "[", "{", "\\", " ", "a", "Z", "0", "-", ":", "/") },
+  { weight: 1, arbitrary: fc.constantFrom("\u0000", "\u0001", "\ud800", "\udc00") },
+);
+const textOf = (maxLength: number) => fc.oneof(fc.string({ unit, maxLength }), fc.constantFrom("https://example.com/x", "not-a-url", "javascript:alert(1)", "=HYPERLINK(\"x\")", "'=x"));
 
 const COLUMNS = ["url", "alias", "title", "note", "tags", "rules", "split", "max_clicks", "expires_at", "password_hash", "archived", "expired_url", "colour", "URL"];
 
@@ -75,6 +82,7 @@ describe.each(ENGINES)("fuzzed import files on %s", (engine) => {
 
   it(`previews and imports every generated file inside the contract (seed ${SEED}, ${RUNS} CSV and ${RUNS} JSON files)`, async () => {
     const c = await signedInClient(server, "fuzz-import@example.com", "enterprise");
+    let readable = 0;
     for (const [i, family] of [csvFile, jsonFile].entries()) {
       await fc.assert(
         fc.asyncProperty(family, async ({ file, rows }) => {
@@ -94,6 +102,7 @@ describe.each(ENGINES)("fuzzed import files on %s", (engine) => {
             return;
           }
           expect(preview.status).toBe(200);
+          readable++;
           expect(preview.body.total).toBe(rows);
           expect(job.state, job.error).toBe("done");
           const { read, created, skipped, failed } = job.counts;
@@ -103,5 +112,7 @@ describe.each(ENGINES)("fuzzed import files on %s", (engine) => {
         { seed: SEED + i, numRuns: RUNS, endOnFailure: true },
       );
     }
+    // Most files must be read, not refused whole: otherwise the property holds without testing the rows.
+    expect(readable).toBeGreaterThanOrEqual(RUNS);
   }, Math.max(60_000, RUNS * 2 * 1_500)); // a longer run (SNIP_FUZZ_RUNS) gets the time it needs
 });
