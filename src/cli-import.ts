@@ -31,6 +31,8 @@ function readText(path: string): string {
 }
 
 const WIDTH = 30;
+/** Failed lines printed after the counts. */
+const MAX_FAILURES_SHOWN = 50;
 
 /** One line: bar, counts, rate, time left. */
 export function progressLine(j: ImportJob): string {
@@ -88,6 +90,10 @@ export async function runImport(ctx: AppContext, source: string, o: ImportOption
   const c = job.counts;
   process.stdout.write(`import ${job.id} ${job.state}: ${c.read} read, ${c.created} created, ${c.skipped} skipped, ${c.failed} failed, ${c.visits} visits\n`);
   if (job.error) process.stdout.write(`error: ${job.error}\n`);
+  // Each failing line with its code and words (the report has them all).
+  const failed = await jobs.failures(user, job.id, MAX_FAILURES_SHOWN);
+  for (const f of failed) process.stdout.write(`failed line ${f.line} (${f.source_id}): ${f.code}${f.notes ? `: ${f.notes}` : ""}\n`);
+  if (c.failed > failed.length) process.stdout.write(`... and ${c.failed - failed.length} more failed lines (--report PATH writes them all)\n`);
   if (interrupted || job.state === "queued" || job.state === "running") {
     process.stdout.write(`stopped: resume with snip import ${source} ${o.email} --resume ${job.id}\n`);
     return 130;

@@ -13,7 +13,8 @@ function packageRoot(): string {
 
 export type DatabaseConfig =
   | { kind: "sqlite"; file: string }
-  | { kind: "postgres"; url: string };
+  /** waitMs: DATABASE_WAIT_S, how long start-up waits for the database to answer. */
+  | { kind: "postgres"; url: string; waitMs?: number };
 
 export type TrustProxy = false | true | number | string[];
 
@@ -299,7 +300,7 @@ export function loadConfig(rawEnv: Env = process.env): Readonly<Config> {
     } catch {
       throw new ConfigError("DATABASE_URL", "is not a valid postgres:// URL");
     }
-    database = { kind: "postgres", url: rawDb };
+    database = { kind: "postgres", url: rawDb, waitMs: intVar(env, "DATABASE_WAIT_S", 30, 0, 3_600) * 1000 };
   } else if (rawDb.startsWith("sqlite:")) {
     const p = rawDb.slice("sqlite:".length).replace(/^\/\//, "");
     if (!p) throw new ConfigError("DATABASE_URL", "sqlite: needs a file path");

@@ -298,6 +298,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     check: receiverCheck,
     allowPrivate: config.importAllowPrivate,
     retryDelaysMs: overrides.importRetryDelaysMs,
+    dialect: storage.dialect,
   });
 
   const stats = new StatsService({ db: storage.db, dialect: storage.dialect, clock, reads });

@@ -3,36 +3,7 @@
 // and no field of the API needs either), and no body on a route that declares none.
 import type { FastifyRequest } from "fastify";
 import { DomainError } from "../shared/errors.js";
-
-/**
- * Refused in every string (values and keys): C0 controls but TAB, LF and CR, DEL, C1 controls, and
- * surrogates without their pair. TAB, LF and CR are text (multi-line bodies such as the bulk URL list).
- */
-const BAD_IN_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-/** Path segments and query parameters are single-line: no control character at all. */
-const BAD_IN_URL = /[\u0000-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Nesting deeper than any body of the API, refused before the schema walks it. */
-const MAX_DEPTH = 32;
-
-/** The first string in `value` (keys included) that `bad` matches, as a dotted field path; iterative, so depth cannot overflow the stack. */
-export function findBadString(value: unknown, bad: RegExp, root: string): string | null {
-  const stack: Array<[unknown, string, number]> = [[value, root, 0]];
-  while (stack.length > 0) {
-    const [v, path, depth] = stack.pop()!;
-    if (typeof v === "string") {
-      if (bad.test(v)) return path;
-      continue;
-    }
-    if (v === null || typeof v !== "object" || Buffer.isBuffer(v)) continue;
-    if (depth >= MAX_DEPTH) return `${root} (nested deeper than ${MAX_DEPTH} levels)`;
-    for (const [k, child] of Object.entries(v)) {
-      if (bad.test(k)) return `${path}.${k.replace(bad, "?")}`;
-      stack.push([child, `${path}.${k}`, depth + 1]);
-    }
-  }
-  return null;
-}
+import { BAD_IN_TEXT, BAD_IN_URL, findBadString } from "../shared/bad-text.js";
 
 function refuse(field: string, what: string): DomainError {
   return new DomainError("invalid_request", `Invalid ${field}: ${what}`, [{ field, message: what }]);

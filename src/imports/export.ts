@@ -57,10 +57,23 @@ async function* rows(db: Db, links: Pick<LinkService, "withCurrentCounts">, owne
   }
 }
 
+/**
+ * Text a spreadsheet would run as a formula, behind the "'"s that neutralise it (csv-stringify's
+ * escape_formulas adds one to a cell starting with a formula sign; the import takes one away).
+ */
+export const QUOTED_FORMULA = /^'+[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+
+/** Tag names as one cell: ", "-separated, or a JSON list when a name would not survive the split. */
+function tagsCell(tags: string[]): string {
+  return tags.some((t) => /[,|]/.test(t) || t.startsWith("[") || t !== t.trim()) ? JSON.stringify(tags) : tags.join(", ");
+}
+
 function csvCell(v: Row[ExportColumn]): string {
   if (v === null) return "";
-  if (Array.isArray(v)) return v.length === 0 ? "" : typeof v[0] === "string" ? v.join(", ") : JSON.stringify(v);
-  return String(v);
+  if (Array.isArray(v)) return v.length === 0 ? "" : typeof v[0] === "string" ? tagsCell(v as string[]) : JSON.stringify(v);
+  const text = String(v);
+  // Text that already starts with "'" and a formula sign gets one more, so the import's unescaping gives it back.
+  return QUOTED_FORMULA.test(text) ? `'${text}` : text;
 }
 
 export function exportLinks(db: Db, links: Pick<LinkService, "withCurrentCounts">, ownerId: string, origin: string, format: "csv" | "json"): Readable {

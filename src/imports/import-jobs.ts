@@ -5,19 +5,22 @@ import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { stringify } from "csv-stringify";
 import { DomainError, invalid } from "../shared/errors.js";
+import { BAD_IN_TEXT, storable } from "../shared/bad-text.js";
 import { iso } from "../shared/clock.js";
 import { newId } from "../shared/ids.js";
 import type { SealedBox } from "../shared/secret-box.js";
 import type { Db } from "../storage/db.js";
 import type { ImportJobRow, UserRow } from "../storage/schema.js";
-import { requireActive } from "../links/create-link.js";
+import { type CreateLinkInput, requireActive } from "../links/create-link.js";
+import type { LinkService } from "../links/links.js";
+import { planLimits } from "../accounts/plans.js";
 import { shortUrl } from "../links/public-link.js";
 import { CSV_OPTIONS } from "../clicks/csv.js";
-import { type ImportFields, type ImportJob, PREVIEW_ROWS, type PreviewReply } from "../contract/imports.js";
+import { type ImportFields, type ImportJob, MAX_IMPORT_FILE_BYTES, PREVIEW_ROWS, type PreviewReply, type PreviewRow } from "../contract/imports.js";
 import { type ImportSource, type ImportSourceName, SourceError, type SourceSettings } from "./source.js";
 import type { ImportTarget } from "./mapping.js";
 import { mapLink } from "./mapping.js";
-import { importedBefore } from "./import-link.js";
+import { importedBefore, reason, refusalOf } from "./import-link.js";
 
 /** A failed or cancelled import keeps its token and file this long for a resume. */
 export const ABANDONED_MS = 30 * 86_400_000;
@@ -31,6 +34,7 @@ export interface ImportJobsDeps {
   box: SealedBox;
   origin: string;
   mainHost: string;
+  links: Pick<LinkService, "check">;
   open: (source: ImportSourceName, settings: SourceSettings) => ImportSource;
   /** A job was queued: the runner looks for work now. */
   wake: () => void;
@@ -80,6 +84,8 @@ function checkFields(f: ImportFields): { source: ImportSourceName; settings: Sou
   const base = f.base_url?.trim() || DEFAULT_BASE[source] || null;
   if (source === "csv") {
     if (!f.file) throw invalid("file", "Choose a CSV or JSON file");
+    // The limit is in bytes as stored (the schema's maxLength counts UTF-16 units: two-byte text would pass at 30 MB).
+    if (Buffer.byteLength(f.file, "utf8") > MAX_IMPORT_FILE_BYTES) throw invalid("file", `the file is larger than ${MAX_IMPORT_FILE_BYTES / 1024 / 1024} MB`);
     return { source, settings: { file: f.file } };
   }
   if (!base) throw invalid("base_url", "Enter the address of your server's API");
@@ -108,7 +114,10 @@ export class ImportJobs {
     return { owner, domains: new Set(rows.map((r) => r.hostname)), mainHost: this.deps.mainHost };
   }
 
-  /** The first rows as the import would map them; nothing is written. */
+  /**
+   * The first rows as the import would map them, each through the checks the job will run (schema,
+   * characters, destination, blocklist, alias, plan options and link count); nothing is written.
+   */
   async preview(actor: UserRow, fields: ImportFields): Promise<PreviewReply> {
     requireActive(actor);
     const { source, settings } = checkFields(fields);
@@ -121,36 +130,67 @@ export class ImportJobs {
     }
     const target = await this.target(actor);
     const rows = page.links.slice(0, PREVIEW_ROWS);
-    const done = await importedBefore(this.deps.db, actor.id, sourceKey(source, settings), rows.map((r) => r.source_id));
+    const done = await importedBefore(this.deps.db, actor.id, sourceKey(source, settings), rows.map((r) => storable(r.source_id)));
     const mapped = rows.map((r) => mapLink(r, target, this.deps.now()));
     const taken = await this.takenAliases(mapped);
-    return {
-      status: "success",
-      total: page.total ?? null,
-      rows: rows.map((r, i) => {
-        const m = mapped[i]!;
-        const alias = m.input.alias ?? null;
-        const isTaken = alias !== null && taken.has(`${m.domain}/${alias}`);
-        const action = done.has(r.source_id) ? "skip" : !r.url ? "fail" : isTaken ? (fields.on_taken === "generate" ? "generate" : "skip") : "create";
-        const code = done.has(r.source_id) ? "already_imported" : !r.url ? "invalid_request" : isTaken ? "alias_taken" : null;
-        return {
-          line: i + 1,
-          source_id: r.source_id,
-          url: r.url,
-          alias,
-          short_url: action === "create" && alias ? shortUrl(this.deps.origin, m.domain, alias) : null,
-          title: r.title ?? null,
-          tags: m.input.tags ?? [],
-          action,
-          code,
-          notes: m.notes,
-        };
-      }),
-    };
+    let room = await this.room(actor);
+    const out: PreviewRow[] = [];
+    for (const [i, r] of rows.entries()) {
+      const m = mapped[i]!;
+      const alias = m.input.alias ?? null;
+      const notes = [...m.notes];
+      const earlier = done.has(storable(r.source_id));
+      const refused = earlier ? null : (refusalOf(r, m.input) ?? (await this.refusedByCreation(actor, m.input)));
+      const aliasRefused = refused !== null && alias !== null && refused.code === "invalid_request" && (refused.details ?? []).some((d) => d.field === "alias");
+      const generate = fields.on_taken === "generate";
+      const isTaken = alias !== null && taken.has(`${m.domain}/${alias}`);
+      let action: PreviewRow["action"] = "create";
+      let code: string | null = null;
+      if (earlier) [action, code] = ["skip", "already_imported"];
+      else if (refused && !(aliasRefused && generate)) [action, code] = ["fail", refused.code];
+      else if (aliasRefused) [action, code] = ["generate", refused!.code];
+      else if (isTaken) [action, code] = [generate ? "generate" : "skip", "alias_taken"];
+      if (refused) notes.push(reason(refused));
+      if ((action === "create" || action === "generate") && room-- <= 0) {
+        [action, code] = ["fail", "limit_reached"];
+        notes.push(`the plan's ${planLimits(actor.plan).maxLinks} links are reached`);
+      }
+      out.push({
+        line: i + 1,
+        source_id: r.source_id,
+        url: r.url,
+        alias,
+        short_url: action === "create" && alias ? shortUrl(this.deps.origin, m.domain, alias) : null,
+        title: r.title ?? null,
+        tags: m.input.tags ?? [],
+        action,
+        code,
+        notes,
+      });
+    }
+    return { status: "success", total: page.total ?? null, rows: out };
+  }
+
+  /** What the creation itself would refuse in the input (not the alias's availability or the count). */
+  private async refusedByCreation(actor: UserRow, input: CreateLinkInput): Promise<DomainError | null> {
+    try {
+      await this.deps.links.check(actor, input);
+      return null;
+    } catch (err) {
+      if (err instanceof DomainError) return err;
+      throw err;
+    }
+  }
+
+  /** Links the owner's plan still allows. */
+  private async room(actor: UserRow): Promise<number> {
+    const row = await this.deps.db.selectFrom("link_counts").select("links").where("owner_id", "=", actor.id).executeTakeFirst();
+    return planLimits(actor.plan).maxLinks - Number(row?.links ?? 0);
   }
 
   private async takenAliases(mapped: { domain: string; input: { alias?: string | null } }[]): Promise<Set<string>> {
-    const aliases = mapped.flatMap((m) => (m.input.alias ? [m.input.alias] : []));
+    // Only aliases an engine can compare (a NUL fails the query on PostgreSQL; the gate refuses that line anyway).
+    const aliases = mapped.flatMap((m) => (m.input.alias && !BAD_IN_TEXT.test(m.input.alias) ? [m.input.alias] : []));
     if (aliases.length === 0) return new Set();
     const rows = await this.deps.db.selectFrom("links").select(["domain", "alias"]).where("alias", "in", aliases).execute();
     return new Set(rows.map((r) => `${r.domain}/${r.alias}`));
@@ -238,6 +278,13 @@ export class ImportJobs {
       .where((eb) => eb.or([eb("token_sealed", "is not", null), eb("file", "is not", null)]))
       .executeTakeFirst();
     return Number(r.numUpdatedRows);
+  }
+
+  /** The first `limit` failed lines of a job, in order (the CLI prints them). */
+  async failures(actor: UserRow, id: string, limit: number): Promise<{ line: number; source_id: string; code: string; notes: string }[]> {
+    await this.row(actor, id);
+    const rows = await this.deps.db.selectFrom("import_items").select(["line", "source_id", "code", "notes"]).where("job_id", "=", id).where("status", "=", "failed").orderBy("line").limit(limit).execute();
+    return rows.map((r) => ({ line: Number(r.line), source_id: r.source_id, code: r.code ?? "", notes: r.notes ?? "" }));
   }
 
   /** The report: one line per source link (created, skipped, failed with reasons), streamed. */

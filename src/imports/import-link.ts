@@ -1,12 +1,16 @@
 // One source link into the owner's account (docs/import.md): skipped when an earlier run imported it,
 // created through LinkService.create (every check of a creation), a taken alias skipped or replaced by a
 // generated one as the job says, then the source's visits recorded as clicks (Shlink).
+import type { Logger } from "pino";
 import { DomainError } from "../shared/errors.js";
+import { storable } from "../shared/bad-text.js";
 import type { Db } from "../storage/db.js";
+import { isDatabaseUnavailable } from "../storage/unavailable.js";
 import type { LinkRow } from "../storage/schema.js";
 import type { LinkService } from "../links/links.js";
 import type { ClickInput } from "../clicks/click-buffer.js";
 import { type ImportTarget, mapLink } from "./mapping.js";
+import { checkLinkShape } from "./link-gate.js";
 import type { SourceLink } from "./source.js";
 
 /** A report line (import_items). */
@@ -27,6 +31,8 @@ export interface ImportLinkDeps {
   links: Pick<LinkService, "create">;
   clicks: { record(input: ClickInput): void; readonly pending: number; flush(): Promise<void>; writeBuffered(): Promise<void> };
   now: () => number;
+  /** Where a line's internal failure is logged (the line itself fails with `internal`). */
+  log?: Pick<Logger, "error">;
 }
 
 /** Clicks waiting for the writer past which an import waits for a flush (memory stays flat). */
@@ -55,13 +61,46 @@ export async function importedBefore(db: Db, ownerId: string, sourceKey: string,
   return found;
 }
 
-/** `before`: importedBefore() of the page's ids; a link created here is added to it (a source id twice in a page is skipped the second time). */
-export async function importLink(deps: ImportLinkDeps, target: ImportTarget, sourceKey: string, onTaken: string, src: SourceLink, before: ImportedBefore): Promise<ItemOutcome> {
+/**
+ * `before`: importedBefore() of the page's ids; a link created here is added to it (a source id twice in a
+ * page is skipped the second time). Every line has its own fate: whatever one line throws fails that line
+ * (`internal` when it is not a refusal) and the job goes on; only a database that cannot serve stops it.
+ */
+export async function importLink(deps: ImportLinkDeps, target: ImportTarget, sourceKey: string, onTaken: string, given: SourceLink, before: ImportedBefore): Promise<ItemOutcome> {
+  // The source id is stored (re-runs, the report): one with a character no engine holds is stored replaced.
+  const src = { ...given, source_id: storable(given.source_id) };
+  try {
+    return await importOne(deps, target, sourceKey, onTaken, src, before);
+  } catch (err) {
+    if (isDatabaseUnavailable(err)) throw err;
+    const base = { source_id: src.source_id, url: String(src.url).slice(0, 2048), alias: typeof src.alias === "string" ? src.alias : null, domain: null, status: "failed" as const };
+    if (err instanceof DomainError) return { ...base, code: err.code, notes: [reason(err)] };
+    deps.log?.error({ err, source_id: src.source_id }, "import: a line failed on an internal error");
+    return { ...base, code: "internal", notes: ["an internal error on this line (logged); the other lines went on"] };
+  }
+}
+
+/** What a line will meet before its creation is tried: the source's own refusal, the schema, the characters. */
+export function refusalOf(src: SourceLink, input: Parameters<typeof checkLinkShape>[0]): DomainError | null {
+  const r = src.refused;
+  if (r) return r.field ? new DomainError(r.code, `${r.field}: ${r.message}`, [{ field: r.field, message: r.message }]) : new DomainError(r.code, r.message);
+  if (!src.url) return new DomainError("invalid_request", "url: no destination URL", [{ field: "url", message: "no destination URL" }]);
+  try {
+    checkLinkShape(input);
+  } catch (err) {
+    if (err instanceof DomainError) return err;
+    throw err;
+  }
+  return null;
+}
+
+async function importOne(deps: ImportLinkDeps, target: ImportTarget, sourceKey: string, onTaken: string, src: SourceLink, before: ImportedBefore): Promise<ItemOutcome> {
   const base = { source_id: src.source_id, url: src.url.slice(0, 2048), alias: src.alias ?? null };
   const earlier = before.get(src.source_id);
   if (earlier) return { ...base, alias: earlier.alias, domain: earlier.domain, status: "skipped", code: "already_imported", notes: ["imported by an earlier run"] };
   const m = mapLink(src, target, deps.now());
-  if (!src.url) return { ...base, domain: null, status: "failed", code: "invalid_request", notes: m.notes.length ? m.notes : ["no destination URL"] };
+  const refused = refusalOf(src, m.input);
+  if (refused) return { ...base, domain: null, status: "failed", code: refused.code, notes: !src.url && !src.refused ? (m.notes.length ? m.notes : ["no destination URL"]) : [...m.notes, reason(refused)] };
   let link: LinkRow;
   try {
     link = await deps.links.create(target.owner, m.input, { via: "api", imported: m.imported });
@@ -104,7 +143,7 @@ async function adoptInterrupted(deps: ImportLinkDeps, target: ImportTarget, sour
   return link;
 }
 
-function reason(err: DomainError): string {
+export function reason(err: DomainError): string {
   const detail = err.details?.[0];
   return detail ? `${detail.field}: ${detail.message}` : err.message;
 }

@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import type { Db } from "../storage/db.js";
 import { isDatabaseUnavailable } from "../storage/unavailable.js";
+import { storable } from "../shared/bad-text.js";
 import type { ImportJobRow } from "../storage/schema.js";
 import type { SealedBox } from "../shared/secret-box.js";
 import type { ImportTarget } from "./mapping.js";
@@ -19,6 +20,11 @@ export interface ImportRunnerDeps extends ImportLinkDeps {
   log: Logger;
   /** Waits between attempts at a page that failed for a transient reason (then the job fails, resumable). */
   retryDelaysMs?: number[];
+  /**
+   * Lines created at once (1 on SQLite, whose one connection serialises them anyway). On PostgreSQL each
+   * creation is about nine round trips, most of them outside the owner's lock: a few at once overlap them.
+   */
+  parallel?: number;
 }
 
 /** How long a claim holds without renewal (each page renews it). */
@@ -155,22 +161,27 @@ export class ImportRunner {
     // The click writer done with the last page's visits: on SQLite its write lock would otherwise hold
     // up each creation's transaction (a wait that blocks the event loop, redirects included).
     if (this.deps.clicks.pending > 0) await this.deps.clicks.writeBuffered();
-    const before = await importedBefore(this.db, target.owner.id, job.source_key, page.links.map((l) => l.source_id));
+    const before = await importedBefore(this.db, target.owner.id, job.source_key, page.links.map((l) => storable(l.source_id)));
     const items: ItemOutcome[] = [];
     const reading = new Set<Promise<void>>();
     let visits = 0;
     let failure: { err: unknown } | null = null;
     try {
-      for (const src of page.links) {
-        const item = await this.patiently(() => importLink(this.deps, target, job.source_key, job.on_taken, src, before));
-        items.push(item);
-        if (!item.link) continue;
-        const read: Promise<void> = this.visitsOf(item, src)
-          .then((n) => void (visits += n))
-          .catch((err: unknown) => void (failure ??= { err }))
-          .finally(() => reading.delete(read));
-        reading.add(read);
-        if (reading.size >= VISIT_READS) await Promise.race(reading);
+      for (const wave of waves(page.links, this.deps.parallel ?? 1)) {
+        const settled = await Promise.allSettled(wave.map((src) => this.patiently(() => importLink(this.deps, target, job.source_key, job.on_taken, src, before))));
+        const rejected = settled.find((r) => r.status === "rejected");
+        if (rejected) throw rejected.reason;
+        for (const [k, r] of settled.entries()) {
+          const item = (r as PromiseFulfilledResult<ItemOutcome>).value;
+          items.push(item);
+          if (!item.link) continue;
+          const read: Promise<void> = this.visitsOf(item, wave[k]!)
+            .then((n) => void (visits += n))
+            .catch((err: unknown) => void (failure ??= { err }))
+            .finally(() => reading.delete(read));
+          reading.add(read);
+          if (reading.size >= VISIT_READS) await Promise.race(reading);
+        }
         if (failure) break;
       }
     } finally {
@@ -228,7 +239,8 @@ export class ImportRunner {
       if (items.length > 0) {
         await trx
           .insertInto("import_items")
-          .values(items.map((i, k) => ({ job_id: id, line: line + k + 1, source_id: i.source_id, url: i.url, alias: i.alias, domain: i.domain, status: i.status, code: i.code, notes: i.notes.length ? i.notes.join("; ") : null })))
+          // A source's text the engines cannot store (NUL: PostgreSQL) must not fail the page's report.
+          .values(items.map((i, k) => ({ job_id: id, line: line + k + 1, source_id: storable(i.source_id), url: storable(i.url), alias: i.alias === null ? null : storable(i.alias), domain: i.domain, status: i.status, code: i.code, notes: i.notes.length ? storable(i.notes.join("; ")) : null })))
           .onConflict((oc) => oc.columns(["job_id", "line"]).doNothing())
           .execute();
       }
@@ -266,4 +278,27 @@ export class ImportRunner {
       .where("state", "in", state === "done" ? ["running", "cancelled", "queued"] : ["running"])
       .execute();
   }
+}
+
+/**
+ * A page's links in runs of up to `n` consecutive ones created at once. A run ends before a source id or
+ * an alias it already holds: two lines that could meet (a repeated id, the same alias) keep their order,
+ * so what each line gets is what it would get one after the other.
+ */
+export function waves<T extends { source_id: string; alias?: string | null }>(links: readonly T[], n: number): T[][] {
+  const out: T[][] = [];
+  let wave: T[] = [];
+  const seen = new Set<string>();
+  for (const l of links) {
+    const keys = [`id:${l.source_id}`, ...(l.alias ? [`alias:${l.alias.toLowerCase()}`] : [])];
+    if (wave.length >= n || keys.some((k) => seen.has(k))) {
+      out.push(wave);
+      wave = [];
+      seen.clear();
+    }
+    wave.push(l);
+    for (const k of keys) seen.add(k);
+  }
+  if (wave.length > 0) out.push(wave);
+  return out;
 }

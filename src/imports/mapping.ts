@@ -3,6 +3,7 @@
 // note; what snip cannot hold (a start date, a password it cannot read) noted. The creation itself
 // (destination checks, the blocklist, the alias) is LinkService.create's, as for any link.
 import { can } from "../accounts/plans.js";
+import { isOwnHash } from "../accounts/passwords.js";
 import type { CreateLinkInput, CreateLinkOptions } from "../links/create-link.js";
 import type { UserRow } from "../storage/schema.js";
 import { MAX_TAGS_PER_LINK } from "../contract/form-rules.js";
@@ -25,8 +26,6 @@ export interface MappedLink {
 }
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-/** snip's link password hashes (argon2id, accounts/passwords.ts). */
-const HASH_RE = /^\$argon2id\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/;
 
 function targetDomain(src: SourceLink, target: ImportTarget, notes: string[]): string {
   const host = src.domain?.trim().toLowerCase().replace(/\.$/, "") ?? "";
@@ -56,8 +55,10 @@ function gated(src: SourceLink, plan: string, now: number, m: MappedLink): void 
     if (can(plan, "link_preview")) input.preview = src.preview;
     else notes.push("social preview dropped: it needs the Pro plan");
   }
-  const rules = Array.isArray(src.rules) && src.rules.length > 0;
-  const split = Array.isArray(src.split) && src.split.length > 0;
+  // Given and not empty: anything but a list of rules is passed on for the schema to refuse (link-gate.ts).
+  const present = (v: unknown) => v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0);
+  const rules = present(src.rules);
+  const split = present(src.split);
   if (rules || split) {
     if (can(plan, "link_targeting")) {
       if (rules) input.rules = src.rules as CreateLinkInput["rules"];
@@ -84,8 +85,9 @@ export function mapLink(src: SourceLink, target: ImportTarget, now: number): Map
   gated(src, target.owner.plan, now, m);
   if (src.password) input.password = src.password;
   else if (src.password_hash) {
-    if (HASH_RE.test(src.password_hash)) m.imported.password_hash = src.password_hash;
-    else notes.push("password_hash is not a snip password hash: the link is imported without a password");
+    // Only snip's own parameters: a hash brings its cost with it (t=300 holds a pool thread 6 s a guess).
+    if (isOwnHash(src.password_hash)) m.imported.password_hash = src.password_hash;
+    else notes.push("password_hash is not a hash with snip's own argon2id parameters (m=19456, t=2, p=1): the link is imported without a password");
   } else if (src.password_protected) notes.push("password-protected at the source; its password cannot be read: imported without one");
   if (src.valid_since != null && src.valid_since > now) notes.push(`not valid before ${day(src.valid_since)} at the source: snip has no start date, the link works now`);
   if (src.created_at != null && src.created_at > 0 && src.created_at <= now) m.imported.created_at = src.created_at;

@@ -58,6 +58,8 @@ export interface SourceLink {
   preview?: { title?: string | null; description?: string | null; image?: string | null } | null;
   rules?: unknown;
   split?: unknown;
+  /** The line cannot become a link whatever the account (unreadable, wrong types, bad characters): it fails with this. */
+  refused?: { code: "invalid_request"; field?: string; message: string };
   /** Notes from reading the source (a field not understood, a value dropped): shown on the link's report line. */
   notes?: string[];
   /** Set by sources that keep visits: reads this link's visits page by page. */

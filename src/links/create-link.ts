@@ -124,6 +124,12 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
   }
 }
 
+/** Every check of a creation but the alias's availability and the plan's count, nothing written (the import's preview). */
+export async function checkCreation(deps: LinkDeps, actor: UserRow, input: CreateLinkInput): Promise<void> {
+  requireActive(actor);
+  await checkInput(deps, actor, input, deps.clock.now());
+}
+
 /** The plan's link count, read under the owner's lock. */
 function linkAllowance(actor: UserRow): Cap {
   const { maxLinks } = planLimits(actor.plan);

@@ -46,6 +46,8 @@ export interface Destinations {
   url: string;
   ios_url: string | null;
   android_url: string | null;
+  /** Where an expired or used-up link sends visitors: a destination like the others. */
+  expired_url?: string | null;
   /** Rules and split as stored (JSON text): their addresses are destinations too. */
   rules?: string | null;
   split?: string | null;
@@ -107,10 +109,10 @@ export class HostBlocklist {
     return host !== null && this.match(host) !== null;
   }
 
-  /** Any of a link's destinations (main, iOS, Android) on a blocked host. */
+  /** Any of a link's destinations (main, iOS, Android, fallback, rules, split) on a blocked host. */
   blocksLink(l: Destinations): boolean {
     if (this.size === 0) return false;
-    if (this.blocksUrl(l.url) || (l.ios_url !== null && this.blocksUrl(l.ios_url)) || (l.android_url !== null && this.blocksUrl(l.android_url))) return true;
+    for (const url of [l.url, l.ios_url, l.android_url, l.expired_url]) if (url != null && this.blocksUrl(url)) return true;
     for (const text of [l.rules, l.split]) {
       if (text == null) continue;
       for (const { url } of JSON.parse(text) as { url: string }[]) if (this.blocksUrl(url)) return true;

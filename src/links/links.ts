@@ -8,7 +8,7 @@ import type { Clock } from "../shared/clock.js";
 import type { LinkRow, UserRow } from "../storage/schema.js";
 import { type BulkInput, type BulkResult, bulkCreate, bulkRows } from "./bulk.js";
 import type { LinkChanges } from "./changes.js";
-import { type CreateLinkInput, type CreateLinkOptions, DEFAULT_SIGNED_OUT_PER_HOUR, createLink } from "./create-link.js";
+import { type CreateLinkInput, type CreateLinkOptions, DEFAULT_SIGNED_OUT_PER_HOUR, checkCreation, createLink } from "./create-link.js";
 import type { LinkDeps } from "./deps.js";
 import { type LinkPage, type ListQuery, listLinks } from "./list-links.js";
 import { toLink } from "./public-link.js";
@@ -62,6 +62,11 @@ export class LinkService {
   /** Signed out (actor null): url and alias only, 5-minute lifetime, no owner. */
   create(actor: UserRow | null, input: CreateLinkInput, opts?: CreateLinkOptions): Promise<LinkRow> {
     return createLink(this.deps, actor, input, opts);
+  }
+
+  /** What create() would refuse in the input itself (destination, blocklist, alias syntax, plan options); nothing written. */
+  check(actor: UserRow, input: CreateLinkInput): Promise<void> {
+    return checkCreation(this.deps, actor, input);
   }
 
   /** The links with click_count as every read shows it (clicks held back from the roll-ups included). */

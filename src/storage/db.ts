@@ -22,6 +22,7 @@ import type { Logger } from "pino";
 import type { DatabaseConfig } from "../config.js";
 import type { Database } from "./schema.js";
 import { markConnectionFailure } from "./unavailable.js";
+import { waitForPostgres } from "./wait-postgres.js";
 
 export type Dialect = "sqlite" | "postgres";
 export type Db = Kysely<Database>;
@@ -307,7 +308,12 @@ export async function openStorage(cfg: DatabaseConfig, log?: Logger, sqliteQueri
     };
   }
   const { db, stats } = openPostgresPool(cfg.url, 10);
-  await sql`select 1`.execute(db);
+  try {
+    await waitForPostgres(db as Kysely<unknown>, cfg.url, cfg.waitMs ?? 0, log);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
   const feed = new PostgresFeed(cfg.url, db, log);
   await feed.start();
   return {

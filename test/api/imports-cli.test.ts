@@ -34,6 +34,17 @@ describe.each(ENGINES)("snip import on %s", (engine) => {
     expect(Number(n.n)).toBe(120);
   });
 
+  it("prints each failed line with its code and words after the counts", async () => {
+    const file = join(dir, "failing.csv");
+    writeFileSync(file, 'url,alias\nhttps://example.com/cli-f1,cli-f-one\nnot-a-url,cli-f-two\nhttps://example.com/cli-f3,"never closed\n');
+    const r = await snipAsync(["import", "csv", "cli-import@example.com", "--file", file], env);
+    expect(r.code, r.stderr).toBe(0);
+    const out = r.stdout.split("\n");
+    expect(out[0]).toMatch(/ done: 3 read, 1 created, 0 skipped, 2 failed, 0 visits$/);
+    expect(out[1]).toMatch(/^failed line 2 \(line:3\): invalid_request: url: \S/);
+    expect(out.slice(2)).toEqual(["failed line 3 (line:4): invalid_request: unreadable CSV line (a quote opened here is never closed)", ""]);
+  });
+
   it("imports a CSV file and writes its report; a file that is not UTF-8 and a wrong token exit non-zero", async () => {
     const file = join(dir, "links.csv");
     writeFileSync(file, "url,alias\nhttps://example.com/cli-1,cli-one\nhttps://example.com/cli-2,cli-one\n");

@@ -2,44 +2,11 @@
 // taken alias skipped or replaced, idempotent re-runs, the report, hostile files, and the round trip of
 // an export into another snip.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parse } from "csv-parse/sync";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
-import { type ApiClient, signedInClient } from "../helpers/client.js";
-import { waitFor } from "../helpers/wait.js";
+import { signedInClient } from "../helpers/client.js";
+import { finished, importFile, linkByAlias, report } from "../helpers/imports.js";
 import { TestDns } from "../helpers/dns.js";
-
-async function finished(c: ApiClient, id: string) {
-  return waitFor(
-    async () => {
-      const r = await c.get(`/api/imports/${id}`);
-      return ["done", "failed", "cancelled"].includes(r.body.import.state) ? r.body.import : null;
-    },
-    { timeoutMs: 30_000, what: `import ${id} to end` },
-  );
-}
-
-async function importFile(c: ApiClient, file: string, on_taken: "skip" | "generate" = "skip") {
-  const r = await c.post("/api/imports", { source: "csv", file, on_taken });
-  expect(r.status, r.text).toBe(201);
-  return finished(c, r.body.import.id);
-}
-
-async function report(c: ApiClient, id: string): Promise<Record<string, string>[]> {
-  const r = await c.get(`/api/imports/${id}/report.csv`);
-  expect(r.status).toBe(200);
-  expect(r.headers.get("content-type")).toContain("text/csv");
-  return parse(r.text, { columns: true, bom: true }) as Record<string, string>[];
-}
-
-async function linkByAlias(c: ApiClient, alias: string) {
-  for (const state of ["", "&state=archived"]) {
-    const r = await c.get(`/api/links?q=${encodeURIComponent(alias)}&limit=100${state}`);
-    const found = (r.body.links as { alias: string }[]).find((l) => l.alias === alias);
-    if (found) return found as Record<string, any>;
-  }
-  return undefined;
-}
 
 describe.each(ENGINES)("CSV and JSON imports on %s", (engine) => {
   let server: TestServer;
@@ -66,7 +33,10 @@ describe.each(ENGINES)("CSV and JSON imports on %s", (engine) => {
     const preview = await c.post("/api/imports/preview", { source: "csv", file: csv });
     expect(preview.status, preview.text).toBe(200);
     expect(preview.body.total).toBe(4);
-    expect(preview.body.rows.map((r: { action: string }) => r.action)).toEqual(["create", "skip", "create", "create"]);
+    // The preview runs the job's checks: the line the job fails is shown failing, with its code and words.
+    expect(preview.body.rows.map((r: { action: string }) => r.action)).toEqual(["create", "skip", "fail", "create"]);
+    expect(preview.body.rows[2]).toMatchObject({ code: "invalid_request", short_url: null });
+    expect(preview.body.rows[2].notes).toEqual([expect.stringMatching(/^url: /)]);
     expect(preview.body.rows[0]).toMatchObject({ alias: "imp-a", short_url: `${server.url}/imp-a`, tags: ["news", "promo"], notes: ["columns not read: colour"] });
     expect(preview.body.rows[1]).toMatchObject({ code: "alias_taken", short_url: null });
 

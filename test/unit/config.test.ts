@@ -25,8 +25,11 @@ describe("loadConfig", () => {
 
   it("selects PostgreSQL from a postgres:// URL and secure cookies from an https BASE_URL", () => {
     const c = loadConfig({ DATA_DIR: dir(), DATABASE_URL: "postgres://u@db:5432/snip", BASE_URL: "https://s.example" });
-    expect(c.database).toEqual({ kind: "postgres", url: "postgres://u@db:5432/snip" });
+    // Start-up waits DATABASE_WAIT_S (default 30 s) for the database (docs/operations.md).
+    expect(c.database).toEqual({ kind: "postgres", url: "postgres://u@db:5432/snip", waitMs: 30_000 });
     expect(c.secureCookies).toBe(true);
+    expect(loadConfig({ DATA_DIR: dir(), DATABASE_URL: "postgres://u@db:5432/snip", DATABASE_WAIT_S: "0" }).database).toEqual({ kind: "postgres", url: "postgres://u@db:5432/snip", waitMs: 0 });
+    expect(() => loadConfig({ DATA_DIR: dir(), DATABASE_URL: "postgres://u@db:5432/snip", DATABASE_WAIT_S: "3601" })).toThrow("DATABASE_WAIT_S");
   });
 
   it.each([

@@ -71,6 +71,12 @@ function PreviewLine({ row }: { row: PreviewRow }) {
         </span>
       </td>
       <td className="cell-notes small" data-testid="import-preview-notes">
+        {/* A failing line says its code and the server's words (the field and why), as the job's report will. */}
+        {row.action === "fail" && row.code ? (
+          <code className="import-code" data-testid="import-preview-code">
+            {row.code}
+          </code>
+        ) : null}{" "}
         {notes.length ? notes.join(" ") : <span className="muted">—</span>}
       </td>
     </tr>

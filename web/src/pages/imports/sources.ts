@@ -90,6 +90,8 @@ const CODE_REASONS: Record<string, string> = {
   invalid_url: "The destination is not a valid address.",
   destination_blocked: "The destination is on the blocklist.",
   plan_required: "Your plan does not allow this link.",
+  limit_reached: "Your plan's number of links is reached.",
+  internal: "An internal error on this line (the others go on).",
 };
 
 export function codeReason(code: string | null): string | null {
