@@ -96,13 +96,14 @@ export default tseslint.config(
         {
           patterns: [
             {
-              // Except the two dependency-free rule tables both sides must apply alike: field checks and
-              // messages, and which plan has which capability.
+              // Except the dependency-free tables both sides must apply alike: field checks and messages,
+              // which plan has which capability, and the contract's limits, states and names.
               group: [
                 "@contract/*",
                 "**/src/contract/*",
                 "!@contract/form-rules",
                 "!@contract/plans",
+                "!@contract/tables",
                 "!**/src/contract/form-rules",
                 "!**/src/contract/plans",
                 // With the extension, for a web file the server's tests also compile (NodeNext wants it).

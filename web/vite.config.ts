@@ -9,8 +9,13 @@ export default defineConfig({
   root: here,
   base: "/",
   plugins: [react()],
-  // The server's request and answer shapes (web/tsconfig.json's paths); imported as types only, so nothing of src/ is bundled.
-  resolve: { alias: { "@contract": fileURLToPath(new URL("../src/contract", import.meta.url)) } },
+  // The server's shapes and its dependency-free tables (web/tsconfig.json's paths), and the typed client's source.
+  resolve: {
+    alias: {
+      "@contract": fileURLToPath(new URL("../src/contract", import.meta.url)),
+      "@snip/client": fileURLToPath(new URL("../packages/client/src/index.ts", import.meta.url)),
+    },
+  },
   build: {
     outDir: fileURLToPath(new URL("../dist/web", import.meta.url)),
     emptyOutDir: true,

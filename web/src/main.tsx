@@ -3,36 +3,36 @@ import { StrictMode, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { BrowserRouter, NavLink, Route, Routes, Link as RouterLink, useNavigate, useLocation } from "react-router";
 import "./styles.css";
-import { onUnauthenticated } from "./api";
-import { SessionProvider, useSession } from "./session";
-import { RequireAuth, Spinner } from "./ui";
-import { ThemeSwitch } from "./theme";
-import { TeamSwitcher, TeamViewProvider, useTeamView } from "./team-view";
-import { PlanMark } from "./pages/plan-gate";
-import { HomePage } from "./pages/Home";
-import { LoginPage, LogoutPage, SignupPage } from "./pages/Auth";
-import { VerifyEmailPage } from "./pages/auth/VerifyEmail";
-import { ResetConfirmPage, ResetRequestPage } from "./pages/auth/ResetPassword";
-import { LinksPage } from "./pages/Links";
-import { LinkFormPage } from "./pages/LinkForm";
-import { BulkPage } from "./pages/Bulk";
-import { ImportPage } from "./pages/Import";
-import { StatsPage } from "./pages/Stats";
-import { LivePage } from "./pages/Live";
-import { AnalyticsPage } from "./pages/Analytics";
-import { ProfilePage } from "./pages/Profile";
-import { WebhooksPage } from "./pages/Webhooks";
-import { DomainsPage } from "./pages/Domains";
-import { NotFoundPage } from "./pages/NotFound";
-import { TeamPage } from "./pages/Team";
-import { AcceptInvitationPage } from "./pages/AcceptInvitation";
-import { AdminLayout } from "./pages/admin/common";
-import { AdminOverviewPage } from "./pages/admin/Overview";
-import { AdminAccountsPage } from "./pages/admin/Accounts";
-import { AdminLinksPage } from "./pages/admin/Links";
-import { AdminReportsPage } from "./pages/admin/Reports";
-import { AdminBlocklistPage } from "./pages/admin/Blocklist";
-import { AdminAuditPage } from "./pages/admin/Audit";
+import { onUnauthenticated } from "./shared/api";
+import { SessionProvider, useSession } from "./shared/session";
+import { RequireAuth, Spinner } from "./shared/ui";
+import { ThemeSwitch } from "./shared/theme";
+import { TeamSwitcher, TeamViewProvider, useTeamView } from "./shared/team-view";
+import { PlanMark } from "./shared/plan-gate";
+import { HomePage } from "./public/Home";
+import { LoginPage, LogoutPage, SignupPage } from "./auth/Auth";
+import { VerifyEmailPage } from "./auth/VerifyEmail";
+import { ResetConfirmPage, ResetRequestPage } from "./auth/ResetPassword";
+import { LinksPage } from "./links/Links";
+import { LinkFormPage } from "./links/form/LinkForm";
+import { BulkPage } from "./links/bulk/Bulk";
+import { ImportPage } from "./imports/Import";
+import { StatsPage } from "./stats/Stats";
+import { LivePage } from "./analytics/live/Live";
+import { AnalyticsPage } from "./analytics/Analytics";
+import { ProfilePage } from "./profile/Profile";
+import { WebhooksPage } from "./webhooks/Webhooks";
+import { DomainsPage } from "./domains/Domains";
+import { NotFoundPage } from "./public/NotFound";
+import { TeamPage, TeamSummary } from "./team/Team";
+import { AcceptInvitationPage } from "./team/AcceptInvitation";
+import { AdminLayout } from "./admin/common";
+import { AdminOverviewPage } from "./admin/Overview";
+import { AdminAccountsPage } from "./admin/Accounts";
+import { AdminLinksPage } from "./admin/Links";
+import { AdminReportsPage } from "./admin/Reports";
+import { AdminBlocklistPage } from "./admin/Blocklist";
+import { AdminAuditPage } from "./admin/Audit";
 
 function Header() {
   const { user, signOut } = useSession();
@@ -193,7 +193,7 @@ function Shell() {
               <Route path="/app/links/:id/stats" element={<RequireAuth><StatsPage /></RequireAuth>} />
               <Route path="/app/live" element={<RequireAuth><LivePage /></RequireAuth>} />
               <Route path="/app/analytics" element={<RequireAuth><AnalyticsPage /></RequireAuth>} />
-              <Route path="/app/profile" element={<RequireAuth><ProfilePage /></RequireAuth>} />
+              <Route path="/app/profile" element={<RequireAuth><ProfilePage teamSummary={<TeamSummary />} /></RequireAuth>} />
               <Route path="/app/team" element={<RequireAuth><TeamPage /></RequireAuth>} />
               <Route path="/app/shared/:ownerId" element={<RequireAuth><LinksPage shared /></RequireAuth>} />
               <Route path="/app/invitations/accept" element={<AcceptInvitationPage />} />

@@ -7,6 +7,7 @@ import openapiTS, { astToString, type OpenAPI3 } from "openapi-typescript";
 import { loadConfig } from "../../../src/config.js";
 import { createContext } from "../../../src/context.js";
 import { buildApp } from "../../../src/http/app.js";
+import { DEVICES } from "../../../src/contract/targeting.js";
 
 export const SCHEMA_FILE = new URL("../src/schema.ts", import.meta.url);
 
@@ -32,8 +33,27 @@ export async function openapiDocument(): Promise<OpenAPI3> {
   }
 }
 
+/**
+ * The document as TypeScript should read it, where JSON Schema says less than the contract's types: a tuple
+ * (draft-07 `items: [...]`, which openapi-typescript reads as a union) as `prefixItems`; and a rule's devices,
+ * a string the server checks itself (to name the allowed ones in its message), as their enum.
+ */
+function forTypes(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(forTypes);
+  if (typeof node !== "object" || node === null) return;
+  const schema = node as Record<string, unknown>;
+  if (Array.isArray(schema.items)) {
+    schema.prefixItems = schema.items;
+    delete schema.items;
+  }
+  if (schema.type === "string" && schema.description === DEVICES.join(", ")) schema.enum = [...DEVICES];
+  Object.values(schema).forEach(forTypes);
+}
+
 /** src/schema.ts as it should read now. */
 export async function schemaSource(): Promise<string> {
-  const ast = await openapiTS(await openapiDocument(), { alphabetize: true });
+  const doc = await openapiDocument();
+  forTypes(doc);
+  const ast = await openapiTS(doc, { alphabetize: true });
   return HEADER + astToString(ast);
 }

@@ -982,7 +982,7 @@ export interface paths {
                                         browser?: string[];
                                         /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                         country?: string[];
-                                        device?: string[];
+                                        device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                         /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                         language?: string[];
                                         /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
@@ -1148,7 +1148,7 @@ export interface paths {
                                         browser?: string[];
                                         /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                         country?: string[];
-                                        device?: string[];
+                                        device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                         /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                         language?: string[];
                                         /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
@@ -1311,7 +1311,7 @@ export interface paths {
                                         browser?: string[];
                                         /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                         country?: string[];
-                                        device?: string[];
+                                        device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                         /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                         language?: string[];
                                         /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
@@ -1684,7 +1684,7 @@ export interface paths {
                                             browser?: string[];
                                             /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                             country?: string[];
-                                            device?: string[];
+                                            device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                             /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                             language?: string[];
                                             /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
@@ -1863,7 +1863,7 @@ export interface paths {
                                             browser?: string[];
                                             /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                             country?: string[];
-                                            device?: string[];
+                                            device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                             /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                             language?: string[];
                                             /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
@@ -2060,7 +2060,7 @@ export interface paths {
                                             browser?: string[];
                                             /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                             country?: string[];
-                                            device?: string[];
+                                            device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                             /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                             language?: string[];
                                             /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
@@ -2249,7 +2249,7 @@ export interface paths {
                                             browser?: string[];
                                             /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                             country?: string[];
-                                            device?: string[];
+                                            device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                             /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                             language?: string[];
                                             /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
@@ -3686,7 +3686,7 @@ export interface paths {
                                 browser?: string[];
                                 /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                 country?: string[];
-                                device?: string[];
+                                device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                 /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                 language?: string[];
                                 /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
@@ -3770,7 +3770,7 @@ export interface paths {
                                         browser?: string[];
                                         /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                         country?: string[];
-                                        device?: string[];
+                                        device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                         /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                         language?: string[];
                                         /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
@@ -5072,7 +5072,7 @@ export interface paths {
                                         browser?: string[];
                                         /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                         country?: string[];
-                                        device?: string[];
+                                        device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                         /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                         language?: string[];
                                         /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
@@ -5184,7 +5184,7 @@ export interface paths {
                                 browser?: string[];
                                 /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                 country?: string[];
-                                device?: string[];
+                                device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                 /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                 language?: string[];
                                 /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
@@ -5267,7 +5267,7 @@ export interface paths {
                                         browser?: string[];
                                         /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                         country?: string[];
-                                        device?: string[];
+                                        device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                         /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                         language?: string[];
                                         /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
@@ -5444,7 +5444,7 @@ export interface paths {
                                         browser?: string[];
                                         /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                         country?: string[];
-                                        device?: string[];
+                                        device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                         /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                         language?: string[];
                                         /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
@@ -5602,7 +5602,7 @@ export interface paths {
                                 browser?: string[];
                                 /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                 country?: string[];
-                                device?: string[];
+                                device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                 /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                 language?: string[];
                                 /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
@@ -5685,7 +5685,7 @@ export interface paths {
                                         browser?: string[];
                                         /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                         country?: string[];
-                                        device?: string[];
+                                        device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                         /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                         language?: string[];
                                         /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
@@ -6246,7 +6246,7 @@ export interface paths {
                                     browser?: string[];
                                     /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                     country?: string[];
-                                    device?: string[];
+                                    device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                     /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                     language?: string[];
                                     /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
@@ -6334,7 +6334,7 @@ export interface paths {
                                             browser?: string[];
                                             /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                             country?: string[];
-                                            device?: string[];
+                                            device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                             /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                             language?: string[];
                                             /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
@@ -6510,7 +6510,7 @@ export interface paths {
                                         browser?: string[];
                                         /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
                                         country?: string[];
-                                        device?: string[];
+                                        device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
                                         /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
                                         language?: string[];
                                         /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */

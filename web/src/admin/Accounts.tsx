@@ -1,0 +1,149 @@
+// Operator console, accounts: search by email, filter by plan and status; change a plan, suspend or activate,
+// delete, each after a confirmation that names the consequences.
+import { planName } from "../shared/plan-gate";
+import { useState, type FormEvent } from "react";
+import { adminApi } from "./admin-api";
+import type { Plan } from "@contract/plans";
+import type { AdminAccount } from "@contract/admin";
+import { useSession } from "../shared/session";
+import { Alert, EmptyState, Field, Spinner, errorMessage, useTitle } from "../shared/ui";
+import { ListError, LoadMore, usePagedList, useUrlFilters } from "../shared/lists";
+import { AccountTable, type AccountAction } from "./accounts/AccountTable";
+import { ChangeDialog, DeleteAccountDialog, type PendingChange } from "./accounts/AccountDialogs";
+import { PLANS } from "@contract/plans";
+
+const PAGE = 50;
+
+export function AdminAccountsPage() {
+  useTitle("Accounts · Operator");
+  const { user } = useSession();
+  const [filters, setFilters] = useUrlFilters(["q", "plan", "status"] as const);
+  const [search, setSearch] = useState(filters.q);
+  const list = usePagedList(
+    (cursor) => adminApi.accounts({ ...filters, cursor, limit: PAGE }).then((r) => ({ items: r.accounts, next: r.next_cursor })),
+    JSON.stringify(filters),
+  );
+  const [busyId, setBusyId] = useState<string | null>(null);
+  const [rowErrors, setRowErrors] = useState<Record<string, string>>({});
+  const [notice, setNotice] = useState<string | null>(null);
+  const [pending, setPending] = useState<PendingChange | null>(null);
+  const [toDelete, setToDelete] = useState<AdminAccount | null>(null);
+
+  async function change(a: AdminAccount, body: { plan?: Plan; status?: "active" | "suspended" }, done: string) {
+    setBusyId(a.id);
+    setNotice(null);
+    setRowErrors(({ [a.id]: _, ...rest }) => rest);
+    try {
+      const updated = await adminApi.updateAccount(a.id, body);
+      list.update((prev) => prev.map((x) => (x.id === a.id ? { ...x, ...updated } : x)));
+      setNotice(done);
+    } catch (e) {
+      setRowErrors((r) => ({ ...r, [a.id]: errorMessage(e) }));
+    } finally {
+      setBusyId(null);
+    }
+  }
+
+  async function confirmPending() {
+    if (!pending) return;
+    const a = pending.account;
+    if (pending.kind === "plan") await change(a, { plan: pending.plan }, `${a.email} is now on the ${planName(pending.plan)} plan.`);
+    else await change(a, { status: "suspended" }, `Suspended ${a.email}: its API keys and dashboard writes are refused.`);
+    // A refusal shows on the row, where the operator looks once the dialog is gone.
+    setPending(null);
+  }
+
+  function act(x: AccountAction) {
+    if (x.kind === "plan") setPending({ kind: "plan", account: x.account, plan: x.plan });
+    else if (x.kind === "delete") setToDelete(x.account);
+    else if (x.account.status === "active") setPending({ kind: "suspend", account: x.account });
+    else void change(x.account, { status: "active" }, `Activated ${x.account.email}.`);
+  }
+
+  async function remove(email: string) {
+    if (!toDelete) return;
+    await adminApi.deleteAccount(toDelete.id, email);
+    list.update((prev) => prev.filter((x) => x.id !== toDelete.id));
+    setNotice(`Deleted the account ${toDelete.email} with its links and statistics.`);
+    setToDelete(null);
+  }
+
+  const filtered = !!(filters.q || filters.plan || filters.status);
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>Accounts</h1>
+          <p className="muted">Every account of the service. Changes apply once confirmed and are written to the audit log.</p>
+        </div>
+      </div>
+
+      <form
+        className="card filter-bar"
+        role="search"
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          setFilters({ q: search });
+        }}
+      >
+        <Field id="accounts-q" label="Email contains" className="grow">
+          <input id="accounts-q" data-testid="accounts-search" type="search" placeholder="name@example.com" value={search} onChange={(e) => setSearch(e.target.value)} />
+        </Field>
+        <Field id="accounts-plan" label="Plan">
+          <select id="accounts-plan" data-testid="accounts-plan-filter" value={filters.plan} onChange={(e) => setFilters({ plan: e.target.value, q: search })}>
+            <option value="">All plans</option>
+            {PLANS.map((p) => (
+              <option key={p} value={p}>
+                {planName(p)}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field id="accounts-status" label="Status">
+          <select id="accounts-status" data-testid="accounts-status-filter" value={filters.status} onChange={(e) => setFilters({ status: e.target.value, q: search })}>
+            <option value="">Any status</option>
+            <option value="active">Active</option>
+            <option value="suspended">Suspended</option>
+          </select>
+        </Field>
+        <button type="submit" className="btn btn-secondary filter-submit" data-testid="accounts-search-submit">
+          Search
+        </button>
+      </form>
+
+      {notice ? (
+        <Alert kind="success" testId="accounts-notice">
+          {notice}
+        </Alert>
+      ) : null}
+      {list.error ? <ListError what="the accounts" error={list.error} onRetry={list.reload} testId="accounts-error" /> : null}
+
+      {list.items === null ? (
+        list.error ? null : <Spinner label="Loading accounts…" />
+      ) : list.items.length === 0 ? (
+        <EmptyState title={filtered ? "No account matches" : "No accounts yet"} testId="accounts-empty">
+          {filtered ? (
+            <button
+              type="button"
+              className="btn btn-secondary"
+              onClick={() => {
+                setSearch("");
+                setFilters({ q: "", plan: "", status: "" });
+              }}
+            >
+              Clear the filters
+            </button>
+          ) : null}
+        </EmptyState>
+      ) : (
+        <>
+          <AccountTable accounts={list.items} selfId={user?.id} busyId={busyId} rowErrors={rowErrors} onAction={act} />
+          <LoadMore next={list.next} busy={list.loadingMore} onClick={() => void list.loadMore()} testId="accounts-load-more" />
+        </>
+      )}
+
+      <ChangeDialog change={pending} busy={pending !== null && busyId === pending.account.id} onConfirm={() => void confirmPending()} onCancel={() => setPending(null)} />
+      <DeleteAccountDialog account={toDelete} onConfirm={remove} onCancel={() => setToDelete(null)} />
+    </>
+  );
+}
