@@ -6,8 +6,8 @@ import { adminApi } from "./admin-api";
 import type { Plan } from "@contract/plans";
 import type { AdminAccount } from "@contract/admin";
 import { useSession } from "../shared/session";
-import { Alert, EmptyState, Field, Spinner, errorMessage, useTitle } from "../shared/ui";
-import { ListError, LoadMore, usePagedList, useUrlFilters } from "../shared/lists";
+import { Alert, Field, errorMessage, useTitle } from "../shared/ui";
+import { ListView, usePagedList, useUrlFilters } from "../shared/lists";
 import { AccountTable, type AccountAction } from "./accounts/AccountTable";
 import { ChangeDialog, DeleteAccountDialog, type PendingChange } from "./accounts/AccountDialogs";
 import { PLANS } from "@contract/plans";
@@ -116,31 +116,23 @@ export function AdminAccountsPage() {
           {notice}
         </Alert>
       ) : null}
-      {list.error ? <ListError what="the accounts" error={list.error} onRetry={list.reload} testId="accounts-error" /> : null}
-
-      {list.items === null ? (
-        list.error ? null : <Spinner label="Loading accounts…" />
-      ) : list.items.length === 0 ? (
-        <EmptyState title={filtered ? "No account matches" : "No accounts yet"} testId="accounts-empty">
-          {filtered ? (
-            <button
-              type="button"
-              className="btn btn-secondary"
-              onClick={() => {
+      <ListView
+        list={list}
+        what="the accounts"
+        loading="Loading accounts…"
+        testId="accounts"
+        empty={{
+          title: filtered ? "No account matches" : "No accounts yet",
+          onClear: filtered
+            ? () => {
                 setSearch("");
                 setFilters({ q: "", plan: "", status: "" });
-              }}
-            >
-              Clear the filters
-            </button>
-          ) : null}
-        </EmptyState>
-      ) : (
-        <>
-          <AccountTable accounts={list.items} selfId={user?.id} busyId={busyId} rowErrors={rowErrors} onAction={act} />
-          <LoadMore next={list.next} busy={list.loadingMore} onClick={() => void list.loadMore()} testId="accounts-load-more" />
-        </>
-      )}
+              }
+            : null,
+        }}
+      >
+        {(items) => <AccountTable accounts={items} selfId={user?.id} busyId={busyId} rowErrors={rowErrors} onAction={act} />}
+      </ListView>
 
       <ChangeDialog change={pending} busy={pending !== null && busyId === pending.account.id} onConfirm={() => void confirmPending()} onCancel={() => setPending(null)} />
       <DeleteAccountDialog account={toDelete} onConfirm={remove} onCancel={() => setToDelete(null)} />

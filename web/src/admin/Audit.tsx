@@ -3,8 +3,8 @@
 import { useState, type FormEvent } from "react";
 import { adminApi } from "./admin-api";
 import type { AuditEntry } from "@contract/admin";
-import { EmptyState, Field, Spinner, TableHead, formatDateTime, useTitle } from "../shared/ui";
-import { ListError, LoadMore, usePagedList, useUrlFilters } from "../shared/lists";
+import { Field, TableHead, formatDateTime, useTitle } from "../shared/ui";
+import { ListView, usePagedList, useUrlFilters } from "../shared/lists";
 
 const ACTIONS: { value: string; label: string }[] = [
   { value: "account.plan", label: "Account plan changed" },
@@ -152,69 +152,63 @@ export function AdminAuditPage() {
         </button>
       </form>
 
-      {list.error ? <ListError what="the audit log" error={list.error} onRetry={list.reload} testId="audit-error" /> : null}
-      {list.items === null ? (
-        list.error ? null : <Spinner label="Loading the audit log…" />
-      ) : list.items.length === 0 ? (
-        <EmptyState title={filtered ? "No entry matches" : "Nothing logged yet"} testId="audit-empty">
-          {filtered ? (
-            <button
-              type="button"
-              className="btn btn-secondary"
-              onClick={() => {
+      <ListView
+        list={list}
+        what="the audit log"
+        loading="Loading the audit log…"
+        testId="audit"
+        empty={{
+          title: filtered ? "No entry matches" : "Nothing logged yet",
+          onClear: filtered
+            ? () => {
                 setForm({ actor: "", target: "" });
                 setFilters({ action: "", actor: "", target: "" });
-              }}
-            >
-              Clear the filters
-            </button>
-          ) : (
-            <p className="muted">Operator actions show up here as they happen.</p>
-          )}
-        </EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap card card-flush">
-            <table className="table admin-table audit-table" data-testid="audit-table">
-              <TableHead columns={["When", "Operator", "Action", "What"]} />
-              <tbody>
-                {list.items.map((e) => (
-                  <tr key={e.id} data-testid="audit-row" data-action={e.action}>
-                    <td className="nowrap small">{formatDateTime(e.at)}</td>
-                    <td>
-                      <div className="audit-actor cell-wrap" data-testid="audit-actor-email">
-                        {e.actor_id === null ? <span className="muted">{e.actor_email}</span> : e.actor_email}
-                      </div>
-                    </td>
-                    <td>
-                      <code className="nowrap" data-testid="audit-action-code">
-                        {e.action}
-                      </code>
-                    </td>
-                    <td className="cell-what">
-                      <div data-testid="audit-summary">{e.summary}</div>
-                      <Changes entry={e} />
-                      <button
-                        type="button"
-                        className="btn-link small audit-target"
-                        title="Show every entry about this target"
-                        data-testid="audit-target-filter"
-                        onClick={() => {
-                          setForm({ actor: "", target: e.target_id });
-                          setFilters({ action: "", actor: "", target: e.target_id });
-                        }}
-                      >
-                        {e.target_type} {e.target_id}
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <LoadMore next={list.next} busy={list.loadingMore} onClick={() => void list.loadMore()} testId="audit-load-more" />
-        </>
-      )}
+              }
+            : null,
+          text: <p className="muted">Operator actions show up here as they happen.</p>,
+        }}
+      >
+        {(items) => (
+        <div className="table-wrap card card-flush">
+          <table className="table admin-table audit-table" data-testid="audit-table">
+            <TableHead columns={["When", "Operator", "Action", "What"]} />
+            <tbody>
+              {items.map((e) => (
+                <tr key={e.id} data-testid="audit-row" data-action={e.action}>
+                  <td className="nowrap small">{formatDateTime(e.at)}</td>
+                  <td>
+                    <div className="audit-actor cell-wrap" data-testid="audit-actor-email">
+                      {e.actor_id === null ? <span className="muted">{e.actor_email}</span> : e.actor_email}
+                    </div>
+                  </td>
+                  <td>
+                    <code className="nowrap" data-testid="audit-action-code">
+                      {e.action}
+                    </code>
+                  </td>
+                  <td className="cell-what">
+                    <div data-testid="audit-summary">{e.summary}</div>
+                    <Changes entry={e} />
+                    <button
+                      type="button"
+                      className="btn-link small audit-target"
+                      title="Show every entry about this target"
+                      data-testid="audit-target-filter"
+                      onClick={() => {
+                        setForm({ actor: "", target: e.target_id });
+                        setFilters({ action: "", actor: "", target: e.target_id });
+                      }}
+                    >
+                      {e.target_type} {e.target_id}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        )}
+      </ListView>
     </>
   );
 }

@@ -3,8 +3,8 @@ import { useState, type FormEvent } from "react";
 import { ApiError } from "../shared/api";
 import { adminApi } from "./admin-api";
 import type { BlockedHost, BlocklistFile } from "@contract/admin";
-import { Alert, ConfirmDialog, EmptyState, Field, Spinner, TableHead, errorMessage, formatDateTime, useConfirmedDelete, useTitle } from "../shared/ui";
-import { ListError, LoadMore, usePagedList, useUrlFilters } from "../shared/lists";
+import { Alert, ConfirmDialog, Field, TableHead, errorMessage, formatDateTime, useConfirmedDelete, useTitle } from "../shared/ui";
+import { ListView, usePagedList, useUrlFilters } from "../shared/lists";
 
 export function AdminBlocklistPage() {
   useTitle("Blocklist · Operator");
@@ -73,44 +73,45 @@ export function AdminBlocklistPage() {
         </button>
       </form>
 
-      {list.error ? <ListError what="the blocklist" error={list.error} onRetry={list.reload} testId="blocklist-error" /> : null}
-      {list.items === null ? (
-        list.error ? null : <Spinner label="Loading the blocklist…" />
-      ) : list.items.length === 0 ? (
-        <EmptyState title={filters.q ? "No blocked host matches" : "No hosts blocked from the console"} testId="blocklist-empty">
-          <p className="muted">{filters.q ? `Nothing found for “${filters.q}”.` : "Add one above; hosts from BLOCKLIST_FILE are counted beside the form."}</p>
-        </EmptyState>
-      ) : (
-        <>
-          <div className="table-wrap card card-flush">
-            <table className="table admin-table" data-testid="blocklist-table">
-              <TableHead columns={["Host", "Note", "Added"]} actions />
-              <tbody>
-                {list.items.map((h) => (
-                  <tr key={h.host} data-testid="blocklist-row">
-                    <td className="cell-wrap cell-host">
-                      <code data-testid="blocklist-host">{h.host}</code>
-                    </td>
-                    <td className="cell-note" data-testid="blocklist-note">
-                      {h.note || <span className="muted">—</span>}
-                    </td>
-                    <td className="small">
-                      <div className="nowrap">{formatDateTime(h.created_at)}</div>
-                      {h.created_by_email ? <div className="muted cell-wrap">by {h.created_by_email}</div> : null}
-                    </td>
-                    <td className="cell-actions">
-                      <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="blocklist-remove" onClick={() => del.ask(h)}>
-                        Remove
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <LoadMore next={list.next} busy={list.loadingMore} onClick={() => void list.loadMore()} testId="blocklist-load-more" />
-        </>
-      )}
+      <ListView
+        list={list}
+        what="the blocklist"
+        loading="Loading the blocklist…"
+        testId="blocklist"
+        empty={{
+          title: filters.q ? "No blocked host matches" : "No hosts blocked from the console",
+          text: <p className="muted">{filters.q ? `Nothing found for “${filters.q}”.` : "Add one above; hosts from BLOCKLIST_FILE are counted beside the form."}</p>,
+        }}
+      >
+        {(items) => (
+        <div className="table-wrap card card-flush">
+          <table className="table admin-table" data-testid="blocklist-table">
+            <TableHead columns={["Host", "Note", "Added"]} actions />
+            <tbody>
+              {items.map((h) => (
+                <tr key={h.host} data-testid="blocklist-row">
+                  <td className="cell-wrap cell-host">
+                    <code data-testid="blocklist-host">{h.host}</code>
+                  </td>
+                  <td className="cell-note" data-testid="blocklist-note">
+                    {h.note || <span className="muted">—</span>}
+                  </td>
+                  <td className="small">
+                    <div className="nowrap">{formatDateTime(h.created_at)}</div>
+                    {h.created_by_email ? <div className="muted cell-wrap">by {h.created_by_email}</div> : null}
+                  </td>
+                  <td className="cell-actions">
+                    <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="blocklist-remove" onClick={() => del.ask(h)}>
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        )}
+      </ListView>
 
       <ConfirmDialog {...del.dialog} title="Remove from the blocklist?" confirmLabel="Remove" danger>
         <p>

@@ -3,8 +3,8 @@
 import { useState, type FormEvent } from "react";
 import { adminApi } from "./admin-api";
 import type { AdminLink, DisableStatus } from "@contract/admin";
-import { Alert, EmptyState, Field, Spinner, errorMessage, useTitle } from "../shared/ui";
-import { ListError, LoadMore, usePagedList, useUrlFilters } from "../shared/lists";
+import { Alert, Field, errorMessage, useTitle } from "../shared/ui";
+import { ListView, usePagedList, useUrlFilters } from "../shared/lists";
 import { LINK_STATE_LABELS } from "../shared/link-state";
 import { DisableDialog, shortLabel } from "./common";
 import { AdminLinkTable, type LinkAction } from "./links/LinkTable";
@@ -110,6 +110,24 @@ export function AdminLinksPage() {
 
   const filtered = !!(filters.q || filters.owner || filters.domain || filters.state);
   const chosenDisabled = chosen.filter((l) => l.disabled).length;
+  const selectionBar =
+    chosen.length > 0 ? (
+      <div className="bulk-bar card" role="region" aria-label="Selected links" data-testid="admin-links-bulk">
+        <strong>{plural(chosen.length)} selected</strong>
+        <button type="button" className="btn btn-danger-ghost btn-sm" disabled={bulkBusy} data-testid="admin-links-bulk-disable" onClick={() => setDialog({ kind: "selected" })}>
+          Disable selected…
+        </button>
+        {chosenDisabled > 0 ? (
+          <button type="button" className="btn btn-secondary btn-sm" disabled={bulkBusy} data-testid="admin-links-bulk-enable" onClick={() => void eachSelected("Enabled", (l) => (l.disabled ? adminApi.enableLink(l.id) : Promise.resolve(l)))}>
+            Enable selected
+          </button>
+        ) : null}
+        <button type="button" className="btn-link" onClick={() => setSelected(new Set())}>
+          Clear the selection
+        </button>
+      </div>
+    ) : null;
+
   return (
     <>
       <div className="page-head">
@@ -167,54 +185,26 @@ export function AdminLinksPage() {
           {notice}
         </Alert>
       ) : null}
-      {list.error ? <ListError what="the links" error={list.error} onRetry={list.reload} testId="admin-links-error" /> : null}
-
-      {chosen.length > 0 ? (
-        <div className="bulk-bar card" role="region" aria-label="Selected links" data-testid="admin-links-bulk">
-          <strong>{plural(chosen.length)} selected</strong>
-          <button type="button" className="btn btn-danger-ghost btn-sm" disabled={bulkBusy} data-testid="admin-links-bulk-disable" onClick={() => setDialog({ kind: "selected" })}>
-            Disable selected…
-          </button>
-          {chosenDisabled > 0 ? (
-            <button type="button" className="btn btn-secondary btn-sm" disabled={bulkBusy} data-testid="admin-links-bulk-enable" onClick={() => void eachSelected("Enabled", (l) => (l.disabled ? adminApi.enableLink(l.id) : Promise.resolve(l)))}>
-              Enable selected
-            </button>
-          ) : null}
-          <button type="button" className="btn-link" onClick={() => setSelected(new Set())}>
-            Clear the selection
-          </button>
-        </div>
-      ) : null}
-
-      {list.items === null ? (
-        list.error ? null : <Spinner label="Loading links…" />
-      ) : list.items.length === 0 && list.next ? (
+      <ListView
+        list={list}
+        what="the links"
+        loading="Loading links…"
+        testId="admin-links"
         // The state filters look at a bounded number of links per request: a page can be empty with more to look at.
-        <div className="placeholder" data-testid="admin-links-partial">
-          <p>No match among the links looked at so far.</p>
-          <LoadMore next={list.next} busy={list.loadingMore} onClick={() => void list.loadMore()} testId="admin-links-load-more" />
-        </div>
-      ) : list.items.length === 0 ? (
-        <EmptyState title={filtered ? "No link matches" : "No links yet"} testId="admin-links-empty">
-          {filtered ? (
-            <button
-              type="button"
-              className="btn btn-secondary"
-              onClick={() => {
+        partial="No match among the links looked at so far."
+        empty={{
+          title: filtered ? "No link matches" : "No links yet",
+          onClear: filtered
+            ? () => {
                 setForm({ q: "", owner: "", domain: "" });
                 setFilters({ q: "", owner: "", domain: "", state: "" });
-              }}
-            >
-              Clear the filters
-            </button>
-          ) : null}
-        </EmptyState>
-      ) : (
-        <>
-          <AdminLinkTable links={list.items} selected={selected} onSelect={select} busyId={busyId} rowErrors={rowErrors} onAction={act} />
-          <LoadMore next={list.next} busy={list.loadingMore} onClick={() => void list.loadMore()} testId="admin-links-load-more" />
-        </>
-      )}
+              }
+            : null,
+        }}
+        between={selectionBar}
+      >
+        {(items) => <AdminLinkTable links={items} selected={selected} onSelect={select} busyId={busyId} rowErrors={rowErrors} onAction={act} />}
+      </ListView>
 
       <DisableDialog
         open={dialog !== null}

@@ -3,9 +3,9 @@
 import { useState } from "react";
 import { adminApi } from "./admin-api";
 import type { AbuseReport, ReportState } from "@contract/reports";
-import { Alert, ConfirmDialog, EmptyState, Field, Spinner, errorMessage, useTitle } from "../shared/ui";
+import { Alert, ConfirmDialog, Field, errorMessage, useTitle } from "../shared/ui";
 import { DisableDialog } from "./common";
-import { ListError, LoadMore, usePagedList, useUrlFilters } from "../shared/lists";
+import { ListView, usePagedList, useUrlFilters } from "../shared/lists";
 import { ReportCard, STATES, reportedShort, stateLabel } from "./reports/ReportCard";
 
 export function AdminReportsPage() {
@@ -98,36 +98,36 @@ export function AdminReportsPage() {
           {notice}
         </Alert>
       ) : null}
-      {list.error ? <ListError what="the reports" error={list.error} onRetry={list.reload} testId="reports-error" /> : null}
-
-      {list.items === null ? (
-        list.error ? null : <Spinner label="Loading reports…" />
-      ) : list.items.length === 0 ? (
-        <EmptyState title={open ? "No open reports" : filters.state === "all" ? "No reports yet" : `No reports in “${stateLabel(filters.state as ReportState)}”`} testId="reports-empty">
-          {open ? <p className="muted">Nothing is waiting for review.</p> : null}
-        </EmptyState>
-      ) : (
-        <>
-          <ul className="report-list" data-testid="report-list">
-            {list.items.map((r) => (
-              <ReportCard
-                key={r.id}
-                report={r}
-                busy={busyId === r.id}
-                error={rowErrors[r.id]}
-                onDismiss={() => void dismiss(r)}
-                onDisable={() => setToDisable(r)}
-                onBan={() => {
-                  setBanReason(`Reported as ${r.reason}`);
-                  setBanError(null);
-                  setToBan(r);
-                }}
-              />
-            ))}
-          </ul>
-          <LoadMore next={list.next} busy={list.loadingMore} onClick={() => void list.loadMore()} testId="reports-load-more" />
-        </>
-      )}
+      <ListView
+        list={list}
+        what="the reports"
+        loading="Loading reports…"
+        testId="reports"
+        empty={{
+          title: open ? "No open reports" : filters.state === "all" ? "No reports yet" : `No reports in “${stateLabel(filters.state as ReportState)}”`,
+          text: open ? <p className="muted">Nothing is waiting for review.</p> : null,
+        }}
+      >
+        {(items) => (
+        <ul className="report-list" data-testid="report-list">
+          {items.map((r) => (
+            <ReportCard
+              key={r.id}
+              report={r}
+              busy={busyId === r.id}
+              error={rowErrors[r.id]}
+              onDismiss={() => void dismiss(r)}
+              onDisable={() => setToDisable(r)}
+              onBan={() => {
+                setBanReason(`Reported as ${r.reason}`);
+                setBanError(null);
+                setToBan(r);
+              }}
+            />
+          ))}
+        </ul>
+        )}
+      </ListView>
 
       <DisableDialog
         open={toDisable !== null}

@@ -1,8 +1,9 @@
 // Lists in the dashboard: filters kept in the address, one paging hook with its stale-answer guard (an answer
-// that arrives after a newer request is dropped), "Load more" and the error of a list that could not be read.
-import { useCallback, useEffect, useRef, useState } from "react";
+// that arrives after a newer request is dropped), "Load more", the error of a list that could not be read, and
+// the list view that shows them in one order.
+import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import { useSearchParams } from "react-router";
-import { Alert, errorMessage } from "./ui";
+import { Alert, EmptyState, Spinner, errorMessage } from "./ui";
 
 /** Filters kept in the address (so a filtered list can be linked and survives a reload). */
 export function useUrlFilters<K extends string>(keys: readonly K[], defaults: Partial<Record<K, string>> = {}) {
@@ -120,5 +121,69 @@ export function ListError({ what, error, onRetry, testId }: { what: string; erro
         Try again
       </button>
     </Alert>
+  );
+}
+
+export type PagedList<T> = ReturnType<typeof usePagedList<T>>;
+
+/** What a list without items says: its title, and a "Clear the filters" button when filters hid them, else a text. */
+export interface EmptyList {
+  title: string;
+  onClear?: (() => void) | null;
+  text?: ReactNode;
+}
+
+/**
+ * A paged list's states in one order: the error with a retry, `between` (a selection's actions), a spinner until the
+ * first page, the empty state, the items with "Load more". `partial`: a page can be empty with more to look at
+ * (filters the server applies to a bounded number of rows per request). Test ids: `<testId>-error`, `-empty`,
+ * `-partial`, `-load-more`.
+ */
+export function ListView<T>(props: {
+  list: PagedList<T>;
+  what: string;
+  loading: string;
+  testId: string;
+  empty: EmptyList;
+  partial?: string;
+  between?: ReactNode;
+  children: (items: T[]) => ReactNode;
+}) {
+  const { list, testId, empty } = props;
+  const more = <LoadMore next={list.next} busy={list.loadingMore} onClick={() => void list.loadMore()} testId={`${testId}-load-more`} />;
+  let body: ReactNode;
+  if (list.items === null) body = list.error ? null : <Spinner label={props.loading} />;
+  else if (list.items.length === 0 && list.next && props.partial)
+    body = (
+      <div className="placeholder" data-testid={`${testId}-partial`}>
+        <p>{props.partial}</p>
+        {more}
+      </div>
+    );
+  else if (list.items.length === 0)
+    body = (
+      <EmptyState title={empty.title} testId={`${testId}-empty`}>
+        {empty.onClear ? (
+          <button type="button" className="btn btn-secondary" onClick={empty.onClear}>
+            Clear the filters
+          </button>
+        ) : (
+          (empty.text ?? null)
+        )}
+      </EmptyState>
+    );
+  else
+    body = (
+      <>
+        {props.children(list.items)}
+        {more}
+      </>
+    );
+  return (
+    <>
+      {list.error ? <ListError what={props.what} error={list.error} onRetry={list.reload} testId={`${testId}-error`} /> : null}
+      {props.between}
+      {body}
+    </>
   );
 }
