@@ -14,6 +14,7 @@ import { PLANS } from "@contract/plans";
 
 const PAGE = 50;
 
+// eslint-disable-next-line max-lines-per-function -- the list's filters, its row actions and their confirmations share the page's state.
 export function AdminAccountsPage() {
   useTitle("Accounts · Operator");
   const { user } = useSession();

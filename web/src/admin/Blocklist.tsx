@@ -6,6 +6,7 @@ import type { BlockedHost, BlocklistFile } from "@contract/admin";
 import { Alert, ConfirmDialog, Field, TableHead, errorMessage, formatDateTime, useConfirmedDelete, useTitle } from "../shared/ui";
 import { ListView, usePagedList, useUrlFilters } from "../shared/lists";
 
+// eslint-disable-next-line max-lines-per-function -- the add form, the list and the removal's confirmation share the page's state.
 export function AdminBlocklistPage() {
   useTitle("Blocklist · Operator");
   const [filters, setFilters] = useUrlFilters(["q"] as const);

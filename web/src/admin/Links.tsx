@@ -16,6 +16,7 @@ type Dialog = { kind: "one"; link: AdminLink } | { kind: "owner"; ownerId: strin
 
 const plural = (n: number) => `${n} ${n === 1 ? "link" : "links"}`;
 
+// eslint-disable-next-line max-lines-per-function -- filters, selection, row actions and the disable dialog share the page's state.
 export function AdminLinksPage() {
   useTitle("Links · Operator");
   const [filters, setFilters] = useUrlFilters(["q", "owner", "domain", "state"] as const);

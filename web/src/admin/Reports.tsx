@@ -8,6 +8,7 @@ import { DisableDialog } from "./common";
 import { ListView, usePagedList, useUrlFilters } from "../shared/lists";
 import { ReportCard, STATES, reportedShort, stateLabel } from "./reports/ReportCard";
 
+// eslint-disable-next-line max-lines-per-function -- the queue, its three actions and their dialogs share the page's state.
 export function AdminReportsPage() {
   useTitle("Reports · Operator");
   const [filters, setFilters] = useUrlFilters(["state"] as const, { state: "open" });

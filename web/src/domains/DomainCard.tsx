@@ -5,6 +5,7 @@ import { useState } from "react";
 import type { Domain } from "@contract/domains";
 import { Alert, CopyButton, errorMessage, formatDateTime } from "../shared/ui";
 
+// eslint-disable-next-line max-lines-per-function -- one domain's state, its DNS records and its actions, as the card shows them.
 export function DomainCard({ domain: d, onChange, onDelete }: { domain: Domain; onChange: (d: Domain) => void; onDelete: () => void }) {
   const [verifying, setVerifying] = useState(false);
   const [verifyError, setVerifyError] = useState<string | null>(null);

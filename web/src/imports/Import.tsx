@@ -33,6 +33,7 @@ function missing(v: FormValues): Record<string, string> {
   return out;
 }
 
+// eslint-disable-next-line max-lines-per-function -- the source form, the preview and the started job share the page's state.
 export function ImportPage() {
   useTitle("Import links");
   const [params, setParams] = useSearchParams();

@@ -8,6 +8,7 @@ import { ACTIVE_IMPORT_STATES } from "@contract/tables";
 import { STATE_LABELS, formatDuration, formatEta, jobFraction, sourceLabel } from "./sources";
 import { useJob } from "./use-job";
 
+// eslint-disable-next-line max-lines-per-function -- a job's progress, counts and actions, as the card shows them.
 export function JobProgress({ id, initial, onState }: { id: string; initial: ImportJob | null; onState: (job: ImportJob) => void }) {
   const { job, error, replace, retry } = useJob(id, initial);
   const [busy, setBusy] = useState(false);

@@ -10,6 +10,7 @@ import { linksApi } from "./links-api";
 
 export const plural = (n: number) => `${n.toLocaleString()} ${n === 1 ? "link" : "links"}`;
 
+// eslint-disable-next-line max-lines-per-function -- the selection's actions and the tag picker share the bar's state.
 export function BulkBar({
   selected,
   tags,

@@ -23,6 +23,7 @@ import "./links.css";
 
 const PAGE = 20;
 
+// eslint-disable-next-line max-lines-per-function -- the filters, the paged list, selection and the dialogs share the page's state.
 export function LinksPage({ shared = false }: { shared?: boolean }) {
   useTitle(shared ? "Shared with me" : "Dashboard");
   const { user } = useSession();

@@ -3,7 +3,7 @@
 import { useCallback, useMemo } from "react";
 import { useSearchParams } from "react-router";
 import type { LinkListOrder, LinkListSort } from "@contract/links";
-import type { LinkListQuery } from "./links-api";
+import type { LinkPageQuery } from "./links-api";
 
 export const STATES = [
   ["active", "Active"],
@@ -55,7 +55,7 @@ export function readFilters(p: URLSearchParams): ListFilters {
 }
 
 /** The filters as the list API's query; defaults are left out. */
-export function listQuery(f: ListFilters): LinkListQuery {
+export function listQuery(f: ListFilters): LinkPageQuery {
   const [sort, order] = f.sort.split(":") as [LinkListSort, LinkListOrder];
   return {
     ...(f.q ? { q: f.q } : {}),

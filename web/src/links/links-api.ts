@@ -6,7 +6,7 @@ import type { BulkEditFields, BulkRowFields, UpdateLinkFields } from "@contract/
 import type { ResolveParams } from "@contract/targeting";
 import { MAX_BULK_EDIT } from "@contract/tables";
 
-export type LinkListQuery = Query<"/api/links", "get">;
+export type LinkPageQuery = Query<"/api/links", "get">;
 
 /** The bulk routes and the sparkline read take at most this many ids at once. */
 function chunks<T>(items: T[], size = MAX_BULK_EDIT): T[][] {
@@ -18,7 +18,7 @@ function chunks<T>(items: T[], size = MAX_BULK_EDIT): T[][] {
 const byId = (id: string) => ({ params: { path: { id } } });
 
 export const linksApi = {
-  list: (query: LinkListQuery) => call(snip.GET("/api/links", { params: { query } })),
+  list: (query: LinkPageQuery) => call(snip.GET("/api/links", { params: { query } })),
 
   /** Daily clicks of the last 7 days by link id, a hundred ids per request. */
   async sparklines(ids: string[]): Promise<Record<string, number[]>> {

@@ -8,6 +8,7 @@ import type { User } from "@contract/accounts";
 import { useSession } from "../shared/session";
 import { Alert, ConfirmDialog, Field, errorMessage } from "../shared/ui";
 
+// eslint-disable-next-line max-lines-per-function -- the subscription and the account deletion, each with its confirmation.
 export function DangerZone({ user }: { user: User }) {
   const { setUser, refresh } = useSession();
   const navigate = useNavigate();

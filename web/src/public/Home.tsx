@@ -7,6 +7,7 @@ import { useSession } from "../shared/session";
 import { A, Alert, CopyButton, Field, useTitle, formatDateTime } from "../shared/ui";
 import { QrCode, ShortUrl } from "../shared/created-link/CreatedLinkView";
 
+// eslint-disable-next-line max-lines-per-function -- the signed-out creation form and its result share the page's state.
 export function HomePage() {
   useTitle("");
   const { user } = useSession();

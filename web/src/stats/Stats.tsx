@@ -18,6 +18,7 @@ import { queryString, usePeriod } from "../shared/charts/period";
 import { linkApi } from "../shared/link-api";
 import { statsApi } from "./stats-api";
 
+// eslint-disable-next-line max-lines-per-function -- the link, its period and the statistics read share the page's state.
 export function StatsPage() {
   const { id = "" } = useParams();
   const { user } = useSession();

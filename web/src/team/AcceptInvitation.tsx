@@ -10,6 +10,7 @@ import type { InvitationPreview, Membership } from "@contract/teams";
 import { useSession } from "../shared/session";
 import { A, Alert, Spinner, errorMessage, formatDate, useTitle } from "../shared/ui";
 
+// eslint-disable-next-line max-lines-per-function -- each step of accepting (preview, sign in, accept) reads the same invitation state.
 export function AcceptInvitationPage() {
   const navigate = useNavigate();
   useTitle("Team invitation");
@@ -131,6 +132,7 @@ export function AcceptInvitationPage() {
   );
 }
 
+// eslint-disable-next-line max-lines-per-function -- one message per invitation state, read together.
 function InvitationState(props: {
   preview: InvitationPreview;
   inviter: string;

@@ -23,6 +23,7 @@ export function reportedShort(r: AbuseReport): string {
   return r.link ? shortLabel(r.link.short_url) : `${r.domain || window.location.host}/${r.alias}`;
 }
 
+// eslint-disable-next-line max-lines-per-function -- one report's fields and its actions, read together as the card shows them.
 export function ReportCard(props: { report: AbuseReport; busy: boolean; error?: string; onDismiss: () => void; onDisable: () => void; onBan: () => void }) {
   const { report: r, busy, error, onDismiss, onDisable, onBan } = props;
   return (

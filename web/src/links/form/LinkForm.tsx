@@ -92,6 +92,7 @@ function PageHead({ mode, original, copiedFrom, userId }: { mode: "create" | "ed
   );
 }
 
+// eslint-disable-next-line max-lines-per-function -- the form's sections share one set of values, gates and errors.
 export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
   const { id } = useParams();
   const [params] = useSearchParams();

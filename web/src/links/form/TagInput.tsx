@@ -47,6 +47,7 @@ export function TagChip({ name, color, onRemove, testId = "tag-chip" }: { name: 
   );
 }
 
+// eslint-disable-next-line max-lines-per-function -- a combobox: typing, suggestions and keyboard handling share one state.
 export function TagInput(props: { id: string; names: string[]; known: TagListItem[] | null; onChange: (names: string[]) => void; invalid: boolean }) {
   const { id, names, onChange } = props;
   const known = useMemo(() => props.known ?? [], [props.known]);

@@ -62,6 +62,7 @@ function SaveTemplate(props: { url: string; owner: string | null; onSaved: (t: U
   );
 }
 
+// eslint-disable-next-line max-lines-per-function -- the UTM fields, the templates and the built URL share one state.
 export function UtmBuilder(props: { url: string; onUrl: (url: string) => void; owner: string | null; ready: boolean; canDelete: boolean }) {
   const { url, onUrl } = props;
   const values = readUtm(url);

@@ -43,6 +43,7 @@ function axisText(p: Point, granularity: Granularity | undefined): string {
   return pointLabel(p.label, granularity);
 }
 
+// eslint-disable-next-line max-lines-per-function -- one SVG chart: its scales, axes, bars and tooltip are drawn from the same figures.
 export function SeriesChart({ series, granularity, extras, caption }: { series: Point[]; granularity: Granularity | undefined; extras: boolean; caption: string }) {
   const [ref, width] = useWidth<HTMLDivElement>(760);
   const [hover, setHover] = useState<number | null>(null);
