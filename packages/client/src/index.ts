@@ -82,3 +82,12 @@ export function createSnipClient(options: SnipClientOptions): SnipClient & { ses
   }
   return Object.assign(client, { session });
 }
+
+/**
+ * Signs a client in (one made with `keepCookies` outside a browser): reads the session first, whose answer
+ * carries the CSRF token the sign-in must send.
+ */
+export async function signIn(client: SnipClient, email: string, password: string) {
+  await client.GET("/api/auth/session");
+  return client.POST("/api/auth/login", { body: { email, password } });
+}
