@@ -1,13 +1,13 @@
 // Operator console, accounts: search by email, filter by plan and status; change a plan, suspend or activate,
 // delete, each after a confirmation that names the consequences.
 import { planName } from "../shared/plan-gate";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { adminApi } from "./admin-api";
 import type { Plan } from "@contract/plans";
 import type { AdminAccount } from "@contract/admin";
 import { useSession } from "../shared/session";
 import { Alert, Field, errorMessage, useTitle } from "../shared/ui";
-import { ListView, usePagedList, useUrlFilters } from "../shared/lists";
+import { FilterForm, ListView, usePagedList, useUrlFilters } from "../shared/lists";
 import { AccountTable, type AccountAction } from "./accounts/AccountTable";
 import { ChangeDialog, DeleteAccountDialog, type PendingChange } from "./accounts/AccountDialogs";
 import { PLANS } from "@contract/plans";
@@ -79,14 +79,7 @@ export function AdminAccountsPage() {
         </div>
       </div>
 
-      <form
-        className="card filter-bar"
-        role="search"
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          setFilters({ q: search });
-        }}
-      >
+      <FilterForm onApply={() => setFilters({ q: search })}>
         <Field id="accounts-q" label="Email contains" className="grow">
           <input id="accounts-q" data-testid="accounts-search" type="search" placeholder="name@example.com" value={search} onChange={(e) => setSearch(e.target.value)} />
         </Field>
@@ -110,7 +103,7 @@ export function AdminAccountsPage() {
         <button type="submit" className="btn btn-secondary filter-submit" data-testid="accounts-search-submit">
           Search
         </button>
-      </form>
+      </FilterForm>
 
       {notice ? (
         <Alert kind="success" testId="accounts-notice">

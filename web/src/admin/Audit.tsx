@@ -1,10 +1,10 @@
 // Operator console, audit log: every operator action (who, when, what, before -> after), filtered by action,
 // operator email and target id, newest first.
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { adminApi } from "./admin-api";
 import type { AuditEntry } from "@contract/admin";
 import { Field, TableHead, formatDateTime, useTitle } from "../shared/ui";
-import { ListView, usePagedList, useUrlFilters } from "../shared/lists";
+import { FilterForm, ListView, usePagedList, useUrlFilters } from "../shared/lists";
 
 const ACTIONS: { value: string; label: string }[] = [
   { value: "account.plan", label: "Account plan changed" },
@@ -124,14 +124,7 @@ export function AdminAuditPage() {
         </div>
       </div>
 
-      <form
-        className="card filter-bar"
-        role="search"
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          setFilters(form);
-        }}
-      >
+      <FilterForm onApply={() => setFilters(form)}>
         <Field id="audit-action" label="Action">
           <select id="audit-action" data-testid="audit-action" value={filters.action} onChange={(e) => setFilters({ ...form, action: e.target.value })}>
             <option value="">All actions</option>
@@ -151,7 +144,7 @@ export function AdminAuditPage() {
         <button type="submit" className="btn btn-secondary filter-submit" data-testid="audit-submit">
           Filter
         </button>
-      </form>
+      </FilterForm>
 
       <ListView
         list={list}
@@ -170,44 +163,44 @@ export function AdminAuditPage() {
         }}
       >
         {(items) => (
-        <div className="table-wrap card card-flush">
-          <table className="table admin-table audit-table" data-testid="audit-table">
-            <TableHead columns={["When", "Operator", "Action", "What"]} />
-            <tbody>
-              {items.map((e) => (
-                <tr key={e.id} data-testid="audit-row" data-action={e.action}>
-                  <td className="nowrap small">{formatDateTime(e.at)}</td>
-                  <td>
-                    <div className="audit-actor cell-wrap" data-testid="audit-actor-email">
-                      {e.actor_id === null ? <span className="muted">{e.actor_email}</span> : e.actor_email}
-                    </div>
-                  </td>
-                  <td>
-                    <code className="nowrap" data-testid="audit-action-code">
-                      {e.action}
-                    </code>
-                  </td>
-                  <td className="cell-what">
-                    <div data-testid="audit-summary">{e.summary}</div>
-                    <Changes entry={e} />
-                    <button
-                      type="button"
-                      className="btn-link small audit-target"
-                      title="Show every entry about this target"
-                      data-testid="audit-target-filter"
-                      onClick={() => {
-                        setForm({ actor: "", target: e.target_id });
-                        setFilters({ action: "", actor: "", target: e.target_id });
-                      }}
-                    >
-                      {e.target_type} {e.target_id}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+          <div className="table-wrap card card-flush">
+            <table className="table admin-table audit-table" data-testid="audit-table">
+              <TableHead columns={["When", "Operator", "Action", "What"]} />
+              <tbody>
+                {items.map((e) => (
+                  <tr key={e.id} data-testid="audit-row" data-action={e.action}>
+                    <td className="nowrap small">{formatDateTime(e.at)}</td>
+                    <td>
+                      <div className="audit-actor cell-wrap" data-testid="audit-actor-email">
+                        {e.actor_id === null ? <span className="muted">{e.actor_email}</span> : e.actor_email}
+                      </div>
+                    </td>
+                    <td>
+                      <code className="nowrap" data-testid="audit-action-code">
+                        {e.action}
+                      </code>
+                    </td>
+                    <td className="cell-what">
+                      <div data-testid="audit-summary">{e.summary}</div>
+                      <Changes entry={e} />
+                      <button
+                        type="button"
+                        className="btn-link small audit-target"
+                        title="Show every entry about this target"
+                        data-testid="audit-target-filter"
+                        onClick={() => {
+                          setForm({ actor: "", target: e.target_id });
+                          setFilters({ action: "", actor: "", target: e.target_id });
+                        }}
+                      >
+                        {e.target_type} {e.target_id}
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </ListView>
     </>

@@ -85,32 +85,32 @@ export function AdminBlocklistPage() {
         }}
       >
         {(items) => (
-        <div className="table-wrap card card-flush">
-          <table className="table admin-table" data-testid="blocklist-table">
-            <TableHead columns={["Host", "Note", "Added"]} actions />
-            <tbody>
-              {items.map((h) => (
-                <tr key={h.host} data-testid="blocklist-row">
-                  <td className="cell-wrap cell-host">
-                    <code data-testid="blocklist-host">{h.host}</code>
-                  </td>
-                  <td className="cell-note" data-testid="blocklist-note">
-                    {h.note || <span className="muted">—</span>}
-                  </td>
-                  <td className="small">
-                    <div className="nowrap">{formatDateTime(h.created_at)}</div>
-                    {h.created_by_email ? <div className="muted cell-wrap">by {h.created_by_email}</div> : null}
-                  </td>
-                  <td className="cell-actions">
-                    <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="blocklist-remove" onClick={() => del.ask(h)}>
-                      Remove
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+          <div className="table-wrap card card-flush">
+            <table className="table admin-table" data-testid="blocklist-table">
+              <TableHead columns={["Host", "Note", "Added"]} actions />
+              <tbody>
+                {items.map((h) => (
+                  <tr key={h.host} data-testid="blocklist-row">
+                    <td className="cell-wrap cell-host">
+                      <code data-testid="blocklist-host">{h.host}</code>
+                    </td>
+                    <td className="cell-note" data-testid="blocklist-note">
+                      {h.note || <span className="muted">—</span>}
+                    </td>
+                    <td className="small">
+                      <div className="nowrap">{formatDateTime(h.created_at)}</div>
+                      {h.created_by_email ? <div className="muted cell-wrap">by {h.created_by_email}</div> : null}
+                    </td>
+                    <td className="cell-actions">
+                      <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="blocklist-remove" onClick={() => del.ask(h)}>
+                        Remove
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </ListView>
 

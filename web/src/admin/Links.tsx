@@ -1,10 +1,10 @@
 // Operator console, links: every account's links with search and filters (the state among them); disable (410 or
 // 451) and enable one or the selected ones, or disable every link of an owner or every link to a host at once.
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { adminApi } from "./admin-api";
 import type { AdminLink, DisableStatus } from "@contract/admin";
 import { Alert, Field, errorMessage, useTitle } from "../shared/ui";
-import { ListView, usePagedList, useUrlFilters } from "../shared/lists";
+import { FilterForm, ListView, usePagedList, useUrlFilters } from "../shared/lists";
 import { LINK_STATE_LABELS } from "../shared/link-state";
 import { DisableDialog, shortLabel } from "./common";
 import { AdminLinkTable, type LinkAction } from "./links/LinkTable";
@@ -149,14 +149,7 @@ export function AdminLinksPage() {
         </button>
       </div>
 
-      <form
-        className="card filter-bar"
-        role="search"
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          setFilters(form);
-        }}
-      >
+      <FilterForm onApply={() => setFilters(form)}>
         <Field id="links-q" label="Alias or destination" className="grow">
           <input id="links-q" data-testid="admin-links-search" type="search" value={form.q} onChange={(e) => setForm({ ...form, q: e.target.value })} />
         </Field>
@@ -179,7 +172,7 @@ export function AdminLinksPage() {
         <button type="submit" className="btn btn-secondary filter-submit" data-testid="admin-links-submit">
           Search
         </button>
-      </form>
+      </FilterForm>
 
       {notice ? (
         <Alert kind="success" testId="admin-links-notice">

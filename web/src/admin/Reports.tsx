@@ -110,23 +110,23 @@ export function AdminReportsPage() {
         }}
       >
         {(items) => (
-        <ul className="report-list" data-testid="report-list">
-          {items.map((r) => (
-            <ReportCard
-              key={r.id}
-              report={r}
-              busy={busyId === r.id}
-              error={rowErrors[r.id]}
-              onDismiss={() => void dismiss(r)}
-              onDisable={() => setToDisable(r)}
-              onBan={() => {
-                setBanReason(`Reported as ${r.reason}`);
-                setBanError(null);
-                setToBan(r);
-              }}
-            />
-          ))}
-        </ul>
+          <ul className="report-list" data-testid="report-list">
+            {items.map((r) => (
+              <ReportCard
+                key={r.id}
+                report={r}
+                busy={busyId === r.id}
+                error={rowErrors[r.id]}
+                onDismiss={() => void dismiss(r)}
+                onDisable={() => setToDisable(r)}
+                onBan={() => {
+                  setBanReason(`Reported as ${r.reason}`);
+                  setBanError(null);
+                  setToBan(r);
+                }}
+              />
+            ))}
+          </ul>
         )}
       </ListView>
 

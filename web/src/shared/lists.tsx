@@ -1,7 +1,7 @@
 // Lists in the dashboard: filters kept in the address, one paging hook with its stale-answer guard (an answer
 // that arrives after a newer request is dropped), "Load more", the error of a list that could not be read, and
 // the list view that shows them in one order.
-import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
+import { useCallback, useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { useSearchParams } from "react-router";
 import { Alert, EmptyState, Spinner, errorMessage } from "./ui";
 
@@ -185,5 +185,21 @@ export function ListView<T>(props: {
       {props.between}
       {body}
     </>
+  );
+}
+
+/** A list's filter bar: its fields, applied on submit (Enter in a field, or its button). */
+export function FilterForm({ onApply, children }: { onApply: () => void; children: ReactNode }) {
+  return (
+    <form
+      className="card filter-bar"
+      role="search"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        onApply();
+      }}
+    >
+      {children}
+    </form>
   );
 }
