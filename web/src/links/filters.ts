@@ -2,17 +2,19 @@
 // and written to the query string under the list API's own names, so a view can be bookmarked and Back works.
 import { useCallback, useMemo } from "react";
 import { useSearchParams } from "react-router";
-import type { LinkListOrder, LinkListSort } from "@contract/links";
+import type { LinkListOrder, LinkListSort, LinkListState } from "@contract/links";
+import { LINK_LIST_STATES } from "@contract/tables";
 import type { LinkPageQuery } from "./links-api";
 
-export const STATES = [
-  ["active", "Active"],
-  ["expired", "Expired"],
-  ["limit_reached", "Click limit reached"],
-  ["disabled", "Disabled"],
-  ["archived", "Archived"],
-] as const;
-export type StateFilter = (typeof STATES)[number][0];
+const STATE_LABELS: Record<LinkListState, string> = {
+  active: "Active",
+  expired: "Expired",
+  limit_reached: "Click limit reached",
+  disabled: "Disabled",
+  archived: "Archived",
+};
+/** The state filter's choices: the list route's states, in its order. */
+export const STATES = LINK_LIST_STATES.map((state) => [state, STATE_LABELS[state]] as const);
 
 export const PASSWORDS = [
   ["true", "With password"],
@@ -20,13 +22,13 @@ export const PASSWORDS = [
 ] as const;
 
 /** The sort menu: each choice is a sort key and an order. */
-export const SORTS = [
+export const SORTS: readonly (readonly [`${LinkListSort}:${LinkListOrder}`, string])[] = [
   ["created:desc", "Newest"],
   ["created:asc", "Oldest"],
   ["clicks:desc", "Most clicks"],
   ["clicks:asc", "Fewest clicks"],
   ["last_click:desc", "Recently clicked"],
-] as const;
+];
 export type SortChoice = (typeof SORTS)[number][0];
 const DEFAULT_SORT: SortChoice = "created:desc";
 
@@ -34,7 +36,7 @@ export interface ListFilters {
   q: string;
   tags: string[];
   domain: string;
-  state: StateFilter | "";
+  state: LinkListState | "";
   hasPassword: "true" | "false" | "";
   sort: SortChoice;
 }
