@@ -4,7 +4,8 @@
 // keep up with one hot link; the split shows where the writer's time goes.
 // Usage: npm run bench:clicks [-- --clicks N --rate R --links N]
 //        npm run bench:clicks -- --pg   (TEST_DATABASE_URL: the PostgreSQL writer, CPU of this process
-//        and of its PostgreSQL backends)
+//        and of its PostgreSQL backends, and the clicks it stores per second of wall time, its batches
+//        merged up to --merge clicks per transaction as the recorder merges them when behind; 0: one at a time)
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,8 +13,8 @@ import { parseArgs } from "node:util";
 import { openSqliteFile } from "../src/storage/db.js";
 import { SqliteClickWriter } from "../src/clicks/sqlite-writer.js";
 import { CountryResolver } from "../src/clicks/describe.js";
-import { type ClickInput, MAX_BATCH } from "../src/clicks/recorder.js";
-import { batchOf } from "../src/clicks/click-buffer.js";
+import { type ClickInput, MAX_BATCH, MERGE_MAX } from "../src/clicks/recorder.js";
+import { type ClickBatch, batchOf } from "../src/clicks/click-buffer.js";
 import { buildScenario, type ScenarioName } from "./lib/dataset.js";
 import { PgBench, sqliteSeed } from "./lib/db.js";
 import { processesCpuUs } from "./lib/children.js";
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     "flush-ms": { type: "string", default: "250" },
     "rollup-ms": { type: "string", default: "5000" },
     pg: { type: "boolean", default: false },
+    merge: { type: "string", default: String(MERGE_MAX) },
   },
 });
 const clicks = Number(values.clicks);
@@ -101,7 +103,8 @@ async function runPg(url: string): Promise<void> {
   const db = openPostgresDb(bench.url, 2);
   try {
     const nums = new Map((await sql<{ id: string; num: number }>`SELECT id, num FROM links`.execute(db)).rows.map((r) => [r.id, Number(r.num)]));
-    const results: Array<{ name: string; nodeMs: number; pgMs: number; rollupMs: number }> = [];
+    const results: Array<{ name: string; nodeMs: number; pgMs: number; rollupMs: number; wallMs: number }> = [];
+    const merge = Number(values.merge);
     for (let round = 0; round < 2; round++) {
       for (const name of ["hot", "zipf"] as const) {
         {
@@ -113,15 +116,25 @@ async function runPg(url: string): Promise<void> {
           const pids = await bench.backendPids();
           const pg0 = processesCpuUs(pids);
           const n0 = cpuMs();
+          const w0 = performance.now();
           let rollupMs = 0;
           let at = Date.UTC(2026, 10, 21, 12);
+          let queued: ClickBatch[] = [];
+          let queuedClicks = 0;
           for (let sent = 0, batch = 0; sent < clicks; batch++) {
             const inputs: ClickInput[] = [];
             for (let i = 0; i < perBatch && sent < clicks; i++, sent++) {
               const linkId = ids[sent % ids.length] as string;
               inputs.push({ linkId, linkNum: nums.get(linkId) as number, at: at++, userAgent: UA, referer: "", ip: "127.0.0.1", country: null, counted: false, destination: null });
             }
-            await writer.write(batchOf(inputs));
+            // As the recorder writes when the writer is behind: the queued batches together, up to --merge clicks.
+            queued.push(batchOf(inputs));
+            queuedClicks += inputs.length;
+            if (queuedClicks + perBatch > merge || sent >= clicks) {
+              await (queued.length === 1 ? writer.write(queued[0]!) : writer.writeMany(queued));
+              queued = [];
+              queuedClicks = 0;
+            }
             if ((batch + 1) % batchesPerRollup === 0) {
               const t = performance.now();
               await writer.flushRollups();
@@ -130,23 +143,25 @@ async function runPg(url: string): Promise<void> {
           }
           await writer.flushRollups();
           const nodeMs = cpuMs() - n0;
+          const wallMs = performance.now() - w0;
           const pg1 = processesCpuUs(pids);
           let pgUs = 0;
           for (const [pid, us] of pg1) pgUs += us - (pg0.get(pid) ?? 0);
           const stored = Number((await sql<{ n: number }>`SELECT sum(click_count)::bigint AS n FROM links`.execute(db)).rows[0]!.n);
           if (stored !== clicks) throw new Error(`${name}: ${stored} clicks counted, ${clicks} written`);
-          results.push({ name, nodeMs, pgMs: pgUs / 1000, rollupMs });
-          log(`${name}: node ${((nodeMs * 1000) / clicks).toFixed(2)} µs/click, PostgreSQL ${(pgUs / clicks).toFixed(2)} µs/click`);
+          results.push({ name, nodeMs, pgMs: pgUs / 1000, rollupMs, wallMs });
+          log(`${name}: node ${((nodeMs * 1000) / clicks).toFixed(2)} µs/click, PostgreSQL ${(pgUs / clicks).toFixed(2)} µs/click, ${Math.round((clicks * 1000) / wallMs)} clicks/s`);
         }
       }
     }
     const us = (ms: number) => ((ms * 1000) / clicks).toFixed(2);
-    console.log(`\nclick writer (PostgreSQL), ${clicks.toLocaleString("en")} clicks, batches of ${perBatch}, roll-ups every ${batchesPerRollup} batches, mean of 2 rounds`);
-    console.log("scenario  node µs/click  PostgreSQL µs/click  total µs/click");
+    console.log(`\nclick writer (PostgreSQL), ${clicks.toLocaleString("en")} clicks over ${linkCount.toLocaleString("en")} links, batches of ${perBatch} merged up to ${merge} clicks, mean of 2 rounds`);
+    console.log("scenario  node µs/click  PostgreSQL µs/click  total µs/click  stored clicks/s");
     for (const name of ["hot", "zipf"]) {
       const rs = results.filter((r) => r.name === name);
       const mean = (f: (r: (typeof rs)[number]) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
-      console.log(`${name.padEnd(8)}  ${us(mean((r) => r.nodeMs)).padStart(13)}  ${us(mean((r) => r.pgMs)).padStart(19)}  ${us(mean((r) => r.nodeMs + r.pgMs)).padStart(14)}`);
+      const rate = Math.round((clicks * 1000) / mean((r) => r.wallMs));
+      console.log(`${name.padEnd(8)}  ${us(mean((r) => r.nodeMs)).padStart(13)}  ${us(mean((r) => r.pgMs)).padStart(19)}  ${us(mean((r) => r.nodeMs + r.pgMs)).padStart(14)}  ${String(rate).padStart(15)}`);
     }
   } finally {
     await db.destroy();

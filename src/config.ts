@@ -68,6 +68,10 @@ export interface Config {
   /** Journal buffered clicks under DATA_DIR so that a killed server loses none (CLICK_JOURNAL=off: up to a flush interval or so is lost). */
   clickJournal: boolean;
   clickRetentionDays: number;
+  /** CLICK_MEMORY_MAX: sealed clicks held in memory; past it the click journal alone holds them until the writer catches up. */
+  clickMemoryMax: number;
+  /** CLICK_BACKLOG_READY_S: /readyz answers 503 while the oldest unwritten click is older than this many seconds (0: off). */
+  clickBacklogReadyS: number;
   /** WEBHOOK_ALLOW_PRIVATE: webhooks may deliver to loopback and private addresses (tests, closed networks). */
   webhookAllowPrivate: boolean;
   /** IMPORT_ALLOW_PRIVATE: imports may read sources on loopback and private addresses (a self-hosted Shlink on the LAN, tests). */
@@ -232,9 +236,34 @@ function loadOrCreateSecret(dataDir: string): string {
   return s;
 }
 
+/**
+ * Settings that may also come from a file named by <NAME>_FILE (the Docker and Kubernetes secrets
+ * convention), so that a secret need not sit in the environment. A new secret setting joins here.
+ */
+export const SECRET_SETTINGS = ["SESSION_SECRET", "DATABASE_URL", "SMTP_URL", "METRICS_TOKEN"] as const;
+
+/** env with each <NAME>_FILE read into <NAME>; both given, or a file that cannot be read, is refused. */
+function withSecretFiles(env: Env): Env {
+  const out: Env = { ...env };
+  for (const name of SECRET_SETTINGS) {
+    const file = env[`${name}_FILE`]?.trim();
+    if (!file) continue;
+    if (env[name]?.trim()) throw new ConfigError(name, `set both ${name} and ${name}_FILE; give only one`);
+    try {
+      // A secret file's trailing newline (echo, editors) is not part of the secret; the readers below trim too.
+      out[name] = readFileSync(file, "utf8").trim();
+    } catch (e) {
+      throw new ConfigError(`${name}_FILE`, `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    if (!out[name]) throw new ConfigError(`${name}_FILE`, `${file} is empty`);
+  }
+  return out;
+}
+
 /** Reads and validates configuration; throws ConfigError naming the first bad variable. */
 // eslint-disable-next-line max-lines-per-function -- one line per setting, read in one place so that nothing else reads process.env
-export function loadConfig(env: Env = process.env): Readonly<Config> {
+export function loadConfig(rawEnv: Env = process.env): Readonly<Config> {
+  const env = withSecretFiles(rawEnv);
   const port = intVar(env, "PORT", 8080, 0, 65535);
   const host = env.HOST?.trim() || "127.0.0.1";
   if (!/^[A-Za-z0-9.:\-[\]]+$/.test(host)) throw new ConfigError("HOST", `"${host}" is not a host name or address`);
@@ -340,6 +369,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     clickWriter: oneOf(env, "CLICK_WRITER", ["worker", "inline"] as const, "worker"),
     clickJournal: oneOf(env, "CLICK_JOURNAL", ["on", "off"] as const, "on") === "on",
     clickRetentionDays: intVar(env, "CLICK_RETENTION_DAYS", 0, 0, 36_500),
+    clickMemoryMax: intVar(env, "CLICK_MEMORY_MAX", 200_000, 1_000, 100_000_000),
+    clickBacklogReadyS: intVar(env, "CLICK_BACKLOG_READY_S", 0, 0, 86_400),
     webhookAllowPrivate: boolVar(env, "WEBHOOK_ALLOW_PRIVATE", false),
     importAllowPrivate: boolVar(env, "IMPORT_ALLOW_PRIVATE", false),
     blocklistFile,

@@ -191,6 +191,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     flushMs: config.clickFlushMs,
     rollupMs: config.clickRollupMs,
     retentionDays: config.clickRetentionDays,
+    memoryMax: config.clickMemoryMax,
     // An in-memory SQLite database dies with the process: nothing to replay into.
     journal: overrides.clickJournal && (config.database.kind === "postgres" || storage.sqliteFile) ? new ClickJournal(join(config.dataDir, "click-journal"), log) : null,
   });
@@ -221,7 +222,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   // Loaded before the first request; without migrations (`snip migrate`) the table may not exist yet.
   if (overrides.migrate !== false) await blocklistAdmin.start();
   // Every read of clicks adds what the roll-ups hold back, or what is not committed yet (src/clicks/click-reads.ts).
-  const reads = new ClickReads({ db: storage.db, heldBack: (nums) => clicks.heldBack(nums), uncommitted: (nums) => clicks.uncommitted(nums) });
+  const reads = new ClickReads({ db: storage.db, heldBack: (nums) => clicks.heldBack(nums), uncommitted: (links) => clicks.uncommitted(links) });
   const links = new LinkService({
     db: storage.db,
     caps,
@@ -325,7 +326,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     clock,
     origin: config.origin,
     blocklist,
-    clickBacklog: () => clicks.backlog(),
+    clickBacklog: () => ({ ...clicks.backlog(), dropped: clicks.counts.dropped }),
     webhookQueue: () => clickDeliveries.queueState(),
   });
   const teams = new TeamService({ db: storage.db, caps, clock, mailer, log, rate, origin: config.origin });

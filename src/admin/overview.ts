@@ -14,7 +14,7 @@ export interface OverviewDeps {
   clock: Clock;
   origin: string;
   blocklist: HostBlocklist;
-  clickBacklog: () => { pending: number; oldestAt: number | null };
+  clickBacklog: () => { pending: number; oldestAt: number | null; spilled: number; journalBytes: number; dropped: number };
   webhookQueue: () => { queued: number; dropped: number };
 }
 
@@ -86,7 +86,13 @@ export class AdminOverview {
       reports_open: Number(reports.n),
       health: {
         database,
-        click_writer: { pending: backlog.pending, oldest_ms: backlog.oldestAt === null ? 0 : Math.max(0, now - backlog.oldestAt) },
+        click_writer: {
+          pending: backlog.pending,
+          oldest_ms: backlog.oldestAt === null ? 0 : Math.max(0, now - backlog.oldestAt),
+          journal_only: backlog.spilled,
+          journal_bytes: backlog.journalBytes,
+          dropped: backlog.dropped,
+        },
         webhook_queue: this.deps.webhookQueue(),
       },
       blocklist: this.deps.blocklist.counts(),

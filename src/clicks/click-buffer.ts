@@ -118,6 +118,41 @@ export class ClickBatchBuilder {
   }
 }
 
+/**
+ * Several sealed batches as one (PostgreSQL's writer, when it is behind: more clicks per link and
+ * statement), each distinct string once; the journal mark is the last batch's, which commits them all.
+ */
+export function mergeBatches(batches: ClickBatch[]): ClickBatch {
+  if (batches.length === 1) return batches[0] as ClickBatch;
+  let length = 0;
+  for (const b of batches) length += b.length;
+  const fields = new Float64Array(length * WIDTH);
+  const strings: string[] = [];
+  const index = new Map<string, number>();
+  const links: string[] = [];
+  let at = 0;
+  for (const b of batches) {
+    const remap = b.strings.map((s) => {
+      let i = index.get(s);
+      if (i === undefined) index.set(s, (i = strings.push(s) - 1));
+      return i;
+    });
+    fields.set(b.fields.subarray(0, b.length * WIDTH), at * WIDTH);
+    for (let o = at * WIDTH, end = (at + b.length) * WIDTH; o < end; o += WIDTH) {
+      for (const k of STRING_FIELDS) {
+        const v = fields[o + k] as number;
+        if (v >= 0) fields[o + k] = remap[v] as number;
+      }
+    }
+    for (let i = 0; i < b.length; i++) links.push(b.links[i] as string);
+    at += b.length;
+  }
+  return { seq: nextBatchSeq(), strings, links, fields, length, journal: batches[batches.length - 1]?.journal };
+}
+
+/** The fields that index into a batch's strings (-1: none). */
+const STRING_FIELDS = [FIELD.userAgent, FIELD.referer, FIELD.ip, FIELD.country, FIELD.destination, FIELD.utm] as const;
+
 /** A batch of the given clicks (tests, benchmarks, anything holding ClickInput objects). */
 export function batchOf(inputs: Iterable<ClickInput>): ClickBatch {
   const b = new ClickBatchBuilder();

@@ -5,7 +5,7 @@
 // transaction that commits a batch which segment it committed (click_journal, migration 010; on SQLite
 // a batch's chunks also say up to which link), then the segment is deleted. At start, before serving,
 // the segments a dead process left are replayed from where its writer stopped: nothing twice, nothing lost.
-import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync, writeSync, writevSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -14,19 +14,8 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database } from "../storage/schema.js";
 import { type ClickBatch, type ClickBatchBuilder, FIELD, type JournalMark, WIDTH, nextBatchSeq } from "./click-buffer.js";
+import { type SegmentClicks, appendClicks, readSegment } from "./journal-segment.js";
 
-/** Each append: MAGIC, clicks, bytes of the new strings (a JSON array), then WIDTH float64 per click. */
-const MAGIC = 0x334b4c43;
-/** Appends of earlier formats, replayed after an upgrade: FIELD's first 7 numbers (before destinations) or 8 (before the QR flag); CLK3 has all 10 (UTM values included). */
-const OLDER_WIDTHS = new Map([
-  [0x314b4c43, 7],
-  [0x324b4c43, 8],
-]);
-const HEADER = 12;
-const NO_STRINGS = Buffer.alloc(0);
-/** Reused by every append (written synchronously). */
-const header = Buffer.alloc(HEADER);
-header.writeUInt32LE(MAGIC, 0);
 const JOURNAL_RE = /^[A-Za-z0-9_-]{16}$/;
 const SEGMENT_RE = /^(\d{1,15})\.clk$/;
 /** A journal failing again within this of its last logged failure is not logged again. */
@@ -73,87 +62,6 @@ function readOwner(dir: string): Owner | null {
   }
 }
 
-/** Writes the buffers whole (a short write is continued). */
-function writeAll(fd: number, parts: Buffer[]): void {
-  const total = parts.reduce((n, p) => n + p.length, 0);
-  const done = writevSync(fd, parts);
-  if (done === total) return;
-  const rest = Buffer.concat(parts).subarray(done);
-  for (let at = 0; at < rest.length; ) at += writeSync(fd, rest, at);
-}
-
-/** The clicks of a segment: its strings and WIDTH numbers per click, up to the first append that is torn or not valid. */
-function readSegment(file: string): { strings: string[]; fields: Float64Array; length: number; ignored: number } {
-  const buf = readFileSync(file);
-  const strings: string[] = [];
-  const parts: Float64Array[] = [];
-  let length = 0;
-  let off = 0;
-  while (off + HEADER <= buf.length && (buf.readUInt32LE(off) === MAGIC || OLDER_WIDTHS.has(buf.readUInt32LE(off)))) {
-    // A journal left by an earlier version (replayed after an upgrade): its clicks went to the default destination, none from a QR code.
-    const width = buf.readUInt32LE(off) === MAGIC ? WIDTH : (OLDER_WIDTHS.get(buf.readUInt32LE(off)) as number);
-    const count = buf.readUInt32LE(off + 4);
-    const textEnd = off + HEADER + buf.readUInt32LE(off + 8);
-    const end = textEnd + count * width * 8;
-    if (count === 0 || end > buf.length) break;
-    let added: unknown = [];
-    try {
-      if (textEnd > off + HEADER) added = JSON.parse(buf.toString("utf8", off + HEADER, textEnd));
-    } catch {
-      break;
-    }
-    if (!Array.isArray(added) || !added.every((s) => typeof s === "string")) break;
-    const f = widened(buf.subarray(textEnd, end), count, width);
-    if (!validClicks(f, strings.length + added.length)) break;
-    for (const s of added as string[]) strings.push(s);
-    parts.push(f);
-    length += count;
-    off = end;
-  }
-  const fields = new Float64Array(length * WIDTH);
-  let at = 0;
-  for (const p of parts) {
-    fields.set(p, at);
-    at += p.length;
-  }
-  return { strings, fields, length, ignored: buf.length - off };
-}
-
-/** An append's numbers, WIDTH per click (an older append's clicks get the default destination where they have none, no QR flag and no UTM values). */
-function widened(bytes: Buffer, count: number, width: number): Float64Array {
-  const f = new Float64Array(count * WIDTH);
-  if (width === WIDTH) {
-    Buffer.from(f.buffer).set(bytes);
-    return f;
-  }
-  const narrow = new Float64Array(count * width);
-  Buffer.from(narrow.buffer).set(bytes);
-  for (let i = 0; i < count; i++) {
-    f.set(narrow.subarray(i * width, (i + 1) * width), i * WIDTH);
-    if (width <= FIELD.destination) f[i * WIDTH + FIELD.destination] = -1;
-    f[i * WIDTH + FIELD.qr] = 0;
-    f[i * WIDTH + FIELD.utm] = -1;
-  }
-  return f;
-}
-
-function validClicks(f: Float64Array, strings: number): boolean {
-  const isString = (v: number) => Number.isInteger(v) && v >= 0 && v < strings;
-  for (let o = 0; o < f.length; o += WIDTH) {
-    const country = f[o + FIELD.country] as number;
-    const counted = f[o + FIELD.counted] as number;
-    const num = f[o + FIELD.linkNum] as number;
-    if (!Number.isSafeInteger(f[o + FIELD.at]) || !isString(f[o + FIELD.userAgent] as number) || !isString(f[o + FIELD.referer] as number)) return false;
-    if (!isString(f[o + FIELD.ip] as number) || (country !== -1 && !isString(country)) || (counted !== 0 && counted !== 1)) return false;
-    const destination = f[o + FIELD.destination] as number;
-    if (!Number.isSafeInteger(num) || num < 1 || (destination !== -1 && !isString(destination))) return false;
-    if (f[o + FIELD.qr] !== 0 && f[o + FIELD.qr] !== 1) return false;
-    const utm = f[o + FIELD.utm] as number;
-    if (utm !== -1 && !isString(utm)) return false;
-  }
-  return true;
-}
-
 /** The main thread's journal: this process's segments, appended once per event-loop turn. */
 export class ClickJournal {
   readonly id = randomBytes(12).toString("base64url");
@@ -170,6 +78,9 @@ export class ClickJournal {
   private failureLoggedAt = -Infinity;
   private recoveryToLog = false;
   private builder: ClickBatchBuilder | null = null;
+  /** Bytes on disk of each segment not done yet, and their sum (the backlog's size in /metrics). */
+  private readonly sizes = new Map<number, number>();
+  private totalBytes = 0;
   private scheduled = false;
   private answers: (() => void)[] = [];
   private closed = false;
@@ -184,6 +95,11 @@ export class ClickJournal {
     mkdirSync(this.dir, { mode: 0o700 });
     const owner: Owner = { host: hostname(), pid: process.pid, started: startOf(process.pid) };
     writeFileSync(join(this.dir, "owner"), JSON.stringify(owner), { mode: 0o600, flag: "wx" });
+  }
+
+  /** Bytes of this process's segments whose clicks are not committed yet. */
+  get bytes(): number {
+    return this.totalBytes;
   }
 
   /** The segment the batch being filled will be sealed as. */
@@ -236,10 +152,9 @@ export class ClickJournal {
     this.strings = builder.stringCount;
     try {
       this.fd ??= openSync(this.path(this.segment), "wx", 0o600);
-      const text = added.strings.length === 0 ? NO_STRINGS : Buffer.from(JSON.stringify(added.strings));
-      header.writeUInt32LE(n, 4);
-      header.writeUInt32LE(text.length, 8);
-      writeAll(this.fd, [header, text, Buffer.from(added.fields.buffer, added.fields.byteOffset, added.fields.byteLength)]);
+      const bytes = appendClicks(this.fd, n, added.strings, added.fields);
+      this.sizes.set(this.segment, (this.sizes.get(this.segment) ?? 0) + bytes);
+      this.totalBytes += bytes;
       this.failing = false;
       if (this.recoveryToLog) this.log.warn("click journal writes again");
       this.recoveryToLog = false;
@@ -264,9 +179,14 @@ export class ClickJournal {
     this.log.error({ err, segment: this.segment }, "click journal write failed: clicks are not journaled until it works again (they are still written)");
   }
 
-  /** The batch of `builder` is complete: the rest is appended, and its mark goes with it to the writer. */
-  seal(builder: ClickBatchBuilder): JournalMark {
+  /**
+   * The batch of `builder` is complete: the rest is appended, and its mark goes with it to the writer.
+   * `whole`: every click of the batch is in its segment (no write failed), which can then stand in for
+   * the batch in memory (load()).
+   */
+  seal(builder: ClickBatchBuilder): { mark: JournalMark; whole: boolean } {
     this.append(builder);
+    const whole = !this.broken && !this.closed && this.fd !== null;
     if (this.fd !== null) closeSync(this.fd);
     const mark = { journal: this.id, segment: this.segment };
     this.segment++;
@@ -275,17 +195,29 @@ export class ClickJournal {
     this.strings = 0;
     this.broken = false;
     if (this.builder === builder) this.builder = null;
-    return mark;
+    return { mark, whole };
   }
 
   /** A batch is committed (or deliberately dropped): its segment goes. */
   done(mark: JournalMark | undefined): void {
     if (mark === undefined) return;
+    this.totalBytes -= this.sizes.get(mark.segment) ?? 0;
+    this.sizes.delete(mark.segment);
     try {
       unlinkSync(this.path(mark.segment));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ENOENT") this.log.error({ err }, "click journal: cannot delete a committed segment");
     }
+  }
+
+  /** The clicks of one of this journal's sealed segments, read back synchronously (a read of clicks not written yet). */
+  read(mark: JournalMark): SegmentClicks {
+    return readSegment(this.path(mark.segment));
+  }
+
+  /** One of this journal's sealed segments as a batch again, for the writer (a batch that memory did not hold). */
+  async load(db: Kysely<Database>, mark: JournalMark): Promise<ClickBatch> {
+    return { ...(await this.batchOf(db, this.path(mark.segment), 0)), journal: mark };
   }
 
   /**

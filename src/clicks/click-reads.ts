@@ -25,7 +25,7 @@ export interface ClickReadsDeps {
   /** The writer's held-back groups, in its memory (on its thread), with the roll-up state they complement; null where it holds none back. */
   heldBack: (linkNums: number[]) => Promise<HeldBack> | null;
   /** PostgreSQL: this process's clicks of these links not committed yet (taken in one synchronous step); null on SQLite. */
-  uncommitted?: (linkNums: number[]) => Uncommitted | null;
+  uncommitted?: (links: LinkKey[]) => Uncommitted | null;
 }
 
 /**
@@ -55,7 +55,7 @@ export class ClickReads {
    */
   async read<T>(links: LinkKey[], read: (db: Db, groups: Group[]) => Promise<T>): Promise<{ value: T; groups: Group[]; unwritten: Group[] }> {
     const { db } = this.deps;
-    const uncommitted = this.deps.uncommitted?.(links.map((l) => l.num)) ?? null;
+    const uncommitted = this.deps.uncommitted?.(links) ?? null;
     if (uncommitted !== null) {
       const r = await this.withUncommitted(uncommitted, read);
       return { ...r, unwritten: r.groups };

@@ -23,6 +23,12 @@ export interface Uncommitted {
 export interface ClickWriter {
   /** Writes one batch (SQLite: in transactions of whole links, resumed where it stopped on a retry); clicks of links deleted meanwhile are dropped (SQLite: by the next roll-up). */
   write(batch: ClickBatch): Promise<void>;
+  /**
+   * PostgreSQL: several sealed batches, oldest first, in one transaction committed as the last one's
+   * journal segment (a writer behind the load: more clicks per link and statement). Where it is
+   * missing (SQLite, whose batches commit in chunks by link), batches are written one by one.
+   */
+  writeMany?(batches: ClickBatch[]): Promise<void>;
   /** Writes roll-ups held back by write() (SQLite); a no-op where write() already wrote them (PostgreSQL). */
   flushRollups(): Promise<void>;
   /** Folds raw clicks missing from the roll-ups (after a crash) into them, each once. */

@@ -30,7 +30,11 @@ async function handle(msg: IngestRequest): Promise<void> {
   try {
     const writer = await ready;
     let value: boolean | HeldBack | undefined;
-    if (msg.op === "write") await writer.write(msg.batch);
+    if (msg.op === "write") {
+      if (msg.batches.length === 1) await writer.write(msg.batches[0]!);
+      else if (writer.writeMany) await writer.writeMany(msg.batches);
+      else throw new Error("this click writer takes one batch at a time");
+    }
     else if (msg.op === "countLimited") {
       if (!writer.countLimited) throw new Error("countLimited runs on the main pool for PostgreSQL");
       value = await writer.countLimited(msg.linkId, msg.maxClicks, msg.at);

@@ -4,7 +4,7 @@ import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
 import { describeBatch } from "./click-groups.js";
 import { type RollUps, rollUp } from "./rollup-rows.js";
-import type { ClickBatch } from "./click-buffer.js";
+import { type ClickBatch, mergeBatches } from "./click-buffer.js";
 import { PostgresVisitors, batchSpan, keysFor } from "./visitors.js";
 import { markPostgres } from "./click-journal.js";
 import type { ClickWriter } from "./click-writer.js";
@@ -28,6 +28,10 @@ export class PostgresClickWriter implements ClickWriter {
   async flushRollups(): Promise<void> {}
 
   async recover(): Promise<void> {}
+
+  writeMany(batches: ClickBatch[]): Promise<void> {
+    return this.write(mergeBatches(batches));
+  }
 
   async write(clicks: ClickBatch): Promise<void> {
     const { days, latest } = batchSpan(clicks);

@@ -14,7 +14,7 @@ export interface IngestSetup {
 }
 
 export type IngestRequest =
-  | { id: number; op: "write"; batch: ClickBatch }
+  | { id: number; op: "write"; batches: ClickBatch[] }
   | { id: number; op: "countLimited"; linkId: string; maxClicks: number; at: number }
   | { id: number; op: "heldBack"; linkNums: number[] }
   | { id: number; op: "flushRollups" | "recover" | "close" };
@@ -37,12 +37,16 @@ export class WorkerClickWriter implements ClickWriter {
   readonly countLimited?: (linkId: string, maxClicks: number, at: number) => Promise<boolean>;
   /** SQLite only: the roll-ups held back live in the worker. */
   readonly heldBack?: (linkNums: number[]) => Promise<HeldBack>;
+  /** PostgreSQL only: several batches in one transaction (ClickWriter.writeMany). */
+  readonly writeMany?: (batches: ClickBatch[]) => Promise<void>;
 
   constructor(setup: IngestSetup) {
     this.worker = new Worker(workerUrl(), { workerData: setup });
     if (setup.database.kind === "sqlite") {
       this.countLimited = async (linkId, maxClicks, at) => (await this.call({ op: "countLimited", linkId, maxClicks, at })) === true;
       this.heldBack = async (linkNums) => (await this.call({ op: "heldBack", linkNums })) as HeldBack;
+    } else {
+      this.writeMany = async (batches) => void (await this.call({ op: "write", batches }));
     }
     this.worker.on("message", (r: IngestReply) => {
       const w = this.waiting.get(r.id);
@@ -71,7 +75,7 @@ export class WorkerClickWriter implements ClickWriter {
 
   /** A copy of the batch goes to the worker: one block of numbers and the distinct strings (the recorder keeps it for a retry). */
   async write(batch: ClickBatch): Promise<void> {
-    await this.call({ op: "write", batch });
+    await this.call({ op: "write", batches: [batch] });
   }
 
   async flushRollups(): Promise<void> {

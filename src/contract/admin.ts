@@ -72,8 +72,11 @@ const OverviewProperties = {
   health: Type.Object({
     database: Type.Union([Type.Literal("ok"), Type.Literal("error")]),
     click_writer: Type.Object(
-      { pending: Count, oldest_ms: Count },
-      { description: "This instance: clicks buffered and not yet written, and the age of the oldest (0 when none)" },
+      { pending: Count, oldest_ms: Count, journal_only: Count, journal_bytes: Count, dropped: Count },
+      {
+        description:
+          "This instance: clicks answered and not yet written, and the age of the oldest (0 when none); of them, those held by the click journal alone (past CLICK_MEMORY_MAX) and the journal's bytes; clicks dropped since start (journal off or its disk full)",
+      },
     ),
     webhook_queue: Type.Object(
       { queued: Count, dropped: Count },

@@ -29,8 +29,10 @@ export class Metrics {
     const clicks = ctx.clicks;
     counter(r, "snip_clicks_recorded_total", "Clicks answered and buffered", [], () => [[{}, clicks.counts.recorded]]);
     counter(r, "snip_clicks_written_total", "Clicks written to the database", [], () => [[{}, clicks.counts.written]]);
-    counter(r, "snip_clicks_dropped_total", "Clicks dropped from a full buffer while the database was unreachable", [], () => [[{}, clicks.counts.dropped]]);
+    counter(r, "snip_clicks_dropped_total", "Clicks answered and dropped: memory full (CLICK_MEMORY_MAX) and the click journal off or unable to hold them (its disk full)", [], () => [[{}, clicks.counts.dropped]]);
     gauge(r, "snip_clicks_pending", "Clicks answered and not written yet (buffered, journaled)", [], () => [[{}, clicks.backlog().pending]]);
+    gauge(r, "snip_clicks_journal_only", "Clicks answered and not written yet that only the click journal holds (past CLICK_MEMORY_MAX)", [], () => [[{}, clicks.backlog().spilled]]);
+    gauge(r, "snip_click_journal_bytes", "Bytes of click journal segments whose clicks are not written yet", [], () => [[{}, clicks.backlog().journalBytes]]);
     gauge(r, "snip_clicks_oldest_pending_seconds", "Age of the oldest click not written yet (the writer's lag), 0 when none", [], () => {
       const at = clicks.backlog().oldestAt;
       return [[{}, at === null ? 0 : Math.max(0, (ctx.clock.now() - at) / 1000)]];

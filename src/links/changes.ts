@@ -1,6 +1,7 @@
 // Link change notifications (edit, delete, create): the redirect cache listens to drop stale entries,
 // on this instance at once and on the others through the storage change feed.
 import type { ChangeFeed } from "../storage/db.js";
+import { OwnEchoes } from "../storage/own-echoes.js";
 
 export const LINK_CHANNEL = "link_changed";
 
@@ -13,9 +14,13 @@ type Listener = (key: LinkKey) => void;
 
 export class LinkChanges {
   private readonly listeners: Listener[] = [];
+  /** This instance's own changes are heard at once (publish()); their echo through the feed is skipped. */
+  private readonly echoes: OwnEchoes;
 
   constructor(private readonly feed: ChangeFeed) {
+    this.echoes = new OwnEchoes(feed);
     feed.subscribe(LINK_CHANNEL, (payload) => {
+      if (this.echoes.consume(payload)) return;
       const key = parseKey(payload);
       if (key) this.emit(key);
     });
@@ -33,7 +38,7 @@ export class LinkChanges {
 
   async publish(keys: LinkKey[]): Promise<void> {
     for (const k of keys) this.emit(k);
-    await Promise.all(keys.map((k) => this.feed.publish(LINK_CHANNEL, JSON.stringify([k.domain, k.alias]))));
+    await Promise.all(keys.map((k) => this.echoes.publish(LINK_CHANNEL, JSON.stringify([k.domain, k.alias]))));
   }
 
   private emit(key: LinkKey): void {

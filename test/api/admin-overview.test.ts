@@ -74,7 +74,7 @@ describe.each(ENGINES)("operator console: overview on %s", (engine) => {
           { id: old.id, alias: "ov-old", domain: null, short_url: `${server.url}/ov-old`, url: "https://example.com/old", owner_email: b.email, clicks: 2 },
         ],
         reports_open: 2,
-        health: { database: "ok", click_writer: { pending: 0, oldest_ms: 0 }, webhook_queue: { queued: 0, dropped: 0 } },
+        health: { database: "ok", click_writer: { pending: 0, oldest_ms: 0, journal_only: 0, journal_bytes: 0, dropped: 0 }, webhook_queue: { queued: 0, dropped: 0 } },
         blocklist: { console: 2, file: 1 },
       });
     } finally {
@@ -91,9 +91,10 @@ describe.each(ENGINES)("operator console: overview on %s", (engine) => {
     server.ctx.clicks.record(click(clock.now() - 5_000));
     server.ctx.clicks.record(click(clock.now() - 1_000));
     const r = await ops.client.get("/api/admin/overview");
-    expect(r.body.health.click_writer).toEqual({ pending: 2, oldest_ms: 5_000 });
+    // One journal append of both: a 12-byte header, the strings ["test",""] (11 bytes), 10 numbers of 8 bytes a click.
+    expect(r.body.health.click_writer).toEqual({ pending: 2, oldest_ms: 5_000, journal_only: 0, journal_bytes: 183, dropped: 0 });
     await server.ctx.clicks.flush();
-    expect((await ops.client.get("/api/admin/overview")).body.health.click_writer).toEqual({ pending: 0, oldest_ms: 0 });
+    expect((await ops.client.get("/api/admin/overview")).body.health.click_writer).toEqual({ pending: 0, oldest_ms: 0, journal_only: 0, journal_bytes: 0, dropped: 0 });
   });
 
   it("answers a non-operator 403 and a signed-out client 401", async () => {

@@ -2,6 +2,9 @@
 // private server the test starts, stops and starts: docs/operations.md, When things fail). Cached links
 // keep redirecting, what needs the database answers 503 `unavailable` with Retry-After, /healthz says
 // so, every click answered is stored once after, and both instances reconnect (pool and LISTEN) on their own.
+// Memory holds 1,000 clicks per instance (CLICK_MEMORY_MAX's least): what the outage brings past that
+// waits in the click journal alone. SNIP_OUTAGE_S sets the outage's length (10 s in CI; issue 44's
+// 60 s: SNIP_OUTAGE_S=60 TEST_DATABASE_URL=... npx vitest run test/db/pg-outage.test.ts).
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import pino from "pino";
@@ -14,8 +17,8 @@ import { type Answer, loops, problemWith503, send } from "../helpers/load.js";
 import { UA, visit } from "../helpers/visit.js";
 import { within } from "../helpers/wait.js";
 
-const SHARED = { SESSION_SECRET: "pg-outage-secret-".padEnd(48, "x") };
-const OUTAGE_MS = 10_000;
+const SHARED = { SESSION_SECRET: "pg-outage-secret-".padEnd(48, "x"), CLICK_MEMORY_MAX: "1000" };
+const OUTAGE_MS = Number(process.env.SNIP_OUTAGE_S ?? 10) * 1000;
 const HOT = 8;
 const COLD = 40;
 
@@ -131,6 +134,7 @@ describe.skipIf(unavailable !== null)(`PostgreSQL stopped for 10 s under load, t
     await new Promise((r) => setTimeout(r, Math.max(0, OUTAGE_MS - (Date.now() - downAt))));
     // Meanwhile the clicks answered are held, each batch's in a journal segment on disk.
     const held = a.ctx.clicks.pending + b.ctx.clicks.pending;
+    const onDiskOnly = a.ctx.clicks.backlog().spilled + b.ctx.clicks.backlog().spilled;
     for (const s of servers) expect(segments(s.dataDir).length).toBeGreaterThanOrEqual(2);
     const upCalledAt = Date.now();
     await pg.start();
@@ -174,7 +178,7 @@ describe.skipIf(unavailable !== null)(`PostgreSQL stopped for 10 s under load, t
     console.log(
       `pg-outage: ${answers.length} requests; 302 answered ${answered302} (warm-up ${warmup}), clicks stored ${stored}, click_count ${counted}; ` +
         `during the ${OUTAGE_MS / 1000} s outage: hot 302 ${by(during, "hot", 302)}, cold 503 ${by(during, "cold", 503)}, api 503 ${during.filter((x) => x.kind.startsWith("api") && x.status === 503).length}; ` +
-        `clicks held at its end ${held}; 503s in all ${n503}; healthy again ${healthyAfter.join("/")} ms after the start, LISTEN back ${listenAfter} ms after, buffers drained in ${drainMs} ms; ` +
+        `clicks held at its end ${held} (${onDiskOnly} in the journal alone); 503s in all ${n503}; healthy again ${healthyAfter.join("/")} ms after the start, LISTEN back ${listenAfter} ms after, buffers drained in ${drainMs} ms; ` +
         `links created ${created.length}, refused ${refused.length}; statuses ${statuses.join(" ")}`,
     );
 
@@ -204,9 +208,11 @@ describe.skipIf(unavailable !== null)(`PostgreSQL stopped for 10 s under load, t
       const unavailableLines = lines.filter((l) => l.msg === "database unavailable: answering 503 unavailable").length;
       expect(unavailableLines).toBeGreaterThan(0);
       expect(unavailableLines).toBeLessThanOrEqual(Math.floor((Math.max(...refusals) - Math.min(...refusals)) / 10_000) + 2);
-      expect(lines.filter((l) => l.level >= 50 && l.msg !== "click flush failed; clicks are kept and retried")).toEqual([]);
+      // Past a minute of outage (SNIP_OUTAGE_S=60) the failure is said again, once a minute.
+      expect(lines.filter((l) => l.msg === "click flush still failing").length).toBeLessThanOrEqual(Math.floor(OUTAGE_MS / 60_000));
+      expect(lines.filter((l) => l.level >= 50 && l.msg !== "click flush failed; clicks are kept and retried" && l.msg !== "click flush still failing")).toEqual([]);
     }
-  }, 180_000);
+  }, 180_000 + OUTAGE_MS);
 
   it("LISTEN works again: an edit on A reaches B's cache within a second", async () => {
     const link = hot[0]!;

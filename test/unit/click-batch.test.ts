@@ -1,7 +1,7 @@
 // A flush of clicks described for the writers: raw rows in (link number, time) order, identical clicks grouped.
 import { describe, expect, it } from "vitest";
 import { type Group, describeBatch, groupsOf } from "../../src/clicks/click-groups.js";
-import { ClickBatchBuilder, batchOf } from "../../src/clicks/click-buffer.js";
+import { ClickBatchBuilder, batchOf, mergeBatches } from "../../src/clicks/click-buffer.js";
 import { CountryResolver } from "../../src/clicks/describe.js";
 import { UA } from "../helpers/visit.js";
 
@@ -128,5 +128,24 @@ describe("groupsOf (a read's clicks not committed yet)", () => {
     expect(groupsOf(b.view(), new Set([NUMS.a!]), countries).map((g) => [g.link_id, g.clicks])).toEqual([["a", 1]]);
     b.push(click("a", T + 2));
     expect(groupsOf(b.view(), new Set([NUMS.a!]), countries).map((g) => [g.link_id, g.day, g.clicks])).toEqual([["a", "2026-11-21", 1], ["a", "2026-11-22", 1]]);
+  });
+});
+
+describe("mergeBatches", () => {
+  it("is the batch of all their clicks in order, each string once, committed as the last one's journal segment", () => {
+    const first = [click("a", T), click("b", T + 1, UA.iphone, null, "rule:1")];
+    const second = [click("c", T + 2, UA.iphone, "FR"), { ...click("a", T + 3, UA.android, "DE", "variant:2"), utm: "utm_source=x", qr: true }];
+    const third = [click("b", T + 4, UA.windows, null)];
+    const batches = [batchOf(first), batchOf(second), batchOf(third)].map((b, i) => ({ ...b, journal: { journal: "j", segment: 4 + i } }));
+    const merged = mergeBatches(batches);
+    const whole = batchOf([...first, ...second, ...third]);
+    expect(merged.length).toBe(5);
+    expect(merged.links).toEqual(["a", "b", "c", "a", "b"]);
+    expect(merged.strings).toEqual(whole.strings);
+    expect([...merged.fields]).toEqual([...whole.fields]);
+    expect(merged.journal).toEqual({ journal: "j", segment: 6 });
+    expect(describeBatch(merged, countries).rows).toEqual(describeBatch(whole, countries).rows);
+    // One batch is itself.
+    expect(mergeBatches([batches[0]!])).toBe(batches[0]);
   });
 });

@@ -1529,8 +1529,11 @@ export interface paths {
                                 week: number;
                             };
                             health: {
-                                /** @description This instance: clicks buffered and not yet written, and the age of the oldest (0 when none) */
+                                /** @description This instance: clicks answered and not yet written, and the age of the oldest (0 when none); of them, those held by the click journal alone (past CLICK_MEMORY_MAX) and the journal's bytes; clicks dropped since start (journal off or its disk full) */
                                 click_writer: {
+                                    dropped: number;
+                                    journal_bytes: number;
+                                    journal_only: number;
                                     oldest_ms: number;
                                     pending: number;
                                 };
@@ -8966,7 +8969,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** 200 while this instance takes traffic; 503 unavailable once shutdown began (DRAIN_DELAY_MS), while requests are still answered */
+        /** 200 while this instance takes traffic; 503 unavailable once shutdown began (DRAIN_DELAY_MS), while requests are still answered, and while its oldest click not written yet is older than CLICK_BACKLOG_READY_S */
         get: {
             parameters: {
                 query?: never;

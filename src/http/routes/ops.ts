@@ -42,7 +42,8 @@ export async function opsRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       schema: {
         tags: ["operations"],
-        summary: "200 while this instance takes traffic; 503 unavailable once shutdown began (DRAIN_DELAY_MS), while requests are still answered",
+        summary:
+          "200 while this instance takes traffic; 503 unavailable once shutdown began (DRAIN_DELAY_MS), while requests are still answered, and while its oldest click not written yet is older than CLICK_BACKLOG_READY_S",
         response: { 200: ReadyReply, ...errors(503) },
       },
     },
@@ -51,6 +52,12 @@ export async function opsRoutes(app: App, ctx: AppContext): Promise<void> {
       const { state } = ctx.readiness;
       if (state !== "ready") {
         throw new DomainError("unavailable", state === "draining" ? "This instance is shutting down" : "This instance is starting", undefined, undefined, 1);
+      }
+      // A writer far behind (PostgreSQL slower than the traffic): a balancer moves traffic elsewhere while it catches up.
+      const limitS = ctx.config.clickBacklogReadyS;
+      const oldestAt = limitS > 0 ? ctx.clicks.backlog().oldestAt : null;
+      if (oldestAt !== null && ctx.clock.now() - oldestAt > limitS * 1000) {
+        throw new DomainError("unavailable", "This instance's clicks are waiting to be written", undefined, undefined, 1);
       }
       return { status: "success" as const, state };
     },

@@ -126,6 +126,8 @@ export function AdminOverviewPage() {
               <span>Click writer</span>
               <span data-testid="health-click-writer" className={writerLate ? "text-warning" : ""}>
                 {n(h.click_writer.pending)} pending{h.click_writer.pending > 0 ? `, oldest ${age(h.click_writer.oldest_ms)}` : ""}
+                {h.click_writer.journal_only > 0 ? ` · ${n(h.click_writer.journal_only)} on disk only` : ""}
+                {h.click_writer.dropped > 0 ? <span className="text-warning"> · {n(h.click_writer.dropped)} dropped</span> : null}
               </span>
             </li>
             <li>
