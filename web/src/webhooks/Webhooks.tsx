@@ -6,10 +6,11 @@ import { useState } from "react";
 import type { Webhook } from "@contract/webhooks";
 import { useSession } from "../shared/session";
 import { usePagedList } from "../shared/lists";
-import { Alert, ConfirmDialog, EmptyState, Spinner, TableHead, UpgradeHint, errorMessage, formatDateTime, useTitle } from "../shared/ui";
+import { Alert, ConfirmDialog, EmptyState, Spinner, UpgradeHint, errorMessage, useTitle } from "../shared/ui";
 import { CreateWebhookForm } from "./CreateWebhookForm";
 import { DeliveryLog } from "./DeliveryLog";
-import { DeliveryOutcome, kindLabel, SecretBox } from "./kinds";
+import { SecretBox } from "./kinds";
+import { WebhookTable } from "./WebhookTable";
 
 // eslint-disable-next-line max-lines-per-function -- the list, the creation form, each webhook's actions and the delivery log share the page's state.
 export function WebhooksPage() {
@@ -144,79 +145,19 @@ export function WebhooksPage() {
               <p className="muted">Add one above to be told about every click on your links.</p>
             </EmptyState>
           ) : (
-            <div className="table-wrap card">
-              <table className="table" data-testid="webhooks-table">
-                <TableHead columns={["Name", "Kind", "State", "Last delivery", "Dropped"]} actions />
-                <tbody>
-                  {hooks?.map((h) => (
-                    <tr key={h.id} data-testid="webhook-row" className={h.active ? "" : "row-muted"}>
-                      <td>
-                        <strong data-testid="webhook-name">{h.name}</strong>
-                        <div className="muted small webhook-url" title={h.url}>
-                          {h.url}
-                        </div>
-                      </td>
-                      <td>
-                        <span className="badge" data-testid="webhook-kind">
-                          {kindLabel(h.kind)}
-                        </span>
-                      </td>
-                      <td>
-                        {h.active ? <span className="badge badge-ok" data-testid="webhook-state">Active</span> : <span className="badge badge-muted" data-testid="webhook-state">Inactive</span>}
-                      </td>
-                      <td data-testid="webhook-last">
-                        {h.last_delivery ? (
-                          <>
-                            <DeliveryOutcome d={h.last_delivery} />
-                            <div className="muted small">{formatDateTime(h.last_delivery.at)}</div>
-                          </>
-                        ) : (
-                          <span className="muted">Never</span>
-                        )}
-                      </td>
-                      <td data-testid="webhook-dropped" title="Clicks not sent because the receiver was too slow to keep up">
-                        {h.dropped}
-                      </td>
-                      <td className="cell-actions">
-                        <div className="row-actions">
-                          <button type="button" className="btn btn-secondary btn-sm" disabled={busyId === h.id} onClick={() => void sendTest(h)} data-testid="webhook-test">
-                            {busyId === h.id ? "Working…" : "Send test"}
-                          </button>
-                          <button type="button" className="btn btn-secondary btn-sm" onClick={() => setLogFor(logFor?.id === h.id ? null : h)} data-testid="webhook-log-toggle" aria-expanded={logFor?.id === h.id}>
-                            Log
-                          </button>
-                          <button
-                            type="button"
-                            className="btn btn-secondary btn-sm"
-                            disabled={busyId === h.id}
-                            onClick={() => void act(h, async () => void (await webhooksApi.updateWebhook(h.id, { active: !h.active })))}
-                            data-testid="webhook-toggle"
-                          >
-                            {h.active ? "Deactivate" : "Activate"}
-                          </button>
-                          {h.kind === "custom" ? (
-                            <button type="button" className="btn btn-secondary btn-sm" disabled={busyId === h.id} onClick={() => setToRotate(h)} data-testid="webhook-rotate">
-                              Rotate secret
-                            </button>
-                          ) : null}
-                          <button
-                            type="button"
-                            className="btn btn-danger-ghost btn-sm"
-                            onClick={() => {
-                              setDeleteError(null);
-                              setToDelete(h);
-                            }}
-                            data-testid="webhook-delete"
-                          >
-                            Delete
-                          </button>
-                        </div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <WebhookTable
+              hooks={hooks ?? []}
+              busyId={busyId}
+              logForId={logFor?.id ?? null}
+              onTest={(h) => void sendTest(h)}
+              onLog={(h) => setLogFor(logFor?.id === h.id ? null : h)}
+              onToggle={(h) => void act(h, async () => void (await webhooksApi.updateWebhook(h.id, { active: !h.active })))}
+              onRotate={setToRotate}
+              onDelete={(h) => {
+                setDeleteError(null);
+                setToDelete(h);
+              }}
+            />
           )}
           {logFor ? <DeliveryLog key={logFor.id} hook={logFor} version={logVersion} onClose={() => setLogFor(null)} /> : null}
         </>
