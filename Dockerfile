@@ -11,6 +11,8 @@ WORKDIR /app
 # node-gyp builds against the headers the image ships in /usr/local/include/node instead of downloading them.
 ENV npm_config_nodedir=/usr/local
 COPY package.json package-lock.json ./
+# The typed client is an npm workspace: npm ci links it from its manifest.
+COPY packages/client/package.json packages/client/
 # A registry reached through a TLS-intercepting proxy needs its CA: passed as the build secret `ca`
 # (docker build --secret id=ca,src=/etc/ssl/certs/ca-certificates.crt), so it never lands in a layer.
 RUN --mount=type=secret,id=ca \

@@ -1,8 +1,10 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // The workspace's typed client from its source, as the dashboard's build and `tsc` read it.
+  resolve: { alias: { "@snip/client": new URL("packages/client/src/index.ts", import.meta.url).pathname } },
   test: {
-    include: ["test/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",

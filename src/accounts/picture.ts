@@ -1,7 +1,8 @@
 // Profile picture checks: the bytes must really be PNG, JPEG or WebP, whatever the name or header says.
 import { DomainError } from "../shared/errors.js";
+import { MAX_PICTURE_BYTES } from "../contract/tables.js";
 
-export const MAX_PICTURE_BYTES = 2 * 1024 * 1024;
+export { MAX_PICTURE_BYTES };
 export const PICTURE_TYPES = ["image/png", "image/jpeg", "image/webp"] as const;
 
 export function sniffImage(data: Buffer): (typeof PICTURE_TYPES)[number] | null {

@@ -1,6 +1,6 @@
 // The plan capability table: code asks can(plan, capability); per-plan numbers live here too.
 import { DomainError } from "../shared/errors.js";
-import { type Capability, type Plan, PLANS, PLAN_CAPABILITIES, PLAN_LABELS, can, isPlan, requiredPlan } from "../contract/plans.js";
+import { type Capability, type Plan, PLANS, PLAN_CAPABILITIES, PLAN_LABELS, PLAN_MAX_LINKS, can, isPlan, requiredPlan } from "../contract/plans.js";
 
 export { type Capability, type Plan, PLANS, can, isPlan, requiredPlan };
 
@@ -14,10 +14,10 @@ interface PlanInfo {
 }
 
 export const PLAN_TABLE: Readonly<Record<Plan, PlanInfo>> = {
-  free: { label: PLAN_LABELS.free, capabilities: PLAN_CAPABILITIES.free, maxLinks: 100, bulkBatchSize: 0 },
-  pro: { label: PLAN_LABELS.pro, capabilities: PLAN_CAPABILITIES.pro, maxLinks: 5_000, bulkBatchSize: 0 },
-  business: { label: PLAN_LABELS.business, capabilities: PLAN_CAPABILITIES.business, maxLinks: 100_000, bulkBatchSize: 500 },
-  enterprise: { label: PLAN_LABELS.enterprise, capabilities: PLAN_CAPABILITIES.enterprise, maxLinks: 10_000_000, bulkBatchSize: 5_000 },
+  free: { label: PLAN_LABELS.free, capabilities: PLAN_CAPABILITIES.free, maxLinks: PLAN_MAX_LINKS.free, bulkBatchSize: 0 },
+  pro: { label: PLAN_LABELS.pro, capabilities: PLAN_CAPABILITIES.pro, maxLinks: PLAN_MAX_LINKS.pro, bulkBatchSize: 0 },
+  business: { label: PLAN_LABELS.business, capabilities: PLAN_CAPABILITIES.business, maxLinks: PLAN_MAX_LINKS.business, bulkBatchSize: 500 },
+  enterprise: { label: PLAN_LABELS.enterprise, capabilities: PLAN_CAPABILITIES.enterprise, maxLinks: PLAN_MAX_LINKS.enterprise, bulkBatchSize: 5_000 },
 };
 
 export function planOf(value: string): Plan {

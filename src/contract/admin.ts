@@ -1,5 +1,6 @@
 // The operator console's shapes (docs/operator.md): accounts, links, the overview, the blocklist, the audit log.
 import { Type, type Static } from "typebox";
+import { LINK_STATES } from "./tables.js";
 import { Body, Nullable, PageQuery } from "./common.js";
 import { LinkSchema } from "./links.js";
 import { PLANS, type Plan } from "./plans.js";
@@ -41,8 +42,7 @@ export type AdminLinkPageReply = Static<typeof AdminLinkPageReply>;
 /** How many links a bulk disabling disabled. */
 export const DisabledCountReply = Type.Object({ status: Type.Literal("success"), disabled: Type.Integer() });
 export type DisabledCountReply = Static<typeof DisabledCountReply>;
-/** A link's states in the order visitors meet them (resolve-link.ts): each state excludes the ones before it. */
-export const LINK_STATES = ["disabled", "blocked", "expired", "limit_reached", "active"] as const;
+export { LINK_STATES };
 export type LinkState = (typeof LINK_STATES)[number];
 export const LinkStateSchema = Type.Unsafe<LinkState>(
   Type.Union(

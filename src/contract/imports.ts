@@ -1,13 +1,11 @@
 // Imports and export (docs/import.md): what the dashboard, the API and `snip import` send and get back.
 import { Type, type Static } from "typebox";
 import { Body, Nullable, StringEnum } from "./common.js";
+import { ACTIVE_IMPORT_STATES, IMPORT_SOURCE_NAMES, IMPORT_STATES, MAX_IMPORT_FILE_BYTES } from "./tables.js";
 
-export const IMPORT_SOURCE_NAMES = ["bitly", "shlink", "yourls", "kutt", "dub", "csv"] as const;
-export const IMPORT_STATES = ["queued", "running", "done", "failed", "cancelled"] as const;
+export { ACTIVE_IMPORT_STATES, IMPORT_SOURCE_NAMES, IMPORT_STATES, MAX_IMPORT_FILE_BYTES };
 export type ImportState = (typeof IMPORT_STATES)[number];
 export const ON_TAKEN = ["skip", "generate"] as const;
-/** A CSV or JSON file's text at most (the dashboard reads the file and sends it). */
-export const MAX_IMPORT_FILE_BYTES = 20 * 1024 * 1024;
 /** Rows a preview maps. */
 export const PREVIEW_ROWS = 20;
 

@@ -3,6 +3,9 @@ import { Type, type Static } from "typebox";
 import { Body, Nullable, StringEnum } from "./common.js";
 import { TagSchema } from "./tags.js";
 import { LinkTargetingProperties, TargetingFields } from "./targeting.js";
+import { LINK_LIST_SORTS, LINK_LIST_STATES, MAX_BULK_EDIT, MAX_TAG_FILTERS } from "./tables.js";
+
+export { LINK_LIST_SORTS, LINK_LIST_STATES, MAX_BULK_EDIT, MAX_TAG_FILTERS };
 
 /** The card link-preview crawlers get (Open Graph and Twitter tags); every part optional. */
 export const LinkPreviewSchema = Type.Object({
@@ -91,14 +94,9 @@ export type UpdateLinkFields = Static<typeof UpdateLinkBody>;
 /** The longest page of the link list. */
 export const MAX_PAGE = 100;
 
-/** The list's `state` filter: disabled (by an operator), else expired, else limit_reached, else active; archived apart. */
-export const LINK_LIST_STATES = ["active", "expired", "limit_reached", "disabled", "archived"] as const;
 export type LinkListState = (typeof LINK_LIST_STATES)[number];
-export const LINK_LIST_SORTS = ["created", "clicks", "last_click"] as const;
 export type LinkListSort = (typeof LINK_LIST_SORTS)[number];
 export type LinkListOrder = "asc" | "desc";
-/** `tag` filters in one list request (a link carries at most 10 tags, so more could never all match). */
-export const MAX_TAG_FILTERS = 10;
 
 export const LinkListQuery = Type.Object(
   {
@@ -175,7 +173,6 @@ export const ExternalCreateReply = Type.Object({ status: Type.Literal("success")
 export type ExternalCreateReply = Static<typeof ExternalCreateReply>;
 
 /** Changing many links at once (the list's multi-select): archive or restore, add or remove tags. */
-export const MAX_BULK_EDIT = 100;
 const BulkIds = Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: MAX_BULK_EDIT, description: "Link ids (at most 100)" });
 export const BulkEditBody = Body({
   ids: BulkIds,

@@ -30,6 +30,9 @@ export const PLAN_CAPABILITIES: Readonly<Record<Plan, ReadonlySet<Capability>>> 
   enterprise: new Set(BUSINESS),
 };
 
+/** Links one account may own. */
+export const PLAN_MAX_LINKS: Readonly<Record<Plan, number>> = { free: 100, pro: 5_000, business: 100_000, enterprise: 10_000_000 };
+
 export const PLAN_LABELS: Readonly<Record<Plan, string>> = { free: "Free", pro: "Pro", business: "Business", enterprise: "Enterprise" };
 
 export function isPlan(value: string): value is Plan {

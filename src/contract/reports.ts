@@ -3,7 +3,9 @@ import { Type, type Static } from "typebox";
 import { Body, Nullable, PageQuery } from "./common.js";
 import { AdminLinkSchema } from "./admin.js";
 
-export const REPORT_STATES = ["open", "dismissed", "link_disabled", "owner_banned"] as const;
+import { REPORT_STATES } from "./tables.js";
+
+export { REPORT_STATES };
 export type ReportState = (typeof REPORT_STATES)[number];
 
 export const ReportSchema = Type.Object({

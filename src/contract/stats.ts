@@ -1,8 +1,9 @@
 // Statistics (docs/api.md, Statistics): the query of a range and the answer, per link and per account.
 import { Type, type Static, type TInteger, type TString } from "typebox";
 
-/** The named ranges (clicks/period.ts). */
-export const RANGE_NAMES = ["24h", "7d", "30d", "90d", "mtd", "lastmonth", "12mo", "all"] as const;
+import { RANGE_NAMES } from "./tables.js";
+
+export { RANGE_NAMES };
 const RangeName = (description: string) =>
   Type.Union(
     [

@@ -3,16 +3,15 @@
 import { Type, type Static } from "typebox";
 import { Body } from "./common.js";
 
-export const MAX_RULES = 20;
-export const MIN_VARIANTS = 2;
-export const MAX_VARIANTS = 4;
+import { DEVICES, MAX_RULES, MAX_VARIANTS, MIN_VARIANTS } from "./tables.js";
+
+export { DEVICES, MAX_RULES, MAX_VARIANTS, MIN_VARIANTS };
 /** Alternatives in one condition's list, and names in one `query` condition. */
 export const MAX_RULE_VALUES = 50;
 export const MAX_QUERY_NAMES = 10;
 /** How long a visitor keeps their variant of a split (the per-link cookie's Max-Age). */
 export const SPLIT_COOKIE_DAYS = 30;
 
-export const DEVICES = ["ios", "android", "mobile", "tablet", "desktop", "bot"] as const;
 export type RuleDevice = (typeof DEVICES)[number];
 
 // Sizes here only stop absurd payloads early: links/link-targeting.ts owns the real rules and names the

@@ -7,6 +7,7 @@ import type { UserRow } from "../storage/schema.js";
 import type { RateEvents } from "../storage/rate-events.js";
 import type { OwnerCaps } from "../storage/owner-caps.js";
 import { DomainError } from "../shared/errors.js";
+import { MAX_COLLABORATORS } from "../contract/tables.js";
 
 export interface TeamDeps {
   db: Db;
@@ -22,7 +23,7 @@ export interface TeamDeps {
 }
 
 /** Collaborators per team: members and pending invitations together (docs/api.md, Limits). */
-export const MAX_COLLABORATORS = 2;
+export { MAX_COLLABORATORS };
 /** How long an emailed invitation link is valid. */
 export const INVITATION_TTL_MS = 7 * 86_400_000;
 /** Earliest resend after the last send. */

@@ -18,9 +18,10 @@ import type { WebhookDirectory } from "./directory.js";
 import type { DeliveryLog } from "./delivery-log.js";
 import type { DeliveryResult, WebhookSender } from "./send.js";
 import type { LinkClickEvent } from "./payload.js";
+import { MAX_WEBHOOKS } from "../contract/tables.js";
 
 /** docs/api.md, Limits. */
-export const MAX_WEBHOOKS = 5;
+export { MAX_WEBHOOKS };
 /**
  * Test events one account may send per minute: each is a request to a receiver the account chose, so an
  * unbounded loop would make snip a request cannon; ten a minute is more than anyone debugging a receiver clicks.

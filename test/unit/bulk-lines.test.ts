@@ -1,7 +1,7 @@
 // The dashboard's bulk lines: CSV rows of url or url,alias with the lines they came from, and the text
 // left once the created rows are taken out.
 import { describe, expect, it } from "vitest";
-import { parseBulkText, resultsCsv, withoutLines } from "../../web/src/pages/bulk/bulk-lines.js";
+import { parseBulkText, resultsCsv, withoutLines } from "../../web/src/links/bulk/bulk-lines.js";
 
 describe("bulk lines", () => {
   const text = ['https://a.example/1', "", "  https://a.example/2 , two  ", '"https://a.example/q?x=1,2",three', '"https://a.example/multi', 'line",four', "https://a.example/5"].join("\n");

@@ -1,7 +1,7 @@
 // The link form's UTM builder over the destination URL's text: reading the utm_* values, setting and
 // removing one while every other part of the URL stays as typed.
 import { describe, expect, it } from "vitest";
-import { readUtm, writeAllUtm, writeUtm } from "../../web/src/pages/link-form/utm.js";
+import { readUtm, writeAllUtm, writeUtm } from "../../web/src/links/form/utm.js";
 
 const NONE = { utm_source: "", utm_medium: "", utm_campaign: "", utm_term: "", utm_content: "" };
 

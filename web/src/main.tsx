@@ -1,147 +1,37 @@
 // Entry of the snip dashboard: router, session and layout.
-import { StrictMode, useEffect, useState } from "react";
+import { StrictMode, useEffect } from "react";
 import { createRoot } from "react-dom/client";
-import { BrowserRouter, NavLink, Route, Routes, Link as RouterLink, useNavigate, useLocation } from "react-router";
+import { BrowserRouter, Route, Routes, useNavigate } from "react-router";
 import "./styles.css";
-import { onUnauthenticated } from "./api";
-import { SessionProvider, useSession } from "./session";
-import { RequireAuth, Spinner } from "./ui";
-import { ThemeSwitch } from "./theme";
-import { TeamSwitcher, TeamViewProvider, useTeamView } from "./team-view";
-import { PlanMark } from "./pages/plan-gate";
-import { HomePage } from "./pages/Home";
-import { LoginPage, LogoutPage, SignupPage } from "./pages/Auth";
-import { VerifyEmailPage } from "./pages/auth/VerifyEmail";
-import { ResetConfirmPage, ResetRequestPage } from "./pages/auth/ResetPassword";
-import { LinksPage } from "./pages/Links";
-import { LinkFormPage } from "./pages/LinkForm";
-import { BulkPage } from "./pages/Bulk";
-import { ImportPage } from "./pages/Import";
-import { StatsPage } from "./pages/Stats";
-import { LivePage } from "./pages/Live";
-import { AnalyticsPage } from "./pages/Analytics";
-import { ProfilePage } from "./pages/Profile";
-import { WebhooksPage } from "./pages/Webhooks";
-import { DomainsPage } from "./pages/Domains";
-import { NotFoundPage } from "./pages/NotFound";
-import { TeamPage } from "./pages/Team";
-import { AcceptInvitationPage } from "./pages/AcceptInvitation";
-import { AdminLayout } from "./pages/admin/common";
-import { AdminOverviewPage } from "./pages/admin/Overview";
-import { AdminAccountsPage } from "./pages/admin/Accounts";
-import { AdminLinksPage } from "./pages/admin/Links";
-import { AdminReportsPage } from "./pages/admin/Reports";
-import { AdminBlocklistPage } from "./pages/admin/Blocklist";
-import { AdminAuditPage } from "./pages/admin/Audit";
-
-function Header() {
-  const { user, signOut } = useSession();
-  const { memberships } = useTeamView();
-  const navigate = useNavigate();
-  const [busy, setBusy] = useState(false);
-  const [menuOpen, setMenuOpen] = useState(false);
-  const loc = useLocation();
-  useEffect(() => setMenuOpen(false), [loc.pathname]);
-
-  return (
-    <header className="site-header">
-      <div className="container header-inner">
-        <RouterLink to={user ? "/app" : "/"} className="logo" data-testid="logo">
-          <span className="logo-mark" aria-hidden="true">
-            ✂
-          </span>
-          snip
-        </RouterLink>
-        <button
-          type="button"
-          className="menu-toggle"
-          aria-expanded={menuOpen}
-          aria-controls="main-nav"
-          onClick={() => setMenuOpen((o) => !o)}
-        >
-          Menu
-        </button>
-        <nav id="main-nav" className={`nav${menuOpen ? " nav-open" : ""}`} aria-label="Main">
-          {user ? (
-            <>
-              {/* A team member's links entry is the switcher: "Your links" or a team owner's. */}
-              {memberships?.length ? (
-                <TeamSwitcher />
-              ) : (
-                <NavLink to="/app" end data-testid="nav-dashboard">
-                  Dashboard
-                </NavLink>
-              )}
-              <NavLink to="/app/analytics" data-testid="nav-analytics">
-                Analytics
-                <PlanMark capability="account_analytics" />
-              </NavLink>
-              <NavLink to="/app/live" data-testid="nav-live">
-                Live
-                <PlanMark capability="account_analytics" />
-              </NavLink>
-              <NavLink to="/app/links/new" data-testid="nav-new-link">
-                New link
-              </NavLink>
-              <NavLink to="/app/links/bulk" data-testid="nav-bulk">
-                Bulk
-                <PlanMark capability="bulk_create" />
-              </NavLink>
-              <NavLink to="/app/team" data-testid="nav-team">
-                Team
-              </NavLink>
-              <NavLink to="/app/webhooks" data-testid="nav-webhooks">
-                Webhooks
-                <PlanMark capability="webhooks" />
-              </NavLink>
-              <NavLink to="/app/domains" data-testid="nav-domains">
-                Domains
-                <PlanMark capability="custom_domains" />
-              </NavLink>
-              <NavLink to="/app/profile" data-testid="nav-profile">
-                Profile
-              </NavLink>
-              {user.is_admin ? (
-                <NavLink to="/app/admin" data-testid="nav-admin" className="nav-admin">
-                  Operator
-                </NavLink>
-              ) : null}
-              <span className="nav-spacer" />
-              <span className="nav-email" data-testid="user-email" title={user.email}>
-                {user.email}
-              </span>
-              <button
-                type="button"
-                className="btn btn-secondary btn-sm"
-                data-testid="sign-out"
-                disabled={busy}
-                onClick={async () => {
-                  setBusy(true);
-                  navigate("/");
-                  await signOut();
-                  setBusy(false);
-                }}
-              >
-                Sign out
-              </button>
-            </>
-          ) : user === null ? (
-            <>
-              <span className="nav-spacer" />
-              <NavLink to="/app/login" data-testid="nav-login">
-                Sign in
-              </NavLink>
-              <RouterLink to="/app/signup" className="btn btn-primary btn-sm" data-testid="nav-signup">
-                Sign up
-              </RouterLink>
-            </>
-          ) : null}
-        </nav>
-        <ThemeSwitch />
-      </div>
-    </header>
-  );
-}
+import { onUnauthenticated } from "./shared/api";
+import { SessionProvider, useSession } from "./shared/session";
+import { RequireAuth, Spinner } from "./shared/ui";
+import { TeamViewProvider } from "./shared/team-view";
+import { Header } from "./shared/Header";
+import { HomePage } from "./public/Home";
+import { LoginPage, LogoutPage, SignupPage } from "./auth/Auth";
+import { VerifyEmailPage } from "./auth/VerifyEmail";
+import { ResetConfirmPage, ResetRequestPage } from "./auth/ResetPassword";
+import { LinksPage } from "./links/Links";
+import { LinkFormPage } from "./links/form/LinkForm";
+import { BulkPage } from "./links/bulk/Bulk";
+import { ImportPage } from "./imports/Import";
+import { StatsPage } from "./stats/Stats";
+import { LivePage } from "./analytics/live/Live";
+import { AnalyticsPage } from "./analytics/Analytics";
+import { ProfilePage } from "./profile/Profile";
+import { WebhooksPage } from "./webhooks/Webhooks";
+import { DomainsPage } from "./domains/Domains";
+import { NotFoundPage } from "./public/NotFound";
+import { TeamPage, TeamSummary } from "./team/Team";
+import { AcceptInvitationPage } from "./team/AcceptInvitation";
+import { AdminLayout } from "./admin/common";
+import { AdminOverviewPage } from "./admin/Overview";
+import { AdminAccountsPage } from "./admin/Accounts";
+import { AdminLinksPage } from "./admin/Links";
+import { AdminReportsPage } from "./admin/Reports";
+import { AdminBlocklistPage } from "./admin/Blocklist";
+import { AdminAuditPage } from "./admin/Audit";
 
 /** Sends the user to the sign-in page whenever the API answers 401 unauthenticated. */
 function UnauthenticatedRedirect() {
@@ -193,7 +83,7 @@ function Shell() {
               <Route path="/app/links/:id/stats" element={<RequireAuth><StatsPage /></RequireAuth>} />
               <Route path="/app/live" element={<RequireAuth><LivePage /></RequireAuth>} />
               <Route path="/app/analytics" element={<RequireAuth><AnalyticsPage /></RequireAuth>} />
-              <Route path="/app/profile" element={<RequireAuth><ProfilePage /></RequireAuth>} />
+              <Route path="/app/profile" element={<RequireAuth><ProfilePage teamSummary={<TeamSummary />} /></RequireAuth>} />
               <Route path="/app/team" element={<RequireAuth><TeamPage /></RequireAuth>} />
               <Route path="/app/shared/:ownerId" element={<RequireAuth><LinksPage shared /></RequireAuth>} />
               <Route path="/app/invitations/accept" element={<AcceptInvitationPage />} />
@@ -214,7 +104,9 @@ function Shell() {
         )}
       </main>
       <footer className="site-footer">
-        <div className="container">snip · self-hosted link shortener</div>
+        <div className="container" data-testid="footer">
+          snip <span data-testid="snip-version">{__SNIP_VERSION__}</span> · self-hosted link shortener
+        </div>
       </footer>
     </>
   );

@@ -1,0 +1,35 @@
+// The contract's tables and limits without a schema around them: what the schema files build their schemas
+// from, and what the dashboard imports at run time (this file imports nothing, so no schema code is bundled).
+
+/** Links changed, deleted or read (sparklines) in one request. */
+export const MAX_BULK_EDIT = 100;
+/** `tag` filters in one list request (a link carries at most 10 tags, so more could never all match). */
+export const MAX_TAG_FILTERS = 10;
+/** The list's `state` filter: disabled (by an operator), else expired, else limit_reached, else active; archived apart. */
+export const LINK_LIST_STATES = ["active", "expired", "limit_reached", "disabled", "archived"] as const;
+export const LINK_LIST_SORTS = ["created", "clicks", "last_click"] as const;
+/** A link's states in the order visitors meet them (resolve-link.ts): each state excludes the ones before it. */
+export const LINK_STATES = ["disabled", "blocked", "expired", "limit_reached", "active"] as const;
+export const REPORT_STATES = ["open", "dismissed", "link_disabled", "owner_banned"] as const;
+
+/** The named ranges (clicks/period.ts). */
+export const RANGE_NAMES = ["24h", "7d", "30d", "90d", "mtd", "lastmonth", "12mo", "all"] as const;
+
+export const MAX_RULES = 20;
+export const MIN_VARIANTS = 2;
+export const MAX_VARIANTS = 4;
+export const DEVICES = ["ios", "android", "mobile", "tablet", "desktop", "bot"] as const;
+
+export const IMPORT_SOURCE_NAMES = ["bitly", "shlink", "yourls", "kutt", "dub", "csv"] as const;
+export const IMPORT_STATES = ["queued", "running", "done", "failed", "cancelled"] as const;
+/** A job that has not ended yet. */
+export const ACTIVE_IMPORT_STATES = ["queued", "running"] as const satisfies readonly (typeof IMPORT_STATES)[number][];
+/** The largest file an import reads (the request's body limit is set from it). */
+export const MAX_IMPORT_FILE_BYTES = 20 * 1024 * 1024;
+
+/** Members and pending invitations of one team together. */
+export const MAX_COLLABORATORS = 2;
+/** Webhooks of one account. */
+export const MAX_WEBHOOKS = 5;
+/** The largest profile picture. */
+export const MAX_PICTURE_BYTES = 2 * 1024 * 1024;

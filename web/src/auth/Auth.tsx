@@ -1,0 +1,138 @@
+// Account pages: sign up, sign in, sign out (email verification and password reset are in auth/).
+import { accountApi } from "../shared/account-api";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { Navigate, useNavigate, useSearchParams } from "react-router";
+import { ApiError } from "../shared/api";
+import { useSession } from "../shared/session";
+import { A, Alert, Field, Spinner, useTitle } from "../shared/ui";
+import { MAX_NAME, MESSAGES, accountPasswordProblem, emailProblem } from "../../../src/contract/form-rules";
+import { safeNext, useFormErrors } from "./form-errors";
+
+export function SignupPage() {
+  useTitle("Sign up");
+  const { user, setUser } = useSession();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  // An invitation's landing page sends here with the invited address and itself as next.
+  const next = params.get("next") ? safeNext(params.get("next")) : null;
+  const [email, setEmail] = useState(params.get("email") ?? "");
+  const [name, setName] = useState("");
+  const [password, setPassword] = useState("");
+  const [busy, setBusy] = useState(false);
+  const f = useFormErrors();
+
+  if (user && !busy) return <Navigate to={next ?? "/app"} replace />;
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    f.clear();
+    // Every field at once, with the server's messages.
+    const problems = [
+      { field: "email", message: emailProblem(email) },
+      { field: "password", message: accountPasswordProblem(password) },
+      { field: "name", message: name.trim().length > MAX_NAME ? MESSAGES.nameLong : null },
+    ].filter((p): p is { field: string; message: string } => p.message !== null);
+    if (problems.length) {
+      f.take(new ApiError(400, "invalid_request", "", problems));
+      return;
+    }
+    setBusy(true);
+    try {
+      const u = await accountApi.signup(email.trim(), password, name.trim() || undefined);
+      setUser(u);
+      navigate(next ?? "/app?welcome=1", { replace: true });
+    } catch (err) {
+      f.take(err);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section className="auth-card card">
+      <h1>Create your account</h1>
+      <p className="muted">Keep your links, see their statistics and manage them in one place.</p>
+      <form onSubmit={submit} noValidate data-testid="signup-form">
+        <Field id="signup-email" label="Email" error={f.fieldErrors.email}>
+          <input id="signup-email" data-testid="signup-email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        </Field>
+        <Field id="signup-name" label="Name (optional)" error={f.fieldErrors.name}>
+          <input id="signup-name" data-testid="signup-name" type="text" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
+        </Field>
+        <Field id="signup-password" label="Password" error={f.fieldErrors.password} hint="10 to 200 characters.">
+          <input id="signup-password" data-testid="signup-password" type="password" autoComplete="new-password" required minLength={10} maxLength={200} value={password} onChange={(e) => setPassword(e.target.value)} />
+        </Field>
+        {f.error ? <Alert>{f.error}</Alert> : null}
+        <button type="submit" className="btn btn-primary btn-block" disabled={busy} data-testid="signup-submit">
+          {busy ? "Creating account…" : "Sign up"}
+        </button>
+      </form>
+      <p className="auth-alt">
+        Already have an account? <A to={next ? `/app/login?${new URLSearchParams({ next })}` : "/app/login"}>Sign in</A>
+      </p>
+    </section>
+  );
+}
+
+export function LoginPage() {
+  useTitle("Sign in");
+  const { user, setUser } = useSession();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const next = safeNext(params.get("next"));
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [busy, setBusy] = useState(false);
+  const f = useFormErrors();
+
+  if (user && !busy) return <Navigate to={next} replace />;
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    f.clear();
+    setBusy(true);
+    try {
+      const u = await accountApi.login(email.trim(), password);
+      setUser(u);
+      navigate(next, { replace: true });
+    } catch (err) {
+      f.take(err);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section className="auth-card card">
+      <h1>Sign in</h1>
+      <form onSubmit={submit} noValidate data-testid="login-form">
+        <Field id="login-email" label="Email" error={f.fieldErrors.email}>
+          <input id="login-email" data-testid="login-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+        </Field>
+        <Field id="login-password" label="Password" error={f.fieldErrors.password}>
+          <input id="login-password" data-testid="login-password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+        </Field>
+        {f.error ? <Alert testId="login-error">{f.error}</Alert> : null}
+        <button type="submit" className="btn btn-primary btn-block" disabled={busy} data-testid="login-submit">
+          {busy ? "Signing in…" : "Sign in"}
+        </button>
+      </form>
+      <p className="auth-alt">
+        <A to="/app/reset-password">Forgot your password?</A>
+        <span className="sep">·</span>
+        No account yet? <A to="/app/signup">Sign up</A>
+      </p>
+    </section>
+  );
+}
+
+export function LogoutPage() {
+  useTitle("Signing out");
+  const { signOut } = useSession();
+  const navigate = useNavigate();
+  const started = useRef(false);
+  useEffect(() => {
+    if (started.current) return;
+    started.current = true;
+    void signOut().then(() => navigate("/", { replace: true }));
+  }, [signOut, navigate]);
+  return <Spinner label="Signing out…" />;
+}

@@ -1,0 +1,115 @@
+// One custom domain: its status, the two DNS records to create (copy buttons), verify and what to fix, delete.
+import { domainsApi } from "./domains-api";
+import { useState } from "react";
+
+import type { Domain } from "@contract/domains";
+import { Alert, CopyButton, errorMessage, formatDateTime } from "../shared/ui";
+
+// eslint-disable-next-line max-lines-per-function -- one domain's state, its DNS records and its actions, as the card shows them.
+export function DomainCard({ domain: d, onChange, onDelete }: { domain: Domain; onChange: (d: Domain) => void; onDelete: () => void }) {
+  const [verifying, setVerifying] = useState(false);
+  const [verifyError, setVerifyError] = useState<string | null>(null);
+
+  async function verify() {
+    setVerifying(true);
+    setVerifyError(null);
+    try {
+      onChange(await domainsApi.verifyDomain(d.id));
+    } catch (e) {
+      setVerifyError(errorMessage(e));
+    } finally {
+      setVerifying(false);
+    }
+  }
+
+  return (
+    <li className="card domain-item" data-testid="domain-row" data-hostname={d.hostname}>
+      <div className="domain-head">
+        <h2 className="domain-name">{d.hostname}</h2>
+        <span className={`badge ${d.status === "verified" ? "badge-ok" : "badge-warn"}`} data-testid="domain-status">
+          {d.status === "verified" ? "Verified" : "Pending"}
+        </span>
+        <span className="muted small" data-testid="domain-links">
+          {d.link_count === 1 ? "1 link" : `${d.link_count} links`}
+        </span>
+      </div>
+
+      {d.lost_at ? (
+        <Alert kind="warning" testId="domain-lost">
+          The check on {formatDateTime(d.lost_at)} no longer found the TXT record: links on {d.hostname} answer “not found” until it is verified again.
+        </Alert>
+      ) : null}
+
+      <div className="table-wrap">
+        <table className="table records-table" data-testid="domain-records">
+          <thead>
+            <tr>
+              <th scope="col">Type</th>
+              <th scope="col">Name</th>
+              <th scope="col">Value</th>
+            </tr>
+          </thead>
+          <tbody>
+            {d.records.map((r) => (
+              <tr key={r.type} data-testid={`record-${r.type.toLowerCase()}`}>
+                <td>
+                  <span className="badge">{r.type}</span>
+                </td>
+                <td>
+                  <code className="record-value" data-testid={`record-${r.type.toLowerCase()}-name`}>
+                    {r.name}
+                  </code>
+                  <CopyButton text={r.name} testId={`copy-${r.type.toLowerCase()}-name`} label="Copy" />
+                </td>
+                <td>
+                  <code className="record-value" data-testid={`record-${r.type.toLowerCase()}-value`}>
+                    {r.value}
+                  </code>
+                  <CopyButton text={r.value} testId={`copy-${r.type.toLowerCase()}-value`} label="Copy" />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <LoopbackTargetWarning records={d.records} />
+      <p className="muted small">Keep the TXT record in place: the domain is checked again regularly, and goes back to pending without it.</p>
+
+      {d.next_action ? (
+        <div className={`notice ${d.status === "verified" ? "notice-quiet" : ""}`} data-testid="domain-next-action">
+          <strong>{d.status === "verified" ? "Note: " : "Next step: "}</strong>
+          {d.next_action}
+        </div>
+      ) : null}
+      {verifyError ? <Alert testId="domain-verify-error">{verifyError}</Alert> : null}
+
+      <div className="domain-foot">
+        <span className="muted small" data-testid="domain-last-check">
+          {d.last_checked_at ? `Last checked ${formatDateTime(d.last_checked_at)}` : "Not checked yet"}
+          {d.verified_at ? ` · verified ${formatDateTime(d.verified_at)}` : ""}
+        </span>
+        <div className="row gap">
+          <button type="button" className="btn btn-primary btn-sm" onClick={verify} disabled={verifying} data-testid="domain-verify">
+            {verifying ? "Checking DNS…" : d.status === "verified" ? "Check again" : "Verify"}
+          </button>
+          <button type="button" className="btn btn-danger-ghost btn-sm" onClick={onDelete} data-testid="domain-delete">
+            Delete
+          </button>
+        </div>
+      </div>
+    </li>
+  );
+}
+
+/** A CNAME to localhost, 127.x or ::1 cannot work from the internet: CNAME_TARGET is still the default. */
+function LoopbackTargetWarning({ records }: { records: Domain["records"] }) {
+  const target = records.find((r) => r.type === "CNAME")?.value ?? "";
+  const host = target.toLowerCase().replace(/\.$/, "").replace(/^\[(.*)\]$/, "$1");
+  if (!(host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) || host === "::1")) return null;
+  return (
+    <Alert kind="warning" testId="cname-loopback">
+      The CNAME target {target} is a loopback name: DNS cannot lead visitors to this service through it. The operator sets the real host name with
+      CNAME_TARGET (docs/custom-domains.md).
+    </Alert>
+  );
+}

@@ -1,0 +1,12 @@
+// The custom domains page's calls.
+import { call, snip } from "../shared/api";
+import { asDomain } from "../shared/link-api";
+
+const byId = (id: string) => ({ params: { path: { id } } });
+
+export const domainsApi = {
+  listDomains: () => call(snip.GET("/api/domains")).then((r) => r.domains.map(asDomain)),
+  addDomain: (hostname: string) => call(snip.POST("/api/domains", { body: { hostname } })).then((r) => asDomain(r.domain)),
+  verifyDomain: (id: string) => call(snip.POST("/api/domains/{id}/verify", byId(id))).then((r) => asDomain(r.domain)),
+  deleteDomain: (id: string) => call(snip.DELETE("/api/domains/{id}", byId(id))),
+};

@@ -1,0 +1,301 @@
+// Dashboard: the signed-in user's links with filters, search and sort kept in the page address, the total, paging,
+// 7-day sparklines, multi-select actions (archive, tag, delete), copy, QR, edit, duplicate, stats and delete; with
+// `shared`, a team owner's links for a member ("Shared with me": no delete).
+import { linkApi } from "../shared/link-api";
+import { accountApi } from "../shared/account-api";
+import { useEffect, useMemo, useState } from "react";
+import { useParams } from "react-router";
+
+import type { Link } from "@contract/links";
+import type { Membership } from "@contract/teams";
+import type { TagListItem } from "@contract/tags";
+import { useSession } from "../shared/session";
+import { A, Alert, ConfirmDialog, EmptyState, Spinner, useConfirmedDelete, useTitle } from "../shared/ui";
+import { LoadMore, usePagedList } from "../shared/lists";
+import { LinkItem } from "./LinkItem";
+import { QrDialog } from "./QrDialog";
+import { FilterBar } from "./FilterBar";
+import { BulkBar, plural } from "./BulkBar";
+import { CLEARED, filterCount, listQuery, useListFilters } from "./filters";
+import { linksApi } from "./links-api";
+import { ExportButtons } from "../shared/ExportLinks";
+import "./links.css";
+
+const PAGE = 20;
+
+// eslint-disable-next-line max-lines-per-function -- the filters, the paged list, selection and the dialogs share the page's state.
+export function LinksPage({ shared = false }: { shared?: boolean }) {
+  useTitle(shared ? "Shared with me" : "Dashboard");
+  const { user } = useSession();
+  const { ownerId } = useParams();
+  const owner = shared ? ownerId : undefined;
+  const team = useTeam(owner);
+  const { filters, set, welcome } = useListFilters();
+  const key = JSON.stringify([filters, owner]);
+  const [total, setTotal] = useState<{ key: string; total: number } | null>(null);
+  const list = usePagedList(
+    (cursor) =>
+      linksApi.list({ ...listQuery(filters), limit: PAGE, ...(owner ? { owner } : {}), ...(cursor ? { cursor } : {}) }).then((p) => {
+        if (!cursor) setTotal({ key, total: p.total });
+        return { items: p.links, next: p.next_cursor ?? null };
+      }),
+    key,
+  );
+  const links = list.items;
+  const [tags, reloadTags] = useOwnerTags(owner);
+  const domains = useDomains(shared, links);
+  const sparks = useSparklines(links, key);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [qrFor, setQrFor] = useState<Link | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  // A new view starts with nothing selected.
+  useEffect(() => setSelected(new Set()), [key]);
+
+  const del = useConfirmedDelete(async (link: Link) => {
+    await linksApi.deleteLink(link.id);
+    list.update((prev) => prev.filter((l) => l.id !== link.id));
+    setTotal((t) => (t ? { ...t, total: Math.max(0, t.total - 1) } : t));
+    setNotice(`Deleted ${link.short_url}.`);
+  });
+
+  const chosen = (links ?? []).filter((l) => selected.has(l.id));
+  const select = (ids: string[], on: boolean) =>
+    setSelected((prev) => {
+      const next = new Set(prev);
+      for (const id of ids) if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  const filtered = filterCount(filters) > 0 || filters.q !== "";
+
+  return (
+    <div className="links-page">
+      <PageHead shared={shared} team={team} />
+
+      {welcome && user && !user.email_verified ? (
+        <Alert kind="info" testId="welcome-notice">
+          Welcome to snip! We sent a verification link to <strong>{user.email}</strong>. Please confirm your address.
+        </Alert>
+      ) : null}
+      {notice ? (
+        <Alert kind="success" testId="links-notice">
+          {notice}
+        </Alert>
+      ) : null}
+
+      <FilterBar filters={filters} set={set} tags={tags} domains={domains} />
+
+      {list.error ? (
+        <Alert testId="links-error">
+          {shared ? "Could not load this team's links (your access may have ended): " : "Could not load your links: "}
+          {list.error}{" "}
+          <button type="button" className="btn-link" onClick={list.reload}>
+            Try again
+          </button>
+        </Alert>
+      ) : null}
+
+      {chosen.length > 0 ? (
+        <BulkBar
+          selected={chosen}
+          tags={tags}
+          canDelete={!shared}
+          onClear={() => setSelected(new Set())}
+          onDone={(message) => {
+            setNotice(message);
+            setSelected(new Set());
+            reloadTags();
+            list.reload();
+          }}
+        />
+      ) : null}
+
+      {links === null ? (
+        list.error ? null : <Spinner label="Loading your links…" />
+      ) : links.length === 0 ? (
+        <EmptyList filtered={filtered} shared={shared} onClear={() => set(CLEARED)} />
+      ) : (
+        <>
+          <div className="links-list-head">
+            <label className="checkbox select-all">
+              <input
+                type="checkbox"
+                checked={chosen.length === links.length}
+                ref={(el) => {
+                  if (el) el.indeterminate = chosen.length > 0 && chosen.length < links.length;
+                }}
+                onChange={(e) => select(
+                  links.map((l) => l.id),
+                  e.target.checked,
+                )}
+                data-testid="links-select-all"
+              />
+              Select all {links.length.toLocaleString()} on this page
+            </label>
+            <p className="links-total" aria-live="polite" data-testid="links-total">
+              {total?.key === key ? plural(total.total) : "\u00a0"}
+            </p>
+            <ExportButtons compact owner={owner} />
+          </div>
+          <ul className="link-list" data-testid="link-list">
+            {links.map((l) => (
+              <LinkItem
+                key={l.id}
+                link={l}
+                shared={shared}
+                selfId={user?.id}
+                selected={selected.has(l.id)}
+                onSelect={(on) => select([l.id], on)}
+                sparkline={sparks[l.id]}
+                onQr={() => setQrFor(l)}
+                onDelete={() => del.ask(l)}
+              />
+            ))}
+          </ul>
+          <LoadMore next={list.next} busy={list.loadingMore} onClick={() => void list.loadMore()} testId="load-more" />
+        </>
+      )}
+
+      <ConfirmDialog {...del.dialog} title="Delete this link?" confirmLabel="Delete link" danger>
+        <p>
+          <strong>{del.item?.short_url}</strong> will stop working immediately (visitors get “not found”). Its statistics are deleted too. This cannot be
+          undone.
+        </p>
+      </ConfirmDialog>
+
+      <QrDialog link={qrFor} onClose={() => setQrFor(null)} />
+    </div>
+  );
+}
+
+function PageHead({ shared, team }: { shared: boolean; team: Membership | null }) {
+  return (
+    <div className="page-head">
+      {shared ? (
+        <div>
+          <p className="breadcrumb">
+            <A to="/app/team">← Team</A>
+          </p>
+          <h1 data-testid="shared-title">{team ? `Links of ${team.owner_name || team.owner_email}` : "Shared with me"}</h1>
+          <p className="muted">You can edit these links and see their statistics; they stay their owner's, who alone can delete them.</p>
+        </div>
+      ) : (
+        <div>
+          <h1>Your links</h1>
+          <p className="muted">Everything you have shortened while signed in.</p>
+        </div>
+      )}
+      <div className={shared ? "visually-hidden" : "row gap"}>
+        <A to="/app/links/bulk" className="btn btn-secondary">
+          Bulk create
+        </A>
+        {/* Here rather than in the header: the header has no room left at 1280 px for free and Pro accounts. */}
+        <A to="/app/links/import" className="btn btn-secondary" testId="links-import">
+          Import
+        </A>
+        <A to="/app/links/new" className="btn btn-primary" testId="new-link-button">
+          + New link
+        </A>
+      </div>
+    </div>
+  );
+}
+
+function EmptyList({ filtered, shared, onClear }: { filtered: boolean; shared: boolean; onClear: () => void }) {
+  if (filtered) {
+    return (
+      <EmptyState title="No links match these filters" testId="links-empty">
+        <p className="muted">Try other filters or another search.</p>
+        <button type="button" className="btn btn-secondary" onClick={onClear} data-testid="links-empty-clear">
+          Clear filters
+        </button>
+      </EmptyState>
+    );
+  }
+  return (
+    <EmptyState title="No links yet" testId="links-empty">
+      {shared ? (
+        <p className="muted">This team has no links yet.</p>
+      ) : (
+        <>
+          <p className="muted">Create your first short link: it will show up here with its click count. Links elsewhere? Bring them along.</p>
+          <span className="row gap empty-actions">
+            <A to="/app/links/new" className="btn btn-primary">
+              Create a link
+            </A>
+            <A to="/app/links/import" className="btn btn-secondary" testId="links-empty-import">
+              Import links
+            </A>
+          </span>
+        </>
+      )}
+    </EmptyState>
+  );
+}
+
+/** The membership whose links a member looks at (its owner's name for the heading). */
+function useTeam(owner: string | undefined): Membership | null {
+  const [team, setTeam] = useState<Membership | null>(null);
+  useEffect(() => {
+    if (!owner) return;
+    accountApi
+      .team()
+      .then((t) => setTeam(t.memberships.find((m) => m.owner_id === owner) ?? null))
+      .catch(() => undefined);
+  }, [owner]);
+  return team;
+}
+
+/** The owner's tags, for the filter and the bulk actions; read again after an action may have created one. */
+function useOwnerTags(owner: string | undefined): [TagListItem[] | null, () => void] {
+  const [tags, setTags] = useState<TagListItem[] | null>(null);
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    let live = true;
+    linkApi
+      .tags(owner)
+      .then((t) => live && setTags(t))
+      .catch(() => live && setTags((prev) => prev ?? []));
+    return () => {
+      live = false;
+    };
+  }, [owner, version]);
+  return [tags, () => setVersion((v) => v + 1)];
+}
+
+/** Hostnames to filter by: the main host, the owner's custom domains (a member: those the links show). */
+function useDomains(shared: boolean, links: Link[] | null): string[] {
+  const [own, setOwn] = useState<string[]>([]);
+  useEffect(() => {
+    if (shared) return;
+    linkApi
+      .domains()
+      .then((list) => setOwn(list.map((d) => d.hostname)))
+      .catch(() => undefined);
+  }, [shared]);
+  const seen = (links ?? []).flatMap((l) => (l.domain ? [l.domain] : []));
+  const main = window.location.hostname;
+  return useMemo(() => [main, ...[...new Set([...own, ...seen])].sort()], [main, own, seen.join(" ")]);
+}
+
+/** The 7-day sparklines of the links shown, read for each new link once per view (a hundred per request). */
+function useSparklines(links: Link[] | null, key: string): Record<string, number[]> {
+  const [sparks, setSparks] = useState<{ key: string; values: Record<string, number[]> }>({ key, values: {} });
+  const current = sparks.key === key ? sparks.values : {};
+  useEffect(() => {
+    const missing = (links ?? []).map((l) => l.id).filter((id) => !(id in current));
+    if (missing.length === 0) return;
+    let live = true;
+    linksApi
+      .sparklines(missing)
+      .then((values) => {
+        if (live) setSparks((prev) => ({ key, values: { ...(prev.key === key ? prev.values : {}), ...values } }));
+      })
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [links, key]);
+  return current;
+}

@@ -1,0 +1,201 @@
+// The link form's redirect rules: an ordered list (the first rule that holds decides), each with its
+// conditions and destination; conditions are added one kind at a time so a rule shows only what it uses.
+import { Field } from "../../shared/ui";
+import { PlanGate } from "../../shared/plan-gate";
+import { COND_KINDS, COND_LABELS, DEVICE_LABELS, newCondition, newRule, ruleError, type CondDraft, type CondKind, type QueryPair, type RuleDraft } from "./targeting";
+import { DEVICES, MAX_RULES } from "@contract/tables";
+
+const PLACEHOLDERS: Partial<Record<CondKind, string>> = {
+  country: "FR, BE, CH",
+  language: "fr, de-CH",
+  os: "iOS, Android, Windows",
+  browser: "Chrome, Firefox",
+  referrer_host: "news.example.com, x.com",
+};
+
+const HINTS: Partial<Record<CondKind, string>> = {
+  country: "Two-letter codes; any of them.",
+  language: "The visitor's preferred languages; fr also matches fr-BE.",
+  referrer_host: "example.com also matches its subdomains.",
+  after: "Your time zone.",
+  before: "Your time zone.",
+};
+
+function QueryPairs({ id, pairs, disabled, onChange }: { id: string; pairs: QueryPair[]; disabled: boolean; onChange: (pairs: QueryPair[]) => void }) {
+  const setPair = (i: number, p: Partial<QueryPair>) => onChange(pairs.map((x, j) => (j === i ? { ...x, ...p } : x)));
+  return (
+    <div className="lf-pairs">
+      {pairs.map((p, i) => (
+        <div className="lf-pair" key={i}>
+          <input id={i === 0 ? id : undefined} type="text" aria-label="Parameter name" data-testid={`${id}-name-${i}`} placeholder="name" value={p.name} disabled={disabled} onChange={(e) => setPair(i, { name: e.target.value })} />
+          <span aria-hidden="true">=</span>
+          <input type="text" aria-label="Parameter value" data-testid={`${id}-value-${i}`} placeholder="value or *" value={p.value} disabled={disabled} onChange={(e) => setPair(i, { value: e.target.value })} />
+          {pairs.length > 1 ? (
+            <button type="button" className="btn-link lf-x" aria-label="Remove this parameter" disabled={disabled} onClick={() => onChange(pairs.filter((_, j) => j !== i))}>
+              ✕
+            </button>
+          ) : null}
+        </div>
+      ))}
+      <button type="button" className="btn-link small" disabled={disabled} data-testid={`${id}-add`} onClick={() => onChange([...pairs, { name: "", value: "" }])}>
+        + Another parameter
+      </button>
+    </div>
+  );
+}
+
+function ConditionInput({ id, c, disabled, onChange }: { id: string; c: CondDraft; disabled: boolean; onChange: (c: CondDraft) => void }) {
+  if (c.kind === "device")
+    return (
+      <div className="lf-devices" role="group" aria-label="Devices">
+        {DEVICES.map((d) => (
+          <label key={d} className="checkbox">
+            <input
+              type="checkbox"
+              data-testid={`${id}-${d}`}
+              disabled={disabled}
+              checked={c.devices.includes(d)}
+              onChange={(e) => onChange({ ...c, devices: e.target.checked ? [...c.devices, d] : c.devices.filter((x) => x !== d) })}
+            />
+            {DEVICE_LABELS[d]}
+          </label>
+        ))}
+      </div>
+    );
+  if (c.kind === "query") return <QueryPairs id={id} pairs={c.pairs} disabled={disabled} onChange={(pairs) => onChange({ ...c, pairs })} />;
+  if (c.kind === "after" || c.kind === "before")
+    return <input id={id} data-testid={id} type="datetime-local" disabled={disabled} value={c.at} onChange={(e) => onChange({ ...c, at: e.target.value })} />;
+  return (
+    <input
+      id={id}
+      data-testid={id}
+      type="text"
+      autoCapitalize={c.kind === "country" ? "characters" : "off"}
+      autoCorrect="off"
+      spellCheck={false}
+      placeholder={PLACEHOLDERS[c.kind]}
+      disabled={disabled}
+      value={c.text}
+      onChange={(e) => onChange({ ...c, text: e.target.value })}
+    />
+  );
+}
+
+interface RuleCardProps {
+  rule: RuleDraft;
+  index: number;
+  count: number;
+  errors: Record<string, string>;
+  disabled: boolean;
+  onChange: (r: RuleDraft) => void;
+  onMove: (to: number) => void;
+  onRemove: () => void;
+}
+
+function RuleCard({ rule, index: i, count, errors, disabled, onChange, onMove, onRemove }: RuleCardProps) {
+  const base = `rule-${i}`;
+  const unused = COND_KINDS.filter((k) => !rule.when.some((c) => c.kind === k));
+  const setCond = (k: CondKind, c: CondDraft | null) => onChange({ ...rule, when: c ? rule.when.map((x) => (x.kind === k ? c : x)) : rule.when.filter((x) => x.kind !== k) });
+  const general = ruleError(errors, i);
+  return (
+    <li className="lf-rule card-inset" data-testid={base}>
+      <div className="lf-rule-head">
+        <h3>Rule {i + 1}</h3>
+        <div className="lf-rule-tools">
+          <button type="button" className="btn btn-secondary btn-sm" aria-label={`Move rule ${i + 1} up`} data-testid={`${base}-up`} disabled={disabled || i === 0} onClick={() => onMove(i - 1)}>
+            ↑
+          </button>
+          <button type="button" className="btn btn-secondary btn-sm" aria-label={`Move rule ${i + 1} down`} data-testid={`${base}-down`} disabled={disabled || i === count - 1} onClick={() => onMove(i + 1)}>
+            ↓
+          </button>
+          <button type="button" className="btn btn-secondary btn-sm" data-testid={`${base}-remove`} onClick={onRemove}>
+            Remove
+          </button>
+        </div>
+      </div>
+      <p className="muted small lf-rule-when">When every condition holds (values in one field are alternatives):</p>
+      {rule.when.map((c) => (
+        <div className="lf-cond" key={c.kind} data-testid={`${base}-cond-${c.kind}`}>
+          <Field id={`${base}-${c.kind}`} label={COND_LABELS[c.kind]} error={errors[`rules[${i}].if.${c.kind}`]} hint={HINTS[c.kind]}>
+            <ConditionInput id={`${base}-${c.kind}`} c={c} disabled={disabled} onChange={(next) => setCond(c.kind, next)} />
+          </Field>
+          <button type="button" className="btn-link lf-x" aria-label={`Remove the ${COND_LABELS[c.kind].toLowerCase()} condition`} data-testid={`${base}-cond-${c.kind}-remove`} disabled={disabled} onClick={() => setCond(c.kind, null)}>
+            ✕
+          </button>
+        </div>
+      ))}
+      {unused.length ? (
+        <select
+          className="lf-add-cond"
+          aria-label={`Add a condition to rule ${i + 1}`}
+          data-testid={`${base}-add-cond`}
+          disabled={disabled}
+          value=""
+          onChange={(e) => e.target.value && onChange({ ...rule, when: [...rule.when, newCondition(e.target.value as CondKind)] })}
+        >
+          <option value="">+ Add a condition…</option>
+          {unused.map((k) => (
+            <option key={k} value={k}>
+              {COND_LABELS[k]}
+            </option>
+          ))}
+        </select>
+      ) : null}
+      {general ? (
+        <p className="field-error" role="alert" data-testid={`${base}-error`}>
+          {general}
+        </p>
+      ) : null}
+      <Field id={`${base}-url`} label="Then send the visitor to" error={errors[`rules[${i}].url`]}>
+        <input id={`${base}-url`} data-testid={`${base}-url`} type="url" inputMode="url" placeholder="https://example.com/fr" disabled={disabled} value={rule.url} onChange={(e) => onChange({ ...rule, url: e.target.value })} />
+      </Field>
+    </li>
+  );
+}
+
+export function RulesSection({ rules, errors, allowed, onChange }: { rules: RuleDraft[]; errors: Record<string, string>; allowed: boolean; onChange: (r: RuleDraft[]) => void }) {
+  // Without the plan, existing rules (a downgraded account's) can still be removed, not edited.
+  const move = (from: number, to: number) => {
+    const next = [...rules];
+    const [r] = next.splice(from, 1);
+    if (r) next.splice(to, 0, r);
+    onChange(next);
+  };
+  return (
+    <fieldset className="options lf-rules" data-testid="rules-section">
+      <legend>Redirect rules</legend>
+      {allowed ? null : <PlanGate feature="Redirect rules and A/B splits" capability="link_targeting" testId="targeting-gate" />}
+      <p className="field-hint">Checked in order: the first rule whose conditions all hold sends the visitor to its URL; otherwise the split or the destination above decides.</p>
+      {errors.rules ? (
+        <p className="field-error" role="alert" data-testid="rules-error">
+          {errors.rules}
+        </p>
+      ) : null}
+      {rules.length ? (
+        <ol className="lf-rule-list">
+          {rules.map((r, i) => (
+            <RuleCard
+              key={r.key}
+              rule={r}
+              index={i}
+              count={rules.length}
+              errors={errors}
+              disabled={!allowed}
+              onChange={(next) => onChange(rules.map((x) => (x.key === r.key ? next : x)))}
+              onMove={(to) => move(i, to)}
+              onRemove={() => onChange(rules.filter((x) => x.key !== r.key))}
+            />
+          ))}
+        </ol>
+      ) : null}
+      <div className="lf-section-foot">
+        <button type="button" className="btn btn-secondary btn-sm" data-testid="rule-add" disabled={!allowed || rules.length >= MAX_RULES} onClick={() => onChange([...rules, newRule()])}>
+          + Add a rule
+        </button>
+        <span className="muted small" data-testid="rules-count">
+          {rules.length} of {MAX_RULES} rules
+        </span>
+      </div>
+    </fieldset>
+  );
+}

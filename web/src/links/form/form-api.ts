@@ -1,0 +1,13 @@
+// The link form's calls besides the link itself: the owner's UTM templates (`owner` for a team owner's, as a
+// member editing that owner's link).
+import { call, snip } from "../../shared/api";
+import type { CreateUtmTemplateInput, UtmTemplate } from "@contract/utm";
+
+const ownerQuery = (owner: string | null) => ({ params: { query: owner ? { owner } : {} } });
+
+export const formApi = {
+  utmTemplates: (owner: string | null): Promise<UtmTemplate[]> => call(snip.GET("/api/utm-templates", ownerQuery(owner))).then((r) => r.templates),
+  saveUtmTemplate: (body: CreateUtmTemplateInput, owner: string | null): Promise<UtmTemplate> =>
+    call(snip.POST("/api/utm-templates", { ...ownerQuery(owner), body })).then((r) => r.template),
+  deleteUtmTemplate: (id: string) => call(snip.DELETE("/api/utm-templates/{id}", { params: { path: { id } } })),
+};

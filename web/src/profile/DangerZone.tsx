@@ -1,0 +1,97 @@
+// The danger zone: back to the Free plan, delete the account.
+import { planName } from "../shared/plan-gate";
+import { profileApi } from "./profile-api";
+import { useState } from "react";
+import { useNavigate } from "react-router";
+import { ApiError } from "../shared/api";
+import type { User } from "@contract/accounts";
+import { useSession } from "../shared/session";
+import { Alert, ConfirmDialog, Field, errorMessage } from "../shared/ui";
+
+// eslint-disable-next-line max-lines-per-function -- the subscription and the account deletion, each with its confirmation.
+export function DangerZone({ user }: { user: User }) {
+  const { setUser, refresh } = useSession();
+  const navigate = useNavigate();
+  const [cancelOpen, setCancelOpen] = useState(false);
+  const [cancelBusy, setCancelBusy] = useState(false);
+  const [cancelError, setCancelError] = useState<string | null>(null);
+  const [cancelDone, setCancelDone] = useState(false);
+  const [deleteOpen, setDeleteOpen] = useState(false);
+  const [password, setPassword] = useState("");
+  const [deleteBusy, setDeleteBusy] = useState(false);
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+  const paid = user.plan !== "free";
+
+  async function cancelSubscription() {
+    setCancelBusy(true);
+    setCancelError(null);
+    try {
+      const r = await profileApi.cancelSubscription();
+      if (r.user) setUser(r.user);
+      else await refresh();
+      setCancelOpen(false);
+      setCancelDone(true);
+    } catch (e) {
+      setCancelError(errorMessage(e));
+    } finally {
+      setCancelBusy(false);
+    }
+  }
+
+  async function deleteAccount() {
+    if (!password) {
+      setDeleteError("Enter your password to confirm.");
+      return;
+    }
+    setDeleteBusy(true);
+    setDeleteError(null);
+    try {
+      await profileApi.deleteAccount(password);
+      setDeleteOpen(false);
+      navigate("/", { replace: true });
+      setUser(null);
+      await refresh();
+    } catch (e) {
+      setDeleteError(e instanceof ApiError ? (e.fieldErrors().password ?? e.message) : errorMessage(e));
+    } finally {
+      setDeleteBusy(false);
+    }
+  }
+
+  return (
+    <section className="danger-zone" data-testid="danger-zone" aria-labelledby="h-danger">
+      <h2 id="h-danger">Danger zone</h2>
+      <div className="danger-item">
+        <div>
+          <h3>Go back to the Free plan</h3>
+          <p className="muted small">
+            {paid ? `Your account goes back to the free plan. Pro features (expiration, click limits, advanced statistics${user.plan !== "pro" ? ", bulk creation, team, domains, API, webhooks" : ""}) stop.` : "Your account is on the Free plan already."}
+          </p>
+          {cancelDone ? <Alert kind="success">Your account is on the Free plan now.</Alert> : null}
+        </div>
+        <button type="button" className="btn btn-danger-ghost" disabled={!paid} onClick={() => { setCancelError(null); setCancelOpen(true); }} data-testid="cancel-subscription">
+          Go back to Free
+        </button>
+      </div>
+      <div className="danger-item">
+        <div>
+          <h3>Delete account</h3>
+          <p className="muted small">Deletes your account, your links, their statistics and your API keys. Short links stop working. This cannot be undone.</p>
+        </div>
+        <button type="button" className="btn btn-danger" onClick={() => { setPassword(""); setDeleteError(null); setDeleteOpen(true); }} data-testid="delete-account">
+          Delete account
+        </button>
+      </div>
+
+      <ConfirmDialog open={cancelOpen} title="Go back to the Free plan?" confirmLabel="Go back to Free" danger busy={cancelBusy} error={cancelError} onConfirm={cancelSubscription} onCancel={() => setCancelOpen(false)}>
+        <p>Your {planName(user.plan)} plan ends and your account moves to the free plan.</p>
+      </ConfirmDialog>
+      <ConfirmDialog open={deleteOpen} title="Delete your account?" confirmLabel="Delete my account" danger busy={deleteBusy} error={deleteError} onConfirm={deleteAccount} onCancel={() => setDeleteOpen(false)} confirmDisabled={!password}>
+        <p>This deletes everything and cannot be undone. Enter your password to confirm.</p>
+        <Field id="delete-password" label="Password">
+          <input id="delete-password" data-testid="delete-password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+        </Field>
+      </ConfirmDialog>
+    </section>
+  );
+}

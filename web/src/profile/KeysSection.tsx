@@ -1,0 +1,160 @@
+// API keys: create (the secret shown once), list, revoke.
+import { profileApi } from "./profile-api";
+import { useEffect, useState, type FormEvent } from "react";
+import { ApiError } from "../shared/api";
+import type { ApiKey } from "@contract/api-keys";
+import { useSession } from "../shared/session";
+import { PlanGate, can } from "../shared/plan-gate";
+import { ConfirmDialog, CopyButton, Field, Spinner, errorMessage, formatDate, formatDateTime } from "../shared/ui";
+
+// eslint-disable-next-line max-lines-per-function -- the key list, the creation form and the secret shown once share the section's state.
+export function KeysSection() {
+  const { user } = useSession();
+  const [keys, setKeys] = useState<ApiKey[] | null>(null);
+  const [unavailable, setUnavailable] = useState<string | null>(null);
+  const [name, setName] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [secret, setSecret] = useState<{ name: string; secret: string } | null>(null);
+  const [toRevoke, setToRevoke] = useState<ApiKey | null>(null);
+  const [revoking, setRevoking] = useState(false);
+  const [revokeError, setRevokeError] = useState<string | null>(null);
+
+  async function load() {
+    try {
+      setKeys(await profileApi.listKeys());
+      setUnavailable(null);
+    } catch (e) {
+      setKeys([]);
+      setUnavailable(e instanceof ApiError && e.httpStatus === 404 ? "API keys are not available on this server." : `The API keys could not be loaded: ${errorMessage(e)}`);
+    }
+  }
+  useEffect(() => {
+    void load();
+  }, []);
+
+  async function create(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await profileApi.createKey(name.trim());
+      setSecret({ name: r.key?.name ?? name.trim(), secret: r.secret });
+      setName("");
+      await load();
+    } catch (err) {
+      setError(err instanceof ApiError ? (err.fieldErrors().name ?? err.message) : errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function revoke() {
+    if (!toRevoke) return;
+    setRevoking(true);
+    setRevokeError(null);
+    try {
+      await profileApi.revokeKey(toRevoke.id);
+      setToRevoke(null);
+      await load();
+    } catch (e) {
+      setRevokeError(errorMessage(e));
+    } finally {
+      setRevoking(false);
+    }
+  }
+
+  return (
+    <section className="card section" data-testid="section-keys" aria-labelledby="h-keys">
+      <h2 id="h-keys">API keys</h2>
+      <p className="muted">
+        Keys authenticate the external creation API (<code>POST /api/external-create.php</code> with <code>Authorization: Bearer …</code>).
+        Keep them on your server: never in web pages, public JavaScript or links.
+      </p>
+
+      {secret ? (
+        <div className="secret-box" role="status" data-testid="key-secret-box">
+          <p>
+            <strong>Your new key “{secret.name}”.</strong> Copy it now: it is shown only once and cannot be recovered. Store it on your
+            server only.
+          </p>
+          <div className="secret-row">
+            <code data-testid="key-secret">{secret.secret}</code>
+            <CopyButton text={secret.secret} testId="key-secret-copy" className="btn btn-primary btn-sm" />
+          </div>
+          <button type="button" className="btn-link" onClick={() => setSecret(null)}>
+            I have stored it, hide it
+          </button>
+        </div>
+      ) : null}
+
+      {keys === null ? (
+        <Spinner label="Loading keys…" />
+      ) : unavailable ? (
+        <div className="placeholder" data-testid="keys-unavailable">
+          {unavailable}
+        </div>
+      ) : (
+        <>
+          {/* Keys can be made on any plan; the external API they open answers plan_required below Business. */}
+          {user && !can(user.plan, "external_api") ? <PlanGate feature="Creating links with an API key" capability="external_api" testId="keys-plan-gate" /> : null}
+          <form onSubmit={create} className="inline-form" noValidate>
+            <Field id="key-name" label="New key name" error={error ?? undefined} className="grow">
+              <input id="key-name" data-testid="key-name" type="text" placeholder="e.g. Production server" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+            </Field>
+            <button type="submit" className="btn btn-primary" disabled={busy || !name.trim()} data-testid="key-create">
+              {busy ? "Creating…" : "Create key"}
+            </button>
+          </form>
+          {keys.length === 0 ? (
+            <p className="placeholder" data-testid="keys-empty">
+              No API keys yet.
+            </p>
+          ) : (
+            <div className="table-wrap">
+              <table className="table" data-testid="keys-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Prefix</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">Last used</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">
+                      <span className="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {keys.map((k) => (
+                    <tr key={k.id} data-testid="key-row" className={k.revoked_at ? "row-muted" : ""}>
+                      <td>{k.name}</td>
+                      <td>
+                        <code>{k.prefix}…</code>
+                      </td>
+                      <td>{formatDate(k.created_at)}</td>
+                      <td>{k.last_used_at ? formatDateTime(k.last_used_at) : "Never"}</td>
+                      <td>{k.revoked_at ? <span className="badge badge-muted">Revoked {formatDate(k.revoked_at)}</span> : <span className="badge badge-ok">Active</span>}</td>
+                      <td className="right">
+                        {!k.revoked_at ? (
+                          <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="key-revoke" onClick={() => { setRevokeError(null); setToRevoke(k); }}>
+                            Revoke
+                          </button>
+                        ) : null}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </>
+      )}
+      <ConfirmDialog open={!!toRevoke} title="Revoke this key?" confirmLabel="Revoke key" danger busy={revoking} error={revokeError} onConfirm={revoke} onCancel={() => setToRevoke(null)}>
+        <p>
+          Requests using <strong>{toRevoke?.name}</strong> (<code>{toRevoke?.prefix}…</code>) will be rejected from now on. This cannot be undone.
+        </p>
+      </ConfirmDialog>
+    </section>
+  );
+}

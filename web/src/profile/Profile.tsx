@@ -1,0 +1,38 @@
+// Profile: picture, name, plan, password, API keys, and a separate danger zone (parts in profile/).
+import { profileApi } from "./profile-api";
+import { useEffect, type ReactNode } from "react";
+
+import { useSession } from "../shared/session";
+import { Spinner, useTitle } from "../shared/ui";
+import { PictureSection } from "./PictureSection";
+import { NameSection, PlanSection, PasswordSection } from "./AccountSections";
+import { KeysSection } from "./KeysSection";
+import { DangerZone } from "./DangerZone";
+
+/** `teamSummary`: the team feature's summary, which the app's routes hand in (features import no other feature). */
+export function ProfilePage({ teamSummary }: { teamSummary: ReactNode }) {
+  useTitle("Profile");
+  const { user, setUser } = useSession();
+
+  // Refresh the user from /api/profile once (the session copy may be older).
+  useEffect(() => {
+    profileApi
+      .profile()
+      .then((u) => u && setUser(u))
+      .catch(() => undefined);
+  }, [setUser]);
+
+  if (!user) return <Spinner />;
+  return (
+    <div className="profile-page narrow">
+      <h1>Profile</h1>
+      <PictureSection user={user} onUser={setUser} />
+      <NameSection user={user} onUser={setUser} />
+      <PlanSection user={user} />
+      <PasswordSection />
+      <KeysSection />
+      {teamSummary}
+      <DangerZone user={user} />
+    </div>
+  );
+}

@@ -1,0 +1,125 @@
+// Home: shorten a link, signed in or not; shows the short address, a copy button and its QR code.
+import { linkApi } from "../shared/link-api";
+import { useState, type FormEvent } from "react";
+import { ApiError } from "../shared/api";
+import type { CreateLinkFields, Link } from "@contract/links";
+import { useSession } from "../shared/session";
+import { A, Alert, CopyButton, Field, useTitle, formatDateTime } from "../shared/ui";
+import { QrCode, ShortUrl } from "../shared/created-link/CreatedLinkView";
+
+// eslint-disable-next-line max-lines-per-function -- the signed-out creation form and its result share the page's state.
+export function HomePage() {
+  useTitle("");
+  const { user } = useSession();
+  const [url, setUrl] = useState("");
+  const [alias, setAlias] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<string | null>(null);
+  const [created, setCreated] = useState<Link | null>(null);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    setFieldErrors({});
+    try {
+      const body: CreateLinkFields = { url: url.trim() };
+      if (alias.trim()) body.alias = alias.trim();
+      const link = await linkApi.create(body, true);
+      setCreated(link);
+      setUrl("");
+      setAlias("");
+    } catch (err) {
+      if (err instanceof ApiError) {
+        const { fields, general } = err.forFields(["url", "alias"]);
+        setFieldErrors(fields);
+        setError(general);
+      } else setError(String(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="home">
+      <section className="hero">
+        <h1>Short links, made simple.</h1>
+        <p className="lead">Paste a long address, get a short one you can share, with a QR code to go.</p>
+      </section>
+
+      <section className="card shorten-card">
+        <form onSubmit={submit} noValidate data-testid="shorten-form">
+          <div className="shorten-row">
+            <Field id="home-url" label="Long URL" error={fieldErrors.url} className="grow">
+              <input
+                id="home-url"
+                data-testid="home-url"
+                type="url"
+                inputMode="url"
+                placeholder="https://example.com/a/very/long/address"
+                value={url}
+                required
+                aria-invalid={!!fieldErrors.url}
+                onChange={(e) => setUrl(e.target.value)}
+              />
+            </Field>
+            <Field id="home-alias" label="Alias (optional)" error={fieldErrors.alias} className="alias-field">
+              <input
+                id="home-alias"
+                data-testid="home-alias"
+                type="text"
+                placeholder="my-link"
+                value={alias}
+                autoCapitalize="off"
+                autoCorrect="off"
+                spellCheck={false}
+                aria-invalid={!!fieldErrors.alias}
+                onChange={(e) => setAlias(e.target.value)}
+              />
+            </Field>
+            <div className="shorten-submit">
+              <button type="submit" className="btn btn-primary btn-lg" disabled={busy || !url.trim()} data-testid="home-submit">
+                {busy ? "Shortening…" : "Shorten"}
+              </button>
+            </div>
+          </div>
+          {error ? <Alert>{error}</Alert> : null}
+          {!user ? (
+            <p className="notice" data-testid="anon-notice">
+              <strong>Signed out:</strong> this link lasts five minutes. <A to="/app/signup">Sign up</A> to keep links, see
+              statistics and manage them from your dashboard.
+            </p>
+          ) : (
+            <p className="notice notice-quiet">
+              Links you create here appear in your <A to="/app">dashboard</A>. More options (expiry, password, device
+              destinations) are on the <A to="/app/links/new">New link</A> page.
+            </p>
+          )}
+        </form>
+      </section>
+
+      {created ? <CreatedLink link={created} anonymous={!user} /> : null}
+    </div>
+  );
+}
+
+export function CreatedLink({ link, anonymous }: { link: Link; anonymous: boolean }) {
+  return (
+    <section className="card result-card" data-testid="created-link" aria-live="polite">
+      <div className="result-main">
+        <ShortUrl link={link} />
+        <p className="muted truncate" title={link.url}>
+          → {link.url}
+        </p>
+        <div className="row gap">
+          <CopyButton text={link.short_url} className="btn btn-primary" />
+        </div>
+        {anonymous && link.expires_at ? (
+          <p className="muted small">Expires {formatDateTime(link.expires_at)}.</p>
+        ) : null}
+      </div>
+      <QrCode link={link} />
+    </section>
+  );
+}

@@ -1,0 +1,45 @@
+// What a plan lacks, said without a dead end: which plan has the feature, and what to do on a self-hosted
+// service (there is no shop: the operator sets plans).
+import { PLAN_LABELS, type Capability, type Plan, can, requiredPlan } from "../../../src/contract/plans";
+import { useSession } from "./session";
+
+export { can, requiredPlan, type Capability };
+
+export function planName(plan: string): string {
+  return PLAN_LABELS[plan as Plan] ?? plan;
+}
+
+/** A notice in place of a feature the user's plan lacks. `plan` names the plan when no capability says it. */
+export function PlanGate(props: { feature: string; capability?: Capability; plan?: Plan; testId?: string }) {
+  const needed = props.plan ?? (props.capability ? requiredPlan(props.capability) : "business");
+  const { user } = useSession();
+  return (
+    <div className="plan-gate" data-testid={props.testId ?? "plan-gate"}>
+      <p>
+        <span className="badge badge-plan">{planName(needed)}</span> {props.feature}: {needed === "enterprise" ? "on the Enterprise plan" : `on the ${planName(needed)} plan and above`}
+        {user ? `; your account is on ${planName(user.plan)}` : ""}.
+      </p>
+      <p className="muted small" data-testid="plan-gate-how">
+        Plans on this service are set by its operator: ask the operator of this service to move your account to {planName(needed)}.
+      </p>
+    </div>
+  );
+}
+
+/** The small mark beside a nav entry whose feature the user's plan lacks. */
+export function PlanMark({ capability }: { capability: Capability }) {
+  const { user } = useSession();
+  if (!user || can(user.plan, capability)) return null;
+  const needed = planName(requiredPlan(capability));
+  return (
+    <span className="nav-plan-mark" title={`Needs the ${needed} plan`}>
+      <svg width="10" height="10" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2.5" strokeLinecap="round" aria-hidden="true">
+        <rect x="4" y="11" width="16" height="10" rx="2" />
+        <path d="M8 11V7a4 4 0 0 1 8 0v4" />
+      </svg>
+      <span className="nav-plan-mark-text" data-testid={`plan-mark-${capability}`}>
+        {needed}
+      </span>
+    </span>
+  );
+}

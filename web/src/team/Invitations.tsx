@@ -1,0 +1,155 @@
+// Inviting collaborators and the invitations sent: resend (with its countdown) and cancel.
+import { teamApi } from "./team-api";
+import { useEffect, useState, type FormEvent } from "react";
+import { ApiError } from "../shared/api";
+import type { Invitation, Team } from "@contract/teams";
+import { Alert, ConfirmDialog, Field, errorMessage, formatDate, formatDateTime } from "../shared/ui";
+import { PlanGate } from "../shared/plan-gate";
+import { useConfirmed } from "./confirmed";
+import { MAX_COLLABORATORS } from "@contract/tables";
+
+/** Seconds until `iso`, ticking every second (0 once passed). */
+function useCountdown(iso: string): number {
+  const target = Date.parse(iso);
+  const [left, setLeft] = useState(() => Math.max(0, Math.ceil((target - Date.now()) / 1000)));
+  useEffect(() => {
+    const tick = () => setLeft(Math.max(0, Math.ceil((target - Date.now()) / 1000)));
+    tick();
+    const t = window.setInterval(tick, 1000);
+    return () => window.clearInterval(t);
+  }, [target]);
+  return left;
+}
+
+export function InviteSection({ team, canInvite, onInvited }: { team: Team; canInvite: boolean; onInvited: (i: Invitation) => void }) {
+  const [email, setEmail] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [fieldError, setFieldError] = useState<string | undefined>();
+  const [error, setError] = useState<string | null>(null);
+  const used = team.members.length + team.invitations.length;
+  const full = used >= MAX_COLLABORATORS;
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setFieldError(undefined);
+    setError(null);
+    if (!email.trim()) {
+      setFieldError("Enter the email address to invite.");
+      return;
+    }
+    setBusy(true);
+    try {
+      const invitation = await teamApi.invite(email.trim());
+      setEmail("");
+      onInvited(invitation);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === "invalid_request") setFieldError(err.forFields(["email"]).fields.email ?? err.message);
+      else setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section className="card section" data-testid="section-invite" aria-labelledby="h-invite">
+      <h2 id="h-invite">Invite a collaborator</h2>
+      {!canInvite ? (
+        <PlanGate feature="Inviting collaborators" capability="team_invite" testId="invite-gated" />
+      ) : (
+        <>
+          <p className="muted" data-testid="collaborator-count">
+            {used} of {MAX_COLLABORATORS} collaborators (members and pending invitations).
+          </p>
+          <form className="inline-form" onSubmit={submit} noValidate data-testid="invite-form">
+            <Field id="invite-email" label="Email address" error={fieldError}>
+              <input id="invite-email" data-testid="invite-email" type="email" autoComplete="off" value={email} disabled={full} onChange={(e) => setEmail(e.target.value)} />
+            </Field>
+            <button type="submit" className="btn btn-primary" disabled={busy || full} data-testid="invite-submit">
+              {busy ? "Sending…" : "Send invitation"}
+            </button>
+          </form>
+          {full ? <p className="muted small">Your team is full: cancel an invitation or remove a member to invite someone else.</p> : null}
+          {error ? <Alert testId="invite-error">{error}</Alert> : null}
+        </>
+      )}
+    </section>
+  );
+}
+
+export function InvitationsSection({ invitations, onChange, onNotice }: { invitations: Invitation[]; onChange: () => Promise<void>; onNotice: (s: string | null) => void }) {
+  const cancel = useConfirmed<Invitation>(
+    async (i) => (await teamApi.cancelInvitation(i.id), `Invitation to ${i.email} cancelled: its link no longer works.`),
+    onChange,
+    onNotice,
+  );
+
+  return (
+    <section className="card section" data-testid="section-invitations" aria-labelledby="h-invitations">
+      <h2 id="h-invitations">Pending invitations</h2>
+      {invitations.length === 0 ? (
+        <p className="placeholder" data-testid="invitations-empty">
+          No pending invitations.
+        </p>
+      ) : (
+        <ul className="team-list">
+          {invitations.map((i) => (
+            <InvitationRow key={i.id} invitation={i} onChange={onChange} onNotice={onNotice} onCancel={() => cancel.ask(i)} />
+          ))}
+        </ul>
+      )}
+      <ConfirmDialog {...cancel.dialog} title="Cancel this invitation?" confirmLabel="Cancel invitation">
+        <p>
+          The link sent to <strong>{cancel.target?.email}</strong> will stop working.
+        </p>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+function InvitationRow({ invitation: i, onChange, onNotice, onCancel }: { invitation: Invitation; onChange: () => Promise<void>; onNotice: (s: string | null) => void; onCancel: () => void }) {
+  const wait = useCountdown(i.can_resend_at);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const expired = Date.parse(i.expires_at) <= Date.now();
+
+  async function resend() {
+    setBusy(true);
+    setError(null);
+    try {
+      const next = await teamApi.resendInvitation(i.id);
+      onNotice(next.send_confirmed ? `A new invitation link was sent to ${next.email}; the previous link no longer works.` : null);
+      await onChange();
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <li className="team-item" data-testid="invitation-row" data-email={i.email}>
+      <div className="grow">
+        <strong className="truncate">{i.email}</strong>
+        <p className="link-meta">
+          {i.send_confirmed ? (
+            <span className="badge badge-ok" data-testid="invitation-sent">Sent {formatDateTime(i.sent_at)}</span>
+          ) : (
+            <span className="badge badge-warning" data-testid="invitation-not-confirmed">
+              Sending not confirmed ({formatDateTime(i.sent_at)}): resend it
+            </span>
+          )}
+          {expired ? <span className="badge badge-muted" data-testid="invitation-expired">Link expired</span> : <span>Link valid until {formatDate(i.expires_at)}</span>}
+        </p>
+        {error ? <p className="text-error small" role="alert">{error}</p> : null}
+      </div>
+      <div className="link-actions">
+        <button type="button" className="btn btn-secondary btn-sm" disabled={busy || wait > 0} onClick={resend} data-testid="invitation-resend">
+          {busy ? "Sending…" : wait > 0 ? `Resend in ${wait} s` : "Resend"}
+        </button>
+        <button type="button" className="btn btn-danger-ghost btn-sm" onClick={onCancel} data-testid="invitation-cancel">
+          Cancel
+        </button>
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,80 @@
+// The form that adds a webhook: kind, name and receiver URL, with the server's field errors beside each field.
+import { webhooksApi } from "./webhooks-api";
+import { useState, type FormEvent } from "react";
+import { ApiError } from "../shared/api";
+import type { Webhook, WebhookKind } from "@contract/webhooks";
+import { Alert, Field, errorMessage } from "../shared/ui";
+import { KINDS } from "./kinds";
+import { MAX_WEBHOOKS } from "@contract/tables";
+
+/** `privateReceivers`: WEBHOOK_ALLOW_PRIVATE is on, so loopback and private-network receivers are accepted. */
+export function CreateWebhookForm({ count, privateReceivers, onCreated }: { count: number; privateReceivers: boolean; onCreated: (hook: Webhook, secret: string | undefined) => Promise<void> }) {
+  const [name, setName] = useState("");
+  const [url, setUrl] = useState("");
+  const [kind, setKind] = useState<WebhookKind>("custom");
+  const [busy, setBusy] = useState(false);
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const [general, setGeneral] = useState<string | null>(null);
+  const full = count >= MAX_WEBHOOKS;
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setFields({});
+    setGeneral(null);
+    try {
+      const r = await webhooksApi.createWebhook({ name: name.trim(), url: url.trim(), kind });
+      setName("");
+      setUrl("");
+      await onCreated(r.webhook, r.secret);
+    } catch (err) {
+      if (err instanceof ApiError) {
+        const f = err.forFields(["name", "url", "kind"]);
+        setFields(f.fields);
+        setGeneral(f.general);
+      } else {
+        setGeneral(errorMessage(err));
+      }
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="card form-card" onSubmit={submit} noValidate data-testid="webhook-form">
+      <h2>Add a webhook</h2>
+      <p className="muted small" data-testid="webhook-count">
+        {count} of {MAX_WEBHOOKS} used.
+        {full ? " Remove one to add another." : ""}
+      </p>
+      <Field id="webhook-kind" label="Kind" hint={KINDS.find((k) => k.value === kind)?.hint}>
+        <select id="webhook-kind" data-testid="webhook-kind-select" value={kind} onChange={(e) => setKind(e.target.value as WebhookKind)}>
+          {KINDS.map((k) => (
+            <option key={k.value} value={k.value}>
+              {k.label}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field id="webhook-name-input" label="Name" error={fields.name}>
+        <input id="webhook-name-input" data-testid="webhook-name-input" type="text" maxLength={100} placeholder="e.g. Order system" value={name} onChange={(e) => setName(e.target.value)} />
+      </Field>
+      <Field
+        id="webhook-url-input"
+        label="Receiver URL"
+        error={fields.url}
+        hint={
+          privateReceivers
+            ? "An https:// address. This service accepts receivers on loopback and private networks too (WEBHOOK_ALLOW_PRIVATE); redirects are not followed."
+            : "A public https:// address. Internal addresses (loopback, private networks, cloud metadata) are refused, and so are redirects."
+        }
+      >
+        <input id="webhook-url-input" data-testid="webhook-url-input" type="url" inputMode="url" placeholder="https://example.com/snip-hook" value={url} onChange={(e) => setUrl(e.target.value)} />
+      </Field>
+      {general ? <Alert testId="webhook-form-error">{general}</Alert> : null}
+      <button type="submit" className="btn btn-primary" disabled={busy || full || !name.trim() || !url.trim()} data-testid="webhook-create">
+        {busy ? "Checking the address…" : "Add webhook"}
+      </button>
+    </form>
+  );
+}
