@@ -126,7 +126,6 @@ export interface ContextOverrides {
   live?: Partial<LiveLimits>;
 }
 
-// eslint-disable-next-line max-lines-per-function -- the composition root: one factory call per feature folder, in dependency order, in one readable list
 export async function createContext(config: Readonly<Config>, overrides: ContextOverrides = {}): Promise<AppContext> {
   const log = overrides.log ?? createLogger(config);
   const clock = overrides.clock ?? systemClock;
@@ -139,62 +138,28 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const { db } = storage;
   const rate = new RateEvents(db, storage.dialect);
   const caps = new OwnerCaps(db, storage.dialect);
-  // Each folder's factory names the settings it reads (its deps' `settings: Pick<Config, ...>`).
-  const settings = config;
+  // What most folders take; each factory's deps name the settings it reads (`settings: Pick<Config, ...>`).
+  const base = { settings: config, storage, clock, log };
 
   const traceSmtp = tracing ? (smtp: Mailer, url: string) => tracing.smtp(smtp, url) : undefined;
-  const { transport, mailer } = createMail({ settings, db, clock, log, events, transport: overrides.mailer, traceSmtp });
-  const { accounts, sessions, apiKeys } = createAccounts({ settings, storage, caps, clock, rate, mailer, events });
+  const { transport, mailer } = createMail({ ...base, db, events, transport: overrides.mailer, traceSmtp });
+  const { accounts, sessions, apiKeys } = createAccounts({ ...base, caps, rate, mailer, events });
   const teams = createTeams({ db, caps, clock, mailer, log, rate, origin: config.origin, events });
-  const { clicks, reads, stats, countries } = await createClicks({ settings, storage, clock, log, journal: overrides.clickJournal === true, recover: migrated });
-  const domainsRoom = await createDomains({ settings, storage, caps, clock, log, mailer, dns: overrides.dns, start: migrated });
-  const { domains, customHosts } = domainsRoom;
+  const { clicks, reads, stats, countries } = await createClicks({ ...base, journal: overrides.clickJournal === true, recover: migrated });
+  const { domains, customHosts, changes: domainChanges } = await createDomains({ ...base, caps, mailer, dns: overrides.dns, start: migrated });
   const tags = new TagService({ db, caps, clock });
   const utm = new UtmTemplateService({ db, caps, clock });
-  const { links, blocklist } = createLinks({ settings, storage, caps, clock, log, rate, clicks, reads, domains });
-  const webhooksRoom = await createWebhooks({
-    settings,
-    storage,
-    caps,
-    rate,
-    clock,
-    log,
-    countries,
-    events,
-    ca: overrides.webhooks?.ca,
-    limits: overrides.webhooks?.limits,
-    observe: tracing?.webhookDelivery,
-    start: migrated,
-  });
-  const { webhooks, clickDeliveries } = webhooksRoom;
-  const { analytics, live } = createAnalytics({ settings, storage, clock, log, countries, stats, live: overrides.live });
-  const redirects = createRedirects({ settings, links, clicks, clock, rate, customHosts, domainChanges: domainsRoom.changes, clickDeliveries, live, blocklist, countries });
-  const admin = await createAdmin({
-    settings,
-    storage,
-    clock,
-    log,
-    rate,
-    links,
-    domains,
-    blocklist,
-    events,
-    clickBacklog: () => clicks.backlog(),
-    webhookQueue: () => clickDeliveries.queueState(),
-    start: migrated,
-  });
+  const { links, blocklist } = createLinks({ ...base, caps, rate, clicks, reads, domains });
+  const webhookKnobs = overrides.webhooks;
+  const webhooksRoom = await createWebhooks({ ...base, caps, rate, countries, events, ca: webhookKnobs?.ca, limits: webhookKnobs?.limits, observe: tracing?.webhookDelivery, start: migrated });
+  const { webhooks, clickDeliveries, receiverCheck } = webhooksRoom;
+  const { analytics, live } = createAnalytics({ ...base, countries, stats, live: overrides.live });
+  const redirects = createRedirects({ settings: config, links, clicks, clock, rate, customHosts, domainChanges, clickDeliveries, live, blocklist, countries });
+  const backlogs = { clickBacklog: () => clicks.backlog(), webhookQueue: () => clickDeliveries.queueState() };
+  const admin = await createAdmin({ ...base, rate, links, domains, blocklist, events, ...backlogs, start: migrated });
   const imports = createImports({
-    db,
-    now: () => clock.now(),
-    box: new SealedBox(config.sessionSecret, "import tokens v1"),
-    origin: config.origin,
-    mainHost: config.baseUrl.hostname,
-    links,
-    clicks,
-    log,
-    check: webhooksRoom.receiverCheck,
-    allowPrivate: config.importAllowPrivate,
-    retryDelaysMs: overrides.importRetryDelaysMs,
+    db, now: () => clock.now(), box: new SealedBox(config.sessionSecret, "import tokens v1"), links, clicks, log, check: receiverCheck,
+    origin: config.origin, mainHost: config.baseUrl.hostname, allowPrivate: config.importAllowPrivate, retryDelaysMs: overrides.importRetryDelaysMs,
   });
 
   // Housekeeping: expired sessions, old throttle events, raw clicks past retention.
