@@ -1,11 +1,13 @@
 // Lint rules, and the layers of src/ checked: arrows point down (http/, cli.ts -> features -> storage/, contract/,
-// shared/), only src/http/ imports Fastify, features never read process.env, no import cycles.
+// shared/), only src/http/ imports Fastify, features never read process.env, no import cycles; notices between
+// feature folders go through the event bus, each event published and heard only where FEATURE_EVENTS says.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import globals from "globals";
 import { importX } from "eslint-plugin-import-x";
 import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
 import noCycle from "./eslint-rules/no-cycle.js";
+import featureEvents from "./eslint-rules/feature-events.js";
 
 const FASTIFY_ONLY_IN_HTTP = {
   patterns: [{ group: ["fastify", "fastify/*", "@fastify/*"], message: "Only src/http/ may import Fastify." }],
@@ -17,6 +19,18 @@ const FASTIFY_ONLY_IN_HTTP = {
  */
 const FEATURE_LAYERS = [["mail"], ["accounts"], ["teams", "clicks", "domains"], ["tags", "utm"], ["links"], ["webhooks", "analytics"], ["redirect", "admin", "imports"]];
 const FEATURES = FEATURE_LAYERS.flat();
+
+/**
+ * The events of src/shared/events.ts (SnipEvents) with the feature folders that publish and that subscribe
+ * to each: what a folder must tell one it may not import (or need not know) goes through them, wired by
+ * src/context.ts. A new event, or a new publisher or subscriber, gets a place here.
+ */
+const FEATURE_EVENTS = {
+  // A plan or status change, or a deletion: the owner's webhooks reload everywhere (they depend on the plan).
+  "account.changed": { publishers: ["accounts", "admin"], subscribers: ["webhooks"] },
+  // A keyed email accepted by the transport: an invitation's email shows as sent.
+  "mail.sent": { publishers: ["mail"], subscribers: ["teams"] },
+};
 const TOP = ["./src/http", "./src/context.ts", "./src/cli.ts", "./src/main.ts"];
 const src = (folder) => `./src/${folder}`;
 
@@ -65,8 +79,8 @@ export default tseslint.config(
     // Instead of import-x/no-cycle, which skips type-only imports by design and, measured here, took as
     // long as the rest of lint together.
     files: ["**/*.{ts,tsx}"],
-    plugins: { house: { rules: { "no-cycle": noCycle } } },
-    rules: { "house/no-cycle": "error" },
+    plugins: { house: { rules: { "no-cycle": noCycle, "feature-events": featureEvents } } },
+    rules: { "house/no-cycle": "error", "house/feature-events": ["error", FEATURE_EVENTS] },
   },
   {
     files: ["src/**/*.ts", "web/**/*.{ts,tsx}"],

@@ -5,6 +5,8 @@ export default defineConfig({
   resolve: { alias: { "@snip/client": new URL("packages/client/src/index.ts", import.meta.url).pathname } },
   test: {
     include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
+    // Tests that start `snip` as a process run the compiled CLI (dist/).
+    globalSetup: ["./test/helpers/build-server.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -15,6 +15,7 @@ import { CLI_ACTOR } from "./admin/audit-log.js";
 import pino from "pino";
 import { type ImportOptions, runImport } from "./cli-import.js";
 import { IMPORT_SOURCE_NAMES } from "./contract/imports.js";
+import { SNIP_VERSION } from "./ops/version.js";
 
 async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
@@ -29,7 +30,7 @@ async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
 
 // eslint-disable-next-line max-lines-per-function -- one declaration per command, in the order `snip --help` lists them
 export function buildCli(): Command {
-  const program = new Command("snip").description("snip: a self-hostable link shortener").exitOverride();
+  const program = new Command("snip").description("snip: a self-hostable link shortener").version(SNIP_VERSION).exitOverride();
 
   program
     .command("serve")

@@ -1,6 +1,7 @@
 // Entry: config -> context -> HTTP server, with graceful shutdown on SIGTERM/SIGINT.
 import type { Config } from "./config.js";
-import { createContext, createLogger, type AppContext, type ContextOverrides } from "./context.js";
+import { createContext, type AppContext, type ContextOverrides } from "./context.js";
+import { createLogger } from "./ops/logging.js";
 import { buildApp, type App } from "./http/app.js";
 import type { Tracing } from "./ops/tracing-hooks.js";
 

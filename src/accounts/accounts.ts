@@ -14,6 +14,7 @@ import { checkAccountPassword, hashPassword, verifyPassword } from "./passwords.
 import { type Plan, isPlan, PLANS } from "./plans.js";
 import { checkPicture } from "./picture.js";
 import type { User } from "../contract/accounts.js";
+import type { EventPublisher } from "../shared/events.js";
 
 export function publicUser(u: UserRow): User {
   return {
@@ -58,10 +59,10 @@ export interface AccountDeps {
   rate: RateEvents;
   origin: string;
   /**
-   * After a plan or status change: what depends on them and is cached follows at once, on every instance
-   * (webhook deliveries). A failure is logged by the caller's wiring, never fails the change.
+   * "account.changed" after a plan or status change: what depends on them and is cached follows at once, on
+   * every instance (webhook deliveries). A subscriber's failure is logged, never fails the change.
    */
-  changed?: (userId: string) => Promise<void>;
+  events?: EventPublisher;
 }
 
 export class AccountService {
@@ -325,14 +326,14 @@ export class AccountService {
     if (!isPlan(plan)) throw invalid("plan", `must be one of ${PLANS.join(", ")}`);
     const user = await this.requireByEmail(email);
     await this.db.updateTable("users").set({ plan, updated_at: this.clock.now() }).where("id", "=", user.id).execute();
-    await this.deps.changed?.(user.id);
+    await this.deps.events?.publish("account.changed", { userId: user.id });
     return { ...user, plan };
   }
 
   async setStatus(email: string, status: "active" | "suspended"): Promise<UserRow> {
     const user = await this.requireByEmail(email);
     await this.db.updateTable("users").set({ status, updated_at: this.clock.now() }).where("id", "=", user.id).execute();
-    await this.deps.changed?.(user.id);
+    await this.deps.events?.publish("account.changed", { userId: user.id });
     return { ...user, status };
   }
 
@@ -341,7 +342,7 @@ export class AccountService {
     if ((user.plan as Plan) === "free") throw new DomainError("conflict", "There is no paid subscription to cancel");
     const now = this.clock.now();
     await this.db.updateTable("users").set({ plan: "free", updated_at: now }).where("id", "=", user.id).execute();
-    await this.deps.changed?.(user.id);
+    await this.deps.events?.publish("account.changed", { userId: user.id });
     return { ...user, plan: "free", updated_at: now };
   }
 

@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import type { Db, Dialect } from "../storage/db.js";
 import type { UserRow } from "../storage/schema.js";
 import type { Clock } from "../shared/clock.js";
+import type { EventPublisher } from "../shared/events.js";
 import { iso } from "../shared/clock.js";
 import { DomainError, invalid } from "../shared/errors.js";
 import { containsPattern } from "../shared/like.js";
@@ -31,8 +32,8 @@ export interface AccountsAdminDeps {
   linksChanged: (keys: LinkKey[]) => Promise<void>;
   /** Tells every instance that a custom domain changed (here: is gone). */
   domainChanged: (hostname: string) => Promise<void>;
-  /** Reloads an owner's webhooks everywhere (they depend on the plan, and go with the account). */
-  webhooksChanged: (ownerId: string) => Promise<void>;
+  /** "account.changed": e.g. the owner's webhooks reload everywhere (they depend on the plan, and go with the account). */
+  events: EventPublisher;
 }
 
 const STATUSES: readonly AccountStatus[] = ["active", "suspended"];
@@ -106,7 +107,7 @@ export class AccountsAdmin {
       }
       return true;
     });
-    if (changed) await this.deps.webhooksChanged(id);
+    if (changed) await this.deps.events.publish("account.changed", { userId: id });
     return this.get(id);
   }
 
@@ -142,7 +143,7 @@ export class AccountsAdmin {
   async forget(id: string, gone: ErasedAccount): Promise<void> {
     await this.deps.linksChanged(gone.links);
     for (const hostname of gone.domains) await this.deps.domainChanged(hostname);
-    await this.deps.webhooksChanged(id);
+    await this.deps.events.publish("account.changed", { userId: id });
   }
 
   private async require(db: Db, id: string, lock = false): Promise<UserRow> {

@@ -42,8 +42,8 @@ export const StringEnum = <T extends string>(values: readonly T[], description: 
 /** A schema that also accepts null. */
 export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
-/** GET /healthz: the database answered (`database` names the engine). */
-export const HealthReply = Type.Object({ status: Type.Literal("success"), database: Type.String() });
+/** GET /healthz: the database answered (`database` names the engine); `version` is the release this instance runs. */
+export const HealthReply = Type.Object({ status: Type.Literal("success"), database: Type.String(), version: Type.String() });
 export type HealthReply = Static<typeof HealthReply>;
 /** GET /readyz: this instance takes traffic. */
 export const ReadyReply = Type.Object({ status: Type.Literal("success"), state: Type.Literal("ready") });

@@ -6,6 +6,7 @@ import type { Db } from "../storage/db.js";
 import type { Clock } from "../shared/clock.js";
 import { newId } from "../shared/ids.js";
 import type { SealedBox } from "../shared/secret-box.js";
+import type { EventPublisher } from "../shared/events.js";
 import type { MailMessage, Mailer } from "./mailer.js";
 
 /** sent: the transport accepted it; queued: kept for a retry; failed: refused for good (or given up). */
@@ -59,16 +60,19 @@ export class MailQueue implements MailSender {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
   private readonly attempts = new Set<Promise<unknown>>();
-  private readonly sentHooks = new Map<string, (key: string) => Promise<void>>();
 
   constructor(
-    private readonly deps: { db: Db; transport: Mailer; box: SealedBox; clock: Clock; log: Logger; waitMs?: number },
+    private readonly deps: {
+      db: Db;
+      transport: Mailer;
+      box: SealedBox;
+      clock: Clock;
+      log: Logger;
+      waitMs?: number;
+      /** "mail.sent" after a keyed message is accepted: e.g. teams/ marks an invitation's email sent. */
+      events?: EventPublisher;
+    },
   ) {}
-
-  /** After a message with a key "<prefix>:..." is accepted (whoever waited for it): e.g. an invitation's send_confirmed. */
-  onSent(prefix: string, fn: (key: string) => Promise<void>): void {
-    this.sentHooks.set(prefix, fn);
-  }
 
   async send(message: MailMessage, opts: SendOptions = {}): Promise<MailOutcome> {
     const now = this.deps.clock.now();
@@ -176,12 +180,9 @@ export class MailQueue implements MailSender {
       return this.failed(c, err);
     }
     // A newer message with the same key may have replaced this one meanwhile: only a row still here counts.
-    // The hook runs for the first attempt too: its caller may have stopped waiting (MAIL_WAIT_MS).
+    // Published for the first attempt too: its caller may have stopped waiting (MAIL_WAIT_MS).
     const removed = await this.remove(c.id);
-    if (removed && c.key !== null) {
-      const hook = this.sentHooks.get(c.key.slice(0, c.key.indexOf(":")));
-      await hook?.(c.key).catch((err) => this.deps.log.warn({ err, key: c.key }, "after-send update failed"));
-    }
+    if (removed && c.key !== null) await this.deps.events?.publish("mail.sent", { key: c.key });
     if (c.attempts > 0) this.deps.log.info({ mail: c.id, attempts: c.attempts + 1 }, "queued email sent");
     return "sent";
   }

@@ -1,5 +1,5 @@
 // The `snip` CLI as a real process: user management, bad input, bad configuration at start-up.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -15,6 +15,12 @@ afterAll(async () => {
 describe("snip CLI", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "snip-cli-"));
   const env = { DATA_DIR: dataDir };
+
+  it("says its version, the package's (as /healthz does)", () => {
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "package.json"), "utf8")) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(snip(["--version"], env)).toMatchObject({ code: 0, stdout: `${version}\n` });
+  });
 
   it("migrates idempotently", () => {
     const first = snip(["migrate"], env);

@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
 import { signedInClient, type ApiClient } from "../helpers/client.js";
 import pino from "pino";
-import { REDACT_PATHS } from "../../src/context.js";
+import { REDACT_PATHS } from "../../src/ops/logging.js";
 import { planLimits } from "../../src/accounts/plans.js";
 
 const PATH = "/api/external-create.php";

@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
 import { ApiClient } from "../helpers/client.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const { version } = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "package.json"), "utf8")) as { version: string };
 
 describe.each(ENGINES)("smoke on %s", (engine) => {
   let server: TestServer;
@@ -10,10 +14,10 @@ describe.each(ENGINES)("smoke on %s", (engine) => {
   });
   afterAll(async () => server?.close());
 
-  it("answers healthz with the engine name", async () => {
+  it("answers healthz with the engine name and the version running", async () => {
     const res = await fetch(`${server.url}/healthz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: "success", database: engine });
+    expect(await res.json()).toEqual({ status: "success", database: engine, version });
   });
 
   it("signs up and reads the session back", async () => {

@@ -10,6 +10,7 @@ import { freePort, startTestServer } from "../helpers/server.js";
 import { ApiClient, signedInClient } from "../helpers/client.js";
 import { type Receiver, type TestCa, makeTestCa, startReceiver } from "../helpers/webhook-receivers.js";
 import { outputContains } from "../helpers/wait.js";
+import { cliArgv } from "../helpers/built.js";
 
 const root = join(import.meta.dirname, "..", "..");
 let ca: TestCa;
@@ -34,10 +35,9 @@ it("snip serve trusts the receiver through NODE_EXTRA_CA_CERTS and warns about W
     WEBHOOK_ALLOW_PRIVATE: "true",
     NODE_EXTRA_CA_CERTS: ca.caFile,
   };
-  const cli = join(root, "src", "cli.ts");
-  const made = spawnSync(process.execPath, ["--import", "tsx", cli, "user", "create", "--email", "ca@example.com", "--password", "correct horse 1", "--plan", "business", "--verified"], { cwd: root, env });
+  const made = spawnSync(process.execPath, cliArgv(["user", "create", "--email", "ca@example.com", "--password", "correct horse 1", "--plan", "business", "--verified"]), { cwd: root, env });
   expect(made.status, made.stderr.toString()).toBe(0);
-  const child = spawn(process.execPath, ["--import", "tsx", cli, "serve"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, cliArgv(["serve"]), { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   child.stdout.on("data", (d) => (stdout += d));
   const listening = outputContains(child.stdout, '"msg":"snip is listening"');

@@ -9,6 +9,7 @@ import SQLite from "better-sqlite3";
 import { afterAll, expect, it } from "vitest";
 import { freePort, startTestServer, type TestServer } from "../helpers/server.js";
 import { healthy, waitFor } from "../helpers/wait.js";
+import { cliArgv } from "../helpers/built.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const servers: TestServer[] = [];
@@ -25,7 +26,7 @@ it("recovers roll-ups of clicks written before a crash (SIGKILL)", async () => {
   await setup.close();
 
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", join(root, "src", "cli.ts"), "serve"], {
+  const child = spawn(process.execPath, cliArgv(["serve"]), {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: "silent", CLICK_FLUSH_MS: "10", CLICK_ROLLUP_MS: "600000" },
     stdio: "ignore",

@@ -1,6 +1,7 @@
-// Runs the `snip` CLI as a real process (tsx on src/cli.ts) with exactly the environment given.
+// Runs the `snip` CLI as a real process (the compiled dist/src/cli.js) with exactly the environment given.
 import { execFile, spawnSync } from "node:child_process";
 import { join } from "node:path";
+import { cliArgv } from "./built.js";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -10,7 +11,7 @@ export interface CliResult {
   stderr: string;
 }
 
-const argv = (args: string[]) => ["--import", "tsx", join(root, "src", "cli.ts"), ...args];
+const argv = (args: string[]) => cliArgv(args);
 const options = (env: Record<string, string>) => ({ cwd: root, env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "silent", ...env }, encoding: "utf8" as const, timeout: 60_000 });
 
 export function snip(args: string[], env: Record<string, string>): CliResult {

@@ -1,9 +1,10 @@
-// Starts `snip serve` as a real process (tsx on src/cli.ts) and resolves when it logs that it is
+// Starts `snip serve` as a real process (the compiled dist/src/cli.js) and resolves when it logs that it is
 // listening: no polling budget, so a machine slowed by parallel work only makes it later, never fails it.
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { freePort } from "./server.js";
+import { cliArgv } from "./built.js";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -26,7 +27,7 @@ export async function spawnServe(env: Record<string, string>, preload: string[] 
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const imports = preload.flatMap((p) => ["--import", pathToFileURL(p).href]);
-  const child = spawn(process.execPath, ["--import", "tsx", ...imports, join(root, "src", "cli.ts"), "serve"], {
+  const child = spawn(process.execPath, cliArgv(["serve"], imports), {
     cwd: root,
     env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "info", PORT: String(port), BASE_URL: url, ...env },
     stdio: ["ignore", "pipe", "pipe"],

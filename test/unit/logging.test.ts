@@ -1,7 +1,7 @@
 // Structured logs never carry secrets: authorization, cookies, CSRF tokens, passwords, tokens.
 import { Writable } from "node:stream";
 import { expect, it } from "vitest";
-import { createLogger } from "../../src/context.js";
+import { createLogger } from "../../src/ops/logging.js";
 
 it("redacts secrets from structured logs", () => {
   const lines: string[] = [];

@@ -5,6 +5,7 @@ import type { AppContext } from "../../context.js";
 import { HealthReply, ReadyReply, errors } from "../../contract/common.js";
 import { unavailable } from "../errors.js";
 import { DomainError } from "../../shared/errors.js";
+import { SNIP_VERSION } from "../../ops/version.js";
 
 /** A database that does not answer `select 1` within this is reported unavailable (a hung connection, not only a refused one). */
 const HEALTH_TIMEOUT_MS = 2_000;
@@ -15,7 +16,7 @@ export async function opsRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       schema: {
         tags: ["operations"],
-        summary: "200 when the database answers; 503 unavailable (with Retry-After) while it does not",
+        summary: "200 when the database answers (with the version running); 503 unavailable (with Retry-After) while it does not",
         response: { 200: HealthReply, ...errors(503) },
       },
     },
@@ -33,7 +34,7 @@ export async function opsRoutes(app: App, ctx: AppContext): Promise<void> {
       } finally {
         clearTimeout(timer);
       }
-      return { status: "success" as const, database: ctx.storage.dialect };
+      return { status: "success" as const, database: ctx.storage.dialect, version: SNIP_VERSION };
     },
   );
 

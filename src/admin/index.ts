@@ -1,0 +1,74 @@
+// The operator console as the service builds it: the audit log, the blocklist's sources, accounts, link
+// moderation, the overview and abuse reports. An account an operator suspends, re-plans or deletes is
+// announced as "account.changed".
+import type { Logger } from "pino";
+import type { Config } from "../config.js";
+import type { Storage } from "../storage/db.js";
+import type { RateEvents } from "../storage/rate-events.js";
+import type { Clock } from "../shared/clock.js";
+import type { EventPublisher } from "../shared/events.js";
+import type { LinkService } from "../links/links.js";
+import type { LinkKey } from "../links/changes.js";
+import type { HostBlocklist } from "../links/host-blocklist.js";
+import type { DomainService } from "../domains/domains.js";
+import { AuditLog } from "./audit-log.js";
+import { BlocklistService } from "./blocklist-service.js";
+import { AccountsAdmin } from "./accounts-admin.js";
+import { LinkModeration } from "./link-moderation.js";
+import { AdminOverview, type OverviewDeps } from "./overview.js";
+import { ReportFormService } from "./reports.js";
+import { ReportQueue } from "./report-queue.js";
+
+export interface AdminDeps {
+  settings: Pick<Config, "origin" | "baseUrl" | "blocklistFile" | "reportsPerHour">;
+  storage: Storage;
+  clock: Clock;
+  log: Logger;
+  rate: RateEvents;
+  links: LinkService;
+  domains: Pick<DomainService, "announce">;
+  blocklist: HostBlocklist;
+  /** Publishes "account.changed". */
+  events: EventPublisher;
+  clickBacklog: OverviewDeps["clickBacklog"];
+  webhookQueue: OverviewDeps["webhookQueue"];
+  /** Load the console's blocklist entries and BLOCKLIST_FILE now (false: the table may not exist yet, `snip migrate`). */
+  start: boolean;
+}
+
+export interface Admin {
+  audit: AuditLog;
+  blocklistAdmin: BlocklistService;
+  accountsAdmin: AccountsAdmin;
+  linkModeration: LinkModeration;
+  adminOverview: AdminOverview;
+  reportForm: ReportFormService;
+  reports: ReportQueue;
+}
+
+export async function createAdmin(deps: AdminDeps): Promise<Admin> {
+  const { settings, storage, clock, log, links, blocklist } = deps;
+  const { db, dialect } = storage;
+  const ownHost = settings.baseUrl.hostname;
+  const audit = new AuditLog(db);
+  const blocklistAdmin = new BlocklistService({ db, feed: storage.feed, clock, log, audit, blocklist, file: settings.blocklistFile });
+  // Loaded before the first request.
+  if (deps.start) await blocklistAdmin.start();
+  // Operator actions announce link changes like the owner's own edits (a failed notice never fails the action).
+  const linksChanged = async (keys: LinkKey[]): Promise<void> => {
+    // In slices: a bulk disable may name thousands of links, each one notification.
+    for (let i = 0; i < keys.length; i += 200) {
+      await links.changes.publish(keys.slice(i, i + 200)).catch((err) => log.warn({ err }, "link change notification failed"));
+    }
+  };
+  const domainChanged = (hostname: string) => deps.domains.announce(hostname);
+  return {
+    audit,
+    blocklistAdmin,
+    accountsAdmin: new AccountsAdmin({ db, dialect, clock, audit, linksChanged, domainChanged, events: deps.events }),
+    linkModeration: new LinkModeration({ db, dialect, clock, audit, blocklist, links, linksChanged }),
+    adminOverview: new AdminOverview({ db, clock, origin: settings.origin, blocklist, clickBacklog: deps.clickBacklog, webhookQueue: deps.webhookQueue }),
+    reportForm: new ReportFormService({ db, clock, links, rate: deps.rate, ownHost, perHour: settings.reportsPerHour }),
+    reports: new ReportQueue({ db, clock, audit, links, ownHost, linksChanged }),
+  };
+}

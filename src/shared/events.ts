@@ -1,0 +1,56 @@
+// Notices between feature folders that must not import each other: the folder where something happens
+// publishes an event, the folder that must follow subscribes, and src/context.ts hands both the same bus.
+// Which folder may publish or subscribe to which event is listed in eslint.config.js (FEATURE_EVENTS) and
+// checked by lint, so these dependencies are as visible as imports.
+import type { Logger } from "pino";
+
+/** Every event, with what it carries. */
+export interface SnipEvents {
+  /**
+   * An account's plan or status changed, or the account is gone (accounts/: the owner's own change or the
+   * CLI's; admin/: an operator's). What is cached per owner and depends on them follows on every instance.
+   */
+  "account.changed": { userId: string };
+  /** The outbox's transport accepted a message stored with a key "<kind>:<id>", whoever waited for it (mail/). */
+  "mail.sent": { key: string };
+}
+
+export type EventName = keyof SnipEvents;
+type Handler<E extends EventName> = (event: SnipEvents[E]) => Promise<void> | void;
+
+/** What a publishing folder is handed. */
+export interface EventPublisher {
+  publish<E extends EventName>(name: E, event: SnipEvents[E]): Promise<void>;
+}
+
+/** What a subscribing folder is handed. */
+export interface EventSubscriber {
+  subscribe<E extends EventName>(name: E, handler: Handler<E>): void;
+}
+
+/**
+ * In-process and awaited: `publish` returns once every handler has finished, so the change's caller answers
+ * after what follows it (as the direct calls these replace did). A handler's failure is logged, never
+ * thrown: the change it follows has happened and must not be reported failed.
+ */
+export class EventBus implements EventPublisher, EventSubscriber {
+  private readonly handlers = new Map<EventName, Array<Handler<EventName>>>();
+
+  constructor(private readonly log: Pick<Logger, "warn">) {}
+
+  subscribe<E extends EventName>(name: E, handler: Handler<E>): void {
+    const list = this.handlers.get(name) ?? [];
+    list.push(handler as Handler<EventName>);
+    this.handlers.set(name, list);
+  }
+
+  async publish<E extends EventName>(name: E, event: SnipEvents[E]): Promise<void> {
+    for (const handler of this.handlers.get(name) ?? []) {
+      try {
+        await handler(event);
+      } catch (err) {
+        this.log.warn({ err, event: name }, "event handler failed");
+      }
+    }
+  }
+}
