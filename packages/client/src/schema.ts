@@ -8920,7 +8920,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** 200 when the database answers; 503 unavailable (with Retry-After) while it does not */
+        /** 200 when the database answers (with the version running); 503 unavailable (with Retry-After) while it does not */
         get: {
             parameters: {
                 query?: never;
@@ -8940,6 +8940,7 @@ export interface paths {
                             database: string;
                             /** @enum {string} */
                             status: "success";
+                            version: string;
                         };
                     };
                 };
