@@ -34,7 +34,7 @@ describe("secret settings from <NAME>_FILE", () => {
       METRICS_TOKEN_FILE: secretFile("metrics-token-0123456789\n"),
     });
     expect(c.sessionSecret).toBe(secret);
-    expect(c.database).toEqual({ kind: "postgres", url: "postgres://snip:pw@db:5432/snip" });
+    expect(c.database).toEqual({ kind: "postgres", url: "postgres://snip:pw@db:5432/snip", waitMs: 30_000 });
     expect(c.smtpUrl).toBe("smtps://u:p@mail.example:465");
     expect(c.metricsToken).toBe("metrics-token-0123456789");
   });
