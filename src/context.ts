@@ -155,7 +155,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const { webhooks, clickDeliveries, receiverCheck } = webhooksRoom;
   const { analytics, live } = createAnalytics({ ...base, countries, stats, live: overrides.live });
   const redirects = createRedirects({ settings: config, links, clicks, clock, rate, customHosts, domainChanges, clickDeliveries, live, blocklist, countries });
-  const backlogs = { clickBacklog: () => ({ ...clicks.backlog(), dropped: clicks.counts.dropped }), webhookQueue: () => clickDeliveries.queueState() };
+  const backlogs = { clickBacklog: () => clicks.backlog(), webhookQueue: () => clickDeliveries.queueState() };
   const admin = await createAdmin({ ...base, rate, links, domains, blocklist, events, ...backlogs, start: migrated });
   const imports = createImports({
     db, now: () => clock.now(), box: new SealedBox(config.sessionSecret, "import tokens v1"), links, clicks, log, check: receiverCheck,

@@ -177,11 +177,11 @@ export class ClickRecorder {
   /**
    * Clicks not yet written and when the oldest of them came, null when none (the operator console's
    * health, /metrics, /readyz); of them, `spilled` are held by the journal alone; `journalBytes`: the
-   * journal's segments of every click not written yet.
+   * journal's segments of every click not written yet; `dropped`: clicks dropped since start.
    */
-  backlog(): { pending: number; oldestAt: number | null; spilled: number; journalBytes: number } {
+  backlog(): { pending: number; oldestAt: number | null; spilled: number; journalBytes: number; dropped: number } {
     const oldestAt = this.sealed.oldestAt() ?? (this.open.length > 0 ? this.openSince : null);
-    return { pending: this.pending, oldestAt, spilled: this.sealed.spilled, journalBytes: this.deps.journal?.bytes ?? 0 };
+    return { pending: this.pending, oldestAt, spilled: this.sealed.spilled, journalBytes: this.deps.journal?.bytes ?? 0, dropped: this.counts.dropped };
   }
 
   /**
