@@ -1,5 +1,6 @@
 // PostgreSQL's click writer: each batch in one transaction of unnest() statements (one per table,
-// whatever the batch size), its links locked in id order so that several instances never deadlock.
+// whatever the batch size), its links locked in id order so that several instances never deadlock;
+// monthly breakdown rows only for months compacted (pg-months.ts), the others compacted later.
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
 import { describeBatch } from "./click-groups.js";
@@ -7,6 +8,7 @@ import { type RollUps, rollUp } from "./rollup-rows.js";
 import { type ClickBatch, mergeBatches } from "./click-buffer.js";
 import { PostgresVisitors, batchSpan, keysFor } from "./visitors.js";
 import { markPostgres } from "./click-journal.js";
+import { compactMonths, monthsForBatch } from "./pg-months.js";
 import type { ClickWriter } from "./click-writer.js";
 import type { CountryResolver } from "./describe.js";
 
@@ -17,6 +19,8 @@ function column<T, K extends keyof T>(rows: T[], key: K): T[K][] {
 /** PostgreSQL: everything in one transaction per batch (several instances write; no watermark to share). */
 export class PostgresClickWriter implements ClickWriter {
   private readonly visitors: PostgresVisitors;
+  /** The latest day of a click this writer wrote: the months before its month are over, to be compacted. */
+  private latestDay = "";
 
   constructor(
     private readonly db: Db,
@@ -25,7 +29,10 @@ export class PostgresClickWriter implements ClickWriter {
     this.visitors = new PostgresVisitors(db);
   }
 
-  async flushRollups(): Promise<void> {}
+  /** Compacts the months that are over (on every instance; one at a time does the work). */
+  flushRollups(): Promise<void> {
+    return compactMonths(this.db, this.latestDay.slice(0, 7));
+  }
 
   async recover(): Promise<void> {}
 
@@ -51,6 +58,7 @@ export class PostgresClickWriter implements ClickWriter {
         if (done !== undefined && Number(done.segment) >= clicks.journal.segment) return;
         await markPostgres(trx, clicks.journal);
       }
+      const keepsMonth = await monthsForBatch(trx);
       // Locks the links to update in id order (the lock an UPDATE takes; concurrent writers cannot
       // deadlock), and only keeps the others from being deleted: FOR KEY SHARE does not block the
       // click-limit count, which would otherwise wait for this whole transaction on every visit. A
@@ -70,7 +78,9 @@ export class PostgresClickWriter implements ClickWriter {
           ${column(rows, "referrer")}::text[], ${column(rows, "is_bot")}::int[], ${column(rows, "counted")}::int[],
           ${column(rows, "destination")}::text[], ${column(rows, "new_visitor")}::int[], ${column(rows, "qr")}::int[],
           ${column(rows, "region")}::text[], ${column(rows, "city")}::text[], ${column(rows, "referrer_url")}::text[], ${column(rows, "utm")}::text[])`.execute(trx);
-      const u = rollUp(b.groups, live);
+      const nums = new Map(b.groups.map((g) => [g.link_id, g.link_num]));
+      const u = rollUp(b.groups, live, (linkId, month) => keepsMonth(nums.get(linkId)!, month));
+      for (const g of b.groups) if (g.day > this.latestDay) this.latestDay = g.day;
       if (u.increments.length > 0) {
         // GREATEST ignores NULL: a link's first click sets last_click_at.
         await sql`UPDATE links SET click_count = links.click_count + v.n, last_click_at = GREATEST(links.last_click_at, v.at)
@@ -91,7 +101,8 @@ export class PostgresClickWriter implements ClickWriter {
         SELECT * FROM unnest(${column(u.breakdown, "link_id")}::text[], ${column(u.breakdown, "day")}::text[],
           ${column(u.breakdown, "dimension")}::text[], ${column(u.breakdown, "value")}::text[], ${column(u.breakdown, "clicks")}::bigint[], ${column(u.breakdown, "visitors")}::bigint[])
         ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = click_breakdown.clicks + excluded.clicks, visitors = click_breakdown.visitors + excluded.visitors`.execute(trx);
-      await sql`INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks, visitors)
+      if (u.monthly.length > 0)
+        await sql`INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks, visitors)
         SELECT * FROM unnest(${column(u.monthly, "link_id")}::text[], ${column(u.monthly, "month")}::text[],
           ${column(u.monthly, "dimension")}::text[], ${column(u.monthly, "value")}::text[], ${column(u.monthly, "clicks")}::bigint[], ${column(u.monthly, "visitors")}::bigint[])
         ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks, visitors = click_breakdown_month.visitors + excluded.visitors`.execute(trx);

@@ -47,6 +47,13 @@ export function valueOf(g: Group, dim: BreakdownDimension, utm: Partial<Record<U
   }
 }
 
+/** "YYYY-MM" of the month before a "YYYY-MM". */
+export function monthBefore(month: string): string {
+  const y = Number(month.slice(0, 4));
+  const m = Number(month.slice(5, 7));
+  return m === 1 ? `${y - 1}-12` : `${y}-${String(m - 1).padStart(2, "0")}`;
+}
+
 /**
  * Roll-up rows of the groups whose link still exists (`live`, with its owner); monthly rows only where `keepsMonth` says that
  * month's monthly rows are kept up to date (SQLite compacts the others from the daily rows later).

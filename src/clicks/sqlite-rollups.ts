@@ -6,6 +6,7 @@
 import { type ClickRow, type Group, GroupSet } from "./click-groups.js";
 import type { HeldBack } from "./click-writer.js";
 import { type Months, type SqliteStatements, chunkEnd } from "./sqlite-statements.js";
+import { monthBefore } from "./rollup-rows.js";
 
 const CHUNK_GROUPS = 250;
 const RECOVERY_CHUNK = 50_000;
@@ -13,13 +14,6 @@ const RECOVERY_CHUNK = 50_000;
 const COMPACT_CHUNKS_PER_ROLLUP = 20;
 /** Staged rows moved into clicks per transaction (a click-limit count waits for one at most). */
 const MOVE_CHUNK = 10_000;
-
-/** "YYYY-MM" of the month before a "YYYY-MM". */
-function monthBefore(month: string): string {
-  const y = Number(month.slice(0, 4));
-  const m = Number(month.slice(5, 7));
-  return m === 1 ? `${y - 1}-12` : `${y}-${String(m - 1).padStart(2, "0")}`;
-}
 
 /** A roll-up being written: its groups in link order, the last click id they cover, and how far it got. */
 interface Epoch {

@@ -8,7 +8,7 @@ import { type Kysely, sql } from "kysely";
 import type { Dialect } from "../db.js";
 
 /** "YYYY-MM" of the month before the one holding `ms` (UTC). */
-function monthBefore(ms: number): string {
+export function monthBefore(ms: number): string {
   const d = new Date(ms);
   return new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - 1, 1)).toISOString().slice(0, 7);
 }
