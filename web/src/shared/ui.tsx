@@ -19,13 +19,13 @@ export function Field(props: {
       <label htmlFor={props.id}>{props.label}</label>
       {props.children}
       {props.hint && !props.error ? <p className="field-hint">{props.hint}</p> : null}
-      <FieldError error={props.error} id={`${props.id}-error`} testId={`${props.id}-error`} />
+      <FieldMessage error={props.error} id={`${props.id}-error`} testId={`${props.id}-error`} />
     </div>
   );
 }
 
 /** The message under a field or a group of fields; nothing when there is none. */
-export function FieldError({ error, testId, id }: { error?: string | null; testId: string; id?: string }) {
+export function FieldMessage({ error, testId, id }: { error?: string | null; testId: string; id?: string }) {
   if (!error) return null;
   return (
     <p className="field-error" role="alert" id={id} data-testid={testId}>

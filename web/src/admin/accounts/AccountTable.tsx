@@ -4,7 +4,7 @@ import { planName } from "../../shared/plan-gate";
 import type { AdminAccount } from "@contract/admin";
 import type { Plan } from "@contract/plans";
 import { RowMenu } from "../../shared/menu";
-import { A, DataTable, FieldError, formatDate, formatDateTime } from "../../shared/ui";
+import { A, DataTable, FieldMessage, formatDate, formatDateTime } from "../../shared/ui";
 import { PLANS } from "@contract/plans";
 
 export type AccountAction = { kind: "plan"; account: AdminAccount; plan: Plan } | { kind: "status"; account: AdminAccount } | { kind: "delete"; account: AdminAccount };
@@ -32,7 +32,7 @@ function AccountRow({ account: a, self, busy, error, onAction }: { account: Admi
           {self ? <span className="badge">You</span> : null}
           {a.email_verified ? null : <span className="badge badge-warning">Unverified</span>}
         </div>
-        <FieldError error={error} testId="account-error" />
+        <FieldMessage error={error} testId="account-error" />
       </td>
       <td>
         <label className="visually-hidden" htmlFor={`plan-${a.id}`}>

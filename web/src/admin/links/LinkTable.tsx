@@ -3,7 +3,7 @@
 import type { AdminLink } from "@contract/admin";
 import { LinkStateBadge } from "../../shared/link-state";
 import { RowMenu, SelectBox } from "../../shared/menu";
-import { A, DataTable, FieldError, formatDate } from "../../shared/ui";
+import { A, DataTable, FieldMessage, formatDate } from "../../shared/ui";
 import { hostOf, shortLabel } from "../common";
 
 export type LinkAction =
@@ -70,7 +70,7 @@ function LinkRow({ link: l, selected, onSelect, busyId, rowErrors, onAction }: P
       </td>
       <td className="cell-state">
         <LinkStateBadge link={l} withReason />
-        <FieldError error={rowErrors[l.id]} testId="admin-link-error" />
+        <FieldMessage error={rowErrors[l.id]} testId="admin-link-error" />
       </td>
       <td className="cell-actions">
         <RowMenu
