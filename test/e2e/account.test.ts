@@ -13,6 +13,7 @@ describe.skipIf(!available)("account flow in the browser", () => {
   const email = `e2e-${Date.now()}@example.com`;
   const firstPassword = "first-password-123";
   const secondPassword = "second-password-456";
+  const thirdPassword = "third-password-789";
 
   beforeAll(async () => {
     fixture = await startBrowserFixture();
@@ -100,5 +101,69 @@ describe.skipIf(!available)("account flow in the browser", () => {
     await signIn(secondPassword);
     await page.waitForURL((u) => u.pathname === "/app");
     await expect.poll(() => page.getByTestId("user-email").textContent()).toBe(email);
+  });
+
+  it("saves the display name, and refuses a name over the limit before sending", async () => {
+    const page = browser.page;
+    await page.goto("/app/profile");
+    const name = page.getByTestId("profile-name");
+    await name.evaluate((el: HTMLInputElement) => el.removeAttribute("maxlength"));
+    await name.fill("x".repeat(101));
+    await page.getByTestId("profile-name-submit").click();
+    expect(await page.getByTestId("profile-name-error").textContent()).toBe("Use at most 100 characters");
+    await name.fill("Ada Example");
+    await page.getByTestId("profile-name-submit").click();
+    await page.getByTestId("name-done").waitFor();
+    expect(await page.getByTestId("profile-name-error").count()).toBe(0);
+    await page.reload();
+    await expect.poll(() => page.getByTestId("profile-name").inputValue()).toBe("Ada Example");
+  });
+
+  it("resets a forgotten password from the emailed link", async () => {
+    const page = browser.page;
+    await signOut();
+    await page.goto("/app/reset-password");
+    await page.getByTestId("reset-email").fill(email);
+    await page.getByTestId("reset-submit").click();
+    expect(await page.getByTestId("reset-sent").textContent()).toContain(email);
+    await screenshot(page, "e2e-account-04-reset-sent");
+
+    const link = await waitForLink(server.outboxDir, email, "/app/reset-password/confirm?token=");
+    await page.goto(link);
+    await page.getByTestId("reset-password").fill(thirdPassword);
+    await page.getByTestId("reset-password-confirm").fill(`${thirdPassword}x`);
+    await page.getByTestId("reset-confirm-submit").click();
+    expect(await page.getByTestId("reset-password-confirm-error").textContent()).toBe("The two passwords differ");
+    await page.getByTestId("reset-password-confirm").fill(thirdPassword);
+    await page.getByTestId("reset-confirm-submit").click();
+    await page.getByTestId("reset-done").waitFor();
+    await screenshot(page, "e2e-account-05-reset-done");
+
+    // The link works once.
+    await page.goto(link);
+    await page.getByTestId("reset-password").fill(secondPassword);
+    await page.getByTestId("reset-password-confirm").fill(secondPassword);
+    await page.getByTestId("reset-confirm-submit").click();
+    await page.getByRole("alert").filter({ hasText: /./ }).first().waitFor();
+    expect(await page.getByTestId("reset-done").count()).toBe(0);
+
+    await signIn(thirdPassword);
+    await page.waitForURL((u) => u.pathname === "/app");
+  });
+
+  it("deletes the account only with the right password", async () => {
+    const page = browser.page;
+    await page.goto("/app/profile");
+    await page.getByTestId("delete-account").click();
+    const dialog = page.locator("dialog[open]");
+    await page.getByTestId("delete-password").fill("not-the-password-1");
+    await dialog.getByTestId("confirm-ok").click();
+    await expect.poll(() => dialog.getByRole("alert").count()).toBe(1);
+    expect(new URL(page.url()).pathname).toBe("/app/profile");
+    await page.getByTestId("delete-password").fill(thirdPassword);
+    await dialog.getByTestId("confirm-ok").click();
+    await page.waitForURL((u) => u.pathname === "/");
+    await signIn(thirdPassword);
+    await page.getByTestId("login-error").waitFor();
   });
 });

@@ -190,6 +190,28 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     expect(change).toContain("pro");
     expect(change.indexOf("free")).toBeLessThan(change.indexOf("pro"));
     await screenshot(page, "e2e-admin-10-audit-filtered");
+
+    // An entry's target filters the log by it (the other filters cleared).
+    const targetText = (await planEntry.getByTestId("audit-target-filter").textContent()) ?? "";
+    const targetId = targetText.replace(/^account /, "");
+    expect(targetText).toBe(`account ${targetId}`);
+    await planEntry.getByTestId("audit-target-filter").click();
+    await page.waitForURL((u) => u.searchParams.get("target") === targetId && u.searchParams.get("action") === null);
+    expect(await page.getByTestId("audit-target").inputValue()).toBe(targetId);
+    await expect.poll(() => page.getByTestId("audit-row").count()).toBeGreaterThan(0);
+    for (const row of await page.getByTestId("audit-row").all()) expect(await row.getByTestId("audit-target-filter").textContent()).toBe(`account ${targetId}`);
+
+    // Removing a host, behind its confirmation (another one: the owner's test below needs blockedHost blocked).
+    const passing = `passing-${stamp}.example`;
+    await page.getByTestId("admin-tab-blocklist").click();
+    await page.getByTestId("block-host").fill(passing);
+    await page.getByTestId("block-submit").click();
+    await expect.poll(() => page.getByTestId("blocklist-notice").textContent()).toBe(`Blocked ${passing}.`);
+    await page.getByTestId("blocklist-row").filter({ hasText: passing }).getByTestId("blocklist-remove").click();
+    await page.getByTestId("confirm-ok").click();
+    await expect.poll(() => page.getByTestId("blocklist-notice").textContent()).toBe(`Removed ${passing} from the blocklist: links to it redirect again (unless the file lists it).`);
+    expect(await page.getByTestId("blocklist-row").filter({ hasText: passing }).count()).toBe(0);
+    expect(await page.getByTestId("blocklist-row").filter({ hasText: blockedHost }).count()).toBe(1);
     await signOut(page);
   });
 

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { adminApi } from "./admin-api";
 import type { AuditEntry } from "@contract/admin";
-import { Field, TableHead, formatDateTime, useTitle } from "../shared/ui";
+import { DataTable, Field, formatDateTime, useTitle } from "../shared/ui";
 import { FilterForm, ListView, usePagedList, useUrlFilters } from "../shared/lists";
 
 const ACTIONS: { value: string; label: string }[] = [
@@ -104,7 +104,6 @@ function Changes({ entry }: { entry: AuditEntry }) {
   );
 }
 
-// eslint-disable-next-line max-lines-per-function -- the filter form and the table whose targets set the filters share the page's state.
 export function AdminAuditPage() {
   useTitle("Audit log · Operator");
   const [filters, setFilters] = useUrlFilters(["action", "actor", "target"] as const);
@@ -163,46 +162,46 @@ export function AdminAuditPage() {
         }}
       >
         {(items) => (
-          <div className="table-wrap card card-flush">
-            <table className="table admin-table audit-table" data-testid="audit-table">
-              <TableHead columns={["When", "Operator", "Action", "What"]} />
-              <tbody>
-                {items.map((e) => (
-                  <tr key={e.id} data-testid="audit-row" data-action={e.action}>
-                    <td className="nowrap small">{formatDateTime(e.at)}</td>
-                    <td>
-                      <div className="audit-actor cell-wrap" data-testid="audit-actor-email">
-                        {e.actor_id === null ? <span className="muted">{e.actor_email}</span> : e.actor_email}
-                      </div>
-                    </td>
-                    <td>
-                      <code className="nowrap" data-testid="audit-action-code">
-                        {e.action}
-                      </code>
-                    </td>
-                    <td className="cell-what">
-                      <div data-testid="audit-summary">{e.summary}</div>
-                      <Changes entry={e} />
-                      <button
-                        type="button"
-                        className="btn-link small audit-target"
-                        title="Show every entry about this target"
-                        data-testid="audit-target-filter"
-                        onClick={() => {
-                          setForm({ actor: "", target: e.target_id });
-                          setFilters({ action: "", actor: "", target: e.target_id });
-                        }}
-                      >
-                        {e.target_type} {e.target_id}
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable className="table admin-table audit-table" testId="audit-table" columns={["When", "Operator", "Action", "What"]}>
+            {items.map((e) => (
+              <AuditRow
+                key={e.id}
+                entry={e}
+                onTarget={() => {
+                  setForm({ actor: "", target: e.target_id });
+                  setFilters({ action: "", actor: "", target: e.target_id });
+                }}
+              />
+            ))}
+          </DataTable>
         )}
       </ListView>
     </>
+  );
+}
+
+/** One entry: when, who, the action's code, its summary and changes, and its target (a button that filters by it). */
+function AuditRow({ entry: e, onTarget }: { entry: AuditEntry; onTarget: () => void }) {
+  return (
+    <tr data-testid="audit-row" data-action={e.action}>
+      <td className="nowrap small">{formatDateTime(e.at)}</td>
+      <td>
+        <div className="audit-actor cell-wrap" data-testid="audit-actor-email">
+          {e.actor_id === null ? <span className="muted">{e.actor_email}</span> : e.actor_email}
+        </div>
+      </td>
+      <td>
+        <code className="nowrap" data-testid="audit-action-code">
+          {e.action}
+        </code>
+      </td>
+      <td className="cell-what">
+        <div data-testid="audit-summary">{e.summary}</div>
+        <Changes entry={e} />
+        <button type="button" className="btn-link small audit-target" title="Show every entry about this target" data-testid="audit-target-filter" onClick={onTarget}>
+          {e.target_type} {e.target_id}
+        </button>
+      </td>
+    </tr>
   );
 }

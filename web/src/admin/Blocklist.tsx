@@ -3,7 +3,7 @@ import { useState, type FormEvent } from "react";
 import { ApiError } from "../shared/api";
 import { adminApi } from "./admin-api";
 import type { BlockedHost, BlocklistFile } from "@contract/admin";
-import { Alert, ConfirmDialog, Field, TableHead, errorMessage, formatDateTime, useConfirmedDelete, useTitle } from "../shared/ui";
+import { Alert, ConfirmDialog, DataTable, Field, errorMessage, formatDateTime, useConfirmedDelete, useTitle } from "../shared/ui";
 import { ListView, usePagedList, useUrlFilters } from "../shared/lists";
 
 // eslint-disable-next-line max-lines-per-function -- the add form, the list and the removal's confirmation share the page's state.
@@ -85,32 +85,11 @@ export function AdminBlocklistPage() {
         }}
       >
         {(items) => (
-          <div className="table-wrap card card-flush">
-            <table className="table admin-table" data-testid="blocklist-table">
-              <TableHead columns={["Host", "Note", "Added"]} actions />
-              <tbody>
-                {items.map((h) => (
-                  <tr key={h.host} data-testid="blocklist-row">
-                    <td className="cell-wrap cell-host">
-                      <code data-testid="blocklist-host">{h.host}</code>
-                    </td>
-                    <td className="cell-note" data-testid="blocklist-note">
-                      {h.note || <span className="muted">—</span>}
-                    </td>
-                    <td className="small">
-                      <div className="nowrap">{formatDateTime(h.created_at)}</div>
-                      {h.created_by_email ? <div className="muted cell-wrap">by {h.created_by_email}</div> : null}
-                    </td>
-                    <td className="cell-actions">
-                      <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="blocklist-remove" onClick={() => del.ask(h)}>
-                        Remove
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable className="table admin-table" testId="blocklist-table" columns={["Host", "Note", "Added"]} actions>
+            {items.map((h) => (
+              <BlockedRow key={h.host} host={h} onRemove={() => del.ask(h)} />
+            ))}
+          </DataTable>
         )}
       </ListView>
 
@@ -120,6 +99,28 @@ export function AdminBlocklistPage() {
         </p>
       </ConfirmDialog>
     </>
+  );
+}
+
+function BlockedRow({ host: h, onRemove }: { host: BlockedHost; onRemove: () => void }) {
+  return (
+    <tr data-testid="blocklist-row">
+      <td className="cell-wrap cell-host">
+        <code data-testid="blocklist-host">{h.host}</code>
+      </td>
+      <td className="cell-note" data-testid="blocklist-note">
+        {h.note || <span className="muted">—</span>}
+      </td>
+      <td className="small">
+        <div className="nowrap">{formatDateTime(h.created_at)}</div>
+        {h.created_by_email ? <div className="muted cell-wrap">by {h.created_by_email}</div> : null}
+      </td>
+      <td className="cell-actions">
+        <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="blocklist-remove" onClick={onRemove}>
+          Remove
+        </button>
+      </td>
+    </tr>
   );
 }
 

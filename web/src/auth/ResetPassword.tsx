@@ -5,52 +5,40 @@ import { useSearchParams } from "react-router";
 import { ApiError } from "../shared/api";
 import { A, Alert, Field, useTitle } from "../shared/ui";
 import { useFormErrors } from "./form-errors";
+import { useSubmit } from "../shared/submit";
+import { AuthCard } from "./AuthCard";
 import { accountPasswordProblem } from "../../../src/contract/form-rules";
 
 export function ResetRequestPage() {
   useTitle("Reset password");
   const [email, setEmail] = useState("");
-  const [busy, setBusy] = useState(false);
   const [sent, setSent] = useState(false);
   const f = useFormErrors();
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
+  const send = useSubmit(async () => {
     f.clear();
-    setBusy(true);
-    try {
-      await authApi.requestPasswordReset(email.trim());
-      setSent(true);
-    } catch (err) {
-      f.take(err);
-    } finally {
-      setBusy(false);
-    }
-  }
+    await authApi.requestPasswordReset(email.trim());
+    setSent(true);
+  }, f.take);
 
   return (
-    <section className="auth-card card">
-      <h1>Reset your password</h1>
+    <AuthCard title="Reset your password" alt={<A to="/app/login">Back to sign in</A>}>
       {sent ? (
         <Alert kind="success" testId="reset-sent">
           If an account exists for {email}, we have sent it a link to choose a new password. Check your inbox.
         </Alert>
       ) : (
-        <form onSubmit={submit} noValidate data-testid="reset-form">
+        <form onSubmit={send.onSubmit} noValidate data-testid="reset-form">
           <p className="muted">Enter the email address of your account; we will send you a link to choose a new password.</p>
           <Field id="reset-email" label="Email" error={f.fieldErrors.email}>
             <input id="reset-email" data-testid="reset-email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
           </Field>
           {f.error ? <Alert>{f.error}</Alert> : null}
-          <button type="submit" className="btn btn-primary btn-block" disabled={busy || !email.trim()} data-testid="reset-submit">
-            {busy ? "Sending…" : "Send reset link"}
+          <button type="submit" className="btn btn-primary btn-block" disabled={send.busy || !email.trim()} data-testid="reset-submit">
+            {send.busy ? "Sending…" : "Send reset link"}
           </button>
         </form>
       )}
-      <p className="auth-alt">
-        <A to="/app/login">Back to sign in</A>
-      </p>
-    </section>
+    </AuthCard>
   );
 }
 
@@ -60,34 +48,25 @@ export function ResetConfirmPage() {
   const token = params.get("token") ?? "";
   const [password, setPassword] = useState("");
   const [confirm, setConfirm] = useState("");
-  const [busy, setBusy] = useState(false);
   const [done, setDone] = useState(false);
   const f = useFormErrors();
+  const save = useSubmit(async () => {
+    await authApi.confirmPasswordReset(token, password);
+    setDone(true);
+  }, f.take);
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
     f.clear();
     // Both fields at once, with the server's message for the password.
     const problem = accountPasswordProblem(password);
     const problems = [...(problem ? [{ field: "password", message: problem }] : []), ...(password !== confirm ? [{ field: "confirm", message: "The two passwords differ" }] : [])];
-    if (problems.length) {
-      f.take(new ApiError(400, "invalid_request", "", problems));
-      return;
-    }
-    setBusy(true);
-    try {
-      await authApi.confirmPasswordReset(token, password);
-      setDone(true);
-    } catch (err) {
-      f.take(err);
-    } finally {
-      setBusy(false);
-    }
+    if (problems.length) f.take(new ApiError(400, "invalid_request", "", problems));
+    else void save.run();
   }
 
   return (
-    <section className="auth-card card">
-      <h1>Choose a new password</h1>
+    <AuthCard title="Choose a new password" alt={<A to="/app/reset-password">Request a new link</A>}>
       {!token ? (
         <Alert>This reset link is incomplete: it has no token. Request a new one.</Alert>
       ) : done ? (
@@ -108,14 +87,11 @@ export function ResetConfirmPage() {
             <input id="reset-password-confirm" data-testid="reset-password-confirm" type="password" autoComplete="new-password" required value={confirm} onChange={(e) => setConfirm(e.target.value)} />
           </Field>
           {f.error ? <Alert>{f.error}</Alert> : null}
-          <button type="submit" className="btn btn-primary btn-block" disabled={busy} data-testid="reset-confirm-submit">
-            {busy ? "Saving…" : "Set new password"}
+          <button type="submit" className="btn btn-primary btn-block" disabled={save.busy} data-testid="reset-confirm-submit">
+            {save.busy ? "Saving…" : "Set new password"}
           </button>
         </form>
       )}
-      <p className="auth-alt">
-        <A to="/app/reset-password">Request a new link</A>
-      </p>
-    </section>
+    </AuthCard>
   );
 }

@@ -1,26 +1,11 @@
 // One custom domain: its status, the two DNS records to create (copy buttons), verify and what to fix, delete.
 import { domainsApi } from "./domains-api";
-import { useState } from "react";
-
 import type { Domain } from "@contract/domains";
-import { Alert, CopyButton, errorMessage, formatDateTime } from "../shared/ui";
+import { Alert, CopyButton, TableHead, formatDateTime } from "../shared/ui";
+import { useSubmit } from "../shared/submit";
 
-// eslint-disable-next-line max-lines-per-function -- one domain's state, its DNS records and its actions, as the card shows them.
 export function DomainCard({ domain: d, onChange, onDelete }: { domain: Domain; onChange: (d: Domain) => void; onDelete: () => void }) {
-  const [verifying, setVerifying] = useState(false);
-  const [verifyError, setVerifyError] = useState<string | null>(null);
-
-  async function verify() {
-    setVerifying(true);
-    setVerifyError(null);
-    try {
-      onChange(await domainsApi.verifyDomain(d.id));
-    } catch (e) {
-      setVerifyError(errorMessage(e));
-    } finally {
-      setVerifying(false);
-    }
-  }
+  const verify = useSubmit(async () => onChange(await domainsApi.verifyDomain(d.id)));
 
   return (
     <li className="card domain-item" data-testid="domain-row" data-hostname={d.hostname}>
@@ -42,13 +27,7 @@ export function DomainCard({ domain: d, onChange, onDelete }: { domain: Domain; 
 
       <div className="table-wrap">
         <table className="table records-table" data-testid="domain-records">
-          <thead>
-            <tr>
-              <th scope="col">Type</th>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Type", "Name", "Value"]} />
           <tbody>
             {d.records.map((r) => (
               <tr key={r.type} data-testid={`record-${r.type.toLowerCase()}`}>
@@ -81,7 +60,7 @@ export function DomainCard({ domain: d, onChange, onDelete }: { domain: Domain; 
           {d.next_action}
         </div>
       ) : null}
-      {verifyError ? <Alert testId="domain-verify-error">{verifyError}</Alert> : null}
+      {verify.error ? <Alert testId="domain-verify-error">{verify.error}</Alert> : null}
 
       <div className="domain-foot">
         <span className="muted small" data-testid="domain-last-check">
@@ -89,8 +68,8 @@ export function DomainCard({ domain: d, onChange, onDelete }: { domain: Domain; 
           {d.verified_at ? ` · verified ${formatDateTime(d.verified_at)}` : ""}
         </span>
         <div className="row gap">
-          <button type="button" className="btn btn-primary btn-sm" onClick={verify} disabled={verifying} data-testid="domain-verify">
-            {verifying ? "Checking DNS…" : d.status === "verified" ? "Check again" : "Verify"}
+          <button type="button" className="btn btn-primary btn-sm" onClick={() => void verify.run()} disabled={verify.busy} data-testid="domain-verify">
+            {verify.busy ? "Checking DNS…" : d.status === "verified" ? "Check again" : "Verify"}
           </button>
           <button type="button" className="btn btn-danger-ghost btn-sm" onClick={onDelete} data-testid="domain-delete">
             Delete

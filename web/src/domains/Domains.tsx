@@ -7,6 +7,8 @@ import type { Domain } from "@contract/domains";
 import { useSession } from "../shared/session";
 import { Alert, ConfirmDialog, EmptyState, Field, Spinner, errorMessage, useConfirmedDelete, useTitle } from "../shared/ui";
 import { PlanGate, can } from "../shared/plan-gate";
+import { ListError } from "../shared/lists";
+import { useSubmit } from "../shared/submit";
 import { MESSAGES, typedHostname } from "../../../src/contract/form-rules";
 import { DomainCard } from "./DomainCard";
 
@@ -19,8 +21,6 @@ export function DomainsPage() {
   const [loading, setLoading] = useState(true);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [hostname, setHostname] = useState("");
-  const [adding, setAdding] = useState(false);
-  const [addError, setAddError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
   const load = useCallback(async () => {
@@ -39,26 +39,23 @@ export function DomainsPage() {
     void load();
   }, [load]);
 
-  async function add(e: FormEvent) {
-    e.preventDefault();
-    setAddError(null);
-    setNotice(null);
-    const typed = typedHostname(hostname);
-    if (!typed) {
-      setAddError(MESSAGES.hostnameRequired);
-      return;
-    }
-    setAdding(true);
-    try {
+  const adding = useSubmit(
+    async (typed: string) => {
       const d = await domainsApi.addDomain(typed);
       setDomains((prev) => [...prev, d]);
       setHostname("");
       setNotice(`${d.hostname} added. Create its two DNS records, then verify.`);
-    } catch (err) {
-      setAddError(err instanceof ApiError ? (err.forFields(["hostname"]).fields.hostname ?? err.message) : String(err));
-    } finally {
-      setAdding(false);
-    }
+    },
+    (err) => (err instanceof ApiError ? (err.forFields(["hostname"]).fields.hostname ?? err.message) : String(err)),
+  );
+
+  function add(e: FormEvent) {
+    e.preventDefault();
+    adding.setError(null);
+    setNotice(null);
+    const typed = typedHostname(hostname);
+    if (!typed) adding.setError(MESSAGES.hostnameRequired);
+    else void adding.run(typed);
   }
 
   const del = useConfirmedDelete(async (domain: Domain) => {
@@ -81,7 +78,7 @@ export function DomainsPage() {
 
       {allowed ? (
         <form className="card inline-form" onSubmit={add} noValidate data-testid="domain-add-form">
-          <Field id="domain-hostname" label="Domain name" error={addError ?? undefined} className="grow" hint="A subdomain you control, such as links.example.com.">
+          <Field id="domain-hostname" label="Domain name" error={adding.error ?? undefined} className="grow" hint="A subdomain you control, such as links.example.com.">
             <input
               id="domain-hostname"
               data-testid="domain-hostname"
@@ -94,8 +91,8 @@ export function DomainsPage() {
               onChange={(e) => setHostname(e.target.value)}
             />
           </Field>
-          <button type="submit" className="btn btn-primary" disabled={adding} data-testid="domain-add">
-            {adding ? "Adding…" : "Add domain"}
+          <button type="submit" className="btn btn-primary" disabled={adding.busy} data-testid="domain-add">
+            {adding.busy ? "Adding…" : "Add domain"}
           </button>
         </form>
       ) : (
@@ -106,14 +103,7 @@ export function DomainsPage() {
 
       {notice ? <Alert kind="success" testId="domain-notice">{notice}</Alert> : null}
 
-      {loadError ? (
-        <Alert testId="domains-error">
-          Could not load your domains: {loadError}{" "}
-          <button type="button" className="btn-link" onClick={() => void load()}>
-            Try again
-          </button>
-        </Alert>
-      ) : null}
+      {loadError ? <ListError what="your domains" error={loadError} onRetry={() => void load()} testId="domains-error" /> : null}
 
       {loading ? (
         <Spinner label="Loading your domains…" />

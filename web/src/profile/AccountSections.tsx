@@ -6,32 +6,23 @@ import { useState, type FormEvent } from "react";
 import { ApiError } from "../shared/api";
 import type { User } from "@contract/accounts";
 import { Alert, Field, errorMessage, formatDate } from "../shared/ui";
+import { fieldOrMessage, useSubmit } from "../shared/submit";
 import { MAX_NAME, MESSAGES, accountPasswordProblem } from "../../../src/contract/form-rules";
 
 export function NameSection({ user, onUser }: { user: User; onUser: (u: User) => void }) {
   const [name, setName] = useState(user.name ?? "");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState(false);
+  const { busy, error, setError, run } = useSubmit(async () => {
+    const u = await profileApi.updateProfile(name.trim());
+    onUser(u ?? { ...user, name: name.trim() });
+    setDone(true);
+  }, fieldOrMessage("name"));
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
-    setError(null);
     setDone(false);
-    if (name.trim().length > MAX_NAME) {
-      setError(MESSAGES.nameLong);
-      return;
-    }
-    setBusy(true);
-    try {
-      const u = await profileApi.updateProfile(name.trim());
-      onUser(u ?? { ...user, name: name.trim() });
-      setDone(true);
-    } catch (err) {
-      setError(err instanceof ApiError ? (err.fieldErrors().name ?? err.message) : errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    if (name.trim().length > MAX_NAME) setError(MESSAGES.nameLong);
+    else void run();
   }
 
   return (
@@ -52,23 +43,12 @@ export function NameSection({ user, onUser }: { user: User; onUser: (u: User) =>
 }
 
 export function PlanSection({ user }: { user: User }) {
-  const [busy, setBusy] = useState(false);
-  const [msg, setMsg] = useState<{ kind: "success" | "error"; text: string } | null>(null);
-  async function resend() {
-    setBusy(true);
-    setMsg(null);
-    try {
-      const r = await accountApi.resendVerification();
-      setMsg({
-        kind: "success",
-        text: r.email_sent ? `We sent a new verification link to ${user.email}.` : `The mail server did not take the email right now; it will be sent to ${user.email} as soon as it does.`,
-      });
-    } catch (e) {
-      setMsg({ kind: "error", text: errorMessage(e) });
-    } finally {
-      setBusy(false);
-    }
-  }
+  const [sent, setSent] = useState<string | null>(null);
+  const resend = useSubmit(async () => {
+    setSent(null);
+    const r = await accountApi.resendVerification();
+    setSent(r.email_sent ? `We sent a new verification link to ${user.email}.` : `The mail server did not take the email right now; it will be sent to ${user.email} as soon as it does.`);
+  });
   return (
     <section className="card section" data-testid="section-plan" aria-labelledby="h-plan">
       <h2 id="h-plan">Plan</h2>
@@ -99,8 +79,8 @@ export function PlanSection({ user }: { user: User }) {
             ) : (
               <>
                 <span className="text-warning">Not verified</span>{" "}
-                <button type="button" className="btn btn-secondary btn-sm" onClick={resend} disabled={busy} data-testid="resend-verification">
-                  {busy ? "Sending…" : "Resend verification email"}
+                <button type="button" className="btn btn-secondary btn-sm" onClick={() => void resend.run()} disabled={resend.busy} data-testid="resend-verification">
+                  {resend.busy ? "Sending…" : "Resend verification email"}
                 </button>
               </>
             )}
@@ -111,7 +91,7 @@ export function PlanSection({ user }: { user: User }) {
           <dd>{formatDate(user.created_at)}</dd>
         </div>
       </dl>
-      {msg ? <Alert kind={msg.kind}>{msg.text}</Alert> : null}
+      {sent ? <Alert kind="success">{sent}</Alert> : resend.error ? <Alert>{resend.error}</Alert> : null}
       {user.status === "suspended" ? <Alert kind="warning">Your account is suspended: you can look around but not create or change links.</Alert> : null}
     </section>
   );
@@ -121,12 +101,29 @@ export function PasswordSection() {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
   const [confirm, setConfirm] = useState("");
-  const [busy, setBusy] = useState(false);
   const [fe, setFe] = useState<Record<string, string>>({});
-  const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState(false);
+  const { busy, error, setError, run } = useSubmit(
+    async () => {
+      await profileApi.changePassword(current, next);
+      setDone(true);
+      setCurrent("");
+      setNext("");
+      setConfirm("");
+    },
+    (err) => {
+      if (!(err instanceof ApiError)) return errorMessage(err);
+      const { fields, general } = err.forFields(["current_password", "new_password"]);
+      if (err.code === "invalid_credentials" && !fields.current_password) {
+        setFe({ current_password: err.message });
+        return null;
+      }
+      setFe(fields);
+      return general;
+    },
+  );
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
     setError(null);
     setDone(false);
@@ -137,27 +134,7 @@ export function PasswordSection() {
     if (problem) local.new_password = problem;
     if (next !== confirm) local.confirm = "The two passwords differ";
     setFe(local);
-    if (Object.keys(local).length) return;
-    setBusy(true);
-    try {
-      await profileApi.changePassword(current, next);
-      setDone(true);
-      setCurrent("");
-      setNext("");
-      setConfirm("");
-    } catch (err) {
-      if (err instanceof ApiError) {
-        const { fields, general } = err.forFields(["current_password", "new_password"]);
-        if (err.code === "invalid_credentials" && !fields.current_password) {
-          setFe({ current_password: err.message });
-        } else {
-          setFe(fields);
-          setError(general);
-        }
-      } else setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    if (!Object.keys(local).length) void run();
   }
 
   return (

@@ -3,59 +3,38 @@ import { planName } from "../shared/plan-gate";
 import { profileApi } from "./profile-api";
 import { useState } from "react";
 import { useNavigate } from "react-router";
-import { ApiError } from "../shared/api";
 import type { User } from "@contract/accounts";
 import { useSession } from "../shared/session";
-import { Alert, ConfirmDialog, Field, errorMessage } from "../shared/ui";
+import { Alert, ConfirmDialog, Field } from "../shared/ui";
+import { fieldOrMessage, useSubmit } from "../shared/submit";
 
-// eslint-disable-next-line max-lines-per-function -- the subscription and the account deletion, each with its confirmation.
 export function DangerZone({ user }: { user: User }) {
   const { setUser, refresh } = useSession();
   const navigate = useNavigate();
   const [cancelOpen, setCancelOpen] = useState(false);
-  const [cancelBusy, setCancelBusy] = useState(false);
-  const [cancelError, setCancelError] = useState<string | null>(null);
   const [cancelDone, setCancelDone] = useState(false);
   const [deleteOpen, setDeleteOpen] = useState(false);
   const [password, setPassword] = useState("");
-  const [deleteBusy, setDeleteBusy] = useState(false);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
   const paid = user.plan !== "free";
 
-  async function cancelSubscription() {
-    setCancelBusy(true);
-    setCancelError(null);
-    try {
-      const r = await profileApi.cancelSubscription();
-      if (r.user) setUser(r.user);
-      else await refresh();
-      setCancelOpen(false);
-      setCancelDone(true);
-    } catch (e) {
-      setCancelError(errorMessage(e));
-    } finally {
-      setCancelBusy(false);
-    }
-  }
+  const cancel = useSubmit(async () => {
+    const r = await profileApi.cancelSubscription();
+    if (r.user) setUser(r.user);
+    else await refresh();
+    setCancelOpen(false);
+    setCancelDone(true);
+  });
+  const remove = useSubmit(async () => {
+    await profileApi.deleteAccount(password);
+    setDeleteOpen(false);
+    navigate("/", { replace: true });
+    setUser(null);
+    await refresh();
+  }, fieldOrMessage("password"));
 
-  async function deleteAccount() {
-    if (!password) {
-      setDeleteError("Enter your password to confirm.");
-      return;
-    }
-    setDeleteBusy(true);
-    setDeleteError(null);
-    try {
-      await profileApi.deleteAccount(password);
-      setDeleteOpen(false);
-      navigate("/", { replace: true });
-      setUser(null);
-      await refresh();
-    } catch (e) {
-      setDeleteError(e instanceof ApiError ? (e.fieldErrors().password ?? e.message) : errorMessage(e));
-    } finally {
-      setDeleteBusy(false);
-    }
+  function deleteAccount() {
+    if (!password) remove.setError("Enter your password to confirm.");
+    else void remove.run();
   }
 
   return (
@@ -69,7 +48,7 @@ export function DangerZone({ user }: { user: User }) {
           </p>
           {cancelDone ? <Alert kind="success">Your account is on the Free plan now.</Alert> : null}
         </div>
-        <button type="button" className="btn btn-danger-ghost" disabled={!paid} onClick={() => { setCancelError(null); setCancelOpen(true); }} data-testid="cancel-subscription">
+        <button type="button" className="btn btn-danger-ghost" disabled={!paid} onClick={() => { cancel.setError(null); setCancelOpen(true); }} data-testid="cancel-subscription">
           Go back to Free
         </button>
       </div>
@@ -78,15 +57,15 @@ export function DangerZone({ user }: { user: User }) {
           <h3>Delete account</h3>
           <p className="muted small">Deletes your account, your links, their statistics and your API keys. Short links stop working. This cannot be undone.</p>
         </div>
-        <button type="button" className="btn btn-danger" onClick={() => { setPassword(""); setDeleteError(null); setDeleteOpen(true); }} data-testid="delete-account">
+        <button type="button" className="btn btn-danger" onClick={() => { setPassword(""); remove.setError(null); setDeleteOpen(true); }} data-testid="delete-account">
           Delete account
         </button>
       </div>
 
-      <ConfirmDialog open={cancelOpen} title="Go back to the Free plan?" confirmLabel="Go back to Free" danger busy={cancelBusy} error={cancelError} onConfirm={cancelSubscription} onCancel={() => setCancelOpen(false)}>
+      <ConfirmDialog open={cancelOpen} title="Go back to the Free plan?" confirmLabel="Go back to Free" danger busy={cancel.busy} error={cancel.error} onConfirm={() => void cancel.run()} onCancel={() => setCancelOpen(false)}>
         <p>Your {planName(user.plan)} plan ends and your account moves to the free plan.</p>
       </ConfirmDialog>
-      <ConfirmDialog open={deleteOpen} title="Delete your account?" confirmLabel="Delete my account" danger busy={deleteBusy} error={deleteError} onConfirm={deleteAccount} onCancel={() => setDeleteOpen(false)} confirmDisabled={!password}>
+      <ConfirmDialog open={deleteOpen} title="Delete your account?" confirmLabel="Delete my account" danger busy={remove.busy} error={remove.error} onConfirm={deleteAccount} onCancel={() => setDeleteOpen(false)} confirmDisabled={!password}>
         <p>This deletes everything and cannot be undone. Enter your password to confirm.</p>
         <Field id="delete-password" label="Password">
           <input id="delete-password" data-testid="delete-password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />

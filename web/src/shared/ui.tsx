@@ -3,6 +3,7 @@ import { useEffect, useId, useRef, useState, type ReactNode } from "react";
 import { formatDate, formatDateTime } from "./dates";
 import { Link as RouterLink, Navigate, useLocation } from "react-router";
 import { useSession } from "./session";
+import { errorMessage, useSubmit } from "./submit";
 import type { Link } from "@contract/links";
 
 export function Field(props: {
@@ -18,12 +19,18 @@ export function Field(props: {
       <label htmlFor={props.id}>{props.label}</label>
       {props.children}
       {props.hint && !props.error ? <p className="field-hint">{props.hint}</p> : null}
-      {props.error ? (
-        <p className="field-error" role="alert" id={`${props.id}-error`} data-testid={`${props.id}-error`}>
-          {props.error}
-        </p>
-      ) : null}
+      <FieldMessage error={props.error} id={`${props.id}-error`} testId={`${props.id}-error`} />
     </div>
+  );
+}
+
+/** The message under a field or a group of fields; nothing when there is none. */
+export function FieldMessage({ error, testId, id }: { error?: string | null; testId: string; id?: string }) {
+  if (!error) return null;
+  return (
+    <p className="field-error" role="alert" id={id} data-testid={testId}>
+      {error}
+    </p>
   );
 }
 
@@ -108,8 +115,10 @@ export function CopyButton({ text, label = "Copy", testId = "copy-button", class
 /** The state of "delete this item?" around a ConfirmDialog: the item asked about, busy, the error, confirm. */
 export function useConfirmedDelete<T>(remove: (item: T) => Promise<void>) {
   const [item, setItem] = useState<T | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useSubmit(async (next: T) => {
+    await remove(next);
+    setItem(null);
+  });
   return {
     item,
     dialog: {
@@ -117,19 +126,7 @@ export function useConfirmedDelete<T>(remove: (item: T) => Promise<void>) {
       busy,
       error,
       onCancel: () => setItem(null),
-      async onConfirm() {
-        if (item === null) return;
-        setBusy(true);
-        setError(null);
-        try {
-          await remove(item);
-          setItem(null);
-        } catch (e) {
-          setError(errorMessage(e));
-        } finally {
-          setBusy(false);
-        }
-      },
+      onConfirm: () => (item === null ? undefined : run(item)),
     },
     ask(next: T) {
       setError(null);
@@ -226,6 +223,18 @@ export function TableHead({ columns, actions = false, select }: { columns: strin
   );
 }
 
+/** A table in its scrolling card: the header row (as TableHead) and the rows given. */
+export function DataTable(props: { className: string; testId: string; columns: string[]; actions?: boolean; select?: ReactNode; children: ReactNode }) {
+  return (
+    <div className="table-wrap card card-flush">
+      <table className={props.className} data-testid={props.testId}>
+        <TableHead columns={props.columns} actions={props.actions} select={props.select} />
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 /** Renders children only for a signed-in user; sends others to /app/login?next=... */
 export function RequireAuth({ children }: { children: ReactNode }) {
   const { user } = useSession();
@@ -258,9 +267,8 @@ export function A(props: { to: string; children: ReactNode; className?: string; 
 // Dates have one format across the dashboard (dates.ts); pages that import them from here keep working.
 export { formatDate, formatDateTime };
 
-export function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
+// Pages import errorMessage from here too; it lives beside useSubmit.
+export { errorMessage };
 
 /** Sets the document title for the page. */
 export function useTitle(title: string): void {

@@ -71,7 +71,7 @@ function VariantChart({ series, caption }: { series: Series[]; caption: string }
           </g>
         ))}
       </svg>
-      <ul className="dest-legend">
+      <ul className="chart-legend">
         {series.map((s, n) => (
           <li key={s.destination}>
             <span className={`dest-swatch dest-series-${n + 1}`} aria-hidden="true" />

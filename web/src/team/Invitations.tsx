@@ -6,6 +6,7 @@ import type { Invitation, Team } from "@contract/teams";
 import { Alert, ConfirmDialog, Field, errorMessage, formatDate, formatDateTime } from "../shared/ui";
 import { PlanGate } from "../shared/plan-gate";
 import { useConfirmed } from "./confirmed";
+import { useSubmit } from "../shared/submit";
 import { MAX_COLLABORATORS } from "@contract/tables";
 
 /** Seconds until `iso`, ticking every second (0 once passed). */
@@ -23,31 +24,27 @@ function useCountdown(iso: string): number {
 
 export function InviteSection({ team, canInvite, onInvited }: { team: Team; canInvite: boolean; onInvited: (i: Invitation) => void }) {
   const [email, setEmail] = useState("");
-  const [busy, setBusy] = useState(false);
   const [fieldError, setFieldError] = useState<string | undefined>();
-  const [error, setError] = useState<string | null>(null);
   const used = team.members.length + team.invitations.length;
   const full = used >= MAX_COLLABORATORS;
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setFieldError(undefined);
-    setError(null);
-    if (!email.trim()) {
-      setFieldError("Enter the email address to invite.");
-      return;
-    }
-    setBusy(true);
-    try {
+  const { busy, error, setError, run } = useSubmit(
+    async () => {
       const invitation = await teamApi.invite(email.trim());
       setEmail("");
       onInvited(invitation);
-    } catch (err) {
-      if (err instanceof ApiError && err.code === "invalid_request") setFieldError(err.forFields(["email"]).fields.email ?? err.message);
-      else setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    },
+    (err) => {
+      if (!(err instanceof ApiError && err.code === "invalid_request")) return errorMessage(err);
+      setFieldError(err.forFields(["email"]).fields.email ?? err.message);
+    },
+  );
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    setFieldError(undefined);
+    setError(null);
+    if (!email.trim()) setFieldError("Enter the email address to invite.");
+    else void run();
   }
 
   return (
@@ -108,23 +105,12 @@ export function InvitationsSection({ invitations, onChange, onNotice }: { invita
 
 function InvitationRow({ invitation: i, onChange, onNotice, onCancel }: { invitation: Invitation; onChange: () => Promise<void>; onNotice: (s: string | null) => void; onCancel: () => void }) {
   const wait = useCountdown(i.can_resend_at);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const expired = Date.parse(i.expires_at) <= Date.now();
-
-  async function resend() {
-    setBusy(true);
-    setError(null);
-    try {
-      const next = await teamApi.resendInvitation(i.id);
-      onNotice(next.send_confirmed ? `A new invitation link was sent to ${next.email}; the previous link no longer works.` : null);
-      await onChange();
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, error, run: resend } = useSubmit(async () => {
+    const next = await teamApi.resendInvitation(i.id);
+    onNotice(next.send_confirmed ? `A new invitation link was sent to ${next.email}; the previous link no longer works.` : null);
+    await onChange();
+  });
 
   return (
     <li className="team-item" data-testid="invitation-row" data-email={i.email}>
@@ -143,7 +129,7 @@ function InvitationRow({ invitation: i, onChange, onNotice, onCancel }: { invita
         {error ? <p className="text-error small" role="alert">{error}</p> : null}
       </div>
       <div className="link-actions">
-        <button type="button" className="btn btn-secondary btn-sm" disabled={busy || wait > 0} onClick={resend} data-testid="invitation-resend">
+        <button type="button" className="btn btn-secondary btn-sm" disabled={busy || wait > 0} onClick={() => void resend()} data-testid="invitation-resend">
           {busy ? "Sending…" : wait > 0 ? `Resend in ${wait} s` : "Resend"}
         </button>
         <button type="button" className="btn btn-danger-ghost btn-sm" onClick={onCancel} data-testid="invitation-cancel">

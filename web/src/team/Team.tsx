@@ -5,6 +5,7 @@ import { accountApi } from "../shared/account-api";
 import { useCallback, useEffect, useState } from "react";
 import type { Team } from "@contract/teams";
 import { useSession } from "../shared/session";
+import { ListError } from "../shared/lists";
 import { A, Alert, Spinner, errorMessage, useTitle } from "../shared/ui";
 import { InviteSection, InvitationsSection } from "./Invitations";
 import { MembersSection, MembershipsSection } from "./Members";
@@ -44,14 +45,7 @@ export function TeamPage() {
           {notice}
         </Alert>
       ) : null}
-      {error ? (
-        <Alert testId="team-error">
-          Could not load your team: {error}{" "}
-          <button type="button" className="btn-link" onClick={() => void load()}>
-            Try again
-          </button>
-        </Alert>
-      ) : null}
+      {error ? <ListError what="your team" error={error} onRetry={() => void load()} testId="team-error" /> : null}
       {!team && !error ? <Spinner label="Loading your team…" /> : null}
       {team ? (
         <>

@@ -1,6 +1,6 @@
 // A row action behind a confirmation dialog, with its notice and the list reloaded after it.
 import { useState } from "react";
-import { errorMessage } from "../shared/ui";
+import { useSubmit } from "../shared/submit";
 
 /**
  * A confirmed action on one row (cancel, remove, leave): the row awaiting confirmation, its progress and
@@ -8,22 +8,12 @@ import { errorMessage } from "../shared/ui";
  */
 export function useConfirmed<T>(action: (row: T) => Promise<string>, onChange: () => Promise<void>, onNotice: (s: string | null) => void) {
   const [target, setTarget] = useState<T | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  async function confirm() {
-    if (!target) return;
-    setBusy(true);
-    setError(null);
-    try {
-      onNotice(await action(target));
-      setTarget(null);
-      await onChange();
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, error, setError, run } = useSubmit(async (row: T) => {
+    onNotice(await action(row));
+    setTarget(null);
+    await onChange();
+  });
+  const confirm = () => (target ? run(target) : undefined);
   const dialog = { open: target !== null, busy, error, danger: true, onConfirm: confirm, onCancel: () => setTarget(null) };
   return { target, ask: (row: T) => (setError(null), setTarget(row)), dialog };
 }

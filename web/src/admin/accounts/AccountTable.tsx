@@ -4,23 +4,18 @@ import { planName } from "../../shared/plan-gate";
 import type { AdminAccount } from "@contract/admin";
 import type { Plan } from "@contract/plans";
 import { RowMenu } from "../../shared/menu";
-import { A, TableHead, formatDate, formatDateTime } from "../../shared/ui";
+import { A, DataTable, FieldMessage, formatDate, formatDateTime } from "../../shared/ui";
 import { PLANS } from "@contract/plans";
 
 export type AccountAction = { kind: "plan"; account: AdminAccount; plan: Plan } | { kind: "status"; account: AdminAccount } | { kind: "delete"; account: AdminAccount };
 
 export function AccountTable(props: { accounts: AdminAccount[]; selfId: string | undefined; busyId: string | null; rowErrors: Record<string, string>; onAction: (a: AccountAction) => void }) {
   return (
-    <div className="table-wrap card card-flush">
-      <table className="table admin-table table-cards" data-testid="accounts-table">
-        <TableHead columns={["Account", "Plan", "Status", "Links", "Clicks", "Last sign-in", "Created"]} actions />
-        <tbody>
-          {props.accounts.map((a) => (
-            <AccountRow key={a.id} account={a} self={a.id === props.selfId} busy={props.busyId === a.id} error={props.rowErrors[a.id]} onAction={props.onAction} />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable className="table admin-table table-cards" testId="accounts-table" columns={["Account", "Plan", "Status", "Links", "Clicks", "Last sign-in", "Created"]} actions>
+      {props.accounts.map((a) => (
+        <AccountRow key={a.id} account={a} self={a.id === props.selfId} busy={props.busyId === a.id} error={props.rowErrors[a.id]} onAction={props.onAction} />
+      ))}
+    </DataTable>
   );
 }
 
@@ -37,11 +32,7 @@ function AccountRow({ account: a, self, busy, error, onAction }: { account: Admi
           {self ? <span className="badge">You</span> : null}
           {a.email_verified ? null : <span className="badge badge-warning">Unverified</span>}
         </div>
-        {error ? (
-          <p className="field-error" role="alert" data-testid="account-error">
-            {error}
-          </p>
-        ) : null}
+        <FieldMessage error={error} testId="account-error" />
       </td>
       <td>
         <label className="visually-hidden" htmlFor={`plan-${a.id}`}>

@@ -3,7 +3,7 @@
 import type { AdminLink } from "@contract/admin";
 import { LinkStateBadge } from "../../shared/link-state";
 import { RowMenu, SelectBox } from "../../shared/menu";
-import { A, TableHead, formatDate } from "../../shared/ui";
+import { A, DataTable, FieldMessage, formatDate } from "../../shared/ui";
 import { hostOf, shortLabel } from "../common";
 
 export type LinkAction =
@@ -23,20 +23,17 @@ export function AdminLinkTable(props: {
   const { links, selected } = props;
   const all = links.length > 0 && links.every((l) => selected.has(l.id));
   return (
-    <div className="table-wrap card card-flush">
-      <table className="table admin-table table-cards" data-testid="admin-links-table">
-        <TableHead
-          columns={["Short link", "Destination", "Owner", "Clicks", "State"]}
-          actions
-          select={<SelectBox checked={all} onChange={(on) => props.onSelect(links.map((l) => l.id), on)} label="Select every link shown" testId="admin-links-select-all" />}
-        />
-        <tbody>
-          {links.map((l) => (
-            <LinkRow key={l.id} link={l} {...props} />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      className="table admin-table table-cards"
+      testId="admin-links-table"
+      columns={["Short link", "Destination", "Owner", "Clicks", "State"]}
+      actions
+      select={<SelectBox checked={all} onChange={(on) => props.onSelect(links.map((l) => l.id), on)} label="Select every link shown" testId="admin-links-select-all" />}
+    >
+      {links.map((l) => (
+        <LinkRow key={l.id} link={l} {...props} />
+      ))}
+    </DataTable>
   );
 }
 
@@ -73,11 +70,7 @@ function LinkRow({ link: l, selected, onSelect, busyId, rowErrors, onAction }: P
       </td>
       <td className="cell-state">
         <LinkStateBadge link={l} withReason />
-        {rowErrors[l.id] ? (
-          <p className="field-error" role="alert" data-testid="admin-link-error">
-            {rowErrors[l.id]}
-          </p>
-        ) : null}
+        <FieldMessage error={rowErrors[l.id]} testId="admin-link-error" />
       </td>
       <td className="cell-actions">
         <RowMenu

@@ -1,6 +1,6 @@
 // The link form's redirect rules: an ordered list (the first rule that holds decides), each with its
 // conditions and destination; conditions are added one kind at a time so a rule shows only what it uses.
-import { Field } from "../../shared/ui";
+import { Field, FieldMessage } from "../../shared/ui";
 import { PlanGate } from "../../shared/plan-gate";
 import { COND_KINDS, COND_LABELS, DEVICE_LABELS, newCondition, newRule, ruleError, type CondDraft, type CondKind, type QueryPair, type RuleDraft } from "./targeting";
 import { DEVICES, MAX_RULES } from "@contract/tables";
@@ -141,11 +141,7 @@ function RuleCard({ rule, index: i, count, errors, disabled, onChange, onMove, o
           ))}
         </select>
       ) : null}
-      {general ? (
-        <p className="field-error" role="alert" data-testid={`${base}-error`}>
-          {general}
-        </p>
-      ) : null}
+      <FieldMessage error={general} testId={`${base}-error`} />
       <Field id={`${base}-url`} label="Then send the visitor to" error={errors[`rules[${i}].url`]}>
         <input id={`${base}-url`} data-testid={`${base}-url`} type="url" inputMode="url" placeholder="https://example.com/fr" disabled={disabled} value={rule.url} onChange={(e) => onChange({ ...rule, url: e.target.value })} />
       </Field>
@@ -166,11 +162,7 @@ export function RulesSection({ rules, errors, allowed, onChange }: { rules: Rule
       <legend>Redirect rules</legend>
       {allowed ? null : <PlanGate feature="Redirect rules and A/B splits" capability="link_targeting" testId="targeting-gate" />}
       <p className="field-hint">Checked in order: the first rule whose conditions all hold sends the visitor to its URL; otherwise the split or the destination above decides.</p>
-      {errors.rules ? (
-        <p className="field-error" role="alert" data-testid="rules-error">
-          {errors.rules}
-        </p>
-      ) : null}
+      <FieldMessage error={errors.rules} testId="rules-error" />
       {rules.length ? (
         <ol className="lf-rule-list">
           {rules.map((r, i) => (

@@ -1,6 +1,6 @@
 // The link form's A/B split: 2 to 4 variants of the default destination with weights in percent that add
 // up to 100 (the sum is shown as it is typed). A visitor keeps the variant first given.
-import { Field } from "../../shared/ui";
+import { Field, FieldMessage } from "../../shared/ui";
 import { PlanGate } from "../../shared/plan-gate";
 import { newSplit, variantLetter, weightSum, type VariantDraft } from "./targeting";
 import { MAX_VARIANTS, MIN_VARIANTS } from "@contract/tables";
@@ -43,11 +43,7 @@ export function SplitSection(props: { split: VariantDraft[]; url: string; errors
           <p className={`lf-weight-sum${sum === 100 ? " lf-weight-ok" : " lf-weight-bad"}`} role="status" data-testid="split-sum">
             {sum === 100 ? "Weights add up to 100%." : `Weights add up to ${sum}%: they must add up to 100%.`}
           </p>
-          {errors.split ? (
-            <p className="field-error" role="alert" data-testid="split-error">
-              {errors.split}
-            </p>
-          ) : null}
+          <FieldMessage error={errors.split} testId="split-error" />
           <div className="lf-section-foot">
             <button type="button" className="btn btn-secondary btn-sm" data-testid="variant-add" disabled={!allowed || split.length >= MAX_VARIANTS} onClick={() => onChange([...split, { url: "", weight: "" }])}>
               + Add a variant

@@ -2,7 +2,7 @@
 // level, logo) with a live preview, and SVG and PNG downloads in the chosen design.
 import { useState } from "react";
 import type { Link } from "@contract/links";
-import { A } from "../ui";
+import { A, FieldMessage } from "../ui";
 import { useSession } from "../session";
 import { QR_MAX_PX, QR_MIN_PX } from "../../../../src/contract/form-rules";
 import { DEFAULT_QR_DESIGN, designProblems, designedQrUrl, useQrPreview, useSettled, withChange, type QrDesignValues } from "./qr-design";
@@ -58,11 +58,7 @@ export function QrCode({ link }: { link: Link }) {
       ) : (
         <div className="qr qr-placeholder" style={{ width: css, height: css }} aria-hidden="true" />
       )}
-      {preview.error ? (
-        <p className="field-error" role="alert" data-testid="qr-error">
-          {preview.error}
-        </p>
-      ) : null}
+      <FieldMessage error={preview.error} testId="qr-error" />
       <figcaption className="row gap">
         {ok ? (
           <>
