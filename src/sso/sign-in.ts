@@ -154,7 +154,8 @@ export class SsoSignIn {
     const config = await this.deps.providers.configuration(flow.provider);
     const claims = await this.exchange(config, currentUrl, checks, state as string);
     if (typeof claims.email !== "string" || claims.email === "") throw fail("email_missing", "The identity provider gave no email address (the `email` scope)");
-    if (claims.email_verified !== true) throw fail("email_unverified", "The identity provider has not verified this email address");
+    // Entra ID sends no email_verified; its optional claim xms_edov (the domain's owner verified the address) stands for it.
+    if (claims.email_verified !== true && claims.xms_edov !== true) throw fail("email_unverified", "The identity provider has not verified this email address");
     let email: string;
     try {
       email = normalizeEmail(claims.email);
@@ -173,7 +174,8 @@ export class SsoSignIn {
       const idClaims = tokens.claims() as Record<string, unknown> | undefined;
       if (!idClaims) throw fail("provider", "The identity provider gave no ID token");
       const want = this.deps.settings.oidc?.operatorClaim;
-      if (typeof idClaims.email === "string" && typeof idClaims.email_verified === "boolean" && (!want || claimAt(idClaims, want) !== undefined)) return idClaims;
+      const verifiedKnown = typeof idClaims.email_verified === "boolean" || idClaims.xms_edov === true;
+      if (typeof idClaims.email === "string" && verifiedKnown && (!want || claimAt(idClaims, want) !== undefined)) return idClaims;
       // Claims the ID token leaves out (many providers put them in user info only).
       const info = await oidc.fetchUserInfo(config, tokens.access_token, idClaims.sub as string);
       return { ...info, ...idClaims, email: idClaims.email ?? info.email, email_verified: idClaims.email_verified ?? info.email_verified } as Record<string, unknown>;

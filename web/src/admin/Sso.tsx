@@ -42,7 +42,7 @@ export function AdminSsoPage() {
                 <tr key={c.id} data-testid="admin-sso-row">
                   <td>{c.owner_email}</td>
                   <td>
-                    <code className="record-value">{c.issuer}</code>
+                    <span className="break-anywhere">{c.issuer}</span>
                     <div className="muted small">client {c.client_id}</div>
                   </td>
                   <td>
