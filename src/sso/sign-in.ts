@@ -5,6 +5,7 @@
 import * as oidc from "openid-client";
 import type { UserRow } from "../storage/schema.js";
 import { DomainError } from "../shared/errors.js";
+import { retryAfterSeconds } from "../storage/rate-events.js";
 import { randomToken, sha256Hex } from "../shared/ids.js";
 import { can } from "../accounts/plans.js";
 import { normalizeEmail } from "../accounts/accounts.js";
@@ -16,6 +17,8 @@ import { joinTeam } from "./membership.js";
 
 /** A sign-in must come back from the provider within this time. */
 export const LOGIN_TTL_MS = 10 * 60_000;
+/** Sign-ins one client address may start in LOGIN_TTL_MS (each writes a row and may ask the provider). */
+export const STARTS_PER_ADDRESS = 60;
 const IDP_ACTOR: Actor = { id: null, email: "identity provider (OIDC_OPERATOR_CLAIM)" };
 
 /** Why a callback was refused: the `reason` of its sso_failed answer. */
@@ -95,7 +98,13 @@ export class SsoSignIn {
   }
 
   /** Starts a sign-in: the provider's authorisation URL and the state the browser keeps in a cookie. */
-  async start(input: { email?: string; instance?: boolean }): Promise<{ url: string; state: string }> {
+  async start(input: { email?: string; instance?: boolean }, ip: string): Promise<{ url: string; state: string }> {
+    const bucket = `sso-start:ip:${ip}`;
+    const window = await this.deps.rate.state(bucket, this.deps.clock.now() - LOGIN_TTL_MS);
+    if (window.count >= STARTS_PER_ADDRESS) {
+      throw new DomainError("rate_limited", "Too many sign-ins started from this address; try again later", undefined, undefined, retryAfterSeconds(window, LOGIN_TTL_MS, this.deps.clock.now()));
+    }
+    await this.deps.rate.record(bucket, this.deps.clock.now());
     let connection: Flow["connection"] = null;
     let email: string | undefined;
     if (!input.instance) {

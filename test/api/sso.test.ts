@@ -276,6 +276,13 @@ describe.each(ENGINES)("single sign-on on %s", (engine) => {
     expect(taken.status).toBe(409);
     const cb = await new Browser().fetch(`${ent.url}/api/auth/sso/callback?code=x&state=${"s".repeat(201)}`, { headers: { accept: "application/json" } });
     expect(cb.status).toBe(400);
+    // Starting sign-ins is throttled per client address (each writes a row and may ask the provider).
+    const now = Date.now();
+    await strict.ctx.storage.db.insertInto("rate_events").values(Array.from({ length: 60 }, () => ({ bucket: "sso-start:ip:127.0.0.1", at: now }))).execute();
+    const throttled = await new Browser().fetch(`${strict.url}/api/auth/sso/start?email=a@strict.test`, { headers: { accept: "application/json" } });
+    expect(throttled.status).toBe(429);
+    expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThan(500);
+    expect(((await throttled.json()) as { code: string }).code).toBe("rate_limited");
   });
 
   it("lets operators see and remove a connection (audited); the owner removes theirs", async () => {

@@ -21,6 +21,7 @@ function refuse(req: FastifyRequest, reply: FastifyReply, err: unknown): Fastify
   const e = toDomainError(err);
   if (e.code === "internal_error" || e.code === "unavailable") throw err;
   reply.clearCookie(STATE_COOKIE, { path: COOKIE_PATH });
+  if (e.retryAfter !== undefined) reply.header("Retry-After", String(e.retryAfter));
   if (prefersJson(req.headers.accept)) return reply.code(STATUS_BY_CODE[e.code]).send(errorBody(e));
   const reason = typeof e.extra?.reason === "string" ? e.extra.reason : null;
   const q = new URLSearchParams({ sso_error: e.code, ...(reason ? { reason } : {}) });
@@ -41,12 +42,12 @@ export async function ssoRoutes(app: App, ctx: AppContext): Promise<void> {
         tags: ["auth"],
         summary: "Start single sign-on: 302 to the identity provider (email= for an Enterprise connection's domain, instance=1 for OIDC_ISSUER)",
         querystring: SsoStartQuery,
-        response: errors(400, 404),
+        response: errors(400, 404, 429),
       },
     },
     async (req, reply) => {
       try {
-        const { url, state } = await ctx.sso.signIn.start({ email: req.query.email, instance: req.query.instance === "1" });
+        const { url, state } = await ctx.sso.signIn.start({ email: req.query.email, instance: req.query.instance === "1" }, req.ip);
         reply.setCookie(STATE_COOKIE, state, { httpOnly: true, sameSite: "lax", path: COOKIE_PATH, secure: ctx.config.secureCookies, maxAge: 600 });
         reply.header("cache-control", "no-store");
         return reply.redirect(url, 302);
