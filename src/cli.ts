@@ -89,11 +89,14 @@ export function buildCli(): Command {
     .option("--name <name>", "display name", "")
     .option("--verified", "mark the email address as verified", false)
     .option("--admin", "make the account an operator (the console under /app/admin)", false)
-    .action(async (o: { email: string; password: string; plan: string; name: string; verified: boolean; admin: boolean }) => {
+    .option("--break-glass", "with --admin: keep password sign-in for this operator under OIDC_ONLY (docs/sso.md)", false)
+    .action(async (o: { email: string; password: string; plan: string; name: string; verified: boolean; admin: boolean; breakGlass: boolean }) => {
+      if (o.breakGlass && !o.admin) throw new DomainError("invalid_request", "--break-glass is for operators: add --admin");
       await withContext(async (ctx) => {
         let u = await ctx.accounts.create({ email: o.email, password: o.password, plan: o.plan, name: o.name, verified: o.verified });
         if (o.admin) u = await setOperator({ db: ctx.storage.db, clock: ctx.clock, audit: ctx.audit }, CLI_ACTOR, u.email, true);
-        process.stdout.write(`created ${u.email} (${u.plan}${u.email_verified_at ? ", verified" : ""}${o.admin ? ", operator" : ""}) id=${u.id}\n`);
+        if (o.breakGlass) await ctx.sso.policy.markBreakGlass(u.id);
+        process.stdout.write(`created ${u.email} (${u.plan}${u.email_verified_at ? ", verified" : ""}${o.admin ? ", operator" : ""}${o.breakGlass ? ", break-glass" : ""}) id=${u.id}\n`);
       });
     });
   user

@@ -4,6 +4,8 @@ import { PRIVATE_FILE_MODE, makePrivateDir, makePrivateFile } from "./shared/pri
 import { randomBytes } from "node:crypto";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ConfigError } from "./config-error.js";
+import { type SsoConfig, ssoConfigOf } from "./config-sso.js";
 
 /** The package root, whether running from src/ (tsx) or dist/src/ (compiled). */
 function packageRoot(): string {
@@ -102,17 +104,11 @@ export interface Config {
   /** OTEL_EXPORTER_OTLP_ENDPOINT and the OTEL_* settings with it; null: no tracing, no OpenTelemetry module loaded. */
   tracing: TracingConfig | null;
   webDir: string;
+  /** OIDC_* (the instance-wide identity provider) and ENTERPRISE_MEMBERS_MAX (docs/sso.md). */
+  sso: SsoConfig;
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable}: ${message}`);
-    this.name = "ConfigError";
-  }
-}
+export { ConfigError };
 
 type Env = Record<string, string | undefined>;
 
@@ -241,7 +237,7 @@ function loadOrCreateSecret(dataDir: string): string {
  * Settings that may also come from a file named by <NAME>_FILE (the Docker and Kubernetes secrets
  * convention), so that a secret need not sit in the environment. A new secret setting joins here.
  */
-export const SECRET_SETTINGS = ["SESSION_SECRET", "DATABASE_URL", "SMTP_URL", "METRICS_TOKEN"] as const;
+export const SECRET_SETTINGS = ["SESSION_SECRET", "DATABASE_URL", "SMTP_URL", "METRICS_TOKEN", "OIDC_CLIENT_SECRET"] as const;
 
 /** env with each <NAME>_FILE read into <NAME>; both given, or a file that cannot be read, is refused. */
 function withSecretFiles(env: Env): Env {
@@ -387,5 +383,6 @@ export function loadConfig(rawEnv: Env = process.env): Readonly<Config> {
     connectionsPerAddress: intVar(env, "CONNECTIONS_PER_ADDRESS", 256, 0, 1_000_000),
     tracing: tracingOf(env),
     webDir: resolve(env.WEB_DIR?.trim() || join(packageRoot(), "dist", "web")),
+    sso: ssoConfigOf(env),
   });
 }

@@ -49,6 +49,8 @@ import type { ReportFormService } from "./admin/reports.js";
 import type { ReportQueue } from "./admin/report-queue.js";
 import type { BlocklistService } from "./admin/blocklist-service.js";
 import { type Imports, createImports } from "./imports/index.js";
+import { type Sso, createSso } from "./sso/index.js";
+import { nodeDnsLookup } from "./domains/dns-check.js";
 
 /** What /readyz answers: "starting" until the server listens with everything loaded, "draining" from the start of shutdown. */
 export interface Readiness {
@@ -96,6 +98,8 @@ export interface AppContext {
   live: LiveFeed;
   /** Imports from other shorteners and files: the jobs, and the runner servers start (main.ts). */
   imports: Imports;
+  /** Single sign-on (docs/sso.md): Enterprise connections, the sign-in flow, the password policy. */
+  sso: Sso;
   /** OpenTelemetry's hooks when OTEL_EXPORTER_OTLP_ENDPOINT is set (main.ts starts it), else null. */
   tracing: Tracing | null;
   /** Flushes buffers and closes connections; safe to call twice. */
@@ -162,6 +166,9 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     origin: config.origin, mainHost: config.baseUrl.hostname, allowPrivate: config.importAllowPrivate, retryDelaysMs: overrides.importRetryDelaysMs,
     dialect: storage.dialect,
   });
+  const sso = createSso({
+    settings: config, db, clock, caps, rate, dns: overrides.dns ?? nodeDnsLookup(config.dnsServers), check: receiverCheck, audit: admin.audit, accounts,
+  });
 
   // Housekeeping: expired sessions, old throttle events, raw clicks past retention.
   const housekeeping = setInterval(() => {
@@ -191,6 +198,6 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   return {
     ...admin,
     config, readiness, storage, clock, log, mailer, rate, tracing, close, sessions, accounts, apiKeys, teams, tags, utm,
-    clicks, stats, analytics, live, links, blocklist, redirects, webhooks, clickDeliveries, domains, imports,
+    clicks, stats, analytics, live, links, blocklist, redirects, webhooks, clickDeliveries, domains, imports, sso,
   };
 }

@@ -17,7 +17,7 @@ export const CLI_ACTOR: Actor = { id: null, email: "command line" };
 
 export interface AuditRecord {
   action: string;
-  targetType: "account" | "link" | "host" | "blocklist" | "report";
+  targetType: "account" | "link" | "host" | "blocklist" | "report" | "sso_connection";
   targetId: string;
   summary: string;
   before?: unknown;

@@ -18,6 +18,10 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   forbidden: 403,
   plan_required: 403,
   account_inactive: 403,
+  // Password sign-in refused: the address must sign in through single sign-on (docs/sso.md).
+  sso_required: 403,
+  // A single sign-on callback refused (state, nonce, issuer, audience, unverified email; docs/sso.md).
+  sso_failed: 400,
   email_unverified: 403,
   limit_reached: 403,
   click_limit_reached: 403,

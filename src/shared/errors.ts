@@ -23,6 +23,8 @@ export type ErrorCode =
   | "link_disabled"
   | "unavailable_legal"
   | "link_blocked"
+  | "sso_required"
+  | "sso_failed"
   | "internal_error"
   | "unavailable";
 

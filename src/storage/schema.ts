@@ -258,6 +258,41 @@ export interface AbuseReportsTable {
   resolved_by: string | null;
 }
 
+/** An Enterprise owner's OpenID Connect connection (docs/sso.md); the client secret sealed, bound to the row id. */
+export interface SsoConnectionsTable {
+  id: string;
+  owner_id: string;
+  issuer: string;
+  client_id: string;
+  client_secret_sealed: string;
+  require_sso: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An email domain of a connection, proved by a TXT record; unique on the instance. */
+export interface SsoDomainsTable {
+  domain: string;
+  connection_id: string;
+  txt_token: string;
+  status: "pending" | "verified";
+  next_action: string | null;
+  last_checked_at: number | null;
+  verified_at: number | null;
+  created_at: number;
+}
+
+/** A sign-in under way: SHA-256 of its state; nonce and PKCE verifier sealed; connection null for OIDC_ISSUER. */
+export interface SsoLoginsTable {
+  state_hash: string;
+  connection_id: string | null;
+  checks_sealed: string;
+  expires_at: number;
+}
+
+/** Operators' accounts created on the command line that keep password sign-in under OIDC_ONLY. */
+export interface SsoBreakGlassTable { user_id: string; created_at: number }
+
 /** Every operator action; append-only (the database refuses UPDATE and DELETE). */
 export interface AdminAuditTable {
   id: Generated<number>;
@@ -338,6 +373,10 @@ export interface Database extends ImportTables {
   blocked_hosts: BlockedHostsTable;
   abuse_reports: AbuseReportsTable;
   admin_audit: AdminAuditTable;
+  sso_connections: SsoConnectionsTable;
+  sso_domains: SsoDomainsTable;
+  sso_logins: SsoLoginsTable;
+  sso_break_glass: SsoBreakGlassTable;
   mail_outbox: MailOutboxTable;
   tags: TagsTable;
   link_tags: LinkTagsTable;
@@ -355,3 +394,5 @@ export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type DomainRow = Selectable<DomainsTable>;
 export type AbuseReportRow = Selectable<AbuseReportsTable>;
 export type AdminAuditRow = Selectable<AdminAuditTable>;
+export type SsoConnectionRow = Selectable<SsoConnectionsTable>;
+export type SsoDomainRow = Selectable<SsoDomainsTable>;

@@ -72,6 +72,13 @@ const OWNED: Record<string, Fixture> = {
   // Only a failed or cancelled import resumes: a finished one is 409 for its owner.
   "/api/imports/:id/resume": async (a) => ({ path: `/api/imports/${await importJob(a)}/resume`, own: 409 }),
   "/api/imports/:id/report.csv": async (a) => `/api/imports/${await importJob(a)}/report.csv`,
+  // An address literal as issuer: public, and no DNS needed (this server's DNS goes nowhere).
+  "/api/sso/domains/:domain/verify": async (a) => {
+    const domain = `idor-${++n}.example`;
+    const r = await a.client.put("/api/sso", { issuer: "https://93.184.215.14/", client_id: "idor", client_secret: "idor-secret", domains: [domain] });
+    if (r.status !== 200) throw new Error(`fixture: ${r.status} ${r.text}`);
+    return `/api/sso/domains/${domain}/verify`;
+  },
   "/api/utm-templates/:id": async (a) => `/api/utm-templates/${await created(await a.client.post("/api/utm-templates", { name: `idor-${++n}`, utm_source: "idor" }), "template")}`,
 };
 

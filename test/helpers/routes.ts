@@ -43,6 +43,9 @@ export const CONTRACT_CODES = new Set([
   "payload_too_large",
   "rate_limited",
   "click_limit_reached",
+  // Single sign-on (docs/sso.md).
+  "sso_required",
+  "sso_failed",
 ]);
 
 export interface Answer {

@@ -26,6 +26,8 @@ import { NotFoundPage } from "./public/NotFound";
 import { TeamPage, TeamSummary } from "./team/Team";
 import { AcceptInvitationPage } from "./team/AcceptInvitation";
 import { AdminLayout } from "./admin/common";
+import { AdminSsoPage } from "./admin/Sso";
+import { SsoPage } from "./sso/Sso";
 import { AdminOverviewPage } from "./admin/Overview";
 import { AdminAccountsPage } from "./admin/Accounts";
 import { AdminLinksPage } from "./admin/Links";
@@ -89,6 +91,7 @@ function Shell() {
               <Route path="/app/invitations/accept" element={<AcceptInvitationPage />} />
               <Route path="/app/webhooks" element={<RequireAuth><WebhooksPage /></RequireAuth>} />
               <Route path="/app/domains" element={<RequireAuth><DomainsPage /></RequireAuth>} />
+              <Route path="/app/sso" element={<RequireAuth><SsoPage /></RequireAuth>} />
               <Route path="/app/admin" element={<RequireAuth><AdminLayout /></RequireAuth>}>
                 <Route index element={<AdminOverviewPage />} />
                 <Route path="accounts" element={<AdminAccountsPage />} />
@@ -96,6 +99,7 @@ function Shell() {
                 <Route path="reports" element={<AdminReportsPage />} />
                 <Route path="blocklist" element={<AdminBlocklistPage />} />
                 <Route path="audit" element={<AdminAuditPage />} />
+                <Route path="sso" element={<AdminSsoPage />} />
                 <Route path="*" element={<NotFoundPage />} />
               </Route>
               <Route path="*" element={<NotFoundPage />} />

@@ -12,6 +12,7 @@ import { adminLinkRoutes } from "./admin-links.js";
 import { adminOverviewRoutes } from "./admin-overview.js";
 import { adminReportRoutes } from "./admin-reports.js";
 import { adminBlocklistRoutes } from "./admin-blocklist.js";
+import { adminSsoRoutes } from "./sso.js";
 
 /** A numeric keyset cursor (the audit log's ids), or invalid_request. */
 export function numericCursor(cursor: string | undefined): number | undefined {
@@ -45,5 +46,6 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
     await adminLinkRoutes(scope, ctx);
     await adminReportRoutes(scope, ctx);
     await adminBlocklistRoutes(scope, ctx);
+    await adminSsoRoutes(scope, ctx);
   });
 }

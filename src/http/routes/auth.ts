@@ -47,6 +47,7 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (req, reply) => {
+      await ctx.sso.policy.checkSignUp(req.body.email);
       const { user, emailSent } = await ctx.accounts.signUp(req.body, req.ip);
       const csrf = await signInSession(ctx, req, reply, user);
       return reply.code(201).send({ status: "success" as const, user: publicUser(user), csrf_token: csrf, email_sent: emailSent });
@@ -64,7 +65,9 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (req, reply) => {
+      await ctx.sso.policy.checkSignIn(req.body.email);
       const user = await ctx.accounts.signIn(req.body.email, req.body.password, req.ip);
+      await ctx.sso.policy.checkSignedIn(user);
       const csrf = await signInSession(ctx, req, reply, user);
       return { status: "success" as const, user: publicUser(user), csrf_token: csrf };
     },

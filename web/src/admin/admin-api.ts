@@ -22,6 +22,9 @@ const byId = (id: string) => ({ params: { path: { id } } });
 export const adminApi = {
   overview: () => call(snip.GET("/api/admin/overview")),
 
+  ssoConnections: () => call(snip.GET("/api/admin/sso")).then((r) => r.connections),
+  removeSsoConnection: (id: string) => call(snip.DELETE("/api/admin/sso/{id}", byId(id))),
+
   accounts: (f: Filters<AccountsQ>) => call(snip.GET("/api/admin/accounts", { params: { query: listQuery<AccountsQ>(f) } })),
   account: (id: string) => call(snip.GET("/api/admin/accounts/{id}", byId(id))).then((r) => r.account),
   updateAccount: (id: string, body: UpdateAccountFields) => call(snip.PATCH("/api/admin/accounts/{id}", { ...byId(id), body })).then((r) => r.account),

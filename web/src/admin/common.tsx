@@ -12,6 +12,7 @@ const TABS: { to: string; label: string; id: string }[] = [
   { to: "/app/admin/links", label: "Links", id: "links" },
   { to: "/app/admin/reports", label: "Reports", id: "reports" },
   { to: "/app/admin/blocklist", label: "Blocklist", id: "blocklist" },
+  { to: "/app/admin/sso", label: "SSO", id: "sso" },
   { to: "/app/admin/audit", label: "Audit log", id: "audit" },
 ];
 

@@ -7,6 +7,7 @@ import { useSession } from "../shared/session";
 import { A, Alert, Field, Spinner, useTitle } from "../shared/ui";
 import { MAX_NAME, MESSAGES, accountPasswordProblem, emailProblem } from "../../../src/contract/form-rules";
 import { safeNext, useFormErrors } from "./form-errors";
+import { EmailFirstSso, InstanceButton, ssoErrorText, startSso, useSsoOptions } from "./SsoEntry";
 
 export function SignupPage() {
   useTitle("Sign up");
@@ -20,8 +21,18 @@ export function SignupPage() {
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
   const f = useFormErrors();
+  const sso = useSsoOptions();
 
   if (user && !busy) return <Navigate to={next ?? "/app"} replace />;
+  if (sso?.password_sign_up === false) {
+    return (
+      <section className="auth-card card" data-testid="signup-off">
+        <h1>Create your account</h1>
+        <p className="muted">Accounts on this service are created when you first sign in through your organisation.</p>
+        <InstanceButton options={sso} />
+      </section>
+    );
+  }
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -82,7 +93,10 @@ export function LoginPage() {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
+  const [ssoRequired, setSsoRequired] = useState(false);
   const f = useFormErrors();
+  const sso = useSsoOptions();
+  const ssoError = ssoErrorText(params);
 
   if (user && !busy) return <Navigate to={next} replace />;
 
@@ -95,6 +109,7 @@ export function LoginPage() {
       setUser(u);
       navigate(next, { replace: true });
     } catch (err) {
+      setSsoRequired(err instanceof ApiError && err.code === "sso_required");
       f.take(err);
       setBusy(false);
     }
@@ -103,6 +118,15 @@ export function LoginPage() {
   return (
     <section className="auth-card card">
       <h1>Sign in</h1>
+      {ssoError ? <Alert testId="sso-error">{ssoError}</Alert> : null}
+      <div className="sso-entry">
+        <InstanceButton options={sso} />
+        <EmailFirstSso />
+      </div>
+      {sso?.password_sign_in === false ? <p className="muted small">Password sign-in is off on this service; operators' break-glass accounts still use it below.</p> : null}
+      <div className="auth-divider" role="separator">
+        <span>or with a password</span>
+      </div>
       <form onSubmit={submit} noValidate data-testid="login-form">
         <Field id="login-email" label="Email" error={f.fieldErrors.email}>
           <input id="login-email" data-testid="login-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
@@ -111,6 +135,11 @@ export function LoginPage() {
           <input id="login-password" data-testid="login-password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
         </Field>
         {f.error ? <Alert testId="login-error">{f.error}</Alert> : null}
+        {ssoRequired ? (
+          <button type="button" className="btn btn-secondary btn-block" onClick={() => startSso({ email: email.trim() })} data-testid="sso-required-continue">
+            Continue with single sign-on
+          </button>
+        ) : null}
         <button type="submit" className="btn btn-primary btn-block" disabled={busy} data-testid="login-submit">
           {busy ? "Signing in…" : "Sign in"}
         </button>

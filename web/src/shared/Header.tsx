@@ -27,6 +27,7 @@ export const NAV: readonly NavEntry[] = [
   { to: "/app/team", label: "Team", testId: "nav-team" },
   { to: "/app/webhooks", label: "Webhooks", testId: "nav-webhooks", capability: "webhooks" },
   { to: "/app/domains", label: "Domains", testId: "nav-domains", capability: "custom_domains" },
+  { to: "/app/sso", label: "SSO", testId: "nav-sso", capability: "sso" },
   { to: "/app/profile", label: "Profile", testId: "nav-profile" },
   { to: "/app/admin", label: "Operator", testId: "nav-admin", operator: true },
 ];

@@ -1,0 +1,81 @@
+// Single sign-on through OpenID Connect (docs/sso.md): an Enterprise owner's connection with its email
+// domains, the sign-in options the sign-in page reads, and the operators' view of every connection.
+import { Type, type Static } from "typebox";
+import { Body, Nullable } from "./common.js";
+
+export const SsoDomainSchema = Type.Object({
+  domain: Type.String(),
+  status: Type.Union([Type.Literal("pending"), Type.Literal("verified")]),
+  record: Type.Object({ type: Type.Literal("TXT"), name: Type.String(), value: Type.String() }, { description: "the TXT record that proves the domain" }),
+  next_action: Nullable(Type.String()),
+  last_checked_at: Nullable(Type.String()),
+  verified_at: Nullable(Type.String()),
+});
+export type SsoDomain = Static<typeof SsoDomainSchema>;
+
+export const SsoConnectionSchema = Type.Object({
+  id: Type.String(),
+  issuer: Type.String(),
+  client_id: Type.String(),
+  client_secret_set: Type.Boolean({ description: "a client secret is stored (sealed; it is never returned)" }),
+  require_sso: Type.Boolean({ description: "password sign-in is refused for addresses on the verified domains" }),
+  domains: Type.Array(SsoDomainSchema),
+  redirect_uri: Type.String({ description: "register this at the identity provider" }),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+export type SsoConnection = Static<typeof SsoConnectionSchema>;
+
+export const SsoReply = Type.Object({ status: Type.Literal("success"), connection: Nullable(SsoConnectionSchema) });
+export type SsoReply = Static<typeof SsoReply>;
+export const SsoSetReply = Type.Object({ status: Type.Literal("success"), connection: SsoConnectionSchema });
+export type SsoSetReply = Static<typeof SsoSetReply>;
+
+export const SsoPutBody = Body({
+  issuer: Type.String({ maxLength: 500 }),
+  client_id: Type.String({ minLength: 1, maxLength: 255 }),
+  client_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: "required when none is stored yet; omitted: the stored one is kept" })),
+  domains: Type.Array(Type.String({ maxLength: 300 }), { minItems: 1, maxItems: 20 }),
+  require_sso: Type.Optional(Type.Boolean()),
+});
+export type SsoPutBody = Static<typeof SsoPutBody>;
+
+export const SsoDomainParams = Type.Object({ domain: Type.String({ maxLength: 300 }) });
+export const SsoDomainReply = Type.Object({ status: Type.Literal("success"), domain: SsoDomainSchema });
+
+export const SsoStartQuery = Type.Object({
+  email: Type.Optional(Type.String({ maxLength: 254, description: "an address on an Enterprise connection's verified domain" })),
+  instance: Type.Optional(Type.Literal("1", { description: "sign in through the instance-wide provider (OIDC_ISSUER)" })),
+});
+export const SsoCallbackQuery = Type.Object(
+  {
+    state: Type.Optional(Type.String({ maxLength: 200 })),
+    code: Type.Optional(Type.String({ maxLength: 4000 })),
+    error: Type.Optional(Type.String({ maxLength: 200 })),
+    error_description: Type.Optional(Type.String({ maxLength: 1000 })),
+    iss: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: true },
+);
+
+export const SsoOptionsReply = Type.Object({
+  status: Type.Literal("success"),
+  instance: Nullable(Type.Object({ name: Type.String({ description: "OIDC_NAME: the button reads \"Sign in with …\"" }) })),
+  password_sign_in: Type.Boolean({ description: "false with OIDC_ONLY (operators' break-glass accounts still may)" }),
+  password_sign_up: Type.Boolean(),
+});
+export type SsoOptionsReply = Static<typeof SsoOptionsReply>;
+
+export const AdminSsoConnectionSchema = Type.Object({
+  id: Type.String(),
+  owner_id: Type.String(),
+  owner_email: Type.String(),
+  issuer: Type.String(),
+  client_id: Type.String(),
+  require_sso: Type.Boolean(),
+  domains: Type.Array(Type.Object({ domain: Type.String(), status: Type.Union([Type.Literal("pending"), Type.Literal("verified")]) })),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+export type AdminSsoConnection = Static<typeof AdminSsoConnectionSchema>;
+export const AdminSsoListReply = Type.Object({ status: Type.Literal("success"), connections: Type.Array(AdminSsoConnectionSchema) });

@@ -1,0 +1,142 @@
+// Single sign-on (docs/sso.md): the Enterprise owner's connection under /api/sso, the sign-in flow under
+// /api/auth/sso (options, start, callback), and the operators' view under /api/admin/sso.
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { App } from "../app-type.js";
+import type { AppContext } from "../../context.js";
+import { errors, IdParams, OkSchema } from "../../contract/common.js";
+import { AdminSsoListReply, SsoCallbackQuery, SsoDomainParams, SsoDomainReply, SsoOptionsReply, SsoPutBody, SsoReply, SsoSetReply, SsoStartQuery } from "../../contract/sso.js";
+import { activeUser, operatorOf, signInSession, signedIn, signedInRoutes } from "../auth.js";
+import { prefersJson } from "../pages.js";
+import { errorBody, toDomainError, STATUS_BY_CODE } from "../errors.js";
+
+/** The state of a sign-in under way, in the browser that started it (the callback must come back to it). */
+const STATE_COOKIE = "snip_sso_state";
+const COOKIE_PATH = "/api/auth/sso";
+
+/**
+ * A refused start or callback: JSON for API clients, else back to the sign-in page with a stable code
+ * (`sso_error`, and `reason` for sso_failed) the page explains.
+ */
+function refuse(req: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+  const e = toDomainError(err);
+  if (e.code === "internal_error" || e.code === "unavailable") throw err;
+  reply.clearCookie(STATE_COOKIE, { path: COOKIE_PATH });
+  if (e.retryAfter !== undefined) reply.header("Retry-After", String(e.retryAfter));
+  if (prefersJson(req.headers.accept)) return reply.code(STATUS_BY_CODE[e.code]).send(errorBody(e));
+  const reason = typeof e.extra?.reason === "string" ? e.extra.reason : null;
+  const q = new URLSearchParams({ sso_error: e.code, ...(reason ? { reason } : {}) });
+  return reply.redirect(`/app/login?${q}`, 302);
+}
+
+export async function ssoRoutes(app: App, ctx: AppContext): Promise<void> {
+  app.get(
+    "/api/auth/sso/options",
+    { schema: { tags: ["auth"], summary: "What the sign-in page offers: the instance-wide provider's button, password sign-in and sign-up", response: { 200: SsoOptionsReply } } },
+    async () => ({ status: "success" as const, ...ctx.sso.policy.options() }),
+  );
+
+  app.get(
+    "/api/auth/sso/start",
+    {
+      schema: {
+        tags: ["auth"],
+        summary: "Start single sign-on: 302 to the identity provider (email= for an Enterprise connection's domain, instance=1 for OIDC_ISSUER)",
+        querystring: SsoStartQuery,
+        response: errors(400, 404, 429),
+      },
+    },
+    async (req, reply) => {
+      try {
+        const { url, state } = await ctx.sso.signIn.start({ email: req.query.email, instance: req.query.instance === "1" }, req.ip);
+        reply.setCookie(STATE_COOKIE, state, { httpOnly: true, sameSite: "lax", path: COOKIE_PATH, secure: ctx.config.secureCookies, maxAge: 600 });
+        reply.header("cache-control", "no-store");
+        return reply.redirect(url, 302);
+      } catch (err) {
+        return refuse(req, reply, err);
+      }
+    },
+  );
+
+  app.get(
+    "/api/auth/sso/callback",
+    {
+      schema: {
+        tags: ["auth"],
+        summary: "The identity provider's answer (the redirect URI): signs in and sends to /app, or back to /app/login?sso_error=",
+        querystring: SsoCallbackQuery,
+        response: errors(400, 403),
+      },
+    },
+    async (req, reply) => {
+      try {
+        const user = await ctx.sso.signIn.callback(new URL(req.url, ctx.config.origin), req.cookies[STATE_COOKIE]);
+        await signInSession(ctx, req, reply, user);
+        reply.clearCookie(STATE_COOKIE, { path: COOKIE_PATH });
+        reply.header("cache-control", "no-store");
+        return reply.redirect("/app", 302);
+      } catch (err) {
+        return refuse(req, reply, err);
+      }
+    },
+  );
+
+  await signedInRoutes(app, ctx, async (scope) => {
+    scope.get(
+      "/api/sso",
+      { schema: { tags: ["sso"], summary: "The caller's single sign-on connection (the client secret is never returned), or null", response: { 200: SsoReply, ...errors(401) } } },
+      async (req, reply) => {
+        reply.header("cache-control", "no-store");
+        return { status: "success" as const, connection: await ctx.sso.connections.get(signedIn(req)) };
+      },
+    );
+    scope.put(
+      "/api/sso",
+      {
+        schema: {
+          tags: ["sso"],
+          summary: "Set the caller's single sign-on connection (Enterprise): issuer, client id, secret (sealed), email domains, require_sso",
+          body: SsoPutBody,
+          response: { 200: SsoSetReply, ...errors(400, 401, 403, 409) },
+        },
+      },
+      async (req) => ({ status: "success" as const, connection: await ctx.sso.connections.set(activeUser(req), req.body) }),
+    );
+    scope.delete(
+      "/api/sso",
+      { schema: { tags: ["sso"], summary: "Remove the caller's single sign-on connection (its members stay members)", response: { 200: OkSchema, ...errors(401, 404) } } },
+      async (req) => {
+        await ctx.sso.connections.remove(signedIn(req));
+        return { status: "success" as const };
+      },
+    );
+    scope.post(
+      "/api/sso/domains/:domain/verify",
+      {
+        schema: {
+          tags: ["sso"],
+          summary: "Check the domain's TXT record (at most once every 5 seconds per domain)",
+          params: SsoDomainParams,
+          response: { 200: SsoDomainReply, ...errors(401, 404, 429) },
+        },
+      },
+      async (req) => ({ status: "success" as const, domain: await ctx.sso.connections.verifyDomain(activeUser(req), req.params.domain) }),
+    );
+  });
+}
+
+/** Inside the operator scope (routes/admin.ts). */
+export async function adminSsoRoutes(scope: App, ctx: AppContext): Promise<void> {
+  scope.get(
+    "/api/admin/sso",
+    { schema: { tags: ["operator"], summary: "Every Enterprise single sign-on connection with its owner and domains", response: { 200: AdminSsoListReply, ...errors(401, 403) } } },
+    async () => ({ status: "success" as const, connections: await ctx.sso.connections.list() }),
+  );
+  scope.delete(
+    "/api/admin/sso/:id",
+    { schema: { tags: ["operator"], summary: "Remove a single sign-on connection (audited)", params: IdParams, response: { 200: OkSchema, ...errors(401, 403, 404) } } },
+    async (req) => {
+      await ctx.sso.connections.removeById(operatorOf(req), req.params.id);
+      return { status: "success" as const };
+    },
+  );
+}

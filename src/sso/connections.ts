@@ -1,0 +1,223 @@
+// Enterprise owners' OpenID Connect connections (docs/sso.md): set (issuer checked like a webhook receiver,
+// secret sealed), read (the secret never), remove, prove an email domain by DNS TXT record, and the operators'
+// list and removal. Every change is in the audit log.
+import type { Kysely } from "kysely";
+import type { Database, SsoConnectionRow, SsoDomainRow, UserRow } from "../storage/schema.js";
+import { DomainError, invalid } from "../shared/errors.js";
+import { iso } from "../shared/clock.js";
+import { newId, randomBase62 } from "../shared/ids.js";
+import { requireCapability } from "../accounts/plans.js";
+import { normalizeHostname } from "../domains/hostnames.js";
+import { checkRecords } from "../domains/dns-check.js";
+import type { Actor } from "../admin/audit-log.js";
+import type { AdminSsoConnection, SsoConnection, SsoDomain, SsoPutBody } from "../contract/sso.js";
+import { isLoopbackHost } from "../config-sso.js";
+import { CALLBACK_PATH, type SsoDeps } from "./deps.js";
+
+export const TXT_LABEL = "_snip-sso";
+const TXT_PREFIX = "snip-sso=";
+/** One verify request per domain in this window (each may ask DNS for a few seconds). */
+export const SSO_VERIFY_INTERVAL_MS = 5_000;
+
+function txtRecord(d: Pick<SsoDomainRow, "domain" | "txt_token">) {
+  return { type: "TXT" as const, name: `${TXT_LABEL}.${d.domain}`, value: `${TXT_PREFIX}${d.txt_token}` };
+}
+
+export function publicDomain(d: SsoDomainRow): SsoDomain {
+  return {
+    domain: d.domain,
+    status: d.status,
+    record: txtRecord(d),
+    next_action: d.status === "verified" ? null : (d.next_action ?? `Add the TXT record ${txtRecord(d).name} with the value ${txtRecord(d).value} at your DNS provider, then verify.`),
+    last_checked_at: d.last_checked_at === null ? null : iso(Number(d.last_checked_at)),
+    verified_at: d.verified_at === null ? null : iso(Number(d.verified_at)),
+  };
+}
+
+const actorOf = (u: UserRow): Actor => ({ id: u.id, email: u.email });
+
+/** What the audit log keeps of a connection: never the secret. */
+function auditView(c: Pick<SsoConnectionRow, "issuer" | "client_id" | "require_sso">, domains: string[]) {
+  return { issuer: c.issuer, client_id: c.client_id, require_sso: Number(c.require_sso) === 1, domains };
+}
+
+export class SsoConnections {
+  constructor(private readonly deps: SsoDeps) {}
+
+  private async rowOf(ownerId: string): Promise<SsoConnectionRow | null> {
+    return (await this.deps.db.selectFrom("sso_connections").selectAll().where("owner_id", "=", ownerId).executeTakeFirst()) ?? null;
+  }
+
+  private domainsOf(db: Kysely<Database>, connectionId: string): Promise<SsoDomainRow[]> {
+    return db.selectFrom("sso_domains").selectAll().where("connection_id", "=", connectionId).orderBy("domain").execute();
+  }
+
+  private view(c: SsoConnectionRow, domains: SsoDomainRow[]): SsoConnection {
+    return {
+      id: c.id,
+      issuer: c.issuer,
+      client_id: c.client_id,
+      client_secret_set: c.client_secret_sealed !== "",
+      require_sso: Number(c.require_sso) === 1,
+      domains: domains.map(publicDomain),
+      redirect_uri: this.deps.origin + CALLBACK_PATH,
+      created_at: iso(Number(c.created_at)),
+      updated_at: iso(Number(c.updated_at)),
+    };
+  }
+
+  async get(owner: UserRow): Promise<SsoConnection | null> {
+    const c = await this.rowOf(owner.id);
+    return c ? this.view(c, await this.domainsOf(this.deps.db, c.id)) : null;
+  }
+
+  /** An Enterprise issuer: an absolute https:// URL whose host resolves to public addresses only (WEBHOOK_ALLOW_PRIVATE: loopback and private too). */
+  private async checkIssuer(raw: string): Promise<string> {
+    const trimmed = raw.trim();
+    let u: URL;
+    try {
+      u = new URL(trimmed);
+    } catch {
+      throw invalid("issuer", "must be an absolute https:// URL");
+    }
+    if (u.username || u.password || u.search || u.hash) throw invalid("issuer", "must not carry credentials, a query or a fragment");
+    const http = u.protocol === "http:" && this.deps.check.allowPrivate && isLoopbackHost(u.hostname);
+    if (u.protocol !== "https:" && !http) throw invalid("issuer", "must use https://");
+    try {
+      await this.deps.check.check(trimmed, "custom", { http });
+    } catch (e) {
+      throw invalid("issuer", (e as Error).message);
+    }
+    // The issuer as the provider names itself: a trailing slash is part of it, so it is kept as typed.
+    return trimmed;
+  }
+
+  private normalizeDomains(raw: string[]): string[] {
+    const out = new Set<string>();
+    raw.forEach((d, i) => out.add(normalizeHostname(d, [this.deps.ownHost], `domains.${i}`)));
+    return [...out].sort();
+  }
+
+  async set(owner: UserRow, body: SsoPutBody): Promise<SsoConnection> {
+    requireCapability(owner.plan, "sso", "Single sign-on");
+    if (owner.status !== "active") throw new DomainError("account_inactive", "This account is suspended");
+    const clientId = body.client_id.trim();
+    if (!clientId || /[\u0000-\u001f\u007f]/.test(clientId)) throw invalid("client_id", "must be a client id without control characters");
+    const domains = this.normalizeDomains(body.domains);
+    const issuer = await this.checkIssuer(body.issuer);
+    const { db, clock, box, audit } = this.deps;
+    const now = clock.now();
+    const before = await this.rowOf(owner.id);
+    if (!before && body.client_secret === undefined) throw invalid("client_secret", "is required for a new connection");
+    const id = before?.id ?? newId();
+    const sealed = body.client_secret !== undefined ? box.seal(body.client_secret, id) : (before as SsoConnectionRow).client_secret_sealed;
+    const requireSso = body.require_sso ?? Number(before?.require_sso ?? 0) === 1;
+    const row: SsoConnectionRow = { id, owner_id: owner.id, issuer, client_id: clientId, client_secret_sealed: sealed, require_sso: requireSso ? 1 : 0, created_at: before?.created_at ?? now, updated_at: now };
+    await db.transaction().execute(async (trx) => {
+      const taken = await trx.selectFrom("sso_domains").select("domain").where("domain", "in", domains).where("connection_id", "!=", id).executeTakeFirst();
+      if (taken) throw new DomainError("conflict", `${taken.domain} belongs to another single sign-on connection`, [{ field: "domains", message: `${taken.domain} is taken` }]);
+      const old = before ? await this.domainsOf(trx, id) : [];
+      if (before) await trx.updateTable("sso_connections").set(row).where("id", "=", id).execute();
+      else await trx.insertInto("sso_connections").values(row).execute();
+      const dropped = old.filter((d) => !domains.includes(d.domain)).map((d) => d.domain);
+      if (dropped.length) await trx.deleteFrom("sso_domains").where("connection_id", "=", id).where("domain", "in", dropped).execute();
+      const added = domains.filter((d) => !old.some((o) => o.domain === d));
+      for (const domain of added) {
+        await trx.insertInto("sso_domains").values({ domain, connection_id: id, txt_token: randomBase62(32), status: "pending", next_action: null, last_checked_at: null, verified_at: null, created_at: now }).execute();
+      }
+      await audit.record(trx, actorOf(owner), now, {
+        action: before ? "sso.update" : "sso.create",
+        targetType: "sso_connection",
+        targetId: id,
+        summary: `${owner.email} ${before ? "changed" : "set up"} single sign-on with ${issuer}${body.client_secret !== undefined && before ? " (new client secret)" : ""}`,
+        before: before ? auditView(before, old.map((d) => d.domain)) : undefined,
+        after: auditView(row, domains),
+      });
+    });
+    return (await this.get(owner)) as SsoConnection;
+  }
+
+  async remove(owner: UserRow): Promise<void> {
+    const c = await this.rowOf(owner.id);
+    if (!c) throw new DomainError("not_found", "There is no single sign-on connection");
+    await this.removeRow(actorOf(owner), c, `${owner.email} removed their single sign-on connection`);
+  }
+
+  private async removeRow(actor: Actor, c: SsoConnectionRow, summary: string): Promise<void> {
+    const { db, clock, audit } = this.deps;
+    await db.transaction().execute(async (trx) => {
+      const domains = (await this.domainsOf(trx, c.id)).map((d) => d.domain);
+      const r = await trx.deleteFrom("sso_connections").where("id", "=", c.id).executeTakeFirst();
+      if (Number(r.numDeletedRows) === 0) throw new DomainError("not_found", "There is no such single sign-on connection");
+      await audit.record(trx, actor, clock.now(), { action: "sso.delete", targetType: "sso_connection", targetId: c.id, summary, before: auditView(c, domains) });
+    });
+  }
+
+  /** Checks the domain's TXT record through DNS_SERVERS (the custom domains' check), at most once per SSO_VERIFY_INTERVAL_MS. */
+  async verifyDomain(owner: UserRow, rawDomain: string): Promise<SsoDomain> {
+    const c = await this.rowOf(owner.id);
+    const domain = rawDomain.trim().toLowerCase().replace(/\.$/, "");
+    const d = c ? await this.deps.db.selectFrom("sso_domains").selectAll().where("connection_id", "=", c.id).where("domain", "=", domain).executeTakeFirst() : undefined;
+    if (!c || !d) throw new DomainError("not_found", "No such domain on your single sign-on connection");
+    const { db, clock, rate, audit } = this.deps;
+    const bucket = `sso-verify:${domain}`;
+    const state = await rate.state(bucket, clock.now() - SSO_VERIFY_INTERVAL_MS);
+    if (state.count > 0) throw new DomainError("rate_limited", `${domain} was checked a moment ago; try again in a few seconds`, undefined, undefined, Math.ceil(SSO_VERIFY_INTERVAL_MS / 1000));
+    await rate.record(bucket, clock.now());
+    const record = txtRecord(d);
+    const check = await checkRecords(this.deps.dns, { hostname: domain, cnameTarget: "", txtName: record.name, txtValue: record.value });
+    const now = clock.now();
+    const t = check.txt;
+    const ok = t.state === "ok";
+    const next = ok
+      ? null
+      : t.state === "missing"
+        ? `No TXT record found at ${record.name}: add it with the value ${record.value}, then verify again.`
+        : t.state === "wrong"
+          ? `The TXT record at ${record.name} holds "${t.found}": set it to ${record.value}.`
+          : `DNS is not answering for ${record.name} (${t.reason}): check the domain's name servers, then verify again.`;
+    const status = ok ? "verified" : d.status;
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable("sso_domains")
+        .set({ status, next_action: next, last_checked_at: now, verified_at: ok ? (d.verified_at ?? now) : d.verified_at })
+        .where("domain", "=", domain)
+        .execute();
+      if (ok && d.status !== "verified") {
+        await audit.record(trx, actorOf(owner), now, { action: "sso.domain_verified", targetType: "sso_connection", targetId: c.id, summary: `${domain} verified for single sign-on`, after: { domain } });
+      }
+    });
+    return publicDomain({ ...d, status, next_action: next, last_checked_at: now, verified_at: ok ? (d.verified_at ?? now) : d.verified_at });
+  }
+
+  /** Operators: every connection with its owner and domains. */
+  async list(): Promise<AdminSsoConnection[]> {
+    const rows = await this.deps.db
+      .selectFrom("sso_connections")
+      .innerJoin("users", "users.id", "sso_connections.owner_id")
+      .selectAll("sso_connections")
+      .select("users.email as owner_email")
+      .orderBy("sso_connections.created_at", "desc")
+      .limit(1_000)
+      .execute();
+    const domains = rows.length ? await this.deps.db.selectFrom("sso_domains").selectAll().where("connection_id", "in", rows.map((r) => r.id)).orderBy("domain").execute() : [];
+    return rows.map((r) => ({
+      id: r.id,
+      owner_id: r.owner_id,
+      owner_email: r.owner_email,
+      issuer: r.issuer,
+      client_id: r.client_id,
+      require_sso: Number(r.require_sso) === 1,
+      domains: domains.filter((d) => d.connection_id === r.id).map((d) => ({ domain: d.domain, status: d.status })),
+      created_at: iso(Number(r.created_at)),
+      updated_at: iso(Number(r.updated_at)),
+    }));
+  }
+
+  /** Operators: removes a connection (its domains go with it; its members stay members). */
+  async removeById(operator: Actor, id: string): Promise<void> {
+    const c = await this.deps.db.selectFrom("sso_connections").selectAll().where("id", "=", id).executeTakeFirst();
+    if (!c) throw new DomainError("not_found", "There is no such single sign-on connection");
+    await this.removeRow(operator, c, `single sign-on connection with ${c.issuer} removed by an operator`);
+  }
+}

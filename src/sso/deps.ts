@@ -1,0 +1,35 @@
+// What the single sign-on use cases need: database, clock, sealing, DNS, the address guard, the audit log.
+import type { Db } from "../storage/db.js";
+import type { Clock } from "../shared/clock.js";
+import type { SealedBox } from "../shared/secret-box.js";
+import type { OwnerCaps } from "../storage/owner-caps.js";
+import type { RateEvents } from "../storage/rate-events.js";
+import type { DnsLookup } from "../domains/dns-check.js";
+import type { ReceiverCheck } from "../webhooks/receiver-check.js";
+import type { AuditLog } from "../admin/audit-log.js";
+import type { AccountService } from "../accounts/accounts.js";
+import type { SsoConfig } from "../config-sso.js";
+import type { Providers } from "./oidc-client.js";
+
+export interface SsoDeps {
+  db: Db;
+  clock: Clock;
+  /** Seals client secrets (bound to the connection id) and the checks of sign-ins under way (bound to the state's hash). */
+  box: SealedBox;
+  caps: OwnerCaps;
+  rate: RateEvents;
+  /** A fresh resolver per DNS check (src/domains: DNS_SERVERS). */
+  dns: () => DnsLookup;
+  /** The webhooks' address guard (WEBHOOK_ALLOW_PRIVATE): Enterprise issuers must be public. */
+  check: ReceiverCheck;
+  audit: AuditLog;
+  accounts: AccountService;
+  providers: Providers;
+  settings: SsoConfig;
+  /** BASE_URL's origin: the redirect URI is origin + CALLBACK_PATH. */
+  origin: string;
+  /** BASE_URL's hostname: never an SSO domain. */
+  ownHost: string;
+}
+
+export const CALLBACK_PATH = "/api/auth/sso/callback";

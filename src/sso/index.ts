@@ -1,0 +1,55 @@
+// Single sign-on as the service builds it (docs/sso.md): Enterprise connections, the sign-in flow (theirs
+// and the instance-wide provider's), and the password policy it sets.
+import type { Config } from "../config.js";
+import type { Db } from "../storage/db.js";
+import type { Clock } from "../shared/clock.js";
+import { SealedBox } from "../shared/secret-box.js";
+import type { OwnerCaps } from "../storage/owner-caps.js";
+import type { RateEvents } from "../storage/rate-events.js";
+import type { DnsLookup } from "../domains/dns-check.js";
+import type { ReceiverCheck } from "../webhooks/receiver-check.js";
+import type { AuditLog } from "../admin/audit-log.js";
+import type { AccountService } from "../accounts/accounts.js";
+import { Providers } from "./oidc-client.js";
+import { SsoConnections } from "./connections.js";
+import { SsoSignIn } from "./sign-in.js";
+import { SsoPolicy } from "./policy.js";
+
+export interface SsoRoomDeps {
+  settings: Pick<Config, "sessionSecret" | "origin" | "baseUrl" | "sso">;
+  db: Db;
+  clock: Clock;
+  caps: OwnerCaps;
+  rate: RateEvents;
+  dns: () => DnsLookup;
+  check: ReceiverCheck;
+  audit: AuditLog;
+  accounts: AccountService;
+}
+
+export interface Sso {
+  connections: SsoConnections;
+  signIn: SsoSignIn;
+  policy: SsoPolicy;
+}
+
+export function createSso(d: SsoRoomDeps): Sso {
+  const { settings } = d;
+  const deps = {
+    db: d.db,
+    clock: d.clock,
+    box: new SealedBox(settings.sessionSecret, "sso v1"),
+    caps: d.caps,
+    rate: d.rate,
+    dns: d.dns,
+    check: d.check,
+    audit: d.audit,
+    accounts: d.accounts,
+    providers: new Providers(d.check, () => d.clock.now()),
+    settings: settings.sso,
+    origin: settings.origin,
+    ownHost: settings.baseUrl.hostname,
+  };
+  const signIn = new SsoSignIn(deps);
+  return { connections: new SsoConnections(deps), signIn, policy: new SsoPolicy(deps, signIn) };
+}

@@ -1,0 +1,82 @@
+// Single sign-on on the sign-in page: the instance-wide provider's "Sign in with …" button, the email-first
+// entry for Enterprise connections, and what a refused sign-in (?sso_error=) means in words.
+import { useEffect, useState, type FormEvent } from "react";
+import type { SsoOptionsReply } from "@contract/sso";
+import { call, snip } from "../shared/api";
+import { Field } from "../shared/ui";
+
+export type SsoOptions = Omit<SsoOptionsReply, "status">;
+
+export function useSsoOptions(): SsoOptions | null {
+  const [options, setOptions] = useState<SsoOptions | null>(null);
+  useEffect(() => {
+    call(snip.GET("/api/auth/sso/options"), true).then(setOptions, () => setOptions({ instance: null, password_sign_in: true, password_sign_up: true }));
+  }, []);
+  return options;
+}
+
+/** Full-page navigations: the server answers with a redirect to the provider. */
+export function startSso(query: { email?: string; instance?: boolean }): void {
+  const q = query.instance ? "instance=1" : `email=${encodeURIComponent(query.email ?? "")}`;
+  window.location.assign(`/api/auth/sso/start?${q}`);
+}
+
+const REASONS: Record<string, string> = {
+  state: "The sign-in expired or was started in another browser. Start again.",
+  nonce: "The identity provider's answer did not belong to this sign-in. Start again.",
+  issuer: "The answer came from another identity provider than the one set up.",
+  audience: "The identity provider's answer was meant for another application.",
+  email_unverified: "Your identity provider has not verified your email address.",
+  email_missing: "Your identity provider did not give an email address.",
+  domain: "Your address is not on a domain of this single sign-on connection.",
+  denied: "The identity provider refused the sign-in.",
+  provider: "The identity provider could not be reached or answered wrongly. Try again later.",
+  provider_address: "The identity provider's address is not allowed.",
+};
+
+/** The sign-in page's words for ?sso_error= (and ?reason=), or null. */
+export function ssoErrorText(params: URLSearchParams): string | null {
+  const code = params.get("sso_error");
+  if (!code) return null;
+  if (code === "sso_failed") return `Single sign-on failed: ${REASONS[params.get("reason") ?? ""] ?? "try again."}`;
+  if (code === "not_found") return "No single sign-on is set up for this address: sign in with your password.";
+  if (code === "limit_reached") return "Your organisation's team is full: ask its owner to make room.";
+  if (code === "account_inactive") return "This account is suspended.";
+  return "Single sign-on failed: try again.";
+}
+
+export function InstanceButton({ options }: { options: SsoOptions | null }) {
+  if (!options?.instance) return null;
+  return (
+    <button type="button" className="btn btn-primary btn-block" onClick={() => startSso({ instance: true })} data-testid="sso-instance">
+      Sign in with {options.instance.name}
+    </button>
+  );
+}
+
+/** "Continue with single sign-on": the address decides the organisation's provider. */
+export function EmailFirstSso({ initialEmail = "" }: { initialEmail?: string }) {
+  const [open, setOpen] = useState(false);
+  const [email, setEmail] = useState(initialEmail);
+  if (!open) {
+    return (
+      <button type="button" className="btn btn-secondary btn-block" onClick={() => setOpen(true)} data-testid="sso-email-open">
+        Continue with single sign-on
+      </button>
+    );
+  }
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    if (email.trim()) startSso({ email: email.trim() });
+  }
+  return (
+    <form onSubmit={submit} noValidate data-testid="sso-email-form" className="sso-email-form">
+      <Field id="sso-email" label="Work email">
+        <input id="sso-email" data-testid="sso-email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+      </Field>
+      <button type="submit" className="btn btn-secondary btn-block" data-testid="sso-email-submit">
+        Continue
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,130 @@
+// Single sign-on for Enterprise owners: the identity provider (issuer, client id, a write-only secret), the
+// email domains with their TXT records and verify buttons, "require SSO", and removal.
+import { useCallback, useEffect, useState, type FormEvent } from "react";
+import type { SsoConnection, SsoDomain } from "@contract/sso";
+import { ApiError } from "../shared/api";
+import { useSession } from "../shared/session";
+import { Alert, ConfirmDialog, CopyButton, Field, Spinner, errorMessage, useConfirmedDelete, useTitle } from "../shared/ui";
+import { PlanGate, can } from "../shared/plan-gate";
+import { ssoApi } from "./sso-api";
+import { SsoDomains } from "./SsoDomains";
+
+const FIELDS = ["issuer", "client_id", "client_secret", "domains"] as const;
+
+// eslint-disable-next-line max-lines-per-function -- the form, the domains and the removal share the page's state.
+export function SsoPage() {
+  useTitle("Single sign-on");
+  const { user } = useSession();
+  const allowed = can(user?.plan ?? "free", "sso");
+  const [conn, setConn] = useState<SsoConnection | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [issuer, setIssuer] = useState("");
+  const [clientId, setClientId] = useState("");
+  const [secret, setSecret] = useState("");
+  const [domains, setDomains] = useState("");
+  const [requireSso, setRequireSso] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [general, setGeneral] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  const show = useCallback((c: SsoConnection | null) => {
+    setConn(c);
+    setIssuer(c?.issuer ?? "");
+    setClientId(c?.client_id ?? "");
+    setDomains(c?.domains.map((d) => d.domain).join(", ") ?? "");
+    setRequireSso(c?.require_sso ?? false);
+    setSecret("");
+  }, []);
+
+  useEffect(() => {
+    ssoApi
+      .get()
+      .then(show, (e) => setGeneral(errorMessage(e)))
+      .finally(() => setLoading(false));
+  }, [show]);
+
+  async function save(e: FormEvent) {
+    e.preventDefault();
+    setErrors({});
+    setGeneral(null);
+    setNotice(null);
+    setBusy(true);
+    try {
+      const list = domains.split(/[\s,]+/).filter(Boolean);
+      show(await ssoApi.put({ issuer: issuer.trim(), client_id: clientId.trim(), domains: list, require_sso: requireSso, ...(secret ? { client_secret: secret } : {}) }));
+      setNotice("Saved. Create each domain's TXT record, then verify it.");
+    } catch (err) {
+      if (err instanceof ApiError) {
+        const f = err.forFields([...FIELDS, ...domains.split(/[\s,]+/).map((_, i) => `domains[${i}]`)]);
+        const fields = Object.fromEntries(Object.entries(f.fields).map(([k, v]) => [k.startsWith("domains") ? "domains" : k, v]));
+        setErrors(fields);
+        setGeneral(f.general);
+      } else setGeneral(String(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const del = useConfirmedDelete(async () => {
+    await ssoApi.remove();
+    show(null);
+    setNotice("Single sign-on removed. Members keep their accounts and sign in with a password (or a reset link).");
+  });
+  const replaceDomain = (d: SsoDomain) => setConn((c) => (c ? { ...c, domains: c.domains.map((x) => (x.domain === d.domain ? d : x)) } : c));
+
+  if (loading) return <Spinner label="Loading single sign-on…" />;
+  return (
+    <div className="domains-page sso-page">
+      <div className="page-head">
+        <div>
+          <h1>Single sign-on</h1>
+          <p className="muted">People with an address on your verified domains sign in through your identity provider and join your team.</p>
+        </div>
+      </div>
+      {!allowed && !conn ? (
+        <div className="card" data-testid="sso-gated">
+          <PlanGate feature="Single sign-on" capability="sso" />
+        </div>
+      ) : (
+        <form className="card stack" onSubmit={save} noValidate data-testid="sso-form">
+          <Field id="sso-issuer" label="Issuer URL" error={errors.issuer} hint="Your identity provider's issuer, e.g. https://login.example.com/realms/acme.">
+            <input id="sso-issuer" data-testid="sso-issuer" type="url" spellCheck={false} value={issuer} onChange={(e) => setIssuer(e.target.value)} placeholder="https://login.example.com/realms/acme" />
+          </Field>
+          <Field id="sso-client-id" label="Client ID" error={errors.client_id}>
+            <input id="sso-client-id" data-testid="sso-client-id" type="text" spellCheck={false} value={clientId} onChange={(e) => setClientId(e.target.value)} />
+          </Field>
+          <Field id="sso-secret" label="Client secret" error={errors.client_secret} hint={conn?.client_secret_set ? "Stored (sealed; never shown). Leave empty to keep it." : "Stored sealed; it is never shown again."}>
+            <input id="sso-secret" data-testid="sso-secret" type="password" autoComplete="new-password" value={secret} onChange={(e) => setSecret(e.target.value)} placeholder={conn?.client_secret_set ? "••••••••" : ""} />
+          </Field>
+          <Field id="sso-domains" label="Email domains" error={errors.domains} hint="Separated by commas, e.g. acme.com, acme.co.uk.">
+            <input id="sso-domains" data-testid="sso-domains-input" type="text" spellCheck={false} value={domains} onChange={(e) => setDomains(e.target.value)} />
+          </Field>
+          <label className="checkbox">
+            <input type="checkbox" data-testid="sso-require" checked={requireSso} onChange={(e) => setRequireSso(e.target.checked)} /> Require single sign-on: password sign-in is refused for these addresses (yours excepted)
+          </label>
+          <div className="redirect-uri muted small">
+            Redirect URI to register at the provider: <code data-testid="sso-redirect-uri">{conn?.redirect_uri ?? `${location.origin}/api/auth/sso/callback`}</code>{" "}
+            <CopyButton text={conn?.redirect_uri ?? `${location.origin}/api/auth/sso/callback`} testId="sso-copy-redirect" />
+          </div>
+          {general ? <Alert testId="sso-error">{general}</Alert> : null}
+          <div className="row gap">
+            <button type="submit" className="btn btn-primary" disabled={busy} data-testid="sso-save">
+              {busy ? "Saving…" : conn ? "Save changes" : "Set up single sign-on"}
+            </button>
+            {conn ? (
+              <button type="button" className="btn btn-danger-ghost" onClick={() => del.ask(conn)} data-testid="sso-remove">
+                Remove
+              </button>
+            ) : null}
+          </div>
+        </form>
+      )}
+      {notice ? <Alert kind="success" testId="sso-notice">{notice}</Alert> : null}
+      {conn && conn.domains.length ? <SsoDomains domains={conn.domains} onChange={replaceDomain} /> : null}
+      <ConfirmDialog {...del.dialog} title="Remove single sign-on?" confirmLabel="Remove" danger>
+        <p>Nobody can sign in through your identity provider any more; members stay on your team and sign in with a password.</p>
+      </ConfirmDialog>
+    </div>
+  );
+}
