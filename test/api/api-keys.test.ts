@@ -54,6 +54,8 @@ describe.each(ENGINES)("API keys on %s", (engine) => {
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       last_used_at: null,
       revoked_at: null,
+      scopes: ["links:create"],
+      expires_at: null,
     });
     expect(r.headers.get("cache-control")).toBe("no-store");
     const row = await server.ctx.storage.db.selectFrom("api_keys").selectAll().where("id", "=", r.body.key.id).executeTakeFirstOrThrow();
