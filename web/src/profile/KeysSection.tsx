@@ -106,10 +106,8 @@ export function KeysSection() {
               <table className="table" data-testid="keys-table">
                 <thead>
                   <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Prefix</th>
+                    <th scope="col">Key</th>
                     <th scope="col">Scopes</th>
-                    <th scope="col">Created</th>
                     <th scope="col">Expires</th>
                     <th scope="col">Last used</th>
                     <th scope="col">Status</th>
@@ -121,9 +119,11 @@ export function KeysSection() {
                 <tbody>
                   {keys.map((k) => (
                     <tr key={k.id} data-testid="key-row" className={k.revoked_at ? "row-muted" : ""}>
-                      <td>{k.name}</td>
                       <td>
-                        <code>{k.prefix}…</code>
+                        <div className="key-name">{k.name}</div>
+                        <div className="muted key-meta">
+                          <code>{k.prefix}…</code> created {formatDate(k.created_at)}
+                        </div>
                       </td>
                       <td data-testid="key-scopes">
                         <span className="key-scope-list">
@@ -132,8 +132,7 @@ export function KeysSection() {
                           ))}
                         </span>
                       </td>
-                      <td>{formatDate(k.created_at)}</td>
-                      <td data-testid="key-expires-at">{k.expires_at ? formatDate(k.expires_at) : "Never"}</td>
+                      <td className="key-when" data-testid="key-expires-at">{k.expires_at ? formatDate(k.expires_at) : "Never"}</td>
                       <td data-testid="key-last-used">{k.last_used_at ? formatDateTime(k.last_used_at) : "Never"}</td>
                       <td>
                         <KeyStatus k={k} />
