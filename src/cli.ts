@@ -139,9 +139,12 @@ export function buildCli(): Command {
     .command("create <email>")
     .description("create an API key for an account; prints the secret alone on stdout")
     .option("--name <name>", "label shown in the profile", "CLI key")
-    .action(async (email: string, o: { name: string }) => {
+    .option("--scopes <list>", "comma-separated scopes (links:create, links:read, links:write, stats:read, export); default links:create")
+    .option("--expires <time>", "ISO-8601 time from which the key is refused")
+    .action(async (email: string, o: { name: string; scopes?: string; expires?: string }) => {
       await withContext(async (ctx) => {
-        const { secret } = await ctx.apiKeys.create(await ctx.accounts.requireByEmail(email), o.name);
+        const scopes = o.scopes?.split(",").map((s) => s.trim());
+        const { secret } = await ctx.apiKeys.create(await ctx.accounts.requireByEmail(email), { name: o.name, scopes, expires_at: o.expires });
         process.stdout.write(`${secret}\n`);
       });
     });

@@ -9,7 +9,8 @@ import { DomainError, invalid } from "../shared/errors.js";
 import { newId, randomToken, sha256Hex } from "../shared/ids.js";
 import { CreationWindow } from "./api-creation-window.js";
 import { ApiAbuseThrottle } from "./api-abuse.js";
-import type { ApiKey } from "../contract/api-keys.js";
+import type { ApiKey, CreateKeyBody } from "../contract/api-keys.js";
+import { auditKey, checkKeyExpiry, checkScopes, scopesOf } from "./key-scopes.js";
 
 export const KEY_PREFIX = "snip_";
 /** "snip_" + 32 random bytes in base64url (43 characters). */
@@ -22,7 +23,16 @@ export const MAX_LIVE_KEYS = 25;
 const TOUCH_EVERY_MS = 60_000;
 
 export function publicApiKey(k: ApiKeyRow): ApiKey {
-  return { id: k.id, name: k.name, prefix: k.prefix, created_at: iso(k.created_at), last_used_at: iso(k.last_used_at), revoked_at: iso(k.revoked_at) };
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scopes: scopesOf(k),
+    created_at: iso(k.created_at),
+    expires_at: iso(k.expires_at),
+    last_used_at: iso(k.last_used_at),
+    revoked_at: iso(k.revoked_at),
+  };
 }
 
 function checkKeyName(raw: string): string {
@@ -55,18 +65,22 @@ export class ApiKeyService {
     this.abuse = new ApiAbuseThrottle(deps.rate, deps.clock);
   }
 
-  /** Creates a key; the secret is returned here and never again. */
-  async create(user: UserRow, rawName: string): Promise<{ key: ApiKeyRow; secret: string }> {
-    const name = checkKeyName(rawName);
-    const secret = KEY_PREFIX + randomToken(32);
+  /** Creates a key with its scopes and expiry (audited); the secret is returned here and never again. */
+  async create(user: UserRow, input: CreateKeyBody): Promise<{ key: ApiKeyRow; secret: string }> {
+    const name = checkKeyName(input.name);
     const now = this.clock.now();
+    const scopes = checkScopes(input.scopes);
+    const expiresAt = checkKeyExpiry(input.expires_at, now);
+    const secret = KEY_PREFIX + randomToken(32);
     const key: ApiKeyRow = {
       id: newId(),
       user_id: user.id,
       name,
       prefix: secret.slice(0, DISPLAY_PREFIX_LENGTH),
       secret_hash: sha256Hex(secret),
+      scopes: JSON.stringify(scopes),
       created_at: now,
+      expires_at: expiresAt,
       last_used_at: null,
       revoked_at: null,
     };
@@ -76,7 +90,10 @@ export class ApiKeyService {
         countOf(trx.selectFrom("api_keys").select((eb) => eb.fn.countAll<number>().as("n")).where("user_id", "=", user.id).where("revoked_at", "is", null)),
       refuse: () => new DomainError("limit_reached", `An account can hold at most ${MAX_LIVE_KEYS} active API keys; revoke one first`),
     };
-    await this.caps.add(user.id, cap, (trx) => trx.insertInto("api_keys").values(key).execute());
+    await this.caps.add(user.id, cap, async (trx) => {
+      await trx.insertInto("api_keys").values(key).execute();
+      await auditKey(trx, user, now, "api_key.create", key);
+    });
     return { key, secret };
   }
 
@@ -85,16 +102,19 @@ export class ApiKeyService {
     return this.db.selectFrom("api_keys").selectAll().where("user_id", "=", user.id).orderBy("created_at", "desc").orderBy("id", "desc").execute();
   }
 
-  /** Revokes the user's key (idempotent); another user's key or an unknown id is not_found. */
+  /** Revokes the user's key (idempotent, audited once); another user's key or an unknown id is not_found. */
   async revoke(user: UserRow, id: string): Promise<ApiKeyRow> {
     const now = this.clock.now();
-    await this.db.updateTable("api_keys").set({ revoked_at: now }).where("id", "=", id).where("user_id", "=", user.id).where("revoked_at", "is", null).execute();
-    const key = await this.db.selectFrom("api_keys").selectAll().where("id", "=", id).where("user_id", "=", user.id).executeTakeFirst();
-    if (!key) throw new DomainError("not_found", "No such API key");
-    return key;
+    return this.db.transaction().execute(async (trx) => {
+      const done = await trx.updateTable("api_keys").set({ revoked_at: now }).where("id", "=", id).where("user_id", "=", user.id).where("revoked_at", "is", null).executeTakeFirst();
+      const key = await trx.selectFrom("api_keys").selectAll().where("id", "=", id).where("user_id", "=", user.id).executeTakeFirst();
+      if (!key) throw new DomainError("not_found", "No such API key");
+      if (Number(done.numUpdatedRows) > 0) await auditKey(trx, user, now, "api_key.revoke", key);
+      return key;
+    });
   }
 
-  /** The live key and its account for a Bearer secret; invalid_api_key otherwise. */
+  /** The live (not revoked, not expired) key and its account for a Bearer secret; invalid_api_key otherwise. */
   async authenticate(secret: string | null): Promise<AuthenticatedKey> {
     if (secret === null) throw new DomainError("invalid_api_key", "Send the API key as Authorization: Bearer <key>");
     if (!KEY_RE.test(secret)) throw new DomainError("invalid_api_key", "The API key is malformed");
@@ -107,21 +127,27 @@ export class ApiKeyService {
         "api_keys.name as key_name",
         "api_keys.prefix as key_prefix",
         "api_keys.secret_hash as key_secret_hash",
+        "api_keys.scopes as key_scopes",
         "api_keys.created_at as key_created_at",
+        "api_keys.expires_at as key_expires_at",
         "api_keys.last_used_at as key_last_used_at",
         "api_keys.revoked_at as key_revoked_at",
       ])
       .where("api_keys.secret_hash", "=", sha256Hex(secret))
       .executeTakeFirst();
     if (!row || row.key_revoked_at !== null) throw new DomainError("invalid_api_key", "The API key is unknown or revoked");
-    const { key_id, key_name, key_prefix, key_secret_hash, key_created_at, key_last_used_at, key_revoked_at, ...user } = row;
+    // Refused like an unknown key (same code): the holder of the secret learns only that it no longer works.
+    if (row.key_expires_at !== null && this.clock.now() >= Number(row.key_expires_at)) throw new DomainError("invalid_api_key", "The API key has expired");
+    const { key_id, key_name, key_prefix, key_secret_hash, key_scopes, key_created_at, key_expires_at, key_last_used_at, key_revoked_at, ...user } = row;
     const key: ApiKeyRow = {
       id: key_id,
       user_id: user.id,
       name: key_name,
       prefix: key_prefix,
       secret_hash: key_secret_hash,
+      scopes: key_scopes,
       created_at: key_created_at,
+      expires_at: key_expires_at,
       last_used_at: key_last_used_at,
       revoked_at: key_revoked_at,
     };

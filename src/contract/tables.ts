@@ -33,3 +33,17 @@ export const MAX_COLLABORATORS = 2;
 export const MAX_WEBHOOKS = 5;
 /** The largest profile picture. */
 export const MAX_PICTURE_BYTES = 2 * 1024 * 1024;
+
+/** Every scope an API key can carry, in the order the dashboard and the answers list them (api-keys.ts). */
+export const API_KEY_SCOPES = ["links:create", "links:read", "links:write", "stats:read", "export"] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+/** A key created without `scopes`, and every key made before scopes existed (migration 026): the spec's creation API. */
+export const DEFAULT_KEY_SCOPES: readonly ApiKeyScope[] = ["links:create"];
+/** What each scope allows, for the dashboard's form and the docs. */
+export const SCOPE_LABELS: Readonly<Record<ApiKeyScope, string>> = {
+  "links:create": "Create links (POST /api/external-create.php)",
+  "links:read": "List and read links",
+  "links:write": "Create, edit and delete links",
+  "stats:read": "Read link statistics",
+  export: "Export every link (CSV or JSON)",
+};

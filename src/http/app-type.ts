@@ -6,6 +6,8 @@ export interface RouteInfo {
   method: string;
   url: string;
   csrf: boolean;
+  /** The scopes of which any one admits an API key (contract/api-keys.ts); undefined: the route refuses keys. */
+  keyScopes: readonly string[] | undefined;
   /** The route declares a body schema (routes without one take no body: input-guard.ts). */
   body: boolean;
   /** Its schemas (body, querystring, params), for tests that generate input for every route. */

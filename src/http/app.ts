@@ -17,6 +17,8 @@ import { SHARED_SCHEMAS, cachedSerializerCompiler, cachedValidatorCompiler } fro
 import { MAX_FIELD_ERRORS, sendBadRequestLine, sendError } from "./errors.js";
 import { guardInput } from "./input-guard.js";
 import { installSessionHooks } from "./auth.js";
+import { installKeyRefusal } from "./key-auth.js";
+import { externalLinkRoutes } from "./routes/external-links.js";
 import { authRoutes } from "./routes/auth.js";
 import { profileRoutes } from "./routes/profile.js";
 import { statsRoutes } from "./routes/stats.js";
@@ -143,8 +145,12 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   const routes: RouteInfo[] = [];
   app.decorate("routeList", routes);
   app.addHook("onRoute", (r) => {
-    for (const method of [r.method].flat()) routes.push({ method, url: r.url, csrf: r.config?.csrf !== false, body: r.schema?.body !== undefined, schema: r.schema });
+    for (const method of [r.method].flat()) {
+      routes.push({ method, url: r.url, csrf: r.config?.csrf !== false, keyScopes: r.config?.keyScopes, body: r.schema?.body !== undefined, schema: r.schema });
+    }
   });
+  // A key on an /api route that does not declare scopes: 401 unauthenticated, before the body is read.
+  installKeyRefusal(app);
   // Before every route's schema: no control characters anywhere, no body where none is declared.
   app.addHook("preValidation", guardInput);
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
@@ -200,6 +206,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await teamRoutes(scoped, ctx);
     await webhookRoutes(scoped, ctx);
     await externalRoutes(scoped, ctx);
+    await externalLinkRoutes(scoped, ctx);
     await domainRoutes(scoped, ctx);
     await adminRoutes(scoped, ctx);
     await ssoRoutes(scoped, ctx);

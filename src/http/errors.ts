@@ -16,6 +16,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   invalid_credentials: 401,
   csrf_failed: 403,
   forbidden: 403,
+  // An API key without the scope the route needs (docs/api.md, API keys).
+  insufficient_scope: 403,
   plan_required: 403,
   account_inactive: 403,
   // Password sign-in refused: the address must sign in through single sign-on (docs/sso.md).

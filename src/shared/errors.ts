@@ -7,6 +7,7 @@ export type ErrorCode =
   | "invalid_credentials"
   | "csrf_failed"
   | "forbidden"
+  | "insufficient_scope"
   | "plan_required"
   | "account_inactive"
   | "email_unverified"

@@ -121,7 +121,11 @@ export interface ApiKeysTable {
   name: string;
   prefix: string;
   secret_hash: string;
+  /** JSON array of scopes (contract/api-keys.ts, API_KEY_SCOPES). */
+  scopes: string;
   created_at: number;
+  /** Refused from this time on; null: never. */
+  expires_at: number | null;
   last_used_at: number | null;
   revoked_at: number | null;
 }

@@ -54,6 +54,8 @@ describe.each(ENGINES)("API keys on %s", (engine) => {
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       last_used_at: null,
       revoked_at: null,
+      scopes: ["links:create"],
+      expires_at: null,
     });
     expect(r.headers.get("cache-control")).toBe("no-store");
     const row = await server.ctx.storage.db.selectFrom("api_keys").selectAll().where("id", "=", r.body.key.id).executeTakeFirstOrThrow();
@@ -200,6 +202,24 @@ describe.each(ENGINES)("API keys on %s", (engine) => {
     expect(unknown.code).not.toBe(0);
     expect(unknown.out).toBe("");
     expect(unknown.err).toContain("nobody@example.com");
+  });
+
+  it("snip key create --scopes --expires: the key's scopes and expiry; an unknown scope or a past time exits non-zero, storing nothing", async () => {
+    await server.ctx.accounts.create({ email: "keys-cli-scopes@example.com", password: "correct horse 1", plan: "business", verified: true });
+    const expires = new Date(Date.now() + 7 * 86_400_000).toISOString();
+    const r = await cli(server, ["key", "create", "keys-cli-scopes@example.com", "--scopes", "export, links:read", "--expires", expires]);
+    expect(r.code, r.err).toBe(0);
+    const row = await server.ctx.storage.db.selectFrom("api_keys").selectAll().where("secret_hash", "=", sha256Hex(r.out.trim())).executeTakeFirstOrThrow();
+    expect([row.scopes, Number(row.expires_at)]).toEqual(['["links:read","export"]', Date.parse(expires)]);
+    const count = async () => (await server.ctx.storage.db.selectFrom("api_keys").select("id").execute()).length;
+    const before = await count();
+    for (const args of [["--scopes", "links:delete"], ["--expires", "2020-01-01T00:00:00Z"]]) {
+      const bad = await cli(server, ["key", "create", "keys-cli-scopes@example.com", ...args]);
+      expect(bad.code).not.toBe(0);
+      expect(bad.out).toBe("");
+      expect(bad.err).toMatch(args[0] === "--scopes" ? /unknown scope "links:delete"/ : /expires_at: must be in the future/);
+    }
+    expect(await count()).toBe(before);
   });
 });
 

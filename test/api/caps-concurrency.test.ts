@@ -61,7 +61,7 @@ const CASES: CapCase[] = [
     plan: "free",
     limit: MAX_LIVE_KEYS,
     prefill: MAX_LIVE_KEYS - 10,
-    fill: async (s, id, i) => s.ctx.apiKeys.create((await s.ctx.accounts.byId(id))!, `fill ${i}`),
+    fill: async (s, id, i) => s.ctx.apiKeys.create((await s.ctx.accounts.byId(id))!, { name: `fill ${i}` }),
     request: (c, i) => c.post("/api/keys", { name: `race ${i}` }),
     held: async (s, id) =>
       Number(

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { signedInClient, type ApiClient } from "../helpers/client.js";
 import { STATE_CHANGING } from "../../src/http/auth.js";
+import { KEY_ROUTE_SCOPES } from "../../src/contract/api-keys.js";
 
 let server: TestServer;
 let client: ApiClient;
@@ -18,12 +19,15 @@ function guarded() {
 }
 
 describe("CSRF on every state-changing route", () => {
-  it("finds the routes to check, and only the Bearer-key endpoint opts out", () => {
+  it("finds the routes to check, and only the Bearer-key routes opt out (the contract's key routes)", () => {
     const routes = guarded();
     expect(routes.length).toBeGreaterThanOrEqual(12);
-    expect(routes.filter((r) => !r.csrf).map((r) => `${r.method} ${r.url}`)).toEqual(
-      routes.some((r) => r.url === "/api/external-create.php") ? ["POST /api/external-create.php"] : [],
+    const keyRoutes = Object.keys(KEY_ROUTE_SCOPES).filter((r) => STATE_CHANGING.has(r.split(" ")[0]!));
+    expect(routes.filter((r) => !r.csrf).map((r) => `${r.method} ${r.url}`).sort()).toEqual(
+      routes.some((r) => r.url === "/api/external-create.php") ? keyRoutes.sort() : [],
     );
+    // Each opts out because it takes a key: it declares its scopes.
+    expect(routes.filter((r) => !r.csrf && !r.keyScopes)).toEqual([]);
   });
 
   it("refuses each route without the token and with a wrong one (403 csrf_failed), signed in", async () => {

@@ -276,9 +276,11 @@ describe.each(ENGINES)("external creation API on %s", (engine) => {
     }
   });
 
-  it("is the only state-changing /api route without CSRF, and needs no session cookie", () => {
+  it("is, with the other key routes, a state-changing /api route without CSRF, and needs no session cookie", () => {
     const open = server.app.routeList.filter((r) => r.url.startsWith("/api/") && !r.csrf && ["POST", "PUT", "PATCH", "DELETE"].includes(r.method));
-    expect(open.map((r) => `${r.method} ${r.url}`)).toEqual([`POST ${PATH}`]);
+    // Every one of them takes a key (its scopes declared): the key is the credential (key-scopes-routes.test.ts).
+    expect(open.map((r) => `${r.method} ${r.url}`).sort()).toEqual([`POST ${PATH}`, "DELETE /api/external/links/:id", "PATCH /api/external/links/:id"].sort());
+    expect(open.filter((r) => !r.keyScopes)).toEqual([]);
   });
 
   it("is described in /api/openapi.json with its body schema and bearer security", async () => {

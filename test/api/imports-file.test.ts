@@ -224,7 +224,7 @@ describe.each(ENGINES)("the export with an API key on %s", (engine) => {
   it("GET /api/external-export: the key's account's links (Business and above); no key, a key in the query or a lower plan refused", async () => {
     const c = await signedInClient(server, "ext-export@example.com", "business");
     expect((await c.post("/api/links", { url: "https://example.com/ext", alias: "ext-one", tags: ["x"] })).status).toBe(201);
-    const secret = (await c.post("/api/keys", { name: "backup" })).body.secret as string;
+    const secret = (await c.post("/api/keys", { name: "backup", scopes: ["export"] })).body.secret as string;
     const json = await fetch(`${server.url}/api/external-export?format=json`, { headers: { authorization: `Bearer ${secret}` } });
     expect(json.status).toBe(200);
     expect(json.headers.get("cache-control")).toBe("private, no-store");

@@ -47,7 +47,8 @@ export async function seedEveryState(server: TestServer, stamp: string): Promise
     .insertInto("domains")
     .values({ id: newId(), owner_id: owner.id, hostname: `go.brand-${stamp}.example`, status: "verified", txt_token: "snip-verify-abc", next_action: null, last_checked_at: now, verified_at: now, lost_at: null, next_check_at: null, verify_requested_at: null, created_at: now })
     .execute();
-  await ctx.apiKeys.create(owner, "Order system");
+  await ctx.apiKeys.create(owner, { name: "Order system", scopes: ["links:create", "links:read", "stats:read"], expires_at: new Date(now + 90 * 86_400_000).toISOString() });
+  await ctx.apiKeys.create(owner, { name: "Nightly backup", scopes: ["export"] });
   const webhookId = newId();
   await db
     .insertInto("webhooks")

@@ -19,7 +19,8 @@ export function concretePath(url: string, values: Record<string, string>): strin
 
 /**
  * Codes docs/api.md gives (its table, sign-in's invalid_credentials, the redirect's click limit), and the
- * operator console's additions in docs/operator.md (destination_blocked; the redirect's disabled and blocked links).
+ * operator console's additions in docs/operator.md (destination_blocked; the redirect's disabled and blocked links), and
+ * the key scopes' insufficient_scope (docs/api.md, API keys).
  */
 export const CONTRACT_CODES = new Set([
   "destination_blocked",
@@ -46,6 +47,7 @@ export const CONTRACT_CODES = new Set([
   // Single sign-on (docs/sso.md).
   "sso_required",
   "sso_failed",
+  "insufficient_scope",
 ]);
 
 export interface Answer {

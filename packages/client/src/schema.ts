@@ -3951,7 +3951,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a short link with an API key (Business and Enterprise)
+         * Create a short link with an API key (Business and Enterprise; scope links:create or links:write)
          * @description Authorization: Bearer <API key>, kept on your server. At most 100 creations per key in any hour (sliding window). Every answer carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (seconds until a slot frees); a 429 also Retry-After.
          */
         post: {
@@ -4179,7 +4179,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every link of the key's account, as CSV or JSON (GET /api/links/export with an API key: backups from a script) */
+        /** Every link of the key's account, as CSV or JSON (GET /api/links/export with an API key: backups from a script; scope export) */
         get: {
             parameters: {
                 query?: {
@@ -4212,6 +4212,889 @@ export interface paths {
                 };
                 /** @description Default Response */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The key's account's links, as GET /api/links (scope links:read) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description next_cursor of the previous page, with the same sort and order */
+                    cursor?: string;
+                    /** @description Links on this custom domain; empty (`domain=`) or the service's own host name: links on the main host */
+                    domain?: string;
+                    /** @description true: password-protected links only; false: links without a password */
+                    has_password?: boolean;
+                    limit?: number;
+                    /** @description desc (default) or asc */
+                    order?: "desc" | "asc";
+                    /** @description Searches alias, destination, title, note and tag names (case-insensitive, contains) */
+                    q?: string;
+                    /** @description created (default), clicks (stored count), last_click (never-clicked links count as the oldest) */
+                    sort?: "created" | "clicks" | "last_click";
+                    /** @description active, expired, limit_reached, disabled (by an operator) or archived; without it archived links are left out */
+                    state?: "active" | "expired" | "limit_reached" | "disabled" | "archived";
+                    /** @description Repeatable (`tag=a&tag=b`): a tag name (ignoring case) or id; links carrying every one given */
+                    tag?: string[];
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            links: {
+                                alias: string;
+                                android_url: string | null;
+                                /** @description Archived links keep redirecting and are left out of the list unless state=archived */
+                                archived: boolean;
+                                click_count: number;
+                                created_at: string;
+                                /** @description A destination's host is on the operator's blocklist: visitors get 410 */
+                                destination_blocked: boolean;
+                                /** @description Set when an operator disabled the link: visitors get `status` and a page saying so */
+                                disabled: {
+                                    at: string;
+                                    reason: string;
+                                    /** @description 410, or 451 for legal reasons */
+                                    status: number;
+                                } | null;
+                                domain: string | null;
+                                /** @description Where visitors go once the link expired or reached its click limit */
+                                expired_url: string | null;
+                                expires_at: string | null;
+                                has_password: boolean;
+                                id: string;
+                                /** @description Clicks the source counted before the link was imported (shown beside click_count) */
+                                imported_clicks: number;
+                                ios_url: string | null;
+                                /** @description When the link was last clicked (kept with click_count, a moment behind) */
+                                last_click_at: string | null;
+                                max_clicks: number | null;
+                                /** @description Private to the owner and team members */
+                                note: string | null;
+                                owner_id: string | null;
+                                preview: {
+                                    description: string | null;
+                                    /** @description An https:// image address */
+                                    image: string | null;
+                                    title: string | null;
+                                } | null;
+                                /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
+                                rules: {
+                                    if: {
+                                        /** @description ISO 8601 instant: the rule holds from then on */
+                                        after?: string;
+                                        /** @description ISO 8601 instant: the rule holds until then */
+                                        before?: string;
+                                        /** @description Browser names as the statistics name them (Chrome, Safari, Firefox, Edge...), ignoring case; at most 50 */
+                                        browser?: string[];
+                                        /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
+                                        country?: string[];
+                                        device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
+                                        /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
+                                        language?: string[];
+                                        /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
+                                        os?: string[];
+                                        /** @description Query parameters of the short URL: {name: value}, `*` for any value; every one must hold */
+                                        query?: {
+                                            [key: string]: string;
+                                        };
+                                        /** @description Host names of the referring page (www. ignored; example.com also matches its subdomains); at most 50 */
+                                        referrer_host?: string[];
+                                    };
+                                    url: string;
+                                }[];
+                                short_url: string;
+                                /** @description A weighted split of the default destination, empty when none (Business plan and above) */
+                                split: {
+                                    url: string;
+                                    /** @description Percent, 1 to 99; a split's weights add up to 100 */
+                                    weight: number;
+                                }[];
+                                /** @description In name order; at most 10 */
+                                tags: {
+                                    /** @enum {string} */
+                                    color: "gray" | "red" | "orange" | "yellow" | "green" | "teal" | "blue" | "purple" | "pink" | "brown";
+                                    id: string;
+                                    name: string;
+                                }[];
+                                title: string | null;
+                                updated_at: string;
+                                /** @description Id of the account that last edited the link (its owner or a team member) */
+                                updated_by: string | null;
+                                /** @description Email of that account, when it still exists */
+                                updated_by_email: string | null;
+                                url: string;
+                            }[];
+                            next_cursor: string | null;
+                            /** @enum {string} */
+                            status: "success";
+                            /** @description Links matching the filters, on every page (the cursor aside) */
+                            total: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A link of the key's account (scope links:read) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            link: {
+                                alias: string;
+                                android_url: string | null;
+                                /** @description Archived links keep redirecting and are left out of the list unless state=archived */
+                                archived: boolean;
+                                click_count: number;
+                                created_at: string;
+                                /** @description A destination's host is on the operator's blocklist: visitors get 410 */
+                                destination_blocked: boolean;
+                                /** @description Set when an operator disabled the link: visitors get `status` and a page saying so */
+                                disabled: {
+                                    at: string;
+                                    reason: string;
+                                    /** @description 410, or 451 for legal reasons */
+                                    status: number;
+                                } | null;
+                                domain: string | null;
+                                /** @description Where visitors go once the link expired or reached its click limit */
+                                expired_url: string | null;
+                                expires_at: string | null;
+                                has_password: boolean;
+                                id: string;
+                                /** @description Clicks the source counted before the link was imported (shown beside click_count) */
+                                imported_clicks: number;
+                                ios_url: string | null;
+                                /** @description When the link was last clicked (kept with click_count, a moment behind) */
+                                last_click_at: string | null;
+                                max_clicks: number | null;
+                                /** @description Private to the owner and team members */
+                                note: string | null;
+                                owner_id: string | null;
+                                preview: {
+                                    description: string | null;
+                                    /** @description An https:// image address */
+                                    image: string | null;
+                                    title: string | null;
+                                } | null;
+                                /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
+                                rules: {
+                                    if: {
+                                        /** @description ISO 8601 instant: the rule holds from then on */
+                                        after?: string;
+                                        /** @description ISO 8601 instant: the rule holds until then */
+                                        before?: string;
+                                        /** @description Browser names as the statistics name them (Chrome, Safari, Firefox, Edge...), ignoring case; at most 50 */
+                                        browser?: string[];
+                                        /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
+                                        country?: string[];
+                                        device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
+                                        /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
+                                        language?: string[];
+                                        /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
+                                        os?: string[];
+                                        /** @description Query parameters of the short URL: {name: value}, `*` for any value; every one must hold */
+                                        query?: {
+                                            [key: string]: string;
+                                        };
+                                        /** @description Host names of the referring page (www. ignored; example.com also matches its subdomains); at most 50 */
+                                        referrer_host?: string[];
+                                    };
+                                    url: string;
+                                }[];
+                                short_url: string;
+                                /** @description A weighted split of the default destination, empty when none (Business plan and above) */
+                                split: {
+                                    url: string;
+                                    /** @description Percent, 1 to 99; a split's weights add up to 100 */
+                                    weight: number;
+                                }[];
+                                /** @description In name order; at most 10 */
+                                tags: {
+                                    /** @enum {string} */
+                                    color: "gray" | "red" | "orange" | "yellow" | "green" | "teal" | "blue" | "purple" | "pink" | "brown";
+                                    id: string;
+                                    name: string;
+                                }[];
+                                title: string | null;
+                                updated_at: string;
+                                /** @description Id of the account that last edited the link (its owner or a team member) */
+                                updated_by: string | null;
+                                /** @description Email of that account, when it still exists */
+                                updated_by_email: string | null;
+                                url: string;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a link of the key's account (scope links:write) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Edit a link, as PATCH /api/links/{id}; plan-gated options follow the account's plan (scope links:write) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        alias?: string;
+                        android_url?: string | null;
+                        /** @description Archive (true) or restore (false) */
+                        archived?: boolean;
+                        domain?: string | null;
+                        expired_url?: string | null;
+                        expires_at?: string | null;
+                        ios_url?: string | null;
+                        max_clicks?: number | null;
+                        note?: string | null;
+                        password?: string | null;
+                        preview?: {
+                            description?: string | null;
+                            image?: string | null;
+                            title?: string | null;
+                        } | null;
+                        /** @description At most 20; the first that holds decides */
+                        rules?: {
+                            if: {
+                                /** @description ISO 8601 instant: the rule holds from then on */
+                                after?: string;
+                                /** @description ISO 8601 instant: the rule holds until then */
+                                before?: string;
+                                /** @description Browser names as the statistics name them (Chrome, Safari, Firefox, Edge...), ignoring case; at most 50 */
+                                browser?: string[];
+                                /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
+                                country?: string[];
+                                device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
+                                /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
+                                language?: string[];
+                                /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
+                                os?: string[];
+                                /** @description Query parameters of the short URL: {name: value}, `*` for any value; every one must hold */
+                                query?: {
+                                    [key: string]: string;
+                                };
+                                /** @description Host names of the referring page (www. ignored; example.com also matches its subdomains); at most 50 */
+                                referrer_host?: string[];
+                            };
+                            url: string;
+                        }[] | null;
+                        /** @description 2 to 4 variants */
+                        split?: {
+                            url: string;
+                            /** @description Percent, 1 to 99; a split's weights add up to 100 */
+                            weight: number;
+                        }[] | null;
+                        /** @description Tag names; unknown ones are created; at most 10 */
+                        tags?: string[];
+                        title?: string | null;
+                        url?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            link: {
+                                alias: string;
+                                android_url: string | null;
+                                /** @description Archived links keep redirecting and are left out of the list unless state=archived */
+                                archived: boolean;
+                                click_count: number;
+                                created_at: string;
+                                /** @description A destination's host is on the operator's blocklist: visitors get 410 */
+                                destination_blocked: boolean;
+                                /** @description Set when an operator disabled the link: visitors get `status` and a page saying so */
+                                disabled: {
+                                    at: string;
+                                    reason: string;
+                                    /** @description 410, or 451 for legal reasons */
+                                    status: number;
+                                } | null;
+                                domain: string | null;
+                                /** @description Where visitors go once the link expired or reached its click limit */
+                                expired_url: string | null;
+                                expires_at: string | null;
+                                has_password: boolean;
+                                id: string;
+                                /** @description Clicks the source counted before the link was imported (shown beside click_count) */
+                                imported_clicks: number;
+                                ios_url: string | null;
+                                /** @description When the link was last clicked (kept with click_count, a moment behind) */
+                                last_click_at: string | null;
+                                max_clicks: number | null;
+                                /** @description Private to the owner and team members */
+                                note: string | null;
+                                owner_id: string | null;
+                                preview: {
+                                    description: string | null;
+                                    /** @description An https:// image address */
+                                    image: string | null;
+                                    title: string | null;
+                                } | null;
+                                /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
+                                rules: {
+                                    if: {
+                                        /** @description ISO 8601 instant: the rule holds from then on */
+                                        after?: string;
+                                        /** @description ISO 8601 instant: the rule holds until then */
+                                        before?: string;
+                                        /** @description Browser names as the statistics name them (Chrome, Safari, Firefox, Edge...), ignoring case; at most 50 */
+                                        browser?: string[];
+                                        /** @description ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header; at most 50 */
+                                        country?: string[];
+                                        device?: ("ios" | "android" | "mobile" | "tablet" | "desktop" | "bot")[];
+                                        /** @description Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE; at most 50 */
+                                        language?: string[];
+                                        /** @description Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case; at most 50 */
+                                        os?: string[];
+                                        /** @description Query parameters of the short URL: {name: value}, `*` for any value; every one must hold */
+                                        query?: {
+                                            [key: string]: string;
+                                        };
+                                        /** @description Host names of the referring page (www. ignored; example.com also matches its subdomains); at most 50 */
+                                        referrer_host?: string[];
+                                    };
+                                    url: string;
+                                }[];
+                                short_url: string;
+                                /** @description A weighted split of the default destination, empty when none (Business plan and above) */
+                                split: {
+                                    url: string;
+                                    /** @description Percent, 1 to 99; a split's weights add up to 100 */
+                                    weight: number;
+                                }[];
+                                /** @description In name order; at most 10 */
+                                tags: {
+                                    /** @enum {string} */
+                                    color: "gray" | "red" | "orange" | "yellow" | "green" | "teal" | "blue" | "purple" | "pink" | "brown";
+                                    id: string;
+                                    name: string;
+                                }[];
+                                title: string | null;
+                                updated_at: string;
+                                /** @description Id of the account that last edited the link (its owner or a team member) */
+                                updated_by: string | null;
+                                /** @description Email of that account, when it still exists */
+                                updated_by_email: string | null;
+                                url: string;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/external/links/{id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Statistics of a link, as GET /api/links/{id}/stats (scope stats:read) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Day in the time zone `tz`, YYYY-MM-DD; both ends included */
+                    from?: string;
+                    /** @description Instead of from/to: 24h (the current hour and the 23 before it), 7d, 30d, 90d (days ending today), mtd (this month), lastmonth, 12mo (this month and the 11 before it), all (since the first click) */
+                    range?: "24h" | "7d" | "30d" | "90d" | "mtd" | "lastmonth" | "12mo" | "all";
+                    /** @description Day in the time zone `tz`, YYYY-MM-DD; both ends included */
+                    to?: string;
+                    /** @description IANA time zone of days, hours and months (e.g. Europe/Paris); default UTC */
+                    tz?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description false on plans without advanced statistics: the keys below are then absent */
+                            advanced: boolean;
+                            alias: string;
+                            bot_share?: number;
+                            bots?: number;
+                            browsers?: {
+                                browser: string;
+                                clicks: number;
+                                visitors: number;
+                            }[];
+                            change?: {
+                                /** @description (this - previous) / previous; null when the previous period had none */
+                                clicks: number | null;
+                                /** @description (this - previous) / previous; null when the previous period had none */
+                                qr: number | null;
+                                /** @description (this - previous) / previous; null when the previous period had none */
+                                visitors: number | null;
+                            };
+                            /** @description Cities when GEOIP_DB is a City database; empty with a Country database */
+                            cities?: {
+                                /** @description English name */
+                                city: string;
+                                clicks: number;
+                                /** @description ISO 3166-1 code */
+                                country: string;
+                                /** @description ISO 3166-2 code of its region, null when the database has none */
+                                region: string | null;
+                                visitors: number;
+                            }[];
+                            countries?: {
+                                clicks: number;
+                                country: string;
+                                visitors: number;
+                            }[];
+                            /** @description Every day of the range in `tz`, zero-filled (day ranges only: not for hourly or monthly points) */
+                            daily?: {
+                                clicks: number;
+                                date: string;
+                                qr: number;
+                                visitors: number;
+                            }[];
+                            /** @description Where the range's clicks went (contract/targeting.ts's codes: default, rule:N, ios, android, variant:N), most first; `url` is that destination's address today (null when the link no longer has it) */
+                            destinations?: {
+                                clicks: number;
+                                destination: string;
+                                share: number;
+                                url: string | null;
+                            }[];
+                            /** @description Clicks per UTC day and destination (days with none left out): a split's variants over time */
+                            destinations_daily?: {
+                                clicks: number;
+                                date: string;
+                                destination: string;
+                            }[];
+                            devices?: {
+                                clicks: number;
+                                device: string;
+                                visitors: number;
+                            }[];
+                            /** @description First day of the range in `tz` (for 24h: the day of its first hour) */
+                            from: string;
+                            granularity?: "hour" | "day" | "month";
+                            /** @description range=24h only: 24 hours, oldest first, the last one the current hour; the breakdowns then cover these hours */
+                            hourly?: {
+                                clicks: number;
+                                /** @description ISO time of the hour's start (UTC) */
+                                hour: string;
+                                qr: number;
+                                visitors: number;
+                            }[];
+                            link_id: string;
+                            message?: string;
+                            os?: {
+                                clicks: number;
+                                os: string;
+                                visitors: number;
+                            }[];
+                            /** @description The period of the same length just before (absent for all) */
+                            previous?: {
+                                clicks: number;
+                                from: string;
+                                qr: number;
+                                to: string;
+                                visitors: number;
+                            };
+                            /** @description The named range asked for */
+                            range?: "24h" | "7d" | "30d" | "90d" | "mtd" | "lastmonth" | "12mo" | "all";
+                            /** @description Clicks from `from` to `to` */
+                            range_clicks?: number;
+                            /** @description Clicks from QR codes (the short URL with ?qr=1) */
+                            range_qr?: number;
+                            /** @description Visitors: for a range of several days, the sum of each day's visitors */
+                            range_visitors?: number;
+                            /** @description Referring pages (clicks with a referrer only) */
+                            referrer_urls?: {
+                                clicks: number;
+                                /** @description scheme://host/path, without query string or fragment */
+                                referrer_url: string;
+                                visitors: number;
+                            }[];
+                            referrers?: {
+                                clicks: number;
+                                referrer: string;
+                                visitors: number;
+                            }[];
+                            /** @description Regions (first subdivision) when GEOIP_DB is a City database; empty with a Country database */
+                            regions?: {
+                                clicks: number;
+                                /** @description English name */
+                                name: string;
+                                /** @description ISO 3166-2 code, e.g. FR-IDF */
+                                region: string;
+                                visitors: number;
+                            }[];
+                            required_plan?: string;
+                            /** @description Every point of the range, zero-filled, in `tz` */
+                            series?: {
+                                clicks: number;
+                                /** @description The point in the time zone: YYYY-MM-DDTHH:00 (hour), YYYY-MM-DD (day) or YYYY-MM (month) */
+                                label: string;
+                                /** @description Clicks from QR codes */
+                                qr: number;
+                                /** @description ISO instant of the point's start */
+                                start: string;
+                                /** @description Visitors new that UTC day (a day's visitors summed over its hours) */
+                                visitors: number;
+                            }[];
+                            /** @description Clicks of the short link itself and from QR codes */
+                            sources?: {
+                                clicks: number;
+                                source: "link" | "qr";
+                                visitors: number;
+                            }[];
+                            /** @enum {string} */
+                            status: "success";
+                            to: string;
+                            /** @description All-time clicks of the link */
+                            total_clicks: number;
+                            tz: string;
+                            /** @description utm_campaign values of the short URL visited */
+                            utm_campaigns?: {
+                                clicks: number;
+                                utm_campaign: string;
+                                visitors: number;
+                            }[];
+                            /** @description utm_content values of the short URL visited */
+                            utm_contents?: {
+                                clicks: number;
+                                utm_content: string;
+                                visitors: number;
+                            }[];
+                            /** @description utm_medium values of the short URL visited */
+                            utm_mediums?: {
+                                clicks: number;
+                                utm_medium: string;
+                                visitors: number;
+                            }[];
+                            /** @description utm_source values of the short URL visited (clicks that had one only) */
+                            utm_sources?: {
+                                clicks: number;
+                                utm_source: string;
+                                visitors: number;
+                            }[];
+                            /** @description utm_term values of the short URL visited */
+                            utm_terms?: {
+                                clicks: number;
+                                utm_term: string;
+                                visitors: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5104,12 +5987,17 @@ export interface paths {
                         "application/json": {
                             keys: {
                                 created_at: string;
+                                /** @description From this time on the key is refused (401 invalid_api_key); null: never */
+                                expires_at: string | null;
                                 id: string;
+                                /** @description Updated at most once a minute */
                                 last_used_at: string | null;
                                 name: string;
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export */
+                                scopes: string[];
                             }[];
                             /** @enum {string} */
                             status: "success";
@@ -5128,7 +6016,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an API key; the secret is returned once and stored only as a hash */
+        /** Create an API key with its scopes (default links:create) and optional expiry; the secret is returned once and stored only as a hash */
         post: {
             parameters: {
                 query?: never;
@@ -5139,7 +6027,11 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description ISO-8601 time in the future */
+                        expires_at?: string | null;
                         name: string;
+                        /** @description One or more of links:create, links:read, links:write, stats:read, export, each once; default ["links:create"] */
+                        scopes?: string[];
                     };
                 };
             };
@@ -5153,12 +6045,17 @@ export interface paths {
                         "application/json": {
                             key: {
                                 created_at: string;
+                                /** @description From this time on the key is refused (401 invalid_api_key); null: never */
+                                expires_at: string | null;
                                 id: string;
+                                /** @description Updated at most once a minute */
                                 last_used_at: string | null;
                                 name: string;
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export */
+                                scopes: string[];
                             };
                             secret: string;
                             /** @enum {string} */
@@ -5232,12 +6129,17 @@ export interface paths {
                         "application/json": {
                             key: {
                                 created_at: string;
+                                /** @description From this time on the key is refused (401 invalid_api_key); null: never */
+                                expires_at: string | null;
                                 id: string;
+                                /** @description Updated at most once a minute */
                                 last_used_at: string | null;
                                 name: string;
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export */
+                                scopes: string[];
                             };
                             /** @enum {string} */
                             status: "success";

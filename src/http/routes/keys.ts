@@ -30,14 +30,14 @@ export async function keyRoutes(app: App, ctx: AppContext): Promise<void> {
       {
         schema: {
           tags: ["api keys"],
-          summary: "Create an API key; the secret is returned once and stored only as a hash",
+          summary: "Create an API key with its scopes (default links:create) and optional expiry; the secret is returned once and stored only as a hash",
           body: CreateKeyBody,
           response: { 201: CreatedKeyReply, ...errors(400, 401, 403) },
         },
       },
       async (req, reply) => {
         const user = activeUser(req);
-        const { key, secret } = await ctx.apiKeys.create(user, req.body.name);
+        const { key, secret } = await ctx.apiKeys.create(user, req.body);
         reply.header("Cache-Control", "no-store");
         return reply.code(201).send({ status: "success" as const, key: publicApiKey(key), secret });
       },

@@ -1,20 +1,28 @@
-// API keys: create (the secret shown once), list, revoke.
+// API keys: create (the secret shown once), list with their scopes, expiry and last use, revoke.
 import { profileApi } from "./profile-api";
-import { useEffect, useState, type FormEvent } from "react";
+import { KeyForm } from "./KeyForm";
+import { useEffect, useState } from "react";
 import { ApiError } from "../shared/api";
 import type { ApiKey } from "@contract/api-keys";
 import { useSession } from "../shared/session";
 import { PlanGate, can } from "../shared/plan-gate";
-import { ConfirmDialog, CopyButton, Field, Spinner, errorMessage, formatDate, formatDateTime } from "../shared/ui";
+import { ConfirmDialog, CopyButton, Spinner, errorMessage, formatDate, formatDateTime } from "../shared/ui";
+
+function isExpired(k: ApiKey): boolean {
+  return k.expires_at !== null && Date.parse(k.expires_at) <= Date.now();
+}
+
+function KeyStatus({ k }: { k: ApiKey }) {
+  if (k.revoked_at) return <span className="badge badge-muted">Revoked {formatDate(k.revoked_at)}</span>;
+  if (isExpired(k)) return <span className="badge badge-warn" data-testid="key-expired">Expired</span>;
+  return <span className="badge badge-ok">Active</span>;
+}
 
 // eslint-disable-next-line max-lines-per-function -- the key list, the creation form and the secret shown once share the section's state.
 export function KeysSection() {
   const { user } = useSession();
   const [keys, setKeys] = useState<ApiKey[] | null>(null);
   const [unavailable, setUnavailable] = useState<string | null>(null);
-  const [name, setName] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ name: string; secret: string } | null>(null);
   const [toRevoke, setToRevoke] = useState<ApiKey | null>(null);
   const [revoking, setRevoking] = useState(false);
@@ -32,22 +40,6 @@ export function KeysSection() {
   useEffect(() => {
     void load();
   }, []);
-
-  async function create(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const r = await profileApi.createKey(name.trim());
-      setSecret({ name: r.key?.name ?? name.trim(), secret: r.secret });
-      setName("");
-      await load();
-    } catch (err) {
-      setError(err instanceof ApiError ? (err.fieldErrors().name ?? err.message) : errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
-  }
 
   async function revoke() {
     if (!toRevoke) return;
@@ -68,8 +60,9 @@ export function KeysSection() {
     <section className="card section" data-testid="section-keys" aria-labelledby="h-keys">
       <h2 id="h-keys">API keys</h2>
       <p className="muted">
-        Keys authenticate the external creation API (<code>POST /api/external-create.php</code> with <code>Authorization: Bearer …</code>).
-        Keep them on your server: never in web pages, public JavaScript or links.
+        Keys authenticate the external API (<code>Authorization: Bearer …</code>): each does only what its scopes allow, and the
+        default, <code>links:create</code>, is the creation API (<code>POST /api/external-create.php</code>). Keep them on your server: never in web
+        pages, public JavaScript or links.
       </p>
 
       {secret ? (
@@ -98,14 +91,12 @@ export function KeysSection() {
         <>
           {/* Keys can be made on any plan; the external API they open answers plan_required below Business. */}
           {user && !can(user.plan, "external_api") ? <PlanGate feature="Creating links with an API key" capability="external_api" testId="keys-plan-gate" /> : null}
-          <form onSubmit={create} className="inline-form" noValidate>
-            <Field id="key-name" label="New key name" error={error ?? undefined} className="grow">
-              <input id="key-name" data-testid="key-name" type="text" placeholder="e.g. Production server" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
-            </Field>
-            <button type="submit" className="btn btn-primary" disabled={busy || !name.trim()} data-testid="key-create">
-              {busy ? "Creating…" : "Create key"}
-            </button>
-          </form>
+          <KeyForm
+            onCreated={async (created) => {
+              setSecret(created);
+              await load();
+            }}
+          />
           {keys.length === 0 ? (
             <p className="placeholder" data-testid="keys-empty">
               No API keys yet.
@@ -115,9 +106,9 @@ export function KeysSection() {
               <table className="table" data-testid="keys-table">
                 <thead>
                   <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Prefix</th>
-                    <th scope="col">Created</th>
+                    <th scope="col">Key</th>
+                    <th scope="col">Scopes</th>
+                    <th scope="col">Expires</th>
                     <th scope="col">Last used</th>
                     <th scope="col">Status</th>
                     <th scope="col">
@@ -128,13 +119,24 @@ export function KeysSection() {
                 <tbody>
                   {keys.map((k) => (
                     <tr key={k.id} data-testid="key-row" className={k.revoked_at ? "row-muted" : ""}>
-                      <td>{k.name}</td>
                       <td>
-                        <code>{k.prefix}…</code>
+                        <div className="key-name">{k.name}</div>
+                        <div className="muted key-meta">
+                          <code>{k.prefix}…</code> created {formatDate(k.created_at)}
+                        </div>
                       </td>
-                      <td>{formatDate(k.created_at)}</td>
-                      <td>{k.last_used_at ? formatDateTime(k.last_used_at) : "Never"}</td>
-                      <td>{k.revoked_at ? <span className="badge badge-muted">Revoked {formatDate(k.revoked_at)}</span> : <span className="badge badge-ok">Active</span>}</td>
+                      <td data-testid="key-scopes">
+                        <span className="key-scope-list">
+                          {k.scopes.map((s) => (
+                            <code key={s}>{s}</code>
+                          ))}
+                        </span>
+                      </td>
+                      <td className="key-when" data-testid="key-expires-at">{k.expires_at ? formatDate(k.expires_at) : "Never"}</td>
+                      <td data-testid="key-last-used">{k.last_used_at ? formatDateTime(k.last_used_at) : "Never"}</td>
+                      <td>
+                        <KeyStatus k={k} />
+                      </td>
                       <td className="right">
                         {!k.revoked_at ? (
                           <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="key-revoke" onClick={() => { setRevokeError(null); setToRevoke(k); }}>

@@ -21,6 +21,6 @@ export const profileApi = {
   deleteAccount: (password: string) => call(snip.DELETE("/api/account", { body: { password } }), true),
 
   listKeys: () => call(snip.GET("/api/keys")).then((r) => r.keys),
-  createKey: (name: string) => call(snip.POST("/api/keys", { body: { name } })),
+  createKey: (body: { name: string; scopes: string[]; expires_at: string | null }) => call(snip.POST("/api/keys", { body })),
   revokeKey: (id: string) => call(snip.DELETE("/api/keys/{id}", byId(id))),
 };
