@@ -18,7 +18,8 @@ export type Capability =
   | "team_invite"
   | "custom_domains"
   | "external_api"
-  | "webhooks";
+  | "webhooks"
+  | "team_2fa_policy";
 
 const PRO: Capability[] = ["link_expiration", "link_max_clicks", "link_fallback", "link_preview", "advanced_stats", "visitor_stats", "stats_csv"];
 const BUSINESS: Capability[] = [...PRO, "link_targeting", "account_analytics", "bulk_create", "team_invite", "custom_domains", "external_api", "webhooks"];
@@ -27,7 +28,7 @@ export const PLAN_CAPABILITIES: Readonly<Record<Plan, ReadonlySet<Capability>>> 
   free: new Set(),
   pro: new Set(PRO),
   business: new Set(BUSINESS),
-  enterprise: new Set(BUSINESS),
+  enterprise: new Set([...BUSINESS, "team_2fa_policy"]),
 };
 
 /** Links one account may own. */

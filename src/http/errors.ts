@@ -19,6 +19,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   plan_required: 403,
   account_inactive: 403,
   email_unverified: 403,
+  // An operator, or a member of a team that requires it, without a second factor (docs/security.md).
+  "2fa_setup_required": 403,
   limit_reached: 403,
   click_limit_reached: 403,
   not_found: 404,
