@@ -38,7 +38,7 @@ const src = (folder) => `./src/${folder}`;
  * The dashboard's feature folders, one per room of src/ a user sees: each imports only web/src/shared/ (and the
  * contract, the typed client); only main.tsx, the app's routes, brings features together.
  */
-const WEB_FEATURES = ["links", "stats", "analytics", "team", "domains", "webhooks", "imports", "profile", "admin", "auth", "public"];
+const WEB_FEATURES = ["links", "stats", "analytics", "team", "domains", "webhooks", "imports", "profile", "security", "admin", "auth", "public"];
 const web = (folder) => `./web/src/${folder}`;
 
 /** import-x/no-restricted-paths zones: `target` files may not import `from` files (type-only imports included). */

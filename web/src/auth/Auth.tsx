@@ -7,6 +7,7 @@ import { useSession } from "../shared/session";
 import { A, Alert, Field, Spinner, useTitle } from "../shared/ui";
 import { MAX_NAME, MESSAGES, accountPasswordProblem, emailProblem } from "../../../src/contract/form-rules";
 import { safeNext, useFormErrors } from "./form-errors";
+import { SecondStep } from "./SecondStep";
 
 export function SignupPage() {
   useTitle("Sign up");
@@ -82,6 +83,7 @@ export function LoginPage() {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
+  const [secondStep, setSecondStep] = useState(false);
   const f = useFormErrors();
 
   if (user && !busy) return <Navigate to={next} replace />;
@@ -91,8 +93,13 @@ export function LoginPage() {
     f.clear();
     setBusy(true);
     try {
-      const u = await accountApi.login(email.trim(), password);
-      setUser(u);
+      const r = await accountApi.login(email.trim(), password);
+      if (!("user" in r)) {
+        setSecondStep(true);
+        setBusy(false);
+        return;
+      }
+      setUser(r.user);
       navigate(next, { replace: true });
     } catch (err) {
       f.take(err);
@@ -103,6 +110,12 @@ export function LoginPage() {
   return (
     <section className="auth-card card">
       <h1>Sign in</h1>
+      {secondStep ? (
+        <SecondStep
+          onSignedIn={(u) => (setBusy(true), setUser(u), navigate(next, { replace: true }))}
+          onRestart={() => (setSecondStep(false), setPassword(""))}
+        />
+      ) : (
       <form onSubmit={submit} noValidate data-testid="login-form">
         <Field id="login-email" label="Email" error={f.fieldErrors.email}>
           <input id="login-email" data-testid="login-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
@@ -115,6 +128,7 @@ export function LoginPage() {
           {busy ? "Signing in…" : "Sign in"}
         </button>
       </form>
+      )}
       <p className="auth-alt">
         <A to="/app/reset-password">Forgot your password?</A>
         <span className="sep">·</span>
