@@ -26,7 +26,8 @@ describe.skipIf(!available)("two-factor sign-in in the browser", () => {
   it("sets up TOTP on the Security page with the QR code and the key, and shows 10 recovery codes", async () => {
     const page = browser.page;
     await signInPage(page, email, password);
-    await page.getByTestId("nav-security").first().click();
+    await page.goto("/app/profile");
+    await page.getByTestId("profile-security").click();
     await page.waitForURL((u) => u.pathname === "/app/security");
     await page.getByTestId("2fa-start").click();
     const qr = page.getByTestId("totp-qr");

@@ -28,7 +28,6 @@ export const NAV: readonly NavEntry[] = [
   { to: "/app/webhooks", label: "Webhooks", testId: "nav-webhooks", capability: "webhooks" },
   { to: "/app/domains", label: "Domains", testId: "nav-domains", capability: "custom_domains" },
   { to: "/app/profile", label: "Profile", testId: "nav-profile" },
-  { to: "/app/security", label: "Security", testId: "nav-security" },
   { to: "/app/admin", label: "Operator", testId: "nav-admin", operator: true },
 ];
 
