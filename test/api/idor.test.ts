@@ -72,6 +72,12 @@ const OWNED: Record<string, Fixture> = {
   // Only a failed or cancelled import resumes: a finished one is 409 for its owner.
   "/api/imports/:id/resume": async (a) => ({ path: `/api/imports/${await importJob(a)}/resume`, own: 409 }),
   "/api/imports/:id/report.csv": async (a) => `/api/imports/${await importJob(a)}/report.csv`,
+  // Another session of A's (not the one A's requests use), named by its public id.
+  "/api/auth/sessions/:id": async (a) => {
+    await a.server.ctx.sessions.create(await userId(a.client));
+    const list = (await a.client.get("/api/auth/sessions")).body.sessions as Array<{ id: string; current: boolean }>;
+    return `/api/auth/sessions/${list.find((s) => !s.current)!.id}`;
+  },
   "/api/utm-templates/:id": async (a) => `/api/utm-templates/${await created(await a.client.post("/api/utm-templates", { name: `idor-${++n}`, utm_source: "idor" }), "template")}`,
 };
 
