@@ -17,7 +17,7 @@ const FASTIFY_ONLY_IN_HTTP = {
  * The feature folders from the bottom up: a folder imports only folders of the layers below its own
  * (never its own layer's other folders, never a layer above). A new feature folder gets a place here.
  */
-const FEATURE_LAYERS = [["mail"], ["accounts"], ["teams", "clicks", "domains"], ["tags", "utm"], ["links"], ["webhooks", "analytics"], ["redirect", "admin", "imports"], ["sso"]];
+const FEATURE_LAYERS = [["mail"], ["accounts"], ["security"], ["teams", "clicks", "domains"], ["tags", "utm"], ["links"], ["webhooks", "analytics"], ["redirect", "admin", "imports"], ["sso"]];
 const FEATURES = FEATURE_LAYERS.flat();
 
 /**
@@ -38,7 +38,7 @@ const src = (folder) => `./src/${folder}`;
  * The dashboard's feature folders, one per room of src/ a user sees: each imports only web/src/shared/ (and the
  * contract, the typed client); only main.tsx, the app's routes, brings features together.
  */
-const WEB_FEATURES = ["links", "stats", "analytics", "team", "domains", "webhooks", "imports", "profile", "admin", "auth", "public", "sso"];
+const WEB_FEATURES = ["links", "stats", "analytics", "team", "domains", "webhooks", "imports", "profile", "security", "admin", "auth", "public", "sso"];
 const web = (folder) => `./web/src/${folder}`;
 
 /** import-x/no-restricted-paths zones: `target` files may not import `from` files (type-only imports included). */

@@ -63,6 +63,8 @@ export interface Config {
   /** Secret for CSRF tokens and other HMACs; from SESSION_SECRET or DATA_DIR/secret. */
   sessionSecret: string;
   sessionTtlDays: number;
+  /** OPERATOR_REQUIRE_2FA: operator routes answer 403 2fa_setup_required to an operator without a second factor (default on in production). */
+  operatorRequire2fa: boolean;
   linkCacheSize: number;
   clickFlushMs: number;
   clickRollupMs: number;
@@ -360,6 +362,7 @@ export function loadConfig(rawEnv: Env = process.env): Readonly<Config> {
     logFormat: logFormatOf(env),
     sessionSecret,
     sessionTtlDays: intVar(env, "SESSION_TTL_DAYS", 30, 1, 365),
+    operatorRequire2fa: boolVar(env, "OPERATOR_REQUIRE_2FA", env.NODE_ENV?.trim() === "production"),
     linkCacheSize: intVar(env, "LINK_CACHE_SIZE", 100_000, 0, 10_000_000),
     clickFlushMs: intVar(env, "CLICK_FLUSH_MS", 250, 10, 60_000),
     clickRollupMs: intVar(env, "CLICK_ROLLUP_MS", 5_000, 10, 600_000),

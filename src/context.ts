@@ -51,6 +51,11 @@ import type { BlocklistService } from "./admin/blocklist-service.js";
 import { type Imports, createImports } from "./imports/index.js";
 import { type Sso, createSso } from "./sso/index.js";
 import { nodeDnsLookup } from "./domains/dns-check.js";
+import { createSecurity } from "./security/index.js";
+import type { TwoFactorService } from "./security/two-factor.js";
+import type { SignInNotices } from "./security/sign-in-notice.js";
+import type { TeamPolicy } from "./security/team-policy.js";
+import type { CountryResolver } from "./clicks/describe.js";
 
 /** What /readyz answers: "starting" until the server listens with everything loaded, "draining" from the start of shutdown. */
 export interface Readiness {
@@ -69,6 +74,14 @@ export interface AppContext {
   sessions: SessionService;
   accounts: AccountService;
   apiKeys: ApiKeyService;
+  /** Two-factor sign-in: TOTP, recovery codes, pending sign-ins (docs/security.md). */
+  twoFactor: TwoFactorService;
+  /** The email about a sign-in from a browser new to the account. */
+  signInNotices: SignInNotices;
+  /** The Enterprise owner's "members need two-factor sign-in". */
+  teamPolicy: TeamPolicy;
+  /** Countries from the trusted header or GEOIP_DB, for clicks and for the session list. */
+  countries: CountryResolver;
   clicks: ClickRecorder;
   stats: StatsService;
   analytics: AccountAnalytics;
@@ -161,6 +174,10 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const redirects = createRedirects({ settings: config, links, clicks, clock, rate, customHosts, domainChanges, clickDeliveries, live, blocklist, countries });
   const backlogs = { clickBacklog: () => clicks.backlog(), webhookQueue: () => clickDeliveries.queueState() };
   const admin = await createAdmin({ ...base, rate, links, domains, blocklist, events, ...backlogs, start: migrated });
+  const security = createSecurity({
+    settings: config, db, clock, rate, mailer, audit: admin.audit,
+    checkPassword: (user, password, ip, field) => accounts.checkCurrentPassword(user, password, ip, field),
+  });
   const imports = createImports({
     db, now: () => clock.now(), box: new SealedBox(config.sessionSecret, "import tokens v1"), links, clicks, log, check: receiverCheck,
     origin: config.origin, mainHost: config.baseUrl.hostname, allowPrivate: config.importAllowPrivate, retryDelaysMs: overrides.importRetryDelaysMs,
@@ -173,7 +190,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   // Housekeeping: expired sessions, old throttle events, raw clicks past retention.
   const housekeeping = setInterval(() => {
     const now = clock.now();
-    void Promise.all([sessions.pruneExpired(), rate.prune(now - 86_400_000), clicks.pruneRaw()]).catch((err) =>
+    void Promise.all([sessions.pruneExpired(), security.twoFactor.prunePending(), rate.prune(now - 86_400_000), clicks.pruneRaw()]).catch((err) =>
       log.warn({ err }, "housekeeping failed"),
     );
   }, 3_600_000);
@@ -197,6 +214,8 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const readiness: Readiness = { state: "starting" };
   return {
     ...admin,
+    ...security,
+    countries,
     config, readiness, storage, clock, log, mailer, rate, tracing, close, sessions, accounts, apiKeys, teams, tags, utm,
     clicks, stats, analytics, live, links, blocklist, redirects, webhooks, clickDeliveries, domains, imports, sso,
   };

@@ -2,8 +2,18 @@
 // an HMAC of the session id, so signed-out visitors get a token without a database row.
 import type { Db } from "../storage/db.js";
 import type { Clock } from "../shared/clock.js";
-import { hmacHex, randomToken, safeEqual, sha256Hex } from "../shared/ids.js";
+import { hmacHex, newId, randomToken, safeEqual, sha256Hex } from "../shared/ids.js";
+import { DomainError } from "../shared/errors.js";
 import type { UserRow } from "../storage/schema.js";
+import type { SessionView } from "../contract/security.js";
+import { iso } from "../shared/clock.js";
+
+/** What a session shows of where it was made (no address is kept). */
+export interface SessionDevice {
+  browser: string | null;
+  os: string | null;
+  country: string | null;
+}
 
 export const SESSION_COOKIE = "snip_sid";
 
@@ -33,14 +43,41 @@ export class SessionService {
   }
 
   /** A fresh signed-in session for the user; returns the new cookie value. */
-  async create(userId: string): Promise<string> {
+  async create(userId: string, device: SessionDevice = { browser: null, os: null, country: null }): Promise<string> {
     const id = this.newSessionId();
     const now = this.clock.now();
     await this.db
       .insertInto("sessions")
-      .values({ id_hash: sha256Hex(id), user_id: userId, created_at: now, expires_at: now + this.ttlMs, last_seen_at: now })
+      .values({ id_hash: sha256Hex(id), user_id: userId, created_at: now, expires_at: now + this.ttlMs, last_seen_at: now, public_id: newId(), ...device })
       .execute();
     return id;
+  }
+
+  /** The user's live sessions, newest first; the one of `currentSessionId` marked current. */
+  async list(userId: string, currentSessionId: string | null): Promise<SessionView[]> {
+    const currentHash = currentSessionId ? sha256Hex(currentSessionId) : null;
+    const rows = await this.db
+      .selectFrom("sessions")
+      .select(["id_hash", "public_id", "browser", "os", "country", "created_at", "last_seen_at"])
+      .where("user_id", "=", userId)
+      .where("expires_at", ">", this.clock.now())
+      .orderBy("created_at", "desc")
+      .execute();
+    return rows.map((r) => ({
+      id: r.public_id ?? "",
+      current: r.id_hash === currentHash,
+      browser: r.browser,
+      os: r.os,
+      country: r.country,
+      created_at: iso(Number(r.created_at)),
+      last_seen_at: iso(Number(r.last_seen_at)),
+    }));
+  }
+
+  /** Ends one of the user's own sessions by its public id (not_found for anyone else's). */
+  async revoke(userId: string, publicId: string): Promise<void> {
+    const r = await this.db.deleteFrom("sessions").where("user_id", "=", userId).where("public_id", "=", publicId).executeTakeFirst();
+    if (Number(r.numDeletedRows) !== 1) throw new DomainError("not_found", "No such session");
   }
 
   /** The signed-in user of a session id, or null when unknown or expired. */
@@ -70,10 +107,11 @@ export class SessionService {
     await this.db.deleteFrom("sessions").where("id_hash", "=", sha256Hex(sessionId)).execute();
   }
 
-  async destroyAllFor(userId: string, exceptSessionId?: string): Promise<void> {
+  /** Ends every session of the user but `exceptSessionId`'s; how many ended. */
+  async destroyAllFor(userId: string, exceptSessionId?: string | null): Promise<number> {
     let q = this.db.deleteFrom("sessions").where("user_id", "=", userId);
     if (exceptSessionId) q = q.where("id_hash", "!=", sha256Hex(exceptSessionId));
-    await q.execute();
+    return Number((await q.executeTakeFirst()).numDeletedRows);
   }
 
   async pruneExpired(): Promise<void> {

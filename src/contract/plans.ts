@@ -20,7 +20,8 @@ export type Capability =
   | "external_api"
   | "webhooks"
   /** An OpenID Connect connection for the team (docs/sso.md). */
-  | "sso";
+  | "sso"
+  | "team_2fa_policy";
 
 const PRO: Capability[] = ["link_expiration", "link_max_clicks", "link_fallback", "link_preview", "advanced_stats", "visitor_stats", "stats_csv"];
 const BUSINESS: Capability[] = [...PRO, "link_targeting", "account_analytics", "bulk_create", "team_invite", "custom_domains", "external_api", "webhooks"];
@@ -29,7 +30,7 @@ export const PLAN_CAPABILITIES: Readonly<Record<Plan, ReadonlySet<Capability>>> 
   free: new Set(),
   pro: new Set(PRO),
   business: new Set(BUSINESS),
-  enterprise: new Set<Capability>([...BUSINESS, "sso"]),
+  enterprise: new Set<Capability>([...BUSINESS, "sso", "team_2fa_policy"]),
 };
 
 /** Links one account may own. */

@@ -20,6 +20,8 @@ import { installSessionHooks } from "./auth.js";
 import { installKeyRefusal } from "./key-auth.js";
 import { externalLinkRoutes } from "./routes/external-links.js";
 import { authRoutes } from "./routes/auth.js";
+import { twoFactorRoutes } from "./routes/two-factor.js";
+import { sessionRoutes } from "./routes/sessions.js";
 import { profileRoutes } from "./routes/profile.js";
 import { statsRoutes } from "./routes/stats.js";
 import { analyticsRoutes } from "./routes/analytics.js";
@@ -193,6 +195,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     installSessionHooks(api, ctx);
     const scoped = api as unknown as App;
     await authRoutes(scoped, ctx);
+    await twoFactorRoutes(scoped, ctx);
+    await sessionRoutes(scoped, ctx);
     await profileRoutes(scoped, ctx);
     await linkRoutes(scoped, ctx);
     await tagRoutes(scoped, ctx);

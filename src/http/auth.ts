@@ -7,6 +7,14 @@ import { SESSION_COOKIE } from "../accounts/sessions.js";
 import { DomainError } from "../shared/errors.js";
 import type { UserRow } from "../storage/schema.js";
 import type { Actor } from "../admin/audit-log.js";
+import { hasSecondFactor } from "../storage/second-factors.js";
+import { describeUserAgent } from "../clicks/describe.js";
+import { proxyCountry, trustOf } from "./proxy.js";
+import type { SessionDevice } from "../accounts/sessions.js";
+
+/** The pending sign-in's cookie (a right password waiting for its second step): only the 2FA routes see it. */
+export const PENDING_COOKIE = "snip_2fa";
+export const PENDING_PATH = "/api/auth/2fa";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -71,20 +79,38 @@ async function requireUser(ctx: AppContext, req: FastifyRequest): Promise<UserRo
   return user;
 }
 
-/** Starts a fresh signed-in session (a new id at every sign-in) and returns its CSRF token. */
+/** Browser, OS and country of the request, as the session list shows them (no address is kept). */
+export function deviceOf(ctx: AppContext, req: FastifyRequest): SessionDevice {
+  const ua = describeUserAgent(req.headers["user-agent"] ?? "");
+  const country = ctx.countries.resolve(proxyCountry(req.raw, trustOf(ctx.config.trustProxy), ctx.config.countryHeader), req.ip);
+  return { browser: ua.browser === "unknown" ? null : ua.browser, os: ua.os === "unknown" ? null : ua.os, country: country === "unknown" ? null : country };
+}
+
+/**
+ * Starts a fresh signed-in session (a new id at every sign-in) and returns its CSRF token; a browser new
+ * to the account gets the user an email.
+ */
 export async function signInSession(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, user: UserRow): Promise<string> {
   if (req.sessionId) await ctx.sessions.destroy(req.sessionId);
-  const sid = await ctx.sessions.create(user.id);
+  const device = deviceOf(ctx, req);
+  const sid = await ctx.sessions.create(user.id, device);
+  await ctx.signInNotices.signedIn(user, device).catch((err: unknown) => ctx.log.warn({ err }, "new-browser notice failed"));
   req.sessionId = sid;
   req.userLookup = Promise.resolve(user);
   setSessionCookie(ctx, reply, sid, true);
   return ctx.sessions.csrfTokenFor(sid);
 }
 
-/** An operator (users.is_admin), active: everyone else gets 403 forbidden, signed out 401 (docs/operator.md). */
+/**
+ * An operator (users.is_admin), active: everyone else gets 403 forbidden, signed out 401 (docs/operator.md);
+ * with OPERATOR_REQUIRE_2FA, one without a second factor 403 2fa_setup_required.
+ */
 async function requireOperator(ctx: AppContext, req: FastifyRequest): Promise<UserRow> {
   const user = await requireUser(ctx, req);
   if (Number(user.is_admin) !== 1 || user.status !== "active") throw new DomainError("forbidden", "This needs an operator account");
+  if (ctx.config.operatorRequire2fa && !(await hasSecondFactor(ctx.storage.db, user.id))) {
+    throw new DomainError("2fa_setup_required", "Operator accounts need two-factor sign-in: set it up under Security first");
+  }
   return user;
 }
 

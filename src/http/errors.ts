@@ -25,6 +25,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   // A single sign-on callback refused (state, nonce, issuer, audience, unverified email; docs/sso.md).
   sso_failed: 400,
   email_unverified: 403,
+  // An operator, or a member of a team that requires it, without a second factor (docs/security.md).
+  "2fa_setup_required": 403,
   limit_reached: 403,
   click_limit_reached: 403,
   not_found: 404,

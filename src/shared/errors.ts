@@ -11,6 +11,7 @@ export type ErrorCode =
   | "plan_required"
   | "account_inactive"
   | "email_unverified"
+  | "2fa_setup_required"
   | "limit_reached"
   | "not_found"
   | "alias_taken"

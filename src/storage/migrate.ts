@@ -24,6 +24,7 @@ import { targeting } from "./migrations/021-targeting.js";
 import { visitors } from "./migrations/022-visitors.js";
 import { finerPlaces } from "./migrations/023-finer-places.js";
 import { imports } from "./migrations/024-imports.js";
+import { twoFactor } from "./migrations/025-two-factor.js";
 import { keyScopes } from "./migrations/026-key-scopes.js";
 import { sso } from "./migrations/027-sso.js";
 import { pgMonthlyCompaction } from "./migrations/030-pg-monthly-compaction.js";
@@ -53,6 +54,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "022-visitors": visitors(storage.dialect),
     "023-finer-places": finerPlaces(storage.dialect),
     "024-imports": imports(storage.dialect),
+    "025-two-factor": twoFactor(storage.dialect),
     "026-key-scopes": keyScopes(),
     "027-sso": sso(),
     "030-pg-monthly-compaction": pgMonthlyCompaction(storage.dialect),

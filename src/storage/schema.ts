@@ -34,6 +34,8 @@ export interface UsersTable {
   /** 1 for an operator (the console under /app/admin and /api/admin/). */
   is_admin: Generated<number>;
   last_sign_in_at: number | null;
+  /** Enterprise: 1 when the owner requires two-factor sign-in of team members (migration 025). */
+  team_require_2fa: Generated<number>;
 }
 
 export interface UserPicturesTable {
@@ -49,6 +51,43 @@ export interface SessionsTable {
   created_at: number;
   expires_at: number;
   last_seen_at: number;
+  /** What GET /api/auth/sessions names the session by: random, never the cookie or its hash (migration 025). */
+  public_id: string | null;
+  browser: string | null;
+  os: string | null;
+  country: string | null;
+}
+
+/** An account's TOTP factor: secrets sealed (shared/secret-box.ts), never in clear. */
+export interface TotpFactorsTable {
+  user_id: string;
+  secret_enc: string | null;
+  pending_enc: string | null;
+  pending_at: number | null;
+  enabled_at: number | null;
+  last_step: number | null;
+  updated_at: number;
+}
+
+export interface RecoveryCodesTable {
+  code_hash: string;
+  user_id: string;
+  created_at: number;
+  used_at: number | null;
+}
+
+/** A sign-in whose password was right, waiting for its second step; the cookie's SHA-256 only. */
+export interface PendingSignInsTable {
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface KnownBrowsersTable {
+  user_id: string;
+  family: string;
+  first_seen_at: number;
 }
 
 export interface EmailTokensTable {
@@ -385,6 +424,10 @@ export interface Database extends ImportTables {
   tags: TagsTable;
   link_tags: LinkTagsTable;
   utm_templates: UtmTemplatesTable;
+  totp_factors: TotpFactorsTable;
+  recovery_codes: RecoveryCodesTable;
+  pending_sign_ins: PendingSignInsTable;
+  known_browsers: KnownBrowsersTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

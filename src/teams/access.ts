@@ -6,6 +6,7 @@ import type { Db } from "../storage/db.js";
 import type { LinkRow, UserRow } from "../storage/schema.js";
 import { can } from "../accounts/plans.js";
 import { DomainError } from "../shared/errors.js";
+import { hasSecondFactor } from "../storage/second-factors.js";
 
 export type LinkRole = "owner" | "member" | "none";
 
@@ -37,6 +38,10 @@ export async function ownerAccess(db: Db, actor: UserRow, ownerId: string | null
     .where("team_members.member_id", "=", actor.id)
     .executeTakeFirst();
   if (!owner || !sharingActive(owner)) return NONE;
+  // The Enterprise owner's policy (security/team-policy.ts): a member without a second factor is told to set one up.
+  if (Number(owner.team_require_2fa) === 1 && can(owner.plan, "team_2fa_policy") && !(await hasSecondFactor(db, actor.id))) {
+    throw new DomainError("2fa_setup_required", "This team requires two-factor sign-in: set it up under Security first");
+  }
   return { role: "member", owner };
 }
 

@@ -79,6 +79,12 @@ const OWNED: Record<string, Fixture> = {
     if (r.status !== 200) throw new Error(`fixture: ${r.status} ${r.text}`);
     return `/api/sso/domains/${domain}/verify`;
   },
+  // Another session of A's (not the one A's requests use), named by its public id.
+  "/api/auth/sessions/:id": async (a) => {
+    await a.server.ctx.sessions.create(await userId(a.client));
+    const list = (await a.client.get("/api/auth/sessions")).body.sessions as Array<{ id: string; current: boolean }>;
+    return `/api/auth/sessions/${list.find((s) => !s.current)!.id}`;
+  },
   "/api/utm-templates/:id": async (a) => `/api/utm-templates/${await created(await a.client.post("/api/utm-templates", { name: `idor-${++n}`, utm_source: "idor" }), "template")}`,
 };
 

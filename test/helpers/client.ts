@@ -8,13 +8,16 @@ export interface ApiResponse<T = any> {
 
 export class ApiClient {
   cookie: string | null = null;
+  /** The pending sign-in cookie (snip_2fa) a login of an account with two-factor sign-in sets. */
+  pending: string | null = null;
   csrf: string | null = null;
 
   constructor(readonly baseUrl: string) {}
 
   async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
     const h: Record<string, string> = { accept: "application/json", ...headers };
-    if (this.cookie) h.cookie = this.cookie;
+    const cookies = [this.cookie, this.pending].filter((c): c is string => c !== null);
+    if (cookies.length > 0) h.cookie = cookies.join("; ");
     if (this.csrf && method !== "GET" && method !== "HEAD" && !("x-csrf-token" in headers)) h["x-csrf-token"] = this.csrf;
     let payload: string | Blob | undefined;
     if (Buffer.isBuffer(body)) payload = new Blob([new Uint8Array(body)]);
@@ -27,6 +30,8 @@ export class ApiClient {
     for (const c of res.headers.getSetCookie()) {
       const m = /^snip_sid=([^;]*)/.exec(c);
       if (m) this.cookie = `snip_sid=${m[1]}`;
+      const p = /^snip_2fa=([^;]*)/.exec(c);
+      if (p) this.pending = p[1] ? `snip_2fa=${p[1]}` : null;
     }
     const text = await res.text();
     let parsed: any = text;

@@ -20,6 +20,7 @@ import { StatsPage } from "./stats/Stats";
 import { LivePage } from "./analytics/live/Live";
 import { AnalyticsPage } from "./analytics/Analytics";
 import { ProfilePage } from "./profile/Profile";
+import { SecurityPage } from "./security/SecurityPage";
 import { WebhooksPage } from "./webhooks/Webhooks";
 import { DomainsPage } from "./domains/Domains";
 import { NotFoundPage } from "./public/NotFound";
@@ -86,6 +87,7 @@ function Shell() {
               <Route path="/app/live" element={<RequireAuth><LivePage /></RequireAuth>} />
               <Route path="/app/analytics" element={<RequireAuth><AnalyticsPage /></RequireAuth>} />
               <Route path="/app/profile" element={<RequireAuth><ProfilePage teamSummary={<TeamSummary />} /></RequireAuth>} />
+              <Route path="/app/security" element={<RequireAuth><SecurityPage /></RequireAuth>} />
               <Route path="/app/team" element={<RequireAuth><TeamPage /></RequireAuth>} />
               <Route path="/app/shared/:ownerId" element={<RequireAuth><LinksPage shared /></RequireAuth>} />
               <Route path="/app/invitations/accept" element={<AcceptInvitationPage />} />

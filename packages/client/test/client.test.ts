@@ -20,7 +20,7 @@ describe("@snip/client", () => {
     await server.ctx.accounts.create({ email, password: PASSWORD, plan: "business", verified: true });
     const client = createSnipClient({ baseUrl: server.url, keepCookies: true });
     const signedIn = await signIn(client, email, PASSWORD);
-    expect(signedIn.data?.user.email).toBe(email);
+    expect(signedIn.data && "user" in signedIn.data ? signedIn.data.user.email : null).toBe(email);
     const key = await client.POST("/api/keys", { body: { name: "client test" } });
     if (!key.data) throw new Error(JSON.stringify(key.error));
     return { email, client, secret: key.data.secret };

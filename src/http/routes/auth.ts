@@ -16,7 +16,10 @@ import {
   UserReply,
   VerifyEmailBody,
 } from "../../contract/accounts.js";
-import { admitSignedIn, currentUser, ensureSession, setSessionCookie, signInSession, signedIn } from "../auth.js";
+import { TwoFactorRequiredReply } from "../../contract/security.js";
+import { Type } from "typebox";
+import { PENDING_COOKIE, PENDING_PATH, admitSignedIn, currentUser, ensureSession, setSessionCookie, signInSession, signedIn } from "../auth.js";
+import { PENDING_TTL } from "../../security/two-factor.js";
 
 export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
   app.get(
@@ -60,14 +63,26 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
       schema: {
         tags: ["auth"],
         summary: "Sign in; the session id and CSRF token rotate",
+        description:
+          'For an account with two-factor sign-in: `{status: "2fa_required", methods}` and no session yet, only a pending sign-in ' +
+          "(cookie snip_2fa, 5 minutes) that POST /api/auth/2fa/verify finishes.",
         body: SignInBody,
-        response: { 200: SignedInReply, ...errors(400, 401, 403, 429) },
+        response: { 200: Type.Union([SignedInReply, TwoFactorRequiredReply]), ...errors(400, 401, 403, 429) },
       },
     },
     async (req, reply) => {
       await ctx.sso.policy.checkSignIn(req.body.email);
       const user = await ctx.accounts.signIn(req.body.email, req.body.password, req.ip);
       await ctx.sso.policy.checkSignedIn(user);
+      const methods = await ctx.twoFactor.methodsFor(user.id);
+      if (methods.length > 0) {
+        const token = await ctx.twoFactor.startPending(user.id);
+        reply.setCookie(PENDING_COOKIE, token, {
+          httpOnly: true, sameSite: "strict", path: PENDING_PATH, secure: ctx.config.secureCookies, maxAge: PENDING_TTL / 1000,
+        });
+        reply.header("Cache-Control", "no-store");
+        return { status: "2fa_required" as const, methods };
+      }
       const csrf = await signInSession(ctx, req, reply, user);
       return { status: "success" as const, user: publicUser(user), csrf_token: csrf };
     },

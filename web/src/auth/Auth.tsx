@@ -8,6 +8,7 @@ import { A, Alert, Field, Spinner, useTitle } from "../shared/ui";
 import { MAX_NAME, MESSAGES, accountPasswordProblem, emailProblem } from "../../../src/contract/form-rules";
 import { safeNext, useFormErrors } from "./form-errors";
 import { EmailFirstSso, InstanceButton, ssoErrorText, startSso, useSsoOptions } from "./SsoEntry";
+import { SecondStep } from "./SecondStep";
 
 export function SignupPage() {
   useTitle("Sign up");
@@ -94,6 +95,7 @@ export function LoginPage() {
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
   const [ssoRequired, setSsoRequired] = useState(false);
+  const [secondStep, setSecondStep] = useState(false);
   const f = useFormErrors();
   const sso = useSsoOptions();
   const ssoError = ssoErrorText(params);
@@ -105,8 +107,13 @@ export function LoginPage() {
     f.clear();
     setBusy(true);
     try {
-      const u = await accountApi.login(email.trim(), password);
-      setUser(u);
+      const r = await accountApi.login(email.trim(), password);
+      if (!("user" in r)) {
+        setSecondStep(true);
+        setBusy(false);
+        return;
+      }
+      setUser(r.user);
       navigate(next, { replace: true });
     } catch (err) {
       setSsoRequired(err instanceof ApiError && err.code === "sso_required");
@@ -114,6 +121,17 @@ export function LoginPage() {
       setBusy(false);
     }
   }
+
+  if (secondStep)
+    return (
+      <section className="auth-card card">
+        <h1>Sign in</h1>
+        <SecondStep
+          onSignedIn={(u) => (setBusy(true), setUser(u), navigate(next, { replace: true }))}
+          onRestart={() => (setSecondStep(false), setPassword(""))}
+        />
+      </section>
+    );
 
   return (
     <section className="auth-card card">

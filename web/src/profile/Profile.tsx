@@ -3,7 +3,7 @@ import { profileApi } from "./profile-api";
 import { useEffect, type ReactNode } from "react";
 
 import { useSession } from "../shared/session";
-import { Spinner, useTitle } from "../shared/ui";
+import { A, Spinner, useTitle } from "../shared/ui";
 import { PictureSection } from "./PictureSection";
 import { NameSection, PlanSection, PasswordSection } from "./AccountSections";
 import { KeysSection } from "./KeysSection";
@@ -26,6 +26,9 @@ export function ProfilePage({ teamSummary }: { teamSummary: ReactNode }) {
   return (
     <div className="profile-page narrow">
       <h1>Profile</h1>
+      <p className="muted">
+        Two-factor sign-in and where you are signed in: <A to="/app/security" testId="profile-security">Security</A>
+      </p>
       <PictureSection user={user} onUser={setUser} />
       <NameSection user={user} onUser={setUser} />
       <PlanSection user={user} />

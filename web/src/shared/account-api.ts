@@ -9,7 +9,11 @@ export const accountApi = {
     const r = await call(snip.POST("/api/auth/signup", { body: name ? { email, password, name } : { email, password } }), true);
     return r.user;
   },
-  login: (email: string, password: string) => call(snip.POST("/api/auth/login", { body: { email, password } }), true).then((r) => r.user),
+  /** The user, or the second steps a sign-in with two-factor sign-in waits for (no session yet). */
+  login: (email: string, password: string): Promise<{ user: User } | { methods: string[] }> =>
+    call(snip.POST("/api/auth/login", { body: { email, password } }), true).then((r) => ("user" in r ? { user: r.user } : { methods: r.methods })),
+  /** The second step: a code of the app or a recovery code. */
+  verifySecondStep: (step: { code: string } | { recovery_code: string }) => call(snip.POST("/api/auth/2fa/verify", { body: step }), true).then((r) => r.user),
   async logout(): Promise<void> {
     try {
       await call(snip.POST("/api/auth/logout"), true);

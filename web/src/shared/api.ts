@@ -95,6 +95,8 @@ export function errorOf(status: number, data: unknown, quiet401: boolean): ApiEr
     : [];
   const err = new ApiError(status, code, message, details, typeof d.required_plan === "string" ? d.required_plan : undefined);
   if (status === 401 && code === "unauthenticated" && !quiet401) unauthenticatedHandler?.();
+  // An operator, or a member of a team that requires it, without a second factor: to the Security page to set one up.
+  if (status === 403 && code === "2fa_setup_required" && window.location.pathname !== "/app/security") window.location.assign("/app/security");
   return err;
 }
 

@@ -1,0 +1,147 @@
+// Two-factor sign-in (docs/api.md, Security): status, TOTP set-up, enabling and disabling, new recovery
+// codes, and the pending sign-in's second step.
+import type { App } from "../app-type.js";
+import type { AppContext } from "../../context.js";
+import { publicUser } from "../../accounts/accounts.js";
+import { OkSchema, errors } from "../../contract/common.js";
+import { SignedInReply } from "../../contract/accounts.js";
+import {
+  PasswordAndCodeBody,
+  RecoveryCodesReply,
+  TotpEnableBody,
+  TotpSetupReply,
+  TwoFactorStatusReply,
+  TwoFactorVerifyBody,
+} from "../../contract/security.js";
+import { iso } from "../../shared/clock.js";
+import { invalid } from "../../shared/errors.js";
+import { renderQrBytes } from "../../links/qr-render.js";
+import { PENDING_COOKIE, PENDING_PATH, activeUser, signInSession, signedIn, signedInRoutes } from "../auth.js";
+
+/** The otpauth URL as an SVG QR code, drawn by the same code as links' QR codes. */
+async function qrSvg(text: string): Promise<string> {
+  const bytes = await renderQrBytes({ text, format: "svg", size: 240, design: { fg: "#000000", bg: "#ffffff", margin: 2, ecl: "M" }, logo: null });
+  return bytes.toString("utf8");
+}
+
+/** Whether the account is asked for a second factor: an operator under OPERATOR_REQUIRE_2FA, or a member of a team requiring it. */
+async function secondFactorRequired(ctx: AppContext, userId: string, isAdmin: boolean): Promise<boolean> {
+  if (isAdmin && ctx.config.operatorRequire2fa) return true;
+  const row = await ctx.storage.db
+    .selectFrom("team_members")
+    .innerJoin("users", "users.id", "team_members.owner_id")
+    .select("users.id")
+    .where("team_members.member_id", "=", userId)
+    .where("users.team_require_2fa", "=", 1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function twoFactorRoutes(app: App, ctx: AppContext): Promise<void> {
+  await signedInRoutes(app, ctx, async (scope) => {
+    scope.get(
+      "/api/auth/2fa",
+      { schema: { tags: ["security"], summary: "Whether two-factor sign-in is on, and how many recovery codes are left", response: { 200: TwoFactorStatusReply, ...errors(401) } } },
+      async (req, reply) => {
+        const user = signedIn(req);
+        const s = await ctx.twoFactor.status(user);
+        reply.header("Cache-Control", "no-store");
+        const required = !s.totp_enabled && (await secondFactorRequired(ctx, user.id, Number(user.is_admin) === 1));
+        return { status: "success" as const, totp_enabled: s.totp_enabled, enabled_at: s.enabled_at === null ? null : iso(s.enabled_at), recovery_codes_left: s.recovery_codes_left, required };
+      },
+    );
+
+    scope.post(
+      "/api/auth/2fa/totp/setup",
+      {
+        schema: {
+          tags: ["security"],
+          summary: "A new TOTP secret for an authenticator app (nothing is enabled until POST /api/auth/2fa/totp/enable)",
+          response: { 200: TotpSetupReply, ...errors(401, 403, 409) },
+        },
+      },
+      async (req, reply) => {
+        const s = await ctx.twoFactor.setup(activeUser(req));
+        reply.header("Cache-Control", "no-store");
+        return { status: "success" as const, ...s, qr_svg: await qrSvg(s.otpauth_url) };
+      },
+    );
+
+    scope.post(
+      "/api/auth/2fa/totp/enable",
+      {
+        schema: {
+          tags: ["security"],
+          summary: "Turn two-factor sign-in on with the app's first code: 10 recovery codes, shown this once; every other session ends",
+          description: "5 wrong codes in 15 minutes per account: 429 with Retry-After.",
+          body: TotpEnableBody,
+          response: { 200: RecoveryCodesReply, ...errors(400, 401, 403, 409, 429) },
+        },
+      },
+      async (req, reply) => {
+        const user = activeUser(req);
+        const codes = await ctx.twoFactor.enable(user, req.body.code);
+        await ctx.sessions.destroyAllFor(user.id, req.sessionId);
+        reply.header("Cache-Control", "no-store");
+        return { status: "success" as const, recovery_codes: codes };
+      },
+    );
+
+    scope.delete(
+      "/api/auth/2fa/totp",
+      {
+        schema: {
+          tags: ["security"],
+          summary: "Turn two-factor sign-in off: the password and a code (or a recovery code)",
+          body: PasswordAndCodeBody,
+          response: { 200: OkSchema, ...errors(400, 401, 403, 409, 429) },
+        },
+      },
+      async (req) => {
+        await ctx.twoFactor.disable(activeUser(req), req.body.password, req.body.code, req.ip);
+        return { status: "success" as const };
+      },
+    );
+
+    scope.post(
+      "/api/auth/2fa/recovery-codes",
+      {
+        schema: {
+          tags: ["security"],
+          summary: "New recovery codes (the old ones stop working): the password and a code",
+          body: PasswordAndCodeBody,
+          response: { 200: RecoveryCodesReply, ...errors(400, 401, 403, 409, 429) },
+        },
+      },
+      async (req, reply) => {
+        const codes = await ctx.twoFactor.regenerateRecoveryCodes(activeUser(req), req.body.password, req.body.code, req.ip);
+        reply.header("Cache-Control", "no-store");
+        return { status: "success" as const, recovery_codes: codes };
+      },
+    );
+  });
+
+  app.post(
+    "/api/auth/2fa/verify",
+    {
+      schema: {
+        tags: ["security"],
+        summary: "The second step of a sign-in: a code of the app or a recovery code; only now is there a session",
+        description: "Needs the pending sign-in cookie POST /api/auth/login set (5 minutes). 5 wrong codes in 15 minutes per account: 429 with Retry-After.",
+        body: TwoFactorVerifyBody,
+        response: { 200: SignedInReply, ...errors(400, 401, 403, 429) },
+      },
+    },
+    async (req, reply) => {
+      const { code, recovery_code: recovery } = req.body;
+      if ((code === undefined) === (recovery === undefined)) throw invalid(code === undefined ? "code" : "recovery_code", "give either code or recovery_code");
+      const token = req.cookies[PENDING_COOKIE];
+      const step = code !== undefined ? { code } : { recovery_code: recovery as string };
+      const user = await ctx.twoFactor.finishPending(token && token.length <= 100 ? token : undefined, step, (id) => ctx.accounts.byId(id));
+      reply.clearCookie(PENDING_COOKIE, { path: PENDING_PATH });
+      const csrf = await signInSession(ctx, req, reply, user);
+      return { status: "success" as const, user: publicUser(user), csrf_token: csrf };
+    },
+  );
+}
+
