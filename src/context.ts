@@ -42,6 +42,8 @@ import { createRedirects } from "./redirect/index.js";
 import type { RedirectService } from "./redirect/resolve-link.js";
 import { createAdmin } from "./admin/index.js";
 import type { AuditLog } from "./admin/audit-log.js";
+import { createSecurity } from "./security/index.js";
+import type { PasskeyService } from "./security/passkeys.js";
 import type { AccountsAdmin } from "./admin/accounts-admin.js";
 import type { LinkModeration } from "./admin/link-moderation.js";
 import type { AdminOverview } from "./admin/overview.js";
@@ -82,8 +84,10 @@ export interface AppContext {
   blocklist: HostBlocklist;
   /** The blocklist's sources: console entries (database) and BLOCKLIST_FILE. */
   blocklistAdmin: BlocklistService;
-  /** Operator actions. */
+  /** Operator actions, and each account's changes of its passkeys. */
   audit: AuditLog;
+  /** Passkeys (WebAuthn): registration, passwordless sign-in, the assertion check a second factor reuses. */
+  passkeys: PasskeyService;
   /** The operator console's accounts, links and overview. */
   accountsAdmin: AccountsAdmin;
   linkModeration: LinkModeration;
@@ -157,6 +161,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const redirects = createRedirects({ settings: config, links, clicks, clock, rate, customHosts, domainChanges, clickDeliveries, live, blocklist, countries });
   const backlogs = { clickBacklog: () => clicks.backlog(), webhookQueue: () => clickDeliveries.queueState() };
   const admin = await createAdmin({ ...base, rate, links, domains, blocklist, events, ...backlogs, start: migrated });
+  const { passkeys } = createSecurity({ ...base, audit: admin.audit, checkPassword: (u, p, ip, field) => accounts.checkCurrentPassword(u, p, ip, field) });
   const imports = createImports({
     db, now: () => clock.now(), box: new SealedBox(config.sessionSecret, "import tokens v1"), links, clicks, log, check: receiverCheck,
     origin: config.origin, mainHost: config.baseUrl.hostname, allowPrivate: config.importAllowPrivate, retryDelaysMs: overrides.importRetryDelaysMs,
@@ -166,7 +171,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   // Housekeeping: expired sessions, old throttle events, raw clicks past retention.
   const housekeeping = setInterval(() => {
     const now = clock.now();
-    void Promise.all([sessions.pruneExpired(), rate.prune(now - 86_400_000), clicks.pruneRaw()]).catch((err) =>
+    void Promise.all([sessions.pruneExpired(), passkeys.challenges.pruneExpired(), rate.prune(now - 86_400_000), clicks.pruneRaw()]).catch((err) =>
       log.warn({ err }, "housekeeping failed"),
     );
   }, 3_600_000);
@@ -190,7 +195,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const readiness: Readiness = { state: "starting" };
   return {
     ...admin,
-    config, readiness, storage, clock, log, mailer, rate, tracing, close, sessions, accounts, apiKeys, teams, tags, utm,
+    config, readiness, storage, clock, log, mailer, rate, tracing, close, sessions, accounts, apiKeys, teams, tags, utm, passkeys,
     clicks, stats, analytics, live, links, blocklist, redirects, webhooks, clickDeliveries, domains, imports,
   };
 }

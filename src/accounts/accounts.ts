@@ -171,7 +171,7 @@ export class AccountService {
   }
 
   /** The signed-in user's current password, checked under the sign-in throttle; the refusal names `field`. */
-  private async checkCurrentPassword(user: UserRow, password: string, ip: string, field: string): Promise<void> {
+  async checkCurrentPassword(user: UserRow, password: string, ip: string, field: string): Promise<void> {
     const ok = await this.checkPassword(user.email, password, ip, async () => {
       const fresh = await this.byId(user.id);
       return fresh && (await verifyPassword(fresh.password_hash, password)) ? fresh : null;

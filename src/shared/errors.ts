@@ -23,6 +23,8 @@ export type ErrorCode =
   | "link_disabled"
   | "unavailable_legal"
   | "link_blocked"
+  | "invalid_challenge"
+  | "passkey_rejected"
   | "internal_error"
   | "unavailable";
 

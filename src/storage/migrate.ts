@@ -24,6 +24,7 @@ import { targeting } from "./migrations/021-targeting.js";
 import { visitors } from "./migrations/022-visitors.js";
 import { finerPlaces } from "./migrations/023-finer-places.js";
 import { imports } from "./migrations/024-imports.js";
+import { passkeys } from "./migrations/028-passkeys.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -50,6 +51,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "022-visitors": visitors(storage.dialect),
     "023-finer-places": finerPlaces(storage.dialect),
     "024-imports": imports(storage.dialect),
+    "028-passkeys": passkeys(),
   };
 }
 

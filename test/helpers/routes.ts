@@ -43,6 +43,9 @@ export const CONTRACT_CODES = new Set([
   "payload_too_large",
   "rate_limited",
   "click_limit_reached",
+  // docs/passkeys.md: a passkey ceremony without its pending challenge, an authenticator's answer refused.
+  "invalid_challenge",
+  "passkey_rejected",
 ]);
 
 export interface Answer {

@@ -1,0 +1,54 @@
+// The challenges of passkey ceremonies: kept server-side a few minutes, bound to what the caller names (the
+// session cookie's id for the dashboard's routes, a pending sign-in for a second-factor step), used once.
+import type { Db } from "../storage/db.js";
+import type { Clock } from "../shared/clock.js";
+import { sha256Hex } from "../shared/ids.js";
+
+/** Long enough for a person to find their phone or key; the options ask the browser for less (TIMEOUT_MS). */
+export const CHALLENGE_TTL_MS = 5 * 60_000;
+
+export type ChallengePurpose = "register" | "login" | "second-factor";
+
+export interface TakenChallenge {
+  challenge: string;
+  userId: string | null;
+}
+
+function bindingHash(purpose: ChallengePurpose, binding: string): string {
+  return sha256Hex(`passkey:${purpose}:${binding}`);
+}
+
+export class PasskeyChallenges {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Keeps `challenge` for this binding, replacing the one it had (a second click on "Add a passkey"). */
+  async issue(purpose: ChallengePurpose, binding: string, challenge: string, userId: string | null): Promise<void> {
+    const hash = bindingHash(purpose, binding);
+    const now = this.clock.now();
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom("passkey_challenges").where((eb) => eb.or([eb("binding_hash", "=", hash), eb("expires_at", "<=", now)])).execute();
+      await trx.insertInto("passkey_challenges").values({ binding_hash: hash, challenge, user_id: userId, expires_at: now + CHALLENGE_TTL_MS }).execute();
+    });
+  }
+
+  /**
+   * Takes the binding's challenge out (one DELETE ... RETURNING, so two requests cannot both use it); null when
+   * there is none, it expired, or it was used already.
+   */
+  async take(purpose: ChallengePurpose, binding: string): Promise<TakenChallenge | null> {
+    const row = await this.db
+      .deleteFrom("passkey_challenges")
+      .where("binding_hash", "=", bindingHash(purpose, binding))
+      .returning(["challenge", "user_id", "expires_at"])
+      .executeTakeFirst();
+    if (!row || Number(row.expires_at) <= this.clock.now()) return null;
+    return { challenge: row.challenge, userId: row.user_id };
+  }
+
+  async pruneExpired(): Promise<void> {
+    await this.db.deleteFrom("passkey_challenges").where("expires_at", "<=", this.clock.now()).execute();
+  }
+}
