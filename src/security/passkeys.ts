@@ -270,12 +270,13 @@ export class PasskeyService {
     return user;
   }
 
+  /** Renames one of the user's passkeys (another account's is 404, whatever the name). */
   async rename(user: UserRow, id: string, rawName: string): Promise<Passkey> {
+    const row = await this.deps.db.selectFrom("passkeys").selectAll().where("id", "=", id).where("user_id", "=", user.id).executeTakeFirst();
+    if (!row) throw new DomainError("not_found", "No such passkey");
     const name = checkName(rawName);
-    const res = await this.deps.db.updateTable("passkeys").set({ name }).where("id", "=", id).where("user_id", "=", user.id).executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) throw new DomainError("not_found", "No such passkey");
-    const row = await this.deps.db.selectFrom("passkeys").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
-    return publicPasskey(row);
+    await this.deps.db.updateTable("passkeys").set({ name }).where("id", "=", id).where("user_id", "=", user.id).execute();
+    return publicPasskey({ ...row, name });
   }
 
   /**

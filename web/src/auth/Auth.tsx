@@ -7,6 +7,7 @@ import { useSession } from "../shared/session";
 import { A, Alert, Field, Spinner, useTitle } from "../shared/ui";
 import { MAX_NAME, MESSAGES, accountPasswordProblem, emailProblem } from "../../../src/contract/form-rules";
 import { safeNext, useFormErrors } from "./form-errors";
+import { PasskeySignIn } from "./PasskeySignIn";
 
 export function SignupPage() {
   useTitle("Sign up");
@@ -115,6 +116,12 @@ export function LoginPage() {
           {busy ? "Signing in…" : "Sign in"}
         </button>
       </form>
+      <PasskeySignIn
+        onSignedIn={(u) => {
+          setUser(u);
+          navigate(next, { replace: true });
+        }}
+      />
       <p className="auth-alt">
         <A to="/app/reset-password">Forgot your password?</A>
         <span className="sep">·</span>
