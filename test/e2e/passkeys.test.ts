@@ -4,7 +4,8 @@
 // for the RP ID, and the browser checks the page's origin against it).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CDPSession } from "playwright-core";
-import { browserAvailable, ensureWebBuilt, launchBrowser, screenshotModes, signInPage, type BrowserSession } from "./browser.js";
+import { join } from "node:path";
+import { SHOTS_DIR, browserAvailable, ensureWebBuilt, launchBrowser, screenshotModes, signInPage, type BrowserSession } from "./browser.js";
 import { freePort, startTestServer, type TestServer } from "../helpers/server.js";
 
 const available = browserAvailable();
@@ -59,8 +60,15 @@ describe.skipIf(!available)("passkeys in the browser", () => {
     expect(credentials[0]!.rpId).toBe("localhost");
     const stored = await server.ctx.storage.db.selectFrom("passkeys").selectAll().execute();
     expect(stored.map((p) => [p.name, p.credential_id])).toEqual([["Test laptop", credentials[0]!.credentialId.replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_")]]);
-    await section.scrollIntoViewIfNeeded();
     await screenshotModes(page(), "e2e-passkeys-profile");
+    // The part itself, close up, at the narrow width in both themes (a full profile page is tall).
+    await page().setViewportSize({ width: 390, height: 900 });
+    for (const scheme of ["light", "dark"] as const) {
+      await page().emulateMedia({ colorScheme: scheme });
+      await section.screenshot({ path: join(SHOTS_DIR, `e2e-passkeys-section-390-${scheme}.png`) });
+    }
+    await page().emulateMedia({ colorScheme: "light" });
+    await page().setViewportSize({ width: 1280, height: 900 });
   });
 
   it("signs out and signs in with the passkey alone", async () => {
