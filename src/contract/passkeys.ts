@@ -18,7 +18,8 @@ export type PasskeyReply = Static<typeof PasskeyReply>;
 export const PasskeyListReply = Type.Object({ status: Type.Literal("success"), passkeys: Type.Array(PasskeySchema) });
 export type PasskeyListReply = Static<typeof PasskeyListReply>;
 
-const B64 = (maxLength: number) => Type.String({ maxLength, pattern: "^[A-Za-z0-9_-]*={0,2}$" });
+/** base64url (padding tolerated); the default only serves tests that build a valid body (typebox/value Create). */
+const B64 = (maxLength: number) => Type.String({ maxLength, pattern: "^[A-Za-z0-9_-]*={0,2}$", default: "" });
 const Transports = Type.Array(Type.String({ maxLength: 32 }), { maxItems: 10 });
 const Attachment = Type.Optional(StringEnum(["platform", "cross-platform"] as const, "Where the authenticator is"));
 /** What a browser puts there (credProps, prf...): an object, kept small by the body limit; the server reads none. */

@@ -28,20 +28,25 @@ export class PasskeyChallenges {
   async issue(purpose: ChallengePurpose, binding: string, challenge: string, userId: string | null): Promise<void> {
     const hash = bindingHash(purpose, binding);
     const now = this.clock.now();
-    await this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom("passkey_challenges").where((eb) => eb.or([eb("binding_hash", "=", hash), eb("expires_at", "<=", now)])).execute();
-      await trx.insertInto("passkey_challenges").values({ binding_hash: hash, challenge, user_id: userId, expires_at: now + CHALLENGE_TTL_MS }).execute();
-    });
+    // One statement, so two requests of one session at once leave one challenge (the later), never an error.
+    await this.db
+      .insertInto("passkey_challenges")
+      .values({ binding_hash: hash, challenge, user_id: userId, expires_at: now + CHALLENGE_TTL_MS })
+      .onConflict((oc) => oc.column("binding_hash").doUpdateSet({ challenge, user_id: userId, expires_at: now + CHALLENGE_TTL_MS }))
+      .execute();
   }
 
   /**
-   * Takes the binding's challenge out (one DELETE ... RETURNING, so two requests cannot both use it); null when
-   * there is none, it expired, or it was used already.
+   * Takes the binding's challenge out if it is `named` (the one the answer signs): one DELETE ... RETURNING, so
+   * two requests cannot both use it. Null when there is none, it is another, it expired, or it was used already;
+   * an answer to another challenge leaves the pending one alone.
    */
-  async take(purpose: ChallengePurpose, binding: string): Promise<TakenChallenge | null> {
+  async take(purpose: ChallengePurpose, binding: string, named: string | null): Promise<TakenChallenge | null> {
+    if (named === null) return null;
     const row = await this.db
       .deleteFrom("passkey_challenges")
       .where("binding_hash", "=", bindingHash(purpose, binding))
+      .where("challenge", "=", named)
       .returning(["challenge", "user_id", "expires_at"])
       .executeTakeFirst();
     if (!row || Number(row.expires_at) <= this.clock.now()) return null;

@@ -137,8 +137,8 @@ export class PasskeyService {
   /** Checks the authenticator's answer to the pending registration and keeps the new passkey. */
   async register(user: UserRow, binding: string, body: RegisterVerifyBody): Promise<Passkey> {
     const name = body.name === undefined ? null : checkName(body.name);
-    const taken = await this.challenges.take("register", binding);
-    if (!taken || taken.userId !== user.id || signedChallenge(body.response.response.clientDataJSON) !== taken.challenge) throw badChallenge();
+    const taken = await this.challenges.take("register", binding, signedChallenge(body.response.response.clientDataJSON));
+    if (!taken || taken.userId !== user.id) throw badChallenge();
     let info;
     try {
       const result = await verifyRegistrationResponse({
@@ -214,7 +214,7 @@ export class PasskeyService {
    * assertion against it; a challenge issued for one account accepts only that account's passkeys.
    */
   async finishAuthentication(purpose: Exclude<ChallengePurpose, "register">, binding: string, response: AuthenticationResponse): Promise<UserRow> {
-    const taken = await this.challenges.take(purpose, binding);
+    const taken = await this.challenges.take(purpose, binding, signedChallenge(response.response.clientDataJSON));
     if (!taken) throw badChallenge();
     return this.verifyAssertion(response, taken.challenge, taken.userId ?? undefined);
   }

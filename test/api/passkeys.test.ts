@@ -126,10 +126,20 @@ describe.each(ENGINES)("passkeys on %s", (engine) => {
     // Replayed after it succeeded: the challenge is gone (and the session rotated: the new one has none either).
     const replay = await c.post("/api/auth/passkeys/login/verify", { response: answer });
     expect([replay.status, replay.body.code]).toEqual([400, "invalid_challenge"]);
-    // A new challenge does not revive an answer to the old one.
-    await loginOptions(c);
+    // A new challenge does not revive an answer to the old one, and that answer does not spend the new one.
+    const pending = await loginOptions(c);
     const stale = await c.post("/api/auth/passkeys/login/verify", { response: answer });
     expect([stale.status, stale.body.code]).toEqual([400, "invalid_challenge"]);
+    expect((await c.post("/api/auth/passkeys/login/verify", { response: auth.assert(pending) })).status).toBe(200);
+  });
+
+  it("keeps one challenge per session when options are asked for at once", async () => {
+    const c = await fresh();
+    const before = (await server.ctx.storage.db.selectFrom("passkey_challenges").select("binding_hash").execute()).length;
+    const answers = await Promise.all(Array.from({ length: 6 }, () => c.post("/api/auth/passkeys/login/options")));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(new Set(answers.map((r) => r.body.options.challenge)).size).toBe(6);
+    expect((await server.ctx.storage.db.selectFrom("passkey_challenges").select("binding_hash").execute()).length).toBe(before + 1);
   });
 
   it("refuses a signature counter that did not go up, and answers for another origin", async () => {
@@ -199,6 +209,8 @@ describe.each(ENGINES)("passkeys on %s", (engine) => {
       ["login", "/api/auth/passkeys/login/verify", { response: { ...good, id: "a".repeat(2000) } }, "invalid_request"],
       ["login", "/api/auth/passkeys/login/verify", { response: { ...good, id: "<script>" } }, "invalid_request"],
       ["login", "/api/auth/passkeys/login/verify", { response: { ...good, type: "password" } }, "invalid_request"],
+      ["login", "/api/auth/passkeys/login/verify", { response: { ...good, id: undefined } }, "invalid_request"],
+      ["login", "/api/auth/passkeys/login/verify", { response: { ...good, response: { ...good.response, signature: undefined } } }, "invalid_request"],
       ["login", "/api/auth/passkeys/login/verify", { response: { ...good, response: { ...good.response, signature: 7 } } }, "invalid_request"],
       ["a", "/api/auth/passkeys/register/verify", { response: reg, name: "x".repeat(65) }, "invalid_request"],
       ["a", "/api/auth/passkeys/register/verify", { response: reg, name: "a\u0000b" }, "invalid_request"],

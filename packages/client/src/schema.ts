@@ -3221,12 +3221,18 @@ export interface paths {
                             clientExtensionResults: {
                                 [key: string]: unknown;
                             };
+                            /** @default  */
                             id: string;
+                            /** @default  */
                             rawId: string;
                             response: {
+                                /** @default  */
                                 authenticatorData: string;
+                                /** @default  */
                                 clientDataJSON: string;
+                                /** @default  */
                                 signature: string;
+                                /** @default  */
                                 userHandle?: string;
                             };
                             /** @enum {string} */
@@ -3417,12 +3423,18 @@ export interface paths {
                             clientExtensionResults: {
                                 [key: string]: unknown;
                             };
+                            /** @default  */
                             id: string;
+                            /** @default  */
                             rawId: string;
                             response: {
+                                /** @default  */
                                 attestationObject: string;
+                                /** @default  */
                                 authenticatorData?: string;
+                                /** @default  */
                                 clientDataJSON: string;
+                                /** @default  */
                                 publicKey?: string;
                                 publicKeyAlgorithm?: number;
                                 transports?: string[];
