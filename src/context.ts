@@ -42,6 +42,8 @@ import { createRedirects } from "./redirect/index.js";
 import type { RedirectService } from "./redirect/resolve-link.js";
 import { createAdmin } from "./admin/index.js";
 import type { AuditLog } from "./admin/audit-log.js";
+import { createSecurity } from "./security/index.js";
+import type { PasskeyService } from "./security/passkeys.js";
 import type { AccountsAdmin } from "./admin/accounts-admin.js";
 import type { LinkModeration } from "./admin/link-moderation.js";
 import type { AdminOverview } from "./admin/overview.js";
@@ -51,7 +53,6 @@ import type { BlocklistService } from "./admin/blocklist-service.js";
 import { type Imports, createImports } from "./imports/index.js";
 import { type Sso, createSso } from "./sso/index.js";
 import { nodeDnsLookup } from "./domains/dns-check.js";
-import { createSecurity } from "./security/index.js";
 import type { TwoFactorService } from "./security/two-factor.js";
 import type { SignInNotices } from "./security/sign-in-notice.js";
 import type { TeamPolicy } from "./security/team-policy.js";
@@ -97,8 +98,10 @@ export interface AppContext {
   blocklist: HostBlocklist;
   /** The blocklist's sources: console entries (database) and BLOCKLIST_FILE. */
   blocklistAdmin: BlocklistService;
-  /** Operator actions. */
+  /** Operator actions, and each account's changes of its passkeys. */
   audit: AuditLog;
+  /** Passkeys (WebAuthn): registration, passwordless sign-in, the assertion check a second factor reuses. */
+  passkeys: PasskeyService;
   /** The operator console's accounts, links and overview. */
   accountsAdmin: AccountsAdmin;
   linkModeration: LinkModeration;
@@ -190,7 +193,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   // Housekeeping: expired sessions, old throttle events, raw clicks past retention.
   const housekeeping = setInterval(() => {
     const now = clock.now();
-    void Promise.all([sessions.pruneExpired(), security.twoFactor.prunePending(), rate.prune(now - 86_400_000), clicks.pruneRaw()]).catch((err) =>
+    void Promise.all([sessions.pruneExpired(), security.twoFactor.prunePending(), security.passkeys.challenges.pruneExpired(), rate.prune(now - 86_400_000), clicks.pruneRaw()]).catch((err) =>
       log.warn({ err }, "housekeeping failed"),
     );
   }, 3_600_000);

@@ -26,6 +26,7 @@ import { profileRoutes } from "./routes/profile.js";
 import { statsRoutes } from "./routes/stats.js";
 import { analyticsRoutes } from "./routes/analytics.js";
 import { keyRoutes } from "./routes/keys.js";
+import { passkeyRoutes } from "./routes/passkeys.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { tagRoutes } from "./routes/tags.js";
 import { utmRoutes } from "./routes/utm.js";
@@ -197,6 +198,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await authRoutes(scoped, ctx);
     await twoFactorRoutes(scoped, ctx);
     await sessionRoutes(scoped, ctx);
+    await passkeyRoutes(scoped, ctx);
     await profileRoutes(scoped, ctx);
     await linkRoutes(scoped, ctx);
     await tagRoutes(scoped, ctx);

@@ -11,6 +11,10 @@ import type { ErrorBody as ContractErrorBody, FieldError } from "../contract/com
 export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   invalid_request: 400,
   destination_blocked: 400,
+  // Passkeys (docs/passkeys.md): no pending challenge (none, expired, used) or an answer signing another one;
+  // an authenticator's registration answer that does not verify.
+  invalid_challenge: 400,
+  passkey_rejected: 400,
   unauthenticated: 401,
   invalid_api_key: 401,
   invalid_credentials: 401,

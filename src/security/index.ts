@@ -1,4 +1,5 @@
-// Account security as the service builds it: two-factor sign-in, new-browser emails and the team's 2FA policy.
+// Account security as the service builds it: two-factor sign-in, passkeys (docs/passkeys.md),
+// new-browser emails and the team's 2FA policy.
 import type { Config } from "../config.js";
 import type { Db } from "../storage/db.js";
 import type { RateEvents } from "../storage/rate-events.js";
@@ -7,6 +8,7 @@ import { SealedBox } from "../shared/secret-box.js";
 import type { MailSender } from "../mail/mail-queue.js";
 import type { UserRow } from "../storage/schema.js";
 import { type SecurityAudit, TwoFactorService } from "./two-factor.js";
+import { type AuditWriter, PasskeyService } from "./passkeys.js";
 import { SignInNotices } from "./sign-in-notice.js";
 import { TeamPolicy } from "./team-policy.js";
 
@@ -16,12 +18,13 @@ export interface SecurityDeps {
   clock: Clock;
   rate: RateEvents;
   mailer: MailSender;
-  audit: SecurityAudit;
+  audit: SecurityAudit & AuditWriter;
   checkPassword(user: UserRow, password: string, ip: string, field: string): Promise<void>;
 }
 
 export interface Security {
   twoFactor: TwoFactorService;
+  passkeys: PasskeyService;
   signInNotices: SignInNotices;
   teamPolicy: TeamPolicy;
 }
@@ -35,6 +38,13 @@ export function createSecurity(deps: SecurityDeps): Security {
       // The name authenticator apps show: with the instance's host name, so two instances' entries differ
       // (no port: a colon would end the issuer in the otpauth label).
       issuer: `snip ${settings.baseUrl.hostname}`,
+    }),
+    passkeys: new PasskeyService({
+      db, clock, audit, checkPassword: deps.checkPassword,
+      // WebAuthn binds a passkey to a domain: BASE_URL's hostname, and its origin in every signed answer.
+      rpId: settings.baseUrl.hostname,
+      origin: settings.origin,
+      rpName: "snip",
     }),
     signInNotices: new SignInNotices({ db, clock, mailer: deps.mailer, origin: settings.origin }),
     teamPolicy: new TeamPolicy({ db, clock, audit }),

@@ -27,6 +27,8 @@ export type ErrorCode =
   | "link_blocked"
   | "sso_required"
   | "sso_failed"
+  | "invalid_challenge"
+  | "passkey_rejected"
   | "internal_error"
   | "unavailable";
 

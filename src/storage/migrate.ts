@@ -27,6 +27,7 @@ import { imports } from "./migrations/024-imports.js";
 import { twoFactor } from "./migrations/025-two-factor.js";
 import { keyScopes } from "./migrations/026-key-scopes.js";
 import { sso } from "./migrations/027-sso.js";
+import { passkeys } from "./migrations/028-passkeys.js";
 import { pgMonthlyCompaction } from "./migrations/030-pg-monthly-compaction.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
@@ -57,6 +58,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "025-two-factor": twoFactor(storage.dialect),
     "026-key-scopes": keyScopes(),
     "027-sso": sso(),
+    "028-passkeys": passkeys(),
     "030-pg-monthly-compaction": pgMonthlyCompaction(storage.dialect),
   };
 }

@@ -19,6 +19,8 @@ import type {
 export type * from "./click-tables.js";
 import type { ImportTables } from "./import-tables.js";
 export type * from "./import-tables.js";
+import type { PasskeyTables } from "./passkey-tables.js";
+export type * from "./passkey-tables.js";
 
 export interface UsersTable {
   id: string;
@@ -383,7 +385,7 @@ export interface UtmTemplatesTable {
   created_at: number;
 }
 
-export interface Database extends ImportTables {
+export interface Database extends ImportTables, PasskeyTables {
   users: UsersTable;
   user_pictures: UserPicturesTable;
   sessions: SessionsTable;

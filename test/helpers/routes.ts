@@ -48,6 +48,9 @@ export const CONTRACT_CODES = new Set([
   "sso_required",
   "sso_failed",
   "insufficient_scope",
+  // docs/passkeys.md: a passkey ceremony without its pending challenge, an authenticator's answer refused.
+  "invalid_challenge",
+  "passkey_rejected",
 ]);
 
 export interface Answer {

@@ -9,6 +9,7 @@ import { MAX_NAME, MESSAGES, accountPasswordProblem, emailProblem } from "../../
 import { safeNext, useFormErrors } from "./form-errors";
 import { EmailFirstSso, InstanceButton, ssoErrorText, startSso, useSsoOptions } from "./SsoEntry";
 import { SecondStep } from "./SecondStep";
+import { PasskeySignIn } from "./PasskeySignIn";
 
 export function SignupPage() {
   useTitle("Sign up");
@@ -162,6 +163,12 @@ export function LoginPage() {
           {busy ? "Signing in…" : "Sign in"}
         </button>
       </form>
+      <PasskeySignIn
+        onSignedIn={(u) => {
+          setUser(u);
+          navigate(next, { replace: true });
+        }}
+      />
       <p className="auth-alt">
         <A to="/app/reset-password">Forgot your password?</A>
         <span className="sep">·</span>

@@ -1,4 +1,4 @@
-// Profile: picture, name, plan, password, API keys, and a separate danger zone (parts in profile/).
+// Profile: picture, name, plan, password, passkeys, API keys, and a separate danger zone (parts in profile/).
 import { profileApi } from "./profile-api";
 import { useEffect, type ReactNode } from "react";
 
@@ -7,6 +7,7 @@ import { A, Spinner, useTitle } from "../shared/ui";
 import { PictureSection } from "./PictureSection";
 import { NameSection, PlanSection, PasswordSection } from "./AccountSections";
 import { KeysSection } from "./KeysSection";
+import { PasskeysSection } from "./PasskeysSection";
 import { DangerZone } from "./DangerZone";
 
 /** `teamSummary`: the team feature's summary, which the app's routes hand in (features import no other feature). */
@@ -33,6 +34,7 @@ export function ProfilePage({ teamSummary }: { teamSummary: ReactNode }) {
       <NameSection user={user} onUser={setUser} />
       <PlanSection user={user} />
       <PasswordSection />
+      <PasskeysSection />
       <KeysSection />
       {teamSummary}
       <DangerZone user={user} />

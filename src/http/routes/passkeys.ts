@@ -1,0 +1,131 @@
+// Passkeys (docs/passkeys.md): register while signed in, sign in with one alone, list, rename, remove with the
+// password. Every ceremony's challenge is bound to the session cookie (the CSRF check guarantees there is one).
+import type { FastifyRequest } from "fastify";
+import type { App } from "../app-type.js";
+import type { AppContext } from "../../context.js";
+import { publicUser } from "../../accounts/accounts.js";
+import { IdParams, OkSchema, errors } from "../../contract/common.js";
+import { SignedInReply } from "../../contract/accounts.js";
+import {
+  CreationOptionsReply,
+  LoginVerifyBody,
+  PasskeyListReply,
+  PasskeyReply,
+  RegisterVerifyBody,
+  RemovePasskeyBody,
+  RenamePasskeyBody,
+  RequestOptionsReply,
+} from "../../contract/passkeys.js";
+import { DomainError } from "../../shared/errors.js";
+import { activeUser, signInSession, signedIn, signedInRoutes } from "../auth.js";
+
+const TAGS = ["passkeys"];
+
+/** The session id the ceremony's challenge is bound to; state-changing routes have one once CSRF passed. */
+function binding(req: FastifyRequest): string {
+  if (!req.sessionId) throw new DomainError("csrf_failed", "Fetch /api/auth/session first");
+  return req.sessionId;
+}
+
+export async function passkeyRoutes(app: App, ctx: AppContext): Promise<void> {
+  app.post(
+    "/api/auth/passkeys/login/options",
+    {
+      schema: {
+        tags: TAGS,
+        summary: "Start a sign-in with a passkey: options for navigator.credentials.get() (discoverable credentials)",
+        response: { 200: RequestOptionsReply, ...errors(403) },
+      },
+    },
+    async (req, reply) => {
+      const options = await ctx.passkeys.authenticationOptions("login", binding(req), null);
+      reply.header("Cache-Control", "no-store");
+      return { status: "success" as const, options };
+    },
+  );
+
+  app.post(
+    "/api/auth/passkeys/login/verify",
+    {
+      schema: {
+        tags: TAGS,
+        summary: "Finish a sign-in with a passkey; the session id and CSRF token rotate as at a password sign-in",
+        body: LoginVerifyBody,
+        response: { 200: SignedInReply, ...errors(400, 401, 403) },
+      },
+    },
+    async (req, reply) => {
+      const user = await ctx.passkeys.signIn(binding(req), req.body.response);
+      const csrf = await signInSession(ctx, req, reply, user);
+      return { status: "success" as const, user: publicUser(user), csrf_token: csrf };
+    },
+  );
+
+  await signedInRoutes(app, ctx, async (scope) => {
+    scope.get(
+      "/api/auth/passkeys",
+      { schema: { tags: TAGS, summary: "The signed-in user's passkeys, oldest first", response: { 200: PasskeyListReply, ...errors(401) } } },
+      async (req, reply) => {
+        reply.header("Cache-Control", "no-store");
+        return { status: "success" as const, passkeys: await ctx.passkeys.list(signedIn(req).id) };
+      },
+    );
+
+    scope.post(
+      "/api/auth/passkeys/register/options",
+      {
+        schema: {
+          tags: TAGS,
+          summary: "Start adding a passkey: options for navigator.credentials.create()",
+          response: { 200: CreationOptionsReply, ...errors(401, 403) },
+        },
+      },
+      async (req, reply) => {
+        const options = await ctx.passkeys.registrationOptions(activeUser(req), binding(req));
+        reply.header("Cache-Control", "no-store");
+        return { status: "success" as const, options };
+      },
+    );
+
+    scope.post(
+      "/api/auth/passkeys/register/verify",
+      {
+        schema: {
+          tags: TAGS,
+          summary: "Finish adding a passkey with the authenticator's answer; `name` defaults to \"Passkey N\"",
+          body: RegisterVerifyBody,
+          response: { 201: PasskeyReply, ...errors(400, 401, 403, 409) },
+        },
+      },
+      async (req, reply) => {
+        const passkey = await ctx.passkeys.register(activeUser(req), binding(req), req.body);
+        return reply.code(201).send({ status: "success" as const, passkey });
+      },
+    );
+
+    scope.patch(
+      "/api/auth/passkeys/:id",
+      {
+        schema: { tags: TAGS, summary: "Rename a passkey", params: IdParams, body: RenamePasskeyBody, response: { 200: PasskeyReply, ...errors(400, 401, 404) } },
+      },
+      async (req) => ({ status: "success" as const, passkey: await ctx.passkeys.rename(signedIn(req), req.params.id, req.body.name) }),
+    );
+
+    scope.delete(
+      "/api/auth/passkeys/:id",
+      {
+        schema: {
+          tags: TAGS,
+          summary: "Remove a passkey; needs the account password",
+          params: IdParams,
+          body: RemovePasskeyBody,
+          response: { 200: OkSchema, ...errors(400, 401, 404, 429) },
+        },
+      },
+      async (req) => {
+        await ctx.passkeys.remove(signedIn(req), req.params.id, req.body.password, req.ip);
+        return { status: "success" as const };
+      },
+    );
+  });
+}

@@ -1,0 +1,145 @@
+// Passkeys: the account's list (name, created, last used), "Add a passkey" through the browser's own prompt,
+// and removal with the password.
+import { profileApi } from "./profile-api";
+import { useEffect, useState, type FormEvent } from "react";
+import { browserSupportsWebAuthn, WebAuthnError } from "@simplewebauthn/browser";
+import { ApiError } from "../shared/api";
+import type { Passkey } from "@contract/passkeys";
+import { Alert, ConfirmDialog, Field, Spinner, errorMessage, formatDate, formatDateTime } from "../shared/ui";
+
+/** What the browser's refusal means to a person (they closed the prompt, or the authenticator has this one). */
+function ceremonyError(e: unknown): string {
+  if (e instanceof WebAuthnError && e.code === "ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED") return "This authenticator holds a passkey for your account already.";
+  if (e instanceof Error && e.name === "NotAllowedError") return "The passkey prompt was closed or timed out. Nothing was added.";
+  return e instanceof ApiError ? (e.fieldErrors().name ?? e.message) : errorMessage(e);
+}
+
+// eslint-disable-next-line max-lines-per-function -- the list, the add form and the removal dialog share the section's state.
+export function PasskeysSection() {
+  const [passkeys, setPasskeys] = useState<Passkey[] | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [name, setName] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [added, setAdded] = useState<string | null>(null);
+  const [toRemove, setToRemove] = useState<Passkey | null>(null);
+  const [password, setPassword] = useState("");
+  const [removing, setRemoving] = useState(false);
+  const [removeError, setRemoveError] = useState<string | null>(null);
+  const supported = browserSupportsWebAuthn();
+
+  async function load() {
+    try {
+      setPasskeys(await profileApi.listPasskeys());
+      setLoadError(null);
+    } catch (e) {
+      setPasskeys([]);
+      setLoadError(`The passkeys could not be loaded: ${errorMessage(e)}`);
+    }
+  }
+  useEffect(() => {
+    void load();
+  }, []);
+
+  async function add(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    setAdded(null);
+    try {
+      const passkey = await profileApi.addPasskey(name.trim() || undefined);
+      setAdded(passkey.name);
+      setName("");
+      await load();
+    } catch (err) {
+      setError(ceremonyError(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function remove() {
+    if (!toRemove) return;
+    setRemoving(true);
+    setRemoveError(null);
+    try {
+      await profileApi.removePasskey(toRemove.id, password);
+      setToRemove(null);
+      await load();
+    } catch (e) {
+      setRemoveError(e instanceof ApiError ? (e.fieldErrors().password ?? e.message) : errorMessage(e));
+    } finally {
+      setRemoving(false);
+    }
+  }
+
+  return (
+    <section className="card section" data-testid="section-passkeys" aria-labelledby="h-passkeys">
+      <h2 id="h-passkeys">Passkeys</h2>
+      <p className="muted">
+        Sign in with your fingerprint, face, screen lock or a security key instead of your password. A passkey works only on this site, so a
+        phishing page cannot use it.
+      </p>
+      {!supported ? <Alert kind="info">This browser cannot create passkeys. You can still sign in with your password.</Alert> : null}
+      <form onSubmit={add} className="inline-form" noValidate>
+        <Field id="passkey-name" label="Passkey name (optional)" error={error ?? undefined} className="grow">
+          <input id="passkey-name" data-testid="passkey-name" type="text" placeholder="e.g. Work laptop" maxLength={64} value={name} onChange={(e) => setName(e.target.value)} />
+        </Field>
+        <button type="submit" className="btn btn-primary" disabled={busy || !supported} data-testid="passkey-add">
+          {busy ? "Waiting for your passkey…" : "Add a passkey"}
+        </button>
+      </form>
+      {added ? <Alert kind="success" testId="passkey-added">Passkey “{added}” added. You can sign in with it now.</Alert> : null}
+      {passkeys === null ? (
+        <Spinner label="Loading passkeys…" />
+      ) : loadError ? (
+        <div className="placeholder">{loadError}</div>
+      ) : passkeys.length === 0 ? (
+        <p className="placeholder" data-testid="passkeys-empty">
+          No passkeys yet.
+        </p>
+      ) : (
+        <div className="table-wrap">
+          <table className="table" data-testid="passkeys-table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {passkeys.map((p) => (
+                <tr key={p.id} data-testid="passkey-row">
+                  <td>
+                    {p.name}
+                    {p.synced ? <span className="badge badge-muted"> Synced</span> : null}
+                  </td>
+                  <td>{formatDate(p.created_at)}</td>
+                  <td data-testid="passkey-last-used">{p.last_used_at ? formatDateTime(p.last_used_at) : "Never"}</td>
+                  <td className="right">
+                    <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="passkey-remove" onClick={() => { setPassword(""); setRemoveError(null); setToRemove(p); }}>
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <ConfirmDialog open={!!toRemove} title="Remove this passkey?" confirmLabel="Remove passkey" danger busy={removing} error={removeError} onConfirm={remove} onCancel={() => setToRemove(null)} confirmDisabled={!password}>
+        <p>
+          <strong>{toRemove?.name}</strong> will no longer sign you in. Enter your password to confirm. Delete it from your device or password
+          manager too.
+        </p>
+        <Field id="passkey-remove-password" label="Password">
+          <input id="passkey-remove-password" data-testid="passkey-remove-password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+        </Field>
+      </ConfirmDialog>
+    </section>
+  );
+}
