@@ -9,7 +9,9 @@ import { storable } from "../shared/bad-text.js";
 import type { ImportJobRow } from "../storage/schema.js";
 import type { SealedBox } from "../shared/secret-box.js";
 import type { ImportTarget } from "./mapping.js";
-import { type ImportLinkDeps, type ItemOutcome, importLink, importVisits, importedBefore } from "./import-link.js";
+import { type ImportLinkDeps, type ItemOutcome, importVisits, importedBefore, prepareLine } from "./import-link.js";
+import { writePage } from "./import-page.js";
+import type { Trx } from "../storage/owner-caps.js";
 import { type ImportJobs, settingsOf } from "./import-jobs.js";
 import { type ImportSource, type ImportSourceName, SourceError, type SourcePage, type SourceSettings } from "./source.js";
 
@@ -20,11 +22,6 @@ export interface ImportRunnerDeps extends ImportLinkDeps {
   log: Logger;
   /** Waits between attempts at a page that failed for a transient reason (then the job fails, resumable). */
   retryDelaysMs?: number[];
-  /**
-   * Lines created at once (1 on SQLite, whose one connection serialises them anyway). On PostgreSQL each
-   * creation is about nine round trips, most of them outside the owner's lock: a few at once overlap them.
-   */
-  parallel?: number;
 }
 
 /** How long a claim holds without renewal (each page renews it). */
@@ -144,8 +141,8 @@ export class ImportRunner {
       if (state?.state !== "running") break;
       const page = await this.readPage(source, cursor);
       if (typeof page === "string") return this.finish(job.id, "failed", page);
-      const { items, visits } = await this.importPage(job, target, page);
-      await this.savePage(job.id, line, items, visits, page);
+      const items = await this.importPage(job, target, page, line);
+      await this.importVisits(job.id, line, items, page);
       line += items.length;
       cursor = page.next;
       if (cursor === null) return this.finish(job.id, "done", null);
@@ -154,41 +151,60 @@ export class ImportRunner {
   }
 
   /**
-   * A page's links, created one after the other in the source's order; the visits of up to VISIT_READS
-   * created links read meanwhile. Every read has ended when this returns or throws.
+   * A page's lines: every check made first (nothing written), then the lines created, their report and
+   * the job's cursor saved in one transaction (import-page.ts). Tried again while the database cannot serve.
    */
-  private async importPage(job: ImportJobRow, target: ImportTarget, page: SourcePage): Promise<{ items: ItemOutcome[]; visits: number }> {
+  private async importPage(job: ImportJobRow, target: ImportTarget, page: SourcePage, line: number): Promise<ItemOutcome[]> {
     // The click writer done with the last page's visits: on SQLite its write lock would otherwise hold
-    // up each creation's transaction (a wait that blocks the event loop, redirects included).
+    // up the page's transaction.
     if (this.deps.clicks.pending > 0) await this.deps.clicks.writeBuffered();
     const before = await importedBefore(this.db, target.owner.id, job.source_key, page.links.map((l) => storable(l.source_id)));
-    const items: ItemOutcome[] = [];
+    const lines = await this.patiently(() => Promise.all(page.links.map((src) => prepareLine(this.deps, target, job.on_taken, src, before))));
+    const items = await this.patiently(() =>
+      this.db.transaction().execute(async (trx) => {
+        const written = await writePage(this.deps, trx, target, { sourceKey: job.source_key, onTaken: job.on_taken }, lines);
+        await this.savePage(trx, job.id, line, written, page);
+        return written;
+      }),
+    );
+    await this.deps.links.announceCreated(items.flatMap((i) => (i.link ? [i.link] : [])));
+    return items;
+  }
+
+  /**
+   * The visits of a page's created links, VISIT_READS links read at once, after the page's commit (a
+   * crash before they are all read loses the rest of that page's visits, never duplicates them); the
+   * job's visit count and any line whose visits could not all be read updated after.
+   */
+  private async importVisits(id: string, line: number, items: ItemOutcome[], page: SourcePage): Promise<void> {
     const reading = new Set<Promise<void>>();
+    const noted = new Set<number>();
     let visits = 0;
     let failure: { err: unknown } | null = null;
     try {
-      for (const wave of waves(page.links, this.deps.parallel ?? 1)) {
-        const settled = await Promise.allSettled(wave.map((src) => this.patiently(() => importLink(this.deps, target, job.source_key, job.on_taken, src, before))));
-        const rejected = settled.find((r) => r.status === "rejected");
-        if (rejected) throw rejected.reason;
-        for (const [k, r] of settled.entries()) {
-          const item = (r as PromiseFulfilledResult<ItemOutcome>).value;
-          items.push(item);
-          if (!item.link) continue;
-          const read: Promise<void> = this.visitsOf(item, wave[k]!)
-            .then((n) => void (visits += n))
-            .catch((err: unknown) => void (failure ??= { err }))
-            .finally(() => reading.delete(read));
-          reading.add(read);
-          if (reading.size >= VISIT_READS) await Promise.race(reading);
-        }
+      for (const [k, item] of items.entries()) {
+        if (!item.link) continue;
+        const notes = item.notes.length;
+        const read: Promise<void> = this.visitsOf(item, page.links[k]!)
+          .then((n) => void (visits += n))
+          .catch((err: unknown) => void (failure ??= { err }))
+          .finally(() => {
+            if (item.notes.length > notes) noted.add(k);
+            reading.delete(read);
+          });
+        reading.add(read);
+        if (reading.size >= VISIT_READS) await Promise.race(reading);
         if (failure) break;
       }
     } finally {
       await Promise.all(reading);
     }
     if (failure) throw (failure as { err: unknown }).err;
-    return { items, visits };
+    if (visits === 0 && noted.size === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable("import_jobs").set((eb) => ({ visit_count: eb("visit_count", "+", visits) })).where("id", "=", id).execute();
+      for (const k of noted) await trx.updateTable("import_items").set({ notes: storable(items[k]!.notes.join("; ")) }).where("job_id", "=", id).where("line", "=", line + k + 1).execute();
+    });
   }
 
   /**
@@ -232,10 +248,11 @@ export class ImportRunner {
     }
   }
 
-  private async savePage(id: string, line: number, items: ItemOutcome[], visits: number, page: SourcePage): Promise<void> {
+  /** The page's report lines, counts and the cursor of the next page, in the page's transaction. */
+  private async savePage(trx: Trx, id: string, line: number, items: ItemOutcome[], page: SourcePage): Promise<void> {
     const now = this.deps.now();
     const n = (s: ItemOutcome["status"]) => items.filter((i) => i.status === s).length;
-    await this.db.transaction().execute(async (trx) => {
+    {
       if (items.length > 0) {
         await trx
           .insertInto("import_items")
@@ -254,13 +271,12 @@ export class ImportRunner {
           created_count: eb("created_count", "+", n("created")),
           skipped_count: eb("skipped_count", "+", n("skipped")),
           failed_count: eb("failed_count", "+", n("failed")),
-          visit_count: eb("visit_count", "+", visits),
           lease_until: now + LEASE_MS,
           updated_at: now,
         }))
         .where("id", "=", id)
         .execute();
-    });
+    }
   }
 
   /**
@@ -278,27 +294,4 @@ export class ImportRunner {
       .where("state", "in", state === "done" ? ["running", "cancelled", "queued"] : ["running"])
       .execute();
   }
-}
-
-/**
- * A page's links in runs of up to `n` consecutive ones created at once. A run ends before a source id or
- * an alias it already holds: two lines that could meet (a repeated id, the same alias) keep their order,
- * so what each line gets is what it would get one after the other.
- */
-export function waves<T extends { source_id: string; alias?: string | null }>(links: readonly T[], n: number): T[][] {
-  const out: T[][] = [];
-  let wave: T[] = [];
-  const seen = new Set<string>();
-  for (const l of links) {
-    const keys = [`id:${l.source_id}`, ...(l.alias ? [`alias:${l.alias.toLowerCase()}`] : [])];
-    if (wave.length >= n || keys.some((k) => seen.has(k))) {
-      out.push(wave);
-      wave = [];
-      seen.clear();
-    }
-    wave.push(l);
-    for (const k of keys) seen.add(k);
-  }
-  if (wave.length > 0) out.push(wave);
-  return out;
 }
