@@ -160,6 +160,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const imports = createImports({
     db, now: () => clock.now(), box: new SealedBox(config.sessionSecret, "import tokens v1"), links, clicks, log, check: receiverCheck,
     origin: config.origin, mainHost: config.baseUrl.hostname, allowPrivate: config.importAllowPrivate, retryDelaysMs: overrides.importRetryDelaysMs,
+    dialect: storage.dialect,
   });
 
   // Housekeeping: expired sessions, old throttle events, raw clicks past retention.

@@ -22,6 +22,12 @@ export interface ImportRunnerDeps extends ImportLinkDeps {
   log: Logger;
   /** Waits between attempts at a page that failed for a transient reason (then the job fails, resumable). */
   retryDelaysMs?: number[];
+  /**
+   * SQLite: the click writer and the page's transaction share one write lock (a wait there blocks the event
+   * loop), so each page first lets the writer finish and its visits are read before the next page. PostgreSQL
+   * (false): a page's visits are read and written while the next page is created.
+   */
+  sharedWriteLock?: boolean;
 }
 
 /** How long a claim holds without renewal (each page renews it). */
@@ -135,17 +141,34 @@ export class ImportRunner {
     const source = this.deps.open(job.source as ImportSourceName, settings);
     let cursor = job.cursor;
     let line = Number(job.lines);
-    while (!this.stopped) {
-      const state = await this.db.selectFrom("import_jobs").select("state").where("id", "=", job.id).executeTakeFirst();
-      // Cancelled (or cancelled and resumed) meanwhile: let it go; a resumed job is claimed again from its cursor.
-      if (state?.state !== "running") break;
-      const page = await this.readPage(source, cursor);
-      if (typeof page === "string") return this.finish(job.id, "failed", page);
-      const items = await this.importPage(job, target, page, line);
-      await this.importVisits(job.id, line, items, page);
-      line += items.length;
-      cursor = page.next;
-      if (cursor === null) return this.finish(job.id, "done", null);
+    // PostgreSQL: a page's visits are read while the next page is created (awaited before the one after).
+    let visits: Promise<void> = Promise.resolve();
+    try {
+      while (!this.stopped) {
+        const state = await this.db.selectFrom("import_jobs").select("state").where("id", "=", job.id).executeTakeFirst();
+        // Cancelled (or cancelled and resumed) meanwhile: let it go; a resumed job is claimed again from its cursor.
+        if (state?.state !== "running") break;
+        const page = await this.readPage(source, cursor);
+        if (typeof page === "string") {
+          await visits;
+          return this.finish(job.id, "failed", page);
+        }
+        const items = await this.importPage(job, target, page, line);
+        await visits;
+        visits = this.importVisits(job.id, line, items, page);
+        // Rejected: handled where it is awaited (next page, the end, or the finally below).
+        visits.catch(() => undefined);
+        if (this.deps.sharedWriteLock) await visits;
+        line += items.length;
+        cursor = page.next;
+        if (cursor === null) {
+          await visits;
+          return this.finish(job.id, "done", null);
+        }
+      }
+      await visits;
+    } finally {
+      await visits.catch(() => undefined);
     }
     await this.db.updateTable("import_jobs").set({ lease_until: null }).where("id", "=", job.id).execute();
   }
@@ -156,8 +179,8 @@ export class ImportRunner {
    */
   private async importPage(job: ImportJobRow, target: ImportTarget, page: SourcePage, line: number): Promise<ItemOutcome[]> {
     // The click writer done with the last page's visits: on SQLite its write lock would otherwise hold
-    // up the page's transaction.
-    if (this.deps.clicks.pending > 0) await this.deps.clicks.writeBuffered();
+    // up the page's transaction (PostgreSQL writes both at once).
+    if (this.deps.sharedWriteLock && this.deps.clicks.pending > 0) await this.deps.clicks.writeBuffered();
     const before = await importedBefore(this.db, target.owner.id, job.source_key, page.links.map((l) => storable(l.source_id)));
     const lines = await this.patiently(() => Promise.all(page.links.map((src) => prepareLine(this.deps, target, job.on_taken, src, before))));
     const items = await this.patiently(() =>

@@ -26,6 +26,8 @@ export interface ImportsDeps {
   allowPrivate: boolean;
   /** Tests: shorter waits before a failed page is tried again. */
   retryDelaysMs?: number[];
+  /** The engine: on SQLite the click writer and the import share one write lock (ImportRunnerDeps.sharedWriteLock). */
+  dialect: "sqlite" | "postgres";
 }
 
 export interface Imports {
@@ -40,7 +42,7 @@ export function createImports(deps: ImportsDeps): Imports {
   const open = (source: ImportSourceName, settings: SourceSettings): ImportSource => (source === "csv" ? fileSource(settings) : API_SOURCES[source](settings, http));
   // The jobs wake the runner (called only once both exist).
   const jobs = new ImportJobs({ db: deps.db, now: deps.now, box: deps.box, origin: deps.origin, mainHost: deps.mainHost, links: deps.links, open, wake: () => runner.wake() });
-  const runner = new ImportRunner({ db: deps.db, links: deps.links, clicks: deps.clicks, now: deps.now, box: deps.box, jobs, open, log: deps.log, retryDelaysMs: deps.retryDelaysMs });
+  const runner = new ImportRunner({ db: deps.db, links: deps.links, clicks: deps.clicks, now: deps.now, box: deps.box, jobs, open, log: deps.log, retryDelaysMs: deps.retryDelaysMs, sharedWriteLock: deps.dialect === "sqlite" });
   return {
     jobs,
     runner,

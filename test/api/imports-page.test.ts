@@ -50,17 +50,18 @@ describe.each(ENGINES)("a page with refused lines among good ones on %s", (engin
     expect(job.state).toBe("done");
     expect(job.counts).toEqual({ read: 10, created: 4, skipped: 1, failed: 5, visits: 0 });
     const lines = await report(c, job.id);
-    expect(lines.map((l) => [l.line, l.status, l.code])).toEqual([
-      ["2", "created", ""],
-      ["3", "failed", "invalid_request"],
-      ["4", "failed", "destination_blocked"],
-      ["5", "skipped", "alias_taken"],
-      ["6", "created", ""],
-      ["7", "failed", "invalid_request"],
-      ["8", "created", ""],
-      ["9", "created", ""],
-      ["10", "failed", "limit_reached"],
-      ["11", "failed", "destination_blocked"],
+    // The report's lines in the file's order; the source id names the file's line (the header is line 1).
+    expect(lines.map((l) => [l.line, l.source_id, l.status, l.code])).toEqual([
+      ["1", "line:2", "created", ""],
+      ["2", "line:3", "failed", "invalid_request"],
+      ["3", "line:4", "failed", "destination_blocked"],
+      ["4", "line:5", "skipped", "alias_taken"],
+      ["5", "line:6", "created", ""],
+      ["6", "line:7", "failed", "invalid_request"],
+      ["7", "line:8", "created", ""],
+      ["8", "line:9", "created", ""],
+      ["9", "line:10", "failed", "limit_reached"],
+      ["10", "line:11", "failed", "destination_blocked"],
     ]);
     const mine = await server.ctx.storage.db.selectFrom("links").select("alias").where("owner_id", "=", await ownerId("page-owner@example.com")).orderBy("alias").execute();
     expect(mine.map((l) => l.alias)).toEqual(["page-eight", "page-five", "page-one", "page-seven"]);
@@ -78,10 +79,10 @@ describe.each(ENGINES)("a page with refused lines among good ones on %s", (engin
     const job = await importFile(c, "url,alias\nhttps://example.com/a,order-taken\nhttps://example.com/b,order-b\nhttps://example.com/c,order-c\n", "generate");
     expect(job.counts).toEqual({ read: 3, created: 2, skipped: 0, failed: 1, visits: 0 });
     const lines = await report(c, job.id);
-    expect(lines.map((l) => [l.line, l.status, l.code])).toEqual([
-      ["2", "created", ""],
-      ["3", "created", ""],
-      ["4", "failed", "limit_reached"],
+    expect(lines.map((l) => [l.line, l.source_id, l.status, l.code])).toEqual([
+      ["1", "line:2", "created", ""],
+      ["2", "line:3", "created", ""],
+      ["3", "line:4", "failed", "limit_reached"],
     ]);
     expect(lines[0]!.notes).toMatch(/^alias "order-taken" taken: given "[A-Za-z0-9]+"$/);
     expect(lines[1]!.alias).toBe("order-b");

@@ -57,8 +57,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL: an import killed in t
       );
       first.child.kill("SIGKILL");
       await first.exited;
-      // The dead instance's backends gone (their transactions rolled back).
-      await waitFor(async () => ((await one("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")) === 0 ? true : null), {
+      // The dead instance's transactions rolled back (its backends read the closed socket).
+      await waitFor(async () => ((await one("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL")) === 0 ? true : null), {
         timeoutMs: 30_000,
         what: "the killed server's connections to close",
       });
