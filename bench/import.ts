@@ -6,6 +6,7 @@
 //   npm run bench:import -- --links N --visits-per-link M [--rate R (redirects/s, default 200)] [--pg] [--profile]
 // --pg: PostgreSQL instead (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test), a database
 // of its own, dropped after. --profile: node --cpu-prof on the server, the busiest threads summarised.
+// --max-seconds S: the job cancelled after S seconds (a full run on a machine too busy to end it in time).
 // Exit 1 when the counts, the clicks stored or a redirect answer are wrong.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -32,12 +33,15 @@ const { values: argv } = parseArgs({
     rate: { type: "string", default: "200" },
     pg: { type: "boolean", default: false },
     profile: { type: "boolean", default: false },
+    "max-seconds": { type: "string" },
   },
 });
 const LINKS = Number(argv.links ?? (argv.smoke ? 2_000 : 100_000));
 const PER_LINK = Number(argv["visits-per-link"] ?? 10);
 const RATE = Number(argv.rate);
 const GOAL_S = 180;
+/** --max-seconds: the job is cancelled past this (a run that cannot end in the time there is); its figures so far are printed. */
+const MAX_S = argv["max-seconds"] === undefined ? Infinity : Number(argv["max-seconds"]);
 const EMAIL = "import-bench@example.com";
 const PASSWORD = "import bench password 1";
 if (!Number.isInteger(LINKS) || LINKS < 1 || !Number.isInteger(PER_LINK) || PER_LINK < 0 || !(RATE >= 0)) throw new Error("--links, --visits-per-link, --rate: whole numbers");
@@ -132,6 +136,12 @@ async function follow(api: ApiClient, id: string, onRead: (read: number) => void
       );
     }
     if (ended) return job;
+    if (s > MAX_S) {
+      console.log(`  --max-seconds ${MAX_S} passed: the job is cancelled (the figures below are of a cut-off run)`);
+      const cancelled = await api.post<{ import: JobView }>(`/api/imports/${id}/cancel`, {});
+      if (cancelled.status !== 200) throw new Error(`cancel: ${cancelled.status} ${cancelled.text}`);
+      lastPrint = -Infinity;
+    }
     await new Promise((res) => setTimeout(res, 1_000));
   }
 }

@@ -1,6 +1,7 @@
 // One source link into the owner's account (docs/import.md): skipped when an earlier run imported it,
-// created through LinkService.create (every check of a creation), a taken alias skipped or replaced by a
-// generated one as the job says, then the source's visits recorded as clicks (Shlink).
+// checked as LinkService.create would (prepareLine, nothing written; the page's transaction creates it:
+// import-page.ts), a taken alias skipped or replaced by a generated one as the job says, then the
+// source's visits recorded as clicks (Shlink).
 import type { Logger } from "pino";
 import { DomainError } from "../shared/errors.js";
 import { storable } from "../shared/bad-text.js";

@@ -1,7 +1,7 @@
 // Runs import jobs (docs/import.md, Jobs): an instance claims a queued job, or a running one whose
-// holder stopped renewing its lease (a restart, a crash), and works through it page by page. After each
-// page its report lines, counts and the cursor of the next page are written in one transaction, so a
-// job resumes from the last page it finished; links of a page cut short are recognised on the re-run.
+// holder stopped renewing its lease (a restart, a crash), and works through it page by page. A page's
+// links, report lines, counts and the cursor of the next page are written in one transaction
+// (import-page.ts), so a job resumes from the last page it finished and a page cut short left nothing.
 import type { Logger } from "pino";
 import type { Db } from "../storage/db.js";
 import { isDatabaseUnavailable } from "../storage/unavailable.js";
