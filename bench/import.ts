@@ -6,6 +6,7 @@
 //   npm run bench:import -- --links N --visits-per-link M [--rate R (redirects/s, default 200)] [--pg] [--profile]
 // --pg: PostgreSQL instead (TEST_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/test), a database
 // of its own, dropped after. --profile: node --cpu-prof on the server, the busiest threads summarised.
+// --max-seconds S: the job cancelled after S seconds (a full run on a machine too busy to end it in time).
 // Exit 1 when the counts, the clicks stored or a redirect answer are wrong.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -14,7 +15,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import SQLite from "better-sqlite3";
 import pg from "pg";
-import { type ChildStats, type ServerChild, cpuTimeUs, killAll, startChild } from "./lib/children.js";
+import { type ChildStats, type ServerChild, cpuTimeUs, killAll, processesCpuUs, startChild } from "./lib/children.js";
 import { busyShare } from "./lib/cpu.js";
 import { formatSummary, summarise } from "./lib/cpuprofile.js";
 import { PacedRedirects, type RedirectTally, RssSampler } from "./lib/import-watch.js";
@@ -32,12 +33,15 @@ const { values: argv } = parseArgs({
     rate: { type: "string", default: "200" },
     pg: { type: "boolean", default: false },
     profile: { type: "boolean", default: false },
+    "max-seconds": { type: "string" },
   },
 });
 const LINKS = Number(argv.links ?? (argv.smoke ? 2_000 : 100_000));
 const PER_LINK = Number(argv["visits-per-link"] ?? 10);
 const RATE = Number(argv.rate);
 const GOAL_S = 180;
+/** --max-seconds: the job is cancelled past this (a run that cannot end in the time there is); its figures so far are printed. */
+const MAX_S = argv["max-seconds"] === undefined ? Infinity : Number(argv["max-seconds"]);
 const EMAIL = "import-bench@example.com";
 const PASSWORD = "import bench password 1";
 if (!Number.isInteger(LINKS) || LINKS < 1 || !Number.isInteger(PER_LINK) || PER_LINK < 0 || !(RATE >= 0)) throw new Error("--links, --visits-per-link, --rate: whole numbers");
@@ -100,6 +104,18 @@ async function clicksStored(env: Record<string, string>, dataDir: string): Promi
   }
 }
 
+/** PostgreSQL: the pids of the database's backends (the snip server's connections), with --pg. */
+async function backendPids(url: string | undefined): Promise<number[]> {
+  if (!url) return [];
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")).rows.map((r) => r.pid);
+  } finally {
+    await c.end();
+  }
+}
+
 /** Polls the job every second until it ends, printing a progress line every ~10 s. */
 async function follow(api: ApiClient, id: string, onRead: (read: number) => void, t0: number, server: ServerChild, fake: ServerChild): Promise<JobView> {
   let lastPrint = 0;
@@ -120,6 +136,12 @@ async function follow(api: ApiClient, id: string, onRead: (read: number) => void
       );
     }
     if (ended) return job;
+    if (s > MAX_S) {
+      console.log(`  --max-seconds ${MAX_S} passed: the job is cancelled (the figures below are of a cut-off run)`);
+      const cancelled = await api.post<{ import: JobView }>(`/api/imports/${id}/cancel`, {});
+      if (cancelled.status !== 200) throw new Error(`cancel: ${cancelled.status} ${cancelled.text}`);
+      lastPrint = -Infinity;
+    }
     await new Promise((res) => setTimeout(res, 1_000));
   }
 }
@@ -137,18 +159,19 @@ interface RunResult {
   seconds: number;
   redirects: RedirectTally;
   rss: RssSampler;
-  cpu: { server: number; fake: number };
+  cpu: { server: number; fake: number; pg: number | null };
   busy: number | null;
 }
 
 /** The import itself, with the watchers around it. */
-async function runImport(server: ServerChild, fake: ServerChild, token: string): Promise<RunResult> {
+async function runImport(server: ServerChild, fake: ServerChild, token: string, pgUrl: string | undefined): Promise<RunResult> {
   const api = new ApiClient(server.url);
   if ((await api.login(EMAIL, PASSWORD)).status !== 200) throw new Error("login failed");
   let imported = 0;
   const rss = new RssSampler(server.pid);
   const redirects = new PacedRedirects(server.url, RATE, pickImported(() => imported));
   const cpu0 = { server: cpuTimeUs(server.pid)?.all ?? 0, fake: cpuTimeUs(fake.pid)?.all ?? 0 };
+  const pg0 = processesCpuUs(await backendPids(pgUrl));
   const busy = await busyShare(1_000);
   const t0 = performance.now();
   // on_taken "generate": s0..s9 are too short for a snip alias and get generated ones.
@@ -158,7 +181,10 @@ async function runImport(server: ServerChild, fake: ServerChild, token: string):
   const seconds = (performance.now() - t0) / 1000;
   const tally = await redirects.stop();
   rss.stop();
-  const cpu = { server: ((cpuTimeUs(server.pid)?.all ?? 0) - cpu0.server) / 1e6, fake: ((cpuTimeUs(fake.pid)?.all ?? 0) - cpu0.fake) / 1e6 };
+  // The backends' CPU: what the import's statements (and the redirects' clicks) cost PostgreSQL.
+  const pg1 = processesCpuUs(await backendPids(pgUrl));
+  const pgUs = pgUrl ? [...pg1].reduce((sum, [pid, us]) => sum + us - (pg0.get(pid) ?? 0), 0) : null;
+  const cpu = { server: ((cpuTimeUs(server.pid)?.all ?? 0) - cpu0.server) / 1e6, fake: ((cpuTimeUs(fake.pid)?.all ?? 0) - cpu0.fake) / 1e6, pg: pgUs === null ? null : pgUs / 1e6 };
   return { job, seconds, redirects: tally, rss, cpu, busy };
 }
 
@@ -166,7 +192,7 @@ function printRun(r: RunResult): void {
   const c = r.job.counts;
   console.log(`\ntotal ${r.seconds.toFixed(1)} s (goal for 100,000 links: < ${GOAL_S} s): ${n(Math.round(c.read / r.seconds))} links/s, ${n(Math.round(c.visits / r.seconds))} visits/s`);
   console.log(`counts: read ${n(c.read)}, created ${n(c.created)}, skipped ${n(c.skipped)}, failed ${n(c.failed)}, visits ${n(c.visits)}; state ${r.job.state}${r.job.error ? ` (${r.job.error})` : ""}`);
-  console.log(`CPU during the import: server ${r.cpu.server.toFixed(1)} s (${((100 * r.cpu.server) / r.seconds).toFixed(0)}% of a core), fake Shlink ${r.cpu.fake.toFixed(1)} s; machine busy before the start ${r.busy === null ? "?" : (100 * r.busy).toFixed(0) + "%"}`);
+  console.log(`CPU during the import: server ${r.cpu.server.toFixed(1)} s (${((100 * r.cpu.server) / r.seconds).toFixed(0)}% of a core), fake Shlink ${r.cpu.fake.toFixed(1)} s${r.cpu.pg === null ? "" : `, PostgreSQL backends ${r.cpu.pg.toFixed(1)} s`}; per link: server ${((1000 * r.cpu.server) / Math.max(1, c.read)).toFixed(2)} ms${r.cpu.pg === null ? "" : `, PostgreSQL ${((1000 * r.cpu.pg) / Math.max(1, c.read)).toFixed(2)} ms`}; machine busy before the start ${r.busy === null ? "?" : (100 * r.busy).toFixed(0) + "%"}`);
   const at = (f: number) => {
     const s = r.rss.at(f);
     return s ? `${mb(s.rss)} at ${s.t.toFixed(0)} s` : "?";
@@ -225,7 +251,7 @@ async function main(): Promise<boolean> {
     let run: RunResult;
     try {
       // The fake's default token (test/helpers/fake-sources.ts).
-      run = await runImport(server, fake, "token-shlink");
+      run = await runImport(server, fake, "token-shlink", env.DATABASE_URL);
       const served = ((await fake.stats()) as ChildStats & { served?: Record<string, number> }).served;
       console.log(`fake Shlink served: ${JSON.stringify(served)}`);
     } finally {

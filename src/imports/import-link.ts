@@ -1,6 +1,7 @@
 // One source link into the owner's account (docs/import.md): skipped when an earlier run imported it,
-// created through LinkService.create (every check of a creation), a taken alias skipped or replaced by a
-// generated one as the job says, then the source's visits recorded as clicks (Shlink).
+// checked as LinkService.create would (prepareLine, nothing written; the page's transaction creates it:
+// import-page.ts), a taken alias skipped or replaced by a generated one as the job says, then the
+// source's visits recorded as clicks (Shlink).
 import type { Logger } from "pino";
 import { DomainError } from "../shared/errors.js";
 import { storable } from "../shared/bad-text.js";
@@ -9,7 +10,9 @@ import { isDatabaseUnavailable } from "../storage/unavailable.js";
 import type { LinkRow } from "../storage/schema.js";
 import type { LinkService } from "../links/links.js";
 import type { ClickInput } from "../clicks/click-buffer.js";
-import { type ImportTarget, mapLink } from "./mapping.js";
+import type { PreparedLink } from "../links/create-link.js";
+import type { Trx } from "../storage/owner-caps.js";
+import { type ImportTarget, type MappedLink, mapLink } from "./mapping.js";
 import { checkLinkShape } from "./link-gate.js";
 import type { SourceLink } from "./source.js";
 
@@ -28,7 +31,7 @@ export interface ItemOutcome {
 
 export interface ImportLinkDeps {
   db: Db;
-  links: Pick<LinkService, "create">;
+  links: Pick<LinkService, "prepare" | "createMany" | "announceCreated">;
   clicks: { record(input: ClickInput): void; readonly pending: number; flush(): Promise<void>; writeBuffered(): Promise<void> };
   now: () => number;
   /** Where a line's internal failure is logged (the line itself fails with `internal`). */
@@ -38,7 +41,7 @@ export interface ImportLinkDeps {
 /** Clicks waiting for the writer past which an import waits for a flush (memory stays flat). */
 const MAX_PENDING_CLICKS = 10_000;
 
-function isAliasRefusal(err: DomainError): boolean {
+export function isAliasRefusal(err: DomainError): boolean {
   return err.code === "alias_taken" || (err.code === "invalid_request" && (err.details ?? []).some((d) => d.field === "alias"));
 }
 
@@ -61,22 +64,63 @@ export async function importedBefore(db: Db, ownerId: string, sourceKey: string,
   return found;
 }
 
+/** A line of a page before its transaction: its outcome when it is already known, else its checked row. */
+export interface PreparedLine {
+  src: SourceLink;
+  /** The outcome known before any write (skipped from an earlier run, refused by a check), or null. */
+  item: ItemOutcome | null;
+  mapped: MappedLink | null;
+  prepared: PreparedLink | null;
+  /** The asked-for alias refused by its syntax: the row carries a generated one (on_taken "generate"). */
+  aliasRefused: DomainError | null;
+}
+
 /**
- * `before`: importedBefore() of the page's ids; a link created here is added to it (a source id twice in a
- * page is skipped the second time). Every line has its own fate: whatever one line throws fails that line
- * (`internal` when it is not a refusal) and the job goes on; only a database that cannot serve stops it.
+ * Every check of a line that writes nothing (LinkService.prepare), so that the page's transaction only
+ * inserts. `before`: importedBefore() of the page's ids. Whatever one line throws fails that line
+ * (`internal` when it is not a refusal); only a database that cannot serve is thrown (the page is retried).
  */
-export async function importLink(deps: ImportLinkDeps, target: ImportTarget, sourceKey: string, onTaken: string, given: SourceLink, before: ImportedBefore): Promise<ItemOutcome> {
+export async function prepareLine(deps: ImportLinkDeps, target: ImportTarget, onTaken: string, given: SourceLink, before: ImportedBefore): Promise<PreparedLine> {
   // The source id is stored (re-runs, the report): one with a character no engine holds is stored replaced.
   const src = { ...given, source_id: storable(given.source_id) };
+  const none = { src, mapped: null, prepared: null, aliasRefused: null };
   try {
-    return await importOne(deps, target, sourceKey, onTaken, src, before);
+    return await prepareOne(deps, target, onTaken, src, before);
   } catch (err) {
     if (isDatabaseUnavailable(err)) throw err;
-    const base = { source_id: src.source_id, url: String(src.url).slice(0, 2048), alias: typeof src.alias === "string" ? src.alias : null, domain: null, status: "failed" as const };
-    if (err instanceof DomainError) return { ...base, code: err.code, notes: [reason(err)] };
-    deps.log?.error({ err, source_id: src.source_id }, "import: a line failed on an internal error");
-    return { ...base, code: "internal", notes: ["an internal error on this line (logged); the other lines went on"] };
+    return { ...none, item: internalFailure(deps, src, err) };
+  }
+}
+
+/** The report line of a line that threw: its refusal, or `internal` (logged) for anything else. */
+export function internalFailure(deps: Pick<ImportLinkDeps, "log">, src: SourceLink, err: unknown): ItemOutcome {
+  const base = { source_id: src.source_id, url: String(src.url).slice(0, 2048), alias: typeof src.alias === "string" ? src.alias : null, domain: null, status: "failed" as const };
+  if (err instanceof DomainError) return { ...base, code: err.code, notes: [reason(err)] };
+  deps.log?.error({ err, source_id: src.source_id }, "import: a line failed on an internal error");
+  return { ...base, code: "internal", notes: ["an internal error on this line (logged); the other lines went on"] };
+}
+
+async function prepareOne(deps: ImportLinkDeps, target: ImportTarget, onTaken: string, src: SourceLink, before: ImportedBefore): Promise<PreparedLine> {
+  const line = { src, mapped: null, prepared: null, aliasRefused: null };
+  const base = { source_id: src.source_id, url: src.url.slice(0, 2048), alias: src.alias ?? null };
+  const earlier = before.get(src.source_id);
+  if (earlier) return { ...line, item: { ...base, alias: earlier.alias, domain: earlier.domain, status: "skipped", code: "already_imported", notes: ["imported by an earlier run"] } };
+  const m = mapLink(src, target, deps.now());
+  const refused = refusalOf(src, m.input);
+  if (refused) return { ...line, item: { ...base, domain: null, status: "failed", code: refused.code, notes: !src.url && !src.refused ? (m.notes.length ? m.notes : ["no destination URL"]) : [...m.notes, reason(refused)] } };
+  const failed = (err: DomainError, status: "skipped" | "failed" = "failed"): PreparedLine => ({ ...line, mapped: m, item: { ...base, domain: m.domain, status, code: err.code, notes: [...m.notes, reason(err)] } });
+  try {
+    return { ...line, item: null, mapped: m, prepared: await deps.links.prepare(target.owner, m.input, { via: "api", imported: m.imported }) };
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    // An alias snip cannot hold (its syntax, a reserved word): a generated one as the job says, else the line fails.
+    if (!(m.input.alias && isAliasRefusal(err)) || onTaken !== "generate") return failed(err);
+    try {
+      return { ...line, item: null, mapped: m, aliasRefused: err, prepared: await deps.links.prepare(target.owner, { ...m.input, alias: null }, { via: "api", imported: m.imported }) };
+    } catch (again) {
+      if (!(again instanceof DomainError)) throw again;
+      return failed(again);
+    }
   }
 }
 
@@ -94,42 +138,12 @@ export function refusalOf(src: SourceLink, input: Parameters<typeof checkLinkSha
   return null;
 }
 
-async function importOne(deps: ImportLinkDeps, target: ImportTarget, sourceKey: string, onTaken: string, src: SourceLink, before: ImportedBefore): Promise<ItemOutcome> {
-  const base = { source_id: src.source_id, url: src.url.slice(0, 2048), alias: src.alias ?? null };
-  const earlier = before.get(src.source_id);
-  if (earlier) return { ...base, alias: earlier.alias, domain: earlier.domain, status: "skipped", code: "already_imported", notes: ["imported by an earlier run"] };
-  const m = mapLink(src, target, deps.now());
-  const refused = refusalOf(src, m.input);
-  if (refused) return { ...base, domain: null, status: "failed", code: refused.code, notes: !src.url && !src.refused ? (m.notes.length ? m.notes : ["no destination URL"]) : [...m.notes, reason(refused)] };
-  let link: LinkRow;
-  try {
-    link = await deps.links.create(target.owner, m.input, { via: "api", imported: m.imported });
-  } catch (err) {
-    if (!(err instanceof DomainError)) throw err;
-    const interrupted = err.code === "alias_taken" ? await adoptInterrupted(deps, target, sourceKey, src, m.domain) : null;
-    if (interrupted) return { ...base, alias: interrupted.alias, domain: interrupted.domain, status: "skipped", code: "already_imported", notes: ["already in this account with this alias and destination (an interrupted run, or made by hand)"] };
-    if (!(m.input.alias && isAliasRefusal(err))) return { ...base, domain: m.domain, status: "failed", code: err.code, notes: [...m.notes, reason(err)] };
-    // A taken alias is someone's link: skipped. One snip cannot hold (its syntax, a reserved word) fails.
-    if (onTaken !== "generate") return { ...base, domain: m.domain, status: err.code === "alias_taken" ? "skipped" : "failed", code: err.code, notes: [...m.notes, reason(err)] };
-    try {
-      link = await deps.links.create(target.owner, { ...m.input, alias: null }, { via: "api", imported: m.imported });
-    } catch (again) {
-      if (!(again instanceof DomainError)) throw again;
-      return { ...base, domain: m.domain, status: "failed", code: again.code, notes: [...m.notes, reason(again)] };
-    }
-    m.notes.push(`alias "${m.input.alias}" ${err.code === "alias_taken" ? "taken" : "refused"}: given "${link.alias}"`);
-  }
-  await deps.db.insertInto("imported_links").values({ owner_id: target.owner.id, source_key: sourceKey, source_id: src.source_id, link_id: link.id }).execute();
-  before.set(src.source_id, { alias: link.alias, domain: link.domain });
-  return { ...base, alias: link.alias, domain: link.domain, status: "created", code: null, notes: m.notes, link };
-}
-
 /**
  * The owner's own link at this alias with this destination that no run recorded: a run stopped between
  * creating it and remembering it (a kill, a crash). It is remembered now rather than created twice.
  */
-async function adoptInterrupted(deps: ImportLinkDeps, target: ImportTarget, sourceKey: string, src: SourceLink, domain: string): Promise<LinkRow | null> {
-  const link = await deps.db
+export async function adoptInterrupted(trx: Trx, target: ImportTarget, sourceKey: string, src: SourceLink, domain: string): Promise<LinkRow | null> {
+  const link = await trx
     .selectFrom("links")
     .selectAll()
     .where("domain", "=", domain)
@@ -139,7 +153,7 @@ async function adoptInterrupted(deps: ImportLinkDeps, target: ImportTarget, sour
     .where((eb) => eb.not(eb.exists(eb.selectFrom("imported_links").select("link_id").whereRef("imported_links.link_id", "=", "links.id"))))
     .executeTakeFirst();
   if (!link) return null;
-  await deps.db.insertInto("imported_links").values({ owner_id: target.owner.id, source_key: sourceKey, source_id: src.source_id, link_id: link.id }).execute();
+  await trx.insertInto("imported_links").values({ owner_id: target.owner.id, source_key: sourceKey, source_id: src.source_id, link_id: link.id }).execute();
   return link;
 }
 

@@ -1,7 +1,7 @@
 // Runs import jobs (docs/import.md, Jobs): an instance claims a queued job, or a running one whose
-// holder stopped renewing its lease (a restart, a crash), and works through it page by page. After each
-// page its report lines, counts and the cursor of the next page are written in one transaction, so a
-// job resumes from the last page it finished; links of a page cut short are recognised on the re-run.
+// holder stopped renewing its lease (a restart, a crash), and works through it page by page. A page's
+// links, report lines, counts and the cursor of the next page are written in one transaction
+// (import-page.ts), so a job resumes from the last page it finished and a page cut short left nothing.
 import type { Logger } from "pino";
 import type { Db } from "../storage/db.js";
 import { isDatabaseUnavailable } from "../storage/unavailable.js";
@@ -9,7 +9,9 @@ import { storable } from "../shared/bad-text.js";
 import type { ImportJobRow } from "../storage/schema.js";
 import type { SealedBox } from "../shared/secret-box.js";
 import type { ImportTarget } from "./mapping.js";
-import { type ImportLinkDeps, type ItemOutcome, importLink, importVisits, importedBefore } from "./import-link.js";
+import { type ImportLinkDeps, type ItemOutcome, importVisits, importedBefore, prepareLine } from "./import-link.js";
+import { writePage } from "./import-page.js";
+import type { Trx } from "../storage/owner-caps.js";
 import { type ImportJobs, settingsOf } from "./import-jobs.js";
 import { type ImportSource, type ImportSourceName, SourceError, type SourcePage, type SourceSettings } from "./source.js";
 
@@ -21,10 +23,11 @@ export interface ImportRunnerDeps extends ImportLinkDeps {
   /** Waits between attempts at a page that failed for a transient reason (then the job fails, resumable). */
   retryDelaysMs?: number[];
   /**
-   * Lines created at once (1 on SQLite, whose one connection serialises them anyway). On PostgreSQL each
-   * creation is about nine round trips, most of them outside the owner's lock: a few at once overlap them.
+   * SQLite: the click writer and the page's transaction share one write lock (a wait there blocks the event
+   * loop), so each page first lets the writer finish and its visits are read before the next page. PostgreSQL
+   * (false): a page's visits are read and written while the next page is created.
    */
-  parallel?: number;
+  sharedWriteLock?: boolean;
 }
 
 /** How long a claim holds without renewal (each page renews it). */
@@ -138,57 +141,93 @@ export class ImportRunner {
     const source = this.deps.open(job.source as ImportSourceName, settings);
     let cursor = job.cursor;
     let line = Number(job.lines);
-    while (!this.stopped) {
-      const state = await this.db.selectFrom("import_jobs").select("state").where("id", "=", job.id).executeTakeFirst();
-      // Cancelled (or cancelled and resumed) meanwhile: let it go; a resumed job is claimed again from its cursor.
-      if (state?.state !== "running") break;
-      const page = await this.readPage(source, cursor);
-      if (typeof page === "string") return this.finish(job.id, "failed", page);
-      const { items, visits } = await this.importPage(job, target, page);
-      await this.savePage(job.id, line, items, visits, page);
-      line += items.length;
-      cursor = page.next;
-      if (cursor === null) return this.finish(job.id, "done", null);
+    // PostgreSQL: a page's visits are read while the next page is created (awaited before the one after).
+    let visits: Promise<void> = Promise.resolve();
+    try {
+      while (!this.stopped) {
+        const state = await this.db.selectFrom("import_jobs").select("state").where("id", "=", job.id).executeTakeFirst();
+        // Cancelled (or cancelled and resumed) meanwhile: let it go; a resumed job is claimed again from its cursor.
+        if (state?.state !== "running") break;
+        const page = await this.readPage(source, cursor);
+        if (typeof page === "string") {
+          await visits;
+          return this.finish(job.id, "failed", page);
+        }
+        const items = await this.importPage(job, target, page, line);
+        await visits;
+        visits = this.importVisits(job.id, line, items, page);
+        // Rejected: handled where it is awaited (next page, the end, or the finally below).
+        visits.catch(() => undefined);
+        if (this.deps.sharedWriteLock) await visits;
+        line += items.length;
+        cursor = page.next;
+        if (cursor === null) {
+          await visits;
+          return this.finish(job.id, "done", null);
+        }
+      }
+      await visits;
+    } finally {
+      await visits.catch(() => undefined);
     }
     await this.db.updateTable("import_jobs").set({ lease_until: null }).where("id", "=", job.id).execute();
   }
 
   /**
-   * A page's links, created one after the other in the source's order; the visits of up to VISIT_READS
-   * created links read meanwhile. Every read has ended when this returns or throws.
+   * A page's lines: every check made first (nothing written), then the lines created, their report and
+   * the job's cursor saved in one transaction (import-page.ts). Tried again while the database cannot serve.
    */
-  private async importPage(job: ImportJobRow, target: ImportTarget, page: SourcePage): Promise<{ items: ItemOutcome[]; visits: number }> {
+  private async importPage(job: ImportJobRow, target: ImportTarget, page: SourcePage, line: number): Promise<ItemOutcome[]> {
     // The click writer done with the last page's visits: on SQLite its write lock would otherwise hold
-    // up each creation's transaction (a wait that blocks the event loop, redirects included).
-    if (this.deps.clicks.pending > 0) await this.deps.clicks.writeBuffered();
+    // up the page's transaction (PostgreSQL writes both at once).
+    if (this.deps.sharedWriteLock && this.deps.clicks.pending > 0) await this.deps.clicks.writeBuffered();
     const before = await importedBefore(this.db, target.owner.id, job.source_key, page.links.map((l) => storable(l.source_id)));
-    const items: ItemOutcome[] = [];
+    const lines = await this.patiently(() => Promise.all(page.links.map((src) => prepareLine(this.deps, target, job.on_taken, src, before))));
+    const items = await this.patiently(() =>
+      this.db.transaction().execute(async (trx) => {
+        const written = await writePage(this.deps, trx, target, { sourceKey: job.source_key, onTaken: job.on_taken }, lines);
+        await this.savePage(trx, job.id, line, written, page);
+        return written;
+      }),
+    );
+    await this.deps.links.announceCreated(items.flatMap((i) => (i.link ? [i.link] : [])));
+    return items;
+  }
+
+  /**
+   * The visits of a page's created links, VISIT_READS links read at once, after the page's commit (a
+   * crash before they are all read loses the rest of that page's visits, never duplicates them); the
+   * job's visit count and any line whose visits could not all be read updated after.
+   */
+  private async importVisits(id: string, line: number, items: ItemOutcome[], page: SourcePage): Promise<void> {
     const reading = new Set<Promise<void>>();
+    const noted = new Set<number>();
     let visits = 0;
     let failure: { err: unknown } | null = null;
     try {
-      for (const wave of waves(page.links, this.deps.parallel ?? 1)) {
-        const settled = await Promise.allSettled(wave.map((src) => this.patiently(() => importLink(this.deps, target, job.source_key, job.on_taken, src, before))));
-        const rejected = settled.find((r) => r.status === "rejected");
-        if (rejected) throw rejected.reason;
-        for (const [k, r] of settled.entries()) {
-          const item = (r as PromiseFulfilledResult<ItemOutcome>).value;
-          items.push(item);
-          if (!item.link) continue;
-          const read: Promise<void> = this.visitsOf(item, wave[k]!)
-            .then((n) => void (visits += n))
-            .catch((err: unknown) => void (failure ??= { err }))
-            .finally(() => reading.delete(read));
-          reading.add(read);
-          if (reading.size >= VISIT_READS) await Promise.race(reading);
-        }
+      for (const [k, item] of items.entries()) {
+        if (!item.link) continue;
+        const notes = item.notes.length;
+        const read: Promise<void> = this.visitsOf(item, page.links[k]!)
+          .then((n) => void (visits += n))
+          .catch((err: unknown) => void (failure ??= { err }))
+          .finally(() => {
+            if (item.notes.length > notes) noted.add(k);
+            reading.delete(read);
+          });
+        reading.add(read);
+        if (reading.size >= VISIT_READS) await Promise.race(reading);
         if (failure) break;
       }
     } finally {
       await Promise.all(reading);
     }
     if (failure) throw (failure as { err: unknown }).err;
-    return { items, visits };
+    if (visits === 0 && noted.size === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable("import_jobs").set((eb) => ({ visit_count: eb("visit_count", "+", visits) })).where("id", "=", id).execute();
+      for (const k of noted) await trx.updateTable("import_items").set({ notes: storable(items[k]!.notes.join("; ")) }).where("job_id", "=", id).where("line", "=", line + k + 1).execute();
+    });
   }
 
   /**
@@ -232,10 +271,11 @@ export class ImportRunner {
     }
   }
 
-  private async savePage(id: string, line: number, items: ItemOutcome[], visits: number, page: SourcePage): Promise<void> {
+  /** The page's report lines, counts and the cursor of the next page, in the page's transaction. */
+  private async savePage(trx: Trx, id: string, line: number, items: ItemOutcome[], page: SourcePage): Promise<void> {
     const now = this.deps.now();
     const n = (s: ItemOutcome["status"]) => items.filter((i) => i.status === s).length;
-    await this.db.transaction().execute(async (trx) => {
+    {
       if (items.length > 0) {
         await trx
           .insertInto("import_items")
@@ -254,13 +294,12 @@ export class ImportRunner {
           created_count: eb("created_count", "+", n("created")),
           skipped_count: eb("skipped_count", "+", n("skipped")),
           failed_count: eb("failed_count", "+", n("failed")),
-          visit_count: eb("visit_count", "+", visits),
           lease_until: now + LEASE_MS,
           updated_at: now,
         }))
         .where("id", "=", id)
         .execute();
-    });
+    }
   }
 
   /**
@@ -278,27 +317,4 @@ export class ImportRunner {
       .where("state", "in", state === "done" ? ["running", "cancelled", "queued"] : ["running"])
       .execute();
   }
-}
-
-/**
- * A page's links in runs of up to `n` consecutive ones created at once. A run ends before a source id or
- * an alias it already holds: two lines that could meet (a repeated id, the same alias) keep their order,
- * so what each line gets is what it would get one after the other.
- */
-export function waves<T extends { source_id: string; alias?: string | null }>(links: readonly T[], n: number): T[][] {
-  const out: T[][] = [];
-  let wave: T[] = [];
-  const seen = new Set<string>();
-  for (const l of links) {
-    const keys = [`id:${l.source_id}`, ...(l.alias ? [`alias:${l.alias.toLowerCase()}`] : [])];
-    if (wave.length >= n || keys.some((k) => seen.has(k))) {
-      out.push(wave);
-      wave = [];
-      seen.clear();
-    }
-    wave.push(l);
-    for (const k of keys) seen.add(k);
-  }
-  if (wave.length > 0) out.push(wave);
-  return out;
 }

@@ -26,12 +26,9 @@ export interface ImportsDeps {
   allowPrivate: boolean;
   /** Tests: shorter waits before a failed page is tried again. */
   retryDelaysMs?: number[];
-  /** The engine: PostgreSQL creates a few lines at once (ImportRunnerDeps.parallel). */
+  /** The engine: on SQLite the click writer and the import share one write lock (ImportRunnerDeps.sharedWriteLock). */
   dialect: "sqlite" | "postgres";
 }
-
-/** Lines created at once on PostgreSQL (bench/README.md, bench/import on PostgreSQL). */
-const PG_PARALLEL = 4;
 
 export interface Imports {
   jobs: ImportJobs;
@@ -45,7 +42,7 @@ export function createImports(deps: ImportsDeps): Imports {
   const open = (source: ImportSourceName, settings: SourceSettings): ImportSource => (source === "csv" ? fileSource(settings) : API_SOURCES[source](settings, http));
   // The jobs wake the runner (called only once both exist).
   const jobs = new ImportJobs({ db: deps.db, now: deps.now, box: deps.box, origin: deps.origin, mainHost: deps.mainHost, links: deps.links, open, wake: () => runner.wake() });
-  const runner = new ImportRunner({ db: deps.db, links: deps.links, clicks: deps.clicks, now: deps.now, box: deps.box, jobs, open, log: deps.log, retryDelaysMs: deps.retryDelaysMs, parallel: deps.dialect === "postgres" ? PG_PARALLEL : 1 });
+  const runner = new ImportRunner({ db: deps.db, links: deps.links, clicks: deps.clicks, now: deps.now, box: deps.box, jobs, open, log: deps.log, retryDelaysMs: deps.retryDelaysMs, sharedWriteLock: deps.dialect === "sqlite" });
   return {
     jobs,
     runner,

@@ -67,10 +67,46 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
     requireActive(actor);
   }
 
+  const { base, wanted, domain, tags } = await prepareLink(deps, actor, input, opts, now);
+  // The unique (domain, alias) constraint decides races: one creator wins, the others get 409. An alias
+  // another owner (or a signed-out link) gave up stays theirs: claimAlias refuses it after the insert.
+  for (let attempt = 0; ; attempt++) {
+    const row = { ...base, id: newId(), alias: wanted ?? generateAlias() };
+    try {
+      const insert = async (trx: Trx) => {
+        if (actor && domain !== "") await deps.holdDomain(trx, actor.id, domain);
+        const inserted = await trx.insertInto("links").values(row).returning("num").executeTakeFirstOrThrow();
+        await claimAlias(trx, row, row.owner_id, wanted === null);
+        if (actor && tags?.length) await setLinkTags(trx, actor.id, row.id, tags, now);
+        return inserted;
+      };
+      // The plan's link count is checked and the link inserted under the owner's lock, so concurrent
+      // creations (on any instance) cannot together pass the limit.
+      const { num } = actor ? await deps.caps.add(actor.id, linkAllowance(actor), insert) : await deps.db.transaction().execute(insert);
+      if (anonBucket) await deps.rate.record(anonBucket, now);
+      await announce(deps, [{ domain, alias: row.alias }]);
+      return { ...row, num: Number(num), click_count: 0, imported_clicks: row.imported_clicks ?? 0 };
+    } catch (err) {
+      if (!isUniqueViolation(err) && !(err instanceof AliasReserved)) throw err;
+      if (wanted !== null) throw aliasTaken(wanted);
+      if (attempt + 1 >= GENERATE_ATTEMPTS) throw new DomainError("internal_error", "Could not generate a free short code");
+    }
+  }
+}
+
+/** A link's row as it will be inserted (id and alias aside), its alias asked for and its tags: every check of the input done. */
+export interface PreparedLink {
+  base: Omit<LinkRow, "id" | "alias" | "num" | "click_count" | "imported_clicks"> & { imported_clicks?: number };
+  wanted: string | null;
+  domain: string;
+  tags: string[] | undefined;
+}
+
+/** Checks the input (every check of a creation but the alias's availability and the plan's count) and builds its row; nothing written. */
+export async function prepareLink(deps: LinkDeps, actor: UserRow | null, input: CreateLinkInput, opts: CreateLinkOptions, now: number): Promise<PreparedLink> {
   const { url, wanted, domain, ios, android, expiresAt, maxClicks, password, details } = await checkInput(deps, actor, input, now);
   const passwordHash = password === null ? null : await hashPassword(password);
-
-  const base = {
+  const base: PreparedLink["base"] = {
     domain,
     url: url as string,
     ios_url: ios,
@@ -98,30 +134,7 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
     ...details.set,
     ...opts.imported,
   };
-  // The unique (domain, alias) constraint decides races: one creator wins, the others get 409. An alias
-  // another owner (or a signed-out link) gave up stays theirs: claimAlias refuses it after the insert.
-  for (let attempt = 0; ; attempt++) {
-    const row = { ...base, id: newId(), alias: wanted ?? generateAlias() };
-    try {
-      const insert = async (trx: Trx) => {
-        if (actor && domain !== "") await deps.holdDomain(trx, actor.id, domain);
-        const inserted = await trx.insertInto("links").values(row).returning("num").executeTakeFirstOrThrow();
-        await claimAlias(trx, row, row.owner_id, wanted === null);
-        if (actor && details.tags?.length) await setLinkTags(trx, actor.id, row.id, details.tags, now);
-        return inserted;
-      };
-      // The plan's link count is checked and the link inserted under the owner's lock, so concurrent
-      // creations (on any instance) cannot together pass the limit.
-      const { num } = actor ? await deps.caps.add(actor.id, linkAllowance(actor), insert) : await deps.db.transaction().execute(insert);
-      if (anonBucket) await deps.rate.record(anonBucket, now);
-      await announce(deps, [{ domain, alias: row.alias }]);
-      return { ...row, num: Number(num), click_count: 0, imported_clicks: row.imported_clicks ?? 0 };
-    } catch (err) {
-      if (!isUniqueViolation(err) && !(err instanceof AliasReserved)) throw err;
-      if (wanted !== null) throw aliasTaken(wanted);
-      if (attempt + 1 >= GENERATE_ATTEMPTS) throw new DomainError("internal_error", "Could not generate a free short code");
-    }
-  }
+  return { base, wanted, domain, tags: details.tags };
 }
 
 /** Every check of a creation but the alias's availability and the plan's count, nothing written (the import's preview). */
@@ -131,7 +144,7 @@ export async function checkCreation(deps: LinkDeps, actor: UserRow, input: Creat
 }
 
 /** The plan's link count, read under the owner's lock. */
-function linkAllowance(actor: UserRow): Cap {
+export function linkAllowance(actor: UserRow): Cap {
   const { maxLinks } = planLimits(actor.plan);
   return {
     limit: maxLinks,

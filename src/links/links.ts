@@ -8,8 +8,10 @@ import type { Clock } from "../shared/clock.js";
 import type { LinkRow, UserRow } from "../storage/schema.js";
 import { type BulkInput, type BulkResult, bulkCreate, bulkRows } from "./bulk.js";
 import type { LinkChanges } from "./changes.js";
-import { type CreateLinkInput, type CreateLinkOptions, DEFAULT_SIGNED_OUT_PER_HOUR, checkCreation, createLink } from "./create-link.js";
-import type { LinkDeps } from "./deps.js";
+import { type CreateLinkInput, type CreateLinkOptions, DEFAULT_SIGNED_OUT_PER_HOUR, type PreparedLink, checkCreation, createLink, prepareLink, requireActive } from "./create-link.js";
+import { type ManyOutcome, type TakenChoice, insertMany } from "./create-many.js";
+import { type LinkDeps, announce } from "./deps.js";
+import type { Trx } from "../storage/owner-caps.js";
 import { type LinkPage, type ListQuery, listLinks } from "./list-links.js";
 import { toLink } from "./public-link.js";
 import type { BulkEditFields, Link } from "../contract/links.js";
@@ -62,6 +64,25 @@ export class LinkService {
   /** Signed out (actor null): url and alias only, 5-minute lifetime, no owner. */
   create(actor: UserRow | null, input: CreateLinkInput, opts?: CreateLinkOptions): Promise<LinkRow> {
     return createLink(this.deps, actor, input, opts);
+  }
+
+  /** create()'s checks of the input and the row it would insert, nothing written (the first half of createMany). */
+  prepare(actor: UserRow, input: CreateLinkInput, opts: CreateLinkOptions = {}): Promise<PreparedLink> {
+    requireActive(actor);
+    return prepareLink(this.deps, actor, input, opts, this.deps.clock.now());
+  }
+
+  /**
+   * Prepared links of `actor` created in the caller's transaction, each as create() would one after the
+   * other (create-many.ts); call announceCreated() after the commit.
+   */
+  createMany(trx: Trx, actor: UserRow, prepared: PreparedLink[], onTaken: (trx: Trx, index: number) => Promise<TakenChoice>): Promise<ManyOutcome[]> {
+    return insertMany(this.deps, trx, actor, prepared, onTaken);
+  }
+
+  /** Tells the caches of every instance about links createMany() made (their addresses may have been served as 404). */
+  announceCreated(links: Array<{ domain: string; alias: string }>): Promise<void> {
+    return links.length === 0 ? Promise.resolve() : announce(this.deps, links.map((l) => ({ domain: l.domain, alias: l.alias })));
   }
 
   /** What create() would refuse in the input itself (destination, blocklist, alias syntax, plan options); nothing written. */
