@@ -21,6 +21,8 @@ import type { ImportTables } from "./import-tables.js";
 export type * from "./import-tables.js";
 import type { PasskeyTables } from "./passkey-tables.js";
 export type * from "./passkey-tables.js";
+import type { SecurityTables } from "./security-tables.js";
+export type * from "./security-tables.js";
 
 export interface UsersTable {
   id: string;
@@ -58,38 +60,6 @@ export interface SessionsTable {
   browser: string | null;
   os: string | null;
   country: string | null;
-}
-
-/** An account's TOTP factor: secrets sealed (shared/secret-box.ts), never in clear. */
-export interface TotpFactorsTable {
-  user_id: string;
-  secret_enc: string | null;
-  pending_enc: string | null;
-  pending_at: number | null;
-  enabled_at: number | null;
-  last_step: number | null;
-  updated_at: number;
-}
-
-export interface RecoveryCodesTable {
-  code_hash: string;
-  user_id: string;
-  created_at: number;
-  used_at: number | null;
-}
-
-/** A sign-in whose password was right, waiting for its second step; the cookie's SHA-256 only. */
-export interface PendingSignInsTable {
-  token_hash: string;
-  user_id: string;
-  created_at: number;
-  expires_at: number;
-}
-
-export interface KnownBrowsersTable {
-  user_id: string;
-  family: string;
-  first_seen_at: number;
 }
 
 export interface EmailTokensTable {
@@ -303,41 +273,6 @@ export interface AbuseReportsTable {
   resolved_by: string | null;
 }
 
-/** An Enterprise owner's OpenID Connect connection (docs/sso.md); the client secret sealed, bound to the row id. */
-export interface SsoConnectionsTable {
-  id: string;
-  owner_id: string;
-  issuer: string;
-  client_id: string;
-  client_secret_sealed: string;
-  require_sso: number;
-  created_at: number;
-  updated_at: number;
-}
-
-/** An email domain of a connection, proved by a TXT record; unique on the instance. */
-export interface SsoDomainsTable {
-  domain: string;
-  connection_id: string;
-  txt_token: string;
-  status: "pending" | "verified";
-  next_action: string | null;
-  last_checked_at: number | null;
-  verified_at: number | null;
-  created_at: number;
-}
-
-/** A sign-in under way: SHA-256 of its state; nonce and PKCE verifier sealed; connection null for OIDC_ISSUER. */
-export interface SsoLoginsTable {
-  state_hash: string;
-  connection_id: string | null;
-  checks_sealed: string;
-  expires_at: number;
-}
-
-/** Operators' accounts created on the command line that keep password sign-in under OIDC_ONLY. */
-export interface SsoBreakGlassTable { user_id: string; created_at: number }
-
 /** Every operator action; append-only (the database refuses UPDATE and DELETE). */
 export interface AdminAuditTable {
   id: Generated<number>;
@@ -385,7 +320,7 @@ export interface UtmTemplatesTable {
   created_at: number;
 }
 
-export interface Database extends ImportTables, PasskeyTables {
+export interface Database extends ImportTables, PasskeyTables, SecurityTables {
   users: UsersTable;
   user_pictures: UserPicturesTable;
   sessions: SessionsTable;
@@ -418,18 +353,10 @@ export interface Database extends ImportTables, PasskeyTables {
   blocked_hosts: BlockedHostsTable;
   abuse_reports: AbuseReportsTable;
   admin_audit: AdminAuditTable;
-  sso_connections: SsoConnectionsTable;
-  sso_domains: SsoDomainsTable;
-  sso_logins: SsoLoginsTable;
-  sso_break_glass: SsoBreakGlassTable;
   mail_outbox: MailOutboxTable;
   tags: TagsTable;
   link_tags: LinkTagsTable;
   utm_templates: UtmTemplatesTable;
-  totp_factors: TotpFactorsTable;
-  recovery_codes: RecoveryCodesTable;
-  pending_sign_ins: PendingSignInsTable;
-  known_browsers: KnownBrowsersTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -443,5 +370,3 @@ export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type DomainRow = Selectable<DomainsTable>;
 export type AbuseReportRow = Selectable<AbuseReportsTable>;
 export type AdminAuditRow = Selectable<AdminAuditTable>;
-export type SsoConnectionRow = Selectable<SsoConnectionsTable>;
-export type SsoDomainRow = Selectable<SsoDomainsTable>;

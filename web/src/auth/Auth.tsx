@@ -7,7 +7,7 @@ import { useSession } from "../shared/session";
 import { A, Alert, Field, Spinner, useTitle } from "../shared/ui";
 import { MAX_NAME, MESSAGES, accountPasswordProblem, emailProblem } from "../../../src/contract/form-rules";
 import { safeNext, useFormErrors } from "./form-errors";
-import { EmailFirstSso, InstanceButton, ssoErrorText, startSso, useSsoOptions } from "./SsoEntry";
+import { InstanceButton, SsoSignIn, startSso, useSsoOptions } from "./SsoEntry";
 import { SecondStep } from "./SecondStep";
 import { PasskeySignIn } from "./PasskeySignIn";
 
@@ -99,7 +99,6 @@ export function LoginPage() {
   const [secondStep, setSecondStep] = useState(false);
   const f = useFormErrors();
   const sso = useSsoOptions();
-  const ssoError = ssoErrorText(params);
 
   if (user && !busy) return <Navigate to={next} replace />;
 
@@ -137,15 +136,7 @@ export function LoginPage() {
   return (
     <section className="auth-card card">
       <h1>Sign in</h1>
-      {ssoError ? <Alert testId="sso-error">{ssoError}</Alert> : null}
-      <div className="sso-entry">
-        <InstanceButton options={sso} />
-        <EmailFirstSso />
-      </div>
-      {sso?.password_sign_in === false ? <p className="muted small">Password sign-in is off on this service; operators' break-glass accounts still use it below.</p> : null}
-      <div className="auth-divider" role="separator">
-        <span>or with a password</span>
-      </div>
+      <SsoSignIn options={sso} params={params} />
       <form onSubmit={submit} noValidate data-testid="login-form">
         <Field id="login-email" label="Email" error={f.fieldErrors.email}>
           <input id="login-email" data-testid="login-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
@@ -163,12 +154,7 @@ export function LoginPage() {
           {busy ? "Signing in…" : "Sign in"}
         </button>
       </form>
-      <PasskeySignIn
-        onSignedIn={(u) => {
-          setUser(u);
-          navigate(next, { replace: true });
-        }}
-      />
+      <PasskeySignIn onSignedIn={(u) => (setUser(u), navigate(next, { replace: true }))} />
       <p className="auth-alt">
         <A to="/app/reset-password">Forgot your password?</A>
         <span className="sep">·</span>

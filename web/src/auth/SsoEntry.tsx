@@ -3,7 +3,7 @@
 import { useEffect, useState, type FormEvent } from "react";
 import type { SsoOptionsReply } from "@contract/sso";
 import { call, snip } from "../shared/api";
-import { Field } from "../shared/ui";
+import { Alert, Field } from "../shared/ui";
 
 export type SsoOptions = Omit<SsoOptionsReply, "status">;
 
@@ -78,5 +78,23 @@ export function EmailFirstSso({ initialEmail = "" }: { initialEmail?: string }) 
         Continue
       </button>
     </form>
+  );
+}
+
+/** The sign-in page's single sign-on part, above the password form: its error, the buttons, the rule between. */
+export function SsoSignIn({ options, params }: { options: SsoOptions | null; params: URLSearchParams }) {
+  const error = ssoErrorText(params);
+  return (
+    <>
+      {error ? <Alert testId="sso-error">{error}</Alert> : null}
+      <div className="sso-entry">
+        <InstanceButton options={options} />
+        <EmailFirstSso />
+      </div>
+      {options?.password_sign_in === false ? <p className="muted small">Password sign-in is off on this service; operators' break-glass accounts still use it below.</p> : null}
+      <div className="auth-divider" role="separator">
+        <span>or with a password</span>
+      </div>
+    </>
   );
 }

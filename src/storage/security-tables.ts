@@ -1,0 +1,84 @@
+// Tables of account security: two-factor sign-in (migration 025, docs/security.md) and single sign-on
+// (migration 027, docs/sso.md). Secrets are sealed (shared/secret-box.ts), codes and tokens hashed.
+import type { Selectable } from "kysely";
+
+/** An account's TOTP factor: secrets sealed (shared/secret-box.ts), never in clear. */
+export interface TotpFactorsTable {
+  user_id: string;
+  secret_enc: string | null;
+  pending_enc: string | null;
+  pending_at: number | null;
+  enabled_at: number | null;
+  last_step: number | null;
+  updated_at: number;
+}
+
+export interface RecoveryCodesTable {
+  code_hash: string;
+  user_id: string;
+  created_at: number;
+  used_at: number | null;
+}
+
+/** A sign-in whose password was right, waiting for its second step; the cookie's SHA-256 only. */
+export interface PendingSignInsTable {
+  token_hash: string;
+  user_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface KnownBrowsersTable {
+  user_id: string;
+  family: string;
+  first_seen_at: number;
+}
+
+/** An Enterprise owner's OpenID Connect connection (docs/sso.md); the client secret sealed, bound to the row id. */
+export interface SsoConnectionsTable {
+  id: string;
+  owner_id: string;
+  issuer: string;
+  client_id: string;
+  client_secret_sealed: string;
+  require_sso: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An email domain of a connection, proved by a TXT record; unique on the instance. */
+export interface SsoDomainsTable {
+  domain: string;
+  connection_id: string;
+  txt_token: string;
+  status: "pending" | "verified";
+  next_action: string | null;
+  last_checked_at: number | null;
+  verified_at: number | null;
+  created_at: number;
+}
+
+/** A sign-in under way: SHA-256 of its state; nonce and PKCE verifier sealed; connection null for OIDC_ISSUER. */
+export interface SsoLoginsTable {
+  state_hash: string;
+  connection_id: string | null;
+  checks_sealed: string;
+  expires_at: number;
+}
+
+/** Operators' accounts created on the command line that keep password sign-in under OIDC_ONLY. */
+export interface SsoBreakGlassTable { user_id: string; created_at: number }
+
+export interface SecurityTables {
+  totp_factors: TotpFactorsTable;
+  recovery_codes: RecoveryCodesTable;
+  pending_sign_ins: PendingSignInsTable;
+  known_browsers: KnownBrowsersTable;
+  sso_connections: SsoConnectionsTable;
+  sso_domains: SsoDomainsTable;
+  sso_logins: SsoLoginsTable;
+  sso_break_glass: SsoBreakGlassTable;
+}
+
+export type SsoConnectionRow = Selectable<SsoConnectionsTable>;
+export type SsoDomainRow = Selectable<SsoDomainsTable>;
