@@ -52,7 +52,10 @@ export class TwoFactorService {
   /** The second steps a sign-in of this account may finish with ([] when it has none). */
   async methodsFor(userId: string): Promise<string[]> {
     const row = await this.deps.db.selectFrom("totp_factors").select("enabled_at").where("user_id", "=", userId).executeTakeFirst();
-    return row?.enabled_at != null ? ["totp", "recovery_code"] : [];
+    if (row?.enabled_at == null) return [];
+    // A passkey of the account finishes the second step too (POST /api/auth/2fa/passkey/...).
+    const passkey = await this.deps.db.selectFrom("passkeys").select("id").where("user_id", "=", userId).executeTakeFirst();
+    return passkey ? ["totp", "recovery_code", "passkey"] : ["totp", "recovery_code"];
   }
 
   async status(user: UserRow): Promise<{ totp_enabled: boolean; enabled_at: number | null; recovery_codes_left: number }> {
@@ -142,19 +145,29 @@ export class TwoFactorService {
     return token;
   }
 
-  /** Finishes a pending sign-in with a code or a recovery code; the user to start a session for. */
-  async finishPending(token: string | undefined, step: SecondStep, load: (id: string) => Promise<UserRow | null>): Promise<UserRow> {
+  /** The pending sign-in of a cookie, not used up; `unauthenticated` when there is none (or it is over). */
+  async pending(token: string | undefined, load: (id: string) => Promise<UserRow | null>): Promise<{ tokenHash: string; user: UserRow }> {
     const now = this.deps.clock.now();
     const pending = token
       ? await this.deps.db.selectFrom("pending_sign_ins").selectAll().where("token_hash", "=", sha256Hex(token)).where("expires_at", ">", now).executeTakeFirst()
       : undefined;
     const user = pending ? await load(pending.user_id) : null;
     if (!pending || !user) throw new DomainError("unauthenticated", "No sign-in is waiting for a code (it lasts 5 minutes): sign in again");
+    return { tokenHash: pending.token_hash, user };
+  }
+
+  /** Uses a pending sign-in up once its second step is proved: a second request with the same cookie finds nothing. */
+  async takePending(tokenHash: string): Promise<void> {
+    const taken = await this.deps.db.deleteFrom("pending_sign_ins").where("token_hash", "=", tokenHash).executeTakeFirst();
+    if (Number(taken.numDeletedRows) !== 1) throw new DomainError("unauthenticated", "This sign-in was already finished: sign in again");
+  }
+
+  /** Finishes a pending sign-in with a code or a recovery code; the user to start a session for. */
+  async finishPending(token: string | undefined, step: SecondStep, load: (id: string) => Promise<UserRow | null>): Promise<UserRow> {
+    const { tokenHash, user } = await this.pending(token, load);
     if ("code" in step) await this.checkCode(user, step.code, "code", false);
     else await this.checkCode(user, step.recovery_code, "recovery_code", true);
-    // Used once: a second request with the same cookie finds nothing.
-    const taken = await this.deps.db.deleteFrom("pending_sign_ins").where("token_hash", "=", pending.token_hash).executeTakeFirst();
-    if (Number(taken.numDeletedRows) !== 1) throw new DomainError("unauthenticated", "This sign-in was already finished: sign in again");
+    await this.takePending(tokenHash);
     return user;
   }
 

@@ -2980,6 +2980,188 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/2fa/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The second step with a passkey: options for navigator.credentials.get(), the account's passkeys only
+         * @description Needs the pending sign-in cookie POST /api/auth/login set (5 minutes).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            options: {
+                                allowCredentials: {
+                                    id: string;
+                                    transports?: string[];
+                                    /** @enum {string} */
+                                    type: "public-key";
+                                }[];
+                                challenge: string;
+                                rpId: string;
+                                timeout: number;
+                                userVerification: string;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/2fa/passkey/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Finish the second step with a passkey of the account; only now is there a session */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        response: {
+                            /**
+                             * @description Where the authenticator is
+                             * @enum {string}
+                             */
+                            authenticatorAttachment?: "platform" | "cross-platform";
+                            clientExtensionResults: {
+                                [key: string]: unknown;
+                            };
+                            /** @default  */
+                            id: string;
+                            /** @default  */
+                            rawId: string;
+                            response: {
+                                /** @default  */
+                                authenticatorData: string;
+                                /** @default  */
+                                clientDataJSON: string;
+                                /** @default  */
+                                signature: string;
+                                /** @default  */
+                                userHandle?: string;
+                            };
+                            /** @enum {string} */
+                            type: "public-key";
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            csrf_token: string;
+                            /** @enum {string} */
+                            status: "success";
+                            user: {
+                                created_at: string;
+                                email: string;
+                                email_verified: boolean;
+                                id: string;
+                                /** @description An operator of this service (the console under /app/admin) */
+                                is_admin: boolean;
+                                name: string;
+                                picture_url: string | null;
+                                plan: string;
+                                status: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/2fa/recovery-codes": {
         parameters: {
             query?: never;

@@ -5,6 +5,7 @@ import type { AppContext } from "../../context.js";
 import { publicUser } from "../../accounts/accounts.js";
 import { OkSchema, errors } from "../../contract/common.js";
 import { SignedInReply } from "../../contract/accounts.js";
+import { LoginVerifyBody, RequestOptionsReply } from "../../contract/passkeys.js";
 import {
   PasswordAndCodeBody,
   RecoveryCodesReply,
@@ -138,6 +139,47 @@ export async function twoFactorRoutes(app: App, ctx: AppContext): Promise<void> 
       const token = req.cookies[PENDING_COOKIE];
       const step = code !== undefined ? { code } : { recovery_code: recovery as string };
       const user = await ctx.twoFactor.finishPending(token && token.length <= 100 ? token : undefined, step, (id) => ctx.accounts.byId(id));
+      reply.clearCookie(PENDING_COOKIE, { path: PENDING_PATH });
+      const csrf = await signInSession(ctx, req, reply, user);
+      return { status: "success" as const, user: publicUser(user), csrf_token: csrf };
+    },
+  );
+
+  // The second step with a passkey of the account ("passkey" in the sign-in's methods): options whose
+  // challenge is bound to the pending sign-in and lists only that account's passkeys, then its answer.
+  const pendingOf = (cookie: string | undefined) => ctx.twoFactor.pending(cookie && cookie.length <= 100 ? cookie : undefined, (id) => ctx.accounts.byId(id));
+  app.post(
+    "/api/auth/2fa/passkey/options",
+    {
+      schema: {
+        tags: ["security"],
+        summary: "The second step with a passkey: options for navigator.credentials.get(), the account's passkeys only",
+        description: "Needs the pending sign-in cookie POST /api/auth/login set (5 minutes).",
+        response: { 200: RequestOptionsReply, ...errors(401, 403) },
+      },
+    },
+    async (req, reply) => {
+      const { tokenHash, user } = await pendingOf(req.cookies[PENDING_COOKIE]);
+      const options = await ctx.passkeys.authenticationOptions("second-factor", tokenHash, user.id);
+      reply.header("Cache-Control", "no-store");
+      return { status: "success" as const, options };
+    },
+  );
+
+  app.post(
+    "/api/auth/2fa/passkey/verify",
+    {
+      schema: {
+        tags: ["security"],
+        summary: "Finish the second step with a passkey of the account; only now is there a session",
+        body: LoginVerifyBody,
+        response: { 200: SignedInReply, ...errors(400, 401, 403) },
+      },
+    },
+    async (req, reply) => {
+      const { tokenHash } = await pendingOf(req.cookies[PENDING_COOKIE]);
+      const user = await ctx.passkeys.finishAuthentication("second-factor", tokenHash, req.body.response);
+      await ctx.twoFactor.takePending(tokenHash);
       reply.clearCookie(PENDING_COOKIE, { path: PENDING_PATH });
       const csrf = await signInSession(ctx, req, reply, user);
       return { status: "success" as const, user: publicUser(user), csrf_token: csrf };

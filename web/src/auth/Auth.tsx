@@ -96,7 +96,7 @@ export function LoginPage() {
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
   const [ssoRequired, setSsoRequired] = useState(false);
-  const [secondStep, setSecondStep] = useState(false);
+  const [secondStep, setSecondStep] = useState<string[] | null>(null);
   const f = useFormErrors();
   const sso = useSsoOptions();
 
@@ -109,7 +109,7 @@ export function LoginPage() {
     try {
       const r = await accountApi.login(email.trim(), password);
       if (!("user" in r)) {
-        setSecondStep(true);
+        setSecondStep(r.methods);
         setBusy(false);
         return;
       }
@@ -127,8 +127,9 @@ export function LoginPage() {
       <section className="auth-card card">
         <h1>Sign in</h1>
         <SecondStep
+          methods={secondStep}
           onSignedIn={(u) => (setBusy(true), setUser(u), navigate(next, { replace: true }))}
-          onRestart={() => (setSecondStep(false), setPassword(""))}
+          onRestart={() => (setSecondStep(null), setPassword(""))}
         />
       </section>
     );

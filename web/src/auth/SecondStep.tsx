@@ -1,11 +1,12 @@
-// The sign-in's second step: a code from the authenticator app, or one of the recovery codes.
+// The sign-in's second step: a code from the authenticator app, one of the recovery codes, or a passkey of the account.
 import { useState, type FormEvent } from "react";
 import type { User } from "@contract/accounts";
 import { accountApi } from "../shared/account-api";
 import { Alert, Field } from "../shared/ui";
 import { useFormErrors } from "./form-errors";
+import { authApi } from "./auth-api";
 
-export function SecondStep({ onSignedIn, onRestart }: { onSignedIn: (u: User) => void; onRestart: () => void }) {
+export function SecondStep({ methods, onSignedIn, onRestart }: { methods: string[]; onSignedIn: (u: User) => void; onRestart: () => void }) {
   const [recovery, setRecovery] = useState(false);
   const [value, setValue] = useState("");
   const [busy, setBusy] = useState(false);
@@ -20,6 +21,17 @@ export function SecondStep({ onSignedIn, onRestart }: { onSignedIn: (u: User) =>
       onSignedIn(await accountApi.verifySecondStep(recovery ? { recovery_code: v } : { code: v }));
     } catch (err) {
       f.take(err);
+      setBusy(false);
+    }
+  }
+
+  async function withPasskey() {
+    f.clear();
+    setBusy(true);
+    try {
+      onSignedIn(await authApi.secondStepWithPasskey());
+    } catch (err) {
+      f.take(err instanceof Error && err.name === "NotAllowedError" ? new Error("The passkey prompt was closed or timed out.") : err);
       setBusy(false);
     }
   }
@@ -44,6 +56,11 @@ export function SecondStep({ onSignedIn, onRestart }: { onSignedIn: (u: User) =>
       <button type="submit" className="btn btn-primary btn-block" disabled={busy} data-testid="second-step-submit">
         {busy ? "Checking…" : "Sign in"}
       </button>
+      {methods.includes("passkey") ? (
+        <button type="button" className="btn btn-secondary btn-block" disabled={busy} onClick={() => void withPasskey()} data-testid="second-step-passkey">
+          Use a passkey instead
+        </button>
+      ) : null}
       <p className="auth-alt">
         <button type="button" className="btn-link" data-testid="second-step-toggle" onClick={() => (setRecovery(!recovery), setValue(""), f.clear())}>
           {recovery ? "Use a code from the app" : "Use a recovery code"}

@@ -11,5 +11,11 @@ export const authApi = {
     const response = await startAuthentication({ optionsJSON: options as PublicKeyCredentialRequestOptionsJSON });
     return call(snip.POST("/api/auth/passkeys/login/verify", { body: { response } as never }), true).then((r) => r.user);
   },
+  /** The sign-in's second step with a passkey of the account (the pending sign-in's cookie names it). */
+  async secondStepWithPasskey() {
+    const { options } = await call(snip.POST("/api/auth/2fa/passkey/options"), true);
+    const response = await startAuthentication({ optionsJSON: options as PublicKeyCredentialRequestOptionsJSON });
+    return call(snip.POST("/api/auth/2fa/passkey/verify", { body: { response } as never }), true).then((r) => r.user);
+  },
   confirmPasswordReset: (token: string, password: string) => call(snip.POST("/api/auth/password-reset/confirm", { body: { token, password } }), true),
 };
