@@ -30,6 +30,9 @@ const TeamProperties = {
   members: Type.Array(MemberSchema),
   invitations: Type.Array(InvitationSchema),
   memberships: Type.Array(MembershipSchema),
+  collaborators_max: Type.Integer({
+    description: "members and pending invitations together this team may have: 2, or ENTERPRISE_MEMBERS_MAX (default 50) on Enterprise",
+  }),
 };
 /** My team's members, my pending invitations, and the teams I belong to. */
 export const TeamSchema = Type.Object(TeamProperties);

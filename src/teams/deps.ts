@@ -20,6 +20,13 @@ export interface TeamDeps {
   rate: RateEvents;
   /** BASE_URL's origin: invitation links point at its dashboard. */
   origin: string;
+  /** ENTERPRISE_MEMBERS_MAX: an Enterprise team's collaborators (SSO sign-ins and invitations). */
+  enterpriseMembersMax: number;
+}
+
+/** Collaborators an owner's team may have, members and pending invitations together. */
+export function collaboratorLimit(deps: Pick<TeamDeps, "enterpriseMembersMax">, owner: Pick<UserRow, "plan">): number {
+  return owner.plan === "enterprise" ? deps.enterpriseMembersMax : MAX_COLLABORATORS;
 }
 
 /** Collaborators per team: members and pending invitations together (docs/api.md, Limits). */

@@ -10,7 +10,7 @@ import { requireCapability } from "../accounts/plans.js";
 import { isUniqueViolation } from "../storage/unique-violation.js";
 import { invitationEmail } from "./invitation-email.js";
 import { retryAfterSeconds } from "../storage/rate-events.js";
-import { INVITATION_EMAILS_PER_HOUR, INVITATION_TTL_MS, MAX_COLLABORATORS, RESEND_AFTER_MS, type TeamDeps, requireActiveAccount } from "./deps.js";
+import { INVITATION_EMAILS_PER_HOUR, INVITATION_TTL_MS, RESEND_AFTER_MS, type TeamDeps, collaboratorLimit, requireActiveAccount } from "./deps.js";
 import { membershipOf } from "./memberships.js";
 import { publicInvitation } from "./invitation-view.js";
 import type { Invitation, InvitationPreview, Membership } from "../contract/teams.js";
@@ -83,9 +83,10 @@ export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): 
         .executeTakeFirst();
       if (pending) throw new DomainError("conflict", `${email} already has a pending invitation; resend it instead`, [{ field: "email", message: "already invited" }]);
       const used = await collaboratorCount(trx, owner.id);
-      if (used >= MAX_COLLABORATORS) {
-        throw new DomainError("limit_reached", `A team has at most ${MAX_COLLABORATORS} collaborators, members and pending invitations together; cancel an invitation or remove a member first`, undefined, {
-          limit: MAX_COLLABORATORS,
+      const limit = collaboratorLimit(deps, owner);
+      if (used >= limit) {
+        throw new DomainError("limit_reached", `A team has at most ${limit} collaborators, members and pending invitations together; cancel an invitation or remove a member first`, undefined, {
+          limit,
         });
       }
       await trx.insertInto("team_invitations").values(row).execute();

@@ -26,7 +26,7 @@ export async function membershipOf(db: Db, ownerId: string, memberId: string): P
   return r ? toMembership(r) : null;
 }
 
-export async function overview(db: Db, actor: UserRow): Promise<Team> {
+export async function overview(db: Db, actor: UserRow): Promise<Omit<Team, "collaborators_max">> {
   const [members, invitations, memberships] = await Promise.all([
     db
       .selectFrom("team_members")

@@ -1,6 +1,6 @@
 // TeamService: the teams feature's entry point for HTTP routes and the CLI.
 import type { UserRow } from "../storage/schema.js";
-import type { TeamDeps } from "./deps.js";
+import { type TeamDeps, collaboratorLimit } from "./deps.js";
 import { accept, cancel, invite, mailSent, preview, resend } from "./invitations.js";
 import type { Invitation, InvitationPreview, Membership, Team } from "../contract/teams.js";
 import { leaveTeam, overview, removeMember } from "./memberships.js";
@@ -11,8 +11,8 @@ export type { LinkAccess };
 export class TeamService {
   constructor(private readonly deps: TeamDeps) {}
 
-  overview(actor: UserRow): Promise<Team> {
-    return overview(this.deps.db, actor);
+  async overview(actor: UserRow): Promise<Team> {
+    return { ...(await overview(this.deps.db, actor)), collaborators_max: collaboratorLimit(this.deps, actor) };
   }
 
   invite(owner: UserRow, email: string): Promise<Invitation> {

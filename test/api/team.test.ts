@@ -20,7 +20,7 @@ describe.each(ENGINES)("team invitations on %s", (engine) => {
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    server = await startTestServer({ engine, clock, env: { SMTP_URL: smtp.url, MAIL_FROM: "snip <noreply@snip.test>" } });
+    server = await startTestServer({ engine, clock, env: { SMTP_URL: smtp.url, MAIL_FROM: "snip <noreply@snip.test>", ENTERPRISE_MEMBERS_MAX: "3" } });
   });
   afterAll(async () => {
     await server?.close();
@@ -97,7 +97,7 @@ describe.each(ENGINES)("team invitations on %s", (engine) => {
     expect(dump).not.toContain(token);
 
     const team = (await o.client.get("/api/team")).body;
-    expect(team).toEqual({ status: "success", members: [], invitations: [invitation], memberships: [] });
+    expect(team).toEqual({ status: "success", members: [], invitations: [invitation], memberships: [], collaborators_max: 2 });
     // A second invitation email is a different random token.
     const other = await invite(o.client, unique("second"));
     expect(other.token).not.toBe(token);
@@ -128,13 +128,24 @@ describe.each(ENGINES)("team invitations on %s", (engine) => {
     const pendingEmail = unique("pending");
     await invite(o.client, pendingEmail);
     expect((await o.client.post("/api/team/invitations", { email: pendingEmail })).body.code).toBe("conflict");
-    const third = await o.client.post("/api/team/invitations", { email: unique("third") });
-    expect(third.status).toBe(403);
-    expect(third.body).toMatchObject({ code: "limit_reached", limit: 2 });
-    // Nothing half-written: still one member and one pending invitation.
+    // Enterprise: ENTERPRISE_MEMBERS_MAX (3 here) collaborators, members and pending invitations together.
+    const thirdEmail = unique("third");
+    expect((await o.client.post("/api/team/invitations", { email: thirdEmail })).status).toBe(201);
+    const fourth = await o.client.post("/api/team/invitations", { email: unique("fourth") });
+    expect(fourth.status).toBe(403);
+    expect(fourth.body).toMatchObject({ code: "limit_reached", limit: 3 });
+    // Nothing half-written: still one member and two pending invitations.
     const team = (await o.client.get("/api/team")).body;
+    expect(team.collaborators_max).toBe(3);
     expect(team.members).toHaveLength(1);
-    expect(team.invitations.map((i: { email: string }) => i.email)).toEqual([pendingEmail]);
+    expect(team.invitations.map((i: { email: string }) => i.email).sort()).toEqual([pendingEmail, thirdEmail].sort());
+    // Business: two.
+    const biz = await owner("business");
+    await invite(biz.client, unique("b1"));
+    await invite(biz.client, unique("b2"));
+    const b3 = await biz.client.post("/api/team/invitations", { email: unique("b3") });
+    expect([b3.status, b3.body.code, b3.body.limit]).toEqual([403, "limit_reached", 2]);
+    expect((await biz.client.get("/api/team")).body.collaborators_max).toBe(2);
     // A suspended owner cannot invite.
     await server.ctx.accounts.setStatus(o.email, "suspended");
     expect((await o.client.post("/api/team/invitations", { email: unique("x") })).body.code).toBe("account_inactive");

@@ -10623,6 +10623,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description members and pending invitations together this team may have: 2, or ENTERPRISE_MEMBERS_MAX (default 50) on Enterprise */
+                            collaborators_max: number;
                             invitations: {
                                 /** @description Earliest resend: one minute after the last send */
                                 can_resend_at: string;
@@ -10684,7 +10686,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Invite a collaborator by email (Business and above; at most 2 members and pending invitations together) */
+        /** Invite a collaborator by email (Business and above; at most 2 members and pending invitations together, ENTERPRISE_MEMBERS_MAX on Enterprise) */
         post: {
             parameters: {
                 query?: never;

@@ -32,7 +32,7 @@ export async function teamRoutes(app: App, ctx: AppContext): Promise<void> {
       {
         schema: {
           tags: ["team"],
-          summary: "Invite a collaborator by email (Business and above; at most 2 members and pending invitations together)",
+          summary: "Invite a collaborator by email (Business and above; at most 2 members and pending invitations together, ENTERPRISE_MEMBERS_MAX on Enterprise)",
           body: InviteBody,
           response: { 201: InvitationReply, ...errors(400, 401, 403, 409) },
         },

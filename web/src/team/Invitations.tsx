@@ -7,7 +7,6 @@ import { Alert, ConfirmDialog, Field, errorMessage, formatDate, formatDateTime }
 import { PlanGate } from "../shared/plan-gate";
 import { useConfirmed } from "./confirmed";
 import { useSubmit } from "../shared/submit";
-import { MAX_COLLABORATORS } from "@contract/tables";
 
 /** Seconds until `iso`, ticking every second (0 once passed). */
 function useCountdown(iso: string): number {
@@ -26,7 +25,7 @@ export function InviteSection({ team, canInvite, onInvited }: { team: Team; canI
   const [email, setEmail] = useState("");
   const [fieldError, setFieldError] = useState<string | undefined>();
   const used = team.members.length + team.invitations.length;
-  const full = used >= MAX_COLLABORATORS;
+  const full = used >= team.collaborators_max;
   const { busy, error, setError, run } = useSubmit(
     async () => {
       const invitation = await teamApi.invite(email.trim());
@@ -55,7 +54,7 @@ export function InviteSection({ team, canInvite, onInvited }: { team: Team; canI
       ) : (
         <>
           <p className="muted" data-testid="collaborator-count">
-            {used} of {MAX_COLLABORATORS} collaborators (members and pending invitations).
+            {used} of {team.collaborators_max} collaborators (members and pending invitations).
           </p>
           <form className="inline-form" onSubmit={submit} noValidate data-testid="invite-form">
             <Field id="invite-email" label="Email address" error={fieldError}>
