@@ -2,20 +2,14 @@
 // ENTERPRISE_MEMBERS_MAX (members and pending invitations together), counted under the owner's lock.
 import { DomainError } from "../shared/errors.js";
 import type { SsoDeps } from "./deps.js";
+import { collaboratorCount } from "../teams/invitations.js";
 
 export async function joinTeam(deps: Pick<SsoDeps, "db" | "caps" | "clock">, ownerId: string, memberId: string, max: number): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     await deps.caps.hold(trx, ownerId);
     const already = await trx.selectFrom("team_members").select("member_id").where("owner_id", "=", ownerId).where("member_id", "=", memberId).executeTakeFirst();
     if (already) return;
-    const members = await trx.selectFrom("team_members").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", ownerId).executeTakeFirstOrThrow();
-    const pending = await trx
-      .selectFrom("team_invitations")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("owner_id", "=", ownerId)
-      .where("state", "=", "pending")
-      .executeTakeFirstOrThrow();
-    if (Number(members.n) + Number(pending.n) >= max) {
+    if ((await collaboratorCount(trx, ownerId)) >= max) {
       throw new DomainError("limit_reached", `The team has reached its ${max} members; ask its owner to make room`, undefined, { limit: max });
     }
     await trx.insertInto("team_members").values({ owner_id: ownerId, member_id: memberId, joined_at: deps.clock.now() }).execute();

@@ -99,7 +99,8 @@ export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): 
   return publicInvitation(await send(deps, owner, row, token));
 }
 
-async function collaboratorCount(db: Transaction<Database>, ownerId: string): Promise<number> {
+/** A team's collaborators: members and pending invitations together (read under the owner's lock). */
+export async function collaboratorCount(db: Transaction<Database>, ownerId: string): Promise<number> {
   const members = await db.selectFrom("team_members").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", ownerId).executeTakeFirstOrThrow();
   const pending = await db
     .selectFrom("team_invitations")
