@@ -50,24 +50,41 @@ export async function monthsForBatch(trx: Db): Promise<(linkNum: number, month: 
 
 /**
  * Compacts the months before `latestMonth` (the latest month of a click this instance wrote) that
- * the monthly rows do not hold yet, up to `chunks` transactions; the next call goes on. Nothing to
- * do, or another instance compacting, costs one short transaction.
+ * the monthly rows do not hold yet, up to `chunks` transactions; the next call goes on. Whether
+ * they are all compacted (false: more to do, or another instance is at it): a writer that got true
+ * asks again only once a later month comes, so no query runs in between (nor fails while the
+ * database is away).
  */
-export async function compactMonths(db: Db, latestMonth: string, chunks = CHUNKS_PER_CALL): Promise<void> {
-  if (latestMonth === "") return;
+export async function compactMonths(db: Db, latestMonth: string, chunks = CHUNKS_PER_CALL): Promise<boolean> {
+  if (latestMonth === "") return true;
   for (let i = 0; i < chunks; i++) {
-    const more = await db.transaction().execute(async (trx) => {
+    const step = await db.transaction().execute(async (trx): Promise<"done" | "busy" | "more" | "finished"> => {
       const locked = await sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(${COMPACTION_LOCK}::bigint) AS ok`.execute(trx);
-      if (!locked.rows[0]?.ok) return false;
+      if (!locked.rows[0]?.ok) return "busy";
       const m = await readState(trx, "UPDATE");
       if (m.to === null) {
-        if (monthBefore(latestMonth) <= m.through) return false;
+        if (monthBefore(latestMonth) <= m.through) return "done";
         m.to = monthBefore(latestMonth);
       }
-      return compactChunk(trx, m);
+      return (await compactChunk(trx, m)) ? "more" : "finished";
     });
-    if (!more) return;
+    if (step === "done") return true;
+    if (step === "busy") return false;
   }
+  return false;
+}
+
+/** The month after the last compacted one, when no compaction is under way ("" otherwise): months before it need nothing. */
+export async function compactedBefore(db: Db): Promise<string> {
+  const m = await readState(db, "SHARE");
+  return m.to !== null || m.through === "" ? "" : monthAfter(m.through);
+}
+
+/** "YYYY-MM" of the month after a "YYYY-MM". */
+function monthAfter(month: string): string {
+  const y = Number(month.slice(0, 4));
+  const m = Number(month.slice(5, 7));
+  return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, "0")}`;
 }
 
 /** One chunk: the monthly rows of the next COMPACT_LINKS links from their daily rows; whether more are left. */

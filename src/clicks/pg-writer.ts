@@ -8,7 +8,7 @@ import { type RollUps, rollUp } from "./rollup-rows.js";
 import { type ClickBatch, mergeBatches } from "./click-buffer.js";
 import { PostgresVisitors, batchSpan, keysFor } from "./visitors.js";
 import { markPostgres } from "./click-journal.js";
-import { compactMonths, monthsForBatch } from "./pg-months.js";
+import { compactMonths, compactedBefore, monthsForBatch } from "./pg-months.js";
 import type { ClickWriter } from "./click-writer.js";
 import type { CountryResolver } from "./describe.js";
 
@@ -21,6 +21,10 @@ export class PostgresClickWriter implements ClickWriter {
   private readonly visitors: PostgresVisitors;
   /** The latest day of a click this writer wrote: the months before its month are over, to be compacted. */
   private latestDay = "";
+  /** The latest month whose earlier months this writer found compacted ("" before the first check). */
+  private compactedBefore = "";
+  /** After a failed compaction: no new attempt before this time (epoch ms). */
+  private compactRetryAt = 0;
 
   constructor(
     private readonly db: Db,
@@ -29,12 +33,25 @@ export class PostgresClickWriter implements ClickWriter {
     this.visitors = new PostgresVisitors(db);
   }
 
-  /** Compacts the months that are over (on every instance; one at a time does the work). */
-  flushRollups(): Promise<void> {
-    return compactMonths(this.db, this.latestDay.slice(0, 7));
+  /**
+   * Compacts the months that are over (on every instance; one at a time does the work), once per month
+   * seen. A failure (the database away at a month's turn) is retried a minute later, not every roll-up.
+   */
+  async flushRollups(): Promise<void> {
+    const month = this.latestDay.slice(0, 7);
+    if (month === "" || month <= this.compactedBefore || Date.now() < this.compactRetryAt) return;
+    try {
+      if (await compactMonths(this.db, month)) this.compactedBefore = month;
+    } catch (err) {
+      this.compactRetryAt = Date.now() + 60_000;
+      throw err;
+    }
   }
 
-  async recover(): Promise<void> {}
+  /** At start: the month from which compaction is still to come, so that no roll-up asks before a new month. */
+  async recover(): Promise<void> {
+    this.compactedBefore = await compactedBefore(this.db);
+  }
 
   writeMany(batches: ClickBatch[]): Promise<void> {
     return this.write(mergeBatches(batches));
