@@ -3,7 +3,8 @@
 import type { Db, Dialect } from "../storage/db.js";
 import { type Kysely, sql } from "kysely";
 import type { Database, UserRow } from "../storage/schema.js";
-import { type RateEvents, retryAfterSeconds } from "../storage/rate-events.js";
+import type { RateEvents } from "../storage/rate-events.js";
+import { LOGIN_FAILURES_PER_IP, LOGIN_WINDOW, PasswordlessThrottle, failuresBucket, rateLimited } from "./sign-in-throttle.js";
 import type { Clock } from "../shared/clock.js";
 import { iso } from "../shared/clock.js";
 import { DomainError, FieldChecks, invalid } from "../shared/errors.js";
@@ -46,9 +47,7 @@ function checkName(name: string): string {
 
 const VERIFY_TTL = 48 * 3_600_000;
 const RESET_TTL = 3_600_000;
-const LOGIN_WINDOW = 15 * 60_000;
 const LOGIN_FAILURES_PER_EMAIL = 10;
-const LOGIN_FAILURES_PER_IP = 50;
 const HOUR = 3_600_000;
 
 export interface AccountDeps {
@@ -68,12 +67,15 @@ export interface AccountDeps {
 export class AccountService {
   private readonly db: Db;
   private readonly clock: Clock;
+  /** Passkey sign-ins under the address's throttles, shared with the password form. */
+  readonly passwordless: PasswordlessThrottle;
   // A real hash to verify against for unknown emails, so sign-in timing does not reveal accounts.
   private dummyHash: Promise<string> | null = null;
 
   constructor(private readonly deps: AccountDeps) {
     this.db = deps.db;
     this.clock = deps.clock;
+    this.passwordless = new PasswordlessThrottle(deps.rate, deps.clock);
   }
 
   async byId(id: string): Promise<UserRow | null> {
@@ -134,7 +136,7 @@ export class AccountService {
     return { user, emailSent: await this.sendVerification(user) };
   }
 
-  /** Checks credentials with per-email and per-IP throttles on failures. */
+  /** Checks credentials with per-email and per-IP throttles on failures (signInSession notes the sign-in). */
   async signIn(emailRaw: string, password: string, ip: string): Promise<UserRow> {
     const email = emailRaw.trim().toLowerCase();
     const user = await this.checkPassword(email, password, ip, async () => {
@@ -144,6 +146,11 @@ export class AccountService {
       return ok ? found : null;
     });
     if (!user) throw new DomainError("invalid_credentials", "Wrong email or password");
+    return user;
+  }
+
+  /** Notes a finished sign-in (a session was made): after the second step, never at the password alone. */
+  async noteSignedIn(user: UserRow): Promise<UserRow> {
     const now = this.clock.now();
     await this.db.updateTable("users").set({ last_sign_in_at: now }).where("id", "=", user.id).execute();
     return { ...user, last_sign_in_at: now };
@@ -157,7 +164,7 @@ export class AccountService {
    */
   private async checkPassword(email: string, password: string, ip: string, verify: () => Promise<UserRow | null>): Promise<UserRow | null> {
     const emailBucket = `login:email:${sha256Hex(email)}`;
-    const ipBucket = `login:ip:${ip}`;
+    const ipBucket = failuresBucket(ip);
     await this.throttle(emailBucket, LOGIN_WINDOW, LOGIN_FAILURES_PER_EMAIL, "Too many wrong passwords for this account");
     await this.throttle(ipBucket, LOGIN_WINDOW, LOGIN_FAILURES_PER_IP, "Too many wrong passwords from this address");
     const user = await verify();
@@ -183,9 +190,7 @@ export class AccountService {
   private async throttle(bucket: string, windowMs: number, limit: number, message: string): Promise<void> {
     const now = this.clock.now();
     const state = await this.deps.rate.state(bucket, now - windowMs);
-    if (state.count >= limit) {
-      throw new DomainError("rate_limited", message, undefined, undefined, retryAfterSeconds(state, windowMs, now));
-    }
+    if (state.count >= limit) throw rateLimited(message, state, windowMs, now);
   }
 
   private async issueToken(user: UserRow, purpose: "verify" | "reset", ttl: number): Promise<string> {

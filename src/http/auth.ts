@@ -90,7 +90,8 @@ export function deviceOf(ctx: AppContext, req: FastifyRequest): SessionDevice {
  * Starts a fresh signed-in session (a new id at every sign-in) and returns its CSRF token; a browser new
  * to the account gets the user an email.
  */
-export async function signInSession(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, user: UserRow): Promise<string> {
+export async function signInSession(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, signedInUser: UserRow): Promise<string> {
+  const user = await ctx.accounts.noteSignedIn(signedInUser);
   if (req.sessionId) await ctx.sessions.destroy(req.sessionId);
   const device = deviceOf(ctx, req);
   const sid = await ctx.sessions.create(user.id, device);

@@ -219,12 +219,9 @@ export class PasskeyService {
     return this.verifyAssertion(response, taken.challenge, taken.userId ?? undefined);
   }
 
-  /** The passwordless sign-in: the session's "login" challenge, any account's passkey; notes the sign-in. */
+  /** The passwordless sign-in: the session's "login" challenge, any account's passkey. */
   async signIn(binding: string, response: AuthenticationResponse): Promise<UserRow> {
-    const user = await this.finishAuthentication("login", binding, response);
-    const now = this.deps.clock.now();
-    await this.deps.db.updateTable("users").set({ last_sign_in_at: now }).where("id", "=", user.id).execute();
-    return { ...user, last_sign_in_at: now };
+    return this.finishAuthentication("login", binding, response);
   }
 
   /**

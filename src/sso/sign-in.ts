@@ -240,9 +240,7 @@ export class SsoSignIn {
 
   private async signedIn(user: UserRow): Promise<UserRow> {
     if (user.status !== "active") throw new DomainError("account_inactive", "This account is suspended");
-    const now = this.deps.clock.now();
-    await this.deps.db.updateTable("users").set({ last_sign_in_at: now }).where("id", "=", user.id).execute();
-    return { ...user, last_sign_in_at: now };
+    return user;
   }
 
   async isBreakGlass(userId: string): Promise<boolean> {

@@ -233,4 +233,31 @@ describe.each(ENGINES)("passkeys on %s", (engine) => {
     expect(garbled.status).toBeLessThan(500);
     expect([400, 401]).toContain(garbled.status);
   });
+
+  it("throttles passwordless sign-ins per address: 100 starts in 15 minutes, and refusals count among the password form's 50 failures", async () => {
+    const db = server.ctx.storage.db;
+    const clear = () => db.deleteFrom("rate_events").where((eb) => eb.or([eb("bucket", "like", "passkey-start:%"), eb("bucket", "like", "login:ip:%")])).execute();
+    await clear();
+    const c = await fresh();
+    for (let i = 0; i < 100; i++) expect((await c.post("/api/auth/passkeys/login/options")).status).toBe(200);
+    const over = await c.post("/api/auth/passkeys/login/options");
+    expect([over.status, over.body.code]).toEqual([429, "rate_limited"]);
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
+    await clear();
+    // Wrong answers: each counts for the address; the 51st answer, right or wrong, is refused before any check.
+    const options = await loginOptions(c);
+    for (let i = 0; i < 50; i++) {
+      const wrong = await c.post("/api/auth/passkeys/login/verify", { response: auth.assert({ challenge: "B".repeat(43) }) });
+      expect(wrong.status).toBe(400);
+    }
+    const right = await c.post("/api/auth/passkeys/login/verify", { response: auth.assert(options) });
+    expect([right.status, right.body.code]).toEqual([429, "rate_limited"]);
+    // The password form shares the address's bucket.
+    const pw = await (await fresh()).login("pk-a@example.com", PASSWORD);
+    expect([pw.status, pw.body.code]).toEqual([429, "rate_limited"]);
+    await clear();
+    // With the bucket empty the answer is checked again (the passkey was removed above: refused as unknown).
+    const after = await c.post("/api/auth/passkeys/login/verify", { response: auth.assert(options) });
+    expect([after.status, after.body.code]).toEqual([401, "invalid_credentials"]);
+  });
 });

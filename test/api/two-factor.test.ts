@@ -96,9 +96,14 @@ describe.each(ENGINES)("two-factor sign-in on %s", (engine) => {
 
   it("login answers 2fa_required with no session: protected routes 401 with the pending cookie; the code finishes it", async () => {
     const u = await withTotp();
+    const signedInAt = async () => (await server.ctx.accounts.byId(u.id))?.last_sign_in_at;
+    const before = await signedInAt();
+    clock.advance(1_000);
     const c = await new ApiClient(server.url).init();
     const first = await c.login(u.email, PASSWORD);
     expect(first.status).toBe(200);
+    // The password alone is not a sign-in: the operator's "last sign-in" waits for the second step.
+    expect(await signedInAt()).toBe(before);
     expect(first.body).toEqual({ status: "2fa_required", methods: ["totp", "recovery_code"] });
     const setCookie = first.headers.getSetCookie().join("\n");
     expect(setCookie).toMatch(/snip_2fa=[A-Za-z0-9_-]{43}; Max-Age=300; Path=\/api\/auth\/2fa; HttpOnly; SameSite=Strict/);
@@ -110,6 +115,7 @@ describe.each(ENGINES)("two-factor sign-in on %s", (engine) => {
     const done = await c.post("/api/auth/2fa/verify", { code: code(u.secret) });
     expect(done.status, done.text).toBe(200);
     expect(done.body.user.email).toBe(u.email);
+    expect(Number(await signedInAt())).toBe(clock.now());
     expect(done.headers.getSetCookie().join("\n")).toMatch(/snip_2fa=;/);
     expect((await c.get("/api/links")).status).toBe(200);
     // The pending sign-in is spent.

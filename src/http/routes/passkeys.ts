@@ -34,11 +34,14 @@ export async function passkeyRoutes(app: App, ctx: AppContext): Promise<void> {
       schema: {
         tags: TAGS,
         summary: "Start a sign-in with a passkey: options for navigator.credentials.get() (discoverable credentials)",
-        response: { 200: RequestOptionsReply, ...errors(403) },
+        description: "At most 100 starts per address in 15 minutes, and none while the address has 50 failed sign-ins (429).",
+        response: { 200: RequestOptionsReply, ...errors(403, 429) },
       },
     },
     async (req, reply) => {
-      const options = await ctx.passkeys.authenticationOptions("login", binding(req), null);
+      const bound = binding(req);
+      await ctx.accounts.passwordless.start(req.ip);
+      const options = await ctx.passkeys.authenticationOptions("login", bound, null);
       reply.header("Cache-Control", "no-store");
       return { status: "success" as const, options };
     },
@@ -51,11 +54,13 @@ export async function passkeyRoutes(app: App, ctx: AppContext): Promise<void> {
         tags: TAGS,
         summary: "Finish a sign-in with a passkey; the session id and CSRF token rotate as at a password sign-in",
         body: LoginVerifyBody,
-        response: { 200: SignedInReply, ...errors(400, 401, 403) },
+        description: "A refused answer counts among the address's failed sign-ins, which the password form shares (50 in 15 minutes, then 429).",
+        response: { 200: SignedInReply, ...errors(400, 401, 403, 429) },
       },
     },
     async (req, reply) => {
-      const user = await ctx.passkeys.signIn(binding(req), req.body.response);
+      const bound = binding(req);
+      const user = await ctx.accounts.passwordless.answer(req.ip, () => ctx.passkeys.signIn(bound, req.body.response));
       const csrf = await signInSession(ctx, req, reply, user);
       return { status: "success" as const, user: publicUser(user), csrf_token: csrf };
     },
