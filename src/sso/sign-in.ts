@@ -1,6 +1,7 @@
 // Signing in through an OpenID provider (docs/sso.md): the authorisation code flow with PKCE, its state and
 // nonce kept server-side (sealed, ten minutes, used once), the answer checked by openid-client (state, nonce,
-// issuer, audience, signature), `email_verified` required, the account found or created by its address, a
+// issuer, audience, signature), `email_verified` required, the account found by the identity it signed in before
+// (issuer + subject) or else found or created by its address and bound to that identity, a
 // member of the Enterprise owner's team, and the operator role from a claim of the instance-wide provider.
 import * as oidc from "openid-client";
 import type { UserRow } from "../storage/schema.js";
@@ -22,7 +23,13 @@ export const STARTS_PER_ADDRESS = 60;
 const IDP_ACTOR: Actor = { id: null, email: "identity provider (OIDC_OPERATOR_CLAIM)" };
 
 /** Why a callback was refused: the `reason` of its sso_failed answer. */
-export type SsoFailure = "state" | "nonce" | "issuer" | "audience" | "email_unverified" | "email_missing" | "domain" | "provider" | "denied" | "plan";
+/** A person at a provider: the ID token's issuer and subject. */
+interface Identity {
+  issuer: string;
+  subject: string;
+}
+
+export type SsoFailure = "state" | "nonce" | "issuer" | "audience" | "email_unverified" | "email_missing" | "domain" | "identity" | "provider" | "denied" | "plan";
 
 function fail(reason: SsoFailure, message: string): DomainError {
   return new DomainError("sso_failed", message, undefined, { reason });
@@ -172,8 +179,30 @@ export class SsoSignIn {
       throw fail("email_missing", "The identity provider's email address is not valid");
     }
     const name = typeof claims.name === "string" ? claims.name.replace(/[\u0000-\u001f\u007f]/g, "").slice(0, 100) : "";
-    if (connection) return this.enterpriseMember(connection, email, name);
-    return this.instanceUser(email, name, claims);
+    const identity = { issuer: String(claims.iss), subject: String(claims.sub) };
+    if (connection) return this.enterpriseMember(connection, identity, email, name);
+    return this.instanceUser(identity, email, name, claims);
+  }
+
+  /**
+   * The account of a provider identity: the one it signed in before (whatever address the provider gives now),
+   * else the address's account (created if new), bound to it from now on. An account bound to another subject
+   * of this provider is refused: the provider gave its address to someone else.
+   */
+  private async accountOf(identity: Identity, email: string, name: string): Promise<UserRow> {
+    const db = this.deps.db;
+    const now = this.deps.clock.now();
+    const bound = () => db.selectFrom("sso_identities").select("user_id").where("issuer", "=", identity.issuer).where("subject", "=", identity.subject).executeTakeFirst();
+    const known = await bound();
+    const knownUser = known ? await this.deps.accounts.byId(known.user_id) : null;
+    if (knownUser) {
+      await db.updateTable("sso_identities").set({ last_seen_at: now }).where("issuer", "=", identity.issuer).where("subject", "=", identity.subject).execute();
+      return knownUser;
+    }
+    const user = await this.findOrCreate(email, name);
+    await db.insertInto("sso_identities").values({ ...identity, user_id: user.id, created_at: now, last_seen_at: now }).onConflict((oc) => oc.doNothing()).execute();
+    if ((await bound())?.user_id !== user.id) throw fail("identity", "This address belongs to another person at your identity provider: ask your administrator");
+    return user;
   }
 
   /** The code exchanged (openid-client checks state, nonce, PKCE, issuer, audience, signature); ID token claims with user info. */
@@ -195,17 +224,17 @@ export class SsoSignIn {
     }
   }
 
-  private async enterpriseMember(connection: NonNullable<Flow["connection"]>, email: string, name: string): Promise<UserRow> {
+  private async enterpriseMember(connection: NonNullable<Flow["connection"]>, identity: Identity, email: string, name: string): Promise<UserRow> {
     const current = await this.connectionFor(email);
     // The address must be on a verified domain of this very connection: another owner's provider cannot sign in these people.
     if (!current || current.id !== connection.id) throw fail("domain", "This address is not on a verified domain of the connection");
-    const user = await this.findOrCreate(email, name);
+    const user = await this.accountOf(identity, email, name);
     if (user.id !== connection.owner_id) await joinTeam(this.deps, connection.owner_id, user.id, this.deps.settings.enterpriseMembersMax);
     return this.signedIn(user);
   }
 
-  private async instanceUser(email: string, name: string, claims: Record<string, unknown>): Promise<UserRow> {
-    let user = await this.findOrCreate(email, name);
+  private async instanceUser(identity: Identity, email: string, name: string, claims: Record<string, unknown>): Promise<UserRow> {
+    let user = await this.accountOf(identity, email, name);
     const o = this.deps.settings.oidc;
     if (o?.operatorClaim && o.operatorValue) {
       const operator = claimHolds(claims, o.operatorClaim, o.operatorValue);

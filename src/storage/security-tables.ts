@@ -69,6 +69,9 @@ export interface SsoLoginsTable {
 /** Operators' accounts created on the command line that keep password sign-in under OIDC_ONLY. */
 export interface SsoBreakGlassTable { user_id: string; created_at: number }
 
+/** A provider identity (issuer + subject) bound to the account it signed in first. */
+export interface SsoIdentitiesTable { issuer: string; subject: string; user_id: string; created_at: number; last_seen_at: number }
+
 export interface SecurityTables {
   totp_factors: TotpFactorsTable;
   recovery_codes: RecoveryCodesTable;
@@ -78,6 +81,7 @@ export interface SecurityTables {
   sso_domains: SsoDomainsTable;
   sso_logins: SsoLoginsTable;
   sso_break_glass: SsoBreakGlassTable;
+  sso_identities: SsoIdentitiesTable;
 }
 
 export type SsoConnectionRow = Selectable<SsoConnectionsTable>;

@@ -146,6 +146,19 @@ describe.each(ENGINES)("single sign-on on %s", (engine) => {
     const again = await signIn(ent, "email=alice@acme.test", "alice");
     expect(again.res.status).toBe(302);
     expect((await owner.get("/api/team")).body.members).toHaveLength(1);
+    // Bound to the provider's subject: her new address at the provider still opens her account...
+    idp.accounts.set("alice", { email: "alice.smith@acme.test", email_verified: true });
+    const renamed = await signIn(ent, "email=alice.smith@acme.test", "alice");
+    expect(renamed.res.status).toBe(302);
+    expect((await sessionOf(ent, renamed.browser))?.email).toBe("alice@acme.test");
+    // ...and her old address, given to someone else at the provider, does not.
+    idp.accounts.set("alice-2", { email: "alice@acme.test", email_verified: true });
+    const reused = await signIn(ent, "email=alice@acme.test", "alice-2");
+    expect([reused.res.status, reused.body?.code, reused.body?.reason]).toEqual([400, "sso_failed", "identity"]);
+    expect(await sessionOf(ent, reused.browser)).toBeNull();
+    idp.accounts.set("alice", { email: "Alice@Acme.test", email_verified: true, name: "Alice A." });
+    const rows = await ent.ctx.storage.db.selectFrom("sso_identities").select(["issuer", "subject"]).execute();
+    expect(rows).toEqual([{ issuer: idp.issuer, subject: "alice" }]);
   });
 
   it("refuses a replayed state, a callback in another browser, and a replayed nonce", async () => {

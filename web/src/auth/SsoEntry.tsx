@@ -29,6 +29,7 @@ const REASONS: Record<string, string> = {
   email_unverified: "Your identity provider has not verified your email address.",
   email_missing: "Your identity provider did not give an email address.",
   domain: "Your address is not on a domain of this single sign-on connection.",
+  identity: "This address is already used by another person at your identity provider. Ask your administrator.",
   denied: "The identity provider refused the sign-in.",
   provider: "The identity provider could not be reached or answered wrongly. Try again later.",
   provider_address: "The identity provider's address is not allowed.",
