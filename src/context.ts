@@ -187,7 +187,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     dialect: storage.dialect,
   });
   const sso = createSso({
-    settings: config, db, clock, caps, rate, dns: overrides.dns ?? nodeDnsLookup(config.dnsServers), check: receiverCheck, audit: admin.audit, accounts,
+    settings: config, db, clock, caps, rate, dns: overrides.dns ?? nodeDnsLookup(config.dnsServers), check: receiverCheck, audit: admin.audit, accounts, log,
   });
 
   // Housekeeping: expired sessions, old throttle events, raw clicks past retention.
@@ -209,6 +209,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
       customHosts.stop();
       await webhooksRoom.close();
       await domains.stop();
+      await sso.domains.stop();
       await clicks.close();
       await mailer.stop();
       transport.close();

@@ -35,8 +35,9 @@ export async function startServer(config: Readonly<Config>, overrides: ContextOv
     await ctx.close();
     throw err;
   }
-  // Verified custom domains are checked again in the background (each check claimed by one instance).
+  // Verified custom and SSO domains are checked again in the background (each check claimed by one instance).
   ctx.domains.start();
+  ctx.sso.domains.start();
   // Emails the transport did not accept are retried in the background (each attempt claimed by one instance).
   ctx.mailer.start();
   // Import jobs: queued ones, and those a stopped instance left, are claimed and continued.

@@ -8,7 +8,7 @@ import { iso } from "../shared/clock.js";
 import { newId, randomBase62 } from "../shared/ids.js";
 import { requireCapability } from "../accounts/plans.js";
 import { normalizeHostname } from "../domains/hostnames.js";
-import { checkRecords } from "../domains/dns-check.js";
+import { type RecordState, checkRecords } from "../domains/dns-check.js";
 import type { Actor } from "../admin/audit-log.js";
 import type { AdminSsoConnection, SsoConnection, SsoDomain, SsoPutBody } from "../contract/sso.js";
 import { isLoopbackHost } from "../config-sso.js";
@@ -21,6 +21,22 @@ export const SSO_VERIFY_INTERVAL_MS = 5_000;
 
 function txtRecord(d: Pick<SsoDomainRow, "domain" | "txt_token">) {
   return { type: "TXT" as const, name: `${TXT_LABEL}.${d.domain}`, value: `${TXT_PREFIX}${d.txt_token}` };
+}
+
+type TxtState = RecordState;
+
+/** The domain's TXT record as DNS answers it now. */
+export async function checkTxt(deps: Pick<SsoDeps, "dns">, d: Pick<SsoDomainRow, "domain" | "txt_token">): Promise<TxtState> {
+  const record = txtRecord(d);
+  return (await checkRecords(deps.dns, { hostname: d.domain, cnameTarget: "", txtName: record.name, txtValue: record.value })).txt;
+}
+
+/** What the owner is told to do about a TXT record that is not right. */
+export function txtAction(d: Pick<SsoDomainRow, "domain" | "txt_token">, t: Exclude<TxtState, { state: "ok" }>): string {
+  const record = txtRecord(d);
+  if (t.state === "missing") return `No TXT record found at ${record.name}: add it with the value ${record.value}, then verify again.`;
+  if (t.state === "wrong") return `The TXT record at ${record.name} holds "${t.found}": set it to ${record.value}.`;
+  return `DNS is not answering for ${record.name} (${t.reason}): check the domain's name servers, then verify again.`;
 }
 
 export function publicDomain(d: SsoDomainRow): SsoDomain {
@@ -123,7 +139,7 @@ export class SsoConnections {
       if (dropped.length) await trx.deleteFrom("sso_domains").where("connection_id", "=", id).where("domain", "in", dropped).execute();
       const added = domains.filter((d) => !old.some((o) => o.domain === d));
       for (const domain of added) {
-        await trx.insertInto("sso_domains").values({ domain, connection_id: id, txt_token: randomBase62(32), status: "pending", next_action: null, last_checked_at: null, verified_at: null, created_at: now }).execute();
+        await trx.insertInto("sso_domains").values({ domain, connection_id: id, txt_token: randomBase62(32), status: "pending", next_action: null, last_checked_at: null, verified_at: null, created_at: now, next_check_at: null }).execute();
       }
       await audit.record(trx, actorOf(owner), now, {
         action: before ? "sso.update" : "sso.create",
@@ -164,23 +180,15 @@ export class SsoConnections {
     const state = await rate.state(bucket, clock.now() - SSO_VERIFY_INTERVAL_MS);
     if (state.count > 0) throw new DomainError("rate_limited", `${domain} was checked a moment ago; try again in a few seconds`, undefined, undefined, Math.ceil(SSO_VERIFY_INTERVAL_MS / 1000));
     await rate.record(bucket, clock.now());
-    const record = txtRecord(d);
-    const check = await checkRecords(this.deps.dns, { hostname: domain, cnameTarget: "", txtName: record.name, txtValue: record.value });
+    const t = await checkTxt(this.deps, d);
     const now = clock.now();
-    const t = check.txt;
     const ok = t.state === "ok";
-    const next = ok
-      ? null
-      : t.state === "missing"
-        ? `No TXT record found at ${record.name}: add it with the value ${record.value}, then verify again.`
-        : t.state === "wrong"
-          ? `The TXT record at ${record.name} holds "${t.found}": set it to ${record.value}.`
-          : `DNS is not answering for ${record.name} (${t.reason}): check the domain's name servers, then verify again.`;
+    const next = ok ? null : txtAction(d, t);
     const status = ok ? "verified" : d.status;
     await db.transaction().execute(async (trx) => {
       await trx
         .updateTable("sso_domains")
-        .set({ status, next_action: next, last_checked_at: now, verified_at: ok ? (d.verified_at ?? now) : d.verified_at })
+        .set({ status, next_action: next, last_checked_at: now, verified_at: ok ? (d.verified_at ?? now) : d.verified_at, next_check_at: ok ? now + this.deps.recheckMs : d.next_check_at })
         .where("domain", "=", domain)
         .execute();
       if (ok && d.status !== "verified") {

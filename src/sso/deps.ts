@@ -28,6 +28,8 @@ export interface SsoDeps {
   settings: SsoConfig;
   /** BASE_URL's origin: the redirect URI is origin + CALLBACK_PATH. */
   origin: string;
+  /** How often a verified domain's TXT record is checked again (DOMAIN_RECHECK_MINUTES). */
+  recheckMs: number;
   /** BASE_URL's hostname: never an SSO domain. */
   ownHost: string;
 }

@@ -14,9 +14,12 @@ import { Providers } from "./oidc-client.js";
 import { SsoConnections } from "./connections.js";
 import { SsoSignIn } from "./sign-in.js";
 import { SsoPolicy } from "./policy.js";
+import { SsoDomainRecheck } from "./domain-recheck.js";
+import type { Logger } from "pino";
 
 export interface SsoRoomDeps {
-  settings: Pick<Config, "sessionSecret" | "origin" | "baseUrl" | "sso">;
+  settings: Pick<Config, "sessionSecret" | "origin" | "baseUrl" | "sso" | "domainRecheckMinutes">;
+  log: Logger;
   db: Db;
   clock: Clock;
   caps: OwnerCaps;
@@ -31,6 +34,8 @@ export interface Sso {
   connections: SsoConnections;
   signIn: SsoSignIn;
   policy: SsoPolicy;
+  /** Verified domains' TXT records checked again in the background. */
+  domains: SsoDomainRecheck;
 }
 
 export function createSso(d: SsoRoomDeps): Sso {
@@ -49,7 +54,8 @@ export function createSso(d: SsoRoomDeps): Sso {
     settings: settings.sso,
     origin: settings.origin,
     ownHost: settings.baseUrl.hostname,
+    recheckMs: settings.domainRecheckMinutes * 60_000,
   };
   const signIn = new SsoSignIn(deps);
-  return { connections: new SsoConnections(deps), signIn, policy: new SsoPolicy(deps, signIn) };
+  return { connections: new SsoConnections(deps), signIn, policy: new SsoPolicy(deps, signIn), domains: new SsoDomainRecheck(deps, d.log) };
 }

@@ -56,6 +56,8 @@ export interface SsoDomainsTable {
   last_checked_at: number | null;
   verified_at: number | null;
   created_at: number;
+  /** A verified domain's next re-check (null: due now). */
+  next_check_at: number | null;
 }
 
 /** A sign-in under way: SHA-256 of its state; nonce and PKCE verifier sealed; connection null for OIDC_ISSUER. */

@@ -298,6 +298,34 @@ describe.each(ENGINES)("single sign-on on %s", (engine) => {
     expect(((await throttled.json()) as { code: string }).code).toBe("rate_limited");
   });
 
+  it("checks verified domains again: a TXT record gone ends the verification (audited) until it is verified again", async () => {
+    const db = ent.ctx.storage.db;
+    const row = () => db.selectFrom("sso_domains").select(["status", "next_check_at", "next_action"]).where("domain", "=", "acme.test").executeTakeFirstOrThrow();
+    const due = () => db.updateTable("sso_domains").set({ next_check_at: 1 }).where("domain", "=", "acme.test").execute();
+    const record = (await owner.get("/api/sso")).body.connection.domains[0].record;
+    await due();
+    expect(await ent.ctx.sso.domains.recheckDue()).toBe(1);
+    expect(await row()).toMatchObject({ status: "verified", next_action: null });
+    expect(Number((await row()).next_check_at)).toBeGreaterThan(Date.now() + 59 * 60_000);
+    // Not due: nothing to do.
+    expect(await ent.ctx.sso.domains.recheckDue()).toBe(0);
+
+    dns.txt(record.name, null);
+    await due();
+    expect(await ent.ctx.sso.domains.recheckDue()).toBe(1);
+    const lost = await row();
+    expect(lost.status).toBe("pending");
+    expect(lost.next_action).toBe(`Verification lost: No TXT record found at ${record.name}: add it with the value ${record.value}, then verify again. Nobody signs in through this domain until it is verified again.`);
+    expect((await auditRows(ent, 1))[0]).toMatchObject({ action: "sso.domain_lost", target_type: "sso_connection" });
+    const start = await new Browser().fetch(`${ent.url}/api/auth/sso/start?email=alice@acme.test`, { headers: { accept: "application/json" } });
+    expect(start.status).toBe(404);
+    expect(await ent.ctx.sso.domains.recheckDue()).toBe(0);
+
+    dns.txt(record.name, [record.value]);
+    await db.deleteFrom("rate_events").where("bucket", "=", "sso-verify:acme.test").execute();
+    expect((await owner.post("/api/sso/domains/acme.test/verify")).body.domain).toMatchObject({ status: "verified", next_action: null });
+  });
+
   it("lets operators see and remove a connection (audited); the owner removes theirs", async () => {
     const op = await signedInClient(ent, "op@ops.test");
     await setOperator({ db: ent.ctx.storage.db, clock: ent.ctx.clock, audit: ent.ctx.audit }, CLI_ACTOR, "op@ops.test", true);

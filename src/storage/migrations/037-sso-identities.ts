@@ -1,6 +1,7 @@
 // The provider identities single sign-on has signed in (docs/sso.md): the issuer and the subject (`sub`) the
 // provider keeps for a person, bound to one account. A later sign-in finds the account by them, so an
-// address the provider later gives to someone else does not open the first person's account.
+// address the provider later gives to someone else does not open the first person's account. And when each
+// verified SSO domain is due to be checked again (its TXT record still there).
 import type { Kysely } from "kysely";
 
 export function ssoIdentities() {
@@ -16,6 +17,7 @@ export function ssoIdentities() {
         .addPrimaryKeyConstraint("sso_identities_pk", ["issuer", "subject"])
         .execute();
       // One identity per account and provider: a second subject for the same account is refused.
+      await db.schema.alterTable("sso_domains").addColumn("next_check_at", "bigint").execute();
       await db.schema.createIndex("sso_identities_user").on("sso_identities").columns(["user_id", "issuer"]).unique().execute();
     },
   };
