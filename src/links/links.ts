@@ -20,9 +20,13 @@ import { type AccessibleLink, type LinkView, parseLinkIds, readableLinks, select
 import { managedOwner } from "../teams/access.js";
 import { bulkDelete, bulkEdit } from "./bulk-edit.js";
 import { tagsOfLinks } from "../tags/tags.js";
+import { type Snapshot, parseSnapshot } from "../storage/pg-snapshot.js";
 
 /** A link `l` on a custom domain is served while its owner holds that domain, verified. */
 const ON_VERIFIED_DOMAIN = "EXISTS (SELECT 1 FROM domains d WHERE d.hostname = l.domain AND d.owner_id = l.owner_id AND d.status = 'verified')";
+
+/** findFresh()'s answer: the row, or on PostgreSQL the row with the snapshot it was read with. */
+export type Loaded = LinkRow | null | { row: LinkRow | null; seen: Snapshot };
 
 export type { CreateLinkInput, UpdateLinkInput, ListQuery, LinkPage, BulkResult, AccessibleLink, LinkView };
 
@@ -170,6 +174,25 @@ export class LinkService {
     let qb = this.deps.db.selectFrom("links as l").selectAll("l").where("l.domain", "=", domain).where("l.alias", "=", alias);
     if (domain !== "") qb = qb.where(sql<boolean>`${sql.raw(ON_VERIFIED_DOMAIN)}`);
     return (await qb.executeTakeFirst()) ?? null;
+  }
+
+  /**
+   * find() for the redirect cache: on PostgreSQL with the snapshot the row was read with, so that a
+   * change notification arriving after the read does not drop what already holds the change.
+   */
+  async findFresh(domain: string, alias: string): Promise<Loaded> {
+    if (this.sqlite) return this.find(domain, alias);
+    const seen = sql<string>`pg_current_snapshot()::text`.as("snip_seen");
+    let qb = this.deps.db.selectFrom("links as l").selectAll("l").select(seen).where("l.domain", "=", domain).where("l.alias", "=", alias);
+    if (domain !== "") qb = qb.where(sql<boolean>`${sql.raw(ON_VERIFIED_DOMAIN)}`);
+    const found = await qb.executeTakeFirst();
+    if (!found) {
+      // No row, no snapshot from it: a missing link is remembered briefly anyway.
+      return null;
+    }
+    const { snip_seen, ...row } = found;
+    const snapshot = parseSnapshot(snip_seen);
+    return snapshot ? { row, seen: snapshot } : row;
   }
 
   /** Current stored click count (exact for click-limited links, which are counted synchronously). */

@@ -128,7 +128,7 @@ export class RedirectService {
 
   constructor(private readonly deps: RedirectDeps) {
     const blocklist = deps.blocklist;
-    this.cache = new LinkCache(deps.cacheSize, (d, a) => deps.links.find(d, a), deps.links.changes, blocklist ? (row) => blocklist.blocksLink(row) : undefined);
+    this.cache = new LinkCache(deps.cacheSize, (d, a) => deps.links.findFresh(d, a), deps.links.changes, blocklist ? (row) => blocklist.blocksLink(row) : undefined);
     blocklist?.onChange(() => this.cache.clear());
     this.ownHost = deps.ownHost.toLowerCase();
     this.customHosts = deps.customHosts;

@@ -29,7 +29,11 @@ export type Db = Kysely<Database>;
 
 /** Cross-instance change notifications: LISTEN/NOTIFY on PostgreSQL, in-process on SQLite. */
 export interface ChangeFeed {
-  publish(channel: string, payload: string): Promise<void>;
+  /**
+   * `stamped`: on PostgreSQL the payload arrives with " <snapshot>" appended, a snapshot taken after the
+   * change committed (storage/pg-snapshot.ts); in-process feeds deliver at once and never stamp.
+   */
+  publish(channel: string, payload: string, stamped?: boolean): Promise<void>;
   subscribe(channel: string, fn: (payload: string) => void): void;
   /** `fn` runs after notifications may have been missed (the listener reconnected): reload what is kept from the database. */
   onResync(fn: () => void): void;
@@ -158,8 +162,9 @@ class PostgresFeed implements ChangeFeed {
     this.retry.unref();
   }
 
-  async publish(channel: string, payload: string): Promise<void> {
-    await sql`SELECT pg_notify(${channel}, ${payload})`.execute(this.db);
+  async publish(channel: string, payload: string, stamped = false): Promise<void> {
+    if (stamped) await sql`SELECT pg_notify(${channel}, ${payload} || ' ' || pg_current_snapshot()::text)`.execute(this.db);
+    else await sql`SELECT pg_notify(${channel}, ${payload})`.execute(this.db);
   }
 
   subscribe(channel: string, fn: (payload: string) => void): void {
