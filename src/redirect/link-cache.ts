@@ -3,7 +3,7 @@
 import { LRUCache } from "lru-cache";
 import type { LinkRow } from "../storage/schema.js";
 import type { LinkChanges } from "../links/changes.js";
-import type { Loaded } from "../links/links.js";
+import type { CachedRow, Loaded } from "../links/links.js";
 export type { Loaded };
 import { previewOf } from "../links/public-link.js";
 import { rulesOf, splitOf } from "../links/link-targeting.js";
@@ -44,9 +44,9 @@ const NEGATIVE_TTL_MS = 1_000;
 const MAX_TAGS = 10_000;
 
 /** Whether a link's destinations are blocked (the blocklist, asked once per cache fill). */
-export type BlockedCheck = (row: LinkRow) => boolean;
+export type BlockedCheck = (row: CachedRow) => boolean;
 
-function toCached(row: LinkRow, blocked: BlockedCheck): CachedLink {
+function toCached(row: CachedRow, blocked: BlockedCheck): CachedLink {
   return {
     id: row.id,
     num: Number(row.num),
