@@ -319,7 +319,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     mkdirSync(dataDir, { recursive: true });
     const file = join(dataDir, "snip.db");
     copyFileSync(sqliteSeedFile, file);
-    const child = startChild({ name: `snip-${kind}`, script: join(BENCH_DIR, "snip-server.ts"), args: blocklistArgs, env: { ...snipEnv(dataDir, `sqlite:${file}`), ...extraEnv }, nodeFlags: nodeFlags(kind) });
+    const child = startChild({ name: `snip-${kind}`, script: join(BENCH_DIR, "snip-server.ts"), args: blocklistArgs, env: { ...snipEnv(dataDir, `sqlite:${file}`), ...extraEnv }, nodeFlags: nodeFlags(kind), timeoutMs: 180_000 });
     starts.push(mk(kind, child).then((t) => Object.assign(t, { sqliteFile: file })));
   };
   if (opts.scenarios.includes(name)) {
