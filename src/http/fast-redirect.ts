@@ -30,7 +30,7 @@ const FORM_HEADERS: string[] = [
 ];
 
 /** Where answered redirects are counted and timed (metrics.ts), when metrics are on. */
-export type RedirectMetrics = Pick<Metrics, "redirect">;
+export type RedirectMetrics = Pick<Metrics, "fast">;
 
 export interface FastRedirect {
   /** Answers the request and returns true, or returns false without touching it. */
@@ -72,7 +72,7 @@ export function fastRedirect(redirects: RedirectService, trust: Trust | null, co
     if (location === PASSWORD_FORM) {
       res.writeHead(200, FORM_HEADERS);
       res.end(req.method === "HEAD" ? undefined : FORM);
-      metrics?.redirect("password", "fast", (performance.now() - started) / 1000);
+      metrics?.fast(true, (performance.now() - started) / 1000);
       return true;
     }
     // After the click journal's append of this event-loop turn: a 302 answered is a click that survives a kill.
@@ -87,7 +87,7 @@ export function fastRedirect(redirects: RedirectService, trust: Trust | null, co
         res.writeHead(302, HEADERS);
       }
       res.end();
-      metrics?.redirect("redirect", "fast", (performance.now() - started) / 1000);
+      metrics?.fast(false, (performance.now() - started) / 1000);
     });
     return true;
   };

@@ -5,6 +5,7 @@ import { type Server, createServer } from "node:http";
 import client from "prom-client";
 import type { AppContext } from "../context.js";
 import { safeEqual, sha256Hex } from "../shared/ids.js";
+import { FixedHistogram, type HistogramSeries } from "./fixed-histogram.js";
 
 /** Redirect latency buckets (seconds): a cached redirect takes tens of microseconds, a database lookup milliseconds. */
 const LATENCY_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
@@ -15,15 +16,19 @@ export class Metrics {
   readonly registry = new client.Registry();
   private readonly outcomes = new Map<string, number>();
   private readonly refusals = new Map<string, number>();
-  /** The histogram's two series, bound once: an observation then hashes no labels. */
-  private readonly latency: Record<"fast" | "route", client.Histogram.Internal<"path">>;
+  /** The fast path's two outcomes, plain fields: one addition per answer. */
+  private fastRedirects = 0;
+  private fastForms = 0;
+  /** The histogram's two series: an observation is a bucket search and three additions. */
+  private readonly latency: Record<"fast" | "route", HistogramSeries>;
 
   constructor(ctx: AppContext) {
     const r = this.registry;
     client.collectDefaultMetrics({ register: r });
-    const latency = new client.Histogram({ name: "snip_redirect_duration_seconds", help: "Time to answer a short link, by path (fast: cached, before the router; route: the router's redirect route)", labelNames: ["path"], buckets: LATENCY_BUCKETS, registers: [r] });
-    this.latency = { fast: latency.labels({ path: "fast" }), route: latency.labels({ path: "route" }) };
-    counter(r, "snip_redirects_total", "Short-link answers by outcome (redirect, password form, not_found, expired, limit_reached, disabled, blocked, throttled...)", ["outcome"], () => entries(this.outcomes, "outcome"));
+    const help = "Time to answer a short link, by path (fast: cached, before the router; route: the router's redirect route)";
+    const latency = new FixedHistogram("snip_redirect_duration_seconds", help, "path", LATENCY_BUCKETS, ["fast", "route"] as const, r);
+    this.latency = { fast: latency.of("fast"), route: latency.of("route") };
+    counter(r, "snip_redirects_total", "Short-link answers by outcome (redirect, password form, not_found, expired, limit_reached, disabled, blocked, throttled...)", ["outcome"], () => this.outcomeEntries());
     counter(r, "snip_rate_limited_total", "Requests refused with 429 by a rate limit, by route", ["route"], () => entries(this.refusals, "route"));
 
     const clicks = ctx.clicks;
@@ -65,10 +70,25 @@ export class Metrics {
     }
   }
 
-  /** A short link answered: its outcome and how long it took. */
+  /** A short link answered by the router: its outcome and how long it took. */
   redirect(outcome: string, path: "fast" | "route", seconds: number): void {
     this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1);
     this.latency[path].observe(seconds);
+  }
+
+  /** The fast path's answer (a 302, or the password form): counters and the histogram, no map or label. */
+  fast(form: boolean, seconds: number): void {
+    if (form) this.fastForms++;
+    else this.fastRedirects++;
+    this.latency.fast.observe(seconds);
+  }
+
+  private outcomeEntries(): [Labels, number][] {
+    const all = new Map(this.outcomes);
+    all.set("redirect", (all.get("redirect") ?? 0) + this.fastRedirects);
+    all.set("password", (all.get("password") ?? 0) + this.fastForms);
+    for (const k of ["redirect", "password"]) if (all.get(k) === 0) all.delete(k);
+    return entries(all, "outcome");
   }
 
   refused(route: string): void {

@@ -2,6 +2,7 @@
 // on this instance at once and on the others through the storage change feed.
 import type { ChangeFeed } from "../storage/db.js";
 import { OwnEchoes } from "../storage/own-echoes.js";
+import { type Snapshot, parseSnapshot } from "../storage/pg-snapshot.js";
 
 export const LINK_CHANNEL = "link_changed";
 
@@ -10,7 +11,11 @@ export interface LinkKey {
   alias: string;
 }
 
-type Listener = (key: LinkKey) => void;
+/**
+ * `after`: on PostgreSQL, a snapshot taken after the change committed (a copy read with a snapshot that
+ * covers it already holds the change); null when unknown (this instance's own change, heard at once).
+ */
+type Listener = (key: LinkKey, after: Snapshot | null) => void;
 
 export class LinkChanges {
   private readonly listeners: Listener[] = [];
@@ -19,10 +24,13 @@ export class LinkChanges {
 
   constructor(private readonly feed: ChangeFeed) {
     this.echoes = new OwnEchoes(feed);
-    feed.subscribe(LINK_CHANNEL, (payload) => {
+    feed.subscribe(LINK_CHANNEL, (stampedPayload) => {
+      const space = stampedPayload.lastIndexOf(" ");
+      const after = space < 0 ? null : parseSnapshot(stampedPayload.slice(space + 1));
+      const payload = after ? stampedPayload.slice(0, space) : stampedPayload;
       if (this.echoes.consume(payload)) return;
       const key = parseKey(payload);
-      if (key) this.emit(key);
+      if (key) this.emit(key, after);
     });
   }
 
@@ -37,12 +45,12 @@ export class LinkChanges {
   }
 
   async publish(keys: LinkKey[]): Promise<void> {
-    for (const k of keys) this.emit(k);
-    await Promise.all(keys.map((k) => this.echoes.publish(LINK_CHANNEL, JSON.stringify([k.domain, k.alias]))));
+    for (const k of keys) this.emit(k, null);
+    await Promise.all(keys.map((k) => this.echoes.publish(LINK_CHANNEL, JSON.stringify([k.domain, k.alias]), true)));
   }
 
-  private emit(key: LinkKey): void {
-    for (const fn of this.listeners) fn(key);
+  private emit(key: LinkKey, after: Snapshot | null): void {
+    for (const fn of this.listeners) fn(key, after);
   }
 }
 

@@ -37,6 +37,7 @@ export function createLinks(deps: LinksDeps): Links {
     db: storage.db,
     caps: deps.caps,
     sqlite: storage.sqlite,
+    prepared: storage.prepared ?? null,
     clock: deps.clock,
     log: deps.log,
     changes: new LinkChanges(storage.feed),

@@ -2,7 +2,7 @@
 import type { Logger } from "pino";
 import { sql } from "kysely";
 import type SQLite from "better-sqlite3";
-import type { Db } from "../storage/db.js";
+import type { Db, PreparedQuery } from "../storage/db.js";
 import type { RateEvents } from "../storage/rate-events.js";
 import type { Clock } from "../shared/clock.js";
 import type { LinkRow, UserRow } from "../storage/schema.js";
@@ -20,15 +20,28 @@ import { type AccessibleLink, type LinkView, parseLinkIds, readableLinks, select
 import { managedOwner } from "../teams/access.js";
 import { bulkDelete, bulkEdit } from "./bulk-edit.js";
 import { tagsOfLinks } from "../tags/tags.js";
+import { type Snapshot, parseSnapshot } from "../storage/pg-snapshot.js";
 
 /** A link `l` on a custom domain is served while its owner holds that domain, verified. */
 const ON_VERIFIED_DOMAIN = "EXISTS (SELECT 1 FROM domains d WHERE d.hostname = l.domain AND d.owner_id = l.owner_id AND d.status = 'verified')";
+
+/** The columns the redirect cache reads (named: a column added by a later migration leaves the prepared statement valid). */
+const CACHED_COLUMNS = ["id", "num", "domain", "alias", "url", "ios_url", "android_url", "expires_at", "max_clicks", "password_hash", "owner_id", "disabled_status", "expired_url", "rules", "split", "preview_title", "preview_description", "preview_image"] as const;
+export type CachedRow = Pick<LinkRow, (typeof CACHED_COLUMNS)[number]>;
+
+/** findFresh()'s answer: the row, or on PostgreSQL the row with the snapshot it was read with. */
+export type Loaded = CachedRow | null | { row: CachedRow | null; seen: Snapshot };
+
+/** PostgreSQL's find() for the cache, with the snapshot the row was read with. */
+const FIND_SQL = `SELECT ${CACHED_COLUMNS.map((c) => `l.${c}`).join(", ")}, pg_current_snapshot()::text AS snip_seen FROM links l WHERE l.domain = $1 AND l.alias = $2`;
+const FIND_ON_DOMAIN_SQL = `${FIND_SQL} AND ${ON_VERIFIED_DOMAIN}`;
 
 export type { CreateLinkInput, UpdateLinkInput, ListQuery, LinkPage, BulkResult, AccessibleLink, LinkView };
 
 export class LinkService {
   private readonly deps: LinkDeps;
   private readonly sqlite: SQLite.Database | null;
+  private readonly prepared: PreparedQuery | null;
   private findStatement: SQLite.Statement<[string, string], LinkRow> | null = null;
   private findOnDomainStatement: SQLite.Statement<[string, string], LinkRow> | null = null;
   private readonly clickCounts: (links: Array<{ id: string; num: number }>) => Promise<Map<string, number>>;
@@ -37,6 +50,8 @@ export class LinkService {
     db: Db;
     caps: LinkDeps["caps"];
     sqlite?: SQLite.Database | null;
+    /** PostgreSQL's named statements (the redirect cache's reads). */
+    prepared?: PreparedQuery | null;
     clock: Clock;
     log: Logger;
     changes: LinkChanges;
@@ -51,7 +66,8 @@ export class LinkService {
     /** Click counts as every read shows them: stored, and held back from the roll-ups. */
     clickCounts: (links: Array<{ id: string; num: number }>) => Promise<Map<string, number>>;
   }) {
-    const { sqlite, baseUrl, clickCounts, signedOutPerHour, ...deps } = opts;
+    const { sqlite, prepared, baseUrl, clickCounts, signedOutPerHour, ...deps } = opts;
+    this.prepared = prepared ?? null;
     this.clickCounts = clickCounts;
     this.deps = { ...deps, origin: baseUrl.origin, ownHost: baseUrl.hostname, signedOutPerHour: signedOutPerHour ?? DEFAULT_SIGNED_OUT_PER_HOUR };
     this.sqlite = sqlite ?? null;
@@ -170,6 +186,32 @@ export class LinkService {
     let qb = this.deps.db.selectFrom("links as l").selectAll("l").where("l.domain", "=", domain).where("l.alias", "=", alias);
     if (domain !== "") qb = qb.where(sql<boolean>`${sql.raw(ON_VERIFIED_DOMAIN)}`);
     return (await qb.executeTakeFirst()) ?? null;
+  }
+
+  /**
+   * find() for the redirect cache: on PostgreSQL with the snapshot the row was read with, so that a
+   * change notification arriving after the read does not drop what already holds the change.
+   */
+  async findFresh(domain: string, alias: string): Promise<Loaded> {
+    if (this.sqlite) return this.find(domain, alias);
+    // Every cache miss lands here: a named statement, parsed and planned once per pooled connection.
+    const [found] = this.prepared
+      ? await this.prepared<CachedRow & { snip_seen: string }>(domain === "" ? "snip_find_link" : "snip_find_link_on_domain", domain === "" ? FIND_SQL : FIND_ON_DOMAIN_SQL, [domain, alias])
+      : [await this.findWithSnapshot(domain, alias)];
+    if (!found) {
+      // No row, no snapshot from it: a missing link is remembered briefly anyway.
+      return null;
+    }
+    const { snip_seen, ...row } = found;
+    const snapshot = parseSnapshot(snip_seen);
+    return snapshot ? { row, seen: snapshot } : row;
+  }
+
+  private findWithSnapshot(domain: string, alias: string): Promise<(CachedRow & { snip_seen: string }) | undefined> {
+    const seen = sql<string>`pg_current_snapshot()::text`.as("snip_seen");
+    let qb = this.deps.db.selectFrom("links as l").select(CACHED_COLUMNS.map((c) => `l.${c}` as const)).select(seen).where("l.domain", "=", domain).where("l.alias", "=", alias);
+    if (domain !== "") qb = qb.where(sql<boolean>`${sql.raw(ON_VERIFIED_DOMAIN)}`);
+    return qb.executeTakeFirst();
   }
 
   /** Current stored click count (exact for click-limited links, which are counted synchronously). */

@@ -8,6 +8,7 @@ import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import type { LogEvent } from "kysely";
 import type { TracingConfig } from "../config.js";
 import type { Tracing } from "./tracing-hooks.js";
+import type { QuietContextManager } from "./quiet-context.js";
 
 /** Polled by load balancers and scrapers many times a minute: no trace says anything about them. */
 const UNTRACED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
@@ -63,7 +64,7 @@ function recordFailure(span: Span, err: unknown): void {
 }
 
 // eslint-disable-next-line max-lines-per-function -- the hooks share the tracer and the request spans; each is a few lines
-export function traceSpans(tracer: Tracer, cfg: Pick<TracingConfig, "redirectRatio">, flush: () => Promise<void>): Tracing {
+export function traceSpans(tracer: Tracer, cfg: Pick<TracingConfig, "redirectRatio">, flush: () => Promise<void>, contexts: Pick<QuietContextManager, "hold">): Tracing {
   const requestSpans = new WeakMap<IncomingMessage, Span>();
   const ratio = cfg.redirectRatio;
 
@@ -87,8 +88,11 @@ export function traceSpans(tracer: Tracer, cfg: Pick<TracingConfig, "redirectRat
       if (UNTRACED_PATHS.has(path)) return next(req, res);
       const parent = parentOf(req);
       const span = tracer.startSpan(req.method ?? "HTTP", { kind: SpanKind.SERVER, startTime: arrived, attributes: requestAttributes(req, path) }, parent);
+      // Left out by the sampler: nothing to record, and no AsyncLocalStorage entered (quiet-context.ts).
+      if (!span.isRecording()) return next(req, res);
       requestSpans.set(req, span);
       endWithResponse(span, res);
+      res.once("close", contexts.hold());
       // Active while Fastify works on the request: it keeps the async context across the body's reads itself.
       context.with(trace.setSpan(parent, span), () => next(req, res));
     };

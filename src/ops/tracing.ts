@@ -21,6 +21,7 @@ import type { Logger } from "pino";
 import type { TracingConfig } from "../config.js";
 import type { Tracing } from "./tracing-hooks.js";
 import { traceSpans } from "./trace-spans.js";
+import { QuietContextManager } from "./quiet-context.js";
 
 /** OTEL_TRACES_SAMPLER as the SDK reads it, from the validated config. */
 export function samplerOf(cfg: Pick<TracingConfig, "sampler" | "samplerRatio">): Sampler {
@@ -75,7 +76,8 @@ async function start(cfg: TracingConfig, log: Logger): Promise<Tracing> {
   });
   // No global propagator: an incoming traceparent is read by trace-spans.ts, and no trace context is
   // added to what snip sends (webhook receivers are third parties).
-  provider.register({ propagator: null });
+  const contexts = new QuietContextManager();
+  provider.register({ propagator: null, contextManager: contexts });
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
@@ -92,5 +94,5 @@ async function start(cfg: TracingConfig, log: Logger): Promise<Tracing> {
   const load = createRequire(import.meta.url);
   load("pg");
   createRequire(load.resolve("pg"))("pg-pool");
-  return traceSpans(provider.getTracer("snip"), cfg, () => provider.forceFlush());
+  return traceSpans(provider.getTracer("snip"), cfg, () => provider.forceFlush(), contexts);
 }

@@ -3,9 +3,12 @@
 import { LRUCache } from "lru-cache";
 import type { LinkRow } from "../storage/schema.js";
 import type { LinkChanges } from "../links/changes.js";
+import type { CachedRow, Loaded } from "../links/links.js";
+export type { Loaded };
 import { previewOf } from "../links/public-link.js";
 import { rulesOf, splitOf } from "../links/link-targeting.js";
 import { type Targeting, compileTargeting } from "./targeting.js";
+import { type Snapshot, covers } from "../storage/pg-snapshot.js";
 
 /** What a redirect needs to decide; click_count is left out on purpose (it changes on every click). */
 export type CachedLink = Pick<LinkRow, "id" | "num" | "url" | "ios_url" | "android_url" | "expires_at" | "max_clicks" | "password_hash" | "owner_id" | "disabled_status" | "expired_url"> & {
@@ -17,8 +20,22 @@ export type CachedLink = Pick<LinkRow, "id" | "num" | "url" | "ios_url" | "andro
   targeting: Targeting | null;
 };
 
-const MISSING = Symbol("missing");
-type Entry = CachedLink | typeof MISSING;
+/** A link (null: known missing) and, on PostgreSQL, the snapshot of the statement that read it. */
+interface Entry {
+  link: CachedLink | null;
+  seen: Snapshot | null;
+}
+
+
+/** A change heard while loads were in flight: `key` one entry, `prefix` a custom domain's, neither every entry. */
+interface Heard {
+  gen: number;
+  key?: string;
+  prefix?: string;
+  after: Snapshot | null;
+}
+/** Changes remembered for the loads in flight; a load that began before the oldest is not stored. */
+const HEARD_MAX = 64;
 
 /** Safety net for a lost notification (dropped LISTEN connection). */
 const POSITIVE_TTL_MS = 5 * 60_000;
@@ -27,9 +44,9 @@ const NEGATIVE_TTL_MS = 1_000;
 const MAX_TAGS = 10_000;
 
 /** Whether a link's destinations are blocked (the blocklist, asked once per cache fill). */
-export type BlockedCheck = (row: LinkRow) => boolean;
+export type BlockedCheck = (row: CachedRow) => boolean;
 
-function toCached(row: LinkRow, blocked: BlockedCheck): CachedLink {
+function toCached(row: CachedRow, blocked: BlockedCheck): CachedLink {
   return {
     id: row.id,
     num: Number(row.num),
@@ -50,6 +67,7 @@ function toCached(row: LinkRow, blocked: BlockedCheck): CachedLink {
 
 export class LinkCache {
   private readonly lru: LRUCache<string, Entry> | null;
+  private readonly heard: Heard[] = [];
   private readonly inflight = new Map<string, Promise<CachedLink | null>>();
   /** Bumped on every invalidation, so a lookup that raced with a change does not store stale data. */
   private generation = 0;
@@ -58,12 +76,12 @@ export class LinkCache {
 
   constructor(
     size: number,
-    private readonly load: (domain: string, alias: string) => Promise<LinkRow | null>,
+    private readonly load: (domain: string, alias: string) => Promise<Loaded>,
     changes: LinkChanges,
     private readonly blocked: BlockedCheck = () => false,
   ) {
     this.lru = size > 0 ? new LRUCache<string, Entry>({ max: size, ttl: POSITIVE_TTL_MS, updateAgeOnGet: false }) : null;
-    changes.listen((k) => this.invalidate(k.domain, k.alias));
+    changes.listen((k, after) => this.invalidate(k.domain, k.alias, after));
     changes.onMissed(() => this.clear());
   }
 
@@ -72,19 +90,18 @@ export class LinkCache {
     const hit = this.lru?.get(key);
     if (hit !== undefined) {
       this.hits++;
-      return hit === MISSING ? null : hit;
+      return hit.link;
     }
     this.misses++;
     const pending = this.inflight.get(key);
     if (pending) return pending;
     const gen = this.generation;
     const p = this.load(domain, alias)
-      .then((row) => {
-        const value = row ? toCached(row, this.blocked) : null;
-        if (this.lru && gen === this.generation) {
-          this.lru.set(key, value ?? MISSING, value ? {} : { ttl: NEGATIVE_TTL_MS });
-        }
-        return value;
+      .then((loaded) => {
+        const { row, seen } = loaded !== null && "seen" in loaded ? loaded : { row: loaded, seen: null };
+        const link = row ? toCached(row, this.blocked) : null;
+        if (this.lru && this.untouched(key, gen, seen)) this.lru.set(key, { link, seen }, link ? {} : { ttl: NEGATIVE_TTL_MS });
+        return link;
       })
       .finally(() => {
         if (this.inflight.get(key) === p) this.inflight.delete(key);
@@ -96,25 +113,50 @@ export class LinkCache {
   /** The cached entry without loading: the link, null when known missing, undefined when not cached. */
   peek(domain: string, alias: string): CachedLink | null | undefined {
     const hit = this.lru?.get(this.key(domain, alias));
+    if (hit === undefined) return undefined;
     // A miss here is counted by the get() that follows it on the router's path.
-    if (hit !== undefined) this.hits++;
-    return hit === MISSING ? null : hit;
+    this.hits++;
+    return hit.link;
+  }
+
+  /** Whether no change heard since generation `since` may be missing from a row of `key` read with `seen`. */
+  private untouched(key: string, since: number, seen: Snapshot | null): boolean {
+    if (since === this.generation) return true;
+    const oldest = this.heard[0];
+    if (oldest === undefined || oldest.gen > since + 1) return false;
+    for (const h of this.heard) {
+      if (h.gen <= since) continue;
+      const mine = h.key !== undefined ? h.key === key : h.prefix !== undefined ? key.startsWith(h.prefix) : true;
+      if (mine && !(seen && h.after && covers(seen, h.after))) return false;
+    }
+    return true;
+  }
+
+  private remember(h: Omit<Heard, "gen">): void {
+    this.heard.push({ ...h, gen: ++this.generation });
+    if (this.heard.length > HEARD_MAX) this.heard.shift();
   }
 
   /** Lookups answered from the cache and not, since start (metrics). */
   hits = 0;
   misses = 0;
 
-  invalidate(domain: string, alias: string): void {
+  /**
+   * A link changed. `after` (PostgreSQL, another instance's change): a snapshot taken after it committed;
+   * an entry read with a snapshot that covers it holds the change already and stays (the link's first
+   * visit may come before its creation's notification).
+   */
+  invalidate(domain: string, alias: string, after: Snapshot | null = null): void {
     const key = this.key(domain, alias);
-    this.generation++;
-    this.lru?.delete(key);
+    this.remember({ key, after });
     this.inflight.delete(key);
+    const entry = this.lru?.peek(key);
+    if (entry && !(after && entry.seen && covers(entry.seen, after))) this.lru?.delete(key);
   }
 
   /** Drops every entry (the blocklist changed): rare, and each link is loaded again when next visited. */
   clear(): void {
-    this.generation++;
+    this.remember({ after: null });
     this.inflight.clear();
     this.lru?.clear();
   }
@@ -122,7 +164,7 @@ export class LinkCache {
   /** Drops every entry of a custom domain (verified, back to pending, deleted): rare, so a scan is fine. */
   invalidateDomain(domain: string): void {
     const prefix = `${this.domainTag(domain)}/`;
-    this.generation++;
+    this.remember({ prefix, after: null });
     for (const key of this.inflight.keys()) if (key.startsWith(prefix)) this.inflight.delete(key);
     if (!this.lru) return;
     for (const key of [...this.lru.keys()]) if (key.startsWith(prefix)) this.lru.delete(key);

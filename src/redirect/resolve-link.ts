@@ -128,7 +128,7 @@ export class RedirectService {
 
   constructor(private readonly deps: RedirectDeps) {
     const blocklist = deps.blocklist;
-    this.cache = new LinkCache(deps.cacheSize, (d, a) => deps.links.find(d, a), deps.links.changes, blocklist ? (row) => blocklist.blocksLink(row) : undefined);
+    this.cache = new LinkCache(deps.cacheSize, (d, a) => deps.links.findFresh(d, a), deps.links.changes, blocklist ? (row) => blocklist.blocksLink(row) : undefined);
     blocklist?.onChange(() => this.cache.clear());
     this.ownHost = deps.ownHost.toLowerCase();
     this.customHosts = deps.customHosts;
@@ -294,8 +294,9 @@ export class RedirectService {
     let location = link.url;
     let code: string | null = null;
     const device = deviceDestination(link, v.userAgent);
+    const at = this.deps.clock.now();
     if (link.targeting !== null) {
-      const d = targetOf(link.targeting, link.num, this.facts(v), device, `/${v.alias}`, this.deps.secureCookies === true);
+      const d = targetOf(link.targeting, link.num, new Facts(v, at, this.deps.countries), device, `/${v.alias}`, this.deps.secureCookies === true);
       if (d !== null) {
         location = d.url;
         code = d.code;
@@ -305,7 +306,6 @@ export class RedirectService {
       location = device.url;
       code = device.code;
     }
-    const at = this.deps.clock.now();
     this.deps.clicks.record({
       linkId: link.id,
       linkNum: link.num,
@@ -329,22 +329,34 @@ export class RedirectService {
     }
     return location;
   }
+}
 
-  /** What redirect rules may ask of this visit (the country only when a rule asks for it). */
-  private facts(v: Visit): VisitFacts {
-    const countries = this.deps.countries;
-    return {
-      userAgent: v.userAgent,
-      referer: v.referer,
-      query: v.query,
-      acceptLanguage: v.acceptLanguage,
-      cookie: v.cookie,
-      ip: v.ip,
-      at: this.deps.clock.now(),
-      country: () => {
-        const c = countries?.resolve(v.country, v.ip) ?? "unknown";
-        return c === "unknown" ? null : c;
-      },
-    };
+/** What redirect rules may ask of a visit: one object, no closure (the country worked out only when a rule asks). */
+class Facts implements VisitFacts {
+  readonly userAgent: string;
+  readonly referer: string;
+  readonly query: string;
+  readonly acceptLanguage: string;
+  readonly cookie: string;
+  readonly ip: string;
+  private readonly header: string | null;
+
+  constructor(
+    v: Visit,
+    readonly at: number,
+    private readonly countries: Pick<CountryResolver, "resolve"> | undefined,
+  ) {
+    this.userAgent = v.userAgent;
+    this.referer = v.referer;
+    this.query = v.query;
+    this.acceptLanguage = v.acceptLanguage;
+    this.cookie = v.cookie;
+    this.ip = v.ip;
+    this.header = v.country;
+  }
+
+  country(): string | null {
+    const c = this.countries?.resolve(this.header, this.ip) ?? "unknown";
+    return c === "unknown" ? null : c;
   }
 }

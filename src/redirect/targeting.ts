@@ -34,12 +34,21 @@ interface CompiledRule {
   after: number;
   before: number;
   url: string;
+  /** What its clicks record ("rule:3"), made once. */
+  code: string;
 }
 
 export interface Targeting {
   rules: CompiledRule[];
   /** Cumulative weights (the last one 100) and addresses; null when the link has no split. */
-  split: { until: number[]; urls: string[]; cookie: string } | null;
+  split: { until: number[]; urls: string[]; codes: string[]; cookie: string; setCookies: SetCookies | null } | null;
+}
+
+/** Each variant's Set-Cookie value for one path and Secure flag (a link is served on one path): made once. */
+interface SetCookies {
+  path: string;
+  secure: boolean;
+  values: string[];
 }
 
 /** Where a visit goes and the code its click records (null: the link's url). */
@@ -52,7 +61,7 @@ export interface Destination {
 
 const lowerSet = (v: string[] | undefined) => (v === undefined ? null : new Set(v.map((x) => x.toLowerCase())));
 
-function compileRule(rule: Rule): CompiledRule {
+function compileRule(rule: Rule, index: number): CompiledRule {
   const c: RuleCondition = rule.if;
   return {
     country: c.country === undefined ? null : new Set(c.country.map((x) => x.toUpperCase())),
@@ -65,6 +74,7 @@ function compileRule(rule: Rule): CompiledRule {
     after: c.after === undefined ? -Infinity : Date.parse(c.after),
     before: c.before === undefined ? Infinity : Date.parse(c.before),
     url: rule.url,
+    code: `rule:${index + 1}`,
   };
 }
 
@@ -74,7 +84,10 @@ export function compileTargeting(rules: Rule[], split: Variant[], linkNum: numbe
   let sum = 0;
   return {
     rules: rules.map(compileRule),
-    split: split.length === 0 ? null : { until: split.map((v) => (sum += v.weight)), urls: split.map((v) => v.url), cookie: `snip_v${linkNum}` },
+    split:
+      split.length === 0
+        ? null
+        : { until: split.map((v) => (sum += v.weight)), urls: split.map((v) => v.url), codes: split.map((_, i) => `variant:${i + 1}`), cookie: `snip_v${linkNum}`, setCookies: null },
   };
 }
 
@@ -191,13 +204,19 @@ export function matchRule(t: Targeting, v: VisitFacts): number {
 
 /** FNV-1a over a visitor's link, address and agent: stable for a visitor, spread evenly, never stored. */
 export function visitorBucket(linkNum: number, ip: string, userAgent: string): number {
-  let h = 0x811c9dc5 ^ linkNum;
-  const s = `${ip}\n${userAgent}`;
+  // The address, "\n" and the agent, hashed in place: no joined string to build and flatten per visit.
+  let h = fnv(0x811c9dc5 ^ linkNum, ip);
+  h = Math.imul(h ^ 10, 0x01000193);
+  return (fnv(h, userAgent) >>> 0) % 100;
+}
+
+function fnv(start: number, s: string): number {
+  let h = start;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
-  return (h >>> 0) % 100;
+  return h;
 }
 
 /** The variant (from 0) a cookie kept, or -1. */
@@ -227,12 +246,22 @@ export function pickVariant(split: NonNullable<Targeting["split"]>, linkNum: num
  */
 export function targetOf(t: Targeting, linkNum: number, v: VisitFacts, device: { url: string; code: string } | null, path: string, secure: boolean): Destination | null {
   const rule = matchRule(t, v);
-  if (rule !== -1) return { url: (t.rules[rule] as CompiledRule).url, code: `rule:${rule + 1}`, setCookie: null };
+  if (rule !== -1) {
+    const r = t.rules[rule] as CompiledRule;
+    return { url: r.url, code: r.code, setCookie: null };
+  }
   if (device !== null) return { url: device.url, code: device.code, setCookie: null };
-  if (t.split === null) return null;
-  const { index, kept } = pickVariant(t.split, linkNum, v);
-  const setCookie = kept
-    ? null
-    : `${t.split.cookie}=${index + 1}; Max-Age=${SPLIT_COOKIE_MAX_AGE}; Path=${path}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
-  return { url: t.split.urls[index] as string, code: `variant:${index + 1}`, setCookie };
+  const split = t.split;
+  if (split === null) return null;
+  const { index, kept } = pickVariant(split, linkNum, v);
+  return { url: split.urls[index] as string, code: split.codes[index] as string, setCookie: kept ? null : setCookieOf(split, index, path, secure) };
+}
+
+function setCookieOf(split: NonNullable<Targeting["split"]>, index: number, path: string, secure: boolean): string {
+  let made = split.setCookies;
+  if (made === null || made.path !== path || made.secure !== secure) {
+    const values = split.urls.map((_, i) => `${split.cookie}=${i + 1}; Max-Age=${SPLIT_COOKIE_MAX_AGE}; Path=${path}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`);
+    made = split.setCookies = { path, secure, values };
+  }
+  return made.values[index] as string;
 }

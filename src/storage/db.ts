@@ -29,7 +29,11 @@ export type Db = Kysely<Database>;
 
 /** Cross-instance change notifications: LISTEN/NOTIFY on PostgreSQL, in-process on SQLite. */
 export interface ChangeFeed {
-  publish(channel: string, payload: string): Promise<void>;
+  /**
+   * `stamped`: on PostgreSQL the payload arrives with " <snapshot>" appended, a snapshot taken after the
+   * change committed (storage/pg-snapshot.ts); in-process feeds deliver at once and never stamp.
+   */
+  publish(channel: string, payload: string, stamped?: boolean): Promise<void>;
   subscribe(channel: string, fn: (payload: string) => void): void;
   /** `fn` runs after notifications may have been missed (the listener reconnected): reload what is kept from the database. */
   onResync(fn: () => void): void;
@@ -47,8 +51,12 @@ export interface Storage {
   sqliteFile: string | null;
   /** PostgreSQL: the pool's connections now (metrics); null on SQLite. */
   poolStats: (() => PoolStats) | null;
+  /** PostgreSQL: a named prepared statement through the pool (each connection parses and plans it once); hot paths only. */
+  prepared?: PreparedQuery | null;
   close(): Promise<void>;
 }
+
+export type PreparedQuery = <R>(name: string, text: string, values: unknown[]) => Promise<R[]>;
 
 export interface PoolStats {
   /** Connections open, idle among them, queries waiting for one, and the most the pool opens. */
@@ -158,8 +166,9 @@ class PostgresFeed implements ChangeFeed {
     this.retry.unref();
   }
 
-  async publish(channel: string, payload: string): Promise<void> {
-    await sql`SELECT pg_notify(${channel}, ${payload})`.execute(this.db);
+  async publish(channel: string, payload: string, stamped = false): Promise<void> {
+    if (stamped) await sql`SELECT pg_notify(${channel}, ${payload} || ' ' || pg_current_snapshot()::text)`.execute(this.db);
+    else await sql`SELECT pg_notify(${channel}, ${payload})`.execute(this.db);
   }
 
   subscribe(channel: string, fn: (payload: string) => void): void {
@@ -272,12 +281,20 @@ export function openPostgresDb(url: string, max: number): Db {
   return openPostgresPool(url, max).db;
 }
 
-function openPostgresPool(url: string, max: number): { db: Db; stats: () => PoolStats } {
+function openPostgresPool(url: string, max: number): { db: Db; stats: () => PoolStats; prepared: PreparedQuery } {
   const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true });
   // An idle connection the server closed (a restart): pg drops it from the pool.
   pool.on("error", () => undefined);
   const stats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max });
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: markingPool(pool) }) }), stats };
+  const prepared: PreparedQuery = async <R>(name: string, text: string, values: unknown[]) => {
+    try {
+      return (await pool.query({ name, text, values })).rows as R[];
+    } catch (err) {
+      // pool.query connects first: a failure to connect carries `syscall` or pg's own message (marked).
+      throw markConnectionFailure(err, false);
+    }
+  };
+  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: markingPool(pool) }) }), stats, prepared };
 }
 
 /**
@@ -307,7 +324,7 @@ export async function openStorage(cfg: DatabaseConfig, log?: Logger, sqliteQueri
       },
     };
   }
-  const { db, stats } = openPostgresPool(cfg.url, 10);
+  const { db, stats, prepared } = openPostgresPool(cfg.url, 10);
   try {
     await waitForPostgres(db as Kysely<unknown>, cfg.url, cfg.waitMs ?? 0, log);
   } catch (err) {
@@ -323,6 +340,7 @@ export async function openStorage(cfg: DatabaseConfig, log?: Logger, sqliteQueri
     sqlite: null,
     sqliteFile: null,
     poolStats: stats,
+    prepared,
     close: async () => {
       await feed.close();
       await db.destroy();

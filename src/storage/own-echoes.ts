@@ -13,10 +13,11 @@ export class OwnEchoes {
     feed.onResync(() => this.pending.clear());
   }
 
-  async publish(channel: string, payload: string): Promise<void> {
+  /** `stamped`: see ChangeFeed.publish; the echo is then recognised by its payload without the stamp. */
+  async publish(channel: string, payload: string, stamped = false): Promise<void> {
     this.pending.set(payload, (this.pending.get(payload) ?? 0) + 1);
     try {
-      await this.feed.publish(channel, payload);
+      await this.feed.publish(channel, payload, stamped);
     } catch (err) {
       // No echo will come: another instance's change of the same key must not be taken for it.
       this.consume(payload);

@@ -9,7 +9,7 @@ import { takeQrMarker } from "../../redirect/qr-marker.js";
 import { HTML_CSP, NO_STORE, PASSWORD_PAGE_HEADERS, errorPage, passwordForm, prefersJson, previewPage } from "../pages.js";
 import { errors } from "../../contract/common.js";
 import { type Trust, proxyCountry } from "../proxy.js";
-import type { RedirectMetrics } from "../fast-redirect.js";
+import type { Metrics } from "../metrics.js";
 
 const FORM_LIMIT = 4096;
 
@@ -152,7 +152,7 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
 const Params = Type.Object({ alias: Type.String() });
 
 /** `trust`: the trusted-proxy function Fastify was given (app.ts), for the country header. */
-export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | null, metrics: RedirectMetrics | null): Promise<void> {
+export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | null, metrics: Pick<Metrics, "redirect"> | null): Promise<void> {
   const answered = (req: FastifyRequest, reply: FastifyReply, visit: Visit, outcome: Outcome): FastifyReply => {
     metrics?.redirect(outcome.kind, "route", reply.elapsedTime / 1000);
     // A split's variant, remembered for this link's path (targeting.ts).

@@ -1,0 +1,96 @@
+// Issue 42's goal lines for bench/redirect.ts: CPU per answer and the tail of every scenario against
+// the bare node:http server, PostgreSQL's rates, and what metrics and tracing (1 % sampling) cost on the
+// hot link. Printed, never failing the run (a loaded machine moves them; correctness fails it).
+import { createServer } from "node:http";
+import type { ScenarioName } from "./dataset.js";
+
+/** The bench's targets: the bare server, snip on each engine, and snip on SQLite with metrics or tracing on. */
+export type TargetKind = "baseline" | "sqlite" | "postgres" | "sqlite-metrics" | "sqlite-tracing";
+
+interface Figures {
+  /** Median CPU time per answer (µs), null when not measured. */
+  cpu: number | null;
+  rps: number;
+  p99: number;
+}
+
+interface Verdict {
+  line: string;
+  ok: boolean | null;
+}
+
+/** Metrics on, as an operator turns them on (the token only guards the endpoint). */
+export const METRICS_ENV = { METRICS_TOKEN: "bench-metrics-token-0123456789" };
+
+let sink: Promise<string> | null = null;
+
+/** Tracing on at 1 %: the sampler and the fast path's share, spans sent to a collector that accepts and drops them. */
+export async function tracingEnv(): Promise<Record<string, string>> {
+  sink ??= new Promise((resolve) => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.writeHead(200, { "content-type": "application/x-protobuf" }).end());
+    });
+    server.listen(0, "127.0.0.1", () => {
+      const a = server.address();
+      resolve(`http://127.0.0.1:${typeof a === "object" && a ? a.port : 0}`);
+    });
+    server.unref();
+  });
+  return {
+    OTEL_EXPORTER_OTLP_ENDPOINT: await sink,
+    OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+    OTEL_TRACES_SAMPLER_ARG: "0.01",
+    OTEL_REDIRECT_SAMPLE_RATIO: "0.01",
+  };
+}
+
+/** A scenario's CPU per answer may be this many times the bare server's (a Zipf miss reads the database). */
+const cpuGoal = (name: ScenarioName) => (name === "zipf" ? 1.3 : 1.15);
+const P99_GOAL = { sqlite: 1.5, postgres: 2 } as const;
+const PG_RPS_GOAL: Partial<Record<ScenarioName, number>> = { hot: 0.85, zipf: 0.75 };
+
+export function cpuGoals(names: ScenarioName[], figures: (name: ScenarioName, kind: TargetKind) => Figures | null, links: number): Verdict[] {
+  const out: Verdict[] = [];
+  for (const name of names) {
+    const base = figures(name, "baseline");
+    if (!base) continue;
+    const what = name === "zipf" ? `${links.toLocaleString("en")} links Zipf` : name;
+    for (const kind of ["sqlite", "postgres"] as const) {
+      const f = figures(name, kind);
+      if (!f) continue;
+      const engine = kind === "sqlite" ? "SQLite" : "PostgreSQL";
+      if (f.cpu !== null && base.cpu !== null) {
+        const ratio = f.cpu / base.cpu;
+        const goal = kind === "sqlite" ? cpuGoal(name) : null;
+        out.push({
+          line: `${what}, ${engine}: CPU per answer ${f.cpu.toFixed(1)} / ${base.cpu.toFixed(1)} µs = ${ratio.toFixed(2)}x the bare server's` + (goal === null ? " (no goal)" : ` (goal <= ${goal})`),
+          ok: goal === null ? null : ratio <= goal,
+        });
+      }
+      const p99 = f.p99 / base.p99;
+      out.push({ line: `${what}, ${engine}: p99 ${f.p99.toFixed(2)} / ${base.p99.toFixed(2)} ms = ${p99.toFixed(2)}x the bare server's (goal <= ${P99_GOAL[kind]})`, ok: p99 <= P99_GOAL[kind] });
+      const rpsGoal = kind === "postgres" ? PG_RPS_GOAL[name] : undefined;
+      if (rpsGoal !== undefined) out.push({ line: `${what}, PostgreSQL: ${(f.rps / base.rps).toFixed(2)} of the bare server's req/s (goal >= ${rpsGoal})`, ok: f.rps >= rpsGoal * base.rps });
+    }
+  }
+  for (const kind of ["postgres"] as const) {
+    for (const name of ["hot", "zipf"] as const) {
+      if (!figures(name, kind)) out.push({ line: `${name}, PostgreSQL: not run (set TEST_DATABASE_URL${name === "zipf" ? ", --pg-scenarios hot,zipf" : ""})`, ok: null });
+    }
+  }
+  const off = figures("hot", "sqlite");
+  for (const [kind, what, goal] of [
+    ["sqlite-metrics", "metrics on", 1.02],
+    ["sqlite-tracing", "tracing on at 1 % sampling", 1.1],
+  ] as const) {
+    const on = figures("hot", kind);
+    if (off?.cpu == null || on?.cpu == null) {
+      out.push({ line: `hot, SQLite, ${what}: not run (the hot scenario, without --no-observability)`, ok: null });
+      continue;
+    }
+    const ratio = on.cpu / off.cpu;
+    out.push({ line: `hot, SQLite, ${what}: CPU per answer ${on.cpu.toFixed(1)} / ${off.cpu.toFixed(1)} µs = ${ratio.toFixed(3)}x off (goal <= ${goal})`, ok: ratio <= goal });
+  }
+  return out;
+}
