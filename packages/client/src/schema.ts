@@ -9405,6 +9405,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/links/country-source": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where this server learns a visitor's country (GEOIP_DB, the trusted country header, both), or null: rules with a country never hold */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Where a visitor's country comes from on this server; null: rules with `country` never hold */
+                            country_source: "geoip" | "header" | "both" | (never | null);
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/links/export": {
         parameters: {
             query?: never;

@@ -69,6 +69,15 @@ const ERRORS = {
   },
 } as const;
 
+/** The expiry of a link made signed out: nobody "owns" it to have set the date. */
+const EXPIRED_OWNERLESS = {
+  ...ERRORS.expired,
+  page: {
+    ...ERRORS.expired.page,
+    text: "It was made without an account and set to stop working after a date, and that date has passed. Ask the person who shared it for a new link.",
+  },
+};
+
 /** A link an operator disabled: 410, or 451 when it is unavailable for legal reasons. */
 function disabledError(status: number) {
   return status === 451
@@ -136,7 +145,7 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
         .type("text/html; charset=utf-8")
         .send(passwordForm(outcome.wrong, outcome.wrong ? ((req.body as { ref?: string } | undefined)?.ref ?? "") : null));
     default: {
-      const e = outcome.kind === "disabled" ? disabledError(outcome.status) : ERRORS[outcome.kind];
+      const e = outcome.kind === "disabled" ? disabledError(outcome.status) : outcome.kind === "expired" && outcome.ownerless ? EXPIRED_OWNERLESS : ERRORS[outcome.kind];
       if (outcome.kind === "rate_limited" || outcome.kind === "not_found_burst") reply.header("retry-after", String(outcome.retryAfter));
       reply.code(e.status);
       if (prefersJson(req.headers.accept)) return reply.type("application/json; charset=utf-8").send({ status: "error", code: e.code, message: e.message });
