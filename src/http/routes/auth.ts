@@ -13,7 +13,6 @@ import {
   SignedInReply,
   SignedOutReply,
   SignedUpReply,
-  UserReply,
   VerifyEmailBody,
   VerifyEmailReply,
 } from "../../contract/accounts.js";
