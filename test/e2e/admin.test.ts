@@ -322,6 +322,7 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     expect(await page.getByTestId("link-row").filter({ hasText: "harmless" }).getByTestId("link-moderation").count()).toBe(0);
     await screenshot(page, "e2e-admin-12-owner-dashboard");
 
+    await row.getByTestId("link-menu").click();
     await row.getByTestId("link-edit").click();
     await page.getByTestId("link-form").waitFor();
     expect(await page.getByTestId("link-disabled-reason").textContent()).toContain(`Disabled by the operator: ${reason}`);

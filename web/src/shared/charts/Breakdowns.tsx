@@ -94,9 +94,9 @@ const NO_CITY_DB = "No data for this period. Regions and cities need a GeoIP Cit
  * carries one (the UTM builder puts it there), the clicks without a value of their own under it, marked "destination".
  */
 function utmItems(rows: { clicks: number; visitors?: number; value: string }[] | undefined, destination: string | undefined, clicks: number): Item[] | undefined {
-  if (!rows) return undefined;
-  const own = rows.map((r) => ({ label: r.value, clicks: r.clicks, visitors: r.visitors }));
-  const value = destinationUtm(destination);
+  const value = destination;
+  if (!rows && !value) return undefined;
+  const own = (rows ?? []).map((r) => ({ label: r.value, clicks: r.clicks, visitors: r.visitors }));
   const rest = clicks - own.reduce((n, r) => n + r.clicks, 0);
   return value && rest > 0 ? [...own, { label: `${value} (destination)`, clicks: rest }] : own;
 }
