@@ -144,9 +144,10 @@ export function passwordForm(wrong: boolean, ref: string | null = null): string 
     "Password required",
     `<h1>This link is protected by a password</h1><p>Enter the password you were given with the link to continue to its destination.</p>` +
       (wrong ? `<p class="err" role="alert">${escapeHtml("Wrong password. Try again.")}</p>` : "") +
-      `<form method="post"><label for="password">Password</label>` +
+      `<form method="post">` +
       // The visit's referrer: filled in by the script on the first page, kept from the post after a wrong password.
       (ref === null ? `<input type="hidden" name="ref" id="ref">` : `<input type="hidden" name="ref" id="ref" data-kept value="${escapeHtml(ref)}">`) +
+      `<label for="password">Password</label>` +
       `<input type="password" name="password" id="password" autocomplete="off" required maxlength="200" autofocus>` +
       // Hidden until the script runs: without it the control could not work.
       `<label class="show" hidden><input type="checkbox" id="show-password">Show</label>` +

@@ -367,9 +367,10 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     // Choose again, confirm: the plan changes.
     await row.getByTestId("account-plan").selectOption("pro");
     expect(await page.locator("dialog[open]").getByTestId("plan-change-consequences").locator("li").allTextContents()).toEqual([
-      "Webhooks: deliveries stop at once.",
+      "Loses redirect rules and A/B splits, account analytics, bulk creation, team members, custom domains, the external API and webhooks.",
+      "Links keep their redirect rules and splits, which go on working; they can only be removed, not edited.",
       "Team: members lose access to the account's links.",
-      "Custom domains, bulk creation and the external creation API.",
+      "Webhooks: deliveries stop at once.",
       "At most 5,000 links (it owns 0).",
     ]);
     await page.locator("dialog[open]").getByTestId("confirm-ok").click();
