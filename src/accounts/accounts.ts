@@ -246,11 +246,27 @@ export class AccountService {
     return this.sendVerification(user);
   }
 
-  async verifyEmail(token: string): Promise<UserRow> {
-    const user = await this.consumeToken(token, "verify");
+  /** Verifies the address; a link opened again (a second click, a scanner) is `already` when its account is verified. */
+  async verifyEmail(token: string): Promise<{ user: UserRow; already: boolean }> {
+    let user: UserRow;
+    try {
+      user = await this.consumeToken(token, "verify");
+    } catch (err) {
+      const verified = await this.verifiedBy(token);
+      if (verified) return { user: verified, already: true };
+      throw err;
+    }
     const now = this.clock.now();
     await this.db.updateTable("users").set({ email_verified_at: now, updated_at: now }).where("id", "=", user.id).execute();
-    return { ...user, email_verified_at: now, updated_at: now };
+    return { user: { ...user, email_verified_at: now, updated_at: now }, already: false };
+  }
+
+  /** The verified account whose verification link this is, once used; null otherwise. */
+  private async verifiedBy(token: string): Promise<UserRow | null> {
+    if (typeof token !== "string" || token.length < 20 || token.length > 200) return null;
+    const used = await this.db.selectFrom("email_tokens").select(["user_id", "email"]).where("token_hash", "=", sha256Hex(token)).where("purpose", "=", "verify").where("used_at", "is not", null).executeTakeFirst();
+    const user = used ? await this.byId(used.user_id) : null;
+    return user && user.email === used?.email && user.email_verified_at !== null ? user : null;
   }
 
   /** Sends a reset link when the account exists; says nothing either way. */

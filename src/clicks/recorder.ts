@@ -95,6 +95,9 @@ export class ClickRecorder {
   private timer: NodeJS.Timeout | null = null;
   private rollupTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
+  /** settle(): the write under way, and the one callers during it wait for. */
+  private settling: Promise<void> | null = null;
+  private settleNext: Promise<void> | null = null;
   /** Writes are failing: since when, and when that was last logged. */
   private failing: { since: number; logged: number } | null = null;
   /** How many batches the last write that failed took (a retry takes the same). */
@@ -255,6 +258,21 @@ export class ClickRecorder {
   async flush(): Promise<void> {
     await this.flushRaw();
     await this.writer.flushRollups();
+  }
+
+  /**
+   * flush() for readers that order by stored counts (the links list by clicks or last click, a new click
+   * limit): callers during a run share the next one, which starts after it, so every click served before
+   * the call is counted and concurrent callers cost one write, not one each.
+   */
+  settle(): Promise<void> {
+    if (this.settleNext) return this.settleNext;
+    if (!this.settling) return (this.settling = this.flush().finally(() => (this.settling = null)));
+    const next = this.settling.catch(() => undefined).then(() => {
+      this.settleNext = null;
+      return (this.settling = this.flush().finally(() => (this.settling = null)));
+    });
+    return (this.settleNext = next);
   }
 
   /** Writes the buffered clicks, leaving the roll-ups to their schedule (an import pacing itself on the writer). */

@@ -44,6 +44,8 @@ export const SignUpBody = Body({ email: Email, password: Password, name: Type.Op
 export type SignUpFields = Static<typeof SignUpBody>;
 export const SignInBody = Body({ email: Email, password: Password });
 export const VerifyEmailBody = Body({ token: Type.String({ maxLength: 500 }) });
+/** The verification link's answer: `already_verified` when the link was used before and the address is verified (a second click, a mail scanner). */
+export const VerifyEmailReply = Type.Object({ status: Type.Literal("success"), user: UserSchema, already_verified: Type.Boolean() });
 export const PasswordResetBody = Body({ email: Email });
 export const PasswordResetConfirmBody = Body({ token: Type.String({ maxLength: 500 }), password: Password });
 export const ProfileBody = Body({ name: Type.String({ maxLength: 1000 }) });

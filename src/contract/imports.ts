@@ -47,6 +47,22 @@ export const ImportJobSchema = Type.Object({
 export type ImportJob = Static<typeof ImportJobSchema>;
 
 export const ImportReply = Type.Object({ status: Type.Literal("success"), import: ImportJobSchema });
+/** The first failed lines of an import, as its report has them (the page lists them; the CSV has every line). */
+export const FAILED_LINES_SHOWN = 100;
+export const FailedLineSchema = Type.Object({
+  line: Type.Integer(),
+  source_id: Type.String(),
+  url: Type.String(),
+  alias: Nullable(Type.String()),
+  code: Type.String(),
+  notes: Type.String({ description: "Why, in words (the report's notes column)" }),
+});
+export type FailedLine = Static<typeof FailedLineSchema>;
+export const FailedLinesReply = Type.Object({
+  status: Type.Literal("success"),
+  failed: Type.Array(FailedLineSchema, { description: `The first ${FAILED_LINES_SHOWN} failed lines, in line order` }),
+  more: Type.Boolean({ description: "True when the report has more failed lines than these" }),
+});
 export const ImportListReply = Type.Object({ status: Type.Literal("success"), imports: Type.Array(ImportJobSchema) });
 
 export const PreviewRowSchema = Type.Object({

@@ -50,3 +50,35 @@ export function can(plan: string, capability: Capability): boolean {
 export function requiredPlan(capability: Capability): Plan {
   return PLANS.find((p) => PLAN_CAPABILITIES[p].has(capability)) ?? "enterprise";
 }
+
+/** Each capability in the words every page uses (the profile, the operator's plan change, the plan notes). */
+export const CAPABILITY_LABELS: Readonly<Record<Capability, string>> = {
+  link_expiration: "expiry dates",
+  link_max_clicks: "click limits",
+  link_fallback: "fallback URLs",
+  link_preview: "social previews",
+  link_targeting: "redirect rules and A/B splits",
+  advanced_stats: "advanced statistics",
+  visitor_stats: "unique visitors",
+  account_analytics: "account analytics",
+  stats_csv: "statistics CSV export",
+  bulk_create: "bulk creation",
+  team_invite: "team members",
+  custom_domains: "custom domains",
+  external_api: "the external API",
+  webhooks: "webhooks",
+  sso: "single sign-on",
+  team_2fa_policy: "the team's two-factor policy",
+};
+
+/** What moving from one plan to another takes away, in the capability table's order. */
+export function lostCapabilities(from: string, to: string): Capability[] {
+  const had = PLAN_CAPABILITIES[isPlan(from) ? from : "free"];
+  const keeps = PLAN_CAPABILITIES[isPlan(to) ? to : "free"];
+  return [...had].filter((c) => !keeps.has(c));
+}
+
+/** "a, b and c". */
+export function listWords(words: string[]): string {
+  return words.length <= 1 ? (words[0] ?? "") : `${words.slice(0, -1).join(", ")} and ${words[words.length - 1]}`;
+}

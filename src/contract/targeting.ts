@@ -94,3 +94,5 @@ export const ResolveReply = Type.Object({
   }),
 });
 export type ResolveReply = Static<typeof ResolveReply>;
+/** Where this server learns a visitor's country, for the rule editor's word beside a Country condition. */
+export const CountrySourceReply = Type.Object({ status: Type.Literal("success"), country_source: ResolveReply.properties.country_source });

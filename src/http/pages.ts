@@ -133,15 +133,21 @@ export const PASSWORD_SCRIPT_PATH = "/_snip/password-form.js";
 export const PASSWORD_SCRIPT =
   "// Shows the show/hide control of the link-password form and switches the field's type.\n" +
   'var f=document.getElementById("password"),c=document.getElementById("show-password");' +
-  'if(f&&c){c.parentNode.hidden=false;c.addEventListener("change",function(){f.type=c.checked?"text":"password";f.focus();});}\n';
+  'if(f&&c){c.parentNode.hidden=false;c.addEventListener("change",function(){f.type=c.checked?"text":"password";f.focus();});}\n' +
+  "// Carries the visit's own referrer to the click (the form's post would name this page instead); a page shown\n" +
+  "// again after a wrong password keeps the one it was given.\n" +
+  'var r=document.getElementById("ref");if(r&&!r.hasAttribute("data-kept"))r.value=document.referrer.slice(0,2048);\n';
 
 /** The link-password page (GET of a protected link, and again after a wrong password). */
-export function passwordForm(wrong: boolean): string {
+export function passwordForm(wrong: boolean, ref: string | null = null): string {
   return page(
     "Password required",
     `<h1>This link is protected by a password</h1><p>Enter the password you were given with the link to continue to its destination.</p>` +
       (wrong ? `<p class="err" role="alert">${escapeHtml("Wrong password. Try again.")}</p>` : "") +
-      `<form method="post"><label for="password">Password</label>` +
+      `<form method="post">` +
+      // The visit's referrer: filled in by the script on the first page, kept from the post after a wrong password.
+      (ref === null ? `<input type="hidden" name="ref" id="ref">` : `<input type="hidden" name="ref" id="ref" data-kept value="${escapeHtml(ref)}">`) +
+      `<label for="password">Password</label>` +
       `<input type="password" name="password" id="password" autocomplete="off" required maxlength="200" autofocus>` +
       // Hidden until the script runs: without it the control could not work.
       `<label class="show" hidden><input type="checkbox" id="show-password">Show</label>` +

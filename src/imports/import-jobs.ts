@@ -16,7 +16,7 @@ import type { LinkService } from "../links/links.js";
 import { planLimits } from "../accounts/plans.js";
 import { shortUrl } from "../links/public-link.js";
 import { CSV_OPTIONS } from "../clicks/csv.js";
-import { type ImportFields, type ImportJob, MAX_IMPORT_FILE_BYTES, PREVIEW_ROWS, type PreviewReply, type PreviewRow } from "../contract/imports.js";
+import { FAILED_LINES_SHOWN, type FailedLine, type ImportFields, type ImportJob, MAX_IMPORT_FILE_BYTES, PREVIEW_ROWS, type PreviewReply, type PreviewRow } from "../contract/imports.js";
 import { type ImportSource, type ImportSourceName, SourceError, type SourceSettings } from "./source.js";
 import type { ImportTarget } from "./mapping.js";
 import { mapLink } from "./mapping.js";
@@ -288,6 +288,21 @@ export class ImportJobs {
   }
 
   /** The report: one line per source link (created, skipped, failed with reasons), streamed. */
+  /** The first failed lines of the caller's import, with their code and words. */
+  async failedLines(actor: UserRow, id: string): Promise<{ failed: FailedLine[]; more: boolean }> {
+    await this.row(actor, id);
+    const rows = await this.deps.db
+      .selectFrom("import_items")
+      .select(["line", "source_id", "url", "alias", "code", "notes"])
+      .where("job_id", "=", id)
+      .where("status", "=", "failed")
+      .orderBy("line")
+      .limit(FAILED_LINES_SHOWN + 1)
+      .execute();
+    const failed = rows.slice(0, FAILED_LINES_SHOWN).map((r) => ({ line: Number(r.line), source_id: r.source_id, url: r.url, alias: r.alias, code: r.code ?? "internal", notes: r.notes ?? "" }));
+    return { failed, more: rows.length > FAILED_LINES_SHOWN };
+  }
+
   async report(actor: UserRow, id: string): Promise<Readable> {
     await this.row(actor, id);
     const db = this.deps.db;

@@ -20,7 +20,7 @@ export interface LinksDeps {
   clock: Clock;
   log: Logger;
   rate: RateEvents;
-  clicks: Pick<ClickRecorder, "flush">;
+  clicks: Pick<ClickRecorder, "settle">;
   reads: Pick<ClickReads, "counts">;
   domains: Pick<DomainService, "linkDomain" | "holdDomain">;
 }
@@ -43,7 +43,7 @@ export function createLinks(deps: LinksDeps): Links {
     changes: new LinkChanges(storage.feed),
     rate: deps.rate,
     baseUrl: settings.baseUrl,
-    settleClicks: () => clicks.flush(),
+    settleClicks: () => clicks.settle(),
     linkDomain: (ownerId, raw) => domains.linkDomain(ownerId, raw),
     holdDomain: (trx, ownerId, hostname) => domains.holdDomain(trx, ownerId, hostname),
     blocklist,

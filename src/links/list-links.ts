@@ -138,6 +138,17 @@ function after(key: RawBuilder<number>, order: LinkListOrder, at: ListPosition):
     : sql<boolean>`(${key} >= ${at.key} and (${key} > ${at.key} or links.id > ${at.id}))`;
 }
 
+/** How long a list ordered by clicks waits for the counts at most (a writer far behind, or failing, answers the stored order). */
+const SETTLE_WAIT_MS = 1500;
+
+async function settled(deps: LinkDeps): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, SETTLE_WAIT_MS)));
+  const done = deps.settleClicks().catch((err: unknown) => deps.log.warn({ err }, "links list: click counts not brought up to date"));
+  await Promise.race([done, waited]);
+  clearTimeout(timer);
+}
+
 /** The database the service runs on: PostgreSQL reads the list in one transaction with its own settings. */
 export type ListEngine = "sqlite" | "postgres";
 
@@ -147,6 +158,8 @@ export async function listLinks(deps: LinkDeps, ownerId: string, query: LinkList
   const sort = query.sort ?? "created";
   const order = query.order ?? "desc";
   const start = query.cursor ? decodeListCursor(query.cursor, sort, order) : null;
+  // The order by clicks or last click reads the stored counts: every click served so far is in them first.
+  if (sort !== "created") await settled(deps);
   const read = (db: Db) => readPage(db, deps, ownerId, query, { limit, sort, order, start, engine });
   if (engine === "sqlite") return read(deps.db);
   return deps.db.transaction().execute(async (trx) => {

@@ -25,7 +25,8 @@ import { isPreviewCrawler } from "./preview.js";
 
 export type Outcome =
   | { kind: "not_found" }
-  | { kind: "expired" }
+  /** `ownerless`: a link made signed out, which no owner set (its page words it so). */
+  | { kind: "expired"; ownerless: boolean }
   | { kind: "click_limit" }
   | { kind: "password"; wrong: boolean }
   | { kind: "rate_limited"; retryAfter: number }
@@ -73,7 +74,8 @@ export const LINK_PASSWORD_WINDOW_MS = 5 * 60_000;
 const KNOWN_VISITOR_MS = 86_400_000;
 
 const NOT_FOUND: Outcome = { kind: "not_found" };
-const EXPIRED: Outcome = { kind: "expired" };
+const EXPIRED: Outcome = { kind: "expired", ownerless: false };
+const EXPIRED_OWNERLESS: Outcome = { kind: "expired", ownerless: true };
 const CLICK_LIMIT: Outcome = { kind: "click_limit" };
 const BLOCKED: Outcome = { kind: "blocked" };
 
@@ -255,7 +257,8 @@ export class RedirectService {
     if (link.disabled_status !== null) return { kind: "disabled", status: link.disabled_status };
     if (link.blocked) return BLOCKED;
     if (!this.isExpired(link)) return null;
-    return link.expired_url === null ? EXPIRED : { kind: "redirect", location: link.expired_url };
+    if (link.expired_url !== null) return { kind: "redirect", location: link.expired_url };
+    return link.owner_id === null ? EXPIRED_OWNERLESS : EXPIRED;
   }
 
   /** Its clicks used up: the fallback URL where set (no click counted), else 403. */

@@ -45,7 +45,8 @@ describe.skipIf(!available)("forms and flows in the browser", () => {
     const page = fixture.browser.page;
     await signInPage(page, business, password);
     await page.goto("/app/links/new");
-    await page.getByTestId("link-url").fill("example.com");
+    // "example.com" would be taken as https://example.com (issue 40): a word with no dot is no address.
+    await page.getByTestId("link-url").fill("example");
     await page.getByTestId("link-alias").fill("a!");
     await page.getByTestId("link-max-clicks").fill("0");
     await page.getByTestId("link-submit").click();

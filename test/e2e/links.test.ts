@@ -81,6 +81,7 @@ describe.skipIf(!available)("link pages in the browser", () => {
       expect(res.status).toBe(302);
     }
     await page.goto("/app");
+    await page.getByTestId("link-row").filter({ hasText: alias }).getByTestId("link-menu").click();
     await page.getByTestId("link-row").filter({ hasText: alias }).getByTestId("link-stats").click();
     await page.getByTestId("clicks-note").waitFor();
     await expect
@@ -104,6 +105,7 @@ describe.skipIf(!available)("link pages in the browser", () => {
   it("edits a link: new destination, limit cleared, password added", async () => {
     const page = browser.page;
     await page.goto("/app");
+    await page.getByTestId("link-row").filter({ hasText: alias }).getByTestId("link-menu").click();
     await page.getByTestId("link-row").filter({ hasText: alias }).getByTestId("link-edit").click();
     await expect.poll(() => page.getByLabel("Destination URL").inputValue()).toBe("https://example.com/e2e-destination");
     expect(await page.getByLabel("Maximum clicks").inputValue()).toBe("100");
@@ -166,6 +168,7 @@ describe.skipIf(!available)("link pages in the browser", () => {
     const page = browser.page;
     await page.goto("/app");
     const row = page.getByTestId("link-row").filter({ hasText: alias });
+    await row.getByTestId("link-menu").click();
     await row.getByTestId("link-delete").click();
     await page.locator("dialog[open]").getByTestId("confirm-ok").click();
     await row.waitFor({ state: "detached" });

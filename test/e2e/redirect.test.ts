@@ -70,6 +70,7 @@ describe.skipIf(!available)("link life in the browser", () => {
   it("edits the destination and removes the password; the next visit goes to the new place", async () => {
     const page = f.browser.page;
     await page.goto("/app");
+    await page.getByTestId("link-row").filter({ hasText: "life-link" }).getByTestId("link-menu").click();
     await page.getByTestId("link-row").filter({ hasText: "life-link" }).getByTestId("link-edit").click();
     await expect.poll(() => page.getByLabel("Destination URL").inputValue()).toBe(`${dest.origin}/first`);
     await page.getByLabel("Destination URL").fill(`${dest.origin}/second`);
@@ -84,6 +85,7 @@ describe.skipIf(!available)("link life in the browser", () => {
     const page = f.browser.page;
     await page.goto("/app");
     const row = page.getByTestId("link-row").filter({ hasText: "life-link" });
+    await row.getByTestId("link-menu").click();
     await row.getByTestId("link-delete").click();
     await page.locator("dialog[open]").getByTestId("confirm-ok").click();
     await row.waitFor({ state: "detached" });

@@ -87,7 +87,10 @@ describe.skipIf(!available)("teams in the browser", () => {
     expect(await page.getByTestId("shared-title").textContent()).toBe("Links of Olga Owner");
     const shared = page.getByTestId("link-row").filter({ hasText: alias });
     await shared.waitFor();
+    await shared.getByTestId("link-menu").click();
+    await shared.getByTestId("link-edit").waitFor();
     expect(await shared.getByTestId("link-delete").count()).toBe(0);
+    await page.keyboard.press("Escape");
     await screenshot(page, "e2e-team-04-shared-links");
     await screenshotModes(page, "flows-team-switcher");
     // The switcher goes to the member's own links and back.
@@ -102,6 +105,7 @@ describe.skipIf(!available)("teams in the browser", () => {
     expect(await page.getByTestId("shared-create-note").textContent()).toContain("Olga Owner's links");
     await page.goBack();
     await shared.waitFor();
+    await shared.getByTestId("link-menu").click();
     await shared.getByTestId("link-edit").click();
     await expect.poll(() => page.getByLabel("Destination URL").inputValue()).toBe("https://example.com/team-original");
     // The invitee is on the free plan; the owner's Business plan enables the limits.
@@ -114,6 +118,7 @@ describe.skipIf(!available)("teams in the browser", () => {
     const res = await fetch(`${fixture.server.url}/${alias}`, { redirect: "manual" });
     expect(res.headers.get("location")).toBe("https://example.com/team-edited");
     await page.getByText("← Shared links").click();
+    await page.getByTestId("link-row").filter({ hasText: alias }).getByTestId("link-menu").click();
     await page.getByTestId("link-row").filter({ hasText: alias }).getByTestId("link-stats").click();
     await page.getByTestId("total-clicks").waitFor();
     await page.getByTestId("stats-csv").waitFor();

@@ -13,6 +13,7 @@ import { LoginPage, LogoutPage, SignupPage } from "./auth/Auth";
 import { VerifyEmailPage } from "./auth/VerifyEmail";
 import { ResetConfirmPage, ResetRequestPage } from "./auth/ResetPassword";
 import { LinksPage } from "./links/Links";
+import { LinkPage } from "./links/page/LinkPage";
 import { LinkFormPage } from "./links/form/LinkForm";
 import { BulkPage } from "./links/bulk/Bulk";
 import { ImportPage } from "./imports/Import";
@@ -82,6 +83,7 @@ function Shell() {
               <Route path="/app/links/new" element={<RequireAuth key="create"><LinkFormPage mode="create" /></RequireAuth>} />
               <Route path="/app/links/bulk" element={<RequireAuth><BulkPage /></RequireAuth>} />
               <Route path="/app/links/import" element={<RequireAuth><ImportPage /></RequireAuth>} />
+              <Route path="/app/links/:id" element={<RequireAuth><LinkPage /></RequireAuth>} />
               <Route path="/app/links/:id/edit" element={<RequireAuth key="edit"><LinkFormPage mode="edit" /></RequireAuth>} />
               <Route path="/app/links/:id/stats" element={<RequireAuth><StatsPage /></RequireAuth>} />
               <Route path="/app/live" element={<RequireAuth><LivePage /></RequireAuth>} />

@@ -83,6 +83,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         password: string;
+                        ref?: string;
                     };
                 };
             };
@@ -4941,7 +4942,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm an email address with the emailed token */
+        /**
+         * Confirm an email address with the emailed token
+         * @description A link used before answers 200 with already_verified true while its account is verified with that address.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4964,6 +4968,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            already_verified: boolean;
                             /** @enum {string} */
                             status: "success";
                             user: {
@@ -6954,6 +6959,77 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{id}/failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The import's first failed lines with their code and reason (the report CSV has every line) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The first 100 failed lines, in line order */
+                            failed: {
+                                alias: string | null;
+                                code: string;
+                                line: number;
+                                /** @description Why, in words (the report's notes column) */
+                                notes: string;
+                                source_id: string;
+                                url: string;
+                            }[];
+                            /** @description True when the report has more failed lines than these */
+                            more: boolean;
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -9323,6 +9399,56 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/links/country-source": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where this server learns a visitor's country (GEOIP_DB, the trusted country header, both), or null: rules with a country never hold */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Where a visitor's country comes from on this server; null: rules with `country` never hold */
+                            country_source: "geoip" | "header" | "both" | (never | null);
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

@@ -13,8 +13,8 @@ import {
   SignedInReply,
   SignedOutReply,
   SignedUpReply,
-  UserReply,
   VerifyEmailBody,
+  VerifyEmailReply,
 } from "../../contract/accounts.js";
 import { TwoFactorRequiredReply } from "../../contract/security.js";
 import { Type } from "typebox";
@@ -111,13 +111,14 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
       schema: {
         tags: ["auth"],
         summary: "Confirm an email address with the emailed token",
+        description: "A link used before answers 200 with already_verified true while its account is verified with that address.",
         body: VerifyEmailBody,
-        response: { 200: UserReply, ...errors(400) },
+        response: { 200: VerifyEmailReply, ...errors(400) },
       },
     },
     async (req) => {
-      const user = await ctx.accounts.verifyEmail(req.body.token);
-      return { status: "success" as const, user: publicUser(user) };
+      const { user, already } = await ctx.accounts.verifyEmail(req.body.token);
+      return { status: "success" as const, user: publicUser(user), already_verified: already };
     },
   );
 

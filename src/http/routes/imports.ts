@@ -5,7 +5,7 @@ import type { FastifyReply } from "fastify";
 import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { IdParams, errors } from "../../contract/common.js";
-import { ExportQuery, ImportBody, ImportListReply, ImportReply, MAX_IMPORT_FILE_BYTES, PreviewReply } from "../../contract/imports.js";
+import { ExportQuery, FailedLinesReply, ImportBody, ImportListReply, ImportReply, MAX_IMPORT_FILE_BYTES, PreviewReply } from "../../contract/imports.js";
 import { activeUser, signedIn, signedInBeforeBody, signedInRoutes } from "../auth.js";
 import { exportLinks } from "../../imports/export.js";
 import { managedOwner } from "../../teams/access.js";
@@ -71,6 +71,21 @@ export async function importRoutes(app: App, ctx: AppContext): Promise<void> {
         schema: { tags: ["imports"], summary: "Continue a failed or cancelled import from the last page it finished", params: IdParams, response: { 200: ImportReply, ...errors(401, 403, 404, 409) } },
       },
       async (req) => ({ status: "success" as const, import: await ctx.imports.jobs.resume(activeUser(req), req.params.id) }),
+    );
+    scope.get(
+      "/api/imports/:id/failed",
+      {
+        schema: {
+          tags: ["imports"],
+          summary: "The import's first failed lines with their code and reason (the report CSV has every line)",
+          params: IdParams,
+          response: { 200: FailedLinesReply, ...errors(401, 404) },
+        },
+      },
+      async (req, reply) => {
+        reply.header("cache-control", "no-store");
+        return { status: "success" as const, ...(await ctx.imports.jobs.failedLines(signedIn(req), req.params.id)) };
+      },
     );
     scope.get(
       "/api/imports/:id/report.csv",

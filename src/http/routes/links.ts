@@ -5,7 +5,7 @@ import type { AppContext } from "../../context.js";
 import { errors, IdParams, OkSchema } from "../../contract/common.js";
 import { BulkBody, BulkDeleteBody, BulkDeleteReply, BulkEditBody, BulkEditReply, BulkReply, CreateLinkBody, LinkListQuery, LinkPageReply, LinkReply, SparklineQuery, SparklineReply, UpdateLinkBody } from "../../contract/links.js";
 import { activeUser, currentUser, signedIn, signedInRoutes } from "../auth.js";
-import { ResolveQuery, ResolveReply } from "../../contract/targeting.js";
+import { CountrySourceReply, ResolveQuery, ResolveReply } from "../../contract/targeting.js";
 import { testVisit } from "../../redirect/test-visit.js";
 
 export async function linkRoutes(app: App, ctx: AppContext): Promise<void> {
@@ -148,7 +148,18 @@ export async function linkRoutes(app: App, ctx: AppContext): Promise<void> {
 function resolveRoute(scope: App, ctx: AppContext): void {
   // How this server learns a visitor's country: a trusted proxy's header, GEOIP_DB, both, or neither.
   const { geoipDb, trustProxy } = ctx.config;
-  const countrySource = geoipDb ? (trustProxy ? "both" : "geoip") : trustProxy ? "header" : null;
+  const countrySource = (geoipDb ? (trustProxy ? "both" : "geoip") : trustProxy ? "header" : null) as "both" | "geoip" | "header" | null;
+  scope.get(
+    "/api/links/country-source",
+    {
+      schema: {
+        tags: ["links"],
+        summary: "Where this server learns a visitor's country (GEOIP_DB, the trusted country header, both), or null: rules with a country never hold",
+        response: { 200: CountrySourceReply, ...errors(401) },
+      },
+    },
+    async () => ({ status: "success" as const, country_source: countrySource }),
+  );
   scope.get(
     "/api/links/:id/resolve",
     {

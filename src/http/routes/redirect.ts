@@ -69,6 +69,15 @@ const ERRORS = {
   },
 } as const;
 
+/** The expiry of a link made signed out: nobody "owns" it to have set the date. */
+const EXPIRED_OWNERLESS = {
+  ...ERRORS.expired,
+  page: {
+    ...ERRORS.expired.page,
+    text: "It was made without an account and set to stop working after a date, and that date has passed. Ask the person who shared it for a new link.",
+  },
+};
+
 /** A link an operator disabled: 410, or 451 when it is unavailable for legal reasons. */
 function disabledError(status: number) {
   return status === 451
@@ -134,9 +143,9 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
         .code(outcome.wrong ? 401 : 200)
         .headers(PASSWORD_PAGE_HEADERS)
         .type("text/html; charset=utf-8")
-        .send(passwordForm(outcome.wrong));
+        .send(passwordForm(outcome.wrong, outcome.wrong ? ((req.body as { ref?: string } | undefined)?.ref ?? "") : null));
     default: {
-      const e = outcome.kind === "disabled" ? disabledError(outcome.status) : ERRORS[outcome.kind];
+      const e = outcome.kind === "disabled" ? disabledError(outcome.status) : outcome.kind === "expired" && outcome.ownerless ? EXPIRED_OWNERLESS : ERRORS[outcome.kind];
       if (outcome.kind === "rate_limited" || outcome.kind === "not_found_burst") reply.header("retry-after", String(outcome.retryAfter));
       reply.code(e.status);
       if (prefersJson(req.headers.accept)) return reply.type("application/json; charset=utf-8").send({ status: "error", code: e.code, message: e.message });
@@ -150,6 +159,22 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
 }
 
 const Params = Type.Object({ alias: Type.String() });
+
+/**
+ * The referrer of a password form's post: the visit's own (the form's `ref`), never the password page;
+ * without `ref` (no script), a Referer naming this very address counts as none.
+ */
+function postReferrer(req: FastifyRequest, ref: string | undefined): string {
+  if (ref !== undefined) return ref.slice(0, 2048);
+  const given = header(req, "referer").slice(0, 2048);
+  try {
+    const u = new URL(given);
+    if (u.host === req.host && u.pathname === req.url.split("?")[0]) return "";
+  } catch {
+    return given;
+  }
+  return given;
+}
 
 /** `trust`: the trusted-proxy function Fastify was given (app.ts), for the country header. */
 export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | null, metrics: Pick<Metrics, "redirect"> | null): Promise<void> {
@@ -192,12 +217,13 @@ export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | n
           tags: ["redirect"],
           summary: "Submit a link's password (form field password): 302 when right, 401 with the form when wrong",
           params: Params,
-          body: Type.Object({ password: Type.String({ maxLength: 1000 }) }, { additionalProperties: false }),
+          // `ref`: the referrer of the visit that opened the password page (its script fills it in).
+          body: Type.Object({ password: Type.String({ maxLength: 1000 }), ref: Type.Optional(Type.String({ maxLength: 2048 })) }, { additionalProperties: false }),
           response: errors(400, 401, 403, 404, 410, 413, 429, 451),
         },
       },
       async (req, reply) => {
-        const visit = visitOfReq(req);
+        const visit = { ...visitOfReq(req), referer: postReferrer(req, req.body.ref) };
         return answered(req, reply, visit, await ctx.redirects.unlock(visit, req.body.password));
       },
     );

@@ -162,7 +162,7 @@ export function AdminAuditPage() {
         }}
       >
         {(items) => (
-          <DataTable className="table admin-table audit-table" testId="audit-table" columns={["When", "Operator", "Action", "What"]}>
+          <DataTable className="table admin-table audit-table table-cards" testId="audit-table" columns={["When", "Operator", "Action", "What"]}>
             {items.map((e) => (
               <AuditRow
                 key={e.id}
@@ -184,18 +184,18 @@ export function AdminAuditPage() {
 function AuditRow({ entry: e, onTarget }: { entry: AuditEntry; onTarget: () => void }) {
   return (
     <tr data-testid="audit-row" data-action={e.action}>
-      <td className="nowrap small">{formatDateTime(e.at)}</td>
-      <td>
+      <td className="nowrap small" data-label="When">{formatDateTime(e.at)}</td>
+      <td data-label="Operator">
         <div className="audit-actor cell-wrap" data-testid="audit-actor-email">
           {e.actor_id === null ? <span className="muted">{e.actor_email}</span> : e.actor_email}
         </div>
       </td>
-      <td>
+      <td data-label="Action">
         <code className="nowrap" data-testid="audit-action-code">
           {e.action}
         </code>
       </td>
-      <td className="cell-what">
+      <td className="cell-what" data-label="What">
         <div data-testid="audit-summary">{e.summary}</div>
         <Changes entry={e} />
         <button type="button" className="btn-link small audit-target" title="Show every entry about this target" data-testid="audit-target-filter" onClick={onTarget}>

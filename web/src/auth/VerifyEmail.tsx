@@ -11,7 +11,7 @@ export function VerifyEmailPage() {
   const [params] = useSearchParams();
   const token = params.get("token") ?? "";
   const { user, refresh } = useSession();
-  const [state, setState] = useState<"working" | "ok" | "failed">(token ? "working" : "failed");
+  const [state, setState] = useState<"working" | "ok" | "already" | "failed">(token ? "working" : "failed");
   const [message, setMessage] = useState(token ? "" : "This verification link is incomplete: it has no token.");
   const started = useRef(false);
   // A visitor who signed up from an invitation's page goes back there once verified.
@@ -22,8 +22,8 @@ export function VerifyEmailPage() {
     started.current = true;
     authApi
       .verifyEmail(token)
-      .then(async () => {
-        setState("ok");
+      .then(async (r) => {
+        setState(r.already_verified ? "already" : "ok");
         await refresh();
       })
       .catch((err: unknown) => {
@@ -36,10 +36,10 @@ export function VerifyEmailPage() {
     <section className="auth-card card" data-testid="verify-email">
       <h1>Email verification</h1>
       {state === "working" ? <Spinner label="Verifying your email address…" /> : null}
-      {state === "ok" ? (
+      {state === "ok" || state === "already" ? (
         <>
           <Alert kind="success" testId="verify-success">
-            Your email address is verified. Thank you!
+            {state === "already" ? "Your email address is already verified: nothing more to do." : "Your email address is verified. Thank you!"}
           </Alert>
           {invitation ? (
             <A to={user ? invitationPath(invitation) : `/app/login?${new URLSearchParams({ next: invitationPath(invitation) })}`} className="btn btn-primary" testId="verify-continue-invitation">

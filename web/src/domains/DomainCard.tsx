@@ -1,4 +1,5 @@
 // One custom domain: its status, the two DNS records to create (copy buttons), verify and what to fix, delete.
+import "./domains.css";
 import { domainsApi } from "./domains-api";
 import type { Domain } from "@contract/domains";
 import { Alert, CopyButton, TableHead, formatDateTime } from "../shared/ui";
@@ -26,23 +27,23 @@ export function DomainCard({ domain: d, onChange, onDelete }: { domain: Domain; 
       ) : null}
 
       <div className="table-wrap">
-        <table className="table records-table" data-testid="domain-records">
+        <table className="table records-table table-cards" data-testid="domain-records">
           <TableHead columns={["Type", "Name", "Value"]} />
           <tbody>
             {d.records.map((r) => (
               <tr key={r.type} data-testid={`record-${r.type.toLowerCase()}`}>
-                <td>
+                <td data-label="Type">
                   <span className="badge">{r.type}</span>
                 </td>
-                <td>
+                <td data-label="Name">
                   <code className="record-value" data-testid={`record-${r.type.toLowerCase()}-name`}>
-                    {r.name}
+                    <Breakable text={r.name} />
                   </code>
                   <CopyButton text={r.name} testId={`copy-${r.type.toLowerCase()}-name`} label="Copy" />
                 </td>
-                <td>
+                <td data-label="Value">
                   <code className="record-value" data-testid={`record-${r.type.toLowerCase()}-value`}>
-                    {r.value}
+                    <Breakable text={r.value} />
                   </code>
                   <CopyButton text={r.value} testId={`copy-${r.type.toLowerCase()}-value`} label="Copy" />
                 </td>
@@ -90,5 +91,20 @@ function LoopbackTargetWarning({ records }: { records: Domain["records"] }) {
       The CNAME target {target} is a loopback name: DNS cannot lead visitors to this service through it. The operator sets the real host name with
       CNAME_TARGET (docs/custom-domains.md).
     </Alert>
+  );
+}
+
+/** A DNS name or value that may break after its dots, hyphens and equals signs, never in the middle of a word. */
+function Breakable({ text }: { text: string }) {
+  const parts = text.split(/(?<=[.\-_=])/);
+  return (
+    <>
+      {parts.map((p, i) => (
+        <span key={i}>
+          {p}
+          {i < parts.length - 1 ? <wbr /> : null}
+        </span>
+      ))}
+    </>
   );
 }

@@ -7,6 +7,7 @@ import type { ImportJob } from "@contract/imports";
 import { ACTIVE_IMPORT_STATES } from "@contract/tables";
 import { STATE_LABELS, formatDuration, formatEta, jobFraction, sourceLabel } from "./sources";
 import { useJob } from "./use-job";
+import { FailedLines } from "./FailedLines";
 
 // eslint-disable-next-line max-lines-per-function -- a job's progress, counts and actions, as the card shows them.
 export function JobProgress({ id, initial, onState }: { id: string; initial: ImportJob | null; onState: (job: ImportJob) => void }) {
@@ -70,6 +71,7 @@ export function JobProgress({ id, initial, onState }: { id: string; initial: Imp
       <ProgressBar job={job} />
       <JobCounts job={job} />
       {job.error ? <Alert testId="import-job-failure">{job.error}</Alert> : null}
+      {!active && job.counts.failed > 0 ? <FailedLines id={job.id} count={job.counts.failed} /> : null}
       {error ? (
         <Alert kind="warning" testId="import-job-poll-error">
           The latest progress could not be read ({error}); still trying.

@@ -17,5 +17,6 @@ export const importsApi = {
   get: (id: string) => call(snip.GET("/api/imports/{id}", byId(id))).then((r) => r.import),
   cancel: (id: string) => call(snip.POST("/api/imports/{id}/cancel", byId(id))).then((r) => r.import),
   resume: (id: string) => call(snip.POST("/api/imports/{id}/resume", byId(id))).then((r) => r.import),
+  failed: (id: string) => call(snip.GET("/api/imports/{id}/failed", byId(id))),
   reportHref: (id: string) => `/api/imports/${encodeURIComponent(id)}/report.csv`,
 };

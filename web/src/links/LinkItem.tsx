@@ -2,7 +2,10 @@
 // tags, state and archived badges, clicks with the 7-day sparkline, and its actions.
 import type { Link } from "@contract/links";
 import { LinkStateBadge } from "../shared/link-state";
-import { SelectBox } from "../shared/menu";
+import { RowMenu, SelectBox } from "../shared/menu";
+import { behaviourBadges } from "../shared/created-link/link-summary";
+import "../shared/created-link/link-summary.css";
+import { useNavigate } from "react-router";
 import { TagList } from "../shared/tag-chip";
 import { A, CopyButton, ModerationNotice, formatDate } from "../shared/ui";
 import { Sparkline } from "./Sparkline";
@@ -23,6 +26,7 @@ export function LinkItem({ link: l, shared, selfId, selected, onSelect, sparklin
   const id = encodeURIComponent(l.id);
   const classes = ["link-item", "card", selected ? "link-item-selected" : "", l.archived ? "link-item-archived" : "", l.disabled ? "link-item-disabled" : l.destination_blocked ? "link-item-blocked" : ""];
   const short = l.short_url.replace(/^https?:\/\//, "");
+  const behaviour = behaviourBadges(l);
   return (
     <li className={classes.filter(Boolean).join(" ")} data-testid="link-row" data-link-id={l.id}>
       <div className="link-select">
@@ -30,7 +34,7 @@ export function LinkItem({ link: l, shared, selfId, selected, onSelect, sparklin
       </div>
       <div className="link-info">
         <p className="link-title-row">
-          <A to={`/app/links/${id}/stats`} className="link-title" testId="link-title">
+          <A to={`/app/links/${id}`} className="link-title" testId="link-title">
             {l.title ?? l.alias}
           </A>
           {l.archived ? (
@@ -51,6 +55,15 @@ export function LinkItem({ link: l, shared, selfId, selected, onSelect, sparklin
           </span>
         </p>
         <TagList tags={l.tags} />
+        {behaviour.length ? (
+          <p className="link-behaviour" data-testid="link-behaviour">
+            {behaviour.map((b) => (
+              <span key={b.key} className="badge" title={b.title} data-testid={`link-behaviour-${b.key}`}>
+                {b.label}
+              </span>
+            ))}
+          </p>
+        ) : null}
         <p className="link-meta">
           <LinkStateBadge link={l} details />
           <span>Created {formatDate(l.created_at)}</span>
@@ -75,26 +88,30 @@ export function LinkItem({ link: l, shared, selfId, selected, onSelect, sparklin
         <Sparkline values={sparkline} />
         <span className="link-activity-note">last 7 days</span>
       </div>
-      <div className="link-actions">
-        <CopyButton text={l.short_url} testId="link-copy" />
-        <button type="button" className="btn btn-secondary btn-sm" data-testid="link-qr" onClick={onQr}>
-          QR
-        </button>
-        <A to={`/app/links/${id}/edit`} className="btn btn-secondary btn-sm" testId="link-edit">
-          Edit
-        </A>
-        <A to={`/app/links/${id}/stats`} className="btn btn-secondary btn-sm" testId="link-stats">
-          Statistics
-        </A>
-        <A to={`/app/links/new?from=${id}`} className="btn btn-secondary btn-sm" testId="link-duplicate">
-          Duplicate
-        </A>
-        {shared ? null : (
-          <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="link-delete" onClick={onDelete}>
-            Delete
-          </button>
-        )}
-      </div>
+      <LinkActions link={l} short={short} shared={shared} onQr={onQr} onDelete={onDelete} />
     </li>
+  );
+}
+
+/** The copy button and one menu of the row's actions, as Dub and Bitly have (keyboard: Enter opens, arrows move, Escape closes). */
+function LinkActions({ link, short, shared, onQr, onDelete }: { link: Link; short: string; shared: boolean; onQr: () => void; onDelete: () => void }) {
+  const navigate = useNavigate();
+  const id = encodeURIComponent(link.id);
+  return (
+    <div className="link-actions">
+      <CopyButton text={link.short_url} testId="link-copy" />
+      <RowMenu
+        label={`Actions for ${short}`}
+        testId="link-menu"
+        items={[
+          { label: "Open link page", testId: "link-open", onSelect: () => navigate(`/app/links/${id}`) },
+          { label: "Edit", testId: "link-edit", onSelect: () => navigate(`/app/links/${id}/edit`) },
+          { label: "Statistics", testId: "link-stats", onSelect: () => navigate(`/app/links/${id}/stats`) },
+          { label: "QR code", testId: "link-qr", onSelect: onQr },
+          { label: "Duplicate", testId: "link-duplicate", onSelect: () => navigate(`/app/links/new?from=${id}`) },
+          !shared && { label: "Delete", testId: "link-delete", danger: true, onSelect: onDelete },
+        ]}
+      />
+    </div>
   );
 }

@@ -1,4 +1,5 @@
 // The danger zone: back to the Free plan, delete the account.
+import { CAPABILITY_LABELS, listWords, lostCapabilities } from "@contract/plans";
 import { planName } from "../shared/plan-gate";
 import { profileApi } from "./profile-api";
 import { useState } from "react";
@@ -43,8 +44,8 @@ export function DangerZone({ user }: { user: User }) {
       <div className="danger-item">
         <div>
           <h3>Go back to the Free plan</h3>
-          <p className="muted small">
-            {paid ? `Your account goes back to the free plan. Pro features (expiration, click limits, advanced statistics${user.plan !== "pro" ? ", bulk creation, team, domains, API, webhooks" : ""}) stop.` : "Your account is on the Free plan already."}
+          <p className="muted small" data-testid="downgrade-words">
+            {paid ? `Your account goes back to the Free plan: ${listWords(lostCapabilities(user.plan, "free").map((c) => CAPABILITY_LABELS[c]))} stop.` : "Your account is on the Free plan already."}
           </p>
           {cancelDone ? <Alert kind="success">Your account is on the Free plan now.</Alert> : null}
         </div>

@@ -1,4 +1,5 @@
 // Home: shorten a link, signed in or not; shows the short address, a copy button and its QR code.
+import { withScheme } from "../shared/with-scheme";
 import { linkApi } from "../shared/link-api";
 import { useState, type FormEvent } from "react";
 import { ApiError } from "../shared/api";
@@ -24,7 +25,10 @@ export function HomePage() {
     setError(null);
     setFieldErrors({});
     try {
-      const body: CreateLinkFields = { url: url.trim() };
+      // example.com/page is taken as https://example.com/page, as Bitly and Dub take it.
+      const full = withScheme(url);
+      setUrl(full);
+      const body: CreateLinkFields = { url: full };
       if (alias.trim()) body.alias = alias.trim();
       const link = await linkApi.create(body, true);
       setCreated(link);
@@ -55,8 +59,10 @@ export function HomePage() {
               <input
                 id="home-url"
                 data-testid="home-url"
-                type="url"
+                type="text"
                 inputMode="url"
+                autoComplete="url"
+                spellCheck={false}
                 placeholder="https://example.com/a/very/long/address"
                 value={url}
                 required

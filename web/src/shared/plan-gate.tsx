@@ -1,6 +1,6 @@
 // What a plan lacks, said without a dead end: which plan has the feature, and what to do on a self-hosted
 // service (there is no shop: the operator sets plans).
-import { PLAN_LABELS, type Capability, type Plan, can, requiredPlan } from "../../../src/contract/plans";
+import { CAPABILITY_LABELS, PLANS, PLAN_LABELS, type Capability, type Plan, can, listWords, requiredPlan } from "../../../src/contract/plans";
 import { useSession } from "./session";
 
 export { can, requiredPlan, type Capability };
@@ -23,6 +23,39 @@ export function PlanGate(props: { feature: string; capability?: Capability; plan
         Plans on this service are set by its operator: ask the operator of this service to move your account to {planName(needed)}.
       </p>
     </div>
+  );
+}
+
+/**
+ * A form's one plan note: every feature of the form the plan lacks, grouped by the plan that has it (words from
+ * the capability table), and how to get it. The sections themselves carry a PlanLock line only.
+ */
+export function FormPlanNote({ missing, testId = "form-plan-note" }: { missing: Capability[]; testId?: string }) {
+  const { user } = useSession();
+  if (missing.length === 0) return null;
+  const byPlan = PLANS.map((p) => [p, missing.filter((c) => requiredPlan(c) === p)] as const).filter(([, caps]) => caps.length > 0);
+  return (
+    <div className="plan-gate" data-testid={testId}>
+      {byPlan.map(([plan, caps]) => (
+        <p key={plan}>
+          <span className="badge badge-plan">{planName(plan)}</span> {listWords(caps.map((c) => CAPABILITY_LABELS[c])).replace(/^./, (ch) => ch.toUpperCase())}:{" "}
+          {plan === "enterprise" ? "on the Enterprise plan" : `on the ${planName(plan)} plan and above`}.
+        </p>
+      ))}
+      <p className="muted small" data-testid="plan-gate-how">
+        {user ? `Your account is on ${planName(user.plan)}. ` : ""}Plans on this service are set by its operator: ask the operator of this service to move your account.
+      </p>
+    </div>
+  );
+}
+
+/** A form section's short line on the plan its feature needs (the form's FormPlanNote says the rest once). */
+export function PlanLock(props: { feature: string; capability: Capability; testId: string }) {
+  const needed = requiredPlan(props.capability);
+  return (
+    <p className="muted small plan-lock" data-testid={props.testId}>
+      <span className="badge badge-plan">{planName(needed)}</span> {props.feature}: {needed === "enterprise" ? "on the Enterprise plan" : `on the ${planName(needed)} plan and above`}.
+    </p>
   );
 }
 

@@ -170,7 +170,7 @@ function StatsBody({ stats, link, advanced }: { stats: Stats; link: Link | null;
           {stats.series?.length ? <ChartCard series={stats.series} granularity={stats.granularity} tz={stats.tz} extras={extras} /> : null}
           <SourcesPanel data={stats} />
           {showsDestinations(stats, link) ? <DestinationsPanel stats={stats} link={link} from={stats.from} to={stats.to} lastDay={stats.granularity !== "day"} /> : null}
-          <Breakdowns data={stats} />
+          <Breakdowns data={stats} destination={link?.url} />
         </>
       )}
       {!advanced && stats.total_clicks === 0 ? <ProTeaser message={stats.message} /> : null}

@@ -1,14 +1,13 @@
 // What a plan change means for an account, in the operator's words (the server's plan table, src/accounts/plans.ts).
 import { planName } from "../../shared/plan-gate";
-import { PLANS, PLAN_MAX_LINKS, type Plan } from "@contract/plans";
+import { CAPABILITY_LABELS, PLANS, PLAN_MAX_LINKS, type Capability, type Plan, listWords, lostCapabilities } from "@contract/plans";
 
-/** What an account loses when its plan goes below the plan named first. */
-const LOST_BELOW: { from: Plan; what: string }[] = [
-  { from: "business", what: "Webhooks: deliveries stop at once." },
-  { from: "business", what: "Team: members lose access to the account's links." },
-  { from: "business", what: "Custom domains, bulk creation and the external creation API." },
-  { from: "pro", what: "Setting expiry dates and click limits on links, advanced statistics and CSV export." },
-];
+/** What losing a capability does at once, beyond the feature itself. */
+const AT_ONCE: Partial<Record<Capability, string>> = {
+  webhooks: "Webhooks: deliveries stop at once.",
+  team_invite: "Team: members lose access to the account's links.",
+  link_targeting: "Links keep their redirect rules and splits, which go on working; they can only be removed, not edited.",
+};
 
 export function isDowngrade(from: Plan, to: Plan): boolean {
   return PLANS.indexOf(to) < PLANS.indexOf(from);
@@ -17,7 +16,10 @@ export function isDowngrade(from: Plan, to: Plan): boolean {
 /** The consequences listed in the confirmation before a plan change. */
 export function planConsequences(from: Plan, to: Plan, links: number): string[] {
   if (!isDowngrade(from, to)) return [`Everything of the ${planName(to)} plan is available at once.`];
-  const lost = LOST_BELOW.filter((l) => PLANS.indexOf(l.from) <= PLANS.indexOf(from) && PLANS.indexOf(l.from) > PLANS.indexOf(to)).map((l) => l.what);
+  // The words come from the capability table, so the dialog lists exactly what the server will refuse.
+  const caps = lostCapabilities(from, to);
+  const words = caps.map((c) => CAPABILITY_LABELS[c]);
+  const lost = words.length ? [`Loses ${listWords(words)}.`, ...caps.flatMap((c) => (AT_ONCE[c] ? [AT_ONCE[c]] : []))] : [];
   const cap = PLAN_MAX_LINKS[to];
   lost.push(
     links > cap

@@ -10,9 +10,9 @@ import type { Link } from "@contract/links";
 import type { TagListItem } from "@contract/tags";
 import { useSession } from "../../shared/session";
 import { A, Alert, Field, ModerationNotice, Spinner, errorMessage, useTitle } from "../../shared/ui";
-import { can, planName } from "../../shared/plan-gate";
+import { withScheme } from "../../shared/with-scheme";
+import { FormPlanNote, can, planName, type Capability } from "../../shared/plan-gate";
 import { SharedCreateNote } from "../../shared/team-view";
-import { CreatedLinkView } from "../../shared/created-link/CreatedLinkView";
 import { DetailFields } from "./Details";
 import { DeviceOptions, LimitOptions, ProtectionOptions } from "./Options";
 import { PreviewOptions } from "./Preview";
@@ -21,9 +21,19 @@ import { SplitSection } from "./Split";
 import { TestVisit } from "./TestVisit";
 import { useFormSource, useOwnerList } from "./use-form-source";
 import { UtmBuilder } from "./Utm";
-import { EMPTY, LINK_FIELDS, checkValues, createBody, domainChoices, patchBody, fromLink, type Allowed, type FormValues } from "./values";
+import { LINK_FIELDS, checkValues, createBody, domainChoices, patchBody, fromLink, type Allowed, type FormValues } from "./values";
 import "./link-form.css";
 import "./targeting.css";
+
+/** The form's features the plan lacks, for its one plan note. */
+function missingOf(allowed: Allowed): Capability[] {
+  const out: Capability[] = [];
+  if (!allowed.limits) out.push("link_expiration", "link_max_clicks");
+  if (!allowed.fallback) out.push("link_fallback");
+  if (!allowed.preview) out.push("link_preview");
+  if (!allowed.targeting) out.push("link_targeting");
+  return out;
+}
 
 /** The create page with a copy of link `id`'s settings (the list's "Duplicate" links here too). */
 export function duplicatePath(id: string): string {
@@ -116,7 +126,6 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
   const [busy, setBusy] = useState(false);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
-  const [created, setCreated] = useState<Link | null>(null);
   const [saved, setSaved] = useState(false);
 
   function set<K extends keyof FormValues>(key: K, value: FormValues[K]) {
@@ -130,10 +139,11 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
     if (Object.keys(fe).length) requestAnimationFrame(() => document.querySelector<HTMLElement>(".field-invalid input, .field-invalid textarea, .lf-tags-invalid input")?.focus());
   }
 
-  async function save(): Promise<void> {
+  async function save(values: FormValues): Promise<void> {
     if (mode === "create") {
-      setCreated(await linkApi.create(createBody(values, allowed)));
-      setValues(EMPTY);
+      // The new link's own page: a reload keeps it in view.
+      const link = await linkApi.create(createBody(values, allowed));
+      navigate(`/app/links/${encodeURIComponent(link.id)}?created=1`);
     } else if (original) {
       const body = patchBody(values, original, allowed);
       if (Object.keys(body).length > 0) {
@@ -148,12 +158,16 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
   async function submit(e: FormEvent) {
     e.preventDefault();
     setError(null);
-    const fe = checkValues(values, original);
+    // example.com/page is taken as https://example.com/page, and the field says so.
+    const url = withScheme(values.url);
+    if (url !== values.url) setValues((v) => ({ ...v, url }));
+    const checked = { ...values, url };
+    const fe = checkValues(checked, original);
     showErrors(fe);
     if (Object.keys(fe).length) return;
     setBusy(true);
     try {
-      await save();
+      await save(checked);
     } catch (err) {
       if (err instanceof ApiError) {
         const { fields, general } = err.forFields(LINK_FIELDS);
@@ -178,17 +192,6 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
       </div>
     );
 
-  if (created)
-    return (
-      <CreatedLinkView
-        link={created}
-        onAnother={() => {
-          setCreated(null);
-          if (fromId) navigate("/app/links/new");
-        }}
-      />
-    );
-
   const host = values.domain || window.location.host;
   const shortUrl = original && values.alias.trim() === original.alias && values.domain === (original.domain ?? "") ? original.short_url : `${window.location.protocol}//${host}/${values.alias.trim() || "…"}`;
   return (
@@ -197,11 +200,12 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
         <A to={back}>{shared ? "← Shared links" : "← Your links"}</A>
       </p>
       <PageHead mode={mode} original={original} copiedFrom={copiedFrom} userId={user?.id} />
+      <FormPlanNote missing={missingOf(allowed)} />
       {mode === "create" ? <SharedCreateNote /> : null}
       {original ? <ModerationNotice link={original} /> : null}
       <form className="card form-card" onSubmit={submit} noValidate data-testid="link-form">
         <Field id="link-url" label="Destination URL" error={fieldErrors.url}>
-          <input id="link-url" data-testid="link-url" type="url" inputMode="url" required placeholder="https://example.com/page" value={values.url} onChange={(e) => set("url", e.target.value)} />
+          <input id="link-url" data-testid="link-url" type="text" inputMode="url" autoComplete="url" spellCheck={false} required placeholder="https://example.com/page" value={values.url} onChange={(e) => set("url", e.target.value)} onBlur={() => values.url && set("url", withScheme(values.url))} />
         </Field>
         <UtmBuilder url={values.url} onUrl={(url) => set("url", url)} owner={owner} ready={ready} canDelete={!shared} />
         {domainChoices(domains, original).length > 0 || domainsError ? (

@@ -1,7 +1,7 @@
 // The link form's option groups: limits and the fallback URL (plan-gated), protection and device destinations.
 import type { Link } from "@contract/links";
 import { Field } from "../../shared/ui";
-import { PlanGate } from "../../shared/plan-gate";
+import { PlanLock } from "../../shared/plan-gate";
 import type { Allowed, FormValues } from "./values";
 
 export interface OptionProps {
@@ -15,7 +15,7 @@ export function LimitOptions({ values, errors, set, allowed }: OptionProps & { a
   return (
     <fieldset className="options">
       <legend>Limits</legend>
-      {gated ? <PlanGate feature={allowed.fallback ? "Expiration and click limits" : "Expiration, click limits and a fallback URL"} plan="pro" testId="gated-note" /> : null}
+      {gated ? <PlanLock feature={allowed.fallback ? "Expiration and click limits" : "Expiration, click limits and a fallback URL"} capability="link_expiration" testId="gated-note" /> : null}
       <div className="grid-2">
         <Field id="link-expires-at" label="Expires at" error={errors.expires_at} hint={gated ? "Available on Pro" : "Local time. After this, visitors get “expired”."}>
           <input id="link-expires-at" data-testid="link-expires-at" type="datetime-local" disabled={gated} value={values.expires_at} onChange={(e) => set("expires_at", e.target.value)} />

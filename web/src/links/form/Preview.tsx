@@ -2,7 +2,7 @@
 // link, its three fields, and a live picture of the card as those apps draw it (plan-gated).
 import { useState } from "react";
 import { Field } from "../../shared/ui";
-import { PlanGate } from "../../shared/plan-gate";
+import { PlanLock } from "../../shared/plan-gate";
 import type { OptionProps } from "./Options";
 
 /** An image address worth asking the browser for: https, with a host and a path (not half typed). */
@@ -47,7 +47,7 @@ export function PreviewOptions({ values, errors, set, allowed, host, shortUrl }:
   return (
     <fieldset className="options lf-preview" data-testid="preview-options">
       <legend>Social preview</legend>
-      {allowed ? null : <PlanGate feature="Social previews" capability="link_preview" testId="preview-gate" />}
+      {allowed ? null : <PlanLock feature="Social previews" capability="link_preview" testId="preview-gate" />}
       <div className="lf-preview-grid">
         <div className="lf-preview-fields">
           <Field id="link-preview-title" label="Preview title" error={errors["preview.title"]}>

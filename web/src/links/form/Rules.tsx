@@ -1,7 +1,9 @@
 // The link form's redirect rules: an ordered list (the first rule that holds decides), each with its
 // conditions and destination; conditions are added one kind at a time so a rule shows only what it uses.
+import { useEffect, useState } from "react";
 import { Field, FieldMessage } from "../../shared/ui";
-import { PlanGate } from "../../shared/plan-gate";
+import { formApi } from "./form-api";
+import { PlanLock } from "../../shared/plan-gate";
 import { COND_KINDS, COND_LABELS, DEVICE_LABELS, newCondition, newRule, ruleError, type CondDraft, type CondKind, type QueryPair, type RuleDraft } from "./targeting";
 import { DEVICES, MAX_RULES } from "@contract/tables";
 
@@ -81,6 +83,28 @@ function ConditionInput({ id, c, disabled, onChange }: { id: string; c: CondDraf
   );
 }
 
+/** Beside a Country condition on a server that cannot tell countries: it would never hold. */
+function CountryWarning({ testId }: { testId: string }) {
+  const [none, setNone] = useState(false);
+  useEffect(() => {
+    let live = true;
+    formApi.countrySource().then(
+      (source) => live && setNone(source === null),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  if (!none) return null;
+  return (
+    <p className="field-warning small" role="note" data-testid={testId}>
+      This server cannot tell visitors’ countries, so this condition never holds: its operator can set GEOIP_DB or, behind a proxy that adds a country header, TRUST_PROXY and
+      COUNTRY_HEADER.
+    </p>
+  );
+}
+
 interface RuleCardProps {
   rule: RuleDraft;
   index: number;
@@ -119,6 +143,7 @@ function RuleCard({ rule, index: i, count, errors, disabled, onChange, onMove, o
           <Field id={`${base}-${c.kind}`} label={COND_LABELS[c.kind]} error={errors[`rules[${i}].if.${c.kind}`]} hint={HINTS[c.kind]}>
             <ConditionInput id={`${base}-${c.kind}`} c={c} disabled={disabled} onChange={(next) => setCond(c.kind, next)} />
           </Field>
+          {c.kind === "country" ? <CountryWarning testId={`${base}-country-warning`} /> : null}
           <button type="button" className="btn-link lf-x" aria-label={`Remove the ${COND_LABELS[c.kind].toLowerCase()} condition`} data-testid={`${base}-cond-${c.kind}-remove`} disabled={disabled} onClick={() => setCond(c.kind, null)}>
             ✕
           </button>
@@ -160,7 +185,7 @@ export function RulesSection({ rules, errors, allowed, onChange }: { rules: Rule
   return (
     <fieldset className="options lf-rules" data-testid="rules-section">
       <legend>Redirect rules</legend>
-      {allowed ? null : <PlanGate feature="Redirect rules and A/B splits" capability="link_targeting" testId="targeting-gate" />}
+      {allowed ? null : <PlanLock feature="Redirect rules and A/B splits" capability="link_targeting" testId="targeting-gate" />}
       <p className="field-hint">Checked in order: the first rule whose conditions all hold sends the visitor to its URL; otherwise the split or the destination above decides.</p>
       <FieldMessage error={errors.rules} testId="rules-error" />
       {rules.length ? (

@@ -30,7 +30,7 @@ export function Row(props: { label: ReactNode; title?: string; clicks: number; v
   return (
     <li className="hbar" data-testid={testId} data-clicks={clicks} data-visitors={visitors} {...data}>
       <div className="hbar-text">
-        <span className="hbar-label truncate" title={title}>
+        <span className="hbar-label" title={title}>
           {label}
         </span>
         <span className="hbar-num" title="Clicks">
@@ -51,10 +51,9 @@ export function Row(props: { label: ReactNode; title?: string; clicks: number; v
 }
 
 /** One breakdown: the ten with most clicks, each with its visitors (when the plan shows them) and its share. */
-export function Breakdown({ title, items, testId, empty }: { title: string; items: Item[] | undefined; testId: string; empty?: string }) {
+export function Breakdown({ title, items, testId, empty, note }: { title: string; items: (Item & { title?: string })[] | undefined; testId: string; empty?: string; note?: string }) {
   const list = (items ?? []).filter((i) => i.clicks > 0).sort((a, b) => b.clicks - a.clicks);
   const total = list.reduce((s, i) => s + i.clicks, 0);
-  const max = list[0]?.clicks ?? 0;
   const visitors = list.some((i) => typeof i.visitors === "number");
   return (
     <section className="card breakdown" data-testid={testId}>
@@ -69,17 +68,19 @@ export function Breakdown({ title, items, testId, empty }: { title: string; item
               <Row
                 key={i.label}
                 label={i.label || "Unknown"}
-                title={i.label || "Unknown"}
+                title={i.title ?? (i.label || "Unknown")}
                 clicks={i.clicks}
                 visitors={visitors ? (i.visitors ?? 0) : undefined}
                 share={total ? i.clicks / total : 0}
-                bar={max ? i.clicks / max : 0}
+                // The bar is the share printed beside it, not a length against the largest row.
+                bar={total ? i.clicks / total : 0}
                 data={{ "data-label": i.label || "Unknown" }}
               />
             ))}
           </ul>
         </>
       )}
+      {note ? <p className="muted small hbar-note">{note}</p> : null}
     </section>
   );
 }
@@ -88,27 +89,57 @@ const named = (label: string) => (label === "direct" || label === "unknown" ? la
 
 const NO_CITY_DB = "No data for this period. Regions and cities need a GeoIP City database (GEOIP_DB).";
 
-/** Regions and cities (GeoIP City database), referring pages (shown without their scheme) and the short URL's UTM values. */
-function FinerBreakdowns({ data }: { data: PeriodData }) {
+/**
+ * A UTM breakdown: the short URL's own values (?utm_campaign=… on the short link), and, when the destination
+ * carries one (the UTM builder puts it there), the clicks without a value of their own under it, marked "destination".
+ */
+function utmItems(rows: { clicks: number; visitors?: number; value: string }[] | undefined, destination: string | undefined, clicks: number): Item[] | undefined {
+  const value = destination;
+  if (!rows && !value) return undefined;
+  const own = (rows ?? []).map((r) => ({ label: r.value, clicks: r.clicks, visitors: r.visitors }));
+  const rest = clicks - own.reduce((n, r) => n + r.clicks, 0);
+  return value && rest > 0 ? [...own, { label: `${value} (destination)`, clicks: rest }] : own;
+}
+
+function destinationUtm(destination: string | undefined): ((key: string) => string | null) | null {
+  if (!destination) return null;
+  try {
+    const params = new URL(destination).searchParams;
+    return (key) => params.get(key);
+  } catch {
+    return null;
+  }
+}
+
+const UTM_NOTE = "Counts the short URL's own UTM values and, for the other clicks, the UTM values in the link's destination.";
+
+/** Regions and cities (GeoIP City database), referring pages (shown without their scheme, whole on hover) and UTM values. */
+function FinerBreakdowns({ data, destination }: { data: PeriodData; destination?: string }) {
+  const clicks = data.range_clicks ?? 0;
+  const dest = destinationUtm(destination);
+  const utm = (title: string, testId: string, key: "utm_campaign" | "utm_source" | "utm_medium", rows: { clicks: number; visitors?: number; value: string }[] | undefined) => (
+    <Breakdown
+      title={title}
+      testId={testId}
+      empty={`No visits with a ${key} on the short URL${destination ? " or in the destination" : ""} in this period.`}
+      note={destination ? UTM_NOTE : "Counts the UTM values of the short URL visited (?utm_campaign=…)."}
+      items={utmItems(rows, dest?.(key) ?? undefined, clicks)}
+    />
+  );
   return (
     <>
       <Breakdown title="Regions" testId="breakdown-regions" empty={NO_CITY_DB} items={data.regions?.map((x) => ({ ...x, label: `${x.name} (${x.region})` }))} />
       <Breakdown title="Cities" testId="breakdown-cities" empty={NO_CITY_DB} items={data.cities?.map((x) => ({ ...x, label: `${x.city} (${x.region ?? x.country})` }))} />
-      <Breakdown title="Referring pages" testId="breakdown-referrer-urls" items={data.referrer_urls?.map((x) => ({ ...x, label: x.referrer_url.replace(/^https?:\/\//, "") }))} />
-      <Breakdown
-        title="UTM campaigns"
-        testId="breakdown-utm-campaigns"
-        empty="No visits with UTM parameters on the short URL (?utm_campaign=…) in this period."
-        items={data.utm_campaigns?.map((x) => ({ ...x, label: x.utm_campaign }))}
-      />
-      <Breakdown title="UTM sources" testId="breakdown-utm-sources" items={data.utm_sources?.map((x) => ({ ...x, label: x.utm_source }))} />
-      <Breakdown title="UTM mediums" testId="breakdown-utm-mediums" items={data.utm_mediums?.map((x) => ({ ...x, label: x.utm_medium }))} />
+      <Breakdown title="Referring pages" testId="breakdown-referrer-urls" items={data.referrer_urls?.map((x) => ({ ...x, label: x.referrer_url.replace(/^https?:\/\//, ""), title: x.referrer_url }))} />
+      {utm("UTM campaigns", "breakdown-utm-campaigns", "utm_campaign", data.utm_campaigns?.map((x) => ({ ...x, value: x.utm_campaign })))}
+      {utm("UTM sources", "breakdown-utm-sources", "utm_source", data.utm_sources?.map((x) => ({ ...x, value: x.utm_source })))}
+      {utm("UTM mediums", "breakdown-utm-mediums", "utm_medium", data.utm_mediums?.map((x) => ({ ...x, value: x.utm_medium })))}
     </>
   );
 }
 
 /** Every breakdown the answer has, and a hint when no country could be told. */
-export function Breakdowns({ data }: { data: PeriodData }) {
+export function Breakdowns({ data, destination }: { data: PeriodData; destination?: string }) {
   return (
     <>
       <div className="breakdowns">
@@ -117,7 +148,7 @@ export function Breakdowns({ data }: { data: PeriodData }) {
         <Breakdown title="Browsers" testId="breakdown-browsers" items={data.browsers?.map((x) => ({ ...x, label: labelCase(x.browser) }))} />
         {data.os ? <Breakdown title="Operating systems" testId="breakdown-os" items={data.os.map((x) => ({ ...x, label: labelCase(x.os) }))} /> : null}
         {data.referrers ? <Breakdown title="Referrers" testId="breakdown-referrers" items={data.referrers.map((x) => ({ ...x, label: named(x.referrer) }))} /> : null}
-        <FinerBreakdowns data={data} />
+        <FinerBreakdowns data={data} destination={destination} />
       </div>
       {data.countries?.length && data.countries.every((x) => !x.country || x.country === "unknown") ? (
         <p className="muted small" data-testid="countries-unknown-hint">

@@ -1,35 +1,13 @@
 // After creating a link: the short URL with copy, its QR code (QrCode.tsx: design, preview and downloads),
-// the link's settings, and the ways on (edit, statistics, another link).
+// everything the link does (link-summary.tsx), and the ways on (edit, statistics, duplicate, another link). The
+// link's own page (/app/links/{id}) shows it too, so a reload keeps it.
 import type { Link } from "@contract/links";
 import { A, CopyButton } from "../ui";
-import { formatDateTime } from "../dates";
+import { LinkSummary } from "./link-summary";
+import "./link-summary.css";
 import { QrCode } from "./QrCode";
 
 export { QrCode };
-
-function Summary({ link }: { link: Link }) {
-  const rows: [string, string, string][] = [
-    ["Destination", link.url, "summary-url"],
-    ["Domain", link.domain ?? `${new URL(link.short_url).host} (default)`, "summary-domain"],
-    ["Expires", link.expires_at ? formatDateTime(link.expires_at) : "Never", "summary-expires"],
-    ["Click limit", link.max_clicks == null ? "None" : `${link.max_clicks.toLocaleString()} ${link.max_clicks === 1 ? "click" : "clicks"}`, "summary-max-clicks"],
-    ["Password", link.has_password ? "Yes" : "No", "summary-password"],
-  ];
-  if (link.ios_url) rows.push(["iOS destination", link.ios_url, "summary-ios"]);
-  if (link.android_url) rows.push(["Android destination", link.android_url, "summary-android"]);
-  return (
-    <dl className="summary" data-testid="created-summary">
-      {rows.map(([label, value, testId]) => (
-        <div key={label} className="summary-row">
-          <dt>{label}</dt>
-          <dd className="truncate" title={value} data-testid={testId}>
-            {value}
-          </dd>
-        </div>
-      ))}
-    </dl>
-  );
-}
 
 /** The short address as the created-link cards show it (here and on the home page). */
 export function ShortUrl({ link }: { link: Link }) {
@@ -45,17 +23,21 @@ export function ShortUrl({ link }: { link: Link }) {
   );
 }
 
-export function CreatedLinkView({ link, onAnother }: { link: Link; onAnother: () => void }) {
+/** The link's card: what it does, its QR code and the ways on; `created` right after its creation. */
+export function CreatedLinkView({ link, onAnother, created = true }: { link: Link; onAnother: () => void; created?: boolean }) {
   return (
     <div className="narrow">
-      <h1>Link created</h1>
+      <p className="breadcrumb">
+        <A to="/app">← Your links</A>
+      </p>
+      <h1 data-testid="link-page-heading">{created ? "Link created" : (link.title ?? link.alias)}</h1>
       <section className="card result-card" data-testid="created-link" aria-live="polite">
         <div className="result-main">
           <ShortUrl link={link} />
           <div className="row gap">
             <CopyButton text={link.short_url} className="btn btn-primary" />
           </div>
-          <Summary link={link} />
+          <LinkSummary link={link} />
         </div>
         <QrCode link={link} />
       </section>
@@ -66,12 +48,12 @@ export function CreatedLinkView({ link, onAnother }: { link: Link; onAnother: ()
         <A to={`/app/links/${encodeURIComponent(link.id)}/stats`} className="btn btn-secondary" testId="created-stats">
           Statistics
         </A>
+        <A to={`/app/links/new?from=${encodeURIComponent(link.id)}`} className="btn btn-secondary" testId="created-duplicate">
+          Duplicate
+        </A>
         <button type="button" className="btn btn-primary" onClick={onAnother} data-testid="create-another">
           Create another
         </button>
-        <A to="/app" className="btn btn-secondary">
-          Back to your links
-        </A>
       </div>
     </div>
   );
