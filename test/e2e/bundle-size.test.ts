@@ -18,11 +18,12 @@ interface Chunk {
 }
 type Manifest = Record<string, Chunk>;
 
-const KB = 1024;
+/** kB as Vite's build report counts them. */
+const KB = 1000;
 /** The largest page: the entry, the page's chunk and everything they import, gzipped. */
 const PAGE_BUDGET = 150 * KB;
 /**
- * The home page (97 kB when this was written). The issue asked for 80 kB, below what React 19, react-dom and
+ * The home page (99 kB when this was written). The issue asked for 80 kB, below what React 19, react-dom and
  * react-router's BrowserRouter alone come to, built the same way: 80.9 kB gzipped (measured); the session, the typed
  * client and the home page's form and QR code are the rest.
  */
@@ -66,9 +67,10 @@ describe("the dashboard's build: split by route, within budgets", () => {
   };
   const entryKey = () => Object.keys(manifest).find((k) => manifest[k]!.isEntry)!;
   const pageKey = (src: string) => Object.keys(manifest).find((k) => manifest[k]!.src === src)!;
-  /** What the page at `src` loads: the entry's closure and the page's, gzipped, in bytes. */
+  /** What the page at `src` loads, gzipped, in bytes: the entry's closure and the page's, and a signed-in page the sidebar's. */
   const pageBytes = (src: string) => {
-    const keys = new Set([...closure(entryKey()), ...closure(pageKey(src))]);
+    const signedIn = !/^src\/(public|auth)\//.test(src);
+    const keys = new Set([...closure(entryKey()), ...closure(pageKey(src)), ...(signedIn ? closure(pageKey("src/shared/Sidebar.tsx")) : [])]);
     return [...keys].reduce((sum, k) => sum + (gz.get(manifest[k]!.file) ?? 0), 0);
   };
 

@@ -3,7 +3,7 @@
 // member's shared list and the operator console, with the sidebar open. WCAG 2.1 A and AA rules, colour contrast
 // among them: no serious or critical violation. One browser, one walk per theme.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import AxeBuilder from "@axe-core/playwright";
+import { AxeBuilder } from "@axe-core/playwright";
 import type { Page } from "playwright-core";
 import { browserAvailable, networkQuiet, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import { SEED_PASSWORD, seedEveryState, type Seeded } from "./seed.js";
