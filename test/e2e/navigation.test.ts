@@ -4,7 +4,7 @@
 // window or the sidebar; a top bar keeps its items on one row. Measured in the page, not eyeballed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { browserAvailable, networkQuiet, screenshot, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
+import { browserAvailable, networkQuiet, screenshot, screenshotModes, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 
 const available = browserAvailable();
 const PASSWORD = "nav-password-1";
@@ -59,6 +59,12 @@ function measure(page: Page): Promise<Measured> {
         const r = el.getBoundingClientRect();
         return { el, y: r.top + r.height / 2 };
       });
+      // ... and no two overlap.
+      const boxes = items.filter((i) => i.region === bar).map(({ el }) => ({ el, r: el.getBoundingClientRect() })).sort((a, b) => a.r.left - b.r.left);
+      for (let i = 1; i < boxes.length; i++) {
+        const [a, b] = [boxes[i - 1]!, boxes[i]!];
+        if (!a.el.contains(b.el) && !b.el.contains(a.el) && b.r.left < a.r.right - 0.5) problems.push(`${name(b.el)} overlaps ${name(a.el)} by ${Math.round(a.r.right - b.r.left)} px`);
+      }
       const ys = centres.map((c) => c.y);
       if (ys.length > 0 && Math.max(...ys) - Math.min(...ys) > 8) {
         const low = centres.reduce((a, b) => (b.y > a.y ? b : a));
@@ -149,6 +155,21 @@ describe.skipIf(!available)("navigation that scales: four roles, 390 to 1920 px"
     });
   }
 
+  it("signed out: the top bar's logo, Sign in, Sign up and theme switch on one row, none overlapping, 390 to 1920 px", async () => {
+    const page = fixture.browser.page;
+    await fixture.browser.context.clearCookies();
+    await page.goto("/");
+    await page.getByTestId("nav-signup").waitFor();
+    const problems: string[] = [];
+    for (const width of [390, 768, ...WIDE]) {
+      await page.setViewportSize({ width, height: 900 });
+      const m = await measure(page);
+      for (const id of ["logo", "nav-login", "nav-signup", "theme-dark"]) if (!m.testIds.includes(id)) problems.push(`${width} px: ${id} is not shown`);
+      problems.push(...m.problems.map((p) => `${width} px: ${p}`));
+    }
+    expect(problems).toEqual([]);
+  });
+
   it("the sidebar collapses to icons, stays collapsed after a reload, and opens again", async () => {
     const page = fixture.browser.page;
     await signIn(page, "operator");
@@ -178,5 +199,26 @@ describe.skipIf(!available)("navigation that scales: four roles, 390 to 1920 px"
     await page.getByTestId("team-view-own").click();
     await page.waitForURL((u) => u.pathname === "/app");
     expect(await team.locator("[aria-current=page]").textContent()).toBe("Your links");
+  });
+
+  it("screenshots: signed out and signed in, the menu open, at 1280 and 390 px in light and dark (looked at, not asserted)", async () => {
+    const page = fixture.browser.page;
+    await fixture.browser.context.clearCookies();
+    await page.goto("/");
+    await networkQuiet(page);
+    await screenshotModes(page, "nav-signed-out-home");
+    await signIn(page, "member");
+    await page.getByTestId("team-view-own").waitFor();
+    await screenshotModes(page, "nav-member-links");
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.getByTestId("menu-toggle").click();
+      await page.getByTestId("sidebar").waitFor();
+      await screenshot(page, `nav-member-390-${scheme}-menu`, false);
+      await page.keyboard.press("Escape");
+      await page.getByTestId("sidebar").waitFor({ state: "hidden" });
+    }
+    await page.emulateMedia({ colorScheme: "light" });
   });
 });
