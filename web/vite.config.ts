@@ -24,6 +24,10 @@ export default defineConfig({
     outDir: fileURLToPath(new URL("../dist/web", import.meta.url)),
     emptyOutDir: true,
     sourcemap: false,
+    // .vite/manifest.json: which chunks each page loads (test/e2e/bundle-size.test.ts holds them to their budgets).
+    manifest: true,
+    // Rolldown's note that plugins took a share of the build's time is about a loaded machine, not the output.
+    rolldownOptions: { checks: { bundlerTimings: false } },
   },
   server: {
     // `vite --config web/vite.config.ts` during development: forward the API to a local snip.

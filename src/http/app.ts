@@ -43,7 +43,7 @@ import { domainRoutes, tlsAskRoute } from "./routes/domains.js";
 import { adminRoutes } from "./routes/admin.js";
 import { ssoRoutes } from "./routes/sso.js";
 import { liveRoutes } from "./routes/analytics-live.js";
-import { HTML_CSP, NOT_FOUND_PAGE, PASSWORD_SCRIPT, PASSWORD_SCRIPT_PATH, errorPage, prefersJson } from "./pages.js";
+import { FAVICON_SVG, HTML_CSP, NOT_FOUND_PAGE, PASSWORD_SCRIPT, PASSWORD_SCRIPT_PATH, errorPage, prefersJson } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
 import { type FastRedirect, fastRedirect } from "./fast-redirect.js";
 import { type Trust, cleanForwardedFor, trustOf } from "./proxy.js";
@@ -226,6 +226,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   app.get(PASSWORD_SCRIPT_PATH, { schema: { hide: true } }, async (_r, reply) =>
     reply.type("text/javascript; charset=utf-8").header("cache-control", "max-age=86400").send(PASSWORD_SCRIPT),
   );
+  // The icon: on every host and whether or not the dashboard is built (the public pages name it too).
+  app.get("/favicon.svg", { schema: { hide: true } }, async (_r, reply) => reply.type("image/svg+xml").header("cache-control", "max-age=86400").send(FAVICON_SVG));
   if (metrics) await (await import("./routes/metrics.js")).metricsRoutes(app, ctx, metrics);
   await redirectRoutes(app, ctx, trust, metrics);
   registerDashboard(app, ctx);
@@ -256,12 +258,9 @@ function registerDashboard(app: App, ctx: AppContext): void {
     reply.type("text/html; charset=utf-8").header("cache-control", "no-cache").header("content-security-policy", DASHBOARD_CSP).send(html);
   app.register(fastifyStatic, { root: join(ctx.config.webDir, "assets"), prefix: "/assets/", maxAge: "1y", immutable: true, index: false });
   for (const path of ["/", "/app", "/app/*"]) app.get(path, { schema: { hide: true } }, sendIndex);
-  // The files of web/public: the icon, and the script that applies the chosen theme before the first paint
+  // The file of web/public besides the icon (served above): the script that applies the chosen theme before the first paint
   // (a file, not inline: the CSP allows scripts from 'self' only).
-  for (const [file, type] of [
-    ["favicon.svg", "image/svg+xml"],
-    ["theme-boot.js", "text/javascript; charset=utf-8"],
-  ] as const) {
+  for (const [file, type] of [["theme-boot.js", "text/javascript; charset=utf-8"]] as const) {
     const path = join(ctx.config.webDir, file);
     if (!existsSync(path)) continue;
     const body = readFileSync(path);

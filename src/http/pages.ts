@@ -82,11 +82,15 @@ const STYLE =
   ".fine{font-size:.8rem;margin:1.5rem 0 0;color:var(--muted)}" +
   "@media (max-width:480px){main{padding:1.5rem 1rem}.card{padding:1.25rem}}";
 
+/** The icon of every page (web/public/favicon.svg, the same bytes; the server serves it at /favicon.svg on every host). */
+export const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#4f46e5"/><text x="16" y="22" font-size="17" font-weight="700" text-anchor="middle" fill="#fff" font-family="system-ui,sans-serif">s</text></svg>';
+
 /** A public page: the dashboard's header, then one card. */
 export function page(title: string, body: string, script?: string): string {
   return (
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" content="light dark"><meta name="robots" content="noindex">` +
-    `<title>${escapeHtml(title)} · snip</title><style>${STYLE}</style>${script ? `<script src="${script}" defer></script>` : ""}</head>` +
+    `<title>${escapeHtml(title)} · snip</title><link rel="icon" type="image/svg+xml" href="/favicon.svg"><style>${STYLE}</style>${script ? `<script src="${script}" defer></script>` : ""}</head>` +
     `<body><header class="bar"><div><a class="logo" href="/"><span class="logo-mark" aria-hidden="true">✂</span>snip</a></div></header>` +
     `<main><div class="card">${body}</div></main></body></html>`
   );

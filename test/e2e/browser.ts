@@ -111,7 +111,12 @@ export async function ensureWebBuilt(): Promise<void> {
   const index = fileURLToPath(new URL("../../dist/web/index.html", import.meta.url));
   if (existsSync(index)) return;
   const { build } = await import("vite");
-  await build({ configFile: fileURLToPath(new URL("../../web/vite.config.ts", import.meta.url)), logLevel: "warn" });
+  // vitest's NODE_ENV=test would build React's development files, the size the bundle budgets forbid.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = "production";
+  await build({ configFile: fileURLToPath(new URL("../../web/vite.config.ts", import.meta.url)), logLevel: "warn", mode: "production" }).finally(
+    () => (process.env.NODE_ENV = nodeEnv),
+  );
 }
 
 export interface BrowserFixture {

@@ -76,10 +76,10 @@ describe.skipIf(!available)("teams in the browser", () => {
     await page.getByTestId("verify-success").waitFor();
     await page.getByTestId("verify-continue-invitation").click();
     await page.getByTestId("invitation-accept").click();
-    // Accepting lands on the owner's links, and the header's switcher offers them from then on.
+    // Accepting lands on the owner's links, and the sidebar's switcher offers them from then on.
     await page.waitForURL(/\/app\/shared\//);
     await page.getByTestId("team-switcher").waitFor();
-    expect(await page.getByTestId("team-switcher").locator("option").allTextContents()).toEqual(["Your links", "Olga Owner's links"]);
+    expect(await page.getByTestId("team-switcher").getByRole("link").allTextContents()).toEqual(["Your links", "Olga Owner's links"]);
 
     // The owner's links, shared: edit and statistics, no delete button. The title names the owner once the
     // page has loaded the membership ("Shared with me" until then).
@@ -94,10 +94,10 @@ describe.skipIf(!available)("teams in the browser", () => {
     await screenshot(page, "e2e-team-04-shared-links");
     await screenshotModes(page, "flows-team-switcher");
     // The switcher goes to the member's own links and back.
-    await page.getByTestId("team-switcher").selectOption({ label: "Your links" });
+    await page.getByTestId("team-view-own").click();
     await page.waitForURL((u) => u.pathname === "/app");
-    await expect.poll(() => page.getByTestId("team-switcher").inputValue()).toBe("");
-    await page.getByTestId("team-switcher").selectOption({ label: "Olga Owner's links" });
+    await expect.poll(() => page.getByTestId("team-view-own").getAttribute("aria-current")).toBe("page");
+    await page.getByTestId("team-switcher").getByRole("link", { name: "Olga Owner's links" }).click();
     await page.getByTestId("shared-title").filter({ hasText: "Links of Olga Owner" }).waitFor();
     await shared.waitFor();
     // "New link" from the shared view says that new links are the member's own.

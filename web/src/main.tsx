@@ -1,41 +1,57 @@
 // Entry of the snip dashboard: router, session and layout.
-import { StrictMode, useEffect } from "react";
+import { StrictMode, Suspense, lazy, useCallback, useEffect, useState, type ComponentType, type LazyExoticComponent } from "react";
 import { createRoot } from "react-dom/client";
-import { BrowserRouter, Route, Routes, useNavigate } from "react-router";
+import { BrowserRouter, Route, Routes, useLocation, useNavigate } from "react-router";
 import "./styles.css";
+import "./shared/shell.css";
 import { onUnauthenticated } from "./shared/api";
 import { SessionProvider, useSession } from "./shared/session";
 import { RequireAuth, Spinner } from "./shared/ui";
 import { TeamViewProvider } from "./shared/team-view";
 import { Header } from "./shared/Header";
-import { HomePage } from "./public/Home";
-import { LoginPage, LogoutPage, SignupPage } from "./auth/Auth";
-import { VerifyEmailPage } from "./auth/VerifyEmail";
-import { ResetConfirmPage, ResetRequestPage } from "./auth/ResetPassword";
-import { LinksPage } from "./links/Links";
-import { LinkPage } from "./links/page/LinkPage";
-import { LinkFormPage } from "./links/form/LinkForm";
-import { BulkPage } from "./links/bulk/Bulk";
-import { ImportPage } from "./imports/Import";
-import { StatsPage } from "./stats/Stats";
-import { LivePage } from "./analytics/live/Live";
-import { AnalyticsPage } from "./analytics/Analytics";
-import { ProfilePage } from "./profile/Profile";
-import { SecurityPage } from "./security/SecurityPage";
-import { WebhooksPage } from "./webhooks/Webhooks";
-import { DomainsPage } from "./domains/Domains";
-import { NotFoundPage } from "./public/NotFound";
-import { TeamPage, TeamSummary } from "./team/Team";
-import { AcceptInvitationPage } from "./team/AcceptInvitation";
-import { AdminLayout } from "./admin/common";
-import { AdminSsoPage } from "./admin/Sso";
-import { SsoPage } from "./sso/Sso";
-import { AdminOverviewPage } from "./admin/Overview";
-import { AdminAccountsPage } from "./admin/Accounts";
-import { AdminLinksPage } from "./admin/Links";
-import { AdminReportsPage } from "./admin/Reports";
-import { AdminBlocklistPage } from "./admin/Blocklist";
-import { AdminAuditPage } from "./admin/Audit";
+
+/**
+ * A page loaded when its route is first shown: each its own chunk, so the home page and the sign-in pages carry none
+ * of the dashboard's code.
+ */
+function page<M>(load: () => Promise<M>, pick: (m: M) => ComponentType<any>): LazyExoticComponent<ComponentType<any>> {
+  return lazy(async () => ({ default: pick(await load()) }));
+}
+
+// The signed-in navigation: loaded once someone signs in, never for a signed-out visitor.
+const Sidebar = lazy(() => import("./shared/Sidebar"));
+const HomePage = page(() => import("./public/Home"), (m) => m.HomePage);
+const NotFoundPage = page(() => import("./public/NotFound"), (m) => m.NotFoundPage);
+const LoginPage = page(() => import("./auth/Auth"), (m) => m.LoginPage);
+const LogoutPage = page(() => import("./auth/Auth"), (m) => m.LogoutPage);
+const SignupPage = page(() => import("./auth/Auth"), (m) => m.SignupPage);
+const VerifyEmailPage = page(() => import("./auth/VerifyEmail"), (m) => m.VerifyEmailPage);
+const ResetRequestPage = page(() => import("./auth/ResetPassword"), (m) => m.ResetRequestPage);
+const ResetConfirmPage = page(() => import("./auth/ResetPassword"), (m) => m.ResetConfirmPage);
+const LinksPage = page(() => import("./links/Links"), (m) => m.LinksPage);
+const LinkPage = page(() => import("./links/page/LinkPage"), (m) => m.LinkPage);
+const LinkFormPage = page(() => import("./links/form/LinkForm"), (m) => m.LinkFormPage);
+const BulkPage = page(() => import("./links/bulk/Bulk"), (m) => m.BulkPage);
+const ImportPage = page(() => import("./imports/Import"), (m) => m.ImportPage);
+const StatsPage = page(() => import("./stats/Stats"), (m) => m.StatsPage);
+const LivePage = page(() => import("./analytics/live/Live"), (m) => m.LivePage);
+const AnalyticsPage = page(() => import("./analytics/Analytics"), (m) => m.AnalyticsPage);
+const ProfilePage = page(() => import("./profile/Profile"), (m) => m.ProfilePage);
+const TeamSummary = page(() => import("./team/Team"), (m) => m.TeamSummary);
+const SecurityPage = page(() => import("./security/SecurityPage"), (m) => m.SecurityPage);
+const WebhooksPage = page(() => import("./webhooks/Webhooks"), (m) => m.WebhooksPage);
+const DomainsPage = page(() => import("./domains/Domains"), (m) => m.DomainsPage);
+const TeamPage = page(() => import("./team/Team"), (m) => m.TeamPage);
+const AcceptInvitationPage = page(() => import("./team/AcceptInvitation"), (m) => m.AcceptInvitationPage);
+const SsoPage = page(() => import("./sso/Sso"), (m) => m.SsoPage);
+const AdminLayout = page(() => import("./admin/common"), (m) => m.AdminLayout);
+const AdminSsoPage = page(() => import("./admin/Sso"), (m) => m.AdminSsoPage);
+const AdminOverviewPage = page(() => import("./admin/Overview"), (m) => m.AdminOverviewPage);
+const AdminAccountsPage = page(() => import("./admin/Accounts"), (m) => m.AdminAccountsPage);
+const AdminLinksPage = page(() => import("./admin/Links"), (m) => m.AdminLinksPage);
+const AdminReportsPage = page(() => import("./admin/Reports"), (m) => m.AdminReportsPage);
+const AdminBlocklistPage = page(() => import("./admin/Blocklist"), (m) => m.AdminBlocklistPage);
+const AdminAuditPage = page(() => import("./admin/Audit"), (m) => m.AdminAuditPage);
 
 /** Sends the user to the sign-in page whenever the API answers 401 unauthenticated. */
 function UnauthenticatedRedirect() {
@@ -56,10 +72,20 @@ function UnauthenticatedRedirect() {
 
 function Shell() {
   const { user, error } = useSession();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const closeMenu = useCallback(() => setMenuOpen(false), []);
+  const { pathname } = useLocation();
+  useEffect(closeMenu, [pathname, closeMenu]);
   return (
-    <>
+    <div className={user ? "app-shell" : "site-shell"}>
       <UnauthenticatedRedirect />
-      <Header />
+      {user ? (
+        <Suspense fallback={null}>
+          <Sidebar open={menuOpen} onClose={closeMenu} />
+        </Suspense>
+      ) : null}
+      <div className="app-column">
+      <Header menuOpen={menuOpen} onMenu={() => setMenuOpen((o) => !o)} />
       <main className="container main" id="main">
         {user === undefined ? (
           <Spinner />
@@ -70,6 +96,7 @@ function Shell() {
                 The session could not be loaded: {error}
               </div>
             ) : null}
+            <Suspense fallback={<Spinner />}>
             <Routes>
               <Route path="/" element={<HomePage />} />
               <Route path="/app/signup" element={<SignupPage />} />
@@ -108,6 +135,7 @@ function Shell() {
               </Route>
               <Route path="*" element={<NotFoundPage />} />
             </Routes>
+            </Suspense>
           </>
         )}
       </main>
@@ -116,7 +144,8 @@ function Shell() {
           snip <span data-testid="snip-version">{__SNIP_VERSION__}</span> · self-hosted link shortener
         </div>
       </footer>
-    </>
+      </div>
+    </div>
   );
 }
 

@@ -1,10 +1,10 @@
 // The operator console's frame (tabs under /app/admin, the page non-operators get) and the pieces its pages share:
 // host and short-link labels, the disable dialog and the overview's figures.
-import { useEffect, useState, type ReactNode } from "react";
+import { Suspense, useEffect, useState, type ReactNode } from "react";
 import { NavLink, Outlet } from "react-router";
 import type { DisableStatus } from "@contract/admin";
 import { useSession } from "../shared/session";
-import { A, ConfirmDialog, Field, errorMessage, useTitle } from "../shared/ui";
+import { A, ConfirmDialog, Field, Spinner, errorMessage, useTitle } from "../shared/ui";
 
 const TABS: { to: string; label: string; id: string }[] = [
   { to: "/app/admin", label: "Overview", id: "overview" },
@@ -32,7 +32,10 @@ export function AdminLayout() {
           ))}
         </nav>
       </div>
-      <Outlet />
+      {/* Each tab's page loads on demand: the tabs stay while it does. */}
+      <Suspense fallback={<Spinner />}>
+        <Outlet />
+      </Suspense>
     </div>
   );
 }

@@ -1,8 +1,8 @@
-// Whose links the dashboard shows: the user's own, or a team owner's for a member. The header's switcher
+// Whose links the dashboard shows: the user's own, or a team owner's for a member. The navigation's switcher
 // moves between /app and /app/shared/<owner>; the memberships come from GET /api/team.
 import { accountApi } from "./account-api";
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
-import { useLocation, useNavigate } from "react-router";
+import { useLocation } from "react-router";
 
 import type { Membership } from "@contract/teams";
 import { useSession } from "./session";
@@ -68,31 +68,6 @@ export function TeamViewProvider({ children }: { children: ReactNode }) {
 
 export function useTeamView(): TeamViewState {
   return useContext(TeamViewContext);
-}
-
-/** "Your links" / "<owner>'s links" in the header, once the user belongs to a team. */
-export function TeamSwitcher() {
-  const { memberships, ownerId } = useTeamView();
-  const navigate = useNavigate();
-  if (!memberships || memberships.length === 0) return null;
-  return (
-    <label className="team-switcher">
-      <span className="visually-hidden">Whose links</span>
-      <select
-        data-testid="team-switcher"
-        value={ownerId ?? ""}
-        onChange={(e) => navigate(e.target.value ? `/app/shared/${encodeURIComponent(e.target.value)}` : "/app")}
-      >
-        <option value="">Your links</option>
-        {memberships.map((m) => (
-          <option key={m.owner_id} value={m.owner_id} disabled={!m.active}>
-            {ownerLabel(m)}
-            {m.active ? "" : " (paused)"}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
 }
 
 /** On "New link" while a team's links are shown: new links are the user's own (members edit, never create). */

@@ -1,0 +1,88 @@
+// The one list of the dashboard's sections: the sidebar on wide screens and the phone menu both draw it, in
+// groups (links, analytics, team and sharing, settings, operator), each entry with its icon.
+import type { Capability } from "./plan-gate";
+
+export interface NavEntry {
+  to: string;
+  label: string;
+  testId: string;
+  /** An SVG path (24 x 24, stroked) drawn beside the label, alone when the sidebar is collapsed. */
+  icon: string;
+  /** The capability whose lack the entry marks (the page then explains what is missing). */
+  capability?: Capability;
+  /** Matches its path exactly (the links list, whose path starts every other one). */
+  end?: boolean;
+}
+
+export interface NavGroup {
+  id: "links" | "analytics" | "team" | "settings" | "operator";
+  label: string;
+  entries: readonly NavEntry[];
+  /** Shown to operators only. */
+  operator?: boolean;
+}
+
+export const ICONS = {
+  links: "M10 13a5 5 0 0 0 7.54.54l3-3a5 5 0 0 0-7.07-7.07l-1.72 1.71M14 11a5 5 0 0 0-7.54-.54l-3 3a5 5 0 0 0 7.07 7.07l1.71-1.71",
+  shared: "M3 7a2 2 0 0 1 2-2h4l2 2h8a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2z",
+  signOut: "M9 21H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h4M16 17l5-5-5-5M21 12H9",
+  collapse: "M11 17l-5-5 5-5M18 17l-5-5 5-5",
+  expand: "M13 17l5-5-5-5M6 17l5-5-5-5",
+} as const;
+
+/** The dashboard's sections in the order the navigation shows them. */
+export const NAV_GROUPS: readonly NavGroup[] = [
+  {
+    id: "links",
+    label: "Links",
+    entries: [
+      { to: "/app", label: "Your links", testId: "nav-dashboard", icon: ICONS.links, end: true },
+      { to: "/app/links/new", label: "New link", testId: "nav-new-link", icon: "M12 5v14M5 12h14" },
+      { to: "/app/links/bulk", label: "Bulk", testId: "nav-bulk", icon: "M8 6h13M8 12h13M8 18h13M3 6h.01M3 12h.01M3 18h.01", capability: "bulk_create" },
+      { to: "/app/links/import", label: "Import", testId: "nav-import", icon: "M21 15v4a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2v-4M7 10l5 5 5-5M12 15V3" },
+    ],
+  },
+  {
+    id: "analytics",
+    label: "Analytics",
+    entries: [
+      { to: "/app/analytics", label: "Analytics", testId: "nav-analytics", icon: "M18 20V10M12 20V4M6 20v-6", capability: "account_analytics" },
+      { to: "/app/live", label: "Live", testId: "nav-live", icon: "M22 12h-4l-3 9L9 3l-3 9H2", capability: "account_analytics" },
+    ],
+  },
+  {
+    id: "team",
+    label: "Team and sharing",
+    entries: [
+      { to: "/app/team", label: "Team", testId: "nav-team", icon: "M17 21v-2a4 4 0 0 0-4-4H5a4 4 0 0 0-4 4v2M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM23 21v-2a4 4 0 0 0-3-3.87M16 3.13a4 4 0 0 1 0 7.75" },
+      {
+        to: "/app/domains",
+        label: "Domains",
+        testId: "nav-domains",
+        icon: "M12 22a10 10 0 1 0 0-20 10 10 0 0 0 0 20zM2 12h20M12 2a15.3 15.3 0 0 1 4 10 15.3 15.3 0 0 1-4 10 15.3 15.3 0 0 1-4-10 15.3 15.3 0 0 1 4-10z",
+        capability: "custom_domains",
+      },
+      { to: "/app/webhooks", label: "Webhooks", testId: "nav-webhooks", icon: "M13 2 3 14h9l-1 8 10-12h-9l1-8z", capability: "webhooks" },
+    ],
+  },
+  {
+    id: "settings",
+    label: "Settings",
+    entries: [
+      { to: "/app/profile", label: "Profile", testId: "nav-profile", icon: "M20 21v-2a4 4 0 0 0-4-4H8a4 4 0 0 0-4 4v2M12 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8z" },
+      { to: "/app/security", label: "Security", testId: "nav-security", icon: "M12 22s8-4 8-10V5l-8-3-8 3v7c0 6 8 10 8 10z" },
+      { to: "/app/sso", label: "SSO", testId: "nav-sso", icon: "M15.5 7.5 19 4m2-2-2 2m-7.6 7.6a5.5 5.5 0 1 1-7.8 7.8 5.5 5.5 0 0 1 7.8-7.8zm0 0 4.1-4.1 3 3L22 7l-3-3", capability: "sso" },
+    ],
+  },
+  {
+    id: "operator",
+    label: "Operator",
+    operator: true,
+    entries: [{ to: "/app/admin", label: "Operator", testId: "nav-admin", icon: "M4 21v-7M4 10V3M12 21v-9M12 8V3M20 21v-5M20 12V3M1 14h6M9 8h6M17 16h6" }],
+  },
+];
+
+/** The groups a user sees: the operator's only for operators. */
+export function navGroupsFor(isAdmin: boolean): readonly NavGroup[] {
+  return NAV_GROUPS.filter((g) => !g.operator || isAdmin);
+}
