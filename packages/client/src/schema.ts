@@ -9,7 +9,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Open a short link: 302 to the destination, or 404/410/403, or the password form (HEAD answers alike) */
+        /** Open a short link: 302 (or the link's 301, 307, 308) to the destination, or 404 (unknown, or not open yet: not_started)/410/403, or the password form (HEAD answers alike) */
         get: {
             parameters: {
                 query?: never;
@@ -938,6 +938,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -971,6 +973,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -1003,6 +1007,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -1104,6 +1110,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -1137,6 +1145,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -1169,6 +1179,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -1267,6 +1279,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -1300,6 +1314,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -1332,6 +1348,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -1477,6 +1495,105 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/orphan-visits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Orphan visits of every host (requests that matched no link): per day, top missing paths, referrers, devices */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The last N UTC days, today included (default 30) */
+                    days?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            orphans: {
+                                /** @description Every day of the range, oldest first */
+                                by_day: {
+                                    /** @description YYYY-MM-DD (UTC) */
+                                    day: string;
+                                    visits: number;
+                                }[];
+                                days: number;
+                                devices: {
+                                    /** @description desktop, mobile, tablet, bot or other */
+                                    device: string;
+                                    visits: number;
+                                }[];
+                                referrers: {
+                                    /** @description "direct" without a referrer */
+                                    referrer_host: string;
+                                    visits: number;
+                                }[];
+                                /** @description The 20 most visited, most first */
+                                top_paths: {
+                                    /** @description The alias a new link would need to answer here, when the path can be one */
+                                    alias: string | null;
+                                    /** @description The custom domain, or null for the main host */
+                                    host: string | null;
+                                    /** @description The path asked for, without its query; "(other)" past ORPHAN_PATHS_PER_DAY */
+                                    path: string;
+                                    visits: number;
+                                }[];
+                                total: number;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1643,6 +1760,8 @@ export interface paths {
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
+                                    /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                    crawlable: boolean;
                                     created_at: string;
                                     /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                     destination_blocked: boolean;
@@ -1676,6 +1795,8 @@ export interface paths {
                                         image: string | null;
                                         title: string | null;
                                     } | null;
+                                    /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                    redirect_status: number | null;
                                     /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                     rules: {
                                         if: {
@@ -1708,6 +1829,8 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                    starts_at: string | null;
                                     /** @description In name order; at most 10 */
                                     tags: {
                                         /** @enum {string} */
@@ -1822,6 +1945,8 @@ export interface paths {
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
+                                    /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                    crawlable: boolean;
                                     created_at: string;
                                     /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                     destination_blocked: boolean;
@@ -1855,6 +1980,8 @@ export interface paths {
                                         image: string | null;
                                         title: string | null;
                                     } | null;
+                                    /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                    redirect_status: number | null;
                                     /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                     rules: {
                                         if: {
@@ -1887,6 +2014,8 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                    starts_at: string | null;
                                     /** @description In name order; at most 10 */
                                     tags: {
                                         /** @enum {string} */
@@ -2019,6 +2148,8 @@ export interface paths {
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
+                                    /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                    crawlable: boolean;
                                     created_at: string;
                                     /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                     destination_blocked: boolean;
@@ -2052,6 +2183,8 @@ export interface paths {
                                         image: string | null;
                                         title: string | null;
                                     } | null;
+                                    /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                    redirect_status: number | null;
                                     /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                     rules: {
                                         if: {
@@ -2084,6 +2217,8 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                    starts_at: string | null;
                                     /** @description In name order; at most 10 */
                                     tags: {
                                         /** @enum {string} */
@@ -2208,6 +2343,8 @@ export interface paths {
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
+                                    /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                    crawlable: boolean;
                                     created_at: string;
                                     /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                     destination_blocked: boolean;
@@ -2241,6 +2378,8 @@ export interface paths {
                                         image: string | null;
                                         title: string | null;
                                     } | null;
+                                    /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                    redirect_status: number | null;
                                     /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                     rules: {
                                         if: {
@@ -2273,6 +2412,8 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                    starts_at: string | null;
                                     /** @description In name order; at most 10 */
                                     tags: {
                                         /** @enum {string} */
@@ -5292,6 +5433,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/domains/{id}/orphan-visits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Orphan visits of one of the caller's custom domains: per day, top missing paths, referrers, devices */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The last N UTC days, today included (default 30) */
+                    days?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            orphans: {
+                                /** @description Every day of the range, oldest first */
+                                by_day: {
+                                    /** @description YYYY-MM-DD (UTC) */
+                                    day: string;
+                                    visits: number;
+                                }[];
+                                days: number;
+                                devices: {
+                                    /** @description desktop, mobile, tablet, bot or other */
+                                    device: string;
+                                    visits: number;
+                                }[];
+                                referrers: {
+                                    /** @description "direct" without a referrer */
+                                    referrer_host: string;
+                                    visits: number;
+                                }[];
+                                /** @description The 20 most visited, most first */
+                                top_paths: {
+                                    /** @description The alias a new link would need to answer here, when the path can be one */
+                                    alias: string | null;
+                                    /** @description The custom domain, or null for the main host */
+                                    host: string | null;
+                                    /** @description The path asked for, without its query; "(other)" past ORPHAN_PATHS_PER_DAY */
+                                    path: string;
+                                    visits: number;
+                                }[];
+                                total: number;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/domains/{id}/verify": {
         parameters: {
             query?: never;
@@ -5421,6 +5663,8 @@ export interface paths {
                     "application/json": {
                         /** @description Custom short path; generated when absent or empty */
                         alias?: string;
+                        /** @description Let search engines follow it (default false) */
+                        crawlable?: boolean;
                         expired_url?: string | null;
                         note?: string | null;
                         preview?: {
@@ -5428,6 +5672,8 @@ export interface paths {
                             image?: string | null;
                             title?: string | null;
                         } | null;
+                        /** @description 301, 302, 307 or 308; null: the instance's default */
+                        redirect_status?: number | null;
                         /** @description At most 20; the first that holds decides */
                         rules?: {
                             if: {
@@ -5459,6 +5705,8 @@ export interface paths {
                             /** @description Percent, 1 to 99; a split's weights add up to 100 */
                             weight: number;
                         }[] | null;
+                        /** @description ISO 8601 date-time; Pro and up */
+                        starts_at?: string | null;
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
@@ -5481,6 +5729,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -5512,6 +5762,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -5544,6 +5796,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -5741,6 +5995,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -5772,6 +6028,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -5804,6 +6062,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -5905,6 +6165,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -5936,6 +6198,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -5968,6 +6232,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -6109,6 +6375,8 @@ export interface paths {
                         android_url?: string | null;
                         /** @description Archive (true) or restore (false) */
                         archived?: boolean;
+                        /** @description Let search engines follow it (default false) */
+                        crawlable?: boolean;
                         domain?: string | null;
                         expired_url?: string | null;
                         expires_at?: string | null;
@@ -6121,6 +6389,8 @@ export interface paths {
                             image?: string | null;
                             title?: string | null;
                         } | null;
+                        /** @description 301, 302, 307 or 308; null: the instance's default */
+                        redirect_status?: number | null;
                         /** @description At most 20; the first that holds decides */
                         rules?: {
                             if: {
@@ -6152,6 +6422,8 @@ export interface paths {
                             /** @description Percent, 1 to 99; a split's weights add up to 100 */
                             weight: number;
                         }[] | null;
+                        /** @description ISO 8601 date-time; Pro and up */
+                        starts_at?: string | null;
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
@@ -6173,6 +6445,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -6204,6 +6478,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -6236,6 +6512,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -7685,6 +7963,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -7716,6 +7996,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -7748,6 +8030,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -7816,6 +8100,8 @@ export interface paths {
                         android_url?: string | null;
                         /** @description Archive (true) or restore (false) */
                         archived?: boolean;
+                        /** @description Let search engines follow it (default false) */
+                        crawlable?: boolean;
                         domain?: string | null;
                         expired_url?: string | null;
                         expires_at?: string | null;
@@ -7828,6 +8114,8 @@ export interface paths {
                             image?: string | null;
                             title?: string | null;
                         } | null;
+                        /** @description 301, 302, 307 or 308; null: the instance's default */
+                        redirect_status?: number | null;
                         /** @description At most 20; the first that holds decides */
                         rules?: {
                             if: {
@@ -7859,6 +8147,8 @@ export interface paths {
                             /** @description Percent, 1 to 99; a split's weights add up to 100 */
                             weight: number;
                         }[] | null;
+                        /** @description ISO 8601 date-time; Pro and up */
+                        starts_at?: string | null;
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
@@ -7880,6 +8170,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -7911,6 +8203,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -7943,6 +8237,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -8057,6 +8353,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -8088,6 +8386,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -8120,6 +8420,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -8234,6 +8536,8 @@ export interface paths {
                         android_url?: string | null;
                         /** @description Archive (true) or restore (false) */
                         archived?: boolean;
+                        /** @description Let search engines follow it (default false) */
+                        crawlable?: boolean;
                         domain?: string | null;
                         expired_url?: string | null;
                         expires_at?: string | null;
@@ -8246,6 +8550,8 @@ export interface paths {
                             image?: string | null;
                             title?: string | null;
                         } | null;
+                        /** @description 301, 302, 307 or 308; null: the instance's default */
+                        redirect_status?: number | null;
                         /** @description At most 20; the first that holds decides */
                         rules?: {
                             if: {
@@ -8277,6 +8583,8 @@ export interface paths {
                             /** @description Percent, 1 to 99; a split's weights add up to 100 */
                             weight: number;
                         }[] | null;
+                        /** @description ISO 8601 date-time; Pro and up */
+                        starts_at?: string | null;
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
@@ -8298,6 +8606,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -8329,6 +8639,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -8361,6 +8673,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -8883,6 +9197,8 @@ export interface paths {
                         /** @description Rows of a URL and an optional alias (what the dashboard sends for its `url,alias` CSV lines); `line` in the results is the row's position */
                         links: {
                             alias?: string;
+                            /** @description Let search engines follow it (default false) */
+                            crawlable?: boolean;
                             expired_url?: string | null;
                             note?: string | null;
                             preview?: {
@@ -8890,6 +9206,8 @@ export interface paths {
                                 image?: string | null;
                                 title?: string | null;
                             } | null;
+                            /** @description 301, 302, 307 or 308; null: the instance's default */
+                            redirect_status?: number | null;
                             /** @description At most 20; the first that holds decides */
                             rules?: {
                                 if: {
@@ -8921,6 +9239,8 @@ export interface paths {
                                 /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                 weight: number;
                             }[] | null;
+                            /** @description ISO 8601 date-time; Pro and up */
+                            starts_at?: string | null;
                             /** @description Tag names; unknown ones are created; at most 10 */
                             tags?: string[];
                             title?: string | null;
@@ -8947,6 +9267,8 @@ export interface paths {
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
+                                    /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                    crawlable: boolean;
                                     created_at: string;
                                     /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                     destination_blocked: boolean;
@@ -8978,6 +9300,8 @@ export interface paths {
                                         image: string | null;
                                         title: string | null;
                                     } | null;
+                                    /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                    redirect_status: number | null;
                                     /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                     rules: {
                                         if: {
@@ -9010,6 +9334,8 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                    starts_at: string | null;
                                     /** @description In name order; at most 10 */
                                     tags: {
                                         /** @enum {string} */
@@ -9123,6 +9449,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -9154,6 +9482,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -9186,6 +9516,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
