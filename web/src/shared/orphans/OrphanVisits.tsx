@@ -31,12 +31,12 @@ function Paths({ report, showHost }: { report: OrphanReport; showHost: boolean }
   return (
     <div className="table-wrap">
       <table className="table orphan-table" data-testid="orphan-paths">
-        <TableHead columns={[...(showHost ? ["Host"] : []), "Missing path", "Visits", ""]} />
+        <TableHead columns={["Missing path", "Visits", ""]} />
         <tbody>
           {report.top_paths.map((p) => (
             <tr key={`${p.host ?? ""}${p.path}`} data-testid="orphan-path-row">
-              {showHost ? <td className="cell-wrap">{p.host ?? <span className="muted">main host</span>}</td> : null}
               <td className="cell-url">
+                {showHost ? <span className="orphan-host muted small">{p.host ?? "main host"}</span> : null}
                 <code className="truncate" title={p.path}>
                   {p.path}
                 </code>
