@@ -2,7 +2,8 @@
 // Cache-Control (no-store, or `private, max-age=N` for the permanent 301 and 308) and X-Robots-Tag
 // (noindex unless the link is crawlable). Eight shared, frozen-shape objects built once per instance: a
 // cached link points at its own (link-cache.ts), so the hot path allocates nothing to pick one.
-import { NO_STORE } from "../http/pages.js";
+/** What routes answer short addresses with (http/pages.ts says the same): every visit reaches the service. */
+const NO_STORE = "private, no-store";
 
 export interface RedirectAnswer {
   status: number;
