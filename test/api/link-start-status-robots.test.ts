@@ -2,25 +2,13 @@
 // 301/308 cacheable for REDIRECT_MAX_AGE), robots (/robots.txt allows crawlable links only; X-Robots-Tag on
 // the others' redirects), on the fast path (second visit, from the cache) and the full one alike.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { request } from "node:http";
+import { hit } from "../helpers/host.js";
 import { createLink, storedClicks } from "../helpers/links.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
+import { verifiedDomain } from "../helpers/verified-domain.js";
 import { type ApiClient, signedInClient } from "../helpers/client.js";
 import { ManualClock } from "../../src/shared/clock.js";
-
-/** GET with a Host header of our choosing (fetch cannot set Host). */
-function getOn(base: string, path: string, host: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(base + path, { headers: { host } }, (res) => {
-      let body = "";
-      res.on("data", (c: Buffer) => (body += c.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
 
 describe.each(ENGINES)("start date, redirect status and robots on %s", (engine) => {
   let server: TestServer;
@@ -124,14 +112,9 @@ describe.each(ENGINES)("start date, redirect status and robots on %s", (engine) 
     const body = await robots.text();
     expect(body.split("\n").filter((l) => !l.startsWith("#"))).toEqual(["User-agent: *", "Allow: /seo-page$", "Disallow: /", ""]);
     // A custom domain lists its own crawlable links only.
-    const now = clock.now();
     const owner = (await server.ctx.storage.db.selectFrom("users").select("id").where("email", "=", "start@example.com").executeTakeFirstOrThrow()).id;
-    await server.ctx.storage.db
-      .insertInto("domains")
-      .values({ id: "dom0000000000robot", owner_id: owner, hostname: "go.robots.example", status: "verified", txt_token: "t", next_action: null, last_checked_at: now, verified_at: now, lost_at: null, next_check_at: null, verify_requested_at: null, created_at: now })
-      .execute();
-    await server.ctx.domains.announce("go.robots.example");
-    const onDomain = await getOn(server.url, "/robots.txt", "go.robots.example");
+    await verifiedDomain(server, "dom0000000000robot", owner, "go.robots.example");
+    const onDomain = await hit(server.url, "/robots.txt", "go.robots.example");
     expect(onDomain.body.split("\n").filter((l) => !l.startsWith("#"))).toEqual(["User-agent: *", "Disallow: /", ""]);
     await pro.patch(`/api/links/${a.id}`, { crawlable: false });
     expect((await twice("seo-page")).headers.get("x-robots-tag")).toBe("noindex");

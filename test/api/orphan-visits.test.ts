@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request } from "node:http";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
+import { verifiedDomain } from "../helpers/verified-domain.js";
 import { account, type Account } from "../helpers/operator.js";
 import { ManualClock } from "../../src/shared/clock.js";
 import { createLink } from "../helpers/links.js";
@@ -37,13 +38,8 @@ describe.each(ENGINES)("orphan visits on %s", (engine) => {
     op = await account(server, "orphan-op@example.com", { admin: true });
     owner = await account(server, "orphan-owner@example.com", { plan: "business" });
     other = await account(server, "orphan-other@example.com", { plan: "business" });
-    const now = clock.now();
     domainId = "dom00000000orphan";
-    await server.ctx.storage.db
-      .insertInto("domains")
-      .values({ id: domainId, owner_id: owner.id, hostname: "go.orphan.example", status: "verified", txt_token: "t", next_action: null, last_checked_at: now, verified_at: now, lost_at: null, next_check_at: null, verify_requested_at: null, created_at: now })
-      .execute();
-    await server.ctx.domains.announce("go.orphan.example");
+    await verifiedDomain(server, domainId, owner.id, "go.orphan.example");
     await createLink(owner.client, { url: "https://example.com/real", alias: "real-link", domain: "go.orphan.example" });
   });
   afterAll(async () => server?.close());

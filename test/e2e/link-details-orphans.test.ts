@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserAvailable, screenshotModes, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import { ENGINES } from "../helpers/engines.js";
+import { verifiedDomain } from "../helpers/verified-domain.js";
 import { hit } from "../helpers/host.js";
 
 const available = browserAvailable();
@@ -19,12 +20,7 @@ describe.skipIf(!available).each(ENGINES)("link start, redirect code, robots and
     f = await startBrowserFixture({ engine, env: { NOT_FOUND_PER_MINUTE: "0" } });
     ownerId = (await f.server.ctx.accounts.create({ email, password, plan: "business", verified: true })).id;
     await f.server.ctx.accounts.create({ email: opEmail, password, plan: "free", verified: true, admin: true });
-    const now = Date.now();
-    await f.server.ctx.storage.db
-      .insertInto("domains")
-      .values({ id: `dom-e2e-orphans-${engine}`, owner_id: ownerId, hostname: "go.poster.example", status: "verified", txt_token: "t", next_action: null, last_checked_at: now, verified_at: now, lost_at: null, next_check_at: null, verify_requested_at: null, created_at: now })
-      .execute();
-    await f.server.ctx.domains.announce("go.poster.example");
+    await verifiedDomain(f.server, `dom-e2e-orphans-${engine}`, ownerId, "go.poster.example");
   });
   afterAll(async () => f?.close());
 
