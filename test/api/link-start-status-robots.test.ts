@@ -121,6 +121,20 @@ describe.each(ENGINES)("start date, redirect status and robots on %s", (engine) 
     expect((await (await fetch(`${server.url}/robots.txt`)).text())).not.toContain("Allow:");
   });
 
+  it("the external creation API takes the fields (Business and up)", async () => {
+    const biz = await signedInClient(server, "start-ext@example.com", "business");
+    const secret = (await biz.post("/api/keys", { name: "ext" })).body.secret as string;
+    const call = (body: unknown) =>
+      fetch(`${server.url}/api/external-create.php`, { method: "POST", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const r = await call({ url: "https://example.com/ext", alias: "ext-301", redirect_status: 301, crawlable: true, starts_at: new Date(clock.now() - 1000).toISOString() });
+    expect(r.status).toBe(201);
+    const link = ((await r.json()) as { link: { redirect_status: number; crawlable: boolean } }).link;
+    expect([link.redirect_status, link.crawlable]).toEqual([301, true]);
+    expect((await twice("ext-301")).status).toBe(301);
+    const bad = await call({ url: "https://example.com/ext", redirect_status: 304 });
+    expect(bad.status).toBe(400);
+  });
+
   it("bulk rows and the list carry the fields", async () => {
     const biz = await signedInClient(server, "start-biz@example.com", "business");
     const r = await biz.post("/api/links/bulk", { links: [{ url: "https://example.com/b1", alias: "bulk-308", redirect_status: 308, crawlable: true }, { url: "https://example.com/b2", redirect_status: 999 }] });
