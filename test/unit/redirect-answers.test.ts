@@ -5,6 +5,8 @@ import { NO_STORE } from "../../src/http/pages.js";
 import { detailsConfigOf } from "../../src/config-details.js";
 import { orphanPath, deviceClass } from "../../src/orphans/orphan-visits.js";
 import { aliasOfPath } from "../../src/orphans/orphan-report.js";
+import { mapLink } from "../../src/imports/mapping.js";
+import type { UserRow } from "../../src/storage/schema.js";
 
 describe("redirect answers", () => {
   const a = new RedirectAnswers(302, 60);
@@ -43,5 +45,19 @@ describe("orphan paths", () => {
     for (const p of ["/wp-login.php", "/a/b", "/ab", "(other)", "/api"]) expect(aliasOfPath(p), p).toBeNull();
     expect(deviceClass("curl/8.0")).toBe("bot");
     expect(deviceClass("")).toBe("bot");
+  });
+});
+
+describe("Shlink's validSince and crawlable on import", () => {
+  const owner = (plan: string) => ({ plan }) as unknown as UserRow;
+  const target = (plan: string) => ({ owner: owner(plan), domains: new Set<string>(), mainHost: "snip.example" });
+  const now = Date.UTC(2026, 10, 28);
+  it("a start still ahead becomes starts_at on Pro; dropped with a note on Free; a past one is not carried", () => {
+    const src = { source_id: "/a", url: "https://example.com/a", alias: "a", valid_since: now + 86_400_000, crawlable: true };
+    const pro = mapLink(src, target("pro"), now);
+    expect([pro.input.starts_at, pro.input.crawlable, pro.notes]).toEqual(["2026-11-29T00:00:00.000Z", true, []]);
+    const free = mapLink(src, target("free"), now);
+    expect([free.input.starts_at, free.notes]).toEqual([undefined, ["start date 2026-11-29 dropped: a start date needs the Pro plan; the link works now"]]);
+    expect(mapLink({ ...src, valid_since: now - 1, crawlable: false }, target("pro"), now).input).toEqual({ url: "https://example.com/a", alias: "a", domain: null });
   });
 });
