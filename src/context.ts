@@ -40,6 +40,7 @@ import type { AccountAnalytics } from "./analytics/account-analytics.js";
 import type { LiveFeed, LiveLimits } from "./analytics/live-feed.js";
 import { createRedirects } from "./redirect/index.js";
 import type { RedirectService } from "./redirect/resolve-link.js";
+import { OrphanVisits } from "./orphans/orphan-visits.js";
 import { createAdmin } from "./admin/index.js";
 import type { AuditLog } from "./admin/audit-log.js";
 import { createSecurity } from "./security/index.js";
@@ -88,6 +89,8 @@ export interface AppContext {
   analytics: AccountAnalytics;
   links: LinkService;
   redirects: RedirectService;
+  /** Requests that matched no link, counted in memory and flushed to orphan_visits (docs/orphan-visits.md). */
+  orphans: OrphanVisits;
   teams: TeamService;
   webhooks: WebhookService;
   tags: TagService;
@@ -175,6 +178,8 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const { webhooks, clickDeliveries, receiverCheck } = webhooksRoom;
   const { analytics, live } = createAnalytics({ ...base, countries, stats, live: overrides.live });
   const redirects = createRedirects({ settings: config, links, clicks, clock, rate, customHosts, domainChanges, clickDeliveries, live, blocklist, countries });
+  const d = config.details;
+  const orphans = new OrphanVisits(db, clock, { enabled: d.orphanVisits, pathsPerDay: d.orphanPathsPerDay, keepDays: d.orphanVisitsDays }, (err) => log.warn({ err }, "orphan visits flush failed"));
   const backlogs = { clickBacklog: () => clicks.backlog(), webhookQueue: () => clickDeliveries.queueState() };
   const admin = await createAdmin({ ...base, rate, links, domains, blocklist, events, ...backlogs, start: migrated });
   const security = createSecurity({
@@ -210,6 +215,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
       await webhooksRoom.close();
       await domains.stop();
       await sso.domains.stop();
+      await orphans.close();
       await clicks.close();
       await mailer.stop();
       transport.close();
@@ -221,6 +227,6 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     ...security,
     countries,
     config, readiness, storage, clock, log, mailer, rate, tracing, close, sessions, accounts, apiKeys, teams, tags, utm,
-    clicks, stats, analytics, live, links, blocklist, redirects, webhooks, clickDeliveries, domains, imports, sso,
+    clicks, stats, analytics, live, links, blocklist, redirects, orphans, webhooks, clickDeliveries, domains, imports, sso,
   };
 }

@@ -30,6 +30,8 @@ export const MESSAGES = {
   expiryFormat: "Enter a date and time such as 2026-11-21T10:00:00.000Z",
   expiryPast: "This date is in the past; choose a later one",
   expiryTooFar: "Choose a date before the year 10000",
+  startsBeforeExpiry: "Choose a start date before the expiry date",
+  redirectStatus: "Choose 301, 302, 307 or 308",
   maxClicks: `Enter a whole number from 1 to ${MAX_CLICKS_LIMIT.toLocaleString("en")}`,
   linkPasswordEmpty: "Enter a password, or leave the field empty for none",
   linkPasswordLong: `Use at most ${MAX_LINK_PASSWORD} characters`,

@@ -47,6 +47,9 @@ export const LinkSchema = Type.Object({
   expired_url: Nullable(Type.String({ description: "Where visitors go once the link expired or reached its click limit" })),
   preview: Nullable(LinkPreviewSchema),
   last_click_at: Nullable(Type.String({ description: "When the link was last clicked (kept with click_count, a moment behind)" })),
+  starts_at: Nullable(Type.String({ description: "Before this moment visitors get 404 `not_started` with the date, and no click counts" })),
+  redirect_status: Nullable(Type.Integer({ description: "301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set)" })),
+  crawlable: Type.Boolean({ description: "Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag" }),
   ...LinkTargetingProperties,
 });
 export type Link = Static<typeof LinkSchema>;
@@ -61,6 +64,9 @@ const LinkDetails = {
   note: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
   tags: Type.Optional(Type.Array(Type.String({ maxLength: 400 }), { maxItems: 100, description: "Tag names; unknown ones are created; at most 10" })),
   expired_url: Type.Optional(Nullable(Url)),
+  starts_at: Type.Optional(Nullable(Type.String({ maxLength: 100, description: "ISO 8601 date-time; Pro and up" }))),
+  redirect_status: Type.Optional(Nullable(Type.Integer({ description: "301, 302, 307 or 308; null: the instance's default" }))),
+  crawlable: Type.Optional(Type.Boolean({ description: "Let search engines follow it (default false)" })),
   preview: Type.Optional(
     Nullable(
       Body({

@@ -6,6 +6,8 @@ export type Plan = (typeof PLANS)[number];
 
 export type Capability =
   | "link_expiration"
+  /** A start date (starts_at): the link opens at a moment. */
+  | "link_start"
   | "link_max_clicks"
   | "link_fallback"
   | "link_preview"
@@ -23,7 +25,7 @@ export type Capability =
   | "sso"
   | "team_2fa_policy";
 
-const PRO: Capability[] = ["link_expiration", "link_max_clicks", "link_fallback", "link_preview", "advanced_stats", "visitor_stats", "stats_csv"];
+const PRO: Capability[] = ["link_expiration", "link_start", "link_max_clicks", "link_fallback", "link_preview", "advanced_stats", "visitor_stats", "stats_csv"];
 const BUSINESS: Capability[] = [...PRO, "link_targeting", "account_analytics", "bulk_create", "team_invite", "custom_domains", "external_api", "webhooks"];
 
 export const PLAN_CAPABILITIES: Readonly<Record<Plan, ReadonlySet<Capability>>> = {
@@ -54,6 +56,7 @@ export function requiredPlan(capability: Capability): Plan {
 /** Each capability in the words every page uses (the profile, the operator's plan change, the plan notes). */
 export const CAPABILITY_LABELS: Readonly<Record<Capability, string>> = {
   link_expiration: "expiry dates",
+  link_start: "start dates",
   link_max_clicks: "click limits",
   link_fallback: "fallback URLs",
   link_preview: "social previews",

@@ -36,6 +36,7 @@ import { opsRoutes } from "./routes/ops.js";
 import { linkRoutes } from "./routes/links.js";
 import { qrRoutes } from "./routes/qr.js";
 import { teamRoutes } from "./routes/team.js";
+import { robotsRoute } from "./routes/orphans.js";
 import { redirectRoutes } from "./routes/redirect.js";
 import type { Metrics } from "./metrics.js";
 import { reportRoutes } from "./routes/report.js";
@@ -160,6 +161,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
 
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
   app.setNotFoundHandler((req, reply) => {
+    // A page address that matched nothing on a short-link host: an orphan visit (docs/orphan-visits.md).
+    if ((req.method === "GET" || req.method === "HEAD") && !req.url.startsWith("/api/") && !req.url.startsWith("/assets/")) {
+      ctx.orphans.visited(ctx.redirects.domainFor(req.hostname), req.url, String(req.headers.referer ?? ""), String(req.headers["user-agent"] ?? ""));
+    }
     if (req.url.startsWith("/api/") || prefersJson(req.headers.accept)) return sendError(req, reply, new DomainError("not_found", "Not found"));
     return reply.code(404).type("text/html; charset=utf-8").send(errorPage(404, NOT_FOUND_PAGE));
   });
@@ -222,6 +227,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await opsRoutes(app, ctx);
   await tlsAskRoute(app, ctx);
   await reportRoutes(app, ctx);
+  await robotsRoute(app, ctx);
   // The link-password page's show/hide control (pages.ts): on every host, as the page itself.
   app.get(PASSWORD_SCRIPT_PATH, { schema: { hide: true } }, async (_r, reply) =>
     reply.type("text/javascript; charset=utf-8").header("cache-control", "max-age=86400").send(PASSWORD_SCRIPT),

@@ -1,11 +1,13 @@
 // The redirect hot path in front of Fastify: GET/HEAD /<alias> of a cached link with no click limit, not
-// expired, is answered straight from node:http (302, or the password page); everything else goes to Fastify.
+// expired and open (its start date passed), is answered straight from node:http (the link's 301/302/307/308,
+// or the password page); everything else goes to Fastify.
 // Same answer as routes/redirect.ts (status, Location, headers), same single click, with or without
 // trusted proxies.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { PASSWORD_FORM, type RedirectService, type Visit } from "../redirect/resolve-link.js";
 import { takeQrMarker } from "../redirect/qr-marker.js";
-import { NO_STORE, PASSWORD_PAGE_HEADERS, passwordForm } from "./pages.js";
+import type { RedirectAnswer } from "../redirect/answers.js";
+import { PASSWORD_PAGE_HEADERS, passwordForm } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
 import { type Trust, clientIp, hostnameOf, proxyCountry } from "./proxy.js";
 import type { Metrics } from "./metrics.js";
@@ -13,10 +15,6 @@ import type { Metrics } from "./metrics.js";
 /** One path segment that can be an alias; anything else (%-escapes, slashes, dots) is Fastify's. */
 const PATH_RE = /^\/([A-Za-z0-9_-]{3,64})(?:\?|$)/;
 
-/** Reused for every answer (writeHead serialises the list synchronously); what routes/redirect.ts sends. */
-const HEADERS: string[] = ["location", "", "cache-control", NO_STORE, "content-length", "0"];
-/** The same with the cookie that keeps a split's variant. */
-const COOKIE_HEADERS: string[] = [...HEADERS, "set-cookie", ""];
 
 /** The password page, as routes/redirect.ts and the onSend hook answer it. */
 const FORM = Buffer.from(passwordForm(false));
@@ -66,6 +64,7 @@ export function fastRedirect(redirects: RedirectService, trust: Trust | null, co
       acceptLanguage: h["accept-language"] ?? "",
       cookie: h.cookie ?? "",
       setCookie: null,
+      answer: null,
     };
     const location = redirects.visitCached(visit);
     if (location === undefined) return false;
@@ -76,15 +75,19 @@ export function fastRedirect(redirects: RedirectService, trust: Trust | null, co
       return true;
     }
     // After the click journal's append of this event-loop turn: a 302 answered is a click that survives a kill.
+    // The link's status and header list (answers.ts: shared, reused for every answer, since writeHead
+    // serialises the list synchronously): what routes/redirect.ts sends.
     const cookie = visit.setCookie;
+    const answer = visit.answer as RedirectAnswer;
     redirects.afterClickKept(() => {
       if (cookie) {
-        COOKIE_HEADERS[1] = location;
-        COOKIE_HEADERS[COOKIE_HEADERS.length - 1] = cookie;
-        res.writeHead(302, COOKIE_HEADERS);
+        const headers = answer.cookieHeaders;
+        headers[1] = location;
+        headers[headers.length - 1] = cookie;
+        res.writeHead(answer.status, headers);
       } else {
-        HEADERS[1] = location;
-        res.writeHead(302, HEADERS);
+        answer.headers[1] = location;
+        res.writeHead(answer.status, answer.headers);
       }
       res.end();
       metrics?.fast(false, (performance.now() - started) / 1000);

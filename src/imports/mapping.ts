@@ -1,6 +1,6 @@
 // A source link as a snip link (docs/import.md, Mapping): the alias kept on the owner's verified custom
 // domain of the same name, else on the main host; what the owner's plan does not allow dropped with a
-// note; what snip cannot hold (a start date, a password it cannot read) noted. The creation itself
+// note; what snip cannot hold (a password it cannot read) noted. The creation itself
 // (destination checks, the blocklist, the alias) is LinkService.create's, as for any link.
 import { can } from "../accounts/plans.js";
 import { isOwnHash } from "../accounts/passwords.js";
@@ -89,7 +89,11 @@ export function mapLink(src: SourceLink, target: ImportTarget, now: number): Map
     if (isOwnHash(src.password_hash)) m.imported.password_hash = src.password_hash;
     else notes.push("password_hash is not a hash with snip's own argon2id parameters (m=19456, t=2, p=1): the link is imported without a password");
   } else if (src.password_protected) notes.push("password-protected at the source; its password cannot be read: imported without one");
-  if (src.valid_since != null && src.valid_since > now) notes.push(`not valid before ${day(src.valid_since)} at the source: snip has no start date, the link works now`);
+  if (src.valid_since != null && src.valid_since > now) {
+    if (can(target.owner.plan, "link_start")) input.starts_at = new Date(src.valid_since).toISOString();
+    else notes.push(`start date ${day(src.valid_since)} dropped: a start date needs the Pro plan; the link works now`);
+  }
+  if (src.crawlable) input.crawlable = true;
   if (src.created_at != null && src.created_at > 0 && src.created_at <= now) m.imported.created_at = src.created_at;
   if (src.clicks_total != null && src.clicks_total > 0) m.imported.imported_clicks = src.clicks_total;
   return m;

@@ -37,8 +37,10 @@ export interface SourceLink {
   tags?: string[];
   /** Epoch ms. */
   expires_at?: number | null;
-  /** Not before (Shlink's validSince): not a snip field, reported as a note. */
+  /** Not before (Shlink's validSince): carried into starts_at when still ahead (Pro and up). */
   valid_since?: number | null;
+  /** Search engines may follow it (Shlink's crawlable). */
+  crawlable?: boolean | null;
   max_clicks?: number | null;
   ios_url?: string | null;
   android_url?: string | null;

@@ -11,6 +11,7 @@ import { isUniqueViolation } from "../storage/unique-violation.js";
 import { AliasReserved, claimAlias } from "./alias-reservations.js";
 import { announce, type LinkDeps } from "./deps.js";
 import { type LinkDetailsInput, checkDetails, setLinkTags } from "./link-details.js";
+import { checkStartBeforeExpiry } from "./link-delivery.js";
 import { checkAlias, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry, refuseBlocked } from "./validate.js";
 
 export const SIGNED_OUT_LIFETIME_MS = 5 * 60_000;
@@ -43,7 +44,7 @@ export interface CreateLinkOptions {
 export const DEFAULT_SIGNED_OUT_PER_HOUR = 30;
 const HOUR = 3_600_000;
 
-const SIGNED_IN_OPTIONS = ["domain", "expires_at", "max_clicks", "password", "ios_url", "android_url", "title", "note", "tags", "expired_url", "preview", "archived", "rules", "split"] as const;
+const SIGNED_IN_OPTIONS = ["domain", "expires_at", "max_clicks", "password", "ios_url", "android_url", "title", "note", "tags", "expired_url", "preview", "archived", "rules", "split", "starts_at", "redirect_status", "crawlable"] as const;
 
 const given = (v: unknown) => v !== undefined && v !== null && v !== "" && !(Array.isArray(v) && v.length === 0);
 
@@ -131,6 +132,9 @@ export async function prepareLink(deps: LinkDeps, actor: UserRow | null, input: 
     last_click_at: null,
     rules: null,
     split: null,
+    starts_at: null,
+    redirect_status: null,
+    crawlable: 0,
     ...details.set,
     ...opts.imported,
   };
@@ -184,6 +188,7 @@ async function checkInput(deps: LinkDeps, actor: UserRow | null, input: CreateLi
       });
     }
     if (secret != null) password = checks.run(() => checkLinkPassword(secret));
+    checks.run(() => checkStartBeforeExpiry(details.set.starts_at, expiresAt));
   }
   checks.throwIfAny();
   // Past throwIfAny every check passed: nothing is undefined.

@@ -16,8 +16,9 @@ import {
 } from "../contract/form-rules.js";
 import { normalizeDestination } from "./validate.js";
 import { type CheckedTargeting, type TargetingInput, checkTargeting } from "./link-targeting.js";
+import { type LinkDeliveryInput, checkDelivery } from "./link-delivery.js";
 
-export interface LinkDetailsInput extends TargetingInput {
+export interface LinkDetailsInput extends TargetingInput, LinkDeliveryInput {
   title?: string | null;
   note?: string | null;
   tags?: string[];
@@ -28,7 +29,7 @@ export interface LinkDetailsInput extends TargetingInput {
 
 /** The columns a create or edit sets (absent: unchanged), and the tag names when the link's tags change. */
 export interface CheckedDetails {
-  set: Pick<LinkUpdate, "title" | "note" | "expired_url" | "preview_title" | "preview_description" | "preview_image" | "archived_at" | "rules" | "split">;
+  set: Pick<LinkUpdate, "title" | "note" | "expired_url" | "preview_title" | "preview_description" | "preview_image" | "archived_at" | "rules" | "split" | "starts_at" | "redirect_status" | "crawlable">;
   tags: string[] | undefined;
   /** Rules' and variants' addresses with their fields (the blocklist checks them like the link's own). */
   targetUrls: CheckedTargeting["urls"];
@@ -94,7 +95,8 @@ export function checkDetails(checks: FieldChecks, input: LinkDetailsInput, plan:
   if (input.archived !== undefined) set.archived_at = input.archived ? now : null;
   const tags = input.tags === undefined ? undefined : checks.run(() => checkTagNames(input.tags as string[]));
   const targeting = checkTargeting(checks, input, plan, ownHost);
-  return { set: { ...set, ...targeting.set }, tags, targetUrls: targeting.urls };
+  const delivery = checkDelivery(checks, input, plan);
+  return { set: { ...set, ...targeting.set, ...delivery }, tags, targetUrls: targeting.urls };
 }
 
 /** Gives the link exactly these tags (creating the owner's unknown ones), inside a transaction holding the owner's lock. */

@@ -26,7 +26,7 @@ import { type Snapshot, parseSnapshot } from "../storage/pg-snapshot.js";
 const ON_VERIFIED_DOMAIN = "EXISTS (SELECT 1 FROM domains d WHERE d.hostname = l.domain AND d.owner_id = l.owner_id AND d.status = 'verified')";
 
 /** The columns the redirect cache reads (named: a column added by a later migration leaves the prepared statement valid). */
-const CACHED_COLUMNS = ["id", "num", "domain", "alias", "url", "ios_url", "android_url", "expires_at", "max_clicks", "password_hash", "owner_id", "disabled_status", "expired_url", "rules", "split", "preview_title", "preview_description", "preview_image"] as const;
+const CACHED_COLUMNS = ["id", "num", "domain", "alias", "url", "ios_url", "android_url", "expires_at", "max_clicks", "password_hash", "owner_id", "disabled_status", "expired_url", "rules", "split", "preview_title", "preview_description", "preview_image", "starts_at", "redirect_status", "crawlable"] as const;
 export type CachedRow = Pick<LinkRow, (typeof CACHED_COLUMNS)[number]>;
 
 /** findFresh()'s answer: the row, or on PostgreSQL the row with the snapshot it was read with. */

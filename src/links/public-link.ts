@@ -48,6 +48,9 @@ export function toLink(link: LinkRow & { updated_by_email?: string | null }, tag
     expired_url: link.expired_url,
     preview: previewOf(link),
     last_click_at: iso(link.last_click_at === null ? null : Number(link.last_click_at)),
+    starts_at: iso(link.starts_at == null ? null : Number(link.starts_at)),
+    redirect_status: link.redirect_status == null ? null : Number(link.redirect_status),
+    crawlable: Number(link.crawlable ?? 0) === 1,
     rules: link.rules === null ? [] : (JSON.parse(link.rules) as Link["rules"]),
     split: link.split === null ? [] : (JSON.parse(link.split) as Link["split"]),
   };

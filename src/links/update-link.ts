@@ -12,6 +12,7 @@ import { announce, type LinkDeps } from "./deps.js";
 import { MESSAGES } from "../contract/form-rules.js";
 import { type AccessibleLink, type LinkView, accessibleLink, loadLinkView } from "./link-access.js";
 import { checkDetails, setLinkTags } from "./link-details.js";
+import { checkStartBeforeExpiry } from "./link-delivery.js";
 import { checkAlias, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry, refuseBlocked } from "./validate.js";
 
 /** Only the fields present change; `null` clears an option. */
@@ -70,6 +71,7 @@ export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, inp
       return checkMaxClicks(n);
     });
   }
+  checks.run(() => checkStartBeforeExpiry(set.starts_at === undefined ? link.starts_at : set.starts_at, set.expires_at === undefined ? link.expires_at : set.expires_at));
   const password = input.password == null ? input.password : checks.run(() => checkLinkPassword(input.password as string));
   checks.throwIfAny();
   if (password !== undefined) set.password_hash = password === null ? null : await hashPassword(password);

@@ -12,9 +12,10 @@ import type { CustomHosts } from "../domains/custom-hosts.js";
 import type { ClickDeliveries } from "../webhooks/click-deliveries.js";
 import type { LiveFeed } from "../analytics/live-feed.js";
 import { RedirectService } from "./resolve-link.js";
+import { RedirectAnswers } from "./answers.js";
 
 export interface RedirectsDeps {
-  settings: Pick<Config, "baseUrl" | "linkCacheSize" | "notFoundPerMinute">;
+  settings: Pick<Config, "baseUrl" | "linkCacheSize" | "notFoundPerMinute" | "details">;
   links: LinkService;
   clicks: ClickRecorder;
   clock: Clock;
@@ -44,5 +45,6 @@ export function createRedirects(deps: RedirectsDeps): RedirectService {
     notFoundPerMinute: settings.notFoundPerMinute,
     countries: deps.countries,
     secureCookies: settings.baseUrl.protocol === "https:",
+    answers: new RedirectAnswers(settings.details.redirectStatus, settings.details.redirectMaxAge),
   });
 }

@@ -9,6 +9,7 @@ import { previewOf } from "../links/public-link.js";
 import { rulesOf, splitOf } from "../links/link-targeting.js";
 import { type Targeting, compileTargeting } from "./targeting.js";
 import { type Snapshot, covers } from "../storage/pg-snapshot.js";
+import { type RedirectAnswer, RedirectAnswers } from "./answers.js";
 
 /** What a redirect needs to decide; click_count is left out on purpose (it changes on every click). */
 export type CachedLink = Pick<LinkRow, "id" | "num" | "url" | "ios_url" | "android_url" | "expires_at" | "max_clicks" | "password_hash" | "owner_id" | "disabled_status" | "expired_url"> & {
@@ -18,6 +19,10 @@ export type CachedLink = Pick<LinkRow, "id" | "num" | "url" | "ios_url" | "andro
   preview: { title: string | null; description: string | null; image: string | null } | null;
   /** Redirect rules and split, compiled; null when the link has neither. */
   targeting: Targeting | null;
+  /** Before this moment: "not open yet", no click (null: no start date). */
+  starts_at: number | null;
+  /** Status, Cache-Control and X-Robots-Tag of its redirects, shared by every link alike (answers.ts). */
+  answer: RedirectAnswer;
 };
 
 /** A link (null: known missing) and, on PostgreSQL, the snapshot of the statement that read it. */
@@ -46,7 +51,7 @@ const MAX_TAGS = 10_000;
 /** Whether a link's destinations are blocked (the blocklist, asked once per cache fill). */
 export type BlockedCheck = (row: CachedRow) => boolean;
 
-function toCached(row: CachedRow, blocked: BlockedCheck): CachedLink {
+function toCached(row: CachedRow, blocked: BlockedCheck, answers: RedirectAnswers): CachedLink {
   return {
     id: row.id,
     num: Number(row.num),
@@ -62,6 +67,8 @@ function toCached(row: CachedRow, blocked: BlockedCheck): CachedLink {
     expired_url: row.expired_url,
     preview: previewOf(row),
     targeting: compileTargeting(rulesOf(row.rules), splitOf(row.split), Number(row.num)),
+    starts_at: row.starts_at == null ? null : Number(row.starts_at),
+    answer: answers.of(row.redirect_status == null ? null : Number(row.redirect_status), Number(row.crawlable) === 1),
   };
 }
 
@@ -79,6 +86,7 @@ export class LinkCache {
     private readonly load: (domain: string, alias: string) => Promise<Loaded>,
     changes: LinkChanges,
     private readonly blocked: BlockedCheck = () => false,
+    private readonly answers: RedirectAnswers = new RedirectAnswers(302, 3600),
   ) {
     this.lru = size > 0 ? new LRUCache<string, Entry>({ max: size, ttl: POSITIVE_TTL_MS, updateAgeOnGet: false }) : null;
     changes.listen((k, after) => this.invalidate(k.domain, k.alias, after));
@@ -99,7 +107,7 @@ export class LinkCache {
     const p = this.load(domain, alias)
       .then((loaded) => {
         const { row, seen } = loaded !== null && "seen" in loaded ? loaded : { row: loaded, seen: null };
-        const link = row ? toCached(row, this.blocked) : null;
+        const link = row ? toCached(row, this.blocked, this.answers) : null;
         if (this.lru && this.untouched(key, gen, seen)) this.lru.set(key, { link, seen }, link ? {} : { ttl: NEGATIVE_TTL_MS });
         return link;
       })

@@ -22,6 +22,7 @@ import type { CustomHosts } from "../domains/custom-hosts.js";
 import type { HostBlocklist } from "../links/host-blocklist.js";
 import { NotFoundThrottle } from "./not-found-throttle.js";
 import { isPreviewCrawler } from "./preview.js";
+import { type RedirectAnswer, RedirectAnswers } from "./answers.js";
 
 export type Outcome =
   | { kind: "not_found" }
@@ -36,9 +37,11 @@ export type Outcome =
   | { kind: "disabled"; status: number }
   /** A destination's host is on the operator's blocklist. */
   | { kind: "blocked" }
-  | { kind: "redirect"; location: string }
+  | { kind: "redirect"; location: string; answer: RedirectAnswer }
+  /** Before the link's start date: 404 with the date, no click. */
+  | { kind: "not_started"; startsAt: number }
   /** A link-preview crawler asking for a link with a card: the card's page, which refreshes to `location`. */
-  | { kind: "preview"; location: string; card: NonNullable<CachedLink["preview"]> };
+  | { kind: "preview"; location: string; card: NonNullable<CachedLink["preview"]>; answer: RedirectAnswer };
 
 export interface Visit {
   /** Request hostname, port stripped. */
@@ -57,6 +60,8 @@ export interface Visit {
   cookie: string;
   /** Set by the redirect when a split's variant must be remembered: the Set-Cookie header to send. */
   setCookie?: string | null;
+  /** Set with the location visitCached gives: the link's status and headers (answers.ts). */
+  answer?: RedirectAnswer | null;
 }
 
 export const PASSWORD_WINDOW_MS = 15 * 60_000;
@@ -103,6 +108,8 @@ export interface RedirectDeps {
   countries?: Pick<CountryResolver, "resolve">;
   /** BASE_URL is https: a split's cookie is Secure. */
   secureCookies?: boolean;
+  /** REDIRECT_STATUS and REDIRECT_MAX_AGE's answers (302 and 3600 when absent). */
+  answers?: RedirectAnswers;
 }
 
 /** Already lowercase without a trailing dot (what browsers send): no new string on the hot path. */
@@ -130,7 +137,13 @@ export class RedirectService {
 
   constructor(private readonly deps: RedirectDeps) {
     const blocklist = deps.blocklist;
-    this.cache = new LinkCache(deps.cacheSize, (d, a) => deps.links.findFresh(d, a), deps.links.changes, blocklist ? (row) => blocklist.blocksLink(row) : undefined);
+    this.cache = new LinkCache(
+      deps.cacheSize,
+      (d, a) => deps.links.findFresh(d, a),
+      deps.links.changes,
+      blocklist ? (row) => blocklist.blocksLink(row) : undefined,
+      deps.answers ?? new RedirectAnswers(302, 3600),
+    );
     blocklist?.onChange(() => this.cache.clear());
     this.ownHost = deps.ownHost.toLowerCase();
     this.customHosts = deps.customHosts;
@@ -161,8 +174,12 @@ export class RedirectService {
     if (this.notFound?.active && this.notFound.retryAfter(v.ip) > 0) return undefined;
     const link = this.cache.peek(this.domainFor(v.host), v.alias);
     if (!link || link.disabled_status !== null || link.blocked) return undefined;
-    // Expired with a fallback: there, without a click.
-    if (this.isExpired(link)) return link.expired_url ?? undefined;
+    // Not open yet: the route's page. Expired with a fallback: there, without a click.
+    if (link.starts_at !== null && this.deps.clock.now() < link.starts_at) return undefined;
+    if (this.isExpired(link)) {
+      v.answer = link.answer.fallback;
+      return link.expired_url ?? undefined;
+    }
     if (link.max_clicks !== null) return undefined;
     if (link.password_hash !== null) return PASSWORD_FORM;
     // The crawler check runs only for links with a card.
@@ -256,14 +273,15 @@ export class RedirectService {
   private closed(link: CachedLink): Outcome | null {
     if (link.disabled_status !== null) return { kind: "disabled", status: link.disabled_status };
     if (link.blocked) return BLOCKED;
+    if (link.starts_at !== null && this.deps.clock.now() < link.starts_at) return { kind: "not_started", startsAt: link.starts_at };
     if (!this.isExpired(link)) return null;
-    if (link.expired_url !== null) return { kind: "redirect", location: link.expired_url };
+    if (link.expired_url !== null) return { kind: "redirect", location: link.expired_url, answer: link.answer.fallback };
     return link.owner_id === null ? EXPIRED_OWNERLESS : EXPIRED;
   }
 
   /** Its clicks used up: the fallback URL where set (no click counted), else 403. */
   private limitReached(link: CachedLink): Outcome {
-    return link.expired_url === null ? CLICK_LIMIT : { kind: "redirect", location: link.expired_url };
+    return link.expired_url === null ? CLICK_LIMIT : { kind: "redirect", location: link.expired_url, answer: link.answer.fallback };
   }
 
   private isExpired(link: CachedLink): boolean {
@@ -288,14 +306,15 @@ export class RedirectService {
     const location = this.redirect(link, v, counted);
     // Answered once the click is journaled: a 302 the visitor got is a click a killed process keeps.
     await this.deps.clicks.journaled();
-    if (link.preview !== null && isPreviewCrawler(v.userAgent)) return { kind: "preview", location, card: link.preview };
-    return { kind: "redirect", location };
+    if (link.preview !== null && isPreviewCrawler(v.userAgent)) return { kind: "preview", location, card: link.preview, answer: link.answer };
+    return { kind: "redirect", location, answer: link.answer };
   }
 
   /** Exactly one click per redirect served, recorded with where it went; the destination for this visitor. */
   private redirect(link: CachedLink, v: Visit, counted: boolean): string {
     let location = link.url;
     let code: string | null = null;
+    v.answer = link.answer;
     const device = deviceDestination(link, v.userAgent);
     const at = this.deps.clock.now();
     if (link.targeting !== null) {

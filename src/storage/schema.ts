@@ -115,6 +115,22 @@ export interface LinksTable {
   split: string | null;
   /** Clicks a source counted before the link was imported (migration 024), shown beside click_count. */
   imported_clicks: Generated<number>;
+  /** Visitors before this moment get a "not open yet" page, no click (migration 032). */
+  starts_at: number | null;
+  /** 301, 302, 307 or 308; null: the instance's REDIRECT_STATUS. */
+  redirect_status: number | null;
+  /** 1: /robots.txt allows it and its redirects carry no X-Robots-Tag. */
+  crawlable: Generated<number>;
+}
+
+/** Requests that matched no link, counted per day, host ("" the main host), path, referrer host, device class (migration 033). */
+export interface OrphanVisitsTable {
+  day: string;
+  host: string;
+  path: string;
+  referrer_host: string;
+  device: string;
+  visits: number;
 }
 
 /** An alias a link gave up (deleted or renamed): only its last owner may claim it again (migration 008). */
@@ -357,6 +373,7 @@ export interface Database extends ImportTables, PasskeyTables, SecurityTables {
   tags: TagsTable;
   link_tags: LinkTagsTable;
   utm_templates: UtmTemplatesTable;
+  orphan_visits: OrphanVisitsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

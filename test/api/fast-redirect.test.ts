@@ -70,8 +70,9 @@ describe.each(ENGINES)("redirect fast path on %s", (engine) => {
     expect(first.headers.location).toBe("https://example.com/fast?x=1");
     expect(first.headers["cache-control"]).toBe("private, no-store");
     expect(first.headers["content-length"]).toBe("0");
-    // No document headers on a bodiless redirect, on either path.
-    expect(Object.keys(first.headers).sort()).toEqual(["cache-control", "connection", "content-length", "location"]);
+    // No document headers on a bodiless redirect, on either path; noindex, as the link is not crawlable.
+    expect(Object.keys(first.headers).sort()).toEqual(["cache-control", "connection", "content-length", "location", "x-robots-tag"]);
+    expect(first.headers["x-robots-tag"]).toBe("noindex");
     expect(second).toEqual(first);
     // The first visit was decided by Fastify's route, the second never reached it.
     expect(slow).toHaveBeenCalledTimes(1);

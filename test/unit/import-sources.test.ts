@@ -70,10 +70,10 @@ const CASES: Case[] = [
     id: (i) => `${i % 10 === 0 ? "s.example.net" : ""}/s${i}`,
     samples: [
       [0, {
-        source_id: "s.example.net/s0", url: "https://example.com/shlink/0", alias: "s0", domain: "s.example.net", title: "Shlink 0", tags: ["news", "shlink"], created_at: T0,
+        source_id: "s.example.net/s0", url: "https://example.com/shlink/0", alias: "s0", domain: "s.example.net", title: "Shlink 0", tags: ["news", "shlink"], created_at: T0, crawlable: false,
         valid_since: T0 + D, expires_at: T0 + 30 * D, max_clicks: 100, android_url: "https://example.com/android/0", ios_url: "https://example.com/ios/0",
       }],
-      [1, { source_id: "/s1", url: "https://example.com/shlink/1", alias: "s1", domain: null, title: null, tags: [], created_at: T0 + H, valid_since: null, expires_at: null, max_clicks: null, android_url: null, ios_url: null, visits: "function" }],
+      [1, { source_id: "/s1", url: "https://example.com/shlink/1", alias: "s1", domain: null, title: null, tags: [], created_at: T0 + H, crawlable: false, valid_since: null, expires_at: null, max_clicks: null, android_url: null, ios_url: null, visits: "function" }],
     ],
   },
   {

@@ -53,7 +53,7 @@ describe("link cache", () => {
   const feed: ChangeFeed = { publish: async () => undefined, subscribe: () => undefined, onResync: () => undefined, listened: async () => undefined };
   const row = (alias: string): LinkRow => ({
     num: 1, id: `id-${alias}`, domain: "", alias, url: "https://example.com/", ios_url: null, android_url: null,
-    expires_at: null, max_clicks: null, password_hash: null, click_count: 0, imported_clicks: 0, owner_id: null, created_at: 0, updated_at: 0, updated_by: null, disabled_at: null, disabled_status: null, disabled_reason: null, title: null, note: null, archived_at: null, expired_url: null, preview_title: null, preview_description: null, preview_image: null, last_click_at: null, rules: null, split: null,
+    expires_at: null, max_clicks: null, password_hash: null, click_count: 0, imported_clicks: 0, owner_id: null, created_at: 0, updated_at: 0, updated_by: null, disabled_at: null, disabled_status: null, disabled_reason: null, title: null, note: null, archived_at: null, expired_url: null, preview_title: null, preview_description: null, preview_image: null, last_click_at: null, rules: null, split: null, starts_at: null, redirect_status: null, crawlable: 0,
   });
 
   it("reads the database once per link, coalesces concurrent misses, and forgets on change", async () => {

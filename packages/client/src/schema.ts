@@ -9,7 +9,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Open a short link: 302 to the destination, or 404/410/403, or the password form (HEAD answers alike) */
+        /** Open a short link: 302 (or the link's 301, 307, 308) to the destination, or 404 (unknown, or not open yet: not_started)/410/403, or the password form (HEAD answers alike) */
         get: {
             parameters: {
                 query?: never;
@@ -939,6 +939,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -972,6 +974,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -1004,6 +1008,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -1105,6 +1111,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -1138,6 +1146,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -1170,6 +1180,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -1268,6 +1280,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -1301,6 +1315,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -1333,6 +1349,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -1478,6 +1496,105 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/orphan-visits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Orphan visits of every host (requests that matched no link): per day, top missing paths, referrers, devices */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The last N UTC days, today included (default 30) */
+                    days?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            orphans: {
+                                /** @description Every day of the range, oldest first */
+                                by_day: {
+                                    /** @description YYYY-MM-DD (UTC) */
+                                    day: string;
+                                    visits: number;
+                                }[];
+                                days: number;
+                                devices: {
+                                    /** @description desktop, mobile, tablet, bot or other */
+                                    device: string;
+                                    visits: number;
+                                }[];
+                                referrers: {
+                                    /** @description "direct" without a referrer */
+                                    referrer_host: string;
+                                    visits: number;
+                                }[];
+                                /** @description The 20 most visited, most first */
+                                top_paths: {
+                                    /** @description The alias a new link would need to answer here, when the path can be one */
+                                    alias: string | null;
+                                    /** @description The custom domain, or null for the main host */
+                                    host: string | null;
+                                    /** @description The path asked for, without its query; "(other)" past ORPHAN_PATHS_PER_DAY */
+                                    path: string;
+                                    visits: number;
+                                }[];
+                                total: number;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1644,6 +1761,8 @@ export interface paths {
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
+                                    /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                    crawlable: boolean;
                                     created_at: string;
                                     /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                     destination_blocked: boolean;
@@ -1677,6 +1796,8 @@ export interface paths {
                                         image: string | null;
                                         title: string | null;
                                     } | null;
+                                    /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                    redirect_status: number | null;
                                     /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                     rules: {
                                         if: {
@@ -1709,6 +1830,8 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                    starts_at: string | null;
                                     /** @description In name order; at most 10 */
                                     tags: {
                                         /** @enum {string} */
@@ -1823,6 +1946,8 @@ export interface paths {
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
+                                    /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                    crawlable: boolean;
                                     created_at: string;
                                     /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                     destination_blocked: boolean;
@@ -1856,6 +1981,8 @@ export interface paths {
                                         image: string | null;
                                         title: string | null;
                                     } | null;
+                                    /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                    redirect_status: number | null;
                                     /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                     rules: {
                                         if: {
@@ -1888,6 +2015,8 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                    starts_at: string | null;
                                     /** @description In name order; at most 10 */
                                     tags: {
                                         /** @enum {string} */
@@ -2020,6 +2149,8 @@ export interface paths {
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
+                                    /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                    crawlable: boolean;
                                     created_at: string;
                                     /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                     destination_blocked: boolean;
@@ -2053,6 +2184,8 @@ export interface paths {
                                         image: string | null;
                                         title: string | null;
                                     } | null;
+                                    /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                    redirect_status: number | null;
                                     /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                     rules: {
                                         if: {
@@ -2085,6 +2218,8 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                    starts_at: string | null;
                                     /** @description In name order; at most 10 */
                                     tags: {
                                         /** @enum {string} */
@@ -2209,6 +2344,8 @@ export interface paths {
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
+                                    /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                    crawlable: boolean;
                                     created_at: string;
                                     /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                     destination_blocked: boolean;
@@ -2242,6 +2379,8 @@ export interface paths {
                                         image: string | null;
                                         title: string | null;
                                     } | null;
+                                    /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                    redirect_status: number | null;
                                     /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                     rules: {
                                         if: {
@@ -2274,6 +2413,8 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                    starts_at: string | null;
                                     /** @description In name order; at most 10 */
                                     tags: {
                                         /** @enum {string} */
@@ -5297,6 +5438,107 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/domains/{id}/orphan-visits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Orphan visits of one of the caller's custom domains: per day, top missing paths, referrers, devices */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The last N UTC days, today included (default 30) */
+                    days?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            orphans: {
+                                /** @description Every day of the range, oldest first */
+                                by_day: {
+                                    /** @description YYYY-MM-DD (UTC) */
+                                    day: string;
+                                    visits: number;
+                                }[];
+                                days: number;
+                                devices: {
+                                    /** @description desktop, mobile, tablet, bot or other */
+                                    device: string;
+                                    visits: number;
+                                }[];
+                                referrers: {
+                                    /** @description "direct" without a referrer */
+                                    referrer_host: string;
+                                    visits: number;
+                                }[];
+                                /** @description The 20 most visited, most first */
+                                top_paths: {
+                                    /** @description The alias a new link would need to answer here, when the path can be one */
+                                    alias: string | null;
+                                    /** @description The custom domain, or null for the main host */
+                                    host: string | null;
+                                    /** @description The path asked for, without its query; "(other)" past ORPHAN_PATHS_PER_DAY */
+                                    path: string;
+                                    visits: number;
+                                }[];
+                                total: number;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/domains/{id}/verify": {
         parameters: {
             query?: never;
@@ -5426,6 +5668,8 @@ export interface paths {
                     "application/json": {
                         /** @description Custom short path; generated when absent or empty */
                         alias?: string;
+                        /** @description Let search engines follow it (default false) */
+                        crawlable?: boolean;
                         expired_url?: string | null;
                         note?: string | null;
                         preview?: {
@@ -5433,6 +5677,8 @@ export interface paths {
                             image?: string | null;
                             title?: string | null;
                         } | null;
+                        /** @description 301, 302, 307 or 308; null: the instance's default */
+                        redirect_status?: number | null;
                         /** @description At most 20; the first that holds decides */
                         rules?: {
                             if: {
@@ -5464,6 +5710,8 @@ export interface paths {
                             /** @description Percent, 1 to 99; a split's weights add up to 100 */
                             weight: number;
                         }[] | null;
+                        /** @description ISO 8601 date-time; Pro and up */
+                        starts_at?: string | null;
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
@@ -5486,6 +5734,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -5517,6 +5767,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -5549,6 +5801,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -5746,6 +6000,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -5777,6 +6033,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -5809,6 +6067,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -5910,6 +6170,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -5941,6 +6203,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -5973,6 +6237,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -6114,6 +6380,8 @@ export interface paths {
                         android_url?: string | null;
                         /** @description Archive (true) or restore (false) */
                         archived?: boolean;
+                        /** @description Let search engines follow it (default false) */
+                        crawlable?: boolean;
                         domain?: string | null;
                         expired_url?: string | null;
                         expires_at?: string | null;
@@ -6126,6 +6394,8 @@ export interface paths {
                             image?: string | null;
                             title?: string | null;
                         } | null;
+                        /** @description 301, 302, 307 or 308; null: the instance's default */
+                        redirect_status?: number | null;
                         /** @description At most 20; the first that holds decides */
                         rules?: {
                             if: {
@@ -6157,6 +6427,8 @@ export interface paths {
                             /** @description Percent, 1 to 99; a split's weights add up to 100 */
                             weight: number;
                         }[] | null;
+                        /** @description ISO 8601 date-time; Pro and up */
+                        starts_at?: string | null;
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
@@ -6178,6 +6450,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -6209,6 +6483,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -6241,6 +6517,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -7761,6 +8039,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -7792,6 +8072,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -7824,6 +8106,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -7892,6 +8176,8 @@ export interface paths {
                         android_url?: string | null;
                         /** @description Archive (true) or restore (false) */
                         archived?: boolean;
+                        /** @description Let search engines follow it (default false) */
+                        crawlable?: boolean;
                         domain?: string | null;
                         expired_url?: string | null;
                         expires_at?: string | null;
@@ -7904,6 +8190,8 @@ export interface paths {
                             image?: string | null;
                             title?: string | null;
                         } | null;
+                        /** @description 301, 302, 307 or 308; null: the instance's default */
+                        redirect_status?: number | null;
                         /** @description At most 20; the first that holds decides */
                         rules?: {
                             if: {
@@ -7935,6 +8223,8 @@ export interface paths {
                             /** @description Percent, 1 to 99; a split's weights add up to 100 */
                             weight: number;
                         }[] | null;
+                        /** @description ISO 8601 date-time; Pro and up */
+                        starts_at?: string | null;
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
@@ -7956,6 +8246,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -7987,6 +8279,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -8019,6 +8313,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -8133,6 +8429,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -8164,6 +8462,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -8196,6 +8496,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -8310,6 +8612,8 @@ export interface paths {
                         android_url?: string | null;
                         /** @description Archive (true) or restore (false) */
                         archived?: boolean;
+                        /** @description Let search engines follow it (default false) */
+                        crawlable?: boolean;
                         domain?: string | null;
                         expired_url?: string | null;
                         expires_at?: string | null;
@@ -8322,6 +8626,8 @@ export interface paths {
                             image?: string | null;
                             title?: string | null;
                         } | null;
+                        /** @description 301, 302, 307 or 308; null: the instance's default */
+                        redirect_status?: number | null;
                         /** @description At most 20; the first that holds decides */
                         rules?: {
                             if: {
@@ -8353,6 +8659,8 @@ export interface paths {
                             /** @description Percent, 1 to 99; a split's weights add up to 100 */
                             weight: number;
                         }[] | null;
+                        /** @description ISO 8601 date-time; Pro and up */
+                        starts_at?: string | null;
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
@@ -8374,6 +8682,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -8405,6 +8715,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -8437,6 +8749,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */
@@ -8959,6 +9273,8 @@ export interface paths {
                         /** @description Rows of a URL and an optional alias (what the dashboard sends for its `url,alias` CSV lines); `line` in the results is the row's position */
                         links: {
                             alias?: string;
+                            /** @description Let search engines follow it (default false) */
+                            crawlable?: boolean;
                             expired_url?: string | null;
                             note?: string | null;
                             preview?: {
@@ -8966,6 +9282,8 @@ export interface paths {
                                 image?: string | null;
                                 title?: string | null;
                             } | null;
+                            /** @description 301, 302, 307 or 308; null: the instance's default */
+                            redirect_status?: number | null;
                             /** @description At most 20; the first that holds decides */
                             rules?: {
                                 if: {
@@ -8997,6 +9315,8 @@ export interface paths {
                                 /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                 weight: number;
                             }[] | null;
+                            /** @description ISO 8601 date-time; Pro and up */
+                            starts_at?: string | null;
                             /** @description Tag names; unknown ones are created; at most 10 */
                             tags?: string[];
                             title?: string | null;
@@ -9023,6 +9343,8 @@ export interface paths {
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
+                                    /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                    crawlable: boolean;
                                     created_at: string;
                                     /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                     destination_blocked: boolean;
@@ -9054,6 +9376,8 @@ export interface paths {
                                         image: string | null;
                                         title: string | null;
                                     } | null;
+                                    /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                    redirect_status: number | null;
                                     /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                     rules: {
                                         if: {
@@ -9086,6 +9410,8 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                    starts_at: string | null;
                                     /** @description In name order; at most 10 */
                                     tags: {
                                         /** @enum {string} */
@@ -9199,6 +9525,8 @@ export interface paths {
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
+                                /** @description Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag */
+                                crawlable: boolean;
                                 created_at: string;
                                 /** @description A destination's host is on the operator's blocklist: visitors get 410 */
                                 destination_blocked: boolean;
@@ -9230,6 +9558,8 @@ export interface paths {
                                     image: string | null;
                                     title: string | null;
                                 } | null;
+                                /** @description 301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set) */
+                                redirect_status: number | null;
                                 /** @description Redirect rules in order; the first that holds decides (Business plan and above) */
                                 rules: {
                                     if: {
@@ -9262,6 +9592,8 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
+                                starts_at: string | null;
                                 /** @description In name order; at most 10 */
                                 tags: {
                                     /** @enum {string} */

@@ -10,6 +10,7 @@ import { invalid } from "../../shared/errors.js";
 import { adminAccountRoutes } from "./admin-accounts.js";
 import { adminLinkRoutes } from "./admin-links.js";
 import { adminOverviewRoutes } from "./admin-overview.js";
+import { adminOrphanRoutes } from "./orphans.js";
 import { adminReportRoutes } from "./admin-reports.js";
 import { adminBlocklistRoutes } from "./admin-blocklist.js";
 import { adminSsoRoutes } from "./sso.js";
@@ -42,6 +43,7 @@ export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
     );
 
     await adminOverviewRoutes(scope, ctx);
+    await adminOrphanRoutes(scope, ctx);
     await adminAccountRoutes(scope, ctx);
     await adminLinkRoutes(scope, ctx);
     await adminReportRoutes(scope, ctx);

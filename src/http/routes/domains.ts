@@ -7,6 +7,7 @@ import { DomainError } from "../../shared/errors.js";
 import { errors, IdParams, OkSchema } from "../../contract/common.js";
 import { AddDomainBody, DomainListReply, DomainReply } from "../../contract/domains.js";
 import { activeUser, signedIn, signedInRoutes } from "../auth.js";
+import { domainOrphanRoute } from "./orphans.js";
 
 /** Routes under /api (session and CSRF). */
 export async function domainRoutes(app: App, ctx: AppContext): Promise<void> {
@@ -74,6 +75,8 @@ export async function domainRoutes(app: App, ctx: AppContext): Promise<void> {
         return { status: "success" as const };
       },
     );
+
+    domainOrphanRoute(scope, ctx);
   });
 }
 

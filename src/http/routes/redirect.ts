@@ -122,14 +122,29 @@ function visitOf(ctx: AppContext, trust: Trust | null, req: FastifyRequest, alia
     acceptLanguage: header(req, "accept-language"),
     cookie: header(req, "cookie"),
     setCookie: null,
+    answer: null,
   };
+}
+
+/** The "not open yet" answer (docs/api.md, Short-link redirect): 404, so nothing caches or indexes the link before it opens. */
+function notStarted(req: FastifyRequest, reply: FastifyReply, startsAt: number): FastifyReply {
+  const when = new Date(startsAt).toISOString();
+  const message = `This short link opens on ${when.slice(0, 16).replace("T", " ")} UTC.`;
+  reply.code(404).header("x-robots-tag", "noindex");
+  if (prefersJson(req.headers.accept)) return reply.type("application/json; charset=utf-8").send({ status: "error", code: "not_started", message, starts_at: when });
+  return reply.type("text/html; charset=utf-8").send(errorPage(404, { title: "Link not open yet", heading: "This link is not open yet", text: `${message} Come back then.` }));
 }
 
 function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): FastifyReply {
   reply.header("cache-control", NO_STORE);
   switch (outcome.kind) {
-    case "redirect":
-      return reply.code(302).header("location", outcome.location).send();
+    case "redirect": {
+      const a = outcome.answer;
+      if (!a.crawlable) reply.header("x-robots-tag", "noindex");
+      return reply.code(a.status).header("cache-control", a.cacheControl).header("location", outcome.location).send();
+    }
+    case "not_started":
+      return notStarted(req, reply, outcome.startsAt);
     case "preview": {
       const shortUrl = `${req.protocol}://${req.host}${req.url.split("?")[0]}`;
       return reply.code(200).header("content-security-policy", HTML_CSP).type("text/html; charset=utf-8").send(previewPage(outcome.card, outcome.location, shortUrl));
@@ -190,14 +205,16 @@ export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | n
     {
       schema: {
         tags: ["redirect"],
-        summary: "Open a short link: 302 to the destination, or 404/410/403, or the password form (HEAD answers alike)",
+        summary: "Open a short link: 302 (or the link's 301, 307, 308) to the destination, or 404 (unknown, or not open yet: not_started)/410/403, or the password form (HEAD answers alike)",
         params: Params,
         response: errors(403, 404, 410, 429, 451),
       },
     },
     async (req, reply) => {
       const visit = visitOfReq(req);
-      return answered(req, reply, visit, await ctx.redirects.visit(visit));
+      const outcome = await ctx.redirects.visit(visit);
+      if (outcome.kind === "not_found") ctx.orphans.visited(ctx.redirects.domainFor(visit.host), req.url, visit.referer, visit.userAgent);
+      return answered(req, reply, visit, outcome);
     },
   );
 

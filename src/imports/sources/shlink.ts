@@ -76,6 +76,7 @@ export function readShortUrl(raw: unknown, standIn: string, visitsOf: VisitsOf):
     title: r.str("title"),
     tags: r.strings("tags") ?? [],
     created_at: r.time("dateCreated"),
+    crawlable: r.bool("crawlable"),
   };
   readMeta(raw.meta, link, r.notes);
   readDevices(raw.deviceLongUrls, link, r.notes);

@@ -7,6 +7,7 @@ import { A, Spinner, TableHead, errorMessage, useTitle } from "../shared/ui";
 import { Figure, shortLabel } from "./common";
 import { ListError } from "../shared/lists";
 import { PLANS } from "@contract/plans";
+import { OrphanVisits } from "../shared/orphans/OrphanVisits";
 
 
 function n(v: number): string {
@@ -179,6 +180,12 @@ export function AdminOverviewPage() {
             </table>
           </div>
         )}
+      </section>
+
+      <section className="card section" aria-labelledby="h-orphans" data-testid="overview-orphans">
+        <h2 id="h-orphans">Orphan visits</h2>
+        <p className="muted small">Requests to this service and its custom domains that matched no link: typos, old printed links, scanners.</p>
+        <OrphanVisits load={adminApi.orphanVisits} showHost />
       </section>
     </>
   );

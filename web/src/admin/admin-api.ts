@@ -21,6 +21,7 @@ const byId = (id: string) => ({ params: { path: { id } } });
 
 export const adminApi = {
   overview: () => call(snip.GET("/api/admin/overview")),
+  orphanVisits: () => call(snip.GET("/api/admin/orphan-visits")).then((r) => r.orphans),
 
   ssoConnections: () => call(snip.GET("/api/admin/sso")).then((r) => r.connections),
   removeSsoConnection: (id: string) => call(snip.DELETE("/api/admin/sso/{id}", byId(id))),

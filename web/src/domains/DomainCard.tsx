@@ -4,6 +4,20 @@ import { domainsApi } from "./domains-api";
 import type { Domain } from "@contract/domains";
 import { Alert, CopyButton, TableHead, formatDateTime } from "../shared/ui";
 import { useSubmit } from "../shared/submit";
+import { useCallback, useState } from "react";
+import { OrphanVisits } from "../shared/orphans/OrphanVisits";
+
+/** The domain's orphan visits, read when opened. */
+function DomainOrphans({ id }: { id: string }) {
+  const [open, setOpen] = useState(false);
+  const load = useCallback(() => domainsApi.orphanVisits(id), [id]);
+  return (
+    <details className="domain-orphans" onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)} data-testid="domain-orphans">
+      <summary>Missing paths (orphan visits)</summary>
+      {open ? <OrphanVisits load={load} showHost={false} testId="domain-orphan-visits" /> : null}
+    </details>
+  );
+}
 
 export function DomainCard({ domain: d, onChange, onDelete }: { domain: Domain; onChange: (d: Domain) => void; onDelete: () => void }) {
   const verify = useSubmit(async () => onChange(await domainsApi.verifyDomain(d.id)));
@@ -62,6 +76,7 @@ export function DomainCard({ domain: d, onChange, onDelete }: { domain: Domain; 
         </div>
       ) : null}
       {verify.error ? <Alert testId="domain-verify-error">{verify.error}</Alert> : null}
+      {d.status === "verified" ? <DomainOrphans id={d.id} /> : null}
 
       <div className="domain-foot">
         <span className="muted small" data-testid="domain-last-check">

@@ -8,5 +8,6 @@ export const domainsApi = {
   listDomains: () => call(snip.GET("/api/domains")).then((r) => r.domains.map(asDomain)),
   addDomain: (hostname: string) => call(snip.POST("/api/domains", { body: { hostname } })).then((r) => asDomain(r.domain)),
   verifyDomain: (id: string) => call(snip.POST("/api/domains/{id}/verify", byId(id))).then((r) => asDomain(r.domain)),
+  orphanVisits: (id: string) => call(snip.GET("/api/domains/{id}/orphan-visits", byId(id))).then((r) => r.orphans),
   deleteDomain: (id: string) => call(snip.DELETE("/api/domains/{id}", byId(id))),
 };

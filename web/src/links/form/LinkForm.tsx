@@ -15,6 +15,7 @@ import { FormPlanNote, can, planName, type Capability } from "../../shared/plan-
 import { SharedCreateNote } from "../../shared/team-view";
 import { DetailFields } from "./Details";
 import { DeviceOptions, LimitOptions, ProtectionOptions } from "./Options";
+import { DeliveryOptions } from "./Delivery";
 import { PreviewOptions } from "./Preview";
 import { RulesSection } from "./Rules";
 import { SplitSection } from "./Split";
@@ -111,6 +112,12 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
   const { user } = useSession();
   const navigate = useNavigate();
   const { original, setOriginal, copiedFrom, values, setValues, loading, loadError } = useFormSource(mode, mode === "edit" ? (id ?? null) : fromId);
+  // "Create this alias" (orphan visits): the create page with the missing alias and its domain filled in.
+  const askedAlias = mode === "create" && !fromId ? params.get("alias") : null;
+  const askedDomain = params.get("domain") ?? "";
+  useEffect(() => {
+    if (askedAlias) setValues((v) => ({ ...v, alias: askedAlias, domain: askedDomain }));
+  }, [askedAlias, askedDomain, setValues]);
   // A team owner's link: its options follow the owner's plan, and an active team means Business or above.
   const shared = !!original && !!user && original.owner_id !== user.id;
   const plan = user?.plan ?? "free";
@@ -232,6 +239,7 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
         <DetailFields values={values} errors={fieldErrors} set={set} knownTags={withLinkTags(tags.list, original)} tagsError={tags.error} />
 
         <LimitOptions values={values} errors={fieldErrors} set={set} allowed={allowed} />
+        <DeliveryOptions values={values} errors={fieldErrors} set={set} allowed={shared || can(plan, "link_start")} />
         <ProtectionOptions values={values} errors={fieldErrors} set={set} original={original} copiedFrom={copiedFrom} />
         <DeviceOptions values={values} errors={fieldErrors} set={set} />
         <PreviewOptions values={values} errors={fieldErrors} set={set} allowed={allowed.preview} host={host} shortUrl={shortUrl} />

@@ -41,6 +41,10 @@ export interface FormValues {
   rules: RuleDraft[];
   /** Empty: no split. */
   split: VariantDraft[];
+  starts_at: string; // datetime-local value
+  /** "" for the service's default, else "301", "302", "307" or "308". */
+  redirect_status: string;
+  crawlable: boolean;
 }
 
 /** What the user's plan (or, on a team owner's link, the owner's) lets the form send. */
@@ -62,6 +66,7 @@ export const LINK_FIELDS = [
   "note",
   "tags",
   "expires_at",
+  "starts_at",
   "max_clicks",
   "expired_url",
   "password",
@@ -70,6 +75,8 @@ export const LINK_FIELDS = [
   "preview.title",
   "preview.description",
   "preview.image",
+  "redirect_status",
+  "crawlable",
   ...targetingFields(),
 ];
 
@@ -92,6 +99,9 @@ export const EMPTY: FormValues = {
   preview_image: "",
   rules: [],
   split: [],
+  starts_at: "",
+  redirect_status: "",
+  crawlable: false,
 };
 
 export function fromLink(l: Link): FormValues {
@@ -114,6 +124,9 @@ export function fromLink(l: Link): FormValues {
     preview_image: l.preview?.image ?? "",
     rules: rulesFromLink(l.rules),
     split: splitFromLink(l.split),
+    starts_at: isoToLocalInput(l.starts_at),
+    redirect_status: l.redirect_status == null ? "" : String(l.redirect_status),
+    crawlable: l.crawlable,
   };
 }
 
@@ -156,6 +169,9 @@ export function createBody(values: FormValues, allowed: Allowed): CreateLinkFiel
   if (allowed.preview && (preview.title || preview.description || preview.image)) b.preview = preview;
   if (allowed.targeting && values.rules.length) b.rules = rulesBody(values.rules);
   if (allowed.targeting && values.split.length) b.split = splitBody(values.split);
+  if (allowed.limits && values.starts_at) b.starts_at = localInputToIso(values.starts_at);
+  if (values.redirect_status) b.redirect_status = Number(values.redirect_status);
+  if (values.crawlable) b.crawlable = true;
   return b;
 }
 
@@ -181,6 +197,13 @@ function changedDetails(values: FormValues, o: Link, allowed: Allowed): UpdateLi
   if ((allowed.targeting || rules.length === 0) && !sameJson(rules, o.rules)) b.rules = rules;
   const split = splitBody(values.split);
   if ((allowed.targeting || split.length === 0) && !sameJson(split, o.split)) b.split = split;
+  if (allowed.limits || o.starts_at) {
+    const iso = localInputToIso(values.starts_at);
+    if (isoToLocalInput(iso) !== isoToLocalInput(o.starts_at)) b.starts_at = iso;
+  }
+  const status = values.redirect_status ? Number(values.redirect_status) : null;
+  if (status !== o.redirect_status) b.redirect_status = status;
+  if (values.crawlable !== o.crawlable) b.crawlable = values.crawlable;
   return b;
 }
 
@@ -228,6 +251,8 @@ export function checkValues(values: FormValues, original: Link | null, now = Dat
     const p = iso === null ? MESSAGES.expiryFormat : expiryProblem(Date.parse(iso), now);
     if (p) fe.expires_at = p;
   }
+  if (values.starts_at && localInputToIso(values.starts_at) === null) fe.starts_at = MESSAGES.expiryFormat;
+  else if (values.starts_at && values.expires_at && values.starts_at >= values.expires_at) fe.starts_at = MESSAGES.startsBeforeExpiry;
   const clicks = values.max_clicks.trim();
   if (clicks) {
     const p = /^\d+$/.test(clicks) ? maxClicksProblem(Number(clicks)) : MESSAGES.maxClicks;
