@@ -6,6 +6,7 @@ import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "./config-error.js";
 import { type SsoConfig, ssoConfigOf } from "./config-sso.js";
+import { type StreamConfig, streamConfigOf } from "./config-stream.js";
 
 /** The package root, whether running from src/ (tsx) or dist/src/ (compiled). */
 function packageRoot(): string {
@@ -108,6 +109,8 @@ export interface Config {
   webDir: string;
   /** OIDC_* (the instance-wide identity provider) and ENTERPRISE_MEMBERS_MAX (docs/sso.md). */
   sso: SsoConfig;
+  /** STREAM_* (docs/stream.md): the operator's click-stream brokers and the outbox's bounds. */
+  stream: StreamConfig;
 }
 
 export { ConfigError };
@@ -387,5 +390,6 @@ export function loadConfig(rawEnv: Env = process.env): Readonly<Config> {
     tracing: tracingOf(env),
     webDir: resolve(env.WEB_DIR?.trim() || join(packageRoot(), "dist", "web")),
     sso: ssoConfigOf(env),
+    stream: streamConfigOf(env),
   });
 }

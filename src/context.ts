@@ -33,6 +33,9 @@ import { createLinks } from "./links/index.js";
 import type { LinkService } from "./links/links.js";
 import type { HostBlocklist } from "./links/host-blocklist.js";
 import { createWebhooks } from "./webhooks/index.js";
+import { createStreams } from "./streams/index.js";
+import type { StreamService } from "./streams/streams.js";
+import type { StreamPublisher } from "./streams/publisher.js";
 import type { WebhookService } from "./webhooks/webhooks.js";
 import type { ClickDeliveries, QueueLimits } from "./webhooks/click-deliveries.js";
 import { createAnalytics } from "./analytics/index.js";
@@ -90,6 +93,9 @@ export interface AppContext {
   redirects: RedirectService;
   teams: TeamService;
   webhooks: WebhookService;
+  /** Accounts' click streams (/api/streams) and this instance's publisher (docs/stream.md). */
+  streams: StreamService;
+  streamPublisher: StreamPublisher;
   tags: TagService;
   utm: UtmTemplateService;
   clickDeliveries: ClickDeliveries;
@@ -173,6 +179,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const webhookKnobs = overrides.webhooks;
   const webhooksRoom = await createWebhooks({ ...base, caps, rate, countries, events, ca: webhookKnobs?.ca, limits: webhookKnobs?.limits, observe: tracing?.webhookDelivery, start: migrated });
   const { webhooks, clickDeliveries, receiverCheck } = webhooksRoom;
+  const streamsRoom = await createStreams({ ...base, caps, check: receiverCheck, start: migrated });
   const { analytics, live } = createAnalytics({ ...base, countries, stats, live: overrides.live });
   const redirects = createRedirects({ settings: config, links, clicks, clock, rate, customHosts, domainChanges, clickDeliveries, live, blocklist, countries });
   const backlogs = { clickBacklog: () => clicks.backlog(), webhookQueue: () => clickDeliveries.queueState() };
@@ -208,6 +215,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
       admin.blocklistAdmin.stop();
       customHosts.stop();
       await webhooksRoom.close();
+      await streamsRoom.close();
       await domains.stop();
       await clicks.close();
       await mailer.stop();
@@ -221,5 +229,6 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     countries,
     config, readiness, storage, clock, log, mailer, rate, tracing, close, sessions, accounts, apiKeys, teams, tags, utm,
     clicks, stats, analytics, live, links, blocklist, redirects, webhooks, clickDeliveries, domains, imports, sso,
+    streams: streamsRoom.streams, streamPublisher: streamsRoom.publisher,
   };
 }

@@ -19,12 +19,14 @@ export type Capability =
   | "custom_domains"
   | "external_api"
   | "webhooks"
+  /** Click streams to the account's own brokers (docs/stream.md). */
+  | "streams"
   /** An OpenID Connect connection for the team (docs/sso.md). */
   | "sso"
   | "team_2fa_policy";
 
 const PRO: Capability[] = ["link_expiration", "link_max_clicks", "link_fallback", "link_preview", "advanced_stats", "visitor_stats", "stats_csv"];
-const BUSINESS: Capability[] = [...PRO, "link_targeting", "account_analytics", "bulk_create", "team_invite", "custom_domains", "external_api", "webhooks"];
+const BUSINESS: Capability[] = [...PRO, "link_targeting", "account_analytics", "bulk_create", "team_invite", "custom_domains", "external_api", "webhooks", "streams"];
 
 export const PLAN_CAPABILITIES: Readonly<Record<Plan, ReadonlySet<Capability>>> = {
   free: new Set(),

@@ -29,6 +29,7 @@ import { keyScopes } from "./migrations/026-key-scopes.js";
 import { sso } from "./migrations/027-sso.js";
 import { passkeys } from "./migrations/028-passkeys.js";
 import { pgMonthlyCompaction } from "./migrations/030-pg-monthly-compaction.js";
+import { clickStream } from "./migrations/031-click-stream.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -60,6 +61,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "027-sso": sso(),
     "028-passkeys": passkeys(),
     "030-pg-monthly-compaction": pgMonthlyCompaction(storage.dialect),
+    "031-click-stream": clickStream(storage.dialect),
   };
 }
 
