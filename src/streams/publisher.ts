@@ -130,7 +130,10 @@ export class StreamPublisher {
   private async drain(sink: StreamSinkRow, state: SinkState): Promise<void> {
     const { db, now } = this.deps;
     for (;;) {
-      if (this.closed || !(await this.lease(sink.id))) return;
+      if (this.closed) return;
+      // The lease is taken (a write) only when there is something to send; the rows are read again under it.
+      const waiting = await db.selectFrom("stream_outbox").select("id").where("sink_id", "=", sink.id).limit(1).executeTakeFirst();
+      if (waiting === undefined || !(await this.lease(sink.id))) return;
       const rows = await db.selectFrom("stream_outbox").selectAll().where("sink_id", "=", sink.id).orderBy("id").limit(ROUND).execute();
       if (rows.length === 0) return;
       const t = now();
