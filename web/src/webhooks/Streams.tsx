@@ -155,8 +155,8 @@ export function StreamsSection() {
               <p className="muted">Add one above to send every click to your own broker.</p>
             </EmptyState>
           ) : (
-            <div className="table-wrap card">
-              <table className="table" data-testid="streams-table">
+            <div className="table-wrap card card-flush">
+              <table className="table table-cards" data-testid="streams-table">
                 <TableHead columns={["Name", "Broker", "State", "Delivery"]} actions />
                 <tbody>
                   {(streams ?? []).map((s) => (
@@ -167,11 +167,11 @@ export function StreamsSection() {
                           {s.url}
                         </div>
                       </td>
-                      <td>
+                      <td data-label="Broker">
                         <span className="badge">{kindLabel(s.kind)}</span>
                       </td>
-                      <td>{s.active ? <span className="badge badge-ok">Active</span> : <span className="badge badge-muted">Off</span>}</td>
-                      <td>
+                      <td data-label="State">{s.active ? <span className="badge badge-ok">Active</span> : <span className="badge badge-muted">Off</span>}</td>
+                      <td data-label="Delivery">
                         <Status s={s} />
                       </td>
                       <td className="cell-actions">
