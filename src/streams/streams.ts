@@ -11,20 +11,11 @@ import { newId } from "../shared/ids.js";
 import type { SealedBox } from "../shared/secret-box.js";
 import { requireCapability } from "../accounts/plans.js";
 import type { ReceiverCheck } from "../webhooks/receiver-check.js";
+import { checkName } from "../webhooks/webhooks.js";
 import type { Stream, StreamKind } from "../contract/streams.js";
 import { BrokerUrlRefused, checkBrokerHost, parseBrokerUrl, redactedUrl } from "./stream-urls.js";
 
 export const MAX_STREAMS = 5;
-const MAX_NAME = 100;
-
-function checkName(raw: string): string {
-  const name = raw.trim();
-  if (name.length < 1) throw invalid("name", "must not be empty");
-  if (name.length > MAX_NAME) throw invalid("name", `must be at most ${MAX_NAME} characters`);
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) throw invalid("name", "must not contain control characters");
-  return name;
-}
-
 export interface StreamServiceDeps {
   db: Db;
   caps: OwnerCaps;
