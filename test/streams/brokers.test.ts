@@ -82,8 +82,11 @@ describe.each(ENGINES)("click stream on the four brokers (%s)", (engine) => {
         expect(times, k).toEqual([...times].sort());
       }
     }
-    // Published and confirmed: the outbox is empty again and /metrics names each broker.
+    // Published and confirmed: the outbox is empty again and /metrics' figures name each broker.
     await waitFor(async () => Number((await server.ctx.storage.db.selectFrom("stream_outbox").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n) === 0 || null);
+    const byBroker = server.ctx.streamPublisher.byBroker();
+    expect([...byBroker.keys()].sort()).toEqual(["amqp", "mqtt", "nats", "redis"]);
+    for (const k of KINDS) expect(byBroker.get(k)?.published, k).toBe(200);
   });
 });
 
