@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { ConfigError } from "./config-error.js";
 import { type SsoConfig, ssoConfigOf } from "./config-sso.js";
 import { type DetailsConfig, detailsConfigOf } from "./config-details.js";
+import { type StreamConfig, streamConfigOf } from "./config-stream.js";
 
 /** The package root, whether running from src/ (tsx) or dist/src/ (compiled). */
 function packageRoot(): string {
@@ -111,6 +112,8 @@ export interface Config {
   sso: SsoConfig;
   /** REDIRECT_STATUS, REDIRECT_MAX_AGE and the ORPHAN_* settings (config-details.ts). */
   details: DetailsConfig;
+  /** STREAM_* (docs/stream.md): the operator's click-stream brokers and the outbox's bounds. */
+  stream: StreamConfig;
 }
 
 export { ConfigError };
@@ -391,5 +394,6 @@ export function loadConfig(rawEnv: Env = process.env): Readonly<Config> {
     webDir: resolve(env.WEB_DIR?.trim() || join(packageRoot(), "dist", "web")),
     sso: ssoConfigOf(env),
     details: detailsConfigOf(env),
+    stream: streamConfigOf(env),
   });
 }

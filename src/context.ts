@@ -33,6 +33,9 @@ import { createLinks } from "./links/index.js";
 import type { LinkService } from "./links/links.js";
 import type { HostBlocklist } from "./links/host-blocklist.js";
 import { createWebhooks } from "./webhooks/index.js";
+import { createStreams } from "./streams/index.js";
+import type { StreamService } from "./streams/streams.js";
+import type { StreamPublisher } from "./streams/publisher.js";
 import type { WebhookService } from "./webhooks/webhooks.js";
 import type { ClickDeliveries, QueueLimits } from "./webhooks/click-deliveries.js";
 import { createAnalytics } from "./analytics/index.js";
@@ -93,6 +96,9 @@ export interface AppContext {
   orphans: OrphanVisits;
   teams: TeamService;
   webhooks: WebhookService;
+  /** Accounts' click streams (/api/streams) and this instance's publisher (docs/stream.md). */
+  streams: StreamService;
+  streamPublisher: StreamPublisher;
   tags: TagService;
   utm: UtmTemplateService;
   clickDeliveries: ClickDeliveries;
@@ -176,6 +182,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const webhookKnobs = overrides.webhooks;
   const webhooksRoom = await createWebhooks({ ...base, caps, rate, countries, events, ca: webhookKnobs?.ca, limits: webhookKnobs?.limits, observe: tracing?.webhookDelivery, start: migrated });
   const { webhooks, clickDeliveries, receiverCheck } = webhooksRoom;
+  const streamsRoom = await createStreams({ ...base, caps, check: receiverCheck, start: migrated });
   const { analytics, live } = createAnalytics({ ...base, countries, stats, live: overrides.live });
   const redirects = createRedirects({ settings: config, links, clicks, clock, rate, customHosts, domainChanges, clickDeliveries, live, blocklist, countries });
   const d = config.details;
@@ -213,6 +220,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
       admin.blocklistAdmin.stop();
       customHosts.stop();
       await webhooksRoom.close();
+      await streamsRoom.close();
       await domains.stop();
       await sso.domains.stop();
       await orphans.close();
@@ -228,5 +236,6 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     countries,
     config, readiness, storage, clock, log, mailer, rate, tracing, close, sessions, accounts, apiKeys, teams, tags, utm,
     clicks, stats, analytics, live, links, blocklist, redirects, orphans, webhooks, clickDeliveries, domains, imports, sso,
+    streams: streamsRoom.streams, streamPublisher: streamsRoom.publisher,
   };
 }

@@ -11,6 +11,7 @@ import { markPostgres } from "./click-journal.js";
 import { compactMonths, compactedBefore, monthsForBatch } from "./pg-months.js";
 import type { ClickWriter } from "./click-writer.js";
 import type { CountryResolver } from "./describe.js";
+import { eventIdPrefix, queuePostgres } from "../streams/outbox.js";
 
 function column<T, K extends keyof T>(rows: T[], key: K): T[K][] {
   return rows.map((r) => r[key]);
@@ -95,6 +96,8 @@ export class PostgresClickWriter implements ClickWriter {
           ${column(rows, "referrer")}::text[], ${column(rows, "is_bot")}::int[], ${column(rows, "counted")}::int[],
           ${column(rows, "destination")}::text[], ${column(rows, "new_visitor")}::int[], ${column(rows, "qr")}::int[],
           ${column(rows, "region")}::text[], ${column(rows, "city")}::text[], ${column(rows, "referrer_url")}::text[], ${column(rows, "utm")}::text[])`.execute(trx);
+      // The click stream's events, committed with their clicks (docs/stream.md).
+      await queuePostgres(trx, rows, eventIdPrefix(clicks.journal));
       const nums = new Map(b.groups.map((g) => [g.link_id, g.link_num]));
       const u = rollUp(b.groups, live, (linkId, month) => keepsMonth(nums.get(linkId)!, month));
       for (const g of b.groups) if (g.day > this.latestDay) this.latestDay = g.day;

@@ -10,6 +10,7 @@ import type { CountryResolver } from "./describe.js";
 import { type Lock, SqliteRollups } from "./sqlite-rollups.js";
 import { type SqliteStatements, chunkEnd, sqliteStatements } from "./sqlite-statements.js";
 import { SqliteVisitors, batchSpan, keysFor } from "./visitors.js";
+import { eventIdPrefix, sqliteOutbox } from "../streams/outbox.js";
 
 /** Roll-up groups held in memory before a roll-up is forced (bounds memory on a long-tailed flood). */
 const MAX_PENDING_GROUPS = 50_000;
@@ -34,6 +35,8 @@ export class SqliteClickWriter implements ClickWriter {
   private written: { seq: number; rows: number } | null = null;
   /** Records a batch's journal segment as committed, in the transaction of its chunk. */
   private readonly markJournal: ReturnType<typeof sqliteJournalMarker>;
+  /** Queues the click stream's events of a chunk, in its transaction (docs/stream.md). */
+  private readonly outbox: ReturnType<typeof sqliteOutbox>;
 
   /**
    * `lock` runs a synchronous step alone on the connection: Kysely's connection mutex on the main
@@ -46,6 +49,7 @@ export class SqliteClickWriter implements ClickWriter {
   ) {
     this.rollups = new SqliteRollups(lock, () => this.statements());
     this.markJournal = sqliteJournalMarker(handle);
+    this.outbox = sqliteOutbox(handle);
   }
 
   /**
@@ -62,6 +66,7 @@ export class SqliteClickWriter implements ClickWriter {
     const described = describeBatch(clicks, this.countries, keysFor(clicks, salts));
     const { rows, rowValues, groups } = described;
     let start = this.written?.seq === clicks.seq ? this.written.rows : 0;
+    const prefix = eventIdPrefix(clicks.journal);
     // Groups come in link order too: those of the links already written were merged with them.
     let g = 0;
     const linkBefore = (i: number) => (rows[i - 1] as ClickRow).link_num;
@@ -82,6 +87,7 @@ export class SqliteClickWriter implements ClickWriter {
           // In the rows' transaction, before they are inserted: whether each is its visitor's first of the day.
           visitors.mark(described, first, end);
           if (mark) this.markJournal(mark, through);
+          this.outbox(chunk, first, prefix);
         });
         visitors.committed();
         // In the same synchronous step as the commit, so a roll-up never starts without these groups.

@@ -21,12 +21,14 @@ export type Capability =
   | "custom_domains"
   | "external_api"
   | "webhooks"
+  /** Click streams to the account's own brokers (docs/stream.md). */
+  | "streams"
   /** An OpenID Connect connection for the team (docs/sso.md). */
   | "sso"
   | "team_2fa_policy";
 
 const PRO: Capability[] = ["link_expiration", "link_start", "link_max_clicks", "link_fallback", "link_preview", "advanced_stats", "visitor_stats", "stats_csv"];
-const BUSINESS: Capability[] = [...PRO, "link_targeting", "account_analytics", "bulk_create", "team_invite", "custom_domains", "external_api", "webhooks"];
+const BUSINESS: Capability[] = [...PRO, "link_targeting", "account_analytics", "bulk_create", "team_invite", "custom_domains", "external_api", "webhooks", "streams"];
 
 export const PLAN_CAPABILITIES: Readonly<Record<Plan, ReadonlySet<Capability>>> = {
   free: new Set(),
@@ -70,6 +72,7 @@ export const CAPABILITY_LABELS: Readonly<Record<Capability, string>> = {
   custom_domains: "custom domains",
   external_api: "the external API",
   webhooks: "webhooks",
+  streams: "click streams",
   sso: "single sign-on",
   team_2fa_policy: "the team's two-factor policy",
 };

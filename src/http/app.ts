@@ -28,6 +28,7 @@ import { analyticsRoutes } from "./routes/analytics.js";
 import { keyRoutes } from "./routes/keys.js";
 import { passkeyRoutes } from "./routes/passkeys.js";
 import { webhookRoutes } from "./routes/webhooks.js";
+import { streamRoutes } from "./routes/streams.js";
 import { tagRoutes } from "./routes/tags.js";
 import { utmRoutes } from "./routes/utm.js";
 import { importRoutes } from "./routes/imports.js";
@@ -216,6 +217,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await keyRoutes(scoped, ctx);
     await teamRoutes(scoped, ctx);
     await webhookRoutes(scoped, ctx);
+    await streamRoutes(scoped, ctx);
     await externalRoutes(scoped, ctx);
     await externalLinkRoutes(scoped, ctx);
     await domainRoutes(scoped, ctx);

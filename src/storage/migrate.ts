@@ -29,6 +29,7 @@ import { keyScopes } from "./migrations/026-key-scopes.js";
 import { sso } from "./migrations/027-sso.js";
 import { passkeys } from "./migrations/028-passkeys.js";
 import { pgMonthlyCompaction } from "./migrations/030-pg-monthly-compaction.js";
+import { clickStream } from "./migrations/031-click-stream.js";
 import { linkStartRedirect } from "./migrations/032-link-start-redirect.js";
 import { orphanVisits } from "./migrations/033-orphan-visits.js";
 import { ssoIdentities } from "./migrations/037-sso-identities.js";
@@ -63,6 +64,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "027-sso": sso(),
     "028-passkeys": passkeys(),
     "030-pg-monthly-compaction": pgMonthlyCompaction(storage.dialect),
+    "031-click-stream": clickStream(storage.dialect),
     "032-link-start-redirect": linkStartRedirect(),
     "033-orphan-visits": orphanVisits(),
     "037-sso-identities": ssoIdentities(),

@@ -22,6 +22,8 @@ export type * from "./import-tables.js";
 import type { PasskeyTables } from "./passkey-tables.js";
 export type * from "./passkey-tables.js";
 import type { SecurityTables } from "./security-tables.js";
+import type { StreamTables } from "./stream-tables.js";
+export type * from "./stream-tables.js";
 export type * from "./security-tables.js";
 
 export interface UsersTable {
@@ -336,7 +338,7 @@ export interface UtmTemplatesTable {
   created_at: number;
 }
 
-export interface Database extends ImportTables, PasskeyTables, SecurityTables {
+export interface Database extends ImportTables, PasskeyTables, SecurityTables, StreamTables {
   users: UsersTable;
   user_pictures: UserPicturesTable;
   sessions: SessionsTable;

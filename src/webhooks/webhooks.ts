@@ -43,7 +43,8 @@ export function publicDelivery(d: Omit<WebhookDeliveryRow, "webhook_id">): Webho
   };
 }
 
-function checkName(raw: string): string {
+/** A webhook's (or click stream's) name: trimmed, 1 to 100 characters, no control characters. */
+export function checkName(raw: string): string {
   const name = raw.trim();
   if (name.length < 1) throw invalid("name", "must not be empty");
   if (name.length > MAX_NAME) throw invalid("name", `must be at most ${MAX_NAME} characters`);

@@ -33,6 +33,8 @@ const domain = async (a: Owner) => created(await a.client.post("/api/domains", {
 const invitation = async (a: Owner) => created(await a.client.post("/api/team/invitations", { email: `idor-invitee-${++n}@example.com` }), "invitation");
 // A public address literal: no DNS lookup at creation; the test event's delivery fails (no internet here) and is logged.
 const webhook = async (a: Owner) => created(await a.client.post("/api/webhooks", { name: "idor", url: "https://93.184.216.34/hook", kind: "custom" }), "webhook");
+// A broker on a public address literal: no DNS lookup at creation, nothing connects during the test.
+const stream = async (a: Owner) => created(await a.client.post("/api/streams", { name: "idor", kind: "redis", url: "redis://:pw@93.184.216.34:6379" }), "stream");
 const userId = async (c: ApiClient): Promise<string> => (await c.get("/api/auth/session")).body.user.id;
 const newUser = async (a: Owner) => userId(await signedInClient(a.server, `idor-user-${++n}@example.com`, "business"));
 /** A team membership written directly (the invitation flow has tests of its own); returns the id the route names. */
@@ -74,6 +76,7 @@ const OWNED: Record<string, Fixture> = {
   "/api/webhooks/:id/secret": async (a) => `/api/webhooks/${await webhook(a)}/secret`,
   "/api/webhooks/:id/test": async (a) => `/api/webhooks/${await webhook(a)}/test`,
   "/api/webhooks/:id/deliveries": async (a) => `/api/webhooks/${await webhook(a)}/deliveries`,
+  "/api/streams/:id": async (a) => `/api/streams/${await stream(a)}`,
   "/api/tags/:id": async (a) => `/api/tags/${await created(await a.client.post("/api/tags", { name: `idor-${++n}` }), "tag")}`,
   "/api/imports/:id": async (a) => `/api/imports/${await importJob(a)}`,
   "/api/imports/:id/cancel": async (a) => `/api/imports/${await importJob(a)}/cancel`,

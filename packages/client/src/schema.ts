@@ -10675,6 +10675,326 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in account's click streams, oldest first, each with its delivery status */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description WEBHOOK_ALLOW_PRIVATE: brokers on loopback and private networks are accepted */
+                            private_receivers: boolean;
+                            /** @enum {string} */
+                            status: "success";
+                            streams: {
+                                active: boolean;
+                                created_at: string;
+                                id: string;
+                                kind: "amqp" | "redis" | "nats" | "mqtt";
+                                name: string;
+                                status: {
+                                    /** @description Events waiting for the broker */
+                                    backlog: number;
+                                    /** @description Events the broker confirmed */
+                                    delivered: number;
+                                    /** @description Publish rounds the broker did not confirm (kept and retried) */
+                                    failed: number;
+                                    /** @description The backlog reached the instance's bound: new clicks are not queued until it shrinks */
+                                    full: boolean;
+                                    last_error: string | null;
+                                    last_error_at: string | null;
+                                    last_ok_at: string | null;
+                                };
+                                /** @description The broker URL, its password shown as *** */
+                                url: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Send the account's clicks to its own broker (amqp, redis, nats, mqtt); the URL's host is checked like a webhook receiver's */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        kind: "amqp" | "redis" | "nats" | "mqtt";
+                        name: string;
+                        url: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            stream: {
+                                active: boolean;
+                                created_at: string;
+                                id: string;
+                                kind: "amqp" | "redis" | "nats" | "mqtt";
+                                name: string;
+                                status: {
+                                    /** @description Events waiting for the broker */
+                                    backlog: number;
+                                    /** @description Events the broker confirmed */
+                                    delivered: number;
+                                    /** @description Publish rounds the broker did not confirm (kept and retried) */
+                                    failed: number;
+                                    /** @description The backlog reached the instance's bound: new clicks are not queued until it shrinks */
+                                    full: boolean;
+                                    last_error: string | null;
+                                    last_error_at: string | null;
+                                    last_ok_at: string | null;
+                                };
+                                /** @description The broker URL, its password shown as *** */
+                                url: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/streams/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a click stream and the events waiting for it */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Rename, change the broker URL (checked again), activate or deactivate (events waiting are dropped) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        active?: boolean;
+                        name?: string;
+                        url?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            stream: {
+                                active: boolean;
+                                created_at: string;
+                                id: string;
+                                kind: "amqp" | "redis" | "nats" | "mqtt";
+                                name: string;
+                                status: {
+                                    /** @description Events waiting for the broker */
+                                    backlog: number;
+                                    /** @description Events the broker confirmed */
+                                    delivered: number;
+                                    /** @description Publish rounds the broker did not confirm (kept and retried) */
+                                    failed: number;
+                                    /** @description The backlog reached the instance's bound: new clicks are not queued until it shrinks */
+                                    full: boolean;
+                                    last_error: string | null;
+                                    last_error_at: string | null;
+                                    last_ok_at: string | null;
+                                };
+                                /** @description The broker URL, its password shown as *** */
+                                url: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/api/subscription/cancel": {
         parameters: {
             query?: never;

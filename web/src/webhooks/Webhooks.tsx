@@ -11,6 +11,7 @@ import { CreateWebhookForm } from "./CreateWebhookForm";
 import { DeliveryLog } from "./DeliveryLog";
 import { SecretBox } from "./kinds";
 import { WebhookTable } from "./WebhookTable";
+import { StreamsSection } from "./Streams";
 
 // eslint-disable-next-line max-lines-per-function -- the list, the creation form, each webhook's actions and the delivery log share the page's state.
 export function WebhooksPage() {
@@ -162,6 +163,8 @@ export function WebhooksPage() {
           {logFor ? <DeliveryLog key={logFor.id} hook={logFor} version={logVersion} onClose={() => setLogFor(null)} /> : null}
         </>
       )}
+
+      {can(user?.plan ?? "free", "streams") ? <StreamsSection /> : null}
 
       <ConfirmDialog open={!!toDelete} title="Delete this webhook?" confirmLabel="Delete webhook" danger busy={deleting} error={deleteError} onConfirm={remove} onCancel={() => setToDelete(null)}>
         <p>

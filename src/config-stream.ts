@@ -1,0 +1,66 @@
+// The click stream's settings of src/config.ts (docs/stream.md, docs/configuration.md): the operator's
+// brokers and the outbox's bounds. Read from the env object config.ts hands in; nothing here reads process.env.
+import { ConfigError } from "./config-error.js";
+
+type Env = Record<string, string | undefined>;
+
+export interface StreamConfig {
+  /** STREAM_AMQP_URL, STREAM_REDIS_URL, STREAM_NATS_URL, STREAM_MQTT_URL: null when unset. */
+  amqp: string | null;
+  redis: string | null;
+  nats: string | null;
+  mqtt: string | null;
+  /** STREAM_OUTBOX_MAX: events kept per broker while it is away; past it new clicks are not queued for it. */
+  outboxMax: number;
+  /** STREAM_REDIS_MAXLEN: XADD snip:clicks MAXLEN ~ N. */
+  redisMaxLen: number;
+  /** STREAM_TIMEOUT_MS: bound on connecting to a broker and on each publish round. */
+  timeoutMs: number;
+  /** STREAM_POLL_MS: how often an idle publisher looks at the outbox. */
+  pollMs: number;
+}
+
+const SCHEMES: Record<"amqp" | "redis" | "nats" | "mqtt", string[]> = {
+  amqp: ["amqp:", "amqps:"],
+  redis: ["redis:", "rediss:"],
+  nats: ["nats:", "tls:"],
+  mqtt: ["mqtt:", "mqtts:"],
+};
+
+function brokerUrl(env: Env, name: string, kind: keyof typeof SCHEMES): string | null {
+  const raw = env[name]?.trim();
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, "must be a URL");
+  }
+  if (!SCHEMES[kind].includes(url.protocol)) throw new ConfigError(name, `must start with ${SCHEMES[kind].map((s) => s + "//").join(" or ")}`);
+  if (!url.hostname) throw new ConfigError(name, "must name a host");
+  return raw;
+}
+
+function int(env: Env, name: string, dflt: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return dflt;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, "must be a whole number");
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}`);
+  return n;
+}
+
+export function streamConfigOf(env: Env): StreamConfig {
+  return {
+    amqp: brokerUrl(env, "STREAM_AMQP_URL", "amqp"),
+    redis: brokerUrl(env, "STREAM_REDIS_URL", "redis"),
+    nats: brokerUrl(env, "STREAM_NATS_URL", "nats"),
+    mqtt: brokerUrl(env, "STREAM_MQTT_URL", "mqtt"),
+    outboxMax: int(env, "STREAM_OUTBOX_MAX", 1_000_000, 1_000, 1_000_000_000),
+    redisMaxLen: int(env, "STREAM_REDIS_MAXLEN", 1_000_000, 1_000, 1_000_000_000),
+    timeoutMs: int(env, "STREAM_TIMEOUT_MS", 5_000, 100, 120_000),
+    pollMs: int(env, "STREAM_POLL_MS", 250, 10, 60_000),
+  };
+}
+
+export { SCHEMES as BROKER_SCHEMES };

@@ -1,0 +1,202 @@
+// Click streams (Business and above), beside the webhooks: each stream's broker, state and delivery status;
+// add one (kind, name, broker URL, the server's field errors beside each field), turn it off or on, delete it.
+import { useState, type FormEvent } from "react";
+import type { Stream, StreamKind } from "@contract/streams";
+import { ApiError } from "../shared/api";
+import { usePagedList } from "../shared/lists";
+import { Alert, ConfirmDialog, EmptyState, Field, Spinner, TableHead, errorMessage, formatDateTime } from "../shared/ui";
+import { streamsApi } from "./streams-api";
+
+const MAX_STREAMS = 5;
+const KINDS: { value: StreamKind; label: string; example: string }[] = [
+  { value: "amqp", label: "RabbitMQ", example: "amqps://user:password@mq.example.com/vhost" },
+  { value: "redis", label: "Redis Streams", example: "rediss://:password@redis.example.com:6379" },
+  { value: "nats", label: "NATS JetStream", example: "tls://user:password@nats.example.com:4222" },
+  { value: "mqtt", label: "MQTT", example: "mqtts://user:password@mqtt.example.com:8883" },
+];
+const kindLabel = (k: string) => KINDS.find((x) => x.value === k)?.label ?? k;
+
+function StreamForm({ count, privateReceivers, onCreated }: { count: number; privateReceivers: boolean; onCreated: () => void }) {
+  const [kind, setKind] = useState<StreamKind>("amqp");
+  const [name, setName] = useState("");
+  const [url, setUrl] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const [general, setGeneral] = useState<string | null>(null);
+  const full = count >= MAX_STREAMS;
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setFields({});
+    setGeneral(null);
+    try {
+      await streamsApi.createStream({ name: name.trim(), kind, url: url.trim() });
+      setName("");
+      setUrl("");
+      onCreated();
+    } catch (err) {
+      if (err instanceof ApiError) {
+        const f = err.forFields(["name", "url", "kind"]);
+        setFields(f.fields);
+        setGeneral(f.general);
+      } else setGeneral(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const hint = `${KINDS.find((k) => k.value === kind)?.example}. ${privateReceivers ? "Brokers on loopback and private networks are accepted (WEBHOOK_ALLOW_PRIVATE)." : "A public address: internal ones are refused."} The password is stored encrypted and never shown again.`;
+  return (
+    <form className="card form-card" onSubmit={submit} noValidate data-testid="stream-form">
+      <h2>Add a click stream</h2>
+      <p className="muted small" data-testid="stream-count">
+        {count} of {MAX_STREAMS} used.{full ? " Remove one to add another." : ""}
+      </p>
+      <Field id="stream-kind" label="Broker">
+        <select id="stream-kind" data-testid="stream-kind-select" value={kind} onChange={(e) => setKind(e.target.value as StreamKind)}>
+          {KINDS.map((k) => (
+            <option key={k.value} value={k.value}>
+              {k.label}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field id="stream-name-input" label="Stream name" error={fields.name}>
+        <input id="stream-name-input" data-testid="stream-name-input" type="text" maxLength={100} placeholder="e.g. Warehouse" value={name} onChange={(e) => setName(e.target.value)} />
+      </Field>
+      <Field id="stream-url-input" label="Broker URL" error={fields.url} hint={hint}>
+        <input id="stream-url-input" data-testid="stream-url-input" type="text" inputMode="url" autoComplete="off" value={url} onChange={(e) => setUrl(e.target.value)} />
+      </Field>
+      {general ? <Alert testId="stream-form-error">{general}</Alert> : null}
+      <button type="submit" className="btn btn-primary" disabled={busy || full || !name.trim() || !url.trim()} data-testid="stream-create">
+        {busy ? "Checking the address…" : "Add stream"}
+      </button>
+    </form>
+  );
+}
+
+function Status({ s }: { s: Stream }) {
+  const st = s.status;
+  return (
+    <div className="small" data-testid="stream-status">
+      <div>
+        {st.delivered} delivered · {st.backlog} waiting{st.full ? " (full: new clicks not queued)" : ""}
+      </div>
+      {st.last_error && st.last_error_at && (!st.last_ok_at || st.last_error_at > st.last_ok_at) ? (
+        <div className="text-error" data-testid="stream-error">
+          {formatDateTime(st.last_error_at)}: {st.last_error}
+        </div>
+      ) : st.last_ok_at ? (
+        <div className="muted">Last sent {formatDateTime(st.last_ok_at)}</div>
+      ) : (
+        <div className="muted">Nothing sent yet</div>
+      )}
+    </div>
+  );
+}
+
+// eslint-disable-next-line max-lines-per-function -- the list, its actions and the deletion dialog share the section's state.
+export function StreamsSection() {
+  const [privateReceivers, setPrivateReceivers] = useState(false);
+  const list = usePagedList(() => streamsApi.listStreams().then((r) => (setPrivateReceivers(r.private_receivers), { items: r.streams, next: null })), "streams", true);
+  const [busyId, setBusyId] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const [toDelete, setToDelete] = useState<Stream | null>(null);
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+  const streams = list.items;
+
+  async function toggle(s: Stream) {
+    setBusyId(s.id);
+    setActionError(null);
+    try {
+      await streamsApi.updateStream(s.id, { active: !s.active });
+      list.reload();
+    } catch (e) {
+      setActionError(errorMessage(e));
+    } finally {
+      setBusyId(null);
+    }
+  }
+  async function remove() {
+    if (!toDelete) return;
+    setDeleteError(null);
+    try {
+      await streamsApi.deleteStream(toDelete.id);
+      setToDelete(null);
+      list.reload();
+    } catch (e) {
+      setDeleteError(errorMessage(e));
+    }
+  }
+
+  return (
+    <section className="streams-section" data-testid="streams-section">
+      <h2>Click streams</h2>
+      <p className="muted">
+        Every click on your links, published to your own RabbitMQ, Redis, NATS JetStream or MQTT broker: kept and retried while the broker is away, each event
+        with an id to de-duplicate by. The event format: docs/stream.md.
+      </p>
+      {actionError ? <Alert testId="stream-action-error">{actionError}</Alert> : null}
+      {streams === null && list.error === null ? (
+        <Spinner label="Loading click streams…" />
+      ) : list.error !== null ? (
+        <div className="card" data-testid="streams-error">
+          <Alert>{`The click streams could not be loaded: ${list.error}`}</Alert>
+          <button type="button" className="btn btn-secondary" onClick={list.reload} data-testid="streams-retry">
+            Try again
+          </button>
+        </div>
+      ) : (
+        <>
+          <StreamForm count={streams?.length ?? 0} privateReceivers={privateReceivers} onCreated={list.reload} />
+          {streams && streams.length === 0 ? (
+            <EmptyState title="No click streams yet" testId="streams-empty">
+              <p className="muted">Add one above to send every click to your own broker.</p>
+            </EmptyState>
+          ) : (
+            <div className="table-wrap card card-flush">
+              <table className="table table-cards" data-testid="streams-table">
+                <TableHead columns={["Name", "Broker", "State", "Delivery"]} actions />
+                <tbody>
+                  {(streams ?? []).map((s) => (
+                    <tr key={s.id} data-testid="stream-row" className={s.active ? "" : "row-muted"}>
+                      <td>
+                        <strong data-testid="stream-name">{s.name}</strong>
+                        <div className="muted small webhook-url" title={s.url}>
+                          {s.url}
+                        </div>
+                      </td>
+                      <td data-label="Broker">
+                        <span className="badge">{kindLabel(s.kind)}</span>
+                      </td>
+                      <td data-label="State">{s.active ? <span className="badge badge-ok">Active</span> : <span className="badge badge-muted">Off</span>}</td>
+                      <td data-label="Delivery">
+                        <Status s={s} />
+                      </td>
+                      <td className="cell-actions">
+                        <div className="row-actions">
+                          <button type="button" className="btn btn-secondary btn-sm" disabled={busyId === s.id} onClick={() => void toggle(s)} data-testid="stream-toggle">
+                            {s.active ? "Turn off" : "Turn on"}
+                          </button>
+                          <button type="button" className="btn btn-danger btn-sm" onClick={() => setToDelete(s)} data-testid="stream-delete">
+                            Delete
+                          </button>
+                        </div>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </>
+      )}
+      <ConfirmDialog open={!!toDelete} title="Delete this click stream?" confirmLabel="Delete stream" danger error={deleteError} onConfirm={() => void remove()} onCancel={() => setToDelete(null)}>
+        <p>
+          <strong>{toDelete?.name}</strong> stops receiving clicks at once; the events still waiting for it are dropped.
+        </p>
+      </ConfirmDialog>
+    </section>
+  );
+}
