@@ -155,6 +155,15 @@ export interface ContextOverrides {
   live?: Partial<LiveLimits>;
 }
 
+/** Housekeeping: expired sessions, old throttle events, raw clicks past retention; a failure is logged. */
+function everyHour(log: Logger, tasks: () => Promise<unknown>[]): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    void Promise.all(tasks()).catch((err: unknown) => log.warn({ err }, "housekeeping failed"));
+  }, 3_600_000);
+  timer.unref();
+  return timer;
+}
+
 export async function createContext(config: Readonly<Config>, overrides: ContextOverrides = {}): Promise<AppContext> {
   const log = overrides.log ?? createLogger(config);
   const clock = overrides.clock ?? systemClock;
@@ -202,14 +211,9 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     settings: config, db, clock, caps, rate, dns: overrides.dns ?? nodeDnsLookup(config.dnsServers), check: receiverCheck, audit: admin.audit, accounts, log,
   });
 
-  // Housekeeping: expired sessions, old throttle events, raw clicks past retention.
-  const housekeeping = setInterval(() => {
-    const now = clock.now();
-    void Promise.all([sessions.pruneExpired(), security.twoFactor.prunePending(), security.passkeys.challenges.pruneExpired(), rate.prune(now - 86_400_000), clicks.pruneRaw()]).catch((err) =>
-      log.warn({ err }, "housekeeping failed"),
-    );
-  }, 3_600_000);
-  housekeeping.unref();
+  const housekeeping = everyHour(log, () => [
+    sessions.pruneExpired(), security.twoFactor.prunePending(), security.passkeys.challenges.pruneExpired(), rate.prune(clock.now() - 86_400_000), clicks.pruneRaw(),
+  ]);
 
   let closed: Promise<void> | null = null;
   const close = (): Promise<void> =>

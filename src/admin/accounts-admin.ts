@@ -9,7 +9,7 @@ import { iso } from "../shared/clock.js";
 import { DomainError, invalid } from "../shared/errors.js";
 import { containsPattern } from "../shared/like.js";
 import { isPlan, PLANS, type Plan } from "../accounts/plans.js";
-import { type ErasedAccount, eraseAccount, lockAccountLinks } from "../accounts/accounts.js";
+import { type ErasedAccount, eraseAccount, lockAccountLinks } from "../accounts/erase.js";
 import type { LinkKey } from "../links/changes.js";
 import type { Actor, AuditLog } from "./audit-log.js";
 import { decodeKeyset, encodeKeyset } from "../shared/keyset.js";

@@ -4118,7 +4118,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a sign-in with a passkey: options for navigator.credentials.get() (discoverable credentials) */
+        /**
+         * Start a sign-in with a passkey: options for navigator.credentials.get() (discoverable credentials)
+         * @description At most 100 starts per address in 15 minutes, and none while the address has 50 failed sign-ins (429).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4161,6 +4164,15 @@ export interface paths {
                         "application/json": components["schemas"]["def-0"];
                     };
                 };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -4178,7 +4190,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Finish a sign-in with a passkey; the session id and CSRF token rotate as at a password sign-in */
+        /**
+         * Finish a sign-in with a passkey; the session id and CSRF token rotate as at a password sign-in
+         * @description A refused answer counts among the address's failed sign-ins, which the password form shares (50 in 15 minutes, then 429).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4264,6 +4279,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
