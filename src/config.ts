@@ -2,6 +2,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { PRIVATE_FILE_MODE, makePrivateDir, makePrivateFile } from "./shared/private-files.js";
 import { randomBytes } from "node:crypto";
+import { availableParallelism } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "./config-error.js";
@@ -70,6 +71,8 @@ export interface Config {
   clickRollupMs: number;
   /** SQLite: write clicks from a worker thread ("worker") or on the main thread ("inline"). */
   clickWriter: "worker" | "inline";
+  /** WORKERS: HTTP processes on one port (node:cluster; docs/scaling.md); 1 is the single process; `auto` = os.availableParallelism(). */
+  workers: number;
   /** Journal buffered clicks under DATA_DIR so that a killed server loses none (CLICK_JOURNAL=off: up to a flush interval or so is lost). */
   clickJournal: boolean;
   clickRetentionDays: number;
@@ -367,6 +370,7 @@ export function loadConfig(rawEnv: Env = process.env): Readonly<Config> {
     clickFlushMs: intVar(env, "CLICK_FLUSH_MS", 250, 10, 60_000),
     clickRollupMs: intVar(env, "CLICK_ROLLUP_MS", 5_000, 10, 600_000),
     clickWriter: oneOf(env, "CLICK_WRITER", ["worker", "inline"] as const, "worker"),
+    workers: env.WORKERS?.trim() === "auto" ? availableParallelism() : intVar(env, "WORKERS", 1, 1, 256),
     clickJournal: oneOf(env, "CLICK_JOURNAL", ["on", "off"] as const, "on") === "on",
     clickRetentionDays: intVar(env, "CLICK_RETENTION_DAYS", 0, 0, 36_500),
     clickMemoryMax: intVar(env, "CLICK_MEMORY_MAX", 200_000, 1_000, 100_000_000),
