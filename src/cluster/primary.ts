@@ -57,7 +57,8 @@ class Primary {
     } else if (msg.snip === "listening") {
       this.listening.add(from.id);
       this.failures = 0;
-      if (!this.announced && this.listening.size >= this.config.workers) {
+      if (this.announced) this.log.info({ worker: from.process.pid }, "a restarted worker is listening");
+      else if (this.listening.size >= this.config.workers) {
         this.announced = true;
         // Logged once every worker listens: whoever waits for this line may send requests and signals.
         this.log.info({ baseUrl: this.config.origin, listening: msg.url, workers: this.config.workers, database: this.config.database.kind }, "snip is listening");

@@ -22,8 +22,15 @@ export async function runWorker(config: Readonly<Config>): Promise<void> {
     });
     cluster = { feed, clickWriter };
   }
+  // A SIGTERM during the start (a primary stopping while this worker replays a dead one's journal) is
+  // taken once the server runs, so that it drains like the others instead of dying half started.
+  let stopAsked: NodeJS.Signals | null = null;
+  const early = (signal: NodeJS.Signals) => (stopAsked = signal);
+  process.on("SIGTERM", early).on("SIGINT", early);
   await serveForever(config, { cluster }, (server) => {
     server.ctx.log.debug({ listening: server.url, pid: process.pid }, "worker listening");
     send({ snip: "listening", url: server.url });
   });
+  process.off("SIGTERM", early).off("SIGINT", early);
+  if (stopAsked) process.kill(process.pid, stopAsked);
 }
