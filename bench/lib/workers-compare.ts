@@ -128,7 +128,8 @@ export async function compareWorkers(o: WorkersCompareOptions): Promise<void> {
       const rates = new Map<number, number>();
       for (const c of clusters) {
         o.log(`${name}: warming WORKERS=${c.workers}`);
-        const w = await loadOnce(o, c, paths, o.warmup, 5_000);
+        // Each worker warms its own JIT and cache: as long a warm-up per worker as for the single process.
+        const w = await loadOnce(o, c, paths, Math.max(1, o.warmup) * c.workers, 5_000);
         rates.set(c.workers, w.rps);
       }
       for (let round = 0; round < o.rounds; round++) {

@@ -13,8 +13,7 @@ export interface FeedMessage {
 export type WriterCall =
   | { snip: "writer"; id: number; op: "write"; batch: ClickBatch }
   | { snip: "writer"; id: number; op: "countLimited"; linkId: string; maxClicks: number; at: number }
-  | { snip: "writer"; id: number; op: "heldBack"; linkNums: number[] }
-  | { snip: "writer"; id: number; op: "flushRollups" };
+  | { snip: "writer"; id: number; op: "heldBack"; linkNums: number[] };
 
 export type WriterReply =
   | { snip: "writer-reply"; id: number; ok: true; value?: boolean | HeldBack }

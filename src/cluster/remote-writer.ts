@@ -50,9 +50,11 @@ export class RemoteClickWriter implements ClickWriter {
     return (await this.call({ op: "heldBack", linkNums })) as HeldBack;
   }
 
-  async flushRollups(): Promise<void> {
-    await this.call({ op: "flushRollups" });
-  }
+  /**
+   * The primary writes the roll-ups on its own schedule (CLICK_ROLLUP_MS, stretched under load) and when it
+   * stops: one schedule for the one writer, not one more per worker. Reads add what is held back meanwhile.
+   */
+  async flushRollups(): Promise<void> {}
 
   /** The primary folded in what the roll-ups missed before it started its workers; a replay goes through write(). */
   async recover(): Promise<void> {}
@@ -76,7 +78,7 @@ export async function answerCall(writer: ClickWriter, worker: number, call: Writ
     } else if (call.op === "heldBack") {
       if (!writer.heldBack) throw new Error("this click writer holds no roll-ups back");
       value = await writer.heldBack(call.linkNums);
-    } else await writer.flushRollups();
+    }
     return { snip: "writer-reply", id: call.id, ok: true, value };
   } catch (err) {
     return { snip: "writer-reply", id: call.id, ok: false, error: err instanceof Error ? err.message : String(err), unavailable: isDatabaseUnavailable(err) };
