@@ -44,6 +44,15 @@ function send(port: number, agent: Agent, method: string, path: string, headers:
   });
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The cluster's workers: the primary's children (Linux). */
 function workerPids(primary: number): number[] {
   return readFileSync(`/proc/${primary}/task/${primary}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
@@ -79,7 +88,7 @@ interface Load {
 }
 
 /** Visits the plain links round robin, and every fifth visit the limited link, on CONNECTIONS keep-alive connections until stopped. */
-function startLoad(port: number, aliases: string[]): Load {
+function startLoad(port: number, aliases: string[], tag = "load"): Load {
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   let running = true;
   let n = 0;
@@ -87,7 +96,7 @@ function startLoad(port: number, aliases: string[]): Load {
   const loop = async () => {
     while (running) {
       const i = n++;
-      const host = `v${i}.load.example`;
+      const host = `v${i}.${tag}.example`;
       const limited = i % 5 === 0;
       load.inFlight.add(host);
       try {
@@ -218,6 +227,30 @@ describe.each(ENGINES)("WORKERS=2 (%s)", (engine) => {
       expect(Number(created.n)).toBe(100);
     } finally {
       await storage.close();
+    }
+  });
+  it("a SIGKILL of the primary ends every worker, and the next start stores every click they answered", { timeout: SLOW_TEST_MS }, async () => {
+    cluster = await spawnServe({ DATA_DIR: dataDir, WORKERS: "2", CLICK_FLUSH_MS: "100", ...(db.databaseUrl ? { DATABASE_URL: db.databaseUrl } : {}) });
+    const pids = workerPids(cluster.child.pid!);
+    const again = startLoad(cluster.port, seeded.plain, "again");
+    await until("1,000 answers", () => again.answered.size >= 1_000);
+    cluster.child.kill("SIGKILL");
+    await cluster.exited;
+    await until("the workers' end", () => pids.every((pid) => !alive(pid)), 30_000);
+    await again.stop();
+    // The next start (here a single server on the same DATA_DIR and database) replays the workers' journals.
+    const next = await startTestServer({ dataDir, databaseUrl: db.databaseUrl });
+    try {
+      await next.ctx.clicks.flush();
+      const refs = async (table: "clicks" | "click_staging") =>
+        (await next.ctx.storage.db.selectFrom(table).select("referrer").where("referrer", "like", "%.again.example").execute()).map((r) => r.referrer!);
+      const stored = [...(await refs("clicks")), ...(engine === "sqlite" ? await refs("click_staging") : [])];
+      expect(new Set(stored).size).toBe(stored.length);
+      expect(stored.filter((h) => !again.answered.has(h) && !again.inFlight.has(h))).toEqual([]);
+      expect(stored.filter((h) => again.answered.has(h)).length).toBe(again.answered.size);
+      expect(again.unexpected).toBe(0);
+    } finally {
+      await next.stop();
     }
   });
 });
