@@ -1,6 +1,11 @@
 // WORKERS=N's IPC pieces in one process: the change feed a worker publishes on, the click writer it
 // calls in the primary, and the primary's answer (batch numbers made the worker's own).
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.js";
+import { runPrimary } from "../../src/cluster/primary.js";
 import { ClusterFeed } from "../../src/cluster/cluster-feed.js";
 import { answerCall, RemoteClickWriter } from "../../src/cluster/remote-writer.js";
 import type { ClickWriter } from "../../src/clicks/click-writer.js";
@@ -72,5 +77,10 @@ describe("cluster IPC", () => {
     await remote.flushRollups();
     await remote.recover();
     expect(out).toHaveLength(2);
+  });
+
+  it("WORKERS=2 on an in-memory SQLite database is refused before any worker starts", async () => {
+    const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), "snip-w-")), DATABASE_URL: "sqlite::memory:", WORKERS: "2" });
+    await expect(runPrimary(config)).rejects.toThrow(new ConfigError("WORKERS", "needs a database file: an in-memory SQLite database cannot be shared by processes"));
   });
 });
