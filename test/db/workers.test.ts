@@ -13,6 +13,8 @@ import { startTestServer } from "../helpers/server.js";
 import { createTestDatabase, ENGINES, type TestDatabase } from "../helpers/engines.js";
 import { type Serve, spawnServe } from "../helpers/serve.js";
 import { openStorage } from "../../src/storage/db.js";
+import { SESSION_COOKIE } from "../../src/accounts/sessions.js";
+import { openSse } from "../helpers/sse.js";
 
 // A cluster start through the built CLI and thousands of visits: minutes on a machine busy with parallel work.
 const SLOW_TEST_MS = 300_000;
@@ -63,6 +65,7 @@ interface Seeded {
   limitedId: string;
   editId: string;
   secret: string;
+  cookie: string;
 }
 
 async function seed(dataDir: string, db: TestDatabase): Promise<Seeded> {
@@ -73,8 +76,9 @@ async function seed(dataDir: string, db: TestDatabase): Promise<Seeded> {
   const limited = await s.ctx.links.create(user, { url: "https://example.com/limited", alias: "limited", max_clicks: 100 });
   const edit = await s.ctx.links.create(user, { url: "https://example.com/old", alias: "edit-me" });
   const { secret } = await s.ctx.apiKeys.create(user, { name: "workers", scopes: ["links:create", "links:write"] });
+  const cookie = `${SESSION_COOKIE}=${await s.ctx.sessions.create(user.id)}`;
   await s.stop();
-  return { plain, limitedId: limited.id, editId: edit.id, secret };
+  return { plain, limitedId: limited.id, editId: edit.id, secret, cookie };
 }
 
 /** What the visitors saw: each visit names itself in its referrer, so which clicks were stored is known. */
@@ -167,6 +171,28 @@ describe.each(ENGINES)("WORKERS=2 (%s)", (engine) => {
     );
     for (const a of [...conns, editor]) a.destroy();
     expect(Math.max(...seen)).toBeLessThan(1_000);
+  });
+
+  it("the live feed: a stream open on one worker gets the clicks both workers answer", { timeout: SLOW_TEST_MS }, async () => {
+    const stream = await openSse(cluster.url, "/api/analytics/live", seeded.cookie);
+    try {
+      await until("the stream's start", () => stream.raw().includes("retry:"), 10_000);
+      // Rounds of four new connections (round robin: two to each worker) until one round's four clicks all
+      // arrive: the other worker learns that the owner is watched a moment after the stream opens.
+      let got: string[] = [];
+      for (let round = 0; round < 10 && got.length < 4; round++) {
+        const conns = Array.from({ length: 4 }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
+        const refs = conns.map((_, i) => `live${round}-${i}.example`);
+        for (const [i, a] of conns.entries()) expect((await send(cluster.port, a, "GET", `/plain-${i}`, { referer: `https://${refs[i]}/` })).status).toBe(302);
+        for (const a of conns) a.destroy();
+        await new Promise((r) => setTimeout(r, 1_000));
+        const seen = new Set(stream.events.filter((e) => e.event === "click").map((c) => (c.data as { referrer: string }).referrer));
+        got = refs.filter((r) => seen.has(r));
+      }
+      expect(got).toHaveLength(4);
+    } finally {
+      stream.close();
+    }
   });
 
   it("the external API's 100 per hour is exact across workers", { timeout: SLOW_TEST_MS }, async () => {
