@@ -54,6 +54,7 @@ const { values: args } = parseArgs({
     metrics: { type: "boolean", default: false },
     "split-agents": { type: "string" },
     "no-observability": { type: "boolean", default: false },
+    workers: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
@@ -64,6 +65,7 @@ if (args.help) {
        [--load autocannon|wrk] [--no-pg] [--no-sqlite] [--quiet-wait 0] [--behind-proxy] [--qr-loops 16] [--blocklist 0] [--metrics]
        [--split-agents 256] (user agents the split scenario's requests cycle through; 1: the browser's alone)
        [--no-observability] (hot runs on SQLite also with metrics on and with tracing at 1 % sampling, unless this)
+       [--workers N] (instead: WORKERS=1 against WORKERS=N on SQLite, scenarios hot and zipf unless --scenarios; bench/lib/workers-compare.ts)
        scenario qr (SQLite): the hot link quiet and while GET /api/qr is hammered (in the default list)
 PostgreSQL runs when TEST_DATABASE_URL is set (a database of its own is created and dropped).`);
   process.exit(0);
@@ -108,6 +110,14 @@ if (loadTool === "wrk" && !wrkAvailable()) {
 }
 
 const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
+
+if (args.workers !== undefined) {
+  const { compareWorkers } = await import("./lib/workers-compare.js");
+  const scenarios = args.scenarios === undefined ? (["hot", "zipf"] as ScenarioName[]) : opts.scenarios;
+  await compareWorkers({ ...opts, workers: Number(args.workers), seconds: opts.duration, scenarios, loadTool, log });
+  process.exit(0);
+}
+
 
 const TARGET_LABEL: Record<TargetKind, string> = {
   baseline: "baseline node:http",

@@ -36,7 +36,10 @@ export function buildCli(): Command {
     .command("serve")
     .description("start the service")
     .action(async () => {
-      await serveForever(loadConfig());
+      const config = loadConfig();
+      // WORKERS=N: N processes on the port (src/cluster/); WORKERS=1 is the one process, as ever.
+      if (config.workers > 1) await (await import("./cluster/run.js")).runCluster(config);
+      else await serveForever(config);
     });
 
   program

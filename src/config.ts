@@ -2,6 +2,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { PRIVATE_FILE_MODE, makePrivateDir, makePrivateFile } from "./shared/private-files.js";
 import { randomBytes } from "node:crypto";
+import { availableParallelism } from "node:os";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError } from "./config-error.js";
@@ -15,10 +16,8 @@ function packageRoot(): string {
   return basename(dir) === "dist" ? dirname(dir) : dir;
 }
 
-export type DatabaseConfig =
-  | { kind: "sqlite"; file: string }
-  /** waitMs: DATABASE_WAIT_S, how long start-up waits for the database to answer. */
-  | { kind: "postgres"; url: string; waitMs?: number };
+/** waitMs: DATABASE_WAIT_S, how long start-up waits for the database to answer. */
+export type DatabaseConfig = { kind: "sqlite"; file: string } | { kind: "postgres"; url: string; waitMs?: number };
 
 export type TrustProxy = false | true | number | string[];
 
@@ -72,6 +71,8 @@ export interface Config {
   clickRollupMs: number;
   /** SQLite: write clicks from a worker thread ("worker") or on the main thread ("inline"). */
   clickWriter: "worker" | "inline";
+  /** WORKERS: HTTP processes on one port (node:cluster; docs/scaling.md); 1 is the single process; `auto` = os.availableParallelism(). */
+  workers: number;
   /** Journal buffered clicks under DATA_DIR so that a killed server loses none (CLICK_JOURNAL=off: up to a flush interval or so is lost). */
   clickJournal: boolean;
   clickRetentionDays: number;
@@ -108,12 +109,11 @@ export interface Config {
   /** OTEL_EXPORTER_OTLP_ENDPOINT and the OTEL_* settings with it; null: no tracing, no OpenTelemetry module loaded. */
   tracing: TracingConfig | null;
   webDir: string;
-  /** OIDC_* (the instance-wide identity provider) and ENTERPRISE_MEMBERS_MAX (docs/sso.md). */
-  sso: SsoConfig;
-  /** REDIRECT_STATUS, REDIRECT_MAX_AGE and the ORPHAN_* settings (config-details.ts). */
-  details: DetailsConfig;
-  /** STREAM_* (docs/stream.md): the operator's click-stream brokers and the outbox's bounds. */
-  stream: StreamConfig;
+  /**
+   * Settings read by modules of their own: `sso` OIDC_* and ENTERPRISE_MEMBERS_MAX (docs/sso.md); `details`
+   * REDIRECT_STATUS, REDIRECT_MAX_AGE and ORPHAN_* (config-details.ts); `stream` STREAM_* (docs/stream.md).
+   */
+  sso: SsoConfig; details: DetailsConfig; stream: StreamConfig;
 }
 
 export { ConfigError };
@@ -373,6 +373,7 @@ export function loadConfig(rawEnv: Env = process.env): Readonly<Config> {
     clickFlushMs: intVar(env, "CLICK_FLUSH_MS", 250, 10, 60_000),
     clickRollupMs: intVar(env, "CLICK_ROLLUP_MS", 5_000, 10, 600_000),
     clickWriter: oneOf(env, "CLICK_WRITER", ["worker", "inline"] as const, "worker"),
+    workers: env.WORKERS?.trim() === "auto" ? availableParallelism() : intVar(env, "WORKERS", 1, 1, 256),
     clickJournal: oneOf(env, "CLICK_JOURNAL", ["on", "off"] as const, "on") === "on",
     clickRetentionDays: intVar(env, "CLICK_RETENTION_DAYS", 0, 0, 36_500),
     clickMemoryMax: intVar(env, "CLICK_MEMORY_MAX", 200_000, 1_000, 100_000_000),

@@ -3,7 +3,8 @@
 // other hear each other through the event bus (src/shared/events.ts; eslint.config.js, FEATURE_EVENTS).
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
-import { openStorage, type Storage } from "./storage/db.js";
+import { openStorage, type ChangeFeed, type Storage } from "./storage/db.js";
+import type { ClickWriter } from "./clicks/click-writer.js";
 import { migrateToLatest } from "./storage/migrate.js";
 import { RateEvents } from "./storage/rate-events.js";
 import { OwnerCaps } from "./storage/owner-caps.js";
@@ -153,6 +154,11 @@ export interface ContextOverrides {
   tracing?: Tracing | null;
   /** Live feed bounds for tests (streams per user, events a second, heartbeat). */
   live?: Partial<LiveLimits>;
+  /**
+   * WORKERS=N (src/cluster/): on SQLite a worker's change feed and click writer are the primary's,
+   * reached over IPC (one writer; edits heard by every worker). PostgreSQL needs neither.
+   */
+  cluster?: { feed: ChangeFeed; clickWriter: ClickWriter };
 }
 
 /** Housekeeping: expired sessions, old throttle events, raw clicks past retention; a failure is logged. */
@@ -172,6 +178,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const migrated = overrides.migrate !== false;
   const storage = await openStorage(config.database, log, tracing?.sqliteQueries);
   if (migrated) await migrateToLatest(storage);
+  if (overrides.cluster) storage.feed = overrides.cluster.feed;
   const events = new EventBus(log);
   const { db } = storage;
   const rate = new RateEvents(db, storage.dialect);
@@ -183,7 +190,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const { transport, mailer } = createMail({ ...base, db, events, transport: overrides.mailer, traceSmtp });
   const { accounts, sessions, apiKeys } = createAccounts({ ...base, caps, rate, mailer, events });
   const teams = createTeams({ db, caps, clock, mailer, log, rate, origin: config.origin, events, enterpriseMembersMax: config.sso.enterpriseMembersMax });
-  const { clicks, reads, stats, countries } = await createClicks({ ...base, journal: overrides.clickJournal === true, recover: migrated });
+  const { clicks, reads, stats, countries } = await createClicks({ ...base, journal: overrides.clickJournal === true, recover: migrated, writer: overrides.cluster?.clickWriter });
   const { domains, customHosts, changes: domainChanges } = await createDomains({ ...base, caps, mailer, dns: overrides.dns, start: migrated });
   const tags = new TagService({ db, caps, clock });
   const utm = new UtmTemplateService({ db, caps, clock });

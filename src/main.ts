@@ -66,9 +66,17 @@ export async function startServer(config: Readonly<Config>, overrides: ContextOv
   };
 }
 
+/** What a server says once it listens: the log line (a single process), or a message to its primary (WORKERS=N). */
+export type Announce = (server: RunningServer) => void;
+
+const announceListening: Announce = (server) => {
+  // BASE_URL first: it is the address short links carry; the socket's address (any Host reaches the main host) second.
+  server.ctx.log.info({ baseUrl: server.ctx.config.origin, listening: server.url, database: server.ctx.storage.dialect }, "snip is listening");
+};
+
 /** Runs until SIGTERM/SIGINT, then shuts down cleanly (no buffered click is lost). */
-export async function serveForever(config: Readonly<Config>): Promise<void> {
-  const server = await startServer(config);
+export async function serveForever(config: Readonly<Config>, overrides: ContextOverrides = {}, announce: Announce = announceListening): Promise<void> {
+  const server = await startServer(config, overrides);
   const shutdown = (signal: string) => {
     server.ctx.log.info({ signal }, "shutting down");
     const timer = setTimeout(() => process.exit(1), 15_000 + config.drainDelayMs);
@@ -83,7 +91,6 @@ export async function serveForever(config: Readonly<Config>): Promise<void> {
   };
   process.once("SIGTERM", () => shutdown("SIGTERM"));
   process.once("SIGINT", () => shutdown("SIGINT"));
-  // Logged once a signal would be handled: whoever waits for this line may stop the process at once.
-  // BASE_URL first: it is the address short links carry; the socket's address (any Host reaches the main host) second.
-  server.ctx.log.info({ baseUrl: config.origin, listening: server.url, database: server.ctx.storage.dialect }, "snip is listening");
+  // Announced once a signal would be handled: whoever waits for this may stop the process at once.
+  announce(server);
 }

@@ -28,7 +28,7 @@ export function createAnalytics(deps: AnalyticsDeps): Analytics {
   const { settings, storage } = deps;
   const live = new LiveFeed({
     feed: storage.feed,
-    shared: storage.dialect === "postgres",
+    shared: storage.feed.shared === true,
     countries: deps.countries,
     ownHost: settings.baseUrl.host,
     now: () => deps.clock.now(),

@@ -8,6 +8,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
+import cluster from "node:cluster";
 import { join } from "node:path";
 import type SQLite from "better-sqlite3";
 import type { Kysely } from "kysely";
@@ -231,7 +232,9 @@ export class ClickJournal {
       if (id === this.id || !entry.isDirectory() || !JOURNAL_RE.test(id)) continue;
       const owner = readOwner(join(this.root, id));
       if (owner !== null && isRunning(owner)) {
-        this.log.warn({ journal: id, pid: owner.pid }, "click journal of a running process in DATA_DIR: not replayed (is DATA_DIR shared?)");
+        // The primary or another worker of it (WORKERS=N) is expected; any other process is not.
+        if (isSibling(owner.pid)) this.log.debug({ journal: id, pid: owner.pid }, "click journal of another worker: left to it");
+        else this.log.warn({ journal: id, pid: owner.pid }, "click journal of a running process in DATA_DIR: not replayed (is DATA_DIR shared?)");
         continue;
       }
       // Claimed by moving it into this journal (atomic: one process wins), which a crash during the
@@ -327,4 +330,16 @@ export async function markPostgres(trx: Kysely<Database>, mark: JournalMark): Pr
     .values({ journal: mark.journal, segment: mark.segment, through_num: null })
     .onConflict((oc) => oc.column("journal").doUpdateSet((eb) => ({ segment: eb.ref("excluded.segment"), through_num: null })))
     .execute();
+}
+
+/** Whether `pid` is this worker's primary or another of its workers (Linux: their parent in /proc; elsewhere never). */
+function isSibling(pid: number): boolean {
+  if (!cluster.isWorker) return false;
+  if (pid === process.ppid) return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.ppid;
+  } catch {
+    return false;
+  }
 }

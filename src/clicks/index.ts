@@ -7,6 +7,7 @@ import type { Config } from "../config.js";
 import type { Storage } from "../storage/db.js";
 import type { Clock } from "../shared/clock.js";
 import { ClickRecorder } from "./recorder.js";
+import type { ClickWriter } from "./click-writer.js";
 import { ClickJournal } from "./click-journal.js";
 import { CountryResolver } from "./describe.js";
 import { ClickReads } from "./click-reads.js";
@@ -21,6 +22,8 @@ export interface ClicksDeps {
   journal: boolean;
   /** Replay the journal and finish interrupted roll-ups now (false: the tables may not exist yet, `snip migrate`). */
   recover: boolean;
+  /** WORKERS=N on SQLite: the primary's writer, reached over IPC (src/cluster/remote-writer.ts). */
+  writer?: ClickWriter;
 }
 
 export interface Clicks {
@@ -48,6 +51,7 @@ export async function createClicks(deps: ClicksDeps): Promise<Clicks> {
     rollupMs: settings.clickRollupMs,
     retentionDays: settings.clickRetentionDays,
     memoryMax: settings.clickMemoryMax,
+    writer: deps.writer,
     journal: deps.journal && onDisk ? new ClickJournal(join(settings.dataDir, "click-journal"), log) : null,
   });
   if (deps.recover) await clicks.recover();

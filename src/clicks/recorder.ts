@@ -71,10 +71,13 @@ export interface RecorderDeps {
   journal: ClickJournal | null;
   /** Sealed clicks held in memory at most (CLICK_MEMORY_MAX); past it the journal alone holds them (sealed-queue.ts). */
   memoryMax: number;
+  /** The writer of another process (WORKERS=N on SQLite: the primary's, src/cluster/remote-writer.ts) instead of one of this process. */
+  writer?: ClickWriter;
 }
 
 /** A worker thread when configured (CLICK_WRITER=worker), else the same writers on the main thread. */
 function writerFor(deps: RecorderDeps): ClickWriter {
+  if (deps.writer) return deps.writer;
   if (deps.workerDatabase) return new WorkerClickWriter({ database: deps.workerDatabase, geoipDb: deps.geoipDb });
   if (!deps.sqlite) return new PostgresClickWriter(deps.db, deps.countries);
   const db = deps.db;
@@ -112,6 +115,11 @@ export class ClickRecorder {
    * uncommitted(); the row goes at close. Null where the journal numbers them, or on SQLite.
    */
   private readonly marks: { journal: string; next: number; used: boolean } | null;
+
+  /** The writer this recorder writes through (WORKERS=N on SQLite: the primary lends it to its workers). */
+  get sink(): ClickWriter {
+    return this.writer;
+  }
 
   constructor(private readonly deps: RecorderDeps) {
     this.writer = writerFor(deps);

@@ -39,6 +39,8 @@ export interface ChangeFeed {
   onResync(fn: () => void): void;
   /** Resolves once the channels subscribed so far are listened to (a question published after it hears its answers). */
   listened(): Promise<void>;
+  /** Whether other processes hear what is published (PostgreSQL; SQLite with WORKERS=N), not this one alone. */
+  readonly shared?: boolean;
 }
 
 export interface Storage {
@@ -71,6 +73,7 @@ pg.types.setTypeParser(20, (v) => Number(v));
 pg.types.setTypeParser(1700, (v) => Number(v));
 
 class LocalFeed implements ChangeFeed {
+  readonly shared = false;
   private readonly emitter = new EventEmitter();
   async publish(channel: string, payload: string): Promise<void> {
     this.emitter.emit(channel, payload);
@@ -90,6 +93,7 @@ const RECONNECT_FIRST_MS = 250;
 const RECONNECT_MAX_MS = 2_000;
 
 class PostgresFeed implements ChangeFeed {
+  readonly shared = true;
   private client: pg.Client | null = null;
   private readonly local = new EventEmitter();
   private readonly channels = new Set<string>();

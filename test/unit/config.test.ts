@@ -129,3 +129,28 @@ describe("loadConfig", () => {
     expect(bad({ OTEL_EXPORTER_OTLP_ENDPOINT: "not a url" })).toThrow(new ConfigError("OTEL_EXPORTER_OTLP_ENDPOINT", '"not a url" is not an absolute URL'));
   });
 });
+
+describe("WORKERS", () => {
+  const d = dir();
+  it("is 1 by default, a whole number from 1 to 256, or auto (every core)", async () => {
+    const { availableParallelism } = await import("node:os");
+    expect(loadConfig({ DATA_DIR: d }).workers).toBe(1);
+    expect(loadConfig({ DATA_DIR: d, WORKERS: "4" }).workers).toBe(4);
+    expect(loadConfig({ DATA_DIR: d, WORKERS: " 256 " }).workers).toBe(256);
+    expect(loadConfig({ DATA_DIR: d, WORKERS: "auto" }).workers).toBe(availableParallelism());
+  });
+
+  it("refuses anything else, naming the variable", () => {
+    for (const [raw, msg] of [
+      ["0", "must be between 1 and 256, got 0"],
+      ["257", "must be between 1 and 256, got 257"],
+      ["-2", 'must be a whole number, got "-2"'],
+      ["2.5", 'must be a whole number, got "2.5"'],
+      ["AUTO", 'must be a whole number, got "AUTO"'],
+      ["9".repeat(400), "must be between 1 and 256"],
+    ] as const) {
+      expect(() => loadConfig({ DATA_DIR: d, WORKERS: raw })).toThrow(ConfigError);
+      expect(() => loadConfig({ DATA_DIR: d, WORKERS: raw })).toThrow(msg);
+    }
+  });
+});
