@@ -41,6 +41,11 @@ describe.skipIf(!available).each(ENGINES)("link start, redirect code, robots and
     await page.getByTestId("created-link").waitFor();
     const row = await f.server.ctx.storage.db.selectFrom("links").selectAll().where("alias", "=", "launch-e2e").executeTakeFirstOrThrow();
     expect([row.redirect_status, Number(row.crawlable), Number(row.starts_at) > Date.now()]).toEqual([308, 1, true]);
+    // The link's page says all three.
+    expect(await page.getByTestId("summary-starts").textContent()).not.toBe("");
+    expect(await page.getByTestId("summary-redirect-status").textContent()).toBe("308 permanent, method kept (browsers may cache it)");
+    expect(await page.getByTestId("summary-crawlable").textContent()).toBe("May follow it (listed in robots.txt)");
+    await screenshotModes(page, "e2e-details-link-page");
     // Not open yet: the visitor's page says when.
     await page.goto("/launch-e2e");
     expect(await page.locator("h1").textContent()).toBe("This link is not open yet");

@@ -22,7 +22,7 @@ import { SplitSection } from "./Split";
 import { TestVisit } from "./TestVisit";
 import { useFormSource, useOwnerList } from "./use-form-source";
 import { UtmBuilder } from "./Utm";
-import { LINK_FIELDS, checkValues, createBody, domainChoices, patchBody, fromLink, type Allowed, type FormValues } from "./values";
+import { EMPTY, LINK_FIELDS, checkValues, createBody, domainChoices, patchBody, fromLink, type Allowed, type FormValues } from "./values";
 import "./link-form.css";
 import "./targeting.css";
 
@@ -111,13 +111,10 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
   useTitle(mode === "edit" ? "Edit link" : fromId ? "Duplicate link" : "New link");
   const { user } = useSession();
   const navigate = useNavigate();
-  const { original, setOriginal, copiedFrom, values, setValues, loading, loadError } = useFormSource(mode, mode === "edit" ? (id ?? null) : fromId);
   // "Create this alias" (orphan visits): the create page with the missing alias and its domain filled in.
   const askedAlias = mode === "create" && !fromId ? params.get("alias") : null;
-  const askedDomain = params.get("domain") ?? "";
-  useEffect(() => {
-    if (askedAlias) setValues((v) => ({ ...v, alias: askedAlias, domain: askedDomain }));
-  }, [askedAlias, askedDomain, setValues]);
+  const initial = askedAlias ? { ...EMPTY, alias: askedAlias, domain: params.get("domain") ?? "" } : EMPTY;
+  const { original, setOriginal, copiedFrom, values, setValues, loading, loadError } = useFormSource(mode, mode === "edit" ? (id ?? null) : fromId, initial);
   // A team owner's link: its options follow the owner's plan, and an active team means Business or above.
   const shared = !!original && !!user && original.owner_id !== user.id;
   const plan = user?.plan ?? "free";

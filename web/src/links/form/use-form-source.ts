@@ -20,17 +20,17 @@ export interface FormSource {
 }
 
 /** `id` of the link to edit (edit) or to copy (create with ?from=), else null. */
-export function useFormSource(mode: "create" | "edit", id: string | null): FormSource {
+export function useFormSource(mode: "create" | "edit", id: string | null, initial: FormValues = EMPTY): FormSource {
   const [original, setOriginal] = useState<Link | null>(null);
   const [copiedFrom, setCopiedFrom] = useState<Link | null>(null);
-  const [values, setValues] = useState<FormValues>(EMPTY);
+  const [values, setValues] = useState<FormValues>(initial);
   const [loading, setLoading] = useState(id !== null);
   const [loadError, setLoadError] = useState<string | null>(null);
   useEffect(() => {
     setOriginal(null);
     setCopiedFrom(null);
     setLoadError(null);
-    setValues(EMPTY);
+    setValues(initial);
     if (!id) return setLoading(false);
     let live = true;
     setLoading(true);
@@ -47,6 +47,7 @@ export function useFormSource(mode: "create" | "edit", id: string | null): FormS
     return () => {
       live = false;
     };
+    // `initial` is read when the source changes, not on every render (a new object each time).
   }, [mode, id]);
   return { original, setOriginal, copiedFrom, values, setValues, loading, loadError };
 }

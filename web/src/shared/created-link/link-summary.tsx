@@ -45,16 +45,25 @@ export function behaviourBadges(link: Link): { key: string; label: string; title
     out.push({ key: "rules", label: `${link.rules.length} ${link.rules.length === 1 ? "rule" : "rules"}`, title: link.rules.map((r, i) => `${i + 1}. ${describeCondition(r.if)} → ${r.url}`).join("\n") });
   if (link.split.length) out.push({ key: "split", label: `Split ${link.split.map((v) => v.weight).join("/")}`, title: link.split.map((v) => `${v.weight}% → ${v.url}`).join("\n") });
   if (link.expired_url) out.push({ key: "fallback", label: "Fallback", title: `Once expired or used up: ${link.expired_url}` });
+  if (link.starts_at && Date.parse(link.starts_at) > Date.now()) out.push({ key: "starts", label: "Not open yet", title: `Opens ${formatDateTime(link.starts_at)}` });
   return out;
 }
 
 type Row = [label: string, value: string, testId: string];
+
+const REDIRECT_WORDS: Record<number, string> = {
+  301: "301 permanent (browsers may cache it)",
+  302: "302 temporary",
+  307: "307 temporary, method kept",
+  308: "308 permanent, method kept (browsers may cache it)",
+};
 
 function rowsOf(link: Link): Row[] {
   const rows: Row[] = [["Destination", link.url, "summary-url"]];
   if (link.title) rows.push(["Title", link.title, "summary-title"]);
   rows.push(["Domain", link.domain ?? `${new URL(link.short_url).host} (default)`, "summary-domain"]);
   if (link.tags.length) rows.push(["Tags", link.tags.map((t) => t.name).join(", "), "summary-tags"]);
+  if (link.starts_at) rows.push(["Opens", formatDateTime(link.starts_at), "summary-starts"]);
   rows.push(["Expires", link.expires_at ? formatDateTime(link.expires_at) : "Never", "summary-expires"]);
   rows.push(["Click limit", link.max_clicks == null ? "None" : `${link.max_clicks.toLocaleString()} ${link.max_clicks === 1 ? "click" : "clicks"}`, "summary-max-clicks"]);
   rows.push(["Password", link.has_password ? "Yes" : "No", "summary-password"]);
@@ -66,6 +75,8 @@ function rowsOf(link: Link): Row[] {
   if (link.preview) rows.push(["Social card", [link.preview.title, link.preview.description].filter(Boolean).join(" — ") || "An image only", "summary-preview"]);
   const utm = utmOf(link.url);
   if (utm) rows.push(["UTM", utm, "summary-utm"]);
+  if (link.redirect_status) rows.push(["Redirect", REDIRECT_WORDS[link.redirect_status] ?? String(link.redirect_status), "summary-redirect-status"]);
+  rows.push(["Search engines", link.crawlable ? "May follow it (listed in robots.txt)" : "Asked not to index it", "summary-crawlable"]);
   return rows;
 }
 
