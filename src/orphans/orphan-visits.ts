@@ -37,6 +37,9 @@ export function deviceClass(userAgent: string): string {
   return d === "desktop" || d === "mobile" || d === "tablet" || d === "bot" ? d : "other";
 }
 
+/** Icons browsers ask every host for on their own: not a person's missing link, so not counted. */
+const BROWSER_ICON = /^\/(?:favicon\.ico|apple-touch-icon(?:-precomposed)?(?:-\d+x\d+)?\.png)(?:[?#]|$)/;
+
 export class OrphanVisits {
   private pending = new Map<string, number>();
   /** Keys this instance counted today per host, to keep the pending map within `pathsPerDay` per host. */
@@ -60,7 +63,7 @@ export class OrphanVisits {
 
   /** One request that matched no link: `host` is the links.domain ("" the main host). */
   visited(host: string, url: string, referer: string, userAgent: string): void {
-    if (!this.settings.enabled) return;
+    if (!this.settings.enabled || BROWSER_ICON.test(url)) return;
     const day = dayOf(this.clock.now());
     if (day !== this.seenDay) {
       this.seen.clear();

@@ -52,6 +52,8 @@ describe.each(ENGINES)("orphan visits on %s", (engine) => {
     expect(await visit(server.url, "/real-link", { host: "go.orphan.example", "user-agent": CHROME })).toBe(302);
     // The API and the dashboard's own pages are not short links.
     expect(await visit(server.url, "/api/nothing", { host })).toBe(404);
+    // The icons browsers ask for by themselves are not missing links.
+    for (const icon of ["/favicon.ico", "/apple-touch-icon.png", "/apple-touch-icon-precomposed.png", "/apple-touch-icon-120x120.png"]) expect(await visit(server.url, icon, { host, "user-agent": CHROME })).toBe(404);
 
     const all = await op.client.get("/api/admin/orphan-visits?days=7");
     expect(all.status, all.text).toBe(200);
