@@ -13,6 +13,7 @@
 //            --scenarios qr (the hot link's p99 while QR images are hammered; --qr-loops N, default 16)
 //            --split-agents N (user agents the split scenario cycles through, default 256)
 //            --no-observability (the hot scenario without its metrics-on and tracing-on targets)
+//            --no-dead-broker (the hot scenario without its target streaming to a broker that never answers)
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -27,7 +28,7 @@ import { busyShare, waitQuiet } from "./lib/cpu.js";
 import { qrSummary, runQrScenario, type QrScenarioResult } from "./lib/qr-scenario.js";
 import { FreshnessSampler } from "./lib/freshness.js";
 import { checkDestinations, type DestinationCheck } from "./lib/destinations.js";
-import { cpuGoals, METRICS_ENV, type TargetKind, tracingEnv } from "./lib/cpu-goals.js";
+import { cpuGoals, deadBrokerEnv, METRICS_ENV, type TargetKind, tracingEnv } from "./lib/cpu-goals.js";
 
 const BENCH_DIR = new URL(".", import.meta.url).pathname;
 /** The longest wait after the load for a server to write its backlog before it is stopped (settle()). */
@@ -54,6 +55,7 @@ const { values: args } = parseArgs({
     metrics: { type: "boolean", default: false },
     "split-agents": { type: "string" },
     "no-observability": { type: "boolean", default: false },
+    "no-dead-broker": { type: "boolean", default: false },
     workers: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
@@ -65,6 +67,7 @@ if (args.help) {
        [--load autocannon|wrk] [--no-pg] [--no-sqlite] [--quiet-wait 0] [--behind-proxy] [--qr-loops 16] [--blocklist 0] [--metrics]
        [--split-agents 256] (user agents the split scenario's requests cycle through; 1: the browser's alone)
        [--no-observability] (hot runs on SQLite also with metrics on and with tracing at 1 % sampling, unless this)
+       [--no-dead-broker] (hot runs on SQLite also with STREAM_AMQP_URL at a broker that never answers, unless this)
        [--workers N] (instead: WORKERS=1 against WORKERS=N on SQLite, scenarios hot and zipf unless --scenarios; bench/lib/workers-compare.ts)
        scenario qr (SQLite): the hot link quiet and while GET /api/qr is hammered (in the default list)
 PostgreSQL runs when TEST_DATABASE_URL is set (a database of its own is created and dropped).`);
@@ -125,6 +128,7 @@ const TARGET_LABEL: Record<TargetKind, string> = {
   postgres: "snip PostgreSQL",
   "sqlite-metrics": "snip SQLite metrics",
   "sqlite-tracing": "snip SQLite tracing",
+  "sqlite-dead-broker": "snip SQLite dead broker",
 };
 
 interface TargetRun {
@@ -339,6 +343,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
       sqliteTarget("sqlite-metrics", METRICS_ENV);
       sqliteTarget("sqlite-tracing", await tracingEnv());
     }
+    if (name === "hot" && !args["no-dead-broker"]) sqliteTarget("sqlite-dead-broker", await deadBrokerEnv());
   }
   let pgBefore: ClickTotals | undefined;
   if (pg && opts.pgScenarios.includes(name)) {
