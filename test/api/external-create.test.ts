@@ -289,7 +289,7 @@ describe.each(ENGINES)("external creation API on %s", (engine) => {
     expect(op.security).toEqual([{ bearer: [] }]);
     const schema = op.requestBody.content["application/json"].schema;
     expect(schema.required).toEqual(["url"]);
-    expect(Object.keys(schema.properties).sort()).toEqual(["alias", "expired_url", "note", "preview", "rules", "split", "tags", "title", "url"]);
+    expect(Object.keys(schema.properties).sort()).toEqual(["alias", "crawlable", "expired_url", "note", "preview", "redirect_status", "rules", "split", "starts_at", "tags", "title", "url"]);
     expect(schema.additionalProperties).toBe(false);
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["201", "401", "403", "409", "429"]));
     expect(doc.components.securitySchemes.bearer).toEqual({ type: "http", scheme: "bearer" });

@@ -5,6 +5,7 @@ import { CAPABILITY_LABELS, PLANS, PLAN_MAX_LINKS, type Capability, type Plan, l
 /** What losing a capability does at once, beyond the feature itself. */
 const AT_ONCE: Partial<Record<Capability, string>> = {
   webhooks: "Webhooks: deliveries stop at once.",
+  streams: "Click streams: publishing stops at once; events still waiting are dropped.",
   team_invite: "Team: members lose access to the account's links.",
   link_targeting: "Links keep their redirect rules and splits, which go on working; they can only be removed, not edited.",
 };
