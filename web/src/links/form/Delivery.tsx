@@ -1,7 +1,7 @@
 // The link form's "Opening and redirect" group: a start date (Pro), the redirect status and whether search
 // engines may follow the link (docs/api.md, Links).
 import { Field } from "../../shared/ui";
-import { PlanGate } from "../../shared/plan-gate";
+import { PlanLock } from "../../shared/plan-gate";
 import type { OptionProps } from "./Options";
 
 const STATUSES: [string, string][] = [
@@ -17,7 +17,7 @@ export function DeliveryOptions({ values, errors, set, allowed }: OptionProps & 
   return (
     <fieldset className="options">
       <legend>Opening and redirect</legend>
-      {allowed ? null : <PlanGate feature="A start date" plan="pro" testId="gated-start" />}
+      {allowed ? null : <PlanLock feature="A start date" capability="link_start" testId="gated-start" />}
       <div className="grid-2">
         <Field id="link-starts-at" label="Opens at (optional)" error={errors.starts_at} hint={allowed ? "Local time. Before this, visitors see when the link opens; no click counts." : "Available on Pro"}>
           <input id="link-starts-at" data-testid="link-starts-at" type="datetime-local" disabled={!allowed} value={values.starts_at} onChange={(e) => set("starts_at", e.target.value)} />

@@ -29,7 +29,7 @@ import "./targeting.css";
 /** The form's features the plan lacks, for its one plan note. */
 function missingOf(allowed: Allowed): Capability[] {
   const out: Capability[] = [];
-  if (!allowed.limits) out.push("link_expiration", "link_max_clicks");
+  if (!allowed.limits) out.push("link_expiration", "link_start", "link_max_clicks");
   if (!allowed.fallback) out.push("link_fallback");
   if (!allowed.preview) out.push("link_preview");
   if (!allowed.targeting) out.push("link_targeting");
