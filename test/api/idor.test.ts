@@ -83,6 +83,7 @@ const OWNED: Record<string, Fixture> = {
   // Only a failed or cancelled import resumes: a finished one is 409 for its owner.
   "/api/imports/:id/resume": async (a) => ({ path: `/api/imports/${await importJob(a)}/resume`, own: 409 }),
   "/api/imports/:id/report.csv": async (a) => `/api/imports/${await importJob(a)}/report.csv`,
+  "/api/imports/:id/failed": async (a) => `/api/imports/${await importJob(a)}/failed`,
   // An address literal as issuer: public, and no DNS needed (this server's DNS goes nowhere).
   "/api/sso/domains/:domain/verify": async (a) => {
     const domain = `idor-${++n}.example`;
