@@ -54,6 +54,7 @@ describe.each(ENGINES)("migration 006 (link numbers) on %s", (engine) => {
       // Later migrations' columns (018): empty for a link that existed before them.
       title: null, note: null, archived_at: null, expired_url: null, preview_title: null, preview_description: null, preview_image: null, last_click_at: null, rules: null, split: null,
       imported_clicks: 0, // 024
+      starts_at: null, redirect_status: null, crawlable: 0, // 032
     });
     // 024 counted each account's links.
     const counts = await k.selectFrom("link_counts").selectAll().execute();

@@ -42,6 +42,9 @@ function send(port: number, agent: Agent, method: string, path: string, headers:
       res.on("error", reject);
     });
     req.on("error", reject);
+    // As a real client does: a connection that the primary handed to a worker as it was killed can be left
+    // without an answer; it counts as a lost connection (the load's catch), not a hang.
+    req.setTimeout(15_000, () => req.destroy(new Error("no answer within 15 s")));
     req.end(body);
   });
 }

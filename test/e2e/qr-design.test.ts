@@ -144,7 +144,9 @@ describe.skipIf(!available)("QR code design in the browser", () => {
   it("the list's QR dialog has the same panel", async () => {
     const page = fixture.browser.page;
     await page.goto("/app");
-    await page.getByRole("button", { name: /QR/ }).first().click();
+    const row = page.getByTestId("link-row").first();
+    await row.getByTestId("link-menu").click();
+    await row.getByTestId("link-qr").click();
     const dialog = page.getByTestId("qr-dialog");
     await dialog.getByTestId("qr-image").waitFor();
     await dialog.getByTestId("qr-design-toggle").click();

@@ -54,14 +54,14 @@ describe.skipIf(!available)("webhooks page in the browser", () => {
     await screenshot(page, "e2e-webhooks-01-empty");
 
     // A refused address: the reason is shown beside the URL field.
-    await page.getByLabel("Name").fill("Internal");
+    await page.getByLabel("Name", { exact: true }).fill("Internal");
     await page.getByLabel("Receiver URL").fill("https://169.254.169.254/latest/meta-data");
     await page.getByTestId("webhook-create").click();
     await page.getByTestId("webhook-url-input-error").waitFor();
     expect(await page.getByTestId("webhook-url-input-error").textContent()).toContain("link-local");
     await screenshot(page, "e2e-webhooks-02-refused");
 
-    await page.getByLabel("Name").fill("Order <b>system</b>");
+    await page.getByLabel("Name", { exact: true }).fill("Order <b>system</b>");
     await page.getByLabel("Receiver URL").fill(rx.url("/e2e"));
     await page.getByTestId("webhook-create").click();
     await page.getByTestId("webhook-secret-box").waitFor();

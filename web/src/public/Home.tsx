@@ -1,12 +1,14 @@
 // Home: shorten a link, signed in or not; shows the short address, a copy button and its QR code.
 import { withScheme } from "../shared/with-scheme";
 import { linkApi } from "../shared/link-api";
-import { useState, type FormEvent } from "react";
+import { Suspense, lazy, useState, type FormEvent } from "react";
 import { ApiError } from "../shared/api";
 import type { CreateLinkFields, Link } from "@contract/links";
 import { useSession } from "../shared/session";
-import { A, Alert, CopyButton, Field, useTitle, formatDateTime } from "../shared/ui";
-import { QrCode, ShortUrl } from "../shared/created-link/CreatedLinkView";
+import { A, Alert, Field, Spinner, useTitle } from "../shared/ui";
+
+// The created link's card and its QR code: loaded once a link is made, so the home page's first script stays small.
+const CreatedLink = lazy(() => import("./HomeCreated"));
 
 // eslint-disable-next-line max-lines-per-function -- the signed-out creation form and its result share the page's state.
 export function HomePage() {
@@ -105,27 +107,11 @@ export function HomePage() {
         </form>
       </section>
 
-      {created ? <CreatedLink link={created} anonymous={!user} /> : null}
+      {created ? (
+        <Suspense fallback={<Spinner label="Loading your link…" />}>
+          <CreatedLink link={created} anonymous={!user} />
+        </Suspense>
+      ) : null}
     </div>
-  );
-}
-
-export function CreatedLink({ link, anonymous }: { link: Link; anonymous: boolean }) {
-  return (
-    <section className="card result-card" data-testid="created-link" aria-live="polite">
-      <div className="result-main">
-        <ShortUrl link={link} />
-        <p className="muted truncate" title={link.url}>
-          → {link.url}
-        </p>
-        <div className="row gap">
-          <CopyButton text={link.short_url} className="btn btn-primary" />
-        </div>
-        {anonymous && link.expires_at ? (
-          <p className="muted small">Expires {formatDateTime(link.expires_at)}.</p>
-        ) : null}
-      </div>
-      <QrCode link={link} />
-    </section>
   );
 }

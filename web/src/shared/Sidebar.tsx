@@ -54,9 +54,8 @@ function Entry({ entry, operator }: { entry: NavEntry; operator: boolean }) {
 }
 
 function Account({ collapsed }: { collapsed: boolean }) {
-  const { user, signOut } = useSession();
+  const { user } = useSession();
   const navigate = useNavigate();
-  const [busy, setBusy] = useState(false);
   if (!user) return null;
   return (
     <div className="side-account">
@@ -77,13 +76,9 @@ function Account({ collapsed }: { collapsed: boolean }) {
           className="btn btn-secondary btn-sm side-sign-out"
           data-testid="sign-out"
           title="Sign out"
-          disabled={busy}
-          onClick={async () => {
-            setBusy(true);
-            navigate("/");
-            await signOut();
-            setBusy(false);
-          }}
+          // The sign-out page ends the session, then goes home: the page shown meanwhile is never one that
+          // needs a session (the home page loads lazily; a signed-in page would send to the sign-in form).
+          onClick={() => navigate("/app/logout")}
         >
           {collapsed ? navIcon(ICONS.signOut) : null}
           <span className="side-label">Sign out</span>
