@@ -1,11 +1,12 @@
 // Click streams (Business and above), beside the webhooks: each stream's broker, state and delivery status;
 // add one (kind, name, broker URL, the server's field errors beside each field), turn it off or on, delete it.
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import type { Stream, StreamKind } from "@contract/streams";
 import { ApiError } from "../shared/api";
 import { usePagedList } from "../shared/lists";
 import { Alert, ConfirmDialog, EmptyState, Field, Spinner, TableHead, errorMessage, formatDateTime } from "../shared/ui";
 import { streamsApi } from "./streams-api";
+import { useSubmit } from "../shared/submit";
 
 const MAX_STREAMS = 5;
 const KINDS: { value: StreamKind; label: string; example: string }[] = [
@@ -20,35 +21,27 @@ function StreamForm({ count, privateReceivers, onCreated }: { count: number; pri
   const [kind, setKind] = useState<StreamKind>("amqp");
   const [name, setName] = useState("");
   const [url, setUrl] = useState("");
-  const [busy, setBusy] = useState(false);
   const [fields, setFields] = useState<Record<string, string>>({});
-  const [general, setGeneral] = useState<string | null>(null);
   const full = count >= MAX_STREAMS;
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setFields({});
-    setGeneral(null);
-    try {
+  const { busy, error: general, onSubmit } = useSubmit(
+    async () => {
+      setFields({});
       await streamsApi.createStream({ name: name.trim(), kind, url: url.trim() });
       setName("");
       setUrl("");
       onCreated();
-    } catch (err) {
-      if (err instanceof ApiError) {
-        const f = err.forFields(["name", "url", "kind"]);
-        setFields(f.fields);
-        setGeneral(f.general);
-      } else setGeneral(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+    (err) => {
+      if (!(err instanceof ApiError)) return errorMessage(err);
+      const f = err.forFields(["name", "url", "kind"]);
+      setFields(f.fields);
+      return f.general;
+    },
+  );
 
   const hint = `${KINDS.find((k) => k.value === kind)?.example}. ${privateReceivers ? "Brokers on loopback and private networks are accepted (WEBHOOK_ALLOW_PRIVATE)." : "A public address: internal ones are refused."} The password is stored encrypted and never shown again.`;
   return (
-    <form className="card form-card" onSubmit={submit} noValidate data-testid="stream-form">
+    <form className="card form-card" onSubmit={onSubmit} noValidate data-testid="stream-form">
       <h2>Add a click stream</h2>
       <p className="muted small" data-testid="stream-count">
         {count} of {MAX_STREAMS} used.{full ? " Remove one to add another." : ""}
