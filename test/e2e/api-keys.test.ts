@@ -62,6 +62,12 @@ describe.skipIf(!available)("scoped API keys in the profile", () => {
     await page.getByRole("button", { name: "I have stored it, hide it" }).click();
     await section.scrollIntoViewIfNeeded();
     await screenshotModes(page, "e2e-keys-02-profile");
+    // On a phone each key is a card: the table needs no sideways scrolling, every revoke button in view.
+    await page.setViewportSize({ width: 390, height: 900 });
+    const wrap = section.getByTestId("keys-table").locator("xpath=..");
+    expect(await wrap.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+    for (const b of await section.getByTestId("key-revoke").all()) expect(await b.evaluate((el) => el.getBoundingClientRect().right <= 390)).toBe(true);
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it("cannot send a key without any scope", async () => {

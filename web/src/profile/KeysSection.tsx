@@ -103,7 +103,7 @@ export function KeysSection() {
             </p>
           ) : (
             <div className="table-wrap">
-              <table className="table" data-testid="keys-table">
+              <table className="table table-cards keys-table" data-testid="keys-table">
                 <thead>
                   <tr>
                     <th scope="col">Key</th>
@@ -125,16 +125,16 @@ export function KeysSection() {
                           <code>{k.prefix}…</code> created {formatDate(k.created_at)}
                         </div>
                       </td>
-                      <td data-testid="key-scopes">
+                      <td data-label="Scopes" data-testid="key-scopes">
                         <span className="key-scope-list">
                           {k.scopes.map((s) => (
                             <code key={s}>{s}</code>
                           ))}
                         </span>
                       </td>
-                      <td className="key-when" data-testid="key-expires-at">{k.expires_at ? formatDate(k.expires_at) : "Never"}</td>
-                      <td data-testid="key-last-used">{k.last_used_at ? formatDateTime(k.last_used_at) : "Never"}</td>
-                      <td>
+                      <td className="key-when" data-label="Expires" data-testid="key-expires-at">{k.expires_at ? formatDate(k.expires_at) : "Never"}</td>
+                      <td data-label="Last used" data-testid="key-last-used">{k.last_used_at ? formatDateTime(k.last_used_at) : "Never"}</td>
+                      <td data-label="Status">
                         <KeyStatus k={k} />
                       </td>
                       <td className="right">
