@@ -8,7 +8,9 @@ import { signedInClient } from "../helpers/client.js";
 import { createLink } from "../helpers/links.js";
 import { visit } from "../helpers/visit.js";
 import { waitFor } from "../helpers/wait.js";
-import { redisConsumer } from "../helpers/broker-consumers.js";
+import { brokersUp, redisConsumer } from "../helpers/broker-consumers.js";
+
+const up = await brokersUp();
 import { MAX_STREAMS } from "../../src/streams/streams.js";
 
 describe.each(ENGINES)("/api/streams on %s", (engine) => {
@@ -73,7 +75,7 @@ describe.each(ENGINES)("/api/streams on %s", (engine) => {
     expect(long.body.message).toBe("url: must be at most 2048 characters");
   });
 
-  it("the account's clicks reach its own broker, another account's do not; status, deactivation and removal", async () => {
+  it.skipIf(!up.redis)("the account's clicks reach its own broker, another account's do not; status, deactivation and removal", async () => {
     const consumer = await redisConsumer();
     const c = await signedInClient(server, `mine-${engine}@example.com`, "business");
     const other = await signedInClient(server, `theirs-${engine}@example.com`, "business");

@@ -7,6 +7,9 @@ import type { TestServer } from "../helpers/server.js";
 import { createLink } from "../helpers/links.js";
 import { signedInClient } from "../helpers/client.js";
 import { visit } from "../helpers/visit.js";
+import { brokersUp } from "../helpers/broker-consumers.js";
+
+const up = await brokersUp();
 
 describe.skipIf(!browserAvailable())("click streams in the browser", () => {
   let server: TestServer;
@@ -22,7 +25,7 @@ describe.skipIf(!browserAvailable())("click streams in the browser", () => {
   });
   afterAll(async () => fixture?.close());
 
-  it("adds a stream to Redis, shows its delivery status, turns it off and deletes it", async () => {
+  it.skipIf(!up.redis)("adds a stream to Redis, shows its delivery status, turns it off and deletes it", async () => {
     const page = browser.page;
     await signInPage(page, email, password);
     await page.getByTestId("nav-webhooks").click();

@@ -16,6 +16,29 @@ export const BROKER_URLS = {
 } as const;
 export type Kind = keyof typeof BROKER_URLS;
 
+/** Whether something answers on the port of 127.0.0.1 within half a second. */
+function open(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = netConnect(port, "127.0.0.1", () => (s.destroy(), resolve(true)));
+    s.setTimeout(500, () => (s.destroy(), resolve(false)));
+    s.on("error", () => resolve(false));
+  });
+}
+
+/**
+ * The brokers that listen on 127.0.0.1. Tests that need one are skipped without it (a laptop), and the run's
+ * last lines say so; CI sets SNIP_REQUIRE_BROKERS, which turns a missing broker into a failure.
+ */
+export async function brokersUp(): Promise<Record<Kind, boolean>> {
+  const kinds = Object.keys(BROKER_URLS) as Kind[];
+  const up = await Promise.all(kinds.map((k) => open(Number(new URL(BROKER_URLS[k]).port))));
+  const result = Object.fromEntries(kinds.map((k, i) => [k, up[i]])) as Record<Kind, boolean>;
+  const missing = kinds.filter((k) => !result[k]);
+  if (missing.length > 0 && process.env.SNIP_REQUIRE_BROKERS) throw new Error(`SNIP_REQUIRE_BROKERS is set but nothing listens for ${missing.join(", ")} on 127.0.0.1`);
+  if (missing.length > 0) console.warn(`click-stream tests SKIPPED where they need ${missing.join(", ")}: nothing listens on 127.0.0.1 (.ci/run starts them)`);
+  return result;
+}
+
 export interface StreamEventSeen {
   schema: number;
   id: string;
