@@ -54,7 +54,7 @@ function Entry({ entry, operator }: { entry: NavEntry; operator: boolean }) {
 }
 
 function Account({ collapsed }: { collapsed: boolean }) {
-  const { user } = useSession();
+  const { user, beginSignOut } = useSession();
   const navigate = useNavigate();
   if (!user) return null;
   return (
@@ -78,7 +78,11 @@ function Account({ collapsed }: { collapsed: boolean }) {
           title="Sign out"
           // The sign-out page ends the session, then goes home: the page shown meanwhile is never one that
           // needs a session (the home page loads lazily; a signed-in page would send to the sign-in form).
-          onClick={() => navigate("/app/logout")}
+          // The request leaves at once (whatever the browser does next); the page waits for it.
+          onClick={() => {
+            beginSignOut();
+            navigate("/app/logout");
+          }}
         >
           {collapsed ? navIcon(ICONS.signOut) : null}
           <span className="side-label">Sign out</span>

@@ -1,6 +1,6 @@
 // Who is signed in: loaded once from /api/auth/session, updated after sign-in, sign-up and sign-out.
 import { accountApi } from "./account-api";
-import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 
 import type { User } from "@contract/accounts";
 
@@ -11,6 +11,8 @@ interface SessionState {
   setUser: (u: User | null) => void;
   refresh: () => Promise<void>;
   signOut: () => Promise<void>;
+  /** Sends the sign-out at once; signOut() (the sign-out page) waits for that same request, then forgets the user. */
+  beginSignOut: () => void;
 }
 
 const SessionContext = createContext<SessionState | null>(null);
@@ -29,16 +31,25 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     }
   }, []);
 
-  const signOut = useCallback(async () => {
-    await accountApi.logout().catch(() => undefined);
-    setUser(null);
+  const leaving = useRef<Promise<void> | null>(null);
+  const beginSignOut = useCallback(() => {
+    leaving.current ??= accountApi.logout().then(
+      () => undefined,
+      () => undefined,
+    );
   }, []);
+  const signOut = useCallback(async () => {
+    beginSignOut();
+    await leaving.current;
+    leaving.current = null;
+    setUser(null);
+  }, [beginSignOut]);
 
   useEffect(() => {
     void refresh();
   }, [refresh]);
 
-  const value = useMemo(() => ({ user, error, setUser, refresh, signOut }), [user, error, refresh, signOut]);
+  const value = useMemo(() => ({ user, error, setUser, refresh, signOut, beginSignOut }), [user, error, refresh, signOut, beginSignOut]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 
