@@ -2,6 +2,7 @@
 import type { Config } from "./config.js";
 import { createContext, type AppContext, type ContextOverrides } from "./context.js";
 import { createLogger } from "./ops/logging.js";
+import { keepTickShape } from "./ops/tick-shape.js";
 import { buildApp, type App } from "./http/app.js";
 import type { Tracing } from "./ops/tracing-hooks.js";
 
@@ -25,6 +26,7 @@ async function withTracing(config: Readonly<Config>, overrides: ContextOverrides
 }
 
 export async function startServer(config: Readonly<Config>, overrides: ContextOverrides = {}): Promise<RunningServer> {
+  keepTickShape();
   const traced = await withTracing(config, overrides);
   const ctx = await createContext(config, { clickJournal: config.clickJournal, ...traced });
   let app: App;
@@ -35,6 +37,7 @@ export async function startServer(config: Readonly<Config>, overrides: ContextOv
     await ctx.close();
     throw err;
   }
+  keepTickShape();
   // Verified custom and SSO domains are checked again in the background (each check claimed by one instance).
   ctx.domains.start();
   ctx.sso.domains.start();
