@@ -33,6 +33,7 @@ import { clickStream } from "./migrations/031-click-stream.js";
 import { linkStartRedirect } from "./migrations/032-link-start-redirect.js";
 import { orphanVisits } from "./migrations/033-orphan-visits.js";
 import { ssoIdentities } from "./migrations/037-sso-identities.js";
+import { streamBatches } from "./migrations/038-stream-batches.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -68,6 +69,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "032-link-start-redirect": linkStartRedirect(),
     "033-orphan-visits": orphanVisits(),
     "037-sso-identities": ssoIdentities(),
+    "038-stream-batches": streamBatches(),
   };
 }
 

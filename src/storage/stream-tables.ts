@@ -41,8 +41,12 @@ export interface StreamOutboxTable {
   url: string;
   /** The click's time (epoch ms). */
   at: number;
-  /** The event's "click" object, JSON. */
+  /** The event's "click" object, JSON ("" on a batch row). */
   click: string;
+  /** Events in the row: 1 for a row of one event (its own columns), a batch's count where `events` is set. */
+  n: Generated<number>;
+  /** A batch's events for this sink, a JSON array of streams/outbox.ts's QueuedEvent; null: the row is one event. */
+  events: string | null;
 }
 
 export interface StreamTables {

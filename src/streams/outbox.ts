@@ -1,6 +1,8 @@
 // The click writer's side of the click stream (docs/stream.md): in the transaction that stores a batch's
-// clicks, one outbox row per click and sink (the operator's brokers get every click, an account's its own
-// links'), so an event exists exactly when its click is stored. Nothing is written when no sink is active.
+// clicks, one outbox row per sink holding that batch's events (the operator's brokers get every click, an
+// account's its own links'), so an event exists exactly when its click is stored. A row per batch, not
+// per click: the writer's cost per click is a string, and the backlog a sum over a few rows (a broker
+// that never answers holds up no redirect). Nothing is written when no sink is active.
 import { randomUUID } from "node:crypto";
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
@@ -34,37 +36,108 @@ export function eventIdPrefix(mark: JournalMark | undefined): string {
 
 const ACTIVE = "s.active = 1 AND s.full = 0";
 
-/** PostgreSQL: the batch's outbox rows in one statement, inside the batch's transaction. */
+/** One event of a batch row (the publisher's view of `stream_outbox.events`). */
+export interface QueuedEvent {
+  id: string;
+  owner_id: string | null;
+  link_id: string;
+  alias: string;
+  domain: string;
+  url: string;
+  click: Record<string, unknown>;
+}
+
+interface Sink {
+  id: string;
+  owner_id: string | null;
+}
+
+interface LinkRef {
+  id: string;
+  owner_id: string | null;
+  alias: string;
+  domain: string;
+  url: string;
+}
+
+/** An outbox row holding a batch's events for one sink. */
+export interface BatchRow {
+  sink_id: string;
+  event_id: string;
+  at: number;
+  n: number;
+  events: string;
+}
+
+/**
+ * The batch's rows, one per sink with events: each event a JSON object of QueuedEvent's shape, in the
+ * clicks' order (each link's clicks keep their time order in every sink's queue). A click whose link is
+ * gone (deleted before the write) has no event, as it has no row.
+ */
+export function batchRows(sinks: readonly Sink[], links: ReadonlyMap<number, LinkRef>, rows: readonly ClickRow[], first: number, prefix: string): BatchRow[] {
+  const heads = new Map<number, string>();
+  const parts = sinks.map(() => [] as string[]);
+  let at = Infinity;
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i] as ClickRow;
+    const num = Number(r.link_num);
+    const link = links.get(num);
+    if (link === undefined) continue;
+    let head = heads.get(num);
+    if (head === undefined) {
+      head = `{"owner_id":${JSON.stringify(link.owner_id)},"link_id":${JSON.stringify(link.id)},"alias":${JSON.stringify(link.alias)},"domain":${JSON.stringify(link.domain)},"url":${JSON.stringify(link.url)},`;
+      heads.set(num, head);
+    }
+    const event = `${head}"id":"${prefix}.${first + i}","click":${clickJson(r)}}`;
+    at = Math.min(at, Number(r.at));
+    for (let s = 0; s < sinks.length; s++) {
+      const owner = (sinks[s] as Sink).owner_id;
+      if (owner === null || owner === link.owner_id) (parts[s] as string[]).push(event);
+    }
+  }
+  const out: BatchRow[] = [];
+  sinks.forEach((sink, s) => {
+    const events = parts[s] as string[];
+    if (events.length > 0) out.push({ sink_id: sink.id, event_id: `${prefix}.${first}`, at, n: events.length, events: `[${events.join(",")}]` });
+  });
+  return out;
+}
+
+/** PostgreSQL: the batch's outbox rows, inside the batch's transaction. */
 export async function queuePostgres(trx: Db, rows: readonly ClickRow[], prefix: string): Promise<void> {
-  const any = await sql<{ one: number }>`SELECT 1 AS one FROM stream_sinks s WHERE ${sql.raw(ACTIVE)} LIMIT 1`.execute(trx);
-  if (any.rows.length === 0 || rows.length === 0) return;
-  const nums = rows.map((r) => r.link_num);
-  const ids = rows.map((_, i) => `${prefix}.${i}`);
-  const ats = rows.map((r) => r.at);
-  const clicks = rows.map(clickJson);
-  // In the rows' order per sink: each link's clicks keep their time order in every sink's queue.
-  await sql`INSERT INTO stream_outbox (sink_id, event_id, link_id, owner_id, alias, domain, url, at, click)
-    SELECT s.id, v.eid, l.id, l.owner_id, l.alias, l.domain, l.url, v.at, v.click
-    FROM unnest(${nums}::bigint[], ${ids}::text[], ${ats}::bigint[], ${clicks}::text[]) WITH ORDINALITY AS v(num, eid, at, click, ord)
-    JOIN links l ON l.num = v.num
-    JOIN stream_sinks s ON ${sql.raw(ACTIVE)} AND (s.owner_id IS NULL OR s.owner_id = l.owner_id)
-    ORDER BY s.id, v.ord`.execute(trx);
+  if (rows.length === 0) return;
+  const sinks = (await sql<Sink>`SELECT s.id, s.owner_id FROM stream_sinks s WHERE ${sql.raw(ACTIVE)} ORDER BY s.id`.execute(trx)).rows;
+  if (sinks.length === 0) return;
+  const nums = [...new Set(rows.map((r) => Number(r.link_num)))];
+  const found = await sql<LinkRef & { num: string | number }>`SELECT num, id, owner_id, alias, domain, url FROM links WHERE num = ANY(${nums}::bigint[])`.execute(trx);
+  const links = new Map(found.rows.map((l) => [Number(l.num), l]));
+  const out = batchRows(sinks, links, rows, 0, prefix);
+  if (out.length === 0) return;
+  await trx
+    .insertInto("stream_outbox")
+    .values(out.map((o) => ({ ...o, link_id: "", owner_id: null, alias: "", domain: "", url: "", click: "" })))
+    .execute();
 }
 
 /** SQLite: statements prepared on first use (the table may not exist when the writer is built). */
 export function sqliteOutbox(handle: SQLite.Database): (rows: readonly ClickRow[], first: number, prefix: string) => void {
-  let s: { any: SQLite.Statement; insert: SQLite.Statement } | null = null;
+  let s: { sinks: SQLite.Statement; link: SQLite.Statement; insert: SQLite.Statement } | null = null;
   return (rows, first, prefix) => {
     s ??= {
-      any: handle.prepare(`SELECT 1 FROM stream_sinks s WHERE ${ACTIVE} LIMIT 1`),
-      insert: handle.prepare(`INSERT INTO stream_outbox (sink_id, event_id, link_id, owner_id, alias, domain, url, at, click)
-        SELECT s.id, ?, l.id, l.owner_id, l.alias, l.domain, l.url, ?, ? FROM links l
-        JOIN stream_sinks s ON ${ACTIVE} AND (s.owner_id IS NULL OR s.owner_id = l.owner_id) WHERE l.num = ? ORDER BY s.id`),
+      sinks: handle.prepare(`SELECT s.id, s.owner_id FROM stream_sinks s WHERE ${ACTIVE} ORDER BY s.id`),
+      link: handle.prepare("SELECT id, owner_id, alias, domain, url FROM links WHERE num = ?"),
+      insert: handle.prepare(`INSERT INTO stream_outbox (sink_id, event_id, link_id, owner_id, alias, domain, url, at, click, n, events)
+        VALUES (?, ?, '', NULL, '', '', '', ?, '', ?, ?)`),
     };
-    if (s.any.get() === undefined) return;
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i] as ClickRow;
-      s.insert.run(`${prefix}.${first + i}`, r.at, clickJson(r), r.link_num);
+    const sinks = s.sinks.all() as Sink[];
+    if (sinks.length === 0) return;
+    const links = new Map<number, LinkRef>();
+    for (const r of rows) {
+      const num = Number(r.link_num);
+      if (links.has(num)) continue;
+      const link = s.link.get(num) as LinkRef | undefined;
+      if (link !== undefined) links.set(num, link);
     }
+    for (const o of batchRows(sinks, links, rows, first, prefix)) s.insert.run(o.sink_id, o.event_id, o.at, o.n, o.events);
   };
 }

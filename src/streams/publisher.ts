@@ -7,7 +7,7 @@ import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import type { Db } from "../storage/db.js";
-import type { StreamSinkRow } from "../storage/schema.js";
+import type { StreamOutboxRow, StreamSinkRow } from "../storage/schema.js";
 import type { StreamConfig } from "../config-stream.js";
 import type { SealedBox } from "../shared/secret-box.js";
 import type { ReceiverCheck } from "../webhooks/receiver-check.js";
@@ -15,6 +15,7 @@ import { can } from "../accounts/plans.js";
 import { shortUrl } from "../links/public-link.js";
 import { BROKER_KINDS, type BrokerClient, type BrokerKind, type StreamEvent, brokerClient } from "./brokers.js";
 import { checkBrokerHost, parseBrokerUrl } from "./stream-urls.js";
+import type { QueuedEvent } from "./outbox.js";
 
 /** The event schema's version (docs/stream.md). */
 export const STREAM_SCHEMA = 1;
@@ -134,14 +135,16 @@ export class StreamPublisher {
       // The lease is taken (a write) only when there is something to send; the rows are read again under it.
       const waiting = await db.selectFrom("stream_outbox").select("id").where("sink_id", "=", sink.id).limit(1).executeTakeFirst();
       if (waiting === undefined || !(await this.lease(sink.id))) return;
-      const rows = await db.selectFrom("stream_outbox").selectAll().where("sink_id", "=", sink.id).orderBy("id").limit(ROUND).execute();
-      if (rows.length === 0) return;
+      const ids = await this.roundIds(sink.id);
+      if (ids.length === 0) return;
+      const rows = await db.selectFrom("stream_outbox").selectAll().where("id", "in", ids).orderBy("id").execute();
       const t = now();
-      const events: StreamEvent[] = rows.map((r) => ({ id: r.event_id, ownerId: r.owner_id, body: this.body(r, t) }));
+      const events = rows.flatMap((r) => this.events(r, t));
       const stat = this.stat(sink.id);
       try {
         state.client ??= await this.client(sink);
-        await state.client.publish(events);
+        // A batch row can hold thousands: sent ROUND at a time, each bounded in time; a failure sends the row again.
+        for (let i = 0; i < events.length; i += ROUND) await state.client.publish(events.slice(i, i + ROUND));
       } catch (err) {
         stat.failures++;
         state.failures++;
@@ -152,12 +155,30 @@ export class StreamPublisher {
         return;
       }
       state.failures = 0;
-      await db.deleteFrom("stream_outbox").where("sink_id", "=", sink.id).where("id", "in", rows.map((r) => r.id)).execute();
-      stat.published += rows.length;
-      stat.backlog = Math.max(0, stat.backlog - rows.length);
-      await db.updateTable("stream_sinks").set((eb) => ({ delivered: eb("delivered", "+", rows.length), last_ok_at: now() })).where("id", "=", sink.id).execute();
-      if (rows.length < ROUND) return;
+      await db.deleteFrom("stream_outbox").where("sink_id", "=", sink.id).where("id", "in", ids).execute();
+      stat.published += events.length;
+      stat.backlog = Math.max(0, stat.backlog - events.length);
+      await db.updateTable("stream_sinks").set((eb) => ({ delivered: eb("delivered", "+", events.length), last_ok_at: now() })).where("id", "=", sink.id).execute();
     }
+  }
+
+  /** The oldest rows of a round: up to ROUND events, and at least one row (a batch row may hold more). */
+  private async roundIds(sinkId: string): Promise<number[]> {
+    const heads = await this.deps.db.selectFrom("stream_outbox").select(["id", "n"]).where("sink_id", "=", sinkId).orderBy("id").limit(ROUND).execute();
+    const ids: number[] = [];
+    let events = 0;
+    for (const h of heads) {
+      if (ids.length > 0 && events + Number(h.n) > ROUND) break;
+      ids.push(Number(h.id));
+      events += Number(h.n);
+    }
+    return ids;
+  }
+
+  /** A row's events: a batch row's list, or the row itself (written before migration 038). */
+  private events(r: StreamOutboxRow, t: number): StreamEvent[] {
+    if (r.events === null) return [{ id: r.event_id, ownerId: r.owner_id, body: this.body(r, r.click, t) }];
+    return (JSON.parse(r.events) as QueuedEvent[]).map((e) => ({ id: e.id, ownerId: e.owner_id, body: this.body({ ...e, link_id: e.link_id, event_id: e.id }, JSON.stringify(e.click), t) }));
   }
 
   /** Takes or renews the sink's lease; false while another live instance holds it. */
@@ -184,10 +205,10 @@ export class StreamPublisher {
     return brokerClient(kind, { url, address }, opts);
   }
 
-  private body(r: { event_id: string; owner_id: string | null; link_id: string; alias: string; domain: string; url: string; click: string }, t: number): string {
+  private body(r: { event_id: string; owner_id: string | null; link_id: string; alias: string; domain: string; url: string }, click: string, t: number): string {
     const link = { id: r.link_id, alias: r.alias, domain: r.domain || null, short_url: shortUrl(this.deps.origin, r.domain, r.alias), url: r.url };
     const head = { schema: STREAM_SCHEMA, id: r.event_id, version: 1, type: "link_click", created_at: new Date(t).toISOString(), test: false, owner_id: r.owner_id, link };
-    return `${JSON.stringify(head).slice(0, -1)},"click":${r.click}}`;
+    return `${JSON.stringify(head).slice(0, -1)},"click":${click}}`;
   }
 
   private stat(id: string): SinkStats {
@@ -202,7 +223,7 @@ export class StreamPublisher {
     const { db, settings } = this.deps;
     const rows = await db
       .selectFrom("stream_outbox")
-      .select((eb) => ["sink_id", eb.fn.countAll<number>().as("n"), eb.fn.min("at").as("oldest")])
+      .select((eb) => ["sink_id", eb.fn.sum<number>("n").as("n"), eb.fn.min("at").as("oldest")])
       .groupBy("sink_id")
       .execute();
     const by = new Map(rows.map((r) => [r.sink_id, r]));

@@ -105,7 +105,7 @@ export class StreamService {
   }
 
   private async toPublic(row: StreamSinkRow): Promise<Stream> {
-    const n = await this.deps.db.selectFrom("stream_outbox").select((eb) => eb.fn.countAll<number>().as("n")).where("sink_id", "=", row.id).executeTakeFirstOrThrow();
+    const n = await this.deps.db.selectFrom("stream_outbox").select((eb) => eb.fn.sum<number>("n").as("n")).where("sink_id", "=", row.id).executeTakeFirstOrThrow();
     return {
       id: row.id,
       name: row.name,
@@ -116,7 +116,7 @@ export class StreamService {
       status: {
         delivered: Number(row.delivered),
         failed: Number(row.failed),
-        backlog: Number(n.n),
+        backlog: Number(n.n ?? 0),
         full: Number(row.full) === 1,
         last_ok_at: iso(row.last_ok_at === null ? null : Number(row.last_ok_at)),
         last_error: row.last_error,
