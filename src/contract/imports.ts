@@ -112,5 +112,8 @@ export const EXPORT_COLUMNS = [
   "split",
   "click_count",
   "imported_clicks",
+  "starts_at",
+  "redirect_status",
+  "crawlable",
 ] as const;
 export type ExportColumn = (typeof EXPORT_COLUMNS)[number];

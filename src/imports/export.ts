@@ -43,6 +43,9 @@ function exportRow(l: LinkRow, tags: string[], origin: string): Row {
     split: l.split === null ? [] : (JSON.parse(l.split) as unknown[]),
     click_count: Number(l.click_count),
     imported_clicks: Number(l.imported_clicks),
+    starts_at: time(l.starts_at),
+    redirect_status: l.redirect_status === null ? null : Number(l.redirect_status),
+    crawlable: Number(l.crawlable) === 1,
   };
 }
 

@@ -94,6 +94,7 @@ export function mapLink(src: SourceLink, target: ImportTarget, now: number): Map
     else notes.push(`start date ${day(src.valid_since)} dropped: a start date needs the Pro plan; the link works now`);
   }
   if (src.crawlable) input.crawlable = true;
+  if (src.redirect_status != null) input.redirect_status = src.redirect_status as CreateLinkInput["redirect_status"];
   if (src.created_at != null && src.created_at > 0 && src.created_at <= now) m.imported.created_at = src.created_at;
   if (src.clicks_total != null && src.clicks_total > 0) m.imported.imported_clicks = src.clicks_total;
   return m;

@@ -41,6 +41,8 @@ export interface SourceLink {
   valid_since?: number | null;
   /** Search engines may follow it (Shlink's crawlable). */
   crawlable?: boolean | null;
+  /** snip's own export: 301, 302, 307 or 308 (another value is refused by the link's schema). */
+  redirect_status?: number | null;
   max_clicks?: number | null;
   ios_url?: string | null;
   android_url?: string | null;

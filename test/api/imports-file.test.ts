@@ -138,7 +138,7 @@ describe.each(ENGINES)("CSV and JSON imports on %s", (engine) => {
     const c = await signedInClient(server, "exporter@example.com", "business");
     const made = [
       { url: "https://example.com/e1", alias: "exp-one", title: "One, with comma", note: "line 1\nline 2", tags: ["alpha", "beta"], max_clicks: 9, password: "open sesame 1" },
-      { url: "https://example.com/e2", alias: "exp-two", expires_at: "2098-05-05T10:00:00.000Z", ios_url: "https://apps.example/ios", expired_url: "https://example.com/over", archived: true },
+      { url: "https://example.com/e2", alias: "exp-two", expires_at: "2098-05-05T10:00:00.000Z", ios_url: "https://apps.example/ios", expired_url: "https://example.com/over", archived: true, starts_at: "2097-01-02T03:04:05.000Z", redirect_status: 308, crawlable: true },
       { url: "https://example.com/e3", alias: "exp-three", title: "+cmd", rules: [{ if: { country: ["FR"] }, url: "https://example.fr/" }] },
     ];
     for (const body of made) expect((await c.post("/api/links", body)).status, JSON.stringify(body)).toBe(201);
@@ -231,7 +231,7 @@ describe.each(ENGINES)("the export with an API key on %s", (engine) => {
     const links = ((await json.json()) as { links: Record<string, unknown>[] }).links;
     expect(links.map((l) => [l.alias, l.url, l.tags])).toEqual([["ext-one", "https://example.com/ext", ["x"]]]);
     const csv = await fetch(`${server.url}/api/external-export`, { headers: { authorization: `Bearer ${secret}` } });
-    expect((await csv.text()).split("\r\n")[0]).toBe("id,short_url,domain,alias,url,title,note,tags,created_at,expires_at,max_clicks,password_hash,ios_url,android_url,archived,expired_url,preview_title,preview_description,preview_image,rules,split,click_count,imported_clicks");
+    expect((await csv.text()).split("\r\n")[0]).toBe("id,short_url,domain,alias,url,title,note,tags,created_at,expires_at,max_clicks,password_hash,ios_url,android_url,archived,expired_url,preview_title,preview_description,preview_image,rules,split,click_count,imported_clicks,starts_at,redirect_status,crawlable");
 
     const none = await fetch(`${server.url}/api/external-export`);
     expect(none.status).toBe(401);

@@ -83,14 +83,15 @@ function parseJson(text: string): FileRecord[] {
 const MAX_ID_LENGTH = 500;
 
 /** Fields read as text: a JSON row must give them as strings (numbers for the counts and the id too). */
-const TEXT_FIELDS = ["short_url", "domain", "alias", "url", "title", "note", "created_at", "expires_at", "password_hash", "ios_url", "android_url", "expired_url", "preview_title", "preview_description", "preview_image", "password"];
-const COUNT_FIELDS = ["id", "max_clicks", "click_count", "imported_clicks"];
+const TEXT_FIELDS = ["short_url", "domain", "alias", "url", "title", "note", "created_at", "expires_at", "password_hash", "ios_url", "android_url", "expired_url", "preview_title", "preview_description", "preview_image", "password", "starts_at"];
+const COUNT_FIELDS = ["id", "max_clicks", "click_count", "imported_clicks", "redirect_status"];
+const FLAG_FIELDS = ["archived", "crawlable"];
 
 /** The first field of a JSON row not of its type, or a string no field can hold; null when the row reads. */
 function wrongField(r: Record<string, unknown>): { field: string; message: string } | null {
   for (const f of TEXT_FIELDS) if (r[f] !== undefined && typeof r[f] !== "string") return { field: f, message: "must be string" };
   for (const f of COUNT_FIELDS) if (r[f] !== undefined && typeof r[f] !== "string" && typeof r[f] !== "number") return { field: f, message: "must be a number" };
-  if (r.archived !== undefined && typeof r.archived !== "boolean" && typeof r.archived !== "string") return { field: "archived", message: "must be true or false" };
+  for (const f of FLAG_FIELDS) if (r[f] !== undefined && typeof r[f] !== "boolean" && typeof r[f] !== "string") return { field: f, message: "must be true or false" };
   if (r.tags !== undefined && typeof r.tags !== "string" && !(Array.isArray(r.tags) && r.tags.every((t) => typeof t === "string" || (typeof t === "object" && t !== null && typeof (t as { name?: unknown }).name === "string")))) {
     return { field: "tags", message: "must be a list of names" };
   }
@@ -133,6 +134,8 @@ function count(v: unknown, field: string, notes: string[]): number | null {
   }
   return Number(t);
 }
+
+const flag = (v: unknown) => v === true || /^(true|1|yes)$/i.test(text(v) ?? "");
 
 /** Rules or split: a JSON row's list as it is, a CSV cell's JSON text parsed (bounded); unreadable text refuses the line. */
 function targeting(v: unknown, field: string): unknown {
@@ -191,7 +194,10 @@ export function recordToLink(r: Record<string, unknown>, line: number): SourceLi
     max_clicks: count(r.max_clicks, "max_clicks", notes),
     ios_url: text(r.ios_url),
     android_url: text(r.android_url),
-    archived: r.archived === true || /^(true|1|yes)$/i.test(text(r.archived) ?? ""),
+    archived: flag(r.archived),
+    crawlable: flag(r.crawlable),
+    valid_since: time(r.starts_at, "starts_at", notes),
+    redirect_status: count(r.redirect_status, "redirect_status", notes),
     expired_url: text(r.expired_url),
     preview,
     rules,
