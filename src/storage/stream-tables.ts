@@ -45,7 +45,7 @@ export interface StreamOutboxTable {
   click: string;
   /** Events in the row: 1 for a row of one event (its own columns), a batch's count where `events` is set. */
   n: Generated<number>;
-  /** A batch's events for this sink, a JSON array of streams/outbox.ts's QueuedEvent; null: the row is one event. */
+  /** A batch's events for this sink, JSON in streams/outbox.ts's compact form (decodeBatch); null: the row is one event. */
   events: string | null;
 }
 

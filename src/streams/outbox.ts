@@ -10,20 +10,28 @@ import type { Db } from "../storage/db.js";
 import type { ClickRow } from "../clicks/click-groups.js";
 import type { JournalMark } from "../clicks/click-buffer.js";
 
-/** The event's "click" object (docs/stream.md), as the webhook payload has it. */
-export function clickJson(r: ClickRow): string {
+/** A click's event fields, normalised as the event's "click" object has them: [at, country, device, os, browser, referrer_host, bot, destination, qr]. */
+type ClickTuple = [number, string | null, string, string | null, string | null, string | null, 0 | 1, string, 0 | 1];
+
+function clickTuple(r: ClickRow): ClickTuple {
   const unknown = (v: string) => (v === "unknown" || v === "" ? null : v);
-  return JSON.stringify({
-    at: new Date(Number(r.at)).toISOString(),
-    country: unknown(r.country),
-    device: r.device,
-    os: unknown(r.os),
-    browser: unknown(r.browser),
-    referrer_host: r.referrer === "direct" ? null : unknown(r.referrer),
-    bot: Number(r.is_bot) === 1,
-    destination: r.destination ?? "default",
-    source: Number(r.qr) === 1 ? "qr" : "link",
-  });
+  return [
+    Number(r.at),
+    unknown(r.country),
+    r.device,
+    unknown(r.os),
+    unknown(r.browser),
+    r.referrer === "direct" ? null : unknown(r.referrer),
+    Number(r.is_bot) === 1 ? 1 : 0,
+    r.destination ?? "default",
+    Number(r.qr) === 1 ? 1 : 0,
+  ];
+}
+
+/** The event's "click" object (docs/stream.md), as the webhook payload has it. */
+function clickObject(t: ClickTuple): Record<string, unknown> {
+  const [at, country, device, os, browser, referrer_host, bot, destination, qr] = t;
+  return { at: new Date(at).toISOString(), country, device, os, browser, referrer_host, bot: bot === 1, destination, source: qr === 1 ? "qr" : "link" };
 }
 
 /**
@@ -36,7 +44,7 @@ export function eventIdPrefix(mark: JournalMark | undefined): string {
 
 const ACTIVE = "s.active = 1 AND s.full = 0";
 
-/** One event of a batch row (the publisher's view of `stream_outbox.events`). */
+/** One event of a batch row, decoded (the publisher's view of `stream_outbox.events`). */
 export interface QueuedEvent {
   id: string;
   owner_id: string | null;
@@ -70,37 +78,61 @@ export interface BatchRow {
 }
 
 /**
- * The batch's rows, one per sink with events: each event a JSON object of QueuedEvent's shape, in the
- * clicks' order (each link's clicks keep their time order in every sink's queue). A click whose link is
- * gone (deleted before the write) has no event, as it has no row.
+ * A batch row's `events`, compact: each link once ("l": id, owner, alias, domain, url) and each click as
+ * numbers and short strings ("e": the link's index, the event's number after the prefix "p", then the
+ * click's ClickTuple). The writer pays for an array of a few values per click; the publisher makes the
+ * JSON events (decodeBatch).
+ */
+interface EncodedBatch {
+  p: string;
+  l: [string, string | null, string, string, string][];
+  e: [number, number, ...ClickTuple][];
+}
+
+/**
+ * The batch's rows, one per sink with events, in the clicks' order (each link's clicks keep their time
+ * order in every sink's queue). A click whose link is gone (deleted before the write) has no event, as it
+ * has no row.
  */
 export function batchRows(sinks: readonly Sink[], links: ReadonlyMap<number, LinkRef>, rows: readonly ClickRow[], first: number, prefix: string): BatchRow[] {
-  const heads = new Map<number, string>();
-  const parts = sinks.map(() => [] as string[]);
+  const encoded = sinks.map((): EncodedBatch => ({ p: prefix, l: [], e: [] }));
+  const indexIn = sinks.map(() => new Map<number, number>());
   let at = Infinity;
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i] as ClickRow;
     const num = Number(r.link_num);
     const link = links.get(num);
     if (link === undefined) continue;
-    let head = heads.get(num);
-    if (head === undefined) {
-      head = `{"owner_id":${JSON.stringify(link.owner_id)},"link_id":${JSON.stringify(link.id)},"alias":${JSON.stringify(link.alias)},"domain":${JSON.stringify(link.domain)},"url":${JSON.stringify(link.url)},`;
-      heads.set(num, head);
-    }
-    const event = `${head}"id":"${prefix}.${first + i}","click":${clickJson(r)}}`;
-    at = Math.min(at, Number(r.at));
+    const tuple = clickTuple(r);
+    at = Math.min(at, tuple[0]);
     for (let s = 0; s < sinks.length; s++) {
       const owner = (sinks[s] as Sink).owner_id;
-      if (owner === null || owner === link.owner_id) (parts[s] as string[]).push(event);
+      if (owner !== null && owner !== link.owner_id) continue;
+      const batch = encoded[s] as EncodedBatch;
+      const known = indexIn[s] as Map<number, number>;
+      let li = known.get(num);
+      if (li === undefined) {
+        li = batch.l.push([link.id, link.owner_id, link.alias, link.domain, link.url]) - 1;
+        known.set(num, li);
+      }
+      batch.e.push([li, first + i, ...tuple]);
     }
   }
   const out: BatchRow[] = [];
   sinks.forEach((sink, s) => {
-    const events = parts[s] as string[];
-    if (events.length > 0) out.push({ sink_id: sink.id, event_id: `${prefix}.${first}`, at, n: events.length, events: `[${events.join(",")}]` });
+    const batch = encoded[s] as EncodedBatch;
+    if (batch.e.length > 0) out.push({ sink_id: sink.id, event_id: `${prefix}.${first}`, at, n: batch.e.length, events: JSON.stringify(batch) });
   });
   return out;
+}
+
+/** A batch row's events, as the publisher sends them. */
+export function decodeBatch(events: string): QueuedEvent[] {
+  const b = JSON.parse(events) as EncodedBatch;
+  return b.e.map(([li, n, ...tuple]) => {
+    const [link_id, owner_id, alias, domain, url] = b.l[li] as EncodedBatch["l"][number];
+    return { id: `${b.p}.${n}`, owner_id, link_id, alias, domain, url, click: clickObject(tuple) };
+  });
 }
 
 /** PostgreSQL: the batch's outbox rows, inside the batch's transaction. */

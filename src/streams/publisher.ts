@@ -15,7 +15,7 @@ import { can } from "../accounts/plans.js";
 import { shortUrl } from "../links/public-link.js";
 import { BROKER_KINDS, type BrokerClient, type BrokerKind, type StreamEvent, brokerClient } from "./brokers.js";
 import { checkBrokerHost, parseBrokerUrl } from "./stream-urls.js";
-import type { QueuedEvent } from "./outbox.js";
+import { decodeBatch } from "./outbox.js";
 
 /** The event schema's version (docs/stream.md). */
 export const STREAM_SCHEMA = 1;
@@ -178,7 +178,7 @@ export class StreamPublisher {
   /** A row's events: a batch row's list, or the row itself (written before migration 038). */
   private events(r: StreamOutboxRow, t: number): StreamEvent[] {
     if (r.events === null) return [{ id: r.event_id, ownerId: r.owner_id, body: this.body(r, r.click, t) }];
-    return (JSON.parse(r.events) as QueuedEvent[]).map((e) => ({ id: e.id, ownerId: e.owner_id, body: this.body({ ...e, link_id: e.link_id, event_id: e.id }, JSON.stringify(e.click), t) }));
+    return decodeBatch(r.events).map((e) => ({ id: e.id, ownerId: e.owner_id, body: this.body({ ...e, event_id: e.id }, JSON.stringify(e.click), t) }));
   }
 
   /** Takes or renews the sink's lease; false while another live instance holds it. */

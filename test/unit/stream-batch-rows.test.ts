@@ -1,6 +1,6 @@
 // streams/outbox.ts's batchRows: one outbox row per sink and batch, each event whole, in the clicks' order.
 import { describe, expect, it } from "vitest";
-import { batchRows, type QueuedEvent } from "../../src/streams/outbox.js";
+import { batchRows, decodeBatch } from "../../src/streams/outbox.js";
 import type { ClickRow } from "../../src/clicks/click-groups.js";
 
 const click = (num: number, at: number, device = "desktop"): ClickRow =>
@@ -18,7 +18,7 @@ describe("batchRows", () => {
       ["env:amqp", 3, 900, "j.7.10"],
       ["acct", 1, 900, "j.7.10"],
     ]);
-    const all = JSON.parse(out[0]!.events) as QueuedEvent[];
+    const all = decodeBatch(out[0]!.events);
     // Link 3 is gone: no event for its click; the others keep their order and their row's id.
     expect(all.map((e) => [e.id, e.link_id, e.owner_id])).toEqual([
       ["j.7.10", "L1", "alice"],
@@ -26,8 +26,10 @@ describe("batchRows", () => {
       ["j.7.13", "L1", "alice"],
     ]);
     expect(all[1]).toMatchObject({ alias: "two", domain: "go.example", url: 'https://example.com/"2"' });
-    expect(all[2]!.click).toMatchObject({ at: new Date(1100).toISOString(), device: "phone", country: "FR", os: "iOS", referrer_host: null, destination: "default", source: "link", bot: false });
-    expect((JSON.parse(out[1]!.events) as QueuedEvent[]).map((e) => e.id)).toEqual(["j.7.11"]);
+    expect(all[2]!.click).toEqual({ at: new Date(1100).toISOString(), country: "FR", device: "phone", os: "iOS", browser: "Safari", referrer_host: null, bot: false, destination: "default", source: "link" });
+    expect(decodeBatch(out[1]!.events).map((e) => e.id)).toEqual(["j.7.11"]);
+    // Each link once per row, however many of its clicks it holds.
+    expect((JSON.parse(out[0]!.events) as { l: unknown[] }).l).toHaveLength(2);
   });
 
   it("writes nothing for a batch no sink takes", () => {
