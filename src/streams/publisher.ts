@@ -21,6 +21,8 @@ import { decodeBatch } from "./outbox.js";
 export const STREAM_SCHEMA = 1;
 /** Events per publish round. */
 const ROUND = 500;
+/** A sink's drain goes on round after round for at most this long, then waits for the next poll. */
+const DRAIN_MS = 1_000;
 /** Backlog, lag and the outbox bound are read this often. */
 const STATS_MS = 2_000;
 const MAX_PAUSE_MS = 30_000;
@@ -130,6 +132,8 @@ export class StreamPublisher {
   /** Rounds until the sink's outbox is empty, a round fails, or another instance holds its lease. */
   private async drain(sink: StreamSinkRow, state: SinkState): Promise<void> {
     const { db, now } = this.deps;
+    // Bounded, so that the poll comes back (the backlog, `full`, a sink turned off) while a busy sink drains.
+    const until = now() + DRAIN_MS;
     for (;;) {
       if (this.closed) return;
       // The lease is taken (a write) only when there is something to send; the rows are read again under it.
@@ -159,6 +163,7 @@ export class StreamPublisher {
       stat.published += events.length;
       stat.backlog = Math.max(0, stat.backlog - events.length);
       await db.updateTable("stream_sinks").set((eb) => ({ delivered: eb("delivered", "+", events.length), last_ok_at: now() })).where("id", "=", sink.id).execute();
+      if (events.length < ROUND || now() >= until) return;
     }
   }
 
