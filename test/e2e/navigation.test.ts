@@ -195,10 +195,11 @@ describe.skipIf(!available)("navigation that scales: four roles, 390 to 1920 px"
     const team = page.getByTestId("team-switcher");
     await team.getByRole("link", { name: "Wilhelmina Oyelaran-Lindqvist's links" }).click();
     await page.waitForURL(/\/app\/shared\//);
-    expect(await team.locator("[aria-current=page]").textContent()).toBe("Wilhelmina Oyelaran-Lindqvist's links");
+    // The address changes before the switcher re-renders its current entry: wait for that render.
+    await expect.poll(() => team.locator("[aria-current=page]").textContent(), { timeout: 5_000 }).toBe("Wilhelmina Oyelaran-Lindqvist's links");
     await page.getByTestId("team-view-own").click();
     await page.waitForURL((u) => u.pathname === "/app");
-    expect(await team.locator("[aria-current=page]").textContent()).toBe("Your links");
+    await expect.poll(() => team.locator("[aria-current=page]").textContent(), { timeout: 5_000 }).toBe("Your links");
   });
 
   it("screenshots: signed out and signed in, the menu open, at 1280 and 390 px in light and dark (looked at, not asserted)", async () => {
