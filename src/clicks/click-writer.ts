@@ -1,5 +1,6 @@
 // The click sink's interface: what the recorder asks of a writer, whichever engine and thread it runs on.
 import type { Group } from "./click-groups.js";
+import type { CountMany } from "./limit-counts.js";
 import type { ClickBatch } from "./click-buffer.js";
 
 /** Clicks stored raw but not yet in the roll-ups and counts, as groups, and the roll-up state they complement. */
@@ -37,6 +38,9 @@ export interface ClickWriter {
   close?(): Promise<void>;
   /** Where roll-ups are held back in the writer's memory (SQLite): the groups of these links not rolled up yet. */
   heldBack?(linkNums: number[]): Promise<HeldBack>;
-  /** Counts one click of a click-limited link if the limit allows, at `at` (links.last_click_at) (writers with a connection of their own). */
-  countLimited?(linkId: string, maxClicks: number, at: number): Promise<boolean>;
+  /**
+   * Counts clicks of click-limited links, in order, each if its link's limit allows (writers with a
+   * connection of their own): whether each was counted. The recorder sends a turn's counts together.
+   */
+  countLimited?: CountMany;
 }

@@ -29,7 +29,7 @@ async function handle(msg: IngestRequest): Promise<void> {
   let reply: IngestReply;
   try {
     const writer = await ready;
-    let value: boolean | HeldBack | undefined;
+    let value: boolean[] | HeldBack | undefined;
     if (msg.op === "write") {
       if (msg.batches.length === 1) await writer.write(msg.batches[0]!);
       else if (writer.writeMany) await writer.writeMany(msg.batches);
@@ -37,7 +37,7 @@ async function handle(msg: IngestRequest): Promise<void> {
     }
     else if (msg.op === "countLimited") {
       if (!writer.countLimited) throw new Error("countLimited runs on the main pool for PostgreSQL");
-      value = await writer.countLimited(msg.linkId, msg.maxClicks, msg.at);
+      value = await writer.countLimited(msg.counts);
     } else if (msg.op === "heldBack") {
       if (!writer.heldBack) throw new Error("roll-ups are not held back in this writer");
       value = await writer.heldBack(msg.linkNums);

@@ -21,6 +21,7 @@ import { groupsOf } from "./click-groups.js";
 import type { ClickJournal } from "./click-journal.js";
 import type { LinkKey } from "./click-reads.js";
 import { SealedQueue } from "./sealed-queue.js";
+import { type LimitCount, countsPerTurn } from "./limit-counts.js";
 
 /** What record() takes; declared beside the buffer that stores it, so the buffer needs nothing from here. */
 export type { ClickInput };
@@ -107,6 +108,8 @@ export class ClickRecorder {
   private retry: number | null = null;
   private closed = false;
   private readonly writer: ClickWriter;
+  /** The writer's click-limit counts, a turn's together (limit-counts.ts); null where the main pool counts (PostgreSQL). */
+  private readonly countOne: ((count: LimitCount) => Promise<boolean>) | null;
   /** Clicks since start: recorded (answered), written to the database, dropped (memory full, and no journal to hold them: metrics). */
   readonly counts = { recorded: 0, written: 0, dropped: 0 };
   /**
@@ -123,6 +126,7 @@ export class ClickRecorder {
 
   constructor(private readonly deps: RecorderDeps) {
     this.writer = writerFor(deps);
+    this.countOne = this.writer.countLimited ? countsPerTurn(this.writer.countLimited.bind(this.writer)) : null;
     this.sealed = new SealedQueue({ db: deps.db, log: deps.log, journal: deps.journal, memoryMax: deps.memoryMax, counts: this.counts });
     this.marks = deps.sqlite === null && deps.journal === null ? { journal: randomBytes(12).toString("base64url"), next: 1, used: false } : null;
     this.open = this.newBatch();
@@ -223,7 +227,7 @@ export class ClickRecorder {
   async countLimited(linkId: string, maxClicks: number): Promise<boolean> {
     const at = this.deps.clock.now();
     // With a writer thread, it does this too: the main thread never waits for SQLite's write lock.
-    if (this.writer.countLimited) return this.writer.countLimited(linkId, maxClicks, at);
+    if (this.countOne) return this.countOne({ linkId, maxClicks, at });
     const r = await this.deps.db
       .updateTable("links")
       .set((eb) => ({ click_count: eb("click_count", "+", 1), last_click_at: sql<number>`CASE WHEN last_click_at >= ${at} THEN last_click_at ELSE ${at} END` }))

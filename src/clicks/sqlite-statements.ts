@@ -4,6 +4,7 @@
 import type SQLite from "better-sqlite3";
 import { BREAKDOWNS, type ClickRow, type Group } from "./click-groups.js";
 import { rollUp } from "./rollup-rows.js";
+import type { LimitCount } from "./limit-counts.js";
 
 /** Links per monthly-compaction transaction. */
 const COMPACT_LINKS = 500;
@@ -222,7 +223,10 @@ export function sqliteStatements(handle: SQLite.Database) {
     else st.monthsProgress.run(m.to, last);
     return last;
   });
-  return { ...st, raw, move, rollups, compact };
+  /** Click-limit counts in one transaction, each seeing the ones before it: whether each was counted. */
+  const counting = handle.transaction((counts: LimitCount[]): boolean[] => counts.map((c) => st.countOne.run(c.at, c.at, c.linkId, c.maxClicks).changes > 0));
+  const countLimited = (counts: LimitCount[]): boolean[] => counting.immediate(counts);
+  return { ...st, raw, move, rollups, compact, countLimited };
 }
 
 function prepare(h: SQLite.Database) {
@@ -241,7 +245,7 @@ function prepare(h: SQLite.Database) {
     /** Adds clicks (n, then the latest one's time twice, then the link id); last_click_at only moves forward (NULL >= x is not true). */
     increment: h.prepare(`UPDATE links SET click_count = click_count + ?, ${LAST_CLICK_AT} WHERE id = ?`),
     /** Counts one click of a click-limited link: its time twice, the link id, its limit. */
-    countLimited: h.prepare(`UPDATE links SET click_count = click_count + 1, ${LAST_CLICK_AT} WHERE id = ? AND click_count < ?`),
+    countOne: h.prepare(`UPDATE links SET click_count = click_count + 1, ${LAST_CLICK_AT} WHERE id = ? AND click_count < ?`),
     daily: h.prepare(
       "INSERT INTO click_daily (link_id, day, clicks, bots, visitors, qr) VALUES (?, ?, ?, ?, ?, ?) " +
         "ON CONFLICT (link_id, day) DO UPDATE SET clicks = click_daily.clicks + excluded.clicks, bots = click_daily.bots + excluded.bots, " +

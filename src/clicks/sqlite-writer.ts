@@ -7,6 +7,7 @@ import type { ClickBatch } from "./click-buffer.js";
 import { sqliteJournalMarker } from "./click-journal.js";
 import type { ClickWriter, HeldBack } from "./click-writer.js";
 import type { CountryResolver } from "./describe.js";
+import type { LimitCount } from "./limit-counts.js";
 import { type Lock, SqliteRollups } from "./sqlite-rollups.js";
 import { type SqliteStatements, chunkEnd, sqliteStatements } from "./sqlite-statements.js";
 import { SqliteVisitors, batchSpan, keysFor } from "./visitors.js";
@@ -111,10 +112,10 @@ export class SqliteClickWriter implements ClickWriter {
     return this.lock(() => this.rollups.heldBack(linkNums));
   }
 
-  /** The atomic click-limit count, on this writer's connection. */
-  async countLimited(linkId: string, maxClicks: number, at: number): Promise<boolean> {
+  /** The atomic click-limit counts, in one transaction on this writer's connection. */
+  async countLimited(counts: LimitCount[]): Promise<boolean[]> {
     const s = this.statements();
-    return this.lock(() => s.countLimited.run(at, at, linkId, maxClicks).changes > 0);
+    return this.lock(() => s.countLimited(counts));
   }
 
   /** At start: roll-ups for the raw clicks a crash left out of them. */

@@ -3,6 +3,7 @@ import { Worker } from "node:worker_threads";
 import type { DatabaseConfig } from "../config.js";
 import type { ClickWriter, HeldBack } from "./click-writer.js";
 import type { ClickBatch } from "./click-buffer.js";
+import type { CountMany, LimitCount } from "./limit-counts.js";
 import { DatabaseUnavailableError } from "../storage/unavailable.js";
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -15,12 +16,12 @@ export interface IngestSetup {
 
 export type IngestRequest =
   | { id: number; op: "write"; batches: ClickBatch[] }
-  | { id: number; op: "countLimited"; linkId: string; maxClicks: number; at: number }
+  | { id: number; op: "countLimited"; counts: LimitCount[] }
   | { id: number; op: "heldBack"; linkNums: number[] }
   | { id: number; op: "flushRollups" | "recover" | "close" };
 
 /** `value` carries countLimited's and heldBack's answers; `unavailable`, a failure for want of the database (isDatabaseUnavailable). */
-export type IngestReply = { id: number; ok: true; value?: boolean | HeldBack } | { id: number; ok: false; error: string; unavailable: boolean };
+export type IngestReply = { id: number; ok: true; value?: boolean[] | HeldBack } | { id: number; ok: false; error: string; unavailable: boolean };
 
 /** The compiled worker, or (running from the .ts sources) a small entry that loads them through tsx. */
 function workerUrl(): URL {
@@ -30,11 +31,11 @@ function workerUrl(): URL {
 export class WorkerClickWriter implements ClickWriter {
   private readonly worker: Worker;
   private nextId = 1;
-  private readonly waiting = new Map<number, { resolve: (value: boolean | HeldBack | undefined) => void; reject: (e: Error) => void }>();
+  private readonly waiting = new Map<number, { resolve: (value: boolean[] | HeldBack | undefined) => void; reject: (e: Error) => void }>();
   private failed: Error | null = null;
 
   /** SQLite only: the worker is the one writer, so click limits are counted there too (PostgreSQL: on the main pool). */
-  readonly countLimited?: (linkId: string, maxClicks: number, at: number) => Promise<boolean>;
+  readonly countLimited?: CountMany;
   /** SQLite only: the roll-ups held back live in the worker. */
   readonly heldBack?: (linkNums: number[]) => Promise<HeldBack>;
   /** PostgreSQL only: several batches in one transaction (ClickWriter.writeMany). */
@@ -43,7 +44,7 @@ export class WorkerClickWriter implements ClickWriter {
   constructor(setup: IngestSetup) {
     this.worker = new Worker(workerUrl(), { workerData: setup });
     if (setup.database.kind === "sqlite") {
-      this.countLimited = async (linkId, maxClicks, at) => (await this.call({ op: "countLimited", linkId, maxClicks, at })) === true;
+      this.countLimited = async (counts) => (await this.call({ op: "countLimited", counts })) as boolean[];
       this.heldBack = async (linkNums) => (await this.call({ op: "heldBack", linkNums })) as HeldBack;
     } else {
       this.writeMany = async (batches) => void (await this.call({ op: "write", batches }));
@@ -64,10 +65,10 @@ export class WorkerClickWriter implements ClickWriter {
     this.waiting.clear();
   }
 
-  private call(msg: DistributiveOmit<IngestRequest, "id">): Promise<boolean | HeldBack | undefined> {
+  private call(msg: DistributiveOmit<IngestRequest, "id">): Promise<boolean[] | HeldBack | undefined> {
     if (this.failed) return Promise.reject(this.failed);
     const id = this.nextId++;
-    return new Promise<boolean | HeldBack | undefined>((resolve, reject) => {
+    return new Promise<boolean[] | HeldBack | undefined>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       this.worker.postMessage({ ...msg, id });
     });

@@ -1,6 +1,7 @@
 // What the primary and its workers say to each other over the cluster's IPC channel (WORKERS=N, docs/scaling.md).
 import type { HeldBack } from "../clicks/click-writer.js";
 import type { ClickBatch } from "../clicks/click-buffer.js";
+import type { LimitCount } from "../clicks/limit-counts.js";
 
 /** A worker's change published (SQLite): the primary passes it to every other worker. */
 export interface FeedMessage {
@@ -12,11 +13,11 @@ export interface FeedMessage {
 /** A call of the primary's click writer (SQLite: the one writer), answered by a WriterReply of the same id. */
 export type WriterCall =
   | { snip: "writer"; id: number; op: "write"; batch: ClickBatch }
-  | { snip: "writer"; id: number; op: "countLimited"; linkId: string; maxClicks: number; at: number }
+  | { snip: "writer"; id: number; op: "countLimited"; counts: LimitCount[] }
   | { snip: "writer"; id: number; op: "heldBack"; linkNums: number[] };
 
 export type WriterReply =
-  | { snip: "writer-reply"; id: number; ok: true; value?: boolean | HeldBack }
+  | { snip: "writer-reply"; id: number; ok: true; value?: boolean[] | HeldBack }
   | { snip: "writer-reply"; id: number; ok: false; error: string; unavailable: boolean };
 
 /** A worker listens (its server is up and its journal replayed). */

@@ -3,12 +3,13 @@
 // also counts click limits and keeps the held-back roll-ups that fresh reads add, for every worker.
 import type { ClickWriter, HeldBack } from "../clicks/click-writer.js";
 import type { ClickBatch } from "../clicks/click-buffer.js";
+import type { LimitCount } from "../clicks/limit-counts.js";
 import { DatabaseUnavailableError } from "../storage/unavailable.js";
 import { isDatabaseUnavailable } from "../storage/unavailable.js";
 import { isClusterMessage, type WriterCall, type WriterReply } from "./messages.js";
 
 type Call = WriterCall extends infer C ? (C extends unknown ? Omit<C, "id" | "snip"> : never) : never;
-type Value = boolean | HeldBack | undefined;
+type Value = boolean[] | HeldBack | undefined;
 
 /** The worker's side: every call is a message to the primary. */
 export class RemoteClickWriter implements ClickWriter {
@@ -42,8 +43,8 @@ export class RemoteClickWriter implements ClickWriter {
     await this.call({ op: "write", batch });
   }
 
-  async countLimited(linkId: string, maxClicks: number, at: number): Promise<boolean> {
-    return (await this.call({ op: "countLimited", linkId, maxClicks, at })) === true;
+  async countLimited(counts: LimitCount[]): Promise<boolean[]> {
+    return (await this.call({ op: "countLimited", counts })) as boolean[];
   }
 
   async heldBack(linkNums: number[]): Promise<HeldBack> {
@@ -74,7 +75,7 @@ export async function answerCall(writer: ClickWriter, worker: number, call: Writ
     if (call.op === "write") await writer.write({ ...call.batch, seq: worker * 2 ** 32 + call.batch.seq });
     else if (call.op === "countLimited") {
       if (!writer.countLimited) throw new Error("this click writer does not count click limits");
-      value = await writer.countLimited(call.linkId, call.maxClicks, call.at);
+      value = await writer.countLimited(call.counts);
     } else if (call.op === "heldBack") {
       if (!writer.heldBack) throw new Error("this click writer holds no roll-ups back");
       value = await writer.heldBack(call.linkNums);

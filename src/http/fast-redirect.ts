@@ -1,6 +1,7 @@
-// The redirect hot path in front of Fastify: GET/HEAD /<alias> of a cached link with no click limit, not
-// expired and open (its start date passed), is answered straight from node:http (the link's 301/302/307/308,
-// or the password page); everything else goes to Fastify.
+// The redirect hot path in front of Fastify: GET/HEAD /<alias> of a cached link, not expired and open (its
+// start date passed), is answered straight from node:http (the link's 301/302/307/308, or the password
+// page); a click-limited link once counted, or handed to Fastify when its limit is used up (the 403 page
+// or the fallback URL are the route's); everything else goes to Fastify.
 // Same answer as routes/redirect.ts (status, Location, headers), same single click, with or without
 // trusted proxies.
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -31,8 +32,11 @@ const FORM_HEADERS: string[] = [
 export type RedirectMetrics = Pick<Metrics, "fast">;
 
 export interface FastRedirect {
-  /** Answers the request and returns true, or returns false without touching it. */
-  (req: IncomingMessage, res: ServerResponse): boolean;
+  /**
+   * Answers the request and returns true, or returns false without touching it. `route` takes over a
+   * request it took and then could not answer (a click-limited link whose limit is used up, or whose count failed).
+   */
+  (req: IncomingMessage, res: ServerResponse, route: () => void): boolean;
   /** Stop answering (server closing): Fastify then answers 503 like every other route. */
   disable(): void;
 }
@@ -43,7 +47,7 @@ export interface FastRedirect {
  */
 export function fastRedirect(redirects: RedirectService, trust: Trust | null, countryHeader: string, metrics: RedirectMetrics | null = null): FastRedirect {
   let enabled = true;
-  const handle = (req: IncomingMessage, res: ServerResponse): boolean => {
+  const handle = (req: IncomingMessage, res: ServerResponse, route: () => void): boolean => {
     if (!enabled || (req.method !== "GET" && req.method !== "HEAD")) return false;
     const started = metrics === null ? 0 : performance.now();
     const url = req.url ?? "";
@@ -74,9 +78,20 @@ export function fastRedirect(redirects: RedirectService, trust: Trust | null, co
       metrics?.fast(true, (performance.now() - started) / 1000);
       return true;
     }
-    // After the click journal's append of this event-loop turn: a 302 answered is a click that survives a kill.
-    // The link's status and header list (answers.ts: shared, reused for every answer, since writeHead
-    // serialises the list synchronously): what routes/redirect.ts sends.
+    if (typeof location === "string") redirected(visit, location, res, started);
+    else
+      location.then(
+        (counted) => (counted === undefined ? route() : redirected(visit, counted, res, started)),
+        () => route(),
+      );
+    return true;
+  };
+  /**
+   * After the click journal's append of this event-loop turn: a 302 answered is a click that survives a kill.
+   * The link's status and header list (answers.ts: shared, reused for every answer, since writeHead
+   * serialises the list synchronously): what routes/redirect.ts sends.
+   */
+  const redirected = (visit: Visit, location: string, res: ServerResponse, started: number): void => {
     const cookie = visit.setCookie;
     const answer = visit.answer as RedirectAnswer;
     redirects.afterClickKept(() => {
@@ -92,7 +107,6 @@ export function fastRedirect(redirects: RedirectService, trust: Trust | null, co
       res.end();
       metrics?.fast(false, (performance.now() - started) / 1000);
     });
-    return true;
   };
   return Object.assign(handle, {
     disable() {

@@ -7,7 +7,7 @@ import { type Attributes, type Context, ROOT_CONTEXT, type Span, SpanKind, SpanS
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import type { LogEvent } from "kysely";
 import type { TracingConfig } from "../config.js";
-import type { Tracing } from "./tracing-hooks.js";
+import type { FastListener, Tracing } from "./tracing-hooks.js";
 import type { QuietContextManager } from "./quiet-context.js";
 
 /** Polled by load balancers and scrapers many times a minute: no trace says anything about them. */
@@ -76,11 +76,12 @@ export function traceSpans(tracer: Tracer, cfg: Pick<TracingConfig, "redirectRat
     endWithResponse(span, res);
   };
 
-  const serve = (fast: (req: IncomingMessage, res: ServerResponse) => boolean, next: RequestListener): RequestListener => {
+  const serve = (fast: FastListener, next: RequestListener): RequestListener => {
     return (req, res) => {
       // A performance timestamp (see endWithResponse).
       const arrived = performance.now();
-      if (fast(req, res)) {
+      // A request the fast path took and handed back (a click limit used up) keeps the fast span, if any.
+      if (fast(req, res, () => next(req, res))) {
         if (ratio > 0 && Math.random() < ratio) fastSpan(req, res, arrived);
         return;
       }

@@ -162,12 +162,13 @@ export class RedirectService {
   }
 
   /**
-   * The synchronous path for the common cases, cached links with no click limit and not expired: a
-   * plain link records the click and gives its destination; a password link gives PASSWORD_FORM (no
-   * click). undefined means "not decided here" (the caller must then use visit(), which reaches the
-   * same outcome for these links).
+   * The fast path for the common cases, cached links open and not expired: a plain link records the
+   * click and gives its destination; a password link gives PASSWORD_FORM (no click); a click-limited
+   * link gives a promise of its destination once counted, or of undefined when its limit is used up.
+   * undefined means "not decided here" (the caller must then use visit(), which reaches the same
+   * outcome for these links).
    */
-  visitCached(v: Visit): string | typeof PASSWORD_FORM | undefined {
+  visitCached(v: Visit): string | typeof PASSWORD_FORM | Promise<string | undefined> | undefined {
     // Reserved words need no check here: the cache only holds what find() loaded, and find() refuses them.
     if (!ALIAS_RE.test(v.alias)) return undefined;
     // A throttled address is answered by visit(); while none is, this costs one Set size check.
@@ -180,11 +181,21 @@ export class RedirectService {
       v.answer = link.answer.fallback;
       return link.expired_url ?? undefined;
     }
-    if (link.max_clicks !== null) return undefined;
-    if (link.password_hash !== null) return PASSWORD_FORM;
+    // A click-limited link's password page needs its exact count first: the route's.
+    if (link.password_hash !== null) return link.max_clicks === null ? PASSWORD_FORM : undefined;
     // The crawler check runs only for links with a card.
     if (link.preview !== null && isPreviewCrawler(v.userAgent)) return undefined;
+    if (link.max_clicks !== null) return this.passLimited(link, v, link.max_clicks);
     return this.redirect(link, v, false);
+  }
+
+  /**
+   * A cached click-limited link, counted (atomically, with the other counts of this event-loop turn): its
+   * destination, or undefined once its limit is used up (the route answers that: 403 or the fallback URL).
+   */
+  private async passLimited(link: CachedLink, v: Visit, maxClicks: number): Promise<string | undefined> {
+    if (!(await this.deps.clicks.countLimited(link.id, maxClicks))) return undefined;
+    return this.redirect(link, v, true);
   }
 
   /** Runs `answer` (a redirect visitCached decided) once its click would survive a killed process (the click journal). */

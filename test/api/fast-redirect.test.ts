@@ -129,10 +129,39 @@ describe.each(ENGINES)("redirect fast path on %s", (engine) => {
     const lim = await twice("/fastlim");
     expect(lim.first.status).toBe(302);
     expect(lim.second.status).toBe(403);
-    // Click-limited links always go through Fastify (counted atomically in the database).
+    // Used up: the fast path hands the visit to Fastify's route, which answers the 403.
     expect(slow).toHaveBeenCalledTimes(2);
     expect(await count(limited.id)).toBe(1);
+  });
 
+  it("click-limited link: counted on the fast path once cached, the same 302; used up, the route's 403 or fallback URL", async () => {
+    const link = await create({ url: "https://example.com/lim3", alias: "fastlim3", max_clicks: 3 });
+    const { first, second } = await twice("/fastlim3");
+    expect(first.status).toBe(302);
+    expect(first.headers.location).toBe("https://example.com/lim3");
+    expect(second).toEqual(first);
+    expect(slow).toHaveBeenCalledTimes(1);
+    expect(await fast.mock.results.at(-1)?.value).toBe("https://example.com/lim3");
+    const third = await raw(server.url, "/fastlim3", { "user-agent": DESKTOP });
+    expect(third).toEqual(first);
+    expect(slow).toHaveBeenCalledTimes(1);
+    const fourth = await raw(server.url, "/fastlim3", { "user-agent": DESKTOP, accept: "application/json" });
+    expect(fourth.status).toBe(403);
+    expect(slow).toHaveBeenCalledTimes(2);
+    expect(await count(link.id)).toBe(3);
+
+    await create({ url: "https://example.com/lim1", alias: "fastlimfb", max_clicks: 1, expired_url: "https://example.com/sold-out" });
+    const fb = await twice("/fastlimfb");
+    expect(fb.first.headers.location).toBe("https://example.com/lim1");
+    const over = await raw(server.url, "/fastlimfb", { "user-agent": DESKTOP });
+    expect(over.status).toBe(302);
+    expect(over.headers.location).toBe("https://example.com/sold-out");
+    // The password page of a click-limited link needs its exact count: always the route's.
+    await create({ url: "https://example.com/limpw", alias: "fastlimpw", max_clicks: 5, password: "open sesame" });
+    const pw = await twice("/fastlimpw");
+    expect(pw.first.status).toBe(200);
+    expect(pw.second).toEqual(pw.first);
+    expect(slow).toHaveBeenCalledTimes(2);
   });
 
   it("password link: the form page from the fast path once cached, identical (headers and body), no click", async () => {

@@ -27,7 +27,7 @@ function recordingWriter(fail?: Error): ClickWriter & { seqs: number[] } {
     },
     flushRollups: async () => undefined,
     recover: async () => undefined,
-    countLimited: async (_id, max) => max > 1,
+    countLimited: async (counts) => counts.map((c) => c.maxClicks > 1),
   };
 }
 
@@ -55,18 +55,19 @@ describe("cluster IPC", () => {
       expect(r).toEqual({ snip: "writer-reply", id: 9, ok: true, value: undefined });
     }
     expect(w.seqs).toEqual([2 ** 32 + 7, 2 * 2 ** 32 + 7, 2 ** 32 + 7]);
-    expect(await answerCall(w, 1, { snip: "writer", id: 3, op: "countLimited", linkId: "l", maxClicks: 100, at: 1 })).toMatchObject({ ok: true, value: true });
+    const counts = [{ linkId: "l", maxClicks: 100, at: 1 }, { linkId: "m", maxClicks: 1, at: 1 }];
+    expect(await answerCall(w, 1, { snip: "writer", id: 3, op: "countLimited", counts })).toMatchObject({ ok: true, value: [true, false] });
   });
 
   it("a worker's call: answered by its id, failures as errors (a lost database as unavailable), no primary as a refusal", async () => {
     const out: WriterCall[] = [];
     const remote = new RemoteClickWriter((m) => (out.push(m as WriterCall), true));
-    const limited = remote.countLimited("l", 5, 1);
+    const limited = remote.countLimited([{ linkId: "l", maxClicks: 5, at: 1 }]);
     const written = remote.write(batch(1));
     expect(out.map((m) => m.id)).toEqual([1, 2]);
     remote.hear(await answerCall(recordingWriter(), 1, out[0]!));
     remote.hear(await answerCall(recordingWriter(new DatabaseUnavailableError("down")), 1, out[1]!));
-    expect(await limited).toBe(true);
+    expect(await limited).toEqual([true]);
     const err = await written.catch((e: unknown) => e);
     expect(isDatabaseUnavailable(err)).toBe(true);
     // An answer to no call (a late one, a stranger's) changes nothing.
