@@ -23,6 +23,11 @@ export type CachedLink = Pick<LinkRow, "id" | "num" | "url" | "ios_url" | "andro
   starts_at: number | null;
   /** Status, Cache-Control and X-Robots-Tag of its redirects, shared by every link alike (answers.ts). */
   answer: RedirectAnswer;
+  /**
+   * Its click limit was found used up (a count refused): for good, as click_count never goes down and an
+   * edit that raises the limit replaces this entry. Later visits get the limit's answer without a count.
+   */
+  used_up: boolean;
 };
 
 /** A link (null: known missing) and, on PostgreSQL, the snapshot of the statement that read it. */
@@ -69,6 +74,7 @@ function toCached(row: CachedRow, blocked: BlockedCheck, answers: RedirectAnswer
     targeting: compileTargeting(rulesOf(row.rules), splitOf(row.split), Number(row.num)),
     starts_at: row.starts_at == null ? null : Number(row.starts_at),
     answer: answers.of(row.redirect_status == null ? null : Number(row.redirect_status), Number(row.crawlable) === 1),
+    used_up: false,
   };
 }
 

@@ -3,8 +3,7 @@
 // -> password -> preview page for a link-preview crawler -> redirect rules -> device destination -> split
 // -> main destination (targeting.ts); exactly one click per redirect or preview page served.
 import type { Clock } from "../shared/clock.js";
-import type { RateEvents } from "../storage/rate-events.js";
-import { retryAfterSeconds } from "../storage/rate-events.js";
+import { type RateEvents, retryAfterSeconds } from "../storage/rate-events.js";
 import type { ClickRecorder } from "../clicks/recorder.js";
 import type { LinkService } from "../links/links.js";
 import { ALIAS_RE } from "../links/validate.js";
@@ -185,7 +184,7 @@ export class RedirectService {
     if (link.password_hash !== null) return link.max_clicks === null ? PASSWORD_FORM : undefined;
     // The crawler check runs only for links with a card.
     if (link.preview !== null && isPreviewCrawler(v.userAgent)) return undefined;
-    if (link.max_clicks !== null) return this.passLimited(link, v, link.max_clicks);
+    if (link.max_clicks !== null) return link.used_up ? undefined : this.passLimited(link, v, link.max_clicks);
     return this.redirect(link, v, false);
   }
 
@@ -194,8 +193,9 @@ export class RedirectService {
    * destination, or undefined once its limit is used up (the route answers that: 403 or the fallback URL).
    */
   private async passLimited(link: CachedLink, v: Visit, maxClicks: number): Promise<string | undefined> {
-    if (!(await this.deps.clicks.countLimited(link.id, maxClicks))) return undefined;
-    return this.redirect(link, v, true);
+    if (await this.deps.clicks.countLimited(link.id, maxClicks)) return this.redirect(link, v, true);
+    link.used_up = true;
+    return undefined;
   }
 
   /** Runs `answer` (a redirect visitCached decided) once its click would survive a killed process (the click journal). */
@@ -302,16 +302,21 @@ export class RedirectService {
   /** Exact check without counting (before showing or checking a password). */
   private async limitState(link: CachedLink): Promise<"open" | "exhausted" | "gone"> {
     if (link.max_clicks === null) return "open";
+    if (link.used_up) return "exhausted";
     const count = await this.deps.links.clickCount(link.id);
     if (count === null) return "gone";
-    return count >= link.max_clicks ? "exhausted" : "open";
+    if (count >= link.max_clicks) link.used_up = true;
+    return link.used_up ? "exhausted" : "open";
   }
 
   /** The visitor gets through: count the click (atomically when limited) and pick the destination. */
   private async pass(link: CachedLink, v: Visit): Promise<Outcome> {
     let counted = false;
     if (link.max_clicks !== null) {
-      if (!(await this.deps.clicks.countLimited(link.id, link.max_clicks))) return this.limitReached(link);
+      if (link.used_up || !(await this.deps.clicks.countLimited(link.id, link.max_clicks))) {
+        link.used_up = true;
+        return this.limitReached(link);
+      }
       counted = true;
     }
     const location = this.redirect(link, v, counted);

@@ -149,6 +149,19 @@ describe.each(ENGINES)("redirect fast path on %s", (engine) => {
     expect(fourth.status).toBe(403);
     expect(slow).toHaveBeenCalledTimes(2);
     expect(await count(link.id)).toBe(3);
+    // Found used up once: later visits get the 403 without asking for a count again.
+    const counts = vi.spyOn(server.ctx.clicks, "countLimited");
+    const fifth = await raw(server.url, "/fastlim3", { "user-agent": DESKTOP, accept: "application/json" });
+    expect(fifth).toEqual(fourth);
+    expect(counts).not.toHaveBeenCalled();
+    // A raised limit is an edit: the entry is replaced, and visits are counted again.
+    expect((await pro.patch(`/api/links/${link.id}`, { max_clicks: 4 })).status).toBe(200);
+    const raised = await twice("/fastlim3");
+    expect(raised.first).toEqual(first);
+    expect(raised.second.status).toBe(403);
+    expect(counts).toHaveBeenCalledTimes(2);
+    counts.mockRestore();
+    expect(await count(link.id)).toBe(4);
 
     await create({ url: "https://example.com/lim1", alias: "fastlimfb", max_clicks: 1, expired_url: "https://example.com/sold-out" });
     const fb = await twice("/fastlimfb");
