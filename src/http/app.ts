@@ -85,7 +85,7 @@ function withFastPath(fast: FastRedirect, ctx: AppContext, trust: Trust | null):
     const served: RequestListener = ctx.tracing
       ? ctx.tracing.serve(fast, handler)
       : (req, res) => {
-          if (!fast(req, res, () => handler(req, res))) handler(req, res);
+          if (!fast(req, res, handler)) handler(req, res);
         };
     // Behind trusted proxies, X-Forwarded-For gives the client address: only entries that can be one count.
     const answer: RequestListener = trust === null ? served : (req, res) => (cleanForwardedFor(req), served(req, res));

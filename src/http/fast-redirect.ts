@@ -4,7 +4,7 @@
 // or the fallback URL are the route's); everything else goes to Fastify.
 // Same answer as routes/redirect.ts (status, Location, headers), same single click, with or without
 // trusted proxies.
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { PASSWORD_FORM, type RedirectService, type Visit } from "../redirect/resolve-link.js";
 import { takeQrMarker } from "../redirect/qr-marker.js";
 import type { RedirectAnswer } from "../redirect/answers.js";
@@ -36,7 +36,7 @@ export interface FastRedirect {
    * Answers the request and returns true, or returns false without touching it. `route` takes over a
    * request it took and then could not answer (a click-limited link whose limit is used up, or whose count failed).
    */
-  (req: IncomingMessage, res: ServerResponse, route: () => void): boolean;
+  (req: IncomingMessage, res: ServerResponse, route: RequestListener): boolean;
   /** Stop answering (server closing): Fastify then answers 503 like every other route. */
   disable(): void;
 }
@@ -47,7 +47,7 @@ export interface FastRedirect {
  */
 export function fastRedirect(redirects: RedirectService, trust: Trust | null, countryHeader: string, metrics: RedirectMetrics | null = null): FastRedirect {
   let enabled = true;
-  const handle = (req: IncomingMessage, res: ServerResponse, route: () => void): boolean => {
+  const handle = (req: IncomingMessage, res: ServerResponse, route: RequestListener): boolean => {
     if (!enabled || (req.method !== "GET" && req.method !== "HEAD")) return false;
     const started = metrics === null ? 0 : performance.now();
     const url = req.url ?? "";
@@ -81,8 +81,8 @@ export function fastRedirect(redirects: RedirectService, trust: Trust | null, co
     if (typeof location === "string") redirected(visit, location, res, started);
     else
       location.then(
-        (counted) => (counted === undefined ? route() : redirected(visit, counted, res, started)),
-        () => route(),
+        (counted) => (counted === undefined ? route(req, res) : redirected(visit, counted, res, started)),
+        () => route(req, res),
       );
     return true;
   };

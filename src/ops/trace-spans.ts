@@ -81,7 +81,7 @@ export function traceSpans(tracer: Tracer, cfg: Pick<TracingConfig, "redirectRat
       // A performance timestamp (see endWithResponse).
       const arrived = performance.now();
       // A request the fast path took and handed back (a click limit used up) keeps the fast span, if any.
-      if (fast(req, res, () => next(req, res))) {
+      if (fast(req, res, next)) {
         if (ratio > 0 && Math.random() < ratio) fastSpan(req, res, arrived);
         return;
       }

@@ -6,7 +6,7 @@ import type { Mailer } from "../mail/mailer.js";
 import type { SenderOptions } from "../webhooks/send.js";
 
 /** The fast path (http/fast-redirect.ts): true when it took the request; `route` hands one it took back to Fastify. */
-export type FastListener = (req: IncomingMessage, res: ServerResponse, route: () => void) => boolean;
+export type FastListener = (req: IncomingMessage, res: ServerResponse, route: RequestListener) => boolean;
 
 export interface Tracing {
   /**
