@@ -68,7 +68,11 @@ function lastValue(v: string): string {
 /** The request's host name (port stripped), as Fastify's request.hostname gives it. */
 export function hostnameOf(req: IncomingMessage, trust: Trust | null): string {
   const forwarded = req.headers["x-forwarded-host"];
-  const host = forwarded && fromTrustedProxy(req, trust) ? lastValue(forwarded as string) : req.headers.host;
+  return withoutPort(forwarded && fromTrustedProxy(req, trust) ? lastValue(forwarded as string) : req.headers.host);
+}
+
+/** A Host header's name without its port ("" when none). */
+export function withoutPort(host: string | undefined): string {
   if (!host) return "";
   if (host[0] === "[") return host.slice(0, host.indexOf("]") + 1);
   const colon = host.indexOf(":");

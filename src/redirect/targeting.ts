@@ -132,6 +132,8 @@ class Asked {
   private best: string | null | undefined;
   private os: ReturnType<typeof platformOf> | undefined;
   private ua: ReturnType<typeof describeUserAgent> | undefined;
+  private osLower: string | undefined;
+  private browserLower: string | undefined;
   private params: URLSearchParams | undefined;
   private refHost: string | undefined;
   private countryCode: string | null | undefined;
@@ -147,6 +149,13 @@ class Asked {
   }
   agent(): ReturnType<typeof describeUserAgent> {
     return (this.ua ??= describeUserAgent(this.v.userAgent));
+  }
+  /** The agent's OS and browser in lower case, as rules hold them. */
+  osName(): string {
+    return (this.osLower ??= this.agent().os.toLowerCase());
+  }
+  browserName(): string {
+    return (this.browserLower ??= this.agent().browser.toLowerCase());
   }
   param(name: string): string | null {
     this.params ??= new URLSearchParams(this.v.query);
@@ -168,6 +177,17 @@ function deviceHolds(devices: Set<string>, a: Asked): boolean {
   return devices.has(a.agent().device);
 }
 
+/** The referrer host is one of `hosts` or under one of them (loops, not closures: a rule is asked on every visit). */
+function hostIn(host: string, hosts: string[]): boolean {
+  for (const h of hosts) if (host === h || (host.endsWith(h) && host.charCodeAt(host.length - h.length - 1) === 46)) return true;
+  return false;
+}
+
+function languageIn(best: string, ranges: string[]): boolean {
+  for (const range of ranges) if (covers(range, best)) return true;
+  return false;
+}
+
 function holds(r: CompiledRule, a: Asked): boolean {
   if (a.v.at < r.after || a.v.at >= r.before) return false;
   if (r.query !== null) {
@@ -177,15 +197,12 @@ function holds(r: CompiledRule, a: Asked): boolean {
     }
   }
   if (r.device !== null && !deviceHolds(r.device, a)) return false;
-  if (r.os !== null && !r.os.has(a.agent().os.toLowerCase())) return false;
-  if (r.browser !== null && !r.browser.has(a.agent().browser.toLowerCase())) return false;
-  if (r.referrer !== null) {
-    const host = a.referrer();
-    if (!r.referrer.some((h) => host === h || host.endsWith(`.${h}`))) return false;
-  }
+  if (r.os !== null && !r.os.has(a.osName())) return false;
+  if (r.browser !== null && !r.browser.has(a.browserName())) return false;
+  if (r.referrer !== null && !hostIn(a.referrer(), r.referrer)) return false;
   if (r.language !== null) {
     const best = a.language();
-    if (best === null || !r.language.some((range) => covers(range, best))) return false;
+    if (best === null || !languageIn(best, r.language)) return false;
   }
   if (r.country !== null) {
     const country = a.country();

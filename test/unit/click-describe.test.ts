@@ -67,3 +67,20 @@ describe("countries", () => {
     expect(plainIp("::1")).toBe("::1");
   });
 });
+
+describe("the user-agent cache", () => {
+  it("keeps an agent in use through more than 10,000 others, and describes a forgotten one again alike", () => {
+    const hot = describeUserAgent(UA.windows);
+    const cold = describeUserAgent(UA.iphone);
+    for (let i = 0; i < 12_000; i++) {
+      describeUserAgent(`Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.${i}.0 Safari/537.36`);
+      if (i % 1000 === 0) expect(describeUserAgent(UA.windows)).toBe(hot);
+    }
+    // The same object: never parsed again while in use.
+    expect(describeUserAgent(UA.windows)).toBe(hot);
+    // Untouched through two generations: parsed again, to the same description.
+    const again = describeUserAgent(UA.iphone);
+    expect(again).not.toBe(cold);
+    expect(again).toEqual(cold);
+  });
+});
