@@ -374,6 +374,9 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
 
   for (const t of targets) if (t.kind !== "baseline") t.fresh = new FreshnessSampler(t.child.url, await t.child.probe());
   for (const t of targets) await warmUp(t, scenario, opts.warmup, workDir);
+  // The freshness probe's first sample (the process's first signed-in API reads) is a one-time cost of a
+  // start, taken here: inside round 1 it made that round's p99 5-10x the later rounds' (bench/README.md).
+  for (const t of targets) await t.fresh?.sample();
   // process.hrtime is the system's monotonic clock, the one the children's .cpuprofile timestamps use.
   const roundsFromUs = Number(process.hrtime.bigint() / 1000n);
   for (let r = 0; r < opts.rounds; r++) {
