@@ -390,6 +390,8 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
       const sampling = t.fresh?.during();
       const res = await load(t, scenario, opts.duration, workDir);
       const cpuAfter = cpuTimeUs(t.child.pid);
+      // Clicks still buffered and the main thread's heap as the load stops: a writer falling behind shows here.
+      const end = t.kind === "baseline" ? null : await t.child.stats();
       if (sampling) t.freshLoad.push(...(await sampling.stop()));
       if (pg && t.kind === "postgres" && res.completed > 0) {
         // Backends that connected during the round count whole.
@@ -409,6 +411,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
           (t.cpuPerReq.length > r ? ` CPU ${(t.cpuPerReq[r] as number).toFixed(1).padStart(6)} µs/req (main thread ${(t.mainCpuPerReq[r] as number).toFixed(1)})` : "") +
           `  ${res.rps.toFixed(0).padStart(7)} req/s  p50 ${res.p50.toFixed(2)} ms  p99 ${res.p99.toFixed(2)} ms` +
           (t.pgCpuPerReq.length > r ? `  PostgreSQL server ${(t.pgCpuPerReq[r] as number).toFixed(1)} µs/req` : "") +
+          (end === null ? "" : `  at its end ${fmtInt(end.pendingClicks ?? 0)} clicks buffered, heap ${mb(end.heapUsed)}`) +
           (busy === null ? "" : `  (machine ${(busy * 100).toFixed(0)}% busy before)`),
       );
     }
