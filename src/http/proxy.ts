@@ -55,8 +55,9 @@ export function clientIp(req: IncomingMessage, trust: Trust | null): string {
 
 /** Whether the request came straight from a trusted proxy (whose X-Forwarded-Host and country header count). */
 export function fromTrustedProxy(req: IncomingMessage, trust: Trust | null): boolean {
+  if (trust === null) return false;
   const peer = req.socket.remoteAddress;
-  return trust !== null && peer !== undefined && trust(peer, 0);
+  return peer !== undefined && trust(peer, 0);
 }
 
 /** The last of a header's comma-separated values (the one the nearest proxy added). */
