@@ -293,9 +293,11 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
   // One directory per child: node writes a profile per thread (tsx's loader runs in a worker).
   const profDir = (target: string) => join(profileDir, `${name}-${target}`);
   const nodeFlags = (target: string) => {
-    if (!args.profile) return [];
+    // BENCH_SNIP_FLAGS: node flags for the snip children only (a V8 trace, say: --trace-gc-nvp).
+    const extra = target === "baseline" ? [] : (process.env.BENCH_SNIP_FLAGS?.split(" ").filter(Boolean) ?? []);
+    if (!args.profile) return extra;
     rmSync(profDir(target), { recursive: true, force: true });
-    return ["--cpu-prof", `--cpu-prof-dir=${profDir(target)}`];
+    return ["--cpu-prof", `--cpu-prof-dir=${profDir(target)}`, ...extra];
   };
 
   const starts: Promise<TargetRun>[] = [];
@@ -386,6 +388,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
       if (busy !== null) t.busyBefore.push(busy);
       const pgPids = t.kind === "postgres" && pg ? await pg.backendPids() : [];
       const pgBefore = processesCpuUs(pgPids);
+      if (t.kind !== "baseline") await t.child.stats(); // its GC counts start here
       const cpuBefore = cpuTimeUs(t.child.pid);
       const sampling = t.fresh?.during();
       const res = await load(t, scenario, opts.duration, workDir);
@@ -411,7 +414,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
           (t.cpuPerReq.length > r ? ` CPU ${(t.cpuPerReq[r] as number).toFixed(1).padStart(6)} µs/req (main thread ${(t.mainCpuPerReq[r] as number).toFixed(1)})` : "") +
           `  ${res.rps.toFixed(0).padStart(7)} req/s  p50 ${res.p50.toFixed(2)} ms  p99 ${res.p99.toFixed(2)} ms` +
           (t.pgCpuPerReq.length > r ? `  PostgreSQL server ${(t.pgCpuPerReq[r] as number).toFixed(1)} µs/req` : "") +
-          (end === null ? "" : `  at its end ${fmtInt(end.pendingClicks ?? 0)} clicks buffered, heap ${mb(end.heapUsed)}`) +
+          (end === null ? "" : `  at its end ${fmtInt(end.pendingClicks ?? 0)} clicks buffered, heap ${mb(end.heapUsed)}${gcText(end)}`) +
           (busy === null ? "" : `  (machine ${(busy * 100).toFixed(0)}% busy before)`),
       );
     }
@@ -465,6 +468,11 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
 
 const fmtInt = (n: number) => Math.round(n).toLocaleString("en");
 const mb = (b: number | null | undefined) => (b ? `${(b / 1048576).toFixed(0)} MB` : "?");
+/** The main thread's collections during a round, and the young generation's size at its end. */
+const gcText = (st: ChildStats) =>
+  st.gc === undefined
+    ? ""
+    : `; GC ${fmtInt(st.gc.minor)} scavenges ${st.gc.minorMs.toFixed(0)} ms, ${st.gc.major} others ${st.gc.majorMs.toFixed(0)} ms, young ${mb(st.youngBytes)}`;
 
 interface Derived {
   rps: number;

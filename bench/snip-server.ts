@@ -9,7 +9,8 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
+import { getHeapSpaceStatistics } from "node:v8";
 import { SESSION_COOKIE } from "../src/accounts/sessions.js";
 import { loadConfig } from "../src/config.js";
 import { startServer } from "../src/main.js";
@@ -48,6 +49,20 @@ const server = await startServer(loadConfig(env));
 const LOOP_DELAY_RESOLUTION_MS = 10;
 const loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
 loopDelay.enable();
+// The main thread's garbage collections between two stats requests: minor (scavenges) and the rest.
+const gc = { minor: 0, minorMs: 0, major: 0, majorMs: 0 };
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const minor = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MINOR;
+    if (minor) {
+      gc.minor++;
+      gc.minorMs += e.duration;
+    } else {
+      gc.major++;
+      gc.majorMs += e.duration;
+    }
+  }
+}).observe({ entryTypes: ["gc"] });
 // The monotonic clock of V8's profiles, so --profile can leave start-up out of the summary.
 process.send?.({ type: "ready", url: server.url, readyAtUs: Number(process.hrtime.bigint() / 1000n) });
 
@@ -73,8 +88,11 @@ process.on("message", (msg: { type?: string }) => {
     vmHwm: vmHwmBytes(),
     cachedLinks: server.ctx.redirects.cache.size,
     pendingClicks: server.ctx.clicks.pending,
+    youngBytes: getHeapSpaceStatistics().find((sp) => sp.space_name === "new_space")?.space_size ?? 0,
+    gc: { ...gc },
   });
   loopDelay.reset();
+  Object.assign(gc, { minor: 0, minorMs: 0, major: 0, majorMs: 0 });
 });
 
 /** A user, a session and a link of theirs, for the harness's freshness probe (bench/lib/freshness.ts). */

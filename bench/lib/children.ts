@@ -13,6 +13,10 @@ export interface ChildStats {
   /** Open handles and requests (process.getActiveResourcesInfo), in all and by type. */
   handles?: number;
   handlesByType?: Record<string, number>;
+  /** V8's young generation (new space) as reserved now, in bytes. */
+  youngBytes?: number;
+  /** The main thread's garbage collections since the previous stats: scavenges, the others, and their time in ms. */
+  gc?: { minor: number; minorMs: number; major: number; majorMs: number };
   /** The event loop's delay since the previous stats, in ms. */
   loopDelay?: { p50: number; p99: number; max: number };
 }
