@@ -10,8 +10,7 @@ import { takeQrMarker } from "../redirect/qr-marker.js";
 import type { RedirectAnswer } from "../redirect/answers.js";
 import { PASSWORD_PAGE_HEADERS, passwordForm } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
-import { type Trust, clientIp, hostnameOf, proxyCountry, withoutPort } from "./proxy.js";
-import { type DirectHeaders, fromHeaderObject, readDirectHeaders } from "./raw-headers.js";
+import { type Trust, clientIp, hostnameOf, proxyCountry } from "./proxy.js";
 import type { Metrics } from "./metrics.js";
 
 /** One path segment that can be an alias; anything else (%-escapes, slashes, dots) is Fastify's. */
@@ -48,29 +47,27 @@ export interface FastRedirect {
  */
 export function fastRedirect(redirects: RedirectService, trust: Trust | null, countryHeader: string, metrics: RedirectMetrics | null = null): FastRedirect {
   let enabled = true;
-  /** This request's headers, copied into its Visit before the next request reuses it. */
-  const heard: DirectHeaders = { host: "", userAgent: "", referer: "", acceptLanguage: "", cookie: "" };
   const handle = (req: IncomingMessage, res: ServerResponse, route: RequestListener): boolean => {
     if (!enabled || (req.method !== "GET" && req.method !== "HEAD")) return false;
     const started = metrics === null ? 0 : performance.now();
     const url = req.url ?? "";
     const m = PATH_RE.exec(url);
     if (m === null) return false;
-    // Without trusted proxies, node's req.headers object is not built (raw-headers.ts); behind them it is anyway.
-    const h = trust === null ? readDirectHeaders(req.rawHeaders, heard) : fromHeaderObject(req.headers, heard);
+    // node:http has built req.headers already (its Host and Expect checks of every HTTP/1.1 request).
+    const h = req.headers;
     const alias = m[1] as string;
     const marked = takeQrMarker(url.length > alias.length + 1 ? url.slice(alias.length + 2, alias.length + 2050) : "");
     const visit: Visit = {
-      host: trust === null ? withoutPort(h.host) : hostnameOf(req, trust),
+      host: hostnameOf(req, trust),
       alias,
-      userAgent: h.userAgent.slice(0, 1024),
-      referer: h.referer.slice(0, 2048),
+      userAgent: (h["user-agent"] ?? "").slice(0, 1024),
+      referer: (h.referer ?? "").slice(0, 2048),
       ip: clientIp(req, trust),
       country: proxyCountry(req, trust, countryHeader),
       query: marked.query,
       qr: marked.qr,
-      acceptLanguage: h.acceptLanguage,
-      cookie: h.cookie,
+      acceptLanguage: h["accept-language"] ?? "",
+      cookie: h.cookie ?? "",
       setCookie: null,
       answer: null,
     };

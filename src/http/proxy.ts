@@ -73,7 +73,7 @@ export function hostnameOf(req: IncomingMessage, trust: Trust | null): string {
 }
 
 /** A Host header's name without its port ("" when none). */
-export function withoutPort(host: string | undefined): string {
+function withoutPort(host: string | undefined): string {
   if (!host) return "";
   if (host[0] === "[") return host.slice(0, host.indexOf("]") + 1);
   const colon = host.indexOf(":");
