@@ -3,6 +3,7 @@
 // roll-ups every CLICK_ROLLUP_MS). The ratio zipf/hot is what decides whether a skewed load can
 // keep up with one hot link; the split shows where the writer's time goes.
 // Usage: npm run bench:clicks [-- --clicks N --rate R --links N]
+//        npm run bench:clicks -- --statements   (also the time of each SQLite statement the writer ran, by text)
 //        npm run bench:clicks -- --pg   (TEST_DATABASE_URL: the PostgreSQL writer, CPU of this process
 //        and of its PostgreSQL backends, and the clicks it stores per second of wall time, its batches
 //        merged up to --merge clicks per transaction as the recorder merges them when behind; 0: one at a time)
@@ -10,6 +11,7 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import type SQLite from "better-sqlite3";
 import { openSqliteFile } from "../src/storage/db.js";
 import { SqliteClickWriter } from "../src/clicks/sqlite-writer.js";
 import { CountryResolver } from "../src/clicks/describe.js";
@@ -31,6 +33,7 @@ const { values } = parseArgs({
     "rollup-ms": { type: "string", default: "5000" },
     pg: { type: "boolean", default: false },
     merge: { type: "string", default: String(MERGE_MAX) },
+    statements: { type: "boolean", default: false },
   },
 });
 const clicks = Number(values.clicks);
@@ -67,6 +70,7 @@ async function run(name: ScenarioName, seed: string, dir: string): Promise<Resul
   const known = new Map<string, number>();
   for (const id of ids) if (!known.has(id)) known.set(id, numOf.get(id) as number);
   const nums = ids.map((id) => known.get(id) as number);
+  if (values.statements) timeStatements(handle, name);
   let at = Date.UTC(2026, 10, 21, 12);
   let rawMs = 0;
   let rollupMs = 0;
@@ -94,6 +98,36 @@ async function run(name: ScenarioName, seed: string, dir: string): Promise<Resul
   if (stored !== clicks) throw new Error(`${name}: ${stored} clicks stored, ${clicks} written`);
   handle.close();
   return { name, rawMs, rollupMs, distinct: seen.size };
+}
+
+/** Wall time and runs of each statement prepared on `handle` from now on, by text, printed at exit (the writer's statements are prepared on first use). */
+function timeStatements(handle: SQLite.Database, name: string): void {
+  const times = new Map<string, { ms: number; runs: number }>();
+  const prepare = handle.prepare.bind(handle);
+  handle.prepare = ((text: string) => {
+    const st = prepare(text);
+    for (const m of ["run", "get", "all"] as const) {
+      const call = st[m].bind(st) as (...a: unknown[]) => unknown;
+      (st as unknown as Record<string, unknown>)[m] = (...a: unknown[]) => {
+        const t = performance.now();
+        try {
+          return call(...a);
+        } finally {
+          const e = times.get(text) ?? { ms: 0, runs: 0 };
+          e.ms += performance.now() - t;
+          e.runs++;
+          times.set(text, e);
+        }
+      };
+    }
+    return st;
+  }) as typeof handle.prepare;
+  process.on("exit", () => {
+    console.log(`\n${name}: the writer's statements by wall time (ms, runs, µs per run)`);
+    for (const [text, e] of [...times].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12)) {
+      console.log(`${e.ms.toFixed(0).padStart(7)} ${String(e.runs).padStart(8)} ${((e.ms * 1000) / e.runs).toFixed(1).padStart(8)}  ${text.replace(/\s+/g, " ").slice(0, 100)}`);
+    }
+  });
 }
 
 /** PostgreSQL: each stream through the PostgreSQL writer, CPU of this process and of the database's server processes. */

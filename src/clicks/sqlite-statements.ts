@@ -194,14 +194,16 @@ export function sqliteStatements(handle: SQLite.Database) {
   const move = (limit: number): number => withoutForeignKeys(() => moveChunk.immediate(limit));
   const rollups = handle.transaction((groups: Group[], upTo: number, final: boolean, keepsMonth: (linkId: string, month: string) => boolean) => {
     const live = new Map<string, string | null>();
-    for (const [id, num] of new Map(groups.map((g) => [g.link_id, g.link_num]))) {
-      const link = st.linkOwner.get(id) as { owner_id: string | null } | undefined;
+    // Links are read and counted by their number (the table's rowid: one lookup instead of the id's index, then the row).
+    const nums = new Map(groups.map((g) => [g.link_id, g.link_num]));
+    for (const [id, num] of nums) {
+      const link = st.linkOwner.get(num) as { owner_id: string | null } | undefined;
       if (link !== undefined) live.set(id, link.owner_id);
       // Deleted since its clicks were taken: the raw clicks written after the link's deletion go too, and it gets no roll-ups.
       else st.deleteClicksOf.run(num);
     }
     const u = rollUp(groups, live, keepsMonth);
-    for (const [id, n, at] of u.increments) st.increment.run(n, at, at, id);
+    for (const [id, n, at] of u.increments) st.increment.run(n, at, at, nums.get(id));
     for (const d of u.daily) st.daily.run(d.link_id, d.day, d.clicks, d.bots, d.visitors, d.qr);
     for (const d of u.hourly) st.hourly.run(d.link_id, d.hour, d.clicks, d.bots, d.visitors, d.qr);
     for (const d of u.breakdown) st.breakdown.run(d.link_id, d.day, d.dimension, d.value, d.clicks, d.visitors);
@@ -231,7 +233,7 @@ export function sqliteStatements(handle: SQLite.Database) {
 
 function prepare(h: SQLite.Database) {
   return {
-    linkOwner: h.prepare("SELECT owner_id FROM links WHERE id = ?"),
+    linkOwner: h.prepare("SELECT owner_id FROM links WHERE num = ?"),
     deleteClicksOf: h.prepare("DELETE FROM clicks WHERE link_num = ?"),
     /** Raw clicks after an id whose link is gone (written after its deletion, and a crash came before their roll-up). */
     deleteOrphansAfter: h.prepare("DELETE FROM clicks WHERE id > ? AND NOT EXISTS (SELECT 1 FROM links WHERE num = clicks.link_num)"),
@@ -242,8 +244,8 @@ function prepare(h: SQLite.Database) {
     ),
     deleteStaged: h.prepare("DELETE FROM click_staging WHERE id <= ?"),
     lastClickId: h.prepare("SELECT coalesce(max(id), 0) FROM clicks").pluck(),
-    /** Adds clicks (n, then the latest one's time twice, then the link id); last_click_at only moves forward (NULL >= x is not true). */
-    increment: h.prepare(`UPDATE links SET click_count = click_count + ?, ${LAST_CLICK_AT} WHERE id = ?`),
+    /** Adds clicks (n, then the latest one's time twice, then the link number); last_click_at only moves forward (NULL >= x is not true). */
+    increment: h.prepare(`UPDATE links SET click_count = click_count + ?, ${LAST_CLICK_AT} WHERE num = ?`),
     /** Counts one click of a click-limited link: its time twice, the link id, its limit. */
     countOne: h.prepare(`UPDATE links SET click_count = click_count + 1, ${LAST_CLICK_AT} WHERE id = ? AND click_count < ?`),
     daily: h.prepare(

@@ -21,6 +21,7 @@ import {
 import type { Logger } from "pino";
 import type { DatabaseConfig } from "../config.js";
 import type { Database } from "./schema.js";
+import { cachingStatements } from "./sqlite-statement-cache.js";
 import { markConnectionFailure } from "./unavailable.js";
 import { waitForPostgres } from "./wait-postgres.js";
 
@@ -210,7 +211,7 @@ class PostgresFeed implements ChangeFeed {
  */
 class ImmediateSqliteDriver extends SqliteDriver {
   constructor(private readonly handle: SQLite.Database) {
-    super({ database: handle });
+    super({ database: cachingStatements(handle) });
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
