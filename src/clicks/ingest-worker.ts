@@ -6,6 +6,7 @@ import maxmind, { type CountryResponse } from "maxmind";
 import { openPostgresDb, openSqliteFile } from "../storage/db.js";
 import { isDatabaseUnavailable } from "../storage/unavailable.js";
 import { CountryResolver } from "./describe.js";
+import { receivedBatch } from "./click-buffer.js";
 import type { ClickWriter } from "./click-writer.js";
 import { PostgresClickWriter } from "./pg-writer.js";
 import { SqliteClickWriter } from "./sqlite-writer.js";
@@ -31,8 +32,9 @@ async function handle(msg: IngestRequest): Promise<void> {
     const writer = await ready;
     let value: boolean[] | HeldBack | undefined;
     if (msg.op === "write") {
-      if (msg.batches.length === 1) await writer.write(msg.batches[0]!);
-      else if (writer.writeMany) await writer.writeMany(msg.batches);
+      const batches = msg.batches.map(receivedBatch);
+      if (batches.length === 1) await writer.write(batches[0]!);
+      else if (writer.writeMany) await writer.writeMany(batches);
       else throw new Error("this click writer takes one batch at a time");
     }
     else if (msg.op === "countLimited") {

@@ -2,7 +2,7 @@
 import { Worker } from "node:worker_threads";
 import type { DatabaseConfig } from "../config.js";
 import type { ClickWriter, HeldBack } from "./click-writer.js";
-import type { ClickBatch } from "./click-buffer.js";
+import { type ClickBatch, type PostedBatch, postedBatch } from "./click-buffer.js";
 import type { CountMany, LimitCount } from "./limit-counts.js";
 import { DatabaseUnavailableError } from "../storage/unavailable.js";
 
@@ -15,7 +15,7 @@ export interface IngestSetup {
 }
 
 export type IngestRequest =
-  | { id: number; op: "write"; batches: ClickBatch[] }
+  | { id: number; op: "write"; batches: PostedBatch[] }
   | { id: number; op: "countLimited"; counts: LimitCount[] }
   | { id: number; op: "heldBack"; linkNums: number[] }
   | { id: number; op: "flushRollups" | "recover" | "close" };
@@ -47,7 +47,7 @@ export class WorkerClickWriter implements ClickWriter {
       this.countLimited = async (counts) => (await this.call({ op: "countLimited", counts })) as boolean[];
       this.heldBack = async (linkNums) => (await this.call({ op: "heldBack", linkNums })) as HeldBack;
     } else {
-      this.writeMany = async (batches) => void (await this.call({ op: "write", batches }));
+      this.writeMany = async (batches) => void (await this.post(batches));
     }
     this.worker.on("message", (r: IngestReply) => {
       const w = this.waiting.get(r.id);
@@ -65,18 +65,24 @@ export class WorkerClickWriter implements ClickWriter {
     this.waiting.clear();
   }
 
-  private call(msg: DistributiveOmit<IngestRequest, "id">): Promise<boolean[] | HeldBack | undefined> {
+  private call(msg: DistributiveOmit<IngestRequest, "id">, transfer: ArrayBuffer[] = []): Promise<boolean[] | HeldBack | undefined> {
     if (this.failed) return Promise.reject(this.failed);
     const id = this.nextId++;
     return new Promise<boolean[] | HeldBack | undefined>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ ...msg, id });
+      this.worker.postMessage({ ...msg, id }, transfer);
     });
   }
 
-  /** A copy of the batch goes to the worker: one block of numbers and the distinct strings (the recorder keeps it for a retry). */
+  /** Copies of the batches go to the worker: each one block of numbers (moved), its distinct strings and its link ids as one string (postedBatch). */
+  private post(batches: ClickBatch[]): Promise<unknown> {
+    const posted = batches.map(postedBatch);
+    return this.call({ op: "write", batches: posted.map((p) => p.batch) }, posted.map((p) => p.transfer));
+  }
+
+  /** The recorder keeps the batch for a retry: the worker gets a copy. */
   async write(batch: ClickBatch): Promise<void> {
-    await this.call({ op: "write", batches: [batch] });
+    await this.post([batch]);
   }
 
   async flushRollups(): Promise<void> {

@@ -1,7 +1,8 @@
 // A flush of clicks described for the writers: raw rows in (link number, time) order, identical clicks grouped.
 import { describe, expect, it } from "vitest";
 import { type Group, describeBatch, groupsOf } from "../../src/clicks/click-groups.js";
-import { ClickBatchBuilder, batchOf, mergeBatches } from "../../src/clicks/click-buffer.js";
+import { MessageChannel } from "node:worker_threads";
+import { ClickBatchBuilder, type PostedBatch, batchOf, mergeBatches, postedBatch, receivedBatch } from "../../src/clicks/click-buffer.js";
 import { CountryResolver } from "../../src/clicks/describe.js";
 import { UA } from "../helpers/visit.js";
 
@@ -147,5 +148,33 @@ describe("mergeBatches", () => {
     expect(describeBatch(merged, countries).rows).toEqual(describeBatch(whole, countries).rows);
     // One batch is itself.
     expect(mergeBatches([batches[0]!])).toBe(batches[0]);
+  });
+});
+
+describe("a batch posted to the writer thread", () => {
+  it("arrives whole through a real message port, its numbers moved in a copy: the batch kept for a retry is untouched", async () => {
+    const clicks = [click("a", T), click("b", T + 1, UA.iphone, null, "rule:1"), click("a", T + 2, UA.android, "FR")];
+    const batch = { ...batchOf(clicks), journal: { journal: "j", segment: 7 } };
+    const before = [...batch.fields];
+    const { batch: posted, transfer } = postedBatch(batch);
+    expect(typeof posted.links).toBe("string");
+    const { port1, port2 } = new MessageChannel();
+    const got = new Promise<PostedBatch>((resolve) => port2.once("message", resolve));
+    port1.postMessage(posted, [transfer]);
+    const received = receivedBatch(await got);
+    port1.close();
+    // Moved: the posted copy's buffer is detached here, the batch's own numbers are not.
+    expect(posted.fields.length).toBe(0);
+    expect([...batch.fields]).toEqual(before);
+    expect(received).toEqual({ ...batch, fields: batch.fields });
+    expect(describeBatch(received, countries).rows).toEqual(describeBatch(batch, countries).rows);
+  });
+
+  it("an empty batch stays empty, and an id list that does not split into one id per click is refused", () => {
+    const empty = postedBatch(batchOf([])).batch;
+    expect(receivedBatch(empty)).toMatchObject({ length: 0, links: [] });
+    const two = postedBatch(batchOf([click("a", T), click("b", T + 1)])).batch;
+    expect(() => receivedBatch({ ...two, links: "a\nb\nc" })).toThrow("a posted batch of 2 clicks carried 3 link ids");
+    expect(() => receivedBatch({ ...two, links: "ab" })).toThrow("carried 1 link ids");
   });
 });
