@@ -3,6 +3,7 @@ import type { Config } from "./config.js";
 import { createContext, type AppContext, type ContextOverrides } from "./context.js";
 import { createLogger } from "./ops/logging.js";
 import { keepTickShape } from "./ops/tick-shape.js";
+import { noPretenuring } from "./ops/no-pretenuring.js";
 import { buildApp, type App } from "./http/app.js";
 import type { Tracing } from "./ops/tracing-hooks.js";
 
@@ -26,6 +27,7 @@ async function withTracing(config: Readonly<Config>, overrides: ContextOverrides
 }
 
 export async function startServer(config: Readonly<Config>, overrides: ContextOverrides = {}): Promise<RunningServer> {
+  noPretenuring();
   keepTickShape();
   const traced = await withTracing(config, overrides);
   const ctx = await createContext(config, { clickJournal: config.clickJournal, ...traced });
