@@ -74,10 +74,14 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
     await signInPage(page, email, SEED_PASSWORD);
   };
 
+  /** The last page the walk reached: a timeout names it, and keeps a screenshot of what the page showed. */
+  let reached = "";
+
   /** Visits every page at the current viewport and colour scheme; returns what sticks out where. */
   async function walk(page: Page, tag: string): Promise<string[]> {
     const problems: string[] = [];
     const visit = async (name: string, path: string, ready?: string) => {
+      reached = name;
       await page.goto(path);
       if (ready) await page.getByTestId(ready).first().waitFor();
       await check(page, name, tag, problems);
@@ -152,7 +156,11 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
     const page = fixture.browser.page;
     await page.setViewportSize({ width, height: width < 500 ? 844 : 900 });
     await page.emulateMedia({ colorScheme: scheme });
-    const problems = await walk(page, `${width}-${scheme}`);
+    const tag = `${width}-${scheme}`;
+    const problems = await walk(page, tag).catch(async (e: Error) => {
+      await screenshot(page, `look-${tag}-FAILED-${reached}`).catch(() => undefined);
+      throw new Error(`at ${tag}, on or after "${reached}" (${page.url()}): ${e.message}`);
+    });
     expect(problems, `pages wider than ${width} px (${scheme}):\n  ${problems.join("\n  ")}`).toEqual([]);
   };
 

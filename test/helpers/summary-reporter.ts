@@ -18,9 +18,11 @@ export default class SummaryReporter implements Reporter {
           failures.push(`FAILED ${mod.moduleId.replace(process.cwd() + "/", "")} > ${test.fullName}: ${firstLine(test.result().errors?.[0]?.message)}`);
         } else skipped++;
       }
-      if (mod.state() === "failed" && [...mod.children.allTests()].length === 0) {
+      // A file that failed with no failed test: an import, or a beforeAll/afterAll hook (its tests then show as skipped).
+      if (mod.state() === "failed" && ![...mod.children.allTests()].some((t) => t.result().state === "failed")) {
         failed++;
-        failures.push(`FAILED ${mod.moduleId.replace(process.cwd() + "/", "")} (the file itself): ${firstLine(mod.errors()[0]?.message)}`);
+        const error = [mod, ...mod.children.allSuites()].flatMap((s) => s.errors())[0];
+        failures.push(`FAILED ${mod.moduleId.replace(process.cwd() + "/", "")} (outside a test: an import or a hook): ${firstLine(error?.message)}`);
       }
     }
     const slowest = [...testModules]
