@@ -58,7 +58,8 @@ export async function launchBrowser(opts: LaunchOptions = {}): Promise<BrowserSe
     rmSync(userDataDir, { recursive: true, force: true });
     throw err;
   }
-  context.setDefaultTimeout(15_000);
+  // A wait that normally takes well under a second; CI's machine, shared and sometimes loaded 2-3x, gets twice the margin.
+  context.setDefaultTimeout(process.env.CI ? 30_000 : 15_000);
   const page = context.pages()[0] ?? (await context.newPage());
   trackRequests(page);
   let closed: Promise<void> | null = null;
