@@ -11,11 +11,7 @@
 // the old generation instead: nothing measurable.
 import { setFlagsFromString } from "node:v8";
 
-let done = false;
-
-/** Called before the server allocates its first request; the flag holds for the process (its worker threads too). */
+/** Called before the server allocates its first request; the flag holds for the process (its worker threads too). Setting it again changes nothing. */
 export function noPretenuring(): void {
-  if (done) return;
-  done = true;
   setFlagsFromString("--no-allocation-site-pretenuring");
 }
