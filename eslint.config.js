@@ -17,7 +17,7 @@ const FASTIFY_ONLY_IN_HTTP = {
  * The feature folders from the bottom up: a folder imports only folders of the layers below its own
  * (never its own layer's other folders, never a layer above). A new feature folder gets a place here.
  */
-const FEATURE_LAYERS = [["mail"], ["accounts"], ["security"], ["teams", "clicks", "domains"], ["tags", "utm"], ["links"], ["webhooks", "analytics"], ["redirect", "admin", "imports"], ["sso"]];
+const FEATURE_LAYERS = [["mail"], ["accounts"], ["security"], ["teams", "clicks", "domains"], ["tags", "utm"], ["links"], ["webhooks", "analytics"], ["redirect", "admin", "imports"], ["sso"], ["auth"]];
 const FEATURES = FEATURE_LAYERS.flat();
 
 /**

@@ -57,6 +57,7 @@ import type { ReportQueue } from "./admin/report-queue.js";
 import type { BlocklistService } from "./admin/blocklist-service.js";
 import { type Imports, createImports } from "./imports/index.js";
 import { type Sso, createSso } from "./sso/index.js";
+import { type Auth, createAuth } from "./auth/index.js";
 import { nodeDnsLookup } from "./domains/dns-check.js";
 import type { TwoFactorService } from "./security/two-factor.js";
 import type { SignInNotices } from "./security/sign-in-notice.js";
@@ -126,6 +127,8 @@ export interface AppContext {
   imports: Imports;
   /** Single sign-on (docs/sso.md): Enterprise connections, the sign-in flow, the password policy. */
   sso: Sso;
+  /** The one door (docs/security.md): every way to a session, sudo mode, security activity and alerts. */
+  auth: Auth;
   /** OpenTelemetry's hooks when OTEL_EXPORTER_OTLP_ENDPOINT is set (main.ts starts it), else null. */
   tracing: Tracing | null;
   /** Flushes buffers and closes connections; safe to call twice. */
@@ -218,8 +221,10 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     settings: config, db, clock, caps, rate, dns: overrides.dns ?? nodeDnsLookup(config.dnsServers), check: receiverCheck, audit: admin.audit, accounts, log,
   });
 
+  const auth = createAuth({ settings: config, db, clock, mailer, accounts: { accounts, sessions, apiKeys }, security, sso });
+
   const housekeeping = everyHour(log, () => [
-    sessions.pruneExpired(), security.twoFactor.prunePending(), security.passkeys.challenges.pruneExpired(), rate.prune(clock.now() - 86_400_000), clicks.pruneRaw(),
+    sessions.pruneExpired(), auth.activity.prune(), security.twoFactor.prunePending(), security.passkeys.challenges.pruneExpired(), rate.prune(clock.now() - 86_400_000), clicks.pruneRaw(),
   ]);
 
   let closed: Promise<void> | null = null;
@@ -242,11 +247,8 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     })());
   const readiness: Readiness = { state: "starting" };
   return {
-    ...admin,
-    ...security,
-    countries,
-    config, readiness, storage, clock, log, mailer, rate, tracing, close, sessions, accounts, apiKeys, teams, tags, utm,
-    clicks, stats, analytics, live, links, blocklist, redirects, orphans, webhooks, clickDeliveries, domains, imports, sso,
+    ...admin, ...security, countries, config, readiness, storage, clock, log, mailer, rate, tracing, close, sessions, accounts, apiKeys, teams, tags, utm,
+    clicks, stats, analytics, live, links, blocklist, redirects, orphans, webhooks, clickDeliveries, domains, imports, sso, auth,
     streams: streamsRoom.streams, streamPublisher: streamsRoom.publisher,
   };
 }

@@ -295,6 +295,22 @@ export class AccountService {
       .catch(() => undefined);
   }
 
+  /** The account a live reset link is for, without using the link up (the door asks its policies first); null otherwise. */
+  async resetLinkAccount(token: string): Promise<UserRow | null> {
+    if (typeof token !== "string" || token.length < 20 || token.length > 200) return null;
+    const now = this.clock.now();
+    const row = await this.db
+      .selectFrom("email_tokens")
+      .select(["user_id", "email"])
+      .where("token_hash", "=", sha256Hex(token))
+      .where("purpose", "=", "reset")
+      .where("used_at", "is", null)
+      .where("expires_at", ">", now)
+      .executeTakeFirst();
+    const user = row ? await this.byId(row.user_id) : null;
+    return user && user.email === row?.email ? user : null;
+  }
+
   async confirmPasswordReset(token: string, password: string): Promise<UserRow> {
     checkAccountPassword(password);
     const user = await this.consumeToken(token, "reset");

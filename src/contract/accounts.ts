@@ -19,7 +19,17 @@ export const UserReply = Type.Object({ status: Type.Literal("success"), user: Us
 export type UserReply = Static<typeof UserReply>;
 
 /** A session answer: the user (null when signed out) and the CSRF token bound to the session. */
-export const SessionReply = Type.Object({ status: Type.Literal("success"), user: Type.Union([UserSchema, Type.Null()]), csrf_token: Type.String() });
+export const SessionReply = Type.Object({
+  status: Type.Literal("success"),
+  user: Type.Union([UserSchema, Type.Null()]),
+  csrf_token: Type.String(),
+  sudo_until: Type.Optional(
+    Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+      description: "Signed in: until when changes to how the account signs in need no new proof (sudo mode, 10 minutes); null when they do",
+    }),
+  ),
+  signed_in_with: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "Signed in: the way that made this session (password, passkey, sso, ...)" })),
+});
 export type SessionReply = Static<typeof SessionReply>;
 
 export const SignedInReply = Type.Object({ status: Type.Literal("success"), user: UserSchema, csrf_token: Type.String() });

@@ -2,6 +2,7 @@
 // (docs/api.md, Security).
 import { Type, type Static } from "typebox";
 import { Body, Nullable } from "./common.js";
+import { AuthenticationResponseSchema } from "./passkeys.js";
 
 const Code = Type.String({ maxLength: 64, description: "The 6-digit code of the authenticator app" });
 const RecoveryCode = Type.String({ maxLength: 64, description: "One of the recovery codes, as shown (dashes and case do not matter)" });
@@ -52,6 +53,7 @@ export const SessionViewSchema = Type.Object({
   browser: Nullable(Type.String()),
   os: Nullable(Type.String()),
   country: Nullable(Type.String()),
+  way: Nullable(Type.String({ description: "How the session was made: password, second_step, passkey, sso, sso_instance, signup (null: before this was kept)" })),
   created_at: Type.String({ format: "date-time" }),
   last_seen_at: Type.String({ format: "date-time", description: "Updated at most once an hour" }),
 });
@@ -64,3 +66,29 @@ export const RevokedReply = Type.Object({ status: Type.Literal("success"), revok
 export const TeamPolicyBody = Body({ require_2fa: Type.Boolean() });
 export const TeamPolicyReply = Type.Object({ status: Type.Literal("success"), require_2fa: Type.Boolean() });
 export type TeamPolicyReply = Static<typeof TeamPolicyReply>;
+
+/** GET /api/auth/activity: one entry of the account's security activity (no address is ever kept). */
+export const ActivityEntrySchema = Type.Object({
+  id: Type.String(),
+  at: Type.String({ format: "date-time" }),
+  kind: Type.String({
+    description:
+      "sign_in, reauth, 2fa_enabled, 2fa_disabled, recovery_codes_regenerated, passkey_added, passkey_removed, api_key_created, " +
+      "api_key_revoked, session_revoked, sessions_revoked, password_changed, password_reset, sso_required",
+  }),
+  way: Nullable(Type.String({ description: "For sign-ins: password, second_step, passkey, sso, sso_instance, signup, password_reset" })),
+  outcome: Type.Union([Type.Literal("success"), Type.Literal("refused")]),
+  browser: Nullable(Type.String()),
+  os: Nullable(Type.String()),
+  country: Nullable(Type.String()),
+  detail: Nullable(Type.String({ description: "The refusal's code, or the name of what changed" })),
+});
+export type ActivityEntry = Static<typeof ActivityEntrySchema>;
+export const ActivityReply = Type.Object({ status: Type.Literal("success"), activity: Type.Array(ActivityEntrySchema) });
+
+/** POST /api/auth/reauth: the password, or a passkey's answer to POST /api/auth/reauth/passkey/options. */
+export const ReauthBody = Body({ password: Type.Optional(Password), response: Type.Optional(AuthenticationResponseSchema) });
+export const ReauthReply = Type.Object({
+  status: Type.Literal("success"),
+  sudo_until: Type.String({ format: "date-time", description: "Until when this session may change how the account signs in without asking again" }),
+});

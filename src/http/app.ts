@@ -20,6 +20,7 @@ import { installSessionHooks } from "./auth.js";
 import { installKeyRefusal } from "./key-auth.js";
 import { externalLinkRoutes } from "./routes/external-links.js";
 import { authRoutes } from "./routes/auth.js";
+import { reauthRoutes } from "./routes/reauth.js";
 import { twoFactorRoutes } from "./routes/two-factor.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { profileRoutes } from "./routes/profile.js";
@@ -202,6 +203,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     installSessionHooks(api, ctx);
     const scoped = api as unknown as App;
     await authRoutes(scoped, ctx);
+    await reauthRoutes(scoped, ctx);
     await twoFactorRoutes(scoped, ctx);
     await sessionRoutes(scoped, ctx);
     await passkeyRoutes(scoped, ctx);

@@ -11,6 +11,8 @@ import { hasSecondFactor } from "../storage/second-factors.js";
 import { describeUserAgent } from "../clicks/describe.js";
 import { proxyCountry, trustOf } from "./proxy.js";
 import type { SessionDevice } from "../accounts/sessions.js";
+import type { Opened, Visitor } from "../auth/door.js";
+import type { SignedInSession } from "../auth/changes.js";
 
 /** The pending sign-in's cookie (a right password waiting for its second step): only the 2FA routes see it. */
 export const PENDING_COOKIE = "snip_2fa";
@@ -22,6 +24,9 @@ declare module "fastify" {
     userLookup: Promise<UserRow | null> | null;
     /** Set by the hook of a signed-in or operator scope before its handlers run. */
     signedInUser: UserRow | null;
+    /** The session's last proof of identity (sudo mode) and its way in, once the session was looked up. */
+    sessionReauthAt: number | null;
+    sessionWay: string | null;
   }
   interface FastifyContextConfig {
     /** false for the few state-changing routes authenticated otherwise (the Bearer-key API). */
@@ -36,6 +41,8 @@ export function installSessionHooks(app: FastifyInstance, ctx: AppContext): void
   app.decorateRequest("sessionId", null);
   app.decorateRequest("userLookup", null);
   app.decorateRequest("signedInUser", null);
+  app.decorateRequest("sessionReauthAt", null);
+  app.decorateRequest("sessionWay", null);
   app.addHook("onRequest", async (req) => {
     const raw = req.cookies[SESSION_COOKIE];
     req.sessionId = raw && SESSION_ID_RE.test(raw) ? raw : null;
@@ -69,7 +76,15 @@ export function ensureSession(ctx: AppContext, req: FastifyRequest, reply: Fasti
 }
 
 export function currentUser(ctx: AppContext, req: FastifyRequest): Promise<UserRow | null> {
-  if (!req.userLookup) req.userLookup = req.sessionId ? ctx.sessions.userFor(req.sessionId) : Promise.resolve(null);
+  if (!req.userLookup) {
+    req.userLookup = req.sessionId
+      ? ctx.sessions.find(req.sessionId).then((found) => {
+          req.sessionReauthAt = found?.reauthAt ?? null;
+          req.sessionWay = found?.way ?? null;
+          return found?.user ?? null;
+        })
+      : Promise.resolve(null);
+  }
   return req.userLookup;
 }
 
@@ -86,20 +101,23 @@ export function deviceOf(ctx: AppContext, req: FastifyRequest): SessionDevice {
   return { browser: ua.browser === "unknown" ? null : ua.browser, os: ua.os === "unknown" ? null : ua.os, country: country === "unknown" ? null : country };
 }
 
-/**
- * Starts a fresh signed-in session (a new id at every sign-in) and returns its CSRF token; a browser new
- * to the account gets the user an email.
- */
-export async function signInSession(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, signedInUser: UserRow): Promise<string> {
-  const user = await ctx.accounts.noteSignedIn(signedInUser);
-  if (req.sessionId) await ctx.sessions.destroy(req.sessionId);
-  const device = deviceOf(ctx, req);
-  const sid = await ctx.sessions.create(user.id, device);
-  await ctx.signInNotices.signedIn(user, device).catch((err: unknown) => ctx.log.warn({ err }, "new-browser notice failed"));
-  req.sessionId = sid;
-  req.userLookup = Promise.resolve(user);
-  setSessionCookie(ctx, reply, sid, true);
-  return ctx.sessions.csrfTokenFor(sid);
+/** Who is knocking at the door (src/auth/): the client address, the browser, and the browser's current session. */
+export function visitorOf(ctx: AppContext, req: FastifyRequest): Visitor {
+  return { ip: req.ip, device: deviceOf(ctx, req), sessionId: req.sessionId };
+}
+
+/** Sets the cookie of a session the door opened and returns its CSRF token (the id and token rotate at every sign-in). */
+export function startSession(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, opened: Opened): string {
+  req.sessionId = opened.sessionId;
+  req.userLookup = Promise.resolve(opened.user);
+  setSessionCookie(ctx, reply, opened.sessionId, true);
+  return ctx.sessions.csrfTokenFor(opened.sessionId);
+}
+
+/** The signed-in request as the door's changes take it (sudo mode, activity, alerts). */
+export function sessionOf(ctx: AppContext, req: FastifyRequest, user: UserRow = activeUser(req)): SignedInSession {
+  if (!req.sessionId) throw new DomainError("unauthenticated", "Sign in first");
+  return { id: req.sessionId, user, reauthAt: req.sessionReauthAt, ip: req.ip, device: deviceOf(ctx, req) };
 }
 
 /**

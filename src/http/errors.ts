@@ -26,6 +26,8 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   account_inactive: 403,
   // Password sign-in refused: the address must sign in through single sign-on (docs/sso.md).
   sso_required: 403,
+  // A change of how the account signs in, without a proof of identity in the last 10 minutes (sudo mode, docs/security.md).
+  reauth_required: 403,
   // A single sign-on callback refused (state, nonce, issuer, audience, unverified email; docs/sso.md).
   sso_failed: 400,
   email_unverified: 403,

@@ -175,6 +175,11 @@ export class TwoFactorService {
     await this.deps.db.deleteFrom("pending_sign_ins").where("expires_at", "<=", this.deps.clock.now()).execute();
   }
 
+  /** Ends every pending sign-in of the account (a new password: a right old one must not finish with its code). */
+  async dropPendingOf(userId: string): Promise<void> {
+    await this.deps.db.deleteFrom("pending_sign_ins").where("user_id", "=", userId).execute();
+  }
+
   async dropPending(token: string): Promise<void> {
     await this.deps.db.deleteFrom("pending_sign_ins").where("token_hash", "=", sha256Hex(token)).execute();
   }

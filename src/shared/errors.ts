@@ -26,6 +26,7 @@ export type ErrorCode =
   | "unavailable_legal"
   | "link_blocked"
   | "sso_required"
+  | "reauth_required"
   | "sso_failed"
   | "invalid_challenge"
   | "passkey_rejected"

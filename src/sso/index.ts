@@ -57,5 +57,5 @@ export function createSso(d: SsoRoomDeps): Sso {
     recheckMs: settings.domainRecheckMinutes * 60_000,
   };
   const signIn = new SsoSignIn(deps);
-  return { connections: new SsoConnections(deps), signIn, policy: new SsoPolicy(deps, signIn), domains: new SsoDomainRecheck(deps, d.log) };
+  return { connections: new SsoConnections(deps), signIn, policy: new SsoPolicy(deps), domains: new SsoDomainRecheck(deps, d.log) };
 }

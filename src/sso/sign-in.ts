@@ -156,8 +156,11 @@ export class SsoSignIn {
     return { connectionId: row.connection_id, checks: JSON.parse(opened) as Checks };
   }
 
-  /** Finishes a sign-in from the provider's answer (the callback's full URL): the account signed in. */
-  async callback(currentUrl: URL, cookieState: string | undefined): Promise<UserRow> {
+  /**
+   * Finishes a sign-in from the provider's answer (the callback's full URL): the account the provider vouched
+   * for, and whether it came through the instance-wide provider. The door (src/auth/) decides the rest.
+   */
+  async callback(currentUrl: URL, cookieState: string | undefined): Promise<{ user: UserRow; instance: boolean }> {
     const state = currentUrl.searchParams.get("state") ?? undefined;
     const { connectionId, checks } = await this.takeLogin(state, cookieState);
     if (currentUrl.searchParams.has("error")) throw fail("denied", `The identity provider refused the sign-in: ${currentUrl.searchParams.get("error")?.slice(0, 100)}`);
@@ -180,8 +183,8 @@ export class SsoSignIn {
     }
     const name = typeof claims.name === "string" ? claims.name.replace(/[\u0000-\u001f\u007f]/g, "").slice(0, 100) : "";
     const identity = { issuer: String(claims.iss), subject: String(claims.sub) };
-    if (connection) return this.enterpriseMember(connection, identity, email, name);
-    return this.instanceUser(identity, email, name, claims);
+    if (connection) return { user: await this.enterpriseMember(connection, identity, email, name), instance: false };
+    return { user: await this.instanceUser(identity, email, name, claims), instance: true };
   }
 
   /**
@@ -230,7 +233,7 @@ export class SsoSignIn {
     if (!current || current.id !== connection.id) throw fail("domain", "This address is not on a verified domain of the connection");
     const user = await this.accountOf(identity, email, name);
     if (user.id !== connection.owner_id) await joinTeam(this.deps, connection.owner_id, user.id, this.deps.settings.enterpriseMembersMax);
-    return this.signedIn(user);
+    return user;
   }
 
   private async instanceUser(identity: Identity, email: string, name: string, claims: Record<string, unknown>): Promise<UserRow> {
@@ -244,7 +247,7 @@ export class SsoSignIn {
         user = await setOperator({ db: this.deps.db, clock: this.deps.clock, audit: this.deps.audit }, IDP_ACTOR, user.email, operator);
       }
     }
-    return this.signedIn(user);
+    return user;
   }
 
   private async findOrCreate(email: string, name: string): Promise<UserRow> {
@@ -265,11 +268,6 @@ export class SsoSignIn {
       if (e instanceof DomainError && e.code === "conflict") return (await this.deps.accounts.byEmail(email)) as UserRow;
       throw e;
     }
-  }
-
-  private async signedIn(user: UserRow): Promise<UserRow> {
-    if (user.status !== "active") throw new DomainError("account_inactive", "This account is suspended");
-    return user;
   }
 
   async isBreakGlass(userId: string): Promise<boolean> {

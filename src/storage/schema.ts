@@ -62,6 +62,10 @@ export interface SessionsTable {
   browser: string | null;
   os: string | null;
   country: string | null;
+  /** The way in that made the session (src/auth/ways.ts; migration 039); null for older sessions. */
+  way: string | null;
+  /** When the owner last proved who they are in this session (sign-in or POST /api/auth/reauth): sudo mode. */
+  reauth_at: number | null;
 }
 
 export interface EmailTokensTable {

@@ -28,6 +28,20 @@ export interface PendingSignInsTable {
   expires_at: number;
 }
 
+/** One entry of an account's security activity (GET /api/auth/activity): no address is kept. */
+export interface SecurityEventsTable {
+  id: string;
+  user_id: string;
+  at: number;
+  kind: string;
+  way: string | null;
+  outcome: "success" | "refused";
+  browser: string | null;
+  os: string | null;
+  country: string | null;
+  detail: string | null;
+}
+
 export interface KnownBrowsersTable {
   user_id: string;
   family: string;
@@ -79,6 +93,7 @@ export interface SecurityTables {
   recovery_codes: RecoveryCodesTable;
   pending_sign_ins: PendingSignInsTable;
   known_browsers: KnownBrowsersTable;
+  security_events: SecurityEventsTable;
   sso_connections: SsoConnectionsTable;
   sso_domains: SsoDomainsTable;
   sso_logins: SsoLoginsTable;

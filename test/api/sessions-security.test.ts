@@ -59,6 +59,7 @@ describe.each(ENGINES)("sessions and second-factor policies on %s", (engine) => 
       browser: "Firefox",
       os: "Linux",
       country: "DE",
+      way: "password",
       created_at: new Date(1_800_000_000_000).toISOString(),
       last_seen_at: new Date(1_800_000_000_000).toISOString(),
     });

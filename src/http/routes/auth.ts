@@ -18,7 +18,10 @@ import {
 } from "../../contract/accounts.js";
 import { TwoFactorRequiredReply } from "../../contract/security.js";
 import { Type } from "typebox";
-import { PENDING_COOKIE, PENDING_PATH, admitSignedIn, currentUser, ensureSession, setSessionCookie, signInSession, signedIn } from "../auth.js";
+import { iso } from "../../shared/clock.js";
+import {
+  PENDING_COOKIE, PENDING_PATH, admitSignedIn, currentUser, deviceOf, ensureSession, setSessionCookie, signedIn, startSession, visitorOf,
+} from "../auth.js";
 import { PENDING_TTL } from "../../security/two-factor.js";
 
 export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
@@ -35,7 +38,10 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
       const sid = ensureSession(ctx, req, reply);
       const user = await currentUser(ctx, req);
       reply.header("Cache-Control", "no-store");
-      return { status: "success" as const, user: user ? publicUser(user) : null, csrf_token: ctx.sessions.csrfTokenFor(sid) };
+      const csrf = ctx.sessions.csrfTokenFor(sid);
+      if (!user) return { status: "success" as const, user: null, csrf_token: csrf };
+      const until = ctx.auth.changes.sudoUntil({ reauthAt: req.sessionReauthAt });
+      return { status: "success" as const, user: publicUser(user), csrf_token: csrf, sudo_until: iso(until), signed_in_with: req.sessionWay };
     },
   );
 
@@ -50,10 +56,9 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (req, reply) => {
-      await ctx.sso.policy.checkSignUp(req.body.email);
-      const { user, emailSent } = await ctx.accounts.signUp(req.body, req.ip);
-      const csrf = await signInSession(ctx, req, reply, user);
-      return reply.code(201).send({ status: "success" as const, user: publicUser(user), csrf_token: csrf, email_sent: emailSent });
+      const opened = await ctx.auth.door.signUp(req.body, visitorOf(ctx, req));
+      const csrf = startSession(ctx, req, reply, opened);
+      return reply.code(201).send({ status: "success" as const, user: publicUser(opened.user), csrf_token: csrf, email_sent: opened.emailSent });
     },
   );
 
@@ -71,20 +76,16 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (req, reply) => {
-      await ctx.sso.policy.checkSignIn(req.body.email);
-      const user = await ctx.accounts.signIn(req.body.email, req.body.password, req.ip);
-      await ctx.sso.policy.checkSignedIn(user);
-      const methods = await ctx.twoFactor.methodsFor(user.id);
-      if (methods.length > 0) {
-        const token = await ctx.twoFactor.startPending(user.id);
-        reply.setCookie(PENDING_COOKIE, token, {
+      const result = await ctx.auth.door.password(req.body.email, req.body.password, visitorOf(ctx, req));
+      if (result.kind === "pending") {
+        reply.setCookie(PENDING_COOKIE, result.token, {
           httpOnly: true, sameSite: "strict", path: PENDING_PATH, secure: ctx.config.secureCookies, maxAge: PENDING_TTL / 1000,
         });
         reply.header("Cache-Control", "no-store");
-        return { status: "2fa_required" as const, methods };
+        return { status: "2fa_required" as const, methods: result.methods };
       }
-      const csrf = await signInSession(ctx, req, reply, user);
-      return { status: "success" as const, user: publicUser(user), csrf_token: csrf };
+      const csrf = startSession(ctx, req, reply, result);
+      return { status: "success" as const, user: publicUser(result.user), csrf_token: csrf };
     },
   );
 
@@ -150,7 +151,7 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (req) => {
-      await ctx.accounts.requestPasswordReset(req.body.email);
+      await ctx.auth.door.requestPasswordReset(req.body.email);
       return { status: "success" as const };
     },
   );
@@ -160,13 +161,14 @@ export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       schema: {
         tags: ["auth"],
-        summary: "Set a new password with the emailed token; every session of the account ends",
+        summary: "Set a new password with the emailed token; every session and pending sign-in of the account ends",
+        description: "Refused with 403 sso_required where the address must sign in through single sign-on (Require SSO, OIDC_ONLY).",
         body: PasswordResetConfirmBody,
-        response: { 200: OkSchema, ...errors(400) },
+        response: { 200: OkSchema, ...errors(400, 403) },
       },
     },
     async (req) => {
-      await ctx.accounts.confirmPasswordReset(req.body.token, req.body.password);
+      await ctx.auth.door.confirmPasswordReset(req.body.token, req.body.password, deviceOf(ctx, req));
       return { status: "success" as const };
     },
   );

@@ -5,7 +5,7 @@ import type { AppContext } from "../../context.js";
 import { publicApiKey } from "../../accounts/api-keys.js";
 import { errors } from "../../contract/common.js";
 import { CreateKeyBody, CreatedKeyReply, KeyListReply, KeyReply } from "../../contract/api-keys.js";
-import { activeUser, signedIn, signedInRoutes } from "../auth.js";
+import { sessionOf, signedIn, signedInRoutes } from "../auth.js";
 
 export async function keyRoutes(app: App, ctx: AppContext): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
@@ -31,13 +31,13 @@ export async function keyRoutes(app: App, ctx: AppContext): Promise<void> {
         schema: {
           tags: ["api keys"],
           summary: "Create an API key with its scopes (default links:create) and optional expiry; the secret is returned once and stored only as a hash",
+          description: "Needs sudo mode (a sign-in or POST /api/auth/reauth in the last 10 minutes): else 403 reauth_required. The account is emailed.",
           body: CreateKeyBody,
           response: { 201: CreatedKeyReply, ...errors(400, 401, 403) },
         },
       },
       async (req, reply) => {
-        const user = activeUser(req);
-        const { key, secret } = await ctx.apiKeys.create(user, req.body);
+        const { key, secret } = await ctx.auth.changes.createApiKey(sessionOf(ctx, req), req.body);
         reply.header("Cache-Control", "no-store");
         return reply.code(201).send({ status: "success" as const, key: publicApiKey(key), secret });
       },
@@ -55,7 +55,7 @@ export async function keyRoutes(app: App, ctx: AppContext): Promise<void> {
       },
       async (req) => {
         // Revoking stays possible for a suspended account: it only takes access away.
-        const key = await ctx.apiKeys.revoke(signedIn(req), req.params.id);
+        const key = await ctx.auth.changes.revokeApiKey(sessionOf(ctx, req, signedIn(req)), req.params.id);
         return { status: "success" as const, key: publicApiKey(key) };
       },
     );

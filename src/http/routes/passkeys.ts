@@ -17,7 +17,7 @@ import {
   RequestOptionsReply,
 } from "../../contract/passkeys.js";
 import { DomainError } from "../../shared/errors.js";
-import { activeUser, signInSession, signedIn, signedInRoutes } from "../auth.js";
+import { sessionOf, signedIn, signedInRoutes, startSession, visitorOf } from "../auth.js";
 
 const TAGS = ["passkeys"];
 
@@ -39,9 +39,7 @@ export async function passkeyRoutes(app: App, ctx: AppContext): Promise<void> {
       },
     },
     async (req, reply) => {
-      const bound = binding(req);
-      await ctx.accounts.passwordless.start(req.ip);
-      const options = await ctx.passkeys.authenticationOptions("login", bound, null);
+      const options = await ctx.auth.door.passkeyOptions(binding(req), req.ip);
       reply.header("Cache-Control", "no-store");
       return { status: "success" as const, options };
     },
@@ -54,15 +52,16 @@ export async function passkeyRoutes(app: App, ctx: AppContext): Promise<void> {
         tags: TAGS,
         summary: "Finish a sign-in with a passkey; the session id and CSRF token rotate as at a password sign-in",
         body: LoginVerifyBody,
-        description: "A refused answer counts among the address's failed sign-ins, which the password form shares (50 in 15 minutes, then 429).",
+        description:
+          "A refused answer counts among the address's failed sign-ins, which the password form shares (50 in 15 minutes, then 429). " +
+          "The same policies as a password sign-in: 403 sso_required under Require SSO or OIDC_ONLY.",
         response: { 200: SignedInReply, ...errors(400, 401, 403, 429) },
       },
     },
     async (req, reply) => {
-      const bound = binding(req);
-      const user = await ctx.accounts.passwordless.answer(req.ip, () => ctx.passkeys.signIn(bound, req.body.response));
-      const csrf = await signInSession(ctx, req, reply, user);
-      return { status: "success" as const, user: publicUser(user), csrf_token: csrf };
+      const opened = await ctx.auth.door.passkey(binding(req), req.body.response, visitorOf(ctx, req));
+      const csrf = startSession(ctx, req, reply, opened);
+      return { status: "success" as const, user: publicUser(opened.user), csrf_token: csrf };
     },
   );
 
@@ -82,11 +81,13 @@ export async function passkeyRoutes(app: App, ctx: AppContext): Promise<void> {
         schema: {
           tags: TAGS,
           summary: "Start adding a passkey: options for navigator.credentials.create()",
+          description: "Needs sudo mode (a sign-in or POST /api/auth/reauth in the last 10 minutes): else 403 reauth_required.",
           response: { 200: CreationOptionsReply, ...errors(401, 403) },
         },
       },
       async (req, reply) => {
-        const options = await ctx.passkeys.registrationOptions(activeUser(req), binding(req));
+        binding(req);
+        const options = await ctx.auth.changes.passkeyRegistrationOptions(sessionOf(ctx, req));
         reply.header("Cache-Control", "no-store");
         return { status: "success" as const, options };
       },
@@ -103,7 +104,7 @@ export async function passkeyRoutes(app: App, ctx: AppContext): Promise<void> {
         },
       },
       async (req, reply) => {
-        const passkey = await ctx.passkeys.register(activeUser(req), binding(req), req.body);
+        const passkey = await ctx.auth.changes.addPasskey(sessionOf(ctx, req), req.body);
         return reply.code(201).send({ status: "success" as const, passkey });
       },
     );
@@ -128,7 +129,7 @@ export async function passkeyRoutes(app: App, ctx: AppContext): Promise<void> {
         },
       },
       async (req) => {
-        await ctx.passkeys.remove(signedIn(req), req.params.id, req.body.password, req.ip);
+        await ctx.auth.changes.removePasskey(sessionOf(ctx, req, signedIn(req)), req.params.id, req.body.password);
         return { status: "success" as const };
       },
     );

@@ -7,7 +7,7 @@ import { MAX_PICTURE_BYTES } from "../../accounts/picture.js";
 import { DomainError } from "../../shared/errors.js";
 import { OkSchema, errors } from "../../contract/common.js";
 import { ChangePasswordBody, DeleteAccountBody, ProfileBody, SignedOutReply, UserReply } from "../../contract/accounts.js";
-import { activeUser, setSessionCookie, signedIn, signedInRoutes } from "../auth.js";
+import { activeUser, sessionOf, setSessionCookie, signedIn, signedInRoutes } from "../auth.js";
 
 export async function profileRoutes(app: App, ctx: AppContext): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
@@ -77,16 +77,14 @@ export async function profileRoutes(app: App, ctx: AppContext): Promise<void> {
       {
         schema: {
           tags: ["profile"],
-          summary: "Change the password (needs the current one); other sessions end",
+          summary: "Change the password (needs the current one); other sessions and pending sign-ins end, and the account is emailed",
           description: "Wrong current passwords count with failed sign-ins of the account and the address: past the sign-in limits, 429 with Retry-After.",
           body: ChangePasswordBody,
           response: { 200: OkSchema, ...errors(400, 401, 403, 429) },
         },
       },
       async (req) => {
-        const user = activeUser(req);
-        await ctx.accounts.changePassword(user, req.body.current_password, req.body.new_password, req.ip);
-        await ctx.sessions.destroyAllFor(user.id, req.sessionId ?? undefined);
+        await ctx.auth.changes.changePassword(sessionOf(ctx, req), req.body.current_password, req.body.new_password);
         return { status: "success" as const };
       },
     );

@@ -4,7 +4,7 @@ import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { OkSchema, errors } from "../../contract/common.js";
 import { RevokedReply, SessionParams, SessionsReply, TeamPolicyBody, TeamPolicyReply } from "../../contract/security.js";
-import { activeUser, signedIn, signedInRoutes } from "../auth.js";
+import { sessionOf, signedIn, signedInRoutes } from "../auth.js";
 
 export async function sessionRoutes(app: App, ctx: AppContext): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
@@ -34,7 +34,7 @@ export async function sessionRoutes(app: App, ctx: AppContext): Promise<void> {
         },
       },
       async (req) => {
-        await ctx.sessions.revoke(signedIn(req).id, req.params.id);
+        await ctx.auth.changes.revokeSession(sessionOf(ctx, req, signedIn(req)), req.params.id);
         return { status: "success" as const };
       },
     );
@@ -42,7 +42,7 @@ export async function sessionRoutes(app: App, ctx: AppContext): Promise<void> {
     scope.post(
       "/api/auth/sessions/revoke-others",
       { schema: { tags: ["security"], summary: "Sign out everywhere else: every session but this one ends", response: { 200: RevokedReply, ...errors(401) } } },
-      async (req) => ({ status: "success" as const, revoked: await ctx.sessions.destroyAllFor(signedIn(req).id, req.sessionId) }),
+      async (req) => ({ status: "success" as const, revoked: await ctx.auth.changes.revokeOtherSessions(sessionOf(ctx, req, signedIn(req))) }),
     );
 
     scope.get(
@@ -57,11 +57,12 @@ export async function sessionRoutes(app: App, ctx: AppContext): Promise<void> {
         schema: {
           tags: ["team"],
           summary: "Require two-factor sign-in of my team's members (Enterprise): one without it is refused my links with 2fa_setup_required",
+          description: "Needs sudo mode (a sign-in or POST /api/auth/reauth in the last 10 minutes): else 403 reauth_required.",
           body: TeamPolicyBody,
           response: { 200: TeamPolicyReply, ...errors(400, 401, 403) },
         },
       },
-      async (req) => ({ status: "success" as const, ...(await ctx.teamPolicy.set(activeUser(req), req.body.require_2fa)) }),
+      async (req) => ({ status: "success" as const, ...(await ctx.auth.changes.setTeamPolicy(sessionOf(ctx, req), req.body.require_2fa)) }),
     );
   });
 }

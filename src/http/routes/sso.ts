@@ -5,7 +5,7 @@ import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { errors, IdParams, OkSchema } from "../../contract/common.js";
 import { AdminSsoListReply, SsoCallbackQuery, SsoDomainParams, SsoDomainReply, SsoOptionsReply, SsoPutBody, SsoReply, SsoSetReply, SsoStartQuery } from "../../contract/sso.js";
-import { activeUser, operatorOf, signInSession, signedIn, signedInRoutes } from "../auth.js";
+import { operatorOf, sessionOf, signedIn, signedInRoutes, startSession, visitorOf } from "../auth.js";
 import { prefersJson } from "../pages.js";
 import { errorBody, toDomainError, STATUS_BY_CODE } from "../errors.js";
 
@@ -69,8 +69,8 @@ export async function ssoRoutes(app: App, ctx: AppContext): Promise<void> {
     },
     async (req, reply) => {
       try {
-        const user = await ctx.sso.signIn.callback(new URL(req.url, ctx.config.origin), req.cookies[STATE_COOKIE]);
-        await signInSession(ctx, req, reply, user);
+        const opened = await ctx.auth.door.sso(new URL(req.url, ctx.config.origin), req.cookies[STATE_COOKIE], visitorOf(ctx, req));
+        startSession(ctx, req, reply, opened);
         reply.clearCookie(STATE_COOKIE, { path: COOKIE_PATH });
         reply.header("cache-control", "no-store");
         return reply.redirect("/app", 302);
@@ -95,17 +95,20 @@ export async function ssoRoutes(app: App, ctx: AppContext): Promise<void> {
         schema: {
           tags: ["sso"],
           summary: "Set the caller's single sign-on connection (Enterprise): issuer, client id, secret (sealed), email domains, require_sso",
+          description:
+            "Needs sudo mode (else 403 reauth_required). Turning require_sso on ends the sessions of its verified domains' addresses " +
+            "not made by this single sign-on, and emails each of them.",
           body: SsoPutBody,
           response: { 200: SsoSetReply, ...errors(400, 401, 403, 409) },
         },
       },
-      async (req) => ({ status: "success" as const, connection: await ctx.sso.connections.set(activeUser(req), req.body) }),
+      async (req) => ({ status: "success" as const, connection: await ctx.auth.changes.setSsoConnection(sessionOf(ctx, req), req.body) }),
     );
     scope.delete(
       "/api/sso",
       { schema: { tags: ["sso"], summary: "Remove the caller's single sign-on connection (its members stay members)", response: { 200: OkSchema, ...errors(401, 404) } } },
       async (req) => {
-        await ctx.sso.connections.remove(signedIn(req));
+        await ctx.auth.changes.removeSsoConnection(sessionOf(ctx, req, signedIn(req)));
         return { status: "success" as const };
       },
     );
@@ -119,7 +122,7 @@ export async function ssoRoutes(app: App, ctx: AppContext): Promise<void> {
           response: { 200: SsoDomainReply, ...errors(401, 404, 429) },
         },
       },
-      async (req) => ({ status: "success" as const, domain: await ctx.sso.connections.verifyDomain(activeUser(req), req.params.domain) }),
+      async (req) => ({ status: "success" as const, domain: await ctx.auth.changes.verifySsoDomain(sessionOf(ctx, req), req.params.domain) }),
     );
   });
 }

@@ -17,7 +17,7 @@ import {
 import { iso } from "../../shared/clock.js";
 import { invalid } from "../../shared/errors.js";
 import { renderQrBytes } from "../../links/qr-render.js";
-import { PENDING_COOKIE, PENDING_PATH, activeUser, signInSession, signedIn, signedInRoutes } from "../auth.js";
+import { PENDING_COOKIE, PENDING_PATH, sessionOf, signedIn, signedInRoutes, startSession, visitorOf } from "../auth.js";
 
 /** The otpauth URL as an SVG QR code, drawn by the same code as links' QR codes. */
 async function qrSvg(text: string): Promise<string> {
@@ -37,6 +37,9 @@ async function secondFactorRequired(ctx: AppContext, userId: string, isAdmin: bo
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** The pending sign-in cookie's value, when it is one at all. */
+const pendingToken = (cookie: string | undefined) => (cookie && cookie.length <= 100 ? cookie : undefined);
 
 export async function twoFactorRoutes(app: App, ctx: AppContext): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
@@ -58,11 +61,12 @@ export async function twoFactorRoutes(app: App, ctx: AppContext): Promise<void> 
         schema: {
           tags: ["security"],
           summary: "A new TOTP secret for an authenticator app (nothing is enabled until POST /api/auth/2fa/totp/enable)",
+          description: "Needs sudo mode (a sign-in or POST /api/auth/reauth in the last 10 minutes): else 403 reauth_required.",
           response: { 200: TotpSetupReply, ...errors(401, 403, 409) },
         },
       },
       async (req, reply) => {
-        const s = await ctx.twoFactor.setup(activeUser(req));
+        const s = await ctx.auth.changes.setUpTotp(sessionOf(ctx, req));
         reply.header("Cache-Control", "no-store");
         return { status: "success" as const, ...s, qr_svg: await qrSvg(s.otpauth_url) };
       },
@@ -74,15 +78,13 @@ export async function twoFactorRoutes(app: App, ctx: AppContext): Promise<void> 
         schema: {
           tags: ["security"],
           summary: "Turn two-factor sign-in on with the app's first code: 10 recovery codes, shown this once; every other session ends",
-          description: "5 wrong codes in 15 minutes per account: 429 with Retry-After.",
+          description: "Needs sudo mode (else 403 reauth_required). 5 wrong codes in 15 minutes per account: 429 with Retry-After.",
           body: TotpEnableBody,
           response: { 200: RecoveryCodesReply, ...errors(400, 401, 403, 409, 429) },
         },
       },
       async (req, reply) => {
-        const user = activeUser(req);
-        const codes = await ctx.twoFactor.enable(user, req.body.code);
-        await ctx.sessions.destroyAllFor(user.id, req.sessionId);
+        const codes = await ctx.auth.changes.enableTotp(sessionOf(ctx, req), req.body.code);
         reply.header("Cache-Control", "no-store");
         return { status: "success" as const, recovery_codes: codes };
       },
@@ -99,7 +101,7 @@ export async function twoFactorRoutes(app: App, ctx: AppContext): Promise<void> 
         },
       },
       async (req) => {
-        await ctx.twoFactor.disable(activeUser(req), req.body.password, req.body.code, req.ip);
+        await ctx.auth.changes.disableTotp(sessionOf(ctx, req), req.body.password, req.body.code);
         return { status: "success" as const };
       },
     );
@@ -115,7 +117,7 @@ export async function twoFactorRoutes(app: App, ctx: AppContext): Promise<void> 
         },
       },
       async (req, reply) => {
-        const codes = await ctx.twoFactor.regenerateRecoveryCodes(activeUser(req), req.body.password, req.body.code, req.ip);
+        const codes = await ctx.auth.changes.regenerateRecoveryCodes(sessionOf(ctx, req), req.body.password, req.body.code);
         reply.header("Cache-Control", "no-store");
         return { status: "success" as const, recovery_codes: codes };
       },
@@ -136,18 +138,16 @@ export async function twoFactorRoutes(app: App, ctx: AppContext): Promise<void> 
     async (req, reply) => {
       const { code, recovery_code: recovery } = req.body;
       if ((code === undefined) === (recovery === undefined)) throw invalid(code === undefined ? "code" : "recovery_code", "give either code or recovery_code");
-      const token = req.cookies[PENDING_COOKIE];
       const step = code !== undefined ? { code } : { recovery_code: recovery as string };
-      const user = await ctx.twoFactor.finishPending(token && token.length <= 100 ? token : undefined, step, (id) => ctx.accounts.byId(id));
+      const opened = await ctx.auth.door.secondStep(pendingToken(req.cookies[PENDING_COOKIE]), step, visitorOf(ctx, req));
       reply.clearCookie(PENDING_COOKIE, { path: PENDING_PATH });
-      const csrf = await signInSession(ctx, req, reply, user);
-      return { status: "success" as const, user: publicUser(user), csrf_token: csrf };
+      const csrf = startSession(ctx, req, reply, opened);
+      return { status: "success" as const, user: publicUser(opened.user), csrf_token: csrf };
     },
   );
 
   // The second step with a passkey of the account ("passkey" in the sign-in's methods): options whose
   // challenge is bound to the pending sign-in and lists only that account's passkeys, then its answer.
-  const pendingOf = (cookie: string | undefined) => ctx.twoFactor.pending(cookie && cookie.length <= 100 ? cookie : undefined, (id) => ctx.accounts.byId(id));
   app.post(
     "/api/auth/2fa/passkey/options",
     {
@@ -159,8 +159,7 @@ export async function twoFactorRoutes(app: App, ctx: AppContext): Promise<void> 
       },
     },
     async (req, reply) => {
-      const { tokenHash, user } = await pendingOf(req.cookies[PENDING_COOKIE]);
-      const options = await ctx.passkeys.authenticationOptions("second-factor", tokenHash, user.id);
+      const options = await ctx.auth.door.secondStepPasskeyOptions(pendingToken(req.cookies[PENDING_COOKIE]));
       reply.header("Cache-Control", "no-store");
       return { status: "success" as const, options };
     },
@@ -177,12 +176,10 @@ export async function twoFactorRoutes(app: App, ctx: AppContext): Promise<void> 
       },
     },
     async (req, reply) => {
-      const { tokenHash } = await pendingOf(req.cookies[PENDING_COOKIE]);
-      const user = await ctx.passkeys.finishAuthentication("second-factor", tokenHash, req.body.response);
-      await ctx.twoFactor.takePending(tokenHash);
+      const opened = await ctx.auth.door.secondStepPasskey(pendingToken(req.cookies[PENDING_COOKIE]), req.body.response, visitorOf(ctx, req));
       reply.clearCookie(PENDING_COOKIE, { path: PENDING_PATH });
-      const csrf = await signInSession(ctx, req, reply, user);
-      return { status: "success" as const, user: publicUser(user), csrf_token: csrf };
+      const csrf = startSession(ctx, req, reply, opened);
+      return { status: "success" as const, user: publicUser(opened.user), csrf_token: csrf };
     },
   );
 }
