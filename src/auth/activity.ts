@@ -40,15 +40,26 @@ export interface ActivityNote {
   detail?: string | null;
 }
 
+/**
+ * Ids that sort as entries happened: the time, then a counter for entries of one millisecond on this
+ * instance, then randomness so that instances never collide.
+ */
+let sequence = 0;
+function entryId(at: number): string {
+  sequence = (sequence + 1) % 1_679_616;
+  return `${at.toString(36).padStart(9, "0")}${sequence.toString(36).padStart(4, "0")}${newId().slice(0, 8)}`;
+}
+
 export class SecurityActivity {
   constructor(private readonly deps: { db: Db; clock: Clock }) {}
 
   async record(userId: string, note: ActivityNote): Promise<void> {
     const d = note.device ?? null;
+    const at = this.deps.clock.now();
     await this.deps.db
       .insertInto("security_events")
       .values({
-        id: newId(), user_id: userId, at: this.deps.clock.now(), kind: note.kind, way: note.way ?? null, outcome: note.outcome ?? "success",
+        id: entryId(at), user_id: userId, at, kind: note.kind, way: note.way ?? null, outcome: note.outcome ?? "success",
         browser: d?.browser ?? null, os: d?.os ?? null, country: d?.country ?? null, detail: note.detail?.slice(0, 200) ?? null,
       })
       .execute();
