@@ -218,7 +218,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     dialect: storage.dialect,
   });
   const sso = createSso({
-    settings: config, db, clock, caps, rate, dns: overrides.dns ?? nodeDnsLookup(config.dnsServers), check: receiverCheck, audit: admin.audit, accounts, log,
+    settings: config, db, dialect: storage.dialect, clock, caps, rate, dns: overrides.dns ?? nodeDnsLookup(config.dnsServers), check: receiverCheck, audit: admin.audit, accounts, log, mailer,
   });
 
   const auth = createAuth({ settings: config, db, clock, mailer, accounts: { accounts, sessions, apiKeys }, security, sso });

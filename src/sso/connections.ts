@@ -12,7 +12,9 @@ import { type RecordState, checkRecords } from "../domains/dns-check.js";
 import type { Actor } from "../admin/audit-log.js";
 import type { AdminSsoConnection, SsoConnection, SsoDomain, SsoPutBody } from "../contract/sso.js";
 import { isLoopbackHost } from "../config-sso.js";
+import { isUniqueViolation } from "../storage/unique-violation.js";
 import { CALLBACK_PATH, type SsoDeps } from "./deps.js";
+import { claimDropped } from "./domain-notices.js";
 
 export const TXT_LABEL = "_snip-sso";
 const TXT_PREFIX = "snip-sso=";
@@ -44,13 +46,18 @@ export function publicDomain(d: SsoDomainRow): SsoDomain {
     domain: d.domain,
     status: d.status,
     record: txtRecord(d),
-    next_action: d.status === "verified" ? null : (d.next_action ?? `Add the TXT record ${txtRecord(d).name} with the value ${txtRecord(d).value} at your DNS provider, then verify.`),
+    // A verified domain whose TXT record is gone shows what to restore, and by when.
+    next_action: d.status === "verified" && d.failing_since === null ? null : (d.next_action ?? `Add the TXT record ${txtRecord(d).name} with the value ${txtRecord(d).value} at your DNS provider, then verify.`),
     last_checked_at: d.last_checked_at === null ? null : iso(Number(d.last_checked_at)),
     verified_at: d.verified_at === null ? null : iso(Number(d.verified_at)),
   };
 }
 
 const actorOf = (u: UserRow): Actor => ({ id: u.id, email: u.email });
+
+/** Another connection proved the domain first (its verify committed, or this claim was dropped by it). */
+const claimLost = (domain: string) =>
+  new DomainError("conflict", `${domain} was verified for another organisation's single sign-on first`, [{ field: "domain", message: `${domain} is taken` }]);
 
 /** What the audit log keeps of a connection: never the secret. */
 function auditView(c: Pick<SsoConnectionRow, "issuer" | "client_id" | "require_sso">, domains: string[]) {
@@ -130,7 +137,8 @@ export class SsoConnections {
     const requireSso = body.require_sso ?? Number(before?.require_sso ?? 0) === 1;
     const row: SsoConnectionRow = { id, owner_id: owner.id, issuer, client_id: clientId, client_secret_sealed: sealed, require_sso: requireSso ? 1 : 0, created_at: before?.created_at ?? now, updated_at: now };
     await db.transaction().execute(async (trx) => {
-      const taken = await trx.selectFrom("sso_domains").select("domain").where("domain", "in", domains).where("connection_id", "!=", id).executeTakeFirst();
+      // A pending claim elsewhere blocks nobody: only a domain verified on another connection is taken.
+      const taken = await trx.selectFrom("sso_domains").select("domain").where("domain", "in", domains).where("connection_id", "!=", id).where("status", "=", "verified").executeTakeFirst();
       if (taken) throw new DomainError("conflict", `${taken.domain} belongs to another single sign-on connection`, [{ field: "domains", message: `${taken.domain} is taken` }]);
       const old = before ? await this.domainsOf(trx, id) : [];
       if (before) await trx.updateTable("sso_connections").set(row).where("id", "=", id).execute();
@@ -139,7 +147,10 @@ export class SsoConnections {
       if (dropped.length) await trx.deleteFrom("sso_domains").where("connection_id", "=", id).where("domain", "in", dropped).execute();
       const added = domains.filter((d) => !old.some((o) => o.domain === d));
       for (const domain of added) {
-        await trx.insertInto("sso_domains").values({ domain, connection_id: id, txt_token: randomBase62(32), status: "pending", next_action: null, last_checked_at: null, verified_at: null, created_at: now, next_check_at: null }).execute();
+        await trx
+          .insertInto("sso_domains")
+          .values({ domain, connection_id: id, txt_token: randomBase62(32), status: "pending", next_action: null, last_checked_at: null, verified_at: null, created_at: now, next_check_at: null, failing_since: null })
+          .execute();
       }
       await audit.record(trx, actorOf(owner), now, {
         action: before ? "sso.update" : "sso.create",
@@ -169,33 +180,81 @@ export class SsoConnections {
     });
   }
 
-  /** Checks the domain's TXT record through DNS_SERVERS (the custom domains' check), at most once per SSO_VERIFY_INTERVAL_MS. */
+  /**
+   * Checks the domain's TXT record through DNS_SERVERS (the custom domains' check), at most once per
+   * SSO_VERIFY_INTERVAL_MS per claim. The first connection to prove a domain keeps it: the other connections'
+   * pending claims of it are dropped in the same transaction and their owners told.
+   */
   async verifyDomain(owner: UserRow, rawDomain: string): Promise<SsoDomain> {
     const c = await this.rowOf(owner.id);
     const domain = rawDomain.trim().toLowerCase().replace(/\.$/, "");
     const d = c ? await this.deps.db.selectFrom("sso_domains").selectAll().where("connection_id", "=", c.id).where("domain", "=", domain).executeTakeFirst() : undefined;
     if (!c || !d) throw new DomainError("not_found", "No such domain on your single sign-on connection");
-    const { db, clock, rate, audit } = this.deps;
-    const bucket = `sso-verify:${domain}`;
+    const { db, clock, rate } = this.deps;
+    // Per claim: one organisation checking its claim over and over holds back no other claimant.
+    const bucket = `sso-verify:${c.id}:${domain}`;
     const state = await rate.state(bucket, clock.now() - SSO_VERIFY_INTERVAL_MS);
     if (state.count > 0) throw new DomainError("rate_limited", `${domain} was checked a moment ago; try again in a few seconds`, undefined, undefined, Math.ceil(SSO_VERIFY_INTERVAL_MS / 1000));
     await rate.record(bucket, clock.now());
     const t = await checkTxt(this.deps, d);
     const now = clock.now();
-    const ok = t.state === "ok";
-    const next = ok ? null : txtAction(d, t);
-    const status = ok ? "verified" : d.status;
-    await db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable("sso_domains")
-        .set({ status, next_action: next, last_checked_at: now, verified_at: ok ? (d.verified_at ?? now) : d.verified_at, next_check_at: ok ? now + this.deps.recheckMs : d.next_check_at })
-        .where("domain", "=", domain)
-        .execute();
-      if (ok && d.status !== "verified") {
-        await audit.record(trx, actorOf(owner), now, { action: "sso.domain_verified", targetType: "sso_connection", targetId: c.id, summary: `${domain} verified for single sign-on`, after: { domain } });
-      }
-    });
-    return publicDomain({ ...d, status, next_action: next, last_checked_at: now, verified_at: ok ? (d.verified_at ?? now) : d.verified_at });
+    if (t.state !== "ok") {
+      const next = txtAction(d, t);
+      const r = await db.updateTable("sso_domains").set({ next_action: next, last_checked_at: now }).where("connection_id", "=", c.id).where("domain", "=", domain).executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) throw claimLost(domain);
+      return publicDomain({ ...d, next_action: next, last_checked_at: now });
+    }
+    let verified: SsoDomainRow;
+    let dropped: { connection_id: string; owner_email: string }[];
+    try {
+      ({ verified, dropped } = await db.transaction().execute((trx) => this.takeDomain(trx, owner, c, d, now)));
+    } catch (e) {
+      // The partial unique index: another connection's verify of this domain committed first.
+      if (isUniqueViolation(e)) throw claimLost(domain);
+      throw e;
+    }
+    for (const x of dropped) await claimDropped(this.deps, x.owner_email, domain);
+    return publicDomain(verified);
+  }
+
+  /** Marks the claim verified and drops every other connection's pending claim of the domain (audited); returns their owners. */
+  private async takeDomain(trx: Kysely<Database>, owner: UserRow, c: SsoConnectionRow, d: SsoDomainRow, now: number) {
+    const { audit, recheckMs, dialect } = this.deps;
+    // Every claim of the domain locked, in one order: a verify racing this one waits here and then finds its
+    // claim dropped (rather than the two transactions waiting on each other's rows).
+    let q = trx.selectFrom("sso_domains").select(["connection_id", "status"]).where("domain", "=", d.domain).orderBy("connection_id");
+    if (dialect === "postgres") q = q.forUpdate();
+    const claims = await q.execute();
+    if (!claims.some((x) => x.connection_id === c.id) || claims.some((x) => x.connection_id !== c.id && x.status === "verified")) throw claimLost(d.domain);
+    const verified: SsoDomainRow = { ...d, status: "verified", next_action: null, last_checked_at: now, verified_at: d.verified_at ?? now, next_check_at: now + recheckMs, failing_since: null };
+    await trx
+      .updateTable("sso_domains")
+      .set({ status: verified.status, next_action: null, last_checked_at: now, verified_at: verified.verified_at, next_check_at: verified.next_check_at, failing_since: null })
+      .where("connection_id", "=", c.id)
+      .where("domain", "=", d.domain)
+      .execute();
+    if (d.status !== "verified") {
+      await audit.record(trx, actorOf(owner), now, { action: "sso.domain_verified", targetType: "sso_connection", targetId: c.id, summary: `${d.domain} verified for single sign-on`, after: { domain: d.domain } });
+    }
+    const others = claims.filter((x) => x.connection_id !== c.id).map((x) => x.connection_id);
+    if (others.length === 0) return { verified, dropped: [] };
+    const dropped = await trx
+      .selectFrom("sso_connections")
+      .innerJoin("users", "users.id", "sso_connections.owner_id")
+      .select(["sso_connections.id as connection_id", "users.email as owner_email"])
+      .where("sso_connections.id", "in", others)
+      .execute();
+    await trx.deleteFrom("sso_domains").where("domain", "=", d.domain).where("connection_id", "in", others).where("status", "=", "pending").execute();
+    for (const x of dropped) {
+      await audit.record(trx, actorOf(owner), now, {
+        action: "sso.domain_claim_dropped",
+        targetType: "sso_connection",
+        targetId: x.connection_id,
+        summary: `${d.domain} removed from another single sign-on connection: ${owner.email} verified it first`,
+        before: { domain: d.domain, status: "pending" },
+      });
+    }
+    return { verified, dropped };
   }
 
   /** Operators: every connection with its owner and domains. */

@@ -1,5 +1,6 @@
-// What the single sign-on use cases need: database, clock, sealing, DNS, the address guard, the audit log.
-import type { Db } from "../storage/db.js";
+// What the single sign-on use cases need: database, clock, sealing, DNS, the address guard, the audit log, mail.
+import type { Logger } from "pino";
+import type { Db, Dialect } from "../storage/db.js";
 import type { Clock } from "../shared/clock.js";
 import type { SealedBox } from "../shared/secret-box.js";
 import type { OwnerCaps } from "../storage/owner-caps.js";
@@ -7,12 +8,15 @@ import type { RateEvents } from "../storage/rate-events.js";
 import type { DnsLookup } from "../domains/dns-check.js";
 import type { ReceiverCheck } from "../webhooks/receiver-check.js";
 import type { AuditLog } from "../admin/audit-log.js";
+import type { MailSender } from "../mail/mail-queue.js";
 import type { AccountService } from "../accounts/accounts.js";
 import type { SsoConfig } from "../config-sso.js";
 import type { Providers } from "./oidc-client.js";
 
 export interface SsoDeps {
   db: Db;
+  /** PostgreSQL locks a domain's claims while one is verified; SQLite runs one transaction at a time. */
+  dialect: Dialect;
   clock: Clock;
   /** Seals client secrets (bound to the connection id) and the checks of sign-ins under way (bound to the state's hash). */
   box: SealedBox;
@@ -23,6 +27,9 @@ export interface SsoDeps {
   /** The webhooks' address guard (WEBHOOK_ALLOW_PRIVATE): Enterprise issuers must be public. */
   check: ReceiverCheck;
   audit: AuditLog;
+  /** Owners told about their domains (a claim dropped, a TXT record gone, verification lost), through the outbox. */
+  mailer: MailSender;
+  log: Logger;
   accounts: AccountService;
   providers: Providers;
   settings: SsoConfig;

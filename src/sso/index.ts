@@ -1,7 +1,7 @@
 // Single sign-on as the service builds it (docs/sso.md): Enterprise connections, the sign-in flow (theirs
 // and the instance-wide provider's), and the password policy it sets.
 import type { Config } from "../config.js";
-import type { Db } from "../storage/db.js";
+import type { Db, Dialect } from "../storage/db.js";
 import type { Clock } from "../shared/clock.js";
 import { SealedBox } from "../shared/secret-box.js";
 import type { OwnerCaps } from "../storage/owner-caps.js";
@@ -9,6 +9,7 @@ import type { RateEvents } from "../storage/rate-events.js";
 import type { DnsLookup } from "../domains/dns-check.js";
 import type { ReceiverCheck } from "../webhooks/receiver-check.js";
 import type { AuditLog } from "../admin/audit-log.js";
+import type { MailSender } from "../mail/mail-queue.js";
 import type { AccountService } from "../accounts/accounts.js";
 import { Providers } from "./oidc-client.js";
 import { SsoConnections } from "./connections.js";
@@ -21,6 +22,7 @@ export interface SsoRoomDeps {
   settings: Pick<Config, "sessionSecret" | "origin" | "baseUrl" | "sso" | "domainRecheckMinutes">;
   log: Logger;
   db: Db;
+  dialect: Dialect;
   clock: Clock;
   caps: OwnerCaps;
   rate: RateEvents;
@@ -28,6 +30,7 @@ export interface SsoRoomDeps {
   check: ReceiverCheck;
   audit: AuditLog;
   accounts: AccountService;
+  mailer: MailSender;
 }
 
 export interface Sso {
@@ -42,6 +45,7 @@ export function createSso(d: SsoRoomDeps): Sso {
   const { settings } = d;
   const deps = {
     db: d.db,
+    dialect: d.dialect,
     clock: d.clock,
     box: new SealedBox(settings.sessionSecret, "sso v1"),
     caps: d.caps,
@@ -49,6 +53,8 @@ export function createSso(d: SsoRoomDeps): Sso {
     dns: d.dns,
     check: d.check,
     audit: d.audit,
+    mailer: d.mailer,
+    log: d.log,
     accounts: d.accounts,
     providers: new Providers(d.check, () => d.clock.now()),
     settings: settings.sso,

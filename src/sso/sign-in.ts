@@ -1,12 +1,13 @@
 // Signing in through an OpenID provider (docs/sso.md): the authorisation code flow with PKCE, its state and
 // nonce kept server-side (sealed, ten minutes, used once), the answer checked by openid-client (state, nonce,
 // issuer, audience, signature), `email_verified` required, the account found by the identity it signed in before
-// (issuer + subject) or else found or created by its address and bound to that identity, a
-// member of the Enterprise owner's team, and the operator role from a claim of the instance-wide provider.
+// (issuer + subject; its email follows the provider's) or else found or created by its address and bound to that
+// identity, a member of the Enterprise owner's team, and the operator role from a claim of the instance-wide provider.
 import * as oidc from "openid-client";
 import type { UserRow } from "../storage/schema.js";
 import { DomainError } from "../shared/errors.js";
 import { retryAfterSeconds } from "../storage/rate-events.js";
+import { isUniqueViolation } from "../storage/unique-violation.js";
 import { randomToken, sha256Hex } from "../shared/ids.js";
 import { can } from "../accounts/plans.js";
 import { normalizeEmail } from "../accounts/accounts.js";
@@ -21,6 +22,7 @@ export const LOGIN_TTL_MS = 10 * 60_000;
 /** Sign-ins one client address may start in LOGIN_TTL_MS (each writes a row and may ask the provider). */
 export const STARTS_PER_ADDRESS = 60;
 const IDP_ACTOR: Actor = { id: null, email: "identity provider (OIDC_OPERATOR_CLAIM)" };
+const IDP_EMAIL_ACTOR: Actor = { id: null, email: "identity provider (email claim)" };
 
 /** Why a callback was refused: the `reason` of its sso_failed answer. */
 /** A person at a provider: the ID token's issuer and subject. */
@@ -188,7 +190,7 @@ export class SsoSignIn {
   }
 
   /**
-   * The account of a provider identity: the one it signed in before (whatever address the provider gives now),
+   * The account of a provider identity: the one it signed in before (taking the address the provider gives now),
    * else the address's account (created if new), bound to it from now on. An account bound to another subject
    * of this provider is refused: the provider gave its address to someone else.
    */
@@ -200,12 +202,40 @@ export class SsoSignIn {
     const knownUser = known ? await this.deps.accounts.byId(known.user_id) : null;
     if (knownUser) {
       await db.updateTable("sso_identities").set({ last_seen_at: now }).where("issuer", "=", identity.issuer).where("subject", "=", identity.subject).execute();
-      return knownUser;
+      return knownUser.email === email ? knownUser : this.followEmail(knownUser, email);
     }
     const user = await this.findOrCreate(email, name);
     await db.insertInto("sso_identities").values({ ...identity, user_id: user.id, created_at: now, last_seen_at: now }).onConflict((oc) => oc.doNothing()).execute();
     if ((await bound())?.user_id !== user.id) throw fail("identity", "This address belongs to another person at your identity provider: ask your administrator");
     return user;
+  }
+
+  /**
+   * The provider gives a known identity another (verified) address: the account takes it, so its email follows the
+   * person. An address another account holds stays with that account; this one keeps its address and signs in.
+   */
+  private async followEmail(user: UserRow, email: string): Promise<UserRow> {
+    const { db, clock, audit } = this.deps;
+    const now = clock.now();
+    try {
+      return await db.transaction().execute(async (trx) => {
+        if (await trx.selectFrom("users").select("id").where("email", "=", email).executeTakeFirst()) return user;
+        await trx.updateTable("users").set({ email, email_verified_at: now, updated_at: now }).where("id", "=", user.id).execute();
+        await audit.record(trx, IDP_EMAIL_ACTOR, now, {
+          action: "account.email",
+          targetType: "account",
+          targetId: user.id,
+          summary: `email address of ${user.email} changed to ${email} by the identity provider`,
+          before: { email: user.email },
+          after: { email },
+        });
+        return { ...user, email, email_verified_at: now, updated_at: now };
+      });
+    } catch (e) {
+      // Another account took the address meanwhile.
+      if (isUniqueViolation(e)) return user;
+      throw e;
+    }
   }
 
   /** The code exchanged (openid-client checks state, nonce, PKCE, issuer, audience, signature); ID token claims with user info. */

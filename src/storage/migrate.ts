@@ -35,6 +35,7 @@ import { orphanVisits } from "./migrations/033-orphan-visits.js";
 import { ssoIdentities } from "./migrations/037-sso-identities.js";
 import { streamBatches } from "./migrations/038-stream-batches.js";
 import { signInDoor } from "./migrations/039-sign-in-door.js";
+import { ssoDomainClaims } from "./migrations/040-sso-domain-claims.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -72,6 +73,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "037-sso-identities": ssoIdentities(),
     "038-stream-batches": streamBatches(),
     "039-sign-in-door": signInDoor(),
+    "040-sso-domain-claims": ssoDomainClaims(storage.dialect),
   };
 }
 

@@ -60,7 +60,7 @@ export interface SsoConnectionsTable {
   updated_at: number;
 }
 
-/** An email domain of a connection, proved by a TXT record; unique on the instance. */
+/** An email domain claimed by a connection, proved by a TXT record: several connections may claim it, one holds it verified. */
 export interface SsoDomainsTable {
   domain: string;
   connection_id: string;
@@ -72,6 +72,8 @@ export interface SsoDomainsTable {
   created_at: number;
   /** A verified domain's next re-check (null: due now). */
   next_check_at: number | null;
+  /** When a re-check first found the verified domain's TXT record gone (null: in place); 72 hours later it is pending. */
+  failing_since: number | null;
 }
 
 /** A sign-in under way: SHA-256 of its state; nonce and PKCE verifier sealed; connection null for OIDC_ISSUER. */
