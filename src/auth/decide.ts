@@ -51,9 +51,10 @@ export class SignInDecision {
    * as it is now. OIDC_ONLY is asked here, after the proof, so that it does not tell which accounts are
    * break-glass ones. A suspended account is let in (it reads, it cannot change anything: docs/operator.md).
    */
-  async admit(user: UserRow, way: Way): Promise<Admission> {
+  async admit(user: UserRow, way: Way, askedBefore?: string): Promise<Admission> {
     const rules = WAYS[way];
-    if (rules.requireSso === "refuse" && (await this.ssoRequiredFor(user.email))) throw ssoRequired();
+    // `askedBefore`: the address beforeCheck just asked "Require SSO" of, in this same sign-in (one lookup, not two).
+    if (rules.requireSso === "refuse" && askedBefore?.trim().toLowerCase() !== user.email && (await this.ssoRequiredFor(user.email))) throw ssoRequired();
     const o = this.deps.oidc;
     if (o?.only && rules.oidcOnly !== "allow") {
       const breakGlass = rules.oidcOnly === "break_glass" && Number(user.is_admin) === 1 && (await this.deps.sso.signIn.isBreakGlass(user.id));

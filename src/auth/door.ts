@@ -83,7 +83,7 @@ export class SignInDoor {
     const { decision, accounts, twoFactor } = this.deps;
     const admission = await this.refusalsNoted("password", v, () => (email.length <= 254 ? accounts.byEmail(email) : Promise.resolve(null)), async () => {
       await decision.beforeCheck(email, "password");
-      return decision.admit(await accounts.signIn(email, password, v.ip), "password");
+      return decision.admit(await accounts.signIn(email, password, v.ip), "password", email);
     });
     if (admission.secondStep.length > 0) return { kind: "pending", token: await twoFactor.startPending(admission.user.id), methods: admission.secondStep };
     return this.open(admission, v);
