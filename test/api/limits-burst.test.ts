@@ -162,4 +162,15 @@ describe.each(ENGINES)("limits under a burst on %s", (engine) => {
     const ip = from("198.51.100.70");
     expect(await burst(90, () => c.request("GET", "/api/auth/sso/start?email=someone%40nowhere.example", undefined, ip))).toEqual({ 404: 60, 429: 30 });
   });
+
+  it("signed-out links: 45 creations at once from one address, exactly 30 made", async () => {
+    const c = await fresh();
+    const ip = from("198.51.100.80");
+    expect(await burst(45, (i) => c.request("POST", "/api/links", { url: `https://example.com/anon-${i}` }, ip))).toEqual({ 201: 30, 429: 15 });
+  });
+
+  it("team invitations: 30 at once from one owner, exactly 20 sent", async () => {
+    const owner = await signedInClient(server, `burst-${++n}@example.com`, "enterprise");
+    expect(await burst(30, (i) => owner.post("/api/team/invitations", { email: `invitee-${i}-${n}@example.com` }))).toEqual({ 201: 20, 429: 10 });
+  });
 });
