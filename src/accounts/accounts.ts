@@ -4,7 +4,7 @@ import type { Db, Dialect } from "../storage/db.js";
 import type { UserRow } from "../storage/schema.js";
 import type { RateEvents } from "../storage/rate-events.js";
 import { type ErasedAccount, eraseAccount, lockAccountLinks } from "./erase.js";
-import { LOGIN_WINDOW, PasswordlessThrottle, addressFailures, counted, reserve } from "./sign-in-throttle.js";
+import { LOGIN_WINDOW, PasswordlessThrottle, addressFailures, reserve } from "./sign-in-throttle.js";
 import type { Clock } from "../shared/clock.js";
 import { iso } from "../shared/clock.js";
 import { DomainError, FieldChecks, invalid } from "../shared/errors.js";
@@ -171,8 +171,14 @@ export class AccountService {
       { bucket: emailBucket, windowMs: LOGIN_WINDOW, limit: LOGIN_FAILURES_PER_EMAIL, message: "Too many wrong passwords for this account" },
       addressFailures(ip, "Too many wrong passwords from this address"),
     );
-    const user = await counted(slot, verify, (u) => u === null);
-    if (user) await this.deps.rate.clear(emailBucket);
+    let user: UserRow | null;
+    try {
+      user = await verify();
+    } catch (e) {
+      await slot.release();
+      throw e;
+    }
+    if (user) await slot.releaseClearing(emailBucket);
     return user;
   }
 
