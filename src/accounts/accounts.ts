@@ -4,7 +4,7 @@ import type { Db, Dialect } from "../storage/db.js";
 import type { UserRow } from "../storage/schema.js";
 import type { RateEvents } from "../storage/rate-events.js";
 import { type ErasedAccount, eraseAccount, lockAccountLinks } from "./erase.js";
-import { LOGIN_FAILURES_PER_IP, LOGIN_WINDOW, PasswordlessThrottle, failuresBucket, rateLimited } from "./sign-in-throttle.js";
+import { LOGIN_WINDOW, PasswordlessThrottle, addressFailures, reserve } from "./sign-in-throttle.js";
 import type { Clock } from "../shared/clock.js";
 import { iso } from "../shared/clock.js";
 import { DomainError, FieldChecks, invalid } from "../shared/errors.js";
@@ -130,8 +130,7 @@ export class AccountService {
 
   /** The new account, and whether its verification email went (false: kept in the outbox for a retry). */
   async signUp(input: { email: string; password: string; name?: string }, ip: string): Promise<{ user: UserRow; emailSent: boolean }> {
-    await this.throttle(`signup:ip:${ip}`, HOUR, 20, "Too many sign-ups from this address");
-    await this.deps.rate.record(`signup:ip:${ip}`, this.clock.now());
+    await this.reserve(`signup:ip:${ip}`, HOUR, 20, "Too many sign-ups from this address");
     const user = await this.create(input);
     return { user, emailSent: await this.sendVerification(user) };
   }
@@ -160,21 +159,26 @@ export class AccountService {
    * Every check of an account password, signed in or not, under the sign-in throttle: failures count in
    * the account's bucket (shared by sign-in, password change and account deletion, so a stolen session
    * gets no more guesses than the sign-in form) and in the address's; success clears the account's.
+   * Each check takes its slot in both windows before the (slow) hash, so concurrent guesses cannot all
+   * find room: a wrong password keeps the slots, a right one gives them back.
    * `verify` answers the user when the password is right, null otherwise.
    */
   private async checkPassword(email: string, password: string, ip: string, verify: () => Promise<UserRow | null>): Promise<UserRow | null> {
     const emailBucket = `login:email:${sha256Hex(email)}`;
-    const ipBucket = failuresBucket(ip);
-    await this.throttle(emailBucket, LOGIN_WINDOW, LOGIN_FAILURES_PER_EMAIL, "Too many wrong passwords for this account");
-    await this.throttle(ipBucket, LOGIN_WINDOW, LOGIN_FAILURES_PER_IP, "Too many wrong passwords from this address");
-    const user = await verify();
-    if (!user) {
-      const now = this.clock.now();
-      await this.deps.rate.record(emailBucket, now);
-      await this.deps.rate.record(ipBucket, now);
-      return null;
+    const slot = await reserve(
+      this.deps.rate,
+      this.clock.now(),
+      { bucket: emailBucket, windowMs: LOGIN_WINDOW, limit: LOGIN_FAILURES_PER_EMAIL, message: "Too many wrong passwords for this account" },
+      addressFailures(ip, "Too many wrong passwords from this address"),
+    );
+    let user: UserRow | null;
+    try {
+      user = await verify();
+    } catch (e) {
+      await slot.release();
+      throw e;
     }
-    await this.deps.rate.clear(emailBucket);
+    if (user) await slot.releaseClearing(emailBucket);
     return user;
   }
 
@@ -187,10 +191,9 @@ export class AccountService {
     if (!ok) throw invalid(field, "is not your current password");
   }
 
-  private async throttle(bucket: string, windowMs: number, limit: number, message: string): Promise<void> {
-    const now = this.clock.now();
-    const state = await this.deps.rate.state(bucket, now - windowMs);
-    if (state.count >= limit) throw rateLimited(message, state, windowMs, now);
+  /** Counts one attempt in the window, checked and counted in one step: rate_limited when it is full. */
+  private async reserve(bucket: string, windowMs: number, limit: number, message: string): Promise<void> {
+    await reserve(this.deps.rate, this.clock.now(), { bucket, windowMs, limit, message });
   }
 
   private async issueToken(user: UserRow, purpose: "verify" | "reset", ttl: number): Promise<string> {
@@ -241,8 +244,7 @@ export class AccountService {
   /** Whether an email went now (false too when the address is already verified: nothing to send). */
   async resendVerification(user: UserRow): Promise<boolean> {
     if (user.email_verified_at !== null) return false;
-    await this.throttle(`verify-resend:${user.id}`, HOUR, 5, "Too many verification emails; try again later");
-    await this.deps.rate.record(`verify-resend:${user.id}`, this.clock.now());
+    await this.reserve(`verify-resend:${user.id}`, HOUR, 5, "Too many verification emails; try again later");
     return this.sendVerification(user);
   }
 
@@ -276,8 +278,8 @@ export class AccountService {
     if (!user) return;
     const bucket = `reset:${user.id}`;
     const now = this.clock.now();
-    if ((await this.deps.rate.state(bucket, now - HOUR)).count >= 3) return;
-    await this.deps.rate.record(bucket, now);
+    // Past 3 an hour, silently: the answer is the same either way.
+    if ("full" in (await this.deps.rate.attempt([{ bucket, windowMs: HOUR, limit: 3 }], now))) return;
     const token = await this.issueToken(user, "reset", RESET_TTL);
     const link = `${this.deps.origin}/app/reset-password/confirm?token=${encodeURIComponent(token)}`;
     // Not awaited: the answer is the same whether or not the account exists, so it must not wait for the

@@ -3,7 +3,7 @@
 // challenge row for 5 minutes, is counted apart (100 in 15 minutes), exactly under concurrency.
 import type { Clock } from "../shared/clock.js";
 import { DomainError } from "../shared/errors.js";
-import { type RateEvents, type WindowState, retryAfterSeconds } from "../storage/rate-events.js";
+import { type Limit, type RateEvents, type Slot, type WindowState, retryAfterSeconds } from "../storage/rate-events.js";
 
 export const LOGIN_WINDOW = 15 * 60_000;
 export const LOGIN_FAILURES_PER_IP = 50;
@@ -13,6 +13,35 @@ export const failuresBucket = (ip: string) => `login:ip:${ip}`;
 
 export function rateLimited(message: string, state: WindowState, windowMs: number, now: number): DomainError {
   return new DomainError("rate_limited", message, undefined, undefined, retryAfterSeconds(state, windowMs, now));
+}
+
+/** A window and what its refusal says. */
+export interface Throttle extends Limit {
+  message: string;
+}
+
+/**
+ * A slot in every window, checked and counted in one step (RateEvents.attempt), so a burst of concurrent
+ * attempts gets exactly the limit; else rate_limited with the first full window's message and Retry-After.
+ * The caller releases the slot when the attempt is not to count (a right password, a code that matched).
+ */
+export async function reserve(rate: RateEvents, at: number, ...windows: Throttle[]): Promise<Slot> {
+  const a = await rate.attempt(windows, at);
+  if ("full" in a) throw new DomainError("rate_limited", a.full.limit.message, undefined, undefined, a.full.retryAfter);
+  return a.slot;
+}
+
+/** Runs `attempt` on a taken slot: kept when `failed` says the outcome counts, released otherwise (an error included). */
+export async function counted<T>(slot: Slot, attempt: () => Promise<T>, failed: (outcome: T) => boolean): Promise<T> {
+  let outcome: T;
+  try {
+    outcome = await attempt();
+  } catch (e) {
+    await slot.release();
+    throw e;
+  }
+  if (!failed(outcome)) await slot.release();
+  return outcome;
 }
 
 export class PasswordlessThrottle {
@@ -29,13 +58,18 @@ export class PasswordlessThrottle {
     if ("full" in slot) throw rateLimited("Too many passkey sign-ins started from this address", slot.full, LOGIN_WINDOW, now);
   }
 
-  /** A passwordless answer from `ip`, checked by `check`: a refusal (DomainError) counts among the address's failures. */
+  /**
+   * A passwordless answer from `ip`, checked by `check`: it takes a slot of the address's failures first,
+   * given back when the answer is accepted and kept when it is refused (DomainError).
+   */
   async answer<T>(ip: string, check: () => Promise<T>): Promise<T> {
-    await this.refuseFailing(ip);
+    const slot = await reserve(this.rate, this.clock.now(), addressFailures(ip));
     try {
-      return await check();
+      const accepted = await check();
+      await slot.release();
+      return accepted;
     } catch (e) {
-      if (e instanceof DomainError) await this.rate.record(failuresBucket(ip), this.clock.now());
+      if (!(e instanceof DomainError)) await slot.release();
       throw e;
     }
   }
@@ -45,4 +79,9 @@ export class PasswordlessThrottle {
     const state = await this.rate.state(failuresBucket(ip), now - LOGIN_WINDOW);
     if (state.count >= LOGIN_FAILURES_PER_IP) throw rateLimited("Too many failed sign-ins from this address", state, LOGIN_WINDOW, now);
   }
+}
+
+/** The address's failures window, shared by the password form and passkey answers. */
+export function addressFailures(ip: string, message = "Too many failed sign-ins from this address"): Throttle {
+  return { bucket: failuresBucket(ip), windowMs: LOGIN_WINDOW, limit: LOGIN_FAILURES_PER_IP, message };
 }

@@ -1,6 +1,6 @@
 // Creating a link: who may set which option, validation, plan limits, alias uniqueness under races.
 import { DomainError, FieldChecks } from "../shared/errors.js";
-import { retryAfterSeconds } from "../storage/rate-events.js";
+import type { Slot } from "../storage/rate-events.js";
 import { newId } from "../shared/ids.js";
 import type { LinkRow, UserRow } from "../storage/schema.js";
 import { type Cap, type Trx } from "../storage/owner-caps.js";
@@ -54,20 +54,30 @@ export function requireActive(actor: UserRow): void {
 
 export async function createLink(deps: LinkDeps, actor: UserRow | null, input: CreateLinkInput, opts: CreateLinkOptions = {}): Promise<LinkRow> {
   const now = deps.clock.now();
-  const anonBucket = !actor && opts.ip ? `anon-link:${opts.ip}` : null;
-  if (!actor) {
-    const used = SIGNED_IN_OPTIONS.filter((f) => given(input[f]));
-    if (used.length > 0) throw new DomainError("unauthenticated", `Sign in to use ${used.join(", ")}; signed out, only url and alias are accepted`);
-    if (anonBucket) {
-      const state = await deps.rate.state(anonBucket, now - HOUR);
-      if (state.count >= deps.signedOutPerHour) {
-        throw new DomainError("rate_limited", "Too many links created signed out from this address; sign in to create more", undefined, undefined, retryAfterSeconds(state, HOUR, now));
-      }
-    }
-  } else {
+  if (actor) {
     requireActive(actor);
+    return insertLink(deps, actor, input, opts, now);
   }
+  const used = SIGNED_IN_OPTIONS.filter((f) => given(input[f]));
+  if (used.length > 0) throw new DomainError("unauthenticated", `Sign in to use ${used.join(", ")}; signed out, only url and alias are accepted`);
+  if (!opts.ip) return insertLink(deps, actor, input, opts, now);
+  // Signed out, each creation takes its slot of the address's hour before the checks and the insert (one
+  // step with the count, so a burst gets exactly the limit); a creation that fails gives it back.
+  const slot = await deps.rate.attempt([{ bucket: `anon-link:${opts.ip}`, windowMs: HOUR, limit: deps.signedOutPerHour }], now);
+  if ("full" in slot) throw new DomainError("rate_limited", "Too many links created signed out from this address; sign in to create more", undefined, undefined, slot.full.retryAfter);
+  return insertLink(deps, actor, input, opts, now, slot.slot);
+}
 
+async function insertLink(deps: LinkDeps, actor: UserRow | null, input: CreateLinkInput, opts: CreateLinkOptions, now: number, slot?: Slot): Promise<LinkRow> {
+  try {
+    return await insertChecked(deps, actor, input, opts, now);
+  } catch (e) {
+    await slot?.release();
+    throw e;
+  }
+}
+
+async function insertChecked(deps: LinkDeps, actor: UserRow | null, input: CreateLinkInput, opts: CreateLinkOptions, now: number): Promise<LinkRow> {
   const { base, wanted, domain, tags } = await prepareLink(deps, actor, input, opts, now);
   // The unique (domain, alias) constraint decides races: one creator wins, the others get 409. An alias
   // another owner (or a signed-out link) gave up stays theirs: claimAlias refuses it after the insert.
@@ -84,7 +94,6 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
       // The plan's link count is checked and the link inserted under the owner's lock, so concurrent
       // creations (on any instance) cannot together pass the limit.
       const { num } = actor ? await deps.caps.add(actor.id, linkAllowance(actor), insert) : await deps.db.transaction().execute(insert);
-      if (anonBucket) await deps.rate.record(anonBucket, now);
       await announce(deps, [{ domain, alias: row.alias }]);
       return { ...row, num: Number(num), click_count: 0, imported_clicks: row.imported_clicks ?? 0 };
     } catch (err) {

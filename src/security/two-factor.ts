@@ -4,7 +4,8 @@
 import type { Kysely } from "kysely";
 import type { Db } from "../storage/db.js";
 import type { Database, UserRow } from "../storage/schema.js";
-import { type RateEvents, retryAfterSeconds } from "../storage/rate-events.js";
+import type { RateEvents, Slot } from "../storage/rate-events.js";
+import { counted, reserve } from "../accounts/sign-in-throttle.js";
 import type { Clock } from "../shared/clock.js";
 import type { SealedBox } from "../shared/secret-box.js";
 import { DomainError, invalid } from "../shared/errors.js";
@@ -93,10 +94,10 @@ export class TwoFactorService {
     if (!row?.pending_enc || row.pending_at === null || Number(row.pending_at) + SETUP_TTL <= now) {
       throw new DomainError("conflict", "Set up two-factor sign-in first (the set-up lasts 30 minutes)");
     }
-    await this.throttle(user.id);
+    const slot = await this.throttle(user.id);
     const secret = this.deps.box.open(row.pending_enc, user.id);
     const step = secret === null ? null : matchTotp({ secret: secretBytes(secret), token: code, at: now });
-    if (step === null) return this.wrongCode(user.id, "code");
+    if (step === null) throw wrongCode("code");
     const codes = newRecoveryCodes();
     await this.deps.db.transaction().execute(async (trx) => {
       await trx
@@ -106,6 +107,9 @@ export class TwoFactorService {
         .execute();
       await this.replaceCodes(trx, user.id, codes, now);
       await this.audit(trx, user, now, "account.2fa_enabled", "turned two-factor sign-in (TOTP) on");
+    }).catch(async (e: unknown) => {
+      await slot.release();
+      throw e;
     });
     await this.deps.rate.clear(bucket(user.id));
     return codes;
@@ -191,10 +195,12 @@ export class TwoFactorService {
   private async checkCode(user: UserRow, code: string, field: string, recovery: boolean | "either" = "either"): Promise<void> {
     const row = await this.row(user.id);
     if (row?.enabled_at == null || !row.secret_enc) throw new DomainError("conflict", "Two-factor sign-in is not on for this account");
-    await this.throttle(user.id);
+    const slot = await this.throttle(user.id);
     const now = this.deps.clock.now();
-    const ok = recovery === true || (recovery === "either" && looksLikeRecoveryCode(code)) ? await this.useRecoveryCode(user, code, now) : await this.useTotp(user.id, row.secret_enc, code, now);
-    if (!ok) await this.wrongCode(user.id, field);
+    const sealed = row.secret_enc;
+    const useRecovery = recovery === true || (recovery === "either" && looksLikeRecoveryCode(code));
+    const ok = await counted(slot, () => (useRecovery ? this.useRecoveryCode(user, code, now) : this.useTotp(user.id, sealed, code, now)), (matched) => !matched);
+    if (!ok) throw wrongCode(field);
     await this.deps.rate.clear(bucket(user.id));
   }
 
@@ -231,22 +237,22 @@ export class TwoFactorService {
       .execute();
   }
 
-  private async throttle(userId: string): Promise<void> {
-    const now = this.deps.clock.now();
-    const state = await this.deps.rate.state(bucket(userId), now - CODE_WINDOW);
-    if (state.count >= CODE_FAILURES) {
-      throw new DomainError("rate_limited", "Too many wrong codes for this account; try again later", undefined, undefined, retryAfterSeconds(state, CODE_WINDOW, now));
-    }
-  }
-
-  private async wrongCode(userId: string, field: string): Promise<never> {
-    await this.deps.rate.record(bucket(userId), this.deps.clock.now());
-    throw invalid(field, "is wrong or was already used");
+  /**
+   * A slot of the account's wrong codes, taken before the code is checked (one step with the count, so a
+   * burst over several pending sign-ins gets exactly CODE_FAILURES checks): kept by a wrong code, cleared
+   * with the rest of the window by a right one.
+   */
+  private throttle(userId: string): Promise<Slot> {
+    return reserve(this.deps.rate, this.deps.clock.now(), { bucket: bucket(userId), windowMs: CODE_WINDOW, limit: CODE_FAILURES, message: "Too many wrong codes for this account; try again later" });
   }
 
   private audit(trx: Kysely<Database>, user: UserRow, at: number, action: string, summary: string): Promise<void> {
     return this.deps.audit.record(trx, { id: user.id, email: user.email }, at, { action, targetType: "account", targetId: user.id, summary });
   }
+}
+
+function wrongCode(field: string): DomainError {
+  return invalid(field, "is wrong or was already used");
 }
 
 function bucket(userId: string): string {

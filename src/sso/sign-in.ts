@@ -6,11 +6,11 @@
 import * as oidc from "openid-client";
 import type { UserRow } from "../storage/schema.js";
 import { DomainError } from "../shared/errors.js";
-import { retryAfterSeconds } from "../storage/rate-events.js";
 import { isUniqueViolation } from "../storage/unique-violation.js";
 import { randomToken, sha256Hex } from "../shared/ids.js";
 import { can } from "../accounts/plans.js";
 import { normalizeEmail } from "../accounts/accounts.js";
+import { reserve } from "../accounts/sign-in-throttle.js";
 import { setOperator } from "../admin/operators.js";
 import type { Actor } from "../admin/audit-log.js";
 import { CALLBACK_PATH, type SsoDeps } from "./deps.js";
@@ -108,12 +108,8 @@ export class SsoSignIn {
 
   /** Starts a sign-in: the provider's authorisation URL and the state the browser keeps in a cookie. */
   async start(input: { email?: string; instance?: boolean }, ip: string): Promise<{ url: string; state: string }> {
-    const bucket = `sso-start:ip:${ip}`;
-    const window = await this.deps.rate.state(bucket, this.deps.clock.now() - LOGIN_TTL_MS);
-    if (window.count >= STARTS_PER_ADDRESS) {
-      throw new DomainError("rate_limited", "Too many sign-ins started from this address; try again later", undefined, undefined, retryAfterSeconds(window, LOGIN_TTL_MS, this.deps.clock.now()));
-    }
-    await this.deps.rate.record(bucket, this.deps.clock.now());
+    // Every start counts (it keeps an sso_logins row), checked and counted in one step.
+    await reserve(this.deps.rate, this.deps.clock.now(), { bucket: `sso-start:ip:${ip}`, windowMs: LOGIN_TTL_MS, limit: STARTS_PER_ADDRESS, message: "Too many sign-ins started from this address; try again later" });
     let connection: Flow["connection"] = null;
     let email: string | undefined;
     if (!input.instance) {

@@ -9,7 +9,7 @@ import { normalizeEmail } from "../accounts/accounts.js";
 import { requireCapability } from "../accounts/plans.js";
 import { isUniqueViolation } from "../storage/unique-violation.js";
 import { invitationEmail } from "./invitation-email.js";
-import { retryAfterSeconds } from "../storage/rate-events.js";
+import type { Slot } from "../storage/rate-events.js";
 import { INVITATION_EMAILS_PER_HOUR, INVITATION_TTL_MS, RESEND_AFTER_MS, type TeamDeps, collaboratorLimit, requireActiveAccount } from "./deps.js";
 import { membershipOf } from "./memberships.js";
 import { publicInvitation } from "./invitation-view.js";
@@ -33,12 +33,15 @@ async function insertToken(trx: Transaction<Database>, invitationId: string, now
 const HOUR = 3_600_000;
 const emailBucket = (owner: UserRow) => `team-invite-mail:${owner.id}`;
 
-/** At most INVITATION_EMAILS_PER_HOUR invitation emails per owner and hour (429 with Retry-After past it). */
-async function checkEmailAllowance(deps: TeamDeps, owner: UserRow, now: number): Promise<void> {
-  const state = await deps.rate.state(emailBucket(owner), now - HOUR);
-  if (state.count >= INVITATION_EMAILS_PER_HOUR) {
-    throw new DomainError("rate_limited", `At most ${INVITATION_EMAILS_PER_HOUR} invitation emails per hour; try again later`, undefined, undefined, retryAfterSeconds(state, HOUR, now));
-  }
+/**
+ * At most INVITATION_EMAILS_PER_HOUR invitation emails per owner and hour (429 with Retry-After past it):
+ * the email's slot is taken before the invitation is written, checked and counted in one step so
+ * concurrent invitations cannot together pass; given back when no email goes.
+ */
+async function takeEmailSlot(deps: TeamDeps, owner: UserRow, now: number): Promise<Slot> {
+  const a = await deps.rate.attempt([{ bucket: emailBucket(owner), windowMs: HOUR, limit: INVITATION_EMAILS_PER_HOUR }], now);
+  if ("full" in a) throw new DomainError("rate_limited", `At most ${INVITATION_EMAILS_PER_HOUR} invitation emails per hour; try again later`, undefined, undefined, a.full.retryAfter);
+  return a.slot;
 }
 
 export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): Promise<Invitation> {
@@ -47,7 +50,7 @@ export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): 
   const email = normalizeEmail(rawEmail);
   if (email === owner.email) throw new DomainError("conflict", "You cannot invite yourself", [{ field: "email", message: "is your own address" }]);
   const now = deps.clock.now();
-  await checkEmailAllowance(deps, owner, now);
+  const slot = await takeEmailSlot(deps, owner, now);
   const row: TeamInvitationRow = {
     id: newId(),
     owner_id: owner.id,
@@ -93,6 +96,7 @@ export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): 
       return insertToken(trx, row.id, now);
     });
   } catch (err) {
+    await slot.release();
     if (isUniqueViolation(err)) throw new DomainError("conflict", `${email} already has a pending invitation; resend it instead`, [{ field: "email", message: "already invited" }]);
     throw err;
   }
@@ -117,7 +121,6 @@ export async function collaboratorCount(db: Transaction<Database>, ownerId: stri
  */
 async function send(deps: TeamDeps, owner: UserRow, row: TeamInvitationRow, token: string): Promise<TeamInvitationRow> {
   const link = `${deps.origin}/app/invitations/accept?token=${encodeURIComponent(token)}`;
-  await deps.rate.record(emailBucket(owner), row.sent_at);
   // Keyed by the invitation: a resend's email replaces a queued older one (whose link it replaced).
   const outcome = await deps.mailer.send(invitationEmail(owner, row.email, link, INVITATION_TTL_MS / 86_400_000), { key: `invitation:${row.id}`, expiresAt: row.expires_at });
   if (outcome !== "sent") {
@@ -152,7 +155,7 @@ export async function resend(deps: TeamDeps, owner: UserRow, id: string): Promis
   if (row.state !== "pending") throw new DomainError("conflict", `This invitation is ${row.state}, no longer pending`);
   const now = deps.clock.now();
   if (now < Number(row.sent_at) + RESEND_AFTER_MS) throw tooSoon(row, now);
-  await checkEmailAllowance(deps, owner, now);
+  const slot = await takeEmailSlot(deps, owner, now);
   const next: TeamInvitationRow = { ...row, sent_at: now, send_confirmed: 0, expires_at: now + INVITATION_TTL_MS, updated_at: now };
   const token = await deps.db.transaction().execute(async (trx) => {
     // Guarded by the previous sent_at: of two concurrent resends one wins, the other is told to wait.
@@ -167,8 +170,12 @@ export async function resend(deps: TeamDeps, owner: UserRow, id: string): Promis
     // The previous link stops working at once.
     await trx.updateTable("team_invitation_tokens").set({ replaced_at: now }).where("invitation_id", "=", row.id).where("replaced_at", "is", null).execute();
     return insertToken(trx, row.id, now);
+  }).catch(async (e: unknown) => {
+    await slot.release();
+    throw e;
   });
   if (token === null) {
+    await slot.release();
     const fresh = await ownInvitation(deps, owner, id);
     if (fresh.state !== "pending") throw new DomainError("conflict", `This invitation is ${fresh.state}, no longer pending`);
     throw tooSoon(fresh, now);
