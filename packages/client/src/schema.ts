@@ -3501,7 +3501,7 @@ export interface paths {
         put?: never;
         /**
          * Turn two-factor sign-in on with the app's first code: 10 recovery codes, shown this once; every other session ends
-         * @description 5 wrong codes in 15 minutes per account: 429 with Retry-After.
+         * @description Needs sudo mode (else 403 reauth_required). 5 wrong codes in 15 minutes per account: 429 with Retry-After.
          */
         post: {
             parameters: {
@@ -3595,7 +3595,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new TOTP secret for an authenticator app (nothing is enabled until POST /api/auth/2fa/totp/enable) */
+        /**
+         * A new TOTP secret for an authenticator app (nothing is enabled until POST /api/auth/2fa/totp/enable)
+         * @description Needs sudo mode (a sign-in or POST /api/auth/reauth in the last 10 minutes): else 403 reauth_required.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3751,6 +3754,72 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My security activity of the last 90 days, newest first: sign-ins and refusals by way, second factors, passkeys, keys, sessions
+         * @description Browser, OS and country as the session list shows them; no address is kept. At most 500 entries.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            activity: {
+                                /** Format: date-time */
+                                at: string;
+                                browser: string | null;
+                                country: string | null;
+                                /** @description The refusal's code, or the name of what changed */
+                                detail: string | null;
+                                id: string;
+                                /** @description sign_in, reauth, 2fa_enabled, 2fa_disabled, recovery_codes_regenerated, passkey_added, passkey_removed, api_key_created, api_key_revoked, session_revoked, sessions_revoked, password_changed, password_reset, sso_required */
+                                kind: string;
+                                os: string | null;
+                                outcome: "success" | "refused";
+                                /** @description For sign-ins: password, second_step, passkey, sso, sso_instance, signup, password_reset */
+                                way: string | null;
+                            }[];
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4192,7 +4261,7 @@ export interface paths {
         put?: never;
         /**
          * Finish a sign-in with a passkey; the session id and CSRF token rotate as at a password sign-in
-         * @description A refused answer counts among the address's failed sign-ins, which the password form shares (50 in 15 minutes, then 429).
+         * @description A refused answer counts among the address's failed sign-ins, which the password form shares (50 in 15 minutes, then 429). The same policies as a password sign-in: 403 sso_required under Require SSO or OIDC_ONLY.
          */
         post: {
             parameters: {
@@ -4312,7 +4381,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start adding a passkey: options for navigator.credentials.create() */
+        /**
+         * Start adding a passkey: options for navigator.credentials.create()
+         * @description Needs sudo mode (a sign-in or POST /api/auth/reauth in the last 10 minutes): else 403 reauth_required.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4576,7 +4648,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set a new password with the emailed token; every session of the account ends */
+        /**
+         * Set a new password with the emailed token; every session and pending sign-in of the account ends
+         * @description Refused with 403 sso_required where the address must sign in through single sign-on (Require SSO, OIDC_ONLY).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4607,6 +4682,181 @@ export interface paths {
                 };
                 /** @description Default Response */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/reauth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm it is you (sudo mode): the password, or a passkey's answer; changes of how you sign in need no proof for 10 minutes
+         * @description Changing two-factor sign-in, passkeys, API keys, the SSO connection or the team policy answers 403 reauth_required without a proof in the last 10 minutes of the session (a sign-in is one). Wrong passwords count with failed sign-ins (429 past the limits).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        password?: string;
+                        response?: {
+                            /**
+                             * @description Where the authenticator is
+                             * @enum {string}
+                             */
+                            authenticatorAttachment?: "platform" | "cross-platform";
+                            clientExtensionResults: {
+                                [key: string]: unknown;
+                            };
+                            /** @default  */
+                            id: string;
+                            /** @default  */
+                            rawId: string;
+                            response: {
+                                /** @default  */
+                                authenticatorData: string;
+                                /** @default  */
+                                clientDataJSON: string;
+                                /** @default  */
+                                signature: string;
+                                /** @default  */
+                                userHandle?: string;
+                            };
+                            /** @enum {string} */
+                            type: "public-key";
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                            /**
+                             * Format: date-time
+                             * @description Until when this session may change how the account signs in without asking again
+                             */
+                            sudo_until: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/reauth/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm it is you with a passkey: options for navigator.credentials.get(), the account's passkeys only */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            options: {
+                                allowCredentials: {
+                                    id: string;
+                                    transports?: string[];
+                                    /** @enum {string} */
+                                    type: "public-key";
+                                }[];
+                                challenge: string;
+                                rpId: string;
+                                timeout: number;
+                                userVerification: string;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4647,8 +4897,15 @@ export interface paths {
                     content: {
                         "application/json": {
                             csrf_token: string;
+                            /** @description Signed in: the way that made this session (password, passkey, sso, ...) */
+                            signed_in_with?: string | null;
                             /** @enum {string} */
                             status: "success";
+                            /**
+                             * Format: date-time
+                             * @description Signed in: until when changes to how the account signs in need no new proof (sudo mode, 10 minutes); null when they do
+                             */
+                            sudo_until?: string | null;
                             user: {
                                 created_at: string;
                                 email: string;
@@ -4711,6 +4968,8 @@ export interface paths {
                                  */
                                 last_seen_at: string;
                                 os: string | null;
+                                /** @description How the session was made: password, second_step, passkey, sso, sso_instance, signup (null: before this was kept) */
+                                way: string | null;
                             }[];
                             /** @enum {string} */
                             status: "success";
@@ -7849,7 +8108,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an API key with its scopes (default links:create) and optional expiry; the secret is returned once and stored only as a hash */
+        /**
+         * Create an API key with its scopes (default links:create) and optional expiry; the secret is returned once and stored only as a hash
+         * @description Needs sudo mode (a sign-in or POST /api/auth/reauth in the last 10 minutes): else 403 reauth_required. The account is emailed.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -10122,7 +10384,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Change the password (needs the current one); other sessions end
+         * Change the password (needs the current one); other sessions and pending sign-ins end, and the account is emailed
          * @description Wrong current passwords count with failed sign-ins of the account and the address: past the sign-in limits, 429 with Retry-After.
          */
         post: {
@@ -10471,7 +10733,10 @@ export interface paths {
                 };
             };
         };
-        /** Set the caller's single sign-on connection (Enterprise): issuer, client id, secret (sealed), email domains, require_sso */
+        /**
+         * Set the caller's single sign-on connection (Enterprise): issuer, client id, secret (sealed), email domains, require_sso
+         * @description Needs sudo mode (else 403 reauth_required). Turning require_sso on ends the sessions of its verified domains' addresses not made by this single sign-on, and emails each of them.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -11856,7 +12121,10 @@ export interface paths {
                 };
             };
         };
-        /** Require two-factor sign-in of my team's members (Enterprise): one without it is refused my links with 2fa_setup_required */
+        /**
+         * Require two-factor sign-in of my team's members (Enterprise): one without it is refused my links with 2fa_setup_required
+         * @description Needs sudo mode (a sign-in or POST /api/auth/reauth in the last 10 minutes): else 403 reauth_required.
+         */
         put: {
             parameters: {
                 query?: never;
