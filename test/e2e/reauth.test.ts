@@ -3,12 +3,14 @@
 // field, a wrong password is told beside it, the right one sends the refused creation again by itself and the secret
 // shows; a passkey proves it too; Escape cancels with a clear message and keeps what was typed; wrong passwords past
 // the throttle say when to try again. The Security page lists the sign-in, the refusal and the keys, and each
-// session's way. Screenshots of the dialog and the activity at 1280 and 390 px, light and dark.
+// session's way. The dialog passes axe in light and dark;
+// screenshots of it and of the activity at 1280 and 390 px, light and dark.
 // On http://localhost (as passkeys.test.ts): WebAuthn needs a secure context whose host is the RP ID.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { SHOTS_DIR, browserAvailable, ensureWebBuilt, launchBrowser, screenshotModes, signInPage, type BrowserSession } from "./browser.js";
+import { AxeBuilder } from "@axe-core/playwright";
+import { SHOTS_DIR, browserAvailable, ensureWebBuilt, launchBrowser, screenshot, screenshotModes, signInPage, type BrowserSession } from "./browser.js";
 import { freePort, startTestServer, type TestServer } from "../helpers/server.js";
 
 const available = browserAvailable();
@@ -48,6 +50,22 @@ describe.skipIf(!available)("confirm it's you (sudo mode) and the security activ
   const endSudo = () => server.ctx.storage.db.updateTable("sessions").set({ reauth_at: 0 }).execute();
   const keyNames = async () => (await server.ctx.storage.db.selectFrom("api_keys").select("name").orderBy("created_at").execute()).map((k) => k.name);
 
+  /**
+   * What the window shows with the dialog open, at 1280 and 390 px, light and dark (a full-page shot of a modal puts
+   * it over whatever part of the long profile page it likes).
+   */
+  async function windowShots(p: Page, name: string) {
+    for (const scheme of ["light", "dark"] as const) {
+      await p.emulateMedia({ colorScheme: scheme });
+      for (const width of [1280, 390]) {
+        await p.setViewportSize({ width, height: width < 500 ? 844 : 900 });
+        await screenshot(p, `${name}-${width}-${scheme}`, false);
+      }
+    }
+    await p.emulateMedia({ colorScheme: "light" });
+    await p.setViewportSize({ width: 1280, height: 900 });
+  }
+
   async function createKey(p: Page, name: string) {
     await p.getByTestId("key-name").fill(name);
     await p.getByTestId("key-create").click();
@@ -70,21 +88,22 @@ describe.skipIf(!available)("confirm it's you (sudo mode) and the security activ
     expect(await page().evaluate(() => document.activeElement?.id)).toBe("reauth-password");
     await dialog.getByTestId("reauth-passkey").waitFor();
     expect(await dialog.getByTestId("reauth-sso").count()).toBe(0);
-    await screenshotModes(page(), "e2e-reauth-01-dialog");
-    await page().setViewportSize({ width: 390, height: 844 });
-    for (const scheme of ["light", "dark"] as const) {
-      await page().emulateMedia({ colorScheme: scheme });
-      await dialog.screenshot({ path: join(SHOTS_DIR, `e2e-reauth-dialog-close-390-${scheme}.png`) });
-    }
-    await page().emulateMedia({ colorScheme: "light" });
-    await page().setViewportSize({ width: 1280, height: 900 });
+    await windowShots(page(), "e2e-reauth-01-dialog");
 
     await dialog.getByTestId("reauth-password").fill("not-the-password");
     await dialog.getByTestId("reauth-submit").click();
     await expect.poll(() => dialog.getByTestId("reauth-password-error").textContent()).toContain("is not your current password");
     expect(await dialog.isVisible()).toBe(true);
     expect(await keyNames()).toEqual([]);
-    await screenshotModes(page(), "e2e-reauth-02-wrong-password");
+    await windowShots(page(), "e2e-reauth-02-wrong-password");
+    // The mouse off the buttons: axe measures the colours as they are, and a hovered button is another shade.
+    await page().mouse.move(0, 0);
+    for (const scheme of ["light", "dark"] as const) {
+      await page().emulateMedia({ colorScheme: scheme });
+      const axe = await new AxeBuilder({ page: page() }).include(".reauth-dialog").withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+      expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").flatMap((v) => v.nodes.map((n) => `${scheme}: ${v.id} at ${n.target.join(" ")}: ${n.failureSummary ?? ""}`))).toEqual([]);
+    }
+    await page().emulateMedia({ colorScheme: "light" });
 
     await dialog.getByTestId("reauth-password").fill(password);
     await dialog.getByTestId("reauth-submit").click();
@@ -146,6 +165,20 @@ describe.skipIf(!available)("confirm it's you (sudo mode) and the security activ
     await page().setViewportSize({ width: 1280, height: 900 });
   });
 
+  it("the activity's empty and error states: a failed load offers to try again", async () => {
+    const activity = "**/api/auth/activity";
+    await page().route(activity, (r) => r.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ status: "success", activity: [] }) }));
+    await page().goto("/app/security");
+    await page().getByTestId("activity-empty").waitFor();
+    await page().unroute(activity);
+    await page().route(activity, (r) => r.fulfill({ status: 503, contentType: "application/json", body: JSON.stringify({ status: "error", code: "unavailable", message: "Try again in a moment" }) }));
+    await page().goto("/app/security");
+    await expect.poll(() => page().getByTestId("activity-error").textContent()).toContain("Try again in a moment");
+    await page().unroute(activity);
+    await page().getByTestId("activity-error").getByRole("button", { name: "Try again" }).click();
+    await page().getByTestId("activity-row").first().waitFor();
+  });
+
   it("after too many wrong passwords, the dialog says when to try again", async () => {
     await page().goto("/app/profile");
     await endSudo();
@@ -159,7 +192,7 @@ describe.skipIf(!available)("confirm it's you (sudo mode) and the security activ
       if (await dialog.getByTestId("reauth-error").count()) break;
     }
     await expect.poll(() => dialog.getByTestId("reauth-error").textContent()).toMatch(/Too many wrong passwords.*Try again in \d+ (seconds|minutes)\./);
-    await screenshotModes(page(), "e2e-reauth-04-throttled");
+    await windowShots(page(), "e2e-reauth-04-throttled");
     await dialog.getByTestId("reauth-cancel").click();
     expect(await keyNames()).not.toContain("Throttled key");
   });
