@@ -51,7 +51,7 @@ function pages(s: Seeded, stamp: string): Array<{ who: "nobody" | "owner" | "mem
         ["webhooks", "/app/webhooks", "webhook-row"],
         ["team", "/app/team"],
         ["profile", "/app/profile", "section-keys"],
-        ["security", "/app/security"],
+        ["security", "/app/security", "activity-row"],
         ["sso", "/app/sso"],
       ],
     },

@@ -1,5 +1,5 @@
 // Browser test of every page, with data in it: the dashboard (links, filtered and with a selection, link form,
-// created link, statistics, bulk, domains, webhooks with their delivery log, team, profile with API keys, a team's
+// created link, statistics, bulk, domains, webhooks with their delivery log, team, profile with API keys, security with its activity, a team's
 // shared links), the operator console, sign-in, sign-up, the invitation page, and the public pages (404, 410 expired,
 // 403 limit reached, 410 disabled, password form, report form and its thank-you). At 390 x 844 in light and dark, and at 1280 in both:
 // no page is wider than the window, and the failure names the widest elements that stick out. Dark mode follows
@@ -131,6 +131,7 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
     await check(page, "webhooks-deliveries", tag, problems);
     await visit("team", "/app/team");
     await visit("profile-api-keys", "/app/profile", "section-keys");
+    await visit("security-activity", "/app/security", "activity-row");
 
     // A team member's view of the owner's links.
     await signIn(page, seeded.member.email);

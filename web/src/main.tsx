@@ -4,7 +4,7 @@ import { createRoot } from "react-dom/client";
 import { BrowserRouter, Route, Routes, useLocation, useNavigate } from "react-router";
 import "./styles.css";
 import "./shared/shell.css";
-import { onUnauthenticated } from "./shared/api";
+import { onReauthRequired, onUnauthenticated } from "./shared/api";
 import { SessionProvider, useSession } from "./shared/session";
 import { RequireAuth, Spinner } from "./shared/ui";
 import { TeamViewProvider } from "./shared/team-view";
@@ -52,6 +52,9 @@ const AdminLinksPage = page(() => import("./admin/Links"), (m) => m.AdminLinksPa
 const AdminReportsPage = page(() => import("./admin/Reports"), (m) => m.AdminReportsPage);
 const AdminBlocklistPage = page(() => import("./admin/Blocklist"), (m) => m.AdminBlocklistPage);
 const AdminAuditPage = page(() => import("./admin/Audit"), (m) => m.AdminAuditPage);
+
+// "Confirm it's you" on any 403 reauth_required: its code loads only when a change first asks for it.
+onReauthRequired(() => import("./shared/reauth").then((m) => m.askToConfirmItsYou()));
 
 /** Sends the user to the sign-in page whenever the API answers 401 unauthenticated. */
 function UnauthenticatedRedirect() {

@@ -1,7 +1,8 @@
-// Security: two-factor sign-in and the sessions of the account.
+// Security: two-factor sign-in, the sessions of the account and its recent security activity.
 import { useTitle } from "../shared/ui";
 import { TwoFactorSection } from "./TwoFactorSection";
 import { SessionsSection } from "./SessionsSection";
+import { ActivitySection } from "./ActivitySection";
 
 export function SecurityPage() {
   useTitle("Security");
@@ -10,6 +11,7 @@ export function SecurityPage() {
       <h1>Security</h1>
       <TwoFactorSection />
       <SessionsSection />
+      <ActivitySection />
     </div>
   );
 }

@@ -5,6 +5,7 @@ import type { SessionView } from "@contract/security";
 import { securityApi } from "./security-api";
 import { Alert, Spinner, errorMessage } from "../shared/ui";
 import { formatDateTime } from "../shared/dates";
+import { wayInWords } from "./activity-words";
 
 export function SessionsSection() {
   const [sessions, setSessions] = useState<SessionView[] | null>(null);
@@ -41,8 +42,9 @@ export function SessionsSection() {
                 <strong>{s.browser ?? "Unknown browser"}</strong> on {s.os ?? "an unknown system"}
                 {s.country ? <span className="muted"> · {s.country}</span> : null}
                 {s.current ? <span className="badge" data-testid="session-current"> This device</span> : null}
-                <div className="muted small">
-                  Signed in {formatDateTime(s.created_at)} · last seen {formatDateTime(s.last_seen_at)}
+                <div className="muted small" data-testid="session-signed-in">
+                  Signed in {wayInWords(s.way) ? `${wayInWords(s.way)} on ` : ""}
+                  {formatDateTime(s.created_at)} · last seen {formatDateTime(s.last_seen_at)}
                 </div>
               </div>
               {s.current ? null : (

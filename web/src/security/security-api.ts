@@ -1,4 +1,5 @@
-// The Security page's calls: two-factor sign-in (set-up, enabling, disabling, recovery codes) and sessions.
+// The Security page's calls: two-factor sign-in (set-up, enabling, disabling, recovery codes), sessions and the
+// account's security activity.
 import { call, snip } from "../shared/api";
 
 export const securityApi = {
@@ -10,4 +11,5 @@ export const securityApi = {
   sessions: () => call(snip.GET("/api/auth/sessions")).then((r) => r.sessions),
   signOutSession: (id: string) => call(snip.DELETE("/api/auth/sessions/{id}", { params: { path: { id } } })),
   signOutOthers: () => call(snip.POST("/api/auth/sessions/revoke-others")).then((r) => r.revoked),
+  activity: () => call(snip.GET("/api/auth/activity")).then((r) => r.activity),
 };

@@ -1,6 +1,7 @@
 // The dashboard's only door to the server: the typed client (packages/client) on this origin, with the
 // session cookie and CSRF token; each feature folder's calls go through `call`, which turns error answers
-// into ApiError. Paths, queries, bodies and answers are checked against the server's route schemas.
+// into ApiError. Paths, queries, bodies and answers are checked against the server's route schemas. A change of
+// how the account signs in that answers 403 reauth_required asks the user to confirm it is them, then is sent again.
 import { createSnipClient } from "@snip/client";
 import type { FieldError } from "@contract/common";
 
@@ -54,8 +55,56 @@ export function onUnauthenticated(handler: (() => void) | null): void {
   unauthenticatedHandler = handler;
 }
 
+/** Asks the user to confirm it is them; true once the session may make the change, false when they cancelled. */
+type ProofAsker = () => Promise<boolean>;
+let proofAsker: ProofAsker | null = null;
+let asking: Promise<boolean> | null = null;
+
+/** Called when a call answers 403 `reauth_required` (the app opens its "Confirm it's you" dialog). */
+export function onReauthRequired(asker: ProofAsker | null): void {
+  proofAsker = asker;
+}
+
+/** One question at a time: calls refused together wait for the same answer instead of opening two dialogs. */
+function askForProof(): Promise<boolean> {
+  if (!proofAsker) return Promise.resolve(false);
+  asking ??= proofAsker()
+    .catch(() => false)
+    .finally(() => (asking = null));
+  return asking;
+}
+
+async function isReauthRequired(response: Response): Promise<boolean> {
+  if (response.status !== 403) return false;
+  const body: unknown = await response.clone().json().catch(() => null);
+  return isRecord(body) && body.code === "reauth_required";
+}
+
+/** What a refused change answers when the user closed the dialog: the form shows this instead of the API's wording. */
+function cancelledAnswer(): Response {
+  const body = { status: "error", code: "reauth_required", message: "Nothing was changed: this needs you to confirm it's you, and that was cancelled. Try again when you are ready." };
+  return new Response(JSON.stringify(body), { status: 403, headers: { "Content-Type": "application/json" } });
+}
+
+/**
+ * The typed client's fetch. Sudo mode: the server refuses changes of how the account signs in (2FA set-up, passkeys,
+ * API keys, SSO, team policy, and any route that joins them) once the session's last proof is 10 minutes old. Here
+ * every such refusal, today's routes and tomorrow's, asks for the proof and sends the very same request again, so the
+ * form that made it simply carries on with what was typed.
+ */
+async function fetchAskingForProof(request: Request, init?: RequestInit): Promise<Response> {
+  // A body is read once: the copy is what a retry sends (with the same CSRF header).
+  const copy = request.clone();
+  let response = await fetch(request, init);
+  while (await isReauthRequired(response)) {
+    if (!(await askForProof())) return cancelledAnswer();
+    response = await fetch(copy.clone(), init);
+  }
+  return response;
+}
+
 /** The client every call goes through; it keeps the session's CSRF token from the answers that carry one. */
-export const snip = createSnipClient({ baseUrl: "" });
+export const snip = createSnipClient({ baseUrl: "", fetch: fetchAskingForProof as typeof fetch });
 
 /** What openapi-fetch answers: the success body or the error body, and the response. */
 interface Answer<D> {

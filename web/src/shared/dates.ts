@@ -35,3 +35,27 @@ export function formatHour(value: string | number | Date): string {
   const d = parse(value);
   return d ? HOUR.format(d) : String(value);
 }
+
+const RELATIVE = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+const RELATIVE_STEPS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ["second", 60],
+  ["minute", 60],
+  ["hour", 24],
+  ["day", 7],
+  ["week", 4.35],
+  ["month", 12],
+  ["year", Infinity],
+];
+
+/** How long ago (or until), in the user's language: "just now", "5 minutes ago", "yesterday", "3 weeks ago". */
+export function formatRelative(value: string | number | Date, now: number = Date.now()): string {
+  const d = parse(value);
+  if (!d) return "—";
+  let amount = (d.getTime() - now) / 1000;
+  if (Math.abs(amount) < 45) return "just now";
+  for (const [unit, size] of RELATIVE_STEPS) {
+    if (Math.abs(amount) < size) return RELATIVE.format(Math.round(amount), unit);
+    amount /= size;
+  }
+  return formatDateTime(d);
+}
