@@ -2,7 +2,7 @@
 // (web/src/shared/dates.ts) and the wait a throttled "Confirm it's you" tells (web/src/shared/reauth-api.ts).
 import { describe, expect, it } from "vitest";
 import { activityInWords, refusalInWords, wayInWords } from "../../web/src/security/activity-words.js";
-import { formatRelative } from "../../web/src/shared/dates.js";
+import { formatRelative, waitInWords } from "../../web/src/shared/dates.js";
 
 describe("activity and session ways in words", () => {
   it("names every way a session is made, and shows a new one as it is", () => {
@@ -37,9 +37,7 @@ describe("formatRelative", () => {
   });
 });
 
-describe("waitInWords", async () => {
-  // reauth-api imports the typed client, which reads nothing of the browser until a call is made.
-  const { waitInWords } = await import("../../web/src/shared/reauth-api.js");
+describe("waitInWords", () => {
   it("tells a Retry-After in seconds or minutes, and nothing for none", () => {
     expect(waitInWords("45")).toBe("in 45 seconds");
     expect(waitInWords("900")).toBe("in 15 minutes");

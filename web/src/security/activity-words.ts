@@ -1,6 +1,12 @@
 // The security activity and the session list in words: how a session was made, and what happened to the account's
 // ways in. The server names them (kinds, ways, refusal codes); a name this dashboard does not know yet is shown as it is.
-import type { ActivityEntry } from "@contract/security";
+/** What these words read of an activity entry (the contract's ActivityEntry; kept structural so unit tests load this file alone). */
+interface ActivityEntry {
+  kind: string;
+  outcome: string;
+  way: string | null;
+  detail: string | null;
+}
 
 const WAYS: Record<string, string> = {
   password: "with a password",

@@ -59,3 +59,12 @@ export function formatRelative(value: string | number | Date, now: number = Date
   }
   return formatDateTime(d);
 }
+
+/** "in 45 seconds", "in 3 minutes": the Retry-After of a 429, in words. */
+export function waitInWords(retryAfter: string | null): string | null {
+  const seconds = Number(retryAfter);
+  if (!retryAfter || !Number.isFinite(seconds) || seconds <= 0) return null;
+  if (seconds < 90) return `in ${Math.ceil(seconds)} seconds`;
+  const minutes = Math.ceil(seconds / 60);
+  return `in ${minutes} minutes`;
+}

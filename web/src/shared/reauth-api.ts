@@ -2,20 +2,12 @@
 // dialog can offer this session (a passkey of the account, a fresh single sign-on).
 import { browserSupportsWebAuthn, startAuthentication, type PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/browser";
 import { ApiError, call, snip } from "./api";
+import { waitInWords } from "./dates";
 
 /** The ways besides the password; `ssoHref` starts a fresh single sign-on (it lands on /app afterwards). */
 export interface OtherWays {
   passkey: boolean;
   ssoHref: string | null;
-}
-
-/** "in 45 seconds", "in 3 minutes": the Retry-After of a 429, in words. */
-export function waitInWords(retryAfter: string | null): string | null {
-  const seconds = Number(retryAfter);
-  if (!retryAfter || !Number.isFinite(seconds) || seconds <= 0) return null;
-  if (seconds < 90) return `in ${Math.ceil(seconds)} seconds`;
-  const minutes = Math.ceil(seconds / 60);
-  return `in ${minutes} minutes`;
 }
 
 /** As `call`, with a 429's Retry-After told in the message (the throttle of wrong passwords answers one). */
