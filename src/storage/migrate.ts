@@ -34,6 +34,7 @@ import { linkStartRedirect } from "./migrations/032-link-start-redirect.js";
 import { orphanVisits } from "./migrations/033-orphan-visits.js";
 import { ssoIdentities } from "./migrations/037-sso-identities.js";
 import { streamBatches } from "./migrations/038-stream-batches.js";
+import { memberOrigin } from "./migrations/041-member-origin.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -70,6 +71,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "033-orphan-visits": orphanVisits(),
     "037-sso-identities": ssoIdentities(),
     "038-stream-batches": streamBatches(),
+    "041-member-origin": memberOrigin(),
   };
 }
 

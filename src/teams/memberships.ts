@@ -31,7 +31,7 @@ export async function overview(db: Db, actor: UserRow): Promise<Omit<Team, "coll
     db
       .selectFrom("team_members")
       .innerJoin("users", "users.id", "team_members.member_id")
-      .select(["users.id", "users.email", "users.name", "team_members.joined_at"])
+      .select(["users.id", "users.email", "users.name", "team_members.joined_at", "team_members.joined_by"])
       .where("team_members.owner_id", "=", actor.id)
       .orderBy("team_members.joined_at")
       .orderBy("users.email")
@@ -40,7 +40,7 @@ export async function overview(db: Db, actor: UserRow): Promise<Omit<Team, "coll
     membershipQuery(db).where("team_members.member_id", "=", actor.id).orderBy("team_members.joined_at").orderBy("users.email").execute(),
   ]);
   return {
-    members: members.map((m) => ({ user_id: m.id, email: m.email, name: m.name, joined_at: iso(Number(m.joined_at)) })),
+    members: members.map((m) => ({ user_id: m.id, email: m.email, name: m.name, joined_at: iso(Number(m.joined_at)), joined_by: m.joined_by })),
     invitations: invitations.map(publicInvitation),
     memberships: memberships.map(toMembership),
   };

@@ -11425,7 +11425,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description members and pending invitations together this team may have: 2, or ENTERPRISE_MEMBERS_MAX (default 50) on Enterprise */
+                            /** @description collaborators the owner may invite, on Business and Enterprise alike: 2, members who joined by invitation and pending invitations together (members made by single sign-on count apart, against ENTERPRISE_MEMBERS_MAX) */
                             collaborators_max: number;
                             invitations: {
                                 /** @description Earliest resend: one minute after the last send */
@@ -11444,6 +11444,8 @@ export interface paths {
                             members: {
                                 email: string;
                                 joined_at: string;
+                                /** @description invitation: accepted an emailed invitation (counts against collaborators_max); sso: signed in through the owner's single sign-on (counts against ENTERPRISE_MEMBERS_MAX) */
+                                joined_by: "invitation" | "sso";
                                 name: string;
                                 user_id: string;
                             }[];
@@ -11488,7 +11490,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Invite a collaborator by email (Business and above; at most 2 members and pending invitations together, ENTERPRISE_MEMBERS_MAX on Enterprise) */
+        /**
+         * Invite a collaborator by email (Business and above; at most 2 invited members and pending invitations together, on Enterprise too)
+         * @description The third collaborator answers 403 limit_reached. Members made by single sign-on (Enterprise) do not count here: ENTERPRISE_MEMBERS_MAX bounds them.
+         */
         post: {
             parameters: {
                 query?: never;
