@@ -20,6 +20,11 @@ export const MembershipSchema = Type.Object({
   owner_name: Type.String(),
   joined_at: Type.String(),
   active: Type.Boolean({ description: "false while the owner is suspended or the owner's plan no longer allows sharing" }),
+  requires_2fa: Type.Boolean({
+    description:
+      "true while the owner (Enterprise) requires two-factor sign-in of members and you have not set it up: the owner's links answer 403 " +
+      "2fa_setup_required, and reads across teams (such as GET /api/links/sparklines) leave them out, until you do",
+  }),
 });
 export type Membership = Static<typeof MembershipSchema>;
 

@@ -242,7 +242,7 @@ export async function accept(deps: TeamDeps, actor: UserRow | null, token: strin
   const { invitation } = match;
   // Accepting again as the same member is harmless, whatever happened to the link since.
   if (invitation.state === "accepted" && invitation.accepted_by === actor.id) {
-    const again = await membershipOf(deps.db, invitation.owner_id, actor.id);
+    const again = await membershipOf(deps.db, invitation.owner_id, actor);
     if (again) return again;
   }
   if (match.replaced) throw REPLACED();
@@ -273,7 +273,7 @@ export async function accept(deps: TeamDeps, actor: UserRow | null, token: strin
   });
   // Lost a race (a cancel, or this member's own second click): answer from the state that won.
   if (!accepted) return accept(deps, actor, token);
-  const membership = await membershipOf(deps.db, invitation.owner_id, actor.id);
+  const membership = await membershipOf(deps.db, invitation.owner_id, actor);
   if (!membership) throw new DomainError("conflict", "The team's owner no longer exists");
   return membership;
 }

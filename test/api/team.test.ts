@@ -169,7 +169,7 @@ describe.each(ENGINES)("team invitations on %s", (engine) => {
     await server.ctx.storage.db.updateTable("users").set({ email_verified_at: clock.now() }).where("email", "=", invitee.email).execute();
     const ok = await invitee.client.post("/api/invitations/accept", { token });
     expect(ok.status).toBe(200);
-    expect(ok.body.membership).toEqual({ owner_id: o.id, owner_email: o.email, owner_name: "", joined_at: new Date(clock.now()).toISOString(), active: true });
+    expect(ok.body.membership).toEqual({ owner_id: o.id, owner_email: o.email, owner_name: "", joined_at: new Date(clock.now()).toISOString(), active: true, requires_2fa: false });
     const again = await invitee.client.post("/api/invitations/accept", { token });
     expect(again.status).toBe(200);
     expect(again.body.membership).toEqual(ok.body.membership);

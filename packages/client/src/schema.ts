@@ -7655,6 +7655,8 @@ export interface paths {
                                 owner_email: string;
                                 owner_id: string;
                                 owner_name: string;
+                                /** @description true while the owner (Enterprise) requires two-factor sign-in of members and you have not set it up: the owner's links answer 403 2fa_setup_required, and reads across teams (such as GET /api/links/sparklines) leave them out, until you do */
+                                requires_2fa: boolean;
                             };
                             /** @enum {string} */
                             status: "success";
@@ -9888,7 +9890,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description By link id: 7 daily click counts (UTC days), oldest first, the last one today; ids the caller may not read are absent */
+                            /** @description By link id: 7 daily click counts (UTC days), oldest first, the last one today; ids the caller may not read are absent (a team's whose two-factor policy the caller has not met too: the others still answer) */
                             sparklines: {
                                 [key: string]: number[];
                             };
@@ -11456,6 +11458,8 @@ export interface paths {
                                 owner_email: string;
                                 owner_id: string;
                                 owner_name: string;
+                                /** @description true while the owner (Enterprise) requires two-factor sign-in of members and you have not set it up: the owner's links answer 403 2fa_setup_required, and reads across teams (such as GET /api/links/sparklines) leave them out, until you do */
+                                requires_2fa: boolean;
                             }[];
                             /** @enum {string} */
                             status: "success";
