@@ -64,18 +64,15 @@ export async function ownerAccessOrNone(db: Db, actor: UserRow, ownerId: string 
 
 /**
  * For reads across several owners (the actor's own links and its teams'): the owners of `ownerIds` the actor may
- * read, and apart those whose two-factor policy refuses it. One owner's refusal leaves that owner's links out
- * instead of failing the whole read; a request for that owner alone still answers 2fa_setup_required.
+ * read. An owner whose two-factor policy refuses the actor is left out instead of failing the whole read; a
+ * request for that owner alone still answers 2fa_setup_required (ownerAccess).
  */
-export async function readableOwners(db: Db, actor: UserRow, ownerIds: Iterable<string>): Promise<{ allowed: Set<string>; withheld: Set<string> }> {
+export async function readableOwners(db: Db, actor: UserRow, ownerIds: Iterable<string>): Promise<Set<string>> {
   const allowed = new Set<string>();
-  const withheld = new Set<string>();
   for (const ownerId of new Set(ownerIds)) {
-    const access = await resolveAccess(db, actor, ownerId);
-    if (access === "2fa") withheld.add(ownerId);
-    else if (access.role !== "none") allowed.add(ownerId);
+    if ((await ownerAccessOrNone(db, actor, ownerId)).role !== "none") allowed.add(ownerId);
   }
-  return { allowed, withheld };
+  return allowed;
 }
 
 /**
