@@ -20,7 +20,7 @@ export interface InstanceOidcConfig {
 
 export interface SsoConfig {
   oidc: InstanceOidcConfig | null;
-  /** ENTERPRISE_MEMBERS_MAX: an Enterprise team's members (SSO sign-ins and invitations). */
+  /** ENTERPRISE_MEMBERS_MAX: the members single sign-on may make in an Enterprise team (invitations count apart). */
   enterpriseMembersMax: number;
 }
 

@@ -192,7 +192,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const traceSmtp = tracing ? (smtp: Mailer, url: string) => tracing.smtp(smtp, url) : undefined;
   const { transport, mailer } = createMail({ ...base, db, events, transport: overrides.mailer, traceSmtp });
   const { accounts, sessions, apiKeys } = createAccounts({ ...base, caps, rate, mailer, events });
-  const teams = createTeams({ db, caps, clock, mailer, log, rate, origin: config.origin, events, enterpriseMembersMax: config.sso.enterpriseMembersMax });
+  const teams = createTeams({ db, caps, clock, mailer, log, rate, origin: config.origin, events });
   const { clicks, reads, stats, countries } = await createClicks({ ...base, journal: overrides.clickJournal === true, recover: migrated, writer: overrides.cluster?.clickWriter });
   const { domains, customHosts, changes: domainChanges } = await createDomains({ ...base, caps, mailer, dns: overrides.dns, start: migrated });
   const tags = new TagService({ db, caps, clock });

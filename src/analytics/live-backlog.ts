@@ -5,7 +5,7 @@ import type { Selectable } from "kysely";
 import type { ClicksTable, UserRow } from "../storage/schema.js";
 import type { LiveClick } from "../contract/live.js";
 import { can, requireCapability } from "../accounts/plans.js";
-import { managedOwner, ownerAccess } from "../teams/access.js";
+import { managedOwner, ownerAccessOrNone } from "../teams/access.js";
 
 /** Clicks sent when a stream opens, at most. */
 export const BACKLOG = 20;
@@ -17,10 +17,13 @@ export async function liveOwner(db: Db, actor: UserRow, ownerId: string | undefi
   return owner;
 }
 
-/** Whether `actor` (read again: null once signed out) may still watch `ownerId`'s clicks: membership, plans and statuses change. */
+/**
+ * Whether `actor` (read again: null once signed out) may still watch `ownerId`'s clicks: membership, plans,
+ * statuses and the owner's two-factor policy change (a refusal ends the stream; thrown, it would keep it open).
+ */
 export async function mayStillWatch(db: Db, actor: UserRow | null, ownerId: string): Promise<boolean> {
   if (!actor) return false;
-  const access = await ownerAccess(db, actor, ownerId);
+  const access = await ownerAccessOrNone(db, actor, ownerId);
   return access.owner !== null && can(access.owner.plan, "account_analytics");
 }
 

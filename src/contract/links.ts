@@ -200,7 +200,7 @@ export const SparklineQuery = Type.Object(
 export const SparklineReply = Type.Object({
   status: Type.Literal("success"),
   sparklines: Type.Record(Type.String(), Type.Array(Type.Integer(), { minItems: 7, maxItems: 7 }), {
-    description: "By link id: 7 daily click counts (UTC days), oldest first, the last one today; ids the caller may not read are absent",
+    description: "By link id: 7 daily click counts (UTC days), oldest first, the last one today; ids the caller may not read are absent (a team's whose two-factor policy the caller has not met too: the others still answer)",
   }),
 });
 export type SparklineReply = Static<typeof SparklineReply>;

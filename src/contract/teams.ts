@@ -20,10 +20,23 @@ export const MembershipSchema = Type.Object({
   owner_name: Type.String(),
   joined_at: Type.String(),
   active: Type.Boolean({ description: "false while the owner is suspended or the owner's plan no longer allows sharing" }),
+  requires_2fa: Type.Boolean({
+    description:
+      "true while the owner (Enterprise) requires two-factor sign-in of members and you have not set it up: the owner's links answer 403 " +
+      "2fa_setup_required, and reads across teams (such as GET /api/links/sparklines) leave them out, until you do",
+  }),
 });
 export type Membership = Static<typeof MembershipSchema>;
 
-export const MemberSchema = Type.Object({ user_id: Type.String(), email: Type.String(), name: Type.String(), joined_at: Type.String() });
+export const MemberSchema = Type.Object({
+  user_id: Type.String(),
+  email: Type.String(),
+  name: Type.String(),
+  joined_at: Type.String(),
+  joined_by: Type.Union([Type.Literal("invitation"), Type.Literal("sso")], {
+    description: "invitation: accepted an emailed invitation (counts against collaborators_max); sso: signed in through the owner's single sign-on (counts against ENTERPRISE_MEMBERS_MAX)",
+  }),
+});
 export type Member = Static<typeof MemberSchema>;
 
 const TeamProperties = {
@@ -31,7 +44,9 @@ const TeamProperties = {
   invitations: Type.Array(InvitationSchema),
   memberships: Type.Array(MembershipSchema),
   collaborators_max: Type.Integer({
-    description: "members and pending invitations together this team may have: 2, or ENTERPRISE_MEMBERS_MAX (default 50) on Enterprise",
+    description:
+      "collaborators the owner may invite, on Business and Enterprise alike: 2, members who joined by invitation and pending invitations together " +
+      "(members made by single sign-on count apart, against ENTERPRISE_MEMBERS_MAX)",
   }),
 };
 /** My team's members, my pending invitations, and the teams I belong to. */

@@ -7,7 +7,7 @@ import { SESSION_COOKIE } from "../accounts/sessions.js";
 import { DomainError } from "../shared/errors.js";
 import type { UserRow } from "../storage/schema.js";
 import type { Actor } from "../admin/audit-log.js";
-import { hasSecondFactor } from "../storage/second-factors.js";
+import { secondFactorDemand } from "../security/second-factor-policy.js";
 import { describeUserAgent } from "../clicks/describe.js";
 import { proxyCountry, trustOf } from "./proxy.js";
 import type { SessionDevice } from "../accounts/sessions.js";
@@ -127,7 +127,7 @@ export function sessionOf(ctx: AppContext, req: FastifyRequest, user: UserRow = 
 async function requireOperator(ctx: AppContext, req: FastifyRequest): Promise<UserRow> {
   const user = await requireUser(ctx, req);
   if (Number(user.is_admin) !== 1 || user.status !== "active") throw new DomainError("forbidden", "This needs an operator account");
-  if (ctx.config.operatorRequire2fa && !(await hasSecondFactor(ctx.storage.db, user.id))) {
+  if ((await secondFactorDemand(ctx.storage.db, user, { operatorPolicy: ctx.config.operatorRequire2fa, teams: "none" })).missing) {
     throw new DomainError("2fa_setup_required", "Operator accounts need two-factor sign-in: set it up under Security first");
   }
   return user;

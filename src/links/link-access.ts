@@ -4,7 +4,7 @@ import { DomainError } from "../shared/errors.js";
 import type { SelectQueryBuilder } from "kysely";
 import type { Db } from "../storage/db.js";
 import type { Database, LinkRow, UserRow } from "../storage/schema.js";
-import { linkAccess, ownerAccess } from "../teams/access.js";
+import { linkAccess, readableOwners } from "../teams/access.js";
 import { invalid } from "../shared/errors.js";
 
 /** A link as the dashboard reads it: with the email of its last editor. */
@@ -56,15 +56,13 @@ export function parseLinkIds(text: string): string[] {
 
 /**
  * The links of `ids` the actor may read (its own, and a team owner's for an active member), as the click
- * tables know them; unknown ids and other accounts' links are left out without saying which.
+ * tables know them; unknown ids and other accounts' links are left out without saying which, and so are the
+ * links of an owner whose two-factor policy the actor has not met (the others still answer).
  */
 export async function readableLinks(db: Db, actor: UserRow, ids: string[]): Promise<Array<{ id: string; num: number }>> {
   if (ids.length === 0) return [];
   const rows = await db.selectFrom("links").select(["id", "num", "owner_id"]).where("id", "in", ids).execute();
   // A page of the list holds one owner's links: one access check per distinct owner.
-  const allowed = new Set<string>();
-  for (const ownerId of new Set(rows.flatMap((r) => (r.owner_id === null ? [] : [r.owner_id])))) {
-    if ((await ownerAccess(db, actor, ownerId)).role !== "none") allowed.add(ownerId);
-  }
+  const allowed = await readableOwners(db, actor, rows.flatMap((r) => (r.owner_id === null ? [] : [r.owner_id])));
   return rows.filter((r) => r.owner_id !== null && allowed.has(r.owner_id)).map((r) => ({ id: r.id, num: Number(r.num) }));
 }

@@ -36,6 +36,7 @@ import { ssoIdentities } from "./migrations/037-sso-identities.js";
 import { streamBatches } from "./migrations/038-stream-batches.js";
 import { signInDoor } from "./migrations/039-sign-in-door.js";
 import { ssoDomainClaims } from "./migrations/040-sso-domain-claims.js";
+import { memberOrigin } from "./migrations/041-member-origin.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -74,6 +75,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "038-stream-batches": streamBatches(),
     "039-sign-in-door": signInDoor(),
     "040-sso-domain-claims": ssoDomainClaims(storage.dialect),
+    "041-member-origin": memberOrigin(),
   };
 }
 

@@ -220,7 +220,11 @@ export interface TeamMembersTable {
   owner_id: string;
   member_id: string;
   joined_at: number;
+  /** How the member joined: "invitation" or "sso" (each counts against its own allowance, docs/teams.md). */
+  joined_by: Generated<MemberOrigin>;
 }
+
+export type MemberOrigin = "invitation" | "sso";
 
 export interface WebhookDeliveriesTable {
   /** The X-Snip-Delivery id. */

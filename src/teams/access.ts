@@ -1,12 +1,13 @@
 // Who may do what with an owner's links: the one permission check every link route goes through.
 // A member's access lasts while the membership exists, the owner is active and the owner's plan
 // allows sharing (the membership is kept meanwhile: access returns with the owner's status or plan);
-// anything else is no access at all.
+// anything else is no access at all. An Enterprise owner's two-factor policy refuses a member without a second
+// factor: a request for that owner's links fails with 2fa_setup_required, a read across owners leaves them out.
 import type { Db } from "../storage/db.js";
 import type { LinkRow, UserRow } from "../storage/schema.js";
 import { can } from "../accounts/plans.js";
 import { DomainError } from "../shared/errors.js";
-import { hasSecondFactor } from "../storage/second-factors.js";
+import { secondFactorDemand } from "../security/second-factor-policy.js";
 
 export type LinkRole = "owner" | "member" | "none";
 
@@ -23,11 +24,10 @@ export function sharingActive(owner: Pick<UserRow, "status" | "plan">): boolean 
   return owner.status === "active" && can(owner.plan, "team_invite");
 }
 
-/**
- * The actor's role for the links of `ownerId`: "owner" for their own, "member" through an active
- * membership, "none" otherwise. Custom domains call this too ("the owner whose links a member manages").
- */
-export async function ownerAccess(db: Db, actor: UserRow, ownerId: string | null): Promise<LinkAccess> {
+const policyRefusal = () => new DomainError("2fa_setup_required", "This team requires two-factor sign-in: set it up under Security first");
+
+/** The actor's role for `ownerId`'s links, or "2fa" when the owner's policy refuses the member (the caller decides how). */
+async function resolveAccess(db: Db, actor: UserRow, ownerId: string | null): Promise<LinkAccess | "2fa"> {
   if (ownerId === null) return NONE;
   if (ownerId === actor.id) return { role: "owner", owner: actor };
   const owner = await db
@@ -38,11 +38,41 @@ export async function ownerAccess(db: Db, actor: UserRow, ownerId: string | null
     .where("team_members.member_id", "=", actor.id)
     .executeTakeFirst();
   if (!owner || !sharingActive(owner)) return NONE;
-  // The Enterprise owner's policy (security/team-policy.ts): a member without a second factor is told to set one up.
-  if (Number(owner.team_require_2fa) === 1 && can(owner.plan, "team_2fa_policy") && !(await hasSecondFactor(db, actor.id))) {
-    throw new DomainError("2fa_setup_required", "This team requires two-factor sign-in: set it up under Security first");
-  }
+  if ((await secondFactorDemand(db, actor, { teams: owner })).missing) return "2fa";
   return { role: "member", owner };
+}
+
+/**
+ * The actor's role for the links of `ownerId`: "owner" for their own, "member" through an active
+ * membership, "none" otherwise. Custom domains call this too ("the owner whose links a member manages").
+ * A member the owner's two-factor policy refuses gets 2fa_setup_required (security/second-factor-policy.ts).
+ */
+export async function ownerAccess(db: Db, actor: UserRow, ownerId: string | null): Promise<LinkAccess> {
+  const access = await resolveAccess(db, actor, ownerId);
+  if (access === "2fa") throw policyRefusal();
+  return access;
+}
+
+/**
+ * As ownerAccess, but a member the owner's two-factor policy refuses has no access instead of an error: for checks
+ * that run on their own, outside a request (a live feed's recheck ends the stream).
+ */
+export async function ownerAccessOrNone(db: Db, actor: UserRow, ownerId: string | null): Promise<LinkAccess> {
+  const access = await resolveAccess(db, actor, ownerId);
+  return access === "2fa" ? NONE : access;
+}
+
+/**
+ * For reads across several owners (the actor's own links and its teams'): the owners of `ownerIds` the actor may
+ * read. An owner whose two-factor policy refuses the actor is left out instead of failing the whole read; a
+ * request for that owner alone still answers 2fa_setup_required (ownerAccess).
+ */
+export async function readableOwners(db: Db, actor: UserRow, ownerIds: Iterable<string>): Promise<Set<string>> {
+  const allowed = new Set<string>();
+  for (const ownerId of new Set(ownerIds)) {
+    if ((await ownerAccessOrNone(db, actor, ownerId)).role !== "none") allowed.add(ownerId);
+  }
+  return allowed;
 }
 
 /**

@@ -11,7 +11,7 @@ import { MAX_COLLABORATORS } from "../contract/tables.js";
 
 export interface TeamDeps {
   db: Db;
-  /** The owner's lock that keeps MAX_COLLABORATORS exact under concurrent invitations. */
+  /** The owner's lock that keeps MAX_COLLABORATORS exact under concurrent invitations (and single sign-on joins). */
   caps: OwnerCaps;
   clock: Clock;
   mailer: MailSender;
@@ -20,16 +20,12 @@ export interface TeamDeps {
   rate: RateEvents;
   /** BASE_URL's origin: invitation links point at its dashboard. */
   origin: string;
-  /** ENTERPRISE_MEMBERS_MAX: an Enterprise team's collaborators (SSO sign-ins and invitations). */
-  enterpriseMembersMax: number;
 }
 
-/** Collaborators an owner's team may have, members and pending invitations together. */
-export function collaboratorLimit(deps: Pick<TeamDeps, "enterpriseMembersMax">, owner: Pick<UserRow, "plan">): number {
-  return owner.plan === "enterprise" ? deps.enterpriseMembersMax : MAX_COLLABORATORS;
-}
-
-/** Collaborators per team: members and pending invitations together (docs/api.md, Limits). */
+/**
+ * Collaborators an owner may invite, on Business and Enterprise alike (SPEC.md): members who joined by invitation
+ * and pending invitations together. Members made by single sign-on count apart, against ENTERPRISE_MEMBERS_MAX.
+ */
 export { MAX_COLLABORATORS };
 /** How long an emailed invitation link is valid. */
 export const INVITATION_TTL_MS = 7 * 86_400_000;

@@ -10,7 +10,7 @@ import { requireCapability } from "../accounts/plans.js";
 import { isUniqueViolation } from "../storage/unique-violation.js";
 import { invitationEmail } from "./invitation-email.js";
 import type { Slot } from "../storage/rate-events.js";
-import { INVITATION_EMAILS_PER_HOUR, INVITATION_TTL_MS, RESEND_AFTER_MS, type TeamDeps, collaboratorLimit, requireActiveAccount } from "./deps.js";
+import { INVITATION_EMAILS_PER_HOUR, INVITATION_TTL_MS, MAX_COLLABORATORS, RESEND_AFTER_MS, type TeamDeps, requireActiveAccount } from "./deps.js";
 import { membershipOf } from "./memberships.js";
 import { publicInvitation } from "./invitation-view.js";
 import type { Invitation, InvitationPreview, Membership } from "../contract/teams.js";
@@ -85,10 +85,9 @@ export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): 
         .where("state", "=", "pending")
         .executeTakeFirst();
       if (pending) throw new DomainError("conflict", `${email} already has a pending invitation; resend it instead`, [{ field: "email", message: "already invited" }]);
-      const used = await collaboratorCount(trx, owner.id);
-      const limit = collaboratorLimit(deps, owner);
-      if (used >= limit) {
-        throw new DomainError("limit_reached", `A team has at most ${limit} collaborators, members and pending invitations together; cancel an invitation or remove a member first`, undefined, {
+      const limit = MAX_COLLABORATORS;
+      if ((await collaboratorCount(trx, owner.id)) >= limit) {
+        throw new DomainError("limit_reached", `You can invite at most ${limit} collaborators, invited members and pending invitations together; cancel an invitation or remove a member first`, undefined, {
           limit,
         });
       }
@@ -103,9 +102,17 @@ export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): 
   return publicInvitation(await send(deps, owner, row, token));
 }
 
-/** A team's collaborators: members and pending invitations together (read under the owner's lock). */
+/**
+ * The invitation allowance in use: members who joined by invitation and pending invitations together (read under
+ * the owner's lock). Members made by single sign-on are not in it (ssoMemberCount).
+ */
 export async function collaboratorCount(db: Transaction<Database>, ownerId: string): Promise<number> {
-  const members = await db.selectFrom("team_members").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", ownerId).executeTakeFirstOrThrow();
+  const members = await db
+    .selectFrom("team_members")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("owner_id", "=", ownerId)
+    .where("joined_by", "=", "invitation")
+    .executeTakeFirstOrThrow();
   const pending = await db
     .selectFrom("team_invitations")
     .select((eb) => eb.fn.countAll<number>().as("n"))
@@ -113,6 +120,12 @@ export async function collaboratorCount(db: Transaction<Database>, ownerId: stri
     .where("state", "=", "pending")
     .executeTakeFirstOrThrow();
   return Number(members.n) + Number(pending.n);
+}
+
+/** Members single sign-on made (read under the owner's lock): ENTERPRISE_MEMBERS_MAX bounds them. */
+export async function ssoMemberCount(db: Transaction<Database>, ownerId: string): Promise<number> {
+  const r = await db.selectFrom("team_members").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", ownerId).where("joined_by", "=", "sso").executeTakeFirstOrThrow();
+  return Number(r.n);
 }
 
 /**
@@ -236,7 +249,7 @@ export async function accept(deps: TeamDeps, actor: UserRow | null, token: strin
   const { invitation } = match;
   // Accepting again as the same member is harmless, whatever happened to the link since.
   if (invitation.state === "accepted" && invitation.accepted_by === actor.id) {
-    const again = await membershipOf(deps.db, invitation.owner_id, actor.id);
+    const again = await membershipOf(deps.db, invitation.owner_id, actor);
     if (again) return again;
   }
   if (match.replaced) throw REPLACED();
@@ -260,14 +273,14 @@ export async function accept(deps: TeamDeps, actor: UserRow | null, token: strin
     if (Number(r.numUpdatedRows) === 0) return false;
     await trx
       .insertInto("team_members")
-      .values({ owner_id: invitation.owner_id, member_id: actor.id, joined_at: now })
+      .values({ owner_id: invitation.owner_id, member_id: actor.id, joined_at: now, joined_by: "invitation" })
       .onConflict((oc) => oc.columns(["owner_id", "member_id"]).doNothing())
       .execute();
     return true;
   });
   // Lost a race (a cancel, or this member's own second click): answer from the state that won.
   if (!accepted) return accept(deps, actor, token);
-  const membership = await membershipOf(deps.db, invitation.owner_id, actor.id);
+  const membership = await membershipOf(deps.db, invitation.owner_id, actor);
   if (!membership) throw new DomainError("conflict", "The team's owner no longer exists");
   return membership;
 }

@@ -6,43 +6,59 @@ import type { Db } from "../storage/db.js";
 import type { UserRow } from "../storage/schema.js";
 import { sharingActive } from "./access.js";
 import { publicInvitation } from "./invitation-view.js";
+import { secondFactorDemand } from "../security/second-factor-policy.js";
 import type { Membership, Team } from "../contract/teams.js";
 
 function membershipQuery(db: Db) {
   return db
     .selectFrom("team_members")
     .innerJoin("users", "users.id", "team_members.owner_id")
-    .select(["team_members.owner_id", "team_members.joined_at", "users.email", "users.name", "users.status", "users.plan"]);
+    .select(["team_members.owner_id", "team_members.joined_at", "users.email", "users.name", "users.status", "users.plan", "users.team_require_2fa"]);
 }
 
-type MembershipRow = { owner_id: string; joined_at: number; email: string; name: string; status: string; plan: string };
+type MembershipRow = { owner_id: string; joined_at: number; email: string; name: string; status: string; plan: string; team_require_2fa: number };
 
-function toMembership(r: MembershipRow): Membership {
-  return { owner_id: r.owner_id, owner_email: r.email, owner_name: r.name, joined_at: iso(Number(r.joined_at)), active: sharingActive(r) };
+/** `refused`: the owners whose two-factor policy the member has not met (their links answer 2fa_setup_required). */
+function toMembership(r: MembershipRow, refused: readonly string[]): Membership {
+  return {
+    owner_id: r.owner_id,
+    owner_email: r.email,
+    owner_name: r.name,
+    joined_at: iso(Number(r.joined_at)),
+    active: sharingActive(r),
+    requires_2fa: refused.includes(r.owner_id),
+  };
 }
 
-export async function membershipOf(db: Db, ownerId: string, memberId: string): Promise<Membership | null> {
-  const r = await membershipQuery(db).where("team_members.owner_id", "=", ownerId).where("team_members.member_id", "=", memberId).executeTakeFirst();
-  return r ? toMembership(r) : null;
+/** The owners of `member`'s teams whose two-factor policy refuses it until it sets up a second factor. */
+async function refusingOwners(db: Db, member: Pick<UserRow, "id" | "is_admin">): Promise<string[]> {
+  const demand = await secondFactorDemand(db, member, { teams: "all" });
+  return demand.missing ? demand.teams : [];
+}
+
+export async function membershipOf(db: Db, ownerId: string, member: Pick<UserRow, "id" | "is_admin">): Promise<Membership | null> {
+  const r = await membershipQuery(db).where("team_members.owner_id", "=", ownerId).where("team_members.member_id", "=", member.id).executeTakeFirst();
+  return r ? toMembership(r, await refusingOwners(db, member)) : null;
 }
 
 export async function overview(db: Db, actor: UserRow): Promise<Omit<Team, "collaborators_max">> {
-  const [members, invitations, memberships] = await Promise.all([
+  const [members, invitations, memberships, refused] = await Promise.all([
     db
       .selectFrom("team_members")
       .innerJoin("users", "users.id", "team_members.member_id")
-      .select(["users.id", "users.email", "users.name", "team_members.joined_at"])
+      .select(["users.id", "users.email", "users.name", "team_members.joined_at", "team_members.joined_by"])
       .where("team_members.owner_id", "=", actor.id)
       .orderBy("team_members.joined_at")
       .orderBy("users.email")
       .execute(),
     db.selectFrom("team_invitations").selectAll().where("owner_id", "=", actor.id).where("state", "=", "pending").orderBy("created_at").orderBy("id").execute(),
     membershipQuery(db).where("team_members.member_id", "=", actor.id).orderBy("team_members.joined_at").orderBy("users.email").execute(),
+    refusingOwners(db, actor),
   ]);
   return {
-    members: members.map((m) => ({ user_id: m.id, email: m.email, name: m.name, joined_at: iso(Number(m.joined_at)) })),
+    members: members.map((m) => ({ user_id: m.id, email: m.email, name: m.name, joined_at: iso(Number(m.joined_at)), joined_by: m.joined_by })),
     invitations: invitations.map(publicInvitation),
-    memberships: memberships.map(toMembership),
+    memberships: memberships.map((m) => toMembership(m, refused)),
   };
 }
 

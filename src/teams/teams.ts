@@ -1,6 +1,6 @@
 // TeamService: the teams feature's entry point for HTTP routes and the CLI.
 import type { UserRow } from "../storage/schema.js";
-import { type TeamDeps, collaboratorLimit } from "./deps.js";
+import { MAX_COLLABORATORS, type TeamDeps } from "./deps.js";
 import { accept, cancel, invite, mailSent, preview, resend } from "./invitations.js";
 import type { Invitation, InvitationPreview, Membership, Team } from "../contract/teams.js";
 import { leaveTeam, overview, removeMember } from "./memberships.js";
@@ -12,7 +12,7 @@ export class TeamService {
   constructor(private readonly deps: TeamDeps) {}
 
   async overview(actor: UserRow): Promise<Team> {
-    return { ...(await overview(this.deps.db, actor)), collaborators_max: collaboratorLimit(this.deps, actor) };
+    return { ...(await overview(this.deps.db, actor)), collaborators_max: MAX_COLLABORATORS };
   }
 
   invite(owner: UserRow, email: string): Promise<Invitation> {

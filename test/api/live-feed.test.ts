@@ -195,6 +195,18 @@ describe.each(ENGINES)("live feed on %s", (engine) => {
     expect((await boss.client.delete(`/api/team/members/${staff.id}`)).status).toBe(200);
     await waitFor(() => s.ended(), { timeoutMs: 2_000, what: "the stream's end" });
   });
+
+  it("ends a member's stream once the owner requires two-factor sign-in the member has not set up", async () => {
+    const boss = await testAccount(server, "live-policy-boss@example.com", "enterprise");
+    const staff = await testAccount(server, "live-policy-staff@example.com", "free");
+    await joinTeam(server, boss, staff);
+    const s = await sse(staff, `?owner=${boss.id}`);
+    await waitFor(() => s.raw().includes("retry: 3000"), { what: "the stream's start" });
+    expect((await boss.client.put("/api/team/policy", { require_2fa: true })).status).toBe(200);
+    await waitFor(() => s.ended(), { timeoutMs: 2_000, what: "the stream's end" });
+    const again = await sse(staff, `?owner=${boss.id}`);
+    expect([again.status, again.body?.code]).toEqual([403, "2fa_setup_required"]);
+  });
 });
 
 describe.each(ENGINES)("live feed at shutdown on %s", (engine) => {

@@ -222,13 +222,25 @@ describe.each(ENGINES)("single sign-on on %s", (engine) => {
     expect(await ent.ctx.accounts.byEmail("outsider@elsewhere.test")).toBeNull();
   });
 
-  it("keeps the team within ENTERPRISE_MEMBERS_MAX", async () => {
-    // alice and bob are members; with 3 allowed, dave joins and erin is refused.
+  it("keeps single sign-on members within ENTERPRISE_MEMBERS_MAX, and invitations within 2 apart from them", async () => {
+    // alice and bob joined through single sign-on: they do not use up the two invitations an owner may send.
+    for (const email of ["inv-1@elsewhere.test", "inv-2@elsewhere.test"]) expect((await owner.post("/api/team/invitations", { email })).status).toBe(201);
+    const third = await owner.post("/api/team/invitations", { email: "inv-3@elsewhere.test" });
+    expect([third.status, third.body.code, third.body.limit]).toEqual([403, "limit_reached", 2]);
+    // Nor do the two pending invitations hold back single sign-on: with 3 allowed, dave joins (a third member
+    // beyond the two collaborators) and erin is refused.
     expect((await signIn(ent, "email=dave@acme.test", "dave")).res.status).toBe(302);
     const erin = await signIn(ent, "email=erin@acme.test", "erin");
     expect(erin.res.status).toBe(403);
     expect(erin.body).toMatchObject({ code: "limit_reached", limit: 3 });
-    expect((await owner.get("/api/team")).body.members).toHaveLength(3);
+    const team = (await owner.get("/api/team")).body;
+    expect(team.members.map((m: { email: string; joined_by: string }) => `${m.email} ${m.joined_by}`).sort()).toEqual([
+      "alice@acme.test sso",
+      "bob@acme.test sso",
+      "dave@acme.test sso",
+    ]);
+    expect(team.invitations).toHaveLength(2);
+    expect(team.collaborators_max).toBe(2);
   });
 
   it("require SSO refuses password sign-in and sign-up for the domain's addresses, not the owner's", async () => {

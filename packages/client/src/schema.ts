@@ -7914,6 +7914,8 @@ export interface paths {
                                 owner_email: string;
                                 owner_id: string;
                                 owner_name: string;
+                                /** @description true while the owner (Enterprise) requires two-factor sign-in of members and you have not set it up: the owner's links answer 403 2fa_setup_required, and reads across teams (such as GET /api/links/sparklines) leave them out, until you do */
+                                requires_2fa: boolean;
                             };
                             /** @enum {string} */
                             status: "success";
@@ -10150,7 +10152,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description By link id: 7 daily click counts (UTC days), oldest first, the last one today; ids the caller may not read are absent */
+                            /** @description By link id: 7 daily click counts (UTC days), oldest first, the last one today; ids the caller may not read are absent (a team's whose two-factor policy the caller has not met too: the others still answer) */
                             sparklines: {
                                 [key: string]: number[];
                             };
@@ -11690,7 +11692,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description members and pending invitations together this team may have: 2, or ENTERPRISE_MEMBERS_MAX (default 50) on Enterprise */
+                            /** @description collaborators the owner may invite, on Business and Enterprise alike: 2, members who joined by invitation and pending invitations together (members made by single sign-on count apart, against ENTERPRISE_MEMBERS_MAX) */
                             collaborators_max: number;
                             invitations: {
                                 /** @description Earliest resend: one minute after the last send */
@@ -11709,6 +11711,8 @@ export interface paths {
                             members: {
                                 email: string;
                                 joined_at: string;
+                                /** @description invitation: accepted an emailed invitation (counts against collaborators_max); sso: signed in through the owner's single sign-on (counts against ENTERPRISE_MEMBERS_MAX) */
+                                joined_by: "invitation" | "sso";
                                 name: string;
                                 user_id: string;
                             }[];
@@ -11719,6 +11723,8 @@ export interface paths {
                                 owner_email: string;
                                 owner_id: string;
                                 owner_name: string;
+                                /** @description true while the owner (Enterprise) requires two-factor sign-in of members and you have not set it up: the owner's links answer 403 2fa_setup_required, and reads across teams (such as GET /api/links/sparklines) leave them out, until you do */
+                                requires_2fa: boolean;
                             }[];
                             /** @enum {string} */
                             status: "success";
@@ -11753,7 +11759,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Invite a collaborator by email (Business and above; at most 2 members and pending invitations together, ENTERPRISE_MEMBERS_MAX on Enterprise) */
+        /**
+         * Invite a collaborator by email (Business and above; at most 2 invited members and pending invitations together, on Enterprise too)
+         * @description The third collaborator answers 403 limit_reached. Members made by single sign-on (Enterprise) do not count here: ENTERPRISE_MEMBERS_MAX bounds them.
+         */
         post: {
             parameters: {
                 query?: never;

@@ -17,25 +17,13 @@ import {
 import { iso } from "../../shared/clock.js";
 import { invalid } from "../../shared/errors.js";
 import { renderQrBytes } from "../../links/qr-render.js";
+import { secondFactorDemand } from "../../security/second-factor-policy.js";
 import { PENDING_COOKIE, PENDING_PATH, sessionOf, signedIn, signedInRoutes, startSession, visitorOf } from "../auth.js";
 
 /** The otpauth URL as an SVG QR code, drawn by the same code as links' QR codes. */
 async function qrSvg(text: string): Promise<string> {
   const bytes = await renderQrBytes({ text, format: "svg", size: 240, design: { fg: "#000000", bg: "#ffffff", margin: 2, ecl: "M" }, logo: null });
   return bytes.toString("utf8");
-}
-
-/** Whether the account is asked for a second factor: an operator under OPERATOR_REQUIRE_2FA, or a member of a team requiring it. */
-async function secondFactorRequired(ctx: AppContext, userId: string, isAdmin: boolean): Promise<boolean> {
-  if (isAdmin && ctx.config.operatorRequire2fa) return true;
-  const row = await ctx.storage.db
-    .selectFrom("team_members")
-    .innerJoin("users", "users.id", "team_members.owner_id")
-    .select("users.id")
-    .where("team_members.member_id", "=", userId)
-    .where("users.team_require_2fa", "=", 1)
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 /** The pending sign-in cookie's value, when it is one at all. */
@@ -50,7 +38,8 @@ export async function twoFactorRoutes(app: App, ctx: AppContext): Promise<void> 
         const user = signedIn(req);
         const s = await ctx.twoFactor.status(user);
         reply.header("Cache-Control", "no-store");
-        const required = !s.totp_enabled && (await secondFactorRequired(ctx, user.id, Number(user.is_admin) === 1));
+        // Asked for by OPERATOR_REQUIRE_2FA or a team's policy (security/second-factor-policy.ts), and not set up yet.
+        const required = !s.totp_enabled && (await secondFactorDemand(ctx.storage.db, user, { operatorPolicy: ctx.config.operatorRequire2fa, teams: "all" })).required;
         return { status: "success" as const, totp_enabled: s.totp_enabled, enabled_at: s.enabled_at === null ? null : iso(s.enabled_at), recovery_codes_left: s.recovery_codes_left, required };
       },
     );

@@ -24,7 +24,8 @@ function useCountdown(iso: string): number {
 export function InviteSection({ team, canInvite, onInvited }: { team: Team; canInvite: boolean; onInvited: (i: Invitation) => void }) {
   const [email, setEmail] = useState("");
   const [fieldError, setFieldError] = useState<string | undefined>();
-  const used = team.members.length + team.invitations.length;
+  // Members made by single sign-on count against ENTERPRISE_MEMBERS_MAX, not against the invitations.
+  const used = team.members.filter((m) => m.joined_by === "invitation").length + team.invitations.length;
   const full = used >= team.collaborators_max;
   const { busy, error, setError, run } = useSubmit(
     async () => {
@@ -54,7 +55,7 @@ export function InviteSection({ team, canInvite, onInvited }: { team: Team; canI
       ) : (
         <>
           <p className="muted" data-testid="collaborator-count">
-            {used} of {team.collaborators_max} collaborators (members and pending invitations).
+            {used} of {team.collaborators_max} collaborators (invited members and pending invitations).
           </p>
           <form className="inline-form" onSubmit={submit} noValidate data-testid="invite-form">
             <Field id="invite-email" label="Email address" error={fieldError}>
