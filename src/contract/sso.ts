@@ -46,6 +46,9 @@ export const SsoDomainReply = Type.Object({ status: Type.Literal("success"), dom
 export const SsoStartQuery = Type.Object({
   email: Type.Optional(Type.String({ maxLength: 254, description: "an address on an Enterprise connection's verified domain" })),
   instance: Type.Optional(Type.Literal("1", { description: "sign in through the instance-wide provider (OIDC_ISSUER)" })),
+  return_to: Type.Optional(
+    Type.String({ maxLength: 500, description: "a dashboard path (/app/...) to land on after signing in, e.g. where a change asked to confirm it is you; anything else lands on /app" }),
+  ),
 });
 export const SsoCallbackQuery = Type.Object(
   {

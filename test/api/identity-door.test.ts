@@ -192,6 +192,29 @@ describe.each(ENGINES)("the one door on %s", (engine) => {
     expect((await retry.login(byPassword.email, PASSWORD)).body.code).toBe("sso_required");
   });
 
+  it("a fresh SSO sign-in (the proof of an SSO account) lands back on the dashboard page that asked, never on another site", async () => {
+    const { c: owner } = await account("enterprise", "ret-owner.test");
+    expect((await owner.put("/api/sso", { issuer: idp.issuer, client_id: "snip-ent", client_secret: SECRET, domains: ["ret-co.test"] })).status).toBe(200);
+    await server.ctx.storage.db.updateTable("sso_domains").set({ status: "verified", verified_at: clock.now(), next_check_at: clock.now() + 86_400_000 }).where("domain", "=", "ret-co.test").execute();
+    idp.accounts.set("returner", { email: "returner@ret-co.test", email_verified: true });
+    const landing = async (returnTo: string) => {
+      const b = new Browser();
+      const start = await b.fetch(`${server.url}/api/auth/sso/start?email=returner@ret-co.test&return_to=${encodeURIComponent(returnTo)}`);
+      expect(start.status).toBe(302);
+      const back = await b.fetch(await throughProvider(b, start.headers.get("location") as string, "returner", `${server.url}/api/auth/sso/callback`));
+      expect(back.status).toBe(302);
+      const session = (await (await b.fetch(`${server.url}/api/auth/session`)).json()) as { sudo_until: string | null };
+      expect(session.sudo_until).not.toBeNull();
+      return back.headers.get("location");
+    };
+    expect(await landing("/app/security?tab=keys")).toBe("/app/security?tab=keys");
+    for (const hostile of ["https://evil.test/app", "//evil.test/app", "/app/../api/keys", "/app\\@evil.test", "/apple", "/app/%0d%0aSet-Cookie:x=1"]) {
+      const to = await landing(hostile);
+      // Our own host, under /app, nothing raw in the header (an escaped %0d%0a stays escaped in the path).
+      expect(to === "/app" || (to?.startsWith("/app/") === true && !/[\r\n]/.test(to)), `${hostile} -> ${to}`).toBe(true);
+    }
+  });
+
   it("alerts: 2FA off, new recovery codes and a new API key each email the account; the activity list shows them, refusals and no address", async () => {
     const { c, email, user } = await account("business");
     const setup = await c.post("/api/auth/2fa/totp/setup");

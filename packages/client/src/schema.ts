@@ -5208,7 +5208,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The identity provider's answer (the redirect URI): signs in and sends to /app, or back to /app/login?sso_error= */
+        /** The identity provider's answer (the redirect URI): signs in and sends to /app (or the start's return_to), or back to /app/login?sso_error= */
         get: {
             parameters: {
                 query?: {
@@ -5313,6 +5313,8 @@ export interface paths {
                     email?: string;
                     /** @description sign in through the instance-wide provider (OIDC_ISSUER) */
                     instance?: "1";
+                    /** @description a dashboard path (/app/...) to land on after signing in, e.g. where a change asked to confirm it is you; anything else lands on /app */
+                    return_to?: string;
                 };
                 header?: never;
                 path?: never;

@@ -11,7 +11,16 @@ import { errorBody, toDomainError, STATUS_BY_CODE } from "../errors.js";
 
 /** The state of a sign-in under way, in the browser that started it (the callback must come back to it). */
 const STATE_COOKIE = "snip_sso_state";
+/** Where the dashboard asked to land after the sign-in (a path under /app/ only: never another site). */
+const RETURN_COOKIE = "snip_sso_return";
 const COOKIE_PATH = "/api/auth/sso";
+
+/** A dashboard path to land on: /app or below it, one leading slash, no backslash or control character; else /app. */
+function landingPath(raw: string | undefined): string {
+  if (!raw || !/^\/app(\/|$|\?)/.test(raw) || /[\\\u0000-\u001f\u007f]/.test(raw) || raw.startsWith("//")) return "/app";
+  const u = new URL(raw, "http://snip.invalid");
+  return u.origin === "http://snip.invalid" && u.pathname.startsWith("/app") ? `${u.pathname}${u.search}` : "/app";
+}
 
 /**
  * A refused start or callback: JSON for API clients, else back to the sign-in page with a stable code
@@ -48,7 +57,9 @@ export async function ssoRoutes(app: App, ctx: AppContext): Promise<void> {
     async (req, reply) => {
       try {
         const { url, state } = await ctx.sso.signIn.start({ email: req.query.email, instance: req.query.instance === "1" }, req.ip);
-        reply.setCookie(STATE_COOKIE, state, { httpOnly: true, sameSite: "lax", path: COOKIE_PATH, secure: ctx.config.secureCookies, maxAge: 600 });
+        const cookie = { httpOnly: true, sameSite: "lax" as const, path: COOKIE_PATH, secure: ctx.config.secureCookies, maxAge: 600 };
+        reply.setCookie(STATE_COOKIE, state, cookie);
+        reply.setCookie(RETURN_COOKIE, landingPath(req.query.return_to), cookie);
         reply.header("cache-control", "no-store");
         return reply.redirect(url, 302);
       } catch (err) {
@@ -62,7 +73,7 @@ export async function ssoRoutes(app: App, ctx: AppContext): Promise<void> {
     {
       schema: {
         tags: ["auth"],
-        summary: "The identity provider's answer (the redirect URI): signs in and sends to /app, or back to /app/login?sso_error=",
+        summary: "The identity provider's answer (the redirect URI): signs in and sends to /app (or the start's return_to), or back to /app/login?sso_error=",
         querystring: SsoCallbackQuery,
         response: errors(400, 403),
       },
@@ -72,8 +83,9 @@ export async function ssoRoutes(app: App, ctx: AppContext): Promise<void> {
         const opened = await ctx.auth.door.sso(new URL(req.url, ctx.config.origin), req.cookies[STATE_COOKIE], visitorOf(ctx, req));
         startSession(ctx, req, reply, opened);
         reply.clearCookie(STATE_COOKIE, { path: COOKIE_PATH });
+        reply.clearCookie(RETURN_COOKIE, { path: COOKIE_PATH });
         reply.header("cache-control", "no-store");
-        return reply.redirect("/app", 302);
+        return reply.redirect(landingPath(req.cookies[RETURN_COOKIE]), 302);
       } catch (err) {
         return refuse(req, reply, err);
       }

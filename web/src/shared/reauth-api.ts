@@ -4,7 +4,7 @@ import { browserSupportsWebAuthn, startAuthentication, type PublicKeyCredentialR
 import { ApiError, call, snip } from "./api";
 import { waitInWords } from "./dates";
 
-/** The ways besides the password; `ssoHref` starts a fresh single sign-on (it lands on /app afterwards). */
+/** The ways besides the password; `ssoHref` starts a fresh single sign-on that lands back on this page. */
 export interface OtherWays {
   passkey: boolean;
   ssoHref: string | null;
@@ -22,8 +22,9 @@ async function callTellingWait<D>(pending: Promise<{ data?: D; error?: unknown; 
 }
 
 function ssoHrefFor(signedInWith: string | null | undefined, email: string | undefined): string | null {
-  if (signedInWith === "sso_instance") return "/api/auth/sso/start?instance=1";
-  if (signedInWith === "sso" && email) return `/api/auth/sso/start?email=${encodeURIComponent(email)}`;
+  const back = `return_to=${encodeURIComponent(window.location.pathname + window.location.search)}`;
+  if (signedInWith === "sso_instance") return `/api/auth/sso/start?instance=1&${back}`;
+  if (signedInWith === "sso" && email) return `/api/auth/sso/start?email=${encodeURIComponent(email)}&${back}`;
   return null;
 }
 

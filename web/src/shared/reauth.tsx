@@ -49,7 +49,7 @@ function OtherWaysToConfirm({ ways, busy, onPasskey }: { ways: OtherWays; busy: 
           <a className="btn btn-secondary btn-block" href={ways.ssoHref} data-testid="reauth-sso">
             Continue with single sign-on
           </a>
-          <p className="muted small">This leaves the page: after signing in you start again from the dashboard.</p>
+          <p className="muted small">This leaves the page for a moment: you come back here to make the change again.</p>
         </>
       ) : null}
     </div>
