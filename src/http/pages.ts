@@ -45,7 +45,7 @@ export const PALETTE: Readonly<Record<string, string>> = {
   "--border-strong": "light-dark(#cfd3e0, #404759)",
   "--primary": "light-dark(#4f46e5, #a5b4fc)",
   "--primary-fill": "light-dark(#4f46e5, #5b55e8)",
-  "--primary-hover": "light-dark(#4338ca, #6f6af0)",
+  "--primary-hover": "light-dark(#4338ca, #4b45d8)",
   "--primary-soft": "light-dark(#eef0ff, #272b52)",
   "--on-fill": "#ffffff",
   "--danger-soft": "light-dark(#fef2f2, #341c22)",
