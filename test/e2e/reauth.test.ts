@@ -92,7 +92,7 @@ describe.skipIf(!available)("confirm it's you (sudo mode) and the security activ
 
     await dialog.getByTestId("reauth-password").fill("not-the-password");
     await dialog.getByTestId("reauth-submit").click();
-    await expect.poll(() => dialog.getByTestId("reauth-password-error").textContent()).toContain("is not your current password");
+    await expect.poll(() => dialog.getByTestId("reauth-password-error").textContent()).toBe("That is not your password. Try again.");
     expect(await dialog.isVisible()).toBe(true);
     expect(await keyNames()).toEqual([]);
     await windowShots(page(), "e2e-reauth-02-wrong-password");

@@ -30,8 +30,9 @@ export function askToConfirmItsYou(): Promise<boolean> {
 function placeError(e: unknown): { password: string | null; general: string | null } {
   if (e instanceof Error && e.name === "NotAllowedError") return { password: null, general: "The passkey prompt was closed or timed out." };
   if (e instanceof ApiError && e.code === "invalid_credentials") return { password: null, general: "That passkey is not one of this account's." };
+  // The only field error a proof has: the password was not the account's (the server's words read as a form label's).
   const field = e instanceof ApiError ? e.fieldErrors().password : undefined;
-  return field ? { password: field, general: null } : { password: null, general: errorMessage(e) };
+  return field ? { password: "That is not your password. Try again.", general: null } : { password: null, general: errorMessage(e) };
 }
 
 function OtherWaysToConfirm({ ways, busy, onPasskey }: { ways: OtherWays; busy: "password" | "passkey" | null; onPasskey: () => void }) {
