@@ -1,5 +1,5 @@
 // Sliding-window counters kept in the database, so throttles hold across restarts and instances.
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type Transaction, sql } from "kysely";
 import type { Db, Dialect } from "./db.js";
 import type { Database } from "./schema.js";
 
@@ -85,23 +85,32 @@ export class RateEvents {
    * exactly as many get a slot as the fullest window has room for; a refused attempt records nothing.
    */
   attempt<L extends Limit>(limits: readonly L[], at: number): Promise<Attempt<L>> {
-    return this.db.transaction().execute(async (trx): Promise<Attempt<L>> => {
-      if (this.dialect === "postgres") {
-        await relaxedCommit(trx);
-        const buckets = [...new Set(limits.map((l) => l.bucket))];
-        await sql`select pg_advisory_xact_lock(h) from (select distinct hashtext(b) as h from unnest(${buckets}::text[]) as t(b) order by h) as locks`.execute(trx);
-      }
-      for (const l of limits) {
-        const state = await stateOf(trx, l.bucket, at - l.windowMs);
-        if (state.count >= l.limit) return { full: { limit: l, state, retryAfter: retryAfterSeconds(state, l.windowMs, at) } };
-      }
-      const rows = await trx
-        .insertInto("rate_events")
-        .values(limits.map((l) => ({ bucket: l.bucket, at })))
-        .returning("id")
-        .execute();
-      return { slot: new Slot(this, rows.map((r) => Number(r.id))) };
+    return this.db.transaction().execute(async (trx) => {
+      if (this.dialect === "postgres") await relaxedCommit(trx);
+      return this.attemptIn(trx, limits, at);
     });
+  }
+
+  /**
+   * `attempt` inside the caller's transaction, for a limit that must hold with the rest of a change (the
+   * window's events roll back with it, so a refused change needs no slot given back; the caller's commit
+   * waits for the disk as its change needs).
+   */
+  async attemptIn<L extends Limit>(trx: Transaction<Database>, limits: readonly L[], at: number): Promise<Attempt<L>> {
+    if (this.dialect === "postgres") {
+      const buckets = [...new Set(limits.map((l) => l.bucket))];
+      await sql`select pg_advisory_xact_lock(h) from (select distinct hashtext(b) as h from unnest(${buckets}::text[]) as t(b) order by h) as locks`.execute(trx);
+    }
+    for (const l of limits) {
+      const state = await stateOf(trx, l.bucket, at - l.windowMs);
+      if (state.count >= l.limit) return { full: { limit: l, state, retryAfter: retryAfterSeconds(state, l.windowMs, at) } };
+    }
+    const rows = await trx
+      .insertInto("rate_events")
+      .values(limits.map((l) => ({ bucket: l.bucket, at })))
+      .returning("id")
+      .execute();
+    return { slot: new Slot(this, rows.map((r) => Number(r.id))) };
   }
 
   /** Deletes a slot's rows, and `bucket`'s whole window when given. */

@@ -34,13 +34,18 @@ const HOUR = 3_600_000;
 const emailBucket = (owner: UserRow) => `team-invite-mail:${owner.id}`;
 
 /**
- * At most INVITATION_EMAILS_PER_HOUR invitation emails per owner and hour (429 with Retry-After past it):
- * the email's slot is taken before the invitation is written, checked and counted in one step so
- * concurrent invitations cannot together pass; given back when no email goes.
+ * At most INVITATION_EMAILS_PER_HOUR invitation emails per owner and hour (429 with Retry-After past it),
+ * checked and counted in one step so concurrent invitations cannot together pass: a resend's slot is taken
+ * before it is written and given back when no email goes; a new invitation's is taken in its own
+ * transaction, after the collaborator limit (a burst past the allowance is 403 limit_reached, whatever the hour).
  */
+const emailLimit = (owner: UserRow) => [{ bucket: emailBucket(owner), windowMs: HOUR, limit: INVITATION_EMAILS_PER_HOUR }];
+const tooManyEmails = (retryAfter: number) =>
+  new DomainError("rate_limited", `At most ${INVITATION_EMAILS_PER_HOUR} invitation emails per hour; try again later`, undefined, undefined, retryAfter);
+
 async function takeEmailSlot(deps: TeamDeps, owner: UserRow, now: number): Promise<Slot> {
-  const a = await deps.rate.attempt([{ bucket: emailBucket(owner), windowMs: HOUR, limit: INVITATION_EMAILS_PER_HOUR }], now);
-  if ("full" in a) throw new DomainError("rate_limited", `At most ${INVITATION_EMAILS_PER_HOUR} invitation emails per hour; try again later`, undefined, undefined, a.full.retryAfter);
+  const a = await deps.rate.attempt(emailLimit(owner), now);
+  if ("full" in a) throw tooManyEmails(a.full.retryAfter);
   return a.slot;
 }
 
@@ -50,7 +55,6 @@ export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): 
   const email = normalizeEmail(rawEmail);
   if (email === owner.email) throw new DomainError("conflict", "You cannot invite yourself", [{ field: "email", message: "is your own address" }]);
   const now = deps.clock.now();
-  const slot = await takeEmailSlot(deps, owner, now);
   const row: TeamInvitationRow = {
     id: newId(),
     owner_id: owner.id,
@@ -91,11 +95,12 @@ export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): 
           limit,
         });
       }
+      const mail = await deps.rate.attemptIn(trx, emailLimit(owner), now);
+      if ("full" in mail) throw tooManyEmails(mail.full.retryAfter);
       await trx.insertInto("team_invitations").values(row).execute();
       return insertToken(trx, row.id, now);
     });
   } catch (err) {
-    await slot.release();
     if (isUniqueViolation(err)) throw new DomainError("conflict", `${email} already has a pending invitation; resend it instead`, [{ field: "email", message: "already invited" }]);
     throw err;
   }

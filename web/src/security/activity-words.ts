@@ -1,7 +1,7 @@
 // The security activity and the session list in words: how a session was made, and what happened to the account's
 // ways in. The server names them (kinds, ways, refusal codes); a name this dashboard does not know yet is shown as it is.
-/** What these words read of an activity entry (the contract's ActivityEntry; kept structural so unit tests load this file alone). */
-interface ActivityEntry {
+/** What these words read of an activity entry (the fields of the contract's entry it reads; structural, so unit tests load this file alone). */
+interface EntryInWords {
   kind: string;
   outcome: string;
   way: string | null;
@@ -39,7 +39,7 @@ export function wayInWords(way: string | null): string | null {
 }
 
 /** Why it was refused, in words; null for a success. A wrong credential reads by the way it was tried. */
-export function refusalInWords(entry: Pick<ActivityEntry, "outcome" | "detail" | "way">): string | null {
+export function refusalInWords(entry: Pick<EntryInWords, "outcome" | "detail" | "way">): string | null {
   if (entry.outcome !== "refused") return null;
   if (entry.detail === "invalid_credentials") return entry.way === "passkey" ? "passkey not accepted" : "wrong password";
   if (entry.detail === "invalid_request") return entry.way === "second_step" ? "wrong code" : "wrong password";
@@ -47,7 +47,7 @@ export function refusalInWords(entry: Pick<ActivityEntry, "outcome" | "detail" |
 }
 
 /** What happened, as a sentence's start: "Signed in", "API key “deploy” created". */
-export function activityInWords(entry: Pick<ActivityEntry, "kind" | "outcome" | "detail">): string {
+export function activityInWords(entry: Pick<EntryInWords, "kind" | "outcome" | "detail">): string {
   const refused = entry.outcome === "refused";
   const named = (what: string, done: string) => (entry.detail ? `${what} “${entry.detail}” ${done}` : `${what} ${done}`);
   switch (entry.kind) {
