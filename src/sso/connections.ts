@@ -189,6 +189,12 @@ export class SsoConnections {
     const c = await this.rowOf(owner.id);
     const domain = rawDomain.trim().toLowerCase().replace(/\.$/, "");
     const d = c ? await this.deps.db.selectFrom("sso_domains").selectAll().where("connection_id", "=", c.id).where("domain", "=", domain).executeTakeFirst() : undefined;
+    if (c && !d) {
+      // The claim was dropped because another organisation verified the domain first: say so, as a verify
+      // racing that one is told (whether this request came a moment before or after it).
+      const taken = await this.deps.db.selectFrom("sso_domains").select("domain").where("domain", "=", domain).where("status", "=", "verified").executeTakeFirst();
+      if (taken) throw claimLost(domain);
+    }
     if (!c || !d) throw new DomainError("not_found", "No such domain on your single sign-on connection");
     const { db, clock, rate } = this.deps;
     // Per claim: one organisation checking its claim over and over holds back no other claimant.

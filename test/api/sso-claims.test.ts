@@ -85,8 +85,9 @@ describe.each(ENGINES)("SSO domain claims and identities on %s", (engine) => {
     expect(dropped).toMatchObject({ target_type: "sso_connection", target_id: aId, actor_email: "b@b.test", before: { domain: "bigcorp.test", status: "pending" } });
     expect(mails("a@a.test", "bigcorp.test was removed from your single sign-on connection")).toHaveLength(1);
     expect(mails("b@b.test", "removed")).toHaveLength(0);
-    // A's claim is gone: its verify answers 404.
-    expect((await verify(a, "bigcorp.test")).status).toBe(404);
+    // A's claim is gone: its verify says why (409, as a verify racing B's is told), whenever it comes.
+    const late = await verify(a, "bigcorp.test");
+    expect([late.status, late.body.code]).toEqual([409, "conflict"]);
 
     // Verified now: a third owner is refused as before.
     const c = await owner("c@c.test");
@@ -113,6 +114,11 @@ describe.each(ENGINES)("SSO domain claims and identities on %s", (engine) => {
       const left = await claims(domain);
       expect(left).toHaveLength(1);
       expect(left[0]?.status).toBe("verified");
+      // The loser asking again later (a verify that comes after the winner's, not beside it) hears the same.
+      clock.advance(6_000);
+      const loser = answers[0]?.status === 409 ? x : y;
+      const late = await verify(loser, domain);
+      expect([late.status, late.body.code]).toEqual([409, "conflict"]);
     }
     // The database itself refuses a second verified claim of one domain (the partial unique index).
     const db = server.ctx.storage.db;
