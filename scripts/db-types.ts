@@ -5,7 +5,7 @@
 // set (CI), where that fails.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type Columns, compareColumns, type EngineTables, migratedTables, reconcile, renderColumns } from "../src/storage/db-types.js";
+import { compareColumns, type EngineTables, migratedTables, PostgresUnreachable, reconcile, renderColumns } from "../src/storage/db-types.js";
 
 const FILE = fileURLToPath(new URL("../src/storage/db-columns.ts", import.meta.url));
 const check = process.argv.includes("--check");
@@ -17,17 +17,17 @@ function fail(lines: string[]): never {
   process.exit(1);
 }
 
-const sqlite = await migratedTables("sqlite");
 let postgres: EngineTables | null = null;
 try {
   postgres = await migratedTables("postgres", { postgresUrl });
 } catch (err) {
-  const why = `PostgreSQL at ${postgresUrl} is not usable (${err instanceof Error ? err.message : String(err)})`;
+  if (!(err instanceof PostgresUnreachable)) throw err;
+  const why = `PostgreSQL at ${postgresUrl} is not usable (${err.message})`;
   if (requirePostgres || !check) fail([`db:types: ${why}; the description needs both engines.`]);
   console.warn(`db:types: ${why}: SQLite alone is checked.`);
 }
 
-const { columns, errors } = reconcile(sqlite, postgres);
+const { columns, errors } = reconcile(await migratedTables("sqlite"), postgres);
 if (errors.length > 0)
   fail(["db:types: the engines' schemas differ (allowed differences are in ENGINE_DIFFERENCES, src/storage/db-types.ts):", ...errors.map((e) => `  ${e}`)]);
 const source = renderColumns(columns);
@@ -36,7 +36,7 @@ if (!check) {
   writeFileSync(FILE, source);
   console.log(`db:types: wrote src/storage/db-columns.ts (${Object.keys(columns).length} tables).`);
 } else {
-  const { DB_COLUMNS } = (await import("../src/storage/db-columns.js")) as { DB_COLUMNS: Columns };
+  const { DB_COLUMNS } = await import("../src/storage/db-columns.js");
   const differences = compareColumns(DB_COLUMNS, columns, postgres !== null);
   if (differences.length > 0 || (postgres !== null && readFileSync(FILE, "utf8") !== source)) {
     fail([

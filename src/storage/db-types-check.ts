@@ -26,7 +26,7 @@ type ColumnProblem<Name extends string, Row, C extends keyof Selectable<Row> & k
       : `${Name}: ${F["nullable"] extends true ? "nullable in the database, not in the row type" : "nullable in the row type, not in the database"}`)
   | (NonNullable<Selectable<Row>[C]> extends TsKinds[F["ts"]] ? never : `${Name}: the database holds a ${F["ts"]}, the row type another type`)
   | (undefined extends Insertable<Row>[C]
-      ? F["nullable"] extends true
+      ? null extends Selectable<Row>[C]
         ? never
         : F["defaulted"] extends true
           ? never

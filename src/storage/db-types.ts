@@ -187,9 +187,14 @@ export function compareColumns(expected: Columns, actual: Columns, postgres: boo
   return out;
 }
 
+/** The PostgreSQL server could not make a temporary database (down, refused, no such role). */
+export class PostgresUnreachable extends Error {
+  override name = "PostgresUnreachable";
+}
+
 /**
  * A PostgreSQL database of its own on the server `adminUrl` names, created for `fn` and dropped after it.
- * Throws before `fn` runs when the server does not answer.
+ * Throws PostgresUnreachable before `fn` runs when the server does not make it.
  */
 export async function withTemporaryDatabase<T>(adminUrl: string, fn: (url: string) => Promise<T>): Promise<T> {
   const name = `snip_types_${randomBytes(6).toString("hex")}`;
@@ -202,7 +207,9 @@ export async function withTemporaryDatabase<T>(adminUrl: string, fn: (url: strin
       await client.end();
     }
   };
-  await admin(`CREATE DATABASE ${name}`);
+  await admin(`CREATE DATABASE ${name}`).catch((err: unknown) => {
+    throw new PostgresUnreachable(err instanceof Error ? err.message : String(err));
+  });
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   try {
