@@ -38,10 +38,8 @@ if (!check) {
 } else {
   const { DB_COLUMNS } = await import("../src/storage/db-columns.js");
   const differences = compareColumns(DB_COLUMNS, columns, postgres !== null);
-  if (differences.length > 0 || (postgres !== null && readFileSync(FILE, "utf8") !== source)) {
-    fail([
-      "src/storage/db-columns.ts differs from the migrated databases: run `npm run db:types`, then update the row types in src/storage/ until `npm run typecheck` passes.",
-      ...differences.map((d) => `  ${d}`),
-    ]);
-  }
+  const run = "run `npm run db:types`, then update the row types in src/storage/ until `npm run typecheck` passes";
+  if (differences.length > 0) fail([`src/storage/db-columns.ts differs from the migrated databases: ${run}.`, ...differences.map((d) => `  ${d}`)]);
+  if (postgres !== null && readFileSync(FILE, "utf8") !== source)
+    fail(["src/storage/db-columns.ts is not as `npm run db:types` writes it (edited by hand?): run `npm run db:types`."]);
 }

@@ -31,11 +31,13 @@ export interface ColumnShape {
 
 export type Columns = Record<string, Record<string, ColumnShape>>;
 
+export type EngineDifference = { table: string; column?: string; reason: string };
+
 /**
  * Where the engines may differ, with the reason: a table (every column of it) or one column. Any other
  * difference in the set of tables or columns, in nullability or in the kind of values is an error.
  */
-export const ENGINE_DIFFERENCES: { table: string; column?: string; reason: string }[] = [
+export const ENGINE_DIFFERENCES: EngineDifference[] = [
   {
     table: "click_staging",
     reason: "SQLite only (migration 007): raw clicks of the long tail wait there for a roll-up; PostgreSQL writes clicks with each batch",
@@ -82,25 +84,39 @@ export async function introspect(storage: Storage): Promise<EngineTables> {
   return tables;
 }
 
-function allowed(table: string, column?: string): boolean {
-  return ENGINE_DIFFERENCES.some((d) => d.table === table && (d.column === undefined || d.column === column));
-}
-
 function sorted<T>(record: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-function shape(table: string, name: string, s: EngineColumn | undefined, p: EngineColumn | undefined, errors: string[]): ColumnShape | null {
+/** Collects the differences between the engines that `allow` does not list, and the entries of `allow` no difference needed. */
+class Differences {
+  readonly errors: string[] = [];
+  private readonly used = new Set<EngineDifference>();
+
+  constructor(private readonly allow: EngineDifference[]) {}
+
+  add(message: string, table: string, column?: string): void {
+    const entry = this.allow.find((d) => d.table === table && (d.column === undefined || d.column === column));
+    if (entry) this.used.add(entry);
+    else this.errors.push(message);
+  }
+
+  unused(): string[] {
+    return this.allow
+      .filter((d) => !this.used.has(d))
+      .map((d) => `ENGINE_DIFFERENCES lists ${d.table}${d.column ? `.${d.column}` : ""}, which the engines have alike`);
+  }
+}
+
+function shape(table: string, name: string, s: EngineColumn | undefined, p: EngineColumn | undefined, found: Differences): ColumnShape | null {
   const sides = [s, p].filter((c): c is EngineColumn => c !== undefined);
   const kinds = sides.map((c) => tsKind(c.type));
   for (const [i, c] of sides.entries())
-    if (kinds[i] === null) errors.push(`${table}.${name}: SQL type ${c.type} has no TypeScript kind (add it to KINDS in src/storage/db-types.ts)`);
+    if (kinds[i] === null) found.errors.push(`${table}.${name}: SQL type ${c.type} has no TypeScript kind (add it to KINDS in src/storage/db-types.ts)`);
   if (kinds.includes(null)) return null;
-  if (s && p && !allowed(table, name)) {
-    if (kinds[0] !== kinds[1]) errors.push(`${table}.${name}: ${kinds[0]} on SQLite (${s.type}), ${kinds[1]} on PostgreSQL (${p.type})`);
-    if (s.nullable !== p.nullable)
-      errors.push(`${table}.${name}: ${s.nullable ? "nullable" : "not null"} on SQLite, ${p.nullable ? "nullable" : "not null"} on PostgreSQL`);
-  }
+  if (s && p && kinds[0] !== kinds[1]) found.add(`${table}.${name}: ${kinds[0]} on SQLite (${s.type}), ${kinds[1]} on PostgreSQL (${p.type})`, table, name);
+  if (s && p && s.nullable !== p.nullable)
+    found.add(`${table}.${name}: ${s.nullable ? "nullable" : "not null"} on SQLite, ${p.nullable ? "nullable" : "not null"} on PostgreSQL`, table, name);
   return {
     sqlite: s?.type ?? null,
     postgres: p?.type ?? null,
@@ -112,32 +128,32 @@ function shape(table: string, name: string, s: EngineColumn | undefined, p: Engi
 
 /**
  * One description from the two engines' tables (`postgres` null: SQLite alone, each column's PostgreSQL
- * type left null). `errors` names every difference the engines may not have (ENGINE_DIFFERENCES).
+ * type left null). `errors` names every difference between the engines that `allow` does not list, and
+ * every entry of `allow` that no difference needs (with PostgreSQL only).
  */
-export function reconcile(sqlite: EngineTables, postgres: EngineTables | null): { columns: Columns; errors: string[] } {
-  const errors: string[] = [];
+export function reconcile(sqlite: EngineTables, postgres: EngineTables | null, allow = ENGINE_DIFFERENCES): { columns: Columns; errors: string[] } {
+  const found = new Differences(allow);
   const columns: Columns = {};
   for (const table of new Set([...Object.keys(sqlite), ...Object.keys(postgres ?? {})])) {
     const s = sqlite[table];
     const p = postgres?.[table];
-    if (postgres && (!s || !p) && !allowed(table)) errors.push(`${table}: a table on ${s ? "SQLite" : "PostgreSQL"} only`);
+    if (postgres && (!s || !p)) found.add(`${table}: a table on ${s ? "SQLite" : "PostgreSQL"} only`, table);
     const out: Record<string, ColumnShape> = {};
     for (const name of new Set([...Object.keys(s ?? {}), ...Object.keys(p ?? {})])) {
-      if (postgres && s && p && (!s[name] || !p[name]) && !allowed(table, name))
-        errors.push(`${table}.${name}: a column on ${s[name] ? "SQLite" : "PostgreSQL"} only`);
-      const c = shape(table, name, s?.[name], p?.[name], errors);
+      if (s && p && (!s[name] || !p[name])) found.add(`${table}.${name}: a column on ${s[name] ? "SQLite" : "PostgreSQL"} only`, table, name);
+      const c = shape(table, name, s?.[name], p?.[name], found);
       if (c) out[name] = c;
     }
     columns[table] = sorted(out);
   }
-  return { columns: sorted(columns), errors };
+  return { columns: sorted(columns), errors: postgres ? [...found.errors, ...found.unused()] : found.errors };
 }
 
-const HEADER = `// Generated by \`npm run db:types\` (src/storage/db-types.ts) from freshly migrated SQLite and PostgreSQL
-// databases: every table's columns with each engine's SQL type (null: the engine has no such table), the
-// TypeScript kind of its values, whether it is nullable, and whether an insert may leave it out (a default
-// or an auto-increment on both engines). Not edited by hand: a migration is followed by \`npm run db:types\`;
-// src/storage/db-types-check.ts fails the type check while schema.ts's row types differ from it.
+const HEADER = `// Generated by \`npm run db:types\` (scripts/db-types.ts, src/storage/db-types.ts) from freshly migrated SQLite
+// and PostgreSQL databases: every table's columns with each engine's SQL type (null: the engine has no such
+// table), the TypeScript kind of its values, whether it is nullable, and whether an insert may leave it out (a
+// default or an auto-increment on both engines). Not edited by hand: a migration is followed by
+// \`npm run db:types\`; src/storage/db-types-check.ts fails the type check while schema.ts's row types differ.
 /* eslint-disable max-lines -- data, one line per column */
 `;
 

@@ -125,6 +125,16 @@ describe("database types generated from the migrations", () => {
         click_staging: { id: { sqlite: "INTEGER", postgres: null, ts: "number", nullable: false, defaulted: false } },
       },
     });
+    // An allowed column, an entry no difference needs, and a SQL type without a TypeScript kind.
+    const allow = [
+      { table: "a", column: "note", reason: "test" },
+      { table: "a", column: "id", reason: "test" },
+    ];
+    const one = { a: { id: col("text"), note: col("text"), j: col("jsonb") } };
+    expect(reconcile({ a: { id: col("TEXT"), note: col("TEXT", true), j: col("TEXT") } }, one, allow).errors).toEqual([
+      "a.j: SQL type jsonb has no TypeScript kind (add it to KINDS in src/storage/db-types.ts)",
+      "ENGINE_DIFFERENCES lists a.id, which the engines have alike",
+    ]);
   });
 
   it("db:types --check fails, saying why, when PostgreSQL is required and does not answer", async () => {
