@@ -22,7 +22,9 @@ try {
   postgres = await migratedTables("postgres", { postgresUrl });
 } catch (err) {
   if (!(err instanceof PostgresUnreachable)) throw err;
-  const why = `PostgreSQL at ${postgresUrl} is not usable (${err.message})`;
+  const shown = new URL(postgresUrl);
+  if (shown.password) shown.password = "***";
+  const why = `PostgreSQL at ${shown.toString()} is not usable (${err.message})`;
   if (requirePostgres || !check) fail([`db:types: ${why}; the description needs both engines.`]);
   console.warn(`db:types: ${why}: SQLite alone is checked.`);
 }

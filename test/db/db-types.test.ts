@@ -137,15 +137,15 @@ describe("database types generated from the migrations", () => {
     ]);
   });
 
-  it("db:types --check fails, saying why, when PostgreSQL is required and does not answer", async () => {
-    const env = { ...process.env, TEST_DATABASE_URL: "postgres://postgres@127.0.0.1:1/test" };
+  it("db:types --check fails, saying why (the password hidden), when PostgreSQL is required and does not answer", async () => {
+    const env = { ...process.env, TEST_DATABASE_URL: "postgres://postgres:secret@127.0.0.1:1/test" };
     const failed = await run(process.execPath, ["--import", "tsx", "scripts/db-types.ts", "--check"], { cwd: ROOT, env }).then(
       () => null,
       (err: { code: number; stderr: string }) => err,
     );
     expect(failed?.code).toBe(1);
     expect(failed?.stderr).toMatch(
-      /^db:types: PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:1\/test is not usable \(.+\); the description needs both engines\.\n$/,
+      /^db:types: PostgreSQL at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/test is not usable \(.+\); the description needs both engines\.\n$/,
     );
   });
 });
