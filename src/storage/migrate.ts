@@ -116,9 +116,10 @@ export async function pendingMigrations(storage: Storage): Promise<string[]> {
   return known.filter((name) => !done.has(name));
 }
 
-export async function migrateToLatest(storage: Storage): Promise<string[]> {
+/** `extra`: migrations after the known ones (a test's probe of what a new migration changes). */
+export async function migrateToLatest(storage: Storage, extra: Record<string, Migration> = {}): Promise<string[]> {
   await pendingMigrations(storage);
-  const provider: MigrationProvider = { getMigrations: async () => migrationsFor(storage) };
+  const provider: MigrationProvider = { getMigrations: async () => ({ ...migrationsFor(storage), ...extra }) };
   const migrator = new Migrator({ db: storage.db, provider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
