@@ -23,9 +23,9 @@ function layoutTree(readme: string): Map<string, Entry[]> {
   for (const line of block.split("\n").filter((l) => l.trim() !== "")) {
     const m = /^( *)(\S+)(?: {2,}(\S.*))?$/.exec(line);
     if (!m) throw new Error(`a line of the tree that is not "name  what it holds": ${line}`);
-    const [, indent, name, text] = m;
+    const [, indent, name = "", text = ""] = m;
     if (indent === "") tree.set(name, (root = []));
-    else if (indent === "  " && root) root.push({ name, line: text ?? "" });
+    else if (indent === "  " && root) root.push({ name, line: text });
     else throw new Error(`a line of the tree indented other than by 2 under a root: ${line}`);
   }
   return tree;

@@ -11,7 +11,7 @@ const doc = read("docs/testing.md");
 function tableFolders(markdown: string): string[] {
   const section = /^## What each folder tests\n([\s\S]*?)(?=^## )/m.exec(markdown)?.[1];
   if (!section) throw new Error('docs/testing.md has no "## What each folder tests" section');
-  return [...section.matchAll(/^\| `test\/([^`/]+)\/` \|/gm)].map((m) => m[1]);
+  return [...section.matchAll(/^\| `test\/([^`/]+)\/` \|/gm)].map((m) => m[1] ?? "");
 }
 
 /** The default of `Number(process.env.NAME ?? N)` or `process.env.NAME ? … : N` in a test file. */
