@@ -85,12 +85,15 @@ describe.skipIf(!available || secondPass)("every page passes axe in light and da
   const stamp = Date.now().toString(36);
   /** Every path the walks opened, for the check that they reach every route of the router. */
   const walked = new Set<string>();
+  /** The page a walk is on, and since when, until it ends: a walk cut off by its timeout is named by afterAll. */
+  let reached = { name: "", since: 0 };
 
   beforeAll(async () => {
     fixture = await startBrowserFixture();
     seeded = await seedEveryState(fixture.server, stamp);
   });
   afterAll(async () => {
+    if (reached.name) console.warn(`contrast.test.ts: the last walk ended on "${reached.name}", ${Math.round(performance.now() - reached.since)} ms after it opened`);
     await fixture?.close();
   });
 
@@ -116,6 +119,7 @@ describe.skipIf(!available || secondPass)("every page passes axe in light and da
       if (who !== "nobody") await signInPage(page, emails[who], SEED_PASSWORD);
       for (const [name, path, ready] of visits) {
         walked.add(path);
+        reached = { name, since: performance.now() };
         await page.goto(path);
         if (ready) await page.getByTestId(ready).first().waitFor();
         problems.push(...(await audit(page, name)));
@@ -125,6 +129,7 @@ describe.skipIf(!available || secondPass)("every page passes axe in light and da
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByTestId("menu-toggle").click();
     problems.push(...(await audit(page, "phone-menu")));
+    reached = { name: "", since: 0 };
     expect(problems, `${scheme}:\n  ${problems.join("\n  ")}`).toEqual([]);
   };
 
