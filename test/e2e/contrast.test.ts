@@ -133,10 +133,10 @@ describe.skipIf(!available || secondPass)("every page passes axe in light and da
     expect(problems, `${scheme}:\n  ${problems.join("\n  ")}`).toEqual([]);
   };
 
-  it("light: no serious or critical violation on any page", walk("light"), 300_000);
+  it("light: no serious or critical violation on any page", walk("light"), 360_000);
   it("the walk reached every route of the dashboard's router", () => {
     expect(walked.size, "the walk above ran").toBeGreaterThan(0);
     expect(routesNotWalked(dashboardRoutes(), walked), "routes of web/src/main.tsx that no walk opens").toEqual([]);
   });
-  it("dark: no serious or critical violation on any page", walk("dark"), 300_000);
+  it("dark: no serious or critical violation on any page", walk("dark"), 360_000);
 });
