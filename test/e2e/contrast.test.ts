@@ -1,12 +1,14 @@
-// axe-core (@axe-core/playwright) on every page, in light and in dark: the signed-out pages, the public pages the
-// server writes (404, expired, limit reached, disabled, blocked, password, report), the owner's dashboard, a team
-// member's shared list and the operator console, with the sidebar open. WCAG 2.1 A and AA rules, colour contrast
-// among them: no serious or critical violation. One browser, one walk per theme.
+// axe-core (@axe-core/playwright) on every page, in light and in dark: every route of the dashboard's router
+// (web/src/main.tsx, read by test/e2e/routes.ts: a route the walk does not reach fails the test), signed out, as the
+// owner, as a team member and as the operator, with the sidebar open; and the public pages the server writes (404,
+// expired, limit reached, disabled, blocked, password, report). WCAG 2.1 A and AA rules, colour contrast among them:
+// no serious or critical violation. One browser, one walk per theme.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AxeBuilder } from "@axe-core/playwright";
 import type { Page } from "playwright-core";
 import { browserAvailable, networkQuiet, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import { SEED_PASSWORD, seedEveryState, type Seeded } from "./seed.js";
+import { dashboardRoutes, routesNotWalked } from "./routes.js";
 
 const available = browserAvailable();
 // The pages' colours do not depend on the server's Node version: CI's second pass (Node 24) sets
@@ -25,6 +27,8 @@ function pages(s: Seeded, stamp: string): Array<{ who: "nobody" | "owner" | "mem
         ["sign-in", "/app/login"],
         ["sign-up", "/app/signup"],
         ["reset-password", "/app/reset-password"],
+        ["reset-password-confirm", "/app/reset-password/confirm?token=not-a-real-token", "reset-confirm-form"],
+        ["verify-email", "/app/verify-email?token=not-a-real-token", "verify-email"],
         ["accept-invitation", "/app/invitations/accept?token=not-a-real-token"],
         ["dashboard-404", "/app/no-such-page", "not-found"],
         ["public-404", `/no-such-link-${stamp}`],
@@ -41,6 +45,7 @@ function pages(s: Seeded, stamp: string): Array<{ who: "nobody" | "owner" | "mem
       visits: [
         ["links", "/app", "link-row"],
         ["link-form", "/app/links/new", "link-form"],
+        ["link", `/app/links/${s.plainId}`],
         ["link-edit", `/app/links/${s.plainId}/edit`, "link-form"],
         ["stats", `/app/links/${s.plainId}/stats`],
         ["analytics", "/app/analytics", "top-links"],
@@ -53,6 +58,8 @@ function pages(s: Seeded, stamp: string): Array<{ who: "nobody" | "owner" | "mem
         ["profile", "/app/profile", "section-keys"],
         ["security", "/app/security", "activity-row"],
         ["sso", "/app/sso"],
+        // Signing out ends on the home page.
+        ["sign-out", "/app/logout"],
       ],
     },
     { who: "member", visits: [["shared-links", `/app/shared/${s.owner.id}`, "link-row"]] },
@@ -66,6 +73,7 @@ function pages(s: Seeded, stamp: string): Array<{ who: "nobody" | "owner" | "mem
         ["admin-blocklist", "/app/admin/blocklist"],
         ["admin-audit", "/app/admin/audit"],
         ["admin-sso", "/app/admin/sso"],
+        ["admin-404", "/app/admin/no-such-page", "not-found"],
       ],
     },
   ];
@@ -75,12 +83,17 @@ describe.skipIf(!available || secondPass)("every page passes axe in light and da
   let fixture: BrowserFixture;
   let seeded: Seeded;
   const stamp = Date.now().toString(36);
+  /** Every path the walks opened, for the check that they reach every route of the router. */
+  const walked = new Set<string>();
+  /** The page a walk is on, and since when, until it ends: a walk cut off by its timeout is named by afterAll. */
+  let reached = { name: "", since: 0 };
 
   beforeAll(async () => {
     fixture = await startBrowserFixture();
     seeded = await seedEveryState(fixture.server, stamp);
   });
   afterAll(async () => {
+    if (reached.name) console.warn(`contrast.test.ts: the last walk ended on "${reached.name}", ${Math.round(performance.now() - reached.since)} ms after it opened`);
     await fixture?.close();
   });
 
@@ -105,6 +118,8 @@ describe.skipIf(!available || secondPass)("every page passes axe in light and da
       await fixture.browser.context.clearCookies();
       if (who !== "nobody") await signInPage(page, emails[who], SEED_PASSWORD);
       for (const [name, path, ready] of visits) {
+        walked.add(path);
+        reached = { name, since: performance.now() };
         await page.goto(path);
         if (ready) await page.getByTestId(ready).first().waitFor();
         problems.push(...(await audit(page, name)));
@@ -114,9 +129,14 @@ describe.skipIf(!available || secondPass)("every page passes axe in light and da
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByTestId("menu-toggle").click();
     problems.push(...(await audit(page, "phone-menu")));
+    reached = { name: "", since: 0 };
     expect(problems, `${scheme}:\n  ${problems.join("\n  ")}`).toEqual([]);
   };
 
-  it("light: no serious or critical violation on any page", walk("light"), 300_000);
-  it("dark: no serious or critical violation on any page", walk("dark"), 300_000);
+  it("light: no serious or critical violation on any page", walk("light"), 360_000);
+  it("the walk reached every route of the dashboard's router", () => {
+    expect(walked.size, "the walk above ran").toBeGreaterThan(0);
+    expect(routesNotWalked(dashboardRoutes(), walked), "routes of web/src/main.tsx that no walk opens").toEqual([]);
+  });
+  it("dark: no serious or critical violation on any page", walk("dark"), 360_000);
 });

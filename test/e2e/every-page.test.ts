@@ -1,13 +1,14 @@
-// Browser test of every page, with data in it: the dashboard (links, filtered and with a selection, link form,
-// created link, statistics, bulk, domains, webhooks with their delivery log, team, profile with API keys, security with its activity, a team's
-// shared links), the operator console, sign-in, sign-up, the invitation page, and the public pages (404, 410 expired,
-// 403 limit reached, 410 disabled, password form, report form and its thank-you). At 390 x 844 in light and dark, and at 1280 in both:
-// no page is wider than the window, and the failure names the widest elements that stick out. Dark mode follows
-// prefers-color-scheme on a dashboard page and on a public page.
+// Browser test of every page, with data in it: every route of the dashboard's router (web/src/main.tsx, read by
+// test/e2e/routes.ts: a route the walk does not reach fails the test), some in several states (links filtered and with
+// a selection, the created link, webhooks with their delivery log, the operator's row menus), and the public pages the
+// server writes (404, 410 expired, 403 limit reached, 410 disabled, password form, report form and its thank-you).
+// At 390 x 844 in light and dark, and at 1280 in both: no page is wider than the window, and the failure names the
+// widest elements that stick out. Dark mode follows prefers-color-scheme on a dashboard page and on a public page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { browserAvailable, networkQuiet, screenshot, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import { SEED_PASSWORD, seedEveryState, type Seeded } from "./seed.js";
+import { dashboardRoutes, routesNotWalked } from "./routes.js";
 
 const available = browserAvailable();
 
@@ -62,7 +63,8 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
 
   /** Checks the page as it is now, and keeps a screenshot of it. */
   const check = async (page: Page, name: string, tag: string, problems: string[], fullPage = true) => {
-    await networkQuiet(page);
+    // The live page keeps its event stream open: never quiet.
+    if (name !== "live") await networkQuiet(page);
     await page.waitForFunction(() => !document.querySelector('[data-testid="loading"]'));
     const o = await overflow(page);
     if (o.widest.length > 0) problems.push(`${name} (${new URL(page.url()).pathname}): ${o.scrollWidth} px wide at ${o.innerWidth} px:\n    ${o.widest.join("\n    ")}`);
@@ -76,12 +78,15 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
 
   /** The last page the walk reached: a timeout names it, and keeps a screenshot of what the page showed. */
   let reached = "";
+  /** Every path the walks opened, for the check that they reach every route of the router. */
+  const walked = new Set<string>();
 
   /** Visits every page at the current viewport and colour scheme; returns what sticks out where. */
   async function walk(page: Page, tag: string): Promise<string[]> {
     const problems: string[] = [];
     const visit = async (name: string, path: string, ready?: string) => {
       reached = name;
+      walked.add(path);
       await page.goto(path);
       if (ready) await page.getByTestId(ready).first().waitFor();
       await check(page, name, tag, problems);
@@ -94,6 +99,10 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
     await visit("sign-in", "/app/login");
     await visit("sign-up", "/app/signup");
     await visit("accept-invitation", "/app/invitations/accept?token=not-a-real-token");
+    await visit("verify-email", "/app/verify-email?token=not-a-real-token", "verify-email");
+    await visit("reset-password", "/app/reset-password", "reset-form");
+    await visit("reset-password-confirm", "/app/reset-password/confirm?token=not-a-real-token", "reset-confirm-form");
+    await visit("dashboard-404", "/app/no-such-page", "not-found");
     await visit("public-404", `/no-such-link-${stamp}`);
     await visit("public-410-expired", `/${a.expired}`);
     await visit("public-403-limit", `/${a.used}`);
@@ -117,9 +126,11 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
     await page.getByTestId("link-submit").click();
     await page.getByTestId("create-another").waitFor();
     await check(page, "created-link", tag, problems);
+    await visit("link", `/app/links/${seeded.plainId}`);
     await visit("link-edit", `/app/links/${seeded.plainId}/edit`, "link-form");
     await visit("stats", `/app/links/${seeded.plainId}/stats`);
     await visit("analytics", "/app/analytics", "top-links");
+    await visit("live", "/app/live", "live-status");
     await visit("bulk", "/app/links/bulk");
     await visit("import", "/app/links/import", "import-history-empty");
     await visit("domains", "/app/domains");
@@ -132,6 +143,10 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
     await visit("team", "/app/team");
     await visit("profile-api-keys", "/app/profile", "section-keys");
     await visit("security-activity", "/app/security", "activity-row");
+    await visit("sso", "/app/sso", "sso-gated");
+    // Signing out ends on the home page.
+    await visit("sign-out", "/app/logout");
+    await page.waitForURL((u) => u.pathname === "/");
 
     // A team member's view of the owner's links.
     await signIn(page, seeded.member.email);
@@ -150,6 +165,8 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
     await visit("admin-reports", "/app/admin/reports");
     await visit("admin-blocklist", "/app/admin/blocklist");
     await visit("admin-audit", "/app/admin/audit");
+    await visit("admin-sso", "/app/admin/sso");
+    await visit("admin-404", "/app/admin/no-such-page", "not-found");
     return problems;
   }
 
@@ -166,6 +183,10 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
   };
 
   it("at 390 x 844, light: no page scrolls sideways", pass(390, "light"), 240_000);
+  it("the walk reached every route of the dashboard's router", () => {
+    expect(walked.size, "the walk above ran").toBeGreaterThan(0);
+    expect(routesNotWalked(dashboardRoutes(), walked), "routes of web/src/main.tsx that no walk opens").toEqual([]);
+  });
   it("at 390 x 844, dark: no page scrolls sideways", pass(390, "dark"), 240_000);
   it("at 1280, light and dark: no page scrolls sideways", async () => {
     await pass(1280, "light")();
