@@ -41,11 +41,20 @@ function onDisk(root: string): string[] {
 describe("README.md's Layout", () => {
   const tree = layoutTree(readFileSync(new URL("README.md", ROOT), "utf8"));
 
-  it("lists src/, web/src/, packages/, test/, bench/ and docs/", () => {
-    expect([...tree.keys()]).toEqual(["src/", "web/src/", "packages/", "test/", "bench/", "docs/"]);
+  const roots = ["src/", "web/src/", "packages/", "test/", "bench/", "docs/", "scripts/", "eslint-rules/", "bin/"];
+
+  it("lists the repository's folders as its roots", () => {
+    expect([...tree.keys()]).toEqual(roots);
   });
 
-  it.each(["src/", "web/src/", "packages/", "test/", "bench/", "docs/"])("%s: the tree names exactly what is there", (root) => {
+  it("leaves out no folder at the top of the repository (web/ through web/src/)", () => {
+    const top = readdirSync(ROOT, { withFileTypes: true })
+      .filter((d) => d.isDirectory() && !d.name.startsWith(".") && !["node_modules", "dist", "data", "coverage"].includes(d.name))
+      .map((d) => `${d.name}/`);
+    expect(top.filter((folder) => !roots.some((root) => root.startsWith(folder)))).toEqual([]);
+  });
+
+  it.each(roots)("%s: the tree names exactly what is there", (root) => {
     const listed = (tree.get(root) ?? []).map((e) => e.name).sort();
     const there = onDisk(root);
     expect(
