@@ -1,10 +1,10 @@
-// Lint rules, and the layer map of src/ and web/src/: every folder (and every file directly in src/ or web/src/)
-// has a place in it, or lint fails (house/layer-map). Arrows point down, from the top (cli.ts, cluster/, main.ts,
-// http/, context.ts, ops/) through the feature folders (FEATURE_LAYERS) to the bottom (storage/, config*.ts,
-// contract/, shared/); a place imports only places of the layers below its own, and no folder cycle (house/
-// no-folder-cycle) nor file cycle (house/no-cycle) ties two places together. Only src/http/ imports Fastify,
-// features never read process.env; notices between feature folders go through the event bus, each event
-// published and heard only where FEATURE_EVENTS says.
+// Lint rules, and the layer map of src/ and web/src/: every folder (and every file directly in src/ or
+// web/src/) has a place in it, or lint fails (house/layer-map). Arrows point down, from the top (cli.ts;
+// cluster/, cli-import.ts; main.ts; http/; context.ts; ops/) through the feature folders (FEATURE_LAYERS) to the
+// bottom (storage/; config*.ts; contract/; shared/): a place imports only places of the layers below its own,
+// and neither a folder cycle (house/no-folder-cycle) nor a file cycle (house/no-cycle) ties two places
+// together. Only src/http/ imports Fastify, features never read process.env; notices between feature folders
+// go through the event bus, each event published and heard only where FEATURE_EVENTS says.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import globals from "globals";
@@ -22,7 +22,9 @@ const FASTIFY_ONLY_IN_HTTP = {
 
 /**
  * The feature folders from the bottom up: a folder imports only folders of the layers below its own
- * (never its own layer's other folders, never a layer above). A new feature folder gets a place here.
+ * (never its own layer's other folders, never a layer above), each in the lowest layer that admits its imports
+ * (orphans/ reads clicks/ and links/; streams/ reads clicks/, links/ and webhooks/' receiver check). A new
+ * feature folder gets a place here.
  */
 const FEATURE_LAYERS = [["mail"], ["accounts"], ["security"], ["teams", "clicks", "domains"], ["tags", "utm"], ["links"], ["webhooks", "analytics", "orphans"], ["redirect", "admin", "imports", "streams"], ["sso"], ["auth"]];
 const FEATURES = FEATURE_LAYERS.flat();
@@ -41,10 +43,10 @@ const FEATURE_EVENTS = {
 
 /**
  * src/ from the bottom up, the feature layers in the middle: each name a folder or a file directly in src/, each
- * place importing only the layers below it (the feature layers' folders not even their neighbours). Below the
- * features: shared/ (the bus, errors, ids: nothing of the project), contract/ (schemas, shared/ at most), the
- * config*.ts files (the only readers of the environment; they read each other), storage/. Above them, none
- * imported by a feature: ops/ (logging, tracing, process tweaks: it wraps the mailer and the webhook sender in
+ * place importing only the layers below it (a feature folder not even its own layer's others; the config files
+ * read each other, and cluster/ and cli-import.ts could). Below the features: shared/ (the bus, errors, ids:
+ * nothing of the project), contract/ (schemas, shared/ at most), the config*.ts files (config.ts reads the
+ * environment, the others check parts of it), storage/. Above them, none imported by a feature: ops/ (logging, tracing, process tweaks: it wraps the mailer and the webhook sender in
  * spans, so it sees their types), context.ts (the composition root), http/, main.ts (one server process),
  * cluster/ and cli-import.ts (WORKERS=N's primary and workers, which run main.ts; the import command), cli.ts.
  */
