@@ -130,7 +130,7 @@ export default tseslint.config(
     plugins: { house: HOUSE },
     rules: {
       "house/no-cycle": "error",
-      "house/no-folder-cycle": ["error", ["src", "web/src"]],
+      "house/no-folder-cycle": ["error", ["src", "web/src"], { base: import.meta.dirname }],
       "house/feature-events": ["error", FEATURE_EVENTS],
     },
   },
@@ -138,7 +138,7 @@ export default tseslint.config(
     // Every file of src/ and web/src/ lint reads, scripts too: a folder of .mjs files is as unplaced as any.
     files: ["src/**/*.{ts,tsx,js,jsx,mjs,cjs}", "web/src/**/*.{ts,tsx,js,jsx,mjs,cjs}"],
     plugins: { house: HOUSE },
-    rules: { "house/layer-map": ["error", { src: SRC_LAYERS.flat(), "web/src": WEB_LAYERS.flat() }] },
+    rules: { "house/layer-map": ["error", { src: SRC_LAYERS.flat(), "web/src": WEB_LAYERS.flat() }, { base: import.meta.dirname }] },
   },
   {
     files: ["src/**/*.ts", "web/**/*.{ts,tsx}"],

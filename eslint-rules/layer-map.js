@@ -23,14 +23,18 @@ export default {
     type: "problem",
     docs: { description: "Every folder and top-level file of src/ and web/src/ is placed in eslint.config.js's layer map." },
     // { "src": [names], "web/src": [names] }: each root with the folders and top-level files placed under it.
-    schema: [{ type: "object", additionalProperties: { type: "array", items: { type: "string" } } }],
+    // Then { base }: the folder the roots are in (eslint.config.js's), else the folder lint was started in.
+    schema: [
+      { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
+      { type: "object", properties: { base: { type: "string" } }, additionalProperties: false },
+    ],
     messages: {
       unplaced: "{{label}} has no place in the layer map: give it a layer in eslint.config.js ({{lists}}), so lint checks its imports.",
     },
   },
   create(context) {
     const placed = context.options[0] ?? {};
-    const place = placeOf(context.cwd, context.physicalFilename, Object.keys(placed));
+    const place = placeOf(context.options[1]?.base ?? context.cwd, context.physicalFilename, Object.keys(placed));
     if (place === null || placed[place.root].includes(place.name)) return {};
     const lists = place.root === "src" ? "FEATURE_LAYERS, or SRC_LAYERS for what is not a feature" : "WEB_FEATURES, or WEB_LAYERS";
     return {

@@ -88,11 +88,15 @@ export default {
   meta: {
     type: "problem",
     docs: { description: "Forbid import cycles between the folders (and top-level files) of src/ and web/src/." },
-    schema: [{ type: "array", items: { type: "string" } }],
+    // The roots, then { base }: the folder they are in (eslint.config.js's), else the folder lint was started in.
+    schema: [
+      { type: "array", items: { type: "string" } },
+      { type: "object", properties: { base: { type: "string" } }, additionalProperties: false },
+    ],
     messages: { cycle: "Folder cycle (type-only imports count): {{chain}} ({{imports}})." },
   },
   create(context) {
-    const cwd = context.cwd;
+    const cwd = context.options[1]?.base ?? context.cwd;
     const roots = context.options[0] ?? ["src"];
     const file = context.physicalFilename;
     const here = placeOf(cwd, file, roots);
