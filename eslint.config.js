@@ -1,13 +1,20 @@
-// Lint rules, and the layers of src/ checked: arrows point down (http/, cli.ts -> features -> storage/, contract/,
-// shared/), only src/http/ imports Fastify, features never read process.env, no import cycles; notices between
-// feature folders go through the event bus, each event published and heard only where FEATURE_EVENTS says.
+// Lint rules, and the layer map of src/ and web/src/: every folder (and every file directly in src/ or
+// web/src/) has a place in it, or lint fails (house/layer-map). Arrows point down, from the top (cli.ts;
+// cluster/, cli-import.ts; main.ts; http/; context.ts; ops/) through the feature folders (FEATURE_LAYERS) to the
+// bottom (storage/; config*.ts; contract/; shared/): a place imports only places of the layers below its own,
+// and neither a folder cycle (house/no-folder-cycle) nor a file cycle (house/no-cycle) ties two places
+// together. Only src/http/ imports Fastify, features never read process.env; notices between feature folders
+// go through the event bus, each event published and heard only where FEATURE_EVENTS says.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import globals from "globals";
+import { join } from "node:path";
 import { importX } from "eslint-plugin-import-x";
 import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
 import noCycle from "./eslint-rules/no-cycle.js";
 import featureEvents from "./eslint-rules/feature-events.js";
+import layerMap from "./eslint-rules/layer-map.js";
+import noFolderCycle from "./eslint-rules/no-folder-cycle.js";
 
 const FASTIFY_ONLY_IN_HTTP = {
   patterns: [{ group: ["fastify", "fastify/*", "@fastify/*"], message: "Only src/http/ may import Fastify." }],
@@ -15,9 +22,11 @@ const FASTIFY_ONLY_IN_HTTP = {
 
 /**
  * The feature folders from the bottom up: a folder imports only folders of the layers below its own
- * (never its own layer's other folders, never a layer above). A new feature folder gets a place here.
+ * (never its own layer's other folders, never a layer above), each in the lowest layer that admits its imports
+ * (orphans/ reads clicks/ and links/; streams/ reads clicks/, links/ and webhooks/' receiver check). A new
+ * feature folder gets a place here.
  */
-const FEATURE_LAYERS = [["mail"], ["accounts"], ["security"], ["teams", "clicks", "domains"], ["tags", "utm"], ["links"], ["webhooks", "analytics"], ["redirect", "admin", "imports"], ["sso"], ["auth"]];
+const FEATURE_LAYERS = [["mail"], ["accounts"], ["security"], ["teams", "clicks", "domains"], ["tags", "utm"], ["links"], ["webhooks", "analytics", "orphans"], ["redirect", "admin", "imports", "streams"], ["sso"], ["auth"]];
 const FEATURES = FEATURE_LAYERS.flat();
 
 /**
@@ -31,19 +40,47 @@ const FEATURE_EVENTS = {
   // A keyed email accepted by the transport: an invitation's email shows as sent.
   "mail.sent": { publishers: ["mail"], subscribers: ["teams"] },
 };
-const TOP = ["./src/http", "./src/context.ts", "./src/cli.ts", "./src/main.ts"];
-const src = (folder) => `./src/${folder}`;
+
+/**
+ * src/ from the bottom up, the feature layers in the middle: each name a folder or a file directly in src/, each
+ * place importing only the layers below it (a feature folder not even its own layer's others; the config files
+ * read each other, and cluster/ and cli-import.ts could). Below the features: shared/ (the bus, errors, ids:
+ * nothing of the project), contract/ (schemas, shared/ at most), the config*.ts files (config.ts reads the
+ * environment, the others check parts of it), storage/. Above them, none imported by a feature: ops/ (logging, tracing, process tweaks: it wraps the mailer and the webhook sender in
+ * spans, so it sees their types), context.ts (the composition root), http/, main.ts (one server process),
+ * cluster/ and cli-import.ts (WORKERS=N's primary and workers, which run main.ts; the import command), cli.ts.
+ */
+const CONFIG = ["config.ts", "config-details.ts", "config-error.ts", "config-sso.ts", "config-stream.ts"];
+const BELOW_FEATURES = [["shared"], ["contract"], CONFIG, ["storage"]];
+const ABOVE_FEATURES = [["ops"], ["context.ts"], ["http"], ["main.ts"], ["cluster", "cli-import.ts"], ["cli.ts"]];
+const SRC_LAYERS = [...BELOW_FEATURES, ...FEATURE_LAYERS, ...ABOVE_FEATURES];
+const src = (place) => `./src/${place}`;
+const TOP = ABOVE_FEATURES.flat().map(src);
+const label = (place) => (place.includes(".") ? place : `${place}/`);
 
 /**
  * The dashboard's feature folders, one per room of src/ a user sees: each imports only web/src/shared/ (and the
  * contract, the typed client); only main.tsx, the app's routes, brings features together.
  */
 const WEB_FEATURES = ["links", "stats", "analytics", "team", "domains", "webhooks", "imports", "profile", "security", "admin", "auth", "public", "sso"];
+/** web/src/ from the bottom up. */
+const WEB_LAYERS = [["shared"], WEB_FEATURES, ["main.tsx"]];
 const web = (folder) => `./web/src/${folder}`;
+
+/** What a place below or above the features is told when it imports a place above it (default: the map's rule). */
+const FRAME_NOTES = {
+  shared: "shared/ is the bottom: it imports nothing of the project.",
+  contract: "contract/ holds schemas only: shared/ at most.",
+  ops: "ops/ sits below context.ts, http/ and main.ts: they hand it what it traces and logs.",
+};
 
 /** import-x/no-restricted-paths zones: `target` files may not import `from` files (type-only imports included). */
 const ZONES = [
-  { target: FEATURES.map(src), from: TOP, message: "Features sit below http/, context.ts, cli.ts and main.ts: pass what they need in." },
+  {
+    target: FEATURES.map(src),
+    from: TOP,
+    message: "Features sit below context.ts, http/, main.ts and the rest of ABOVE_FEATURES (eslint.config.js): pass what they need in.",
+  },
   ...FEATURE_LAYERS.flatMap((layer, i) =>
     layer.map((folder) => ({
       target: src(folder),
@@ -51,9 +88,16 @@ const ZONES = [
       message: `${folder}/ may import only the feature folders below it (eslint.config.js, FEATURE_LAYERS).`,
     })),
   ).filter((zone) => zone.from.length > 0),
-  { target: [src("storage"), src("shared"), src("contract")], from: [...FEATURES.map(src), ...TOP], message: "storage/, shared/ and contract/ import no feature." },
-  { target: src("shared"), from: [src("storage"), src("contract"), "./src/config.ts"], message: "shared/ is the bottom: it imports nothing of the project." },
-  { target: src("contract"), from: [src("storage"), "./src/config.ts"], message: "contract/ holds schemas only: shared/ at most." },
+  // The places around the features: each imports only the layers below its own.
+  ...SRC_LAYERS.flatMap((layer, i) =>
+    layer
+      .filter((place) => !FEATURES.includes(place))
+      .map((place) => ({
+        target: src(place),
+        from: SRC_LAYERS.slice(i + 1).flat().map(src),
+        message: FRAME_NOTES[place] ?? `${label(place)} may import only the places below it (eslint.config.js, SRC_LAYERS).`,
+      })),
+  ).filter((zone) => zone.from.length > 0),
   { target: "./web", from: "./src", except: ["./contract"], message: "The dashboard talks to the server over HTTP: from src/ it imports only types of src/contract/." },
   ...WEB_FEATURES.map((folder) => ({
     target: web(folder),
@@ -63,12 +107,16 @@ const ZONES = [
   { target: web("shared"), from: [...WEB_FEATURES.map(web), "./web/src/main.tsx"], message: "web/src/shared/ imports no feature folder." },
 ];
 
+/** The house rules (eslint-rules/), one plugin object for the blocks that use them. */
+const HOUSE = { rules: { "no-cycle": noCycle, "no-folder-cycle": noFolderCycle, "layer-map": layerMap, "feature-events": featureEvents } };
+
 export default tseslint.config(
   { ignores: ["dist/", "node_modules/", "data/", "coverage/", "bench/.data/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { ...globals.node } },
+    // The parser's root named, so that two copies of the tree linted in one process (test/unit/layer-map.test.ts) do not clash.
+    languageOptions: { globals: { ...globals.node }, parserOptions: { tsconfigRootDir: import.meta.dirname } },
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
       "@typescript-eslint/no-explicit-any": "off",
@@ -79,17 +127,31 @@ export default tseslint.config(
     // Instead of import-x/no-cycle, which skips type-only imports by design and, measured here, took as
     // long as the rest of lint together.
     files: ["**/*.{ts,tsx}"],
-    plugins: { house: { rules: { "no-cycle": noCycle, "feature-events": featureEvents } } },
-    rules: { "house/no-cycle": "error", "house/feature-events": ["error", FEATURE_EVENTS] },
+    plugins: { house: HOUSE },
+    rules: {
+      "house/no-cycle": "error",
+      "house/no-folder-cycle": ["error", ["src", "web/src"], { base: import.meta.dirname }],
+      "house/feature-events": ["error", FEATURE_EVENTS],
+    },
+  },
+  {
+    // Every file of src/ and web/src/ lint reads, scripts too: a folder of .mjs files is as unplaced as any.
+    files: ["src/**/*.{ts,tsx,js,jsx,mjs,cjs}", "web/src/**/*.{ts,tsx,js,jsx,mjs,cjs}"],
+    plugins: { house: HOUSE },
+    rules: { "house/layer-map": ["error", { src: SRC_LAYERS.flat(), "web/src": WEB_LAYERS.flat() }, { base: import.meta.dirname }] },
   },
   {
     files: ["src/**/*.ts", "web/**/*.{ts,tsx}"],
     plugins: { "import-x": importX },
     settings: {
       ...importX.flatConfigs.typescript.settings,
-      "import-x/resolver-next": [createTypeScriptImportResolver({ project: ["tsconfig.json", "web/tsconfig.json"], noWarnOnMultipleProjects: true })],
+      // The projects named from this file's folder, not the process's (a copy of the tree linted from elsewhere).
+      "import-x/resolver-next": [
+        createTypeScriptImportResolver({ project: ["tsconfig.json", "web/tsconfig.json"].map((p) => join(import.meta.dirname, p)), noWarnOnMultipleProjects: true }),
+      ],
     },
-    rules: { "import-x/no-restricted-paths": ["error", { zones: ZONES }] },
+    // basePath: the zones' paths from this file's folder too (the rule's default is the process's).
+    rules: { "import-x/no-restricted-paths": ["error", { zones: ZONES, basePath: import.meta.dirname }] },
   },
   {
     // Sizes: a longer function carries its reason in an eslint-disable-next-line comment at its top.

@@ -8,7 +8,7 @@ import ts from "typescript";
 const cache = new Map();
 
 /** The file a relative specifier names ("./x.js" is the TypeScript source "./x.ts"), or null for a package. */
-function resolveSpecifier(from, specifier) {
+export function resolveSpecifier(from, specifier) {
   if (!specifier.startsWith(".")) return null;
   const base = resolve(dirname(from), specifier);
   const stem = base.replace(/\.(js|jsx|mjs)$/, "");
@@ -18,7 +18,8 @@ function resolveSpecifier(from, specifier) {
   return null;
 }
 
-function importsOf(file) {
+/** The project files `file` imports (relative specifiers only), read again only when the file changed. */
+export function importsOf(file) {
   let mtime;
   try {
     mtime = statSync(file).mtimeMs;
@@ -34,21 +35,21 @@ function importsOf(file) {
   return imports;
 }
 
-/** The shortest chain of imports from `start` back to `target`, or null when there is none. */
-function pathBack(start, target) {
+/** The shortest chain from `start` to `goal` (both included) along `next` (a node's neighbours), or null when there is none. */
+export function shortestChain(start, goal, next) {
   const previous = new Map([[start, null]]);
   const queue = [start];
   while (queue.length > 0) {
-    const file = queue.shift();
-    for (const next of importsOf(file)) {
-      if (next === target) {
-        const chain = [file];
-        for (let f = previous.get(file); f !== null; f = previous.get(f)) chain.unshift(f);
-        return chain;
-      }
-      if (!previous.has(next)) {
-        previous.set(next, file);
-        queue.push(next);
+    const node = queue.shift();
+    if (node === goal) {
+      const chain = [];
+      for (let n = node; n !== null; n = previous.get(n)) chain.unshift(n);
+      return chain;
+    }
+    for (const following of next(node)) {
+      if (!previous.has(following)) {
+        previous.set(following, node);
+        queue.push(following);
       }
     }
   }
@@ -70,9 +71,9 @@ export default {
       if (node.source === null || node.source === undefined || typeof node.source.value !== "string") return;
       const target = resolveSpecifier(file, node.source.value);
       if (target === null || target === file) return;
-      const chain = pathBack(target, file);
+      const chain = shortestChain(target, file, importsOf);
       if (chain === null) return;
-      const names = [file, ...chain, file].map((f) => relative(root, f));
+      const names = [file, ...chain].map((f) => relative(root, f));
       context.report({ node, messageId: "cycle", data: { chain: names.join(" -> ") } });
     };
     return { ImportDeclaration: check, ExportNamedDeclaration: check, ExportAllDeclaration: check, ImportExpression: check };
