@@ -137,6 +137,7 @@ export default tseslint.config(
                 "!@contract/form-rules",
                 "!@contract/plans",
                 "!@contract/tables",
+                "!@contract/broker-kinds",
                 "!**/src/contract/form-rules",
                 "!**/src/contract/plans",
                 // With the extension, for a web file the server's tests also compile (NodeNext wants it).
