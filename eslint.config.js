@@ -52,7 +52,7 @@ const FEATURE_EVENTS = {
  */
 const CONFIG = ["config.ts", "config-details.ts", "config-error.ts", "config-sso.ts", "config-stream.ts"];
 const BELOW_FEATURES = [["shared"], ["contract"], CONFIG, ["storage"]];
-const ABOVE_FEATURES = [["ops"], ["context.ts"], ["http"], ["main.ts"], ["cluster", "cli-import.ts"], ["cli.ts"]];
+const ABOVE_FEATURES = [["ops", "click-listeners.ts"], ["context.ts", "click-writer-thread.ts", "click-writer-thread-tsx.mjs"], ["http"], ["main.ts"], ["cluster", "cli-import.ts"], ["cli.ts"]];
 const SRC_LAYERS = [...BELOW_FEATURES, ...FEATURE_LAYERS, ...ABOVE_FEATURES];
 const src = (place) => `./src/${place}`;
 const TOP = ABOVE_FEATURES.flat().map(src);
@@ -199,6 +199,7 @@ export default tseslint.config(
                 "!@contract/form-rules",
                 "!@contract/plans",
                 "!@contract/tables",
+                "!@contract/broker-kinds",
                 "!**/src/contract/form-rules",
                 "!**/src/contract/plans",
                 // With the extension, for a web file the server's tests also compile (NodeNext wants it).

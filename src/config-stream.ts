@@ -1,15 +1,14 @@
 // The click stream's settings of src/config.ts (docs/stream.md, docs/configuration.md): the operator's
 // brokers and the outbox's bounds. Read from the env object config.ts hands in; nothing here reads process.env.
 import { ConfigError } from "./config-error.js";
+import { BROKER_KINDS, type BrokerKind } from "./contract/broker-kinds.js";
 
 type Env = Record<string, string | undefined>;
 
-export interface StreamConfig {
-  /** STREAM_AMQP_URL, STREAM_REDIS_URL, STREAM_NATS_URL, STREAM_MQTT_URL: null when unset. */
-  amqp: string | null;
-  redis: string | null;
-  nats: string | null;
-  mqtt: string | null;
+/** Each kind's operator broker (its setting in contract/broker-kinds.ts, e.g. STREAM_AMQP_URL): null when unset. */
+export type StreamBrokerUrls = { [K in BrokerKind]: string | null };
+
+export interface StreamConfig extends StreamBrokerUrls {
   /** STREAM_OUTBOX_MAX: events kept per broker while it is away; past it new clicks are not queued for it. */
   outboxMax: number;
   /** STREAM_REDIS_MAXLEN: XADD snip:clicks MAXLEN ~ N. */
@@ -20,14 +19,10 @@ export interface StreamConfig {
   pollMs: number;
 }
 
-const SCHEMES: Record<"amqp" | "redis" | "nats" | "mqtt", string[]> = {
-  amqp: ["amqp:", "amqps:"],
-  redis: ["redis:", "rediss:"],
-  nats: ["nats:", "tls:"],
-  mqtt: ["mqtt:", "mqtts:"],
-};
+/** Each kind's URL schemes, with the colon. */
+export const BROKER_SCHEMES = Object.fromEntries(BROKER_KINDS.map((k) => [k.kind, Object.keys(k.schemes)])) as Record<BrokerKind, string[]>;
 
-function brokerUrl(env: Env, name: string, kind: keyof typeof SCHEMES): string | null {
+function brokerUrl(env: Env, name: string, kind: BrokerKind): string | null {
   const raw = env[name]?.trim();
   if (!raw) return null;
   let url: URL;
@@ -36,7 +31,7 @@ function brokerUrl(env: Env, name: string, kind: keyof typeof SCHEMES): string |
   } catch {
     throw new ConfigError(name, "must be a URL");
   }
-  if (!SCHEMES[kind].includes(url.protocol)) throw new ConfigError(name, `must start with ${SCHEMES[kind].map((s) => s + "//").join(" or ")}`);
+  if (!BROKER_SCHEMES[kind].includes(url.protocol)) throw new ConfigError(name, `must start with ${BROKER_SCHEMES[kind].map((s) => s + "//").join(" or ")}`);
   if (!url.hostname) throw new ConfigError(name, "must name a host");
   return raw;
 }
@@ -51,16 +46,12 @@ function int(env: Env, name: string, dflt: number, min: number, max: number): nu
 }
 
 export function streamConfigOf(env: Env): StreamConfig {
+  const urls = Object.fromEntries(BROKER_KINDS.map((k) => [k.kind, brokerUrl(env, k.setting, k.kind)])) as StreamBrokerUrls;
   return {
-    amqp: brokerUrl(env, "STREAM_AMQP_URL", "amqp"),
-    redis: brokerUrl(env, "STREAM_REDIS_URL", "redis"),
-    nats: brokerUrl(env, "STREAM_NATS_URL", "nats"),
-    mqtt: brokerUrl(env, "STREAM_MQTT_URL", "mqtt"),
+    ...urls,
     outboxMax: int(env, "STREAM_OUTBOX_MAX", 1_000_000, 1_000, 1_000_000_000),
     redisMaxLen: int(env, "STREAM_REDIS_MAXLEN", 1_000_000, 1_000, 1_000_000_000),
     timeoutMs: int(env, "STREAM_TIMEOUT_MS", 5_000, 100, 120_000),
     pollMs: int(env, "STREAM_POLL_MS", 250, 10, 60_000),
   };
 }
-
-export { SCHEMES as BROKER_SCHEMES };

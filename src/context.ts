@@ -63,6 +63,7 @@ import type { TwoFactorService } from "./security/two-factor.js";
 import type { SignInNotices } from "./security/sign-in-notice.js";
 import type { TeamPolicy } from "./security/team-policy.js";
 import type { CountryResolver } from "./clicks/describe.js";
+import { STORED, clickedListeners } from "./click-listeners.js";
 
 /** What /readyz answers: "starting" until the server listens with everything loaded, "draining" from the start of shutdown. */
 export interface Readiness {
@@ -193,7 +194,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const { transport, mailer } = createMail({ ...base, db, events, transport: overrides.mailer, traceSmtp });
   const { accounts, sessions, apiKeys } = createAccounts({ ...base, caps, rate, mailer, events });
   const teams = createTeams({ db, caps, clock, mailer, log, rate, origin: config.origin, events });
-  const { clicks, reads, stats, countries } = await createClicks({ ...base, journal: overrides.clickJournal === true, recover: migrated, writer: overrides.cluster?.clickWriter });
+  const { clicks, reads, stats, countries } = await createClicks({ ...base, journal: overrides.clickJournal === true, recover: migrated, writer: overrides.cluster?.clickWriter, stored: STORED });
   const { domains, customHosts, changes: domainChanges } = await createDomains({ ...base, caps, mailer, dns: overrides.dns, start: migrated });
   const tags = new TagService({ db, caps, clock });
   const utm = new UtmTemplateService({ db, caps, clock });
@@ -203,7 +204,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const { webhooks, clickDeliveries, receiverCheck } = webhooksRoom;
   const streamsRoom = await createStreams({ ...base, caps, check: receiverCheck, start: migrated });
   const { analytics, live } = createAnalytics({ ...base, countries, stats, live: overrides.live });
-  const redirects = createRedirects({ settings: config, links, clicks, clock, rate, customHosts, domainChanges, clickDeliveries, live, blocklist, countries });
+  const redirects = createRedirects({ settings: config, links, clicks, clock, rate, customHosts, domainChanges, blocklist, countries, clicked: clickedListeners({ clickDeliveries, live, log }) });
   const d = config.details;
   const orphans = new OrphanVisits(db, clock, { enabled: d.orphanVisits, pathsPerDay: d.orphanPathsPerDay, keepDays: d.orphanVisitsDays }, (err) => log.warn({ err }, "orphan visits flush failed"));
   const backlogs = { clickBacklog: () => clicks.backlog(), webhookQueue: () => clickDeliveries.queueState() };

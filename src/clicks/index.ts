@@ -12,6 +12,7 @@ import { ClickJournal } from "./click-journal.js";
 import { CountryResolver } from "./describe.js";
 import { ClickReads } from "./click-reads.js";
 import { StatsService } from "./stats.js";
+import type { StoredListeners } from "./stored.js";
 
 export interface ClicksDeps {
   settings: Pick<Config, "database" | "dataDir" | "clickWriter" | "geoipDb" | "clickFlushMs" | "clickRollupMs" | "clickRetentionDays" | "clickMemoryMax">;
@@ -24,6 +25,8 @@ export interface ClicksDeps {
   recover: boolean;
   /** WORKERS=N on SQLite: the primary's writer, reached over IPC (src/cluster/remote-writer.ts). */
   writer?: ClickWriter;
+  /** The writers' "stored" listeners (src/click-listeners.ts). */
+  stored: StoredListeners;
 }
 
 export interface Clicks {
@@ -52,6 +55,7 @@ export async function createClicks(deps: ClicksDeps): Promise<Clicks> {
     retentionDays: settings.clickRetentionDays,
     memoryMax: settings.clickMemoryMax,
     writer: deps.writer,
+    stored: deps.stored,
     journal: deps.journal && onDisk ? new ClickJournal(join(settings.dataDir, "click-journal"), log) : null,
   });
   if (deps.recover) await clicks.recover();

@@ -11,7 +11,7 @@ import { markPostgres } from "./click-journal.js";
 import { compactMonths, compactedBefore, monthsForBatch } from "./pg-months.js";
 import type { ClickWriter } from "./click-writer.js";
 import type { CountryResolver } from "./describe.js";
-import { eventIdPrefix, queuePostgres } from "../streams/outbox.js";
+import { type StoredListener, eventIdPrefix } from "./stored.js";
 
 function column<T, K extends keyof T>(rows: T[], key: K): T[K][] {
   return rows.map((r) => r[key]);
@@ -27,9 +27,11 @@ export class PostgresClickWriter implements ClickWriter {
   /** After a failed compaction: no new attempt before this time (epoch ms). */
   private compactRetryAt = 0;
 
+  /** `stored`: what hears of each batch in its transaction (src/click-listeners.ts; none in tools and tests). */
   constructor(
     private readonly db: Db,
     private readonly countries: CountryResolver,
+    private readonly stored: readonly StoredListener[] = [],
   ) {
     this.visitors = new PostgresVisitors(db);
   }
@@ -96,8 +98,11 @@ export class PostgresClickWriter implements ClickWriter {
           ${column(rows, "referrer")}::text[], ${column(rows, "is_bot")}::int[], ${column(rows, "counted")}::int[],
           ${column(rows, "destination")}::text[], ${column(rows, "new_visitor")}::int[], ${column(rows, "qr")}::int[],
           ${column(rows, "region")}::text[], ${column(rows, "city")}::text[], ${column(rows, "referrer_url")}::text[], ${column(rows, "utm")}::text[])`.execute(trx);
-      // The click stream's events, committed with their clicks (docs/stream.md).
-      await queuePostgres(trx, rows, eventIdPrefix(clicks.journal));
+      // What the "stored" listeners write (the click stream's events), committed with the clicks (stored.ts).
+      if (this.stored.length > 0) {
+        const chunk = { rows, first: 0, prefix: eventIdPrefix(clicks.journal) };
+        for (const l of this.stored) await l.postgres(trx, chunk);
+      }
       const nums = new Map(b.groups.map((g) => [g.link_id, g.link_num]));
       const u = rollUp(b.groups, live, (linkId, month) => keepsMonth(nums.get(linkId)!, month));
       for (const g of b.groups) if (g.day > this.latestDay) this.latestDay = g.day;

@@ -22,6 +22,7 @@ import type { ClickJournal } from "./click-journal.js";
 import type { LinkKey } from "./click-reads.js";
 import { SealedQueue } from "./sealed-queue.js";
 import { type LimitCount, countsPerTurn } from "./limit-counts.js";
+import type { StoredListeners } from "./stored.js";
 
 /** What record() takes; declared beside the buffer that stores it, so the buffer needs nothing from here. */
 export type { ClickInput };
@@ -74,15 +75,21 @@ export interface RecorderDeps {
   memoryMax: number;
   /** The writer of another process (WORKERS=N on SQLite: the primary's, src/cluster/remote-writer.ts) instead of one of this process. */
   writer?: ClickWriter;
+  /** What the writers publish each stored chunk to, in its transaction (stored.ts); needed for a writer thread. */
+  stored?: StoredListeners;
 }
 
 /** A worker thread when configured (CLICK_WRITER=worker), else the same writers on the main thread. */
 function writerFor(deps: RecorderDeps): ClickWriter {
   if (deps.writer) return deps.writer;
-  if (deps.workerDatabase) return new WorkerClickWriter({ database: deps.workerDatabase, geoipDb: deps.geoipDb });
-  if (!deps.sqlite) return new PostgresClickWriter(deps.db, deps.countries);
+  const stored = deps.stored?.listeners ?? [];
+  if (deps.workerDatabase) {
+    if (!deps.stored) throw new Error("a click writer thread needs its entry (RecorderDeps.stored)");
+    return new WorkerClickWriter({ database: deps.workerDatabase, geoipDb: deps.geoipDb }, deps.stored.thread);
+  }
+  if (!deps.sqlite) return new PostgresClickWriter(deps.db, deps.countries, stored);
   const db = deps.db;
-  return new SqliteClickWriter((fn) => db.connection().execute(async () => fn()), deps.sqlite, deps.countries);
+  return new SqliteClickWriter((fn) => db.connection().execute(async () => fn()), deps.sqlite, deps.countries, stored);
 }
 
 /** The wait before the next periodic roll-up after one that took `tookMs`: CLICK_ROLLUP_MS unless roll-ups are slow. */

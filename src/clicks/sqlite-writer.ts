@@ -11,7 +11,7 @@ import type { LimitCount } from "./limit-counts.js";
 import { type Lock, SqliteRollups } from "./sqlite-rollups.js";
 import { type SqliteStatements, chunkEnd, sqliteStatements } from "./sqlite-statements.js";
 import { SqliteVisitors, batchSpan, keysFor } from "./visitors.js";
-import { eventIdPrefix, sqliteOutbox } from "../streams/outbox.js";
+import { type StoredChunk, type StoredListener, eventIdPrefix } from "./stored.js";
 
 /** Roll-up groups held in memory before a roll-up is forced (bounds memory on a long-tailed flood). */
 const MAX_PENDING_GROUPS = 50_000;
@@ -36,21 +36,23 @@ export class SqliteClickWriter implements ClickWriter {
   private written: { seq: number; rows: number } | null = null;
   /** Records a batch's journal segment as committed, in the transaction of its chunk. */
   private readonly markJournal: ReturnType<typeof sqliteJournalMarker>;
-  /** Queues the click stream's events of a chunk, in its transaction (docs/stream.md). */
-  private readonly outbox: ReturnType<typeof sqliteOutbox>;
+  /** The "stored" listeners' steps (the stream outbox), run in each chunk's transaction (stored.ts). */
+  private readonly stored: ((chunk: StoredChunk) => void)[];
 
   /**
    * `lock` runs a synchronous step alone on the connection: Kysely's connection mutex on the main
    * thread (so clicks never join, or roll back with, another transaction), a plain call in the worker.
+   * `stored`: what hears of each chunk in its transaction (src/click-listeners.ts; none in tools and tests).
    */
   constructor(
     private readonly lock: Lock,
     private readonly handle: SQLite.Database,
     private readonly countries: CountryResolver,
+    stored: readonly StoredListener[] = [],
   ) {
     this.rollups = new SqliteRollups(lock, () => this.statements());
     this.markJournal = sqliteJournalMarker(handle);
-    this.outbox = sqliteOutbox(handle);
+    this.stored = stored.map((l) => l.sqlite(handle));
   }
 
   /**
@@ -88,7 +90,10 @@ export class SqliteClickWriter implements ClickWriter {
           // In the rows' transaction, before they are inserted: whether each is its visitor's first of the day.
           visitors.mark(described, first, end);
           if (mark) this.markJournal(mark, through);
-          this.outbox(chunk, first, prefix);
+          if (this.stored.length > 0) {
+            const stored: StoredChunk = { rows: chunk, first, prefix };
+            for (const step of this.stored) step(stored);
+          }
         });
         visitors.committed();
         // In the same synchronous step as the commit, so a roll-up never starts without these groups.

@@ -23,11 +23,6 @@ export type IngestRequest =
 /** `value` carries countLimited's and heldBack's answers; `unavailable`, a failure for want of the database (isDatabaseUnavailable). */
 export type IngestReply = { id: number; ok: true; value?: boolean[] | HeldBack } | { id: number; ok: false; error: string; unavailable: boolean };
 
-/** The compiled worker, or (running from the .ts sources) a small entry that loads them through tsx. */
-function workerUrl(): URL {
-  return new URL(import.meta.url.endsWith(".ts") ? "./ingest-worker-tsx.mjs" : "./ingest-worker.js", import.meta.url);
-}
-
 export class WorkerClickWriter implements ClickWriter {
   private readonly worker: Worker;
   private nextId = 1;
@@ -41,8 +36,9 @@ export class WorkerClickWriter implements ClickWriter {
   /** PostgreSQL only: several batches in one transaction (ClickWriter.writeMany). */
   readonly writeMany?: (batches: ClickBatch[]) => Promise<void>;
 
-  constructor(setup: IngestSetup) {
-    this.worker = new Worker(workerUrl(), { workerData: setup });
+  /** `thread`: the thread's entry, which runs ingest-worker.ts with the writers' listeners (StoredListeners.thread). */
+  constructor(setup: IngestSetup, thread: URL) {
+    this.worker = new Worker(thread, { workerData: setup });
     if (setup.database.kind === "sqlite") {
       this.countLimited = async (counts) => (await this.call({ op: "countLimited", counts })) as boolean[];
       this.heldBack = async (linkNums) => (await this.call({ op: "heldBack", linkNums })) as HeldBack;

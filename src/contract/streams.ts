@@ -1,9 +1,15 @@
 // Click streams as their owner manages them (docs/api.md, Click streams; docs/stream.md): never the broker
 // URL's password, which is sealed and shown as "***".
-import { Type, type Static } from "typebox";
+import { Type, type Static, type TLiteral } from "typebox";
 import { Body } from "./common.js";
+import { BROKER_KINDS } from "./broker-kinds.js";
 
-export const StreamKindSchema = Type.Union([Type.Literal("amqp"), Type.Literal("redis"), Type.Literal("nats"), Type.Literal("mqtt")]);
+/** The registry's kinds as a tuple of literals (a plain array of them would give Static `never`). */
+type Literals<T extends readonly { kind: string }[]> = { -readonly [I in keyof T]: TLiteral<T[I]["kind"]> };
+type KindLiterals = Literals<typeof BROKER_KINDS>;
+
+/** One literal per kind of broker-kinds.ts (the registry), in its order. */
+export const StreamKindSchema = Type.Union(BROKER_KINDS.map((k) => Type.Literal(k.kind)) as unknown as KindLiterals);
 export type StreamKind = Static<typeof StreamKindSchema>;
 
 export const StreamSchema = Type.Object({

@@ -7,6 +7,7 @@ import type { AppContext } from "../context.js";
 import { safeEqual, sha256Hex } from "../shared/ids.js";
 import { FixedHistogram, type HistogramSeries } from "./fixed-histogram.js";
 import type { SinkStats } from "../streams/publisher.js";
+import { BROKER_KIND_NAMES } from "../contract/broker-kinds.js";
 
 /** Redirect latency buckets (seconds): a cached redirect takes tens of microseconds, a database lookup milliseconds. */
 const LATENCY_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
@@ -57,7 +58,7 @@ export class Metrics {
     ]);
     const stream = ctx.streamPublisher;
     const perBroker = (f: (s: SinkStats) => number) => () => [...stream.byBroker()].map(([broker, s]): [Labels, number] => [{ broker }, f(s)]);
-    gauge(r, "snip_stream_backlog", "Click-stream events waiting in the outbox, by broker (amqp, redis, nats, mqtt; account: accounts' own)", ["broker"], perBroker((s) => s.backlog));
+    gauge(r, "snip_stream_backlog", `Click-stream events waiting in the outbox, by broker (${BROKER_KIND_NAMES.join(", ")}; account: accounts' own)`, ["broker"], perBroker((s) => s.backlog));
     gauge(r, "snip_stream_lag_seconds", "Age of the oldest click-stream event waiting, by broker; 0 when none", ["broker"], perBroker((s) => (s.oldestAt === null ? 0 : Math.max(0, (ctx.clock.now() - s.oldestAt) / 1000))));
     counter(r, "snip_stream_published_total", "Click-stream events this instance published and the broker confirmed, by broker", ["broker"], perBroker((s) => s.published));
     counter(r, "snip_stream_failures_total", "Click-stream publish rounds a broker did not confirm (kept and retried), by broker", ["broker"], perBroker((s) => s.failures));

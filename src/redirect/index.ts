@@ -1,5 +1,5 @@
 // The redirect path as the service builds it: a link cache in front of the links, recording each click and
-// handing it to the webhooks and the live feed.
+// handing it over as one event to its listeners (src/click-listeners.ts: the webhooks, the live feed).
 import type { Config } from "../config.js";
 import type { RateEvents } from "../storage/rate-events.js";
 import type { Clock } from "../shared/clock.js";
@@ -9,8 +9,7 @@ import type { LinkService } from "../links/links.js";
 import type { HostBlocklist } from "../links/host-blocklist.js";
 import type { DomainChanges } from "../domains/domain-changes.js";
 import type { CustomHosts } from "../domains/custom-hosts.js";
-import type { ClickDeliveries } from "../webhooks/click-deliveries.js";
-import type { LiveFeed } from "../analytics/live-feed.js";
+import type { ClickedListeners } from "./click-event.js";
 import { RedirectService } from "./resolve-link.js";
 import { RedirectAnswers } from "./answers.js";
 
@@ -22,8 +21,8 @@ export interface RedirectsDeps {
   rate: RateEvents;
   customHosts: CustomHosts;
   domainChanges: DomainChanges;
-  clickDeliveries: ClickDeliveries;
-  live: LiveFeed;
+  /** The listeners of each answered click (src/click-listeners.ts). */
+  clicked: ClickedListeners;
   blocklist: HostBlocklist;
   countries: CountryResolver;
 }
@@ -38,8 +37,7 @@ export function createRedirects(deps: RedirectsDeps): RedirectService {
     cacheSize: settings.linkCacheSize,
     ownHost: settings.baseUrl.hostname,
     customHosts: deps.customHosts,
-    webhooks: deps.clickDeliveries,
-    live: deps.live,
+    clicked: deps.clicked,
     domainChanges: deps.domainChanges,
     blocklist: deps.blocklist,
     notFoundPerMinute: settings.notFoundPerMinute,

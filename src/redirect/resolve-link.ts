@@ -1,7 +1,8 @@
 // The redirect decision, in the order of docs/api.md's table (Short-link redirect): 404 unknown ->
 // operator's 410/451 -> 410 expired -> 403 click limit (both a 302 to the fallback URL where set, no click)
 // -> password -> preview page for a link-preview crawler -> redirect rules -> device destination -> split
-// -> main destination (targeting.ts); exactly one click per redirect or preview page served.
+// -> main destination (targeting.ts); exactly one click per redirect or preview page served, recorded and
+// handed to the click's listeners as one event (click-event.ts).
 import type { Clock } from "../shared/clock.js";
 import { type RateEvents, retryAfterSeconds } from "../storage/rate-events.js";
 import type { ClickRecorder } from "../clicks/recorder.js";
@@ -14,14 +15,13 @@ import { deviceDestination } from "./device.js";
 import { type VisitFacts, targetOf } from "./targeting.js";
 import type { CountryResolver } from "../clicks/describe.js";
 import { utmOf } from "../clicks/utm-values.js";
-import type { ClickDeliveries } from "../webhooks/click-deliveries.js";
-import type { LiveFeed } from "../analytics/live-feed.js";
 import type { DomainChanges } from "../domains/domain-changes.js";
 import type { CustomHosts } from "../domains/custom-hosts.js";
 import type { HostBlocklist } from "../links/host-blocklist.js";
 import { NotFoundThrottle } from "./not-found-throttle.js";
 import { isPreviewCrawler } from "./preview.js";
 import { type RedirectAnswer, RedirectAnswers } from "./answers.js";
+import { ClickDispatcher, type ClickedListeners } from "./click-event.js";
 
 export type Outcome =
   | { kind: "not_found" }
@@ -93,10 +93,8 @@ export interface RedirectDeps {
   ownHost: string;
   /** Hostnames of the service's custom domains (any status); every other host is the main host. */
   customHosts?: Pick<CustomHosts, "has">;
-  /** link_click webhooks; absent in tools that serve no redirects. */
-  webhooks?: Pick<ClickDeliveries, "owners" | "linkClicked">;
-  /** The live feed: handed the clicks of owners someone watches; absent in tools that serve no redirects. */
-  live?: Pick<LiveFeed, "active" | "watches" | "clicked">;
+  /** Who hears of each answered click (src/click-listeners.ts: webhooks, the live feed); absent: nobody. */
+  clicked?: ClickedListeners;
   /** Custom domains verified, back to pending or deleted: their cached links are dropped. */
   domainChanges?: DomainChanges;
   /** The operator's destination blocklist: its links stop redirecting; a change empties the cache. */
@@ -133,6 +131,7 @@ export class RedirectService {
   private readonly ownHost: string;
   private readonly customHosts: Pick<CustomHosts, "has"> | undefined;
   readonly notFound: NotFoundThrottle | null;
+  private readonly dispatcher: ClickDispatcher | null;
 
   constructor(private readonly deps: RedirectDeps) {
     const blocklist = deps.blocklist;
@@ -148,6 +147,7 @@ export class RedirectService {
     this.customHosts = deps.customHosts;
     this.notFound = deps.notFoundPerMinute ? new NotFoundThrottle(deps.notFoundPerMinute, deps.clock) : null;
     deps.domainChanges?.listen((hostname) => this.cache.invalidateDomain(hostname));
+    this.dispatcher = deps.clicked ? new ClickDispatcher(deps.clicked, (host) => this.domainFor(host)) : null;
   }
 
   /**
@@ -358,13 +358,8 @@ export class RedirectService {
       // Most visits have no query: one length check.
       utm: v.query.length === 0 ? null : utmOf(v.query),
     });
-    // Webhooks: one in-memory Map lookup; owners without an active webhook pay nothing more.
-    if (link.owner_id !== null && this.deps.webhooks?.owners.has(link.owner_id)) this.deps.webhooks.linkClicked(link.owner_id, link, this.domainFor(v.host), v, at, code ?? "default");
-    // The live feed: one boolean while nobody watches; then one Set lookup, and a copy for watched owners only.
-    const live = this.deps.live;
-    if (live?.active && link.owner_id !== null && live.watches(link.owner_id)) {
-      live.clicked({ owner: link.owner_id, at, linkId: link.id, alias: v.alias, domain: this.domainFor(v.host), userAgent: v.userAgent, referer: v.referer, ip: v.ip, country: v.country, qr: v.qr, destination: code });
-    }
+    // One event for every listener; each pays one check for an owner it does not serve (click-event.ts).
+    this.dispatcher?.clicked(link, v, at, code);
     return location;
   }
 }

@@ -3,11 +3,11 @@
 import type { Generated, Selectable } from "kysely";
 
 export interface StreamSinksTable {
-  /** "env:amqp", "env:redis", "env:nats", "env:mqtt" for the operator's brokers; an id for an account's. */
+  /** "env:<kind>" for the operator's broker of each kind (contract/broker-kinds.ts); an id for an account's. */
   id: string;
   /** null: the operator's broker (every click); else the account whose clicks it gets. */
   owner_id: string | null;
-  /** "amqp" | "redis" | "nats" | "mqtt" */
+  /** A BrokerKind of contract/broker-kinds.ts (stored as text: a kind removed from the registry leaves its rows readable). */
   kind: string;
   name: string;
   /** The broker URL with its password replaced by "***" (what the API shows); "" for the operator's. */

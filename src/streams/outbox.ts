@@ -1,14 +1,14 @@
-// The click writer's side of the click stream (docs/stream.md): in the transaction that stores a batch's
+// The click writer's side of the click stream (docs/stream.md), a listener of the writers' "stored" event
+// (src/clicks/stored.ts, listed in src/click-listeners.ts): in the transaction that stores a batch's
 // clicks, one outbox row per sink holding that batch's events (the operator's brokers get every click, an
 // account's its own links'), so an event exists exactly when its click is stored. A row per batch, not
 // per click: the writer's cost per click is a string, and the backlog a sum over a few rows (a broker
 // that never answers holds up no redirect). Nothing is written when no sink is active.
-import { randomUUID } from "node:crypto";
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
 import type { ClickRow } from "../clicks/click-groups.js";
-import type { JournalMark } from "../clicks/click-buffer.js";
+import type { StoredChunk, StoredListener } from "../clicks/stored.js";
 
 /** A click's event fields, normalised as the event's "click" object has them: [at, country, device, os, browser, referrer_host, bot, destination, qr]. */
 type ClickTuple = [number, string | null, string, string | null, string | null, string | null, 0 | 1, string, 0 | 1];
@@ -32,14 +32,6 @@ function clickTuple(r: ClickRow): ClickTuple {
 function clickObject(t: ClickTuple): Record<string, unknown> {
   const [at, country, device, os, browser, referrer_host, bot, destination, qr] = t;
   return { at: new Date(at).toISOString(), country, device, os, browser, referrer_host, bot: bot === 1, destination, source: qr === 1 ? "qr" : "link" };
-}
-
-/**
- * The ids of a batch's events: "<journal>.<segment>.<row>", unique because a segment is committed once
- * (and the same again if a batch is retried); a batch without a journal gets a random prefix.
- */
-export function eventIdPrefix(mark: JournalMark | undefined): string {
-  return mark ? `${mark.journal}.${mark.segment}` : randomUUID();
 }
 
 const ACTIVE = "s.active = 1 AND s.full = 0";
@@ -136,7 +128,7 @@ export function decodeBatch(events: string): QueuedEvent[] {
 }
 
 /** PostgreSQL: the batch's outbox rows, inside the batch's transaction. */
-export async function queuePostgres(trx: Db, rows: readonly ClickRow[], prefix: string): Promise<void> {
+async function queuePostgres(trx: Db, { rows, prefix }: StoredChunk): Promise<void> {
   if (rows.length === 0) return;
   const sinks = (await sql<Sink>`SELECT s.id, s.owner_id FROM stream_sinks s WHERE ${sql.raw(ACTIVE)} ORDER BY s.id`.execute(trx)).rows;
   if (sinks.length === 0) return;
@@ -152,9 +144,9 @@ export async function queuePostgres(trx: Db, rows: readonly ClickRow[], prefix: 
 }
 
 /** SQLite: statements prepared on first use (the table may not exist when the writer is built). */
-export function sqliteOutbox(handle: SQLite.Database): (rows: readonly ClickRow[], first: number, prefix: string) => void {
+function sqliteOutbox(handle: SQLite.Database): (chunk: StoredChunk) => void {
   let s: { sinks: SQLite.Statement; link: SQLite.Statement; insert: SQLite.Statement } | null = null;
-  return (rows, first, prefix) => {
+  return ({ rows, first, prefix }) => {
     s ??= {
       sinks: handle.prepare(`SELECT s.id, s.owner_id FROM stream_sinks s WHERE ${ACTIVE} ORDER BY s.id`),
       link: handle.prepare("SELECT id, owner_id, alias, domain, url FROM links WHERE num = ?"),
@@ -173,3 +165,6 @@ export function sqliteOutbox(handle: SQLite.Database): (rows: readonly ClickRow[
     for (const o of batchRows(sinks, links, rows, first, prefix)) s.insert.run(o.sink_id, o.event_id, o.at, o.n, o.events);
   };
 }
+
+/** The listener the writers are given: at least once, each event written with its click or not at all. */
+export const streamOutbox: StoredListener = { name: "stream outbox", sqlite: sqliteOutbox, postgres: queuePostgres };

@@ -13,7 +13,8 @@ import type { SealedBox } from "../shared/secret-box.js";
 import type { ReceiverCheck } from "../webhooks/receiver-check.js";
 import { can } from "../accounts/plans.js";
 import { shortUrl } from "../links/public-link.js";
-import { BROKER_KINDS, type BrokerClient, type BrokerKind, type StreamEvent, brokerClient } from "./brokers.js";
+import { type BrokerClient, type BrokerKind, type StreamEvent, brokerClient } from "./brokers.js";
+import { BROKER_KINDS } from "../contract/broker-kinds.js";
 import { checkBrokerHost, parseBrokerUrl } from "./stream-urls.js";
 import { decodeBatch } from "./outbox.js";
 
@@ -70,10 +71,10 @@ export class StreamPublisher {
   async start(): Promise<void> {
     const { db, settings, now } = this.deps;
     const t = now();
-    for (const kind of BROKER_KINDS) {
+    for (const { kind, setting } of BROKER_KINDS) {
       const id = `env:${kind}`;
       const active = settings[kind] ? 1 : 0;
-      const row = { id, owner_id: null, kind, name: `STREAM_${kind.toUpperCase()}_URL`, url: "", url_enc: null, active, created_at: t, updated_at: t };
+      const row = { id, owner_id: null, kind, name: setting, url: "", url_enc: null, active, created_at: t, updated_at: t };
       await db.insertInto("stream_sinks").values(row).onConflict((oc) => oc.column("id").doUpdateSet({ active })).execute();
       if (!active) await db.deleteFrom("stream_outbox").where("sink_id", "=", id).execute();
     }

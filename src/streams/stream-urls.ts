@@ -2,10 +2,11 @@
 // (every DNS answer public unless WEBHOOK_ALLOW_PRIVATE), its password never shown again (sealed).
 import { BROKER_SCHEMES } from "../config-stream.js";
 import { type ReceiverCheck, ReceiverRefused } from "../webhooks/receiver-check.js";
-import type { BrokerKind } from "./brokers.js";
+import { BROKER_KINDS, type BrokerKind } from "../contract/broker-kinds.js";
 
 export const MAX_BROKER_URL = 2048;
-const DEFAULT_PORTS: Record<string, string> = { "amqp:": "5672", "amqps:": "5671", "redis:": "6379", "rediss:": "6379", "nats:": "4222", "tls:": "4222", "mqtt:": "1883", "mqtts:": "8883" };
+/** Each scheme's port when the URL names none (contract/broker-kinds.ts). */
+const DEFAULT_PORTS: Record<string, string> = Object.fromEntries(BROKER_KINDS.flatMap((k) => Object.entries(k.schemes).map(([scheme, port]) => [scheme, String(port)])));
 
 /** Why a broker URL is refused, for the person who entered it. */
 export class BrokerUrlRefused extends Error {

@@ -14,8 +14,9 @@ import type { ReceiverCheck } from "../webhooks/receiver-check.js";
 import { checkName } from "../webhooks/webhooks.js";
 import type { Stream, StreamKind } from "../contract/streams.js";
 import { BrokerUrlRefused, checkBrokerHost, parseBrokerUrl, redactedUrl } from "./stream-urls.js";
+import { MAX_STREAMS } from "../contract/broker-kinds.js";
 
-export const MAX_STREAMS = 5;
+export { MAX_STREAMS };
 export interface StreamServiceDeps {
   db: Db;
   caps: OwnerCaps;

@@ -3,6 +3,7 @@
 import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { errors, IdParams, OkSchema } from "../../contract/common.js";
+import { BROKER_KIND_NAMES } from "../../contract/broker-kinds.js";
 import { CreateStreamBody, StreamListReply, StreamReply, UpdateStreamBody } from "../../contract/streams.js";
 import { activeUser, signedIn, signedInRoutes } from "../auth.js";
 
@@ -31,7 +32,7 @@ export async function streamRoutes(app: App, ctx: AppContext): Promise<void> {
       {
         schema: {
           tags: ["streams"],
-          summary: "Send the account's clicks to its own broker (amqp, redis, nats, mqtt); the URL's host is checked like a webhook receiver's",
+          summary: `Send the account's clicks to its own broker (${BROKER_KIND_NAMES.join(", ")}); the URL's host is checked like a webhook receiver's`,
           body: CreateStreamBody,
           response: { 201: StreamReply, ...errors(400, 401, 403) },
         },

@@ -2,20 +2,17 @@
 // add one (kind, name, broker URL, the server's field errors beside each field), turn it off or on, delete it.
 import { useState } from "react";
 import type { Stream, StreamKind } from "@contract/streams";
+import { BROKER_KINDS, MAX_STREAMS } from "@contract/broker-kinds";
 import { ApiError } from "../shared/api";
 import { usePagedList } from "../shared/lists";
 import { Alert, ConfirmDialog, EmptyState, Field, Spinner, TableHead, errorMessage, formatDateTime } from "../shared/ui";
 import { streamsApi } from "./streams-api";
 import { useSubmit } from "../shared/submit";
 
-const MAX_STREAMS = 5;
-const KINDS: { value: StreamKind; label: string; example: string }[] = [
-  { value: "amqp", label: "RabbitMQ", example: "amqps://user:password@mq.example.com/vhost" },
-  { value: "redis", label: "Redis Streams", example: "rediss://:password@redis.example.com:6379" },
-  { value: "nats", label: "NATS JetStream", example: "tls://user:password@nats.example.com:4222" },
-  { value: "mqtt", label: "MQTT", example: "mqtts://user:password@mqtt.example.com:8883" },
-];
+const KINDS: { value: StreamKind; label: string; example: string }[] = BROKER_KINDS.map((k) => ({ value: k.kind, label: k.label, example: k.example }));
 const kindLabel = (k: string) => KINDS.find((x) => x.value === k)?.label ?? k;
+/** "RabbitMQ, Redis Streams, NATS JetStream or MQTT": every kind the server takes. */
+const KIND_LIST = `${KINDS.slice(0, -1).map((k) => k.label).join(", ")} or ${KINDS[KINDS.length - 1]?.label ?? ""}`;
 
 function StreamForm({ count, privateReceivers, onCreated }: { count: number; privateReceivers: boolean; onCreated: () => void }) {
   const [kind, setKind] = useState<StreamKind>("amqp");
@@ -127,7 +124,7 @@ export function StreamsSection() {
     <section className="streams-section" data-testid="streams-section">
       <h2>Click streams</h2>
       <p className="muted">
-        Every click on your links, published to your own RabbitMQ, Redis, NATS JetStream or MQTT broker: kept and retried while the broker is away, each event
+        Every click on your links, published to your own {KIND_LIST} broker: kept and retried while the broker is away, each event
         with an id to de-duplicate by. The event format: docs/stream.md.
       </p>
       {actionError ? <Alert testId="stream-action-error">{actionError}</Alert> : null}
