@@ -4,7 +4,7 @@ import { planName } from "../shared/plan-gate";
 import { useState } from "react";
 import { adminApi } from "./admin-api";
 import type { Plan } from "@contract/plans";
-import type { AdminAccount } from "@contract/admin";
+import type { AccountStatus, AdminAccount } from "@contract/admin";
 import { useSession } from "../shared/session";
 import { Alert, Field, errorMessage, useTitle } from "../shared/ui";
 import { FilterForm, ListView, usePagedList, useUrlFilters } from "../shared/lists";
@@ -30,7 +30,7 @@ export function AdminAccountsPage() {
   const [pending, setPending] = useState<PendingChange | null>(null);
   const [toDelete, setToDelete] = useState<AdminAccount | null>(null);
 
-  async function change(a: AdminAccount, body: { plan?: Plan; status?: "active" | "suspended" }, done: string) {
+  async function change(a: AdminAccount, body: { plan?: Plan; status?: AccountStatus }, done: string) {
     setBusyId(a.id);
     setNotice(null);
     setRowErrors(({ [a.id]: _, ...rest }) => rest);
