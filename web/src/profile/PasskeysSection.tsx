@@ -5,7 +5,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import { browserSupportsWebAuthn, WebAuthnError } from "@simplewebauthn/browser";
 import { ApiError } from "../shared/api";
 import type { Passkey } from "@contract/passkeys";
-import { Alert, ConfirmDialog, Field, Spinner, errorMessage, formatDate, formatDateTime } from "../shared/ui";
+import { Alert, ConfirmDialog, DataTable, Field, Spinner, errorMessage, formatDate, formatDateTime } from "../shared/ui";
 
 /** What the browser's refusal means to a person (they closed the prompt, or the authenticator has this one). */
 function ceremonyError(e: unknown): string {
@@ -94,42 +94,34 @@ export function PasskeysSection() {
         <Spinner label="Loading passkeys…" />
       ) : loadError ? (
         <div className="placeholder">{loadError}</div>
-      ) : passkeys.length === 0 ? (
-        <p className="placeholder" data-testid="passkeys-empty">
-          No passkeys yet.
-        </p>
       ) : (
-        <div className="table-wrap">
-          <table className="table" data-testid="passkeys-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {passkeys.map((p) => (
-                <tr key={p.id} data-testid="passkey-row">
-                  <td>
-                    {p.name}
-                    {p.synced ? <span className="badge badge-muted"> Synced</span> : null}
-                  </td>
-                  <td>{formatDate(p.created_at)}</td>
-                  <td data-testid="passkey-last-used">{p.last_used_at ? formatDateTime(p.last_used_at) : "Never"}</td>
-                  <td className="right">
-                    <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="passkey-remove" onClick={() => { setPassword(""); setRemoveError(null); setToRemove(p); }}>
-                      Remove
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          testId="passkeys-table"
+          frame="none"
+          columns={["Name", "Created", "Last used"]}
+          actions
+          empty={
+            <p className="placeholder" data-testid="passkeys-empty">
+              No passkeys yet.
+            </p>
+          }
+        >
+          {passkeys.map((p) => (
+            <tr key={p.id} data-testid="passkey-row">
+              <td>
+                {p.name}
+                {p.synced ? <span className="badge badge-muted"> Synced</span> : null}
+              </td>
+              <td>{formatDate(p.created_at)}</td>
+              <td data-testid="passkey-last-used">{p.last_used_at ? formatDateTime(p.last_used_at) : "Never"}</td>
+              <td className="right">
+                <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="passkey-remove" onClick={() => { setPassword(""); setRemoveError(null); setToRemove(p); }}>
+                  Remove
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <ConfirmDialog open={!!toRemove} title="Remove this passkey?" confirmLabel="Remove passkey" danger busy={removing} error={removeError} onConfirm={remove} onCancel={() => setToRemove(null)} confirmDisabled={!password}>
         <p>

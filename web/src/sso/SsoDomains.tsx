@@ -1,7 +1,7 @@
 // The connection's email domains: the TXT record each needs (copy buttons), its status, and a verify button.
 import { useState } from "react";
 import type { SsoDomain } from "@contract/sso";
-import { Alert, CopyButton, errorMessage, formatDateTime } from "../shared/ui";
+import { Alert, CopyButton, DataTable, errorMessage, formatDateTime } from "../shared/ui";
 import { ssoApi } from "./sso-api";
 
 function DomainRow({ d, onChange }: { d: SsoDomain; onChange: (d: SsoDomain) => void }) {
@@ -26,34 +26,23 @@ function DomainRow({ d, onChange }: { d: SsoDomain; onChange: (d: SsoDomain) => 
           {d.status === "verified" ? "Verified" : "Pending"}
         </span>
       </div>
-      <div className="table-wrap">
-        <table className="table records-table">
-          <thead>
-            <tr>
-              <th scope="col">Type</th>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-            </tr>
-          </thead>
-          <tbody>
-            <tr>
-              <td>
-                <span className="badge">TXT</span>
-              </td>
-              <td>
-                <code className="record-value">{d.record.name}</code>
-                <CopyButton text={d.record.name} testId="sso-copy-name" />
-              </td>
-              <td>
-                <code className="record-value" data-testid="sso-record-value">
-                  {d.record.value}
-                </code>
-                <CopyButton text={d.record.value} testId="sso-copy-value" />
-              </td>
-            </tr>
-          </tbody>
-        </table>
-      </div>
+      <DataTable className="table records-table" frame="none" columns={["Type", "Name", "Value"]}>
+        <tr>
+          <td>
+            <span className="badge">TXT</span>
+          </td>
+          <td>
+            <code className="record-value">{d.record.name}</code>
+            <CopyButton text={d.record.name} testId="sso-copy-name" />
+          </td>
+          <td>
+            <code className="record-value" data-testid="sso-record-value">
+              {d.record.value}
+            </code>
+            <CopyButton text={d.record.value} testId="sso-copy-value" />
+          </td>
+        </tr>
+      </DataTable>
       {d.next_action ? (
         <div className="notice" data-testid="sso-domain-next">
           <strong>Next step: </strong>

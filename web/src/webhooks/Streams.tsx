@@ -4,7 +4,7 @@ import { useState } from "react";
 import type { Stream, StreamKind } from "@contract/streams";
 import { ApiError } from "../shared/api";
 import { usePagedList } from "../shared/lists";
-import { Alert, ConfirmDialog, EmptyState, Field, Spinner, TableHead, errorMessage, formatDateTime } from "../shared/ui";
+import { Alert, ConfirmDialog, DataTable, EmptyState, Field, Spinner, errorMessage, formatDateTime } from "../shared/ui";
 import { streamsApi } from "./streams-api";
 import { useSubmit } from "../shared/submit";
 
@@ -143,46 +143,45 @@ export function StreamsSection() {
       ) : (
         <>
           <StreamForm count={streams?.length ?? 0} privateReceivers={privateReceivers} onCreated={list.reload} />
-          {streams && streams.length === 0 ? (
-            <EmptyState title="No click streams yet" testId="streams-empty">
-              <p className="muted">Add one above to send every click to your own broker.</p>
-            </EmptyState>
-          ) : (
-            <div className="table-wrap card card-flush">
-              <table className="table table-cards" data-testid="streams-table">
-                <TableHead columns={["Name", "Broker", "State", "Delivery"]} actions />
-                <tbody>
-                  {(streams ?? []).map((s) => (
-                    <tr key={s.id} data-testid="stream-row" className={s.active ? "" : "row-muted"}>
-                      <td>
-                        <strong data-testid="stream-name">{s.name}</strong>
-                        <div className="muted small webhook-url" title={s.url}>
-                          {s.url}
-                        </div>
-                      </td>
-                      <td data-label="Broker">
-                        <span className="badge">{kindLabel(s.kind)}</span>
-                      </td>
-                      <td data-label="State">{s.active ? <span className="badge badge-ok">Active</span> : <span className="badge badge-muted">Off</span>}</td>
-                      <td data-label="Delivery">
-                        <Status s={s} />
-                      </td>
-                      <td className="cell-actions">
-                        <div className="row-actions">
-                          <button type="button" className="btn btn-secondary btn-sm" disabled={busyId === s.id} onClick={() => void toggle(s)} data-testid="stream-toggle">
-                            {s.active ? "Turn off" : "Turn on"}
-                          </button>
-                          <button type="button" className="btn btn-danger btn-sm" onClick={() => setToDelete(s)} data-testid="stream-delete">
-                            Delete
-                          </button>
-                        </div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <DataTable
+            className="table table-cards"
+            testId="streams-table"
+            columns={["Name", "Broker", "State", "Delivery"]}
+            actions
+            empty={
+              <EmptyState title="No click streams yet" testId="streams-empty">
+                <p className="muted">Add one above to send every click to your own broker.</p>
+              </EmptyState>
+            }
+          >
+            {(streams ?? []).map((s) => (
+              <tr key={s.id} data-testid="stream-row" className={s.active ? "" : "row-muted"}>
+                <td>
+                  <strong data-testid="stream-name">{s.name}</strong>
+                  <div className="muted small webhook-url" title={s.url}>
+                    {s.url}
+                  </div>
+                </td>
+                <td data-label="Broker">
+                  <span className="badge">{kindLabel(s.kind)}</span>
+                </td>
+                <td data-label="State">{s.active ? <span className="badge badge-ok">Active</span> : <span className="badge badge-muted">Off</span>}</td>
+                <td data-label="Delivery">
+                  <Status s={s} />
+                </td>
+                <td className="cell-actions">
+                  <div className="row-actions">
+                    <button type="button" className="btn btn-secondary btn-sm" disabled={busyId === s.id} onClick={() => void toggle(s)} data-testid="stream-toggle">
+                      {s.active ? "Turn off" : "Turn on"}
+                    </button>
+                    <button type="button" className="btn btn-danger btn-sm" onClick={() => setToDelete(s)} data-testid="stream-delete">
+                      Delete
+                    </button>
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         </>
       )}
       <ConfirmDialog open={!!toDelete} title="Delete this click stream?" confirmLabel="Delete stream" danger error={deleteError} onConfirm={() => void remove()} onCancel={() => setToDelete(null)}>
