@@ -40,7 +40,13 @@ export function DomainCard({ domain: d, onChange, onDelete }: { domain: Domain; 
         </Alert>
       ) : null}
 
-      <DataTable className="table records-table table-cards" testId="domain-records" frame="none" columns={["Type", "Name", "Value"]}>
+      <DataTable
+        className="table records-table table-cards"
+        testId="domain-records"
+        frame="none"
+        caption={`DNS records for ${d.hostname}`}
+        columns={["Type", "Name", "Value"]}
+      >
         {d.records.map((r) => (
           <tr key={r.type} data-testid={`record-${r.type.toLowerCase()}`}>
             <td data-label="Type">

@@ -26,7 +26,7 @@ function DomainRow({ d, onChange }: { d: SsoDomain; onChange: (d: SsoDomain) => 
           {d.status === "verified" ? "Verified" : "Pending"}
         </span>
       </div>
-      <DataTable className="table records-table" frame="none" columns={["Type", "Name", "Value"]}>
+      <DataTable className="table records-table" frame="none" caption={`DNS record for ${d.domain}`} columns={["Type", "Name", "Value"]}>
         <tr>
           <td>
             <span className="badge">TXT</span>
