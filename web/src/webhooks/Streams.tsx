@@ -2,11 +2,10 @@
 // add one (kind, name, broker URL, the server's field errors beside each field), turn it off or on, delete it.
 import { useState } from "react";
 import type { Stream, StreamKind } from "@contract/streams";
-import { ApiError } from "../shared/api";
 import { usePagedList } from "../shared/lists";
-import { Alert, ConfirmDialog, DataTable, EmptyState, Field, Spinner, errorMessage, formatDateTime } from "../shared/ui";
+import { Alert, ConfirmDialog, DataTable, EmptyState, Field, Spinner, formatDateTime, useConfirmedDelete } from "../shared/ui";
 import { streamsApi } from "./streams-api";
-import { useSubmit } from "../shared/submit";
+import { fieldsOrMessage, useRowSubmit, useSubmit } from "../shared/submit";
 
 const MAX_STREAMS = 5;
 const KINDS: { value: StreamKind; label: string; example: string }[] = [
@@ -23,21 +22,13 @@ function StreamForm({ count, privateReceivers, onCreated }: { count: number; pri
   const [url, setUrl] = useState("");
   const [fields, setFields] = useState<Record<string, string>>({});
   const full = count >= MAX_STREAMS;
-  const { busy, error: general, onSubmit } = useSubmit(
-    async () => {
-      setFields({});
-      await streamsApi.createStream({ name: name.trim(), kind, url: url.trim() });
-      setName("");
-      setUrl("");
-      onCreated();
-    },
-    (err) => {
-      if (!(err instanceof ApiError)) return errorMessage(err);
-      const f = err.forFields(["name", "url", "kind"]);
-      setFields(f.fields);
-      return f.general;
-    },
-  );
+  const { busy, error: general, onSubmit } = useSubmit(async () => {
+    setFields({});
+    await streamsApi.createStream({ name: name.trim(), kind, url: url.trim() });
+    setName("");
+    setUrl("");
+    onCreated();
+  }, fieldsOrMessage(["name", "url", "kind"], setFields));
 
   const hint = `${KINDS.find((k) => k.value === kind)?.example}. ${privateReceivers ? "Brokers on loopback and private networks are accepted (WEBHOOK_ALLOW_PRIVATE)." : "A public address: internal ones are refused."} The password is stored encrypted and never shown again.`;
   return (
@@ -93,35 +84,18 @@ function Status({ s }: { s: Stream }) {
 export function StreamsSection() {
   const [privateReceivers, setPrivateReceivers] = useState(false);
   const list = usePagedList(() => streamsApi.listStreams().then((r) => (setPrivateReceivers(r.private_receivers), { items: r.streams, next: null })), "streams", true);
-  const [busyId, setBusyId] = useState<string | null>(null);
-  const [actionError, setActionError] = useState<string | null>(null);
-  const [toDelete, setToDelete] = useState<Stream | null>(null);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
+  const rows = useRowSubmit();
+  const del = useConfirmedDelete(async (s: Stream) => {
+    await streamsApi.deleteStream(s.id);
+    list.reload();
+  });
   const streams = list.items;
 
-  async function toggle(s: Stream) {
-    setBusyId(s.id);
-    setActionError(null);
-    try {
+  const toggle = (s: Stream) =>
+    rows.run(s.id, async () => {
       await streamsApi.updateStream(s.id, { active: !s.active });
       list.reload();
-    } catch (e) {
-      setActionError(errorMessage(e));
-    } finally {
-      setBusyId(null);
-    }
-  }
-  async function remove() {
-    if (!toDelete) return;
-    setDeleteError(null);
-    try {
-      await streamsApi.deleteStream(toDelete.id);
-      setToDelete(null);
-      list.reload();
-    } catch (e) {
-      setDeleteError(errorMessage(e));
-    }
-  }
+    });
 
   return (
     <section className="streams-section" data-testid="streams-section">
@@ -130,7 +104,7 @@ export function StreamsSection() {
         Every click on your links, published to your own RabbitMQ, Redis, NATS JetStream or MQTT broker: kept and retried while the broker is away, each event
         with an id to de-duplicate by. The event format: docs/stream.md.
       </p>
-      {actionError ? <Alert testId="stream-action-error">{actionError}</Alert> : null}
+      {rows.error ? <Alert testId="stream-action-error">{rows.error}</Alert> : null}
       {streams === null && list.error === null ? (
         <Spinner label="Loading click streams…" />
       ) : list.error !== null ? (
@@ -171,10 +145,10 @@ export function StreamsSection() {
                 </td>
                 <td className="cell-actions">
                   <div className="row-actions">
-                    <button type="button" className="btn btn-secondary btn-sm" disabled={busyId === s.id} onClick={() => void toggle(s)} data-testid="stream-toggle">
+                    <button type="button" className="btn btn-secondary btn-sm" disabled={rows.busyId === s.id} onClick={() => void toggle(s)} data-testid="stream-toggle">
                       {s.active ? "Turn off" : "Turn on"}
                     </button>
-                    <button type="button" className="btn btn-danger btn-sm" onClick={() => setToDelete(s)} data-testid="stream-delete">
+                    <button type="button" className="btn btn-danger btn-sm" onClick={() => del.ask(s)} data-testid="stream-delete">
                       Delete
                     </button>
                   </div>
@@ -184,9 +158,9 @@ export function StreamsSection() {
           </DataTable>
         </>
       )}
-      <ConfirmDialog open={!!toDelete} title="Delete this click stream?" confirmLabel="Delete stream" danger error={deleteError} onConfirm={() => void remove()} onCancel={() => setToDelete(null)}>
+      <ConfirmDialog {...del.dialog} title="Delete this click stream?" confirmLabel="Delete stream" danger>
         <p>
-          <strong>{toDelete?.name}</strong> stops receiving clicks at once; the events still waiting for it are dropped.
+          <strong>{del.item?.name}</strong> stops receiving clicks at once; the events still waiting for it are dropped.
         </p>
       </ConfirmDialog>
     </section>
