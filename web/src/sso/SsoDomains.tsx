@@ -1,23 +1,11 @@
 // The connection's email domains: the TXT record each needs (copy buttons), its status, and a verify button.
-import { useState } from "react";
 import type { SsoDomain } from "@contract/sso";
-import { Alert, CopyButton, DataTable, errorMessage, formatDateTime } from "../shared/ui";
+import { Alert, CopyButton, DataTable, formatDateTime } from "../shared/ui";
+import { useSubmit } from "../shared/submit";
 import { ssoApi } from "./sso-api";
 
 function DomainRow({ d, onChange }: { d: SsoDomain; onChange: (d: SsoDomain) => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  async function verify() {
-    setBusy(true);
-    setError(null);
-    try {
-      onChange(await ssoApi.verify(d.domain));
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, error, run: verify } = useSubmit(async () => onChange(await ssoApi.verify(d.domain)));
   return (
     <li className="card domain-item" data-testid="sso-domain" data-domain={d.domain}>
       <div className="domain-head">
@@ -55,7 +43,7 @@ function DomainRow({ d, onChange }: { d: SsoDomain; onChange: (d: SsoDomain) => 
           {d.last_checked_at ? `Last checked ${formatDateTime(d.last_checked_at)}` : "Not checked yet"}
           {d.verified_at ? ` · verified ${formatDateTime(d.verified_at)}` : ""}
         </span>
-        <button type="button" className="btn btn-primary btn-sm" onClick={verify} disabled={busy} data-testid="sso-domain-verify">
+        <button type="button" className="btn btn-primary btn-sm" onClick={() => void verify()} disabled={busy} data-testid="sso-domain-verify">
           {busy ? "Checking DNS…" : d.status === "verified" ? "Check again" : "Verify"}
         </button>
       </div>
