@@ -6,7 +6,7 @@ import { ApiError } from "../shared/api";
 import type { ApiKey } from "@contract/api-keys";
 import { useSession } from "../shared/session";
 import { PlanGate, can } from "../shared/plan-gate";
-import { ConfirmDialog, CopyButton, DataTable, Spinner, errorMessage, formatDate, formatDateTime } from "../shared/ui";
+import { ConfirmDialog, CopyButton, DataTable, Spinner, errorMessage, formatDate, formatDateTime, useConfirmedDelete } from "../shared/ui";
 
 function isExpired(k: ApiKey): boolean {
   return k.expires_at !== null && Date.parse(k.expires_at) <= Date.now();
@@ -24,9 +24,6 @@ export function KeysSection() {
   const [keys, setKeys] = useState<ApiKey[] | null>(null);
   const [unavailable, setUnavailable] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ name: string; secret: string } | null>(null);
-  const [toRevoke, setToRevoke] = useState<ApiKey | null>(null);
-  const [revoking, setRevoking] = useState(false);
-  const [revokeError, setRevokeError] = useState<string | null>(null);
 
   async function load() {
     try {
@@ -41,20 +38,11 @@ export function KeysSection() {
     void load();
   }, []);
 
-  async function revoke() {
-    if (!toRevoke) return;
-    setRevoking(true);
-    setRevokeError(null);
-    try {
-      await profileApi.revokeKey(toRevoke.id);
-      setToRevoke(null);
-      await load();
-    } catch (e) {
-      setRevokeError(errorMessage(e));
-    } finally {
-      setRevoking(false);
-    }
-  }
+  const revoking = useConfirmedDelete(async (k: ApiKey) => {
+    await profileApi.revokeKey(k.id);
+    await load();
+  });
+  const toRevoke = revoking.item;
 
   return (
     <section className="card section" data-testid="section-keys" aria-labelledby="h-keys">
@@ -131,7 +119,7 @@ export function KeysSection() {
                 </td>
                 <td className="right">
                   {!k.revoked_at ? (
-                    <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="key-revoke" onClick={() => { setRevokeError(null); setToRevoke(k); }}>
+                    <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="key-revoke" onClick={() => revoking.ask(k)}>
                       Revoke
                     </button>
                   ) : null}
@@ -141,7 +129,7 @@ export function KeysSection() {
           </DataTable>
         </>
       )}
-      <ConfirmDialog open={!!toRevoke} title="Revoke this key?" confirmLabel="Revoke key" danger busy={revoking} error={revokeError} onConfirm={revoke} onCancel={() => setToRevoke(null)}>
+      <ConfirmDialog {...revoking.dialog} title="Revoke this key?" confirmLabel="Revoke key" danger>
         <p>
           Requests using <strong>{toRevoke?.name}</strong> (<code>{toRevoke?.prefix}…</code>) will be rejected from now on. This cannot be undone.
         </p>
