@@ -10,7 +10,6 @@ import { STATE_LABELS, formatDuration, formatEta, jobFraction, sourceLabel } fro
 import { useJob } from "./use-job";
 import { FailedLines } from "./FailedLines";
 
-// eslint-disable-next-line max-lines-per-function -- a job's progress, counts and actions, as the card shows them.
 export function JobProgress({ id, initial, onState }: { id: string; initial: ImportJob | null; onState: (job: ImportJob) => void }) {
   const { job, error, replace, retry } = useJob(id, initial);
   const { busy, error: actionError, run: act } = useSubmit(async (fn: (id: string) => Promise<ImportJob>) => replace(await fn(id)));
