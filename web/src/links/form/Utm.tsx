@@ -75,6 +75,7 @@ export function UtmBuilder(props: { url: string; onUrl: (url: string) => void; o
     const t = templates?.find((x) => x.id === id);
     if (t) onUrl(writeAllUtm(url, t));
   }
+  // Not useSubmit: a failure is said in the notice beside the templates, where a deletion's success is said.
   async function remove() {
     const t = templates?.find((x) => x.id === chosen);
     if (!t) return;
