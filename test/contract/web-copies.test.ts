@@ -1,9 +1,12 @@
-// web/ declares nothing the contract exports: no type or constant of the same name, and no list of strings the
-// contract already lists (plans, states, sorts, sources, devices, ranges). The dashboard imports them instead,
-// from src/contract/ (types) and its dependency-free tables (tables.ts, plans.ts, form-rules.ts).
+// web/ declares nothing the contract exports: no type or constant of the same name, no list of strings the
+// contract already lists (plans, states, sorts, sources, devices, ranges), no union of string literals the contract
+// already has (a TypeBox union of literals, a StringEnum, a type alias), and no number constant named like a
+// contract limit with its value. The dashboard imports them instead, from src/contract/ (types) and its
+// dependency-free tables (tables.ts, plans.ts, form-rules.ts).
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { BROKER_KIND_NAMES } from "../../src/contract/broker-kinds.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -15,7 +18,9 @@ function files(dir: string, ext: RegExp): string[] {
 }
 
 const contract = files(join(ROOT, "src/contract"), /\.ts$/).map((path) => readFileSync(path, "utf8"));
-const web = files(join(ROOT, "web/src"), /\.tsx?$/).map((path) => ({ path: relative(ROOT, path), text: readFileSync(path, "utf8") }));
+const webFiles = (): { path: string; text: string }[] =>
+  files(join(ROOT, "web/src"), /\.tsx?$/).map((path) => ({ path: relative(ROOT, path), text: readFileSync(path, "utf8") }));
+const web = webFiles();
 
 /** Every name the contract exports: declarations and re-exports. */
 function contractNames(): Set<string> {
@@ -44,6 +49,93 @@ const DECLARATION = /\b(?:const|let|var|type|interface|function|class|enum) (\w+
 /** Imports and re-exports name what is declared elsewhere. */
 const withoutImports = (text: string) => text.replace(/^(?:import|export) [^;]*? from "[^"]*";$/gms, "").replace(/^export \{[^}]*\};$/gm, "");
 
+/** The string members of a union written in TypeScript (`"a" | "b" | null`), each union's sorted members (2 or more). */
+function tsUnions(text: string): string[][] {
+  // Keys picked from a type (Pick<Link, "a" | "b">) name fields, not values.
+  const values = text.replace(/\b(?:Pick|Omit|Exclude|Extract)<[^,<>]+,\s*"[^"\n]*"(?:\s*\|\s*"[^"\n]*")*/g, "");
+  return [...values.matchAll(/(?:(?:null|undefined)\s*\|\s*)*"[^"\n]*"(?:\s*\|\s*(?:"[^"\n]*"|null|undefined))+(?!\s*\|\s*`)/g)]
+    .map((m) => [...m[0].matchAll(/"([^"\n]*)"/g)].map((s) => s[1]!).sort())
+    .filter((members) => members.length >= 2);
+}
+
+/**
+ * Every set of strings the contract fixes, by the name of its declaration (or its file when inline): unions of
+ * TypeBox literals (null aside), StringEnum lists, `as const` lists and TypeScript unions.
+ */
+function contractStringSets(): Map<string, string> {
+  const sets = new Map<string, string>();
+  const add = (members: string[], name: string) => {
+    if (members.length >= 2 && !sets.has(members.sort().join(","))) sets.set(members.join(","), name);
+  };
+  const strings = (text: string) => [...text.matchAll(/"([^"\n]*)"/g)].map((s) => s[1]!);
+  for (const text of contract) {
+    const nameAt = (index: number) => [...text.slice(0, index).matchAll(/^(?:export )?(?:const|type) (\w+)/gm)].pop()?.[1] ?? "(inline)";
+    for (const m of text.matchAll(/Type\.Union\(\[([^\]]*)\]/g))
+      if (/^(?:\s*Type\.(?:Literal\("[^"]*"\)|Null\(\))\s*,?)+$/.test(m[1]!)) add(strings(m[1]!), nameAt(m.index));
+    for (const m of text.matchAll(/StringEnum\(\[([^\]]*)\]/g)) add(strings(m[1]!), nameAt(m.index));
+    for (const m of text.matchAll(/\[((?:\s*"[^"\n]*"\s*,?)+)\] as const/g)) add(strings(m[1]!), nameAt(m.index));
+    for (const members of tsUnions(text)) add(members, "a type union");
+  }
+  // The registries the contract builds its unions from, read as values (their entries are objects, not strings).
+  add([...BROKER_KIND_NAMES], "BROKER_KIND_NAMES");
+  return sets;
+}
+
+/** A web file's unions of string literals equal to a set the contract fixes. */
+export function unionCopies(files: { path: string; text: string }[], sets = contractStringSets()): string[] {
+  return files.flatMap(({ path, text }) =>
+    tsUnions(text).flatMap((members) => {
+      const name = sets.get(members.join(","));
+      return name ? [`${path}: "${members.join('" | "')}" (${name})`] : [];
+    }),
+  );
+}
+
+/** The words of a name that say what it limits (MAX_TAGS_PER_LINK, maxTagsPerLink: tag, link). */
+const GENERIC = new Set(["max", "min", "default", "limit", "count", "per", "number", "total"]);
+function nameWords(name: string): Set<string> {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .split("_")
+    .map((w) => w.replace(/s$/, ""));
+  return new Set(words.filter((w) => w && !GENERIC.has(w)));
+}
+const within = (a: Set<string>, b: Set<string>) => a.size > 0 && [...a].every((w) => b.has(w));
+
+/** A number written with digits, `_` and products (20 * 1024 * 1024), else null. */
+function numberOf(expression: string): number | null {
+  if (!/^[\d_]+(?:\s*\*\s*[\d_]+)*$/.test(expression.trim())) return null;
+  return expression.split("*").reduce((product, n) => product * Number(n.trim().replace(/_/g, "")), 1);
+}
+
+/** The contract's number constants (its limits): name and value. */
+function contractLimits(): { name: string; value: number }[] {
+  return contract.flatMap((text) =>
+    [...text.matchAll(/^export const (\w+) = ([^;\n]+);/gm)].flatMap((m) => {
+      const value = numberOf(m[2]!);
+      return value === null ? [] : [{ name: m[1]!, value }];
+    }),
+  );
+}
+
+/** A web file's number constants with a contract limit's value and a name alike (one's words within the other's). */
+export function limitCopies(files: { path: string; text: string }[], limits = contractLimits()): string[] {
+  return files.flatMap(({ path, text }) =>
+    [...text.matchAll(/\b(?:const|let|var) (\w+) = ([^;\n]+);/g)].flatMap((m) => {
+      const value = numberOf(m[2]!);
+      if (value === null) return [];
+      const words = nameWords(m[1]!);
+      const limit = limits.find((l) => l.value === value && (within(words, nameWords(l.name)) || within(nameWords(l.name), words)));
+      return limit ? [`${path}: ${m[1]} = ${value} (${limit.name})`] : [];
+    }),
+  );
+}
+
+/** Copies the test tolerates: none (the stream broker kinds and the redirect conditions come from the contract). */
+const ALLOWED_UNIONS: string[] = [];
+const ALLOWED_LIMITS: string[] = [];
+
 describe("web/ holds no copy of the contract", () => {
   it("declares no type or constant with a name the contract exports", () => {
     const names = contractNames();
@@ -63,5 +155,32 @@ describe("web/ holds no copy of the contract", () => {
       }),
     );
     expect(copies).toEqual([]);
+  });
+
+  it("declares no union of strings the contract has", () => {
+    expect(contractStringSets().size).toBeGreaterThan(20);
+    expect(unionCopies(web)).toEqual(ALLOWED_UNIONS);
+  });
+
+  it("declares no number constant equal to a contract limit and named alike", () => {
+    expect(contractLimits().length).toBeGreaterThan(30);
+    expect(limitCopies(web)).toEqual(ALLOWED_LIMITS);
+  });
+
+  it("catches a probe: a copied union and a copied limit in a web file", () => {
+    const probe = {
+      path: "web/src/probe.ts",
+      text: [
+        'type Order = "desc" | "asc";',
+        'function kind(k: "mqtt" | "nats" | "redis" | "amqp" | null) { return k; }',
+        'type Fields = Pick<Link, "alias" | "domain">;',
+        "const MAX_WEBHOOK_COUNT = 5;",
+        "const maxTagsPerLink = 10;",
+        "const FIRST_ROWS = 20;",
+        "const MAX_PAGE = 50;",
+      ].join("\n"),
+    };
+    expect(unionCopies([probe])).toEqual(['web/src/probe.ts: "asc" | "desc" (a type union)', 'web/src/probe.ts: "amqp" | "mqtt" | "nats" | "redis" (BROKER_KIND_NAMES)']);
+    expect(limitCopies([probe])).toEqual(["web/src/probe.ts: MAX_WEBHOOK_COUNT = 5 (MAX_WEBHOOKS)", "web/src/probe.ts: maxTagsPerLink = 10 (MAX_TAGS_PER_LINK)"]);
   });
 });

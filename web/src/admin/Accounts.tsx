@@ -4,9 +4,10 @@ import { planName } from "../shared/plan-gate";
 import { useState } from "react";
 import { adminApi } from "./admin-api";
 import type { Plan } from "@contract/plans";
-import type { AdminAccount } from "@contract/admin";
+import type { AccountStatus, AdminAccount } from "@contract/admin";
 import { useSession } from "../shared/session";
-import { Alert, Field, errorMessage, useTitle } from "../shared/ui";
+import { Alert, Field, useTitle } from "../shared/ui";
+import { useRowSubmit } from "../shared/submit";
 import { FilterForm, ListView, usePagedList, useUrlFilters } from "../shared/lists";
 import { AccountTable, type AccountAction } from "./accounts/AccountTable";
 import { ChangeDialog, DeleteAccountDialog, type PendingChange } from "./accounts/AccountDialogs";
@@ -24,25 +25,18 @@ export function AdminAccountsPage() {
     (cursor) => adminApi.accounts({ ...filters, cursor, limit: PAGE }).then((r) => ({ items: r.accounts, next: r.next_cursor })),
     JSON.stringify(filters),
   );
-  const [busyId, setBusyId] = useState<string | null>(null);
-  const [rowErrors, setRowErrors] = useState<Record<string, string>>({});
+  const rows = useRowSubmit();
   const [notice, setNotice] = useState<string | null>(null);
   const [pending, setPending] = useState<PendingChange | null>(null);
   const [toDelete, setToDelete] = useState<AdminAccount | null>(null);
 
-  async function change(a: AdminAccount, body: { plan?: Plan; status?: "active" | "suspended" }, done: string) {
-    setBusyId(a.id);
+  function change(a: AdminAccount, body: { plan?: Plan; status?: AccountStatus }, done: string) {
     setNotice(null);
-    setRowErrors(({ [a.id]: _, ...rest }) => rest);
-    try {
+    return rows.run(a.id, async () => {
       const updated = await adminApi.updateAccount(a.id, body);
       list.update((prev) => prev.map((x) => (x.id === a.id ? { ...x, ...updated } : x)));
       setNotice(done);
-    } catch (e) {
-      setRowErrors((r) => ({ ...r, [a.id]: errorMessage(e) }));
-    } finally {
-      setBusyId(null);
-    }
+    });
   }
 
   async function confirmPending() {
@@ -125,10 +119,10 @@ export function AdminAccountsPage() {
             : null,
         }}
       >
-        {(items) => <AccountTable accounts={items} selfId={user?.id} busyId={busyId} rowErrors={rowErrors} onAction={act} />}
+        {(items) => <AccountTable accounts={items} selfId={user?.id} busyId={rows.busyId} rowErrors={rows.errors} onAction={act} />}
       </ListView>
 
-      <ChangeDialog change={pending} busy={pending !== null && busyId === pending.account.id} onConfirm={() => void confirmPending()} onCancel={() => setPending(null)} />
+      <ChangeDialog change={pending} busy={pending !== null && rows.busyId === pending.account.id} onConfirm={() => void confirmPending()} onCancel={() => setPending(null)} />
       <DeleteAccountDialog account={toDelete} onConfirm={remove} onCancel={() => setToDelete(null)} />
     </>
   );

@@ -5,6 +5,7 @@ import { adminApi } from "./admin-api";
 import type { BlockedHost, BlocklistFile } from "@contract/admin";
 import { Alert, ConfirmDialog, DataTable, Field, errorMessage, formatDateTime, useConfirmedDelete, useTitle } from "../shared/ui";
 import { ListView, usePagedList, useUrlFilters } from "../shared/lists";
+import { useSubmit } from "../shared/submit";
 
 // eslint-disable-next-line max-lines-per-function -- the add form, the list and the removal's confirmation share the page's state.
 export function AdminBlocklistPage() {
@@ -127,31 +128,28 @@ function BlockedRow({ host: h, onRemove }: { host: BlockedHost; onRemove: () => 
 function AddHostForm({ onStart, onAdded }: { onStart: () => void; onAdded: (h: BlockedHost) => void }) {
   const [host, setHost] = useState("");
   const [note, setNote] = useState("");
-  const [busy, setBusy] = useState(false);
   const [fields, setFields] = useState<Record<string, string>>({});
-  const [general, setGeneral] = useState<string | null>(null);
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    onStart();
-    setBusy(true);
-    setFields({});
-    setGeneral(null);
-    try {
+  const { busy, error: general, onSubmit } = useSubmit(
+    async () => {
+      setFields({});
       const added = await adminApi.blockHost(host.trim(), note.trim());
       setHost("");
       setNote("");
       onAdded(added);
-    } catch (err) {
-      if (err instanceof ApiError) {
-        const f = err.forFields(["host", "note"]);
-        if (err.code === "conflict" && !f.fields.host) f.fields.host = err.message;
-        setFields(f.fields);
-        setGeneral(err.code === "conflict" ? null : f.general);
-      } else setGeneral(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    },
+    (err) => {
+      if (!(err instanceof ApiError)) return errorMessage(err);
+      // A host on the list already: said beside the host field.
+      const f = err.forFields(["host", "note"]);
+      if (err.code === "conflict" && !f.fields.host) f.fields.host = err.message;
+      setFields(f.fields);
+      return err.code === "conflict" ? null : f.general;
+    },
+  );
+
+  function submit(e: FormEvent) {
+    onStart();
+    onSubmit(e);
   }
 
   return (

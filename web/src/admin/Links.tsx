@@ -4,6 +4,7 @@ import { useState } from "react";
 import { adminApi } from "./admin-api";
 import type { AdminLink, DisableStatus } from "@contract/admin";
 import { Alert, Field, errorMessage, useTitle } from "../shared/ui";
+import { useRowSubmit, useSubmit } from "../shared/submit";
 import { FilterForm, ListView, usePagedList, useUrlFilters } from "../shared/lists";
 import { LINK_STATE_LABELS } from "../shared/link-state";
 import { DisableDialog, shortLabel } from "./common";
@@ -28,10 +29,8 @@ export function AdminLinksPage() {
   const [dialog, setDialog] = useState<Dialog | null>(null);
   const [host, setHost] = useState("");
   const [notice, setNotice] = useState<string | null>(null);
-  const [rowErrors, setRowErrors] = useState<Record<string, string>>({});
-  const [busyId, setBusyId] = useState<string | null>(null);
+  const rows = useRowSubmit();
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [bulkBusy, setBulkBusy] = useState(false);
 
   const replace = (link: AdminLink) => list.update((prev) => prev.map((l) => (l.id === link.id ? { ...l, ...link } : l)));
   const chosen = (list.items ?? []).filter((l) => selected.has(l.id));
@@ -45,23 +44,16 @@ export function AdminLinksPage() {
     });
   }
 
-  async function enable(l: AdminLink) {
-    setBusyId(l.id);
+  function enable(l: AdminLink) {
     setNotice(null);
-    setRowErrors(({ [l.id]: _, ...rest }) => rest);
-    try {
+    return rows.run(l.id, async () => {
       replace(await adminApi.enableLink(l.id));
       setNotice(`Enabled ${shortLabel(l.short_url)}: it redirects again.`);
-    } catch (e) {
-      setRowErrors((r) => ({ ...r, [l.id]: errorMessage(e) }));
-    } finally {
-      setBusyId(null);
-    }
+    });
   }
 
   /** One request per selected link (each audited); a link that fails keeps its error on its row. */
-  async function eachSelected(verb: string, run: (l: AdminLink) => Promise<AdminLink>) {
-    setBulkBusy(true);
+  const bulk = useSubmit(async (verb: string, run: (l: AdminLink) => Promise<AdminLink>) => {
     setNotice(null);
     let done = 0;
     for (const l of chosen) {
@@ -69,13 +61,13 @@ export function AdminLinksPage() {
         replace(await run(l));
         done++;
       } catch (e) {
-        setRowErrors((r) => ({ ...r, [l.id]: errorMessage(e) }));
+        rows.setErrors((r) => ({ ...r, [l.id]: errorMessage(e) }));
       }
     }
-    setBulkBusy(false);
     setSelected(new Set());
     setNotice(`${verb} ${plural(done)}${done < chosen.length ? `; ${chosen.length - done} failed (see their rows)` : ""}.`);
-  }
+  });
+  const eachSelected = bulk.run;
 
   async function confirmDisable(reason: string, status: DisableStatus) {
     if (!dialog) return;
@@ -115,11 +107,11 @@ export function AdminLinksPage() {
     chosen.length > 0 ? (
       <div className="bulk-bar card" role="region" aria-label="Selected links" data-testid="admin-links-bulk">
         <strong>{plural(chosen.length)} selected</strong>
-        <button type="button" className="btn btn-danger-ghost btn-sm" disabled={bulkBusy} data-testid="admin-links-bulk-disable" onClick={() => setDialog({ kind: "selected" })}>
+        <button type="button" className="btn btn-danger-ghost btn-sm" disabled={bulk.busy} data-testid="admin-links-bulk-disable" onClick={() => setDialog({ kind: "selected" })}>
           Disable selected…
         </button>
         {chosenDisabled > 0 ? (
-          <button type="button" className="btn btn-secondary btn-sm" disabled={bulkBusy} data-testid="admin-links-bulk-enable" onClick={() => void eachSelected("Enabled", (l) => (l.disabled ? adminApi.enableLink(l.id) : Promise.resolve(l)))}>
+          <button type="button" className="btn btn-secondary btn-sm" disabled={bulk.busy} data-testid="admin-links-bulk-enable" onClick={() => void eachSelected("Enabled", (l) => (l.disabled ? adminApi.enableLink(l.id) : Promise.resolve(l)))}>
             Enable selected
           </button>
         ) : null}
@@ -197,7 +189,7 @@ export function AdminLinksPage() {
         }}
         between={selectionBar}
       >
-        {(items) => <AdminLinkTable links={items} selected={selected} onSelect={select} busyId={busyId} rowErrors={rowErrors} onAction={act} />}
+        {(items) => <AdminLinkTable links={items} selected={selected} onSelect={select} busyId={rows.busyId} rowErrors={rows.errors} onAction={act} />}
       </ListView>
 
       <DisableDialog

@@ -3,7 +3,7 @@ import { planName } from "../shared/plan-gate";
 import { useEffect, useState } from "react";
 import { adminApi } from "./admin-api";
 import type { AdminOverview } from "@contract/admin";
-import { A, Spinner, TableHead, errorMessage, useTitle } from "../shared/ui";
+import { A, DataTable, Spinner, errorMessage, useTitle } from "../shared/ui";
 import { Figure, shortLabel } from "./common";
 import { ListError } from "../shared/lists";
 import { PLANS } from "@contract/plans";
@@ -151,35 +151,33 @@ export function AdminOverviewPage() {
 
       <section className="card section" aria-labelledby="h-top" data-testid="overview-top-links">
         <h2 id="h-top">Top links this week</h2>
-        {data.top_links.length === 0 ? (
-          <p className="placeholder" data-testid="overview-top-empty">
-            No clicks in the last 7 days.
-          </p>
-        ) : (
-          <div className="table-wrap">
-            <table className="table admin-table">
-              <TableHead columns={["Short link", "Destination", "Owner", "Clicks"]} />
-              <tbody>
-                {data.top_links.map((l) => (
-                  <tr key={l.id} data-testid="top-link-row">
-                    <td className="cell-wrap">
-                      <a href={l.short_url} target="_blank" rel="noopener noreferrer">
-                        {shortLabel(l.short_url)}
-                      </a>
-                    </td>
-                    <td className="cell-url">
-                      <div className="truncate" title={l.url}>
-                        {l.url}
-                      </div>
-                    </td>
-                    <td className="cell-wrap">{l.owner_email ? <A to={`/app/admin/links?owner=${encodeURIComponent(l.owner_email)}`}>{l.owner_email}</A> : <span className="muted">signed out</span>}</td>
-                    <td className="num">{n(l.clicks)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          className="table admin-table"
+          frame="none"
+          columns={["Short link", "Destination", "Owner", { label: "Clicks", className: "num" }]}
+          empty={
+            <p className="placeholder" data-testid="overview-top-empty">
+              No clicks in the last 7 days.
+            </p>
+          }
+        >
+          {data.top_links.map((l) => (
+            <tr key={l.id} data-testid="top-link-row">
+              <td className="cell-wrap">
+                <a href={l.short_url} target="_blank" rel="noopener noreferrer">
+                  {shortLabel(l.short_url)}
+                </a>
+              </td>
+              <td className="cell-url">
+                <div className="truncate" title={l.url}>
+                  {l.url}
+                </div>
+              </td>
+              <td className="cell-wrap">{l.owner_email ? <A to={`/app/admin/links?owner=${encodeURIComponent(l.owner_email)}`}>{l.owner_email}</A> : <span className="muted">signed out</span>}</td>
+              <td className="num">{n(l.clicks)}</td>
+            </tr>
+          ))}
+        </DataTable>
       </section>
 
       <section className="card section" aria-labelledby="h-orphans" data-testid="overview-orphans">

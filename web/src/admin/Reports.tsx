@@ -3,7 +3,8 @@
 import { useState } from "react";
 import { adminApi } from "./admin-api";
 import type { AbuseReport, ReportState } from "@contract/reports";
-import { Alert, ConfirmDialog, Field, errorMessage, useTitle } from "../shared/ui";
+import { Alert, ConfirmDialog, Field, useTitle } from "../shared/ui";
+import { useRowSubmit, useSubmit } from "../shared/submit";
 import { DisableDialog } from "./common";
 import { ListView, usePagedList, useUrlFilters } from "../shared/lists";
 import { ReportCard, STATES, reportedShort, stateLabel } from "./reports/ReportCard";
@@ -20,13 +21,10 @@ export function AdminReportsPage() {
     filters.state,
   );
   const [notice, setNotice] = useState<string | null>(null);
-  const [rowErrors, setRowErrors] = useState<Record<string, string>>({});
-  const [busyId, setBusyId] = useState<string | null>(null);
+  const rows = useRowSubmit();
   const [toDisable, setToDisable] = useState<AbuseReport | null>(null);
   const [toBan, setToBan] = useState<AbuseReport | null>(null);
   const [banReason, setBanReason] = useState("");
-  const [banning, setBanning] = useState(false);
-  const [banError, setBanError] = useState<string | null>(null);
 
   /**
    * The server resolves other reports along with this one (the link's other open reports; for a ban, those of every
@@ -37,35 +35,19 @@ export function AdminReportsPage() {
     setNotice(message);
   }
 
-  async function dismiss(r: AbuseReport) {
-    setBusyId(r.id);
+  function dismiss(r: AbuseReport) {
     setNotice(null);
-    setRowErrors(({ [r.id]: _, ...rest }) => rest);
-    try {
+    return rows.run(r.id, async () => {
       await adminApi.dismissReport(r.id);
       resolved(`Dismissed the report on ${reportedShort(r)}.`);
-    } catch (e) {
-      setRowErrors((x) => ({ ...x, [r.id]: errorMessage(e) }));
-    } finally {
-      setBusyId(null);
-    }
+    });
   }
 
-  async function ban() {
-    const r = toBan;
-    if (!r) return;
-    setBanning(true);
-    setBanError(null);
-    try {
-      await adminApi.reportBanOwner(r.id, banReason.trim() ? { reason: banReason.trim() } : {});
-      resolved(`Banned ${r.link?.owner_email ?? "the owner"}: the account is suspended and every link of theirs disabled.`);
-      setToBan(null);
-    } catch (e) {
-      setBanError(errorMessage(e));
-    } finally {
-      setBanning(false);
-    }
-  }
+  const banning = useSubmit(async (r: AbuseReport) => {
+    await adminApi.reportBanOwner(r.id, banReason.trim() ? { reason: banReason.trim() } : {});
+    resolved(`Banned ${r.link?.owner_email ?? "the owner"}: the account is suspended and every link of theirs disabled.`);
+    setToBan(null);
+  });
 
   const open = filters.state === "open";
   return (
@@ -115,13 +97,13 @@ export function AdminReportsPage() {
               <ReportCard
                 key={r.id}
                 report={r}
-                busy={busyId === r.id}
-                error={rowErrors[r.id]}
+                busy={rows.busyId === r.id}
+                error={rows.errors[r.id]}
                 onDismiss={() => void dismiss(r)}
                 onDisable={() => setToDisable(r)}
                 onBan={() => {
                   setBanReason(`Reported as ${r.reason}`);
-                  setBanError(null);
+                  banning.setError(null);
                   setToBan(r);
                 }}
               />
@@ -155,9 +137,9 @@ export function AdminReportsPage() {
         title="Ban the owner?"
         confirmLabel="Ban owner"
         danger
-        busy={banning}
-        error={banError}
-        onConfirm={() => void ban()}
+        busy={banning.busy}
+        error={banning.error}
+        onConfirm={() => (toBan ? void banning.run(toBan) : undefined)}
         onCancel={() => setToBan(null)}
       >
         <p>

@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useState } from "react";
 import type { AdminSsoConnection } from "@contract/sso";
 import { adminApi } from "./admin-api";
-import { Alert, ConfirmDialog, EmptyState, Spinner, TableHead, errorMessage, formatDateTime, useConfirmedDelete, useTitle } from "../shared/ui";
+import { Alert, ConfirmDialog, DataTable, EmptyState, Spinner, errorMessage, formatDateTime, useConfirmedDelete, useTitle } from "../shared/ui";
 
 export function AdminSsoPage() {
   useTitle("SSO · Operator");
@@ -31,39 +31,38 @@ export function AdminSsoPage() {
       {error ? <Alert>{error}</Alert> : null}
       {rows === null && !error ? (
         <Spinner />
-      ) : rows && rows.length === 0 ? (
-        <EmptyState title="No connections" testId="admin-sso-empty" />
       ) : rows ? (
-        <div className="table-wrap">
-          <table className="table" data-testid="admin-sso-table">
-            <TableHead columns={["Owner", "Issuer", "Domains", "Require SSO", "Updated"]} actions />
-            <tbody>
-              {rows.map((c) => (
-                <tr key={c.id} data-testid="admin-sso-row">
-                  <td>{c.owner_email}</td>
-                  <td>
-                    <span className="break-anywhere">{c.issuer}</span>
-                    <div className="muted small">client {c.client_id}</div>
-                  </td>
-                  <td>
-                    {c.domains.map((d) => (
-                      <div key={d.domain}>
-                        {d.domain} <span className={`badge ${d.status === "verified" ? "badge-ok" : "badge-warn"}`}>{d.status}</span>
-                      </div>
-                    ))}
-                  </td>
-                  <td>{c.require_sso ? "Yes" : "No"}</td>
-                  <td>{formatDateTime(c.updated_at)}</td>
-                  <td>
-                    <button type="button" className="btn btn-danger-ghost btn-sm" onClick={() => del.ask(c)} data-testid="admin-sso-remove">
-                      Remove
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          testId="admin-sso-table"
+          frame="none"
+          columns={["Owner", "Issuer", "Domains", "Require SSO", "Updated"]}
+          actions
+          empty={<EmptyState title="No connections" testId="admin-sso-empty" />}
+        >
+          {rows.map((c) => (
+            <tr key={c.id} data-testid="admin-sso-row">
+              <td>{c.owner_email}</td>
+              <td>
+                <span className="break-anywhere">{c.issuer}</span>
+                <div className="muted small">client {c.client_id}</div>
+              </td>
+              <td>
+                {c.domains.map((d) => (
+                  <div key={d.domain}>
+                    {d.domain} <span className={`badge ${d.status === "verified" ? "badge-ok" : "badge-warn"}`}>{d.status}</span>
+                  </div>
+                ))}
+              </td>
+              <td>{c.require_sso ? "Yes" : "No"}</td>
+              <td>{formatDateTime(c.updated_at)}</td>
+              <td>
+                <button type="button" className="btn btn-danger-ghost btn-sm" onClick={() => del.ask(c)} data-testid="admin-sso-remove">
+                  Remove
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       ) : null}
       <ConfirmDialog {...del.dialog} title={`Remove ${del.item?.owner_email ?? ""}'s connection?`} confirmLabel="Remove" danger>
         <p>Nobody signs in through {del.item?.issuer} any more. The removal is recorded in the audit log.</p>

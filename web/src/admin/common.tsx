@@ -4,7 +4,8 @@ import { Suspense, useEffect, useState, type ReactNode } from "react";
 import { NavLink, Outlet } from "react-router";
 import type { DisableStatus } from "@contract/admin";
 import { useSession } from "../shared/session";
-import { A, ConfirmDialog, Field, Spinner, errorMessage, useTitle } from "../shared/ui";
+import { A, ConfirmDialog, Field, Spinner, useTitle } from "../shared/ui";
+import { useSubmit } from "../shared/submit";
 
 const TABS: { to: string; label: string; id: string }[] = [
   { to: "/app/admin", label: "Overview", id: "overview" },
@@ -85,8 +86,7 @@ export function DisableDialog(props: {
 }) {
   const [reason, setReason] = useState(props.initialReason ?? "");
   const [status, setStatus] = useState<DisableStatus>(410);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useSubmit(() => props.onConfirm(reason.trim(), status));
   useEffect(() => {
     if (props.open) {
       setReason(props.initialReason ?? "");
@@ -106,17 +106,7 @@ export function DisableDialog(props: {
       error={error}
       confirmDisabled={(requireReason && !reason.trim()) || tooLong || (props.host !== undefined && !props.host.value.trim())}
       onCancel={props.onCancel}
-      onConfirm={async () => {
-        setBusy(true);
-        setError(null);
-        try {
-          await props.onConfirm(reason.trim(), status);
-        } catch (e) {
-          setError(errorMessage(e));
-        } finally {
-          setBusy(false);
-        }
-      }}
+      onConfirm={() => void run()}
     >
       {props.children}
       {props.host ? (

@@ -21,6 +21,7 @@ export function SignupPage() {
   const [email, setEmail] = useState(params.get("email") ?? "");
   const [name, setName] = useState("");
   const [password, setPassword] = useState("");
+  // Not useSubmit: busy stays on after a success, so that `user && !busy` waits for the navigation to `next`.
   const [busy, setBusy] = useState(false);
   const f = useFormErrors();
   const sso = useSsoOptions();
@@ -94,6 +95,7 @@ export function LoginPage() {
   const next = safeNext(params.get("next"));
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
+  // Not useSubmit: busy stays on after a success, so that `user && !busy` waits for the navigation to `next`.
   const [busy, setBusy] = useState(false);
   const [ssoRequired, setSsoRequired] = useState(false);
   const [secondStep, setSecondStep] = useState<string[] | null>(null);

@@ -13,6 +13,7 @@ function signInError(e: unknown): string {
 }
 
 export function PasskeySignIn({ onSignedIn }: { onSignedIn: (user: User) => void }) {
+  // Not useSubmit: busy stays on after a success, until the page signed in is left.
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   if (!browserSupportsWebAuthn()) return null;

@@ -9,6 +9,7 @@ import { authApi } from "./auth-api";
 export function SecondStep({ methods, onSignedIn, onRestart }: { methods: string[]; onSignedIn: (u: User) => void; onRestart: () => void }) {
   const [recovery, setRecovery] = useState(false);
   const [value, setValue] = useState("");
+  // Not useSubmit: busy stays on after a success (the page is left), and errors go to useFormErrors's fields.
   const [busy, setBusy] = useState(false);
   const f = useFormErrors();
 

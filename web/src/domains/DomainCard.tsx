@@ -2,7 +2,7 @@
 import "./domains.css";
 import { domainsApi } from "./domains-api";
 import type { Domain } from "@contract/domains";
-import { Alert, CopyButton, TableHead, formatDateTime } from "../shared/ui";
+import { Alert, CopyButton, DataTable, formatDateTime } from "../shared/ui";
 import { useSubmit } from "../shared/submit";
 import { useCallback, useState } from "react";
 import { OrphanVisits } from "../shared/orphans/OrphanVisits";
@@ -40,32 +40,33 @@ export function DomainCard({ domain: d, onChange, onDelete }: { domain: Domain; 
         </Alert>
       ) : null}
 
-      <div className="table-wrap">
-        <table className="table records-table table-cards" data-testid="domain-records">
-          <TableHead columns={["Type", "Name", "Value"]} />
-          <tbody>
-            {d.records.map((r) => (
-              <tr key={r.type} data-testid={`record-${r.type.toLowerCase()}`}>
-                <td data-label="Type">
-                  <span className="badge">{r.type}</span>
-                </td>
-                <td data-label="Name">
-                  <code className="record-value" data-testid={`record-${r.type.toLowerCase()}-name`}>
-                    <Breakable text={r.name} />
-                  </code>
-                  <CopyButton text={r.name} testId={`copy-${r.type.toLowerCase()}-name`} label="Copy" />
-                </td>
-                <td data-label="Value">
-                  <code className="record-value" data-testid={`record-${r.type.toLowerCase()}-value`}>
-                    <Breakable text={r.value} />
-                  </code>
-                  <CopyButton text={r.value} testId={`copy-${r.type.toLowerCase()}-value`} label="Copy" />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        className="table records-table table-cards"
+        testId="domain-records"
+        frame="none"
+        caption={`DNS records for ${d.hostname}`}
+        columns={["Type", "Name", "Value"]}
+      >
+        {d.records.map((r) => (
+          <tr key={r.type} data-testid={`record-${r.type.toLowerCase()}`}>
+            <td data-label="Type">
+              <span className="badge">{r.type}</span>
+            </td>
+            <td data-label="Name">
+              <code className="record-value" data-testid={`record-${r.type.toLowerCase()}-name`}>
+                <Breakable text={r.name} />
+              </code>
+              <CopyButton text={r.name} testId={`copy-${r.type.toLowerCase()}-name`} label="Copy" />
+            </td>
+            <td data-label="Value">
+              <code className="record-value" data-testid={`record-${r.type.toLowerCase()}-value`}>
+                <Breakable text={r.value} />
+              </code>
+              <CopyButton text={r.value} testId={`copy-${r.type.toLowerCase()}-value`} label="Copy" />
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       <LoopbackTargetWarning records={d.records} />
       <p className="muted small">Keep the TXT record in place: the domain is checked again regularly, and goes back to pending without it.</p>
 

@@ -42,6 +42,7 @@ export function ImportPage() {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [preview, setPreview] = useState<{ fields: string; reply: PreviewReply } | null>(null);
+  // Not useSubmit: busy names which of the two calls runs (each button says so), and both share one error.
   const [busy, setBusy] = useState<"preview" | "start" | null>(null);
   const [started, setStarted] = useState<ImportJob | null>(null);
   const [formVersion, setFormVersion] = useState(0);

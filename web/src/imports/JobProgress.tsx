@@ -1,7 +1,8 @@
 // One import job as it runs: a progress bar with the counts, rate and time left, Cancel; at the end its state,
 // the report to download, and Resume for a failed or cancelled job.
-import { useEffect, useState } from "react";
-import { Alert, errorMessage, formatDateTime } from "../shared/ui";
+import { useEffect } from "react";
+import { Alert, formatDateTime } from "../shared/ui";
+import { useSubmit } from "../shared/submit";
 import { importsApi } from "./imports-api";
 import type { ImportJob } from "@contract/imports";
 import { ACTIVE_IMPORT_STATES } from "@contract/tables";
@@ -9,29 +10,15 @@ import { STATE_LABELS, formatDuration, formatEta, jobFraction, sourceLabel } fro
 import { useJob } from "./use-job";
 import { FailedLines } from "./FailedLines";
 
-// eslint-disable-next-line max-lines-per-function -- a job's progress, counts and actions, as the card shows them.
 export function JobProgress({ id, initial, onState }: { id: string; initial: ImportJob | null; onState: (job: ImportJob) => void }) {
   const { job, error, replace, retry } = useJob(id, initial);
-  const [busy, setBusy] = useState(false);
-  const [actionError, setActionError] = useState<string | null>(null);
+  const { busy, error: actionError, run: act } = useSubmit(async (fn: (id: string) => Promise<ImportJob>) => replace(await fn(id)));
 
   // The list of past imports shows the state too: told whenever it changes.
   const state = job?.state;
   useEffect(() => {
     if (job) onState(job);
   }, [state, job?.id]);
-
-  async function act(fn: (id: string) => Promise<ImportJob>) {
-    setBusy(true);
-    setActionError(null);
-    try {
-      replace(await fn(id));
-    } catch (e) {
-      setActionError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  }
 
   if (!job) {
     return (

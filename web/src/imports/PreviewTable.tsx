@@ -2,7 +2,7 @@
 // each with its action and notes; one card per row on a phone.
 import type { PreviewReply, PreviewRow } from "@contract/imports";
 import { ACTION_LABELS, codeReason } from "./sources";
-import { TableHead } from "../shared/ui";
+import { DataTable } from "../shared/ui";
 
 const COLUMNS = ["Line", "Short link", "Destination", "Title and tags", "Action", "Notes"];
 
@@ -17,22 +17,20 @@ export function PreviewTable({ preview }: { preview: PreviewReply }) {
           ? `${total !== null && total <= rows.length ? "All" : "The first"} ${rows.length}: ${count("create")} to create, ${count("generate")} with a new alias, ${count("skip")} skipped, ${count("fail")} failing.`
           : null}
       </p>
-      {rows.length === 0 ? (
-        <p className="import-preview-empty" data-testid="import-preview-empty">
-          No links found in this source.
-        </p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table import-preview-table">
-            <TableHead columns={COLUMNS} />
-            <tbody>
-              {rows.map((r) => (
-                <PreviewLine key={`${r.line}-${r.source_id}`} row={r} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        className="table import-preview-table"
+        frame="none"
+        columns={COLUMNS}
+        empty={
+          <p className="import-preview-empty" data-testid="import-preview-empty">
+            No links found in this source.
+          </p>
+        }
+      >
+        {rows.map((r) => (
+          <PreviewLine key={`${r.line}-${r.source_id}`} row={r} />
+        ))}
+      </DataTable>
     </div>
   );
 }

@@ -3,7 +3,8 @@
 import { useState, type FormEvent } from "react";
 import type { Link } from "@contract/links";
 import type { TagListItem } from "@contract/tags";
-import { ConfirmDialog, errorMessage } from "../shared/ui";
+import { ConfirmDialog } from "../shared/ui";
+import { useSubmit } from "../shared/submit";
 import { TagDot } from "../shared/tag-chip";
 import { ChipMenu } from "./ChipMenu";
 import { linksApi } from "./links-api";
@@ -25,8 +26,6 @@ export function BulkBar({
   onDone: (message: string) => void;
   onClear: () => void;
 }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const ids = selected.map((l) => l.id);
   const n = selected.length;
@@ -34,19 +33,11 @@ export function BulkBar({
   const anyActive = selected.some((l) => !l.archived);
   const onSelected = [...new Map(selected.flatMap((l) => l.tags).map((t) => [t.id, t])).values()].sort((a, b) => a.name.localeCompare(b.name));
 
-  async function run(action: () => Promise<number>, done: (count: number) => string) {
-    setBusy(true);
-    setError(null);
-    try {
-      const count = await action();
-      setConfirmDelete(false);
-      onDone(done(count));
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, error, run } = useSubmit(async (action: () => Promise<number>, done: (count: number) => string) => {
+    const count = await action();
+    setConfirmDelete(false);
+    onDone(done(count));
+  });
   const edit = (change: Parameters<typeof linksApi.bulkEdit>[1], done: (count: number) => string) => run(() => linksApi.bulkEdit(ids, change), done);
 
   return (

@@ -1,9 +1,10 @@
 // The API key creation form: a name, the scopes (links:create preselected: what a key could always do) and an
 // optional expiry date (the key is refused from the end of that day on).
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { API_KEY_SCOPES, DEFAULT_KEY_SCOPES, SCOPE_LABELS, type ApiKeyScope } from "@contract/tables";
 import { ApiError } from "../shared/api";
-import { Field, errorMessage } from "../shared/ui";
+import { Field } from "../shared/ui";
+import { errorMessage, useSubmit } from "../shared/submit";
 import { profileApi } from "./profile-api";
 
 /** The local date as YYYY-MM-DD (the date input's value). */
@@ -20,38 +21,38 @@ export function KeyForm(props: { onCreated: (created: { name: string; secret: st
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<ApiKeyScope[]>([...DEFAULT_KEY_SCOPES]);
   const [expires, setExpires] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [errors, setErrors] = useState<{ name?: string; scopes?: string; expires_at?: string; other?: string }>({});
+  const [errors, setErrors] = useState<{ name?: string; scopes?: string; expires_at?: string }>({});
 
   function toggle(scope: ApiKeyScope, on: boolean) {
     setScopes((s) => API_KEY_SCOPES.filter((x) => (x === scope ? on : s.includes(x))));
   }
 
-  async function create(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setErrors({});
-    try {
+  // A message about no field of the form (`other`) shows under the name.
+  const {
+    busy,
+    error: other,
+    onSubmit: create,
+  } = useSubmit(
+    async () => {
+      setErrors({});
       const r = await profileApi.createKey({ name: name.trim(), scopes, expires_at: expires ? endOfDay(expires) : null });
       setName("");
       setScopes([...DEFAULT_KEY_SCOPES]);
       setExpires("");
       await props.onCreated({ name: r.key?.name ?? name.trim(), secret: r.secret });
-    } catch (err) {
-      if (err instanceof ApiError) {
-        const f = err.fieldErrors();
-        const known = f.name ?? f.scopes ?? f.expires_at;
-        setErrors({ name: f.name, scopes: f.scopes, expires_at: f.expires_at, other: known ? undefined : err.message });
-      } else setErrors({ other: errorMessage(err) });
-    } finally {
-      setBusy(false);
-    }
-  }
+    },
+    (err) => {
+      if (!(err instanceof ApiError)) return errorMessage(err);
+      const f = err.fieldErrors();
+      setErrors({ name: f.name, scopes: f.scopes, expires_at: f.expires_at });
+      return (f.name ?? f.scopes ?? f.expires_at) ? null : err.message;
+    },
+  );
 
   return (
     <form onSubmit={create} className="key-form" noValidate data-testid="key-form">
       <div className="key-form-row">
-        <Field id="key-name" label="New key name" error={errors.name ?? errors.other} className="grow">
+        <Field id="key-name" label="New key name" error={errors.name ?? other ?? undefined} className="grow">
           <input id="key-name" data-testid="key-name" type="text" placeholder="e.g. Production server" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
         </Field>
         <Field id="key-expires" label="Expires (optional)" error={errors.expires_at} hint="Refused from the end of this day">

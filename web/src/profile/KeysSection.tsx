@@ -6,7 +6,7 @@ import { ApiError } from "../shared/api";
 import type { ApiKey } from "@contract/api-keys";
 import { useSession } from "../shared/session";
 import { PlanGate, can } from "../shared/plan-gate";
-import { ConfirmDialog, CopyButton, Spinner, errorMessage, formatDate, formatDateTime } from "../shared/ui";
+import { ConfirmDialog, CopyButton, DataTable, Spinner, errorMessage, formatDate, formatDateTime, useConfirmedDelete } from "../shared/ui";
 
 function isExpired(k: ApiKey): boolean {
   return k.expires_at !== null && Date.parse(k.expires_at) <= Date.now();
@@ -24,9 +24,6 @@ export function KeysSection() {
   const [keys, setKeys] = useState<ApiKey[] | null>(null);
   const [unavailable, setUnavailable] = useState<string | null>(null);
   const [secret, setSecret] = useState<{ name: string; secret: string } | null>(null);
-  const [toRevoke, setToRevoke] = useState<ApiKey | null>(null);
-  const [revoking, setRevoking] = useState(false);
-  const [revokeError, setRevokeError] = useState<string | null>(null);
 
   async function load() {
     try {
@@ -41,20 +38,11 @@ export function KeysSection() {
     void load();
   }, []);
 
-  async function revoke() {
-    if (!toRevoke) return;
-    setRevoking(true);
-    setRevokeError(null);
-    try {
-      await profileApi.revokeKey(toRevoke.id);
-      setToRevoke(null);
-      await load();
-    } catch (e) {
-      setRevokeError(errorMessage(e));
-    } finally {
-      setRevoking(false);
-    }
-  }
+  const revoking = useConfirmedDelete(async (k: ApiKey) => {
+    await profileApi.revokeKey(k.id);
+    await load();
+  });
+  const toRevoke = revoking.item;
 
   return (
     <section className="card section" data-testid="section-keys" aria-labelledby="h-keys">
@@ -97,62 +85,51 @@ export function KeysSection() {
               await load();
             }}
           />
-          {keys.length === 0 ? (
-            <p className="placeholder" data-testid="keys-empty">
-              No API keys yet.
-            </p>
-          ) : (
-            <div className="table-wrap">
-              <table className="table table-cards keys-table" data-testid="keys-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Key</th>
-                    <th scope="col">Scopes</th>
-                    <th scope="col">Expires</th>
-                    <th scope="col">Last used</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {keys.map((k) => (
-                    <tr key={k.id} data-testid="key-row" className={k.revoked_at ? "row-muted" : ""}>
-                      <td>
-                        <div className="key-name">{k.name}</div>
-                        <div className="muted key-meta">
-                          <code>{k.prefix}…</code> created {formatDate(k.created_at)}
-                        </div>
-                      </td>
-                      <td data-label="Scopes" data-testid="key-scopes">
-                        <span className="key-scope-list">
-                          {k.scopes.map((s) => (
-                            <code key={s}>{s}</code>
-                          ))}
-                        </span>
-                      </td>
-                      <td className="key-when" data-label="Expires" data-testid="key-expires-at">{k.expires_at ? formatDate(k.expires_at) : "Never"}</td>
-                      <td data-label="Last used" data-testid="key-last-used">{k.last_used_at ? formatDateTime(k.last_used_at) : "Never"}</td>
-                      <td data-label="Status">
-                        <KeyStatus k={k} />
-                      </td>
-                      <td className="right">
-                        {!k.revoked_at ? (
-                          <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="key-revoke" onClick={() => { setRevokeError(null); setToRevoke(k); }}>
-                            Revoke
-                          </button>
-                        ) : null}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <DataTable
+            className="table table-cards keys-table"
+            testId="keys-table"
+            frame="none"
+            columns={["Key", "Scopes", "Expires", "Last used", "Status"]}
+            actions
+            empty={
+              <p className="placeholder" data-testid="keys-empty">
+                No API keys yet.
+              </p>
+            }
+          >
+            {keys.map((k) => (
+              <tr key={k.id} data-testid="key-row" className={k.revoked_at ? "row-muted" : ""}>
+                <td>
+                  <div className="key-name">{k.name}</div>
+                  <div className="muted key-meta">
+                    <code>{k.prefix}…</code> created {formatDate(k.created_at)}
+                  </div>
+                </td>
+                <td data-label="Scopes" data-testid="key-scopes">
+                  <span className="key-scope-list">
+                    {k.scopes.map((s) => (
+                      <code key={s}>{s}</code>
+                    ))}
+                  </span>
+                </td>
+                <td className="key-when" data-label="Expires" data-testid="key-expires-at">{k.expires_at ? formatDate(k.expires_at) : "Never"}</td>
+                <td data-label="Last used" data-testid="key-last-used">{k.last_used_at ? formatDateTime(k.last_used_at) : "Never"}</td>
+                <td data-label="Status">
+                  <KeyStatus k={k} />
+                </td>
+                <td className="right">
+                  {!k.revoked_at ? (
+                    <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="key-revoke" onClick={() => revoking.ask(k)}>
+                      Revoke
+                    </button>
+                  ) : null}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         </>
       )}
-      <ConfirmDialog open={!!toRevoke} title="Revoke this key?" confirmLabel="Revoke key" danger busy={revoking} error={revokeError} onConfirm={revoke} onCancel={() => setToRevoke(null)}>
+      <ConfirmDialog {...revoking.dialog} title="Revoke this key?" confirmLabel="Revoke key" danger>
         <p>
           Requests using <strong>{toRevoke?.name}</strong> (<code>{toRevoke?.prefix}…</code>) will be rejected from now on. This cannot be undone.
         </p>

@@ -1,11 +1,12 @@
 // Passkeys: the account's list (name, created, last used), "Add a passkey" through the browser's own prompt,
 // and removal with the password.
 import { profileApi } from "./profile-api";
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState } from "react";
 import { browserSupportsWebAuthn, WebAuthnError } from "@simplewebauthn/browser";
 import { ApiError } from "../shared/api";
 import type { Passkey } from "@contract/passkeys";
-import { Alert, ConfirmDialog, Field, Spinner, errorMessage, formatDate, formatDateTime } from "../shared/ui";
+import { Alert, ConfirmDialog, DataTable, Field, Spinner, errorMessage, formatDate, formatDateTime } from "../shared/ui";
+import { fieldOrMessage, useSubmit } from "../shared/submit";
 
 /** What the browser's refusal means to a person (they closed the prompt, or the authenticator has this one). */
 function ceremonyError(e: unknown): string {
@@ -19,13 +20,9 @@ export function PasskeysSection() {
   const [passkeys, setPasskeys] = useState<Passkey[] | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [name, setName] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [added, setAdded] = useState<string | null>(null);
   const [toRemove, setToRemove] = useState<Passkey | null>(null);
   const [password, setPassword] = useState("");
-  const [removing, setRemoving] = useState(false);
-  const [removeError, setRemoveError] = useState<string | null>(null);
   const supported = browserSupportsWebAuthn();
 
   async function load() {
@@ -41,37 +38,19 @@ export function PasskeysSection() {
     void load();
   }, []);
 
-  async function add(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
+  const { busy, error, onSubmit: add } = useSubmit(async () => {
     setAdded(null);
-    try {
-      const passkey = await profileApi.addPasskey(name.trim() || undefined);
-      setAdded(passkey.name);
-      setName("");
-      await load();
-    } catch (err) {
-      setError(ceremonyError(err));
-    } finally {
-      setBusy(false);
-    }
-  }
+    const passkey = await profileApi.addPasskey(name.trim() || undefined);
+    setAdded(passkey.name);
+    setName("");
+    await load();
+  }, ceremonyError);
 
-  async function remove() {
-    if (!toRemove) return;
-    setRemoving(true);
-    setRemoveError(null);
-    try {
-      await profileApi.removePasskey(toRemove.id, password);
-      setToRemove(null);
-      await load();
-    } catch (e) {
-      setRemoveError(e instanceof ApiError ? (e.fieldErrors().password ?? e.message) : errorMessage(e));
-    } finally {
-      setRemoving(false);
-    }
-  }
+  const removing = useSubmit(async (p: Passkey) => {
+    await profileApi.removePasskey(p.id, password);
+    setToRemove(null);
+    await load();
+  }, fieldOrMessage("password"));
 
   return (
     <section className="card section" data-testid="section-passkeys" aria-labelledby="h-passkeys">
@@ -94,44 +73,36 @@ export function PasskeysSection() {
         <Spinner label="Loading passkeys…" />
       ) : loadError ? (
         <div className="placeholder">{loadError}</div>
-      ) : passkeys.length === 0 ? (
-        <p className="placeholder" data-testid="passkeys-empty">
-          No passkeys yet.
-        </p>
       ) : (
-        <div className="table-wrap">
-          <table className="table" data-testid="passkeys-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {passkeys.map((p) => (
-                <tr key={p.id} data-testid="passkey-row">
-                  <td>
-                    {p.name}
-                    {p.synced ? <span className="badge badge-muted"> Synced</span> : null}
-                  </td>
-                  <td>{formatDate(p.created_at)}</td>
-                  <td data-testid="passkey-last-used">{p.last_used_at ? formatDateTime(p.last_used_at) : "Never"}</td>
-                  <td className="right">
-                    <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="passkey-remove" onClick={() => { setPassword(""); setRemoveError(null); setToRemove(p); }}>
-                      Remove
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          testId="passkeys-table"
+          frame="none"
+          columns={["Name", "Created", "Last used"]}
+          actions
+          empty={
+            <p className="placeholder" data-testid="passkeys-empty">
+              No passkeys yet.
+            </p>
+          }
+        >
+          {passkeys.map((p) => (
+            <tr key={p.id} data-testid="passkey-row">
+              <td>
+                {p.name}
+                {p.synced ? <span className="badge badge-muted"> Synced</span> : null}
+              </td>
+              <td>{formatDate(p.created_at)}</td>
+              <td data-testid="passkey-last-used">{p.last_used_at ? formatDateTime(p.last_used_at) : "Never"}</td>
+              <td className="right">
+                <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="passkey-remove" onClick={() => { setPassword(""); removing.setError(null); setToRemove(p); }}>
+                  Remove
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
-      <ConfirmDialog open={!!toRemove} title="Remove this passkey?" confirmLabel="Remove passkey" danger busy={removing} error={removeError} onConfirm={remove} onCancel={() => setToRemove(null)} confirmDisabled={!password}>
+      <ConfirmDialog open={!!toRemove} title="Remove this passkey?" confirmLabel="Remove passkey" danger busy={removing.busy} error={removing.error} onConfirm={() => (toRemove ? void removing.run(toRemove) : undefined)} onCancel={() => setToRemove(null)} confirmDisabled={!password}>
         <p>
           <strong>{toRemove?.name}</strong> will no longer sign you in. Enter your password to confirm. Delete it from your device or password
           manager too.

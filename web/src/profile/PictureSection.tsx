@@ -3,7 +3,8 @@ import { profileApi } from "./profile-api";
 import { useRef, useState } from "react";
 import { MAX_PICTURE_BYTES } from "@contract/tables";
 import type { User } from "@contract/accounts";
-import { Alert, errorMessage } from "../shared/ui";
+import { Alert } from "../shared/ui";
+import { useSubmit } from "../shared/submit";
 
 const PICTURE_TYPES = ["image/png", "image/jpeg", "image/webp"];
 
@@ -28,12 +29,20 @@ function withVersion(url: string, version: number): string {
 }
 
 export function PictureSection({ user, onUser }: { user: User; onUser: (u: User) => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [done, setDone] = useState(false);
   const [version, setVersion] = useState(0);
   const [broken, setBroken] = useState(false);
   const input = useRef<HTMLInputElement>(null);
+  const { busy, error, setError, run } = useSubmit(async (file: File) => {
+    try {
+      onUser((await profileApi.uploadPicture(file)).user);
+      setVersion(Date.now());
+      setBroken(false);
+      setDone(true);
+    } finally {
+      if (input.current) input.current.value = "";
+    }
+  });
 
   async function upload(file: File) {
     setError(null);
@@ -46,18 +55,7 @@ export function PictureSection({ user, onUser }: { user: User; onUser: (u: User)
       setError("The picture is larger than 2 MiB. Choose a smaller one.");
       return;
     }
-    setBusy(true);
-    try {
-      onUser((await profileApi.uploadPicture(file)).user);
-      setVersion(Date.now());
-      setBroken(false);
-      setDone(true);
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-      if (input.current) input.current.value = "";
-    }
+    await run(file);
   }
 
   const src = user.picture_url && !broken ? withVersion(user.picture_url, version) : null;

@@ -1,8 +1,8 @@
 // Home: shorten a link, signed in or not; shows the short address, a copy button and its QR code.
 import { withScheme } from "../shared/with-scheme";
 import { linkApi } from "../shared/link-api";
-import { Suspense, lazy, useState, type FormEvent } from "react";
-import { ApiError } from "../shared/api";
+import { Suspense, lazy, useState } from "react";
+import { fieldsOrMessage, useSubmit } from "../shared/submit";
 import type { CreateLinkFields, Link } from "@contract/links";
 import { useSession } from "../shared/session";
 import { A, Alert, Field, Spinner, useTitle } from "../shared/ui";
@@ -16,36 +16,20 @@ export function HomePage() {
   const { user } = useSession();
   const [url, setUrl] = useState("");
   const [alias, setAlias] = useState("");
-  const [busy, setBusy] = useState(false);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<string | null>(null);
   const [created, setCreated] = useState<Link | null>(null);
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
+  const { busy, error, onSubmit: submit } = useSubmit(async () => {
     setFieldErrors({});
-    try {
-      // example.com/page is taken as https://example.com/page, as Bitly and Dub take it.
-      const full = withScheme(url);
-      setUrl(full);
-      const body: CreateLinkFields = { url: full };
-      if (alias.trim()) body.alias = alias.trim();
-      const link = await linkApi.create(body, true);
-      setCreated(link);
-      setUrl("");
-      setAlias("");
-    } catch (err) {
-      if (err instanceof ApiError) {
-        const { fields, general } = err.forFields(["url", "alias"]);
-        setFieldErrors(fields);
-        setError(general);
-      } else setError(String(err));
-    } finally {
-      setBusy(false);
-    }
-  }
+    // example.com/page is taken as https://example.com/page, as Bitly and Dub take it.
+    const full = withScheme(url);
+    setUrl(full);
+    const body: CreateLinkFields = { url: full };
+    if (alias.trim()) body.alias = alias.trim();
+    const link = await linkApi.create(body, true);
+    setCreated(link);
+    setUrl("");
+    setAlias("");
+  }, fieldsOrMessage(["url", "alias"], setFieldErrors));
 
   return (
     <div className="home">

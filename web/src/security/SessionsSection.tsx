@@ -4,28 +4,23 @@ import { useCallback, useEffect, useState } from "react";
 import type { SessionView } from "@contract/security";
 import { securityApi } from "./security-api";
 import { Alert, Spinner, errorMessage } from "../shared/ui";
+import { useSubmit } from "../shared/submit";
 import { formatDateTime } from "../shared/dates";
 import { wayInWords } from "./activity-words";
 
 export function SessionsSection() {
   const [sessions, setSessions] = useState<SessionView[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  // One message above the list: the sessions that could not be read, or the sign-out that failed.
+  const { busy, error, setError, run: act } = useSubmit(async (work: () => Promise<unknown>, done: string) => {
+    await work();
+    setNotice(done);
+    load();
+  });
   const load = useCallback(() => {
     securityApi.sessions().then(setSessions, (e: unknown) => setError(errorMessage(e)));
-  }, []);
+  }, [setError]);
   useEffect(load, [load]);
-
-  async function act(work: () => Promise<unknown>, done: string) {
-    setError(null);
-    try {
-      await work();
-      setNotice(done);
-      load();
-    } catch (e) {
-      setError(errorMessage(e));
-    }
-  }
 
   return (
     <section className="card section" data-testid="section-sessions" aria-labelledby="h-sessions">
@@ -48,7 +43,7 @@ export function SessionsSection() {
                 </div>
               </div>
               {s.current ? null : (
-                <button type="button" className="btn btn-secondary btn-sm" data-testid="session-sign-out" onClick={() => void act(() => securityApi.signOutSession(s.id), "That session is signed out.")}>
+                <button type="button" className="btn btn-secondary btn-sm" data-testid="session-sign-out" disabled={busy} onClick={() => void act(() => securityApi.signOutSession(s.id), "That session is signed out.")}>
                   Sign out
                 </button>
               )}
@@ -57,7 +52,7 @@ export function SessionsSection() {
         </ul>
       )}
       {sessions && sessions.length > 1 ? (
-        <button type="button" className="btn btn-secondary" data-testid="sessions-sign-out-others" onClick={() => void act(() => securityApi.signOutOthers(), "Every other session is signed out.")}>
+        <button type="button" className="btn btn-secondary" data-testid="sessions-sign-out-others" disabled={busy} onClick={() => void act(() => securityApi.signOutOthers(), "Every other session is signed out.")}>
           Sign out everywhere else
         </button>
       ) : null}

@@ -1,9 +1,10 @@
 // Two-factor sign-in: set-up with the QR code (the server's SVG shown as an image, never as markup), the
 // first code, the recovery codes shown once (copy or download), new codes and turning it off.
-import { useCallback, useEffect, useState, type FormEvent } from "react";
+import { useCallback, useEffect, useState } from "react";
 import type { TotpSetupReply, TwoFactorStatusReply } from "@contract/security";
 import { securityApi } from "./security-api";
 import { Alert, CopyButton, Field, Spinner, errorMessage } from "../shared/ui";
+import { useSubmit } from "../shared/submit";
 
 function RecoveryCodes({ codes }: { codes: string[] }) {
   const text = codes.join("\n");
@@ -30,18 +31,9 @@ function RecoveryCodes({ codes }: { codes: string[] }) {
 
 function SetupForm({ setup, onEnabled }: { setup: TotpSetupReply; onEnabled: (codes: string[]) => void }) {
   const [code, setCode] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setError(null);
-    try {
-      onEnabled(await securityApi.enable(code.trim()));
-    } catch (err) {
-      setError(errorMessage(err));
-    }
-  }
+  const { busy, error, onSubmit } = useSubmit(async () => onEnabled(await securityApi.enable(code.trim())));
   return (
-    <form onSubmit={submit} data-testid="totp-setup">
+    <form onSubmit={onSubmit} data-testid="totp-setup">
       <p>Scan this code with an authenticator app, or type the key into it; then enter the 6-digit code it shows.</p>
       <img className="totp-qr" data-testid="totp-qr" alt="QR code for your authenticator app" width={200} height={200} src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(setup.qr_svg)}`} />
       <p className="small">
@@ -51,7 +43,7 @@ function SetupForm({ setup, onEnabled }: { setup: TotpSetupReply; onEnabled: (co
         <input id="totp-code" data-testid="totp-code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} value={code} onChange={(e) => setCode(e.target.value)} />
       </Field>
       {error ? <Alert testId="totp-error">{error}</Alert> : null}
-      <button type="submit" className="btn btn-primary" data-testid="totp-enable">
+      <button type="submit" className="btn btn-primary" disabled={busy} data-testid="totp-enable">
         Turn on
       </button>
     </form>
@@ -62,18 +54,9 @@ function SetupForm({ setup, onEnabled }: { setup: TotpSetupReply; onEnabled: (co
 function ConfirmForm({ action, label, testId, onDone }: { action: (pw: string, code: string) => Promise<unknown>; label: string; testId: string; onDone: (r: unknown) => void }) {
   const [password, setPassword] = useState("");
   const [code, setCode] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setError(null);
-    try {
-      onDone(await action(password, code.trim()));
-    } catch (err) {
-      setError(errorMessage(err));
-    }
-  }
+  const { busy, error, onSubmit } = useSubmit(async () => onDone(await action(password, code.trim())));
   return (
-    <form onSubmit={submit} className="confirm-form" data-testid={testId}>
+    <form onSubmit={onSubmit} className="confirm-form" data-testid={testId}>
       <Field id={`${testId}-password`} label="Password">
         <input id={`${testId}-password`} type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
       </Field>
@@ -81,7 +64,7 @@ function ConfirmForm({ action, label, testId, onDone }: { action: (pw: string, c
         <input id={`${testId}-code`} autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} />
       </Field>
       {error ? <Alert>{error}</Alert> : null}
-      <button type="submit" className="btn btn-secondary">
+      <button type="submit" className="btn btn-secondary" disabled={busy}>
         {label}
       </button>
     </form>
@@ -93,20 +76,12 @@ export function TwoFactorSection() {
   const [setup, setSetup] = useState<TotpSetupReply | null>(null);
   const [codes, setCodes] = useState<string[] | null>(null);
   const [form, setForm] = useState<"off" | "codes" | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  // One message above the section: the status that could not be read, or the set-up that could not start.
+  const { busy, error, setError, run: start } = useSubmit(async () => setSetup(await securityApi.setup()));
   const load = useCallback(() => {
     securityApi.status().then(setStatus, (e: unknown) => setError(errorMessage(e)));
-  }, []);
+  }, [setError]);
   useEffect(load, [load]);
-
-  async function start() {
-    setError(null);
-    try {
-      setSetup(await securityApi.setup());
-    } catch (e) {
-      setError(errorMessage(e));
-    }
-  }
 
   if (!status) return <Spinner />;
   return (
@@ -132,7 +107,7 @@ export function TwoFactorSection() {
       ) : (
         <>
           <p>Off. With it on, a stolen password is not enough to sign in: each sign-in also asks for a code from an app on your phone.</p>
-          <button type="button" className="btn btn-primary" data-testid="2fa-start" onClick={() => void start()}>Set up two-factor sign-in</button>
+          <button type="button" className="btn btn-primary" data-testid="2fa-start" disabled={busy} onClick={() => void start()}>Set up two-factor sign-in</button>
         </>
       )}
     </section>

@@ -1,5 +1,6 @@
 // Export of every link of the account (a team owner's with `owner`): CSV or snip's JSON, which an import
 // here or in another snip reads back.
+import type { EXPORT_FORMATS } from "@contract/imports";
 
 export function ExportButtons({ owner, compact = false }: { owner?: string | null; compact?: boolean }) {
   const size = compact ? " btn-sm" : "";
@@ -30,7 +31,7 @@ export function ExportCard() {
 }
 
 /** The export of every link of the account (a team owner's with `owner`), as a file download. */
-function exportHref(format: "csv" | "json", owner?: string | null): string {
+function exportHref(format: (typeof EXPORT_FORMATS)[number], owner?: string | null): string {
   const p = new URLSearchParams({ format });
   if (owner) p.set("owner", owner);
   return `/api/links/export?${p}`;

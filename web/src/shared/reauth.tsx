@@ -64,6 +64,7 @@ function ConfirmItsYouDialog({ onDone }: { onDone: (confirmed: boolean) => void 
   const titleId = useId();
   const whyId = useId();
   const [password, setPassword] = useState("");
+  // Not useSubmit: busy names the proof under way, stays on once it holds (the dialog closes), and errors go to the field.
   const [busy, setBusy] = useState<"password" | "passkey" | null>(null);
   const [errors, setErrors] = useState<{ password: string | null; general: string | null }>({ password: null, general: null });
   const [ways, setWays] = useState<OtherWays>({ passkey: false, ssoHref: null });

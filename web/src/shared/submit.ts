@@ -39,9 +39,50 @@ export function useSubmit<A extends unknown[] = []>(work: (...args: A) => Promis
   };
 }
 
+/**
+ * Actions on the rows of a list (enable, dismiss, send a test): `busyId` is the row whose action runs (its buttons
+ * say so and are disabled), `errors` each row's last failure (shown on that row), `error` the last failure of any
+ * row (for a page that shows one message above the list). `run(id, work)` clears both before it starts.
+ */
+export function useRowSubmit() {
+  const [busyId, setBusyId] = useState<string | null>(null);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<string | null>(null);
+
+  async function run(id: string, work: () => Promise<unknown>): Promise<void> {
+    setBusyId(id);
+    setError(null);
+    setErrors(({ [id]: _, ...rest }) => rest);
+    try {
+      await work();
+    } catch (e) {
+      const message = errorMessage(e);
+      setError(message);
+      setErrors((all) => ({ ...all, [id]: message }));
+    } finally {
+      setBusyId(null);
+    }
+  }
+
+  return { busyId, errors, error, setErrors, run };
+}
+
 /** For a form with one field: the server's message about that field, else the error's message. */
 export function fieldOrMessage(field: string): (e: unknown) => string {
   return (e) => (e instanceof ApiError ? (e.fieldErrors()[field] ?? e.message) : errorMessage(e));
+}
+
+/**
+ * For a form with several fields: the server's messages about the `known` fields go to `show` (beside each field),
+ * the rest is the message to show (null when every message went to a field).
+ */
+export function fieldsOrMessage(known: readonly string[], show: (fields: Record<string, string>) => void): (e: unknown) => string | null {
+  return (e) => {
+    if (!(e instanceof ApiError)) return errorMessage(e);
+    const f = e.forFields(known);
+    show(f.fields);
+    return f.general;
+  };
 }
 
 /** The message of whatever a call threw. */

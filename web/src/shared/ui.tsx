@@ -195,46 +195,6 @@ export function ConfirmDialog(props: {
   );
 }
 
-/**
- * A table's header row: one column heading each, and an unlabelled (screen-reader "Actions") last column when asked;
- * `select` is a first cell (a "select all" box).
- */
-export function TableHead({ columns, actions = false, select }: { columns: string[]; actions?: boolean; select?: ReactNode }) {
-  return (
-    <thead>
-      <tr>
-        {select ? (
-          <th scope="col" className="cell-select">
-            {select}
-          </th>
-        ) : null}
-        {columns.map((c) => (
-          <th scope="col" key={c}>
-            {c}
-          </th>
-        ))}
-        {actions ? (
-          <th scope="col">
-            <span className="visually-hidden">Actions</span>
-          </th>
-        ) : null}
-      </tr>
-    </thead>
-  );
-}
-
-/** A table in its scrolling card: the header row (as TableHead) and the rows given. */
-export function DataTable(props: { className: string; testId: string; columns: string[]; actions?: boolean; select?: ReactNode; children: ReactNode }) {
-  return (
-    <div className="table-wrap card card-flush">
-      <table className={props.className} data-testid={props.testId}>
-        <TableHead columns={props.columns} actions={props.actions} select={props.select} />
-        <tbody>{props.children}</tbody>
-      </table>
-    </div>
-  );
-}
-
 /** Renders children only for a signed-in user; sends others to /app/login?next=... */
 export function RequireAuth({ children }: { children: ReactNode }) {
   const { user } = useSession();
@@ -269,6 +229,9 @@ export { formatDate, formatDateTime };
 
 // Pages import errorMessage from here too; it lives beside useSubmit.
 export { errorMessage };
+
+// And the tables, which live in table.tsx.
+export { DataTable, TableHead, type Column } from "./table";
 
 /** Sets the document title for the page. */
 export function useTitle(title: string): void {

@@ -1,11 +1,12 @@
 // Single sign-on for Enterprise owners: the identity provider (issuer, client id, a write-only secret), the
 // email domains with their TXT records and verify buttons, "require SSO", and removal.
-import { useCallback, useEffect, useState, type FormEvent } from "react";
+import { useCallback, useEffect, useState } from "react";
 import type { SsoConnection, SsoDomain } from "@contract/sso";
 import { ApiError } from "../shared/api";
 import { useSession } from "../shared/session";
 import { Alert, ConfirmDialog, CopyButton, Field, Spinner, errorMessage, useConfirmedDelete, useTitle } from "../shared/ui";
 import { PlanGate, can } from "../shared/plan-gate";
+import { useSubmit } from "../shared/submit";
 import { ssoApi } from "./sso-api";
 import { SsoDomains } from "./SsoDomains";
 
@@ -23,9 +24,7 @@ export function SsoPage() {
   const [secret, setSecret] = useState("");
   const [domains, setDomains] = useState("");
   const [requireSso, setRequireSso] = useState(false);
-  const [busy, setBusy] = useState(false);
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [general, setGeneral] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
   const show = useCallback((c: SsoConnection | null) => {
@@ -37,34 +36,29 @@ export function SsoPage() {
     setSecret("");
   }, []);
 
+  const saving = useSubmit(
+    async () => {
+      setErrors({});
+      setNotice(null);
+      const list = domains.split(/[\s,]+/).filter(Boolean);
+      show(await ssoApi.put({ issuer: issuer.trim(), client_id: clientId.trim(), domains: list, require_sso: requireSso, ...(secret ? { client_secret: secret } : {}) }));
+      setNotice("Saved. Create each domain's TXT record, then verify it.");
+    },
+    (err) => {
+      if (!(err instanceof ApiError)) return String(err);
+      const f = err.forFields([...FIELDS, ...domains.split(/[\s,]+/).map((_, i) => `domains[${i}]`)]);
+      setErrors(Object.fromEntries(Object.entries(f.fields).map(([k, v]) => [k.startsWith("domains") ? "domains" : k, v])));
+      return f.general;
+    },
+  );
+  const { busy, error: general, setError: setGeneral } = saving;
+
   useEffect(() => {
     ssoApi
       .get()
       .then(show, (e) => setGeneral(errorMessage(e)))
       .finally(() => setLoading(false));
-  }, [show]);
-
-  async function save(e: FormEvent) {
-    e.preventDefault();
-    setErrors({});
-    setGeneral(null);
-    setNotice(null);
-    setBusy(true);
-    try {
-      const list = domains.split(/[\s,]+/).filter(Boolean);
-      show(await ssoApi.put({ issuer: issuer.trim(), client_id: clientId.trim(), domains: list, require_sso: requireSso, ...(secret ? { client_secret: secret } : {}) }));
-      setNotice("Saved. Create each domain's TXT record, then verify it.");
-    } catch (err) {
-      if (err instanceof ApiError) {
-        const f = err.forFields([...FIELDS, ...domains.split(/[\s,]+/).map((_, i) => `domains[${i}]`)]);
-        const fields = Object.fromEntries(Object.entries(f.fields).map(([k, v]) => [k.startsWith("domains") ? "domains" : k, v]));
-        setErrors(fields);
-        setGeneral(f.general);
-      } else setGeneral(String(err));
-    } finally {
-      setBusy(false);
-    }
-  }
+  }, [show, setGeneral]);
 
   const del = useConfirmedDelete(async () => {
     await ssoApi.remove();
@@ -87,7 +81,7 @@ export function SsoPage() {
           <PlanGate feature="Single sign-on" capability="sso" />
         </div>
       ) : (
-        <form className="card stack" onSubmit={save} noValidate data-testid="sso-form">
+        <form className="card stack" onSubmit={saving.onSubmit} noValidate data-testid="sso-form">
           <Field id="sso-issuer" label="Issuer URL" error={errors.issuer} hint="Your identity provider's issuer, e.g. https://login.example.com/realms/acme.">
             <input id="sso-issuer" data-testid="sso-issuer" type="url" spellCheck={false} value={issuer} onChange={(e) => setIssuer(e.target.value)} placeholder="https://login.example.com/realms/acme" />
           </Field>

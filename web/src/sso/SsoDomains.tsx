@@ -1,23 +1,11 @@
 // The connection's email domains: the TXT record each needs (copy buttons), its status, and a verify button.
-import { useState } from "react";
 import type { SsoDomain } from "@contract/sso";
-import { Alert, CopyButton, errorMessage, formatDateTime } from "../shared/ui";
+import { Alert, CopyButton, DataTable, formatDateTime } from "../shared/ui";
+import { useSubmit } from "../shared/submit";
 import { ssoApi } from "./sso-api";
 
 function DomainRow({ d, onChange }: { d: SsoDomain; onChange: (d: SsoDomain) => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  async function verify() {
-    setBusy(true);
-    setError(null);
-    try {
-      onChange(await ssoApi.verify(d.domain));
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, error, run: verify } = useSubmit(async () => onChange(await ssoApi.verify(d.domain)));
   return (
     <li className="card domain-item" data-testid="sso-domain" data-domain={d.domain}>
       <div className="domain-head">
@@ -26,34 +14,23 @@ function DomainRow({ d, onChange }: { d: SsoDomain; onChange: (d: SsoDomain) => 
           {d.status === "verified" ? "Verified" : "Pending"}
         </span>
       </div>
-      <div className="table-wrap">
-        <table className="table records-table">
-          <thead>
-            <tr>
-              <th scope="col">Type</th>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-            </tr>
-          </thead>
-          <tbody>
-            <tr>
-              <td>
-                <span className="badge">TXT</span>
-              </td>
-              <td>
-                <code className="record-value">{d.record.name}</code>
-                <CopyButton text={d.record.name} testId="sso-copy-name" />
-              </td>
-              <td>
-                <code className="record-value" data-testid="sso-record-value">
-                  {d.record.value}
-                </code>
-                <CopyButton text={d.record.value} testId="sso-copy-value" />
-              </td>
-            </tr>
-          </tbody>
-        </table>
-      </div>
+      <DataTable className="table records-table" frame="none" caption={`DNS record for ${d.domain}`} columns={["Type", "Name", "Value"]}>
+        <tr>
+          <td>
+            <span className="badge">TXT</span>
+          </td>
+          <td>
+            <code className="record-value">{d.record.name}</code>
+            <CopyButton text={d.record.name} testId="sso-copy-name" />
+          </td>
+          <td>
+            <code className="record-value" data-testid="sso-record-value">
+              {d.record.value}
+            </code>
+            <CopyButton text={d.record.value} testId="sso-copy-value" />
+          </td>
+        </tr>
+      </DataTable>
       {d.next_action ? (
         <div className="notice" data-testid="sso-domain-next">
           <strong>Next step: </strong>
@@ -66,7 +43,7 @@ function DomainRow({ d, onChange }: { d: SsoDomain; onChange: (d: SsoDomain) => 
           {d.last_checked_at ? `Last checked ${formatDateTime(d.last_checked_at)}` : "Not checked yet"}
           {d.verified_at ? ` · verified ${formatDateTime(d.verified_at)}` : ""}
         </span>
-        <button type="button" className="btn btn-primary btn-sm" onClick={verify} disabled={busy} data-testid="sso-domain-verify">
+        <button type="button" className="btn btn-primary btn-sm" onClick={() => void verify()} disabled={busy} data-testid="sso-domain-verify">
           {busy ? "Checking DNS…" : d.status === "verified" ? "Check again" : "Verify"}
         </button>
       </div>

@@ -9,6 +9,7 @@ import { invitationPath, pendingInvitation } from "../shared/invitation";
 import type { InvitationPreview, Membership } from "@contract/teams";
 import { useSession } from "../shared/session";
 import { A, Alert, Spinner, errorMessage, formatDate, useTitle } from "../shared/ui";
+import { useSubmit } from "../shared/submit";
 
 // eslint-disable-next-line max-lines-per-function -- each step of accepting (preview, sign in, accept) reads the same invitation state.
 export function AcceptInvitationPage() {
@@ -19,8 +20,6 @@ export function AcceptInvitationPage() {
   const { user, refresh, signOut } = useSession();
   const [preview, setPreview] = useState<InvitationPreview | null>(null);
   const [loadError, setLoadError] = useState<ApiError | Error | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [acceptError, setAcceptError] = useState<string | null>(null);
   const [joined, setJoined] = useState<Membership | null>(null);
   const [resent, setResent] = useState<string | null>(null);
 
@@ -40,9 +39,12 @@ export function AcceptInvitationPage() {
     void load();
   }, [token, load]);
 
-  async function accept() {
-    setBusy(true);
-    setAcceptError(null);
+  // A refusal reads the session (the email may be confirmed by now) and the invitation again before it shows.
+  const {
+    busy,
+    error: acceptError,
+    run: accept,
+  } = useSubmit(async () => {
     try {
       const m = await teamApi.acceptInvitation(token);
       pendingInvitation.clear();
@@ -50,13 +52,11 @@ export function AcceptInvitationPage() {
       // Straight to the links the membership opens (the header's switcher then offers them too).
       navigate(`/app/shared/${encodeURIComponent(m.owner_id)}`, { replace: true });
     } catch (e) {
-      setAcceptError(errorMessage(e));
       if (e instanceof ApiError && e.code === "email_unverified") await refresh();
       await load();
-    } finally {
-      setBusy(false);
+      throw e;
     }
-  }
+  });
 
   async function resendVerification() {
     setResent(null);

@@ -1,9 +1,9 @@
 // The form that adds a webhook: kind, name and receiver URL, with the server's field errors beside each field.
 import { webhooksApi } from "./webhooks-api";
-import { useState, type FormEvent } from "react";
-import { ApiError } from "../shared/api";
+import { useState } from "react";
 import type { Webhook, WebhookKind } from "@contract/webhooks";
-import { Alert, Field, errorMessage } from "../shared/ui";
+import { Alert, Field } from "../shared/ui";
+import { fieldsOrMessage, useSubmit } from "../shared/submit";
 import { KINDS } from "./kinds";
 import { MAX_WEBHOOKS } from "@contract/tables";
 
@@ -12,36 +12,18 @@ export function CreateWebhookForm({ count, privateReceivers, onCreated }: { coun
   const [name, setName] = useState("");
   const [url, setUrl] = useState("");
   const [kind, setKind] = useState<WebhookKind>("custom");
-  const [busy, setBusy] = useState(false);
   const [fields, setFields] = useState<Record<string, string>>({});
-  const [general, setGeneral] = useState<string | null>(null);
   const full = count >= MAX_WEBHOOKS;
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
+  const { busy, error: general, onSubmit } = useSubmit(async () => {
     setFields({});
-    setGeneral(null);
-    try {
-      const r = await webhooksApi.createWebhook({ name: name.trim(), url: url.trim(), kind });
-      setName("");
-      setUrl("");
-      await onCreated(r.webhook, r.secret);
-    } catch (err) {
-      if (err instanceof ApiError) {
-        const f = err.forFields(["name", "url", "kind"]);
-        setFields(f.fields);
-        setGeneral(f.general);
-      } else {
-        setGeneral(errorMessage(err));
-      }
-    } finally {
-      setBusy(false);
-    }
-  }
+    const r = await webhooksApi.createWebhook({ name: name.trim(), url: url.trim(), kind });
+    setName("");
+    setUrl("");
+    await onCreated(r.webhook, r.secret);
+  }, fieldsOrMessage(["name", "url", "kind"], setFields));
 
   return (
-    <form className="card form-card" onSubmit={submit} noValidate data-testid="webhook-form">
+    <form className="card form-card" onSubmit={onSubmit} noValidate data-testid="webhook-form">
       <h2>Add a webhook</h2>
       <p className="muted small" data-testid="webhook-count">
         {count} of {MAX_WEBHOOKS} used.

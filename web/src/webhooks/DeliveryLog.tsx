@@ -4,7 +4,7 @@ import { useState } from "react";
 
 import type { Webhook, WebhookDelivery } from "@contract/webhooks";
 import { usePagedList } from "../shared/lists";
-import { Alert, Spinner, TableHead, formatDateTime } from "../shared/ui";
+import { Alert, DataTable, Spinner, formatDateTime } from "../shared/ui";
 import { DeliveryOutcome } from "./kinds";
 
 /** The body as sent, indented when it is JSON. */
@@ -37,21 +37,22 @@ export function DeliveryLog({ hook, version, onClose }: { hook: Webhook; version
         <Alert testId="delivery-log-error">The delivery log could not be loaded: {list.error}</Alert>
       ) : list.items === null ? (
         <Spinner label="Loading deliveries…" />
-      ) : list.items.length === 0 ? (
-        <p className="placeholder" data-testid="delivery-log-empty">
-          Nothing delivered yet. Send a test event, or click one of your links.
-        </p>
       ) : (
-        <div className="table-wrap">
-          <table className="table" data-testid="delivery-log-table">
-            <TableHead columns={["Time", "Event", "Result", "Duration"]} actions />
-            <tbody>
-              {list.items.map((d) => (
-                <DeliveryRow key={d.id} d={d} open={open?.id === d.id} onToggle={() => setOpen(open?.id === d.id ? null : d)} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          testId="delivery-log-table"
+          frame="none"
+          columns={["Time", "Event", "Result", "Duration"]}
+          actions
+          empty={
+            <p className="placeholder" data-testid="delivery-log-empty">
+              Nothing delivered yet. Send a test event, or click one of your links.
+            </p>
+          }
+        >
+          {list.items.map((d) => (
+            <DeliveryRow key={d.id} d={d} open={open?.id === d.id} onToggle={() => setOpen(open?.id === d.id ? null : d)} />
+          ))}
+        </DataTable>
       )}
       {open ? (
         <div className="payload-box" data-testid="delivery-payload-box">

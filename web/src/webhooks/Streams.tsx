@@ -3,11 +3,10 @@
 import { useState } from "react";
 import type { Stream, StreamKind } from "@contract/streams";
 import { BROKER_KINDS, MAX_STREAMS } from "@contract/broker-kinds";
-import { ApiError } from "../shared/api";
 import { usePagedList } from "../shared/lists";
-import { Alert, ConfirmDialog, EmptyState, Field, Spinner, TableHead, errorMessage, formatDateTime } from "../shared/ui";
+import { Alert, ConfirmDialog, DataTable, EmptyState, Field, Spinner, formatDateTime, useConfirmedDelete } from "../shared/ui";
 import { streamsApi } from "./streams-api";
-import { useSubmit } from "../shared/submit";
+import { fieldsOrMessage, useRowSubmit, useSubmit } from "../shared/submit";
 
 const KINDS: { value: StreamKind; label: string; example: string }[] = BROKER_KINDS.map((k) => ({ value: k.kind, label: k.label, example: k.example }));
 const kindLabel = (k: string) => KINDS.find((x) => x.value === k)?.label ?? k;
@@ -20,21 +19,13 @@ function StreamForm({ count, privateReceivers, onCreated }: { count: number; pri
   const [url, setUrl] = useState("");
   const [fields, setFields] = useState<Record<string, string>>({});
   const full = count >= MAX_STREAMS;
-  const { busy, error: general, onSubmit } = useSubmit(
-    async () => {
-      setFields({});
-      await streamsApi.createStream({ name: name.trim(), kind, url: url.trim() });
-      setName("");
-      setUrl("");
-      onCreated();
-    },
-    (err) => {
-      if (!(err instanceof ApiError)) return errorMessage(err);
-      const f = err.forFields(["name", "url", "kind"]);
-      setFields(f.fields);
-      return f.general;
-    },
-  );
+  const { busy, error: general, onSubmit } = useSubmit(async () => {
+    setFields({});
+    await streamsApi.createStream({ name: name.trim(), kind, url: url.trim() });
+    setName("");
+    setUrl("");
+    onCreated();
+  }, fieldsOrMessage(["name", "url", "kind"], setFields));
 
   const hint = `${KINDS.find((k) => k.value === kind)?.example}. ${privateReceivers ? "Brokers on loopback and private networks are accepted (WEBHOOK_ALLOW_PRIVATE)." : "A public address: internal ones are refused."} The password is stored encrypted and never shown again.`;
   return (
@@ -90,35 +81,18 @@ function Status({ s }: { s: Stream }) {
 export function StreamsSection() {
   const [privateReceivers, setPrivateReceivers] = useState(false);
   const list = usePagedList(() => streamsApi.listStreams().then((r) => (setPrivateReceivers(r.private_receivers), { items: r.streams, next: null })), "streams", true);
-  const [busyId, setBusyId] = useState<string | null>(null);
-  const [actionError, setActionError] = useState<string | null>(null);
-  const [toDelete, setToDelete] = useState<Stream | null>(null);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
+  const rows = useRowSubmit();
+  const del = useConfirmedDelete(async (s: Stream) => {
+    await streamsApi.deleteStream(s.id);
+    list.reload();
+  });
   const streams = list.items;
 
-  async function toggle(s: Stream) {
-    setBusyId(s.id);
-    setActionError(null);
-    try {
+  const toggle = (s: Stream) =>
+    rows.run(s.id, async () => {
       await streamsApi.updateStream(s.id, { active: !s.active });
       list.reload();
-    } catch (e) {
-      setActionError(errorMessage(e));
-    } finally {
-      setBusyId(null);
-    }
-  }
-  async function remove() {
-    if (!toDelete) return;
-    setDeleteError(null);
-    try {
-      await streamsApi.deleteStream(toDelete.id);
-      setToDelete(null);
-      list.reload();
-    } catch (e) {
-      setDeleteError(errorMessage(e));
-    }
-  }
+    });
 
   return (
     <section className="streams-section" data-testid="streams-section">
@@ -127,7 +101,7 @@ export function StreamsSection() {
         Every click on your links, published to your own {KIND_LIST} broker: kept and retried while the broker is away, each event
         with an id to de-duplicate by. The event format: docs/stream.md.
       </p>
-      {actionError ? <Alert testId="stream-action-error">{actionError}</Alert> : null}
+      {rows.error ? <Alert testId="stream-action-error">{rows.error}</Alert> : null}
       {streams === null && list.error === null ? (
         <Spinner label="Loading click streams…" />
       ) : list.error !== null ? (
@@ -140,51 +114,50 @@ export function StreamsSection() {
       ) : (
         <>
           <StreamForm count={streams?.length ?? 0} privateReceivers={privateReceivers} onCreated={list.reload} />
-          {streams && streams.length === 0 ? (
-            <EmptyState title="No click streams yet" testId="streams-empty">
-              <p className="muted">Add one above to send every click to your own broker.</p>
-            </EmptyState>
-          ) : (
-            <div className="table-wrap card card-flush">
-              <table className="table table-cards" data-testid="streams-table">
-                <TableHead columns={["Name", "Broker", "State", "Delivery"]} actions />
-                <tbody>
-                  {(streams ?? []).map((s) => (
-                    <tr key={s.id} data-testid="stream-row" className={s.active ? "" : "row-muted"}>
-                      <td>
-                        <strong data-testid="stream-name">{s.name}</strong>
-                        <div className="muted small webhook-url" title={s.url}>
-                          {s.url}
-                        </div>
-                      </td>
-                      <td data-label="Broker">
-                        <span className="badge">{kindLabel(s.kind)}</span>
-                      </td>
-                      <td data-label="State">{s.active ? <span className="badge badge-ok">Active</span> : <span className="badge badge-muted">Off</span>}</td>
-                      <td data-label="Delivery">
-                        <Status s={s} />
-                      </td>
-                      <td className="cell-actions">
-                        <div className="row-actions">
-                          <button type="button" className="btn btn-secondary btn-sm" disabled={busyId === s.id} onClick={() => void toggle(s)} data-testid="stream-toggle">
-                            {s.active ? "Turn off" : "Turn on"}
-                          </button>
-                          <button type="button" className="btn btn-danger btn-sm" onClick={() => setToDelete(s)} data-testid="stream-delete">
-                            Delete
-                          </button>
-                        </div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <DataTable
+            className="table table-cards"
+            testId="streams-table"
+            columns={["Name", "Broker", "State", "Delivery"]}
+            actions
+            empty={
+              <EmptyState title="No click streams yet" testId="streams-empty">
+                <p className="muted">Add one above to send every click to your own broker.</p>
+              </EmptyState>
+            }
+          >
+            {(streams ?? []).map((s) => (
+              <tr key={s.id} data-testid="stream-row" className={s.active ? "" : "row-muted"}>
+                <td>
+                  <strong data-testid="stream-name">{s.name}</strong>
+                  <div className="muted small webhook-url" title={s.url}>
+                    {s.url}
+                  </div>
+                </td>
+                <td data-label="Broker">
+                  <span className="badge">{kindLabel(s.kind)}</span>
+                </td>
+                <td data-label="State">{s.active ? <span className="badge badge-ok">Active</span> : <span className="badge badge-muted">Off</span>}</td>
+                <td data-label="Delivery">
+                  <Status s={s} />
+                </td>
+                <td className="cell-actions">
+                  <div className="row-actions">
+                    <button type="button" className="btn btn-secondary btn-sm" disabled={rows.busyId === s.id} onClick={() => void toggle(s)} data-testid="stream-toggle">
+                      {s.active ? "Turn off" : "Turn on"}
+                    </button>
+                    <button type="button" className="btn btn-danger btn-sm" onClick={() => del.ask(s)} data-testid="stream-delete">
+                      Delete
+                    </button>
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         </>
       )}
-      <ConfirmDialog open={!!toDelete} title="Delete this click stream?" confirmLabel="Delete stream" danger error={deleteError} onConfirm={() => void remove()} onCancel={() => setToDelete(null)}>
+      <ConfirmDialog {...del.dialog} title="Delete this click stream?" confirmLabel="Delete stream" danger>
         <p>
-          <strong>{toDelete?.name}</strong> stops receiving clicks at once; the events still waiting for it are dropped.
+          <strong>{del.item?.name}</strong> stops receiving clicks at once; the events still waiting for it are dropped.
         </p>
       </ConfirmDialog>
     </section>

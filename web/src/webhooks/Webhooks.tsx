@@ -6,7 +6,8 @@ import { useState } from "react";
 import type { Webhook } from "@contract/webhooks";
 import { useSession } from "../shared/session";
 import { usePagedList } from "../shared/lists";
-import { Alert, ConfirmDialog, EmptyState, Spinner, UpgradeHint, errorMessage, useTitle } from "../shared/ui";
+import { Alert, ConfirmDialog, EmptyState, Spinner, UpgradeHint, useConfirmedDelete, useTitle } from "../shared/ui";
+import { useRowSubmit } from "../shared/submit";
 import { CreateWebhookForm } from "./CreateWebhookForm";
 import { DeliveryLog } from "./DeliveryLog";
 import { SecretBox } from "./kinds";
@@ -32,27 +33,17 @@ export function WebhooksPage() {
   const loadError = list.error === null ? null : `The webhooks could not be loaded: ${list.error}`;
   const [secret, setSecret] = useState<{ name: string; secret: string; rotated: boolean } | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [actionError, setActionError] = useState<string | null>(null);
-  const [busyId, setBusyId] = useState<string | null>(null);
+  const rows = useRowSubmit();
   const [logFor, setLogFor] = useState<Webhook | null>(null);
-  const [toDelete, setToDelete] = useState<Webhook | null>(null);
-  const [deleting, setDeleting] = useState(false);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
   const [toRotate, setToRotate] = useState<Webhook | null>(null);
   const [logVersion, setLogVersion] = useState(0);
 
-  async function act(hook: Webhook, fn: () => Promise<void>) {
-    setBusyId(hook.id);
-    setActionError(null);
+  function act(hook: Webhook, fn: () => Promise<void>) {
     setNotice(null);
-    try {
+    return rows.run(hook.id, async () => {
       await fn();
       list.reload();
-    } catch (e) {
-      setActionError(errorMessage(e));
-    } finally {
-      setBusyId(null);
-    }
+    });
   }
 
   const sendTest = (hook: Webhook) =>
@@ -63,21 +54,11 @@ export function WebhooksPage() {
       setLogVersion((v) => v + 1);
     });
 
-  async function remove() {
-    if (!toDelete) return;
-    setDeleting(true);
-    setDeleteError(null);
-    try {
-      await webhooksApi.deleteWebhook(toDelete.id);
-      if (logFor?.id === toDelete.id) setLogFor(null);
-      setToDelete(null);
-      list.reload();
-    } catch (e) {
-      setDeleteError(errorMessage(e));
-    } finally {
-      setDeleting(false);
-    }
-  }
+  const del = useConfirmedDelete(async (hook: Webhook) => {
+    await webhooksApi.deleteWebhook(hook.id);
+    if (logFor?.id === hook.id) setLogFor(null);
+    list.reload();
+  });
 
   async function rotate() {
     const hook = toRotate;
@@ -119,7 +100,7 @@ export function WebhooksPage() {
 
       {secret ? <SecretBox secret={secret} onHide={() => setSecret(null)} /> : null}
       {notice ? <Alert kind="info" testId="webhook-notice">{notice}</Alert> : null}
-      {actionError ? <Alert testId="webhook-action-error">{actionError}</Alert> : null}
+      {rows.error ? <Alert testId="webhook-action-error">{rows.error}</Alert> : null}
 
       {hooks === null && !loadError ? (
         <Spinner label="Loading webhooks…" />
@@ -148,16 +129,13 @@ export function WebhooksPage() {
           ) : (
             <WebhookTable
               hooks={hooks ?? []}
-              busyId={busyId}
+              busyId={rows.busyId}
               logForId={logFor?.id ?? null}
               onTest={(h) => void sendTest(h)}
               onLog={(h) => setLogFor(logFor?.id === h.id ? null : h)}
               onToggle={(h) => void act(h, async () => void (await webhooksApi.updateWebhook(h.id, { active: !h.active })))}
               onRotate={setToRotate}
-              onDelete={(h) => {
-                setDeleteError(null);
-                setToDelete(h);
-              }}
+              onDelete={del.ask}
             />
           )}
           {logFor ? <DeliveryLog key={logFor.id} hook={logFor} version={logVersion} onClose={() => setLogFor(null)} /> : null}
@@ -166,9 +144,9 @@ export function WebhooksPage() {
 
       {can(user?.plan ?? "free", "streams") ? <StreamsSection /> : null}
 
-      <ConfirmDialog open={!!toDelete} title="Delete this webhook?" confirmLabel="Delete webhook" danger busy={deleting} error={deleteError} onConfirm={remove} onCancel={() => setToDelete(null)}>
+      <ConfirmDialog {...del.dialog} title="Delete this webhook?" confirmLabel="Delete webhook" danger>
         <p>
-          <strong>{toDelete?.name}</strong> stops receiving clicks at once, and its delivery log is removed. This cannot be undone.
+          <strong>{del.item?.name}</strong> stops receiving clicks at once, and its delivery log is removed. This cannot be undone.
         </p>
       </ConfirmDialog>
       <ConfirmDialog open={!!toRotate} title="Rotate the secret?" confirmLabel="Rotate secret" onConfirm={() => void rotate()} onCancel={() => setToRotate(null)}>

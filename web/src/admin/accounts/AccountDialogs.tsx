@@ -5,6 +5,7 @@ import { useState } from "react";
 import type { AdminAccount } from "@contract/admin";
 import type { Plan } from "@contract/plans";
 import { ConfirmDialog, Field } from "../../shared/ui";
+import { useSubmit } from "../../shared/submit";
 import { isDowngrade, planConsequences } from "./plan-change";
 
 export type PendingChange = { kind: "plan"; account: AdminAccount; plan: Plan } | { kind: "suspend"; account: AdminAccount };
@@ -52,8 +53,10 @@ export function ChangeDialog({ change, busy, onConfirm, onCancel }: { change: Pe
 
 export function DeleteAccountDialog({ account, onConfirm, onCancel }: { account: AdminAccount | null; onConfirm: (email: string) => Promise<void>; onCancel: () => void }) {
   const [email, setEmail] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const { busy, error, setError, run } = useSubmit(async () => {
+    await onConfirm(email.trim());
+    setEmail("");
+  });
   return (
     <ConfirmDialog
       open={!!account}
@@ -63,18 +66,7 @@ export function DeleteAccountDialog({ account, onConfirm, onCancel }: { account:
       busy={busy}
       error={error}
       confirmDisabled={email.trim() !== account?.email}
-      onConfirm={async () => {
-        setBusy(true);
-        setError(null);
-        try {
-          await onConfirm(email.trim());
-          setEmail("");
-        } catch (e) {
-          setError(e instanceof Error ? e.message : String(e));
-        } finally {
-          setBusy(false);
-        }
-      }}
+      onConfirm={() => void run()}
       onCancel={() => {
         setEmail("");
         setError(null);

@@ -6,6 +6,7 @@ import { ApiError } from "../../shared/api";
 import type { BulkResult } from "@contract/links";
 import { useSession } from "../../shared/session";
 import { A, Alert, Field, errorMessage, useTitle } from "../../shared/ui";
+import { useSubmit } from "../../shared/submit";
 import { PlanGate, can } from "../../shared/plan-gate";
 import { parseBulkText, withoutLines, type BulkLine } from "./bulk-lines";
 import { BulkResults } from "./BulkResults";
@@ -15,31 +16,25 @@ export function BulkPage() {
   const { user } = useSession();
   const allowed = can(user?.plan ?? "free", "bulk_create");
   const [text, setText] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const [sent, setSent] = useState<{ results: BulkResult[]; rows: BulkLine[] } | null>(null);
 
   const parsed = parseBulkText(text);
   const lineCount = parsed.rows.length;
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setError(null);
-    if (parsed.problems.length) {
-      setError(parsed.problems.map((p) => `Line ${p.line}: ${p.message}`).join(" "));
-      return;
-    }
-    setBusy(true);
-    try {
-      const rows = parsed.rows;
+  const { busy, error, setError, run } = useSubmit(
+    async (rows: BulkLine[]) => {
       const results = await linksApi.bulkCreate(rows.map(({ url, alias, details }) => ({ url, ...(alias ? { alias } : {}), ...details })));
       setSent({ results, rows });
       setText(withoutLines(text, rows.filter((_, i) => results[i]?.status === "created")));
-    } catch (err) {
-      setError(err instanceof ApiError ? (err.details[0]?.message ?? err.message) : errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    },
+    (err) => (err instanceof ApiError ? (err.details[0]?.message ?? err.message) : errorMessage(err)),
+  );
+
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    setError(null);
+    if (parsed.problems.length) setError(parsed.problems.map((p) => `Line ${p.line}: ${p.message}`).join(" "));
+    else void run(parsed.rows);
   }
 
   return (

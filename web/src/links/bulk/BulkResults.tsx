@@ -1,7 +1,7 @@
 // The results of a bulk creation: one row per line sent, and the whole table as a CSV download.
 import { useEffect, useMemo } from "react";
 import type { BulkResult } from "@contract/links";
-import { CopyButton } from "../../shared/ui";
+import { CopyButton, DataTable } from "../../shared/ui";
 import { resultsCsv, type BulkLine } from "./bulk-lines";
 
 export function BulkResults({ results, rows }: { results: BulkResult[]; rows: BulkLine[] }) {
@@ -18,41 +18,29 @@ export function BulkResults({ results, rows }: { results: BulkResult[]; rows: Bu
           Download CSV
         </a>
       </div>
-      <div className="table-wrap">
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col">Line</th>
-              <th scope="col">URL</th>
-              <th scope="col">Alias</th>
-              <th scope="col">Result</th>
-            </tr>
-          </thead>
-          <tbody>
-            {results.map((r) => (
-              <tr key={r.line} data-testid="bulk-result-row" className={r.status === "error" ? "row-error" : ""}>
-                <td>{rows[r.line - 1]?.first ?? r.line}</td>
-                <td className="truncate cell-url" title={r.url}>
-                  {r.url}
-                </td>
-                <td>{r.alias ?? ""}</td>
-                <td>
-                  {r.status === "created" ? (
-                    <span className="row gap-sm">
-                      <a href={r.link.short_url} target="_blank" rel="noopener noreferrer">
-                        {r.link.short_url}
-                      </a>
-                      <CopyButton text={r.link.short_url} />
-                    </span>
-                  ) : (
-                    <span className="text-error">{r.details?.map((d) => d.message).join(" ") || r.message}</span>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable frame="none" columns={["Line", "URL", "Alias", "Result"]}>
+        {results.map((r) => (
+          <tr key={r.line} data-testid="bulk-result-row" className={r.status === "error" ? "row-error" : ""}>
+            <td>{rows[r.line - 1]?.first ?? r.line}</td>
+            <td className="truncate cell-url" title={r.url}>
+              {r.url}
+            </td>
+            <td>{r.alias ?? ""}</td>
+            <td>
+              {r.status === "created" ? (
+                <span className="row gap-sm">
+                  <a href={r.link.short_url} target="_blank" rel="noopener noreferrer">
+                    {r.link.short_url}
+                  </a>
+                  <CopyButton text={r.link.short_url} />
+                </span>
+              ) : (
+                <span className="text-error">{r.details?.map((d) => d.message).join(" ") || r.message}</span>
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </section>
   );
 }

@@ -11,6 +11,7 @@ import type { TagListItem } from "@contract/tags";
 import { useSession } from "../../shared/session";
 import { A, Alert, Field, ModerationNotice, Spinner, errorMessage, useTitle } from "../../shared/ui";
 import { withScheme } from "../../shared/with-scheme";
+import { useSubmit } from "../../shared/submit";
 import { FormPlanNote, can, planName, type Capability } from "../../shared/plan-gate";
 import { SharedCreateNote } from "../../shared/team-view";
 import { DetailFields } from "./Details";
@@ -127,9 +128,7 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
   const back = shared && original?.owner_id ? `/app/shared/${encodeURIComponent(original.owner_id)}` : "/app";
   const { domains, error: domainsError } = useDomains(can(plan, "custom_domains"));
   const tags = useOwnerList(linkApi.tags, owner, ready);
-  const [busy, setBusy] = useState(false);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
-  const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState(false);
 
   function set<K extends keyof FormValues>(key: K, value: FormValues[K]) {
@@ -159,7 +158,14 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
     }
   }
 
-  async function submit(e: FormEvent) {
+  const { busy, error, setError, run } = useSubmit(save, (err) => {
+    if (!(err instanceof ApiError)) return String(err);
+    const { fields, general } = err.forFields(LINK_FIELDS);
+    showErrors(fields);
+    return general && err.code === "plan_required" && err.requiredPlan ? `${general}: ask the operator of this service for the ${planName(err.requiredPlan)} plan` : general;
+  });
+
+  function submit(e: FormEvent) {
     e.preventDefault();
     setError(null);
     // example.com/page is taken as https://example.com/page, and the field says so.
@@ -168,19 +174,7 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
     const checked = { ...values, url };
     const fe = checkValues(checked, original);
     showErrors(fe);
-    if (Object.keys(fe).length) return;
-    setBusy(true);
-    try {
-      await save(checked);
-    } catch (err) {
-      if (err instanceof ApiError) {
-        const { fields, general } = err.forFields(LINK_FIELDS);
-        showErrors(fields);
-        setError(general && err.code === "plan_required" && err.requiredPlan ? `${general}: ask the operator of this service for the ${planName(err.requiredPlan)} plan` : general);
-      } else setError(String(err));
-    } finally {
-      setBusy(false);
-    }
+    if (Object.keys(fe).length === 0) void run(checked);
   }
 
   if (loading) return <Spinner label="Loading the link…" />;

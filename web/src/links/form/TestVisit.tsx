@@ -1,11 +1,12 @@
 // "Test a visit": asks the server where a visitor with these traits would be sent by the saved link's
 // rules and split (GET /api/links/{id}/resolve), and says which destination answers and why.
 import { linksApi } from "../links-api";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 
 import type { Link } from "@contract/links";
 import type { ResolveParams, ResolveReply } from "@contract/targeting";
-import { Alert, Field, errorMessage } from "../../shared/ui";
+import { Alert, Field } from "../../shared/ui";
+import { useSubmit } from "../../shared/submit";
 import { destinationLabel } from "../../shared/destination-label";
 import { localInputToIso } from "./local-time";
 import { DEVICE_LABELS } from "./targeting";
@@ -81,23 +82,16 @@ function Answer({ reply, link }: { reply: ResolveReply; link: Link }) {
 export function TestVisit({ link }: { link: Link }) {
   const [visit, setVisit] = useState<Visit>({ country: "", language: "", device: "", query: "", referrer: "", at: "" });
   const [reply, setReply] = useState<ResolveReply | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const set = (p: Partial<Visit>) => setVisit((v) => ({ ...v, ...p }));
 
-  async function run(e: FormEvent | { preventDefault(): void }) {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
+  const { busy, error, run } = useSubmit(async () => {
     try {
       setReply(await linksApi.resolveLink(link.id, paramsOf(visit)));
     } catch (err) {
       setReply(null);
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
+      throw err;
     }
-  }
+  });
 
   // Not a <form>: it sits inside the link form, and forms do not nest.
   return (
@@ -131,7 +125,7 @@ export function TestVisit({ link }: { link: Link }) {
           <input id="visit-referrer" data-testid="visit-referrer" type="url" inputMode="url" placeholder="https://news.example.com/post" value={visit.referrer} onChange={(e) => set({ referrer: e.target.value })} />
         </Field>
       </div>
-      <button type="button" className="btn btn-secondary" data-testid="visit-run" disabled={busy} onClick={run}>
+      <button type="button" className="btn btn-secondary" data-testid="visit-run" disabled={busy} onClick={() => void run()}>
         {busy ? "Testing…" : "Test this visit"}
       </button>
       {error ? <Alert testId="visit-error">{error}</Alert> : null}

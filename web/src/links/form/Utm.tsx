@@ -5,6 +5,7 @@ import type { UtmTemplate } from "@contract/utm";
 import { UTM_PARAMS, type UtmParam } from "../../../../src/contract/form-rules";
 import { ApiError } from "../../shared/api";
 import { Alert, Field, errorMessage } from "../../shared/ui";
+import { useSubmit } from "../../shared/submit";
 import { formApi } from "./form-api";
 import { readUtm, writeAllUtm, writeUtm } from "./utm";
 import { useOwnerList } from "./use-form-source";
@@ -20,21 +21,11 @@ const LABELS: Record<UtmParam, [string, string]> = {
 /** "Save as template": a name, sent with the five values; a taken name is said at the name. */
 function SaveTemplate(props: { url: string; owner: string | null; onSaved: (t: UtmTemplate) => void; onCancel: () => void }) {
   const [name, setName] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  async function save(e: { preventDefault(): void }) {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      props.onSaved(await formApi.saveUtmTemplate({ name, ...readUtm(props.url) }, props.owner));
-    } catch (err) {
-      // A taken or wrong name is said at the name; a value the server refuses, with the parameter's name.
-      setError(err instanceof ApiError ? (err.details.find((d) => d.field === "name")?.message ?? err.message) : String(err));
-    } finally {
-      setBusy(false);
-    }
-  }
+  const { busy, error, onSubmit: save } = useSubmit(
+    async () => props.onSaved(await formApi.saveUtmTemplate({ name, ...readUtm(props.url) }, props.owner)),
+    // A taken or wrong name is said at the name; a value the server refuses, with the parameter's name.
+    (err) => (err instanceof ApiError ? (err.details.find((d) => d.field === "name")?.message ?? err.message) : String(err)),
+  );
   return (
     <div className="lf-utm-save" data-testid="utm-save-form">
       <Field id="utm-template-name" label="Template name" error={error ?? undefined}>
@@ -84,6 +75,7 @@ export function UtmBuilder(props: { url: string; onUrl: (url: string) => void; o
     const t = templates?.find((x) => x.id === id);
     if (t) onUrl(writeAllUtm(url, t));
   }
+  // Not useSubmit: a failure is said in the notice beside the templates, where a deletion's success is said.
   async function remove() {
     const t = templates?.find((x) => x.id === chosen);
     if (!t) return;

@@ -163,7 +163,7 @@ export function Breakdowns({ data, destination }: { data: PeriodData; destinatio
 /** "Link vs QR": clicks on the short link itself and scans of its QR codes (the short URL with ?qr=1). */
 export function SourcesPanel({ data }: { data: PeriodData }) {
   if (!data.sources) return null;
-  const by = (s: "link" | "qr") => data.sources?.find((x) => x.source === s) ?? { clicks: 0, visitors: 0 };
+  const by = (s: NonNullable<PeriodData["sources"]>[number]["source"]) => data.sources?.find((x) => x.source === s) ?? { clicks: 0, visitors: 0 };
   const total = by("link").clicks + by("qr").clicks;
   return (
     <section className="card sources" data-testid="sources-panel">

@@ -3,7 +3,7 @@
 // domains page each domain's own.
 import { useEffect, useState } from "react";
 import type { OrphanReport } from "@contract/orphans";
-import { A, Spinner, TableHead, errorMessage } from "../ui";
+import { A, DataTable, Spinner, errorMessage } from "../ui";
 import { ListError } from "../lists";
 import "./orphans.css";
 
@@ -29,31 +29,26 @@ function DayBars({ days }: { days: OrphanReport["by_day"] }) {
 
 function Paths({ report, showHost }: { report: OrphanReport; showHost: boolean }) {
   return (
-    <div className="table-wrap">
-      <table className="table orphan-table" data-testid="orphan-paths">
-        <TableHead columns={["Missing path", "Visits", ""]} />
-        <tbody>
-          {report.top_paths.map((p) => (
-            <tr key={`${p.host ?? ""}${p.path}`} data-testid="orphan-path-row">
-              <td className="cell-url">
-                {showHost ? <span className="orphan-host muted small">{p.host ?? "main host"}</span> : null}
-                <code className="truncate" title={p.path}>
-                  {p.path}
-                </code>
-              </td>
-              <td className="num">{n(p.visits)}</td>
-              <td className="orphan-action">
-                {p.alias ? (
-                  <A to={createAliasPath(p.alias, p.host)} className="btn btn-secondary btn-sm" testId="orphan-create">
-                    Create this alias
-                  </A>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable className="table orphan-table" testId="orphan-paths" frame="none" columns={["Missing path", "Visits"]} actions>
+      {report.top_paths.map((p) => (
+        <tr key={`${p.host ?? ""}${p.path}`} data-testid="orphan-path-row">
+          <td className="cell-url">
+            {showHost ? <span className="orphan-host muted small">{p.host ?? "main host"}</span> : null}
+            <code className="truncate" title={p.path}>
+              {p.path}
+            </code>
+          </td>
+          <td className="num">{n(p.visits)}</td>
+          <td className="orphan-action">
+            {p.alias ? (
+              <A to={createAliasPath(p.alias, p.host)} className="btn btn-secondary btn-sm" testId="orphan-create">
+                Create this alias
+              </A>
+            ) : null}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
