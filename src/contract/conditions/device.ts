@@ -27,5 +27,5 @@ export const device = defineKind({
   },
   cost: 2,
   words: (devices) => `device ${or(devices)}`,
-  field: { input: "choices", options: DEVICES.map((d) => ({ value: d, label: DEVICE_LABELS[d] })), empty: "Tick at least one device" },
+  field: { input: "choices", options: DEVICES.map((d) => ({ value: d, label: DEVICE_LABELS[d] })), groupLabel: "Devices", empty: "Tick at least one device" },
 });

@@ -41,7 +41,7 @@ export type Fail = (message: string) => never;
 /** The dashboard's field for a kind, described without code: web/src/links/form/ renders one input per `input`. */
 export type FieldSpec = (
   | { input: "list"; placeholder: string; upper?: boolean; pattern?: string; patternMessage?: string }
-  | { input: "choices"; options: readonly { value: string; label: string }[] }
+  | { input: "choices"; options: readonly { value: string; label: string }[]; groupLabel: string }
   | { input: "pairs" }
   | { input: "datetime"; laterThan?: { kind: string; message: string } }
 ) & {
