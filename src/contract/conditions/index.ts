@@ -1,7 +1,8 @@
-// The redirect condition kinds, one entry each (docs/conditions.md): the contract's `RuleCondition`, the
-// server's checks and matchers, the words of the API and the dashboard, and the rule editor's fields are all
-// read from this list. Its order is the order of a rule's keys, of its words and of the editor's menu.
-// Run-time imports of this folder stay inside it and the dependency-free contract modules (the dashboard imports it).
+// The redirect condition kinds, one entry each (README.md here, with the files adding one touches): the
+// contract's `RuleCondition`, the server's checks and matchers, the words of the API and the dashboard, and the
+// rule editor's fields are all read from this list. Its order is the order of a rule's keys, of its words and of
+// the editor's menu. Run-time imports of this folder stay inside it and the dependency-free contract modules
+// (the dashboard imports it).
 import type { Static } from "typebox";
 import { after, before } from "./time.js";
 import { browser, os } from "./agent-name.js";

@@ -1,4 +1,4 @@
-// What one redirect condition kind is (docs/api.md, Redirect rules; docs/conditions.md): its contract schema,
+// What one redirect condition kind is (docs/api.md, Redirect rules; README.md here): its contract schema,
 // the check and normal form of its value, its matcher, its words and the dashboard's field for it. This folder
 // imports nothing at run time (type imports only), so the dashboard reads the same entries as the server.
 import type { Static, TSchema } from "typebox";
