@@ -1,6 +1,6 @@
 // `os` and `browser`: the visitor's agent names one of them, as the statistics name them, ignoring case.
 import { TARGETING_MESSAGES as M } from "../form-rules.js";
-import { defineKind, list, or, unique, values, type VisitAsk } from "./kind.js";
+import { defineKind, conditionList, orWords, uniqueValues, valuesSchema, type VisitAsk } from "./kind.js";
 
 const NAME_RE = /^[^\u0000-\u001f\u007f]{1,40}$/;
 
@@ -8,10 +8,10 @@ function agentName<K extends string>(kind: K, label: string, word: string, descr
   return defineKind({
     kind,
     label,
-    schema: (t) => values(t, description),
+    schema: (t) => valuesSchema(t, description),
     normalise: (raw, fail) =>
-      unique(
-        list(raw, fail).map((n) => {
+      uniqueValues(
+        conditionList(raw, fail).map((n) => {
           if (!NAME_RE.test(n)) fail(M.name);
           return n;
         }),
@@ -21,12 +21,12 @@ function agentName<K extends string>(kind: K, label: string, word: string, descr
       return (a) => set.has(name(a));
     },
     cost: 2,
-    words: (names) => `${word} ${or(names)}`,
+    words: (names) => `${word} ${orWords(names)}`,
     field: { input: "list", placeholder, empty: `Enter at least one ${label.toLowerCase()}` },
   });
 }
 
-export const os = agentName(
+export const osCondition = agentName(
   "os",
   "Operating system",
   "OS",
@@ -35,7 +35,7 @@ export const os = agentName(
   (a) => a.osName(),
 );
 
-export const browser = agentName(
+export const browserCondition = agentName(
   "browser",
   "Browser",
   "browser",

@@ -1,6 +1,6 @@
 // `country`: the visitor's country (GEOIP_DB or the trusted country header) is one of the codes.
 import { TARGETING_MESSAGES as M } from "../form-rules.js";
-import { defineKind, list, or, unique, values, type Fail } from "./kind.js";
+import { defineKind, conditionList, orWords, uniqueValues, valuesSchema, type Fail } from "./kind.js";
 
 const COUNTRY_RE = /^[A-Za-z]{2}$/;
 
@@ -10,11 +10,11 @@ export function countryCode(raw: string, fail: Fail): string {
   return raw.toUpperCase();
 }
 
-export const country = defineKind({
+export const countryCondition = defineKind({
   kind: "country",
   label: "Country",
-  schema: (t) => values(t, "ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header"),
-  normalise: (raw, fail) => unique(list(raw, fail).map((c) => countryCode(c, fail))),
+  schema: (t) => valuesSchema(t, "ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header"),
+  normalise: (raw, fail) => uniqueValues(conditionList(raw, fail).map((c) => countryCode(c, fail))),
   compile: (codes) => {
     const set = new Set(codes.map((x) => x.toUpperCase()));
     return (a) => {
@@ -23,7 +23,7 @@ export const country = defineKind({
     };
   },
   cost: 3,
-  words: (codes) => `country ${or(codes)}`,
+  words: (codes) => `country ${orWords(codes)}`,
   field: {
     input: "list",
     placeholder: "FR, BE, CH",

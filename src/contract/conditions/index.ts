@@ -4,15 +4,25 @@
 // the editor's menu. Run-time imports of this folder stay inside it and the dependency-free contract modules
 // (the dashboard imports it).
 import type { Static } from "typebox";
-import { after, before } from "./time.js";
-import { browser, os } from "./agent-name.js";
-import { country } from "./country.js";
-import { device } from "./device.js";
-import { language } from "./language.js";
-import { query } from "./query.js";
-import { referrerHost } from "./referrer-host.js";
+import { afterCondition, beforeCondition } from "./time.js";
+import { browserCondition, osCondition } from "./agent-name.js";
+import { countryCondition } from "./country.js";
+import { deviceCondition } from "./device.js";
+import { languageCondition } from "./language.js";
+import { queryCondition } from "./query.js";
+import { referrerHostCondition } from "./referrer-host.js";
 
-export const CONDITIONS = [country, language, device, os, browser, query, referrerHost, after, before] as const;
+export const CONDITIONS = [
+  countryCondition,
+  languageCondition,
+  deviceCondition,
+  osCondition,
+  browserCondition,
+  queryCondition,
+  referrerHostCondition,
+  afterCondition,
+  beforeCondition,
+] as const;
 
 type Entry = (typeof CONDITIONS)[number];
 export type CondKind = Entry["kind"];

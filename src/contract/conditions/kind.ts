@@ -73,20 +73,20 @@ export interface ConditionKind<K extends string, S extends TSchema> {
 export const defineKind = <K extends string, S extends TSchema>(kind: ConditionKind<K, S>) => kind;
 
 /** A list of alternatives, trimmed: not empty, at most `max`. */
-export function list(values: unknown, fail: Fail, max = MAX_RULE_VALUES): string[] {
+export function conditionList(values: unknown, fail: Fail, max = MAX_RULE_VALUES): string[] {
   if (!Array.isArray(values) || values.length === 0) fail(M.listEmpty);
   if (values.length > max) fail(M.listLong(max));
   return values.map((v) => (typeof v === "string" ? v.trim() : ""));
 }
 
 /** Distinct values, first spelling kept. */
-export const unique = (values: string[]): string[] => [...new Set(values)];
+export const uniqueValues = (values: string[]): string[] => [...new Set(values)];
 
 /** The contract's schema of a list of alternatives. */
-export const values = (t: typeof TypeBuilder.Type, description: string) =>
+export const valuesSchema = (t: typeof TypeBuilder.Type, description: string) =>
   t.Array(t.String({ maxLength: 300 }), { maxItems: 500, description: `${description}; at most ${MAX_RULE_VALUES}` });
 
-export const or = (v: readonly string[]) => v.join(" or ");
+export const orWords = (v: readonly string[]) => v.join(" or ");
 
 /** An ISO 8601 instant as epoch ms, NaN when it is not one. */
 export function instantOf(raw: string): number {

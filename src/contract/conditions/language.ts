@@ -1,6 +1,6 @@
 // `language`: the visitor's best Accept-Language entry falls in one of the ranges (fr covers fr-BE).
 import { TARGETING_MESSAGES as M } from "../form-rules.js";
-import { defineKind, list, or, unique, values } from "./kind.js";
+import { defineKind, conditionList, orWords, uniqueValues, valuesSchema } from "./kind.js";
 
 const LANGUAGE_RE = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,3}$/;
 
@@ -9,14 +9,14 @@ function covers(range: string, tag: string): boolean {
   return tag === range || (tag.startsWith(range) && tag.charCodeAt(range.length) === 45);
 }
 
-export const language = defineKind({
+export const languageCondition = defineKind({
   kind: "language",
   label: "Language",
   schema: (t) =>
-    values(t, "Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE"),
+    valuesSchema(t, "Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE"),
   normalise: (raw, fail) =>
-    unique(
-      list(raw, fail).map((l) => {
+    uniqueValues(
+      conditionList(raw, fail).map((l) => {
         if (!LANGUAGE_RE.test(l)) fail(M.language(l));
         return l.toLowerCase();
       }),
@@ -32,6 +32,6 @@ export const language = defineKind({
     };
   },
   cost: 2,
-  words: (ranges) => `language ${or(ranges)}`,
+  words: (ranges) => `language ${orWords(ranges)}`,
   field: { input: "list", placeholder: "fr, de-CH", hint: "The visitor's preferred languages; fr also matches fr-BE.", empty: "Enter at least one language" },
 });

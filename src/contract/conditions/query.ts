@@ -2,7 +2,7 @@
 import { TARGETING_MESSAGES as M } from "../form-rules.js";
 import { defineKind, MAX_QUERY_NAMES } from "./kind.js";
 
-export const query = defineKind({
+export const queryCondition = defineKind({
   kind: "query",
   label: "Query parameters",
   schema: (t) =>

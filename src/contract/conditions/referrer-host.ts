@@ -1,16 +1,16 @@
 // `referrer_host`: the referring page's host is one of the hosts or under one of them (www. ignored).
 import { TARGETING_MESSAGES as M } from "../form-rules.js";
-import { defineKind, list, or, unique, values } from "./kind.js";
+import { defineKind, conditionList, orWords, uniqueValues, valuesSchema } from "./kind.js";
 
 const HOST_RE = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 
-export const referrerHost = defineKind({
+export const referrerHostCondition = defineKind({
   kind: "referrer_host",
   label: "Referrer host",
-  schema: (t) => values(t, "Host names of the referring page (www. ignored; example.com also matches its subdomains)"),
+  schema: (t) => valuesSchema(t, "Host names of the referring page (www. ignored; example.com also matches its subdomains)"),
   normalise: (raw, fail) =>
-    unique(
-      list(raw, fail).map((h) => {
+    uniqueValues(
+      conditionList(raw, fail).map((h) => {
         const host = h.toLowerCase().replace(/\.$/, "").replace(/^www\./, "");
         if (!HOST_RE.test(host)) fail(M.host(h));
         return host;
@@ -23,6 +23,6 @@ export const referrerHost = defineKind({
     return false;
   },
   cost: 1,
-  words: (hosts) => `referrer ${or(hosts)}`,
+  words: (hosts) => `referrer ${orWords(hosts)}`,
   field: { input: "list", placeholder: "news.example.com, x.com", hint: "example.com also matches its subdomains.", empty: "Enter at least one host" },
 });

@@ -8,7 +8,7 @@ function instant(raw: unknown, fail: (message: string) => never): number {
   return t;
 }
 
-export const after = defineKind({
+export const afterCondition = defineKind({
   kind: "after",
   label: "From (date and time)",
   schema: (t) => t.String({ maxLength: 100, description: "ISO 8601 instant: the rule holds from then on" }),
@@ -22,7 +22,7 @@ export const after = defineKind({
   field: { input: "datetime", hint: "Your time zone.", empty: "Enter a date and time" },
 });
 
-export const before = defineKind({
+export const beforeCondition = defineKind({
   kind: "before",
   label: "Until (date and time)",
   schema: (t) => t.String({ maxLength: 100, description: "ISO 8601 instant: the rule holds until then" }),
