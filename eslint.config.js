@@ -192,7 +192,8 @@ export default tseslint.config(
           patterns: [
             {
               // Except the dependency-free tables both sides must apply alike: field checks and messages,
-              // which plan has which capability, and the contract's limits, states and names.
+              // which plan has which capability, the contract's limits, states and names, and the redirect
+              // condition kinds (conditions/: type imports only, so no schema code is bundled).
               group: [
                 "@contract/*",
                 "**/src/contract/*",
@@ -200,6 +201,8 @@ export default tseslint.config(
                 "!@contract/plans",
                 "!@contract/tables",
                 "!@contract/broker-kinds",
+                "!@contract/conditions",
+                "!@contract/conditions/*",
                 "!**/src/contract/form-rules",
                 "!**/src/contract/plans",
                 // With the extension, for a web file the server's tests also compile (NodeNext wants it).

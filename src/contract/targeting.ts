@@ -1,42 +1,26 @@
 // Redirect rules and weighted splits (docs/api.md, Redirect rules): the shapes of a link's `rules` and
 // `split`, the destination codes a click records, and the answer of `GET /api/links/{id}/resolve`.
-import { Type, type Static } from "typebox";
+import { Type, type Static, type TOptional } from "typebox";
 import { Body } from "./common.js";
 
 import { DEVICES, MAX_RULES, MAX_VARIANTS, MIN_VARIANTS } from "./tables.js";
+import { CONDITIONS, MAX_QUERY_NAMES, MAX_RULE_VALUES, type CondKind, type RuleDevice } from "./conditions/index.js";
 
-export { DEVICES, MAX_RULES, MAX_VARIANTS, MIN_VARIANTS };
-/** Alternatives in one condition's list, and names in one `query` condition. */
-export const MAX_RULE_VALUES = 50;
-export const MAX_QUERY_NAMES = 10;
+export { DEVICES, MAX_QUERY_NAMES, MAX_RULES, MAX_RULE_VALUES, MAX_VARIANTS, MIN_VARIANTS, type CondKind, type RuleDevice };
 /** How long a visitor keeps their variant of a split (the per-link cookie's Max-Age). */
 export const SPLIT_COOKIE_DAYS = 30;
 
-export type RuleDevice = (typeof DEVICES)[number];
-
-// Sizes here only stop absurd payloads early: links/link-targeting.ts owns the real rules and names the
-// wrong field (`rules[2].if.country`) in the user's words.
+// Sizes here only stop absurd payloads early: links/link-targeting.ts applies each kind's real rule
+// (conditions/) and names the wrong field (`rules[2].if.country`) in the user's words.
 const Url = Type.String({ maxLength: 8192 });
-const Values = (description: string) => Type.Array(Type.String({ maxLength: 300 }), { maxItems: 500, description: `${description}; at most ${MAX_RULE_VALUES}` });
+
+type Entry = (typeof CONDITIONS)[number];
+const conditionProperties = Object.fromEntries(CONDITIONS.map((k) => [k.kind, Type.Optional(k.schema(Type))])) as {
+  [E in Entry as E["kind"]]: TOptional<ReturnType<E["schema"]>>;
+};
 
 /** What must hold for a rule to send a visitor to its `url`: every condition given (values in one list are alternatives). */
-export const RuleConditionSchema = Body({
-  country: Type.Optional(Values("ISO 3166-1 alpha-2 codes (FR, US...): from GEOIP_DB or the trusted country header")),
-  language: Type.Optional(
-    Values("Language ranges (fr, fr-BE) that the visitor's best Accept-Language entry (highest q, then first listed) must fall in; fr covers fr-BE"),
-  ),
-  device: Type.Optional(Type.Array(Type.Unsafe<RuleDevice>({ type: "string", maxLength: 300, description: DEVICES.join(", ") }), { maxItems: 500 })),
-  os: Type.Optional(Values("Operating system names as the statistics name them (iOS, Android, Windows, macOS, Linux...), ignoring case")),
-  browser: Type.Optional(Values("Browser names as the statistics name them (Chrome, Safari, Firefox, Edge...), ignoring case")),
-  query: Type.Optional(
-    Type.Record(Type.String({ maxLength: 300 }), Type.String({ maxLength: 2000 }), {
-      description: "Query parameters of the short URL: {name: value}, `*` for any value; every one must hold",
-    }),
-  ),
-  referrer_host: Type.Optional(Values("Host names of the referring page (www. ignored; example.com also matches its subdomains)")),
-  after: Type.Optional(Type.String({ maxLength: 100, description: "ISO 8601 instant: the rule holds from then on" })),
-  before: Type.Optional(Type.String({ maxLength: 100, description: "ISO 8601 instant: the rule holds until then" })),
-});
+export const RuleConditionSchema = Body(conditionProperties);
 export type RuleCondition = Static<typeof RuleConditionSchema>;
 
 export const RuleSchema = Body({ if: RuleConditionSchema, url: Url });

@@ -1,9 +1,10 @@
 // Which destination a visit goes to (docs/api.md, Redirect rules): the first rule that holds, then SPEC.md's
 // iOS and Android destinations, then the split's variant, then the link's url. Rules are compiled once per
-// cache fill; what a visit is asked (country, languages, user agent, query) is worked out only when a rule
-// needs it, and once per visit.
-import type { Rule, RuleCondition, Variant } from "../contract/targeting.js";
+// cache fill, each condition by its kind's matcher (contract/conditions/), cheap kinds first; what a visit is
+// asked (country, languages, user agent, query) is worked out only when a rule needs it, and once per visit.
+import type { Rule, Variant } from "../contract/targeting.js";
 import { SPLIT_COOKIE_DAYS } from "../contract/targeting.js";
+import { CONDITIONS_BY_COST, type VisitAsk } from "../contract/conditions/index.js";
 import { describeUserAgent, referrerHost } from "../clicks/describe.js";
 import { platformOf } from "./device.js";
 
@@ -24,15 +25,8 @@ export interface VisitFacts {
 }
 
 interface CompiledRule {
-  country: Set<string> | null;
-  language: string[] | null;
-  device: Set<string> | null;
-  os: Set<string> | null;
-  browser: Set<string> | null;
-  query: [string, string][] | null;
-  referrer: string[] | null;
-  after: number;
-  before: number;
+  /** Each condition's matcher, in CONDITIONS_BY_COST's order: every one must hold. */
+  tests: ((visit: VisitAsk) => boolean)[];
   url: string;
   /** What its clicks record ("rule:3"), made once. */
   code: string;
@@ -59,23 +53,14 @@ export interface Destination {
   setCookie: string | null;
 }
 
-const lowerSet = (v: string[] | undefined) => (v === undefined ? null : new Set(v.map((x) => x.toLowerCase())));
-
 function compileRule(rule: Rule, index: number): CompiledRule {
-  const c: RuleCondition = rule.if;
-  return {
-    country: c.country === undefined ? null : new Set(c.country.map((x) => x.toUpperCase())),
-    language: c.language?.map((x) => x.toLowerCase()) ?? null,
-    device: c.device === undefined ? null : new Set(c.device),
-    os: lowerSet(c.os),
-    browser: lowerSet(c.browser),
-    query: c.query === undefined ? null : Object.entries(c.query),
-    referrer: c.referrer_host ?? null,
-    after: c.after === undefined ? -Infinity : Date.parse(c.after),
-    before: c.before === undefined ? Infinity : Date.parse(c.before),
-    url: rule.url,
-    code: `rule:${index + 1}`,
-  };
+  const given = rule.if as Record<string, unknown>;
+  const tests: CompiledRule["tests"] = [];
+  for (const kind of CONDITIONS_BY_COST) {
+    const value = given[kind.kind];
+    if (value !== undefined) tests.push((kind.compile as (v: unknown) => (visit: VisitAsk) => boolean)(value));
+  }
+  return { tests, url: rule.url, code: `rule:${index + 1}` };
 }
 
 /** A link's rules and split made ready for visits; null when it has neither (the common case costs nothing). */
@@ -122,13 +107,9 @@ function bestLanguage(header: string): string | null {
   return best;
 }
 
-/** `fr` covers `fr` and `fr-be`; `fr-be` covers only `fr-be` (and its own subtags). */
-function covers(range: string, tag: string): boolean {
-  return tag === range || (tag.startsWith(range) && tag.charCodeAt(range.length) === 45);
-}
-
-/** One visit's facts, each worked out at most once. */
-class Asked {
+/** One visit's facts as matchers ask them (VisitAsk), each worked out at most once. */
+class Asked implements VisitAsk {
+  readonly at: number;
   private best: string | null | undefined;
   private os: ReturnType<typeof platformOf> | undefined;
   private ua: ReturnType<typeof describeUserAgent> | undefined;
@@ -137,18 +118,23 @@ class Asked {
   private params: URLSearchParams | undefined;
   private refHost: string | undefined;
   private countryCode: string | null | undefined;
-  constructor(readonly v: VisitFacts) {}
+  constructor(readonly facts: VisitFacts) {
+    this.at = facts.at;
+  }
 
   language(): string | null {
-    if (this.best === undefined) this.best = bestLanguage(this.v.acceptLanguage.slice(0, 500));
+    if (this.best === undefined) this.best = bestLanguage(this.facts.acceptLanguage.slice(0, 500));
     return this.best;
   }
   platform(): ReturnType<typeof platformOf> {
-    if (this.os === undefined) this.os = platformOf(this.v.userAgent);
+    if (this.os === undefined) this.os = platformOf(this.facts.userAgent);
     return this.os;
   }
-  agent(): ReturnType<typeof describeUserAgent> {
-    return (this.ua ??= describeUserAgent(this.v.userAgent));
+  private agent(): ReturnType<typeof describeUserAgent> {
+    return (this.ua ??= describeUserAgent(this.facts.userAgent));
+  }
+  device(): string {
+    return this.agent().device;
   }
   /** The agent's OS and browser in lower case, as rules hold them. */
   osName(): string {
@@ -158,56 +144,23 @@ class Asked {
     return (this.browserLower ??= this.agent().browser.toLowerCase());
   }
   param(name: string): string | null {
-    this.params ??= new URLSearchParams(this.v.query);
+    this.params ??= new URLSearchParams(this.facts.query);
     return this.params.get(name);
   }
   referrer(): string {
-    this.refHost ??= referrerHost(this.v.referer).replace(/^www\./, "");
+    this.refHost ??= referrerHost(this.facts.referer).replace(/^www\./, "");
     return this.refHost;
   }
   country(): string | null {
-    if (this.countryCode === undefined) this.countryCode = this.v.country();
+    if (this.countryCode === undefined) this.countryCode = this.facts.country();
     return this.countryCode;
   }
 }
 
-function deviceHolds(devices: Set<string>, a: Asked): boolean {
-  const platform = a.platform();
-  if (platform !== null && devices.has(platform)) return true;
-  return devices.has(a.agent().device);
-}
-
-/** The referrer host is one of `hosts` or under one of them (loops, not closures: a rule is asked on every visit). */
-function hostIn(host: string, hosts: string[]): boolean {
-  for (const h of hosts) if (host === h || (host.endsWith(h) && host.charCodeAt(host.length - h.length - 1) === 46)) return true;
-  return false;
-}
-
-function languageIn(best: string, ranges: string[]): boolean {
-  for (const range of ranges) if (covers(range, best)) return true;
-  return false;
-}
-
+/** Every condition of the rule holds (an index loop: asked on every visit). */
 function holds(r: CompiledRule, a: Asked): boolean {
-  if (a.v.at < r.after || a.v.at >= r.before) return false;
-  if (r.query !== null) {
-    for (const [name, want] of r.query) {
-      const got = a.param(name);
-      if (got === null || (want !== "*" && got !== want)) return false;
-    }
-  }
-  if (r.device !== null && !deviceHolds(r.device, a)) return false;
-  if (r.os !== null && !r.os.has(a.osName())) return false;
-  if (r.browser !== null && !r.browser.has(a.browserName())) return false;
-  if (r.referrer !== null && !hostIn(a.referrer(), r.referrer)) return false;
-  if (r.language !== null) {
-    const best = a.language();
-    if (best === null || !languageIn(best, r.language)) return false;
-  }
-  if (r.country !== null) {
-    const country = a.country();
-    if (country === null || !r.country.has(country)) return false;
-  }
+  const tests = r.tests;
+  for (let i = 0; i < tests.length; i++) if (!(tests[i] as (visit: VisitAsk) => boolean)(a)) return false;
   return true;
 }
 

@@ -7,24 +7,13 @@ import type { ResolveParams, ResolveReply, Rule } from "../contract/targeting.js
 import { countryCode, instant, rulesOf, splitOf } from "../links/link-targeting.js";
 import { compileTargeting, matchRule, pickVariant } from "./targeting.js";
 import { deviceDestination } from "./device.js";
+import { conditionWords } from "../contract/conditions/index.js";
 
 const DEVICE_NAMES = { ios: "iOS", android: "Android" } as const;
 
-/** The conditions of a rule in words: "country FR or BE, language fr". */
+/** The conditions of a rule in words, as the registry writes them: "country FR or BE, language fr". */
 export function ruleInWords(rule: Rule): string {
-  const c = rule.if;
-  const parts: string[] = [];
-  const or = (values: string[]) => values.join(" or ");
-  if (c.country) parts.push(`country ${or(c.country)}`);
-  if (c.language) parts.push(`language ${or(c.language)}`);
-  if (c.device) parts.push(`device ${or(c.device)}`);
-  if (c.os) parts.push(`OS ${or(c.os)}`);
-  if (c.browser) parts.push(`browser ${or(c.browser)}`);
-  if (c.query) parts.push(`query ${Object.entries(c.query).map(([k, v]) => (v === "*" ? `${k} present` : `${k}=${v}`)).join(" and ")}`);
-  if (c.referrer_host) parts.push(`referrer ${or(c.referrer_host)}`);
-  if (c.after) parts.push(`from ${c.after}`);
-  if (c.before) parts.push(`until ${c.before}`);
-  return parts.join(", ");
+  return conditionWords(rule.if, (iso) => iso);
 }
 
 const given = (raw: string | undefined) => (raw === undefined || raw.trim() === "" ? null : raw.trim());

@@ -4,24 +4,8 @@ import { useEffect, useState } from "react";
 import { Field, FieldMessage } from "../../shared/ui";
 import { formApi } from "./form-api";
 import { PlanLock } from "../../shared/plan-gate";
-import { COND_KINDS, COND_LABELS, DEVICE_LABELS, newCondition, newRule, ruleError, type CondDraft, type CondKind, type QueryPair, type RuleDraft } from "./targeting";
-import { DEVICES, MAX_RULES } from "@contract/tables";
-
-const PLACEHOLDERS: Partial<Record<CondKind, string>> = {
-  country: "FR, BE, CH",
-  language: "fr, de-CH",
-  os: "iOS, Android, Windows",
-  browser: "Chrome, Firefox",
-  referrer_host: "news.example.com, x.com",
-};
-
-const HINTS: Partial<Record<CondKind, string>> = {
-  country: "Two-letter codes; any of them.",
-  language: "The visitor's preferred languages; fr also matches fr-BE.",
-  referrer_host: "example.com also matches its subdomains.",
-  after: "Your time zone.",
-  before: "Your time zone.",
-};
+import { COND_KINDS, COND_LABELS, fieldOf, newCondition, newRule, ruleError, type CondDraft, type CondKind, type QueryPair, type RuleDraft } from "./targeting";
+import { MAX_RULES } from "@contract/tables";
 
 function QueryPairs({ id, pairs, disabled, onChange }: { id: string; pairs: QueryPair[]; disabled: boolean; onChange: (pairs: QueryPair[]) => void }) {
   const setPair = (i: number, p: Partial<QueryPair>) => onChange(pairs.map((x, j) => (j === i ? { ...x, ...p } : x)));
@@ -46,36 +30,38 @@ function QueryPairs({ id, pairs, disabled, onChange }: { id: string; pairs: Quer
   );
 }
 
+/** A condition's input, drawn from its kind's field description (contract/conditions/): one renderer per input kind. */
 function ConditionInput({ id, c, disabled, onChange }: { id: string; c: CondDraft; disabled: boolean; onChange: (c: CondDraft) => void }) {
-  if (c.kind === "device")
+  const field = fieldOf(c.kind);
+  if (field.input === "choices")
     return (
-      <div className="lf-devices" role="group" aria-label="Devices">
-        {DEVICES.map((d) => (
-          <label key={d} className="checkbox">
+      <div className="lf-devices" role="group" aria-label={field.groupLabel}>
+        {field.options.map((o) => (
+          <label key={o.value} className="checkbox">
             <input
               type="checkbox"
-              data-testid={`${id}-${d}`}
+              data-testid={`${id}-${o.value}`}
               disabled={disabled}
-              checked={c.devices.includes(d)}
-              onChange={(e) => onChange({ ...c, devices: e.target.checked ? [...c.devices, d] : c.devices.filter((x) => x !== d) })}
+              checked={c.choices.includes(o.value)}
+              onChange={(e) => onChange({ ...c, choices: e.target.checked ? [...c.choices, o.value] : c.choices.filter((x) => x !== o.value) })}
             />
-            {DEVICE_LABELS[d]}
+            {o.label}
           </label>
         ))}
       </div>
     );
-  if (c.kind === "query") return <QueryPairs id={id} pairs={c.pairs} disabled={disabled} onChange={(pairs) => onChange({ ...c, pairs })} />;
-  if (c.kind === "after" || c.kind === "before")
+  if (field.input === "pairs") return <QueryPairs id={id} pairs={c.pairs} disabled={disabled} onChange={(pairs) => onChange({ ...c, pairs })} />;
+  if (field.input === "datetime")
     return <input id={id} data-testid={id} type="datetime-local" disabled={disabled} value={c.at} onChange={(e) => onChange({ ...c, at: e.target.value })} />;
   return (
     <input
       id={id}
       data-testid={id}
       type="text"
-      autoCapitalize={c.kind === "country" ? "characters" : "off"}
+      autoCapitalize={field.upper ? "characters" : "off"}
       autoCorrect="off"
       spellCheck={false}
-      placeholder={PLACEHOLDERS[c.kind]}
+      placeholder={field.placeholder}
       disabled={disabled}
       value={c.text}
       onChange={(e) => onChange({ ...c, text: e.target.value })}
@@ -83,7 +69,7 @@ function ConditionInput({ id, c, disabled, onChange }: { id: string; c: CondDraf
   );
 }
 
-/** Beside a Country condition on a server that cannot tell countries: it would never hold. */
+/** Beside a condition on the country when this server cannot tell countries: it would never hold. */
 function CountryWarning({ testId }: { testId: string }) {
   const [none, setNone] = useState(false);
   useEffect(() => {
@@ -140,10 +126,10 @@ function RuleCard({ rule, index: i, count, errors, disabled, onChange, onMove, o
       <p className="muted small lf-rule-when">When every condition holds (values in one field are alternatives):</p>
       {rule.when.map((c) => (
         <div className="lf-cond" key={c.kind} data-testid={`${base}-cond-${c.kind}`}>
-          <Field id={`${base}-${c.kind}`} label={COND_LABELS[c.kind]} error={errors[`rules[${i}].if.${c.kind}`]} hint={HINTS[c.kind]}>
+          <Field id={`${base}-${c.kind}`} label={COND_LABELS[c.kind]} error={errors[`rules[${i}].if.${c.kind}`]} hint={fieldOf(c.kind).hint}>
             <ConditionInput id={`${base}-${c.kind}`} c={c} disabled={disabled} onChange={(next) => setCond(c.kind, next)} />
           </Field>
-          {c.kind === "country" ? <CountryWarning testId={`${base}-country-warning`} /> : null}
+          {fieldOf(c.kind).needsCountrySource ? <CountryWarning testId={`${base}-${c.kind}-warning`} /> : null}
           <button type="button" className="btn-link lf-x" aria-label={`Remove the ${COND_LABELS[c.kind].toLowerCase()} condition`} data-testid={`${base}-cond-${c.kind}-remove`} disabled={disabled} onClick={() => setCond(c.kind, null)}>
             ✕
           </button>

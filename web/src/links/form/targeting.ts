@@ -1,40 +1,26 @@
 // The link form's redirect rules and split as typed: drafts of the contract's Rule and Variant, their
 // conversion from and to a link, and the checks the browser can make before sending.
-import type { Rule, RuleCondition, RuleDevice, Variant } from "@contract/targeting";
-import { DEVICES, MAX_RULES, MAX_VARIANTS, MIN_VARIANTS } from "@contract/tables";
+import type { Rule, RuleCondition, Variant } from "@contract/targeting";
+import { MAX_RULES, MAX_VARIANTS, MIN_VARIANTS } from "@contract/tables";
+import { CONDITION_BY_KIND, COND_KINDS, COND_LABELS, DEVICE_LABELS, type CondKind, type FieldSpec } from "@contract/conditions";
 import { destinationProblem } from "../../../../src/contract/form-rules";
 import { isoToLocalInput, localInputToIso } from "./local-time";
 
-export const DEVICE_LABELS: Record<RuleDevice, string> = { ios: "iOS", android: "Android", mobile: "Mobile", tablet: "Tablet", desktop: "Desktop", bot: "Bot" };
+export { COND_KINDS, COND_LABELS, DEVICE_LABELS, type CondKind };
 
-/** Conditions typed as one line of alternatives (commas or spaces between them). */
-export const LIST_KINDS = ["country", "language", "os", "browser", "referrer_host"] as const;
-type ListKind = (typeof LIST_KINDS)[number];
-export type CondKind = ListKind | "device" | "query" | "after" | "before";
-export const COND_KINDS: CondKind[] = ["country", "language", "device", "os", "browser", "query", "referrer_host", "after", "before"];
-
-export const COND_LABELS: Record<CondKind, string> = {
-  country: "Country",
-  language: "Language",
-  device: "Device",
-  os: "Operating system",
-  browser: "Browser",
-  query: "Query parameters",
-  referrer_host: "Referrer host",
-  after: "From (date and time)",
-  before: "Until (date and time)",
-};
+/** A kind's field in the rule editor (contract/conditions/): what input it is, its options and words. */
+export const fieldOf = (kind: CondKind): FieldSpec => CONDITION_BY_KIND[kind].field;
 
 export interface QueryPair {
   name: string;
   value: string;
 }
 
-/** One condition as typed: `text` for the list kinds, `at` (datetime-local) for after/before. */
+/** One condition as typed: `text` for a list field, `choices` ticked, `pairs` for parameters, `at` (datetime-local). */
 export interface CondDraft {
   kind: CondKind;
   text: string;
-  devices: RuleDevice[];
+  choices: string[];
   pairs: QueryPair[];
   at: string;
 }
@@ -55,7 +41,7 @@ let keys = 0;
 const newKey = () => `r${++keys}`;
 
 export function newCondition(kind: CondKind): CondDraft {
-  return { kind, text: "", devices: [], pairs: kind === "query" ? [{ name: "", value: "" }] : [], at: "" };
+  return { kind, text: "", choices: [], pairs: fieldOf(kind).input === "pairs" ? [{ name: "", value: "" }] : [], at: "" };
 }
 
 export function newRule(): RuleDraft {
@@ -81,14 +67,16 @@ const splitList = (text: string) =>
 
 function draftOf(rule: Rule): RuleDraft {
   const when: CondDraft[] = [];
-  const c = rule.if;
+  const c = rule.if as Record<string, unknown>;
   for (const kind of COND_KINDS) {
-    if (c[kind] === undefined) continue;
+    const value = c[kind];
+    if (value === undefined) continue;
     const d = newCondition(kind);
-    if (kind === "device") d.devices = [...(c.device ?? [])];
-    else if (kind === "query") d.pairs = Object.entries(c.query ?? {}).map(([name, value]) => ({ name, value }));
-    else if (kind === "after" || kind === "before") d.at = isoToLocalInput(c[kind] ?? null);
-    else d.text = (c[kind] ?? []).join(", ");
+    const input = fieldOf(kind).input;
+    if (input === "choices") d.choices = [...(value as string[])];
+    else if (input === "pairs") d.pairs = Object.entries(value as Record<string, string>).map(([name, v]) => ({ name, value: v }));
+    else if (input === "datetime") d.at = isoToLocalInput(value as string);
+    else d.text = (value as string[]).join(", ");
     when.push(d);
   }
   return { key: newKey(), url: rule.url, when };
@@ -97,18 +85,17 @@ function draftOf(rule: Rule): RuleDraft {
 export const rulesFromLink = (rules: Rule[]): RuleDraft[] => rules.map(draftOf);
 export const splitFromLink = (split: Variant[]): VariantDraft[] => split.map((v) => ({ url: v.url, weight: String(v.weight) }));
 
+function valueOf(d: CondDraft): unknown {
+  const field = fieldOf(d.kind);
+  if (field.input === "choices") return field.options.map((o) => o.value).filter((x) => d.choices.includes(x));
+  if (field.input === "pairs") return Object.fromEntries(d.pairs.filter((p) => p.name.trim()).map((p) => [p.name.trim(), p.value.trim()]));
+  if (field.input === "datetime") return localInputToIso(d.at) ?? d.at;
+  const list = splitList(d.text);
+  return field.upper ? list.map((s) => s.toUpperCase()) : list;
+}
+
 function conditionOf(when: CondDraft[]): RuleCondition {
-  const c: RuleCondition = {};
-  for (const d of when) {
-    if (d.kind === "device") c.device = DEVICES.filter((x) => d.devices.includes(x));
-    else if (d.kind === "query") c.query = Object.fromEntries(d.pairs.filter((p) => p.name.trim()).map((p) => [p.name.trim(), p.value.trim()]));
-    else if (d.kind === "after" || d.kind === "before") c[d.kind] = localInputToIso(d.at) ?? d.at;
-    else {
-      const list = splitList(d.text);
-      c[d.kind] = d.kind === "country" ? list.map((s) => s.toUpperCase()) : list;
-    }
-  }
-  return c;
+  return Object.fromEntries(when.map((d) => [d.kind, valueOf(d)])) as RuleCondition;
 }
 
 export function rulesBody(drafts: RuleDraft[]): Rule[] {
@@ -125,16 +112,22 @@ export function weightSum(drafts: VariantDraft[]): number {
 }
 
 function conditionProblem(d: CondDraft): string | null {
-  if (d.kind === "device") return d.devices.length ? null : "Tick at least one device";
-  if (d.kind === "query") {
-    const named = d.pairs.filter((p) => p.name.trim());
-    return named.length ? null : "Enter a parameter name (and a value, or * for any value)";
-  }
-  if (d.kind === "after" || d.kind === "before") return localInputToIso(d.at) ? null : "Enter a date and time";
+  const field = fieldOf(d.kind);
+  if (field.input === "choices") return d.choices.length ? null : field.empty;
+  if (field.input === "pairs") return d.pairs.some((p) => p.name.trim()) ? null : field.empty;
+  if (field.input === "datetime") return localInputToIso(d.at) ? null : field.empty;
   const list = splitList(d.text);
-  if (!list.length) return `Enter at least one ${d.kind === "referrer_host" ? "host" : COND_LABELS[d.kind].toLowerCase()}`;
-  if (d.kind === "country" && list.some((s) => !/^[A-Za-z]{2}$/.test(s))) return "Use two-letter country codes such as FR, US";
+  if (!list.length) return field.empty;
+  if (field.pattern && list.some((s) => !new RegExp(field.pattern!).test(s))) return field.patternMessage ?? field.empty;
   return null;
+}
+
+/** A datetime condition that must come after another's time (`before` after `after`), with its words. */
+function orderProblem(d: CondDraft, when: CondDraft[]): string | null {
+  const field = fieldOf(d.kind);
+  if (field.input !== "datetime" || !field.laterThan) return null;
+  const first = when.find((x) => x.kind === field.laterThan!.kind);
+  return first && localInputToIso(first.at) && localInputToIso(d.at) && first.at >= d.at ? field.laterThan.message : null;
 }
 
 /** Field keys as the server names them: `rules[0].if.country`, `split[1].weight`, `split`. */
@@ -146,12 +139,9 @@ export function targetingProblems(rules: RuleDraft[], split: VariantDraft[]): Re
     if (url) fe[`rules[${i}].url`] = url;
     if (!r.when.length) fe[`rules[${i}].if`] = "Add at least one condition";
     for (const d of r.when) {
-      const p = conditionProblem(d);
+      const p = conditionProblem(d) ?? orderProblem(d, r.when);
       if (p) fe[`rules[${i}].if.${d.kind}`] = p;
     }
-    const after = r.when.find((d) => d.kind === "after");
-    const before = r.when.find((d) => d.kind === "before");
-    if (after && before && localInputToIso(after.at) && localInputToIso(before.at) && after.at >= before.at) fe[`rules[${i}].if.before`] = "Choose a time after the “From” time";
   });
   if (split.length === 0) return fe;
   if (split.length < MIN_VARIANTS || split.length > MAX_VARIANTS) fe.split = `A split has ${MIN_VARIANTS} to ${MAX_VARIANTS} variants`;

@@ -2,28 +2,12 @@
 // the UTM values its destination carries. The created-link card, the link's own page and the list rows read it.
 import type { Link } from "@contract/links";
 import type { RuleCondition } from "@contract/targeting";
+import { conditionWords } from "@contract/conditions";
 import { formatDateTime } from "../dates";
 
-const CONDITION_WORDS: Record<Exclude<keyof RuleCondition, "query" | "after" | "before">, string> = {
-  country: "country",
-  language: "language",
-  device: "device",
-  os: "OS",
-  browser: "browser",
-  referrer_host: "referrer",
-};
-
-/** One rule's condition in words: "country FR or BE, device mobile". */
+/** One rule's condition in words, as the registry writes them (contract/conditions/): "country FR or BE, device mobile". */
 export function describeCondition(c: RuleCondition): string {
-  const parts: string[] = [];
-  for (const [key, word] of Object.entries(CONDITION_WORDS) as [keyof typeof CONDITION_WORDS, string][]) {
-    const values = c[key];
-    if (values && values.length) parts.push(`${word} ${values.join(" or ")}`);
-  }
-  if (c.query) parts.push(...Object.entries(c.query).map(([k, v]) => (v === "*" ? `query has ${k}` : `query ${k}=${v}`)));
-  if (c.after) parts.push(`after ${formatDateTime(c.after)}`);
-  if (c.before) parts.push(`before ${formatDateTime(c.before)}`);
-  return parts.join(", ") || "always";
+  return conditionWords(c, formatDateTime) || "always";
 }
 
 /** The destination's utm_* values ("source newsletter, medium email"), or null. */
