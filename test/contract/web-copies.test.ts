@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BROKER_KIND_NAMES } from "../../src/contract/broker-kinds.js";
+import { COND_KINDS } from "../../src/contract/conditions/index.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -78,6 +79,7 @@ function contractStringSets(): Map<string, string> {
   }
   // The registries the contract builds its unions from, read as values (their entries are objects, not strings).
   add([...BROKER_KIND_NAMES], "BROKER_KIND_NAMES");
+  add([...COND_KINDS], "COND_KINDS");
   return sets;
 }
 
