@@ -180,7 +180,7 @@ export interface ContextOverrides {
   log?: Logger;
   /** A resolver per DNS check instead of node:dns with DNS_SERVERS. */
   dns?: () => DnsLookup;
-  /** Skip migrations (the CLI's `migrate` command runs them itself). */
+  /** Skip migrations: the tables may not exist, so such a context opens the database and cannot start(). */
   migrate?: boolean;
   /**
    * Webhook delivery knobs for tests: certificate authorities replacing Node's store (an in-process
