@@ -44,7 +44,7 @@ export function progressLine(j: ImportJob): string {
   return `${bar}${read}${j.total ? `/${j.total}` : ""} read: ${created} created, ${skipped} skipped, ${failed} failed${visits ? `, ${visits} visits` : ""} (${j.rate}/s${left})`;
 }
 
-export async function runImport(ctx: AppContext, source: string, o: ImportOptions): Promise<number> {
+export async function runImport(ctx: Pick<AppContext, "accounts" | "imports">, source: string, o: ImportOptions): Promise<number> {
   if (!(IMPORT_SOURCE_NAMES as readonly string[]).includes(source)) throw new DomainError("invalid_request", `source must be one of ${IMPORT_SOURCE_NAMES.join(", ")}`);
   const user = await ctx.accounts.requireByEmail(o.email);
   const jobs = ctx.imports.jobs;

@@ -22,6 +22,9 @@ async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
   // Warnings go to stderr: stdout carries the command's output alone (`snip key create` prints a secret).
   const ctx = await createContext(config, { log: pino({ level: "warn" }, process.stderr) });
   try {
+    // Loaded as a server loads them before it listens (an import checks links against the blocklist); the
+    // work a server begins once it listens (ctx.run()) is left to servers, but for `snip import`'s runner.
+    await ctx.start();
     return await fn(ctx);
   } finally {
     await ctx.close();

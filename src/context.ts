@@ -1,6 +1,10 @@
 // The composition root: each feature folder's factory (its index.ts) called once, in dependency order, and
 // handed what it needs; shared by the HTTP server, the CLI and tests. Folders that must not import each
 // other hear each other through the event bus (src/shared/events.ts; eslint.config.js, FEATURE_EVENTS).
+// Building a context opens the database and migrates it, and nothing else: no timer, no load, no
+// background loop. The parts with background work form one list (`lifecycle` below): start() loads
+// what the first request needs and starts their timers, run() starts the work servers begin once they
+// listen, close() stops them in the reverse of the list.
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { openStorage, type ChangeFeed, type Storage } from "./storage/db.js";
@@ -28,13 +32,14 @@ import type { StatsService } from "./clicks/stats.js";
 import { createDomains } from "./domains/index.js";
 import type { DomainService } from "./domains/domains.js";
 import type { DnsLookup } from "./domains/dns-check.js";
+import type { CustomHosts } from "./domains/custom-hosts.js";
 import { TagService } from "./tags/tags.js";
 import { UtmTemplateService } from "./utm/templates.js";
 import { createLinks } from "./links/index.js";
 import type { LinkService } from "./links/links.js";
 import type { HostBlocklist } from "./links/host-blocklist.js";
-import { createWebhooks } from "./webhooks/index.js";
-import { createStreams } from "./streams/index.js";
+import { type Webhooks, createWebhooks } from "./webhooks/index.js";
+import { type Streams, createStreams } from "./streams/index.js";
 import type { StreamService } from "./streams/streams.js";
 import type { StreamPublisher } from "./streams/publisher.js";
 import type { WebhookService } from "./webhooks/webhooks.js";
@@ -132,8 +137,41 @@ export interface AppContext {
   auth: Auth;
   /** OpenTelemetry's hooks when OTEL_EXPORTER_OTLP_ENDPOINT is set (main.ts starts it), else null. */
   tracing: Tracing | null;
-  /** Flushes buffers and closes connections; safe to call twice. */
+  /**
+   * Loads what the first request needs (webhook subscriptions, custom hosts, the blocklist, the stream
+   * publisher's table; the clicks a killed process journaled) and starts the timers that keep it fresh;
+   * servers await it before they listen. Once only: a second call returns the first's promise.
+   */
+  start(): Promise<void>;
+  /** After start(), once the server listens: the background work each instance claims (re-checks, mail retries, imports). */
+  run(): void;
+  /** Stops what start() and run() began in the reverse of their order, flushes buffers and closes connections; safe to call twice. */
   close(): Promise<void>;
+}
+
+/** A part of the context with background work: `start` before the server listens, `run` once it does; `stop` at close. */
+export interface LifecyclePart {
+  name: string;
+  start?: () => Promise<void> | void;
+  run?: () => void;
+  stop: () => Promise<void> | void;
+}
+
+/** The lifecycle of a list of parts: started in its order, run in its order, stopped in its reverse (each stop awaited). */
+export function lifecycleOf(parts: readonly LifecyclePart[]): Pick<AppContext, "start" | "run" | "close"> {
+  let started: Promise<void> | null = null;
+  let closed: Promise<void> | null = null;
+  return {
+    start: () =>
+      (started ??= (async () => {
+        for (const part of parts) await part.start?.();
+      })()),
+    run: () => parts.forEach((part) => part.run?.()),
+    close: () =>
+      (closed ??= (async () => {
+        for (const part of [...parts].reverse()) await part.stop();
+      })()),
+  };
 }
 
 export interface ContextOverrides {
@@ -143,7 +181,7 @@ export interface ContextOverrides {
   log?: Logger;
   /** A resolver per DNS check instead of node:dns with DNS_SERVERS. */
   dns?: () => DnsLookup;
-  /** Skip migrations (the CLI's `migrate` command runs them itself). */
+  /** Skip migrations: the tables may not exist, so such a context opens the database and cannot start(). */
   migrate?: boolean;
   /**
    * Webhook delivery knobs for tests: certificate authorities replacing Node's store (an in-process
@@ -165,20 +203,71 @@ export interface ContextOverrides {
   cluster?: { feed: ChangeFeed; clickWriter: ClickWriter };
 }
 
-/** Housekeeping: expired sessions, old throttle events, raw clicks past retention; a failure is logged. */
-function everyHour(log: Logger, tasks: () => Promise<unknown>[]): NodeJS.Timeout {
-  const timer = setInterval(() => {
-    void Promise.all(tasks()).catch((err: unknown) => log.warn({ err }, "housekeeping failed"));
-  }, 3_600_000);
-  timer.unref();
-  return timer;
+/** Housekeeping: expired sessions, old throttle events, raw clicks past retention, every hour once started; a failure is logged. */
+function everyHour(log: Logger, tasks: () => Promise<unknown>[]): LifecyclePart {
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    name: "housekeeping",
+    start() {
+      timer ??= setInterval(() => {
+        void Promise.all(tasks()).catch((err: unknown) => log.warn({ err }, "housekeeping failed"));
+      }, 3_600_000);
+      timer.unref();
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+interface LifecycleRooms {
+  storage: Storage;
+  transport: Mailer;
+  mailer: MailQueue;
+  clicks: ClickRecorder;
+  orphans: OrphanVisits;
+  sso: Sso;
+  domains: DomainService;
+  streams: Streams;
+  webhooks: Webhooks;
+  customHosts: CustomHosts;
+  blocklist: BlocklistService;
+  imports: Imports;
+  live: LiveFeed;
+  housekeeping: LifecyclePart;
+}
+
+/**
+ * The parts with a lifecycle, in start order; close() walks the list backwards, so each part stops
+ * before what it uses: the database closes last, after the click writer has flushed every buffered
+ * click; the mail transport closes after the queue that sends through it, which stops after the domain
+ * re-checks that email; the stream publisher and webhooks stop after imports, whose runner creates
+ * links and records clicks; the live feed closes first, ending its open responses. start() runs
+ * forwards: the journaled clicks are replayed before the stream publisher reads its outbox.
+ */
+function lifecycleParts(r: LifecycleRooms): LifecyclePart[] {
+  const { clicks, sso } = r;
+  return [
+    { name: "storage", stop: () => r.storage.close() },
+    { name: "mail transport", stop: () => r.transport.close() },
+    { name: "mail queue", run: () => r.mailer.start(), stop: () => r.mailer.stop() },
+    { name: "clicks", start: async () => { await clicks.recover(); clicks.start(); }, stop: () => clicks.close() },
+    { name: "orphan visits", start: () => r.orphans.start(), stop: () => r.orphans.close() },
+    { name: "SSO domain re-checks", run: () => sso.domains.start(), stop: () => sso.domains.stop() },
+    { name: "domain re-checks", run: () => r.domains.start(), stop: () => r.domains.stop() },
+    { name: "stream publisher", start: () => r.streams.start(), stop: () => r.streams.close() },
+    { name: "webhooks", start: () => r.webhooks.start(), stop: () => r.webhooks.close() },
+    { name: "custom hosts", start: () => r.customHosts.start(), stop: () => r.customHosts.stop() },
+    { name: "blocklist", start: () => r.blocklist.start(), stop: () => r.blocklist.stop() },
+    { name: "imports", run: () => r.imports.runner.start(), stop: () => r.imports.close() },
+    { name: "live feed", start: () => r.live.start(), stop: () => r.live.close() },
+    r.housekeeping,
+  ];
 }
 
 export async function createContext(config: Readonly<Config>, overrides: ContextOverrides = {}): Promise<AppContext> {
   const log = overrides.log ?? createLogger(config);
   const clock = overrides.clock ?? systemClock;
   const tracing = overrides.tracing ?? null;
-  // Without migrations (`snip migrate` runs them itself) the tables may not exist yet: nothing is loaded or replayed.
+  // Without migrations the tables may not exist yet: such a context cannot start (nothing is loaded or replayed).
   const migrated = overrides.migrate !== false;
   const storage = await openStorage(config.database, log, tracing?.sqliteQueries);
   if (migrated) await migrateToLatest(storage);
@@ -194,21 +283,21 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const { transport, mailer } = createMail({ ...base, db, events, transport: overrides.mailer, traceSmtp });
   const { accounts, sessions, apiKeys } = createAccounts({ ...base, caps, rate, mailer, events });
   const teams = createTeams({ db, caps, clock, mailer, log, rate, origin: config.origin, events });
-  const { clicks, reads, stats, countries } = await createClicks({ ...base, journal: overrides.clickJournal === true, recover: migrated, writer: overrides.cluster?.clickWriter, stored: STORED });
-  const { domains, customHosts, changes: domainChanges } = await createDomains({ ...base, caps, mailer, dns: overrides.dns, start: migrated });
+  const { clicks, reads, stats, countries } = await createClicks({ ...base, journal: overrides.clickJournal === true, writer: overrides.cluster?.clickWriter, stored: STORED });
+  const { domains, customHosts, changes: domainChanges } = createDomains({ ...base, caps, mailer, dns: overrides.dns });
   const tags = new TagService({ db, caps, clock });
   const utm = new UtmTemplateService({ db, caps, clock });
   const { links, blocklist } = createLinks({ ...base, caps, rate, clicks, reads, domains });
   const webhookKnobs = overrides.webhooks;
-  const webhooksRoom = await createWebhooks({ ...base, caps, rate, countries, events, ca: webhookKnobs?.ca, limits: webhookKnobs?.limits, observe: tracing?.webhookDelivery, start: migrated });
+  const webhooksRoom = createWebhooks({ ...base, caps, rate, countries, events, ca: webhookKnobs?.ca, limits: webhookKnobs?.limits, observe: tracing?.webhookDelivery });
   const { webhooks, clickDeliveries, receiverCheck } = webhooksRoom;
-  const streamsRoom = await createStreams({ ...base, caps, check: receiverCheck, start: migrated });
+  const streamsRoom = createStreams({ ...base, caps, check: receiverCheck });
   const { analytics, live } = createAnalytics({ ...base, countries, stats, live: overrides.live });
   const redirects = createRedirects({ settings: config, links, clicks, clock, rate, customHosts, domainChanges, blocklist, countries, clicked: clickedListeners({ clickDeliveries, live, log }) });
   const d = config.details;
   const orphans = new OrphanVisits(db, clock, { enabled: d.orphanVisits, pathsPerDay: d.orphanPathsPerDay, keepDays: d.orphanVisitsDays }, (err) => log.warn({ err }, "orphan visits flush failed"));
   const backlogs = { clickBacklog: () => clicks.backlog(), webhookQueue: () => clickDeliveries.queueState() };
-  const admin = await createAdmin({ ...base, rate, links, domains, blocklist, events, ...backlogs, start: migrated });
+  const admin = createAdmin({ ...base, rate, links, domains, blocklist, events, ...backlogs });
   const security = createSecurity({
     settings: config, db, clock, rate, mailer, audit: admin.audit,
     checkPassword: (user, password, ip, field) => accounts.checkCurrentPassword(user, password, ip, field),
@@ -228,27 +317,14 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     sessions.pruneExpired(), auth.activity.prune(), security.twoFactor.prunePending(), security.passkeys.challenges.pruneExpired(), rate.prune(clock.now() - 86_400_000), clicks.pruneRaw(),
   ]);
 
-  let closed: Promise<void> | null = null;
-  const close = (): Promise<void> =>
-    (closed ??= (async () => {
-      clearInterval(housekeeping);
-      live.close();
-      await imports.close();
-      admin.blocklistAdmin.stop();
-      customHosts.stop();
-      await webhooksRoom.close();
-      await streamsRoom.close();
-      await domains.stop();
-      await sso.domains.stop();
-      await orphans.close();
-      await clicks.close();
-      await mailer.stop();
-      transport.close();
-      await storage.close();
-    })());
+  const lifecycle = lifecycleParts({
+    storage, transport, mailer, clicks, orphans, sso, domains, streams: streamsRoom, webhooks: webhooksRoom, customHosts, blocklist: admin.blocklistAdmin, imports, live, housekeeping,
+  });
+  const parts = lifecycleOf(lifecycle);
+  const start = (): Promise<void> => (migrated ? parts.start() : Promise.reject(new Error("a context built without migrations cannot start: its tables may not exist")));
   const readiness: Readiness = { state: "starting" };
   return {
-    ...admin, ...security, countries, config, readiness, storage, clock, log, mailer, rate, tracing, close, sessions, accounts, apiKeys, teams, tags, utm,
+    ...admin, ...security, countries, config, readiness, storage, clock, log, mailer, rate, tracing, start, run: parts.run, close: parts.close, sessions, accounts, apiKeys, teams, tags, utm,
     clicks, stats, analytics, live, links, blocklist, redirects, orphans, webhooks, clickDeliveries, domains, imports, sso, auth,
     streams: streamsRoom.streams, streamPublisher: streamsRoom.publisher,
   };

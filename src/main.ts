@@ -33,6 +33,9 @@ export async function startServer(config: Readonly<Config>, overrides: ContextOv
   const ctx = await createContext(config, { clickJournal: config.clickJournal, ...traced });
   let app: App;
   try {
+    // What the first request needs is loaded before the server listens (webhook subscriptions, custom
+    // hosts, the blocklist, the stream publisher; journaled clicks replayed).
+    await ctx.start();
     app = await buildApp(ctx);
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
@@ -40,13 +43,9 @@ export async function startServer(config: Readonly<Config>, overrides: ContextOv
     throw err;
   }
   keepTickShape();
-  // Verified custom and SSO domains are checked again in the background (each check claimed by one instance).
-  ctx.domains.start();
-  ctx.sso.domains.start();
-  // Emails the transport did not accept are retried in the background (each attempt claimed by one instance).
-  ctx.mailer.start();
-  // Import jobs: queued ones, and those a stopped instance left, are claimed and continued.
-  ctx.imports.runner.start();
+  // Once listening, the work each instance claims: custom and SSO domains checked again, emails the
+  // transport did not accept retried, import jobs (queued, or left by a stopped instance) continued.
+  ctx.run();
   ctx.readiness.state = "ready";
   const addr = app.server.address();
   const port = typeof addr === "object" && addr ? addr.port : config.port;

@@ -32,12 +32,11 @@ export interface AdminDeps {
   events: EventPublisher;
   clickBacklog: OverviewDeps["clickBacklog"];
   webhookQueue: OverviewDeps["webhookQueue"];
-  /** Load the console's blocklist entries and BLOCKLIST_FILE now (false: the table may not exist yet, `snip migrate`). */
-  start: boolean;
 }
 
 export interface Admin {
   audit: AuditLog;
+  /** Its start() loads the console's entries and BLOCKLIST_FILE before the first request (src/context.ts). */
   blocklistAdmin: BlocklistService;
   accountsAdmin: AccountsAdmin;
   linkModeration: LinkModeration;
@@ -46,14 +45,12 @@ export interface Admin {
   reports: ReportQueue;
 }
 
-export async function createAdmin(deps: AdminDeps): Promise<Admin> {
+export function createAdmin(deps: AdminDeps): Admin {
   const { settings, storage, clock, log, links, blocklist } = deps;
   const { db, dialect } = storage;
   const ownHost = settings.baseUrl.hostname;
   const audit = new AuditLog(db);
   const blocklistAdmin = new BlocklistService({ db, feed: storage.feed, clock, log, audit, blocklist, file: settings.blocklistFile });
-  // Loaded before the first request.
-  if (deps.start) await blocklistAdmin.start();
   // Operator actions announce link changes like the owner's own edits (a failed notice never fails the action).
   const linksChanged = async (keys: LinkKey[]): Promise<void> => {
     // In slices: a bulk disable may name thousands of links, each one notification.

@@ -83,23 +83,29 @@ export class LiveFeed {
   private pending: RawLiveClick[] = [];
   private readonly windows = new Map<string, OwnerWindow>();
   private flushTimer: NodeJS.Timeout | null = null;
-  private readonly ticker: NodeJS.Timeout;
+  private ticker: NodeJS.Timeout | null = null;
   private lastAnnounce = 0;
   private readonly rechecks = new Map<LiveStream, { at: number; check: () => Promise<boolean> }>();
   private closed = false;
 
   constructor(private readonly deps: LiveFeedDeps) {
     this.limits = { ...DEFAULT_LIVE_LIMITS, ...deps.limits };
+  }
+
+  /** Starts the heartbeat and, across instances, hears and asks who watches what. */
+  start(): void {
+    if (this.ticker || this.closed) return;
     this.ticker = setInterval(() => this.tick(), Math.min(1_000, this.limits.heartbeatMs));
     this.ticker.unref();
-    if (!deps.shared) return;
-    deps.feed.subscribe(WATCH_CHANNEL, (p) => this.heardWatch(p));
-    deps.feed.subscribe(CLICKS_CHANNEL, (p) => this.heardClicks(p));
+    const { feed } = this.deps;
+    if (!this.deps.shared) return;
+    feed.subscribe(WATCH_CHANNEL, (p) => this.heardWatch(p));
+    feed.subscribe(CLICKS_CHANNEL, (p) => this.heardClicks(p));
     // A new instance (or one whose listener reconnected) asks who watches what, so that its clicks reach
     // streams elsewhere at once rather than after the next announcement.
     const ask = () => void this.publish(WATCH_CHANNEL, [askPayload(this.instance)]);
-    void deps.feed.listened().then(ask);
-    deps.feed.onResync(ask);
+    void feed.listened().then(ask);
+    feed.onResync(ask);
   }
 
   /** Whether clicks of this owner are wanted anywhere (after `active`, on the redirect path). */
@@ -286,7 +292,8 @@ export class LiveFeed {
 
   close(): void {
     this.closed = true;
-    clearInterval(this.ticker);
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = null;
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
     this.pending = [];

@@ -21,8 +21,6 @@ export interface ClicksDeps {
   log: Logger;
   /** Journal buffered clicks under DATA_DIR and replay what a killed server left (servers; CLI commands record no clicks). */
   journal: boolean;
-  /** Replay the journal and finish interrupted roll-ups now (false: the tables may not exist yet, `snip migrate`). */
-  recover: boolean;
   /** WORKERS=N on SQLite: the primary's writer, reached over IPC (src/cluster/remote-writer.ts). */
   writer?: ClickWriter;
   /** The writers' "stored" listeners (src/click-listeners.ts). */
@@ -58,7 +56,6 @@ export async function createClicks(deps: ClicksDeps): Promise<Clicks> {
     stored: deps.stored,
     journal: deps.journal && onDisk ? new ClickJournal(join(settings.dataDir, "click-journal"), log) : null,
   });
-  if (deps.recover) await clicks.recover();
   // Every read of clicks adds what the roll-ups hold back, or what is not committed yet (click-reads.ts).
   const reads = new ClickReads({ db: storage.db, heldBack: (nums) => clicks.heldBack(nums), uncommitted: (links) => clicks.uncommitted(links) });
   const stats = new StatsService({ db: storage.db, dialect: storage.dialect, clock, reads });

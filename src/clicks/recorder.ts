@@ -137,7 +137,11 @@ export class ClickRecorder {
     this.sealed = new SealedQueue({ db: deps.db, log: deps.log, journal: deps.journal, memoryMax: deps.memoryMax, counts: this.counts });
     this.marks = deps.sqlite === null && deps.journal === null ? { journal: randomBytes(12).toString("base64url"), next: 1, used: false } : null;
     this.open = this.newBatch();
-    this.scheduleRollup(deps.rollupMs);
+  }
+
+  /** Starts the periodic roll-ups (the context's start(); a recorder never started rolls up at close alone). */
+  start(): void {
+    if (!this.rollupTimer && !this.closed) this.scheduleRollup(this.deps.rollupMs);
   }
 
   /** The next periodic roll-up, `ms` from now; each schedules the next from its own duration. */

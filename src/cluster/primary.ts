@@ -115,5 +115,6 @@ export async function runPrimary(config: Readonly<Config>): Promise<void> {
   // SQLite: migrations, the replay of what a killed run journaled and the roll-ups' recovery happen here,
   // once, before any worker starts; then this context's click writer is the only one.
   const ctx = db.kind === "sqlite" ? await createContext(config, { log, clickJournal: config.clickJournal }) : null;
+  await ctx?.start();
   new Primary(config, log, ctx).start();
 }

@@ -20,17 +20,16 @@ export interface DomainsDeps {
   mailer: MailSender;
   /** A resolver per DNS check instead of node:dns with DNS_SERVERS (tests). */
   dns?: () => DnsLookup;
-  /** Load the custom hostnames now (false: the table may not exist yet, `snip migrate`). */
-  start: boolean;
 }
 
 export interface Domains {
   domains: DomainService;
   changes: DomainChanges;
+  /** Loaded by start() before the first request (the context's lifecycle, src/context.ts). */
   customHosts: CustomHosts;
 }
 
-export async function createDomains(deps: DomainsDeps): Promise<Domains> {
+export function createDomains(deps: DomainsDeps): Domains {
   const { settings, storage, log } = deps;
   const changes = new DomainChanges(storage.feed);
   const domains = new DomainService({
@@ -47,7 +46,5 @@ export async function createDomains(deps: DomainsDeps): Promise<Domains> {
     recheckMs: settings.domainRecheckMinutes * 60_000,
   });
   const customHosts = new CustomHosts(storage.db, changes, log);
-  // Loaded before the first request.
-  if (deps.start) await customHosts.start();
   return { domains, changes, customHosts };
 }

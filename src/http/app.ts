@@ -79,7 +79,7 @@ function requestLines(next: RequestListener, log: AppContext["log"]): RequestLis
   };
 }
 
-function withFastPath(fast: FastRedirect, ctx: AppContext, trust: Trust | null): FastifyServerFactory<RawServerDefault> {
+function withFastPath(fast: FastRedirect, ctx: Pick<AppContext, "config" | "log" | "tracing">, trust: Trust | null): FastifyServerFactory<RawServerDefault> {
   const { config, log } = ctx;
   return (handler, opts) => {
     // With tracing on, its listener puts spans around both (ops/trace-spans.ts); off, nothing of it runs.
@@ -251,7 +251,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
 export const DASHBOARD_CSP = HTML_CSP.replace("img-src 'self' data: blob:", "img-src 'self' data: blob: https:");
 
 /** The dashboard: built files from dist/web, index.html for "/" and every /app client route. */
-function registerDashboard(app: App, ctx: AppContext): void {
+function registerDashboard(app: App, ctx: Pick<AppContext, "config" | "log">): void {
   const index = join(ctx.config.webDir, "index.html");
   if (!existsSync(index)) {
     ctx.log.warn({ webDir: ctx.config.webDir }, "dashboard not built (run npm run build:web); serving the API only");

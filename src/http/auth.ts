@@ -34,10 +34,19 @@ declare module "fastify" {
   }
 }
 
+/** What reading a session takes. */
+export type SessionDeps = Pick<AppContext, "sessions">;
+/** What setting the session cookie takes (its lifetime, and Secure behind TLS). */
+export type CookieDeps = Pick<AppContext, "sessions" | "config">;
+/** What describing the browser of a request takes (its country from the trusted header or GEOIP_DB). */
+export type DeviceDeps = Pick<AppContext, "countries" | "config">;
+/** What admitting an operator takes: the session, and whether their second factor is required and set. */
+export type OperatorDeps = Pick<AppContext, "sessions" | "storage" | "config">;
+
 export const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const SESSION_ID_RE = /^[A-Za-z0-9_-]{43}$/;
 
-export function installSessionHooks(app: FastifyInstance, ctx: AppContext): void {
+export function installSessionHooks(app: FastifyInstance, ctx: SessionDeps): void {
   app.decorateRequest("sessionId", null);
   app.decorateRequest("userLookup", null);
   app.decorateRequest("signedInUser", null);
@@ -55,7 +64,7 @@ export function installSessionHooks(app: FastifyInstance, ctx: AppContext): void
   });
 }
 
-export function setSessionCookie(ctx: AppContext, reply: FastifyReply, sessionId: string, persistent: boolean): void {
+export function setSessionCookie(ctx: CookieDeps, reply: FastifyReply, sessionId: string, persistent: boolean): void {
   reply.setCookie(SESSION_COOKIE, sessionId, {
     httpOnly: true,
     sameSite: "lax",
@@ -66,7 +75,7 @@ export function setSessionCookie(ctx: AppContext, reply: FastifyReply, sessionId
 }
 
 /** Makes sure the visitor has a session id (signed out or in) and returns it. */
-export function ensureSession(ctx: AppContext, req: FastifyRequest, reply: FastifyReply): string {
+export function ensureSession(ctx: CookieDeps, req: FastifyRequest, reply: FastifyReply): string {
   if (!req.sessionId) {
     req.sessionId = ctx.sessions.newSessionId();
     req.userLookup = Promise.resolve(null);
@@ -75,7 +84,7 @@ export function ensureSession(ctx: AppContext, req: FastifyRequest, reply: Fasti
   return req.sessionId;
 }
 
-export function currentUser(ctx: AppContext, req: FastifyRequest): Promise<UserRow | null> {
+export function currentUser(ctx: SessionDeps, req: FastifyRequest): Promise<UserRow | null> {
   if (!req.userLookup) {
     req.userLookup = req.sessionId
       ? ctx.sessions.find(req.sessionId).then((found) => {
@@ -88,26 +97,26 @@ export function currentUser(ctx: AppContext, req: FastifyRequest): Promise<UserR
   return req.userLookup;
 }
 
-async function requireUser(ctx: AppContext, req: FastifyRequest): Promise<UserRow> {
+async function requireUser(ctx: SessionDeps, req: FastifyRequest): Promise<UserRow> {
   const user = await currentUser(ctx, req);
   if (!user) throw new DomainError("unauthenticated", "Sign in first");
   return user;
 }
 
 /** Browser, OS and country of the request, as the session list shows them (no address is kept). */
-export function deviceOf(ctx: AppContext, req: FastifyRequest): SessionDevice {
+export function deviceOf(ctx: DeviceDeps, req: FastifyRequest): SessionDevice {
   const ua = describeUserAgent(req.headers["user-agent"] ?? "");
   const country = ctx.countries.resolve(proxyCountry(req.raw, trustOf(ctx.config.trustProxy), ctx.config.countryHeader), req.ip);
   return { browser: ua.browser === "unknown" ? null : ua.browser, os: ua.os === "unknown" ? null : ua.os, country: country === "unknown" ? null : country };
 }
 
 /** Who is knocking at the door (src/auth/): the client address, the browser, and the browser's current session. */
-export function visitorOf(ctx: AppContext, req: FastifyRequest): Visitor {
+export function visitorOf(ctx: DeviceDeps, req: FastifyRequest): Visitor {
   return { ip: req.ip, device: deviceOf(ctx, req), sessionId: req.sessionId };
 }
 
 /** Sets the cookie of a session the door opened and returns its CSRF token (the id and token rotate at every sign-in). */
-export function startSession(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, opened: Opened): string {
+export function startSession(ctx: CookieDeps, req: FastifyRequest, reply: FastifyReply, opened: Opened): string {
   req.sessionId = opened.sessionId;
   req.userLookup = Promise.resolve(opened.user);
   setSessionCookie(ctx, reply, opened.sessionId, true);
@@ -115,7 +124,7 @@ export function startSession(ctx: AppContext, req: FastifyRequest, reply: Fastif
 }
 
 /** The signed-in request as the door's changes take it (sudo mode, activity, alerts). */
-export function sessionOf(ctx: AppContext, req: FastifyRequest, user: UserRow = activeUser(req)): SignedInSession {
+export function sessionOf(ctx: DeviceDeps, req: FastifyRequest, user: UserRow = activeUser(req)): SignedInSession {
   if (!req.sessionId) throw new DomainError("unauthenticated", "Sign in first");
   return { id: req.sessionId, user, reauthAt: req.sessionReauthAt, ip: req.ip, device: deviceOf(ctx, req) };
 }
@@ -124,7 +133,7 @@ export function sessionOf(ctx: AppContext, req: FastifyRequest, user: UserRow = 
  * An operator (users.is_admin), active: everyone else gets 403 forbidden, signed out 401 (docs/operator.md);
  * with OPERATOR_REQUIRE_2FA, one without a second factor 403 2fa_setup_required.
  */
-async function requireOperator(ctx: AppContext, req: FastifyRequest): Promise<UserRow> {
+async function requireOperator(ctx: OperatorDeps, req: FastifyRequest): Promise<UserRow> {
   const user = await requireUser(ctx, req);
   if (Number(user.is_admin) !== 1 || user.status !== "active") throw new DomainError("forbidden", "This needs an operator account");
   if ((await secondFactorDemand(ctx.storage.db, user, { operatorPolicy: ctx.config.operatorRequire2fa, teams: "none" })).missing) {
@@ -134,7 +143,7 @@ async function requireOperator(ctx: AppContext, req: FastifyRequest): Promise<Us
 }
 
 /** A hook that admits a signed-in user (401 unauthenticated otherwise), for signedIn(req) to read. */
-export function admitSignedIn(ctx: AppContext): (req: FastifyRequest) => Promise<void> {
+export function admitSignedIn(ctx: SessionDeps): (req: FastifyRequest) => Promise<void> {
   return async (req) => {
     req.signedInUser = await requireUser(ctx, req);
   };
@@ -159,12 +168,12 @@ async function guardedScope(
  * after the request's validation, so a signed-out request with a bad body still gets its 400 first.
  * Handlers read the user with signedIn(req) or, for writes, activeUser(req).
  */
-export function signedInRoutes(app: App, ctx: AppContext, routes: (scope: App) => Promise<void>): Promise<void> {
+export function signedInRoutes(app: App, ctx: SessionDeps, routes: (scope: App) => Promise<void>): Promise<void> {
   return guardedScope(app, "preHandler", admitSignedIn(ctx), routes);
 }
 
 /** Signed-in routes that take large bodies (imports): the check runs on request, before a body is read. */
-export function signedInBeforeBody(app: App, ctx: AppContext, routes: (scope: App) => Promise<void>): Promise<void> {
+export function signedInBeforeBody(app: App, ctx: SessionDeps, routes: (scope: App) => Promise<void>): Promise<void> {
   return guardedScope(app, "onRequest", admitSignedIn(ctx), routes);
 }
 
@@ -172,7 +181,7 @@ export function signedInBeforeBody(app: App, ctx: AppContext, routes: (scope: Ap
  * The operator console's routes: the check runs on request, before any body is read, so a non-operator
  * learns nothing more than 401 or 403. Handlers name the operator with operatorOf(req).
  */
-export function operatorRoutes(app: App, ctx: AppContext, routes: (scope: App) => Promise<void>): Promise<void> {
+export function operatorRoutes(app: App, ctx: OperatorDeps, routes: (scope: App) => Promise<void>): Promise<void> {
   return guardedScope(
     app,
     "onRequest",

@@ -20,6 +20,9 @@ declare module "fastify" {
   }
 }
 
+
+/** What admitting an API key takes: the keys, and their throttles on failures. */
+export type KeyDeps = Pick<AppContext, "apiKeys">;
 /** Query parameters that look like a credential: the key belongs in the Authorization header only. */
 const KEY_PARAM_RE = /^(?:key|api_key|apikey|api-key|token|access_token|bearer)$/i;
 const BEARER_RE = /^Bearer +(\S+) *$/i;
@@ -73,7 +76,7 @@ export function requireScope(req: FastifyRequest, caller: AuthenticatedKey): voi
 }
 
 /** The key and its account; a wrong key is refused (and counted against the address). Sets req.keyCaller. */
-export async function authenticateKey(ctx: AppContext, req: FastifyRequest, reply: FastifyReply): Promise<AuthenticatedKey> {
+export async function authenticateKey(ctx: KeyDeps, req: FastifyRequest, reply: FastifyReply): Promise<AuthenticatedKey> {
   reply.header("Cache-Control", "no-store");
   if (keyInQuery(req.query)) {
     throw new DomainError("invalid_request", "Never put an API key in a URL: send it in the Authorization header (Authorization: Bearer <key>) and revoke a key that has been in a link");
@@ -93,14 +96,14 @@ export async function authenticateKey(ctx: AppContext, req: FastifyRequest, repl
 }
 
 /** The account active, its plan with the external API (a key never grants what the plan does not), the key not throttled for failures. */
-export function keyAllowed(ctx: AppContext, caller: AuthenticatedKey, what: string): Promise<void> {
+export function keyAllowed(ctx: KeyDeps, caller: AuthenticatedKey, what: string): Promise<void> {
   if (caller.user.status !== "active") throw new DomainError("account_inactive", "The account of this API key is suspended");
   requireCapability(caller.user.plan, "external_api", what);
   return ctx.apiKeys.abuse.checkKey(caller.key.id);
 }
 
 /** An onRequest hook for a key route: key, scope, account, plan. */
-export function admitKey(ctx: AppContext, what: string): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
+export function admitKey(ctx: KeyDeps, what: string): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
   return async (req, reply) => {
     const caller = await authenticateKey(ctx, req, reply);
     requireScope(req, caller);

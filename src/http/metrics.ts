@@ -14,6 +14,9 @@ const LATENCY_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
 
 type Labels = Record<string, string>;
 
+/** The services whose counters and backlogs the metrics read at scrape time. */
+export type MetricsDeps = Pick<AppContext, "clickDeliveries" | "clicks" | "clock" | "domains" | "mailer" | "redirects" | "storage" | "streamPublisher">;
+
 export class Metrics {
   readonly registry = new client.Registry();
   private readonly outcomes = new Map<string, number>();
@@ -24,7 +27,7 @@ export class Metrics {
   /** The histogram's two series: an observation is a bucket search and three additions. */
   private readonly latency: Record<"fast" | "route", HistogramSeries>;
 
-  constructor(ctx: AppContext) {
+  constructor(ctx: MetricsDeps) {
     const r = this.registry;
     client.collectDefaultMetrics({ register: r });
     const help = "Time to answer a short link, by path (fast: cached, before the router; route: the router's redirect route)";

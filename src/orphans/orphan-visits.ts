@@ -47,7 +47,7 @@ export class OrphanVisits {
   private seenDay = "";
   private flushing: Promise<void> | null = null;
   private prunedDay = "";
-  private readonly timer: NodeJS.Timeout | null;
+  private timer: NodeJS.Timeout | null = null;
   /** Visits counted since start (metrics and tests). */
   counted = 0;
 
@@ -56,9 +56,13 @@ export class OrphanVisits {
     private readonly clock: Clock,
     readonly settings: OrphanSettings,
     private readonly onError: (err: unknown) => void = () => {},
-  ) {
-    this.timer = settings.enabled ? setInterval(() => void this.flush().catch(onError), FLUSH_MS) : null;
-    this.timer?.unref();
+  ) {}
+
+  /** Starts flushing the counts every FLUSH_MS (when enabled). */
+  start(): void {
+    if (this.timer || !this.settings.enabled) return;
+    this.timer = setInterval(() => void this.flush().catch(this.onError), FLUSH_MS);
+    this.timer.unref();
   }
 
   /** One request that matched no link: `host` is the links.domain ("" the main host). */
@@ -132,6 +136,7 @@ export class OrphanVisits {
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    this.timer = null;
     await this.flush().catch(this.onError);
   }
 }

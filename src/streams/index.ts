@@ -17,21 +17,20 @@ export interface StreamsDeps {
   clock: Clock;
   log: Logger;
   check: ReceiverCheck;
-  /** Start publishing now (false: the tables may not exist yet, `snip migrate`). */
-  start: boolean;
 }
 
 export interface Streams {
   streams: StreamService;
   publisher: StreamPublisher;
+  /** Starts publishing: the streams' table loaded, the outbox read (before the first request). */
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function createStreams(deps: StreamsDeps): Promise<Streams> {
+export function createStreams(deps: StreamsDeps): Streams {
   const { settings, storage, clock, log, check } = deps;
   const box = new SealedBox(settings.sessionSecret, "stream urls v1");
   const publisher = new StreamPublisher({ db: storage.db, settings: settings.stream, box, check, origin: settings.origin, log, now: () => clock.now() });
-  if (deps.start) await publisher.start();
   const streams = new StreamService({ db: storage.db, caps: deps.caps, clock, check, box });
-  return { streams, publisher, close: () => publisher.close() };
+  return { streams, publisher, start: () => publisher.start(), close: () => publisher.close() };
 }

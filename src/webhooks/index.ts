@@ -33,8 +33,6 @@ export interface WebhooksDeps {
   limits?: Partial<QueueLimits>;
   /** Tracing's span per delivery. */
   observe?: SenderOptions["observe"];
-  /** Load the subscriptions now (false: the table may not exist yet, `snip migrate`). */
-  start: boolean;
 }
 
 export interface Webhooks {
@@ -42,17 +40,18 @@ export interface Webhooks {
   clickDeliveries: ClickDeliveries;
   /** The SSRF guard's address check, which imports' sources use too. */
   receiverCheck: ReceiverCheck;
+  /** Loads the subscriptions (before the first request) and reloads them every so often. */
+  start(): Promise<void>;
   /** Stops listening, delivers what is queued, writes the delivery log, closes the connections. */
   close(): Promise<void>;
 }
 
-export async function createWebhooks(deps: WebhooksDeps): Promise<Webhooks> {
+export function createWebhooks(deps: WebhooksDeps): Webhooks {
   const { settings, storage, clock, log } = deps;
   if (settings.webhookAllowPrivate) log.warn("WEBHOOK_ALLOW_PRIVATE=true: webhooks may deliver to loopback and private addresses");
   const receiverCheck = new ReceiverCheck({ dnsServers: settings.dnsServers, allowPrivate: settings.webhookAllowPrivate });
   const box = new SecretBox(settings.sessionSecret);
   const directory = new WebhookDirectory({ db: storage.db, feed: storage.feed, box, log });
-  if (deps.start) await directory.start();
   const limits = { ...DEFAULT_QUEUE_LIMITS, ...deps.limits };
   const now = () => clock.now();
   const sender = new WebhookSender({ check: receiverCheck, now, ca: deps.ca, connections: limits.concurrency, observe: deps.observe });
@@ -64,6 +63,7 @@ export async function createWebhooks(deps: WebhooksDeps): Promise<Webhooks> {
     webhooks,
     clickDeliveries,
     receiverCheck,
+    start: () => directory.start(),
     async close() {
       directory.stop();
       await clickDeliveries.close();

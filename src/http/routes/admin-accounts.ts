@@ -6,7 +6,10 @@ import { AccountPageReply, AccountQuery, AccountReply, ConfirmEmailBody, UpdateA
 
 import { operatorOf } from "../auth.js";
 
-export async function adminAccountRoutes(app: App, ctx: AppContext): Promise<void> {
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "accountsAdmin">;
+
+export async function adminAccountRoutes(app: App, ctx: Deps): Promise<void> {
   app.get(
     "/api/admin/accounts",
     {

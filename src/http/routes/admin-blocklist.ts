@@ -8,8 +8,11 @@ import { BlockHostBody, BlockedHostReply, BlocklistQuery, BlocklistReply } from 
 
 import { operatorOf } from "../auth.js";
 
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "blocklistAdmin">;
+
 /** `scope`: the operator scope of routes/admin.ts (its hook has already refused non-operators). */
-export async function adminBlocklistRoutes(scope: App, ctx: AppContext): Promise<void> {
+export async function adminBlocklistRoutes(scope: App, ctx: Deps): Promise<void> {
   scope.get(
     "/api/admin/blocklist",
     {

@@ -6,7 +6,10 @@ import { AdminLinkPageReply, AdminLinkQuery, AdminLinkReply, DisableBulkBody, Di
 
 import { operatorOf } from "../auth.js";
 
-export async function adminLinkRoutes(app: App, ctx: AppContext): Promise<void> {
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "linkModeration">;
+
+export async function adminLinkRoutes(app: App, ctx: Deps): Promise<void> {
   app.get(
     "/api/admin/links",
     {

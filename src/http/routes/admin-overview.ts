@@ -5,7 +5,10 @@ import type { AppContext } from "../../context.js";
 import { errors } from "../../contract/common.js";
 import { OverviewReply } from "../../contract/admin.js";
 
-export async function adminOverviewRoutes(app: App, ctx: AppContext): Promise<void> {
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "adminOverview">;
+
+export async function adminOverviewRoutes(app: App, ctx: Deps): Promise<void> {
   app.get(
     "/api/admin/overview",
     {

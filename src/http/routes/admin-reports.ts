@@ -8,12 +8,15 @@ import { BanOwnerBody, ReportDisableLinkBody, ReportListQuery, ReportPageReply, 
 
 import { operatorOf } from "../auth.js";
 
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "reports">;
+
 /** Every field of these bodies is optional: a request without a body means {} (as for dismiss, which takes none). */
 async function noBodyIsEmpty(req: FastifyRequest): Promise<void> {
   if (req.body === undefined) req.body = {};
 }
 
-export async function adminReportRoutes(scope: App, ctx: AppContext): Promise<void> {
+export async function adminReportRoutes(scope: App, ctx: Deps): Promise<void> {
   scope.get(
     "/api/admin/reports",
     {

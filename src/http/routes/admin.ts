@@ -5,7 +5,7 @@ import type { AppContext } from "../../context.js";
 import { errors } from "../../contract/common.js";
 import { AuditPageReply, AuditQuery } from "../../contract/admin.js";
 
-import { operatorRoutes } from "../auth.js";
+import { type OperatorDeps, operatorRoutes } from "../auth.js";
 import { invalid } from "../../shared/errors.js";
 import { adminAccountRoutes } from "./admin-accounts.js";
 import { adminLinkRoutes } from "./admin-links.js";
@@ -15,6 +15,17 @@ import { adminReportRoutes } from "./admin-reports.js";
 import { adminBlocklistRoutes } from "./admin-blocklist.js";
 import { adminSsoRoutes } from "./sso.js";
 
+/** The services these routes use, and those of the console's parts: the compiler refuses any other. */
+type Deps = OperatorDeps &
+  Pick<AppContext, "audit"> &
+  Parameters<typeof adminOverviewRoutes>[1] &
+  Parameters<typeof adminOrphanRoutes>[1] &
+  Parameters<typeof adminAccountRoutes>[1] &
+  Parameters<typeof adminLinkRoutes>[1] &
+  Parameters<typeof adminReportRoutes>[1] &
+  Parameters<typeof adminBlocklistRoutes>[1] &
+  Parameters<typeof adminSsoRoutes>[1];
+
 /** A numeric keyset cursor (the audit log's ids), or invalid_request. */
 export function numericCursor(cursor: string | undefined): number | undefined {
   if (cursor === undefined || cursor === "") return undefined;
@@ -22,7 +33,7 @@ export function numericCursor(cursor: string | undefined): number | undefined {
   return Number(cursor);
 }
 
-export async function adminRoutes(app: App, ctx: AppContext): Promise<void> {
+export async function adminRoutes(app: App, ctx: Deps): Promise<void> {
   // After the /api scope's session and CSRF hooks, before parsing: a non-operator learns nothing more.
   await operatorRoutes(app, ctx, async (scope) => {
     scope.get(

@@ -10,7 +10,10 @@ import { LiveClickSchema, LiveQuery, LiveSkippedSchema } from "../../contract/li
 import { liveOwner, mayStillWatch, recentClicks } from "../../analytics/live-backlog.js";
 import { signedIn, signedInRoutes } from "../auth.js";
 
-export async function liveRoutes(app: App, ctx: AppContext): Promise<void> {
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "config" | "live" | "log" | "sessions" | "storage">;
+
+export async function liveRoutes(app: App, ctx: Deps): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
     scope.get(
       "/api/analytics/live",

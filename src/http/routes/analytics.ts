@@ -7,7 +7,10 @@ import { AnalyticsQuery, AnalyticsReply } from "../../contract/analytics.js";
 import { analyticsCsv, analyticsFilename } from "../../analytics/analytics-csv.js";
 import { signedIn, signedInRoutes } from "../auth.js";
 
-export async function analyticsRoutes(app: App, ctx: AppContext): Promise<void> {
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "analytics" | "sessions">;
+
+export async function analyticsRoutes(app: App, ctx: Deps): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
     scope.get(
       "/api/analytics",

@@ -24,7 +24,10 @@ import {
 } from "../auth.js";
 import { PENDING_TTL } from "../../security/two-factor.js";
 
-export async function authRoutes(app: App, ctx: AppContext): Promise<void> {
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "accounts" | "auth" | "config" | "countries" | "sessions">;
+
+export async function authRoutes(app: App, ctx: Deps): Promise<void> {
   app.get(
     "/api/auth/session",
     {

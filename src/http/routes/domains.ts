@@ -9,8 +9,11 @@ import { AddDomainBody, DomainListReply, DomainReply } from "../../contract/doma
 import { activeUser, signedIn, signedInRoutes } from "../auth.js";
 import { domainOrphanRoute } from "./orphans.js";
 
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "clock" | "domains" | "orphans" | "sessions" | "storage">;
+
 /** Routes under /api (session and CSRF). */
-export async function domainRoutes(app: App, ctx: AppContext): Promise<void> {
+export async function domainRoutes(app: App, ctx: Deps): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
     scope.get(
       "/api/domains",
@@ -81,7 +84,7 @@ export async function domainRoutes(app: App, ctx: AppContext): Promise<void> {
 }
 
 /** GET /tls/ask: outside /api (no session), asked by the TLS proxy before it gets a certificate. */
-export async function tlsAskRoute(app: App, ctx: AppContext): Promise<void> {
+export async function tlsAskRoute(app: App, ctx: Deps): Promise<void> {
   app.get(
     "/tls/ask",
     {

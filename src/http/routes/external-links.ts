@@ -9,6 +9,9 @@ import { LinkListQuery, LinkPageReply, LinkReply, UpdateLinkBody } from "../../c
 import { RangeQuery, StatsReply } from "../../contract/stats.js";
 import { admitKey, keyCaller, keyRoute } from "../key-auth.js";
 
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "apiKeys" | "links" | "stats">;
+
 export const EXTERNAL_LINKS_PATH = "/api/external/links";
 
 /** The list's filters without `owner`: a key reads its own account's links. */
@@ -16,7 +19,7 @@ const ExternalListQuery = Type.Omit(LinkListQuery, ["owner"], { additionalProper
 const tags = ["external api"];
 const security = [{ bearer: [] }];
 
-export async function externalLinkRoutes(app: App, ctx: AppContext): Promise<void> {
+export async function externalLinkRoutes(app: App, ctx: Deps): Promise<void> {
   const admit = admitKey(ctx, "The external API");
 
   app.get(

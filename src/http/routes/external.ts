@@ -13,6 +13,9 @@ import { ExportQuery } from "../../contract/imports.js";
 import { Type } from "typebox";
 import { sendExport } from "./imports.js";
 
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "apiKeys" | "clock" | "config" | "links" | "storage">;
+
 export const EXTERNAL_CREATE_PATH = "/api/external-create.php";
 
 /** Before a key is identified: the nominal quota (nothing is counted against an unknown caller). */
@@ -33,7 +36,7 @@ function limitedUntil(reply: FastifyReply, err: unknown): void {
 /** Every link of the key's account (docs/external-api.md, Export). */
 export const EXTERNAL_EXPORT_PATH = "/api/external-export";
 
-export async function externalRoutes(app: App, ctx: AppContext): Promise<void> {
+export async function externalRoutes(app: App, ctx: Deps): Promise<void> {
   /** Authentication, account, plan and limits: everything decided before the body is read. */
   async function admit(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     setWindowHeaders(reply, UNIDENTIFIED);

@@ -10,10 +10,13 @@ import { activeUser, signedIn, signedInBeforeBody, signedInRoutes } from "../aut
 import { exportLinks } from "../../imports/export.js";
 import { managedOwner } from "../../teams/access.js";
 
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "clock" | "config" | "imports" | "links" | "sessions" | "storage">;
+
 /** A file's text in JSON: escapes may double it, and the other fields are small. */
 const IMPORT_BODY_LIMIT = 2 * MAX_IMPORT_FILE_BYTES + 64 * 1024;
 
-export async function importRoutes(app: App, ctx: AppContext): Promise<void> {
+export async function importRoutes(app: App, ctx: Deps): Promise<void> {
   await signedInBeforeBody(app, ctx, async (scope) => {
     scope.post(
       "/api/imports/preview",
@@ -117,8 +120,11 @@ export async function importRoutes(app: App, ctx: AppContext): Promise<void> {
   });
 }
 
+/** What an export takes: the links, and the clock that dates its file. */
+export type ExportDeps = Pick<AppContext, "clock" | "storage" | "links" | "config">;
+
 /** Every link of an owner as a download (the dashboard's export, and the external API's). */
-export function sendExport(reply: FastifyReply, ctx: AppContext, ownerId: string, format: "csv" | "json"): FastifyReply {
+export function sendExport(reply: FastifyReply, ctx: ExportDeps, ownerId: string, format: "csv" | "json"): FastifyReply {
   const day = new Date(ctx.clock.now()).toISOString().slice(0, 10);
   return reply
     .type(format === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8")

@@ -7,7 +7,10 @@ import { errors } from "../../contract/common.js";
 import { CreateKeyBody, CreatedKeyReply, KeyListReply, KeyReply } from "../../contract/api-keys.js";
 import { sessionOf, signedIn, signedInRoutes } from "../auth.js";
 
-export async function keyRoutes(app: App, ctx: AppContext): Promise<void> {
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "apiKeys" | "auth" | "config" | "countries" | "sessions">;
+
+export async function keyRoutes(app: App, ctx: Deps): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
     scope.get(
       "/api/keys",

@@ -8,7 +8,10 @@ import { activeUser, currentUser, signedIn, signedInRoutes } from "../auth.js";
 import { CountrySourceReply, ResolveQuery, ResolveReply } from "../../contract/targeting.js";
 import { testVisit } from "../../redirect/test-visit.js";
 
-export async function linkRoutes(app: App, ctx: AppContext): Promise<void> {
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "clock" | "config" | "links" | "sessions" | "stats">;
+
+export async function linkRoutes(app: App, ctx: Deps): Promise<void> {
   app.post(
     "/api/links",
     {
@@ -145,7 +148,7 @@ export async function linkRoutes(app: App, ctx: AppContext): Promise<void> {
 }
 
 /** "Test a visit" (docs/api.md, Redirect rules). */
-function resolveRoute(scope: App, ctx: AppContext): void {
+function resolveRoute(scope: App, ctx: Deps): void {
   // How this server learns a visitor's country: a trusted proxy's header, GEOIP_DB, both, or neither.
   const { geoipDb, trustProxy } = ctx.config;
   const countrySource = (geoipDb ? (trustProxy ? "both" : "geoip") : trustProxy ? "header" : null) as "both" | "geoip" | "header" | null;

@@ -5,7 +5,10 @@ import type { AppContext } from "../../context.js";
 import { type Metrics, bearerMatches } from "../metrics.js";
 import { DomainError } from "../../shared/errors.js";
 
-export async function metricsRoutes(app: App, ctx: AppContext, metrics: Metrics): Promise<void> {
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "config">;
+
+export async function metricsRoutes(app: App, ctx: Deps, metrics: Metrics): Promise<void> {
   // Every 429 a route answers, by the route's pattern (the redirect route's own refusals included).
   app.addHook("onResponse", async (req, reply) => {
     if (reply.statusCode === 429) metrics.refused(req.routeOptions.url ?? "unknown");

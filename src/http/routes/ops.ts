@@ -7,10 +7,13 @@ import { unavailable } from "../errors.js";
 import { DomainError } from "../../shared/errors.js";
 import { SNIP_VERSION } from "../../ops/version.js";
 
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "clicks" | "clock" | "config" | "readiness" | "storage">;
+
 /** A database that does not answer `select 1` within this is reported unavailable (a hung connection, not only a refused one). */
 const HEALTH_TIMEOUT_MS = 2_000;
 
-export async function opsRoutes(app: App, ctx: AppContext): Promise<void> {
+export async function opsRoutes(app: App, ctx: Deps): Promise<void> {
   app.get(
     "/healthz",
     {

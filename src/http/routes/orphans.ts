@@ -8,12 +8,15 @@ import { OrphanQuery, OrphanReply } from "../../contract/orphans.js";
 import { orphanReport } from "../../orphans/orphan-report.js";
 import { signedIn } from "../auth.js";
 
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "clock" | "domains" | "orphans" | "redirects" | "storage">;
+
 const DEFAULT_DAYS = 30;
 /** Crawlable links listed per host at most (a robots.txt past 500 KiB is cut by crawlers anyway). */
 const MAX_ALLOWED = 10_000;
 
 /** Inside the operator scope (admin.ts). */
-export async function adminOrphanRoutes(app: App, ctx: AppContext): Promise<void> {
+export async function adminOrphanRoutes(app: App, ctx: Deps): Promise<void> {
   app.get(
     "/api/admin/orphan-visits",
     {
@@ -34,7 +37,7 @@ export async function adminOrphanRoutes(app: App, ctx: AppContext): Promise<void
 }
 
 /** Inside the signed-in scope of domains.ts: the owner's domain only (404 for anyone else's). */
-export function domainOrphanRoute(app: App, ctx: AppContext): void {
+export function domainOrphanRoute(app: App, ctx: Pick<AppContext, "domains" | "orphans" | "storage" | "clock">): void {
   app.get(
     "/api/domains/:id/orphan-visits",
     {
@@ -56,7 +59,7 @@ export function domainOrphanRoute(app: App, ctx: AppContext): void {
 }
 
 /** GET /robots.txt on the main host and every custom domain. */
-export async function robotsRoute(app: App, ctx: AppContext): Promise<void> {
+export async function robotsRoute(app: App, ctx: Deps): Promise<void> {
   app.get("/robots.txt", { schema: { hide: true } }, async (req, reply) => {
     const domain = ctx.redirects.domainFor(req.hostname);
     const rows = await ctx.storage.db

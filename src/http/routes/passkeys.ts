@@ -19,6 +19,9 @@ import {
 import { DomainError } from "../../shared/errors.js";
 import { sessionOf, signedIn, signedInRoutes, startSession, visitorOf } from "../auth.js";
 
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "auth" | "config" | "countries" | "passkeys" | "sessions">;
+
 const TAGS = ["passkeys"];
 
 /** The session id the ceremony's challenge is bound to; state-changing routes have one once CSRF passed. */
@@ -27,7 +30,7 @@ function binding(req: FastifyRequest): string {
   return req.sessionId;
 }
 
-export async function passkeyRoutes(app: App, ctx: AppContext): Promise<void> {
+export async function passkeyRoutes(app: App, ctx: Deps): Promise<void> {
   app.post(
     "/api/auth/passkeys/login/options",
     {

@@ -9,7 +9,10 @@ import { OkSchema, errors } from "../../contract/common.js";
 import { ChangePasswordBody, DeleteAccountBody, ProfileBody, SignedOutReply, UserReply } from "../../contract/accounts.js";
 import { activeUser, sessionOf, setSessionCookie, signedIn, signedInRoutes } from "../auth.js";
 
-export async function profileRoutes(app: App, ctx: AppContext): Promise<void> {
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "accounts" | "accountsAdmin" | "auth" | "config" | "countries" | "sessions">;
+
+export async function profileRoutes(app: App, ctx: Deps): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
     scope.get(
       "/api/profile",

@@ -15,7 +15,10 @@ import { QrQuery } from "../../contract/qr.js";
 import { currentUser } from "../auth.js";
 import { wholeNumbersInQuery } from "../input-guard.js";
 
-export async function qrRoutes(app: App, ctx: AppContext): Promise<void> {
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "accounts" | "clock" | "config" | "redirects" | "sessions" | "storage">;
+
+export async function qrRoutes(app: App, ctx: Deps): Promise<void> {
   const qr = new QrService({ now: () => ctx.clock.now() });
   app.addHook("onClose", async () => qr.close());
   app.get(

@@ -9,7 +9,10 @@ import { iso } from "../../shared/clock.js";
 import { invalid } from "../../shared/errors.js";
 import { sessionOf, signedIn, signedInRoutes } from "../auth.js";
 
-export async function reauthRoutes(app: App, ctx: AppContext): Promise<void> {
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "auth" | "config" | "countries" | "sessions">;
+
+export async function reauthRoutes(app: App, ctx: Deps): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
     scope.post(
       "/api/auth/reauth",

@@ -11,6 +11,9 @@ import { errors } from "../../contract/common.js";
 import { type Trust, proxyCountry } from "../proxy.js";
 import type { Metrics } from "../metrics.js";
 
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "config" | "orphans" | "redirects">;
+
 const FORM_LIMIT = 4096;
 
 /** Each refusal: the contract's status, code and message (JSON), and the page a browser gets, in words. */
@@ -108,7 +111,7 @@ function header(req: FastifyRequest, name: string): string {
   return (Array.isArray(v) ? v[0] : v) ?? "";
 }
 
-function visitOf(ctx: AppContext, trust: Trust | null, req: FastifyRequest, alias: string): Visit {
+function visitOf(ctx: Deps, trust: Trust | null, req: FastifyRequest, alias: string): Visit {
   const marked = takeQrMarker(req.url.includes("?") ? req.url.slice(req.url.indexOf("?") + 1, req.url.indexOf("?") + 2049) : "");
   return {
     host: req.hostname,
@@ -192,7 +195,7 @@ function postReferrer(req: FastifyRequest, ref: string | undefined): string {
 }
 
 /** `trust`: the trusted-proxy function Fastify was given (app.ts), for the country header. */
-export async function redirectRoutes(app: App, ctx: AppContext, trust: Trust | null, metrics: Pick<Metrics, "redirect"> | null): Promise<void> {
+export async function redirectRoutes(app: App, ctx: Deps, trust: Trust | null, metrics: Pick<Metrics, "redirect"> | null): Promise<void> {
   const answered = (req: FastifyRequest, reply: FastifyReply, visit: Visit, outcome: Outcome): FastifyReply => {
     metrics?.redirect(outcome.kind, "route", reply.elapsedTime / 1000);
     // A split's variant, remembered for this link's path (targeting.ts).

@@ -11,6 +11,9 @@ import { errors } from "../../contract/common.js";
 import { ReportFormBody, ReportFormQuery } from "../../contract/reports.js";
 import { sendError, toDomainError } from "../errors.js";
 
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "config" | "redirects" | "reportForm">;
+
 /** Room for 2,000 characters of details percent-encoded (up to 9 bytes each) and the other fields; nothing more. */
 export const REPORT_FORM_LIMIT = 32 * 1024;
 
@@ -33,7 +36,7 @@ function keptInput(body: unknown): { link?: string; reason?: string; details?: s
  * could otherwise file reports from its visitors' addresses (and use up their throttle). Browsers send
  * Origin on every POST; tools that send none are not browsers and gain nothing from forging it.
  */
-function checkOrigin(ctx: AppContext, req: FastifyRequest): void {
+function checkOrigin(ctx: Deps, req: FastifyRequest): void {
   const origin = req.headers.origin;
   if (origin === undefined) return;
   let host: string | null = null;
@@ -49,7 +52,7 @@ function checkOrigin(ctx: AppContext, req: FastifyRequest): void {
 }
 
 /** Refusals as pages for browsers (the form again for invalid input), as the contract's JSON for the rest. */
-async function refuse(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, err: unknown): Promise<FastifyReply> {
+async function refuse(ctx: Deps, req: FastifyRequest, reply: FastifyReply, err: unknown): Promise<FastifyReply> {
   const de = toDomainError(err);
   // A refused submission counts against the address's bound on failures (a 403 or 429 was never read).
   if (req.method === "POST" && (de.code === "invalid_request" || de.code === "payload_too_large")) {
@@ -85,7 +88,7 @@ async function refuse(ctx: AppContext, req: FastifyRequest, reply: FastifyReply,
   }
 }
 
-export async function reportRoutes(app: App, ctx: AppContext): Promise<void> {
+export async function reportRoutes(app: App, ctx: Deps): Promise<void> {
   await app.register(async (plain) => {
     const scope = plain as unknown as App;
     // The form posts urlencoded; a parser of its own, small, for this scope only (as the link-password form).

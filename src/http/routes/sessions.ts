@@ -6,7 +6,10 @@ import { OkSchema, errors } from "../../contract/common.js";
 import { RevokedReply, SessionParams, SessionsReply, TeamPolicyBody, TeamPolicyReply } from "../../contract/security.js";
 import { sessionOf, signedIn, signedInRoutes } from "../auth.js";
 
-export async function sessionRoutes(app: App, ctx: AppContext): Promise<void> {
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "auth" | "config" | "countries" | "sessions" | "teamPolicy">;
+
+export async function sessionRoutes(app: App, ctx: Deps): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
     scope.get(
       "/api/auth/sessions",

@@ -9,6 +9,9 @@ import { operatorOf, sessionOf, signedIn, signedInRoutes, startSession, visitorO
 import { prefersJson } from "../pages.js";
 import { errorBody, toDomainError, STATUS_BY_CODE } from "../errors.js";
 
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "auth" | "config" | "countries" | "sessions" | "sso">;
+
 /** The state of a sign-in under way, in the browser that started it (the callback must come back to it). */
 const STATE_COOKIE = "snip_sso_state";
 /** Where the dashboard asked to land after the sign-in (a path under /app/ only: never another site). */
@@ -37,7 +40,7 @@ function refuse(req: FastifyRequest, reply: FastifyReply, err: unknown): Fastify
   return reply.redirect(`/app/login?${q}`, 302);
 }
 
-export async function ssoRoutes(app: App, ctx: AppContext): Promise<void> {
+export async function ssoRoutes(app: App, ctx: Deps): Promise<void> {
   app.get(
     "/api/auth/sso/options",
     { schema: { tags: ["auth"], summary: "What the sign-in page offers: the instance-wide provider's button, password sign-in and sign-up", response: { 200: SsoOptionsReply } } },
@@ -140,7 +143,7 @@ export async function ssoRoutes(app: App, ctx: AppContext): Promise<void> {
 }
 
 /** Inside the operator scope (routes/admin.ts). */
-export async function adminSsoRoutes(scope: App, ctx: AppContext): Promise<void> {
+export async function adminSsoRoutes(scope: App, ctx: Deps): Promise<void> {
   scope.get(
     "/api/admin/sso",
     { schema: { tags: ["operator"], summary: "Every Enterprise single sign-on connection with its owner and domains", response: { 200: AdminSsoListReply, ...errors(401, 403) } } },

@@ -8,9 +8,12 @@ import { errors } from "../../contract/common.js";
 import { RangeQuery, StatsReply } from "../../contract/stats.js";
 import { signedIn, signedInRoutes } from "../auth.js";
 
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "links" | "sessions" | "stats" | "storage">;
+
 const Params = Type.Object({ id: Type.String({ maxLength: 200 }) });
 
-export async function statsRoutes(app: App, ctx: AppContext): Promise<void> {
+export async function statsRoutes(app: App, ctx: Deps): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
     scope.get(
       "/api/links/:id/stats",

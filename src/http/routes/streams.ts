@@ -7,7 +7,10 @@ import { BROKER_KIND_NAMES } from "../../contract/broker-kinds.js";
 import { CreateStreamBody, StreamListReply, StreamReply, UpdateStreamBody } from "../../contract/streams.js";
 import { activeUser, signedIn, signedInRoutes } from "../auth.js";
 
-export async function streamRoutes(app: App, ctx: AppContext): Promise<void> {
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "sessions" | "streams">;
+
+export async function streamRoutes(app: App, ctx: Deps): Promise<void> {
   const noStore = { "Cache-Control": "no-store" };
 
   await signedInRoutes(app, ctx, async (scope) => {

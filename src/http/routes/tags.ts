@@ -6,7 +6,10 @@ import { IdParams, OkSchema, errors } from "../../contract/common.js";
 import { CreateTagBody, TagListReply, TagOwnerQuery, TagReply, UpdateTagBody } from "../../contract/tags.js";
 import { activeUser, signedIn, signedInRoutes } from "../auth.js";
 
-export async function tagRoutes(app: App, ctx: AppContext): Promise<void> {
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "sessions" | "tags">;
+
+export async function tagRoutes(app: App, ctx: Deps): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
     scope.get(
       "/api/tags",

@@ -7,9 +7,12 @@ import { OkSchema, errors } from "../../contract/common.js";
 import { InvitationPreviewReply, InvitationReply, InviteBody, MembershipReply, TeamReply, TokenBody } from "../../contract/teams.js";
 import { activeUser, currentUser, signedIn, signedInRoutes } from "../auth.js";
 
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "sessions" | "teams">;
+
 const Id = Type.String({ maxLength: 64 });
 
-export async function teamRoutes(app: App, ctx: AppContext): Promise<void> {
+export async function teamRoutes(app: App, ctx: Deps): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
     scope.get(
       "/api/team",

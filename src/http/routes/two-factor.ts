@@ -20,6 +20,9 @@ import { renderQrBytes } from "../../links/qr-render.js";
 import { secondFactorDemand } from "../../security/second-factor-policy.js";
 import { PENDING_COOKIE, PENDING_PATH, sessionOf, signedIn, signedInRoutes, startSession, visitorOf } from "../auth.js";
 
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "auth" | "config" | "countries" | "sessions" | "storage" | "twoFactor">;
+
 /** The otpauth URL as an SVG QR code, drawn by the same code as links' QR codes. */
 async function qrSvg(text: string): Promise<string> {
   const bytes = await renderQrBytes({ text, format: "svg", size: 240, design: { fg: "#000000", bg: "#ffffff", margin: 2, ecl: "M" }, logo: null });
@@ -29,7 +32,7 @@ async function qrSvg(text: string): Promise<string> {
 /** The pending sign-in cookie's value, when it is one at all. */
 const pendingToken = (cookie: string | undefined) => (cookie && cookie.length <= 100 ? cookie : undefined);
 
-export async function twoFactorRoutes(app: App, ctx: AppContext): Promise<void> {
+export async function twoFactorRoutes(app: App, ctx: Deps): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
     scope.get(
       "/api/auth/2fa",

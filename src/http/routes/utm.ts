@@ -6,7 +6,10 @@ import { IdParams, OkSchema, errors } from "../../contract/common.js";
 import { CreateUtmTemplateBody, UtmOwnerQuery, UtmTemplateListReply, UtmTemplateReply } from "../../contract/utm.js";
 import { activeUser, signedIn, signedInRoutes } from "../auth.js";
 
-export async function utmRoutes(app: App, ctx: AppContext): Promise<void> {
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "sessions" | "utm">;
+
+export async function utmRoutes(app: App, ctx: Deps): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
     scope.get(
       "/api/utm-templates",

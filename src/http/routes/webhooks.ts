@@ -15,7 +15,10 @@ import {
 } from "../../contract/webhooks.js";
 import { activeUser, signedIn, signedInRoutes } from "../auth.js";
 
-export async function webhookRoutes(app: App, ctx: AppContext): Promise<void> {
+/** The services these routes use: the compiler refuses any other. */
+type Deps = Pick<AppContext, "sessions" | "webhooks">;
+
+export async function webhookRoutes(app: App, ctx: Deps): Promise<void> {
   const noStore = { "Cache-Control": "no-store" };
 
   await signedInRoutes(app, ctx, async (scope) => {
