@@ -26,7 +26,18 @@ const FASTIFY_ONLY_IN_HTTP = {
  * (orphans/ reads clicks/ and links/; streams/ reads clicks/, links/ and webhooks/' receiver check). A new
  * feature folder gets a place here.
  */
-const FEATURE_LAYERS = [["mail"], ["accounts"], ["security"], ["teams", "clicks", "domains"], ["tags", "utm"], ["links"], ["webhooks", "analytics", "orphans"], ["redirect", "admin", "imports", "streams"], ["sso"], ["auth"]];
+const FEATURE_LAYERS = [
+  ["mail"],
+  ["accounts"],
+  ["security"],
+  ["teams", "clicks", "domains"],
+  ["tags", "utm"],
+  ["links"],
+  ["webhooks", "analytics", "orphans"],
+  ["redirect", "admin", "imports", "streams"],
+  ["sso"],
+  ["auth"],
+];
 const FEATURES = FEATURE_LAYERS.flat();
 
 /**
@@ -52,7 +63,14 @@ const FEATURE_EVENTS = {
  */
 const CONFIG = ["config.ts", "config-details.ts", "config-error.ts", "config-sso.ts", "config-stream.ts"];
 const BELOW_FEATURES = [["shared"], ["contract"], CONFIG, ["storage"]];
-const ABOVE_FEATURES = [["ops", "click-listeners.ts"], ["context.ts", "click-writer-thread.ts", "click-writer-thread-tsx.mjs"], ["http"], ["main.ts"], ["cluster", "cli-import.ts"], ["cli.ts"]];
+const ABOVE_FEATURES = [
+  ["ops", "click-listeners.ts"],
+  ["context.ts", "click-writer-thread.ts", "click-writer-thread-tsx.mjs"],
+  ["http"],
+  ["main.ts"],
+  ["cluster", "cli-import.ts"],
+  ["cli.ts"],
+];
 const SRC_LAYERS = [...BELOW_FEATURES, ...FEATURE_LAYERS, ...ABOVE_FEATURES];
 const src = (place) => `./src/${place}`;
 const TOP = ABOVE_FEATURES.flat().map(src);
@@ -94,11 +112,18 @@ const ZONES = [
       .filter((place) => !FEATURES.includes(place))
       .map((place) => ({
         target: src(place),
-        from: SRC_LAYERS.slice(i + 1).flat().map(src),
+        from: SRC_LAYERS.slice(i + 1)
+          .flat()
+          .map(src),
         message: FRAME_NOTES[place] ?? `${label(place)} may import only the places below it (eslint.config.js, SRC_LAYERS).`,
       })),
   ).filter((zone) => zone.from.length > 0),
-  { target: "./web", from: "./src", except: ["./contract"], message: "The dashboard talks to the server over HTTP: from src/ it imports only types of src/contract/." },
+  {
+    target: "./web",
+    from: "./src",
+    except: ["./contract"],
+    message: "The dashboard talks to the server over HTTP: from src/ it imports only types of src/contract/.",
+  },
   ...WEB_FEATURES.map((folder) => ({
     target: web(folder),
     from: [...WEB_FEATURES.filter((f) => f !== folder).map(web), "./web/src/main.tsx"],
@@ -147,7 +172,10 @@ export default tseslint.config(
       ...importX.flatConfigs.typescript.settings,
       // The projects named from this file's folder, not the process's (a copy of the tree linted from elsewhere).
       "import-x/resolver-next": [
-        createTypeScriptImportResolver({ project: ["tsconfig.json", "web/tsconfig.json"].map((p) => join(import.meta.dirname, p)), noWarnOnMultipleProjects: true }),
+        createTypeScriptImportResolver({
+          project: ["tsconfig.json", "web/tsconfig.json"].map((p) => join(import.meta.dirname, p)),
+          noWarnOnMultipleProjects: true,
+        }),
       ],
     },
     // basePath: the zones' paths from this file's folder too (the rule's default is the process's).

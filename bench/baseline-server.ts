@@ -18,7 +18,11 @@ for (const l of allLinks(count)) links.set(l.alias, { url: l.url, max: l.maxClic
 
 // Pages of the same size as the service's, so the password and 403 scenarios compare like with like.
 const FORM = passwordForm(false);
-const LIMIT = errorPage(403, { title: "Click limit reached", heading: "This link has reached its click limit", text: "Its owner allowed a set number of visits, and they have all been used." });
+const LIMIT = errorPage(403, {
+  title: "Click limit reached",
+  heading: "This link has reached its click limit",
+  text: "Its owner allowed a set number of visits, and they have all been used.",
+});
 
 const server = createServer((req, res) => {
   const entry = links.get((req.url ?? "/").slice(1));

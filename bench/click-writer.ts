@@ -80,7 +80,17 @@ async function run(name: ScenarioName, seed: string, dir: string): Promise<Resul
     for (let i = 0; i < perBatch && sent < clicks; i++, sent++) {
       const linkId = ids[sent % ids.length] as string;
       seen.add(linkId);
-      inputs.push({ linkId, linkNum: nums[sent % ids.length] as number, at: at++, userAgent: UA, referer: "", ip: "127.0.0.1", country: null, counted: false, destination: null });
+      inputs.push({
+        linkId,
+        linkNum: nums[sent % ids.length] as number,
+        at: at++,
+        userAgent: UA,
+        referer: "",
+        ip: "127.0.0.1",
+        country: null,
+        counted: false,
+        destination: null,
+      });
     }
     let t = cpuMs();
     await writer.write(batchOf(inputs));
@@ -125,7 +135,9 @@ function timeStatements(handle: SQLite.Database, name: string): void {
   process.on("exit", () => {
     console.log(`\n${name}: the writer's statements by wall time (ms, runs, µs per run)`);
     for (const [text, e] of [...times].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12)) {
-      console.log(`${e.ms.toFixed(0).padStart(7)} ${String(e.runs).padStart(8)} ${((e.ms * 1000) / e.runs).toFixed(1).padStart(8)}  ${text.replace(/\s+/g, " ").slice(0, 100)}`);
+      console.log(
+        `${e.ms.toFixed(0).padStart(7)} ${String(e.runs).padStart(8)} ${((e.ms * 1000) / e.runs).toFixed(1).padStart(8)}  ${text.replace(/\s+/g, " ").slice(0, 100)}`,
+      );
     }
   });
 }
@@ -159,7 +171,17 @@ async function runPg(url: string): Promise<void> {
             const inputs: ClickInput[] = [];
             for (let i = 0; i < perBatch && sent < clicks; i++, sent++) {
               const linkId = ids[sent % ids.length] as string;
-              inputs.push({ linkId, linkNum: nums.get(linkId) as number, at: at++, userAgent: UA, referer: "", ip: "127.0.0.1", country: null, counted: false, destination: null });
+              inputs.push({
+                linkId,
+                linkNum: nums.get(linkId) as number,
+                at: at++,
+                userAgent: UA,
+                referer: "",
+                ip: "127.0.0.1",
+                country: null,
+                counted: false,
+                destination: null,
+              });
             }
             // As the recorder writes when the writer is behind: the queued batches together, up to --merge clicks.
             queued.push(batchOf(inputs));
@@ -184,18 +206,24 @@ async function runPg(url: string): Promise<void> {
           const stored = Number((await sql<{ n: number }>`SELECT sum(click_count)::bigint AS n FROM links`.execute(db)).rows[0]!.n);
           if (stored !== clicks) throw new Error(`${name}: ${stored} clicks counted, ${clicks} written`);
           results.push({ name, nodeMs, pgMs: pgUs / 1000, rollupMs, wallMs });
-          log(`${name}: node ${((nodeMs * 1000) / clicks).toFixed(2)} µs/click, PostgreSQL ${(pgUs / clicks).toFixed(2)} µs/click, ${Math.round((clicks * 1000) / wallMs)} clicks/s`);
+          log(
+            `${name}: node ${((nodeMs * 1000) / clicks).toFixed(2)} µs/click, PostgreSQL ${(pgUs / clicks).toFixed(2)} µs/click, ${Math.round((clicks * 1000) / wallMs)} clicks/s`,
+          );
         }
       }
     }
     const us = (ms: number) => ((ms * 1000) / clicks).toFixed(2);
-    console.log(`\nclick writer (PostgreSQL), ${clicks.toLocaleString("en")} clicks over ${linkCount.toLocaleString("en")} links, batches of ${perBatch} merged up to ${merge} clicks, mean of 2 rounds`);
+    console.log(
+      `\nclick writer (PostgreSQL), ${clicks.toLocaleString("en")} clicks over ${linkCount.toLocaleString("en")} links, batches of ${perBatch} merged up to ${merge} clicks, mean of 2 rounds`,
+    );
     console.log("scenario  node µs/click  PostgreSQL µs/click  total µs/click  stored clicks/s");
     for (const name of ["hot", "zipf"]) {
       const rs = results.filter((r) => r.name === name);
       const mean = (f: (r: (typeof rs)[number]) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
       const rate = Math.round((clicks * 1000) / mean((r) => r.wallMs));
-      console.log(`${name.padEnd(8)}  ${us(mean((r) => r.nodeMs)).padStart(13)}  ${us(mean((r) => r.pgMs)).padStart(19)}  ${us(mean((r) => r.nodeMs + r.pgMs)).padStart(14)}  ${String(rate).padStart(15)}`);
+      console.log(
+        `${name.padEnd(8)}  ${us(mean((r) => r.nodeMs)).padStart(13)}  ${us(mean((r) => r.pgMs)).padStart(19)}  ${us(mean((r) => r.nodeMs + r.pgMs)).padStart(14)}  ${String(rate).padStart(15)}`,
+      );
     }
   } finally {
     await db.destroy();
@@ -226,7 +254,9 @@ try {
     const raw = rs.reduce((a, r) => a + r.rawMs, 0) / rs.length;
     const roll = rs.reduce((a, r) => a + r.rollupMs, 0) / rs.length;
     total[name] = raw + roll;
-    console.log(`${name.padEnd(8)}  ${String(rs[0]!.distinct).padStart(14)}  ${us(raw).padStart(12)}  ${us(roll).padStart(16)}  ${us(raw + roll).padStart(14)}`);
+    console.log(
+      `${name.padEnd(8)}  ${String(rs[0]!.distinct).padStart(14)}  ${us(raw).padStart(12)}  ${us(roll).padStart(16)}  ${us(raw + roll).padStart(14)}`,
+    );
   }
   console.log(`zipf / hot cost per click: ${(total.zipf! / total.hot!).toFixed(2)}`);
 } finally {

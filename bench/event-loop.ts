@@ -69,7 +69,9 @@ async function qr(): Promise<void> {
     const drawOne = async (i: number) => {
       for (;;) {
         const k = n++;
-        const r = await fetch(`${server.url}/api/qr/${i % 2 ? "qr-a" : "qr-b"}?format=png&size=${2048 - (k % 1000)}`, { headers: { "x-forwarded-for": `10.9.${k >> 8 & 255}.${k & 255}` } });
+        const r = await fetch(`${server.url}/api/qr/${i % 2 ? "qr-a" : "qr-b"}?format=png&size=${2048 - (k % 1000)}`, {
+          headers: { "x-forwarded-for": `10.9.${(k >> 8) & 255}.${k & 255}` },
+        });
         await r.arrayBuffer();
         if (r.status === 200) return;
         await sleep(100);
@@ -89,7 +91,9 @@ async function qr(): Promise<void> {
     const d = { p99: median(drawing.map((s) => s.delayP99Ms)), redirect: median(drawing.map((s) => s.redirectMedianMs)) };
     console.log(`qr (median of ${ROUNDS} rounds; the test used to assert p99 < 200 ms and median redirect < 100 ms while drawing)`);
     console.log(`  event-loop delay p99: quiet ${q.p99.toFixed(1)} ms, drawing ${d.p99.toFixed(1)} ms, ratio ${(d.p99 / q.p99).toFixed(2)}`);
-    console.log(`  median redirect:      quiet ${q.redirect.toFixed(2)} ms, drawing ${d.redirect.toFixed(2)} ms, ratio ${(d.redirect / q.redirect).toFixed(2)}`);
+    console.log(
+      `  median redirect:      quiet ${q.redirect.toFixed(2)} ms, drawing ${d.redirect.toFixed(2)} ms, ratio ${(d.redirect / q.redirect).toFixed(2)}`,
+    );
   } finally {
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -98,7 +102,8 @@ async function qr(): Promise<void> {
 
 async function blocklist(): Promise<void> {
   const lines: string[] = [];
-  for (let i = 0; i < 100_000; i++) lines.push(i % 3 === 0 ? `0.0.0.0 host-${i}.bad.example` : i % 3 === 1 ? `https://h${i}.phish.example/login` : `site-${i}.example # note`);
+  for (let i = 0; i < 100_000; i++)
+    lines.push(i % 3 === 0 ? `0.0.0.0 host-${i}.bad.example` : i % 3 === 1 ? `https://h${i}.phish.example/login` : `site-${i}.example # note`);
   const text = lines.join("\n");
   const blocks: number[] = [];
   const whole: number[] = [];

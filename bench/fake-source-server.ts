@@ -6,7 +6,8 @@ import { startFakeSource } from "../test/helpers/fake-sources.js";
 
 const links = Number(process.argv[2]);
 const perLink = Number(process.argv[3]);
-if (!Number.isInteger(links) || links < 1 || !Number.isInteger(perLink) || perLink < 0) throw new Error("usage: fake-source-server.ts <links> <visits per link>");
+if (!Number.isInteger(links) || links < 1 || !Number.isInteger(perLink) || perLink < 0)
+  throw new Error("usage: fake-source-server.ts <links> <visits per link>");
 
 const fake = await startFakeSource("shlink", { links, visitsPerLink: () => perLink, record: false });
 const served = { links: 0, visits: 0, other: 0 };

@@ -44,7 +44,8 @@ const GOAL_S = 180;
 const MAX_S = argv["max-seconds"] === undefined ? Infinity : Number(argv["max-seconds"]);
 const EMAIL = "import-bench@example.com";
 const PASSWORD = "import bench password 1";
-if (!Number.isInteger(LINKS) || LINKS < 1 || !Number.isInteger(PER_LINK) || PER_LINK < 0 || !(RATE >= 0)) throw new Error("--links, --visits-per-link, --rate: whole numbers");
+if (!Number.isInteger(LINKS) || LINKS < 1 || !Number.isInteger(PER_LINK) || PER_LINK < 0 || !(RATE >= 0))
+  throw new Error("--links, --visits-per-link, --rate: whole numbers");
 
 process.on("exit", killAll);
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
@@ -110,7 +111,9 @@ async function backendPids(url: string | undefined): Promise<number[]> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    return (await c.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")).rows.map((r) => r.pid);
+    return (await c.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")).rows.map(
+      (r) => r.pid,
+    );
   } finally {
     await c.end();
   }
@@ -147,10 +150,14 @@ async function follow(api: ApiClient, id: string, onRead: (read: number) => void
 }
 
 function createAccount(env: Record<string, string>): void {
-  const made = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src", "cli.ts"), "user", "create", "--email", EMAIL, "--password", PASSWORD, "--plan", "business", "--verified"], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-  });
+  const made = spawnSync(
+    process.execPath,
+    ["--import", "tsx", join(ROOT, "src", "cli.ts"), "user", "create", "--email", EMAIL, "--password", PASSWORD, "--plan", "business", "--verified"],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    },
+  );
   if (made.status !== 0) throw new Error(`user create failed: ${made.stderr}`);
 }
 
@@ -169,7 +176,11 @@ async function runImport(server: ServerChild, fake: ServerChild, token: string, 
   if ((await api.login(EMAIL, PASSWORD)).status !== 200) throw new Error("login failed");
   let imported = 0;
   const rss = new RssSampler(server.pid);
-  const redirects = new PacedRedirects(server.url, RATE, pickImported(() => imported));
+  const redirects = new PacedRedirects(
+    server.url,
+    RATE,
+    pickImported(() => imported),
+  );
   const cpu0 = { server: cpuTimeUs(server.pid)?.all ?? 0, fake: cpuTimeUs(fake.pid)?.all ?? 0 };
   const pg0 = processesCpuUs(await backendPids(pgUrl));
   const busy = await busyShare(1_000);
@@ -184,20 +195,32 @@ async function runImport(server: ServerChild, fake: ServerChild, token: string, 
   // The backends' CPU: what the import's statements (and the redirects' clicks) cost PostgreSQL.
   const pg1 = processesCpuUs(await backendPids(pgUrl));
   const pgUs = pgUrl ? [...pg1].reduce((sum, [pid, us]) => sum + us - (pg0.get(pid) ?? 0), 0) : null;
-  const cpu = { server: ((cpuTimeUs(server.pid)?.all ?? 0) - cpu0.server) / 1e6, fake: ((cpuTimeUs(fake.pid)?.all ?? 0) - cpu0.fake) / 1e6, pg: pgUs === null ? null : pgUs / 1e6 };
+  const cpu = {
+    server: ((cpuTimeUs(server.pid)?.all ?? 0) - cpu0.server) / 1e6,
+    fake: ((cpuTimeUs(fake.pid)?.all ?? 0) - cpu0.fake) / 1e6,
+    pg: pgUs === null ? null : pgUs / 1e6,
+  };
   return { job, seconds, redirects: tally, rss, cpu, busy };
 }
 
 function printRun(r: RunResult): void {
   const c = r.job.counts;
-  console.log(`\ntotal ${r.seconds.toFixed(1)} s (goal for 100,000 links: < ${GOAL_S} s): ${n(Math.round(c.read / r.seconds))} links/s, ${n(Math.round(c.visits / r.seconds))} visits/s`);
-  console.log(`counts: read ${n(c.read)}, created ${n(c.created)}, skipped ${n(c.skipped)}, failed ${n(c.failed)}, visits ${n(c.visits)}; state ${r.job.state}${r.job.error ? ` (${r.job.error})` : ""}`);
-  console.log(`CPU during the import: server ${r.cpu.server.toFixed(1)} s (${((100 * r.cpu.server) / r.seconds).toFixed(0)}% of a core), fake Shlink ${r.cpu.fake.toFixed(1)} s${r.cpu.pg === null ? "" : `, PostgreSQL backends ${r.cpu.pg.toFixed(1)} s`}; per link: server ${((1000 * r.cpu.server) / Math.max(1, c.read)).toFixed(2)} ms${r.cpu.pg === null ? "" : `, PostgreSQL ${((1000 * r.cpu.pg) / Math.max(1, c.read)).toFixed(2)} ms`}; machine busy before the start ${r.busy === null ? "?" : (100 * r.busy).toFixed(0) + "%"}`);
+  console.log(
+    `\ntotal ${r.seconds.toFixed(1)} s (goal for 100,000 links: < ${GOAL_S} s): ${n(Math.round(c.read / r.seconds))} links/s, ${n(Math.round(c.visits / r.seconds))} visits/s`,
+  );
+  console.log(
+    `counts: read ${n(c.read)}, created ${n(c.created)}, skipped ${n(c.skipped)}, failed ${n(c.failed)}, visits ${n(c.visits)}; state ${r.job.state}${r.job.error ? ` (${r.job.error})` : ""}`,
+  );
+  console.log(
+    `CPU during the import: server ${r.cpu.server.toFixed(1)} s (${((100 * r.cpu.server) / r.seconds).toFixed(0)}% of a core), fake Shlink ${r.cpu.fake.toFixed(1)} s${r.cpu.pg === null ? "" : `, PostgreSQL backends ${r.cpu.pg.toFixed(1)} s`}; per link: server ${((1000 * r.cpu.server) / Math.max(1, c.read)).toFixed(2)} ms${r.cpu.pg === null ? "" : `, PostgreSQL ${((1000 * r.cpu.pg) / Math.max(1, c.read)).toFixed(2)} ms`}; machine busy before the start ${r.busy === null ? "?" : (100 * r.busy).toFixed(0) + "%"}`,
+  );
   const at = (f: number) => {
     const s = r.rss.at(f);
     return s ? `${mb(s.rss)} at ${s.t.toFixed(0)} s` : "?";
   };
-  console.log(`server memory: peak RSS (VmHWM) ${mb(r.rss.peak)}; RSS first ${at(0)}, 25% ${at(0.25)}, middle ${at(0.5)}, 75% ${at(0.75)}, last ${at(1)} (${r.rss.samples.length} samples)`);
+  console.log(
+    `server memory: peak RSS (VmHWM) ${mb(r.rss.peak)}; RSS first ${at(0)}, 25% ${at(0.25)}, middle ${at(0.5)}, 75% ${at(0.75)}, last ${at(1)} (${r.rss.samples.length} samples)`,
+  );
   const t = r.redirects;
   console.log(
     `redirects during the import: ${n(t.sent)} sent over ${t.seconds.toFixed(0)} s (${(t.sent / Math.max(1, t.seconds)).toFixed(0)}/s, target ${RATE}/s), ${n(t.ok)} right 302s, ${t.errors} errors; ` +
@@ -227,7 +250,8 @@ function verdict(r: RunResult, stored: { sum: number; rows: number; links: numbe
 function printProfile(dir: string): void {
   const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")) : [];
   const threads = files.map((f) => summarise(join(dir, f))).sort((a, b) => b.totalMs - b.idleMs - (a.totalMs - a.idleMs));
-  for (const [i, s] of threads.slice(0, 2).entries()) console.log(`\n--- CPU profile of the server, ${i === 0 ? "busiest" : "second busiest"} thread ---\n${formatSummary(s, 30)}`);
+  for (const [i, s] of threads.slice(0, 2).entries())
+    console.log(`\n--- CPU profile of the server, ${i === 0 ? "busiest" : "second busiest"} thread ---\n${formatSummary(s, 30)}`);
 }
 
 async function main(): Promise<boolean> {
@@ -244,10 +268,17 @@ async function main(): Promise<boolean> {
     ...dbEnv,
   };
   try {
-    console.log(`bench:import: ${n(LINKS)} links x ${PER_LINK} visits = ${n(LINKS * PER_LINK)} visits from the fake Shlink into ${argv.pg ? "PostgreSQL" : "SQLite"}, redirects at ${RATE}/s`);
+    console.log(
+      `bench:import: ${n(LINKS)} links x ${PER_LINK} visits = ${n(LINKS * PER_LINK)} visits from the fake Shlink into ${argv.pg ? "PostgreSQL" : "SQLite"}, redirects at ${RATE}/s`,
+    );
     createAccount(env);
     const fake = await startChild({ name: "fake-shlink", script: join(BENCH_DIR, "fake-source-server.ts"), args: [String(LINKS), String(PER_LINK)] });
-    const server = await startChild({ name: "snip", script: join(BENCH_DIR, "snip-server.ts"), env, nodeFlags: argv.profile ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [] });
+    const server = await startChild({
+      name: "snip",
+      script: join(BENCH_DIR, "snip-server.ts"),
+      env,
+      nodeFlags: argv.profile ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [],
+    });
     let run: RunResult;
     try {
       // The fake's default token (test/helpers/fake-sources.ts).

@@ -50,7 +50,15 @@ async function side(journal: "on" | "off"): Promise<Side> {
   mkdirSync(dataDir);
   const file = join(dataDir, "snip.db");
   copyFileSync(seed, file);
-  const env = { DATA_DIR: dataDir, DATABASE_URL: `sqlite:${file}`, PORT: "0", HOST: "127.0.0.1", BASE_URL: "http://127.0.0.1", LOG_LEVEL: "warn", CLICK_JOURNAL: journal };
+  const env = {
+    DATA_DIR: dataDir,
+    DATABASE_URL: `sqlite:${file}`,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    BASE_URL: "http://127.0.0.1",
+    LOG_LEVEL: "warn",
+    CLICK_JOURNAL: journal,
+  };
   const child = await startChild({ name: `snip-journal-${journal}`, script: join(import.meta.dirname, "snip-server.ts"), env });
   return { journal, child, file, main: [], all: [], rps: [], p99: [], sent302: 0 };
 }
@@ -82,7 +90,11 @@ for (let p = 0; p < pairs; p++) {
   for (const s of order) await burst(s, requests, true);
   log(
     `pair ${String(p + 1).padStart(2)}: ` +
-      [on, off].map((s) => `${s.journal.padEnd(3)} ${s.rps.at(-1)!.toFixed(0).padStart(6)} req/s main ${s.main.at(-1)!.toFixed(1)} µs all ${s.all.at(-1)!.toFixed(1)} µs`).join("  |  ") +
+      [on, off]
+        .map(
+          (s) => `${s.journal.padEnd(3)} ${s.rps.at(-1)!.toFixed(0).padStart(6)} req/s main ${s.main.at(-1)!.toFixed(1)} µs all ${s.all.at(-1)!.toFixed(1)} µs`,
+        )
+        .join("  |  ") +
       `  main on/off ${(on.main.at(-1)! / off.main.at(-1)!).toFixed(3)}`,
   );
 }
@@ -100,5 +112,7 @@ for (const s of [on, off]) {
 }
 for (const k of ["main", "all", "rps"] as const) {
   const r = ratios(k).sort((a, b) => a - b);
-  console.log(`on/off ${k.padEnd(4)}: median ${median(r).toFixed(3)}, pairs ${r[0]!.toFixed(3)}-${r.at(-1)!.toFixed(3)} (middle half ${r[Math.floor(r.length / 4)]!.toFixed(3)}-${r[Math.ceil((3 * r.length) / 4) - 1]!.toFixed(3)})`);
+  console.log(
+    `on/off ${k.padEnd(4)}: median ${median(r).toFixed(3)}, pairs ${r[0]!.toFixed(3)}-${r.at(-1)!.toFixed(3)} (middle half ${r[Math.floor(r.length / 4)]!.toFixed(3)}-${r[Math.ceil((3 * r.length) / 4) - 1]!.toFixed(3)})`,
+  );
 }

@@ -47,7 +47,9 @@ for (let i = 0; i < rounds; i++) {
   await after();
   tAfter += performance.now() - t;
 }
-console.log(`password sign-in without 2FA: route steps before the door ${(tBefore / rounds).toFixed(2)} ms, the door ${(tAfter / rounds).toFixed(2)} ms, ratio door/before ${(tAfter / tBefore).toFixed(3)} (${rounds} rounds each)`);
+console.log(
+  `password sign-in without 2FA: route steps before the door ${(tBefore / rounds).toFixed(2)} ms, the door ${(tAfter / rounds).toFixed(2)} ms, ratio door/before ${(tAfter / tBefore).toFixed(3)} (${rounds} rounds each)`,
+);
 
 // One TOTP check as /api/auth/2fa/verify makes it: open the sealed secret, match the code within one step of drift.
 const box = new SealedBox("bench-secret-".padEnd(48, "x"), "totp secrets v1");

@@ -121,7 +121,6 @@ if (args.workers !== undefined) {
   process.exit(0);
 }
 
-
 const TARGET_LABEL: Record<TargetKind, string> = {
   baseline: "baseline node:http",
   sqlite: "snip SQLite",
@@ -284,7 +283,8 @@ async function probe(t: TargetRun, path: string): Promise<void> {
 
 async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBench | null, workRoot: string): Promise<ScenarioResult> {
   const scenario = buildScenario(name, opts.links);
-  if (scenario.userAgents && args["split-agents"] !== undefined) scenario.userAgents = scenario.userAgents.slice(0, Math.max(1, num(args["split-agents"], 256)));
+  if (scenario.userAgents && args["split-agents"] !== undefined)
+    scenario.userAgents = scenario.userAgents.slice(0, Math.max(1, num(args["split-agents"], 256)));
   const destLink = scenario.destinations?.linkId;
   log(`scenario ${name}: ${scenario.title}${toolFor(scenario) !== loadTool ? " (load: autocannon)" : ""}`);
   const workDir = join(workRoot, name);
@@ -317,7 +317,12 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     freshLoad: [],
     freshAfter: [],
   });
-  starts.push(mk("baseline", startChild({ name: "baseline", script: join(BENCH_DIR, "baseline-server.ts"), args: [String(opts.links)], nodeFlags: nodeFlags("baseline") })));
+  starts.push(
+    mk(
+      "baseline",
+      startChild({ name: "baseline", script: join(BENCH_DIR, "baseline-server.ts"), args: [String(opts.links)], nodeFlags: nodeFlags("baseline") }),
+    ),
+  );
 
   const snipEnv = (dataDir: string, databaseUrl: string) => ({
     DATA_DIR: dataDir,
@@ -335,7 +340,14 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     mkdirSync(dataDir, { recursive: true });
     const file = join(dataDir, "snip.db");
     copyFileSync(sqliteSeedFile, file);
-    const child = startChild({ name: `snip-${kind}`, script: join(BENCH_DIR, "snip-server.ts"), args: blocklistArgs, env: { ...snipEnv(dataDir, `sqlite:${file}`), ...extraEnv }, nodeFlags: nodeFlags(kind), timeoutMs: 180_000 });
+    const child = startChild({
+      name: `snip-${kind}`,
+      script: join(BENCH_DIR, "snip-server.ts"),
+      args: blocklistArgs,
+      env: { ...snipEnv(dataDir, `sqlite:${file}`), ...extraEnv },
+      nodeFlags: nodeFlags(kind),
+      timeoutMs: 180_000,
+    });
     starts.push(mk(kind, child).then((t) => Object.assign(t, { sqliteFile: file })));
   };
   if (opts.scenarios.includes(name)) {
@@ -353,7 +365,18 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     pgBefore = await pg.totals(destLink);
     const dataDir = join(workDir, "pg");
     mkdirSync(dataDir, { recursive: true });
-    starts.push(mk("postgres", startChild({ name: "snip-postgres", script: join(BENCH_DIR, "snip-server.ts"), args: blocklistArgs, env: snipEnv(dataDir, pg.url), nodeFlags: nodeFlags("postgres") })));
+    starts.push(
+      mk(
+        "postgres",
+        startChild({
+          name: "snip-postgres",
+          script: join(BENCH_DIR, "snip-server.ts"),
+          args: blocklistArgs,
+          env: snipEnv(dataDir, pg.url),
+          nodeFlags: nodeFlags("postgres"),
+        }),
+      ),
+    );
   }
   const targets = await Promise.all(starts);
   for (const t of targets) if (t.kind === "postgres") t.before = pgBefore;
@@ -370,7 +393,9 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     // With rules or a split, snip's Location is one of the scenario's destinations, the baseline's the link's url.
     const locations = scenario.destinations ? Object.keys(scenario.destinations.codes) : [scenario.host ? DOMAIN_URL : base.probe?.location];
     if (t.probe?.status !== base.probe?.status || !locations.includes(t.probe?.location ?? undefined)) {
-      log(`WARNING ${TARGET_LABEL[t.kind]} answered ${t.probe?.status} ${t.probe?.location ?? ""}, baseline ${base.probe?.status} ${base.probe?.location ?? ""}`);
+      log(
+        `WARNING ${TARGET_LABEL[t.kind]} answered ${t.probe?.status} ${t.probe?.location ?? ""}, baseline ${base.probe?.status} ${base.probe?.location ?? ""}`,
+      );
     }
   }
 
@@ -411,7 +436,9 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
       }
       log(
         `  round ${r + 1} ${TARGET_LABEL[t.kind].padEnd(19)}` +
-          (t.cpuPerReq.length > r ? ` CPU ${(t.cpuPerReq[r] as number).toFixed(1).padStart(6)} µs/req (main thread ${(t.mainCpuPerReq[r] as number).toFixed(1)})` : "") +
+          (t.cpuPerReq.length > r
+            ? ` CPU ${(t.cpuPerReq[r] as number).toFixed(1).padStart(6)} µs/req (main thread ${(t.mainCpuPerReq[r] as number).toFixed(1)})`
+            : "") +
           `  ${res.rps.toFixed(0).padStart(7)} req/s  p50 ${res.p50.toFixed(2)} ms  p99 ${res.p99.toFixed(2)} ms` +
           (t.pgCpuPerReq.length > r ? `  PostgreSQL server ${(t.pgCpuPerReq[r] as number).toFixed(1)} µs/req` : "") +
           (end === null ? "" : `  at its end ${fmtInt(end.pendingClicks ?? 0)} clicks buffered, heap ${mb(end.heapUsed)}${gcText(end)}`) +
@@ -513,7 +540,9 @@ function derive(t: TargetRun, s: Scenario): Derived {
   const dest = s.destinations && t.totals && t.before ? checkDestinations(s, t.locations, t.before.destinations, t.totals.destinations, t.inFlightBound) : null;
   if (t.exitCode !== 0 && t.kind !== "baseline") clicksOk = false;
   const seen = (xs: Array<number | null>) => xs.filter((x): x is number => x !== null);
-  const fresh = t.fresh ? { load: seen(t.freshLoad), after: seen(t.freshAfter), lost: [...t.freshLoad, ...t.freshAfter].filter((x) => x === null).length } : null;
+  const fresh = t.fresh
+    ? { load: seen(t.freshLoad), after: seen(t.freshAfter), lost: [...t.freshLoad, ...t.freshAfter].filter((x) => x === null).length }
+    : null;
   return { rps, p50, p99, errors: unexpected + t.socketErrors, sent302, clicksOk, clicksText, limitsOk, dest, fresh };
 }
 
@@ -533,7 +562,21 @@ function printScenario(res: ScenarioResult): void {
   const { scenario } = res;
   const base = derive(res.targets[0] as TargetRun, scenario);
   const rows: string[][] = [
-    ["target", "CPU µs/req", "CPU ratio", "req/s", "p50 ms", "p99 ms", "errors", "rps ratio", "p99 ratio", "fresh ms load p50/max", "after", "302s sent", "clicks stored (sum click_count / rows)"],
+    [
+      "target",
+      "CPU µs/req",
+      "CPU ratio",
+      "req/s",
+      "p50 ms",
+      "p99 ms",
+      "errors",
+      "rps ratio",
+      "p99 ratio",
+      "fresh ms load p50/max",
+      "after",
+      "302s sent",
+      "clicks stored (sum click_count / rows)",
+    ],
   ];
   const baseCpu = cpuOf(res.targets[0] as TargetRun);
   for (const t of res.targets) {
@@ -564,7 +607,8 @@ function printScenario(res: ScenarioResult): void {
     const perRound = t.rounds.map((r) => fmtInt(r.rps)).join(" / ");
     // Each round against the baseline's round just before it: how far the machine's noise moves the ratio.
     const baseRounds = (res.targets[0] as TargetRun).rounds;
-    const paired = t.kind === "baseline" ? "" : ` (round by round ${t.rounds.map((r, i) => (r.rps / (baseRounds[i]?.rps ?? NaN)).toFixed(2)).join(" / ")} of the baseline)`;
+    const paired =
+      t.kind === "baseline" ? "" : ` (round by round ${t.rounds.map((r, i) => (r.rps / (baseRounds[i]?.rps ?? NaN)).toFixed(2)).join(" / ")} of the baseline)`;
     let extra = "";
     if (t.kind !== "baseline" && t.stats) {
       extra = `; backlog after the load ${fmtInt(t.stats.pendingClicks ?? 0)} clicks, written in ${(t.settleS ?? 0).toFixed(1)} s; peak RSS ${mb(t.stats.vmHwm)}, heap ${mb(t.stats.heapUsed)}, cached links ${fmtInt(t.stats.cachedLinks ?? 0)}, exit ${t.exitCode}`;
@@ -572,7 +616,9 @@ function printScenario(res: ScenarioResult): void {
       extra = `; RSS ${mb(t.stats.rss)}`;
     }
     const pgCpu = t.pgCpuPerReq.length > 0 ? `; PostgreSQL server CPU ${t.pgCpuPerReq.map((x) => x.toFixed(1)).join(" / ")} µs/req` : "";
-    console.log(`  ${TARGET_LABEL[t.kind]}: rounds ${perRound} req/s${paired}${pgCpu}; all answers ${statuses}${t.fresh ? ` (+ ${fmtInt(t.fresh.redirects)} freshness probe 302s)` : ""}${t.socketErrors ? `, socket errors ${t.socketErrors}` : ""}${extra}`);
+    console.log(
+      `  ${TARGET_LABEL[t.kind]}: rounds ${perRound} req/s${paired}${pgCpu}; all answers ${statuses}${t.fresh ? ` (+ ${fmtInt(t.fresh.redirects)} freshness probe 302s)` : ""}${t.socketErrors ? `, socket errors ${t.socketErrors}` : ""}${extra}`,
+    );
     if (t.fill) {
       const baseFill = (res.targets[0] as TargetRun).fill;
       console.log(
@@ -582,13 +628,17 @@ function printScenario(res: ScenarioResult): void {
     }
     if (t.fresh) {
       const d = derive(t, scenario);
-      console.log(`    freshness: ${t.freshLoad.length} samples under load (${freshText(d)} ms), after it ${t.freshAfter.map((x) => (x === null ? "lost" : `${fmtInt(x)} ms`)).join(" / ")}`);
+      console.log(
+        `    freshness: ${t.freshLoad.length} samples under load (${freshText(d)} ms), after it ${t.freshAfter.map((x) => (x === null ? "lost" : `${fmtInt(x)} ms`)).join(" / ")}`,
+      );
     }
     const dest = derive(t, scenario).dest;
     if (dest) console.log(`    per-destination clicks = Locations received: ${dest.text}`);
     if (scenario.name === "limited-403" && t.totals) {
       const l = t.totals.limited;
-      console.log(`    small limits held: ${l.filter((x) => x.count <= x.max).length}/${l.length} (${l.map((x) => `${fmtInt(x.count)}/${fmtInt(x.max)}`).join(", ")})`);
+      console.log(
+        `    small limits held: ${l.filter((x) => x.count <= x.max).length}/${l.length} (${l.map((x) => `${fmtInt(x.count)}/${fmtInt(x.max)}`).join(", ")})`,
+      );
     }
   }
 }
@@ -617,7 +667,10 @@ function verdicts(results: ScenarioResult[]): Verdict[] {
   }
   const zs = get("zipf", "sqlite");
   if (zs && hs) {
-    out.push({ line: `${opts.links.toLocaleString("en")} links Zipf, SQLite: ${(zs.rps / hs.rps).toFixed(2)} of the one-hot-link figure (goal >= 0.9)`, ok: zs.rps >= 0.9 * hs.rps });
+    out.push({
+      line: `${opts.links.toLocaleString("en")} links Zipf, SQLite: ${(zs.rps / hs.rps).toFixed(2)} of the one-hot-link figure (goal >= 0.9)`,
+      ok: zs.rps >= 0.9 * hs.rps,
+    });
     const zb = get("zipf", "baseline");
     if (zb && hb) {
       // The baseline loses rate on the Zipf path list too (the load generator cycles 100,000 requests,
@@ -670,7 +723,10 @@ function verdicts(results: ScenarioResult[]): Verdict[] {
     const base = get(name, "baseline");
     if (sq && base && hr !== null) {
       const r = sq.rps / base.rps;
-      out.push({ line: `${what}, SQLite: ratio to baseline ${r.toFixed(2)} = ${(r / hr).toFixed(2)} of the plain link's ${hr.toFixed(2)} (goal >= 0.95)`, ok: r >= 0.95 * hr });
+      out.push({
+        line: `${what}, SQLite: ratio to baseline ${r.toFixed(2)} = ${(r / hr).toFixed(2)} of the plain link's ${hr.toFixed(2)} (goal >= 0.95)`,
+        ok: r >= 0.95 * hr,
+      });
     } else {
       out.push({ line: `${what}, SQLite: ratio not measured (run it with hot)`, ok: null });
     }
@@ -687,7 +743,13 @@ function verdicts(results: ScenarioResult[]): Verdict[] {
     const t = r?.targets.find((x) => x.kind === kind);
     return r && t ? { cpu: cpuOf(t), ...derive(t, r.scenario) } : null;
   };
-  out.push(...cpuGoals(results.map((r) => r.scenario.name), figures, opts.links));
+  out.push(
+    ...cpuGoals(
+      results.map((r) => r.scenario.name),
+      figures,
+      opts.links,
+    ),
+  );
   // Freshness: a click shows in the API's click_count within a second, under load, in every scenario.
   for (const r of results) {
     for (const t of r.targets) {
@@ -705,7 +767,10 @@ function verdicts(results: ScenarioResult[]): Verdict[] {
     }
   }
   const fails = failures(results);
-  out.push({ line: `every scenario and target: 0 errors, clicks stored = 302s sent, limits held (${fails.length} failures, see below)`, ok: fails.length === 0 });
+  out.push({
+    line: `every scenario and target: 0 errors, clicks stored = 302s sent, limits held (${fails.length} failures, see below)`,
+    ok: fails.length === 0,
+  });
   return out;
 }
 

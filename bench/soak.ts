@@ -56,7 +56,10 @@ process.on("exit", killAll);
 // ---- set-up: receivers, server, user, links, webhooks ------------------------------------------
 
 async function startReceivers(keyFile: string, certFile: string): Promise<{ child: ChildProcess; ports: number[]; received(): Promise<number> }> {
-  const child = fork(join(BENCH_DIR, "webhook-receivers.ts"), [keyFile, certFile, String(HOOKS)], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(join(BENCH_DIR, "webhook-receivers.ts"), [keyFile, certFile, String(HOOKS)], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   const ask = <T>(msg: object, type: string) =>
     new Promise<T>((resolve) => {
       const on = (m: { type?: string }) => {
@@ -87,10 +90,27 @@ const env: Record<string, string> = {
   WEBHOOK_ALLOW_PRIVATE: "true",
   NODE_EXTRA_CA_CERTS: ca.caFile,
 };
-const made = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src", "cli.ts"), "user", "create", "--email", "soak@example.com", "--password", "soak password 1", "--plan", "business", "--verified"], {
-  cwd: ROOT,
-  env: { ...process.env, ...env },
-});
+const made = spawnSync(
+  process.execPath,
+  [
+    "--import",
+    "tsx",
+    join(ROOT, "src", "cli.ts"),
+    "user",
+    "create",
+    "--email",
+    "soak@example.com",
+    "--password",
+    "soak password 1",
+    "--plan",
+    "business",
+    "--verified",
+  ],
+  {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+  },
+);
 if (made.status !== 0) throw new Error(`user create failed: ${made.stderr}`);
 const server = await startChild({ name: "snip", script: join(BENCH_DIR, "snip-server.ts"), env, timeoutMs: 300_000 });
 const api = new ApiClient(server.url);
@@ -110,7 +130,9 @@ for (const p of receivers.ports) {
   const r = await api.post("/api/webhooks", { name: `soak ${p}`, url: `https://127.0.0.1:${p}/hook` });
   if (r.status !== 201) throw new Error(`webhook create failed: ${r.text}`);
 }
-log(`${links.length} links, ${HOOKS} webhooks on receivers answering in 1-3 s; ${RATE} redirects/s, ${READS_PER_S} dashboard reads/s, ${EDITS_PER_S} edits/s; ${SAMPLES} x ${SAMPLE_MS / 1000} s`);
+log(
+  `${links.length} links, ${HOOKS} webhooks on receivers answering in 1-3 s; ${RATE} redirects/s, ${READS_PER_S} dashboard reads/s, ${EDITS_PER_S} edits/s; ${SAMPLES} x ${SAMPLE_MS / 1000} s`,
+);
 
 // ---- traffic ------------------------------------------------------------------------------------
 
@@ -170,7 +192,9 @@ let edit = 0;
 async function linkEdit(): Promise<void> {
   const link = someLink();
   // A new destination each time: the link's cache entry is dropped and its next visit reads it again.
-  const r = await api.patch(`/api/links/${link.id}`, { url: `https://example.com/soak/edited/${edit++}` }).catch((err: Error) => ({ status: 0, text: err.message }));
+  const r = await api
+    .patch(`/api/links/${link.id}`, { url: `https://example.com/soak/edited/${edit++}` })
+    .catch((err: Error) => ({ status: 0, text: err.message }));
   total.edits++;
   if (r.status !== 200) fail(`PATCH /api/links/${link.id}: ${r.status} ${r.text.slice(0, 200)}`);
 }
@@ -228,8 +252,12 @@ interface Sample {
 const mb = (b: number) => (b / 1024 / 1024).toFixed(1);
 const samples: Sample[] = [];
 const unit = smoke ? "10 s sample" : "minute";
-console.log(`\nsoak: ${SAMPLES} x ${unit}, SQLite, ${LINKS} links (Zipf 1.1), ${RATE} redirects/s, ${READS_PER_S} dashboard reads/s, ${EDITS_PER_S} edits/s, ${HOOKS} webhooks to 1-3 s receivers, node ${process.version}\n`);
-console.log(`| ${smoke ? "10 s" : "minute"} | redirects/s | 302s | reads | edits | errors | webhook deliveries | RSS MB | heap MB | handles | event-loop delay p50 / p99 / max ms |`);
+console.log(
+  `\nsoak: ${SAMPLES} x ${unit}, SQLite, ${LINKS} links (Zipf 1.1), ${RATE} redirects/s, ${READS_PER_S} dashboard reads/s, ${EDITS_PER_S} edits/s, ${HOOKS} webhooks to 1-3 s receivers, node ${process.version}\n`,
+);
+console.log(
+  `| ${smoke ? "10 s" : "minute"} | redirects/s | 302s | reads | edits | errors | webhook deliveries | RSS MB | heap MB | handles | event-loop delay p50 / p99 / max ms |`,
+);
 console.log("|---|---|---|---|---|---|---|---|---|---|---|");
 
 await server.stats(); // resets the loop-delay histogram: set-up is not counted
@@ -278,7 +306,10 @@ function storedClicks(): { rows: number; counted: number } {
   const db = new SQLite(join(dataDir, "snip.db"), { readonly: true });
   try {
     const n = (q: string) => Number((db.prepare(q).get() as { n: number }).n);
-    return { rows: n("SELECT COUNT(*) AS n FROM clicks") + n("SELECT COUNT(*) AS n FROM click_staging"), counted: n("SELECT COALESCE(SUM(click_count), 0) AS n FROM links") };
+    return {
+      rows: n("SELECT COUNT(*) AS n FROM clicks") + n("SELECT COUNT(*) AS n FROM click_staging"),
+      counted: n("SELECT COALESCE(SUM(click_count), 0) AS n FROM links"),
+    };
   } finally {
     db.close();
   }
@@ -299,15 +330,27 @@ const rssFlat = rssTail <= Math.max(rssRef * 1.1, rssRef + 16 * 1024 * 1024);
 const handlesFlat = hTail <= Math.max(hRef * 1.1, hRef + 10);
 const enough = samples.length >= 6;
 
-console.log(`\ntotals: ${total.redirects} redirects (${total.sent302} answered 302), ${total.reads} dashboard reads, ${total.edits} edits, ${total.errors} errors; server exit ${exit}`);
-console.log(`webhooks: ${samples.reduce((n, s) => n + s.delivered, 0)} deliveries received, ${dropped} events dropped (queues full on slow receivers, as designed)`);
+console.log(
+  `\ntotals: ${total.redirects} redirects (${total.sent302} answered 302), ${total.reads} dashboard reads, ${total.edits} edits, ${total.errors} errors; server exit ${exit}`,
+);
+console.log(
+  `webhooks: ${samples.reduce((n, s) => n + s.delivered, 0)} deliveries received, ${dropped} events dropped (queues full on slow receivers, as designed)`,
+);
 if (total.behind > 0) console.log(`the server fell behind ${RATE} redirects/s in ${total.behind} ticks of 10 ms (redirects in flight at ${MAX_IN_FLIGHT})`);
-if (last?.handlesByType) console.log(`open handles at the end: ${Object.entries(last.handlesByType).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+if (last?.handlesByType)
+  console.log(
+    `open handles at the end: ${Object.entries(last.handlesByType)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
+  );
 for (const e of errorSamples) console.log(`  error: ${e}`);
 
 const verdicts: [string, boolean | null][] = [
   [`errors: ${total.errors} (goal 0)`, total.errors === 0],
-  [`clicks stored = 302s sent: ${stored.rows} rows, ${stored.counted} counted, ${total.sent302} 302s`, stored.rows === total.sent302 && stored.counted === total.sent302],
+  [
+    `clicks stored = 302s sent: ${stored.rows} rows, ${stored.counted} counted, ${total.sent302} 302s`,
+    stored.rows === total.sent302 && stored.counted === total.sent302,
+  ],
   [`server stopped cleanly (exit ${exit})`, exit === 0],
   [
     enough
@@ -315,7 +358,12 @@ const verdicts: [string, boolean | null][] = [
       : `RSS flat: needs 6 ${unit}s or more`,
     enough ? rssFlat : null,
   ],
-  [enough ? `handles flat after warm-up: last 3 ${unit}s ${hTail.toFixed(1)} against ${unit}s 3-5 ${hRef.toFixed(1)}` : `handles flat: needs 6 ${unit}s or more`, enough ? handlesFlat : null],
+  [
+    enough
+      ? `handles flat after warm-up: last 3 ${unit}s ${hTail.toFixed(1)} against ${unit}s 3-5 ${hRef.toFixed(1)}`
+      : `handles flat: needs 6 ${unit}s or more`,
+    enough ? handlesFlat : null,
+  ],
 ];
 console.log("\n=== verdict ===");
 for (const [line, ok] of verdicts) console.log(`${ok === null ? "SKIPPED   " : ok ? "PASS      " : "FAIL      "}  ${line}`);

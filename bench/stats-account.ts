@@ -27,7 +27,15 @@ const VALUES: Record<(typeof DIMENSIONS)[number], string[]> = {
   device: ["mobile", "desktop", "tablet", "bot"],
   os: ["iOS", "Android", "Windows", "Mac OS", "Linux", "unknown"],
   browser: ["Mobile Safari", "Chrome", "Safari", "Firefox", "Edge", "Samsung Browser", "bot"],
-  referrer: ["direct", "t.co", "www.google.com", "www.facebook.com", "l.instagram.com", "news.ycombinator.com", ...Array.from({ length: 30 }, (_, i) => `blog${i}.example.net`)],
+  referrer: [
+    "direct",
+    "t.co",
+    "www.google.com",
+    "www.facebook.com",
+    "l.instagram.com",
+    "news.ycombinator.com",
+    ...Array.from({ length: 30 }, (_, i) => `blog${i}.example.net`),
+  ],
 };
 
 type Totals = { clicks: number; bots: number; visitors: number; qr: number };
@@ -114,9 +122,23 @@ async function insert(ctx: AppContext, kind: keyof typeof TABLES, rows: unknown[
 
 async function seed(ctx: AppContext, ownerId: string, end: number): Promise<{ bigId: string }> {
   const created = end - (DAYS + 1) * 24 * H;
-  const links = Array.from({ length: LINKS }, (_, i) => ({ id: `bench${String(i).padStart(6, "0")}`, domain: "", alias: `b${i}`, url: `https://example.com/${i}`, owner_id: ownerId, created_at: created, updated_at: created }));
-  for (let i = 0; i < links.length; i += 1_000) await ctx.storage.db.insertInto("links").values(links.slice(i, i + 1_000)).execute();
-  const nums = new Map((await ctx.storage.db.selectFrom("links").select(["id", "num"]).where("owner_id", "=", ownerId).execute()).map((l) => [l.id, Number(l.num)]));
+  const links = Array.from({ length: LINKS }, (_, i) => ({
+    id: `bench${String(i).padStart(6, "0")}`,
+    domain: "",
+    alias: `b${i}`,
+    url: `https://example.com/${i}`,
+    owner_id: ownerId,
+    created_at: created,
+    updated_at: created,
+  }));
+  for (let i = 0; i < links.length; i += 1_000)
+    await ctx.storage.db
+      .insertInto("links")
+      .values(links.slice(i, i + 1_000))
+      .execute();
+  const nums = new Map(
+    (await ctx.storage.db.selectFrom("links").select(["id", "num"]).where("owner_id", "=", ownerId).execute()).map((l) => [l.id, Number(l.num)]),
+  );
   // The others' clicks: a Zipf-like share per link (link 1 the most), 9,000,000 in all.
   const weights = Array.from({ length: LINKS - 1 }, (_, i) => 1 / (i + 1) ** 0.8);
   const sum = weights.reduce((a, b) => a + b, 0);
@@ -162,7 +184,9 @@ export async function accountBench(engine: BenchEngine, env: Record<string, stri
   const { bigId } = await seed(ctx, user.id, end);
   const cookie = `${SESSION_COOKIE}=${await ctx.sessions.create(user.id)}`;
   await ctx.close();
-  console.log(`[${engine}] account: ${LINKS.toLocaleString("en")} links, ${(BIG + OTHERS).toLocaleString("en")} clicks over ${DAYS} days seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `[${engine}] account: ${LINKS.toLocaleString("en")} links, ${(BIG + OTHERS).toLocaleString("en")} clicks over ${DAYS} days seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
   return withSnipServer(env, async (server) => {
     const timed = async (path: string, check: (b: Record<string, unknown>) => boolean) => {
       const times: number[] = [];
@@ -179,14 +203,20 @@ export async function accountBench(engine: BenchEngine, env: Record<string, stri
     const cases: Array<[string, string, (b: Record<string, unknown>) => boolean]> = [
       ["account 30d (UTC, by day)", "/api/analytics?range=30d", total],
       ["account 30d (Europe/Paris, by hour)", "/api/analytics?range=30d&tz=Europe/Paris", total],
-      [`link of ${BIG.toLocaleString("en")} clicks, 24h by hour`, `/api/links/${bigId}/stats?range=24h`, (b) => (b.hourly as unknown[]).length === 24 && total(b)],
+      [
+        `link of ${BIG.toLocaleString("en")} clicks, 24h by hour`,
+        `/api/links/${bigId}/stats?range=24h`,
+        (b) => (b.hourly as unknown[]).length === 24 && total(b),
+      ],
     ];
     let ok = true;
     for (const [name, path, check] of cases) {
       const t = await timed(path, check);
       const met = pct(t, 95) < GOAL_MS;
       ok &&= met;
-      console.log(`[${engine}]   ${name.padEnd(42)} p50 ${pct(t, 50).toFixed(1)} ms  p95 ${pct(t, 95).toFixed(1)} ms  goal p95 < ${GOAL_MS} ms -> ${met ? "met" : "NOT met"}`);
+      console.log(
+        `[${engine}]   ${name.padEnd(42)} p50 ${pct(t, 50).toFixed(1)} ms  p95 ${pct(t, 95).toFixed(1)} ms  goal p95 < ${GOAL_MS} ms -> ${met ? "met" : "NOT met"}`,
+      );
     }
     return ok;
   });

@@ -24,8 +24,17 @@ const COUNTRIES = "US DE FR GB BR IN JP CA ES IT NL SE PL MX AU KR TR AR CH BE A
 const DEVICES = ["mobile", "desktop", "tablet", "bot"] as const;
 const OSES = ["iOS", "Android", "Windows", "Mac OS", "Linux", "Chrome OS", "unknown"];
 const BROWSERS = ["Mobile Safari", "Chrome", "Chrome WebView", "Safari", "Firefox", "Edge", "Samsung Browser", "Opera", "bot", "unknown"];
-const REFERRERS = ["direct", "t.co", "www.google.com", "www.facebook.com", "l.instagram.com", "www.linkedin.com", "news.ycombinator.com", "www.reddit.com",
-  ...Array.from({ length: 52 }, (_, i) => `blog${i}.example.net`)];
+const REFERRERS = [
+  "direct",
+  "t.co",
+  "www.google.com",
+  "www.facebook.com",
+  "l.instagram.com",
+  "www.linkedin.com",
+  "news.ycombinator.com",
+  "www.reddit.com",
+  ...Array.from({ length: 52 }, (_, i) => `blog${i}.example.net`),
+];
 
 type Click = Omit<ClickRow, "link_id" | "link_num">;
 
@@ -38,7 +47,23 @@ function* clicks(n: number, end: number, seed: number): Generator<Click> {
     if (new Date(at).getUTCDay() === 0 && r() < 0.4 && at - 86_400_000 >= start) at -= 86_400_000; // quieter Sundays
     const device = zipf(DEVICES, r);
     const bot = device === "bot";
-    yield { at, country: zipf(COUNTRIES, r), device, os: bot ? "unknown" : zipf(OSES, r), browser: bot ? "bot" : zipf(BROWSERS, r), referrer: zipf(REFERRERS, r), is_bot: bot ? 1 : 0, counted: 0, destination: null, new_visitor: 0, qr: 0, region: null, city: null, referrer_url: null, utm: null };
+    yield {
+      at,
+      country: zipf(COUNTRIES, r),
+      device,
+      os: bot ? "unknown" : zipf(OSES, r),
+      browser: bot ? "bot" : zipf(BROWSERS, r),
+      referrer: zipf(REFERRERS, r),
+      is_bot: bot ? 1 : 0,
+      counted: 0,
+      destination: null,
+      new_visitor: 0,
+      qr: 0,
+      region: null,
+      city: null,
+      referrer_url: null,
+      utm: null,
+    };
   }
 }
 
@@ -164,7 +189,9 @@ async function run(engine: BenchEngine, env: Record<string, string>): Promise<bo
   const seedMs = performance.now() - t0;
   const cookie = `${SESSION_COOKIE}=${await ctx.sessions.create(user.id)}`;
   await ctx.close();
-  console.log(`[${engine}] seeded ${BIG.toLocaleString("en")} + ${SMALL} clicks (${rows.toLocaleString("en")} breakdown rows) in ${(seedMs / 1000).toFixed(1)} s`);
+  console.log(
+    `[${engine}] seeded ${BIG.toLocaleString("en")} + ${SMALL} clicks (${rows.toLocaleString("en")} breakdown rows) in ${(seedMs / 1000).toFixed(1)} s`,
+  );
 
   return withSnipServer(env, async (server) => {
     const to = new Date(end).toISOString().slice(0, 10);
@@ -189,8 +216,14 @@ async function run(engine: BenchEngine, env: Record<string, string>): Promise<bo
       bigClicks = b.clicks;
       times.small.push((await get(small.id)).ms);
     }
-    const big50 = pct(times.big.sort((a, b) => a - b), 50);
-    const small50 = pct(times.small.sort((a, b) => a - b), 50);
+    const big50 = pct(
+      times.big.sort((a, b) => a - b),
+      50,
+    );
+    const small50 = pct(
+      times.small.sort((a, b) => a - b),
+      50,
+    );
     const ratio = big50 / small50;
     const f = (ms: number) => `${ms.toFixed(2)} ms`;
     console.log(`[${engine}] ${REQUESTS} requests each, range ${from}..${to} (${DAYS} days), ${bigClicks.toLocaleString("en")} clicks in range`);

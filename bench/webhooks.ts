@@ -30,8 +30,14 @@ function median(xs: number[]): number {
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 }
 
-async function startReceivers(keyFile: string, certFile: string): Promise<{ child: ChildProcess; ports: number[]; ask<T>(msg: object, type: string): Promise<T> }> {
-  const child = fork(join(BENCH_DIR, "webhook-receivers.ts"), [keyFile, certFile, String(HOOKS)], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+async function startReceivers(
+  keyFile: string,
+  certFile: string,
+): Promise<{ child: ChildProcess; ports: number[]; ask<T>(msg: object, type: string): Promise<T> }> {
+  const child = fork(join(BENCH_DIR, "webhook-receivers.ts"), [keyFile, certFile, String(HOOKS)], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   const ask = <T>(msg: object, type: string) =>
     new Promise<T>((resolve) => {
       const on = (m: { type?: string }) => {
@@ -63,10 +69,27 @@ const env: Record<string, string> = {
   NODE_EXTRA_CA_CERTS: ca.caFile,
   ...(process.env.BENCH_DATABASE_URL ? { DATABASE_URL: process.env.BENCH_DATABASE_URL } : {}),
 };
-const made = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "src", "cli.ts"), "user", "create", "--email", "bench@example.com", "--password", "bench password 1", "--plan", "business", "--verified"], {
-  cwd: ROOT,
-  env: { ...process.env, ...env },
-});
+const made = spawnSync(
+  process.execPath,
+  [
+    "--import",
+    "tsx",
+    join(ROOT, "src", "cli.ts"),
+    "user",
+    "create",
+    "--email",
+    "bench@example.com",
+    "--password",
+    "bench password 1",
+    "--plan",
+    "business",
+    "--verified",
+  ],
+  {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+  },
+);
 if (made.status !== 0) throw new Error(`user create failed: ${made.stderr}`);
 // BENCH_PROFILE=<dir>: the server writes a .cpuprofile there (summarise with bench/profile-summary.ts).
 const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_PROFILE] : [];
@@ -138,16 +161,24 @@ const cpu1 = cpuTimeUs(server.pid);
 const mOff = { rps: median(off.map((p) => p.load.rps)), p99: median(off.map((p) => p.load.p99)), cpu: median(off.map((p) => p.cpuUsPerReq)) };
 const mSlow = { rps: median(slow.map((p) => p.load.rps)), p99: median(slow.map((p) => p.load.p99)), cpu: median(slow.map((p) => p.cpuUsPerReq)) };
 const mb = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MB`;
-console.log(`\nwebhooks bench: ${REQUESTS} requests x ${ROUNDS} rounds per case, ${CONNECTIONS} connections, ${HOOKS} webhooks, ${env.DATABASE_URL ? "PostgreSQL" : "SQLite"}\n`);
+console.log(
+  `\nwebhooks bench: ${REQUESTS} requests x ${ROUNDS} rounds per case, ${CONNECTIONS} connections, ${HOOKS} webhooks, ${env.DATABASE_URL ? "PostgreSQL" : "SQLite"}\n`,
+);
 console.log("| case | rate (req/s, median) | p99 (ms) | server CPU per request (µs) | peak RSS after |");
 console.log("|---|---|---|---|---|");
 console.log(`| webhooks inactive | ${mOff.rps.toFixed(0)} | ${mOff.p99.toFixed(2)} | ${mOff.cpu.toFixed(1)} | ${mb(Math.max(...off.map((p) => p.peakRss)))} |`);
-console.log(`| 5 active, slow receivers (3 s) | ${mSlow.rps.toFixed(0)} | ${mSlow.p99.toFixed(2)} | ${mSlow.cpu.toFixed(1)} | ${mb(Math.max(...slow.map((p) => p.peakRss)))} |`);
-console.log(`\nrate ratio ${(mSlow.rps / mOff.rps).toFixed(3)} (goal >= 0.9), p99 ratio ${(mSlow.p99 / mOff.p99).toFixed(2)} (goal <= 2), peak RSS after warm-up ${mb(rssAfterWarmup)}, at the end ${mb(peakRssBytes(server.pid) ?? 0)}`);
+console.log(
+  `| 5 active, slow receivers (3 s) | ${mSlow.rps.toFixed(0)} | ${mSlow.p99.toFixed(2)} | ${mSlow.cpu.toFixed(1)} | ${mb(Math.max(...slow.map((p) => p.peakRss)))} |`,
+);
+console.log(
+  `\nrate ratio ${(mSlow.rps / mOff.rps).toFixed(3)} (goal >= 0.9), p99 ratio ${(mSlow.p99 / mOff.p99).toFixed(2)} (goal <= 2), peak RSS after warm-up ${mb(rssAfterWarmup)}, at the end ${mb(peakRssBytes(server.pid) ?? 0)}`,
+);
 console.log(`slow receivers: ${dropped} events dropped (queues full), as expected: ${ROUNDS * REQUESTS * HOOKS} offered`);
 // Server CPU of the fast phase beyond what its redirects cost without webhooks, per delivery made.
 const cpuPerDelivery = cpu0 && cpu1 ? (cpu1.all - cpu0.all - mOff.cpu * fastLoad.load.completed) / delivered : NaN;
-console.log(`fast receivers: ${delivered} deliveries in ${deliverySeconds.toFixed(1)} s = ${(delivered / deliverySeconds).toFixed(0)} deliveries/s while serving ${fastLoad.load.rps.toFixed(0)} redirects/s; server CPU per delivery ≈ ${cpuPerDelivery.toFixed(0)} µs`);
+console.log(
+  `fast receivers: ${delivered} deliveries in ${deliverySeconds.toFixed(1)} s = ${(delivered / deliverySeconds).toFixed(0)} deliveries/s while serving ${fastLoad.load.rps.toFixed(0)} redirects/s; server CPU per delivery ≈ ${cpuPerDelivery.toFixed(0)} µs`,
+);
 const ok = mSlow.rps >= 0.9 * mOff.rps && mSlow.p99 <= 2 * mOff.p99;
 console.log(ok ? "goals met" : "GOALS NOT MET");
 

@@ -45,7 +45,8 @@ export function progressLine(j: ImportJob): string {
 }
 
 export async function runImport(ctx: Pick<AppContext, "accounts" | "imports">, source: string, o: ImportOptions): Promise<number> {
-  if (!(IMPORT_SOURCE_NAMES as readonly string[]).includes(source)) throw new DomainError("invalid_request", `source must be one of ${IMPORT_SOURCE_NAMES.join(", ")}`);
+  if (!(IMPORT_SOURCE_NAMES as readonly string[]).includes(source))
+    throw new DomainError("invalid_request", `source must be one of ${IMPORT_SOURCE_NAMES.join(", ")}`);
   const user = await ctx.accounts.requireByEmail(o.email);
   const jobs = ctx.imports.jobs;
   const started = o.resume

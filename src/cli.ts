@@ -102,7 +102,9 @@ export function buildCli(): Command {
         let u = await ctx.accounts.create({ email: o.email, password: o.password, plan: o.plan, name: o.name, verified: o.verified });
         if (o.admin) u = await setOperator({ db: ctx.storage.db, clock: ctx.clock, audit: ctx.audit }, CLI_ACTOR, u.email, true);
         if (o.breakGlass) await ctx.sso.policy.markBreakGlass(u.id);
-        process.stdout.write(`created ${u.email} (${u.plan}${u.email_verified_at ? ", verified" : ""}${o.admin ? ", operator" : ""}${o.breakGlass ? ", break-glass" : ""}) id=${u.id}\n`);
+        process.stdout.write(
+          `created ${u.email} (${u.plan}${u.email_verified_at ? ", verified" : ""}${o.admin ? ", operator" : ""}${o.breakGlass ? ", break-glass" : ""}) id=${u.id}\n`,
+        );
       });
     });
   user

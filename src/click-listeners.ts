@@ -73,7 +73,19 @@ export function clickedListeners(s: ClickedServices): ClickedListeners {
       wants: (owner) => live.active && live.watches(owner),
       clicked: (e) => {
         const v = e.visit;
-        live.clicked({ owner: e.owner, at: e.at, linkId: e.link.id, alias: v.alias, domain: e.domain, userAgent: v.userAgent, referer: v.referer, ip: v.ip, country: v.country, qr: v.qr, destination: e.destination });
+        live.clicked({
+          owner: e.owner,
+          at: e.at,
+          linkId: e.link.id,
+          alias: v.alias,
+          domain: e.domain,
+          userAgent: v.userAgent,
+          referer: v.referer,
+          ip: v.ip,
+          country: v.country,
+          qr: v.qr,
+          destination: e.destination,
+        });
       },
     },
   ];

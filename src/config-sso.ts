@@ -80,7 +80,8 @@ export function ssoConfigOf(env: Env): SsoConfig {
   const raw = env.ENTERPRISE_MEMBERS_MAX?.trim();
   let max = 50;
   if (raw) {
-    if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 100_000) throw new ConfigError("ENTERPRISE_MEMBERS_MAX", `must be a whole number from 1 to 100000, got "${raw}"`);
+    if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 100_000)
+      throw new ConfigError("ENTERPRISE_MEMBERS_MAX", `must be a whole number from 1 to 100000, got "${raw}"`);
     max = Number(raw);
   }
   return { oidc: instanceOidc(env), enterpriseMembersMax: max };

@@ -22,7 +22,14 @@ export type DatabaseConfig = { kind: "sqlite"; file: string } | { kind: "postgre
 export type TrustProxy = false | true | number | string[];
 
 /** OTEL_TRACES_SAMPLER's values (the OpenTelemetry SDK's environment variables). */
-export const TRACE_SAMPLERS = ["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"] as const;
+export const TRACE_SAMPLERS = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio",
+] as const;
 
 /** OpenTelemetry tracing (docs/operations.md, Traces): on when an OTLP endpoint is set. */
 export interface TracingConfig {
@@ -113,7 +120,9 @@ export interface Config {
    * Settings read by modules of their own: `sso` OIDC_* and ENTERPRISE_MEMBERS_MAX (docs/sso.md); `details`
    * REDIRECT_STATUS, REDIRECT_MAX_AGE and ORPHAN_* (config-details.ts); `stream` STREAM_* (docs/stream.md).
    */
-  sso: SsoConfig; details: DetailsConfig; stream: StreamConfig;
+  sso: SsoConfig;
+  details: DetailsConfig;
+  stream: StreamConfig;
 }
 
 export { ConfigError };
@@ -200,7 +209,10 @@ function parseTrustProxy(raw: string | undefined): TrustProxy {
   if (raw === undefined || raw === "" || raw === "false" || raw === "0") return false;
   if (raw === "true") return true;
   if (/^\d+$/.test(raw)) return Number(raw);
-  const parts = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const parts = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (parts.length === 0 || !parts.every((p) => IP_OR_CIDR.test(p) || p === "loopback" || p === "uniquelocal" || p === "linklocal")) {
     throw new ConfigError("TRUST_PROXY", `must be true, false, a hop count or comma-separated addresses/CIDRs, got "${raw}"`);
   }

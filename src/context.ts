@@ -249,7 +249,14 @@ function lifecycleParts(r: LifecycleRooms): LifecyclePart[] {
     { name: "storage", stop: () => r.storage.close() },
     { name: "mail transport", stop: () => r.transport.close() },
     { name: "mail queue", run: () => r.mailer.start(), stop: () => r.mailer.stop() },
-    { name: "clicks", start: async () => { await clicks.recover(); clicks.start(); }, stop: () => clicks.close() },
+    {
+      name: "clicks",
+      start: async () => {
+        await clicks.recover();
+        clicks.start();
+      },
+      stop: () => clicks.close(),
+    },
     { name: "orphan visits", start: () => r.orphans.start(), stop: () => r.orphans.close() },
     { name: "SSO domain re-checks", run: () => sso.domains.start(), stop: () => sso.domains.stop() },
     { name: "domain re-checks", run: () => r.domains.start(), stop: () => r.domains.stop() },
@@ -283,49 +290,153 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const { transport, mailer } = createMail({ ...base, db, events, transport: overrides.mailer, traceSmtp });
   const { accounts, sessions, apiKeys } = createAccounts({ ...base, caps, rate, mailer, events });
   const teams = createTeams({ db, caps, clock, mailer, log, rate, origin: config.origin, events });
-  const { clicks, reads, stats, countries } = await createClicks({ ...base, journal: overrides.clickJournal === true, writer: overrides.cluster?.clickWriter, stored: STORED });
+  const { clicks, reads, stats, countries } = await createClicks({
+    ...base,
+    journal: overrides.clickJournal === true,
+    writer: overrides.cluster?.clickWriter,
+    stored: STORED,
+  });
   const { domains, customHosts, changes: domainChanges } = createDomains({ ...base, caps, mailer, dns: overrides.dns });
   const tags = new TagService({ db, caps, clock });
   const utm = new UtmTemplateService({ db, caps, clock });
   const { links, blocklist } = createLinks({ ...base, caps, rate, clicks, reads, domains });
   const webhookKnobs = overrides.webhooks;
-  const webhooksRoom = createWebhooks({ ...base, caps, rate, countries, events, ca: webhookKnobs?.ca, limits: webhookKnobs?.limits, observe: tracing?.webhookDelivery });
+  const webhooksRoom = createWebhooks({
+    ...base,
+    caps,
+    rate,
+    countries,
+    events,
+    ca: webhookKnobs?.ca,
+    limits: webhookKnobs?.limits,
+    observe: tracing?.webhookDelivery,
+  });
   const { webhooks, clickDeliveries, receiverCheck } = webhooksRoom;
   const streamsRoom = createStreams({ ...base, caps, check: receiverCheck });
   const { analytics, live } = createAnalytics({ ...base, countries, stats, live: overrides.live });
-  const redirects = createRedirects({ settings: config, links, clicks, clock, rate, customHosts, domainChanges, blocklist, countries, clicked: clickedListeners({ clickDeliveries, live, log }) });
+  const redirects = createRedirects({
+    settings: config,
+    links,
+    clicks,
+    clock,
+    rate,
+    customHosts,
+    domainChanges,
+    blocklist,
+    countries,
+    clicked: clickedListeners({ clickDeliveries, live, log }),
+  });
   const d = config.details;
-  const orphans = new OrphanVisits(db, clock, { enabled: d.orphanVisits, pathsPerDay: d.orphanPathsPerDay, keepDays: d.orphanVisitsDays }, (err) => log.warn({ err }, "orphan visits flush failed"));
+  const orphans = new OrphanVisits(db, clock, { enabled: d.orphanVisits, pathsPerDay: d.orphanPathsPerDay, keepDays: d.orphanVisitsDays }, (err) =>
+    log.warn({ err }, "orphan visits flush failed"),
+  );
   const backlogs = { clickBacklog: () => clicks.backlog(), webhookQueue: () => clickDeliveries.queueState() };
   const admin = createAdmin({ ...base, rate, links, domains, blocklist, events, ...backlogs });
   const security = createSecurity({
-    settings: config, db, clock, rate, mailer, audit: admin.audit,
+    settings: config,
+    db,
+    clock,
+    rate,
+    mailer,
+    audit: admin.audit,
     checkPassword: (user, password, ip, field) => accounts.checkCurrentPassword(user, password, ip, field),
   });
   const imports = createImports({
-    db, now: () => clock.now(), box: new SealedBox(config.sessionSecret, "import tokens v1"), links, clicks, log, check: receiverCheck,
-    origin: config.origin, mainHost: config.baseUrl.hostname, allowPrivate: config.importAllowPrivate, retryDelaysMs: overrides.importRetryDelaysMs,
+    db,
+    now: () => clock.now(),
+    box: new SealedBox(config.sessionSecret, "import tokens v1"),
+    links,
+    clicks,
+    log,
+    check: receiverCheck,
+    origin: config.origin,
+    mainHost: config.baseUrl.hostname,
+    allowPrivate: config.importAllowPrivate,
+    retryDelaysMs: overrides.importRetryDelaysMs,
     dialect: storage.dialect,
   });
   const sso = createSso({
-    settings: config, db, dialect: storage.dialect, clock, caps, rate, dns: overrides.dns ?? nodeDnsLookup(config.dnsServers), check: receiverCheck, audit: admin.audit, accounts, log, mailer,
+    settings: config,
+    db,
+    dialect: storage.dialect,
+    clock,
+    caps,
+    rate,
+    dns: overrides.dns ?? nodeDnsLookup(config.dnsServers),
+    check: receiverCheck,
+    audit: admin.audit,
+    accounts,
+    log,
+    mailer,
   });
 
   const auth = createAuth({ settings: config, db, clock, mailer, accounts: { accounts, sessions, apiKeys }, security, sso });
 
   const housekeeping = everyHour(log, () => [
-    sessions.pruneExpired(), auth.activity.prune(), security.twoFactor.prunePending(), security.passkeys.challenges.pruneExpired(), rate.prune(clock.now() - 86_400_000), clicks.pruneRaw(),
+    sessions.pruneExpired(),
+    auth.activity.prune(),
+    security.twoFactor.prunePending(),
+    security.passkeys.challenges.pruneExpired(),
+    rate.prune(clock.now() - 86_400_000),
+    clicks.pruneRaw(),
   ]);
 
   const lifecycle = lifecycleParts({
-    storage, transport, mailer, clicks, orphans, sso, domains, streams: streamsRoom, webhooks: webhooksRoom, customHosts, blocklist: admin.blocklistAdmin, imports, live, housekeeping,
+    storage,
+    transport,
+    mailer,
+    clicks,
+    orphans,
+    sso,
+    domains,
+    streams: streamsRoom,
+    webhooks: webhooksRoom,
+    customHosts,
+    blocklist: admin.blocklistAdmin,
+    imports,
+    live,
+    housekeeping,
   });
   const parts = lifecycleOf(lifecycle);
-  const start = (): Promise<void> => (migrated ? parts.start() : Promise.reject(new Error("a context built without migrations cannot start: its tables may not exist")));
+  const start = (): Promise<void> =>
+    migrated ? parts.start() : Promise.reject(new Error("a context built without migrations cannot start: its tables may not exist"));
   const readiness: Readiness = { state: "starting" };
   return {
-    ...admin, ...security, countries, config, readiness, storage, clock, log, mailer, rate, tracing, start, run: parts.run, close: parts.close, sessions, accounts, apiKeys, teams, tags, utm,
-    clicks, stats, analytics, live, links, blocklist, redirects, orphans, webhooks, clickDeliveries, domains, imports, sso, auth,
-    streams: streamsRoom.streams, streamPublisher: streamsRoom.publisher,
+    ...admin,
+    ...security,
+    countries,
+    config,
+    readiness,
+    storage,
+    clock,
+    log,
+    mailer,
+    rate,
+    tracing,
+    start,
+    run: parts.run,
+    close: parts.close,
+    sessions,
+    accounts,
+    apiKeys,
+    teams,
+    tags,
+    utm,
+    clicks,
+    stats,
+    analytics,
+    live,
+    links,
+    blocklist,
+    redirects,
+    orphans,
+    webhooks,
+    clickDeliveries,
+    domains,
+    imports,
+    sso,
+    auth,
+    streams: streamsRoom.streams,
+    streamPublisher: streamsRoom.publisher,
   };
 }

@@ -83,19 +83,29 @@ export function cpuGoals(names: ScenarioName[], figures: (name: ScenarioName, ki
         const ratio = f.cpu / base.cpu;
         const goal = kind === "sqlite" ? cpuGoal(name) : null;
         out.push({
-          line: `${what}, ${engine}: CPU per answer ${f.cpu.toFixed(1)} / ${base.cpu.toFixed(1)} µs = ${ratio.toFixed(2)}x the bare server's` + (goal === null ? " (no goal)" : ` (goal <= ${goal})`),
+          line:
+            `${what}, ${engine}: CPU per answer ${f.cpu.toFixed(1)} / ${base.cpu.toFixed(1)} µs = ${ratio.toFixed(2)}x the bare server's` +
+            (goal === null ? " (no goal)" : ` (goal <= ${goal})`),
           ok: goal === null ? null : ratio <= goal,
         });
       }
       const p99 = f.p99 / base.p99;
-      out.push({ line: `${what}, ${engine}: p99 ${f.p99.toFixed(2)} / ${base.p99.toFixed(2)} ms = ${p99.toFixed(2)}x the bare server's (goal <= ${P99_GOAL[kind]})`, ok: p99 <= P99_GOAL[kind] });
+      out.push({
+        line: `${what}, ${engine}: p99 ${f.p99.toFixed(2)} / ${base.p99.toFixed(2)} ms = ${p99.toFixed(2)}x the bare server's (goal <= ${P99_GOAL[kind]})`,
+        ok: p99 <= P99_GOAL[kind],
+      });
       const rpsGoal = kind === "postgres" ? PG_RPS_GOAL[name] : undefined;
-      if (rpsGoal !== undefined) out.push({ line: `${what}, PostgreSQL: ${(f.rps / base.rps).toFixed(2)} of the bare server's req/s (goal >= ${rpsGoal})`, ok: f.rps >= rpsGoal * base.rps });
+      if (rpsGoal !== undefined)
+        out.push({
+          line: `${what}, PostgreSQL: ${(f.rps / base.rps).toFixed(2)} of the bare server's req/s (goal >= ${rpsGoal})`,
+          ok: f.rps >= rpsGoal * base.rps,
+        });
     }
   }
   for (const kind of ["postgres"] as const) {
     for (const name of ["hot", "zipf"] as const) {
-      if (!figures(name, kind)) out.push({ line: `${name}, PostgreSQL: not run (set TEST_DATABASE_URL${name === "zipf" ? ", --pg-scenarios hot,zipf" : ""})`, ok: null });
+      if (!figures(name, kind))
+        out.push({ line: `${name}, PostgreSQL: not run (set TEST_DATABASE_URL${name === "zipf" ? ", --pg-scenarios hot,zipf" : ""})`, ok: null });
     }
   }
   const off = figures("hot", "sqlite");
@@ -111,7 +121,10 @@ export function cpuGoals(names: ScenarioName[], figures: (name: ScenarioName, ki
     }
     const ratio = on.cpu / off.cpu;
     const tail = kind === "sqlite-dead-broker" ? `; p99 ${on.p99.toFixed(2)} / ${off.p99.toFixed(2)} ms, req/s ${(on.rps / off.rps).toFixed(2)} of off` : "";
-    out.push({ line: `hot, SQLite, ${what}: CPU per answer ${on.cpu.toFixed(1)} / ${off.cpu.toFixed(1)} µs = ${ratio.toFixed(3)}x off (goal <= ${goal})${tail}`, ok: ratio <= goal });
+    out.push({
+      line: `hot, SQLite, ${what}: CPU per answer ${on.cpu.toFixed(1)} / ${off.cpu.toFixed(1)} µs = ${ratio.toFixed(3)}x off (goal <= ${goal})${tail}`,
+      ok: ratio <= goal,
+    });
   }
   return out;
 }

@@ -74,7 +74,8 @@ export interface LinkSpec {
 export function* allLinks(count: number): Generator<LinkSpec> {
   for (let i = 0; i < count; i++) yield { alias: plainAlias(i), url: plainUrl(i), maxClicks: null, password: false };
   for (let i = 0; i < BIG_LIMITED; i++) yield { alias: bigLimitedAlias(i), url: `https://example.com/limited/${i}`, maxClicks: BIG_LIMIT, password: false };
-  for (let i = 0; i < SMALL_LIMITED; i++) yield { alias: smallLimitedAlias(i), url: `https://example.com/small/${i}`, maxClicks: smallLimit(i), password: false };
+  for (let i = 0; i < SMALL_LIMITED; i++)
+    yield { alias: smallLimitedAlias(i), url: `https://example.com/small/${i}`, maxClicks: smallLimit(i), password: false };
   yield { alias: PASSWORD_ALIAS, url: "https://example.com/secret", maxClicks: null, password: true };
 }
 

@@ -40,7 +40,8 @@ export interface ClickTotals {
   destinations: Record<string, number>;
 }
 
-const DESTINATIONS_SQL = "SELECT COALESCE(c.destination, 'default') AS d, COUNT(*) AS n FROM clicks c JOIN links l ON l.num = c.link_num WHERE l.id = $1 GROUP BY 1";
+const DESTINATIONS_SQL =
+  "SELECT COALESCE(c.destination, 'default') AS d, COUNT(*) AS n FROM clicks c JOIN links l ON l.num = c.link_num WHERE l.id = $1 GROUP BY 1";
 
 function byDestination(rows: { d: string; n: number | string }[]): Record<string, number> {
   return Object.fromEntries(rows.map((r) => [r.d, Number(r.n)]));
@@ -139,7 +140,9 @@ export function sqliteTotals(file: string, linkId?: string): ClickTotals {
     const clickCount = Number((db.prepare("SELECT COALESCE(SUM(click_count), 0) AS n FROM links").get() as { n: number }).n);
     const clickRows = Number((db.prepare("SELECT COUNT(*) AS n FROM clicks").get() as { n: number }).n);
     const limited = (
-      db.prepare(`SELECT alias, click_count, max_clicks FROM links WHERE domain = '' AND alias IN (${LIMITED_ALIASES.map(() => "?").join(",")})`).all(...LIMITED_ALIASES) as {
+      db
+        .prepare(`SELECT alias, click_count, max_clicks FROM links WHERE domain = '' AND alias IN (${LIMITED_ALIASES.map(() => "?").join(",")})`)
+        .all(...LIMITED_ALIASES) as {
         alias: string;
         click_count: number;
         max_clicks: number;
@@ -175,7 +178,13 @@ export class PgBench {
 
   /** The PostgreSQL server processes serving this database (the snip children's connections), by pid. */
   async backendPids(): Promise<number[]> {
-    return this.admin(async (c) => (await c.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")).rows.map((r) => r.pid), this.url);
+    return this.admin(
+      async (c) =>
+        (await c.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")).rows.map(
+          (r) => r.pid,
+        ),
+      this.url,
+    );
   }
 
   async create(count: number, log: (s: string) => void): Promise<void> {

@@ -29,7 +29,13 @@ const fmt = (m: Record<string, number>) =>
  * Equal per code; with `slack` (answers the load generator may not have counted), each stored count may
  * exceed the received one, by at most `slack` in all.
  */
-export function checkDestinations(s: Scenario, locations: Record<string, number>, before: Record<string, number>, after: Record<string, number>, slack: number): DestinationCheck {
+export function checkDestinations(
+  s: Scenario,
+  locations: Record<string, number>,
+  before: Record<string, number>,
+  after: Record<string, number>,
+  slack: number,
+): DestinationCheck {
   const want = expectedCodes(s, locations);
   const got: Record<string, number> = {};
   for (const [k, v] of Object.entries(after)) {

@@ -20,7 +20,11 @@ export function benchEngines(): BenchEngine[] {
  * Runs `run` for each engine with the env a snip server (and createContext) needs for its own data dir
  * and database; true when every run returned true.
  */
-export async function forEachEngine(name: string, engines: BenchEngine[], run: (engine: BenchEngine, env: Record<string, string>) => Promise<boolean>): Promise<boolean> {
+export async function forEachEngine(
+  name: string,
+  engines: BenchEngine[],
+  run: (engine: BenchEngine, env: Record<string, string>) => Promise<boolean>,
+): Promise<boolean> {
   process.on("exit", killAll);
   let allOk = true;
   for (const engine of engines) {

@@ -34,7 +34,16 @@ export interface ListSeed {
 }
 
 function otherLink(r: () => number, n: number, ownerId: string, created: number): NewLink {
-  return { id: idOf(r), domain: "", alias: `o${n.toString(36)}`, url: `https://example.net/${n}`, click_count: Math.floor(50 * r() ** 4), owner_id: ownerId, created_at: created, updated_at: created };
+  return {
+    id: idOf(r),
+    domain: "",
+    alias: `o${n.toString(36)}`,
+    url: `https://example.net/${n}`,
+    click_count: Math.floor(50 * r() ** 4),
+    owner_id: ownerId,
+    created_at: created,
+    updated_at: created,
+  };
 }
 
 /**
@@ -49,7 +58,9 @@ export async function seedLinkList(storage: Storage, ownerId: string, seed: List
   const others = Array.from({ length: seed.others }, (_, i) => `other${i}`);
   await db
     .insertInto("users")
-    .values(others.map((id) => ({ id, email: `${id}@example.com`, password_hash: "!", name: "", plan: "pro", status: "active", created_at: now, updated_at: now })))
+    .values(
+      others.map((id) => ({ id, email: `${id}@example.com`, password_hash: "!", name: "", plan: "pro", status: "active", created_at: now, updated_at: now })),
+    )
     .execute();
   const tagIds = Array.from({ length: seed.tags }, () => idOf(r));
   await db
@@ -84,8 +95,16 @@ export async function seedLinkList(storage: Storage, ownerId: string, seed: List
     for (const t of pickTags(r, Math.floor(r() * 4), seed.tags)) linkTags.push({ link_id: id, tag_id: tagIds[t]! });
   }
   await db.transaction().execute(async (trx) => {
-    for (let i = 0; i < links.length; i += 1000) await trx.insertInto("links").values(links.slice(i, i + 1000)).execute();
-    for (let i = 0; i < linkTags.length; i += 5000) await trx.insertInto("link_tags").values(linkTags.slice(i, i + 5000)).execute();
+    for (let i = 0; i < links.length; i += 1000)
+      await trx
+        .insertInto("links")
+        .values(links.slice(i, i + 1000))
+        .execute();
+    for (let i = 0; i < linkTags.length; i += 5000)
+      await trx
+        .insertInto("link_tags")
+        .values(linkTags.slice(i, i + 5000))
+        .execute();
   });
   if (storage.dialect === "postgres") await sql`VACUUM ANALYZE`.execute(db);
 }

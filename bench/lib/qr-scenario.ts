@@ -82,19 +82,45 @@ export async function runQrScenario(o: QrScenarioOptions): Promise<QrScenarioRes
   const child = await startChild({
     name: "snip-sqlite-qr",
     script: join(BENCH_DIR, "snip-server.ts"),
-    env: { DATA_DIR: dir, DATABASE_URL: `sqlite:${file}`, PORT: "0", HOST: "127.0.0.1", BASE_URL: "http://127.0.0.1", LOG_LEVEL: "warn", TRUST_PROXY: "127.0.0.1" },
+    env: {
+      DATA_DIR: dir,
+      DATABASE_URL: `sqlite:${file}`,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      BASE_URL: "http://127.0.0.1",
+      LOG_LEVEL: "warn",
+      TRUST_PROXY: "127.0.0.1",
+    },
   });
   const hot = ["/" + plainAlias(0)];
   const aliases = Array.from({ length: Math.min(o.links - 1, 5_000) }, (_, i) => plainAlias(i + 1));
   const drawLoops = Math.max(1, Math.round(o.qrLoops * 0.75));
   const cachedLoops = Math.max(0, o.qrLoops - drawLoops);
-  const res: QrScenarioResult = { quiet: [], loaded: [], hammer: [], statuses: {}, socketErrors: 0, inFlightBound: 0, exitCode: null, before, totals: before, drawLoops, cachedLoops };
+  const res: QrScenarioResult = {
+    quiet: [],
+    loaded: [],
+    hammer: [],
+    statuses: {},
+    socketErrors: 0,
+    inFlightBound: 0,
+    exitCode: null,
+    before,
+    totals: before,
+    drawLoops,
+    cachedLoops,
+  };
   let rate = 0;
   const run = async (seconds: number): Promise<LoadResult> => {
     const r =
       o.loadTool === "wrk"
         ? await wrkRun({ url: child.url, paths: hot, connections: o.connections, seconds, workDir: join(o.workDir, "qr") })
-        : await autocannonRun({ url: child.url, paths: hot, connections: o.connections, amount: Math.max(o.connections * 20, rate * seconds), maxSeconds: Math.max(seconds * 4, seconds + 15) });
+        : await autocannonRun({
+            url: child.url,
+            paths: hot,
+            connections: o.connections,
+            amount: Math.max(o.connections * 20, rate * seconds),
+            maxSeconds: Math.max(seconds * 4, seconds + 15),
+          });
     mergeStatuses(res.statuses, r.statuses);
     res.socketErrors += r.socketErrors;
     res.inFlightBound += r.inFlightBound;
@@ -141,19 +167,36 @@ export function qrSummary(r: QrScenarioResult): { text: string; ok: boolean; goa
   const clicksOk = r.exitCode === 0 && count >= sent302 && count <= sent302 + slack && rows >= sent302 && rows <= sent302 + slack;
   const errors = Object.entries(r.statuses).reduce((n, [code, k]) => n + (code === "302" ? 0 : k), 0) + r.socketErrors;
   const h = r.hammer.reduce(
-    (a, x) => ({ drawn: a.drawn + x.drawn, refused: a.refused + x.refused, cached: a.cached + x.cached, other: a.other + x.other, seconds: a.seconds + x.seconds, max: Math.max(a.max, x.drawMaxMs) }),
+    (a, x) => ({
+      drawn: a.drawn + x.drawn,
+      refused: a.refused + x.refused,
+      cached: a.cached + x.cached,
+      other: a.other + x.other,
+      seconds: a.seconds + x.seconds,
+      max: Math.max(a.max, x.drawMaxMs),
+    }),
     { drawn: 0, refused: 0, cached: 0, other: 0, seconds: 0, max: 0 },
   );
   const fmt = (n: number) => Math.round(n).toLocaleString("en");
   const text = [
     `hot link, snip SQLite      req/s  p50 ms  p99 ms`,
-    `  quiet                 ${fmt(median(r.quiet.map((x) => x.rps))).padStart(8)}  ${median(r.quiet.map((x) => x.p50)).toFixed(2).padStart(6)}  ${quiet.toFixed(2).padStart(6)}`,
-    `  with QR load          ${fmt(median(r.loaded.map((x) => x.rps))).padStart(8)}  ${median(r.loaded.map((x) => x.p50)).toFixed(2).padStart(6)}  ${loaded.toFixed(2).padStart(6)}`,
+    `  quiet                 ${fmt(median(r.quiet.map((x) => x.rps))).padStart(8)}  ${median(r.quiet.map((x) => x.p50))
+      .toFixed(2)
+      .padStart(6)}  ${quiet.toFixed(2).padStart(6)}`,
+    `  with QR load          ${fmt(median(r.loaded.map((x) => x.rps))).padStart(8)}  ${median(r.loaded.map((x) => x.p50))
+      .toFixed(2)
+      .padStart(6)}  ${loaded.toFixed(2).padStart(6)}`,
     `  p99 ratio (with QR load / quiet): ${ratio.toFixed(2)}  (rounds: quiet ${r.quiet.map((x) => x.p99.toFixed(2)).join(" / ")}, loaded ${r.loaded.map((x) => x.p99.toFixed(2)).join(" / ")} ms)`,
     `  QR load: ${r.drawLoops} loops asking for new 1024-2048 px PNGs (distinct alias, size, address), ${r.cachedLoops} for cached 512 px PNGs every 20 ms; ` +
       `over ${h.seconds.toFixed(1)} s: ${fmt(h.drawn)} drawn (slowest ${fmt(h.max)} ms), ${fmt(h.refused)} refused 429, ${fmt(h.cached)} cached, ${fmt(h.other)} other`,
     `  302s sent ${fmt(sent302)}, clicks stored ${fmt(count)} / ${fmt(rows)} ${clicksOk ? "MATCH" : "MISMATCH"}${slack ? ` (±${slack} cut off by wrk)` : ""}; ` +
       `peak RSS ${r.stats?.vmHwm ? `${(r.stats.vmHwm / 1048576).toFixed(0)} MB` : "?"}, exit ${r.exitCode}`,
   ].join("\n");
-  return { text, ok: ratio <= 2, goal: `QR hammered, one hot link, SQLite: p99 ${loaded.toFixed(2)} ms = ${ratio.toFixed(2)}x its quiet ${quiet.toFixed(2)} ms (goal <= 2)`, clicksOk, errors };
+  return {
+    text,
+    ok: ratio <= 2,
+    goal: `QR hammered, one hot link, SQLite: p99 ${loaded.toFixed(2)} ms = ${ratio.toFixed(2)}x its quiet ${quiet.toFixed(2)} ms (goal <= 2)`,
+    clicksOk,
+    errors,
+  };
 }

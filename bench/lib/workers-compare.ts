@@ -68,7 +68,15 @@ async function startCluster(workers: number, seed: string): Promise<Cluster> {
   copyFileSync(seed, join(dir, "snip.db"));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, WORKERS: String(workers), DATA_DIR: dir, PORT: String(port), BASE_URL: url, LOG_LEVEL: "info", LOG_FORMAT: "json" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    WORKERS: String(workers),
+    DATA_DIR: dir,
+    PORT: String(port),
+    BASE_URL: url,
+    LOG_LEVEL: "info",
+    LOG_FORMAT: "json",
+  };
   delete env.DATABASE_URL;
   const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src", "cli.ts"), "serve"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "inherit"] });
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
@@ -87,7 +95,13 @@ async function startCluster(workers: number, seed: string): Promise<Cluster> {
 
 async function loadOnce(o: WorkersCompareOptions, c: Cluster, paths: string[], seconds: number, rate: number): Promise<LoadResult> {
   if (o.loadTool === "wrk") return wrkRun({ url: c.url, paths, connections: o.connections, seconds, workDir: c.dir });
-  return autocannonRun({ url: c.url, paths, connections: o.connections, amount: Math.max(o.connections * 4, Math.round(rate * seconds)), maxSeconds: seconds * 4 + 15 });
+  return autocannonRun({
+    url: c.url,
+    paths,
+    connections: o.connections,
+    amount: Math.max(o.connections * 4, Math.round(rate * seconds)),
+    maxSeconds: seconds * 4 + 15,
+  });
 }
 
 async function measure(o: WorkersCompareOptions, c: Cluster, paths: string[], rate: number): Promise<Round> {
@@ -108,12 +122,20 @@ function report(o: WorkersCompareOptions, scenario: string, results: Map<number,
   const one = results.get(1)!;
   const n = results.get(o.workers)!;
   const row = (label: string, rs: Round[]) =>
-    `  ${label.padEnd(12)} CPU ${median(rs.map((r) => r.cpuUs)).toFixed(1).padStart(7)} µs/answer   ${median(rs.map((r) => r.rps)).toFixed(0).padStart(7)} req/s   p99 ${median(rs.map((r) => r.p99)).toFixed(2).padStart(7)} ms`;
+    `  ${label.padEnd(12)} CPU ${median(rs.map((r) => r.cpuUs))
+      .toFixed(1)
+      .padStart(7)} µs/answer   ${median(rs.map((r) => r.rps))
+      .toFixed(0)
+      .padStart(7)} req/s   p99 ${median(rs.map((r) => r.p99))
+      .toFixed(2)
+      .padStart(7)} ms`;
   console.log(`\nworkers, ${scenario} (SQLite, ${o.rounds} rounds of ${o.seconds} s, medians; CPU summed over the primary and its workers)`);
   console.log(row("WORKERS=1", one));
   console.log(row(`WORKERS=${o.workers}`, n));
   const ratio = (f: (r: Round) => number) => (median(n.map(f)) / median(one.map(f))).toFixed(2);
-  console.log(`  ${`${o.workers} / 1`.padEnd(12)} CPU ${ratio((r) => r.cpuUs).padStart(7)}×            ${ratio((r) => r.rps).padStart(7)}×         p99 ${ratio((r) => r.p99).padStart(7)}×`);
+  console.log(
+    `  ${`${o.workers} / 1`.padEnd(12)} CPU ${ratio((r) => r.cpuUs).padStart(7)}×            ${ratio((r) => r.rps).padStart(7)}×         p99 ${ratio((r) => r.p99).padStart(7)}×`,
+  );
 }
 
 /** Runs the comparison and prints one table per scenario. */

@@ -266,7 +266,13 @@ export class AccountService {
   /** The verified account whose verification link this is, once used; null otherwise. */
   private async verifiedBy(token: string): Promise<UserRow | null> {
     if (typeof token !== "string" || token.length < 20 || token.length > 200) return null;
-    const used = await this.db.selectFrom("email_tokens").select(["user_id", "email"]).where("token_hash", "=", sha256Hex(token)).where("purpose", "=", "verify").where("used_at", "is not", null).executeTakeFirst();
+    const used = await this.db
+      .selectFrom("email_tokens")
+      .select(["user_id", "email"])
+      .where("token_hash", "=", sha256Hex(token))
+      .where("purpose", "=", "verify")
+      .where("used_at", "is not", null)
+      .executeTakeFirst();
     const user = used ? await this.byId(used.user_id) : null;
     return user && user.email === used?.email && user.email_verified_at !== null ? user : null;
   }

@@ -87,7 +87,11 @@ export class CreationWindow {
       const oldest = row.oldest === null ? null : Number(row.oldest);
       if (count >= this.limit) this.refuse(count, oldest, now);
       // Old rows of this key are no longer needed once outside the window.
-      await trx.deleteFrom("api_creations").where("key_id", "=", keyId).where("at", "<=", now - this.windowMs).execute();
+      await trx
+        .deleteFrom("api_creations")
+        .where("key_id", "=", keyId)
+        .where("at", "<=", now - this.windowMs)
+        .execute();
       const ins = await trx.insertInto("api_creations").values({ key_id: keyId, at: now }).returning("id").executeTakeFirstOrThrow();
       return { id: Number(ins.id), ...this.headers(count + 1, oldest ?? now, now) };
     });
@@ -100,7 +104,10 @@ export class CreationWindow {
       const now = this.clock.now();
       const keyQ = this.db.selectFrom("api_keys").select("revoked_at").where("id", "=", keyId);
       const countQ = this.countQuery(this.db, keyId, now);
-      const pruneQ = this.db.deleteFrom("api_creations").where("key_id", "=", keyId).where("at", "<=", now - this.windowMs);
+      const pruneQ = this.db
+        .deleteFrom("api_creations")
+        .where("key_id", "=", keyId)
+        .where("at", "<=", now - this.windowMs);
       const insertQ = this.db.insertInto("api_creations").values({ key_id: keyId, at: now });
       const run = handle.transaction(() => {
         const key = get<{ revoked_at: number | null }>(handle, keyQ);

@@ -87,7 +87,13 @@ export class ApiKeyService {
     const cap: Cap = {
       limit: MAX_LIVE_KEYS,
       count: (trx) =>
-        countOf(trx.selectFrom("api_keys").select((eb) => eb.fn.countAll<number>().as("n")).where("user_id", "=", user.id).where("revoked_at", "is", null)),
+        countOf(
+          trx
+            .selectFrom("api_keys")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .where("user_id", "=", user.id)
+            .where("revoked_at", "is", null),
+        ),
       refuse: () => new DomainError("limit_reached", `An account can hold at most ${MAX_LIVE_KEYS} active API keys; revoke one first`),
     };
     await this.caps.add(user.id, cap, async (trx) => {
@@ -106,7 +112,13 @@ export class ApiKeyService {
   async revoke(user: UserRow, id: string): Promise<ApiKeyRow> {
     const now = this.clock.now();
     return this.db.transaction().execute(async (trx) => {
-      const done = await trx.updateTable("api_keys").set({ revoked_at: now }).where("id", "=", id).where("user_id", "=", user.id).where("revoked_at", "is", null).executeTakeFirst();
+      const done = await trx
+        .updateTable("api_keys")
+        .set({ revoked_at: now })
+        .where("id", "=", id)
+        .where("user_id", "=", user.id)
+        .where("revoked_at", "is", null)
+        .executeTakeFirst();
       const key = await trx.selectFrom("api_keys").selectAll().where("id", "=", id).where("user_id", "=", user.id).executeTakeFirst();
       if (!key) throw new DomainError("not_found", "No such API key");
       if (Number(done.numUpdatedRows) > 0) await auditKey(trx, user, now, "api_key.revoke", key);

@@ -48,8 +48,19 @@ export function scopesOf(key: Pick<ApiKeyRow, "scopes">): ApiKeyScope[] {
  * One audit entry for a key's creation or revocation, in the action's transaction. The account holder is the
  * actor (the key is theirs); written as the operator console's AuditLog writes (admin/ sits above accounts/).
  */
-export async function auditKey(trx: Kysely<Database>, user: Pick<UserRow, "id" | "email">, at: number, action: "api_key.create" | "api_key.revoke", key: ApiKeyRow): Promise<void> {
-  const state = { name: key.name, prefix: key.prefix, scopes: scopesOf(key), expires_at: key.expires_at === null ? null : new Date(key.expires_at).toISOString() };
+export async function auditKey(
+  trx: Kysely<Database>,
+  user: Pick<UserRow, "id" | "email">,
+  at: number,
+  action: "api_key.create" | "api_key.revoke",
+  key: ApiKeyRow,
+): Promise<void> {
+  const state = {
+    name: key.name,
+    prefix: key.prefix,
+    scopes: scopesOf(key),
+    expires_at: key.expires_at === null ? null : new Date(key.expires_at).toISOString(),
+  };
   const created = action === "api_key.create";
   await trx
     .insertInto("admin_audit")

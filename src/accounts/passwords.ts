@@ -11,7 +11,9 @@ const OPTIONS = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 
  * carries its own cost: one with t=300 or m in GiB would hold a pool thread for seconds per guess, so
  * neither an import nor any stored row may bring one (docs/import.md).
  */
-const OWN_HASH_RE = new RegExp(`^\\$argon2id\\$v=19\\$m=${OPTIONS.memoryCost},t=${OPTIONS.timeCost},p=${OPTIONS.parallelism}\\$[A-Za-z0-9+/]{22,88}\\$[A-Za-z0-9+/]{43,88}$`);
+const OWN_HASH_RE = new RegExp(
+  `^\\$argon2id\\$v=19\\$m=${OPTIONS.memoryCost},t=${OPTIONS.timeCost},p=${OPTIONS.parallelism}\\$[A-Za-z0-9+/]{22,88}\\$[A-Za-z0-9+/]{43,88}$`,
+);
 
 export function isOwnHash(stored: string): boolean {
   return OWN_HASH_RE.test(stored);

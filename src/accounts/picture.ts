@@ -21,7 +21,9 @@ export function checkPicture(data: Buffer, declaredType: string | undefined): (t
   }
   const declared = declaredType?.split(";")[0]?.trim().toLowerCase();
   if (declared && declared !== sniffed) {
-    throw new DomainError("invalid_request", `picture: content is ${sniffed}, not ${declared}`, [{ field: "picture", message: `content is ${sniffed}, not ${declared}` }]);
+    throw new DomainError("invalid_request", `picture: content is ${sniffed}, not ${declared}`, [
+      { field: "picture", message: `content is ${sniffed}, not ${declared}` },
+    ]);
   }
   return sniffed;
 }

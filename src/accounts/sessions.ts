@@ -60,7 +60,17 @@ export class SessionService {
     const now = this.clock.now();
     await this.db
       .insertInto("sessions")
-      .values({ id_hash: sha256Hex(id), user_id: userId, created_at: now, expires_at: now + this.ttlMs, last_seen_at: now, public_id: newId(), ...device, way, reauth_at: now })
+      .values({
+        id_hash: sha256Hex(id),
+        user_id: userId,
+        created_at: now,
+        expires_at: now + this.ttlMs,
+        last_seen_at: now,
+        public_id: newId(),
+        ...device,
+        way,
+        reauth_at: now,
+      })
       .execute();
     return id;
   }
@@ -112,7 +122,12 @@ export class SessionService {
       .selectFrom("sessions")
       .innerJoin("users", "users.id", "sessions.user_id")
       .selectAll("users")
-      .select(["sessions.expires_at as session_expires_at", "sessions.last_seen_at as session_seen_at", "sessions.way as session_way", "sessions.reauth_at as session_reauth_at"])
+      .select([
+        "sessions.expires_at as session_expires_at",
+        "sessions.last_seen_at as session_seen_at",
+        "sessions.way as session_way",
+        "sessions.reauth_at as session_reauth_at",
+      ])
       .where("sessions.id_hash", "=", sha256Hex(sessionId))
       .executeTakeFirst();
     if (!row || row.session_expires_at <= now) return null;

@@ -58,7 +58,11 @@ export class AccountsAdmin {
       const c = decodeKeyset(f.cursor);
       qb = qb.where((eb) => eb.or([eb("created_at", "<", c.createdAt), eb.and([eb("created_at", "=", c.createdAt), eb("id", "<", c.id)])]));
     }
-    const rows = await qb.orderBy("created_at", "desc").orderBy("id", "desc").limit(f.limit + 1).execute();
+    const rows = await qb
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .limit(f.limit + 1)
+      .execute();
     const page = rows.slice(0, f.limit);
     const last = page[page.length - 1];
     return { accounts: await this.withTotals(page), next_cursor: rows.length > f.limit && last ? encodeKeyset(last) : null };

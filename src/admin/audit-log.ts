@@ -79,7 +79,11 @@ export class AuditLog {
 
   /** Newest first; `action` exact, `actor` a substring of the operator's email, `target` a target id. */
   async list(f: AuditFilter): Promise<{ entries: AuditEntry[]; next_cursor: string | null }> {
-    let q = this.db.selectFrom("admin_audit").selectAll().orderBy("id", "desc").limit(f.limit + 1);
+    let q = this.db
+      .selectFrom("admin_audit")
+      .selectAll()
+      .orderBy("id", "desc")
+      .limit(f.limit + 1);
     if (f.action) q = q.where("action", "=", f.action);
     if (f.actor) q = q.where(sql<boolean>`lower(actor_email) like ${containsPattern(f.actor)} escape '\\'`);
     if (f.target) q = q.where("target_id", "=", f.target);

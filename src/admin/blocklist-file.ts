@@ -74,7 +74,8 @@ export async function readList(path: string): Promise<ParsedList> {
  */
 export function watchPath(path: string, intervalMs: number, onChange: () => void): () => void {
   const listener = (curr: Stats, prev: Stats) => {
-    if (curr.mtimeMs !== prev.mtimeMs || curr.ctimeMs !== prev.ctimeMs || curr.size !== prev.size || curr.ino !== prev.ino || curr.nlink !== prev.nlink) onChange();
+    if (curr.mtimeMs !== prev.mtimeMs || curr.ctimeMs !== prev.ctimeMs || curr.size !== prev.size || curr.ino !== prev.ino || curr.nlink !== prev.nlink)
+      onChange();
   };
   // persistent: false: the watcher never keeps a process (the CLI, a test) alive on its own.
   watchFile(path, { interval: intervalMs, persistent: false }, listener);

@@ -62,10 +62,12 @@ function serialized(load: () => Promise<void>): () => Promise<void> {
   };
   return () => {
     if (!running) return run();
-    next ??= running.catch(() => undefined).then(() => {
-      next = null;
-      return run();
-    });
+    next ??= running
+      .catch(() => undefined)
+      .then(() => {
+        next = null;
+        return run();
+      });
     return next;
   };
 }
@@ -142,7 +144,13 @@ export class BlocklistService {
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
-      hosts: page.map((r) => ({ host: r.host, note: r.note, source: "console" as const, created_at: iso(Number(r.created_at)), created_by_email: r.created_by_email ?? null })),
+      hosts: page.map((r) => ({
+        host: r.host,
+        note: r.note,
+        source: "console" as const,
+        created_at: iso(Number(r.created_at)),
+        created_by_email: r.created_by_email ?? null,
+      })),
       next_cursor: rows.length > limit && last ? `${Number(last.created_at)}:${last.host}` : null,
     };
   }

@@ -98,7 +98,9 @@ export class LinkModeration {
     if (state !== undefined) qb = this.inState(qb, state);
     const ordered = (after: { createdAt: number; id: string } | null) =>
       (after
-        ? qb.where((eb) => eb.or([eb("links.created_at", "<", after.createdAt), eb.and([eb("links.created_at", "=", after.createdAt), eb("links.id", "<", after.id)])]))
+        ? qb.where((eb) =>
+            eb.or([eb("links.created_at", "<", after.createdAt), eb.and([eb("links.created_at", "=", after.createdAt), eb("links.id", "<", after.id)])]),
+          )
         : qb
       )
         .orderBy("links.created_at", "desc")
@@ -113,7 +115,9 @@ export class LinkModeration {
       page = [];
       next = null;
     } else if (!needsBlocklist) {
-      const rows = (await ordered(start).limit(f.limit + 1).execute()) as Row[];
+      const rows = (await ordered(start)
+        .limit(f.limit + 1)
+        .execute()) as Row[];
       page = rows.slice(0, f.limit);
       next = rows.length > f.limit ? (page[page.length - 1] ?? null) : null;
     } else {
@@ -146,7 +150,7 @@ export class LinkModeration {
     const found: Row[] = [];
     let after = start;
     let lastSeen: Row | null = null;
-    for (let scanned = 0; scanned < SCAN_ROWS; ) {
+    for (let scanned = 0; scanned < SCAN_ROWS;) {
       const rows = (await ordered(after).limit(SCAN_CHUNK).execute()) as Row[];
       for (const row of rows) {
         scanned++;
@@ -241,7 +245,9 @@ export class LinkModeration {
           .where("disabled_at", "is", null)
           .where(sql<boolean>`(lower(url) like ${p} escape '\\' or lower(ios_url) like ${p} escape '\\' or lower(android_url) like ${p} escape '\\')`)
           .execute();
-        ids = candidates.filter((l) => onHost(l.url, host as string) || onHost(l.ios_url, host as string) || onHost(l.android_url, host as string)).map((l) => l.id);
+        ids = candidates
+          .filter((l) => onHost(l.url, host as string) || onHost(l.ios_url, host as string) || onHost(l.android_url, host as string))
+          .map((l) => l.id);
       }
       const keys = await setDisabled(trx, ids, { reason, status, at: now });
       const done = keys.map((k) => k.id).sort();

@@ -14,7 +14,11 @@ export async function setOperator(deps: { db: Db; clock: Clock; audit: AuditLog 
     const was = Number(user.is_admin) === 1;
     if (was === on) return user;
     const now = deps.clock.now();
-    await trx.updateTable("users").set({ is_admin: on ? 1 : 0, updated_at: now }).where("id", "=", user.id).execute();
+    await trx
+      .updateTable("users")
+      .set({ is_admin: on ? 1 : 0, updated_at: now })
+      .where("id", "=", user.id)
+      .execute();
     await deps.audit.record(trx, actor, now, {
       action: "account.admin",
       targetType: "account",

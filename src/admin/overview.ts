@@ -67,7 +67,11 @@ export class AdminOverview {
       .limit(TOP_LINKS)
       .execute();
 
-    const reports = await db.selectFrom("abuse_reports").select((eb) => eb.fn.countAll<number | string>().as("n")).where("state", "=", "open").executeTakeFirstOrThrow();
+    const reports = await db
+      .selectFrom("abuse_reports")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .where("state", "=", "open")
+      .executeTakeFirstOrThrow();
 
     const backlog = this.deps.clickBacklog();
     return {

@@ -140,8 +140,17 @@ export class ReportQueue {
       const owner = await trx.selectFrom("users").select(["id", "email", "status"]).where("id", "=", link.owner_id).executeTakeFirstOrThrow();
       const reason = checkDisableReason(choice.reason, report.reason);
       await trx.updateTable("users").set({ status: "suspended", updated_at: now }).where("id", "=", owner.id).execute();
-      const targets = await trx.selectFrom("links").select(["id", "domain", "alias"]).where("owner_id", "=", owner.id).where("disabled_at", "is", null).execute();
-      await setDisabled(trx, targets.map((t) => t.id), { reason, status: 410, at: now });
+      const targets = await trx
+        .selectFrom("links")
+        .select(["id", "domain", "alias"])
+        .where("owner_id", "=", owner.id)
+        .where("disabled_at", "is", null)
+        .execute();
+      await setDisabled(
+        trx,
+        targets.map((t) => t.id),
+        { reason, status: 410, at: now },
+      );
       changed.push(...targets.map((t) => ({ domain: t.domain, alias: t.alias })));
       const others = await this.resolveOthers(trx, actor, report, "owner_banned", now, owner.id);
       await this.deps.audit.record(trx, actor, now, {
@@ -150,7 +159,12 @@ export class ReportQueue {
         targetId: report.id,
         summary: `Report of ${linkLabel(link.domain, link.alias, this.deps.ownHost)} (${report.reason}): owner ${owner.email} suspended, ${targets.length} link(s) disabled: ${reason}`,
         before: { state: "open", owner: { id: owner.id, email: owner.email, status: owner.status } },
-        after: { state: "owner_banned", owner: { id: owner.id, email: owner.email, status: "suspended" }, links_disabled: targets.map((t) => t.id), also_resolved: others },
+        after: {
+          state: "owner_banned",
+          owner: { id: owner.id, email: owner.email, status: "suspended" },
+          links_disabled: targets.map((t) => t.id),
+          also_resolved: others,
+        },
       });
       await this.recordOthers(trx, actor, now, "report.ban_owner", report, others, "owner_banned");
     });
@@ -183,21 +197,39 @@ export class ReportQueue {
   }
 
   /** The other open reports of the same link (or, for a ban, of any link of `ownerId`), resolved alike; their ids. */
-  private async resolveOthers(trx: Transaction<Database>, actor: Actor, report: AbuseReportRow, state: ReportState, now: number, ownerId?: string): Promise<string[]> {
+  private async resolveOthers(
+    trx: Transaction<Database>,
+    actor: Actor,
+    report: AbuseReportRow,
+    state: ReportState,
+    now: number,
+    ownerId?: string,
+  ): Promise<string[]> {
     if (report.link_id === null) return [];
     let q = trx.selectFrom("abuse_reports").select("id").where("state", "=", "open").where("id", "!=", report.id);
-    q = ownerId
-      ? q.where("link_id", "in", trx.selectFrom("links").select("id").where("owner_id", "=", ownerId))
-      : q.where("link_id", "=", report.link_id);
+    q = ownerId ? q.where("link_id", "in", trx.selectFrom("links").select("id").where("owner_id", "=", ownerId)) : q.where("link_id", "=", report.link_id);
     const ids = (await q.orderBy("created_at").orderBy("id").execute()).map((r) => r.id);
     if (ids.length > 0) {
-      await trx.updateTable("abuse_reports").set({ state, resolved_at: now, resolved_by: actor.id }).where("id", "in", ids).where("state", "=", "open").execute();
+      await trx
+        .updateTable("abuse_reports")
+        .set({ state, resolved_at: now, resolved_by: actor.id })
+        .where("id", "in", ids)
+        .where("state", "=", "open")
+        .execute();
     }
     return ids;
   }
 
   /** One audit entry per report resolved along with `report`, so that each report's id finds its decision. */
-  private async recordOthers(trx: Transaction<Database>, actor: Actor, now: number, action: string, report: AbuseReportRow, others: string[], state: ReportState): Promise<void> {
+  private async recordOthers(
+    trx: Transaction<Database>,
+    actor: Actor,
+    now: number,
+    action: string,
+    report: AbuseReportRow,
+    others: string[],
+    state: ReportState,
+  ): Promise<void> {
     for (const other of others) {
       await this.deps.audit.record(trx, actor, now, {
         action,
@@ -245,7 +277,13 @@ export class ReportQueue {
         .selectFrom("abuse_reports")
         .select((eb) => ["domain", "alias", eb.fn.countAll<number>().as("n")])
         .where("link_id", "is", null)
-        .where((eb) => eb(eb.refTuple("domain", "alias"), "in", orphans.map((r) => eb.tuple(r.domain, r.alias))))
+        .where((eb) =>
+          eb(
+            eb.refTuple("domain", "alias"),
+            "in",
+            orphans.map((r) => eb.tuple(r.domain, r.alias)),
+          ),
+        )
         .groupBy(["domain", "alias"])
         .execute();
       for (const g of grouped) orphanCounts.set(`${g.domain}/${g.alias}`, Number(g.n));

@@ -57,7 +57,18 @@ export class AccountAnalytics {
     const inDays = groups.filter((g) => g.day >= p.days.from && g.day <= p.days.to);
     const tops: Tops = withHeldTops(value.tops, inDays);
     const top = topLinks(value.links, inDays);
-    const info = top.length === 0 ? [] : await this.deps.db.selectFrom("links").select(["id", "alias", "domain", "url", "title"]).where("id", "in", top.map(([id]) => id)).execute();
+    const info =
+      top.length === 0
+        ? []
+        : await this.deps.db
+            .selectFrom("links")
+            .select(["id", "alias", "domain", "url", "title"])
+            .where(
+              "id",
+              "in",
+              top.map(([id]) => id),
+            )
+            .execute();
     const byId = new Map(info.map((l) => [l.id, l]));
     return {
       owner_id: owner.id,
@@ -68,7 +79,19 @@ export class AccountAnalytics {
       ...periodStats(p, seriesOf(p, value.series, groups), tops),
       links: top.flatMap(([id, t]) => {
         const l = byId.get(id);
-        return l ? [{ link_id: id, alias: l.alias, short_url: shortUrl(this.deps.origin, l.domain, l.alias), url: l.url, title: l.title, clicks: t.clicks, visitors: t.visitors }] : [];
+        return l
+          ? [
+              {
+                link_id: id,
+                alias: l.alias,
+                short_url: shortUrl(this.deps.origin, l.domain, l.alias),
+                url: l.url,
+                title: l.title,
+                clicks: t.clicks,
+                visitors: t.visitors,
+              },
+            ]
+          : [];
       }),
     };
   }
@@ -109,7 +132,14 @@ async function linkTotals(db: Db, conds: RawBuilder<boolean>, links: RollupSourc
   const sums = (where: RawBuilder<boolean>, limit: number) =>
     sql<{ link_id: string; clicks: number; visitors: number }>`SELECT link_id, sum(clicks) AS clicks, sum(visitors) AS visitors FROM click_daily
       WHERE ${where} AND ${days} GROUP BY link_id ORDER BY sum(clicks) DESC, link_id LIMIT ${limit}`.execute(db);
-  const candidates = await db.selectFrom("links").select(["id", "click_count"]).where(conds).orderBy("click_count", "desc").orderBy("id").limit(first).execute();
+  const candidates = await db
+    .selectFrom("links")
+    .select(["id", "click_count"])
+    .where(conds)
+    .orderBy("click_count", "desc")
+    .orderBy("id")
+    .limit(first)
+    .execute();
   let top = candidates.length === 0 ? { rows: [] } : await sums(sql<boolean>`link_id IN (${sql.join(candidates.map((c) => c.id))})`, TOP_N);
   const bound = candidates.length === first ? Number(candidates[first - 1]!.click_count) : 0;
   const nth = top.rows.length === TOP_N ? Number(top.rows[TOP_N - 1]!.clicks) : 0;

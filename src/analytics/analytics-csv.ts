@@ -11,8 +11,34 @@ function change(c: number | null | undefined): Cell {
 }
 
 function* records(a: Analytics): Generator<Cell[]> {
-  yield ["from", "to", "tz", "clicks", "visitors", "qr", "previous_clicks", "previous_visitors", "previous_qr", "change_clicks", "change_visitors", "change_qr"];
-  yield [a.from, a.to, a.tz, a.range_clicks ?? 0, a.range_visitors ?? 0, a.range_qr ?? 0, a.previous?.clicks ?? "", a.previous?.visitors ?? "", a.previous?.qr ?? "", change(a.change?.clicks), change(a.change?.visitors), change(a.change?.qr)];
+  yield [
+    "from",
+    "to",
+    "tz",
+    "clicks",
+    "visitors",
+    "qr",
+    "previous_clicks",
+    "previous_visitors",
+    "previous_qr",
+    "change_clicks",
+    "change_visitors",
+    "change_qr",
+  ];
+  yield [
+    a.from,
+    a.to,
+    a.tz,
+    a.range_clicks ?? 0,
+    a.range_visitors ?? 0,
+    a.range_qr ?? 0,
+    a.previous?.clicks ?? "",
+    a.previous?.visitors ?? "",
+    a.previous?.qr ?? "",
+    change(a.change?.clicks),
+    change(a.change?.visitors),
+    change(a.change?.qr),
+  ];
   yield [];
   yield [a.granularity ?? "day", "clicks", "visitors", "qr"];
   for (const p of a.series ?? []) yield [p.label, p.clicks, p.visitors, p.qr];

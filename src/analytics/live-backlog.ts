@@ -50,7 +50,8 @@ export async function recentClicks(db: Db, dialect: Dialect, ownerId: string, ow
   const byNum = new Map(links.map((l) => [Number(l.num), l]));
   const rows: StoredClick[] = [];
   if (links.length > 0) {
-    const latest = (num: number) => db.selectFrom("clicks").select(COLUMNS).where("link_num", "=", num).orderBy("at", "desc").orderBy("id", "desc").limit(limit);
+    const latest = (num: number) =>
+      db.selectFrom("clicks").select(COLUMNS).where("link_num", "=", num).orderBy("at", "desc").orderBy("id", "desc").limit(limit);
     const [first, ...rest] = links.map((l, i) => db.selectFrom(latest(Number(l.num)).as(`c${i}`)).selectAll());
     rows.push(...((await rest.reduce((q, next) => q.unionAll(next), first!).execute()) as StoredClick[]));
   }

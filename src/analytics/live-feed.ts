@@ -19,7 +19,14 @@ export interface LiveLimits extends LiveStreamLimits {
   recheckMs: number;
 }
 
-export const DEFAULT_LIVE_LIMITS: LiveLimits = { perUser: 5, total: 1_000, perSecond: 20, heartbeatMs: 15_000, maxBufferedBytes: 256 * 1024, recheckMs: 15_000 };
+export const DEFAULT_LIVE_LIMITS: LiveLimits = {
+  perUser: 5,
+  total: 1_000,
+  perSecond: 20,
+  heartbeatMs: 15_000,
+  maxBufferedBytes: 256 * 1024,
+  recheckMs: 15_000,
+};
 
 /** Clicks are gathered this long, then described and delivered together (well within the second allowed). */
 const FLUSH_MS = 200;
@@ -141,7 +148,8 @@ export class LiveFeed {
     if ((this.perUser.get(userId) ?? 0) >= this.limits.perUser) {
       throw new DomainError("rate_limited", `At most ${this.limits.perUser} live feeds open at once per account: close one first`, undefined, undefined, 5);
     }
-    if (this.count >= this.limits.total) throw new DomainError("rate_limited", "Too many live feeds are open on this server; try again shortly", undefined, undefined, 30);
+    if (this.count >= this.limits.total)
+      throw new DomainError("rate_limited", "Too many live feeds are open on this server; try again shortly", undefined, undefined, 30);
   }
 
   /**

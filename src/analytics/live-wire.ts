@@ -25,7 +25,10 @@ export interface ClicksMessage {
 
 /** Announcements of `owners`, as many payloads as the limit needs. */
 export function watchPayloads(instance: string, owners: string[]): string[] {
-  return packed(owners.map((o) => JSON.stringify(o)), (items) => `{"i":${JSON.stringify(instance)},"o":[${items.join(",")}]}`);
+  return packed(
+    owners.map((o) => JSON.stringify(o)),
+    (items) => `{"i":${JSON.stringify(instance)},"o":[${items.join(",")}]}`,
+  );
 }
 
 export function askPayload(instance: string): string {
@@ -35,16 +38,34 @@ export function askPayload(instance: string): string {
 /** A batch as payloads: compact tuples; the skipped counts ride in the first. */
 export function clicksPayloads(instance: string, clicks: OwnedClick[], skipped: Array<[string, number]>): string[] {
   const tuples = clicks.map(({ owner, click: c }) =>
-    JSON.stringify([owner, Date.parse(c.at), c.link_id, c.alias, c.domain, c.country, c.device, c.browser, c.os, c.referrer, c.source === "qr" ? 1 : 0, c.destination, c.bot ? 1 : 0]),
+    JSON.stringify([
+      owner,
+      Date.parse(c.at),
+      c.link_id,
+      c.alias,
+      c.domain,
+      c.country,
+      c.device,
+      c.browser,
+      c.os,
+      c.referrer,
+      c.source === "qr" ? 1 : 0,
+      c.destination,
+      c.bot ? 1 : 0,
+    ]),
   );
   const head = `{"i":${JSON.stringify(instance)},"s":${JSON.stringify(skipped)},"c":[`;
   const rest = `{"i":${JSON.stringify(instance)},"s":[],"c":[`;
   let first = true;
-  return packed(tuples, (items) => {
-    const text = `${first ? head : rest}${items.join(",")}]}`;
-    first = false;
-    return text;
-  }, head.length);
+  return packed(
+    tuples,
+    (items) => {
+      const text = `${first ? head : rest}${items.join(",")}]}`;
+      first = false;
+      return text;
+    },
+    head.length,
+  );
 }
 
 /**
@@ -86,7 +107,9 @@ export function parseClicks(payload: string): ClicksMessage | null {
     const c = clickOf(t);
     if (c) clicks.push(c);
   }
-  const skipped = (v.s as unknown[]).filter((s): s is [string, number] => Array.isArray(s) && typeof s[0] === "string" && Number.isInteger(s[1]) && (s[1] as number) > 0);
+  const skipped = (v.s as unknown[]).filter(
+    (s): s is [string, number] => Array.isArray(s) && typeof s[0] === "string" && Number.isInteger(s[1]) && (s[1] as number) > 0,
+  );
   return { instance: v.i, clicks, skipped };
 }
 
@@ -94,9 +117,40 @@ export function parseClicks(payload: string): ClicksMessage | null {
 const TEXT_AT = [0, 2, 3, 4, 5, 6, 7, 8, 9, 11];
 
 function clickOf(t: unknown): OwnedClick | null {
-  if (!Array.isArray(t) || t.length !== 13 || typeof t[1] !== "number" || Math.abs(t[1]) > 8.64e15 || !TEXT_AT.every((i) => typeof t[i] === "string")) return null;
-  const [owner, at, linkId, alias, domain, country, device, browser, os, referrer, qr, destination, bot] = t as [string, number, string, string, string, string, string, string, string, string, number, string, number];
-  return { owner, click: { at: new Date(at).toISOString(), link_id: linkId, alias, domain, country, device, browser, os, referrer, source: qr === 1 ? "qr" : "link", destination, bot: bot === 1 } };
+  if (!Array.isArray(t) || t.length !== 13 || typeof t[1] !== "number" || Math.abs(t[1]) > 8.64e15 || !TEXT_AT.every((i) => typeof t[i] === "string"))
+    return null;
+  const [owner, at, linkId, alias, domain, country, device, browser, os, referrer, qr, destination, bot] = t as [
+    string,
+    number,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    number,
+    string,
+    number,
+  ];
+  return {
+    owner,
+    click: {
+      at: new Date(at).toISOString(),
+      link_id: linkId,
+      alias,
+      domain,
+      country,
+      device,
+      browser,
+      os,
+      referrer,
+      source: qr === 1 ? "qr" : "link",
+      destination,
+      bot: bot === 1,
+    },
+  };
 }
 
 function parse(payload: string): Record<string, any> | null {

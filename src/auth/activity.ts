@@ -59,8 +59,16 @@ export class SecurityActivity {
     await this.deps.db
       .insertInto("security_events")
       .values({
-        id: entryId(at), user_id: userId, at, kind: note.kind, way: note.way ?? null, outcome: note.outcome ?? "success",
-        browser: d?.browser ?? null, os: d?.os ?? null, country: d?.country ?? null, detail: note.detail?.slice(0, 200) ?? null,
+        id: entryId(at),
+        user_id: userId,
+        at,
+        kind: note.kind,
+        way: note.way ?? null,
+        outcome: note.outcome ?? "success",
+        browser: d?.browser ?? null,
+        os: d?.os ?? null,
+        country: d?.country ?? null,
+        detail: note.detail?.slice(0, 200) ?? null,
       })
       .execute();
   }
@@ -90,6 +98,9 @@ export class SecurityActivity {
   }
 
   async prune(): Promise<void> {
-    await this.deps.db.deleteFrom("security_events").where("at", "<=", this.deps.clock.now() - ACTIVITY_DAYS * DAY).execute();
+    await this.deps.db
+      .deleteFrom("security_events")
+      .where("at", "<=", this.deps.clock.now() - ACTIVITY_DAYS * DAY)
+      .execute();
   }
 }

@@ -75,7 +75,8 @@ export class AccountChanges {
     try {
       await this.deps.accounts.checkCurrentPassword(s.user, password, s.ip, "password");
     } catch (e) {
-      if (e instanceof DomainError && e.code === "invalid_request") await this.deps.activity.record(s.user.id, { kind: "reauth", outcome: "refused", device: s.device, detail: "password" });
+      if (e instanceof DomainError && e.code === "invalid_request")
+        await this.deps.activity.record(s.user.id, { kind: "reauth", outcome: "refused", device: s.device, detail: "password" });
       throw e;
     }
     return this.openSudo(s, "password");
@@ -226,7 +227,10 @@ export class AccountChanges {
       .where("id", "!=", owner.id)
       .execute();
     const people = candidates.filter((u) => domains.some((d) => u.email.endsWith(`@${d}`)));
-    await sessions.destroyNotMadeBy(people.map((p) => p.id), "sso");
+    await sessions.destroyNotMadeBy(
+      people.map((p) => p.id),
+      "sso",
+    );
     for (const p of people) {
       await twoFactor.dropPendingOf(p.id);
       await activity.record(p.id, { kind: "sso_required", detail: p.email.slice(p.email.indexOf("@") + 1) });

@@ -81,10 +81,15 @@ export class SignInDoor {
   /** Password sign-in: a session, or a pending sign-in when the account has two-factor sign-in on. */
   async password(email: string, password: string, v: Visitor): Promise<Opened | Pending> {
     const { decision, accounts, twoFactor } = this.deps;
-    const admission = await this.refusalsNoted("password", v, () => (email.length <= 254 ? accounts.byEmail(email) : Promise.resolve(null)), async () => {
-      await decision.beforeCheck(email, "password");
-      return decision.admit(await accounts.signIn(email, password, v.ip), "password", email);
-    });
+    const admission = await this.refusalsNoted(
+      "password",
+      v,
+      () => (email.length <= 254 ? accounts.byEmail(email) : Promise.resolve(null)),
+      async () => {
+        await decision.beforeCheck(email, "password");
+        return decision.admit(await accounts.signIn(email, password, v.ip), "password", email);
+      },
+    );
     if (admission.secondStep.length > 0) return { kind: "pending", token: await twoFactor.startPending(admission.user.id), methods: admission.secondStep };
     return this.open(admission, v);
   }
@@ -93,12 +98,17 @@ export class SignInDoor {
   async secondStep(token: string | undefined, step: SecondStep, v: Visitor): Promise<Opened> {
     const { twoFactor, accounts, decision } = this.deps;
     let userId: string | null = null;
-    const admission = await this.refusalsNoted("second_step", v, () => (userId ? accounts.byId(userId) : Promise.resolve(null)), async () => {
-      const pending = await twoFactor.pending(token, (id) => accounts.byId(id));
-      userId = pending.user.id;
-      const user = await twoFactor.finishPending(token, step, (id) => accounts.byId(id));
-      return decision.admit(user, "second_step");
-    });
+    const admission = await this.refusalsNoted(
+      "second_step",
+      v,
+      () => (userId ? accounts.byId(userId) : Promise.resolve(null)),
+      async () => {
+        const pending = await twoFactor.pending(token, (id) => accounts.byId(id));
+        userId = pending.user.id;
+        const user = await twoFactor.finishPending(token, step, (id) => accounts.byId(id));
+        return decision.admit(user, "second_step");
+      },
+    );
     return this.open(admission, v);
   }
 
@@ -111,11 +121,16 @@ export class SignInDoor {
   async secondStepPasskey(token: string | undefined, response: AuthenticationResponse, v: Visitor): Promise<Opened> {
     const { twoFactor, accounts, passkeys, decision } = this.deps;
     const { tokenHash, user: pendingUser } = await twoFactor.pending(token, (id) => accounts.byId(id));
-    const admission = await this.refusalsNoted("second_step", v, async () => pendingUser, async () => {
-      const user = await passkeys.finishAuthentication("second-factor", tokenHash, response);
-      await twoFactor.takePending(tokenHash);
-      return decision.admit(user, "second_step");
-    });
+    const admission = await this.refusalsNoted(
+      "second_step",
+      v,
+      async () => pendingUser,
+      async () => {
+        const user = await passkeys.finishAuthentication("second-factor", tokenHash, response);
+        await twoFactor.takePending(tokenHash);
+        return decision.admit(user, "second_step");
+      },
+    );
     return this.open(admission, v);
   }
 
@@ -129,11 +144,15 @@ export class SignInDoor {
   async passkey(binding: string, response: AuthenticationResponse, v: Visitor): Promise<Opened> {
     const { accounts, passkeys, decision } = this.deps;
     let proved: UserRow | null = null;
-    const admission = await this.refusalsNoted("passkey", v, async () => proved, () =>
-      accounts.passwordless.answer(v.ip, async () => {
-        proved = await passkeys.signIn(binding, response);
-        return decision.admit(proved, "passkey");
-      }),
+    const admission = await this.refusalsNoted(
+      "passkey",
+      v,
+      async () => proved,
+      () =>
+        accounts.passwordless.answer(v.ip, async () => {
+          proved = await passkeys.signIn(binding, response);
+          return decision.admit(proved, "passkey");
+        }),
     );
     return this.open(admission, v);
   }
@@ -142,7 +161,15 @@ export class SignInDoor {
   async sso(currentUrl: URL, cookieState: string | undefined, v: Visitor): Promise<Opened> {
     const { user, instance } = await this.deps.sso.signIn.callback(currentUrl, cookieState);
     const way: Way = instance ? "sso_instance" : "sso";
-    return this.open(await this.refusalsNoted(way, v, async () => user, () => this.deps.decision.admit(user, way)), v);
+    return this.open(
+      await this.refusalsNoted(
+        way,
+        v,
+        async () => user,
+        () => this.deps.decision.admit(user, way),
+      ),
+      v,
+    );
   }
 
   /** Sign-up: the address's policies first, then the new account signed in. */

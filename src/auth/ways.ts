@@ -20,22 +20,43 @@ export interface WayRules {
 
 export const WAYS: Record<Way, WayRules> = {
   password: {
-    requireSso: "refuse", oidcOnly: "break_glass", asksSecondStep: true,
-    throttles: ["10 wrong passwords per account in 15 minutes", "50 failed sign-ins per address in 15 minutes"], label: "password",
+    requireSso: "refuse",
+    oidcOnly: "break_glass",
+    asksSecondStep: true,
+    throttles: ["10 wrong passwords per account in 15 minutes", "50 failed sign-ins per address in 15 minutes"],
+    label: "password",
   },
   second_step: {
-    requireSso: "refuse", oidcOnly: "break_glass", asksSecondStep: false,
-    throttles: ["5 wrong codes per account in 15 minutes"], label: "password and second factor",
+    requireSso: "refuse",
+    oidcOnly: "break_glass",
+    asksSecondStep: false,
+    throttles: ["5 wrong codes per account in 15 minutes"],
+    label: "password and second factor",
   },
   passkey: {
-    requireSso: "refuse", oidcOnly: "break_glass", asksSecondStep: false,
-    throttles: ["100 passkey starts per address in 15 minutes", "50 failed sign-ins per address in 15 minutes"], label: "passkey",
+    requireSso: "refuse",
+    oidcOnly: "break_glass",
+    asksSecondStep: false,
+    throttles: ["100 passkey starts per address in 15 minutes", "50 failed sign-ins per address in 15 minutes"],
+    label: "passkey",
   },
   sso: { requireSso: "allow", oidcOnly: "allow", asksSecondStep: false, throttles: ["60 starts per address in 10 minutes"], label: "single sign-on" },
   // The instance's provider is not the organisation's: where it requires its own, this way is refused too.
-  sso_instance: { requireSso: "refuse", oidcOnly: "allow", asksSecondStep: false, throttles: ["60 starts per address in 10 minutes"], label: "single sign-on (instance)" },
+  sso_instance: {
+    requireSso: "refuse",
+    oidcOnly: "allow",
+    asksSecondStep: false,
+    throttles: ["60 starts per address in 10 minutes"],
+    label: "single sign-on (instance)",
+  },
   signup: { requireSso: "refuse", oidcOnly: "refuse", asksSecondStep: false, throttles: ["20 sign-ups per address an hour"], label: "sign-up" },
-  password_reset: { requireSso: "refuse", oidcOnly: "break_glass", asksSecondStep: false, throttles: ["3 reset emails per account an hour"], label: "password reset" },
+  password_reset: {
+    requireSso: "refuse",
+    oidcOnly: "break_glass",
+    asksSecondStep: false,
+    throttles: ["3 reset emails per account an hour"],
+    label: "password reset",
+  },
 };
 
 export const ALL_WAYS = Object.keys(WAYS) as Way[];

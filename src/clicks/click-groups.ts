@@ -150,7 +150,20 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver, key
   let lastDestination = -1;
   let lastQr = -1;
   let lastUtm = -1;
-  let v: Values = { country: "", device: "", os: "", browser: "", referrer: "", is_bot: 0, destination: null, qr: 0, region: null, city: null, referrer_url: null, utm: null };
+  let v: Values = {
+    country: "",
+    device: "",
+    os: "",
+    browser: "",
+    referrer: "",
+    is_bot: 0,
+    destination: null,
+    qr: 0,
+    region: null,
+    city: null,
+    referrer_url: null,
+    utm: null,
+  };
   let vid = -1;
   for (let i = 0, o = 0; i < batch.length; i++, o += WIDTH) {
     const ua = f[o + FIELD.userAgent] as number;
@@ -242,7 +255,6 @@ function grouped(batch: ClickBatch, byLink: Map<number, number[]>, rowOf: ClickR
 /** A click's visitor key from its day, link number and the batch's indexes of its address and user agent (visitors.ts). */
 export type VisitorKeyOf = (day: string, linkNum: number, ip: number, userAgent: number) => number;
 
-
 /** A tally of identical clicks (same link, raw user agent, referrer, place, UTC hour, destination, QR flag and UTM values): the index of the first, and how many. */
 interface Tally {
   hour: number;
@@ -303,7 +315,14 @@ export function groupsOf(batch: ClickBatch, nums: ReadonlySet<number>, countries
   for (const t of all) {
     const o = t.i * WIDTH;
     const num = f[o + FIELD.linkNum] as number;
-    const v = describe(f[o + FIELD.userAgent] as number, f[o + FIELD.referer] as number, placeOf(f[o + FIELD.country] as number, f[o + FIELD.ip] as number), t.destination, t.qr, t.utm);
+    const v = describe(
+      f[o + FIELD.userAgent] as number,
+      f[o + FIELD.referer] as number,
+      placeOf(f[o + FIELD.country] as number, f[o + FIELD.ip] as number),
+      t.destination,
+      t.qr,
+      t.utm,
+    );
     const day = dayOf(f[o + FIELD.at] as number);
     const hour = t.hour * HOUR_MS;
     const list = child(byLink, num, () => []);
@@ -315,7 +334,12 @@ export function groupsOf(batch: ClickBatch, nums: ReadonlySet<number>, countries
     }
     g.clicks += t.clicks;
     g.counted += t.counted;
-    g.visits!.push({ day, ip: batch.strings[f[o + FIELD.ip] as number] as string, userAgent: batch.strings[f[o + FIELD.userAgent] as number] as string, order: t.i });
+    g.visits!.push({
+      day,
+      ip: batch.strings[f[o + FIELD.ip] as number] as string,
+      userAgent: batch.strings[f[o + FIELD.userAgent] as number] as string,
+      order: t.i,
+    });
   }
   return groups;
 }

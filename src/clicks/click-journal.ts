@@ -286,7 +286,11 @@ export class ClickJournal {
     const idOf = new Map<number, string>();
     const all = [...nums];
     for (let i = 0; i < all.length; i += RESOLVE_CHUNK) {
-      const rows = await db.selectFrom("links").select(["id", "num"]).where("num", "in", all.slice(i, i + RESOLVE_CHUNK)).execute();
+      const rows = await db
+        .selectFrom("links")
+        .select(["id", "num"])
+        .where("num", "in", all.slice(i, i + RESOLVE_CHUNK))
+        .execute();
       for (const r of rows) idOf.set(Number(r.num), r.id);
     }
     // Clicks of links deleted since are dropped, as the writers drop them.

@@ -5,7 +5,10 @@ import type { ClicksTable } from "../storage/schema.js";
 import { type ClickDimensions, type CountryResolver, type Place, describeUserAgent, referrerHost, referrerUrl } from "./describe.js";
 
 /** The values of one click that the roll-ups are grouped by. */
-export type Values = Pick<Selectable<ClicksTable>, "country" | "device" | "os" | "browser" | "referrer" | "is_bot" | "destination" | "qr" | "region" | "city" | "referrer_url" | "utm">;
+export type Values = Pick<
+  Selectable<ClicksTable>,
+  "country" | "device" | "os" | "browser" | "referrer" | "is_bot" | "destination" | "qr" | "region" | "city" | "referrer_url" | "utm"
+>;
 
 /** Whether two clicks (or groups) have the same values. */
 export function sameValues(a: Values, b: Values): boolean {
@@ -31,7 +34,10 @@ export function placeOf(header: number, ip: number): number {
 }
 
 /** Describes a batch's (user agent, referrer, place, destination, QR flag, UTM values) as stored values, each distinct string once. */
-export function describer(s: string[], countries: CountryResolver): (ua: number, ref: number, place: number, destination: number, qr: number, utm: number) => Values {
+export function describer(
+  s: string[],
+  countries: CountryResolver,
+): (ua: number, ref: number, place: number, destination: number, qr: number, utm: number) => Values {
   const agents = new Map<number, ClickDimensions>();
   const referrers = new Map<number, { host: string; url: string | null }>();
   const places = new Map<number, Place>();

@@ -61,7 +61,13 @@ export type LogRow = Pick<Selectable<ClicksTable>, (typeof LOG_COLUMNS)[number]>
  * after it, the clicks cursor lists it. Staged rows are a long tail's (fewer than 4 clicks of a link
  * per written chunk), so a page holds few of them; click_staging has no index, and each page scans it.
  */
-export async function* clickLog(db: Db, dialect: Dialect, linkNum: number, range: Pick<DayRange, "startMs" | "endMs">, pageSize = CSV_PAGE): AsyncGenerator<LogRow[]> {
+export async function* clickLog(
+  db: Db,
+  dialect: Dialect,
+  linkNum: number,
+  range: Pick<DayRange, "startMs" | "endMs">,
+  pageSize = CSV_PAGE,
+): AsyncGenerator<LogRow[]> {
   let cursor: { at: number; id: number } | null = null;
   let stagedFrom = range.startMs;
   for (;;) {
@@ -149,7 +155,19 @@ export async function exportCsv(
     for await (const page of clickLog(storage.db, storage.dialect, link.num, range, pageSize)) {
       for (const c of page) {
         if (out.destroyed) return; // the client went away: no more pages
-        if (!out.write([new Date(Number(c.at)).toISOString(), c.country, c.device, c.os, c.browser, c.referrer, Number(c.is_bot) ? "true" : "false", c.destination ?? "default"])) await drained();
+        if (
+          !out.write([
+            new Date(Number(c.at)).toISOString(),
+            c.country,
+            c.device,
+            c.os,
+            c.browser,
+            c.referrer,
+            Number(c.is_bot) ? "true" : "false",
+            c.destination ?? "default",
+          ])
+        )
+          await drained();
       }
     }
     out.end();

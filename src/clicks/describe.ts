@@ -53,7 +53,10 @@ export function describeUserAgent(ua: string): ClickDimensions {
 
 /** A parsed name as stored: no control characters (PostgreSQL refuses NUL in text), at most 40 characters. */
 function clean(name: string | undefined): string {
-  return (name ?? "").replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 40);
+  return (name ?? "")
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim()
+    .slice(0, 40);
 }
 
 /** "::ffff:203.0.113.5" (how a dual-stack socket reports IPv4 clients) as plain "203.0.113.5". */
@@ -106,7 +109,10 @@ const ISO_SUBDIVISION = /^[A-Z0-9]{1,3}$/;
 
 /** A name from the database as stored: no control characters and no "|" (the values' separator), at most 80 characters. */
 function placeName(name: string | undefined): string {
-  return (name ?? "").replace(/[\u0000-\u001f\u007f|]/g, "").trim().slice(0, 80);
+  return (name ?? "")
+    .replace(/[\u0000-\u001f\u007f|]/g, "")
+    .trim()
+    .slice(0, 80);
 }
 
 /** Country resolution: a trusted proxy header first, then the GeoIP database, else "unknown"; regions and cities from a City database. */

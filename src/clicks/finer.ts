@@ -56,7 +56,8 @@ export async function topFiner(db: Db, src: RollupSource, range: DayRange, month
   const dims = sql`dimension IN (${sql.join(FINER)})`;
   const valueIn = values === undefined ? sql`` : sql` AND value IN (${sql.join(values)})`;
   const arms = parts.days.map(
-    (d) => sql`SELECT dimension, value, clicks, visitors FROM ${sql.table(src.breakdown)} WHERE ${src.where} AND ${dims} AND day >= ${d.from} AND day <= ${d.to}${valueIn}`,
+    (d) =>
+      sql`SELECT dimension, value, clicks, visitors FROM ${sql.table(src.breakdown)} WHERE ${src.where} AND ${dims} AND day >= ${d.from} AND day <= ${d.to}${valueIn}`,
   );
   if (parts.months && src.monthly !== null) {
     arms.unshift(
@@ -81,7 +82,8 @@ export async function topFiner(db: Db, src: RollupSource, range: DayRange, month
 
 /** The answer's arrays of the finer tops. */
 export function finerStats(t: FinerTops): FinerStats {
-  const plain = <K extends string>(key: K, rows: FinerTop) => rows.map((r) => ({ [key]: r.value, clicks: r.clicks, visitors: r.visitors }) as { [P in K]: string } & { clicks: number; visitors: number });
+  const plain = <K extends string>(key: K, rows: FinerTop) =>
+    rows.map((r) => ({ [key]: r.value, clicks: r.clicks, visitors: r.visitors }) as { [P in K]: string } & { clicks: number; visitors: number });
   return {
     regions: t.region.map((r) => ({ ...regionParts(r.value), clicks: r.clicks, visitors: r.visitors })),
     cities: t.city.map((r) => ({ ...cityParts(r.value), clicks: r.clicks, visitors: r.visitors })),

@@ -57,8 +57,7 @@ async function handle(msg: IngestRequest, ready: Promise<ClickWriter>, close: ()
       if (batches.length === 1) await writer.write(batches[0]!);
       else if (writer.writeMany) await writer.writeMany(batches);
       else throw new Error("this click writer takes one batch at a time");
-    }
-    else if (msg.op === "countLimited") {
+    } else if (msg.op === "countLimited") {
       if (!writer.countLimited) throw new Error("countLimited runs on the main pool for PostgreSQL");
       value = await writer.countLimited(msg.counts);
     } else if (msg.op === "heldBack") {

@@ -39,7 +39,7 @@ function writeAll(fd: number, parts: Buffer[]): void {
   const done = writevSync(fd, parts);
   if (done === total) return;
   const rest = Buffer.concat(parts).subarray(done);
-  for (let at = 0; at < rest.length; ) at += writeSync(fd, rest, at);
+  for (let at = 0; at < rest.length;) at += writeSync(fd, rest, at);
 }
 
 /** The clicks of a segment: its strings and WIDTH numbers per click, up to the first append that is torn or not valid. */
@@ -113,4 +113,3 @@ function validClicks(f: Float64Array, strings: number): boolean {
   }
   return true;
 }
-

@@ -54,7 +54,16 @@ function formatter(tz: string): Intl.DateTimeFormat {
   let f = formatters.get(tz);
   if (f === undefined) {
     try {
-      f = new Intl.DateTimeFormat("en-US", { timeZone: tz, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+      f = new Intl.DateTimeFormat("en-US", {
+        timeZone: tz,
+        hourCycle: "h23",
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+        second: "2-digit",
+      });
     } catch {
       throw invalid("tz", "must be an IANA time zone such as Europe/Paris or UTC");
     }
@@ -161,7 +170,15 @@ function lastHours(tz: string, nowMs: number): Period {
   const startMs = endMs - 24 * HOUR_MS;
   const points: Point[] = [];
   for (let t = startMs; t < endMs; t += HOUR_MS) points.push({ start: t, label: localLabel(t, tz, "hour") });
-  return { name: "24h", tz, granularity: "hour", points, ...window(startMs, endMs, tz), days: utcDays(startMs, endMs), previous: window(startMs - 24 * HOUR_MS, startMs, tz) };
+  return {
+    name: "24h",
+    tz,
+    granularity: "hour",
+    points,
+    ...window(startMs, endMs, tz),
+    days: utcDays(startMs, endMs),
+    previous: window(startMs - 24 * HOUR_MS, startMs, tz),
+  };
 }
 
 function window(startMs: number, endMs: number, tz: string): Window {

@@ -87,7 +87,12 @@ export class PostgresClickWriter implements ClickWriter {
       const lock = async (ids: string[], mode: "NO KEY UPDATE" | "KEY SHARE") =>
         ids.length === 0
           ? []
-          : (await sql<{ id: string; owner_id: string | null }>`SELECT id, owner_id FROM links WHERE id = ANY(${ids}::text[]) ORDER BY id FOR ${sql.raw(mode)}`.execute(trx)).rows;
+          : (
+              await sql<{
+                id: string;
+                owner_id: string | null;
+              }>`SELECT id, owner_id FROM links WHERE id = ANY(${ids}::text[]) ORDER BY id FOR ${sql.raw(mode)}`.execute(trx)
+            ).rows;
       const live = new Map([...(await lock(raised, "NO KEY UPDATE")), ...(await lock(readOnly, "KEY SHARE"))].map((r) => [r.id, r.owner_id]));
       if (live.size === 0) return;
       seen = await this.visitors.mark(trx, b);
@@ -97,7 +102,9 @@ export class PostgresClickWriter implements ClickWriter {
           ${column(rows, "device")}::text[], ${column(rows, "os")}::text[], ${column(rows, "browser")}::text[],
           ${column(rows, "referrer")}::text[], ${column(rows, "is_bot")}::int[], ${column(rows, "counted")}::int[],
           ${column(rows, "destination")}::text[], ${column(rows, "new_visitor")}::int[], ${column(rows, "qr")}::int[],
-          ${column(rows, "region")}::text[], ${column(rows, "city")}::text[], ${column(rows, "referrer_url")}::text[], ${column(rows, "utm")}::text[])`.execute(trx);
+          ${column(rows, "region")}::text[], ${column(rows, "city")}::text[], ${column(rows, "referrer_url")}::text[], ${column(rows, "utm")}::text[])`.execute(
+        trx,
+      );
       // What the "stored" listeners write (the click stream's events), committed with the clicks (stored.ts).
       if (this.stored.length > 0) {
         const chunk = { rows, first: 0, prefix: eventIdPrefix(clicks.journal) };
@@ -125,12 +132,16 @@ export class PostgresClickWriter implements ClickWriter {
       await sql`INSERT INTO click_breakdown (link_id, day, dimension, value, clicks, visitors)
         SELECT * FROM unnest(${column(u.breakdown, "link_id")}::text[], ${column(u.breakdown, "day")}::text[],
           ${column(u.breakdown, "dimension")}::text[], ${column(u.breakdown, "value")}::text[], ${column(u.breakdown, "clicks")}::bigint[], ${column(u.breakdown, "visitors")}::bigint[])
-        ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = click_breakdown.clicks + excluded.clicks, visitors = click_breakdown.visitors + excluded.visitors`.execute(trx);
+        ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = click_breakdown.clicks + excluded.clicks, visitors = click_breakdown.visitors + excluded.visitors`.execute(
+        trx,
+      );
       if (u.monthly.length > 0)
         await sql`INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks, visitors)
         SELECT * FROM unnest(${column(u.monthly, "link_id")}::text[], ${column(u.monthly, "month")}::text[],
           ${column(u.monthly, "dimension")}::text[], ${column(u.monthly, "value")}::text[], ${column(u.monthly, "clicks")}::bigint[], ${column(u.monthly, "visitors")}::bigint[])
-        ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks, visitors = click_breakdown_month.visitors + excluded.visitors`.execute(trx);
+        ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks, visitors = click_breakdown_month.visitors + excluded.visitors`.execute(
+          trx,
+        );
       await writeOwnerRollups(trx, u);
     });
     seen();
@@ -155,5 +166,7 @@ async function writeOwnerRollups(trx: Db, u: RollUps): Promise<void> {
     await sql`INSERT INTO owner_breakdown (owner_id, day, dimension, value, clicks, visitors)
       SELECT * FROM unnest(${column(u.ownerBreakdown, "owner_id")}::text[], ${column(u.ownerBreakdown, "day")}::text[], ${column(u.ownerBreakdown, "dimension")}::text[],
         ${column(u.ownerBreakdown, "value")}::text[], ${column(u.ownerBreakdown, "clicks")}::bigint[], ${column(u.ownerBreakdown, "visitors")}::bigint[])
-      ON CONFLICT (owner_id, dimension, day, value) DO UPDATE SET clicks = owner_breakdown.clicks + excluded.clicks, visitors = owner_breakdown.visitors + excluded.visitors`.execute(trx);
+      ON CONFLICT (owner_id, dimension, day, value) DO UPDATE SET clicks = owner_breakdown.clicks + excluded.clicks, visitors = owner_breakdown.visitors + excluded.visitors`.execute(
+      trx,
+    );
 }

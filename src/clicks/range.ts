@@ -48,7 +48,8 @@ export function splitByMonth(range: DayRange, monthsThrough: string): RangeParts
   const last = new Date(range.endMs - DAY_MS);
   const firstWhole = range.from.endsWith("-01") ? range.startMs : Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + 1, 1);
   // The first day of the month after the last whole month.
-  const rangeWhole = range.endMs === Date.UTC(last.getUTCFullYear(), last.getUTCMonth() + 1, 1) ? range.endMs : Date.UTC(last.getUTCFullYear(), last.getUTCMonth(), 1);
+  const rangeWhole =
+    range.endMs === Date.UTC(last.getUTCFullYear(), last.getUTCMonth() + 1, 1) ? range.endMs : Date.UTC(last.getUTCFullYear(), last.getUTCMonth(), 1);
   const complete = /^\d{4}-\d{2}$/.test(monthsThrough) ? Date.UTC(Number(monthsThrough.slice(0, 4)), Number(monthsThrough.slice(5, 7)), 1) : -Infinity;
   const afterWhole = Math.min(rangeWhole, complete);
   if (firstWhole >= afterWhole) return { months: null, days: [{ from: range.from, to: range.to }] };

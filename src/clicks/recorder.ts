@@ -27,7 +27,6 @@ import type { StoredListeners } from "./stored.js";
 /** What record() takes; declared beside the buffer that stores it, so the buffer needs nothing from here. */
 export type { ClickInput };
 
-
 /**
  * Clicks per batch at most: past it a batch is sealed and handed to the writer before the flush
  * interval ends. Sealing and posting a batch, and the garbage it leaves, are work on the event loop in
@@ -53,7 +52,6 @@ const ROLLUP_MAX_MS = 60_000;
 const PRUNE_CHUNK = 10_000;
 /** While click writes keep failing, one log line per this long. */
 const FAILURE_LOG_MS = 60_000;
-
 
 export interface RecorderDeps {
   db: Db;
@@ -291,10 +289,12 @@ export class ClickRecorder {
   settle(): Promise<void> {
     if (this.settleNext) return this.settleNext;
     if (!this.settling) return (this.settling = this.flush().finally(() => (this.settling = null)));
-    const next = this.settling.catch(() => undefined).then(() => {
-      this.settleNext = null;
-      return (this.settling = this.flush().finally(() => (this.settling = null)));
-    });
+    const next = this.settling
+      .catch(() => undefined)
+      .then(() => {
+        this.settleNext = null;
+        return (this.settling = this.flush().finally(() => (this.settling = null)));
+      });
     return (this.settleNext = next);
   }
 
@@ -331,14 +331,20 @@ export class ClickRecorder {
         // failing and then once a minute, not at every retry.
         const now = Date.now();
         if (this.failing === null || now - this.failing.logged >= FAILURE_LOG_MS) {
-          this.deps.log.error({ err, pending: this.pending }, this.failing === null ? "click flush failed; clicks are kept and retried" : "click flush still failing");
+          this.deps.log.error(
+            { err, pending: this.pending },
+            this.failing === null ? "click flush failed; clicks are kept and retried" : "click flush still failing",
+          );
           this.failing = { since: this.failing?.since ?? now, logged: now };
         }
         if (!this.timer && !this.closed) {
-          this.timer = setTimeout(() => {
-            this.timer = null;
-            void this.flushRaw();
-          }, Math.max(1000, this.deps.flushMs));
+          this.timer = setTimeout(
+            () => {
+              this.timer = null;
+              void this.flushRaw();
+            },
+            Math.max(1000, this.deps.flushMs),
+          );
         }
         return;
       }

@@ -2,7 +2,16 @@
 import type { Selectable } from "kysely";
 import type { OwnerBreakdownTable, OwnerDailyTable, OwnerHourlyTable } from "../storage/click-tables.js";
 import { type UtmKey, utmValues } from "./utm-values.js";
-import { BREAKDOWNS, type BreakdownDimension, type BreakdownRow, type DailyRow, type Group, type HourlyRow, type MonthlyRow, compareIds } from "./click-groups.js";
+import {
+  BREAKDOWNS,
+  type BreakdownDimension,
+  type BreakdownRow,
+  type DailyRow,
+  type Group,
+  type HourlyRow,
+  type MonthlyRow,
+  compareIds,
+} from "./click-groups.js";
 
 export type OwnerDailyRow = Selectable<OwnerDailyTable>;
 export type OwnerHourlyRow = Selectable<OwnerHourlyTable>;
@@ -65,7 +74,7 @@ export function rollUp(groups: Group[], live: LiveLinks, keepsMonth: (linkId: st
     ? groups
     : [...groups].sort((a, b) => compareIds(a.link_id, b.link_id));
   const out: RollUps = { increments: [], daily: [], hourly: [], breakdown: [], monthly: [], ownerDaily: [], ownerHourly: [], ownerBreakdown: [] };
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     const linkId = sorted[i]!.link_id;
     let j = i + 1;
     while (j < sorted.length && sorted[j]!.link_id === linkId) j++;
@@ -81,7 +90,12 @@ function byOwner(out: RollUps, live: LiveLinks): void {
   const daily = new Map<string, OwnerDailyRow>();
   const hourly = new Map<string, OwnerHourlyRow>();
   const breakdown = new Map<string, OwnerBreakdownRow>();
-  const sum = <R extends { clicks: number; visitors: number }>(m: Map<string, R>, key: string, make: () => R, r: { clicks: number; visitors: number; bots?: number; qr?: number }) => {
+  const sum = <R extends { clicks: number; visitors: number }>(
+    m: Map<string, R>,
+    key: string,
+    make: () => R,
+    r: { clicks: number; visitors: number; bots?: number; qr?: number },
+  ) => {
     const o = add(m, key, make, r.clicks, r.visitors) as R & { bots?: number; qr?: number };
     if (r.bots !== undefined) o.bots! += r.bots;
     if (r.qr !== undefined) o.qr! += r.qr;
@@ -92,11 +106,18 @@ function byOwner(out: RollUps, live: LiveLinks): void {
   }
   for (const h of out.hourly) {
     const owner = live.get(h.link_id);
-    if (owner) sum(hourly, `${owner}\u0000${String(h.hour).padStart(16, "0")}`, () => ({ owner_id: owner, hour: h.hour, clicks: 0, bots: 0, visitors: 0, qr: 0 }), h);
+    if (owner)
+      sum(hourly, `${owner}\u0000${String(h.hour).padStart(16, "0")}`, () => ({ owner_id: owner, hour: h.hour, clicks: 0, bots: 0, visitors: 0, qr: 0 }), h);
   }
   for (const b of out.breakdown) {
     const owner = live.get(b.link_id);
-    if (owner) sum(breakdown, `${owner}\u0000${b.dimension}\u0000${b.day}\u0000${b.value}`, () => ({ owner_id: owner, day: b.day, dimension: b.dimension, value: b.value, clicks: 0, visitors: 0 }), b);
+    if (owner)
+      sum(
+        breakdown,
+        `${owner}\u0000${b.dimension}\u0000${b.day}\u0000${b.value}`,
+        () => ({ owner_id: owner, day: b.day, dimension: b.dimension, value: b.value, clicks: 0, visitors: 0 }),
+        b,
+      );
   }
   out.ownerDaily = byKey(daily);
   out.ownerHourly = byKey(hourly);
@@ -130,7 +151,8 @@ function rollUpLink(groups: Group[], keepsMonth: (linkId: string, month: string)
       const value = valueOf(g, dim, utm);
       if (value === null) continue;
       add(breakdown, `${g.day}\u0000${dim}\u0000${value}`, () => ({ link_id: linkId, day: g.day, dimension: dim, value, clicks: 0, visitors: 0 }), n, visitors);
-      if (toMonth) add(monthly, `${month}\u0000${dim}\u0000${value}`, () => ({ link_id: linkId, month, dimension: dim, value, clicks: 0, visitors: 0 }), n, visitors);
+      if (toMonth)
+        add(monthly, `${month}\u0000${dim}\u0000${value}`, () => ({ link_id: linkId, month, dimension: dim, value, clicks: 0, visitors: 0 }), n, visitors);
     }
   }
   if (increment > 0) out.increments.push([linkId, increment, lastAt]);

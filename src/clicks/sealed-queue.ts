@@ -34,7 +34,7 @@ function numBitset(batch: ClickBatch): Uint32Array {
 }
 
 function mayHold(bits: Uint32Array, nums: ReadonlySet<number>): boolean {
-  for (const n of nums) if ((bits[(n % NUM_BITS) >>> 5]! & (1 << (n % NUM_BITS & 31))) !== 0) return true;
+  for (const n of nums) if ((bits[(n % NUM_BITS) >>> 5]! & (1 << ((n % NUM_BITS) & 31))) !== 0) return true;
   return false;
 }
 
@@ -134,7 +134,7 @@ export class SealedQueue {
   async head(maxClicks: number, count?: number): Promise<ClickBatch[]> {
     const run: ClickBatch[] = [];
     let clicks = 0;
-    for (let i = 0; i < this.items.length && (count === undefined ? run.length === 0 || clicks + this.items[i]!.length <= maxClicks : run.length < count); ) {
+    for (let i = 0; i < this.items.length && (count === undefined ? run.length === 0 || clicks + this.items[i]!.length <= maxClicks : run.length < count);) {
       const q = this.items[i] as Queued;
       const batch = isSpilled(q) ? await this.load(i, q) : q;
       if (batch === null) continue;

@@ -60,10 +60,16 @@ async function storedRows(db: Db, src: RollupSource, w: Window, daily: boolean):
   const sums = sql`sum(clicks) AS clicks, sum(visitors) AS visitors, sum(qr) AS qr, sum(bots) AS bots`;
   const rows = daily
     ? (
-        await sql<{ day: string } & Totals>`SELECT day, ${sums} FROM ${sql.table(src.daily)} WHERE ${src.where} AND day >= ${ymd(w.startMs)} AND day <= ${ymd(w.endMs - 1)} GROUP BY day`.execute(db)
+        await sql<
+          { day: string } & Totals
+        >`SELECT day, ${sums} FROM ${sql.table(src.daily)} WHERE ${src.where} AND day >= ${ymd(w.startMs)} AND day <= ${ymd(w.endMs - 1)} GROUP BY day`.execute(
+          db,
+        )
       ).rows.map((r) => ({ ...r, t: Date.parse(r.day) }))
     : (
-        await sql<{ hour: number } & Totals>`SELECT hour, ${sums} FROM ${sql.table(src.hourly)} WHERE ${src.where} AND hour >= ${w.startMs} AND hour < ${w.endMs} GROUP BY hour`.execute(db)
+        await sql<
+          { hour: number } & Totals
+        >`SELECT hour, ${sums} FROM ${sql.table(src.hourly)} WHERE ${src.where} AND hour >= ${w.startMs} AND hour < ${w.endMs} GROUP BY hour`.execute(db)
       ).rows.map((r) => ({ ...r, t: Number(r.hour) }));
   return rows.map((r) => ({ t: r.t, clicks: Number(r.clicks), visitors: Number(r.visitors), qr: Number(r.qr), bots: Number(r.bots) }));
 }

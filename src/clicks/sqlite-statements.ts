@@ -20,7 +20,24 @@ const MAX_PACKED_NUM = 2 ** (53 - OFFSET_BITS - 1);
 /** links.last_click_at raised to a click's time bound twice (it only moves forward; NULL >= x is not true). */
 const LAST_CLICK_AT = "last_click_at = CASE WHEN last_click_at >= ? THEN last_click_at ELSE ? END";
 /** A raw click row's columns, in the order the statements below bind them. */
-const CLICK_COLUMNS = ["link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted", "destination", "new_visitor", "qr", "region", "city", "referrer_url", "utm"] as const;
+const CLICK_COLUMNS = [
+  "link_num",
+  "at",
+  "country",
+  "device",
+  "os",
+  "browser",
+  "referrer",
+  "is_bot",
+  "counted",
+  "destination",
+  "new_visitor",
+  "qr",
+  "region",
+  "city",
+  "referrer_url",
+  "utm",
+] as const;
 /** The columns after link_num and at, in a packed statement: bound once, but for new_visitor (from each integer). */
 const PACKED_SHARED = CLICK_COLUMNS.slice(2);
 /** A link with this many raw rows in a chunk writes them straight into clicks; fewer are staged. */
@@ -38,7 +55,6 @@ export interface Months {
   to: string | null;
   link: string | null;
 }
-
 
 /** The end of a chunk of about `size` groups or rows (in link order) from `start` that does not split a link. */
 export function chunkEnd(items: { link_num: number }[], start: number, size: number): number {
@@ -149,7 +165,7 @@ function rawAppender(handle: SQLite.Database) {
     alsoInTransaction?.();
     const direct: [ClickRow[], number[]] = [[], []];
     const staged: [ClickRow[], number[]] = [[], []];
-    for (let i = 0; i < rows.length; ) {
+    for (let i = 0; i < rows.length;) {
       const end = chunkEnd(rows, i, 1);
       const to = end - i >= DIRECT_MIN ? direct : staged;
       for (let k = i; k < end; k++) {
@@ -239,9 +255,7 @@ function prepare(h: SQLite.Database) {
     deleteOrphansAfter: h.prepare("DELETE FROM clicks WHERE id > ? AND NOT EXISTS (SELECT 1 FROM links WHERE num = clicks.link_num)"),
     /** The last staged id of the oldest `limit` staged rows (null when none is staged). */
     stagedChunkEnd: h.prepare("SELECT max(id) FROM (SELECT id FROM click_staging ORDER BY id LIMIT ?)").pluck(),
-    moveStaged: h.prepare(
-      `INSERT INTO clicks (${CLICK_COLUMNS.join(", ")}) SELECT ${CLICK_COLUMNS.join(", ")} FROM click_staging WHERE id <= ?`,
-    ),
+    moveStaged: h.prepare(`INSERT INTO clicks (${CLICK_COLUMNS.join(", ")}) SELECT ${CLICK_COLUMNS.join(", ")} FROM click_staging WHERE id <= ?`),
     deleteStaged: h.prepare("DELETE FROM click_staging WHERE id <= ?"),
     lastClickId: h.prepare("SELECT coalesce(max(id), 0) FROM clicks").pluck(),
     /** Adds clicks (n, then the latest one's time twice, then the link number); last_click_at only moves forward (NULL >= x is not true). */
@@ -303,4 +317,3 @@ function prepare(h: SQLite.Database) {
     clicksOfLaterLinks: h.prepare(`${SELECT_CLICKS} WHERE c.id > ? AND c.id <= ? AND l.id > ? ORDER BY c.id LIMIT ?`),
   };
 }
-

@@ -133,4 +133,3 @@ export class SqliteClickWriter implements ClickWriter {
     return (this.s ??= sqliteStatements(this.handle));
   }
 }
-

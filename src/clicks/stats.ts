@@ -207,11 +207,20 @@ export class StatsService {
   }
 
   /** The most-clicked values of one dimension over UTC days (ties by value, for a stable order), or those of `only`: whole months up to `monthsThrough` from the monthly roll-up, the other days from the daily one. */
-  async top(src: RollupSource, dimension: Dimension | "source", range: DayRange, monthsThrough: string, limit = TOP_N, db = this.deps.db, only?: string[]): Promise<Top> {
+  async top(
+    src: RollupSource,
+    dimension: Dimension | "source",
+    range: DayRange,
+    monthsThrough: string,
+    limit = TOP_N,
+    db = this.deps.db,
+    only?: string[],
+  ): Promise<Top> {
     const parts = splitByMonth(range, src.monthly === null ? "" : monthsThrough);
     const values = only === undefined ? sql`` : sql` AND value IN (${sql.join(only)})`;
     const arms = parts.days.map(
-      (d) => sql`SELECT value, clicks, visitors FROM ${sql.table(src.breakdown)} WHERE ${src.where} AND dimension = ${dimension} AND day >= ${d.from} AND day <= ${d.to}${values}`,
+      (d) =>
+        sql`SELECT value, clicks, visitors FROM ${sql.table(src.breakdown)} WHERE ${src.where} AND dimension = ${dimension} AND day >= ${d.from} AND day <= ${d.to}${values}`,
     );
     if (parts.months && src.monthly !== null) {
       arms.unshift(
@@ -230,7 +239,8 @@ type DailyStats = { series: Array<{ date: string; clicks: number }>; clicks: num
 export function periodStats(p: Period, s: { points: SeriesPoint[]; totals: Totals; previous: Totals }, tops: Tops): PeriodStats {
   const t = s.totals;
   const prev = s.previous;
-  const top = <K extends string>(key: K, rows: Top): Breakdown<K> => rows.map((r) => ({ [key]: r.value, clicks: r.clicks, visitors: r.visitors }) as Breakdown<K>[number]);
+  const top = <K extends string>(key: K, rows: Top): Breakdown<K> =>
+    rows.map((r) => ({ [key]: r.value, clicks: r.clicks, visitors: r.visitors }) as Breakdown<K>[number]);
   return {
     granularity: p.granularity,
     range_clicks: t.clicks,

@@ -173,7 +173,11 @@ export class PostgresVisitors {
   async saltsFor(days: string[], nowMs: number): Promise<Map<string, string>> {
     for (const day of days) {
       if (this.salts.has(day)) continue;
-      await this.db.insertInto("visitor_salts").values({ day, salt: randomBytes(16).toString("base64url") }).onConflict((oc) => oc.column("day").doNothing()).execute();
+      await this.db
+        .insertInto("visitor_salts")
+        .values({ day, salt: randomBytes(16).toString("base64url") })
+        .onConflict((oc) => oc.column("day").doNothing())
+        .execute();
       const row = await this.db.selectFrom("visitor_salts").select("salt").where("day", "=", day).executeTakeFirstOrThrow();
       this.salts.set(day, row.salt);
       const since = keptSince(nowMs);
@@ -215,9 +219,7 @@ export class PostgresVisitors {
  * earlier click of the groups (batches in segment order, clicks in batch order), as the writer will find.
  */
 export async function countUncommittedVisitors(trx: Db, batches: Array<{ groups: Group[] }>): Promise<void> {
-  const visits = batches.flatMap((b, n) =>
-    b.groups.flatMap((g) => (g.visits ?? []).map((v) => ({ g, v, order: n * 2 ** 32 + v.order }))),
-  );
+  const visits = batches.flatMap((b, n) => b.groups.flatMap((g) => (g.visits ?? []).map((v) => ({ g, v, order: n * 2 ** 32 + v.order }))));
   if (visits.length === 0) return;
   visits.sort((a, b) => a.order - b.order);
   const days = [...new Set(visits.map((x) => x.v.day))];
@@ -231,7 +233,12 @@ export async function countUncommittedVisitors(trx: Db, batches: Array<{ groups:
   const known = new Set<string>();
   for (const day of salts.keys()) {
     const keys = keyed.filter((x) => x.v.day === day).map((x) => x.key as number);
-    const rows = await trx.selectFrom("click_visitors").select("visitor").where("day", "=", day).where("visitor", "in", [...new Set(keys)]).execute();
+    const rows = await trx
+      .selectFrom("click_visitors")
+      .select("visitor")
+      .where("day", "=", day)
+      .where("visitor", "in", [...new Set(keys)])
+      .execute();
     for (const r of rows) known.add(`${day}\u0000${Number(r.visitor)}`);
   }
   for (const x of keyed) {

@@ -73,7 +73,10 @@ export class WorkerClickWriter implements ClickWriter {
   /** Copies of the batches go to the worker: each one block of numbers (moved), its distinct strings and its link ids as one string (postedBatch). */
   private post(batches: ClickBatch[]): Promise<unknown> {
     const posted = batches.map(postedBatch);
-    return this.call({ op: "write", batches: posted.map((p) => p.batch) }, posted.map((p) => p.transfer));
+    return this.call(
+      { op: "write", batches: posted.map((p) => p.batch) },
+      posted.map((p) => p.transfer),
+    );
   }
 
   /** The recorder keeps the batch for a retry: the worker gets a copy. */

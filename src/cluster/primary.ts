@@ -61,7 +61,10 @@ class Primary {
       else if (this.listening.size >= this.config.workers) {
         this.announced = true;
         // Logged once every worker listens: whoever waits for this line may send requests and signals.
-        this.log.info({ baseUrl: this.config.origin, listening: msg.url, workers: this.config.workers, database: this.config.database.kind }, "snip is listening");
+        this.log.info(
+          { baseUrl: this.config.origin, listening: msg.url, workers: this.config.workers, database: this.config.database.kind },
+          "snip is listening",
+        );
       }
     }
   }
@@ -111,7 +114,8 @@ class Primary {
 export async function runPrimary(config: Readonly<Config>): Promise<void> {
   const log = createLogger(config);
   const db = config.database;
-  if (db.kind === "sqlite" && db.file === ":memory:") throw new ConfigError("WORKERS", "needs a database file: an in-memory SQLite database cannot be shared by processes");
+  if (db.kind === "sqlite" && db.file === ":memory:")
+    throw new ConfigError("WORKERS", "needs a database file: an in-memory SQLite database cannot be shared by processes");
   // SQLite: migrations, the replay of what a killed run journaled and the roll-ups' recovery happen here,
   // once, before any worker starts; then this context's click writer is the only one.
   const ctx = db.kind === "sqlite" ? await createContext(config, { log, clickJournal: config.clickJournal }) : null;

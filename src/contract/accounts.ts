@@ -28,7 +28,9 @@ export const SessionReply = Type.Object({
       description: "Signed in: until when changes to how the account signs in need no new proof (sudo mode, 10 minutes); null when they do",
     }),
   ),
-  signed_in_with: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "Signed in: the way that made this session (password, passkey, sso, ...)" })),
+  signed_in_with: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], { description: "Signed in: the way that made this session (password, passkey, sso, ...)" }),
+  ),
 });
 export type SessionReply = Static<typeof SessionReply>;
 

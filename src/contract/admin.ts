@@ -26,7 +26,11 @@ export const AdminAccountSchema = Type.Object({
 export type AdminAccount = Static<typeof AdminAccountSchema>;
 export const AccountReply = Type.Object({ status: Type.Literal("success"), account: AdminAccountSchema });
 export type AccountReply = Static<typeof AccountReply>;
-export const AccountPageReply = Type.Object({ status: Type.Literal("success"), accounts: Type.Array(AdminAccountSchema), next_cursor: Nullable(Type.String()) });
+export const AccountPageReply = Type.Object({
+  status: Type.Literal("success"),
+  accounts: Type.Array(AdminAccountSchema),
+  next_cursor: Nullable(Type.String()),
+});
 export type AccountPageReply = Static<typeof AccountPageReply>;
 
 /** A link as the console lists it: the link object plus its owner's email. */
@@ -65,7 +69,15 @@ const OverviewProperties = {
     { description: "From the daily roll-up, UTC days: today, and today with the six days before (on SQLite up to CLICK_ROLLUP_MS behind)" },
   ),
   top_links: Type.Array(
-    Type.Object({ id: Type.String(), alias: Type.String(), domain: Nullable(Type.String()), short_url: Type.String(), url: Type.String(), owner_email: Nullable(Type.String()), clicks: Count }),
+    Type.Object({
+      id: Type.String(),
+      alias: Type.String(),
+      domain: Nullable(Type.String()),
+      short_url: Type.String(),
+      url: Type.String(),
+      owner_email: Nullable(Type.String()),
+      clicks: Count,
+    }),
     { description: "This week's ten most clicked links" },
   ),
   reports_open: Count,
@@ -131,7 +143,11 @@ export const AuditEntrySchema = Type.Object({
   after: Type.Unknown(),
 });
 export type AuditEntry = Static<typeof AuditEntrySchema>;
-export const AuditPageReply = Type.Object({ status: Type.Literal("success"), entries: Type.Array(AuditEntrySchema), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+export const AuditPageReply = Type.Object({
+  status: Type.Literal("success"),
+  entries: Type.Array(AuditEntrySchema),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
 export type AuditPageReply = Static<typeof AuditPageReply>;
 
 /** The longest reason an operator gives for disabling a link, and the longest note beside a blocked host. */

@@ -2,7 +2,6 @@
 import { Type, type Static } from "typebox";
 import { PeriodProperties } from "./stats.js";
 
-
 export const AnalyticsQuery = Type.Object(
   {
     from: Type.Optional(Type.String({ pattern: "^(\\d{4}-\\d{2}-\\d{2})?$" })),

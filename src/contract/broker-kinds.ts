@@ -30,7 +30,8 @@ export const BROKER_KINDS = [
     schemes: { "amqp:": 5672, "amqps:": 5671 },
     label: "RabbitMQ",
     example: "amqps://user:password@mq.example.com/vhost",
-    publishes: "topic exchange `snip.events` (durable), routing key `click.<owner_id>`, persistent messages, publisher confirms, `message_id` = the event's `id`",
+    publishes:
+      "topic exchange `snip.events` (durable), routing key `click.<owner_id>`, persistent messages, publisher confirms, `message_id` = the event's `id`",
     library: "amqplib",
   },
   {

@@ -24,8 +24,7 @@ export function Body<T extends Record<string, TSchema>>(props: T) {
 }
 
 /** Standard error responses for the OpenAPI description. */
-export const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, Type.Ref("ErrorBody")])) as Record<number, TSchema>;
+export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, Type.Ref("ErrorBody")])) as Record<number, TSchema>;
 
 /** `/:id` of most routes: an object's opaque id. */
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });

@@ -191,7 +191,8 @@ export function qrDesignProblems(input: QrDesignInput): FieldProblem[] {
     const ratio = contrastRatio(fg, bg);
     if (relativeLuminance(fg) > relativeLuminance(bg)) problems.push({ field, message: QR_MESSAGES.lightOnDark });
     // Rounded down, so that a refused 2.996 never reads as "3.0".
-    else if (ratio < QR_MIN_CONTRAST) problems.push({ field, message: QR_MESSAGES.lowContrast(onBg ? "foreground" : "background", (Math.floor(ratio * 10) / 10).toFixed(1)) });
+    else if (ratio < QR_MIN_CONTRAST)
+      problems.push({ field, message: QR_MESSAGES.lowContrast(onBg ? "foreground" : "background", (Math.floor(ratio * 10) / 10).toFixed(1)) });
   }
   if (input.logo && input.ecl !== undefined && !QR_LOGO_ECLS.includes(input.ecl)) problems.push({ field: "ecl", message: QR_MESSAGES.logoEcl });
   return problems;

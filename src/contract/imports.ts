@@ -14,7 +14,9 @@ export const ImportBody = Body({
   base_url: Type.Optional(Nullable(Type.String({ maxLength: 2048, description: "The source API's address (Bitly and Dub have defaults)" }))),
   token: Type.Optional(Nullable(Type.String({ maxLength: 4096, description: "API key, access token or signature token; stored sealed until the job ends" }))),
   group: Type.Optional(Nullable(Type.String({ maxLength: 200, description: "Bitly: the group guid (default: every group)" }))),
-  file: Type.Optional(Nullable(Type.String({ maxLength: MAX_IMPORT_FILE_BYTES, description: "csv: the file's text (CSV with a header row, or snip's JSON export)" }))),
+  file: Type.Optional(
+    Nullable(Type.String({ maxLength: MAX_IMPORT_FILE_BYTES, description: "csv: the file's text (CSV with a header row, or snip's JSON export)" })),
+  ),
   on_taken: Type.Optional(StringEnum(ON_TAKEN, "When an alias is taken on the target host: skip the line (default) or give it a generated alias")),
 });
 export type ImportFields = Static<typeof ImportBody>;

@@ -114,8 +114,12 @@ export const LinkListQuery = Type.Object(
         description: "Repeatable (`tag=a&tag=b`): a tag name (ignoring case) or id; links carrying every one given",
       }),
     ),
-    domain: Type.Optional(Type.String({ maxLength: 300, description: "Links on this custom domain; empty (`domain=`) or the service's own host name: links on the main host" })),
-    state: Type.Optional(StringEnum(LINK_LIST_STATES, "active, expired, limit_reached, disabled (by an operator) or archived; without it archived links are left out")),
+    domain: Type.Optional(
+      Type.String({ maxLength: 300, description: "Links on this custom domain; empty (`domain=`) or the service's own host name: links on the main host" }),
+    ),
+    state: Type.Optional(
+      StringEnum(LINK_LIST_STATES, "active, expired, limit_reached, disabled (by an operator) or archived; without it archived links are left out"),
+    ),
     has_password: Type.Optional(Type.Boolean({ description: "true: password-protected links only; false: links without a password" })),
     sort: Type.Optional(StringEnum(LINK_LIST_SORTS, "created (default), clicks (stored count), last_click (never-clicked links count as the oldest)")),
     order: Type.Optional(StringEnum<LinkListOrder>(["desc", "asc"], "desc (default) or asc")),
@@ -200,7 +204,8 @@ export const SparklineQuery = Type.Object(
 export const SparklineReply = Type.Object({
   status: Type.Literal("success"),
   sparklines: Type.Record(Type.String(), Type.Array(Type.Integer(), { minItems: 7, maxItems: 7 }), {
-    description: "By link id: 7 daily click counts (UTC days), oldest first, the last one today; ids the caller may not read are absent (a team's whose two-factor policy the caller has not met too: the others still answer)",
+    description:
+      "By link id: 7 daily click counts (UTC days), oldest first, the last one today; ids the caller may not read are absent (a team's whose two-factor policy the caller has not met too: the others still answer)",
   }),
 });
 export type SparklineReply = Static<typeof SparklineReply>;

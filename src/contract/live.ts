@@ -3,7 +3,12 @@ import { Type, type Static } from "typebox";
 
 export const LiveQuery = Type.Object(
   {
-    owner: Type.Optional(Type.String({ maxLength: 64, description: "A team owner's user id: that owner's clicks, for an active member (404 otherwise); default the caller's own" })),
+    owner: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description: "A team owner's user id: that owner's clicks, for an active member (404 otherwise); default the caller's own",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -16,11 +21,11 @@ export const LiveClickSchema = Type.Object(
     link_id: Type.String(),
     alias: Type.String(),
     domain: Type.String({ description: "The host shown in the short URL (a custom domain, or the service's own host)" }),
-    country: Type.String({ description: "ISO 3166-1 alpha-2 code, or \"\" when unknown" }),
+    country: Type.String({ description: 'ISO 3166-1 alpha-2 code, or "" when unknown' }),
     device: Type.String({ description: "desktop, mobile, tablet, console, smarttv, wearable, embedded or bot" }),
     browser: Type.String(),
     os: Type.String(),
-    referrer: Type.String({ description: "The referrer's host name, or \"\" when none was sent or it could not be read" }),
+    referrer: Type.String({ description: 'The referrer\'s host name, or "" when none was sent or it could not be read' }),
     source: Type.Union([Type.Literal("qr"), Type.Literal("link")], { description: "qr: the visit came from the link's QR code (`?qr=1`)" }),
     destination: Type.String({ description: "Where it went: default, rule:N, ios, android or variant:N (contract/targeting.ts)" }),
     bot: Type.Boolean(),

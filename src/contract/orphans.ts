@@ -18,7 +18,9 @@ const Count = Type.Integer({ minimum: 0 });
 export const OrphanReportSchema = Type.Object({
   days: Type.Integer(),
   total: Count,
-  by_day: Type.Array(Type.Object({ day: Type.String({ description: "YYYY-MM-DD (UTC)" }), visits: Count }), { description: "Every day of the range, oldest first" }),
+  by_day: Type.Array(Type.Object({ day: Type.String({ description: "YYYY-MM-DD (UTC)" }), visits: Count }), {
+    description: "Every day of the range, oldest first",
+  }),
   top_paths: Type.Array(
     Type.Object({
       host: Type.Union([Type.String(), Type.Null()], { description: "The custom domain, or null for the main host" }),

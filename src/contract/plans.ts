@@ -28,7 +28,17 @@ export type Capability =
   | "team_2fa_policy";
 
 const PRO: Capability[] = ["link_expiration", "link_start", "link_max_clicks", "link_fallback", "link_preview", "advanced_stats", "visitor_stats", "stats_csv"];
-const BUSINESS: Capability[] = [...PRO, "link_targeting", "account_analytics", "bulk_create", "team_invite", "custom_domains", "external_api", "webhooks", "streams"];
+const BUSINESS: Capability[] = [
+  ...PRO,
+  "link_targeting",
+  "account_analytics",
+  "bulk_create",
+  "team_invite",
+  "custom_domains",
+  "external_api",
+  "webhooks",
+  "streams",
+];
 
 export const PLAN_CAPABILITIES: Readonly<Record<Plan, ReadonlySet<Capability>>> = {
   free: new Set(),

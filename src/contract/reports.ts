@@ -29,9 +29,12 @@ export type ReportReply = Static<typeof ReportReply>;
 export const ReportPageReply = Type.Object({ status: Type.Literal("success"), reports: Type.Array(ReportSchema), next_cursor: Nullable(Type.String()) });
 export type ReportPageReply = Static<typeof ReportPageReply>;
 
-export const ReportListQuery = Type.Object({ state: Type.Optional(Type.Unsafe<ReportState>(Type.Union(REPORT_STATES.map((s) => Type.Literal(s))))), ...PageQuery }, { additionalProperties: false });
+export const ReportListQuery = Type.Object(
+  { state: Type.Optional(Type.Unsafe<ReportState>(Type.Union(REPORT_STATES.map((s) => Type.Literal(s))))), ...PageQuery },
+  { additionalProperties: false },
+);
 export const ReportDisableLinkBody = Body({
-  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: "Shown to the owner; by default \"Reported as <reason>\"" })),
+  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'Shown to the owner; by default "Reported as <reason>"' })),
   status: Type.Optional(Type.Union([Type.Literal(410), Type.Literal(451)])),
 });
 export const BanOwnerBody = Body({ reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) });

@@ -53,7 +53,9 @@ export const SessionViewSchema = Type.Object({
   browser: Nullable(Type.String()),
   os: Nullable(Type.String()),
   country: Nullable(Type.String()),
-  way: Nullable(Type.String({ description: "How the session was made: password, second_step, passkey, sso, sso_instance, signup (null: before this was kept)" })),
+  way: Nullable(
+    Type.String({ description: "How the session was made: password, second_step, passkey, sso, sso_instance, signup (null: before this was kept)" }),
+  ),
   created_at: Type.String({ format: "date-time" }),
   last_seen_at: Type.String({ format: "date-time", description: "Updated at most once an hour" }),
 });

@@ -34,7 +34,9 @@ export type SsoSetReply = Static<typeof SsoSetReply>;
 export const SsoPutBody = Body({
   issuer: Type.String({ maxLength: 500 }),
   client_id: Type.String({ minLength: 1, maxLength: 255 }),
-  client_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: "required when none is stored yet; omitted: the stored one is kept" })),
+  client_secret: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 1000, description: "required when none is stored yet; omitted: the stored one is kept" }),
+  ),
   domains: Type.Array(Type.String({ maxLength: 300 }), { minItems: 1, maxItems: 20 }),
   require_sso: Type.Optional(Type.Boolean()),
 });
@@ -47,7 +49,10 @@ export const SsoStartQuery = Type.Object({
   email: Type.Optional(Type.String({ maxLength: 254, description: "an address on an Enterprise connection's verified domain" })),
   instance: Type.Optional(Type.Literal("1", { description: "sign in through the instance-wide provider (OIDC_ISSUER)" })),
   return_to: Type.Optional(
-    Type.String({ maxLength: 500, description: "a dashboard path (/app/...) to land on after signing in, e.g. where a change asked to confirm it is you; anything else lands on /app" }),
+    Type.String({
+      maxLength: 500,
+      description: "a dashboard path (/app/...) to land on after signing in, e.g. where a change asked to confirm it is you; anything else lands on /app",
+    }),
   ),
 });
 export const SsoCallbackQuery = Type.Object(
@@ -63,7 +68,7 @@ export const SsoCallbackQuery = Type.Object(
 
 export const SsoOptionsReply = Type.Object({
   status: Type.Literal("success"),
-  instance: Nullable(Type.Object({ name: Type.String({ description: "OIDC_NAME: the button reads \"Sign in with …\"" }) })),
+  instance: Nullable(Type.Object({ name: Type.String({ description: 'OIDC_NAME: the button reads "Sign in with …"' }) })),
   password_sign_in: Type.Boolean({ description: "false with OIDC_ONLY (operators' break-glass accounts still may)" }),
   password_sign_up: Type.Boolean(),
 });

@@ -33,7 +33,8 @@ const RangeProperties = {
 
 export const RangeQuery = Type.Object(RangeProperties, {
   additionalProperties: false,
-  description: "Default: the last 30 days ending today. range and from/to are not given together. Points are hourly up to two days, daily up to 366 days, monthly beyond.",
+  description:
+    "Default: the last 30 days ending today. range and from/to are not given together. Points are hourly up to two days, daily up to 366 days, monthly beyond.",
 });
 export type StatsRange = Static<typeof RangeQuery>;
 
@@ -66,7 +67,10 @@ export const PeriodProperties = {
   range_visitors: Type.Optional(Type.Integer({ description: "Visitors: for a range of several days, the sum of each day's visitors" })),
   range_qr: Type.Optional(Type.Integer({ description: "Clicks from QR codes (the short URL with ?qr=1)" })),
   previous: Type.Optional(
-    Type.Object({ from: Type.String(), to: Type.String(), ...Totals.properties }, { description: "The period of the same length just before (absent for all)" }),
+    Type.Object(
+      { from: Type.String(), to: Type.String(), ...Totals.properties },
+      { description: "The period of the same length just before (absent for all)" },
+    ),
   ),
   change: Type.Optional(Type.Object({ clicks: Change, visitors: Change, qr: Change })),
   series: Type.Optional(Type.Array(Point, { description: "Every point of the range, zero-filled, in `tz`" })),
@@ -81,9 +85,17 @@ export const PeriodProperties = {
   os: Type.Optional(Top("os")),
   referrers: Type.Optional(Top("referrer")),
   regions: Type.Optional(
-    Type.Array(Type.Object({ region: Type.String({ description: "ISO 3166-2 code, e.g. FR-IDF" }), name: Type.String({ description: "English name" }), clicks: Type.Integer(), visitors: Type.Integer() }), {
-      description: "Regions (first subdivision) when GEOIP_DB is a City database; empty with a Country database",
-    }),
+    Type.Array(
+      Type.Object({
+        region: Type.String({ description: "ISO 3166-2 code, e.g. FR-IDF" }),
+        name: Type.String({ description: "English name" }),
+        clicks: Type.Integer(),
+        visitors: Type.Integer(),
+      }),
+      {
+        description: "Regions (first subdivision) when GEOIP_DB is a City database; empty with a Country database",
+      },
+    ),
   ),
   cities: Type.Optional(
     Type.Array(
@@ -98,9 +110,16 @@ export const PeriodProperties = {
     ),
   ),
   referrer_urls: Type.Optional(
-    Type.Array(Type.Object({ referrer_url: Type.String({ description: "scheme://host/path, without query string or fragment" }), clicks: Type.Integer(), visitors: Type.Integer() }), {
-      description: "Referring pages (clicks with a referrer only)",
-    }),
+    Type.Array(
+      Type.Object({
+        referrer_url: Type.String({ description: "scheme://host/path, without query string or fragment" }),
+        clicks: Type.Integer(),
+        visitors: Type.Integer(),
+      }),
+      {
+        description: "Referring pages (clicks with a referrer only)",
+      },
+    ),
   ),
   utm_sources: Type.Optional(Top("utm_source", "utm_source values of the short URL visited (clicks that had one only)")),
   utm_mediums: Type.Optional(Top("utm_medium", "utm_medium values of the short URL visited")),
@@ -125,15 +144,31 @@ const StatsProperties = {
     }),
   ),
   hourly: Type.Optional(
-    Type.Array(Type.Object({ hour: Type.String({ description: "ISO time of the hour's start (UTC)" }), clicks: Type.Integer(), visitors: Type.Integer(), qr: Type.Integer() }), {
-      description: "range=24h only: 24 hours, oldest first, the last one the current hour; the breakdowns then cover these hours",
-    }),
+    Type.Array(
+      Type.Object({
+        hour: Type.String({ description: "ISO time of the hour's start (UTC)" }),
+        clicks: Type.Integer(),
+        visitors: Type.Integer(),
+        qr: Type.Integer(),
+      }),
+      {
+        description: "range=24h only: 24 hours, oldest first, the last one the current hour; the breakdowns then cover these hours",
+      },
+    ),
   ),
   destinations: Type.Optional(
-    Type.Array(Type.Object({ destination: Type.String(), url: Type.Union([Type.String(), Type.Null()]), clicks: Type.Integer(), share: Type.Number({ minimum: 0, maximum: 1 }) }), {
-      description:
-        "Where the range's clicks went (contract/targeting.ts's codes: default, rule:N, ios, android, variant:N), most first; `url` is that destination's address today (null when the link no longer has it)",
-    }),
+    Type.Array(
+      Type.Object({
+        destination: Type.String(),
+        url: Type.Union([Type.String(), Type.Null()]),
+        clicks: Type.Integer(),
+        share: Type.Number({ minimum: 0, maximum: 1 }),
+      }),
+      {
+        description:
+          "Where the range's clicks went (contract/targeting.ts's codes: default, rule:N, ios, android, variant:N), most first; `url` is that destination's address today (null when the link no longer has it)",
+      },
+    ),
   ),
   destinations_daily: Type.Optional(
     Type.Array(Type.Object({ date: Type.String(), destination: Type.String(), clicks: Type.Integer() }), {

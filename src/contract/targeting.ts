@@ -31,9 +31,7 @@ export type Variant = Static<typeof VariantSchema>;
 
 /** On create and edit: `rules: []` or null clears the rules, `split: []` or null the split. */
 export const TargetingFields = {
-  rules: Type.Optional(
-    Type.Union([Type.Array(RuleSchema, { maxItems: 200, description: `At most ${MAX_RULES}; the first that holds decides` }), Type.Null()]),
-  ),
+  rules: Type.Optional(Type.Union([Type.Array(RuleSchema, { maxItems: 200, description: `At most ${MAX_RULES}; the first that holds decides` }), Type.Null()])),
   split: Type.Optional(Type.Union([Type.Array(VariantSchema, { maxItems: 40, description: `${MIN_VARIANTS} to ${MAX_VARIANTS} variants` }), Type.Null()])),
 };
 
@@ -69,10 +67,9 @@ export const ResolveReply = Type.Object({
   url: Type.String({ description: "Where the visitor would be sent" }),
   reason: Type.String({ description: "Why, in a sentence" }),
   rule: Type.Union([Type.Integer(), Type.Null()], { description: "The rule that held (from 1), or null" }),
-  variants: Type.Array(
-    Type.Object({ destination: Type.String(), url: Type.String(), weight: Type.Integer() }),
-    { description: "When the split decides: every variant (a real visitor keeps the one first given for 30 days)" },
-  ),
+  variants: Type.Array(Type.Object({ destination: Type.String(), url: Type.String(), weight: Type.Integer() }), {
+    description: "When the split decides: every variant (a real visitor keeps the one first given for 30 days)",
+  }),
   country_source: Type.Union([Type.Literal("geoip"), Type.Literal("header"), Type.Literal("both"), Type.Null()], {
     description: "Where a visitor's country comes from on this server; null: rules with `country` never hold",
   }),

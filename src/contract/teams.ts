@@ -34,7 +34,8 @@ export const MemberSchema = Type.Object({
   name: Type.String(),
   joined_at: Type.String(),
   joined_by: Type.Union([Type.Literal("invitation"), Type.Literal("sso")], {
-    description: "invitation: accepted an emailed invitation (counts against collaborators_max); sso: signed in through the owner's single sign-on (counts against ENTERPRISE_MEMBERS_MAX)",
+    description:
+      "invitation: accepted an emailed invitation (counts against collaborators_max); sso: signed in through the owner's single sign-on (counts against ENTERPRISE_MEMBERS_MAX)",
   }),
 });
 export type Member = Static<typeof MemberSchema>;

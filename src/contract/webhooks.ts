@@ -9,7 +9,7 @@ export const DeliverySchema = Type.Object({
   status_code: Type.Union([Type.Integer(), Type.Null()], { description: "The receiver's HTTP status, null when it did not answer" }),
   error: Type.Union([Type.String(), Type.Null()], { description: "Why the delivery failed (timeout, redirect, refused address...), null on success" }),
   duration_ms: Type.Integer(),
-  test: Type.Boolean({ description: "The dashboard's test event (its payload has \"test\": true)" }),
+  test: Type.Boolean({ description: 'The dashboard\'s test event (its payload has "test": true)' }),
   payload: Type.Union([Type.String(), Type.Null()], { description: "The request body as sent (JSON text); null for deliveries logged before it was kept" }),
 });
 export type WebhookDelivery = Static<typeof DeliverySchema>;

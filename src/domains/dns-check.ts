@@ -24,11 +24,7 @@ export function nodeDnsLookup(servers: readonly string[]): () => DnsLookup {
   };
 }
 
-export type RecordState =
-  | { state: "ok" }
-  | { state: "missing" }
-  | { state: "wrong"; found: string }
-  | { state: "no_answer"; reason: string };
+export type RecordState = { state: "ok" } | { state: "missing" } | { state: "wrong"; found: string } | { state: "no_answer"; reason: string };
 
 export interface DnsCheck {
   cname: RecordState;
@@ -56,7 +52,14 @@ const ABSENT = new Set(["ENODATA", "ENOTFOUND"]);
 function failure(err: unknown): RecordState {
   const code = (err as { code?: string }).code ?? "";
   if (ABSENT.has(code)) return { state: "missing" };
-  const reason = code === "ECANCELLED" || code === "ETIMEOUT" ? "no answer in time" : code === "ESERVFAIL" ? "server failure" : code === "EREFUSED" ? "query refused" : code || "lookup failed";
+  const reason =
+    code === "ECANCELLED" || code === "ETIMEOUT"
+      ? "no answer in time"
+      : code === "ESERVFAIL"
+        ? "server failure"
+        : code === "EREFUSED"
+          ? "query refused"
+          : code || "lookup failed";
   return { state: "no_answer", reason };
 }
 
@@ -64,22 +67,16 @@ const bare = (name: string) => name.toLowerCase().replace(/\.$/, "");
 
 export async function checkRecords(newLookup: () => DnsLookup, expected: ExpectedRecords, deadlineMs = DNS_DEADLINE_MS): Promise<DnsCheck> {
   const dns = newLookup();
-  const cname = dns.resolveCname(expected.hostname).then(
-    (values): RecordState => {
-      if (values.some((v) => bare(v) === expected.cnameTarget)) return { state: "ok" };
-      return values.length === 0 ? { state: "missing" } : { state: "wrong", found: bare(values[0] as string) };
-    },
-    failure,
-  );
-  const txt = dns.resolveTxt(expected.txtName).then(
-    (records): RecordState => {
-      // A long TXT value arrives in chunks of 255 bytes: joined, as DNS providers display it.
-      const values = records.map((chunks) => chunks.join(""));
-      if (values.includes(expected.txtValue)) return { state: "ok" };
-      return values.length === 0 ? { state: "missing" } : { state: "wrong", found: values.join(", ").slice(0, 300) };
-    },
-    failure,
-  );
+  const cname = dns.resolveCname(expected.hostname).then((values): RecordState => {
+    if (values.some((v) => bare(v) === expected.cnameTarget)) return { state: "ok" };
+    return values.length === 0 ? { state: "missing" } : { state: "wrong", found: bare(values[0] as string) };
+  }, failure);
+  const txt = dns.resolveTxt(expected.txtName).then((records): RecordState => {
+    // A long TXT value arrives in chunks of 255 bytes: joined, as DNS providers display it.
+    const values = records.map((chunks) => chunks.join(""));
+    if (values.includes(expected.txtValue)) return { state: "ok" };
+    return values.length === 0 ? { state: "missing" } : { state: "wrong", found: values.join(", ").slice(0, 300) };
+  }, failure);
   // Whatever the resolver does, the answer comes within the deadline: then the queries are cancelled.
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<void>((resolve) => {
@@ -100,10 +97,12 @@ export function nextAction(check: DnsCheck, e: ExpectedRecords): string | null {
   const c = check.cname;
   if (c.state === "missing") steps.push(`No CNAME record found for ${e.hostname}: add a CNAME record ${e.hostname} -> ${e.cnameTarget}.`);
   else if (c.state === "wrong") steps.push(`The CNAME record of ${e.hostname} points to ${c.found}: change it to ${e.cnameTarget}.`);
-  else if (c.state === "no_answer") steps.push(`DNS is not answering for ${e.hostname} (${c.reason}): check that the domain's name servers work, then verify again.`);
+  else if (c.state === "no_answer")
+    steps.push(`DNS is not answering for ${e.hostname} (${c.reason}): check that the domain's name servers work, then verify again.`);
   const t = check.txt;
   if (t.state === "missing") steps.push(`No TXT record found at ${e.txtName}: add a TXT record ${e.txtName} with the value ${e.txtValue}.`);
   else if (t.state === "wrong") steps.push(`The TXT record at ${e.txtName} holds "${t.found}": set it to ${e.txtValue}.`);
-  else if (t.state === "no_answer" && c.state !== "no_answer") steps.push(`DNS is not answering for ${e.txtName} (${t.reason}): check the domain's name servers, then verify again.`);
+  else if (t.state === "no_answer" && c.state !== "no_answer")
+    steps.push(`DNS is not answering for ${e.txtName} (${t.reason}): check the domain's name servers, then verify again.`);
   return steps.length ? steps.join(" ") : null;
 }

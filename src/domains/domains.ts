@@ -94,10 +94,23 @@ export class DomainService {
     // The unique hostname decides races between accounts (and double submits): one row, the rest 409.
     const cap: Cap = {
       limit: MAX_DOMAINS_PER_ACCOUNT,
-      count: (trx) => countOf(trx.selectFrom("domains").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", actor.id)),
-      refuse: () => new DomainError("limit_reached", `An account can add at most ${MAX_DOMAINS_PER_ACCOUNT} domains`, undefined, { limit: MAX_DOMAINS_PER_ACCOUNT }),
+      count: (trx) =>
+        countOf(
+          trx
+            .selectFrom("domains")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .where("owner_id", "=", actor.id),
+        ),
+      refuse: () =>
+        new DomainError("limit_reached", `An account can add at most ${MAX_DOMAINS_PER_ACCOUNT} domains`, undefined, { limit: MAX_DOMAINS_PER_ACCOUNT }),
     };
-    const r = await this.deps.caps.add(actor.id, cap, (trx) => trx.insertInto("domains").values(row).onConflict((oc) => oc.column("hostname").doNothing()).executeTakeFirst());
+    const r = await this.deps.caps.add(actor.id, cap, (trx) =>
+      trx
+        .insertInto("domains")
+        .values(row)
+        .onConflict((oc) => oc.column("hostname").doNothing())
+        .executeTakeFirst(),
+    );
     if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0) throw new DomainError("conflict", `${hostname} has already been added`);
     // From now on the hostname is this domain's (404 until verified), no longer the main host, everywhere.
     await this.announce(hostname);
@@ -128,7 +141,12 @@ export class DomainService {
       // must this, since each link deleted below counts down the account's link_counts row, whose check of its
       // users row would otherwise wait on a creation that waits on the domain (a deadlock on PostgreSQL).
       await this.deps.caps.hold(trx, actor.id);
-      const locked = await trx.updateTable("domains").set((eb) => ({ status: eb.ref("status") })).where("id", "=", id).where("owner_id", "=", actor.id).executeTakeFirst();
+      const locked = await trx
+        .updateTable("domains")
+        .set((eb) => ({ status: eb.ref("status") }))
+        .where("id", "=", id)
+        .where("owner_id", "=", actor.id)
+        .executeTakeFirst();
       const d = Number(locked.numUpdatedRows) === 1 ? await trx.selectFrom("domains").select(["hostname"]).where("id", "=", id).executeTakeFirst() : undefined;
       if (!d) throw new DomainError("not_found", "No such domain");
       await trx.deleteFrom("links").where("domain", "=", d.hostname).execute();

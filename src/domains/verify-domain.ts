@@ -46,7 +46,14 @@ export async function verifyNow(svc: DomainVerifier, d: DomainRow, opts: { throt
   if (action === null) {
     const r = await db
       .updateTable("domains")
-      .set({ status: "verified", next_action: null, last_checked_at: now, verified_at: d.status === "verified" && d.verified_at !== null ? d.verified_at : now, lost_at: null, next_check_at: now + recheckMs })
+      .set({
+        status: "verified",
+        next_action: null,
+        last_checked_at: now,
+        verified_at: d.status === "verified" && d.verified_at !== null ? d.verified_at : now,
+        lost_at: null,
+        next_check_at: now + recheckMs,
+      })
       .where("id", "=", d.id)
       .executeTakeFirst();
     if (Number(r.numUpdatedRows) === 0) throw new DomainError("not_found", "No such domain");

@@ -58,7 +58,6 @@ export type { App, RouteInfo } from "./app-type.js";
 
 const JSON_LIMIT = 1024 * 1024;
 
-
 /**
  * The node:http server Fastify would create, with the fast path in front of Fastify's handler; its
  * timeouts (slow clients: headers, whole request, idle keep-alive) hold for both, as does the
@@ -237,7 +236,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     reply.type("text/javascript; charset=utf-8").header("cache-control", "max-age=86400").send(PASSWORD_SCRIPT),
   );
   // The icon: on every host and whether or not the dashboard is built (the public pages name it too).
-  app.get("/favicon.svg", { schema: { hide: true } }, async (_r, reply) => reply.type("image/svg+xml").header("cache-control", "max-age=86400").send(FAVICON_SVG));
+  app.get("/favicon.svg", { schema: { hide: true } }, async (_r, reply) =>
+    reply.type("image/svg+xml").header("cache-control", "max-age=86400").send(FAVICON_SVG),
+  );
   if (metrics) await (await import("./routes/metrics.js")).metricsRoutes(app, ctx, metrics);
   await redirectRoutes(app, ctx, trust, metrics);
   registerDashboard(app, ctx);
@@ -260,12 +261,15 @@ function registerDashboard(app: App, ctx: Pick<AppContext, "config" | "log">): v
       heading: "The dashboard is not built yet",
       text: "The service runs, but its dashboard was not built. Whoever runs it: run npm run build:web, then restart.",
     });
-    for (const path of ["/", "/app", "/app/*"]) app.get(path, { schema: { hide: true } }, async (_r, reply) => reply.code(503).type("text/html; charset=utf-8").send(missing));
+    for (const path of ["/", "/app", "/app/*"])
+      app.get(path, { schema: { hide: true } }, async (_r, reply) => reply.code(503).type("text/html; charset=utf-8").send(missing));
     return;
   }
   const html = readFileSync(index);
-  const sendIndex = async (_req: unknown, reply: { type(t: string): { header(k: string, v: string): { header(k: string, v: string): { send(b: Buffer): unknown } } } }) =>
-    reply.type("text/html; charset=utf-8").header("cache-control", "no-cache").header("content-security-policy", DASHBOARD_CSP).send(html);
+  const sendIndex = async (
+    _req: unknown,
+    reply: { type(t: string): { header(k: string, v: string): { header(k: string, v: string): { send(b: Buffer): unknown } } } },
+  ) => reply.type("text/html; charset=utf-8").header("cache-control", "no-cache").header("content-security-policy", DASHBOARD_CSP).send(html);
   app.register(fastifyStatic, { root: join(ctx.config.webDir, "assets"), prefix: "/assets/", maxAge: "1y", immutable: true, index: false });
   for (const path of ["/", "/app", "/app/*"]) app.get(path, { schema: { hide: true } }, sendIndex);
   // The file of web/public besides the icon (served above): the script that applies the chosen theme before the first paint

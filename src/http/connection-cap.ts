@@ -21,10 +21,12 @@ export function addressKey(address: string): string {
   const left = head === "" ? [] : head.split(":");
   const right = tail === undefined || tail === "" ? [] : tail.split(":");
   const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right];
-  return groups
-    .slice(0, 4)
-    .map((g) => (g.replace(/^0+/, "") || "0").toLowerCase())
-    .join(":") + "::/64";
+  return (
+    groups
+      .slice(0, 4)
+      .map((g) => (g.replace(/^0+/, "") || "0").toLowerCase())
+      .join(":") + "::/64"
+  );
 }
 
 export interface ConnectionCap {

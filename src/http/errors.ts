@@ -199,7 +199,9 @@ export function sendBadRequestLine(err: Error & { code?: string; rawPacket?: unk
     // A HEAD answer has no body (the client would read it as the next response); the method is in the raw bytes.
     const head = Buffer.isBuffer(err.rawPacket) && err.rawPacket.subarray(0, 5).toString("latin1") === "HEAD ";
     const body = head ? "" : JSON.stringify({ status: "error", code, message });
-    const headers = Object.entries(SECURITY_HEADERS).map(([k, v]) => `${k}: ${v}\r\n`).join("");
+    const headers = Object.entries(SECURITY_HEADERS)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join("");
     socket.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${headers}Connection: close\r\n\r\n${body}`,
     );

@@ -16,7 +16,6 @@ import type { Metrics } from "./metrics.js";
 /** One path segment that can be an alias; anything else (%-escapes, slashes, dots) is Fastify's. */
 const PATH_RE = /^\/([A-Za-z0-9_-]{3,64})(?:\?|$)/;
 
-
 /** The password page, as routes/redirect.ts and the onSend hook answer it. */
 const FORM = Buffer.from(passwordForm(false));
 const FORM_HEADERS: string[] = [

@@ -56,7 +56,11 @@ export class FixedHistogram<L extends string> {
       let cumulative = 0;
       for (let i = 0; i <= this.bounds.length; i++) {
         cumulative += s.counts[i] as number;
-        values.push({ labels: { le: i < this.bounds.length ? (this.bounds[i] as number) : "+Inf", [this.labelName]: labelValue }, value: cumulative, metricName: `${this.name}_bucket` });
+        values.push({
+          labels: { le: i < this.bounds.length ? (this.bounds[i] as number) : "+Inf", [this.labelName]: labelValue },
+          value: cumulative,
+          metricName: `${this.name}_bucket`,
+        });
       }
       values.push({ labels: { [this.labelName]: labelValue }, value: s.sum, metricName: `${this.name}_sum` });
       values.push({ labels: { [this.labelName]: labelValue }, value: s.count, metricName: `${this.name}_count` });

@@ -18,9 +18,7 @@ function isEmptyBody(body: unknown): boolean {
 /** preValidation hook for every route (app.ts). */
 export async function guardInput(req: FastifyRequest): Promise<void> {
   const bad =
-    findBadString(req.params, BAD_IN_URL, "params") ??
-    findBadString(req.query, BAD_IN_URL, "querystring") ??
-    findBadString(req.body, BAD_IN_TEXT, "body");
+    findBadString(req.params, BAD_IN_URL, "params") ?? findBadString(req.query, BAD_IN_URL, "querystring") ?? findBadString(req.body, BAD_IN_TEXT, "body");
   if (bad !== null) {
     const message = bad.includes("nested deeper") ? "is nested too deeply" : "contains a control character or an unpaired surrogate";
     throw refuse(bad.replace(/ \(.*\)$/, ""), message);

@@ -20,7 +20,6 @@ declare module "fastify" {
   }
 }
 
-
 /** What admitting an API key takes: the keys, and their throttles on failures. */
 export type KeyDeps = Pick<AppContext, "apiKeys">;
 /** Query parameters that look like a credential: the key belongs in the Authorization header only. */
@@ -35,7 +34,8 @@ export function keyRoute(route: KeyRoute): { csrf: false; keyScopes: readonly Ap
 }
 
 /** The refusal of a key on a route that takes none. */
-export const KEY_NOT_TAKEN = "This route does not take API keys: it needs a signed-in session, without an Authorization key (the key routes are in docs/external-api.md)";
+export const KEY_NOT_TAKEN =
+  "This route does not take API keys: it needs a signed-in session, without an Authorization key (the key routes are in docs/external-api.md)";
 
 /**
  * Refuses a key on every /api route that does not declare scopes: 401 unauthenticated, as a key alone always
@@ -72,14 +72,19 @@ export function requireScope(req: FastifyRequest, caller: AuthenticatedKey): voi
   const held = scopesOf(caller.key);
   if (needed && needed.some((s) => held.includes(s))) return;
   const names = needed?.join(" or ") ?? "(none: this route takes no key)";
-  throw new DomainError("insufficient_scope", `This API key lacks the scope ${names}; create a key with it in the profile`, undefined, { required_scopes: needed ?? [] });
+  throw new DomainError("insufficient_scope", `This API key lacks the scope ${names}; create a key with it in the profile`, undefined, {
+    required_scopes: needed ?? [],
+  });
 }
 
 /** The key and its account; a wrong key is refused (and counted against the address). Sets req.keyCaller. */
 export async function authenticateKey(ctx: KeyDeps, req: FastifyRequest, reply: FastifyReply): Promise<AuthenticatedKey> {
   reply.header("Cache-Control", "no-store");
   if (keyInQuery(req.query)) {
-    throw new DomainError("invalid_request", "Never put an API key in a URL: send it in the Authorization header (Authorization: Bearer <key>) and revoke a key that has been in a link");
+    throw new DomainError(
+      "invalid_request",
+      "Never put an API key in a URL: send it in the Authorization header (Authorization: Bearer <key>) and revoke a key that has been in a link",
+    );
   }
   let caller: AuthenticatedKey;
   try {

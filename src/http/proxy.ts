@@ -43,7 +43,10 @@ export function cleanForwardedFor(req: IncomingMessage): void {
   // Node joins repeated X-Forwarded-For headers into one string.
   const v = req.headers["x-forwarded-for"] as string | undefined;
   if (v === undefined || FORWARDED_FOR_PLAIN.test(v)) return;
-  const kept = v.split(",").map((e) => e.trim()).filter((e) => ADDRESS_LIKE.test(e));
+  const kept = v
+    .split(",")
+    .map((e) => e.trim())
+    .filter((e) => ADDRESS_LIKE.test(e));
   if (kept.length === 0) delete req.headers["x-forwarded-for"];
   else req.headers["x-forwarded-for"] = kept.join(", ");
 }

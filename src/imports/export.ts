@@ -50,11 +50,22 @@ function exportRow(l: LinkRow, tags: string[], origin: string): Row {
 }
 
 async function* rows(db: Db, links: Pick<LinkService, "withCurrentCounts">, ownerId: string, origin: string): AsyncGenerator<Row> {
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const page = await db.selectFrom("links").selectAll().where("owner_id", "=", ownerId).where("num", ">", after).orderBy("num").limit(PAGE).execute();
     if (page.length === 0) return;
-    const [counted, tags] = await Promise.all([links.withCurrentCounts(page), tagsOfLinks(db, page.map((l) => l.id))]);
-    for (const l of counted) yield exportRow(l, (tags.get(l.id) ?? []).map((t) => t.name), origin);
+    const [counted, tags] = await Promise.all([
+      links.withCurrentCounts(page),
+      tagsOfLinks(
+        db,
+        page.map((l) => l.id),
+      ),
+    ]);
+    for (const l of counted)
+      yield exportRow(
+        l,
+        (tags.get(l.id) ?? []).map((t) => t.name),
+        origin,
+      );
     if (page.length < PAGE) return;
     after = Number(page[page.length - 1]!.num);
   }

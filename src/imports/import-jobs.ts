@@ -16,7 +16,16 @@ import type { LinkService } from "../links/links.js";
 import { planLimits } from "../accounts/plans.js";
 import { shortUrl } from "../links/public-link.js";
 import { CSV_OPTIONS } from "../clicks/csv.js";
-import { FAILED_LINES_SHOWN, type FailedLine, type ImportFields, type ImportJob, MAX_IMPORT_FILE_BYTES, PREVIEW_ROWS, type PreviewReply, type PreviewRow } from "../contract/imports.js";
+import {
+  FAILED_LINES_SHOWN,
+  type FailedLine,
+  type ImportFields,
+  type ImportJob,
+  MAX_IMPORT_FILE_BYTES,
+  PREVIEW_ROWS,
+  type PreviewReply,
+  type PreviewRow,
+} from "../contract/imports.js";
 import { type ImportSource, type ImportSourceName, SourceError, type SourceSettings } from "./source.js";
 import type { ImportTarget } from "./mapping.js";
 import { mapLink } from "./mapping.js";
@@ -47,9 +56,32 @@ export function settingsOf(box: SealedBox, job: ImportJobRow): SourceSettings {
 
 /** A job's columns but the uploaded file (up to 20 MB: read by the runner alone). */
 const VIEW_COLUMNS = [
-  "id", "owner_id", "created_by", "source", "base_url", "source_key", "source_group", "token_sealed", "on_taken", "state", "cursor", "lines", "total",
-  "read_count", "created_count", "skipped_count", "failed_count", "visit_count", "error", "lease_until", "created_at", "started_at", "finished_at",
-  "updated_at", "run_started_at", "run_read_base",
+  "id",
+  "owner_id",
+  "created_by",
+  "source",
+  "base_url",
+  "source_key",
+  "source_group",
+  "token_sealed",
+  "on_taken",
+  "state",
+  "cursor",
+  "lines",
+  "total",
+  "read_count",
+  "created_count",
+  "skipped_count",
+  "failed_count",
+  "visit_count",
+  "error",
+  "lease_until",
+  "created_at",
+  "started_at",
+  "finished_at",
+  "updated_at",
+  "run_started_at",
+  "run_read_base",
 ] as const satisfies readonly (keyof ImportJobRow)[];
 type JobRowView = Omit<ImportJobRow, "file">;
 
@@ -96,7 +128,11 @@ function checkFields(f: ImportFields): { source: ImportSourceName; settings: Sou
 
 /** The idempotence key of a source's account: the same links read again are recognised. */
 function sourceKey(source: ImportSourceName, s: SourceSettings): string {
-  if (source === "csv") return `csv:${createHash("sha256").update(s.file ?? "").digest("hex").slice(0, 32)}`;
+  if (source === "csv")
+    return `csv:${createHash("sha256")
+      .update(s.file ?? "")
+      .digest("hex")
+      .slice(0, 32)}`;
   return `${source}:${(s.base_url ?? "").toLowerCase()}${s.group ? `#${s.group}` : ""}`;
 }
 
@@ -130,7 +166,12 @@ export class ImportJobs {
     }
     const target = await this.target(actor);
     const rows = page.links.slice(0, PREVIEW_ROWS);
-    const done = await importedBefore(this.deps.db, actor.id, sourceKey(source, settings), rows.map((r) => storable(r.source_id)));
+    const done = await importedBefore(
+      this.deps.db,
+      actor.id,
+      sourceKey(source, settings),
+      rows.map((r) => storable(r.source_id)),
+    );
     const mapped = rows.map((r) => mapLink(r, target, this.deps.now()));
     const taken = await this.takenAliases(mapped);
     let room = await this.room(actor);
@@ -229,7 +270,13 @@ export class ImportJobs {
   }
 
   async list(actor: UserRow): Promise<ImportJob[]> {
-    const rows = await this.deps.db.selectFrom("import_jobs").select(VIEW_COLUMNS).where("owner_id", "=", actor.id).orderBy("created_at", "desc").limit(50).execute();
+    const rows = await this.deps.db
+      .selectFrom("import_jobs")
+      .select(VIEW_COLUMNS)
+      .where("owner_id", "=", actor.id)
+      .orderBy("created_at", "desc")
+      .limit(50)
+      .execute();
     const now = this.deps.now();
     return rows.map((r) => jobView(r, now));
   }
@@ -249,7 +296,12 @@ export class ImportJobs {
     const job = await this.row(actor, id);
     if (job.state === "queued" || job.state === "running") {
       const now = this.deps.now();
-      await this.deps.db.updateTable("import_jobs").set({ state: "cancelled", finished_at: now, updated_at: now }).where("id", "=", id).where("state", "in", ["queued", "running"]).execute();
+      await this.deps.db
+        .updateTable("import_jobs")
+        .set({ state: "cancelled", finished_at: now, updated_at: now })
+        .where("id", "=", id)
+        .where("state", "in", ["queued", "running"])
+        .execute();
     }
     return this.get(actor, id);
   }
@@ -258,12 +310,21 @@ export class ImportJobs {
   async resume(actor: UserRow, id: string): Promise<ImportJob> {
     requireActive(actor);
     const job = await this.row(actor, id);
-    if (job.state !== "failed" && job.state !== "cancelled") throw new DomainError("conflict", `This import is ${job.state}: only a failed or cancelled import resumes`);
-    const kept = job.source === "csv" ? (await this.deps.db.selectFrom("import_jobs").select("id").where("id", "=", id).where("file", "is not", null).executeTakeFirst()) !== undefined : job.token_sealed !== null;
+    if (job.state !== "failed" && job.state !== "cancelled")
+      throw new DomainError("conflict", `This import is ${job.state}: only a failed or cancelled import resumes`);
+    const kept =
+      job.source === "csv"
+        ? (await this.deps.db.selectFrom("import_jobs").select("id").where("id", "=", id).where("file", "is not", null).executeTakeFirst()) !== undefined
+        : job.token_sealed !== null;
     if (!kept) throw new DomainError("conflict", "This import's token or file is gone: start a new import (already imported links are skipped)");
     const now = this.deps.now();
     // The lease stays: a run still finishing its page lets the job go before it is claimed again.
-    await this.deps.db.updateTable("import_jobs").set({ state: "queued", error: null, finished_at: null, updated_at: now }).where("id", "=", id).where("state", "in", ["failed", "cancelled"]).execute();
+    await this.deps.db
+      .updateTable("import_jobs")
+      .set({ state: "queued", error: null, finished_at: null, updated_at: now })
+      .where("id", "=", id)
+      .where("state", "in", ["failed", "cancelled"])
+      .execute();
     this.deps.wake();
     return this.get(actor, id);
   }
@@ -283,7 +344,14 @@ export class ImportJobs {
   /** The first `limit` failed lines of a job, in order (the CLI prints them). */
   async failures(actor: UserRow, id: string, limit: number): Promise<{ line: number; source_id: string; code: string; notes: string }[]> {
     await this.row(actor, id);
-    const rows = await this.deps.db.selectFrom("import_items").select(["line", "source_id", "code", "notes"]).where("job_id", "=", id).where("status", "=", "failed").orderBy("line").limit(limit).execute();
+    const rows = await this.deps.db
+      .selectFrom("import_items")
+      .select(["line", "source_id", "code", "notes"])
+      .where("job_id", "=", id)
+      .where("status", "=", "failed")
+      .orderBy("line")
+      .limit(limit)
+      .execute();
     return rows.map((r) => ({ line: Number(r.line), source_id: r.source_id, code: r.code ?? "", notes: r.notes ?? "" }));
   }
 
@@ -299,7 +367,9 @@ export class ImportJobs {
       .orderBy("line")
       .limit(FAILED_LINES_SHOWN + 1)
       .execute();
-    const failed = rows.slice(0, FAILED_LINES_SHOWN).map((r) => ({ line: Number(r.line), source_id: r.source_id, url: r.url, alias: r.alias, code: r.code ?? "internal", notes: r.notes ?? "" }));
+    const failed = rows
+      .slice(0, FAILED_LINES_SHOWN)
+      .map((r) => ({ line: Number(r.line), source_id: r.source_id, url: r.url, alias: r.alias, code: r.code ?? "internal", notes: r.notes ?? "" }));
     return { failed, more: rows.length > FAILED_LINES_SHOWN };
   }
 
@@ -309,9 +379,19 @@ export class ImportJobs {
     const origin = this.deps.origin;
     async function* lines() {
       yield ["line", "source_id", "url", "alias", "short_url", "status", "code", "notes"];
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const page = await db.selectFrom("import_items").selectAll().where("job_id", "=", id).where("line", ">", after).orderBy("line").limit(1000).execute();
-        for (const r of page) yield [r.line, r.source_id, r.url, r.alias ?? "", r.alias !== null && r.domain !== null && (r.status === "created" || r.code === "already_imported") ? shortUrl(origin, r.domain, r.alias) : "", r.status, r.code ?? "", r.notes ?? ""];
+        for (const r of page)
+          yield [
+            r.line,
+            r.source_id,
+            r.url,
+            r.alias ?? "",
+            r.alias !== null && r.domain !== null && (r.status === "created" || r.code === "already_imported") ? shortUrl(origin, r.domain, r.alias) : "",
+            r.status,
+            r.code ?? "",
+            r.notes ?? "",
+          ];
         if (page.length < 1000) return;
         after = Number(page[page.length - 1]!.line);
       }

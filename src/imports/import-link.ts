@@ -80,7 +80,13 @@ export interface PreparedLine {
  * inserts. `before`: importedBefore() of the page's ids. Whatever one line throws fails that line
  * (`internal` when it is not a refusal); only a database that cannot serve is thrown (the page is retried).
  */
-export async function prepareLine(deps: ImportLinkDeps, target: ImportTarget, onTaken: string, given: SourceLink, before: ImportedBefore): Promise<PreparedLine> {
+export async function prepareLine(
+  deps: ImportLinkDeps,
+  target: ImportTarget,
+  onTaken: string,
+  given: SourceLink,
+  before: ImportedBefore,
+): Promise<PreparedLine> {
   // The source id is stored (re-runs, the report): one with a character no engine holds is stored replaced.
   const src = { ...given, source_id: storable(given.source_id) };
   const none = { src, mapped: null, prepared: null, aliasRefused: null };
@@ -94,7 +100,13 @@ export async function prepareLine(deps: ImportLinkDeps, target: ImportTarget, on
 
 /** The report line of a line that threw: its refusal, or `internal` (logged) for anything else. */
 export function internalFailure(deps: Pick<ImportLinkDeps, "log">, src: SourceLink, err: unknown): ItemOutcome {
-  const base = { source_id: src.source_id, url: String(src.url).slice(0, 2048), alias: typeof src.alias === "string" ? src.alias : null, domain: null, status: "failed" as const };
+  const base = {
+    source_id: src.source_id,
+    url: String(src.url).slice(0, 2048),
+    alias: typeof src.alias === "string" ? src.alias : null,
+    domain: null,
+    status: "failed" as const,
+  };
   if (err instanceof DomainError) return { ...base, code: err.code, notes: [reason(err)] };
   deps.log?.error({ err, source_id: src.source_id }, "import: a line failed on an internal error");
   return { ...base, code: "internal", notes: ["an internal error on this line (logged); the other lines went on"] };
@@ -104,11 +116,29 @@ async function prepareOne(deps: ImportLinkDeps, target: ImportTarget, onTaken: s
   const line = { src, mapped: null, prepared: null, aliasRefused: null };
   const base = { source_id: src.source_id, url: src.url.slice(0, 2048), alias: src.alias ?? null };
   const earlier = before.get(src.source_id);
-  if (earlier) return { ...line, item: { ...base, alias: earlier.alias, domain: earlier.domain, status: "skipped", code: "already_imported", notes: ["imported by an earlier run"] } };
+  if (earlier)
+    return {
+      ...line,
+      item: { ...base, alias: earlier.alias, domain: earlier.domain, status: "skipped", code: "already_imported", notes: ["imported by an earlier run"] },
+    };
   const m = mapLink(src, target, deps.now());
   const refused = refusalOf(src, m.input);
-  if (refused) return { ...line, item: { ...base, domain: null, status: "failed", code: refused.code, notes: !src.url && !src.refused ? (m.notes.length ? m.notes : ["no destination URL"]) : [...m.notes, reason(refused)] } };
-  const failed = (err: DomainError, status: "skipped" | "failed" = "failed"): PreparedLine => ({ ...line, mapped: m, item: { ...base, domain: m.domain, status, code: err.code, notes: [...m.notes, reason(err)] } });
+  if (refused)
+    return {
+      ...line,
+      item: {
+        ...base,
+        domain: null,
+        status: "failed",
+        code: refused.code,
+        notes: !src.url && !src.refused ? (m.notes.length ? m.notes : ["no destination URL"]) : [...m.notes, reason(refused)],
+      },
+    };
+  const failed = (err: DomainError, status: "skipped" | "failed" = "failed"): PreparedLine => ({
+    ...line,
+    mapped: m,
+    item: { ...base, domain: m.domain, status, code: err.code, notes: [...m.notes, reason(err)] },
+  });
   try {
     return { ...line, item: null, mapped: m, prepared: await deps.links.prepare(target.owner, m.input, { via: "api", imported: m.imported }) };
   } catch (err) {
@@ -116,7 +146,13 @@ async function prepareOne(deps: ImportLinkDeps, target: ImportTarget, onTaken: s
     // An alias snip cannot hold (its syntax, a reserved word): a generated one as the job says, else the line fails.
     if (!(m.input.alias && isAliasRefusal(err)) || onTaken !== "generate") return failed(err);
     try {
-      return { ...line, item: null, mapped: m, aliasRefused: err, prepared: await deps.links.prepare(target.owner, { ...m.input, alias: null }, { via: "api", imported: m.imported }) };
+      return {
+        ...line,
+        item: null,
+        mapped: m,
+        aliasRefused: err,
+        prepared: await deps.links.prepare(target.owner, { ...m.input, alias: null }, { via: "api", imported: m.imported }),
+      };
     } catch (again) {
       if (!(again instanceof DomainError)) throw again;
       return failed(again);

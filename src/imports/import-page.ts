@@ -39,7 +39,15 @@ export async function writePage(deps: ImportLinkDeps, trx: Trx, target: ImportTa
     if (run.length >= RUN || own.some((k) => keys.has(k))) await flush();
     const earlier = here.get(l.src.source_id);
     if (earlier) {
-      items[i] = { source_id: l.src.source_id, url: l.src.url.slice(0, 2048), alias: earlier.alias, domain: earlier.domain, status: "skipped", code: "already_imported", notes: ["imported by an earlier run"] };
+      items[i] = {
+        source_id: l.src.source_id,
+        url: l.src.url.slice(0, 2048),
+        alias: earlier.alias,
+        domain: earlier.domain,
+        status: "skipped",
+        code: "already_imported",
+        notes: ["imported by an earlier run"],
+      };
     } else if (l.item) items[i] = l.item;
     else {
       run.push(i);
@@ -51,7 +59,16 @@ export async function writePage(deps: ImportLinkDeps, trx: Trx, target: ImportTa
 }
 
 /** One run: all at once, else (an internal error) one line at a time. */
-async function writeRun(deps: ImportLinkDeps, trx: Trx, target: ImportTarget, job: PageJob, lines: PreparedLine[], run: number[], items: Array<ItemOutcome | null>, here: ImportedBefore): Promise<void> {
+async function writeRun(
+  deps: ImportLinkDeps,
+  trx: Trx,
+  target: ImportTarget,
+  job: PageJob,
+  lines: PreparedLine[],
+  run: number[],
+  items: Array<ItemOutcome | null>,
+  here: ImportedBefore,
+): Promise<void> {
   await sql`savepoint snip_run`.execute(trx);
   try {
     await createRun(deps, trx, target, job, lines, run, items, here);
@@ -75,7 +92,16 @@ async function writeRun(deps: ImportLinkDeps, trx: Trx, target: ImportTarget, jo
   }
 }
 
-async function createRun(deps: ImportLinkDeps, trx: Trx, target: ImportTarget, job: PageJob, lines: PreparedLine[], run: number[], items: Array<ItemOutcome | null>, here: ImportedBefore): Promise<void> {
+async function createRun(
+  deps: ImportLinkDeps,
+  trx: Trx,
+  target: ImportTarget,
+  job: PageJob,
+  lines: PreparedLine[],
+  run: number[],
+  items: Array<ItemOutcome | null>,
+  here: ImportedBefore,
+): Promise<void> {
   const adopted = new Map<number, { alias: string; domain: string }>();
   const onTaken = async (t: Trx, k: number): Promise<TakenChoice> => {
     const l = lines[run[k]!]!;
@@ -99,17 +125,35 @@ async function createRun(deps: ImportLinkDeps, trx: Trx, target: ImportTarget, j
       here.set(lines[i]!.src.source_id, { alias: link.alias, domain: link.domain });
     }
   }
-  if (made.length > 0) await trx.insertInto("imported_links").values(made.map((m) => ({ owner_id: target.owner.id, source_key: job.sourceKey, ...m }))).execute();
+  if (made.length > 0)
+    await trx
+      .insertInto("imported_links")
+      .values(made.map((m) => ({ owner_id: target.owner.id, source_key: job.sourceKey, ...m })))
+      .execute();
 }
 
 function itemOf(l: PreparedLine, out: ManyOutcome, adopted: { alias: string; domain: string } | undefined): ItemOutcome {
   const m = l.mapped!;
   const base = { source_id: l.src.source_id, url: l.src.url.slice(0, 2048), alias: l.src.alias ?? null };
-  if ("adopted" in out) return { ...base, alias: adopted!.alias, domain: adopted!.domain, status: "skipped", code: "already_imported", notes: ["already in this account with this alias and destination (an interrupted run, or made by hand)"] };
+  if ("adopted" in out)
+    return {
+      ...base,
+      alias: adopted!.alias,
+      domain: adopted!.domain,
+      status: "skipped",
+      code: "already_imported",
+      notes: ["already in this account with this alias and destination (an interrupted run, or made by hand)"],
+    };
   if ("error" in out) {
     const err = out.error;
     // A taken alias is someone's link: skipped.
-    return { ...base, domain: m.domain, status: err.code === "alias_taken" && m.input.alias ? "skipped" : "failed", code: err.code, notes: [...m.notes, reason(err)] };
+    return {
+      ...base,
+      domain: m.domain,
+      status: err.code === "alias_taken" && m.input.alias ? "skipped" : "failed",
+      code: err.code,
+      notes: [...m.notes, reason(err)],
+    };
   }
   const { link } = out;
   const why = out.replaced ?? l.aliasRefused;

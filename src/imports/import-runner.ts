@@ -136,7 +136,8 @@ export class ImportRunner {
     const owner = await this.db.selectFrom("users").selectAll().where("id", "=", job.owner_id).executeTakeFirst();
     if (!owner || owner.status !== "active") return this.finish(job.id, "failed", "the account is not active");
     const settings = settingsOf(this.deps.box, job);
-    if (job.token_sealed && settings.token === null) return this.finish(job.id, "failed", "the token cannot be read (SESSION_SECRET changed?): start a new import");
+    if (job.token_sealed && settings.token === null)
+      return this.finish(job.id, "failed", "the token cannot be read (SESSION_SECRET changed?): start a new import");
     const target = await this.deps.jobs.target(owner);
     const source = this.deps.open(job.source as ImportSourceName, settings);
     let cursor = job.cursor;
@@ -181,7 +182,12 @@ export class ImportRunner {
     // The click writer done with the last page's visits: on SQLite its write lock would otherwise hold
     // up the page's transaction (PostgreSQL writes both at once).
     if (this.deps.sharedWriteLock && this.deps.clicks.pending > 0) await this.deps.clicks.writeBuffered();
-    const before = await importedBefore(this.db, target.owner.id, job.source_key, page.links.map((l) => storable(l.source_id)));
+    const before = await importedBefore(
+      this.db,
+      target.owner.id,
+      job.source_key,
+      page.links.map((l) => storable(l.source_id)),
+    );
     const lines = await this.patiently(() => Promise.all(page.links.map((src) => prepareLine(this.deps, target, job.on_taken, src, before))));
     const items = await this.patiently(() =>
       this.db.transaction().execute(async (trx) => {
@@ -225,8 +231,18 @@ export class ImportRunner {
     if (failure) throw (failure as { err: unknown }).err;
     if (visits === 0 && noted.size === 0) return;
     await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable("import_jobs").set((eb) => ({ visit_count: eb("visit_count", "+", visits) })).where("id", "=", id).execute();
-      for (const k of noted) await trx.updateTable("import_items").set({ notes: storable(items[k]!.notes.join("; ")) }).where("job_id", "=", id).where("line", "=", line + k + 1).execute();
+      await trx
+        .updateTable("import_jobs")
+        .set((eb) => ({ visit_count: eb("visit_count", "+", visits) }))
+        .where("id", "=", id)
+        .execute();
+      for (const k of noted)
+        await trx
+          .updateTable("import_items")
+          .set({ notes: storable(items[k]!.notes.join("; ")) })
+          .where("job_id", "=", id)
+          .where("line", "=", line + k + 1)
+          .execute();
     });
   }
 
@@ -280,7 +296,19 @@ export class ImportRunner {
         await trx
           .insertInto("import_items")
           // A source's text the engines cannot store (NUL: PostgreSQL) must not fail the page's report.
-          .values(items.map((i, k) => ({ job_id: id, line: line + k + 1, source_id: storable(i.source_id), url: storable(i.url), alias: i.alias === null ? null : storable(i.alias), domain: i.domain, status: i.status, code: i.code, notes: i.notes.length ? storable(i.notes.join("; ")) : null })))
+          .values(
+            items.map((i, k) => ({
+              job_id: id,
+              line: line + k + 1,
+              source_id: storable(i.source_id),
+              url: storable(i.url),
+              alias: i.alias === null ? null : storable(i.alias),
+              domain: i.domain,
+              status: i.status,
+              code: i.code,
+              notes: i.notes.length ? storable(i.notes.join("; ")) : null,
+            })),
+          )
           .onConflict((oc) => oc.columns(["job_id", "line"]).doNothing())
           .execute();
       }

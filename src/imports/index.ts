@@ -39,10 +39,31 @@ export interface Imports {
 
 export function createImports(deps: ImportsDeps): Imports {
   const http = createSourceFetch({ check: deps.check, allowPrivate: deps.allowPrivate, now: deps.now });
-  const open = (source: ImportSourceName, settings: SourceSettings): ImportSource => (source === "csv" ? fileSource(settings) : API_SOURCES[source](settings, http));
+  const open = (source: ImportSourceName, settings: SourceSettings): ImportSource =>
+    source === "csv" ? fileSource(settings) : API_SOURCES[source](settings, http);
   // The jobs wake the runner (called only once both exist).
-  const jobs = new ImportJobs({ db: deps.db, now: deps.now, box: deps.box, origin: deps.origin, mainHost: deps.mainHost, links: deps.links, open, wake: () => runner.wake() });
-  const runner = new ImportRunner({ db: deps.db, links: deps.links, clicks: deps.clicks, now: deps.now, box: deps.box, jobs, open, log: deps.log, retryDelaysMs: deps.retryDelaysMs, sharedWriteLock: deps.dialect === "sqlite" });
+  const jobs = new ImportJobs({
+    db: deps.db,
+    now: deps.now,
+    box: deps.box,
+    origin: deps.origin,
+    mainHost: deps.mainHost,
+    links: deps.links,
+    open,
+    wake: () => runner.wake(),
+  });
+  const runner = new ImportRunner({
+    db: deps.db,
+    links: deps.links,
+    clicks: deps.clicks,
+    now: deps.now,
+    box: deps.box,
+    jobs,
+    open,
+    log: deps.log,
+    retryDelaysMs: deps.retryDelaysMs,
+    sharedWriteLock: deps.dialect === "sqlite",
+  });
   return {
     jobs,
     runner,

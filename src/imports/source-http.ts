@@ -85,8 +85,10 @@ class SourceHttp implements ClosableSourceFetch {
       if (answer.status === 429 || answer.status === 503) {
         const wait = retryWait(answer, retries, this.now());
         if (wait !== null) {
-          if (retries >= this.maxRetries) throw new SourceError(`${where} still answered ${answer.status} (busy or rate limited) after ${this.maxRetries} retries; try again later`, true);
-          if (wait > this.maxWait) throw new SourceError(`${where} asks to wait ${Math.ceil(wait / 1000)} s before the next request (rate limited); try again later`, true);
+          if (retries >= this.maxRetries)
+            throw new SourceError(`${where} still answered ${answer.status} (busy or rate limited) after ${this.maxRetries} retries; try again later`, true);
+          if (wait > this.maxWait)
+            throw new SourceError(`${where} asks to wait ${Math.ceil(wait / 1000)} s before the next request (rate limited); try again later`, true);
           await this.sleep(wait);
           continue;
         }
@@ -170,7 +172,8 @@ class SourceHttp implements ClosableSourceFetch {
 /** The answer's JSON, or the SourceError its status means. */
 function interpret(a: Answer, where: string): unknown {
   const s = a.status;
-  if (s === 401 || s === 403) throw new SourceError(`the source refused the token (${s} from ${where}): check the API key or signature and its permissions`, false);
+  if (s === 401 || s === 403)
+    throw new SourceError(`the source refused the token (${s} from ${where}): check the API key or signature and its permissions`, false);
   if (s >= 300 && s < 400) {
     const to = redirectTarget(a.headers.location);
     throw new SourceError(`${where} answered ${s} (a redirect${to ? ` to ${to}` : ""}, not followed): check the base address`, false);
@@ -207,7 +210,10 @@ async function readBounded(body: AsyncIterable<Buffer> & { destroy(): unknown },
     size += chunk.length;
     if (size > maxBytes) {
       body.destroy();
-      throw new SourceError(`${where} answered more than ${Math.round(maxBytes / 1024 / 1024) || maxBytes} ${maxBytes >= 1024 * 1024 ? "MB" : "bytes"}; the answer was not read`, false);
+      throw new SourceError(
+        `${where} answered more than ${Math.round(maxBytes / 1024 / 1024) || maxBytes} ${maxBytes >= 1024 * 1024 ? "MB" : "bytes"}; the answer was not read`,
+        false,
+      );
     }
     chunks.push(chunk);
   }

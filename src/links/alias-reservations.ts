@@ -27,12 +27,7 @@ export async function claimAlias(
   ownerId: string | null,
   generated: boolean,
 ): Promise<void> {
-  const held = await trx
-    .selectFrom("alias_reservations")
-    .select("owner_id")
-    .where("domain", "=", key.domain)
-    .where("alias", "=", key.alias)
-    .executeTakeFirst();
+  const held = await trx.selectFrom("alias_reservations").select("owner_id").where("domain", "=", key.domain).where("alias", "=", key.alias).executeTakeFirst();
   if (!held) return;
   if (generated || ownerId === null || held.owner_id !== ownerId) throw new AliasReserved();
   await trx.deleteFrom("alias_reservations").where("domain", "=", key.domain).where("alias", "=", key.alias).execute();

@@ -17,7 +17,8 @@ async function accessible(deps: LinkDeps, actor: UserRow, ids: string[], action:
   const links = await deps.db.selectFrom("links").selectAll().where("id", "in", unique).execute();
   const owners = new Set(links.map((l) => l.owner_id));
   const ownerId = links[0]?.owner_id ?? null;
-  if (links.length !== unique.length || owners.size !== 1 || ownerId === null) throw new DomainError("not_found", "No such link (one of ids is not a link you can change)");
+  if (links.length !== unique.length || owners.size !== 1 || ownerId === null)
+    throw new DomainError("not_found", "No such link (one of ids is not a link you can change)");
   const access = await ownerAccess(deps.db, actor, ownerId);
   if (access.role === "none") throw new DomainError("not_found", "No such link (one of ids is not a link you can change)");
   if (action === "delete" && access.role !== "owner") throw new DomainError("forbidden", "Only the links' owner can delete them");
@@ -40,11 +41,22 @@ export async function bulkEdit(deps: LinkDeps, actor: UserRow, input: BulkEditFi
   await deps.db.transaction().execute(async (trx) => {
     await deps.caps.hold(trx, ownerId);
     if (input.archived !== undefined) {
-      const q = trx.updateTable("links").set({ archived_at: input.archived ? now : null, updated_at: now, updated_by: actor.id }).where("id", "in", ids);
+      const q = trx
+        .updateTable("links")
+        .set({ archived_at: input.archived ? now : null, updated_at: now, updated_by: actor.id })
+        .where("id", "in", ids);
       await (input.archived ? q.where("archived_at", "is", null) : q.where("archived_at", "is not", null)).execute();
     }
     if (remove.length > 0) {
-      const tagIds = trx.selectFrom("tags").select("id").where("owner_id", "=", ownerId).where("name_key", "in", remove.map((n) => n.toLowerCase()));
+      const tagIds = trx
+        .selectFrom("tags")
+        .select("id")
+        .where("owner_id", "=", ownerId)
+        .where(
+          "name_key",
+          "in",
+          remove.map((n) => n.toLowerCase()),
+        );
       await trx.deleteFrom("link_tags").where("link_id", "in", ids).where("tag_id", "in", tagIds).execute();
     }
     if (add.length > 0) {
@@ -69,8 +81,19 @@ export async function bulkDelete(deps: LinkDeps, actor: UserRow, ids: string[]):
   // whose check of the users row must not wait on a creation that waits on one of these rows (PostgreSQL).
   const r = await deps.db.transaction().execute(async (trx) => {
     await deps.caps.hold(trx, actor.id);
-    return trx.deleteFrom("links").where("id", "in", links.map((l) => l.id)).where("owner_id", "=", actor.id).executeTakeFirst();
+    return trx
+      .deleteFrom("links")
+      .where(
+        "id",
+        "in",
+        links.map((l) => l.id),
+      )
+      .where("owner_id", "=", actor.id)
+      .executeTakeFirst();
   });
-  await announce(deps, links.map((l) => ({ domain: l.domain, alias: l.alias })));
+  await announce(
+    deps,
+    links.map((l) => ({ domain: l.domain, alias: l.alias })),
+  );
   return Number(r.numDeletedRows);
 }

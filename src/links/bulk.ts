@@ -22,7 +22,12 @@ export type BulkInput = { urls: string; links?: undefined } | { links: Array<{ u
 /** The rows of a request: `urls` split into non-empty lines, or `links` in order (blank URLs kept, they fail). */
 export function bulkRows(input: BulkInput): BulkRow[] {
   if (input.links !== undefined) {
-    return input.links.map(({ url, alias, ...details }, i) => ({ ...details, line: i + 1, url: url.trim(), ...(alias?.trim() ? { alias: alias.trim() } : {}) }));
+    return input.links.map(({ url, alias, ...details }, i) => ({
+      ...details,
+      line: i + 1,
+      url: url.trim(),
+      ...(alias?.trim() ? { alias: alias.trim() } : {}),
+    }));
   }
   return input.urls
     .split(/\r\n|\r|\n/)
@@ -34,7 +39,8 @@ export async function bulkCreate(actor: UserRow, rows: BulkRow[], create: (row: 
   requireActive(actor);
   requireCapability(actor.plan, "bulk_create", "Bulk creation");
   const { bulkBatchSize } = planLimits(actor.plan);
-  if (rows.length === 0) throw new DomainError("invalid_request", "urls: give at least one URL, one per line", [{ field: "urls", message: "Enter at least one URL, one per line" }]);
+  if (rows.length === 0)
+    throw new DomainError("invalid_request", "urls: give at least one URL, one per line", [{ field: "urls", message: "Enter at least one URL, one per line" }]);
   if (rows.length > bulkBatchSize) {
     throw new DomainError("invalid_request", `urls: at most ${bulkBatchSize} URLs per request on your plan (got ${rows.length})`, [
       { field: "urls", message: `Enter at most ${bulkBatchSize} lines at a time` },

@@ -44,7 +44,25 @@ export interface CreateLinkOptions {
 export const DEFAULT_SIGNED_OUT_PER_HOUR = 30;
 const HOUR = 3_600_000;
 
-const SIGNED_IN_OPTIONS = ["domain", "expires_at", "max_clicks", "password", "ios_url", "android_url", "title", "note", "tags", "expired_url", "preview", "archived", "rules", "split", "starts_at", "redirect_status", "crawlable"] as const;
+const SIGNED_IN_OPTIONS = [
+  "domain",
+  "expires_at",
+  "max_clicks",
+  "password",
+  "ios_url",
+  "android_url",
+  "title",
+  "note",
+  "tags",
+  "expired_url",
+  "preview",
+  "archived",
+  "rules",
+  "split",
+  "starts_at",
+  "redirect_status",
+  "crawlable",
+] as const;
 
 const given = (v: unknown) => v !== undefined && v !== null && v !== "" && !(Array.isArray(v) && v.length === 0);
 
@@ -64,7 +82,14 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
   // Signed out, each creation takes its slot of the address's hour before the checks and the insert (one
   // step with the count, so a burst gets exactly the limit); a creation that fails gives it back.
   const slot = await deps.rate.attempt([{ bucket: `anon-link:${opts.ip}`, windowMs: HOUR, limit: deps.signedOutPerHour }], now);
-  if ("full" in slot) throw new DomainError("rate_limited", "Too many links created signed out from this address; sign in to create more", undefined, undefined, slot.full.retryAfter);
+  if ("full" in slot)
+    throw new DomainError(
+      "rate_limited",
+      "Too many links created signed out from this address; sign in to create more",
+      undefined,
+      undefined,
+      slot.full.retryAfter,
+    );
   return insertLink(deps, actor, input, opts, now, slot.slot);
 }
 

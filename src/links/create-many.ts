@@ -18,9 +18,7 @@ import { setLinkTags } from "./link-details.js";
 export type TakenChoice = "refuse" | "generate" | "adopted";
 
 export type ManyOutcome =
-  | { link: LinkRow; /** Its alias was taken: this link has a generated one. */ replaced: DomainError | null }
-  | { error: DomainError }
-  | { adopted: true };
+  { link: LinkRow; /** Its alias was taken: this link has a generated one. */ replaced: DomainError | null } | { error: DomainError } | { adopted: true };
 
 interface Line {
   prepared: PreparedLink;
@@ -47,8 +45,21 @@ function sameColumns<T extends Record<string, unknown>>(rows: T[]): T[] {
  * Creates `prepared` (prepareLink's rows, in order) for `actor` inside `trx`, which ends up holding the
  * owner's lock. `onTaken(trx, i)` is asked for line i whose asked-for alias is taken or reserved.
  */
-export async function insertMany(deps: LinkDeps, trx: Trx, actor: UserRow, prepared: PreparedLink[], onTaken: (trx: Trx, index: number) => Promise<TakenChoice>): Promise<ManyOutcome[]> {
-  const lines: Line[] = prepared.map((p) => ({ prepared: p, alias: p.wanted ?? generateAlias(), generated: p.wanted === null, attempts: 0, replaced: null, out: null }));
+export async function insertMany(
+  deps: LinkDeps,
+  trx: Trx,
+  actor: UserRow,
+  prepared: PreparedLink[],
+  onTaken: (trx: Trx, index: number) => Promise<TakenChoice>,
+): Promise<ManyOutcome[]> {
+  const lines: Line[] = prepared.map((p) => ({
+    prepared: p,
+    alias: p.wanted ?? generateAlias(),
+    generated: p.wanted === null,
+    attempts: 0,
+    replaced: null,
+    out: null,
+  }));
   const cap = linkAllowance(actor);
   await deps.caps.hold(trx, actor.id);
   const count = await cap.count(trx);
@@ -94,7 +105,12 @@ export async function insertMany(deps: LinkDeps, trx: Trx, actor: UserRow, prepa
 async function tryRound(trx: Trx, actor: UserRow, batch: Line[]): Promise<Line[]> {
   if (batch.length === 0) return [];
   const rows = sameColumns(batch.map((l) => ({ ...l.prepared.base, id: newId(), alias: l.alias })));
-  const inserted = await trx.insertInto("links").values(rows).onConflict((oc) => oc.doNothing()).returning(["id", "num"]).execute();
+  const inserted = await trx
+    .insertInto("links")
+    .values(rows)
+    .onConflict((oc) => oc.doNothing())
+    .returning(["id", "num"])
+    .execute();
   const nums = new Map(inserted.map((r) => [r.id, Number(r.num)]));
   const clashes = batch.filter((_, k) => !nums.has(rows[k]!.id));
   // After the write, as claimAlias: the reservations of the aliases just taken (src/links/alias-reservations.ts).

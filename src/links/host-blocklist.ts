@@ -95,7 +95,7 @@ export class HostBlocklist {
   /** The blocked entry that covers `host` (the host itself or a parent domain), or null. */
   match(host: string): string | null {
     if (this.size === 0) return null;
-    for (let h = host; ; ) {
+    for (let h = host; ;) {
       if (this.consoleHosts.has(h) || this.fileHosts.has(h)) return h;
       const dot = h.indexOf(".");
       if (dot < 0) return null;

@@ -63,6 +63,10 @@ export async function readableLinks(db: Db, actor: UserRow, ids: string[]): Prom
   if (ids.length === 0) return [];
   const rows = await db.selectFrom("links").select(["id", "num", "owner_id"]).where("id", "in", ids).execute();
   // A page of the list holds one owner's links: one access check per distinct owner.
-  const allowed = await readableOwners(db, actor, rows.flatMap((r) => (r.owner_id === null ? [] : [r.owner_id])));
+  const allowed = await readableOwners(
+    db,
+    actor,
+    rows.flatMap((r) => (r.owner_id === null ? [] : [r.owner_id])),
+  );
   return rows.filter((r) => r.owner_id !== null && allowed.has(r.owner_id)).map((r) => ({ id: r.id, num: Number(r.num) }));
 }

@@ -44,10 +44,13 @@ export function checkDelivery(checks: FieldChecks, input: LinkDeliveryInput, pla
   }
   const status = input.redirect_status;
   if (status !== undefined) {
-    set.redirect_status = status === null ? null : checks.run(() => {
-      if (!isRedirectStatus(status)) throw invalid("redirect_status", MESSAGES.redirectStatus);
-      return status;
-    });
+    set.redirect_status =
+      status === null
+        ? null
+        : checks.run(() => {
+            if (!isRedirectStatus(status)) throw invalid("redirect_status", MESSAGES.redirectStatus);
+            return status;
+          });
   }
   if (input.crawlable !== undefined) set.crawlable = input.crawlable ? 1 : 0;
   return set;

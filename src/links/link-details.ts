@@ -6,14 +6,7 @@ import type { LinkUpdate } from "../storage/schema.js";
 import { requireCapability } from "../accounts/plans.js";
 import type { Trx } from "../storage/owner-caps.js";
 import { ensureTags, tagName } from "../tags/tags.js";
-import {
-  MAX_LINK_NOTE,
-  MAX_LINK_TITLE,
-  MAX_PREVIEW_DESCRIPTION,
-  MAX_PREVIEW_TITLE,
-  MAX_TAGS_PER_LINK,
-  MESSAGES,
-} from "../contract/form-rules.js";
+import { MAX_LINK_NOTE, MAX_LINK_TITLE, MAX_PREVIEW_DESCRIPTION, MAX_PREVIEW_TITLE, MAX_TAGS_PER_LINK, MESSAGES } from "../contract/form-rules.js";
 import { normalizeDestination } from "./validate.js";
 import { type CheckedTargeting, type TargetingInput, checkTargeting } from "./link-targeting.js";
 import { type LinkDeliveryInput, checkDelivery } from "./link-delivery.js";
@@ -29,7 +22,21 @@ export interface LinkDetailsInput extends TargetingInput, LinkDeliveryInput {
 
 /** The columns a create or edit sets (absent: unchanged), and the tag names when the link's tags change. */
 export interface CheckedDetails {
-  set: Pick<LinkUpdate, "title" | "note" | "expired_url" | "preview_title" | "preview_description" | "preview_image" | "archived_at" | "rules" | "split" | "starts_at" | "redirect_status" | "crawlable">;
+  set: Pick<
+    LinkUpdate,
+    | "title"
+    | "note"
+    | "expired_url"
+    | "preview_title"
+    | "preview_description"
+    | "preview_image"
+    | "archived_at"
+    | "rules"
+    | "split"
+    | "starts_at"
+    | "redirect_status"
+    | "crawlable"
+  >;
   tags: string[] | undefined;
   /** Rules' and variants' addresses with their fields (the blocklist checks them like the link's own). */
   targetUrls: CheckedTargeting["urls"];
@@ -76,10 +83,13 @@ export function checkDetails(checks: FieldChecks, input: LinkDetailsInput, plan:
   if (input.note !== undefined) set.note = checks.run(() => text(input.note ?? null, "note", MAX_LINK_NOTE, MESSAGES.noteLong, true));
   if (input.expired_url !== undefined) {
     const raw = input.expired_url;
-    set.expired_url = raw === null || raw.trim() === "" ? null : checks.run(() => {
-      requireCapability(plan, "link_fallback", "A fallback URL");
-      return normalizeDestination(raw, "expired_url", ownHost);
-    });
+    set.expired_url =
+      raw === null || raw.trim() === ""
+        ? null
+        : checks.run(() => {
+            requireCapability(plan, "link_fallback", "A fallback URL");
+            return normalizeDestination(raw, "expired_url", ownHost);
+          });
   }
   if (input.preview !== undefined) {
     const p = input.preview;
@@ -103,5 +113,9 @@ export function checkDetails(checks: FieldChecks, input: LinkDetailsInput, plan:
 export async function setLinkTags(trx: Trx, ownerId: string, linkId: string, names: string[], now: number): Promise<void> {
   const ids = await ensureTags(trx, ownerId, names, now);
   await trx.deleteFrom("link_tags").where("link_id", "=", linkId).execute();
-  if (ids.length > 0) await trx.insertInto("link_tags").values(ids.map((tag_id) => ({ link_id: linkId, tag_id }))).execute();
+  if (ids.length > 0)
+    await trx
+      .insertInto("link_tags")
+      .values(ids.map((tag_id) => ({ link_id: linkId, tag_id })))
+      .execute();
 }

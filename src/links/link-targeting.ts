@@ -44,13 +44,20 @@ function condition(raw: RuleCondition, at: string, checks: FieldChecks): RuleCon
     if (given === undefined) continue;
     const field = `${at}.if.${kind.kind}`;
     const value = checks.run(() =>
-      kind.normalise(given, (message) => {
-        throw invalid(field, message);
-      }, all),
+      kind.normalise(
+        given,
+        (message) => {
+          throw invalid(field, message);
+        },
+        all,
+      ),
     );
     if (value !== undefined) out[kind.kind] = value;
   }
-  if (Object.keys(raw).length === 0) checks.run(() => { throw invalid(`${at}.if`, M.noCondition); });
+  if (Object.keys(raw).length === 0)
+    checks.run(() => {
+      throw invalid(`${at}.if`, M.noCondition);
+    });
   return out as RuleCondition;
 }
 
@@ -58,7 +65,12 @@ function rules(raw: Rule[], checks: FieldChecks, ownHost: string, urls: CheckedT
   if (raw.length > MAX_RULES) throw invalid("rules", M.tooManyRules);
   return raw.map((rule, i) => {
     const at = `rules[${i}]`;
-    const cond = rule?.if && typeof rule.if === "object" ? condition(rule.if, at, checks) : checks.run(() => { throw invalid(`${at}.if`, M.noCondition); });
+    const cond =
+      rule?.if && typeof rule.if === "object"
+        ? condition(rule.if, at, checks)
+        : checks.run(() => {
+            throw invalid(`${at}.if`, M.noCondition);
+          });
     const url = checks.run(() => normalizeDestination(typeof rule?.url === "string" ? rule.url : "", `${at}.url`, ownHost));
     if (url !== undefined) urls.push({ field: `${at}.url`, url });
     return { if: cond ?? {}, url: url ?? "" };

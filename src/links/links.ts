@@ -8,7 +8,16 @@ import type { Clock } from "../shared/clock.js";
 import type { LinkRow, UserRow } from "../storage/schema.js";
 import { type BulkInput, type BulkResult, bulkCreate, bulkRows } from "./bulk.js";
 import type { LinkChanges } from "./changes.js";
-import { type CreateLinkInput, type CreateLinkOptions, DEFAULT_SIGNED_OUT_PER_HOUR, type PreparedLink, checkCreation, createLink, prepareLink, requireActive } from "./create-link.js";
+import {
+  type CreateLinkInput,
+  type CreateLinkOptions,
+  DEFAULT_SIGNED_OUT_PER_HOUR,
+  type PreparedLink,
+  checkCreation,
+  createLink,
+  prepareLink,
+  requireActive,
+} from "./create-link.js";
 import { type ManyOutcome, type TakenChoice, insertMany } from "./create-many.js";
 import { type LinkDeps, announce } from "./deps.js";
 import type { Trx } from "../storage/owner-caps.js";
@@ -26,7 +35,29 @@ import { type Snapshot, parseSnapshot } from "../storage/pg-snapshot.js";
 const ON_VERIFIED_DOMAIN = "EXISTS (SELECT 1 FROM domains d WHERE d.hostname = l.domain AND d.owner_id = l.owner_id AND d.status = 'verified')";
 
 /** The columns the redirect cache reads (named: a column added by a later migration leaves the prepared statement valid). */
-const CACHED_COLUMNS = ["id", "num", "domain", "alias", "url", "ios_url", "android_url", "expires_at", "max_clicks", "password_hash", "owner_id", "disabled_status", "expired_url", "rules", "split", "preview_title", "preview_description", "preview_image", "starts_at", "redirect_status", "crawlable"] as const;
+const CACHED_COLUMNS = [
+  "id",
+  "num",
+  "domain",
+  "alias",
+  "url",
+  "ios_url",
+  "android_url",
+  "expires_at",
+  "max_clicks",
+  "password_hash",
+  "owner_id",
+  "disabled_status",
+  "expired_url",
+  "rules",
+  "split",
+  "preview_title",
+  "preview_description",
+  "preview_image",
+  "starts_at",
+  "redirect_status",
+  "crawlable",
+] as const;
 export type CachedRow = Pick<LinkRow, (typeof CACHED_COLUMNS)[number]>;
 
 /** findFresh()'s answer: the row, or on PostgreSQL the row with the snapshot it was read with. */
@@ -98,7 +129,12 @@ export class LinkService {
 
   /** Tells the caches of every instance about links createMany() made (their addresses may have been served as 404). */
   announceCreated(links: Array<{ domain: string; alias: string }>): Promise<void> {
-    return links.length === 0 ? Promise.resolve() : announce(this.deps, links.map((l) => ({ domain: l.domain, alias: l.alias })));
+    return links.length === 0
+      ? Promise.resolve()
+      : announce(
+          this.deps,
+          links.map((l) => ({ domain: l.domain, alias: l.alias })),
+        );
   }
 
   /** What create() would refuse in the input itself (destination, blocklist, alias syntax, plan options); nothing written. */
@@ -114,7 +150,13 @@ export class LinkService {
 
   /** Link objects as every answer shows them: current click counts and tags (one query each for the lot). */
   async present(links: Array<LinkRow & { updated_by_email?: string | null }>): Promise<Link[]> {
-    const [counted, tags] = await Promise.all([this.withCurrentCounts(links), tagsOfLinks(this.deps.db, links.map((l) => l.id))]);
+    const [counted, tags] = await Promise.all([
+      this.withCurrentCounts(links),
+      tagsOfLinks(
+        this.deps.db,
+        links.map((l) => l.id),
+      ),
+    ]);
     return counted.map((l) => toLink(l, tags.get(l.id) ?? [], this.deps.origin, this.deps.blocklist));
   }
 
@@ -180,7 +222,9 @@ export class LinkService {
       const stmt =
         domain === ""
           ? (this.findStatement ??= this.sqlite.prepare<[string, string], LinkRow>("SELECT * FROM links WHERE domain = ? AND alias = ?"))
-          : (this.findOnDomainStatement ??= this.sqlite.prepare<[string, string], LinkRow>(`SELECT l.* FROM links l WHERE l.domain = ? AND l.alias = ? AND ${ON_VERIFIED_DOMAIN}`));
+          : (this.findOnDomainStatement ??= this.sqlite.prepare<[string, string], LinkRow>(
+              `SELECT l.* FROM links l WHERE l.domain = ? AND l.alias = ? AND ${ON_VERIFIED_DOMAIN}`,
+            ));
       return this.deps.db.connection().execute(async () => stmt.get(domain, alias) ?? null);
     }
     let qb = this.deps.db.selectFrom("links as l").selectAll("l").where("l.domain", "=", domain).where("l.alias", "=", alias);
@@ -196,7 +240,11 @@ export class LinkService {
     if (this.sqlite) return this.find(domain, alias);
     // Every cache miss lands here: a named statement, parsed and planned once per pooled connection.
     const [found] = this.prepared
-      ? await this.prepared<CachedRow & { snip_seen: string }>(domain === "" ? "snip_find_link" : "snip_find_link_on_domain", domain === "" ? FIND_SQL : FIND_ON_DOMAIN_SQL, [domain, alias])
+      ? await this.prepared<CachedRow & { snip_seen: string }>(
+          domain === "" ? "snip_find_link" : "snip_find_link_on_domain",
+          domain === "" ? FIND_SQL : FIND_ON_DOMAIN_SQL,
+          [domain, alias],
+        )
       : [await this.findWithSnapshot(domain, alias)];
     if (!found) {
       // No row, no snapshot from it: a missing link is remembered briefly anyway.
@@ -209,7 +257,12 @@ export class LinkService {
 
   private findWithSnapshot(domain: string, alias: string): Promise<(CachedRow & { snip_seen: string }) | undefined> {
     const seen = sql<string>`pg_current_snapshot()::text`.as("snip_seen");
-    let qb = this.deps.db.selectFrom("links as l").select(CACHED_COLUMNS.map((c) => `l.${c}` as const)).select(seen).where("l.domain", "=", domain).where("l.alias", "=", alias);
+    let qb = this.deps.db
+      .selectFrom("links as l")
+      .select(CACHED_COLUMNS.map((c) => `l.${c}` as const))
+      .select(seen)
+      .where("l.domain", "=", domain)
+      .where("l.alias", "=", alias);
     if (domain !== "") qb = qb.where(sql<boolean>`${sql.raw(ON_VERIFIED_DOMAIN)}`);
     return qb.executeTakeFirst();
   }

@@ -76,9 +76,15 @@ function stateConditions(state: LinkListParams["state"], now: number): Condition
  */
 async function searchCondition(db: Db, ownerId: string, q: string, engine: ListEngine): Promise<Condition> {
   const p = containsPattern(q);
-  const like = (col: string) => (engine === "sqlite" ? sql<boolean>`${sql.ref(col)} like ${p} escape '\\'` : sql<boolean>`lower(${sql.ref(col)}) like ${p} escape '\\'`);
+  const like = (col: string) =>
+    engine === "sqlite" ? sql<boolean>`${sql.ref(col)} like ${p} escape '\\'` : sql<boolean>`lower(${sql.ref(col)}) like ${p} escape '\\'`;
   const matches = [like("links.alias"), like("links.url"), like("links.title"), like("links.note")];
-  const tags = await db.selectFrom("tags").select("id").where("owner_id", "=", ownerId).where(sql<boolean>`name_key like ${p} escape '\\'`).execute();
+  const tags = await db
+    .selectFrom("tags")
+    .select("id")
+    .where("owner_id", "=", ownerId)
+    .where(sql<boolean>`name_key like ${p} escape '\\'`)
+    .execute();
   if (tags.length > 0) {
     const ids = tags.map((t) => t.id);
     matches.push(sql<boolean>`links.id in (select lt.link_id from link_tags lt where lt.tag_id in (${sql.join(ids)}))`);
@@ -96,7 +102,8 @@ async function filters(db: Db, deps: LinkDeps, ownerId: string, query: LinkListP
     const domain = query.domain.trim().toLowerCase().replace(/\.$/, "");
     more.push(sql<boolean>`links.domain = ${domain === deps.ownHost ? "" : domain}`);
   }
-  if (query.has_password !== undefined) more.push(query.has_password ? sql<boolean>`links.password_hash is not null` : sql<boolean>`links.password_hash is null`);
+  if (query.has_password !== undefined)
+    more.push(query.has_password ? sql<boolean>`links.password_hash is not null` : sql<boolean>`links.password_hash is null`);
   const q = query.q?.trim();
   if (q) more.push(await searchCondition(db, ownerId, q, engine));
   return { conds: [...conds, ...more], tags, tagsOnly: tags.length > 0 && more.length === 0 && query.state === undefined };
@@ -118,7 +125,11 @@ async function countMatching(db: Db, ownerId: string, f: Filters): Promise<numbe
     // A tag's links are all its owner's: those not archived are the links carrying every tag (counted
     // in link_tags alone), less the archived ones carrying them (few, through links_owner_archived).
     const [first, ...others] = f.tags as [string, ...string[]];
-    const carrying = db.selectFrom("link_tags as lt0").select(count).where("lt0.tag_id", "=", first).where(and(others.map((t) => hasTag(t, "lt0.link_id"))));
+    const carrying = db
+      .selectFrom("link_tags as lt0")
+      .select(count)
+      .where("lt0.tag_id", "=", first)
+      .where(and(others.map((t) => hasTag(t, "lt0.link_id"))));
     const archived = db
       .selectFrom("links")
       .select(count)
@@ -127,7 +138,10 @@ async function countMatching(db: Db, ownerId: string, f: Filters): Promise<numbe
     return Number(row.n);
   }
   const [first = null, ...others] = f.tags;
-  const row = await linksFrom(db, first).select(count).where(and([...f.conds, ...others.map((t) => hasTag(t, "links.id"))])).executeTakeFirstOrThrow();
+  const row = await linksFrom(db, first)
+    .select(count)
+    .where(and([...f.conds, ...others.map((t) => hasTag(t, "links.id"))]))
+    .executeTakeFirstOrThrow();
   return Number((row as { n: number | string }).n);
 }
 

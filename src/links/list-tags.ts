@@ -18,7 +18,8 @@ export async function ownerTags(db: Db, ownerId: string, values: string[], byRar
     .select(["tags.id", "tags.name_key"])
     .where("tags.owner_id", "=", ownerId)
     .where((eb) => eb.or([eb("tags.name_key", "in", keys), eb("tags.id", "in", values)]));
-  if (byRarity) qb = qb.select((eb) => eb.selectFrom("link_tags").select(eb.fn.countAll<number>().as("n")).whereRef("link_tags.tag_id", "=", "tags.id").as("links"));
+  if (byRarity)
+    qb = qb.select((eb) => eb.selectFrom("link_tags").select(eb.fn.countAll<number>().as("n")).whereRef("link_tags.tag_id", "=", "tags.id").as("links"));
   const rows = (await qb.execute()) as Array<{ id: string; name_key: string; links?: number | string | null }>;
   const named = new Map<string, number>();
   for (const [i, value] of values.entries()) {

@@ -37,9 +37,7 @@ export function toLink(link: LinkRow & { updated_by_email?: string | null }, tag
     updated_by: link.updated_by ?? null,
     updated_by_email: link.updated_by_email ?? null,
     disabled:
-      link.disabled_at === null
-        ? null
-        : { reason: link.disabled_reason ?? "", status: Number(link.disabled_status ?? 410), at: iso(Number(link.disabled_at)) },
+      link.disabled_at === null ? null : { reason: link.disabled_reason ?? "", status: Number(link.disabled_status ?? 410), at: iso(Number(link.disabled_at)) },
     destination_blocked: blocklist.blocksLink(link),
     title: link.title,
     note: link.note,

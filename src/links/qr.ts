@@ -61,7 +61,10 @@ function qrKey(job: QrJob): string {
 
 /** The strong ETag of an image, known before it is drawn (drawing is deterministic). */
 export function qrEtag(job: QrJob): string {
-  return `"${createHash("sha256").update(`${QR_RENDER_VERSION}\n${qrKey(job)}`).digest("base64url").slice(0, 27)}"`;
+  return `"${createHash("sha256")
+    .update(`${QR_RENDER_VERSION}\n${qrKey(job)}`)
+    .digest("base64url")
+    .slice(0, 27)}"`;
 }
 
 /** True when an If-None-Match header names this ETag (or is `*`). */

@@ -47,7 +47,8 @@ export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, inp
       if (domain !== undefined && domain !== link.domain) set.domain = domain;
     }
   }
-  if (input.ios_url !== undefined) set.ios_url = input.ios_url === null ? null : checks.run(() => normalizeDestination(input.ios_url as string, "ios_url", deps.ownHost));
+  if (input.ios_url !== undefined)
+    set.ios_url = input.ios_url === null ? null : checks.run(() => normalizeDestination(input.ios_url as string, "ios_url", deps.ownHost));
   if (input.android_url !== undefined) {
     set.android_url = input.android_url === null ? null : checks.run(() => normalizeDestination(input.android_url as string, "android_url", deps.ownHost));
   }
@@ -59,19 +60,27 @@ export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, inp
   checks.run(() => refuseBlocked(deps, { url: set.url, ios_url: set.ios_url, android_url: set.android_url, expired_url: set.expired_url }, details.targetUrls));
   if (input.expires_at !== undefined) {
     const at = input.expires_at;
-    set.expires_at = at === null ? null : checks.run(() => {
-      requireCapability(owner.plan, "link_expiration", "Link expiration");
-      return parseExpiry(at, now);
-    });
+    set.expires_at =
+      at === null
+        ? null
+        : checks.run(() => {
+            requireCapability(owner.plan, "link_expiration", "Link expiration");
+            return parseExpiry(at, now);
+          });
   }
   if (input.max_clicks !== undefined) {
     const n = input.max_clicks;
-    set.max_clicks = n === null ? null : checks.run(() => {
-      requireCapability(owner.plan, "link_max_clicks", "A maximum number of clicks");
-      return checkMaxClicks(n);
-    });
+    set.max_clicks =
+      n === null
+        ? null
+        : checks.run(() => {
+            requireCapability(owner.plan, "link_max_clicks", "A maximum number of clicks");
+            return checkMaxClicks(n);
+          });
   }
-  checks.run(() => checkStartBeforeExpiry(set.starts_at === undefined ? link.starts_at : set.starts_at, set.expires_at === undefined ? link.expires_at : set.expires_at));
+  checks.run(() =>
+    checkStartBeforeExpiry(set.starts_at === undefined ? link.starts_at : set.starts_at, set.expires_at === undefined ? link.expires_at : set.expires_at),
+  );
   const password = input.password == null ? input.password : checks.run(() => checkLinkPassword(input.password as string));
   checks.throwIfAny();
   if (password !== undefined) set.password_hash = password === null ? null : await hashPassword(password);

@@ -110,7 +110,13 @@ export class MailQueue implements MailSender {
   /** Sends the messages whose retry is due (each claimed first, so one instance sends it). Returns how many were tried. */
   async retryDue(): Promise<number> {
     const now = this.deps.clock.now();
-    const due = await this.deps.db.selectFrom("mail_outbox").selectAll().where("next_attempt_at", "<=", now).orderBy("next_attempt_at").limit(RETRY_BATCH).execute();
+    const due = await this.deps.db
+      .selectFrom("mail_outbox")
+      .selectAll()
+      .where("next_attempt_at", "<=", now)
+      .orderBy("next_attempt_at")
+      .limit(RETRY_BATCH)
+      .execute();
     const claimed: Claimed[] = [];
     for (const row of due) {
       const r = await this.deps.db
@@ -126,7 +132,13 @@ export class MailQueue implements MailSender {
         await this.remove(row.id);
         continue;
       }
-      claimed.push({ id: row.id, key: row.key, message: JSON.parse(opened) as MailMessage, attempts: Number(row.attempts), expiresAt: row.expires_at === null ? null : Number(row.expires_at) });
+      claimed.push({
+        id: row.id,
+        key: row.key,
+        message: JSON.parse(opened) as MailMessage,
+        attempts: Number(row.attempts),
+        expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+      });
     }
     await Promise.all(claimed.map((c) => this.track(this.attempt(c))));
     return claimed.length;
@@ -134,7 +146,10 @@ export class MailQueue implements MailSender {
 
   /** Messages waiting for a retry (the operator console, tests). */
   async pending(): Promise<number> {
-    const r = await this.deps.db.selectFrom("mail_outbox").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const r = await this.deps.db
+      .selectFrom("mail_outbox")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   }
 
@@ -194,7 +209,10 @@ export class MailQueue implements MailSender {
     const next = delay === undefined ? null : this.deps.clock.now() + delay;
     if (permanent(err) || next === null || (c.expiresAt !== null && next >= c.expiresAt)) {
       await this.remove(c.id);
-      this.deps.log.error({ mail: c.id, attempts, error }, permanent(err) ? "email refused by the mail server" : "email given up: not sent before its link expired or after every retry");
+      this.deps.log.error(
+        { mail: c.id, attempts, error },
+        permanent(err) ? "email refused by the mail server" : "email given up: not sent before its link expired or after every retry",
+      );
       return "failed";
     }
     await this.deps.db.updateTable("mail_outbox").set({ attempts, next_attempt_at: next, last_error: error }).where("id", "=", c.id).execute();

@@ -23,5 +23,8 @@ export function createLogger(config: Pick<Config, "logLevel"> & Partial<Pick<Con
   const options = { level: config.logLevel, redact: { paths: REDACT_PATHS, censor: "[redacted]" } };
   if (config.logFormat !== "pretty") return pino(options, destination);
   const colorize = destination === undefined && process.stdout.isTTY === true;
-  return pino(options, pretty({ colorize, destination: destination ?? 1, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname", singleLine: true, sync: true }));
+  return pino(
+    options,
+    pretty({ colorize, destination: destination ?? 1, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname", singleLine: true, sync: true }),
+  );
 }

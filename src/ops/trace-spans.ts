@@ -3,7 +3,18 @@
 // OpenTelemetry's stable semantic conventions; no client address, query string or SQL parameter is recorded.
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
-import { type Attributes, type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, context, defaultTextMapGetter, trace } from "@opentelemetry/api";
+import {
+  type Attributes,
+  type Context,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  context,
+  defaultTextMapGetter,
+  trace,
+} from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import type { LogEvent } from "kysely";
 import type { TracingConfig } from "../config.js";
@@ -64,7 +75,12 @@ function recordFailure(span: Span, err: unknown): void {
 }
 
 // eslint-disable-next-line max-lines-per-function -- the hooks share the tracer and the request spans; each is a few lines
-export function traceSpans(tracer: Tracer, cfg: Pick<TracingConfig, "redirectRatio">, flush: () => Promise<void>, contexts: Pick<QuietContextManager, "hold">): Tracing {
+export function traceSpans(
+  tracer: Tracer,
+  cfg: Pick<TracingConfig, "redirectRatio">,
+  flush: () => Promise<void>,
+  contexts: Pick<QuietContextManager, "hold">,
+): Tracing {
   const requestSpans = new WeakMap<IncomingMessage, Span>();
   const ratio = cfg.redirectRatio;
 
@@ -139,7 +155,13 @@ export function traceSpans(tracer: Tracer, cfg: Pick<TracingConfig, "redirectRat
   };
 
   const webhookDelivery: Tracing["webhookDelivery"] = (target, event, deliver) => {
-    const attributes = { "snip.webhook.id": target.id, "snip.webhook.kind": target.kind, "snip.webhook.event": event.type, "snip.webhook.delivery_id": event.id, "snip.webhook.test": event.test };
+    const attributes = {
+      "snip.webhook.id": target.id,
+      "snip.webhook.kind": target.kind,
+      "snip.webhook.event": event.type,
+      "snip.webhook.delivery_id": event.id,
+      "snip.webhook.test": event.test,
+    };
     // A test delivery answers its request (a child of it); a click's runs from the queue: a trace of its own.
     const parent = event.test ? context.active() : ROOT_CONTEXT;
     return tracer.startActiveSpan("webhook delivery", { kind: SpanKind.INTERNAL, attributes }, parent, async (span) => {

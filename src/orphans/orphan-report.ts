@@ -25,10 +25,35 @@ export async function orphanReport(db: Db, clock: Clock, days: number, host: str
   let base = db.selectFrom("orphan_visits").where("day", ">=", from);
   if (host !== undefined) base = base.where("host", "=", host);
   const [perDay, paths, referrers, devices] = await Promise.all([
-    base.select(["day"]).select((eb) => eb.fn.sum<number>("visits").as("visits")).groupBy("day").execute(),
-    base.select(["host", "path"]).select((eb) => eb.fn.sum<number>("visits").as("visits")).groupBy(["host", "path"]).orderBy(sql`sum(visits)`, "desc").orderBy("path").limit(ORPHAN_TOP).execute(),
-    base.select(["referrer_host"]).select((eb) => eb.fn.sum<number>("visits").as("visits")).where("path", "!=", OTHER_PATH).groupBy("referrer_host").orderBy(sql`sum(visits)`, "desc").orderBy("referrer_host").limit(ORPHAN_TOP).execute(),
-    base.select(["device"]).select((eb) => eb.fn.sum<number>("visits").as("visits")).groupBy("device").orderBy(sql`sum(visits)`, "desc").orderBy("device").execute(),
+    base
+      .select(["day"])
+      .select((eb) => eb.fn.sum<number>("visits").as("visits"))
+      .groupBy("day")
+      .execute(),
+    base
+      .select(["host", "path"])
+      .select((eb) => eb.fn.sum<number>("visits").as("visits"))
+      .groupBy(["host", "path"])
+      .orderBy(sql`sum(visits)`, "desc")
+      .orderBy("path")
+      .limit(ORPHAN_TOP)
+      .execute(),
+    base
+      .select(["referrer_host"])
+      .select((eb) => eb.fn.sum<number>("visits").as("visits"))
+      .where("path", "!=", OTHER_PATH)
+      .groupBy("referrer_host")
+      .orderBy(sql`sum(visits)`, "desc")
+      .orderBy("referrer_host")
+      .limit(ORPHAN_TOP)
+      .execute(),
+    base
+      .select(["device"])
+      .select((eb) => eb.fn.sum<number>("visits").as("visits"))
+      .groupBy("device")
+      .orderBy(sql`sum(visits)`, "desc")
+      .orderBy("device")
+      .execute(),
   ]);
   const byDay = new Map(perDay.map((r) => [r.day, Number(r.visits)]));
   const series = Array.from({ length: days }, (_, i) => {

@@ -110,10 +110,19 @@ export class OrphanVisits {
         const added = await trx
           .updateTable("orphan_visits")
           .set({ visits: sql`visits + ${visits}` })
-          .where("host", "=", host).where("day", "=", day).where("path", "=", path).where("referrer_host", "=", referrer).where("device", "=", device)
+          .where("host", "=", host)
+          .where("day", "=", day)
+          .where("path", "=", path)
+          .where("referrer_host", "=", referrer)
+          .where("device", "=", device)
           .executeTakeFirst();
         if (Number(added.numUpdatedRows) > 0) continue;
-        const rows = await trx.selectFrom("orphan_visits").select((eb) => eb.fn.countAll<number>().as("n")).where("host", "=", host).where("day", "=", day).executeTakeFirstOrThrow();
+        const rows = await trx
+          .selectFrom("orphan_visits")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .where("host", "=", host)
+          .where("day", "=", day)
+          .executeTakeFirstOrThrow();
         const over = Number(rows.n) >= cap && path !== OTHER_PATH;
         const target = over ? { day, host, path: OTHER_PATH, referrer_host: "", device: "other" } : row;
         await trx
@@ -131,7 +140,10 @@ export class OrphanVisits {
     const today = dayOf(this.clock.now());
     if (today === this.prunedDay) return;
     this.prunedDay = today;
-    await this.db.deleteFrom("orphan_visits").where("day", "<", dayOf(this.clock.now() - this.settings.keepDays * DAY_MS)).execute();
+    await this.db
+      .deleteFrom("orphan_visits")
+      .where("day", "<", dayOf(this.clock.now() - this.settings.keepDays * DAY_MS))
+      .execute();
   }
 
   async close(): Promise<void> {

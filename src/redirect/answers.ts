@@ -41,7 +41,8 @@ export class RedirectAnswers {
   ) {
     for (const crawlable of [false, true]) {
       const plain = build(302, crawlable, maxAge, null);
-      for (const status of [301, 302, 307, 308]) this.table.set(status * 2 + Number(crawlable), status === 302 ? plain : build(status, crawlable, maxAge, plain));
+      for (const status of [301, 302, 307, 308])
+        this.table.set(status * 2 + Number(crawlable), status === 302 ? plain : build(status, crawlable, maxAge, plain));
     }
   }
 

@@ -12,7 +12,10 @@ export function platformOf(userAgent: string): Platform {
 }
 
 /** The link's iOS or Android destination for this user agent (with its click code), or null. */
-export function deviceDestination(link: { ios_url: string | null; android_url: string | null }, userAgent: string): { url: string; code: "ios" | "android" } | null {
+export function deviceDestination(
+  link: { ios_url: string | null; android_url: string | null },
+  userAgent: string,
+): { url: string; code: "ios" | "android" } | null {
   if (!link.ios_url && !link.android_url) return null;
   const platform = platformOf(userAgent);
   if (platform === "ios" && link.ios_url) return { url: link.ios_url, code: "ios" };

@@ -12,7 +12,10 @@ import { type Snapshot, covers } from "../storage/pg-snapshot.js";
 import { type RedirectAnswer, RedirectAnswers } from "./answers.js";
 
 /** What a redirect needs to decide; click_count is left out on purpose (it changes on every click). */
-export type CachedLink = Pick<LinkRow, "id" | "num" | "url" | "ios_url" | "android_url" | "expires_at" | "max_clicks" | "password_hash" | "owner_id" | "disabled_status" | "expired_url"> & {
+export type CachedLink = Pick<
+  LinkRow,
+  "id" | "num" | "url" | "ios_url" | "android_url" | "expires_at" | "max_clicks" | "password_hash" | "owner_id" | "disabled_status" | "expired_url"
+> & {
   /** A destination's host is on the blocklist (decided when cached; a blocklist change empties the cache). */
   blocked: boolean;
   /** The card link-preview crawlers get; null when the owner set none (crawlers then get the 302 like everyone). */
@@ -35,7 +38,6 @@ interface Entry {
   link: CachedLink | null;
   seen: Snapshot | null;
 }
-
 
 /** A change heard while loads were in flight: `key` one entry, `prefix` a custom domain's, neither every entry. */
 interface Heard {

@@ -5,7 +5,8 @@
 // debugging a link expects. Links without a card never run this check.
 import { isbot } from "isbot";
 
-const HTTP_CLIENTS = /\b(?:curl|wget|httpie|python-requests|python-urllib|aiohttp|go-http-client|okhttp|axios|node-fetch|undici|postmanruntime|java|libwww-perl|powershell)\b/i;
+const HTTP_CLIENTS =
+  /\b(?:curl|wget|httpie|python-requests|python-urllib|aiohttp|go-http-client|okhttp|axios|node-fetch|undici|postmanruntime|java|libwww-perl|powershell)\b/i;
 
 /**
  * isbot's pattern takes 6 to 12 µs on a browser's user agent, a tenth of a redirect; visitors' user agents

@@ -72,7 +72,13 @@ export function compileTargeting(rules: Rule[], split: Variant[], linkNum: numbe
     split:
       split.length === 0
         ? null
-        : { until: split.map((v) => (sum += v.weight)), urls: split.map((v) => v.url), codes: split.map((_, i) => `variant:${i + 1}`), cookie: `snip_v${linkNum}`, setCookies: null },
+        : {
+            until: split.map((v) => (sum += v.weight)),
+            urls: split.map((v) => v.url),
+            codes: split.map((_, i) => `variant:${i + 1}`),
+            cookie: `snip_v${linkNum}`,
+            setCookies: null,
+          },
   };
 }
 
@@ -201,7 +207,11 @@ function keptVariant(cookie: string, name: string, count: number): number {
 export const SPLIT_COOKIE_MAX_AGE = SPLIT_COOKIE_DAYS * 86_400;
 
 /** The split's variant (from 0) for this visitor, and whether their cookie must be set. */
-export function pickVariant(split: NonNullable<Targeting["split"]>, linkNum: number, v: Pick<VisitFacts, "cookie" | "ip" | "userAgent">): { index: number; kept: boolean } {
+export function pickVariant(
+  split: NonNullable<Targeting["split"]>,
+  linkNum: number,
+  v: Pick<VisitFacts, "cookie" | "ip" | "userAgent">,
+): { index: number; kept: boolean } {
   const kept = keptVariant(v.cookie, split.cookie, split.urls.length);
   if (kept !== -1) return { index: kept, kept: true };
   const bucket = visitorBucket(linkNum, v.ip, v.userAgent);
@@ -214,7 +224,14 @@ export function pickVariant(split: NonNullable<Targeting["split"]>, linkNum: num
  * Where this visit goes, for a link with rules or a split (`t`); `device` is SPEC.md's iOS/Android choice,
  * null when neither applies. `path` is the short link's path (the variant cookie is kept to it).
  */
-export function targetOf(t: Targeting, linkNum: number, v: VisitFacts, device: { url: string; code: string } | null, path: string, secure: boolean): Destination | null {
+export function targetOf(
+  t: Targeting,
+  linkNum: number,
+  v: VisitFacts,
+  device: { url: string; code: string } | null,
+  path: string,
+  secure: boolean,
+): Destination | null {
   const rule = matchRule(t, v);
   if (rule !== -1) {
     const r = t.rules[rule] as CompiledRule;
@@ -230,7 +247,9 @@ export function targetOf(t: Targeting, linkNum: number, v: VisitFacts, device: {
 function setCookieOf(split: NonNullable<Targeting["split"]>, index: number, path: string, secure: boolean): string {
   let made = split.setCookies;
   if (made === null || made.path !== path || made.secure !== secure) {
-    const values = split.urls.map((_, i) => `${split.cookie}=${i + 1}; Max-Age=${SPLIT_COOKIE_MAX_AGE}; Path=${path}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`);
+    const values = split.urls.map(
+      (_, i) => `${split.cookie}=${i + 1}; Max-Age=${SPLIT_COOKIE_MAX_AGE}; Path=${path}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`,
+    );
     made = split.setCookies = { path, secure, values };
   }
   return made.values[index] as string;

@@ -44,10 +44,21 @@ export function testVisit(link: LinkRow, p: ResolveParams, now: number, countryS
     return { ...base, destination: `rule:${rule + 1}`, url: r.url, rule: rule + 1, reason: `Rule ${rule + 1} holds (${ruleInWords(r)})` };
   }
   const blind = countrySource === null && askedCountry !== null && rules.some((r) => r.if.country !== undefined);
-  const none = rules.length === 0 ? "The link has no rules" : blind ? "No rule holds (this server learns no visitor's country, so rules with a country never hold)" : "No rule holds";
+  const none =
+    rules.length === 0
+      ? "The link has no rules"
+      : blind
+        ? "No rule holds (this server learns no visitor's country, so rules with a country never hold)"
+        : "No rule holds";
   const device = deviceDestination(link, facts.userAgent);
   if (device !== null) {
-    return { ...base, destination: device.code, url: device.url, rule: null, reason: `${none}; ${DEVICE_NAMES[device.code]} visitors go to the link's ${DEVICE_NAMES[device.code]} destination` };
+    return {
+      ...base,
+      destination: device.code,
+      url: device.url,
+      rule: null,
+      reason: `${none}; ${DEVICE_NAMES[device.code]} visitors go to the link's ${DEVICE_NAMES[device.code]} destination`,
+    };
   }
   if (t !== null && t.split !== null) {
     const { index } = pickVariant(t.split, Number(link.num), facts);

@@ -33,14 +33,21 @@ export function createSecurity(deps: SecurityDeps): Security {
   const { settings, db, clock, audit } = deps;
   return {
     twoFactor: new TwoFactorService({
-      db, clock, rate: deps.rate, audit, checkPassword: deps.checkPassword,
+      db,
+      clock,
+      rate: deps.rate,
+      audit,
+      checkPassword: deps.checkPassword,
       box: new SealedBox(settings.sessionSecret, "totp secrets v1"),
       // The name authenticator apps show: with the instance's host name, so two instances' entries differ
       // (no port: a colon would end the issuer in the otpauth label).
       issuer: `snip ${settings.baseUrl.hostname}`,
     }),
     passkeys: new PasskeyService({
-      db, clock, audit, checkPassword: deps.checkPassword,
+      db,
+      clock,
+      audit,
+      checkPassword: deps.checkPassword,
       // WebAuthn binds a passkey to a domain: BASE_URL's hostname, and its origin in every signed answer.
       rpId: settings.baseUrl.hostname,
       origin: settings.origin,

@@ -1,11 +1,6 @@
 // Passkeys (WebAuthn, docs/passkeys.md) through @simplewebauthn/server: several per account, registered while
 // signed in, used to sign in alone (discoverable credentials) or, through verifyAssertion, as a second factor.
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from "@simplewebauthn/server";
+import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from "@simplewebauthn/server";
 import type { Kysely } from "kysely";
 import type { Db } from "../storage/db.js";
 import type { Database, PasskeyRow, UserRow } from "../storage/schema.js";
@@ -86,7 +81,8 @@ function checkName(raw: string): string {
   return name;
 }
 
-const badChallenge = () => new DomainError("invalid_challenge", "No passkey challenge is pending for this session, it expired or it was used: ask for new options");
+const badChallenge = () =>
+  new DomainError("invalid_challenge", "No passkey challenge is pending for this session, it expired or it was used: ask for new options");
 const wrongPasskey = () => new DomainError("invalid_credentials", "This passkey was not accepted");
 
 export class PasskeyService {
@@ -128,7 +124,11 @@ export class PasskeyService {
       timeout: TIMEOUT_MS,
       attestation: options.attestation ?? "none",
       excludeCredentials: (options.excludeCredentials ?? []).map(descriptor),
-      authenticatorSelection: { residentKey: selection?.residentKey ?? "required", requireResidentKey: selection?.requireResidentKey ?? true, userVerification: selection?.userVerification ?? "preferred" },
+      authenticatorSelection: {
+        residentKey: selection?.residentKey ?? "required",
+        requireResidentKey: selection?.requireResidentKey ?? true,
+        userVerification: selection?.userVerification ?? "preferred",
+      },
       extensions: { credProps: true },
       hints: options.hints ?? [],
     };
@@ -154,7 +154,11 @@ export class PasskeyService {
       throw new DomainError("passkey_rejected", `The authenticator's answer was not accepted: ${err instanceof Error ? err.message : "invalid"}`);
     }
     const now = this.deps.clock.now();
-    const count = await this.deps.db.selectFrom("passkeys").select((eb) => eb.fn.countAll<number>().as("n")).where("user_id", "=", user.id).executeTakeFirstOrThrow();
+    const count = await this.deps.db
+      .selectFrom("passkeys")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("user_id", "=", user.id)
+      .executeTakeFirstOrThrow();
     if (Number(count.n) >= MAX_PASSKEYS) throw new DomainError("limit_reached", `An account can have ${MAX_PASSKEYS} passkeys`);
     const row: PasskeyRow = {
       id: newId(),
@@ -173,8 +177,11 @@ export class PasskeyService {
       await this.deps.db.transaction().execute(async (trx) => {
         await trx.insertInto("passkeys").values(row).execute();
         await this.deps.audit.record(trx, { id: user.id, email: user.email }, now, {
-          action: "passkey.added", targetType: "account", targetId: user.id,
-          summary: `Passkey "${row.name}" added`, after: { passkey_id: row.id, name: row.name },
+          action: "passkey.added",
+          targetType: "account",
+          targetId: user.id,
+          summary: `Passkey "${row.name}" added`,
+          after: { passkey_id: row.id, name: row.name },
         });
       });
     } catch (err) {
@@ -190,9 +197,7 @@ export class PasskeyService {
    * With one (a second-factor step), that account's passkeys are listed.
    */
   async authenticationOptions(purpose: Exclude<ChallengePurpose, "register">, binding: string, userId: string | null): Promise<RequestOptions> {
-    const allow = userId
-      ? await this.deps.db.selectFrom("passkeys").select(["credential_id", "transports"]).where("user_id", "=", userId).execute()
-      : [];
+    const allow = userId ? await this.deps.db.selectFrom("passkeys").select(["credential_id", "transports"]).where("user_id", "=", userId).execute() : [];
     const options = await generateAuthenticationOptions({
       rpID: this.deps.rpId,
       timeout: TIMEOUT_MS,
@@ -289,8 +294,11 @@ export class PasskeyService {
       const row = await trx.deleteFrom("passkeys").where("id", "=", id).where("user_id", "=", user.id).returning(["id", "name"]).executeTakeFirst();
       if (!row) throw new DomainError("not_found", "No such passkey");
       await this.deps.audit.record(trx, { id: user.id, email: user.email }, now, {
-        action: "passkey.removed", targetType: "account", targetId: user.id,
-        summary: `Passkey "${row.name}" removed`, before: { passkey_id: row.id, name: row.name },
+        action: "passkey.removed",
+        targetType: "account",
+        targetId: user.id,
+        summary: `Passkey "${row.name}" removed`,
+        before: { passkey_id: row.id, name: row.name },
       });
     });
   }

@@ -17,7 +17,11 @@ export class TeamPolicy {
     requireCapability(owner.plan, "team_2fa_policy", "Requiring two-factor sign-in of team members");
     const now = this.deps.clock.now();
     await this.deps.db.transaction().execute(async (trx) => {
-      await trx.updateTable("users").set({ team_require_2fa: require2fa ? 1 : 0, updated_at: now }).where("id", "=", owner.id).execute();
+      await trx
+        .updateTable("users")
+        .set({ team_require_2fa: require2fa ? 1 : 0, updated_at: now })
+        .where("id", "=", owner.id)
+        .execute();
       await this.deps.audit.record(trx, { id: owner.id, email: owner.email }, now, {
         action: "team.2fa_policy",
         targetType: "account",

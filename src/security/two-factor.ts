@@ -68,7 +68,11 @@ export class TwoFactorService {
       .where("used_at", "is", null)
       .executeTakeFirstOrThrow();
     const enabledAt = row?.enabled_at ?? null;
-    return { totp_enabled: enabledAt !== null, enabled_at: enabledAt === null ? null : Number(enabledAt), recovery_codes_left: enabledAt === null ? 0 : Number(left.n) };
+    return {
+      totp_enabled: enabledAt !== null,
+      enabled_at: enabledAt === null ? null : Number(enabledAt),
+      recovery_codes_left: enabledAt === null ? 0 : Number(left.n),
+    };
   }
 
   /** A new secret waiting for its first code (replacing one set up before); nothing is enabled yet. */
@@ -99,18 +103,21 @@ export class TwoFactorService {
     const step = secret === null ? null : matchTotp({ secret: secretBytes(secret), token: code, at: now });
     if (step === null) throw wrongCode("code");
     const codes = newRecoveryCodes();
-    await this.deps.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable("totp_factors")
-        .set({ secret_enc: row.pending_enc, pending_enc: null, pending_at: null, enabled_at: now, last_step: step, updated_at: now })
-        .where("user_id", "=", user.id)
-        .execute();
-      await this.replaceCodes(trx, user.id, codes, now);
-      await this.audit(trx, user, now, "account.2fa_enabled", "turned two-factor sign-in (TOTP) on");
-    }).catch(async (e: unknown) => {
-      await slot.release();
-      throw e;
-    });
+    await this.deps.db
+      .transaction()
+      .execute(async (trx) => {
+        await trx
+          .updateTable("totp_factors")
+          .set({ secret_enc: row.pending_enc, pending_enc: null, pending_at: null, enabled_at: now, last_step: step, updated_at: now })
+          .where("user_id", "=", user.id)
+          .execute();
+        await this.replaceCodes(trx, user.id, codes, now);
+        await this.audit(trx, user, now, "account.2fa_enabled", "turned two-factor sign-in (TOTP) on");
+      })
+      .catch(async (e: unknown) => {
+        await slot.release();
+        throw e;
+      });
     await this.deps.rate.clear(bucket(user.id));
     return codes;
   }
@@ -145,7 +152,10 @@ export class TwoFactorService {
     const token = randomToken(32);
     const now = this.deps.clock.now();
     await this.deps.db.deleteFrom("pending_sign_ins").where("user_id", "=", userId).where("expires_at", "<=", now).execute();
-    await this.deps.db.insertInto("pending_sign_ins").values({ token_hash: sha256Hex(token), user_id: userId, created_at: now, expires_at: now + PENDING_TTL }).execute();
+    await this.deps.db
+      .insertInto("pending_sign_ins")
+      .values({ token_hash: sha256Hex(token), user_id: userId, created_at: now, expires_at: now + PENDING_TTL })
+      .execute();
     return token;
   }
 
@@ -153,7 +163,12 @@ export class TwoFactorService {
   async pending(token: string | undefined, load: (id: string) => Promise<UserRow | null>): Promise<{ tokenHash: string; user: UserRow }> {
     const now = this.deps.clock.now();
     const pending = token
-      ? await this.deps.db.selectFrom("pending_sign_ins").selectAll().where("token_hash", "=", sha256Hex(token)).where("expires_at", ">", now).executeTakeFirst()
+      ? await this.deps.db
+          .selectFrom("pending_sign_ins")
+          .selectAll()
+          .where("token_hash", "=", sha256Hex(token))
+          .where("expires_at", ">", now)
+          .executeTakeFirst()
       : undefined;
     const user = pending ? await load(pending.user_id) : null;
     if (!pending || !user) throw new DomainError("unauthenticated", "No sign-in is waiting for a code (it lasts 5 minutes): sign in again");
@@ -199,7 +214,11 @@ export class TwoFactorService {
     const now = this.deps.clock.now();
     const sealed = row.secret_enc;
     const useRecovery = recovery === true || (recovery === "either" && looksLikeRecoveryCode(code));
-    const ok = await counted(slot, () => (useRecovery ? this.useRecoveryCode(user, code, now) : this.useTotp(user.id, sealed, code, now)), (matched) => !matched);
+    const ok = await counted(
+      slot,
+      () => (useRecovery ? this.useRecoveryCode(user, code, now) : this.useTotp(user.id, sealed, code, now)),
+      (matched) => !matched,
+    );
     if (!ok) throw wrongCode(field);
     await this.deps.rate.clear(bucket(user.id));
   }
@@ -222,7 +241,13 @@ export class TwoFactorService {
     const hash = recoveryCodeHash(user.id, code);
     if (hash === null) return false;
     return this.deps.db.transaction().execute(async (trx) => {
-      const r = await trx.updateTable("recovery_codes").set({ used_at: now }).where("code_hash", "=", hash).where("user_id", "=", user.id).where("used_at", "is", null).executeTakeFirst();
+      const r = await trx
+        .updateTable("recovery_codes")
+        .set({ used_at: now })
+        .where("code_hash", "=", hash)
+        .where("user_id", "=", user.id)
+        .where("used_at", "is", null)
+        .executeTakeFirst();
       if (Number(r.numUpdatedRows) !== 1) return false;
       await this.audit(trx, user, now, "account.recovery_code_used", "used a recovery code");
       return true;
@@ -243,7 +268,12 @@ export class TwoFactorService {
    * with the rest of the window by a right one.
    */
   private throttle(userId: string): Promise<Slot> {
-    return reserve(this.deps.rate, this.deps.clock.now(), { bucket: bucket(userId), windowMs: CODE_WINDOW, limit: CODE_FAILURES, message: "Too many wrong codes for this account; try again later" });
+    return reserve(this.deps.rate, this.deps.clock.now(), {
+      bucket: bucket(userId),
+      windowMs: CODE_WINDOW,
+      limit: CODE_FAILURES,
+      message: "Too many wrong codes for this account; try again later",
+    });
   }
 
   private audit(trx: Kysely<Database>, user: UserRow, at: number, action: string, summary: string): Promise<void> {

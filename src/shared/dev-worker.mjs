@@ -15,7 +15,15 @@ const CACHE_DIR = fileURLToPath(new URL("../../node_modules/.cache/snip-workers/
 
 /** Bundles the entry (packages left as imports) and imports the bundle, kept under its content's hash. */
 export async function importBundled(entry) {
-  const out = await build({ entryPoints: [fileURLToPath(entry)], bundle: true, platform: "node", format: "esm", packages: "external", write: false, logLevel: "silent" });
+  const out = await build({
+    entryPoints: [fileURLToPath(entry)],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    packages: "external",
+    write: false,
+    logLevel: "silent",
+  });
   const code = out.outputFiles[0].text;
   const file = join(CACHE_DIR, `${createHash("sha256").update(code).digest("hex").slice(0, 16)}.mjs`);
   if (!existsSync(file)) {

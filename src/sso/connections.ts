@@ -47,7 +47,10 @@ export function publicDomain(d: SsoDomainRow): SsoDomain {
     status: d.status,
     record: txtRecord(d),
     // A verified domain whose TXT record is gone shows what to restore, and by when.
-    next_action: d.status === "verified" && d.failing_since === null ? null : (d.next_action ?? `Add the TXT record ${txtRecord(d).name} with the value ${txtRecord(d).value} at your DNS provider, then verify.`),
+    next_action:
+      d.status === "verified" && d.failing_since === null
+        ? null
+        : (d.next_action ?? `Add the TXT record ${txtRecord(d).name} with the value ${txtRecord(d).value} at your DNS provider, then verify.`),
     last_checked_at: d.last_checked_at === null ? null : iso(Number(d.last_checked_at)),
     verified_at: d.verified_at === null ? null : iso(Number(d.verified_at)),
   };
@@ -135,11 +138,29 @@ export class SsoConnections {
     const id = before?.id ?? newId();
     const sealed = body.client_secret !== undefined ? box.seal(body.client_secret, id) : (before as SsoConnectionRow).client_secret_sealed;
     const requireSso = body.require_sso ?? Number(before?.require_sso ?? 0) === 1;
-    const row: SsoConnectionRow = { id, owner_id: owner.id, issuer, client_id: clientId, client_secret_sealed: sealed, require_sso: requireSso ? 1 : 0, created_at: before?.created_at ?? now, updated_at: now };
+    const row: SsoConnectionRow = {
+      id,
+      owner_id: owner.id,
+      issuer,
+      client_id: clientId,
+      client_secret_sealed: sealed,
+      require_sso: requireSso ? 1 : 0,
+      created_at: before?.created_at ?? now,
+      updated_at: now,
+    };
     await db.transaction().execute(async (trx) => {
       // A pending claim elsewhere blocks nobody: only a domain verified on another connection is taken.
-      const taken = await trx.selectFrom("sso_domains").select("domain").where("domain", "in", domains).where("connection_id", "!=", id).where("status", "=", "verified").executeTakeFirst();
-      if (taken) throw new DomainError("conflict", `${taken.domain} belongs to another single sign-on connection`, [{ field: "domains", message: `${taken.domain} is taken` }]);
+      const taken = await trx
+        .selectFrom("sso_domains")
+        .select("domain")
+        .where("domain", "in", domains)
+        .where("connection_id", "!=", id)
+        .where("status", "=", "verified")
+        .executeTakeFirst();
+      if (taken)
+        throw new DomainError("conflict", `${taken.domain} belongs to another single sign-on connection`, [
+          { field: "domains", message: `${taken.domain} is taken` },
+        ]);
       const old = before ? await this.domainsOf(trx, id) : [];
       if (before) await trx.updateTable("sso_connections").set(row).where("id", "=", id).execute();
       else await trx.insertInto("sso_connections").values(row).execute();
@@ -149,7 +170,18 @@ export class SsoConnections {
       for (const domain of added) {
         await trx
           .insertInto("sso_domains")
-          .values({ domain, connection_id: id, txt_token: randomBase62(32), status: "pending", next_action: null, last_checked_at: null, verified_at: null, created_at: now, next_check_at: null, failing_since: null })
+          .values({
+            domain,
+            connection_id: id,
+            txt_token: randomBase62(32),
+            status: "pending",
+            next_action: null,
+            last_checked_at: null,
+            verified_at: null,
+            created_at: now,
+            next_check_at: null,
+            failing_since: null,
+          })
           .execute();
       }
       await audit.record(trx, actorOf(owner), now, {
@@ -157,7 +189,12 @@ export class SsoConnections {
         targetType: "sso_connection",
         targetId: id,
         summary: `${owner.email} ${before ? "changed" : "set up"} single sign-on with ${issuer}${body.client_secret !== undefined && before ? " (new client secret)" : ""}`,
-        before: before ? auditView(before, old.map((d) => d.domain)) : undefined,
+        before: before
+          ? auditView(
+              before,
+              old.map((d) => d.domain),
+            )
+          : undefined,
         after: auditView(row, domains),
       });
     });
@@ -176,7 +213,13 @@ export class SsoConnections {
       const domains = (await this.domainsOf(trx, c.id)).map((d) => d.domain);
       const r = await trx.deleteFrom("sso_connections").where("id", "=", c.id).executeTakeFirst();
       if (Number(r.numDeletedRows) === 0) throw new DomainError("not_found", "There is no such single sign-on connection");
-      await audit.record(trx, actor, clock.now(), { action: "sso.delete", targetType: "sso_connection", targetId: c.id, summary, before: auditView(c, domains) });
+      await audit.record(trx, actor, clock.now(), {
+        action: "sso.delete",
+        targetType: "sso_connection",
+        targetId: c.id,
+        summary,
+        before: auditView(c, domains),
+      });
     });
   }
 
@@ -188,11 +231,18 @@ export class SsoConnections {
   async verifyDomain(owner: UserRow, rawDomain: string): Promise<SsoDomain> {
     const c = await this.rowOf(owner.id);
     const domain = rawDomain.trim().toLowerCase().replace(/\.$/, "");
-    const d = c ? await this.deps.db.selectFrom("sso_domains").selectAll().where("connection_id", "=", c.id).where("domain", "=", domain).executeTakeFirst() : undefined;
+    const d = c
+      ? await this.deps.db.selectFrom("sso_domains").selectAll().where("connection_id", "=", c.id).where("domain", "=", domain).executeTakeFirst()
+      : undefined;
     if (c && !d) {
       // The claim was dropped because another organisation verified the domain first: say so, as a verify
       // racing that one is told (whether this request came a moment before or after it).
-      const taken = await this.deps.db.selectFrom("sso_domains").select("domain").where("domain", "=", domain).where("status", "=", "verified").executeTakeFirst();
+      const taken = await this.deps.db
+        .selectFrom("sso_domains")
+        .select("domain")
+        .where("domain", "=", domain)
+        .where("status", "=", "verified")
+        .executeTakeFirst();
       if (taken) throw claimLost(domain);
     }
     if (!c || !d) throw new DomainError("not_found", "No such domain on your single sign-on connection");
@@ -200,13 +250,25 @@ export class SsoConnections {
     // Per claim: one organisation checking its claim over and over holds back no other claimant.
     const bucket = `sso-verify:${c.id}:${domain}`;
     const state = await rate.state(bucket, clock.now() - SSO_VERIFY_INTERVAL_MS);
-    if (state.count > 0) throw new DomainError("rate_limited", `${domain} was checked a moment ago; try again in a few seconds`, undefined, undefined, Math.ceil(SSO_VERIFY_INTERVAL_MS / 1000));
+    if (state.count > 0)
+      throw new DomainError(
+        "rate_limited",
+        `${domain} was checked a moment ago; try again in a few seconds`,
+        undefined,
+        undefined,
+        Math.ceil(SSO_VERIFY_INTERVAL_MS / 1000),
+      );
     await rate.record(bucket, clock.now());
     const t = await checkTxt(this.deps, d);
     const now = clock.now();
     if (t.state !== "ok") {
       const next = txtAction(d, t);
-      const r = await db.updateTable("sso_domains").set({ next_action: next, last_checked_at: now }).where("connection_id", "=", c.id).where("domain", "=", domain).executeTakeFirst();
+      const r = await db
+        .updateTable("sso_domains")
+        .set({ next_action: next, last_checked_at: now })
+        .where("connection_id", "=", c.id)
+        .where("domain", "=", domain)
+        .executeTakeFirst();
       if (Number(r.numUpdatedRows) === 0) throw claimLost(domain);
       return publicDomain({ ...d, next_action: next, last_checked_at: now });
     }
@@ -232,15 +294,36 @@ export class SsoConnections {
     if (dialect === "postgres") q = q.forUpdate();
     const claims = await q.execute();
     if (!claims.some((x) => x.connection_id === c.id) || claims.some((x) => x.connection_id !== c.id && x.status === "verified")) throw claimLost(d.domain);
-    const verified: SsoDomainRow = { ...d, status: "verified", next_action: null, last_checked_at: now, verified_at: d.verified_at ?? now, next_check_at: now + recheckMs, failing_since: null };
+    const verified: SsoDomainRow = {
+      ...d,
+      status: "verified",
+      next_action: null,
+      last_checked_at: now,
+      verified_at: d.verified_at ?? now,
+      next_check_at: now + recheckMs,
+      failing_since: null,
+    };
     await trx
       .updateTable("sso_domains")
-      .set({ status: verified.status, next_action: null, last_checked_at: now, verified_at: verified.verified_at, next_check_at: verified.next_check_at, failing_since: null })
+      .set({
+        status: verified.status,
+        next_action: null,
+        last_checked_at: now,
+        verified_at: verified.verified_at,
+        next_check_at: verified.next_check_at,
+        failing_since: null,
+      })
       .where("connection_id", "=", c.id)
       .where("domain", "=", d.domain)
       .execute();
     if (d.status !== "verified") {
-      await audit.record(trx, actorOf(owner), now, { action: "sso.domain_verified", targetType: "sso_connection", targetId: c.id, summary: `${d.domain} verified for single sign-on`, after: { domain: d.domain } });
+      await audit.record(trx, actorOf(owner), now, {
+        action: "sso.domain_verified",
+        targetType: "sso_connection",
+        targetId: c.id,
+        summary: `${d.domain} verified for single sign-on`,
+        after: { domain: d.domain },
+      });
     }
     const others = claims.filter((x) => x.connection_id !== c.id).map((x) => x.connection_id);
     if (others.length === 0) return { verified, dropped: [] };
@@ -273,7 +356,18 @@ export class SsoConnections {
       .orderBy("sso_connections.created_at", "desc")
       .limit(1_000)
       .execute();
-    const domains = rows.length ? await this.deps.db.selectFrom("sso_domains").selectAll().where("connection_id", "in", rows.map((r) => r.id)).orderBy("domain").execute() : [];
+    const domains = rows.length
+      ? await this.deps.db
+          .selectFrom("sso_domains")
+          .selectAll()
+          .where(
+            "connection_id",
+            "in",
+            rows.map((r) => r.id),
+          )
+          .orderBy("domain")
+          .execute()
+      : [];
     return rows.map((r) => ({
       id: r.id,
       owner_id: r.owner_id,

@@ -66,9 +66,13 @@ export class SsoDomainRecheck {
     const since = d.failing_since === null ? at : Number(d.failing_since);
     if (at - since < RECORD_GRACE_MS) {
       const action = `${txtAction(d, t)} Restore it before ${new Date(since + RECORD_GRACE_MS).toISOString()}, or the domain loses its verification.`;
-      const r = await claim.set({ last_checked_at: at, failing_since: since, next_action: action }).where((eb) => (d.failing_since === null ? eb("failing_since", "is", null) : eb("failing_since", "=", since))).executeTakeFirst();
+      const r = await claim
+        .set({ last_checked_at: at, failing_since: since, next_action: action })
+        .where((eb) => (d.failing_since === null ? eb("failing_since", "is", null) : eb("failing_since", "=", since)))
+        .executeTakeFirst();
       // Told once: at the check that first found the record gone.
-      if (d.failing_since === null && Number(r.numUpdatedRows) === 1) await this.tell(d, (to) => recordGone(this.deps, to, d.domain, publicDomain(d).record, since));
+      if (d.failing_since === null && Number(r.numUpdatedRows) === 1)
+        await this.tell(d, (to) => recordGone(this.deps, to, d.domain, publicDomain(d).record, since));
       return true;
     }
     await this.demote(d, t, at);
@@ -114,12 +118,15 @@ export class SsoDomainRecheck {
   /** Re-checks in the background, every 30 s or the re-check interval if shorter. */
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.running) return;
-      this.running = this.recheckDue()
-        .catch((err: unknown) => this.log.warn({ err }, "SSO domain re-check failed"))
-        .finally(() => (this.running = null));
-    }, Math.min(30_000, this.deps.recheckMs));
+    this.timer = setInterval(
+      () => {
+        if (this.running) return;
+        this.running = this.recheckDue()
+          .catch((err: unknown) => this.log.warn({ err }, "SSO domain re-check failed"))
+          .finally(() => (this.running = null));
+      },
+      Math.min(30_000, this.deps.recheckMs),
+    );
     this.timer.unref();
   }
 

@@ -62,7 +62,10 @@ export function guardedFetch(check: ReceiverCheck): oidc.CustomFetch {
         dispatcher: agent,
       });
       const body = await readBounded(res as unknown as Response);
-      return new Response(res.status === 204 || res.status === 304 ? null : new Blob([new Uint8Array(body)]), { status: res.status, headers: res.headers as unknown as Headers });
+      return new Response(res.status === 204 || res.status === 304 ? null : new Blob([new Uint8Array(body)]), {
+        status: res.status,
+        headers: res.headers as unknown as Headers,
+      });
     } finally {
       void agent.close().catch(() => undefined);
     }
@@ -104,7 +107,9 @@ export class Providers {
       });
     } catch (e) {
       if (e instanceof DomainError) throw e;
-      throw new DomainError("sso_failed", `The identity provider at ${issuer.origin} could not be reached or is not an OpenID provider`, undefined, { reason: "provider" });
+      throw new DomainError("sso_failed", `The identity provider at ${issuer.origin} could not be reached or is not an OpenID provider`, undefined, {
+        reason: "provider",
+      });
     }
   }
 }

@@ -13,6 +13,10 @@ export class SsoPolicy {
 
   /** `snip user create --admin --break-glass`: this operator keeps password sign-in under OIDC_ONLY. */
   async markBreakGlass(userId: string): Promise<void> {
-    await this.deps.db.insertInto("sso_break_glass").values({ user_id: userId, created_at: this.deps.clock.now() }).onConflict((oc) => oc.column("user_id").doNothing()).execute();
+    await this.deps.db
+      .insertInto("sso_break_glass")
+      .values({ user_id: userId, created_at: this.deps.clock.now() })
+      .onConflict((oc) => oc.column("user_id").doNothing())
+      .execute();
   }
 }

@@ -31,7 +31,8 @@ interface Identity {
   subject: string;
 }
 
-export type SsoFailure = "state" | "nonce" | "issuer" | "audience" | "email_unverified" | "email_missing" | "domain" | "identity" | "provider" | "denied" | "plan";
+export type SsoFailure =
+  "state" | "nonce" | "issuer" | "audience" | "email_unverified" | "email_missing" | "domain" | "identity" | "provider" | "denied" | "plan";
 
 function fail(reason: SsoFailure, message: string): DomainError {
   return new DomainError("sso_failed", message, undefined, { reason });
@@ -87,7 +88,16 @@ export class SsoSignIn {
       .selectFrom("sso_domains")
       .innerJoin("sso_connections", "sso_connections.id", "sso_domains.connection_id")
       .innerJoin("users", "users.id", "sso_connections.owner_id")
-      .select(["sso_connections.id", "sso_connections.owner_id", "sso_connections.issuer", "sso_connections.client_id", "sso_connections.client_secret_sealed", "sso_connections.require_sso", "users.plan", "users.email as owner_email"])
+      .select([
+        "sso_connections.id",
+        "sso_connections.owner_id",
+        "sso_connections.issuer",
+        "sso_connections.client_id",
+        "sso_connections.client_secret_sealed",
+        "sso_connections.require_sso",
+        "users.plan",
+        "users.email as owner_email",
+      ])
       .where("sso_domains.domain", "=", domain)
       .where("sso_domains.status", "=", "verified")
       .executeTakeFirst();
@@ -109,11 +119,17 @@ export class SsoSignIn {
   /** Starts a sign-in: the provider's authorisation URL and the state the browser keeps in a cookie. */
   async start(input: { email?: string; instance?: boolean }, ip: string): Promise<{ url: string; state: string }> {
     // Every start counts (it keeps an sso_logins row), checked and counted in one step.
-    await reserve(this.deps.rate, this.deps.clock.now(), { bucket: `sso-start:ip:${ip}`, windowMs: LOGIN_TTL_MS, limit: STARTS_PER_ADDRESS, message: "Too many sign-ins started from this address; try again later" });
+    await reserve(this.deps.rate, this.deps.clock.now(), {
+      bucket: `sso-start:ip:${ip}`,
+      windowMs: LOGIN_TTL_MS,
+      limit: STARTS_PER_ADDRESS,
+      message: "Too many sign-ins started from this address; try again later",
+    });
     let connection: Flow["connection"] = null;
     let email: string | undefined;
     if (!input.instance) {
-      if (input.email === undefined) throw new DomainError("invalid_request", "Give an email address (email=) or instance=1", [{ field: "email", message: "is required" }]);
+      if (input.email === undefined)
+        throw new DomainError("invalid_request", "Give an email address (email=) or instance=1", [{ field: "email", message: "is required" }]);
       email = normalizeEmail(input.email);
       connection = await this.connectionFor(email);
       if (!connection) throw new DomainError("not_found", "No single sign-on is set up for this address; sign in with your password");
@@ -127,7 +143,12 @@ export class SsoSignIn {
     await this.deps.db.deleteFrom("sso_logins").where("expires_at", "<=", now).execute();
     await this.deps.db
       .insertInto("sso_logins")
-      .values({ state_hash: stateHash, connection_id: connection?.id ?? null, checks_sealed: this.deps.box.seal(JSON.stringify(checks), stateHash), expires_at: now + LOGIN_TTL_MS })
+      .values({
+        state_hash: stateHash,
+        connection_id: connection?.id ?? null,
+        checks_sealed: this.deps.box.seal(JSON.stringify(checks), stateHash),
+        expires_at: now + LOGIN_TTL_MS,
+      })
       .execute();
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: this.redirectUri,
@@ -161,7 +182,8 @@ export class SsoSignIn {
   async callback(currentUrl: URL, cookieState: string | undefined): Promise<{ user: UserRow; instance: boolean }> {
     const state = currentUrl.searchParams.get("state") ?? undefined;
     const { connectionId, checks } = await this.takeLogin(state, cookieState);
-    if (currentUrl.searchParams.has("error")) throw fail("denied", `The identity provider refused the sign-in: ${currentUrl.searchParams.get("error")?.slice(0, 100)}`);
+    if (currentUrl.searchParams.has("error"))
+      throw fail("denied", `The identity provider refused the sign-in: ${currentUrl.searchParams.get("error")?.slice(0, 100)}`);
     let connection: Flow["connection"] = null;
     if (connectionId) {
       connection = (await this.deps.db.selectFrom("sso_connections").selectAll().where("id", "=", connectionId).executeTakeFirst()) ?? null;
@@ -193,7 +215,8 @@ export class SsoSignIn {
   private async accountOf(identity: Identity, email: string, name: string): Promise<UserRow> {
     const db = this.deps.db;
     const now = this.deps.clock.now();
-    const bound = () => db.selectFrom("sso_identities").select("user_id").where("issuer", "=", identity.issuer).where("subject", "=", identity.subject).executeTakeFirst();
+    const bound = () =>
+      db.selectFrom("sso_identities").select("user_id").where("issuer", "=", identity.issuer).where("subject", "=", identity.subject).executeTakeFirst();
     const known = await bound();
     const knownUser = known ? await this.deps.accounts.byId(known.user_id) : null;
     if (knownUser) {
@@ -201,8 +224,13 @@ export class SsoSignIn {
       return knownUser.email === email ? knownUser : this.followEmail(knownUser, email);
     }
     const user = await this.findOrCreate(email, name);
-    await db.insertInto("sso_identities").values({ ...identity, user_id: user.id, created_at: now, last_seen_at: now }).onConflict((oc) => oc.doNothing()).execute();
-    if ((await bound())?.user_id !== user.id) throw fail("identity", "This address belongs to another person at your identity provider: ask your administrator");
+    await db
+      .insertInto("sso_identities")
+      .values({ ...identity, user_id: user.id, created_at: now, last_seen_at: now })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    if ((await bound())?.user_id !== user.id)
+      throw fail("identity", "This address belongs to another person at your identity provider: ask your administrator");
     return user;
   }
 
@@ -237,7 +265,12 @@ export class SsoSignIn {
   /** The code exchanged (openid-client checks state, nonce, PKCE, issuer, audience, signature); ID token claims with user info. */
   private async exchange(config: oidc.Configuration, currentUrl: URL, checks: Checks, state: string): Promise<Record<string, unknown>> {
     try {
-      const tokens = await oidc.authorizationCodeGrant(config, currentUrl, { pkceCodeVerifier: checks.verifier, expectedState: state, expectedNonce: checks.nonce, idTokenExpected: true });
+      const tokens = await oidc.authorizationCodeGrant(config, currentUrl, {
+        pkceCodeVerifier: checks.verifier,
+        expectedState: state,
+        expectedNonce: checks.nonce,
+        idTokenExpected: true,
+      });
       const idClaims = tokens.claims() as Record<string, unknown> | undefined;
       if (!idClaims) throw fail("provider", "The identity provider gave no ID token");
       const want = this.deps.settings.oidc?.operatorClaim;
@@ -245,7 +278,10 @@ export class SsoSignIn {
       if (typeof idClaims.email === "string" && verifiedKnown && (!want || claimAt(idClaims, want) !== undefined)) return idClaims;
       // Claims the ID token leaves out (many providers put them in user info only).
       const info = await oidc.fetchUserInfo(config, tokens.access_token, idClaims.sub as string);
-      return { ...info, ...idClaims, email: idClaims.email ?? info.email, email_verified: idClaims.email_verified ?? info.email_verified } as Record<string, unknown>;
+      return { ...info, ...idClaims, email: idClaims.email ?? info.email, email_verified: idClaims.email_verified ?? info.email_verified } as Record<
+        string,
+        unknown
+      >;
     } catch (e) {
       if (e instanceof DomainError) throw e;
       const reason = reasonOf(e);

@@ -28,7 +28,8 @@ export interface BackupSummary {
 /** What a database file holds, after SQLite's integrity check (throws BackupError when it fails). */
 function inspect(handle: SQLite.Database, file: string): Omit<BackupSummary, "bytes"> {
   const check = handle.pragma("integrity_check") as { integrity_check: string }[];
-  if (check.length !== 1 || check[0]!.integrity_check !== "ok") throw new BackupError(`${file} fails SQLite's integrity check: ${check[0]?.integrity_check ?? "no answer"}`);
+  if (check.length !== 1 || check[0]!.integrity_check !== "ok")
+    throw new BackupError(`${file} fails SQLite's integrity check: ${check[0]?.integrity_check ?? "no answer"}`);
   const has = (table: string) => handle.prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(table) !== undefined;
   if (!has("kysely_migration")) throw new BackupError(`${file} is not a snip database (it has no migrations table)`);
   const names = (handle.prepare("select name from kysely_migration order by name").all() as { name: string }[]).map((r) => r.name);

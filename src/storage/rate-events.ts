@@ -99,7 +99,9 @@ export class RateEvents {
   async attemptIn<L extends Limit>(trx: Transaction<Database>, limits: readonly L[], at: number): Promise<Attempt<L>> {
     if (this.dialect === "postgres") {
       const buckets = [...new Set(limits.map((l) => l.bucket))];
-      await sql`select pg_advisory_xact_lock(h) from (select distinct hashtext(b) as h from unnest(${buckets}::text[]) as t(b) order by h) as locks`.execute(trx);
+      await sql`select pg_advisory_xact_lock(h) from (select distinct hashtext(b) as h from unnest(${buckets}::text[]) as t(b) order by h) as locks`.execute(
+        trx,
+      );
     }
     for (const l of limits) {
       const state = await stateOf(trx, l.bucket, at - l.windowMs);
@@ -110,7 +112,12 @@ export class RateEvents {
       .values(limits.map((l) => ({ bucket: l.bucket, at })))
       .returning("id")
       .execute();
-    return { slot: new Slot(this, rows.map((r) => Number(r.id))) };
+    return {
+      slot: new Slot(
+        this,
+        rows.map((r) => Number(r.id)),
+      ),
+    };
   }
 
   /** Deletes a slot's rows, and `bucket`'s whole window when given. */

@@ -85,10 +85,19 @@ export interface SsoLoginsTable {
 }
 
 /** Operators' accounts created on the command line that keep password sign-in under OIDC_ONLY. */
-export interface SsoBreakGlassTable { user_id: string; created_at: number }
+export interface SsoBreakGlassTable {
+  user_id: string;
+  created_at: number;
+}
 
 /** A provider identity (issuer + subject) bound to the account it signed in first. */
-export interface SsoIdentitiesTable { issuer: string; subject: string; user_id: string; created_at: number; last_seen_at: number }
+export interface SsoIdentitiesTable {
+  issuer: string;
+  subject: string;
+  user_id: string;
+  created_at: number;
+  last_seen_at: number;
+}
 
 export interface SecurityTables {
   totp_factors: TotpFactorsTable;

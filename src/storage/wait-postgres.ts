@@ -15,7 +15,13 @@ export function postgresTarget(url: string): string {
 }
 
 /** Resolves once `select 1` answers; a refusal that is not "not now" (a wrong password) fails at once. */
-export async function waitForPostgres(db: Kysely<unknown>, url: string, waitMs: number, log?: Pick<Logger, "warn">, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<void> {
+export async function waitForPostgres(
+  db: Kysely<unknown>,
+  url: string,
+  waitMs: number,
+  log?: Pick<Logger, "warn">,
+  sleep = (ms: number) => new Promise((r) => setTimeout(r, ms)),
+): Promise<void> {
   const deadline = Date.now() + waitMs;
   let delay = FIRST_DELAY_MS;
   let said = false;
@@ -27,10 +33,16 @@ export async function waitForPostgres(db: Kysely<unknown>, url: string, waitMs: 
       if (!isDatabaseUnavailable(err)) throw err;
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new Error(`PostgreSQL at ${postgresTarget(url)} did not answer within ${Math.round(waitMs / 1000)} s (DATABASE_WAIT_S): ${(err as Error).message}`, { cause: err });
+        throw new Error(
+          `PostgreSQL at ${postgresTarget(url)} did not answer within ${Math.round(waitMs / 1000)} s (DATABASE_WAIT_S): ${(err as Error).message}`,
+          { cause: err },
+        );
       }
       if (!said) {
-        log?.warn({ database: postgresTarget(url), wait_s: Math.round(waitMs / 1000) }, `waiting for PostgreSQL at ${postgresTarget(url)} (up to ${Math.round(waitMs / 1000)} s, DATABASE_WAIT_S)`);
+        log?.warn(
+          { database: postgresTarget(url), wait_s: Math.round(waitMs / 1000) },
+          `waiting for PostgreSQL at ${postgresTarget(url)} (up to ${Math.round(waitMs / 1000)} s, DATABASE_WAIT_S)`,
+        );
         said = true;
       }
       await sleep(Math.min(delay, left));

@@ -56,7 +56,10 @@ function bounded<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 /** Keeps one connection, made on demand; dropped on any failure. */
 export abstract class Lazy<C> implements BrokerClient {
   private conn: Promise<C> | null = null;
-  constructor(protected readonly target: BrokerTarget, protected readonly opts: BrokerOptions) {}
+  constructor(
+    protected readonly target: BrokerTarget,
+    protected readonly opts: BrokerOptions,
+  ) {}
   protected abstract open(): Promise<C>;
   protected abstract send(c: C, events: readonly StreamEvent[]): Promise<void>;
   protected abstract shut(c: C): Promise<void>;
@@ -68,7 +71,12 @@ export abstract class Lazy<C> implements BrokerClient {
       await bounded(this.send(c, events), this.opts.timeoutMs, "publish");
     } catch (err) {
       if (this.conn === conn) this.conn = null;
-      void conn.then((c) => this.shut(c), () => undefined).catch(() => undefined);
+      void conn
+        .then(
+          (c) => this.shut(c),
+          () => undefined,
+        )
+        .catch(() => undefined);
       throw err;
     }
   }
@@ -76,6 +84,12 @@ export abstract class Lazy<C> implements BrokerClient {
   async close(): Promise<void> {
     const conn = this.conn;
     this.conn = null;
-    if (conn) await conn.then((c) => this.shut(c), () => undefined).catch(() => undefined);
+    if (conn)
+      await conn
+        .then(
+          (c) => this.shut(c),
+          () => undefined,
+        )
+        .catch(() => undefined);
   }
 }

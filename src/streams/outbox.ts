@@ -133,7 +133,9 @@ async function queuePostgres(trx: Db, { rows, prefix }: StoredChunk): Promise<vo
   const sinks = (await sql<Sink>`SELECT s.id, s.owner_id FROM stream_sinks s WHERE ${sql.raw(ACTIVE)} ORDER BY s.id`.execute(trx)).rows;
   if (sinks.length === 0) return;
   const nums = [...new Set(rows.map((r) => Number(r.link_num)))];
-  const found = await sql<LinkRef & { num: string | number }>`SELECT num, id, owner_id, alias, domain, url FROM links WHERE num = ANY(${nums}::bigint[])`.execute(trx);
+  const found = await sql<
+    LinkRef & { num: string | number }
+  >`SELECT num, id, owner_id, alias, domain, url FROM links WHERE num = ANY(${nums}::bigint[])`.execute(trx);
   const links = new Map(found.rows.map((l) => [Number(l.num), l]));
   const out = batchRows(sinks, links, rows, 0, prefix);
   if (out.length === 0) return;

@@ -75,7 +75,11 @@ export class StreamPublisher {
       const id = `env:${kind}`;
       const active = settings[kind] ? 1 : 0;
       const row = { id, owner_id: null, kind, name: setting, url: "", url_enc: null, active, created_at: t, updated_at: t };
-      await db.insertInto("stream_sinks").values(row).onConflict((oc) => oc.column("id").doUpdateSet({ active })).execute();
+      await db
+        .insertInto("stream_sinks")
+        .values(row)
+        .onConflict((oc) => oc.column("id").doUpdateSet({ active }))
+        .execute();
       if (!active) await db.deleteFrom("stream_outbox").where("sink_id", "=", id).execute();
     }
     this.schedule(0);
@@ -156,14 +160,22 @@ export class StreamPublisher {
         state.retryAt = now() + Math.min(MAX_PAUSE_MS, 2 * this.deps.settings.timeoutMs, 250 * 2 ** Math.min(state.failures, 7));
         const message = err instanceof Error ? err.message.slice(0, 300) : String(err);
         this.deps.log.warn({ err, sink: sink.id }, "click stream: broker did not confirm; kept for a retry");
-        await db.updateTable("stream_sinks").set((eb) => ({ failed: eb("failed", "+", 1), last_error: message, last_error_at: now() })).where("id", "=", sink.id).execute();
+        await db
+          .updateTable("stream_sinks")
+          .set((eb) => ({ failed: eb("failed", "+", 1), last_error: message, last_error_at: now() }))
+          .where("id", "=", sink.id)
+          .execute();
         return;
       }
       state.failures = 0;
       await db.deleteFrom("stream_outbox").where("sink_id", "=", sink.id).where("id", "in", ids).execute();
       stat.published += events.length;
       stat.backlog = Math.max(0, stat.backlog - events.length);
-      await db.updateTable("stream_sinks").set((eb) => ({ delivered: eb("delivered", "+", events.length), last_ok_at: now() })).where("id", "=", sink.id).execute();
+      await db
+        .updateTable("stream_sinks")
+        .set((eb) => ({ delivered: eb("delivered", "+", events.length), last_ok_at: now() }))
+        .where("id", "=", sink.id)
+        .execute();
       if (events.length < ROUND || now() >= until) return;
     }
   }
@@ -211,9 +223,22 @@ export class StreamPublisher {
     return brokerClient(kind, { url, address }, opts);
   }
 
-  private body(r: { event_id: string; owner_id: string | null; link_id: string; alias: string; domain: string; url: string }, click: string, t: number): string {
+  private body(
+    r: { event_id: string; owner_id: string | null; link_id: string; alias: string; domain: string; url: string },
+    click: string,
+    t: number,
+  ): string {
     const link = { id: r.link_id, alias: r.alias, domain: r.domain || null, short_url: shortUrl(this.deps.origin, r.domain, r.alias), url: r.url };
-    const head = { schema: STREAM_SCHEMA, id: r.event_id, version: 1, type: "link_click", created_at: new Date(t).toISOString(), test: false, owner_id: r.owner_id, link };
+    const head = {
+      schema: STREAM_SCHEMA,
+      id: r.event_id,
+      version: 1,
+      type: "link_click",
+      created_at: new Date(t).toISOString(),
+      test: false,
+      owner_id: r.owner_id,
+      link,
+    };
     return `${JSON.stringify(head).slice(0, -1)},"click":${click}}`;
   }
 

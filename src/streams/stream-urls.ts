@@ -6,7 +6,9 @@ import { BROKER_KINDS, type BrokerKind } from "../contract/broker-kinds.js";
 
 export const MAX_BROKER_URL = 2048;
 /** Each scheme's port when the URL names none (contract/broker-kinds.ts). */
-const DEFAULT_PORTS: Record<string, string> = Object.fromEntries(BROKER_KINDS.flatMap((k) => Object.entries(k.schemes).map(([scheme, port]) => [scheme, String(port)])));
+const DEFAULT_PORTS: Record<string, string> = Object.fromEntries(
+  BROKER_KINDS.flatMap((k) => Object.entries(k.schemes).map(([scheme, port]) => [scheme, String(port)])),
+);
 
 /** Why a broker URL is refused, for the person who entered it. */
 export class BrokerUrlRefused extends Error {

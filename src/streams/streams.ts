@@ -47,12 +47,29 @@ export class StreamService {
     const now = this.deps.clock.now();
     const id = newId();
     const row = {
-      id, owner_id: user.id, kind: input.kind, name, url: redactedUrl(url), url_enc: this.deps.box.seal(url.href, id),
-      active: 1, lease_owner: null, last_ok_at: null, last_error: null, last_error_at: null, created_at: now, updated_at: now,
+      id,
+      owner_id: user.id,
+      kind: input.kind,
+      name,
+      url: redactedUrl(url),
+      url_enc: this.deps.box.seal(url.href, id),
+      active: 1,
+      lease_owner: null,
+      last_ok_at: null,
+      last_error: null,
+      last_error_at: null,
+      created_at: now,
+      updated_at: now,
     };
     const cap: Cap = {
       limit: MAX_STREAMS,
-      count: (trx) => countOf(trx.selectFrom("stream_sinks").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", user.id)),
+      count: (trx) =>
+        countOf(
+          trx
+            .selectFrom("stream_sinks")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .where("owner_id", "=", user.id),
+        ),
       refuse: () => new DomainError("limit_reached", `An account can have at most ${MAX_STREAMS} click streams; remove one first`),
     };
     await this.deps.caps.add(user.id, cap, (trx) => trx.insertInto("stream_sinks").values(row).execute());
@@ -106,7 +123,11 @@ export class StreamService {
   }
 
   private async toPublic(row: StreamSinkRow): Promise<Stream> {
-    const n = await this.deps.db.selectFrom("stream_outbox").select((eb) => eb.fn.sum<number>("n").as("n")).where("sink_id", "=", row.id).executeTakeFirstOrThrow();
+    const n = await this.deps.db
+      .selectFrom("stream_outbox")
+      .select((eb) => eb.fn.sum<number>("n").as("n"))
+      .where("sink_id", "=", row.id)
+      .executeTakeFirstOrThrow();
     return {
       id: row.id,
       name: row.name,

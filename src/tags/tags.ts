@@ -41,7 +41,8 @@ const byName = (a: { name: string }, b: { name: string }) => collator.compare(a.
 
 const toTag = (row: Pick<TagsTable, "id" | "name" | "color">): Tag => ({ id: row.id, name: row.name, color: row.color as TagColor });
 
-const taken = (name: string) => new DomainError("conflict", `You already have a tag named "${name}"`, [{ field: "name", message: "This name is taken by another of your tags" }]);
+const taken = (name: string) =>
+  new DomainError("conflict", `You already have a tag named "${name}"`, [{ field: "name", message: "This name is taken by another of your tags" }]);
 
 const tooManyTags = () => new DomainError("limit_reached", `An account has at most ${MAX_TAGS_PER_OWNER} tags; delete some first`);
 
@@ -56,7 +57,12 @@ export async function ensureTags(trx: Trx, ownerId: string, names: string[], now
   const byKey = new Map(found.map((r) => [r.name_key, r.id]));
   const missing = names.filter((n) => !byKey.has(n.toLowerCase()));
   if (missing.length > 0) {
-    const held = await countOf(trx.selectFrom("tags").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", ownerId));
+    const held = await countOf(
+      trx
+        .selectFrom("tags")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("owner_id", "=", ownerId),
+    );
     if (held + missing.length > MAX_TAGS_PER_OWNER) throw tooManyTags();
     const rows = missing.map((name) => ({ id: newId(), owner_id: ownerId, name, name_key: name.toLowerCase(), color: defaultColor(name), created_at: now }));
     await trx.insertInto("tags").values(rows).execute();
@@ -111,10 +117,23 @@ export class TagService {
   async create(actor: UserRow, input: CreateTagInput, ownerId?: string): Promise<Tag> {
     const { owner } = await managedOwner(this.deps.db, actor, ownerId);
     const name = tagName(input.name);
-    const row = { id: newId(), owner_id: owner.id, name, name_key: name.toLowerCase(), color: input.color ?? defaultColor(name), created_at: this.deps.clock.now() };
+    const row = {
+      id: newId(),
+      owner_id: owner.id,
+      name,
+      name_key: name.toLowerCase(),
+      color: input.color ?? defaultColor(name),
+      created_at: this.deps.clock.now(),
+    };
     const cap = {
       limit: MAX_TAGS_PER_OWNER,
-      count: (trx: Trx) => countOf(trx.selectFrom("tags").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", owner.id)),
+      count: (trx: Trx) =>
+        countOf(
+          trx
+            .selectFrom("tags")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .where("owner_id", "=", owner.id),
+        ),
       refuse: tooManyTags,
     };
     try {

@@ -26,7 +26,10 @@ const TOKEN_RE = /^[A-Za-z0-9_-]{20,200}$/;
 
 async function insertToken(trx: Transaction<Database>, invitationId: string, now: number): Promise<string> {
   const token = randomToken(32);
-  await trx.insertInto("team_invitation_tokens").values({ token_hash: sha256Hex(token), invitation_id: invitationId, created_at: now, replaced_at: null }).execute();
+  await trx
+    .insertInto("team_invitation_tokens")
+    .values({ token_hash: sha256Hex(token), invitation_id: invitationId, created_at: now, replaced_at: null })
+    .execute();
   return token;
 }
 
@@ -88,12 +91,18 @@ export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): 
         .where("email", "=", email)
         .where("state", "=", "pending")
         .executeTakeFirst();
-      if (pending) throw new DomainError("conflict", `${email} already has a pending invitation; resend it instead`, [{ field: "email", message: "already invited" }]);
+      if (pending)
+        throw new DomainError("conflict", `${email} already has a pending invitation; resend it instead`, [{ field: "email", message: "already invited" }]);
       const limit = MAX_COLLABORATORS;
       if ((await collaboratorCount(trx, owner.id)) >= limit) {
-        throw new DomainError("limit_reached", `You can invite at most ${limit} collaborators, invited members and pending invitations together; cancel an invitation or remove a member first`, undefined, {
-          limit,
-        });
+        throw new DomainError(
+          "limit_reached",
+          `You can invite at most ${limit} collaborators, invited members and pending invitations together; cancel an invitation or remove a member first`,
+          undefined,
+          {
+            limit,
+          },
+        );
       }
       const mail = await deps.rate.attemptIn(trx, emailLimit(owner), now);
       if ("full" in mail) throw tooManyEmails(mail.full.retryAfter);
@@ -101,7 +110,8 @@ export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): 
       return insertToken(trx, row.id, now);
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw new DomainError("conflict", `${email} already has a pending invitation; resend it instead`, [{ field: "email", message: "already invited" }]);
+    if (isUniqueViolation(err))
+      throw new DomainError("conflict", `${email} already has a pending invitation; resend it instead`, [{ field: "email", message: "already invited" }]);
     throw err;
   }
   return publicInvitation(await send(deps, owner, row, token));
@@ -129,7 +139,12 @@ export async function collaboratorCount(db: Transaction<Database>, ownerId: stri
 
 /** Members single sign-on made (read under the owner's lock): ENTERPRISE_MEMBERS_MAX bounds them. */
 export async function ssoMemberCount(db: Transaction<Database>, ownerId: string): Promise<number> {
-  const r = await db.selectFrom("team_members").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", ownerId).where("joined_by", "=", "sso").executeTakeFirstOrThrow();
+  const r = await db
+    .selectFrom("team_members")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("owner_id", "=", ownerId)
+    .where("joined_by", "=", "sso")
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -140,7 +155,10 @@ export async function ssoMemberCount(db: Transaction<Database>, ownerId: string)
 async function send(deps: TeamDeps, owner: UserRow, row: TeamInvitationRow, token: string): Promise<TeamInvitationRow> {
   const link = `${deps.origin}/app/invitations/accept?token=${encodeURIComponent(token)}`;
   // Keyed by the invitation: a resend's email replaces a queued older one (whose link it replaced).
-  const outcome = await deps.mailer.send(invitationEmail(owner, row.email, link, INVITATION_TTL_MS / 86_400_000), { key: `invitation:${row.id}`, expiresAt: row.expires_at });
+  const outcome = await deps.mailer.send(invitationEmail(owner, row.email, link, INVITATION_TTL_MS / 86_400_000), {
+    key: `invitation:${row.id}`,
+    expiresAt: row.expires_at,
+  });
   if (outcome !== "sent") {
     deps.log.warn({ invitation: row.id, outcome }, "invitation email not accepted by the mail transport yet");
     return row;
@@ -175,23 +193,26 @@ export async function resend(deps: TeamDeps, owner: UserRow, id: string): Promis
   if (now < Number(row.sent_at) + RESEND_AFTER_MS) throw tooSoon(row, now);
   const slot = await takeEmailSlot(deps, owner, now);
   const next: TeamInvitationRow = { ...row, sent_at: now, send_confirmed: 0, expires_at: now + INVITATION_TTL_MS, updated_at: now };
-  const token = await deps.db.transaction().execute(async (trx) => {
-    // Guarded by the previous sent_at: of two concurrent resends one wins, the other is told to wait.
-    const r = await trx
-      .updateTable("team_invitations")
-      .set({ sent_at: now, send_confirmed: 0, expires_at: next.expires_at, updated_at: now })
-      .where("id", "=", row.id)
-      .where("state", "=", "pending")
-      .where("sent_at", "=", row.sent_at)
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 0) return null;
-    // The previous link stops working at once.
-    await trx.updateTable("team_invitation_tokens").set({ replaced_at: now }).where("invitation_id", "=", row.id).where("replaced_at", "is", null).execute();
-    return insertToken(trx, row.id, now);
-  }).catch(async (e: unknown) => {
-    await slot.release();
-    throw e;
-  });
+  const token = await deps.db
+    .transaction()
+    .execute(async (trx) => {
+      // Guarded by the previous sent_at: of two concurrent resends one wins, the other is told to wait.
+      const r = await trx
+        .updateTable("team_invitations")
+        .set({ sent_at: now, send_confirmed: 0, expires_at: next.expires_at, updated_at: now })
+        .where("id", "=", row.id)
+        .where("state", "=", "pending")
+        .where("sent_at", "=", row.sent_at)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return null;
+      // The previous link stops working at once.
+      await trx.updateTable("team_invitation_tokens").set({ replaced_at: now }).where("invitation_id", "=", row.id).where("replaced_at", "is", null).execute();
+      return insertToken(trx, row.id, now);
+    })
+    .catch(async (e: unknown) => {
+      await slot.release();
+      throw e;
+    });
   if (token === null) {
     await slot.release();
     const fresh = await ownInvitation(deps, owner, id);
@@ -261,11 +282,16 @@ export async function accept(deps: TeamDeps, actor: UserRow | null, token: strin
   if (invitation.state === "cancelled") throw refuse("conflict", "cancelled", "This invitation was cancelled by the person who sent it");
   if (invitation.state !== "pending") throw refuse("conflict", "used", "This invitation has already been used; ask for a new one");
   if (actor.email !== invitation.email) {
-    throw refuse("forbidden", "wrong_account", `This invitation is for ${invitation.email}; you are signed in as ${actor.email}. Sign in with the invited address`);
+    throw refuse(
+      "forbidden",
+      "wrong_account",
+      `This invitation is for ${invitation.email}; you are signed in as ${actor.email}. Sign in with the invited address`,
+    );
   }
   const now = deps.clock.now();
   if (now >= Number(invitation.expires_at)) throw refuse("expired", "expired", "This invitation link is more than 7 days old; ask for it to be sent again");
-  if (actor.email_verified_at === null) throw refuse("email_unverified", "email_unverified", "Confirm your email address first: open the link we emailed you, then accept");
+  if (actor.email_verified_at === null)
+    throw refuse("email_unverified", "email_unverified", "Confirm your email address first: open the link we emailed you, then accept");
   requireActiveAccount(actor);
 
   const accepted = await deps.db.transaction().execute(async (trx) => {

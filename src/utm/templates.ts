@@ -1,14 +1,7 @@
 // An owner's UTM templates (docs/api.md, UTM templates): saved utm_* values the link form fills its UTM
 // builder from. Members of an owner's team use the owner's templates: they list them and save new ones;
 // only the owner deletes them (as with tags).
-import {
-  MAX_UTM_TEMPLATE_NAME,
-  MAX_UTM_VALUE,
-  UTM_PARAMS,
-  type CreateUtmTemplateInput,
-  type UtmParam,
-  type UtmTemplate,
-} from "../contract/utm.js";
+import { MAX_UTM_TEMPLATE_NAME, MAX_UTM_VALUE, UTM_PARAMS, type CreateUtmTemplateInput, type UtmParam, type UtmTemplate } from "../contract/utm.js";
 import { iso, type Clock } from "../shared/clock.js";
 import { DomainError, FieldChecks, invalid } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
@@ -50,13 +43,24 @@ function utmValue(raw: string | null | undefined, field: UtmParam): string | nul
 const collator = new Intl.Collator("en", { sensitivity: "base", numeric: true });
 
 function toTemplate(row: UtmTemplatesTable): UtmTemplate {
-  const out: UtmTemplate = { id: row.id, name: row.name, utm_source: null, utm_medium: null, utm_campaign: null, utm_term: null, utm_content: null, created_at: iso(Number(row.created_at)) };
+  const out: UtmTemplate = {
+    id: row.id,
+    name: row.name,
+    utm_source: null,
+    utm_medium: null,
+    utm_campaign: null,
+    utm_term: null,
+    utm_content: null,
+    created_at: iso(Number(row.created_at)),
+  };
   for (const p of UTM_PARAMS) out[p] = row[p];
   return out;
 }
 
 const taken = (name: string) =>
-  new DomainError("conflict", `You already have a UTM template named "${name}"`, [{ field: "name", message: "This name is taken by another of your templates" }]);
+  new DomainError("conflict", `You already have a UTM template named "${name}"`, [
+    { field: "name", message: "This name is taken by another of your templates" },
+  ]);
 
 const tooMany = () => new DomainError("limit_reached", `An account has at most ${MAX_UTM_TEMPLATES_PER_OWNER} UTM templates; delete some first`);
 
@@ -78,10 +82,23 @@ export class UtmTemplateService {
     const values = Object.fromEntries(UTM_PARAMS.map((p) => [p, checks.run(() => utmValue(input[p], p)) ?? null])) as Record<UtmParam, string | null>;
     checks.throwIfAny();
     if (UTM_PARAMS.every((p) => values[p] === null)) throw invalid("utm_source", "Fill in at least one UTM parameter");
-    const row: UtmTemplatesTable = { id: newId(), owner_id: owner.id, name: name!, name_key: name!.toLowerCase(), ...values, created_at: this.deps.clock.now() };
+    const row: UtmTemplatesTable = {
+      id: newId(),
+      owner_id: owner.id,
+      name: name!,
+      name_key: name!.toLowerCase(),
+      ...values,
+      created_at: this.deps.clock.now(),
+    };
     const cap = {
       limit: MAX_UTM_TEMPLATES_PER_OWNER,
-      count: (trx: Trx) => countOf(trx.selectFrom("utm_templates").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", owner.id)),
+      count: (trx: Trx) =>
+        countOf(
+          trx
+            .selectFrom("utm_templates")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .where("owner_id", "=", owner.id),
+        ),
       refuse: tooMany,
     };
     try {

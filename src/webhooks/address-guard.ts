@@ -4,16 +4,7 @@ import type { WebhookKind } from "../contract/webhooks.js";
 
 /** Why an address is refused; "private" and "loopback" are what WEBHOOK_ALLOW_PRIVATE lets through. */
 export type AddressClass =
-  | "public"
-  | "loopback"
-  | "private"
-  | "link-local"
-  | "cgnat"
-  | "multicast"
-  | "reserved"
-  | "unspecified"
-  | "unique-local"
-  | "ipv4-mapped";
+  "public" | "loopback" | "private" | "link-local" | "cgnat" | "multicast" | "reserved" | "unspecified" | "unique-local" | "ipv4-mapped";
 
 type Range = [net: string, prefix: number, cls: Exclude<AddressClass, "public">];
 
@@ -66,7 +57,17 @@ for (const [net, prefix, cls] of [...V4, ...V6]) {
   list.addSubnet(net, prefix, type);
 }
 // Most specific first: "::1" is loopback although it also lies in ::/96.
-const ORDER: Exclude<AddressClass, "public">[] = ["loopback", "unspecified", "private", "cgnat", "link-local", "unique-local", "multicast", "ipv4-mapped", "reserved"];
+const ORDER: Exclude<AddressClass, "public">[] = [
+  "loopback",
+  "unspecified",
+  "private",
+  "cgnat",
+  "link-local",
+  "unique-local",
+  "multicast",
+  "ipv4-mapped",
+  "reserved",
+];
 
 /** The class of an IP address in canonical form (as the URL parser or a resolver gives it). */
 export function classifyAddress(ip: string): AddressClass {
@@ -132,7 +133,10 @@ export function parseReceiverUrl(raw: string, opts: { http?: boolean } = {}): Re
     if (url.protocol !== "https:" && url.protocol !== "http:") throw new Error("must use http:// or https://");
   } else if (url.protocol !== "https:") throw new Error("must use https://");
   if (url.username || url.password) throw new Error("must not contain a user name or password");
-  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase().replace(/\.$/, "");
+  const host = url.hostname
+    .replace(/^\[|\]$/g, "")
+    .toLowerCase()
+    .replace(/\.$/, "");
   if (!host) throw new Error("must name a host");
   return { url, host, literal: isIP(host) !== 0 };
 }

@@ -101,11 +101,23 @@ export class DeliveryLog {
     }
     await this.deps.db.transaction().execute(async (trx) => {
       const live = new Set(
-        byHook.size === 0 ? [] : (await trx.selectFrom("webhooks").select("id").where("id", "in", [...byHook.keys()]).execute()).map((w) => w.id),
+        byHook.size === 0
+          ? []
+          : (
+              await trx
+                .selectFrom("webhooks")
+                .select("id")
+                .where("id", "in", [...byHook.keys()])
+                .execute()
+            ).map((w) => w.id),
       );
       // A webhook removed meanwhile takes its results with it.
       const kept = rows.filter((r) => live.has(r.webhook_id));
-      for (let i = 0; i < kept.length; i += 500) await trx.insertInto("webhook_deliveries").values(kept.slice(i, i + 500)).execute();
+      for (let i = 0; i < kept.length; i += 500)
+        await trx
+          .insertInto("webhook_deliveries")
+          .values(kept.slice(i, i + 500))
+          .execute();
       for (const id of live) {
         const cutoff = await trx
           .selectFrom("webhook_deliveries")
@@ -123,7 +135,12 @@ export class DeliveryLog {
           .where((eb) => eb.or([eb("at", "<", cutoff.at), eb.and([eb("at", "=", cutoff.at), eb("id", "<", cutoff.id)])]))
           .execute();
       }
-      for (const [id, n] of drops) await trx.updateTable("webhooks").set((eb) => ({ dropped: eb("dropped", "+", n) })).where("id", "=", id).execute();
+      for (const [id, n] of drops)
+        await trx
+          .updateTable("webhooks")
+          .set((eb) => ({ dropped: eb("dropped", "+", n) }))
+          .where("id", "=", id)
+          .execute();
     });
   }
 }

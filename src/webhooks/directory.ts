@@ -32,9 +32,7 @@ export class WebhookDirectory {
   /** Confirmations being read, per webhook: deliveries at the same moment share one query. */
   private readonly confirming = new Map<string, Promise<boolean>>();
 
-  constructor(
-    private readonly deps: { db: Db; feed: ChangeFeed; box: SecretBox; log: Logger },
-  ) {
+  constructor(private readonly deps: { db: Db; feed: ChangeFeed; box: SecretBox; log: Logger }) {
     const failed = (err: unknown) => deps.log.warn({ err }, "webhook directory reload failed");
     deps.feed.subscribe(WEBHOOK_CHANNEL, (ownerId) => void this.reloadOwner(ownerId).catch(failed));
     deps.feed.onResync(() => void this.reloadAll().catch(failed));

@@ -57,7 +57,18 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
   const sender = new WebhookSender({ check: receiverCheck, now, ca: deps.ca, connections: limits.concurrency, observe: deps.observe });
   const deliveryLog = new DeliveryLog({ db: storage.db, log });
   const clickDeliveries = new ClickDeliveries({ directory, sender, deliveryLog, countries: deps.countries, origin: settings.origin, now, log, limits });
-  const webhooks = new WebhookService({ db: storage.db, caps: deps.caps, rate: deps.rate, clock, check: receiverCheck, box, directory, sender, deliveryLog, origin: settings.origin });
+  const webhooks = new WebhookService({
+    db: storage.db,
+    caps: deps.caps,
+    rate: deps.rate,
+    clock,
+    check: receiverCheck,
+    box,
+    directory,
+    sender,
+    deliveryLog,
+    origin: settings.origin,
+  });
   deps.events.subscribe("account.changed", ({ userId }) => webhooks.ownerChanged(userId).catch((err) => log.warn({ err }, "webhook directory reload failed")));
   return {
     webhooks,

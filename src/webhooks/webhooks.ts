@@ -106,7 +106,13 @@ export class WebhookService {
     };
     const cap: Cap = {
       limit: MAX_WEBHOOKS,
-      count: (trx) => countOf(trx.selectFrom("webhooks").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", user.id)),
+      count: (trx) =>
+        countOf(
+          trx
+            .selectFrom("webhooks")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .where("owner_id", "=", user.id),
+        ),
       refuse: () => new DomainError("limit_reached", `An account can have at most ${MAX_WEBHOOKS} webhooks; remove one first`),
     };
     await this.deps.caps.add(user.id, cap, (trx) => trx.insertInto("webhooks").values(row).execute());
@@ -163,7 +169,13 @@ export class WebhookService {
     // Taken (not merely counted) before sending, so concurrent tests cannot all find the last slot free.
     const slot = await this.deps.rate.take(`webhook-test:${user.id}`, now - MINUTE, WEBHOOK_TESTS_PER_MINUTE, now);
     if ("full" in slot) {
-      throw new DomainError("rate_limited", `At most ${WEBHOOK_TESTS_PER_MINUTE} test events per minute; try again shortly`, undefined, undefined, retryAfterSeconds(slot.full, MINUTE, now));
+      throw new DomainError(
+        "rate_limited",
+        `At most ${WEBHOOK_TESTS_PER_MINUTE} test events per minute; try again shortly`,
+        undefined,
+        undefined,
+        retryAfterSeconds(slot.full, MINUTE, now),
+      );
     }
     const event: LinkClickEvent = {
       version: 1,
@@ -172,10 +184,23 @@ export class WebhookService {
       created_at: iso(now) as string,
       test: true,
       link: { id: "test", alias: "example", domain: null, short_url: shortUrl(this.deps.origin, "", "example"), url: "https://example.com/" },
-      click: { at: iso(now) as string, country: "US", device: "desktop", os: "Linux", browser: "Firefox", referrer_host: null, bot: false, destination: "default", source: "link" },
+      click: {
+        at: iso(now) as string,
+        country: "US",
+        device: "desktop",
+        os: "Linux",
+        browser: "Firefox",
+        referrer_host: null,
+        bot: false,
+        destination: "default",
+        source: "link",
+      },
     };
     const secret = row.secret_enc === null ? null : this.deps.box.open(row.secret_enc, row.id);
-    const result: DeliveryResult = await this.deps.sender.send({ id: row.id, ownerId: row.owner_id, url: row.url, kind: row.kind as WebhookKind, secret }, event);
+    const result: DeliveryResult = await this.deps.sender.send(
+      { id: row.id, ownerId: row.owner_id, url: row.url, kind: row.kind as WebhookKind, secret },
+      event,
+    );
     await this.deps.deliveryLog.writeNow(result);
     return publicDelivery({ ...result, test: result.test ? 1 : 0 });
   }
@@ -183,7 +208,13 @@ export class WebhookService {
   async deliveries(user: UserRow, id: string): Promise<WebhookDelivery[]> {
     requireCapability(user.plan, "webhooks", "Webhooks");
     await this.own(user, id);
-    const rows = await this.deps.db.selectFrom("webhook_deliveries").selectAll().where("webhook_id", "=", id).orderBy("at", "desc").orderBy("id", "desc").execute();
+    const rows = await this.deps.db
+      .selectFrom("webhook_deliveries")
+      .selectAll()
+      .where("webhook_id", "=", id)
+      .orderBy("at", "desc")
+      .orderBy("id", "desc")
+      .execute();
     return rows.map(publicDelivery);
   }
 

@@ -54,7 +54,9 @@ describe.each(ENGINES)("operator console: accounts on %s", (engine) => {
 
     // Contains, case-insensitive; % and _ are literal characters, not patterns.
     expect((await ops.client.get("/api/admin/accounts?q=SEARCH")).body.accounts.map((x: { email: string }) => x.email)).toEqual([b.email, a.email]);
-    expect((await ops.client.get(`/api/admin/accounts?q=${encodeURIComponent("search%")}`)).body.accounts.map((x: { email: string }) => x.email)).toEqual([b.email]);
+    expect((await ops.client.get(`/api/admin/accounts?q=${encodeURIComponent("search%")}`)).body.accounts.map((x: { email: string }) => x.email)).toEqual([
+      b.email,
+    ]);
     expect((await ops.client.get("/api/admin/accounts?q=search_")).body.accounts.map((x: { email: string }) => x.email)).toEqual([a.email]);
     expect((await ops.client.get("/api/admin/accounts?q=search&plan=business")).body.accounts.map((x: { id: string }) => x.id)).toEqual([b.id]);
     await server.ctx.accounts.setStatus(b.email, "suspended");
@@ -67,7 +69,9 @@ describe.each(ENGINES)("operator console: accounts on %s", (engine) => {
     const paged: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { status: number; body: { accounts: Array<{ id: string }>; next_cursor: string | null } } = await ops.client.get(`/api/admin/accounts?limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+      const page: { status: number; body: { accounts: Array<{ id: string }>; next_cursor: string | null } } = await ops.client.get(
+        `/api/admin/accounts?limit=2${cursor ? `&cursor=${cursor}` : ""}`,
+      );
       expect(page.status).toBe(200);
       expect(page.body.accounts.length).toBeLessThanOrEqual(2);
       paged.push(...page.body.accounts.map((x) => x.id));
@@ -81,7 +85,11 @@ describe.each(ENGINES)("operator console: accounts on %s", (engine) => {
     const a = await fresh("business");
     const key = (await a.client.post("/api/keys", { name: "k" })).body.secret as string;
     const ext = (secret: string) =>
-      fetch(`${server.url}/api/external-create.php`, { method: "POST", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body: JSON.stringify({ url: "https://example.com/ext" }) });
+      fetch(`${server.url}/api/external-create.php`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+        body: JSON.stringify({ url: "https://example.com/ext" }),
+      });
     expect((await ext(key)).status).toBe(201);
 
     const r = await ops.client.patch(`/api/admin/accounts/${a.id}`, { status: "suspended" });
@@ -106,7 +114,13 @@ describe.each(ENGINES)("operator console: accounts on %s", (engine) => {
     });
     // The same entry through the audit route.
     const listed = await ops.client.get(`/api/admin/audit?target=${a.id}`);
-    expect(listed.body.entries[0]).toMatchObject({ action: "account.status", actor_id: ops.id, actor_email: ops.email, before: { status: "active" }, after: { status: "suspended" } });
+    expect(listed.body.entries[0]).toMatchObject({
+      action: "account.status",
+      actor_id: ops.id,
+      actor_email: ops.email,
+      before: { status: "active" },
+      after: { status: "suspended" },
+    });
 
     expect((await ops.client.patch(`/api/admin/accounts/${a.id}`, { status: "active" })).status).toBe(200);
     expect((await ext(key)).status).toBe(201);

@@ -74,7 +74,9 @@ describe.each(ENGINES)("destination blocklist on %s", (engine) => {
 
     const list = await ops.get("/api/admin/blocklist");
     expect(list.status).toBe(200);
-    expect(list.body.hosts.map((h: { host: string }) => h.host)).toEqual(expect.arrayContaining(["phish.example.com", "xn--bcher-kva.example", "wild.example"]));
+    expect(list.body.hosts.map((h: { host: string }) => h.host)).toEqual(
+      expect.arrayContaining(["phish.example.com", "xn--bcher-kva.example", "wild.example"]),
+    );
     expect(list.body.file).toEqual({ path: null, hosts: 0, skipped_lines: 0, loaded_at: null, error: null });
     expect(server.ctx.blocklist.counts().console).toBe(3);
   });
@@ -83,7 +85,19 @@ describe.each(ENGINES)("destination blocklist on %s", (engine) => {
     expect((await block("203.0.113.7")).host).toBe("203.0.113.7");
     expect((await block("http://198.51.100.9:8080/login")).host).toBe("198.51.100.9");
     expect((await block("[2001:DB8::1]")).host).toBe("[2001:db8::1]");
-    for (const host of ["", "   ", "exa mple.com", "a\u0000b.example", "evil.example\u0000.com", "x".repeat(300) + ".com", "a..b.example", "user@host.example", "javascript:alert(1)", "http://", "ex!ample.com"]) {
+    for (const host of [
+      "",
+      "   ",
+      "exa mple.com",
+      "a\u0000b.example",
+      "evil.example\u0000.com",
+      "x".repeat(300) + ".com",
+      "a..b.example",
+      "user@host.example",
+      "javascript:alert(1)",
+      "http://",
+      "ex!ample.com",
+    ]) {
       const r = await ops.post("/api/admin/blocklist", { host });
       expect(r.status, JSON.stringify(host)).toBe(400);
       expect(r.body.code).toBe("invalid_request");
@@ -115,7 +129,9 @@ describe.each(ENGINES)("destination blocklist on %s", (engine) => {
     const seen: string[] = [];
     let cursor: string | null = "";
     for (let i = 0; i < 10 && cursor !== null; i++) {
-      const r: { body: { hosts: { host: string }[]; next_cursor: string | null } } = await ops.get(`/api/admin/blocklist?q=paging&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      const r: { body: { hosts: { host: string }[]; next_cursor: string | null } } = await ops.get(
+        `/api/admin/blocklist?q=paging&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
       seen.push(...r.body.hosts.map((h) => h.host));
       cursor = r.body.next_cursor;
     }
@@ -131,7 +147,12 @@ describe.each(ENGINES)("destination blocklist on %s", (engine) => {
     const audit = await ops.get("/api/admin/audit?target=audited.example");
     expect(audit.body.entries.map((e: { action: string }) => e.action)).toEqual(["blocklist.remove", "blocklist.add"]);
     const [removed, added] = audit.body.entries;
-    expect(added).toMatchObject({ actor_email: "ops@example.com", target_type: "blocklist", target_id: "audited.example", after: { host: "audited.example", note: "why" } });
+    expect(added).toMatchObject({
+      actor_email: "ops@example.com",
+      target_type: "blocklist",
+      target_id: "audited.example",
+      after: { host: "audited.example", note: "why" },
+    });
     expect(removed).toMatchObject({ actor_email: "ops@example.com", before: { host: "audited.example", note: "why" } });
     // The refused duplicate wrote nothing.
     expect((await ops.get("/api/admin/audit?target=phish.example.com")).body.entries).toHaveLength(1);
@@ -182,7 +203,11 @@ describe.each(ENGINES)("destination blocklist on %s", (engine) => {
   it("refuses the external API's creation with 400 destination_blocked", async () => {
     const key = (await user.post("/api/keys", { name: "bl" })).body.secret as string;
     const call = (url: string) =>
-      fetch(`${server.url}/api/external-create.php`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ url }) });
+      fetch(`${server.url}/api/external-create.php`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ url }),
+      });
     const refused = await call("https://blocked.example/ext");
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ status: "error", code: "destination_blocked", details: [{ field: "url" }] });
@@ -197,7 +222,11 @@ describe.each(ENGINES)("destination blocklist on %s", (engine) => {
     expect((await open(server.url, alias)).status).toBe(302);
     // Cached now: the next visit is answered by the fast path. On PostgreSQL the creation's own change
     // notification comes back through LISTEN and may drop the entry just cached: visit until it stays.
-    await within(2000, async () => (await open(server.url, alias), server.ctx.redirects.cache.peek("", alias)), (v) => v !== undefined);
+    await within(
+      2000,
+      async () => (await open(server.url, alias), server.ctx.redirects.cache.peek("", alias)),
+      (v) => v !== undefined,
+    );
     expect(server.ctx.redirects.cache.peek("", alias)).toMatchObject({ blocked: false });
     expect((await open(server.url, alias)).location).toBe("https://later.example/page");
 
@@ -260,7 +289,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("destination blocklist across tw
 
     const started = Date.now();
     expect((await ops.post("/api/admin/blocklist", { host: "two.example" })).status).toBe(201);
-    const blocked = await within(2000, () => open(b.url, "bl-two"), (r) => r.status === 410);
+    const blocked = await within(
+      2000,
+      () => open(b.url, "bl-two"),
+      (r) => r.status === 410,
+    );
     expect(blocked.status).toBe(410);
     expect(Date.now() - started).toBeLessThan(2000 + 300);
     // B refuses new links there too.
@@ -270,7 +303,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("destination blocklist across tw
     expect((await onB.post("/api/links", { url: "https://two.example/y" })).body.code).toBe("destination_blocked");
 
     expect((await ops.delete("/api/admin/blocklist/two.example")).status).toBe(200);
-    const back = await within(2000, () => open(b.url, "bl-two"), (r) => r.status === 302);
+    const back = await within(
+      2000,
+      () => open(b.url, "bl-two"),
+      (r) => r.status === 302,
+    );
     expect(back.location).toBe("https://two.example/x");
   });
 });

@@ -41,7 +41,24 @@ describe.each(ENGINES)("operator console: links on %s", (engine) => {
     const now = Date.now();
     await server.ctx.storage.db
       .insertInto("links")
-      .values({ id: `dom${n}link`, domain: "go.example", alias: "needle-dom", url: "https://example.com/dom", ios_url: null, android_url: null, expires_at: null, max_clicks: null, password_hash: null, owner_id: b.id, created_at: now, updated_at: now, updated_by: null, disabled_at: null, disabled_status: null, disabled_reason: null })
+      .values({
+        id: `dom${n}link`,
+        domain: "go.example",
+        alias: "needle-dom",
+        url: "https://example.com/dom",
+        ios_url: null,
+        android_url: null,
+        expires_at: null,
+        max_clicks: null,
+        password_hash: null,
+        owner_id: b.id,
+        created_at: now,
+        updated_at: now,
+        updated_by: null,
+        disabled_at: null,
+        disabled_status: null,
+        disabled_reason: null,
+      })
       .execute();
 
     const r = await ops.client.get("/api/admin/links?q=NEEDLE");
@@ -49,7 +66,15 @@ describe.each(ENGINES)("operator console: links on %s", (engine) => {
     expect(ids(r)).toEqual([`dom${n}link`, signedOut.id, b1.id, a1.id]);
     expect(r.body.links.map((l: { owner_email: string | null }) => l.owner_email)).toEqual([b.email, null, b.email, a.email]);
     // The link object of docs/api.md plus owner_email.
-    expect(r.body.links[3]).toMatchObject({ id: a1.id, alias: a1.alias, url: "https://example.com/needle-path", disabled: null, destination_blocked: false, click_count: 0, owner_email: a.email });
+    expect(r.body.links[3]).toMatchObject({
+      id: a1.id,
+      alias: a1.alias,
+      url: "https://example.com/needle-path",
+      disabled: null,
+      destination_blocked: false,
+      click_count: 0,
+      owner_email: a.email,
+    });
 
     expect(ids(await ops.client.get(`/api/admin/links?owner=${encodeURIComponent(b.email.toUpperCase())}`))).toEqual([`dom${n}link`, b2.id, b1.id]);
     expect(ids(await ops.client.get(`/api/admin/links?owner=${encodeURIComponent(b.email)}&domain=go.example`))).toEqual([`dom${n}link`]);
@@ -61,7 +86,9 @@ describe.each(ENGINES)("operator console: links on %s", (engine) => {
     const paged: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: { links: Array<{ id: string }>; next_cursor: string | null } } = await ops.client.get(`/api/admin/links?limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+      const page: { body: { links: Array<{ id: string }>; next_cursor: string | null } } = await ops.client.get(
+        `/api/admin/links?limit=1${cursor ? `&cursor=${cursor}` : ""}`,
+      );
       paged.push(...page.body.links.map((l) => l.id));
       cursor = page.body.next_cursor;
     } while (cursor);
@@ -80,7 +107,11 @@ describe.each(ENGINES)("operator console: links on %s", (engine) => {
 
     const r = await ops.client.post(`/api/admin/links/${link.id}/disable`, { reason: "  Phishing page  " });
     expect(r.status, r.text).toBe(200);
-    expect(r.body.link).toMatchObject({ id: link.id, owner_email: owner.email, disabled: { reason: "Phishing page", status: 410, at: expect.stringMatching(/^\d{4}-/) } });
+    expect(r.body.link).toMatchObject({
+      id: link.id,
+      owner_email: owner.email,
+      disabled: { reason: "Phishing page", status: 410, at: expect.stringMatching(/^\d{4}-/) },
+    });
     expect(server.ctx.redirects.cache.peek("", link.alias)).toBeUndefined();
     const page = await visit(server, link.alias);
     expect(page.status).toBe(410);
@@ -120,7 +151,11 @@ describe.each(ENGINES)("operator console: links on %s", (engine) => {
     const p451 = await visit(server, `dis-moved-${n}`);
     expect(p451.status).toBe(451);
     expect(p451.text).toContain("legal reasons");
-    expect((await auditRows(server, 1))[0]).toMatchObject({ action: "link.disable", before: { disabled: { reason: "Phishing page", status: 410 } }, after: { disabled: { reason: "Court order 12/3", status: 451 } } });
+    expect((await auditRows(server, 1))[0]).toMatchObject({
+      action: "link.disable",
+      before: { disabled: { reason: "Phishing page", status: 410 } },
+      after: { disabled: { reason: "Court order 12/3", status: 451 } },
+    });
 
     // Enable: redirects again at once; audited; enabling again is 409.
     const en = await ops.client.post(`/api/admin/links/${link.id}/enable`);
@@ -177,7 +212,8 @@ describe.each(ENGINES)("operator console: links on %s", (engine) => {
 
   it("state filters expired and limit_reached in SQL, in the order visitors meet the states (disabled, blocked, expired, limit_reached)", async () => {
     const owner = await fresh("business");
-    const make = (alias: string, extra: Record<string, unknown> = {}) => createLink(owner.client, { url: `https://fine.example/${alias}`, alias: `${alias}-${n}`, ...extra });
+    const make = (alias: string, extra: Record<string, unknown> = {}) =>
+      createLink(owner.client, { url: `https://fine.example/${alias}`, alias: `${alias}-${n}`, ...extra });
     const plain = await make("sq-plain");
     const expired = await make("sq-expired");
     const used = await make("sq-used", { max_clicks: 1 });
@@ -187,7 +223,11 @@ describe.each(ENGINES)("operator console: links on %s", (engine) => {
     const blockedExpired = await createLink(owner.client, { url: "https://evil-sq.example/x", alias: `sq-blocked-expired-${n}` });
     const past = Date.now() - 60_000;
     await server.ctx.storage.db.updateTable("links").set({ expires_at: past }).where("id", "in", [expired.id, offExpired.id, blockedExpired.id]).execute();
-    await server.ctx.storage.db.updateTable("links").set({ expires_at: Date.now() + 86_400_000 }).where("id", "=", plain.id).execute();
+    await server.ctx.storage.db
+      .updateTable("links")
+      .set({ expires_at: Date.now() + 86_400_000 })
+      .where("id", "=", plain.id)
+      .execute();
     for (const l of [used, open, usedExpired]) expect((await visit(server, l.alias)).status).toBe(302);
     expect((await visit(server, used.alias)).status).toBe(403);
     await server.ctx.storage.db.updateTable("links").set({ expires_at: past }).where("id", "=", usedExpired.id).execute();
@@ -246,7 +286,11 @@ describe.each(ENGINES)("operator console: links on %s", (engine) => {
       disabled_status: null,
       disabled_reason: null,
     }));
-    for (let i = 0; i < rows.length; i += 500) await server.ctx.storage.db.insertInto("links").values(rows.slice(i, i + 500)).execute();
+    for (let i = 0; i < rows.length; i += 500)
+      await server.ctx.storage.db
+        .insertInto("links")
+        .values(rows.slice(i, i + 500))
+        .execute();
     server.ctx.blocklist.setConsoleHosts(["scan-evil.example"]);
     try {
       const q = `owner=${encodeURIComponent(owner.email)}&state=blocked&limit=10`;
@@ -373,21 +417,40 @@ describe.each(ENGINES)("operator console: links on %s", (engine) => {
     expect((await owner.client.get(`/api/links/${link.id}`)).body.link.disabled).toBeNull();
   });
 
-  it.skipIf(engine !== "postgres")("a link cached on a second instance stops redirecting there at once when disabled, and when its account is deleted", async () => {
-    const b = await startTestServer({ databaseUrl: server.databaseUrl, env: { SESSION_SECRET: server.config.sessionSecret } });
-    try {
-      const owner = await fresh();
-      const link = await createLink(owner.client, { url: "https://example.com/two", alias: `two-${n}` });
-      const gone = await createLink(owner.client, { url: "https://example.com/gone", alias: `two-gone-${n}` });
-      for (const l of [link, gone]) for (let i = 0; i < 2; i++) expect((await visit(b, l.alias)).status).toBe(302);
-      expect(b.ctx.redirects.cache.peek("", link.alias)).toBeTruthy();
-      expect((await ops.client.post(`/api/admin/links/${link.id}/disable`, { reason: "two instances" })).status).toBe(200);
-      expect((await within(2_000, () => visit(b, link.alias), (v) => v.status === 410)).status).toBe(410);
+  it.skipIf(engine !== "postgres")(
+    "a link cached on a second instance stops redirecting there at once when disabled, and when its account is deleted",
+    async () => {
+      const b = await startTestServer({ databaseUrl: server.databaseUrl, env: { SESSION_SECRET: server.config.sessionSecret } });
+      try {
+        const owner = await fresh();
+        const link = await createLink(owner.client, { url: "https://example.com/two", alias: `two-${n}` });
+        const gone = await createLink(owner.client, { url: "https://example.com/gone", alias: `two-gone-${n}` });
+        for (const l of [link, gone]) for (let i = 0; i < 2; i++) expect((await visit(b, l.alias)).status).toBe(302);
+        expect(b.ctx.redirects.cache.peek("", link.alias)).toBeTruthy();
+        expect((await ops.client.post(`/api/admin/links/${link.id}/disable`, { reason: "two instances" })).status).toBe(200);
+        expect(
+          (
+            await within(
+              2_000,
+              () => visit(b, link.alias),
+              (v) => v.status === 410,
+            )
+          ).status,
+        ).toBe(410);
 
-      expect((await ops.client.delete(`/api/admin/accounts/${owner.id}`, { confirm_email: owner.email })).status).toBe(200);
-      expect((await within(2_000, () => visit(b, gone.alias), (v) => v.status === 404)).status).toBe(404);
-    } finally {
-      await b.close();
-    }
-  });
+        expect((await ops.client.delete(`/api/admin/accounts/${owner.id}`, { confirm_email: owner.email })).status).toBe(200);
+        expect(
+          (
+            await within(
+              2_000,
+              () => visit(b, gone.alias),
+              (v) => v.status === 404,
+            )
+          ).status,
+        ).toBe(404);
+      } finally {
+        await b.close();
+      }
+    },
+  );
 });

@@ -54,8 +54,24 @@ describe.each(ENGINES)("operator console: overview on %s", (engine) => {
       ])
       .execute();
 
-    const report = (id: string, state: string) => ({ id, link_id: hot.id, domain: "", alias: "ov-hot", url: "https://example.com/hot", reason: "spam", details: "", reporter_email: null, state, created_at: clock.now(), resolved_at: null, resolved_by: null });
-    await server.ctx.storage.db.insertInto("abuse_reports").values([report("r1", "open"), report("r2", "open"), report("r3", "dismissed")]).execute();
+    const report = (id: string, state: string) => ({
+      id,
+      link_id: hot.id,
+      domain: "",
+      alias: "ov-hot",
+      url: "https://example.com/hot",
+      reason: "spam",
+      details: "",
+      reporter_email: null,
+      state,
+      created_at: clock.now(),
+      resolved_at: null,
+      resolved_by: null,
+    });
+    await server.ctx.storage.db
+      .insertInto("abuse_reports")
+      .values([report("r1", "open"), report("r2", "open"), report("r3", "dismissed")])
+      .execute();
     server.ctx.blocklist.setConsoleHosts(["one.example", "two.example"]);
     server.ctx.blocklist.setFileHosts(["three.example"]);
 
@@ -74,7 +90,11 @@ describe.each(ENGINES)("operator console: overview on %s", (engine) => {
           { id: old.id, alias: "ov-old", domain: null, short_url: `${server.url}/ov-old`, url: "https://example.com/old", owner_email: b.email, clicks: 2 },
         ],
         reports_open: 2,
-        health: { database: "ok", click_writer: { pending: 0, oldest_ms: 0, journal_only: 0, journal_bytes: 0, dropped: 0 }, webhook_queue: { queued: 0, dropped: 0 } },
+        health: {
+          database: "ok",
+          click_writer: { pending: 0, oldest_ms: 0, journal_only: 0, journal_bytes: 0, dropped: 0 },
+          webhook_queue: { queued: 0, dropped: 0 },
+        },
         blocklist: { console: 2, file: 1 },
       });
     } finally {
@@ -87,14 +107,30 @@ describe.each(ENGINES)("operator console: overview on %s", (engine) => {
     const owner = await account(server, "ov-writer@example.com");
     const link = await createLink(owner.client, { url: "https://example.com/w" });
     const num = await linkNum(server, link.id);
-    const click = (at: number) => ({ linkId: link.id, linkNum: num, at, userAgent: "test", referer: "", ip: "", country: null, counted: false, destination: null });
+    const click = (at: number) => ({
+      linkId: link.id,
+      linkNum: num,
+      at,
+      userAgent: "test",
+      referer: "",
+      ip: "",
+      country: null,
+      counted: false,
+      destination: null,
+    });
     server.ctx.clicks.record(click(clock.now() - 5_000));
     server.ctx.clicks.record(click(clock.now() - 1_000));
     const r = await ops.client.get("/api/admin/overview");
     // One journal append of both: a 12-byte header, the strings ["test",""] (11 bytes), 10 numbers of 8 bytes a click.
     expect(r.body.health.click_writer).toEqual({ pending: 2, oldest_ms: 5_000, journal_only: 0, journal_bytes: 183, dropped: 0 });
     await server.ctx.clicks.flush();
-    expect((await ops.client.get("/api/admin/overview")).body.health.click_writer).toEqual({ pending: 0, oldest_ms: 0, journal_only: 0, journal_bytes: 0, dropped: 0 });
+    expect((await ops.client.get("/api/admin/overview")).body.health.click_writer).toEqual({
+      pending: 0,
+      oldest_ms: 0,
+      journal_only: 0,
+      journal_bytes: 0,
+      dropped: 0,
+    });
   });
 
   it("answers a non-operator 403 and a signed-out client 401", async () => {

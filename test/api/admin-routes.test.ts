@@ -123,7 +123,9 @@ describe.each(ENGINES)("operator routes on %s", (engine) => {
     }
     expect(results).toEqual(expected);
     expect(await rowCounts(server)).toEqual(before);
-    expect(await server.ctx.storage.db.selectFrom("users").select(["plan", "status"]).where("id", "=", victim.id).executeTakeFirstOrThrow()).toEqual(victimBefore);
+    expect(await server.ctx.storage.db.selectFrom("users").select(["plan", "status"]).where("id", "=", victim.id).executeTakeFirstOrThrow()).toEqual(
+      victimBefore,
+    );
     expect((await victim.client.get(`/api/links/${victimLink.id}`)).body.link.disabled).toBeNull();
     expect((await fetch(`${server.url}/${victimLink.alias}`, { redirect: "manual" })).status).toBe(302);
 
@@ -176,7 +178,10 @@ describe.each(ENGINES)("operator flag from the command line on %s", (engine) => 
     expect(snip(["user", "create", "--email", "plain@example.com", "--password", "correct horse 1", "--verified"], env).code).toBe(0);
     expect(snip(["user", "admin", "plain@example.com", "on"], env)).toMatchObject({ code: 0, stdout: "plain@example.com: operator on\n" });
     expect(snip(["user", "admin", "plain@example.com", "off"], env)).toMatchObject({ code: 0, stdout: "plain@example.com: operator off\n" });
-    expect(snip(["user", "admin", "ghost@example.com", "maybe"], env)).toMatchObject({ code: 1, stderr: expect.stringContaining('snip: state must be on or off, got "maybe"\n') });
+    expect(snip(["user", "admin", "ghost@example.com", "maybe"], env)).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('snip: state must be on or off, got "maybe"\n'),
+    });
 
     const server = await startTestServer(engine === "postgres" ? { databaseUrl: env.DATABASE_URL, dataDir } : { dataDir });
     servers.push(server);
@@ -189,13 +194,44 @@ describe.each(ENGINES)("operator flag from the command line on %s", (engine) => 
 
     const audit = await boss.get("/api/admin/audit?action=account.admin");
     expect(audit.status, audit.text).toBe(200);
-    const ids = Object.fromEntries(
-      (await server.ctx.storage.db.selectFrom("users").select(["email", "id"]).execute()).map((u) => [u.email, u.id]),
-    );
+    const ids = Object.fromEntries((await server.ctx.storage.db.selectFrom("users").select(["email", "id"]).execute()).map((u) => [u.email, u.id]));
     expect(audit.body.entries.map((e: Record<string, unknown>) => ({ ...e, id: undefined, at: undefined }))).toEqual([
-      { id: undefined, at: undefined, actor_id: null, actor_email: "command line", action: "account.admin", target_type: "account", target_id: ids["plain@example.com"], summary: "plain@example.com no longer an operator", before: { is_admin: true }, after: { is_admin: false } },
-      { id: undefined, at: undefined, actor_id: null, actor_email: "command line", action: "account.admin", target_type: "account", target_id: ids["plain@example.com"], summary: "plain@example.com made an operator", before: { is_admin: false }, after: { is_admin: true } },
-      { id: undefined, at: undefined, actor_id: null, actor_email: "command line", action: "account.admin", target_type: "account", target_id: ids["boss@example.com"], summary: "boss@example.com made an operator", before: { is_admin: false }, after: { is_admin: true } },
+      {
+        id: undefined,
+        at: undefined,
+        actor_id: null,
+        actor_email: "command line",
+        action: "account.admin",
+        target_type: "account",
+        target_id: ids["plain@example.com"],
+        summary: "plain@example.com no longer an operator",
+        before: { is_admin: true },
+        after: { is_admin: false },
+      },
+      {
+        id: undefined,
+        at: undefined,
+        actor_id: null,
+        actor_email: "command line",
+        action: "account.admin",
+        target_type: "account",
+        target_id: ids["plain@example.com"],
+        summary: "plain@example.com made an operator",
+        before: { is_admin: false },
+        after: { is_admin: true },
+      },
+      {
+        id: undefined,
+        at: undefined,
+        actor_id: null,
+        actor_email: "command line",
+        action: "account.admin",
+        target_type: "account",
+        target_id: ids["boss@example.com"],
+        summary: "boss@example.com made an operator",
+        before: { is_admin: false },
+        after: { is_admin: true },
+      },
     ]);
     expect((await boss.get("/api/admin/audit?actor=COMMAND")).body.entries).toHaveLength(3);
   }, 300_000);

@@ -51,7 +51,11 @@ describe.each(ENGINES)("alias reservations on %s", (engine) => {
 
     const taken = await b.post("/api/links", { url: "https://evil.example/", alias: "reuseX" });
     expect(taken.status).toBe(409);
-    expect(taken.body).toMatchObject({ status: "error", code: "alias_taken", details: [{ field: "alias", message: "This alias is already taken; choose another" }] });
+    expect(taken.body).toMatchObject({
+      status: "error",
+      code: "alias_taken",
+      details: [{ field: "alias", message: "This alias is already taken; choose another" }],
+    });
     const anon = await new ApiClient(server.url).init();
     expect((await anon.post("/api/links", { url: "https://evil.example/", alias: "reuseX" })).body.code).toBe("alias_taken");
     const ext = await external(other.key, { url: "https://evil.example/", alias: "reuseX" });
@@ -119,7 +123,10 @@ describe.each(ENGINES)("alias reservations on %s", (engine) => {
 
   it("reservations are per domain: the same alias on another domain is unaffected", async () => {
     const owner = await userId(a);
-    await server.ctx.storage.db.insertInto("alias_reservations").values({ domain: "go.example.org", alias: "per-domain", owner_id: owner, released_at: 0 }).execute();
+    await server.ctx.storage.db
+      .insertInto("alias_reservations")
+      .values({ domain: "go.example.org", alias: "per-domain", owner_id: owner, released_at: 0 })
+      .execute();
     expect((await b.post("/api/links", { url: "https://example.com/pd", alias: "per-domain" })).status).toBe(201);
   });
 

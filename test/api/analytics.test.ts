@@ -41,7 +41,18 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
     return { id: r.body.link.id as string, num: await linkNum(server, r.body.link.id), tags: r.body.link.tags as Array<{ id: string }> };
   }
   const record = (link: { id: string; num: number }, at: number, extra: Partial<ClickInput> = {}) =>
-    server.ctx.clicks.record({ linkId: link.id, linkNum: link.num, at, userAgent: UA.windows, referer: "", ip: "198.51.100.20", country: null, counted: false, destination: null, ...extra });
+    server.ctx.clicks.record({
+      linkId: link.id,
+      linkNum: link.num,
+      at,
+      userAgent: UA.windows,
+      referer: "",
+      ip: "198.51.100.20",
+      country: null,
+      counted: false,
+      destination: null,
+      ...extra,
+    });
 
   it("counts a visitor once a day (a new salt the next day) and stores no address anywhere", async () => {
     const link = await newLink(pro.client, "visitors");
@@ -115,10 +126,9 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
     const day = (await pro.client.get(`/api/links/${link.id}/stats?from=2026-10-25&to=2026-10-25&tz=Europe/Paris`)).body;
     expect(day.granularity).toBe("hour");
     expect(day.series).toHaveLength(25);
-    expect(day.series.filter((p: { label: string }) => p.label === "2026-10-25T02:00").map((p: { start: string; clicks: number }) => `${p.start} ${p.clicks}`)).toEqual([
-      "2026-10-25T00:00:00.000Z 1",
-      "2026-10-25T01:00:00.000Z 1",
-    ]);
+    expect(
+      day.series.filter((p: { label: string }) => p.label === "2026-10-25T02:00").map((p: { start: string; clicks: number }) => `${p.start} ${p.clicks}`),
+    ).toEqual(["2026-10-25T00:00:00.000Z 1", "2026-10-25T01:00:00.000Z 1"]);
     expect(day.range_clicks).toBe(4);
     // A zone a day ahead of UTC: its today is tomorrow in UTC; an unknown zone is refused.
     const kiritimati = (await pro.client.get(`/api/links/${link.id}/stats?range=7d&tz=Pacific/Kiritimati`)).body;
@@ -155,7 +165,13 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
     // all: since the link was made (today): hours, and nothing before to compare with.
     expect(await named("all")).toEqual(["all", "2026-10-27", "2026-10-27", "hour", 24, 2, true]);
     const years = (await pro.client.get(`/api/links/${link.id}/stats?from=2024-01-01&to=2026-10-27`)).body;
-    expect([years.granularity, years.series.length, years.series[0].label, years.series.at(-1).label, years.range_clicks]).toEqual(["month", 34, "2024-01", "2026-10", 6]);
+    expect([years.granularity, years.series.length, years.series[0].label, years.series.at(-1).label, years.range_clicks]).toEqual([
+      "month",
+      34,
+      "2024-01",
+      "2026-10",
+      6,
+    ]);
     expect(years).not.toHaveProperty("daily");
     expect(years.series.find((p: { label: string }) => p.label === "2025-03").clicks).toBe(1);
     // The same months in another zone (read by hour) give the same counts.
@@ -164,7 +180,10 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
   });
 
   it("counts QR scans apart; the marker is taken off before redirect rules see the query", async () => {
-    const rules = [{ if: { query: { qr: "*" } }, url: "https://example.com/qr-rule" }, { if: { query: { utm_source: "*" } }, url: "https://example.com/utm-rule" }];
+    const rules = [
+      { if: { query: { qr: "*" } }, url: "https://example.com/qr-rule" },
+      { if: { query: { utm_source: "*" } }, url: "https://example.com/utm-rule" },
+    ];
     const link = await newLink(owner.client, "scan-me", { rules });
     const go = (path: string) => hit(server.url, path, HOST);
     expect((await go("/scan-me?qr=1")).location).toBe("https://example.com/scan-me");
@@ -251,7 +270,13 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
 
     // Top links from a few candidates by all-time clicks, or from every link when those cannot rule the others out: the same answer.
     for (const candidates of [1, 2, 3]) {
-      const few = new AccountAnalytics({ db: server.ctx.storage.db, stats: server.ctx.stats, origin: server.url, ownHost: new URL(server.url).hostname, candidates });
+      const few = new AccountAnalytics({
+        db: server.ctx.storage.db,
+        stats: server.ctx.stats,
+        origin: server.url,
+        ownHost: new URL(server.url).hostname,
+        candidates,
+      });
       const got = await few.read((await server.ctx.accounts.byId(owner.id))!, { range: "7d" });
       expect(got.links, `candidates ${candidates}`).toEqual(mine.links);
     }
@@ -264,7 +289,11 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
     // A deleted link's clicks leave the account's totals with it.
     expect((await owner.client.delete(`/api/links/${a.id}`)).status).toBe(200);
     const after = (await owner.client.get("/api/analytics?range=7d")).body;
-    expect([after.range_clicks, after.range_visitors, after.countries.reduce((n: number, c: { clicks: number }) => n + c.clicks, 0)]).toEqual([7, all.range_visitors - 3, 7]);
+    expect([after.range_clicks, after.range_visitors, after.countries.reduce((n: number, c: { clicks: number }) => n + c.clicks, 0)]).toEqual([
+      7,
+      all.range_visitors - 3,
+      7,
+    ]);
     expect(after.series.at(-1).clicks).toBe(7);
     expect(after.links.map((l: { alias: string }) => l.alias)).not.toContain("acct-a");
   });

@@ -88,15 +88,24 @@ describe.each(ENGINES)("scoped API keys on %s", (engine) => {
     expect((await c.post("/api/keys", { name: "u", scopes: ["links:delete"] })).body.details).toEqual([
       { field: "scopes", message: 'unknown scope "links:delete"; known: links:create, links:read, links:write, stats:read, export' },
     ]);
-    expect((await c.post("/api/keys", { name: "d", scopes: ["export", "export"] })).body.details).toEqual([{ field: "scopes", message: "export is listed twice" }]);
+    expect((await c.post("/api/keys", { name: "d", scopes: ["export", "export"] })).body.details).toEqual([
+      { field: "scopes", message: "export is listed twice" },
+    ]);
   });
 
   it("refuses an expired key with 401 invalid_api_key, like an unknown one, on every key route; the view still shows it", async () => {
-    const r = await c.post("/api/keys", { name: "short-lived", scopes: ["links:create", "links:read"], expires_at: new Date(Date.now() + 60_000).toISOString() });
+    const r = await c.post("/api/keys", {
+      name: "short-lived",
+      scopes: ["links:create", "links:read"],
+      expires_at: new Date(Date.now() + 60_000).toISOString(),
+    });
     expect((await withKey(r.body.secret, "GET", "/api/external/links")).status).toBe(200);
     const past = Date.now() - 1000;
     await db().updateTable("api_keys").set({ expires_at: past }).where("id", "=", r.body.key.id).execute();
-    for (const [method, path, body] of [["GET", "/api/external/links", undefined], ["POST", "/api/external-create.php", { url: "https://example.com/late" }]] as const) {
+    for (const [method, path, body] of [
+      ["GET", "/api/external/links", undefined],
+      ["POST", "/api/external-create.php", { url: "https://example.com/late" }],
+    ] as const) {
       const a = await withKey(r.body.secret, method, path, body);
       expect(a.status).toBe(401);
       expect(a.body).toEqual({ status: "error", code: "invalid_api_key", message: "The API key has expired" });
@@ -136,7 +145,12 @@ describe.each(ENGINES)("scoped API keys on %s", (engine) => {
     const link = await createLink(pro, { url: "https://example.com/pro", alias: "scoped-pro-link" });
     const r = await pro.post("/api/keys", { name: "all", scopes: ["links:create", "links:read", "links:write", "stats:read", "export"] });
     expect(r.status).toBe(201);
-    for (const [method, path] of [["GET", "/api/external/links"], ["GET", `/api/external/links/${link.id}/stats`], ["DELETE", `/api/external/links/${link.id}`], ["GET", "/api/external-export"]]) {
+    for (const [method, path] of [
+      ["GET", "/api/external/links"],
+      ["GET", `/api/external/links/${link.id}/stats`],
+      ["DELETE", `/api/external/links/${link.id}`],
+      ["GET", "/api/external-export"],
+    ]) {
       const a = await withKey(r.body.secret, method!, path!);
       expect([a.status, a.body.code, a.body.required_plan], `${method} ${path}`).toEqual([403, "plan_required", "business"]);
     }
@@ -170,7 +184,9 @@ describe.each(ENGINES)("scoped API keys on %s", (engine) => {
     const rows = await db().selectFrom("admin_audit").selectAll().where("target_id", "=", id).orderBy("id").execute();
     const user = await server.ctx.accounts.requireByEmail("scoped@example.com");
     const state = { name: "audited", prefix: r.body.key.prefix, scopes: ["links:read", "export"], expires_at: null };
-    expect(rows.map((x) => ({ action: x.action, actor_id: x.actor_id, actor_email: x.actor_email, target_type: x.target_type, before: x.before, after: x.after }))).toEqual([
+    expect(
+      rows.map((x) => ({ action: x.action, actor_id: x.actor_id, actor_email: x.actor_email, target_type: x.target_type, before: x.before, after: x.after })),
+    ).toEqual([
       { action: "api_key.create", actor_id: user.id, actor_email: "scoped@example.com", target_type: "api_key", before: null, after: JSON.stringify(state) },
       { action: "api_key.revoke", actor_id: user.id, actor_email: "scoped@example.com", target_type: "api_key", before: JSON.stringify(state), after: null },
     ]);

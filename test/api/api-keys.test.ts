@@ -167,7 +167,11 @@ describe.each(ENGINES)("API keys on %s", (engine) => {
       expect((await r.json()).code).toBe("unauthenticated");
     }
     // A write with the key but without a session is refused before anything else (CSRF), and creates nothing.
-    const w = await fetch(`${server.url}/api/links`, { method: "POST", headers: { ...h, "content-type": "application/json" }, body: JSON.stringify({ url: "https://example.com/x" }) });
+    const w = await fetch(`${server.url}/api/links`, {
+      method: "POST",
+      headers: { ...h, "content-type": "application/json" },
+      body: JSON.stringify({ url: "https://example.com/x" }),
+    });
     expect(w.status).toBe(403);
     expect((await w.json()).code).toBe("csrf_failed");
     // With a signed-out session, the key does not make the caller signed in either.
@@ -213,7 +217,10 @@ describe.each(ENGINES)("API keys on %s", (engine) => {
     expect([row.scopes, Number(row.expires_at)]).toEqual(['["links:read","export"]', Date.parse(expires)]);
     const count = async () => (await server.ctx.storage.db.selectFrom("api_keys").select("id").execute()).length;
     const before = await count();
-    for (const args of [["--scopes", "links:delete"], ["--expires", "2020-01-01T00:00:00Z"]]) {
+    for (const args of [
+      ["--scopes", "links:delete"],
+      ["--expires", "2020-01-01T00:00:00Z"],
+    ]) {
       const bad = await cli(server, ["key", "create", "keys-cli-scopes@example.com", ...args]);
       expect(bad.code).not.toBe(0);
       expect(bad.out).toBe("");

@@ -38,7 +38,8 @@ describe("BLOCKLIST_FILE lines", () => {
 
   it("loads 100,000 lines without holding the event loop for long", async () => {
     const lines: string[] = [];
-    for (let i = 0; i < 100_000; i++) lines.push(i % 3 === 0 ? `0.0.0.0 host-${i}.bad.example` : i % 3 === 1 ? `https://h${i}.phish.example/login` : `site-${i}.example # note`);
+    for (let i = 0; i < 100_000; i++)
+      lines.push(i % 3 === 0 ? `0.0.0.0 host-${i}.bad.example` : i % 3 === 1 ? `https://h${i}.phish.example/login` : `site-${i}.example # note`);
     const text = lines.join("\n");
     // Other work gets the event loop between slices: count the turns it gets while the file is parsed.
     let parsing = true;

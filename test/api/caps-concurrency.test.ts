@@ -24,7 +24,11 @@ interface CapCase {
 }
 
 async function count(server: TestServer, table: "links" | "domains" | "webhooks", userId: string): Promise<number> {
-  const r = await server.ctx.storage.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", userId).executeTakeFirstOrThrow();
+  const r = await server.ctx.storage.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("owner_id", "=", userId)
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 
@@ -65,7 +69,14 @@ const CASES: CapCase[] = [
     request: (c, i) => c.post("/api/keys", { name: `race ${i}` }),
     held: async (s, id) =>
       Number(
-        (await s.ctx.storage.db.selectFrom("api_keys").select((eb) => eb.fn.countAll<number>().as("n")).where("user_id", "=", id).where("revoked_at", "is", null).executeTakeFirstOrThrow()).n,
+        (
+          await s.ctx.storage.db
+            .selectFrom("api_keys")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .where("user_id", "=", id)
+            .where("revoked_at", "is", null)
+            .executeTakeFirstOrThrow()
+        ).n,
       ),
   },
   {
@@ -77,8 +88,14 @@ const CASES: CapCase[] = [
     request: (c, i, tag) => c.post("/api/team/invitations", { email: `invitee${i}-${tag}@example.com` }),
     held: async (s, id) =>
       Number(
-        (await s.ctx.storage.db.selectFrom("team_invitations").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", id).where("state", "=", "pending").executeTakeFirstOrThrow())
-          .n,
+        (
+          await s.ctx.storage.db
+            .selectFrom("team_invitations")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .where("owner_id", "=", id)
+            .where("state", "=", "pending")
+            .executeTakeFirstOrThrow()
+        ).n,
       ),
   },
 ];

@@ -39,7 +39,9 @@ describe("snip domain", { timeout: 120_000 }, () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^cli\.example\tpending\tnever checked\tAdd the CNAME record cli\.example -> cname\.snip\.example and the TXT record _snip-verify\.cli\.example with the value snip-verify=\w{32} at your DNS provider, then verify\.$/);
+    expect(lines[0]).toMatch(
+      /^cli\.example\tpending\tnever checked\tAdd the CNAME record cli\.example -> cname\.snip\.example and the TXT record _snip-verify\.cli\.example with the value snip-verify=\w{32} at your DNS provider, then verify\.$/,
+    );
     expect(lines[1]?.startsWith("second.example\tpending\t")).toBe(true);
     expect(snip(["domain", "list", "nobody@example.com"], env)).toMatchObject({ code: 1, stderr: "snip: no user with email nobody@example.com\n" });
   });
@@ -47,7 +49,9 @@ describe("snip domain", { timeout: 120_000 }, () => {
   it("verifies a hostname: exit code 3 with the next action while pending, 0 once verified", async () => {
     const pending = await snipAsync(["domain", "verify", "CLI.example."], env);
     expect(pending.code).toBe(3);
-    expect(pending.stdout).toMatch(/^cli\.example\tpending\tchecked \d{4}-\d\d-\d\dT[\d:.]+Z\tNo CNAME record found for cli\.example: add a CNAME record cli\.example -> cname\.snip\.example\. No TXT record found at _snip-verify\.cli\.example/);
+    expect(pending.stdout).toMatch(
+      /^cli\.example\tpending\tchecked \d{4}-\d\d-\d\dT[\d:.]+Z\tNo CNAME record found for cli\.example: add a CNAME record cli\.example -> cname\.snip\.example\. No TXT record found at _snip-verify\.cli\.example/,
+    );
     dns.serve({ records });
     // The operator's command is not held back by the dashboard's per-domain throttle.
     const ok = await snipAsync(["domain", "verify", "cli.example"], env);

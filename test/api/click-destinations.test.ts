@@ -110,8 +110,14 @@ describe.each(ENGINES)("click destinations on %s", (engine) => {
       .set({
         ios_url: URLS.ios,
         android_url: URLS.android,
-        rules: JSON.stringify([{ if: { country: ["FR"] }, url: URLS.rule1 }, { if: { device: ["desktop"] }, url: URLS.rule2 }]),
-        split: JSON.stringify([{ url: URLS.variant1, weight: 50 }, { url: URLS.variant2, weight: 50 }]),
+        rules: JSON.stringify([
+          { if: { country: ["FR"] }, url: URLS.rule1 },
+          { if: { device: ["desktop"] }, url: URLS.rule2 },
+        ]),
+        split: JSON.stringify([
+          { url: URLS.variant1, weight: 50 },
+          { url: URLS.variant2, weight: 50 },
+        ]),
       })
       .where("id", "=", link.id)
       .execute();
@@ -124,7 +130,17 @@ describe.each(ENGINES)("click destinations on %s", (engine) => {
   const record = (seeds: Seed[]) => {
     for (const [at, destination, n] of seeds) {
       for (let i = 0; i < n; i++) {
-        const c: ClickInput = { linkId: link.id, linkNum: link.num, at: at + i * 1000, userAgent: UA.windows, referer: "", ip: "", country: null, counted: false, destination };
+        const c: ClickInput = {
+          linkId: link.id,
+          linkNum: link.num,
+          at: at + i * 1000,
+          userAgent: UA.windows,
+          referer: "",
+          ip: "",
+          country: null,
+          counted: false,
+          destination,
+        };
         server.ctx.clicks.record(c);
       }
     }
@@ -135,15 +151,29 @@ describe.each(ENGINES)("click destinations on %s", (engine) => {
     return r.body as { range_clicks: number; destinations: unknown[]; destinations_daily: unknown[] };
   };
   const destinationRows = async () =>
-    (await server.ctx.storage.db.selectFrom("click_breakdown").select(["day", "value", "clicks"]).where("link_id", "=", link.id).where("dimension", "=", "destination").orderBy("day").orderBy("value").execute()).map(
-      (r) => `${r.day} ${r.value} ${Number(r.clicks)}`,
-    );
+    (
+      await server.ctx.storage.db
+        .selectFrom("click_breakdown")
+        .select(["day", "value", "clicks"])
+        .where("link_id", "=", link.id)
+        .where("dimension", "=", "destination")
+        .orderBy("day")
+        .orderBy("value")
+        .execute()
+    ).map((r) => `${r.day} ${r.value} ${Number(r.clicks)}`);
 
   it("statistics: destinations and per day, stored, fresh (held back or not committed) and for range=24h", async () => {
     record(COMMITTED);
     await server.ctx.clicks.flush();
     // Only clicks not sent to the link's url have roll-up rows.
-    expect(await destinationRows()).toEqual(["2026-10-30 rule:1 5", "2026-10-31 rule:1 1", "2026-11-01 ios 1", "2026-11-01 rule:3 1", "2026-11-01 variant:2 3", "2026-11-02 ios 1"]);
+    expect(await destinationRows()).toEqual([
+      "2026-10-30 rule:1 5",
+      "2026-10-31 rule:1 1",
+      "2026-11-01 ios 1",
+      "2026-11-01 rule:3 1",
+      "2026-11-01 variant:2 3",
+      "2026-11-02 ios 1",
+    ]);
     const stored = await stats(range);
     expect(stored.range_clicks).toBe(9);
     expect(stored.destinations).toEqual([
@@ -157,13 +187,25 @@ describe.each(ENGINES)("click destinations on %s", (engine) => {
     record(FRESH);
     if (engine === "postgres") {
       // Still in this process's memory: nothing of them is stored yet.
-      const raw = await server.ctx.storage.db.selectFrom("clicks").select((eb) => eb.fn.countAll<number>().as("n")).where("link_num", "=", link.num).executeTakeFirstOrThrow();
+      const raw = await server.ctx.storage.db
+        .selectFrom("clicks")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .where("link_num", "=", link.num)
+        .executeTakeFirstOrThrow();
       expect(Number(raw.n)).toBe(14);
     }
-    const fresh = await within(5_000, () => stats(range), (s) => s.range_clicks === 14);
+    const fresh = await within(
+      5_000,
+      () => stats(range),
+      (s) => s.range_clicks === 14,
+    );
     expect(fresh.destinations).toEqual(RANGE_DESTINATIONS);
     expect(fresh.destinations_daily).toEqual(RANGE_DAILY);
-    const day = await within(5_000, () => stats("range=24h"), (s) => s.range_clicks === 6);
+    const day = await within(
+      5_000,
+      () => stats("range=24h"),
+      (s) => s.range_clicks === 6,
+    );
     expect(day.destinations).toEqual(LAST_DAY_DESTINATIONS);
     expect(day.destinations_daily).toEqual(LAST_DAY_DAILY);
     // Not rolled up yet: the fresh clicks came from memory.
@@ -195,7 +237,18 @@ describe.each(ENGINES)("click destinations on %s", (engine) => {
   it("a link without rules, split or device addresses: only default, and no destination rows", async () => {
     const plain = await createLink(biz, { url: "https://example.org/plain", alias: `plain-${engine}` });
     const num = await linkNum(server, plain.id);
-    for (let i = 0; i < 3; i++) server.ctx.clicks.record({ linkId: plain.id, linkNum: num, at: NOW - 3_600_000 + i, userAgent: UA.iphone, referer: "", ip: "", country: null, counted: false, destination: null });
+    for (let i = 0; i < 3; i++)
+      server.ctx.clicks.record({
+        linkId: plain.id,
+        linkNum: num,
+        at: NOW - 3_600_000 + i,
+        userAgent: UA.iphone,
+        referer: "",
+        ip: "",
+        country: null,
+        counted: false,
+        destination: null,
+      });
     await server.ctx.clicks.flush();
     const r = await biz.get(`/api/links/${plain.id}/stats?range=7d`);
     expect(r.body.destinations).toEqual([{ destination: "default", url: "https://example.org/plain", clicks: 3, share: 1 }]);
@@ -203,7 +256,12 @@ describe.each(ENGINES)("click destinations on %s", (engine) => {
     const none = await biz.get(`/api/links/${plain.id}/stats?from=2026-10-01&to=2026-10-31`);
     expect(none.body.destinations).toEqual([]);
     expect(none.body.destinations_daily).toEqual([]);
-    const rows = await server.ctx.storage.db.selectFrom("click_breakdown").select("dimension").where("link_id", "=", plain.id).where("dimension", "=", "destination").execute();
+    const rows = await server.ctx.storage.db
+      .selectFrom("click_breakdown")
+      .select("dimension")
+      .where("link_id", "=", plain.id)
+      .where("dimension", "=", "destination")
+      .execute();
     expect(rows).toEqual([]);
   });
 
@@ -230,10 +288,19 @@ describe.each(ENGINES)("click destinations on %s", (engine) => {
     // A real redirect (a desktop visitor: the link's rule 2 holds) and a click handed over with a variant.
     expect(await visit(server.url, `/${link.alias}`, { "user-agent": UA.windows })).toBe(302);
     const got = await rx.waitFor(before + 1);
-    server.ctx.clickDeliveries.linkClicked(owner.id, { id: link.id, url: URLS.url }, "", { alias: link.alias, userAgent: UA.iphone, referer: "", ip: "", country: null, qr: false }, NOW, "variant:2");
+    server.ctx.clickDeliveries.linkClicked(
+      owner.id,
+      { id: link.id, url: URLS.url },
+      "",
+      { alias: link.alias, userAgent: UA.iphone, referer: "", ip: "", country: null, qr: false },
+      NOW,
+      "variant:2",
+    );
     const all = (await rx.waitFor(before + 2)).slice(before);
     expect(got.length).toBeGreaterThan(before);
-    const bodies = all.filter((r) => r.url === "/dest").map((r) => JSON.parse(r.body) as { link: { id: string }; click: { destination: string; device: string } });
+    const bodies = all
+      .filter((r) => r.url === "/dest")
+      .map((r) => JSON.parse(r.body) as { link: { id: string }; click: { destination: string; device: string } });
     expect(bodies.map((b) => [b.link.id, b.click.device, b.click.destination])).toEqual([
       [link.id, "desktop", "rule:2"],
       [link.id, "mobile", "variant:2"],

@@ -23,9 +23,12 @@ describe("CSRF on every state-changing route", () => {
     const routes = guarded();
     expect(routes.length).toBeGreaterThanOrEqual(12);
     const keyRoutes = Object.keys(KEY_ROUTE_SCOPES).filter((r) => STATE_CHANGING.has(r.split(" ")[0]!));
-    expect(routes.filter((r) => !r.csrf).map((r) => `${r.method} ${r.url}`).sort()).toEqual(
-      routes.some((r) => r.url === "/api/external-create.php") ? keyRoutes.sort() : [],
-    );
+    expect(
+      routes
+        .filter((r) => !r.csrf)
+        .map((r) => `${r.method} ${r.url}`)
+        .sort(),
+    ).toEqual(routes.some((r) => r.url === "/api/external-create.php") ? keyRoutes.sort() : []);
     // Each opts out because it takes a key: it declares its scopes.
     expect(routes.filter((r) => !r.csrf && !r.keyScopes)).toEqual([]);
   });

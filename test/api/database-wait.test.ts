@@ -18,12 +18,21 @@ describe("start-up waits for PostgreSQL", () => {
   it("nothing answers: one line says what it waits for, then snip exits 1 after DATABASE_WAIT_S with a clear line, the password nowhere", async () => {
     const port = await freePort();
     const started = Date.now();
-    const r = await snipAsync(["serve"], { LOG_LEVEL: "info", DATA_DIR: dataDir(), DATABASE_URL: `postgres://snip:hunter2pw@127.0.0.1:${port}/snipdb`, DATABASE_WAIT_S: "2" });
+    const r = await snipAsync(["serve"], {
+      LOG_LEVEL: "info",
+      DATA_DIR: dataDir(),
+      DATABASE_URL: `postgres://snip:hunter2pw@127.0.0.1:${port}/snipdb`,
+      DATABASE_WAIT_S: "2",
+    });
     expect(r.code).toBe(1);
     expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
     const waits = r.stdout.split("\n").filter((l) => l.includes("waiting for PostgreSQL"));
     expect(waits).toHaveLength(1);
-    expect(JSON.parse(waits[0]!)).toMatchObject({ level: 40, database: `127.0.0.1:${port}/snipdb`, msg: `waiting for PostgreSQL at 127.0.0.1:${port}/snipdb (up to 2 s, DATABASE_WAIT_S)` });
+    expect(JSON.parse(waits[0]!)).toMatchObject({
+      level: 40,
+      database: `127.0.0.1:${port}/snipdb`,
+      msg: `waiting for PostgreSQL at 127.0.0.1:${port}/snipdb (up to 2 s, DATABASE_WAIT_S)`,
+    });
     expect(r.stderr).toBe(`snip: PostgreSQL at 127.0.0.1:${port}/snipdb did not answer within 2 s (DATABASE_WAIT_S): connect ECONNREFUSED 127.0.0.1:${port}\n`);
     expect(r.stdout + r.stderr).not.toContain("hunter2pw");
   });
@@ -42,7 +51,15 @@ describe("start-up waits for PostgreSQL", () => {
     via.hostname = "127.0.0.1";
     via.port = String(port);
     const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "..", "..", "src", "cli.ts"), "serve"], {
-      env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "info", PORT: String(httpPort), BASE_URL: `http://127.0.0.1:${httpPort}`, DATA_DIR: dataDir(), DATABASE_URL: via.toString(), DATABASE_WAIT_S: "60" },
+      env: {
+        PATH: process.env.PATH ?? "",
+        LOG_LEVEL: "info",
+        PORT: String(httpPort),
+        BASE_URL: `http://127.0.0.1:${httpPort}`,
+        DATA_DIR: dataDir(),
+        DATABASE_URL: via.toString(),
+        DATABASE_WAIT_S: "60",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";

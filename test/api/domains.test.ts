@@ -41,7 +41,11 @@ describe.each(ENGINES)("custom domains on %s", (engine) => {
   const verify = (client: ApiClient, id: string) => client.post(`/api/domains/${id}/verify`);
   /** Lets the next verify of this domain through the per-domain throttle (as if the window had passed). */
   const pastThrottle = (id: string) =>
-    server.ctx.storage.db.updateTable("domains").set({ verify_requested_at: Date.now() - VERIFY_INTERVAL_MS - 1 }).where("id", "=", id).execute();
+    server.ctx.storage.db
+      .updateTable("domains")
+      .set({ verify_requested_at: Date.now() - VERIFY_INTERVAL_MS - 1 })
+      .where("id", "=", id)
+      .execute();
   const verified = async (client: ApiClient, hostname: string) => {
     const d = await add(client, hostname);
     dns.serve(d);
@@ -79,7 +83,9 @@ describe.each(ENGINES)("custom domains on %s", (engine) => {
     for (const hostname of ["https://go2.example.com/x", "https://go2.example.com:8443/", "https://u@go2.example.com/", "ftp://go2.example.com/"]) {
       const r = await biz.post("/api/domains", { hostname });
       expect(r.status, hostname).toBe(400);
-      expect(r.body.details, hostname).toEqual([{ field: "hostname", message: "Enter the host name alone, such as links.example.com (no port, path or spaces)" }]);
+      expect(r.body.details, hostname).toEqual([
+        { field: "hostname", message: "Enter the host name alone, such as links.example.com (no port, path or spaces)" },
+      ]);
     }
     for (const d of [pasted, (await biz.get("/api/domains")).body.domains.find((x: { hostname: string }) => x.hostname === "links2.example.org")]) {
       expect((await biz.delete(`/api/domains/${d.id}`)).status).toBe(200);
@@ -106,7 +112,11 @@ describe.each(ENGINES)("custom domains on %s", (engine) => {
     const r = await biz.post("/api/domains", { hostname });
     expect(r.status, r.text).toBe(400);
     expect(r.body).toMatchObject({ code: "invalid_request", details: [{ field: "hostname", message }] });
-    const rows = await server.ctx.storage.db.selectFrom("domains").select("hostname").where("owner_id", "=", (await biz.get("/api/auth/session")).body.user.id).execute();
+    const rows = await server.ctx.storage.db
+      .selectFrom("domains")
+      .select("hostname")
+      .where("owner_id", "=", (await biz.get("/api/auth/session")).body.user.id)
+      .execute();
     expect(rows.map((x) => x.hostname)).toEqual(["xn--bcher-kva.example"]);
   });
 
@@ -115,7 +125,9 @@ describe.each(ENGINES)("custom domains on %s", (engine) => {
     try {
       const c = await signedInClient(own, "own@example.com", "business");
       // BASE_URL's host here is sn.example (the test server listens on 127.0.0.1, Host is not checked for /api).
-      expect((await c.post("/api/domains", { hostname: "SN.example" })).body.details).toEqual([{ field: "hostname", message: "This is this service's own host name" }]);
+      expect((await c.post("/api/domains", { hostname: "SN.example" })).body.details).toEqual([
+        { field: "hostname", message: "This is this service's own host name" },
+      ]);
     } finally {
       await own.close();
     }
@@ -146,14 +158,22 @@ describe.each(ENGINES)("custom domains on %s", (engine) => {
     expect(r.body.domain.last_checked_at).toBe(r.body.domain.verified_at);
     // A long TXT value split in character-strings is read joined, as providers show it.
     const e = await add(biz, "split.shop.example");
-    dns.cname(e.records[0].name, `${TARGET.toUpperCase()}.`).txt(e.records[1].name, ["unrelated=1", [e.records[1].value.slice(0, 10), e.records[1].value.slice(10)]]);
+    dns
+      .cname(e.records[0].name, `${TARGET.toUpperCase()}.`)
+      .txt(e.records[1].name, ["unrelated=1", [e.records[1].value.slice(0, 10), e.records[1].value.slice(10)]]);
     expect((await verify(biz, e.id)).body.domain.status).toBe("verified");
-    expect((await server.ctx.storage.db.selectFrom("domains").select("next_check_at").where("id", "=", d.id).executeTakeFirstOrThrow()).next_check_at).toBeGreaterThan(Date.now() + 59 * 60_000);
+    expect(
+      (await server.ctx.storage.db.selectFrom("domains").select("next_check_at").where("id", "=", d.id).executeTakeFirstOrThrow()).next_check_at,
+    ).toBeGreaterThan(Date.now() + 59 * 60_000);
   });
 
   it("each refusal keeps the domain pending and says what to fix", async () => {
     const cases: [string, (d: any) => void, (d: any) => string][] = [
-      ["cname-missing.example", (d) => dns.txt(d.records[1].name, [d.records[1].value]), (d) => `No CNAME record found for ${d.hostname}: add a CNAME record ${d.hostname} -> ${TARGET}.`],
+      [
+        "cname-missing.example",
+        (d) => dns.txt(d.records[1].name, [d.records[1].value]),
+        (d) => `No CNAME record found for ${d.hostname}: add a CNAME record ${d.hostname} -> ${TARGET}.`,
+      ],
       [
         "cname-elsewhere.example",
         (d) => dns.cname(d.hostname, "old-host.example.net").txt(d.records[1].name, [d.records[1].value]),
@@ -186,7 +206,7 @@ describe.each(ENGINES)("custom domains on %s", (engine) => {
       expect(r.body.domain.next_action).toBe(expected(d));
       expect(r.body.domain.last_checked_at).not.toBeNull();
       expect(r.body.domain.verified_at).toBeNull();
-      expect((await server.ctx.domains.isVerified(hostname))).toBe(false);
+      expect(await server.ctx.domains.isVerified(hostname)).toBe(false);
     }
   });
 
@@ -304,7 +324,12 @@ describe.each(ENGINES)("custom domains on %s", (engine) => {
     expect((await hit(server.url, "/kept", d.hostname)).status).toBe(302);
     expect((await hit(server.url, "/kept", d.hostname)).status).toBe(302);
     const db = server.ctx.storage.db;
-    const due = () => db.updateTable("domains").set({ next_check_at: Date.now() - 1 }).where("id", "=", d.id).execute();
+    const due = () =>
+      db
+        .updateTable("domains")
+        .set({ next_check_at: Date.now() - 1 })
+        .where("id", "=", d.id)
+        .execute();
 
     // Still there: the re-check keeps it verified and schedules the next one.
     await due();
@@ -363,7 +388,11 @@ describe.each(ENGINES)("custom domains on %s", (engine) => {
     const saved = deps.dns;
     deps.dns = nodeDnsLookup([silent.address]);
     try {
-      await db.updateTable("domains").set({ next_check_at: Date.now() - 1 }).where("id", "=", d.id).execute();
+      await db
+        .updateTable("domains")
+        .set({ next_check_at: Date.now() - 1 })
+        .where("id", "=", d.id)
+        .execute();
       expect(await server.ctx.domains.recheckDue()).toBe(1);
     } finally {
       deps.dns = saved;

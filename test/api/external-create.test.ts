@@ -183,9 +183,26 @@ describe.each(ENGINES)("external creation API on %s", (engine) => {
     for (let i = 0; i < max; i += 5000) {
       const rows = [];
       for (let j = i; j < Math.min(max, i + 5000); j++) {
-        rows.push({ id: `fill${n}x${j}`, domain: "", alias: `fill${n}x${j}`, url: "https://example.com/", ios_url: null, android_url: null, expires_at: null, max_clicks: null, password_hash: null, owner_id: user.id, created_at: now, updated_at: now });
+        rows.push({
+          id: `fill${n}x${j}`,
+          domain: "",
+          alias: `fill${n}x${j}`,
+          url: "https://example.com/",
+          ios_url: null,
+          android_url: null,
+          expires_at: null,
+          max_clicks: null,
+          password_hash: null,
+          owner_id: user.id,
+          created_at: now,
+          updated_at: now,
+        });
       }
-      for (let k = 0; k < rows.length; k += 500) await db.insertInto("links").values(rows.slice(k, k + 500)).execute();
+      for (let k = 0; k < rows.length; k += 500)
+        await db
+          .insertInto("links")
+          .values(rows.slice(k, k + 500))
+          .execute();
     }
     const r = await ext(server, a.secret, { url: "https://example.com/one-too-many" });
     expectError(r, 403, "limit_reached");
@@ -289,7 +306,20 @@ describe.each(ENGINES)("external creation API on %s", (engine) => {
     expect(op.security).toEqual([{ bearer: [] }]);
     const schema = op.requestBody.content["application/json"].schema;
     expect(schema.required).toEqual(["url"]);
-    expect(Object.keys(schema.properties).sort()).toEqual(["alias", "crawlable", "expired_url", "note", "preview", "redirect_status", "rules", "split", "starts_at", "tags", "title", "url"]);
+    expect(Object.keys(schema.properties).sort()).toEqual([
+      "alias",
+      "crawlable",
+      "expired_url",
+      "note",
+      "preview",
+      "redirect_status",
+      "rules",
+      "split",
+      "starts_at",
+      "tags",
+      "title",
+      "url",
+    ]);
     expect(schema.additionalProperties).toBe(false);
     expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["201", "401", "403", "409", "429"]));
     expect(doc.components.securitySchemes.bearer).toEqual({ type: "http", scheme: "bearer" });

@@ -81,7 +81,12 @@ describe.each(ENGINES)("redirect fast path on %s", (engine) => {
   });
 
   it("HEAD, a query string and device destinations answer alike on both paths", async () => {
-    const link = await create({ url: "https://example.com/main", alias: "fastdev", ios_url: "https://apps.apple.com/x", android_url: "https://play.google.com/x" });
+    const link = await create({
+      url: "https://example.com/main",
+      alias: "fastdev",
+      ios_url: "https://apps.apple.com/x",
+      android_url: "https://play.google.com/x",
+    });
     const head = await twice("/fastdev", {}, "HEAD");
     expect(head.first.status).toBe(302);
     expect(head.second).toEqual(head.first);
@@ -238,7 +243,13 @@ describe.each(ENGINES)("redirect fast path behind proxies on %s", (engine) => {
   };
   const countries = async (server: TestServer, id: string) => {
     await server.ctx.clicks.flush();
-    const rows = await server.ctx.storage.db.selectFrom("clicks").innerJoin("links", "links.num", "clicks.link_num").select("country").where("links.id", "=", id).orderBy("clicks.id").execute();
+    const rows = await server.ctx.storage.db
+      .selectFrom("clicks")
+      .innerJoin("links", "links.num", "clicks.link_num")
+      .select("country")
+      .where("links.id", "=", id)
+      .orderBy("clicks.id")
+      .execute();
     return rows.map((r) => r.country);
   };
   const host = (server: TestServer) => new URL(server.url).host;

@@ -37,7 +37,11 @@ describe.each(ENGINES)("the favicon on %s", (engine) => {
     const expired = await owner.post("/api/links", { url: "https://example.com/soon", expires_at: new Date(Date.now() + 60_000).toISOString() });
     const locked = await owner.post("/api/links", { url: "https://example.com/locked", password: "open sesame" });
     expect([expired.status, locked.status]).toEqual([201, 201]);
-    await server.ctx.storage.db.updateTable("links").set({ expires_at: Date.now() - 1000 }).where("alias", "=", expired.body.link.alias).execute();
+    await server.ctx.storage.db
+      .updateTable("links")
+      .set({ expires_at: Date.now() - 1000 })
+      .where("alias", "=", expired.body.link.alias)
+      .execute();
     const pages = {
       "404": `/no-such-link-${engine}`,
       expired: `/${expired.body.link.alias}`,

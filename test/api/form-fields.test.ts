@@ -20,7 +20,14 @@ describe.each(ENGINES)("field errors on %s", (engine) => {
   const past = new Date(Date.now() - 86_400_000).toISOString();
 
   it("link creation lists every wrong field, in the form's order, and creates nothing", async () => {
-    const r = await pro.post("/api/links", { url: "example.com", alias: "a!", ios_url: "https://blocked.example/app", expires_at: past, max_clicks: 0, password: "" });
+    const r = await pro.post("/api/links", {
+      url: "example.com",
+      alias: "a!",
+      ios_url: "https://blocked.example/app",
+      expires_at: past,
+      max_clicks: 0,
+      password: "",
+    });
     expect(r.status, r.text).toBe(400);
     expect(r.body.code).toBe("invalid_request");
     expect(r.body.details).toEqual([
@@ -75,7 +82,12 @@ describe.each(ENGINES)("field errors on %s", (engine) => {
       { field: "expires_at", message: "Enter a date and time such as 2026-11-21T10:00:00.000Z" },
       { field: "max_clicks", message: "Enter a whole number from 1 to 1,000,000,000" },
     ]);
-    expect((await pro.get(`/api/links/${made.body.link.id}`)).body.link).toMatchObject({ url: "https://example.com/keep", alias: "edit-me", expires_at: null, max_clicks: null });
+    expect((await pro.get(`/api/links/${made.body.link.id}`)).body.link).toMatchObject({
+      url: "https://example.com/keep",
+      alias: "edit-me",
+      expires_at: null,
+      max_clicks: null,
+    });
   });
 
   it("sign-up lists the email, password and name at once", async () => {
@@ -113,10 +125,18 @@ describe.each(ENGINES)("field errors on %s", (engine) => {
 
   it("bulk rows of a URL and an alias: one result each, in order, aliases kept, faulty rows reported", async () => {
     const r = await biz.post("/api/links/bulk", {
-      links: [{ url: "https://bulk.example/a", alias: "bulk-a" }, { url: "https://bulk.example/b" }, { url: "nope", alias: "bulk-c" }, { url: "https://bulk.example/d", alias: "bulk-a" }, { url: "https://bulk.example/e", alias: "  " }],
+      links: [
+        { url: "https://bulk.example/a", alias: "bulk-a" },
+        { url: "https://bulk.example/b" },
+        { url: "nope", alias: "bulk-c" },
+        { url: "https://bulk.example/d", alias: "bulk-a" },
+        { url: "https://bulk.example/e", alias: "  " },
+      ],
     });
     expect(r.status, r.text).toBe(200);
-    expect(r.body.results.map((x: { line: number; status: string; alias?: string; code?: string }) => [x.line, x.status, x.alias ?? null, x.code ?? null])).toEqual([
+    expect(
+      r.body.results.map((x: { line: number; status: string; alias?: string; code?: string }) => [x.line, x.status, x.alias ?? null, x.code ?? null]),
+    ).toEqual([
       [1, "created", "bulk-a", null],
       [2, "created", null, null],
       [3, "error", "bulk-c", "invalid_request"],

@@ -26,12 +26,31 @@ const RUNS = Number(process.env.SNIP_FUZZ_RUNS ?? 10);
  * else; in JSON they travel escaped and reach the rows.
  */
 const unit = fc.oneof(
-  { weight: 12, arbitrary: fc.constantFrom("\t", "\r\n", "\n", "\r", "😀", "\ufeff", "é", "日", ",", "|", "'", "=", "[", "{", "\\", " ", "a", "Z", "0", "-", ":", "/") },
+  {
+    weight: 12,
+    arbitrary: fc.constantFrom("\t", "\r\n", "\n", "\r", "😀", "\ufeff", "é", "日", ",", "|", "'", "=", "[", "{", "\\", " ", "a", "Z", "0", "-", ":", "/"),
+  },
   { weight: 1, arbitrary: fc.constantFrom("\u0000", "\u0001", "\ud800", "\udc00") },
 );
-const textOf = (maxLength: number) => fc.oneof(fc.string({ unit, maxLength }), fc.constantFrom("https://example.com/x", "not-a-url", "javascript:alert(1)", "=HYPERLINK(\"x\")", "'=x"));
+const textOf = (maxLength: number) =>
+  fc.oneof(fc.string({ unit, maxLength }), fc.constantFrom("https://example.com/x", "not-a-url", "javascript:alert(1)", '=HYPERLINK("x")', "'=x"));
 
-const COLUMNS = ["url", "alias", "title", "note", "tags", "rules", "split", "max_clicks", "expires_at", "password_hash", "archived", "expired_url", "colour", "URL"];
+const COLUMNS = [
+  "url",
+  "alias",
+  "title",
+  "note",
+  "tags",
+  "rules",
+  "split",
+  "max_clicks",
+  "expires_at",
+  "password_hash",
+  "archived",
+  "expired_url",
+  "colour",
+  "URL",
+];
 
 /** One CSV cell as written: plain (no quote, comma or line end), quoted (content starting with a letter), or a quote never closed. */
 const csvCell = fc.oneof(
@@ -65,9 +84,23 @@ const csvFile: fc.Arbitrary<Generated> = fc
   });
 
 const deep = fc.integer({ min: 20, max: 3_000 }).map((n) => JSON.parse(`${"[".repeat(n)}1${"]".repeat(n)}`) as unknown);
-const jsonValue = fc.oneof(fc.jsonValue({ maxDepth: 3 }), textOf(20), deep, fc.constant([{ if: { after: 5 }, url: "https://example.com/r" }]), fc.constant([{ url: "https://a.example/", weight: 50 }, { url: "https://b.example/", weight: 50 }]));
+const jsonValue = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }),
+  textOf(20),
+  deep,
+  fc.constant([{ if: { after: 5 }, url: "https://example.com/r" }]),
+  fc.constant([
+    { url: "https://a.example/", weight: 50 },
+    { url: "https://b.example/", weight: 50 },
+  ]),
+);
 const jsonItem = fc.oneof(
-  { weight: 6, arbitrary: fc.dictionary(fc.constantFrom(...COLUMNS, "tags", "id", "created_at", "preview_title"), jsonValue, { maxKeys: 6 }).map((o) => ({ url: "https://example.com/j", ...o })) },
+  {
+    weight: 6,
+    arbitrary: fc
+      .dictionary(fc.constantFrom(...COLUMNS, "tags", "id", "created_at", "preview_title"), jsonValue, { maxKeys: 6 })
+      .map((o) => ({ url: "https://example.com/j", ...o })),
+  },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
 );
 const jsonFile: fc.Arbitrary<Generated> = fc
@@ -81,39 +114,43 @@ describe.each(ENGINES)("fuzzed import files on %s", (engine) => {
   });
   afterAll(async () => server?.close());
 
-  it(`previews and imports every generated file inside the contract (seed ${SEED}, ${RUNS} CSV and ${RUNS} JSON files)`, async () => {
-    const c = await signedInClient(server, "fuzz-import@example.com", "enterprise");
-    let readable = 0;
-    for (const [i, family] of [csvFile, jsonFile].entries()) {
-      await fc.assert(
-        fc.asyncProperty(family, async ({ file, rows }) => {
-          const preview = await c.post("/api/imports/preview", { source: "csv", file });
-          expect(preview.status, preview.text).toBeLessThan(500);
-          const started = await c.post("/api/imports", { source: "csv", file });
-          expect(started.status, started.text).toBeLessThan(500);
-          if (started.status !== 201) {
-            expect(preview.status).toBe(400);
-            return;
-          }
-          const job = await finished(c, started.body.import.id);
-          if (preview.status === 400) {
-            // The file as a whole cannot be read: the job says so in the preview's words.
-            expect(preview.body.code).toBe("invalid_request");
-            expect([job.state, job.error]).toEqual(["failed", preview.body.details[0].message]);
-            return;
-          }
-          expect(preview.status).toBe(200);
-          readable++;
-          expect(preview.body.total).toBe(rows);
-          expect(job.state, job.error).toBe("done");
-          const { read, created, skipped, failed } = job.counts;
-          expect([read, created + skipped + failed]).toEqual([rows, rows]);
-          expect((await report(c, job.id)).length).toBe(rows);
-        }),
-        { seed: SEED + i, numRuns: RUNS, endOnFailure: true },
-      );
-    }
-    // Most files must be read, not refused whole: otherwise the property holds without testing the rows.
-    expect(readable).toBeGreaterThanOrEqual(RUNS);
-  }, Math.max(60_000, RUNS * 2 * 1_500)); // a longer run (SNIP_FUZZ_RUNS) gets the time it needs
+  it(
+    `previews and imports every generated file inside the contract (seed ${SEED}, ${RUNS} CSV and ${RUNS} JSON files)`,
+    async () => {
+      const c = await signedInClient(server, "fuzz-import@example.com", "enterprise");
+      let readable = 0;
+      for (const [i, family] of [csvFile, jsonFile].entries()) {
+        await fc.assert(
+          fc.asyncProperty(family, async ({ file, rows }) => {
+            const preview = await c.post("/api/imports/preview", { source: "csv", file });
+            expect(preview.status, preview.text).toBeLessThan(500);
+            const started = await c.post("/api/imports", { source: "csv", file });
+            expect(started.status, started.text).toBeLessThan(500);
+            if (started.status !== 201) {
+              expect(preview.status).toBe(400);
+              return;
+            }
+            const job = await finished(c, started.body.import.id);
+            if (preview.status === 400) {
+              // The file as a whole cannot be read: the job says so in the preview's words.
+              expect(preview.body.code).toBe("invalid_request");
+              expect([job.state, job.error]).toEqual(["failed", preview.body.details[0].message]);
+              return;
+            }
+            expect(preview.status).toBe(200);
+            readable++;
+            expect(preview.body.total).toBe(rows);
+            expect(job.state, job.error).toBe("done");
+            const { read, created, skipped, failed } = job.counts;
+            expect([read, created + skipped + failed]).toEqual([rows, rows]);
+            expect((await report(c, job.id)).length).toBe(rows);
+          }),
+          { seed: SEED + i, numRuns: RUNS, endOnFailure: true },
+        );
+      }
+      // Most files must be read, not refused whole: otherwise the property holds without testing the rows.
+      expect(readable).toBeGreaterThanOrEqual(RUNS);
+    },
+    Math.max(60_000, RUNS * 2 * 1_500),
+  ); // a longer run (SNIP_FUZZ_RUNS) gets the time it needs
 });

@@ -29,7 +29,39 @@ const PASSWORD = "correct horse 1";
  * NUL (what PostgreSQL cannot store) one time in four. */
 const nasty = fc.oneof({ weight: 1, arbitrary: fc.constant("\u0000") }, { weight: 3, arbitrary: nastyOther() });
 function nastyOther() {
-  return fc.constantFrom("\u0000", "\u0001", "\t", "\n", "\r", "\u001b", "\u007f", "\u0085", "\u009f", "\ud800", "\udbff", "\udc00", "\udfff", "\u2028", "\ufeff", "\ufffe", "😀", "%", "/", ".", "\\", "'", '"', "<", "a", "Z", "0", "-", "_", " ", "é");
+  return fc.constantFrom(
+    "\u0000",
+    "\u0001",
+    "\t",
+    "\n",
+    "\r",
+    "\u001b",
+    "\u007f",
+    "\u0085",
+    "\u009f",
+    "\ud800",
+    "\udbff",
+    "\udc00",
+    "\udfff",
+    "\u2028",
+    "\ufeff",
+    "\ufffe",
+    "😀",
+    "%",
+    "/",
+    ".",
+    "\\",
+    "'",
+    '"',
+    "<",
+    "a",
+    "Z",
+    "0",
+    "-",
+    "_",
+    " ",
+    "é",
+  );
 }
 
 const hostileString: fc.Arbitrary<string> = fc.oneof(
@@ -62,7 +94,27 @@ const hostileString: fc.Arbitrary<string> = fc.oneof(
 );
 
 const hostileNumber = fc.oneof(
-  fc.constantFrom(0, -0, -1, 0.5, 1e21, 1e308, -1e308, 2 ** 31, 2 ** 31 - 1, -(2 ** 31) - 1, 2 ** 53, 2 ** 53 + 2, 2 ** 63, -(2 ** 63), Number.MIN_VALUE, 127, 128, 2048, 2049),
+  fc.constantFrom(
+    0,
+    -0,
+    -1,
+    0.5,
+    1e21,
+    1e308,
+    -1e308,
+    2 ** 31,
+    2 ** 31 - 1,
+    -(2 ** 31) - 1,
+    2 ** 53,
+    2 ** 53 + 2,
+    2 ** 63,
+    -(2 ** 63),
+    Number.MIN_VALUE,
+    127,
+    128,
+    2048,
+    2049,
+  ),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.integer(),
 );
@@ -111,7 +163,24 @@ function encodeSegment(s: string): string {
   }
   return out;
 }
-const rawSegment = fc.constantFrom("%", "%%", "%c0", "%c0%af", "%zz", "%ED%A0%80", "%ff%fe", "%00", "a%", "..", "..%2f..%2f", "%2e%2e", "%2F", ".hidden", "x".repeat(250), "%E2%80%A8");
+const rawSegment = fc.constantFrom(
+  "%",
+  "%%",
+  "%c0",
+  "%c0%af",
+  "%zz",
+  "%ED%A0%80",
+  "%ff%fe",
+  "%00",
+  "a%",
+  "..",
+  "..%2f..%2f",
+  "%2e%2e",
+  "%2F",
+  ".hidden",
+  "x".repeat(250),
+  "%E2%80%A8",
+);
 const hostileSegment = fc.oneof(hostileString.filter((s) => s.length > 0).map(encodeSegment), rawSegment);
 
 /** A value the field would accept, by its name (fields of routes added later get a short word). */
@@ -147,8 +216,37 @@ const sendable = (v: string): boolean => {
   }
 };
 const hostileHeaders = fc.dictionary(
-  fc.constantFrom("user-agent", "referer", "host", "cookie", "x-csrf-token", "accept", "x-forwarded-for", "cf-ipcountry", "accept-language", "range", "if-none-match"),
-  fc.oneof(hostileString, fc.constantFrom("snip_sid=" + "A".repeat(43), "bytes=999999999-", "bytes=5-1", "*/*", "text/html", "XX", "T1", "::1", "999.1.1.1", "http://[::1", "\u00ff\u00fe".repeat(10))).filter(sendable),
+  fc.constantFrom(
+    "user-agent",
+    "referer",
+    "host",
+    "cookie",
+    "x-csrf-token",
+    "accept",
+    "x-forwarded-for",
+    "cf-ipcountry",
+    "accept-language",
+    "range",
+    "if-none-match",
+  ),
+  fc
+    .oneof(
+      hostileString,
+      fc.constantFrom(
+        "snip_sid=" + "A".repeat(43),
+        "bytes=999999999-",
+        "bytes=5-1",
+        "*/*",
+        "text/html",
+        "XX",
+        "T1",
+        "::1",
+        "999.1.1.1",
+        "http://[::1",
+        "\u00ff\u00fe".repeat(10),
+      ),
+    )
+    .filter(sendable),
   { maxKeys: 3 },
 );
 
@@ -180,16 +278,32 @@ function caseFor(route: RouteInfo): fc.Arbitrary<Case> {
         return JSON.stringify(body);
       })
     : mutated;
-  const jsonText = fc.oneof({ weight: 2, arbitrary: mutated }, { weight: 2, arbitrary: slipped }, { weight: 1, arbitrary: hostileJson.map((v) => JSON.stringify(v) ?? "null") }, { weight: 1, arbitrary: rawJsonText });
+  const jsonText = fc.oneof(
+    { weight: 2, arbitrary: mutated },
+    { weight: 2, arbitrary: slipped },
+    { weight: 1, arbitrary: hostileJson.map((v) => JSON.stringify(v) ?? "null") },
+    { weight: 1, arbitrary: rawJsonText },
+  );
   const body = fc.oneof(
     { weight: 1, arbitrary: fc.constant(null) },
     { weight: 6, arbitrary: jsonText.map((text) => ({ type: "application/json", text })) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom("text/plain", "application/x-www-form-urlencoded", "application/json; charset=latin1", "image/png", "multipart/form-data"), jsonText).map(([type, text]) => ({ type, text })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom("text/plain", "application/x-www-form-urlencoded", "application/json; charset=latin1", "image/png", "multipart/form-data"),
+          jsonText,
+        )
+        .map(([type, text]) => ({ type, text })),
+    },
     { weight: 1, arbitrary: fc.constant({ type: "application/json", text: JSON.stringify({ ...valid, pad: "x".repeat(1024 * 1024 + 10) }) }) },
   );
   return fc.record({
     route: fc.constant(route),
-    method: fc.oneof({ weight: 9, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "PROPFIND") }),
+    method: fc.oneof(
+      { weight: 9, arbitrary: fc.constant(route.method) },
+      { weight: 1, arbitrary: fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "PROPFIND") },
+    ),
     signedIn: fc.boolean(),
     params,
     query,
@@ -210,21 +324,37 @@ function headersOf(res: http.IncomingMessage): Headers {
 }
 
 /** node:http, so the path goes out exactly as generated (fetch would normalise dot segments and escapes). */
-function send(server: TestServer, method: string, path: string, headers: Record<string, string>, body: string | null): Promise<{ status: number; headers: Headers; text: string }> {
+function send(
+  server: TestServer,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | null,
+): Promise<{ status: number; headers: Headers; text: string }> {
   const url = new URL(server.url);
   return new Promise((resolve, reject) => {
-    const req = http.request({ agent, host: url.hostname, port: url.port, method, path, headers: { ...headers, ...(body !== null ? { "content-length": String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      // A live feed never ends by itself: its answer is its status and headers, and the stream is left at once.
-      if (String(res.headers["content-type"]).startsWith("text/event-stream")) {
-        resolve({ status: res.statusCode ?? 0, headers: headersOf(res), text: "" });
-        req.destroy();
-        return;
-      }
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: headersOf(res), text: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
+    const req = http.request(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        method,
+        path,
+        headers: { ...headers, ...(body !== null ? { "content-length": String(Buffer.byteLength(body)) } : {}) },
+      },
+      (res) => {
+        // A live feed never ends by itself: its answer is its status and headers, and the stream is left at once.
+        if (String(res.headers["content-type"]).startsWith("text/event-stream")) {
+          resolve({ status: res.statusCode ?? 0, headers: headersOf(res), text: "" });
+          req.destroy();
+          return;
+        }
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: headersOf(res), text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(body ?? undefined);
   });
@@ -251,7 +381,8 @@ describe.each(ENGINES)("fuzzing every route on %s", (engine) => {
       const r = await a.login(email, PASSWORD);
       if (r.status !== 200) throw new Error(`re-login failed: ${r.status} ${r.text}`);
     }
-    if ((await a.get(`/api/links/${link.id}`)).status !== 200) link = await createLink(a, { url: "https://example.com/fuzz", alias: `fuzz-${Date.now().toString(36)}` });
+    if ((await a.get(`/api/links/${link.id}`)).status !== 200)
+      link = await createLink(a, { url: "https://example.com/fuzz", alias: `fuzz-${Date.now().toString(36)}` });
     const keys = (await a.get("/api/keys")).body.keys as Array<{ id: string; revoked_at: string | null }>;
     if (!keys.some((k) => k.id === keyId && k.revoked_at === null)) {
       const k = (await a.post("/api/keys", { name: "fuzz" })).body;
@@ -274,52 +405,58 @@ describe.each(ENGINES)("fuzzing every route on %s", (engine) => {
   });
   afterAll(async () => server?.close());
 
-  it(`answers every generated request inside the contract, writing nothing when it refuses (seed ${SEED}, ${RUNS} cases per route)`, async () => {
-    console.log(`fuzz on ${engine}: SNIP_FUZZ_SEED=${SEED} SNIP_FUZZ_RUNS=${RUNS}`);
-    const routes = routesOf(server);
-    const started = Date.now();
-    let cases = 0;
-    let counts = await rowCounts(server);
-    const statuses: Record<string, number> = {};
-    for (const [i, route] of routes.entries()) {
-      await fc.assert(
-        fc.asyncProperty(caseFor(route), async (c) => {
-          const client = c.signedIn ? a : anon;
-          const fixtures: Record<string, string> = { id: link.id, alias: link.alias, user_id: "x", owner_id: "x", "*": "x" };
-          const values = Object.fromEntries(Object.entries(c.params).map(([p, v]) => [p, v.fixture && fixtures[p] ? fixtures[p] : v.raw]));
-          const path = concretePath(c.route.url, values) + c.query;
-          const headers: Record<string, string> = { accept: "application/json", "x-forwarded-for": `198.51.${(addr >> 8) & 255}.${addr++ & 255}` };
-          if (client.cookie) headers.cookie = client.cookie;
-          if (client.csrf && c.method !== "GET") headers["x-csrf-token"] = client.csrf;
-          if (c.bearer === "valid") headers.authorization = `Bearer ${key}`;
-          if (c.bearer === "hostile") headers.authorization = "Bearer snip_" + "\u00ff".repeat(43);
-          if (c.body?.type) headers["content-type"] = c.body.type;
-          Object.assign(headers, c.headers);
-          const body = c.method === "GET" || c.method === "HEAD" || c.method === "TRACE" ? null : (c.body?.text ?? null);
-          const res = await send(server, c.method, path, headers, body);
-          cases++;
-          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-          const what = `${c.method} ${path.slice(0, 300)} ${c.signedIn ? "signed in" : "signed out"} body=${JSON.stringify(c.body?.text.slice(0, 200) ?? null)}`;
-          const htmlAllowed = !path.startsWith("/api/") && !prefersJson(headers.accept);
-          const violation = contractViolation(res, c.method, htmlAllowed);
-          if (violation) throw new Error(`${what}: ${violation}`);
-          if (res.status >= 400) {
-            const after = await rowCounts(server);
-            expect(after, `${what} -> ${res.status} ${res.text.slice(0, 200)} changed rows`).toEqual(counts);
-          } else {
-            if (c.method !== "GET" && c.method !== "HEAD") await restore();
-            counts = await rowCounts(server);
-          }
-          expect(errorLines, what).toEqual([]);
-        }),
-        { seed: SEED + i, numRuns: RUNS, endOnFailure: true },
+  it(
+    `answers every generated request inside the contract, writing nothing when it refuses (seed ${SEED}, ${RUNS} cases per route)`,
+    async () => {
+      console.log(`fuzz on ${engine}: SNIP_FUZZ_SEED=${SEED} SNIP_FUZZ_RUNS=${RUNS}`);
+      const routes = routesOf(server);
+      const started = Date.now();
+      let cases = 0;
+      let counts = await rowCounts(server);
+      const statuses: Record<string, number> = {};
+      for (const [i, route] of routes.entries()) {
+        await fc.assert(
+          fc.asyncProperty(caseFor(route), async (c) => {
+            const client = c.signedIn ? a : anon;
+            const fixtures: Record<string, string> = { id: link.id, alias: link.alias, user_id: "x", owner_id: "x", "*": "x" };
+            const values = Object.fromEntries(Object.entries(c.params).map(([p, v]) => [p, v.fixture && fixtures[p] ? fixtures[p] : v.raw]));
+            const path = concretePath(c.route.url, values) + c.query;
+            const headers: Record<string, string> = { accept: "application/json", "x-forwarded-for": `198.51.${(addr >> 8) & 255}.${addr++ & 255}` };
+            if (client.cookie) headers.cookie = client.cookie;
+            if (client.csrf && c.method !== "GET") headers["x-csrf-token"] = client.csrf;
+            if (c.bearer === "valid") headers.authorization = `Bearer ${key}`;
+            if (c.bearer === "hostile") headers.authorization = "Bearer snip_" + "\u00ff".repeat(43);
+            if (c.body?.type) headers["content-type"] = c.body.type;
+            Object.assign(headers, c.headers);
+            const body = c.method === "GET" || c.method === "HEAD" || c.method === "TRACE" ? null : (c.body?.text ?? null);
+            const res = await send(server, c.method, path, headers, body);
+            cases++;
+            statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+            const what = `${c.method} ${path.slice(0, 300)} ${c.signedIn ? "signed in" : "signed out"} body=${JSON.stringify(c.body?.text.slice(0, 200) ?? null)}`;
+            const htmlAllowed = !path.startsWith("/api/") && !prefersJson(headers.accept);
+            const violation = contractViolation(res, c.method, htmlAllowed);
+            if (violation) throw new Error(`${what}: ${violation}`);
+            if (res.status >= 400) {
+              const after = await rowCounts(server);
+              expect(after, `${what} -> ${res.status} ${res.text.slice(0, 200)} changed rows`).toEqual(counts);
+            } else {
+              if (c.method !== "GET" && c.method !== "HEAD") await restore();
+              counts = await rowCounts(server);
+            }
+            expect(errorLines, what).toEqual([]);
+          }),
+          { seed: SEED + i, numRuns: RUNS, endOnFailure: true },
+        );
+      }
+      console.log(
+        `fuzz on ${engine}: ${cases} cases over ${routes.length} routes in ${((Date.now() - started) / 1000).toFixed(1)} s; statuses ${JSON.stringify(statuses)}`,
       );
-    }
-    console.log(`fuzz on ${engine}: ${cases} cases over ${routes.length} routes in ${((Date.now() - started) / 1000).toFixed(1)} s; statuses ${JSON.stringify(statuses)}`);
-    // Whatever was accepted stored no control character or lone surrogate (SQLite would keep a NUL), clicks included.
-    await server.ctx.clicks.flush();
-    expect(await storedControlText(server)).toEqual([]);
-    expect(cases).toBe(routes.length * RUNS);
-    expect(routes.length).toBeGreaterThanOrEqual(20);
-  }, 60_000 + RUNS * 5_000);
+      // Whatever was accepted stored no control character or lone surrogate (SQLite would keep a NUL), clicks included.
+      await server.ctx.clicks.flush();
+      expect(await storedControlText(server)).toEqual([]);
+      expect(cases).toBe(routes.length * RUNS);
+      expect(routes.length).toBeGreaterThanOrEqual(20);
+    },
+    60_000 + RUNS * 5_000,
+  );
 });

@@ -24,7 +24,11 @@ const SUDO_ROUTES: Array<[method: string, path: string, body?: unknown]> = [
   ["POST", "/api/auth/2fa/totp/setup"],
   ["POST", "/api/auth/2fa/totp/enable", { code: "123456" }],
   ["POST", "/api/auth/passkeys/register/options"],
-  ["POST", "/api/auth/passkeys/register/verify", { response: { id: "x", rawId: "x", type: "public-key", response: { clientDataJSON: "e30", attestationObject: "e30" }, clientExtensionResults: {} } }],
+  [
+    "POST",
+    "/api/auth/passkeys/register/verify",
+    { response: { id: "x", rawId: "x", type: "public-key", response: { clientDataJSON: "e30", attestationObject: "e30" }, clientExtensionResults: {} } },
+  ],
   ["POST", "/api/keys", { name: "thief" }],
   ["PUT", "/api/sso", { issuer: "https://idp.example.com", client_id: "c", client_secret: "s", domains: ["example.org"] }],
   ["DELETE", "/api/sso"],
@@ -102,7 +106,9 @@ describe.each(ENGINES)("the one door on %s", (engine) => {
     const { c, user, email } = await account();
     const auth = new SoftAuthenticator(server.config.origin);
     const options = (await c.post("/api/auth/passkeys/register/options")).body.options;
-    expect((await c.request("POST", "/api/auth/passkeys/register/verify", { response: auth.register(options), name: "Mine" }, { "user-agent": FIREFOX })).status).toBe(201);
+    expect(
+      (await c.request("POST", "/api/auth/passkeys/register/verify", { response: auth.register(options), name: "Mine" }, { "user-agent": FIREFOX })).status,
+    ).toBe(201);
     await waitFor(() => mailsTo(email, "Security alert: A passkey was added").length === 1 || null, { what: "the passkey alert" });
     const alert = mailsTo(email, "Security alert: A passkey was added")[0]!;
     expect(alert).toContain("(Mine)");
@@ -161,9 +167,14 @@ describe.each(ENGINES)("the one door on %s", (engine) => {
 
   it("finding 3: turning Require SSO on ends its addresses' password and passkey sessions, keeps SSO ones and the owner's, and tells each", async () => {
     const { c: owner } = await account("enterprise", "owner-co.test");
-    const put = (requireSso: boolean) => owner.put("/api/sso", { issuer: idp.issuer, client_id: "snip-ent", client_secret: SECRET, domains: ["staff-co.test"], require_sso: requireSso });
+    const put = (requireSso: boolean) =>
+      owner.put("/api/sso", { issuer: idp.issuer, client_id: "snip-ent", client_secret: SECRET, domains: ["staff-co.test"], require_sso: requireSso });
     expect((await put(false)).status).toBe(200);
-    await server.ctx.storage.db.updateTable("sso_domains").set({ status: "verified", verified_at: clock.now(), next_check_at: clock.now() + 86_400_000 }).where("domain", "=", "staff-co.test").execute();
+    await server.ctx.storage.db
+      .updateTable("sso_domains")
+      .set({ status: "verified", verified_at: clock.now(), next_check_at: clock.now() + 86_400_000 })
+      .where("domain", "=", "staff-co.test")
+      .execute();
     const byPassword = await account("free", "staff-co.test");
     const auth = new SoftAuthenticator(server.config.origin);
     const options = (await byPassword.c.post("/api/auth/passkeys/register/options")).body.options;
@@ -184,7 +195,9 @@ describe.each(ENGINES)("the one door on %s", (engine) => {
     const ssoSession = (await (await b.fetch(`${server.url}/api/auth/session`)).json()) as { user: { email: string }; signed_in_with: string };
     expect(ssoSession).toMatchObject({ user: { email: byPassword.email }, signed_in_with: "sso" });
     expect((await owner.get("/api/auth/session")).body.user).not.toBeNull();
-    await waitFor(() => mailsTo(byPassword.email, "Security alert: Your organisation now requires single sign-on").length === 1 || null, { what: "the SSO alert" });
+    await waitFor(() => mailsTo(byPassword.email, "Security alert: Your organisation now requires single sign-on").length === 1 || null, {
+      what: "the SSO alert",
+    });
     // And from now on neither the passkey nor the password signs in.
     const retry = await new ApiClient(server.url).init();
     const again = (await retry.post("/api/auth/passkeys/login/options")).body.options;
@@ -195,7 +208,11 @@ describe.each(ENGINES)("the one door on %s", (engine) => {
   it("a fresh SSO sign-in (the proof of an SSO account) lands back on the dashboard page that asked, never on another site", async () => {
     const { c: owner } = await account("enterprise", "ret-owner.test");
     expect((await owner.put("/api/sso", { issuer: idp.issuer, client_id: "snip-ent", client_secret: SECRET, domains: ["ret-co.test"] })).status).toBe(200);
-    await server.ctx.storage.db.updateTable("sso_domains").set({ status: "verified", verified_at: clock.now(), next_check_at: clock.now() + 86_400_000 }).where("domain", "=", "ret-co.test").execute();
+    await server.ctx.storage.db
+      .updateTable("sso_domains")
+      .set({ status: "verified", verified_at: clock.now(), next_check_at: clock.now() + 86_400_000 })
+      .where("domain", "=", "ret-co.test")
+      .execute();
     idp.accounts.set("returner", { email: "returner@ret-co.test", email_verified: true });
     const landing = async (returnTo: string) => {
       const b = new Browser();
@@ -226,7 +243,9 @@ describe.each(ENGINES)("the one door on %s", (engine) => {
     expect((await c.request("DELETE", "/api/auth/2fa/totp", { password: PASSWORD, code: totpCode(secretBytes(secret), clock.now()) })).status).toBe(200);
     expect((await c.post("/api/keys", { name: "CI deploys" })).status).toBe(201);
     const stranger = await new ApiClient(server.url).init();
-    expect((await stranger.request("POST", "/api/auth/login", { email, password: "wrong wrong wrong" }, { "x-forwarded-for": "198.51.100.77" })).status).toBe(401);
+    expect((await stranger.request("POST", "/api/auth/login", { email, password: "wrong wrong wrong" }, { "x-forwarded-for": "198.51.100.77" })).status).toBe(
+      401,
+    );
 
     for (const subject of ["Two-factor sign-in was turned off", "New recovery codes were made", "A new API key was created"]) {
       await waitFor(() => mailsTo(email, `Security alert: ${subject}`).length === 1 || null, { what: subject });

@@ -32,9 +32,11 @@ async function created(res: { status: number; text: string; body: Record<string,
 const domain = async (a: Owner) => created(await a.client.post("/api/domains", { hostname: `idor-${++n}.example` }), "domain");
 const invitation = async (a: Owner) => created(await a.client.post("/api/team/invitations", { email: `idor-invitee-${++n}@example.com` }), "invitation");
 // A public address literal: no DNS lookup at creation; the test event's delivery fails (no internet here) and is logged.
-const webhook = async (a: Owner) => created(await a.client.post("/api/webhooks", { name: "idor", url: "https://93.184.216.34/hook", kind: "custom" }), "webhook");
+const webhook = async (a: Owner) =>
+  created(await a.client.post("/api/webhooks", { name: "idor", url: "https://93.184.216.34/hook", kind: "custom" }), "webhook");
 // A broker on a public address literal: no DNS lookup at creation, nothing connects during the test.
-const stream = async (a: Owner) => created(await a.client.post("/api/streams", { name: "idor", kind: "redis", url: "redis://:pw@93.184.216.34:6379" }), "stream");
+const stream = async (a: Owner) =>
+  created(await a.client.post("/api/streams", { name: "idor", kind: "redis", url: "redis://:pw@93.184.216.34:6379" }), "stream");
 const userId = async (c: ApiClient): Promise<string> => (await c.get("/api/auth/session")).body.user.id;
 const newUser = async (a: Owner) => userId(await signedInClient(a.server, `idor-user-${++n}@example.com`, "business"));
 /** A team membership written directly (the invitation flow has tests of its own); returns the id the route names. */
@@ -47,7 +49,10 @@ async function membership(a: Owner, ownerId: string, memberId: string): Promise<
 /** A passkey of A's, registered through the API with a software authenticator. */
 async function passkey(a: Owner): Promise<string> {
   const options = (await a.client.post("/api/auth/passkeys/register/options")).body.options;
-  return created(await a.client.post("/api/auth/passkeys/register/verify", { response: new SoftAuthenticator(a.server.config.origin).register(options) }), "passkey");
+  return created(
+    await a.client.post("/api/auth/passkeys/register/verify", { response: new SoftAuthenticator(a.server.config.origin).register(options) }),
+    "passkey",
+  );
 }
 
 /** A finished CSV import of A's (finished: no background writes while B's requests are counted). */
@@ -70,7 +75,7 @@ const OWNED: Record<string, Fixture> = {
   "/api/team/invitations/:id": async (a) => `/api/team/invitations/${await invitation(a)}`,
   // A resend within a minute of the send is 429 for its owner too: the point is B's 404.
   "/api/team/invitations/:id/resend": async (a) => ({ path: `/api/team/invitations/${await invitation(a)}/resend`, own: 429 }),
-  "/api/team/members/:user_id": async (a) => `/api/team/members/${await membership(a, (await userId(a.client)), await newUser(a))}`,
+  "/api/team/members/:user_id": async (a) => `/api/team/members/${await membership(a, await userId(a.client), await newUser(a))}`,
   "/api/memberships/:owner_id": async (a) => `/api/memberships/${await membership(a, await newUser(a), await userId(a.client))}`,
   "/api/webhooks/:id": async (a) => `/api/webhooks/${await webhook(a)}`,
   "/api/webhooks/:id/secret": async (a) => `/api/webhooks/${await webhook(a)}/secret`,
@@ -99,7 +104,8 @@ const OWNED: Record<string, Fixture> = {
   },
   // The generated bodies (a blank name, an empty password) are refused for the owner (400); B gets 404 first.
   "/api/auth/passkeys/:id": async (a) => ({ path: `/api/auth/passkeys/${await passkey(a)}`, own: { DELETE: 400, PATCH: 400 } }),
-  "/api/utm-templates/:id": async (a) => `/api/utm-templates/${await created(await a.client.post("/api/utm-templates", { name: `idor-${++n}`, utm_source: "idor" }), "template")}`,
+  "/api/utm-templates/:id": async (a) =>
+    `/api/utm-templates/${await created(await a.client.post("/api/utm-templates", { name: `idor-${++n}`, utm_source: "idor" }), "template")}`,
 };
 
 /** Routes whose path parameter names nothing private: public by docs/api.md, or files. */
@@ -147,7 +153,13 @@ describe.each(ENGINES)("IDOR table on %s", (engine) => {
   it("covers every route with a path parameter (add a line to OWNED or PUBLIC for a new one)", () => {
     // Operator routes name other accounts' things by design: only operators reach them (test/api/admin-routes.test.ts walks them all).
     // Key routes take no session: test/api/key-scopes-routes.test.ts calls them with another account's key.
-    const withParams = [...new Set(routesOf(server).filter((r) => paramNames(r.url).length > 0 && !r.url.startsWith("/api/admin/") && !r.keyScopes).map((r) => r.url))];
+    const withParams = [
+      ...new Set(
+        routesOf(server)
+          .filter((r) => paramNames(r.url).length > 0 && !r.url.startsWith("/api/admin/") && !r.keyScopes)
+          .map((r) => r.url),
+      ),
+    ];
     const uncovered = withParams.filter((url) => !(url in OWNED) && !(url in PUBLIC));
     expect(uncovered, "routes with a path parameter missing from the IDOR table").toEqual([]);
     // No stale lines either: each entry names a route that exists.
@@ -155,7 +167,12 @@ describe.each(ENGINES)("IDOR table on %s", (engine) => {
   });
 
   it("answers 404 not_found to another account's ?owner= on every read that takes one", async () => {
-    const withOwner = routesOf(server).filter((r) => r.method === "GET" && !r.url.startsWith("/api/admin/") && (r.schema as { querystring?: { properties?: Record<string, unknown> } } | undefined)?.querystring?.properties?.owner !== undefined);
+    const withOwner = routesOf(server).filter(
+      (r) =>
+        r.method === "GET" &&
+        !r.url.startsWith("/api/admin/") &&
+        (r.schema as { querystring?: { properties?: Record<string, unknown> } } | undefined)?.querystring?.properties?.owner !== undefined,
+    );
     expect(withOwner.map((r) => r.url).sort(), "GET routes with ?owner= missing from OWNER_QUERY").toEqual([...OWNER_QUERY].sort());
     const aId = await userId(a.client);
     for (const url of OWNER_QUERY) {

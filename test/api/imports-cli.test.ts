@@ -17,7 +17,12 @@ describe.each(ENGINES)("snip import on %s", (engine) => {
   beforeAll(async () => {
     server = await startTestServer({ engine });
     shlink = await startFakeSource("shlink", { links: 120, visitsPerLink: (i) => (i % 2) * 3 });
-    env = { DATA_DIR: server.dataDir, ...(server.databaseUrl ? { DATABASE_URL: server.databaseUrl } : {}), BASE_URL: server.config.origin, IMPORT_ALLOW_PRIVATE: "true" };
+    env = {
+      DATA_DIR: server.dataDir,
+      ...(server.databaseUrl ? { DATABASE_URL: server.databaseUrl } : {}),
+      BASE_URL: server.config.origin,
+      IMPORT_ALLOW_PRIVATE: "true",
+    };
     await server.ctx.accounts.create({ email: "cli-import@example.com", password: "correct horse 1", plan: "business", verified: true });
   });
   afterAll(async () => {
@@ -26,11 +31,17 @@ describe.each(ENGINES)("snip import on %s", (engine) => {
   });
 
   it("imports from Shlink with the token from the environment; the counts on stdout, progress on stderr", async () => {
-    const r = await snipAsync(["import", "shlink", "cli-import@example.com", "--base-url", shlink.baseUrl, "--on-taken", "generate"], { ...env, SNIP_IMPORT_TOKEN: shlink.token });
+    const r = await snipAsync(["import", "shlink", "cli-import@example.com", "--base-url", shlink.baseUrl, "--on-taken", "generate"], {
+      ...env,
+      SNIP_IMPORT_TOKEN: shlink.token,
+    });
     expect(r.stderr).toMatch(/read: \d+ created/);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^import [A-Za-z0-9]+ done: 120 read, 120 created, 0 skipped, 0 failed, 180 visits\n$/);
-    const n = await server.ctx.storage.db.selectFrom("links").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const n = await server.ctx.storage.db
+      .selectFrom("links")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     expect(Number(n.n)).toBe(120);
   });
 
@@ -52,7 +63,10 @@ describe.each(ENGINES)("snip import on %s", (engine) => {
     const r = await snipAsync(["import", "csv", "cli-import@example.com", "--file", file, "--report", report], env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/ done: 2 read, 1 created, 1 skipped, 0 failed, 0 visits\n$/);
-    const lines = readFileSync(report, "utf8").replace(/^\uFEFF/, "").trim().split("\r\n");
+    const lines = readFileSync(report, "utf8")
+      .replace(/^\uFEFF/, "")
+      .trim()
+      .split("\r\n");
     expect(lines[0]).toBe("line,source_id,url,alias,short_url,status,code,notes");
     expect(lines[2]).toMatch(/^2,line:3,https:\/\/example.com\/cli-2,cli-one,,skipped,alias_taken,/);
 

@@ -17,7 +17,12 @@ const preview = async (c: ApiClient, file: string) => {
 };
 
 async function unlock(base: string, alias: string, password: string): Promise<number> {
-  const r = await fetch(`${base}/${alias}`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ password }).toString() });
+  const r = await fetch(`${base}/${alias}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ password }).toString(),
+  });
   await r.text();
   return r.status;
 }
@@ -38,7 +43,9 @@ describe.each(ENGINES)("import defects of issue #37 on %s", (engine) => {
     const costly = "$argon2id$v=19$m=19456,t=300,p=1$c29tZXNhbHRzb21lc2FsdA$Vm2Q0YqVwbq6Yk4m7bq1cQkqVw7Xo7n1m0XoQ4cYlZ8";
     const job = await importFile(c, `url,alias,password_hash\nhttps://example.com/p1,costly-one,${costly}\n`);
     expect(job.counts).toMatchObject({ read: 1, created: 1, failed: 0 });
-    expect((await report(c, job.id))[0]!.notes).toBe("password_hash is not a hash with snip's own argon2id parameters (m=19456, t=2, p=1): the link is imported without a password");
+    expect((await report(c, job.id))[0]!.notes).toBe(
+      "password_hash is not a hash with snip's own argon2id parameters (m=19456, t=2, p=1): the link is imported without a password",
+    );
     expect((await linkByAlias(c, "costly-one"))!.has_password).toBe(false);
 
     // A row holding another cost (written by hand, or by an older import): its password never opens, at once.
@@ -53,7 +60,11 @@ describe.each(ENGINES)("import defects of issue #37 on %s", (engine) => {
     const deep = `${"[".repeat(20_000)}"https://example.com/x"${"]".repeat(20_000)}`;
     const file = `{"links":[{"url":"https://example.com/d1","alias":"deep-one"},{"url":${deep},"alias":"deep-two"},{"url":"https://example.com/d3","alias":"deep-three","rules":${deep}}]}`;
     const rows = await preview(c, file);
-    expect(rows.map((r) => [r.action, r.code])).toEqual([["create", null], ["fail", "invalid_request"], ["fail", "invalid_request"]]);
+    expect(rows.map((r) => [r.action, r.code])).toEqual([
+      ["create", null],
+      ["fail", "invalid_request"],
+      ["fail", "invalid_request"],
+    ]);
     expect(rows[1]!.notes).toEqual(["nested deeper than 32 levels"]);
     const job = await importFile(c, file);
     expect(job).toMatchObject({ state: "done", error: null, counts: { read: 3, created: 1, failed: 2 } });
@@ -85,7 +96,8 @@ describe.each(ENGINES)("import defects of issue #37 on %s", (engine) => {
 
   it("4. an unclosed quote fails its own line; every later line is read and reported under its true line number", async () => {
     const c = await signedInClient(server, "quote@example.com", "pro");
-    const csv = 'url,alias,title\nhttps://example.com/q1,quote-one,One\nhttps://example.com/q2,quote-two,"never closed\nhttps://example.com/q3,quote-three,Three\nhttps://example.com/q4,quote-four,Four\n';
+    const csv =
+      'url,alias,title\nhttps://example.com/q1,quote-one,One\nhttps://example.com/q2,quote-two,"never closed\nhttps://example.com/q3,quote-three,Three\nhttps://example.com/q4,quote-four,Four\n';
     const rows = await preview(c, csv);
     expect(rows.map((r) => [r.source_id, r.action, r.code])).toEqual([
       ["line:2", "create", null],
@@ -106,9 +118,18 @@ describe.each(ENGINES)("import defects of issue #37 on %s", (engine) => {
 
   it("5. a fallback host blocked after creation: the expired link answers 410 link_blocked and shows destination_blocked", async () => {
     const c = await signedInClient(server, "fallback@example.com", "pro");
-    const made = await c.post("/api/links", { url: "https://example.com/f", alias: "fall-back", expires_at: "2099-01-01T00:00:00Z", expired_url: "https://fallback.example/over" });
+    const made = await c.post("/api/links", {
+      url: "https://example.com/f",
+      alias: "fall-back",
+      expires_at: "2099-01-01T00:00:00Z",
+      expired_url: "https://fallback.example/over",
+    });
     expect(made.status, made.text).toBe(201);
-    await server.ctx.storage.db.updateTable("links").set({ expires_at: Date.now() - 60_000 }).where("id", "=", made.body.link.id).execute();
+    await server.ctx.storage.db
+      .updateTable("links")
+      .set({ expires_at: Date.now() - 60_000 })
+      .where("id", "=", made.body.link.id)
+      .execute();
     const before = await fetch(`${server.url}/fall-back`, { redirect: "manual", headers: { "user-agent": UA.windows } });
     expect([before.status, before.headers.get("location")]).toEqual([302, "https://fallback.example/over"]);
     server.ctx.blocklist.setConsoleHosts(["fallback.example"]);
@@ -124,7 +145,8 @@ describe.each(ENGINES)("import defects of issue #37 on %s", (engine) => {
 
   it("6. NUL and unpaired surrogates escaped in a JSON file fail their line on both engines; the others are imported", async () => {
     const c = await signedInClient(server, "nul@example.com", "pro");
-    const file = '[{"url":"https://example.com/n1","alias":"nul\\u0000one"},{"url":"https://example.com/n2","alias":"nul-two","title":"a\\ud800b"},{"url":"https://example.com/n3","alias":"nul-three","tags":["x\\u0000"]},{"url":"https://example.com/n4","alias":"nul-four","title":"fine"}]';
+    const file =
+      '[{"url":"https://example.com/n1","alias":"nul\\u0000one"},{"url":"https://example.com/n2","alias":"nul-two","title":"a\\ud800b"},{"url":"https://example.com/n3","alias":"nul-three","tags":["x\\u0000"]},{"url":"https://example.com/n4","alias":"nul-four","title":"fine"}]';
     const rows = await preview(c, file);
     expect(rows.map((r) => [r.action, r.code, r.notes[0]])).toEqual([
       ["fail", "invalid_request", "alias: contains a control character (NUL...) or an unpaired surrogate, which cannot be stored"],
@@ -160,7 +182,11 @@ describe.each(ENGINES)("import defects of issue #37 on %s", (engine) => {
     expect(job.counts).toMatchObject({ read: 3, created: 3, failed: 0 });
     for (const m of made) {
       const copy = await linkByAlias(d, m.alias);
-      expect({ title: copy!.title, note: copy!.note, tags: copy!.tags.map((t: { name: string }) => t.name).sort() }).toEqual({ title: m.title, note: m.note, tags: [...(m.tags ?? [])].sort() });
+      expect({ title: copy!.title, note: copy!.note, tags: copy!.tags.map((t: { name: string }) => t.name).sort() }).toEqual({
+        title: m.title,
+        note: m.note,
+        tags: [...(m.tags ?? [])].sort(),
+      });
     }
   });
 
@@ -169,7 +195,11 @@ describe.each(ENGINES)("import defects of issue #37 on %s", (engine) => {
     server.ctx.blocklist.setConsoleHosts(["blocked.example"]);
     try {
       const rows = await preview(c, "url,alias\nnot-a-url,pv-one\nhttps://blocked.example/x,pv-two\nhttps://example.com/ok,pv-three\n");
-      expect(rows.map((r) => [r.action, r.code])).toEqual([["fail", "invalid_request"], ["fail", "destination_blocked"], ["create", null]]);
+      expect(rows.map((r) => [r.action, r.code])).toEqual([
+        ["fail", "invalid_request"],
+        ["fail", "destination_blocked"],
+        ["create", null],
+      ]);
       expect(rows[0]!.notes[0]).toMatch(/^url: /);
       expect(rows[1]!.notes[0]).toMatch(/^url: .*blocked\.example/);
     } finally {
@@ -180,6 +210,9 @@ describe.each(ENGINES)("import defects of issue #37 on %s", (engine) => {
     expect(first.status).toBe(201);
     await server.ctx.storage.db.updateTable("link_counts").set({ links: 99 }).where("owner_id", "=", first.body.link.owner_id).execute();
     const full = await preview(c, "url\nhttps://example.com/last\nhttps://example.com/over\n");
-    expect(full.map((r) => [r.action, r.code])).toEqual([["create", null], ["fail", "limit_reached"]]);
+    expect(full.map((r) => [r.action, r.code])).toEqual([
+      ["create", null],
+      ["fail", "limit_reached"],
+    ]);
   });
 });

@@ -25,7 +25,7 @@ describe.each(ENGINES)("CSV and JSON imports on %s", (engine) => {
     const c = await signedInClient(server, "csv-pro@example.com", "pro");
     const csv = [
       "Long URL,slug,title,tags,expires_at,max_clicks,clicks,colour",
-      "https://example.com/a,imp-a,First,\"news, promo\",2099-01-01T00:00:00Z,50,12,red",
+      'https://example.com/a,imp-a,First,"news, promo",2099-01-01T00:00:00Z,50,12,red',
       "https://example.com/b,taken-one,Second,,,,,",
       "not a url,imp-c,Third,,,,,",
       "https://example.com/d,,No alias,,,,,",
@@ -37,13 +37,25 @@ describe.each(ENGINES)("CSV and JSON imports on %s", (engine) => {
     expect(preview.body.rows.map((r: { action: string }) => r.action)).toEqual(["create", "skip", "fail", "create"]);
     expect(preview.body.rows[2]).toMatchObject({ code: "invalid_request", short_url: null });
     expect(preview.body.rows[2].notes).toEqual([expect.stringMatching(/^url: /)]);
-    expect(preview.body.rows[0]).toMatchObject({ alias: "imp-a", short_url: `${server.url}/imp-a`, tags: ["news", "promo"], notes: ["columns not read: colour"] });
+    expect(preview.body.rows[0]).toMatchObject({
+      alias: "imp-a",
+      short_url: `${server.url}/imp-a`,
+      tags: ["news", "promo"],
+      notes: ["columns not read: colour"],
+    });
     expect(preview.body.rows[1]).toMatchObject({ code: "alias_taken", short_url: null });
 
     const job = await importFile(c, csv);
     expect(job).toMatchObject({ state: "done", total: 4, counts: { read: 4, created: 2, skipped: 1, failed: 1, visits: 0 }, error: null });
     const a = await linkByAlias(c, "imp-a");
-    expect(a).toMatchObject({ url: "https://example.com/a", title: "First", max_clicks: 50, expires_at: "2099-01-01T00:00:00.000Z", imported_clicks: 12, click_count: 0 });
+    expect(a).toMatchObject({
+      url: "https://example.com/a",
+      title: "First",
+      max_clicks: 50,
+      expires_at: "2099-01-01T00:00:00.000Z",
+      imported_clicks: 12,
+      click_count: 0,
+    });
     expect(a!.tags.map((t: { name: string }) => t.name)).toEqual(["news", "promo"]);
     const lines = await report(c, job.id);
     expect(lines.map((l) => [l.line, l.status, l.code])).toEqual([
@@ -88,7 +100,11 @@ describe.each(ENGINES)("CSV and JSON imports on %s", (engine) => {
     const fileOf = async () => (await db.selectFrom("import_jobs").select("file").where("id", "=", failed.id).executeTakeFirstOrThrow()).file;
     expect(await fileOf()).toBe("name\nx\n");
     expect(await server.ctx.imports.jobs.forgetAbandoned()).toBe(0);
-    await db.updateTable("import_jobs").set({ updated_at: Date.now() - 31 * 86_400_000 }).where("id", "=", failed.id).execute();
+    await db
+      .updateTable("import_jobs")
+      .set({ updated_at: Date.now() - 31 * 86_400_000 })
+      .where("id", "=", failed.id)
+      .execute();
     expect(await server.ctx.imports.jobs.forgetAbandoned()).toBe(1);
     expect(await fileOf()).toBeNull();
     const resumed = await c.post(`/api/imports/${failed.id}/resume`);
@@ -137,8 +153,26 @@ describe.each(ENGINES)("CSV and JSON imports on %s", (engine) => {
   it("exports every link with its fields, tags and totals; the CSV and the JSON import into another snip give the same links", async () => {
     const c = await signedInClient(server, "exporter@example.com", "business");
     const made = [
-      { url: "https://example.com/e1", alias: "exp-one", title: "One, with comma", note: "line 1\nline 2", tags: ["alpha", "beta"], max_clicks: 9, password: "open sesame 1" },
-      { url: "https://example.com/e2", alias: "exp-two", expires_at: "2098-05-05T10:00:00.000Z", ios_url: "https://apps.example/ios", expired_url: "https://example.com/over", archived: true, starts_at: "2097-01-02T03:04:05.000Z", redirect_status: 308, crawlable: true },
+      {
+        url: "https://example.com/e1",
+        alias: "exp-one",
+        title: "One, with comma",
+        note: "line 1\nline 2",
+        tags: ["alpha", "beta"],
+        max_clicks: 9,
+        password: "open sesame 1",
+      },
+      {
+        url: "https://example.com/e2",
+        alias: "exp-two",
+        expires_at: "2098-05-05T10:00:00.000Z",
+        ios_url: "https://apps.example/ios",
+        expired_url: "https://example.com/over",
+        archived: true,
+        starts_at: "2097-01-02T03:04:05.000Z",
+        redirect_status: 308,
+        crawlable: true,
+      },
       { url: "https://example.com/e3", alias: "exp-three", title: "+cmd", rules: [{ if: { country: ["FR"] }, url: "https://example.fr/" }] },
     ];
     for (const body of made) expect((await c.post("/api/links", body)).status, JSON.stringify(body)).toBe(201);
@@ -167,7 +201,12 @@ describe.each(ENGINES)("CSV and JSON imports on %s", (engine) => {
       }
       // The password hash came along: the same password opens the copy.
       const unlock = (password: string) =>
-        fetch(`${other.url}/exp-one`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ password }).toString() });
+        fetch(`${other.url}/exp-one`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ password }).toString(),
+        });
       expect((await unlock("wrong password 1")).status).toBe(401);
       const opened = await unlock("open sesame 1");
       expect(opened.status).toBe(302);
@@ -231,7 +270,9 @@ describe.each(ENGINES)("the export with an API key on %s", (engine) => {
     const links = ((await json.json()) as { links: Record<string, unknown>[] }).links;
     expect(links.map((l) => [l.alias, l.url, l.tags])).toEqual([["ext-one", "https://example.com/ext", ["x"]]]);
     const csv = await fetch(`${server.url}/api/external-export`, { headers: { authorization: `Bearer ${secret}` } });
-    expect((await csv.text()).split("\r\n")[0]).toBe("id,short_url,domain,alias,url,title,note,tags,created_at,expires_at,max_clicks,password_hash,ios_url,android_url,archived,expired_url,preview_title,preview_description,preview_image,rules,split,click_count,imported_clicks,starts_at,redirect_status,crawlable");
+    expect((await csv.text()).split("\r\n")[0]).toBe(
+      "id,short_url,domain,alias,url,title,note,tags,created_at,expires_at,max_clicks,password_hash,ios_url,android_url,archived,expired_url,preview_title,preview_description,preview_image,rules,split,click_count,imported_clicks,starts_at,redirect_status,crawlable",
+    );
 
     const none = await fetch(`${server.url}/api/external-export`);
     expect(none.status).toBe(401);

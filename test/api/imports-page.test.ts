@@ -26,7 +26,11 @@ describe.each(ENGINES)("a page with refused lines among good ones on %s", (engin
     expect((await other.post("/api/links", { url: "https://example.com/theirs", alias: "page-taken" })).status).toBe(201);
     const c = await signedInClient(server, "page-owner@example.com", "free");
     // The free plan's 100 links, 96 used: four of the good lines below find room, the fifth does not.
-    await server.ctx.storage.db.updateTable("link_counts").set({ links: 96 }).where("owner_id", "=", await ownerId("page-owner@example.com")).execute();
+    await server.ctx.storage.db
+      .updateTable("link_counts")
+      .set({ links: 96 })
+      .where("owner_id", "=", await ownerId("page-owner@example.com"))
+      .execute();
     server.ctx.blocklist.setConsoleHosts(["blocked.example"]);
     const csv = [
       "url,alias",
@@ -63,9 +67,18 @@ describe.each(ENGINES)("a page with refused lines among good ones on %s", (engin
       ["9", "line:10", "failed", "limit_reached"],
       ["10", "line:11", "failed", "destination_blocked"],
     ]);
-    const mine = await server.ctx.storage.db.selectFrom("links").select("alias").where("owner_id", "=", await ownerId("page-owner@example.com")).orderBy("alias").execute();
+    const mine = await server.ctx.storage.db
+      .selectFrom("links")
+      .select("alias")
+      .where("owner_id", "=", await ownerId("page-owner@example.com"))
+      .orderBy("alias")
+      .execute();
     expect(mine.map((l) => l.alias)).toEqual(["page-eight", "page-five", "page-one", "page-seven"]);
-    const counted = await server.ctx.storage.db.selectFrom("link_counts").select("links").where("owner_id", "=", await ownerId("page-owner@example.com")).executeTakeFirstOrThrow();
+    const counted = await server.ctx.storage.db
+      .selectFrom("link_counts")
+      .select("links")
+      .where("owner_id", "=", await ownerId("page-owner@example.com"))
+      .executeTakeFirstOrThrow();
     expect(Number(counted.links)).toBe(100);
     // The other account's link is untouched.
     expect((await other.get("/api/links?q=page-taken")).body.links.map((l: { url: string }) => l.url)).toEqual(["https://example.com/theirs"]);
@@ -75,7 +88,11 @@ describe.each(ENGINES)("a page with refused lines among good ones on %s", (engin
     const other = await signedInClient(server, "order-other@example.com", "pro");
     expect((await other.post("/api/links", { url: "https://example.com/theirs", alias: "order-taken" })).status).toBe(201);
     const c = await signedInClient(server, "order-owner@example.com", "free");
-    await server.ctx.storage.db.updateTable("link_counts").set({ links: 98 }).where("owner_id", "=", await ownerId("order-owner@example.com")).execute();
+    await server.ctx.storage.db
+      .updateTable("link_counts")
+      .set({ links: 98 })
+      .where("owner_id", "=", await ownerId("order-owner@example.com"))
+      .execute();
     const job = await importFile(c, "url,alias\nhttps://example.com/a,order-taken\nhttps://example.com/b,order-b\nhttps://example.com/c,order-c\n", "generate");
     expect(job.counts).toEqual({ read: 3, created: 2, skipped: 0, failed: 1, visits: 0 });
     const lines = await report(c, job.id);
@@ -99,11 +116,18 @@ describe.each(ENGINES)("a page with refused lines among good ones on %s", (engin
     const { finished } = await import("../helpers/imports.js");
     const job = await finished(c, started.body.import.id);
     const apiMade = api.filter((r) => r.status === 201).length;
-    expect(api.every((r) => r.status === 201 || (r.status === 403 && r.body.code === "limit_reached")), JSON.stringify(api.map((r) => r.status))).toBe(true);
+    expect(
+      api.every((r) => r.status === 201 || (r.status === 403 && r.body.code === "limit_reached")),
+      JSON.stringify(api.map((r) => r.status)),
+    ).toBe(true);
     // 40 places for 60 asked: every place taken, none twice.
     expect(apiMade + job.counts.created).toBe(40);
     expect(job.counts.failed).toBe(30 - job.counts.created);
-    const stored = await server.ctx.storage.db.selectFrom("links").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", id).executeTakeFirstOrThrow();
+    const stored = await server.ctx.storage.db
+      .selectFrom("links")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("owner_id", "=", id)
+      .executeTakeFirstOrThrow();
     expect(Number(stored.n)).toBe(40);
     const counted = await server.ctx.storage.db.selectFrom("link_counts").select("links").where("owner_id", "=", id).executeTakeFirstOrThrow();
     expect(Number(counted.links)).toBe(100);

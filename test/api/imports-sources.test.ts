@@ -62,7 +62,12 @@ describe.each(ENGINES)("imports from API sources on %s", (engine) => {
     const s11 = links.find((l) => l.alias === "s11")!;
     expect(s11).toMatchObject({ url: "https://example.com/shlink/11", domain: "", click_count: 26, title: null });
     const s12 = links.find((l) => l.alias === "s12")!;
-    expect(s12).toMatchObject({ title: "Shlink 12", ios_url: "https://example.com/ios/12", android_url: "https://example.com/android/12", expires_at: Date.UTC(2024, 0, 1) + 12 * 3_600_000 + 30 * 86_400_000 });
+    expect(s12).toMatchObject({
+      title: "Shlink 12",
+      ios_url: "https://example.com/ios/12",
+      android_url: "https://example.com/android/12",
+      expires_at: Date.UTC(2024, 0, 1) + 12 * 3_600_000 + 30 * 86_400_000,
+    });
     const stats = (await c.get(`/api/links/${s11.id}/stats?range=all`)).body;
     expect(stats.total_clicks).toBe(26);
     // Visits 2, 5, ..., 23 are curl's: snip's bot test flags those 8, whatever Shlink's potentialBot said (2).
@@ -134,7 +139,12 @@ describe.each(ENGINES)("imports from API sources on %s", (engine) => {
     expect(["queued", "running"]).toContain((await c.post(`/api/imports/${id}/resume`)).body.import.state);
     const done = await ended(c, id);
     expect(done).toMatchObject({ state: "done", counts: { read: 140, created: 140, skipped: 0, failed: 0 } });
-    expect(src.requestsOf("links").filter((r) => r.status === 200).map((r) => r.page)).toEqual([1, 2, 3]);
+    expect(
+      src
+        .requestsOf("links")
+        .filter((r) => r.status === 200)
+        .map((r) => r.page),
+    ).toEqual([1, 2, 3]);
   });
 
   it("refuses a wrong token and a private address unless allowed; the token never shows", async () => {
@@ -190,7 +200,10 @@ describe.each(ENGINES)("an import across a restart on %s", (engine) => {
       await d.login("restart@example.com");
       const job = await ended(d, id);
       expect(job).toMatchObject({ state: "done", counts: { read: 450, created: 450, skipped: 0, failed: 0 } });
-      const pages = src.requestsOf("links").filter((r) => r.status === 200).map((r) => r.page);
+      const pages = src
+        .requestsOf("links")
+        .filter((r) => r.status === 200)
+        .map((r) => r.page);
       expect(pages).toEqual([1, 2, 3, 4, 5]);
       expect(await allLinks(second, "restart@example.com")).toHaveLength(450);
     } finally {

@@ -29,7 +29,11 @@ const ACCEPT: Record<keyof typeof KEY_ROUTE_SCOPES, (c: ApiClient) => Promise<Ca
   "GET /api/external-export": async () => ({ path: "/api/external-export?format=json", status: 200 }),
   "GET /api/external/links": async () => ({ path: "/api/external/links?limit=5", status: 200 }),
   "GET /api/external/links/:id": async (c) => ({ path: `/api/external/links/${await fresh(c)}`, status: 200 }),
-  "PATCH /api/external/links/:id": async (c) => ({ path: `/api/external/links/${await fresh(c)}`, body: { url: "https://example.com/edited-by-key" }, status: 200 }),
+  "PATCH /api/external/links/:id": async (c) => ({
+    path: `/api/external/links/${await fresh(c)}`,
+    body: { url: "https://example.com/edited-by-key" },
+    status: 200,
+  }),
   "DELETE /api/external/links/:id": async (c) => ({ path: `/api/external/links/${await fresh(c)}`, status: 200 }),
   "GET /api/external/links/:id/stats": async (c) => ({ path: `/api/external/links/${await fresh(c)}/stats`, status: 200 }),
 };
@@ -142,7 +146,8 @@ describe.each(ENGINES)("key scopes over every route on %s", (engine) => {
       const headers: Record<string, string> = { authorization: `Bearer ${allScopes}`, ...(body ? { "content-type": "application/json" } : {}) };
       const signedIn = await operator.request(r.method, path, body, headers);
       expectContract(signedIn, `${r.method} ${r.url} signed in with a key`);
-      if (signedIn.status !== 401 || signedIn.body?.code !== "unauthenticated" || signedIn.body?.message !== KEY_NOT_TAKEN) wrong.push(`${r.method} ${r.url} signed in -> ${signedIn.status} ${signedIn.text.slice(0, 100)}`);
+      if (signedIn.status !== 401 || signedIn.body?.code !== "unauthenticated" || signedIn.body?.message !== KEY_NOT_TAKEN)
+        wrong.push(`${r.method} ${r.url} signed in -> ${signedIn.status} ${signedIn.text.slice(0, 100)}`);
       // The key alone: refused too (CSRF first on a write, as before keys had scopes).
       const alone = await call(server, r.method, path, allScopes, r.body ? {} : undefined);
       const expected = STATE_CHANGING.has(r.method) && r.csrf ? "403 csrf_failed" : "401 unauthenticated";

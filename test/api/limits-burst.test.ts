@@ -29,7 +29,8 @@ describe.each(ENGINES)("limits under a burst on %s", (engine) => {
   const clock = new ManualClock(1_800_000_000_000);
   let n = 0;
   const from = (ip: string) => ({ "x-forwarded-for": ip, accept: "application/json" });
-  const burst = async (count: number, send: (i: number) => Promise<{ status: number }>) => tally((await Promise.all(Array.from({ length: count }, (_, i) => send(i)))).map((r) => r.status));
+  const burst = async (count: number, send: (i: number) => Promise<{ status: number }>) =>
+    tally((await Promise.all(Array.from({ length: count }, (_, i) => send(i)))).map((r) => r.status));
   const fresh = () => new ApiClient(server.url).init();
 
   beforeAll(async () => {
@@ -93,7 +94,9 @@ describe.each(ENGINES)("limits under a burst on %s", (engine) => {
     );
     const pending = [first as ApiClient, ...others];
     // TOTP codes and recovery codes alike: one window of wrong codes for the account.
-    const answers = await burst(30, (i) => (pending[i % 5] as ApiClient).post("/api/auth/2fa/verify", i % 2 ? { code: wrong } : { recovery_code: "aaaaa-bbbbb" }));
+    const answers = await burst(30, (i) =>
+      (pending[i % 5] as ApiClient).post("/api/auth/2fa/verify", i % 2 ? { code: wrong } : { recovery_code: "aaaaa-bbbbb" }),
+    );
     expect(answers).toEqual({ 400: 5, 429: 25 });
     const right = await (first as ApiClient).post("/api/auth/2fa/verify", { code: near[1] });
     expect(right.status).toBe(429);
@@ -148,7 +151,9 @@ describe.each(ENGINES)("limits under a burst on %s", (engine) => {
     const c = await fresh();
     const ip = from("198.51.100.60");
     // A name the service refuses (after the count): no account made, no hash spent.
-    const signUps = await burst(30, (i) => c.request("POST", "/api/auth/signup", { email: `signup-${i}-${++n}@example.com`, password: PASSWORD, name: "n".repeat(101) }, ip));
+    const signUps = await burst(30, (i) =>
+      c.request("POST", "/api/auth/signup", { email: `signup-${i}-${++n}@example.com`, password: PASSWORD, name: "n".repeat(101) }, ip),
+    );
     expect(signUps).toEqual({ 400: 20, 429: 10 });
 
     await server.ctx.accounts.create({ email: `unverified-${++n}@example.com`, password: PASSWORD });
@@ -174,7 +179,10 @@ describe.each(ENGINES)("limits under a burst on %s", (engine) => {
     const email = `burst-${++n}@example.com`;
     const owner = await signedInClient(server, email, "enterprise");
     const id = (await server.ctx.accounts.byEmail(email))!.id;
-    await server.ctx.storage.db.insertInto("rate_events").values(Array.from({ length: 19 }, () => ({ bucket: `team-invite-mail:${id}`, at: clock.now() - 60_000 }))).execute();
+    await server.ctx.storage.db
+      .insertInto("rate_events")
+      .values(Array.from({ length: 19 }, () => ({ bucket: `team-invite-mail:${id}`, at: clock.now() - 60_000 })))
+      .execute();
     expect(await burst(5, (i) => owner.post("/api/team/invitations", { email: `invitee-${i}-${n}@example.com` }))).toEqual({ 201: 1, 429: 4 });
   });
 });

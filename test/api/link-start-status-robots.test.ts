@@ -60,7 +60,11 @@ describe.each(ENGINES)("start date, redirect status and robots on %s", (engine) 
     const bad = await pro.post("/api/links", { url: "https://example.com/x", starts_at: "tomorrow" });
     expect(bad.status).toBe(400);
     expect(bad.body.details).toEqual([{ field: "starts_at", message: "Enter a date and time such as 2026-11-21T10:00:00.000Z" }]);
-    const late = await pro.post("/api/links", { url: "https://example.com/x", starts_at: new Date(clock.now() + 7_200_000).toISOString(), expires_at: new Date(clock.now() + 3_600_000).toISOString() });
+    const late = await pro.post("/api/links", {
+      url: "https://example.com/x",
+      starts_at: new Date(clock.now() + 7_200_000).toISOString(),
+      expires_at: new Date(clock.now() + 3_600_000).toISOString(),
+    });
     expect(late.status).toBe(400);
     expect(late.body.details).toEqual([{ field: "starts_at", message: "Choose a start date before the expiry date" }]);
     const link = await createLink(pro, { url: "https://example.com/soon", alias: "soon-cleared", starts_at: at });
@@ -83,7 +87,12 @@ describe.each(ENGINES)("start date, redirect status and robots on %s", (engine) 
       const link = await createLink(pro, { url: "https://example.com/code", alias, ...(given ? { redirect_status: given } : {}) });
       expect((await pro.get(`/api/links/${link.id}`)).body.link.redirect_status).toBe(given ?? null);
       const r = await twice(alias);
-      expect([r.status, r.headers.get("cache-control"), r.headers.get("x-robots-tag"), r.headers.get("location")]).toEqual([status, cache, "noindex", "https://example.com/code"]);
+      expect([r.status, r.headers.get("cache-control"), r.headers.get("x-robots-tag"), r.headers.get("location")]).toEqual([
+        status,
+        cache,
+        "noindex",
+        "https://example.com/code",
+      ]);
     }
     for (const wrong of [303, 200, 0, -301, 3010]) {
       const r = await pro.post("/api/links", { url: "https://example.com/x", redirect_status: wrong });
@@ -118,15 +127,25 @@ describe.each(ENGINES)("start date, redirect status and robots on %s", (engine) 
     expect(onDomain.body.split("\n").filter((l) => !l.startsWith("#"))).toEqual(["User-agent: *", "Disallow: /", ""]);
     await pro.patch(`/api/links/${a.id}`, { crawlable: false });
     expect((await twice("seo-page")).headers.get("x-robots-tag")).toBe("noindex");
-    expect((await (await fetch(`${server.url}/robots.txt`)).text())).not.toContain("Allow:");
+    expect(await (await fetch(`${server.url}/robots.txt`)).text()).not.toContain("Allow:");
   });
 
   it("the external creation API takes the fields (Business and up)", async () => {
     const biz = await signedInClient(server, "start-ext@example.com", "business");
     const secret = (await biz.post("/api/keys", { name: "ext" })).body.secret as string;
     const call = (body: unknown) =>
-      fetch(`${server.url}/api/external-create.php`, { method: "POST", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body: JSON.stringify(body) });
-    const r = await call({ url: "https://example.com/ext", alias: "ext-301", redirect_status: 301, crawlable: true, starts_at: new Date(clock.now() - 1000).toISOString() });
+      fetch(`${server.url}/api/external-create.php`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const r = await call({
+      url: "https://example.com/ext",
+      alias: "ext-301",
+      redirect_status: 301,
+      crawlable: true,
+      starts_at: new Date(clock.now() - 1000).toISOString(),
+    });
     expect(r.status).toBe(201);
     const link = ((await r.json()) as { link: { redirect_status: number; crawlable: boolean } }).link;
     expect([link.redirect_status, link.crawlable]).toEqual([301, true]);
@@ -137,11 +156,18 @@ describe.each(ENGINES)("start date, redirect status and robots on %s", (engine) 
 
   it("bulk rows and the list carry the fields", async () => {
     const biz = await signedInClient(server, "start-biz@example.com", "business");
-    const r = await biz.post("/api/links/bulk", { links: [{ url: "https://example.com/b1", alias: "bulk-308", redirect_status: 308, crawlable: true }, { url: "https://example.com/b2", redirect_status: 999 }] });
+    const r = await biz.post("/api/links/bulk", {
+      links: [
+        { url: "https://example.com/b1", alias: "bulk-308", redirect_status: 308, crawlable: true },
+        { url: "https://example.com/b2", redirect_status: 999 },
+      ],
+    });
     expect(r.status).toBe(200);
     expect(r.body.results.map((x: { status: string }) => x.status)).toEqual(["created", "error"]);
     const list = await biz.get("/api/links?q=bulk-308");
-    expect(list.body.links.map((l: { redirect_status: number; crawlable: boolean; starts_at: string | null }) => [l.redirect_status, l.crawlable, l.starts_at])).toEqual([[308, true, null]]);
+    expect(
+      list.body.links.map((l: { redirect_status: number; crawlable: boolean; starts_at: string | null }) => [l.redirect_status, l.crawlable, l.starts_at]),
+    ).toEqual([[308, true, null]]);
   });
 });
 

@@ -6,8 +6,7 @@ import { ENGINES } from "../helpers/engines.js";
 import { ApiClient, signedInClient } from "../helpers/client.js";
 import { ManualClock } from "../../src/shared/clock.js";
 
-const visit = (server: TestServer, path: string, headers: Record<string, string> = {}) =>
-  fetch(server.url + path, { redirect: "manual", headers });
+const visit = (server: TestServer, path: string, headers: Record<string, string> = {}) => fetch(server.url + path, { redirect: "manual", headers });
 
 describe.each(ENGINES)("link creation on %s", (engine) => {
   let server: TestServer;
@@ -52,7 +51,11 @@ describe.each(ENGINES)("link creation on %s", (engine) => {
   });
 
   it("signed out still needs the CSRF token", async () => {
-    const r = await fetch(`${server.url}/api/links`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ url: "https://example.com/" }) });
+    const r = await fetch(`${server.url}/api/links`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ url: "https://example.com/" }),
+    });
     expect(r.status).toBe(403);
     expect((await r.json()).code).toBe("csrf_failed");
   });

@@ -62,7 +62,16 @@ describe.each(ENGINES)("link details on %s", (engine) => {
 
   it("edit: tags replaced (and cleared with []), null clears title, note, fallback and preview; archive and restore", async () => {
     const { client: c } = await account();
-    const link = (await c.post("/api/links", { url: "https://example.com/e", title: "T", note: "N", tags: ["a", "b"], expired_url: "https://example.com/x", preview: { title: "P" } })).body.link;
+    const link = (
+      await c.post("/api/links", {
+        url: "https://example.com/e",
+        title: "T",
+        note: "N",
+        tags: ["a", "b"],
+        expired_url: "https://example.com/x",
+        preview: { title: "P" },
+      })
+    ).body.link;
     let r = await c.patch(`/api/links/${link.id}`, { tags: ["b", "c"] });
     expect(r.status, r.text).toBe(200);
     expect(names(r.body.link.tags)).toEqual(["b", "c"]);
@@ -95,7 +104,14 @@ describe.each(ENGINES)("link details on %s", (engine) => {
     });
     expect(r.status).toBe(400);
     expect(r.body.code).toBe("invalid_request");
-    expect(r.body.details.map((d: { field: string }) => d.field).sort()).toEqual(["expired_url", "note", "preview.description", "preview.image", "tags", "title"]);
+    expect(r.body.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      "expired_url",
+      "note",
+      "preview.description",
+      "preview.image",
+      "tags",
+      "title",
+    ]);
     expect(r.body.details.find((d: { field: string }) => d.field === "tags").message).toBe("A link has at most 10 tags");
     expect((await c.get("/api/tags")).body.tags.length).toBe(before);
     for (const [body, field] of [
@@ -159,11 +175,22 @@ describe.each(ENGINES)("link details on %s", (engine) => {
     const ext = await fetch(`${server.url}/api/external-create.php`, {
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ url: "https://example.com/ext", title: "Ext", tags: ["api"], expired_url: "https://example.com/ext-over", preview: { title: "Card" } }),
+      body: JSON.stringify({
+        url: "https://example.com/ext",
+        title: "Ext",
+        tags: ["api"],
+        expired_url: "https://example.com/ext-over",
+        preview: { title: "Card" },
+      }),
     });
     const body = await ext.json();
     expect(ext.status, JSON.stringify(body)).toBe(201);
-    expect(body.link).toMatchObject({ title: "Ext", tags: [{ name: "api" }], expired_url: "https://example.com/ext-over", preview: { title: "Card", description: null, image: null } });
+    expect(body.link).toMatchObject({
+      title: "Ext",
+      tags: [{ name: "api" }],
+      expired_url: "https://example.com/ext-over",
+      preview: { title: "Card", description: null, image: null },
+    });
   });
 
   it("bulk edit: archive, restore, add and remove tags for many links, all or nothing; bulk delete by the owner only", async () => {

@@ -18,7 +18,8 @@ const CRAWLERS: Record<string, string> = {
   Discordbot: "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)",
   WhatsApp: "WhatsApp/2.23.20.0 A",
   TelegramBot: "TelegramBot (like TwitterBot)",
-  Applebot: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/13.1.1 Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)",
+  Applebot:
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/13.1.1 Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)",
   Skype: "Mozilla/5.0 (Windows NT 6.1; WOW64) SkypeUriPreview Preview/0.5",
   Mastodon: "http.rb/5.1.1 (Mastodon/4.2.0; +https://mastodon.social/) Bot",
 };
@@ -48,7 +49,13 @@ describe.each(ENGINES)("fallback URL and preview card on %s", (engine) => {
     const at = new Date(clock.now() + 60_000).toISOString();
     const fb = await createLink(pro, { url: "https://example.com/live", alias: "fb-expiring", expires_at: at, expired_url: "https://example.com/over" });
     await createLink(pro, { url: "https://example.com/live", alias: "no-fb-expiring", expires_at: at });
-    const pw = await createLink(pro, { url: "https://example.com/live", alias: "fb-expiring-pw", expires_at: at, expired_url: "https://example.com/over-pw", password: "pw" });
+    const pw = await createLink(pro, {
+      url: "https://example.com/live",
+      alias: "fb-expiring-pw",
+      expires_at: at,
+      expired_url: "https://example.com/over-pw",
+      password: "pw",
+    });
     expect((await twice("fb-expiring")).headers.get("location")).toBe("https://example.com/live");
     expect(await storedClicks(server, fb.id)).toBe(2);
     clock.advance(60_000);
@@ -63,7 +70,13 @@ describe.each(ENGINES)("fallback URL and preview card on %s", (engine) => {
   });
 
   it("click limit reached with a fallback: 302 to it, the count stays at the limit; device destinations before", async () => {
-    const link = await createLink(pro, { url: "https://example.com/a", ios_url: "https://apps.apple.com/x", alias: "fb-limited", max_clicks: 2, expired_url: "https://example.com/sold-out" });
+    const link = await createLink(pro, {
+      url: "https://example.com/a",
+      ios_url: "https://apps.apple.com/x",
+      alias: "fb-limited",
+      max_clicks: 2,
+      expired_url: "https://example.com/sold-out",
+    });
     expect((await go("fb-limited", IPHONE)).headers.get("location")).toBe("https://apps.apple.com/x");
     expect((await go("fb-limited")).headers.get("location")).toBe("https://example.com/a");
     for (const ua of [CHROME, IPHONE]) {
@@ -74,7 +87,12 @@ describe.each(ENGINES)("fallback URL and preview card on %s", (engine) => {
     expect(await storedClicks(server, link.id)).toBe(2);
     // Password links at their limit: the fallback, not the form.
     await createLink(pro, { url: "https://example.com/p", alias: "fb-limited-pw", max_clicks: 1, password: "pw", expired_url: "https://example.com/pw-over" });
-    const unlock = await fetch(`${server.url}/fb-limited-pw`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "password=pw" });
+    const unlock = await fetch(`${server.url}/fb-limited-pw`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "password=pw",
+    });
     expect(unlock.headers.get("location")).toBe("https://example.com/p");
     expect((await go("fb-limited-pw")).headers.get("location")).toBe("https://example.com/pw-over");
     // Removing the fallback brings back the 403.

@@ -34,7 +34,11 @@ describe.each(ENGINES)("links list on %s", (engine) => {
   async function tag(c: ApiClient, name: string, linkIds: string[], owner?: string): Promise<string> {
     const r = await c.post(`/api/tags${owner ? `?owner=${owner}` : ""}`, { name });
     expect(r.status).toBe(201);
-    if (linkIds.length > 0) await server.ctx.storage.db.insertInto("link_tags").values(linkIds.map((link_id) => ({ link_id, tag_id: r.body.tag.id }))).execute();
+    if (linkIds.length > 0)
+      await server.ctx.storage.db
+        .insertInto("link_tags")
+        .values(linkIds.map((link_id) => ({ link_id, tag_id: r.body.tag.id })))
+        .execute();
     return r.body.tag.id as string;
   }
 
@@ -170,12 +174,18 @@ describe.each(ENGINES)("links list on %s", (engine) => {
     const ids = new Map<string, string>();
     beforeAll(async () => {
       c = (await account()).client;
-      for (const [alias, created, clicks, last] of rows) ids.set(alias, await link(c, alias, { created_at: created, click_count: clicks, last_click_at: last }));
+      for (const [alias, created, clicks, last] of rows)
+        ids.set(alias, await link(c, alias, { created_at: created, click_count: clicks, last_click_at: last }));
     });
 
     /** The order the database gives ids (its collation), the tie-break of every sort. */
     async function idRank(): Promise<Map<string, number>> {
-      const sorted = await server.ctx.storage.db.selectFrom("links").select("id").where("id", "in", [...ids.values()]).orderBy("id").execute();
+      const sorted = await server.ctx.storage.db
+        .selectFrom("links")
+        .select("id")
+        .where("id", "in", [...ids.values()])
+        .orderBy("id")
+        .execute();
       return new Map(sorted.map((r, i) => [r.id, i]));
     }
 
@@ -185,9 +195,7 @@ describe.each(ENGINES)("links list on %s", (engine) => {
           const rank = await idRank();
           const key = (r: (typeof rows)[number]) => (sort === "created" ? r[1] : sort === "clicks" ? r[2] : (r[3] ?? 0));
           const sign = order === "desc" ? -1 : 1;
-          const expected = [...rows]
-            .sort((a, b) => sign * (key(a) - key(b) || rank.get(ids.get(a[0])!)! - rank.get(ids.get(b[0])!)!))
-            .map((r) => r[0]);
+          const expected = [...rows].sort((a, b) => sign * (key(a) - key(b) || rank.get(ids.get(a[0])!)! - rank.get(ids.get(b[0])!)!)).map((r) => r[0]);
           const seen: string[] = [];
           let cursor: string | null = null;
           for (let page = 0; page < 3; page++) {
@@ -239,9 +247,17 @@ describe.each(ENGINES)("links list on %s", (engine) => {
       created_at: T0 + i,
       updated_at: T0 + i,
     }));
-    for (let i = 0; i < rows.length; i += 400) await db.insertInto("links").values(rows.slice(i, i + 400)).execute();
+    for (let i = 0; i < rows.length; i += 400)
+      await db
+        .insertInto("links")
+        .values(rows.slice(i, i + 400))
+        .execute();
     const tagged = rows.flatMap((r, i) => [{ link_id: r.id, tag_id: big }, ...(i % 10 === 5 ? [] : [{ link_id: r.id, tag_id: also }])]);
-    for (let i = 0; i < tagged.length; i += 500) await db.insertInto("link_tags").values(tagged.slice(i, i + 500)).execute();
+    for (let i = 0; i < tagged.length; i += 500)
+      await db
+        .insertInto("link_tags")
+        .values(tagged.slice(i, i + 500))
+        .execute();
     // 2,160 links carry both tags; 24 of them are archived.
     const rank = new Map((await db.selectFrom("links").select("id").where("owner_id", "=", ownerId).orderBy("id").execute()).map((r, i) => [r.id, i]));
     const expected = rows

@@ -37,7 +37,14 @@ describe.each(ENGINES)("link management on %s", (engine) => {
 
     const r = await pro.patch(`/api/links/${id}`, { max_clicks: null, password: null, expires_at: null, android_url: null, alias: "edited-now" });
     expect(r.status).toBe(200);
-    expect(r.body.link).toMatchObject({ alias: "edited-now", max_clicks: null, has_password: false, expires_at: null, android_url: null, url: "https://example.com/a" });
+    expect(r.body.link).toMatchObject({
+      alias: "edited-now",
+      max_clicks: null,
+      has_password: false,
+      expires_at: null,
+      android_url: null,
+      url: "https://example.com/a",
+    });
     expect(r.body.link.short_url).toBe(`${server.config.origin}/edited-now`);
     expect((await go("/edit-me")).status).toBe(404);
     expect((await go("/edited-now")).status).toBe(302);
@@ -95,7 +102,9 @@ describe.each(ENGINES)("link management on %s", (engine) => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: { links: { id: string }[]; next_cursor: string | null } } = await c.get(`/api/links?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      const page: { body: { links: { id: string }[]; next_cursor: string | null } } = await c.get(
+        `/api/links?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
       seen.push(...page.body.links.map((l) => l.id));
       cursor = page.body.next_cursor;
     } while (cursor);
@@ -104,7 +113,14 @@ describe.each(ENGINES)("link management on %s", (engine) => {
     expect(seen.slice(1)).toEqual([...made].reverse());
 
     expect((await c.get("/api/links?q=LST-0")).body.links).toHaveLength(10);
-    expect((await c.get("/api/links?q=item-2")).body.links.map((l: { alias: string }) => l.alias).sort()).toEqual(["lst-02", "lst-20", "lst-21", "lst-22", "lst-23", "lst-24"]);
+    expect((await c.get("/api/links?q=item-2")).body.links.map((l: { alias: string }) => l.alias).sort()).toEqual([
+      "lst-02",
+      "lst-20",
+      "lst-21",
+      "lst-22",
+      "lst-23",
+      "lst-24",
+    ]);
     expect((await c.get("/api/links?q=100%25_")).body.links.map((l: { alias: string }) => l.alias)).toEqual(["percent"]);
     expect((await c.get("/api/links?q=%25")).body.links).toHaveLength(1);
     expect((await c.get("/api/links?q=_")).body.links).toHaveLength(1);

@@ -69,7 +69,9 @@ describe.each(ENGINES)("QR code logos on %s", (engine) => {
 
     const svg = (await image(owner, "logo=1")).body.toString();
     expect(svgUnits(svg)).toBe(33 + 4);
-    expect(svg).toContain('<rect x="14" y="14" width="9" height="9" fill="#ffffff"/><image x="14.5" y="14.5" width="8" height="8" href="data:image/png;base64,');
+    expect(svg).toContain(
+      '<rect x="14" y="14" width="9" height="9" fill="#ffffff"/><image x="14.5" y="14.5" width="8" height="8" href="data:image/png;base64,',
+    );
     const embedded = Buffer.from(/href="data:image\/png;base64,([^"]+)"/.exec(svg)?.[1] ?? "", "base64");
     expect((await pixels(embedded)).colours()).toEqual(["#ff0000"]);
     expect(await decodeQr(Buffer.from(svg))).toBe(short("qr-logo"));
@@ -142,7 +144,12 @@ describe.each(ENGINES)("QR code logos on %s", (engine) => {
     await putPicture(pic, await solidPicture("#000000", "jpeg"), "image/jpeg");
     expect(await centre("")).toBe("#000000");
     expect((await image(pic, "logo=1", "qr-logo-form")).body.toString()).toContain('href="data:image/jpeg;base64,');
-    const clear = await (await import("sharp")).default({ create: { width: 32, height: 32, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }).png().toBuffer();
+    const clear = await (
+      await import("sharp")
+    )
+      .default({ create: { width: 32, height: 32, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+      .png()
+      .toBuffer();
     await putPicture(pic, clear, "image/png");
     expect(await centre("bg=ffeedd")).toBe("#ffeedd");
     // The right first bytes, then nothing a decoder can read: 200 and the plain code, never a 5xx.

@@ -179,7 +179,12 @@ describe.each(ENGINES)("redirect on %s", (engine) => {
       body: "password=right&admin=1",
     });
     expect(extra.status).toBe(400);
-    const json = await fetch(`${server.url}/form-input`, { method: "POST", redirect: "manual", headers: { "content-type": "application/json" }, body: JSON.stringify({ password: "right" }) });
+    const json = await fetch(`${server.url}/form-input`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ password: "right" }),
+    });
     expect(json.status).toBe(302);
   });
 

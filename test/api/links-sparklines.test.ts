@@ -77,13 +77,21 @@ describe.each(ENGINES)("link sparklines on %s", (engine) => {
     expect(r.body).toEqual({ status: "success", sparklines: want });
     if (engine === "sqlite") {
       // Today's clicks came from the clicks held back from the roll-up, which has none of them yet.
-      const today = await server.ctx.storage.db.selectFrom("click_daily").select("clicks").where("link_id", "=", a.id).where("day", "=", "2026-11-02").executeTakeFirst();
+      const today = await server.ctx.storage.db
+        .selectFrom("click_daily")
+        .select("clicks")
+        .where("link_id", "=", a.id)
+        .where("day", "=", "2026-11-02")
+        .executeTakeFirst();
       expect(today).toBeUndefined();
     }
     // The statistics page shows the same numbers for the same days.
     for (const l of [a, b]) {
       const stats = await owner.get(`/api/links/${l.id}/stats?from=2026-10-27&to=2026-11-02`);
-      expect(stats.body.daily.map((d: { clicks: number }) => d.clicks), l.alias).toEqual(want[l.id]);
+      expect(
+        stats.body.daily.map((d: { clicks: number }) => d.clicks),
+        l.alias,
+      ).toEqual(want[l.id]);
     }
 
     // Once the roll-ups have caught up, the same numbers.

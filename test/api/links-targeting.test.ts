@@ -110,12 +110,20 @@ describe.each(ENGINES)("redirect rules and splits on %s", (engine) => {
     expect(r.status).toBe(400);
     expect(r.body.code).toBe("invalid_request");
     const fields = (r.body.details as { field: string }[]).map((d) => d.field).sort();
-    expect(fields).toEqual(["rules[0].if.country", "rules[0].if.language", "rules[1].if", "rules[1].url", "rules[2].if.before", "rules[2].if.device", "split"].sort());
+    expect(fields).toEqual(
+      ["rules[0].if.country", "rules[0].if.language", "rules[1].if", "rules[1].url", "rules[2].if.before", "rules[2].if.device", "split"].sort(),
+    );
     const one = await biz.post("/api/links", { url: "https://example.com/", split: [{ url: "https://example.com/a", weight: 100 }] });
     expect(one.status).toBe(400);
-    const tooMany = await biz.post("/api/links", { url: "https://example.com/", rules: Array.from({ length: 21 }, () => ({ if: { country: ["FR"] }, url: "https://example.com/" })) });
+    const tooMany = await biz.post("/api/links", {
+      url: "https://example.com/",
+      rules: Array.from({ length: 21 }, () => ({ if: { country: ["FR"] }, url: "https://example.com/" })),
+    });
     expect(tooMany.status).toBe(400);
-    const hostile = await biz.post("/api/links", { url: "https://example.com/", rules: [{ if: { query: { "a\u0000": "x" }, evil: true }, url: "https://example.com/" }] });
+    const hostile = await biz.post("/api/links", {
+      url: "https://example.com/",
+      rules: [{ if: { query: { "a\u0000": "x" }, evil: true }, url: "https://example.com/" }],
+    });
     expect(hostile.status).toBe(400);
     expect((await biz.get("/api/links")).body.total).toBe(before);
   });
@@ -152,11 +160,27 @@ describe.each(ENGINES)("redirect rules and splits on %s", (engine) => {
   });
 
   it("Test a visit: which destination answers and why, for the owner only", async () => {
-    const r = await biz.post("/api/links", { url: "https://example.com/home", alias: "tested", ios_url: "https://example.com/ios", rules: RULES, split: SPLIT });
+    const r = await biz.post("/api/links", {
+      url: "https://example.com/home",
+      alias: "tested",
+      ios_url: "https://example.com/ios",
+      rules: RULES,
+      split: SPLIT,
+    });
     const id = r.body.link.id;
     const ask = (q: string) => biz.get(`/api/links/${id}/resolve?${q}`);
-    expect((await ask("country=be")).body).toMatchObject({ status: "success", destination: "rule:1", url: "https://example.com/fr", rule: 1, reason: "Rule 1 holds (country FR or BE)", country_source: "header" });
-    expect((await ask(`language=${encodeURIComponent("fr;q=0.1,de;q=0.8")}&ua=${encodeURIComponent(CHROME)}`)).body).toMatchObject({ destination: "rule:2", reason: "Rule 2 holds (language de, device desktop)" });
+    expect((await ask("country=be")).body).toMatchObject({
+      status: "success",
+      destination: "rule:1",
+      url: "https://example.com/fr",
+      rule: 1,
+      reason: "Rule 1 holds (country FR or BE)",
+      country_source: "header",
+    });
+    expect((await ask(`language=${encodeURIComponent("fr;q=0.1,de;q=0.8")}&ua=${encodeURIComponent(CHROME)}`)).body).toMatchObject({
+      destination: "rule:2",
+      reason: "Rule 2 holds (language de, device desktop)",
+    });
     expect((await ask(`query=${encodeURIComponent("?utm_source=news")}`)).body).toMatchObject({ destination: "rule:3" });
     expect((await ask(`ua=${encodeURIComponent(IPHONE)}`)).body).toMatchObject({ destination: "ios", url: "https://example.com/ios", rule: null });
     const split = (await ask("country=US")).body;
@@ -175,7 +199,14 @@ describe.each(ENGINES)("redirect rules and splits on %s", (engine) => {
   });
 
   it("a blocked host in a rule or a variant is refused, and stops links already pointing there", async () => {
-    const made = await biz.post("/api/links", { url: "https://example.com/", alias: "soon-blocked", split: [{ url: "https://fine.example/a", weight: 50 }, { url: "https://evil.example/b", weight: 50 }] });
+    const made = await biz.post("/api/links", {
+      url: "https://example.com/",
+      alias: "soon-blocked",
+      split: [
+        { url: "https://fine.example/a", weight: 50 },
+        { url: "https://evil.example/b", weight: 50 },
+      ],
+    });
     expect(made.status).toBe(201);
     expect((await go("/soon-blocked")).status).toBe(302);
     await server.ctx.storage.db.updateTable("users").set({ is_admin: 1 }).where("email", "=", "biz@example.com").execute();
@@ -183,7 +214,13 @@ describe.each(ENGINES)("redirect rules and splits on %s", (engine) => {
     const r = await biz.post("/api/links", { url: "https://example.com/", rules: [{ if: { country: ["FR"] }, url: "https://www.evil.example/x" }] });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ code: "destination_blocked", details: [{ field: "rules[0].url" }] });
-    const v = await biz.post("/api/links", { url: "https://example.com/", split: [{ url: "https://fine.example/a", weight: 50 }, { url: "https://evil.example/b", weight: 50 }] });
+    const v = await biz.post("/api/links", {
+      url: "https://example.com/",
+      split: [
+        { url: "https://fine.example/a", weight: 50 },
+        { url: "https://evil.example/b", weight: 50 },
+      ],
+    });
     expect(v.body).toMatchObject({ code: "destination_blocked", details: [{ field: "split[1].url" }] });
     expect((await go("/soon-blocked")).status).toBe(410);
     expect((await biz.get(`/api/links/${made.body.link.id}`)).body.link.destination_blocked).toBe(true);

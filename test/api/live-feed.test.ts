@@ -13,7 +13,13 @@ import { waitFor } from "../helpers/wait.js";
 
 const LIVE = "/api/analytics/live";
 const VISITOR_IP = "203.0.113.77";
-const visitor = (extra: Record<string, string> = {}) => ({ "user-agent": UA.iphone, referer: "https://news.example.org/a?b=1", "cf-ipcountry": "FR", "x-forwarded-for": VISITOR_IP, ...extra });
+const visitor = (extra: Record<string, string> = {}) => ({
+  "user-agent": UA.iphone,
+  referer: "https://news.example.org/a?b=1",
+  "cf-ipcountry": "FR",
+  "x-forwarded-for": VISITOR_IP,
+  ...extra,
+});
 
 describe.each(ENGINES)("live feed on %s", (engine) => {
   let server: TestServer;
@@ -91,7 +97,15 @@ describe.each(ENGINES)("live feed on %s", (engine) => {
     expect(next.map((e) => e.data.referrer)).toEqual(["after-backlog.example"]);
     expect(backlog.map((e) => e.data.referrer)).toEqual([...Array.from({ length: 19 }, (_, i) => `ref-${i + 5}.example`), ""]);
     expect(backlog.map((e) => e.data.alias).slice(0, 2)).toEqual(["live-back-a", "live-back-b"]);
-    expect(backlog[19]!.data).toMatchObject({ alias: "live-back-a", country: "", device: "bot", bot: true, referrer: "", source: "qr", destination: "default" });
+    expect(backlog[19]!.data).toMatchObject({
+      alias: "live-back-a",
+      country: "",
+      device: "bot",
+      bot: true,
+      referrer: "",
+      source: "qr",
+      destination: "default",
+    });
     expect(backlog.slice(0, 19).every((e) => e.data.source === "link")).toBe(true);
     const times = backlog.map((e) => Date.parse(e.data.at));
     expect(times).toEqual([...times].sort((a, b) => a - b));

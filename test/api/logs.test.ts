@@ -42,7 +42,12 @@ async function session(url: string): Promise<string[]> {
   });
   expect(made.status).toBe(201);
   expect((await c.post("/api/links", { url: "https://example.com/locked", alias: "locked-link", password: LINK_PASSWORD })).status).toBe(201);
-  const form = await fetch(`${url}/locked-link`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `password=${LINK_PASSWORD}`, redirect: "manual" });
+  const form = await fetch(`${url}/locked-link`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: `password=${LINK_PASSWORD}`,
+    redirect: "manual",
+  });
   expect(form.status).toBe(302);
   const wrong = await c.post("/api/auth/login", { email: "logs@example.com", password: `${ACCOUNT_PASSWORD}-wrong` });
   expect(wrong.status).toBe(401);
@@ -50,7 +55,15 @@ async function session(url: string): Promise<string[]> {
   await fetch(`${url}/api/auth/verify-email?token=QueryToken-9e1f-secret`);
   for (let i = 0; i < 2; i++) expect((await fetch(`${url}/ext-link`, { redirect: "manual" })).status).toBe(302);
   // An error the server logs with its context.
-  expect((await fetch(`${url}/api/links`, { method: "POST", headers: { cookie: c.cookie!, "x-csrf-token": c.csrf!, "content-type": "application/json" }, body: "{" })).status).toBe(400);
+  expect(
+    (
+      await fetch(`${url}/api/links`, {
+        method: "POST",
+        headers: { cookie: c.cookie!, "x-csrf-token": c.csrf!, "content-type": "application/json" },
+        body: "{",
+      })
+    ).status,
+  ).toBe(400);
   // Visits from an address of their own (a QR scan too): their clicks are written, the address is not logged.
   for (const path of ["/ext-link?qr=1", "/ext-link"]) expect(await visitFrom(VISITOR_ADDRESS, url + path)).toBe(302);
   const sid = c.cookie!.split("=")[1]!;

@@ -57,7 +57,11 @@ describe.each(ENGINES)("the email outbox with SMTP down, then up, on %s", (engin
     // One verification email (the resend's newer link replaced the first), one reset, one invitation; each
     // tried once, due again a minute later; sealed: no address or link readable in the table.
     const user = await server.ctx.accounts.requireByEmail("queued@example.com");
-    const rows = await within(5_000, () => outboxRows(server), (rs) => rs.length === 3 && rs.every((r) => Number(r.attempts) === 1));
+    const rows = await within(
+      5_000,
+      () => outboxRows(server),
+      (rs) => rs.length === 3 && rs.every((r) => Number(r.attempts) === 1),
+    );
     expect(rows.map((r) => r.key).sort()).toEqual([`invitation:${inv.body.invitation.id}`, `reset:${user.id}`, `verify:${user.id}`].sort());
     for (const r of rows) {
       expect(r.last_error).toBe("connection refused");
@@ -156,7 +160,11 @@ describe("an SMTP server that accepts connections and never greets", () => {
     expect(took).toBeGreaterThanOrEqual(MAIL_WAIT_MS - 100);
     expect(took).toBeLessThan(MAIL_WAIT_MS + 3_000);
     // The attempt goes on under its claim until the transport gives up, then waits for its retry.
-    const rows = await within(SMTP_IDLE_TIMEOUT_MS + 20_000, () => outboxRows(server), (rs) => rs.length === 1 && Number(rs[0]!.attempts) === 1);
+    const rows = await within(
+      SMTP_IDLE_TIMEOUT_MS + 20_000,
+      () => outboxRows(server),
+      (rs) => rs.length === 1 && Number(rs[0]!.attempts) === 1,
+    );
     expect(rows.map((r) => [Number(r.attempts), r.last_error])).toEqual([[1, "timed out"]]);
   });
 });

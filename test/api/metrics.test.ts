@@ -38,7 +38,14 @@ describe.each(ENGINES)("metrics on %s", (engine) => {
     port = await freePort();
     server = await startTestServer({
       engine,
-      env: { METRICS_TOKEN: TOKEN, METRICS_PORT: String(port), WEBHOOK_ALLOW_PRIVATE: "true", DNS_SERVERS: dns.address, CLICK_FLUSH_MS: "50", NOT_FOUND_PER_MINUTE: "5" },
+      env: {
+        METRICS_TOKEN: TOKEN,
+        METRICS_PORT: String(port),
+        WEBHOOK_ALLOW_PRIVATE: "true",
+        DNS_SERVERS: dns.address,
+        CLICK_FLUSH_MS: "50",
+        NOT_FOUND_PER_MINUTE: "5",
+      },
       webhooks: { ca: ca.trust },
     });
   });
@@ -95,10 +102,16 @@ describe.each(ENGINES)("metrics on %s", (engine) => {
     expect((await visitor.signup(`new-${engine}@example.com`)).status).toBe(201);
 
     await waitFor(() => rx.requests.some((r) => r.url === "/metrics-hook"), { what: "the webhook delivery" });
-    const after = await waitFor(async () => {
-      const t = await scrape();
-      return sample(t, "snip_clicks_written_total") - sample(before, "snip_clicks_written_total") >= 4 && sample(t, "snip_webhook_deliveries_total", 'result="ok"') >= 1 ? t : null;
-    }, { what: "clicks written and the delivery counted" });
+    const after = await waitFor(
+      async () => {
+        const t = await scrape();
+        return sample(t, "snip_clicks_written_total") - sample(before, "snip_clicks_written_total") >= 4 &&
+          sample(t, "snip_webhook_deliveries_total", 'result="ok"') >= 1
+          ? t
+          : null;
+      },
+      { what: "clicks written and the delivery counted" },
+    );
 
     const delta = (name: string, labels = "") => sample(after, name, labels) - sample(before, name, labels);
     expect(delta("snip_redirects_total", 'outcome="redirect"')).toBe(4);
@@ -129,7 +142,12 @@ describe.each(ENGINES)("metrics on %s", (engine) => {
     expect(dash.uid).toBe("snip-overview");
     const exprs: string[] = dash.panels.flatMap((p: { targets: { expr: string }[] }) => p.targets.map((t) => t.expr));
     expect(exprs.length).toBeGreaterThanOrEqual(10);
-    const exposed = new Set((await scrape()).split("\n").filter((l) => l.startsWith("# TYPE ")).map((l) => l.split(" ")[2]));
+    const exposed = new Set(
+      (await scrape())
+        .split("\n")
+        .filter((l) => l.startsWith("# TYPE "))
+        .map((l) => l.split(" ")[2]),
+    );
     const named = new Set(exprs.flatMap((e) => e.match(/\b(?:snip|process|nodejs)_[a-z0-9_]+/g) ?? []).map((n) => n.replace(/_(bucket|count|sum)$/, "")));
     const missing = [...named].filter((n) => !exposed.has(n) && !(engine === "sqlite" && n.startsWith("snip_db_pool")));
     expect(missing).toEqual([]);

@@ -25,7 +25,12 @@ function documentedFields(): string[] {
   const doc = readFileSync(new URL("../../docs/external-api.md", import.meta.url), "utf8");
   const table = doc.slice(doc.indexOf("| field | required | meaning |"));
   const rows = table.split("\n").slice(2);
-  return rows.slice(0, rows.findIndex((l) => !l.startsWith("|"))).map((l) => /^\| `([a-z_]+)`/.exec(l)![1]!);
+  return rows
+    .slice(
+      0,
+      rows.findIndex((l) => !l.startsWith("|")),
+    )
+    .map((l) => /^\| `([a-z_]+)`/.exec(l)![1]!);
 }
 
 describe.each(ENGINES)("issue 40 findings on %s", (engine) => {
@@ -61,7 +66,12 @@ describe.each(ENGINES)("issue 40 findings on %s", (engine) => {
   it("2: a used link of an account that is not verified (its address changed since) is refused", async () => {
     const c = new ApiClient(server.url);
     await c.signup("moved@example.com");
-    const token = tokenOf(linkIn(readOutbox(server.outboxDir).find((m) => m.includes("moved@example.com"))!, "/app/verify-email?token="));
+    const token = tokenOf(
+      linkIn(
+        readOutbox(server.outboxDir).find((m) => m.includes("moved@example.com"))!,
+        "/app/verify-email?token=",
+      ),
+    );
     expect((await c.post("/api/auth/verify-email", { token })).status).toBe(200);
     await server.ctx.storage.db.updateTable("users").set({ email_verified_at: null }).where("email", "=", "moved@example.com").execute();
     const r = await c.post("/api/auth/verify-email", { token });
@@ -102,7 +112,11 @@ describe.each(ENGINES)("issue 40 findings on %s", (engine) => {
     const c = await signedInClient(server, "ext40@example.com", "business");
     const { secret } = (await c.post("/api/keys", { name: "docs" })).body;
     const ext = (body: unknown) =>
-      fetch(`${server.url}/api/external-create.php`, { method: "POST", headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      fetch(`${server.url}/api/external-create.php`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     const doc = await (await fetch(`${server.url}/api/openapi.json`)).json();
     const schema = doc.paths["/api/external-create.php"].post.requestBody.content["application/json"].schema;
     expect(documentedFields().sort()).toEqual(Object.keys(schema.properties).sort());
@@ -124,12 +138,17 @@ describe.each(ENGINES)("issue 40 findings on %s", (engine) => {
     const html = await page.text();
     expect(html).toContain('<input type="hidden" name="ref" id="ref">');
     const script = await (await fetch(`${server.url}/_snip/password-form.js`)).text();
-    expect(script).toContain('r.value=document.referrer.slice(0,2048)');
+    expect(script).toContain("r.value=document.referrer.slice(0,2048)");
     // A wrong password keeps the referrer it was given for the next try.
     const wrong = await postForm(server, "f40-locked", { password: "nope", ref: "https://news.example.org/story" }, { referer: `${server.url}/f40-locked` });
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).toContain('name="ref" id="ref" data-kept value="https://news.example.org/story"');
-    const ok = await postForm(server, "f40-locked", { password: "open sesame", ref: "https://news.example.org/story" }, { referer: `${server.url}/f40-locked` });
+    const ok = await postForm(
+      server,
+      "f40-locked",
+      { password: "open sesame", ref: "https://news.example.org/story" },
+      { referer: `${server.url}/f40-locked` },
+    );
     expect([ok.status, ok.headers.get("location")]).toEqual([302, "https://example.com/secret"]);
     // Without the script: the page's own address is no referrer.
     expect((await postForm(server, "f40-locked", { password: "open sesame" }, { referer: `${server.url}/f40-locked` })).status).toBe(302);

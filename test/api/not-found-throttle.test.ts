@@ -17,7 +17,13 @@ async function hit(base: string, path: string, ip: string, init: { method?: stri
   if (init.json) headers.accept = "application/json";
   if (init.body !== undefined) headers["content-type"] = "application/x-www-form-urlencoded";
   const res = await fetch(base + path, { method: init.method ?? "GET", headers, body: init.body, redirect: "manual" });
-  return { status: res.status, retryAfter: res.headers.get("retry-after"), location: res.headers.get("location"), type: res.headers.get("content-type") ?? "", text: await res.text() };
+  return {
+    status: res.status,
+    retryAfter: res.headers.get("retry-after"),
+    location: res.headers.get("location"),
+    type: res.headers.get("content-type") ?? "",
+    text: await res.text(),
+  };
 }
 
 describe.each(ENGINES)("404 bursts on %s", (engine) => {

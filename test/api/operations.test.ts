@@ -72,7 +72,11 @@ describe("operations", () => {
     expect(health.status).toBe(503);
     expect(health.headers.get("retry-after")).toBe("5");
     const healthText = await health.text();
-    expect(JSON.parse(healthText)).toEqual({ status: "error", code: "unavailable", message: "The service is temporarily unavailable; try again in a few seconds" });
+    expect(JSON.parse(healthText)).toEqual({
+      status: "error",
+      code: "unavailable",
+      message: "The service is temporarily unavailable; try again in a few seconds",
+    });
     expect(healthText).not.toMatch(/sqlite|select|stack|destroyed|\/work\//i);
     await other.app.close();
   });

@@ -46,14 +46,16 @@ describe.each(ENGINES)("orphan visits on %s", (engine) => {
 
   it("counts misses on the main host and a custom domain, never a link's visit; the owner sees their domain's only", async () => {
     const host = new URL(server.url).host;
-    for (let i = 0; i < 3; i++) expect(await visit(server.url, "/summer-sael?utm_source=poster", { host, "user-agent": IPHONE, referer: "https://news.example.org/a?b" })).toBe(404);
+    for (let i = 0; i < 3; i++)
+      expect(await visit(server.url, "/summer-sael?utm_source=poster", { host, "user-agent": IPHONE, referer: "https://news.example.org/a?b" })).toBe(404);
     expect(await visit(server.url, "/wp-login.php", { host, "user-agent": "curl/8.0" })).toBe(404);
     expect(await visit(server.url, "/promo", { host: "go.orphan.example", "user-agent": CHROME })).toBe(404);
     expect(await visit(server.url, "/real-link", { host: "go.orphan.example", "user-agent": CHROME })).toBe(302);
     // The API and the dashboard's own pages are not short links.
     expect(await visit(server.url, "/api/nothing", { host })).toBe(404);
     // The icons browsers ask for by themselves are not missing links.
-    for (const icon of ["/favicon.ico", "/apple-touch-icon.png", "/apple-touch-icon-precomposed.png", "/apple-touch-icon-120x120.png"]) expect(await visit(server.url, icon, { host, "user-agent": CHROME })).toBe(404);
+    for (const icon of ["/favicon.ico", "/apple-touch-icon.png", "/apple-touch-icon-precomposed.png", "/apple-touch-icon-120x120.png"])
+      expect(await visit(server.url, icon, { host, "user-agent": CHROME })).toBe(404);
 
     const all = await op.client.get("/api/admin/orphan-visits?days=7");
     expect(all.status, all.text).toBe(200);
@@ -66,8 +68,15 @@ describe.each(ENGINES)("orphan visits on %s", (engine) => {
       { host: "go.orphan.example", path: "/promo", alias: "promo", visits: 1 },
       { host: null, path: "/wp-login.php", alias: null, visits: 1 },
     ]);
-    expect(o.referrers).toEqual([{ referrer_host: "news.example.org", visits: 3 }, { referrer_host: "direct", visits: 2 }]);
-    expect(o.devices).toEqual([{ device: "mobile", visits: 3 }, { device: "bot", visits: 1 }, { device: "desktop", visits: 1 }]);
+    expect(o.referrers).toEqual([
+      { referrer_host: "news.example.org", visits: 3 },
+      { referrer_host: "direct", visits: 2 },
+    ]);
+    expect(o.devices).toEqual([
+      { device: "mobile", visits: 3 },
+      { device: "bot", visits: 1 },
+      { device: "desktop", visits: 1 },
+    ]);
 
     const mine = await owner.client.get(`/api/domains/${domainId}/orphan-visits`);
     expect(mine.status).toBe(200);
@@ -91,7 +100,9 @@ describe.each(ENGINES)("orphan visits on %s", (engine) => {
   it("a flood of distinct paths costs at most ORPHAN_PATHS_PER_DAY rows per host and day; every visit still counts", async () => {
     clock.advance(86_400_000);
     const host = new URL(server.url).host;
-    await Promise.all(Array.from({ length: 200 }, (_, i) => visit(server.url, `/scan-${i}/${"x".repeat(i % 3 === 0 ? 400 : 1)}`, { host, "user-agent": "scanner/1.0" })));
+    await Promise.all(
+      Array.from({ length: 200 }, (_, i) => visit(server.url, `/scan-${i}/${"x".repeat(i % 3 === 0 ? 400 : 1)}`, { host, "user-agent": "scanner/1.0" })),
+    );
     await server.ctx.orphans.flush();
     const rows = await server.ctx.storage.db.selectFrom("orphan_visits").selectAll().where("day", "=", "2026-11-29").execute();
     expect(rows.length).toBe(11);
@@ -100,7 +111,11 @@ describe.each(ENGINES)("orphan visits on %s", (engine) => {
     const other = rows.find((r) => r.path === "(other)");
     expect(Number(other?.visits)).toBe(190);
     // A restart's fresh memory does not add rows past the cap: the table is asked.
-    const fresh = new (server.ctx.orphans.constructor as typeof import("../../src/orphans/orphan-visits.js").OrphanVisits)(server.ctx.storage.db, clock, { enabled: true, pathsPerDay: 10, keepDays: 90 });
+    const fresh = new (server.ctx.orphans.constructor as typeof import("../../src/orphans/orphan-visits.js").OrphanVisits)(server.ctx.storage.db, clock, {
+      enabled: true,
+      pathsPerDay: 10,
+      keepDays: 90,
+    });
     for (let i = 0; i < 5; i++) fresh.visited("", `/after-restart-${i}`, "", "curl/8");
     await fresh.close();
     const after = await server.ctx.storage.db.selectFrom("orphan_visits").selectAll().where("day", "=", "2026-11-29").execute();

@@ -61,7 +61,14 @@ describe.each(ENGINES)("passkeys on %s", (engine) => {
     const r = await a.post("/api/auth/passkeys/register/verify", { name: "  Laptop  ", response: auth.register(options) });
     expect(r.status, r.text).toBe(201);
     passkeyId = r.body.passkey.id;
-    expect(r.body.passkey).toEqual({ id: passkeyId, name: "Laptop", created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), last_used_at: null, transports: ["internal"], synced: false });
+    expect(r.body.passkey).toEqual({
+      id: passkeyId,
+      name: "Laptop",
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      last_used_at: null,
+      transports: ["internal"],
+      synced: false,
+    });
     const list = await a.get("/api/auth/passkeys");
     expect(list.body.passkeys).toEqual([r.body.passkey]);
     expect((await b.get("/api/auth/passkeys")).body.passkeys).toEqual([]);
@@ -95,7 +102,13 @@ describe.each(ENGINES)("passkeys on %s", (engine) => {
     const c = await fresh();
     const before = c.cookie;
     const options = await loginOptions(c);
-    expect(options).toEqual({ challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), rpId: hostname(), timeout: 120000, userVerification: "preferred", allowCredentials: [] });
+    expect(options).toEqual({
+      challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      rpId: hostname(),
+      timeout: 120000,
+      userVerification: "preferred",
+      allowCredentials: [],
+    });
     const r = await c.post("/api/auth/passkeys/login/verify", { response: auth.assert(options) });
     expect(r.status, r.text).toBe(200);
     expect(r.body.user.email).toBe("pk-a@example.com");
@@ -180,7 +193,11 @@ describe.each(ENGINES)("passkeys on %s", (engine) => {
     const byB = await b.delete(`/api/auth/passkeys/${passkeyId}`, { password: PASSWORD });
     expect([byB.status, byB.body.code]).toEqual([404, "not_found"]);
     const wrong = await a.delete(`/api/auth/passkeys/${passkeyId}`, { password: "not the password" });
-    expect([wrong.status, wrong.body.code, wrong.body.details]).toEqual([400, "invalid_request", [{ field: "password", message: "is not your current password" }]]);
+    expect([wrong.status, wrong.body.code, wrong.body.details]).toEqual([
+      400,
+      "invalid_request",
+      [{ field: "password", message: "is not your current password" }],
+    ]);
     const none = await a.delete(`/api/auth/passkeys/${passkeyId}`);
     expect([none.status, none.body.code]).toEqual([400, "invalid_request"]);
     expect((await a.get("/api/auth/passkeys")).body.passkeys).toHaveLength(1);
@@ -214,7 +231,12 @@ describe.each(ENGINES)("passkeys on %s", (engine) => {
       ["login", "/api/auth/passkeys/login/verify", { response: { ...good, response: { ...good.response, signature: 7 } } }, "invalid_request"],
       ["a", "/api/auth/passkeys/register/verify", { response: reg, name: "x".repeat(65) }, "invalid_request"],
       ["a", "/api/auth/passkeys/register/verify", { response: reg, name: "a\u0000b" }, "invalid_request"],
-      ["a", "/api/auth/passkeys/register/verify", { response: { ...reg, response: { ...reg.response, transports: Array(11).fill("usb") } } }, "invalid_request"],
+      [
+        "a",
+        "/api/auth/passkeys/register/verify",
+        { response: { ...reg, response: { ...reg.response, transports: Array(11).fill("usb") } } },
+        "invalid_request",
+      ],
     ];
     const failures: string[] = [];
     for (const [who, path, body, code] of cases) {
@@ -226,17 +248,25 @@ describe.each(ENGINES)("passkeys on %s", (engine) => {
     expect(failures).toEqual([]);
     // Well-formed JSON for the pending challenge whose attestation is not CBOR: the library's refusal, as a stable code.
     const pending = auth.register((await a.post("/api/auth/passkeys/register/options")).body.options);
-    const notCbor = await a.post("/api/auth/passkeys/register/verify", { response: { ...pending, response: { ...pending.response, attestationObject: "AAAA" } } });
+    const notCbor = await a.post("/api/auth/passkeys/register/verify", {
+      response: { ...pending, response: { ...pending.response, attestationObject: "AAAA" } },
+    });
     expect([notCbor.status, notCbor.body.code]).toEqual([400, "passkey_rejected"]);
     // A hostile signature with a live challenge: refused as a wrong passkey, not an error.
-    const garbled = await c.post("/api/auth/passkeys/login/verify", { response: { ...auth.assert(await loginOptions(c)), response: { ...good.response, signature: "AAAA", authenticatorData: "AAAA" } } });
+    const garbled = await c.post("/api/auth/passkeys/login/verify", {
+      response: { ...auth.assert(await loginOptions(c)), response: { ...good.response, signature: "AAAA", authenticatorData: "AAAA" } },
+    });
     expect(garbled.status).toBeLessThan(500);
     expect([400, 401]).toContain(garbled.status);
   });
 
   it("throttles passwordless sign-ins per address: 100 starts in 15 minutes, and refusals count among the password form's 50 failures", async () => {
     const db = server.ctx.storage.db;
-    const clear = () => db.deleteFrom("rate_events").where((eb) => eb.or([eb("bucket", "like", "passkey-start:%"), eb("bucket", "like", "login:ip:%")])).execute();
+    const clear = () =>
+      db
+        .deleteFrom("rate_events")
+        .where((eb) => eb.or([eb("bucket", "like", "passkey-start:%"), eb("bucket", "like", "login:ip:%")]))
+        .execute();
     await clear();
     const c = await fresh();
     for (let i = 0; i < 100; i++) expect((await c.post("/api/auth/passkeys/login/options")).status).toBe(200);

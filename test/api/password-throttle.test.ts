@@ -55,7 +55,8 @@ describe.each(ENGINES)("password checks behind a session on %s", (engine) => {
   it("DELETE /api/account: 10 wrong passwords, then 429 and the account stays; the window shared with sign-in failures", async () => {
     const u = await user("198.51.100.2");
     const login = await new ApiClient(server.url).init();
-    for (let i = 0; i < 4; i++) expect((await login.request("POST", "/api/auth/login", { email: u.email, password: "nope nope nope" }, u.from)).status).toBe(401);
+    for (let i = 0; i < 4; i++)
+      expect((await login.request("POST", "/api/auth/login", { email: u.email, password: "nope nope nope" }, u.from)).status).toBe(401);
     for (let i = 0; i < 3; i++) expect((await changePassword(u, "still not it")).status).toBe(400);
     for (let i = 0; i < 3; i++) expect((await deleteAccount(u, "not my password")).status).toBe(400);
     const limited = await deleteAccount(u, PASSWORD);

@@ -35,8 +35,22 @@ describe("/readyz", { timeout: 180_000 }, () => {
   it("CLICK_BACKLOG_READY_S: 503 while the oldest click not written yet is older than that, 200 again once it is written", async () => {
     const server = await startTestServer({ env: { CLICK_BACKLOG_READY_S: "3", CLICK_FLUSH_MS: "60000" } });
     try {
-      const link = await server.ctx.storage.db.insertInto("links").values({ id: "rz1", domain: "", alias: "rz1", url: "https://example.com/", click_count: 0, created_at: 0, updated_at: 0 }).returning("num").executeTakeFirstOrThrow();
-      const click = (at: number) => ({ linkId: "rz1", linkNum: Number(link.num), at, userAgent: "test", referer: "", ip: "", country: null, counted: false, destination: null });
+      const link = await server.ctx.storage.db
+        .insertInto("links")
+        .values({ id: "rz1", domain: "", alias: "rz1", url: "https://example.com/", click_count: 0, created_at: 0, updated_at: 0 })
+        .returning("num")
+        .executeTakeFirstOrThrow();
+      const click = (at: number) => ({
+        linkId: "rz1",
+        linkNum: Number(link.num),
+        at,
+        userAgent: "test",
+        referer: "",
+        ip: "",
+        country: null,
+        counted: false,
+        destination: null,
+      });
       server.ctx.clicks.record(click(Date.now() - 2_000));
       expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
       server.ctx.clicks.record(click(Date.now() - 4_000));

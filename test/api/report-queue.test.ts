@@ -43,7 +43,14 @@ describe.each(ENGINES)("report queue on %s", (engine) => {
       transformResult: async (args) => args.result,
     };
     const { ctx } = server;
-    const queue = new ReportQueue({ db: ctx.storage.db.withPlugin(plugin), clock, audit: ctx.audit, links: ctx.links, ownHost: "localhost", linksChanged: async () => {} });
+    const queue = new ReportQueue({
+      db: ctx.storage.db.withPlugin(plugin),
+      clock,
+      audit: ctx.audit,
+      links: ctx.links,
+      ownHost: "localhost",
+      linksChanged: async () => {},
+    });
     return { queue, counter };
   };
 

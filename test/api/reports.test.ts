@@ -97,7 +97,10 @@ describe.each(ENGINES)("abuse reports on %s", (engine) => {
     it("stores a report with exact fields (short URL, or the bare alias on the page's host)", async () => {
       const link = await createLink(owner, { url: "https://example.com/login", alias: "phish-1" });
       const before = clock.now();
-      const r = await report({ link: `  ${shortUrl("phish-1")}/  `, reason: "phishing", details: "It asks for my bank password\r\nTwice.", email: " Reporter@Example.com " }, newAddress());
+      const r = await report(
+        { link: `  ${shortUrl("phish-1")}/  `, reason: "phishing", details: "It asks for my bank password\r\nTwice.", email: " Reporter@Example.com " },
+        newAddress(),
+      );
       expect(r.status, r.text).toBe(200);
       expect(r.text).toContain("Thank you");
       expect(await reportsOf(link.id)).toEqual([
@@ -134,7 +137,20 @@ describe.each(ENGINES)("abuse reports on %s", (engine) => {
       const now = clock.now();
       await server.ctx.storage.db
         .insertInto("domains")
-        .values({ id: "dom0000000000001", owner_id: ownerId, hostname: "go.brand.example", status: "verified", txt_token: "t", next_action: null, last_checked_at: now, verified_at: now, lost_at: null, next_check_at: null, verify_requested_at: null, created_at: now })
+        .values({
+          id: "dom0000000000001",
+          owner_id: ownerId,
+          hostname: "go.brand.example",
+          status: "verified",
+          txt_token: "t",
+          next_action: null,
+          last_checked_at: now,
+          verified_at: now,
+          lost_at: null,
+          next_check_at: null,
+          verify_requested_at: null,
+          created_at: now,
+        })
         .execute();
       const link = await createLink(owner, { url: "https://example.com/brand", alias: "brand-1", domain: "go.brand.example" });
       expect((await report({ link: "https://GO.brand.example./brand-1", reason: "malware" }, newAddress())).status).toBe(200);
@@ -244,7 +260,9 @@ describe.each(ENGINES)("abuse reports on %s", (engine) => {
           const body = `link=cross-1&reason=spam`;
           // Written without ending our side: a half-closed request may be dropped as aborted before the answer.
           const sock = net.connect(Number(new URL(server.url).port), "127.0.0.1", () =>
-            sock.write(`POST /report HTTP/1.0\r\n${origin}X-Forwarded-For: ${newAddress()}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`),
+            sock.write(
+              `POST /report HTTP/1.0\r\n${origin}X-Forwarded-For: ${newAddress()}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+            ),
           );
           let data = "";
           sock.on("data", (b) => (data += b.toString("latin1")));
@@ -267,7 +285,10 @@ describe.each(ENGINES)("abuse reports on %s", (engine) => {
       expect(nul.text).toContain(">a\uFFFDb &lt;b&gt;bold&lt;/b&gt;</textarea>");
       expect(nul.text).not.toContain("\u0000");
 
-      const unknownReason = await report({ link: shortUrl("hostile-1"), reason: "because", details: `"><img src=x onerror=alert(1)>`, email: "me@example.com" }, newAddress());
+      const unknownReason = await report(
+        { link: shortUrl("hostile-1"), reason: "because", details: `"><img src=x onerror=alert(1)>`, email: "me@example.com" },
+        newAddress(),
+      );
       expect(unknownReason.status).toBe(400);
       expect(unknownReason.text).toContain("Reason: choose one of phishing, malware, spam, illegal, other");
       expect(unknownReason.text).toContain(">&quot;&gt;&lt;img src=x onerror=alert(1)&gt;</textarea>");
@@ -288,7 +309,11 @@ describe.each(ENGINES)("abuse reports on %s", (engine) => {
       expect(extra.status).toBe(400);
       const badJson = await report({ link: shortUrl("hostile-1"), reason: "because" }, newAddress(), { accept: "application/json" });
       expect(badJson.status).toBe(400);
-      expect(JSON.parse(badJson.text)).toMatchObject({ status: "error", code: "invalid_request", details: [{ field: "reason", message: "choose one of phishing, malware, spam, illegal, other" }] });
+      expect(JSON.parse(badJson.text)).toMatchObject({
+        status: "error",
+        code: "invalid_request",
+        details: [{ field: "reason", message: "choose one of phishing, malware, spam, illegal, other" }],
+      });
 
       const huge = await report(`link=${shortUrl("hostile-1")}&reason=spam&details=${"a".repeat(1024 * 1024)}`, newAddress());
       expect(huge.status).toBe(413);
@@ -360,7 +385,15 @@ describe.each(ENGINES)("abuse reports on %s", (engine) => {
         reports_for_link: 2,
       });
       expect(shown.created_at).toBe(new Date(clock.now() - 1000).toISOString());
-      expect(shown.link).toMatchObject({ id: link.id, alias: "listed-1", short_url: shortUrl("listed-1"), owner_id: ownerId, owner_email: OWNER, disabled: null, destination_blocked: false });
+      expect(shown.link).toMatchObject({
+        id: link.id,
+        alias: "listed-1",
+        short_url: shortUrl("listed-1"),
+        owner_id: ownerId,
+        owner_email: OWNER,
+        disabled: null,
+        destination_blocked: false,
+      });
       expect(page.next_cursor).toEqual(expect.any(String));
       const next = await list(`?state=open&limit=1&cursor=${page.next_cursor}`);
       expect(next.reports.map((x) => x.id)).toEqual([first]);
@@ -375,7 +408,13 @@ describe.each(ENGINES)("abuse reports on %s", (engine) => {
       const b = await fileReport("dismiss-1", "spam");
       const r = await ops.post(`/api/admin/reports/${a}/dismiss`);
       expect(r.status, r.text).toBe(200);
-      expect(r.body.report).toMatchObject({ id: a, state: "dismissed", resolved_at: new Date(clock.now()).toISOString(), resolved_by_email: "ops@example.com", reports_for_link: 2 });
+      expect(r.body.report).toMatchObject({
+        id: a,
+        state: "dismissed",
+        resolved_at: new Date(clock.now()).toISOString(),
+        resolved_by_email: "ops@example.com",
+        reports_for_link: 2,
+      });
       expect((await reportsOf(link.id)).map((x) => [x.id, x.state])).toEqual([
         [a, "dismissed"],
         [b, "dismissed"],
@@ -383,10 +422,32 @@ describe.each(ENGINES)("abuse reports on %s", (engine) => {
       const opsId = (await ops.get("/api/profile")).body.user.id;
       const at = new Date(clock.now()).toISOString();
       expect(await audit(a)).toEqual([
-        { id: expect.any(String), at, actor_id: opsId, actor_email: "ops@example.com", action: "report.dismiss", target_type: "report", target_id: a, summary: "Report of 127.0.0.1/dismiss-1 (phishing) dismissed", before: { state: "open" }, after: { state: "dismissed", also_resolved: [b] } },
+        {
+          id: expect.any(String),
+          at,
+          actor_id: opsId,
+          actor_email: "ops@example.com",
+          action: "report.dismiss",
+          target_type: "report",
+          target_id: a,
+          summary: "Report of 127.0.0.1/dismiss-1 (phishing) dismissed",
+          before: { state: "open" },
+          after: { state: "dismissed", also_resolved: [b] },
+        },
       ]);
       expect(await audit(b)).toEqual([
-        { id: expect.any(String), at, actor_id: opsId, actor_email: "ops@example.com", action: "report.dismiss", target_type: "report", target_id: b, summary: `Resolved with report ${a} (dismissed)`, before: { state: "open" }, after: { state: "dismissed", resolved_with: a } },
+        {
+          id: expect.any(String),
+          at,
+          actor_id: opsId,
+          actor_email: "ops@example.com",
+          action: "report.dismiss",
+          target_type: "report",
+          target_id: b,
+          summary: `Resolved with report ${a} (dismissed)`,
+          before: { state: "open" },
+          after: { state: "dismissed", resolved_with: a },
+        },
       ]);
       // The link is untouched.
       expect(await visit(server.url, "/dismiss-1")).toBe(302);
@@ -466,7 +527,11 @@ describe.each(ENGINES)("abuse reports on %s", (engine) => {
 
       const user = await server.ctx.storage.db.selectFrom("users").select("status").where("id", "=", badId).executeTakeFirstOrThrow();
       expect(user.status).toBe("suspended");
-      const api = await fetch(server.url + EXTERNAL_CREATE_PATH, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ url: "https://example.com/new" }) });
+      const api = await fetch(server.url + EXTERNAL_CREATE_PATH, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ url: "https://example.com/new" }),
+      });
       expect(api.status).toBe(403);
       expect(((await api.json()) as { code: string }).code).toBe("account_inactive");
       expect(await visit(server.url, "/spam-1")).toBe(410);
@@ -488,7 +553,12 @@ describe.each(ENGINES)("abuse reports on %s", (engine) => {
           target_id: a,
           summary: "Report of 127.0.0.1/spam-1 (spam): owner spammer@example.com suspended, 2 link(s) disabled: Spam campaign",
           before: { state: "open", owner: { id: badId, email: "spammer@example.com", status: "active" } },
-          after: { state: "owner_banned", owner: { id: badId, email: "spammer@example.com", status: "suspended" }, links_disabled: expect.arrayContaining([l1.id, l2.id]), also_resolved: [b] },
+          after: {
+            state: "owner_banned",
+            owner: { id: badId, email: "spammer@example.com", status: "suspended" },
+            links_disabled: expect.arrayContaining([l1.id, l2.id]),
+            also_resolved: [b],
+          },
         },
       ]);
       expect((await audit(a))[0].after.links_disabled).toHaveLength(2);

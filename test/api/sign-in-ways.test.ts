@@ -44,7 +44,13 @@ function browserCaller(server: TestServer, b: Browser): Caller {
     get: async (path) => json(await b.fetch(server.url + path, { headers: { accept: "application/json" } })),
     post: async (path, body) => {
       const csrf = ((await (await b.fetch(`${server.url}/api/auth/session`)).json()) as { csrf_token: string }).csrf_token;
-      return json(await b.fetch(server.url + path, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json", "x-csrf-token": csrf, accept: "application/json" } }));
+      return json(
+        await b.fetch(server.url + path, {
+          method: "POST",
+          body: JSON.stringify(body),
+          headers: { "content-type": "application/json", "x-csrf-token": csrf, accept: "application/json" },
+        }),
+      );
     },
   };
 }
@@ -70,8 +76,12 @@ describe.each(ENGINES)("every way in under every policy on %s", (engine) => {
     const idpPort = await freePort();
     const issuer = `http://127.0.0.1:${idpPort}`;
     const env = {
-      WEBHOOK_ALLOW_PRIVATE: "true", OPERATOR_REQUIRE_2FA: "true",
-      OIDC_ISSUER: issuer, OIDC_CLIENT_ID: "snip-instance", OIDC_CLIENT_SECRET: INSTANCE_SECRET, OIDC_NAME: "Corp ID",
+      WEBHOOK_ALLOW_PRIVATE: "true",
+      OPERATOR_REQUIRE_2FA: "true",
+      OIDC_ISSUER: issuer,
+      OIDC_CLIENT_ID: "snip-instance",
+      OIDC_CLIENT_SECRET: INSTANCE_SECRET,
+      OIDC_NAME: "Corp ID",
     };
     [plain, only] = await Promise.all([startTestServer({ engine, env }), startTestServer({ engine, env: { ...env, OIDC_ONLY: "true" } })]);
     const callback = (s: TestServer) => `${s.url}/api/auth/sso/callback`;
@@ -84,9 +94,19 @@ describe.each(ENGINES)("every way in under every policy on %s", (engine) => {
       const t = tag(s);
       const make = async (name: string, domain: string, requireSso: boolean) => {
         const owner = await s.ctx.accounts.create({ email: `${name}@owners-${t}.test`, password: PASSWORD, plan: "enterprise", verified: true });
-        await s.ctx.sso.connections.set(owner, { issuer: idp.issuer, client_id: `snip-ent-${t}`, client_secret: SECRET, domains: [domain], require_sso: requireSso });
+        await s.ctx.sso.connections.set(owner, {
+          issuer: idp.issuer,
+          client_id: `snip-ent-${t}`,
+          client_secret: SECRET,
+          domains: [domain],
+          require_sso: requireSso,
+        });
         // Proving the domain by DNS is sso.test.ts's subject; here it is taken as proved.
-        await s.ctx.storage.db.updateTable("sso_domains").set({ status: "verified", verified_at: Date.now(), next_check_at: Date.now() + 86_400_000 }).where("domain", "=", domain).execute();
+        await s.ctx.storage.db
+          .updateTable("sso_domains")
+          .set({ status: "verified", verified_at: Date.now(), next_check_at: Date.now() + 86_400_000 })
+          .where("domain", "=", domain)
+          .execute();
         return owner;
       };
       const team = await make("team", `team-${t}.test`, false);
@@ -130,7 +150,11 @@ describe.each(ENGINES)("every way in under every policy on %s", (engine) => {
     if (policy === "operator_2fa" || policy === "oidc_only_break_glass") await db.updateTable("users").set({ is_admin: 1 }).where("id", "=", user.id).execute();
     if (policy === "oidc_only_break_glass") await s.ctx.sso.policy.markBreakGlass(user.id);
     if (policy === "team_2fa") {
-      await db.insertInto("team_members").values({ owner_id: owners.get(s)!.team.id, member_id: user.id, joined_at: Date.now() }).onConflict((oc) => oc.doNothing()).execute();
+      await db
+        .insertInto("team_members")
+        .values({ owner_id: owners.get(s)!.team.id, member_id: user.id, joined_at: Date.now() })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
     }
   }
 

@@ -130,7 +130,11 @@ describe("a slowloris from one address meets CONNECTIONS_PER_ADDRESS", () => {
 
     // Once the slow sockets are gone, the address is served again (the server sees their closes).
     for (const x of slow) x.socket.destroy();
-    const after = await within(10_000, () => answerFrom(s.port, "127.0.0.2", `/${s.alias}`), (a) => a !== "");
+    const after = await within(
+      10_000,
+      () => answerFrom(s.port, "127.0.0.2", `/${s.alias}`),
+      (a) => a !== "",
+    );
     expect(after).toMatch(/^HTTP\/1\.1 302 Found\r\n/);
     expect(after).toContain("location: https://example.com/slow\r\n");
   });

@@ -34,7 +34,11 @@ it("delivers the password-reset email over SMTP", async () => {
   const c = await new ApiClient(server.url).init();
   await c.post("/api/auth/password-reset", { email: "smtp@example.com" });
   // The answer does not wait for the mail (it must not tell accounts apart by its time): wait for it here.
-  await within(10_000, async () => smtp.messages.length, (n) => n === 2);
+  await within(
+    10_000,
+    async () => smtp.messages.length,
+    (n) => n === 2,
+  );
   const msg = smtp.messages.at(-1)!;
   expect(msg.raw).toMatch(/Subject: Reset your snip password/);
   expect(linkIn(msg.raw, "/app/reset-password/confirm?token=")).toContain(server.config.origin);

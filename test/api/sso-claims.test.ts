@@ -42,12 +42,28 @@ describe.each(ENGINES)("SSO domain claims and identities on %s", (engine) => {
   const put = (client: ApiClient, domains: string[]) => client.put("/api/sso", { issuer: idp.issuer, client_id: "snip-ent", client_secret: SECRET, domains });
   const verify = (client: ApiClient, domain: string) => client.post(`/api/sso/domains/${domain}/verify`);
   const claims = (domain: string) =>
-    server.ctx.storage.db.selectFrom("sso_domains").select(["connection_id", "status", "failing_since", "next_action"]).where("domain", "=", domain).orderBy("connection_id").execute();
-  const connectionId = async (email: string) => (await server.ctx.storage.db.selectFrom("sso_connections").innerJoin("users", "users.id", "sso_connections.owner_id").select("sso_connections.id").where("users.email", "=", email).executeTakeFirstOrThrow()).id;
+    server.ctx.storage.db
+      .selectFrom("sso_domains")
+      .select(["connection_id", "status", "failing_since", "next_action"])
+      .where("domain", "=", domain)
+      .orderBy("connection_id")
+      .execute();
+  const connectionId = async (email: string) =>
+    (
+      await server.ctx.storage.db
+        .selectFrom("sso_connections")
+        .innerJoin("users", "users.id", "sso_connections.owner_id")
+        .select("sso_connections.id")
+        .where("users.email", "=", email)
+        .executeTakeFirstOrThrow()
+    ).id;
   /** Messages to an address whose subject holds `subject` (headers unfolded). */
   const mails = (to: string, subject: string) =>
     readOutbox(server.outboxDir).filter((raw) => {
-      const head = raw.slice(0, raw.search(/\r?\n\r?\n/)).replace(/\r?\n[ \t]+/g, " ").toLowerCase();
+      const head = raw
+        .slice(0, raw.search(/\r?\n\r?\n/))
+        .replace(/\r?\n[ \t]+/g, " ")
+        .toLowerCase();
       return head.includes(`to: ${to}`) && head.includes(subject.toLowerCase());
     });
   /** Runs the background re-check once the interval (DOMAIN_RECHECK_MINUTES, 60) has passed on the tests' clock. */
@@ -82,7 +98,12 @@ describe.each(ENGINES)("SSO domain claims and identities on %s", (engine) => {
     expect((await a.get("/api/sso")).body.connection.domains).toEqual([]);
     expect((await server.ctx.sso.signIn.connectionFor("x@bigcorp.test"))?.id).toBe(bId);
     const dropped = (await auditRows(server, 5)).find((r) => r.action === "sso.domain_claim_dropped");
-    expect(dropped).toMatchObject({ target_type: "sso_connection", target_id: aId, actor_email: "b@b.test", before: { domain: "bigcorp.test", status: "pending" } });
+    expect(dropped).toMatchObject({
+      target_type: "sso_connection",
+      target_id: aId,
+      actor_email: "b@b.test",
+      before: { domain: "bigcorp.test", status: "pending" },
+    });
     expect(mails("a@a.test", "bigcorp.test was removed from your single sign-on connection")).toHaveLength(1);
     expect(mails("b@b.test", "removed")).toHaveLength(0);
     // A's claim is gone: its verify says why (409, as a verify racing B's is told), whenever it comes.
@@ -107,7 +128,10 @@ describe.each(ENGINES)("SSO domain claims and identities on %s", (engine) => {
         expect(r.status, r.text).toBe(200);
         records.push(r.body.connection.domains[0].record);
       }
-      dns.txt(records[0].name, records.map((r) => r.value));
+      dns.txt(
+        records[0].name,
+        records.map((r) => r.value),
+      );
       const answers = await Promise.all([verify(x, domain), verify(y, domain)]);
       expect(answers.map((r) => r.status).sort(), answers.map((r) => r.text).join("\n")).toEqual([200, 409]);
       expect(answers.find((r) => r.status === 409)?.body.code).toBe("conflict");
@@ -125,11 +149,31 @@ describe.each(ENGINES)("SSO domain claims and identities on %s", (engine) => {
     const other = await owner("z@z.test");
     expect((await put(other, ["solo.test"])).status).toBe(200);
     const zId = await connectionId("z@z.test");
-    await db.insertInto("sso_domains").values({ domain: "race1.test", connection_id: zId, txt_token: "t".repeat(32), status: "pending", next_action: null, last_checked_at: null, verified_at: null, created_at: clock.now(), next_check_at: null, failing_since: null }).execute();
-    const second = await db.updateTable("sso_domains").set({ status: "verified" }).where("domain", "=", "race1.test").where("connection_id", "=", zId).execute().then(
-      () => null,
-      (e: unknown) => e,
-    );
+    await db
+      .insertInto("sso_domains")
+      .values({
+        domain: "race1.test",
+        connection_id: zId,
+        txt_token: "t".repeat(32),
+        status: "pending",
+        next_action: null,
+        last_checked_at: null,
+        verified_at: null,
+        created_at: clock.now(),
+        next_check_at: null,
+        failing_since: null,
+      })
+      .execute();
+    const second = await db
+      .updateTable("sso_domains")
+      .set({ status: "verified" })
+      .where("domain", "=", "race1.test")
+      .where("connection_id", "=", zId)
+      .execute()
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(isUniqueViolation(second)).toBe(true);
     await db.deleteFrom("sso_domains").where("domain", "=", "race1.test").where("connection_id", "=", zId).execute();
   });
@@ -138,7 +182,10 @@ describe.each(ENGINES)("SSO domain claims and identities on %s", (engine) => {
     const f = await owner("f@f.test");
     const g = await owner("g@g.test");
     const records: Record<string, { name: string; value: string }> = {};
-    for (const [client, domain] of [[f, "grace.test"], [g, "restore.test"]] as const) {
+    for (const [client, domain] of [
+      [f, "grace.test"],
+      [g, "restore.test"],
+    ] as const) {
       const r = await put(client, [domain]);
       const record: { name: string; value: string } = r.body.connection.domains[0].record;
       records[domain] = record;
@@ -179,7 +226,10 @@ describe.each(ENGINES)("SSO domain claims and identities on %s", (engine) => {
     clock.set(gone + 72 * HOUR - HOUR);
     await recheckAfter(HOUR);
     expect(await claims("grace.test")).toMatchObject([{ status: "pending", failing_since: null }]);
-    expect((await auditRows(server, 5)).find((r) => r.action === "sso.domain_lost")).toMatchObject({ target_type: "sso_connection", after: { domain: "grace.test" } });
+    expect((await auditRows(server, 5)).find((r) => r.action === "sso.domain_lost")).toMatchObject({
+      target_type: "sso_connection",
+      after: { domain: "grace.test" },
+    });
     expect(mails("f@f.test", "grace.test is no longer verified for single sign-on")).toHaveLength(1);
     expect(await server.ctx.sso.signIn.connectionFor("p@grace.test")).toBeNull();
     expect(await claims("restore.test")).toMatchObject([{ status: "verified", failing_since: null }]);

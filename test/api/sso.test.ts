@@ -115,7 +115,10 @@ describe.each(ENGINES)("single sign-on on %s", (engine) => {
 
     const missing = await owner.post("/api/sso/domains/acme.test/verify");
     expect(missing.status).toBe(200);
-    expect(missing.body.domain).toMatchObject({ status: "pending", next_action: `No TXT record found at _snip-sso.acme.test: add it with the value ${c.domains[0].record.value}, then verify again.` });
+    expect(missing.body.domain).toMatchObject({
+      status: "pending",
+      next_action: `No TXT record found at _snip-sso.acme.test: add it with the value ${c.domains[0].record.value}, then verify again.`,
+    });
     await ent.ctx.storage.db.deleteFrom("rate_events").where("bucket", "like", "sso-verify:%acme.test").execute();
     dns.txt("_snip-sso.acme.test", [c.domains[0].record.value]);
     const ok = await owner.post("/api/sso/domains/acme.test/verify");
@@ -304,7 +307,10 @@ describe.each(ENGINES)("single sign-on on %s", (engine) => {
     expect(cb.status).toBe(400);
     // Starting sign-ins is throttled per client address (each writes a row and may ask the provider).
     const now = Date.now();
-    await strict.ctx.storage.db.insertInto("rate_events").values(Array.from({ length: 60 }, () => ({ bucket: "sso-start:ip:127.0.0.1", at: now }))).execute();
+    await strict.ctx.storage.db
+      .insertInto("rate_events")
+      .values(Array.from({ length: 60 }, () => ({ bucket: "sso-start:ip:127.0.0.1", at: now })))
+      .execute();
     const throttled = await new Browser().fetch(`${strict.url}/api/auth/sso/start?email=a@strict.test`, { headers: { accept: "application/json" } });
     expect(throttled.status).toBe(429);
     expect(Number(throttled.headers.get("retry-after"))).toBeGreaterThan(500);
@@ -313,7 +319,8 @@ describe.each(ENGINES)("single sign-on on %s", (engine) => {
 
   it("checks verified domains again: a TXT record gone ends the verification (audited) until it is verified again", async () => {
     const db = ent.ctx.storage.db;
-    const row = () => db.selectFrom("sso_domains").select(["status", "next_check_at", "next_action"]).where("domain", "=", "acme.test").executeTakeFirstOrThrow();
+    const row = () =>
+      db.selectFrom("sso_domains").select(["status", "next_check_at", "next_action"]).where("domain", "=", "acme.test").executeTakeFirstOrThrow();
     const due = () => db.updateTable("sso_domains").set({ next_check_at: 1 }).where("domain", "=", "acme.test").execute();
     const record = (await owner.get("/api/sso")).body.connection.domains[0].record;
     await due();
@@ -328,12 +335,18 @@ describe.each(ENGINES)("single sign-on on %s", (engine) => {
     await due();
     expect(await ent.ctx.sso.domains.recheckDue()).toBe(1);
     expect((await row()).status).toBe("verified");
-    await db.updateTable("sso_domains").set({ failing_since: Date.now() - 73 * 3_600_000 }).where("domain", "=", "acme.test").execute();
+    await db
+      .updateTable("sso_domains")
+      .set({ failing_since: Date.now() - 73 * 3_600_000 })
+      .where("domain", "=", "acme.test")
+      .execute();
     await due();
     expect(await ent.ctx.sso.domains.recheckDue()).toBe(1);
     const lost = await row();
     expect(lost.status).toBe("pending");
-    expect(lost.next_action).toBe(`Verification lost: No TXT record found at ${record.name}: add it with the value ${record.value}, then verify again. Nobody signs in through this domain until it is verified again.`);
+    expect(lost.next_action).toBe(
+      `Verification lost: No TXT record found at ${record.name}: add it with the value ${record.value}, then verify again. Nobody signs in through this domain until it is verified again.`,
+    );
     expect((await auditRows(ent, 1))[0]).toMatchObject({ action: "sso.domain_lost", target_type: "sso_connection" });
     const start = await new Browser().fetch(`${ent.url}/api/auth/sso/start?email=alice@acme.test`, { headers: { accept: "application/json" } });
     expect(start.status).toBe(404);
@@ -351,7 +364,12 @@ describe.each(ENGINES)("single sign-on on %s", (engine) => {
     const list = await op.get("/api/admin/sso");
     expect(list.status).toBe(200);
     expect(list.body.connections).toHaveLength(1);
-    expect(list.body.connections[0]).toMatchObject({ owner_email: "owner@owner.test", issuer: idp.issuer, require_sso: true, domains: [{ domain: "acme.test", status: "verified" }] });
+    expect(list.body.connections[0]).toMatchObject({
+      owner_email: "owner@owner.test",
+      issuer: idp.issuer,
+      require_sso: true,
+      domains: [{ domain: "acme.test", status: "verified" }],
+    });
     expect(list.text).not.toContain("sealed");
     const removed = await op.delete(`/api/admin/sso/${list.body.connections[0].id}`);
     expect(removed.status).toBe(200);
@@ -368,7 +386,12 @@ describe.each(ENGINES)("single sign-on on %s", (engine) => {
   it("instance-wide: the button, OIDC_ONLY, and the operator role granted and taken away by the claim", async () => {
     const options = await new ApiClient(inst.url).get("/api/auth/sso/options");
     expect(options.body).toEqual({ status: "success", instance: { name: "Corp ID" }, password_sign_in: false, password_sign_up: false });
-    expect((await new ApiClient(ent.url).get("/api/auth/sso/options")).body).toEqual({ status: "success", instance: null, password_sign_in: true, password_sign_up: true });
+    expect((await new ApiClient(ent.url).get("/api/auth/sso/options")).body).toEqual({
+      status: "success",
+      instance: null,
+      password_sign_in: true,
+      password_sign_up: true,
+    });
 
     const first = await signIn(inst, "instance=1", "ops");
     expect(first.res.status).toBe(302);

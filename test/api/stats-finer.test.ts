@@ -94,7 +94,11 @@ describe.each(ENGINES)("finer places, referrer URLs and UTM values on %s", (engi
       utm_contents: [],
     };
     // Fresh: before the roll-up (held back on SQLite; on PostgreSQL written, or not yet and added from memory).
-    const fresh = await within(5000, async () => (await owner.get(`/api/links/${id}/stats`)).body, (b) => b.range_clicks === hits.length);
+    const fresh = await within(
+      5000,
+      async () => (await owner.get(`/api/links/${id}/stats`)).body,
+      (b) => b.range_clicks === hits.length,
+    );
     expect(finer(fresh)).toEqual(expected);
     expect(fresh.range_qr).toBe(1);
     expect((await owner.get(`/api/links/${id}/stats?range=24h`)).body).toMatchObject(expected);
@@ -142,8 +146,23 @@ describe.each(ENGINES)("finer places, referrer URLs and UTM values on %s", (engi
     await country.ctx.clicks.flush();
     const r = (await plain.get(`/api/links/${id}/stats`)).body;
     expect(r.countries).toEqual([{ country: "FR", clicks: 1, visitors: 1 }]);
-    expect(finer(r)).toEqual({ regions: [], cities: [], referrer_urls: [], utm_sources: [], utm_mediums: [], utm_campaigns: [], utm_terms: [], utm_contents: [] });
-    const rows = await country.ctx.storage.db.selectFrom("click_breakdown").select("dimension").distinct().where("link_id", "=", id).orderBy("dimension").execute();
+    expect(finer(r)).toEqual({
+      regions: [],
+      cities: [],
+      referrer_urls: [],
+      utm_sources: [],
+      utm_mediums: [],
+      utm_campaigns: [],
+      utm_terms: [],
+      utm_contents: [],
+    });
+    const rows = await country.ctx.storage.db
+      .selectFrom("click_breakdown")
+      .select("dimension")
+      .distinct()
+      .where("link_id", "=", id)
+      .orderBy("dimension")
+      .execute();
     expect(rows.map((d) => d.dimension)).toEqual(["browser", "country", "device", "os", "referrer"]);
   });
 });

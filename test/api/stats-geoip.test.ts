@@ -59,7 +59,17 @@ describe.each(ENGINES)("GeoIP countries on %s", (engine) => {
   it("without TRUST_PROXY a forwarded address is not believed (the socket address is loopback)", async () => {
     const id = (await b.post("/api/links", { url: "https://example.com/", alias: "geo" })).body.link.id;
     expect(await visit(direct.url, "/geo", { "user-agent": UA.windows, "x-forwarded-for": "203.0.113.7", "cf-ipcountry": "JP" })).toBe(302);
-    direct.ctx.clicks.record({ linkId: id, linkNum: await linkNum(direct, id), at: Date.now(), userAgent: UA.iphone, referer: "", ip: "198.51.100.3", country: null, counted: false, destination: null });
+    direct.ctx.clicks.record({
+      linkId: id,
+      linkNum: await linkNum(direct, id),
+      at: Date.now(),
+      userAgent: UA.iphone,
+      referer: "",
+      ip: "198.51.100.3",
+      country: null,
+      counted: false,
+      destination: null,
+    });
     await direct.ctx.clicks.flush();
     const r = await b.get(`/api/links/${id}/stats`);
     expect(r.body.countries).toEqual([

@@ -12,7 +12,18 @@ import type { ClickInput } from "../../src/clicks/recorder.js";
 const NOW = Date.UTC(2026, 10, 2, 12, 0, 0); // 2026-11-02, a Monday, just after a month boundary
 
 function click(link: { id: string; num: number }, at: number, extra: Partial<ClickInput> = {}): ClickInput {
-  return { linkId: link.id, linkNum: link.num, at, userAgent: UA.windows, referer: "", ip: "198.51.100.20", country: null, counted: false, destination: null, ...extra };
+  return {
+    linkId: link.id,
+    linkNum: link.num,
+    at,
+    userAgent: UA.windows,
+    referer: "",
+    ip: "198.51.100.20",
+    country: null,
+    counted: false,
+    destination: null,
+    ...extra,
+  };
 }
 
 async function newLink(server: TestServer, c: ApiClient, alias: string): Promise<{ id: string; alias: string; num: number }> {
@@ -144,8 +155,19 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
     ]);
     expect(r.body.bots).toBe(4);
     expect(r.body.bot_share).toBe(0.5);
-    expect(r.body.browsers).toEqual(expect.arrayContaining([{ browser: "Mobile Safari", clicks: 2, visitors: 1 }, { browser: "Chrome", clicks: 2, visitors: 2 }]));
-    expect(r.body.os).toEqual(expect.arrayContaining([{ os: "iOS", clicks: 2, visitors: 1 }, { os: "Android", clicks: 1, visitors: 1 }, { os: "Windows", clicks: 1, visitors: 1 }]));
+    expect(r.body.browsers).toEqual(
+      expect.arrayContaining([
+        { browser: "Mobile Safari", clicks: 2, visitors: 1 },
+        { browser: "Chrome", clicks: 2, visitors: 2 },
+      ]),
+    );
+    expect(r.body.os).toEqual(
+      expect.arrayContaining([
+        { os: "iOS", clicks: 2, visitors: 1 },
+        { os: "Android", clicks: 1, visitors: 1 },
+        { os: "Windows", clicks: 1, visitors: 1 },
+      ]),
+    );
     // A visitor counts under the referrer of its first visit of the day.
     expect(r.body.referrers).toEqual([
       { referrer: "direct", clicks: 6, visitors: 4 },
@@ -193,7 +215,16 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
     await server.ctx.clicks.flush();
     const r = await pro.get(`/api/links/${link.id}/stats?range=24h`);
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ status: "success", range: "24h", from: "2026-11-01", to: "2026-11-02", total_clicks: 8, advanced: true, range_clicks: 6, bots: 1 });
+    expect(r.body).toMatchObject({
+      status: "success",
+      range: "24h",
+      from: "2026-11-01",
+      to: "2026-11-02",
+      total_clicks: 8,
+      advanced: true,
+      range_clicks: 6,
+      bots: 1,
+    });
     expect(r.body).not.toHaveProperty("daily");
     expect(r.body.hourly).toHaveLength(24);
     // Visitors are new per UTC day: the Windows visitor's first click of Nov 1 came just before the window.
@@ -223,7 +254,13 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
     // On SQLite a long tail's raw clicks wait in click_staging for the next roll-up: they count too.
     if (engine === "sqlite") {
       const row = { link_num: link.num, country: "NL", device: "desktop", os: "Linux", browser: "Firefox", referrer: "direct", is_bot: 0 };
-      await server.ctx.storage.db.insertInto("click_staging").values([{ ...row, at: start + 5 * H }, { ...row, at: start - H }]).execute();
+      await server.ctx.storage.db
+        .insertInto("click_staging")
+        .values([
+          { ...row, at: start + 5 * H },
+          { ...row, at: start - H },
+        ])
+        .execute();
       const staged = await pro.get(`/api/links/${link.id}/stats?range=24h`);
       expect(staged.body.range_clicks).toBe(7);
       expect(staged.body.hourly[5]).toEqual({ hour: "2026-11-01T18:00:00.000Z", clicks: 1, visitors: 0, qr: 0 });
@@ -287,7 +324,15 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
       }
     }
     // The edges that are allowed: 366 days (and 367, by month), tomorrow, 2000-01-01, only one end given.
-    for (const q of ["from=2025-11-01&to=2026-11-01", "from=2025-10-31&to=2026-11-01", "to=2026-11-03", "from=2000-01-01&to=2000-12-31", "from=2026-11-02", "to=2026-06-30", "from=&to="]) {
+    for (const q of [
+      "from=2025-11-01&to=2026-11-01",
+      "from=2025-10-31&to=2026-11-01",
+      "to=2026-11-03",
+      "from=2000-01-01&to=2000-12-31",
+      "from=2026-11-02",
+      "to=2026-06-30",
+      "from=&to=",
+    ]) {
       const r = await pro.get(`/api/links/${link.id}/stats?${q}`);
       expect(r.status, q).toBe(200);
     }
@@ -357,17 +402,35 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
     const db = server.ctx.storage.db;
     // 12,345 clicks, two per second; on SQLite every 37th is a long tail's click not yet moved out of click_staging.
     const N = 12_345;
-    const row = (i: number) => ({ link_num: link.num, at: start + Math.floor(i / 2) * 1000, country: "NL", device: "desktop", os: "Linux", browser: "Firefox", referrer: `r${i}`, is_bot: 0 });
+    const row = (i: number) => ({
+      link_num: link.num,
+      at: start + Math.floor(i / 2) * 1000,
+      country: "NL",
+      device: "desktop",
+      os: "Linux",
+      browser: "Firefox",
+      referrer: `r${i}`,
+      is_bot: 0,
+    });
     const staged = (i: number) => engine === "sqlite" && i % 37 === 0;
     const all = Array.from({ length: N }, (_, i) => i);
     for (let k = 0; k < N; k += 1000) {
       const chunk = all.slice(k, k + 1000);
-      await db.insertInto("clicks").values(chunk.filter((i) => !staged(i)).map(row)).execute();
+      await db
+        .insertInto("clicks")
+        .values(chunk.filter((i) => !staged(i)).map(row))
+        .execute();
       const st = chunk.filter(staged);
       if (st.length) await db.insertInto("click_staging").values(st.map(row)).execute();
     }
     // Outside the range on both sides.
-    await db.insertInto("clicks").values([{ ...row(0), at: start - 1, referrer: "before" }, { ...row(0), at: Date.UTC(2026, 9, 22), referrer: "after" }]).execute();
+    await db
+      .insertInto("clicks")
+      .values([
+        { ...row(0), at: start - 1, referrer: "before" },
+        { ...row(0), at: Date.UTC(2026, 9, 22), referrer: "after" },
+      ])
+      .execute();
 
     const res = await fetch(`${server.url}/api/links/${link.id}/stats.csv?from=2026-10-20&to=2026-10-21`, { headers: { cookie: pro.cookie ?? "" } });
     expect(res.status).toBe(200);
@@ -403,9 +466,25 @@ describe.each(ENGINES)("link statistics on %s", (engine) => {
     const flat = JSON.stringify(rows);
     expect(flat).not.toContain("203.0.113");
     expect(flat).not.toContain("2001:db8");
-    expect(Object.keys((await db.selectFrom("clicks").selectAll().where("link_num", "=", link.num).executeTakeFirstOrThrow())).sort()).toEqual(
-      ["at", "browser", "city", "counted", "country", "destination", "device", "id", "is_bot", "link_num", "new_visitor", "os", "qr", "referrer", "referrer_url", "region", "utm"],
-    );
+    expect(Object.keys(await db.selectFrom("clicks").selectAll().where("link_num", "=", link.num).executeTakeFirstOrThrow()).sort()).toEqual([
+      "at",
+      "browser",
+      "city",
+      "counted",
+      "country",
+      "destination",
+      "device",
+      "id",
+      "is_bot",
+      "link_num",
+      "new_visitor",
+      "os",
+      "qr",
+      "referrer",
+      "referrer_url",
+      "region",
+      "utm",
+    ]);
   });
 });
 
@@ -421,7 +500,8 @@ describe.each(ENGINES)("countries from a trusted proxy header on %s", (engine) =
   it("counts the cf-ipcountry header; XX, T1 and junk are unknown", async () => {
     const r0 = await pro.post("/api/links", { url: "https://example.com/", alias: "geo" });
     const id = r0.body.link.id;
-    for (const c of ["DE", "de", "FR", "XX", "T1", "<script>"]) expect(await visit(server.url, "/geo", { "user-agent": UA.windows, "cf-ipcountry": c })).toBe(302);
+    for (const c of ["DE", "de", "FR", "XX", "T1", "<script>"])
+      expect(await visit(server.url, "/geo", { "user-agent": UA.windows, "cf-ipcountry": c })).toBe(302);
     await server.ctx.clicks.flush();
     const r = await pro.get(`/api/links/${id}/stats`);
     // One visitor (one address and agent): its first click (DE) is the day's visit.

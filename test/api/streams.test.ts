@@ -43,7 +43,8 @@ describe.each(ENGINES)("/api/streams on %s", (engine) => {
     expect(row.url).not.toContain("s3cret-pw");
     expect(row.url_enc).not.toContain("s3cret-pw");
     expect((await c.get("/api/streams")).body.streams.map((s: { id: string }) => s.id)).toEqual([r.body.stream.id]);
-    for (let i = 1; i < MAX_STREAMS; i++) expect((await c.post("/api/streams", { name: `S${i}`, kind: "mqtt", url: "mqtt://127.0.0.1:1883" })).status).toBe(201);
+    for (let i = 1; i < MAX_STREAMS; i++)
+      expect((await c.post("/api/streams", { name: `S${i}`, kind: "mqtt", url: "mqtt://127.0.0.1:1883" })).status).toBe(201);
     const sixth = await c.post("/api/streams", { name: "S6", kind: "mqtt", url: "mqtt://127.0.0.1:1883" });
     expect(sixth.status).toBe(403);
     expect(sixth.body.code).toBe("limit_reached");
@@ -67,7 +68,12 @@ describe.each(ENGINES)("/api/streams on %s", (engine) => {
       expect(r.body.code).toBe("invalid_request");
       expect(r.body.message, JSON.stringify(body)).toBe(message);
     }
-    for (const body of [{ name: "x", kind: "kafka", url: "kafka://h" }, { name: "x", kind: "redis", url: `redis://${"a".repeat(5000)}` }, { name: "x", kind: "redis" }, { name: "x", kind: "redis", url: "redis://93.184.216.34", extra: 1 }]) {
+    for (const body of [
+      { name: "x", kind: "kafka", url: "kafka://h" },
+      { name: "x", kind: "redis", url: `redis://${"a".repeat(5000)}` },
+      { name: "x", kind: "redis" },
+      { name: "x", kind: "redis", url: "redis://93.184.216.34", extra: 1 },
+    ]) {
       const r = await c.post("/api/streams", body);
       expect(r.status, JSON.stringify(body)).toBe(400);
     }

@@ -34,10 +34,12 @@ describe.each(ENGINES)("tags on %s", (engine) => {
     expect(TAG_COLORS).toContain(b.body.tag.color);
     const list = await c.get("/api/tags");
     expect(list.headers.get("cache-control")).toBe("no-store");
-    expect(list.body.tags).toEqual([
-      { id: a.body.tag.id, name: "Spring sale", color: "green", link_count: 0 },
-      { id: b.body.tag.id, name: "Árvíztűrő tükörfúrógép", color: b.body.tag.color, link_count: 0 },
-    ].reverse()); // alphabetical for a reader (Á with A), whatever the database's collation
+    expect(list.body.tags).toEqual(
+      [
+        { id: a.body.tag.id, name: "Spring sale", color: "green", link_count: 0 },
+        { id: b.body.tag.id, name: "Árvíztűrő tükörfúrógép", color: b.body.tag.color, link_count: 0 },
+      ].reverse(),
+    ); // alphabetical for a reader (Á with A), whatever the database's collation
 
     const renamed = await c.patch(`/api/tags/${a.body.tag.id}`, { name: "Autumn sale" });
     expect(renamed.body).toEqual({ status: "success", tag: { id: a.body.tag.id, name: "Autumn sale", color: "green" } });
@@ -123,8 +125,19 @@ describe.each(ENGINES)("tags on %s", (engine) => {
     const { client: c, id } = await account();
     // Fill to 10 below the cap directly, then race 30 creations for the last 10 places.
     const now = Date.now();
-    const rows = Array.from({ length: MAX_TAGS_PER_OWNER - 10 }, (_, i) => ({ id: `t-${engine}-${i}`, owner_id: id, name: `pre ${i}`, name_key: `pre ${i}`, color: "gray", created_at: now }));
-    for (let i = 0; i < rows.length; i += 100) await server.ctx.storage.db.insertInto("tags").values(rows.slice(i, i + 100)).execute();
+    const rows = Array.from({ length: MAX_TAGS_PER_OWNER - 10 }, (_, i) => ({
+      id: `t-${engine}-${i}`,
+      owner_id: id,
+      name: `pre ${i}`,
+      name_key: `pre ${i}`,
+      color: "gray",
+      created_at: now,
+    }));
+    for (let i = 0; i < rows.length; i += 100)
+      await server.ctx.storage.db
+        .insertInto("tags")
+        .values(rows.slice(i, i + 100))
+        .execute();
     const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => c.post("/api/tags", { name: `race ${i}` })));
     expect(answers.filter((a) => a.status === 201)).toHaveLength(10);
     expect(answers.filter((a) => a.status === 403).map((a) => a.body.code)).toEqual(Array(20).fill("limit_reached"));
@@ -132,7 +145,12 @@ describe.each(ENGINES)("tags on %s", (engine) => {
   });
 
   it("signed out: 401 everywhere; writes need the CSRF token", async () => {
-    for (const [method, path] of [["GET", "/api/tags"], ["POST", "/api/tags"], ["PATCH", "/api/tags/x"], ["DELETE", "/api/tags/x"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/api/tags"],
+      ["POST", "/api/tags"],
+      ["PATCH", "/api/tags/x"],
+      ["DELETE", "/api/tags/x"],
+    ] as const) {
       const r = await fetch(`${server.url}${path}`, { method, headers: { "content-type": "application/json" }, body: method === "GET" ? undefined : "{}" });
       expect([method, r.status]).toEqual([method, method === "GET" ? 401 : 403]);
     }

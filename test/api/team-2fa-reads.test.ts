@@ -51,7 +51,9 @@ describe.each(ENGINES)("two-factor team policy across owners on %s", (engine) =>
     return Object.keys(r.body.sparklines).sort();
   };
   const flags = async (c: ApiClient) =>
-    Object.fromEntries(((await c.get("/api/team")).body.memberships as Array<{ owner_id: string; requires_2fa: boolean }>).map((m) => [m.owner_id, m.requires_2fa]));
+    Object.fromEntries(
+      ((await c.get("/api/team")).body.memberships as Array<{ owner_id: string; requires_2fa: boolean }>).map((m) => [m.owner_id, m.requires_2fa]),
+    );
 
   it("leaves the refusing owner's links out of a read across owners, marks the membership, and refuses that owner alone", async () => {
     const { strict, relaxed, member, links } = await twoTeams();

@@ -60,7 +60,14 @@ describe.each(ENGINES)("shared links on %s", (engine) => {
     const expires = new Date(Date.now() + 86_400_000).toISOString();
     const r = await member.client.patch(`/api/links/${link.id}`, { url: "https://example.com/edited", max_clicks: 7, expires_at: expires });
     expect(r.status).toBe(200);
-    expect(r.body.link).toMatchObject({ url: "https://example.com/edited", max_clicks: 7, expires_at: expires, owner_id: owner.id, updated_by: member.id, updated_by_email: member.email });
+    expect(r.body.link).toMatchObject({
+      url: "https://example.com/edited",
+      max_clicks: 7,
+      expires_at: expires,
+      owner_id: owner.id,
+      updated_by: member.id,
+      updated_by_email: member.email,
+    });
     expect((await fetch(`${server.url}/${link.alias}`, { redirect: "manual" })).headers.get("location")).toBe("https://example.com/edited");
     // The member's own links still follow the member's own plan.
     const own = (await member.client.post("/api/links", { url: "https://example.com/mine" })).body.link;

@@ -28,7 +28,9 @@ describe.each(ENGINES)("a member's API keys and the owner's links on %s", (engin
   /** Invited, then accepting through the newest emailed link (a second invitation after a removal has its own). */
   async function join(owner: TestAccount, member: TestAccount): Promise<void> {
     expect((await owner.client.post("/api/team/invitations", { email: member.email })).status).toBe(201);
-    const raw = readOutbox(server.outboxDir).filter((m) => m.includes(`To: ${member.email}`)).at(-1);
+    const raw = readOutbox(server.outboxDir)
+      .filter((m) => m.includes(`To: ${member.email}`))
+      .at(-1);
     const accepted = await member.client.post("/api/invitations/accept", { token: tokenOf(linkIn(raw!, "/app/invitations/accept?token=")) });
     expect(accepted.status, accepted.text).toBe(200);
   }

@@ -87,7 +87,7 @@ describe.each(ENGINES)("team invitations on %s", (engine) => {
     expect(text).toContain(`Ann <b>"&' (${o.email}) invited you`);
     expect(text).toContain(`${server.config.origin}${ACCEPT_PATH}${token}`);
     expect(html).toContain("Ann &#60;b&#62;&#34;&#38;&#39;");
-    expect(html).not.toContain("<b>\"");
+    expect(html).not.toContain('<b>"');
     expect(html).toContain(`href="${server.config.origin}${ACCEPT_PATH}${token}"`);
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
@@ -169,7 +169,14 @@ describe.each(ENGINES)("team invitations on %s", (engine) => {
     await server.ctx.storage.db.updateTable("users").set({ email_verified_at: clock.now() }).where("email", "=", invitee.email).execute();
     const ok = await invitee.client.post("/api/invitations/accept", { token });
     expect(ok.status).toBe(200);
-    expect(ok.body.membership).toEqual({ owner_id: o.id, owner_email: o.email, owner_name: "", joined_at: new Date(clock.now()).toISOString(), active: true, requires_2fa: false });
+    expect(ok.body.membership).toEqual({
+      owner_id: o.id,
+      owner_email: o.email,
+      owner_name: "",
+      joined_at: new Date(clock.now()).toISOString(),
+      active: true,
+      requires_2fa: false,
+    });
     const again = await invitee.client.post("/api/invitations/accept", { token });
     expect(again.status).toBe(200);
     expect(again.body.membership).toEqual(ok.body.membership);

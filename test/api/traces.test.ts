@@ -39,10 +39,14 @@ function makeUser(env: Record<string, string>, email = EMAIL): void {
 /** A JSON POST whose body comes `delayMs` after its headers, as from a slow client: read on a later turn. */
 function slowPost(url: string, headers: Record<string, string>, body: string, delayMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", headers: { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) } }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      url,
+      { method: "POST", headers: { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) } },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on("error", reject);
     req.flushHeaders();
     setTimeout(() => req.end(body), delayMs);
@@ -95,10 +99,19 @@ describe.each(ENGINES)("traces on %s", { timeout: 180_000 }, (engine) => {
     expect((await c.get("/api/links")).status).toBe(200);
     const server = await rx.span((x) => x.name === "GET /api/links", "the span of GET /api/links");
     expect(server).toMatchObject({ kind: SERVER, parentSpanId: "", status: 0, service: "snip", scope: "snip" });
-    expect(server.attributes).toMatchObject({ "http.request.method": "GET", "http.route": "/api/links", "url.path": "/api/links", "url.scheme": "http", "http.response.status_code": 200 });
+    expect(server.attributes).toMatchObject({
+      "http.request.method": "GET",
+      "http.route": "/api/links",
+      "url.path": "/api/links",
+      "url.scheme": "http",
+      "http.response.status_code": 200,
+    });
     expect(server.attributes["client.address"]).toBeUndefined();
 
-    const query = await rx.span((q) => q.parentSpanId === server.spanId && dbQuery(q) && String(q.attributes["db.query.text"]).includes('from "links"'), "the links query");
+    const query = await rx.span(
+      (q) => q.parentSpanId === server.spanId && dbQuery(q) && String(q.attributes["db.query.text"]).includes('from "links"'),
+      "the links query",
+    );
     expect(query.traceId).toBe(server.traceId);
     expect(query.kind).toBe(CLIENT);
     expect(query.attributes["db.system.name"]).toBe(engine === "sqlite" ? "sqlite" : "postgresql");
@@ -114,16 +127,27 @@ describe.each(ENGINES)("traces on %s", { timeout: 180_000 }, (engine) => {
     const insert = await rx.span((q) => q.parentSpanId === post.spanId && /^insert into "links"/.test(String(q.attributes["db.query.text"])), "the insert");
     expect(insert.name).toMatch(engine === "sqlite" ? /^sqlite\.query:INSERT$/ : /^pg\.query:INSERT snip_t_/);
 
-    const slow = await slowPost(`${s?.url}/api/links`, { cookie: c.cookie ?? "", "x-csrf-token": c.csrf ?? "" }, JSON.stringify({ url: "https://example.com/slow", alias: `${alias}-slow` }), 150);
+    const slow = await slowPost(
+      `${s?.url}/api/links`,
+      { cookie: c.cookie ?? "", "x-csrf-token": c.csrf ?? "" },
+      JSON.stringify({ url: "https://example.com/slow", alias: `${alias}-slow` }),
+      150,
+    );
     expect(slow).toBe(201);
-    const posts = await waitFor(() => {
-      const all = rx.spans.filter((x) => x.name === "POST /api/links" && x.attributes["http.response.status_code"] === 201);
-      return all.length === 2 ? all : null;
-    }, { what: "both POST spans" });
-    const inserts = await waitFor(() => {
-      const all = rx.spans.filter((q) => /^insert into "links"/.test(String(q.attributes["db.query.text"])));
-      return all.length === 2 ? all : null;
-    }, { what: "both inserts" });
+    const posts = await waitFor(
+      () => {
+        const all = rx.spans.filter((x) => x.name === "POST /api/links" && x.attributes["http.response.status_code"] === 201);
+        return all.length === 2 ? all : null;
+      },
+      { what: "both POST spans" },
+    );
+    const inserts = await waitFor(
+      () => {
+        const all = rx.spans.filter((q) => /^insert into "links"/.test(String(q.attributes["db.query.text"])));
+        return all.length === 2 ? all : null;
+      },
+      { what: "both inserts" },
+    );
     expect(inserts.map((q) => q.parentSpanId).sort()).toEqual(posts.map((p) => p.spanId).sort());
 
     const id = made.body.link.id as string;
@@ -141,12 +165,15 @@ describe.each(ENGINES)("traces on %s", { timeout: 180_000 }, (engine) => {
 
   it("a redirect answered by the fast path: a server span of its own at OTEL_REDIRECT_SAMPLE_RATIO=1", async () => {
     // The first visit may go through the router (the link is cached then): visit until the fast path answered one.
-    const fast = await waitFor(async () => {
-      const r = await fetch(`${s?.url}/${alias}`, { redirect: "manual" });
-      expect(r.status).toBe(302);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      return rx.spans.find((x) => x.attributes["snip.fast_path"] === true && x.attributes["url.path"] === `/${alias}`);
-    }, { what: "a fast-path redirect's span" });
+    const fast = await waitFor(
+      async () => {
+        const r = await fetch(`${s?.url}/${alias}`, { redirect: "manual" });
+        expect(r.status).toBe(302);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return rx.spans.find((x) => x.attributes["snip.fast_path"] === true && x.attributes["url.path"] === `/${alias}`);
+      },
+      { what: "a fast-path redirect's span" },
+    );
     expect(fast).toMatchObject({ name: "GET /:alias", kind: SERVER, parentSpanId: "", status: 0 });
     expect(fast.attributes).toMatchObject({ "http.route": "/:alias", "http.response.status_code": 302, "http.request.method": "GET" });
     expect(fast.endNs > fast.startNs).toBe(true);
@@ -186,10 +213,20 @@ describe.each(ENGINES)("traces on %s", { timeout: 180_000 }, (engine) => {
 
     const delivery = await rx.span((x) => x.name === "webhook delivery" && x.attributes["snip.webhook.test"] === false, "the click's delivery span");
     expect(delivery).toMatchObject({ kind: INTERNAL, parentSpanId: "", status: 0 });
-    expect(delivery.attributes).toMatchObject({ "snip.webhook.id": hookId, "snip.webhook.kind": "custom", "snip.webhook.event": "link_click", "http.response.status_code": 204 });
+    expect(delivery.attributes).toMatchObject({
+      "snip.webhook.id": hookId,
+      "snip.webhook.kind": "custom",
+      "snip.webhook.event": "link_click",
+      "http.response.status_code": 204,
+    });
     const post = await rx.span((x) => x.parentSpanId === delivery.spanId, "the delivery's POST");
     expect(post).toMatchObject({ name: "POST", kind: CLIENT, traceId: delivery.traceId });
-    expect(post.attributes).toMatchObject({ "url.full": `https://127.0.0.1:${hooks.port}/REDACTED`, "url.path": "/REDACTED", "http.response.status_code": 204, "server.port": hooks.port });
+    expect(post.attributes).toMatchObject({
+      "url.full": `https://127.0.0.1:${hooks.port}/REDACTED`,
+      "url.path": "/REDACTED",
+      "http.response.status_code": 204,
+      "server.port": hooks.port,
+    });
 
     expect((await c.post(`/api/webhooks/${hookId}/test`)).status).toBe(200);
     const request = await rx.span((x) => x.name === "POST /api/webhooks/:id/test", "the test request's span");
@@ -278,7 +315,10 @@ describe("tracing off, and OTLP over protobuf", { timeout: 120_000 }, () => {
       expect((await fetch(`${s.url}/api/auth/session`)).status).toBe(200);
       const traceparent = `00-${randomBytes(16).toString("hex")}-${randomBytes(8).toString("hex")}-01`;
       expect((await fetch(`${s.url}/api/links`, { headers: { traceparent } })).status).toBe(401);
-      const body = await waitFor(() => rx.posts.find((p) => p.body.includes("GET /api/links"))?.body, { what: "the sampled request's span", timeoutMs: 15_000 });
+      const body = await waitFor(() => rx.posts.find((p) => p.body.includes("GET /api/links"))?.body, {
+        what: "the sampled request's span",
+        timeoutMs: 15_000,
+      });
       expect(rx.posts.every((p) => p.path === "/collector/v1/traces" && p.headers["content-type"] === "application/x-protobuf")).toBe(true);
       expect(body.includes("snip-blue")).toBe(true);
       expect(rx.posts.some((p) => p.body.includes("/api/auth/session"))).toBe(false);

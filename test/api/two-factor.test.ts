@@ -52,7 +52,9 @@ describe.each(ENGINES)("two-factor sign-in on %s", (engine) => {
     const r = await c.post("/api/auth/2fa/totp/setup");
     expect(r.status).toBe(200);
     expect(r.body.secret).toMatch(/^[A-Z2-7]{32}$/);
-    expect(r.body.otpauth_url).toBe(`otpauth://totp/snip%20127.0.0.1:${encodeURIComponent(email)}?issuer=snip%20127.0.0.1&secret=${r.body.secret}&algorithm=SHA1&digits=6&period=30`);
+    expect(r.body.otpauth_url).toBe(
+      `otpauth://totp/snip%20127.0.0.1:${encodeURIComponent(email)}?issuer=snip%20127.0.0.1&secret=${r.body.secret}&algorithm=SHA1&digits=6&period=30`,
+    );
     expect(r.body.qr_svg.startsWith("<svg")).toBe(true);
     const row = await server.ctx.storage.db.selectFrom("totp_factors").selectAll().where("user_id", "=", user.id).executeTakeFirstOrThrow();
     expect(row.enabled_at).toBeNull();

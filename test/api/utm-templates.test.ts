@@ -30,11 +30,26 @@ describe.each(ENGINES)("UTM templates on %s", (engine) => {
     expect(empty.headers.get("cache-control")).toBe("no-store");
 
     const before = Date.now();
-    const a = await c.post("/api/utm-templates", { name: "  Spring   newsletter ", utm_source: " newsletter ", utm_medium: "email", utm_campaign: "spring-2026", utm_term: "", utm_content: null });
+    const a = await c.post("/api/utm-templates", {
+      name: "  Spring   newsletter ",
+      utm_source: " newsletter ",
+      utm_medium: "email",
+      utm_campaign: "spring-2026",
+      utm_term: "",
+      utm_content: null,
+    });
     expect(a.status).toBe(201);
     expect(a.body).toEqual({
       status: "success",
-      template: { id: expect.any(String), name: "Spring newsletter", ...EMPTY, utm_source: "newsletter", utm_medium: "email", utm_campaign: "spring-2026", created_at: expect.any(String) },
+      template: {
+        id: expect.any(String),
+        name: "Spring newsletter",
+        ...EMPTY,
+        utm_source: "newsletter",
+        utm_medium: "email",
+        utm_campaign: "spring-2026",
+        created_at: expect.any(String),
+      },
     });
     expect(Date.parse(a.body.template.created_at)).toBeGreaterThanOrEqual(before - 1000);
     const b = await c.post("/api/utm-templates", { name: "Ádvert on X", utm_source: "x", utm_content: "bänner ✓" });
@@ -49,7 +64,11 @@ describe.each(ENGINES)("UTM templates on %s", (engine) => {
     expect(list.body.templates[3]).toEqual(a.body.template);
 
     expect((await c.delete(`/api/utm-templates/${c3.body.template.id}`)).body).toEqual({ status: "success" });
-    expect((await c.get("/api/utm-templates")).body.templates.map((t: { id: string }) => t.id)).toEqual([b.body.template.id, c2.body.template.id, a.body.template.id]);
+    expect((await c.get("/api/utm-templates")).body.templates.map((t: { id: string }) => t.id)).toEqual([
+      b.body.template.id,
+      c2.body.template.id,
+      a.body.template.id,
+    ]);
     expect((await c.delete(`/api/utm-templates/${c3.body.template.id}`)).status).toBe(404);
     // The deleted name is free again.
     expect((await c.post("/api/utm-templates", { name: "Partner 10", utm_term: "hats" })).status).toBe(201);
@@ -134,7 +153,11 @@ describe.each(ENGINES)("UTM templates on %s", (engine) => {
     const del = await member.client.delete(`/api/utm-templates/${own.id}`);
     expect([del.status, del.body.code]).toEqual([403, "forbidden"]);
 
-    for (const [path, method] of [[`/api/utm-templates?owner=${owner.id}`, "GET"], [`/api/utm-templates?owner=${owner.id}`, "POST"], [`/api/utm-templates/${own.id}`, "DELETE"]] as const) {
+    for (const [path, method] of [
+      [`/api/utm-templates?owner=${owner.id}`, "GET"],
+      [`/api/utm-templates?owner=${owner.id}`, "POST"],
+      [`/api/utm-templates/${own.id}`, "DELETE"],
+    ] as const) {
       const res = await stranger.client.request(method, path, method === "POST" ? { name: "x", utm_source: "x" } : undefined);
       expect([method, res.status, res.body.code]).toEqual([method, 404, "not_found"]);
     }
@@ -149,7 +172,15 @@ describe.each(ENGINES)("UTM templates on %s", (engine) => {
   it(`at most ${MAX_UTM_TEMPLATES_PER_OWNER} templates per account, exact under concurrent saves`, async () => {
     const { client: c, id } = await account();
     const now = Date.now();
-    const rows = Array.from({ length: MAX_UTM_TEMPLATES_PER_OWNER - 10 }, (_, i) => ({ id: `u-${engine}-${i}`, owner_id: id, name: `pre ${i}`, name_key: `pre ${i}`, ...EMPTY, utm_source: "s", created_at: now }));
+    const rows = Array.from({ length: MAX_UTM_TEMPLATES_PER_OWNER - 10 }, (_, i) => ({
+      id: `u-${engine}-${i}`,
+      owner_id: id,
+      name: `pre ${i}`,
+      name_key: `pre ${i}`,
+      ...EMPTY,
+      utm_source: "s",
+      created_at: now,
+    }));
     await server.ctx.storage.db.insertInto("utm_templates").values(rows).execute();
     // 30 saves race for the last 10 places; two of them share a name, so at most one of that pair is stored.
     const names = Array.from({ length: 30 }, (_, i) => (i === 29 ? "race 0" : `race ${i}`));
@@ -163,11 +194,19 @@ describe.each(ENGINES)("UTM templates on %s", (engine) => {
     expect((await c.get("/api/utm-templates")).body.templates).toHaveLength(MAX_UTM_TEMPLATES_PER_OWNER);
     const over = await c.post("/api/utm-templates", { name: "one more", utm_source: "s" });
     expect(over.status).toBe(403);
-    expect(over.body).toEqual({ status: "error", code: "limit_reached", message: `An account has at most ${MAX_UTM_TEMPLATES_PER_OWNER} UTM templates; delete some first` });
+    expect(over.body).toEqual({
+      status: "error",
+      code: "limit_reached",
+      message: `An account has at most ${MAX_UTM_TEMPLATES_PER_OWNER} UTM templates; delete some first`,
+    });
   });
 
   it("signed out: 401 on reading, 403 on writes without the CSRF token", async () => {
-    for (const [method, path] of [["GET", "/api/utm-templates"], ["POST", "/api/utm-templates"], ["DELETE", "/api/utm-templates/x"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/api/utm-templates"],
+      ["POST", "/api/utm-templates"],
+      ["DELETE", "/api/utm-templates/x"],
+    ] as const) {
       const r = await fetch(`${server.url}${path}`, { method, headers: { "content-type": "application/json" }, body: method === "GET" ? undefined : "{}" });
       expect([method, r.status]).toEqual([method, method === "GET" ? 401 : 403]);
     }

@@ -35,7 +35,11 @@ it("snip serve trusts the receiver through NODE_EXTRA_CA_CERTS and warns about W
     WEBHOOK_ALLOW_PRIVATE: "true",
     NODE_EXTRA_CA_CERTS: ca.caFile,
   };
-  const made = spawnSync(process.execPath, cliArgv(["user", "create", "--email", "ca@example.com", "--password", "correct horse 1", "--plan", "business", "--verified"]), { cwd: root, env });
+  const made = spawnSync(
+    process.execPath,
+    cliArgv(["user", "create", "--email", "ca@example.com", "--password", "correct horse 1", "--plan", "business", "--verified"]),
+    { cwd: root, env },
+  );
   expect(made.status, made.stderr.toString()).toBe(0);
   const child = spawn(process.execPath, cliArgv(["serve"]), { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";

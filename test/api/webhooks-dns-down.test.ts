@@ -44,7 +44,11 @@ describe("webhook address checks with DNS down", () => {
       const r = await c.post("/api/webhooks", { name: "x", url: rx.url("/never", "other.test") });
       expect(Date.now() - started).toBeLessThan(BOUND_MS);
       expect(r.status).toBe(400);
-      expect(r.body).toMatchObject({ code: "invalid_request", message: `url: ${SILENT("other.test")}`, details: [{ field: "url", message: SILENT("other.test") }] });
+      expect(r.body).toMatchObject({
+        code: "invalid_request",
+        message: `url: ${SILENT("other.test")}`,
+        details: [{ field: "url", message: SILENT("other.test") }],
+      });
       expect(await server.ctx.storage.db.selectFrom("webhooks").select("id").execute()).toEqual([]);
     } finally {
       relay.answering = true;

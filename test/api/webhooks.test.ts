@@ -98,7 +98,17 @@ describe.each(ENGINES)("webhooks (%s)", (engine) => {
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       test: false,
       link: { id: link.id, alias: link.alias, domain: null, short_url: `${server.url}/${link.alias}`, url: "https://example.com/landing?x=1" },
-      click: { at: expect.stringMatching(/Z$/), country: null, device: "mobile", os: "iOS", browser: "Mobile Safari", referrer_host: "news.example.org", bot: false, destination: "default", source: "link" },
+      click: {
+        at: expect.stringMatching(/Z$/),
+        country: null,
+        device: "mobile",
+        os: "iOS",
+        browser: "Mobile Safari",
+        referrer_host: "news.example.org",
+        bot: false,
+        destination: "default",
+        source: "link",
+      },
     });
     const log = await until(async () => {
       const r = await c.get(`/api/webhooks/${webhook.id}/deliveries`);
@@ -110,7 +120,16 @@ describe.each(ENGINES)("webhooks (%s)", (engine) => {
     expect(rx.requests.length).toBe(before + 1);
     // The log keeps the body exactly as the receiver got it, and says it was not a test.
     expect(log).toEqual([
-      { id: body.id, event: "link_click", at: expect.stringMatching(/Z$/), status_code: 204, error: null, duration_ms: expect.any(Number), test: false, payload: got?.body },
+      {
+        id: body.id,
+        event: "link_click",
+        at: expect.stringMatching(/Z$/),
+        status_code: 204,
+        error: null,
+        duration_ms: expect.any(Number),
+        test: false,
+        payload: got?.body,
+      },
     ]);
     const list = await c.get("/api/webhooks");
     expect(list.body.webhooks).toEqual([
@@ -227,7 +246,11 @@ describe.each(ENGINES)("webhooks (%s)", (engine) => {
     }
     const bad = await c.request("POST", "/api/webhooks", "{not json", { "content-type": "application/json" });
     expect(bad.status).toBe(400);
-    const count = await server.ctx.storage.db.selectFrom("webhooks").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", userId).executeTakeFirstOrThrow();
+    const count = await server.ctx.storage.db
+      .selectFrom("webhooks")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("owner_id", "=", userId)
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(0);
     const { webhook } = await createHook(c, { name: "ok", url: rx.url() });
     expect((await c.patch(`/api/webhooks/${webhook.id}`, { url: "http://hook.test/" })).status).toBe(400);
@@ -241,11 +264,13 @@ describe.each(ENGINES)("webhooks (%s)", (engine) => {
   it("a receiver answering after 3 s is a timeout near 2 s and gets exactly one request", async () => {
     let answered!: () => void;
     const slowAnswer = new Promise<void>((resolve) => (answered = resolve));
-    const slow = await startReceiver(ca, (_r, res) =>
-      void setTimeout(() => {
-        res.writeHead(200).end();
-        answered();
-      }, 3_000),
+    const slow = await startReceiver(
+      ca,
+      (_r, res) =>
+        void setTimeout(() => {
+          res.writeHead(200).end();
+          answered();
+        }, 3_000),
     );
     try {
       const { c } = await business();

@@ -43,7 +43,22 @@ async function start(label: string, volume: string, env: Record<string, string>,
   created.containers.push(name);
   const t0 = Date.now();
   // --read-only-tmpfs=false: as Docker's --read-only, only what is named is writable (podman adds /run and /var/tmp).
-  await podman(["run", "-d", "--name", name, ...RUN_FLAGS, "--read-only", "--read-only-tmpfs=false", "--tmpfs", "/tmp", "-v", `${volume}:/data`, ...envArgs, ...extra, IMAGE]);
+  await podman([
+    "run",
+    "-d",
+    "--name",
+    name,
+    ...RUN_FLAGS,
+    "--read-only",
+    "--read-only-tmpfs=false",
+    "--tmpfs",
+    "/tmp",
+    "-v",
+    `${volume}:/data`,
+    ...envArgs,
+    ...extra,
+    IMAGE,
+  ]);
   await waitReady(name, port);
   return { name, port, base, readyMs: Date.now() - t0 };
 }
@@ -132,7 +147,16 @@ describe("the image", () => {
     expect(cfg.Env.join("\n")).not.toContain("NODE_EXTRA_CA_CERTS");
     // Neither the compiler nor the CA bundle handed to the build stage reached the runtime stage.
     const probe = await podman(
-      ["run", "--rm", ...RUN_FLAGS, "--entrypoint", "sh", IMAGE, "-c", "command -v gcc g++ cc make python3; ls /run/secrets /etc/ssl/certs/ca-certificates.crt 2>&1; id -u"],
+      [
+        "run",
+        "--rm",
+        ...RUN_FLAGS,
+        "--entrypoint",
+        "sh",
+        IMAGE,
+        "-c",
+        "command -v gcc g++ cc make python3; ls /run/secrets /etc/ssl/certs/ca-certificates.crt 2>&1; id -u",
+      ],
       { allowFail: true },
     );
     expect(probe.stdout).not.toMatch(/\/(gcc|g\+\+|cc|make|python3)\n/);
@@ -145,8 +169,19 @@ describe("the image", () => {
     const dir = secretDir();
     const file = secretFile(dir, "session_secret", "f".repeat(48));
     const res = await podman(
-      ["run", "--rm", ...RUN_FLAGS, "--read-only", "-e", `SESSION_SECRET=${"e".repeat(48)}`, "-e", "SESSION_SECRET_FILE=/run/secrets/session_secret",
-        "-v", `${file}:/run/secrets/session_secret:ro`, IMAGE],
+      [
+        "run",
+        "--rm",
+        ...RUN_FLAGS,
+        "--read-only",
+        "-e",
+        `SESSION_SECRET=${"e".repeat(48)}`,
+        "-e",
+        "SESSION_SECRET_FILE=/run/secrets/session_secret",
+        "-v",
+        `${file}:/run/secrets/session_secret:ro`,
+        IMAGE,
+      ],
       { allowFail: true },
     );
     expect(res.code).toBe(1);

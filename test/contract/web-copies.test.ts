@@ -28,7 +28,15 @@ function contractNames(): Set<string> {
   const names = new Set<string>();
   for (const text of contract) {
     for (const m of text.matchAll(/^export (?:declare )?(?:const|let|type|interface|function|class|enum) (\w+)/gm)) names.add(m[1]!);
-    for (const m of text.matchAll(/^export (?:type )?\{([^}]*)\}/gm)) for (const n of m[1]!.split(",")) names.add(n.replace(/^\s*type\s+/, "").trim().split(/\s+as\s+/).pop()!);
+    for (const m of text.matchAll(/^export (?:type )?\{([^}]*)\}/gm))
+      for (const n of m[1]!.split(","))
+        names.add(
+          n
+            .replace(/^\s*type\s+/, "")
+            .trim()
+            .split(/\s+as\s+/)
+            .pop()!,
+        );
   }
   names.delete("");
   return names;
@@ -142,7 +150,9 @@ describe("web/ holds no copy of the contract", () => {
   it("declares no type or constant with a name the contract exports", () => {
     const names = contractNames();
     expect(names.size).toBeGreaterThan(100);
-    const copies = web.flatMap(({ path, text }) => [...withoutImports(text).matchAll(DECLARATION)].filter((m) => names.has(m[1]!)).map((m) => `${path}: ${m[1]}`));
+    const copies = web.flatMap(({ path, text }) =>
+      [...withoutImports(text).matchAll(DECLARATION)].filter((m) => names.has(m[1]!)).map((m) => `${path}: ${m[1]}`),
+    );
     expect(copies).toEqual([]);
   });
 
@@ -151,7 +161,10 @@ describe("web/ holds no copy of the contract", () => {
     expect(lists.size).toBeGreaterThan(5);
     const copies = web.flatMap(({ path, text }) =>
       [...text.matchAll(/\[((?:\s*"[^"\n]*"\s*,?)+)\]/g)].flatMap((m) => {
-        const members = [...m[1]!.matchAll(/"([^"]*)"/g)].map((s) => s[1]!).sort().join(",");
+        const members = [...m[1]!.matchAll(/"([^"]*)"/g)]
+          .map((s) => s[1]!)
+          .sort()
+          .join(",");
         const name = lists.get(members);
         return name ? [`${path}: a copy of ${name}`] : [];
       }),
@@ -182,7 +195,13 @@ describe("web/ holds no copy of the contract", () => {
         "const MAX_PAGE = 50;",
       ].join("\n"),
     };
-    expect(unionCopies([probe])).toEqual(['web/src/probe.ts: "asc" | "desc" (a type union)', 'web/src/probe.ts: "amqp" | "mqtt" | "nats" | "redis" (BROKER_KIND_NAMES)']);
-    expect(limitCopies([probe])).toEqual(["web/src/probe.ts: MAX_WEBHOOK_COUNT = 5 (MAX_WEBHOOKS)", "web/src/probe.ts: maxTagsPerLink = 10 (MAX_TAGS_PER_LINK)"]);
+    expect(unionCopies([probe])).toEqual([
+      'web/src/probe.ts: "asc" | "desc" (a type union)',
+      'web/src/probe.ts: "amqp" | "mqtt" | "nats" | "redis" (BROKER_KIND_NAMES)',
+    ]);
+    expect(limitCopies([probe])).toEqual([
+      "web/src/probe.ts: MAX_WEBHOOK_COUNT = 5 (MAX_WEBHOOKS)",
+      "web/src/probe.ts: maxTagsPerLink = 10 (MAX_TAGS_PER_LINK)",
+    ]);
   });
 });

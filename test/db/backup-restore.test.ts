@@ -47,7 +47,9 @@ describe("backup and restore (SQLite)", { timeout: 300_000 }, () => {
       // Clicks before the backup, all stored (the link's count reads the database).
       for (let i = 0; i < LINKS; i++) expect((await fetch(`${s.url}/bk-${i}`, { redirect: "manual" })).status).toBe(302);
       // Until they are in the database file (written by the service's click writer), not only in its journal.
-      await waitFor(() => rows(join(dataDir, "snip.db"), "select (select count(*) from clicks) + (select count(*) from click_staging) as n") >= LINKS, { what: "the clicks written to the file" });
+      await waitFor(() => rows(join(dataDir, "snip.db"), "select (select count(*) from clicks) + (select count(*) from click_staging) as n") >= LINKS, {
+        what: "the clicks written to the file",
+      });
 
       // Redirects keep coming while the backup runs.
       let served = 0;
@@ -59,7 +61,11 @@ describe("backup and restore (SQLite)", { timeout: 300_000 }, () => {
       await load.stop();
       expect(backup.stderr).toBe("");
       expect(backup.code).toBe(0);
-      expect(backup.stdout).toMatch(new RegExp(`^${join(out, "snip-backup.db").replace(/[.]/g, "\\.")}: ${LINKS} links, \\d+ clicks, [\\d.]+ MB, schema ${knownMigrations("sqlite").at(-1)}\\n$`));
+      expect(backup.stdout).toMatch(
+        new RegExp(
+          `^${join(out, "snip-backup.db").replace(/[.]/g, "\\.")}: ${LINKS} links, \\d+ clicks, [\\d.]+ MB, schema ${knownMigrations("sqlite").at(-1)}\\n$`,
+        ),
+      );
       expect(served).toBeGreaterThan(0);
       const file = join(out, "snip-backup.db");
       expect(readdirSync(out)).toEqual(["snip-backup.db"]); // one self-contained file, no -wal or -shm beside it
@@ -90,7 +96,8 @@ describe("backup and restore (SQLite)", { timeout: 300_000 }, () => {
       const page = await c.get("/api/links?limit=100");
       expect(page.body.links).toHaveLength(LINKS);
       expect(page.body.links.every((l: { click_count: number }) => l.click_count >= 1)).toBe(true);
-      for (let i = 0; i < LINKS; i += 13) expect((await fetch(`${t.url}/bk-${i}`, { redirect: "manual" })).headers.get("location")).toBe(`https://example.com/${i}`);
+      for (let i = 0; i < LINKS; i += 13)
+        expect((await fetch(`${t.url}/bk-${i}`, { redirect: "manual" })).headers.get("location")).toBe(`https://example.com/${i}`);
     } finally {
       t.child.kill("SIGTERM");
       await t.exited;

@@ -16,7 +16,17 @@ import { waitFor } from "../helpers/wait.js";
 
 const ROW = {
   ...{ id: "l1", num: 1, domain: "", alias: "fresh", url: "", ios_url: null, android_url: null, expires_at: null, max_clicks: null },
-  ...{ password_hash: null, owner_id: null, disabled_status: null, expired_url: null, rules: null, split: null, og_title: null, og_description: null, og_image: null },
+  ...{
+    password_hash: null,
+    owner_id: null,
+    disabled_status: null,
+    expired_url: null,
+    rules: null,
+    split: null,
+    og_title: null,
+    og_description: null,
+    og_image: null,
+  },
 } as unknown as LinkRow;
 
 describe.runIf(process.env.TEST_DATABASE_URL)("change stamps on PostgreSQL: the cache keeps what it just read", () => {
@@ -71,7 +81,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)("change stamps on PostgreSQL: the 
       count: () => n,
       load: async (_d, alias) => {
         n++;
-        const r = await sql<{ url: string; seen: string }>`SELECT url, pg_current_snapshot()::text AS seen FROM stamp_probe WHERE alias = ${alias}`.execute(a.db);
+        const r = await sql<{ url: string; seen: string }>`SELECT url, pg_current_snapshot()::text AS seen FROM stamp_probe WHERE alias = ${alias}`.execute(
+          a.db,
+        );
         await gate;
         const found = r.rows[0];
         const seen = found ? parseSnapshot(found.seen) : null;

@@ -164,7 +164,9 @@ describe.each(ENGINES)("SIGKILL under load (%s)", (engine) => {
     const { answeredStored } = expectStoredOnce(visits, stored);
     const answered = visits.answered.size;
     const lost = answered - answeredStored;
-    console.log(`[${engine}] without the journal: ${lost} of ${answered} answered clicks lost (${rate.toFixed(0)}/s: ${((lost / rate) * 1000).toFixed(0)} ms of clicks)`);
+    console.log(
+      `[${engine}] without the journal: ${lost} of ${answered} answered clicks lost (${rate.toFixed(0)}/s: ${((lost / rate) * 1000).toFixed(0)} ms of clicks)`,
+    );
     // Clicks past the last full batch were never handed to the writer; the full batches may or may not
     // have been committed before the kill (the writer's first batch also opens its connections).
     const neverHandedOver = answered - Math.floor(6_000 / MAX_BATCH) * MAX_BATCH;
@@ -186,12 +188,16 @@ describe.each(ENGINES)("SIGKILL under load (%s)", (engine) => {
     expect(answeredStored).toBe(visits.answered.size);
   });
 
-  it("a kill between the journal's append and the turn's last answer: every answered click stored, the rest of the turn's only if in flight", { timeout: SLOW_TEST_MS }, async () => {
-    // The process dies inside its 3000th answer, before the answers after it in the same turn are written.
-    const { visits, stored } = await run({ KILL_AFTER_ANSWERS: "3000", KILL_MID_TURN: "1" });
-    const { answeredStored, unanswered } = expectStoredOnce(visits, stored);
-    expect(answeredStored).toBe(visits.answered.size);
-    // Clicks journaled whose answers never left: what a kill from outside can also hit, in that window.
-    expect(unanswered).toBeGreaterThan(0);
-  });
+  it(
+    "a kill between the journal's append and the turn's last answer: every answered click stored, the rest of the turn's only if in flight",
+    { timeout: SLOW_TEST_MS },
+    async () => {
+      // The process dies inside its 3000th answer, before the answers after it in the same turn are written.
+      const { visits, stored } = await run({ KILL_AFTER_ANSWERS: "3000", KILL_MID_TURN: "1" });
+      const { answeredStored, unanswered } = expectStoredOnce(visits, stored);
+      expect(answeredStored).toBe(visits.answered.size);
+      // Clicks journaled whose answers never left: what a kill from outside can also hit, in that window.
+      expect(unanswered).toBeGreaterThan(0);
+    },
+  );
 });

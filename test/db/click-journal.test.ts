@@ -69,7 +69,11 @@ async function counts(s: TestServer, ids: string[]): Promise<{ raw: number[]; co
   const counted: number[] = [];
   for (const id of ids) {
     const link = await db.selectFrom("links").select(["num", "click_count"]).where("id", "=", id).executeTakeFirstOrThrow();
-    const n = await db.selectFrom("clicks").select((eb) => eb.fn.countAll<number>().as("n")).where("link_num", "=", link.num).executeTakeFirstOrThrow();
+    const n = await db
+      .selectFrom("clicks")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("link_num", "=", link.num)
+      .executeTakeFirstOrThrow();
     raw.push(Number(n.n));
     counted.push(Number(link.click_count));
   }
@@ -121,9 +125,20 @@ describe.each(ENGINES)("click journal (%s)", (engine) => {
     ] as const;
     const root = journalRoot(first);
     const dead = new ClickJournal(root, log);
-    const seg1 = await journaled(dead, Array.from({ length: 5 }, (_, i) => click(a, i)));
-    const seg2 = await journaled(dead, [...Array.from({ length: 7 }, (_, i) => click(a, 10 + i, UA.android)), ...Array.from({ length: 4 }, (_, i) => click(b, i)), click(gone, 0), click(gone, 1)]);
-    const seg3 = await journaled(dead, Array.from({ length: 3 }, (_, i) => click(b, 20 + i, UA.googlebot)));
+    const seg1 = await journaled(
+      dead,
+      Array.from({ length: 5 }, (_, i) => click(a, i)),
+    );
+    const seg2 = await journaled(dead, [
+      ...Array.from({ length: 7 }, (_, i) => click(a, 10 + i, UA.android)),
+      ...Array.from({ length: 4 }, (_, i) => click(b, i)),
+      click(gone, 0),
+      click(gone, 1),
+    ]);
+    const seg3 = await journaled(
+      dead,
+      Array.from({ length: 3 }, (_, i) => click(b, 20 + i, UA.googlebot)),
+    );
     expect([seg1.journal, seg2.journal, seg3.journal]).toEqual([1, 2, 3].map((segment) => ({ journal: dead.id, segment })));
     // Segment 1 was committed, and the process died before deleting its file.
     await writerOf(first).write(seg1);
@@ -194,7 +209,13 @@ describe.each(ENGINES)("click journal (%s)", (engine) => {
     writeFileSync(
       join(root, dead.id, "2.clk"),
       Buffer.concat([
-        append([[at, 0, 1, 2, -1, 0, num], [at + 1, 0, 1, 2, 3, 0, num]], [UA.iphone, "", "", "NL"]),
+        append(
+          [
+            [at, 0, 1, 2, -1, 0, num],
+            [at + 1, 0, 1, 2, 3, 0, num],
+          ],
+          [UA.iphone, "", "", "NL"],
+        ),
         append([[at + 2, 4, 1, 2, 3, 0, num]], [UA.windows]),
       ]),
     );
@@ -205,7 +226,12 @@ describe.each(ENGINES)("click journal (%s)", (engine) => {
 
     const second = await start({ engine, dataDir: first.dataDir, databaseUrl: first.databaseUrl });
     expect(await counts(second, [link.id])).toEqual({ raw: [8], counted: [8] });
-    const rows = await second.ctx.storage.db.selectFrom("clicks").select(["at", "country", "device", "destination", "qr", "utm"]).where("link_num", "=", num).orderBy("at").execute();
+    const rows = await second.ctx.storage.db
+      .selectFrom("clicks")
+      .select(["at", "country", "device", "destination", "qr", "utm"])
+      .where("link_num", "=", num)
+      .orderBy("at")
+      .execute();
     expect(rows.slice(0, 4).map((r) => [Number(r.at) - at, r.country, r.device, r.destination, r.qr, r.utm])).toEqual([
       [0, "unknown", "mobile", null, 0, null],
       [1, "NL", "mobile", null, 0, null],
@@ -218,10 +244,28 @@ describe.each(ENGINES)("click journal (%s)", (engine) => {
       "variant:1 null",
       "rule:2 utm_source=news&utm_campaign=spring",
     ]);
-    const dest = await second.ctx.storage.db.selectFrom("click_breakdown").select(["value", "clicks"]).where("link_id", "=", link.id).where("dimension", "=", "destination").orderBy("value").execute();
-    expect(dest.map((r) => [r.value, Number(r.clicks)])).toEqual([["rule:2", 3], ["variant:1", 1]]);
-    const utm = await second.ctx.storage.db.selectFrom("click_breakdown").select(["dimension", "value", "clicks"]).where("link_id", "=", link.id).where("dimension", "like", "utm_%").orderBy("dimension").execute();
-    expect(utm.map((r) => [r.dimension, r.value, Number(r.clicks)])).toEqual([["utm_campaign", "spring", 2], ["utm_source", "news", 2]]);
+    const dest = await second.ctx.storage.db
+      .selectFrom("click_breakdown")
+      .select(["value", "clicks"])
+      .where("link_id", "=", link.id)
+      .where("dimension", "=", "destination")
+      .orderBy("value")
+      .execute();
+    expect(dest.map((r) => [r.value, Number(r.clicks)])).toEqual([
+      ["rule:2", 3],
+      ["variant:1", 1],
+    ]);
+    const utm = await second.ctx.storage.db
+      .selectFrom("click_breakdown")
+      .select(["dimension", "value", "clicks"])
+      .where("link_id", "=", link.id)
+      .where("dimension", "like", "utm_%")
+      .orderBy("dimension")
+      .execute();
+    expect(utm.map((r) => [r.dimension, r.value, Number(r.clicks)])).toEqual([
+      ["utm_campaign", "spring", 2],
+      ["utm_source", "news", 2],
+    ]);
   });
 
   it("finishes a replay that a crash cut short (the journal claimed by a process that died too)", async () => {
@@ -230,8 +274,14 @@ describe.each(ENGINES)("click journal (%s)", (engine) => {
     const link = await first.ctx.links.create(user, { url: "https://example.com/claim" });
     const root = journalRoot(first);
     const killed = new ClickJournal(root, log);
-    const seg1 = await journaled(killed, Array.from({ length: 6 }, (_, i) => click(link, i)));
-    await journaled(killed, Array.from({ length: 9 }, (_, i) => click(link, 100 + i)));
+    const seg1 = await journaled(
+      killed,
+      Array.from({ length: 6 }, (_, i) => click(link, i)),
+    );
+    await journaled(
+      killed,
+      Array.from({ length: 9 }, (_, i) => click(link, 100 + i)),
+    );
     // The next start claimed it (moved it into its own journal), replayed segment 1 and died as well.
     const replaying = new ClickJournal(root, log);
     renameSync(join(root, killed.id), join(root, replaying.id, killed.id));
@@ -272,7 +322,10 @@ it("resumes a SQLite batch cut between its chunks after the last chunk committed
   const root = journalRoot(first);
   const dead = new ClickJournal(root, log);
   // 2,500 clicks per link: three chunks of one link each (RAW_CHUNK is 2,000 rows of whole links).
-  const batch = await journaled(dead, Array.from({ length: 7_500 }, (_, i) => click(links[i % 3]!, i)));
+  const batch = await journaled(
+    dead,
+    Array.from({ length: 7_500 }, (_, i) => click(links[i % 3]!, i)),
+  );
   const handle = first.ctx.storage.sqlite!;
   handle.exec(`CREATE TEMP TRIGGER fail_last BEFORE INSERT ON clicks WHEN NEW.link_num = ${links[2]!.num} BEGIN SELECT RAISE(ABORT, 'killed'); END`);
   await expect(writerOf(first).write(batch)).rejects.toThrow("killed");
@@ -284,7 +337,12 @@ it("resumes a SQLite batch cut between its chunks after the last chunk committed
   await first.stop();
 
   const second = await start({ engine: "sqlite", dataDir: first.dataDir });
-  expect(await counts(second, links.map((l) => l.id))).toEqual({ raw: [2_500, 2_500, 2_500], counted: [2_500, 2_500, 2_500] });
+  expect(
+    await counts(
+      second,
+      links.map((l) => l.id),
+    ),
+  ).toEqual({ raw: [2_500, 2_500, 2_500], counted: [2_500, 2_500, 2_500] });
 });
 
 it("does not journal with CLICK_JOURNAL=off", async () => {

@@ -95,7 +95,11 @@ describe.runIf(ENGINES.includes("postgres"))("two instances on one PostgreSQL da
     expect((await fetch(`${b.url}/cached-elsewhere`, { redirect: "manual" })).status).toBe(302);
     expect(b.ctx.redirects.cache.size).toBeGreaterThan(0);
     expect((await owner.delete(`/api/links/${r.body.link.id}`)).status).toBe(200);
-    const status = await within(1000, async () => (await fetch(`${b.url}/cached-elsewhere`, { redirect: "manual" })).status, (s) => s === 404);
+    const status = await within(
+      1000,
+      async () => (await fetch(`${b.url}/cached-elsewhere`, { redirect: "manual" })).status,
+      (s) => s === 404,
+    );
     expect(status).toBe(404);
   });
 
@@ -103,7 +107,11 @@ describe.runIf(ENGINES.includes("postgres"))("two instances on one PostgreSQL da
     const r = await owner.post("/api/links", { url: "https://example.com/v1", alias: "edited-elsewhere" });
     expect((await fetch(`${b.url}/edited-elsewhere`, { redirect: "manual" })).headers.get("location")).toBe("https://example.com/v1");
     await owner.patch(`/api/links/${r.body.link.id}`, { url: "https://example.com/v2" });
-    const location = await within(1000, async () => (await fetch(`${b.url}/edited-elsewhere`, { redirect: "manual" })).headers.get("location"), (l) => l === "https://example.com/v2");
+    const location = await within(
+      1000,
+      async () => (await fetch(`${b.url}/edited-elsewhere`, { redirect: "manual" })).headers.get("location"),
+      (l) => l === "https://example.com/v2",
+    );
     expect(location).toBe("https://example.com/v2");
   });
 });

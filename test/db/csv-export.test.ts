@@ -40,10 +40,22 @@ describe.each(ENGINES)("CSV click log on %s", (engine) => {
   /** A new link with these clicks (staged ones only on SQLite, where click_staging exists); returns its number. */
   async function linkWith(clicks: Seed[]): Promise<{ id: string; num: number }> {
     const id = `csv_${nextNum}`;
-    await storage.db.insertInto("links").values({ id, domain: "", alias: id, url: "https://example.com/", click_count: 0, created_at: 0, updated_at: 0 } as never).execute();
+    await storage.db
+      .insertInto("links")
+      .values({ id, domain: "", alias: id, url: "https://example.com/", click_count: 0, created_at: 0, updated_at: 0 } as never)
+      .execute();
     const { num } = await storage.db.selectFrom("links").select("num").where("id", "=", id).executeTakeFirstOrThrow();
     nextNum++;
-    const row = (c: Seed) => ({ link_num: Number(num), at: c.at, country: "DE", device: "mobile", os: "iOS", browser: "Safari", referrer: c.ref, is_bot: c.ref.startsWith("bot") ? 1 : 0 });
+    const row = (c: Seed) => ({
+      link_num: Number(num),
+      at: c.at,
+      country: "DE",
+      device: "mobile",
+      os: "iOS",
+      browser: "Safari",
+      referrer: c.ref,
+      is_bot: c.ref.startsWith("bot") ? 1 : 0,
+    });
     const stored = clicks.filter((c) => !(c.staged && engine === "sqlite"));
     const staged = clicks.filter((c) => c.staged && engine === "sqlite");
     if (stored.length) await storage.db.insertInto("clicks").values(stored.map(row)).execute();
@@ -82,7 +94,10 @@ describe.each(ENGINES)("CSV click log on %s", (engine) => {
 
   it("lists every click of the range once, in time order, whatever the page size", async () => {
     const { num } = await linkWith(SEEDS);
-    const other = await linkWith([{ at: FROM + 7, ref: "other-link" }, { at: FROM + 8, ref: "other-staged", staged: true }]);
+    const other = await linkWith([
+      { at: FROM + 7, ref: "other-link" },
+      { at: FROM + 8, ref: "other-staged", staged: true },
+    ]);
     expect(other.num).not.toBe(num);
     const expected = IN_RANGE.map((s) => `${s.at - FROM}:${s.ref}`);
     for (const pageSize of [1, 2, 3, 4, 5, 100]) {
@@ -94,7 +109,18 @@ describe.each(ENGINES)("CSV click log on %s", (engine) => {
     }
     // Within one millisecond: on SQLite clicks before staged ones, each in id order; on PostgreSQL (all in clicks) in id order.
     const at7 = engine === "sqlite" ? ["7:c7a", "7:c7b", "7:c7c", "7:s7"] : ["7:c7a", "7:s7", "7:c7b", "7:c7c"];
-    expect(await log(num, 100)).toEqual(["0:first", "5:s5", ...at7, "9:s9a", "9:s9b", "10:c10", `${DAY}:c-day2`, `${DAY + 1}:s-day2`, `${2 * DAY - 1}:last`, `${2 * DAY - 1}:s-last`]);
+    expect(await log(num, 100)).toEqual([
+      "0:first",
+      "5:s5",
+      ...at7,
+      "9:s9a",
+      "9:s9b",
+      "10:c10",
+      `${DAY}:c-day2`,
+      `${DAY + 1}:s-day2`,
+      `${2 * DAY - 1}:last`,
+      `${2 * DAY - 1}:s-last`,
+    ]);
     expect(await log(other.num, 1)).toEqual(["7:other-link", "8:other-staged"]);
   });
 

@@ -19,7 +19,17 @@ describe.each(ENGINES)("clicks of a link deleted before the flush on %s", (engin
     // 240 interleaved clicks: every statement of several rows holds some of the deleted link's.
     for (let i = 0; i < 240; i++) {
       const link = i % 2 ? gone : kept;
-      server.ctx.clicks.record({ linkId: link.id, linkNum: link.num, at: at + i, userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0", referer: "", ip: "", country: null, counted: false, destination: null });
+      server.ctx.clicks.record({
+        linkId: link.id,
+        linkNum: link.num,
+        at: at + i,
+        userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0",
+        referer: "",
+        ip: "",
+        country: null,
+        counted: false,
+        destination: null,
+      });
     }
     await server.ctx.links.delete(user, gone.id);
     await server.ctx.clicks.flush();
@@ -29,11 +39,20 @@ describe.each(ENGINES)("clicks of a link deleted before the flush on %s", (engin
     }
     expect(server.ctx.clicks.pending).toBe(0);
     const db = server.ctx.storage.db;
-    const raw = await db.selectFrom("clicks").select(["link_num", (eb) => eb.fn.countAll<number>().as("n")]).where("link_num", "in", [kept.num, gone.num]).groupBy("link_num").execute();
+    const raw = await db
+      .selectFrom("clicks")
+      .select(["link_num", (eb) => eb.fn.countAll<number>().as("n")])
+      .where("link_num", "in", [kept.num, gone.num])
+      .groupBy("link_num")
+      .execute();
     expect(raw.map((r) => [Number(r.link_num), Number(r.n)])).toEqual([[kept.num, 120]]);
     const row = await db.selectFrom("links").select("click_count").where("id", "=", kept.id).executeTakeFirstOrThrow();
     expect(Number(row.click_count)).toBe(120);
-    const daily = await db.selectFrom("click_daily").select((eb) => eb.fn.sum<number>("clicks").as("n")).where("link_id", "in", [kept.id, gone.id]).executeTakeFirstOrThrow();
+    const daily = await db
+      .selectFrom("click_daily")
+      .select((eb) => eb.fn.sum<number>("clicks").as("n"))
+      .where("link_id", "in", [kept.id, gone.id])
+      .executeTakeFirstOrThrow();
     expect(Number(daily.n)).toBe(120);
   });
 });

@@ -45,7 +45,11 @@ describe.each(ENGINES)("custom domains, two instances on one %s database", (engi
     const domains = [];
     for (const n of names) domains.push(await verified(n));
     const before = new Map(domains.map((d) => [d.hostname, dns.queriesFor(d.records[1].name, "TXT")]));
-    await a.ctx.storage.db.updateTable("domains").set({ next_check_at: Date.now() - 1 }).where("hostname", "in", names).execute();
+    await a.ctx.storage.db
+      .updateTable("domains")
+      .set({ next_check_at: Date.now() - 1 })
+      .where("hostname", "in", names)
+      .execute();
     const [ranA, ranB] = await Promise.all([a.ctx.domains.recheckDue(), b.ctx.domains.recheckDue()]);
     expect(ranA + ranB).toBe(names.length);
     for (const d of domains) expect(dns.queriesFor(d.records[1].name, "TXT") - (before.get(d.hostname) ?? 0), d.hostname).toBe(1);
@@ -60,7 +64,11 @@ describe.each(ENGINES)("custom domains, two instances on one %s database", (engi
     expect(b.ctx.redirects.cache.peek(d.hostname, "two-d")).toBeTruthy();
     const started = Date.now();
     expect((await owner.delete(`/api/domains/${d.id}`)).status).toBe(200);
-    const seen = await within(1000, () => hit(b.url, "/two-d", d.hostname), (r) => r.status === 404);
+    const seen = await within(
+      1000,
+      () => hit(b.url, "/two-d", d.hostname),
+      (r) => r.status === 404,
+    );
     expect(seen.status).toBe(404);
     expect(Date.now() - started).toBeLessThan(1200);
   });
@@ -70,10 +78,18 @@ describe.each(ENGINES)("custom domains, two instances on one %s database", (engi
     await owner.post("/api/links", { url: "https://example.com/lost", alias: "two-l", domain: d.hostname });
     for (let i = 0; i < 2; i++) expect((await hit(b.url, "/two-l", d.hostname)).status).toBe(302);
     dns.txt(d.records[1].name, null);
-    await a.ctx.storage.db.updateTable("domains").set({ next_check_at: Date.now() - 1 }).where("id", "=", d.id).execute();
+    await a.ctx.storage.db
+      .updateTable("domains")
+      .set({ next_check_at: Date.now() - 1 })
+      .where("id", "=", d.id)
+      .execute();
     const started = Date.now();
     expect(await a.ctx.domains.recheckDue()).toBe(1);
-    const seen = await within(1000, () => hit(b.url, "/two-l", d.hostname), (r) => r.status === 404);
+    const seen = await within(
+      1000,
+      () => hit(b.url, "/two-l", d.hostname),
+      (r) => r.status === 404,
+    );
     expect(seen.status).toBe(404);
     expect(Date.now() - started).toBeLessThan(1200);
   });
@@ -83,7 +99,11 @@ describe.each(ENGINES)("custom domains, two instances on one %s database", (engi
     for (let i = 0; i < 2; i++) expect((await hit(b.url, "/two-main", "two-added.example")).status).toBe(302);
     const started = Date.now();
     expect((await owner.post("/api/domains", { hostname: "two-added.example" })).status).toBe(201);
-    const seen = await within(1000, () => hit(b.url, "/two-main", "two-added.example"), (r) => r.status === 404);
+    const seen = await within(
+      1000,
+      () => hit(b.url, "/two-main", "two-added.example"),
+      (r) => r.status === 404,
+    );
     expect(seen.status).toBe(404);
     expect(Date.now() - started).toBeLessThan(1200);
   });

@@ -47,10 +47,21 @@ describe.each(ENGINES)("external API rate limit on %s", (engine) => {
     expect(tally(results)).toEqual({ 201: 100, 429: 50 });
     expect(results.filter((r) => r.status === 429).every((r) => r.code === "rate_limited" && r.remaining === 0)).toBe(true);
     // Every remaining value 0..99 was handed out exactly once.
-    expect(results.filter((r) => r.status === 201).map((r) => r.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i));
-    const rows = await server.ctx.storage.db.selectFrom("api_creations").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    expect(
+      results
+        .filter((r) => r.status === 201)
+        .map((r) => r.remaining)
+        .sort((a, b) => a - b),
+    ).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    const rows = await server.ctx.storage.db
+      .selectFrom("api_creations")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     expect(Number(rows.n)).toBe(100);
-    const links = await server.ctx.storage.db.selectFrom("links").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const links = await server.ctx.storage.db
+      .selectFrom("links")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     expect(Number(links.n)).toBe(100);
   });
 

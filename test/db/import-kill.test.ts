@@ -58,10 +58,18 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL: an import killed in t
       first.child.kill("SIGKILL");
       await first.exited;
       // The dead instance's transactions rolled back (its backends read the closed socket).
-      await waitFor(async () => ((await one("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL")) === 0 ? true : null), {
-        timeoutMs: 30_000,
-        what: "the killed server's connections to close",
-      });
+      await waitFor(
+        async () =>
+          (await one(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL",
+          )) === 0
+            ? true
+            : null,
+        {
+          timeoutMs: 30_000,
+          what: "the killed server's connections to close",
+        },
+      );
       const job = await peek.db.selectFrom("import_jobs").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
       expect(job.state).toBe("running");
       const links = await one("SELECT count(*) AS n FROM links");

@@ -16,7 +16,11 @@ describe("countsPerTurn", () => {
       sent.push(counts.map((c) => c.linkId));
       return counts.map((c) => c.maxClicks > 1);
     });
-    const first = await Promise.all([one({ linkId: "a", maxClicks: 5, at: 1 }), one({ linkId: "b", maxClicks: 1, at: 1 }), one({ linkId: "a", maxClicks: 5, at: 2 })]);
+    const first = await Promise.all([
+      one({ linkId: "a", maxClicks: 5, at: 1 }),
+      one({ linkId: "b", maxClicks: 1, at: 1 }),
+      one({ linkId: "a", maxClicks: 5, at: 2 }),
+    ]);
     expect(first).toEqual([true, false, true]);
     expect(await one({ linkId: "c", maxClicks: 2, at: 3 })).toBe(true);
     expect(sent).toEqual([["a", "b", "a"], ["c"]]);
@@ -42,7 +46,8 @@ describe.each(ENGINES)("click-limited visits on %s", (engine) => {
   });
   afterAll(async () => server?.close());
 
-  const clickCount = async (id: string) => Number((await server.ctx.storage.db.selectFrom("links").select("click_count").where("id", "=", id).executeTakeFirstOrThrow()).click_count);
+  const clickCount = async (id: string) =>
+    Number((await server.ctx.storage.db.selectFrom("links").select("click_count").where("id", "=", id).executeTakeFirstOrThrow()).click_count);
 
   it("visits at once: the limit answers exactly that many 302s, on the fast path once cached", async () => {
     const user = await server.ctx.accounts.create({ email: "limit-turn@example.com", password: "correct horse 1", plan: "pro", verified: true });
@@ -65,14 +70,24 @@ describe.each(ENGINES)("click-limited visits on %s", (engine) => {
     const count = (id: string, max: number, i: number): LimitCount => ({ linkId: id, maxClicks: max, at: at + i });
     const stored = () => [three.id, two.id].map((id) => Number(handle.prepare("SELECT click_count FROM links WHERE id = ?").pluck().get(id)));
 
-    const turn = [count(three.id, 3, 0), count(two.id, 2, 1), count(three.id, 3, 2), count(three.id, 3, 3), count(two.id, 2, 4), count(three.id, 3, 5), count(two.id, 2, 6)];
+    const turn = [
+      count(three.id, 3, 0),
+      count(two.id, 2, 1),
+      count(three.id, 3, 2),
+      count(three.id, 3, 3),
+      count(two.id, 2, 4),
+      count(three.id, 3, 5),
+      count(two.id, 2, 6),
+    ];
     expect(await writer.countLimited(turn)).toEqual([true, true, true, true, true, false, false]);
     expect(stored()).toEqual([3, 2]);
     expect(Number(handle.prepare("SELECT last_click_at FROM links WHERE id = ?").pluck().get(three.id))).toBe(at + 3);
 
     // One of a turn's counts fails: the transaction rolls back, nothing of the turn is counted.
     const other = await server.ctx.links.create(user, { url: "https://example.com/other", max_clicks: 10 });
-    handle.exec(`CREATE TEMP TRIGGER fail_count BEFORE UPDATE OF click_count ON links WHEN NEW.id = '${two.id}' BEGIN SELECT RAISE(ABORT, 'disk trouble'); END`);
+    handle.exec(
+      `CREATE TEMP TRIGGER fail_count BEFORE UPDATE OF click_count ON links WHEN NEW.id = '${two.id}' BEGIN SELECT RAISE(ABORT, 'disk trouble'); END`,
+    );
     await expect(writer.countLimited([count(other.id, 10, 7), count(two.id, 5, 8)])).rejects.toThrow("disk trouble");
     handle.exec("DROP TRIGGER fail_count");
     expect(Number(handle.prepare("SELECT click_count FROM links WHERE id = ?").pluck().get(other.id))).toBe(0);

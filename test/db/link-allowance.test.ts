@@ -14,12 +14,18 @@ async function fillTo(server: TestServer, email: string, n: number): Promise<voi
 }
 
 async function race(clients: ApiClient[], n: number): Promise<number[]> {
-  return Promise.all(Array.from({ length: n }, (_, i) => clients[i % clients.length]!.post("/api/links", { url: `https://example.com/race/${i}` }).then((r) => r.status)));
+  return Promise.all(
+    Array.from({ length: n }, (_, i) => clients[i % clients.length]!.post("/api/links", { url: `https://example.com/race/${i}` }).then((r) => r.status)),
+  );
 }
 
 async function owned(server: TestServer, email: string): Promise<number> {
   const user = await server.ctx.accounts.requireByEmail(email);
-  const r = await server.ctx.storage.db.selectFrom("links").select((eb) => eb.fn.countAll<number>().as("n")).where("owner_id", "=", user.id).executeTakeFirstOrThrow();
+  const r = await server.ctx.storage.db
+    .selectFrom("links")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("owner_id", "=", user.id)
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }
 

@@ -66,7 +66,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("live feed across two instances 
     const n = onB.events.length;
     const again = Date.now();
     expect(await visit(a.url, "/live-two", { "user-agent": UA.iphone })).toBe(302);
-    await waitFor(() => onB.events.slice(n).find((e) => e.event === "click" && e.data.device === "mobile" && e.data.os === "iOS"), { timeoutMs: 1_000, what: "A's click on B" });
+    await waitFor(() => onB.events.slice(n).find((e) => e.event === "click" && e.data.device === "mobile" && e.data.os === "iOS"), {
+      timeoutMs: 1_000,
+      what: "A's click on B",
+    });
     expect(Date.now() - again).toBeLessThan(1_000);
     // One more click on B: A's stream gets it after A's own click and after anything sent before it, so
     // once it is in, A's stream is complete (instead of watching a quiet window).

@@ -27,7 +27,9 @@ describe.each(ENGINES)("migration 026 (key scopes) on %s", (engine) => {
     const k = storage.db;
     await sql`INSERT INTO users (id, email, password_hash, plan, created_at, updated_at) VALUES ('u1', 'old@example.com', 'x', 'business', 0, 0)`.execute(k);
     const secret = `snip_${"k".repeat(43)}`;
-    await sql`INSERT INTO api_keys (id, user_id, name, prefix, secret_hash, created_at, last_used_at, revoked_at) VALUES ('k1', 'u1', 'old', ${secret.slice(0, 12)}, ${sha256Hex(secret)}, 1, NULL, NULL)`.execute(k);
+    await sql`INSERT INTO api_keys (id, user_id, name, prefix, secret_hash, created_at, last_used_at, revoked_at) VALUES ('k1', 'u1', 'old', ${secret.slice(0, 12)}, ${sha256Hex(secret)}, 1, NULL, NULL)`.execute(
+      k,
+    );
 
     expect(await migrateToLatest(storage)).toContain("026-key-scopes");
     const row = await k.selectFrom("api_keys").selectAll().where("id", "=", "k1").executeTakeFirstOrThrow();

@@ -19,10 +19,13 @@ describe.each(ENGINES)("migration 041 (member origin) on %s", (engine) => {
     storage = await openTestStorage(db);
     await migrateTo(storage, "038-stream-batches");
     const k = storage.db;
-    const user = (id: string) => sql`INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES (${id}, ${`${id}@example.com`}, 'x', 0, 0)`.execute(k);
+    const user = (id: string) =>
+      sql`INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES (${id}, ${`${id}@example.com`}, 'x', 0, 0)`.execute(k);
     for (const id of ["owner", "other", "invited", "sso"]) await user(id);
     await sql`INSERT INTO team_invitations (id, owner_id, email, state, sent_at, send_confirmed, expires_at, accepted_by, created_at, updated_at)
-      VALUES ('i1', 'owner', 'invited@example.com', 'accepted', 1, 1, 2, 'invited', 1, 1), ('i2', 'other', 'sso@example.com', 'accepted', 1, 1, 2, 'sso', 1, 1)`.execute(k);
+      VALUES ('i1', 'owner', 'invited@example.com', 'accepted', 1, 1, 2, 'invited', 1, 1), ('i2', 'other', 'sso@example.com', 'accepted', 1, 1, 2, 'sso', 1, 1)`.execute(
+      k,
+    );
     await sql`INSERT INTO team_members (owner_id, member_id, joined_at) VALUES ('owner', 'invited', 1), ('owner', 'sso', 1), ('other', 'sso', 1)`.execute(k);
 
     expect(await migrateToLatest(storage)).toContain("041-member-origin");

@@ -20,23 +20,38 @@ describe.each(ENGINES)("upgrade to the latest schema on %s", (engine) => {
     storage = await openTestStorage(db);
     await migrateTo(storage, "003-rollup-watermark");
     const k = storage.db;
-    await sql`INSERT INTO links (id, domain, alias, url, click_count, created_at, updated_at) VALUES ('l1', '', 'old-link', 'https://example.com/', 3, 0, 0)`.execute(k);
+    await sql`INSERT INTO links (id, domain, alias, url, click_count, created_at, updated_at) VALUES ('l1', '', 'old-link', 'https://example.com/', 3, 0, 0)`.execute(
+      k,
+    );
     for (const at of [1_000, 2_000, 3_000]) {
-      await sql`INSERT INTO clicks (link_id, at, country, device, os, browser, referrer, is_bot) VALUES ('l1', ${at}, 'NL', 'mobile', 'iOS', 'Safari', 'direct', 0)`.execute(k);
+      await sql`INSERT INTO clicks (link_id, at, country, device, os, browser, referrer, is_bot) VALUES ('l1', ${at}, 'NL', 'mobile', 'iOS', 'Safari', 'direct', 0)`.execute(
+        k,
+      );
     }
     await sql`INSERT INTO click_daily (link_id, day, clicks, bots) VALUES ('l1', '1970-01-01', 3, 0)`.execute(k);
-    await sql`INSERT INTO click_breakdown (link_id, day, dimension, value, clicks) VALUES ('l1', '1970-01-01', 'country', 'NL', 3), ('l1', '1970-01-01', 'device', 'mobile', 3)`.execute(k);
-    await sql`INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks) VALUES ('l1', '1970-01', 'country', 'NL', 3), ('l1', '2999-05', 'os', 'iOS', 1)`.execute(k);
+    await sql`INSERT INTO click_breakdown (link_id, day, dimension, value, clicks) VALUES ('l1', '1970-01-01', 'country', 'NL', 3), ('l1', '1970-01-01', 'device', 'mobile', 3)`.execute(
+      k,
+    );
+    await sql`INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks) VALUES ('l1', '1970-01', 'country', 'NL', 3), ('l1', '2999-05', 'os', 'iOS', 1)`.execute(
+      k,
+    );
     await sql`UPDATE click_rollup_state SET last_click_id = 3 WHERE id = 1`.execute(k);
 
     expect(await migrateToLatest(storage)).toContain("004-lean-clicks");
 
     const clicks = await k.selectFrom("clicks").select(["link_num", "at", "counted"]).orderBy("id").execute();
-    expect(clicks.map((c) => [Number(c.link_num), Number(c.at), Number(c.counted)])).toEqual([[1, 1000, 0], [1, 2000, 0], [1, 3000, 0]]);
+    expect(clicks.map((c) => [Number(c.link_num), Number(c.at), Number(c.counted)])).toEqual([
+      [1, 1000, 0],
+      [1, 2000, 0],
+      [1, 3000, 0],
+    ]);
     const daily = await k.selectFrom("click_daily").selectAll().execute();
     expect(daily.map((d) => [d.link_id, d.day, Number(d.clicks), Number(d.bots)])).toEqual([["l1", "1970-01-01", 3, 0]]);
     const breakdown = await k.selectFrom("click_breakdown").select(["dimension", "value", "clicks"]).orderBy("dimension").execute();
-    expect(breakdown.map((b) => [b.dimension, b.value, Number(b.clicks)])).toEqual([["country", "NL", 3], ["device", "mobile", 3]]);
+    expect(breakdown.map((b) => [b.dimension, b.value, Number(b.clicks)])).toEqual([
+      ["country", "NL", 3],
+      ["device", "mobile", 3],
+    ]);
     expect(Number((await k.selectFrom("click_breakdown_month").select("clicks").where("month", "=", "1970-01").executeTakeFirstOrThrow()).clicks)).toBe(3);
     const state = await k.selectFrom("click_rollup_state").selectAll().executeTakeFirstOrThrow();
     expect([Number(state.last_click_id), state.epoch_to, state.epoch_link]).toEqual([3, null, null]);

@@ -26,7 +26,17 @@ const countries = new CountryResolver(null);
 
 const id = (i: number) => `link_${String(i).padStart(5, "0")}`;
 // The links are inserted in order into a new database: link i is number i + 1.
-const click = (i: number, at: number, country: string): ClickInput => ({ linkId: id(i), linkNum: i + 1, at, userAgent: UA, referer: "", ip: "", country, counted: false, destination: null });
+const click = (i: number, at: number, country: string): ClickInput => ({
+  linkId: id(i),
+  linkNum: i + 1,
+  at,
+  userAgent: UA,
+  referer: "",
+  ip: "",
+  country,
+  counted: false,
+  destination: null,
+});
 const plain = () => new SqliteClickWriter(async (fn) => fn(), handle, countries);
 const state = () => handle.prepare("SELECT months_through, compact_to, compact_link FROM click_rollup_state").get();
 const monthlyRows = (month: string) => Number(handle.prepare("SELECT count(*) FROM click_breakdown_month WHERE month = ?").pluck().get(month));
@@ -53,7 +63,9 @@ beforeAll(async () => {
   storage = await openStorage({ kind: "sqlite", file: join(mkdtempSync(join(tmpdir(), "snip-compact-")), "snip.db") });
   await migrateToLatest(storage);
   handle = storage.sqlite as SQLite.Database;
-  const insert = handle.prepare("INSERT INTO links (id, domain, alias, url, click_count, created_at, updated_at) VALUES (?, '', ?, 'https://example.com/', 0, 0, 0)");
+  const insert = handle.prepare(
+    "INSERT INTO links (id, domain, alias, url, click_count, created_at, updated_at) VALUES (?, '', ?, 'https://example.com/', 0, 0, 0)",
+  );
   for (let i = 0; i < LINKS; i++) insert.run(id(i), `a${i}`);
   // Whatever today is: September is the last month the monthly roll-up holds.
   handle.prepare("UPDATE click_rollup_state SET months_through = '2026-09'").run();
@@ -99,7 +111,10 @@ it("compacts October once November's clicks arrive, resumes after a crash, and c
   expect(Number(handle.prepare("SELECT count(DISTINCT link_id) FROM click_breakdown_month WHERE month = '2026-10'").pluck().get())).toBe(500);
   // Mid-compaction, statistics still read October from the daily rows.
   expect(await octoberCountries(7)).toEqual(expected7);
-  expect(await octoberCountries(900)).toEqual([{ country: "DE", clicks: 1, visitors: 0 }, { country: "NL", clicks: 1, visitors: 1 }]);
+  expect(await octoberCountries(900)).toEqual([
+    { country: "DE", clicks: 1, visitors: 0 },
+    { country: "NL", clicks: 1, visitors: 1 },
+  ]);
 
   // Late October clicks, rolled up by the next writer before it resumes: link 7 is already
   // compacted (its monthly rows are updated too), link 900 is not (the compaction will add it).
@@ -117,14 +132,22 @@ it("compacts October once November's clicks arrive, resumes after a crash, and c
     { country: "NL", clicks: 2, visitors: 1 },
   ];
   expect(await octoberCountries(7)).toEqual(after7);
-  expect(await octoberCountries(900)).toEqual([{ country: "BR", clicks: 2, visitors: 1 }, { country: "DE", clicks: 1, visitors: 0 }, { country: "NL", clicks: 1, visitors: 1 }]);
+  expect(await octoberCountries(900)).toEqual([
+    { country: "BR", clicks: 2, visitors: 1 },
+    { country: "DE", clicks: 1, visitors: 0 },
+    { country: "NL", clicks: 1, visitors: 1 },
+  ]);
 
   // After the compaction: a late October click goes to both roll-ups; November stays daily-only.
   await next.write(batchOf([click(900, OCT + 300_000, "NL"), click(3, NOV + 10, "DE")]));
   await next.flushRollups();
   expect(mismatches("2026-10")).toBe(0);
   expect(monthlyRows("2026-11")).toBe(0);
-  expect(await octoberCountries(900)).toEqual([{ country: "BR", clicks: 2, visitors: 1 }, { country: "NL", clicks: 2, visitors: 1 }, { country: "DE", clicks: 1, visitors: 0 }]);
+  expect(await octoberCountries(900)).toEqual([
+    { country: "BR", clicks: 2, visitors: 1 },
+    { country: "NL", clicks: 2, visitors: 1 },
+    { country: "DE", clicks: 1, visitors: 0 },
+  ]);
   // Every October click is in the monthly rows exactly once (5 dimensions each).
   const octoberClicks = october.length + 3 + 1;
   expect(Number(handle.prepare("SELECT sum(clicks) FROM click_breakdown_month WHERE month = '2026-10'").pluck().get())).toBe(octoberClicks * 5);

@@ -14,7 +14,17 @@ import { waitFor } from "../helpers/wait.js";
 
 const ROW = {
   ...{ id: "l1", num: 1, domain: "", alias: "echo", url: "https://example.com/", ios_url: null, android_url: null, expires_at: null, max_clicks: null },
-  ...{ password_hash: null, owner_id: null, disabled_status: null, expired_url: null, rules: null, split: null, og_title: null, og_description: null, og_image: null },
+  ...{
+    password_hash: null,
+    owner_id: null,
+    disabled_status: null,
+    expired_url: null,
+    rules: null,
+    split: null,
+    og_title: null,
+    og_description: null,
+    og_image: null,
+  },
 } as unknown as LinkRow;
 
 describe.runIf(process.env.TEST_DATABASE_URL)("own change echoes on PostgreSQL", () => {

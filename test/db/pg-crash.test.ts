@@ -31,7 +31,11 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL: SIGKILL after a long 
     await setup.close();
 
     // Awaited on its "listening" line: a start slowed by a busy machine is late, not failed.
-    const serve = await spawnServe({ DATA_DIR: mkdtempSync(join(tmpdir(), "snip-pgcrash-")), DATABASE_URL: db.databaseUrl as string, CLICK_ROLLUP_MS: "600000" });
+    const serve = await spawnServe({
+      DATA_DIR: mkdtempSync(join(tmpdir(), "snip-pgcrash-")),
+      DATABASE_URL: db.databaseUrl as string,
+      CLICK_ROLLUP_MS: "600000",
+    });
     const base = serve.url;
     // Every link once, link 1 ten times (written with the batch), in 16 parallel streams.
     const paths = [...Array.from({ length: LINKS }, (_, i) => `/crash-${i + 1}`), ...Array.from({ length: 9 }, () => "/crash-1")];
@@ -51,7 +55,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL: SIGKILL after a long 
     const peek = await openStorage({ kind: "postgres", url: db.databaseUrl as string });
     const count = async (q: string) => Number((await sql<{ n: number }>`${sql.raw(q)}`.execute(peek.db)).rows[0]!.n);
     // Written within a flush interval or so; the bound is for a machine busy with parallel work.
-    expect(await within(60_000, () => count("SELECT count(*) AS n FROM clicks"), (n) => n >= paths.length)).toBe(paths.length);
+    expect(
+      await within(
+        60_000,
+        () => count("SELECT count(*) AS n FROM clicks"),
+        (n) => n >= paths.length,
+      ),
+    ).toBe(paths.length);
     expect(await count("SELECT sum(click_count) AS n FROM links")).toBe(paths.length);
     serve.child.kill("SIGKILL");
     await serve.exited;

@@ -37,7 +37,11 @@ const every = (n: number) => ({ get: n, list: n, total: n, range: n, daily: n, c
 /** Polls until every read shows `n`, at most `ms`; returns the last read and how long it took. */
 async function showing(c: ApiClient, id: string, n: number, ms: number) {
   const started = Date.now();
-  const r = await within(ms, () => reads(c, id), (x) => JSON.stringify(x.counts) === JSON.stringify(every(n)));
+  const r = await within(
+    ms,
+    () => reads(c, id),
+    (x) => JSON.stringify(x.counts) === JSON.stringify(every(n)),
+  );
   return { ...r, ms: Date.now() - started };
 }
 
@@ -180,7 +184,9 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("fresh reads on PostgreSQL with 
     });
 
     it("reads racing with commits under a load show every click answered, none twice", async () => {
-      const made = await Promise.all(Array.from({ length: 20 }, (_, i) => pro.post("/api/links", { url: `https://example.com/bg/${i}`, alias: `race-bg-${writer}-${i}` })));
+      const made = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => pro.post("/api/links", { url: `https://example.com/bg/${i}`, alias: `race-bg-${writer}-${i}` })),
+      );
       expect(made.every((m) => m.status === 201)).toBe(true);
       const target = await pro.post("/api/links", { url: "https://example.com/race", alias: `race-${writer}` });
       const id = target.body.link.id as string;
@@ -233,7 +239,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("fresh reads on PostgreSQL with 
       expect((await reads(pro, id)).counts).toEqual(every(answered));
       await server.ctx.clicks.flush();
       expect((await reads(pro, id)).counts).toEqual(every(answered));
-      const raw = await server.ctx.storage.db.selectFrom("clicks").select((eb) => eb.fn.countAll<string>().as("n")).where("link_num", "=", await linkNum(server, id)).executeTakeFirstOrThrow();
+      const raw = await server.ctx.storage.db
+        .selectFrom("clicks")
+        .select((eb) => eb.fn.countAll<string>().as("n"))
+        .where("link_num", "=", await linkNum(server, id))
+        .executeTakeFirstOrThrow();
       expect(Number(raw.n)).toBe(answered);
     });
   });

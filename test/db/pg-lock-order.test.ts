@@ -25,9 +25,14 @@ describe.runIf(ENGINES.includes("postgres"))("deleting links while a creation ho
     await server?.close();
   });
 
-  const userId = async (email: string) => (await server.ctx.storage.db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirstOrThrow()).id;
+  const userId = async (email: string) =>
+    (await server.ctx.storage.db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirstOrThrow()).id;
   const lockWaits = async () =>
-    (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`.execute(server.ctx.storage.db)).rows[0]!.n;
+    (
+      await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`.execute(
+        server.ctx.storage.db,
+      )
+    ).rows[0]!.n;
 
   it("waits for the creation, then deletes the domain and its links: no deadlock, no 500", async () => {
     const db = server.ctx.storage.db;
@@ -35,9 +40,23 @@ describe.runIf(ENGINES.includes("postgres"))("deleting links while a creation ho
     const now = Date.now();
     await db
       .insertInto("domains")
-      .values({ id: "domlock000000001", owner_id: ownerId, hostname: "locks.example", status: "verified", txt_token: "t", next_action: null, last_checked_at: now, verified_at: now, lost_at: null, next_check_at: null, verify_requested_at: null, created_at: now })
+      .values({
+        id: "domlock000000001",
+        owner_id: ownerId,
+        hostname: "locks.example",
+        status: "verified",
+        txt_token: "t",
+        next_action: null,
+        last_checked_at: now,
+        verified_at: now,
+        lost_at: null,
+        next_check_at: null,
+        verify_requested_at: null,
+        created_at: now,
+      })
       .execute();
-    for (const alias of ["one", "two", "three"]) expect((await owner.post("/api/links", { url: `https://example.com/${alias}`, alias, domain: "locks.example" })).status).toBe(201);
+    for (const alias of ["one", "two", "three"])
+      expect((await owner.post("/api/links", { url: `https://example.com/${alias}`, alias, domain: "locks.example" })).status).toBe(201);
 
     // A creation in flight: the account's lock taken (OwnerCaps.hold), the domain's row next (holdDomain).
     const creation = new pg.Client({ connectionString: server.databaseUrl });
@@ -72,8 +91,14 @@ describe.runIf(ENGINES.includes("postgres"))("deleting links while a creation ho
       await waitFor(async () => (await lockWaits()) > 0, { timeoutMs: 5_000 });
       // The same alias as a link being deleted: the insert waits for the deletion while it is uncommitted.
       const insert = await creation
-        .query(`INSERT INTO links (id, owner_id, domain, alias, url, click_count, created_at, updated_at) VALUES ('lockdup000000001', $1, '', 'bulk-a', 'https://example.com/x', 0, 0, 0)`, [ownerId])
-        .then(() => "inserted", (err: { code?: string }) => err.code);
+        .query(
+          `INSERT INTO links (id, owner_id, domain, alias, url, click_count, created_at, updated_at) VALUES ('lockdup000000001', $1, '', 'bulk-a', 'https://example.com/x', 0, 0, 0)`,
+          [ownerId],
+        )
+        .then(
+          () => "inserted",
+          (err: { code?: string }) => err.code,
+        );
       // Under the account's lock the deletion has not started: the alias is still taken.
       expect(insert).toBe("23505");
       await creation.query("ROLLBACK");

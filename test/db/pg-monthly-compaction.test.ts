@@ -28,13 +28,32 @@ let storage: Storage;
 /** links.num of link i (PostgreSQL's sequence: not necessarily i + 1). */
 const nums: number[] = [];
 
-const click = (i: number, at: number, country: string, ip = ""): ClickInput => ({ linkId: id(i), linkNum: nums[i]!, at, userAgent: UA, referer: "", ip, country, counted: false, destination: null });
+const click = (i: number, at: number, country: string, ip = ""): ClickInput => ({
+  linkId: id(i),
+  linkNum: nums[i]!,
+  at,
+  userAgent: UA,
+  referer: "",
+  ip,
+  country,
+  counted: false,
+  destination: null,
+});
 const writer = () => new PostgresClickWriter(storage.db, countries);
-const state = async () => (await sql<{ months_through: string; compact_to: string | null; compact_link: string | null }>`SELECT months_through, compact_to, compact_link FROM click_rollup_state`.execute(storage.db)).rows[0];
+const state = async () =>
+  (
+    await sql<{
+      months_through: string;
+      compact_to: string | null;
+      compact_link: string | null;
+    }>`SELECT months_through, compact_to, compact_link FROM click_rollup_state`.execute(storage.db)
+  ).rows[0];
 const count = async (q: ReturnType<typeof sql<{ n: string }>>) => Number((await q.execute(storage.db)).rows[0]!.n);
 /** Rows where the monthly roll-up and the sum of the daily one disagree for a month (either side missing counts). */
 const mismatches = (month: string) =>
-  count(sql<{ n: string }>`WITH d AS (SELECT link_id, dimension, value, sum(clicks) AS clicks, sum(visitors) AS visitors FROM click_breakdown WHERE substr(day, 1, 7) = ${month} GROUP BY 1, 2, 3),
+  count(sql<{
+    n: string;
+  }>`WITH d AS (SELECT link_id, dimension, value, sum(clicks) AS clicks, sum(visitors) AS visitors FROM click_breakdown WHERE substr(day, 1, 7) = ${month} GROUP BY 1, 2, 3),
     m AS (SELECT link_id, dimension, value, clicks, visitors FROM click_breakdown_month WHERE month = ${month})
     SELECT count(*) AS n FROM ((SELECT * FROM d EXCEPT SELECT * FROM m) UNION ALL (SELECT * FROM m EXCEPT SELECT * FROM d)) AS x`);
 const monthlyRows = (month: string) => count(sql<{ n: string }>`SELECT count(*) AS n FROM click_breakdown_month WHERE month = ${month}`);
@@ -94,7 +113,10 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL's monthly compaction",
     // Mid-compaction, statistics still read October from the daily rows.
     expect(await octoberCountries(7)).toEqual(expected7);
     const late = LINKS - 1; // a link of the last chunk
-    expect(await octoberCountries(late)).toEqual([{ country: "DE", clicks: 1, visitors: 0 }, { country: "NL", clicks: 1, visitors: 1 }]);
+    expect(await octoberCountries(late)).toEqual([
+      { country: "DE", clicks: 1, visitors: 0 },
+      { country: "NL", clicks: 1, visitors: 1 },
+    ]);
 
     // Late October clicks from another instance's writer: link 7 is compacted (its monthly rows are
     // updated too), `late` is not (the compaction will add it); then the compaction resumes.
@@ -120,15 +142,21 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL's monthly compaction",
     // November's clicks are daily-only (October is compacted above); December's first click starts November's compaction.
     const writers = [writer(), writer(), writer(), writer()];
     const lateNovember = (w: number, round: number) =>
-      batchOf(Array.from({ length: 400 }, (_, k) => click((w * 997 + round * 131 + k * 7) % LINKS, NOV + 3_600_000 + round * 1000 + k, k % 2 ? "NL" : "FR", `10.0.${w}.${k % 50}`)));
+      batchOf(
+        Array.from({ length: 400 }, (_, k) =>
+          click((w * 997 + round * 131 + k * 7) % LINKS, NOV + 3_600_000 + round * 1000 + k, k % 2 ? "NL" : "FR", `10.0.${w}.${k % 50}`),
+        ),
+      );
     await writers[0]!.write(batchOf([click(5, DEC, "NL")]));
     let compacting = true;
     const compactors = [0, 1].map(async () => {
       while (compacting) await compactMonths(storage.db, "2026-12", 1);
     });
-    await Promise.all(writers.map(async (w, i) => {
-      for (let round = 0; round < 12; round++) await w.write(lateNovember(i, round));
-    }));
+    await Promise.all(
+      writers.map(async (w, i) => {
+        for (let round = 0; round < 12; round++) await w.write(lateNovember(i, round));
+      }),
+    );
     compacting = false;
     await Promise.all(compactors);
     await compactMonths(storage.db, "2026-12");
@@ -137,6 +165,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL's monthly compaction",
     expect(await mismatches("2026-10")).toBe(0);
     expect(await monthlyRows("2026-12")).toBe(0);
     // 4 writers x 12 rounds x 400 late clicks, plus the 1 + 2 November clicks of the first test.
-    expect(await count(sql<{ n: string }>`SELECT sum(clicks) AS n FROM click_breakdown_month WHERE month = '2026-11' AND dimension = 'country'`)).toBe(4 * 12 * 400 + 3);
+    expect(await count(sql<{ n: string }>`SELECT sum(clicks) AS n FROM click_breakdown_month WHERE month = '2026-11' AND dimension = 'country'`)).toBe(
+      4 * 12 * 400 + 3,
+    );
   });
 });

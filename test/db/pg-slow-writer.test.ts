@@ -34,7 +34,9 @@ async function count(db: Db, q: string): Promise<number> {
 
 /** Every row inserted into clicks waits SLEEP_S. */
 async function slowDown(db: Db): Promise<void> {
-  await sql.raw(`CREATE OR REPLACE FUNCTION snip_test_slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(${SLEEP_S}); RETURN NEW; END $$`).execute(db);
+  await sql
+    .raw(`CREATE OR REPLACE FUNCTION snip_test_slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(${SLEEP_S}); RETURN NEW; END $$`)
+    .execute(db);
   await sql`CREATE TRIGGER snip_test_slow BEFORE INSERT ON clicks FOR EACH ROW EXECUTE FUNCTION snip_test_slow()`.execute(db);
 }
 
@@ -121,7 +123,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL slower than the redire
     for (const l of running.splice(0)) await l.stop();
     for (const s of servers.splice(0)) await s.close();
     await speedUp(d);
-    await sql`TRUNCATE clicks, click_daily, click_hourly, click_breakdown, click_breakdown_month, owner_daily, owner_hourly, owner_breakdown, click_visitors, click_journal`.execute(d);
+    await sql`TRUNCATE clicks, click_daily, click_hourly, click_breakdown, click_breakdown_month, owner_daily, owner_hourly, owner_breakdown, click_visitors, click_journal`.execute(
+      d,
+    );
     await sql`UPDATE links SET click_count = 0, last_click_at = NULL`.execute(d);
     await slowDown(d);
   }
@@ -159,7 +163,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL slower than the redire
     expect(s.ctx.clicks.backlog().journalBytes).toBeGreaterThan(0);
     // /metrics shows it while the writer is behind (on a loaded machine the scrape itself can take long
     // enough for the writer to catch up with a slowed load meanwhile: asked again until it shows).
-    await waitFor(async () => ((await metric(s.url, "snip_clicks_journal_only")) > 0 && (await metric(s.url, "snip_click_journal_bytes")) > 0) || null, { timeoutMs: 60_000 });
+    await waitFor(async () => ((await metric(s.url, "snip_clicks_journal_only")) > 0 && (await metric(s.url, "snip_click_journal_bytes")) > 0) || null, {
+      timeoutMs: 60_000,
+    });
     await l.stop();
     expect(l.others).toEqual([]);
     const behind = s.ctx.clicks.backlog();

@@ -16,7 +16,17 @@ import { waitFor } from "../helpers/wait.js";
 const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
 // The links are inserted in this order into a new database: numbers 1 and 2.
 const NUMS: Record<string, number> = { limited: 1, plain: 2 };
-const click = (linkId: string, counted: boolean): ClickInput => ({ linkId, linkNum: NUMS[linkId]!, at: Date.now(), userAgent: UA, referer: "", ip: "", country: null, counted, destination: null });
+const click = (linkId: string, counted: boolean): ClickInput => ({
+  linkId,
+  linkNum: NUMS[linkId]!,
+  at: Date.now(),
+  userAgent: UA,
+  referer: "",
+  ip: "",
+  country: null,
+  counted,
+  destination: null,
+});
 
 describe.runIf(ENGINES.includes("postgres"))("PostgreSQL click writer and click-limited visits", () => {
   let db: TestDatabase;
@@ -37,7 +47,11 @@ describe.runIf(ENGINES.includes("postgres"))("PostgreSQL click writer and click-
 
   /** Sessions of this test's database waiting for `waitEvent` (PgSleep: the trigger; a lock type: a lock). */
   const waiting = async (column: "wait_event" | "wait_event_type", waitEvent: string) =>
-    (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${sql.ref(column)} = ${waitEvent} AND datname = current_database()`.execute(storage.db)).rows[0]!.n > 0;
+    (
+      await sql<{
+        n: number;
+      }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${sql.ref(column)} = ${waitEvent} AND datname = current_database()`.execute(storage.db)
+    ).rows[0]!.n > 0;
 
   /** Until a batch sleeps in its trigger, past the point where it takes its link locks and inserts its raw clicks. */
   async function sleeping(): Promise<void> {
@@ -51,7 +65,12 @@ describe.runIf(ENGINES.includes("postgres"))("PostgreSQL click writer and click-
     await sleeping();
     expect(written).toBe(false);
     // The click-limit count of a visit (recorder.countLimited on PostgreSQL).
-    const counted = await storage.db.updateTable("links").set((eb) => ({ click_count: eb("click_count", "+", 1) })).where("id", "=", "limited").where("click_count", "<", 100).executeTakeFirst();
+    const counted = await storage.db
+      .updateTable("links")
+      .set((eb) => ({ click_count: eb("click_count", "+", 1) }))
+      .where("id", "=", "limited")
+      .where("click_count", "<", 100)
+      .executeTakeFirst();
     expect(Number(counted.numUpdatedRows)).toBe(1);
     expect(written).toBe(false);
     await writing;
@@ -61,7 +80,10 @@ describe.runIf(ENGINES.includes("postgres"))("PostgreSQL click writer and click-
       ["limited", 1],
       ["plain", 2],
     ]);
-    const stored = await storage.db.selectFrom("clicks").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const stored = await storage.db
+      .selectFrom("clicks")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     expect(Number(stored.n)).toBe(3);
   });
 
@@ -71,13 +93,21 @@ describe.runIf(ENGINES.includes("postgres"))("PostgreSQL click writer and click-
     await sleeping();
     // The delete waits for the batch's lock on the link (clicks have no foreign key on PostgreSQL).
     let deleted = false;
-    const deleting = storage.db.deleteFrom("links").where("id", "=", "plain").execute().then(() => (deleted = true));
+    const deleting = storage.db
+      .deleteFrom("links")
+      .where("id", "=", "plain")
+      .execute()
+      .then(() => (deleted = true));
     // Until the delete is seen waiting for a lock (the batch's, which sleeps in its trigger meanwhile).
     await waitFor(() => waiting("wait_event_type", "Lock"), { timeoutMs: 2_000, what: "the delete waiting for a lock" });
     expect(deleted).toBe(false);
     await writing;
     await deleting;
-    const left = await storage.db.selectFrom("clicks").select(["link_num", (eb) => eb.fn.countAll<number>().as("n")]).groupBy("link_num").execute();
+    const left = await storage.db
+      .selectFrom("clicks")
+      .select(["link_num", (eb) => eb.fn.countAll<number>().as("n")])
+      .groupBy("link_num")
+      .execute();
     expect(left.map((r) => [Number(r.link_num), Number(r.n)])).toEqual([[NUMS.limited, 2]]);
     expect(await storage.db.selectFrom("click_daily").select("link_id").where("link_id", "=", "plain").execute()).toEqual([]);
   });

@@ -23,12 +23,26 @@ it("resumes a failed batch after its committed chunks", async () => {
   const writer = new SqliteClickWriter(async (fn) => fn(), handle, new CountryResolver(null));
   const at = Date.UTC(2026, 10, 22, 12);
   // 2,500 clicks per link, interleaved: three chunks of one link each.
-  const batch = batchOf(Array.from({ length: 7_500 }, (_, i) => ({ linkId: ids[i % 3]!, linkNum: links[i % 3]!.num, at: at + i, userAgent: UA.windows, referer: "", ip: "", country: null, counted: false, destination: null })));
+  const batch = batchOf(
+    Array.from({ length: 7_500 }, (_, i) => ({
+      linkId: ids[i % 3]!,
+      linkNum: links[i % 3]!.num,
+      at: at + i,
+      userAgent: UA.windows,
+      referer: "",
+      ip: "",
+      country: null,
+      counted: false,
+      destination: null,
+    })),
+  );
   // Stored: in clicks, or staged until the next roll-up moves it there (a link's single click).
   const stored = (id: string) =>
     Number(
       handle
-        .prepare("SELECT (SELECT count(*) FROM clicks WHERE link_num = l.num) + (SELECT count(*) FROM click_staging WHERE link_num = l.num) FROM links l WHERE l.id = ?")
+        .prepare(
+          "SELECT (SELECT count(*) FROM clicks WHERE link_num = l.num) + (SELECT count(*) FROM click_staging WHERE link_num = l.num) FROM links l WHERE l.id = ?",
+        )
         .pluck()
         .get(id),
     );
@@ -48,7 +62,9 @@ it("resumes a failed batch after its committed chunks", async () => {
   expect(ids.map((id) => Number(daily.get(id)))).toEqual([2_500, 2_500, 2_500]);
 
   // Another batch starts from its first row.
-  await writer.write(batchOf([{ linkId: ids[0]!, linkNum: links[0]!.num, at, userAgent: UA.windows, referer: "", ip: "", country: null, counted: false, destination: null }]));
+  await writer.write(
+    batchOf([{ linkId: ids[0]!, linkNum: links[0]!.num, at, userAgent: UA.windows, referer: "", ip: "", country: null, counted: false, destination: null }]),
+  );
   expect(stored(ids[0]!)).toBe(2_501);
   await writer.flushRollups();
   expect(Number(handle.prepare("SELECT count(*) FROM clicks").pluck().get())).toBe(7_501);

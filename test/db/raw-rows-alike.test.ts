@@ -26,9 +26,15 @@ beforeAll(async () => {
   storage = await openStorage({ kind: "sqlite", file: join(mkdtempSync(join(tmpdir(), "snip-alike-")), "snip.db") });
   await migrateToLatest(storage);
   handle = storage.sqlite as SQLite.Database;
-  const insert = handle.prepare("INSERT INTO links (id, domain, alias, url, click_count, created_at, updated_at) VALUES (?, '', ?, 'https://example.com/', 0, 0, 0)");
+  const insert = handle.prepare(
+    "INSERT INTO links (id, domain, alias, url, click_count, created_at, updated_at) VALUES (?, '', ?, 'https://example.com/', 0, 0, 0)",
+  );
   for (const id of ["link_a", "link_b", "link_c", "link_d", ...MANY]) insert.run(id, id);
-  handle.prepare("INSERT INTO links (num, id, domain, alias, url, click_count, created_at, updated_at) VALUES (?, 'link_big', '', 'link_big', 'https://example.com/', 0, 0, 0)").run(BIG);
+  handle
+    .prepare(
+      "INSERT INTO links (num, id, domain, alias, url, click_count, created_at, updated_at) VALUES (?, 'link_big', '', 'link_big', 'https://example.com/', 0, 0, 0)",
+    )
+    .run(BIG);
 });
 afterAll(async () => storage?.close());
 
@@ -82,7 +88,11 @@ it("stores every click of a mixed batch with its own values", async () => {
   ];
   const batch = batchOf(inputs);
   const columns = "link_num, at, country, device, os, browser, referrer, is_bot, counted";
-  const key = (r: Record<string, unknown>) => columns.split(", ").map((c) => String(r[c])).join("|");
+  const key = (r: Record<string, unknown>) =>
+    columns
+      .split(", ")
+      .map((c) => String(r[c]))
+      .join("|");
   const expected = describeBatch(batch, countries).rows.map(key).sort();
   // The oracle holds what it should: 2,541 clicks, with the values that tell them apart.
   expect(expected).toHaveLength(2_541);
@@ -102,7 +112,12 @@ it("stores every click of a mixed batch with its own values", async () => {
   expect(rowsOf("clicks").sort()).toEqual(expected);
   expect(Number(handle.prepare("SELECT count(DISTINCT id) FROM clicks").pluck().get())).toBe(2_541);
   // The roll-ups and counts agree with the rows (counted clicks were added when served).
-  const counts = Object.fromEntries((handle.prepare("SELECT id, click_count FROM links WHERE id NOT LIKE 'link_m%' ORDER BY id").all() as { id: string; click_count: number }[]).map((r) => [r.id, r.click_count]));
+  const counts = Object.fromEntries(
+    (handle.prepare("SELECT id, click_count FROM links WHERE id NOT LIKE 'link_m%' ORDER BY id").all() as { id: string; click_count: number }[]).map((r) => [
+      r.id,
+      r.click_count,
+    ]),
+  );
   expect(counts).toEqual({ link_a: 10, link_b: 2, link_big: 2, link_c: 3, link_d: 121 });
   expect(Number(handle.prepare("SELECT sum(click_count) FROM links WHERE id LIKE 'link_m%'").pluck().get())).toBe(2_400);
   const days = handle.prepare("SELECT day, clicks FROM click_daily WHERE link_id = 'link_c' ORDER BY day").all();

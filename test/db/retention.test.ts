@@ -16,7 +16,17 @@ describe.each(ENGINES)("click retention on %s", (engine) => {
     const user = await server.ctx.accounts.create({ email: `ret-${engine}@example.com`, password: "correct horse 1", plan: "pro", verified: true });
     const link = await server.ctx.links.create(user, { url: "https://example.com/retained" });
     const click = (at: number) =>
-      server.ctx.clicks.record({ linkId: link.id, linkNum: link.num, at, userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0", referer: "", ip: "203.0.113.9", country: null, counted: false, destination: null });
+      server.ctx.clicks.record({
+        linkId: link.id,
+        linkNum: link.num,
+        at,
+        userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0",
+        referer: "",
+        ip: "203.0.113.9",
+        country: null,
+        counted: false,
+        destination: null,
+      });
     const old = clock.now();
     click(old);
     click(old + 1000);
@@ -42,7 +52,17 @@ describe.each(ENGINES)("click retention on %s", (engine) => {
     const link = await server.ctx.links.create(user, { url: "https://example.com/many" });
     const start = clock.now();
     const record = (at: number) =>
-      server.ctx.clicks.record({ linkId: link.id, linkNum: link.num, at, userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0", referer: "", ip: "", country: null, counted: false, destination: null });
+      server.ctx.clicks.record({
+        linkId: link.id,
+        linkNum: link.num,
+        at,
+        userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0",
+        referer: "",
+        ip: "",
+        country: null,
+        counted: false,
+        destination: null,
+      });
     // 25,000 clicks over ten days, then 3 recent ones.
     for (let i = 0; i < 25_000; i++) record(start + i * 34_560);
     clock.advance(45 * 86_400_000);

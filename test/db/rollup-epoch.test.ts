@@ -22,7 +22,17 @@ let handle: SQLite.Database;
 
 const id = (i: number) => `link_${String(i).padStart(5, "0")}`;
 // The links are inserted in order into a new database: link i is number i + 1.
-const click = (i: number, at: number, counted = false): ClickInput => ({ linkId: id(i), linkNum: i + 1, at, userAgent: UA, referer: "https://news.example/x", ip: "", country: "NL", counted, destination: null });
+const click = (i: number, at: number, counted = false): ClickInput => ({
+  linkId: id(i),
+  linkNum: i + 1,
+  at,
+  userAgent: UA,
+  referer: "https://news.example/x",
+  ip: "",
+  country: "NL",
+  counted,
+  destination: null,
+});
 
 beforeAll(async () => {
   storage = await openStorage({ kind: "sqlite", file: join(mkdtempSync(join(tmpdir(), "snip-epoch-")), "snip.db") });
@@ -80,7 +90,11 @@ it("finishes a roll-up cut short between its transactions, exactly once", async 
   await expect(crashing.flushRollups()).rejects.toThrow("simulated crash"); // calls 3 to 6
   expect(crashed).toBe(true);
 
-  const state = handle.prepare("SELECT last_click_id, epoch_to, epoch_link FROM click_rollup_state").get() as { last_click_id: number; epoch_to: number; epoch_link: string };
+  const state = handle.prepare("SELECT last_click_id, epoch_to, epoch_link FROM click_rollup_state").get() as {
+    last_click_id: number;
+    epoch_to: number;
+    epoch_link: string;
+  };
   expect(state.last_click_id).toBe(0);
   expect(state.epoch_to).toBe(first.length);
   expect(state.epoch_link).toBe(id(249)); // the first transaction: 250 links
@@ -90,8 +104,12 @@ it("finishes a roll-up cut short between its transactions, exactly once", async 
   const recovering = new SqliteClickWriter(async (fn) => fn(), handle, countries);
   await recovering.recover();
   const check = () => {
-    const daily = new Map((handle.prepare("SELECT link_id, clicks FROM click_daily").all() as { link_id: string; clicks: number }[]).map((r) => [r.link_id, r.clicks]));
-    const counts = new Map((handle.prepare("SELECT id, click_count FROM links").all() as { id: string; click_count: number }[]).map((r) => [r.id, r.click_count]));
+    const daily = new Map(
+      (handle.prepare("SELECT link_id, clicks FROM click_daily").all() as { link_id: string; clicks: number }[]).map((r) => [r.link_id, r.clicks]),
+    );
+    const counts = new Map(
+      (handle.prepare("SELECT id, click_count FROM links").all() as { id: string; click_count: number }[]).map((r) => [r.id, r.click_count]),
+    );
     const want = expected();
     expect(daily).toEqual(want);
     expect(counts).toEqual(want);

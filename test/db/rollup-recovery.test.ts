@@ -17,7 +17,6 @@ afterAll(async () => {
   for (const s of servers) await s.close();
 });
 
-
 it("recovers roll-ups of clicks written before a crash (SIGKILL)", async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "snip-crash-"));
   const setup = await startTestServer({ dataDir });
@@ -28,13 +27,24 @@ it("recovers roll-ups of clicks written before a crash (SIGKILL)", async () => {
   const port = await freePort();
   const child = spawn(process.execPath, cliArgv(["serve"]), {
     cwd: root,
-    env: { PATH: process.env.PATH ?? "", DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: "silent", CLICK_FLUSH_MS: "10", CLICK_ROLLUP_MS: "600000" },
+    env: {
+      PATH: process.env.PATH ?? "",
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      BASE_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: "silent",
+      CLICK_FLUSH_MS: "10",
+      CLICK_ROLLUP_MS: "600000",
+    },
     stdio: "ignore",
   });
   const exited = new Promise((resolve) => child.on("exit", resolve));
   await healthy(port);
   for (let i = 0; i < 25; i++) {
-    const r = await fetch(`http://127.0.0.1:${port}/crash-me`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)" } });
+    const r = await fetch(`http://127.0.0.1:${port}/crash-me`, {
+      redirect: "manual",
+      headers: { "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)" },
+    });
     expect(r.status).toBe(302);
   }
   const peek = new SQLite(join(dataDir, "snip.db"), { readonly: true });
@@ -53,7 +63,9 @@ it("recovers roll-ups of clicks written before a crash (SIGKILL)", async () => {
   const raw = new SQLite(join(dataDir, "snip.db"));
   raw.pragma("foreign_keys = OFF");
   for (const table of ["clicks", "click_staging"]) {
-    const orphan = raw.prepare(`INSERT INTO ${table} (link_num, at, country, device, os, browser, referrer, is_bot) VALUES (9999, ?, 'NL', 'mobile', 'iOS', 'Mobile Safari', 'direct', 0)`);
+    const orphan = raw.prepare(
+      `INSERT INTO ${table} (link_num, at, country, device, os, browser, referrer, is_bot) VALUES (9999, ?, 'NL', 'mobile', 'iOS', 'Mobile Safari', 'direct', 0)`,
+    );
     for (let i = 0; i < 3; i++) orphan.run(Date.now() + i);
   }
   raw.close();
@@ -63,20 +75,29 @@ it("recovers roll-ups of clicks written before a crash (SIGKILL)", async () => {
   const db = after.ctx.storage.db;
   const daily = await db.selectFrom("click_daily").select(["clicks"]).where("link_id", "=", link.id).execute();
   expect(daily.map((d) => Number(d.clicks))).toEqual([25]);
-  const devices = await db
-    .selectFrom("click_breakdown")
-    .select(["value", "clicks"])
-    .where("link_id", "=", link.id)
-    .where("dimension", "=", "device")
-    .execute();
+  const devices = await db.selectFrom("click_breakdown").select(["value", "clicks"]).where("link_id", "=", link.id).where("dimension", "=", "device").execute();
   expect(devices.map((d) => [d.value, Number(d.clicks)])).toEqual([["mobile", 25]]);
-  const os = await db.selectFrom("click_breakdown").select((eb) => eb.fn.sum<number>("clicks").as("n")).where("link_id", "=", link.id).where("dimension", "=", "os").executeTakeFirstOrThrow();
+  const os = await db
+    .selectFrom("click_breakdown")
+    .select((eb) => eb.fn.sum<number>("clicks").as("n"))
+    .where("link_id", "=", link.id)
+    .where("dimension", "=", "os")
+    .executeTakeFirstOrThrow();
   expect(Number(os.n)).toBe(25);
   const row = await db.selectFrom("links").select("click_count").where("id", "=", link.id).executeTakeFirstOrThrow();
   expect(Number(row.click_count)).toBe(25);
   expect(await db.selectFrom("clicks").select("id").where("link_num", "=", 9999).execute()).toEqual([]);
   expect(await db.selectFrom("click_staging").select("id").execute()).toEqual([]);
-  expect(Number((await db.selectFrom("clicks").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n)).toBe(25);
+  expect(
+    Number(
+      (
+        await db
+          .selectFrom("clicks")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .executeTakeFirstOrThrow()
+      ).n,
+    ),
+  ).toBe(25);
 
   // A second start does not fold them in twice.
   await after.stop();

@@ -44,7 +44,11 @@ describe.skipIf(unavailable !== null)(`SQLite: the disk fills up under load, the
     // Counted in the database at each visit (a write on every redirect).
     expect((await owner.post("/api/links", { url: "https://example.com/limited", alias: "limited", max_clicks: 1_000_000 })).status).toBe(201);
     for (const alias of hot) {
-      await within(5000, async () => (await visit(server.url, `/${alias}`, { "user-agent": UA.windows }), server.ctx.redirects.cache.peek("", alias)), (v) => v !== undefined);
+      await within(
+        5000,
+        async () => (await visit(server.url, `/${alias}`, { "user-agent": UA.windows }), server.ctx.redirects.cache.peek("", alias)),
+        (v) => v !== undefined,
+      );
       expect(server.ctx.redirects.cache.peek("", alias)).toBeTruthy();
     }
   }, 60_000);
@@ -73,7 +77,9 @@ describe.skipIf(unavailable !== null)(`SQLite: the disk fills up under load, the
       const status = await visit(server.url, `/${hot[(loop + i) % HOT]}`, { "user-agent": UA.windows });
       answers.push({ kind: "hot", server: server.url, status, at: Date.now() });
     });
-    const limitedLoad = loops(1, async () => record("limited", await send(`${server.url}/limited`, { headers: { accept: "application/json", "user-agent": UA.windows } })));
+    const limitedLoad = loops(1, async () =>
+      record("limited", await send(`${server.url}/limited`, { headers: { accept: "application/json", "user-agent": UA.windows } })),
+    );
     const created: string[] = [];
     const refused: string[] = [];
     const apiLoad = loops(1, async (_loop, i) => {
@@ -84,19 +90,35 @@ describe.skipIf(unavailable !== null)(`SQLite: the disk fills up under load, the
       record("api-write", r);
       (r.status === 201 ? created : refused).push(alias);
     });
-    await within(10_000, async () => answers.filter((x) => x.kind === "hot" && x.status === 302).length, (n) => n >= 200);
+    await within(
+      10_000,
+      async () => answers.filter((x) => x.kind === "hot" && x.status === 302).length,
+      (n) => n >= 200,
+    );
 
     const filled = fs.fill();
     const fullAt = Date.now();
     // A write refused for want of space, and the journal's one line about it.
-    const firstRefusal = await within(20_000, async () => answers.find((x) => x.kind === "api-write" && x.status === 503 && x.at > fullAt), (x) => x !== undefined);
+    const firstRefusal = await within(
+      20_000,
+      async () => answers.find((x) => x.kind === "api-write" && x.status === 503 && x.at > fullAt),
+      (x) => x !== undefined,
+    );
     expect(firstRefusal).toBeDefined();
     expect(await within(10_000, async () => lines.some((l) => l.msg === JOURNAL_FAILED), Boolean)).toBe(true);
     // While full, for a while longer: redirects go on, reads are served, the health check passes.
     const hotAtRefusal = answers.filter((x) => x.kind === "hot").length;
-    await within(20_000, async () => answers.filter((x) => x.kind === "hot").length - hotAtRefusal, (n) => n >= 300);
+    await within(
+      20_000,
+      async () => answers.filter((x) => x.kind === "hot").length - hotAtRefusal,
+      (n) => n >= 300,
+    );
     const refusedWhileFull = answers.filter((x) => x.kind === "api-write" && x.at > fullAt && x.status === 503).length;
-    await within(20_000, async () => answers.filter((x) => x.kind === "api-write" && x.at > fullAt && x.status === 503).length, (n) => n >= refusedWhileFull + 3);
+    await within(
+      20_000,
+      async () => answers.filter((x) => x.kind === "api-write" && x.at > fullAt && x.status === 503).length,
+      (n) => n >= refusedWhileFull + 3,
+    );
     const health = await send(`${server.url}/healthz`);
     expect(health.status).toBe(200);
     // A link not cached yet is only read: it redirects.
@@ -106,7 +128,11 @@ describe.skipIf(unavailable !== null)(`SQLite: the disk fills up under load, the
 
     fs.free();
     const freedAt = Date.now();
-    const writable = await within(20_000, async () => answers.find((x) => x.kind === "api-write" && x.status === 201 && x.at > freedAt), (x) => x !== undefined);
+    const writable = await within(
+      20_000,
+      async () => answers.find((x) => x.kind === "api-write" && x.status === 201 && x.at > freedAt),
+      (x) => x !== undefined,
+    );
     expect(writable).toBeDefined();
     const writableAfter = writable!.at - freedAt;
     expect(await within(20_000, async () => lines.some((l) => l.msg === "click journal writes again"), Boolean)).toBe(true);
@@ -115,7 +141,11 @@ describe.skipIf(unavailable !== null)(`SQLite: the disk fills up under load, the
     await apiLoad.stop();
 
     const drained = Date.now();
-    await within(30_000, async () => server.ctx.clicks.pending, (n) => n === 0);
+    await within(
+      30_000,
+      async () => server.ctx.clicks.pending,
+      (n) => n === 0,
+    );
     const drainMs = Date.now() - drained;
     await server.ctx.clicks.flush();
     const answered302 = answers.filter((x) => x.status === 302).length + warmup;
@@ -132,7 +162,11 @@ describe.skipIf(unavailable !== null)(`SQLite: the disk fills up under load, the
     );
 
     expect(problems).toEqual([]);
-    expect(statuses.filter((s) => !["hot:302", "cold:302", "limited:302", "limited:503", "api-read:200", "api-read:503", "api-write:201", "api-write:503"].includes(s))).toEqual([]);
+    expect(
+      statuses.filter(
+        (s) => !["hot:302", "cold:302", "limited:302", "limited:503", "api-read:200", "api-read:503", "api-write:201", "api-write:503"].includes(s),
+      ),
+    ).toEqual([]);
     expect(of(full, "hot", 302)).toBeGreaterThanOrEqual(300);
     expect(stored).toBe(answered302);
     expect(counted).toBe(answered302);
@@ -150,7 +184,9 @@ describe.skipIf(unavailable !== null)(`SQLite: the disk fills up under load, the
     expect(lines.filter((l) => l.msg === "click flush failed; clicks are kept and retried")).toHaveLength(1);
     expect(lines.filter((l) => l.msg === "clicks are written again")).toHaveLength(1);
     expect(lines.filter((l) => l.msg === "click journal writes again")).toHaveLength(1);
-    expect(lines.filter((l) => l.msg === "database unavailable: answering 503 unavailable").length).toBeLessThanOrEqual(Math.ceil((Date.now() - fullAt) / 10_000) + 1);
+    expect(lines.filter((l) => l.msg === "database unavailable: answering 503 unavailable").length).toBeLessThanOrEqual(
+      Math.ceil((Date.now() - fullAt) / 10_000) + 1,
+    );
     // The server still answers: no restart was needed.
     expect((await send(`${server.url}/healthz`)).status).toBe(200);
     expect((await owner.post("/api/links", { url: "https://example.com/after", alias: "after-full" })).status).toBe(201);

@@ -87,7 +87,10 @@ describe("SQLite statements through Kysely", () => {
 
   it("concurrent queries of one text each get their own answer", async () => {
     open();
-    await db.insertInto("t").values(Array.from({ length: 50 }, (_, i) => ({ id: i + 1, name: `n${i + 1}` }))).execute();
+    await db
+      .insertInto("t")
+      .values(Array.from({ length: 50 }, (_, i) => ({ id: i + 1, name: `n${i + 1}` })))
+      .execute();
     const got = await Promise.all(Array.from({ length: 50 }, (_, i) => byId(i + 1)));
     expect(got.map((r) => r?.name)).toEqual(Array.from({ length: 50 }, (_, i) => `n${i + 1}`));
     expect(prepared.filter((p) => p.startsWith("select"))).toHaveLength(1);
@@ -95,7 +98,10 @@ describe("SQLite statements through Kysely", () => {
 
   it("a streamed read runs to its end while the same text is asked again", async () => {
     open();
-    await db.insertInto("t").values(Array.from({ length: 5 }, (_, i) => ({ id: i + 1, name: `n${i + 1}` }))).execute();
+    await db
+      .insertInto("t")
+      .values(Array.from({ length: 5 }, (_, i) => ({ id: i + 1, name: `n${i + 1}` })))
+      .execute();
     const q = db.selectFrom("t").select("id").orderBy("id");
     const streamed: number[] = [];
     const [, again] = await Promise.all([

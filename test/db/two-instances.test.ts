@@ -12,7 +12,6 @@ import { within } from "../helpers/wait.js";
 
 const SHARED = { SESSION_SECRET: "two-instances-secret-".padEnd(48, "x") };
 
-
 const locationAt = async (url: string) => (await fetch(url, { redirect: "manual", headers: { "user-agent": UA.windows } })).headers.get("location");
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)("two instances on one PostgreSQL database", () => {
@@ -62,15 +61,24 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("two instances on one PostgreSQL
     expect(b.ctx.redirects.cache.peek("", "two-edit")).toBeTruthy();
     const started = Date.now();
     expect((await owner.patch(`/api/links/${r.body.link.id}`, { url: "https://example.com/v2" })).status).toBe(200);
-    const seen = await within(1000, () => locationAt(`${b.url}/two-edit`), (l) => l === "https://example.com/v2");
+    const seen = await within(
+      1000,
+      () => locationAt(`${b.url}/two-edit`),
+      (l) => l === "https://example.com/v2",
+    );
     expect(seen).toBe("https://example.com/v2");
     expect(Date.now() - started).toBeLessThan(1000 + 200);
   });
 
   it("an edited redirect rule on A answers on B within a second, though B had the old rule cached", async () => {
     const biz = await signedInClient(a, "two-rules@example.com", "business");
-    const fromFr = (base: string) => fetch(`${base}/two-rules?src=mail`, { redirect: "manual", headers: { "user-agent": UA.windows } }).then((r) => r.headers.get("location"));
-    const r = await biz.post("/api/links", { url: "https://example.com/home", alias: "two-rules", rules: [{ if: { query: { src: "mail" } }, url: "https://example.com/mail-v1" }] });
+    const fromFr = (base: string) =>
+      fetch(`${base}/two-rules?src=mail`, { redirect: "manual", headers: { "user-agent": UA.windows } }).then((r) => r.headers.get("location"));
+    const r = await biz.post("/api/links", {
+      url: "https://example.com/home",
+      alias: "two-rules",
+      rules: [{ if: { query: { src: "mail" } }, url: "https://example.com/mail-v1" }],
+    });
     expect(r.status, r.text).toBe(201);
     expect(await fromFr(b.url)).toBe("https://example.com/mail-v1");
     expect(await fromFr(b.url)).toBe("https://example.com/mail-v1");
@@ -78,7 +86,13 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("two instances on one PostgreSQL
     const edit = await biz.patch(`/api/links/${r.body.link.id}`, { rules: [{ if: { query: { src: "mail" } }, url: "https://example.com/mail-v2" }] });
     expect(edit.status, edit.text).toBe(200);
     // Within a second of the edit's answer.
-    expect(await within(1000, () => fromFr(b.url), (l) => l === "https://example.com/mail-v2")).toBe("https://example.com/mail-v2");
+    expect(
+      await within(
+        1000,
+        () => fromFr(b.url),
+        (l) => l === "https://example.com/mail-v2",
+      ),
+    ).toBe("https://example.com/mail-v2");
   });
 
   it("a delete on A answers 404 on B within a second", async () => {
@@ -86,7 +100,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("two instances on one PostgreSQL
     expect(await visit(b.url, "/two-delete", { "user-agent": UA.windows })).toBe(302);
     expect(await visit(b.url, "/two-delete", { "user-agent": UA.windows })).toBe(302);
     expect((await owner.delete(`/api/links/${r.body.link.id}`)).status).toBe(200);
-    const status = await within(1000, () => visit(b.url, "/two-delete", { "user-agent": UA.windows }), (s) => s === 404);
+    const status = await within(
+      1000,
+      () => visit(b.url, "/two-delete", { "user-agent": UA.windows }),
+      (s) => s === 404,
+    );
     expect(status).toBe(404);
   });
 
@@ -97,7 +115,12 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("two instances on one PostgreSQL
     await Promise.all([a.ctx.clicks.flush(), b.ctx.clicks.flush()]);
     const row = await a.ctx.storage.db.selectFrom("links").select("click_count").where("id", "=", r.body.link.id).executeTakeFirstOrThrow();
     expect(Number(row.click_count)).toBe(300);
-    const raw = await a.ctx.storage.db.selectFrom("clicks").innerJoin("links", "links.num", "clicks.link_num").select((eb) => eb.fn.countAll<number>().as("n")).where("links.id", "=", r.body.link.id).executeTakeFirstOrThrow();
+    const raw = await a.ctx.storage.db
+      .selectFrom("clicks")
+      .innerJoin("links", "links.num", "clicks.link_num")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("links.id", "=", r.body.link.id)
+      .executeTakeFirstOrThrow();
     expect(Number(raw.n)).toBe(300);
     const daily = await a.ctx.storage.db.selectFrom("click_daily").select("clicks").where("link_id", "=", r.body.link.id).execute();
     expect(daily.reduce((s, d) => s + Number(d.clicks), 0)).toBe(300);

@@ -54,7 +54,11 @@ async function ownerWithWebhook(home: TestServer, clicks: TestServer): Promise<O
 async function clickDeliversNothing(server: TestServer, o: Owner, expectStatus: number[]): Promise<void> {
   const status = await visit(server.url, `/${o.alias}`, { "user-agent": UA.windows });
   expect(expectStatus).toContain(status);
-  const drained = await within(5_000, async () => server.ctx.clickDeliveries.queueState().queued, (q) => q === 0);
+  const drained = await within(
+    5_000,
+    async () => server.ctx.clickDeliveries.queueState().queued,
+    (q) => q === 0,
+  );
   expect(drained).toBe(0);
   expect(arrivedAt(o.path)).toBe(1);
 }
@@ -78,14 +82,26 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("webhook deliveries after an own
   // The redirect answers: a suspended or downgraded owner's links still redirect (302); a deleted one's
   // answer 404, or 302 while B's cache has not had the link's own notification yet.
   const CASES: Array<[string, (o: Owner) => Promise<void>, number[]]> = [
-    ["operator console: plan to Free", async (o) => void expect((await op.client.patch(`/api/admin/accounts/${o.id}`, { plan: "free" })).status).toBe(200), [302]],
-    ["operator console: suspension", async (o) => void expect((await op.client.patch(`/api/admin/accounts/${o.id}`, { status: "suspended" })).status).toBe(200), [302]],
+    [
+      "operator console: plan to Free",
+      async (o) => void expect((await op.client.patch(`/api/admin/accounts/${o.id}`, { plan: "free" })).status).toBe(200),
+      [302],
+    ],
+    [
+      "operator console: suspension",
+      async (o) => void expect((await op.client.patch(`/api/admin/accounts/${o.id}`, { status: "suspended" })).status).toBe(200),
+      [302],
+    ],
     [
       "operator console: deletion",
       async (o) => void expect((await op.client.request("DELETE", `/api/admin/accounts/${o.id}`, { confirm_email: o.email })).status).toBe(200),
       [302, 404],
     ],
-    ["the account deletes itself", async (o) => void expect((await o.client.request("DELETE", "/api/account", { password: "correct horse 1" })).status).toBe(200), [302, 404]],
+    [
+      "the account deletes itself",
+      async (o) => void expect((await o.client.request("DELETE", "/api/account", { password: "correct horse 1" })).status).toBe(200),
+      [302, 404],
+    ],
     ["the account cancels its subscription", async (o) => void expect((await o.client.post("/api/subscription/cancel")).status).toBe(200), [302]],
     ["CLI: snip user plan", async (o) => void expect((await snipAsync(["user", "plan", o.email, "pro"], cliEnv())).code).toBe(0), [302]],
     ["CLI: snip user suspend", async (o) => void expect((await snipAsync(["user", "suspend", o.email], cliEnv())).code).toBe(0), [302]],
@@ -96,7 +112,13 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("webhook deliveries after an own
     await change(o);
     await clickDeliversNothing(b, o, statuses);
     // The notification reaches B too: the redirect path stops even queueing the owner's clicks.
-    expect(await within(5_000, async () => b.ctx.clickDeliveries.owners.has(o.id), (has) => !has)).toBe(false);
+    expect(
+      await within(
+        5_000,
+        async () => b.ctx.clickDeliveries.owners.has(o.id),
+        (has) => !has,
+      ),
+    ).toBe(false);
     // A's own directory followed before the change answered.
     expect(a.ctx.clickDeliveries.owners.has(o.id)).toBe(false);
   });

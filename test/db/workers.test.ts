@@ -202,7 +202,9 @@ describe.each(ENGINES)("WORKERS=2 (%s)", (engine) => {
     const agent = new Agent({ keepAlive: true, maxSockets: 24 });
     const auth = { authorization: `Bearer ${seeded.secret}`, "content-type": "application/json" };
     const results = await Promise.all(
-      Array.from({ length: 130 }, (_, i) => send(cluster.port, agent, "POST", "/api/external-create.php", auth, JSON.stringify({ url: `https://example.com/api/${i}` }))),
+      Array.from({ length: 130 }, (_, i) =>
+        send(cluster.port, agent, "POST", "/api/external-create.php", auth, JSON.stringify({ url: `https://example.com/api/${i}` })),
+      ),
     );
     agent.destroy();
     const tally: Record<number, number> = {};
@@ -233,7 +235,12 @@ describe.each(ENGINES)("WORKERS=2 (%s)", (engine) => {
     cluster.child.kill("SIGTERM");
     expect(await cluster.exited).toBe(0);
     // No write failed on the way (a batch the one writer mistook for another's retry, for one).
-    expect(cluster.stdout().split("\n").filter((l) => l.includes('"level":50'))).toEqual([]);
+    expect(
+      cluster
+        .stdout()
+        .split("\n")
+        .filter((l) => l.includes('"level":50')),
+    ).toEqual([]);
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
     // Read as stored, without a replay: whatever the drain did not write would be missing here.
     const storage = await openStorage(db.databaseUrl ? { kind: "postgres", url: db.databaseUrl } : { kind: "sqlite", file: join(dataDir, "snip.db") });
@@ -255,7 +262,10 @@ describe.each(ENGINES)("WORKERS=2 (%s)", (engine) => {
       expect(Number(limited.click_count)).toBe(100);
       const sum = await sql<{ n: number }>`SELECT coalesce(sum(click_count), 0) AS n FROM links WHERE alias <> 'edit-me'`.execute(storage.db);
       expect(Number(sum.rows[0]!.n)).toBe(stored.length + live.length);
-      const created = await storage.db.selectFrom("api_creations").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+      const created = await storage.db
+        .selectFrom("api_creations")
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow();
       expect(Number(created.n)).toBe(100);
     } finally {
       await storage.close();

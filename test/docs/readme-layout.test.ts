@@ -70,7 +70,13 @@ describe("README.md's Layout", () => {
 
   it("reads a tree as the test expects, and refuses a line it cannot place", () => {
     const readme = "# x\n## Layout\n\n```\nsrc/   the server\n  a/    folder a\n  b.ts  file b\ndocs/\n```\n## Next\n";
-    expect(Object.fromEntries(layoutTree(readme))).toEqual({ "src/": [{ name: "a/", line: "folder a" }, { name: "b.ts", line: "file b" }], "docs/": [] });
+    expect(Object.fromEntries(layoutTree(readme))).toEqual({
+      "src/": [
+        { name: "a/", line: "folder a" },
+        { name: "b.ts", line: "file b" },
+      ],
+      "docs/": [],
+    });
     expect(() => layoutTree("## Layout\n```\nsrc/\n    deep/  too far\n```\n")).toThrow(/indented other than by 2/);
     expect(() => layoutTree("## Other\n")).toThrow(/no ## Layout/);
   });

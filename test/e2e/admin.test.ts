@@ -209,7 +209,9 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     await expect.poll(() => page.getByTestId("blocklist-notice").textContent()).toBe(`Blocked ${passing}.`);
     await page.getByTestId("blocklist-row").filter({ hasText: passing }).getByTestId("blocklist-remove").click();
     await page.getByTestId("confirm-ok").click();
-    await expect.poll(() => page.getByTestId("blocklist-notice").textContent()).toBe(`Removed ${passing} from the blocklist: links to it redirect again (unless the file lists it).`);
+    await expect
+      .poll(() => page.getByTestId("blocklist-notice").textContent())
+      .toBe(`Removed ${passing} from the blocklist: links to it redirect again (unless the file lists it).`);
     expect(await page.getByTestId("blocklist-row").filter({ hasText: passing }).count()).toBe(0);
     expect(await page.getByTestId("blocklist-row").filter({ hasText: blockedHost }).count()).toBe(1);
     await signOut(page);
@@ -251,7 +253,10 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     dialog = page.locator("dialog[open]");
     await dialog.getByTestId("disable-reason").fill("Spam account");
     await dialog.getByTestId("confirm-ok").click();
-    await page.getByTestId("admin-links-notice").filter({ hasText: `Disabled 1 link of ${spammer}.` }).waitFor();
+    await page
+      .getByTestId("admin-links-notice")
+      .filter({ hasText: `Disabled 1 link of ${spammer}.` })
+      .waitFor();
     await page.getByTestId("admin-link-row").filter({ hasText: other.alias }).locator('[data-testid="link-state"][data-state="disabled"]').waitFor();
     expect(await redirectStatus(other.alias)).toBe(410);
     await screenshot(page, "e2e-admin-14-links-bulk");
@@ -264,7 +269,10 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     expect(await dialog.textContent()).toContain(banned);
     await screenshot(page, "e2e-admin-15-reports-ban-dialog");
     await dialog.getByTestId("confirm-ok").click();
-    await page.getByTestId("reports-notice").filter({ hasText: `Banned ${banned}` }).waitFor();
+    await page
+      .getByTestId("reports-notice")
+      .filter({ hasText: `Banned ${banned}` })
+      .waitFor();
     expect((await ctx.accounts.requireByEmail(banned)).status).toBe("suspended");
     expect(await redirectStatus(bannedLink.alias)).toBe(410);
 
@@ -282,7 +290,10 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     await dialog.getByTestId("confirm-email").fill(doomed);
     await screenshot(page, "e2e-admin-16-accounts-delete-dialog");
     await dialog.getByTestId("confirm-ok").click();
-    await page.getByTestId("accounts-notice").filter({ hasText: `Deleted the account ${doomed}` }).waitFor();
+    await page
+      .getByTestId("accounts-notice")
+      .filter({ hasText: `Deleted the account ${doomed}` })
+      .waitFor();
     expect(await page.getByTestId("account-row").count()).toBe(0);
     expect(await ctx.accounts.byEmail(doomed)).toBeNull();
 
@@ -376,7 +387,10 @@ describe.skipIf(!available)("the operator console in the browser", () => {
       "At most 5,000 links (it owns 0).",
     ]);
     await page.locator("dialog[open]").getByTestId("confirm-ok").click();
-    await page.getByTestId("accounts-notice").filter({ hasText: `${email} is now on the Pro plan.` }).waitFor();
+    await page
+      .getByTestId("accounts-notice")
+      .filter({ hasText: `${email} is now on the Pro plan.` })
+      .waitFor();
     expect(await row.getByTestId("account-plan").inputValue()).toBe("pro");
     expect(await planOnServer()).toBe("pro");
   });

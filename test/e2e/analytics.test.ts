@@ -124,7 +124,14 @@ describe.skipIf(!available).each(ENGINES)("statistics and analytics pages in the
     await page.getByTestId("tz-select").selectOption("__other__");
     await page.getByTestId("tz-search").fill("america/new_york");
     await page.waitForURL(/tz=America%2FNew_York/);
-    const nyHour = new Intl.DateTimeFormat("en-CA", { timeZone: "America/New_York", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", hourCycle: "h23" }).formatToParts(at(1, 23, 30));
+    const nyHour = new Intl.DateTimeFormat("en-CA", {
+      timeZone: "America/New_York",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      hourCycle: "h23",
+    }).formatToParts(at(1, 23, 30));
     const part = (t: string) => nyHour.find((p) => p.type === t)?.value;
     await expect.poll(() => point(page, `${part("year")}-${part("month")}-${part("day")}T${part("hour")}:00`).getAttribute("data-clicks")).toBe("3");
     expect(await page.getByTestId("tz-select").inputValue()).toBe("America/New_York");
@@ -173,7 +180,9 @@ describe.skipIf(!available).each(ENGINES)("statistics and analytics pages in the
     expect(await text(page, "change-clicks")).toBe("+300% vs previous 7 days");
     expect(await text(page, "change-visitors")).toBe("+200% vs previous 7 days");
     const rows = page.getByTestId("top-link");
-    expect(await rows.evaluateAll((els) => els.map((e) => [e.getAttribute("data-alias"), e.getAttribute("data-clicks"), e.getAttribute("data-visitors")]))).toEqual([
+    expect(
+      await rows.evaluateAll((els) => els.map((e) => [e.getAttribute("data-alias"), e.getAttribute("data-clicks"), e.getAttribute("data-visitors")])),
+    ).toEqual([
       [alias.top, "3", "2"],
       [alias.two, "1", "1"],
     ]);

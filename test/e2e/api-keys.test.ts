@@ -18,7 +18,11 @@ describe.skipIf(!available)("scoped API keys in the profile", () => {
     const used = await ctx.apiKeys.create(owner, { name: "Order system", scopes: ["links:create", "links:read", "stats:read"] });
     await ctx.apiKeys.authenticate(used.secret);
     const old = await ctx.apiKeys.create(owner, { name: "Old report job", scopes: ["stats:read"], expires_at: new Date(Date.now() + 60_000).toISOString() });
-    await ctx.storage.db.updateTable("api_keys").set({ expires_at: Date.now() - 86_400_000 }).where("id", "=", old.key.id).execute();
+    await ctx.storage.db
+      .updateTable("api_keys")
+      .set({ expires_at: Date.now() - 86_400_000 })
+      .where("id", "=", old.key.id)
+      .execute();
   });
   afterAll(async () => fixture?.close());
 
@@ -49,7 +53,11 @@ describe.skipIf(!available)("scoped API keys in the profile", () => {
     expect(await newest.getByTestId("key-expires-at").textContent()).toMatch(/2031/);
     expect(await newest.getByTestId("key-last-used").textContent()).toBe("Never");
     const server = fixture.server;
-    const stored = await server.ctx.storage.db.selectFrom("api_keys").select(["scopes", "expires_at"]).where("name", "=", "Nightly backup").executeTakeFirstOrThrow();
+    const stored = await server.ctx.storage.db
+      .selectFrom("api_keys")
+      .select(["scopes", "expires_at"])
+      .where("name", "=", "Nightly backup")
+      .executeTakeFirstOrThrow();
     expect(stored.scopes).toBe('["links:read","export"]');
     expect(new Date(Number(stored.expires_at)).getFullYear()).toBe(2031);
 

@@ -80,7 +80,14 @@ describe("the dashboard's build: split by route, within budgets", () => {
 
   it("every page is its own chunk, loaded on demand", () => {
     const entry = manifest[entryKey()]!;
-    for (const page of ["src/public/Home.tsx", "src/public/NotFound.tsx", "src/links/Links.tsx", "src/links/bulk/Bulk.tsx", "src/admin/Accounts.tsx", "src/shared/Sidebar.tsx"]) {
+    for (const page of [
+      "src/public/Home.tsx",
+      "src/public/NotFound.tsx",
+      "src/links/Links.tsx",
+      "src/links/bulk/Bulk.tsx",
+      "src/admin/Accounts.tsx",
+      "src/shared/Sidebar.tsx",
+    ]) {
       expect(entry.dynamicImports, page).toContain(page);
       expect(manifest[page]!.isDynamicEntry, page).toBe(true);
     }
@@ -102,7 +109,12 @@ describe("the dashboard's build: split by route, within budgets", () => {
       .sort((a, b) => b[1] - a[1])
       .map(([src, n]) => `${src}: ${(n / KB).toFixed(1)} kB`);
     console.log(`gzipped, per page (entry included):\n  ${figures.join("\n  ")}`);
-    console.log(`gzipped, per chunk:\n  ${[...gz].sort((a, b) => b[1] - a[1]).map(([f, n]) => `${f}: ${(n / KB).toFixed(1)} kB`).join("\n  ")}`);
+    console.log(
+      `gzipped, per chunk:\n  ${[...gz]
+        .sort((a, b) => b[1] - a[1])
+        .map(([f, n]) => `${f}: ${(n / KB).toFixed(1)} kB`)
+        .join("\n  ")}`,
+    );
     expect(sizes["src/public/Home.tsx"]).toBeLessThanOrEqual(HOME_BUDGET);
     const over = Object.entries(sizes).filter(([, n]) => n > PAGE_BUDGET);
     expect(over).toEqual([]);

@@ -93,7 +93,8 @@ describe.skipIf(!available || secondPass)("every page passes axe in light and da
     seeded = await seedEveryState(fixture.server, stamp);
   });
   afterAll(async () => {
-    if (reached.name) console.warn(`contrast.test.ts: the last walk ended on "${reached.name}", ${Math.round(performance.now() - reached.since)} ms after it opened`);
+    if (reached.name)
+      console.warn(`contrast.test.ts: the last walk ended on "${reached.name}", ${Math.round(performance.now() - reached.since)} ms after it opened`);
     await fixture?.close();
   });
 
@@ -105,7 +106,11 @@ describe.skipIf(!available || secondPass)("every page passes axe in light and da
     const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
     return result.violations
       .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .flatMap((v) => v.nodes.slice(0, 4).map((n) => `${name}: ${v.id} (${v.impact}) at ${n.target.join(" ")}: ${(n.failureSummary ?? "").split("\n").slice(1, 2).join("").trim()}`));
+      .flatMap((v) =>
+        v.nodes
+          .slice(0, 4)
+          .map((n) => `${name}: ${v.id} (${v.impact}) at ${n.target.join(" ")}: ${(n.failureSummary ?? "").split("\n").slice(1, 2).join("").trim()}`),
+      );
   }
 
   const walk = (scheme: "light" | "dark") => async () => {

@@ -34,7 +34,11 @@ describe.skipIf(!available)("Domains page in the browser", () => {
     const held = new Promise<void>((r) => (release = r));
     await page.route("**/api/domains", async (route) => {
       await held;
-      await route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ status: "error", code: "internal_error", message: "Internal error" }) });
+      await route.fulfill({
+        status: 500,
+        contentType: "application/json",
+        body: JSON.stringify({ status: "error", code: "internal_error", message: "Internal error" }),
+      });
     });
     await page.getByTestId("nav-domains").click();
     await page.getByTestId("loading").waitFor();
@@ -80,7 +84,10 @@ describe.skipIf(!available)("Domains page in the browser", () => {
 
     // Verify before the records exist: still pending, and what to do.
     await row.getByTestId("domain-verify").click();
-    await row.getByTestId("domain-last-check").getByText(/^Last checked/).waitFor();
+    await row
+      .getByTestId("domain-last-check")
+      .getByText(/^Last checked/)
+      .waitFor();
     expect(await row.getByTestId("domain-next-action").textContent()).toBe(
       `Next step: No CNAME record found for go.brand.example: add a CNAME record go.brand.example -> ${TARGET}. ` +
         `No TXT record found at _snip-verify.go.brand.example: add a TXT record _snip-verify.go.brand.example with the value ${txtValue}.`,
@@ -131,7 +138,11 @@ describe.skipIf(!available)("Domains page in the browser", () => {
     const db = f.server.ctx.storage.db;
     const txt = (await db.selectFrom("domains").select("txt_token").where("hostname", "=", "go.brand.example").executeTakeFirstOrThrow()).txt_token;
     dns.txt("_snip-verify.go.brand.example", null);
-    await db.updateTable("domains").set({ next_check_at: Date.now() - 1 }).where("hostname", "=", "go.brand.example").execute();
+    await db
+      .updateTable("domains")
+      .set({ next_check_at: Date.now() - 1 })
+      .where("hostname", "=", "go.brand.example")
+      .execute();
     expect(await f.server.ctx.domains.recheckDue()).toBe(1);
     expect((await hit(f.server.url, "/launch", "go.brand.example")).status).toBe(404);
 
@@ -139,8 +150,12 @@ describe.skipIf(!available)("Domains page in the browser", () => {
     const row = page.locator('[data-testid="domain-row"][data-hostname="go.brand.example"]');
     await row.getByTestId("domain-lost").waitFor();
     expect(await row.getByTestId("domain-status").textContent()).toBe("Pending");
-    expect(await row.getByTestId("domain-lost").textContent()).toMatch(/no longer found the TXT record: links on go\.brand\.example answer “not found” until it is verified again\.$/);
-    expect(await row.getByTestId("domain-next-action").textContent()).toMatch(/^Next step: Verification lost: No TXT record found at _snip-verify\.go\.brand\.example/);
+    expect(await row.getByTestId("domain-lost").textContent()).toMatch(
+      /no longer found the TXT record: links on go\.brand\.example answer “not found” until it is verified again\.$/,
+    );
+    expect(await row.getByTestId("domain-next-action").textContent()).toMatch(
+      /^Next step: Verification lost: No TXT record found at _snip-verify\.go\.brand\.example/,
+    );
     await screenshot(page, "e2e-domains-08b-lost");
 
     // The record is back: verify again, and the link answers.

@@ -67,7 +67,8 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
     if (name !== "live") await networkQuiet(page);
     await page.waitForFunction(() => !document.querySelector('[data-testid="loading"]'));
     const o = await overflow(page);
-    if (o.widest.length > 0) problems.push(`${name} (${new URL(page.url()).pathname}): ${o.scrollWidth} px wide at ${o.innerWidth} px:\n    ${o.widest.join("\n    ")}`);
+    if (o.widest.length > 0)
+      problems.push(`${name} (${new URL(page.url()).pathname}): ${o.scrollWidth} px wide at ${o.innerWidth} px:\n    ${o.widest.join("\n    ")}`);
     await screenshot(page, `look-${tag}-${name}`, fullPage);
   };
 

@@ -26,7 +26,13 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
 };
-const pagination = (page: number, pages: number, items: number, total: number) => ({ currentPage: page, pagesCount: pages, itemsPerPage: 100, itemsInCurrentPage: items, totalItems: total });
+const pagination = (page: number, pages: number, items: number, total: number) => ({
+  currentPage: page,
+  pagesCount: pages,
+  itemsPerPage: 100,
+  itemsInCurrentPage: items,
+  totalItems: total,
+});
 
 export async function startFakeShlink(apiKey: string, pages: FakeShortUrl[][]): Promise<FakeShlink> {
   const held = new Map<number, { promise: Promise<void>; release: () => void }>();
@@ -61,7 +67,13 @@ export async function startFakeShlink(apiKey: string, pages: FakeShortUrl[][]): 
     const m = /^\/rest\/v3\/short-urls\/([^/]+)\/visits$/.exec(u.pathname);
     const link = m ? all.find((s) => s.shortCode === decodeURIComponent(m[1] ?? "")) : undefined;
     if (!link) return json(res, 404, { type: "INVALID_SHORTCODE", title: "Short URL not found", status: 404 });
-    const visits = (link.visits ?? []).map((v) => ({ date: v.date, referer: v.referer, userAgent: v.userAgent, potentialBot: false, visitLocation: { countryCode: v.countryCode, cityName: v.cityName, regionName: null } }));
+    const visits = (link.visits ?? []).map((v) => ({
+      date: v.date,
+      referer: v.referer,
+      userAgent: v.userAgent,
+      potentialBot: false,
+      visitLocation: { countryCode: v.countryCode, cityName: v.cityName, regionName: null },
+    }));
     return json(res, 200, { visits: { data: visits, pagination: pagination(1, 1, visits.length, visits.length) } });
   }
 

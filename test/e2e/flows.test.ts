@@ -98,7 +98,9 @@ describe.skipIf(!available)("forms and flows in the browser", () => {
   it("bulk: url and url,alias lines, a result per line as CSV, created lines leave the box", async () => {
     const page = fixture.browser.page;
     await page.goto("/app/links/bulk");
-    await page.getByTestId("bulk-urls").fill(["https://example.com/b1", "https://example.com/b2,bulk-two", "nope,bulk-three", '"https://example.com/q?a=1,2",bulk-four'].join("\n"));
+    await page
+      .getByTestId("bulk-urls")
+      .fill(["https://example.com/b1", "https://example.com/b2,bulk-two", "nope,bulk-three", '"https://example.com/q?a=1,2",bulk-four'].join("\n"));
     await page.getByTestId("bulk-submit").click();
     await page.getByTestId("bulk-results").waitFor();
     const rows = page.getByTestId("bulk-result-row");

@@ -57,8 +57,20 @@ describe.skipIf(!available)("import page in the browser", () => {
     visits:
       i === 0
         ? [
-            { date: "2024-03-02T08:00:00+00:00", referer: "https://news.example.com/", userAgent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64)", countryCode: "de", cityName: "Berlin" },
-            { date: "2024-03-03T09:30:00+00:00", referer: "", userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)", countryCode: "fr", cityName: "Paris" },
+            {
+              date: "2024-03-02T08:00:00+00:00",
+              referer: "https://news.example.com/",
+              userAgent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64)",
+              countryCode: "de",
+              cityName: "Berlin",
+            },
+            {
+              date: "2024-03-03T09:30:00+00:00",
+              referer: "",
+              userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)",
+              countryCode: "fr",
+              cityName: "Paris",
+            },
           ]
         : [],
   }));
@@ -200,7 +212,10 @@ describe.skipIf(!available)("import page in the browser", () => {
     // A poll that reads the job cancelled (while the page in hand is still held back): the page must go on
     // following it, since the server is still working on it.
     const polledCancelled = page.waitForResponse(
-      async (r) => r.request().method() === "GET" && /^\/api\/imports\/[^/]+$/.test(new URL(r.url()).pathname) && ((await r.json()) as { import?: { state?: string } }).import?.state === "cancelled",
+      async (r) =>
+        r.request().method() === "GET" &&
+        /^\/api\/imports\/[^/]+$/.test(new URL(r.url()).pathname) &&
+        ((await r.json()) as { import?: { state?: string } }).import?.state === "cancelled",
     );
     await page.getByTestId("import-cancel").click();
     await waitState(page, "cancelled");
@@ -209,7 +224,9 @@ describe.skipIf(!available)("import page in the browser", () => {
     shlink.release(2);
     await fixture.server.ctx.imports.runner.idle();
     // The page keeps following the cancelled job until it stops changing: the page in hand shows.
-    await page.locator('[data-testid="import-job"][data-state="cancelled"] [data-testid="import-count-read"]', { hasText: /^28$/ }).waitFor({ timeout: 10_000 });
+    await page
+      .locator('[data-testid="import-job"][data-state="cancelled"] [data-testid="import-count-read"]', { hasText: /^28$/ })
+      .waitFor({ timeout: 10_000 });
     await page.getByTestId("import-resume").waitFor();
     await shots(page, "issue30-import-cancelled");
 

@@ -83,7 +83,11 @@ describe.skipIf(!available).each(ENGINES)("link start, redirect code, robots and
     await page.context().clearCookies();
     await signInPage(page, opEmail, password);
     await page.route("**/api/admin/orphan-visits", (route) =>
-      route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ status: "success", orphans: { days: 30, total: 0, by_day: [], top_paths: [], referrers: [], devices: [] } }) }),
+      route.fulfill({
+        status: 200,
+        contentType: "application/json",
+        body: JSON.stringify({ status: "success", orphans: { days: 30, total: 0, by_day: [], top_paths: [], referrers: [], devices: [] } }),
+      }),
     );
     await page.goto("/app/admin");
     await page.getByTestId("orphan-empty").waitFor();

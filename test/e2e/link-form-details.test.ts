@@ -11,11 +11,17 @@ const PNG_1X1 = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUl
 const IMAGE = "https://images.example.com/cards/spring.png";
 
 const value = (page: Page, testId: string) => page.getByTestId(testId).inputValue();
-const chips = (page: Page) => page.getByTestId("tag-chip").evaluateAll((els) => els.map((e) => `${e.querySelector(".lf-tag-name")?.textContent}:${e.getAttribute("data-color")}`));
+const chips = (page: Page) =>
+  page.getByTestId("tag-chip").evaluateAll((els) => els.map((e) => `${e.querySelector(".lf-tag-name")?.textContent}:${e.getAttribute("data-color")}`));
 
 /** Full-page shots at 1280 and 390 px in light and dark, once the buttons' colour transitions have ended. */
 async function shots(page: Page, name: string): Promise<void> {
-  for (const [scheme, width] of [["light", 1280], ["light", 390], ["dark", 1280], ["dark", 390]] as const) {
+  for (const [scheme, width] of [
+    ["light", 1280],
+    ["light", 390],
+    ["dark", 1280],
+    ["dark", 390],
+  ] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.setViewportSize({ width, height: 900 });
     await page.waitForTimeout(300);
@@ -165,8 +171,18 @@ describe.skipIf(!available)("link form details in the browser", () => {
     await page.getByTestId("link-preview-description").fill("");
     await page.getByTestId("link-submit").click();
     await page.getByTestId("link-saved").waitFor();
-    const link = await fixture.server.ctx.storage.db.selectFrom("links").select(["note", "title", "preview_title", "preview_description", "expired_url"]).where("id", "=", linkId).executeTakeFirstOrThrow();
-    expect(link).toEqual({ note: null, title: "Spring launch page", preview_title: "Spring is here", preview_description: null, expired_url: "https://example.com/spring-is-over" });
+    const link = await fixture.server.ctx.storage.db
+      .selectFrom("links")
+      .select(["note", "title", "preview_title", "preview_description", "expired_url"])
+      .where("id", "=", linkId)
+      .executeTakeFirstOrThrow();
+    expect(link).toEqual({
+      note: null,
+      title: "Spring launch page",
+      preview_title: "Spring is here",
+      preview_description: null,
+      expired_url: "https://example.com/spring-is-over",
+    });
   });
 
   it("duplicates the link: every setting but the alias, and a word on the password", async () => {
@@ -193,8 +209,21 @@ describe.skipIf(!available)("link form details in the browser", () => {
       .select(["id", "url", "title", "expired_url", "preview_title", "preview_image", "password_hash"])
       .where("alias", "=", shortUrl.split("/").pop()!)
       .executeTakeFirstOrThrow();
-    expect(copy).toMatchObject({ url: "https://example.com/spring?ref=home&utm_source=x&utm_campaign=launch&utm_medium=social&utm_content=hero#top", title: "Spring launch page", expired_url: "https://example.com/spring-is-over", preview_title: "Spring is here", preview_image: IMAGE, password_hash: null });
-    const tags = await fixture.server.ctx.storage.db.selectFrom("link_tags").innerJoin("tags", "tags.id", "link_tags.tag_id").select("tags.name").where("link_tags.link_id", "=", copy.id).orderBy("tags.name").execute();
+    expect(copy).toMatchObject({
+      url: "https://example.com/spring?ref=home&utm_source=x&utm_campaign=launch&utm_medium=social&utm_content=hero#top",
+      title: "Spring launch page",
+      expired_url: "https://example.com/spring-is-over",
+      preview_title: "Spring is here",
+      preview_image: IMAGE,
+      password_hash: null,
+    });
+    const tags = await fixture.server.ctx.storage.db
+      .selectFrom("link_tags")
+      .innerJoin("tags", "tags.id", "link_tags.tag_id")
+      .select("tags.name")
+      .where("link_tags.link_id", "=", copy.id)
+      .orderBy("tags.name")
+      .execute();
     expect(tags.map((t) => t.name)).toEqual(["Launch", "Spring 2026"]);
   });
 
@@ -252,7 +281,12 @@ describe.skipIf(!available)("link form details in the browser", () => {
     expect(await page.getByTestId("link-preview-title").isDisabled()).toBe(false);
     await page.getByTestId("link-submit").click();
     await page.getByTestId("link-saved").waitFor();
-    const tags = await ctx.storage.db.selectFrom("link_tags").innerJoin("tags", "tags.id", "link_tags.tag_id").select(["tags.name", "tags.color"]).where("link_tags.link_id", "=", link.id).execute();
+    const tags = await ctx.storage.db
+      .selectFrom("link_tags")
+      .innerJoin("tags", "tags.id", "link_tags.tag_id")
+      .select(["tags.name", "tags.color"])
+      .where("link_tags.link_id", "=", link.id)
+      .execute();
     expect(tags).toEqual([{ name: "Owner campaign", color: "orange" }]);
   });
 });

@@ -68,15 +68,19 @@ describe.skipIf(!available)("link states in the browser", () => {
     await page.goto(`/app/admin/links?owner=${encodeURIComponent(seeded.owner.email)}`);
     await page.getByTestId("admin-link-row").filter({ hasText: seeded.alias.blocked }).waitFor();
     await expectEveryState(page, "admin-link-row");
-    expect(await page.getByTestId("admin-link-row").filter({ hasText: seeded.alias.disabled }).getByTestId("link-state-reason").textContent()).toBe("Phishing page reported twice");
+    expect(await page.getByTestId("admin-link-row").filter({ hasText: seeded.alias.disabled }).getByTestId("link-state-reason").textContent()).toBe(
+      "Phishing page reported twice",
+    );
     await screenshot(page, "e2e-link-states-03-operator");
 
     const shown = async (state: string) => {
       await page.getByTestId("admin-links-state").selectOption(state);
       await page.waitForURL((u) => u.searchParams.get("state") === state);
-      await expect.poll(() => page.getByTestId("admin-link-row").evaluateAll((rows) => rows.map((r) => r.querySelector('[data-testid="link-state"]')?.getAttribute("data-state")))).toSatisfy(
-        (states: unknown[]) => states.length > 0 && states.every((s) => s === state),
-      );
+      await expect
+        .poll(() =>
+          page.getByTestId("admin-link-row").evaluateAll((rows) => rows.map((r) => r.querySelector('[data-testid="link-state"]')?.getAttribute("data-state"))),
+        )
+        .toSatisfy((states: unknown[]) => states.length > 0 && states.every((s) => s === state));
       return (await page.getByTestId("admin-link-short").allTextContents()).map((t) => t.slice(t.lastIndexOf("/") + 1)).sort();
     };
     const a = seeded.alias;

@@ -12,7 +12,12 @@ const available = browserAvailable();
 
 /** Full-page shots at 1280 and 390 px in light and dark; none may scroll sideways. */
 async function shots(page: Page, name: string): Promise<void> {
-  for (const [scheme, width] of [["light", 1280], ["light", 390], ["dark", 1280], ["dark", 390]] as const) {
+  for (const [scheme, width] of [
+    ["light", 1280],
+    ["light", 390],
+    ["dark", 1280],
+    ["dark", 390],
+  ] as const) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.setViewportSize({ width, height: 900 });
     // From the top: a scrolled page's sticky header would be drawn over the middle of a full-page shot.
@@ -146,7 +151,9 @@ describe.skipIf(!available)("redirect rules and splits in the browser", () => {
     expect(variants.reduce((a, b) => a + b, 0)).toBe(10);
     expect(await page.getByTestId("variants-chart").locator(".dest-series").count()).toBe(2);
     const today = new Date().toISOString().slice(0, 10);
-    const todays = await page.locator(`[data-testid="variants-chart"] circle[data-date="${today}"]`).evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-clicks"))));
+    const todays = await page
+      .locator(`[data-testid="variants-chart"] circle[data-date="${today}"]`)
+      .evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-clicks"))));
     expect(todays.reduce((a, b) => a + b, 0)).toBe(10);
     await shots(page, "targeting-stats");
   });

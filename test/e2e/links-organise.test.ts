@@ -12,7 +12,8 @@ const PASSWORD = "organise-password-1";
 const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
 
 /** Aliases of the rows shown, top to bottom. */
-const aliases = (page: Page) => page.getByTestId("link-row").evaluateAll((rows) => rows.map((r) => r.querySelector('[data-testid="link-short-url"]')?.textContent?.split("/").pop() ?? ""));
+const aliases = (page: Page) =>
+  page.getByTestId("link-row").evaluateAll((rows) => rows.map((r) => r.querySelector('[data-testid="link-short-url"]')?.textContent?.split("/").pop() ?? ""));
 const total = (page: Page) => page.getByTestId("links-total").textContent();
 
 describe.skipIf(!available)("organising links in the browser", () => {
@@ -41,13 +42,19 @@ describe.skipIf(!available)("organising links in the browser", () => {
     for (let i = 1; i <= 25; i++) {
       const tags = i <= 6 ? ["Spring", "Newsletter"] : i <= 10 ? ["Spring"] : [];
       const title = i % 2 === 0 ? `Campaign page ${i}` : undefined;
-      const r = await api.post("/api/links", { url: `https://www.example.com/landing/${i}?utm_source=newsletter`, alias: alias(i), tags, ...(title ? { title } : {}) });
+      const r = await api.post("/api/links", {
+        url: `https://www.example.com/landing/${i}?utm_source=newsletter`,
+        alias: alias(i),
+        tags,
+        ...(title ? { title } : {}),
+      });
       expect(r.status, r.text).toBe(201);
       // Distinct creation times: the newest-first order is then the creation order.
       await new Promise((resolve) => setTimeout(resolve, 3));
     }
     for (const [i, n] of Object.entries(clicks)) {
-      for (let k = 0; k < n; k++) expect((await fetch(`${server.url}/${alias(Number(i))}`, { redirect: "manual", headers: { "user-agent": UA } })).status).toBe(302);
+      for (let k = 0; k < n; k++)
+        expect((await fetch(`${server.url}/${alias(Number(i))}`, { redirect: "manual", headers: { "user-agent": UA } })).status).toBe(302);
     }
     await server.ctx.clicks.flush();
   });

@@ -77,7 +77,10 @@ describe.skipIf(!available)("link pages in the browser", () => {
   it("shows statistics with a daily chart after visits", async () => {
     const page = browser.page;
     for (let i = 0; i < 3; i++) {
-      const res = await fetch(`${server.url}/${alias}`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36" } });
+      const res = await fetch(`${server.url}/${alias}`, {
+        redirect: "manual",
+        headers: { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36" },
+      });
       expect(res.status).toBe(302);
     }
     await page.goto("/app");
@@ -85,11 +88,14 @@ describe.skipIf(!available)("link pages in the browser", () => {
     await page.getByTestId("link-row").filter({ hasText: alias }).getByTestId("link-stats").click();
     await page.getByTestId("clicks-note").waitFor();
     await expect
-      .poll(async () => {
-        await page.reload();
-        await page.getByTestId("total-clicks").waitFor();
-        return Number(await page.getByTestId("total-clicks").textContent());
-      }, { timeout: 15_000, interval: 500 })
+      .poll(
+        async () => {
+          await page.reload();
+          await page.getByTestId("total-clicks").waitFor();
+          return Number(await page.getByTestId("total-clicks").textContent());
+        },
+        { timeout: 15_000, interval: 500 },
+      )
       .toBeGreaterThanOrEqual(3);
     await page.getByTestId("series-chart").waitFor();
     expect(await page.getByTestId("clicks-note").textContent()).toContain("Clicks count requests, not people");

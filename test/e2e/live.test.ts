@@ -80,7 +80,10 @@ describe.skipIf(!available)("live page in the browser", () => {
     // The rows stay while it reconnects.
     expect(await page.getByTestId("live-row").count()).toBe(3);
     await screenshotModes(page, "live-reconnecting");
-    await waitFor(async () => (await page.getByTestId("live-status").getAttribute("data-state")) === "live", { timeoutMs: 10_000, what: "the feed to be live again" });
+    await waitFor(async () => (await page.getByTestId("live-status").getAttribute("data-state")) === "live", {
+      timeoutMs: 10_000,
+      what: "the feed to be live again",
+    });
     expect(await page.getByTestId("live-reconnecting").count()).toBe(0);
   });
 });

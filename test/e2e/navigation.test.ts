@@ -34,10 +34,13 @@ function measure(page: Page): Promise<Measured> {
     for (const { el, region } of items) {
       const s = getComputedStyle(el);
       const r = el.getBoundingClientRect();
-      if (r.right > window.innerWidth + 0.5 || r.left < -0.5) problems.push(`${name(el)} runs out of the window (${Math.round(r.left)}..${Math.round(r.right)} of ${window.innerWidth})`);
+      if (r.right > window.innerWidth + 0.5 || r.left < -0.5)
+        problems.push(`${name(el)} runs out of the window (${Math.round(r.left)}..${Math.round(r.right)} of ${window.innerWidth})`);
       const box = region.getBoundingClientRect();
-      if (r.right > box.right + 0.5) problems.push(`${name(el)} runs out of its ${region.tagName.toLowerCase()} (${Math.round(r.right)} > ${Math.round(box.right)})`);
-      if (el.scrollWidth > el.clientWidth + 0.5 && s.display !== "inline") problems.push(`${name(el)} is cut: scrollWidth ${el.scrollWidth} > clientWidth ${el.clientWidth}`);
+      if (r.right > box.right + 0.5)
+        problems.push(`${name(el)} runs out of its ${region.tagName.toLowerCase()} (${Math.round(r.right)} > ${Math.round(box.right)})`);
+      if (el.scrollWidth > el.clientWidth + 0.5 && s.display !== "inline")
+        problems.push(`${name(el)} is cut: scrollWidth ${el.scrollWidth} > clientWidth ${el.clientWidth}`);
       if (el instanceof HTMLSelectElement) {
         canvas.font = `${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
         const text = el.selectedOptions[0]?.text ?? "";
@@ -47,23 +50,31 @@ function measure(page: Page): Promise<Measured> {
       }
       const lineHeight = parseFloat(s.lineHeight) || parseFloat(s.fontSize) * 1.5;
       const content = el.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom);
-      if (el.scrollHeight > el.clientHeight + 0.5 && s.display !== "inline") problems.push(`${name(el)} is cut: scrollHeight ${el.scrollHeight} > clientHeight ${el.clientHeight}`);
+      if (el.scrollHeight > el.clientHeight + 0.5 && s.display !== "inline")
+        problems.push(`${name(el)} is cut: scrollHeight ${el.scrollHeight} > clientHeight ${el.clientHeight}`);
       // Names (a team owner's, the user's own) show whole over more lines if they must; entries and buttons keep one.
       const whole = ["team-view", "team-view-paused", "user-email", "user-name"].includes(el.getAttribute("data-testid") ?? "");
-      if (!whole && (el.textContent ?? "").trim() && s.display !== "inline" && content > lineHeight * 1.5) problems.push(`${name(el)} wraps: ${Math.round(content)} px high at a ${Math.round(lineHeight)} px line`);
+      if (!whole && (el.textContent ?? "").trim() && s.display !== "inline" && content > lineHeight * 1.5)
+        problems.push(`${name(el)} wraps: ${Math.round(content)} px high at a ${Math.round(lineHeight)} px line`);
     }
     // A top bar is one row: every item's vertical centre within a few pixels of the others'.
     const bar = document.querySelector("header.site-header");
     if (bar && visible(bar)) {
-      const centres = items.filter((i) => i.region === bar).map(({ el }) => {
-        const r = el.getBoundingClientRect();
-        return { el, y: r.top + r.height / 2 };
-      });
+      const centres = items
+        .filter((i) => i.region === bar)
+        .map(({ el }) => {
+          const r = el.getBoundingClientRect();
+          return { el, y: r.top + r.height / 2 };
+        });
       // ... and no two overlap.
-      const boxes = items.filter((i) => i.region === bar).map(({ el }) => ({ el, r: el.getBoundingClientRect() })).sort((a, b) => a.r.left - b.r.left);
+      const boxes = items
+        .filter((i) => i.region === bar)
+        .map(({ el }) => ({ el, r: el.getBoundingClientRect() }))
+        .sort((a, b) => a.r.left - b.r.left);
       for (let i = 1; i < boxes.length; i++) {
         const [a, b] = [boxes[i - 1]!, boxes[i]!];
-        if (!a.el.contains(b.el) && !b.el.contains(a.el) && b.r.left < a.r.right - 0.5) problems.push(`${name(b.el)} overlaps ${name(a.el)} by ${Math.round(a.r.right - b.r.left)} px`);
+        if (!a.el.contains(b.el) && !b.el.contains(a.el) && b.r.left < a.r.right - 0.5)
+          problems.push(`${name(b.el)} overlaps ${name(a.el)} by ${Math.round(a.r.right - b.r.left)} px`);
       }
       const ys = centres.map((c) => c.y);
       if (ys.length > 0 && Math.max(...ys) - Math.min(...ys) > 8) {

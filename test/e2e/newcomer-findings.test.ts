@@ -33,7 +33,11 @@ describe.skipIf(!available)("issue 40 findings in the browser", () => {
     await signInPage(page, email, PASSWORD);
   };
   /** True when the element shows its whole text (nothing cut by an ellipsis or hidden overflow). */
-  const whole = (page: Page, testIdOrSelector: string) => page.locator(testIdOrSelector).first().evaluate((el) => el.scrollWidth <= el.clientWidth + 1);
+  const whole = (page: Page, testIdOrSelector: string) =>
+    page
+      .locator(testIdOrSelector)
+      .first()
+      .evaluate((el) => el.scrollWidth <= el.clientWidth + 1);
 
   it("2: the verification link opened again says the address is already verified", async () => {
     const page = f.browser.page;
@@ -58,7 +62,11 @@ describe.skipIf(!available)("issue 40 findings in the browser", () => {
     await page.getByTestId("created-link").waitFor();
     expect(await page.getByTestId("created-link").textContent()).toContain("→ https://example.com/page");
     const anon = await f.server.ctx.links.create(null, { url: "https://example.com/old", alias: `anon-${stamp}` });
-    await f.server.ctx.storage.db.updateTable("links").set({ expires_at: Date.now() - 1000 }).where("id", "=", anon.id).execute();
+    await f.server.ctx.storage.db
+      .updateTable("links")
+      .set({ expires_at: Date.now() - 1000 })
+      .where("id", "=", anon.id)
+      .execute();
     await page.goto(`/anon-${stamp}`);
     const text = await page.locator("body").textContent();
     expect(text).toContain("It was made without an account and set to stop working after a date");
@@ -120,7 +128,11 @@ describe.skipIf(!available)("issue 40 findings in the browser", () => {
     await as(page, owner);
     const made = await page.evaluate(async (alias) => {
       const s = await (await fetch("/api/auth/session")).json();
-      const r = await fetch("/api/links", { method: "POST", headers: { "content-type": "application/json", "x-csrf-token": s.csrf_token }, body: JSON.stringify({ url: "https://example.com/landing?utm_campaign=launch&utm_source=mail", alias, password: "open sesame" }) });
+      const r = await fetch("/api/links", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-csrf-token": s.csrf_token },
+        body: JSON.stringify({ url: "https://example.com/landing?utm_campaign=launch&utm_source=mail", alias, password: "open sesame" }),
+      });
       return (await r.json()).link.id as string;
     }, `locked-${stamp}`);
     const long = "https://news.ycombinator-with-a-long-name.example.org/item?id=123456";
@@ -141,7 +153,8 @@ describe.skipIf(!available)("issue 40 findings in the browser", () => {
     await page.getByText("landed").waitFor();
     await page.unroute(form);
     expect(location).toBe("https://example.com/landing?utm_campaign=launch&utm_source=mail");
-    for (let i = 0; i < 3; i++) await fetch(`${f.server.url}/rules-${stamp}`, { headers: { "user-agent": IPHONE, referer: "https://mail.example.com/" }, redirect: "manual" });
+    for (let i = 0; i < 3; i++)
+      await fetch(`${f.server.url}/rules-${stamp}`, { headers: { "user-agent": IPHONE, referer: "https://mail.example.com/" }, redirect: "manual" });
     // The list by clicks puts the link with new clicks first without waiting for the roll-ups.
     await page.goto("/app?sort=clicks&order=desc");
     await expect.poll(async () => (await page.getByTestId("link-row").first().textContent())?.includes(`rules-${stamp}`), { timeout: 1000 }).toBe(true);
@@ -149,12 +162,19 @@ describe.skipIf(!available)("issue 40 findings in the browser", () => {
     await page.goto(`/app/links/${made}/stats`);
     const refs = page.getByTestId("breakdown-referrers");
     await refs.waitFor();
-    expect(await refs.locator("[data-label]").evaluateAll((els) => els.map((e) => e.getAttribute("data-label")))).toEqual(["news.ycombinator-with-a-long-name.example.org"]);
+    expect(await refs.locator("[data-label]").evaluateAll((els) => els.map((e) => e.getAttribute("data-label")))).toEqual([
+      "news.ycombinator-with-a-long-name.example.org",
+    ]);
     expect(await whole(page, '[data-testid="breakdown-referrers"] .hbars .hbar-label')).toBe(true);
     const pages = page.getByTestId("breakdown-referrer-urls");
-    expect(await pages.locator(".hbars .hbar-label").first().getAttribute("title")).toMatch(/^https:\/\/news\.ycombinator-with-a-long-name\.example\.org\/item/);
+    expect(await pages.locator(".hbars .hbar-label").first().getAttribute("title")).toMatch(
+      /^https:\/\/news\.ycombinator-with-a-long-name\.example\.org\/item/,
+    );
     // The bar is the share printed: one row, 100 %.
-    const fill = await refs.locator(".hbar-fill").first().evaluate((el) => el.getBoundingClientRect().width / el.parentElement!.getBoundingClientRect().width);
+    const fill = await refs
+      .locator(".hbar-fill")
+      .first()
+      .evaluate((el) => el.getBoundingClientRect().width / el.parentElement!.getBoundingClientRect().width);
     expect(Math.round(fill * 100)).toBe(100);
     const utm = page.getByTestId("breakdown-utm-campaigns");
     expect(await utm.textContent()).toContain("launch (destination)");
@@ -162,7 +182,13 @@ describe.skipIf(!available)("issue 40 findings in the browser", () => {
 
     await page.goto(`/app/analytics`);
     await page.getByTestId("breakdown-os").waitFor();
-    expect(await page.getByTestId("breakdown-os").locator("[data-label]").allTextContents().then((t) => t.join("|"))).toContain("iOS");
+    expect(
+      await page
+        .getByTestId("breakdown-os")
+        .locator("[data-label]")
+        .allTextContents()
+        .then((t) => t.join("|")),
+    ).toContain("iOS");
     expect(await page.getByTestId("breakdown-os").textContent()).not.toContain("IOS");
     await page.setViewportSize({ width: 390, height: 900 });
     const alias = page.getByTestId("top-link-stats").first();
@@ -195,7 +221,9 @@ describe.skipIf(!available)("issue 40 findings in the browser", () => {
     await page.getByTestId("import-start").click();
     await page.getByTestId("import-failed-line").waitFor();
     const failed = await page.getByTestId("import-failed-line").allTextContents();
-    expect(failed, failed.join()).toEqual([expect.stringMatching(new RegExp(`^Line 2 · imp-bad-${stamp} not-a-urlinvalid_request Not a link snip can create\\. url: `))]);
+    expect(failed, failed.join()).toEqual([
+      expect.stringMatching(new RegExp(`^Line 2 · imp-bad-${stamp} not-a-urlinvalid_request Not a link snip can create\\. url: `)),
+    ]);
     await screenshotModes(page, "issue40-import-failed");
   });
 
@@ -204,7 +232,11 @@ describe.skipIf(!available)("issue 40 findings in the browser", () => {
     await as(page, owner);
     await page.evaluate(async (host) => {
       const s = await (await fetch("/api/auth/session")).json();
-      await fetch("/api/domains", { method: "POST", headers: { "content-type": "application/json", "x-csrf-token": s.csrf_token }, body: JSON.stringify({ hostname: host }) });
+      await fetch("/api/domains", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-csrf-token": s.csrf_token },
+        body: JSON.stringify({ hostname: host }),
+      });
     }, `go.a-rather-long-brand-name-${stamp}.example`);
     await page.setViewportSize({ width: 390, height: 900 });
     await page.goto("/app/domains");
@@ -215,23 +247,41 @@ describe.skipIf(!available)("issue 40 findings in the browser", () => {
     const fits = await value.evaluate((el) => {
       const card = el.closest(".card")!.getBoundingClientRect();
       const r = el.getBoundingClientRect();
-      return { inCard: r.right <= card.right + 1, whole: el.scrollWidth <= el.clientWidth + 1, r: r.right, card: card.right, sw: el.scrollWidth, cw: el.clientWidth };
+      return {
+        inCard: r.right <= card.right + 1,
+        whole: el.scrollWidth <= el.clientWidth + 1,
+        r: r.right,
+        card: card.right,
+        sw: el.scrollWidth,
+        cw: el.clientWidth,
+      };
     });
     expect(fits, JSON.stringify(fits)).toMatchObject({ inCard: true, whole: true });
-    expect(await page.getByTestId("domain-records").locator("td[data-label]").evaluateAll((tds) => tds.map((t) => t.getAttribute("data-label")))).toContain("Value");
+    expect(
+      await page
+        .getByTestId("domain-records")
+        .locator("td[data-label]")
+        .evaluateAll((tds) => tds.map((t) => t.getAttribute("data-label"))),
+    ).toContain("Value");
     await as(page, ops);
     // An entry in the audit log: the operator moves an account to Pro and back.
     await page.evaluate(async (id) => {
       const s = await (await fetch("/api/auth/session")).json();
       for (const plan of ["pro", "free"]) {
-        await fetch(`/api/admin/accounts/${id}`, { method: "PATCH", headers: { "content-type": "application/json", "x-csrf-token": s.csrf_token }, body: JSON.stringify({ plan }) });
+        await fetch(`/api/admin/accounts/${id}`, {
+          method: "PATCH",
+          headers: { "content-type": "application/json", "x-csrf-token": s.csrf_token },
+          body: JSON.stringify({ plan }),
+        });
       }
     }, freeId);
     await page.setViewportSize({ width: 390, height: 900 });
     await page.goto("/app/admin/audit");
     const first = page.getByTestId("audit-row").first();
     await first.waitFor();
-    const shown = await first.locator("td").evaluateAll((tds) => tds.filter((t) => t.getBoundingClientRect().width > 0 && t.getBoundingClientRect().right <= window.innerWidth).length);
+    const shown = await first
+      .locator("td")
+      .evaluateAll((tds) => tds.filter((t) => t.getBoundingClientRect().width > 0 && t.getBoundingClientRect().right <= window.innerWidth).length);
     expect(shown).toBe(4);
     await page.setViewportSize({ width: 1280, height: 900 });
     await screenshotModes(page, "issue40-audit");

@@ -29,7 +29,14 @@ describe.skipIf(!available)("passkeys in the browser", () => {
     cdp = await browser.context.newCDPSession(browser.page);
     await cdp.send("WebAuthn.enable");
     const added = await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: "ctap2",
+        transport: "internal",
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     });
     authenticatorId = added.authenticatorId;
   });
@@ -59,7 +66,9 @@ describe.skipIf(!available)("passkeys in the browser", () => {
     expect(credentials[0]!.isResidentCredential).toBe(true);
     expect(credentials[0]!.rpId).toBe("localhost");
     const stored = await server.ctx.storage.db.selectFrom("passkeys").selectAll().execute();
-    expect(stored.map((p) => [p.name, p.credential_id])).toEqual([["Test laptop", credentials[0]!.credentialId.replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_")]]);
+    expect(stored.map((p) => [p.name, p.credential_id])).toEqual([
+      ["Test laptop", credentials[0]!.credentialId.replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_")],
+    ]);
     await screenshotModes(page(), "e2e-passkeys-profile");
     // The part itself, close up, at the narrow width in both themes (a full profile page is tall).
     await page().setViewportSize({ width: 390, height: 900 });

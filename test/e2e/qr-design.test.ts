@@ -19,20 +19,23 @@ interface Preview {
 
 /** What the preview image shows, read back from its pixels. */
 function readPreview(page: Page): Promise<Preview> {
-  return page.getByTestId("qr-image").last().evaluate(async (img: HTMLImageElement) => {
-    if (!img.complete) await new Promise((r) => img.addEventListener("load", r, { once: true }));
-    const canvas = document.createElement("canvas");
-    canvas.width = img.naturalWidth;
-    canvas.height = img.naturalHeight;
-    const g = canvas.getContext("2d") as CanvasRenderingContext2D;
-    g.drawImage(img, 0, 0);
-    const data = g.getImageData(0, 0, canvas.width, canvas.height).data;
-    const hex = (i: number) => `#${[data[i], data[i + 1], data[i + 2]].map((c) => (c as number).toString(16).padStart(2, "0")).join("")}`;
-    const counts = new Map<string, number>();
-    for (let i = 0; i < data.length; i += 4) counts.set(hex(i), (counts.get(hex(i)) ?? 0) + 1);
-    const mid = (Math.floor(canvas.height / 2) * canvas.width + Math.floor(canvas.width / 2)) * 4;
-    return { modules: Number(img.dataset.modules), colours: [...counts].sort((a, b) => b[1] - a[1]).map(([c]) => c), centre: hex(mid) };
-  });
+  return page
+    .getByTestId("qr-image")
+    .last()
+    .evaluate(async (img: HTMLImageElement) => {
+      if (!img.complete) await new Promise((r) => img.addEventListener("load", r, { once: true }));
+      const canvas = document.createElement("canvas");
+      canvas.width = img.naturalWidth;
+      canvas.height = img.naturalHeight;
+      const g = canvas.getContext("2d") as CanvasRenderingContext2D;
+      g.drawImage(img, 0, 0);
+      const data = g.getImageData(0, 0, canvas.width, canvas.height).data;
+      const hex = (i: number) => `#${[data[i], data[i + 1], data[i + 2]].map((c) => (c as number).toString(16).padStart(2, "0")).join("")}`;
+      const counts = new Map<string, number>();
+      for (let i = 0; i < data.length; i += 4) counts.set(hex(i), (counts.get(hex(i)) ?? 0) + 1);
+      const mid = (Math.floor(canvas.height / 2) * canvas.width + Math.floor(canvas.width / 2)) * 4;
+      return { modules: Number(img.dataset.modules), colours: [...counts].sort((a, b) => b[1] - a[1]).map(([c]) => c), centre: hex(mid) };
+    });
 }
 
 /** Polls the preview until `ok` holds for it, and returns it. */

@@ -33,7 +33,14 @@ describe.skipIf(!available)("confirm it's you (sudo mode) and the security activ
     const cdp = await browser.context.newCDPSession(browser.page);
     await cdp.send("WebAuthn.enable");
     await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: "ctap2",
+        transport: "internal",
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     });
     browser.page.on("request", (r) => {
       if (r.method() === "POST" && new URL(r.url()).pathname === "/api/keys") keyPosts++;
@@ -103,7 +110,11 @@ describe.skipIf(!available)("confirm it's you (sudo mode) and the security activ
       // The buttons' colours move to the new scheme over 0.15 s: axe measures them once there (a loaded machine ran it mid-way).
       await page().evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished)));
       const axe = await new AxeBuilder({ page: page() }).include(".reauth-dialog").withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-      expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").flatMap((v) => v.nodes.map((n) => `${scheme}: ${v.id} at ${n.target.join(" ")}: ${n.failureSummary ?? ""}`))).toEqual([]);
+      expect(
+        axe.violations
+          .filter((v) => v.impact === "serious" || v.impact === "critical")
+          .flatMap((v) => v.nodes.map((n) => `${scheme}: ${v.id} at ${n.target.join(" ")}: ${n.failureSummary ?? ""}`)),
+      ).toEqual([]);
     }
     await page().emulateMedia({ colorScheme: "light" });
 
@@ -173,7 +184,13 @@ describe.skipIf(!available)("confirm it's you (sudo mode) and the security activ
     await page().goto("/app/security");
     await page().getByTestId("activity-empty").waitFor();
     await page().unroute(activity);
-    await page().route(activity, (r) => r.fulfill({ status: 503, contentType: "application/json", body: JSON.stringify({ status: "error", code: "unavailable", message: "Try again in a moment" }) }));
+    await page().route(activity, (r) =>
+      r.fulfill({
+        status: 503,
+        contentType: "application/json",
+        body: JSON.stringify({ status: "error", code: "unavailable", message: "Try again in a moment" }),
+      }),
+    );
     await page().goto("/app/security");
     await expect.poll(() => page().getByTestId("activity-error").textContent()).toContain("Try again in a moment");
     await page().unroute(activity);

@@ -19,12 +19,28 @@ export interface Seeded {
 export async function seedEveryState(server: TestServer, stamp: string): Promise<Seeded> {
   const ctx = server.ctx;
   const db = ctx.storage.db;
-  const owner = await ctx.accounts.create({ email: `owner-${stamp}@example.com`, password: SEED_PASSWORD, plan: "business", verified: true, name: "Olga Owner" });
+  const owner = await ctx.accounts.create({
+    email: `owner-${stamp}@example.com`,
+    password: SEED_PASSWORD,
+    plan: "business",
+    verified: true,
+    name: "Olga Owner",
+  });
   const member = await ctx.accounts.create({ email: `member-${stamp}@example.com`, password: SEED_PASSWORD, plan: "free", verified: true, name: "Max Member" });
-  const operator = await ctx.accounts.create({ email: `ops-${stamp}@example.com`, password: SEED_PASSWORD, verified: true, admin: true, name: "Olive Operator" });
+  const operator = await ctx.accounts.create({
+    email: `ops-${stamp}@example.com`,
+    password: SEED_PASSWORD,
+    verified: true,
+    admin: true,
+    name: "Olive Operator",
+  });
   const blockedHost = `blocked-${stamp}.example`;
   const make = (alias: string, extra: Record<string, unknown> = {}) =>
-    ctx.links.create(owner, { url: `https://www.example.com/a/rather/long/path/for/${alias}?utm_source=newsletter&utm_medium=email`, alias: `${alias}-${stamp}`, ...extra });
+    ctx.links.create(owner, {
+      url: `https://www.example.com/a/rather/long/path/for/${alias}?utm_source=newsletter&utm_medium=email`,
+      alias: `${alias}-${stamp}`,
+      ...extra,
+    });
   const plain = await make("plain");
   const open = await make("open", { max_clicks: 5 });
   const used = await make("used", { max_clicks: 1 });
@@ -32,45 +48,118 @@ export async function seedEveryState(server: TestServer, stamp: string): Promise
   const disabled = await make("disabled");
   const password = await make("password", { password: "open sesame" });
   const blocked = await ctx.links.create(owner, { url: `https://${blockedHost}/login`, alias: `blocked-${stamp}` });
-  const visit = (alias: string) => fetch(`${server.url}/${alias}`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)" } });
+  const visit = (alias: string) =>
+    fetch(`${server.url}/${alias}`, { redirect: "manual", headers: { "user-agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X)" } });
   for (let i = 0; i < 3; i++) await visit(plain.alias);
   await visit(open.alias);
   await visit(used.alias);
   await ctx.clicks.flush();
-  await db.updateTable("links").set({ expires_at: Date.now() - 60_000 }).where("id", "=", expired.id).execute();
-  await db.updateTable("links").set({ disabled_at: Date.now(), disabled_status: 410, disabled_reason: "Phishing page reported twice" }).where("id", "=", disabled.id).execute();
+  await db
+    .updateTable("links")
+    .set({ expires_at: Date.now() - 60_000 })
+    .where("id", "=", expired.id)
+    .execute();
+  await db
+    .updateTable("links")
+    .set({ disabled_at: Date.now(), disabled_status: 410, disabled_reason: "Phishing page reported twice" })
+    .where("id", "=", disabled.id)
+    .execute();
   await ctx.blocklistAdmin.add({ id: operator.id, email: operator.email }, blockedHost, "Fake bank kit");
 
   const now = Date.now();
   await db.insertInto("team_members").values({ owner_id: owner.id, member_id: member.id, joined_at: now }).execute();
   await db
     .insertInto("domains")
-    .values({ id: newId(), owner_id: owner.id, hostname: `go.brand-${stamp}.example`, status: "verified", txt_token: "snip-verify-abc", next_action: null, last_checked_at: now, verified_at: now, lost_at: null, next_check_at: null, verify_requested_at: null, created_at: now })
+    .values({
+      id: newId(),
+      owner_id: owner.id,
+      hostname: `go.brand-${stamp}.example`,
+      status: "verified",
+      txt_token: "snip-verify-abc",
+      next_action: null,
+      last_checked_at: now,
+      verified_at: now,
+      lost_at: null,
+      next_check_at: null,
+      verify_requested_at: null,
+      created_at: now,
+    })
     .execute();
-  await ctx.apiKeys.create(owner, { name: "Order system", scopes: ["links:create", "links:read", "stats:read"], expires_at: new Date(now + 90 * 86_400_000).toISOString() });
+  await ctx.apiKeys.create(owner, {
+    name: "Order system",
+    scopes: ["links:create", "links:read", "stats:read"],
+    expires_at: new Date(now + 90 * 86_400_000).toISOString(),
+  });
   await ctx.apiKeys.create(owner, { name: "Nightly backup", scopes: ["export"] });
   const webhookId = newId();
   await db
     .insertInto("webhooks")
-    .values({ id: webhookId, owner_id: owner.id, name: "Order system", url: "https://hooks.example.com/snip/a/long/receiver/path", kind: "slack", secret_enc: null, active: 0, created_at: now, updated_at: now })
+    .values({
+      id: webhookId,
+      owner_id: owner.id,
+      name: "Order system",
+      url: "https://hooks.example.com/snip/a/long/receiver/path",
+      kind: "slack",
+      secret_enc: null,
+      active: 0,
+      created_at: now,
+      updated_at: now,
+    })
     .execute();
-  const payload = JSON.stringify({ version: 1, id: "x", type: "link_click", test: true, link: { alias: "example", short_url: `${server.url}/example`, url: "https://example.com/" } });
+  const payload = JSON.stringify({
+    version: 1,
+    id: "x",
+    type: "link_click",
+    test: true,
+    link: { alias: "example", short_url: `${server.url}/example`, url: "https://example.com/" },
+  });
   await db
     .insertInto("webhook_deliveries")
     .values([
       { id: newId(), webhook_id: webhookId, event: "link_click", at: now - 1000, status_code: 200, error: null, duration_ms: 120, test: 1, payload },
-      { id: newId(), webhook_id: webhookId, event: "link_click", at: now, status_code: null, error: "timeout after 2000 ms", duration_ms: 2001, test: 0, payload },
+      {
+        id: newId(),
+        webhook_id: webhookId,
+        event: "link_click",
+        at: now,
+        status_code: null,
+        error: "timeout after 2000 ms",
+        duration_ms: 2001,
+        test: 0,
+        payload,
+      },
     ])
     .execute();
   await db
     .insertInto("abuse_reports")
-    .values({ id: newId(), link_id: plain.id, domain: "", alias: plain.alias, url: plain.url, reason: "phishing", details: "Asks for my bank password.", reporter_email: "victim@example.net", state: "open", created_at: now, resolved_at: null, resolved_by: null })
+    .values({
+      id: newId(),
+      link_id: plain.id,
+      domain: "",
+      alias: plain.alias,
+      url: plain.url,
+      reason: "phishing",
+      details: "Asks for my bank password.",
+      reporter_email: "victim@example.net",
+      state: "open",
+      created_at: now,
+      resolved_at: null,
+      resolved_by: null,
+    })
     .execute();
   return {
     owner: { id: owner.id, email: owner.email },
     member: { id: member.id, email: member.email },
     operator: { email: operator.email },
-    alias: { plain: plain.alias, open: open.alias, expired: expired.alias, used: used.alias, disabled: disabled.alias, blocked: blocked.alias, password: password.alias },
+    alias: {
+      plain: plain.alias,
+      open: open.alias,
+      expired: expired.alias,
+      used: used.alias,
+      disabled: disabled.alias,
+      blocked: blocked.alias,
+      password: password.alias,
+    },
     plainId: plain.id,
     blockedHost,
   };

@@ -20,7 +20,14 @@ describe.skipIf(!available)("single sign-on in the browser", () => {
     dns = await TestDns.start();
     const port = await freePort();
     f = await startBrowserFixture({
-      env: { DNS_SERVERS: dns.address, WEBHOOK_ALLOW_PRIVATE: "true", OIDC_ISSUER: `http://127.0.0.1:${port}`, OIDC_CLIENT_ID: "snip-instance", OIDC_CLIENT_SECRET: "instance-secret-0123", OIDC_NAME: "Corp ID" },
+      env: {
+        DNS_SERVERS: dns.address,
+        WEBHOOK_ALLOW_PRIVATE: "true",
+        OIDC_ISSUER: `http://127.0.0.1:${port}`,
+        OIDC_CLIENT_ID: "snip-instance",
+        OIDC_CLIENT_SECRET: "instance-secret-0123",
+        OIDC_NAME: "Corp ID",
+      },
     });
     const redirect = `${f.server.url}/api/auth/sso/callback`;
     idp = await TestOidc.start(port, [

@@ -21,7 +21,11 @@ describe.skipIf(!available)("statistics page in the browser", () => {
 
   beforeAll(async () => {
     const file = join(geoDir, "city.mmdb");
-    const place = (sub: string, subName: string, city: string) => ({ country: { iso_code: "FR" }, subdivisions: [{ iso_code: sub, names: { en: subName } }], city: { names: { en: city } } });
+    const place = (sub: string, subName: string, city: string) => ({
+      country: { iso_code: "FR" },
+      subdivisions: [{ iso_code: sub, names: { en: subName } }],
+      city: { names: { en: city } },
+    });
     writeFileSync(
       file,
       buildMmdb(

@@ -25,53 +25,62 @@ describe.skipIf(!browserAvailable())("click streams in the browser", () => {
   });
   afterAll(async () => fixture?.close());
 
-  it.skipIf(!up.redis)("adds a stream to Redis, shows its delivery status, turns it off and deletes it", async () => {
-    const page = browser.page;
-    await signInPage(page, email, password);
-    await page.getByTestId("nav-webhooks").click();
-    await page.getByTestId("streams-empty").waitFor();
-    expect(await page.getByTestId("stream-count").textContent()).toContain("0 of 5 used");
-    await screenshotModes(page, "e2e-streams-01-empty");
+  it.skipIf(!up.redis)(
+    "adds a stream to Redis, shows its delivery status, turns it off and deletes it",
+    async () => {
+      const page = browser.page;
+      await signInPage(page, email, password);
+      await page.getByTestId("nav-webhooks").click();
+      await page.getByTestId("streams-empty").waitFor();
+      expect(await page.getByTestId("stream-count").textContent()).toContain("0 of 5 used");
+      await screenshotModes(page, "e2e-streams-01-empty");
 
-    await page.getByTestId("stream-kind-select").selectOption("redis");
-    await page.getByTestId("stream-name-input").fill("Warehouse");
-    await page.getByTestId("stream-url-input").fill("amqp://127.0.0.1:5672");
-    await page.getByTestId("stream-create").click();
-    await page.getByTestId("stream-url-input-error").waitFor();
-    expect(await page.getByTestId("stream-url-input-error").textContent()).toContain("must start with redis:// or rediss:// for redis");
+      await page.getByTestId("stream-kind-select").selectOption("redis");
+      await page.getByTestId("stream-name-input").fill("Warehouse");
+      await page.getByTestId("stream-url-input").fill("amqp://127.0.0.1:5672");
+      await page.getByTestId("stream-create").click();
+      await page.getByTestId("stream-url-input-error").waitFor();
+      expect(await page.getByTestId("stream-url-input-error").textContent()).toContain("must start with redis:// or rediss:// for redis");
 
-    // A password the broker does not expect: shown as ***, and the broker's refusal shown as the status.
-    await page.getByTestId("stream-url-input").fill("redis://:hunter2-secret@127.0.0.1:6379");
-    await page.getByTestId("stream-create").click();
-    await page.getByTestId("stream-row").waitFor();
-    expect(await page.getByTestId("stream-row").textContent()).toContain("redis://:***@127.0.0.1:6379");
-    expect(await page.content()).not.toContain("hunter2-secret");
-    await page.getByTestId("stream-kind-select").selectOption("redis");
-    await page.getByTestId("stream-name-input").fill("Open");
-    await page.getByTestId("stream-url-input").fill("redis://127.0.0.1:6379");
-    await page.getByTestId("stream-create").click();
-    await expect.poll(() => page.getByTestId("stream-row").count()).toBe(2);
+      // A password the broker does not expect: shown as ***, and the broker's refusal shown as the status.
+      await page.getByTestId("stream-url-input").fill("redis://:hunter2-secret@127.0.0.1:6379");
+      await page.getByTestId("stream-create").click();
+      await page.getByTestId("stream-row").waitFor();
+      expect(await page.getByTestId("stream-row").textContent()).toContain("redis://:***@127.0.0.1:6379");
+      expect(await page.content()).not.toContain("hunter2-secret");
+      await page.getByTestId("stream-kind-select").selectOption("redis");
+      await page.getByTestId("stream-name-input").fill("Open");
+      await page.getByTestId("stream-url-input").fill("redis://127.0.0.1:6379");
+      await page.getByTestId("stream-create").click();
+      await expect.poll(() => page.getByTestId("stream-row").count()).toBe(2);
 
-    // A click on the account's link: the open stream delivers it, the other shows the broker's answer.
-    const api = await signedInClient({ url: server.url, ctx: { accounts: { create: async () => undefined } } }, email, "business", password);
-    const link = await createLink(api, { url: "https://example.com/stream-e2e" });
-    expect(await visit(server.url, `/${link.alias}`)).toBe(302);
-    const rows = page.getByTestId("stream-row");
-    await expect.poll(async () => {
-      await page.reload();
-      await rows.nth(1).getByTestId("stream-status").waitFor();
-      return `${await rows.nth(0).getByTestId("stream-status").textContent()} | ${await rows.nth(1).getByTestId("stream-status").textContent()}`;
-    }, { timeout: 15_000 }).toMatch(/^0 delivered · 1 waiting.*ERR AUTH.* \| 1 delivered · 0 waitingLast sent/);
-    await screenshotModes(page, "e2e-streams-02-status");
+      // A click on the account's link: the open stream delivers it, the other shows the broker's answer.
+      const api = await signedInClient({ url: server.url, ctx: { accounts: { create: async () => undefined } } }, email, "business", password);
+      const link = await createLink(api, { url: "https://example.com/stream-e2e" });
+      expect(await visit(server.url, `/${link.alias}`)).toBe(302);
+      const rows = page.getByTestId("stream-row");
+      await expect
+        .poll(
+          async () => {
+            await page.reload();
+            await rows.nth(1).getByTestId("stream-status").waitFor();
+            return `${await rows.nth(0).getByTestId("stream-status").textContent()} | ${await rows.nth(1).getByTestId("stream-status").textContent()}`;
+          },
+          { timeout: 15_000 },
+        )
+        .toMatch(/^0 delivered · 1 waiting.*ERR AUTH.* \| 1 delivered · 0 waitingLast sent/);
+      await screenshotModes(page, "e2e-streams-02-status");
 
-    const row = rows.nth(1);
-    await row.getByTestId("stream-toggle").click();
-    await expect.poll(() => row.textContent()).toContain("Off");
-    for (let left = 2; left > 0; left--) {
-      await rows.first().getByTestId("stream-delete").click();
-      await page.getByRole("button", { name: "Delete stream" }).click();
-      if (left > 1) await expect.poll(() => rows.count()).toBe(left - 1);
-    }
-    await page.getByTestId("streams-empty").waitFor();
-  }, 60_000);
+      const row = rows.nth(1);
+      await row.getByTestId("stream-toggle").click();
+      await expect.poll(() => row.textContent()).toContain("Off");
+      for (let left = 2; left > 0; left--) {
+        await rows.first().getByTestId("stream-delete").click();
+        await page.getByRole("button", { name: "Delete stream" }).click();
+        if (left > 1) await expect.poll(() => rows.count()).toBe(left - 1);
+      }
+      await page.getByTestId("streams-empty").waitFor();
+    },
+    60_000,
+  );
 });

@@ -50,7 +50,9 @@ describe.skipIf(!available)("webhooks page in the browser", () => {
     await page.getByTestId("webhooks-empty").waitFor();
     expect(await page.getByTestId("webhook-count").textContent()).toContain("0 of 5 used");
     // This server runs with WEBHOOK_ALLOW_PRIVATE=true: the help text says private receivers are accepted.
-    expect(await page.locator("#webhook-url-input ~ .field-hint").textContent()).toContain("accepts receivers on loopback and private networks too (WEBHOOK_ALLOW_PRIVATE)");
+    expect(await page.locator("#webhook-url-input ~ .field-hint").textContent()).toContain(
+      "accepts receivers on loopback and private networks too (WEBHOOK_ALLOW_PRIVATE)",
+    );
     await screenshot(page, "e2e-webhooks-01-empty");
 
     // A refused address: the reason is shown beside the URL field.
@@ -102,13 +104,25 @@ describe.skipIf(!available)("webhooks page in the browser", () => {
     // A real click on one of the account's links arrives and shows in the log after a refresh.
     const link = await page.evaluate(async () => {
       const s = await (await fetch("/api/auth/session")).json();
-      const r = await fetch("/api/links", { method: "POST", headers: { "content-type": "application/json", "x-csrf-token": s.csrf_token }, body: JSON.stringify({ url: "https://example.com/e2e" }) });
+      const r = await fetch("/api/links", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-csrf-token": s.csrf_token },
+        body: JSON.stringify({ url: "https://example.com/e2e" }),
+      });
       return (await r.json()).link as { alias: string };
     });
     expect(await visit(server.url, `/${link.alias}`)).toBe(302);
     await rx.waitFor(2);
     // The delivery log is written in batches (once a second at most): until the click's delivery is stored.
-    const stored = async () => Number((await server.ctx.storage.db.selectFrom("webhook_deliveries").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n);
+    const stored = async () =>
+      Number(
+        (
+          await server.ctx.storage.db
+            .selectFrom("webhook_deliveries")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     await waitFor(async () => (await stored()) === 2, { what: "the click's delivery in the log" });
     await page.getByTestId("delivery-log-refresh").click();
     await page.waitForFunction(() => document.querySelectorAll('[data-testid="delivery-row"]').length === 2);
@@ -140,7 +154,9 @@ describe.skipIf(!available)("webhooks page in the browser", () => {
 
   it("shows the error state with a retry when the list cannot be loaded", async () => {
     const page = browser.page;
-    await page.route("**/api/webhooks", (route) => route.fulfill({ status: 500, contentType: "application/json", body: '{"status":"error","code":"internal_error","message":"Internal error"}' }));
+    await page.route("**/api/webhooks", (route) =>
+      route.fulfill({ status: 500, contentType: "application/json", body: '{"status":"error","code":"internal_error","message":"Internal error"}' }),
+    );
     await page.reload();
     await page.getByTestId("webhooks-error").waitFor();
     await screenshot(page, "e2e-webhooks-08-error");

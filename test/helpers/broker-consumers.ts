@@ -34,7 +34,8 @@ export async function brokersUp(): Promise<Record<Kind, boolean>> {
   const up = await Promise.all(kinds.map((k) => open(Number(new URL(BROKER_URLS[k]).port))));
   const result = Object.fromEntries(kinds.map((k, i) => [k, up[i]])) as Record<Kind, boolean>;
   const missing = kinds.filter((k) => !result[k]);
-  if (missing.length > 0 && process.env.SNIP_REQUIRE_BROKERS) throw new Error(`SNIP_REQUIRE_BROKERS is set but nothing listens for ${missing.join(", ")} on 127.0.0.1`);
+  if (missing.length > 0 && process.env.SNIP_REQUIRE_BROKERS)
+    throw new Error(`SNIP_REQUIRE_BROKERS is set but nothing listens for ${missing.join(", ")} on 127.0.0.1`);
   if (missing.length > 0) console.warn(`click-stream tests SKIPPED where they need ${missing.join(", ")}: nothing listens on 127.0.0.1 (.ci/run starts them)`);
   return result;
 }
@@ -143,8 +144,10 @@ export async function mqttConsumer(): Promise<Consumer> {
 
 export const CONSUMERS: Record<Kind, () => Promise<Consumer>> = { amqp: amqpConsumer, redis: redisConsumer, nats: natsConsumer, mqtt: mqttConsumer };
 
-const NATS_START = "start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log";
-const REDIS_START = 'redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log';
+const NATS_START =
+  "start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log";
+const REDIS_START =
+  'redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log';
 
 /** Stops and starts a broker with the commands .ci/run uses. */
 export const BROKER_CONTROL: Record<Kind, { stop: string; start: string; port: number }> = {

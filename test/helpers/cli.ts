@@ -12,7 +12,12 @@ export interface CliResult {
 }
 
 const argv = (args: string[]) => cliArgv(args);
-const options = (env: Record<string, string>) => ({ cwd: root, env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "silent", ...env }, encoding: "utf8" as const, timeout: 60_000 });
+const options = (env: Record<string, string>) => ({
+  cwd: root,
+  env: { PATH: process.env.PATH ?? "", LOG_LEVEL: "silent", ...env },
+  encoding: "utf8" as const,
+  timeout: 60_000,
+});
 
 export function snip(args: string[], env: Record<string, string>): CliResult {
   const r = spawnSync(process.execPath, argv(args), options(env));

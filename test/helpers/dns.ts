@@ -45,7 +45,8 @@ export class TestDns {
           response.answers.push({ name: q.name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 60, domain: zone.cname } as never);
         }
         if (type === "TXT") {
-          for (const chunks of zone.txt ?? []) response.answers.push({ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 60, data: chunks } as never);
+          for (const chunks of zone.txt ?? [])
+            response.answers.push({ name: q.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 60, data: chunks } as never);
         }
         send(response);
       },

@@ -45,5 +45,7 @@ export async function createTestDatabase(engine: EngineName): Promise<TestDataba
 
 /** Storage on a test database, not migrated: its PostgreSQL database, or a new SQLite file. */
 export function openTestStorage(db: TestDatabase): Promise<Storage> {
-  return openStorage(db.databaseUrl ? { kind: "postgres", url: db.databaseUrl } : { kind: "sqlite", file: join(mkdtempSync(join(tmpdir(), "snip-db-")), "snip.db") });
+  return openStorage(
+    db.databaseUrl ? { kind: "postgres", url: db.databaseUrl } : { kind: "sqlite", file: join(mkdtempSync(join(tmpdir(), "snip-db-")), "snip.db") },
+  );
 }

@@ -89,7 +89,16 @@ export function shlinkVisit(i: number, j: number): Record<string, unknown> {
     date: isoAt(createdAt(i) + (j + 1) * 60_000, "+00:00"),
     userAgent: USER_AGENTS[j % USER_AGENTS.length],
     visitLocation: located
-      ? { countryCode: "DE", countryName: "Germany", regionName: "Berlin", cityName: "Berlin", latitude: 52.52, longitude: 13.405, timezone: "Europe/Berlin", isEmpty: false }
+      ? {
+          countryCode: "DE",
+          countryName: "Germany",
+          regionName: "Berlin",
+          cityName: "Berlin",
+          latitude: 52.52,
+          longitude: 13.405,
+          timezone: "Europe/Berlin",
+          isEmpty: false,
+        }
       : null,
     potentialBot: j % 13 === 12,
     visitedUrl: null,

@@ -85,7 +85,12 @@ function bitlyRoute(ctx: Ctx, path: string, q: URLSearchParams): Route | null {
   const clicks = /^\/v4\/bitlinks\/bit\.ly\/b(\d+)\/clicks\/summary$/.exec(path);
   if (clicks) {
     const i = Number(clicks[1]);
-    const body = { unit_reference: isoAt(Date.UTC(2025, 0, 1), "+0000"), total_clicks: bitlyClicks(i), units: Number(q.get("units") ?? -1), unit: q.get("unit") ?? "day" };
+    const body = {
+      unit_reference: isoAt(Date.UTC(2025, 0, 1), "+0000"),
+      total_clicks: bitlyClicks(i),
+      units: Number(q.get("units") ?? -1),
+      unit: q.get("unit") ?? "day",
+    };
     return { kind: "clicks", page: null, answer: () => (i < ctx.n ? { status: 200, body } : NOT_FOUND) };
   }
   const list = /^\/v4\/groups\/Bgroup(\d+)\/bitlinks$/.exec(path);
@@ -113,7 +118,10 @@ function bitlyRoute(ctx: Ctx, path: string, q: URLSearchParams): Route | null {
 }
 
 function pageAnswer(items: unknown[], page: number, perPage: number, total: number) {
-  return { data: items, pagination: { currentPage: page, pagesCount: Math.ceil(total / perPage), itemsPerPage: perPage, itemsInCurrentPage: items.length, totalItems: total } };
+  return {
+    data: items,
+    pagination: { currentPage: page, pagesCount: Math.ceil(total / perPage), itemsPerPage: perPage, itemsInCurrentPage: items.length, totalItems: total },
+  };
 }
 
 function shlinkRoute(ctx: Ctx, path: string, q: URLSearchParams): Route | null {
@@ -121,7 +129,21 @@ function shlinkRoute(ctx: Ctx, path: string, q: URLSearchParams): Route | null {
   const per = limitOf(q, "itemsPerPage", 10, 5000);
   if (path === "/rest/v3/short-urls") {
     const ids = range((page - 1) * per, Math.min(ctx.n, page * per));
-    return { kind: "links", page, answer: () => ({ status: 200, body: { shortUrls: pageAnswer(ids.map((i) => ctx.link(i)), page, per, ctx.n) } }) };
+    return {
+      kind: "links",
+      page,
+      answer: () => ({
+        status: 200,
+        body: {
+          shortUrls: pageAnswer(
+            ids.map((i) => ctx.link(i)),
+            page,
+            per,
+            ctx.n,
+          ),
+        },
+      }),
+    };
   }
   const m = /^\/rest\/v3\/short-urls\/s(\d+)\/visits$/.exec(path);
   if (!m) return null;
@@ -132,7 +154,15 @@ function shlinkRoute(ctx: Ctx, path: string, q: URLSearchParams): Route | null {
     link: i,
     answer: () => {
       if (i >= ctx.n || (q.get("domain") ?? null) !== shlinkDomain(i)) {
-        return { status: 404, body: { type: "https://shlink.io/api/error/short-url-not-found", title: "Short URL not found", status: 404, detail: `No URL found with short code "s${i}"` } };
+        return {
+          status: 404,
+          body: {
+            type: "https://shlink.io/api/error/short-url-not-found",
+            title: "Short URL not found",
+            status: 404,
+            detail: `No URL found with short code "s${i}"`,
+          },
+        };
       }
       const count = ctx.visits(i);
       // Newest first: position p of the list is visit count-1-p.
@@ -153,8 +183,11 @@ function yourlsRoute(ctx: Ctx, path: string, q: URLSearchParams): Route | null {
       const ids = range(start, Math.min(ctx.n, start + limit));
       const links: Record<string, unknown> = {};
       ids.forEach((i, k) => (links[`link_${k + 1}`] = ctx.link(i)));
-      const clicks = (ctx.n * (ctx.n - 1)) / 2 * 2;
-      return { status: 200, body: { links: ids.length > 0 ? links : [], stats: { total_links: String(ctx.n), total_clicks: String(clicks) }, statusCode: 200, message: "success" } };
+      const clicks = ((ctx.n * (ctx.n - 1)) / 2) * 2;
+      return {
+        status: 200,
+        body: { links: ids.length > 0 ? links : [], stats: { total_links: String(ctx.n), total_clicks: String(clicks) }, statusCode: 200, message: "success" },
+      };
     },
   };
 }
@@ -164,7 +197,11 @@ function kuttRoute(ctx: Ctx, path: string, q: URLSearchParams): Route | null {
   const limit = limitOf(q, "limit", 10, 50);
   const skip = offsetOf(q, "skip");
   const ids = range(skip, Math.min(ctx.n, skip + limit));
-  return { kind: "links", page: Math.floor(skip / limit) + 1, answer: () => ({ status: 200, body: { total: ctx.n, limit, skip, data: ids.map((i) => ctx.link(i)) } }) };
+  return {
+    kind: "links",
+    page: Math.floor(skip / limit) + 1,
+    answer: () => ({ status: 200, body: { total: ctx.n, limit, skip, data: ids.map((i) => ctx.link(i)) } }),
+  };
 }
 
 function dubRoute(ctx: Ctx, path: string, q: URLSearchParams): Route | null {
@@ -192,7 +229,16 @@ function authorized(name: FakeSourceName, token: string, headers: IncomingHttpHe
 
 function refusal(name: FakeSourceName): Answer {
   if (name === "yourls") return { status: 403, body: { errorCode: 403, message: "Please log in", callback: "" } };
-  if (name === "shlink") return { status: 401, body: { type: "https://shlink.io/api/error/invalid-api-key", title: "Invalid API key", status: 401, detail: "Provided API key does not exist or is invalid." } };
+  if (name === "shlink")
+    return {
+      status: 401,
+      body: {
+        type: "https://shlink.io/api/error/invalid-api-key",
+        title: "Invalid API key",
+        status: 401,
+        detail: "Provided API key does not exist or is invalid.",
+      },
+    };
   return { status: 401, body: { error: { code: "unauthorized", message: "Missing or invalid token" } } };
 }
 
@@ -223,11 +269,15 @@ export class FakeSource {
   link(i: number): Record<string, unknown> {
     const per = Math.ceil(this.links / (this.opts.groups ?? 1));
     const raw =
-      this.name === "bitly" ? bitlyLink(i, `Bgroup${Math.floor(i / per)}`)
-      : this.name === "shlink" ? shlinkLink(i, this.visitsOf(i))
-      : this.name === "yourls" ? yourlsLink(i, this.links)
-      : this.name === "kutt" ? kuttLink(i)
-      : dubLink(i);
+      this.name === "bitly"
+        ? bitlyLink(i, `Bgroup${Math.floor(i / per)}`)
+        : this.name === "shlink"
+          ? shlinkLink(i, this.visitsOf(i))
+          : this.name === "yourls"
+            ? yourlsLink(i, this.links)
+            : this.name === "kutt"
+              ? kuttLink(i)
+              : dubLink(i);
     if (this.broken.has(i)) delete raw[URL_FIELD[this.name]];
     return raw;
   }
@@ -295,7 +345,16 @@ export class FakeSource {
     const { route, answer } = this.answer(req.method ?? "GET", url, req.headers);
     if (this.opts.record !== false) {
       const query = Object.fromEntries(url.searchParams);
-      this.requests.push({ method: req.method ?? "GET", path: url.pathname, query, headers: req.headers, kind: route?.kind ?? null, page: route?.page ?? null, status: answer.status, at: Date.now() });
+      this.requests.push({
+        method: req.method ?? "GET",
+        path: url.pathname,
+        query,
+        headers: req.headers,
+        kind: route?.kind ?? null,
+        page: route?.page ?? null,
+        status: answer.status,
+        at: Date.now(),
+      });
     }
     const body = typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);
     res.writeHead(answer.status, { "content-type": "application/json", ...answer.headers });

@@ -52,7 +52,9 @@ export async function startSmtpServer(opts: SmtpOptions = {}): Promise<{ url: st
 export function readOutbox(dir: string): string[] {
   let files: string[];
   try {
-    files = readdirSync(dir).filter((f) => f.endsWith(".eml")).sort();
+    files = readdirSync(dir)
+      .filter((f) => f.endsWith(".eml"))
+      .sort();
   } catch {
     return [];
   }
@@ -98,7 +100,10 @@ export function mimePart(raw: string, type: "text/plain" | "text/html"): string 
     if (split < 0) continue;
     const head = part.slice(0, split).toLowerCase();
     if (!head.includes(`content-type: ${type}`)) continue;
-    const body = part.slice(split).replace(/^\r?\n\r?\n/, "").replace(/\r?\n--[^\r\n]*--\s*$/, "");
+    const body = part
+      .slice(split)
+      .replace(/^\r?\n\r?\n/, "")
+      .replace(/\r?\n--[^\r\n]*--\s*$/, "");
     if (head.includes("content-transfer-encoding: base64")) return Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8");
     if (head.includes("content-transfer-encoding: quoted-printable")) {
       const bytes = body.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));

@@ -17,4 +17,11 @@ export async function resolve(specifier, context, next) {
 }`;
 register(`data:text/javascript,${encodeURIComponent(hooks)}`, { data: { file } });
 const cache = createRequire(import.meta.url).cache;
-process.on("exit", () => appendFileSync(file, Object.keys(cache).map((f) => `require ${f}\n`).join("")));
+process.on("exit", () =>
+  appendFileSync(
+    file,
+    Object.keys(cache)
+      .map((f) => `require ${f}\n`)
+      .join(""),
+  ),
+);

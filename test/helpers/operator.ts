@@ -22,5 +22,11 @@ export const operator = (server: TestServer, email: string, plan = "free") => ac
 /** The newest audit entries (raw rows, JSON parsed), newest first. */
 export async function auditRows(server: TestServer, limit = 10) {
   const rows = await server.ctx.storage.db.selectFrom("admin_audit").selectAll().orderBy("id", "desc").limit(limit).execute();
-  return rows.map((r) => ({ ...r, id: Number(r.id), at: Number(r.at), before: r.before === null ? null : JSON.parse(r.before), after: r.after === null ? null : JSON.parse(r.after) }));
+  return rows.map((r) => ({
+    ...r,
+    id: Number(r.id),
+    at: Number(r.at),
+    before: r.before === null ? null : JSON.parse(r.before),
+    after: r.after === null ? null : JSON.parse(r.after),
+  }));
 }

@@ -47,7 +47,17 @@ function valueOf(v: AnyValue): string | number | boolean {
 }
 
 type KeyValue = { key: string; value: AnyValue };
-type JsonSpan = { name: string; kind: number; traceId: string; spanId: string; parentSpanId?: string; attributes?: KeyValue[]; status?: { code?: number }; startTimeUnixNano: string; endTimeUnixNano: string };
+type JsonSpan = {
+  name: string;
+  kind: number;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  attributes?: KeyValue[];
+  status?: { code?: number };
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+};
 type JsonRequest = { resourceSpans: { resource: { attributes: KeyValue[] }; scopeSpans: { scope: { name: string }; spans: JsonSpan[] }[] }[] };
 
 function flatten(req: JsonRequest): ReceivedSpan[] {

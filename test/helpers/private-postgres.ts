@@ -58,8 +58,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   if (user) chownSync(dir, user.uid, user.gid);
   const data = join(dir, "data");
   const port = await freePort();
-  const tool = (name: string, args: string[]) =>
-    user ? run("runuser", ["-u", "postgres", "--", join(bin, name), ...args]) : run(join(bin, name), args);
+  const tool = (name: string, args: string[]) => (user ? run("runuser", ["-u", "postgres", "--", join(bin, name), ...args]) : run(join(bin, name), args));
   // Durability is not what is tested: no fsync keeps start and stop quick on a shared machine.
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off -c max_connections=60`;
   const start = async () => {

@@ -97,16 +97,24 @@ export function expectContract(a: Answer, what: string): void {
  * activity: a refused sign-in is listed) or later in the background (clicks, their visitor salts, the owners'
  * roll-ups; security alert emails, stored and sent after the change answered).
  */
-const NOT_REQUEST_STATE = /^(rate_events|orphan_visits|security_events|mail_outbox|clicks?|click_.*|visitor_salts|owner_(daily|hourly|breakdown)|kysely_.*|sqlite_.*)$/;
+const NOT_REQUEST_STATE =
+  /^(rate_events|orphan_visits|security_events|mail_outbox|clicks?|click_.*|visitor_salts|owner_(daily|hourly|breakdown)|kysely_.*|sqlite_.*)$/;
 
 /** The application's tables, found in the database (so tables added later count too). */
 async function tableNames(server: TestServer): Promise<string[]> {
   const db = server.ctx.storage.db;
   const rows =
     server.ctx.storage.dialect === "postgres"
-      ? (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db)).rows
+      ? (
+          await sql<{
+            name: string;
+          }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db)
+        ).rows
       : (await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(db)).rows;
-  return rows.map((r) => r.name).filter((n) => !/^(kysely_|sqlite_)/.test(n)).sort();
+  return rows
+    .map((r) => r.name)
+    .filter((n) => !/^(kysely_|sqlite_)/.test(n))
+    .sort();
 }
 
 /** Row counts of every table a request writes. */

@@ -45,7 +45,15 @@ export class SoftAuthenticator {
   register(options: { challenge: string; rp: { id: string }; user: { id: string } }, opts: { origin?: string; challenge?: string } = {}) {
     const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
     const jwk = publicKey.export({ format: "jwk" });
-    const cose = cbor(new Map<number, unknown>([[1, 2], [3, -7], [-1, 1], [-2, Buffer.from(jwk.x!, "base64url")], [-3, Buffer.from(jwk.y!, "base64url")]]));
+    const cose = cbor(
+      new Map<number, unknown>([
+        [1, 2],
+        [3, -7],
+        [-1, 1],
+        [-2, Buffer.from(jwk.x!, "base64url")],
+        [-3, Buffer.from(jwk.y!, "base64url")],
+      ]),
+    );
     const credId = randomBytes(16);
     const counter = 1;
     const count = Buffer.alloc(4);
@@ -53,8 +61,19 @@ export class SoftAuthenticator {
     const idLen = Buffer.from([0, credId.length]);
     // Flags: user present, user verified, attested credential data.
     const authData = Buffer.concat([sha256(options.rp.id), Buffer.from([0x01 | 0x04 | 0x40]), count, Buffer.alloc(16), idLen, credId, cose]);
-    const clientData = JSON.stringify({ type: "webauthn.create", challenge: opts.challenge ?? options.challenge, origin: opts.origin ?? this.origin, crossOrigin: false });
-    const attestation = cbor(new Map<string, unknown>([["fmt", "none"], ["attStmt", new Map()], ["authData", authData]]));
+    const clientData = JSON.stringify({
+      type: "webauthn.create",
+      challenge: opts.challenge ?? options.challenge,
+      origin: opts.origin ?? this.origin,
+      crossOrigin: false,
+    });
+    const attestation = cbor(
+      new Map<string, unknown>([
+        ["fmt", "none"],
+        ["attStmt", new Map()],
+        ["authData", authData],
+      ]),
+    );
     const cred: SoftCredential = { id: b64u(credId), userHandle: options.user.id, privateKey, counter, rpId: options.rp.id };
     this.credentials.push(cred);
     return {

@@ -44,10 +44,13 @@ export function openSse(baseUrl: string, path: string, cookie: string | null, he
         raw: () => text,
         ended: () => ended,
         async next(event, count = 1, timeoutMs = 5_000) {
-          return waitFor(() => {
-            const found = events.filter((e) => e.event === event);
-            return found.length >= count ? found.slice(0, count) : null;
-          }, { timeoutMs, what: `${count} "${event}" event(s) on ${path}` });
+          return waitFor(
+            () => {
+              const found = events.filter((e) => e.event === event);
+              return found.length >= count ? found.slice(0, count) : null;
+            },
+            { timeoutMs, what: `${count} "${event}" event(s) on ${path}` },
+          );
         },
         close: () => req.destroy(),
       };

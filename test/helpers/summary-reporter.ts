@@ -34,9 +34,16 @@ export default class SummaryReporter implements Reporter {
     const notes: string[] = [];
     if (!process.env.TEST_DATABASE_URL) notes.push("PostgreSQL tests SKIPPED: TEST_DATABASE_URL is not set (SQLite ran)");
     else notes.push(`PostgreSQL tests ran against ${process.env.TEST_DATABASE_URL.replace(/\/\/[^@]*@/, "//")}`);
-    if (!existsSync(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium")) notes.push("browser tests SKIPPED: /usr/bin/chromium not found (apt-get install chromium)");
-    const brokerSkips = testModules.filter((m) => m.moduleId.includes("/test/streams/")).flatMap((m) => [...m.children.allTests()]).filter((t) => t.result().state === "skipped");
-    if (brokerSkips.length > 0) notes.push(`click-stream broker tests SKIPPED (${brokerSkips.length}): RabbitMQ, Redis, NATS or Mosquitto not listening on 127.0.0.1 (.ci/run starts them)`);
+    if (!existsSync(process.env.CHROMIUM_PATH ?? "/usr/bin/chromium"))
+      notes.push("browser tests SKIPPED: /usr/bin/chromium not found (apt-get install chromium)");
+    const brokerSkips = testModules
+      .filter((m) => m.moduleId.includes("/test/streams/"))
+      .flatMap((m) => [...m.children.allTests()])
+      .filter((t) => t.result().state === "skipped");
+    if (brokerSkips.length > 0)
+      notes.push(
+        `click-stream broker tests SKIPPED (${brokerSkips.length}): RabbitMQ, Redis, NATS or Mosquitto not listening on 127.0.0.1 (.ci/run starts them)`,
+      );
     process.stdout.write(`\n${notes.join("\n")}\nTests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }

@@ -20,7 +20,9 @@ export async function joinTeam(server: TestServer, owner: TestAccount, member: T
   const invited = await owner.client.post("/api/team/invitations", { email: member.email });
   if (invited.status !== 201) throw new Error(`invitation failed: ${invited.status} ${invited.text}`);
   // The newest email to the member: an earlier one may be another team's invitation (or this team's, used before).
-  const raw = readOutbox(server.outboxDir).filter((m) => m.includes(`To: ${member.email}`)).at(-1);
+  const raw = readOutbox(server.outboxDir)
+    .filter((m) => m.includes(`To: ${member.email}`))
+    .at(-1);
   const accepted = await member.client.post("/api/invitations/accept", { token: tokenOf(linkIn(raw!, "/app/invitations/accept?token=")) });
   if (accepted.status !== 200) throw new Error(`accepting failed: ${accepted.status} ${accepted.text}`);
 }

@@ -5,7 +5,20 @@ export async function verifiedDomain(server: Pick<TestServer, "ctx">, id: string
   const now = Date.now();
   await server.ctx.storage.db
     .insertInto("domains")
-    .values({ id, owner_id: ownerId, hostname, status: "verified", txt_token: "t", next_action: null, last_checked_at: now, verified_at: now, lost_at: null, next_check_at: null, verify_requested_at: null, created_at: now })
+    .values({
+      id,
+      owner_id: ownerId,
+      hostname,
+      status: "verified",
+      txt_token: "t",
+      next_action: null,
+      last_checked_at: now,
+      verified_at: now,
+      lost_at: null,
+      next_check_at: null,
+      verify_requested_at: null,
+      created_at: now,
+    })
     .execute();
   await server.ctx.domains.announce(hostname);
 }

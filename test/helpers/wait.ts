@@ -37,7 +37,14 @@ export async function waitFor<T>(probe: () => T | Promise<T>, opts: WaitOptions 
 
 /** Until a server on this loopback port answers /healthz with 200 (a child process that logs nothing). */
 export async function healthy(port: number, timeoutMs = 60_000): Promise<void> {
-  await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), { timeoutMs, what: `/healthz on port ${port}` });
+  await waitFor(
+    () =>
+      fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    { timeoutMs, what: `/healthz on port ${port}` },
+  );
 }
 
 /** Resolves once `text` has appeared in a stream (a child's stdout); rejects if it ends first or the time is up. */

@@ -27,10 +27,28 @@ export function makeTestCa(): TestCa {
   const dir = mkdtempSync(join(tmpdir(), "snip-ca-"));
   const run = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  run("req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=snip test CA",
-    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
+  run(
+    "req",
+    "-x509",
+    ...ec,
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.crt",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=snip test CA",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  );
   run("req", ...ec, "-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=hook.test");
-  writeFileSync(join(dir, "leaf.ext"), "subjectAltName=DNS:localhost,DNS:hook.test,DNS:*.hook.test,DNS:rebind.test,DNS:private.test,DNS:public.test,IP:127.0.0.1,IP:127.0.0.2,IP:::1\nextendedKeyUsage=serverAuth\n");
+  writeFileSync(
+    join(dir, "leaf.ext"),
+    "subjectAltName=DNS:localhost,DNS:hook.test,DNS:*.hook.test,DNS:rebind.test,DNS:private.test,DNS:public.test,IP:127.0.0.1,IP:127.0.0.2,IP:::1\nextendedKeyUsage=serverAuth\n",
+  );
   run("x509", "-req", "-in", "leaf.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", "leaf.crt", "-days", "2", "-extfile", "leaf.ext");
   const caPem = readFileSync(join(dir, "ca.crt"), "utf8");
   return {

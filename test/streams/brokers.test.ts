@@ -11,17 +11,37 @@ import { signedInClient } from "../helpers/client.js";
 import { createLink } from "../helpers/links.js";
 import { visit } from "../helpers/visit.js";
 import { waitFor } from "../helpers/wait.js";
-import { BROKER_CONTROL, BROKER_URLS, CONSUMERS, type Consumer, type Kind, type StreamEventSeen, brokersUp, listening, sh } from "../helpers/broker-consumers.js";
+import {
+  BROKER_CONTROL,
+  BROKER_URLS,
+  CONSUMERS,
+  type Consumer,
+  type Kind,
+  type StreamEventSeen,
+  brokersUp,
+  listening,
+  sh,
+} from "../helpers/broker-consumers.js";
 
 const KINDS: Kind[] = ["amqp", "redis", "nats", "mqtt"];
-const ALL_ENV = { STREAM_AMQP_URL: BROKER_URLS.amqp, STREAM_REDIS_URL: BROKER_URLS.redis, STREAM_NATS_URL: BROKER_URLS.nats, STREAM_MQTT_URL: BROKER_URLS.mqtt, STREAM_TIMEOUT_MS: "1000", STREAM_POLL_MS: "50", CLICK_FLUSH_MS: "50" };
+const ALL_ENV = {
+  STREAM_AMQP_URL: BROKER_URLS.amqp,
+  STREAM_REDIS_URL: BROKER_URLS.redis,
+  STREAM_NATS_URL: BROKER_URLS.nats,
+  STREAM_MQTT_URL: BROKER_URLS.mqtt,
+  STREAM_TIMEOUT_MS: "1000",
+  STREAM_POLL_MS: "50",
+  CLICK_FLUSH_MS: "50",
+};
 
 /** Clicks on `aliases` in rounds, `perRound` at a time; resolves with the number served. */
 async function load(server: TestServer, aliases: string[], clicks: number, perRound = 20): Promise<number> {
   let served = 0;
   for (let i = 0; i < clicks; i += perRound) {
     const n = Math.min(perRound, clicks - i);
-    const codes = await Promise.all(Array.from({ length: n }, (_, k) => visit(server.url, `/${aliases[(i + k) % aliases.length]}`, { "user-agent": "stream-test" })));
+    const codes = await Promise.all(
+      Array.from({ length: n }, (_, k) => visit(server.url, `/${aliases[(i + k) % aliases.length]}`, { "user-agent": "stream-test" })),
+    );
     served += codes.filter((c) => c === 302).length;
   }
   return served;
@@ -33,12 +53,20 @@ async function received(c: Consumer, linkIds: Set<string>): Promise<{ all: Strea
   return { all, ids: new Set(all.map((e) => e.id)) };
 }
 
-async function everyBrokerHas(consumers: Record<Kind, Consumer>, linkIds: Set<string>, n: number): Promise<Record<Kind, { all: StreamEventSeen[]; ids: Set<string> }>> {
+async function everyBrokerHas(
+  consumers: Record<Kind, Consumer>,
+  linkIds: Set<string>,
+  n: number,
+): Promise<Record<Kind, { all: StreamEventSeen[]; ids: Set<string> }>> {
   const out = {} as Record<Kind, { all: StreamEventSeen[]; ids: Set<string> }>;
-  for (const k of KINDS) out[k] = await waitFor(async () => {
-    const r = await received(consumers[k], linkIds);
-    return r.ids.size >= n ? r : null;
-  }, { timeoutMs: 30_000 });
+  for (const k of KINDS)
+    out[k] = await waitFor(
+      async () => {
+        const r = await received(consumers[k], linkIds);
+        return r.ids.size >= n ? r : null;
+      },
+      { timeoutMs: 30_000 },
+    );
   return out;
 }
 
@@ -87,7 +115,17 @@ describe.skipIf(!ALL_UP).each(ENGINES)("click stream on the four brokers (%s)", 
       }
     }
     // Published and confirmed: the outbox is empty again and /metrics' figures name each broker.
-    await waitFor(async () => Number((await server.ctx.storage.db.selectFrom("stream_outbox").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n) === 0 || null);
+    await waitFor(
+      async () =>
+        Number(
+          (
+            await server.ctx.storage.db
+              .selectFrom("stream_outbox")
+              .select((eb) => eb.fn.countAll<number>().as("n"))
+              .executeTakeFirstOrThrow()
+          ).n,
+        ) === 0 || null,
+    );
     const byBroker = server.ctx.streamPublisher.byBroker();
     expect([...byBroker.keys()].sort()).toEqual(["amqp", "mqtt", "nats", "redis"]);
     for (const k of KINDS) expect(byBroker.get(k)?.published, k).toBe(200);
@@ -97,12 +135,34 @@ describe.skipIf(!ALL_UP).each(ENGINES)("click stream on the four brokers (%s)", 
     const { ownerId, ids } = await setup(server, `legacy-${engine}@example.com`, 1);
     const linkId = [...ids][0] as string;
     const link = await server.ctx.storage.db.selectFrom("links").select(["alias", "url"]).where("id", "=", linkId).executeTakeFirstOrThrow();
-    const click = JSON.stringify({ at: new Date(5_000).toISOString(), country: null, device: "desktop", os: null, browser: null, referrer_host: null, bot: false, destination: "default", source: "qr" });
+    const click = JSON.stringify({
+      at: new Date(5_000).toISOString(),
+      country: null,
+      device: "desktop",
+      os: null,
+      browser: null,
+      referrer_host: null,
+      bot: false,
+      destination: "default",
+      source: "qr",
+    });
     // Unique per run: JetStream drops a Nats-Msg-Id it saw in the last two minutes (an earlier run's).
     const eventId = `legacy-${engine}-${randomUUID()}.1`;
     await server.ctx.storage.db
       .insertInto("stream_outbox")
-      .values(KINDS.map((k) => ({ sink_id: `env:${k}`, event_id: eventId, link_id: linkId, owner_id: ownerId, alias: link.alias, domain: "", url: link.url, at: 5_000, click })))
+      .values(
+        KINDS.map((k) => ({
+          sink_id: `env:${k}`,
+          event_id: eventId,
+          link_id: linkId,
+          owner_id: ownerId,
+          alias: link.alias,
+          domain: "",
+          url: link.url,
+          at: 5_000,
+          click,
+        })),
+      )
       .execute();
     const got = await everyBrokerHas(consumers, ids, 1);
     for (const k of KINDS) {
@@ -142,10 +202,13 @@ describe.skipIf(!ALL_UP)("a broker stopped for 10 s under load and restarted los
         await listening(control.port);
       }
       served += await load(server, aliases, 30);
-      const got = await waitFor(async () => {
-        const r = await received(consumers[kind], ids);
-        return r.ids.size >= served ? r : null;
-      }, { timeoutMs: 60_000 });
+      const got = await waitFor(
+        async () => {
+          const r = await received(consumers[kind], ids);
+          return r.ids.size >= served ? r : null;
+        },
+        { timeoutMs: 60_000 },
+      );
       expect(got.ids.size).toBe(served);
       // The broker was really away: rounds failed meanwhile, and were retried.
       expect(server.ctx.streamPublisher.stats.get(`env:${kind}`)?.failures ?? 0).toBeGreaterThan(failuresBefore);
@@ -161,7 +224,10 @@ describe("a broker that never answers", () => {
     silent = createServer((s) => void sockets.add(s.on("error", () => undefined)));
     await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
     const port = (silent.address() as { port: number }).port;
-    server = await startTestServer({ engine: "sqlite", env: { STREAM_AMQP_URL: `amqp://guest:guest@127.0.0.1:${port}`, STREAM_TIMEOUT_MS: "500", STREAM_POLL_MS: "50", CLICK_FLUSH_MS: "50" } });
+    server = await startTestServer({
+      engine: "sqlite",
+      env: { STREAM_AMQP_URL: `amqp://guest:guest@127.0.0.1:${port}`, STREAM_TIMEOUT_MS: "500", STREAM_POLL_MS: "50", CLICK_FLUSH_MS: "50" },
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -180,10 +246,18 @@ describe("a broker that never answers", () => {
     await waitFor(() => (server.ctx.streamPublisher.stats.get("env:amqp")?.failures ?? 0) >= 1 || null, { timeoutMs: 10_000 });
     await server.ctx.clicks.flush();
     // The events wait in the outbox, a row per written batch (not per click).
-    const kept = await server.ctx.storage.db.selectFrom("stream_outbox").select((eb) => [eb.fn.sum<number>("n").as("n"), eb.fn.countAll<number>().as("rows")]).where("sink_id", "=", "env:amqp").executeTakeFirstOrThrow();
+    const kept = await server.ctx.storage.db
+      .selectFrom("stream_outbox")
+      .select((eb) => [eb.fn.sum<number>("n").as("n"), eb.fn.countAll<number>().as("rows")])
+      .where("sink_id", "=", "env:amqp")
+      .executeTakeFirstOrThrow();
     expect(Number(kept.n)).toBe(220);
     expect(Number(kept.rows)).toBeLessThan(220);
-    const metrics = await server.ctx.storage.db.selectFrom("stream_sinks").select(["failed", "last_error"]).where("id", "=", "env:amqp").executeTakeFirstOrThrow();
+    const metrics = await server.ctx.storage.db
+      .selectFrom("stream_sinks")
+      .select(["failed", "last_error"])
+      .where("id", "=", "env:amqp")
+      .executeTakeFirstOrThrow();
     expect(Number(metrics.failed)).toBeGreaterThanOrEqual(1);
     expect(metrics.last_error).toMatch(/ETIMEDOUT|no answer/);
   }, 60_000);
@@ -208,10 +282,13 @@ describe.skipIf(!ENGINES.includes("postgres") || !ALL_UP)("two PostgreSQL instan
     const { ids, aliases } = await setup(a, "two@example.com", 3);
     const served = (await Promise.all([load(a, aliases, 150), load(b, aliases, 150)])).reduce((x, y) => x + y, 0);
     expect(served).toBe(300);
-    const got = await waitFor(async () => {
-      const r = await received(consumer, ids);
-      return r.ids.size >= 300 ? r : null;
-    }, { timeoutMs: 30_000 });
+    const got = await waitFor(
+      async () => {
+        const r = await received(consumer, ids);
+        return r.ids.size >= 300 ? r : null;
+      },
+      { timeoutMs: 30_000 },
+    );
     await new Promise((r) => setTimeout(r, 500));
     const after = await received(consumer, ids);
     expect(after.ids.size).toBe(300);

@@ -18,10 +18,34 @@ describe("the broker kinds' registry", () => {
   it("names the four kinds, in order, each with its setting and schemes", () => {
     expect(BROKER_KIND_NAMES).toEqual(["amqp", "redis", "nats", "mqtt"]);
     expect(BROKER_KINDS.map((k) => [k.setting, Object.entries(k.schemes)])).toEqual([
-      ["STREAM_AMQP_URL", [["amqp:", 5672], ["amqps:", 5671]]],
-      ["STREAM_REDIS_URL", [["redis:", 6379], ["rediss:", 6379]]],
-      ["STREAM_NATS_URL", [["nats:", 4222], ["tls:", 4222]]],
-      ["STREAM_MQTT_URL", [["mqtt:", 1883], ["mqtts:", 8883]]],
+      [
+        "STREAM_AMQP_URL",
+        [
+          ["amqp:", 5672],
+          ["amqps:", 5671],
+        ],
+      ],
+      [
+        "STREAM_REDIS_URL",
+        [
+          ["redis:", 6379],
+          ["rediss:", 6379],
+        ],
+      ],
+      [
+        "STREAM_NATS_URL",
+        [
+          ["nats:", 4222],
+          ["tls:", 4222],
+        ],
+      ],
+      [
+        "STREAM_MQTT_URL",
+        [
+          ["mqtt:", 1883],
+          ["mqtts:", 8883],
+        ],
+      ],
     ]);
   });
 
@@ -50,7 +74,9 @@ describe("the broker kinds' registry", () => {
 
   it("is docs/stream.md's table, row for row", () => {
     const expected = BROKER_KINDS.map((k) => {
-      const schemes = Object.keys(k.schemes).map((s) => `\`${s}//\``).join(" or ");
+      const schemes = Object.keys(k.schemes)
+        .map((s) => `\`${s}//\``)
+        .join(" or ");
       return `| \`${k.kind}\`: ${k.label} | \`${k.setting}\` (${schemes}) | ${k.publishes} | ${k.library} |`;
     });
     expect(docsRows()).toEqual(expected);

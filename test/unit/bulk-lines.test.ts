@@ -4,7 +4,15 @@ import { describe, expect, it } from "vitest";
 import { parseBulkText, resultsCsv, withoutLines } from "../../web/src/links/bulk/bulk-lines.js";
 
 describe("bulk lines", () => {
-  const text = ['https://a.example/1', "", "  https://a.example/2 , two  ", '"https://a.example/q?x=1,2",three', '"https://a.example/multi', 'line",four', "https://a.example/5"].join("\n");
+  const text = [
+    "https://a.example/1",
+    "",
+    "  https://a.example/2 , two  ",
+    '"https://a.example/q?x=1,2",three',
+    '"https://a.example/multi',
+    'line",four',
+    "https://a.example/5",
+  ].join("\n");
 
   it("reads url and url,alias rows with the lines they span, blank lines skipped", () => {
     const { rows, problems } = parseBulkText(text);
@@ -32,12 +40,20 @@ describe("bulk lines", () => {
         last: 3,
         url: "https://a.example/1",
         alias: "spring-1",
-        details: { title: "Spring sale", note: "two\nlines", tags: ["spring", "print"], expired_url: "https://a.example/over", preview: { title: "Card", image: "https://cdn.example/c.png" } },
+        details: {
+          title: "Spring sale",
+          note: "two\nlines",
+          tags: ["spring", "print"],
+          expired_url: "https://a.example/over",
+          preview: { title: "Card", image: "https://cdn.example/c.png" },
+        },
       },
       { first: 4, last: 4, url: "https://a.example/2" },
     ]);
     expect(problems).toEqual([{ line: 5, message: "This line has more cells than the header's 8 columns" }]);
-    expect(withoutLines(csv, rows)).toBe(["URL,title,tags,alias,expired_url,preview_title,preview_image,note", "https://a.example/3,x,,,,,,,,extra"].join("\n"));
+    expect(withoutLines(csv, rows)).toBe(
+      ["URL,title,tags,alias,expired_url,preview_title,preview_image,note", "https://a.example/3,x,,,,,,,,extra"].join("\n"),
+    );
     // A first line that is not all column names is an ordinary row.
     expect(parseBulkText("url,unknown").rows).toEqual([{ first: 1, last: 1, url: "url", alias: "unknown" }]);
   });
@@ -51,7 +67,12 @@ describe("bulk lines", () => {
 
   it("takes the created rows' lines out of the text, the others stay", () => {
     const { rows } = parseBulkText(text);
-    expect(withoutLines(text, [rows[0], rows[3], rows[4]].filter((r) => r !== undefined))).toBe(["  https://a.example/2 , two  ", '"https://a.example/q?x=1,2",three'].join("\n"));
+    expect(
+      withoutLines(
+        text,
+        [rows[0], rows[3], rows[4]].filter((r) => r !== undefined),
+      ),
+    ).toBe(["  https://a.example/2 , two  ", '"https://a.example/q?x=1,2",three'].join("\n"));
   });
 
   it("writes the results as CSV with the source lines", () => {

@@ -22,15 +22,46 @@ describe("describeBatch", () => {
     expect(b.rows.map((r) => `${r.link_id}#${r.link_num}@${r.at - T}`)).toEqual(["c#9@0", "c#9@2", "c#9@5", "a#10@1", "a#10@4", "b#200@3"]);
     expect(b.linkIds).toEqual(["c", "a", "b"]);
     // Groups in the rows' order (T + 2 is the next UTC day).
-    expect(b.groups.map((g) => `${g.link_id}#${g.link_num} ${g.day}`)).toEqual(["c#9 2026-11-21", "c#9 2026-11-22", "a#10 2026-11-21", "a#10 2026-11-22", "b#200 2026-11-22"]);
+    expect(b.groups.map((g) => `${g.link_id}#${g.link_num} ${g.day}`)).toEqual([
+      "c#9 2026-11-21",
+      "c#9 2026-11-22",
+      "a#10 2026-11-21",
+      "a#10 2026-11-22",
+      "b#200 2026-11-22",
+    ]);
   });
 
   it("describes every click and groups identical ones per link and UTC day", () => {
     const b = describeBatch(
-      batchOf([click("a", T), click("a", T + 1), click("a", T + 2, UA.iphone), click("a", T + 3, UA.windows, "FR"), click("b", T + 1), click("a", T + 4, UA.googlebot, null)]),
+      batchOf([
+        click("a", T),
+        click("a", T + 1),
+        click("a", T + 2, UA.iphone),
+        click("a", T + 3, UA.windows, "FR"),
+        click("b", T + 1),
+        click("a", T + 4, UA.googlebot, null),
+      ]),
       countries,
     );
-    expect(b.rows[0]).toEqual({ link_id: "a", link_num: 10, at: T, country: "DE", device: "desktop", os: "Windows", browser: "Chrome", referrer: "news.example.org", is_bot: 0, counted: 0, destination: null, new_visitor: 0, qr: 0, region: null, city: null, referrer_url: "https://news.example.org/x", utm: null });
+    expect(b.rows[0]).toEqual({
+      link_id: "a",
+      link_num: 10,
+      at: T,
+      country: "DE",
+      device: "desktop",
+      os: "Windows",
+      browser: "Chrome",
+      referrer: "news.example.org",
+      is_bot: 0,
+      counted: 0,
+      destination: null,
+      new_visitor: 0,
+      qr: 0,
+      region: null,
+      city: null,
+      referrer_url: "https://news.example.org/x",
+      utm: null,
+    });
     const groups = b.groups.map((g) => [g.link_id, g.day, g.country, g.device, g.is_bot, g.clicks].join(" ")).sort();
     expect(groups).toEqual([
       "a 2026-11-21 DE desktop 0 2",
@@ -41,13 +72,26 @@ describe("describeBatch", () => {
       "b 2026-11-21 DE desktop 0 1",
     ]);
     // Rows share a values number exactly when they share their values, whatever their link or day.
-    expect(b.rows.map((r) => `${r.link_id} ${r.country} ${r.device}`)).toEqual(["a DE desktop", "a DE desktop", "a DE mobile", "a FR desktop", "a unknown bot", "b DE desktop"]);
+    expect(b.rows.map((r) => `${r.link_id} ${r.country} ${r.device}`)).toEqual([
+      "a DE desktop",
+      "a DE desktop",
+      "a DE mobile",
+      "a FR desktop",
+      "a unknown bot",
+      "b DE desktop",
+    ]);
     expect(b.rowValues).toEqual([0, 0, 1, 2, 3, 0]);
   });
 
   it("keeps each click's destination (null: the link's url) on its row, and groups and values apart by it", () => {
     const b = describeBatch(
-      batchOf([click("a", T), click("a", T + 1, UA.windows, "DE", "rule:2"), click("a", T + 1, UA.windows, "DE", "rule:2"), click("a", T + 1, UA.windows, "DE", "variant:1"), click("a", T + 1)]),
+      batchOf([
+        click("a", T),
+        click("a", T + 1, UA.windows, "DE", "rule:2"),
+        click("a", T + 1, UA.windows, "DE", "rule:2"),
+        click("a", T + 1, UA.windows, "DE", "variant:1"),
+        click("a", T + 1),
+      ]),
       countries,
     );
     expect(b.rows.map((r) => r.destination)).toEqual([null, "rule:2", "rule:2", "variant:1", null]);
@@ -59,14 +103,27 @@ describe("describeBatch", () => {
     const b = describeBatch(batchOf([click("a", T), { ...click("a", T), qr: true }, { ...click("a", T + 2), qr: true }, click("b", T)]), countries);
     expect(b.rows.map((r) => `${r.link_id} ${r.qr}`)).toEqual(["a 0", "a 1", "a 1", "b 0"]);
     expect(b.rowValues).toEqual([0, 1, 1, 0]);
-    expect(b.groups.map((g) => `${g.link_id} ${g.day} ${g.qr} ${g.clicks}`)).toEqual(["a 2026-11-21 0 1", "a 2026-11-21 1 1", "a 2026-11-22 1 1", "b 2026-11-21 0 1"]);
-    expect(groupsOf(batchOf([{ ...click("a", T), qr: true }, click("a", T)]), new Set([NUMS.a!]), countries).map((g) => `${g.qr} ${g.clicks}`)).toEqual(["1 1", "0 1"]);
+    expect(b.groups.map((g) => `${g.link_id} ${g.day} ${g.qr} ${g.clicks}`)).toEqual([
+      "a 2026-11-21 0 1",
+      "a 2026-11-21 1 1",
+      "a 2026-11-22 1 1",
+      "b 2026-11-21 0 1",
+    ]);
+    expect(groupsOf(batchOf([{ ...click("a", T), qr: true }, click("a", T)]), new Set([NUMS.a!]), countries).map((g) => `${g.qr} ${g.clicks}`)).toEqual([
+      "1 1",
+      "0 1",
+    ]);
   });
 
   it("keeps each click's UTM values and referrer URL on its row, grouped apart by UTM values, also for reads of clicks not committed", () => {
     const utm = "utm_source=news&utm_campaign=spring";
     const b = describeBatch(batchOf([click("a", T), { ...click("a", T), utm }, { ...click("a", T), utm }, { ...click("a", T), referer: "" }]), countries);
-    expect(b.rows.map((r) => `${r.utm} ${r.referrer_url}`)).toEqual(["null https://news.example.org/x", `${utm} https://news.example.org/x`, `${utm} https://news.example.org/x`, "null null"]);
+    expect(b.rows.map((r) => `${r.utm} ${r.referrer_url}`)).toEqual([
+      "null https://news.example.org/x",
+      `${utm} https://news.example.org/x`,
+      `${utm} https://news.example.org/x`,
+      "null null",
+    ]);
     expect(b.rowValues).toEqual([0, 1, 1, 2]);
     expect(b.groups.map((g) => `${g.utm} ${g.clicks}`)).toEqual(["null 1", `${utm} 2`, "null 1"]);
     const read = groupsOf(batchOf([{ ...click("a", T), utm }, click("a", T), { ...click("a", T), utm }]), new Set([NUMS.a!]), countries);
@@ -88,18 +145,30 @@ describe("describeBatch", () => {
 });
 
 describe("groupsOf (a read's clicks not committed yet)", () => {
-  const key = (g: Group) => [g.link_id, g.link_num, g.day, g.country, g.device, g.os, g.browser, g.referrer, g.is_bot, g.destination, g.clicks, g.counted].join(" ");
+  const key = (g: Group) =>
+    [g.link_id, g.link_num, g.day, g.country, g.device, g.os, g.browser, g.referrer, g.is_bot, g.destination, g.clicks, g.counted].join(" ");
   const agents = [UA.windows, UA.iphone, UA.googlebot, UA.ipad];
 
   it("makes describeBatch's groups of the links asked for, and none of the others", () => {
     const inputs = Array.from({ length: 400 }, (_, i) => ({
-      ...click(["a", "b", "c"][(i * 7) % 3]!, T - 5_000 + i * 20, agents[(i * 5) % 4], i % 11 === 0 ? null : i % 3 ? "DE" : "FR", [null, null, "ios", "variant:3"][i % 4]!),
+      ...click(
+        ["a", "b", "c"][(i * 7) % 3]!,
+        T - 5_000 + i * 20,
+        agents[(i * 5) % 4],
+        i % 11 === 0 ? null : i % 3 ? "DE" : "FR",
+        [null, null, "ios", "variant:3"][i % 4]!,
+      ),
       referer: i % 4 ? "https://news.example.org/x" : "",
       counted: i % 9 === 0,
     }));
     const all = describeBatch(batchOf(inputs), countries).groups;
     const picked = groupsOf(batchOf(inputs), new Set([NUMS.a!, NUMS.b!]), countries);
-    expect(picked.map(key).sort()).toEqual(all.filter((g) => g.link_id !== "c").map(key).sort());
+    expect(picked.map(key).sort()).toEqual(
+      all
+        .filter((g) => g.link_id !== "c")
+        .map(key)
+        .sort(),
+    );
     expect(picked.reduce((n, g) => n + g.clicks, 0)).toBe(inputs.filter((c) => c.linkId !== "c").length);
     expect(picked.some((g) => g.counted > 0 && g.counted < g.clicks)).toBe(true);
     expect(new Set(picked.map((g) => g.destination))).toEqual(new Set([null, "ios", "variant:3"]));
@@ -128,7 +197,10 @@ describe("groupsOf (a read's clicks not committed yet)", () => {
     b.push(click("b", T));
     expect(groupsOf(b.view(), new Set([NUMS.a!]), countries).map((g) => [g.link_id, g.clicks])).toEqual([["a", 1]]);
     b.push(click("a", T + 2));
-    expect(groupsOf(b.view(), new Set([NUMS.a!]), countries).map((g) => [g.link_id, g.day, g.clicks])).toEqual([["a", "2026-11-21", 1], ["a", "2026-11-22", 1]]);
+    expect(groupsOf(b.view(), new Set([NUMS.a!]), countries).map((g) => [g.link_id, g.day, g.clicks])).toEqual([
+      ["a", "2026-11-21", 1],
+      ["a", "2026-11-22", 1],
+    ]);
   });
 });
 

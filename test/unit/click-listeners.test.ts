@@ -60,8 +60,32 @@ describe("the click listeners' registry", () => {
       ["alice", link, "go.example", visit, 1_700_000_000_500, "default"],
     ]);
     expect(calls.live).toEqual([
-      { owner: "alice", at: 1_700_000_000_000, linkId: "L1", alias: "promo", domain: "go.example", userAgent: "UA", referer: "https://ref.example/", ip: "203.0.113.9", country: "FR", qr: true, destination: "rule:1" },
-      { owner: "alice", at: 1_700_000_000_500, linkId: "L1", alias: "promo", domain: "go.example", userAgent: "UA", referer: "https://ref.example/", ip: "203.0.113.9", country: "FR", qr: true, destination: null },
+      {
+        owner: "alice",
+        at: 1_700_000_000_000,
+        linkId: "L1",
+        alias: "promo",
+        domain: "go.example",
+        userAgent: "UA",
+        referer: "https://ref.example/",
+        ip: "203.0.113.9",
+        country: "FR",
+        qr: true,
+        destination: "rule:1",
+      },
+      {
+        owner: "alice",
+        at: 1_700_000_000_500,
+        linkId: "L1",
+        alias: "promo",
+        domain: "go.example",
+        userAgent: "UA",
+        referer: "https://ref.example/",
+        ip: "203.0.113.9",
+        country: "FR",
+        qr: true,
+        destination: null,
+      },
     ]);
     expect(calls.domains).toEqual(["Go.Example.", "Go.Example."]);
     expect(calls.warned).toEqual([]);
@@ -102,7 +126,13 @@ describe("the click listeners' registry", () => {
     const d = new ClickDispatcher(
       {
         listeners: [
-          { name: "broken", wants: () => { throw new Error("no"); }, clicked: () => took.push(-1) },
+          {
+            name: "broken",
+            wants: () => {
+              throw new Error("no");
+            },
+            clicked: () => took.push(-1),
+          },
           { name: "fine", wants: () => true, clicked: (e) => took.push(e.at) },
         ],
         failed: (name) => failed.push(name),

@@ -55,7 +55,10 @@ describe("cluster IPC", () => {
       expect(r).toEqual({ snip: "writer-reply", id: 9, ok: true, value: undefined });
     }
     expect(w.seqs).toEqual([2 ** 32 + 7, 2 * 2 ** 32 + 7, 2 ** 32 + 7]);
-    const counts = [{ linkId: "l", maxClicks: 100, at: 1 }, { linkId: "m", maxClicks: 1, at: 1 }];
+    const counts = [
+      { linkId: "l", maxClicks: 100, at: 1 },
+      { linkId: "m", maxClicks: 1, at: 1 },
+    ];
     expect(await answerCall(w, 1, { snip: "writer", id: 3, op: "countLimited", counts })).toMatchObject({ ok: true, value: [true, false] });
   });
 
@@ -82,6 +85,8 @@ describe("cluster IPC", () => {
 
   it("WORKERS=2 on an in-memory SQLite database is refused before any worker starts", async () => {
     const config = loadConfig({ DATA_DIR: mkdtempSync(join(tmpdir(), "snip-w-")), DATABASE_URL: "sqlite::memory:", WORKERS: "2" });
-    await expect(runPrimary(config)).rejects.toThrow(new ConfigError("WORKERS", "needs a database file: an in-memory SQLite database cannot be shared by processes"));
+    await expect(runPrimary(config)).rejects.toThrow(
+      new ConfigError("WORKERS", "needs a database file: an in-memory SQLite database cannot be shared by processes"),
+    );
   });
 });

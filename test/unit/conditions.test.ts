@@ -34,15 +34,87 @@ interface Case {
 }
 
 const CASES: Record<CondKind, Case> = {
-  country: { given: ["fr", " BE", "FR"], stored: ["FR", "BE"], bad: ["FRA"], message: '"FRA" is not a two-letter country code such as FR or US', hit: { country: "BE" }, miss: { country: null }, words: "country FR or BE" },
-  language: { given: ["fr-BE", "de"], stored: ["fr-be", "de"], bad: ["fr_BE"], message: '"fr_BE" is not a language such as fr or fr-BE', hit: { acceptLanguage: "de;q=0.9,en;q=0.2" }, miss: { acceptLanguage: "fr" }, words: "language fr-be or de" },
-  device: { given: ["ios", "desktop", "ios"], stored: ["ios", "desktop"], bad: ["phone"], message: "Choose among ios, android, mobile, tablet, desktop and bot", hit: { userAgent: IPHONE }, miss: { userAgent: "" }, words: "device ios or desktop" },
-  os: { given: ["Linux"], stored: ["Linux"], bad: ["a\u0001"], message: "Use 1 to 40 characters without control characters", hit: { userAgent: FIREFOX_LINUX }, miss: {}, words: "OS Linux" },
-  browser: { given: ["firefox "], stored: ["firefox"], bad: [], message: "Give at least one value, or remove this condition", hit: { userAgent: FIREFOX_LINUX }, miss: {}, words: "browser firefox" },
-  query: { given: { " utm_source": "news", ref: "*" }, stored: { utm_source: "news", ref: "*" }, bad: { a: 1 }, message: "Give query parameters as name and value (* for any value)", hit: { query: "ref=x&utm_source=news" }, miss: { query: "utm_source=news" }, words: "query utm_source=news and ref present" },
-  referrer_host: { given: ["www.Example.com."], stored: ["example.com"], bad: ["not a host"], message: '"not a host" is not a host name such as news.example.com', hit: { referer: "https://news.example.com/a" }, miss: { referer: "https://notexample.com/" }, words: "referrer example.com" },
-  after: { given: "2026-06-01T12:00:00+02:00", stored: "2026-06-01T10:00:00.000Z", bad: "June", message: "Enter a date and time such as 2026-11-21T10:00:00.000Z", hit: { at: NOW }, miss: { at: Date.parse("2026-06-01T09:59:59Z") }, words: "from 2026-06-01T10:00:00.000Z" },
-  before: { given: "2026-07-01T00:00:00Z", stored: "2026-07-01T00:00:00.000Z", bad: "2026-13-01T00:00:00Z", message: "Enter a date and time such as 2026-11-21T10:00:00.000Z", hit: { at: NOW }, miss: { at: Date.parse("2026-07-01T00:00:00Z") }, words: "until 2026-07-01T00:00:00.000Z" },
+  country: {
+    given: ["fr", " BE", "FR"],
+    stored: ["FR", "BE"],
+    bad: ["FRA"],
+    message: '"FRA" is not a two-letter country code such as FR or US',
+    hit: { country: "BE" },
+    miss: { country: null },
+    words: "country FR or BE",
+  },
+  language: {
+    given: ["fr-BE", "de"],
+    stored: ["fr-be", "de"],
+    bad: ["fr_BE"],
+    message: '"fr_BE" is not a language such as fr or fr-BE',
+    hit: { acceptLanguage: "de;q=0.9,en;q=0.2" },
+    miss: { acceptLanguage: "fr" },
+    words: "language fr-be or de",
+  },
+  device: {
+    given: ["ios", "desktop", "ios"],
+    stored: ["ios", "desktop"],
+    bad: ["phone"],
+    message: "Choose among ios, android, mobile, tablet, desktop and bot",
+    hit: { userAgent: IPHONE },
+    miss: { userAgent: "" },
+    words: "device ios or desktop",
+  },
+  os: {
+    given: ["Linux"],
+    stored: ["Linux"],
+    bad: ["a\u0001"],
+    message: "Use 1 to 40 characters without control characters",
+    hit: { userAgent: FIREFOX_LINUX },
+    miss: {},
+    words: "OS Linux",
+  },
+  browser: {
+    given: ["firefox "],
+    stored: ["firefox"],
+    bad: [],
+    message: "Give at least one value, or remove this condition",
+    hit: { userAgent: FIREFOX_LINUX },
+    miss: {},
+    words: "browser firefox",
+  },
+  query: {
+    given: { " utm_source": "news", ref: "*" },
+    stored: { utm_source: "news", ref: "*" },
+    bad: { a: 1 },
+    message: "Give query parameters as name and value (* for any value)",
+    hit: { query: "ref=x&utm_source=news" },
+    miss: { query: "utm_source=news" },
+    words: "query utm_source=news and ref present",
+  },
+  referrer_host: {
+    given: ["www.Example.com."],
+    stored: ["example.com"],
+    bad: ["not a host"],
+    message: '"not a host" is not a host name such as news.example.com',
+    hit: { referer: "https://news.example.com/a" },
+    miss: { referer: "https://notexample.com/" },
+    words: "referrer example.com",
+  },
+  after: {
+    given: "2026-06-01T12:00:00+02:00",
+    stored: "2026-06-01T10:00:00.000Z",
+    bad: "June",
+    message: "Enter a date and time such as 2026-11-21T10:00:00.000Z",
+    hit: { at: NOW },
+    miss: { at: Date.parse("2026-06-01T09:59:59Z") },
+    words: "from 2026-06-01T10:00:00.000Z",
+  },
+  before: {
+    given: "2026-07-01T00:00:00Z",
+    stored: "2026-07-01T00:00:00.000Z",
+    bad: "2026-13-01T00:00:00Z",
+    message: "Enter a date and time such as 2026-11-21T10:00:00.000Z",
+    hit: { at: NOW },
+    miss: { at: Date.parse("2026-07-01T00:00:00Z") },
+    words: "until 2026-07-01T00:00:00.000Z",
+  },
 };
 
 /** The rules as the server checks them: stored JSON, or the field errors. */
@@ -57,7 +129,8 @@ function check(cond: Record<string, unknown>): { stored?: RuleCondition; errors?
   return { stored: (JSON.parse(out.set.rules!) as { if: RuleCondition }[])[0]!.if };
 }
 
-const holds = (cond: Record<string, unknown>, f: Facts) => matchRule(compileTargeting([{ if: cond as RuleCondition, url: "https://example.com/x" }], [], 1)!, facts(f)) === 0;
+const holds = (cond: Record<string, unknown>, f: Facts) =>
+  matchRule(compileTargeting([{ if: cond as RuleCondition, url: "https://example.com/x" }], [], 1)!, facts(f)) === 0;
 
 describe("redirect condition registry", () => {
   it("has a case here for every kind, and every kind has its parts", () => {
@@ -105,6 +178,8 @@ describe("redirect condition registry", () => {
   });
 
   it("`before` must come after `after`, said under `before`", () => {
-    expect(check({ after: "2026-07-01T00:00:00Z", before: "2026-06-01T00:00:00Z" }).errors).toEqual([{ field: "rules[0].if.before", message: "Choose a time after the rule's start" }]);
+    expect(check({ after: "2026-07-01T00:00:00Z", before: "2026-06-01T00:00:00Z" }).errors).toEqual([
+      { field: "rules[0].if.before", message: "Choose a time after the rule's start" },
+    ]);
   });
 });

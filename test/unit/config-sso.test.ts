@@ -26,7 +26,15 @@ describe("single sign-on settings", () => {
   });
 
   it("reads the instance-wide provider, the secret also from OIDC_CLIENT_SECRET_FILE", () => {
-    const c = loadConfig({ ...base(), ...oidc, OIDC_NAME: "Acme ID", OIDC_OPERATOR_CLAIM: "groups", OIDC_OPERATOR_VALUE: "admins", OIDC_ONLY: "true", ENTERPRISE_MEMBERS_MAX: "7" });
+    const c = loadConfig({
+      ...base(),
+      ...oidc,
+      OIDC_NAME: "Acme ID",
+      OIDC_OPERATOR_CLAIM: "groups",
+      OIDC_OPERATOR_VALUE: "admins",
+      OIDC_ONLY: "true",
+      ENTERPRISE_MEMBERS_MAX: "7",
+    });
     expect(c.sso.enterpriseMembersMax).toBe(7);
     expect({ ...c.sso.oidc, issuer: c.sso.oidc?.issuer.href }).toEqual({
       issuer: "https://id.example.com/realms/acme",
@@ -57,7 +65,9 @@ describe("single sign-on settings", () => {
     expect(refusal({ ...oidc, OIDC_OPERATOR_CLAIM: "groups" })).toBe("OIDC_OPERATOR_VALUE: OIDC_OPERATOR_CLAIM and OIDC_OPERATOR_VALUE go together");
     expect(refusal({ ...oidc, OIDC_NAME: "x".repeat(61) })).toBe("OIDC_NAME: must be at most 60 characters without control characters");
     expect(refusal({ ENTERPRISE_MEMBERS_MAX: "0" })).toBe('ENTERPRISE_MEMBERS_MAX: must be a whole number from 1 to 100000, got "0"');
-    expect(refusal({ ...oidc, OIDC_CLIENT_SECRET_FILE: "/nonexistent" })).toBe("OIDC_CLIENT_SECRET: set both OIDC_CLIENT_SECRET and OIDC_CLIENT_SECRET_FILE; give only one");
+    expect(refusal({ ...oidc, OIDC_CLIENT_SECRET_FILE: "/nonexistent" })).toBe(
+      "OIDC_CLIENT_SECRET: set both OIDC_CLIENT_SECRET and OIDC_CLIENT_SECRET_FILE; give only one",
+    );
   });
 
   it("reads the operator claim as a value, a list, a space-separated string or a dotted path", () => {

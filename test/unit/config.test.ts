@@ -28,7 +28,11 @@ describe("loadConfig", () => {
     // Start-up waits DATABASE_WAIT_S (default 30 s) for the database (docs/operations.md).
     expect(c.database).toEqual({ kind: "postgres", url: "postgres://u@db:5432/snip", waitMs: 30_000 });
     expect(c.secureCookies).toBe(true);
-    expect(loadConfig({ DATA_DIR: dir(), DATABASE_URL: "postgres://u@db:5432/snip", DATABASE_WAIT_S: "0" }).database).toEqual({ kind: "postgres", url: "postgres://u@db:5432/snip", waitMs: 0 });
+    expect(loadConfig({ DATA_DIR: dir(), DATABASE_URL: "postgres://u@db:5432/snip", DATABASE_WAIT_S: "0" }).database).toEqual({
+      kind: "postgres",
+      url: "postgres://u@db:5432/snip",
+      waitMs: 0,
+    });
     expect(() => loadConfig({ DATA_DIR: dir(), DATABASE_URL: "postgres://u@db:5432/snip", DATABASE_WAIT_S: "3601" })).toThrow("DATABASE_WAIT_S");
   });
 
@@ -114,18 +118,29 @@ describe("loadConfig", () => {
       OTEL_TRACES_SAMPLER_ARG: "0.25",
       OTEL_REDIRECT_SAMPLE_RATIO: "0",
     }).tracing;
-    expect(t).toEqual({ url: "https://otlp.example/base/v1/traces", protocol: "http/json", serviceName: "snip-eu", sampler: "parentbased_traceidratio", samplerRatio: 0.25, redirectRatio: 0 });
+    expect(t).toEqual({
+      url: "https://otlp.example/base/v1/traces",
+      protocol: "http/json",
+      serviceName: "snip-eu",
+      sampler: "parentbased_traceidratio",
+      samplerRatio: 0.25,
+      redirectRatio: 0,
+    });
     // The traces endpoint is used as given, and alone turns tracing on.
     expect(loadConfig({ DATA_DIR: d, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://c:4318/custom/path" }).tracing?.url).toBe("http://c:4318/custom/path");
     expect(loadConfig({ DATA_DIR: d, OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_SDK_DISABLED: "true" }).tracing).toBeNull();
     expect(loadConfig({ DATA_DIR: d, OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", OTEL_TRACES_EXPORTER: "none" }).tracing).toBeNull();
 
     const bad = (env: Record<string, string>) => () => loadConfig({ DATA_DIR: d, OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", ...env });
-    expect(bad({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow(new ConfigError("OTEL_EXPORTER_OTLP_PROTOCOL", 'must be one of http/protobuf, http/json, got "grpc"'));
+    expect(bad({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toThrow(
+      new ConfigError("OTEL_EXPORTER_OTLP_PROTOCOL", 'must be one of http/protobuf, http/json, got "grpc"'),
+    );
     expect(bad({ OTEL_REDIRECT_SAMPLE_RATIO: "1.5" })).toThrow(new ConfigError("OTEL_REDIRECT_SAMPLE_RATIO", 'must be a number from 0 to 1, got "1.5"'));
     expect(bad({ OTEL_TRACES_SAMPLER_ARG: "half" })).toThrow(new ConfigError("OTEL_TRACES_SAMPLER_ARG", 'must be a number from 0 to 1, got "half"'));
     expect(bad({ OTEL_TRACES_SAMPLER: "jaeger_remote" })).toThrow(ConfigError);
-    expect(bad({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toThrow(new ConfigError("OTEL_EXPORTER_OTLP_ENDPOINT", "must start with http:// or https:// (OTLP over HTTP)"));
+    expect(bad({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toThrow(
+      new ConfigError("OTEL_EXPORTER_OTLP_ENDPOINT", "must start with http:// or https:// (OTLP over HTTP)"),
+    );
     expect(bad({ OTEL_EXPORTER_OTLP_ENDPOINT: "not a url" })).toThrow(new ConfigError("OTEL_EXPORTER_OTLP_ENDPOINT", '"not a url" is not an absolute URL'));
   });
 });

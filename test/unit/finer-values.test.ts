@@ -17,7 +17,8 @@ describe("utmOf", () => {
   });
 
   it("is null for queries without a UTM value", () => {
-    for (const q of ["", "a=1", "utm_source=", "utm_source", "utm_sourcex=1&utm_foo=2", "x=utm_source%3D1", "utm_term=%20%0A", "UTM_SOURCE=a"]) expect(utmOf(q)).toBeNull();
+    for (const q of ["", "a=1", "utm_source=", "utm_source", "utm_sourcex=1&utm_foo=2", "x=utm_source%3D1", "utm_term=%20%0A", "UTM_SOURCE=a"])
+      expect(utmOf(q)).toBeNull();
   });
 
   it("bounds values, drops control characters, survives bad escapes and cut surrogate pairs", () => {
@@ -60,9 +61,19 @@ describe("CountryResolver.place", () => {
       file,
       buildMmdb(
         [
-          { cidr: "203.0.113.0/24", data: { country: { iso_code: "FR" }, subdivisions: [{ iso_code: "IDF", names: { en: "Île-de-France" } }, { iso_code: "75" }], city: { names: { en: "Paris" } } } },
+          {
+            cidr: "203.0.113.0/24",
+            data: {
+              country: { iso_code: "FR" },
+              subdivisions: [{ iso_code: "IDF", names: { en: "Île-de-France" } }, { iso_code: "75" }],
+              city: { names: { en: "Paris" } },
+            },
+          },
           { cidr: "198.51.100.0/24", data: { country: { iso_code: "US" }, subdivisions: [{ iso_code: "il" }], city: { names: { en: "Spring|field\u0000" } } } },
-          { cidr: "192.0.2.0/24", data: { country: { iso_code: "SG" }, subdivisions: [{ iso_code: "TOOLONG", names: { en: "x" } }], city: { names: { en: "Singapore" } } } },
+          {
+            cidr: "192.0.2.0/24",
+            data: { country: { iso_code: "SG" }, subdivisions: [{ iso_code: "TOOLONG", names: { en: "x" } }], city: { names: { en: "Singapore" } } },
+          },
           { cidr: "100.64.0.0/24", data: { country: { iso_code: "DE" } } },
         ],
         { databaseType: "GeoLite2-City" },

@@ -29,7 +29,15 @@ describe("one line's failure", () => {
     });
     const out = await prepareLine(d, target, "skip", { source_id: "line:2", url: "https://example.com/a", alias: "fate-one" }, new Map());
     expect(out.prepared).toBeNull();
-    expect(out.item).toEqual({ source_id: "line:2", url: "https://example.com/a", alias: "fate-one", domain: null, status: "failed", code: "internal", notes: ["an internal error on this line (logged); the other lines went on"] });
+    expect(out.item).toEqual({
+      source_id: "line:2",
+      url: "https://example.com/a",
+      alias: "fate-one",
+      domain: null,
+      status: "failed",
+      code: "internal",
+      notes: ["an internal error on this line (logged); the other lines went on"],
+    });
     expect(d.logged).toHaveLength(1);
   });
 

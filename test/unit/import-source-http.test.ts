@@ -14,7 +14,10 @@ import { type TestDns, startDns } from "../helpers/webhook-receivers.js";
 const check = new ReceiverCheck({ dnsServers: [], allowPrivate: false });
 
 async function failure(p: Promise<unknown>): Promise<SourceError> {
-  const e = await p.then(() => null, (err: unknown) => err);
+  const e = await p.then(
+    () => null,
+    (err: unknown) => err,
+  );
   expect(e).toBeInstanceOf(SourceError);
   return e as SourceError;
 }
@@ -84,14 +87,20 @@ describe("rate limits", () => {
   });
   afterAll(() => fake.close());
   const src = (sleep?: (ms: number) => Promise<void>, now?: () => number) =>
-    API_SOURCES.shlink({ base_url: fake.baseUrl, token: fake.token }, createSourceFetch({ check, allowPrivate: true, ...(sleep ? { sleep } : {}), ...(now ? { now } : {}) }));
+    API_SOURCES.shlink(
+      { base_url: fake.baseUrl, token: fake.token },
+      createSourceFetch({ check, allowPrivate: true, ...(sleep ? { sleep } : {}), ...(now ? { now } : {}) }),
+    );
   const cursor = JSON.stringify({ p: 2 });
 
   it("Retry-After as an HTTP date, on a 503, is waited for until that time", async () => {
     const now = Date.UTC(2025, 5, 1, 12, 0, 0);
     fake.rateLimitOnce(2, new Date(now + 3_000).toUTCString(), 503);
     const waits: number[] = [];
-    const page = await src(async (ms) => void waits.push(ms), () => now).page(cursor);
+    const page = await src(
+      async (ms) => void waits.push(ms),
+      () => now,
+    ).page(cursor);
     expect(waits).toEqual([3_000]);
     expect(page.links[0]?.alias).toBe("s100");
   });
@@ -100,7 +109,10 @@ describe("rate limits", () => {
     fake.rateLimitOnce(2, "3600");
     const waits: number[] = [];
     const e = await failure(src(async (ms) => void waits.push(ms)).page(cursor));
-    expect(e).toMatchObject({ transient: true, message: `${fake.baseUrl}/rest/v3/short-urls asks to wait 3600 s before the next request (rate limited); try again later` });
+    expect(e).toMatchObject({
+      transient: true,
+      message: `${fake.baseUrl}/rest/v3/short-urls asks to wait 3600 s before the next request (rate limited); try again later`,
+    });
     expect(waits).toEqual([]);
   });
 
@@ -133,7 +145,10 @@ describe("answers", () => {
     const s = await serve((_req, res) => res.writeHead(302, { location: `${target.url}/elsewhere?signature=abc` }).end());
     try {
       const e = await failure(createSourceFetch({ check, allowPrivate: true }).json(`${s.url}/yourls-api.php?signature=abc`));
-      expect(e).toMatchObject({ transient: false, message: `${s.url}/yourls-api.php answered 302 (a redirect to ${target.url}, not followed): check the base address` });
+      expect(e).toMatchObject({
+        transient: false,
+        message: `${s.url}/yourls-api.php answered 302 (a redirect to ${target.url}, not followed): check the base address`,
+      });
       expect(target.hits()).toBe(0);
     } finally {
       await s.close();
@@ -169,7 +184,10 @@ describe("answers", () => {
     const http = createSourceFetch({ check, allowPrivate: true });
     try {
       expect(await failure(http.json(`${s.url}/404?signature=abc`))).toMatchObject({ transient: false, message: `${s.url}/404 answered 404` });
-      expect(await failure(http.json(`${s.url}/502?signature=abc`))).toMatchObject({ transient: true, message: `${s.url}/502 answered 502 (server error); try again later` });
+      expect(await failure(http.json(`${s.url}/502?signature=abc`))).toMatchObject({
+        transient: true,
+        message: `${s.url}/502 answered 502 (server error); try again later`,
+      });
       expect(await failure(http.json(`${s.url}/403?signature=abc`))).toMatchObject({ transient: false });
     } finally {
       await s.close();

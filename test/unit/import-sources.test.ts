@@ -17,7 +17,10 @@ const messages: string[] = [];
 const tokens: string[] = [];
 
 /** Every page from `cursor` on: the links, and the cursor each page gave. */
-async function readAll(src: ImportSource, cursor: string | null = null): Promise<{ links: SourceLink[]; cursors: (string | null)[]; totals: (number | null | undefined)[] }> {
+async function readAll(
+  src: ImportSource,
+  cursor: string | null = null,
+): Promise<{ links: SourceLink[]; cursors: (string | null)[]; totals: (number | null | undefined)[] }> {
   const links: SourceLink[] = [];
   const cursors: (string | null)[] = [];
   const totals: (number | null | undefined)[] = [];
@@ -33,7 +36,10 @@ async function readAll(src: ImportSource, cursor: string | null = null): Promise
 }
 
 async function failure(p: Promise<unknown>): Promise<SourceError> {
-  const e = await p.then(() => null, (err: unknown) => err);
+  const e = await p.then(
+    () => null,
+    (err: unknown) => err,
+  );
   expect(e).toBeInstanceOf(SourceError);
   messages.push((e as SourceError).message);
   return e as SourceError;
@@ -59,8 +65,34 @@ const CASES: Case[] = [
     title: "Bitly",
     id: (i) => `bit.ly/b${i}`,
     samples: [
-      [0, { source_id: "bit.ly/b0", url: "https://example.com/bitly/0", alias: "custom-0", domain: "go.example.org", title: "Bitly link 0", tags: ["promo", "t0"], created_at: T0, archived: false, clicks_total: 0 }],
-      [3, { source_id: "bit.ly/b3", url: "https://example.com/bitly/3", alias: "b3", domain: "bit.ly", title: "Bitly link 3", tags: ["promo", "t1"], created_at: T0 + 3 * H, archived: true, clicks_total: 9 }],
+      [
+        0,
+        {
+          source_id: "bit.ly/b0",
+          url: "https://example.com/bitly/0",
+          alias: "custom-0",
+          domain: "go.example.org",
+          title: "Bitly link 0",
+          tags: ["promo", "t0"],
+          created_at: T0,
+          archived: false,
+          clicks_total: 0,
+        },
+      ],
+      [
+        3,
+        {
+          source_id: "bit.ly/b3",
+          url: "https://example.com/bitly/3",
+          alias: "b3",
+          domain: "bit.ly",
+          title: "Bitly link 3",
+          tags: ["promo", "t1"],
+          created_at: T0 + 3 * H,
+          archived: true,
+          clicks_total: 9,
+        },
+      ],
     ],
   },
   {
@@ -69,11 +101,43 @@ const CASES: Case[] = [
     title: "Shlink",
     id: (i) => `${i % 10 === 0 ? "s.example.net" : ""}/s${i}`,
     samples: [
-      [0, {
-        source_id: "s.example.net/s0", url: "https://example.com/shlink/0", alias: "s0", domain: "s.example.net", title: "Shlink 0", tags: ["news", "shlink"], created_at: T0, crawlable: false,
-        valid_since: T0 + D, expires_at: T0 + 30 * D, max_clicks: 100, android_url: "https://example.com/android/0", ios_url: "https://example.com/ios/0",
-      }],
-      [1, { source_id: "/s1", url: "https://example.com/shlink/1", alias: "s1", domain: null, title: null, tags: [], created_at: T0 + H, crawlable: false, valid_since: null, expires_at: null, max_clicks: null, android_url: null, ios_url: null, visits: "function" }],
+      [
+        0,
+        {
+          source_id: "s.example.net/s0",
+          url: "https://example.com/shlink/0",
+          alias: "s0",
+          domain: "s.example.net",
+          title: "Shlink 0",
+          tags: ["news", "shlink"],
+          created_at: T0,
+          crawlable: false,
+          valid_since: T0 + D,
+          expires_at: T0 + 30 * D,
+          max_clicks: 100,
+          android_url: "https://example.com/android/0",
+          ios_url: "https://example.com/ios/0",
+        },
+      ],
+      [
+        1,
+        {
+          source_id: "/s1",
+          url: "https://example.com/shlink/1",
+          alias: "s1",
+          domain: null,
+          title: null,
+          tags: [],
+          created_at: T0 + H,
+          crawlable: false,
+          valid_since: null,
+          expires_at: null,
+          max_clicks: null,
+          android_url: null,
+          ios_url: null,
+          visits: "function",
+        },
+      ],
     ],
   },
   {
@@ -82,8 +146,30 @@ const CASES: Case[] = [
     title: "YOURLS",
     id: (i) => `y${i}`,
     samples: [
-      [0, { source_id: "y0", url: "https://example.com/yourls/0", alias: "y0", domain: "y.example", title: "YOURLS 0", created_at: T0 + 250 * H, clicks_total: 0 }],
-      [7, { source_id: "y7", url: "https://example.com/yourls/7", alias: "y7", domain: "y.example", title: "YOURLS 7", created_at: T0 + 243 * H, clicks_total: 14 }],
+      [
+        0,
+        {
+          source_id: "y0",
+          url: "https://example.com/yourls/0",
+          alias: "y0",
+          domain: "y.example",
+          title: "YOURLS 0",
+          created_at: T0 + 250 * H,
+          clicks_total: 0,
+        },
+      ],
+      [
+        7,
+        {
+          source_id: "y7",
+          url: "https://example.com/yourls/7",
+          alias: "y7",
+          domain: "y.example",
+          title: "YOURLS 7",
+          created_at: T0 + 243 * H,
+          clicks_total: 14,
+        },
+      ],
     ],
   },
   {
@@ -92,8 +178,33 @@ const CASES: Case[] = [
     title: "Kutt",
     id: (i) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
     samples: [
-      [0, { source_id: "00000000-0000-4000-8000-000000000000", url: "https://example.com/kutt/0", alias: "k0", domain: "k.example.io", title: null, expires_at: T0 + 7 * D, created_at: T0, clicks_total: 0, password_protected: true }],
-      [1, { source_id: "00000000-0000-4000-8000-000000000001", url: "https://example.com/kutt/1", alias: "k1", domain: "kutt.it", title: "Kutt 1", expires_at: null, created_at: T0 + H, clicks_total: 1 }],
+      [
+        0,
+        {
+          source_id: "00000000-0000-4000-8000-000000000000",
+          url: "https://example.com/kutt/0",
+          alias: "k0",
+          domain: "k.example.io",
+          title: null,
+          expires_at: T0 + 7 * D,
+          created_at: T0,
+          clicks_total: 0,
+          password_protected: true,
+        },
+      ],
+      [
+        1,
+        {
+          source_id: "00000000-0000-4000-8000-000000000001",
+          url: "https://example.com/kutt/1",
+          alias: "k1",
+          domain: "kutt.it",
+          title: "Kutt 1",
+          expires_at: null,
+          created_at: T0 + H,
+          clicks_total: 1,
+        },
+      ],
     ],
   },
   {
@@ -102,12 +213,46 @@ const CASES: Case[] = [
     title: "Dub",
     id: (i) => `link_${String(i).padStart(6, "0")}`,
     samples: [
-      [0, {
-        source_id: "link_000000", url: "https://example.com/dub/0", alias: "d0", domain: "go.example.com", title: "Dub 0", note: "note 0", tags: ["launch"], expires_at: T0 + 14 * D,
-        expired_url: "https://example.com/expired/0", ios_url: "https://apps.apple.com/app/0", android_url: "https://play.google.com/store/apps/0", created_at: T0, clicks_total: 0, archived: true,
-        preview: { title: "Dub 0", description: "About 0", image: "https://img.example/0.png" }, password_protected: true,
-      }],
-      [1, { source_id: "link_000001", url: "https://example.com/dub/1", alias: "d1", domain: "dub.sh", title: "Dub 1", note: null, tags: [], expires_at: null, expired_url: null, ios_url: null, android_url: null, created_at: T0 + H, clicks_total: 5, archived: false }],
+      [
+        0,
+        {
+          source_id: "link_000000",
+          url: "https://example.com/dub/0",
+          alias: "d0",
+          domain: "go.example.com",
+          title: "Dub 0",
+          note: "note 0",
+          tags: ["launch"],
+          expires_at: T0 + 14 * D,
+          expired_url: "https://example.com/expired/0",
+          ios_url: "https://apps.apple.com/app/0",
+          android_url: "https://play.google.com/store/apps/0",
+          created_at: T0,
+          clicks_total: 0,
+          archived: true,
+          preview: { title: "Dub 0", description: "About 0", image: "https://img.example/0.png" },
+          password_protected: true,
+        },
+      ],
+      [
+        1,
+        {
+          source_id: "link_000001",
+          url: "https://example.com/dub/1",
+          alias: "d1",
+          domain: "dub.sh",
+          title: "Dub 1",
+          note: null,
+          tags: [],
+          expires_at: null,
+          expired_url: null,
+          ios_url: null,
+          android_url: null,
+          created_at: T0 + H,
+          clicks_total: 5,
+          archived: false,
+        },
+      ],
     ],
   },
 ];
@@ -158,7 +303,12 @@ describe.each(CASES)("$name", ({ name, perPage, title, id, samples }) => {
     expect(waited).toBeGreaterThanOrEqual(990);
     expect(waited).toBeLessThan(5_000);
     expect(second.links[0]?.source_id).toBe(id(perPage));
-    expect(fake.requestsOf("links").filter((r) => r.page === 2).map((r) => r.status)).toEqual([429, 200]);
+    expect(
+      fake
+        .requestsOf("links")
+        .filter((r) => r.page === 2)
+        .map((r) => r.status),
+    ).toEqual([429, 200]);
   });
 
   it("a server error mid-way is transient; reading again from the last cursor loses and repeats nothing", async () => {
@@ -196,7 +346,7 @@ describe.each(CASES)("$name", ({ name, perPage, title, id, samples }) => {
     expect(e.message).not.toContain(fake.token);
   });
 
-  it("a link without its URL is kept with url \"\" and a note (the job reports that line)", async () => {
+  it('a link without its URL is kept with url "" and a note (the job reports that line)', async () => {
     fake.breakLink(2);
     const { links } = await readAll(source());
     expect(links.length).toBe(N);
@@ -218,7 +368,15 @@ describe("source specifics", () => {
       for await (const page of links[1]!.visits!()) pages.push(page);
       expect(pages.map((p) => p.length)).toEqual([500, 500, 201]);
       const all = pages.flat();
-      expect(all[0]).toEqual({ at: T0 + H + 1201 * 60_000, referrer: "https://ref.example/0", user_agent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36", bot: false, country: "DE", region: "Berlin", city: "Berlin" });
+      expect(all[0]).toEqual({
+        at: T0 + H + 1201 * 60_000,
+        referrer: "https://ref.example/0",
+        user_agent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36",
+        bot: false,
+        country: "DE",
+        region: "Berlin",
+        city: "Berlin",
+      });
       expect(all[1]).toEqual({ at: T0 + H + 1200 * 60_000, referrer: null, user_agent: "curl/8.4.0", bot: false });
       expect(all[5]).toMatchObject({ at: T0 + H + 1196 * 60_000, referrer: null, bot: true });
       expect(all[5]?.user_agent).toContain("iPhone");
@@ -237,7 +395,10 @@ describe("source specifics", () => {
       expect(links.map((l) => l.source_id)).toEqual(Array.from({ length: 150 }, (_, i) => `bit.ly/b${i}`));
       expect(totals).toEqual([null, null]);
       expect(links.map((l) => l.clicks_total)).toEqual(Array.from({ length: 150 }, (_, i) => i * 3));
-      expect(fake.requestsOf("links").map((r) => [r.path, r.query.archived])).toEqual([["/v4/groups/Bgroup0/bitlinks", "both"], ["/v4/groups/Bgroup1/bitlinks", "both"]]);
+      expect(fake.requestsOf("links").map((r) => [r.path, r.query.archived])).toEqual([
+        ["/v4/groups/Bgroup0/bitlinks", "both"],
+        ["/v4/groups/Bgroup1/bitlinks", "both"],
+      ]);
       expect(fake.requestsOf("groups").length).toBe(1);
       expect(fake.requestsOf("clicks").map((r) => r.query)).toContainEqual({ unit: "day", units: "-1" });
       const one = await readAll(API_SOURCES.bitly({ base_url: fake.baseUrl, token: fake.token, group: "Bgroup1" }, http));
@@ -252,7 +413,9 @@ describe("source specifics", () => {
     const src = API_SOURCES.kutt({ base_url: "http://127.0.0.1:9", token: "t" }, http);
     const e = await failure(src.page('{"page": 2}'));
     expect(e).toMatchObject({ transient: false, message: "Kutt: the saved position of the import is unreadable; start the import again" });
-    const b = await failure(API_SOURCES.bitly({ base_url: "http://127.0.0.1:9", token: "t" }, http).page(JSON.stringify({ groups: ["g"], g: 0, next: "http://evil.test/v4/x" })));
+    const b = await failure(
+      API_SOURCES.bitly({ base_url: "http://127.0.0.1:9", token: "t" }, http).page(JSON.stringify({ groups: ["g"], g: 0, next: "http://evil.test/v4/x" })),
+    );
     expect(b.transient).toBe(false);
   });
 

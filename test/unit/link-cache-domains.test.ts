@@ -8,7 +8,40 @@ import type { LinkRow } from "../../src/storage/schema.js";
 const feed = { publish: async () => undefined, subscribe: () => undefined, onResync: () => undefined, listened: async () => undefined };
 
 function row(domain: string, alias: string, url: string): LinkRow {
-  return { num: 1, id: `${domain}:${alias}`, domain, alias, url, ios_url: null, android_url: null, expires_at: null, max_clicks: null, password_hash: null, click_count: 0, imported_clicks: 0, owner_id: "o", created_at: 0, updated_at: 0, updated_by: null, disabled_at: null, disabled_status: null, disabled_reason: null, title: null, note: null, archived_at: null, expired_url: null, preview_title: null, preview_description: null, preview_image: null, last_click_at: null, rules: null, split: null, starts_at: null, redirect_status: null, crawlable: 0 };
+  return {
+    num: 1,
+    id: `${domain}:${alias}`,
+    domain,
+    alias,
+    url,
+    ios_url: null,
+    android_url: null,
+    expires_at: null,
+    max_clicks: null,
+    password_hash: null,
+    click_count: 0,
+    imported_clicks: 0,
+    owner_id: "o",
+    created_at: 0,
+    updated_at: 0,
+    updated_by: null,
+    disabled_at: null,
+    disabled_status: null,
+    disabled_reason: null,
+    title: null,
+    note: null,
+    archived_at: null,
+    expired_url: null,
+    preview_title: null,
+    preview_description: null,
+    preview_image: null,
+    last_click_at: null,
+    rules: null,
+    split: null,
+    starts_at: null,
+    redirect_status: null,
+    crawlable: 0,
+  };
 }
 
 describe("LinkCache with custom domains", () => {

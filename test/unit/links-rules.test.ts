@@ -27,8 +27,26 @@ describe("destination URLs", () => {
     expect(normalizeDestination("https://[::1]/x", "url", "sn.ip")).toBe("https://[::1]/x");
   });
   it("refuses bad ones with the field name", () => {
-    for (const bad of ["javascript:alert(1)", "JAVASCRIPT:alert(1)", "data:,x", "file:///x", "//example.com", "https://", "https://a b.com", "https://x@example.com", "https://localhost", "https://sn.ip/x", "https://SN.IP./x", "https://-bad-.com", "https://exa_mple", "http://example.com/a\nb"]) {
-      expect(field(() => normalizeDestination(bad, "ios_url", "sn.ip")), bad).toBe("invalid_request:ios_url");
+    for (const bad of [
+      "javascript:alert(1)",
+      "JAVASCRIPT:alert(1)",
+      "data:,x",
+      "file:///x",
+      "//example.com",
+      "https://",
+      "https://a b.com",
+      "https://x@example.com",
+      "https://localhost",
+      "https://sn.ip/x",
+      "https://SN.IP./x",
+      "https://-bad-.com",
+      "https://exa_mple",
+      "http://example.com/a\nb",
+    ]) {
+      expect(
+        field(() => normalizeDestination(bad, "ios_url", "sn.ip")),
+        bad,
+      ).toBe("invalid_request:ios_url");
     }
   });
 });
@@ -52,8 +70,38 @@ describe("aliases", () => {
 describe("link cache", () => {
   const feed: ChangeFeed = { publish: async () => undefined, subscribe: () => undefined, onResync: () => undefined, listened: async () => undefined };
   const row = (alias: string): LinkRow => ({
-    num: 1, id: `id-${alias}`, domain: "", alias, url: "https://example.com/", ios_url: null, android_url: null,
-    expires_at: null, max_clicks: null, password_hash: null, click_count: 0, imported_clicks: 0, owner_id: null, created_at: 0, updated_at: 0, updated_by: null, disabled_at: null, disabled_status: null, disabled_reason: null, title: null, note: null, archived_at: null, expired_url: null, preview_title: null, preview_description: null, preview_image: null, last_click_at: null, rules: null, split: null, starts_at: null, redirect_status: null, crawlable: 0,
+    num: 1,
+    id: `id-${alias}`,
+    domain: "",
+    alias,
+    url: "https://example.com/",
+    ios_url: null,
+    android_url: null,
+    expires_at: null,
+    max_clicks: null,
+    password_hash: null,
+    click_count: 0,
+    imported_clicks: 0,
+    owner_id: null,
+    created_at: 0,
+    updated_at: 0,
+    updated_by: null,
+    disabled_at: null,
+    disabled_status: null,
+    disabled_reason: null,
+    title: null,
+    note: null,
+    archived_at: null,
+    expired_url: null,
+    preview_title: null,
+    preview_description: null,
+    preview_image: null,
+    last_click_at: null,
+    rules: null,
+    split: null,
+    starts_at: null,
+    redirect_status: null,
+    crawlable: 0,
   });
 
   it("reads the database once per link, coalesces concurrent misses, and forgets on change", async () => {
@@ -66,7 +114,10 @@ describe("link cache", () => {
     expect(await cache.get("", "missing")).toBeNull();
     expect(await cache.get("", "missing")).toBeNull();
     expect(loads).toEqual(["hot", "missing"]);
-    await changes.publish([{ domain: "", alias: "hot" }, { domain: "", alias: "missing" }]);
+    await changes.publish([
+      { domain: "", alias: "hot" },
+      { domain: "", alias: "missing" },
+    ]);
     await cache.get("", "hot");
     await cache.get("", "missing");
     expect(loads).toEqual(["hot", "missing", "hot", "missing"]);

@@ -24,7 +24,10 @@ const click = (i: number): OwnedClick => ({
 describe("live feed payloads", () => {
   it("splits a large batch under the limit and reads back the same clicks, the skipped counts once", () => {
     const clicks = Array.from({ length: 300 }, (_, i) => click(i));
-    const skipped: Array<[string, number]> = [["ownerA".padEnd(16, "x"), 12], ["ownerB".padEnd(16, "x"), 3]];
+    const skipped: Array<[string, number]> = [
+      ["ownerA".padEnd(16, "x"), 12],
+      ["ownerB".padEnd(16, "x"), 3],
+    ];
     const payloads = clicksPayloads("inst1", clicks, skipped);
     expect(payloads.length).toBeGreaterThan(5);
     for (const p of payloads) expect(Buffer.byteLength(p)).toBeLessThanOrEqual(PAYLOAD_LIMIT);
@@ -49,6 +52,10 @@ describe("live feed payloads", () => {
     expect(parseWatch('{"i":"x","ask":1}')).toEqual({ instance: "x", ask: true });
     expect(parseWatch("not json")).toBeNull();
     expect(parseWatch('{"i":"x","o":[1]}')).toBeNull();
-    expect(parseClicks('{"i":"x","s":[],"c":[["o",1e20,"l","a","d","","m","b","o","",0,"default",0],["o"]]}')).toEqual({ instance: "x", clicks: [], skipped: [] });
+    expect(parseClicks('{"i":"x","s":[],"c":[["o",1e20,"l","a","d","","m","b","o","",0,"default",0],["o"]]}')).toEqual({
+      instance: "x",
+      clicks: [],
+      skipped: [],
+    });
   });
 });

@@ -10,7 +10,10 @@ import { cleanForwardedFor, clientIp, hostnameOf, proxyCountry, trustOf } from "
 const REQUESTS: Array<{ peer: string; headers: Record<string, string> }> = [
   { peer: "127.0.0.1", headers: { host: "sho.rt:8080" } },
   { peer: "127.0.0.1", headers: { host: "sho.rt", "x-forwarded-for": "203.0.113.7", "x-forwarded-host": "go.example", "cf-ipcountry": " de " } },
-  { peer: "10.1.2.3", headers: { host: "sho.rt", "x-forwarded-for": "198.51.100.1, 10.0.0.9", "x-forwarded-host": "a.example, b.example:8443", "cf-ipcountry": "BR" } },
+  {
+    peer: "10.1.2.3",
+    headers: { host: "sho.rt", "x-forwarded-for": "198.51.100.1, 10.0.0.9", "x-forwarded-host": "a.example, b.example:8443", "cf-ipcountry": "BR" },
+  },
   { peer: "192.0.2.50", headers: { host: "[::1]:8080", "x-forwarded-for": "evil, 203.0.113.9", "x-forwarded-host": "spoofed.example", "cf-ipcountry": "JP" } },
   { peer: "::ffff:127.0.0.1", headers: { host: "sho.rt", "x-forwarded-for": "::1, 2001:db8::1", "cf-ipcountry": "a-very-long-country-value" } },
   { peer: "127.0.0.1", headers: { "x-forwarded-for": "", "x-forwarded-host": "" } },
@@ -77,6 +80,7 @@ describe("proxy.ts reads requests as Fastify does", () => {
     expect(cleaned(".\u00c2\u0085")).toBeUndefined();
     expect(cleaned("198.51.100.7, \u0000evil, 10.0.0.9")).toBe("198.51.100.7, 10.0.0.9");
     expect(cleaned("<script>, 2001:db8::1")).toBe("2001:db8::1");
-    for (const plain of ["203.0.113.7", "198.51.100.1, 10.0.0.9", "unknown, [2001:db8::1]:443", "fe80::1%eth0", "1.2.3.4:5678", ""]) expect(cleaned(plain)).toBe(plain);
+    for (const plain of ["203.0.113.7", "198.51.100.1, 10.0.0.9", "unknown, [2001:db8::1]:443", "fe80::1%eth0", "1.2.3.4:5678", ""])
+      expect(cleaned(plain)).toBe(plain);
   });
 });

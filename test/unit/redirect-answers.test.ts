@@ -28,7 +28,11 @@ describe("redirect answers", () => {
 describe("REDIRECT_* and ORPHAN_* settings", () => {
   it("defaults, values, refusals", () => {
     expect(detailsConfigOf({})).toEqual({ redirectStatus: 302, redirectMaxAge: 3600, orphanVisits: true, orphanPathsPerDay: 1000, orphanVisitsDays: 90 });
-    expect(detailsConfigOf({ REDIRECT_STATUS: "308", REDIRECT_MAX_AGE: "0", ORPHAN_VISITS: "off" })).toMatchObject({ redirectStatus: 308, redirectMaxAge: 0, orphanVisits: false });
+    expect(detailsConfigOf({ REDIRECT_STATUS: "308", REDIRECT_MAX_AGE: "0", ORPHAN_VISITS: "off" })).toMatchObject({
+      redirectStatus: 308,
+      redirectMaxAge: 0,
+      orphanVisits: false,
+    });
     expect(() => detailsConfigOf({ REDIRECT_STATUS: "303" })).toThrow('REDIRECT_STATUS: must be 301, 302, 307 or 308, got "303"');
     expect(() => detailsConfigOf({ REDIRECT_MAX_AGE: "-1" })).toThrow('REDIRECT_MAX_AGE: must be a whole number, got "-1"');
     expect(() => detailsConfigOf({ ORPHAN_PATHS_PER_DAY: "5" })).toThrow("ORPHAN_PATHS_PER_DAY: must be between 10 and 1000000, got 5");
@@ -58,6 +62,10 @@ describe("Shlink's validSince and crawlable on import", () => {
     expect([pro.input.starts_at, pro.input.crawlable, pro.notes]).toEqual(["2026-11-29T00:00:00.000Z", true, []]);
     const free = mapLink(src, target("free"), now);
     expect([free.input.starts_at, free.notes]).toEqual([undefined, ["start date 2026-11-29 dropped: a start date needs the Pro plan; the link works now"]]);
-    expect(mapLink({ ...src, valid_since: now - 1, crawlable: false }, target("pro"), now).input).toEqual({ url: "https://example.com/a", alias: "a", domain: null });
+    expect(mapLink({ ...src, valid_since: now - 1, crawlable: false }, target("pro"), now).input).toEqual({
+      url: "https://example.com/a",
+      alias: "a",
+      domain: null,
+    });
   });
 });

@@ -17,7 +17,7 @@ describe("CSV writer", () => {
   });
 
   it("neutralises cells a spreadsheet would run as a formula, but not numbers", async () => {
-    const out = await text([["=HYPERLINK(\"http://x\")", "+1", "-1", "@SUM(A1)", "\tcmd", "\rcmd", "ok=1", -3, 0]]);
+    const out = await text([['=HYPERLINK("http://x")', "+1", "-1", "@SUM(A1)", "\tcmd", "\rcmd", "ok=1", -3, 0]]);
     expect(out).toBe('\uFEFF"\'=HYPERLINK(""http://x"")",\'+1,\'-1,\'@SUM(A1),\'\tcmd,"\'\rcmd",ok=1,-3,0\r\n');
   });
 
@@ -90,7 +90,10 @@ describe("splitting a range into whole months and edge days", () => {
         { from: "2026-06-01", to: "2026-11-21" },
       ],
     });
-    expect(split("2025-12-01", "2026-02-28", "2025-12")).toEqual({ months: { from: "2025-12", to: "2025-12" }, days: [{ from: "2026-01-01", to: "2026-02-28" }] });
+    expect(split("2025-12-01", "2026-02-28", "2025-12")).toEqual({
+      months: { from: "2025-12", to: "2025-12" },
+      days: [{ from: "2026-01-01", to: "2026-02-28" }],
+    });
     expect(split("2026-01-01", "2026-12-31", "2025-12")).toEqual({ months: null, days: [{ from: "2026-01-01", to: "2026-12-31" }] });
     expect(split("2026-01-01", "2026-12-31", "")).toEqual({ months: null, days: [{ from: "2026-01-01", to: "2026-12-31" }] });
   });

@@ -7,13 +7,23 @@ const click = (num: number, at: number, device = "desktop"): ClickRow =>
   ({ link_num: num, at, country: "FR", device, os: "iOS", browser: "Safari", referrer: "direct", is_bot: 0, destination: null, qr: 0 }) as unknown as ClickRow;
 const links = new Map([
   [1, { id: "L1", owner_id: "alice", alias: "one", domain: "", url: "https://example.com/1" }],
-  [2, { id: "L2", owner_id: "bob", alias: "two", domain: "go.example", url: "https://example.com/\"2\"" }],
+  [2, { id: "L2", owner_id: "bob", alias: "two", domain: "go.example", url: 'https://example.com/"2"' }],
 ]);
 
 describe("batchRows", () => {
   it("gives the operator's sink every click and an account's sink its own, in order, with stable ids", () => {
     const rows = [click(1, 1000), click(2, 900), click(3, 950), click(1, 1100, "phone")];
-    const out = batchRows([{ id: "env:amqp", owner_id: null }, { id: "acct", owner_id: "bob" }, { id: "idle", owner_id: "carol" }], links, rows, 10, "j.7");
+    const out = batchRows(
+      [
+        { id: "env:amqp", owner_id: null },
+        { id: "acct", owner_id: "bob" },
+        { id: "idle", owner_id: "carol" },
+      ],
+      links,
+      rows,
+      10,
+      "j.7",
+    );
     expect(out.map((o) => [o.sink_id, o.n, o.at, o.event_id])).toEqual([
       ["env:amqp", 3, 900, "j.7.10"],
       ["acct", 1, 900, "j.7.10"],
@@ -26,7 +36,17 @@ describe("batchRows", () => {
       ["j.7.13", "L1", "alice"],
     ]);
     expect(all[1]).toMatchObject({ alias: "two", domain: "go.example", url: 'https://example.com/"2"' });
-    expect(all[2]!.click).toEqual({ at: new Date(1100).toISOString(), country: "FR", device: "phone", os: "iOS", browser: "Safari", referrer_host: null, bot: false, destination: "default", source: "link" });
+    expect(all[2]!.click).toEqual({
+      at: new Date(1100).toISOString(),
+      country: "FR",
+      device: "phone",
+      os: "iOS",
+      browser: "Safari",
+      referrer_host: null,
+      bot: false,
+      destination: "default",
+      source: "link",
+    });
     expect(decodeBatch(out[1]!.events).map((e) => e.id)).toEqual(["j.7.11"]);
     // Each link once per row, however many of its clicks it holds.
     expect((JSON.parse(out[0]!.events) as { l: unknown[] }).l).toHaveLength(2);

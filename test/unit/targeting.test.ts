@@ -20,7 +20,11 @@ function facts(over: Partial<Omit<VisitFacts, "country">> & { country?: string |
 
 /** The 1-based number of the rule that holds, or 0. */
 function which(rules: Rule["if"][], f: VisitFacts): number {
-  const t = compileTargeting(rules.map((c, i) => ({ if: c, url: `https://example.com/${i + 1}` })), [], 1)!;
+  const t = compileTargeting(
+    rules.map((c, i) => ({ if: c, url: `https://example.com/${i + 1}` })),
+    [],
+    1,
+  )!;
   return matchRule(t, f) + 1;
 }
 
@@ -42,7 +46,8 @@ describe("redirect rules", () => {
   });
 
   it("device: ios, android, mobile, tablet, desktop, bot", () => {
-    const dev = (ua: string) => ["ios", "android", "mobile", "tablet", "desktop", "bot"].filter((d) => which([{ device: [d as "ios"] }], facts({ userAgent: ua })) === 1);
+    const dev = (ua: string) =>
+      ["ios", "android", "mobile", "tablet", "desktop", "bot"].filter((d) => which([{ device: [d as "ios"] }], facts({ userAgent: ua })) === 1);
     expect(dev(IPHONE)).toEqual(["ios", "mobile"]);
     expect(dev(IPAD)).toEqual(["ios", "tablet"]);
     expect(dev(PIXEL)).toEqual(["android", "mobile"]);
@@ -91,7 +96,14 @@ describe("redirect rules", () => {
 
   it("the country is asked only when a rule before it has not decided", () => {
     let asked = 0;
-    const t = compileTargeting([{ if: { device: ["ios"] }, url: "https://example.com/a" }, { if: { country: ["FR"] }, url: "https://example.com/b" }], [], 1)!;
+    const t = compileTargeting(
+      [
+        { if: { device: ["ios"] }, url: "https://example.com/a" },
+        { if: { country: ["FR"] }, url: "https://example.com/b" },
+      ],
+      [],
+      1,
+    )!;
     const f = { ...facts({ userAgent: IPHONE }), country: () => (asked++, "FR") };
     expect(matchRule(t, f)).toBe(0);
     expect(asked).toBe(0);
@@ -124,10 +136,21 @@ describe("order of destinations: rules, then device destinations, then the split
 });
 
 describe("split", () => {
-  const split = (weights: number[]) => compileTargeting([], weights.map((weight, i) => ({ url: `https://example.com/${i}`, weight })), 3)!.split!;
+  const split = (weights: number[]) =>
+    compileTargeting(
+      [],
+      weights.map((weight, i) => ({ url: `https://example.com/${i}`, weight })),
+      3,
+    )!.split!;
 
   it("shares converge to the weights over many visitors (property: 5 weightings, 20,000 visitors each)", () => {
-    for (const weights of [[50, 50], [10, 90], [25, 25, 50], [1, 99], [40, 30, 20, 10]]) {
+    for (const weights of [
+      [50, 50],
+      [10, 90],
+      [25, 25, 50],
+      [1, 99],
+      [40, 30, 20, 10],
+    ]) {
       const s = split(weights);
       const counts = weights.map(() => 0);
       for (let i = 0; i < 20_000; i++) {

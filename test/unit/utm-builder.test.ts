@@ -9,7 +9,9 @@ describe("UTM builder", () => {
   it("reads the values a URL carries, decoded, the first of a repeat counting", () => {
     expect(readUtm("")).toEqual(NONE);
     expect(readUtm("https://example.com/a?b=1#utm_source=frag")).toEqual(NONE);
-    expect(readUtm("https://example.com/?utm_source=news+letter&x=1&utm_medium=e%2Dmail&utm_campaign=caf%C3%A9&utm_source=second&utm_term&utm_content=%E0%A4%A")).toEqual({
+    expect(
+      readUtm("https://example.com/?utm_source=news+letter&x=1&utm_medium=e%2Dmail&utm_campaign=caf%C3%A9&utm_source=second&utm_term&utm_content=%E0%A4%A"),
+    ).toEqual({
       utm_source: "news letter",
       utm_medium: "e-mail",
       utm_campaign: "café",
@@ -21,7 +23,9 @@ describe("UTM builder", () => {
 
   it("sets a value in place or after the other parameters, keeping them, their spelling and the fragment", () => {
     expect(writeUtm("https://example.com/p", "utm_source", "news")).toBe("https://example.com/p?utm_source=news");
-    expect(writeUtm("https://example.com/p?a=1&b=%20x+y#top", "utm_medium", "e mail & more")).toBe("https://example.com/p?a=1&b=%20x+y&utm_medium=e%20mail%20%26%20more#top");
+    expect(writeUtm("https://example.com/p?a=1&b=%20x+y#top", "utm_medium", "e mail & more")).toBe(
+      "https://example.com/p?a=1&b=%20x+y&utm_medium=e%20mail%20%26%20more#top",
+    );
     expect(writeUtm("https://example.com/?utm_source=old&a=1&utm_source=again", "utm_source", "new")).toBe("https://example.com/?utm_source=new&a=1");
     expect(writeUtm("https://example.com/#frag?utm_source=no", "utm_source", "x")).toBe("https://example.com/?utm_source=x#frag?utm_source=no");
     expect(writeUtm("https://example.com/?utm_campaign", "utm_campaign", "ü/ß")).toBe("https://example.com/?utm_campaign=%C3%BC%2F%C3%9F");

@@ -4,14 +4,29 @@ import { SeenVisitors, batchSpan, keptSince, visitorKey } from "../../src/clicks
 import { batchOf } from "../../src/clicks/click-buffer.js";
 import { takeQrMarker, qrTarget } from "../../src/redirect/qr-marker.js";
 
-const click = (at: number) => ({ linkId: "a", linkNum: 1, at, userAgent: "ua", referer: "", ip: "203.0.113.1", country: null, counted: false, destination: null });
+const click = (at: number) => ({
+  linkId: "a",
+  linkNum: 1,
+  at,
+  userAgent: "ua",
+  referer: "",
+  ip: "203.0.113.1",
+  country: null,
+  counted: false,
+  destination: null,
+});
 
 describe("visitor keys", () => {
   it("are 48-bit integers that change with the salt, the link, the address and the agent", () => {
     const k = visitorKey("salt-1", 7, "203.0.113.1", "Firefox");
     expect(Number.isSafeInteger(k) && k >= 0 && k < 2 ** 48).toBe(true);
     expect(visitorKey("salt-1", 7, "203.0.113.1", "Firefox")).toBe(k);
-    const others = [visitorKey("salt-2", 7, "203.0.113.1", "Firefox"), visitorKey("salt-1", 8, "203.0.113.1", "Firefox"), visitorKey("salt-1", 7, "203.0.113.2", "Firefox"), visitorKey("salt-1", 7, "203.0.113.1", "Chrome")];
+    const others = [
+      visitorKey("salt-2", 7, "203.0.113.1", "Firefox"),
+      visitorKey("salt-1", 8, "203.0.113.1", "Firefox"),
+      visitorKey("salt-1", 7, "203.0.113.2", "Firefox"),
+      visitorKey("salt-1", 7, "203.0.113.1", "Chrome"),
+    ];
     expect(new Set([k, ...others]).size).toBe(5);
   });
 
@@ -25,7 +40,10 @@ describe("visitor keys", () => {
 
   it("remembers written keys per day, the two latest days, within its bound", () => {
     const seen = new SeenVisitors();
-    seen.addAll([["2026-11-20", 1], ["2026-11-21", 2]]);
+    seen.addAll([
+      ["2026-11-20", 1],
+      ["2026-11-21", 2],
+    ]);
     expect([seen.has("2026-11-20", 1), seen.has("2026-11-21", 2), seen.has("2026-11-21", 1)]).toEqual([true, true, false]);
     seen.addAll([["2026-11-22", 3]]);
     expect([seen.has("2026-11-20", 1), seen.has("2026-11-21", 2), seen.has("2026-11-22", 3)]).toEqual([false, true, true]);

@@ -7,7 +7,6 @@ import { type LinkClickEvent, bodyFor, discordMessage, escapeDiscord, escapeSlac
 import { SecretBox, newWebhookSecret, signatureHeader } from "../../src/webhooks/secrets.js";
 import { INTERNAL_URLS } from "../helpers/internal-addresses.js";
 
-
 describe("address classes", () => {
   it.each(INTERNAL_URLS)("%s is %s and refused", (url, cls) => {
     const { host, literal } = parseReceiverUrl(url);
@@ -63,7 +62,17 @@ function event(over: Partial<LinkClickEvent["link"]> = {}): LinkClickEvent {
     created_at: "2026-11-23T10:00:00.000Z",
     test: false,
     link: { id: "L1", alias: "promo", domain: null, short_url: "https://sn.ip/promo", url: "https://example.com/a?b=1&c=2", ...over },
-    click: { at: "2026-11-23T09:59:59.000Z", country: "DE", device: "mobile", os: "iOS", browser: "Mobile Safari", referrer_host: "news.example", bot: false, destination: "default", source: "link" },
+    click: {
+      at: "2026-11-23T09:59:59.000Z",
+      country: "DE",
+      device: "mobile",
+      os: "iOS",
+      browser: "Mobile Safari",
+      referrer_host: "news.example",
+      bot: false,
+      destination: "default",
+      source: "link",
+    },
   };
 }
 
@@ -77,7 +86,17 @@ describe("payloads", () => {
       created_at: "2026-11-23T10:00:00.000Z",
       test: false,
       link: { id: "L1", alias: "promo", domain: null, short_url: "https://sn.ip/promo", url: "https://example.com/a?b=1&c=2" },
-      click: { at: "2026-11-23T09:59:59.000Z", country: "DE", device: "mobile", os: "iOS", browser: "Mobile Safari", referrer_host: "news.example", bot: false, destination: "default", source: "link" },
+      click: {
+        at: "2026-11-23T09:59:59.000Z",
+        country: "DE",
+        device: "mobile",
+        os: "iOS",
+        browser: "Mobile Safari",
+        referrer_host: "news.example",
+        bot: false,
+        destination: "default",
+        source: "link",
+      },
     });
   });
 
@@ -169,9 +188,7 @@ describe("payloads", () => {
       }
     `);
     const out = escapeDiscord(HOSTILE);
-    expect(out).toBe(
-      "\\<!channel\\> \\*bold\\* \\_it\\_ \\[x\\]\\(https://evil.example\\) \\@everyone \\<\\@123\\> \\`code\\` & \\</script\\>",
-    );
+    expect(out).toBe("\\<!channel\\> \\*bold\\* \\_it\\_ \\[x\\]\\(https://evil.example\\) \\@everyone \\<\\@123\\> \\`code\\` & \\</script\\>");
     expect(discordMessage(event({ url: HOSTILE })).allowed_mentions).toEqual({ parse: [] });
   });
 
@@ -224,7 +241,9 @@ describe("payloads", () => {
     // Still one valid address; a percent-encoded unreserved character names the same resource (RFC 3986, 6.2.2.2).
     expect(new URL(teamsText("https://example.com/a_b~c")).pathname).toBe("/a%5Fb%7Ec");
     const hostile = teamsMessage(event({ url: `https://example.com/[x](https://evil.example)` }));
-    expect(hostile.attachments[0]?.content.body[1]).toMatchObject({ facts: expect.arrayContaining([{ title: "Destination", value: "https://example.com/%5Bx%5D%28https://evil.example%29" }]) });
+    expect(hostile.attachments[0]?.content.body[1]).toMatchObject({
+      facts: expect.arrayContaining([{ title: "Destination", value: "https://example.com/%5Bx%5D%28https://evil.example%29" }]),
+    });
   });
 });
 
@@ -265,7 +284,12 @@ describe("secret box", () => {
     expect(box.open(sealed, "wh2")).toBeNull();
     expect(new SecretBox("t".repeat(40)).open(sealed, "wh1")).toBeNull();
     const parts = sealed.split(".");
-    const tampered = [parts[0], parts[1], parts[2], Buffer.from("x" + Buffer.from(parts[3] ?? "", "base64url").toString("latin1"), "latin1").toString("base64url")].join(".");
+    const tampered = [
+      parts[0],
+      parts[1],
+      parts[2],
+      Buffer.from("x" + Buffer.from(parts[3] ?? "", "base64url").toString("latin1"), "latin1").toString("base64url"),
+    ].join(".");
     expect(box.open(tampered, "wh1")).toBeNull();
     expect(box.seal(secret, "wh1")).not.toBe(sealed); // a fresh IV each time
   });

@@ -14,7 +14,18 @@ describe("withScheme", () => {
     expect(withScheme("http://example.com")).toBe("http://example.com");
     expect(withScheme("HTTPS://EXAMPLE.COM/")).toBe("HTTPS://EXAMPLE.COM/");
     expect(withScheme("ftp://example.com/x")).toBe("ftp://example.com/x");
-    for (const raw of ["not-a-url", "javascript:alert(1)", "mailto:a@example.com", "user@example.com", "a b.com", "/relative/path", "", "localhost:3000", "example.", ".com"]) {
+    for (const raw of [
+      "not-a-url",
+      "javascript:alert(1)",
+      "mailto:a@example.com",
+      "user@example.com",
+      "a b.com",
+      "/relative/path",
+      "",
+      "localhost:3000",
+      "example.",
+      ".com",
+    ]) {
       expect(withScheme(raw), raw).toBe(raw.trim());
     }
     expect(withScheme("x".repeat(5000) + ".com")).toBe(`https://${"x".repeat(5000)}.com`);

@@ -58,7 +58,10 @@ function sessionMiddleware(session: SnipSession, keepCookies: boolean): Middlewa
       }
       const json = (response.headers.get("content-type") ?? "").includes("application/json");
       if (json && CARRIES_CSRF.test(new URL(request.url, "http://x").pathname)) {
-        const body: unknown = await response.clone().json().catch(() => null);
+        const body: unknown = await response
+          .clone()
+          .json()
+          .catch(() => null);
         if (typeof body === "object" && body !== null && "csrf_token" in body && typeof body.csrf_token === "string") session.csrfToken = body.csrf_token;
       }
       return response;

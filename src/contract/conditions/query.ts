@@ -32,6 +32,9 @@ export const queryCondition = defineKind({
     };
   },
   cost: 1,
-  words: (wanted) => `query ${Object.entries(wanted).map(([k, v]) => (v === "*" ? `${k} present` : `${k}=${v}`)).join(" and ")}`,
+  words: (wanted) =>
+    `query ${Object.entries(wanted)
+      .map(([k, v]) => (v === "*" ? `${k} present` : `${k}=${v}`))
+      .join(" and ")}`,
   field: { input: "pairs", empty: "Enter a parameter name (and a value, or * for any value)" },
 });

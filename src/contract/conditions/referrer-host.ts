@@ -11,7 +11,10 @@ export const referrerHostCondition = defineKind({
   normalise: (raw, fail) =>
     uniqueValues(
       conditionList(raw, fail).map((h) => {
-        const host = h.toLowerCase().replace(/\.$/, "").replace(/^www\./, "");
+        const host = h
+          .toLowerCase()
+          .replace(/\.$/, "")
+          .replace(/^www\./, "");
         if (!HOST_RE.test(host)) fail(M.host(h));
         return host;
       }),

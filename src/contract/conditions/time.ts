@@ -38,5 +38,10 @@ export const beforeCondition = defineKind({
   },
   cost: 0,
   words: (iso, time) => `until ${time(iso)}`,
-  field: { input: "datetime", hint: "Your time zone.", empty: "Enter a date and time", laterThan: { kind: "after", message: "Choose a time after the “From” time" } },
+  field: {
+    input: "datetime",
+    hint: "Your time zone.",
+    empty: "Enter a date and time",
+    laterThan: { kind: "after", message: "Choose a time after the “From” time" },
+  },
 });

@@ -31,7 +31,12 @@ export async function adminAccountRoutes(app: App, ctx: Deps): Promise<void> {
   app.get(
     "/api/admin/accounts/:id",
     {
-      schema: { tags: ["operator"], summary: "One account with its link and click totals", params: IdParams, response: { 200: AccountReply, ...errors(401, 403, 404) } },
+      schema: {
+        tags: ["operator"],
+        summary: "One account with its link and click totals",
+        params: IdParams,
+        response: { 200: AccountReply, ...errors(401, 403, 404) },
+      },
     },
     async (req, reply) => {
       reply.header("cache-control", "no-store");

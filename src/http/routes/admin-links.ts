@@ -15,7 +15,8 @@ export async function adminLinkRoutes(app: App, ctx: Deps): Promise<void> {
     {
       schema: {
         tags: ["operator"],
-        summary: "Links of every account, newest first (q: alias or destination contains; owner: email contains; domain: exact, empty for the main host; state)",
+        summary:
+          "Links of every account, newest first (q: alias or destination contains; owner: email contains; domain: exact, empty for the main host; state)",
         description:
           "States exclude each other in the order visitors meet them: disabled, blocked, expired, limit_reached, active. The blocklist lives in memory: while it is not empty, every state but disabled is decided in memory after SQL, and each request looks at up to 5000 links, so a page may hold fewer than limit links, even none, with a next_cursor to go on from.",
         querystring: AdminLinkQuery,

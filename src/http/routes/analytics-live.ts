@@ -51,12 +51,14 @@ export async function liveRoutes(app: App, ctx: Deps): Promise<void> {
             stream.start([]);
           },
         );
-        return reply
-          .type("text/event-stream; charset=utf-8")
-          .header("cache-control", "no-store")
-          // nginx buffers responses by default: events would arrive in lumps.
-          .header("x-accel-buffering", "no")
-          .send(body);
+        return (
+          reply
+            .type("text/event-stream; charset=utf-8")
+            .header("cache-control", "no-store")
+            // nginx buffers responses by default: events would arrive in lumps.
+            .header("x-accel-buffering", "no")
+            .send(body)
+        );
       },
     );
   });

@@ -17,7 +17,8 @@ export async function analyticsRoutes(app: App, ctx: Deps): Promise<void> {
       {
         schema: {
           tags: ["stats"],
-          summary: "Account analytics (Business and above): every link of the caller's account, or of a team owner's (owner), over a period, filtered by link, domain and tag",
+          summary:
+            "Account analytics (Business and above): every link of the caller's account, or of a team owner's (owner), over a period, filtered by link, domain and tag",
           description:
             "Totals of clicks, visitors and QR scans with their change against the period before, the series in the time zone tz, the top 50 links and the breakdowns. Breakdowns and top links count the UTC days the period touches.",
           querystring: AnalyticsQuery,
@@ -40,7 +41,10 @@ export async function analyticsRoutes(app: App, ctx: Deps): Promise<void> {
           description: "Cells starting with = + - @, tab or CR get a ' prefix.",
           querystring: AnalyticsQuery,
           response: {
-            200: { description: "text/csv attachment (UTF-8 with BOM, CRLF)", content: { "text/csv": { schema: Type.Unsafe<unknown>({ type: "string", format: "binary" }) } } },
+            200: {
+              description: "text/csv attachment (UTF-8 with BOM, CRLF)",
+              content: { "text/csv": { schema: Type.Unsafe<unknown>({ type: "string", format: "binary" }) } },
+            },
             ...errors(400, 401, 403, 404),
           },
         },

@@ -20,7 +20,16 @@ import { TwoFactorRequiredReply } from "../../contract/security.js";
 import { Type } from "typebox";
 import { iso } from "../../shared/clock.js";
 import {
-  PENDING_COOKIE, PENDING_PATH, admitSignedIn, currentUser, deviceOf, ensureSession, setSessionCookie, signedIn, startSession, visitorOf,
+  PENDING_COOKIE,
+  PENDING_PATH,
+  admitSignedIn,
+  currentUser,
+  deviceOf,
+  ensureSession,
+  setSessionCookie,
+  signedIn,
+  startSession,
+  visitorOf,
 } from "../auth.js";
 import { PENDING_TTL } from "../../security/two-factor.js";
 
@@ -82,7 +91,11 @@ export async function authRoutes(app: App, ctx: Deps): Promise<void> {
       const result = await ctx.auth.door.password(req.body.email, req.body.password, visitorOf(ctx, req));
       if (result.kind === "pending") {
         reply.setCookie(PENDING_COOKIE, result.token, {
-          httpOnly: true, sameSite: "strict", path: PENDING_PATH, secure: ctx.config.secureCookies, maxAge: PENDING_TTL / 1000,
+          httpOnly: true,
+          sameSite: "strict",
+          path: PENDING_PATH,
+          secure: ctx.config.secureCookies,
+          maxAge: PENDING_TTL / 1000,
         });
         reply.header("Cache-Control", "no-store");
         return { status: "2fa_required" as const, methods: result.methods };

@@ -27,7 +27,13 @@ export async function externalLinkRoutes(app: App, ctx: Deps): Promise<void> {
     {
       config: keyRoute("GET /api/external/links"),
       onRequest: admit,
-      schema: { tags, security, summary: "The key's account's links, as GET /api/links (scope links:read)", querystring: ExternalListQuery, response: { 200: LinkPageReply, ...errors(400, 401, 403, 429) } },
+      schema: {
+        tags,
+        security,
+        summary: "The key's account's links, as GET /api/links (scope links:read)",
+        querystring: ExternalListQuery,
+        response: { 200: LinkPageReply, ...errors(400, 401, 403, 429) },
+      },
     },
     async (req) => {
       const page = await ctx.links.list(keyCaller(req).user, req.query);
@@ -40,7 +46,13 @@ export async function externalLinkRoutes(app: App, ctx: Deps): Promise<void> {
     {
       config: keyRoute("GET /api/external/links/:id"),
       onRequest: admit,
-      schema: { tags, security, summary: "A link of the key's account (scope links:read)", params: IdParams, response: { 200: LinkReply, ...errors(401, 403, 404, 429) } },
+      schema: {
+        tags,
+        security,
+        summary: "A link of the key's account (scope links:read)",
+        params: IdParams,
+        response: { 200: LinkReply, ...errors(401, 403, 404, 429) },
+      },
     },
     async (req) => ({ status: "success" as const, link: await ctx.links.presentOne(await ctx.links.get(keyCaller(req).user, req.params.id)) }),
   );
@@ -67,7 +79,13 @@ export async function externalLinkRoutes(app: App, ctx: Deps): Promise<void> {
     {
       config: keyRoute("DELETE /api/external/links/:id"),
       onRequest: admit,
-      schema: { tags, security, summary: "Delete a link of the key's account (scope links:write)", params: IdParams, response: { 200: OkSchema, ...errors(401, 403, 404, 429) } },
+      schema: {
+        tags,
+        security,
+        summary: "Delete a link of the key's account (scope links:write)",
+        params: IdParams,
+        response: { 200: OkSchema, ...errors(401, 403, 404, 429) },
+      },
     },
     async (req) => {
       await ctx.links.delete(keyCaller(req).user, req.params.id);
@@ -80,7 +98,14 @@ export async function externalLinkRoutes(app: App, ctx: Deps): Promise<void> {
     {
       config: keyRoute("GET /api/external/links/:id/stats"),
       onRequest: admit,
-      schema: { tags, security, summary: "Statistics of a link, as GET /api/links/{id}/stats (scope stats:read)", params: IdParams, querystring: RangeQuery, response: { 200: StatsReply, ...errors(400, 401, 403, 404, 429) } },
+      schema: {
+        tags,
+        security,
+        summary: "Statistics of a link, as GET /api/links/{id}/stats (scope stats:read)",
+        params: IdParams,
+        querystring: RangeQuery,
+        response: { 200: StatsReply, ...errors(400, 401, 403, 404, 429) },
+      },
     },
     async (req) => {
       const { link, owner } = await ctx.links.access(keyCaller(req).user, req.params.id);

@@ -57,7 +57,14 @@ export async function importRoutes(app: App, ctx: Deps): Promise<void> {
     );
     scope.get(
       "/api/imports/:id",
-      { schema: { tags: ["imports"], summary: "An import: state, counts, rate and time left", params: IdParams, response: { 200: ImportReply, ...errors(401, 404) } } },
+      {
+        schema: {
+          tags: ["imports"],
+          summary: "An import: state, counts, rate and time left",
+          params: IdParams,
+          response: { 200: ImportReply, ...errors(401, 404) },
+        },
+      },
       async (req, reply) => {
         reply.header("cache-control", "no-store");
         return { status: "success" as const, import: await ctx.imports.jobs.get(signedIn(req), req.params.id) };
@@ -65,13 +72,25 @@ export async function importRoutes(app: App, ctx: Deps): Promise<void> {
     );
     scope.post(
       "/api/imports/:id/cancel",
-      { schema: { tags: ["imports"], summary: "Stop an import after the page in hand (links already created stay)", params: IdParams, response: { 200: ImportReply, ...errors(401, 404) } } },
+      {
+        schema: {
+          tags: ["imports"],
+          summary: "Stop an import after the page in hand (links already created stay)",
+          params: IdParams,
+          response: { 200: ImportReply, ...errors(401, 404) },
+        },
+      },
       async (req) => ({ status: "success" as const, import: await ctx.imports.jobs.cancel(signedIn(req), req.params.id) }),
     );
     scope.post(
       "/api/imports/:id/resume",
       {
-        schema: { tags: ["imports"], summary: "Continue a failed or cancelled import from the last page it finished", params: IdParams, response: { 200: ImportReply, ...errors(401, 403, 404, 409) } },
+        schema: {
+          tags: ["imports"],
+          summary: "Continue a failed or cancelled import from the last page it finished",
+          params: IdParams,
+          response: { 200: ImportReply, ...errors(401, 403, 404, 409) },
+        },
       },
       async (req) => ({ status: "success" as const, import: await ctx.imports.jobs.resume(activeUser(req), req.params.id) }),
     );
@@ -92,7 +111,14 @@ export async function importRoutes(app: App, ctx: Deps): Promise<void> {
     );
     scope.get(
       "/api/imports/:id/report.csv",
-      { schema: { tags: ["imports"], summary: "The import's report: one line per source link (created, skipped or failed, with the reason)", params: IdParams, response: errors(401, 404) } },
+      {
+        schema: {
+          tags: ["imports"],
+          summary: "The import's report: one line per source link (created, skipped or failed, with the reason)",
+          params: IdParams,
+          response: errors(401, 404),
+        },
+      },
       async (req, reply) => {
         const csv = await ctx.imports.jobs.report(signedIn(req), req.params.id);
         return reply
@@ -107,7 +133,8 @@ export async function importRoutes(app: App, ctx: Deps): Promise<void> {
       {
         schema: {
           tags: ["links"],
-          summary: "Every link of the account (owner: a team owner's, for an active member) with every field, its tags and totals, as CSV or JSON; the CSV import reads it back",
+          summary:
+            "Every link of the account (owner: a team owner's, for an active member) with every field, its tags and totals, as CSV or JSON; the CSV import reads it back",
           querystring: ExportQuery,
           response: errors(401, 404),
         },

@@ -3,7 +3,21 @@ import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 
 import { errors, IdParams, OkSchema } from "../../contract/common.js";
-import { BulkBody, BulkDeleteBody, BulkDeleteReply, BulkEditBody, BulkEditReply, BulkReply, CreateLinkBody, LinkListQuery, LinkPageReply, LinkReply, SparklineQuery, SparklineReply, UpdateLinkBody } from "../../contract/links.js";
+import {
+  BulkBody,
+  BulkDeleteBody,
+  BulkDeleteReply,
+  BulkEditBody,
+  BulkEditReply,
+  BulkReply,
+  CreateLinkBody,
+  LinkListQuery,
+  LinkPageReply,
+  LinkReply,
+  SparklineQuery,
+  SparklineReply,
+  UpdateLinkBody,
+} from "../../contract/links.js";
 import { activeUser, currentUser, signedIn, signedInRoutes } from "../auth.js";
 import { CountrySourceReply, ResolveQuery, ResolveReply } from "../../contract/targeting.js";
 import { testVisit } from "../../redirect/test-visit.js";
@@ -96,7 +110,8 @@ export async function linkRoutes(app: App, ctx: Deps): Promise<void> {
       {
         schema: {
           tags: ["links"],
-          summary: "Clicks per day over the last 7 days (UTC, today last) of up to 100 links the caller may read (owner or active member); other ids are absent",
+          summary:
+            "Clicks per day over the last 7 days (UTC, today last) of up to 100 links the caller may read (owner or active member); other ids are absent",
           querystring: SparklineQuery,
           response: { 200: SparklineReply, ...errors(400, 401) },
         },
@@ -110,7 +125,14 @@ export async function linkRoutes(app: App, ctx: Deps): Promise<void> {
 
     scope.get(
       "/api/links/:id",
-      { schema: { tags: ["links"], summary: "A link of the caller's, or of a team owner's for an active member", params: IdParams, response: { 200: LinkReply, ...errors(401, 404) } } },
+      {
+        schema: {
+          tags: ["links"],
+          summary: "A link of the caller's, or of a team owner's for an active member",
+          params: IdParams,
+          response: { 200: LinkReply, ...errors(401, 404) },
+        },
+      },
       async (req, reply) => {
         const link = await ctx.links.presentOne(await ctx.links.get(signedIn(req), req.params.id));
         reply.header("cache-control", "no-store");
@@ -138,7 +160,14 @@ export async function linkRoutes(app: App, ctx: Deps): Promise<void> {
 
     scope.delete(
       "/api/links/:id",
-      { schema: { tags: ["links"], summary: "Delete a link (owner only: members get 403 forbidden); its short address answers 404 at once", params: IdParams, response: { 200: OkSchema, ...errors(401, 403, 404) } } },
+      {
+        schema: {
+          tags: ["links"],
+          summary: "Delete a link (owner only: members get 403 forbidden); its short address answers 404 at once",
+          params: IdParams,
+          response: { 200: OkSchema, ...errors(401, 403, 404) },
+        },
+      },
       async (req) => {
         await ctx.links.delete(activeUser(req), req.params.id);
         return { status: "success" as const };
@@ -168,7 +197,8 @@ function resolveRoute(scope: App, ctx: Deps): void {
     {
       schema: {
         tags: ["links"],
-        summary: "Test a visit: the destination a visitor with this country, language, user agent, query, referrer and time would get, and why (owner or active member)",
+        summary:
+          "Test a visit: the destination a visitor with this country, language, user agent, query, referrer and time would get, and why (owner or active member)",
         params: IdParams,
         querystring: ResolveQuery,
         response: { 200: ResolveReply, ...errors(400, 401, 404) },

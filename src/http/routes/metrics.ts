@@ -21,7 +21,10 @@ export async function metricsRoutes(app: App, ctx: Deps, metrics: Metrics): Prom
         reply.header("www-authenticate", 'Bearer realm="metrics"');
         throw new DomainError("unauthenticated", "Send Authorization: Bearer <METRICS_TOKEN>");
       }
-      return reply.type(metrics.contentType).header("cache-control", "no-store").send(await metrics.text());
+      return reply
+        .type(metrics.contentType)
+        .header("cache-control", "no-store")
+        .send(await metrics.text());
     });
   }
 

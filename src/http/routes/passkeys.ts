@@ -101,7 +101,7 @@ export async function passkeyRoutes(app: App, ctx: Deps): Promise<void> {
       {
         schema: {
           tags: TAGS,
-          summary: "Finish adding a passkey with the authenticator's answer; `name` defaults to \"Passkey N\"",
+          summary: 'Finish adding a passkey with the authenticator\'s answer; `name` defaults to "Passkey N"',
           body: RegisterVerifyBody,
           response: { 201: PasskeyReply, ...errors(400, 401, 403, 409) },
         },
@@ -115,7 +115,13 @@ export async function passkeyRoutes(app: App, ctx: Deps): Promise<void> {
     scope.patch(
       "/api/auth/passkeys/:id",
       {
-        schema: { tags: TAGS, summary: "Rename a passkey", params: IdParams, body: RenamePasskeyBody, response: { 200: PasskeyReply, ...errors(400, 401, 404) } },
+        schema: {
+          tags: TAGS,
+          summary: "Rename a passkey",
+          params: IdParams,
+          body: RenamePasskeyBody,
+          response: { 200: PasskeyReply, ...errors(400, 401, 404) },
+        },
       },
       async (req) => ({ status: "success" as const, passkey: await ctx.passkeys.rename(signedIn(req), req.params.id, req.body.name) }),
     );

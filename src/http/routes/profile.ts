@@ -62,7 +62,9 @@ export async function profileRoutes(app: App, ctx: Deps): Promise<void> {
 
     scope.get(
       "/api/profile/picture",
-      { schema: { tags: ["profile"], summary: "The signed-in user's picture", querystring: Type.Object({ v: Type.Optional(Type.String({ maxLength: 20 })) }) } },
+      {
+        schema: { tags: ["profile"], summary: "The signed-in user's picture", querystring: Type.Object({ v: Type.Optional(Type.String({ maxLength: 20 })) }) },
+      },
       async (req, reply) => {
         const user = signedIn(req);
         const pic = await ctx.accounts.picture(user.id);
@@ -94,7 +96,9 @@ export async function profileRoutes(app: App, ctx: Deps): Promise<void> {
 
     scope.post(
       "/api/subscription/cancel",
-      { schema: { tags: ["profile"], summary: "Cancel the paid subscription (back to the free plan)", response: { 200: UserReply, ...errors(401, 403, 409) } } },
+      {
+        schema: { tags: ["profile"], summary: "Cancel the paid subscription (back to the free plan)", response: { 200: UserReply, ...errors(401, 403, 409) } },
+      },
       async (req) => {
         const user = await ctx.accounts.cancelSubscription(activeUser(req));
         return { status: "success" as const, user: publicUser(user) };

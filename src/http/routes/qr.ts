@@ -46,7 +46,13 @@ export async function qrRoutes(app: App, ctx: Deps): Promise<void> {
       const link = await ctx.redirects.find(domain, alias);
       if (!link) throw new DomainError("not_found", "No such short link");
       const logo = req.query.logo === "1" ? await qrLogoPicture(ctx.storage.db, await currentUser(ctx, req), link.owner_id) : null;
-      const job = { text: qrTarget(shortUrl(ctx.config.origin, domain, alias)), format: req.query.format ?? "svg", size: req.query.size ?? QR_DEFAULT, design, logo: logo?.id ?? null };
+      const job = {
+        text: qrTarget(shortUrl(ctx.config.origin, domain, alias)),
+        format: req.query.format ?? "svg",
+        size: req.query.size ?? QR_DEFAULT,
+        design,
+        logo: logo?.id ?? null,
+      };
       QrService.validate(job);
       const etag = qrEtag(job);
       reply.header("cache-control", logo ? "private, max-age=60" : "public, max-age=60").header("etag", etag);

@@ -52,7 +52,11 @@ const ERRORS = {
     status: 429,
     code: "rate_limited",
     message: "Too many wrong passwords for this link; try again later.",
-    page: { title: "Too many attempts", heading: "Too many wrong passwords", text: "Too many wrong passwords were tried for this link. Wait a few minutes, then try again." },
+    page: {
+      title: "Too many attempts",
+      heading: "Too many wrong passwords",
+      text: "Too many wrong passwords were tried for this link. Wait a few minutes, then try again.",
+    },
   },
   blocked: {
     status: 410,
@@ -68,7 +72,11 @@ const ERRORS = {
     status: 429,
     code: "rate_limited",
     message: "Too many unknown short links were requested from your address; try again in a minute.",
-    page: { title: "Too many requests", heading: "Too many requests", text: "Your address asked for too many short links that do not exist. Wait a minute, then try again." },
+    page: {
+      title: "Too many requests",
+      heading: "Too many requests",
+      text: "Your address asked for too many short links that do not exist. Wait a minute, then try again.",
+    },
   },
 } as const;
 
@@ -134,8 +142,11 @@ function notStarted(req: FastifyRequest, reply: FastifyReply, startsAt: number):
   const when = new Date(startsAt).toISOString();
   const message = `This short link opens on ${when.slice(0, 16).replace("T", " ")} UTC.`;
   reply.code(404).header("x-robots-tag", "noindex");
-  if (prefersJson(req.headers.accept)) return reply.type("application/json; charset=utf-8").send({ status: "error", code: "not_started", message, starts_at: when });
-  return reply.type("text/html; charset=utf-8").send(errorPage(404, { title: "Link not open yet", heading: "This link is not open yet", text: `${message} Come back then.` }));
+  if (prefersJson(req.headers.accept))
+    return reply.type("application/json; charset=utf-8").send({ status: "error", code: "not_started", message, starts_at: when });
+  return reply
+    .type("text/html; charset=utf-8")
+    .send(errorPage(404, { title: "Link not open yet", heading: "This link is not open yet", text: `${message} Come back then.` }));
 }
 
 function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): FastifyReply {
@@ -150,12 +161,19 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
       return notStarted(req, reply, outcome.startsAt);
     case "preview": {
       const shortUrl = `${req.protocol}://${req.host}${req.url.split("?")[0]}`;
-      return reply.code(200).header("content-security-policy", HTML_CSP).type("text/html; charset=utf-8").send(previewPage(outcome.card, outcome.location, shortUrl));
+      return reply
+        .code(200)
+        .header("content-security-policy", HTML_CSP)
+        .type("text/html; charset=utf-8")
+        .send(previewPage(outcome.card, outcome.location, shortUrl));
     }
     case "password":
       // A client that prefers JSON gets the contract's error body for a wrong password, not the form.
       if (outcome.wrong && prefersJson(req.headers.accept)) {
-        return reply.code(401).type("application/json; charset=utf-8").send({ status: "error", code: "invalid_credentials", message: "Wrong password for this link" });
+        return reply
+          .code(401)
+          .type("application/json; charset=utf-8")
+          .send({ status: "error", code: "invalid_credentials", message: "Wrong password for this link" });
       }
       return reply
         .code(outcome.wrong ? 401 : 200)
@@ -163,7 +181,12 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
         .type("text/html; charset=utf-8")
         .send(passwordForm(outcome.wrong, outcome.wrong ? ((req.body as { ref?: string } | undefined)?.ref ?? "") : null));
     default: {
-      const e = outcome.kind === "disabled" ? disabledError(outcome.status) : outcome.kind === "expired" && outcome.ownerless ? EXPIRED_OWNERLESS : ERRORS[outcome.kind];
+      const e =
+        outcome.kind === "disabled"
+          ? disabledError(outcome.status)
+          : outcome.kind === "expired" && outcome.ownerless
+            ? EXPIRED_OWNERLESS
+            : ERRORS[outcome.kind];
       if (outcome.kind === "rate_limited" || outcome.kind === "not_found_burst") reply.header("retry-after", String(outcome.retryAfter));
       reply.code(e.status);
       if (prefersJson(req.headers.accept)) return reply.type("application/json; charset=utf-8").send({ status: "error", code: e.code, message: e.message });
@@ -208,7 +231,8 @@ export async function redirectRoutes(app: App, ctx: Deps, trust: Trust | null, m
     {
       schema: {
         tags: ["redirect"],
-        summary: "Open a short link: 302 (or the link's 301, 307, 308) to the destination, or 404 (unknown, or not open yet: not_started)/410/403, or the password form (HEAD answers alike)",
+        summary:
+          "Open a short link: 302 (or the link's 301, 307, 308) to the destination, or 404 (unknown, or not open yet: not_started)/410/403, or the password form (HEAD answers alike)",
         params: Params,
         response: errors(403, 404, 410, 429, 451),
       },
@@ -238,7 +262,10 @@ export async function redirectRoutes(app: App, ctx: Deps, trust: Trust | null, m
           summary: "Submit a link's password (form field password): 302 when right, 401 with the form when wrong",
           params: Params,
           // `ref`: the referrer of the visit that opened the password page (its script fills it in).
-          body: Type.Object({ password: Type.String({ maxLength: 1000 }), ref: Type.Optional(Type.String({ maxLength: 2048 })) }, { additionalProperties: false }),
+          body: Type.Object(
+            { password: Type.String({ maxLength: 1000 }), ref: Type.Optional(Type.String({ maxLength: 2048 })) },
+            { additionalProperties: false },
+          ),
           response: errors(400, 401, 403, 404, 410, 413, 429, 451),
         },
       },

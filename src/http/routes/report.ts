@@ -65,24 +65,36 @@ async function refuse(ctx: Deps, req: FastifyRequest, reply: FastifyReply, err: 
       return html(reply, 400, reportFormPage(reportForm(req.method === "POST" ? keptInput(req.body) : keptInput(req.query)), problems));
     }
     case "payload_too_large":
-      return html(reply, 413, errorPage(413, {
+      return html(
+        reply,
+        413,
+        errorPage(413, {
           title: "Report too long",
           heading: "This report is too long",
           text: "The report is larger than this form accepts. Go back, shorten the details and send it again.",
-        }));
+        }),
+      );
     case "rate_limited":
       if (de.retryAfter !== undefined) reply.header("retry-after", String(de.retryAfter));
-      return html(reply, 429, errorPage(429, {
+      return html(
+        reply,
+        429,
+        errorPage(429, {
           title: "Too many reports",
           heading: "Too many reports from your address",
           text: "Too many reports were sent from your address in a short time. Wait a while, then send it again.",
-        }));
+        }),
+      );
     case "forbidden":
-      return html(reply, 403, errorPage(403, {
+      return html(
+        reply,
+        403,
+        errorPage(403, {
           title: "Report refused",
           heading: "This report was not accepted",
           text: "Reports can only be sent from this site's own form. Open the report form and send it from there.",
-        }));
+        }),
+      );
     default:
       return sendError(req, reply, err);
   }

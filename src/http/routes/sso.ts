@@ -4,7 +4,17 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { errors, IdParams, OkSchema } from "../../contract/common.js";
-import { AdminSsoListReply, SsoCallbackQuery, SsoDomainParams, SsoDomainReply, SsoOptionsReply, SsoPutBody, SsoReply, SsoSetReply, SsoStartQuery } from "../../contract/sso.js";
+import {
+  AdminSsoListReply,
+  SsoCallbackQuery,
+  SsoDomainParams,
+  SsoDomainReply,
+  SsoOptionsReply,
+  SsoPutBody,
+  SsoReply,
+  SsoSetReply,
+  SsoStartQuery,
+} from "../../contract/sso.js";
 import { operatorOf, sessionOf, signedIn, signedInRoutes, startSession, visitorOf } from "../auth.js";
 import { prefersJson } from "../pages.js";
 import { errorBody, toDomainError, STATUS_BY_CODE } from "../errors.js";
@@ -43,7 +53,13 @@ function refuse(req: FastifyRequest, reply: FastifyReply, err: unknown): Fastify
 export async function ssoRoutes(app: App, ctx: Deps): Promise<void> {
   app.get(
     "/api/auth/sso/options",
-    { schema: { tags: ["auth"], summary: "What the sign-in page offers: the instance-wide provider's button, password sign-in and sign-up", response: { 200: SsoOptionsReply } } },
+    {
+      schema: {
+        tags: ["auth"],
+        summary: "What the sign-in page offers: the instance-wide provider's button, password sign-in and sign-up",
+        response: { 200: SsoOptionsReply },
+      },
+    },
     async () => ({ status: "success" as const, ...ctx.sso.policy.options() }),
   );
 
@@ -98,7 +114,13 @@ export async function ssoRoutes(app: App, ctx: Deps): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
     scope.get(
       "/api/sso",
-      { schema: { tags: ["sso"], summary: "The caller's single sign-on connection (the client secret is never returned), or null", response: { 200: SsoReply, ...errors(401) } } },
+      {
+        schema: {
+          tags: ["sso"],
+          summary: "The caller's single sign-on connection (the client secret is never returned), or null",
+          response: { 200: SsoReply, ...errors(401) },
+        },
+      },
       async (req, reply) => {
         reply.header("cache-control", "no-store");
         return { status: "success" as const, connection: await ctx.sso.connections.get(signedIn(req)) };
@@ -121,7 +143,13 @@ export async function ssoRoutes(app: App, ctx: Deps): Promise<void> {
     );
     scope.delete(
       "/api/sso",
-      { schema: { tags: ["sso"], summary: "Remove the caller's single sign-on connection (its members stay members)", response: { 200: OkSchema, ...errors(401, 404) } } },
+      {
+        schema: {
+          tags: ["sso"],
+          summary: "Remove the caller's single sign-on connection (its members stay members)",
+          response: { 200: OkSchema, ...errors(401, 404) },
+        },
+      },
       async (req) => {
         await ctx.auth.changes.removeSsoConnection(sessionOf(ctx, req, signedIn(req)));
         return { status: "success" as const };
@@ -146,12 +174,25 @@ export async function ssoRoutes(app: App, ctx: Deps): Promise<void> {
 export async function adminSsoRoutes(scope: App, ctx: Deps): Promise<void> {
   scope.get(
     "/api/admin/sso",
-    { schema: { tags: ["operator"], summary: "Every Enterprise single sign-on connection with its owner and domains", response: { 200: AdminSsoListReply, ...errors(401, 403) } } },
+    {
+      schema: {
+        tags: ["operator"],
+        summary: "Every Enterprise single sign-on connection with its owner and domains",
+        response: { 200: AdminSsoListReply, ...errors(401, 403) },
+      },
+    },
     async () => ({ status: "success" as const, connections: await ctx.sso.connections.list() }),
   );
   scope.delete(
     "/api/admin/sso/:id",
-    { schema: { tags: ["operator"], summary: "Remove a single sign-on connection (audited)", params: IdParams, response: { 200: OkSchema, ...errors(401, 403, 404) } } },
+    {
+      schema: {
+        tags: ["operator"],
+        summary: "Remove a single sign-on connection (audited)",
+        params: IdParams,
+        response: { 200: OkSchema, ...errors(401, 403, 404) },
+      },
+    },
     async (req) => {
       await ctx.sso.connections.removeById(operatorOf(req), req.params.id);
       return { status: "success" as const };

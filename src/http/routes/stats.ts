@@ -46,7 +46,10 @@ export async function statsRoutes(app: App, ctx: Deps): Promise<void> {
           params: Params,
           querystring: RangeQuery,
           response: {
-            200: { description: "text/csv attachment (UTF-8 with BOM, CRLF)", content: { "text/csv": { schema: Type.Unsafe<unknown>({ type: "string", format: "binary" }) } } },
+            200: {
+              description: "text/csv attachment (UTF-8 with BOM, CRLF)",
+              content: { "text/csv": { schema: Type.Unsafe<unknown>({ type: "string", format: "binary" }) } },
+            },
             ...errors(400, 401, 403, 404),
           },
         },

@@ -67,7 +67,12 @@ export async function streamRoutes(app: App, ctx: Deps): Promise<void> {
     scope.delete(
       "/api/streams/:id",
       {
-        schema: { tags: ["streams"], summary: "Remove a click stream and the events waiting for it", params: IdParams, response: { 200: OkSchema, ...errors(401, 403, 404) } },
+        schema: {
+          tags: ["streams"],
+          summary: "Remove a click stream and the events waiting for it",
+          params: IdParams,
+          response: { 200: OkSchema, ...errors(401, 403, 404) },
+        },
       },
       async (req) => {
         // Removing stays possible for a suspended account or a lower plan: it only takes something away.

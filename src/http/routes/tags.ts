@@ -47,14 +47,27 @@ export async function tagRoutes(app: App, ctx: Deps): Promise<void> {
     scope.patch(
       "/api/tags/:id",
       {
-        schema: { tags: ["tags"], summary: "Rename or recolour a tag (its owner only)", params: IdParams, body: UpdateTagBody, response: { 200: TagReply, ...errors(400, 401, 403, 404, 409) } },
+        schema: {
+          tags: ["tags"],
+          summary: "Rename or recolour a tag (its owner only)",
+          params: IdParams,
+          body: UpdateTagBody,
+          response: { 200: TagReply, ...errors(400, 401, 403, 404, 409) },
+        },
       },
       async (req) => ({ status: "success" as const, tag: await ctx.tags.update(activeUser(req), req.params.id, req.body) }),
     );
 
     scope.delete(
       "/api/tags/:id",
-      { schema: { tags: ["tags"], summary: "Delete a tag (its owner only); its links lose it", params: IdParams, response: { 200: OkSchema, ...errors(401, 403, 404) } } },
+      {
+        schema: {
+          tags: ["tags"],
+          summary: "Delete a tag (its owner only); its links lose it",
+          params: IdParams,
+          response: { 200: OkSchema, ...errors(401, 403, 404) },
+        },
+      },
       async (req) => {
         await ctx.tags.delete(activeUser(req), req.params.id);
         return { status: "success" as const };

@@ -36,7 +36,8 @@ export async function teamRoutes(app: App, ctx: Deps): Promise<void> {
         schema: {
           tags: ["team"],
           summary: "Invite a collaborator by email (Business and above; at most 2 invited members and pending invitations together, on Enterprise too)",
-          description: "The third collaborator answers 403 limit_reached. Members made by single sign-on (Enterprise) do not count here: ENTERPRISE_MEMBERS_MAX bounds them.",
+          description:
+            "The third collaborator answers 403 limit_reached. Members made by single sign-on (Enterprise) do not count here: ENTERPRISE_MEMBERS_MAX bounds them.",
           body: InviteBody,
           response: { 201: InvitationReply, ...errors(400, 401, 403, 409) },
         },
@@ -104,7 +105,6 @@ export async function teamRoutes(app: App, ctx: Deps): Promise<void> {
         return { status: "success" as const };
       },
     );
-
   });
 
   app.post(

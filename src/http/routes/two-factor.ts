@@ -6,14 +6,7 @@ import { publicUser } from "../../accounts/accounts.js";
 import { OkSchema, errors } from "../../contract/common.js";
 import { SignedInReply } from "../../contract/accounts.js";
 import { LoginVerifyBody, RequestOptionsReply } from "../../contract/passkeys.js";
-import {
-  PasswordAndCodeBody,
-  RecoveryCodesReply,
-  TotpEnableBody,
-  TotpSetupReply,
-  TwoFactorStatusReply,
-  TwoFactorVerifyBody,
-} from "../../contract/security.js";
+import { PasswordAndCodeBody, RecoveryCodesReply, TotpEnableBody, TotpSetupReply, TwoFactorStatusReply, TwoFactorVerifyBody } from "../../contract/security.js";
 import { iso } from "../../shared/clock.js";
 import { invalid } from "../../shared/errors.js";
 import { renderQrBytes } from "../../links/qr-render.js";
@@ -36,14 +29,27 @@ export async function twoFactorRoutes(app: App, ctx: Deps): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
     scope.get(
       "/api/auth/2fa",
-      { schema: { tags: ["security"], summary: "Whether two-factor sign-in is on, and how many recovery codes are left", response: { 200: TwoFactorStatusReply, ...errors(401) } } },
+      {
+        schema: {
+          tags: ["security"],
+          summary: "Whether two-factor sign-in is on, and how many recovery codes are left",
+          response: { 200: TwoFactorStatusReply, ...errors(401) },
+        },
+      },
       async (req, reply) => {
         const user = signedIn(req);
         const s = await ctx.twoFactor.status(user);
         reply.header("Cache-Control", "no-store");
         // Asked for by OPERATOR_REQUIRE_2FA or a team's policy (security/second-factor-policy.ts), and not set up yet.
-        const required = !s.totp_enabled && (await secondFactorDemand(ctx.storage.db, user, { operatorPolicy: ctx.config.operatorRequire2fa, teams: "all" })).required;
-        return { status: "success" as const, totp_enabled: s.totp_enabled, enabled_at: s.enabled_at === null ? null : iso(s.enabled_at), recovery_codes_left: s.recovery_codes_left, required };
+        const required =
+          !s.totp_enabled && (await secondFactorDemand(ctx.storage.db, user, { operatorPolicy: ctx.config.operatorRequire2fa, teams: "all" })).required;
+        return {
+          status: "success" as const,
+          totp_enabled: s.totp_enabled,
+          enabled_at: s.enabled_at === null ? null : iso(s.enabled_at),
+          recovery_codes_left: s.recovery_codes_left,
+          required,
+        };
       },
     );
 
@@ -175,4 +181,3 @@ export async function twoFactorRoutes(app: App, ctx: Deps): Promise<void> {
     },
   );
 }
-

@@ -32,7 +32,8 @@ export async function utmRoutes(app: App, ctx: Deps): Promise<void> {
       {
         schema: {
           tags: ["utm"],
-          summary: "Save a UTM template (name 1-40 characters, unique per owner ignoring case; values up to 200 characters, at least one; at most 100 templates)",
+          summary:
+            "Save a UTM template (name 1-40 characters, unique per owner ignoring case; values up to 200 characters, at least one; at most 100 templates)",
           querystring: UtmOwnerQuery,
           body: CreateUtmTemplateBody,
           response: { 201: UtmTemplateReply, ...errors(400, 401, 403, 404, 409) },

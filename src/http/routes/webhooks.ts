@@ -75,7 +75,12 @@ export async function webhookRoutes(app: App, ctx: Deps): Promise<void> {
     scope.delete(
       "/api/webhooks/:id",
       {
-        schema: { tags: ["webhooks"], summary: "Remove a webhook and its delivery log", params: IdParams, response: { 200: OkSchema, ...errors(401, 403, 404) } },
+        schema: {
+          tags: ["webhooks"],
+          summary: "Remove a webhook and its delivery log",
+          params: IdParams,
+          response: { 200: OkSchema, ...errors(401, 403, 404) },
+        },
       },
       async (req) => {
         // Removing stays possible for a suspended account or a lower plan: it only takes something away.
@@ -106,7 +111,7 @@ export async function webhookRoutes(app: App, ctx: Deps): Promise<void> {
       {
         schema: {
           tags: ["webhooks"],
-          summary: "Deliver one test link_click (\"test\": true) now; answers with the delivery",
+          summary: 'Deliver one test link_click ("test": true) now; answers with the delivery',
           params: IdParams,
           response: { 200: DeliveryReply, ...errors(401, 403, 404, 429) },
         },

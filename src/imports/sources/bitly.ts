@@ -20,11 +20,7 @@ interface BitlyCursor {
 
 function isBitlyCursor(v: unknown): v is BitlyCursor {
   return (
-    isObject(v) &&
-    Array.isArray(v.groups) &&
-    v.groups.every((g) => typeof g === "string") &&
-    isCount(v.g) &&
-    (v.next === null || typeof v.next === "string")
+    isObject(v) && Array.isArray(v.groups) && v.groups.every((g) => typeof g === "string") && isCount(v.g) && (v.next === null || typeof v.next === "string")
   );
 }
 
@@ -79,7 +75,8 @@ export const bitlySource: SourceFactory = (settings: SourceSettings, http: Sourc
       const at = readCursor("bitly", cursor, isBitlyCursor) ?? { groups: await groups(), g: 0, next: null };
       const guid = at.groups[at.g];
       if (guid === undefined) return { links: [], next: null, total: at.groups.length === 0 ? 0 : null };
-      if (at.next !== null && new URL(at.next).origin !== origin) throw new SourceError("Bitly: the saved position of the import is unreadable; start the import again", false);
+      if (at.next !== null && new URL(at.next).origin !== origin)
+        throw new SourceError("Bitly: the saved position of the import is unreadable; start the import again", false);
       const body = await http.json(at.next ?? firstPage(guid), { headers });
       if (!isObject(body) || !Array.isArray(body.links)) throw shapeError("bitly", `"links" is not a list`);
       if (!isObject(body.pagination)) throw shapeError("bitly", `"pagination" is missing`);

@@ -40,7 +40,10 @@ function unformula(v: string): string {
 }
 
 function header(name: string): string {
-  const key = name.trim().toLowerCase().replace(/[\s-]+/g, "_");
+  const key = name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, "_");
   return HEADER_ALIASES[key] ?? key;
 }
 
@@ -83,20 +86,51 @@ function parseJson(text: string): FileRecord[] {
 const MAX_ID_LENGTH = 500;
 
 /** Fields read as text: a JSON row must give them as strings (numbers for the counts and the id too). */
-const TEXT_FIELDS = ["short_url", "domain", "alias", "url", "title", "note", "created_at", "expires_at", "password_hash", "ios_url", "android_url", "expired_url", "preview_title", "preview_description", "preview_image", "password", "starts_at"];
+const TEXT_FIELDS = [
+  "short_url",
+  "domain",
+  "alias",
+  "url",
+  "title",
+  "note",
+  "created_at",
+  "expires_at",
+  "password_hash",
+  "ios_url",
+  "android_url",
+  "expired_url",
+  "preview_title",
+  "preview_description",
+  "preview_image",
+  "password",
+  "starts_at",
+];
 const COUNT_FIELDS = ["id", "max_clicks", "click_count", "imported_clicks", "redirect_status"];
 const FLAG_FIELDS = ["archived", "crawlable"];
 
 /** The first field of a JSON row not of its type, or a string no field can hold; null when the row reads. */
 function wrongField(r: Record<string, unknown>): { field: string; message: string } | null {
   for (const f of TEXT_FIELDS) if (r[f] !== undefined && typeof r[f] !== "string") return { field: f, message: "must be string" };
-  for (const f of COUNT_FIELDS) if (r[f] !== undefined && typeof r[f] !== "string" && typeof r[f] !== "number") return { field: f, message: "must be a number" };
-  for (const f of FLAG_FIELDS) if (r[f] !== undefined && typeof r[f] !== "boolean" && typeof r[f] !== "string") return { field: f, message: "must be true or false" };
-  if (r.tags !== undefined && typeof r.tags !== "string" && !(Array.isArray(r.tags) && r.tags.every((t) => typeof t === "string" || (typeof t === "object" && t !== null && typeof (t as { name?: unknown }).name === "string")))) {
+  for (const f of COUNT_FIELDS)
+    if (r[f] !== undefined && typeof r[f] !== "string" && typeof r[f] !== "number") return { field: f, message: "must be a number" };
+  for (const f of FLAG_FIELDS)
+    if (r[f] !== undefined && typeof r[f] !== "boolean" && typeof r[f] !== "string") return { field: f, message: "must be true or false" };
+  if (
+    r.tags !== undefined &&
+    typeof r.tags !== "string" &&
+    !(
+      Array.isArray(r.tags) &&
+      r.tags.every((t) => typeof t === "string" || (typeof t === "object" && t !== null && typeof (t as { name?: unknown }).name === "string"))
+    )
+  ) {
     return { field: "tags", message: "must be a list of names" };
   }
   const bad = findBadString(r, BAD_IN_TEXT, "", MAX_ROW_DEPTH);
-  if (bad !== null) return { field: bad.replace(/^\./, "").replace(/ \(.*\)$/, "") || "line", message: "contains a control character (NUL...) or an unpaired surrogate, which cannot be stored" };
+  if (bad !== null)
+    return {
+      field: bad.replace(/^\./, "").replace(/ \(.*\)$/, "") || "line",
+      message: "contains a control character (NUL...) or an unpaired surrogate, which cannot be stored",
+    };
   return null;
 }
 
@@ -188,7 +222,9 @@ export function recordToLink(r: Record<string, unknown>, line: number): SourceLi
     domain,
     title: text(r.title),
     note: typeof r.note !== "string" || r.note === "" ? null : r.note,
-    tags: tagList(r.tags).map((t) => t.trim()).filter((t) => t !== ""),
+    tags: tagList(r.tags)
+      .map((t) => t.trim())
+      .filter((t) => t !== ""),
     created_at: time(r.created_at, "created_at", notes),
     expires_at: time(r.expires_at, "expires_at", notes),
     max_clicks: count(r.max_clicks, "max_clicks", notes),
@@ -225,7 +261,10 @@ export function fileSource(settings: SourceSettings): ImportSource {
       const { records, unknown } = read();
       const from = cursor === null ? 0 : Number(cursor);
       const links = records.slice(from, from + PAGE).map((rec, i): SourceLink => {
-        const link: SourceLink = rec.error !== undefined ? { source_id: `line:${rec.line}`, url: "", refused: { code: "invalid_request", message: rec.error } } : recordToLink(rec.fields, rec.line);
+        const link: SourceLink =
+          rec.error !== undefined
+            ? { source_id: `line:${rec.line}`, url: "", refused: { code: "invalid_request", message: rec.error } }
+            : recordToLink(rec.fields, rec.line);
         if (from + i === 0 && unknown.length > 0) link.notes = [...(link.notes ?? []), `columns not read: ${unknown.join(", ")}`];
         return link;
       });

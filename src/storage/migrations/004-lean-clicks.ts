@@ -12,7 +12,10 @@ export function leanClicks(dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropIndex("clicks_at").execute();
-      await db.schema.alterTable("clicks").addColumn("counted", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable("clicks")
+        .addColumn("counted", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
       await db.schema.alterTable("click_rollup_state").addColumn("epoch_to", "bigint").execute();
       await db.schema.alterTable("click_rollup_state").addColumn("epoch_link", "text").execute();
       if (dialect !== "sqlite") return;

@@ -46,13 +46,17 @@ async function sqliteUp(db: Kysely<unknown>): Promise<void> {
 
       const seq = await sql<{ seq: number }>`SELECT coalesce(max(seq), 0) AS seq FROM sqlite_sequence WHERE name = 'clicks'`.execute(db);
       await sql
-        .raw(`CREATE TABLE clicks_new (id integer PRIMARY KEY AUTOINCREMENT, link_num integer NOT NULL REFERENCES links (num) ON DELETE CASCADE, ${SQLITE_CLICK_VALUES})`)
+        .raw(
+          `CREATE TABLE clicks_new (id integer PRIMARY KEY AUTOINCREMENT, link_num integer NOT NULL REFERENCES links (num) ON DELETE CASCADE, ${SQLITE_CLICK_VALUES})`,
+        )
         .execute(db);
       // Clicks of links deleted before their roll-up (the roll-up would have deleted them) are left out.
       await sql
         .raw(
           `INSERT INTO clicks_new (id, link_num, ${CLICK_VALUES}) ` +
-            `SELECT c.id, l.num, ${CLICK_VALUES.split(", ").map((c) => `c.${c}`).join(", ")} FROM clicks c JOIN links l ON l.id = c.link_id ORDER BY c.id`,
+            `SELECT c.id, l.num, ${CLICK_VALUES.split(", ")
+              .map((c) => `c.${c}`)
+              .join(", ")} FROM clicks c JOIN links l ON l.id = c.link_id ORDER BY c.id`,
         )
         .execute(db);
       await sql`DROP TABLE clicks`.execute(db);

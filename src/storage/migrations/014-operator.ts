@@ -7,7 +7,10 @@ export function operator(dialect: Dialect) {
   const serial = dialect === "postgres" ? "bigserial" : "integer";
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.alterTable("users").addColumn("is_admin", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable("users")
+        .addColumn("is_admin", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
       await db.schema.alterTable("users").addColumn("last_sign_in_at", "bigint").execute();
 
       // A link an operator disabled: visitors get disabled_status (410 or 451), its owner sees the reason.

@@ -14,13 +14,31 @@ export function visitors(dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       for (const table of dialect === "sqlite" ? ["clicks", "click_staging"] : ["clicks"]) {
-        await db.schema.alterTable(table).addColumn("new_visitor", "integer", (c) => c.notNull().defaultTo(0)).execute();
-        await db.schema.alterTable(table).addColumn("qr", "integer", (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema
+          .alterTable(table)
+          .addColumn("new_visitor", "integer", (c) => c.notNull().defaultTo(0))
+          .execute();
+        await db.schema
+          .alterTable(table)
+          .addColumn("qr", "integer", (c) => c.notNull().defaultTo(0))
+          .execute();
       }
-      await db.schema.alterTable("click_daily").addColumn("visitors", "bigint", (c) => c.notNull().defaultTo(0)).execute();
-      await db.schema.alterTable("click_daily").addColumn("qr", "bigint", (c) => c.notNull().defaultTo(0)).execute();
-      await db.schema.alterTable("click_breakdown").addColumn("visitors", "bigint", (c) => c.notNull().defaultTo(0)).execute();
-      await db.schema.alterTable("click_breakdown_month").addColumn("visitors", "bigint", (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable("click_daily")
+        .addColumn("visitors", "bigint", (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable("click_daily")
+        .addColumn("qr", "bigint", (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable("click_breakdown")
+        .addColumn("visitors", "bigint", (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable("click_breakdown_month")
+        .addColumn("visitors", "bigint", (c) => c.notNull().defaultTo(0))
+        .execute();
       await sql`CREATE TABLE click_hourly (
         link_id text NOT NULL REFERENCES links (id) ON DELETE CASCADE,
         hour bigint NOT NULL,
@@ -45,9 +63,7 @@ export function visitors(dialect: Dialect) {
       // The hours of the clicks already in the roll-ups (on SQLite those after the watermark, and of an
       // interrupted roll-up's links not done, are rolled up at start, with their hours).
       const rolledUp =
-        dialect === "sqlite"
-          ? sql`WHERE c.id <= s.last_click_id OR (s.epoch_to IS NOT NULL AND c.id <= s.epoch_to AND l.id <= s.epoch_link)`
-          : sql``;
+        dialect === "sqlite" ? sql`WHERE c.id <= s.last_click_id OR (s.epoch_to IS NOT NULL AND c.id <= s.epoch_to AND l.id <= s.epoch_link)` : sql``;
       const state = dialect === "sqlite" ? sql`CROSS JOIN click_rollup_state s` : sql``;
       await sql`INSERT INTO click_hourly (link_id, hour, clicks, bots, visitors, qr)
         SELECT l.id, c.at - (c.at % 3600000), count(*), sum(c.is_bot), 0, 0
@@ -65,8 +81,12 @@ async function ownerRollups(db: Kysely<unknown>, dialect: Dialect): Promise<void
   const withoutRowid = dialect === "sqlite" ? sql` WITHOUT ROWID` : sql``;
   const owner = sql`owner_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE`;
   const totals = sql`clicks bigint NOT NULL, bots bigint NOT NULL, visitors bigint NOT NULL, qr bigint NOT NULL`;
-  await sql`CREATE TABLE owner_daily (${owner}, day text NOT NULL, ${totals}, CONSTRAINT owner_daily_pk PRIMARY KEY (owner_id, day))${withoutRowid}`.execute(db);
-  await sql`CREATE TABLE owner_hourly (${owner}, hour bigint NOT NULL, ${totals}, CONSTRAINT owner_hourly_pk PRIMARY KEY (owner_id, hour))${withoutRowid}`.execute(db);
+  await sql`CREATE TABLE owner_daily (${owner}, day text NOT NULL, ${totals}, CONSTRAINT owner_daily_pk PRIMARY KEY (owner_id, day))${withoutRowid}`.execute(
+    db,
+  );
+  await sql`CREATE TABLE owner_hourly (${owner}, hour bigint NOT NULL, ${totals}, CONSTRAINT owner_hourly_pk PRIMARY KEY (owner_id, hour))${withoutRowid}`.execute(
+    db,
+  );
   await sql`CREATE TABLE owner_breakdown (${owner}, day text NOT NULL, dimension text NOT NULL, value text NOT NULL, clicks bigint NOT NULL, visitors bigint NOT NULL,
     CONSTRAINT owner_breakdown_pk PRIMARY KEY (owner_id, dimension, day, value))${withoutRowid}`.execute(db);
   await sql`INSERT INTO owner_daily (owner_id, day, clicks, bots, visitors, qr)

@@ -45,7 +45,10 @@ export function imports(dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       await linkCounts(db, dialect);
-      await db.schema.alterTable("links").addColumn("imported_clicks", "bigint", (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable("links")
+        .addColumn("imported_clicks", "bigint", (c) => c.notNull().defaultTo(0))
+        .execute();
       await db.schema
         .createTable("import_jobs")
         .addColumn("id", "text", (c) => c.primaryKey())

@@ -18,7 +18,10 @@ export function twoFactor(dialect: Dialect) {
       await sql`UPDATE sessions SET public_id = ${random}`.execute(db);
       await db.schema.createIndex("sessions_public_id").on("sessions").column("public_id").unique().execute();
 
-      await db.schema.alterTable("users").addColumn("team_require_2fa", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable("users")
+        .addColumn("team_require_2fa", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
 
       await db.schema
         .createTable("totp_factors")

@@ -5,7 +5,10 @@ import type { Kysely } from "kysely";
 export function keyScopes() {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.alterTable("api_keys").addColumn("scopes", "text", (c) => c.notNull().defaultTo('["links:create"]')).execute();
+      await db.schema
+        .alterTable("api_keys")
+        .addColumn("scopes", "text", (c) => c.notNull().defaultTo('["links:create"]'))
+        .execute();
       await db.schema.alterTable("api_keys").addColumn("expires_at", "bigint").execute();
     },
   };

@@ -8,7 +8,10 @@ export function linkStartRedirect() {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema.alterTable("links").addColumn("starts_at", "bigint").execute();
       await db.schema.alterTable("links").addColumn("redirect_status", "integer").execute();
-      await db.schema.alterTable("links").addColumn("crawlable", "integer", (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable("links")
+        .addColumn("crawlable", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
       await db.schema.createIndex("links_crawlable").on("links").columns(["domain", "crawlable"]).execute();
     },
   };

@@ -6,7 +6,10 @@ import type { Kysely } from "kysely";
 export function streamBatches() {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.alterTable("stream_outbox").addColumn("n", "integer", (c) => c.notNull().defaultTo(1)).execute();
+      await db.schema
+        .alterTable("stream_outbox")
+        .addColumn("n", "integer", (c) => c.notNull().defaultTo(1))
+        .execute();
       await db.schema.alterTable("stream_outbox").addColumn("events", "text").execute();
     },
   };

@@ -6,7 +6,10 @@ import { type Kysely, sql } from "kysely";
 export function memberOrigin() {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema.alterTable("team_members").addColumn("joined_by", "text", (c) => c.notNull().defaultTo("invitation")).execute();
+      await db.schema
+        .alterTable("team_members")
+        .addColumn("joined_by", "text", (c) => c.notNull().defaultTo("invitation"))
+        .execute();
       // Only two paths ever made a member: an accepted invitation, or a single sign-on. A member without an accepted
       // invitation from that owner came through single sign-on (counting it as invited would fill the 2 collaborators).
       await sql`update team_members set joined_by = 'sso' where not exists (

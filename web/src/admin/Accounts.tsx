@@ -75,7 +75,14 @@ export function AdminAccountsPage() {
 
       <FilterForm onApply={() => setFilters({ q: search })}>
         <Field id="accounts-q" label="Email contains" className="grow">
-          <input id="accounts-q" data-testid="accounts-search" type="search" placeholder="name@example.com" value={search} onChange={(e) => setSearch(e.target.value)} />
+          <input
+            id="accounts-q"
+            data-testid="accounts-search"
+            type="search"
+            placeholder="name@example.com"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+          />
         </Field>
         <Field id="accounts-plan" label="Plan">
           <select id="accounts-plan" data-testid="accounts-plan-filter" value={filters.plan} onChange={(e) => setFilters({ plan: e.target.value, q: search })}>
@@ -88,7 +95,12 @@ export function AdminAccountsPage() {
           </select>
         </Field>
         <Field id="accounts-status" label="Status">
-          <select id="accounts-status" data-testid="accounts-status-filter" value={filters.status} onChange={(e) => setFilters({ status: e.target.value, q: search })}>
+          <select
+            id="accounts-status"
+            data-testid="accounts-status-filter"
+            value={filters.status}
+            onChange={(e) => setFilters({ status: e.target.value, q: search })}
+          >
             <option value="">Any status</option>
             <option value="active">Active</option>
             <option value="suspended">Suspended</option>
@@ -122,7 +134,12 @@ export function AdminAccountsPage() {
         {(items) => <AccountTable accounts={items} selfId={user?.id} busyId={rows.busyId} rowErrors={rows.errors} onAction={act} />}
       </ListView>
 
-      <ChangeDialog change={pending} busy={pending !== null && rows.busyId === pending.account.id} onConfirm={() => void confirmPending()} onCancel={() => setPending(null)} />
+      <ChangeDialog
+        change={pending}
+        busy={pending !== null && rows.busyId === pending.account.id}
+        onConfirm={() => void confirmPending()}
+        onCancel={() => setPending(null)}
+      />
       <DeleteAccountDialog account={toDelete} onConfirm={remove} onCancel={() => setToDelete(null)} />
     </>
   );

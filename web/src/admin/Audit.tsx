@@ -83,7 +83,13 @@ export function changes(before: unknown, after: unknown): Change[] {
     return out;
   }
   if ((before === null || before === undefined) && (after === null || after === undefined)) return [];
-  return [{ field: "", before: before === null || before === undefined ? undefined : show(before), after: after === null || after === undefined ? undefined : show(after) }];
+  return [
+    {
+      field: "",
+      before: before === null || before === undefined ? undefined : show(before),
+      after: after === null || after === undefined ? undefined : show(after),
+    },
+  ];
 }
 
 function Changes({ entry }: { entry: AuditEntry }) {
@@ -138,7 +144,14 @@ export function AdminAuditPage() {
           <input id="audit-actor" data-testid="audit-actor" type="search" value={form.actor} onChange={(e) => setForm({ ...form, actor: e.target.value })} />
         </Field>
         <Field id="audit-target" label="Target id" className="grow">
-          <input id="audit-target" data-testid="audit-target" type="search" spellCheck={false} value={form.target} onChange={(e) => setForm({ ...form, target: e.target.value })} />
+          <input
+            id="audit-target"
+            data-testid="audit-target"
+            type="search"
+            spellCheck={false}
+            value={form.target}
+            onChange={(e) => setForm({ ...form, target: e.target.value })}
+          />
         </Field>
         <button type="submit" className="btn btn-secondary filter-submit" data-testid="audit-submit">
           Filter
@@ -184,7 +197,9 @@ export function AdminAuditPage() {
 function AuditRow({ entry: e, onTarget }: { entry: AuditEntry; onTarget: () => void }) {
   return (
     <tr data-testid="audit-row" data-action={e.action}>
-      <td className="nowrap small" data-label="When">{formatDateTime(e.at)}</td>
+      <td className="nowrap small" data-label="When">
+        {formatDateTime(e.at)}
+      </td>
       <td data-label="Operator">
         <div className="audit-actor cell-wrap" data-testid="audit-actor-email">
           {e.actor_id === null ? <span className="muted">{e.actor_email}</span> : e.actor_email}
@@ -198,7 +213,13 @@ function AuditRow({ entry: e, onTarget }: { entry: AuditEntry; onTarget: () => v
       <td className="cell-what" data-label="What">
         <div data-testid="audit-summary">{e.summary}</div>
         <Changes entry={e} />
-        <button type="button" className="btn-link small audit-target" title="Show every entry about this target" data-testid="audit-target-filter" onClick={onTarget}>
+        <button
+          type="button"
+          className="btn-link small audit-target"
+          title="Show every entry about this target"
+          data-testid="audit-target-filter"
+          onClick={onTarget}
+        >
           {e.target_type} {e.target_id}
         </button>
       </td>

@@ -35,8 +35,8 @@ export function AdminBlocklistPage() {
         <div>
           <h1>Destination blocklist</h1>
           <p className="muted">
-            New links to a blocked host (or its subdomains) are refused, and links already pointing there stop redirecting at once: visitors get 410 and a
-            page saying the destination is blocked.
+            New links to a blocked host (or its subdomains) are refused, and links already pointing there stop redirecting at once: visitors get 410 and a page
+            saying the destination is blocked.
           </p>
         </div>
       </div>
@@ -69,7 +69,14 @@ export function AdminBlocklistPage() {
         <label htmlFor="blocklist-search" className="visually-hidden">
           Search blocked hosts
         </label>
-        <input id="blocklist-search" data-testid="blocklist-search" type="search" placeholder="Search hosts and notes…" value={search} onChange={(e) => setSearch(e.target.value)} />
+        <input
+          id="blocklist-search"
+          data-testid="blocklist-search"
+          type="search"
+          placeholder="Search hosts and notes…"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+        />
         <button type="submit" className="btn btn-secondary" data-testid="blocklist-search-submit">
           Search
         </button>
@@ -82,7 +89,9 @@ export function AdminBlocklistPage() {
         testId="blocklist"
         empty={{
           title: filters.q ? "No blocked host matches" : "No hosts blocked from the console",
-          text: <p className="muted">{filters.q ? `Nothing found for “${filters.q}”.` : "Add one above; hosts from BLOCKLIST_FILE are counted beside the form."}</p>,
+          text: (
+            <p className="muted">{filters.q ? `Nothing found for “${filters.q}”.` : "Add one above; hosts from BLOCKLIST_FILE are counted beside the form."}</p>
+          ),
         }}
       >
         {(items) => (
@@ -129,7 +138,11 @@ function AddHostForm({ onStart, onAdded }: { onStart: () => void; onAdded: (h: B
   const [host, setHost] = useState("");
   const [note, setNote] = useState("");
   const [fields, setFields] = useState<Record<string, string>>({});
-  const { busy, error: general, onSubmit } = useSubmit(
+  const {
+    busy,
+    error: general,
+    onSubmit,
+  } = useSubmit(
     async () => {
       setFields({});
       const added = await adminApi.blockHost(host.trim(), note.trim());
@@ -156,10 +169,27 @@ function AddHostForm({ onStart, onAdded }: { onStart: () => void; onAdded: (h: B
     <form className="card form-card" onSubmit={submit} noValidate data-testid="blocklist-form">
       <h2>Block a host</h2>
       <Field id="block-host" label="Host" error={fields.host} hint="A host name or a URL (its host is taken). Subdomains are blocked too.">
-        <input id="block-host" data-testid="block-host" type="text" autoCapitalize="off" spellCheck={false} placeholder="phish.example" value={host} onChange={(e) => setHost(e.target.value)} />
+        <input
+          id="block-host"
+          data-testid="block-host"
+          type="text"
+          autoCapitalize="off"
+          spellCheck={false}
+          placeholder="phish.example"
+          value={host}
+          onChange={(e) => setHost(e.target.value)}
+        />
       </Field>
       <Field id="block-note" label="Note (optional)" error={fields.note}>
-        <input id="block-note" data-testid="block-note" type="text" maxLength={500} placeholder="Why, for the other operators" value={note} onChange={(e) => setNote(e.target.value)} />
+        <input
+          id="block-note"
+          data-testid="block-note"
+          type="text"
+          maxLength={500}
+          placeholder="Why, for the other operators"
+          value={note}
+          onChange={(e) => setNote(e.target.value)}
+        />
       </Field>
       {general ? <Alert testId="block-error">{general}</Alert> : null}
       <button type="submit" className="btn btn-primary" disabled={busy || !host.trim()} data-testid="block-submit">
@@ -195,7 +225,11 @@ function FileStatus({ file }: { file: BlocklistFile | null }) {
             {file.skipped_lines ? (
               <div>
                 <dt>Skipped lines</dt>
-                <dd className="text-warning" data-testid="blocklist-file-skipped" title="Lines that were neither a host, a URL, a hosts-file line, blank nor a comment">
+                <dd
+                  className="text-warning"
+                  data-testid="blocklist-file-skipped"
+                  title="Lines that were neither a host, a URL, a hosts-file line, blank nor a comment"
+                >
                   {file.skipped_lines.toLocaleString()}
                 </dd>
               </div>
@@ -206,9 +240,7 @@ function FileStatus({ file }: { file: BlocklistFile | null }) {
             </div>
           </dl>
           {file.error ? (
-            <Alert testId="blocklist-file-error">
-              The file could not be read; the last good list is kept. {file.error}
-            </Alert>
+            <Alert testId="blocklist-file-error">The file could not be read; the last good list is kept. {file.error}</Alert>
           ) : (
             <p className="muted small">Read again within a few seconds of every change.</p>
           )}

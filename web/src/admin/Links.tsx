@@ -38,8 +38,9 @@ export function AdminLinksPage() {
   function select(ids: string[], on: boolean) {
     setSelected((prev) => {
       const next = new Set(prev);
-      for (const id of ids) if (on) next.add(id);
-      else next.delete(id);
+      for (const id of ids)
+        if (on) next.add(id);
+        else next.delete(id);
       return next;
     });
   }
@@ -107,11 +108,23 @@ export function AdminLinksPage() {
     chosen.length > 0 ? (
       <div className="bulk-bar card" role="region" aria-label="Selected links" data-testid="admin-links-bulk">
         <strong>{plural(chosen.length)} selected</strong>
-        <button type="button" className="btn btn-danger-ghost btn-sm" disabled={bulk.busy} data-testid="admin-links-bulk-disable" onClick={() => setDialog({ kind: "selected" })}>
+        <button
+          type="button"
+          className="btn btn-danger-ghost btn-sm"
+          disabled={bulk.busy}
+          data-testid="admin-links-bulk-disable"
+          onClick={() => setDialog({ kind: "selected" })}
+        >
           Disable selected…
         </button>
         {chosenDisabled > 0 ? (
-          <button type="button" className="btn btn-secondary btn-sm" disabled={bulk.busy} data-testid="admin-links-bulk-enable" onClick={() => void eachSelected("Enabled", (l) => (l.disabled ? adminApi.enableLink(l.id) : Promise.resolve(l)))}>
+          <button
+            type="button"
+            className="btn btn-secondary btn-sm"
+            disabled={bulk.busy}
+            data-testid="admin-links-bulk-enable"
+            onClick={() => void eachSelected("Enabled", (l) => (l.disabled ? adminApi.enableLink(l.id) : Promise.resolve(l)))}
+          >
             Enable selected
           </button>
         ) : null}
@@ -146,10 +159,23 @@ export function AdminLinksPage() {
           <input id="links-q" data-testid="admin-links-search" type="search" value={form.q} onChange={(e) => setForm({ ...form, q: e.target.value })} />
         </Field>
         <Field id="links-owner" label="Owner email" className="grow">
-          <input id="links-owner" data-testid="admin-links-owner" type="search" value={form.owner} onChange={(e) => setForm({ ...form, owner: e.target.value })} />
+          <input
+            id="links-owner"
+            data-testid="admin-links-owner"
+            type="search"
+            value={form.owner}
+            onChange={(e) => setForm({ ...form, owner: e.target.value })}
+          />
         </Field>
         <Field id="links-domain" label="Custom domain">
-          <input id="links-domain" data-testid="admin-links-domain" type="search" placeholder="go.example.com" value={form.domain} onChange={(e) => setForm({ ...form, domain: e.target.value })} />
+          <input
+            id="links-domain"
+            data-testid="admin-links-domain"
+            type="search"
+            placeholder="go.example.com"
+            value={form.domain}
+            onChange={(e) => setForm({ ...form, domain: e.target.value })}
+          />
         </Field>
         <Field id="links-state" label="State">
           <select id="links-state" data-testid="admin-links-state" value={filters.state} onChange={(e) => setFilters({ ...form, state: e.target.value })}>
@@ -194,7 +220,14 @@ export function AdminLinksPage() {
 
       <DisableDialog
         open={dialog !== null}
-        title={{ one: "Disable this link?", selected: `Disable ${plural(chosen.length)}?`, owner: "Disable all links of this owner?", host: "Disable all links to a host?" }[dialog?.kind ?? "one"]}
+        title={
+          {
+            one: "Disable this link?",
+            selected: `Disable ${plural(chosen.length)}?`,
+            owner: "Disable all links of this owner?",
+            host: "Disable all links to a host?",
+          }[dialog?.kind ?? "one"]
+        }
         confirmLabel={dialog?.kind === "one" ? "Disable link" : "Disable links"}
         host={dialog?.kind === "host" ? { value: host, onChange: setHost } : undefined}
         onConfirm={confirmDisable}

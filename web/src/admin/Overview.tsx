@@ -9,7 +9,6 @@ import { ListError } from "../shared/lists";
 import { PLANS } from "@contract/plans";
 import { OrphanVisits } from "../shared/orphans/OrphanVisits";
 
-
 function n(v: number): string {
   return v.toLocaleString();
 }
@@ -173,7 +172,13 @@ export function AdminOverviewPage() {
                   {l.url}
                 </div>
               </td>
-              <td className="cell-wrap">{l.owner_email ? <A to={`/app/admin/links?owner=${encodeURIComponent(l.owner_email)}`}>{l.owner_email}</A> : <span className="muted">signed out</span>}</td>
+              <td className="cell-wrap">
+                {l.owner_email ? (
+                  <A to={`/app/admin/links?owner=${encodeURIComponent(l.owner_email)}`}>{l.owner_email}</A>
+                ) : (
+                  <span className="muted">signed out</span>
+                )}
+              </td>
               <td className="num">{n(l.clicks)}</td>
             </tr>
           ))}

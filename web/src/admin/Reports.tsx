@@ -56,7 +56,8 @@ export function AdminReportsPage() {
         <div>
           <h1>Abuse reports</h1>
           <p className="muted">
-            Reports sent from the public <a href="/report">report form</a>. Resolving a report resolves the other open reports of the same link the same way; a ban resolves those of every link of the owner.
+            Reports sent from the public <a href="/report">report form</a>. Resolving a report resolves the other open reports of the same link the same way; a
+            ban resolves those of every link of the owner.
           </p>
         </div>
       </div>
@@ -147,7 +148,15 @@ export function AdminReportsPage() {
           disabled (410; links already disabled keep their reason). The open reports of all their links are resolved.
         </p>
         <Field id="ban-reason" label="Reason (shown on their links)">
-          <textarea id="ban-reason" className="prose" data-testid="ban-reason" rows={2} maxLength={500} value={banReason} onChange={(e) => setBanReason(e.target.value)} />
+          <textarea
+            id="ban-reason"
+            className="prose"
+            data-testid="ban-reason"
+            rows={2}
+            maxLength={500}
+            value={banReason}
+            onChange={(e) => setBanReason(e.target.value)}
+          />
         </Field>
       </ConfirmDialog>
     </>

@@ -35,7 +35,8 @@ export const adminApi = {
   disableLink: (id: string, reason: string, status: DisableStatus) =>
     call(snip.POST("/api/admin/links/{id}/disable", { ...byId(id), body: { reason, status } })).then((r) => r.link),
   enableLink: (id: string) => call(snip.POST("/api/admin/links/{id}/enable", byId(id))).then((r) => r.link),
-  disableBulk: (body: RequestBody<"/api/admin/links/disable-bulk", "post">) => call(snip.POST("/api/admin/links/disable-bulk", { body })).then((r) => r.disabled),
+  disableBulk: (body: RequestBody<"/api/admin/links/disable-bulk", "post">) =>
+    call(snip.POST("/api/admin/links/disable-bulk", { body })).then((r) => r.disabled),
 
   blocklist: (f: Filters<BlocklistQ>) => call(snip.GET("/api/admin/blocklist", { params: { query: listQuery<BlocklistQ>(f) } })),
   blockHost: (host: string, note: string) => call(snip.POST("/api/admin/blocklist", { body: note ? { host, note } : { host } })).then((r) => r.host),

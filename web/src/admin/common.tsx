@@ -111,7 +111,16 @@ export function DisableDialog(props: {
       {props.children}
       {props.host ? (
         <Field id="disable-host" label="Host" hint="Every link whose destination (main, iOS or Android) is on this host or its subdomains.">
-          <input id="disable-host" data-testid="disable-host" type="text" autoCapitalize="off" spellCheck={false} placeholder="bad.example" value={props.host.value} onChange={(e) => props.host?.onChange(e.target.value)} />
+          <input
+            id="disable-host"
+            data-testid="disable-host"
+            type="text"
+            autoCapitalize="off"
+            spellCheck={false}
+            placeholder="bad.example"
+            value={props.host.value}
+            onChange={(e) => props.host?.onChange(e.target.value)}
+          />
         </Field>
       ) : null}
       <Field
@@ -120,7 +129,15 @@ export function DisableDialog(props: {
         error={tooLong ? "At most 500 characters." : undefined}
         hint="The owner sees it in their dashboard."
       >
-        <textarea id="disable-reason" className="prose" data-testid="disable-reason" rows={3} maxLength={600} value={reason} onChange={(e) => setReason(e.target.value)} />
+        <textarea
+          id="disable-reason"
+          className="prose"
+          data-testid="disable-reason"
+          rows={3}
+          maxLength={600}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+        />
       </Field>
       <fieldset className="options status-choice">
         <legend>Visitors get</legend>

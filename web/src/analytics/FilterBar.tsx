@@ -77,7 +77,14 @@ function LinkPicker({ owner, value, set }: { owner: string; value: string; set: 
       <span className="an-filter an-chosen" data-testid="analytics-link-chosen">
         <span>Link</span>
         <strong className="truncate">{chosen?.alias ?? "…"}</strong>
-        <button type="button" className="btn-link" aria-label="Every link" title="Every link" onClick={() => set({ link: "" })} data-testid="analytics-link-clear">
+        <button
+          type="button"
+          className="btn-link"
+          aria-label="Every link"
+          title="Every link"
+          onClick={() => set({ link: "" })}
+          data-testid="analytics-link-clear"
+        >
           ×
         </button>
       </span>
@@ -109,7 +116,21 @@ function LinkPicker({ owner, value, set }: { owner: string; value: string; set: 
   );
 }
 
-function Choose({ label, value, choices, onChange, testId, all }: { label: string; value: string; choices: [string, string][]; onChange: (v: string) => void; testId: string; all: string }) {
+function Choose({
+  label,
+  value,
+  choices,
+  onChange,
+  testId,
+  all,
+}: {
+  label: string;
+  value: string;
+  choices: [string, string][];
+  onChange: (v: string) => void;
+  testId: string;
+  all: string;
+}) {
   return (
     <label className="an-filter">
       <span>{label}</span>
@@ -169,8 +190,22 @@ function AllFilters({ filters, set }: { filters: AnalyticsFilters; set: Set }) {
     <section className="card an-filters" aria-label="Filters" data-testid="analytics-filters">
       <OwnerSelect value={filters.owner} set={set} />
       <LinkPicker key={filters.owner} owner={filters.owner} value={filters.link} set={set} />
-      <Choose label="Domain" value={filters.domain} choices={domains.map((d) => [d, d])} onChange={(domain) => set({ domain })} testId="analytics-domain" all="Every domain" />
-      <Choose label="Tag" value={filters.tag} choices={tags.map((t) => [t.id, t.name])} onChange={(tag) => set({ tag })} testId="analytics-tag" all="Every tag" />
+      <Choose
+        label="Domain"
+        value={filters.domain}
+        choices={domains.map((d) => [d, d])}
+        onChange={(domain) => set({ domain })}
+        testId="analytics-domain"
+        all="Every domain"
+      />
+      <Choose
+        label="Tag"
+        value={filters.tag}
+        choices={tags.map((t) => [t.id, t.name])}
+        onChange={(tag) => set({ tag })}
+        testId="analytics-tag"
+        all="Every tag"
+      />
       {any ? (
         <button type="button" className="btn-link" onClick={() => set({ link: "", domain: "", tag: "" })} data-testid="analytics-clear">
           Clear filters

@@ -22,7 +22,8 @@ export function useAnalyticsFilters(): { filters: AnalyticsFilters; set: (change
   const set = (change: Partial<AnalyticsFilters>) => {
     const next = new URLSearchParams(params);
     // Another owner's links, tags and domains are other ones: a new owner starts without filters.
-    const merged = change.owner !== undefined && change.owner !== filters.owner ? { owner: change.owner, link: "", domain: "", tag: "" } : { ...filters, ...change };
+    const merged =
+      change.owner !== undefined && change.owner !== filters.owner ? { owner: change.owner, link: "", domain: "", tag: "" } : { ...filters, ...change };
     for (const k of KEYS) {
       if (merged[k]) next.set(k, merged[k]);
       else next.delete(k);

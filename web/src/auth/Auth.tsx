@@ -67,13 +67,31 @@ export function SignupPage() {
       <p className="muted">Keep your links, see their statistics and manage them in one place.</p>
       <form onSubmit={submit} noValidate data-testid="signup-form">
         <Field id="signup-email" label="Email" error={f.fieldErrors.email}>
-          <input id="signup-email" data-testid="signup-email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input
+            id="signup-email"
+            data-testid="signup-email"
+            type="email"
+            autoComplete="email"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
         </Field>
         <Field id="signup-name" label="Name (optional)" error={f.fieldErrors.name}>
           <input id="signup-name" data-testid="signup-name" type="text" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
         </Field>
         <Field id="signup-password" label="Password" error={f.fieldErrors.password} hint="10 to 200 characters.">
-          <input id="signup-password" data-testid="signup-password" type="password" autoComplete="new-password" required minLength={10} maxLength={200} value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input
+            id="signup-password"
+            data-testid="signup-password"
+            type="password"
+            autoComplete="new-password"
+            required
+            minLength={10}
+            maxLength={200}
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </Field>
         {f.error ? <Alert>{f.error}</Alert> : null}
         <button type="submit" className="btn btn-primary btn-block" disabled={busy} data-testid="signup-submit">
@@ -142,10 +160,26 @@ export function LoginPage() {
       <SsoSignIn options={sso} params={params} />
       <form onSubmit={submit} noValidate data-testid="login-form">
         <Field id="login-email" label="Email" error={f.fieldErrors.email}>
-          <input id="login-email" data-testid="login-email" type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input
+            id="login-email"
+            data-testid="login-email"
+            type="email"
+            autoComplete="username"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
         </Field>
         <Field id="login-password" label="Password" error={f.fieldErrors.password}>
-          <input id="login-password" data-testid="login-password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input
+            id="login-password"
+            data-testid="login-password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </Field>
         {f.error ? <Alert testId="login-error">{f.error}</Alert> : null}
         {ssoRequired ? (

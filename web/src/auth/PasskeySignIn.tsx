@@ -8,7 +8,8 @@ import { ApiError } from "../shared/api";
 
 function signInError(e: unknown): string {
   if (e instanceof Error && e.name === "NotAllowedError") return "The passkey prompt was closed or timed out.";
-  if (e instanceof ApiError && e.code === "invalid_credentials") return "That passkey is not registered here. Sign in with your password, then add a passkey in your profile.";
+  if (e instanceof ApiError && e.code === "invalid_credentials")
+    return "That passkey is not registered here. Sign in with your password, then add a passkey in your profile.";
   return errorMessage(e);
 }
 

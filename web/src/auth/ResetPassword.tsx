@@ -30,7 +30,15 @@ export function ResetRequestPage() {
         <form onSubmit={send.onSubmit} noValidate data-testid="reset-form">
           <p className="muted">Enter the email address of your account; we will send you a link to choose a new password.</p>
           <Field id="reset-email" label="Email" error={f.fieldErrors.email}>
-            <input id="reset-email" data-testid="reset-email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+            <input
+              id="reset-email"
+              data-testid="reset-email"
+              type="email"
+              autoComplete="email"
+              required
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+            />
           </Field>
           {f.error ? <Alert>{f.error}</Alert> : null}
           <button type="submit" className="btn btn-primary btn-block" disabled={send.busy || !email.trim()} data-testid="reset-submit">
@@ -60,7 +68,10 @@ export function ResetConfirmPage() {
     f.clear();
     // Both fields at once, with the server's message for the password.
     const problem = accountPasswordProblem(password);
-    const problems = [...(problem ? [{ field: "password", message: problem }] : []), ...(password !== confirm ? [{ field: "confirm", message: "The two passwords differ" }] : [])];
+    const problems = [
+      ...(problem ? [{ field: "password", message: problem }] : []),
+      ...(password !== confirm ? [{ field: "confirm", message: "The two passwords differ" }] : []),
+    ];
     if (problems.length) f.take(new ApiError(400, "invalid_request", "", problems));
     else void save.run();
   }
@@ -81,10 +92,26 @@ export function ResetConfirmPage() {
       ) : (
         <form onSubmit={submit} noValidate data-testid="reset-confirm-form">
           <Field id="reset-password" label="New password" error={f.fieldErrors.password} hint="10 to 200 characters.">
-            <input id="reset-password" data-testid="reset-password" type="password" autoComplete="new-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+            <input
+              id="reset-password"
+              data-testid="reset-password"
+              type="password"
+              autoComplete="new-password"
+              required
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
           </Field>
           <Field id="reset-password-confirm" label="Repeat the new password" error={f.fieldErrors.confirm}>
-            <input id="reset-password-confirm" data-testid="reset-password-confirm" type="password" autoComplete="new-password" required value={confirm} onChange={(e) => setConfirm(e.target.value)} />
+            <input
+              id="reset-password-confirm"
+              data-testid="reset-password-confirm"
+              type="password"
+              autoComplete="new-password"
+              required
+              value={confirm}
+              onChange={(e) => setConfirm(e.target.value)}
+            />
           </Field>
           {f.error ? <Alert>{f.error}</Alert> : null}
           <button type="submit" className="btn btn-primary btn-block" disabled={save.busy} data-testid="reset-confirm-submit">

@@ -92,7 +92,9 @@ export function SsoSignIn({ options, params }: { options: SsoOptions | null; par
         <InstanceButton options={options} />
         <EmailFirstSso />
       </div>
-      {options?.password_sign_in === false ? <p className="muted small">Password sign-in is off on this service; operators' break-glass accounts still use it below.</p> : null}
+      {options?.password_sign_in === false ? (
+        <p className="muted small">Password sign-in is off on this service; operators' break-glass accounts still use it below.</p>
+      ) : null}
       <div className="auth-divider" role="separator">
         <span>or with a password</span>
       </div>

@@ -42,7 +42,11 @@ export function VerifyEmailPage() {
             {state === "already" ? "Your email address is already verified: nothing more to do." : "Your email address is verified. Thank you!"}
           </Alert>
           {invitation ? (
-            <A to={user ? invitationPath(invitation) : `/app/login?${new URLSearchParams({ next: invitationPath(invitation) })}`} className="btn btn-primary" testId="verify-continue-invitation">
+            <A
+              to={user ? invitationPath(invitation) : `/app/login?${new URLSearchParams({ next: invitationPath(invitation) })}`}
+              className="btn btn-primary"
+              testId="verify-continue-invitation"
+            >
               Continue to your team invitation
             </A>
           ) : (
@@ -54,11 +58,16 @@ export function VerifyEmailPage() {
       ) : null}
       {state === "failed" ? (
         <>
-          <Alert testId="verify-failure">
-            The email address could not be verified. {message}
-          </Alert>
+          <Alert testId="verify-failure">The email address could not be verified. {message}</Alert>
           <p className="muted">
-            The link may have expired or been used already. {user ? <>You can request a new one from your <A to="/app/profile">profile</A>.</> : <>Sign in and request a new one from your profile.</>}
+            The link may have expired or been used already.{" "}
+            {user ? (
+              <>
+                You can request a new one from your <A to="/app/profile">profile</A>.
+              </>
+            ) : (
+              <>Sign in and request a new one from your profile.</>
+            )}
           </p>
         </>
       ) : null}

@@ -100,12 +100,15 @@ export function DomainCard({ domain: d, onChange, onDelete }: { domain: Domain; 
 /** A CNAME to localhost, 127.x or ::1 cannot work from the internet: CNAME_TARGET is still the default. */
 function LoopbackTargetWarning({ records }: { records: Domain["records"] }) {
   const target = records.find((r) => r.type === "CNAME")?.value ?? "";
-  const host = target.toLowerCase().replace(/\.$/, "").replace(/^\[(.*)\]$/, "$1");
+  const host = target
+    .toLowerCase()
+    .replace(/\.$/, "")
+    .replace(/^\[(.*)\]$/, "$1");
   if (!(host === "localhost" || host.endsWith(".localhost") || /^127\./.test(host) || host === "::1")) return null;
   return (
     <Alert kind="warning" testId="cname-loopback">
-      The CNAME target {target} is a loopback name: DNS cannot lead visitors to this service through it. The operator sets the real host name with
-      CNAME_TARGET (docs/custom-domains.md).
+      The CNAME target {target} is a loopback name: DNS cannot lead visitors to this service through it. The operator sets the real host name with CNAME_TARGET
+      (docs/custom-domains.md).
     </Alert>
   );
 }

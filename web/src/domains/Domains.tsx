@@ -78,7 +78,13 @@ export function DomainsPage() {
 
       {allowed ? (
         <form className="card inline-form" onSubmit={add} noValidate data-testid="domain-add-form">
-          <Field id="domain-hostname" label="Domain name" error={adding.error ?? undefined} className="grow" hint="A subdomain you control, such as links.example.com.">
+          <Field
+            id="domain-hostname"
+            label="Domain name"
+            error={adding.error ?? undefined}
+            className="grow"
+            hint="A subdomain you control, such as links.example.com."
+          >
             <input
               id="domain-hostname"
               data-testid="domain-hostname"
@@ -101,7 +107,11 @@ export function DomainsPage() {
         </div>
       )}
 
-      {notice ? <Alert kind="success" testId="domain-notice">{notice}</Alert> : null}
+      {notice ? (
+        <Alert kind="success" testId="domain-notice">
+          {notice}
+        </Alert>
+      ) : null}
 
       {loadError ? <ListError what="your domains" error={loadError} onRetry={() => void load()} testId="domains-error" /> : null}
 
@@ -109,17 +119,16 @@ export function DomainsPage() {
         <Spinner label="Loading your domains…" />
       ) : domains.length === 0 && !loadError ? (
         <EmptyState title="No custom domains yet" testId="domains-empty">
-          <p className="muted">{allowed ? "Add a domain above; you will get the two DNS records to create." : "Custom domains need the Business plan: ask the operator of this service."}</p>
+          <p className="muted">
+            {allowed
+              ? "Add a domain above; you will get the two DNS records to create."
+              : "Custom domains need the Business plan: ask the operator of this service."}
+          </p>
         </EmptyState>
       ) : (
         <ul className="domain-list" data-testid="domain-list">
           {domains.map((d) => (
-            <DomainCard
-              key={d.id}
-              domain={d}
-              onChange={replace}
-              onDelete={() => del.ask(d)}
-            />
+            <DomainCard key={d.id} domain={d} onChange={replace} onDelete={() => del.ask(d)} />
           ))}
         </ul>
       )}

@@ -132,7 +132,13 @@ export function ImportPage() {
             <h3>Preview</h3>
             <PreviewTable preview={shown} />
             <div className="form-actions">
-              <button type="button" className="btn btn-primary" disabled={busy !== null || shown.rows.length === 0} onClick={() => void onStart()} data-testid="import-start">
+              <button
+                type="button"
+                className="btn btn-primary"
+                disabled={busy !== null || shown.rows.length === 0}
+                onClick={() => void onStart()}
+                data-testid="import-start"
+              >
                 {busy === "start" ? "Starting…" : "Start import"}
               </button>
               <span className="muted small import-start-hint">Nothing is written until you start.</span>

@@ -90,7 +90,9 @@ function ProgressBar({ job }: { job: ImportJob }) {
   const fraction = jobFraction(job);
   const pct = fraction === null ? null : Math.round(fraction * 100);
   const label =
-    job.total === null ? `${job.counts.read.toLocaleString()} read (total unknown)` : `${job.counts.read.toLocaleString()} of ${job.total.toLocaleString()} read`;
+    job.total === null
+      ? `${job.counts.read.toLocaleString()} read (total unknown)`
+      : `${job.counts.read.toLocaleString()} of ${job.total.toLocaleString()} read`;
   return (
     <div className="import-progress">
       <div

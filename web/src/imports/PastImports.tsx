@@ -21,7 +21,9 @@ export function PastImports({ jobs, error, onRetry, openId, onOpen }: Props) {
       <h2 className="import-history-title">Past imports</h2>
       {error ? <ListError what="your imports" error={error} onRetry={onRetry} testId="import-history-error" /> : null}
       {jobs === null ? (
-        error ? null : <Spinner label="Loading your imports…" />
+        error ? null : (
+          <Spinner label="Loading your imports…" />
+        )
       ) : jobs.length === 0 ? (
         <EmptyState title="No imports yet" testId="import-history-empty">
           <p className="muted">Imports you start show up here with their counts and report.</p>

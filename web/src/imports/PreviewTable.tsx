@@ -41,9 +41,7 @@ function PreviewLine({ row }: { row: PreviewRow }) {
   const notes = reason ? [reason, ...row.notes] : row.notes;
   return (
     <tr data-testid="import-preview-row" data-action={row.action} className={row.action === "fail" ? "row-error" : row.action === "skip" ? "row-muted" : ""}>
-      <td className="cell-line">
-        {row.line}
-      </td>
+      <td className="cell-line">{row.line}</td>
       <td className="cell-short" data-testid="import-preview-short">
         <ShortCell row={row} />
       </td>

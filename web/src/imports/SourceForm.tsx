@@ -46,19 +46,53 @@ export function SourceForm({ values, onChange, errors, disabled }: Props) {
       ) : (
         <>
           <div className="grid-2 import-grid">
-            <Field id="import-base" label={info.baseRequired ? "Base address" : "Base address (optional)"} error={errors.base_url}
-              hint={info.baseRequired ? `Where your ${info.label} answers (its API lives under this address).` : `The API's address; change it only for a proxy.`}>
-              <input id="import-base" type="url" inputMode="url" autoComplete="off" required={info.baseRequired} placeholder={info.basePlaceholder}
-                value={values.base_url} onChange={(e) => set({ base_url: e.target.value })} data-testid="import-base" />
+            <Field
+              id="import-base"
+              label={info.baseRequired ? "Base address" : "Base address (optional)"}
+              error={errors.base_url}
+              hint={
+                info.baseRequired ? `Where your ${info.label} answers (its API lives under this address).` : `The API's address; change it only for a proxy.`
+              }
+            >
+              <input
+                id="import-base"
+                type="url"
+                inputMode="url"
+                autoComplete="off"
+                required={info.baseRequired}
+                placeholder={info.basePlaceholder}
+                value={values.base_url}
+                onChange={(e) => set({ base_url: e.target.value })}
+                data-testid="import-base"
+              />
             </Field>
-            <Field id="import-token" label={info.tokenLabel ?? "Token"} error={errors.token} hint={`${info.tokenHint} Used for this import only; kept sealed until it ends.`}>
-              <input id="import-token" type="password" autoComplete="off" required value={values.token}
-                onChange={(e) => set({ token: e.target.value })} data-testid="import-token" />
+            <Field
+              id="import-token"
+              label={info.tokenLabel ?? "Token"}
+              error={errors.token}
+              hint={`${info.tokenHint} Used for this import only; kept sealed until it ends.`}
+            >
+              <input
+                id="import-token"
+                type="password"
+                autoComplete="off"
+                required
+                value={values.token}
+                onChange={(e) => set({ token: e.target.value })}
+                data-testid="import-token"
+              />
             </Field>
           </div>
           {values.source === "bitly" ? (
             <Field id="import-group" label="Group (optional)" error={errors.group} hint="A Bitly group's id (such as Bk1a2b3c4d); empty imports every group.">
-              <input id="import-group" type="text" autoComplete="off" value={values.group} onChange={(e) => set({ group: e.target.value })} data-testid="import-group" />
+              <input
+                id="import-group"
+                type="text"
+                autoComplete="off"
+                value={values.group}
+                onChange={(e) => set({ group: e.target.value })}
+                data-testid="import-group"
+              />
             </Field>
           ) : null}
         </>
@@ -90,7 +124,9 @@ function FilePicker({ file, error, onPick }: { file: PickedFile | null; error?: 
     setProblem(null);
     if (!f) return onPick(null);
     if (f.size > MAX_IMPORT_FILE_BYTES) {
-      setProblem(`${f.name} is ${formatBytes(f.size)}: files up to ${formatBytes(MAX_IMPORT_FILE_BYTES)} can be imported here (split it, or use snip import on the server).`);
+      setProblem(
+        `${f.name} is ${formatBytes(f.size)}: files up to ${formatBytes(MAX_IMPORT_FILE_BYTES)} can be imported here (split it, or use snip import on the server).`,
+      );
       e.target.value = "";
       return onPick(null);
     }
@@ -105,10 +141,20 @@ function FilePicker({ file, error, onPick }: { file: PickedFile | null; error?: 
     }
   }
 
-  const hint = reading ? "Reading the file…" : file ? `${file.name}, ${formatBytes(file.size)}.` : `CSV with a header row, or a snip JSON export; up to ${formatBytes(MAX_IMPORT_FILE_BYTES)}.`;
+  const hint = reading
+    ? "Reading the file…"
+    : file
+      ? `${file.name}, ${formatBytes(file.size)}.`
+      : `CSV with a header row, or a snip JSON export; up to ${formatBytes(MAX_IMPORT_FILE_BYTES)}.`;
   return (
     <Field id="import-file" label="File" error={problem ?? error} hint={<span data-testid="import-file-info">{hint}</span>}>
-      <input id="import-file" type="file" accept=".csv,.json,.txt,text/csv,application/json,text/plain" onChange={(e) => void pick(e)} data-testid="import-file" />
+      <input
+        id="import-file"
+        type="file"
+        accept=".csv,.json,.txt,text/csv,application/json,text/plain"
+        onChange={(e) => void pick(e)}
+        data-testid="import-file"
+      />
     </Field>
   );
 }
@@ -118,11 +164,25 @@ function TakenChoice({ value, onChange, error }: { value: OnTaken; onChange: (v:
     <fieldset className="options import-taken" data-testid="import-on-taken">
       <legend>When an alias is taken</legend>
       <label className="checkbox">
-        <input type="radio" name="import-on-taken" value="skip" checked={value === "skip"} onChange={() => onChange("skip")} data-testid="import-on-taken-skip" />
+        <input
+          type="radio"
+          name="import-on-taken"
+          value="skip"
+          checked={value === "skip"}
+          onChange={() => onChange("skip")}
+          data-testid="import-on-taken-skip"
+        />
         Skip the line (reported)
       </label>
       <label className="checkbox">
-        <input type="radio" name="import-on-taken" value="generate" checked={value === "generate"} onChange={() => onChange("generate")} data-testid="import-on-taken-generate" />
+        <input
+          type="radio"
+          name="import-on-taken"
+          value="generate"
+          checked={value === "generate"}
+          onChange={() => onChange("generate")}
+          data-testid="import-on-taken-generate"
+        />
         Give it a generated alias
       </label>
       {error ? <p className="field-error">{error}</p> : null}
@@ -134,5 +194,11 @@ function TakenChoice({ value, onChange, error }: { value: OnTaken; onChange: (v:
 export function fieldsOf(v: FormValues) {
   const trim = (s: string) => s.trim() || undefined;
   if (v.source === "csv") return { source: v.source, file: v.file?.text ?? "", on_taken: v.on_taken };
-  return { source: v.source, base_url: trim(v.base_url), token: v.token.trim() || undefined, group: v.source === "bitly" ? trim(v.group) : undefined, on_taken: v.on_taken };
+  return {
+    source: v.source,
+    base_url: trim(v.base_url),
+    token: v.token.trim() || undefined,
+    group: v.source === "bitly" ? trim(v.group) : undefined,
+    on_taken: v.on_taken,
+  };
 }

@@ -44,12 +44,24 @@ export function BulkBar({
     <div className="bulk-bar card links-bulk" role="region" aria-label="Selected links" data-testid="links-bulk">
       <strong data-testid="links-selected-count">{plural(n)} selected</strong>
       {anyActive ? (
-        <button type="button" className="btn btn-secondary btn-sm" disabled={busy} data-testid="bulk-archive" onClick={() => void edit({ archived: true }, (c) => `Archived ${plural(c)}.`)}>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          disabled={busy}
+          data-testid="bulk-archive"
+          onClick={() => void edit({ archived: true }, (c) => `Archived ${plural(c)}.`)}
+        >
           Archive
         </button>
       ) : null}
       {anyArchived ? (
-        <button type="button" className="btn btn-secondary btn-sm" disabled={busy} data-testid="bulk-restore" onClick={() => void edit({ archived: false }, (c) => `Restored ${plural(c)}.`)}>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          disabled={busy}
+          data-testid="bulk-restore"
+          onClick={() => void edit({ archived: false }, (c) => `Restored ${plural(c)}.`)}
+        >
           Restore
         </button>
       ) : null}
@@ -113,11 +125,14 @@ export function BulkBar({
         busy={busy}
         error={confirmDelete ? error : null}
         onCancel={() => setConfirmDelete(false)}
-        onConfirm={() => void run(() => linksApi.bulkDelete(ids), (c) => `Deleted ${plural(c)}.`)}
+        onConfirm={() =>
+          void run(
+            () => linksApi.bulkDelete(ids),
+            (c) => `Deleted ${plural(c)}.`,
+          )
+        }
       >
-        <p>
-          The {plural(n)} will stop working immediately (visitors get “not found”), and their statistics are deleted too. This cannot be undone.
-        </p>
+        <p>The {plural(n)} will stop working immediately (visitors get “not found”), and their statistics are deleted too. This cannot be undone.</p>
       </ConfirmDialog>
     </div>
   );
@@ -143,7 +158,14 @@ function AddTagPanel({ tags, busy, onAdd }: { tags: TagListItem[] | null; busy: 
       </form>
       <div className="chip-choices">
         {(tags ?? []).map((t) => (
-          <button key={t.id} type="button" className="chip-choice chip-choice-button" disabled={busy} data-testid="bulk-add-tag-option" onClick={() => onAdd(t.name)}>
+          <button
+            key={t.id}
+            type="button"
+            className="chip-choice chip-choice-button"
+            disabled={busy}
+            data-testid="bulk-add-tag-option"
+            onClick={() => onAdd(t.name)}
+          >
             <TagDot color={t.color} />
             <span className="chip-choice-text">{t.name}</span>
           </button>

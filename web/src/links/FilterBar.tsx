@@ -50,7 +50,14 @@ export function FilterBar({ filters, set, tags, domains }: FilterBarProps) {
             choices={domains.map((d) => [d, d] as const)}
             onChange={(domain) => set({ domain })}
           />
-          <OneOf label="State" testId="filter-state" name="state" value={filters.state} choices={STATES} onChange={(state) => set({ state: state as ListFilters["state"] })} />
+          <OneOf
+            label="State"
+            testId="filter-state"
+            name="state"
+            value={filters.state}
+            choices={STATES}
+            onChange={(state) => set({ state: state as ListFilters["state"] })}
+          />
           <OneOf
             label="Password"
             testId="filter-password"
@@ -124,7 +131,9 @@ function TagChipMenu({ filters, set, tags }: { filters: ListFilters; set: SetFil
         <fieldset className="chip-fieldset">
           <legend className="visually-hidden">Links with all of these tags</legend>
           {tags === null ? <p className="muted small">Loading tags…</p> : null}
-          {tags?.length === 0 && missing.length === 0 ? <p className="muted small">No tags yet: add them to links in the link form or with the selection.</p> : null}
+          {tags?.length === 0 && missing.length === 0 ? (
+            <p className="muted small">No tags yet: add them to links in the link form or with the selection.</p>
+          ) : null}
           <div className="chip-choices">
             {(tags ?? []).map((t) => (
               <Choice

@@ -24,7 +24,13 @@ export interface LinkItemProps {
 
 export function LinkItem({ link: l, shared, selfId, selected, onSelect, sparkline, onQr, onDelete }: LinkItemProps) {
   const id = encodeURIComponent(l.id);
-  const classes = ["link-item", "card", selected ? "link-item-selected" : "", l.archived ? "link-item-archived" : "", l.disabled ? "link-item-disabled" : l.destination_blocked ? "link-item-blocked" : ""];
+  const classes = [
+    "link-item",
+    "card",
+    selected ? "link-item-selected" : "",
+    l.archived ? "link-item-archived" : "",
+    l.disabled ? "link-item-disabled" : l.destination_blocked ? "link-item-blocked" : "",
+  ];
   const short = l.short_url.replace(/^https?:\/\//, "");
   const behaviour = behaviourBadges(l);
   return (
@@ -72,7 +78,9 @@ export function LinkItem({ link: l, shared, selfId, selected, onSelect, sparklin
               {l.domain}
             </span>
           ) : null}
-          {l.updated_by && l.updated_by_email ? <span data-testid="link-updated-by">Last edited by {l.updated_by === selfId ? "you" : l.updated_by_email}</span> : null}
+          {l.updated_by && l.updated_by_email ? (
+            <span data-testid="link-updated-by">Last edited by {l.updated_by === selfId ? "you" : l.updated_by_email}</span>
+          ) : null}
         </p>
         <ModerationNotice link={l} compact />
       </div>
@@ -80,7 +88,11 @@ export function LinkItem({ link: l, shared, selfId, selected, onSelect, sparklin
         <span data-testid="link-clicks" className="clicks">
           <strong>{l.click_count.toLocaleString()}</strong> {l.click_count === 1 ? "click" : "clicks"}
           {l.imported_clicks > 0 ? (
-            <span className="link-imported" data-testid="link-imported-clicks" title="Counted by the shortener this link was imported from, before it came to snip">
+            <span
+              className="link-imported"
+              data-testid="link-imported-clicks"
+              title="Counted by the shortener this link was imported from, before it came to snip"
+            >
               + {l.imported_clicks.toLocaleString()} imported
             </span>
           ) : null}

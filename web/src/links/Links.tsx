@@ -63,8 +63,9 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
   const select = (ids: string[], on: boolean) =>
     setSelected((prev) => {
       const next = new Set(prev);
-      for (const id of ids) if (on) next.add(id);
-      else next.delete(id);
+      for (const id of ids)
+        if (on) next.add(id);
+        else next.delete(id);
       return next;
     });
   const filtered = filterCount(filters) > 0 || filters.q !== "";
@@ -112,7 +113,9 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
       ) : null}
 
       {links === null ? (
-        list.error ? null : <Spinner label="Loading your links…" />
+        list.error ? null : (
+          <Spinner label="Loading your links…" />
+        )
       ) : links.length === 0 ? (
         <EmptyList filtered={filtered} shared={shared} onClear={() => set(CLEARED)} />
       ) : (
@@ -125,10 +128,12 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
                 ref={(el) => {
                   if (el) el.indeterminate = chosen.length > 0 && chosen.length < links.length;
                 }}
-                onChange={(e) => select(
-                  links.map((l) => l.id),
-                  e.target.checked,
-                )}
+                onChange={(e) =>
+                  select(
+                    links.map((l) => l.id),
+                    e.target.checked,
+                  )
+                }
                 data-testid="links-select-all"
               />
               Select all {links.length.toLocaleString()} on this page

@@ -30,14 +30,29 @@ export function NameSection({ user, onUser }: { user: User; onUser: (u: User) =>
       <h2 id="h-name">Name</h2>
       <form onSubmit={submit} className="inline-form" noValidate>
         <Field id="profile-name" label="Display name" error={error ?? undefined} className="grow">
-          <input id="profile-name" data-testid="profile-name" type="text" autoComplete="name" value={name} maxLength={200} onChange={(e) => { setName(e.target.value); setDone(false); }} />
+          <input
+            id="profile-name"
+            data-testid="profile-name"
+            type="text"
+            autoComplete="name"
+            value={name}
+            maxLength={200}
+            onChange={(e) => {
+              setName(e.target.value);
+              setDone(false);
+            }}
+          />
         </Field>
         <button type="submit" className="btn btn-primary" disabled={busy || name.trim() === (user.name ?? "")} data-testid="profile-name-submit">
           {busy ? "Saving…" : "Save"}
         </button>
       </form>
       <p className="muted small">Email: {user.email}</p>
-      {done ? <Alert kind="success" testId="name-done">Name saved.</Alert> : null}
+      {done ? (
+        <Alert kind="success" testId="name-done">
+          Name saved.
+        </Alert>
+      ) : null}
     </section>
   );
 }
@@ -47,14 +62,17 @@ export function PlanSection({ user }: { user: User }) {
   const resend = useSubmit(async () => {
     setSent(null);
     const r = await accountApi.resendVerification();
-    setSent(r.email_sent ? `We sent a new verification link to ${user.email}.` : `The mail server did not take the email right now; it will be sent to ${user.email} as soon as it does.`);
+    setSent(
+      r.email_sent
+        ? `We sent a new verification link to ${user.email}.`
+        : `The mail server did not take the email right now; it will be sent to ${user.email} as soon as it does.`,
+    );
   });
   return (
     <section className="card section" data-testid="section-plan" aria-labelledby="h-plan">
       <h2 id="h-plan">Plan</h2>
       <p className="muted small" data-testid="plan-how">
-        This service is self-hosted: there is no billing here. The operator of this service sets each account's plan; ask them for
-        another one.
+        This service is self-hosted: there is no billing here. The operator of this service sets each account's plan; ask them for another one.
       </p>
       <dl className="facts">
         <div>
@@ -79,7 +97,13 @@ export function PlanSection({ user }: { user: User }) {
             ) : (
               <>
                 <span className="text-warning">Not verified</span>{" "}
-                <button type="button" className="btn btn-secondary btn-sm" onClick={() => void resend.run()} disabled={resend.busy} data-testid="resend-verification">
+                <button
+                  type="button"
+                  className="btn btn-secondary btn-sm"
+                  onClick={() => void resend.run()}
+                  disabled={resend.busy}
+                  data-testid="resend-verification"
+                >
                   {resend.busy ? "Sending…" : "Resend verification email"}
                 </button>
               </>
@@ -142,18 +166,43 @@ export function PasswordSection() {
       <h2 id="h-password">Password</h2>
       <form onSubmit={submit} noValidate data-testid="password-form">
         <Field id="current-password" label="Current password" error={fe.current_password}>
-          <input id="current-password" data-testid="current-password" type="password" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} />
+          <input
+            id="current-password"
+            data-testid="current-password"
+            type="password"
+            autoComplete="current-password"
+            value={current}
+            onChange={(e) => setCurrent(e.target.value)}
+          />
         </Field>
         <div className="grid-2">
           <Field id="new-password" label="New password" error={fe.new_password} hint="10 to 200 characters.">
-            <input id="new-password" data-testid="new-password" type="password" autoComplete="new-password" value={next} onChange={(e) => setNext(e.target.value)} />
+            <input
+              id="new-password"
+              data-testid="new-password"
+              type="password"
+              autoComplete="new-password"
+              value={next}
+              onChange={(e) => setNext(e.target.value)}
+            />
           </Field>
           <Field id="confirm-password" label="Repeat the new password" error={fe.confirm}>
-            <input id="confirm-password" data-testid="confirm-password" type="password" autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.target.value)} />
+            <input
+              id="confirm-password"
+              data-testid="confirm-password"
+              type="password"
+              autoComplete="new-password"
+              value={confirm}
+              onChange={(e) => setConfirm(e.target.value)}
+            />
           </Field>
         </div>
         {error ? <Alert testId="password-error">{error}</Alert> : null}
-        {done ? <Alert kind="success" testId="password-done">Your password has been changed.</Alert> : null}
+        {done ? (
+          <Alert kind="success" testId="password-done">
+            Your password has been changed.
+          </Alert>
+        ) : null}
         <button type="submit" className="btn btn-primary" disabled={busy} data-testid="password-submit">
           {busy ? "Changing…" : "Change password"}
         </button>

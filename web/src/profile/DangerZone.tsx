@@ -45,11 +45,22 @@ export function DangerZone({ user }: { user: User }) {
         <div>
           <h3>Go back to the Free plan</h3>
           <p className="muted small" data-testid="downgrade-words">
-            {paid ? `Your account goes back to the Free plan: ${listWords(lostCapabilities(user.plan, "free").map((c) => CAPABILITY_LABELS[c]))} stop.` : "Your account is on the Free plan already."}
+            {paid
+              ? `Your account goes back to the Free plan: ${listWords(lostCapabilities(user.plan, "free").map((c) => CAPABILITY_LABELS[c]))} stop.`
+              : "Your account is on the Free plan already."}
           </p>
           {cancelDone ? <Alert kind="success">Your account is on the Free plan now.</Alert> : null}
         </div>
-        <button type="button" className="btn btn-danger-ghost" disabled={!paid} onClick={() => { cancel.setError(null); setCancelOpen(true); }} data-testid="cancel-subscription">
+        <button
+          type="button"
+          className="btn btn-danger-ghost"
+          disabled={!paid}
+          onClick={() => {
+            cancel.setError(null);
+            setCancelOpen(true);
+          }}
+          data-testid="cancel-subscription"
+        >
           Go back to Free
         </button>
       </div>
@@ -58,18 +69,53 @@ export function DangerZone({ user }: { user: User }) {
           <h3>Delete account</h3>
           <p className="muted small">Deletes your account, your links, their statistics and your API keys. Short links stop working. This cannot be undone.</p>
         </div>
-        <button type="button" className="btn btn-danger" onClick={() => { setPassword(""); remove.setError(null); setDeleteOpen(true); }} data-testid="delete-account">
+        <button
+          type="button"
+          className="btn btn-danger"
+          onClick={() => {
+            setPassword("");
+            remove.setError(null);
+            setDeleteOpen(true);
+          }}
+          data-testid="delete-account"
+        >
           Delete account
         </button>
       </div>
 
-      <ConfirmDialog open={cancelOpen} title="Go back to the Free plan?" confirmLabel="Go back to Free" danger busy={cancel.busy} error={cancel.error} onConfirm={() => void cancel.run()} onCancel={() => setCancelOpen(false)}>
+      <ConfirmDialog
+        open={cancelOpen}
+        title="Go back to the Free plan?"
+        confirmLabel="Go back to Free"
+        danger
+        busy={cancel.busy}
+        error={cancel.error}
+        onConfirm={() => void cancel.run()}
+        onCancel={() => setCancelOpen(false)}
+      >
         <p>Your {planName(user.plan)} plan ends and your account moves to the free plan.</p>
       </ConfirmDialog>
-      <ConfirmDialog open={deleteOpen} title="Delete your account?" confirmLabel="Delete my account" danger busy={remove.busy} error={remove.error} onConfirm={deleteAccount} onCancel={() => setDeleteOpen(false)} confirmDisabled={!password}>
+      <ConfirmDialog
+        open={deleteOpen}
+        title="Delete your account?"
+        confirmLabel="Delete my account"
+        danger
+        busy={remove.busy}
+        error={remove.error}
+        onConfirm={deleteAccount}
+        onCancel={() => setDeleteOpen(false)}
+        confirmDisabled={!password}
+      >
         <p>This deletes everything and cannot be undone. Enter your password to confirm.</p>
         <Field id="delete-password" label="Password">
-          <input id="delete-password" data-testid="delete-password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input
+            id="delete-password"
+            data-testid="delete-password"
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </Field>
       </ConfirmDialog>
     </section>

@@ -53,10 +53,25 @@ export function KeyForm(props: { onCreated: (created: { name: string; secret: st
     <form onSubmit={create} className="key-form" noValidate data-testid="key-form">
       <div className="key-form-row">
         <Field id="key-name" label="New key name" error={errors.name ?? other ?? undefined} className="grow">
-          <input id="key-name" data-testid="key-name" type="text" placeholder="e.g. Production server" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+          <input
+            id="key-name"
+            data-testid="key-name"
+            type="text"
+            placeholder="e.g. Production server"
+            maxLength={100}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+          />
         </Field>
         <Field id="key-expires" label="Expires (optional)" error={errors.expires_at} hint="Refused from the end of this day">
-          <input id="key-expires" data-testid="key-expires" type="date" min={localDay(new Date())} value={expires} onChange={(e) => setExpires(e.target.value)} />
+          <input
+            id="key-expires"
+            data-testid="key-expires"
+            type="date"
+            min={localDay(new Date())}
+            value={expires}
+            onChange={(e) => setExpires(e.target.value)}
+          />
         </Field>
       </div>
       <fieldset className="options key-scopes" aria-describedby={errors.scopes ? "key-scopes-error" : undefined}>

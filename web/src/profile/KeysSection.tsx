@@ -14,7 +14,12 @@ function isExpired(k: ApiKey): boolean {
 
 function KeyStatus({ k }: { k: ApiKey }) {
   if (k.revoked_at) return <span className="badge badge-muted">Revoked {formatDate(k.revoked_at)}</span>;
-  if (isExpired(k)) return <span className="badge badge-warn" data-testid="key-expired">Expired</span>;
+  if (isExpired(k))
+    return (
+      <span className="badge badge-warn" data-testid="key-expired">
+        Expired
+      </span>
+    );
   return <span className="badge badge-ok">Active</span>;
 }
 
@@ -31,7 +36,9 @@ export function KeysSection() {
       setUnavailable(null);
     } catch (e) {
       setKeys([]);
-      setUnavailable(e instanceof ApiError && e.httpStatus === 404 ? "API keys are not available on this server." : `The API keys could not be loaded: ${errorMessage(e)}`);
+      setUnavailable(
+        e instanceof ApiError && e.httpStatus === 404 ? "API keys are not available on this server." : `The API keys could not be loaded: ${errorMessage(e)}`,
+      );
     }
   }
   useEffect(() => {
@@ -48,16 +55,15 @@ export function KeysSection() {
     <section className="card section" data-testid="section-keys" aria-labelledby="h-keys">
       <h2 id="h-keys">API keys</h2>
       <p className="muted">
-        Keys authenticate the external API (<code>Authorization: Bearer …</code>): each does only what its scopes allow, and the
-        default, <code>links:create</code>, is the creation API (<code>POST /api/external-create.php</code>). Keep them on your server: never in web
-        pages, public JavaScript or links.
+        Keys authenticate the external API (<code>Authorization: Bearer …</code>): each does only what its scopes allow, and the default,{" "}
+        <code>links:create</code>, is the creation API (<code>POST /api/external-create.php</code>). Keep them on your server: never in web pages, public
+        JavaScript or links.
       </p>
 
       {secret ? (
         <div className="secret-box" role="status" data-testid="key-secret-box">
           <p>
-            <strong>Your new key “{secret.name}”.</strong> Copy it now: it is shown only once and cannot be recovered. Store it on your
-            server only.
+            <strong>Your new key “{secret.name}”.</strong> Copy it now: it is shown only once and cannot be recovered. Store it on your server only.
           </p>
           <div className="secret-row">
             <code data-testid="key-secret">{secret.secret}</code>
@@ -78,7 +84,9 @@ export function KeysSection() {
       ) : (
         <>
           {/* Keys can be made on any plan; the external API they open answers plan_required below Business. */}
-          {user && !can(user.plan, "external_api") ? <PlanGate feature="Creating links with an API key" capability="external_api" testId="keys-plan-gate" /> : null}
+          {user && !can(user.plan, "external_api") ? (
+            <PlanGate feature="Creating links with an API key" capability="external_api" testId="keys-plan-gate" />
+          ) : null}
           <KeyForm
             onCreated={async (created) => {
               setSecret(created);
@@ -112,8 +120,12 @@ export function KeysSection() {
                     ))}
                   </span>
                 </td>
-                <td className="key-when" data-label="Expires" data-testid="key-expires-at">{k.expires_at ? formatDate(k.expires_at) : "Never"}</td>
-                <td data-label="Last used" data-testid="key-last-used">{k.last_used_at ? formatDateTime(k.last_used_at) : "Never"}</td>
+                <td className="key-when" data-label="Expires" data-testid="key-expires-at">
+                  {k.expires_at ? formatDate(k.expires_at) : "Never"}
+                </td>
+                <td data-label="Last used" data-testid="key-last-used">
+                  {k.last_used_at ? formatDateTime(k.last_used_at) : "Never"}
+                </td>
                 <td data-label="Status">
                   <KeyStatus k={k} />
                 </td>

@@ -10,7 +10,8 @@ import { fieldOrMessage, useSubmit } from "../shared/submit";
 
 /** What the browser's refusal means to a person (they closed the prompt, or the authenticator has this one). */
 function ceremonyError(e: unknown): string {
-  if (e instanceof WebAuthnError && e.code === "ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED") return "This authenticator holds a passkey for your account already.";
+  if (e instanceof WebAuthnError && e.code === "ERROR_AUTHENTICATOR_PREVIOUSLY_REGISTERED")
+    return "This authenticator holds a passkey for your account already.";
   if (e instanceof Error && e.name === "NotAllowedError") return "The passkey prompt was closed or timed out. Nothing was added.";
   return e instanceof ApiError ? (e.fieldErrors().name ?? e.message) : errorMessage(e);
 }
@@ -38,7 +39,11 @@ export function PasskeysSection() {
     void load();
   }, []);
 
-  const { busy, error, onSubmit: add } = useSubmit(async () => {
+  const {
+    busy,
+    error,
+    onSubmit: add,
+  } = useSubmit(async () => {
     setAdded(null);
     const passkey = await profileApi.addPasskey(name.trim() || undefined);
     setAdded(passkey.name);
@@ -56,19 +61,31 @@ export function PasskeysSection() {
     <section className="card section" data-testid="section-passkeys" aria-labelledby="h-passkeys">
       <h2 id="h-passkeys">Passkeys</h2>
       <p className="muted">
-        Sign in with your fingerprint, face, screen lock or a security key instead of your password. A passkey works only on this site, so a
-        phishing page cannot use it.
+        Sign in with your fingerprint, face, screen lock or a security key instead of your password. A passkey works only on this site, so a phishing page
+        cannot use it.
       </p>
       {!supported ? <Alert kind="info">This browser cannot create passkeys. You can still sign in with your password.</Alert> : null}
       <form onSubmit={add} className="inline-form" noValidate>
         <Field id="passkey-name" label="Passkey name (optional)" error={error ?? undefined} className="grow">
-          <input id="passkey-name" data-testid="passkey-name" type="text" placeholder="e.g. Work laptop" maxLength={64} value={name} onChange={(e) => setName(e.target.value)} />
+          <input
+            id="passkey-name"
+            data-testid="passkey-name"
+            type="text"
+            placeholder="e.g. Work laptop"
+            maxLength={64}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+          />
         </Field>
         <button type="submit" className="btn btn-primary" disabled={busy || !supported} data-testid="passkey-add">
           {busy ? "Waiting for your passkey…" : "Add a passkey"}
         </button>
       </form>
-      {added ? <Alert kind="success" testId="passkey-added">Passkey “{added}” added. You can sign in with it now.</Alert> : null}
+      {added ? (
+        <Alert kind="success" testId="passkey-added">
+          Passkey “{added}” added. You can sign in with it now.
+        </Alert>
+      ) : null}
       {passkeys === null ? (
         <Spinner label="Loading passkeys…" />
       ) : loadError ? (
@@ -94,7 +111,16 @@ export function PasskeysSection() {
               <td>{formatDate(p.created_at)}</td>
               <td data-testid="passkey-last-used">{p.last_used_at ? formatDateTime(p.last_used_at) : "Never"}</td>
               <td className="right">
-                <button type="button" className="btn btn-danger-ghost btn-sm" data-testid="passkey-remove" onClick={() => { setPassword(""); removing.setError(null); setToRemove(p); }}>
+                <button
+                  type="button"
+                  className="btn btn-danger-ghost btn-sm"
+                  data-testid="passkey-remove"
+                  onClick={() => {
+                    setPassword("");
+                    removing.setError(null);
+                    setToRemove(p);
+                  }}
+                >
                   Remove
                 </button>
               </td>
@@ -102,13 +128,29 @@ export function PasskeysSection() {
           ))}
         </DataTable>
       )}
-      <ConfirmDialog open={!!toRemove} title="Remove this passkey?" confirmLabel="Remove passkey" danger busy={removing.busy} error={removing.error} onConfirm={() => (toRemove ? void removing.run(toRemove) : undefined)} onCancel={() => setToRemove(null)} confirmDisabled={!password}>
+      <ConfirmDialog
+        open={!!toRemove}
+        title="Remove this passkey?"
+        confirmLabel="Remove passkey"
+        danger
+        busy={removing.busy}
+        error={removing.error}
+        onConfirm={() => (toRemove ? void removing.run(toRemove) : undefined)}
+        onCancel={() => setToRemove(null)}
+        confirmDisabled={!password}
+      >
         <p>
-          <strong>{toRemove?.name}</strong> will no longer sign you in. Enter your password to confirm. Delete it from your device or password
-          manager too.
+          <strong>{toRemove?.name}</strong> will no longer sign you in. Enter your password to confirm. Delete it from your device or password manager too.
         </p>
         <Field id="passkey-remove-password" label="Password">
-          <input id="passkey-remove-password" data-testid="passkey-remove-password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input
+            id="passkey-remove-password"
+            data-testid="passkey-remove-password"
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </Field>
       </ConfirmDialog>
     </section>

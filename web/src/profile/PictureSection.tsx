@@ -91,7 +91,11 @@ export function PictureSection({ user, onUser }: { user: User; onUser: (u: User)
         </div>
       </div>
       {error ? <Alert testId="picture-error">{error}</Alert> : null}
-      {done ? <Alert kind="success" testId="picture-done">Picture updated.</Alert> : null}
+      {done ? (
+        <Alert kind="success" testId="picture-done">
+          Picture updated.
+        </Alert>
+      ) : null}
     </section>
   );
 }

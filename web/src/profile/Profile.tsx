@@ -28,7 +28,10 @@ export function ProfilePage({ teamSummary }: { teamSummary: ReactNode }) {
     <div className="profile-page narrow">
       <h1>Profile</h1>
       <p className="muted">
-        Two-factor sign-in and where you are signed in: <A to="/app/security" testId="profile-security">Security</A>
+        Two-factor sign-in and where you are signed in:{" "}
+        <A to="/app/security" testId="profile-security">
+          Security
+        </A>
       </p>
       <PictureSection user={user} onUser={setUser} />
       <NameSection user={user} onUser={setUser} />

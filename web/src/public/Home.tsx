@@ -18,18 +18,25 @@ export function HomePage() {
   const [alias, setAlias] = useState("");
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [created, setCreated] = useState<Link | null>(null);
-  const { busy, error, onSubmit: submit } = useSubmit(async () => {
-    setFieldErrors({});
-    // example.com/page is taken as https://example.com/page, as Bitly and Dub take it.
-    const full = withScheme(url);
-    setUrl(full);
-    const body: CreateLinkFields = { url: full };
-    if (alias.trim()) body.alias = alias.trim();
-    const link = await linkApi.create(body, true);
-    setCreated(link);
-    setUrl("");
-    setAlias("");
-  }, fieldsOrMessage(["url", "alias"], setFieldErrors));
+  const {
+    busy,
+    error,
+    onSubmit: submit,
+  } = useSubmit(
+    async () => {
+      setFieldErrors({});
+      // example.com/page is taken as https://example.com/page, as Bitly and Dub take it.
+      const full = withScheme(url);
+      setUrl(full);
+      const body: CreateLinkFields = { url: full };
+      if (alias.trim()) body.alias = alias.trim();
+      const link = await linkApi.create(body, true);
+      setCreated(link);
+      setUrl("");
+      setAlias("");
+    },
+    fieldsOrMessage(["url", "alias"], setFieldErrors),
+  );
 
   return (
     <div className="home">
@@ -79,13 +86,13 @@ export function HomePage() {
           {error ? <Alert>{error}</Alert> : null}
           {!user ? (
             <p className="notice" data-testid="anon-notice">
-              <strong>Signed out:</strong> this link lasts five minutes. <A to="/app/signup">Sign up</A> to keep links, see
-              statistics and manage them from your dashboard.
+              <strong>Signed out:</strong> this link lasts five minutes. <A to="/app/signup">Sign up</A> to keep links, see statistics and manage them from your
+              dashboard.
             </p>
           ) : (
             <p className="notice notice-quiet">
-              Links you create here appear in your <A to="/app">dashboard</A>. More options (expiry, password, device
-              destinations) are on the <A to="/app/links/new">New link</A> page.
+              Links you create here appear in your <A to="/app">dashboard</A>. More options (expiry, password, device destinations) are on the{" "}
+              <A to="/app/links/new">New link</A> page.
             </p>
           )}
         </form>

@@ -14,9 +14,7 @@ export default function CreatedLink({ link, anonymous }: { link: Link; anonymous
         <div className="row gap">
           <CopyButton text={link.short_url} className="btn btn-primary" />
         </div>
-        {anonymous && link.expires_at ? (
-          <p className="muted small">Expires {formatDateTime(link.expires_at)}.</p>
-        ) : null}
+        {anonymous && link.expires_at ? <p className="muted small">Expires {formatDateTime(link.expires_at)}.</p> : null}
       </div>
       <QrCode link={link} />
     </section>

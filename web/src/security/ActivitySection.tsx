@@ -29,7 +29,10 @@ function ActivityRow({ entry }: { entry: ActivityEntry }) {
           {refusal ? (
             <>
               {" "}
-              <span className="badge badge-fail" data-testid="activity-refused">Refused</span> <span className="activity-reason">{refusal}</span>
+              <span className="badge badge-fail" data-testid="activity-refused">
+                Refused
+              </span>{" "}
+              <span className="activity-reason">{refusal}</span>
             </>
           ) : null}
         </div>
@@ -60,8 +63,8 @@ export function ActivitySection() {
     <section className="card section" data-testid="section-activity" aria-labelledby="h-activity">
       <h2 id="h-activity">Recent security activity</h2>
       <p className="muted small">
-        Sign-ins and changes to how your account signs in, over the last 90 days. If something here was not you, change your password and sign out
-        everywhere else.
+        Sign-ins and changes to how your account signs in, over the last 90 days. If something here was not you, change your password and sign out everywhere
+        else.
       </p>
       {error ? (
         <Alert testId="activity-error">
@@ -78,7 +81,9 @@ export function ActivitySection() {
         </p>
       ) : (
         <ul className="activity-list" data-testid="activity-list">
-          {shown?.map((e) => <ActivityRow key={e.id} entry={e} />)}
+          {shown?.map((e) => (
+            <ActivityRow key={e.id} entry={e} />
+          ))}
         </ul>
       )}
       {activity && !showAll && activity.length > FIRST_ROWS ? (

@@ -12,7 +12,12 @@ export function SessionsSection() {
   const [sessions, setSessions] = useState<SessionView[] | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   // One message above the list: the sessions that could not be read, or the sign-out that failed.
-  const { busy, error, setError, run: act } = useSubmit(async (work: () => Promise<unknown>, done: string) => {
+  const {
+    busy,
+    error,
+    setError,
+    run: act,
+  } = useSubmit(async (work: () => Promise<unknown>, done: string) => {
     await work();
     setNotice(done);
     load();
@@ -36,14 +41,25 @@ export function SessionsSection() {
               <div>
                 <strong>{s.browser ?? "Unknown browser"}</strong> on {s.os ?? "an unknown system"}
                 {s.country ? <span className="muted"> · {s.country}</span> : null}
-                {s.current ? <span className="badge" data-testid="session-current"> This device</span> : null}
+                {s.current ? (
+                  <span className="badge" data-testid="session-current">
+                    {" "}
+                    This device
+                  </span>
+                ) : null}
                 <div className="muted small" data-testid="session-signed-in">
                   Signed in {wayInWords(s.way) ? `${wayInWords(s.way)} on ` : ""}
                   {formatDateTime(s.created_at)} · last seen {formatDateTime(s.last_seen_at)}
                 </div>
               </div>
               {s.current ? null : (
-                <button type="button" className="btn btn-secondary btn-sm" data-testid="session-sign-out" disabled={busy} onClick={() => void act(() => securityApi.signOutSession(s.id), "That session is signed out.")}>
+                <button
+                  type="button"
+                  className="btn btn-secondary btn-sm"
+                  data-testid="session-sign-out"
+                  disabled={busy}
+                  onClick={() => void act(() => securityApi.signOutSession(s.id), "That session is signed out.")}
+                >
                   Sign out
                 </button>
               )}
@@ -52,7 +68,13 @@ export function SessionsSection() {
         </ul>
       )}
       {sessions && sessions.length > 1 ? (
-        <button type="button" className="btn btn-secondary" data-testid="sessions-sign-out-others" disabled={busy} onClick={() => void act(() => securityApi.signOutOthers(), "Every other session is signed out.")}>
+        <button
+          type="button"
+          className="btn btn-secondary"
+          data-testid="sessions-sign-out-others"
+          disabled={busy}
+          onClick={() => void act(() => securityApi.signOutOthers(), "Every other session is signed out.")}
+        >
           Sign out everywhere else
         </button>
       ) : null}

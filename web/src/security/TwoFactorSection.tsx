@@ -35,12 +35,27 @@ function SetupForm({ setup, onEnabled }: { setup: TotpSetupReply; onEnabled: (co
   return (
     <form onSubmit={onSubmit} data-testid="totp-setup">
       <p>Scan this code with an authenticator app, or type the key into it; then enter the 6-digit code it shows.</p>
-      <img className="totp-qr" data-testid="totp-qr" alt="QR code for your authenticator app" width={200} height={200} src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(setup.qr_svg)}`} />
+      <img
+        className="totp-qr"
+        data-testid="totp-qr"
+        alt="QR code for your authenticator app"
+        width={200}
+        height={200}
+        src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(setup.qr_svg)}`}
+      />
       <p className="small">
         Key: <code data-testid="totp-secret">{setup.secret}</code>
       </p>
       <Field id="totp-code" label="Code from the app">
-        <input id="totp-code" data-testid="totp-code" inputMode="numeric" autoComplete="one-time-code" maxLength={6} value={code} onChange={(e) => setCode(e.target.value)} />
+        <input
+          id="totp-code"
+          data-testid="totp-code"
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          maxLength={6}
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+        />
       </Field>
       {error ? <Alert testId="totp-error">{error}</Alert> : null}
       <button type="submit" className="btn btn-primary" disabled={busy} data-testid="totp-enable">
@@ -51,7 +66,17 @@ function SetupForm({ setup, onEnabled }: { setup: TotpSetupReply; onEnabled: (co
 }
 
 /** Password and code, for turning off or for new recovery codes. */
-function ConfirmForm({ action, label, testId, onDone }: { action: (pw: string, code: string) => Promise<unknown>; label: string; testId: string; onDone: (r: unknown) => void }) {
+function ConfirmForm({
+  action,
+  label,
+  testId,
+  onDone,
+}: {
+  action: (pw: string, code: string) => Promise<unknown>;
+  label: string;
+  testId: string;
+  onDone: (r: unknown) => void;
+}) {
   const [password, setPassword] = useState("");
   const [code, setCode] = useState("");
   const { busy, error, onSubmit } = useSubmit(async () => onDone(await action(password, code.trim())));
@@ -88,26 +113,48 @@ export function TwoFactorSection() {
     <section className="card section" data-testid="section-2fa" aria-labelledby="h-2fa">
       <h2 id="h-2fa">Two-factor sign-in</h2>
       {error ? <Alert>{error}</Alert> : null}
-      {status.required && !status.totp_enabled ? <Alert kind="warning" testId="2fa-required">Your account needs two-factor sign-in: set it up to continue.</Alert> : null}
+      {status.required && !status.totp_enabled ? (
+        <Alert kind="warning" testId="2fa-required">
+          Your account needs two-factor sign-in: set it up to continue.
+        </Alert>
+      ) : null}
       {codes ? <RecoveryCodes codes={codes} /> : null}
       {status.totp_enabled ? (
         <>
-          <p data-testid="2fa-on">
-            On: signing in asks for a code from your authenticator app. {status.recovery_codes_left} recovery codes left.
-          </p>
+          <p data-testid="2fa-on">On: signing in asks for a code from your authenticator app. {status.recovery_codes_left} recovery codes left.</p>
           <div className="row-actions">
-            <button type="button" className="btn btn-secondary btn-sm" data-testid="2fa-new-codes" onClick={() => setForm(form === "codes" ? null : "codes")}>New recovery codes</button>
-            <button type="button" className="btn btn-danger btn-sm" data-testid="2fa-disable" onClick={() => setForm(form === "off" ? null : "off")}>Turn off</button>
+            <button type="button" className="btn btn-secondary btn-sm" data-testid="2fa-new-codes" onClick={() => setForm(form === "codes" ? null : "codes")}>
+              New recovery codes
+            </button>
+            <button type="button" className="btn btn-danger btn-sm" data-testid="2fa-disable" onClick={() => setForm(form === "off" ? null : "off")}>
+              Turn off
+            </button>
           </div>
-          {form === "codes" ? <ConfirmForm testId="2fa-codes-form" label="Make new codes" action={securityApi.newRecoveryCodes} onDone={(r) => (setCodes(r as string[]), setForm(null), load())} /> : null}
-          {form === "off" ? <ConfirmForm testId="2fa-off-form" label="Turn off two-factor sign-in" action={securityApi.disable} onDone={() => (setCodes(null), setForm(null), load())} /> : null}
+          {form === "codes" ? (
+            <ConfirmForm
+              testId="2fa-codes-form"
+              label="Make new codes"
+              action={securityApi.newRecoveryCodes}
+              onDone={(r) => (setCodes(r as string[]), setForm(null), load())}
+            />
+          ) : null}
+          {form === "off" ? (
+            <ConfirmForm
+              testId="2fa-off-form"
+              label="Turn off two-factor sign-in"
+              action={securityApi.disable}
+              onDone={() => (setCodes(null), setForm(null), load())}
+            />
+          ) : null}
         </>
       ) : setup ? (
         <SetupForm setup={setup} onEnabled={(c) => (setCodes(c), setSetup(null), load())} />
       ) : (
         <>
           <p>Off. With it on, a stolen password is not enough to sign in: each sign-in also asks for a code from an app on your phone.</p>
-          <button type="button" className="btn btn-primary" data-testid="2fa-start" disabled={busy} onClick={() => void start()}>Set up two-factor sign-in</button>
+          <button type="button" className="btn btn-primary" data-testid="2fa-start" disabled={busy} onClick={() => void start()}>
+            Set up two-factor sign-in
+          </button>
         </>
       )}
     </section>

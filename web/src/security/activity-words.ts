@@ -54,7 +54,9 @@ export function activityInWords(entry: Pick<EntryInWords, "kind" | "outcome" | "
     case "sign_in":
       return refused ? "Sign-in refused" : "Signed in";
     case "reauth":
-      return refused ? "Confirming it was you failed" : `Confirmed it was you${entry.detail === "passkey" ? " with a passkey" : entry.detail === "password" ? " with the password" : ""}`;
+      return refused
+        ? "Confirming it was you failed"
+        : `Confirmed it was you${entry.detail === "passkey" ? " with a passkey" : entry.detail === "password" ? " with the password" : ""}`;
     case "2fa_enabled":
       return "Two-factor sign-in turned on";
     case "2fa_disabled":

@@ -22,8 +22,8 @@ export function ExportCard() {
     <section className="card export-card" data-testid="export-card">
       <h2>Export links</h2>
       <p className="muted">
-        Every link of your account with all its fields, tags and click totals. The JSON file imports back into snip (here or on another server) as it
-        was; the CSV opens in a spreadsheet.
+        Every link of your account with all its fields, tags and click totals. The JSON file imports back into snip (here or on another server) as it was; the
+        CSV opens in a spreadsheet.
       </p>
       <ExportButtons />
     </section>

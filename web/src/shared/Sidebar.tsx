@@ -35,7 +35,18 @@ export function useCollapsed(): [boolean, (c: boolean) => void] {
 
 export function navIcon(path: string): ReactNode {
   return (
-    <svg className="side-icon" viewBox="0 0 24 24" width="18" height="18" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+    <svg
+      className="side-icon"
+      viewBox="0 0 24 24"
+      width="18"
+      height="18"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+    >
       <path d={path} />
     </svg>
   );
@@ -115,7 +126,13 @@ export function TeamSwitcher({ icon }: { icon: (path: string) => ReactNode }) {
         return (
           <li key={m.owner_id}>
             {m.active ? (
-              <Link to={`/app/shared/${encodeURIComponent(m.owner_id)}`} className={`side-link${here ? " active" : ""}`} aria-current={here ? "page" : undefined} data-testid="team-view" title={label}>
+              <Link
+                to={`/app/shared/${encodeURIComponent(m.owner_id)}`}
+                className={`side-link${here ? " active" : ""}`}
+                aria-current={here ? "page" : undefined}
+                data-testid="team-view"
+                title={label}
+              >
                 {icon(ICONS.shared)}
                 <span className="side-label">{label}</span>
               </Link>

@@ -76,13 +76,20 @@ function askForProof(): Promise<boolean> {
 
 async function isReauthRequired(response: Response): Promise<boolean> {
   if (response.status !== 403) return false;
-  const body: unknown = await response.clone().json().catch(() => null);
+  const body: unknown = await response
+    .clone()
+    .json()
+    .catch(() => null);
   return isRecord(body) && body.code === "reauth_required";
 }
 
 /** What a refused change answers when the user closed the dialog: the form shows this instead of the API's wording. */
 function cancelledAnswer(): Response {
-  const body = { status: "error", code: "reauth_required", message: "Nothing was changed: this needs you to confirm it's you, and that was cancelled. Try again when you are ready." };
+  const body = {
+    status: "error",
+    code: "reauth_required",
+    message: "Nothing was changed: this needs you to confirm it's you, and that was cancelled. Try again when you are ready.",
+  };
   return new Response(JSON.stringify(body), { status: 403, headers: { "Content-Type": "application/json" } });
 }
 
@@ -154,11 +161,13 @@ function readableFieldMessage(field: string, message: string): string {
   const msg = message.trim() || "is invalid";
   if (!/^[a-z]/.test(msg)) return msg;
   const last = field.split(".").pop() ?? field;
-  const label = last.replace(/_/g, " ").replace(/\burl\b/g, "URL").replace(/\bios\b/g, "iOS");
+  const label = last
+    .replace(/_/g, " ")
+    .replace(/\burl\b/g, "URL")
+    .replace(/\bios\b/g, "iOS");
   return `${label.charAt(0).toUpperCase()}${label.slice(1)} ${msg}`;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
-

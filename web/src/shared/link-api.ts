@@ -14,8 +14,7 @@ export const linkApi = {
   create: (body: CreateLinkFields, quiet401 = false) => call(snip.POST("/api/links", { body }), quiet401).then((r) => r.link),
   get: (id: string) => call(snip.GET("/api/links/{id}", { params: { path: { id } } })).then((r) => r.link),
   /** The first links whose alias, destination, title, note or tags contain `q` (a picker's choices). */
-  search: (q: string, owner?: string) =>
-    call(snip.GET("/api/links", { params: { query: { limit: 20, ...(q ? { q } : {}), ...(owner ? { owner } : {}) } } })),
+  search: (q: string, owner?: string) => call(snip.GET("/api/links", { params: { query: { limit: 20, ...(q ? { q } : {}), ...(owner ? { owner } : {}) } } })),
   /** The custom domains links can be on. */
   domains: () => call(snip.GET("/api/domains")).then((r) => r.domains.map(asDomain)),
   /** The tags of the caller, or of a team owner with `owner`. */

@@ -4,7 +4,6 @@ import type { LinkState } from "@contract/admin";
 import type { Link } from "@contract/links";
 import { formatDate } from "./ui";
 
-
 export type LinkStateFields = Pick<Link, "disabled" | "destination_blocked" | "expires_at" | "max_clicks" | "click_count">;
 
 /** What a visitor of the link meets now: an operator's decision first, then the link's own expiry and click limit. */

@@ -16,7 +16,17 @@ export interface MenuItem {
  * table scrolls; closes on a choice, Escape or a click elsewhere.
  */
 // eslint-disable-next-line max-lines-per-function -- a menu button: its focus, keyboard and outside-click handling share one state.
-export function RowMenu({ label, items, testId = "row-menu", busy = false }: { label: string; items: (MenuItem | null | false)[]; testId?: string; busy?: boolean }) {
+export function RowMenu({
+  label,
+  items,
+  testId = "row-menu",
+  busy = false,
+}: {
+  label: string;
+  items: (MenuItem | null | false)[];
+  testId?: string;
+  busy?: boolean;
+}) {
   const [pos, setPos] = useState<{ top: number; right: number } | null>(null);
   const button = useRef<HTMLButtonElement>(null);
   const menu = useRef<HTMLDivElement>(null);
@@ -79,7 +89,15 @@ export function RowMenu({ label, items, testId = "row-menu", busy = false }: { l
         {busy ? "…" : <span aria-hidden="true">⋯</span>}
       </button>
       {pos ? (
-        <div ref={menu} id={id} role="menu" className="row-menu" style={{ top: pos.top, right: pos.right }} data-testid={`${testId}-items`} onKeyDown={moveFocus}>
+        <div
+          ref={menu}
+          id={id}
+          role="menu"
+          className="row-menu"
+          style={{ top: pos.top, right: pos.right }}
+          data-testid={`${testId}-items`}
+          onKeyDown={moveFocus}
+        >
           {shown.map((item) => (
             <button
               key={item.testId}

@@ -54,7 +54,12 @@ export const NAV_GROUPS: readonly NavGroup[] = [
     id: "team",
     label: "Team and sharing",
     entries: [
-      { to: "/app/team", label: "Team", testId: "nav-team", icon: "M17 21v-2a4 4 0 0 0-4-4H5a4 4 0 0 0-4 4v2M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM23 21v-2a4 4 0 0 0-3-3.87M16 3.13a4 4 0 0 1 0 7.75" },
+      {
+        to: "/app/team",
+        label: "Team",
+        testId: "nav-team",
+        icon: "M17 21v-2a4 4 0 0 0-4-4H5a4 4 0 0 0-4 4v2M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM23 21v-2a4 4 0 0 0-3-3.87M16 3.13a4 4 0 0 1 0 7.75",
+      },
       {
         to: "/app/domains",
         label: "Domains",
@@ -71,7 +76,13 @@ export const NAV_GROUPS: readonly NavGroup[] = [
     entries: [
       { to: "/app/profile", label: "Profile", testId: "nav-profile", icon: "M20 21v-2a4 4 0 0 0-4-4H8a4 4 0 0 0-4 4v2M12 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8z" },
       { to: "/app/security", label: "Security", testId: "nav-security", icon: "M12 22s8-4 8-10V5l-8-3-8 3v7c0 6 8 10 8 10z" },
-      { to: "/app/sso", label: "SSO", testId: "nav-sso", icon: "M15.5 7.5 19 4m2-2-2 2m-7.6 7.6a5.5 5.5 0 1 1-7.8 7.8 5.5 5.5 0 0 1 7.8-7.8zm0 0 4.1-4.1 3 3L22 7l-3-3", capability: "sso" },
+      {
+        to: "/app/sso",
+        label: "SSO",
+        testId: "nav-sso",
+        icon: "M15.5 7.5 19 4m2-2-2 2m-7.6 7.6a5.5 5.5 0 1 1-7.8 7.8 5.5 5.5 0 0 1 7.8-7.8zm0 0 4.1-4.1 3 3L22 7l-3-3",
+        capability: "sso",
+      },
     ],
   },
   {

@@ -16,7 +16,8 @@ export function PlanGate(props: { feature: string; capability?: Capability; plan
   return (
     <div className="plan-gate" data-testid={props.testId ?? "plan-gate"}>
       <p>
-        <span className="badge badge-plan">{planName(needed)}</span> {props.feature}: {needed === "enterprise" ? "on the Enterprise plan" : `on the ${planName(needed)} plan and above`}
+        <span className="badge badge-plan">{planName(needed)}</span> {props.feature}:{" "}
+        {needed === "enterprise" ? "on the Enterprise plan" : `on the ${planName(needed)} plan and above`}
         {user ? `; your account is on ${planName(user.plan)}` : ""}.
       </p>
       <p className="muted small" data-testid="plan-gate-how">
@@ -43,7 +44,8 @@ export function FormPlanNote({ missing, testId = "form-plan-note" }: { missing: 
         </p>
       ))}
       <p className="muted small" data-testid="plan-gate-how">
-        {user ? `Your account is on ${planName(user.plan)}. ` : ""}Plans on this service are set by its operator: ask the operator of this service to move your account.
+        {user ? `Your account is on ${planName(user.plan)}. ` : ""}Plans on this service are set by its operator: ask the operator of this service to move your
+        account.
       </p>
     </div>
   );
@@ -54,7 +56,8 @@ export function PlanLock(props: { feature: string; capability: Capability; testI
   const needed = requiredPlan(props.capability);
   return (
     <p className="muted small plan-lock" data-testid={props.testId}>
-      <span className="badge badge-plan">{planName(needed)}</span> {props.feature}: {needed === "enterprise" ? "on the Enterprise plan" : `on the ${planName(needed)} plan and above`}.
+      <span className="badge badge-plan">{planName(needed)}</span> {props.feature}:{" "}
+      {needed === "enterprise" ? "on the Enterprise plan" : `on the ${planName(needed)} plan and above`}.
     </p>
   );
 }

@@ -16,7 +16,12 @@ async function callTellingWait<D>(pending: Promise<{ data?: D; error?: unknown; 
     return await call(pending);
   } catch (e) {
     if (!(e instanceof ApiError) || e.httpStatus !== 429) throw e;
-    const wait = waitInWords(await pending.then((a) => a.response.headers.get("Retry-After"), () => null));
+    const wait = waitInWords(
+      await pending.then(
+        (a) => a.response.headers.get("Retry-After"),
+        () => null,
+      ),
+    );
     throw new ApiError(429, e.code, wait ? `${e.message}. Try again ${wait}.` : e.message, e.details);
   }
 }
@@ -40,7 +45,12 @@ export const reauthApi = {
   async otherWays(): Promise<OtherWays> {
     const [session, passkeys] = await Promise.all([
       call(snip.GET("/api/auth/session")).catch(() => null),
-      browserSupportsWebAuthn() ? call(snip.GET("/api/auth/passkeys")).then((r) => r.passkeys.length, () => 0) : Promise.resolve(0),
+      browserSupportsWebAuthn()
+        ? call(snip.GET("/api/auth/passkeys")).then(
+            (r) => r.passkeys.length,
+            () => 0,
+          )
+        : Promise.resolve(0),
     ]);
     return { passkey: passkeys > 0, ssoHref: ssoHrefFor(session?.signed_in_with, session?.user?.email) };
   },

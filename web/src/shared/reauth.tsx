@@ -74,7 +74,10 @@ function ConfirmItsYouDialog({ onDone }: { onDone: (confirmed: boolean) => void 
     if (d && !d.open) d.showModal();
     passwordInput.current?.focus();
     let open = true;
-    reauthApi.otherWays().then((w) => open && setWays(w), () => undefined);
+    reauthApi.otherWays().then(
+      (w) => open && setWays(w),
+      () => undefined,
+    );
     return () => void (open = false);
   }, []);
 

@@ -26,7 +26,11 @@ export function applyTheme(theme: Theme): void {
 }
 
 const CHOICES: Array<{ value: Theme; label: string; icon: string }> = [
-  { value: "light", label: "Light theme", icon: "M12 4V2m0 20v-2m8-8h2M2 12h2m13.66-5.66 1.41-1.41M4.93 19.07l1.41-1.41m0-11.32L4.93 4.93m14.14 14.14-1.41-1.41M12 17a5 5 0 1 0 0-10 5 5 0 0 0 0 10z" },
+  {
+    value: "light",
+    label: "Light theme",
+    icon: "M12 4V2m0 20v-2m8-8h2M2 12h2m13.66-5.66 1.41-1.41M4.93 19.07l1.41-1.41m0-11.32L4.93 4.93m14.14 14.14-1.41-1.41M12 17a5 5 0 1 0 0-10 5 5 0 0 0 0 10z",
+  },
   { value: "dark", label: "Dark theme", icon: "M21 12.79A9 9 0 1 1 11.21 3 7 7 0 0 0 21 12.79z" },
   { value: "system", label: "Theme of the system", icon: "M4 5h16v11H4zM9 20h6M12 16v4" },
 ];
@@ -54,7 +58,17 @@ export function ThemeSwitch() {
           data-testid={`theme-${c.value}`}
           onClick={() => setTheme(c.value)}
         >
-          <svg viewBox="0 0 24 24" width="16" height="16" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" aria-hidden="true">
+          <svg
+            viewBox="0 0 24 24"
+            width="16"
+            height="16"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="2"
+            strokeLinecap="round"
+            strokeLinejoin="round"
+            aria-hidden="true"
+          >
             <path d={c.icon} />
           </svg>
         </button>

@@ -6,14 +6,7 @@ import { useSession } from "./session";
 import { errorMessage, useSubmit } from "./submit";
 import type { Link } from "@contract/links";
 
-export function Field(props: {
-  id: string;
-  label: string;
-  error?: string;
-  hint?: ReactNode;
-  children: ReactNode;
-  className?: string;
-}) {
+export function Field(props: { id: string; label: string; error?: string; hint?: ReactNode; children: ReactNode; className?: string }) {
   return (
     <div className={`field${props.error ? " field-invalid" : ""}${props.className ? ` ${props.className}` : ""}`}>
       <label htmlFor={props.id}>{props.label}</label>
@@ -91,7 +84,17 @@ export async function copyText(text: string): Promise<boolean> {
   }
 }
 
-export function CopyButton({ text, label = "Copy", testId = "copy-button", className = "btn btn-secondary btn-sm" }: { text: string; label?: string; testId?: string; className?: string }) {
+export function CopyButton({
+  text,
+  label = "Copy",
+  testId = "copy-button",
+  className = "btn btn-secondary btn-sm",
+}: {
+  text: string;
+  label?: string;
+  testId?: string;
+  className?: string;
+}) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   const timer = useRef<number | undefined>(undefined);
   useEffect(() => () => window.clearTimeout(timer.current), []);
@@ -247,15 +250,19 @@ export function useTitle(title: string): void {
 export function ModerationNotice({ link, compact = false }: { link: Pick<Link, "disabled" | "destination_blocked">; compact?: boolean }) {
   if (!link.disabled && !link.destination_blocked) return null;
   return (
-    <div className={`moderation${link.disabled ? "" : " moderation-blocked"}${compact ? " moderation-compact" : ""}`} role="status" data-testid="link-moderation">
+    <div
+      className={`moderation${link.disabled ? "" : " moderation-blocked"}${compact ? " moderation-compact" : ""}`}
+      role="status"
+      data-testid="link-moderation"
+    >
       {link.disabled ? (
         <p data-testid="link-disabled-reason">
           <strong>Disabled by the operator:</strong> {link.disabled.reason}
           {compact ? null : (
             <span className="muted">
               {" "}
-              Since {formatDateTime(link.disabled.at)}, visitors get {link.disabled.status === 451 ? "451 (unavailable for legal reasons)" : "410 (gone)"}. Only the
-              operator of this service can enable it again.
+              Since {formatDateTime(link.disabled.at)}, visitors get {link.disabled.status === 451 ? "451 (unavailable for legal reasons)" : "410 (gone)"}. Only
+              the operator of this service can enable it again.
             </span>
           )}
         </p>

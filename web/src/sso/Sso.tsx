@@ -41,7 +41,15 @@ export function SsoPage() {
       setErrors({});
       setNotice(null);
       const list = domains.split(/[\s,]+/).filter(Boolean);
-      show(await ssoApi.put({ issuer: issuer.trim(), client_id: clientId.trim(), domains: list, require_sso: requireSso, ...(secret ? { client_secret: secret } : {}) }));
+      show(
+        await ssoApi.put({
+          issuer: issuer.trim(),
+          client_id: clientId.trim(),
+          domains: list,
+          require_sso: requireSso,
+          ...(secret ? { client_secret: secret } : {}),
+        }),
+      );
       setNotice("Saved. Create each domain's TXT record, then verify it.");
     },
     (err) => {
@@ -83,22 +91,59 @@ export function SsoPage() {
       ) : (
         <form className="card stack" onSubmit={saving.onSubmit} noValidate data-testid="sso-form">
           <Field id="sso-issuer" label="Issuer URL" error={errors.issuer} hint="Your identity provider's issuer, e.g. https://login.example.com/realms/acme.">
-            <input id="sso-issuer" data-testid="sso-issuer" type="url" spellCheck={false} value={issuer} onChange={(e) => setIssuer(e.target.value)} placeholder="https://login.example.com/realms/acme" />
+            <input
+              id="sso-issuer"
+              data-testid="sso-issuer"
+              type="url"
+              spellCheck={false}
+              value={issuer}
+              onChange={(e) => setIssuer(e.target.value)}
+              placeholder="https://login.example.com/realms/acme"
+            />
           </Field>
           <Field id="sso-client-id" label="Client ID" error={errors.client_id}>
-            <input id="sso-client-id" data-testid="sso-client-id" type="text" spellCheck={false} value={clientId} onChange={(e) => setClientId(e.target.value)} />
+            <input
+              id="sso-client-id"
+              data-testid="sso-client-id"
+              type="text"
+              spellCheck={false}
+              value={clientId}
+              onChange={(e) => setClientId(e.target.value)}
+            />
           </Field>
-          <Field id="sso-secret" label="Client secret" error={errors.client_secret} hint={conn?.client_secret_set ? "Stored (sealed; never shown). Leave empty to keep it." : "Stored sealed; it is never shown again."}>
-            <input id="sso-secret" data-testid="sso-secret" type="password" autoComplete="new-password" value={secret} onChange={(e) => setSecret(e.target.value)} placeholder={conn?.client_secret_set ? "••••••••" : ""} />
+          <Field
+            id="sso-secret"
+            label="Client secret"
+            error={errors.client_secret}
+            hint={conn?.client_secret_set ? "Stored (sealed; never shown). Leave empty to keep it." : "Stored sealed; it is never shown again."}
+          >
+            <input
+              id="sso-secret"
+              data-testid="sso-secret"
+              type="password"
+              autoComplete="new-password"
+              value={secret}
+              onChange={(e) => setSecret(e.target.value)}
+              placeholder={conn?.client_secret_set ? "••••••••" : ""}
+            />
           </Field>
           <Field id="sso-domains" label="Email domains" error={errors.domains} hint="Separated by commas, e.g. acme.com, acme.co.uk.">
-            <input id="sso-domains" data-testid="sso-domains-input" type="text" spellCheck={false} value={domains} onChange={(e) => setDomains(e.target.value)} />
+            <input
+              id="sso-domains"
+              data-testid="sso-domains-input"
+              type="text"
+              spellCheck={false}
+              value={domains}
+              onChange={(e) => setDomains(e.target.value)}
+            />
           </Field>
           <label className="checkbox">
-            <input type="checkbox" data-testid="sso-require" checked={requireSso} onChange={(e) => setRequireSso(e.target.checked)} /> Require single sign-on: password sign-in is refused for these addresses (yours excepted)
+            <input type="checkbox" data-testid="sso-require" checked={requireSso} onChange={(e) => setRequireSso(e.target.checked)} /> Require single sign-on:
+            password sign-in is refused for these addresses (yours excepted)
           </label>
           <div className="redirect-uri muted small">
-            Redirect URI to register at the provider: <code data-testid="sso-redirect-uri">{conn?.redirect_uri ?? `${location.origin}/api/auth/sso/callback`}</code>{" "}
+            Redirect URI to register at the provider:{" "}
+            <code data-testid="sso-redirect-uri">{conn?.redirect_uri ?? `${location.origin}/api/auth/sso/callback`}</code>{" "}
             <CopyButton text={conn?.redirect_uri ?? `${location.origin}/api/auth/sso/callback`} testId="sso-copy-redirect" />
           </div>
           {general ? <Alert testId="sso-error">{general}</Alert> : null}
@@ -114,7 +159,11 @@ export function SsoPage() {
           </div>
         </form>
       )}
-      {notice ? <Alert kind="success" testId="sso-notice">{notice}</Alert> : null}
+      {notice ? (
+        <Alert kind="success" testId="sso-notice">
+          {notice}
+        </Alert>
+      ) : null}
       {conn && conn.domains.length ? <SsoDomains domains={conn.domains} onChange={replaceDomain} /> : null}
       <ConfirmDialog {...del.dialog} title="Remove single sign-on?" confirmLabel="Remove" danger>
         <p>Nobody can sign in through your identity provider any more; members stay on your team and sign in with a password.</p>

@@ -88,7 +88,14 @@ function variantSeries(stats: Stats, link: Link, from: string, to: string): Seri
   const daily = stats.destinations_daily ?? [];
   return link.split.map((_, i) => {
     const destination = `variant:${i + 1}`;
-    return { destination, points: zeroFill(daily.filter((d) => d.destination === destination), from, to) };
+    return {
+      destination,
+      points: zeroFill(
+        daily.filter((d) => d.destination === destination),
+        from,
+        to,
+      ),
+    };
   });
 }
 

@@ -118,7 +118,10 @@ function LinkHead({ link }: { link: Link | null }) {
           <a href={link.short_url} target="_blank" rel="noopener noreferrer" data-testid="stats-short-url">
             {link.short_url}
           </a>{" "}
-          → <span className="truncate inline-truncate" title={link.url}>{link.url}</span>
+          →{" "}
+          <span className="truncate inline-truncate" title={link.url}>
+            {link.url}
+          </span>
         </p>
       ) : null}
     </div>
@@ -169,7 +172,9 @@ function StatsBody({ stats, link, advanced }: { stats: Stats; link: Link | null;
         <>
           {stats.series?.length ? <ChartCard series={stats.series} granularity={stats.granularity} tz={stats.tz} extras={extras} /> : null}
           <SourcesPanel data={stats} />
-          {showsDestinations(stats, link) ? <DestinationsPanel stats={stats} link={link} from={stats.from} to={stats.to} lastDay={stats.granularity !== "day"} /> : null}
+          {showsDestinations(stats, link) ? (
+            <DestinationsPanel stats={stats} link={link} from={stats.from} to={stats.to} lastDay={stats.granularity !== "day"} />
+          ) : null}
           <Breakdowns data={stats} destination={link?.url} />
         </>
       )}

@@ -62,7 +62,11 @@ export function AcceptInvitationPage() {
     setResent(null);
     try {
       const r = await accountApi.resendVerification();
-      setResent(r.email_sent ? `We sent a new confirmation link to ${user?.email}.` : `The mail server did not take the email right now; it will be sent to ${user?.email} as soon as it does.`);
+      setResent(
+        r.email_sent
+          ? `We sent a new confirmation link to ${user?.email}.`
+          : `The mail server did not take the email right now; it will be sent to ${user?.email} as soon as it does.`,
+      );
     } catch (e) {
       setResent(errorMessage(e));
     }
@@ -87,7 +91,9 @@ export function AcceptInvitationPage() {
     const unknown = loadError instanceof ApiError && loadError.code === "not_found";
     body = (
       <Alert testId="invitation-invalid">
-        {unknown ? "This invitation link is not valid. Check that you opened the whole link from the email." : `The invitation could not be loaded: ${loadError.message}`}
+        {unknown
+          ? "This invitation link is not valid. Check that you opened the whole link from the email."
+          : `The invitation could not be loaded: ${loadError.message}`}
         {!unknown ? (
           <>
             {" "}
@@ -198,8 +204,7 @@ function InvitationState(props: {
     return (
       <div data-testid="invitation-unverified">
         <Alert kind="info">
-          Confirm your email address first: open the link we emailed to {user.email}, then come back here (the confirmation page brings you
-          back).
+          Confirm your email address first: open the link we emailed to {user.email}, then come back here (the confirmation page brings you back).
         </Alert>
         <div className="row gap">
           <button type="button" className="btn btn-primary" onClick={() => void props.onRecheck()} data-testid="invitation-recheck">
@@ -215,8 +220,8 @@ function InvitationState(props: {
   return (
     <div>
       <p className="muted">
-        As a member you can view and edit {props.inviter}'s links and see their statistics. Your own links and plan stay as they are. Valid
-        until {formatDate(preview.expires_at)}.
+        As a member you can view and edit {props.inviter}'s links and see their statistics. Your own links and plan stay as they are. Valid until{" "}
+        {formatDate(preview.expires_at)}.
       </p>
       <button type="button" className="btn btn-primary" disabled={props.busy} onClick={props.onAccept} data-testid="invitation-accept">
         {props.busy ? "Joining…" : "Accept the invitation"}

@@ -59,7 +59,15 @@ export function InviteSection({ team, canInvite, onInvited }: { team: Team; canI
           </p>
           <form className="inline-form" onSubmit={submit} noValidate data-testid="invite-form">
             <Field id="invite-email" label="Email address" error={fieldError}>
-              <input id="invite-email" data-testid="invite-email" type="email" autoComplete="off" value={email} disabled={full} onChange={(e) => setEmail(e.target.value)} />
+              <input
+                id="invite-email"
+                data-testid="invite-email"
+                type="email"
+                autoComplete="off"
+                value={email}
+                disabled={full}
+                onChange={(e) => setEmail(e.target.value)}
+              />
             </Field>
             <button type="submit" className="btn btn-primary" disabled={busy || full} data-testid="invite-submit">
               {busy ? "Sending…" : "Send invitation"}
@@ -73,7 +81,15 @@ export function InviteSection({ team, canInvite, onInvited }: { team: Team; canI
   );
 }
 
-export function InvitationsSection({ invitations, onChange, onNotice }: { invitations: Invitation[]; onChange: () => Promise<void>; onNotice: (s: string | null) => void }) {
+export function InvitationsSection({
+  invitations,
+  onChange,
+  onNotice,
+}: {
+  invitations: Invitation[];
+  onChange: () => Promise<void>;
+  onNotice: (s: string | null) => void;
+}) {
   const cancel = useConfirmed<Invitation>(
     async (i) => (await teamApi.cancelInvitation(i.id), `Invitation to ${i.email} cancelled: its link no longer works.`),
     onChange,
@@ -103,10 +119,24 @@ export function InvitationsSection({ invitations, onChange, onNotice }: { invita
   );
 }
 
-function InvitationRow({ invitation: i, onChange, onNotice, onCancel }: { invitation: Invitation; onChange: () => Promise<void>; onNotice: (s: string | null) => void; onCancel: () => void }) {
+function InvitationRow({
+  invitation: i,
+  onChange,
+  onNotice,
+  onCancel,
+}: {
+  invitation: Invitation;
+  onChange: () => Promise<void>;
+  onNotice: (s: string | null) => void;
+  onCancel: () => void;
+}) {
   const wait = useCountdown(i.can_resend_at);
   const expired = Date.parse(i.expires_at) <= Date.now();
-  const { busy, error, run: resend } = useSubmit(async () => {
+  const {
+    busy,
+    error,
+    run: resend,
+  } = useSubmit(async () => {
     const next = await teamApi.resendInvitation(i.id);
     onNotice(next.send_confirmed ? `A new invitation link was sent to ${next.email}; the previous link no longer works.` : null);
     await onChange();
@@ -118,15 +148,27 @@ function InvitationRow({ invitation: i, onChange, onNotice, onCancel }: { invita
         <strong className="truncate">{i.email}</strong>
         <p className="link-meta">
           {i.send_confirmed ? (
-            <span className="badge badge-ok" data-testid="invitation-sent">Sent {formatDateTime(i.sent_at)}</span>
+            <span className="badge badge-ok" data-testid="invitation-sent">
+              Sent {formatDateTime(i.sent_at)}
+            </span>
           ) : (
             <span className="badge badge-warning" data-testid="invitation-not-confirmed">
               Sending not confirmed ({formatDateTime(i.sent_at)}): resend it
             </span>
           )}
-          {expired ? <span className="badge badge-muted" data-testid="invitation-expired">Link expired</span> : <span>Link valid until {formatDate(i.expires_at)}</span>}
+          {expired ? (
+            <span className="badge badge-muted" data-testid="invitation-expired">
+              Link expired
+            </span>
+          ) : (
+            <span>Link valid until {formatDate(i.expires_at)}</span>
+          )}
         </p>
-        {error ? <p className="text-error small" role="alert">{error}</p> : null}
+        {error ? (
+          <p className="text-error small" role="alert">
+            {error}
+          </p>
+        ) : null}
       </div>
       <div className="link-actions">
         <button type="button" className="btn btn-secondary btn-sm" disabled={busy || wait > 0} onClick={() => void resend()} data-testid="invitation-resend">

@@ -46,7 +46,15 @@ export function MembersSection({ members, onChange, onNotice }: { members: Membe
   );
 }
 
-export function MembershipsSection({ memberships, onChange, onNotice }: { memberships: Membership[]; onChange: () => Promise<void>; onNotice: (s: string | null) => void }) {
+export function MembershipsSection({
+  memberships,
+  onChange,
+  onNotice,
+}: {
+  memberships: Membership[];
+  onChange: () => Promise<void>;
+  onNotice: (s: string | null) => void;
+}) {
   const leave = useConfirmed<Membership>(async (m) => (await teamApi.leaveTeam(m.owner_id), `You left ${m.owner_email}'s team.`), onChange, onNotice);
 
   return (

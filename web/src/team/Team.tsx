@@ -37,8 +37,8 @@ export function TeamPage() {
     <div className="team-page narrow">
       <h1>Team</h1>
       <p className="muted">
-        Collaborators view and edit your links (destinations and limits included) and see their statistics. The links stay yours: only you
-        can delete them. Their own plan does not change.
+        Collaborators view and edit your links (destinations and limits included) and see their statistics. The links stay yours: only you can delete them.
+        Their own plan does not change.
       </p>
       {notice ? (
         <Alert kind="success" testId="team-notice">
@@ -51,10 +51,14 @@ export function TeamPage() {
         <>
           {/* A member of someone's team comes for that team first: memberships lead. */}
           {memberFirst ? <MembershipsSection memberships={team.memberships} onChange={load} onNotice={setNotice} /> : null}
-          <InviteSection team={team} canInvite={canInvite} onInvited={(i) => {
-            setNotice(i.send_confirmed ? `Invitation sent to ${i.email}.` : null);
-            void load();
-          }} />
+          <InviteSection
+            team={team}
+            canInvite={canInvite}
+            onInvited={(i) => {
+              setNotice(i.send_confirmed ? `Invitation sent to ${i.email}.` : null);
+              void load();
+            }}
+          />
           <InvitationsSection invitations={team.invitations} onChange={load} onNotice={setNotice} />
           <MembersSection members={team.members} onChange={load} onNotice={setNotice} />
           {memberFirst ? null : <MembershipsSection memberships={team.memberships} onChange={load} onNotice={setNotice} />}

@@ -8,19 +8,34 @@ import { KINDS } from "./kinds";
 import { MAX_WEBHOOKS } from "@contract/tables";
 
 /** `privateReceivers`: WEBHOOK_ALLOW_PRIVATE is on, so loopback and private-network receivers are accepted. */
-export function CreateWebhookForm({ count, privateReceivers, onCreated }: { count: number; privateReceivers: boolean; onCreated: (hook: Webhook, secret: string | undefined) => Promise<void> }) {
+export function CreateWebhookForm({
+  count,
+  privateReceivers,
+  onCreated,
+}: {
+  count: number;
+  privateReceivers: boolean;
+  onCreated: (hook: Webhook, secret: string | undefined) => Promise<void>;
+}) {
   const [name, setName] = useState("");
   const [url, setUrl] = useState("");
   const [kind, setKind] = useState<WebhookKind>("custom");
   const [fields, setFields] = useState<Record<string, string>>({});
   const full = count >= MAX_WEBHOOKS;
-  const { busy, error: general, onSubmit } = useSubmit(async () => {
-    setFields({});
-    const r = await webhooksApi.createWebhook({ name: name.trim(), url: url.trim(), kind });
-    setName("");
-    setUrl("");
-    await onCreated(r.webhook, r.secret);
-  }, fieldsOrMessage(["name", "url", "kind"], setFields));
+  const {
+    busy,
+    error: general,
+    onSubmit,
+  } = useSubmit(
+    async () => {
+      setFields({});
+      const r = await webhooksApi.createWebhook({ name: name.trim(), url: url.trim(), kind });
+      setName("");
+      setUrl("");
+      await onCreated(r.webhook, r.secret);
+    },
+    fieldsOrMessage(["name", "url", "kind"], setFields),
+  );
 
   return (
     <form className="card form-card" onSubmit={onSubmit} noValidate data-testid="webhook-form">
@@ -39,7 +54,15 @@ export function CreateWebhookForm({ count, privateReceivers, onCreated }: { coun
         </select>
       </Field>
       <Field id="webhook-name-input" label="Name" error={fields.name}>
-        <input id="webhook-name-input" data-testid="webhook-name-input" type="text" maxLength={100} placeholder="e.g. Order system" value={name} onChange={(e) => setName(e.target.value)} />
+        <input
+          id="webhook-name-input"
+          data-testid="webhook-name-input"
+          type="text"
+          maxLength={100}
+          placeholder="e.g. Order system"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+        />
       </Field>
       <Field
         id="webhook-url-input"
@@ -51,7 +74,15 @@ export function CreateWebhookForm({ count, privateReceivers, onCreated }: { coun
             : "A public https:// address. Internal addresses (loopback, private networks, cloud metadata) are refused, and so are redirects."
         }
       >
-        <input id="webhook-url-input" data-testid="webhook-url-input" type="url" inputMode="url" placeholder="https://example.com/snip-hook" value={url} onChange={(e) => setUrl(e.target.value)} />
+        <input
+          id="webhook-url-input"
+          data-testid="webhook-url-input"
+          type="url"
+          inputMode="url"
+          placeholder="https://example.com/snip-hook"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+        />
       </Field>
       {general ? <Alert testId="webhook-form-error">{general}</Alert> : null}
       <button type="submit" className="btn btn-primary" disabled={busy || full || !name.trim() || !url.trim()} data-testid="webhook-create">

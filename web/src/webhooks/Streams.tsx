@@ -11,7 +11,9 @@ import { fieldsOrMessage, useRowSubmit, useSubmit } from "../shared/submit";
 const KINDS: { value: StreamKind; label: string; example: string }[] = BROKER_KINDS.map((k) => ({ value: k.kind, label: k.label, example: k.example }));
 const kindLabel = (k: string) => KINDS.find((x) => x.value === k)?.label ?? k;
 /** "RabbitMQ, Redis Streams, NATS JetStream or MQTT": every kind the server takes. */
-const KIND_LIST = `${KINDS.slice(0, -1).map((k) => k.label).join(", ")} or ${KINDS[KINDS.length - 1]?.label ?? ""}`;
+const KIND_LIST = `${KINDS.slice(0, -1)
+  .map((k) => k.label)
+  .join(", ")} or ${KINDS[KINDS.length - 1]?.label ?? ""}`;
 
 function StreamForm({ count, privateReceivers, onCreated }: { count: number; privateReceivers: boolean; onCreated: () => void }) {
   const [kind, setKind] = useState<StreamKind>("amqp");
@@ -19,13 +21,20 @@ function StreamForm({ count, privateReceivers, onCreated }: { count: number; pri
   const [url, setUrl] = useState("");
   const [fields, setFields] = useState<Record<string, string>>({});
   const full = count >= MAX_STREAMS;
-  const { busy, error: general, onSubmit } = useSubmit(async () => {
-    setFields({});
-    await streamsApi.createStream({ name: name.trim(), kind, url: url.trim() });
-    setName("");
-    setUrl("");
-    onCreated();
-  }, fieldsOrMessage(["name", "url", "kind"], setFields));
+  const {
+    busy,
+    error: general,
+    onSubmit,
+  } = useSubmit(
+    async () => {
+      setFields({});
+      await streamsApi.createStream({ name: name.trim(), kind, url: url.trim() });
+      setName("");
+      setUrl("");
+      onCreated();
+    },
+    fieldsOrMessage(["name", "url", "kind"], setFields),
+  );
 
   const hint = `${KINDS.find((k) => k.value === kind)?.example}. ${privateReceivers ? "Brokers on loopback and private networks are accepted (WEBHOOK_ALLOW_PRIVATE)." : "A public address: internal ones are refused."} The password is stored encrypted and never shown again.`;
   return (
@@ -44,10 +53,26 @@ function StreamForm({ count, privateReceivers, onCreated }: { count: number; pri
         </select>
       </Field>
       <Field id="stream-name-input" label="Stream name" error={fields.name}>
-        <input id="stream-name-input" data-testid="stream-name-input" type="text" maxLength={100} placeholder="e.g. Warehouse" value={name} onChange={(e) => setName(e.target.value)} />
+        <input
+          id="stream-name-input"
+          data-testid="stream-name-input"
+          type="text"
+          maxLength={100}
+          placeholder="e.g. Warehouse"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+        />
       </Field>
       <Field id="stream-url-input" label="Broker URL" error={fields.url} hint={hint}>
-        <input id="stream-url-input" data-testid="stream-url-input" type="text" inputMode="url" autoComplete="off" value={url} onChange={(e) => setUrl(e.target.value)} />
+        <input
+          id="stream-url-input"
+          data-testid="stream-url-input"
+          type="text"
+          inputMode="url"
+          autoComplete="off"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+        />
       </Field>
       {general ? <Alert testId="stream-form-error">{general}</Alert> : null}
       <button type="submit" className="btn btn-primary" disabled={busy || full || !name.trim() || !url.trim()} data-testid="stream-create">
@@ -80,7 +105,11 @@ function Status({ s }: { s: Stream }) {
 // eslint-disable-next-line max-lines-per-function -- the list, its actions and the deletion dialog share the section's state.
 export function StreamsSection() {
   const [privateReceivers, setPrivateReceivers] = useState(false);
-  const list = usePagedList(() => streamsApi.listStreams().then((r) => (setPrivateReceivers(r.private_receivers), { items: r.streams, next: null })), "streams", true);
+  const list = usePagedList(
+    () => streamsApi.listStreams().then((r) => (setPrivateReceivers(r.private_receivers), { items: r.streams, next: null })),
+    "streams",
+    true,
+  );
   const rows = useRowSubmit();
   const del = useConfirmedDelete(async (s: Stream) => {
     await streamsApi.deleteStream(s.id);
@@ -98,8 +127,8 @@ export function StreamsSection() {
     <section className="streams-section" data-testid="streams-section">
       <h2>Click streams</h2>
       <p className="muted">
-        Every click on your links, published to your own {KIND_LIST} broker: kept and retried while the broker is away, each event
-        with an id to de-duplicate by. The event format: docs/stream.md.
+        Every click on your links, published to your own {KIND_LIST} broker: kept and retried while the broker is away, each event with an id to de-duplicate
+        by. The event format: docs/stream.md.
       </p>
       {rows.error ? <Alert testId="stream-action-error">{rows.error}</Alert> : null}
       {streams === null && list.error === null ? (
@@ -142,7 +171,13 @@ export function StreamsSection() {
                 </td>
                 <td className="cell-actions">
                   <div className="row-actions">
-                    <button type="button" className="btn btn-secondary btn-sm" disabled={rows.busyId === s.id} onClick={() => void toggle(s)} data-testid="stream-toggle">
+                    <button
+                      type="button"
+                      className="btn btn-secondary btn-sm"
+                      disabled={rows.busyId === s.id}
+                      onClick={() => void toggle(s)}
+                      data-testid="stream-toggle"
+                    >
                       {s.active ? "Turn off" : "Turn on"}
                     </button>
                     <button type="button" className="btn btn-danger btn-sm" onClick={() => del.ask(s)} data-testid="stream-delete">

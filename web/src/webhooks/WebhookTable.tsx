@@ -32,7 +32,15 @@ export function WebhookTable(props: {
             </span>
           </td>
           <td>
-            {h.active ? <span className="badge badge-ok" data-testid="webhook-state">Active</span> : <span className="badge badge-muted" data-testid="webhook-state">Inactive</span>}
+            {h.active ? (
+              <span className="badge badge-ok" data-testid="webhook-state">
+                Active
+              </span>
+            ) : (
+              <span className="badge badge-muted" data-testid="webhook-state">
+                Inactive
+              </span>
+            )}
           </td>
           <td data-testid="webhook-last">
             <LastDelivery hook={h} />
@@ -45,16 +53,16 @@ export function WebhookTable(props: {
               <button type="button" className="btn btn-secondary btn-sm" disabled={busyId === h.id} onClick={() => onTest(h)} data-testid="webhook-test">
                 {busyId === h.id ? "Working…" : "Send test"}
               </button>
-              <button type="button" className="btn btn-secondary btn-sm" onClick={() => onLog(h)} data-testid="webhook-log-toggle" aria-expanded={logForId === h.id}>
-                Log
-              </button>
               <button
                 type="button"
                 className="btn btn-secondary btn-sm"
-                disabled={busyId === h.id}
-                onClick={() => onToggle(h)}
-                data-testid="webhook-toggle"
+                onClick={() => onLog(h)}
+                data-testid="webhook-log-toggle"
+                aria-expanded={logForId === h.id}
               >
+                Log
+              </button>
+              <button type="button" className="btn btn-secondary btn-sm" disabled={busyId === h.id} onClick={() => onToggle(h)} data-testid="webhook-toggle">
                 {h.active ? "Deactivate" : "Activate"}
               </button>
               {h.kind === "custom" ? (
@@ -62,12 +70,7 @@ export function WebhookTable(props: {
                   Rotate secret
                 </button>
               ) : null}
-              <button
-                type="button"
-                className="btn btn-danger-ghost btn-sm"
-                onClick={() => onDelete(h)}
-                data-testid="webhook-delete"
-              >
+              <button type="button" className="btn btn-danger-ghost btn-sm" onClick={() => onDelete(h)} data-testid="webhook-delete">
                 Delete
               </button>
             </div>

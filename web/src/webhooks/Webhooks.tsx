@@ -49,7 +49,11 @@ export function WebhooksPage() {
   const sendTest = (hook: Webhook) =>
     act(hook, async () => {
       const d = await webhooksApi.testWebhook(hook.id);
-      setNotice(d.error === null ? `Test event delivered to “${hook.name}”: HTTP ${d.status_code} in ${d.duration_ms} ms.` : `Test event to “${hook.name}” failed: ${d.error}.`);
+      setNotice(
+        d.error === null
+          ? `Test event delivered to “${hook.name}”: HTTP ${d.status_code} in ${d.duration_ms} ms.`
+          : `Test event to “${hook.name}” failed: ${d.error}.`,
+      );
       setLogFor(hook);
       setLogVersion((v) => v + 1);
     });
@@ -92,14 +96,18 @@ export function WebhooksPage() {
         <div>
           <h1>Webhooks</h1>
           <p className="muted">
-            Every click on one of your links is sent to each active webhook: one attempt, two seconds at most, no retry. Check the delivery log: a
-            webhook in this list does not prove that anything arrived.
+            Every click on one of your links is sent to each active webhook: one attempt, two seconds at most, no retry. Check the delivery log: a webhook in
+            this list does not prove that anything arrived.
           </p>
         </div>
       </div>
 
       {secret ? <SecretBox secret={secret} onHide={() => setSecret(null)} /> : null}
-      {notice ? <Alert kind="info" testId="webhook-notice">{notice}</Alert> : null}
+      {notice ? (
+        <Alert kind="info" testId="webhook-notice">
+          {notice}
+        </Alert>
+      ) : null}
       {rows.error ? <Alert testId="webhook-action-error">{rows.error}</Alert> : null}
 
       {hooks === null && !loadError ? (
@@ -149,7 +157,13 @@ export function WebhooksPage() {
           <strong>{del.item?.name}</strong> stops receiving clicks at once, and its delivery log is removed. This cannot be undone.
         </p>
       </ConfirmDialog>
-      <ConfirmDialog open={!!toRotate} title="Rotate the secret?" confirmLabel="Rotate secret" onConfirm={() => void rotate()} onCancel={() => setToRotate(null)}>
+      <ConfirmDialog
+        open={!!toRotate}
+        title="Rotate the secret?"
+        confirmLabel="Rotate secret"
+        onConfirm={() => void rotate()}
+        onCancel={() => setToRotate(null)}
+      >
         <p>
           A new secret is made for <strong>{toRotate?.name}</strong> and shown once. From now on deliveries are signed with it only: update your receiver
           straight away.

@@ -10,7 +10,17 @@ import { isDowngrade, planConsequences } from "./plan-change";
 
 export type PendingChange = { kind: "plan"; account: AdminAccount; plan: Plan } | { kind: "suspend"; account: AdminAccount };
 
-export function ChangeDialog({ change, busy, onConfirm, onCancel }: { change: PendingChange | null; busy: boolean; onConfirm: () => void; onCancel: () => void }) {
+export function ChangeDialog({
+  change,
+  busy,
+  onConfirm,
+  onCancel,
+}: {
+  change: PendingChange | null;
+  busy: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
   const a = change?.account;
   const down = change?.kind === "plan" && a ? isDowngrade(a.plan as Plan, change.plan) : false;
   return (
@@ -51,7 +61,15 @@ export function ChangeDialog({ change, busy, onConfirm, onCancel }: { change: Pe
   );
 }
 
-export function DeleteAccountDialog({ account, onConfirm, onCancel }: { account: AdminAccount | null; onConfirm: (email: string) => Promise<void>; onCancel: () => void }) {
+export function DeleteAccountDialog({
+  account,
+  onConfirm,
+  onCancel,
+}: {
+  account: AdminAccount | null;
+  onConfirm: (email: string) => Promise<void>;
+  onCancel: () => void;
+}) {
   const [email, setEmail] = useState("");
   const { busy, error, setError, run } = useSubmit(async () => {
     await onConfirm(email.trim());
@@ -78,7 +96,16 @@ export function DeleteAccountDialog({ account, onConfirm, onCancel }: { account:
         This cannot be undone.
       </p>
       <Field id="confirm-email" label="Type the account's email to confirm">
-        <input id="confirm-email" data-testid="confirm-email" type="text" autoComplete="off" autoCapitalize="off" spellCheck={false} value={email} onChange={(e) => setEmail(e.target.value)} />
+        <input
+          id="confirm-email"
+          data-testid="confirm-email"
+          type="text"
+          autoComplete="off"
+          autoCapitalize="off"
+          spellCheck={false}
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
       </Field>
     </ConfirmDialog>
   );

@@ -7,11 +7,23 @@ import { RowMenu } from "../../shared/menu";
 import { A, DataTable, FieldMessage, formatDate, formatDateTime } from "../../shared/ui";
 import { PLANS } from "@contract/plans";
 
-export type AccountAction = { kind: "plan"; account: AdminAccount; plan: Plan } | { kind: "status"; account: AdminAccount } | { kind: "delete"; account: AdminAccount };
+export type AccountAction =
+  { kind: "plan"; account: AdminAccount; plan: Plan } | { kind: "status"; account: AdminAccount } | { kind: "delete"; account: AdminAccount };
 
-export function AccountTable(props: { accounts: AdminAccount[]; selfId: string | undefined; busyId: string | null; rowErrors: Record<string, string>; onAction: (a: AccountAction) => void }) {
+export function AccountTable(props: {
+  accounts: AdminAccount[];
+  selfId: string | undefined;
+  busyId: string | null;
+  rowErrors: Record<string, string>;
+  onAction: (a: AccountAction) => void;
+}) {
   return (
-    <DataTable className="table admin-table table-cards" testId="accounts-table" columns={["Account", "Plan", "Status", "Links", "Clicks", "Last sign-in", "Created"]} actions>
+    <DataTable
+      className="table admin-table table-cards"
+      testId="accounts-table"
+      columns={["Account", "Plan", "Status", "Links", "Clicks", "Last sign-in", "Created"]}
+      actions
+    >
       {props.accounts.map((a) => (
         <AccountRow key={a.id} account={a} self={a.id === props.selfId} busy={props.busyId === a.id} error={props.rowErrors[a.id]} onAction={props.onAction} />
       ))}
@@ -19,7 +31,19 @@ export function AccountTable(props: { accounts: AdminAccount[]; selfId: string |
   );
 }
 
-function AccountRow({ account: a, self, busy, error, onAction }: { account: AdminAccount; self: boolean; busy: boolean; error?: string; onAction: (a: AccountAction) => void }) {
+function AccountRow({
+  account: a,
+  self,
+  busy,
+  error,
+  onAction,
+}: {
+  account: AdminAccount;
+  self: boolean;
+  busy: boolean;
+  error?: string;
+  onAction: (a: AccountAction) => void;
+}) {
   return (
     <tr data-testid="account-row" data-account-id={a.id} className={a.status === "suspended" ? "row-muted" : ""}>
       <td className="cell-account">
@@ -66,7 +90,9 @@ function AccountRow({ account: a, self, busy, error, onAction }: { account: Admi
       <td className="num" data-label="Clicks" data-testid="account-clicks">
         {a.clicks.toLocaleString()}
       </td>
-      <td className="nowrap small" data-label="Last sign-in">{a.last_sign_in_at ? formatDateTime(a.last_sign_in_at) : <span className="muted">Never</span>}</td>
+      <td className="nowrap small" data-label="Last sign-in">
+        {a.last_sign_in_at ? formatDateTime(a.last_sign_in_at) : <span className="muted">Never</span>}
+      </td>
       <td className="nowrap small" data-label="Created">
         {formatDate(a.created_at)}
       </td>

@@ -28,7 +28,19 @@ export function AdminLinkTable(props: {
       testId="admin-links-table"
       columns={["Short link", "Destination", "Owner", "Clicks", "State"]}
       actions
-      select={<SelectBox checked={all} onChange={(on) => props.onSelect(links.map((l) => l.id), on)} label="Select every link shown" testId="admin-links-select-all" />}
+      select={
+        <SelectBox
+          checked={all}
+          onChange={(on) =>
+            props.onSelect(
+              links.map((l) => l.id),
+              on,
+            )
+          }
+          label="Select every link shown"
+          testId="admin-links-select-all"
+        />
+      }
     >
       {links.map((l) => (
         <LinkRow key={l.id} link={l} {...props} />
@@ -42,7 +54,12 @@ function LinkRow({ link: l, selected, onSelect, busyId, rowErrors, onAction }: P
   return (
     <tr data-testid="admin-link-row" data-link-id={l.id} className={selected.has(l.id) ? "row-selected" : ""}>
       <td className="cell-select">
-        <SelectBox checked={selected.has(l.id)} onChange={(on) => onSelect([l.id], on)} label={`Select ${shortLabel(l.short_url)}`} testId="admin-link-select" />
+        <SelectBox
+          checked={selected.has(l.id)}
+          onChange={(on) => onSelect([l.id], on)}
+          label={`Select ${shortLabel(l.short_url)}`}
+          testId="admin-link-select"
+        />
       </td>
       <td className="cell-short">
         <a href={l.short_url} target="_blank" rel="noopener noreferrer" className="cell-wrap" data-testid="admin-link-short">
@@ -100,4 +117,3 @@ function LinkRow({ link: l, selected, onSelect, busyId, rowErrors, onAction }: P
     </tr>
   );
 }
-

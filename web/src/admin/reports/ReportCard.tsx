@@ -82,7 +82,11 @@ export function ReportCard(props: { report: AbuseReport; busy: boolean; error?: 
           <div>
             <dt>Owner</dt>
             <dd className="cell-wrap" data-testid="report-owner">
-              {r.link?.owner_email ? <A to={`/app/admin/accounts?q=${encodeURIComponent(r.link.owner_email)}`}>{r.link.owner_email}</A> : <span className="muted">—</span>}
+              {r.link?.owner_email ? (
+                <A to={`/app/admin/accounts?q=${encodeURIComponent(r.link.owner_email)}`}>{r.link.owner_email}</A>
+              ) : (
+                <span className="muted">—</span>
+              )}
             </dd>
           </div>
           <div>

@@ -12,7 +12,13 @@ const TIME = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-di
 
 function StatusPill({ state }: { state: LiveState }) {
   const [text, cls] =
-    state.kind === "live" ? ["Live", "live-pill-on"] : state.kind === "refused" ? ["Stopped", "live-pill-off"] : state.kind === "connecting" ? ["Connecting…", "live-pill-wait"] : ["Reconnecting…", "live-pill-wait"];
+    state.kind === "live"
+      ? ["Live", "live-pill-on"]
+      : state.kind === "refused"
+        ? ["Stopped", "live-pill-off"]
+        : state.kind === "connecting"
+          ? ["Connecting…", "live-pill-wait"]
+          : ["Reconnecting…", "live-pill-wait"];
   return (
     <span className={`live-pill ${cls}`} role="status" data-testid="live-status" data-state={state.kind}>
       <span className="live-dot" aria-hidden="true" />
@@ -33,11 +39,19 @@ function ClickRow({ c }: { c: LiveItem }) {
       </span>
       <span className="live-source">
         {c.source === "qr" ? (
-          <span className="badge badge-qr" data-testid="live-source">QR</span>
+          <span className="badge badge-qr" data-testid="live-source">
+            QR
+          </span>
         ) : (
-          <span className="badge" data-testid="live-source">Link</span>
+          <span className="badge" data-testid="live-source">
+            Link
+          </span>
         )}
-        {c.bot ? <span className="badge badge-muted" data-testid="live-bot">Bot</span> : null}
+        {c.bot ? (
+          <span className="badge badge-muted" data-testid="live-bot">
+            Bot
+          </span>
+        ) : null}
       </span>
       {/* One line on a phone; three columns of the grid on wider screens. */}
       <span className="live-facts">
@@ -94,7 +108,8 @@ export function LivePage() {
           ) : null}
           {skipped > 0 ? (
             <p className="muted small" data-testid="live-skipped">
-              {skipped.toLocaleString()} {skipped === 1 ? "click was" : "clicks were"} not listed: they came faster than the feed shows them. The statistics count every click.
+              {skipped.toLocaleString()} {skipped === 1 ? "click was" : "clicks were"} not listed: they came faster than the feed shows them. The statistics
+              count every click.
             </p>
           ) : null}
           {state.kind === "connecting" && clicks.length === 0 ? (

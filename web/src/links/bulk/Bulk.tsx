@@ -25,7 +25,12 @@ export function BulkPage() {
     async (rows: BulkLine[]) => {
       const results = await linksApi.bulkCreate(rows.map(({ url, alias, details }) => ({ url, ...(alias ? { alias } : {}), ...details })));
       setSent({ results, rows });
-      setText(withoutLines(text, rows.filter((_, i) => results[i]?.status === "created")));
+      setText(
+        withoutLines(
+          text,
+          rows.filter((_, i) => results[i]?.status === "created"),
+        ),
+      );
     },
     (err) => (err instanceof ApiError ? (err.details[0]?.message ?? err.message) : errorMessage(err)),
   );

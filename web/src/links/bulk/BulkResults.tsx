@@ -12,7 +12,10 @@ export function BulkResults({ results, rows }: { results: BulkResult[]; rows: Bu
     <section className="card" data-testid="bulk-results">
       <div className="row gap space-between">
         <h2>
-          Results <span className="muted small">{created} created, {results.length - created} with errors</span>
+          Results{" "}
+          <span className="muted small">
+            {created} created, {results.length - created} with errors
+          </span>
         </h2>
         <a className="btn btn-secondary btn-sm" href={href} download="bulk-results.csv" data-testid="bulk-results-csv">
           Download CSV

@@ -39,7 +39,11 @@ function rowOf(header: Column[], cells: string[]): { url: string; alias?: string
   const d: BulkDetails = {};
   if (get("title")) d.title = get("title");
   if (get("note")) d.note = get("note");
-  if (get("tags")) d.tags = get("tags").split(",").map((t) => t.trim()).filter((t) => t !== "");
+  if (get("tags"))
+    d.tags = get("tags")
+      .split(",")
+      .map((t) => t.trim())
+      .filter((t) => t !== "");
   if (get("expired_url")) d.expired_url = get("expired_url");
   const preview = { title: get("preview_title"), description: get("preview_description"), image: get("preview_image") };
   const card = Object.fromEntries(Object.entries(preview).filter(([, v]) => v !== ""));
@@ -122,7 +126,15 @@ interface ResultRow {
 export function resultsCsv(results: readonly ResultRow[], rows: readonly BulkLine[]): string {
   const data = results.map((r) => {
     const row = rows[r.line - 1];
-    return [row?.first ?? r.line, r.url, r.alias ?? "", r.status, r.link?.short_url ?? "", r.status === "error" ? (r.code ?? "") : "", r.status === "error" ? (r.message ?? "") : ""];
+    return [
+      row?.first ?? r.line,
+      r.url,
+      r.alias ?? "",
+      r.status,
+      r.link?.short_url ?? "",
+      r.status === "error" ? (r.code ?? "") : "",
+      r.status === "error" ? (r.message ?? "") : "",
+    ];
   });
   return stringify([["line", "url", "alias", "status", "short_url", "code", "message"], ...data]);
 }

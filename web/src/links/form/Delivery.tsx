@@ -19,16 +19,37 @@ export function DeliveryOptions({ values, errors, set, allowed }: OptionProps & 
       <legend>Opening and redirect</legend>
       {allowed ? null : <PlanLock feature="A start date" capability="link_start" testId="gated-start" />}
       <div className="grid-2">
-        <Field id="link-starts-at" label="Opens at (optional)" error={errors.starts_at} hint={allowed ? "Local time. Before this, visitors see when the link opens; no click counts." : "Available on Pro"}>
-          <input id="link-starts-at" data-testid="link-starts-at" type="datetime-local" disabled={!allowed} value={values.starts_at} onChange={(e) => set("starts_at", e.target.value)} />
+        <Field
+          id="link-starts-at"
+          label="Opens at (optional)"
+          error={errors.starts_at}
+          hint={allowed ? "Local time. Before this, visitors see when the link opens; no click counts." : "Available on Pro"}
+        >
+          <input
+            id="link-starts-at"
+            data-testid="link-starts-at"
+            type="datetime-local"
+            disabled={!allowed}
+            value={values.starts_at}
+            onChange={(e) => set("starts_at", e.target.value)}
+          />
         </Field>
         <Field
           id="link-redirect-status"
           label="Redirect status"
           error={errors.redirect_status}
-          hint={permanent ? "Browsers keep a permanent redirect for a while: their repeat visits are not counted." : "Temporary: every visit reaches the service and counts."}
+          hint={
+            permanent
+              ? "Browsers keep a permanent redirect for a while: their repeat visits are not counted."
+              : "Temporary: every visit reaches the service and counts."
+          }
         >
-          <select id="link-redirect-status" data-testid="link-redirect-status" value={values.redirect_status} onChange={(e) => set("redirect_status", e.target.value)}>
+          <select
+            id="link-redirect-status"
+            data-testid="link-redirect-status"
+            value={values.redirect_status}
+            onChange={(e) => set("redirect_status", e.target.value)}
+          >
             {STATUSES.map(([v, label]) => (
               <option key={v} value={v}>
                 {label}
@@ -38,7 +59,13 @@ export function DeliveryOptions({ values, errors, set, allowed }: OptionProps & 
         </Field>
       </div>
       <label className="checkbox" htmlFor="link-crawlable">
-        <input id="link-crawlable" data-testid="link-crawlable" type="checkbox" checked={values.crawlable} onChange={(e) => set("crawlable", e.target.checked)} />
+        <input
+          id="link-crawlable"
+          data-testid="link-crawlable"
+          type="checkbox"
+          checked={values.crawlable}
+          onChange={(e) => set("crawlable", e.target.checked)}
+        />
         Let search engines follow this link (listed as allowed in robots.txt)
       </label>
     </fieldset>

@@ -10,7 +10,14 @@ export function DetailFields({ values, errors, set, knownTags, tagsError }: Opti
   return (
     <>
       <Field id="link-title" label="Title (optional)" error={errors.title} hint="Shown in your list and search instead of the destination.">
-        <input id="link-title" data-testid="link-title" type="text" placeholder="Spring campaign landing page" value={values.title} onChange={(e) => set("title", e.target.value)} />
+        <input
+          id="link-title"
+          data-testid="link-title"
+          type="text"
+          placeholder="Spring campaign landing page"
+          value={values.title}
+          onChange={(e) => set("title", e.target.value)}
+        />
       </Field>
       <Field
         id="link-note"
@@ -19,7 +26,14 @@ export function DetailFields({ values, errors, set, knownTags, tagsError }: Opti
         error={errors.note}
         hint={noteLeft < 100 ? `${Math.max(0, noteLeft)} characters left` : "Private: only you and your team see it."}
       >
-        <textarea id="link-note" data-testid="link-note" rows={3} placeholder="What this link is for, who asked for it…" value={values.note} onChange={(e) => set("note", e.target.value)} />
+        <textarea
+          id="link-note"
+          data-testid="link-note"
+          rows={3}
+          placeholder="What this link is for, who asked for it…"
+          value={values.note}
+          onChange={(e) => set("note", e.target.value)}
+        />
       </Field>
       <Field
         id="link-tags"

@@ -67,7 +67,17 @@ function useDomains(business: boolean) {
   return { domains, error };
 }
 
-function PageHead({ mode, original, copiedFrom, userId }: { mode: "create" | "edit"; original: Link | null; copiedFrom: Link | null; userId: string | undefined }) {
+function PageHead({
+  mode,
+  original,
+  copiedFrom,
+  userId,
+}: {
+  mode: "create" | "edit";
+  original: Link | null;
+  copiedFrom: Link | null;
+  userId: string | undefined;
+}) {
   if (copiedFrom)
     return (
       <>
@@ -121,7 +131,12 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
   const plan = user?.plan ?? "free";
   const allowed: Allowed = shared
     ? { limits: true, fallback: true, preview: true, targeting: true }
-    : { limits: can(plan, "link_expiration"), fallback: can(plan, "link_fallback"), preview: can(plan, "link_preview"), targeting: can(plan, "link_targeting") };
+    : {
+        limits: can(plan, "link_expiration"),
+        fallback: can(plan, "link_fallback"),
+        preview: can(plan, "link_preview"),
+        targeting: can(plan, "link_targeting"),
+      };
   // Tags and UTM templates are the link owner's: a member editing a team owner's link uses the owner's.
   const owner = shared ? original.owner_id : null;
   const ready = !loading && (mode === "create" || !!original);
@@ -139,7 +154,8 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
   function showErrors(fe: Record<string, string>) {
     setFieldErrors(fe);
     // The form is long: bring the first field to fix into view.
-    if (Object.keys(fe).length) requestAnimationFrame(() => document.querySelector<HTMLElement>(".field-invalid input, .field-invalid textarea, .lf-tags-invalid input")?.focus());
+    if (Object.keys(fe).length)
+      requestAnimationFrame(() => document.querySelector<HTMLElement>(".field-invalid input, .field-invalid textarea, .lf-tags-invalid input")?.focus());
   }
 
   async function save(values: FormValues): Promise<void> {
@@ -162,7 +178,9 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
     if (!(err instanceof ApiError)) return String(err);
     const { fields, general } = err.forFields(LINK_FIELDS);
     showErrors(fields);
-    return general && err.code === "plan_required" && err.requiredPlan ? `${general}: ask the operator of this service for the ${planName(err.requiredPlan)} plan` : general;
+    return general && err.code === "plan_required" && err.requiredPlan
+      ? `${general}: ask the operator of this service for the ${planName(err.requiredPlan)} plan`
+      : general;
   });
 
   function submit(e: FormEvent) {
@@ -191,7 +209,10 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
     );
 
   const host = values.domain || window.location.host;
-  const shortUrl = original && values.alias.trim() === original.alias && values.domain === (original.domain ?? "") ? original.short_url : `${window.location.protocol}//${host}/${values.alias.trim() || "…"}`;
+  const shortUrl =
+    original && values.alias.trim() === original.alias && values.domain === (original.domain ?? "")
+      ? original.short_url
+      : `${window.location.protocol}//${host}/${values.alias.trim() || "…"}`;
   return (
     <div className="narrow">
       <p className="breadcrumb">
@@ -203,7 +224,19 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
       {original ? <ModerationNotice link={original} /> : null}
       <form className="card form-card" onSubmit={submit} noValidate data-testid="link-form">
         <Field id="link-url" label="Destination URL" error={fieldErrors.url}>
-          <input id="link-url" data-testid="link-url" type="text" inputMode="url" autoComplete="url" spellCheck={false} required placeholder="https://example.com/page" value={values.url} onChange={(e) => set("url", e.target.value)} onBlur={() => values.url && set("url", withScheme(values.url))} />
+          <input
+            id="link-url"
+            data-testid="link-url"
+            type="text"
+            inputMode="url"
+            autoComplete="url"
+            spellCheck={false}
+            required
+            placeholder="https://example.com/page"
+            value={values.url}
+            onChange={(e) => set("url", e.target.value)}
+            onBlur={() => values.url && set("url", withScheme(values.url))}
+          />
         </Field>
         <UtmBuilder url={values.url} onUrl={(url) => set("url", url)} owner={owner} ready={ready} canDelete={!shared} />
         {domainChoices(domains, original).length > 0 || domainsError ? (
@@ -224,8 +257,23 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
             </select>
           </Field>
         ) : null}
-        <Field id="link-alias" label="Alias (optional)" error={fieldErrors.alias} hint={mode === "create" ? "Leave empty to get a random short address." : "Changing the alias changes the short address; the old one stops working."}>
-          <input id="link-alias" data-testid="link-alias" type="text" autoCapitalize="off" autoCorrect="off" spellCheck={false} placeholder="my-campaign" value={values.alias} onChange={(e) => set("alias", e.target.value)} />
+        <Field
+          id="link-alias"
+          label="Alias (optional)"
+          error={fieldErrors.alias}
+          hint={mode === "create" ? "Leave empty to get a random short address." : "Changing the alias changes the short address; the old one stops working."}
+        >
+          <input
+            id="link-alias"
+            data-testid="link-alias"
+            type="text"
+            autoCapitalize="off"
+            autoCorrect="off"
+            spellCheck={false}
+            placeholder="my-campaign"
+            value={values.alias}
+            onChange={(e) => set("alias", e.target.value)}
+          />
         </Field>
         <DetailFields values={values} errors={fieldErrors} set={set} knownTags={withLinkTags(tags.list, original)} tagsError={tags.error} />
 
@@ -239,7 +287,11 @@ export function LinkFormPage({ mode }: { mode: "create" | "edit" }) {
         {original && allowed.targeting ? <TestVisit link={original} /> : null}
 
         {error ? <Alert testId="link-form-error">{error}</Alert> : null}
-        {saved ? <Alert kind="success" testId="link-saved">Changes saved.</Alert> : null}
+        {saved ? (
+          <Alert kind="success" testId="link-saved">
+            Changes saved.
+          </Alert>
+        ) : null}
         <div className="form-actions">
           <button type="submit" className="btn btn-primary" disabled={busy} data-testid="link-submit">
             {busy ? "Saving…" : mode === "create" ? "Create link" : "Save changes"}

@@ -51,13 +51,41 @@ export function PreviewOptions({ values, errors, set, allowed, host, shortUrl }:
       <div className="lf-preview-grid">
         <div className="lf-preview-fields">
           <Field id="link-preview-title" label="Preview title" error={errors["preview.title"]}>
-            <input id="link-preview-title" data-testid="link-preview-title" type="text" disabled={!allowed} value={values.preview_title} onChange={(e) => set("preview_title", e.target.value)} />
+            <input
+              id="link-preview-title"
+              data-testid="link-preview-title"
+              type="text"
+              disabled={!allowed}
+              value={values.preview_title}
+              onChange={(e) => set("preview_title", e.target.value)}
+            />
           </Field>
           <Field id="link-preview-description" label="Preview description" className="lf-note" error={errors["preview.description"]}>
-            <textarea id="link-preview-description" data-testid="link-preview-description" rows={3} disabled={!allowed} value={values.preview_description} onChange={(e) => set("preview_description", e.target.value)} />
+            <textarea
+              id="link-preview-description"
+              data-testid="link-preview-description"
+              rows={3}
+              disabled={!allowed}
+              value={values.preview_description}
+              onChange={(e) => set("preview_description", e.target.value)}
+            />
           </Field>
-          <Field id="link-preview-image" label="Preview image URL" error={errors["preview.image"]} hint="An https:// address of an image, about 1200 × 630 pixels.">
-            <input id="link-preview-image" data-testid="link-preview-image" type="url" inputMode="url" placeholder="https://example.com/card.png" disabled={!allowed} value={values.preview_image} onChange={(e) => set("preview_image", e.target.value)} />
+          <Field
+            id="link-preview-image"
+            label="Preview image URL"
+            error={errors["preview.image"]}
+            hint="An https:// address of an image, about 1200 × 630 pixels."
+          >
+            <input
+              id="link-preview-image"
+              data-testid="link-preview-image"
+              type="url"
+              inputMode="url"
+              placeholder="https://example.com/card.png"
+              disabled={!allowed}
+              value={values.preview_image}
+              onChange={(e) => set("preview_image", e.target.value)}
+            />
           </Field>
         </div>
         <div className="lf-preview-side">
@@ -69,7 +97,11 @@ export function PreviewOptions({ values, errors, set, allowed, host, shortUrl }:
             </div>
           )}
           <p className="field-hint">
-            {given ? "How Slack and X show the short link when it is pasted." : allowed ? "Fill in a field to see the card Slack and X will show." : "Available on Pro"}
+            {given
+              ? "How Slack and X show the short link when it is pasted."
+              : allowed
+                ? "Fill in a field to see the card Slack and X will show."
+                : "Available on Pro"}
           </p>
         </div>
       </div>

@@ -13,17 +13,46 @@ function QueryPairs({ id, pairs, disabled, onChange }: { id: string; pairs: Quer
     <div className="lf-pairs">
       {pairs.map((p, i) => (
         <div className="lf-pair" key={i}>
-          <input id={i === 0 ? id : undefined} type="text" aria-label="Parameter name" data-testid={`${id}-name-${i}`} placeholder="name" value={p.name} disabled={disabled} onChange={(e) => setPair(i, { name: e.target.value })} />
+          <input
+            id={i === 0 ? id : undefined}
+            type="text"
+            aria-label="Parameter name"
+            data-testid={`${id}-name-${i}`}
+            placeholder="name"
+            value={p.name}
+            disabled={disabled}
+            onChange={(e) => setPair(i, { name: e.target.value })}
+          />
           <span aria-hidden="true">=</span>
-          <input type="text" aria-label="Parameter value" data-testid={`${id}-value-${i}`} placeholder="value or *" value={p.value} disabled={disabled} onChange={(e) => setPair(i, { value: e.target.value })} />
+          <input
+            type="text"
+            aria-label="Parameter value"
+            data-testid={`${id}-value-${i}`}
+            placeholder="value or *"
+            value={p.value}
+            disabled={disabled}
+            onChange={(e) => setPair(i, { value: e.target.value })}
+          />
           {pairs.length > 1 ? (
-            <button type="button" className="btn-link lf-x" aria-label="Remove this parameter" disabled={disabled} onClick={() => onChange(pairs.filter((_, j) => j !== i))}>
+            <button
+              type="button"
+              className="btn-link lf-x"
+              aria-label="Remove this parameter"
+              disabled={disabled}
+              onClick={() => onChange(pairs.filter((_, j) => j !== i))}
+            >
               ✕
             </button>
           ) : null}
         </div>
       ))}
-      <button type="button" className="btn-link small" disabled={disabled} data-testid={`${id}-add`} onClick={() => onChange([...pairs, { name: "", value: "" }])}>
+      <button
+        type="button"
+        className="btn-link small"
+        disabled={disabled}
+        data-testid={`${id}-add`}
+        onClick={() => onChange([...pairs, { name: "", value: "" }])}
+      >
         + Another parameter
       </button>
     </div>
@@ -85,8 +114,8 @@ function CountryWarning({ testId }: { testId: string }) {
   if (!none) return null;
   return (
     <p className="field-warning small" role="note" data-testid={testId}>
-      This server cannot tell visitors’ countries, so this condition never holds: its operator can set GEOIP_DB or, behind a proxy that adds a country header, TRUST_PROXY and
-      COUNTRY_HEADER.
+      This server cannot tell visitors’ countries, so this condition never holds: its operator can set GEOIP_DB or, behind a proxy that adds a country header,
+      TRUST_PROXY and COUNTRY_HEADER.
     </p>
   );
 }
@@ -105,17 +134,32 @@ interface RuleCardProps {
 function RuleCard({ rule, index: i, count, errors, disabled, onChange, onMove, onRemove }: RuleCardProps) {
   const base = `rule-${i}`;
   const unused = COND_KINDS.filter((k) => !rule.when.some((c) => c.kind === k));
-  const setCond = (k: CondKind, c: CondDraft | null) => onChange({ ...rule, when: c ? rule.when.map((x) => (x.kind === k ? c : x)) : rule.when.filter((x) => x.kind !== k) });
+  const setCond = (k: CondKind, c: CondDraft | null) =>
+    onChange({ ...rule, when: c ? rule.when.map((x) => (x.kind === k ? c : x)) : rule.when.filter((x) => x.kind !== k) });
   const general = ruleError(errors, i);
   return (
     <li className="lf-rule card-inset" data-testid={base}>
       <div className="lf-rule-head">
         <h3>Rule {i + 1}</h3>
         <div className="lf-rule-tools">
-          <button type="button" className="btn btn-secondary btn-sm" aria-label={`Move rule ${i + 1} up`} data-testid={`${base}-up`} disabled={disabled || i === 0} onClick={() => onMove(i - 1)}>
+          <button
+            type="button"
+            className="btn btn-secondary btn-sm"
+            aria-label={`Move rule ${i + 1} up`}
+            data-testid={`${base}-up`}
+            disabled={disabled || i === 0}
+            onClick={() => onMove(i - 1)}
+          >
             ↑
           </button>
-          <button type="button" className="btn btn-secondary btn-sm" aria-label={`Move rule ${i + 1} down`} data-testid={`${base}-down`} disabled={disabled || i === count - 1} onClick={() => onMove(i + 1)}>
+          <button
+            type="button"
+            className="btn btn-secondary btn-sm"
+            aria-label={`Move rule ${i + 1} down`}
+            data-testid={`${base}-down`}
+            disabled={disabled || i === count - 1}
+            onClick={() => onMove(i + 1)}
+          >
             ↓
           </button>
           <button type="button" className="btn btn-secondary btn-sm" data-testid={`${base}-remove`} onClick={onRemove}>
@@ -130,7 +174,14 @@ function RuleCard({ rule, index: i, count, errors, disabled, onChange, onMove, o
             <ConditionInput id={`${base}-${c.kind}`} c={c} disabled={disabled} onChange={(next) => setCond(c.kind, next)} />
           </Field>
           {fieldOf(c.kind).needsCountrySource ? <CountryWarning testId={`${base}-${c.kind}-warning`} /> : null}
-          <button type="button" className="btn-link lf-x" aria-label={`Remove the ${COND_LABELS[c.kind].toLowerCase()} condition`} data-testid={`${base}-cond-${c.kind}-remove`} disabled={disabled} onClick={() => setCond(c.kind, null)}>
+          <button
+            type="button"
+            className="btn-link lf-x"
+            aria-label={`Remove the ${COND_LABELS[c.kind].toLowerCase()} condition`}
+            data-testid={`${base}-cond-${c.kind}-remove`}
+            disabled={disabled}
+            onClick={() => setCond(c.kind, null)}
+          >
             ✕
           </button>
         </div>
@@ -154,13 +205,32 @@ function RuleCard({ rule, index: i, count, errors, disabled, onChange, onMove, o
       ) : null}
       <FieldMessage error={general} testId={`${base}-error`} />
       <Field id={`${base}-url`} label="Then send the visitor to" error={errors[`rules[${i}].url`]}>
-        <input id={`${base}-url`} data-testid={`${base}-url`} type="url" inputMode="url" placeholder="https://example.com/fr" disabled={disabled} value={rule.url} onChange={(e) => onChange({ ...rule, url: e.target.value })} />
+        <input
+          id={`${base}-url`}
+          data-testid={`${base}-url`}
+          type="url"
+          inputMode="url"
+          placeholder="https://example.com/fr"
+          disabled={disabled}
+          value={rule.url}
+          onChange={(e) => onChange({ ...rule, url: e.target.value })}
+        />
       </Field>
     </li>
   );
 }
 
-export function RulesSection({ rules, errors, allowed, onChange }: { rules: RuleDraft[]; errors: Record<string, string>; allowed: boolean; onChange: (r: RuleDraft[]) => void }) {
+export function RulesSection({
+  rules,
+  errors,
+  allowed,
+  onChange,
+}: {
+  rules: RuleDraft[];
+  errors: Record<string, string>;
+  allowed: boolean;
+  onChange: (r: RuleDraft[]) => void;
+}) {
   // Without the plan, existing rules (a downgraded account's) can still be removed, not edited.
   const move = (from: number, to: number) => {
     const next = [...rules];
@@ -172,7 +242,9 @@ export function RulesSection({ rules, errors, allowed, onChange }: { rules: Rule
     <fieldset className="options lf-rules" data-testid="rules-section">
       <legend>Redirect rules</legend>
       {allowed ? null : <PlanLock feature="Redirect rules and A/B splits" capability="link_targeting" testId="targeting-gate" />}
-      <p className="field-hint">Checked in order: the first rule whose conditions all hold sends the visitor to its URL; otherwise the split or the destination above decides.</p>
+      <p className="field-hint">
+        Checked in order: the first rule whose conditions all hold sends the visitor to its URL; otherwise the split or the destination above decides.
+      </p>
       <FieldMessage error={errors.rules} testId="rules-error" />
       {rules.length ? (
         <ol className="lf-rule-list">
@@ -192,7 +264,13 @@ export function RulesSection({ rules, errors, allowed, onChange }: { rules: Rule
         </ol>
       ) : null}
       <div className="lf-section-foot">
-        <button type="button" className="btn btn-secondary btn-sm" data-testid="rule-add" disabled={!allowed || rules.length >= MAX_RULES} onClick={() => onChange([...rules, newRule()])}>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          data-testid="rule-add"
+          disabled={!allowed || rules.length >= MAX_RULES}
+          onClick={() => onChange([...rules, newRule()])}
+        >
           + Add a rule
         </button>
         <span className="muted small" data-testid="rules-count">

@@ -5,7 +5,13 @@ import { PlanLock } from "../../shared/plan-gate";
 import { newSplit, variantLetter, weightSum, type VariantDraft } from "./targeting";
 import { MAX_VARIANTS, MIN_VARIANTS } from "@contract/tables";
 
-export function SplitSection(props: { split: VariantDraft[]; url: string; errors: Record<string, string>; allowed: boolean; onChange: (s: VariantDraft[]) => void }) {
+export function SplitSection(props: {
+  split: VariantDraft[];
+  url: string;
+  errors: Record<string, string>;
+  allowed: boolean;
+  onChange: (s: VariantDraft[]) => void;
+}) {
   const { split, errors, allowed, onChange } = props;
   const sum = weightSum(split);
   const setVariant = (i: number, v: Partial<VariantDraft>) => onChange(split.map((x, j) => (j === i ? { ...x, ...v } : x)));
@@ -24,16 +30,43 @@ export function SplitSection(props: { split: VariantDraft[]; url: string; errors
             {split.map((v, i) => (
               <li key={i} className="lf-variant" data-testid={`variant-${i}`}>
                 <Field id={`variant-${i}-url`} label={`Variant ${variantLetter(i)} URL`} error={errors[`split[${i}].url`] ?? errors[`split[${i}]`]}>
-                  <input id={`variant-${i}-url`} data-testid={`variant-${i}-url`} type="url" inputMode="url" placeholder="https://example.com/landing-b" disabled={!allowed} value={v.url} onChange={(e) => setVariant(i, { url: e.target.value })} />
+                  <input
+                    id={`variant-${i}-url`}
+                    data-testid={`variant-${i}-url`}
+                    type="url"
+                    inputMode="url"
+                    placeholder="https://example.com/landing-b"
+                    disabled={!allowed}
+                    value={v.url}
+                    onChange={(e) => setVariant(i, { url: e.target.value })}
+                  />
                 </Field>
                 <Field id={`variant-${i}-weight`} label="Weight" className="lf-weight" error={errors[`split[${i}].weight`]}>
                   <div className="lf-weight-input">
-                    <input id={`variant-${i}-weight`} data-testid={`variant-${i}-weight`} type="number" min={1} max={99} step={1} inputMode="numeric" disabled={!allowed} value={v.weight} onChange={(e) => setVariant(i, { weight: e.target.value })} />
+                    <input
+                      id={`variant-${i}-weight`}
+                      data-testid={`variant-${i}-weight`}
+                      type="number"
+                      min={1}
+                      max={99}
+                      step={1}
+                      inputMode="numeric"
+                      disabled={!allowed}
+                      value={v.weight}
+                      onChange={(e) => setVariant(i, { weight: e.target.value })}
+                    />
                     <span aria-hidden="true">%</span>
                   </div>
                 </Field>
                 {split.length > MIN_VARIANTS ? (
-                  <button type="button" className="btn-link lf-x" aria-label={`Remove variant ${variantLetter(i)}`} data-testid={`variant-${i}-remove`} disabled={!allowed} onClick={() => onChange(split.filter((_, j) => j !== i))}>
+                  <button
+                    type="button"
+                    className="btn-link lf-x"
+                    aria-label={`Remove variant ${variantLetter(i)}`}
+                    data-testid={`variant-${i}-remove`}
+                    disabled={!allowed}
+                    onClick={() => onChange(split.filter((_, j) => j !== i))}
+                  >
                     ✕
                   </button>
                 ) : null}
@@ -45,7 +78,13 @@ export function SplitSection(props: { split: VariantDraft[]; url: string; errors
           </p>
           <FieldMessage error={errors.split} testId="split-error" />
           <div className="lf-section-foot">
-            <button type="button" className="btn btn-secondary btn-sm" data-testid="variant-add" disabled={!allowed || split.length >= MAX_VARIANTS} onClick={() => onChange([...split, { url: "", weight: "" }])}>
+            <button
+              type="button"
+              className="btn btn-secondary btn-sm"
+              data-testid="variant-add"
+              disabled={!allowed || split.length >= MAX_VARIANTS}
+              onClick={() => onChange([...split, { url: "", weight: "" }])}
+            >
               + Add a variant
             </button>
             <button type="button" className="btn btn-secondary btn-sm" data-testid="split-remove" onClick={() => onChange([])}>

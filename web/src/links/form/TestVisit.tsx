@@ -22,7 +22,14 @@ const SAMPLE_UA: Record<RuleDevice, string> = {
   desktop: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
   bot: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
 };
-const SAMPLE_NAME: Record<RuleDevice, string> = { ios: "an iPhone", android: "a Pixel phone", mobile: "a Firefox OS phone", tablet: "an iPad", desktop: "Chrome on Windows", bot: "Googlebot" };
+const SAMPLE_NAME: Record<RuleDevice, string> = {
+  ios: "an iPhone",
+  android: "a Pixel phone",
+  mobile: "a Firefox OS phone",
+  tablet: "an iPad",
+  desktop: "Chrome on Windows",
+  bot: "Googlebot",
+};
 
 interface Visit {
   country: string;
@@ -71,8 +78,8 @@ function Answer({ reply, link }: { reply: ResolveReply; link: Link }) {
       ) : null}
       {reply.country_source === null && countryRules ? (
         <Alert kind="warning" testId="visit-country-warning">
-          This server does not know visitors’ countries, so rules with a country never hold: its operator can set GEOIP_DB (a country database) or,
-          behind a proxy that adds a country header, TRUST_PROXY and COUNTRY_HEADER.
+          This server does not know visitors’ countries, so rules with a country never hold: its operator can set GEOIP_DB (a country database) or, behind a
+          proxy that adds a country header, TRUST_PROXY and COUNTRY_HEADER.
         </Alert>
       ) : null}
     </div>
@@ -100,7 +107,15 @@ export function TestVisit({ link }: { link: Link }) {
       <p className="field-hint">Where would this visitor go? Uses the saved rules and split: save your changes first.</p>
       <div className="grid-2">
         <Field id="visit-country" label="Country" hint="Two letters, such as FR.">
-          <input id="visit-country" data-testid="visit-country" type="text" maxLength={2} autoCapitalize="characters" value={visit.country} onChange={(e) => set({ country: e.target.value })} />
+          <input
+            id="visit-country"
+            data-testid="visit-country"
+            type="text"
+            maxLength={2}
+            autoCapitalize="characters"
+            value={visit.country}
+            onChange={(e) => set({ country: e.target.value })}
+          />
         </Field>
         <Field id="visit-language" label="Languages" hint="As a browser sends them: fr-BE,fr;q=0.9">
           <input id="visit-language" data-testid="visit-language" type="text" value={visit.language} onChange={(e) => set({ language: e.target.value })} />
@@ -119,10 +134,25 @@ export function TestVisit({ link }: { link: Link }) {
           <input id="visit-at" data-testid="visit-at" type="datetime-local" value={visit.at} onChange={(e) => set({ at: e.target.value })} />
         </Field>
         <Field id="visit-query" label="Query string" hint="Of the short URL: utm_source=x&ref=fr">
-          <input id="visit-query" data-testid="visit-query" type="text" spellCheck={false} value={visit.query} onChange={(e) => set({ query: e.target.value })} />
+          <input
+            id="visit-query"
+            data-testid="visit-query"
+            type="text"
+            spellCheck={false}
+            value={visit.query}
+            onChange={(e) => set({ query: e.target.value })}
+          />
         </Field>
         <Field id="visit-referrer" label="Referring page">
-          <input id="visit-referrer" data-testid="visit-referrer" type="url" inputMode="url" placeholder="https://news.example.com/post" value={visit.referrer} onChange={(e) => set({ referrer: e.target.value })} />
+          <input
+            id="visit-referrer"
+            data-testid="visit-referrer"
+            type="url"
+            inputMode="url"
+            placeholder="https://news.example.com/post"
+            value={visit.referrer}
+            onChange={(e) => set({ referrer: e.target.value })}
+          />
         </Field>
       </div>
       <button type="button" className="btn btn-secondary" data-testid="visit-run" disabled={busy} onClick={() => void run()}>

@@ -21,7 +21,11 @@ const LABELS: Record<UtmParam, [string, string]> = {
 /** "Save as template": a name, sent with the five values; a taken name is said at the name. */
 function SaveTemplate(props: { url: string; owner: string | null; onSaved: (t: UtmTemplate) => void; onCancel: () => void }) {
   const [name, setName] = useState("");
-  const { busy, error, onSubmit: save } = useSubmit(
+  const {
+    busy,
+    error,
+    onSubmit: save,
+  } = useSubmit(
     async () => props.onSaved(await formApi.saveUtmTemplate({ name, ...readUtm(props.url) }, props.owner)),
     // A taken or wrong name is said at the name; a value the server refuses, with the parameter's name.
     (err) => (err instanceof ApiError ? (err.details.find((d) => d.field === "name")?.message ?? err.message) : String(err)),
@@ -91,13 +95,19 @@ export function UtmBuilder(props: { url: string; onUrl: (url: string) => void; o
 
   return (
     <details className="lf-section" open={open} onToggle={(e) => setOpen(e.currentTarget.open)} data-testid="utm-builder">
-      <summary data-testid="utm-toggle">
-        UTM parameters{count > 0 ? <span className="badge">{count} set</span> : null}
-      </summary>
+      <summary data-testid="utm-toggle">UTM parameters{count > 0 ? <span className="badge">{count} set</span> : null}</summary>
       <p className="field-hint lf-section-hint">Campaign tags for analytics tools, kept in the destination URL above: edit either.</p>
       <div className="lf-utm-templates">
-        <select aria-label="Fill from a template" data-testid="utm-template" value={chosen} disabled={!templates?.length || noUrl} onChange={(e) => apply(e.target.value)}>
-          <option value="">{templates === null && !error ? "Loading templates…" : templates?.length ? "Fill from a template…" : "No templates saved yet"}</option>
+        <select
+          aria-label="Fill from a template"
+          data-testid="utm-template"
+          value={chosen}
+          disabled={!templates?.length || noUrl}
+          onChange={(e) => apply(e.target.value)}
+        >
+          <option value="">
+            {templates === null && !error ? "Loading templates…" : templates?.length ? "Fill from a template…" : "No templates saved yet"}
+          </option>
           {(templates ?? []).map((t) => (
             <option key={t.id} value={t.id}>
               {t.name}
@@ -131,7 +141,11 @@ export function UtmBuilder(props: { url: string; onUrl: (url: string) => void; o
           </Field>
         ))}
       </div>
-      {notice ? <Alert kind="success" testId="utm-notice">{notice}</Alert> : null}
+      {notice ? (
+        <Alert kind="success" testId="utm-notice">
+          {notice}
+        </Alert>
+      ) : null}
       {saving ? (
         <SaveTemplate
           url={url}
@@ -145,7 +159,13 @@ export function UtmBuilder(props: { url: string; onUrl: (url: string) => void; o
           }}
         />
       ) : (
-        <button type="button" className="btn btn-secondary btn-sm lf-utm-save-open" disabled={count === 0} onClick={() => setSaving(true)} data-testid="utm-save-template">
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm lf-utm-save-open"
+          disabled={count === 0}
+          onClick={() => setSaving(true)}
+          data-testid="utm-save-template"
+        >
           Save as template
         </button>
       )}

@@ -13,6 +13,7 @@ export const formApi = {
   saveUtmTemplate: (body: CreateUtmTemplateInput, owner: string | null): Promise<UtmTemplate> =>
     call(snip.POST("/api/utm-templates", { ...ownerQuery(owner), body })).then((r) => r.template),
   /** Where the server learns visitors' countries (null: none); asked once per page load. */
-  countrySource: (): Promise<ResolveReply["country_source"]> => (countrySourceOnce ??= call(snip.GET("/api/links/country-source")).then((r) => r.country_source)),
+  countrySource: (): Promise<ResolveReply["country_source"]> =>
+    (countrySourceOnce ??= call(snip.GET("/api/links/country-source")).then((r) => r.country_source)),
   deleteUtmTemplate: (id: string) => call(snip.DELETE("/api/utm-templates/{id}", { params: { path: { id } } })),
 };

@@ -15,7 +15,17 @@ import {
   maxClicksProblem,
 } from "../../../../src/contract/form-rules";
 import { isoToLocalInput, localInputToIso } from "./local-time";
-import { rulesBody, rulesFromLink, sameJson, splitBody, splitFromLink, targetingFields, targetingProblems, type RuleDraft, type VariantDraft } from "./targeting";
+import {
+  rulesBody,
+  rulesFromLink,
+  sameJson,
+  splitBody,
+  splitFromLink,
+  targetingFields,
+  targetingProblems,
+  type RuleDraft,
+  type VariantDraft,
+} from "./targeting";
 
 export { isoToLocalInput, localInputToIso };
 
@@ -141,7 +151,11 @@ function previewOf(v: FormValues): { title: string | null; description: string |
 }
 
 const sameNames = (a: string[], b: string[]) => {
-  const key = (list: string[]) => list.map((n) => n.toLowerCase()).sort().join("\n");
+  const key = (list: string[]) =>
+    list
+      .map((n) => n.toLowerCase())
+      .sort()
+      .join("\n");
   return key(a) === key(b);
 };
 
@@ -182,7 +196,13 @@ function changedDetails(values: FormValues, o: Link, allowed: Allowed): UpdateLi
   if (title !== o.title) b.title = title;
   const note = values.note.trim() || null;
   if (note !== o.note) b.note = note;
-  if (!sameNames(values.tags, o.tags.map((t) => t.name))) b.tags = values.tags;
+  if (
+    !sameNames(
+      values.tags,
+      o.tags.map((t) => t.name),
+    )
+  )
+    b.tags = values.tags;
   if (allowed.fallback || o.expired_url) {
     const fallback = values.expired_url.trim() || null;
     if (fallback !== o.expired_url) b.expired_url = fallback;

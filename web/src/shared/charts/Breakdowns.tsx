@@ -25,7 +25,17 @@ export function ColumnsHead({ visitors, share = true }: { visitors: boolean; sha
 }
 
 /** One row: its label, clicks, visitors (when shown) and share, over a bar as long as `bar` (0 to 1). */
-export function Row(props: { label: ReactNode; title?: string; clicks: number; visitors?: number; share?: number; bar: number; fill?: string; testId?: string; data?: Record<string, string> }) {
+export function Row(props: {
+  label: ReactNode;
+  title?: string;
+  clicks: number;
+  visitors?: number;
+  share?: number;
+  bar: number;
+  fill?: string;
+  testId?: string;
+  data?: Record<string, string>;
+}) {
   const { label, title, clicks, visitors, share, bar, fill, testId, data } = props;
   return (
     <li className="hbar" data-testid={testId} data-clicks={clicks} data-visitors={visitors} {...data}>
@@ -51,7 +61,19 @@ export function Row(props: { label: ReactNode; title?: string; clicks: number; v
 }
 
 /** One breakdown: the ten with most clicks, each with its visitors (when the plan shows them) and its share. */
-export function Breakdown({ title, items, testId, empty, note }: { title: string; items: (Item & { title?: string })[] | undefined; testId: string; empty?: string; note?: string }) {
+export function Breakdown({
+  title,
+  items,
+  testId,
+  empty,
+  note,
+}: {
+  title: string;
+  items: (Item & { title?: string })[] | undefined;
+  testId: string;
+  empty?: string;
+  note?: string;
+}) {
   const list = (items ?? []).filter((i) => i.clicks > 0).sort((a, b) => b.clicks - a.clicks);
   const total = list.reduce((s, i) => s + i.clicks, 0);
   const visitors = list.some((i) => typeof i.visitors === "number");
@@ -93,7 +115,11 @@ const NO_CITY_DB = "No data for this period. Regions and cities need a GeoIP Cit
  * A UTM breakdown: the short URL's own values (?utm_campaign=… on the short link), and, when the destination
  * carries one (the UTM builder puts it there), the clicks without a value of their own under it, marked "destination".
  */
-function utmItems(rows: { clicks: number; visitors?: number; value: string }[] | undefined, destination: string | undefined, clicks: number): Item[] | undefined {
+function utmItems(
+  rows: { clicks: number; visitors?: number; value: string }[] | undefined,
+  destination: string | undefined,
+  clicks: number,
+): Item[] | undefined {
   const value = destination;
   if (!rows && !value) return undefined;
   const own = (rows ?? []).map((r) => ({ label: r.value, clicks: r.clicks, visitors: r.visitors }));
@@ -117,7 +143,12 @@ const UTM_NOTE = "Counts the short URL's own UTM values and, for the other click
 function FinerBreakdowns({ data, destination }: { data: PeriodData; destination?: string }) {
   const clicks = data.range_clicks ?? 0;
   const dest = destinationUtm(destination);
-  const utm = (title: string, testId: string, key: "utm_campaign" | "utm_source" | "utm_medium", rows: { clicks: number; visitors?: number; value: string }[] | undefined) => (
+  const utm = (
+    title: string,
+    testId: string,
+    key: "utm_campaign" | "utm_source" | "utm_medium",
+    rows: { clicks: number; visitors?: number; value: string }[] | undefined,
+  ) => (
     <Breakdown
       title={title}
       testId={testId}
@@ -129,11 +160,35 @@ function FinerBreakdowns({ data, destination }: { data: PeriodData; destination?
   return (
     <>
       <Breakdown title="Regions" testId="breakdown-regions" empty={NO_CITY_DB} items={data.regions?.map((x) => ({ ...x, label: `${x.name} (${x.region})` }))} />
-      <Breakdown title="Cities" testId="breakdown-cities" empty={NO_CITY_DB} items={data.cities?.map((x) => ({ ...x, label: `${x.city} (${x.region ?? x.country})` }))} />
-      <Breakdown title="Referring pages" testId="breakdown-referrer-urls" items={data.referrer_urls?.map((x) => ({ ...x, label: x.referrer_url.replace(/^https?:\/\//, ""), title: x.referrer_url }))} />
-      {utm("UTM campaigns", "breakdown-utm-campaigns", "utm_campaign", data.utm_campaigns?.map((x) => ({ ...x, value: x.utm_campaign })))}
-      {utm("UTM sources", "breakdown-utm-sources", "utm_source", data.utm_sources?.map((x) => ({ ...x, value: x.utm_source })))}
-      {utm("UTM mediums", "breakdown-utm-mediums", "utm_medium", data.utm_mediums?.map((x) => ({ ...x, value: x.utm_medium })))}
+      <Breakdown
+        title="Cities"
+        testId="breakdown-cities"
+        empty={NO_CITY_DB}
+        items={data.cities?.map((x) => ({ ...x, label: `${x.city} (${x.region ?? x.country})` }))}
+      />
+      <Breakdown
+        title="Referring pages"
+        testId="breakdown-referrer-urls"
+        items={data.referrer_urls?.map((x) => ({ ...x, label: x.referrer_url.replace(/^https?:\/\//, ""), title: x.referrer_url }))}
+      />
+      {utm(
+        "UTM campaigns",
+        "breakdown-utm-campaigns",
+        "utm_campaign",
+        data.utm_campaigns?.map((x) => ({ ...x, value: x.utm_campaign })),
+      )}
+      {utm(
+        "UTM sources",
+        "breakdown-utm-sources",
+        "utm_source",
+        data.utm_sources?.map((x) => ({ ...x, value: x.utm_source })),
+      )}
+      {utm(
+        "UTM mediums",
+        "breakdown-utm-mediums",
+        "utm_medium",
+        data.utm_mediums?.map((x) => ({ ...x, value: x.utm_medium })),
+      )}
     </>
   );
 }
@@ -147,7 +202,9 @@ export function Breakdowns({ data, destination }: { data: PeriodData; destinatio
         <Breakdown title="Devices" testId="breakdown-devices" items={data.devices?.map((x) => ({ ...x, label: labelCase(x.device) }))} />
         <Breakdown title="Browsers" testId="breakdown-browsers" items={data.browsers?.map((x) => ({ ...x, label: labelCase(x.browser) }))} />
         {data.os ? <Breakdown title="Operating systems" testId="breakdown-os" items={data.os.map((x) => ({ ...x, label: labelCase(x.os) }))} /> : null}
-        {data.referrers ? <Breakdown title="Referrers" testId="breakdown-referrers" items={data.referrers.map((x) => ({ ...x, label: named(x.referrer) }))} /> : null}
+        {data.referrers ? (
+          <Breakdown title="Referrers" testId="breakdown-referrers" items={data.referrers.map((x) => ({ ...x, label: named(x.referrer) }))} />
+        ) : null}
         <FinerBreakdowns data={data} destination={destination} />
       </div>
       {data.countries?.length && data.countries.every((x) => !x.country || x.country === "unknown") ? (

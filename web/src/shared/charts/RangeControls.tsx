@@ -90,7 +90,12 @@ export function TimeZoneSelect({ value, onChange }: { value: string; onChange: (
           onBlur={() => !text && setSearching(false)}
         />
       ) : (
-        <select id={`${listId}-select`} value={value} data-testid="tz-select" onChange={(e) => (e.target.value === OTHER ? setSearching(true) : onChange(e.target.value))}>
+        <select
+          id={`${listId}-select`}
+          value={value}
+          data-testid="tz-select"
+          onChange={(e) => (e.target.value === OTHER ? setSearching(true) : onChange(e.target.value))}
+        >
           {short.map((z) => (
             <option key={z} value={z}>
               {zoneText(z, browser)}
@@ -99,9 +104,7 @@ export function TimeZoneSelect({ value, onChange }: { value: string; onChange: (
           <option value={OTHER}>Other time zone…</option>
         </select>
       )}
-      <datalist id={listId}>
-        {searching ? zones.map((z) => <option key={z} value={z} />) : null}
-      </datalist>
+      <datalist id={listId}>{searching ? zones.map((z) => <option key={z} value={z} />) : null}</datalist>
     </div>
   );
 }
@@ -130,9 +133,23 @@ export function RangeControls({ period, shown }: { period: Period; shown: { from
       <div className="range-row">
         <div className="range-inputs">
           <label htmlFor="stats-from">From</label>
-          <input id="stats-from" data-testid="stats-from" type="date" value={from} max={to || undefined} onChange={(e) => validYmd(e.target.value) && period.setDays(e.target.value, to || e.target.value)} />
+          <input
+            id="stats-from"
+            data-testid="stats-from"
+            type="date"
+            value={from}
+            max={to || undefined}
+            onChange={(e) => validYmd(e.target.value) && period.setDays(e.target.value, to || e.target.value)}
+          />
           <label htmlFor="stats-to">To</label>
-          <input id="stats-to" data-testid="stats-to" type="date" value={to} min={from || undefined} onChange={(e) => validYmd(e.target.value) && period.setDays(from || e.target.value, e.target.value)} />
+          <input
+            id="stats-to"
+            data-testid="stats-to"
+            type="date"
+            value={to}
+            min={from || undefined}
+            onChange={(e) => validYmd(e.target.value) && period.setDays(from || e.target.value, e.target.value)}
+          />
         </div>
         <TimeZoneSelect value={period.tz} onChange={period.setZone} />
       </div>

@@ -44,7 +44,17 @@ function axisText(p: Point, granularity: Granularity | undefined): string {
 }
 
 // eslint-disable-next-line max-lines-per-function -- one SVG chart: its scales, axes, bars and tooltip are drawn from the same figures.
-export function SeriesChart({ series, granularity, extras, caption }: { series: Point[]; granularity: Granularity | undefined; extras: boolean; caption: string }) {
+export function SeriesChart({
+  series,
+  granularity,
+  extras,
+  caption,
+}: {
+  series: Point[];
+  granularity: Granularity | undefined;
+  extras: boolean;
+  caption: string;
+}) {
   const [ref, width] = useWidth<HTMLDivElement>(760);
   const [hover, setHover] = useState<number | null>(null);
   const W = Math.max(240, width);
@@ -89,9 +99,25 @@ export function SeriesChart({ series, granularity, extras, caption }: { series: 
           const x = cx(i) - barW / 2;
           const qr = extras ? d.qr : 0;
           return (
-            <g key={d.start} onMouseEnter={() => setHover(i)} onMouseLeave={() => setHover(null)} className="point" data-label={d.label} data-clicks={d.clicks} data-visitors={d.visitors} data-qr={d.qr}>
+            <g
+              key={d.start}
+              onMouseEnter={() => setHover(i)}
+              onMouseLeave={() => setHover(null)}
+              className="point"
+              data-label={d.label}
+              data-clicks={d.clicks}
+              data-visitors={d.visitors}
+              data-qr={d.qr}
+            >
               <rect x={pad.left + i * slot} y={pad.top} width={slot} height={innerH} fill="transparent" />
-              <rect x={x} y={y(d.clicks)} width={barW} height={Math.max(0, y(0) - y(d.clicks))} rx={Math.min(3, barW / 3)} className={`bar${hover === i ? " bar-hover" : ""}`}>
+              <rect
+                x={x}
+                y={y(d.clicks)}
+                width={barW}
+                height={Math.max(0, y(0) - y(d.clicks))}
+                rx={Math.min(3, barW / 3)}
+                className={`bar${hover === i ? " bar-hover" : ""}`}
+              >
                 <title>{describe(d, granularity, extras)}</title>
               </rect>
               {qr > 0 ? <rect x={x} y={y(qr)} width={barW} height={Math.max(0, y(0) - y(qr))} className="bar-qr" /> : null}
@@ -103,8 +129,18 @@ export function SeriesChart({ series, granularity, extras, caption }: { series: 
             </g>
           );
         })}
-        {extras ? <polyline className="visitors-line" fill="none" strokeWidth={2} strokeLinejoin="round" points={series.map((d, i) => `${cx(i)},${y(d.visitors)}`).join(" ")} /> : null}
-        {extras && series.length <= 62 ? series.map((d, i) => <circle key={d.start} className="visitors-dot" cx={cx(i)} cy={y(d.visitors)} r={2.5} pointerEvents="none" />) : null}
+        {extras ? (
+          <polyline
+            className="visitors-line"
+            fill="none"
+            strokeWidth={2}
+            strokeLinejoin="round"
+            points={series.map((d, i) => `${cx(i)},${y(d.visitors)}`).join(" ")}
+          />
+        ) : null}
+        {extras && series.length <= 62
+          ? series.map((d, i) => <circle key={d.start} className="visitors-dot" cx={cx(i)} cy={y(d.visitors)} r={2.5} pointerEvents="none" />)
+          : null}
         <line x1={pad.left} x2={W - pad.right} y1={pad.top + innerH} y2={pad.top + innerH} className="axis-line" />
       </svg>
       <div className="chart-foot">
@@ -151,7 +187,12 @@ export function ChartCard({ series, granularity, tz, extras }: { series: Point[]
   return (
     <section className="card" data-testid="chart-card">
       <h2>{extras ? `Clicks and visitors per ${one}` : `Clicks per ${one}`}</h2>
-      <SeriesChart series={series} granularity={granularity} extras={extras} caption={`${plural(series.length, one, many)}, ${tz === "UTC" ? "UTC" : `time zone ${tz}`}`} />
+      <SeriesChart
+        series={series}
+        granularity={granularity}
+        extras={extras}
+        caption={`${plural(series.length, one, many)}, ${tz === "UTC" ? "UTC" : `time zone ${tz}`}`}
+      />
     </section>
   );
 }

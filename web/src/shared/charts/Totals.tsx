@@ -50,7 +50,13 @@ export function Totals({ data, extra }: { data: PeriodData; extra?: ReactNode })
       <div className="stat-tiles">
         <Tile data={data} k="clicks" label="Clicks" value={clicks} note="in this period" />
         {data.range_visitors !== undefined ? (
-          <Tile data={data} k="visitors" label="Visitors" value={data.range_visitors} note={data.granularity === "hour" ? "people, counted once a day" : "sum of each day's visitors"} />
+          <Tile
+            data={data}
+            k="visitors"
+            label="Visitors"
+            value={data.range_visitors}
+            note={data.granularity === "hour" ? "people, counted once a day" : "sum of each day's visitors"}
+          />
         ) : null}
         {data.range_qr !== undefined ? <Tile data={data} k="qr" label="QR scans" value={data.range_qr} note="clicks from QR codes" /> : null}
         {extra}

@@ -20,7 +20,31 @@ export type Granularity = NonNullable<Stats["granularity"]>;
 /** What both answers (a link's statistics, an account's analytics) hold for their period. */
 export type PeriodData = Pick<
   Stats,
-  "range" | "tz" | "from" | "to" | "granularity" | "range_clicks" | "range_visitors" | "range_qr" | "previous" | "change" | "series" | "sources" | "countries" | "devices" | "browsers" | "os" | "referrers" | "regions" | "cities" | "referrer_urls" | "utm_sources" | "utm_mediums" | "utm_campaigns" | "bots" | "bot_share"
+  | "range"
+  | "tz"
+  | "from"
+  | "to"
+  | "granularity"
+  | "range_clicks"
+  | "range_visitors"
+  | "range_qr"
+  | "previous"
+  | "change"
+  | "series"
+  | "sources"
+  | "countries"
+  | "devices"
+  | "browsers"
+  | "os"
+  | "referrers"
+  | "regions"
+  | "cities"
+  | "referrer_urls"
+  | "utm_sources"
+  | "utm_mediums"
+  | "utm_campaigns"
+  | "bots"
+  | "bot_share"
 >;
 
 /** Each named range: its name, its label, and the chip's short label. */

@@ -65,7 +65,12 @@ export function QrCode({ link }: { link: Link }) {
             <a className="btn btn-secondary btn-sm" href={designedQrUrl(link, design)} download={`${link.alias}-qr.svg`} data-testid="qr-svg">
               SVG
             </a>
-            <a className="btn btn-secondary btn-sm" href={designedQrUrl(link, design, { format: "png", size: String(pngSize) })} download={`${link.alias}-qr.png`} data-testid="qr-png">
+            <a
+              className="btn btn-secondary btn-sm"
+              href={designedQrUrl(link, design, { format: "png", size: String(pngSize) })}
+              download={`${link.alias}-qr.png`}
+              data-testid="qr-png"
+            >
               PNG
             </a>
           </>

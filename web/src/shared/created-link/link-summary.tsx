@@ -26,10 +26,16 @@ export function utmOf(url: string): string | null {
 export function behaviourBadges(link: Link): { key: string; label: string; title: string }[] {
   const out: { key: string; label: string; title: string }[] = [];
   if (link.rules.length)
-    out.push({ key: "rules", label: `${link.rules.length} ${link.rules.length === 1 ? "rule" : "rules"}`, title: link.rules.map((r, i) => `${i + 1}. ${describeCondition(r.if)} → ${r.url}`).join("\n") });
-  if (link.split.length) out.push({ key: "split", label: `Split ${link.split.map((v) => v.weight).join("/")}`, title: link.split.map((v) => `${v.weight}% → ${v.url}`).join("\n") });
+    out.push({
+      key: "rules",
+      label: `${link.rules.length} ${link.rules.length === 1 ? "rule" : "rules"}`,
+      title: link.rules.map((r, i) => `${i + 1}. ${describeCondition(r.if)} → ${r.url}`).join("\n"),
+    });
+  if (link.split.length)
+    out.push({ key: "split", label: `Split ${link.split.map((v) => v.weight).join("/")}`, title: link.split.map((v) => `${v.weight}% → ${v.url}`).join("\n") });
   if (link.expired_url) out.push({ key: "fallback", label: "Fallback", title: `Once expired or used up: ${link.expired_url}` });
-  if (link.starts_at && Date.parse(link.starts_at) > Date.now()) out.push({ key: "starts", label: "Not open yet", title: `Opens ${formatDateTime(link.starts_at)}` });
+  if (link.starts_at && Date.parse(link.starts_at) > Date.now())
+    out.push({ key: "starts", label: "Not open yet", title: `Opens ${formatDateTime(link.starts_at)}` });
   return out;
 }
 
@@ -49,14 +55,19 @@ function rowsOf(link: Link): Row[] {
   if (link.tags.length) rows.push(["Tags", link.tags.map((t) => t.name).join(", "), "summary-tags"]);
   if (link.starts_at) rows.push(["Opens", formatDateTime(link.starts_at), "summary-starts"]);
   rows.push(["Expires", link.expires_at ? formatDateTime(link.expires_at) : "Never", "summary-expires"]);
-  rows.push(["Click limit", link.max_clicks == null ? "None" : `${link.max_clicks.toLocaleString()} ${link.max_clicks === 1 ? "click" : "clicks"}`, "summary-max-clicks"]);
+  rows.push([
+    "Click limit",
+    link.max_clicks == null ? "None" : `${link.max_clicks.toLocaleString()} ${link.max_clicks === 1 ? "click" : "clicks"}`,
+    "summary-max-clicks",
+  ]);
   rows.push(["Password", link.has_password ? "Yes" : "No", "summary-password"]);
   if (link.ios_url) rows.push(["iOS destination", link.ios_url, "summary-ios"]);
   if (link.android_url) rows.push(["Android destination", link.android_url, "summary-android"]);
   link.rules.forEach((r, i) => rows.push([`Rule ${i + 1}`, `If ${describeCondition(r.if)} → ${r.url}`, `summary-rule-${i + 1}`]));
   if (link.split.length) rows.push(["Split", link.split.map((v) => `${v.weight}% → ${v.url}`).join("; "), "summary-split"]);
   if (link.expired_url) rows.push(["Fallback", `Once expired or used up → ${link.expired_url}`, "summary-fallback"]);
-  if (link.preview) rows.push(["Social card", [link.preview.title, link.preview.description].filter(Boolean).join(" — ") || "An image only", "summary-preview"]);
+  if (link.preview)
+    rows.push(["Social card", [link.preview.title, link.preview.description].filter(Boolean).join(" — ") || "An image only", "summary-preview"]);
   const utm = utmOf(link.url);
   if (utm) rows.push(["UTM", utm, "summary-utm"]);
   if (link.redirect_status) rows.push(["Redirect", REDIRECT_WORDS[link.redirect_status] ?? String(link.redirect_status), "summary-redirect-status"]);

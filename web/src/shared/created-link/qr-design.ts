@@ -6,7 +6,6 @@ import type { Link } from "@contract/links";
 import type { FieldError } from "@contract/common";
 import { parseQrColour, QR_DEFAULT_DESIGN, QR_LOGO_ECLS, QR_MARGIN_MAX, qrDesignProblems, type QrEcl } from "../../../../src/contract/form-rules";
 
-
 /** QR image address for a link (public endpoint). */
 function qrUrl(link: Pick<Link, "alias" | "domain">): string {
   const base = `/api/qr/${encodeURIComponent(link.alias)}`;
@@ -22,7 +21,13 @@ export interface QrDesignValues {
   logo: boolean;
 }
 
-export const DEFAULT_QR_DESIGN: QrDesignValues = { fg: QR_DEFAULT_DESIGN.fg, bg: QR_DEFAULT_DESIGN.bg, margin: String(QR_DEFAULT_DESIGN.margin), ecl: QR_DEFAULT_DESIGN.ecl, logo: false };
+export const DEFAULT_QR_DESIGN: QrDesignValues = {
+  fg: QR_DEFAULT_DESIGN.fg,
+  bg: QR_DEFAULT_DESIGN.bg,
+  margin: String(QR_DEFAULT_DESIGN.margin),
+  ecl: QR_DEFAULT_DESIGN.ecl,
+  logo: false,
+};
 
 export const MARGIN_MESSAGE = `Enter a whole number from 0 to ${QR_MARGIN_MAX}`;
 
@@ -108,7 +113,8 @@ export function useQrPreview(url: string | null): QrPreview {
       if (!r.ok) {
         const body = (await r.json().catch(() => ({}))) as { message?: string; details?: FieldError[] };
         const problems = Object.fromEntries((body.details ?? []).map((d) => [d.field, d.message]));
-        if (live) setPreview((p) => ({ ...p, problems, error: Object.keys(problems).length ? null : (body.message ?? `The image could not be drawn (${r.status})`) }));
+        if (live)
+          setPreview((p) => ({ ...p, problems, error: Object.keys(problems).length ? null : (body.message ?? `The image could not be drawn (${r.status})`) }));
         return;
       }
       const svg = await r.text();
