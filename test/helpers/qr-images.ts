@@ -63,7 +63,6 @@ export function svgColours(svg: string): { bg: string | undefined; fg: string | 
 
 /** A square picture in one colour, as PNG, JPEG or WebP bytes. */
 export function solidPicture(colour: string, format: "png" | "jpeg" | "webp", px = 64): Promise<Buffer> {
-  return sharp({ create: { width: px, height: px, channels: 3, background: colour } })
-    [format]()
-    .toBuffer();
+  const picture = sharp({ create: { width: px, height: px, channels: 3, background: colour } });
+  return picture[format]().toBuffer();
 }
