@@ -41,31 +41,8 @@ export class AdminOverview {
     // UTC days, as the roll-up keys them: today, and today with the six days before.
     const today = ymd(now);
     const weekStart = ymd(now - 6 * DAY_MS);
-    const days = await db
-      .selectFrom("click_daily")
-      .select((eb) => ["day", eb.fn.sum<number | string>("clicks").as("n")])
-      .where("day", ">=", weekStart)
-      .where("day", "<=", today)
-      .groupBy("day")
-      .execute();
-    const clicks = { today: 0, week: 0 };
-    for (const d of days) {
-      clicks.week += Number(d.n);
-      if (d.day === today) clicks.today += Number(d.n);
-    }
-
-    const top = await db
-      .selectFrom("click_daily as d")
-      .innerJoin("links as l", "l.id", "d.link_id")
-      .leftJoin("users as u", "u.id", "l.owner_id")
-      .select((eb) => ["l.id", "l.alias", "l.domain", "l.url", "u.email as owner_email", eb.fn.sum<number | string>("d.clicks").as("clicks")])
-      .where("d.day", ">=", weekStart)
-      .where("d.day", "<=", today)
-      .groupBy(["l.id", "l.alias", "l.domain", "l.url", "u.email"])
-      .orderBy("clicks", "desc")
-      .orderBy("l.id")
-      .limit(TOP_LINKS)
-      .execute();
+    const clicks = await this.clicks(today, weekStart);
+    const top = await this.topLinks(today, weekStart);
 
     const reports = await db
       .selectFrom("abuse_reports")
@@ -104,6 +81,39 @@ export class AdminOverview {
   }
 
   /** Accounts by status and by plan. */
+  /** Clicks today and over the week (from the daily roll-up). */
+  private async clicks(today: string, weekStart: string): Promise<Overview["clicks"]> {
+    const days = await this.deps.db
+      .selectFrom("click_daily")
+      .select((eb) => ["day", eb.fn.sum<number | string>("clicks").as("n")])
+      .where("day", ">=", weekStart)
+      .where("day", "<=", today)
+      .groupBy("day")
+      .execute();
+    const clicks = { today: 0, week: 0 };
+    for (const d of days) {
+      clicks.week += Number(d.n);
+      if (d.day === today) clicks.today += Number(d.n);
+    }
+    return clicks;
+  }
+
+  /** The week's most clicked links, with their owners. */
+  private topLinks(today: string, weekStart: string) {
+    return this.deps.db
+      .selectFrom("click_daily as d")
+      .innerJoin("links as l", "l.id", "d.link_id")
+      .leftJoin("users as u", "u.id", "l.owner_id")
+      .select((eb) => ["l.id", "l.alias", "l.domain", "l.url", "u.email as owner_email", eb.fn.sum<number | string>("d.clicks").as("clicks")])
+      .where("d.day", ">=", weekStart)
+      .where("d.day", "<=", today)
+      .groupBy(["l.id", "l.alias", "l.domain", "l.url", "u.email"])
+      .orderBy("clicks", "desc")
+      .orderBy("l.id")
+      .limit(TOP_LINKS)
+      .execute();
+  }
+
   private async accounts(): Promise<Overview["accounts"]> {
     const by_plan = Object.fromEntries(PLANS.map((p) => [p, 0])) as Record<Plan, number>;
     const accounts = { total: 0, active: 0, suspended: 0, by_plan };

@@ -1,5 +1,5 @@
 // A batch described and grouped: raw click rows and groups (identical clicks of a link and hour), the
-// groups of clicks not committed yet for reads (groupsOf), and groups held between roll-ups (GroupSet);
+// groups of clicks not committed yet for reads (groupsOf); group-set.ts holds groups between roll-ups;
 // rollup-rows.ts turns groups into roll-up rows. Terms: README.md.
 import type { Selectable } from "kysely";
 import type { ClickBreakdownMonthTable, ClickBreakdownTable, ClickDailyTable, ClickHourlyTable, ClicksTable } from "../storage/schema.js";
@@ -77,7 +77,7 @@ export function dayOf(ms: number): string {
 }
 
 /** UTC day of an instant; consecutive clicks share a day, so the last one is remembered. */
-class DayOf {
+export class DayOf {
   private start = 0;
   private end = -1;
   private day = "";
@@ -96,12 +96,12 @@ export function hourOf(ms: number): number {
 }
 
 /** The group of `groups` (one link's) for an hour and values, or undefined: a link has a few groups at most. */
-function findGroup(groups: Group[], hour: number, v: Values): Group | undefined {
+export function findGroup(groups: Group[], hour: number, v: Values): Group | undefined {
   for (const g of groups) if (g.hour === hour && sameValues(g, v)) return g;
   return undefined;
 }
 
-function newGroup(linkId: string, linkNum: number, day: string, hour: number, v: Values): Group {
+export function newGroup(linkId: string, linkNum: number, day: string, hour: number, v: Values): Group {
   return {
     link_id: linkId,
     link_num: linkNum,
@@ -344,56 +344,7 @@ export function groupsOf(batch: ClickBatch, nums: ReadonlySet<number>, countries
   return groups;
 }
 
-/**
- * Groups held in memory between roll-ups, by link number: adding one is a lookup by number and a
- * look through that link's few groups. Takes over the groups added to it.
- */
-export class GroupSet {
-  private readonly byLink = new Map<number, Group[]>();
-  private count = 0;
-
-  /** Distinct groups held. */
-  get size(): number {
-    return this.count;
-  }
-
-  /** Adds a group (from one batch), merged into the same link, day and values if held. */
-  add(g: Group): void {
-    const list = this.byLink.get(g.link_num);
-    const have = list === undefined ? undefined : findGroup(list, g.hour, g);
-    if (have !== undefined) {
-      have.clicks += g.clicks;
-      have.counted += g.counted;
-      have.visitors += g.visitors;
-      if (g.last_at > have.last_at) have.last_at = g.last_at;
-      return;
-    }
-    if (list === undefined) this.byLink.set(g.link_num, [g]);
-    else list.push(g);
-    this.count++;
-  }
-
-  /** The groups held for one link (none: an empty list). */
-  of(linkNum: number): readonly Group[] {
-    return this.byLink.get(linkNum) ?? [];
-  }
-
-  /** Adds click rows (read back from the database), one click each. */
-  addRows(rows: Iterable<ClickRow>): void {
-    const days = new DayOf();
-    for (const row of rows) {
-      const g = newGroup(row.link_id, row.link_num, days.of(row.at), hourOf(row.at), row);
-      this.add(Object.assign(g, { clicks: 1, counted: row.counted, visitors: row.new_visitor, last_at: row.at }));
-    }
-  }
-
-  /** Every group, by link id (the order roll-ups are written and recorded in), each link's in the order they came. */
-  byLinkId(): Group[] {
-    const lists = [...this.byLink.values()].sort((a, b) => compareIds(a[0]!.link_id, b[0]!.link_id));
-    return lists.flat();
-  }
-}
-
+/** Ids in code-unit order: the order roll-ups are written and recorded in. */
 export function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

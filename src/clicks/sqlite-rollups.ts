@@ -3,7 +3,8 @@
 // whole links (each recording its progress in click_rollup_state), the move of staged raw rows into
 // clicks that goes with it, the monthly compaction, and recover(), which folds in at start exactly
 // the raw clicks that a crash left out of the roll-ups.
-import { type ClickRow, type Group, GroupSet } from "./click-groups.js";
+import type { ClickRow, Group } from "./click-groups.js";
+import { GroupSet } from "./group-set.js";
 import type { HeldBack } from "./click-writer.js";
 import { type Months, type SqliteStatements, chunkEnd } from "./sqlite-statements.js";
 import { monthBefore } from "./rollup-rows.js";

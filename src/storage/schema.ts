@@ -17,6 +17,8 @@ import type {
 } from "./click-tables.js";
 
 export type * from "./click-tables.js";
+import type { AdminTables } from "./admin-tables.js";
+export type * from "./admin-tables.js";
 import type { ImportTables } from "./import-tables.js";
 export type * from "./import-tables.js";
 import type { PasskeyTables } from "./passkey-tables.js";
@@ -273,48 +275,6 @@ export interface DomainsTable {
   created_at: number;
 }
 
-/** A host (and its subdomains) links may not point to, added in the console (BLOCKLIST_FILE's are in memory). */
-export interface BlockedHostsTable {
-  host: string;
-  note: string;
-  created_by: string | null;
-  created_at: number;
-}
-
-export interface AbuseReportsTable {
-  id: string;
-  /** Null once the link is deleted. */
-  link_id: string | null;
-  domain: string;
-  alias: string;
-  /** The destination when reported. */
-  url: string;
-  reason: string;
-  details: string;
-  reporter_email: string | null;
-  /** open | dismissed | link_disabled | owner_banned */
-  state: string;
-  created_at: number;
-  resolved_at: number | null;
-  resolved_by: string | null;
-}
-
-/** Every operator action; append-only (the database refuses UPDATE and DELETE). */
-export interface AdminAuditTable {
-  id: Generated<number>;
-  at: number;
-  /** Null for the command line. */
-  actor_id: string | null;
-  actor_email: string;
-  action: string;
-  target_type: string;
-  target_id: string;
-  summary: string;
-  /** JSON. */
-  before: string | null;
-  after: string | null;
-}
-
 /** An owner's label for links (migration 017). */
 export interface TagsTable {
   id: string;
@@ -346,7 +306,7 @@ export interface UtmTemplatesTable {
   created_at: number;
 }
 
-export interface Database extends ImportTables, PasskeyTables, SecurityTables, StreamTables {
+export interface Database extends AdminTables, ImportTables, PasskeyTables, SecurityTables, StreamTables {
   users: UsersTable;
   user_pictures: UserPicturesTable;
   sessions: SessionsTable;
@@ -376,9 +336,6 @@ export interface Database extends ImportTables, PasskeyTables, SecurityTables, S
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   domains: DomainsTable;
-  blocked_hosts: BlockedHostsTable;
-  abuse_reports: AbuseReportsTable;
-  admin_audit: AdminAuditTable;
   mail_outbox: MailOutboxTable;
   tags: TagsTable;
   link_tags: LinkTagsTable;
@@ -395,5 +352,3 @@ export type TeamInvitationRow = Selectable<TeamInvitationsTable>;
 export type WebhookRow = Selectable<WebhooksTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type DomainRow = Selectable<DomainsTable>;
-export type AbuseReportRow = Selectable<AbuseReportsTable>;
-export type AdminAuditRow = Selectable<AdminAuditTable>;

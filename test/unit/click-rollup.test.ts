@@ -1,7 +1,8 @@
 // Roll-up rows and the groups held between roll-ups, against a plain reference: every row summed by its
 // whole key in one map and sorted by the key's string (the order writers lock rows in).
 import { describe, expect, it } from "vitest";
-import { BREAKDOWNS, DIMENSIONS, type Group, GroupSet } from "../../src/clicks/click-groups.js";
+import { BREAKDOWNS, DIMENSIONS, type Group } from "../../src/clicks/click-groups.js";
+import { GroupSet } from "../../src/clicks/group-set.js";
 import { rollUp } from "../../src/clicks/rollup-rows.js";
 
 type Row = { key: string; clicks: number; bots?: number } & Record<string, unknown>;

@@ -61,49 +61,7 @@ export async function linkRoutes(app: App, ctx: Deps): Promise<void> {
       },
     );
 
-    scope.post(
-      "/api/links/bulk",
-      {
-        schema: {
-          tags: ["links"],
-          summary: "Create one link per line, or per row of `links` with an alias (Business and above); one result per row, in order",
-          body: BulkBody,
-          response: { 200: BulkReply, ...errors(400, 401, 403, 413) },
-        },
-      },
-      async (req) => {
-        const results = await ctx.links.bulk(activeUser(req), req.body);
-        const created = await ctx.links.present(results.flatMap((r) => (r.status === "created" ? [r.link] : [])));
-        let next = 0;
-        return { status: "success" as const, results: results.map((r) => (r.status === "created" ? { ...r, link: created[next++]! } : r)) };
-      },
-    );
-
-    scope.patch(
-      "/api/links/bulk",
-      {
-        schema: {
-          tags: ["links"],
-          summary: "Archive or restore, add or remove tags of up to 100 links of one owner (owner or active member); all or nothing",
-          body: BulkEditBody,
-          response: { 200: BulkEditReply, ...errors(400, 401, 403, 404) },
-        },
-      },
-      async (req) => ({ status: "success" as const, links: await ctx.links.present(await ctx.links.bulkEdit(activeUser(req), req.body)) }),
-    );
-
-    scope.post(
-      "/api/links/bulk/delete",
-      {
-        schema: {
-          tags: ["links"],
-          summary: "Delete up to 100 of the caller's links (owner only); all or nothing",
-          body: BulkDeleteBody,
-          response: { 200: BulkDeleteReply, ...errors(400, 401, 403, 404) },
-        },
-      },
-      async (req) => ({ status: "success" as const, deleted: await ctx.links.bulkDelete(activeUser(req), req.body.ids) }),
-    );
+    bulkRoutes(scope, ctx);
 
     scope.get(
       "/api/links/sparklines",
@@ -174,6 +132,53 @@ export async function linkRoutes(app: App, ctx: Deps): Promise<void> {
       },
     );
   });
+}
+
+/** Many links at once: create, edit (archive, tags) and delete (docs/bulk.md). */
+function bulkRoutes(scope: App, ctx: Deps): void {
+  scope.post(
+    "/api/links/bulk",
+    {
+      schema: {
+        tags: ["links"],
+        summary: "Create one link per line, or per row of `links` with an alias (Business and above); one result per row, in order",
+        body: BulkBody,
+        response: { 200: BulkReply, ...errors(400, 401, 403, 413) },
+      },
+    },
+    async (req) => {
+      const results = await ctx.links.bulk(activeUser(req), req.body);
+      const created = await ctx.links.present(results.flatMap((r) => (r.status === "created" ? [r.link] : [])));
+      let next = 0;
+      return { status: "success" as const, results: results.map((r) => (r.status === "created" ? { ...r, link: created[next++]! } : r)) };
+    },
+  );
+
+  scope.patch(
+    "/api/links/bulk",
+    {
+      schema: {
+        tags: ["links"],
+        summary: "Archive or restore, add or remove tags of up to 100 links of one owner (owner or active member); all or nothing",
+        body: BulkEditBody,
+        response: { 200: BulkEditReply, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => ({ status: "success" as const, links: await ctx.links.present(await ctx.links.bulkEdit(activeUser(req), req.body)) }),
+  );
+
+  scope.post(
+    "/api/links/bulk/delete",
+    {
+      schema: {
+        tags: ["links"],
+        summary: "Delete up to 100 of the caller's links (owner only); all or nothing",
+        body: BulkDeleteBody,
+        response: { 200: BulkDeleteReply, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => ({ status: "success" as const, deleted: await ctx.links.bulkDelete(activeUser(req), req.body.ids) }),
+  );
 }
 
 /** "Test a visit" (docs/api.md, Redirect rules). */

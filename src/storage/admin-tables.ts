@@ -1,0 +1,54 @@
+// Tables of the operator console: the blocklist's console entries (migration 014), abuse reports and the
+// append-only audit log of operator actions (docs/operator.md).
+import type { Generated, Selectable } from "kysely";
+
+/** A host (and its subdomains) links may not point to, added in the console (BLOCKLIST_FILE's are in memory). */
+export interface BlockedHostsTable {
+  host: string;
+  note: string;
+  created_by: string | null;
+  created_at: number;
+}
+
+export interface AbuseReportsTable {
+  id: string;
+  /** Null once the link is deleted. */
+  link_id: string | null;
+  domain: string;
+  alias: string;
+  /** The destination when reported. */
+  url: string;
+  reason: string;
+  details: string;
+  reporter_email: string | null;
+  /** open | dismissed | link_disabled | owner_banned */
+  state: string;
+  created_at: number;
+  resolved_at: number | null;
+  resolved_by: string | null;
+}
+
+/** Every operator action; append-only (the database refuses UPDATE and DELETE). */
+export interface AdminAuditTable {
+  id: Generated<number>;
+  at: number;
+  /** Null for the command line. */
+  actor_id: string | null;
+  actor_email: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  summary: string;
+  /** JSON. */
+  before: string | null;
+  after: string | null;
+}
+
+export interface AdminTables {
+  blocked_hosts: BlockedHostsTable;
+  abuse_reports: AbuseReportsTable;
+  admin_audit: AdminAuditTable;
+}
+
+export type AbuseReportRow = Selectable<AbuseReportsTable>;
+export type AdminAuditRow = Selectable<AdminAuditTable>;
