@@ -129,34 +129,7 @@ export function AdminAuditPage() {
         </div>
       </div>
 
-      <FilterForm onApply={() => setFilters(form)}>
-        <Field id="audit-action" label="Action">
-          <select id="audit-action" data-testid="audit-action" value={filters.action} onChange={(e) => setFilters({ ...form, action: e.target.value })}>
-            <option value="">All actions</option>
-            {ACTIONS.map((a) => (
-              <option key={a.value} value={a.value}>
-                {a.label}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field id="audit-actor" label="Operator email" className="grow">
-          <input id="audit-actor" data-testid="audit-actor" type="search" value={form.actor} onChange={(e) => setForm({ ...form, actor: e.target.value })} />
-        </Field>
-        <Field id="audit-target" label="Target id" className="grow">
-          <input
-            id="audit-target"
-            data-testid="audit-target"
-            type="search"
-            spellCheck={false}
-            value={form.target}
-            onChange={(e) => setForm({ ...form, target: e.target.value })}
-          />
-        </Field>
-        <button type="submit" className="btn btn-secondary filter-submit" data-testid="audit-submit">
-          Filter
-        </button>
-      </FilterForm>
+      <AuditFilters filters={filters} setFilters={setFilters} form={form} setForm={setForm} />
 
       <ListView
         list={list}
@@ -190,6 +163,53 @@ export function AdminAuditPage() {
         )}
       </ListView>
     </>
+  );
+}
+
+type AuditFilterValues = { action: string; actor: string; target: string };
+type AuditForm = { actor: string; target: string };
+
+/** The filter form: the action (applied at once), the operator's email and the target id (applied on submit). */
+function AuditFilters({
+  filters,
+  setFilters,
+  form,
+  setForm,
+}: {
+  filters: AuditFilterValues;
+  setFilters: (f: Partial<AuditFilterValues>) => void;
+  form: AuditForm;
+  setForm: (f: AuditForm) => void;
+}) {
+  return (
+    <FilterForm onApply={() => setFilters(form)}>
+      <Field id="audit-action" label="Action">
+        <select id="audit-action" data-testid="audit-action" value={filters.action} onChange={(e) => setFilters({ ...form, action: e.target.value })}>
+          <option value="">All actions</option>
+          {ACTIONS.map((a) => (
+            <option key={a.value} value={a.value}>
+              {a.label}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field id="audit-actor" label="Operator email" className="grow">
+        <input id="audit-actor" data-testid="audit-actor" type="search" value={form.actor} onChange={(e) => setForm({ ...form, actor: e.target.value })} />
+      </Field>
+      <Field id="audit-target" label="Target id" className="grow">
+        <input
+          id="audit-target"
+          data-testid="audit-target"
+          type="search"
+          spellCheck={false}
+          value={form.target}
+          onChange={(e) => setForm({ ...form, target: e.target.value })}
+        />
+      </Field>
+      <button type="submit" className="btn btn-secondary filter-submit" data-testid="audit-submit">
+        Filter
+      </button>
+    </FilterForm>
   );
 }
 

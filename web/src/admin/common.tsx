@@ -109,20 +109,7 @@ export function DisableDialog(props: {
       onConfirm={() => void run()}
     >
       {props.children}
-      {props.host ? (
-        <Field id="disable-host" label="Host" hint="Every link whose destination (main, iOS or Android) is on this host or its subdomains.">
-          <input
-            id="disable-host"
-            data-testid="disable-host"
-            type="text"
-            autoCapitalize="off"
-            spellCheck={false}
-            placeholder="bad.example"
-            value={props.host.value}
-            onChange={(e) => props.host?.onChange(e.target.value)}
-          />
-        </Field>
-      ) : null}
+      {props.host ? <DisableHostField host={props.host} /> : null}
       <Field
         id="disable-reason"
         label={requireReason ? "Reason" : "Reason (optional)"}
@@ -139,18 +126,43 @@ export function DisableDialog(props: {
           onChange={(e) => setReason(e.target.value)}
         />
       </Field>
-      <fieldset className="options status-choice">
-        <legend>Visitors get</legend>
-        <label className="checkbox">
-          <input type="radio" name="disable-status" value="410" checked={status === 410} onChange={() => setStatus(410)} data-testid="disable-status-410" />
-          410 Gone: the link was disabled
-        </label>
-        <label className="checkbox">
-          <input type="radio" name="disable-status" value="451" checked={status === 451} onChange={() => setStatus(451)} data-testid="disable-status-451" />
-          451 Unavailable for legal reasons
-        </label>
-      </fieldset>
+      <StatusChoice status={status} onChange={setStatus} />
     </ConfirmDialog>
+  );
+}
+
+/** The bulk dialog's host field: every link to that host (or a subdomain) is disabled. */
+function DisableHostField({ host }: { host: { value: string; onChange: (v: string) => void } }) {
+  return (
+    <Field id="disable-host" label="Host" hint="Every link whose destination (main, iOS or Android) is on this host or its subdomains.">
+      <input
+        id="disable-host"
+        data-testid="disable-host"
+        type="text"
+        autoCapitalize="off"
+        spellCheck={false}
+        placeholder="bad.example"
+        value={host.value}
+        onChange={(e) => host.onChange(e.target.value)}
+      />
+    </Field>
+  );
+}
+
+/** What visitors of a disabled link get: 410 Gone or 451 Unavailable for legal reasons. */
+function StatusChoice({ status, onChange }: { status: DisableStatus; onChange: (s: DisableStatus) => void }) {
+  return (
+    <fieldset className="options status-choice">
+      <legend>Visitors get</legend>
+      <label className="checkbox">
+        <input type="radio" name="disable-status" value="410" checked={status === 410} onChange={() => onChange(410)} data-testid="disable-status-410" />
+        410 Gone: the link was disabled
+      </label>
+      <label className="checkbox">
+        <input type="radio" name="disable-status" value="451" checked={status === 451} onChange={() => onChange(451)} data-testid="disable-status-451" />
+        451 Unavailable for legal reasons
+      </label>
+    </fieldset>
   );
 }
 

@@ -29,11 +29,44 @@ function OwnerSelect({ value, set }: { value: string; set: Set }) {
   );
 }
 
+/** The links matching what is typed (the list's own search), asked 250 ms after the last keystroke; none once one is chosen. */
+function useLinkOptions(text: string, owner: string, value: string): Link[] {
+  const [options, setOptions] = useState<Link[]>([]);
+  useEffect(() => {
+    if (value) return;
+    let live = true;
+    const t = window.setTimeout(() => {
+      linkApi
+        .search(text.trim(), owner || undefined)
+        .then((p) => live && setOptions(p.links))
+        .catch(() => live && setOptions([]));
+    }, 250);
+    return () => {
+      live = false;
+      window.clearTimeout(t);
+    };
+  }, [text, owner, value]);
+  return options;
+}
+
+/** The chosen link's alias, and × to go back to every link. */
+function ChosenLink({ alias, onClear }: { alias: string | undefined; onClear: () => void }) {
+  return (
+    <span className="an-filter an-chosen" data-testid="analytics-link-chosen">
+      <span>Link</span>
+      <strong className="truncate">{alias ?? "…"}</strong>
+      <button type="button" className="btn-link" aria-label="Every link" title="Every link" onClick={onClear} data-testid="analytics-link-clear">
+        ×
+      </button>
+    </span>
+  );
+}
+
 /** One link, found by typing part of its alias, URL or title (the list's own search); × goes back to every link. */
 function LinkPicker({ owner, value, set }: { owner: string; value: string; set: Set }) {
   const id = useId();
   const [text, setText] = useState("");
-  const [options, setOptions] = useState<Link[]>([]);
+  const options = useLinkOptions(text, owner, value);
   const [chosen, setChosen] = useState<Link | null>(null);
 
   useEffect(() => {
@@ -49,21 +82,6 @@ function LinkPicker({ owner, value, set }: { owner: string; value: string; set: 
     };
   }, [value]);
 
-  useEffect(() => {
-    if (value) return;
-    let live = true;
-    const t = window.setTimeout(() => {
-      linkApi
-        .search(text.trim(), owner || undefined)
-        .then((p) => live && setOptions(p.links))
-        .catch(() => live && setOptions([]));
-    }, 250);
-    return () => {
-      live = false;
-      window.clearTimeout(t);
-    };
-  }, [text, owner, value]);
-
   const pick = (typed: string, loose: boolean) => {
     const found = options.find((o) => o.alias === typed.trim()) ?? (loose && typed.trim() ? options[0] : undefined);
     if (!found) return;
@@ -72,24 +90,7 @@ function LinkPicker({ owner, value, set }: { owner: string; value: string; set: 
     set({ link: found.id });
   };
 
-  if (value) {
-    return (
-      <span className="an-filter an-chosen" data-testid="analytics-link-chosen">
-        <span>Link</span>
-        <strong className="truncate">{chosen?.alias ?? "…"}</strong>
-        <button
-          type="button"
-          className="btn-link"
-          aria-label="Every link"
-          title="Every link"
-          onClick={() => set({ link: "" })}
-          data-testid="analytics-link-clear"
-        >
-          ×
-        </button>
-      </span>
-    );
-  }
+  if (value) return <ChosenLink alias={chosen?.alias} onClear={() => set({ link: "" })} />;
   return (
     <label className="an-filter">
       <span>Link</span>

@@ -7,7 +7,7 @@ import { useSession } from "../shared/session";
 import { A, Alert, Field, Spinner, useTitle } from "../shared/ui";
 import { MAX_NAME, MESSAGES, accountPasswordProblem, emailProblem } from "../../../src/contract/form-rules";
 import { safeNext, useFormErrors } from "./form-errors";
-import { InstanceButton, SsoSignIn, startSso, useSsoOptions } from "./SsoEntry";
+import { InstanceButton, SsoSignIn, startSso, useSsoOptions, type SsoOptions } from "./SsoEntry";
 import { SecondStep } from "./SecondStep";
 import { PasskeySignIn } from "./PasskeySignIn";
 
@@ -27,15 +27,7 @@ export function SignupPage() {
   const sso = useSsoOptions();
 
   if (user && !busy) return <Navigate to={next ?? "/app"} replace />;
-  if (sso?.password_sign_up === false) {
-    return (
-      <section className="auth-card card" data-testid="signup-off">
-        <h1>Create your account</h1>
-        <p className="muted">Accounts on this service are created when you first sign in through your organisation.</p>
-        <InstanceButton options={sso} />
-      </section>
-    );
-  }
+  if (sso?.password_sign_up === false) return <SignupOff options={sso} />;
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -66,33 +58,7 @@ export function SignupPage() {
       <h1>Create your account</h1>
       <p className="muted">Keep your links, see their statistics and manage them in one place.</p>
       <form onSubmit={submit} noValidate data-testid="signup-form">
-        <Field id="signup-email" label="Email" error={f.fieldErrors.email}>
-          <input
-            id="signup-email"
-            data-testid="signup-email"
-            type="email"
-            autoComplete="email"
-            required
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-        </Field>
-        <Field id="signup-name" label="Name (optional)" error={f.fieldErrors.name}>
-          <input id="signup-name" data-testid="signup-name" type="text" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
-        </Field>
-        <Field id="signup-password" label="Password" error={f.fieldErrors.password} hint="10 to 200 characters.">
-          <input
-            id="signup-password"
-            data-testid="signup-password"
-            type="password"
-            autoComplete="new-password"
-            required
-            minLength={10}
-            maxLength={200}
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </Field>
+        <SignupFields email={email} setEmail={setEmail} name={name} setName={setName} password={password} setPassword={setPassword} errors={f.fieldErrors} />
         {f.error ? <Alert>{f.error}</Alert> : null}
         <button type="submit" className="btn btn-primary btn-block" disabled={busy} data-testid="signup-submit">
           {busy ? "Creating account…" : "Sign up"}
@@ -144,14 +110,11 @@ export function LoginPage() {
 
   if (secondStep)
     return (
-      <section className="auth-card card">
-        <h1>Sign in</h1>
-        <SecondStep
-          methods={secondStep}
-          onSignedIn={(u) => (setBusy(true), setUser(u), navigate(next, { replace: true }))}
-          onRestart={() => (setSecondStep(null), setPassword(""))}
-        />
-      </section>
+      <SecondStepCard
+        methods={secondStep}
+        onSignedIn={(u) => (setBusy(true), setUser(u), navigate(next, { replace: true }))}
+        onRestart={() => (setSecondStep(null), setPassword(""))}
+      />
     );
 
   return (
@@ -159,34 +122,9 @@ export function LoginPage() {
       <h1>Sign in</h1>
       <SsoSignIn options={sso} params={params} />
       <form onSubmit={submit} noValidate data-testid="login-form">
-        <Field id="login-email" label="Email" error={f.fieldErrors.email}>
-          <input
-            id="login-email"
-            data-testid="login-email"
-            type="email"
-            autoComplete="username"
-            required
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-        </Field>
-        <Field id="login-password" label="Password" error={f.fieldErrors.password}>
-          <input
-            id="login-password"
-            data-testid="login-password"
-            type="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </Field>
+        <LoginFields email={email} setEmail={setEmail} password={password} setPassword={setPassword} errors={f.fieldErrors} />
         {f.error ? <Alert testId="login-error">{f.error}</Alert> : null}
-        {ssoRequired ? (
-          <button type="button" className="btn btn-secondary btn-block" onClick={() => startSso({ email: email.trim() })} data-testid="sso-required-continue">
-            Continue with single sign-on
-          </button>
-        ) : null}
+        {ssoRequired ? <SsoRequiredContinue email={email} /> : null}
         <button type="submit" className="btn btn-primary btn-block" disabled={busy} data-testid="login-submit">
           {busy ? "Signing in…" : "Sign in"}
         </button>
@@ -198,6 +136,113 @@ export function LoginPage() {
         No account yet? <A to="/app/signup">Sign up</A>
       </p>
     </section>
+  );
+}
+
+/** Sign-up for an instance that creates accounts only through single sign-on: the organisation's button. */
+function SignupOff({ options }: { options: SsoOptions }) {
+  return (
+    <section className="auth-card card" data-testid="signup-off">
+      <h1>Create your account</h1>
+      <p className="muted">Accounts on this service are created when you first sign in through your organisation.</p>
+      <InstanceButton options={options} />
+    </section>
+  );
+}
+
+type Setter = (v: string) => void;
+
+/** The sign-up form's fields: email, an optional name, a new password. */
+function SignupFields(props: {
+  email: string;
+  setEmail: Setter;
+  name: string;
+  setName: Setter;
+  password: string;
+  setPassword: Setter;
+  errors: Record<string, string>;
+}) {
+  const { email, setEmail, name, setName, password, setPassword, errors } = props;
+  return (
+    <>
+      <Field id="signup-email" label="Email" error={errors.email}>
+        <input
+          id="signup-email"
+          data-testid="signup-email"
+          type="email"
+          autoComplete="email"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
+      </Field>
+      <Field id="signup-name" label="Name (optional)" error={errors.name}>
+        <input id="signup-name" data-testid="signup-name" type="text" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
+      </Field>
+      <Field id="signup-password" label="Password" error={errors.password} hint="10 to 200 characters.">
+        <input
+          id="signup-password"
+          data-testid="signup-password"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={10}
+          maxLength={200}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+      </Field>
+    </>
+  );
+}
+
+/** The sign-in form's fields: email and password. */
+function LoginFields(props: { email: string; setEmail: Setter; password: string; setPassword: Setter; errors: Record<string, string> }) {
+  const { email, setEmail, password, setPassword, errors } = props;
+  return (
+    <>
+      <Field id="login-email" label="Email" error={errors.email}>
+        <input
+          id="login-email"
+          data-testid="login-email"
+          type="email"
+          autoComplete="username"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
+      </Field>
+      <Field id="login-password" label="Password" error={errors.password}>
+        <input
+          id="login-password"
+          data-testid="login-password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+      </Field>
+    </>
+  );
+}
+
+/** Sign-in's second step (a code, a passkey or a recovery code) on a card of its own. */
+function SecondStepCard(props: Parameters<typeof SecondStep>[0]) {
+  return (
+    <section className="auth-card card">
+      <h1>Sign in</h1>
+      <SecondStep {...props} />
+    </section>
+  );
+}
+
+/** An account that must sign in through its organisation: continue there with the typed email. */
+function SsoRequiredContinue({ email }: { email: string }) {
+  return (
+    <button type="button" className="btn btn-secondary btn-block" onClick={() => startSso({ email: email.trim() })} data-testid="sso-required-continue">
+      Continue with single sign-on
+    </button>
   );
 }
 

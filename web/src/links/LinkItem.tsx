@@ -70,36 +70,10 @@ export function LinkItem({ link: l, shared, selfId, selected, onSelect, sparklin
             ))}
           </p>
         ) : null}
-        <p className="link-meta">
-          <LinkStateBadge link={l} details />
-          <span>Created {formatDate(l.created_at)}</span>
-          {l.domain ? (
-            <span className="badge link-domain" data-testid="link-domain" title="On your custom domain">
-              {l.domain}
-            </span>
-          ) : null}
-          {l.updated_by && l.updated_by_email ? (
-            <span data-testid="link-updated-by">Last edited by {l.updated_by === selfId ? "you" : l.updated_by_email}</span>
-          ) : null}
-        </p>
+        <LinkMeta link={l} selfId={selfId} />
         <ModerationNotice link={l} compact />
       </div>
-      <div className="link-activity">
-        <span data-testid="link-clicks" className="clicks">
-          <strong>{l.click_count.toLocaleString()}</strong> {l.click_count === 1 ? "click" : "clicks"}
-          {l.imported_clicks > 0 ? (
-            <span
-              className="link-imported"
-              data-testid="link-imported-clicks"
-              title="Counted by the shortener this link was imported from, before it came to snip"
-            >
-              + {l.imported_clicks.toLocaleString()} imported
-            </span>
-          ) : null}
-        </span>
-        <Sparkline values={sparkline} />
-        <span className="link-activity-note">last 7 days</span>
-      </div>
+      <LinkActivity link={l} sparkline={sparkline} />
       <LinkActions link={l} short={short} shared={shared} onQr={onQr} onDelete={onDelete} />
     </li>
   );
@@ -124,6 +98,46 @@ function LinkActions({ link, short, shared, onQr, onDelete }: { link: Link; shor
           !shared && { label: "Delete", testId: "link-delete", danger: true, onSelect: onDelete },
         ]}
       />
+    </div>
+  );
+}
+
+/** The state badge, creation date, custom domain and who last edited the link. */
+function LinkMeta({ link: l, selfId }: { link: Link; selfId: string | undefined }) {
+  return (
+    <p className="link-meta">
+      <LinkStateBadge link={l} details />
+      <span>Created {formatDate(l.created_at)}</span>
+      {l.domain ? (
+        <span className="badge link-domain" data-testid="link-domain" title="On your custom domain">
+          {l.domain}
+        </span>
+      ) : null}
+      {l.updated_by && l.updated_by_email ? (
+        <span data-testid="link-updated-by">Last edited by {l.updated_by === selfId ? "you" : l.updated_by_email}</span>
+      ) : null}
+    </p>
+  );
+}
+
+/** Clicks (with those imported from another shortener) and the last 7 days' sparkline. */
+function LinkActivity({ link: l, sparkline }: { link: Link; sparkline: number[] | undefined }) {
+  return (
+    <div className="link-activity">
+      <span data-testid="link-clicks" className="clicks">
+        <strong>{l.click_count.toLocaleString()}</strong> {l.click_count === 1 ? "click" : "clicks"}
+        {l.imported_clicks > 0 ? (
+          <span
+            className="link-imported"
+            data-testid="link-imported-clicks"
+            title="Counted by the shortener this link was imported from, before it came to snip"
+          >
+            + {l.imported_clicks.toLocaleString()} imported
+          </span>
+        ) : null}
+      </span>
+      <Sparkline values={sparkline} />
+      <span className="link-activity-note">last 7 days</span>
     </div>
   );
 }

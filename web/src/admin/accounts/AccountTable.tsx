@@ -58,25 +58,7 @@ function AccountRow({
         </div>
         <FieldMessage error={error} testId="account-error" />
       </td>
-      <td>
-        <label className="visually-hidden" htmlFor={`plan-${a.id}`}>
-          Plan of {a.email}
-        </label>
-        <select
-          id={`plan-${a.id}`}
-          className="select-sm"
-          data-testid="account-plan"
-          value={a.plan}
-          disabled={busy}
-          onChange={(e) => onAction({ kind: "plan", account: a, plan: e.target.value as Plan })}
-        >
-          {PLANS.map((p) => (
-            <option key={p} value={p}>
-              {planName(p)}
-            </option>
-          ))}
-        </select>
-      </td>
+      <PlanCell account={a} busy={busy} onAction={onAction} />
       <td>
         <span className={`badge ${a.status === "active" ? "badge-ok" : "badge-fail"}`} data-testid="account-status">
           {a.status === "active" ? "Active" : "Suspended"}
@@ -96,22 +78,56 @@ function AccountRow({
       <td className="nowrap small" data-label="Created">
         {formatDate(a.created_at)}
       </td>
-      <td className="cell-actions">
-        <RowMenu
-          label={`Actions for ${a.email}`}
-          testId="account-menu"
-          busy={busy}
-          items={[
-            {
-              label: a.status === "active" ? "Suspend…" : "Activate",
-              testId: "account-toggle-status",
-              danger: a.status === "active",
-              onSelect: () => onAction({ kind: "status", account: a }),
-            },
-            { label: "Delete…", testId: "account-delete", danger: true, onSelect: () => onAction({ kind: "delete", account: a }) },
-          ]}
-        />
-      </td>
+      <ActionsCell account={a} busy={busy} onAction={onAction} />
     </tr>
+  );
+}
+
+type CellProps = { account: AdminAccount; busy: boolean; onAction: (a: AccountAction) => void };
+
+/** The plan dropdown: a choice asks for confirmation first (the page's dialog). */
+function PlanCell({ account: a, busy, onAction }: CellProps) {
+  return (
+    <td>
+      <label className="visually-hidden" htmlFor={`plan-${a.id}`}>
+        Plan of {a.email}
+      </label>
+      <select
+        id={`plan-${a.id}`}
+        className="select-sm"
+        data-testid="account-plan"
+        value={a.plan}
+        disabled={busy}
+        onChange={(e) => onAction({ kind: "plan", account: a, plan: e.target.value as Plan })}
+      >
+        {PLANS.map((p) => (
+          <option key={p} value={p}>
+            {planName(p)}
+          </option>
+        ))}
+      </select>
+    </td>
+  );
+}
+
+/** The row's "…" menu: suspend or activate, delete. */
+function ActionsCell({ account: a, busy, onAction }: CellProps) {
+  return (
+    <td className="cell-actions">
+      <RowMenu
+        label={`Actions for ${a.email}`}
+        testId="account-menu"
+        busy={busy}
+        items={[
+          {
+            label: a.status === "active" ? "Suspend…" : "Activate",
+            testId: "account-toggle-status",
+            danger: a.status === "active",
+            onSelect: () => onAction({ kind: "status", account: a }),
+          },
+          { label: "Delete…", testId: "account-delete", danger: true, onSelect: () => onAction({ kind: "delete", account: a }) },
+        ]}
+      />
+    </td>
   );
 }
