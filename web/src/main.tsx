@@ -14,140 +14,44 @@ import { Header } from "./shared/Header";
  * A page loaded when its route is first shown: each its own chunk, so the home page and the sign-in pages carry none
  * of the dashboard's code.
  */
-function page<M>(load: () => Promise<M>, pick: (m: M) => ComponentType<any>): LazyExoticComponent<ComponentType<any>> {
-  return lazy(async () => ({ default: pick(await load()) }));
+function page(load: () => Promise<ComponentType<any>>): LazyExoticComponent<ComponentType<any>> {
+  return lazy(async () => ({ default: await load() }));
 }
 
 // The signed-in navigation: loaded once someone signs in, never for a signed-out visitor.
 const Sidebar = lazy(() => import("./shared/Sidebar"));
-const HomePage = page(
-  () => import("./public/Home"),
-  (m) => m.HomePage,
-);
-const NotFoundPage = page(
-  () => import("./public/NotFound"),
-  (m) => m.NotFoundPage,
-);
-const LoginPage = page(
-  () => import("./auth/Auth"),
-  (m) => m.LoginPage,
-);
-const LogoutPage = page(
-  () => import("./auth/Auth"),
-  (m) => m.LogoutPage,
-);
-const SignupPage = page(
-  () => import("./auth/Auth"),
-  (m) => m.SignupPage,
-);
-const VerifyEmailPage = page(
-  () => import("./auth/VerifyEmail"),
-  (m) => m.VerifyEmailPage,
-);
-const ResetRequestPage = page(
-  () => import("./auth/ResetPassword"),
-  (m) => m.ResetRequestPage,
-);
-const ResetConfirmPage = page(
-  () => import("./auth/ResetPassword"),
-  (m) => m.ResetConfirmPage,
-);
-const LinksPage = page(
-  () => import("./links/Links"),
-  (m) => m.LinksPage,
-);
-const LinkPage = page(
-  () => import("./links/page/LinkPage"),
-  (m) => m.LinkPage,
-);
-const LinkFormPage = page(
-  () => import("./links/form/LinkForm"),
-  (m) => m.LinkFormPage,
-);
-const BulkPage = page(
-  () => import("./links/bulk/Bulk"),
-  (m) => m.BulkPage,
-);
-const ImportPage = page(
-  () => import("./imports/Import"),
-  (m) => m.ImportPage,
-);
-const StatsPage = page(
-  () => import("./stats/Stats"),
-  (m) => m.StatsPage,
-);
-const LivePage = page(
-  () => import("./analytics/live/Live"),
-  (m) => m.LivePage,
-);
-const AnalyticsPage = page(
-  () => import("./analytics/Analytics"),
-  (m) => m.AnalyticsPage,
-);
-const ProfilePage = page(
-  () => import("./profile/Profile"),
-  (m) => m.ProfilePage,
-);
-const TeamSummary = page(
-  () => import("./team/Team"),
-  (m) => m.TeamSummary,
-);
-const SecurityPage = page(
-  () => import("./security/SecurityPage"),
-  (m) => m.SecurityPage,
-);
-const WebhooksPage = page(
-  () => import("./webhooks/Webhooks"),
-  (m) => m.WebhooksPage,
-);
-const DomainsPage = page(
-  () => import("./domains/Domains"),
-  (m) => m.DomainsPage,
-);
-const TeamPage = page(
-  () => import("./team/Team"),
-  (m) => m.TeamPage,
-);
-const AcceptInvitationPage = page(
-  () => import("./team/AcceptInvitation"),
-  (m) => m.AcceptInvitationPage,
-);
-const SsoPage = page(
-  () => import("./sso/Sso"),
-  (m) => m.SsoPage,
-);
-const AdminLayout = page(
-  () => import("./admin/common"),
-  (m) => m.AdminLayout,
-);
-const AdminSsoPage = page(
-  () => import("./admin/Sso"),
-  (m) => m.AdminSsoPage,
-);
-const AdminOverviewPage = page(
-  () => import("./admin/Overview"),
-  (m) => m.AdminOverviewPage,
-);
-const AdminAccountsPage = page(
-  () => import("./admin/Accounts"),
-  (m) => m.AdminAccountsPage,
-);
-const AdminLinksPage = page(
-  () => import("./admin/Links"),
-  (m) => m.AdminLinksPage,
-);
-const AdminReportsPage = page(
-  () => import("./admin/Reports"),
-  (m) => m.AdminReportsPage,
-);
-const AdminBlocklistPage = page(
-  () => import("./admin/Blocklist"),
-  (m) => m.AdminBlocklistPage,
-);
-const AdminAuditPage = page(
-  () => import("./admin/Audit"),
-  (m) => m.AdminAuditPage,
-);
+const HomePage = page(() => import("./public/Home").then((m) => m.HomePage));
+const NotFoundPage = page(() => import("./public/NotFound").then((m) => m.NotFoundPage));
+const LoginPage = page(() => import("./auth/Auth").then((m) => m.LoginPage));
+const LogoutPage = page(() => import("./auth/Auth").then((m) => m.LogoutPage));
+const SignupPage = page(() => import("./auth/Auth").then((m) => m.SignupPage));
+const VerifyEmailPage = page(() => import("./auth/VerifyEmail").then((m) => m.VerifyEmailPage));
+const ResetRequestPage = page(() => import("./auth/ResetPassword").then((m) => m.ResetRequestPage));
+const ResetConfirmPage = page(() => import("./auth/ResetPassword").then((m) => m.ResetConfirmPage));
+const LinksPage = page(() => import("./links/Links").then((m) => m.LinksPage));
+const LinkPage = page(() => import("./links/page/LinkPage").then((m) => m.LinkPage));
+const LinkFormPage = page(() => import("./links/form/LinkForm").then((m) => m.LinkFormPage));
+const BulkPage = page(() => import("./links/bulk/Bulk").then((m) => m.BulkPage));
+const ImportPage = page(() => import("./imports/Import").then((m) => m.ImportPage));
+const StatsPage = page(() => import("./stats/Stats").then((m) => m.StatsPage));
+const LivePage = page(() => import("./analytics/live/Live").then((m) => m.LivePage));
+const AnalyticsPage = page(() => import("./analytics/Analytics").then((m) => m.AnalyticsPage));
+const ProfilePage = page(() => import("./profile/Profile").then((m) => m.ProfilePage));
+const TeamSummary = page(() => import("./team/Team").then((m) => m.TeamSummary));
+const SecurityPage = page(() => import("./security/SecurityPage").then((m) => m.SecurityPage));
+const WebhooksPage = page(() => import("./webhooks/Webhooks").then((m) => m.WebhooksPage));
+const DomainsPage = page(() => import("./domains/Domains").then((m) => m.DomainsPage));
+const TeamPage = page(() => import("./team/Team").then((m) => m.TeamPage));
+const AcceptInvitationPage = page(() => import("./team/AcceptInvitation").then((m) => m.AcceptInvitationPage));
+const SsoPage = page(() => import("./sso/Sso").then((m) => m.SsoPage));
+const AdminLayout = page(() => import("./admin/common").then((m) => m.AdminLayout));
+const AdminSsoPage = page(() => import("./admin/Sso").then((m) => m.AdminSsoPage));
+const AdminOverviewPage = page(() => import("./admin/Overview").then((m) => m.AdminOverviewPage));
+const AdminAccountsPage = page(() => import("./admin/Accounts").then((m) => m.AdminAccountsPage));
+const AdminLinksPage = page(() => import("./admin/Links").then((m) => m.AdminLinksPage));
+const AdminReportsPage = page(() => import("./admin/Reports").then((m) => m.AdminReportsPage));
+const AdminBlocklistPage = page(() => import("./admin/Blocklist").then((m) => m.AdminBlocklistPage));
+const AdminAuditPage = page(() => import("./admin/Audit").then((m) => m.AdminAuditPage));
 
 // "Confirm it's you" on any 403 reauth_required: its code loads only when a change first asks for it.
 onReauthRequired(() => import("./shared/reauth").then((m) => m.askToConfirmItsYou()));
@@ -167,6 +71,190 @@ function UnauthenticatedRedirect() {
     return () => onUnauthenticated(null);
   }, [navigate, setUser]);
   return null;
+}
+
+/**
+ * The dashboard's route table. The groups of routes are plain functions returning fragments, not components:
+ * Routes reads only Route elements and fragments among its children.
+ */
+function AppRoutes() {
+  return (
+    <Routes>
+      <Route path="/" element={<HomePage />} />
+      <Route path="/app/signup" element={<SignupPage />} />
+      <Route path="/app/login" element={<LoginPage />} />
+      <Route path="/app/logout" element={<LogoutPage />} />
+      <Route path="/app/verify-email" element={<VerifyEmailPage />} />
+      <Route path="/app/reset-password" element={<ResetRequestPage />} />
+      <Route path="/app/reset-password/confirm" element={<ResetConfirmPage />} />
+      {linkRoutes()}
+      <Route
+        path="/app/live"
+        element={
+          <RequireAuth>
+            <LivePage />
+          </RequireAuth>
+        }
+      />
+      <Route
+        path="/app/analytics"
+        element={
+          <RequireAuth>
+            <AnalyticsPage />
+          </RequireAuth>
+        }
+      />
+      {accountRoutes()}
+      <Route
+        path="/app/admin"
+        element={
+          <RequireAuth>
+            <AdminLayout />
+          </RequireAuth>
+        }
+      >
+        <Route index element={<AdminOverviewPage />} />
+        <Route path="accounts" element={<AdminAccountsPage />} />
+        <Route path="links" element={<AdminLinksPage />} />
+        <Route path="reports" element={<AdminReportsPage />} />
+        <Route path="blocklist" element={<AdminBlocklistPage />} />
+        <Route path="audit" element={<AdminAuditPage />} />
+        <Route path="sso" element={<AdminSsoPage />} />
+        <Route path="*" element={<NotFoundPage />} />
+      </Route>
+      <Route path="*" element={<NotFoundPage />} />
+    </Routes>
+  );
+}
+
+/** The links' pages: the list, and the create, bulk, import, view, edit and statistics pages. */
+function linkRoutes() {
+  return (
+    <>
+      <Route
+        path="/app"
+        element={
+          <RequireAuth>
+            <LinksPage />
+          </RequireAuth>
+        }
+      />
+      {/* Keys: "Edit" on the created link's view opens a fresh form, not the create form's state. */}
+      <Route
+        path="/app/links/new"
+        element={
+          <RequireAuth key="create">
+            <LinkFormPage mode="create" />
+          </RequireAuth>
+        }
+      />
+      <Route
+        path="/app/links/bulk"
+        element={
+          <RequireAuth>
+            <BulkPage />
+          </RequireAuth>
+        }
+      />
+      <Route
+        path="/app/links/import"
+        element={
+          <RequireAuth>
+            <ImportPage />
+          </RequireAuth>
+        }
+      />
+      <Route
+        path="/app/links/:id"
+        element={
+          <RequireAuth>
+            <LinkPage />
+          </RequireAuth>
+        }
+      />
+      <Route
+        path="/app/links/:id/edit"
+        element={
+          <RequireAuth key="edit">
+            <LinkFormPage mode="edit" />
+          </RequireAuth>
+        }
+      />
+      <Route
+        path="/app/links/:id/stats"
+        element={
+          <RequireAuth>
+            <StatsPage />
+          </RequireAuth>
+        }
+      />
+    </>
+  );
+}
+
+/** The account's pages: profile, security, team and shared links, invitations, webhooks, domains, single sign-on. */
+function accountRoutes() {
+  return (
+    <>
+      <Route
+        path="/app/profile"
+        element={
+          <RequireAuth>
+            <ProfilePage teamSummary={<TeamSummary />} />
+          </RequireAuth>
+        }
+      />
+      <Route
+        path="/app/security"
+        element={
+          <RequireAuth>
+            <SecurityPage />
+          </RequireAuth>
+        }
+      />
+      <Route
+        path="/app/team"
+        element={
+          <RequireAuth>
+            <TeamPage />
+          </RequireAuth>
+        }
+      />
+      <Route
+        path="/app/shared/:ownerId"
+        element={
+          <RequireAuth>
+            <LinksPage shared />
+          </RequireAuth>
+        }
+      />
+      <Route path="/app/invitations/accept" element={<AcceptInvitationPage />} />
+      <Route
+        path="/app/webhooks"
+        element={
+          <RequireAuth>
+            <WebhooksPage />
+          </RequireAuth>
+        }
+      />
+      <Route
+        path="/app/domains"
+        element={
+          <RequireAuth>
+            <DomainsPage />
+          </RequireAuth>
+        }
+      />
+      <Route
+        path="/app/sso"
+        element={
+          <RequireAuth>
+            <SsoPage />
+          </RequireAuth>
+        }
+      />
+    </>
+  );
 }
 
 function Shell() {
@@ -196,163 +284,7 @@ function Shell() {
                 </div>
               ) : null}
               <Suspense fallback={<Spinner />}>
-                <Routes>
-                  <Route path="/" element={<HomePage />} />
-                  <Route path="/app/signup" element={<SignupPage />} />
-                  <Route path="/app/login" element={<LoginPage />} />
-                  <Route path="/app/logout" element={<LogoutPage />} />
-                  <Route path="/app/verify-email" element={<VerifyEmailPage />} />
-                  <Route path="/app/reset-password" element={<ResetRequestPage />} />
-                  <Route path="/app/reset-password/confirm" element={<ResetConfirmPage />} />
-                  <Route
-                    path="/app"
-                    element={
-                      <RequireAuth>
-                        <LinksPage />
-                      </RequireAuth>
-                    }
-                  />
-                  {/* Keys: "Edit" on the created link's view opens a fresh form, not the create form's state. */}
-                  <Route
-                    path="/app/links/new"
-                    element={
-                      <RequireAuth key="create">
-                        <LinkFormPage mode="create" />
-                      </RequireAuth>
-                    }
-                  />
-                  <Route
-                    path="/app/links/bulk"
-                    element={
-                      <RequireAuth>
-                        <BulkPage />
-                      </RequireAuth>
-                    }
-                  />
-                  <Route
-                    path="/app/links/import"
-                    element={
-                      <RequireAuth>
-                        <ImportPage />
-                      </RequireAuth>
-                    }
-                  />
-                  <Route
-                    path="/app/links/:id"
-                    element={
-                      <RequireAuth>
-                        <LinkPage />
-                      </RequireAuth>
-                    }
-                  />
-                  <Route
-                    path="/app/links/:id/edit"
-                    element={
-                      <RequireAuth key="edit">
-                        <LinkFormPage mode="edit" />
-                      </RequireAuth>
-                    }
-                  />
-                  <Route
-                    path="/app/links/:id/stats"
-                    element={
-                      <RequireAuth>
-                        <StatsPage />
-                      </RequireAuth>
-                    }
-                  />
-                  <Route
-                    path="/app/live"
-                    element={
-                      <RequireAuth>
-                        <LivePage />
-                      </RequireAuth>
-                    }
-                  />
-                  <Route
-                    path="/app/analytics"
-                    element={
-                      <RequireAuth>
-                        <AnalyticsPage />
-                      </RequireAuth>
-                    }
-                  />
-                  <Route
-                    path="/app/profile"
-                    element={
-                      <RequireAuth>
-                        <ProfilePage teamSummary={<TeamSummary />} />
-                      </RequireAuth>
-                    }
-                  />
-                  <Route
-                    path="/app/security"
-                    element={
-                      <RequireAuth>
-                        <SecurityPage />
-                      </RequireAuth>
-                    }
-                  />
-                  <Route
-                    path="/app/team"
-                    element={
-                      <RequireAuth>
-                        <TeamPage />
-                      </RequireAuth>
-                    }
-                  />
-                  <Route
-                    path="/app/shared/:ownerId"
-                    element={
-                      <RequireAuth>
-                        <LinksPage shared />
-                      </RequireAuth>
-                    }
-                  />
-                  <Route path="/app/invitations/accept" element={<AcceptInvitationPage />} />
-                  <Route
-                    path="/app/webhooks"
-                    element={
-                      <RequireAuth>
-                        <WebhooksPage />
-                      </RequireAuth>
-                    }
-                  />
-                  <Route
-                    path="/app/domains"
-                    element={
-                      <RequireAuth>
-                        <DomainsPage />
-                      </RequireAuth>
-                    }
-                  />
-                  <Route
-                    path="/app/sso"
-                    element={
-                      <RequireAuth>
-                        <SsoPage />
-                      </RequireAuth>
-                    }
-                  />
-                  <Route
-                    path="/app/admin"
-                    element={
-                      <RequireAuth>
-                        <AdminLayout />
-                      </RequireAuth>
-                    }
-                  >
-                    <Route index element={<AdminOverviewPage />} />
-                    <Route path="accounts" element={<AdminAccountsPage />} />
-                    <Route path="links" element={<AdminLinksPage />} />
-                    <Route path="reports" element={<AdminReportsPage />} />
-                    <Route path="blocklist" element={<AdminBlocklistPage />} />
-                    <Route path="audit" element={<AdminAuditPage />} />
-                    <Route path="sso" element={<AdminSsoPage />} />
-                    <Route path="*" element={<NotFoundPage />} />
-                  </Route>
-                  <Route path="*" element={<NotFoundPage />} />
-                </Routes>
+                <AppRoutes />
               </Suspense>
             </>
           )}

@@ -121,6 +121,44 @@ export function PlanSection({ user }: { user: User }) {
   );
 }
 
+/** What is wrong with the password form before it is sent: every field at once, with the server's messages. */
+function passwordProblems(current: string, next: string, confirm: string): Record<string, string> {
+  const local: Record<string, string> = {};
+  if (!current) local.current_password = "Enter your current password";
+  const problem = accountPasswordProblem(next);
+  if (problem) local.new_password = problem;
+  if (next !== confirm) local.confirm = "The two passwords differ";
+  return local;
+}
+
+/** The new password and its repetition, side by side. */
+function NewPasswordFields(props: {
+  next: string;
+  confirm: string;
+  errors: Record<string, string>;
+  onNext: (next: string) => void;
+  onConfirm: (confirm: string) => void;
+}) {
+  const { next, confirm, errors, onNext, onConfirm } = props;
+  return (
+    <div className="grid-2">
+      <Field id="new-password" label="New password" error={errors.new_password} hint="10 to 200 characters.">
+        <input id="new-password" data-testid="new-password" type="password" autoComplete="new-password" value={next} onChange={(e) => onNext(e.target.value)} />
+      </Field>
+      <Field id="confirm-password" label="Repeat the new password" error={errors.confirm}>
+        <input
+          id="confirm-password"
+          data-testid="confirm-password"
+          type="password"
+          autoComplete="new-password"
+          value={confirm}
+          onChange={(e) => onConfirm(e.target.value)}
+        />
+      </Field>
+    </div>
+  );
+}
+
 export function PasswordSection() {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
@@ -151,12 +189,7 @@ export function PasswordSection() {
     e.preventDefault();
     setError(null);
     setDone(false);
-    // Every field at once, with the server's messages.
-    const local: Record<string, string> = {};
-    if (!current) local.current_password = "Enter your current password";
-    const problem = accountPasswordProblem(next);
-    if (problem) local.new_password = problem;
-    if (next !== confirm) local.confirm = "The two passwords differ";
+    const local = passwordProblems(current, next, confirm);
     setFe(local);
     if (!Object.keys(local).length) void run();
   }
@@ -175,28 +208,7 @@ export function PasswordSection() {
             onChange={(e) => setCurrent(e.target.value)}
           />
         </Field>
-        <div className="grid-2">
-          <Field id="new-password" label="New password" error={fe.new_password} hint="10 to 200 characters.">
-            <input
-              id="new-password"
-              data-testid="new-password"
-              type="password"
-              autoComplete="new-password"
-              value={next}
-              onChange={(e) => setNext(e.target.value)}
-            />
-          </Field>
-          <Field id="confirm-password" label="Repeat the new password" error={fe.confirm}>
-            <input
-              id="confirm-password"
-              data-testid="confirm-password"
-              type="password"
-              autoComplete="new-password"
-              value={confirm}
-              onChange={(e) => setConfirm(e.target.value)}
-            />
-          </Field>
-        </div>
+        <NewPasswordFields next={next} confirm={confirm} errors={fe} onNext={setNext} onConfirm={setConfirm} />
         {error ? <Alert testId="password-error">{error}</Alert> : null}
         {done ? (
           <Alert kind="success" testId="password-done">

@@ -7,6 +7,33 @@ import { fieldsOrMessage, useSubmit } from "../shared/submit";
 import { KINDS } from "./kinds";
 import { MAX_WEBHOOKS } from "@contract/tables";
 
+/** The receiver's URL, with what this service accepts as a receiver. */
+function ReceiverUrlField(props: { url: string; error: string | undefined; privateReceivers: boolean; onChange: (url: string) => void }) {
+  const { url, error, privateReceivers, onChange } = props;
+  return (
+    <Field
+      id="webhook-url-input"
+      label="Receiver URL"
+      error={error}
+      hint={
+        privateReceivers
+          ? "An https:// address. This service accepts receivers on loopback and private networks too (WEBHOOK_ALLOW_PRIVATE); redirects are not followed."
+          : "A public https:// address. Internal addresses (loopback, private networks, cloud metadata) are refused, and so are redirects."
+      }
+    >
+      <input
+        id="webhook-url-input"
+        data-testid="webhook-url-input"
+        type="url"
+        inputMode="url"
+        placeholder="https://example.com/snip-hook"
+        value={url}
+        onChange={(e) => onChange(e.target.value)}
+      />
+    </Field>
+  );
+}
+
 /** `privateReceivers`: WEBHOOK_ALLOW_PRIVATE is on, so loopback and private-network receivers are accepted. */
 export function CreateWebhookForm({
   count,
@@ -64,26 +91,7 @@ export function CreateWebhookForm({
           onChange={(e) => setName(e.target.value)}
         />
       </Field>
-      <Field
-        id="webhook-url-input"
-        label="Receiver URL"
-        error={fields.url}
-        hint={
-          privateReceivers
-            ? "An https:// address. This service accepts receivers on loopback and private networks too (WEBHOOK_ALLOW_PRIVATE); redirects are not followed."
-            : "A public https:// address. Internal addresses (loopback, private networks, cloud metadata) are refused, and so are redirects."
-        }
-      >
-        <input
-          id="webhook-url-input"
-          data-testid="webhook-url-input"
-          type="url"
-          inputMode="url"
-          placeholder="https://example.com/snip-hook"
-          value={url}
-          onChange={(e) => setUrl(e.target.value)}
-        />
-      </Field>
+      <ReceiverUrlField url={url} error={fields.url} privateReceivers={privateReceivers} onChange={setUrl} />
       {general ? <Alert testId="webhook-form-error">{general}</Alert> : null}
       <button type="submit" className="btn btn-primary" disabled={busy || full || !name.trim() || !url.trim()} data-testid="webhook-create">
         {busy ? "Checking the address…" : "Add webhook"}

@@ -131,6 +131,41 @@ interface RuleCardProps {
   onRemove: () => void;
 }
 
+/** A rule's title with its tools: move it up or down the list, remove it. */
+function RuleHead({ index: i, count, disabled, onMove, onRemove }: Pick<RuleCardProps, "index" | "count" | "disabled" | "onMove" | "onRemove">) {
+  const base = `rule-${i}`;
+  return (
+    <div className="lf-rule-head">
+      <h3>Rule {i + 1}</h3>
+      <div className="lf-rule-tools">
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          aria-label={`Move rule ${i + 1} up`}
+          data-testid={`${base}-up`}
+          disabled={disabled || i === 0}
+          onClick={() => onMove(i - 1)}
+        >
+          ↑
+        </button>
+        <button
+          type="button"
+          className="btn btn-secondary btn-sm"
+          aria-label={`Move rule ${i + 1} down`}
+          data-testid={`${base}-down`}
+          disabled={disabled || i === count - 1}
+          onClick={() => onMove(i + 1)}
+        >
+          ↓
+        </button>
+        <button type="button" className="btn btn-secondary btn-sm" data-testid={`${base}-remove`} onClick={onRemove}>
+          Remove
+        </button>
+      </div>
+    </div>
+  );
+}
+
 function RuleCard({ rule, index: i, count, errors, disabled, onChange, onMove, onRemove }: RuleCardProps) {
   const base = `rule-${i}`;
   const unused = COND_KINDS.filter((k) => !rule.when.some((c) => c.kind === k));
@@ -139,34 +174,7 @@ function RuleCard({ rule, index: i, count, errors, disabled, onChange, onMove, o
   const general = ruleError(errors, i);
   return (
     <li className="lf-rule card-inset" data-testid={base}>
-      <div className="lf-rule-head">
-        <h3>Rule {i + 1}</h3>
-        <div className="lf-rule-tools">
-          <button
-            type="button"
-            className="btn btn-secondary btn-sm"
-            aria-label={`Move rule ${i + 1} up`}
-            data-testid={`${base}-up`}
-            disabled={disabled || i === 0}
-            onClick={() => onMove(i - 1)}
-          >
-            ↑
-          </button>
-          <button
-            type="button"
-            className="btn btn-secondary btn-sm"
-            aria-label={`Move rule ${i + 1} down`}
-            data-testid={`${base}-down`}
-            disabled={disabled || i === count - 1}
-            onClick={() => onMove(i + 1)}
-          >
-            ↓
-          </button>
-          <button type="button" className="btn btn-secondary btn-sm" data-testid={`${base}-remove`} onClick={onRemove}>
-            Remove
-          </button>
-        </div>
-      </div>
+      <RuleHead index={i} count={count} disabled={disabled} onMove={onMove} onRemove={onRemove} />
       <p className="muted small lf-rule-when">When every condition holds (values in one field are alternatives):</p>
       {rule.when.map((c) => (
         <div className="lf-cond" key={c.kind} data-testid={`${base}-cond-${c.kind}`}>

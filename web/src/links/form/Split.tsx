@@ -5,6 +5,71 @@ import { PlanLock } from "../../shared/plan-gate";
 import { newSplit, variantLetter, weightSum, type VariantDraft } from "./targeting";
 import { MAX_VARIANTS, MIN_VARIANTS } from "@contract/tables";
 
+/** One variant of the split: its URL, its weight in percent, and its remove button while more than the minimum remain. */
+function VariantRow({
+  index: i,
+  variant: v,
+  count,
+  errors,
+  disabled,
+  onChange,
+  onRemove,
+}: {
+  index: number;
+  variant: VariantDraft;
+  count: number;
+  errors: Record<string, string>;
+  disabled: boolean;
+  onChange: (v: Partial<VariantDraft>) => void;
+  onRemove: () => void;
+}) {
+  return (
+    <li className="lf-variant" data-testid={`variant-${i}`}>
+      <Field id={`variant-${i}-url`} label={`Variant ${variantLetter(i)} URL`} error={errors[`split[${i}].url`] ?? errors[`split[${i}]`]}>
+        <input
+          id={`variant-${i}-url`}
+          data-testid={`variant-${i}-url`}
+          type="url"
+          inputMode="url"
+          placeholder="https://example.com/landing-b"
+          disabled={disabled}
+          value={v.url}
+          onChange={(e) => onChange({ url: e.target.value })}
+        />
+      </Field>
+      <Field id={`variant-${i}-weight`} label="Weight" className="lf-weight" error={errors[`split[${i}].weight`]}>
+        <div className="lf-weight-input">
+          <input
+            id={`variant-${i}-weight`}
+            data-testid={`variant-${i}-weight`}
+            type="number"
+            min={1}
+            max={99}
+            step={1}
+            inputMode="numeric"
+            disabled={disabled}
+            value={v.weight}
+            onChange={(e) => onChange({ weight: e.target.value })}
+          />
+          <span aria-hidden="true">%</span>
+        </div>
+      </Field>
+      {count > MIN_VARIANTS ? (
+        <button
+          type="button"
+          className="btn-link lf-x"
+          aria-label={`Remove variant ${variantLetter(i)}`}
+          data-testid={`variant-${i}-remove`}
+          disabled={disabled}
+          onClick={onRemove}
+        >
+          ✕
+        </button>
+      ) : null}
+    </li>
+  );
+}
+
 export function SplitSection(props: {
   split: VariantDraft[];
   url: string;
@@ -28,49 +93,16 @@ export function SplitSection(props: {
         <>
           <ol className="lf-variants">
             {split.map((v, i) => (
-              <li key={i} className="lf-variant" data-testid={`variant-${i}`}>
-                <Field id={`variant-${i}-url`} label={`Variant ${variantLetter(i)} URL`} error={errors[`split[${i}].url`] ?? errors[`split[${i}]`]}>
-                  <input
-                    id={`variant-${i}-url`}
-                    data-testid={`variant-${i}-url`}
-                    type="url"
-                    inputMode="url"
-                    placeholder="https://example.com/landing-b"
-                    disabled={!allowed}
-                    value={v.url}
-                    onChange={(e) => setVariant(i, { url: e.target.value })}
-                  />
-                </Field>
-                <Field id={`variant-${i}-weight`} label="Weight" className="lf-weight" error={errors[`split[${i}].weight`]}>
-                  <div className="lf-weight-input">
-                    <input
-                      id={`variant-${i}-weight`}
-                      data-testid={`variant-${i}-weight`}
-                      type="number"
-                      min={1}
-                      max={99}
-                      step={1}
-                      inputMode="numeric"
-                      disabled={!allowed}
-                      value={v.weight}
-                      onChange={(e) => setVariant(i, { weight: e.target.value })}
-                    />
-                    <span aria-hidden="true">%</span>
-                  </div>
-                </Field>
-                {split.length > MIN_VARIANTS ? (
-                  <button
-                    type="button"
-                    className="btn-link lf-x"
-                    aria-label={`Remove variant ${variantLetter(i)}`}
-                    data-testid={`variant-${i}-remove`}
-                    disabled={!allowed}
-                    onClick={() => onChange(split.filter((_, j) => j !== i))}
-                  >
-                    ✕
-                  </button>
-                ) : null}
-              </li>
+              <VariantRow
+                key={i}
+                index={i}
+                variant={v}
+                count={split.length}
+                errors={errors}
+                disabled={!allowed}
+                onChange={(next) => setVariant(i, next)}
+                onRemove={() => onChange(split.filter((_, j) => j !== i))}
+              />
             ))}
           </ol>
           <p className={`lf-weight-sum${sum === 100 ? " lf-weight-ok" : " lf-weight-bad"}`} role="status" data-testid="split-sum">
