@@ -61,11 +61,11 @@ const FEATURE_EVENTS = {
  * spans, so it sees their types), context.ts (the composition root), http/, main.ts (one server process),
  * cluster/ and cli-import.ts (WORKERS=N's primary and workers, which run main.ts; the import command), cli.ts.
  */
-const CONFIG = ["config.ts", "config-details.ts", "config-error.ts", "config-sso.ts", "config-stream.ts"];
+const CONFIG = ["config.ts", "config-details.ts", "config-error.ts", "config-sso.ts", "config-stream.ts", "config-vars.ts"];
 const BELOW_FEATURES = [["shared"], ["contract"], CONFIG, ["storage"]];
 const ABOVE_FEATURES = [
   ["ops", "click-listeners.ts"],
-  ["context.ts", "click-writer-thread.ts", "click-writer-thread-tsx.mjs"],
+  ["context.ts", "context-types.ts", "click-writer-thread.ts", "click-writer-thread-tsx.mjs"],
   ["http"],
   ["main.ts"],
   ["cluster", "cli-import.ts"],

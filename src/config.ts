@@ -9,6 +9,7 @@ import { ConfigError } from "./config-error.js";
 import { type SsoConfig, ssoConfigOf } from "./config-sso.js";
 import { type DetailsConfig, detailsConfigOf } from "./config-details.js";
 import { type StreamConfig, streamConfigOf } from "./config-stream.js";
+import { type Env, boolVar, httpUrlVar, intVar, oneOf, ratioVar } from "./config-vars.js";
 
 /** The package root, whether running from src/ (tsx) or dist/src/ (compiled). */
 function packageRoot(): string {
@@ -127,49 +128,10 @@ export interface Config {
 
 export { ConfigError };
 
-type Env = Record<string, string | undefined>;
-
-function intVar(env: Env, name: string, dflt: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return dflt;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
-  const n = Number(raw.trim());
-  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
-
-function oneOf<T extends string>(env: Env, name: string, values: readonly T[], dflt: T): T {
-  const raw = env[name]?.trim();
-  if (!raw) return dflt;
-  if (!(values as readonly string[]).includes(raw)) throw new ConfigError(name, `must be one of ${values.join(", ")}, got "${raw}"`);
-  return raw as T;
-}
-
 function metricsTokenOf(env: Env): string | null {
   const token = env.METRICS_TOKEN?.trim() || null;
   if (token !== null && token.length < 16) throw new ConfigError("METRICS_TOKEN", "must be at least 16 characters");
   return token;
-}
-
-function ratioVar(env: Env, name: string, dflt: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return dflt;
-  const n = Number(raw);
-  if (!/^\d*\.?\d+(?:e-?\d+)?$/i.test(raw) || !(n >= 0 && n <= 1)) throw new ConfigError(name, `must be a number from 0 to 1, got "${raw}"`);
-  return n;
-}
-
-function httpUrlVar(env: Env, name: string): URL | null {
-  const raw = env[name]?.trim();
-  if (!raw) return null;
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    throw new ConfigError(name, `"${raw}" is not an absolute URL`);
-  }
-  if (u.protocol !== "http:" && u.protocol !== "https:") throw new ConfigError(name, "must start with http:// or https:// (OTLP over HTTP)");
-  return u;
 }
 
 /** The standard OpenTelemetry variables snip reads; the exporter itself reads OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION and _CERTIFICATE. */
@@ -196,14 +158,6 @@ function logFormatOf(env: Env): Config["logFormat"] {
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 const IP_OR_CIDR = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F:]+)(?:\/\d{1,3})?$/;
-
-function boolVar(env: Env, name: string, dflt: boolean): boolean {
-  const raw = env[name]?.trim().toLowerCase();
-  if (!raw) return dflt;
-  if (raw === "true" || raw === "1") return true;
-  if (raw === "false" || raw === "0") return false;
-  throw new ConfigError(name, `must be true or false, got "${env[name]}"`);
-}
 
 function parseTrustProxy(raw: string | undefined): TrustProxy {
   if (raw === undefined || raw === "" || raw === "false" || raw === "0") return false;

@@ -7,147 +7,44 @@
 // listen, close() stops them in the reverse of the list.
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
-import { openStorage, type ChangeFeed, type Storage } from "./storage/db.js";
-import type { ClickWriter } from "./clicks/click-writer.js";
+import { openStorage, type Storage } from "./storage/db.js";
 import { migrateToLatest } from "./storage/migrate.js";
 import { RateEvents } from "./storage/rate-events.js";
 import { OwnerCaps } from "./storage/owner-caps.js";
-import { type Clock, systemClock } from "./shared/clock.js";
+import { systemClock } from "./shared/clock.js";
 import { EventBus } from "./shared/events.js";
 import { SealedBox } from "./shared/secret-box.js";
 import { createLogger } from "./ops/logging.js";
-import type { Tracing } from "./ops/tracing-hooks.js";
 import { createMail } from "./mail/index.js";
 import type { Mailer } from "./mail/mailer.js";
 import type { MailQueue } from "./mail/mail-queue.js";
 import { createAccounts } from "./accounts/index.js";
-import type { AccountService } from "./accounts/accounts.js";
-import type { SessionService } from "./accounts/sessions.js";
-import type { ApiKeyService } from "./accounts/api-keys.js";
 import { createTeams } from "./teams/index.js";
-import type { TeamService } from "./teams/teams.js";
 import { createClicks } from "./clicks/index.js";
 import type { ClickRecorder } from "./clicks/recorder.js";
-import type { StatsService } from "./clicks/stats.js";
 import { createDomains } from "./domains/index.js";
 import type { DomainService } from "./domains/domains.js";
-import type { DnsLookup } from "./domains/dns-check.js";
 import type { CustomHosts } from "./domains/custom-hosts.js";
 import { TagService } from "./tags/tags.js";
 import { UtmTemplateService } from "./utm/templates.js";
 import { createLinks } from "./links/index.js";
-import type { LinkService } from "./links/links.js";
-import type { HostBlocklist } from "./links/host-blocklist.js";
 import { type Webhooks, createWebhooks } from "./webhooks/index.js";
 import { type Streams, createStreams } from "./streams/index.js";
-import type { StreamService } from "./streams/streams.js";
-import type { StreamPublisher } from "./streams/publisher.js";
-import type { WebhookService } from "./webhooks/webhooks.js";
-import type { ClickDeliveries, QueueLimits } from "./webhooks/click-deliveries.js";
 import { createAnalytics } from "./analytics/index.js";
-import type { AccountAnalytics } from "./analytics/account-analytics.js";
-import type { LiveFeed, LiveLimits } from "./analytics/live-feed.js";
+import type { LiveFeed } from "./analytics/live-feed.js";
 import { createRedirects } from "./redirect/index.js";
-import type { RedirectService } from "./redirect/resolve-link.js";
 import { OrphanVisits } from "./orphans/orphan-visits.js";
 import { createAdmin } from "./admin/index.js";
-import type { AuditLog } from "./admin/audit-log.js";
 import { createSecurity } from "./security/index.js";
-import type { PasskeyService } from "./security/passkeys.js";
-import type { AccountsAdmin } from "./admin/accounts-admin.js";
-import type { LinkModeration } from "./admin/link-moderation.js";
-import type { AdminOverview } from "./admin/overview.js";
-import type { ReportFormService } from "./admin/reports.js";
-import type { ReportQueue } from "./admin/report-queue.js";
 import type { BlocklistService } from "./admin/blocklist-service.js";
 import { type Imports, createImports } from "./imports/index.js";
 import { type Sso, createSso } from "./sso/index.js";
-import { type Auth, createAuth } from "./auth/index.js";
+import { createAuth } from "./auth/index.js";
 import { nodeDnsLookup } from "./domains/dns-check.js";
-import type { TwoFactorService } from "./security/two-factor.js";
-import type { SignInNotices } from "./security/sign-in-notice.js";
-import type { TeamPolicy } from "./security/team-policy.js";
-import type { CountryResolver } from "./clicks/describe.js";
 import { STORED, clickedListeners } from "./click-listeners.js";
+import type { AppContext, ContextOverrides, Readiness } from "./context-types.js";
 
-/** What /readyz answers: "starting" until the server listens with everything loaded, "draining" from the start of shutdown. */
-export interface Readiness {
-  state: "starting" | "ready" | "draining";
-}
-
-export interface AppContext {
-  config: Readonly<Config>;
-  readiness: Readiness;
-  storage: Storage;
-  clock: Clock;
-  log: Logger;
-  /** Every email: through the outbox (mail_outbox), retried while the transport is down. */
-  mailer: MailQueue;
-  rate: RateEvents;
-  sessions: SessionService;
-  accounts: AccountService;
-  apiKeys: ApiKeyService;
-  /** Two-factor sign-in: TOTP, recovery codes, pending sign-ins (docs/security.md). */
-  twoFactor: TwoFactorService;
-  /** The email about a sign-in from a browser new to the account. */
-  signInNotices: SignInNotices;
-  /** The Enterprise owner's "members need two-factor sign-in". */
-  teamPolicy: TeamPolicy;
-  /** Countries from the trusted header or GEOIP_DB, for clicks and for the session list. */
-  countries: CountryResolver;
-  clicks: ClickRecorder;
-  stats: StatsService;
-  analytics: AccountAnalytics;
-  links: LinkService;
-  redirects: RedirectService;
-  /** Requests that matched no link, counted in memory and flushed to orphan_visits (docs/orphan-visits.md). */
-  orphans: OrphanVisits;
-  teams: TeamService;
-  webhooks: WebhookService;
-  /** Accounts' click streams (/api/streams) and this instance's publisher (docs/stream.md). */
-  streams: StreamService;
-  streamPublisher: StreamPublisher;
-  tags: TagService;
-  utm: UtmTemplateService;
-  clickDeliveries: ClickDeliveries;
-  domains: DomainService;
-  /** The destination blocklist as links and redirects ask it. */
-  blocklist: HostBlocklist;
-  /** The blocklist's sources: console entries (database) and BLOCKLIST_FILE. */
-  blocklistAdmin: BlocklistService;
-  /** Operator actions, and each account's changes of its passkeys. */
-  audit: AuditLog;
-  /** Passkeys (WebAuthn): registration, passwordless sign-in, the assertion check a second factor reuses. */
-  passkeys: PasskeyService;
-  /** The operator console's accounts, links and overview. */
-  accountsAdmin: AccountsAdmin;
-  linkModeration: LinkModeration;
-  adminOverview: AdminOverview;
-  /** Abuse reports: the public form that files them. */
-  reportForm: ReportFormService;
-  /** Abuse reports: the operators' queue that resolves them. */
-  reports: ReportQueue;
-  /** The live feed of clicks (GET /api/analytics/live): watched owners, open streams, delivery across instances. */
-  live: LiveFeed;
-  /** Imports from other shorteners and files: the jobs, and the runner servers start (main.ts). */
-  imports: Imports;
-  /** Single sign-on (docs/sso.md): Enterprise connections, the sign-in flow, the password policy. */
-  sso: Sso;
-  /** The one door (docs/security.md): every way to a session, sudo mode, security activity and alerts. */
-  auth: Auth;
-  /** OpenTelemetry's hooks when OTEL_EXPORTER_OTLP_ENDPOINT is set (main.ts starts it), else null. */
-  tracing: Tracing | null;
-  /**
-   * Loads what the first request needs (webhook subscriptions, custom hosts, the blocklist, the stream
-   * publisher's table; the clicks a killed process journaled) and starts the timers that keep it fresh;
-   * servers await it before they listen. Once only: a second call returns the first's promise.
-   */
-  start(): Promise<void>;
-  /** After start(), once the server listens: the background work each instance claims (re-checks, mail retries, imports). */
-  run(): void;
-  /** Stops what start() and run() began in the reverse of their order, flushes buffers and closes connections; safe to call twice. */
-  close(): Promise<void>;
-}
+export type { AppContext, ContextOverrides, Readiness };
 
 /** A part of the context with background work: `start` before the server listens, `run` once it does; `stop` at close. */
 export interface LifecyclePart {
@@ -172,35 +69,6 @@ export function lifecycleOf(parts: readonly LifecyclePart[]): Pick<AppContext, "
         for (const part of [...parts].reverse()) await part.stop();
       })()),
   };
-}
-
-export interface ContextOverrides {
-  clock?: Clock;
-  /** The mail transport (wrapped in the outbox queue like SMTP or the .eml outbox). */
-  mailer?: Mailer;
-  log?: Logger;
-  /** A resolver per DNS check instead of node:dns with DNS_SERVERS. */
-  dns?: () => DnsLookup;
-  /** Skip migrations: the tables may not exist, so such a context opens the database and cannot start(). */
-  migrate?: boolean;
-  /**
-   * Webhook delivery knobs for tests: certificate authorities replacing Node's store (an in-process
-   * server cannot take NODE_EXTRA_CA_CERTS, read once at Node's start), and smaller queue bounds.
-   */
-  webhooks?: { ca?: string[]; limits?: Partial<QueueLimits> };
-  /** Journal buffered clicks under DATA_DIR and replay what a killed server left (servers: CLICK_JOURNAL; CLI commands record no clicks). */
-  clickJournal?: boolean;
-  /** Tests: waits before an import page that failed is read again. */
-  importRetryDelaysMs?: number[];
-  /** Spans for database queries, SMTP sends and webhook deliveries (main.ts, when tracing is configured). */
-  tracing?: Tracing | null;
-  /** Live feed bounds for tests (streams per user, events a second, heartbeat). */
-  live?: Partial<LiveLimits>;
-  /**
-   * WORKERS=N (src/cluster/): on SQLite a worker's change feed and click writer are the primary's,
-   * reached over IPC (one writer; edits heard by every worker). PostgreSQL needs neither.
-   */
-  cluster?: { feed: ChangeFeed; clickWriter: ClickWriter };
 }
 
 /** Housekeeping: expired sessions, old throttle events, raw clicks past retention, every hour once started; a failure is logged. */
@@ -270,7 +138,8 @@ function lifecycleParts(r: LifecycleRooms): LifecyclePart[] {
   ];
 }
 
-export async function createContext(config: Readonly<Config>, overrides: ContextOverrides = {}): Promise<AppContext> {
+/** What every folder stands on: the log, the database (migrated unless told not to), the event bus, throttles and caps. */
+async function openGround(config: Readonly<Config>, overrides: ContextOverrides) {
   const log = overrides.log ?? createLogger(config);
   const clock = overrides.clock ?? systemClock;
   const tracing = overrides.tracing ?? null;
@@ -285,7 +154,14 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const caps = new OwnerCaps(db, storage.dialect);
   // What most folders take; each factory's deps name the settings it reads (`settings: Pick<Config, ...>`).
   const base = { settings: config, storage, clock, log };
+  return { log, clock, tracing, migrated, storage, events, db, rate, caps, base };
+}
 
+type Ground = Awaited<ReturnType<typeof openGround>>;
+
+/** Mail, accounts, teams, clicks, domains, tags, UTM templates and links: the rooms the others are built on. */
+async function createCoreRooms(config: Readonly<Config>, overrides: ContextOverrides, ground: Ground) {
+  const { base, db, events, caps, rate, clock, log, tracing } = ground;
   const traceSmtp = tracing ? (smtp: Mailer, url: string) => tracing.smtp(smtp, url) : undefined;
   const { transport, mailer } = createMail({ ...base, db, events, transport: overrides.mailer, traceSmtp });
   const { accounts, sessions, apiKeys } = createAccounts({ ...base, caps, rate, mailer, events });
@@ -300,6 +176,15 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const tags = new TagService({ db, caps, clock });
   const utm = new UtmTemplateService({ db, caps, clock });
   const { links, blocklist } = createLinks({ ...base, caps, rate, clicks, reads, domains });
+  return { transport, mailer, accounts, sessions, apiKeys, teams, clicks, stats, countries, domains, customHosts, domainChanges, tags, utm, links, blocklist };
+}
+
+type CoreRooms = Awaited<ReturnType<typeof createCoreRooms>>;
+
+/** What follows the clicks: webhooks and click streams, analytics and the live feed, the redirects, orphan visits. */
+function createClickRooms(config: Readonly<Config>, overrides: ContextOverrides, ground: Ground, core: CoreRooms) {
+  const { base, db, caps, rate, clock, log, events, tracing } = ground;
+  const { links, clicks, stats, countries, customHosts, domainChanges, blocklist } = core;
   const webhookKnobs = overrides.webhooks;
   const webhooksRoom = createWebhooks({
     ...base,
@@ -311,7 +196,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     limits: webhookKnobs?.limits,
     observe: tracing?.webhookDelivery,
   });
-  const { webhooks, clickDeliveries, receiverCheck } = webhooksRoom;
+  const { clickDeliveries, receiverCheck } = webhooksRoom;
   const streamsRoom = createStreams({ ...base, caps, check: receiverCheck });
   const { analytics, live } = createAnalytics({ ...base, countries, stats, live: overrides.live });
   const redirects = createRedirects({
@@ -330,6 +215,16 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const orphans = new OrphanVisits(db, clock, { enabled: d.orphanVisits, pathsPerDay: d.orphanPathsPerDay, keepDays: d.orphanVisitsDays }, (err) =>
     log.warn({ err }, "orphan visits flush failed"),
   );
+  return { webhooksRoom, streamsRoom, analytics, live, redirects, orphans };
+}
+
+type ClickRooms = ReturnType<typeof createClickRooms>;
+
+/** The operator console, two-factor sign-in and passkeys, imports, single sign-on, and the one door in front of them. */
+function createDoorRooms(config: Readonly<Config>, overrides: ContextOverrides, ground: Ground, core: CoreRooms, clicked: ClickRooms) {
+  const { base, db, storage, caps, rate, clock, log, events } = ground;
+  const { links, clicks, domains, blocklist, mailer, accounts, sessions, apiKeys } = core;
+  const { clickDeliveries, receiverCheck } = clicked.webhooksRoom;
   const backlogs = { clickBacklog: () => clicks.backlog(), webhookQueue: () => clickDeliveries.queueState() };
   const admin = createAdmin({ ...base, rate, links, domains, blocklist, events, ...backlogs });
   const security = createSecurity({
@@ -371,7 +266,16 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   });
 
   const auth = createAuth({ settings: config, db, clock, mailer, accounts: { accounts, sessions, apiKeys }, security, sso });
+  return { admin, security, imports, sso, auth };
+}
 
+type DoorRooms = ReturnType<typeof createDoorRooms>;
+
+/** The context's start, run and close over its lifecycle parts, housekeeping last; a context built without migrations cannot start. */
+function contextLifecycle(ground: Ground, core: CoreRooms, clicked: ClickRooms, door: DoorRooms): Pick<AppContext, "start" | "run" | "close"> {
+  const { log, rate, clock, storage, migrated } = ground;
+  const { sessions, clicks } = core;
+  const { auth, security } = door;
   const housekeeping = everyHour(log, () => [
     sessions.pruneExpired(),
     auth.activity.prune(),
@@ -383,60 +287,70 @@ export async function createContext(config: Readonly<Config>, overrides: Context
 
   const lifecycle = lifecycleParts({
     storage,
-    transport,
-    mailer,
+    transport: core.transport,
+    mailer: core.mailer,
     clicks,
-    orphans,
-    sso,
-    domains,
-    streams: streamsRoom,
-    webhooks: webhooksRoom,
-    customHosts,
-    blocklist: admin.blocklistAdmin,
-    imports,
-    live,
+    orphans: clicked.orphans,
+    sso: door.sso,
+    domains: core.domains,
+    streams: clicked.streamsRoom,
+    webhooks: clicked.webhooksRoom,
+    customHosts: core.customHosts,
+    blocklist: door.admin.blocklistAdmin,
+    imports: door.imports,
+    live: clicked.live,
     housekeeping,
   });
   const parts = lifecycleOf(lifecycle);
   const start = (): Promise<void> =>
     migrated ? parts.start() : Promise.reject(new Error("a context built without migrations cannot start: its tables may not exist"));
+  return { start, run: parts.run, close: parts.close };
+}
+
+export async function createContext(config: Readonly<Config>, overrides: ContextOverrides = {}): Promise<AppContext> {
+  const ground = await openGround(config, overrides);
+  const core = await createCoreRooms(config, overrides, ground);
+  const clicked = createClickRooms(config, overrides, ground, core);
+  const door = createDoorRooms(config, overrides, ground, core, clicked);
+  const { start, run, close } = contextLifecycle(ground, core, clicked, door);
+  const { storage, clock, log, rate, tracing } = ground;
   const readiness: Readiness = { state: "starting" };
   return {
-    ...admin,
-    ...security,
-    countries,
+    ...door.admin,
+    ...door.security,
+    countries: core.countries,
     config,
     readiness,
     storage,
     clock,
     log,
-    mailer,
+    mailer: core.mailer,
     rate,
     tracing,
     start,
-    run: parts.run,
-    close: parts.close,
-    sessions,
-    accounts,
-    apiKeys,
-    teams,
-    tags,
-    utm,
-    clicks,
-    stats,
-    analytics,
-    live,
-    links,
-    blocklist,
-    redirects,
-    orphans,
-    webhooks,
-    clickDeliveries,
-    domains,
-    imports,
-    sso,
-    auth,
-    streams: streamsRoom.streams,
-    streamPublisher: streamsRoom.publisher,
+    run,
+    close,
+    sessions: core.sessions,
+    accounts: core.accounts,
+    apiKeys: core.apiKeys,
+    teams: core.teams,
+    tags: core.tags,
+    utm: core.utm,
+    clicks: core.clicks,
+    stats: core.stats,
+    analytics: clicked.analytics,
+    live: clicked.live,
+    links: core.links,
+    blocklist: core.blocklist,
+    redirects: clicked.redirects,
+    orphans: clicked.orphans,
+    webhooks: clicked.webhooksRoom.webhooks,
+    clickDeliveries: clicked.webhooksRoom.clickDeliveries,
+    domains: core.domains,
+    imports: door.imports,
+    sso: door.sso,
+    auth: door.auth,
+    streams: clicked.streamsRoom.streams,
+    streamPublisher: clicked.streamsRoom.publisher,
   };
 }

@@ -4,12 +4,13 @@ import type { Db, Dialect } from "../storage/db.js";
 import type { UserRow } from "../storage/schema.js";
 import type { RateEvents } from "../storage/rate-events.js";
 import { type ErasedAccount, eraseAccount, lockAccountLinks } from "./erase.js";
+import { consumeToken, issueToken, resetLinkAccount, verifiedBy } from "./email-tokens.js";
 import { LOGIN_WINDOW, PasswordlessThrottle, addressFailures, reserve } from "./sign-in-throttle.js";
 import type { Clock } from "../shared/clock.js";
 import { iso } from "../shared/clock.js";
 import { DomainError, FieldChecks, invalid } from "../shared/errors.js";
 import { MAX_NAME, MESSAGES, emailProblem } from "../contract/form-rules.js";
-import { newId, randomToken, sha256Hex } from "../shared/ids.js";
+import { newId, sha256Hex } from "../shared/ids.js";
 import type { MailSender } from "../mail/mail-queue.js";
 import { checkAccountPassword, hashPassword, verifyPassword } from "./passwords.js";
 import { type Plan, isPlan, PLANS } from "./plans.js";
@@ -196,38 +197,9 @@ export class AccountService {
     await reserve(this.deps.rate, this.clock.now(), { bucket, windowMs, limit, message });
   }
 
-  private async issueToken(user: UserRow, purpose: "verify" | "reset", ttl: number): Promise<string> {
-    const token = randomToken(32);
-    const now = this.clock.now();
-    // One live token per purpose: a new email invalidates the previous link.
-    await this.db.deleteFrom("email_tokens").where("user_id", "=", user.id).where("purpose", "=", purpose).execute();
-    await this.db
-      .insertInto("email_tokens")
-      .values({ token_hash: sha256Hex(token), user_id: user.id, purpose, email: user.email, expires_at: now + ttl, used_at: null, created_at: now })
-      .execute();
-    return token;
-  }
-
-  private async consumeToken(token: string, purpose: "verify" | "reset"): Promise<UserRow> {
-    if (typeof token !== "string" || token.length < 20 || token.length > 200) throw invalid("token", "is invalid or has expired");
-    const now = this.clock.now();
-    const consumed = await this.db
-      .updateTable("email_tokens")
-      .set({ used_at: now })
-      .where("token_hash", "=", sha256Hex(token))
-      .where("purpose", "=", purpose)
-      .where("used_at", "is", null)
-      .where("expires_at", ">", now)
-      .returning(["user_id", "email"])
-      .executeTakeFirst();
-    const user = consumed ? await this.byId(consumed.user_id) : null;
-    if (!consumed || !user || user.email !== consumed.email) throw invalid("token", "is invalid or has expired");
-    return user;
-  }
-
   /** True when the mail transport accepted the email now; else it waits in the outbox for a retry (or was refused). */
   async sendVerification(user: UserRow): Promise<boolean> {
-    const token = await this.issueToken(user, "verify", VERIFY_TTL);
+    const token = await issueToken(this.db, user, "verify", this.clock, VERIFY_TTL);
     const link = `${this.deps.origin}/app/verify-email?token=${encodeURIComponent(token)}`;
     const outcome = await this.deps.mailer.send(
       {
@@ -252,29 +224,15 @@ export class AccountService {
   async verifyEmail(token: string): Promise<{ user: UserRow; already: boolean }> {
     let user: UserRow;
     try {
-      user = await this.consumeToken(token, "verify");
+      user = await consumeToken(this.db, token, "verify", this.clock);
     } catch (err) {
-      const verified = await this.verifiedBy(token);
+      const verified = await verifiedBy(this.db, token);
       if (verified) return { user: verified, already: true };
       throw err;
     }
     const now = this.clock.now();
     await this.db.updateTable("users").set({ email_verified_at: now, updated_at: now }).where("id", "=", user.id).execute();
     return { user: { ...user, email_verified_at: now, updated_at: now }, already: false };
-  }
-
-  /** The verified account whose verification link this is, once used; null otherwise. */
-  private async verifiedBy(token: string): Promise<UserRow | null> {
-    if (typeof token !== "string" || token.length < 20 || token.length > 200) return null;
-    const used = await this.db
-      .selectFrom("email_tokens")
-      .select(["user_id", "email"])
-      .where("token_hash", "=", sha256Hex(token))
-      .where("purpose", "=", "verify")
-      .where("used_at", "is not", null)
-      .executeTakeFirst();
-    const user = used ? await this.byId(used.user_id) : null;
-    return user && user.email === used?.email && user.email_verified_at !== null ? user : null;
   }
 
   /** Sends a reset link when the account exists; says nothing either way. */
@@ -286,7 +244,7 @@ export class AccountService {
     const now = this.clock.now();
     // Past 3 an hour, silently: the answer is the same either way.
     if ("full" in (await this.deps.rate.attempt([{ bucket, windowMs: HOUR, limit: 3 }], now))) return;
-    const token = await this.issueToken(user, "reset", RESET_TTL);
+    const token = await issueToken(this.db, user, "reset", this.clock, RESET_TTL);
     const link = `${this.deps.origin}/app/reset-password/confirm?token=${encodeURIComponent(token)}`;
     // Not awaited: the answer is the same whether or not the account exists, so it must not wait for the
     // mail server either (a slow or unreachable one would tell accounts apart by the time taken). The
@@ -305,23 +263,12 @@ export class AccountService {
 
   /** The account a live reset link is for, without using the link up (the door asks its policies first); null otherwise. */
   async resetLinkAccount(token: string): Promise<UserRow | null> {
-    if (typeof token !== "string" || token.length < 20 || token.length > 200) return null;
-    const now = this.clock.now();
-    const row = await this.db
-      .selectFrom("email_tokens")
-      .select(["user_id", "email"])
-      .where("token_hash", "=", sha256Hex(token))
-      .where("purpose", "=", "reset")
-      .where("used_at", "is", null)
-      .where("expires_at", ">", now)
-      .executeTakeFirst();
-    const user = row ? await this.byId(row.user_id) : null;
-    return user && user.email === row?.email ? user : null;
+    return resetLinkAccount(this.db, token, this.clock);
   }
 
   async confirmPasswordReset(token: string, password: string): Promise<UserRow> {
     checkAccountPassword(password);
-    const user = await this.consumeToken(token, "reset");
+    const user = await consumeToken(this.db, token, "reset", this.clock);
     const now = this.clock.now();
     // The link proves the mailbox, so the address counts as verified too.
     await this.db

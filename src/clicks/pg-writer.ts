@@ -3,7 +3,7 @@
 // monthly breakdown rows only for months compacted (pg-months.ts), the others compacted later.
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
-import { describeBatch } from "./click-groups.js";
+import { type ClickRow, describeBatch } from "./click-groups.js";
 import { type RollUps, rollUp } from "./rollup-rows.js";
 import { type ClickBatch, mergeBatches } from "./click-buffer.js";
 import { PostgresVisitors, batchSpan, keysFor } from "./visitors.js";
@@ -79,32 +79,11 @@ export class PostgresClickWriter implements ClickWriter {
         await markPostgres(trx, clicks.journal);
       }
       const keepsMonth = await monthsForBatch(trx);
-      // Locks the links to update in id order (the lock an UPDATE takes; concurrent writers cannot
-      // deadlock), and only keeps the others from being deleted: FOR KEY SHARE does not block the
-      // click-limit count, which would otherwise wait for this whole transaction on every visit. A
-      // link deleted meanwhile is not returned and its clicks are skipped: clicks have no foreign key
-      // here (migration 006), these locks are what keeps them from naming a deleted link.
-      const lock = async (ids: string[], mode: "NO KEY UPDATE" | "KEY SHARE") =>
-        ids.length === 0
-          ? []
-          : (
-              await sql<{
-                id: string;
-                owner_id: string | null;
-              }>`SELECT id, owner_id FROM links WHERE id = ANY(${ids}::text[]) ORDER BY id FOR ${sql.raw(mode)}`.execute(trx)
-            ).rows;
-      const live = new Map([...(await lock(raised, "NO KEY UPDATE")), ...(await lock(readOnly, "KEY SHARE"))].map((r) => [r.id, r.owner_id]));
+      const live = await lockLinks(trx, raised, readOnly);
       if (live.size === 0) return;
       seen = await this.visitors.mark(trx, b);
       const rows = live.size === b.linkIds.length ? b.rows : b.rows.filter((r) => live.has(r.link_id));
-      await sql`INSERT INTO clicks (link_num, at, country, device, os, browser, referrer, is_bot, counted, destination, new_visitor, qr, region, city, referrer_url, utm)
-        SELECT * FROM unnest(${column(rows, "link_num")}::bigint[], ${column(rows, "at")}::bigint[], ${column(rows, "country")}::text[],
-          ${column(rows, "device")}::text[], ${column(rows, "os")}::text[], ${column(rows, "browser")}::text[],
-          ${column(rows, "referrer")}::text[], ${column(rows, "is_bot")}::int[], ${column(rows, "counted")}::int[],
-          ${column(rows, "destination")}::text[], ${column(rows, "new_visitor")}::int[], ${column(rows, "qr")}::int[],
-          ${column(rows, "region")}::text[], ${column(rows, "city")}::text[], ${column(rows, "referrer_url")}::text[], ${column(rows, "utm")}::text[])`.execute(
-        trx,
-      );
+      await insertClicks(trx, rows);
       // What the "stored" listeners write (the click stream's events), committed with the clicks (stored.ts).
       if (this.stored.length > 0) {
         const chunk = { rows, first: 0, prefix: eventIdPrefix(clicks.journal) };
@@ -113,39 +92,75 @@ export class PostgresClickWriter implements ClickWriter {
       const nums = new Map(b.groups.map((g) => [g.link_id, g.link_num]));
       const u = rollUp(b.groups, live, (linkId, month) => keepsMonth(nums.get(linkId)!, month));
       for (const g of b.groups) if (g.day > this.latestDay) this.latestDay = g.day;
-      if (u.increments.length > 0) {
-        // GREATEST ignores NULL: a link's first click sets last_click_at.
-        await sql`UPDATE links SET click_count = links.click_count + v.n, last_click_at = GREATEST(links.last_click_at, v.at)
-          FROM unnest(${u.increments.map((i) => i[0])}::text[], ${u.increments.map((i) => i[1])}::bigint[], ${u.increments.map((i) => i[2])}::bigint[]) AS v(id, n, at)
-          WHERE links.id = v.id`.execute(trx);
-      }
-      await sql`INSERT INTO click_daily (link_id, day, clicks, bots, visitors, qr)
-        SELECT * FROM unnest(${column(u.daily, "link_id")}::text[], ${column(u.daily, "day")}::text[],
-          ${column(u.daily, "clicks")}::bigint[], ${column(u.daily, "bots")}::bigint[], ${column(u.daily, "visitors")}::bigint[], ${column(u.daily, "qr")}::bigint[])
-        ON CONFLICT (link_id, day) DO UPDATE SET clicks = click_daily.clicks + excluded.clicks, bots = click_daily.bots + excluded.bots,
-          visitors = click_daily.visitors + excluded.visitors, qr = click_daily.qr + excluded.qr`.execute(trx);
-      await sql`INSERT INTO click_hourly (link_id, hour, clicks, bots, visitors, qr)
-        SELECT * FROM unnest(${column(u.hourly, "link_id")}::text[], ${column(u.hourly, "hour")}::bigint[],
-          ${column(u.hourly, "clicks")}::bigint[], ${column(u.hourly, "bots")}::bigint[], ${column(u.hourly, "visitors")}::bigint[], ${column(u.hourly, "qr")}::bigint[])
-        ON CONFLICT (link_id, hour) DO UPDATE SET clicks = click_hourly.clicks + excluded.clicks, bots = click_hourly.bots + excluded.bots,
-          visitors = click_hourly.visitors + excluded.visitors, qr = click_hourly.qr + excluded.qr`.execute(trx);
-      await sql`INSERT INTO click_breakdown (link_id, day, dimension, value, clicks, visitors)
-        SELECT * FROM unnest(${column(u.breakdown, "link_id")}::text[], ${column(u.breakdown, "day")}::text[],
-          ${column(u.breakdown, "dimension")}::text[], ${column(u.breakdown, "value")}::text[], ${column(u.breakdown, "clicks")}::bigint[], ${column(u.breakdown, "visitors")}::bigint[])
-        ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = click_breakdown.clicks + excluded.clicks, visitors = click_breakdown.visitors + excluded.visitors`.execute(
-        trx,
-      );
-      if (u.monthly.length > 0)
-        await sql`INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks, visitors)
-        SELECT * FROM unnest(${column(u.monthly, "link_id")}::text[], ${column(u.monthly, "month")}::text[],
-          ${column(u.monthly, "dimension")}::text[], ${column(u.monthly, "value")}::text[], ${column(u.monthly, "clicks")}::bigint[], ${column(u.monthly, "visitors")}::bigint[])
-        ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks, visitors = click_breakdown_month.visitors + excluded.visitors`.execute(
-          trx,
-        );
+      await writeLinkRollups(trx, u);
       await writeOwnerRollups(trx, u);
     });
     seen();
   }
+}
+
+/** The batch's links that still exist, with their owners (link id to owner id). */
+async function lockLinks(trx: Db, raised: string[], readOnly: string[]): Promise<Map<string, string | null>> {
+  // Locks the links to update in id order (the lock an UPDATE takes; concurrent writers cannot
+  // deadlock), and only keeps the others from being deleted: FOR KEY SHARE does not block the
+  // click-limit count, which would otherwise wait for this whole transaction on every visit. A
+  // link deleted meanwhile is not returned and its clicks are skipped: clicks have no foreign key
+  // here (migration 006), these locks are what keeps them from naming a deleted link.
+  const lock = async (ids: string[], mode: "NO KEY UPDATE" | "KEY SHARE") =>
+    ids.length === 0
+      ? []
+      : (
+          await sql<{
+            id: string;
+            owner_id: string | null;
+          }>`SELECT id, owner_id FROM links WHERE id = ANY(${ids}::text[]) ORDER BY id FOR ${sql.raw(mode)}`.execute(trx)
+        ).rows;
+  return new Map([...(await lock(raised, "NO KEY UPDATE")), ...(await lock(readOnly, "KEY SHARE"))].map((r) => [r.id, r.owner_id]));
+}
+
+/** The batch's raw clicks, one unnest() statement whatever their number. */
+async function insertClicks(trx: Db, rows: ClickRow[]): Promise<void> {
+  await sql`INSERT INTO clicks (link_num, at, country, device, os, browser, referrer, is_bot, counted, destination, new_visitor, qr, region, city, referrer_url, utm)
+    SELECT * FROM unnest(${column(rows, "link_num")}::bigint[], ${column(rows, "at")}::bigint[], ${column(rows, "country")}::text[],
+      ${column(rows, "device")}::text[], ${column(rows, "os")}::text[], ${column(rows, "browser")}::text[],
+      ${column(rows, "referrer")}::text[], ${column(rows, "is_bot")}::int[], ${column(rows, "counted")}::int[],
+      ${column(rows, "destination")}::text[], ${column(rows, "new_visitor")}::int[], ${column(rows, "qr")}::int[],
+      ${column(rows, "region")}::text[], ${column(rows, "city")}::text[], ${column(rows, "referrer_url")}::text[], ${column(rows, "utm")}::text[])`.execute(
+    trx,
+  );
+}
+
+/** The link rows of a batch: click counts, then the daily, hourly, breakdown and compacted months' rows. */
+async function writeLinkRollups(trx: Db, u: RollUps): Promise<void> {
+  if (u.increments.length > 0) {
+    // GREATEST ignores NULL: a link's first click sets last_click_at.
+    await sql`UPDATE links SET click_count = links.click_count + v.n, last_click_at = GREATEST(links.last_click_at, v.at)
+      FROM unnest(${u.increments.map((i) => i[0])}::text[], ${u.increments.map((i) => i[1])}::bigint[], ${u.increments.map((i) => i[2])}::bigint[]) AS v(id, n, at)
+      WHERE links.id = v.id`.execute(trx);
+  }
+  await sql`INSERT INTO click_daily (link_id, day, clicks, bots, visitors, qr)
+    SELECT * FROM unnest(${column(u.daily, "link_id")}::text[], ${column(u.daily, "day")}::text[],
+      ${column(u.daily, "clicks")}::bigint[], ${column(u.daily, "bots")}::bigint[], ${column(u.daily, "visitors")}::bigint[], ${column(u.daily, "qr")}::bigint[])
+    ON CONFLICT (link_id, day) DO UPDATE SET clicks = click_daily.clicks + excluded.clicks, bots = click_daily.bots + excluded.bots,
+      visitors = click_daily.visitors + excluded.visitors, qr = click_daily.qr + excluded.qr`.execute(trx);
+  await sql`INSERT INTO click_hourly (link_id, hour, clicks, bots, visitors, qr)
+    SELECT * FROM unnest(${column(u.hourly, "link_id")}::text[], ${column(u.hourly, "hour")}::bigint[],
+      ${column(u.hourly, "clicks")}::bigint[], ${column(u.hourly, "bots")}::bigint[], ${column(u.hourly, "visitors")}::bigint[], ${column(u.hourly, "qr")}::bigint[])
+    ON CONFLICT (link_id, hour) DO UPDATE SET clicks = click_hourly.clicks + excluded.clicks, bots = click_hourly.bots + excluded.bots,
+      visitors = click_hourly.visitors + excluded.visitors, qr = click_hourly.qr + excluded.qr`.execute(trx);
+  await sql`INSERT INTO click_breakdown (link_id, day, dimension, value, clicks, visitors)
+    SELECT * FROM unnest(${column(u.breakdown, "link_id")}::text[], ${column(u.breakdown, "day")}::text[],
+      ${column(u.breakdown, "dimension")}::text[], ${column(u.breakdown, "value")}::text[], ${column(u.breakdown, "clicks")}::bigint[], ${column(u.breakdown, "visitors")}::bigint[])
+    ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = click_breakdown.clicks + excluded.clicks, visitors = click_breakdown.visitors + excluded.visitors`.execute(
+    trx,
+  );
+  if (u.monthly.length > 0)
+    await sql`INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks, visitors)
+    SELECT * FROM unnest(${column(u.monthly, "link_id")}::text[], ${column(u.monthly, "month")}::text[],
+      ${column(u.monthly, "dimension")}::text[], ${column(u.monthly, "value")}::text[], ${column(u.monthly, "clicks")}::bigint[], ${column(u.monthly, "visitors")}::bigint[])
+    ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks, visitors = click_breakdown_month.visitors + excluded.visitors`.execute(
+      trx,
+    );
 }
 
 /** The owner rows of a batch, after its links' (in key order: concurrent instances lock them alike). */

@@ -42,95 +42,9 @@ export class Metrics {
     );
     counter(r, "snip_rate_limited_total", "Requests refused with 429 by a rate limit, by route", ["route"], () => entries(this.refusals, "route"));
 
-    const clicks = ctx.clicks;
-    counter(r, "snip_clicks_recorded_total", "Clicks answered and buffered", [], () => [[{}, clicks.counts.recorded]]);
-    counter(r, "snip_clicks_written_total", "Clicks written to the database", [], () => [[{}, clicks.counts.written]]);
-    counter(
-      r,
-      "snip_clicks_dropped_total",
-      "Clicks answered and dropped: memory full (CLICK_MEMORY_MAX) and the click journal off or unable to hold them (its disk full)",
-      [],
-      () => [[{}, clicks.counts.dropped]],
-    );
-    gauge(r, "snip_clicks_pending", "Clicks answered and not written yet (buffered, journaled)", [], () => [[{}, clicks.backlog().pending]]);
-    gauge(r, "snip_clicks_journal_only", "Clicks answered and not written yet that only the click journal holds (past CLICK_MEMORY_MAX)", [], () => [
-      [{}, clicks.backlog().spilled],
-    ]);
-    gauge(r, "snip_click_journal_bytes", "Bytes of click journal segments whose clicks are not written yet", [], () => [[{}, clicks.backlog().journalBytes]]);
-    gauge(r, "snip_clicks_oldest_pending_seconds", "Age of the oldest click not written yet (the writer's lag), 0 when none", [], () => {
-      const at = clicks.backlog().oldestAt;
-      return [[{}, at === null ? 0 : Math.max(0, (ctx.clock.now() - at) / 1000)]];
-    });
-
-    const cache = ctx.redirects.cache;
-    gauge(r, "snip_link_cache_entries", "Links (and known misses) held in this instance's redirect cache", [], () => [[{}, cache.size]]);
-    counter(r, "snip_link_cache_lookups_total", "Redirect cache lookups by result", ["result"], () => [
-      [{ result: "hit" }, cache.hits],
-      [{ result: "miss" }, cache.misses],
-    ]);
-
-    const hooks = ctx.clickDeliveries;
-    gauge(r, "snip_webhook_queue_depth", "Webhook events waiting or in flight in this instance", [], () => [[{}, hooks.queueState().queued]]);
-    counter(
-      r,
-      "snip_webhook_deliveries_total",
-      "Webhook click events by result: ok (2xx), failed (any other answer or none), dropped (queue full)",
-      ["result"],
-      () => [
-        [{ result: "ok" }, hooks.delivered.ok],
-        [{ result: "failed" }, hooks.delivered.failed],
-        [{ result: "dropped" }, hooks.queueState().dropped],
-      ],
-    );
-    const stream = ctx.streamPublisher;
-    const perBroker = (f: (s: SinkStats) => number) => () => [...stream.byBroker()].map(([broker, s]): [Labels, number] => [{ broker }, f(s)]);
-    gauge(
-      r,
-      "snip_stream_backlog",
-      `Click-stream events waiting in the outbox, by broker (${BROKER_KIND_NAMES.join(", ")}; account: accounts' own)`,
-      ["broker"],
-      perBroker((s) => s.backlog),
-    );
-    gauge(
-      r,
-      "snip_stream_lag_seconds",
-      "Age of the oldest click-stream event waiting, by broker; 0 when none",
-      ["broker"],
-      perBroker((s) => (s.oldestAt === null ? 0 : Math.max(0, (ctx.clock.now() - s.oldestAt) / 1000))),
-    );
-    counter(
-      r,
-      "snip_stream_published_total",
-      "Click-stream events this instance published and the broker confirmed, by broker",
-      ["broker"],
-      perBroker((s) => s.published),
-    );
-    counter(
-      r,
-      "snip_stream_failures_total",
-      "Click-stream publish rounds a broker did not confirm (kept and retried), by broker",
-      ["broker"],
-      perBroker((s) => s.failures),
-    );
-    counter(r, "snip_dns_checks_total", "Custom-domain DNS checks by result", ["result"], () =>
-      Object.entries(ctx.domains.checks).map(([result, n]) => [{ result }, n]),
-    );
-    counter(r, "snip_email_attempts_total", "Email transport attempts by result: sent, queued (for a retry), failed (given up)", ["result"], () =>
-      Object.entries(ctx.mailer.outcomes).map(([result, n]) => [{ result }, n]),
-    );
-
-    const pool = ctx.storage.poolStats;
-    if (pool) {
-      gauge(r, "snip_db_pool_connections", "PostgreSQL pool connections by state", ["state"], () => {
-        const s = pool();
-        return [
-          [{ state: "idle" }, s.idle],
-          [{ state: "busy" }, s.total - s.idle],
-        ];
-      });
-      gauge(r, "snip_db_pool_waiting", "Queries waiting for a PostgreSQL pool connection", [], () => [[{}, pool().waiting]]);
-      gauge(r, "snip_db_pool_max", "Most connections the PostgreSQL pool opens", [], () => [[{}, pool().max]]);
-    }
+    registerClickMetrics(r, ctx);
+    registerDeliveryMetrics(r, ctx);
+    registerPoolMetrics(r, ctx);
   }
 
   /** A short link answered by the router: its outcome and how long it took. */
@@ -221,4 +135,103 @@ function gauge(registry: client.Registry, name: string, help: string, labelNames
       for (const [labels, n] of read()) this.set(labels, n);
     },
   });
+}
+
+/** The clicks' way to the database (recorded, written, dropped, pending) and the redirect cache. */
+function registerClickMetrics(r: client.Registry, ctx: MetricsDeps): void {
+  const clicks = ctx.clicks;
+  counter(r, "snip_clicks_recorded_total", "Clicks answered and buffered", [], () => [[{}, clicks.counts.recorded]]);
+  counter(r, "snip_clicks_written_total", "Clicks written to the database", [], () => [[{}, clicks.counts.written]]);
+  counter(
+    r,
+    "snip_clicks_dropped_total",
+    "Clicks answered and dropped: memory full (CLICK_MEMORY_MAX) and the click journal off or unable to hold them (its disk full)",
+    [],
+    () => [[{}, clicks.counts.dropped]],
+  );
+  gauge(r, "snip_clicks_pending", "Clicks answered and not written yet (buffered, journaled)", [], () => [[{}, clicks.backlog().pending]]);
+  gauge(r, "snip_clicks_journal_only", "Clicks answered and not written yet that only the click journal holds (past CLICK_MEMORY_MAX)", [], () => [
+    [{}, clicks.backlog().spilled],
+  ]);
+  gauge(r, "snip_click_journal_bytes", "Bytes of click journal segments whose clicks are not written yet", [], () => [[{}, clicks.backlog().journalBytes]]);
+  gauge(r, "snip_clicks_oldest_pending_seconds", "Age of the oldest click not written yet (the writer's lag), 0 when none", [], () => {
+    const at = clicks.backlog().oldestAt;
+    return [[{}, at === null ? 0 : Math.max(0, (ctx.clock.now() - at) / 1000)]];
+  });
+
+  const cache = ctx.redirects.cache;
+  gauge(r, "snip_link_cache_entries", "Links (and known misses) held in this instance's redirect cache", [], () => [[{}, cache.size]]);
+  counter(r, "snip_link_cache_lookups_total", "Redirect cache lookups by result", ["result"], () => [
+    [{ result: "hit" }, cache.hits],
+    [{ result: "miss" }, cache.misses],
+  ]);
+}
+
+/** What leaves the instance: webhook deliveries, the click stream per broker, custom-domain DNS checks, emails. */
+function registerDeliveryMetrics(r: client.Registry, ctx: MetricsDeps): void {
+  const hooks = ctx.clickDeliveries;
+  gauge(r, "snip_webhook_queue_depth", "Webhook events waiting or in flight in this instance", [], () => [[{}, hooks.queueState().queued]]);
+  counter(
+    r,
+    "snip_webhook_deliveries_total",
+    "Webhook click events by result: ok (2xx), failed (any other answer or none), dropped (queue full)",
+    ["result"],
+    () => [
+      [{ result: "ok" }, hooks.delivered.ok],
+      [{ result: "failed" }, hooks.delivered.failed],
+      [{ result: "dropped" }, hooks.queueState().dropped],
+    ],
+  );
+  const stream = ctx.streamPublisher;
+  const perBroker = (f: (s: SinkStats) => number) => () => [...stream.byBroker()].map(([broker, s]): [Labels, number] => [{ broker }, f(s)]);
+  gauge(
+    r,
+    "snip_stream_backlog",
+    `Click-stream events waiting in the outbox, by broker (${BROKER_KIND_NAMES.join(", ")}; account: accounts' own)`,
+    ["broker"],
+    perBroker((s) => s.backlog),
+  );
+  gauge(
+    r,
+    "snip_stream_lag_seconds",
+    "Age of the oldest click-stream event waiting, by broker; 0 when none",
+    ["broker"],
+    perBroker((s) => (s.oldestAt === null ? 0 : Math.max(0, (ctx.clock.now() - s.oldestAt) / 1000))),
+  );
+  counter(
+    r,
+    "snip_stream_published_total",
+    "Click-stream events this instance published and the broker confirmed, by broker",
+    ["broker"],
+    perBroker((s) => s.published),
+  );
+  counter(
+    r,
+    "snip_stream_failures_total",
+    "Click-stream publish rounds a broker did not confirm (kept and retried), by broker",
+    ["broker"],
+    perBroker((s) => s.failures),
+  );
+  counter(r, "snip_dns_checks_total", "Custom-domain DNS checks by result", ["result"], () =>
+    Object.entries(ctx.domains.checks).map(([result, n]) => [{ result }, n]),
+  );
+  counter(r, "snip_email_attempts_total", "Email transport attempts by result: sent, queued (for a retry), failed (given up)", ["result"], () =>
+    Object.entries(ctx.mailer.outcomes).map(([result, n]) => [{ result }, n]),
+  );
+}
+
+/** PostgreSQL's connection pool, when there is one. */
+function registerPoolMetrics(r: client.Registry, ctx: MetricsDeps): void {
+  const pool = ctx.storage.poolStats;
+  if (pool) {
+    gauge(r, "snip_db_pool_connections", "PostgreSQL pool connections by state", ["state"], () => {
+      const s = pool();
+      return [
+        [{ state: "idle" }, s.idle],
+        [{ state: "busy" }, s.total - s.idle],
+      ];
+    });
+    gauge(r, "snip_db_pool_waiting", "Queries waiting for a PostgreSQL pool connection", [], () => [[{}, pool().waiting]]);
+    gauge(r, "snip_db_pool_max", "Most connections the PostgreSQL pool opens", [], () => [[{}, pool().max]]);
+  }
 }

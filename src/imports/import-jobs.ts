@@ -6,7 +6,6 @@ import { Readable } from "node:stream";
 import { stringify } from "csv-stringify";
 import { DomainError, invalid } from "../shared/errors.js";
 import { BAD_IN_TEXT, storable } from "../shared/bad-text.js";
-import { iso } from "../shared/clock.js";
 import { newId } from "../shared/ids.js";
 import type { SealedBox } from "../shared/secret-box.js";
 import type { Db } from "../storage/db.js";
@@ -30,6 +29,7 @@ import { type ImportSource, type ImportSourceName, SourceError, type SourceSetti
 import type { ImportTarget } from "./mapping.js";
 import { mapLink } from "./mapping.js";
 import { importedBefore, reason, refusalOf } from "./import-link.js";
+import { type JobRowView, VIEW_COLUMNS, jobView } from "./job-view.js";
 
 /** A failed or cancelled import keeps its token and file this long for a resume. */
 export const ABANDONED_MS = 30 * 86_400_000;
@@ -52,62 +52,6 @@ export interface ImportJobsDeps {
 /** The settings a job was started with, its token opened. */
 export function settingsOf(box: SealedBox, job: ImportJobRow): SourceSettings {
   return { base_url: job.base_url, token: job.token_sealed ? box.open(job.token_sealed, job.id) : null, group: job.source_group, file: job.file };
-}
-
-/** A job's columns but the uploaded file (up to 20 MB: read by the runner alone). */
-const VIEW_COLUMNS = [
-  "id",
-  "owner_id",
-  "created_by",
-  "source",
-  "base_url",
-  "source_key",
-  "source_group",
-  "token_sealed",
-  "on_taken",
-  "state",
-  "cursor",
-  "lines",
-  "total",
-  "read_count",
-  "created_count",
-  "skipped_count",
-  "failed_count",
-  "visit_count",
-  "error",
-  "lease_until",
-  "created_at",
-  "started_at",
-  "finished_at",
-  "updated_at",
-  "run_started_at",
-  "run_read_base",
-] as const satisfies readonly (keyof ImportJobRow)[];
-type JobRowView = Omit<ImportJobRow, "file">;
-
-export function jobView(job: JobRowView, now: number): ImportJob {
-  const read = Number(job.read_count);
-  const runRead = read - Number(job.run_read_base);
-  const seconds = job.run_started_at === null ? 0 : (now - Number(job.run_started_at)) / 1000;
-  const rate = job.state === "running" && seconds > 0 ? runRead / seconds : 0;
-  const total = job.total === null ? null : Number(job.total);
-  return {
-    id: job.id,
-    source: job.source,
-    base_url: job.base_url,
-    state: job.state as ImportJob["state"],
-    on_taken: job.on_taken,
-    total,
-    counts: { read, created: Number(job.created_count), skipped: Number(job.skipped_count), failed: Number(job.failed_count), visits: Number(job.visit_count) },
-    rate: Math.round(rate * 10) / 10,
-    eta_seconds: total !== null && rate > 0 ? Math.max(0, Math.ceil((total - read) / rate)) : null,
-    error: job.error,
-    working: job.lease_until !== null && Number(job.lease_until) > now,
-    created_at: iso(Number(job.created_at)),
-    started_at: iso(job.started_at === null ? null : Number(job.started_at)),
-    finished_at: iso(job.finished_at === null ? null : Number(job.finished_at)),
-    updated_at: iso(Number(job.updated_at)),
-  };
 }
 
 /** What a source needs, checked before anything is read. */
@@ -355,7 +299,6 @@ export class ImportJobs {
     return rows.map((r) => ({ line: Number(r.line), source_id: r.source_id, code: r.code ?? "", notes: r.notes ?? "" }));
   }
 
-  /** The report: one line per source link (created, skipped, failed with reasons), streamed. */
   /** The first failed lines of the caller's import, with their code and words. */
   async failedLines(actor: UserRow, id: string): Promise<{ failed: FailedLine[]; more: boolean }> {
     await this.row(actor, id);
@@ -373,6 +316,7 @@ export class ImportJobs {
     return { failed, more: rows.length > FAILED_LINES_SHOWN };
   }
 
+  /** The report: one line per source link (created, skipped, failed with reasons), streamed. */
   async report(actor: UserRow, id: string): Promise<Readable> {
     await this.row(actor, id);
     const db = this.deps.db;

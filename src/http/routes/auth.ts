@@ -57,6 +57,12 @@ export async function authRoutes(app: App, ctx: Deps): Promise<void> {
     },
   );
 
+  signInRoutes(app, ctx);
+  emailLinkRoutes(app, ctx);
+}
+
+/** The ways in and out: sign-up (the new account's first session), sign-in (or its pending second step) and sign-out. */
+function signInRoutes(app: App, ctx: Deps): void {
   app.post(
     "/api/auth/signup",
     {
@@ -121,7 +127,10 @@ export async function authRoutes(app: App, ctx: Deps): Promise<void> {
       return { status: "success" as const, csrf_token: ctx.sessions.csrfTokenFor(sid) };
     },
   );
+}
 
+/** The routes behind the emailed links: address verification (and sending it again) and password reset. */
+function emailLinkRoutes(app: App, ctx: Deps): void {
   app.post(
     "/api/auth/verify-email",
     {

@@ -53,75 +53,85 @@ export async function twoFactorRoutes(app: App, ctx: Deps): Promise<void> {
       },
     );
 
-    scope.post(
-      "/api/auth/2fa/totp/setup",
-      {
-        schema: {
-          tags: ["security"],
-          summary: "A new TOTP secret for an authenticator app (nothing is enabled until POST /api/auth/2fa/totp/enable)",
-          description: "Needs sudo mode (a sign-in or POST /api/auth/reauth in the last 10 minutes): else 403 reauth_required.",
-          response: { 200: TotpSetupReply, ...errors(401, 403, 409) },
-        },
-      },
-      async (req, reply) => {
-        const s = await ctx.auth.changes.setUpTotp(sessionOf(ctx, req));
-        reply.header("Cache-Control", "no-store");
-        return { status: "success" as const, ...s, qr_svg: await qrSvg(s.otpauth_url) };
-      },
-    );
-
-    scope.post(
-      "/api/auth/2fa/totp/enable",
-      {
-        schema: {
-          tags: ["security"],
-          summary: "Turn two-factor sign-in on with the app's first code: 10 recovery codes, shown this once; every other session ends",
-          description: "Needs sudo mode (else 403 reauth_required). 5 wrong codes in 15 minutes per account: 429 with Retry-After.",
-          body: TotpEnableBody,
-          response: { 200: RecoveryCodesReply, ...errors(400, 401, 403, 409, 429) },
-        },
-      },
-      async (req, reply) => {
-        const codes = await ctx.auth.changes.enableTotp(sessionOf(ctx, req), req.body.code);
-        reply.header("Cache-Control", "no-store");
-        return { status: "success" as const, recovery_codes: codes };
-      },
-    );
-
-    scope.delete(
-      "/api/auth/2fa/totp",
-      {
-        schema: {
-          tags: ["security"],
-          summary: "Turn two-factor sign-in off: the password and a code (or a recovery code)",
-          body: PasswordAndCodeBody,
-          response: { 200: OkSchema, ...errors(400, 401, 403, 409, 429) },
-        },
-      },
-      async (req) => {
-        await ctx.auth.changes.disableTotp(sessionOf(ctx, req), req.body.password, req.body.code);
-        return { status: "success" as const };
-      },
-    );
-
-    scope.post(
-      "/api/auth/2fa/recovery-codes",
-      {
-        schema: {
-          tags: ["security"],
-          summary: "New recovery codes (the old ones stop working): the password and a code",
-          body: PasswordAndCodeBody,
-          response: { 200: RecoveryCodesReply, ...errors(400, 401, 403, 409, 429) },
-        },
-      },
-      async (req, reply) => {
-        const codes = await ctx.auth.changes.regenerateRecoveryCodes(sessionOf(ctx, req), req.body.password, req.body.code);
-        reply.header("Cache-Control", "no-store");
-        return { status: "success" as const, recovery_codes: codes };
-      },
-    );
+    authenticatorRoutes(scope, ctx);
   });
 
+  secondStepRoutes(app, ctx);
+}
+
+/** Inside the signed-in scope: the authenticator app's set-up, two-factor sign-in turned on and off, new recovery codes. */
+function authenticatorRoutes(scope: App, ctx: Deps): void {
+  scope.post(
+    "/api/auth/2fa/totp/setup",
+    {
+      schema: {
+        tags: ["security"],
+        summary: "A new TOTP secret for an authenticator app (nothing is enabled until POST /api/auth/2fa/totp/enable)",
+        description: "Needs sudo mode (a sign-in or POST /api/auth/reauth in the last 10 minutes): else 403 reauth_required.",
+        response: { 200: TotpSetupReply, ...errors(401, 403, 409) },
+      },
+    },
+    async (req, reply) => {
+      const s = await ctx.auth.changes.setUpTotp(sessionOf(ctx, req));
+      reply.header("Cache-Control", "no-store");
+      return { status: "success" as const, ...s, qr_svg: await qrSvg(s.otpauth_url) };
+    },
+  );
+
+  scope.post(
+    "/api/auth/2fa/totp/enable",
+    {
+      schema: {
+        tags: ["security"],
+        summary: "Turn two-factor sign-in on with the app's first code: 10 recovery codes, shown this once; every other session ends",
+        description: "Needs sudo mode (else 403 reauth_required). 5 wrong codes in 15 minutes per account: 429 with Retry-After.",
+        body: TotpEnableBody,
+        response: { 200: RecoveryCodesReply, ...errors(400, 401, 403, 409, 429) },
+      },
+    },
+    async (req, reply) => {
+      const codes = await ctx.auth.changes.enableTotp(sessionOf(ctx, req), req.body.code);
+      reply.header("Cache-Control", "no-store");
+      return { status: "success" as const, recovery_codes: codes };
+    },
+  );
+
+  scope.delete(
+    "/api/auth/2fa/totp",
+    {
+      schema: {
+        tags: ["security"],
+        summary: "Turn two-factor sign-in off: the password and a code (or a recovery code)",
+        body: PasswordAndCodeBody,
+        response: { 200: OkSchema, ...errors(400, 401, 403, 409, 429) },
+      },
+    },
+    async (req) => {
+      await ctx.auth.changes.disableTotp(sessionOf(ctx, req), req.body.password, req.body.code);
+      return { status: "success" as const };
+    },
+  );
+
+  scope.post(
+    "/api/auth/2fa/recovery-codes",
+    {
+      schema: {
+        tags: ["security"],
+        summary: "New recovery codes (the old ones stop working): the password and a code",
+        body: PasswordAndCodeBody,
+        response: { 200: RecoveryCodesReply, ...errors(400, 401, 403, 409, 429) },
+      },
+    },
+    async (req, reply) => {
+      const codes = await ctx.auth.changes.regenerateRecoveryCodes(sessionOf(ctx, req), req.body.password, req.body.code);
+      reply.header("Cache-Control", "no-store");
+      return { status: "success" as const, recovery_codes: codes };
+    },
+  );
+}
+
+/** A pending sign-in's second step (no session yet, the pending sign-in cookie): a code, a recovery code or a passkey. */
+function secondStepRoutes(app: App, ctx: Deps): void {
   app.post(
     "/api/auth/2fa/verify",
     {
