@@ -92,14 +92,16 @@ describe.skipIf(!available)("confirm it's you (sudo mode) and the security activ
     await createKey(page(), "Deploy bot");
     const dialog = page().getByRole("dialog", { name: "Confirm it's you" });
     expect(await dialog.isVisible()).toBe(true);
-    expect(await page().evaluate(() => document.activeElement?.id)).toBe("reauth-password");
+    // The dialog moves the focus in an effect after it shows: on a loaded machine a moment later.
+    await expect.poll(() => page().evaluate(() => document.activeElement?.id), { timeout: 10_000 }).toBe("reauth-password");
     await dialog.getByTestId("reauth-passkey").waitFor();
     expect(await dialog.getByTestId("reauth-sso").count()).toBe(0);
     await windowShots(page(), "e2e-reauth-01-dialog");
 
     await dialog.getByTestId("reauth-password").fill("not-the-password");
     await dialog.getByTestId("reauth-submit").click();
-    await expect.poll(() => dialog.getByTestId("reauth-password-error").textContent()).toBe("That is not your password. Try again.");
+    // A wrong password is checked with argon2id: seconds on a loaded machine.
+    await expect.poll(() => dialog.getByTestId("reauth-password-error").textContent(), { timeout: 15_000 }).toBe("That is not your password. Try again.");
     expect(await dialog.isVisible()).toBe(true);
     expect(await keyNames()).toEqual([]);
     await windowShots(page(), "e2e-reauth-02-wrong-password");
@@ -120,12 +122,13 @@ describe.skipIf(!available)("confirm it's you (sudo mode) and the security activ
 
     await dialog.getByTestId("reauth-password").fill(password);
     await dialog.getByTestId("reauth-submit").click();
-    await expect.poll(() => page().getByTestId("key-secret").textContent()).toMatch(/^snip_/);
+    await expect.poll(() => page().getByTestId("key-secret").textContent(), { timeout: 15_000 }).toMatch(/^snip_/);
     expect(await page().getByTestId("reauth-dialog").count()).toBe(0);
     expect(await keyNames()).toEqual(["Deploy bot"]);
     // The one click sent the creation twice: refused, then again after the proof; Create was not pressed again.
     expect(keyPosts).toBe(2);
-    expect(await page().getByTestId("key-row").count()).toBe(1);
+    // The secret shows first; the list is read again after it (on a loaded machine, a moment later).
+    await expect.poll(() => page().getByTestId("key-row").count(), { timeout: 15_000 }).toBe(1);
   });
 
   it("proves it with a passkey too", async () => {
@@ -133,7 +136,7 @@ describe.skipIf(!available)("confirm it's you (sudo mode) and the security activ
     await endSudo();
     await createKey(page(), "Passkey-confirmed key");
     await page().getByTestId("reauth-passkey").click();
-    await expect.poll(() => page().getByTestId("key-secret").textContent()).toMatch(/^snip_/);
+    await expect.poll(() => page().getByTestId("key-secret").textContent(), { timeout: 15_000 }).toMatch(/^snip_/);
     expect(await keyNames()).toEqual(["Deploy bot", "Passkey-confirmed key"]);
   });
 
