@@ -1,5 +1,6 @@
 // README.md's Layout: the tree of folders (and of src/'s own files) with a line each. Every folder of each root the
 // tree lists must be in it, every entry it names must exist, and each entry says what it holds.
+import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
@@ -31,11 +32,21 @@ function layoutTree(readme: string): Map<string, Entry[]> {
   return tree;
 }
 
+/** What a root holds, less what git ignores (bench/.data/ after a benchmark run, for one). */
 function onDisk(root: string): string[] {
-  return readdirSync(new URL(root, ROOT), { withFileTypes: true })
+  const names = readdirSync(new URL(root, ROOT), { withFileTypes: true })
     .filter((d) => d.isDirectory() || (FILES_LISTED.has(root) && d.isFile()))
-    .map((d) => (d.isDirectory() ? `${d.name}/` : d.name))
-    .sort();
+    .map((d) => (d.isDirectory() ? `${d.name}/` : d.name));
+  return names.filter((n) => !gitIgnores(root + n)).sort();
+}
+
+function gitIgnores(path: string): boolean {
+  try {
+    execFileSync("git", ["check-ignore", "-q", path], { cwd: new URL(".", ROOT), stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 describe("README.md's Layout", () => {

@@ -30,6 +30,7 @@ export default class SummaryReporter implements Reporter {
       .slice(0, 12)
       .map((m) => `  ${(m.diagnostic().duration / 1000).toFixed(1).padStart(6)} s  ${m.moduleId.replace(process.cwd() + "/", "")}`);
     process.stdout.write(`\nSlowest files:\n${slowest.join("\n")}\n`);
+    process.stdout.write(`\nTime per folder (files' own durations, summed over the workers):\n${perFolder(testModules).join("\n")}\n`);
     if (failures.length > 0) process.stdout.write(`\n${failures.join("\n")}\n`);
     const notes: string[] = [];
     if (!process.env.TEST_DATABASE_URL) notes.push("PostgreSQL tests SKIPPED: TEST_DATABASE_URL is not set (SQLite ran)");
@@ -50,4 +51,14 @@ export default class SummaryReporter implements Reporter {
 
 function firstLine(message: string | undefined): string {
   return (message ?? "").split("\n")[0]!.slice(0, 300);
+}
+
+/** Each test folder's files' durations summed: where a run's time goes (test/e2e/, test/db/, ...). */
+function perFolder(testModules: ReadonlyArray<TestModule>): string[] {
+  const sums = new Map<string, number>();
+  for (const m of testModules) {
+    const folder = m.moduleId.replace(process.cwd() + "/", "").replace(/\/[^/]+$/, "/");
+    sums.set(folder, (sums.get(folder) ?? 0) + m.diagnostic().duration);
+  }
+  return [...sums.entries()].sort((a, b) => b[1] - a[1]).map(([folder, ms]) => `  ${(ms / 1000).toFixed(1).padStart(7)} s  ${folder}`);
 }

@@ -3,7 +3,6 @@ import { CAPABILITY_LABELS, listWords, lostCapabilities } from "@contract/plans"
 import { planName } from "../shared/plan-gate";
 import { profileApi } from "./profile-api";
 import { useState } from "react";
-import { useNavigate } from "react-router";
 import type { User } from "@contract/accounts";
 import { useSession } from "../shared/session";
 import { Alert, ConfirmDialog, Field } from "../shared/ui";
@@ -104,7 +103,6 @@ function DeleteAccountDialog(props: {
 
 export function DangerZone({ user }: { user: User }) {
   const { setUser, refresh } = useSession();
-  const navigate = useNavigate();
   const [cancelOpen, setCancelOpen] = useState(false);
   const [cancelDone, setCancelDone] = useState(false);
   const [deleteOpen, setDeleteOpen] = useState(false);
@@ -119,10 +117,9 @@ export function DangerZone({ user }: { user: User }) {
   });
   const remove = useSubmit(async () => {
     await profileApi.deleteAccount(password);
-    setDeleteOpen(false);
-    navigate("/", { replace: true });
-    setUser(null);
-    await refresh();
+    // A full load of the home page: nothing of the deleted account stays in memory, and no signed-in page's guard
+    // sees the user gone before the navigation (navigate() is a transition, setUser(null) is not: it raced to /app/login).
+    window.location.replace("/");
   }, fieldOrMessage("password"));
 
   function deleteAccount() {
