@@ -11,10 +11,6 @@ import { SEED_PASSWORD, seedEveryState, type Seeded } from "./seed.js";
 import { dashboardRoutes, routesNotWalked } from "./routes.js";
 
 const available = browserAvailable();
-// The pages' colours do not depend on the server's Node version: CI's second pass (Node 24) sets
-// SNIP_CI_SECOND_PASS and leaves out these 100 s, which its first pass has just run.
-const secondPass = process.env.SNIP_CI_SECOND_PASS === "1";
-if (secondPass) console.warn("contrast.test.ts: skipped on CI's second pass (run on the first)");
 
 /** Who is signed in, and the pages to look at: [name, path, a test id to wait for]. */
 function pages(s: Seeded, stamp: string): Array<{ who: "nobody" | "owner" | "member" | "operator"; visits: Array<[string, string, string?]> }> {
@@ -79,7 +75,7 @@ function pages(s: Seeded, stamp: string): Array<{ who: "nobody" | "owner" | "mem
   ];
 }
 
-describe.skipIf(!available || secondPass)("every page passes axe in light and dark", () => {
+describe.skipIf(!available)("every page passes axe in light and dark", () => {
   let fixture: BrowserFixture;
   let seeded: Seeded;
   const stamp = Date.now().toString(36);
