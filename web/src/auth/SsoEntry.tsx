@@ -78,7 +78,7 @@ export function SsoContinue({ email, onMissing }: { email: string; onMissing: (m
     startSso({ email: typed });
   }
   return (
-    <button type="button" className="btn btn-secondary btn-block" onClick={go} data-testid="sso-continue">
+    <button type="button" className="btn btn-secondary btn-block sso-continue" onClick={go} data-testid="sso-continue">
       Continue with single sign-on
     </button>
   );
