@@ -117,6 +117,15 @@ describe.skipIf(!available)("issue 55 inputs and findings 1-5 in the browser", (
       "one-time-code",
     ]);
     expect(await unstyledFields(page)).toEqual([]);
+    // The check finds a field in the browser's own look (what the code field was before): one reverted to it.
+    await page.evaluate(() => {
+      const probe = document.createElement("input");
+      probe.id = "probe";
+      probe.style.all = "revert";
+      document.querySelector('[data-testid="totp-setup"]')?.append(probe);
+    });
+    expect(await unstyledFields(page)).toEqual(['<input id="probe" (no type)>']);
+    await page.evaluate(() => document.getElementById("probe")?.remove());
     await screenshotModes(page, "issue55-security-2fa-setup");
   });
 
