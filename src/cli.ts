@@ -148,11 +148,11 @@ export function buildCli(): Command {
     .description("create an API key for an account; prints the secret alone on stdout")
     .option("--name <name>", "label shown in the profile", "CLI key")
     .option("--scopes <list>", "comma-separated scopes (links:create, links:read, links:write, stats:read, export); default links:create")
-    .option("--expires <time>", "ISO-8601 time from which the key is refused")
+    .option("--expires <time>", "a date (YYYY-MM-DD: refused from the end of that day, as the dashboard sets it) or an ISO-8601 time")
     .action(async (email: string, o: { name: string; scopes?: string; expires?: string }) => {
       await withContext(async (ctx) => {
         const scopes = o.scopes?.split(",").map((s) => s.trim());
-        const { secret } = await ctx.apiKeys.create(await ctx.accounts.requireByEmail(email), { name: o.name, scopes, expires_at: o.expires });
+        const { secret } = await ctx.apiKeys.create(await ctx.accounts.requireByEmail(email), { name: o.name, scopes, expires_at: keyExpiry(o.expires) });
         process.stdout.write(`${secret}\n`);
       });
     });
@@ -257,6 +257,18 @@ export async function runCli(argv: string[]): Promise<number> {
     else process.stderr.write(`snip: ${(err as Error).message ?? String(err)}\n`);
     return 1;
   }
+}
+
+/**
+ * `--expires`: a day alone (2027-01-01) means the end of that day in this machine's time zone, as the dashboard's
+ * date field sets it (23:59:59 local); anything else goes to the server's check as it was typed.
+ */
+export function keyExpiry(raw: string | undefined): string | undefined {
+  if (raw === undefined || !/^\d{4}-\d{2}-\d{2}$/.test(raw)) return raw;
+  const end = new Date(`${raw}T23:59:59`);
+  const [y, m, d] = raw.split("-").map(Number);
+  // 2027-02-30 rolls over to March in Date: refuse it as typed instead.
+  return Number.isNaN(end.getTime()) || end.getFullYear() !== y || end.getMonth() + 1 !== m || end.getDate() !== d ? raw : end.toISOString();
 }
 
 // Run when executed directly (bin/snip.js or node dist/src/cli.js), not when imported by tests.

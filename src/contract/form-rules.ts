@@ -83,8 +83,10 @@ export function destinationProblem(raw: string): string | null {
   const value = raw.trim();
   if (value === "") return MESSAGES.urlRequired;
   if (value.length > MAX_URL_LENGTH) return MESSAGES.urlTooLong;
+  // Words with spaces and no scheme (`not a url`) are no address at all: the spaces are not what is wrong.
+  if (!/^https?:\/\//i.test(value)) return MESSAGES.urlNotFull;
   if (/[\u0000-\u001f\u007f\s]/.test(value)) return MESSAGES.urlSpaces;
-  if (!/^https?:\/\/[^/?#\s]/i.test(value)) return MESSAGES.urlNotFull;
+  if (!/^https?:\/\/[^/?#]/i.test(value)) return MESSAGES.urlNotFull;
   return null;
 }
 

@@ -71,6 +71,10 @@ export const SsoOptionsReply = Type.Object({
   instance: Nullable(Type.Object({ name: Type.String({ description: 'OIDC_NAME: the button reads "Sign in with …"' }) })),
   password_sign_in: Type.Boolean({ description: "false with OIDC_ONLY (operators' break-glass accounts still may)" }),
   password_sign_up: Type.Boolean(),
+  email_sso: Type.Boolean({
+    description:
+      'true when an organisation\'s connection has a verified email domain: the sign-in page offers "Continue with single sign-on" (GET /api/auth/sso/start?email=)',
+  }),
 });
 export type SsoOptionsReply = Static<typeof SsoOptionsReply>;
 

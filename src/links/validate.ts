@@ -18,8 +18,9 @@ export function normalizeDestination(raw: string, field: string, ownHost: string
   const value = raw.trim();
   if (value === "") throw invalid(field, MESSAGES.urlRequired);
   if (value.length > MAX_URL_LENGTH) throw invalid(field, MESSAGES.urlTooLong);
-  if (/[\u0000-\u001f\u007f\s]/.test(value)) throw invalid(field, MESSAGES.urlSpaces);
+  // Words with spaces and no scheme (`not a url`) are no address at all: the spaces are not what is wrong.
   if (!/^https?:\/\//i.test(value)) throw invalid(field, MESSAGES.urlNotFull);
+  if (/[\u0000-\u001f\u007f\s]/.test(value)) throw invalid(field, MESSAGES.urlSpaces);
   let url: URL;
   try {
     url = new URL(value);
@@ -29,8 +30,9 @@ export function normalizeDestination(raw: string, field: string, ownHost: string
   if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid(field, MESSAGES.urlNotFull);
   if (url.username || url.password) throw invalid(field, MESSAGES.urlCredentials);
   const host = url.hostname.toLowerCase();
-  if (!isValidHost(host)) throw invalid(field, MESSAGES.urlBadHost);
+  // Before the host name's own check: this service's host (localhost on a laptop) would read as "not valid".
   if (host.replace(/\.$/, "") === ownHost.toLowerCase().replace(/\.$/, "")) throw invalid(field, MESSAGES.urlLoops);
+  if (!isValidHost(host)) throw invalid(field, MESSAGES.urlBadHost);
   const href = url.href;
   if (href.length > MAX_URL_LENGTH) throw invalid(field, MESSAGES.urlTooLong);
   return href;

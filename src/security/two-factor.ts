@@ -8,7 +8,7 @@ import type { RateEvents, Slot } from "../storage/rate-events.js";
 import { counted, reserve } from "../accounts/sign-in-throttle.js";
 import type { Clock } from "../shared/clock.js";
 import type { SealedBox } from "../shared/secret-box.js";
-import { DomainError, invalid } from "../shared/errors.js";
+import { DomainError } from "../shared/errors.js";
 import { randomToken, sha256Hex } from "../shared/ids.js";
 import { matchTotp, newTotpSecret, secretBytes, totpUrl } from "./totp.js";
 import { newRecoveryCodes, recoveryCodeHash, looksLikeRecoveryCode } from "./recovery-codes.js";
@@ -281,8 +281,10 @@ export class TwoFactorService {
   }
 }
 
+/** The field's words stay "is wrong or was already used" (shown beside the field); the message is a sentence of its own. */
 function wrongCode(field: string): DomainError {
-  return invalid(field, "is wrong or was already used");
+  const what = field === "recovery_code" ? "This recovery code" : "This code";
+  return new DomainError("invalid_request", `${what} is wrong or was already used`, [{ field, message: "is wrong or was already used" }]);
 }
 
 function bucket(userId: string): string {

@@ -1,38 +1,12 @@
 // API keys from the profile (GET/POST/DELETE /api/keys) and `snip key create`, on every engine.
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
 import { ApiClient, signedInClient } from "../helpers/client.js";
-import { runCli } from "../../src/cli.js";
+import { cliInProcess as cli } from "../helpers/cli-in-process.js";
 import { sha256Hex } from "../../src/shared/ids.js";
 
 const KEY_RE = /^snip_[A-Za-z0-9_-]{43}$/;
-
-/** Runs the CLI in-process with the server's configuration in process.env; returns exit code and output. */
-async function cli(server: TestServer, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const saved = { DATA_DIR: process.env.DATA_DIR, DATABASE_URL: process.env.DATABASE_URL, LOG_LEVEL: process.env.LOG_LEVEL, BASE_URL: process.env.BASE_URL };
-  process.env.DATA_DIR = server.dataDir;
-  // vitest sets BASE_URL="/" (Vite's); snip reads it as the public origin.
-  process.env.BASE_URL = server.config.origin;
-  if (server.databaseUrl) process.env.DATABASE_URL = server.databaseUrl;
-  else delete process.env.DATABASE_URL;
-  process.env.LOG_LEVEL = "silent";
-  let out = "";
-  let err = "";
-  const o = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-  const e = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
-  try {
-    const code = await runCli(args);
-    return { code, out, err };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
-}
 
 describe.each(ENGINES)("API keys on %s", (engine) => {
   let server: TestServer;

@@ -385,12 +385,13 @@ describe.each(ENGINES)("single sign-on on %s", (engine) => {
 
   it("instance-wide: the button, OIDC_ONLY, and the operator role granted and taken away by the claim", async () => {
     const options = await new ApiClient(inst.url).get("/api/auth/sso/options");
-    expect(options.body).toEqual({ status: "success", instance: { name: "Corp ID" }, password_sign_in: false, password_sign_up: false });
+    expect(options.body).toEqual({ status: "success", instance: { name: "Corp ID" }, password_sign_in: false, password_sign_up: false, email_sso: false });
     expect((await new ApiClient(ent.url).get("/api/auth/sso/options")).body).toEqual({
       status: "success",
       instance: null,
       password_sign_in: true,
       password_sign_up: true,
+      email_sso: false,
     });
 
     const first = await signIn(inst, "instance=1", "ops");

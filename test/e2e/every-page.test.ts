@@ -9,6 +9,7 @@ import type { Page } from "playwright-core";
 import { browserAvailable, networkQuiet, screenshot, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import { SEED_PASSWORD, seedEveryState, type Seeded } from "./seed.js";
 import { dashboardRoutes, routesNotWalked } from "./routes.js";
+import { unstyledFields } from "./unstyled.js";
 
 const available = browserAvailable();
 
@@ -69,6 +70,8 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
     const o = await overflow(page);
     if (o.widest.length > 0)
       problems.push(`${name} (${new URL(page.url()).pathname}): ${o.scrollWidth} px wide at ${o.innerWidth} px:\n    ${o.widest.join("\n    ")}`);
+    const bare = await unstyledFields(page);
+    if (bare.length > 0) problems.push(`${name} (${new URL(page.url()).pathname}): fields in the browser's own style: ${bare.join(", ")}`);
     await screenshot(page, `look-${tag}-${name}`, fullPage);
   };
 
@@ -180,7 +183,7 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
       await screenshot(page, `look-${tag}-FAILED-${reached}`).catch(() => undefined);
       throw new Error(`at ${tag}, on or after "${reached}" (${page.url()}): ${e.message}`);
     });
-    expect(problems, `pages wider than ${width} px (${scheme}):\n  ${problems.join("\n  ")}`).toEqual([]);
+    expect(problems, `pages wider than ${width} px or with unstyled fields (${scheme}):\n  ${problems.join("\n  ")}`).toEqual([]);
   };
 
   it("at 390 x 844, light: no page scrolls sideways", pass(390, "light"), 240_000);

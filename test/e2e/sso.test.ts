@@ -1,7 +1,7 @@
 // Browser test of single sign-on: the sign-in page with the instance's "Sign in with …" button and the
-// email-first entry, an Enterprise owner's SSO page (set up, TXT record, verify), a person signing in through the
-// real OpenID provider on loopback (its login and consent pages), the operator's list of connections, and a
-// refused sign-in explained; screenshots at 1280 and 390 px in both themes.
+// email-first entry (from the form's one email box, once a connection has a verified domain), an Enterprise owner's
+// SSO page (set up, TXT record, verify), a person signing in through the real OpenID provider on loopback (its login
+// and consent pages), the operator's list of connections, and a refused sign-in explained; screenshots at 1280 and 390 px in both themes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserAvailable, screenshotModes, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import { TestDns } from "../helpers/dns.js";
@@ -44,12 +44,13 @@ describe.skipIf(!available)("single sign-on in the browser", () => {
     await dns?.close();
   });
 
-  it("shows the instance's button and the email-first entry on the sign-in page", async () => {
+  it("shows the instance's button on the sign-in page, and no email-first entry before a connection has a verified domain", async () => {
     const page = f.browser.page;
     await page.goto("/app/login");
     expect(await page.getByTestId("sso-instance").textContent()).toBe("Sign in with Corp ID");
-    await page.getByTestId("sso-email-open").click();
-    await page.getByTestId("sso-email").waitFor();
+    await page.getByTestId("login-email").waitFor();
+    expect(await page.getByTestId("sso-continue").count()).toBe(0);
+    expect(await page.locator('input[type="email"]').count()).toBe(1);
     await screenshotModes(page, "e2e-sso-01-sign-in");
     await page.goto("/app/login?sso_error=sso_failed&reason=email_unverified");
     expect(await page.getByTestId("sso-error").textContent()).toBe("Single sign-on failed: Your identity provider has not verified your email address.");
@@ -86,9 +87,9 @@ describe.skipIf(!available)("single sign-on in the browser", () => {
   it("signs a person in through the provider's pages and lands on the dashboard", async () => {
     const page = f.browser.page;
     await page.goto("/app/login");
-    await page.getByTestId("sso-email-open").click();
-    await page.getByTestId("sso-email").fill("alice@acme.test");
-    await page.getByTestId("sso-email-submit").click();
+    // One email box: the sign-in form's, which "Continue with single sign-on" (now offered) reads.
+    await page.getByTestId("login-email").fill("alice@acme.test");
+    await page.getByTestId("sso-continue").click();
     await page.waitForURL((u) => u.origin === idp.issuer);
     await page.locator('input[name="login"]').fill("alice");
     await page.locator('input[name="password"]').fill("anything");

@@ -5259,7 +5259,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What the sign-in page offers: the instance-wide provider's button, password sign-in and sign-up */
+        /** What the sign-in page offers: the instance-wide provider's button, email-first single sign-on, password sign-in and sign-up */
         get: {
             parameters: {
                 query?: never;
@@ -5276,6 +5276,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description true when an organisation's connection has a verified email domain: the sign-in page offers "Continue with single sign-on" (GET /api/auth/sso/start?email=) */
+                            email_sso: boolean;
                             instance: {
                                 /** @description OIDC_NAME: the button reads "Sign in with …" */
                                 name: string;

@@ -56,11 +56,11 @@ export async function ssoRoutes(app: App, ctx: Deps): Promise<void> {
     {
       schema: {
         tags: ["auth"],
-        summary: "What the sign-in page offers: the instance-wide provider's button, password sign-in and sign-up",
+        summary: "What the sign-in page offers: the instance-wide provider's button, email-first single sign-on, password sign-in and sign-up",
         response: { 200: SsoOptionsReply },
       },
     },
-    async () => ({ status: "success" as const, ...ctx.sso.policy.options() }),
+    async () => ({ status: "success" as const, ...(await ctx.sso.policy.options()) }),
   );
 
   app.get(

@@ -7,7 +7,7 @@ import { useSession } from "../shared/session";
 import { A, Alert, Field, Spinner, useTitle } from "../shared/ui";
 import { MAX_NAME, MESSAGES, accountPasswordProblem, emailProblem } from "../../../src/contract/form-rules";
 import { safeNext, useFormErrors } from "./form-errors";
-import { InstanceButton, SsoSignIn, startSso, useSsoOptions, type SsoOptions } from "./SsoEntry";
+import { InstanceButton, SsoContinue, SsoSignIn, typedBeforeSso, useSsoOptions, type SsoOptions } from "./SsoEntry";
 import { SecondStep } from "./SecondStep";
 import { PasskeySignIn } from "./PasskeySignIn";
 
@@ -77,7 +77,8 @@ export function LoginPage() {
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const next = safeNext(params.get("next"));
-  const [email, setEmail] = useState("");
+  // What was typed before a single sign-on that came back refused (an address no connection serves).
+  const [email, setEmail] = useState(() => typedBeforeSso(params));
   const [password, setPassword] = useState("");
   // Not useSubmit: busy stays on after a success, so that `user && !busy` waits for the navigation to `next`.
   const [busy, setBusy] = useState(false);
@@ -124,10 +125,13 @@ export function LoginPage() {
       <form onSubmit={submit} noValidate data-testid="login-form">
         <LoginFields email={email} setEmail={setEmail} password={password} setPassword={setPassword} errors={f.fieldErrors} />
         {f.error ? <Alert testId="login-error">{f.error}</Alert> : null}
-        {ssoRequired ? <SsoRequiredContinue email={email} /> : null}
         <button type="submit" className="btn btn-primary btn-block" disabled={busy} data-testid="login-submit">
           {busy ? "Signing in…" : "Sign in"}
         </button>
+        {/* Only where an organisation's connection can take the address (or the account must use one). */}
+        {sso?.email_sso || ssoRequired ? (
+          <SsoContinue email={email} onMissing={(message) => f.take(new ApiError(400, "invalid_request", "", [{ field: "email", message }]))} />
+        ) : null}
       </form>
       <PasskeySignIn onSignedIn={(u) => (setUser(u), navigate(next, { replace: true }))} />
       <p className="auth-alt">
@@ -234,15 +238,6 @@ function SecondStepCard(props: Parameters<typeof SecondStep>[0]) {
       <h1>Sign in</h1>
       <SecondStep {...props} />
     </section>
-  );
-}
-
-/** An account that must sign in through its organisation: continue there with the typed email. */
-function SsoRequiredContinue({ email }: { email: string }) {
-  return (
-    <button type="button" className="btn btn-secondary btn-block" onClick={() => startSso({ email: email.trim() })} data-testid="sso-required-continue">
-      Continue with single sign-on
-    </button>
   );
 }
 

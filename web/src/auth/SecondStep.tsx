@@ -45,8 +45,13 @@ export function SecondStep({ methods, onSignedIn, onRestart }: { methods: string
         <input
           id="second-step"
           data-testid="second-step-code"
+          type="text"
+          className={recovery ? "code-input code-input-long" : "code-input"}
           autoComplete="one-time-code"
           inputMode={recovery ? "text" : "numeric"}
+          pattern={recovery ? "[A-Za-z0-9 -]{16,32}" : "[0-9]{6}"}
+          spellCheck={false}
+          autoCapitalize="off"
           maxLength={recovery ? 32 : 6}
           autoFocus
           value={value}

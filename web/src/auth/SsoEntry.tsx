@@ -1,16 +1,20 @@
-// Single sign-on on the sign-in page: the instance-wide provider's "Sign in with …" button, the email-first
-// entry for Enterprise connections, and what a refused sign-in (?sso_error=) means in words.
-import { useEffect, useState, type FormEvent } from "react";
+// Single sign-on on the sign-in page: the instance-wide provider's "Sign in with …" button, "Continue with single
+// sign-on" from the form's email for Enterprise connections (only when one exists), and what a refused sign-in
+// (?sso_error=) means in words.
+import { useEffect, useState } from "react";
 import type { SsoOptionsReply } from "@contract/sso";
 import { call, snip } from "../shared/api";
-import { Alert, Field } from "../shared/ui";
+import { Alert } from "../shared/ui";
+import { emailProblem } from "../../../src/contract/form-rules";
 
 export type SsoOptions = Omit<SsoOptionsReply, "status">;
 
 export function useSsoOptions(): SsoOptions | null {
   const [options, setOptions] = useState<SsoOptions | null>(null);
   useEffect(() => {
-    call(snip.GET("/api/auth/sso/options"), true).then(setOptions, () => setOptions({ instance: null, password_sign_in: true, password_sign_up: true }));
+    call(snip.GET("/api/auth/sso/options"), true).then(setOptions, () =>
+      setOptions({ instance: null, password_sign_in: true, password_sign_up: true, email_sso: false }),
+    );
   }, []);
   return options;
 }
@@ -55,49 +59,64 @@ export function InstanceButton({ options }: { options: SsoOptions | null }) {
   );
 }
 
-/** "Continue with single sign-on": the address decides the organisation's provider. */
-export function EmailFirstSso({ initialEmail = "" }: { initialEmail?: string }) {
-  const [open, setOpen] = useState(false);
-  const [email, setEmail] = useState(initialEmail);
-  if (!open) {
-    return (
-      <button type="button" className="btn btn-secondary btn-block" onClick={() => setOpen(true)} data-testid="sso-email-open">
-        Continue with single sign-on
-      </button>
-    );
-  }
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    if (email.trim()) startSso({ email: email.trim() });
+const TYPED = "snip.sso-email";
+
+/**
+ * "Continue with single sign-on" under the sign-in form, from the address typed in its one email box (the address
+ * decides the organisation's provider). The address is kept for this tab: an address no connection serves comes
+ * back to the sign-in page (?sso_error=not_found) with it still typed.
+ */
+export function SsoContinue({ email, onMissing }: { email: string; onMissing: (message: string) => void }) {
+  function go() {
+    const typed = email.trim();
+    if (emailProblem(typed)) return onMissing("Enter your work email above, then continue with single sign-on");
+    try {
+      sessionStorage.setItem(TYPED, typed);
+    } catch {
+      // Storage refused (a private window's quota): the address is typed again after a refusal.
+    }
+    startSso({ email: typed });
   }
   return (
-    <form onSubmit={submit} noValidate data-testid="sso-email-form" className="sso-email-form">
-      <Field id="sso-email" label="Work email">
-        <input id="sso-email" data-testid="sso-email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
-      </Field>
-      <button type="submit" className="btn btn-secondary btn-block" data-testid="sso-email-submit">
-        Continue
-      </button>
-    </form>
+    <button type="button" className="btn btn-secondary btn-block sso-continue" onClick={go} data-testid="sso-continue">
+      Continue with single sign-on
+    </button>
   );
 }
 
-/** The sign-in page's single sign-on part, above the password form: its error, the buttons, the rule between. */
+/** The address typed before a single sign-on that came back refused, once (else ""). */
+export function typedBeforeSso(params: URLSearchParams): string {
+  try {
+    const typed = params.get("sso_error") ? (sessionStorage.getItem(TYPED) ?? "") : "";
+    sessionStorage.removeItem(TYPED);
+    return typed;
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The sign-in page's single sign-on part above the password form: a refusal's words, and the instance's provider
+ * with the rule between when there is one (nothing at all on an instance without single sign-on).
+ */
 export function SsoSignIn({ options, params }: { options: SsoOptions | null; params: URLSearchParams }) {
   const error = ssoErrorText(params);
   return (
     <>
       {error ? <Alert testId="sso-error">{error}</Alert> : null}
-      <div className="sso-entry">
-        <InstanceButton options={options} />
-        <EmailFirstSso />
-      </div>
-      {options?.password_sign_in === false ? (
-        <p className="muted small">Password sign-in is off on this service; operators' break-glass accounts still use it below.</p>
+      {options?.instance ? (
+        <>
+          <div className="sso-entry">
+            <InstanceButton options={options} />
+          </div>
+          {options.password_sign_in === false ? (
+            <p className="muted small">Password sign-in is off on this service; operators' break-glass accounts still use it below.</p>
+          ) : null}
+          <div className="auth-divider" role="separator">
+            <span>or with a password</span>
+          </div>
+        </>
       ) : null}
-      <div className="auth-divider" role="separator">
-        <span>or with a password</span>
-      </div>
     </>
   );
 }

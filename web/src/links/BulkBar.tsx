@@ -151,7 +151,15 @@ function AddTagPanel({ tags, busy, onAdd }: { tags: TagListItem[] | null; busy: 
         <label htmlFor="bulk-tag-name" className="visually-hidden">
           Tag name
         </label>
-        <input id="bulk-tag-name" placeholder="Tag name" maxLength={40} value={name} onChange={(e) => setName(e.target.value)} data-testid="bulk-tag-name" />
+        <input
+          id="bulk-tag-name"
+          type="text"
+          placeholder="Tag name"
+          maxLength={40}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          data-testid="bulk-tag-name"
+        />
         <button type="submit" className="btn btn-primary btn-sm" disabled={busy || !name.trim()} data-testid="bulk-tag-submit">
           Add
         </button>

@@ -19,6 +19,7 @@ import { BulkBar, plural } from "./BulkBar";
 import { CLEARED, filterCount, listQuery, useListFilters } from "./filters";
 import { linksApi } from "./links-api";
 import { ExportButtons } from "../shared/ExportLinks";
+import { NavMark } from "../shared/nav-mark";
 import "./links.css";
 
 const PAGE = 20;
@@ -192,8 +193,9 @@ function PageHead({ shared, team }: { shared: boolean; team: Membership | null }
         </div>
       )}
       <div className={shared ? "visually-hidden" : "row gap"}>
-        <A to="/app/links/bulk" className="btn btn-secondary">
+        <A to="/app/links/bulk" className="btn btn-secondary" testId="links-bulk">
           Bulk create
+          <NavMark to="/app/links/bulk" testId="links-bulk-plan-mark" />
         </A>
         {/* Here rather than in the header: the header has no room left at 1280 px for free and Pro accounts. */}
         <A to="/app/links/import" className="btn btn-secondary" testId="links-import">

@@ -50,7 +50,10 @@ function SetupForm({ setup, onEnabled }: { setup: TotpSetupReply; onEnabled: (co
         <input
           id="totp-code"
           data-testid="totp-code"
+          type="text"
+          className="code-input"
           inputMode="numeric"
+          pattern="[0-9]{6}"
           autoComplete="one-time-code"
           maxLength={6}
           value={code}
@@ -86,7 +89,16 @@ function ConfirmForm({
         <input id={`${testId}-password`} type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
       </Field>
       <Field id={`${testId}-code`} label="Code from the app (or a recovery code)">
-        <input id={`${testId}-code`} autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} />
+        <input
+          id={`${testId}-code`}
+          type="text"
+          className="code-input code-input-long"
+          autoComplete="one-time-code"
+          spellCheck={false}
+          autoCapitalize="off"
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+        />
       </Field>
       {error ? <Alert>{error}</Alert> : null}
       <button type="submit" className="btn btn-secondary" disabled={busy}>

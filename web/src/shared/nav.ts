@@ -59,6 +59,8 @@ export const NAV_GROUPS: readonly NavGroup[] = [
         label: "Team",
         testId: "nav-team",
         icon: "M17 21v-2a4 4 0 0 0-4-4H5a4 4 0 0 0-4 4v2M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM23 21v-2a4 4 0 0 0-3-3.87M16 3.13a4 4 0 0 1 0 7.75",
+        // Inviting members is the team's feature (the page also lists the teams one belongs to, on any plan).
+        capability: "team_invite",
       },
       {
         to: "/app/domains",
@@ -96,4 +98,12 @@ export const NAV_GROUPS: readonly NavGroup[] = [
 /** The groups a user sees: the operator's only for operators. */
 export function navGroupsFor(isAdmin: boolean): readonly NavGroup[] {
   return NAV_GROUPS.filter((g) => !g.operator || isAdmin);
+}
+
+/**
+ * The capability the entry for this path marks: what any other way to the same page (a header button, the command
+ * palette) marks too, so the marks agree with the navigation's.
+ */
+export function capabilityOf(to: string): Capability | undefined {
+  return NAV_GROUPS.flatMap((g) => g.entries).find((e) => e.to === to)?.capability;
 }

@@ -63,7 +63,7 @@ export function PlanLock(props: { feature: string; capability: Capability; testI
 }
 
 /** The small mark beside a nav entry whose feature the user's plan lacks. */
-export function PlanMark({ capability }: { capability: Capability }) {
+export function PlanMark({ capability, testId = `plan-mark-${capability}` }: { capability: Capability; testId?: string }) {
   const { user } = useSession();
   if (!user || can(user.plan, capability)) return null;
   const needed = planName(requiredPlan(capability));
@@ -73,7 +73,7 @@ export function PlanMark({ capability }: { capability: Capability }) {
         <rect x="4" y="11" width="16" height="10" rx="2" />
         <path d="M8 11V7a4 4 0 0 1 8 0v4" />
       </svg>
-      <span className="nav-plan-mark-text" data-testid={`plan-mark-${capability}`}>
+      <span className="nav-plan-mark-text" data-testid={testId}>
         {needed}
       </span>
     </span>

@@ -17,6 +17,7 @@ import { Totals } from "../shared/charts/Totals";
 import { queryString, usePeriod } from "../shared/charts/period";
 import { linkApi } from "../shared/link-api";
 import { statsApi } from "./stats-api";
+import { BreakAt } from "../shared/break-at";
 
 // eslint-disable-next-line max-lines-per-function -- the link, its period and the statistics read share the page's state.
 export function StatsPage() {
@@ -116,7 +117,7 @@ function LinkHead({ link }: { link: Link | null }) {
       {link ? (
         <p className="muted stats-link-urls">
           <a href={link.short_url} target="_blank" rel="noopener noreferrer" data-testid="stats-short-url">
-            {link.short_url}
+            <BreakAt text={link.short_url} />
           </a>{" "}
           →{" "}
           <span className="truncate inline-truncate" title={link.url}>

@@ -5,6 +5,7 @@ import { LinkStateBadge } from "../../shared/link-state";
 import { RowMenu, SelectBox } from "../../shared/menu";
 import { A, DataTable, FieldMessage, formatDate } from "../../shared/ui";
 import { hostOf, shortLabel } from "../common";
+import { BreakAt } from "../../shared/break-at";
 
 export type LinkAction =
   | { kind: "disable"; link: AdminLink }
@@ -63,7 +64,7 @@ function LinkRow({ link: l, selected, onSelect, busyId, rowErrors, onAction }: P
       </td>
       <td className="cell-short">
         <a href={l.short_url} target="_blank" rel="noopener noreferrer" className="cell-wrap" data-testid="admin-link-short">
-          {shortLabel(l.short_url)}
+          <BreakAt text={shortLabel(l.short_url)} />
         </a>
         <div className="muted small">{formatDate(l.created_at)}</div>
       </td>

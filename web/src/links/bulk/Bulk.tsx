@@ -10,6 +10,17 @@ import { useSubmit } from "../../shared/submit";
 import { PlanGate, can } from "../../shared/plan-gate";
 import { parseBulkText, withoutLines, type BulkLine } from "./bulk-lines";
 import { BulkResults } from "./BulkResults";
+import { withScheme } from "../../shared/with-scheme";
+
+/** One row as sent. As the link form, example.com/page gets https:// (the API takes complete URLs only: API.md). */
+function toRequest({ url, alias, details }: BulkLine) {
+  return {
+    url: withScheme(url),
+    ...(alias ? { alias } : {}),
+    ...details,
+    ...(details?.expired_url ? { expired_url: withScheme(details.expired_url) } : {}),
+  };
+}
 
 export function BulkPage() {
   useTitle("Bulk create");
@@ -23,7 +34,7 @@ export function BulkPage() {
 
   const { busy, error, setError, run } = useSubmit(
     async (rows: BulkLine[]) => {
-      const results = await linksApi.bulkCreate(rows.map(({ url, alias, details }) => ({ url, ...(alias ? { alias } : {}), ...details })));
+      const results = await linksApi.bulkCreate(rows.map(toRequest));
       setSent({ results, rows });
       setText(
         withoutLines(
@@ -68,7 +79,7 @@ export function BulkPage() {
                 data-testid="bulk-urls"
                 rows={10}
                 spellCheck={false}
-                placeholder={"https://example.com/first\nhttps://example.com/second,spring-sale"}
+                placeholder={"https://example.com/first\nexample.com/second,spring-sale"}
                 value={text}
                 onChange={(e) => setText(e.target.value)}
               />

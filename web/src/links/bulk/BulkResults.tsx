@@ -3,6 +3,7 @@ import { useEffect, useMemo } from "react";
 import type { BulkResult } from "@contract/links";
 import { CopyButton, DataTable } from "../../shared/ui";
 import { resultsCsv, type BulkLine } from "./bulk-lines";
+import { BreakAt } from "../../shared/break-at";
 
 export function BulkResults({ results, rows }: { results: BulkResult[]; rows: BulkLine[] }) {
   const created = results.filter((r) => r.status === "created").length;
@@ -33,7 +34,7 @@ export function BulkResults({ results, rows }: { results: BulkResult[]; rows: Bu
               {r.status === "created" ? (
                 <span className="row gap-sm">
                   <a href={r.link.short_url} target="_blank" rel="noopener noreferrer">
-                    {r.link.short_url}
+                    <BreakAt text={r.link.short_url} />
                   </a>
                   <CopyButton text={r.link.short_url} />
                 </span>

@@ -5,6 +5,7 @@ import { countryName } from "./parts";
 import "./stats.css";
 import { labelCase } from "./days";
 import type { PeriodData } from "./period";
+import { BreakAt } from "../break-at";
 
 interface Item {
   label: string;
@@ -89,7 +90,7 @@ export function Breakdown({
             {list.slice(0, 10).map((i) => (
               <Row
                 key={i.label}
-                label={i.label || "Unknown"}
+                label={i.label ? <BreakAt text={i.label} /> : "Unknown"}
                 title={i.title ?? (i.label || "Unknown")}
                 clicks={i.clicks}
                 visitors={visitors ? (i.visitors ?? 0) : undefined}
