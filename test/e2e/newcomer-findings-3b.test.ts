@@ -4,7 +4,7 @@
 // state. Screenshots at 1280 and 390 px in light and dark of the pages changed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { browserAvailable, screenshotModes, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
+import { browserAvailable, screenshot, screenshotModes, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import { UA, visit } from "../helpers/visit.js";
 import { hit } from "../helpers/host.js";
 import { LOGO_SVG } from "../../src/http/api-docs.js";
@@ -46,20 +46,30 @@ describe.skipIf(!available)("issue 55 findings 6-10 in the browser", () => {
     expect(await link.textContent()).toBe("The API reference");
     await link.click();
     await page.waitForURL((u) => u.pathname.startsWith("/docs"));
-    await page.locator(".swagger-ui .info .title").waitFor();
+    // Swagger UI renders the whole document in the browser: slow on a loaded machine.
+    await page.locator(".swagger-ui .info .title").waitFor({ timeout: 60_000 });
     expect(await page.title()).toBe("snip API");
     expect(await page.locator(".swagger-ui .info .title").textContent()).toContain("snip API");
     // The top bar's logo is snip's, not Swagger's.
     const logo = page.locator(".topbar img");
-    await logo.waitFor();
+    await logo.waitFor({ timeout: 30_000 });
     expect(await logo.getAttribute("src")).toBe(`data:image/svg+xml;base64,${Buffer.from(LOGO_SVG).toString("base64")}`);
     expect(await page.locator(".topbar-wrapper > a").evaluate((a) => [...a.children].map((c) => c.tagName))).toEqual(["IMG"]);
-    expect(await page.locator('link[rel="icon"]').evaluateAll((els) => els.map((e) => e.getAttribute("href")))).toEqual(["./static/theme/favicon.svg"]);
+    expect(await page.locator('link[rel="icon"]').evaluateAll((els) => els.map((e) => e.getAttribute("href")))).toEqual(["/docs/static/theme/favicon.svg"]);
     expect(await page.locator(".swagger-ui .topbar").evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgb(79, 70, 229)");
     const favicon = await fetch(`${f.server.url}/docs/static/theme/favicon.svg`);
     expect([favicon.status, favicon.headers.get("content-type")]).toEqual([200, "image/svg+xml"]);
-    await screenshotModes(page, "issue55-docs");
-  });
+    // The window only: the whole reference is thousands of pixels long (Swagger UI has no dark theme of its own).
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 844 });
+        await screenshot(page, `issue55-docs-${width}-${scheme}`, false);
+      }
+    }
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }, 180_000);
 
   it("7: visitors the breakdown does not count show as “—”; the QR scans' visitors are explained", async () => {
     const page = f.browser.page;
@@ -149,6 +159,12 @@ describe.skipIf(!available)("issue 55 findings 6-10 in the browser", () => {
       await page.setViewportSize({ width, height: 844 });
       expect(await button.textContent()).toBe("Create this alias");
       expect(await lines(), `at ${width} px`).toBe(1);
+      // Whole in its table: nothing cut off at the frame's edge (the frame scrolls sideways rather than grow).
+      const frame = page.getByTestId("overview-orphans").getByTestId("orphan-paths");
+      expect(await frame.evaluate((t) => t.parentElement!.scrollWidth <= t.parentElement!.clientWidth + 1), `at ${width} px`).toBe(true);
+      expect(await button.evaluate((el) => el.getBoundingClientRect().right <= el.closest("table")!.parentElement!.getBoundingClientRect().right + 1)).toBe(
+        true,
+      );
       expect(await page.evaluate(() => document.documentElement.scrollWidth), `at ${width} px`).toBeLessThanOrEqual(width);
     }
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -169,6 +185,14 @@ describe.skipIf(!available)("issue 55 findings 6-10 in the browser", () => {
     await screenshotModes(page, "issue55-empty-domains");
     expect(await icon("/app/webhooks", "webhooks-empty")).toBe("webhooks");
     await screenshotModes(page, "issue55-empty-webhooks");
+    // A broker on this machine: the refusal names the setting that accepts it.
+    await page.getByTestId("stream-kind-select").selectOption("redis");
+    await page.getByTestId("stream-name-input").fill("Local Redis");
+    await page.getByTestId("stream-url-input").fill("redis://127.0.0.1:6379");
+    await page.getByTestId("stream-create").click();
+    await expect
+      .poll(() => page.getByTestId("stream-form").textContent())
+      .toContain("is a loopback address; the server's operator can accept brokers on loopback and private networks with WEBHOOK_ALLOW_PRIVATE=true");
     expect(await icon("/app/analytics", "analytics-empty")).toBe("analytics");
     expect(await icon("/app/links/import", "import-history-empty")).toBe("imports");
   });
