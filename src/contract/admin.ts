@@ -1,7 +1,7 @@
 // The operator console's shapes (docs/operator.md): accounts, links, the overview, the blocklist, the audit log.
 import { Type, type Static } from "typebox";
-import { LINK_STATES } from "./tables.js";
-import { Body, Nullable, PageQuery } from "./common.js";
+import { AUDIT_ACTOR_ROLES, LINK_STATES } from "./tables.js";
+import { Body, Nullable, PageQuery, StringEnum } from "./common.js";
 import { LinkSchema } from "./links.js";
 import { PLANS, type Plan } from "./plans.js";
 
@@ -135,6 +135,10 @@ export const AuditEntrySchema = Type.Object({
   at: Type.String(),
   actor_id: Type.Union([Type.String(), Type.Null()]),
   actor_email: Type.String(),
+  actor_role: StringEnum(
+    AUDIT_ACTOR_ROLES,
+    "operator: an operator's action in the console; account_holder: an account holder's change to their own account (two-factor sign-in, passkeys, team policy, single sign-on); system: the command line or an automatic check",
+  ),
   action: Type.String(),
   target_type: Type.String(),
   target_id: Type.String(),

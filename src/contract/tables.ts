@@ -47,3 +47,13 @@ export const SCOPE_LABELS: Readonly<Record<ApiKeyScope, string>> = {
   "stats:read": "Read link statistics",
   export: "Export every link (CSV or JSON)",
 };
+
+/** Who made an audit entry (docs/operator.md, Audit log): an operator in the console, an account holder on their own account, or the system. */
+export const AUDIT_ACTOR_ROLES = ["operator", "account_holder", "system"] as const;
+export type AuditActorRole = (typeof AUDIT_ACTOR_ROLES)[number];
+/** How the audit log names each role. */
+export const AUDIT_ACTOR_LABELS: Readonly<Record<AuditActorRole, string>> = {
+  operator: "Operator",
+  account_holder: "Account holder",
+  system: "System",
+};

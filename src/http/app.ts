@@ -8,6 +8,7 @@ import cookie from "@fastify/cookie";
 import fastifyStatic from "@fastify/static";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
+import { apiDocsOptions } from "./api-docs.js";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Settings } from "typebox/system";
 import type { App, RouteInfo } from "./app-type.js";
@@ -194,7 +195,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: "/docs" });
+  await app.register(swaggerUi, apiDocsOptions);
 
   // Everything under /api: cookies, the session, and CSRF on state-changing methods.
   await app.register(async (api) => {

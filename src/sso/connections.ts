@@ -218,7 +218,8 @@ export class SsoConnections {
         targetType: "sso_connection",
         targetId: c.id,
         summary,
-        before: auditView(c, domains),
+        // The owner tells the account holder's own removal from an operator's (audit-log.ts, actorRole).
+        before: { ...auditView(c, domains), owner_id: c.owner_id },
       });
     });
   }

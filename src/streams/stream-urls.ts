@@ -10,6 +10,9 @@ const DEFAULT_PORTS: Record<string, string> = Object.fromEntries(
   BROKER_KINDS.flatMap((k) => Object.entries(k.schemes).map(([scheme, port]) => [scheme, String(port)])),
 );
 
+/** Added to a loopback or private address's refusal: the operator's setting that accepts it. */
+const PRIVATE_HINT = "; the server's operator can accept brokers on loopback and private networks with WEBHOOK_ALLOW_PRIVATE=true";
+
 /** Why a broker URL is refused, for the person who entered it. */
 export class BrokerUrlRefused extends Error {
   override name = "BrokerUrlRefused";
@@ -47,7 +50,8 @@ export async function checkBrokerHost(check: ReceiverCheck, url: URL): Promise<s
     // The receiver check takes an https:// address: the same host and port, checked the same way.
     return (await check.check(`https://${url.host.includes(":") || !port ? url.host : `${url.hostname}:${port}`}/`, "custom")).address;
   } catch (e) {
-    if (e instanceof ReceiverRefused) throw new BrokerUrlRefused(e.message);
+    // A broker on this machine or the local network is common: say which setting lets the server reach it.
+    if (e instanceof ReceiverRefused) throw new BrokerUrlRefused(e.allowablePrivate ? `${e.message}${PRIVATE_HINT}` : e.message);
     throw e;
   }
 }

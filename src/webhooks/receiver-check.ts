@@ -17,6 +17,8 @@ export interface CheckedReceiver {
 /** A refused receiver address; the message says why, for the person who entered it. */
 export class ReceiverRefused extends Error {
   override name = "ReceiverRefused";
+  /** True when WEBHOOK_ALLOW_PRIVATE would have let the address through (loopback, private, unique-local). */
+  allowablePrivate = false;
 }
 
 /** DNS did not answer (in time, or at all) for the receiver's host: not a verdict on the address, try again later. */
@@ -81,7 +83,9 @@ export class ReceiverCheck {
     for (const a of addresses) {
       const verdict = addressAllowed(a, allowPrivate);
       if (!verdict.ok) {
-        throw new ReceiverRefused(literal ? `is ${describeClass(verdict.cls)}` : `${host} resolves to ${describeClass(verdict.cls)} (${a})`);
+        const refused = new ReceiverRefused(literal ? `is ${describeClass(verdict.cls)}` : `${host} resolves to ${describeClass(verdict.cls)} (${a})`);
+        refused.allowablePrivate = !allowPrivate && addressAllowed(a, true).ok;
+        throw refused;
       }
     }
     // A connector goes to its chat tool's host on the standard port only. WEBHOOK_ALLOW_PRIVATE lets

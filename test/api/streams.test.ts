@@ -55,8 +55,16 @@ describe.each(ENGINES)("/api/streams on %s", (engine) => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ name: "x", kind: "redis", url: "amqp://93.184.216.34" }, "url: must start with redis:// or rediss:// for redis"],
       [{ name: "x", kind: "nats", url: "http://93.184.216.34" }, "url: must start with nats:// or tls:// for nats"],
-      [{ name: "x", kind: "mqtt", url: "mqtt://127.0.0.1:1883" }, "url: is a loopback address"],
-      [{ name: "x", kind: "amqp", url: "amqp://10.1.2.3" }, "url: is a private address"],
+      [
+        { name: "x", kind: "mqtt", url: "mqtt://127.0.0.1:1883" },
+        "url: is a loopback address; the server's operator can accept brokers on loopback and private networks with WEBHOOK_ALLOW_PRIVATE=true",
+      ],
+      [
+        { name: "x", kind: "amqp", url: "amqp://10.1.2.3" },
+        "url: is a private address; the server's operator can accept brokers on loopback and private networks with WEBHOOK_ALLOW_PRIVATE=true",
+      ],
+      // Cloud metadata's range: WEBHOOK_ALLOW_PRIVATE does not open it, so the refusal does not name it.
+      [{ name: "x", kind: "redis", url: "redis://169.254.169.254" }, "url: is a link-local address (cloud metadata lives there)"],
       [{ name: "x", kind: "redis", url: "redis://93.184.216.34/a b" }, "url: must not contain spaces or control characters"],
       [{ name: "x", kind: "redis", url: "not a url" }, "url: must not contain spaces or control characters"],
       [{ name: "x", kind: "redis", url: "redis:" }, "url: must name a host"],

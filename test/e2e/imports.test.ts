@@ -145,8 +145,12 @@ describe.skipIf(!available)("import page in the browser", () => {
     expect(["queued", "running"]).toContain(seen[0]);
     expect(seen[seen.length - 1]).toBe("done");
     expect(await page.getByTestId("import-progress").getAttribute("aria-valuenow")).toBe("100");
-    const counts = { read: "4", created: "3", skipped: "1", failed: "0", visits: "0" };
+    // A CSV has click totals, not visits (issue 55, finding 7): no "Visits 0" beside the 1,234 clicks imported.
+    const counts = { read: "4", created: "3", skipped: "1", failed: "0", visits: "—" };
     for (const [k, v] of Object.entries(counts)) expect(await text(page, `import-count-${k}`), k).toBe(v);
+    expect(await text(page, "import-visits-note")).toBe(
+      "No single visits: CSV or snip export gives click totals. Each link's total came along and shows beside its clicks as “imported”.",
+    );
     // The form is fresh after the start, the file gone.
     expect(await page.getByTestId("import-preview").count()).toBe(0);
     expect(await text(page, "import-history-counts")).toBe("3 created · 1 skipped · 0 failed");
@@ -237,6 +241,7 @@ describe.skipIf(!available)("import page in the browser", () => {
     expect(await text(page, "import-progress-text")).toBe("30 of 30 read");
     const counts = { read: "30", created: "30", skipped: "0", failed: "0", visits: "2" };
     for (const [k, v] of Object.entries(counts)) expect(await text(page, `import-count-${k}`), k).toBe(v);
+    expect(await page.getByTestId("import-visits-note").count()).toBe(0);
     // Page 1 read by the preview and once by the job; the others once.
     expect(shlink.pagesAsked.filter((p) => p === 1)).toHaveLength(2);
     expect([2, 3].map((n) => shlink.pagesAsked.filter((p) => p === n).length)).toEqual([1, 1]);

@@ -617,6 +617,11 @@ export interface paths {
                                 action: string;
                                 actor_email: string;
                                 actor_id: string | null;
+                                /**
+                                 * @description operator: an operator's action in the console; account_holder: an account holder's change to their own account (two-factor sign-in, passkeys, team policy, single sign-on); system: the command line or an automatic check
+                                 * @enum {string}
+                                 */
+                                actor_role: "operator" | "account_holder" | "system";
                                 after: unknown;
                                 at: string;
                                 before: unknown;

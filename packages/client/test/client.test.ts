@@ -15,13 +15,13 @@ describe("@snip/client", () => {
   let n = 0;
 
   /** A verified Business account, signed in through the client, with one API key. */
-  async function account() {
+  async function account(scopes?: string[]) {
     const email = `client-${++n}@example.com`;
     await server.ctx.accounts.create({ email, password: PASSWORD, plan: "business", verified: true });
     const client = createSnipClient({ baseUrl: server.url, keepCookies: true });
     const signedIn = await signIn(client, email, PASSWORD);
     expect(signedIn.data && "user" in signedIn.data ? signedIn.data.user.email : null).toBe(email);
-    const key = await client.POST("/api/keys", { body: { name: "client test" } });
+    const key = await client.POST("/api/keys", { body: { name: "client test", ...(scopes ? { scopes } : {}) } });
     if (!key.data) throw new Error(JSON.stringify(key.error));
     return { email, client, secret: key.data.secret };
   }
@@ -60,10 +60,10 @@ describe("@snip/client", () => {
     expect(created.data?.short_url).toBe(`${server.config.origin}/ext-client`);
   });
 
-  it("runs the README's example: a link created with the key, its statistics read in a session", async () => {
-    const { email, secret } = await account();
+  it("runs the README's example: a link created and its statistics read with one key (links:create, stats:read)", async () => {
+    const { secret } = await account(["links:create", "stats:read"]);
     const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--conditions=source", EXAMPLE], {
-      env: { ...process.env, SNIP_URL: server.url, SNIP_API_KEY: secret, SNIP_EMAIL: email, SNIP_PASSWORD: PASSWORD },
+      env: { ...process.env, SNIP_URL: server.url, SNIP_API_KEY: secret },
     });
     expect(stdout).toMatch(new RegExp(`^created ${server.config.origin}/[A-Za-z0-9]{7,}\\n0 clicks in total, 0 in the last 7 days\\n$`));
   });

@@ -123,6 +123,7 @@ export function AdminAccountsPage() {
         testId="accounts"
         empty={{
           title: filtered ? "No account matches" : "No accounts yet",
+          icon: "team",
           onClear: filtered
             ? () => {
                 setSearch("");

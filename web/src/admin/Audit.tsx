@@ -1,8 +1,9 @@
-// Operator console, audit log: every operator action (who, when, what, before -> after), filtered by action,
-// operator email and target id, newest first.
+// Operator console, audit log: every operator action and every account holder's security change to their own
+// account (who and in which role, when, what, before -> after), filtered by action, email and target id, newest first.
 import { useState } from "react";
 import { adminApi } from "./admin-api";
 import type { AuditEntry } from "@contract/admin";
+import { AUDIT_ACTOR_LABELS } from "@contract/tables";
 import { DataTable, Field, formatDateTime, useTitle } from "../shared/ui";
 import { FilterForm, ListView, usePagedList, useUrlFilters } from "../shared/lists";
 
@@ -19,6 +20,18 @@ const ACTIONS: { value: string; label: string }[] = [
   { value: "report.dismiss", label: "Report dismissed" },
   { value: "report.disable_link", label: "Report: link disabled" },
   { value: "report.ban_owner", label: "Report: owner banned" },
+  { value: "api_key.create", label: "API key created (account holder)" },
+  { value: "api_key.revoke", label: "API key revoked (account holder)" },
+  { value: "account.2fa_enabled", label: "Two-factor sign-in on (account holder)" },
+  { value: "account.2fa_disabled", label: "Two-factor sign-in off (account holder)" },
+  { value: "account.recovery_codes_regenerated", label: "New recovery codes (account holder)" },
+  { value: "account.recovery_code_used", label: "Recovery code used (account holder)" },
+  { value: "passkey.added", label: "Passkey added (account holder)" },
+  { value: "passkey.removed", label: "Passkey removed (account holder)" },
+  { value: "team.2fa_policy", label: "Team two-factor policy (account holder)" },
+  { value: "sso.create", label: "Single sign-on set up (account holder)" },
+  { value: "sso.update", label: "Single sign-on changed (account holder)" },
+  { value: "sso.delete", label: "Single sign-on removed" },
 ];
 
 /** A value as one short line of text. */
@@ -125,7 +138,10 @@ export function AdminAuditPage() {
       <div className="page-head">
         <div>
           <h1>Audit log</h1>
-          <p className="muted">Every operator action, written with the action itself. Entries cannot be changed or deleted.</p>
+          <p className="muted" data-testid="audit-intro">
+            Every operator action, and every change account holders make to their own accounts (API keys, two-factor sign-in, passkeys, team policy, single
+            sign-on), written with the action itself. Entries cannot be changed or deleted.
+          </p>
         </div>
       </div>
 
@@ -138,17 +154,18 @@ export function AdminAuditPage() {
         testId="audit"
         empty={{
           title: filtered ? "No entry matches" : "Nothing logged yet",
+          icon: "audit",
           onClear: filtered
             ? () => {
                 setForm({ actor: "", target: "" });
                 setFilters({ action: "", actor: "", target: "" });
               }
             : null,
-          text: <p className="muted">Operator actions show up here as they happen.</p>,
+          text: <p className="muted">Operators' and account holders' actions show up here as they happen.</p>,
         }}
       >
         {(items) => (
-          <DataTable className="table admin-table audit-table table-cards" testId="audit-table" columns={["When", "Operator", "Action", "What"]}>
+          <DataTable className="table admin-table audit-table table-cards" testId="audit-table" columns={["When", "Who", "Action", "What"]}>
             {items.map((e) => (
               <AuditRow
                 key={e.id}
@@ -169,7 +186,7 @@ export function AdminAuditPage() {
 type AuditFilterValues = { action: string; actor: string; target: string };
 type AuditForm = { actor: string; target: string };
 
-/** The filter form: the action (applied at once), the operator's email and the target id (applied on submit). */
+/** The filter form: the action (applied at once), the email of who acted and the target id (applied on submit). */
 function AuditFilters({
   filters,
   setFilters,
@@ -193,7 +210,7 @@ function AuditFilters({
           ))}
         </select>
       </Field>
-      <Field id="audit-actor" label="Operator email" className="grow">
+      <Field id="audit-actor" label="Who (email)" className="grow">
         <input id="audit-actor" data-testid="audit-actor" type="search" value={form.actor} onChange={(e) => setForm({ ...form, actor: e.target.value })} />
       </Field>
       <Field id="audit-target" label="Target id" className="grow">
@@ -220,10 +237,13 @@ function AuditRow({ entry: e, onTarget }: { entry: AuditEntry; onTarget: () => v
       <td className="nowrap small" data-label="When">
         {formatDateTime(e.at)}
       </td>
-      <td data-label="Operator">
+      <td data-label="Who">
         <div className="audit-actor cell-wrap" data-testid="audit-actor-email">
           {e.actor_id === null ? <span className="muted">{e.actor_email}</span> : e.actor_email}
         </div>
+        <span className={`badge ${e.actor_role === "operator" ? "badge-warn" : "badge-muted"}`} data-testid="audit-actor-role">
+          {AUDIT_ACTOR_LABELS[e.actor_role]}
+        </span>
       </td>
       <td data-label="Action">
         <code className="nowrap" data-testid="audit-action-code">

@@ -89,6 +89,7 @@ export function AdminBlocklistPage() {
         testId="blocklist"
         empty={{
           title: filters.q ? "No blocked host matches" : "No hosts blocked from the console",
+          icon: "shield",
           text: (
             <p className="muted">{filters.q ? `Nothing found for “${filters.q}”.` : "Add one above; hosts from BLOCKLIST_FILE are counted beside the form."}</p>
           ),

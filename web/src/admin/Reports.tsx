@@ -90,6 +90,7 @@ export function AdminReportsPage() {
         empty={{
           title: open ? "No open reports" : filters.state === "all" ? "No reports yet" : `No reports in “${stateLabel(filters.state as ReportState)}”`,
           text: open ? <p className="muted">Nothing is waiting for review.</p> : null,
+          icon: "audit",
         }}
       >
         {(items) => (

@@ -37,7 +37,7 @@ export function AdminSsoPage() {
           frame="none"
           columns={["Owner", "Issuer", "Domains", "Require SSO", "Updated"]}
           actions
-          empty={<EmptyState title="No connections" testId="admin-sso-empty" />}
+          empty={<EmptyState title="No connections" testId="admin-sso-empty" icon="shield" />}
         >
           {rows.map((c) => (
             <tr key={c.id} data-testid="admin-sso-row">

@@ -112,7 +112,7 @@ function AnalyticsBody({ data }: { data: Analytics }) {
     <>
       <Totals data={data} />
       {clicks === 0 ? (
-        <EmptyState title="No clicks in this period" testId="analytics-empty">
+        <EmptyState title="No clicks in this period" testId="analytics-empty" icon="analytics">
           <p className="muted">Choose a longer range or clear the filters: clicks appear here shortly after they happen.</p>
         </EmptyState>
       ) : (

@@ -118,7 +118,7 @@ export function DomainsPage() {
       {loading ? (
         <Spinner label="Loading your domains…" />
       ) : domains.length === 0 && !loadError ? (
-        <EmptyState title="No custom domains yet" testId="domains-empty">
+        <EmptyState title="No custom domains yet" testId="domains-empty" icon="domains">
           <p className="muted">
             {allowed
               ? "Add a domain above; you will get the two DNS records to create."

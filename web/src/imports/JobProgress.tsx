@@ -6,7 +6,8 @@ import { useSubmit } from "../shared/submit";
 import { importsApi } from "./imports-api";
 import type { ImportJob } from "@contract/imports";
 import { ACTIVE_IMPORT_STATES } from "@contract/tables";
-import { STATE_LABELS, formatDuration, formatEta, jobFraction, sourceLabel } from "./sources";
+import { SOURCES, STATE_LABELS, type SourceInfo, formatDuration, formatEta, jobFraction, sourceLabel } from "./sources";
+import type { SourceName } from "./imports-api";
 import { useJob } from "./use-job";
 import { FailedLines } from "./FailedLines";
 
@@ -115,31 +116,47 @@ function ProgressBar({ job }: { job: ImportJob }) {
   );
 }
 
+/** Why a source without visits shows none: its click totals came along, beside each link's clicks. */
+export function visitsNote(source: string): string | null {
+  const info = SOURCES[source as SourceName] as SourceInfo | undefined;
+  if (!info || info.keepsVisits) return null;
+  return `No single visits: ${info.label} gives click totals. Each link's total came along and shows beside its clicks as “imported”.`;
+}
+
 function JobCounts({ job }: { job: ImportJob }) {
   const active = (ACTIVE_IMPORT_STATES as readonly string[]).includes(job.state);
+  const note = visitsNote(job.source);
   const items: [string, string, number | string][] = [
     ["read", "Read", job.counts.read],
     ["created", "Created", job.counts.created],
     ["skipped", "Skipped", job.counts.skipped],
     ["failed", "Failed", job.counts.failed],
-    ["visits", "Visits", job.counts.visits],
+    // A source without visits has no such figure: "—", not a 0 that reads as "no clicks came along".
+    ["visits", "Visits", note ? "—" : job.counts.visits],
   ];
   return (
-    <dl className="import-counts" data-testid="import-counts">
-      {items.map(([key, label, value]) => (
-        <div key={key} className={`import-count import-count-${key}${value ? " import-count-some" : ""}`}>
-          <dt>{label}</dt>
-          <dd data-testid={`import-count-${key}`}>{typeof value === "number" ? value.toLocaleString() : value}</dd>
+    <>
+      <dl className="import-counts" data-testid="import-counts">
+        {items.map(([key, label, value]) => (
+          <div key={key} className={`import-count import-count-${key}${typeof value === "number" && value > 0 ? " import-count-some" : ""}`}>
+            <dt>{label}</dt>
+            <dd data-testid={`import-count-${key}`}>{typeof value === "number" ? value.toLocaleString() : value}</dd>
+          </div>
+        ))}
+        <div className="import-count">
+          <dt>Rate</dt>
+          <dd data-testid="import-rate">{active || job.rate > 0 ? `${job.rate.toLocaleString(undefined, { maximumFractionDigits: 1 })}/s` : "—"}</dd>
         </div>
-      ))}
-      <div className="import-count">
-        <dt>Rate</dt>
-        <dd data-testid="import-rate">{active || job.rate > 0 ? `${job.rate.toLocaleString(undefined, { maximumFractionDigits: 1 })}/s` : "—"}</dd>
-      </div>
-      <div className="import-count">
-        <dt>{active ? "Time left" : "Took"}</dt>
-        <dd data-testid="import-eta">{active ? formatEta(job.eta_seconds) : formatDuration(job)}</dd>
-      </div>
-    </dl>
+        <div className="import-count">
+          <dt>{active ? "Time left" : "Took"}</dt>
+          <dd data-testid="import-eta">{active ? formatEta(job.eta_seconds) : formatDuration(job)}</dd>
+        </div>
+      </dl>
+      {note ? (
+        <p className="muted small" data-testid="import-visits-note">
+          {note}
+        </p>
+      ) : null}
+    </>
   );
 }

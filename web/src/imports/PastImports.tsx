@@ -25,7 +25,7 @@ export function PastImports({ jobs, error, onRetry, openId, onOpen }: Props) {
           <Spinner label="Loading your imports…" />
         )
       ) : jobs.length === 0 ? (
-        <EmptyState title="No imports yet" testId="import-history-empty">
+        <EmptyState title="No imports yet" testId="import-history-empty" icon="imports">
           <p className="muted">Imports you start show up here with their counts and report.</p>
         </EmptyState>
       ) : (

@@ -14,6 +14,8 @@ export interface SourceInfo {
   tokenHint: string;
   /** What the import carries, said under the picker. */
   carries: string;
+  /** The source gives each visit (imported as clicks, the job's `visits`); the others give click totals only. */
+  keepsVisits: boolean;
 }
 
 export const SOURCES: Record<SourceName, SourceInfo> = {
@@ -25,6 +27,7 @@ export const SOURCES: Record<SourceName, SourceInfo> = {
     tokenLabel: "Access token",
     tokenHint: "Bitly → Settings → API → Generate token.",
     carries: "Bitlinks with their custom back-halves, titles, tags and click totals.",
+    keepsVisits: false,
   },
   shlink: {
     label: "Shlink",
@@ -34,6 +37,7 @@ export const SOURCES: Record<SourceName, SourceInfo> = {
     tokenLabel: "API key",
     tokenHint: "Create one on your Shlink server: shlink api-key:generate.",
     carries: "Short URLs with domain, tags, title, validity and visit limits, and every visit (date, country, city, referrer, browser).",
+    keepsVisits: true,
   },
   yourls: {
     label: "YOURLS",
@@ -43,6 +47,7 @@ export const SOURCES: Record<SourceName, SourceInfo> = {
     tokenLabel: "Signature token",
     tokenHint: "YOURLS admin → Tools → Secure passwordless API call.",
     carries: "Keywords, URLs, titles and click counts.",
+    keepsVisits: false,
   },
   kutt: {
     label: "Kutt",
@@ -52,6 +57,7 @@ export const SOURCES: Record<SourceName, SourceInfo> = {
     tokenLabel: "API key",
     tokenHint: "Kutt → Settings → API.",
     carries: "Links with their custom addresses, descriptions, expiry and visit counts.",
+    keepsVisits: false,
   },
   dub: {
     label: "Dub",
@@ -61,6 +67,7 @@ export const SOURCES: Record<SourceName, SourceInfo> = {
     tokenLabel: "API key",
     tokenHint: "Dub → Workspace settings → API keys (read access to links).",
     carries: "Links with their keys, domains, tags and click totals.",
+    keepsVisits: false,
   },
   csv: {
     label: "CSV or snip export",
@@ -70,6 +77,7 @@ export const SOURCES: Record<SourceName, SourceInfo> = {
     tokenLabel: null,
     tokenHint: "",
     carries: "A header row naming snip's link fields (url, alias, title, note, tags, expires_at, max_clicks, …), or a snip JSON export.",
+    keepsVisits: false,
   },
 };
 

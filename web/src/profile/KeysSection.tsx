@@ -59,6 +59,12 @@ export function KeysSection() {
         <code>links:create</code>, is the creation API (<code>POST /api/external-create.php</code>). Keep them on your server: never in web pages, public
         JavaScript or links.
       </p>
+      <p className="muted small">
+        <a href="/docs" data-testid="keys-api-docs">
+          The API reference
+        </a>
+        : every route with its fields, answers and scopes.
+      </p>
 
       {secret ? (
         <div className="secret-box" role="status" data-testid="key-secret-box">

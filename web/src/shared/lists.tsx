@@ -4,6 +4,7 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { useSearchParams } from "react-router";
 import { Alert, EmptyState, Spinner, errorMessage } from "./ui";
+import type { EmptyIcon } from "./empty-icons";
 
 /** Filters kept in the address (so a filtered list can be linked and survives a reload). */
 export function useUrlFilters<K extends string>(keys: readonly K[], defaults: Partial<Record<K, string>> = {}) {
@@ -129,6 +130,8 @@ export type PagedList<T> = ReturnType<typeof usePagedList<T>>;
 /** What a list without items says: its title, and a "Clear the filters" button when filters hid them, else a text. */
 export interface EmptyList {
   title: string;
+  /** The empty state's icon (links by default). */
+  icon?: EmptyIcon;
   onClear?: (() => void) | null;
   text?: ReactNode;
 }
@@ -162,7 +165,7 @@ export function ListView<T>(props: {
     );
   else if (list.items.length === 0)
     body = (
-      <EmptyState title={empty.title} testId={`${testId}-empty`}>
+      <EmptyState title={empty.title} testId={`${testId}-empty`} icon={empty.onClear ? "search" : empty.icon}>
         {empty.onClear ? (
           <button type="button" className="btn btn-secondary" onClick={empty.onClear}>
             Clear the filters

@@ -5,6 +5,7 @@ import { Link as RouterLink, Navigate, useLocation } from "react-router";
 import { useSession } from "./session";
 import { errorMessage, useSubmit } from "./submit";
 import type { Link } from "@contract/links";
+import { EmptyStateIcon, type EmptyIcon } from "./empty-icons";
 
 export function Field(props: { id: string; label: string; error?: string; hint?: ReactNode; children: ReactNode; className?: string }) {
   return (
@@ -43,14 +44,11 @@ export function Spinner({ label = "Loading…" }: { label?: string }) {
   );
 }
 
-export function EmptyState({ title, children, testId }: { title: string; children?: ReactNode; testId?: string }) {
+export function EmptyState({ title, children, testId, icon = "links" }: { title: string; children?: ReactNode; testId?: string; icon?: EmptyIcon }) {
   return (
     <div className="empty" data-testid={testId ?? "empty-state"}>
       <div className="empty-icon" aria-hidden="true">
-        <svg viewBox="0 0 24 24" width="32" height="32" fill="none" stroke="currentColor" strokeWidth="1.6" strokeLinecap="round" strokeLinejoin="round">
-          <path d="M10 13a5 5 0 0 0 7.54.54l3-3a5 5 0 0 0-7.07-7.07l-1.72 1.71" />
-          <path d="M14 11a5 5 0 0 0-7.54-.54l-3 3a5 5 0 0 0 7.07 7.07l1.71-1.71" />
-        </svg>
+        <EmptyStateIcon icon={icon} />
       </div>
       <h3>{title}</h3>
       {children}

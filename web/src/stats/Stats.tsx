@@ -164,7 +164,7 @@ function StatsBody({ stats, link, advanced }: { stats: Stats; link: Link | null;
         {extras ? " Visitors count people: one per device and browser a day, from a key that forgets the address." : ""}
       </p>
       {stats.total_clicks === 0 ? (
-        <EmptyState title="No clicks yet" testId="stats-empty">
+        <EmptyState title="No clicks yet" testId="stats-empty" icon="analytics">
           <p className="muted">Share the short link: clicks appear here shortly after they happen.</p>
         </EmptyState>
       ) : !advanced ? (

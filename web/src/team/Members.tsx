@@ -61,7 +61,7 @@ export function MembershipsSection({
     <section className="card section" data-testid="section-memberships" aria-labelledby="h-memberships">
       <h2 id="h-memberships">Teams you belong to</h2>
       {memberships.length === 0 ? (
-        <EmptyState title="You are not in anyone's team" testId="memberships-empty">
+        <EmptyState title="You are not in anyone's team" testId="memberships-empty" icon="team">
           <p className="muted">When someone invites you, their links appear here.</p>
         </EmptyState>
       ) : (

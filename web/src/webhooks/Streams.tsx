@@ -149,7 +149,7 @@ export function StreamsSection() {
             columns={["Name", "Broker", "State", "Delivery"]}
             actions
             empty={
-              <EmptyState title="No click streams yet" testId="streams-empty">
+              <EmptyState title="No click streams yet" testId="streams-empty" icon="streams">
                 <p className="muted">Add one above to send every click to your own broker.</p>
               </EmptyState>
             }

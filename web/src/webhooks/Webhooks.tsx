@@ -131,7 +131,7 @@ export function WebhooksPage() {
             }}
           />
           {hooks && hooks.length === 0 ? (
-            <EmptyState title="No webhooks yet" testId="webhooks-empty">
+            <EmptyState title="No webhooks yet" testId="webhooks-empty" icon="webhooks">
               <p className="muted">Add one above to be told about every click on your links.</p>
             </EmptyState>
           ) : (

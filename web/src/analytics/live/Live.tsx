@@ -115,7 +115,7 @@ export function LivePage() {
           {state.kind === "connecting" && clicks.length === 0 ? (
             <Spinner label="Connecting to the live feed…" />
           ) : clicks.length === 0 ? (
-            <EmptyState title="Waiting for clicks…" testId="live-empty">
+            <EmptyState title="Waiting for clicks…" testId="live-empty" icon="live">
               <p className="muted">Open one of {whose} in another tab or scan its QR code: the visit shows here within a second.</p>
             </EmptyState>
           ) : (

@@ -10,8 +10,12 @@ import { BreakAt } from "../break-at";
 interface Item {
   label: string;
   clicks: number;
-  visitors?: number;
+  /** null: not counted for this row (shown "—" with the reason), not zero. */
+  visitors?: number | null;
 }
+
+/** Why a row has no visitors figure: the destination's UTM values are not per visit. */
+const UNCOUNTED_VISITORS = "Not counted: visitors are counted by the short URL's own UTM values, and these clicks had none";
 
 /** The columns' names above a list of rows. */
 export function ColumnsHead({ visitors, share = true }: { visitors: boolean; share?: boolean }) {
@@ -30,7 +34,7 @@ export function Row(props: {
   label: ReactNode;
   title?: string;
   clicks: number;
-  visitors?: number;
+  visitors?: number | null;
   share?: number;
   bar: number;
   fill?: string;
@@ -39,7 +43,7 @@ export function Row(props: {
 }) {
   const { label, title, clicks, visitors, share, bar, fill, testId, data } = props;
   return (
-    <li className="hbar" data-testid={testId} data-clicks={clicks} data-visitors={visitors} {...data}>
+    <li className="hbar" data-testid={testId} data-clicks={clicks} data-visitors={visitors ?? undefined} {...data}>
       <div className="hbar-text">
         <span className="hbar-label" title={title}>
           {label}
@@ -47,7 +51,11 @@ export function Row(props: {
         <span className="hbar-num" title="Clicks">
           {clicks.toLocaleString()}
         </span>
-        {visitors !== undefined ? (
+        {visitors === null ? (
+          <span className="hbar-num muted" title={UNCOUNTED_VISITORS} data-testid="visitors-uncounted">
+            —
+          </span>
+        ) : visitors !== undefined ? (
           <span className="hbar-num" title="Visitors">
             {visitors.toLocaleString()}
           </span>
@@ -93,7 +101,7 @@ export function Breakdown({
                 label={i.label ? <BreakAt text={i.label} /> : "Unknown"}
                 title={i.title ?? (i.label || "Unknown")}
                 clicks={i.clicks}
-                visitors={visitors ? (i.visitors ?? 0) : undefined}
+                visitors={visitors ? (i.visitors === null ? null : (i.visitors ?? 0)) : undefined}
                 share={total ? i.clicks / total : 0}
                 // The bar is the share printed beside it, not a length against the largest row.
                 bar={total ? i.clicks / total : 0}
@@ -125,7 +133,8 @@ function utmItems(
   if (!rows && !value) return undefined;
   const own = (rows ?? []).map((r) => ({ label: r.value, clicks: r.clicks, visitors: r.visitors }));
   const rest = clicks - own.reduce((n, r) => n + r.clicks, 0);
-  return value && rest > 0 ? [...own, { label: `${value} (destination)`, clicks: rest }] : own;
+  // Visitors are kept per value of the short URL's own parameters only: the destination's row has none to show.
+  return value && rest > 0 ? [...own, { label: `${value} (destination)`, clicks: rest, visitors: null }] : own;
 }
 
 function destinationUtm(destination: string | undefined): ((key: string) => string | null) | null {
@@ -138,7 +147,8 @@ function destinationUtm(destination: string | undefined): ((key: string) => stri
   }
 }
 
-const UTM_NOTE = "Counts the short URL's own UTM values and, for the other clicks, the UTM values in the link's destination.";
+const UTM_NOTE =
+  "Counts the short URL's own UTM values and, for the other clicks, the UTM values in the link's destination (clicks only: “—” where visitors are not counted).";
 
 /** Regions and cities (GeoIP City database), referring pages (shown without their scheme, whole on hover) and UTM values. */
 function FinerBreakdowns({ data, destination }: { data: PeriodData; destination?: string }) {
@@ -246,6 +256,10 @@ export function SourcesPanel({ data }: { data: PeriodData }) {
         })}
       </ul>
       <p className="muted small">A QR code from snip opens the short link with ?qr=1: its scans are counted apart from clicks on the link.</p>
+      <p className="muted small" data-testid="sources-visitors-note">
+        Each visitor counts once a day, under the source of their first click: someone who opened the short link and then scanned its code adds a scan to QR
+        code scans, and stays a visitor of the short link.
+      </p>
     </section>
   );
 }
