@@ -1,7 +1,7 @@
 // The link's page once it is loaded: its name, short link and state; its numbers; its actions; then its details
 // column (settings, rules, device destinations, split) beside its QR code. The QR design panel opens in a dialog,
 // so designing a code never narrows the details column.
-import { useState } from "react";
+import { Fragment, useState } from "react";
 import type { Link } from "@contract/links";
 import { useSession } from "../../shared/session";
 import { LinkSummary } from "../../shared/created-link/link-summary";
@@ -14,13 +14,28 @@ import { LinkNumbers } from "./LinkNumbers";
 import { LinkStatus } from "./LinkStatus";
 import { LinkTables } from "./LinkTables";
 
+/** An address that may break after its slashes and dots (never mid-word first) on a narrow screen. */
+function Breakable({ text }: { text: string }) {
+  const parts = text.split(/(?<=[./])/);
+  return (
+    <>
+      {parts.map((p, i) => (
+        <Fragment key={i}>
+          {p}
+          {i < parts.length - 1 ? <wbr /> : null}
+        </Fragment>
+      ))}
+    </>
+  );
+}
+
 function Head({ link, created }: { link: Link; created: boolean }) {
   return (
     <header className="link-page-head">
       <h1 data-testid="link-page-heading">{created ? "Link created" : (link.title ?? link.alias)}</h1>
       <p className="link-page-short">
         <a href={link.short_url} target="_blank" rel="noopener noreferrer" data-testid="short-url">
-          {link.short_url}
+          <Breakable text={link.short_url} />
         </a>
       </p>
       <LinkStatus link={link} />
