@@ -5,11 +5,12 @@ import type { Link } from "@contract/links";
 import { DataTable } from "../../shared/ui";
 import { destinationLabel } from "../../shared/destination-label";
 import { describeCondition } from "../../shared/created-link/link-summary";
+import { Breakable } from "./Breakable";
 
 function Url({ url }: { url: string }) {
   return (
     <a href={url} target="_blank" rel="noopener noreferrer" className="link-page-url">
-      {url}
+      <Breakable text={url} />
     </a>
   );
 }
@@ -69,7 +70,7 @@ function SplitTable({ link }: { link: Link }) {
       >
         {link.split.map((v, i) => (
           <tr key={i} data-testid="link-split-row">
-            <td>{destinationLabel(`variant:${i + 1}`)}</td>
+            <td className="nowrap">{destinationLabel(`variant:${i + 1}`)}</td>
             <td className="num">{v.weight}%</td>
             <td>
               <Url url={v.url} />

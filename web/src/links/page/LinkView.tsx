@@ -1,7 +1,7 @@
 // The link's page once it is loaded: its name, short link and state; its numbers; its actions; then its details
 // column (settings, rules, device destinations, split) beside its QR code. The QR design panel opens in a dialog,
 // so designing a code never narrows the details column.
-import { Fragment, useState } from "react";
+import { useState } from "react";
 import type { Link } from "@contract/links";
 import { useSession } from "../../shared/session";
 import { LinkSummary } from "../../shared/created-link/link-summary";
@@ -9,25 +9,11 @@ import "../../shared/created-link/link-summary.css";
 import { QrCode } from "../../shared/created-link/QrCode";
 import { A, ModerationNotice } from "../../shared/ui";
 import { QrDialog } from "../QrDialog";
+import { Breakable } from "./Breakable";
 import { LinkActions } from "./LinkActions";
 import { LinkNumbers } from "./LinkNumbers";
 import { LinkStatus } from "./LinkStatus";
 import { LinkTables } from "./LinkTables";
-
-/** An address that may break after its slashes and dots (never mid-word first) on a narrow screen. */
-function Breakable({ text }: { text: string }) {
-  const parts = text.split(/(?<=[./])/);
-  return (
-    <>
-      {parts.map((p, i) => (
-        <Fragment key={i}>
-          {p}
-          {i < parts.length - 1 ? <wbr /> : null}
-        </Fragment>
-      ))}
-    </>
-  );
-}
 
 function Head({ link, created }: { link: Link; created: boolean }) {
   return (
