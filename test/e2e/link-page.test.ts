@@ -4,6 +4,7 @@
 // state of a link, not found and a failed read; at 1280 and 390 px, with screenshots in light and dark.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
+import { AxeBuilder } from "@axe-core/playwright";
 import { browserAvailable, screenshotModes, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import { UA, visit } from "../helpers/visit.js";
 
@@ -289,5 +290,25 @@ describe.skipIf(!available)("a link's own page in the browser", () => {
     await page.goto("/app/links/no-such-link");
     await page.getByTestId("link-not-found").waitFor();
     expect(await page.title()).toBe("Link not found · snip");
+  });
+  it("axe finds no serious or critical violation on the page with its tables, nor in its QR dialog, light and dark", async () => {
+    const targeted = await f.server.ctx.storage.db.selectFrom("links").select("id").where("alias", "=", "targeted-e2e").executeTakeFirstOrThrow();
+    const page = f.browser.page;
+    const audit = async (name: string) =>
+      (await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze()).violations
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => `${name}: ${v.id} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+    const problems: string[] = [];
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto(`/app/links/${targeted.id}`);
+      await page.getByTestId("link-page-sparkline").waitFor();
+      problems.push(...(await audit(`${scheme} page`)));
+      await page.getByTestId("link-page-qr").click();
+      await page.getByTestId("qr-dialog").getByTestId("qr-image").waitFor();
+      problems.push(...(await audit(`${scheme} QR dialog`)));
+    }
+    await page.emulateMedia({ colorScheme: "light" });
+    expect(problems).toEqual([]);
   });
 });
