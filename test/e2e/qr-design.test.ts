@@ -1,6 +1,6 @@
 // Browser test of the QR design panel: colours change the preview, too little contrast and a light code on a
 // dark ground are shown at the field (downloads off meanwhile), margin and level change the drawing, the logo
-// with and without a profile picture; screenshots at 1280 and 390 px, light and dark.
+// with and without a profile picture, on the link's page (in its QR dialog) and in the list's dialog; screenshots at 1280 and 390 px, light and dark.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { browserAvailable, screenshotModes, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
@@ -72,55 +72,58 @@ describe.skipIf(!available)("QR code design in the browser", () => {
     await page.getByTestId("link-submit").click();
     await page.getByTestId("created-link").waitFor();
     const plain = await previewWhere(page, showsColours("#000000", "#ffffff"), "black on white");
-    await page.getByTestId("qr-design-toggle").click();
+    // The link's page opens the design panel in its QR dialog (the page's own code keeps the plain design).
+    await page.getByTestId("link-page-qr-design").click();
+    const panel = page.getByTestId("qr-dialog");
+    await panel.getByTestId("qr-fg").waitFor();
 
     // A colour typed: the preview follows, and so do the downloads.
-    await page.getByTestId("qr-fg").fill("#1a2b3c");
+    await panel.getByTestId("qr-fg").fill("#1a2b3c");
     await previewWhere(page, showsColours("#1a2b3c", "#ffffff"), "#1a2b3c on white");
-    expect(await page.getByTestId("qr-svg").getAttribute("href")).toBe("/api/qr/qr-design-e2e?fg=1a2b3c");
-    expect(await page.getByTestId("qr-png").getAttribute("href")).toMatch(/^\/api\/qr\/qr-design-e2e\?fg=1a2b3c&format=png&size=\d+$/);
+    expect(await panel.getByTestId("qr-svg").getAttribute("href")).toBe("/api/qr/qr-design-e2e?fg=1a2b3c");
+    expect(await panel.getByTestId("qr-png").getAttribute("href")).toMatch(/^\/api\/qr\/qr-design-e2e\?fg=1a2b3c&format=png&size=\d+$/);
 
     // Too little contrast: the message at the field, downloads off, the last good preview kept.
-    await page.getByTestId("qr-bg").fill("#2a3b4c");
-    await page.getByTestId("qr-fg-error").waitFor();
-    expect(await page.getByTestId("qr-fg-error").textContent()).toBe("Too close to the background (contrast 1.2:1); scanners need at least 3:1");
-    expect(await page.getByTestId("qr-svg").count()).toBe(0);
-    await page.getByTestId("qr-downloads-off").waitFor();
+    await panel.getByTestId("qr-bg").fill("#2a3b4c");
+    await panel.getByTestId("qr-fg-error").waitFor();
+    expect(await panel.getByTestId("qr-fg-error").textContent()).toBe("Too close to the background (contrast 1.2:1); scanners need at least 3:1");
+    expect(await panel.getByTestId("qr-svg").count()).toBe(0);
+    await panel.getByTestId("qr-downloads-off").waitFor();
     await page.waitForTimeout(400);
     expect(showsColours("#1a2b3c", "#ffffff")(await readPreview(page))).toBe(true);
     await screenshotModes(page, "qr-design-contrast");
     // Only the background changed from the default: its own field says so.
-    await page.getByTestId("qr-fg").fill("#000000");
-    await page.getByTestId("qr-bg").fill("#333333");
-    expect(await page.getByTestId("qr-bg-error").textContent()).toBe("Too close to the foreground (contrast 1.6:1); scanners need at least 3:1");
+    await panel.getByTestId("qr-fg").fill("#000000");
+    await panel.getByTestId("qr-bg").fill("#333333");
+    expect(await panel.getByTestId("qr-bg-error").textContent()).toBe("Too close to the foreground (contrast 1.6:1); scanners need at least 3:1");
     // A light code on a dark ground.
-    await page.getByTestId("qr-fg").fill("#ffffff");
-    await page.getByTestId("qr-bg").fill("#000000");
-    expect(await page.getByTestId("qr-fg-error").textContent()).toBe(
+    await panel.getByTestId("qr-fg").fill("#ffffff");
+    await panel.getByTestId("qr-bg").fill("#000000");
+    expect(await panel.getByTestId("qr-fg-error").textContent()).toBe(
       "Use a foreground darker than the background: many scanners cannot read light codes on a dark ground",
     );
     // The picker sets the same value as the text.
-    await page.getByTestId("qr-fg-picker").fill("#1a2b3c");
-    expect(await page.getByTestId("qr-fg").inputValue()).toBe("#1a2b3c");
-    await page.getByTestId("qr-bg").fill("#fff8e7");
+    await panel.getByTestId("qr-fg-picker").fill("#1a2b3c");
+    expect(await panel.getByTestId("qr-fg").inputValue()).toBe("#1a2b3c");
+    await panel.getByTestId("qr-bg").fill("#fff8e7");
     await previewWhere(page, showsColours("#1a2b3c", "#fff8e7"), "#1a2b3c on #fff8e7");
-    expect(await page.getByTestId("qr-fg-error").count()).toBe(0);
+    expect(await panel.getByTestId("qr-fg-error").count()).toBe(0);
 
     // Margin: the quiet zone in modules; the level: more modules.
-    await page.getByTestId("qr-margin").fill("6");
+    await panel.getByTestId("qr-margin").fill("6");
     await previewWhere(page, (p) => p.modules === plain.modules + 8, "a margin of 6");
-    await page.getByTestId("qr-margin").fill("11");
-    expect(await page.getByTestId("qr-margin-error").textContent()).toBe("Enter a whole number from 0 to 10");
-    await page.getByTestId("qr-margin").fill("2");
-    await page.getByTestId("qr-ecl").selectOption("H");
+    await panel.getByTestId("qr-margin").fill("11");
+    expect(await panel.getByTestId("qr-margin-error").textContent()).toBe("Enter a whole number from 0 to 10");
+    await panel.getByTestId("qr-margin").fill("2");
+    await panel.getByTestId("qr-ecl").selectOption("H");
     await previewWhere(page, (p) => p.modules > plain.modules, "more modules at level H");
 
     // The logo without a profile picture: the plain code and a note; with one: drawn, level H at least.
-    await page.getByTestId("qr-ecl").selectOption("L");
-    await page.getByTestId("qr-logo").check();
-    expect(await page.getByTestId("qr-ecl").inputValue()).toBe("H");
-    await page.getByTestId("qr-logo-note").waitFor();
-    expect(await page.getByTestId("qr-logo-note").textContent()).toBe("You have no profile picture, so the code has no logo. Add a picture");
+    await panel.getByTestId("qr-ecl").selectOption("L");
+    await panel.getByTestId("qr-logo").check();
+    expect(await panel.getByTestId("qr-ecl").inputValue()).toBe("H");
+    await panel.getByTestId("qr-logo-note").waitFor();
+    expect(await panel.getByTestId("qr-logo-note").textContent()).toBe("You have no profile picture, so the code has no logo. Add a picture");
     const session = await (await page.request.get("/api/auth/session")).json();
     const put = await page.request.put("/api/profile/picture", {
       data: await solidPicture("#e11d48", "png"),
@@ -128,13 +131,13 @@ describe.skipIf(!available)("QR code design in the browser", () => {
     });
     expect(put.status()).toBe(200);
     // Off and on again (a design is drawn once it has stayed put for a moment).
-    await page.getByTestId("qr-logo").uncheck();
+    await panel.getByTestId("qr-logo").uncheck();
     await page.waitForTimeout(500);
-    await page.getByTestId("qr-logo").check();
+    await panel.getByTestId("qr-logo").check();
     await previewWhere(page, (p) => p.centre === "#e11d48", "the picture in the centre");
-    expect(await page.getByTestId("qr-logo-note").count()).toBe(0);
-    expect(await page.getByTestId("qr-svg").getAttribute("href")).toBe("/api/qr/qr-design-e2e?fg=1a2b3c&bg=fff8e7&logo=1");
-    const png = await page.request.get((await page.getByTestId("qr-png").getAttribute("href")) as string);
+    expect(await panel.getByTestId("qr-logo-note").count()).toBe(0);
+    expect(await panel.getByTestId("qr-svg").getAttribute("href")).toBe("/api/qr/qr-design-e2e?fg=1a2b3c&bg=fff8e7&logo=1");
+    const png = await page.request.get((await panel.getByTestId("qr-png").getAttribute("href")) as string);
     expect(png.status()).toBe(200);
     expect(png.headers()["qr-logo"]).toBe("drawn");
 

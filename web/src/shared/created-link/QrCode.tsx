@@ -24,7 +24,8 @@ function LogoNote({ mine }: { mine: boolean }) {
   );
 }
 
-export function QrCode({ link }: { link: Link }) {
+/** `design`: the Design panel under the code (false: the code and its downloads only); `designOpen`: that panel opened. */
+export function QrCode({ link, design: withPanel = true, designOpen = false }: { link: Link; design?: boolean; designOpen?: boolean }) {
   const { user } = useSession();
   const [design, setDesign] = useState<QrDesignValues>(DEFAULT_QR_DESIGN);
   const local = designProblems(design);
@@ -80,14 +81,17 @@ export function QrCode({ link }: { link: Link }) {
           </span>
         )}
       </figcaption>
-      <QrDesignPanel
-        design={design}
-        problems={problems}
-        onChange={(change) => setDesign((d) => withChange(d, change))}
-        onReset={() => setDesign(DEFAULT_QR_DESIGN)}
-        canLogo={canLogo}
-        logoNote={design.logo && preview.logo === "none" ? <LogoNote mine={user?.id === link.owner_id} /> : null}
-      />
+      {withPanel ? (
+        <QrDesignPanel
+          open={designOpen}
+          design={design}
+          problems={problems}
+          onChange={(change) => setDesign((d) => withChange(d, change))}
+          onReset={() => setDesign(DEFAULT_QR_DESIGN)}
+          canLogo={canLogo}
+          logoNote={design.logo && preview.logo === "none" ? <LogoNote mine={user?.id === link.owner_id} /> : null}
+        />
+      ) : null}
     </figure>
   );
 }

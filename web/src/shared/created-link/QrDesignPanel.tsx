@@ -45,11 +45,13 @@ export interface QrDesignPanelProps {
   canLogo: boolean;
   /** A note under the logo box (e.g. no picture to draw). */
   logoNote?: ReactNode;
+  /** Opened at first (the link page's QR dialog opens to design). */
+  open?: boolean;
 }
 
-export function QrDesignPanel({ design, problems, onChange, onReset, canLogo, logoNote }: QrDesignPanelProps) {
+export function QrDesignPanel({ design, problems, onChange, onReset, canLogo, logoNote, open = false }: QrDesignPanelProps) {
   return (
-    <details className="qr-design" data-testid="qr-design">
+    <details className="qr-design" data-testid="qr-design" open={open}>
       <summary data-testid="qr-design-toggle">Design</summary>
       <div className="qr-design-grid">
         <ColourField id="qr-fg" label="Foreground" value={design.fg} error={problems.fg} fallback="#000000" onChange={(fg) => onChange({ fg })} />

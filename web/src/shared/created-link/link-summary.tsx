@@ -48,7 +48,8 @@ const REDIRECT_WORDS: Record<number, string> = {
   308: "308 permanent, method kept (browsers may cache it)",
 };
 
-function rowsOf(link: Link): Row[] {
+/** `tables`: the rules, device destinations and split are shown as tables beside the list (the link's own page), not as rows. */
+function rowsOf(link: Link, tables = false): Row[] {
   const rows: Row[] = [["Destination", link.url, "summary-url"]];
   if (link.title) rows.push(["Title", link.title, "summary-title"]);
   rows.push(["Domain", link.domain ?? `${new URL(link.short_url).host} (default)`, "summary-domain"]);
@@ -61,10 +62,10 @@ function rowsOf(link: Link): Row[] {
     "summary-max-clicks",
   ]);
   rows.push(["Password", link.has_password ? "Yes" : "No", "summary-password"]);
-  if (link.ios_url) rows.push(["iOS destination", link.ios_url, "summary-ios"]);
-  if (link.android_url) rows.push(["Android destination", link.android_url, "summary-android"]);
-  link.rules.forEach((r, i) => rows.push([`Rule ${i + 1}`, `If ${describeCondition(r.if)} → ${r.url}`, `summary-rule-${i + 1}`]));
-  if (link.split.length) rows.push(["Split", link.split.map((v) => `${v.weight}% → ${v.url}`).join("; "), "summary-split"]);
+  if (link.ios_url && !tables) rows.push(["iOS destination", link.ios_url, "summary-ios"]);
+  if (link.android_url && !tables) rows.push(["Android destination", link.android_url, "summary-android"]);
+  if (!tables) link.rules.forEach((r, i) => rows.push([`Rule ${i + 1}`, `If ${describeCondition(r.if)} → ${r.url}`, `summary-rule-${i + 1}`]));
+  if (link.split.length && !tables) rows.push(["Split", link.split.map((v) => `${v.weight}% → ${v.url}`).join("; "), "summary-split"]);
   if (link.expired_url) rows.push(["Fallback", `Once expired or used up → ${link.expired_url}`, "summary-fallback"]);
   if (link.preview)
     rows.push(["Social card", [link.preview.title, link.preview.description].filter(Boolean).join(" — ") || "An image only", "summary-preview"]);
@@ -76,10 +77,10 @@ function rowsOf(link: Link): Row[] {
 }
 
 /** The link's settings as a list of label and value; long values wrap (the whole address is the point). */
-export function LinkSummary({ link }: { link: Link }) {
+export function LinkSummary({ link, tables = false }: { link: Link; tables?: boolean }) {
   return (
     <dl className="summary" data-testid="created-summary">
-      {rowsOf(link).map(([label, value, testId]) => (
+      {rowsOf(link, tables).map(([label, value, testId]) => (
         <div key={testId} className="summary-row">
           <dt>{label}</dt>
           <dd className="summary-value" title={value} data-testid={testId}>
