@@ -64,7 +64,7 @@ describe("static assets: precompressed copies chosen by Accept-Encoding", () => 
     expect(plain.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
   });
 
-  it("sends a file without copies as it is, and never the copies by their own names to a path outside assets", async () => {
+  it("sends a file without copies as it is; a missing asset is a 404", async () => {
     const tiny = await get("/assets/tiny-1.css", "gzip, deflate, br");
     expect(tiny.status).toBe(200);
     expect(tiny.headers["content-encoding"]).toBeUndefined();
