@@ -271,7 +271,17 @@ function registerDashboard(app: App, ctx: Pick<AppContext, "config" | "log">): v
     _req: unknown,
     reply: { type(t: string): { header(k: string, v: string): { header(k: string, v: string): { send(b: Buffer): unknown } } } },
   ) => reply.type("text/html; charset=utf-8").header("cache-control", "no-cache").header("content-security-policy", DASHBOARD_CSP).send(html);
-  app.register(fastifyStatic, { root: join(ctx.config.webDir, "assets"), prefix: "/assets/", maxAge: "1y", immutable: true, index: false });
+  // preCompressed: the build's .br and .gz copies of each asset (web/vite.config.ts), chosen by Accept-Encoding.
+  app.register(fastifyStatic, {
+    root: join(ctx.config.webDir, "assets"),
+    prefix: "/assets/",
+    maxAge: "1y",
+    immutable: true,
+    index: false,
+    preCompressed: true,
+    // The answer depends on Accept-Encoding: a shared cache must not hand the Brotli copy to a browser without it.
+    setHeaders: (res) => res.setHeader("vary", "accept-encoding"),
+  });
   for (const path of ["/", "/app", "/app/*"]) app.get(path, { schema: { hide: true } }, sendIndex);
   // The file of web/public besides the icon (served above): the script that applies the chosen theme before the first paint
   // (a file, not inline: the CSP allows scripts from 'self' only).

@@ -9,6 +9,7 @@ import { SessionProvider, useSession } from "./shared/session";
 import { RequireAuth, Spinner } from "./shared/ui";
 import { TeamViewProvider } from "./shared/team-view";
 import { Header } from "./shared/Header";
+import { expectsSignedIn, SidebarPlaceholder } from "./shared/shell-frame";
 
 /**
  * A page loaded when its route is first shown: each its own chunk, so the home page and the sign-in pages carry none
@@ -263,16 +264,20 @@ function Shell() {
   const closeMenu = useCallback(() => setMenuOpen(false), []);
   const { pathname } = useLocation();
   useEffect(closeMenu, [pathname, closeMenu]);
+  // Signed in, or loading a page that needs it: the signed-in frame, its sidebar's place kept while it loads (shell-frame.tsx).
+  const app = Boolean(user) || (user === undefined && expectsSignedIn(pathname));
   return (
-    <div className={user ? "app-shell" : "site-shell"}>
+    <div className={app ? "app-shell" : "site-shell"}>
       <UnauthenticatedRedirect />
       {user ? (
-        <Suspense fallback={null}>
+        <Suspense fallback={<SidebarPlaceholder />}>
           <Sidebar open={menuOpen} onClose={closeMenu} />
         </Suspense>
+      ) : app ? (
+        <SidebarPlaceholder />
       ) : null}
       <div className="app-column">
-        <Header menuOpen={menuOpen} onMenu={() => setMenuOpen((o) => !o)} />
+        <Header menuOpen={menuOpen} onMenu={() => setMenuOpen((o) => !o)} app={app} />
         <main className="container main" id="main">
           {user === undefined ? (
             <Spinner />

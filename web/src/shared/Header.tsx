@@ -4,10 +4,11 @@ import { NavLink, Link as RouterLink } from "react-router";
 import { useSession } from "./session";
 import { ThemeSwitch } from "./theme";
 
-export function Header({ menuOpen, onMenu }: { menuOpen: boolean; onMenu: () => void }) {
+/** `app`: the signed-in frame (the top bar only on narrow screens), also while the session of a signed-in page loads. */
+export function Header({ menuOpen, onMenu, app }: { menuOpen: boolean; onMenu: () => void; app: boolean }) {
   const { user } = useSession();
   return (
-    <header className={`site-header${user ? " site-header-app" : ""}`}>
+    <header className={`site-header${app ? " site-header-app" : ""}`}>
       <div className="container header-inner">
         <RouterLink to={user ? "/app" : "/"} className="logo" data-testid={user ? "logo-bar" : "logo"}>
           <span className="logo-mark" aria-hidden="true">

@@ -7,16 +7,7 @@ import { ThemeSwitch } from "./theme";
 import { ownerLabel, useTeamView } from "./team-view";
 import { PlanMark } from "./plan-gate";
 import { ICONS, navGroupsFor, type NavEntry } from "./nav";
-
-const COLLAPSED_KEY = "snip.sidebar";
-
-function readCollapsed(): boolean {
-  try {
-    return localStorage.getItem(COLLAPSED_KEY) === "collapsed";
-  } catch {
-    return false;
-  }
-}
+import { COLLAPSED_KEY, readCollapsed } from "./shell-frame";
 
 /** The sidebar's collapsed state, remembered across visits. */
 export function useCollapsed(): [boolean, (c: boolean) => void] {

@@ -124,7 +124,12 @@ function LinkHead({ link }: { link: Link | null }) {
             {link.url}
           </span>
         </p>
-      ) : null}
+      ) : (
+        // The line's place kept while the link loads, so the range controls below do not jump down when it comes.
+        <p className="muted stats-link-urls" aria-hidden="true">
+          &nbsp;
+        </p>
+      )}
     </div>
   );
 }
