@@ -48,6 +48,7 @@ describe.skipIf(!available)("forms and flows in the browser", () => {
     // "example.com" would be taken as https://example.com (issue 40): a word with no dot is no address.
     await page.getByTestId("link-url").fill("example");
     await page.getByTestId("link-alias").fill("a!");
+    await page.getByTestId("option-limits-toggle").click();
     await page.getByTestId("link-max-clicks").fill("0");
     await page.getByTestId("link-submit").click();
     const form = page.getByTestId("link-form");
@@ -59,6 +60,7 @@ describe.skipIf(!available)("forms and flows in the browser", () => {
     await page.getByTestId("link-url").fill("https://blocked.example/x");
     await page.getByTestId("link-alias").fill("");
     await page.getByTestId("link-max-clicks").fill("");
+    await page.getByTestId("option-devices-toggle").click();
     await page.getByTestId("link-ios-url").fill("https://app.blocked.example/");
     await page.getByTestId("link-submit").click();
     await form.getByText("This host (blocked.example) is blocked on this service").first().waitFor();
@@ -70,7 +72,9 @@ describe.skipIf(!available)("forms and flows in the browser", () => {
     await page.goto("/app/links/new");
     await page.getByTestId("link-url").fill("https://example.com/created-view");
     await page.getByTestId("link-alias").fill("created-view");
+    await page.getByTestId("option-limits-toggle").click();
     await page.getByTestId("link-max-clicks").fill("25");
+    await page.getByTestId("option-password-toggle").click();
     await page.getByTestId("link-password").fill("secret");
     await page.getByTestId("link-submit").click();
     await page.getByTestId("created-link").waitFor();

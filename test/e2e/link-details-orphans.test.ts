@@ -32,6 +32,7 @@ describe.skipIf(!available).each(ENGINES)("link start, redirect code, robots and
     await page.getByTestId("link-alias").fill("launch-e2e");
     const tomorrow = new Date(Date.now() + 86_400_000);
     const local = new Date(tomorrow.getTime() - tomorrow.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    await page.getByTestId("option-delivery-toggle").click();
     await page.getByTestId("link-starts-at").fill(local);
     await page.getByTestId("link-redirect-status").selectOption("308");
     await page.getByTestId("link-crawlable").check();

@@ -89,6 +89,7 @@ describe.skipIf(!available)("link form details in the browser", () => {
     expect(page.url()).toMatch(/\/app\/links\/new$/); // Enter in the name saved the template, not the link
 
     await page.getByTestId("link-alias").fill(alias);
+    await page.getByTestId("option-details-toggle").click();
     await page.getByTestId("link-title").fill("Spring launch page");
     await page.getByTestId("link-note").fill("For the April newsletter.\nAsk Dana before changing.");
     // Tags: one of the owner's picked from the suggestions, one new with Enter, one with a comma.
@@ -103,9 +104,12 @@ describe.skipIf(!available)("link form details in the browser", () => {
     expect(await chips(page)).toEqual(["Launch:green", "Spring 2026:new"]);
     expect(await page.getByTestId("tag-count").textContent()).toBe("2 of 10");
 
+    await page.getByTestId("option-limits-toggle").click();
     await page.getByTestId("link-expires-at").fill("2099-01-01T10:00");
     await page.getByTestId("link-expired-url").fill("https://example.com/spring-is-over");
+    await page.getByTestId("option-password-toggle").click();
     await page.getByTestId("link-password").fill("open sesame");
+    await page.getByTestId("option-preview-toggle").click();
     expect(await page.getByTestId("preview-card-empty").isVisible()).toBe(true);
     await page.getByTestId("link-preview-title").fill("Spring is here");
     await page.getByTestId("link-preview-description").fill("Everything new this season, 20% off for a week.");
@@ -233,17 +237,20 @@ describe.skipIf(!available)("link form details in the browser", () => {
     await page.context().clearCookies();
     await signInPage(page, free.email, password);
     await page.goto("/app/links/new");
-    await page.getByTestId("preview-gate").waitFor();
-    expect(await page.getByTestId("preview-gate").textContent()).toContain("Social previews: on the Pro plan and above");
-    expect(await page.getByTestId("gated-note").textContent()).toContain("Expiration, click limits and a fallback URL");
-    expect(await page.getByTestId("link-expired-url").isDisabled()).toBe(true);
-    expect(await page.getByTestId("link-preview-image").isDisabled()).toBe(true);
+    // The builder's one plan note names them; their fields are not offered.
+    await page.getByTestId("form-plan-note").waitFor();
+    expect(await page.getByTestId("form-plan-note").textContent()).toContain(
+      "Expiry dates, start dates, click limits, fallback URLs and social previews: on the Pro plan and above.",
+    );
+    expect(await page.getByTestId("link-expired-url").count()).toBe(0);
+    expect(await page.getByTestId("link-preview-image").count()).toBe(0);
     // The builder starts closed for a URL without UTM parameters, and its fields wait for a destination.
     expect(await page.getByTestId("link-utm_source").isVisible()).toBe(false);
     await page.getByTestId("utm-toggle").click();
     expect(await page.getByTestId("link-utm_source").isDisabled()).toBe(true);
     await page.getByTestId("link-url").fill("https://example.com/free");
     await page.getByTestId("link-utm_source").fill("free");
+    await page.getByTestId("option-details-toggle").click();
     await page.getByTestId("link-title").fill("Free link");
     await page.getByTestId("link-tags").fill("Mine");
     await page.getByTestId("link-tags").press(",");
@@ -269,6 +276,7 @@ describe.skipIf(!available)("link form details in the browser", () => {
     await page.context().clearCookies();
     await signInPage(page, member.email, password);
     await page.goto(`/app/links/${link.id}/edit`);
+    await page.getByTestId("option-details-toggle").click();
     await page.getByTestId("link-tags").fill("owner");
     expect(await page.getByTestId("tag-option").allTextContents()).toEqual(["Owner campaign", "Create “owner”"]);
     await page.getByTestId("tag-option").first().click();
@@ -278,6 +286,7 @@ describe.skipIf(!available)("link form details in the browser", () => {
     // Members do not delete the owner's templates.
     expect(await page.getByTestId("utm-template-delete").count()).toBe(0);
     // The member's plan lacks previews; the owner's has them: the fields are open.
+    await page.getByTestId("option-preview-toggle").click();
     expect(await page.getByTestId("link-preview-title").isDisabled()).toBe(false);
     await page.getByTestId("link-submit").click();
     await page.getByTestId("link-saved").waitFor();

@@ -56,6 +56,7 @@ describe.skipIf(!available)("redirect rules and splits in the browser", () => {
     await page.getByTestId("link-alias").fill(alias);
 
     // Rule 1: visitors from France. Rule 2: iOS devices (its default country condition swapped for a device one).
+    await page.getByTestId("option-rules-toggle").click();
     await page.getByTestId("rule-add").click();
     await page.getByTestId("rule-0-country").fill("fr, be");
     await page.getByTestId("rule-0-url").fill("https://example.com/fr");
@@ -72,6 +73,7 @@ describe.skipIf(!available)("redirect rules and splits in the browser", () => {
     expect(await value(page, "rule-0-url")).toBe("https://example.com/fr");
 
     // The split: the first variant starts at the link's URL; the sum is shown as weights are typed.
+    await page.getByTestId("option-split-toggle").click();
     await page.getByTestId("split-add").click();
     expect(await value(page, "variant-0-url")).toBe("https://example.com/home");
     await page.getByTestId("variant-1-url").fill("https://example.com/home-b");
@@ -163,15 +165,16 @@ describe.skipIf(!available)("redirect rules and splits in the browser", () => {
     await fixture.browser.context.clearCookies();
     await signInPage(page, free.email, password);
     await page.goto("/app/links/new");
-    expect(await page.getByTestId("targeting-gate").textContent()).toContain("Business");
-    expect(await page.getByTestId("split-gate").textContent()).toContain("Business");
-    expect(await page.getByTestId("rule-add").isDisabled()).toBe(true);
-    expect(await page.getByTestId("split-add").isDisabled()).toBe(true);
+    // Rules and splits are named in the builder's one plan note, and not offered.
+    expect(await page.getByTestId("form-plan-note").textContent()).toContain("Redirect rules and A/B splits: on the Business plan and above.");
+    expect(await page.getByTestId("rule-add").count()).toBe(0);
+    expect(await page.getByTestId("split-add").count()).toBe(0);
     await page.getByTestId("link-url").fill("https://example.com/free");
     await page.getByTestId("link-submit").click();
     await page.getByTestId("created-link").waitFor();
     await page.getByTestId("created-edit").click();
-    await page.getByTestId("rules-section").waitFor();
+    await page.getByTestId("link-form").waitFor();
+    expect(await page.getByTestId("rules-section").count()).toBe(0);
     expect(await page.getByTestId("test-visit").count()).toBe(0);
     await shots(page, "targeting-gate");
   });

@@ -57,6 +57,7 @@ describe.skipIf(!available)("link pages in the browser", () => {
     await page.getByTestId("nav-new-link").click();
     await page.getByLabel("Destination URL").fill("https://example.com/e2e-destination");
     await page.getByLabel("Alias (optional)").fill(alias);
+    await page.getByTestId("option-limits-toggle").click();
     await page.getByLabel("Maximum clicks").fill("100");
     await page.getByTestId("link-submit").click();
     expect(await page.getByTestId("short-url").textContent()).toBe(`${server.url}/${alias}`);
@@ -117,6 +118,7 @@ describe.skipIf(!available)("link pages in the browser", () => {
     expect(await page.getByLabel("Maximum clicks").inputValue()).toBe("100");
     await page.getByLabel("Destination URL").fill("https://example.com/e2e-changed");
     await page.getByLabel("Maximum clicks").fill("");
+    await page.getByTestId("option-password-toggle").click();
     await page.getByLabel("Link password (optional)").fill("visitor-secret");
     await page.getByTestId("link-submit").click();
     await page.getByTestId("link-saved").waitFor();
@@ -188,9 +190,11 @@ describe.skipIf(!available)("link pages in the browser", () => {
     const page = browser.page;
     await signIn(free);
     await page.goto("/app/links/new");
-    await page.getByTestId("gated-note").waitFor();
-    expect(await page.getByLabel("Expires at").isDisabled()).toBe(true);
-    expect(await page.getByLabel("Maximum clicks").isDisabled()).toBe(true);
+    // The builder lists what the plan lacks in its one note, and offers none of those fields.
+    await page.getByTestId("form-plan-note").waitFor();
+    expect(await page.getByTestId("form-plan-note").textContent()).toContain("Expiry dates, start dates, click limits");
+    expect(await page.getByLabel("Expires at").count()).toBe(0);
+    expect(await page.getByLabel("Maximum clicks").count()).toBe(0);
     await page.goto("/app/links/bulk");
     await page.getByTestId("bulk-upgrade").waitFor();
     expect(await page.getByTestId("bulk-form").count()).toBe(0);

@@ -87,6 +87,7 @@ describe.skipIf(!available)("issue 40 findings in the browser", () => {
     await page.goto("/app/links/new");
     await page.getByTestId("link-url").fill("example.com/page?utm_campaign=spring");
     await page.getByTestId("link-alias").fill(`rules-${stamp}`);
+    await page.getByTestId("option-rules-toggle").click();
     await page.getByTestId("rule-add").click();
     await page.getByTestId("rule-0-country").fill("FR");
     // No GEOIP_DB, no trusted header on this server: the warning stands beside the condition.

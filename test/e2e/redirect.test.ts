@@ -52,7 +52,9 @@ describe.skipIf(!available)("link life in the browser", () => {
     await page.goto("/app/links/new");
     await page.getByLabel("Destination URL").fill(`${dest.origin}/first`);
     await page.getByLabel("Alias (optional)").fill("life-link");
+    await page.getByTestId("option-limits-toggle").click();
     await page.getByLabel("Maximum clicks").fill("5");
+    await page.getByTestId("option-password-toggle").click();
     await page.getByTestId("link-password").fill("open sesame");
     await page.getByTestId("link-submit").click();
     expect(await page.getByTestId("short-url").textContent()).toBe(`${f.server.url}/life-link`);

@@ -109,6 +109,7 @@ describe.skipIf(!available)("teams in the browser", () => {
     await shared.getByTestId("link-edit").click();
     await expect.poll(() => page.getByLabel("Destination URL").inputValue()).toBe("https://example.com/team-original");
     // The invitee is on the free plan; the owner's Business plan enables the limits.
+    await page.getByTestId("option-limits-toggle").click();
     expect(await page.getByLabel("Maximum clicks").isDisabled()).toBe(false);
     await page.getByLabel("Destination URL").fill("https://example.com/team-edited");
     await page.getByLabel("Maximum clicks").fill("25");

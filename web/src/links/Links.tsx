@@ -20,6 +20,7 @@ import { CLEARED, filterCount, listQuery, useListFilters } from "./filters";
 import { linksApi } from "./links-api";
 import { ExportButtons } from "../shared/ExportLinks";
 import { NavMark } from "../shared/nav-mark";
+import { useLinkBuilder } from "./form/BuilderDialog";
 import "./links.css";
 
 const PAGE = 20;
@@ -50,6 +51,12 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
   const [qrFor, setQrFor] = useState<Link | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
+  // The builder over the list (its button, `c`): the new link joins the list where it stands.
+  const builder = useLinkBuilder((link) => {
+    list.update((prev) => [link, ...prev.filter((l) => l.id !== link.id)]);
+    setTotal((t) => (t ? { ...t, total: t.total + 1 } : t));
+  }, !shared);
+
   // A new view starts with nothing selected.
   useEffect(() => setSelected(new Set()), [key]);
 
@@ -73,7 +80,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
 
   return (
     <div className="links-page">
-      <PageHead shared={shared} team={team} />
+      <PageHead shared={shared} team={team} onNew={builder.open} />
 
       {welcome && user && !user.email_verified ? (
         <Alert kind="info" testId="welcome-notice">
@@ -171,11 +178,12 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
       </ConfirmDialog>
 
       <QrDialog link={qrFor} onClose={() => setQrFor(null)} />
+      {builder.dialog}
     </div>
   );
 }
 
-function PageHead({ shared, team }: { shared: boolean; team: Membership | null }) {
+function PageHead({ shared, team, onNew }: { shared: boolean; team: Membership | null; onNew: () => void }) {
   return (
     <div className="page-head">
       {shared ? (
@@ -201,9 +209,20 @@ function PageHead({ shared, team }: { shared: boolean; team: Membership | null }
         <A to="/app/links/import" className="btn btn-secondary" testId="links-import">
           Import
         </A>
-        <A to="/app/links/new" className="btn btn-primary" testId="new-link-button">
+        {/* Opens the builder over the list; a new tab (Ctrl/Cmd-click) gets the full page. */}
+        <a
+          href="/app/links/new"
+          className="btn btn-primary"
+          data-testid="new-link-button"
+          aria-keyshortcuts="c"
+          onClick={(e) => {
+            if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+            e.preventDefault();
+            onNew();
+          }}
+        >
           + New link
-        </A>
+        </a>
       </div>
     </div>
   );

@@ -1,7 +1,6 @@
-// The link form's "Opening and redirect" group: a start date (Pro), the redirect status and whether search
-// engines may follow the link (docs/api.md, Links).
+// The link builder's "Start date and redirect code" option: a start date (Pro: without the plan, shown locked
+// only when the link has one), the redirect status and whether search engines may follow the link (docs/api.md, Links).
 import { Field } from "../../shared/ui";
-import { PlanLock } from "../../shared/plan-gate";
 import type { OptionProps } from "./Options";
 
 const STATUSES: [string, string][] = [
@@ -15,25 +14,25 @@ const STATUSES: [string, string][] = [
 export function DeliveryOptions({ values, errors, set, allowed }: OptionProps & { allowed: boolean }) {
   const permanent = values.redirect_status === "301" || values.redirect_status === "308";
   return (
-    <fieldset className="options">
-      <legend>Opening and redirect</legend>
-      {allowed ? null : <PlanLock feature="A start date" capability="link_start" testId="gated-start" />}
+    <>
       <div className="grid-2">
-        <Field
-          id="link-starts-at"
-          label="Opens at (optional)"
-          error={errors.starts_at}
-          hint={allowed ? "Local time. Before this, visitors see when the link opens; no click counts." : "Available on Pro"}
-        >
-          <input
+        {allowed || values.starts_at ? (
+          <Field
             id="link-starts-at"
-            data-testid="link-starts-at"
-            type="datetime-local"
-            disabled={!allowed}
-            value={values.starts_at}
-            onChange={(e) => set("starts_at", e.target.value)}
-          />
-        </Field>
+            label="Opens at (optional)"
+            error={errors.starts_at}
+            hint={allowed ? "Local time. Before this, visitors see when the link opens; no click counts." : "Available on Pro"}
+          >
+            <input
+              id="link-starts-at"
+              data-testid="link-starts-at"
+              type="datetime-local"
+              disabled={!allowed}
+              value={values.starts_at}
+              onChange={(e) => set("starts_at", e.target.value)}
+            />
+          </Field>
+        ) : null}
         <Field
           id="link-redirect-status"
           label="Redirect status"
@@ -68,6 +67,6 @@ export function DeliveryOptions({ values, errors, set, allowed }: OptionProps & 
         />
         Let search engines follow this link (listed as allowed in robots.txt)
       </label>
-    </fieldset>
+    </>
   );
 }

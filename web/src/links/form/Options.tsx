@@ -1,7 +1,7 @@
-// The link form's option groups: limits and the fallback URL (plan-gated), protection and device destinations.
+// The link builder's option fields: limits and the fallback URL (plan-gated: shown locked only to an edited link
+// that has them), protection and device destinations. Each sits in its OptionRow (option-rows.tsx).
 import type { Link } from "@contract/links";
 import { Field } from "../../shared/ui";
-import { PlanLock } from "../../shared/plan-gate";
 import type { Allowed, FormValues } from "./values";
 
 export interface OptionProps {
@@ -13,15 +13,7 @@ export interface OptionProps {
 export function LimitOptions({ values, errors, set, allowed }: OptionProps & { allowed: Allowed }) {
   const gated = !allowed.limits;
   return (
-    <fieldset className="options">
-      <legend>Limits</legend>
-      {gated ? (
-        <PlanLock
-          feature={allowed.fallback ? "Expiration and click limits" : "Expiration, click limits and a fallback URL"}
-          capability="link_expiration"
-          testId="gated-note"
-        />
-      ) : null}
+    <>
       <div className="grid-2">
         <Field
           id="link-expires-at"
@@ -74,7 +66,7 @@ export function LimitOptions({ values, errors, set, allowed }: OptionProps & { a
           onChange={(e) => set("expired_url", e.target.value)}
         />
       </Field>
-    </fieldset>
+    </>
   );
 }
 
@@ -88,8 +80,7 @@ function passwordHint(original: Link | null, copiedFrom: Link | null): string {
 
 export function ProtectionOptions({ values, errors, set, original, copiedFrom = null }: OptionProps & { original: Link | null; copiedFrom?: Link | null }) {
   return (
-    <fieldset className="options">
-      <legend>Protection</legend>
+    <>
       <Field
         id="link-password"
         label={original?.has_password ? "New link password" : "Link password (optional)"}
@@ -118,38 +109,35 @@ export function ProtectionOptions({ values, errors, set, original, copiedFrom = 
           Remove the password
         </label>
       ) : null}
-    </fieldset>
+    </>
   );
 }
 
 export function DeviceOptions({ values, errors, set }: OptionProps) {
   return (
-    <fieldset className="options">
-      <legend>Device destinations</legend>
-      <div className="grid-2">
-        <Field id="link-ios-url" label="iOS destination (optional)" error={errors.ios_url}>
-          <input
-            id="link-ios-url"
-            data-testid="link-ios-url"
-            type="url"
-            inputMode="url"
-            placeholder="https://apps.apple.com/…"
-            value={values.ios_url}
-            onChange={(e) => set("ios_url", e.target.value)}
-          />
-        </Field>
-        <Field id="link-android-url" label="Android destination (optional)" error={errors.android_url}>
-          <input
-            id="link-android-url"
-            data-testid="link-android-url"
-            type="url"
-            inputMode="url"
-            placeholder="https://play.google.com/…"
-            value={values.android_url}
-            onChange={(e) => set("android_url", e.target.value)}
-          />
-        </Field>
-      </div>
-    </fieldset>
+    <div className="grid-2">
+      <Field id="link-ios-url" label="iOS destination (optional)" error={errors.ios_url}>
+        <input
+          id="link-ios-url"
+          data-testid="link-ios-url"
+          type="url"
+          inputMode="url"
+          placeholder="https://apps.apple.com/…"
+          value={values.ios_url}
+          onChange={(e) => set("ios_url", e.target.value)}
+        />
+      </Field>
+      <Field id="link-android-url" label="Android destination (optional)" error={errors.android_url}>
+        <input
+          id="link-android-url"
+          data-testid="link-android-url"
+          type="url"
+          inputMode="url"
+          placeholder="https://play.google.com/…"
+          value={values.android_url}
+          onChange={(e) => set("android_url", e.target.value)}
+        />
+      </Field>
+    </div>
   );
 }

@@ -2,7 +2,6 @@
 // link, its three fields, and a live picture of the card as those apps draw it (plan-gated).
 import { useState } from "react";
 import { Field } from "../../shared/ui";
-import { PlanLock } from "../../shared/plan-gate";
 import type { OptionProps } from "./Options";
 
 /** An image address worth asking the browser for: https, with a host and a path (not half typed). */
@@ -45,9 +44,7 @@ export function PreviewCard(props: { title: string; description: string; image: 
 export function PreviewOptions({ values, errors, set, allowed, host, shortUrl }: OptionProps & { allowed: boolean; host: string; shortUrl: string }) {
   const given = [values.preview_title, values.preview_description, values.preview_image].some((v) => v.trim() !== "");
   return (
-    <fieldset className="options lf-preview" data-testid="preview-options">
-      <legend>Social preview</legend>
-      {allowed ? null : <PlanLock feature="Social previews" capability="link_preview" testId="preview-gate" />}
+    <div className="lf-preview" data-testid="preview-options">
       <div className="lf-preview-grid">
         <div className="lf-preview-fields">
           <Field id="link-preview-title" label="Preview title" error={errors["preview.title"]}>
@@ -105,6 +102,6 @@ export function PreviewOptions({ values, errors, set, allowed, host, shortUrl }:
           </p>
         </div>
       </div>
-    </fieldset>
+    </div>
   );
 }

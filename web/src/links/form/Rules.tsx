@@ -3,7 +3,6 @@
 import { useEffect, useState } from "react";
 import { Field, FieldMessage } from "../../shared/ui";
 import { formApi } from "./form-api";
-import { PlanLock } from "../../shared/plan-gate";
 import { COND_KINDS, COND_LABELS, fieldOf, newCondition, newRule, ruleError, type CondDraft, type CondKind, type QueryPair, type RuleDraft } from "./targeting";
 import { MAX_RULES } from "@contract/tables";
 
@@ -247,9 +246,7 @@ export function RulesSection({
     onChange(next);
   };
   return (
-    <fieldset className="options lf-rules" data-testid="rules-section">
-      <legend>Redirect rules</legend>
-      {allowed ? null : <PlanLock feature="Redirect rules and A/B splits" capability="link_targeting" testId="targeting-gate" />}
+    <div className="lf-rules" data-testid="rules-section">
       <p className="field-hint">
         Checked in order: the first rule whose conditions all hold sends the visitor to its URL; otherwise the split or the destination above decides.
       </p>
@@ -285,6 +282,6 @@ export function RulesSection({
           {rules.length} of {MAX_RULES} rules
         </span>
       </div>
-    </fieldset>
+    </div>
   );
 }

@@ -1,7 +1,6 @@
 // The link form's A/B split: 2 to 4 variants of the default destination with weights in percent that add
 // up to 100 (the sum is shown as it is typed). A visitor keeps the variant first given.
 import { Field, FieldMessage } from "../../shared/ui";
-import { PlanLock } from "../../shared/plan-gate";
 import { newSplit, variantLetter, weightSum, type VariantDraft } from "./targeting";
 import { MAX_VARIANTS, MIN_VARIANTS } from "@contract/tables";
 
@@ -81,9 +80,7 @@ export function SplitSection(props: {
   const sum = weightSum(split);
   const setVariant = (i: number, v: Partial<VariantDraft>) => onChange(split.map((x, j) => (j === i ? { ...x, ...v } : x)));
   return (
-    <fieldset className="options lf-split" data-testid="split-section">
-      <legend>Split (A/B test)</legend>
-      {allowed ? null : <PlanLock feature="A/B splits" capability="link_targeting" testId="split-gate" />}
+    <div className="lf-split" data-testid="split-section">
       <p className="field-hint">Visitors no rule sends elsewhere are shared between the variants by weight; each keeps the variant first given for 30 days.</p>
       {split.length === 0 ? (
         <button type="button" className="btn btn-secondary btn-sm" data-testid="split-add" disabled={!allowed} onClick={() => onChange(newSplit(props.url))}>
@@ -125,6 +122,6 @@ export function SplitSection(props: {
           </div>
         </>
       )}
-    </fieldset>
+    </div>
   );
 }

@@ -1,6 +1,6 @@
-// The link form's UTM builder: five fields that edit the destination URL's utm_* parameters (and follow the
+// The link builder's UTM option: five fields that edit the destination URL's utm_* parameters (and follow the
 // URL as it is edited), the owner's saved templates to fill them from, and "Save as template".
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import type { UtmTemplate } from "@contract/utm";
 import { UTM_PARAMS, type UtmParam } from "../../../../src/contract/form-rules";
 import { ApiError } from "../../shared/api";
@@ -62,17 +62,11 @@ export function UtmBuilder(props: { url: string; onUrl: (url: string) => void; o
   const { url, onUrl } = props;
   const values = readUtm(url);
   const count = UTM_PARAMS.filter((p) => values[p] !== "").length;
-  const [open, setOpen] = useState(count > 0);
   const { list: templates, setList: setTemplates, error } = useOwnerList(formApi.utmTemplates, props.owner, props.ready);
   const [chosen, setChosen] = useState("");
   const [saving, setSaving] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const noUrl = url.trim() === "";
-  // A URL with parameters loaded after the first render (an edited or copied link) opens the builder.
-  useEffect(() => {
-    if (count > 0) setOpen(true);
-  }, [count]);
-
   function apply(id: string) {
     setChosen(id);
     setNotice(null);
@@ -94,8 +88,7 @@ export function UtmBuilder(props: { url: string; onUrl: (url: string) => void; o
   }
 
   return (
-    <details className="lf-section" open={open} onToggle={(e) => setOpen(e.currentTarget.open)} data-testid="utm-builder">
-      <summary data-testid="utm-toggle">UTM parameters{count > 0 ? <span className="badge">{count} set</span> : null}</summary>
+    <div className="lf-utm" data-testid="utm-builder">
       <p className="field-hint lf-section-hint">Campaign tags for analytics tools, kept in the destination URL above: edit either.</p>
       <div className="lf-utm-templates">
         <select
@@ -169,6 +162,6 @@ export function UtmBuilder(props: { url: string; onUrl: (url: string) => void; o
           Save as template
         </button>
       )}
-    </details>
+    </div>
   );
 }

@@ -1,0 +1,156 @@
+// The link builder over the list: a dialog opened by the list's "New link" button or the `c` key. The list
+// stays where it was (its scroll, filters and loaded pages); once created, the dialog closes, the new link is
+// handed to the list, and a small dialog shows it with copy and its QR code, as the created page does.
+import { lazy, Suspense, useEffect, useRef, useState } from "react";
+import type { Link } from "@contract/links";
+import { A, CopyButton, Spinner } from "../../shared/ui";
+import { QrCode, ShortUrl } from "../../shared/created-link/CreatedLinkView";
+
+// Loaded on the first opening: the list's own page stays light.
+const LinkBuilder = lazy(() => import("./Builder").then((m) => ({ default: m.LinkBuilder })));
+
+/** A modal <dialog> shown while `open`; Escape asks `onClose`. */
+function useModal(open: boolean) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (open && !d.open) d.showModal();
+    if (!open && d.open) d.close();
+  }, [open]);
+  return ref;
+}
+
+/** Whether a key press is typing (in a field) rather than a shortcut. */
+function typing(e: KeyboardEvent): boolean {
+  const t = e.target as HTMLElement | null;
+  return !!t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName));
+}
+
+/** `c` anywhere on the page but in a field or an open dialog opens the builder. */
+export function useCreateKey(onOpen: () => void, enabled = true) {
+  const latest = useRef(onOpen);
+  latest.current = onOpen;
+  useEffect(() => {
+    if (!enabled) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "c" || e.ctrlKey || e.metaKey || e.altKey || e.shiftKey || e.defaultPrevented || typing(e)) return;
+      if (document.querySelector("dialog[open]")) return;
+      e.preventDefault();
+      latest.current();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [enabled]);
+}
+
+function CreatedDialog({ link, onClose, onAnother }: { link: Link | null; onClose: () => void; onAnother: () => void }) {
+  const ref = useModal(!!link);
+  return (
+    <dialog
+      ref={ref}
+      className="dialog lf-created-dialog"
+      data-testid="created-dialog"
+      aria-label="Link created"
+      onCancel={(e) => {
+        e.preventDefault();
+        onClose();
+      }}
+    >
+      {link ? (
+        <>
+          <h2>Link created</h2>
+          <section className="lf-created" data-testid="created-link" aria-live="polite">
+            <div className="lf-created-main">
+              <ShortUrl link={link} />
+              <CopyButton text={link.short_url} className="btn btn-primary" />
+            </div>
+            <QrCode key={link.id} link={link} />
+          </section>
+          <div className="dialog-actions lf-created-actions">
+            <A to={`/app/links/${encodeURIComponent(link.id)}/edit`} className="btn btn-secondary" testId="created-edit">
+              Edit
+            </A>
+            <A to={`/app/links/${encodeURIComponent(link.id)}`} className="btn btn-secondary" testId="created-open">
+              Open its page
+            </A>
+            <button type="button" className="btn btn-secondary" onClick={onAnother} data-testid="create-another">
+              Create another
+            </button>
+            <button type="button" className="btn btn-primary" onClick={onClose} data-testid="created-close">
+              Done
+            </button>
+          </div>
+        </>
+      ) : null}
+    </dialog>
+  );
+}
+
+/** The builder in a dialog over the list; `onCreated` gets the new link to show in the list. */
+function BuilderDialog(props: { open: boolean; round: number; onClose: () => void; onCreated: (link: Link) => void; onAnother: () => void }) {
+  const { open, onClose } = props;
+  const ref = useModal(open);
+  const [created, setCreated] = useState<Link | null>(null);
+  return (
+    <>
+      <dialog
+        ref={ref}
+        className="dialog lf-dialog"
+        data-testid="builder-dialog"
+        aria-labelledby="lf-dialog-title"
+        onCancel={(e) => {
+          e.preventDefault();
+          onClose();
+        }}
+      >
+        <div className="lf-dialog-head">
+          <h2 id="lf-dialog-title">New link</h2>
+          <button type="button" className="btn-link lf-x lf-dialog-close" aria-label="Close" onClick={onClose} data-testid="builder-close">
+            ✕
+          </button>
+        </div>
+        {open ? (
+          <Suspense fallback={<Spinner label="Opening the link builder…" />}>
+            <LinkBuilder
+              key={props.round}
+              mode="create"
+              sourceId={null}
+              inDialog
+              onCancel={onClose}
+              onCreated={(link) => {
+                onClose();
+                props.onCreated(link);
+                setCreated(link);
+              }}
+            />
+          </Suspense>
+        ) : null}
+      </dialog>
+      <CreatedDialog
+        link={created}
+        onClose={() => setCreated(null)}
+        onAnother={() => {
+          setCreated(null);
+          props.onAnother();
+        }}
+      />
+    </>
+  );
+}
+
+/**
+ * The list's builder: `open` shows it (a new link each time), `dialog` is what to render, and `c` opens it
+ * while `enabled`. `onCreated` gets each new link.
+ */
+export function useLinkBuilder(onCreated: (link: Link) => void, enabled = true) {
+  const [round, setRound] = useState(0);
+  const [open, setOpen] = useState(false);
+  const show = () => {
+    setRound((r) => r + 1);
+    setOpen(true);
+  };
+  useCreateKey(show, enabled);
+  const dialog = <BuilderDialog open={open} round={round} onClose={() => setOpen(false)} onCreated={onCreated} onAnother={show} />;
+  return { open: show, dialog };
+}
