@@ -36,7 +36,9 @@ export function MembersSection({
           {members.map((m) => (
             <li key={m.user_id} className="team-item" data-testid="member-row" data-email={m.email}>
               <div className="grow">
-                <strong className="truncate">{m.name || m.email}</strong>
+                <strong className="truncate" title={m.name || m.email}>
+                  {m.name || m.email}
+                </strong>
                 <p className="link-meta">
                   {m.name ? <span>{m.email}</span> : null}
                   <span>Joined {formatDate(m.joined_at)}</span>
@@ -86,7 +88,9 @@ export function MembershipsSection({
           {memberships.map((m) => (
             <li key={m.owner_id} className="team-item" data-testid="membership-row" data-email={m.owner_email}>
               <div className="grow">
-                <strong className="truncate">{m.owner_name ? `${m.owner_name} (${m.owner_email})` : m.owner_email}</strong>
+                <strong className="truncate" title={m.owner_email}>
+                  {m.owner_name ? `${m.owner_name} (${m.owner_email})` : m.owner_email}
+                </strong>
                 <p className="link-meta">
                   <span>Joined {formatDate(m.joined_at)}</span>
                   {m.active ? null : (

@@ -10,6 +10,7 @@ import { A, Alert, Spinner, errorMessage, useTitle } from "../shared/ui";
 import { InviteSection, InvitationsSection } from "./Invitations";
 import { MembersSection, MembershipsSection } from "./Members";
 import { TwoFactorPolicySection } from "./TwoFactorPolicy";
+import "./team.css";
 
 export function TeamPage() {
   useTitle("Team");

@@ -5,7 +5,7 @@ import type { Member } from "@contract/teams";
 import { teamApi } from "./team-api";
 import { Alert, ConfirmDialog, Spinner, errorMessage } from "../shared/ui";
 import { useSubmit } from "../shared/submit";
-import "./team-policy.css";
+import "./team.css";
 
 function names(members: Member[]): string {
   return members.map((m) => m.name || m.email).join(", ");
