@@ -37,6 +37,11 @@ export const MemberSchema = Type.Object({
     description:
       "invitation: accepted an emailed invitation (counts against collaborators_max); sso: signed in through the owner's single sign-on (counts against ENTERPRISE_MEMBERS_MAX)",
   }),
+  two_factor: Type.Boolean({
+    description:
+      "true when the member has two-factor sign-in turned on: while the owner's policy (PUT /api/team/policy) requires it, a member without it " +
+      "is refused the owner's links with 403 2fa_setup_required",
+  }),
 });
 export type Member = Static<typeof MemberSchema>;
 

@@ -72,7 +72,7 @@ export function requireScope(req: FastifyRequest, caller: AuthenticatedKey): voi
   const held = scopesOf(caller.key);
   if (needed && needed.some((s) => held.includes(s))) return;
   const names = needed?.join(" or ") ?? "(none: this route takes no key)";
-  throw new DomainError("insufficient_scope", `This API key lacks the scope ${names}; create a key with it in the profile`, undefined, {
+  throw new DomainError("insufficient_scope", `This API key lacks the scope ${names}; create a key with it on the Security page`, undefined, {
     required_scopes: needed ?? [],
   });
 }

@@ -7,6 +7,7 @@ import type { UserRow } from "../storage/schema.js";
 import { sharingActive } from "./access.js";
 import { publicInvitation } from "./invitation-view.js";
 import { secondFactorDemand } from "../security/second-factor-policy.js";
+import { withSecondFactor } from "../storage/second-factors.js";
 import type { Membership, Team } from "../contract/teams.js";
 
 function membershipQuery(db: Db) {
@@ -55,8 +56,19 @@ export async function overview(db: Db, actor: UserRow): Promise<Omit<Team, "coll
     membershipQuery(db).where("team_members.member_id", "=", actor.id).orderBy("team_members.joined_at").orderBy("users.email").execute(),
     refusingOwners(db, actor),
   ]);
+  const withFactor = await withSecondFactor(
+    db,
+    members.map((m) => m.id),
+  );
   return {
-    members: members.map((m) => ({ user_id: m.id, email: m.email, name: m.name, joined_at: iso(Number(m.joined_at)), joined_by: m.joined_by })),
+    members: members.map((m) => ({
+      user_id: m.id,
+      email: m.email,
+      name: m.name,
+      joined_at: iso(Number(m.joined_at)),
+      joined_by: m.joined_by,
+      two_factor: withFactor.has(m.id),
+    })),
     invitations: invitations.map(publicInvitation),
     memberships: memberships.map((m) => toMembership(m, refused)),
   };

@@ -118,6 +118,10 @@ describe.each(ENGINES)("sessions and second-factor policies on %s", (engine) => 
     const member = await testAccount(server, `member-${n}@example.com`);
     await joinTeam(server, owner, member);
     expect((await member.client.get(`/api/links?owner=${owner.id}`)).status).toBe(200);
+    // The owner's member list says who has a second factor (the Team page's policy section reads it).
+    const twoFactorOf = async () =>
+      (await owner.client.get("/api/team")).body.members.map((m: { email: string; two_factor: boolean }) => [m.email, m.two_factor]);
+    expect(await twoFactorOf()).toEqual([[member.email, false]]);
     expect((await owner.client.get("/api/team/policy")).body).toEqual({ status: "success", require_2fa: false });
     const set = await owner.client.put("/api/team/policy", { require_2fa: true });
     expect(set.body).toEqual({ status: "success", require_2fa: true });
@@ -128,6 +132,7 @@ describe.each(ENGINES)("sessions and second-factor policies on %s", (engine) => 
     expect((await member.client.get("/api/auth/2fa")).body.required).toBe(true);
     await enableTotp(member.client, clock);
     expect((await member.client.get(`/api/links?owner=${owner.id}`)).status).toBe(200);
+    expect(await twoFactorOf()).toEqual([[member.email, true]]);
     expect((await auditRows(server, 50)).some((r) => r.target_id === owner.id && r.action === "team.2fa_policy")).toBe(true);
 
     const business = await testAccount(server, `biz-${n}@example.com`, "business");

@@ -184,7 +184,9 @@ describe.each(ENGINES)("team invitations on %s", (engine) => {
     expect(await codeOf(stranger.client.post("/api/invitations/accept", { token }))).toEqual([409, "conflict", "used"]);
 
     const team = (await o.client.get("/api/team")).body;
-    expect(team.members).toEqual([{ user_id: invitee.id, email: invitee.email, name: "", joined_at: ok.body.membership.joined_at, joined_by: "invitation" }]);
+    expect(team.members).toEqual([
+      { user_id: invitee.id, email: invitee.email, name: "", joined_at: ok.body.membership.joined_at, joined_by: "invitation", two_factor: false },
+    ]);
     expect(team.invitations).toEqual([]);
     expect((await invitee.client.get("/api/team")).body.memberships).toEqual([ok.body.membership]);
 

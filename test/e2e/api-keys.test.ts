@@ -1,11 +1,11 @@
-// Browser test of scoped API keys in the profile: the form's scope checkboxes (links:create preselected) and
+// Browser test of scoped API keys on the Security page: the form's scope checkboxes (links:create preselected) and
 // expiry date, the list's scopes, expiry ("Expired") and last use; screenshots at 1280 and 390 px, light and dark.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserAvailable, screenshot, screenshotModes, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 
 const available = browserAvailable();
 
-describe.skipIf(!available)("scoped API keys in the profile", () => {
+describe.skipIf(!available)("scoped API keys on the Security page", () => {
   let fixture: BrowserFixture;
   const email = `e2e-keys-${Date.now()}@example.com`;
 
@@ -29,7 +29,7 @@ describe.skipIf(!available)("scoped API keys in the profile", () => {
   it("creates a key with the chosen scopes and an expiry, and lists scopes, expiry and last use", async () => {
     const page = fixture.browser.page;
     await signInPage(page, email, "correct horse 1");
-    await page.goto("/app/profile");
+    await page.goto("/app/security");
     const section = page.getByTestId("section-keys");
     await section.getByTestId("keys-table").waitFor();
     // The default is preselected, the others are not.
@@ -69,7 +69,7 @@ describe.skipIf(!available)("scoped API keys in the profile", () => {
 
     await page.getByRole("button", { name: "I have stored it, hide it" }).click();
     await section.scrollIntoViewIfNeeded();
-    await screenshotModes(page, "e2e-keys-02-profile");
+    await screenshotModes(page, "e2e-keys-02-security");
     // On a phone each key is a card: the table needs no sideways scrolling, every revoke button in view.
     await page.setViewportSize({ width: 390, height: 900 });
     const wrap = section.getByTestId("keys-table").locator("xpath=..");

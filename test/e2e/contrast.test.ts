@@ -51,8 +51,8 @@ function pages(s: Seeded, stamp: string): Array<{ who: "nobody" | "owner" | "mem
         ["domains", "/app/domains"],
         ["webhooks", "/app/webhooks", "webhook-row"],
         ["team", "/app/team"],
-        ["profile", "/app/profile", "section-keys"],
-        ["security", "/app/security", "activity-row"],
+        ["profile", "/app/profile", "team-summary"],
+        ["security", "/app/security", "key-row"],
         ["sso", "/app/sso"],
         // Signing out ends on the home page.
         ["sign-out", "/app/logout"],

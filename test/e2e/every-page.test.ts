@@ -145,8 +145,8 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
     await page.getByTestId("delivery-payload").waitFor();
     await check(page, "webhooks-deliveries", tag, problems);
     await visit("team", "/app/team");
-    await visit("profile-api-keys", "/app/profile", "section-keys");
-    await visit("security-activity", "/app/security", "activity-row");
+    await visit("profile", "/app/profile", "team-summary");
+    await visit("security", "/app/security", "key-row");
     await visit("sso", "/app/sso", "sso-gated");
     // Signing out ends on the home page.
     await visit("sign-out", "/app/logout");

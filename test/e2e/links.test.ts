@@ -158,15 +158,16 @@ describe.skipIf(!available)("link pages in the browser", () => {
     expect(loaded).toBe(1);
   });
 
-  it("creates and revokes an API key on the profile page", async () => {
+  it("creates and revokes an API key on the Security page", async () => {
     const page = browser.page;
+    await page.goto("/app/security");
     await page.getByLabel("New key name").fill("e2e server");
     await page.getByTestId("key-create").click();
     expect(await page.getByTestId("key-secret").textContent()).toMatch(/^snip_/);
     expect(await page.getByTestId("key-secret-box").textContent()).toMatch(/only once/);
     const row = page.getByTestId("key-row").filter({ hasText: "e2e server" });
     await row.waitFor();
-    await screenshot(page, "e2e-links-04-profile-key");
+    await screenshot(page, "e2e-links-04-security-key");
     await row.getByTestId("key-revoke").click();
     await page.locator("dialog[open]").getByTestId("confirm-ok").click();
     await expect.poll(() => row.textContent()).toMatch(/Revoked/);

@@ -40,7 +40,7 @@ describe.skipIf(!available)("issue 55 findings 6-10 in the browser", () => {
   it("6: /docs is snip's API reference (title, logo, favicon, colours), linked from API keys", async () => {
     const page = f.browser.page;
     await as(page, owner);
-    await page.goto("/app/profile");
+    await page.goto("/app/security");
     const link = page.getByTestId("keys-api-docs");
     expect(await link.getAttribute("href")).toBe("/docs");
     expect(await link.textContent()).toBe("The API reference");

@@ -1,5 +1,5 @@
 // Browser test of passkeys: Chromium with a virtual authenticator (the DevTools protocol's WebAuthn domain) adds a
-// passkey on the profile page, signs out, signs in with the passkey alone, and removes it with the password.
+// passkey on the Security page, signs out, signs in with the passkey alone, and removes it with the password.
 // WebAuthn needs a secure context: BASE_URL and the page are on http://localhost (127.0.0.1 would not be one
 // for the RP ID, and the browser checks the page's origin against it).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -48,9 +48,9 @@ describe.skipIf(!available)("passkeys in the browser", () => {
 
   const page = () => browser.page;
 
-  it("adds a passkey on the profile page: a discoverable credential for localhost", async () => {
+  it("adds a passkey on the Security page: a discoverable credential for localhost", async () => {
     await signInPage(page(), email, password);
-    await page().goto("/app/profile");
+    await page().goto("/app/security");
     const section = page().getByTestId("section-passkeys");
     await section.getByTestId("passkeys-empty").waitFor();
     await page().getByTestId("passkey-name").fill("Test laptop");
@@ -69,8 +69,8 @@ describe.skipIf(!available)("passkeys in the browser", () => {
     expect(stored.map((p) => [p.name, p.credential_id])).toEqual([
       ["Test laptop", credentials[0]!.credentialId.replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_")],
     ]);
-    await screenshotModes(page(), "e2e-passkeys-profile");
-    // The part itself, close up, at the narrow width in both themes (a full profile page is tall).
+    await screenshotModes(page(), "e2e-passkeys-security");
+    // The part itself, close up, at the narrow width in both themes (a full Security page is tall).
     await page().setViewportSize({ width: 390, height: 900 });
     for (const scheme of ["light", "dark"] as const) {
       await page().emulateMedia({ colorScheme: scheme });
@@ -92,13 +92,13 @@ describe.skipIf(!available)("passkeys in the browser", () => {
     const { credentials } = await cdp.send("WebAuthn.getCredentials", { authenticatorId });
     expect(credentials[0]!.signCount).toBeGreaterThanOrEqual(1);
 
-    await page().goto("/app/profile");
+    await page().goto("/app/security");
     await expect.poll(() => page().getByTestId("passkey-last-used").textContent()).not.toBe("Never");
   });
 
   it("removes the passkey only with the right password; it then signs no one in", async () => {
     await page().getByTestId("passkey-remove").click();
-    // The profile page has several confirmation dialogs: the open one.
+    // The Security page has several confirmation dialogs: the open one.
     const dialog = page().locator("dialog[open]");
     await dialog.getByTestId("passkey-remove-password").fill("not-the-password");
     await dialog.getByTestId("confirm-ok").click();

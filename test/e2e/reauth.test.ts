@@ -81,7 +81,7 @@ describe.skipIf(!available)("confirm it's you (sudo mode) and the security activ
 
   it("asks for the password in place, tells a wrong one, and carries on with the creation after the right one", async () => {
     await signInPage(page(), email, password);
-    await page().goto("/app/profile");
+    await page().goto("/app/security");
     // A passkey while the sign-in still counts as the proof (for the passkey test below).
     await page().getByTestId("passkey-name").fill("Test laptop");
     await page().getByTestId("passkey-add").click();
@@ -202,7 +202,7 @@ describe.skipIf(!available)("confirm it's you (sudo mode) and the security activ
   });
 
   it("after too many wrong passwords, the dialog says when to try again", async () => {
-    await page().goto("/app/profile");
+    await page().goto("/app/security");
     await endSudo();
     await createKey(page(), "Throttled key");
     const dialog = page().getByTestId("reauth-dialog");

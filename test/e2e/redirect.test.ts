@@ -97,9 +97,9 @@ describe.skipIf(!available)("link life in the browser", () => {
     await screenshot(page, "e2e-redirect-404");
   });
 
-  it("creates an API key on the profile page, uses it from a server, revokes it in the page", async () => {
+  it("creates an API key on the Security page, uses it from a server, revokes it in the page", async () => {
     const page = f.browser.page;
-    await page.goto("/app/profile");
+    await page.goto("/app/security");
     await page.getByLabel("New key name").fill("backend");
     await page.getByTestId("key-create").click();
     const secret = ((await page.getByTestId("key-secret").textContent()) ?? "").trim();

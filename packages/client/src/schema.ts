@@ -11723,6 +11723,8 @@ export interface paths {
                                 /** @description invitation: accepted an emailed invitation (counts against collaborators_max); sso: signed in through the owner's single sign-on (counts against ENTERPRISE_MEMBERS_MAX) */
                                 joined_by: "invitation" | "sso";
                                 name: string;
+                                /** @description true when the member has two-factor sign-in turned on: while the owner's policy (PUT /api/team/policy) requires it, a member without it is refused the owner's links with 403 2fa_setup_required */
+                                two_factor: boolean;
                                 user_id: string;
                             }[];
                             memberships: {

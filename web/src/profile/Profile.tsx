@@ -1,4 +1,5 @@
-// Profile: picture, name, plan, password, passkeys, API keys, and a separate danger zone (parts in profile/).
+// Profile: picture, name, plan, password, the team's summary and a separate danger zone (parts in profile/); passkeys,
+// API keys and everything else about signing in are on the Security page.
 import { profileApi } from "./profile-api";
 import { useEffect, type ReactNode } from "react";
 
@@ -6,8 +7,6 @@ import { useSession } from "../shared/session";
 import { A, Spinner, useTitle } from "../shared/ui";
 import { PictureSection } from "./PictureSection";
 import { NameSection, PlanSection, PasswordSection } from "./AccountSections";
-import { KeysSection } from "./KeysSection";
-import { PasskeysSection } from "./PasskeysSection";
 import { DangerZone } from "./DangerZone";
 
 /** `teamSummary`: the team feature's summary, which the app's routes hand in (features import no other feature). */
@@ -28,7 +27,7 @@ export function ProfilePage({ teamSummary }: { teamSummary: ReactNode }) {
     <div className="profile-page narrow">
       <h1>Profile</h1>
       <p className="muted">
-        Two-factor sign-in and where you are signed in:{" "}
+        Two-factor sign-in, passkeys, where you are signed in and API keys:{" "}
         <A to="/app/security" testId="profile-security">
           Security
         </A>
@@ -37,8 +36,6 @@ export function ProfilePage({ teamSummary }: { teamSummary: ReactNode }) {
       <NameSection user={user} onUser={setUser} />
       <PlanSection user={user} />
       <PasswordSection />
-      <PasskeysSection />
-      <KeysSection />
       {teamSummary}
       <DangerZone user={user} />
     </div>

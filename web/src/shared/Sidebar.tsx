@@ -6,7 +6,7 @@ import { useSession } from "./session";
 import { ThemeSwitch } from "./theme";
 import { ownerLabel, useTeamView } from "./team-view";
 import { PlanMark } from "./plan-gate";
-import { ICONS, navGroupsFor, type NavEntry } from "./nav";
+import { ICONS, isCurrentEntry, navGroupsFor, type NavEntry } from "./nav";
 import { COLLAPSED_KEY, readCollapsed } from "./shell-frame";
 
 /** The sidebar's collapsed state, remembered across visits. */
@@ -43,14 +43,24 @@ export function navIcon(path: string): ReactNode {
   );
 }
 
-function Entry({ entry, operator }: { entry: NavEntry; operator: boolean }) {
+function Entry({ entry, operator, onChoose }: { entry: NavEntry; operator: boolean; onChoose: () => void }) {
+  // Not NavLink: an entry may name a section of a page (#api-keys), which NavLink's match by path does not tell apart.
+  const current = isCurrentEntry(entry, useLocation());
   return (
     <li>
-      <NavLink to={entry.to} end={entry.end} data-testid={entry.testId} title={entry.label} className={`side-link${operator ? " side-link-operator" : ""}`}>
+      <Link
+        to={entry.to}
+        data-testid={entry.testId}
+        title={entry.label}
+        aria-current={current ? "page" : undefined}
+        // The phone menu closes on a choice: the shell closes it when the path changes, this when only the #section does.
+        onClick={onChoose}
+        className={`side-link${operator ? " side-link-operator" : ""}${current ? " active" : ""}`}
+      >
         {navIcon(entry.icon)}
         <span className="side-label">{entry.label}</span>
         {entry.capability ? <PlanMark capability={entry.capability} /> : null}
-      </NavLink>
+      </Link>
     </li>
   );
 }
@@ -194,7 +204,7 @@ export default function Sidebar({ open, onClose }: SidebarProps) {
                 // A member's own links are the switcher's first entry.
                 .filter((entry) => !(member && entry.to === "/app"))
                 .map((entry) => (
-                  <Entry key={entry.to} entry={entry} operator={Boolean(group.operator)} />
+                  <Entry key={entry.to} entry={entry} operator={Boolean(group.operator)} onChoose={onClose} />
                 ))}
             </ul>
           </section>

@@ -3,6 +3,7 @@
 import type { Capability } from "./plan-gate";
 
 export interface NavEntry {
+  /** A path, or a path and the #section of its page that the entry opens (the page scrolls to it). */
   to: string;
   label: string;
   testId: string;
@@ -78,6 +79,8 @@ export const NAV_GROUPS: readonly NavGroup[] = [
     entries: [
       { to: "/app/profile", label: "Profile", testId: "nav-profile", icon: "M20 21v-2a4 4 0 0 0-4-4H8a4 4 0 0 0-4 4v2M12 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8z" },
       { to: "/app/security", label: "Security", testId: "nav-security", icon: "M12 22s8-4 8-10V5l-8-3-8 3v7c0 6 8 10 8 10z" },
+      // The Security page's section, as Dub and Bitly users look for it: an entry of its own under settings.
+      { to: "/app/security#api-keys", label: "API keys", testId: "nav-api-keys", icon: "M16 18l6-6-6-6M8 6l-6 6 6 6" },
       {
         to: "/app/sso",
         label: "SSO",
@@ -106,4 +109,17 @@ export function navGroupsFor(isAdmin: boolean): readonly NavGroup[] {
  */
 export function capabilityOf(to: string): Capability | undefined {
   return NAV_GROUPS.flatMap((g) => g.entries).find((e) => e.to === to)?.capability;
+}
+
+/**
+ * Whether the entry is the page shown: its path (exactly, or a page under it unless `end`); an entry naming a section
+ * (#api-keys) only while that section is the address's, and the page's own entry not then.
+ */
+export function isCurrentEntry(entry: NavEntry, at: { pathname: string; hash: string }): boolean {
+  const [path = "", section] = entry.to.split("#");
+  const onPath = at.pathname === path || (!entry.end && at.pathname.startsWith(`${path}/`));
+  if (!onPath) return false;
+  if (section !== undefined) return at.hash === `#${section}`;
+  const sectionEntry = `${at.pathname}${at.hash}`;
+  return !(at.hash && NAV_GROUPS.some((g) => g.entries.some((e) => e.to === sectionEntry)));
 }

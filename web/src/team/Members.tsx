@@ -1,11 +1,23 @@
-// The team's members (the owner removes them) and the teams the user belongs to (leave one).
+// The team's members (the owner removes them; on Enterprise each with their two-factor state) and the teams the user
+// belongs to (leave one; one whose two-factor policy refuses the user says how to get in).
 
 import { teamApi } from "./team-api";
 import type { Member, Membership } from "@contract/teams";
-import { A, ConfirmDialog, EmptyState, formatDate } from "../shared/ui";
+import { A, Alert, ConfirmDialog, EmptyState, formatDate } from "../shared/ui";
 import { useConfirmed } from "./confirmed";
 
-export function MembersSection({ members, onChange, onNotice }: { members: Member[]; onChange: () => Promise<void>; onNotice: (s: string | null) => void }) {
+/** `showTwoFactor`: each member's two-factor state (Enterprise, where the team policy can ask for it). */
+export function MembersSection({
+  members,
+  onChange,
+  onNotice,
+  showTwoFactor = false,
+}: {
+  members: Member[];
+  onChange: () => Promise<void>;
+  onNotice: (s: string | null) => void;
+  showTwoFactor?: boolean;
+}) {
   const remove = useConfirmed<Member>(
     async (m) => (await teamApi.removeMember(m.user_id), `${m.email} was removed: their access to your links ended.`),
     onChange,
@@ -24,10 +36,17 @@ export function MembersSection({ members, onChange, onNotice }: { members: Membe
           {members.map((m) => (
             <li key={m.user_id} className="team-item" data-testid="member-row" data-email={m.email}>
               <div className="grow">
-                <strong className="truncate">{m.name || m.email}</strong>
+                <strong className="truncate" title={m.name || m.email}>
+                  {m.name || m.email}
+                </strong>
                 <p className="link-meta">
                   {m.name ? <span>{m.email}</span> : null}
                   <span>Joined {formatDate(m.joined_at)}</span>
+                  {showTwoFactor ? (
+                    <span className={`badge ${m.two_factor ? "badge-ok" : "badge-muted"}`} data-testid="member-2fa">
+                      {m.two_factor ? "Two-factor on" : "No two-factor sign-in"}
+                    </span>
+                  ) : null}
                 </p>
               </div>
               <button type="button" className="btn btn-danger-ghost btn-sm" onClick={() => remove.ask(m)} data-testid="member-remove">
@@ -69,7 +88,9 @@ export function MembershipsSection({
           {memberships.map((m) => (
             <li key={m.owner_id} className="team-item" data-testid="membership-row" data-email={m.owner_email}>
               <div className="grow">
-                <strong className="truncate">{m.owner_name ? `${m.owner_name} (${m.owner_email})` : m.owner_email}</strong>
+                <strong className="truncate" title={m.owner_email}>
+                  {m.owner_name ? `${m.owner_name} (${m.owner_email})` : m.owner_email}
+                </strong>
                 <p className="link-meta">
                   <span>Joined {formatDate(m.joined_at)}</span>
                   {m.active ? null : (
@@ -78,9 +99,19 @@ export function MembershipsSection({
                     </span>
                   )}
                 </p>
+                {m.active && m.requires_2fa ? (
+                  <div className="membership-2fa" data-testid="membership-requires-2fa">
+                    <Alert kind="warning">
+                      This team requires two-factor sign-in: its links stay closed to you until you turn it on.{" "}
+                      <A to="/app/security" testId="membership-setup-2fa">
+                        Set up two-factor sign-in
+                      </A>
+                    </Alert>
+                  </div>
+                ) : null}
               </div>
               <div className="link-actions">
-                {m.active ? (
+                {m.active && !m.requires_2fa ? (
                   <A to={`/app/shared/${encodeURIComponent(m.owner_id)}`} className="btn btn-secondary btn-sm" testId="membership-links">
                     View links
                   </A>

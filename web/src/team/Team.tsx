@@ -1,5 +1,5 @@
 // Team page: invite collaborators, follow pending invitations (sent or not confirmed, resend with its
-// countdown, cancel), remove members, and the teams I belong to, kept apart.
+// countdown, cancel), remove members, the Enterprise owner's two-factor policy, and the teams I belong to, kept apart.
 import { can } from "../shared/plan-gate";
 import { accountApi } from "../shared/account-api";
 import { useCallback, useEffect, useState } from "react";
@@ -9,6 +9,8 @@ import { ListError } from "../shared/lists";
 import { A, Alert, Spinner, errorMessage, useTitle } from "../shared/ui";
 import { InviteSection, InvitationsSection } from "./Invitations";
 import { MembersSection, MembershipsSection } from "./Members";
+import { TwoFactorPolicySection } from "./TwoFactorPolicy";
+import "./team.css";
 
 export function TeamPage() {
   useTitle("Team");
@@ -32,6 +34,8 @@ export function TeamPage() {
 
   if (!user) return <Spinner />;
   const canInvite = can(user.plan, "team_invite");
+  // Offered on Enterprise only (the server refuses it below with plan_required): below, nothing to switch.
+  const hasPolicy = can(user.plan, "team_2fa_policy");
   const memberFirst = !!team && team.memberships.length > 0 && team.members.length === 0 && team.invitations.length === 0;
   return (
     <div className="team-page narrow">
@@ -60,7 +64,8 @@ export function TeamPage() {
             }}
           />
           <InvitationsSection invitations={team.invitations} onChange={load} onNotice={setNotice} />
-          <MembersSection members={team.members} onChange={load} onNotice={setNotice} />
+          <MembersSection members={team.members} onChange={load} onNotice={setNotice} showTwoFactor={hasPolicy} />
+          {hasPolicy ? <TwoFactorPolicySection members={team.members} /> : null}
           {memberFirst ? null : <MembershipsSection memberships={team.memberships} onChange={load} onNotice={setNotice} />}
         </>
       ) : null}

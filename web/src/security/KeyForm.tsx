@@ -5,7 +5,7 @@ import { API_KEY_SCOPES, DEFAULT_KEY_SCOPES, SCOPE_LABELS, type ApiKeyScope } fr
 import { ApiError } from "../shared/api";
 import { Field } from "../shared/ui";
 import { errorMessage, useSubmit } from "../shared/submit";
-import { profileApi } from "./profile-api";
+import { keysApi } from "./keys-api";
 
 /** The local date as YYYY-MM-DD (the date input's value). */
 function localDay(d: Date): string {
@@ -35,7 +35,7 @@ export function KeyForm(props: { onCreated: (created: { name: string; secret: st
   } = useSubmit(
     async () => {
       setErrors({});
-      const r = await profileApi.createKey({ name: name.trim(), scopes, expires_at: expires ? endOfDay(expires) : null });
+      const r = await keysApi.createKey({ name: name.trim(), scopes, expires_at: expires ? endOfDay(expires) : null });
       setName("");
       setScopes([...DEFAULT_KEY_SCOPES]);
       setExpires("");

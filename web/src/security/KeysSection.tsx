@@ -1,5 +1,6 @@
-// API keys: create (the secret shown once), list with their scopes, expiry and last use, revoke.
-import { profileApi } from "./profile-api";
+// API keys (the Security page's #api-keys): create (the secret shown once), list with their scopes, expiry and last use,
+// revoke; the API reference at /docs.
+import { keysApi } from "./keys-api";
 import { KeyForm } from "./KeyForm";
 import { useEffect, useState } from "react";
 import { ApiError } from "../shared/api";
@@ -32,7 +33,7 @@ export function KeysSection() {
 
   async function load() {
     try {
-      setKeys(await profileApi.listKeys());
+      setKeys(await keysApi.listKeys());
       setUnavailable(null);
     } catch (e) {
       setKeys([]);
@@ -46,13 +47,13 @@ export function KeysSection() {
   }, []);
 
   const revoking = useConfirmedDelete(async (k: ApiKey) => {
-    await profileApi.revokeKey(k.id);
+    await keysApi.revokeKey(k.id);
     await load();
   });
   const toRevoke = revoking.item;
 
   return (
-    <section className="card section" data-testid="section-keys" aria-labelledby="h-keys">
+    <section id="api-keys" tabIndex={-1} className="card section" data-testid="section-keys" aria-labelledby="h-keys">
       <h2 id="h-keys">API keys</h2>
       <p className="muted">
         Keys authenticate the external API (<code>Authorization: Bearer …</code>): each does only what its scopes allow, and the default,{" "}

@@ -1,6 +1,6 @@
 // Passkeys: the account's list (name, created, last used), "Add a passkey" through the browser's own prompt,
 // and removal with the password.
-import { profileApi } from "./profile-api";
+import { keysApi } from "./keys-api";
 import { useEffect, useState } from "react";
 import { browserSupportsWebAuthn, WebAuthnError } from "@simplewebauthn/browser";
 import { ApiError } from "../shared/api";
@@ -28,7 +28,7 @@ export function PasskeysSection() {
 
   async function load() {
     try {
-      setPasskeys(await profileApi.listPasskeys());
+      setPasskeys(await keysApi.listPasskeys());
       setLoadError(null);
     } catch (e) {
       setPasskeys([]);
@@ -45,14 +45,14 @@ export function PasskeysSection() {
     onSubmit: add,
   } = useSubmit(async () => {
     setAdded(null);
-    const passkey = await profileApi.addPasskey(name.trim() || undefined);
+    const passkey = await keysApi.addPasskey(name.trim() || undefined);
     setAdded(passkey.name);
     setName("");
     await load();
   }, ceremonyError);
 
   const removing = useSubmit(async (p: Passkey) => {
-    await profileApi.removePasskey(p.id, password);
+    await keysApi.removePasskey(p.id, password);
     setToRemove(null);
     await load();
   }, fieldOrMessage("password"));
