@@ -9,6 +9,7 @@ import { SessionProvider, useSession } from "./shared/session";
 import { RequireAuth, Spinner } from "./shared/ui";
 import { TeamViewProvider } from "./shared/team-view";
 import { Header } from "./shared/Header";
+import { PaletteHost } from "./shared/palette/PaletteHost";
 
 /**
  * A page loaded when its route is first shown: each its own chunk, so the home page and the sign-in pages carry none
@@ -266,6 +267,7 @@ function Shell() {
   return (
     <div className={user ? "app-shell" : "site-shell"}>
       <UnauthenticatedRedirect />
+      {user ? <PaletteHost /> : null}
       {user ? (
         <Suspense fallback={null}>
           <Sidebar open={menuOpen} onClose={closeMenu} />

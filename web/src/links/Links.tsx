@@ -4,7 +4,7 @@
 import { linkApi } from "../shared/link-api";
 import { accountApi } from "../shared/account-api";
 import { useEffect, useMemo, useState } from "react";
-import { useParams } from "react-router";
+import { useNavigate, useParams } from "react-router";
 
 import type { Link } from "@contract/links";
 import type { Membership } from "@contract/teams";
@@ -19,12 +19,26 @@ import { BulkBar, plural } from "./BulkBar";
 import { CLEARED, filterCount, listQuery, useListFilters } from "./filters";
 import { linksApi } from "./links-api";
 import { ExportButtons } from "../shared/ExportLinks";
+import { useListKeys } from "./list-keys";
 import "./links.css";
 
-const PAGE = 20;
+/** Rows per page (the API allows up to 100); "Load more" reads the next page by its cursor. */
+const PAGE = 50;
+
+/**
+ * Opens the link builder: the one place the list's "New link" button and its "c" key go through (today the builder's
+ * page; a dialog over the list can take its place here).
+ */
+export function useOpenBuilder(): () => void {
+  const navigate = useNavigate();
+  return () => navigate("/app/links/new");
+}
 
 // eslint-disable-next-line max-lines-per-function -- the filters, the paged list, selection and the dialogs share the page's state.
-export function LinksPage({ shared = false }: { shared?: boolean }) {
+export function LinksPage({ shared = false, openBuilder: open }: { shared?: boolean; openBuilder?: () => void }) {
+  const openBuilderPage = useOpenBuilder();
+  const openBuilder = open ?? openBuilderPage;
+  const navigate = useNavigate();
   useTitle(shared ? "Shared with me" : "Dashboard");
   const { user } = useSession();
   const { ownerId } = useParams();
@@ -49,6 +63,13 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
   const [qrFor, setQrFor] = useState<Link | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
+  const keys = useListKeys({
+    ids: (links ?? []).map((l) => l.id),
+    focusSearch: () => document.getElementById("links-search")?.focus(),
+    openBuilder,
+    openLink: (id) => navigate(`/app/links/${encodeURIComponent(id)}`),
+  });
+
   // A new view starts with nothing selected.
   useEffect(() => setSelected(new Set()), [key]);
 
@@ -72,7 +93,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
 
   return (
     <div className="links-page">
-      <PageHead shared={shared} team={team} />
+      <PageHead shared={shared} team={team} openBuilder={openBuilder} />
 
       {welcome && user && !user.email_verified ? (
         <Alert kind="info" testId="welcome-notice">
@@ -155,6 +176,8 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
                 sparkline={sparks[l.id]}
                 onQr={() => setQrFor(l)}
                 onDelete={() => del.ask(l)}
+                current={keys.current === l.id}
+                rowRef={keys.rowRef(l.id)}
               />
             ))}
           </ul>
@@ -174,7 +197,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
   );
 }
 
-function PageHead({ shared, team }: { shared: boolean; team: Membership | null }) {
+function PageHead({ shared, team, openBuilder }: { shared: boolean; team: Membership | null; openBuilder: () => void }) {
   return (
     <div className="page-head">
       {shared ? (
@@ -186,10 +209,7 @@ function PageHead({ shared, team }: { shared: boolean; team: Membership | null }
           <p className="muted">You can edit these links and see their statistics; they stay their owner's, who alone can delete them.</p>
         </div>
       ) : (
-        <div>
-          <h1>Your links</h1>
-          <p className="muted">Everything you have shortened while signed in.</p>
-        </div>
+        <h1>Your links</h1>
       )}
       <div className={shared ? "visually-hidden" : "row gap"}>
         <A to="/app/links/bulk" className="btn btn-secondary">
@@ -199,9 +219,20 @@ function PageHead({ shared, team }: { shared: boolean; team: Membership | null }
         <A to="/app/links/import" className="btn btn-secondary" testId="links-import">
           Import
         </A>
-        <A to="/app/links/new" className="btn btn-primary" testId="new-link-button">
+        <a
+          href="/app/links/new"
+          className="btn btn-primary"
+          data-testid="new-link-button"
+          aria-keyshortcuts="c"
+          title="New link (c)"
+          onClick={(e) => {
+            if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+            e.preventDefault();
+            openBuilder();
+          }}
+        >
           + New link
-        </A>
+        </a>
       </div>
     </div>
   );

@@ -3,6 +3,7 @@
 import { NavLink, Link as RouterLink } from "react-router";
 import { useSession } from "./session";
 import { ThemeSwitch } from "./theme";
+import { PaletteButton } from "./palette/PaletteButton";
 
 export function Header({ menuOpen, onMenu }: { menuOpen: boolean; onMenu: () => void }) {
   const { user } = useSession();
@@ -16,6 +17,7 @@ export function Header({ menuOpen, onMenu }: { menuOpen: boolean; onMenu: () => 
           snip
         </RouterLink>
         <span className="nav-spacer" />
+        {user ? <PaletteButton compact testId="palette-open-bar" /> : null}
         {user ? (
           <button type="button" className="menu-toggle" data-testid="menu-toggle" aria-expanded={menuOpen} aria-controls="main-nav" onClick={onMenu}>
             {menuOpen ? "Close" : "Menu"}

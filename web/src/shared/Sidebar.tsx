@@ -7,6 +7,7 @@ import { ThemeSwitch } from "./theme";
 import { ownerLabel, useTeamView } from "./team-view";
 import { PlanMark } from "./plan-gate";
 import { ICONS, navGroupsFor, type NavEntry } from "./nav";
+import { PaletteButton } from "./palette/PaletteButton";
 
 const COLLAPSED_KEY = "snip.sidebar";
 
@@ -190,6 +191,9 @@ export default function Sidebar({ open, onClose }: SidebarProps) {
         >
           {navIcon(collapsed ? ICONS.expand : ICONS.collapse)}
         </button>
+      </div>
+      <div className="side-search">
+        <PaletteButton compact={collapsed && !open} />
       </div>
       <nav className="side-nav" aria-label="Main">
         {navGroupsFor(user.is_admin).map((group) => (
