@@ -1,6 +1,6 @@
-// Browser test of organising links on the list page: 25 links seeded through the API with tags and clicks; filter by
-// two tags, sort by clicks, sparklines; archive 20 through the multi-select and find them under state=archived; tag 20
-// at once; the view kept in the address (reload, Back); delete with a confirmation naming how many; a member's view
+// Browser test of organising links on the list page: 55 links seeded through the API with tags and clicks (more than
+// the list's page of 50); filter by two tags, sort by clicks, sparklines; archive the page's 50 through the
+// multi-select and find them under state=archived; tag 50 at once; the view kept in the address (reload, Back); delete with a confirmation naming how many; a member's view
 // without Delete; empty states; screenshots at 1280 and 390 px in light and dark, the phone without sideways scrolling.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
@@ -23,7 +23,7 @@ describe.skipIf(!available)("organising links in the browser", () => {
   const email = `organise-${stamp}@example.com`;
   const memberEmail = `organise-member-${stamp}@example.com`;
   let ownerId = "";
-  /** org-01 .. org-25 (org-25 the newest); 01-06 carry both "Spring" and "Newsletter", 07-10 only "Spring". */
+  /** org-01 .. org-55 (org-55 the newest); 01-06 carry both "Spring" and "Newsletter", 07-10 only "Spring". */
   const alias = (i: number) => `org-${stamp}-${String(i).padStart(2, "0")}`;
   /** Clicks of the links with both tags: a distinct count each. */
   const clicks: Record<number, number> = { 1: 2, 2: 5, 3: 0, 4: 4, 5: 1, 6: 3 };
@@ -39,7 +39,7 @@ describe.skipIf(!available)("organising links in the browser", () => {
     expect((await api.login(email, PASSWORD)).status).toBe(200);
     expect((await api.post("/api/tags", { name: "Spring", color: "green" })).status).toBe(201);
     expect((await api.post("/api/tags", { name: "Newsletter", color: "purple" })).status).toBe(201);
-    for (let i = 1; i <= 25; i++) {
+    for (let i = 1; i <= 55; i++) {
       const tags = i <= 6 ? ["Spring", "Newsletter"] : i <= 10 ? ["Spring"] : [];
       const title = i % 2 === 0 ? `Campaign page ${i}` : undefined;
       const r = await api.post("/api/links", {
@@ -66,12 +66,12 @@ describe.skipIf(!available)("organising links in the browser", () => {
     const page = fixture.browser.page;
     await signInPage(page, email, PASSWORD);
     await page.getByTestId("link-row").first().waitFor();
-    expect(await total(page)).toBe("25 links");
-    expect(await page.getByTestId("link-row").count()).toBe(20);
+    expect(await total(page)).toBe("55 links");
+    expect(await page.getByTestId("link-row").count()).toBe(50);
     // Title or alias first; tags as chips.
     const newest = page.getByTestId("link-row").first();
-    expect(await newest.getByTestId("link-title").textContent()).toBe(alias(25));
-    expect(await page.getByTestId("link-row").nth(1).getByTestId("link-title").textContent()).toBe("Campaign page 24");
+    expect(await newest.getByTestId("link-title").textContent()).toBe(alias(55));
+    expect(await page.getByTestId("link-row").nth(1).getByTestId("link-title").textContent()).toBe("Campaign page 54");
 
     await page.getByTestId("filter-tags").click();
     await page.getByTestId("filter-tags-panel").getByText("Spring").click();
@@ -111,20 +111,20 @@ describe.skipIf(!available)("organising links in the browser", () => {
     await page.getByTestId("links-empty").waitFor();
     expect(await page.getByTestId("links-empty").textContent()).toContain("No links match these filters");
     await page.getByTestId("links-empty-clear").click();
-    await expect.poll(() => total(page)).toBe("25 links");
+    await expect.poll(() => total(page)).toBe("55 links");
     expect(new URL(page.url()).searchParams.getAll("tag")).toEqual([]);
     expect(await page.getByTestId("links-search").inputValue()).toBe("");
   });
 
-  it("archives 20 links with the multi-select: gone from the default view, listed under state=archived", async () => {
+  it("archives the page's 50 links with the multi-select: gone from the default view, listed under state=archived", async () => {
     const page = fixture.browser.page;
     await page.goto("/app");
     await page.getByTestId("link-row").first().waitFor();
     await page.getByTestId("links-select-all").check();
-    expect(await page.getByTestId("links-selected-count").textContent()).toBe("20 links selected");
+    expect(await page.getByTestId("links-selected-count").textContent()).toBe("50 links selected");
     await screenshotModes(page, "organise-02-selected");
     await page.getByTestId("bulk-archive").click();
-    await expect.poll(() => page.getByTestId("links-notice").textContent()).toBe("Archived 20 links.");
+    await expect.poll(() => page.getByTestId("links-notice").textContent()).toBe("Archived 50 links.");
     await expect.poll(() => total(page)).toBe("5 links");
     expect(await aliases(page)).toEqual([5, 4, 3, 2, 1].map(alias));
     expect(await page.getByTestId("links-bulk").count()).toBe(0);
@@ -133,14 +133,14 @@ describe.skipIf(!available)("organising links in the browser", () => {
     await page.getByTestId("filter-state").click();
     await page.getByTestId("filter-state-panel").getByText("Archived", { exact: true }).click();
     await page.waitForURL((u) => u.searchParams.get("state") === "archived");
-    await expect.poll(() => total(page)).toBe("20 links");
-    expect(await page.getByTestId("link-archived").count()).toBe(20);
+    await expect.poll(() => total(page)).toBe("50 links");
+    expect(await page.getByTestId("link-archived").count()).toBe(50);
     expect(await page.getByTestId("filter-state").textContent()).toContain("State: Archived");
     const stored = (await api.get("/api/links?state=archived&limit=100")).body.links as Array<{ alias: string; archived: boolean }>;
-    expect(stored.map((l) => l.alias).sort()).toEqual(Array.from({ length: 20 }, (_, i) => alias(i + 6)).sort());
+    expect(stored.map((l) => l.alias).sort()).toEqual(Array.from({ length: 50 }, (_, i) => alias(i + 6)).sort());
   });
 
-  it("tags 20 links at once, restores and deletes some after a confirmation naming how many", async () => {
+  it("tags 50 links at once, restores and deletes some after a confirmation naming how many", async () => {
     const page = fixture.browser.page;
     await page.goto("/app?state=archived");
     await page.getByTestId("link-row").first().waitFor();
@@ -148,18 +148,18 @@ describe.skipIf(!available)("organising links in the browser", () => {
     await page.getByTestId("bulk-add-tag").click();
     await page.getByTestId("bulk-tag-name").fill("Q3 launch");
     await page.getByTestId("bulk-tag-submit").click();
-    await expect.poll(() => page.getByTestId("links-notice").textContent()).toBe("Tagged 20 links “Q3 launch”.");
-    await expect.poll(() => page.getByTestId("tag-chip").filter({ hasText: "Q3 launch" }).count()).toBe(20);
+    await expect.poll(() => page.getByTestId("links-notice").textContent()).toBe("Tagged 50 links “Q3 launch”.");
+    await expect.poll(() => page.getByTestId("tag-chip").filter({ hasText: "Q3 launch" }).count()).toBe(50);
     const tagged = (await api.get(`/api/links?state=archived&tag=${encodeURIComponent("Q3 launch")}&limit=100`)).body;
-    expect(tagged.total).toBe(20);
+    expect(tagged.total).toBe(50);
 
-    // The new tag is a filter choice now; with the state filter the view is the 20 links.
+    // The new tag is a filter choice now; with the state filter the view is the 50 links.
     await page.getByTestId("filter-tags").click();
     await page.getByTestId("filter-tags-panel").getByText("Q3 launch").click();
     await page.waitForURL((u) => u.searchParams.get("tag") === "Q3 launch" && u.searchParams.get("state") === "archived");
     await page.keyboard.press("Escape");
     await page.reload();
-    await expect.poll(() => total(page)).toBe("20 links");
+    await expect.poll(() => total(page)).toBe("50 links");
     expect(await page.getByTestId("filter-tags").textContent()).toContain("Tags: Q3 launch");
     expect(await page.getByTestId("filter-state").textContent()).toContain("State: Archived");
 
@@ -170,12 +170,12 @@ describe.skipIf(!available)("organising links in the browser", () => {
     await page.getByTestId("bulk-remove-tag").click();
     await page.getByTestId("bulk-remove-tag-panel").getByText("Q3 launch").click();
     await expect.poll(() => page.getByTestId("links-notice").textContent()).toBe("Removed “Q3 launch” from 2 links.");
-    await expect.poll(() => total(page)).toBe("18 links");
+    await expect.poll(() => total(page)).toBe("48 links");
     await rows.nth(0).getByTestId("link-select").check();
     await rows.nth(1).getByTestId("link-select").check();
     await page.getByTestId("bulk-restore").click();
     await expect.poll(() => page.getByTestId("links-notice").textContent()).toBe("Restored 2 links.");
-    await expect.poll(() => total(page)).toBe("16 links");
+    await expect.poll(() => total(page)).toBe("46 links");
     await rows.nth(0).getByTestId("link-select").check();
     await rows.nth(1).getByTestId("link-select").check();
     const doomed = (await aliases(page)).slice(0, 2);
@@ -185,12 +185,12 @@ describe.skipIf(!available)("organising links in the browser", () => {
     await screenshot(page, "organise-03-delete-confirm", false);
     await dialog.getByTestId("confirm-ok").click();
     await expect.poll(() => page.getByTestId("links-notice").textContent()).toBe("Deleted 2 links.");
-    await expect.poll(() => total(page)).toBe("14 links");
+    await expect.poll(() => total(page)).toBe("44 links");
     for (const a of doomed) expect((await fetch(`${fixture.server.url}/${a}`, { redirect: "manual" })).status).toBe(404);
     expect((await api.get("/api/links?limit=100")).body.total).toBe(7);
   });
 
-  it("on a phone: filters folded behind a button, rows as cards, no sideways scrolling", async () => {
+  it("on a phone: filters folded behind a button, rows stacked, no sideways scrolling", async () => {
     const page = fixture.browser.page;
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto("/app?tag=Spring");

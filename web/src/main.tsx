@@ -10,6 +10,7 @@ import { RequireAuth, Spinner } from "./shared/ui";
 import { TeamViewProvider } from "./shared/team-view";
 import { Header } from "./shared/Header";
 import { expectsSignedIn, SidebarPlaceholder } from "./shared/shell-frame";
+import { PaletteHost } from "./shared/palette/PaletteHost";
 
 /**
  * A page loaded when its route is first shown: each its own chunk, so the home page and the sign-in pages carry none
@@ -269,6 +270,7 @@ function Shell() {
   return (
     <div className={app ? "app-shell" : "site-shell"}>
       <UnauthenticatedRedirect />
+      {user ? <PaletteHost /> : null}
       {user ? (
         <Suspense fallback={<SidebarPlaceholder />}>
           <Sidebar open={menuOpen} onClose={closeMenu} />

@@ -108,6 +108,7 @@ function SearchBox({ q, set }: { q: string; set: SetFilters }) {
         id="links-search"
         data-testid="links-search"
         type="search"
+        aria-keyshortcuts="/"
         placeholder="Search alias, URL, title, note or tag…"
         value={text}
         onChange={(e) => setText(e.target.value)}

@@ -4,7 +4,7 @@
 import { linkApi } from "../shared/link-api";
 import { accountApi } from "../shared/account-api";
 import { useEffect, useMemo, useState } from "react";
-import { useParams } from "react-router";
+import { useNavigate, useParams } from "react-router";
 
 import type { Link } from "@contract/links";
 import type { Membership } from "@contract/teams";
@@ -21,12 +21,15 @@ import { linksApi } from "./links-api";
 import { ExportButtons } from "../shared/ExportLinks";
 import { NavMark } from "../shared/nav-mark";
 import { useLinkBuilder } from "./form/BuilderDialog";
+import { useListKeys } from "./list-keys";
 import "./links.css";
 
-const PAGE = 20;
+/** Rows per page (the API allows up to 100); "Load more" reads the next page by its cursor. */
+const PAGE = 50;
 
 // eslint-disable-next-line max-lines-per-function -- the filters, the paged list, selection and the dialogs share the page's state.
 export function LinksPage({ shared = false }: { shared?: boolean }) {
+  const navigate = useNavigate();
   useTitle(shared ? "Shared with me" : "Dashboard");
   const { user } = useSession();
   const { ownerId } = useParams();
@@ -55,7 +58,13 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
   const builder = useLinkBuilder((link) => {
     list.update((prev) => [link, ...prev.filter((l) => l.id !== link.id)]);
     setTotal((t) => (t ? { ...t, total: t.total + 1 } : t));
-  }, !shared);
+  });
+  const keys = useListKeys({
+    ids: (links ?? []).map((l) => l.id),
+    focusSearch: () => document.getElementById("links-search")?.focus(),
+    openBuilder: builder.open,
+    openLink: (id) => navigate(`/app/links/${encodeURIComponent(id)}`),
+  });
 
   // A new view starts with nothing selected.
   useEffect(() => setSelected(new Set()), [key]);
@@ -80,7 +89,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
 
   return (
     <div className="links-page">
-      <PageHead shared={shared} team={team} onNew={builder.open} />
+      <PageHead shared={shared} team={team} openBuilder={builder.open} />
 
       {welcome && user && !user.email_verified ? (
         <Alert kind="info" testId="welcome-notice">
@@ -163,6 +172,8 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
                 sparkline={sparks[l.id]}
                 onQr={() => setQrFor(l)}
                 onDelete={() => del.ask(l)}
+                current={keys.current === l.id}
+                rowRef={keys.rowRef(l.id)}
               />
             ))}
           </ul>
@@ -183,7 +194,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
   );
 }
 
-function PageHead({ shared, team, onNew }: { shared: boolean; team: Membership | null; onNew: () => void }) {
+function PageHead({ shared, team, openBuilder }: { shared: boolean; team: Membership | null; openBuilder: () => void }) {
   return (
     <div className="page-head">
       {shared ? (
@@ -195,10 +206,7 @@ function PageHead({ shared, team, onNew }: { shared: boolean; team: Membership |
           <p className="muted">You can edit these links and see their statistics; they stay their owner's, who alone can delete them.</p>
         </div>
       ) : (
-        <div>
-          <h1>Your links</h1>
-          <p className="muted">Everything you have shortened while signed in.</p>
-        </div>
+        <h1>Your links</h1>
       )}
       <div className={shared ? "visually-hidden" : "row gap"}>
         <A to="/app/links/bulk" className="btn btn-secondary" testId="links-bulk">
@@ -215,10 +223,11 @@ function PageHead({ shared, team, onNew }: { shared: boolean; team: Membership |
           className="btn btn-primary"
           data-testid="new-link-button"
           aria-keyshortcuts="c"
+          title="New link (c)"
           onClick={(e) => {
-            if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+            if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
             e.preventDefault();
-            onNew();
+            openBuilder();
           }}
         >
           + New link

@@ -18,6 +18,8 @@ export function Sparkline({ values }: { values: number[] | undefined }) {
       width={W}
       height={H}
       viewBox={`0 0 ${W} ${H}`}
+      // A phone's row draws it narrower: the line stretches to the box.
+      preserveAspectRatio="none"
       role="img"
       aria-label={`${label}: ${values.join(", ")} (oldest first)`}
       data-testid="link-sparkline"

@@ -3,6 +3,7 @@
 import { NavLink, Link as RouterLink } from "react-router";
 import { useSession } from "./session";
 import { ThemeSwitch } from "./theme";
+import { PaletteButton } from "./palette/PaletteButton";
 
 /** `app`: the signed-in frame (the top bar only on narrow screens), also while the session of a signed-in page loads. */
 export function Header({ menuOpen, onMenu, app }: { menuOpen: boolean; onMenu: () => void; app: boolean }) {
@@ -17,6 +18,7 @@ export function Header({ menuOpen, onMenu, app }: { menuOpen: boolean; onMenu: (
           snip
         </RouterLink>
         <span className="nav-spacer" />
+        {user ? <PaletteButton compact testId="palette-open-bar" /> : null}
         {user ? (
           <button type="button" className="menu-toggle" data-testid="menu-toggle" aria-expanded={menuOpen} aria-controls="main-nav" onClick={onMenu}>
             {menuOpen ? "Close" : "Menu"}

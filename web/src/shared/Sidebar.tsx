@@ -8,6 +8,7 @@ import { ownerLabel, useTeamView } from "./team-view";
 import { PlanMark } from "./plan-gate";
 import { ICONS, isCurrentEntry, navGroupsFor, type NavEntry } from "./nav";
 import { COLLAPSED_KEY, readCollapsed } from "./shell-frame";
+import { PaletteButton } from "./palette/PaletteButton";
 
 /** The sidebar's collapsed state, remembered across visits. */
 export function useCollapsed(): [boolean, (c: boolean) => void] {
@@ -191,6 +192,9 @@ export default function Sidebar({ open, onClose }: SidebarProps) {
         >
           {navIcon(collapsed ? ICONS.expand : ICONS.collapse)}
         </button>
+      </div>
+      <div className="side-search">
+        <PaletteButton compact={collapsed && !open} />
       </div>
       <nav className="side-nav" aria-label="Main">
         {navGroupsFor(user.is_admin).map((group) => (

@@ -21,29 +21,6 @@ function useModal(open: boolean) {
   return ref;
 }
 
-/** Whether a key press is typing (in a field) rather than a shortcut. */
-function typing(e: KeyboardEvent): boolean {
-  const t = e.target as HTMLElement | null;
-  return !!t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName));
-}
-
-/** `c` anywhere on the page but in a field or an open dialog opens the builder. */
-export function useCreateKey(onOpen: () => void, enabled = true) {
-  const latest = useRef(onOpen);
-  latest.current = onOpen;
-  useEffect(() => {
-    if (!enabled) return;
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key !== "c" || e.ctrlKey || e.metaKey || e.altKey || e.shiftKey || e.defaultPrevented || typing(e)) return;
-      if (document.querySelector("dialog[open]")) return;
-      e.preventDefault();
-      latest.current();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [enabled]);
-}
-
 function CreatedDialog({ link, onClose, onAnother }: { link: Link | null; onClose: () => void; onAnother: () => void }) {
   const ref = useModal(!!link);
   return (
@@ -140,17 +117,16 @@ function BuilderDialog(props: { open: boolean; round: number; onClose: () => voi
 }
 
 /**
- * The list's builder: `open` shows it (a new link each time), `dialog` is what to render, and `c` opens it
- * while `enabled`. `onCreated` gets each new link.
+ * The list's builder: `open` shows it (a new link each time; the list's button and its `c` key, list-keys.ts),
+ * `dialog` is what to render. `onCreated` gets each new link.
  */
-export function useLinkBuilder(onCreated: (link: Link) => void, enabled = true) {
+export function useLinkBuilder(onCreated: (link: Link) => void) {
   const [round, setRound] = useState(0);
   const [open, setOpen] = useState(false);
   const show = () => {
     setRound((r) => r + 1);
     setOpen(true);
   };
-  useCreateKey(show, enabled);
   const dialog = <BuilderDialog open={open} round={round} onClose={() => setOpen(false)} onCreated={onCreated} onAnother={show} />;
   return { open: show, dialog };
 }
