@@ -25,6 +25,19 @@ export function applyTheme(theme: Theme): void {
   }
 }
 
+/** The theme shown now: the chosen one, else the system's. */
+export function isDarkTheme(): boolean {
+  const chosen = document.documentElement.getAttribute("data-theme");
+  return chosen ? chosen === "dark" : window.matchMedia("(prefers-color-scheme: dark)").matches;
+}
+
+/** Light for dark and dark for light (the command palette's action); the page's theme switches follow. */
+export function toggleTheme(): void {
+  applyTheme(isDarkTheme() ? "light" : "dark");
+  // The switches read the stored choice again on the event another tab's choice sends.
+  window.dispatchEvent(new StorageEvent("storage", { key: KEY }));
+}
+
 const CHOICES: Array<{ value: Theme; label: string; icon: string }> = [
   {
     value: "light",

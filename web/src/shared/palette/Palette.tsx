@@ -4,21 +4,9 @@
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { useNavigate } from "react-router";
 import { useSession } from "../session";
-import { applyTheme } from "../theme";
+import { isDarkTheme, toggleTheme } from "../theme";
 import { allCommands, matchCommands, type Command } from "./commands";
 import "./palette.css";
-
-/** The theme shown now: the chosen one, else the system's. */
-function isDark(): boolean {
-  const chosen = document.documentElement.getAttribute("data-theme");
-  return chosen ? chosen === "dark" : window.matchMedia("(prefers-color-scheme: dark)").matches;
-}
-
-function toggleTheme(): void {
-  applyTheme(isDark() ? "light" : "dark");
-  // The theme switches of the page read the stored choice again (the same event another tab's choice sends).
-  window.dispatchEvent(new StorageEvent("storage", { key: "snip-theme" }));
-}
 
 export default function Palette({ onClose }: { onClose: () => void }) {
   const { user, beginSignOut } = useSession();
@@ -27,7 +15,7 @@ export default function Palette({ onClose }: { onClose: () => void }) {
   const [text, setText] = useState("");
   const [active, setActive] = useState(0);
   const id = useId();
-  const commands = useMemo(() => (user ? allCommands(user, isDark()) : []), [user]);
+  const commands = useMemo(() => (user ? allCommands(user, isDarkTheme()) : []), [user]);
   const shown = useMemo(() => matchCommands(commands, text), [commands, text]);
   const at = Math.min(active, shown.length - 1);
 
