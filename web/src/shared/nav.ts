@@ -1,6 +1,6 @@
 // The one list of the dashboard's sections: the sidebar on wide screens and the phone menu both draw it, in
 // groups (links, analytics, team and sharing, settings, operator), each entry with its icon.
-import type { Capability } from "./plan-gate";
+import type { Capability } from "../../../src/contract/plans.js";
 
 export interface NavEntry {
   /** A path, or a path and the #section of its page that the entry opens (the page scrolls to it). */
