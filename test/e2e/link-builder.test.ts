@@ -350,12 +350,13 @@ describe.skipIf(!available)("the compact link builder in the browser", () => {
     const page = fixture.browser.page;
     const ctx = fixture.server.ctx;
     await page.context().clearCookies();
-    for (let i = 0; i < 30; i++) await ctx.links.create(business, { url: `https://example.com/keep/${i}`, alias: `keep-${i}-${stamp}`, title: `Keep ${i}` });
+    // Two pages of the list (50 a page).
+    for (let i = 0; i < 60; i++) await ctx.links.create(business, { url: `https://example.com/keep/${i}`, alias: `keep-${i}-${stamp}`, title: `Keep ${i}` });
     await signInPage(page, business.email, password);
     await page.goto("/app?q=keep");
     await page.getByTestId("link-row").first().waitFor();
     await page.getByTestId("load-more").click();
-    await expect.poll(() => page.getByTestId("link-row").count()).toBe(30);
+    await expect.poll(() => page.getByTestId("link-row").count()).toBe(60);
     await page.evaluate(() => window.scrollTo(0, 900));
     // The row at the top of the window, and where it is: the page keeps it there.
     const place = () =>
@@ -385,8 +386,8 @@ describe.skipIf(!available)("the compact link builder in the browser", () => {
       }, before),
     ).toEqual(before);
     expect(await page.evaluate(() => window.scrollY)).toBeGreaterThanOrEqual(900);
-    expect(await page.getByTestId("link-row").count()).toBe(31);
+    expect(await page.getByTestId("link-row").count()).toBe(61);
     expect(await page.getByTestId("link-row").first().textContent()).toContain(`keep-new-${stamp}`);
-    expect(await page.getByTestId("links-total").textContent()).toBe("31 links");
+    expect(await page.getByTestId("links-total").textContent()).toBe("61 links");
   });
 });
