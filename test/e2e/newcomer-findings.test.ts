@@ -107,17 +107,26 @@ describe.skipIf(!available)("issue 40 findings in the browser", () => {
     await page.goto("/app");
     const row = page.getByTestId("link-row").filter({ hasText: `rules-${stamp}` });
     expect(await row.getByTestId("link-behaviour-rules").textContent()).toBe("1 rule");
-    // Two controls per row (copy and the menu), the menu by keyboard.
-    expect(await row.locator(".link-actions button, .link-actions a").count()).toBe(2);
+    // One control in the row's actions (the menu, by keyboard); the short link itself copies (the dense list).
+    expect(await row.locator(".link-actions button, .link-actions a").count()).toBe(1);
     const menu = row.getByTestId("link-menu");
     expect(await menu.getAttribute("aria-haspopup")).toBe("menu");
     await menu.focus();
     await page.keyboard.press("Enter");
     await row.getByTestId("link-menu-items").waitFor();
-    expect(await row.getByRole("menuitem").allTextContents()).toEqual(["Open link page", "Edit", "Statistics", "QR code", "Duplicate", "Delete"]);
+    expect(await row.getByRole("menuitem").allTextContents()).toEqual([
+      "Open link page",
+      "Copy short link",
+      "Visit short link",
+      "Edit",
+      "Statistics",
+      "QR code",
+      "Duplicate",
+      "Delete",
+    ]);
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Open link page");
     await page.keyboard.press("ArrowDown");
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Edit");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Copy short link");
     await page.keyboard.press("Escape");
     expect(await row.getByTestId("link-menu-items").count()).toBe(0);
     expect(await menu.getAttribute("aria-expanded")).toBe("false");
