@@ -181,14 +181,14 @@ describe.skipIf(!available)("issue 55 inputs and findings 1-5 in the browser", (
   it("4: a free account's Team entry and the links page's Bulk create carry the nav's Business mark; a Business account's none", async () => {
     const page = f.browser.page;
     await as(page, free);
-    await page.getByTestId("links-bulk").waitFor();
+    await page.getByTestId("links-bulk-create").waitFor();
     expect(await page.getByTestId("nav-team").first().getByTestId("plan-mark-team_invite").textContent()).toBe("Business");
     expect(await page.getByTestId("nav-bulk").first().getByTestId("plan-mark-bulk_create").textContent()).toBe("Business");
-    expect(await page.getByTestId("links-bulk").getByTestId("links-bulk-plan-mark").textContent()).toBe("Business");
+    expect(await page.getByTestId("links-bulk-create").getByTestId("links-bulk-create-plan-mark").textContent()).toBe("Business");
     await screenshotModes(page, "issue55-plan-marks-free");
     await as(page, biz);
-    await page.getByTestId("links-bulk").waitFor();
-    expect(await page.getByTestId("links-bulk-plan-mark").count()).toBe(0);
+    await page.getByTestId("links-bulk-create").waitFor();
+    expect(await page.getByTestId("links-bulk-create-plan-mark").count()).toBe(0);
     expect(await page.getByTestId("plan-mark-team_invite").count()).toBe(0);
   });
 

@@ -209,9 +209,9 @@ function PageHead({ shared, team, openBuilder }: { shared: boolean; team: Member
         <h1>Your links</h1>
       )}
       <div className={shared ? "visually-hidden" : "row gap"}>
-        <A to="/app/links/bulk" className="btn btn-secondary" testId="links-bulk">
+        <A to="/app/links/bulk" className="btn btn-secondary" testId="links-bulk-create">
           Bulk create
-          <NavMark to="/app/links/bulk" testId="links-bulk-plan-mark" />
+          <NavMark to="/app/links/bulk" testId="links-bulk-create-plan-mark" />
         </A>
         {/* Here rather than in the header: the header has no room left at 1280 px for free and Pro accounts. */}
         <A to="/app/links/import" className="btn btn-secondary" testId="links-import">
