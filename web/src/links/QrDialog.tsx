@@ -1,18 +1,12 @@
 // The QR code of a short link in a dialog, with its design panel and downloads (shared/created-link/QrCode.tsx).
 // The list's row menu opens it, and so does the link's own page (with the design panel open: designing there
 // never squeezes the page's details column).
-import { useEffect, useRef } from "react";
 import type { Link } from "@contract/links";
 import { QrCode } from "../shared/created-link/QrCode";
+import { useModal } from "../shared/ui";
 
 export function QrDialog({ link, onClose, designOpen = false }: { link: Link | null; onClose: () => void; designOpen?: boolean }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (link && !d.open) d.showModal();
-    if (!link && d.open) d.close();
-  }, [link]);
+  const ref = useModal(!!link);
   return (
     <dialog
       ref={ref}

@@ -136,6 +136,18 @@ export function useConfirmedDelete<T>(remove: (item: T) => Promise<void>) {
   };
 }
 
+/** A modal <dialog> shown while `open` and closed when not: the ref goes on the <dialog>. */
+export function useModal(open: boolean) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (open && !d.open) d.showModal();
+    if (!open && d.open) d.close();
+  }, [open]);
+  return ref;
+}
+
 /** A modal confirmation built on <dialog>. */
 export function ConfirmDialog(props: {
   open: boolean;
@@ -149,14 +161,8 @@ export function ConfirmDialog(props: {
   onCancel: () => void;
   confirmDisabled?: boolean;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModal(props.open);
   const titleId = useId();
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (props.open && !d.open) d.showModal();
-    if (!props.open && d.open) d.close();
-  }, [props.open]);
   return (
     <dialog
       ref={ref}

@@ -1,25 +1,13 @@
 // The link builder over the list: a dialog opened by the list's "New link" button or the `c` key. The list
 // stays where it was (its scroll, filters and loaded pages); once created, the dialog closes, the new link is
 // handed to the list, and a small dialog shows it with copy and its QR code, as the created page does.
-import { lazy, Suspense, useEffect, useRef, useState } from "react";
+import { lazy, Suspense, useState } from "react";
 import type { Link } from "@contract/links";
-import { A, CopyButton, Spinner } from "../../shared/ui";
+import { A, CopyButton, Spinner, useModal } from "../../shared/ui";
 import { QrCode, ShortUrl } from "../../shared/created-link/CreatedLinkView";
 
 // Loaded on the first opening: the list's own page stays light.
 const LinkBuilder = lazy(() => import("./Builder").then((m) => ({ default: m.LinkBuilder })));
-
-/** A modal <dialog> shown while `open`; Escape asks `onClose`. */
-function useModal(open: boolean) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (open && !d.open) d.showModal();
-    if (!open && d.open) d.close();
-  }, [open]);
-  return ref;
-}
 
 function CreatedDialog({ link, onClose, onAnother }: { link: Link | null; onClose: () => void; onAnother: () => void }) {
   const ref = useModal(!!link);
