@@ -221,6 +221,10 @@ export default tseslint.config(
           selector: "JSXOpeningElement[name.name='input']:not(:has(JSXAttribute[name.name='type'])):not(:has(JSXSpreadAttribute))",
           message: 'Give every <input> a type (type="text" for a plain field): web/src/styles.css styles inputs by type.',
         },
+        {
+          selector: "CallExpression[callee.property.name='toLocaleString'][arguments.length=0]",
+          message: "Use formatNumber (shared/numbers.ts) or formatDateTime (shared/dates.ts): toLocaleString() builds a formatter on every call.",
+        },
       ],
     },
   },

@@ -6,6 +6,7 @@ import type { BlockedHost, BlocklistFile } from "@contract/admin";
 import { Alert, ConfirmDialog, DataTable, Field, errorMessage, formatDateTime, useConfirmedDelete, useTitle } from "../shared/ui";
 import { ListView, usePagedList, useUrlFilters } from "../shared/lists";
 import { useSubmit } from "../shared/submit";
+import { formatNumber } from "../shared/numbers";
 
 // eslint-disable-next-line max-lines-per-function -- the add form, the list and the removal's confirmation share the page's state.
 export function AdminBlocklistPage() {
@@ -221,7 +222,7 @@ function FileStatus({ file }: { file: BlocklistFile | null }) {
             </div>
             <div>
               <dt>Hosts</dt>
-              <dd data-testid="blocklist-file-hosts">{file.hosts.toLocaleString()}</dd>
+              <dd data-testid="blocklist-file-hosts">{formatNumber(file.hosts)}</dd>
             </div>
             {file.skipped_lines ? (
               <div>
@@ -231,7 +232,7 @@ function FileStatus({ file }: { file: BlocklistFile | null }) {
                   data-testid="blocklist-file-skipped"
                   title="Lines that were neither a host, a URL, a hosts-file line, blank nor a comment"
                 >
-                  {file.skipped_lines.toLocaleString()}
+                  {formatNumber(file.skipped_lines)}
                 </dd>
               </div>
             ) : null}

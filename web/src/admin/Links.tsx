@@ -5,7 +5,7 @@ import { adminApi } from "./admin-api";
 import type { AdminLink, DisableStatus } from "@contract/admin";
 import { Alert, Field, errorMessage, useTitle } from "../shared/ui";
 import { useRowSubmit, useSubmit } from "../shared/submit";
-import { FilterForm, ListView, usePagedList, useUrlFilters } from "../shared/lists";
+import { FilterForm, ListView, usePagedList, useSelection, useUrlFilters } from "../shared/lists";
 import { LINK_STATE_LABELS } from "../shared/link-state";
 import { DisableDialog, shortLabel } from "./common";
 import { AdminLinkTable, type LinkAction } from "./links/LinkTable";
@@ -30,20 +30,10 @@ export function AdminLinksPage() {
   const [host, setHost] = useState("");
   const [notice, setNotice] = useState<string | null>(null);
   const rows = useRowSubmit();
-  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const { selected, select, clear } = useSelection();
 
   const replace = (link: AdminLink) => list.update((prev) => prev.map((l) => (l.id === link.id ? { ...l, ...link } : l)));
   const chosen = (list.items ?? []).filter((l) => selected.has(l.id));
-
-  function select(ids: string[], on: boolean) {
-    setSelected((prev) => {
-      const next = new Set(prev);
-      for (const id of ids)
-        if (on) next.add(id);
-        else next.delete(id);
-      return next;
-    });
-  }
 
   function enable(l: AdminLink) {
     setNotice(null);
@@ -65,7 +55,7 @@ export function AdminLinksPage() {
         rows.setErrors((r) => ({ ...r, [l.id]: errorMessage(e) }));
       }
     }
-    setSelected(new Set());
+    clear();
     setNotice(`${verb} ${plural(done)}${done < chosen.length ? `; ${chosen.length - done} failed (see their rows)` : ""}.`);
   });
   const eachSelected = bulk.run;
@@ -128,7 +118,7 @@ export function AdminLinksPage() {
             Enable selected
           </button>
         ) : null}
-        <button type="button" className="btn-link" onClick={() => setSelected(new Set())}>
+        <button type="button" className="btn-link" onClick={() => clear()}>
           Clear the selection
         </button>
       </div>

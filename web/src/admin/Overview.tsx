@@ -8,9 +8,10 @@ import { Figure, shortLabel } from "./common";
 import { ListError } from "../shared/lists";
 import { PLANS } from "@contract/plans";
 import { OrphanVisits } from "../shared/orphans/OrphanVisits";
+import { formatNumber } from "../shared/numbers";
 
 function n(v: number): string {
-  return v.toLocaleString();
+  return formatNumber(v);
 }
 
 /** "3.2 s", "450 ms", "2 min" */

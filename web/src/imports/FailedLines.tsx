@@ -4,6 +4,7 @@ import type { FailedLine } from "@contract/imports";
 import { Alert, errorMessage } from "../shared/ui";
 import { codeReason } from "./sources";
 import { importsApi } from "./imports-api";
+import { formatNumber } from "../shared/numbers";
 
 export function FailedLines({ id, count }: { id: string; count: number }) {
   const [lines, setLines] = useState<{ failed: FailedLine[]; more: boolean } | null>(null);
@@ -23,7 +24,7 @@ export function FailedLines({ id, count }: { id: string; count: number }) {
   return (
     <section className="import-failed" data-testid="import-failed" aria-labelledby={`failed-${id}`}>
       <h3 id={`failed-${id}`}>
-        {count.toLocaleString()} failed {count === 1 ? "line" : "lines"}
+        {formatNumber(count)} failed {count === 1 ? "line" : "lines"}
         {lines.more ? `: the first ${lines.failed.length} (the report has them all)` : ""}
       </h3>
       <ul className="import-failed-list">

@@ -10,6 +10,7 @@ import { SOURCES, STATE_LABELS, type SourceInfo, formatDuration, formatEta, jobF
 import type { SourceName } from "./imports-api";
 import { useJob } from "./use-job";
 import { FailedLines } from "./FailedLines";
+import { formatNumber } from "../shared/numbers";
 
 export function JobProgress({ id, initial, onState }: { id: string; initial: ImportJob | null; onState: (job: ImportJob) => void }) {
   const { job, error, replace, retry } = useJob(id, initial);
@@ -91,9 +92,7 @@ function ProgressBar({ job }: { job: ImportJob }) {
   const fraction = jobFraction(job);
   const pct = fraction === null ? null : Math.round(fraction * 100);
   const label =
-    job.total === null
-      ? `${job.counts.read.toLocaleString()} read (total unknown)`
-      : `${job.counts.read.toLocaleString()} of ${job.total.toLocaleString()} read`;
+    job.total === null ? `${formatNumber(job.counts.read)} read (total unknown)` : `${formatNumber(job.counts.read)} of ${formatNumber(job.total)} read`;
   return (
     <div className="import-progress">
       <div
@@ -140,7 +139,7 @@ function JobCounts({ job }: { job: ImportJob }) {
         {items.map(([key, label, value]) => (
           <div key={key} className={`import-count import-count-${key}${typeof value === "number" && value > 0 ? " import-count-some" : ""}`}>
             <dt>{label}</dt>
-            <dd data-testid={`import-count-${key}`}>{typeof value === "number" ? value.toLocaleString() : value}</dd>
+            <dd data-testid={`import-count-${key}`}>{typeof value === "number" ? formatNumber(value) : value}</dd>
           </div>
         ))}
         <div className="import-count">

@@ -6,6 +6,7 @@ import { importsApi } from "./imports-api";
 import type { ImportJob } from "@contract/imports";
 import { ACTIVE_IMPORT_STATES } from "@contract/tables";
 import { STATE_LABELS, sourceLabel } from "./sources";
+import { formatNumber } from "../shared/numbers";
 
 interface Props {
   jobs: ImportJob[] | null;
@@ -51,8 +52,8 @@ function HistoryItem({ job, open, onOpen }: { job: ImportJob; open: boolean; onO
       </div>
       <span className={`badge ${st.badge}`}>{st.label}</span>
       <span className="small import-history-counts" data-testid="import-history-counts">
-        {created.toLocaleString()} created · {skipped.toLocaleString()} skipped · {failed.toLocaleString()} failed
-        {visits ? ` · ${visits.toLocaleString()} visits` : ""}
+        {formatNumber(created)} created · {formatNumber(skipped)} skipped · {formatNumber(failed)} failed
+        {visits ? ` · ${formatNumber(visits)} visits` : ""}
       </span>
       <span className="row gap-sm import-history-actions">
         {(ACTIVE_IMPORT_STATES as readonly string[]).includes(job.state) ? null : (

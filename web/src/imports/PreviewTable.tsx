@@ -3,6 +3,7 @@
 import type { PreviewReply, PreviewRow } from "@contract/imports";
 import { ACTION_LABELS, codeReason } from "./sources";
 import { DataTable } from "../shared/ui";
+import { formatNumber } from "../shared/numbers";
 
 const COLUMNS = ["Line", "Short link", "Destination", "Title and tags", "Action", "Notes"];
 
@@ -12,7 +13,7 @@ export function PreviewTable({ preview }: { preview: PreviewReply }) {
   return (
     <div data-testid="import-preview">
       <p className="muted small" data-testid="import-preview-summary">
-        {total === null ? "The source does not say how many links it holds." : `${total.toLocaleString()} ${total === 1 ? "link" : "links"} in the source.`}{" "}
+        {total === null ? "The source does not say how many links it holds." : `${formatNumber(total)} ${total === 1 ? "link" : "links"} in the source.`}{" "}
         {rows.length > 0
           ? `${total !== null && total <= rows.length ? "All" : "The first"} ${rows.length}: ${count("create")} to create, ${count("generate")} with a new alias, ${count("skip")} skipped, ${count("fail")} failing.`
           : null}

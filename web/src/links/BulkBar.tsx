@@ -8,8 +8,9 @@ import { useSubmit } from "../shared/submit";
 import { TagDot } from "../shared/tag-chip";
 import { ChipMenu } from "./ChipMenu";
 import { linksApi } from "./links-api";
+import { formatNumber } from "../shared/numbers";
 
-export const plural = (n: number) => `${n.toLocaleString()} ${n === 1 ? "link" : "links"}`;
+export const plural = (n: number) => `${formatNumber(n)} ${n === 1 ? "link" : "links"}`;
 
 // eslint-disable-next-line max-lines-per-function -- the selection's actions and the tag picker share the bar's state.
 export function BulkBar({

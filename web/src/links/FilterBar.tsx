@@ -6,6 +6,7 @@ import { TagDot } from "../shared/tag-chip";
 import { ChipMenu, Choice } from "./ChipMenu";
 import { CLEARED, PASSWORDS, SORTS, STATES, filterCount, type ListFilters, type SortChoice } from "./filters";
 import { MAX_TAG_FILTERS } from "@contract/tables";
+import { formatNumber } from "../shared/numbers";
 
 type SetFilters = (change: Partial<ListFilters>, opts?: { replace?: boolean }) => void;
 
@@ -148,7 +149,7 @@ function TagChipMenu({ filters, set, tags }: { filters: ListFilters; set: SetFil
               >
                 <TagDot color={t.color} />
                 <span className="chip-choice-text">{t.name}</span>
-                <span className="muted small">{t.link_count.toLocaleString()}</span>
+                <span className="muted small">{formatNumber(t.link_count)}</span>
               </Choice>
             ))}
             {missing.map((n) => (

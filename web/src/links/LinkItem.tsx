@@ -2,7 +2,7 @@
 // only for what is not the usual (expired, limited, scheduled, password, archived, rules...), the short link (copied
 // on click) and the destination, tags, clicks with the 7-day sparkline, and one menu of its actions. On a phone the
 // row stacks: the short link and the clicks on one line, the destination below.
-import { useEffect, useRef, useState, type Ref } from "react";
+import { memo, useEffect, useRef, useState, type Ref } from "react";
 import type { Link } from "@contract/links";
 import { LinkStateBadge, clicksWord, linkState } from "../shared/link-state";
 import { RowMenu, SelectBox } from "../shared/menu";
@@ -11,23 +11,36 @@ import { useNavigate } from "react-router";
 import { TagList } from "../shared/tag-chip";
 import { A, ModerationNotice, copyText, formatDate } from "../shared/ui";
 import { Sparkline } from "./Sparkline";
+import { formatNumber } from "../shared/numbers";
 
 export interface LinkItemProps {
   link: Link;
   shared: boolean;
   selfId: string | undefined;
   selected: boolean;
-  onSelect: (on: boolean) => void;
+  /** The callbacks take the row's link: the list passes the same functions to every row (a row redraws only when its own props change). */
+  onSelect: (id: string, on: boolean) => void;
   /** Clicks per day of the last 7 days; undefined while loading. */
   sparkline: number[] | undefined;
-  onQr: () => void;
-  onDelete: () => void;
+  onQr: (link: Link) => void;
+  onDelete: (link: Link) => void;
   /** The row the keyboard is on (arrow keys, j and k): drawn with a focus ring. */
   current?: boolean;
   rowRef?: Ref<HTMLLIElement>;
 }
 
-export function LinkItem({ link: l, shared, selfId, selected, onSelect, sparkline, onQr, onDelete, current = false, rowRef }: LinkItemProps) {
+export const LinkItem = memo(function LinkItem({
+  link: l,
+  shared,
+  selfId,
+  selected,
+  onSelect,
+  sparkline,
+  onQr,
+  onDelete,
+  current = false,
+  rowRef,
+}: LinkItemProps) {
   const id = encodeURIComponent(l.id);
   const classes = [
     "link-item",
@@ -48,7 +61,7 @@ export function LinkItem({ link: l, shared, selfId, selected, onSelect, sparklin
       aria-current={current || undefined}
     >
       <div className="link-select">
-        <SelectBox checked={selected} onChange={onSelect} label={`Select ${l.title ?? short}`} testId="link-select" />
+        <SelectBox checked={selected} onChange={(on) => onSelect(l.id, on)} label={`Select ${l.title ?? short}`} testId="link-select" />
       </div>
       <div className="link-title-row">
         <A to={`/app/links/${id}`} className="link-title" testId="link-title">
@@ -82,7 +95,7 @@ export function LinkItem({ link: l, shared, selfId, selected, onSelect, sparklin
       ) : null}
     </li>
   );
-}
+});
 
 /**
  * The short link as a button that copies it, with "Copied" beside it for a moment (announced to screen readers).
@@ -156,7 +169,19 @@ function LinkBadges({ link: l }: { link: Link }) {
 }
 
 /** One menu of the row's actions, as Dub and Bitly have (keyboard: Enter opens, arrows move, Escape closes). */
-function LinkActions({ link, short, shared, onQr, onDelete }: { link: Link; short: string; shared: boolean; onQr: () => void; onDelete: () => void }) {
+function LinkActions({
+  link,
+  short,
+  shared,
+  onQr,
+  onDelete,
+}: {
+  link: Link;
+  short: string;
+  shared: boolean;
+  onQr: (link: Link) => void;
+  onDelete: (link: Link) => void;
+}) {
   const navigate = useNavigate();
   const id = encodeURIComponent(link.id);
   return (
@@ -170,9 +195,9 @@ function LinkActions({ link, short, shared, onQr, onDelete }: { link: Link; shor
           { label: "Visit short link", testId: "link-visit", onSelect: () => window.open(link.short_url, "_blank", "noopener,noreferrer") },
           { label: "Edit", testId: "link-edit", onSelect: () => navigate(`/app/links/${id}/edit`) },
           { label: "Statistics", testId: "link-stats", onSelect: () => navigate(`/app/links/${id}/stats`) },
-          { label: "QR code", testId: "link-qr", onSelect: onQr },
+          { label: "QR code", testId: "link-qr", onSelect: () => onQr(link) },
           { label: "Duplicate", testId: "link-duplicate", onSelect: () => navigate(`/app/links/new?from=${id}`) },
-          !shared && { label: "Delete", testId: "link-delete", danger: true, onSelect: onDelete },
+          !shared && { label: "Delete", testId: "link-delete", danger: true, onSelect: () => onDelete(link) },
         ]}
       />
     </div>
@@ -185,14 +210,14 @@ function LinkActivity({ link: l, sparkline }: { link: Link; sparkline: number[] 
     <div className="link-activity" title={`Created ${formatDate(l.created_at)}`}>
       <Sparkline values={sparkline} />
       <span data-testid="link-clicks" className="clicks">
-        <strong>{l.click_count.toLocaleString()}</strong> {l.click_count === 1 ? "click" : "clicks"}
+        <strong>{formatNumber(l.click_count)}</strong> {l.click_count === 1 ? "click" : "clicks"}
         {l.imported_clicks > 0 ? (
           <span
             className="link-imported"
             data-testid="link-imported-clicks"
             title="Counted by the shortener this link was imported from, before it came to snip"
           >
-            + {l.imported_clicks.toLocaleString()} imported
+            + {formatNumber(l.imported_clicks)} imported
           </span>
         ) : null}
       </span>

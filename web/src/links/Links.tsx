@@ -3,7 +3,7 @@
 // `shared`, a team owner's links for a member ("Shared with me": no delete).
 import { linkApi } from "../shared/link-api";
 import { accountApi } from "../shared/account-api";
-import { useEffect, useMemo, useState } from "react";
+import { startTransition, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { useNavigate, useParams } from "react-router";
 
 import type { Link } from "@contract/links";
@@ -11,7 +11,7 @@ import type { Membership } from "@contract/teams";
 import type { TagListItem } from "@contract/tags";
 import { useSession } from "../shared/session";
 import { A, Alert, ConfirmDialog, EmptyState, Spinner, useConfirmedDelete, useTitle } from "../shared/ui";
-import { LoadMore, usePagedList } from "../shared/lists";
+import { LoadMore, usePagedList, useSelection } from "../shared/lists";
 import { LinkItem } from "./LinkItem";
 import { QrDialog } from "./QrDialog";
 import { FilterBar } from "./FilterBar";
@@ -23,6 +23,7 @@ import { NavMark } from "../shared/nav-mark";
 import { useLinkBuilder } from "./form/BuilderDialog";
 import { useListKeys } from "./list-keys";
 import "./links.css";
+import { formatNumber } from "../shared/numbers";
 
 /** Rows per page (the API allows up to 100); "Load more" reads the next page by its cursor. */
 const PAGE = 50;
@@ -50,7 +51,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
   const [tags, reloadTags] = useOwnerTags(owner);
   const domains = useDomains(shared, links);
   const sparks = useSparklines(links, key);
-  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const { selected, select, clear } = useSelection();
   const [qrFor, setQrFor] = useState<Link | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
 
@@ -67,7 +68,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
   });
 
   // A new view starts with nothing selected.
-  useEffect(() => setSelected(new Set()), [key]);
+  useEffect(clear, [key, clear]);
 
   const del = useConfirmedDelete(async (link: Link) => {
     await linksApi.deleteLink(link.id);
@@ -77,14 +78,11 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
   });
 
   const chosen = (links ?? []).filter((l) => selected.has(l.id));
-  const select = (ids: string[], on: boolean) =>
-    setSelected((prev) => {
-      const next = new Set(prev);
-      for (const id of ids)
-        if (on) next.add(id);
-        else next.delete(id);
-      return next;
-    });
+  // The rows' callbacks are the same functions on every render, so a row redraws only when its own props change.
+  const selectRow = useCallback((id: string, on: boolean) => select([id], on), [select]);
+  const askDelete = useRef(del.ask);
+  askDelete.current = del.ask;
+  const deleteRow = useCallback((link: Link) => askDelete.current(link), []);
   const filtered = filterCount(filters) > 0 || filters.q !== "";
 
   return (
@@ -119,10 +117,10 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
           selected={chosen}
           tags={tags}
           canDelete={!shared}
-          onClear={() => setSelected(new Set())}
+          onClear={() => clear()}
           onDone={(message) => {
             setNotice(message);
-            setSelected(new Set());
+            clear();
             reloadTags();
             list.reload();
           }}
@@ -153,7 +151,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
                 }
                 data-testid="links-select-all"
               />
-              Select all {links.length.toLocaleString()} on this page
+              Select all {formatNumber(links.length)} on this page
             </label>
             <p className="links-total" aria-live="polite" data-testid="links-total">
               {total?.key === key ? plural(total.total) : "\u00a0"}
@@ -168,10 +166,10 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
                 shared={shared}
                 selfId={user?.id}
                 selected={selected.has(l.id)}
-                onSelect={(on) => select([l.id], on)}
+                onSelect={selectRow}
                 sparkline={sparks[l.id]}
-                onQr={() => setQrFor(l)}
-                onDelete={() => del.ask(l)}
+                onQr={setQrFor}
+                onDelete={deleteRow}
                 current={keys.current === l.id}
                 rowRef={keys.rowRef(l.id)}
               />
@@ -325,7 +323,8 @@ function useSparklines(links: Link[] | null, key: string): Record<string, number
     linksApi
       .sparklines(missing)
       .then((values) => {
-        if (live) setSparks((prev) => ({ key, values: { ...(prev.key === key ? prev.values : {}), ...values } }));
+        // Fifty small charts at once: drawn in a transition, in slices (as the rows are: shared/lists.tsx).
+        if (live) startTransition(() => setSparks((prev) => ({ key, values: { ...(prev.key === key ? prev.values : {}), ...values } })));
       })
       .catch(() => undefined);
     return () => {

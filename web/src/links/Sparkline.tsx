@@ -1,5 +1,6 @@
 // A link's clicks per day over the last 7 days as a small line with its area; a flat line at the bottom for none.
 const W = 84;
+import { formatNumber } from "../shared/numbers";
 const H = 26;
 const PAD = 2;
 
@@ -11,7 +12,7 @@ export function Sparkline({ values }: { values: number[] | undefined }) {
   const points = values.map((v, i) => [PAD + i * step, H - PAD - (v / max) * (H - 2 * PAD)] as const);
   const line = points.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(" ");
   const area = `${PAD},${H - PAD} ${line} ${W - PAD},${H - PAD}`;
-  const label = `${total.toLocaleString()} ${total === 1 ? "click" : "clicks"} in the last 7 days`;
+  const label = `${formatNumber(total)} ${total === 1 ? "click" : "clicks"} in the last 7 days`;
   return (
     <svg
       className={total === 0 ? "sparkline sparkline-flat" : "sparkline"}

@@ -55,12 +55,21 @@ export function useListKeys({ ids, focusSearch, openBuilder, openLink }: ListKey
     return () => window.removeEventListener("keydown", onKey);
   }, [move]);
 
-  const rowRef = useCallback(
-    (id: string) => (el: HTMLLIElement | null) => {
-      if (el) rows.current.set(id, el);
-      else rows.current.delete(id);
-    },
-    [],
-  );
+  // One ref setter per row, kept: a new function on each render would detach and attach every row's ref.
+  const setters = useRef(new Map<string, (el: HTMLLIElement | null) => void>());
+  const rowRef = useCallback((id: string) => {
+    let set = setters.current.get(id);
+    if (!set) {
+      set = (el: HTMLLIElement | null) => {
+        if (el) rows.current.set(id, el);
+        else {
+          rows.current.delete(id);
+          setters.current.delete(id);
+        }
+      };
+      setters.current.set(id, set);
+    }
+    return set;
+  }, []);
   return { current, rowRef };
 }

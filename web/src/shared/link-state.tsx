@@ -3,6 +3,7 @@
 import type { LinkState } from "@contract/admin";
 import type { Link } from "@contract/links";
 import { formatDate } from "./ui";
+import { formatNumber } from "./numbers";
 
 export type LinkStateFields = Pick<Link, "disabled" | "destination_blocked" | "expires_at" | "max_clicks" | "click_count">;
 
@@ -32,7 +33,7 @@ const KIND: Record<LinkState, string> = {
 };
 
 export function clicksWord(n: number): string {
-  return `${n.toLocaleString()} ${n === 1 ? "click" : "clicks"}`;
+  return `${formatNumber(n)} ${n === 1 ? "click" : "clicks"}`;
 }
 
 /** The words of the badge: "Limit of 1 click reached", "Expired Mar 3, 2026", "Disabled by the operator (451)". */

@@ -1,7 +1,7 @@
 // Lists in the dashboard: filters kept in the address, one paging hook with its stale-answer guard (an answer
 // that arrives after a newer request is dropped), "Load more", the error of a list that could not be read, and
 // the list view that shows them in one order.
-import { useCallback, useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
+import { startTransition, useCallback, useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
 import { useSearchParams } from "react-router";
 import { Alert, EmptyState, Spinner, errorMessage } from "./ui";
 import type { EmptyIcon } from "./empty-icons";
@@ -63,8 +63,12 @@ export function usePagedList<T>(fetchPage: (cursor: string | null) => Promise<Pa
       (page) => {
         if (mine !== seq.current) return;
         shownKey.current = key;
-        setItems(page.items);
-        setNext(page.next);
+        // A transition: React draws a long page of rows in slices, yielding to the browser between them, so a
+        // phone's main thread is never blocked for long (what is on screen stays until the rows are ready).
+        startTransition(() => {
+          setItems(page.items);
+          setNext(page.next);
+        });
       },
       (e: unknown) => {
         if (mine === seq.current) setError(errorMessage(e));
@@ -80,8 +84,10 @@ export function usePagedList<T>(fetchPage: (cursor: string | null) => Promise<Pa
     try {
       const page = await fetchRef.current(next);
       if (mine !== seq.current) return;
-      setItems((prev) => [...(prev ?? []), ...page.items]);
-      setNext(page.next);
+      startTransition(() => {
+        setItems((prev) => [...(prev ?? []), ...page.items]);
+        setNext(page.next);
+      });
     } catch (e) {
       if (mine === seq.current) setError(errorMessage(e));
     } finally {
@@ -205,4 +211,25 @@ export function FilterForm({ onApply, children }: { onApply: () => void; childre
       {children}
     </form>
   );
+}
+
+/**
+ * The ids selected in a list for its bulk actions: `select(ids, on)` adds or removes some (the same function on every
+ * render, so rows that take it redraw only when their own props change); `clear()` empties it.
+ */
+export function useSelection() {
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const select = useCallback(
+    (ids: string[], on: boolean) =>
+      setSelected((prev) => {
+        const next = new Set(prev);
+        for (const id of ids)
+          if (on) next.add(id);
+          else next.delete(id);
+        return next;
+      }),
+    [],
+  );
+  const clear = useCallback(() => setSelected(new Set()), []);
+  return { selected, select, clear };
 }

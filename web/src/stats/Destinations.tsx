@@ -8,6 +8,7 @@ import { useWidth } from "../shared/charts/SeriesChart";
 import { formatShare } from "../shared/charts/parts";
 import { zeroFill } from "../shared/charts/days";
 import "./destinations.css";
+import { formatNumber } from "../shared/numbers";
 
 type DestinationRow = NonNullable<Stats["destinations"]>[number];
 
@@ -46,7 +47,7 @@ function VariantChart({ series, caption }: { series: Series[]; caption: string }
           <g key={t}>
             <line x1={pad.left} x2={W - pad.right} y1={y(t)} y2={y(t)} className="grid-line" />
             <text x={pad.left - 8} y={y(t)} className="axis-label" textAnchor="end" dominantBaseline="middle">
-              {t.toLocaleString()}
+              {formatNumber(t)}
             </text>
           </g>
         ))}
@@ -110,7 +111,7 @@ function Row({ d }: { d: DestinationRow }) {
           </span>
         </span>
         <span className="hbar-value">
-          {d.clicks.toLocaleString()} <span className="muted">· {formatShare(d.share)}</span>
+          {formatNumber(d.clicks)} <span className="muted">· {formatShare(d.share)}</span>
         </span>
       </div>
       <div className="hbar-track" aria-hidden="true">

@@ -18,6 +18,7 @@ import { queryString, usePeriod } from "../shared/charts/period";
 import { linkApi } from "../shared/link-api";
 import { statsApi } from "./stats-api";
 import { BreakAt } from "../shared/break-at";
+import { formatNumber } from "../shared/numbers";
 
 // eslint-disable-next-line max-lines-per-function -- the link, its period and the statistics read share the page's state.
 export function StatsPage() {
@@ -141,12 +142,12 @@ function StatsBody({ stats, link, advanced }: { stats: Stats; link: Link | null;
       <div className="card tile">
         <p className="tile-label">Total clicks</p>
         <p className="tile-value" data-testid="total-clicks">
-          {stats.total_clicks.toLocaleString()}
+          {formatNumber(stats.total_clicks)}
         </p>
         <p className="muted small">since the link was created</p>
         {link && link.imported_clicks > 0 ? (
           <p className="muted small" data-testid="imported-clicks" title="Counted by the shortener this link was imported from, before it came to snip">
-            + {link.imported_clicks.toLocaleString()} imported
+            + {formatNumber(link.imported_clicks)} imported
           </p>
         ) : null}
       </div>

@@ -7,6 +7,7 @@ import type { Plan } from "@contract/plans";
 import { ConfirmDialog, Field } from "../../shared/ui";
 import { useSubmit } from "../../shared/submit";
 import { isDowngrade, planConsequences } from "./plan-change";
+import { formatNumber } from "../../shared/numbers";
 
 export type PendingChange = { kind: "plan"; account: AdminAccount; plan: Plan } | { kind: "suspend"; account: AdminAccount };
 
@@ -92,7 +93,7 @@ export function DeleteAccountDialog({
       }}
     >
       <p>
-        <strong>{account?.email}</strong> is deleted with its {account?.links.toLocaleString()} links, their clicks, its API keys, team, domains and webhooks.
+        <strong>{account?.email}</strong> is deleted with its {formatNumber(account?.links ?? 0)} links, their clicks, its API keys, team, domains and webhooks.
         This cannot be undone.
       </p>
       <Field id="confirm-email" label="Type the account's email to confirm">

@@ -6,6 +6,7 @@ import type { Plan } from "@contract/plans";
 import { RowMenu } from "../../shared/menu";
 import { A, DataTable, FieldMessage, formatDate, formatDateTime } from "../../shared/ui";
 import { PLANS } from "@contract/plans";
+import { formatNumber } from "../../shared/numbers";
 
 export type AccountAction =
   { kind: "plan"; account: AdminAccount; plan: Plan } | { kind: "status"; account: AdminAccount } | { kind: "delete"; account: AdminAccount };
@@ -66,11 +67,11 @@ function AccountRow({
       </td>
       <td className="num" data-label="Links">
         <A to={`/app/admin/links?owner=${encodeURIComponent(a.email)}`} testId="account-links">
-          {a.links.toLocaleString()}
+          {formatNumber(a.links)}
         </A>
       </td>
       <td className="num" data-label="Clicks" data-testid="account-clicks">
-        {a.clicks.toLocaleString()}
+        {formatNumber(a.clicks)}
       </td>
       <td className="nowrap small" data-label="Last sign-in">
         {a.last_sign_in_at ? formatDateTime(a.last_sign_in_at) : <span className="muted">Never</span>}

@@ -1,6 +1,7 @@
 // What a plan change means for an account, in the operator's words (the server's plan table, src/accounts/plans.ts).
 import { planName } from "../../shared/plan-gate";
 import { CAPABILITY_LABELS, PLANS, PLAN_MAX_LINKS, type Capability, type Plan, listWords, lostCapabilities } from "@contract/plans";
+import { formatNumber } from "../../shared/numbers";
 
 /** What losing a capability does at once, beyond the feature itself. */
 const AT_ONCE: Partial<Record<Capability, string>> = {
@@ -24,8 +25,8 @@ export function planConsequences(from: Plan, to: Plan, links: number): string[] 
   const cap = PLAN_MAX_LINKS[to];
   lost.push(
     links > cap
-      ? `At most ${cap.toLocaleString()} links: it owns ${links.toLocaleString()}, so it cannot create more until it has fewer.`
-      : `At most ${cap.toLocaleString()} links (it owns ${links.toLocaleString()}).`,
+      ? `At most ${formatNumber(cap)} links: it owns ${formatNumber(links)}, so it cannot create more until it has fewer.`
+      : `At most ${formatNumber(cap)} links (it owns ${formatNumber(links)}).`,
   );
   return lost;
 }

@@ -6,6 +6,7 @@ import { RowMenu, SelectBox } from "../../shared/menu";
 import { A, DataTable, FieldMessage, formatDate } from "../../shared/ui";
 import { hostOf, shortLabel } from "../common";
 import { BreakAt } from "../../shared/break-at";
+import { formatNumber } from "../../shared/numbers";
 
 export type LinkAction =
   | { kind: "disable"; link: AdminLink }
@@ -84,7 +85,7 @@ function LinkRow({ link: l, selected, onSelect, busyId, rowErrors, onAction }: P
         )}
       </td>
       <td className="num" data-label="Clicks">
-        {l.click_count.toLocaleString()}
+        {formatNumber(l.click_count)}
       </td>
       <td className="cell-state">
         <LinkStateBadge link={l} withReason />

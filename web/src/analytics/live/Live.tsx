@@ -2,11 +2,12 @@
 // header), newest on top, as they happen (Server-Sent Events), on Business and above.
 import { useSession } from "../../shared/session";
 import { ownerLabel, useTeamView } from "../../shared/team-view";
-import { Alert, EmptyState, Spinner, useTitle } from "../../shared/ui";
+import { Alert, EmptyState, Spinner, formatDateTime, useTitle } from "../../shared/ui";
 import { PlanGate, can } from "../../shared/plan-gate";
 import { MAX_KEPT, type LiveItem, type LiveState, useLiveFeed } from "./use-live-feed";
 import { countryName } from "../../shared/charts/parts";
 import "./live.css";
+import { formatNumber } from "../../shared/numbers";
 
 const TIME = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 
@@ -30,7 +31,7 @@ function StatusPill({ state }: { state: LiveState }) {
 function ClickRow({ c }: { c: LiveItem }) {
   return (
     <li className="live-row" data-testid="live-row">
-      <time className="live-time" dateTime={c.at} title={new Date(c.at).toLocaleString()}>
+      <time className="live-time" dateTime={c.at} title={formatDateTime(c.at)}>
         {TIME.format(new Date(c.at))}
       </time>
       <span className="live-link" title={`${c.domain}/${c.alias}`}>
@@ -108,8 +109,8 @@ export function LivePage() {
           ) : null}
           {skipped > 0 ? (
             <p className="muted small" data-testid="live-skipped">
-              {skipped.toLocaleString()} {skipped === 1 ? "click was" : "clicks were"} not listed: they came faster than the feed shows them. The statistics
-              count every click.
+              {formatNumber(skipped)} {skipped === 1 ? "click was" : "clicks were"} not listed: they came faster than the feed shows them. The statistics count
+              every click.
             </p>
           ) : null}
           {state.kind === "connecting" && clicks.length === 0 ? (

@@ -6,6 +6,7 @@ import { monthStats, type MonthStats as Stats } from "./link-page-api";
 import { formatRelative } from "../../shared/dates";
 import { A, errorMessage, formatDateTime } from "../../shared/ui";
 import { MonthSparkline } from "./MonthSparkline";
+import { formatNumber } from "../../shared/numbers";
 
 const DAYS = "in the last 30 days";
 
@@ -56,18 +57,18 @@ export function LinkNumbers({ link }: { link: Link }) {
   const clicks = stats?.total_clicks ?? link.click_count;
   const month = stats?.range_clicks;
   const clicksNote = [
-    month !== undefined ? `${month.toLocaleString()} ${DAYS}` : "all time",
-    link.imported_clicks > 0 ? `+ ${link.imported_clicks.toLocaleString()} imported` : "",
+    month !== undefined ? `${formatNumber(month)} ${DAYS}` : "all time",
+    link.imported_clicks > 0 ? `+ ${formatNumber(link.imported_clicks)} imported` : "",
   ]
     .filter(Boolean)
     .join(" · ");
   return (
     <section className="card link-numbers" aria-label="Numbers" data-testid="link-numbers" aria-busy={!stats && !error}>
       <div className="link-number-tiles">
-        <Tile label="Clicks" value={clicks.toLocaleString()} note={clicksNote} testId="link-page-clicks" />
+        <Tile label="Clicks" value={formatNumber(clicks)} note={clicksNote} testId="link-page-clicks" />
         <Tile
           label="Visitors"
-          value={stats?.range_visitors !== undefined ? stats.range_visitors.toLocaleString() : "—"}
+          value={stats?.range_visitors !== undefined ? formatNumber(stats.range_visitors) : "—"}
           note={stats && stats.range_visitors === undefined ? "Not on this plan" : DAYS}
           testId="link-page-visitors"
         />

@@ -1,5 +1,6 @@
 // A link's clicks day by day over the statistics' 30 days, as a line with its area, as wide as its tile.
 const W = 300;
+import { formatNumber } from "../../shared/numbers";
 const H = 56;
 const PAD = 3;
 
@@ -9,7 +10,7 @@ export function MonthSparkline({ values, days }: { values: number[]; days: strin
   const step = (W - 2 * PAD) / Math.max(1, values.length - 1);
   const points = values.map((v, i) => [PAD + i * step, H - PAD - (v / max) * (H - 2 * PAD)] as const);
   const line = points.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(" ");
-  const label = `${total.toLocaleString()} ${total === 1 ? "click" : "clicks"} ${days}, day by day: ${values.join(", ")} (oldest first)`;
+  const label = `${formatNumber(total)} ${total === 1 ? "click" : "clicks"} ${days}, day by day: ${values.join(", ")} (oldest first)`;
   return (
     <svg
       className={`month-sparkline${total === 0 ? " month-sparkline-flat" : ""}`}

@@ -6,6 +6,7 @@ import "./stats.css";
 import { labelCase } from "./days";
 import type { PeriodData } from "./period";
 import { BreakAt } from "../break-at";
+import { formatNumber } from "../numbers";
 
 interface Item {
   label: string;
@@ -49,7 +50,7 @@ export function Row(props: {
           {label}
         </span>
         <span className="hbar-num" title="Clicks">
-          {clicks.toLocaleString()}
+          {formatNumber(clicks)}
         </span>
         {visitors === null ? (
           <span className="hbar-num muted" title={UNCOUNTED_VISITORS} data-testid="visitors-uncounted">
@@ -57,7 +58,7 @@ export function Row(props: {
           </span>
         ) : visitors !== undefined ? (
           <span className="hbar-num" title="Visitors">
-            {visitors.toLocaleString()}
+            {formatNumber(visitors)}
           </span>
         ) : null}
         {share !== undefined ? <span className="hbar-num hbar-share muted">{Math.round(share * 100)}%</span> : null}

@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from "react";
 import "./stats.css";
 import type { Stats } from "@contract/stats";
 import { pointLabel, pointTitle, type Granularity } from "./period";
+import { formatNumber } from "../numbers";
 
 type Point = NonNullable<Stats["series"]>[number];
 
@@ -28,7 +29,7 @@ export function useWidth<E extends HTMLElement>(fallback: number) {
 }
 
 function plural(n: number, one: string, many: string): string {
-  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+  return `${formatNumber(n)} ${n === 1 ? one : many}`;
 }
 
 function describe(p: Point, granularity: Granularity | undefined, withExtras: boolean): string {
@@ -176,7 +177,7 @@ function niceStep(raw: number): number {
 }
 
 function formatTick(v: number): string {
-  return v >= 10_000 ? `${Math.round(v / 1000)}k` : v.toLocaleString();
+  return v >= 10_000 ? `${Math.round(v / 1000)}k` : formatNumber(v);
 }
 
 const UNIT: Record<Granularity, [string, string]> = { hour: ["hour", "hours"], day: ["day", "days"], month: ["month", "months"] };

@@ -2,6 +2,7 @@
 import type { ReactNode } from "react";
 import "./stats.css";
 import { periodText, previousLabel, type PeriodData } from "./period";
+import { formatNumber } from "../numbers";
 
 type Key = "clicks" | "visitors" | "qr";
 
@@ -11,7 +12,7 @@ export function changeText(change: number | null | undefined, now: number): { te
   if (change === null) return now > 0 ? { text: "new", tone: "up" } : null;
   const pct = Math.round(change * 100);
   if (pct === 0) return { text: "±0%", tone: "flat" };
-  return { text: `${pct > 0 ? "+" : "−"}${Math.abs(pct).toLocaleString()}%`, tone: pct > 0 ? "up" : "down" };
+  return { text: `${pct > 0 ? "+" : "−"}${formatNumber(Math.abs(pct))}%`, tone: pct > 0 ? "up" : "down" };
 }
 
 function Change({ data, k, now }: { data: PeriodData; k: Key; now: number }) {
@@ -19,7 +20,7 @@ function Change({ data, k, now }: { data: PeriodData; k: Key; now: number }) {
   if (!c || !data.previous) return null;
   const before = data.previous[k];
   return (
-    <p className="tile-change small" data-testid={`change-${k}`} title={`${before.toLocaleString()} from ${data.previous.from} to ${data.previous.to}`}>
+    <p className="tile-change small" data-testid={`change-${k}`} title={`${formatNumber(before)} from ${data.previous.from} to ${data.previous.to}`}>
       <span className={`change change-${c.tone}`}>{c.text}</span>
       <span className="muted">{c.text === "new" ? `: none in the ${previousLabel(data)}` : ` vs ${previousLabel(data)}`}</span>
     </p>
@@ -31,7 +32,7 @@ function Tile({ data, k, label, value, note }: { data: PeriodData; k: Key; label
     <div className="card tile" data-testid={`tile-${k}`}>
       <p className="tile-label">{label}</p>
       <p className="tile-value" data-testid={`range-${k}`}>
-        {value.toLocaleString()}
+        {formatNumber(value)}
       </p>
       <Change data={data} k={k} now={value} />
       <p className="muted small">{note}</p>

@@ -4,6 +4,7 @@ import type { Link } from "@contract/links";
 import type { RuleCondition } from "@contract/targeting";
 import { conditionWords } from "@contract/conditions";
 import { formatDateTime } from "../dates";
+import { formatNumber } from "../numbers";
 
 /** One rule's condition in words, as the registry writes them (contract/conditions/): "country FR or BE, device mobile". */
 export function describeCondition(c: RuleCondition): string {
@@ -58,7 +59,7 @@ function rowsOf(link: Link, tables = false): Row[] {
   rows.push(["Expires", link.expires_at ? formatDateTime(link.expires_at) : "Never", "summary-expires"]);
   rows.push([
     "Click limit",
-    link.max_clicks == null ? "None" : `${link.max_clicks.toLocaleString()} ${link.max_clicks === 1 ? "click" : "clicks"}`,
+    link.max_clicks == null ? "None" : `${formatNumber(link.max_clicks)} ${link.max_clicks === 1 ? "click" : "clicks"}`,
     "summary-max-clicks",
   ]);
   rows.push(["Password", link.has_password ? "Yes" : "No", "summary-password"]);

@@ -6,8 +6,9 @@ import type { OrphanReport } from "@contract/orphans";
 import { A, DataTable, Spinner, errorMessage } from "../ui";
 import { ListError } from "../lists";
 import "./orphans.css";
+import { formatNumber } from "../numbers";
 
-const n = (v: number) => v.toLocaleString();
+const n = (v: number) => formatNumber(v);
 
 /** The create page with the missing alias (and its custom domain) filled in. */
 export function createAliasPath(alias: string, host: string | null): string {
