@@ -29,10 +29,15 @@ export interface Failure {
   threshold: number;
 }
 
-export function failures(results: readonly Measured[]): Failure[] {
+/**
+ * The scores below their thresholds, in the categories `enforced` (all by default). CI passes accessibility and
+ * best practices only: performance is timing, and a shared CI machine's timing is not a property of the code
+ * (docs/testing.md, Lighthouse); the table still marks it.
+ */
+export function failures(results: readonly Measured[], enforced: readonly Category[] = CATEGORIES): Failure[] {
   const out: Failure[] = [];
   for (const r of results)
-    for (const category of CATEGORIES) {
+    for (const category of enforced) {
       const threshold = THRESHOLDS[r.formFactor][category];
       const score = r.scores[category];
       if (!(score >= threshold)) out.push({ page: r.page, formFactor: r.formFactor, category, score, threshold });

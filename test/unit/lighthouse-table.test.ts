@@ -25,6 +25,14 @@ describe("lighthouse thresholds", () => {
     expect(failures([run("/app", "desktop", 100, 100, 94)]).map((f) => f.category)).toEqual(["best-practices"]);
   });
 
+  it("leaves performance out when only the other categories are enforced (CI), and still fails them", () => {
+    const enforced = ["accessibility", "best-practices"] as const;
+    expect(failures([run("/app", "mobile", 60)], enforced)).toEqual([]);
+    expect(failures([run("/app", "mobile", 60, 94)], enforced)).toEqual([
+      { page: "/app", formFactor: "mobile", category: "accessibility", score: 94, threshold: 95 },
+    ]);
+  });
+
   it("fails a missing score (NaN) rather than letting it pass", () => {
     expect(failures([run("/", "desktop", Number.NaN)])).toHaveLength(1);
   });
