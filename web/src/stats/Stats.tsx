@@ -2,7 +2,7 @@
 // clicks went, the breakdowns, and CSV export.
 import { can } from "../shared/plan-gate";
 import { TagList } from "../shared/tag-chip";
-import { useEffect, useState } from "react";
+import { startTransition, useEffect, useState } from "react";
 import { useParams } from "react-router";
 import type { Link } from "@contract/links";
 import type { Stats } from "@contract/stats";
@@ -48,11 +48,20 @@ export function StatsPage() {
     let live = true;
     setLoading(true);
     setError(null);
-    statsApi
-      .stats(id, period.params)
-      .then((s) => live && setStats(s))
-      .catch((e: unknown) => live && setError(errorMessage(e)))
-      .finally(() => live && setLoading(false));
+    statsApi.stats(id, period.params).then(
+      // The chart and a dozen breakdown tables at once: drawn in a transition, in slices (shared/lists.tsx).
+      (s) =>
+        live &&
+        startTransition(() => {
+          setStats(s);
+          setLoading(false);
+        }),
+      (e: unknown) => {
+        if (!live) return;
+        setError(errorMessage(e));
+        setLoading(false);
+      },
+    );
     return () => {
       live = false;
     };
