@@ -33,7 +33,7 @@ const FEATURE_LAYERS = [
   ["teams", "clicks", "domains"],
   ["tags", "utm"],
   ["links"],
-  ["webhooks", "analytics", "orphans"],
+  ["webhooks", "analytics", "orphans", "conversions"],
   ["redirect", "admin", "imports", "streams"],
   ["sso"],
   ["auth"],
