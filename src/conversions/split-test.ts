@@ -1,12 +1,12 @@
 // The statistics of a split that picks its winner (docs/conversions.md, Splits that pick their winner): each
 // variant's rate with its 95 % confidence interval, and the tests that say whether one variant is better than
 // every other with 95 % confidence. Pure functions of counts: no database, no clock.
+import type { SplitGoal } from "../contract/targeting.js";
+
+export type { SplitGoal };
 
 /** The two-sided 95 % quantile of the standard normal distribution. */
 export const Z95 = 1.959963984540054;
-
-export const SPLIT_GOALS = ["clicks", "leads", "sales", "revenue"] as const;
-export type SplitGoal = (typeof SPLIT_GOALS)[number];
 
 /** What one variant of a split did since the split began. */
 export interface VariantCounts {

@@ -18,6 +18,8 @@ import type {
 
 export type * from "./click-tables.js";
 import type { AdminTables } from "./admin-tables.js";
+import type { StripeTables } from "./stripe-tables.js";
+export type * from "./stripe-tables.js";
 export type * from "./admin-tables.js";
 import type { ImportTables } from "./import-tables.js";
 export type * from "./import-tables.js";
@@ -129,6 +131,16 @@ export interface LinksTable {
   redirect_status: number | null;
   /** 1: /robots.txt allows it and its redirects carry no X-Robots-Tag. */
   crawlable: Generated<number>;
+  /** A split's goal: clicks, leads, sales or revenue; null: no end, no winner picked (migration 043). */
+  split_goal: string | null;
+  /** When the split ends (epoch ms), or null. */
+  split_ends_at: number | null;
+  /** The split ends once every variant has this many visits, or null. */
+  split_min_visits: number | null;
+  /** When the split or its goal was last set: its figures count from then. */
+  split_started_at: number | null;
+  /** JSON of the last decision (conversions/split-winner.ts), null while undecided. */
+  split_decision: string | null;
 }
 
 /** Requests that matched no link, counted per day, host ("" the main host), path, referrer host, device class (migration 033). */
@@ -306,7 +318,7 @@ export interface UtmTemplatesTable {
   created_at: number;
 }
 
-export interface Database extends AdminTables, ImportTables, PasskeyTables, SecurityTables, StreamTables {
+export interface Database extends AdminTables, ImportTables, PasskeyTables, SecurityTables, StreamTables, StripeTables {
   users: UsersTable;
   user_pictures: UserPicturesTable;
   sessions: SessionsTable;
