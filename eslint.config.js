@@ -31,7 +31,7 @@ const FEATURE_LAYERS = [
   ["accounts"],
   ["security"],
   ["teams", "clicks", "domains"],
-  ["tags", "utm"],
+  ["tags", "utm", "conversions"],
   ["links"],
   ["webhooks", "analytics", "orphans"],
   ["redirect", "admin", "imports", "streams"],

@@ -18,6 +18,7 @@ import type {
 
 export type * from "./click-tables.js";
 import type { AdminTables } from "./admin-tables.js";
+import type { ConversionTables } from "./conversion-tables.js";
 export type * from "./admin-tables.js";
 import type { ImportTables } from "./import-tables.js";
 export type * from "./import-tables.js";
@@ -306,7 +307,7 @@ export interface UtmTemplatesTable {
   created_at: number;
 }
 
-export interface Database extends AdminTables, ImportTables, PasskeyTables, SecurityTables, StreamTables {
+export interface Database extends AdminTables, ConversionTables, ImportTables, PasskeyTables, SecurityTables, StreamTables {
   users: UsersTable;
   user_pictures: UserPicturesTable;
   sessions: SessionsTable;
