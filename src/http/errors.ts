@@ -38,6 +38,7 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   not_found: 404,
   alias_taken: 409,
   conflict: 409,
+  attribution_expired: 422,
   expired: 410,
   // The redirect's answers for links an operator closed (docs/operator.md).
   link_disabled: 410,

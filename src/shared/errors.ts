@@ -16,6 +16,7 @@ export type ErrorCode =
   | "not_found"
   | "alias_taken"
   | "conflict"
+  | "attribution_expired"
   | "payload_too_large"
   | "unsupported_media_type"
   | "rate_limited"

@@ -18,6 +18,7 @@ import type {
 
 export type * from "./click-tables.js";
 import type { AdminTables } from "./admin-tables.js";
+import type { ConversionTables } from "./conversion-tables.js";
 import type { StripeTables } from "./stripe-tables.js";
 export type * from "./stripe-tables.js";
 export type * from "./admin-tables.js";
@@ -318,7 +319,7 @@ export interface UtmTemplatesTable {
   created_at: number;
 }
 
-export interface Database extends AdminTables, ImportTables, PasskeyTables, SecurityTables, StreamTables, StripeTables {
+export interface Database extends AdminTables, ConversionTables, ImportTables, PasskeyTables, SecurityTables, StreamTables, StripeTables {
   users: UsersTable;
   user_pictures: UserPicturesTable;
   sessions: SessionsTable;
