@@ -41,6 +41,7 @@ import type { TwoFactorService } from "./security/two-factor.js";
 import type { SignInNotices } from "./security/sign-in-notice.js";
 import type { TeamPolicy } from "./security/team-policy.js";
 import type { Imports } from "./imports/index.js";
+import type { StripeIntegration } from "./conversions/stripe.js";
 import type { Sso } from "./sso/index.js";
 import type { Auth } from "./auth/index.js";
 
@@ -105,6 +106,8 @@ export interface AppContext {
   live: LiveFeed;
   /** Imports from other shorteners and files: the jobs, and the runner servers start (main.ts). */
   imports: Imports;
+  /** The Stripe webhook endpoint per account (docs/conversions.md, Stripe). */
+  stripe: StripeIntegration;
   /** Single sign-on (docs/sso.md): Enterprise connections, the sign-in flow, the password policy. */
   sso: Sso;
   /** The one door (docs/security.md): every way to a session, sudo mode, security activity and alerts. */

@@ -40,6 +40,7 @@ import type { BlocklistService } from "./admin/blocklist-service.js";
 import { type Imports, createImports } from "./imports/index.js";
 import { type Sso, createSso } from "./sso/index.js";
 import { createAuth } from "./auth/index.js";
+import { StripeIntegration } from "./conversions/stripe.js";
 import { nodeDnsLookup } from "./domains/dns-check.js";
 import { STORED, clickedListeners } from "./click-listeners.js";
 import type { AppContext, ContextOverrides, Readiness } from "./context-types.js";
@@ -352,5 +353,6 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     auth: door.auth,
     streams: clicked.streamsRoom.streams,
     streamPublisher: clicked.streamsRoom.publisher,
+    stripe: new StripeIntegration({ db: storage.db, clock, log, box: new SealedBox(config.sessionSecret, "stripe secrets v1"), origin: config.origin }),
   };
 }

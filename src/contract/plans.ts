@@ -23,6 +23,8 @@ export type Capability =
   | "webhooks"
   /** Click streams to the account's own brokers (docs/stream.md). */
   | "streams"
+  /** Leads, sales and revenue per link, the tracking API and the Stripe integration (docs/conversions.md). */
+  | "conversions"
   /** An OpenID Connect connection for the team (docs/sso.md). */
   | "sso"
   | "team_2fa_policy";
@@ -38,6 +40,7 @@ const BUSINESS: Capability[] = [
   "external_api",
   "webhooks",
   "streams",
+  "conversions",
 ];
 
 export const PLAN_CAPABILITIES: Readonly<Record<Plan, ReadonlySet<Capability>>> = {
@@ -78,6 +81,7 @@ export const CAPABILITY_LABELS: Readonly<Record<Capability, string>> = {
   account_analytics: "account analytics",
   stats_csv: "statistics CSV export",
   bulk_create: "bulk creation",
+  conversions: "conversion tracking (leads, sales, Stripe)",
   team_invite: "team members",
   custom_domains: "custom domains",
   external_api: "the external API",

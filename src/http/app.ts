@@ -45,6 +45,7 @@ import type { Metrics } from "./metrics.js";
 import { reportRoutes } from "./routes/report.js";
 import { domainRoutes, tlsAskRoute } from "./routes/domains.js";
 import { adminRoutes } from "./routes/admin.js";
+import { integrationRoutes } from "./routes/integrations.js";
 import { ssoRoutes } from "./routes/sso.js";
 import { liveRoutes } from "./routes/analytics-live.js";
 import { FAVICON_SVG, HTML_CSP, NOT_FOUND_PAGE, PASSWORD_SCRIPT, PASSWORD_SCRIPT_PATH, errorPage, prefersJson } from "./pages.js";
@@ -225,6 +226,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await domainRoutes(scoped, ctx);
     await adminRoutes(scoped, ctx);
     await ssoRoutes(scoped, ctx);
+    await integrationRoutes(scoped, ctx);
     scoped.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   });
 

@@ -17,6 +17,7 @@ export type ErrorCode =
   | "alias_taken"
   | "conflict"
   | "attribution_expired"
+  | "invalid_signature"
   | "payload_too_large"
   | "unsupported_media_type"
   | "rate_limited"
