@@ -42,6 +42,7 @@ import type { SignInNotices } from "./security/sign-in-notice.js";
 import type { TeamPolicy } from "./security/team-policy.js";
 import type { Imports } from "./imports/index.js";
 import type { StripeIntegration } from "./conversions/stripe.js";
+import type { SplitWinner } from "./conversions/split-winner.js";
 import type { Sso } from "./sso/index.js";
 import type { Auth } from "./auth/index.js";
 
@@ -108,6 +109,8 @@ export interface AppContext {
   imports: Imports;
   /** The Stripe webhook endpoint per account (docs/conversions.md, Stripe). */
   stripe: StripeIntegration;
+  /** Splits that pick their winner: their figures and the periodic decision (docs/conversions.md). */
+  splits: SplitWinner;
   /** Single sign-on (docs/sso.md): Enterprise connections, the sign-in flow, the password policy. */
   sso: Sso;
   /** The one door (docs/security.md): every way to a session, sudo mode, security activity and alerts. */

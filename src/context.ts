@@ -41,6 +41,7 @@ import { type Imports, createImports } from "./imports/index.js";
 import { type Sso, createSso } from "./sso/index.js";
 import { createAuth } from "./auth/index.js";
 import { StripeIntegration } from "./conversions/stripe.js";
+import { SplitWinner } from "./conversions/split-winner.js";
 import { nodeDnsLookup } from "./domains/dns-check.js";
 import { STORED, clickedListeners } from "./click-listeners.js";
 import type { AppContext, ContextOverrides, Readiness } from "./context-types.js";
@@ -100,6 +101,7 @@ interface LifecycleRooms {
   customHosts: CustomHosts;
   blocklist: BlocklistService;
   imports: Imports;
+  splits: SplitWinner;
   live: LiveFeed;
   housekeeping: LifecyclePart;
 }
@@ -134,6 +136,7 @@ function lifecycleParts(r: LifecycleRooms): LifecyclePart[] {
     { name: "custom hosts", start: () => r.customHosts.start(), stop: () => r.customHosts.stop() },
     { name: "blocklist", start: () => r.blocklist.start(), stop: () => r.blocklist.stop() },
     { name: "imports", run: () => r.imports.runner.start(), stop: () => r.imports.close() },
+    { name: "split decisions", run: () => r.splits.start(), stop: () => r.splits.stop() },
     { name: "live feed", start: () => r.live.start(), stop: () => r.live.close() },
     r.housekeeping,
   ];
@@ -267,10 +270,21 @@ function createDoorRooms(config: Readonly<Config>, overrides: ContextOverrides, 
   });
 
   const auth = createAuth({ settings: config, db, clock, mailer, accounts: { accounts, sessions, apiKeys }, security, sso });
-  return { admin, security, imports, sso, auth };
+  const splits = new SplitWinner({
+    db,
+    clock,
+    log,
+    events,
+    audit: (trx, at, entry) => admin.audit.record(trx, SPLIT_ACTOR, at, entry),
+    announce: (keys) => links.announceCreated(keys),
+  });
+  return { admin, security, imports, sso, auth, splits };
 }
 
 type DoorRooms = ReturnType<typeof createDoorRooms>;
+
+/** Who decides a split at its end, as the audit log names it (no account: a system action). */
+const SPLIT_ACTOR = { id: null, email: "split test" };
 
 /** The context's start, run and close over its lifecycle parts, housekeeping last; a context built without migrations cannot start. */
 function contextLifecycle(ground: Ground, core: CoreRooms, clicked: ClickRooms, door: DoorRooms): Pick<AppContext, "start" | "run" | "close"> {
@@ -299,6 +313,7 @@ function contextLifecycle(ground: Ground, core: CoreRooms, clicked: ClickRooms, 
     customHosts: core.customHosts,
     blocklist: door.admin.blocklistAdmin,
     imports: door.imports,
+    splits: door.splits,
     live: clicked.live,
     housekeeping,
   });
@@ -353,6 +368,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     auth: door.auth,
     streams: clicked.streamsRoom.streams,
     streamPublisher: clicked.streamsRoom.publisher,
+    splits: door.splits,
     stripe: new StripeIntegration({ db: storage.db, clock, log, box: new SealedBox(config.sessionSecret, "stripe secrets v1"), origin: config.origin }),
   };
 }

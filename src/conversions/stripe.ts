@@ -111,10 +111,19 @@ export class StripeIntegration {
   }
 
   /**
-   * One delivery: 404 for an unknown token, 400 invalid_signature for a signature that does not verify or a
+   * One delivery: 400 invalid_request for a body that is no event, 404 for an unknown token, 400 invalid_signature for a signature that does not verify or a
    * timestamp outside Stripe's tolerance (nothing recorded); otherwise what the event became.
    */
   async receive(token: string, rawBody: Buffer, signature: string | undefined): Promise<StripeOutcome> {
+    // Only the shape is looked at before the signature: an event is a JSON object with an id and a type.
+    let shape: unknown;
+    try {
+      shape = JSON.parse(rawBody.toString("utf8"));
+    } catch {
+      throw new DomainError("invalid_request", "The body is not JSON");
+    }
+    const parsed = obj(shape);
+    if (!parsed || str(parsed.id) === null || str(parsed.type, 100) === null) throw invalid("body", "must be a Stripe event (an object with an id and a type)");
     if (!TOKEN_RE.test(token)) throw new DomainError("not_found", "No such Stripe endpoint");
     const endpoint = await this.deps.db
       .selectFrom("stripe_endpoints")

@@ -230,7 +230,11 @@ describe.each(ENGINES)("Stripe integration on %s", (engine) => {
     const form = await deliver(endpoint, "a=b", { type: "application/x-www-form-urlencoded" });
     expect([form.status, form.body.code]).toEqual([400, "invalid_request"]);
     const notJson = await deliver(endpoint, "{not json");
-    expect([notJson.status, notJson.body.code]).toEqual([400, "invalid_signature"]);
+    expect([notJson.status, notJson.body.code]).toEqual([400, "invalid_request"]);
+    for (const shape of ["[1,2]", '"x"', '{"zzz":1}', '{"id":"evt_1","type":7}']) {
+      const r = await deliver(endpoint, shape);
+      expect([r.status, r.body.code]).toEqual([400, "invalid_request"]);
+    }
     expect(await counts()).toEqual(before);
 
     // Signed right: an unknown type, odd field types, a foreign or expired click id are acknowledged and ignored.
