@@ -1013,6 +1013,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -1185,6 +1206,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -1354,6 +1396,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -1835,6 +1898,27 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    split_decision: {
+                                        at: string;
+                                        /**
+                                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                         * @enum {string}
+                                         */
+                                        goal: "clicks" | "leads" | "sales" | "revenue";
+                                        result: "winner" | "no_clear_winner";
+                                        summary: string;
+                                        /** @description The winner's address (now the link's url) */
+                                        url: string | null;
+                                        /** @description variant:N, the variant made the link's destination */
+                                        winner: string | null;
+                                    } | null;
+                                    split_ends_at: string | null;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string|null}
+                                     */
+                                    split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                    split_min_visits: number | null;
                                     /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                     starts_at: string | null;
                                     /** @description In name order; at most 10 */
@@ -2020,6 +2104,27 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    split_decision: {
+                                        at: string;
+                                        /**
+                                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                         * @enum {string}
+                                         */
+                                        goal: "clicks" | "leads" | "sales" | "revenue";
+                                        result: "winner" | "no_clear_winner";
+                                        summary: string;
+                                        /** @description The winner's address (now the link's url) */
+                                        url: string | null;
+                                        /** @description variant:N, the variant made the link's destination */
+                                        winner: string | null;
+                                    } | null;
+                                    split_ends_at: string | null;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string|null}
+                                     */
+                                    split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                    split_min_visits: number | null;
                                     /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                     starts_at: string | null;
                                     /** @description In name order; at most 10 */
@@ -2223,6 +2328,27 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    split_decision: {
+                                        at: string;
+                                        /**
+                                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                         * @enum {string}
+                                         */
+                                        goal: "clicks" | "leads" | "sales" | "revenue";
+                                        result: "winner" | "no_clear_winner";
+                                        summary: string;
+                                        /** @description The winner's address (now the link's url) */
+                                        url: string | null;
+                                        /** @description variant:N, the variant made the link's destination */
+                                        winner: string | null;
+                                    } | null;
+                                    split_ends_at: string | null;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string|null}
+                                     */
+                                    split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                    split_min_visits: number | null;
                                     /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                     starts_at: string | null;
                                     /** @description In name order; at most 10 */
@@ -2418,6 +2544,27 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    split_decision: {
+                                        at: string;
+                                        /**
+                                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                         * @enum {string}
+                                         */
+                                        goal: "clicks" | "leads" | "sales" | "revenue";
+                                        result: "winner" | "no_clear_winner";
+                                        summary: string;
+                                        /** @description The winner's address (now the link's url) */
+                                        url: string | null;
+                                        /** @description variant:N, the variant made the link's destination */
+                                        winner: string | null;
+                                    } | null;
+                                    split_ends_at: string | null;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string|null}
+                                     */
+                                    split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                    split_min_visits: number | null;
                                     /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                     starts_at: string | null;
                                     /** @description In name order; at most 10 */
@@ -2722,6 +2869,8 @@ export interface paths {
                             /** @description First day of the range in `tz` (for 24h: the day of its first hour) */
                             from: string;
                             granularity?: "hour" | "day" | "month";
+                            /** @description Leads of the range's conversions (Business and up) */
+                            leads?: number;
                             /** @description The links with the most clicks in the range (at most 50), most first */
                             links: {
                                 alias: string;
@@ -2775,6 +2924,12 @@ export interface paths {
                                 region: string;
                                 visitors: number;
                             }[];
+                            /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                            revenue?: {
+                                [key: string]: number;
+                            };
+                            /** @description Sales of the range (refunded ones included) */
+                            sales?: number;
                             /** @description Every point of the range, zero-filled, in `tz` */
                             series?: {
                                 clicks: number;
@@ -6002,6 +6157,15 @@ export interface paths {
                             /** @description Percent, 1 to 99; a split's weights add up to 100 */
                             weight: number;
                         }[] | null;
+                        /** @description ISO 8601 instant: the split ends then */
+                        split_ends_at?: string | null;
+                        /**
+                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                         * @enum {string|null}
+                         */
+                        split_goal?: "clicks" | "leads" | "sales" | "revenue" | null;
+                        /** @description The split ends once every variant has this many visits (1 to 100000000) */
+                        split_min_visits?: number | null;
                         /** @description ISO 8601 date-time; Pro and up */
                         starts_at?: string | null;
                         /** @description Tag names; unknown ones are created; at most 10 */
@@ -6093,6 +6257,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -6359,6 +6544,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -6529,6 +6735,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -6719,6 +6946,15 @@ export interface paths {
                             /** @description Percent, 1 to 99; a split's weights add up to 100 */
                             weight: number;
                         }[] | null;
+                        /** @description ISO 8601 instant: the split ends then */
+                        split_ends_at?: string | null;
+                        /**
+                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                         * @enum {string|null}
+                         */
+                        split_goal?: "clicks" | "leads" | "sales" | "revenue" | null;
+                        /** @description The split ends once every variant has this many visits (1 to 100000000) */
+                        split_min_visits?: number | null;
                         /** @description ISO 8601 date-time; Pro and up */
                         starts_at?: string | null;
                         /** @description Tag names; unknown ones are created; at most 10 */
@@ -6809,6 +7045,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -6969,6 +7226,12 @@ export interface paths {
                             destinations?: {
                                 clicks: number;
                                 destination: string;
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                sales?: number;
                                 share: number;
                                 url: string | null;
                             }[];
@@ -6994,6 +7257,8 @@ export interface paths {
                                 qr: number;
                                 visitors: number;
                             }[];
+                            /** @description Leads of the range's conversions (Business and up) */
+                            leads?: number;
                             link_id: string;
                             message?: string;
                             os?: {
@@ -7039,6 +7304,12 @@ export interface paths {
                                 visitors: number;
                             }[];
                             required_plan?: string;
+                            /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                            revenue?: {
+                                [key: string]: number;
+                            };
+                            /** @description Sales of the range (refunded ones included) */
+                            sales?: number;
                             /** @description Every point of the range, zero-filled, in `tz` */
                             series?: {
                                 clicks: number;
@@ -7057,6 +7328,35 @@ export interface paths {
                                 source: "link" | "qr";
                                 visitors: number;
                             }[];
+                            /** @description A running split's variants since it began (its goal set): their figures, rate and 95 % interval (docs/conversions.md) */
+                            split_test?: {
+                                /** @description The currency the revenue goal compares (most revenue), null without sales */
+                                currency: string | null;
+                                ends_at: string | null;
+                                goal: "clicks" | "leads" | "sales" | "revenue" | (never | null);
+                                min_visits: number | null;
+                                started_at: string | null;
+                                variants: {
+                                    clicks: number;
+                                    /** @description variant:N */
+                                    destination: string;
+                                    /** @description 95 % confidence interval of the rate */
+                                    interval: {
+                                        high: number;
+                                        low: number;
+                                    } | null;
+                                    leads: number;
+                                    /** @description Toward the goal: leads or sales per click, revenue per click (minor units), or the share of the split's clicks for clicks (leads per click without a goal) */
+                                    rate: number | null;
+                                    /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                    revenue: {
+                                        [key: string]: number;
+                                    };
+                                    sales: number;
+                                    url: string;
+                                    weight: number;
+                                }[];
+                            };
                             /** @enum {string} */
                             status: "success";
                             to: string;
@@ -7881,6 +8181,259 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/integrations/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Stripe webhook endpoint's address (never its signing secret); 404 when none is set up */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            created_at: string;
+                            /** @description The address to give Stripe as the webhook endpoint (unguessable: keep it private) */
+                            endpoint_url: string;
+                            /** @enum {string} */
+                            status: "success";
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        /** Set the Stripe webhook endpoint's signing secret (Business and up); answers the address to give Stripe */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The endpoint's signing secret from Stripe's dashboard (whsec_...); sealed at rest, never shown again */
+                        signing_secret: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            created_at: string;
+                            /** @description The address to give Stripe as the webhook endpoint (unguessable: keep it private) */
+                            endpoint_url: string;
+                            /** @enum {string} */
+                            status: "success";
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove the Stripe webhook endpoint: its address answers 404 from then on */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/stripe/webhook/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stripe's events for the account of the address (checkout.session.completed, invoice.paid, charge.refunded); signed with the endpoint's secret, within Stripe's tolerance */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What the event became: duplicate for an event id seen before, ignored for other types or nothing to attribute */
+                            outcome: "lead" | "sale" | "lead_and_sale" | "refund" | "duplicate" | "ignored";
+                            /** @enum {boolean} */
+                            received: true;
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/invitations/accept": {
         parameters: {
             query?: never;
@@ -8403,6 +8956,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -8520,6 +9094,15 @@ export interface paths {
                             /** @description Percent, 1 to 99; a split's weights add up to 100 */
                             weight: number;
                         }[] | null;
+                        /** @description ISO 8601 instant: the split ends then */
+                        split_ends_at?: string | null;
+                        /**
+                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                         * @enum {string|null}
+                         */
+                        split_goal?: "clicks" | "leads" | "sales" | "revenue" | null;
+                        /** @description The split ends once every variant has this many visits (1 to 100000000) */
+                        split_min_visits?: number | null;
                         /** @description ISO 8601 date-time; Pro and up */
                         starts_at?: string | null;
                         /** @description Tag names; unknown ones are created; at most 10 */
@@ -8610,6 +9193,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -8793,6 +9397,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -8956,6 +9581,15 @@ export interface paths {
                             /** @description Percent, 1 to 99; a split's weights add up to 100 */
                             weight: number;
                         }[] | null;
+                        /** @description ISO 8601 instant: the split ends then */
+                        split_ends_at?: string | null;
+                        /**
+                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                         * @enum {string|null}
+                         */
+                        split_goal?: "clicks" | "leads" | "sales" | "revenue" | null;
+                        /** @description The split ends once every variant has this many visits (1 to 100000000) */
+                        split_min_visits?: number | null;
                         /** @description ISO 8601 date-time; Pro and up */
                         starts_at?: string | null;
                         /** @description Tag names; unknown ones are created; at most 10 */
@@ -9046,6 +9680,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -9294,6 +9949,12 @@ export interface paths {
                             destinations?: {
                                 clicks: number;
                                 destination: string;
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                sales?: number;
                                 share: number;
                                 url: string | null;
                             }[];
@@ -9319,6 +9980,8 @@ export interface paths {
                                 qr: number;
                                 visitors: number;
                             }[];
+                            /** @description Leads of the range's conversions (Business and up) */
+                            leads?: number;
                             link_id: string;
                             message?: string;
                             os?: {
@@ -9364,6 +10027,12 @@ export interface paths {
                                 visitors: number;
                             }[];
                             required_plan?: string;
+                            /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                            revenue?: {
+                                [key: string]: number;
+                            };
+                            /** @description Sales of the range (refunded ones included) */
+                            sales?: number;
                             /** @description Every point of the range, zero-filled, in `tz` */
                             series?: {
                                 clicks: number;
@@ -9382,6 +10051,35 @@ export interface paths {
                                 source: "link" | "qr";
                                 visitors: number;
                             }[];
+                            /** @description A running split's variants since it began (its goal set): their figures, rate and 95 % interval (docs/conversions.md) */
+                            split_test?: {
+                                /** @description The currency the revenue goal compares (most revenue), null without sales */
+                                currency: string | null;
+                                ends_at: string | null;
+                                goal: "clicks" | "leads" | "sales" | "revenue" | (never | null);
+                                min_visits: number | null;
+                                started_at: string | null;
+                                variants: {
+                                    clicks: number;
+                                    /** @description variant:N */
+                                    destination: string;
+                                    /** @description 95 % confidence interval of the rate */
+                                    interval: {
+                                        high: number;
+                                        low: number;
+                                    } | null;
+                                    leads: number;
+                                    /** @description Toward the goal: leads or sales per click, revenue per click (minor units), or the share of the split's clicks for clicks (leads per click without a goal) */
+                                    rate: number | null;
+                                    /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                    revenue: {
+                                        [key: string]: number;
+                                    };
+                                    sales: number;
+                                    url: string;
+                                    weight: number;
+                                }[];
+                            };
                             /** @enum {string} */
                             status: "success";
                             to: string;
@@ -9612,6 +10310,15 @@ export interface paths {
                                 /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                 weight: number;
                             }[] | null;
+                            /** @description ISO 8601 instant: the split ends then */
+                            split_ends_at?: string | null;
+                            /**
+                             * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                             * @enum {string|null}
+                             */
+                            split_goal?: "clicks" | "leads" | "sales" | "revenue" | null;
+                            /** @description The split ends once every variant has this many visits (1 to 100000000) */
+                            split_min_visits?: number | null;
                             /** @description ISO 8601 date-time; Pro and up */
                             starts_at?: string | null;
                             /** @description Tag names; unknown ones are created; at most 10 */
@@ -9707,6 +10414,27 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    split_decision: {
+                                        at: string;
+                                        /**
+                                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                         * @enum {string}
+                                         */
+                                        goal: "clicks" | "leads" | "sales" | "revenue";
+                                        result: "winner" | "no_clear_winner";
+                                        summary: string;
+                                        /** @description The winner's address (now the link's url) */
+                                        url: string | null;
+                                        /** @description variant:N, the variant made the link's destination */
+                                        winner: string | null;
+                                    } | null;
+                                    split_ends_at: string | null;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string|null}
+                                     */
+                                    split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                    split_min_visits: number | null;
                                     /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                     starts_at: string | null;
                                     /** @description In name order; at most 10 */
@@ -9889,6 +10617,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
