@@ -169,6 +169,7 @@ export async function prepareLink(deps: LinkDeps, actor: UserRow | null, input: 
     starts_at: null,
     redirect_status: null,
     crawlable: 0,
+    track_conversions: null,
     ...details.set,
     ...opts.imported,
   };

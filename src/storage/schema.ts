@@ -45,6 +45,12 @@ export interface UsersTable {
   last_sign_in_at: number | null;
   /** Enterprise: 1 when the owner requires two-factor sign-in of team members (migration 025). */
   team_require_2fa: Generated<number>;
+  /** 1: the account's links track conversions unless their domain or the link says otherwise (migration 042). */
+  track_conversions: Generated<number>;
+  /** The query parameter the click id is sent in (default snip_id). */
+  conversion_param: Generated<string>;
+  /** Days a click may lead to a conversion (default 90). */
+  attribution_days: Generated<number>;
 }
 
 export interface UserPicturesTable {
@@ -130,6 +136,8 @@ export interface LinksTable {
   redirect_status: number | null;
   /** 1: /robots.txt allows it and its redirects carry no X-Robots-Tag. */
   crawlable: Generated<number>;
+  /** 1 or 0: tracks conversions (the click id to the destination); null: its domain's, else its account's default (migration 042). */
+  track_conversions: number | null;
 }
 
 /** Requests that matched no link, counted per day, host ("" the main host), path, referrer host, device class (migration 033). */
@@ -274,6 +282,8 @@ export interface DomainsTable {
   next_check_at: number | null;
   verify_requested_at: number | null;
   created_at: number;
+  /** 1 or 0: the default of its links for conversion tracking; null: the account's (migration 042). */
+  track_conversions: number | null;
 }
 
 /** An owner's label for links (migration 017). */

@@ -41,6 +41,7 @@ function row(domain: string, alias: string, url: string): LinkRow {
     starts_at: null,
     redirect_status: null,
     crawlable: 0,
+    track_conversions: null,
   };
 }
 

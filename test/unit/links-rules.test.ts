@@ -102,6 +102,7 @@ describe("link cache", () => {
     starts_at: null,
     redirect_status: null,
     crawlable: 0,
+    track_conversions: null,
   });
 
   it("reads the database once per link, coalesces concurrent misses, and forgets on change", async () => {
