@@ -23,7 +23,7 @@ export type Capability =
   | "webhooks"
   /** Click streams to the account's own brokers (docs/stream.md). */
   | "streams"
-  /** Leads, sales and revenue per link, the tracking API and the Stripe integration (docs/conversions.md). */
+  /** Leads, sales and customers through the tracking API and the Stripe integration; the click id to the destination (docs/conversions.md). */
   | "conversions"
   /** An OpenID Connect connection for the team (docs/sso.md). */
   | "sso"
@@ -81,12 +81,12 @@ export const CAPABILITY_LABELS: Readonly<Record<Capability, string>> = {
   account_analytics: "account analytics",
   stats_csv: "statistics CSV export",
   bulk_create: "bulk creation",
-  conversions: "conversion tracking (leads, sales, Stripe)",
   team_invite: "team members",
   custom_domains: "custom domains",
   external_api: "the external API",
   webhooks: "webhooks",
   streams: "click streams",
+  conversions: "conversion tracking",
   sso: "single sign-on",
   team_2fa_policy: "the team's two-factor policy",
 };

@@ -20,6 +20,7 @@ import { guardInput } from "./input-guard.js";
 import { installSessionHooks } from "./auth.js";
 import { installKeyRefusal } from "./key-auth.js";
 import { externalLinkRoutes } from "./routes/external-links.js";
+import { conversionRoutes } from "./routes/conversions.js";
 import { authRoutes } from "./routes/auth.js";
 import { reauthRoutes } from "./routes/reauth.js";
 import { twoFactorRoutes } from "./routes/two-factor.js";
@@ -223,6 +224,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await streamRoutes(scoped, ctx);
     await externalRoutes(scoped, ctx);
     await externalLinkRoutes(scoped, ctx);
+    await conversionRoutes(scoped, ctx);
     await domainRoutes(scoped, ctx);
     await adminRoutes(scoped, ctx);
     await ssoRoutes(scoped, ctx);

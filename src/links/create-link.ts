@@ -177,6 +177,7 @@ export async function prepareLink(deps: LinkDeps, actor: UserRow | null, input: 
     split_min_visits: null,
     split_started_at: null,
     split_decision: null,
+    track_conversions: null,
     ...details.set,
     ...opts.imported,
   };

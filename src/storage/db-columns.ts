@@ -204,6 +204,7 @@ export const DB_COLUMNS = {
     next_check_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: true, defaulted: false },
     owner_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
     status: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: true },
+    track_conversions: { sqlite: "INTEGER", postgres: "int4", ts: "number", nullable: true, defaulted: false },
     txt_token: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
     verified_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: true, defaulted: false },
     verify_requested_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: true, defaulted: false },
@@ -311,6 +312,7 @@ export const DB_COLUMNS = {
     split_started_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: true, defaulted: false },
     starts_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: true, defaulted: false },
     title: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },
+    track_conversions: { sqlite: "INTEGER", postgres: "int4", ts: "number", nullable: true, defaulted: false },
     updated_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
     updated_by: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },
     url: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
@@ -569,6 +571,8 @@ export const DB_COLUMNS = {
     user_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
   },
   users: {
+    attribution_days: { sqlite: "INTEGER", postgres: "int4", ts: "number", nullable: false, defaulted: true },
+    conversion_param: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: true },
     created_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
     email: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
     email_verified_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: true, defaulted: false },
@@ -581,6 +585,7 @@ export const DB_COLUMNS = {
     plan: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: true },
     status: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: true },
     team_require_2fa: { sqlite: "INTEGER", postgres: "int4", ts: "number", nullable: false, defaulted: true },
+    track_conversions: { sqlite: "INTEGER", postgres: "int4", ts: "number", nullable: false, defaulted: true },
     updated_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
   },
   utm_templates: {

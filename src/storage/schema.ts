@@ -47,6 +47,12 @@ export interface UsersTable {
   last_sign_in_at: number | null;
   /** Enterprise: 1 when the owner requires two-factor sign-in of team members (migration 025). */
   team_require_2fa: Generated<number>;
+  /** 1: the account's links track conversions unless their domain or the link says otherwise (migration 042). */
+  track_conversions: Generated<number>;
+  /** The query parameter the click id is sent in (default snip_id). */
+  conversion_param: Generated<string>;
+  /** Days a click may lead to a conversion (default 90). */
+  attribution_days: Generated<number>;
 }
 
 export interface UserPicturesTable {
@@ -142,6 +148,8 @@ export interface LinksTable {
   split_started_at: number | null;
   /** JSON of the last decision (conversions/split-winner.ts), null while undecided. */
   split_decision: string | null;
+  /** 1 or 0: tracks conversions (the click id to the destination); null: its domain's, else its account's default (migration 042). */
+  track_conversions: number | null;
 }
 
 /** Requests that matched no link, counted per day, host ("" the main host), path, referrer host, device class (migration 033). */
@@ -286,6 +294,8 @@ export interface DomainsTable {
   next_check_at: number | null;
   verify_requested_at: number | null;
   created_at: number;
+  /** 1 or 0: the default of its links for conversion tracking; null: the account's (migration 042). */
+  track_conversions: number | null;
 }
 
 /** An owner's label for links (migration 017). */

@@ -46,6 +46,7 @@ function row(domain: string, alias: string, url: string): LinkRow {
     split_min_visits: null,
     split_started_at: null,
     split_decision: null,
+    track_conversions: null,
   };
 }
 

@@ -107,6 +107,7 @@ describe("link cache", () => {
     split_min_visits: null,
     split_started_at: null,
     split_decision: null,
+    track_conversions: null,
   });
 
   it("reads the database once per link, coalesces concurrent misses, and forgets on change", async () => {

@@ -5650,6 +5650,289 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's customers, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            customers: {
+                                /** @description The click of the customer's first lead */
+                                click_id: string | null;
+                                created_at: string;
+                                destination: string | null;
+                                email: string | null;
+                                external_id: string;
+                                id: string;
+                                link_id: string | null;
+                                name: string | null;
+                            }[];
+                            next_cursor: string | null;
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customers/{external_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A customer with their click, link, leads and sales */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    external_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            customer: {
+                                click: {
+                                    at: string;
+                                    country: string | null;
+                                    destination: string | null;
+                                    device: string;
+                                    id: string;
+                                    link_id: string;
+                                    referrer_host: string | null;
+                                } | null;
+                                /** @description The click of the customer's first lead */
+                                click_id: string | null;
+                                created_at: string;
+                                destination: string | null;
+                                email: string | null;
+                                external_id: string;
+                                id: string;
+                                leads: {
+                                    click_id: string | null;
+                                    created_at: string;
+                                    /** @description null: the link's url; else rule:N, ios, android or variant:N */
+                                    destination: string | null;
+                                    event_name: string;
+                                    id: string;
+                                    link_id: string | null;
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                }[];
+                                link: {
+                                    alias: string;
+                                    domain: string | null;
+                                    id: string;
+                                    url: string;
+                                } | null;
+                                link_id: string | null;
+                                name: string | null;
+                                sales: {
+                                    amount: number;
+                                    click_id: string | null;
+                                    created_at: string;
+                                    currency: string;
+                                    destination: string | null;
+                                    event_name: string;
+                                    id: string;
+                                    invoice_id: string | null;
+                                    link_id: string | null;
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    payment_processor: string;
+                                    /** @description Sum of the refunds recorded against the sale */
+                                    refunded: number;
+                                }[];
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Erase a customer and their conversions' personal fields (a data subject's request); the counts stay */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    external_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/domains": {
         parameters: {
             query?: never;
@@ -8652,7 +8935,7 @@ export interface paths {
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
-                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export */
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write */
                                 scopes: string[];
                             }[];
                             /** @enum {string} */
@@ -8689,7 +8972,7 @@ export interface paths {
                         /** @description ISO-8601 time in the future */
                         expires_at?: string | null;
                         name: string;
-                        /** @description One or more of links:create, links:read, links:write, stats:read, export, each once; default ["links:create"] */
+                        /** @description One or more of links:create, links:read, links:write, stats:read, export, conversions:write, each once; default ["links:create"] */
                         scopes?: string[];
                     };
                 };
@@ -8713,7 +8996,7 @@ export interface paths {
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
-                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export */
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write */
                                 scopes: string[];
                             };
                             secret: string;
@@ -8797,7 +9080,7 @@ export interface paths {
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
-                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export */
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write */
                                 scopes: string[];
                             };
                             /** @enum {string} */
@@ -12952,6 +13235,474 @@ export interface paths {
             };
         };
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/track/lead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record a lead for a tracked click and bind the customer to it (first lead wins; a repeat answers the first lead) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The snip_id the destination received */
+                        click_id: string;
+                        customer_email?: string | null;
+                        /** @description Your own id for the customer */
+                        customer_external_id: string;
+                        customer_name?: string | null;
+                        /** @description What happened, e.g. "Sign up" */
+                        event_name: string;
+                        /** @description Any JSON object, at most 4096 bytes as JSON; never shown in statistics, erased with the customer */
+                        metadata?: {
+                            [key: string]: unknown;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            created: boolean;
+                            customer: {
+                                /** @description The click of the customer's first lead */
+                                click_id: string | null;
+                                created_at: string;
+                                destination: string | null;
+                                email: string | null;
+                                external_id: string;
+                                id: string;
+                                link_id: string | null;
+                                name: string | null;
+                            };
+                            lead: {
+                                click_id: string | null;
+                                created_at: string;
+                                /** @description null: the link's url; else rule:N, ios, android or variant:N */
+                                destination: string | null;
+                                event_name: string;
+                                id: string;
+                                link_id: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                } | null;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            created: boolean;
+                            customer: {
+                                /** @description The click of the customer's first lead */
+                                click_id: string | null;
+                                created_at: string;
+                                destination: string | null;
+                                email: string | null;
+                                external_id: string;
+                                id: string;
+                                link_id: string | null;
+                                name: string | null;
+                            };
+                            lead: {
+                                click_id: string | null;
+                                created_at: string;
+                                /** @description null: the link's url; else rule:N, ios, android or variant:N */
+                                destination: string | null;
+                                event_name: string;
+                                id: string;
+                                link_id: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                } | null;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/track/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record a refund against the sale of invoice_id (amount absent: what is left of it) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Minor units refunded; absent: what is left of the sale */
+                        amount?: number;
+                        invoice_id: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description false: a sale with this invoice_id was recorded before (nothing doubled) */
+                            created: boolean;
+                            refund: {
+                                amount: number;
+                                created_at: string;
+                                id: string;
+                            } | null;
+                            sale: {
+                                amount: number;
+                                click_id: string | null;
+                                created_at: string;
+                                currency: string;
+                                destination: string | null;
+                                event_name: string;
+                                id: string;
+                                invoice_id: string | null;
+                                link_id: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                } | null;
+                                payment_processor: string;
+                                /** @description Sum of the refunds recorded against the sale */
+                                refunded: number;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/track/sale": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record a sale of a customer (once per invoice_id); a negative amount refunds the invoice's sale */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Minor units of currency (cents for EUR); negative: a refund of invoice_id's sale */
+                        amount: number;
+                        /** @description ISO 4217 code, e.g. EUR */
+                        currency: string;
+                        customer_external_id: string;
+                        /** @description Default "Purchase" */
+                        event_name?: string;
+                        /** @description The sale is recorded once per invoice_id */
+                        invoice_id?: string | null;
+                        /** @description Any JSON object, at most 4096 bytes as JSON; never shown in statistics, erased with the customer */
+                        metadata?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Default "custom" */
+                        payment_processor?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description false: a sale with this invoice_id was recorded before (nothing doubled) */
+                            created: boolean;
+                            refund: {
+                                amount: number;
+                                created_at: string;
+                                id: string;
+                            } | null;
+                            sale: {
+                                amount: number;
+                                click_id: string | null;
+                                created_at: string;
+                                currency: string;
+                                destination: string | null;
+                                event_name: string;
+                                id: string;
+                                invoice_id: string | null;
+                                link_id: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                } | null;
+                                payment_processor: string;
+                                /** @description Sum of the refunds recorded against the sale */
+                                refunded: number;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description false: a sale with this invoice_id was recorded before (nothing doubled) */
+                            created: boolean;
+                            refund: {
+                                amount: number;
+                                created_at: string;
+                                id: string;
+                            } | null;
+                            sale: {
+                                amount: number;
+                                click_id: string | null;
+                                created_at: string;
+                                currency: string;
+                                destination: string | null;
+                                event_name: string;
+                                id: string;
+                                invoice_id: string | null;
+                                link_id: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                } | null;
+                                payment_processor: string;
+                                /** @description Sum of the refunds recorded against the sale */
+                                refunded: number;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

@@ -1,16 +1,36 @@
 // Conversions (issue 56, docs/conversions.md): tracked clicks named by an unguessable click id, the customers an
-// account's site reports, their leads and sales (amounts in minor units of an ISO 4217 currency) and refunds.
-// Idempotency is the database's: one lead per (customer, event_name), one sale per (account, invoice_id), one customer per
+// account's site reports, their leads and sales (amounts in minor units of an ISO 4217 currency) and refunds,
+// and who tracks (an account default, a domain default, a link's own choice). Idempotency is the database's: one lead per (customer, event_name), one sale per (account, invoice_id), one customer per
 // (account, external_id), whatever the number of concurrent sends.
 import { type Kysely } from "kysely";
 
 export function conversions() {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
+      await settings(db);
       await clicksAndCustomers(db);
       await leadsAndSales(db);
     },
   };
+}
+
+/** Who tracks: the account's default, its click id parameter and attribution window; a domain's and a link's own choice. */
+async function settings(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .alterTable("users")
+    .addColumn("track_conversions", "integer", (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable("users")
+    .addColumn("conversion_param", "text", (c) => c.notNull().defaultTo("snip_id"))
+    .execute();
+  await db.schema
+    .alterTable("users")
+    .addColumn("attribution_days", "integer", (c) => c.notNull().defaultTo(90))
+    .execute();
+  // 1 or 0; null: the account's default (a domain), the domain's or else the account's (a link).
+  await db.schema.alterTable("domains").addColumn("track_conversions", "integer").execute();
+  await db.schema.alterTable("links").addColumn("track_conversions", "integer").execute();
 }
 
 async function clicksAndCustomers(db: Kysely<unknown>): Promise<void> {
