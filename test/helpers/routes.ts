@@ -53,6 +53,8 @@ export const CONTRACT_CODES = new Set([
   "passkey_rejected",
   // docs/conversions.md: a lead for a click older than the account's attribution window.
   "attribution_expired",
+  // docs/conversions.md: a Stripe event whose signature does not verify, or signed outside Stripe's tolerance.
+  "invalid_signature",
 ]);
 
 export interface Answer {
