@@ -125,6 +125,33 @@ describe.each(ENGINES)("Stripe integration on %s", (engine) => {
     expect((await a.get("/api/integrations/stripe")).body.endpoint_url).toBe(endpoint);
   });
 
+  it("concurrent PUTs keep one endpoint and one address; another account's endpoint cannot reach this account's clicks", async () => {
+    const answers = await Promise.all(Array.from({ length: 6 }, () => a.put("/api/integrations/stripe", { signing_secret: SECRET })));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(new Set(answers.map((r) => r.body.endpoint_url))).toEqual(new Set([endpoint]));
+    const rows = await db().selectFrom("stripe_endpoints").select("owner_id").where("owner_id", "=", ownerA).execute();
+    expect(rows).toHaveLength(1);
+
+    const secretB = "whsec_account_b_0123456789abcdef";
+    const endpointB = (await b.put("/api/integrations/stripe", { signing_secret: secretB })).body.endpoint_url as string;
+    expect(endpointB).not.toBe(endpoint);
+    const clickId = await click();
+    const before = await counts();
+    const payload = event("checkout.session.completed", {
+      id: "cs_b",
+      client_reference_id: clickId,
+      amount_total: 500,
+      currency: "eur",
+      payment_status: "paid",
+    });
+    // B's signature on A's address: refused; A's click id through B's own endpoint: not B's click, nothing recorded.
+    const crossed = await deliver(endpoint, payload, { secret: secretB });
+    expect([crossed.status, crossed.body.code]).toEqual([400, "invalid_signature"]);
+    expect((await deliver(endpointB, payload, { secret: secretB })).body.outcome).toBe("ignored");
+    const after = await counts();
+    expect([after.leads, after.sales]).toEqual([before.leads, before.sales]);
+  });
+
   it("checkout.session.completed becomes a lead and a sale; a replay of the event changes nothing", async () => {
     const clickId = await click();
     const before = await counts();
