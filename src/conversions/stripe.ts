@@ -12,7 +12,7 @@ import type { SealedBox } from "../shared/secret-box.js";
 import { DomainError, invalid } from "../shared/errors.js";
 import { can, requireCapability } from "../accounts/plans.js";
 import { isUniqueViolation } from "../storage/unique-violation.js";
-import { recordLead } from "./leads.js";
+import { type ConversionOwner, recordLead } from "./leads.js";
 import { recordRefund, recordSale } from "./sales.js";
 import { DEFAULT_ATTRIBUTION_DAYS, MAX_AMOUNT } from "./inputs.js";
 
@@ -128,7 +128,7 @@ export class StripeIntegration {
     const endpoint = await this.deps.db
       .selectFrom("stripe_endpoints")
       .innerJoin("users", "users.id", "stripe_endpoints.owner_id")
-      .select(["stripe_endpoints.owner_id", "stripe_endpoints.secret_sealed", "users.plan", "users.status"])
+      .select(["stripe_endpoints.owner_id", "stripe_endpoints.secret_sealed", "users.plan", "users.status", "users.attribution_days"])
       .where("stripe_endpoints.token_hash", "=", tokenHash(token))
       .executeTakeFirst();
     if (!endpoint) throw new DomainError("not_found", "No such Stripe endpoint");
@@ -159,7 +159,7 @@ export class StripeIntegration {
     let outcome: StripeOutcome = "ignored";
     try {
       const data = obj(obj(event.data)?.object) ?? {};
-      if (allowed) outcome = await this.apply(owner, type, data, now);
+      if (allowed) outcome = await this.apply({ id: owner, attribution_days: Number(endpoint.attribution_days) || DEFAULT_ATTRIBUTION_DAYS }, type, data, now);
     } catch (err) {
       // A conversion the store refuses (an unknown or expired click id, a sale before any lead): nothing to
       // retry, so Stripe is told it arrived. Anything else gives the id back for Stripe's retry.
@@ -173,10 +173,10 @@ export class StripeIntegration {
     return outcome;
   }
 
-  private apply(owner: string, type: string, data: Obj, now: number): Promise<StripeOutcome> {
+  private apply(owner: ConversionOwner, type: string, data: Obj, now: number): Promise<StripeOutcome> {
     if (type === "checkout.session.completed" || type === "checkout.session.async_payment_succeeded") return this.checkout(owner, data, now);
-    if (type === "invoice.paid") return this.invoicePaid(owner, data, now);
-    if (type === "charge.refunded") return this.chargeRefunded(owner, data, now);
+    if (type === "invoice.paid") return this.invoicePaid(owner.id, data, now);
+    if (type === "charge.refunded") return this.chargeRefunded(owner.id, data, now);
     return Promise.resolve("ignored");
   }
 
@@ -217,7 +217,8 @@ export class StripeIntegration {
    * keyed by its invoice, else its payment intent, else the session (so invoice.paid of the same invoice and a
    * replay add nothing).
    */
-  private async checkout(owner: string, s: Obj, now: number): Promise<StripeOutcome> {
+  private async checkout(account: ConversionOwner, s: Obj, now: number): Promise<StripeOutcome> {
+    const owner = account.id;
     const metadata = obj(s.metadata) ?? {};
     const clickId = str(s.client_reference_id, 100) ?? str(metadata.snip_click_id, 100);
     const stripeCustomer = idOf(s.customer);
@@ -228,7 +229,7 @@ export class StripeIntegration {
       const details = obj(s.customer_details) ?? {};
       const result = await recordLead(
         this.deps.db,
-        { id: owner, attribution_days: DEFAULT_ATTRIBUTION_DAYS },
+        account,
         {
           click_id: clickId,
           customer_external_id: externalId,

@@ -285,6 +285,18 @@ describe.each(ENGINES)("Stripe integration on %s", (engine) => {
       payment_status: "paid",
     });
     expect((await deliver(endpoint, expired)).body.outcome).toBe("ignored");
+    // The account's own attribution window, not the default's.
+    await db().updateTable("users").set({ attribution_days: 7 }).where("id", "=", ownerA).execute();
+    const weekOld = await click(Date.now() - 8 * 86_400_000);
+    const pastWindow = event("checkout.session.completed", {
+      id: "cs_w",
+      client_reference_id: weekOld,
+      amount_total: 100,
+      currency: "eur",
+      payment_status: "paid",
+    });
+    expect((await deliver(endpoint, pastWindow)).body.outcome).toBe("ignored");
+    await db().updateTable("users").set({ attribution_days: 90 }).where("id", "=", ownerA).execute();
     const after = await counts();
     expect([after.leads, after.sales, after.refunds]).toEqual([before.leads, before.sales, before.refunds]);
   });
