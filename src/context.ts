@@ -32,6 +32,7 @@ import { type Webhooks, createWebhooks } from "./webhooks/index.js";
 import { type Streams, createStreams } from "./streams/index.js";
 import { createAnalytics } from "./analytics/index.js";
 import type { LiveFeed } from "./analytics/live-feed.js";
+import { TrackedClickWriter } from "./conversions/index.js";
 import { createRedirects } from "./redirect/index.js";
 import { OrphanVisits } from "./orphans/orphan-visits.js";
 import { createAdmin } from "./admin/index.js";
@@ -94,6 +95,7 @@ interface LifecycleRooms {
   mailer: MailQueue;
   clicks: ClickRecorder;
   orphans: OrphanVisits;
+  trackedClicks: TrackedClickWriter;
   sso: Sso;
   domains: DomainService;
   streams: Streams;
@@ -129,6 +131,7 @@ function lifecycleParts(r: LifecycleRooms): LifecyclePart[] {
       stop: () => clicks.close(),
     },
     { name: "orphan visits", start: () => r.orphans.start(), stop: () => r.orphans.close() },
+    { name: "tracked clicks", stop: () => r.trackedClicks.flush() },
     { name: "SSO domain re-checks", run: () => sso.domains.start(), stop: () => sso.domains.stop() },
     { name: "domain re-checks", run: () => r.domains.start(), stop: () => r.domains.stop() },
     { name: "stream publisher", start: () => r.streams.start(), stop: () => r.streams.close() },
@@ -203,8 +206,11 @@ function createClickRooms(config: Readonly<Config>, overrides: ContextOverrides,
   const { clickDeliveries, receiverCheck } = webhooksRoom;
   const streamsRoom = createStreams({ ...base, caps, check: receiverCheck });
   const { analytics, live } = createAnalytics({ ...base, countries, stats, live: overrides.live });
+  // Visits of links that track conversions, written in batches a moment after their redirect (docs/conversions.md).
+  const trackedClicks = new TrackedClickWriter(db, (err, lost) => log.error({ err, lost }, "tracked clicks not written"));
   const redirects = createRedirects({
     settings: config,
+    trackedClicks,
     links,
     clicks,
     clock,
@@ -219,7 +225,7 @@ function createClickRooms(config: Readonly<Config>, overrides: ContextOverrides,
   const orphans = new OrphanVisits(db, clock, { enabled: d.orphanVisits, pathsPerDay: d.orphanPathsPerDay, keepDays: d.orphanVisitsDays }, (err) =>
     log.warn({ err }, "orphan visits flush failed"),
   );
-  return { webhooksRoom, streamsRoom, analytics, live, redirects, orphans };
+  return { webhooksRoom, streamsRoom, analytics, live, redirects, orphans, trackedClicks };
 }
 
 type ClickRooms = ReturnType<typeof createClickRooms>;
@@ -306,6 +312,7 @@ function contextLifecycle(ground: Ground, core: CoreRooms, clicked: ClickRooms, 
     mailer: core.mailer,
     clicks,
     orphans: clicked.orphans,
+    trackedClicks: clicked.trackedClicks,
     sso: door.sso,
     domains: core.domains,
     streams: clicked.streamsRoom,
@@ -360,6 +367,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     blocklist: core.blocklist,
     redirects: clicked.redirects,
     orphans: clicked.orphans,
+    trackedClicks: clicked.trackedClicks,
     webhooks: clicked.webhooksRoom.webhooks,
     clickDeliveries: clicked.webhooksRoom.clickDeliveries,
     domains: core.domains,

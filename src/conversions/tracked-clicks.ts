@@ -98,3 +98,26 @@ export class TrackedClickWriter {
     return this.writing;
   }
 }
+
+/** `url` with `name=value` in its query (the query it had kept, a value of that name replaced), before any #fragment. */
+export function withQueryParam(url: string, name: string, value: string): string {
+  const hash = url.indexOf("#");
+  const base = hash < 0 ? url : url.slice(0, hash);
+  const fragment = hash < 0 ? "" : url.slice(hash);
+  const q = base.indexOf("?");
+  const pair = `${encodeURIComponent(name)}=${encodeURIComponent(value)}`;
+  if (q < 0) return `${base}?${pair}${fragment}`;
+  const kept = base
+    .slice(q + 1)
+    .split("&")
+    .filter((p) => p !== "" && decodeURIComponentSafe(p.split("=")[0]!) !== name);
+  return `${base.slice(0, q)}?${[...kept, pair].join("&")}${fragment}`;
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, " "));
+  } catch {
+    return s;
+  }
+}

@@ -65,6 +65,7 @@ const SIGNED_IN_OPTIONS = [
   "starts_at",
   "redirect_status",
   "crawlable",
+  "track_conversions",
 ] as const;
 
 const given = (v: unknown) => v !== undefined && v !== null && v !== "" && !(Array.isArray(v) && v.length === 0);

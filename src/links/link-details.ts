@@ -41,6 +41,7 @@ export interface CheckedDetails {
     | "starts_at"
     | "redirect_status"
     | "crawlable"
+    | "track_conversions"
   >;
   tags: string[] | undefined;
   /** Rules' and variants' addresses with their fields (the blocklist checks them like the link's own). */
