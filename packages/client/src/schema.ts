@@ -1044,6 +1044,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -1237,6 +1239,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -1427,6 +1431,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -1929,6 +1935,8 @@ export interface paths {
                                         name: string;
                                     }[];
                                     title: string | null;
+                                    /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                    track_conversions: boolean | null;
                                     updated_at: string;
                                     /** @description Id of the account that last edited the link (its owner or a team member) */
                                     updated_by: string | null;
@@ -2135,6 +2143,8 @@ export interface paths {
                                         name: string;
                                     }[];
                                     title: string | null;
+                                    /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                    track_conversions: boolean | null;
                                     updated_at: string;
                                     /** @description Id of the account that last edited the link (its owner or a team member) */
                                     updated_by: string | null;
@@ -2359,6 +2369,8 @@ export interface paths {
                                         name: string;
                                     }[];
                                     title: string | null;
+                                    /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                    track_conversions: boolean | null;
                                     updated_at: string;
                                     /** @description Id of the account that last edited the link (its owner or a team member) */
                                     updated_by: string | null;
@@ -2575,6 +2587,8 @@ export interface paths {
                                         name: string;
                                     }[];
                                     title: string | null;
+                                    /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                    track_conversions: boolean | null;
                                     updated_at: string;
                                     /** @description Id of the account that last edited the link (its owner or a team member) */
                                     updated_by: string | null;
@@ -6454,6 +6468,8 @@ export interface paths {
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
+                        /** @description Send the click id to the destination (Business and up); null: the default */
+                        track_conversions?: boolean | null;
                         /** @description Full destination address (http or https) */
                         url: string;
                     };
@@ -6571,6 +6587,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -6858,6 +6876,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -7049,6 +7069,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -7243,6 +7265,8 @@ export interface paths {
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
+                        /** @description Send the click id to the destination (Business and up); null: the default */
+                        track_conversions?: boolean | null;
                         url?: string;
                     };
                 };
@@ -7359,6 +7383,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -9270,6 +9296,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -9391,6 +9419,8 @@ export interface paths {
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
+                        /** @description Send the click id to the destination (Business and up); null: the default */
+                        track_conversions?: boolean | null;
                         url: string;
                     };
                 };
@@ -9507,6 +9537,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -9711,6 +9743,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -9878,6 +9912,8 @@ export interface paths {
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
+                        /** @description Send the click id to the destination (Business and up); null: the default */
+                        track_conversions?: boolean | null;
                         url?: string;
                     };
                 };
@@ -9994,6 +10030,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -10607,6 +10645,8 @@ export interface paths {
                             /** @description Tag names; unknown ones are created; at most 10 */
                             tags?: string[];
                             title?: string | null;
+                            /** @description Send the click id to the destination (Business and up); null: the default */
+                            track_conversions?: boolean | null;
                             url: string;
                         }[];
                     };
@@ -10728,6 +10768,8 @@ export interface paths {
                                         name: string;
                                     }[];
                                     title: string | null;
+                                    /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                    track_conversions: boolean | null;
                                     updated_at: string;
                                     /** @description Id of the account that last edited the link (its owner or a team member) */
                                     updated_by: string | null;
@@ -10931,6 +10973,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
