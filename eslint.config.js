@@ -31,7 +31,7 @@ const FEATURE_LAYERS = [
   ["accounts"],
   ["security"],
   ["teams", "clicks", "domains"],
-  ["tags", "utm"],
+  ["tags", "utm", "conversions"],
   ["links"],
   ["webhooks", "analytics", "orphans"],
   ["redirect", "admin", "imports", "streams"],
@@ -50,6 +50,8 @@ const FEATURE_EVENTS = {
   "account.changed": { publishers: ["accounts", "admin"], subscribers: ["webhooks"] },
   // A keyed email accepted by the transport: an invitation's email shows as sent.
   "mail.sent": { publishers: ["mail"], subscribers: ["teams"] },
+  // A split's end decided (a winner made the link's url, or none): for listeners of link changes.
+  "link.split_decided": { publishers: ["conversions"], subscribers: [] },
 };
 
 /**

@@ -29,6 +29,7 @@ import type { AccountAnalytics } from "./analytics/account-analytics.js";
 import type { LiveFeed, LiveLimits } from "./analytics/live-feed.js";
 import type { RedirectService } from "./redirect/resolve-link.js";
 import type { OrphanVisits } from "./orphans/orphan-visits.js";
+import type { TrackedClickWriter } from "./conversions/index.js";
 import type { AuditLog } from "./admin/audit-log.js";
 import type { AccountsAdmin } from "./admin/accounts-admin.js";
 import type { LinkModeration } from "./admin/link-moderation.js";
@@ -41,6 +42,8 @@ import type { TwoFactorService } from "./security/two-factor.js";
 import type { SignInNotices } from "./security/sign-in-notice.js";
 import type { TeamPolicy } from "./security/team-policy.js";
 import type { Imports } from "./imports/index.js";
+import type { StripeIntegration } from "./conversions/stripe.js";
+import type { SplitWinner } from "./conversions/split-winner.js";
 import type { Sso } from "./sso/index.js";
 import type { Auth } from "./auth/index.js";
 
@@ -76,6 +79,8 @@ export interface AppContext {
   redirects: RedirectService;
   /** Requests that matched no link, counted in memory and flushed to orphan_visits (docs/orphan-visits.md). */
   orphans: OrphanVisits;
+  /** Visits of links that track conversions, written in batches (docs/conversions.md). */
+  trackedClicks: TrackedClickWriter;
   teams: TeamService;
   webhooks: WebhookService;
   /** Accounts' click streams (/api/streams) and this instance's publisher (docs/stream.md). */
@@ -105,6 +110,10 @@ export interface AppContext {
   live: LiveFeed;
   /** Imports from other shorteners and files: the jobs, and the runner servers start (main.ts). */
   imports: Imports;
+  /** The Stripe webhook endpoint per account (docs/conversions.md, Stripe). */
+  stripe: StripeIntegration;
+  /** Splits that pick their winner: their figures and the periodic decision (docs/conversions.md). */
+  splits: SplitWinner;
   /** Single sign-on (docs/sso.md): Enterprise connections, the sign-in flow, the password policy. */
   sso: Sso;
   /** The one door (docs/security.md): every way to a session, sudo mode, security activity and alerts. */

@@ -32,6 +32,7 @@ import { type Webhooks, createWebhooks } from "./webhooks/index.js";
 import { type Streams, createStreams } from "./streams/index.js";
 import { createAnalytics } from "./analytics/index.js";
 import type { LiveFeed } from "./analytics/live-feed.js";
+import { TrackedClickWriter } from "./conversions/index.js";
 import { createRedirects } from "./redirect/index.js";
 import { OrphanVisits } from "./orphans/orphan-visits.js";
 import { createAdmin } from "./admin/index.js";
@@ -40,6 +41,8 @@ import type { BlocklistService } from "./admin/blocklist-service.js";
 import { type Imports, createImports } from "./imports/index.js";
 import { type Sso, createSso } from "./sso/index.js";
 import { createAuth } from "./auth/index.js";
+import { StripeIntegration } from "./conversions/stripe.js";
+import { SplitWinner } from "./conversions/split-winner.js";
 import { nodeDnsLookup } from "./domains/dns-check.js";
 import { STORED, clickedListeners } from "./click-listeners.js";
 import type { AppContext, ContextOverrides, Readiness } from "./context-types.js";
@@ -92,6 +95,7 @@ interface LifecycleRooms {
   mailer: MailQueue;
   clicks: ClickRecorder;
   orphans: OrphanVisits;
+  trackedClicks: TrackedClickWriter;
   sso: Sso;
   domains: DomainService;
   streams: Streams;
@@ -99,6 +103,7 @@ interface LifecycleRooms {
   customHosts: CustomHosts;
   blocklist: BlocklistService;
   imports: Imports;
+  splits: SplitWinner;
   live: LiveFeed;
   housekeeping: LifecyclePart;
 }
@@ -126,6 +131,7 @@ function lifecycleParts(r: LifecycleRooms): LifecyclePart[] {
       stop: () => clicks.close(),
     },
     { name: "orphan visits", start: () => r.orphans.start(), stop: () => r.orphans.close() },
+    { name: "tracked clicks", stop: () => r.trackedClicks.flush() },
     { name: "SSO domain re-checks", run: () => sso.domains.start(), stop: () => sso.domains.stop() },
     { name: "domain re-checks", run: () => r.domains.start(), stop: () => r.domains.stop() },
     { name: "stream publisher", start: () => r.streams.start(), stop: () => r.streams.close() },
@@ -133,6 +139,7 @@ function lifecycleParts(r: LifecycleRooms): LifecyclePart[] {
     { name: "custom hosts", start: () => r.customHosts.start(), stop: () => r.customHosts.stop() },
     { name: "blocklist", start: () => r.blocklist.start(), stop: () => r.blocklist.stop() },
     { name: "imports", run: () => r.imports.runner.start(), stop: () => r.imports.close() },
+    { name: "split decisions", run: () => r.splits.start(), stop: () => r.splits.stop() },
     { name: "live feed", start: () => r.live.start(), stop: () => r.live.close() },
     r.housekeeping,
   ];
@@ -199,8 +206,11 @@ function createClickRooms(config: Readonly<Config>, overrides: ContextOverrides,
   const { clickDeliveries, receiverCheck } = webhooksRoom;
   const streamsRoom = createStreams({ ...base, caps, check: receiverCheck });
   const { analytics, live } = createAnalytics({ ...base, countries, stats, live: overrides.live });
+  // Visits of links that track conversions, written in batches a moment after their redirect (docs/conversions.md).
+  const trackedClicks = new TrackedClickWriter(db, (err, lost) => log.error({ err, lost }, "tracked clicks not written"));
   const redirects = createRedirects({
     settings: config,
+    trackedClicks,
     links,
     clicks,
     clock,
@@ -215,7 +225,7 @@ function createClickRooms(config: Readonly<Config>, overrides: ContextOverrides,
   const orphans = new OrphanVisits(db, clock, { enabled: d.orphanVisits, pathsPerDay: d.orphanPathsPerDay, keepDays: d.orphanVisitsDays }, (err) =>
     log.warn({ err }, "orphan visits flush failed"),
   );
-  return { webhooksRoom, streamsRoom, analytics, live, redirects, orphans };
+  return { webhooksRoom, streamsRoom, analytics, live, redirects, orphans, trackedClicks };
 }
 
 type ClickRooms = ReturnType<typeof createClickRooms>;
@@ -266,10 +276,21 @@ function createDoorRooms(config: Readonly<Config>, overrides: ContextOverrides, 
   });
 
   const auth = createAuth({ settings: config, db, clock, mailer, accounts: { accounts, sessions, apiKeys }, security, sso });
-  return { admin, security, imports, sso, auth };
+  const splits = new SplitWinner({
+    db,
+    clock,
+    log,
+    events,
+    audit: (trx, at, entry) => admin.audit.record(trx, SPLIT_ACTOR, at, entry),
+    announce: (keys) => links.announceCreated(keys),
+  });
+  return { admin, security, imports, sso, auth, splits };
 }
 
 type DoorRooms = ReturnType<typeof createDoorRooms>;
+
+/** Who decides a split at its end, as the audit log names it (no account: a system action). */
+const SPLIT_ACTOR = { id: null, email: "split test" };
 
 /** The context's start, run and close over its lifecycle parts, housekeeping last; a context built without migrations cannot start. */
 function contextLifecycle(ground: Ground, core: CoreRooms, clicked: ClickRooms, door: DoorRooms): Pick<AppContext, "start" | "run" | "close"> {
@@ -291,6 +312,7 @@ function contextLifecycle(ground: Ground, core: CoreRooms, clicked: ClickRooms, 
     mailer: core.mailer,
     clicks,
     orphans: clicked.orphans,
+    trackedClicks: clicked.trackedClicks,
     sso: door.sso,
     domains: core.domains,
     streams: clicked.streamsRoom,
@@ -298,6 +320,7 @@ function contextLifecycle(ground: Ground, core: CoreRooms, clicked: ClickRooms, 
     customHosts: core.customHosts,
     blocklist: door.admin.blocklistAdmin,
     imports: door.imports,
+    splits: door.splits,
     live: clicked.live,
     housekeeping,
   });
@@ -344,6 +367,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     blocklist: core.blocklist,
     redirects: clicked.redirects,
     orphans: clicked.orphans,
+    trackedClicks: clicked.trackedClicks,
     webhooks: clicked.webhooksRoom.webhooks,
     clickDeliveries: clicked.webhooksRoom.clickDeliveries,
     domains: core.domains,
@@ -352,5 +376,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     auth: door.auth,
     streams: clicked.streamsRoom.streams,
     streamPublisher: clicked.streamsRoom.publisher,
+    splits: door.splits,
+    stripe: new StripeIntegration({ db: storage.db, clock, log, box: new SealedBox(config.sessionSecret, "stripe secrets v1"), origin: config.origin }),
   };
 }

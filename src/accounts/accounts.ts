@@ -118,6 +118,9 @@ export class AccountService {
       is_admin: input.admin ? 1 : 0,
       last_sign_in_at: null,
       team_require_2fa: 0,
+      track_conversions: 0,
+      conversion_param: "snip_id",
+      attribution_days: 90,
     };
     const inserted = await this.db
       .insertInto("users")

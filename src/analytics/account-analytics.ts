@@ -5,7 +5,8 @@ import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../storage/db.js";
 import type { UserRow } from "../storage/schema.js";
 import type { Analytics, AnalyticsQuery } from "../contract/analytics.js";
-import { requireCapability } from "../accounts/plans.js";
+import { can, requireCapability } from "../accounts/plans.js";
+import { conversionTotals } from "../conversions/conversion-stats.js";
 import { managedOwner } from "../teams/access.js";
 import { shortUrl } from "../links/public-link.js";
 import type { Group } from "../clicks/click-groups.js";
@@ -70,8 +71,14 @@ export class AccountAnalytics {
             )
             .execute();
     const byId = new Map(info.map((l) => [l.id, l]));
+    // Conversions of the same links (Business and up, as account analytics are): exact, straight from their tables.
+    const filtered = Boolean(query.link || query.domain || query.tag);
+    const conversions = can(owner.plan, "conversions")
+      ? await conversionTotals(this.deps.db, filtered ? { linkIds: links.map((l) => l.id) } : { ownerId: owner.id }, p.startMs, p.endMs)
+      : {};
     return {
       owner_id: owner.id,
+      ...conversions,
       ...(p.name ? { range: p.name } : {}),
       tz: p.tz,
       from: p.from,

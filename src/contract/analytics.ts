@@ -1,6 +1,6 @@
 // Account analytics (docs/api.md, Account analytics): every link of an owner over a range, filtered.
 import { Type, type Static } from "typebox";
-import { PeriodProperties } from "./stats.js";
+import { ConversionProperties, PeriodProperties } from "./stats.js";
 
 export const AnalyticsQuery = Type.Object(
   {
@@ -30,6 +30,7 @@ export const TopLink = Type.Object({
 const AnalyticsProperties = {
   owner_id: Type.String(),
   ...PeriodProperties,
+  ...ConversionProperties,
   links: Type.Array(TopLink, { description: "The links with the most clicks in the range (at most 50), most first" }),
 };
 

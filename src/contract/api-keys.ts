@@ -19,6 +19,12 @@ export const KEY_ROUTE_SCOPES = {
   "PATCH /api/external/links/:id": ["links:write"],
   "DELETE /api/external/links/:id": ["links:write"],
   "GET /api/external/links/:id/stats": ["stats:read"],
+  "POST /api/track/lead": ["conversions:write"],
+  "POST /api/track/sale": ["conversions:write"],
+  "POST /api/track/refund": ["conversions:write"],
+  "GET /api/customers": ["conversions:write"],
+  "GET /api/customers/:external_id": ["conversions:write"],
+  "DELETE /api/customers/:external_id": ["conversions:write"],
 } as const satisfies Record<string, readonly ApiKeyScope[]>;
 export type KeyRoute = keyof typeof KEY_ROUTE_SCOPES;
 

@@ -50,6 +50,11 @@ export const LinkSchema = Type.Object({
   starts_at: Nullable(Type.String({ description: "Before this moment visitors get 404 `not_started` with the date, and no click counts" })),
   redirect_status: Nullable(Type.Integer({ description: "301, 302, 307 or 308; null: the instance's default (REDIRECT_STATUS, 302 unless set)" })),
   crawlable: Type.Boolean({ description: "Search engines may follow it: /robots.txt allows it and its redirects carry no X-Robots-Tag" }),
+  track_conversions: Nullable(
+    Type.Boolean({
+      description: "Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default",
+    }),
+  ),
   ...LinkTargetingProperties,
 });
 export type Link = Static<typeof LinkSchema>;
@@ -67,6 +72,7 @@ const LinkDetails = {
   starts_at: Type.Optional(Nullable(Type.String({ maxLength: 100, description: "ISO 8601 date-time; Pro and up" }))),
   redirect_status: Type.Optional(Nullable(Type.Integer({ description: "301, 302, 307 or 308; null: the instance's default" }))),
   crawlable: Type.Optional(Type.Boolean({ description: "Let search engines follow it (default false)" })),
+  track_conversions: Type.Optional(Nullable(Type.Boolean({ description: "Send the click id to the destination (Business and up); null: the default" }))),
   preview: Type.Optional(
     Nullable(
       Body({

@@ -23,6 +23,8 @@ export type Capability =
   | "webhooks"
   /** Click streams to the account's own brokers (docs/stream.md). */
   | "streams"
+  /** Leads, sales and customers through the tracking API and the Stripe integration; the click id to the destination (docs/conversions.md). */
+  | "conversions"
   /** An OpenID Connect connection for the team (docs/sso.md). */
   | "sso"
   | "team_2fa_policy";
@@ -38,6 +40,7 @@ const BUSINESS: Capability[] = [
   "external_api",
   "webhooks",
   "streams",
+  "conversions",
 ];
 
 export const PLAN_CAPABILITIES: Readonly<Record<Plan, ReadonlySet<Capability>>> = {
@@ -83,6 +86,7 @@ export const CAPABILITY_LABELS: Readonly<Record<Capability, string>> = {
   external_api: "the external API",
   webhooks: "webhooks",
   streams: "click streams",
+  conversions: "conversion tracking",
   sso: "single sign-on",
   team_2fa_policy: "the team's two-factor policy",
 };

@@ -130,6 +130,44 @@ export const PeriodProperties = {
   bot_share: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
 };
 
+/** Leads, sales and revenue of the range (Business and up: docs/conversions.md, Statistics). */
+const Revenue = Type.Record(Type.String(), Type.Integer(), {
+  description: "Currency (ISO 4217) to minor units, net of refunds; never summed across currencies",
+});
+export const ConversionProperties = {
+  leads: Type.Optional(Type.Integer({ description: "Leads of the range's conversions (Business and up)" })),
+  sales: Type.Optional(Type.Integer({ description: "Sales of the range (refunded ones included)" })),
+  revenue: Type.Optional(Revenue),
+};
+
+const Interval = Type.Union([Type.Object({ low: Type.Number(), high: Type.Number() }), Type.Null()], { description: "95 % confidence interval of the rate" });
+const SplitTest = Type.Object(
+  {
+    goal: Type.Union([Type.Literal("clicks"), Type.Literal("leads"), Type.Literal("sales"), Type.Literal("revenue"), Type.Null()]),
+    started_at: Type.Union([Type.String(), Type.Null()]),
+    ends_at: Type.Union([Type.String(), Type.Null()]),
+    min_visits: Type.Union([Type.Integer(), Type.Null()]),
+    currency: Type.Union([Type.String(), Type.Null()], { description: "The currency the revenue goal compares (most revenue), null without sales" }),
+    variants: Type.Array(
+      Type.Object({
+        destination: Type.String({ description: "variant:N" }),
+        url: Type.String(),
+        weight: Type.Integer(),
+        clicks: Type.Integer(),
+        leads: Type.Integer(),
+        sales: Type.Integer(),
+        revenue: Revenue,
+        rate: Type.Union([Type.Number(), Type.Null()], {
+          description:
+            "Toward the goal: leads or sales per click, revenue per click (minor units), or the share of the split's clicks for clicks (leads per click without a goal)",
+        }),
+        interval: Interval,
+      }),
+    ),
+  },
+  { description: "A running split's variants since it began (its goal set): their figures, rate and 95 % interval (docs/conversions.md)" },
+);
+
 const StatsProperties = {
   link_id: Type.String(),
   alias: Type.String(),
@@ -163,6 +201,9 @@ const StatsProperties = {
         url: Type.Union([Type.String(), Type.Null()]),
         clicks: Type.Integer(),
         share: Type.Number({ minimum: 0, maximum: 1 }),
+        leads: Type.Optional(Type.Integer()),
+        sales: Type.Optional(Type.Integer()),
+        revenue: Type.Optional(Revenue),
       }),
       {
         description:
@@ -175,6 +216,8 @@ const StatsProperties = {
       description: "Clicks per UTC day and destination (days with none left out): a split's variants over time",
     }),
   ),
+  ...ConversionProperties,
+  split_test: Type.Optional(SplitTest),
 };
 
 export const StatsSchema = Type.Object(StatsProperties);

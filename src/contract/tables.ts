@@ -35,7 +35,7 @@ export const MAX_WEBHOOKS = 5;
 export const MAX_PICTURE_BYTES = 2 * 1024 * 1024;
 
 /** Every scope an API key can carry, in the order the dashboard and the answers list them (api-keys.ts). */
-export const API_KEY_SCOPES = ["links:create", "links:read", "links:write", "stats:read", "export"] as const;
+export const API_KEY_SCOPES = ["links:create", "links:read", "links:write", "stats:read", "export", "conversions:write"] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 /** A key created without `scopes`, and every key made before scopes existed (migration 026): the spec's creation API. */
 export const DEFAULT_KEY_SCOPES: readonly ApiKeyScope[] = ["links:create"];
@@ -46,6 +46,7 @@ export const SCOPE_LABELS: Readonly<Record<ApiKeyScope, string>> = {
   "links:write": "Create, edit and delete links",
   "stats:read": "Read link statistics",
   export: "Export every link (CSV or JSON)",
+  "conversions:write": "Record leads, sales and refunds; read and erase customers",
 };
 
 /** Who made an audit entry (docs/operator.md, Audit log): an operator in the console, an account holder on their own account, or the system. */

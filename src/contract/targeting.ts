@@ -1,7 +1,7 @@
 // Redirect rules and weighted splits (docs/api.md, Redirect rules): the shapes of a link's `rules` and
 // `split`, the destination codes a click records, and the answer of `GET /api/links/{id}/resolve`.
 import { Type, type Static, type TOptional } from "typebox";
-import { Body } from "./common.js";
+import { Body, Nullable, StringEnum } from "./common.js";
 
 import { DEVICES, MAX_RULES, MAX_VARIANTS, MIN_VARIANTS } from "./tables.js";
 import { CONDITIONS, MAX_QUERY_NAMES, MAX_RULE_VALUES, type CondKind, type RuleDevice } from "./conditions/index.js";
@@ -29,8 +29,32 @@ export type Rule = Static<typeof RuleSchema>;
 export const VariantSchema = Body({ url: Url, weight: Type.Integer({ description: "Percent, 1 to 99; a split's weights add up to 100" }) });
 export type Variant = Static<typeof VariantSchema>;
 
+/** What a split that picks its winner compares (docs/conversions.md, Splits that pick their winner). */
+export const SPLIT_GOALS = ["clicks", "leads", "sales", "revenue"] as const;
+export type SplitGoal = (typeof SPLIT_GOALS)[number];
+/** The most visits per variant a split may wait for. */
+export const MAX_SPLIT_MIN_VISITS = 100_000_000;
+
+const SplitGoalSchema = StringEnum(SPLIT_GOALS, "clicks, leads, sales or revenue: what the split's end compares (Business plan and above)");
+
+/** The decision taken at a split's end (absent while it runs). */
+export const SplitDecisionSchema = Type.Object({
+  at: Type.String(),
+  result: Type.Union([Type.Literal("winner"), Type.Literal("no_clear_winner")]),
+  goal: SplitGoalSchema,
+  winner: Nullable(Type.String({ description: "variant:N, the variant made the link's destination" })),
+  url: Nullable(Type.String({ description: "The winner's address (now the link's url)" })),
+  summary: Type.String(),
+});
+export type SplitDecision = Static<typeof SplitDecisionSchema>;
+
 /** On create and edit: `rules: []` or null clears the rules, `split: []` or null the split. */
 export const TargetingFields = {
+  split_goal: Type.Optional(Nullable(SplitGoalSchema)),
+  split_ends_at: Type.Optional(Nullable(Type.String({ maxLength: 100, description: "ISO 8601 instant: the split ends then" }))),
+  split_min_visits: Type.Optional(
+    Nullable(Type.Integer({ description: `The split ends once every variant has this many visits (1 to ${MAX_SPLIT_MIN_VISITS})` })),
+  ),
   rules: Type.Optional(Type.Union([Type.Array(RuleSchema, { maxItems: 200, description: `At most ${MAX_RULES}; the first that holds decides` }), Type.Null()])),
   split: Type.Optional(Type.Union([Type.Array(VariantSchema, { maxItems: 40, description: `${MIN_VARIANTS} to ${MAX_VARIANTS} variants` }), Type.Null()])),
 };
@@ -39,6 +63,10 @@ export const TargetingFields = {
 export const LinkTargetingProperties = {
   rules: Type.Array(RuleSchema, { description: "Redirect rules in order; the first that holds decides (Business plan and above)" }),
   split: Type.Array(VariantSchema, { description: "A weighted split of the default destination, empty when none (Business plan and above)" }),
+  split_goal: Nullable(SplitGoalSchema),
+  split_ends_at: Nullable(Type.String()),
+  split_min_visits: Nullable(Type.Integer()),
+  split_decision: Nullable(SplitDecisionSchema),
 };
 
 /**

@@ -87,6 +87,7 @@ export class DomainService {
       next_check_at: null,
       verify_requested_at: null,
       created_at: now,
+      track_conversions: null,
     };
     const e = expectedRecords(row, this.deps.cnameTarget);
     row.next_action = `Add the CNAME record ${e.hostname} -> ${e.cnameTarget} and the TXT record ${e.txtName} with the value ${e.txtValue} at your DNS provider, then verify.`;

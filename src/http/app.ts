@@ -20,6 +20,8 @@ import { guardInput } from "./input-guard.js";
 import { installSessionHooks } from "./auth.js";
 import { installKeyRefusal } from "./key-auth.js";
 import { externalLinkRoutes } from "./routes/external-links.js";
+import { conversionRoutes } from "./routes/conversions.js";
+import { TRACK_SCRIPT, TRACK_SCRIPT_PATH } from "../conversions/track-script.js";
 import { authRoutes } from "./routes/auth.js";
 import { reauthRoutes } from "./routes/reauth.js";
 import { twoFactorRoutes } from "./routes/two-factor.js";
@@ -45,6 +47,7 @@ import type { Metrics } from "./metrics.js";
 import { reportRoutes } from "./routes/report.js";
 import { domainRoutes, tlsAskRoute } from "./routes/domains.js";
 import { adminRoutes } from "./routes/admin.js";
+import { integrationRoutes } from "./routes/integrations.js";
 import { ssoRoutes } from "./routes/sso.js";
 import { liveRoutes } from "./routes/analytics-live.js";
 import { FAVICON_SVG, HTML_CSP, NOT_FOUND_PAGE, PASSWORD_SCRIPT, PASSWORD_SCRIPT_PATH, errorPage, prefersJson } from "./pages.js";
@@ -222,9 +225,11 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await streamRoutes(scoped, ctx);
     await externalRoutes(scoped, ctx);
     await externalLinkRoutes(scoped, ctx);
+    await conversionRoutes(scoped, ctx);
     await domainRoutes(scoped, ctx);
     await adminRoutes(scoped, ctx);
     await ssoRoutes(scoped, ctx);
+    await integrationRoutes(scoped, ctx);
     scoped.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   });
 
@@ -235,6 +240,14 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   // The link-password page's show/hide control (pages.ts): on every host, as the page itself.
   app.get(PASSWORD_SCRIPT_PATH, { schema: { hide: true } }, async (_r, reply) =>
     reply.type("text/javascript; charset=utf-8").header("cache-control", "max-age=86400").send(PASSWORD_SCRIPT),
+  );
+  // The conversion script for destination sites (docs/conversions.md): on every host, loadable from any site, no cookie.
+  app.get(TRACK_SCRIPT_PATH, { schema: { hide: true } }, async (_r, reply) =>
+    reply
+      .type("text/javascript; charset=utf-8")
+      .header("cache-control", "public, max-age=86400")
+      .header("cross-origin-resource-policy", "cross-origin")
+      .send(TRACK_SCRIPT),
   );
   // The icon: on every host and whether or not the dashboard is built (the public pages name it too).
   app.get("/favicon.svg", { schema: { hide: true } }, async (_r, reply) =>

@@ -38,6 +38,9 @@ export const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   not_found: 404,
   alias_taken: 409,
   conflict: 409,
+  attribution_expired: 422,
+  // A Stripe event whose signature does not verify or is outside Stripe's tolerance (docs/conversions.md, Stripe).
+  invalid_signature: 400,
   expired: 410,
   // The redirect's answers for links an operator closed (docs/operator.md).
   link_disabled: 410,

@@ -59,9 +59,13 @@ const SIGNED_IN_OPTIONS = [
   "archived",
   "rules",
   "split",
+  "split_goal",
+  "split_ends_at",
+  "split_min_visits",
   "starts_at",
   "redirect_status",
   "crawlable",
+  "track_conversions",
 ] as const;
 
 const given = (v: unknown) => v !== undefined && v !== null && v !== "" && !(Array.isArray(v) && v.length === 0);
@@ -169,6 +173,12 @@ export async function prepareLink(deps: LinkDeps, actor: UserRow | null, input: 
     starts_at: null,
     redirect_status: null,
     crawlable: 0,
+    split_goal: null,
+    split_ends_at: null,
+    split_min_visits: null,
+    split_started_at: null,
+    split_decision: null,
+    track_conversions: null,
     ...details.set,
     ...opts.imported,
   };

@@ -13,6 +13,7 @@ export interface LinkDeliveryInput {
   starts_at?: string | null;
   redirect_status?: number | null;
   crawlable?: boolean;
+  track_conversions?: boolean | null;
 }
 
 const MAX_TIME = Date.UTC(9999, 11, 31);
@@ -30,8 +31,12 @@ export function parseStart(value: string): number {
 }
 
 /** The columns these fields set (absent: unchanged); `plan` is the link owner's. */
-export function checkDelivery(checks: FieldChecks, input: LinkDeliveryInput, plan: string): Pick<LinkUpdate, "starts_at" | "redirect_status" | "crawlable"> {
-  const set: Pick<LinkUpdate, "starts_at" | "redirect_status" | "crawlable"> = {};
+export function checkDelivery(
+  checks: FieldChecks,
+  input: LinkDeliveryInput,
+  plan: string,
+): Pick<LinkUpdate, "starts_at" | "redirect_status" | "crawlable" | "track_conversions"> {
+  const set: Pick<LinkUpdate, "starts_at" | "redirect_status" | "crawlable" | "track_conversions"> = {};
   const start = input.starts_at;
   if (start !== undefined) {
     set.starts_at =
@@ -53,6 +58,18 @@ export function checkDelivery(checks: FieldChecks, input: LinkDeliveryInput, pla
           });
   }
   if (input.crawlable !== undefined) set.crawlable = input.crawlable ? 1 : 0;
+  const track = input.track_conversions;
+  if (track !== undefined) {
+    set.track_conversions =
+      track === null
+        ? null
+        : !track
+          ? 0
+          : checks.run(() => {
+              requireCapability(plan, "conversions", "Conversion tracking");
+              return 1;
+            });
+  }
   return set;
 }
 

@@ -33,9 +33,15 @@ export interface CheckedDetails {
     | "archived_at"
     | "rules"
     | "split"
+    | "split_goal"
+    | "split_ends_at"
+    | "split_min_visits"
+    | "split_started_at"
+    | "split_decision"
     | "starts_at"
     | "redirect_status"
     | "crawlable"
+    | "track_conversions"
   >;
   tags: string[] | undefined;
   /** Rules' and variants' addresses with their fields (the blocklist checks them like the link's own). */
@@ -104,7 +110,7 @@ export function checkDetails(checks: FieldChecks, input: LinkDetailsInput, plan:
   }
   if (input.archived !== undefined) set.archived_at = input.archived ? now : null;
   const tags = input.tags === undefined ? undefined : checks.run(() => checkTagNames(input.tags as string[]));
-  const targeting = checkTargeting(checks, input, plan, ownHost);
+  const targeting = checkTargeting(checks, input, plan, ownHost, now);
   const delivery = checkDelivery(checks, input, plan);
   return { set: { ...set, ...targeting.set, ...delivery }, tags, targetUrls: targeting.urls };
 }

@@ -3,7 +3,17 @@
 // field is named (`rules[2].if.country`); rules and splits follow the owner's plan (Business and above).
 import { invalid, type FieldChecks } from "../shared/errors.js";
 import { requireCapability } from "../accounts/plans.js";
-import { MAX_RULES, MAX_VARIANTS, MIN_VARIANTS, type Rule, type RuleCondition, type Variant } from "../contract/targeting.js";
+import {
+  MAX_RULES,
+  MAX_SPLIT_MIN_VISITS,
+  MAX_VARIANTS,
+  MIN_VARIANTS,
+  SPLIT_GOALS,
+  type Rule,
+  type RuleCondition,
+  type SplitGoal,
+  type Variant,
+} from "../contract/targeting.js";
 import { CONDITIONS } from "../contract/conditions/index.js";
 import { countryCode as upperCountry } from "../contract/conditions/country.js";
 import { instantOf } from "../contract/conditions/kind.js";
@@ -13,11 +23,16 @@ import { normalizeDestination } from "./validate.js";
 export interface TargetingInput {
   rules?: Rule[] | null;
   split?: Variant[] | null;
+  split_goal?: SplitGoal | null;
+  split_ends_at?: string | null;
+  split_min_visits?: number | null;
 }
+
+type SplitColumns = "split_goal" | "split_ends_at" | "split_min_visits" | "split_started_at" | "split_decision";
 
 /** The columns to set (absent: unchanged), and every destination address with its field (for the blocklist). */
 export interface CheckedTargeting {
-  set: { rules?: string | null; split?: string | null };
+  set: { rules?: string | null; split?: string | null } & { [C in SplitColumns]?: C extends "split_goal" | "split_decision" ? string | null : number | null };
   urls: { field: string; url: string }[];
 }
 
@@ -92,8 +107,47 @@ function split(raw: Variant[], checks: FieldChecks, ownHost: string, urls: Check
   return out;
 }
 
+/**
+ * A split's goal and end where given. A new split or goal starts the count again (split_started_at) and forgets
+ * the last decision; clearing the split clears its goal and end.
+ */
+function splitGoal(checks: FieldChecks, input: TargetingInput, plan: string, now: number, set: CheckedTargeting["set"]): void {
+  if (input.split_goal !== undefined) {
+    const goal = input.split_goal;
+    set.split_goal =
+      goal === null
+        ? null
+        : checks.run(() => {
+            if (!SPLIT_GOALS.includes(goal)) throw invalid("split_goal", `must be one of ${SPLIT_GOALS.join(", ")}`);
+            requireCapability(plan, "link_targeting", "A split's goal");
+            return goal;
+          });
+  }
+  if (input.split_ends_at !== undefined) {
+    const at = input.split_ends_at;
+    set.split_ends_at = at === null ? null : checks.run(() => instant(at, "split_ends_at"));
+  }
+  if (input.split_min_visits !== undefined) {
+    const n = input.split_min_visits;
+    set.split_min_visits =
+      n === null
+        ? null
+        : checks.run(() => {
+            if (!Number.isInteger(n) || n < 1 || n > MAX_SPLIT_MIN_VISITS)
+              throw invalid("split_min_visits", `must be a whole number from 1 to ${MAX_SPLIT_MIN_VISITS}`);
+            return n;
+          });
+  }
+  if (set.split === null) Object.assign(set, { split_goal: null, split_ends_at: null, split_min_visits: null, split_started_at: null, split_decision: null });
+  else if (set.split !== undefined || set.split_goal !== undefined || set.split_ends_at !== undefined || set.split_min_visits !== undefined) {
+    // A later end or another threshold is decided afresh; a new split or goal also counts from now.
+    set.split_decision = null;
+    if (set.split !== undefined || set.split_goal !== undefined) set.split_started_at = now;
+  }
+}
+
 /** Checks `rules` and `split` where given (every wrong field noted in `checks`); `plan` is the link owner's. */
-export function checkTargeting(checks: FieldChecks, input: TargetingInput, plan: string, ownHost: string): CheckedTargeting {
+export function checkTargeting(checks: FieldChecks, input: TargetingInput, plan: string, ownHost: string, now: number): CheckedTargeting {
   const out: CheckedTargeting = { set: {}, urls: [] };
   if (input.rules !== undefined) {
     const given = input.rules ?? [];
@@ -113,6 +167,7 @@ export function checkTargeting(checks: FieldChecks, input: TargetingInput, plan:
       if (checked !== undefined) out.set.split = JSON.stringify(checked);
     }
   }
+  splitGoal(checks, input, plan, now, out.set);
   return out;
 }
 

@@ -57,14 +57,29 @@ const CACHED_COLUMNS = [
   "starts_at",
   "redirect_status",
   "crawlable",
+  "track_conversions",
 ] as const;
-export type CachedRow = Pick<LinkRow, (typeof CACHED_COLUMNS)[number]>;
+/**
+ * Conversion tracking as the redirect needs it, worked out when a link is loaded: whether it tracks (its own
+ * choice, else its domain's, else its account's default), the account's query parameter and its plan.
+ */
+const TRACK_EXPR =
+  "coalesce(l.track_conversions, (SELECT d.track_conversions FROM domains d WHERE d.hostname = l.domain AND d.owner_id = l.owner_id), (SELECT u.track_conversions FROM users u WHERE u.id = l.owner_id), 0)";
+const PARAM_EXPR = "(SELECT u.conversion_param FROM users u WHERE u.id = l.owner_id)";
+const PLAN_EXPR = "(SELECT u.plan FROM users u WHERE u.id = l.owner_id)";
+const TRACKING_SQL = `${TRACK_EXPR} AS snip_track, ${PARAM_EXPR} AS snip_param, ${PLAN_EXPR} AS snip_plan`;
+export type CachedRow = Pick<LinkRow, (typeof CACHED_COLUMNS)[number]> & {
+  /** 1 when the link tracks conversions (see TRACKING_SQL); absent in rows read elsewhere. */
+  snip_track?: number | null;
+  snip_param?: string | null;
+  snip_plan?: string | null;
+};
 
 /** findFresh()'s answer: the row, or on PostgreSQL the row with the snapshot it was read with. */
 export type Loaded = CachedRow | null | { row: CachedRow | null; seen: Snapshot };
 
 /** PostgreSQL's find() for the cache, with the snapshot the row was read with. */
-const FIND_SQL = `SELECT ${CACHED_COLUMNS.map((c) => `l.${c}`).join(", ")}, pg_current_snapshot()::text AS snip_seen FROM links l WHERE l.domain = $1 AND l.alias = $2`;
+const FIND_SQL = `SELECT ${CACHED_COLUMNS.map((c) => `l.${c}`).join(", ")}, ${TRACKING_SQL}, pg_current_snapshot()::text AS snip_seen FROM links l WHERE l.domain = $1 AND l.alias = $2`;
 const FIND_ON_DOMAIN_SQL = `${FIND_SQL} AND ${ON_VERIFIED_DOMAIN}`;
 
 export type { CreateLinkInput, UpdateLinkInput, ListQuery, LinkPage, BulkResult, AccessibleLink, LinkView };
@@ -221,9 +236,11 @@ export class LinkService {
       // preparing the query each time, run under Kysely's connection lock like every other statement.
       const stmt =
         domain === ""
-          ? (this.findStatement ??= this.sqlite.prepare<[string, string], LinkRow>("SELECT * FROM links WHERE domain = ? AND alias = ?"))
+          ? (this.findStatement ??= this.sqlite.prepare<[string, string], LinkRow>(
+              `SELECT l.*, ${TRACKING_SQL} FROM links l WHERE l.domain = ? AND l.alias = ?`,
+            ))
           : (this.findOnDomainStatement ??= this.sqlite.prepare<[string, string], LinkRow>(
-              `SELECT l.* FROM links l WHERE l.domain = ? AND l.alias = ? AND ${ON_VERIFIED_DOMAIN}`,
+              `SELECT l.*, ${TRACKING_SQL} FROM links l WHERE l.domain = ? AND l.alias = ? AND ${ON_VERIFIED_DOMAIN}`,
             ));
       return this.deps.db.connection().execute(async () => stmt.get(domain, alias) ?? null);
     }
@@ -260,6 +277,7 @@ export class LinkService {
     let qb = this.deps.db
       .selectFrom("links as l")
       .select(CACHED_COLUMNS.map((c) => `l.${c}` as const))
+      .select([sql.raw<number>(TRACK_EXPR).as("snip_track"), sql.raw<string>(PARAM_EXPR).as("snip_param"), sql.raw<string>(PLAN_EXPR).as("snip_plan")])
       .select(seen)
       .where("l.domain", "=", domain)
       .where("l.alias", "=", alias);

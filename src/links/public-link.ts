@@ -49,7 +49,12 @@ export function toLink(link: LinkRow & { updated_by_email?: string | null }, tag
     starts_at: iso(link.starts_at == null ? null : Number(link.starts_at)),
     redirect_status: link.redirect_status == null ? null : Number(link.redirect_status),
     crawlable: Number(link.crawlable ?? 0) === 1,
+    track_conversions: link.track_conversions == null ? null : Number(link.track_conversions) === 1,
     rules: link.rules === null ? [] : (JSON.parse(link.rules) as Link["rules"]),
     split: link.split === null ? [] : (JSON.parse(link.split) as Link["split"]),
+    split_goal: (link.split_goal ?? null) as Link["split_goal"],
+    split_ends_at: iso(link.split_ends_at == null ? null : Number(link.split_ends_at)),
+    split_min_visits: link.split_min_visits == null ? null : Number(link.split_min_visits),
+    split_decision: link.split_decision == null ? null : (JSON.parse(link.split_decision) as Link["split_decision"]),
   };
 }

@@ -10,6 +10,7 @@ import { rulesOf, splitOf } from "../links/link-targeting.js";
 import { type Targeting, compileTargeting } from "./targeting.js";
 import { type Snapshot, covers } from "../storage/pg-snapshot.js";
 import { type RedirectAnswer, RedirectAnswers } from "./answers.js";
+import { can } from "../contract/plans.js";
 
 /** What a redirect needs to decide; click_count is left out on purpose (it changes on every click). */
 export type CachedLink = Pick<
@@ -31,6 +32,8 @@ export type CachedLink = Pick<
    * edit that raises the limit replaces this entry. Later visits get the limit's answer without a count.
    */
   used_up: boolean;
+  /** The query parameter its visitors' click id goes to the destination in (docs/conversions.md); null: not tracked, most links. */
+  track: string | null;
 };
 
 /** A link (null: known missing) and, on PostgreSQL, the snapshot of the statement that read it. */
@@ -77,6 +80,7 @@ function toCached(row: CachedRow, blocked: BlockedCheck, answers: RedirectAnswer
     starts_at: row.starts_at == null ? null : Number(row.starts_at),
     answer: answers.of(row.redirect_status == null ? null : Number(row.redirect_status), Number(row.crawlable) === 1),
     used_up: false,
+    track: Number(row.snip_track ?? 0) === 1 && can(row.snip_plan ?? "free", "conversions") ? (row.snip_param ?? "snip_id") : null,
   };
 }
 

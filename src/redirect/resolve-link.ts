@@ -3,6 +3,7 @@
 // -> password -> preview page for a link-preview crawler -> redirect rules -> device destination -> split
 // -> main destination (targeting.ts); exactly one click per redirect or preview page served, recorded and
 // handed to the click's listeners as one event (click-event.ts).
+import { newClickId, withQueryParam, type TrackedClickWriter } from "../conversions/index.js";
 import type { Clock } from "../shared/clock.js";
 import { type RateEvents, retryAfterSeconds } from "../storage/rate-events.js";
 import type { ClickRecorder } from "../clicks/recorder.js";
@@ -12,7 +13,8 @@ import { isReservedAlias } from "../links/reserved.js";
 import { verifyPassword } from "../accounts/passwords.js";
 import { type CachedLink, LinkCache } from "./link-cache.js";
 import { deviceDestination } from "./device.js";
-import { type VisitFacts, targetOf } from "./targeting.js";
+import { targetOf } from "./targeting.js";
+import { Facts } from "./visit-facts.js";
 import type { CountryResolver } from "../clicks/describe.js";
 import { utmOf } from "../clicks/utm-values.js";
 import type { DomainChanges } from "../domains/domain-changes.js";
@@ -107,6 +109,8 @@ export interface RedirectDeps {
   secureCookies?: boolean;
   /** REDIRECT_STATUS and REDIRECT_MAX_AGE's answers (302 and 3600 when absent). */
   answers?: RedirectAnswers;
+  /** Visits of links that track conversions (conversions/tracked-clicks.ts); absent: no link tracks. */
+  trackedClicks?: Pick<TrackedClickWriter, "record">;
 }
 
 /** Already lowercase without a trailing dot (what browsers send): no new string on the hot path. */
@@ -360,36 +364,26 @@ export class RedirectService {
     });
     // One event for every listener; each pays one check for an owner it does not serve (click-event.ts).
     this.dispatcher?.clicked(link, v, at, code);
-    return location;
-  }
-}
-
-/** What redirect rules may ask of a visit: one object, no closure (the country worked out only when a rule asks). */
-class Facts implements VisitFacts {
-  readonly userAgent: string;
-  readonly referer: string;
-  readonly query: string;
-  readonly acceptLanguage: string;
-  readonly cookie: string;
-  readonly ip: string;
-  private readonly header: string | null;
-
-  constructor(
-    v: Visit,
-    readonly at: number,
-    private readonly countries: Pick<CountryResolver, "resolve"> | undefined,
-  ) {
-    this.userAgent = v.userAgent;
-    this.referer = v.referer;
-    this.query = v.query;
-    this.acceptLanguage = v.acceptLanguage;
-    this.cookie = v.cookie;
-    this.ip = v.ip;
-    this.header = v.country;
+    // Most links do not track conversions: one null check.
+    return link.track === null ? location : this.tracked(link, link.track, v, at, code, location);
   }
 
-  country(): string | null {
-    const c = this.countries?.resolve(this.header, this.ip) ?? "unknown";
-    return c === "unknown" ? null : c;
+  /** A visit of a link that tracks conversions: its click id, stored in a moment, goes to the destination in `param`. */
+  private tracked(link: CachedLink, param: string, v: Visit, at: number, code: string | null, location: string): string {
+    const writer = this.deps.trackedClicks;
+    if (!writer || link.owner_id === null) return location;
+    const id = newClickId();
+    const country = this.deps.countries?.resolve(v.country, v.ip) ?? "unknown";
+    writer.record({
+      id,
+      ownerId: link.owner_id,
+      linkId: link.id,
+      destination: code,
+      country: country === "unknown" ? null : country,
+      userAgent: v.userAgent,
+      referer: v.referer,
+      at,
+    });
+    return withQueryParam(location, param, id);
   }
 }

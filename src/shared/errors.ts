@@ -16,6 +16,8 @@ export type ErrorCode =
   | "not_found"
   | "alias_taken"
   | "conflict"
+  | "attribution_expired"
+  | "invalid_signature"
   | "payload_too_large"
   | "unsupported_media_type"
   | "rate_limited"

@@ -13,6 +13,15 @@ export interface SnipEvents {
   "account.changed": { userId: string };
   /** The outbox's transport accepted a message stored with a key "<kind>:<id>", whoever waited for it (mail/). */
   "mail.sent": { key: string };
+  /**
+   * A split that picks its winner reached its end (conversions/split-winner.ts): a winner made the link's url, or
+   * no clear winner. `decision` is the link's split_decision (contract/targeting.ts's SplitDecision).
+   */
+  "link.split_decided": {
+    linkId: string;
+    ownerId: string | null;
+    decision: { result: string; goal: string; winner: string | null; url: string | null; summary: string; at: string };
+  };
 }
 
 export type EventName = keyof SnipEvents;

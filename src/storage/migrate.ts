@@ -37,6 +37,8 @@ import { streamBatches } from "./migrations/038-stream-batches.js";
 import { signInDoor } from "./migrations/039-sign-in-door.js";
 import { ssoDomainClaims } from "./migrations/040-sso-domain-claims.js";
 import { memberOrigin } from "./migrations/041-member-origin.js";
+import { conversions } from "./migrations/042-conversions.js";
+import { stripeAndSplitGoals } from "./migrations/043-stripe-and-split-goals.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -76,6 +78,8 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "039-sign-in-door": signInDoor(),
     "040-sso-domain-claims": ssoDomainClaims(storage.dialect),
     "041-member-origin": memberOrigin(),
+    "042-conversions": conversions(),
+    "043-stripe-and-split-goals": stripeAndSplitGoals(),
   };
 }
 

@@ -18,6 +18,9 @@ import type {
 
 export type * from "./click-tables.js";
 import type { AdminTables } from "./admin-tables.js";
+import type { ConversionTables } from "./conversion-tables.js";
+import type { StripeTables } from "./stripe-tables.js";
+export type * from "./stripe-tables.js";
 export type * from "./admin-tables.js";
 import type { ImportTables } from "./import-tables.js";
 export type * from "./import-tables.js";
@@ -44,6 +47,12 @@ export interface UsersTable {
   last_sign_in_at: number | null;
   /** Enterprise: 1 when the owner requires two-factor sign-in of team members (migration 025). */
   team_require_2fa: Generated<number>;
+  /** 1: the account's links track conversions unless their domain or the link says otherwise (migration 042). */
+  track_conversions: Generated<number>;
+  /** The query parameter the click id is sent in (default snip_id). */
+  conversion_param: Generated<string>;
+  /** Days a click may lead to a conversion (default 90). */
+  attribution_days: Generated<number>;
 }
 
 export interface UserPicturesTable {
@@ -129,6 +138,18 @@ export interface LinksTable {
   redirect_status: number | null;
   /** 1: /robots.txt allows it and its redirects carry no X-Robots-Tag. */
   crawlable: Generated<number>;
+  /** A split's goal: clicks, leads, sales or revenue; null: no end, no winner picked (migration 043). */
+  split_goal: string | null;
+  /** When the split ends (epoch ms), or null. */
+  split_ends_at: number | null;
+  /** The split ends once every variant has this many visits, or null. */
+  split_min_visits: number | null;
+  /** When the split or its goal was last set: its figures count from then. */
+  split_started_at: number | null;
+  /** JSON of the last decision (conversions/split-winner.ts), null while undecided. */
+  split_decision: string | null;
+  /** 1 or 0: tracks conversions (the click id to the destination); null: its domain's, else its account's default (migration 042). */
+  track_conversions: number | null;
 }
 
 /** Requests that matched no link, counted per day, host ("" the main host), path, referrer host, device class (migration 033). */
@@ -273,6 +294,8 @@ export interface DomainsTable {
   next_check_at: number | null;
   verify_requested_at: number | null;
   created_at: number;
+  /** 1 or 0: the default of its links for conversion tracking; null: the account's (migration 042). */
+  track_conversions: number | null;
 }
 
 /** An owner's label for links (migration 017). */
@@ -306,7 +329,7 @@ export interface UtmTemplatesTable {
   created_at: number;
 }
 
-export interface Database extends AdminTables, ImportTables, PasskeyTables, SecurityTables, StreamTables {
+export interface Database extends AdminTables, ConversionTables, ImportTables, PasskeyTables, SecurityTables, StreamTables, StripeTables {
   users: UsersTable;
   user_pictures: UserPicturesTable;
   sessions: SessionsTable;

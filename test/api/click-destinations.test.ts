@@ -14,6 +14,9 @@ import { ManualClock } from "../../src/shared/clock.js";
 import type { ClickInput } from "../../src/clicks/recorder.js";
 
 const NOW = Date.UTC(2026, 10, 2, 12, 0, 0); // 2026-11-02 12:00 UTC
+/** A Business link's destinations carry its conversions too (docs/conversions.md): none here. */
+const NO_CONVERSIONS = { leads: 0, sales: 0, revenue: {} };
+
 const URLS = {
   url: "https://example.com/landing",
   ios: "https://apps.example.com/ios",
@@ -46,12 +49,12 @@ const FRESH: Seed[] = [
 ];
 
 const RANGE_DESTINATIONS = [
-  { destination: "variant:2", url: URLS.variant2, clicks: 4, share: 0.2857 },
-  { destination: "default", url: URLS.url, clicks: 3, share: 0.2143 },
-  { destination: "rule:1", url: URLS.rule1, clicks: 2, share: 0.1429 },
-  { destination: "ios", url: URLS.ios, clicks: 2, share: 0.1429 },
-  { destination: "android", url: URLS.android, clicks: 2, share: 0.1429 },
-  { destination: "rule:3", url: null, clicks: 1, share: 0.0714 },
+  { destination: "variant:2", url: URLS.variant2, clicks: 4, share: 0.2857, ...NO_CONVERSIONS },
+  { destination: "default", url: URLS.url, clicks: 3, share: 0.2143, ...NO_CONVERSIONS },
+  { destination: "rule:1", url: URLS.rule1, clicks: 2, share: 0.1429, ...NO_CONVERSIONS },
+  { destination: "ios", url: URLS.ios, clicks: 2, share: 0.1429, ...NO_CONVERSIONS },
+  { destination: "android", url: URLS.android, clicks: 2, share: 0.1429, ...NO_CONVERSIONS },
+  { destination: "rule:3", url: null, clicks: 1, share: 0.0714, ...NO_CONVERSIONS },
 ];
 const RANGE_DAILY = [
   { date: "2026-10-31", destination: "default", clicks: 2 },
@@ -67,11 +70,11 @@ const RANGE_DAILY = [
 ];
 // range=24h: 2026-11-01 13:00 to 2026-11-02 12:59.
 const LAST_DAY_DESTINATIONS = [
-  { destination: "android", url: URLS.android, clicks: 2, share: 0.3333 },
-  { destination: "default", url: URLS.url, clicks: 1, share: 0.1667 },
-  { destination: "rule:1", url: URLS.rule1, clicks: 1, share: 0.1667 },
-  { destination: "ios", url: URLS.ios, clicks: 1, share: 0.1667 },
-  { destination: "variant:2", url: URLS.variant2, clicks: 1, share: 0.1667 },
+  { destination: "android", url: URLS.android, clicks: 2, share: 0.3333, ...NO_CONVERSIONS },
+  { destination: "default", url: URLS.url, clicks: 1, share: 0.1667, ...NO_CONVERSIONS },
+  { destination: "rule:1", url: URLS.rule1, clicks: 1, share: 0.1667, ...NO_CONVERSIONS },
+  { destination: "ios", url: URLS.ios, clicks: 1, share: 0.1667, ...NO_CONVERSIONS },
+  { destination: "variant:2", url: URLS.variant2, clicks: 1, share: 0.1667, ...NO_CONVERSIONS },
 ];
 const LAST_DAY_DAILY = [
   { date: "2026-11-01", destination: "rule:1", clicks: 1 },
@@ -177,11 +180,11 @@ describe.each(ENGINES)("click destinations on %s", (engine) => {
     const stored = await stats(range);
     expect(stored.range_clicks).toBe(9);
     expect(stored.destinations).toEqual([
-      { destination: "variant:2", url: URLS.variant2, clicks: 3, share: 0.3333 },
-      { destination: "default", url: URLS.url, clicks: 2, share: 0.2222 },
-      { destination: "ios", url: URLS.ios, clicks: 2, share: 0.2222 },
-      { destination: "rule:1", url: URLS.rule1, clicks: 1, share: 0.1111 },
-      { destination: "rule:3", url: null, clicks: 1, share: 0.1111 },
+      { destination: "variant:2", url: URLS.variant2, clicks: 3, share: 0.3333, ...NO_CONVERSIONS },
+      { destination: "default", url: URLS.url, clicks: 2, share: 0.2222, ...NO_CONVERSIONS },
+      { destination: "ios", url: URLS.ios, clicks: 2, share: 0.2222, ...NO_CONVERSIONS },
+      { destination: "rule:1", url: URLS.rule1, clicks: 1, share: 0.1111, ...NO_CONVERSIONS },
+      { destination: "rule:3", url: null, clicks: 1, share: 0.1111, ...NO_CONVERSIONS },
     ]);
 
     record(FRESH);
@@ -251,7 +254,7 @@ describe.each(ENGINES)("click destinations on %s", (engine) => {
       });
     await server.ctx.clicks.flush();
     const r = await biz.get(`/api/links/${plain.id}/stats?range=7d`);
-    expect(r.body.destinations).toEqual([{ destination: "default", url: "https://example.org/plain", clicks: 3, share: 1 }]);
+    expect(r.body.destinations).toEqual([{ destination: "default", url: "https://example.org/plain", clicks: 3, share: 1, ...NO_CONVERSIONS }]);
     expect(r.body.destinations_daily).toEqual([{ date: "2026-11-02", destination: "default", clicks: 3 }]);
     const none = await biz.get(`/api/links/${plain.id}/stats?from=2026-10-01&to=2026-10-31`);
     expect(none.body.destinations).toEqual([]);

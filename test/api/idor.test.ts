@@ -115,6 +115,8 @@ const PUBLIC: Record<string, string> = {
   "/app/*": "dashboard client routes (index.html)",
   "/assets/*": "dashboard build files",
   "/docs/static/*": "OpenAPI UI files",
+  "/api/integrations/stripe/webhook/:token":
+    "the account's Stripe endpoint: an unguessable token, each event checked against its signing secret (test/api/conversions-stripe.test.ts)",
 };
 
 /**

@@ -9,6 +9,7 @@ import { ENGINES } from "../helpers/engines.js";
 import { signedInClient, type ApiClient } from "../helpers/client.js";
 import { createLink } from "../helpers/links.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { customerWithSale, trackedClick } from "../helpers/conversions.js";
 import { concretePath, expectContract, rowCounts, routesOf } from "../helpers/routes.js";
 import { API_KEY_SCOPES, KEY_ROUTE_SCOPES, type ApiKeyScope } from "../../src/contract/api-keys.js";
 import { KEY_NOT_TAKEN } from "../../src/http/key-auth.js";
@@ -21,6 +22,13 @@ interface Call {
 }
 
 let n = 0;
+/** The server of the running engine (the conversion routes' calls store a tracked click or a customer first). */
+let current: TestServer;
+const customer = async (c: ApiClient, sale = false) => {
+  const id = `cus-${++n}`;
+  await customerWithSale(current, await fresh(c), id, sale ? `in-${id}` : undefined);
+  return id;
+};
 const fresh = async (c: ApiClient) => (await createLink(c, { url: "https://example.com/scoped", alias: `scoped-${++n}-${Date.now().toString(36)}` })).id;
 
 /** Key route -> a request its account's key with the scope gets a success for (and the status expected). */
@@ -36,6 +44,20 @@ const ACCEPT: Record<keyof typeof KEY_ROUTE_SCOPES, (c: ApiClient) => Promise<Ca
   }),
   "DELETE /api/external/links/:id": async (c) => ({ path: `/api/external/links/${await fresh(c)}`, status: 200 }),
   "GET /api/external/links/:id/stats": async (c) => ({ path: `/api/external/links/${await fresh(c)}/stats`, status: 200 }),
+  "POST /api/track/lead": async (c) => ({
+    path: "/api/track/lead",
+    body: { click_id: await trackedClick(current, await fresh(c)), customer_external_id: `lead-${++n}`, event_name: "Sign up" },
+    status: 201,
+  }),
+  "POST /api/track/sale": async (c) => ({
+    path: "/api/track/sale",
+    body: { customer_external_id: await customer(c), amount: 500, currency: "EUR" },
+    status: 201,
+  }),
+  "POST /api/track/refund": async (c) => ({ path: "/api/track/refund", body: { invoice_id: `in-${await customer(c, true)}` }, status: 200 }),
+  "GET /api/customers": async () => ({ path: "/api/customers?limit=5", status: 200 }),
+  "GET /api/customers/:external_id": async (c) => ({ path: `/api/customers/${await customer(c)}`, status: 200 }),
+  "DELETE /api/customers/:external_id": async (c) => ({ path: `/api/customers/${await customer(c)}`, status: 200 }),
 };
 
 interface Answer {
@@ -78,6 +100,7 @@ describe.each(ENGINES)("key scopes over every route on %s", (engine) => {
 
   beforeAll(async () => {
     server = await startTestServer({ engine });
+    current = server;
     owner = await signedInClient(server, "scopes-owner@example.com", "business");
     for (const s of API_KEY_SCOPES) keys.set(s, await key(owner, [s]));
     allScopes = await key(owner, API_KEY_SCOPES);
@@ -118,12 +141,14 @@ describe.each(ENGINES)("key scopes over every route on %s", (engine) => {
         expect(a.status, `${route} with ${scope}: ${a.text}`).toBe(status);
       }
     }
-    // 7 routes, 5 scopes: 35 pairs less the 8 route-scope pairs that admit.
-    expect(results.length).toBe(27);
+    // 13 routes, 6 scopes: 78 pairs less the 14 route-scope pairs that admit.
+    expect(results.length).toBe(64);
   });
 
-  it("answers another account's key for this account's link 404 not_found, whatever its scopes", async () => {
-    for (const r of routesOf(server).filter((x) => x.keyScopes !== undefined && x.url.includes(":id"))) {
+  it("answers another account's key for this account's link or customer 404 not_found, whatever its scopes", async () => {
+    const named = routesOf(server).filter((x) => x.keyScopes !== undefined && /:(?:id|external_id)\b/.test(x.url));
+    expect(named.filter((r) => r.url.includes(":external_id")).map((r) => r.method)).toEqual(["GET", "DELETE"]);
+    for (const r of named) {
       const { path, body } = await ACCEPT[`${r.method} ${r.url}` as keyof typeof KEY_ROUTE_SCOPES](owner);
       const before = await rowCounts(server);
       const a = await call(server, r.method, path, otherAll, body);

@@ -51,6 +51,10 @@ export const CONTRACT_CODES = new Set([
   // docs/passkeys.md: a passkey ceremony without its pending challenge, an authenticator's answer refused.
   "invalid_challenge",
   "passkey_rejected",
+  // docs/conversions.md: a lead for a click older than the account's attribution window.
+  "attribution_expired",
+  // docs/conversions.md: a Stripe event whose signature does not verify, or signed outside Stripe's tolerance.
+  "invalid_signature",
 ]);
 
 export interface Answer {
@@ -95,10 +99,10 @@ export function expectContract(a: Answer, what: string): void {
 /**
  * Tables written as a side effect of refusals by design (throttles; orphan visits: a 404 is counted; the security
  * activity: a refused sign-in is listed) or later in the background (clicks, their visitor salts, the owners'
- * roll-ups; security alert emails, stored and sent after the change answered).
+ * roll-ups, tracked clicks; security alert emails, stored and sent after the change answered).
  */
 const NOT_REQUEST_STATE =
-  /^(rate_events|orphan_visits|security_events|mail_outbox|clicks?|click_.*|visitor_salts|owner_(daily|hourly|breakdown)|kysely_.*|sqlite_.*)$/;
+  /^(rate_events|orphan_visits|security_events|mail_outbox|clicks?|click_.*|tracked_clicks|visitor_salts|owner_(daily|hourly|breakdown)|kysely_.*|sqlite_.*)$/;
 
 /** The application's tables, found in the database (so tables added later count too). */
 async function tableNames(server: TestServer): Promise<string[]> {

@@ -120,7 +120,7 @@ const CASES: Record<CondKind, Case> = {
 /** The rules as the server checks them: stored JSON, or the field errors. */
 function check(cond: Record<string, unknown>): { stored?: RuleCondition; errors?: { field: string; message: string }[] } {
   const checks = new FieldChecks();
-  const out = checkTargeting(checks, { rules: [{ if: cond as RuleCondition, url: "https://example.com/x" }] }, "business", "s.example");
+  const out = checkTargeting(checks, { rules: [{ if: cond as RuleCondition, url: "https://example.com/x" }] }, "business", "s.example", 0);
   try {
     checks.throwIfAny();
   } catch (err) {

@@ -41,6 +41,12 @@ function row(domain: string, alias: string, url: string): LinkRow {
     starts_at: null,
     redirect_status: null,
     crawlable: 0,
+    split_goal: null,
+    split_ends_at: null,
+    split_min_visits: null,
+    split_started_at: null,
+    split_decision: null,
+    track_conversions: null,
   };
 }
 

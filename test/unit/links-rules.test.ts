@@ -102,6 +102,12 @@ describe("link cache", () => {
     starts_at: null,
     redirect_status: null,
     crawlable: 0,
+    split_goal: null,
+    split_ends_at: null,
+    split_min_visits: null,
+    split_started_at: null,
+    split_decision: null,
+    track_conversions: null,
   });
 
   it("reads the database once per link, coalesces concurrent misses, and forgets on change", async () => {

@@ -94,3 +94,22 @@ export async function signIn(client: SnipClient, email: string, password: string
   await client.GET("/api/auth/session");
   return client.POST("/api/auth/login", { body: { email, password } });
 }
+
+/**
+ * The account's Stripe webhook endpoint (Business and up, docs/conversions.md, Stripe): sets its signing secret
+ * (`whsec_…` from Stripe's dashboard; sealed on the server, never shown again) and answers the `endpoint_url` to
+ * give Stripe. A signed-in client: these are dashboard calls, with the session's CSRF token.
+ */
+export function setStripeEndpoint(client: SnipClient, signingSecret: string) {
+  return client.PUT("/api/integrations/stripe", { body: { signing_secret: signingSecret } });
+}
+
+/** The Stripe endpoint's address (never its secret); a 404 error when none is set up. */
+export function getStripeEndpoint(client: SnipClient) {
+  return client.GET("/api/integrations/stripe");
+}
+
+/** Removes the Stripe endpoint: its address answers 404 from then on. */
+export function removeStripeEndpoint(client: SnipClient) {
+  return client.DELETE("/api/integrations/stripe");
+}

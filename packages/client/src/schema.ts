@@ -1013,6 +1013,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -1023,6 +1044,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -1185,6 +1208,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -1195,6 +1239,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -1354,6 +1400,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -1364,6 +1431,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -1835,6 +1904,27 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    split_decision: {
+                                        at: string;
+                                        /**
+                                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                         * @enum {string}
+                                         */
+                                        goal: "clicks" | "leads" | "sales" | "revenue";
+                                        result: "winner" | "no_clear_winner";
+                                        summary: string;
+                                        /** @description The winner's address (now the link's url) */
+                                        url: string | null;
+                                        /** @description variant:N, the variant made the link's destination */
+                                        winner: string | null;
+                                    } | null;
+                                    split_ends_at: string | null;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string|null}
+                                     */
+                                    split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                    split_min_visits: number | null;
                                     /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                     starts_at: string | null;
                                     /** @description In name order; at most 10 */
@@ -1845,6 +1935,8 @@ export interface paths {
                                         name: string;
                                     }[];
                                     title: string | null;
+                                    /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                    track_conversions: boolean | null;
                                     updated_at: string;
                                     /** @description Id of the account that last edited the link (its owner or a team member) */
                                     updated_by: string | null;
@@ -2020,6 +2112,27 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    split_decision: {
+                                        at: string;
+                                        /**
+                                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                         * @enum {string}
+                                         */
+                                        goal: "clicks" | "leads" | "sales" | "revenue";
+                                        result: "winner" | "no_clear_winner";
+                                        summary: string;
+                                        /** @description The winner's address (now the link's url) */
+                                        url: string | null;
+                                        /** @description variant:N, the variant made the link's destination */
+                                        winner: string | null;
+                                    } | null;
+                                    split_ends_at: string | null;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string|null}
+                                     */
+                                    split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                    split_min_visits: number | null;
                                     /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                     starts_at: string | null;
                                     /** @description In name order; at most 10 */
@@ -2030,6 +2143,8 @@ export interface paths {
                                         name: string;
                                     }[];
                                     title: string | null;
+                                    /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                    track_conversions: boolean | null;
                                     updated_at: string;
                                     /** @description Id of the account that last edited the link (its owner or a team member) */
                                     updated_by: string | null;
@@ -2223,6 +2338,27 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    split_decision: {
+                                        at: string;
+                                        /**
+                                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                         * @enum {string}
+                                         */
+                                        goal: "clicks" | "leads" | "sales" | "revenue";
+                                        result: "winner" | "no_clear_winner";
+                                        summary: string;
+                                        /** @description The winner's address (now the link's url) */
+                                        url: string | null;
+                                        /** @description variant:N, the variant made the link's destination */
+                                        winner: string | null;
+                                    } | null;
+                                    split_ends_at: string | null;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string|null}
+                                     */
+                                    split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                    split_min_visits: number | null;
                                     /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                     starts_at: string | null;
                                     /** @description In name order; at most 10 */
@@ -2233,6 +2369,8 @@ export interface paths {
                                         name: string;
                                     }[];
                                     title: string | null;
+                                    /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                    track_conversions: boolean | null;
                                     updated_at: string;
                                     /** @description Id of the account that last edited the link (its owner or a team member) */
                                     updated_by: string | null;
@@ -2418,6 +2556,27 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    split_decision: {
+                                        at: string;
+                                        /**
+                                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                         * @enum {string}
+                                         */
+                                        goal: "clicks" | "leads" | "sales" | "revenue";
+                                        result: "winner" | "no_clear_winner";
+                                        summary: string;
+                                        /** @description The winner's address (now the link's url) */
+                                        url: string | null;
+                                        /** @description variant:N, the variant made the link's destination */
+                                        winner: string | null;
+                                    } | null;
+                                    split_ends_at: string | null;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string|null}
+                                     */
+                                    split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                    split_min_visits: number | null;
                                     /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                     starts_at: string | null;
                                     /** @description In name order; at most 10 */
@@ -2428,6 +2587,8 @@ export interface paths {
                                         name: string;
                                     }[];
                                     title: string | null;
+                                    /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                    track_conversions: boolean | null;
                                     updated_at: string;
                                     /** @description Id of the account that last edited the link (its owner or a team member) */
                                     updated_by: string | null;
@@ -2722,6 +2883,8 @@ export interface paths {
                             /** @description First day of the range in `tz` (for 24h: the day of its first hour) */
                             from: string;
                             granularity?: "hour" | "day" | "month";
+                            /** @description Leads of the range's conversions (Business and up) */
+                            leads?: number;
                             /** @description The links with the most clicks in the range (at most 50), most first */
                             links: {
                                 alias: string;
@@ -2775,6 +2938,12 @@ export interface paths {
                                 region: string;
                                 visitors: number;
                             }[];
+                            /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                            revenue?: {
+                                [key: string]: number;
+                            };
+                            /** @description Sales of the range (refunded ones included) */
+                            sales?: number;
                             /** @description Every point of the range, zero-filled, in `tz` */
                             series?: {
                                 clicks: number;
@@ -5495,6 +5664,289 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's customers, newest first */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            customers: {
+                                /** @description The click of the customer's first lead */
+                                click_id: string | null;
+                                created_at: string;
+                                destination: string | null;
+                                email: string | null;
+                                external_id: string;
+                                id: string;
+                                link_id: string | null;
+                                name: string | null;
+                            }[];
+                            next_cursor: string | null;
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customers/{external_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A customer with their click, link, leads and sales */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    external_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            customer: {
+                                click: {
+                                    at: string;
+                                    country: string | null;
+                                    destination: string | null;
+                                    device: string;
+                                    id: string;
+                                    link_id: string;
+                                    referrer_host: string | null;
+                                } | null;
+                                /** @description The click of the customer's first lead */
+                                click_id: string | null;
+                                created_at: string;
+                                destination: string | null;
+                                email: string | null;
+                                external_id: string;
+                                id: string;
+                                leads: {
+                                    click_id: string | null;
+                                    created_at: string;
+                                    /** @description null: the link's url; else rule:N, ios, android or variant:N */
+                                    destination: string | null;
+                                    event_name: string;
+                                    id: string;
+                                    link_id: string | null;
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                }[];
+                                link: {
+                                    alias: string;
+                                    domain: string | null;
+                                    id: string;
+                                    url: string;
+                                } | null;
+                                link_id: string | null;
+                                name: string | null;
+                                sales: {
+                                    amount: number;
+                                    click_id: string | null;
+                                    created_at: string;
+                                    currency: string;
+                                    destination: string | null;
+                                    event_name: string;
+                                    id: string;
+                                    invoice_id: string | null;
+                                    link_id: string | null;
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    payment_processor: string;
+                                    /** @description Sum of the refunds recorded against the sale */
+                                    refunded: number;
+                                }[];
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Erase a customer and their conversions' personal fields (a data subject's request); the counts stay */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    external_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/domains": {
         parameters: {
             query?: never;
@@ -6002,11 +6454,22 @@ export interface paths {
                             /** @description Percent, 1 to 99; a split's weights add up to 100 */
                             weight: number;
                         }[] | null;
+                        /** @description ISO 8601 instant: the split ends then */
+                        split_ends_at?: string | null;
+                        /**
+                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                         * @enum {string|null}
+                         */
+                        split_goal?: "clicks" | "leads" | "sales" | "revenue" | null;
+                        /** @description The split ends once every variant has this many visits (1 to 100000000) */
+                        split_min_visits?: number | null;
                         /** @description ISO 8601 date-time; Pro and up */
                         starts_at?: string | null;
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
+                        /** @description Send the click id to the destination (Business and up); null: the default */
+                        track_conversions?: boolean | null;
                         /** @description Full destination address (http or https) */
                         url: string;
                     };
@@ -6093,6 +6556,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -6103,6 +6587,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -6359,6 +6845,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -6369,6 +6876,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -6529,6 +7038,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -6539,6 +7069,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -6719,11 +7251,22 @@ export interface paths {
                             /** @description Percent, 1 to 99; a split's weights add up to 100 */
                             weight: number;
                         }[] | null;
+                        /** @description ISO 8601 instant: the split ends then */
+                        split_ends_at?: string | null;
+                        /**
+                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                         * @enum {string|null}
+                         */
+                        split_goal?: "clicks" | "leads" | "sales" | "revenue" | null;
+                        /** @description The split ends once every variant has this many visits (1 to 100000000) */
+                        split_min_visits?: number | null;
                         /** @description ISO 8601 date-time; Pro and up */
                         starts_at?: string | null;
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
+                        /** @description Send the click id to the destination (Business and up); null: the default */
+                        track_conversions?: boolean | null;
                         url?: string;
                     };
                 };
@@ -6809,6 +7352,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -6819,6 +7383,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -6969,6 +7535,12 @@ export interface paths {
                             destinations?: {
                                 clicks: number;
                                 destination: string;
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                sales?: number;
                                 share: number;
                                 url: string | null;
                             }[];
@@ -6994,6 +7566,8 @@ export interface paths {
                                 qr: number;
                                 visitors: number;
                             }[];
+                            /** @description Leads of the range's conversions (Business and up) */
+                            leads?: number;
                             link_id: string;
                             message?: string;
                             os?: {
@@ -7039,6 +7613,12 @@ export interface paths {
                                 visitors: number;
                             }[];
                             required_plan?: string;
+                            /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                            revenue?: {
+                                [key: string]: number;
+                            };
+                            /** @description Sales of the range (refunded ones included) */
+                            sales?: number;
                             /** @description Every point of the range, zero-filled, in `tz` */
                             series?: {
                                 clicks: number;
@@ -7057,6 +7637,35 @@ export interface paths {
                                 source: "link" | "qr";
                                 visitors: number;
                             }[];
+                            /** @description A running split's variants since it began (its goal set): their figures, rate and 95 % interval (docs/conversions.md) */
+                            split_test?: {
+                                /** @description The currency the revenue goal compares (most revenue), null without sales */
+                                currency: string | null;
+                                ends_at: string | null;
+                                goal: "clicks" | "leads" | "sales" | "revenue" | (never | null);
+                                min_visits: number | null;
+                                started_at: string | null;
+                                variants: {
+                                    clicks: number;
+                                    /** @description variant:N */
+                                    destination: string;
+                                    /** @description 95 % confidence interval of the rate */
+                                    interval: {
+                                        high: number;
+                                        low: number;
+                                    } | null;
+                                    leads: number;
+                                    /** @description Toward the goal: leads or sales per click, revenue per click (minor units), or the share of the split's clicks for clicks (leads per click without a goal) */
+                                    rate: number | null;
+                                    /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                    revenue: {
+                                        [key: string]: number;
+                                    };
+                                    sales: number;
+                                    url: string;
+                                    weight: number;
+                                }[];
+                            };
                             /** @enum {string} */
                             status: "success";
                             to: string;
@@ -7881,6 +8490,259 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/integrations/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Stripe webhook endpoint's address (never its signing secret); 404 when none is set up */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            created_at: string;
+                            /** @description The address to give Stripe as the webhook endpoint (unguessable: keep it private) */
+                            endpoint_url: string;
+                            /** @enum {string} */
+                            status: "success";
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        /** Set the Stripe webhook endpoint's signing secret (Business and up); answers the address to give Stripe */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The endpoint's signing secret from Stripe's dashboard (whsec_...); sealed at rest, never shown again */
+                        signing_secret: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            created_at: string;
+                            /** @description The address to give Stripe as the webhook endpoint (unguessable: keep it private) */
+                            endpoint_url: string;
+                            /** @enum {string} */
+                            status: "success";
+                            updated_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove the Stripe webhook endpoint: its address answers 404 from then on */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/integrations/stripe/webhook/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stripe's events for the account of the address (checkout.session.completed, invoice.paid, charge.refunded); signed with the endpoint's secret, within Stripe's tolerance */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What the event became: duplicate for an event id seen before, ignored for other types or nothing to attribute */
+                            outcome: "lead" | "sale" | "lead_and_sale" | "refund" | "duplicate" | "ignored";
+                            /** @enum {boolean} */
+                            received: true;
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/invitations/accept": {
         parameters: {
             query?: never;
@@ -8099,7 +8961,7 @@ export interface paths {
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
-                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export */
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write */
                                 scopes: string[];
                             }[];
                             /** @enum {string} */
@@ -8136,7 +8998,7 @@ export interface paths {
                         /** @description ISO-8601 time in the future */
                         expires_at?: string | null;
                         name: string;
-                        /** @description One or more of links:create, links:read, links:write, stats:read, export, each once; default ["links:create"] */
+                        /** @description One or more of links:create, links:read, links:write, stats:read, export, conversions:write, each once; default ["links:create"] */
                         scopes?: string[];
                     };
                 };
@@ -8160,7 +9022,7 @@ export interface paths {
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
-                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export */
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write */
                                 scopes: string[];
                             };
                             secret: string;
@@ -8244,7 +9106,7 @@ export interface paths {
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
-                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export */
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write */
                                 scopes: string[];
                             };
                             /** @enum {string} */
@@ -8403,6 +9265,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -8413,6 +9296,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -8520,11 +9405,22 @@ export interface paths {
                             /** @description Percent, 1 to 99; a split's weights add up to 100 */
                             weight: number;
                         }[] | null;
+                        /** @description ISO 8601 instant: the split ends then */
+                        split_ends_at?: string | null;
+                        /**
+                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                         * @enum {string|null}
+                         */
+                        split_goal?: "clicks" | "leads" | "sales" | "revenue" | null;
+                        /** @description The split ends once every variant has this many visits (1 to 100000000) */
+                        split_min_visits?: number | null;
                         /** @description ISO 8601 date-time; Pro and up */
                         starts_at?: string | null;
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
+                        /** @description Send the click id to the destination (Business and up); null: the default */
+                        track_conversions?: boolean | null;
                         url: string;
                     };
                 };
@@ -8610,6 +9506,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -8620,6 +9537,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -8793,6 +9712,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -8803,6 +9743,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -8956,11 +9898,22 @@ export interface paths {
                             /** @description Percent, 1 to 99; a split's weights add up to 100 */
                             weight: number;
                         }[] | null;
+                        /** @description ISO 8601 instant: the split ends then */
+                        split_ends_at?: string | null;
+                        /**
+                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                         * @enum {string|null}
+                         */
+                        split_goal?: "clicks" | "leads" | "sales" | "revenue" | null;
+                        /** @description The split ends once every variant has this many visits (1 to 100000000) */
+                        split_min_visits?: number | null;
                         /** @description ISO 8601 date-time; Pro and up */
                         starts_at?: string | null;
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
+                        /** @description Send the click id to the destination (Business and up); null: the default */
+                        track_conversions?: boolean | null;
                         url?: string;
                     };
                 };
@@ -9046,6 +9999,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -9056,6 +10030,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -9294,6 +10270,12 @@ export interface paths {
                             destinations?: {
                                 clicks: number;
                                 destination: string;
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                sales?: number;
                                 share: number;
                                 url: string | null;
                             }[];
@@ -9319,6 +10301,8 @@ export interface paths {
                                 qr: number;
                                 visitors: number;
                             }[];
+                            /** @description Leads of the range's conversions (Business and up) */
+                            leads?: number;
                             link_id: string;
                             message?: string;
                             os?: {
@@ -9364,6 +10348,12 @@ export interface paths {
                                 visitors: number;
                             }[];
                             required_plan?: string;
+                            /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                            revenue?: {
+                                [key: string]: number;
+                            };
+                            /** @description Sales of the range (refunded ones included) */
+                            sales?: number;
                             /** @description Every point of the range, zero-filled, in `tz` */
                             series?: {
                                 clicks: number;
@@ -9382,6 +10372,35 @@ export interface paths {
                                 source: "link" | "qr";
                                 visitors: number;
                             }[];
+                            /** @description A running split's variants since it began (its goal set): their figures, rate and 95 % interval (docs/conversions.md) */
+                            split_test?: {
+                                /** @description The currency the revenue goal compares (most revenue), null without sales */
+                                currency: string | null;
+                                ends_at: string | null;
+                                goal: "clicks" | "leads" | "sales" | "revenue" | (never | null);
+                                min_visits: number | null;
+                                started_at: string | null;
+                                variants: {
+                                    clicks: number;
+                                    /** @description variant:N */
+                                    destination: string;
+                                    /** @description 95 % confidence interval of the rate */
+                                    interval: {
+                                        high: number;
+                                        low: number;
+                                    } | null;
+                                    leads: number;
+                                    /** @description Toward the goal: leads or sales per click, revenue per click (minor units), or the share of the split's clicks for clicks (leads per click without a goal) */
+                                    rate: number | null;
+                                    /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                    revenue: {
+                                        [key: string]: number;
+                                    };
+                                    sales: number;
+                                    url: string;
+                                    weight: number;
+                                }[];
+                            };
                             /** @enum {string} */
                             status: "success";
                             to: string;
@@ -9612,11 +10631,22 @@ export interface paths {
                                 /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                 weight: number;
                             }[] | null;
+                            /** @description ISO 8601 instant: the split ends then */
+                            split_ends_at?: string | null;
+                            /**
+                             * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                             * @enum {string|null}
+                             */
+                            split_goal?: "clicks" | "leads" | "sales" | "revenue" | null;
+                            /** @description The split ends once every variant has this many visits (1 to 100000000) */
+                            split_min_visits?: number | null;
                             /** @description ISO 8601 date-time; Pro and up */
                             starts_at?: string | null;
                             /** @description Tag names; unknown ones are created; at most 10 */
                             tags?: string[];
                             title?: string | null;
+                            /** @description Send the click id to the destination (Business and up); null: the default */
+                            track_conversions?: boolean | null;
                             url: string;
                         }[];
                     };
@@ -9707,6 +10737,27 @@ export interface paths {
                                         /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                         weight: number;
                                     }[];
+                                    split_decision: {
+                                        at: string;
+                                        /**
+                                         * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                         * @enum {string}
+                                         */
+                                        goal: "clicks" | "leads" | "sales" | "revenue";
+                                        result: "winner" | "no_clear_winner";
+                                        summary: string;
+                                        /** @description The winner's address (now the link's url) */
+                                        url: string | null;
+                                        /** @description variant:N, the variant made the link's destination */
+                                        winner: string | null;
+                                    } | null;
+                                    split_ends_at: string | null;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string|null}
+                                     */
+                                    split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                    split_min_visits: number | null;
                                     /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                     starts_at: string | null;
                                     /** @description In name order; at most 10 */
@@ -9717,6 +10768,8 @@ export interface paths {
                                         name: string;
                                     }[];
                                     title: string | null;
+                                    /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                    track_conversions: boolean | null;
                                     updated_at: string;
                                     /** @description Id of the account that last edited the link (its owner or a team member) */
                                     updated_by: string | null;
@@ -9889,6 +10942,27 @@ export interface paths {
                                     /** @description Percent, 1 to 99; a split's weights add up to 100 */
                                     weight: number;
                                 }[];
+                                split_decision: {
+                                    at: string;
+                                    /**
+                                     * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                     * @enum {string}
+                                     */
+                                    goal: "clicks" | "leads" | "sales" | "revenue";
+                                    result: "winner" | "no_clear_winner";
+                                    summary: string;
+                                    /** @description The winner's address (now the link's url) */
+                                    url: string | null;
+                                    /** @description variant:N, the variant made the link's destination */
+                                    winner: string | null;
+                                } | null;
+                                split_ends_at: string | null;
+                                /**
+                                 * @description clicks, leads, sales or revenue: what the split's end compares (Business plan and above)
+                                 * @enum {string|null}
+                                 */
+                                split_goal: "clicks" | "leads" | "sales" | "revenue" | null;
+                                split_min_visits: number | null;
                                 /** @description Before this moment visitors get 404 `not_started` with the date, and no click counts */
                                 starts_at: string | null;
                                 /** @description In name order; at most 10 */
@@ -9899,6 +10973,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -12203,6 +13279,474 @@ export interface paths {
             };
         };
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/track/lead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record a lead for a tracked click and bind the customer to it (first lead wins; a repeat answers the first lead) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The snip_id the destination received */
+                        click_id: string;
+                        customer_email?: string | null;
+                        /** @description Your own id for the customer */
+                        customer_external_id: string;
+                        customer_name?: string | null;
+                        /** @description What happened, e.g. "Sign up" */
+                        event_name: string;
+                        /** @description Any JSON object, at most 4096 bytes as JSON; never shown in statistics, erased with the customer */
+                        metadata?: {
+                            [key: string]: unknown;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            created: boolean;
+                            customer: {
+                                /** @description The click of the customer's first lead */
+                                click_id: string | null;
+                                created_at: string;
+                                destination: string | null;
+                                email: string | null;
+                                external_id: string;
+                                id: string;
+                                link_id: string | null;
+                                name: string | null;
+                            };
+                            lead: {
+                                click_id: string | null;
+                                created_at: string;
+                                /** @description null: the link's url; else rule:N, ios, android or variant:N */
+                                destination: string | null;
+                                event_name: string;
+                                id: string;
+                                link_id: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                } | null;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            created: boolean;
+                            customer: {
+                                /** @description The click of the customer's first lead */
+                                click_id: string | null;
+                                created_at: string;
+                                destination: string | null;
+                                email: string | null;
+                                external_id: string;
+                                id: string;
+                                link_id: string | null;
+                                name: string | null;
+                            };
+                            lead: {
+                                click_id: string | null;
+                                created_at: string;
+                                /** @description null: the link's url; else rule:N, ios, android or variant:N */
+                                destination: string | null;
+                                event_name: string;
+                                id: string;
+                                link_id: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                } | null;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/track/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record a refund against the sale of invoice_id (amount absent: what is left of it) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Minor units refunded; absent: what is left of the sale */
+                        amount?: number;
+                        invoice_id: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description false: a sale with this invoice_id was recorded before (nothing doubled) */
+                            created: boolean;
+                            refund: {
+                                amount: number;
+                                created_at: string;
+                                id: string;
+                            } | null;
+                            sale: {
+                                amount: number;
+                                click_id: string | null;
+                                created_at: string;
+                                currency: string;
+                                destination: string | null;
+                                event_name: string;
+                                id: string;
+                                invoice_id: string | null;
+                                link_id: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                } | null;
+                                payment_processor: string;
+                                /** @description Sum of the refunds recorded against the sale */
+                                refunded: number;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/track/sale": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record a sale of a customer (once per invoice_id); a negative amount refunds the invoice's sale */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Minor units of currency (cents for EUR); negative: a refund of invoice_id's sale */
+                        amount: number;
+                        /** @description ISO 4217 code, e.g. EUR */
+                        currency: string;
+                        customer_external_id: string;
+                        /** @description Default "Purchase" */
+                        event_name?: string;
+                        /** @description The sale is recorded once per invoice_id */
+                        invoice_id?: string | null;
+                        /** @description Any JSON object, at most 4096 bytes as JSON; never shown in statistics, erased with the customer */
+                        metadata?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Default "custom" */
+                        payment_processor?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description false: a sale with this invoice_id was recorded before (nothing doubled) */
+                            created: boolean;
+                            refund: {
+                                amount: number;
+                                created_at: string;
+                                id: string;
+                            } | null;
+                            sale: {
+                                amount: number;
+                                click_id: string | null;
+                                created_at: string;
+                                currency: string;
+                                destination: string | null;
+                                event_name: string;
+                                id: string;
+                                invoice_id: string | null;
+                                link_id: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                } | null;
+                                payment_processor: string;
+                                /** @description Sum of the refunds recorded against the sale */
+                                refunded: number;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description false: a sale with this invoice_id was recorded before (nothing doubled) */
+                            created: boolean;
+                            refund: {
+                                amount: number;
+                                created_at: string;
+                                id: string;
+                            } | null;
+                            sale: {
+                                amount: number;
+                                click_id: string | null;
+                                created_at: string;
+                                currency: string;
+                                destination: string | null;
+                                event_name: string;
+                                id: string;
+                                invoice_id: string | null;
+                                link_id: string | null;
+                                metadata: {
+                                    [key: string]: unknown;
+                                } | null;
+                                payment_processor: string;
+                                /** @description Sum of the refunds recorded against the sale */
+                                refunded: number;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

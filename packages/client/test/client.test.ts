@@ -4,7 +4,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSnipClient, signIn } from "@snip/client";
+import { createSnipClient, getStripeEndpoint, removeStripeEndpoint, setStripeEndpoint, signIn } from "@snip/client";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.js";
 
 const PASSWORD = "correct horse 1";
@@ -40,6 +40,19 @@ describe("@snip/client", () => {
     expect(listed.data?.links.map((l) => l.alias)).toEqual(["from-client"]);
     const edited = await client.PATCH("/api/links/{id}", { params: { path: { id: created.data!.link.id } }, body: { title: "Edited" } });
     expect(edited.data?.link.title).toBe("Edited");
+  });
+
+  it("sets, reads and removes the Stripe endpoint (its secret never comes back)", async () => {
+    const { client } = await account();
+    const set = await setStripeEndpoint(client, "whsec_client_0123456789abcdef");
+    expect(set.response.status).toBe(200);
+    expect(set.data?.endpoint_url).toMatch(new RegExp(`^${server.config.origin}/api/integrations/stripe/webhook/[A-Za-z0-9_-]{43}$`));
+    const got = await getStripeEndpoint(client);
+    expect(got.data?.endpoint_url).toBe(set.data?.endpoint_url);
+    expect(JSON.stringify(got.data)).not.toContain("whsec_");
+    expect((await removeStripeEndpoint(client)).response.status).toBe(200);
+    const gone = await getStripeEndpoint(client);
+    expect([gone.response.status, gone.error?.code]).toEqual([404, "not_found"]);
   });
 
   it("answers errors as the API's error body", async () => {

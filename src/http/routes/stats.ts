@@ -5,11 +5,13 @@ import type { AppContext } from "../../context.js";
 import { requireCapability } from "../../accounts/plans.js";
 import { csvFilename, exportCsv } from "../../clicks/csv.js";
 import { errors } from "../../contract/common.js";
+import { linkConversions } from "../../conversions/conversion-stats.js";
+import { can } from "../../accounts/plans.js";
 import { RangeQuery, StatsReply } from "../../contract/stats.js";
 import { signedIn, signedInRoutes } from "../auth.js";
 
 /** The services these routes use: the compiler refuses any other. */
-type Deps = Pick<AppContext, "links" | "sessions" | "stats" | "storage">;
+type Deps = Pick<AppContext, "links" | "sessions" | "splits" | "stats" | "storage">;
 
 const Params = Type.Object({ id: Type.String({ maxLength: 200 }) });
 
@@ -31,7 +33,16 @@ export async function statsRoutes(app: App, ctx: Deps): Promise<void> {
         const { link, owner } = await ctx.links.access(signedIn(req), req.params.id);
         const stats = await ctx.stats.forLink(link, owner.plan, req.query);
         reply.header("Cache-Control", "private, no-store");
-        return { status: "success" as const, ...stats };
+        if (!can(owner.plan, "conversions")) return { status: "success" as const, ...stats };
+        // Conversions beside the clicks: the range's, per destination, and a running split's variants.
+        const p = ctx.stats.period(req.query, Number(link.created_at));
+        const [conv, split] = await Promise.all([linkConversions(ctx.storage.db, link.id, p.startMs, p.endMs), ctx.splits.figures(link)]);
+        const { byDestination, ...totals } = conv;
+        const destinations =
+          "destinations" in stats
+            ? stats.destinations.map((d) => ({ ...d, ...(byDestination.get(d.destination) ?? { leads: 0, sales: 0, revenue: {} }) }))
+            : undefined;
+        return { status: "success" as const, ...stats, ...totals, ...(destinations ? { destinations } : {}), ...(split ? { split_test: split } : {}) };
       },
     );
 

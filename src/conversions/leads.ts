@@ -1,0 +1,98 @@
+// recordLead (docs/conversions.md, Leads): a lead for the link of a tracked click, binding the customer to that
+// click (first lead wins). Idempotent by the database: one customer per (account, external_id), one lead per
+// (customer, event_name); a repeat, however many arrive at once, answers the first lead.
+import type { Db } from "../storage/db.js";
+import { DomainError } from "../shared/errors.js";
+import { newId } from "../shared/ids.js";
+import type { Customer, Lead, TrackLeadBody } from "../contract/conversions.js";
+import { checkMetadata, checkName, optionalText } from "./inputs.js";
+import { customerOf, leadOf } from "./rows.js";
+
+/** The account a conversion is recorded for: its id and its attribution window in days. */
+export interface ConversionOwner {
+  id: string;
+  attribution_days: number;
+}
+
+export interface LeadResult {
+  lead: Lead;
+  customer: Customer;
+  /** false: the same (customer, event_name) was recorded before; `lead` is that first one. */
+  created: boolean;
+}
+
+/** 404 not_found for an unknown or another account's click; 422 attribution_expired past the window. */
+export async function findClickForConversion(db: Db, owner: ConversionOwner, clickId: string, now: number) {
+  const click = await db.selectFrom("tracked_clicks").selectAll().where("id", "=", clickId).where("owner_id", "=", owner.id).executeTakeFirst();
+  if (!click) throw new DomainError("not_found", "no such click id");
+  if (click.at < now - owner.attribution_days * 86_400_000) {
+    throw new DomainError("attribution_expired", `the click is older than the attribution window (${owner.attribution_days} days)`, undefined, {
+      attribution_days: owner.attribution_days,
+    });
+  }
+  return click;
+}
+
+export async function recordLead(db: Db, owner: ConversionOwner, input: TrackLeadBody, now: number): Promise<LeadResult> {
+  const externalId = checkName(input.customer_external_id, "customer_external_id", 200);
+  const eventName = checkName(input.event_name, "event_name", 100);
+  const name = optionalText(input.customer_name, "customer_name", 200);
+  const email = optionalText(input.customer_email, "customer_email", 320);
+  const metadata = checkMetadata(input.metadata);
+  const click = await findClickForConversion(db, owner, input.click_id, now);
+  return db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto("conversion_customers")
+      .values({
+        id: newId(),
+        owner_id: owner.id,
+        external_id: externalId,
+        name,
+        email,
+        click_id: click.id,
+        link_id: click.link_id,
+        destination: click.destination,
+        created_at: now,
+      })
+      .onConflict((oc) => oc.columns(["owner_id", "external_id"]).doNothing())
+      .execute();
+    let customer = await trx
+      .selectFrom("conversion_customers")
+      .selectAll()
+      .where("owner_id", "=", owner.id)
+      .where("external_id", "=", externalId)
+      .executeTakeFirstOrThrow();
+    // Personal fields sent later fill in what the first lead left out; nothing sent, nothing kept.
+    if ((name !== null && customer.name !== name) || (email !== null && customer.email !== email)) {
+      await trx
+        .updateTable("conversion_customers")
+        .set({ name: name ?? customer.name, email: email ?? customer.email })
+        .where("id", "=", customer.id)
+        .execute();
+      customer = { ...customer, name: name ?? customer.name, email: email ?? customer.email };
+    }
+    const inserted = await trx
+      .insertInto("conversion_leads")
+      .values({
+        id: newId(),
+        owner_id: owner.id,
+        customer_id: customer.id,
+        event_name: eventName,
+        click_id: click.id,
+        link_id: click.link_id,
+        destination: click.destination,
+        metadata,
+        created_at: now,
+      })
+      .onConflict((oc) => oc.columns(["customer_id", "event_name"]).doNothing())
+      .returning("id")
+      .executeTakeFirst();
+    const lead = await trx
+      .selectFrom("conversion_leads")
+      .selectAll()
+      .where("customer_id", "=", customer.id)
+      .where("event_name", "=", eventName)
+      .executeTakeFirstOrThrow();
+    return { lead: leadOf(lead), customer: customerOf(customer), created: inserted !== undefined };
+  });
+}
