@@ -1023,6 +1023,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -1195,6 +1197,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -1364,6 +1368,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -1845,6 +1851,8 @@ export interface paths {
                                         name: string;
                                     }[];
                                     title: string | null;
+                                    /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                    track_conversions: boolean | null;
                                     updated_at: string;
                                     /** @description Id of the account that last edited the link (its owner or a team member) */
                                     updated_by: string | null;
@@ -2030,6 +2038,8 @@ export interface paths {
                                         name: string;
                                     }[];
                                     title: string | null;
+                                    /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                    track_conversions: boolean | null;
                                     updated_at: string;
                                     /** @description Id of the account that last edited the link (its owner or a team member) */
                                     updated_by: string | null;
@@ -2233,6 +2243,8 @@ export interface paths {
                                         name: string;
                                     }[];
                                     title: string | null;
+                                    /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                    track_conversions: boolean | null;
                                     updated_at: string;
                                     /** @description Id of the account that last edited the link (its owner or a team member) */
                                     updated_by: string | null;
@@ -2428,6 +2440,8 @@ export interface paths {
                                         name: string;
                                     }[];
                                     title: string | null;
+                                    /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                    track_conversions: boolean | null;
                                     updated_at: string;
                                     /** @description Id of the account that last edited the link (its owner or a team member) */
                                     updated_by: string | null;
@@ -5495,6 +5509,148 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/conversions/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's conversion settings */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            settings: {
+                                /** @description Days a click may lead to a lead */
+                                attribution_days: number;
+                                /** @description The query parameter the click id goes to the destination in */
+                                conversion_param: string;
+                                /** @description The default of the account's links (a link's or its domain's own choice wins) */
+                                track_conversions: boolean;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the default of the account's links, the click id's parameter or the attribution window (Business and up) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 1 to 3650 */
+                        attribution_days?: number;
+                        /** @description 1 to 40 of A-Z a-z 0-9 _ - */
+                        conversion_param?: string;
+                        track_conversions?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            settings: {
+                                /** @description Days a click may lead to a lead */
+                                attribution_days: number;
+                                /** @description The query parameter the click id goes to the destination in */
+                                conversion_param: string;
+                                /** @description The default of the account's links (a link's or its domain's own choice wins) */
+                                track_conversions: boolean;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/api/customers": {
         parameters: {
             query?: never;
@@ -6290,6 +6446,8 @@ export interface paths {
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
+                        /** @description Send the click id to the destination (Business and up); null: the default */
+                        track_conversions?: boolean | null;
                         /** @description Full destination address (http or https) */
                         url: string;
                     };
@@ -6386,6 +6544,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -6652,6 +6812,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -6822,6 +6984,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -7007,6 +7171,8 @@ export interface paths {
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
+                        /** @description Send the click id to the destination (Business and up); null: the default */
+                        track_conversions?: boolean | null;
                         url?: string;
                     };
                 };
@@ -7102,6 +7268,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -8696,6 +8864,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -8808,6 +8978,8 @@ export interface paths {
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
+                        /** @description Send the click id to the destination (Business and up); null: the default */
+                        track_conversions?: boolean | null;
                         url: string;
                     };
                 };
@@ -8903,6 +9075,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -9086,6 +9260,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -9244,6 +9420,8 @@ export interface paths {
                         /** @description Tag names; unknown ones are created; at most 10 */
                         tags?: string[];
                         title?: string | null;
+                        /** @description Send the click id to the destination (Business and up); null: the default */
+                        track_conversions?: boolean | null;
                         url?: string;
                     };
                 };
@@ -9339,6 +9517,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
@@ -9900,6 +10080,8 @@ export interface paths {
                             /** @description Tag names; unknown ones are created; at most 10 */
                             tags?: string[];
                             title?: string | null;
+                            /** @description Send the click id to the destination (Business and up); null: the default */
+                            track_conversions?: boolean | null;
                             url: string;
                         }[];
                     };
@@ -10000,6 +10182,8 @@ export interface paths {
                                         name: string;
                                     }[];
                                     title: string | null;
+                                    /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                    track_conversions: boolean | null;
                                     updated_at: string;
                                     /** @description Id of the account that last edited the link (its owner or a team member) */
                                     updated_by: string | null;
@@ -10182,6 +10366,8 @@ export interface paths {
                                     name: string;
                                 }[];
                                 title: string | null;
+                                /** @description Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default */
+                                track_conversions: boolean | null;
                                 updated_at: string;
                                 /** @description Id of the account that last edited the link (its owner or a team member) */
                                 updated_by: string | null;
