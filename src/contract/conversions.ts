@@ -111,3 +111,17 @@ export const CustomerListReply = Type.Object({ status: Type.Literal("success"), 
 export type CustomerListReply = Static<typeof CustomerListReply>;
 export const CustomerListQuery = Type.Object(PageQuery, { additionalProperties: false });
 export const ExternalIdParams = Type.Object({ external_id: Type.String({ minLength: 1, maxLength: 200 }) });
+
+export const ConversionSettingsSchema = Type.Object({
+  track_conversions: Type.Boolean({ description: "The default of the account's links (a link's or its domain's own choice wins)" }),
+  conversion_param: Type.String({ description: "The query parameter the click id goes to the destination in" }),
+  attribution_days: Type.Integer({ description: "Days a click may lead to a lead" }),
+});
+export type ConversionSettings = Static<typeof ConversionSettingsSchema>;
+export const ConversionSettingsReply = Type.Object({ status: Type.Literal("success"), settings: ConversionSettingsSchema });
+export const UpdateConversionSettingsBody = Body({
+  track_conversions: Type.Optional(Type.Boolean()),
+  conversion_param: Type.Optional(Type.String({ maxLength: 100, description: "1 to 40 of A-Z a-z 0-9 _ -" })),
+  attribution_days: Type.Optional(Type.Integer({ description: "1 to 3650" })),
+});
+export type UpdateConversionSettingsBody = Static<typeof UpdateConversionSettingsBody>;

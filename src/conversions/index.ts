@@ -3,4 +3,5 @@ export { findClickForConversion, recordLead, type ConversionOwner, type LeadResu
 export { recordRefund, recordSale, type RefundResult, type SaleResult } from "./sales.js";
 export { eraseCustomer, getCustomer, listCustomers, type CustomerPage } from "./customers.js";
 export { newClickId, storeTrackedClicks, trackedRow, TrackedClickWriter, TRACKED_FLUSH_MS, withQueryParam, type TrackedVisit } from "./tracked-clicks.js";
+export { settingsOf, updateSettings } from "./settings.js";
 export { checkAmount, checkCurrency, checkMetadata, DEFAULT_ATTRIBUTION_DAYS, MAX_AMOUNT, MAX_METADATA_BYTES } from "./inputs.js";

@@ -120,19 +120,33 @@ describe.each(ENGINES)("tracked redirects on %s", (engine) => {
     expect((await visit(tracked.alias)).location).toBe("https://shop.example.com/off");
   });
 
-  it("follows the account's default and parameter name, and needs the Business plan", async () => {
-    const db = server.ctx.storage.db;
+  it("follows the account's settings (default, parameter name, window), which need the Business plan", async () => {
     const pro = await signedInClient(server, "pro-default@example.com", "pro");
     const refused = await pro.post("/api/links", { url: "https://shop.example.com/pro", track_conversions: true });
     expect([refused.status, refused.body.code, refused.body.required_plan]).toEqual([403, "plan_required", "business"]);
-    // The account's default on a plan without conversions: no click id.
-    await db.updateTable("users").set({ track_conversions: 1, conversion_param: "ref_id" }).where("email", "=", "pro-default@example.com").execute();
+    const proSettings = await pro.patch("/api/conversions/settings", { track_conversions: true });
+    expect([proSettings.status, proSettings.body.code]).toEqual([403, "plan_required"]);
+    // A default left on from a Business time does nothing on a plan without conversions.
+    await server.ctx.storage.db.updateTable("users").set({ track_conversions: 1 }).where("email", "=", "pro-default@example.com").execute();
     const proLink = await createLink(pro, { url: "https://shop.example.com/pro" });
     expect((await visit(proLink.alias)).location).toBe("https://shop.example.com/pro");
 
     const biz = await signedInClient(server, "biz-default@example.com", "business");
-    await db.updateTable("users").set({ track_conversions: 1, conversion_param: "ref_id" }).where("email", "=", "biz-default@example.com").execute();
+    expect((await biz.get("/api/conversions/settings")).body.settings).toEqual({ track_conversions: false, conversion_param: "snip_id", attribution_days: 90 });
+    for (const [body, field] of [
+      [{ conversion_param: "a b" }, "conversion_param"],
+      [{ conversion_param: "x".repeat(41) }, "conversion_param"],
+      [{ attribution_days: 0 }, "attribution_days"],
+      [{ attribution_days: 3651 }, "attribution_days"],
+    ] as const) {
+      const r = await biz.patch("/api/conversions/settings", body);
+      expect([r.status, r.body.code, r.body.details?.[0]?.field]).toEqual([400, "invalid_request", field]);
+    }
     const inherits = await createLink(biz, { url: "https://shop.example.com/biz" });
+    expect((await visit(inherits.alias)).location).toBe("https://shop.example.com/biz");
+    const set = await biz.patch("/api/conversions/settings", { track_conversions: true, conversion_param: "ref_id", attribution_days: 30 });
+    expect(set.body.settings).toEqual({ track_conversions: true, conversion_param: "ref_id", attribution_days: 30 });
+    // The change reaches links already cached.
     expect((await visit(inherits.alias)).location).toMatch(/^https:\/\/shop\.example\.com\/biz\?ref_id=[A-Za-z0-9_-]{22}$/);
     // The link's own false wins over the account's default.
     const off = await createLink(biz, { url: "https://shop.example.com/biz-off", track_conversions: false });

@@ -8,6 +8,7 @@ import { errors, OkSchema } from "../../contract/common.js";
 import {
   CustomerListQuery,
   CustomerListReply,
+  ConversionSettingsReply,
   CustomerReply,
   ExternalIdParams,
   LeadReply,
@@ -15,14 +16,16 @@ import {
   TrackLeadBody,
   TrackRefundBody,
   TrackSaleBody,
+  UpdateConversionSettingsBody,
 } from "../../contract/conversions.js";
-import { eraseCustomer, getCustomer, listCustomers, recordLead, recordRefund, recordSale } from "../../conversions/index.js";
+import { eraseCustomer, getCustomer, listCustomers, recordLead, recordRefund, recordSale, settingsOf, updateSettings } from "../../conversions/index.js";
+import { activeUser, signedIn, signedInRoutes } from "../auth.js";
 import { requireCapability } from "../../accounts/plans.js";
 import { admitKey, keyCaller, keyRoute } from "../key-auth.js";
 import type { KeyRoute } from "../../contract/api-keys.js";
 
 /** The services these routes use: the compiler refuses any other. */
-type Deps = Pick<AppContext, "apiKeys" | "storage" | "clock">;
+type Deps = Pick<AppContext, "apiKeys" | "storage" | "clock" | "sessions" | "redirects">;
 
 const tags = ["conversions"];
 const security = [{ bearer: [] }];
@@ -108,4 +111,29 @@ export async function conversionRoutes(app: App, ctx: Deps): Promise<void> {
       return { status: "success" as const };
     },
   );
+
+  // The account's settings, from the dashboard (session and CSRF token).
+  await signedInRoutes(app, ctx, async (scope) => {
+    const schema = { tags, response: { 200: ConversionSettingsReply, ...errors(400, 401, 403) } };
+    scope.get("/api/conversions/settings", { schema: { ...schema, summary: "The account's conversion settings" } }, async (req, reply) => {
+      reply.header("cache-control", "no-store");
+      return { status: "success" as const, settings: settingsOf(signedIn(req)) };
+    });
+    scope.patch(
+      "/api/conversions/settings",
+      {
+        schema: {
+          ...schema,
+          summary: "Change the default of the account's links, the click id's parameter or the attribution window (Business and up)",
+          body: UpdateConversionSettingsBody,
+        },
+      },
+      async (req) => {
+        const settings = await updateSettings(ctx.storage.db, activeUser(req), req.body);
+        // Cached links carry what these settings decide; other instances follow within the cache's five minutes.
+        ctx.redirects.cache.clear();
+        return { status: "success" as const, settings };
+      },
+    );
+  });
 }
