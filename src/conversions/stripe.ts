@@ -31,6 +31,9 @@ export interface StripeEndpointView {
 }
 
 /** What became of a delivery (answered 200 in every case but a refused signature or token). */
+/** A claim on an event still "processing" after this long belongs to a process that died mid-way. */
+const STALE_CLAIM_MS = 60_000;
+
 export type StripeOutcome = "lead" | "sale" | "lead_and_sale" | "refund" | "duplicate" | "ignored";
 
 export interface StripeDeps {
@@ -149,13 +152,7 @@ export class StripeIntegration {
     const allowed = endpoint.status === "active" && can(endpoint.plan, "conversions");
     const owner = endpoint.owner_id;
     const now = this.deps.clock.now();
-    // The event's id is claimed first: a replay, or the same event delivered twice at once, finds it taken.
-    try {
-      await this.deps.db.insertInto("stripe_events").values({ owner_id: owner, event_id: eventId, type, outcome: "processing", at: now }).execute();
-    } catch (err) {
-      if (isUniqueViolation(err)) return "duplicate";
-      throw err;
-    }
+    if (!(await this.claim(owner, eventId, type, now))) return "duplicate";
     let outcome: StripeOutcome = "ignored";
     try {
       const data = obj(obj(event.data)?.object) ?? {};
@@ -171,6 +168,29 @@ export class StripeIntegration {
     }
     await this.deps.db.updateTable("stripe_events").set({ outcome }).where("owner_id", "=", owner).where("event_id", "=", eventId).execute();
     return outcome;
+  }
+
+  /**
+   * Claims the event's id: a replay, or the same event delivered twice at once, finds it taken. A claim left
+   * "processing" for longer than STALE_CLAIM_MS was a process that died mid-way: Stripe's retry takes it over (one
+   * retry wins the conditional update) and records the event, which the store's unique indexes keep from counting twice.
+   */
+  private async claim(owner: string, eventId: string, type: string, now: number): Promise<boolean> {
+    try {
+      await this.deps.db.insertInto("stripe_events").values({ owner_id: owner, event_id: eventId, type, outcome: "processing", at: now }).execute();
+      return true;
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+    }
+    const taken = await this.deps.db
+      .updateTable("stripe_events")
+      .set({ at: now })
+      .where("owner_id", "=", owner)
+      .where("event_id", "=", eventId)
+      .where("outcome", "=", "processing")
+      .where("at", "<", now - STALE_CLAIM_MS)
+      .executeTakeFirst();
+    return Number(taken.numUpdatedRows) === 1;
   }
 
   private apply(owner: ConversionOwner, type: string, data: Obj, now: number): Promise<StripeOutcome> {

@@ -201,6 +201,34 @@ describe.each(ENGINES)("Stripe integration on %s", (engine) => {
     expect(customer.external_id).toBe("site-user-9");
   });
 
+  it("an event left 'processing' by a process that died is recorded by Stripe's retry after a minute, not before", async () => {
+    const clickId = await click();
+    const eventId = `evt_died_${Date.now()}`;
+    const payload = event(
+      "checkout.session.completed",
+      { id: "cs_test_died", client_reference_id: clickId, amount_total: 2500, currency: "eur", payment_status: "paid", payment_intent: "pi_died" },
+      eventId,
+    );
+    // What a process killed between its claim and its record leaves behind.
+    await db()
+      .insertInto("stripe_events")
+      .values({ owner_id: ownerA, event_id: eventId, type: "checkout.session.completed", outcome: "processing", at: Date.now() })
+      .execute();
+    const before = await counts();
+    expect((await deliver(endpoint, payload)).body.outcome).toBe("duplicate");
+    expect(await counts()).toEqual(before);
+    await db()
+      .updateTable("stripe_events")
+      .set({ at: Date.now() - 61_000 })
+      .where("event_id", "=", eventId)
+      .execute();
+    const answers = await Promise.all(Array.from({ length: 3 }, () => deliver(endpoint, payload)));
+    expect(answers.map((x) => x.body.outcome).sort()).toEqual(["duplicate", "duplicate", "lead_and_sale"]);
+    expect(await counts()).toEqual({ ...before, leads: before.leads + 1, sales: before.sales + 1 });
+    const row = await db().selectFrom("stripe_events").select("outcome").where("event_id", "=", eventId).executeTakeFirstOrThrow();
+    expect(row.outcome).toBe("lead_and_sale");
+  });
+
   it("invoice.paid is a sale of the bound customer once per invoice; charge.refunded refunds its running total once", async () => {
     const paid = (id: string) =>
       event("invoice.paid", { id, object: "invoice", customer: "cus_A1", amount_paid: 2500, currency: "eur", subscription_details: { metadata: null } });
