@@ -69,9 +69,9 @@ describe("createContext builds without side effects; start() and close() drive t
     // stream publisher's outbox reads.
     expect(intervals.size).toBe(6);
     expect(timers()).toBeGreaterThanOrEqual(7);
-    // run(): domain and SSO domain re-checks, mail retries, the import runner's poll.
+    // run(): domain and SSO domain re-checks, mail retries, the import runner's poll, split decisions.
     ctx.run();
-    expect(intervals.size).toBe(10);
+    expect(intervals.size).toBe(11);
 
     await ctx.close();
     expect(timers()).toBe(0);
