@@ -295,9 +295,22 @@ describe.each(ENGINES)("external creation API on %s", (engine) => {
 
   it("is, with the other key routes, a state-changing /api route without CSRF, and needs no session cookie", () => {
     const open = server.app.routeList.filter((r) => r.url.startsWith("/api/") && !r.csrf && ["POST", "PUT", "PATCH", "DELETE"].includes(r.method));
-    // Every one of them takes a key (its scopes declared): the key is the credential (key-scopes-routes.test.ts).
-    expect(open.map((r) => `${r.method} ${r.url}`).sort()).toEqual([`POST ${PATH}`, "DELETE /api/external/links/:id", "PATCH /api/external/links/:id"].sort());
-    expect(open.filter((r) => !r.keyScopes)).toEqual([]);
+    // Every one of them takes a key (its scopes declared): the key is the credential (key-scopes-routes.test.ts);
+    // but Stripe's webhook, whose credential is the signature over its body (docs/conversions.md, Stripe).
+    const stripe = "POST /api/integrations/stripe/webhook/:token";
+    expect(open.map((r) => `${r.method} ${r.url}`).sort()).toEqual(
+      [
+        `POST ${PATH}`,
+        "DELETE /api/external/links/:id",
+        "PATCH /api/external/links/:id",
+        "POST /api/track/lead",
+        "POST /api/track/sale",
+        "POST /api/track/refund",
+        "DELETE /api/customers/:external_id",
+        stripe,
+      ].sort(),
+    );
+    expect(open.filter((r) => !r.keyScopes).map((r) => `${r.method} ${r.url}`)).toEqual([stripe]);
   });
 
   it("is described in /api/openapi.json with its body schema and bearer security", async () => {
@@ -315,9 +328,13 @@ describe.each(ENGINES)("external creation API on %s", (engine) => {
       "redirect_status",
       "rules",
       "split",
+      "split_ends_at",
+      "split_goal",
+      "split_min_visits",
       "starts_at",
       "tags",
       "title",
+      "track_conversions",
       "url",
     ]);
     expect(schema.additionalProperties).toBe(false);
