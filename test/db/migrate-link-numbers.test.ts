@@ -89,6 +89,12 @@ describe.each(ENGINES)("migration 006 (link numbers) on %s", (engine) => {
       starts_at: null,
       redirect_status: null,
       crawlable: 0, // 032
+      track_conversions: null, // 042: the domain's or account's default
+      split_goal: null, // 043
+      split_ends_at: null,
+      split_min_visits: null,
+      split_started_at: null,
+      split_decision: null,
     });
     // 024 counted each account's links.
     const counts = await k.selectFrom("link_counts").selectAll().execute();
