@@ -6,6 +6,7 @@ import { ENGINES } from "../helpers/engines.js";
 import { signedInClient } from "../helpers/client.js";
 import { createLink } from "../helpers/links.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { countRows } from "../helpers/conversions.js";
 import {
   eraseCustomer,
   getCustomer,
@@ -40,15 +41,7 @@ describe.each(ENGINES)("conversion store on %s", (engine) => {
   let linkId: string;
   let otherLinkId: string;
   const db = () => server.ctx.storage.db;
-  const count = async (table: "conversion_leads" | "conversion_sales" | "conversion_customers" | "conversion_refunds") =>
-    Number(
-      (
-        await db()
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll().as("n"))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const count = (table: "conversion_leads" | "conversion_sales" | "conversion_customers" | "conversion_refunds") => countRows(server, table);
 
   async function click(ownerId: string, link: string, at = Date.now(), destination: string | null = null): Promise<string> {
     const id = newClickId();

@@ -8,6 +8,7 @@ import { ENGINES } from "../helpers/engines.js";
 import { ApiClient, signedInClient } from "../helpers/client.js";
 import { createLink } from "../helpers/links.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { countRows } from "../helpers/conversions.js";
 import { newClickId, storeTrackedClicks, trackedRow } from "../../src/conversions/index.js";
 
 const SECRET = "whsec_test_0123456789abcdefABCDEF";
@@ -27,15 +28,7 @@ describe.each(ENGINES)("Stripe integration on %s", (engine) => {
   let linkA: string;
   const db = () => server.ctx.storage.db;
   const counts = async () => {
-    const n = async (table: "conversion_leads" | "conversion_sales" | "conversion_refunds" | "stripe_events") =>
-      Number(
-        (
-          await db()
-            .selectFrom(table)
-            .select((eb) => eb.fn.countAll().as("n"))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
+    const n = (table: "conversion_leads" | "conversion_sales" | "conversion_refunds" | "stripe_events") => countRows(server, table);
     return { leads: await n("conversion_leads"), sales: await n("conversion_sales"), refunds: await n("conversion_refunds"), events: await n("stripe_events") };
   };
 

@@ -1,5 +1,5 @@
-// Conversion helpers for tests: a tracked click stored for a link (as the redirect stores one), and a customer
-// with a lead and a sale made through the store, for the routes that need one to exist.
+// Conversion helpers for tests: a tracked click stored for a link (as the redirect stores one), a customer
+// with a lead and a sale made through the store, for the routes that need one to exist, and a table's row count.
 import { newClickId, recordLead, recordSale, storeTrackedClicks, trackedRow } from "../../src/conversions/index.js";
 import type { TestServer } from "./server.js";
 
@@ -24,4 +24,16 @@ export async function customerWithSale(server: TestServer, linkId: string, exter
   if (invoiceId !== undefined)
     await recordSale(db, link.owner_id!, { customer_external_id: externalId, amount: 1000, currency: "EUR", invoice_id: invoiceId }, now);
   return clickId;
+}
+
+/** How many rows a conversions table holds (the tests compare counts before and after a send). */
+export async function countRows(
+  server: TestServer,
+  table: "conversion_leads" | "conversion_sales" | "conversion_customers" | "conversion_refunds" | "stripe_events",
+): Promise<number> {
+  const row = await server.ctx.storage.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll().as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
