@@ -392,7 +392,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
   for (const t of targets.slice(1)) {
     // With rules or a split, snip's Location is one of the scenario's destinations, the baseline's the link's url.
     const locations = scenario.destinations ? Object.keys(scenario.destinations.codes) : [scenario.host ? DOMAIN_URL : base.probe?.location];
-    if (t.probe?.status !== base.probe?.status || !locations.includes(t.probe?.location ?? undefined)) {
+    if (t.probe?.status !== base.probe?.status || !locations.includes(comparableLocation(scenario, t.probe?.location ?? undefined))) {
       log(
         `WARNING ${TARGET_LABEL[t.kind]} answered ${t.probe?.status} ${t.probe?.location ?? ""}, baseline ${base.probe?.status} ${base.probe?.location ?? ""}`,
       );
@@ -641,6 +641,15 @@ function printScenario(res: ScenarioResult): void {
       );
     }
   }
+}
+
+/** A tracked link's Location without its click id (which it must carry), to compare with the baseline's. */
+function comparableLocation(scenario: Scenario, location: string | undefined): string | undefined {
+  if (scenario.name !== "tracked-hot" || location === undefined) return location;
+  const url = new URL(location);
+  if (!/^[A-Za-z0-9_-]{20,}$/.test(url.searchParams.get("snip_id") ?? "")) return `${location} (no click id)`;
+  url.searchParams.delete("snip_id");
+  return url.toString();
 }
 
 interface Verdict {

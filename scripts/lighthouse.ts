@@ -37,9 +37,16 @@ async function freePort(): Promise<number> {
 }
 
 /** Runs a child to completion, or starts it and resolves once `ready` shows in its output (then it keeps running). */
-function run(cmd: string, args: string[], env: Record<string, string>, ready?: RegExp): Promise<{ child: ChildProcess; match: RegExpMatchArray | null }> {
+function run(
+  cmd: string,
+  args: string[],
+  env: Record<string, string>,
+  ready?: RegExp,
+  detached = false,
+): Promise<{ child: ChildProcess; match: RegExpMatchArray | null }> {
   const child = spawn(cmd, args, {
     cwd: root,
+    detached,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -115,8 +122,21 @@ async function startChromium(): Promise<{ child: ChildProcess; port: number; pro
     [...flags, "--remote-debugging-port=0", `--user-data-dir=${profile}`, "about:blank"],
     {},
     /DevTools listening on ws:\/\/[^:]+:(\d+)\//,
+    true, // its own process group, so that stopChromium() ends the renderers too
   );
   return { child, port: Number(match![1]), profile };
+}
+
+/** Ends Chromium and every process it started, then removes its profile (a renderer still writing there made rmdir fail). */
+async function stopChromium(chrome: { child: ChildProcess; profile: string }): Promise<void> {
+  const exited = chrome.child.exitCode !== null ? Promise.resolve() : new Promise((r) => chrome.child.once("exit", r));
+  try {
+    process.kill(-chrome.child.pid!, "SIGKILL");
+  } catch {
+    chrome.child.kill("SIGKILL"); // the group is gone already
+  }
+  await exited;
+  rmSync(chrome.profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 }
 
 interface Page {
@@ -235,11 +255,9 @@ async function main(): Promise<number> {
       }
     }
   } finally {
-    chrome.child.kill("SIGKILL");
     server.child.kill("SIGTERM");
-    await new Promise((r) => server.child.once("exit", r));
+    await Promise.all([stopChromium(chrome), new Promise((r) => server.child.once("exit", r))]);
     rmSync(dataDir, { recursive: true, force: true });
-    rmSync(chrome.profile, { recursive: true, force: true });
   }
   console.log(`\nLighthouse ${results.length} runs (reports in ${reportDir}):\n\n${table(results)}\n`);
   // `--report-performance` (CI): performance printed and marked, not failed (see failures()).

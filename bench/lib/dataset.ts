@@ -6,7 +6,7 @@ import type { Rule, Variant } from "../../src/contract/targeting.js";
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** Bumped whenever the seeded rows change shape, so cached SQLite seeds are rebuilt. */
-export const DATASET_VERSION = 4;
+export const DATASET_VERSION = 5;
 
 /** A bijective 32-bit mix (lowbias32): distinct indexes give distinct aliases, spread over the index. */
 function mix32(x: number): number {
@@ -115,8 +115,19 @@ export function zipfIndexes(count: number, draws: number, s = 1.1, seed = 42): U
   return out;
 }
 
-export type ScenarioName = "hot" | "zipf" | "limited" | "limited-403" | "password" | "domain-hot" | "detailed-hot" | "rules" | "split";
-export const SCENARIOS: readonly ScenarioName[] = ["hot", "zipf", "limited", "limited-403", "password", "domain-hot", "detailed-hot", "rules", "split"];
+export type ScenarioName = "hot" | "zipf" | "limited" | "limited-403" | "password" | "domain-hot" | "detailed-hot" | "rules" | "split" | "tracked-hot";
+export const SCENARIOS: readonly ScenarioName[] = [
+  "hot",
+  "zipf",
+  "limited",
+  "limited-403",
+  "password",
+  "domain-hot",
+  "detailed-hot",
+  "rules",
+  "split",
+  "tracked-hot",
+];
 
 /** Plain link 1 carries everything a link can describe itself with: tags, title, note, a fallback URL and a preview card. */
 export const DETAILED_INDEX = 1;
@@ -162,6 +173,9 @@ export const SPLIT_USER_AGENTS = Array.from(
   { length: 256 },
   (_, i) => `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.${6778 + i}.86 Safari/537.36`,
 );
+
+/** Plain link 4 tracks conversions (issue 56): every visit gets a click id in its Location and a tracked-click row. */
+export const TRACKED_INDEX = 4;
 
 export interface Scenario {
   name: ScenarioName;
@@ -225,5 +239,9 @@ export function buildScenario(name: ScenarioName, count: number, pathCount = 100
         destinations: { linkId: benchLinkId(plainAlias(SPLIT_INDEX)), codes: Object.fromEntries(SPLIT.map((v, i) => [v.url, `variant:${i + 1}`])) },
         userAgents: SPLIT_USER_AGENTS,
       };
+    case "tracked-hot":
+      // The baseline answers with the plain link's url: what the click id (a random id, the query rewritten, the
+      // tracked-click row) costs snip, compared with "hot" in the same run.
+      return { name, title: "one hot link tracking conversions (snip_id added)", paths: ["/" + plainAlias(TRACKED_INDEX)], expected: [302] };
   }
 }

@@ -23,6 +23,7 @@ import {
   smallLimitedAlias,
   SPLIT,
   SPLIT_INDEX,
+  TRACKED_INDEX,
 } from "./dataset.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -90,6 +91,8 @@ const DOMAIN_SEED = [
   // The rules and split scenarios' links (the owner is on the Business plan, which has both).
   `UPDATE links SET owner_id = 'bench_owner', rules = '${JSON.stringify(RULES)}' WHERE id = '${benchLinkId(plainAlias(RULES_INDEX))}'`,
   `UPDATE links SET owner_id = 'bench_owner', split = '${JSON.stringify(SPLIT)}' WHERE id = '${benchLinkId(plainAlias(SPLIT_INDEX))}'`,
+  // The tracked-hot scenario's link (conversions: Business and up).
+  `UPDATE links SET owner_id = 'bench_owner', track_conversions = true WHERE id = '${benchLinkId(plainAlias(TRACKED_INDEX))}'`,
 ];
 
 /**
