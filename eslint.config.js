@@ -31,7 +31,7 @@ const FEATURE_LAYERS = [
   ["accounts"],
   ["security"],
   ["teams", "clicks", "domains"],
-  ["tags", "utm", "conversions"],
+  ["tags", "utm", "conversions", "deeplinks"],
   ["links"],
   ["webhooks", "analytics", "orphans"],
   ["redirect", "admin", "imports", "streams"],

@@ -1,4 +1,5 @@
 // The context's shape: AppContext, its Readiness, and the ContextOverrides of tests, servers and the CLI (src/context.ts builds it).
+import type { AppAssociations } from "./deeplinks/app-associations.js";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import type { ChangeFeed, Storage } from "./storage/db.js";
@@ -114,6 +115,8 @@ export interface AppContext {
   stripe: StripeIntegration;
   /** Splits that pick their winner: their figures and the periodic decision (docs/conversions.md). */
   splits: SplitWinner;
+  /** The apps each host opens and its two association files (deeplinks/app-associations.ts). */
+  appAssociations: AppAssociations;
   /** Single sign-on (docs/sso.md): Enterprise connections, the sign-in flow, the password policy. */
   sso: Sso;
   /** The one door (docs/security.md): every way to a session, sudo mode, security activity and alerts. */

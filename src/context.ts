@@ -32,6 +32,7 @@ import { type Webhooks, createWebhooks } from "./webhooks/index.js";
 import { type Streams, createStreams } from "./streams/index.js";
 import { createAnalytics } from "./analytics/index.js";
 import type { LiveFeed } from "./analytics/live-feed.js";
+import { AppAssociations } from "./deeplinks/app-associations.js";
 import { TrackedClickWriter } from "./conversions/index.js";
 import { createRedirects } from "./redirect/index.js";
 import { OrphanVisits } from "./orphans/orphan-visits.js";
@@ -104,6 +105,7 @@ interface LifecycleRooms {
   blocklist: BlocklistService;
   imports: Imports;
   splits: SplitWinner;
+  apps: AppAssociations;
   live: LiveFeed;
   housekeeping: LifecyclePart;
 }
@@ -137,6 +139,7 @@ function lifecycleParts(r: LifecycleRooms): LifecyclePart[] {
     { name: "stream publisher", start: () => r.streams.start(), stop: () => r.streams.close() },
     { name: "webhooks", start: () => r.webhooks.start(), stop: () => r.webhooks.close() },
     { name: "custom hosts", start: () => r.customHosts.start(), stop: () => r.customHosts.stop() },
+    { name: "app associations", start: () => r.apps.start(), stop: () => r.apps.stop() },
     { name: "blocklist", start: () => r.blocklist.start(), stop: () => r.blocklist.stop() },
     { name: "imports", run: () => r.imports.runner.start(), stop: () => r.imports.close() },
     { name: "split decisions", run: () => r.splits.start(), stop: () => r.splits.stop() },
@@ -284,7 +287,18 @@ function createDoorRooms(config: Readonly<Config>, overrides: ContextOverrides, 
     audit: (trx, at, entry) => admin.audit.record(trx, SPLIT_ACTOR, at, entry),
     announce: (keys) => links.announceCreated(keys),
   });
-  return { admin, security, imports, sso, auth, splits };
+  // The apps each host opens (docs/deep-links.md): the operator's changes of the main host's go to the audit log.
+  const apps = new AppAssociations({
+    db,
+    clock,
+    log,
+    feed: storage.feed,
+    domains,
+    customHosts: core.customHosts,
+    domainChanges: core.domainChanges,
+    audit: (trx, operator, at, entry) => admin.audit.record(trx, operator, at, entry),
+  });
+  return { admin, security, imports, sso, auth, splits, apps };
 }
 
 type DoorRooms = ReturnType<typeof createDoorRooms>;
@@ -321,6 +335,7 @@ function contextLifecycle(ground: Ground, core: CoreRooms, clicked: ClickRooms, 
     blocklist: door.admin.blocklistAdmin,
     imports: door.imports,
     splits: door.splits,
+    apps: door.apps,
     live: clicked.live,
     housekeeping,
   });
@@ -377,6 +392,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     streams: clicked.streamsRoom.streams,
     streamPublisher: clicked.streamsRoom.publisher,
     splits: door.splits,
+    appAssociations: door.apps,
     stripe: new StripeIntegration({ db: storage.db, clock, log, box: new SealedBox(config.sessionSecret, "stripe secrets v1"), origin: config.origin }),
   };
 }

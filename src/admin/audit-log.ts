@@ -57,6 +57,8 @@ const OPERATOR_ACTIONS = new Set([
   "report.dismiss",
   "report.disable_link",
   "report.ban_owner",
+  "apps.update",
+  "apps.remove",
 ]);
 
 /**

@@ -48,6 +48,7 @@ import { reportRoutes } from "./routes/report.js";
 import { domainRoutes, tlsAskRoute } from "./routes/domains.js";
 import { adminRoutes } from "./routes/admin.js";
 import { integrationRoutes } from "./routes/integrations.js";
+import { associationFileRoutes, domainAppRoutes } from "./routes/deeplinks.js";
 import { ssoRoutes } from "./routes/sso.js";
 import { liveRoutes } from "./routes/analytics-live.js";
 import { FAVICON_SVG, HTML_CSP, NOT_FOUND_PAGE, PASSWORD_SCRIPT, PASSWORD_SCRIPT_PATH, errorPage, prefersJson } from "./pages.js";
@@ -121,7 +122,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   // prom-client (and the @opentelemetry/api it requires) is loaded only when metrics are on (METRICS_TOKEN or METRICS_PORT).
   const metricsOn = ctx.config.metricsToken !== null || ctx.config.metricsPort > 0;
   const metrics: Metrics | null = metricsOn ? new (await import("./metrics.js")).Metrics(ctx) : null;
-  const fast = fastRedirect(ctx.redirects, trust, ctx.config.countryHeader, metrics);
+  const fast = fastRedirect(ctx.redirects, trust, ctx.config.countryHeader, metrics, ctx.appAssociations);
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     // Per-request logs cost more than the redirect itself; failures are logged by the error handler.
@@ -227,6 +228,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await externalLinkRoutes(scoped, ctx);
     await conversionRoutes(scoped, ctx);
     await domainRoutes(scoped, ctx);
+    await domainAppRoutes(scoped, ctx);
     await adminRoutes(scoped, ctx);
     await ssoRoutes(scoped, ctx);
     await integrationRoutes(scoped, ctx);
@@ -237,6 +239,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await tlsAskRoute(app, ctx);
   await reportRoutes(app, ctx);
   await robotsRoute(app, ctx);
+  await associationFileRoutes(app, ctx);
   // The link-password page's show/hide control (pages.ts): on every host, as the page itself.
   app.get(PASSWORD_SCRIPT_PATH, { schema: { hide: true } }, async (_r, reply) =>
     reply.type("text/javascript; charset=utf-8").header("cache-control", "max-age=86400").send(PASSWORD_SCRIPT),

@@ -12,6 +12,8 @@ import { PASSWORD_PAGE_HEADERS, passwordForm } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
 import { type Trust, clientIp, hostnameOf, proxyCountry } from "./proxy.js";
 import type { Metrics } from "./metrics.js";
+import { ANDROID_PATH, APPLE_PATH, type AppAssociations } from "../deeplinks/app-associations.js";
+import { ASSOCIATION_HEADERS } from "./routes/deeplinks.js";
 
 /** One path segment that can be an alias; anything else (%-escapes, slashes, dots) is Fastify's. */
 const PATH_RE = /^\/([A-Za-z0-9_-]{3,64})(?:\?|$)/;
@@ -26,6 +28,20 @@ const FORM_HEADERS: string[] = [
   "content-length",
   String(FORM.length),
 ];
+
+const ASSOCIATION_HEADER_LIST = Object.entries(ASSOCIATION_HEADERS).flat();
+
+/** A host's app association file (docs/deep-links.md), from memory; false: Fastify answers (a 404, a query string). */
+function associationFiles(apps: Pick<AppAssociations, "file"> | null, trust: Trust | null) {
+  return (req: IncomingMessage, res: ServerResponse, url: string): boolean => {
+    if (apps === null || (url !== APPLE_PATH && url !== ANDROID_PATH)) return false;
+    const file = apps.file(hostnameOf(req, trust), url);
+    if (file === null) return false;
+    res.writeHead(200, [...ASSOCIATION_HEADER_LIST, "content-length", String(file.body.length)]);
+    res.end(req.method === "HEAD" ? undefined : file.body);
+    return true;
+  };
+}
 
 /** Where answered redirects are counted and timed (metrics.ts), when metrics are on. */
 export type RedirectMetrics = Pick<Metrics, "fast">;
@@ -44,14 +60,22 @@ export interface FastRedirect {
  * Behind trusted proxies (`trust`), the client address, host and country come from their headers
  * exactly as Fastify's request.ip and request.hostname and the redirect route read them (proxy.ts).
  */
-export function fastRedirect(redirects: RedirectService, trust: Trust | null, countryHeader: string, metrics: RedirectMetrics | null = null): FastRedirect {
+export function fastRedirect(
+  redirects: RedirectService,
+  trust: Trust | null,
+  countryHeader: string,
+  metrics: RedirectMetrics | null = null,
+  apps: Pick<AppAssociations, "file"> | null = null,
+): FastRedirect {
   let enabled = true;
+  const associationFile = associationFiles(apps, trust);
   const handle = (req: IncomingMessage, res: ServerResponse, route: RequestListener): boolean => {
     if (!enabled || (req.method !== "GET" && req.method !== "HEAD")) return false;
     const started = metrics === null ? 0 : performance.now();
     const url = req.url ?? "";
     const m = PATH_RE.exec(url);
-    if (m === null) return false;
+    // "/." starts no alias: only then is it worth comparing with the association files' paths.
+    if (m === null) return url.charCodeAt(1) === 46 && associationFile(req, res, url);
     // node:http has built req.headers already (its Host and Expect checks of every HTTP/1.1 request).
     const h = req.headers;
     const alias = m[1] as string;

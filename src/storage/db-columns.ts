@@ -55,6 +55,13 @@ export const DB_COLUMNS = {
     secret_hash: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
     user_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
   },
+  app_associations: {
+    android: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    domain_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },
+    id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    ios: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    updated_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
+  },
   blocked_hosts: {
     created_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
     created_by: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },

@@ -21,6 +21,8 @@ import type { AdminTables } from "./admin-tables.js";
 import type { ConversionTables } from "./conversion-tables.js";
 import type { StripeTables } from "./stripe-tables.js";
 export type * from "./stripe-tables.js";
+import type { DeeplinkTables } from "./deeplink-tables.js";
+export type * from "./deeplink-tables.js";
 export type * from "./admin-tables.js";
 import type { ImportTables } from "./import-tables.js";
 export type * from "./import-tables.js";
@@ -329,7 +331,7 @@ export interface UtmTemplatesTable {
   created_at: number;
 }
 
-export interface Database extends AdminTables, ConversionTables, ImportTables, PasskeyTables, SecurityTables, StreamTables, StripeTables {
+export interface Database extends AdminTables, ConversionTables, DeeplinkTables, ImportTables, PasskeyTables, SecurityTables, StreamTables, StripeTables {
   users: UsersTable;
   user_pictures: UserPicturesTable;
   sessions: SessionsTable;

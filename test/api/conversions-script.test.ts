@@ -1,29 +1,13 @@
 // GET /_snip/track.js (docs/conversions.md, The script) on every engine: served from any host snip answers, small,
 // cacheable, loadable from another site, no cookie of snip's; run in a sandbox page, it keeps the click id in a
 // first-party cookie of the page's site for the attribution window and gives it back through window.snip.clickId().
-import { request } from "node:http";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ENGINES } from "../helpers/engines.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
+import { withHost } from "../helpers/host.js";
 
-function get(
-  server: TestServer,
-  path: string,
-  host: string,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  const url = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path, headers: { host } }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
+const get = (server: TestServer, path: string, host: string) => withHost(server.url, path, host);
 
 interface Page {
   cookies: string[];

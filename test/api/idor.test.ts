@@ -71,6 +71,7 @@ const OWNED: Record<string, Fixture> = {
   "/api/keys/:id": async (a) => `/api/keys/${(await a.client.post("/api/keys", { name: "idor" })).body.key.id}`,
   "/api/domains/:id": async (a) => `/api/domains/${await domain(a)}`,
   "/api/domains/:id/verify": async (a) => `/api/domains/${await domain(a)}/verify`,
+  "/api/domains/:id/apps": async (a) => `/api/domains/${await domain(a)}/apps`,
   "/api/domains/:id/orphan-visits": async (a) => `/api/domains/${await domain(a)}/orphan-visits`,
   "/api/team/invitations/:id": async (a) => `/api/team/invitations/${await invitation(a)}`,
   // A resend within a minute of the send is 429 for its owner too: the point is B's 404.

@@ -1,16 +1,34 @@
 // Requests with a Host header of the test's choosing (fetch cannot set Host; node:http can).
 import { request } from "node:http";
 
-/** A GET with the given Host header (fetch cannot set Host): status and Location. */
-export function hit(baseUrl: string, path: string, host: string, method = "GET"): Promise<{ status: number; location: string | undefined; body: string }> {
+export interface HostAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  location: string | undefined;
+  body: string;
+}
+
+/** A request with the given Host header and no other header but those given. */
+export function withHost(baseUrl: string, path: string, host: string, method = "GET", headers: Record<string, string> = {}): Promise<HostAnswer> {
   return new Promise((resolve, reject) => {
-    const req = request(baseUrl + path, { method, headers: { host, accept: "text/html" } }, (res) => {
+    const req = request(baseUrl + path, { method, headers: { host, ...headers } }, (res) => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (c: string) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, location: res.headers.location, body }));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, location: res.headers.location, body }));
     });
     req.on("error", reject);
     req.end();
   });
+}
+
+/** A GET (or `method`) with the given Host header, as a browser asks for a page: status and Location. */
+export async function hit(
+  baseUrl: string,
+  path: string,
+  host: string,
+  method = "GET",
+): Promise<{ status: number; location: string | undefined; body: string }> {
+  const { status, location, body } = await withHost(baseUrl, path, host, method, { accept: "text/html" });
+  return { status, location, body };
 }

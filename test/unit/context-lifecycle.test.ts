@@ -64,14 +64,14 @@ describe("createContext builds without side effects; start() and close() drive t
     expect(timers()).toBe(0);
 
     await ctx.start();
-    // Intervals: orphan visits' flush, the webhook directory's, custom hosts' and the blocklist's reloads,
-    // the live feed's heartbeat, housekeeping. Timeouts (each rescheduling the next): click roll-ups, the
+    // Intervals: orphan visits' flush, the webhook directory's, custom hosts', app associations' and the blocklist's
+    // reloads, the live feed's heartbeat, housekeeping. Timeouts (each rescheduling the next): click roll-ups, the
     // stream publisher's outbox reads.
-    expect(intervals.size).toBe(6);
+    expect(intervals.size).toBe(7);
     expect(timers()).toBeGreaterThanOrEqual(7);
     // run(): domain and SSO domain re-checks, mail retries, the import runner's poll, split decisions.
     ctx.run();
-    expect(intervals.size).toBe(11);
+    expect(intervals.size).toBe(12);
 
     await ctx.close();
     expect(timers()).toBe(0);

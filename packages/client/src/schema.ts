@@ -583,6 +583,211 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/admin/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The apps the main host opens, and its association files */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            apps: {
+                                android: {
+                                    package: string;
+                                    sha256_cert_fingerprints: string[];
+                                }[];
+                                ios: {
+                                    app_id: string;
+                                    paths: string[];
+                                    webcredentials: boolean;
+                                }[];
+                                /** @description null: never set */
+                                updated_at: string | null;
+                            };
+                            files: {
+                                apple_app_site_association: unknown | (never | null);
+                                assetlinks: unknown | (never | null);
+                            };
+                            /** @description The host the files are served from */
+                            host: string;
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        /** Set the main host's iOS and Android apps (audit log: apps.update) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        android?: {
+                            /** @description The application id, e.g. com.example.shop */
+                            package: string;
+                            /** @description SHA-256 fingerprints of the app's signing certificates, 32 hex pairs separated by colons */
+                            sha256_cert_fingerprints: string[];
+                        }[];
+                        ios?: {
+                            /** @description TEAMID.bundle.id: the 10-character Team ID, a dot, the bundle identifier */
+                            app_id: string;
+                            /** @description Path patterns the app opens (* and ? as Apple's components read them); absent or empty: every short link. /api, /app and snip's own pages never */
+                            paths?: string[];
+                            /** @description Also list the app under webcredentials (shared passwords and passkeys) */
+                            webcredentials?: boolean;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            apps: {
+                                android: {
+                                    package: string;
+                                    sha256_cert_fingerprints: string[];
+                                }[];
+                                ios: {
+                                    app_id: string;
+                                    paths: string[];
+                                    webcredentials: boolean;
+                                }[];
+                                /** @description null: never set */
+                                updated_at: string | null;
+                            };
+                            files: {
+                                apple_app_site_association: unknown | (never | null);
+                                assetlinks: unknown | (never | null);
+                            };
+                            /** @description The host the files are served from */
+                            host: string;
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove the main host's apps (audit log: apps.remove) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/audit": {
         parameters: {
             query?: never;
@@ -6267,6 +6472,235 @@ export interface paths {
         put?: never;
         post?: never;
         /** Delete a custom domain and its links: they answer 404 at once, and the hostname is free again */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/domains/{id}/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The apps this custom domain opens, and the two association files it serves */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            apps: {
+                                android: {
+                                    package: string;
+                                    sha256_cert_fingerprints: string[];
+                                }[];
+                                ios: {
+                                    app_id: string;
+                                    paths: string[];
+                                    webcredentials: boolean;
+                                }[];
+                                /** @description null: never set */
+                                updated_at: string | null;
+                            };
+                            files: {
+                                apple_app_site_association: unknown | (never | null);
+                                assetlinks: unknown | (never | null);
+                            };
+                            /** @description The host the files are served from */
+                            host: string;
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        /** Set the iOS and Android apps of this custom domain (served from /.well-known/ at once) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        android?: {
+                            /** @description The application id, e.g. com.example.shop */
+                            package: string;
+                            /** @description SHA-256 fingerprints of the app's signing certificates, 32 hex pairs separated by colons */
+                            sha256_cert_fingerprints: string[];
+                        }[];
+                        ios?: {
+                            /** @description TEAMID.bundle.id: the 10-character Team ID, a dot, the bundle identifier */
+                            app_id: string;
+                            /** @description Path patterns the app opens (* and ? as Apple's components read them); absent or empty: every short link. /api, /app and snip's own pages never */
+                            paths?: string[];
+                            /** @description Also list the app under webcredentials (shared passwords and passkeys) */
+                            webcredentials?: boolean;
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            apps: {
+                                android: {
+                                    package: string;
+                                    sha256_cert_fingerprints: string[];
+                                }[];
+                                ios: {
+                                    app_id: string;
+                                    paths: string[];
+                                    webcredentials: boolean;
+                                }[];
+                                /** @description null: never set */
+                                updated_at: string | null;
+                            };
+                            files: {
+                                apple_app_site_association: unknown | (never | null);
+                                assetlinks: unknown | (never | null);
+                            };
+                            /** @description The host the files are served from */
+                            host: string;
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove this custom domain's apps (its association files answer 404) */
         delete: {
             parameters: {
                 query?: never;

@@ -14,6 +14,7 @@ import { adminOrphanRoutes } from "./orphans.js";
 import { adminReportRoutes } from "./admin-reports.js";
 import { adminBlocklistRoutes } from "./admin-blocklist.js";
 import { adminSsoRoutes } from "./sso.js";
+import { adminAppRoutes } from "./deeplinks.js";
 
 /** The services these routes use, and those of the console's parts: the compiler refuses any other. */
 type Deps = OperatorDeps &
@@ -24,7 +25,8 @@ type Deps = OperatorDeps &
   Parameters<typeof adminLinkRoutes>[1] &
   Parameters<typeof adminReportRoutes>[1] &
   Parameters<typeof adminBlocklistRoutes>[1] &
-  Parameters<typeof adminSsoRoutes>[1];
+  Parameters<typeof adminSsoRoutes>[1] &
+  Parameters<typeof adminAppRoutes>[1];
 
 /** A numeric keyset cursor (the audit log's ids), or invalid_request. */
 export function numericCursor(cursor: string | undefined): number | undefined {
@@ -60,5 +62,6 @@ export async function adminRoutes(app: App, ctx: Deps): Promise<void> {
     await adminReportRoutes(scope, ctx);
     await adminBlocklistRoutes(scope, ctx);
     await adminSsoRoutes(scope, ctx);
+    await adminAppRoutes(scope, ctx);
   });
 }

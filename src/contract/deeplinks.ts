@@ -1,0 +1,65 @@
+// Links that open apps (docs/deep-links.md): the apps a host is associated with, as its owner sets them
+// (`PUT /api/domains/{id}/apps`, the operator's `PUT /api/admin/apps` for the main host), and the two files the
+// phones' systems read from the host (`/.well-known/apple-app-site-association`, `/.well-known/assetlinks.json`).
+import { Type, type Static } from "typebox";
+import { Body, Nullable } from "./common.js";
+
+/** At most this many apps of each system per host. */
+export const MAX_APPS = 10;
+/** At most this many path patterns per iOS app, and signing-certificate fingerprints per Android app. */
+export const MAX_APP_PATHS = 50;
+export const MAX_FINGERPRINTS = 10;
+
+export const IosAppSchema = Type.Object(
+  {
+    app_id: Type.String({ maxLength: 200, description: "TEAMID.bundle.id: the 10-character Team ID, a dot, the bundle identifier" }),
+    paths: Type.Optional(
+      Type.Array(Type.String({ maxLength: 256 }), {
+        maxItems: MAX_APP_PATHS,
+        description:
+          "Path patterns the app opens (* and ? as Apple's components read them); absent or empty: every short link. /api, /app and snip's own pages never",
+      }),
+    ),
+    webcredentials: Type.Optional(Type.Boolean({ description: "Also list the app under webcredentials (shared passwords and passkeys)" })),
+  },
+  { additionalProperties: false },
+);
+export const AndroidAppSchema = Type.Object(
+  {
+    package: Type.String({ maxLength: 255, description: "The application id, e.g. com.example.shop" }),
+    sha256_cert_fingerprints: Type.Array(Type.String({ maxLength: 100 }), {
+      minItems: 1,
+      maxItems: MAX_FINGERPRINTS,
+      description: "SHA-256 fingerprints of the app's signing certificates, 32 hex pairs separated by colons",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const AppsBody = Body({
+  ios: Type.Optional(Type.Array(IosAppSchema, { maxItems: MAX_APPS })),
+  android: Type.Optional(Type.Array(AndroidAppSchema, { maxItems: MAX_APPS })),
+});
+export type AppsBody = Static<typeof AppsBody>;
+
+export const AppsSchema = Type.Object({
+  ios: Type.Array(
+    Type.Object({ app_id: Type.String(), paths: Type.Array(Type.String({ description: "empty: every short link" })), webcredentials: Type.Boolean() }),
+  ),
+  android: Type.Array(Type.Object({ package: Type.String(), sha256_cert_fingerprints: Type.Array(Type.String()) })),
+  updated_at: Nullable(Type.String({ description: "null: never set" })),
+});
+export type Apps = Static<typeof AppsSchema>;
+
+export const AppsReply = Type.Object({
+  status: Type.Literal("success"),
+  host: Type.String({ description: "The host the files are served from" }),
+  apps: AppsSchema,
+  files: Type.Object({
+    apple_app_site_association: Nullable(
+      Type.Unknown({ description: "The JSON iOS reads from /.well-known/apple-app-site-association; null: not served (404)" }),
+    ),
+    assetlinks: Nullable(Type.Unknown({ description: "The JSON Android reads from /.well-known/assetlinks.json; null: not served (404)" })),
+  }),
+});
+export type AppsReply = Static<typeof AppsReply>;
