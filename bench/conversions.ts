@@ -35,21 +35,19 @@ async function seed(env: Record<string, string>): Promise<Seeded> {
     const now = Date.now();
     const clickIds = Array.from({ length: CUSTOMERS }, () => newClickId());
     for (let i = 0; i < clickIds.length; i += 500) {
-      const rows = clickIds
-        .slice(i, i + 500)
-        .map((id) =>
-          trackedRow({
-            id,
-            ownerId: user.id,
-            linkId: link.id,
-            destination: null,
-            country: "DE",
-            userAgent: "Mozilla/5.0 (X11; Linux x86_64)",
-            referer: "",
-            at: now,
-          }),
-        );
-      await storeTrackedClicks(ctx.storage.db, rows);
+      const rows = clickIds.slice(i, i + 500).map((id) =>
+        trackedRow({
+          id,
+          ownerId: user.id,
+          linkId: link.id,
+          destination: null,
+          country: "DE",
+          userAgent: "Mozilla/5.0 (X11; Linux x86_64)",
+          referer: "",
+          at: now,
+        }),
+      );
+      await storeTrackedClicks(ctx.storage, rows);
     }
     const { secret } = await ctx.apiKeys.create(user, { name: "bench", scopes: ["conversions:write"] });
     const cookie = `${SESSION_COOKIE}=${await ctx.sessions.create(user.id)}`;

@@ -210,7 +210,7 @@ function createClickRooms(config: Readonly<Config>, overrides: ContextOverrides,
   const streamsRoom = createStreams({ ...base, caps, check: receiverCheck });
   const { analytics, live } = createAnalytics({ ...base, countries, stats, live: overrides.live });
   // Visits of links that track conversions, written in batches a moment after their redirect (docs/conversions.md).
-  const trackedClicks = new TrackedClickWriter(db, (err, lost) => log.error({ err, lost }, "tracked clicks not written"));
+  const trackedClicks = new TrackedClickWriter(ground.storage, (err, lost) => log.error({ err, lost }, "tracked clicks not written"));
   const redirects = createRedirects({
     settings: config,
     trackedClicks,

@@ -51,7 +51,7 @@ describe.each(ENGINES)("splits that pick their winner on %s", (engine) => {
     const now = Date.now();
     const ids = Array.from({ length: n }, () => newClickId());
     await storeTrackedClicks(
-      db(),
+      server.ctx.storage,
       ids.map((id) => trackedRow({ id, ownerId, linkId, destination: `variant:${variant}`, country: null, userAgent: "Mozilla/5.0", referer: "", at: now })),
     );
     const customers: string[] = [];

@@ -34,7 +34,7 @@ describe.each(ENGINES)("Stripe integration on %s", (engine) => {
 
   async function click(at = Date.now()): Promise<string> {
     const id = newClickId();
-    await storeTrackedClicks(db(), [
+    await storeTrackedClicks(server.ctx.storage, [
       trackedRow({ id, ownerId: ownerA, linkId: linkA, destination: "variant:2", country: "FR", userAgent: "Mozilla/5.0", referer: "", at }),
     ]);
     return id;

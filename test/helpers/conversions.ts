@@ -8,7 +8,7 @@ export async function trackedClick(server: TestServer, linkId: string, at = Date
   const db = server.ctx.storage.db;
   const link = await db.selectFrom("links").select("owner_id").where("id", "=", linkId).executeTakeFirstOrThrow();
   const id = newClickId();
-  await storeTrackedClicks(db, [
+  await storeTrackedClicks(server.ctx.storage, [
     trackedRow({ id, ownerId: link.owner_id!, linkId, destination, country: "FR", userAgent: "Mozilla/5.0 (Windows NT 10.0; Win64; x64)", referer: "", at }),
   ]);
   return id;
