@@ -6,6 +6,7 @@ import { Alert, CopyButton, DataTable, formatDateTime } from "../shared/ui";
 import { useSubmit } from "../shared/submit";
 import { useCallback, useState } from "react";
 import { OrphanVisits } from "../shared/orphans/OrphanVisits";
+import { DomainApps } from "./DomainApps";
 
 /** The domain's orphan visits, read when opened. */
 function DomainOrphans({ id }: { id: string }) {
@@ -78,6 +79,7 @@ export function DomainCard({ domain: d, onChange, onDelete }: { domain: Domain; 
       ) : null}
       {verify.error ? <Alert testId="domain-verify-error">{verify.error}</Alert> : null}
       {d.status === "verified" ? <DomainOrphans id={d.id} /> : null}
+      <DomainApps id={d.id} />
 
       <div className="domain-foot">
         <span className="muted small" data-testid="domain-last-check">
