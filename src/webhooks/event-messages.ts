@@ -15,20 +15,20 @@ export interface OutwardWebhookEvent {
   decision?: Record<string, unknown>;
 }
 
-/** What the chat line says: the short URL and the event's main facts (never a customer's name or email). */
-function line(e: OutwardWebhookEvent): string {
+/** What the chat line says: the short URL and the event's main facts (never a customer's name or email), `esc` on what users gave. */
+function line(e: OutwardWebhookEvent, esc: (text: string) => string): string {
   const mark = e.test ? " (test event)" : "";
-  if (e.type === "lead.created") return `Lead "${String(e.lead?.event_name)}" from ${e.link.short_url}${mark}`;
+  const url = esc(e.link.short_url);
+  if (e.type === "lead.created") return `Lead "${esc(String(e.lead?.event_name))}" from ${url}${mark}`;
   if (e.type === "sale.created") {
     const amount = Number(e.sale?.amount);
-    return `Sale "${String(e.sale?.event_name)}" of ${amount} (minor units) ${String(e.sale?.currency)} from ${e.link.short_url}${mark}`;
+    return `Sale "${esc(String(e.sale?.event_name))}" of ${amount} (minor units) ${esc(String(e.sale?.currency))} from ${url}${mark}`;
   }
-  return `Split of ${e.link.short_url} decided${mark}: ${String(e.decision?.summary)}`;
+  return `Split of ${url} decided${mark}: ${esc(String(e.decision?.summary))}`;
 }
 
 export function outwardChatBody(kind: "slack" | "discord" | "teams", e: OutwardWebhookEvent): string {
-  const text = line(e);
-  if (kind === "slack") return JSON.stringify({ text: escapeSlack(text) });
-  if (kind === "discord") return JSON.stringify({ content: escapeDiscord(text), allowed_mentions: { parse: [] as string[] } });
-  return JSON.stringify(adaptiveCardMessage([{ type: "TextBlock", text: teamsText(text), wrap: true }]));
+  if (kind === "slack") return JSON.stringify({ text: line(e, escapeSlack) });
+  if (kind === "discord") return JSON.stringify({ content: line(e, escapeDiscord), allowed_mentions: { parse: [] as string[] } });
+  return JSON.stringify(adaptiveCardMessage([{ type: "TextBlock", text: line(e, teamsText), wrap: true }]));
 }
