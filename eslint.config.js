@@ -51,7 +51,10 @@ const FEATURE_EVENTS = {
   // A keyed email accepted by the transport: an invitation's email shows as sent.
   "mail.sent": { publishers: ["mail"], subscribers: ["teams"] },
   // A split's end decided (a winner made the link's url, or none): for listeners of link changes.
-  "link.split_decided": { publishers: ["conversions"], subscribers: [] },
+  "link.split_decided": { publishers: ["conversions"], subscribers: ["webhooks", "streams"] },
+  // A new lead or sale (the tracking API, Stripe), inside its transaction: the stream's outbox, opted-in webhooks, the live feed.
+  "lead.created": { publishers: ["conversions"], subscribers: ["webhooks", "streams", "analytics"] },
+  "sale.created": { publishers: ["conversions"], subscribers: ["webhooks", "streams", "analytics"] },
 };
 
 /**

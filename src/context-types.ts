@@ -6,6 +6,7 @@ import type { ChangeFeed, Storage } from "./storage/db.js";
 import type { ClickWriter } from "./clicks/click-writer.js";
 import type { RateEvents } from "./storage/rate-events.js";
 import type { Clock } from "./shared/clock.js";
+import type { EventPublisher } from "./shared/events.js";
 import type { Tracing } from "./ops/tracing-hooks.js";
 import type { Mailer } from "./mail/mailer.js";
 import type { MailQueue } from "./mail/mail-queue.js";
@@ -117,6 +118,8 @@ export interface AppContext {
   splits: SplitWinner;
   /** The apps each host opens and its two association files (deeplinks/app-associations.ts). */
   appAssociations: AppAssociations;
+  /** The bus on which the tracking API announces new leads and sales (lead.created, sale.created). */
+  events: EventPublisher;
   /** Single sign-on (docs/sso.md): Enterprise connections, the sign-in flow, the password policy. */
   sso: Sso;
   /** The one door (docs/security.md): every way to a session, sudo mode, security activity and alerts. */

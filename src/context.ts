@@ -207,8 +207,8 @@ function createClickRooms(config: Readonly<Config>, overrides: ContextOverrides,
     observe: tracing?.webhookDelivery,
   });
   const { clickDeliveries, receiverCheck } = webhooksRoom;
-  const streamsRoom = createStreams({ ...base, caps, check: receiverCheck });
-  const { analytics, live } = createAnalytics({ ...base, countries, stats, live: overrides.live });
+  const streamsRoom = createStreams({ ...base, caps, check: receiverCheck, events });
+  const { analytics, live } = createAnalytics({ ...base, countries, stats, live: overrides.live, events });
   // Visits of links that track conversions, written in batches a moment after their redirect (docs/conversions.md).
   const trackedClicks = new TrackedClickWriter(ground.storage, (err, lost) => log.error({ err, lost }, "tracked clicks not written"));
   const redirects = createRedirects({
@@ -351,7 +351,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
   const clicked = createClickRooms(config, overrides, ground, core);
   const door = createDoorRooms(config, overrides, ground, core, clicked);
   const { start, run, close } = contextLifecycle(ground, core, clicked, door);
-  const { storage, clock, log, rate, tracing } = ground;
+  const { storage, clock, log, rate, tracing, events } = ground;
   const readiness: Readiness = { state: "starting" };
   return {
     ...door.admin,
@@ -393,6 +393,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     streamPublisher: clicked.streamsRoom.publisher,
     splits: door.splits,
     appAssociations: door.apps,
-    stripe: new StripeIntegration({ db: storage.db, clock, log, box: new SealedBox(config.sessionSecret, "stripe secrets v1"), origin: config.origin }),
+    events,
+    stripe: new StripeIntegration({ db: storage.db, clock, log, box: new SealedBox(config.sessionSecret, "stripe secrets v1"), origin: config.origin, events }),
   };
 }

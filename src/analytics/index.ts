@@ -7,6 +7,7 @@ import type { CountryResolver } from "../clicks/describe.js";
 import type { StatsService } from "../clicks/stats.js";
 import { AccountAnalytics } from "./account-analytics.js";
 import { LiveFeed, type LiveLimits } from "./live-feed.js";
+import type { ConversionNotice, EventSubscriber } from "../shared/events.js";
 
 export interface AnalyticsDeps {
   settings: Pick<Config, "baseUrl" | "origin">;
@@ -17,6 +18,8 @@ export interface AnalyticsDeps {
   stats: StatsService;
   /** Live feed bounds (tests: streams per user, events a second, heartbeat). */
   live?: Partial<LiveLimits>;
+  /** Subscribes to lead.created and sale.created (the live feed's conversion events). */
+  events: EventSubscriber;
 }
 
 export interface Analytics {
@@ -35,6 +38,24 @@ export function createAnalytics(deps: AnalyticsDeps): Analytics {
     log: deps.log,
     limits: deps.live,
   });
+  deps.events.subscribe("lead.created", (n) => live.converted(n.ownerId, liveConversion("lead", n)));
+  deps.events.subscribe("sale.created", (n) => live.converted(n.ownerId, liveConversion("sale", n)));
   const analytics = new AccountAnalytics({ db: storage.db, stats: deps.stats, origin: settings.origin, ownHost: settings.baseUrl.hostname });
   return { analytics, live };
+}
+
+/** A lead.created or sale.created as the live feed's `conversion` event has it. */
+function liveConversion(type: "lead" | "sale", n: ConversionNotice) {
+  const r = (n.data.lead ?? n.data.sale) as { event_name: string; destination: string | null; amount?: number; currency?: string };
+  return {
+    type,
+    at: new Date(n.at).toISOString(),
+    link_id: n.link.id,
+    alias: n.link.alias,
+    domain: n.link.domain,
+    event_name: r.event_name,
+    destination: r.destination,
+    amount: type === "sale" ? (r.amount ?? null) : null,
+    currency: type === "sale" ? (r.currency ?? null) : null,
+  };
 }

@@ -4,11 +4,23 @@
 // nobody watches anyone the redirect pays one boolean check (`active`).
 import type { Logger } from "pino";
 import type { ChangeFeed } from "../storage/db.js";
-import type { LiveClick } from "../contract/live.js";
+import type { LiveClick, LiveConversion } from "../contract/live.js";
 import { DomainError } from "../shared/errors.js";
 import { type CountryResolver, describeUserAgent, referrerHost } from "../clicks/describe.js";
 import { type LiveSink, LiveStream, type LiveStreamLimits } from "./live-stream.js";
-import { CLICKS_CHANNEL, type OwnedClick, WATCH_CHANNEL, askPayload, clicksPayloads, parseClicks, parseWatch, watchPayloads } from "./live-wire.js";
+import {
+  CLICKS_CHANNEL,
+  CONVERSIONS_CHANNEL,
+  conversionPayload,
+  parseConversion,
+  type OwnedClick,
+  WATCH_CHANNEL,
+  askPayload,
+  clicksPayloads,
+  parseClicks,
+  parseWatch,
+  watchPayloads,
+} from "./live-wire.js";
 
 export interface LiveLimits extends LiveStreamLimits {
   /** Open streams per signed-in user (more: 429). */
@@ -108,6 +120,7 @@ export class LiveFeed {
     if (!this.deps.shared) return;
     feed.subscribe(WATCH_CHANNEL, (p) => this.heardWatch(p));
     feed.subscribe(CLICKS_CHANNEL, (p) => this.heardClicks(p));
+    feed.subscribe(CONVERSIONS_CHANNEL, (p) => this.heardConversion(p));
     // A new instance (or one whose listener reconnected) asks who watches what, so that its clicks reach
     // streams elsewhere at once rather than after the next announcement.
     const ask = () => void this.publish(WATCH_CHANNEL, [askPayload(this.instance)]);
@@ -140,6 +153,26 @@ export class LiveFeed {
       this.flushTimer = setTimeout(() => this.flush(), FLUSH_MS);
       this.flushTimer.unref();
     }
+  }
+
+  /**
+   * A lead or sale of `owner` (the bus's lead.created and sale.created, inside the recording transaction): sent on
+   * the next turn to the streams here and, where watched, to the other instances; nothing when nobody watches.
+   */
+  converted(owner: string, c: Omit<LiveConversion, "domain"> & { domain: string }): void {
+    if (this.closed || !this.watched.has(owner)) return;
+    const event: LiveConversion = { ...c, domain: c.domain === "" ? this.deps.ownHost : c.domain };
+    setImmediate(() => {
+      for (const s of this.streams.get(owner) ?? []) s.conversion(event);
+      if (this.deps.shared && (this.remote.get(owner) ?? 0) > this.deps.now())
+        void this.publish(CONVERSIONS_CHANNEL, [conversionPayload(this.instance, owner, event)]);
+    });
+  }
+
+  private heardConversion(payload: string): void {
+    const m = parseConversion(payload);
+    if (!m || m.instance === this.instance) return;
+    for (const s of this.streams.get(m.owner) ?? []) s.conversion(m.conversion);
   }
 
   /** Takes a stream slot for `userId`, or refuses with 429 rate_limited. */

@@ -1,7 +1,7 @@
 // One open live feed (GET /api/analytics/live): Server-Sent Events written to a sink, at most
 // `perSecond` click events a second (the rest counted and reported as `event: skipped`), a comment
 // when idle, and ended when its reader is too slow to take what is written.
-import type { LiveClick } from "../contract/live.js";
+import type { LiveClick, LiveConversion } from "../contract/live.js";
 
 /** Where a stream's text goes: the response body (a PassThrough the route sends). */
 export interface LiveSink {
@@ -27,6 +27,8 @@ export class LiveStream {
   private closed = false;
   /** Until start(): clicks that came while the backlog was read, sent after it. */
   private held: LiveClick[] | null = [];
+  /** Until start(): conversions that came meanwhile. */
+  private heldConversions: LiveConversion[] = [];
   private windowStart = 0;
   private sentInWindow = 0;
   private skipped = 0;
@@ -57,6 +59,18 @@ export class LiveStream {
     // The backlog is history: the rate cap applies to what is live.
     for (const click of backlog) this.write(eventText("click", click));
     for (const click of held) if (!seen.has(keyOf(click))) this.click(click);
+    for (const c of this.heldConversions) this.conversion(c);
+    this.heldConversions = [];
+  }
+
+  /** A lead or sale, sent at once (they are few: no share per second). */
+  conversion(event: LiveConversion): void {
+    if (this.closed) return;
+    if (this.held) {
+      if (this.heldConversions.length < this.limits.perSecond) this.heldConversions.push(event);
+      return;
+    }
+    this.write(eventText("conversion", event));
   }
 
   /** One live click, or one more counted as skipped when the second's share is sent. */

@@ -1,10 +1,11 @@
 // What instances on one PostgreSQL tell each other about the live feed, as NOTIFY payloads: which owners
 // someone watches here (announcements), and batches of described clicks of watched owners. A payload
 // stays under PostgreSQL's 8000-byte limit: a batch is split into as many notifications as it needs.
-import type { LiveClick } from "../contract/live.js";
+import type { LiveClick, LiveConversion } from "../contract/live.js";
 
 export const WATCH_CHANNEL = "live_watch";
 export const CLICKS_CHANNEL = "live_clicks";
+export const CONVERSIONS_CHANNEL = "live_conversions";
 /** Bytes per payload at most (PostgreSQL refuses 8000 and more), with room to spare. */
 export const PAYLOAD_LIMIT = 7_800;
 
@@ -160,4 +161,32 @@ function parse(payload: string): Record<string, any> | null {
   } catch {
     return null;
   }
+}
+
+/** A lead or sale of a watched owner for the other instances (a few hundred bytes: its texts are bounded). */
+export function conversionPayload(instance: string, owner: string, c: LiveConversion): string {
+  return JSON.stringify({ i: instance, o: owner, v: c });
+}
+
+const CONVERSION_TEXT = ["at", "link_id", "alias", "domain", "event_name"] as const;
+
+export function parseConversion(payload: string): { instance: string; owner: string; conversion: LiveConversion } | null {
+  const m = parse(payload);
+  const v = m?.v as Record<string, unknown> | undefined;
+  if (!m || typeof m.i !== "string" || typeof m.o !== "string" || !v || typeof v !== "object") return null;
+  if ((v.type !== "lead" && v.type !== "sale") || !CONVERSION_TEXT.every((k) => typeof v[k] === "string")) return null;
+  const nullable = (x: unknown, t: "string" | "number") => x === null || typeof x === t;
+  if (!nullable(v.destination, "string") || !nullable(v.amount, "number") || !nullable(v.currency, "string")) return null;
+  const conversion = {
+    type: v.type,
+    at: v.at,
+    link_id: v.link_id,
+    alias: v.alias,
+    domain: v.domain,
+    event_name: v.event_name,
+    destination: v.destination,
+    amount: v.amount,
+    currency: v.currency,
+  } as LiveConversion;
+  return { instance: m.i, owner: m.o, conversion };
 }

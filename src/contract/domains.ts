@@ -16,6 +16,9 @@ export const DomainSchema = Type.Object({
   lost_at: Nullable(Type.String({ description: "when a re-check found the TXT record gone (the domain went back to pending)" })),
   link_count: Type.Integer({ description: "links on this domain (deleted with it)" }),
   created_at: Type.String(),
+  track_conversions: Nullable(
+    Type.Boolean({ description: "The default of its links that have none of their own (docs/conversions.md); null: the account's default" }),
+  ),
 });
 export type Domain = Static<typeof DomainSchema>;
 
@@ -24,3 +27,7 @@ export type DomainReply = Static<typeof DomainReply>;
 export const DomainListReply = Type.Object({ status: Type.Literal("success"), domains: Type.Array(DomainSchema) });
 export type DomainListReply = Static<typeof DomainListReply>;
 export const AddDomainBody = Body({ hostname: Type.String({ maxLength: 300 }) });
+export const UpdateDomainBody = Body({
+  track_conversions: Nullable(Type.Boolean({ description: "true or false: the default of the domain's links that have none; null: inherit the account's" })),
+});
+export type UpdateDomainFields = Static<typeof UpdateDomainBody>;

@@ -37,3 +37,23 @@ export type LiveClick = Static<typeof LiveClickSchema>;
 /** `event: skipped`: clicks left out since the last event because they came faster than the stream sends (LIVE_PER_SECOND). */
 export const LiveSkippedSchema = Type.Object({ count: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
 export type LiveSkipped = Static<typeof LiveSkippedSchema>;
+
+/**
+ * `event: conversion`: a lead or a sale recorded for one of the owner's links (docs/api.md, Live feed), as it comes;
+ * never a customer's name or email. Not capped by LIVE_PER_SECOND; not in the backlog sent at the start.
+ */
+export const LiveConversionSchema = Type.Object(
+  {
+    type: Type.Union([Type.Literal("lead"), Type.Literal("sale")]),
+    at: Type.String({ description: "ISO time it was recorded (UTC)" }),
+    link_id: Type.String(),
+    alias: Type.String(),
+    domain: Type.String({ description: "The host shown in the short URL" }),
+    event_name: Type.String(),
+    destination: Type.Union([Type.String(), Type.Null()], { description: "The tracked click's destination (default, rule:N, variant:N...)" }),
+    amount: Type.Union([Type.Integer(), Type.Null()], { description: "A sale's amount in minor units of its currency; null for a lead" }),
+    currency: Type.Union([Type.String(), Type.Null()], { description: "A sale's ISO 4217 currency (lowercase); null for a lead" }),
+  },
+  { additionalProperties: false },
+);
+export type LiveConversion = Static<typeof LiveConversionSchema>;

@@ -1,6 +1,7 @@
 // Webhooks as their owner manages them (docs/api.md, Webhooks): never the secret, which is shown once.
 import { Type, type Static } from "typebox";
 import { Body } from "./common.js";
+import { OUTWARD_EVENTS } from "../shared/events.js";
 
 export const DeliverySchema = Type.Object({
   id: Type.String({ description: "The X-Snip-Delivery id" }),
@@ -17,6 +18,23 @@ export type WebhookDelivery = Static<typeof DeliverySchema>;
 export const KindSchema = Type.Union([Type.Literal("custom"), Type.Literal("slack"), Type.Literal("discord"), Type.Literal("teams")]);
 export type WebhookKind = Static<typeof KindSchema>;
 
+/** The events a webhook may take: the spec's link_click, and those it opts into (docs/webhooks.md, Events). */
+export const WEBHOOK_EVENTS = ["link_click", ...OUTWARD_EVENTS] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
+/** WEBHOOK_EVENTS as a schema (test/unit/webhook-events.test.ts checks they are the same). */
+export const WebhookEventSchema = Type.Union([
+  Type.Literal("link_click"),
+  Type.Literal("lead.created"),
+  Type.Literal("sale.created"),
+  Type.Literal("link.split_decided"),
+]);
+const EventsField = Type.Array(WebhookEventSchema, {
+  minItems: 1,
+  maxItems: WEBHOOK_EVENTS.length,
+  uniqueItems: true,
+  description: "The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided",
+});
+
 export const WebhookSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -26,6 +44,7 @@ export const WebhookSchema = Type.Object({
   created_at: Type.String(),
   last_delivery: Type.Union([DeliverySchema, Type.Null()]),
   dropped: Type.Integer({ description: "Events dropped because the webhook's queue was full (slow or dead receiver)" }),
+  events: EventsField,
 });
 export type Webhook = Static<typeof WebhookSchema>;
 
@@ -51,11 +70,17 @@ export type DeliveryReply = Static<typeof DeliveryReply>;
 export const DeliveryListReply = Type.Object({ status: Type.Literal("success"), deliveries: Type.Array(DeliverySchema) });
 export type DeliveryListReply = Static<typeof DeliveryListReply>;
 
-export const CreateWebhookBody = Body({ name: Type.String({ maxLength: 1000 }), url: Type.String({ maxLength: 4096 }), kind: Type.Optional(KindSchema) });
+export const CreateWebhookBody = Body({
+  name: Type.String({ maxLength: 1000 }),
+  url: Type.String({ maxLength: 4096 }),
+  kind: Type.Optional(KindSchema),
+  events: Type.Optional(EventsField),
+});
 export type CreateWebhookFields = Static<typeof CreateWebhookBody>;
 export const UpdateWebhookBody = Body({
   name: Type.Optional(Type.String({ maxLength: 1000 })),
   url: Type.Optional(Type.String({ maxLength: 4096 })),
   active: Type.Optional(Type.Boolean()),
+  events: Type.Optional(EventsField),
 });
 export type UpdateWebhookFields = Static<typeof UpdateWebhookBody>;

@@ -7,6 +7,8 @@ import { newId } from "../shared/ids.js";
 import type { Customer, Lead, TrackLeadBody } from "../contract/conversions.js";
 import { checkMetadata, checkName, optionalText } from "./inputs.js";
 import { customerOf, leadOf } from "./rows.js";
+import type { EventPublisher } from "../shared/events.js";
+import { announce } from "./notices.js";
 
 /** The account a conversion is recorded for: its id and its attribution window in days. */
 export interface ConversionOwner {
@@ -33,7 +35,8 @@ export async function findClickForConversion(db: Db, owner: ConversionOwner, cli
   return click;
 }
 
-export async function recordLead(db: Db, owner: ConversionOwner, input: TrackLeadBody, now: number): Promise<LeadResult> {
+/** `events`: where a new lead is announced (lead.created, inside the recording transaction). */
+export async function recordLead(db: Db, owner: ConversionOwner, input: TrackLeadBody, now: number, events?: EventPublisher): Promise<LeadResult> {
   const externalId = checkName(input.customer_external_id, "customer_external_id", 200);
   const eventName = checkName(input.event_name, "event_name", 100);
   const name = optionalText(input.customer_name, "customer_name", 200);
@@ -93,6 +96,8 @@ export async function recordLead(db: Db, owner: ConversionOwner, input: TrackLea
       .where("customer_id", "=", customer.id)
       .where("event_name", "=", eventName)
       .executeTakeFirstOrThrow();
-    return { lead: leadOf(lead), customer: customerOf(customer), created: inserted !== undefined };
+    const result = { lead: leadOf(lead), customer: customerOf(customer), created: inserted !== undefined };
+    if (result.created) await announce(trx, events, owner.id, now, { lead: result.lead, customerExternalId: externalId });
+    return result;
   });
 }

@@ -8,6 +8,8 @@ import type { Refund, Sale, TrackRefundBody, TrackSaleBody } from "../contract/c
 import type { SaleRow } from "../storage/conversion-tables.js";
 import { checkAmount, checkCurrency, checkMetadata, checkName, optionalText } from "./inputs.js";
 import { refundOf, saleOf } from "./rows.js";
+import type { EventPublisher } from "../shared/events.js";
+import { announce } from "./notices.js";
 
 export interface SaleResult {
   sale: Sale;
@@ -26,7 +28,8 @@ export interface RefundResult {
 /** Tries a compare-and-set this many times before answering 409 (only under a storm of refunds of one sale). */
 const REFUND_TRIES = 50;
 
-export async function recordSale(db: Db, ownerId: string, input: TrackSaleBody, now: number): Promise<SaleResult> {
+/** `events`: where a new sale is announced (sale.created, inside the recording transaction). */
+export async function recordSale(db: Db, ownerId: string, input: TrackSaleBody, now: number, events?: EventPublisher): Promise<SaleResult> {
   const externalId = checkName(input.customer_external_id, "customer_external_id", 200);
   const amount = checkAmount(input.amount, "amount", true);
   const currency = checkCurrency(input.currency);
@@ -64,19 +67,22 @@ export async function recordSale(db: Db, ownerId: string, input: TrackSaleBody, 
     metadata,
     created_at: now,
   };
-  if (invoiceId === null) {
-    await db.insertInto("conversion_sales").values(row).execute();
-    return { sale: saleOf({ ...row, refunded: 0 }), created: true, refund: null };
-  }
-  const inserted = await db
-    .insertInto("conversion_sales")
-    .values(row)
-    .onConflict((oc) => oc.columns(["owner_id", "invoice_id"]).doNothing())
-    .returning("id")
-    .executeTakeFirst();
-  const sale = await saleByInvoice(db, ownerId, invoiceId);
-  if (!sale) throw new DomainError("conflict", "the sale was removed meanwhile");
-  return { sale: saleOf(sale), created: inserted !== undefined, refund: null };
+  return db.transaction().execute(async (trx) => {
+    const inserted =
+      invoiceId === null
+        ? await trx.insertInto("conversion_sales").values(row).returning("id").executeTakeFirst()
+        : await trx
+            .insertInto("conversion_sales")
+            .values(row)
+            .onConflict((oc) => oc.columns(["owner_id", "invoice_id"]).doNothing())
+            .returning("id")
+            .executeTakeFirst();
+    const sale = invoiceId === null ? { ...row, refunded: 0 } : await saleByInvoice(trx, ownerId, invoiceId);
+    if (!sale) throw new DomainError("conflict", "the sale was removed meanwhile");
+    const result = { sale: saleOf(sale), created: inserted !== undefined, refund: null };
+    if (result.created) await announce(trx, events, ownerId, now, { sale: result.sale, customerExternalId: externalId });
+    return result;
+  });
 }
 
 function saleByInvoice(db: Db, ownerId: string, invoiceId: string): Promise<SaleRow | undefined> {

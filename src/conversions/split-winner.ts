@@ -248,11 +248,11 @@ export class SplitWinner {
         before: { url: link.url, split: variantsOf(link.split), goal },
         after: { url: winner?.url ?? link.url, decision, variants: figures.variants.map((v, i) => ({ ...v, z: verdict.z[i] ?? null })) },
       });
+      await this.deps.events.publish("link.split_decided", { linkId: link.id, ownerId: link.owner_id, decision, within: trx });
       return true;
     });
     if (!took) return false;
     if (winner) await this.deps.announce([{ domain: link.domain, alias: link.alias }]);
-    await this.deps.events.publish("link.split_decided", { linkId: link.id, ownerId: link.owner_id, decision });
     return true;
   }
 

@@ -2,6 +2,7 @@
 // its signing secret sealed at rest and never shown; each delivery verified with the stripe library (signature and
 // Stripe's timestamp tolerance), then checkout.session.completed becomes a lead and a sale, invoice.paid a sale,
 // charge.refunded a refund. An event id is processed once per account: a replay changes nothing.
+import type { EventPublisher } from "../shared/events.js";
 import { createHash, randomBytes } from "node:crypto";
 import Stripe from "stripe";
 import type { Logger } from "pino";
@@ -44,6 +45,8 @@ export interface StripeDeps {
   box: SealedBox;
   /** BASE_URL's origin: the endpoint's address is on the main host. */
   origin: string;
+  /** Where new leads and sales are announced (lead.created, sale.created). */
+  events?: EventPublisher;
 }
 
 const tokenHash = (token: string) => createHash("sha256").update(token).digest("hex");
@@ -258,6 +261,7 @@ export class StripeIntegration {
           customer_email: str(details.email, 320),
         },
         now,
+        this.deps.events,
       );
       lead = result.created;
     } else if (!(await this.customerExists(owner, externalId))) return "ignored";
@@ -272,6 +276,7 @@ export class StripeIntegration {
       owner,
       { customer_external_id: externalId, amount, currency, invoice_id: invoice, payment_processor: "stripe", event_name: "Purchase" },
       now,
+      this.deps.events,
     );
     return lead && sale.created ? "lead_and_sale" : sale.created ? "sale" : lead ? "lead" : "ignored";
   }
@@ -292,6 +297,7 @@ export class StripeIntegration {
       owner,
       { customer_external_id: externalId, amount, currency, invoice_id: invoice, payment_processor: "stripe", event_name: "Invoice paid" },
       now,
+      this.deps.events,
     );
     return sale.created ? "sale" : "ignored";
   }

@@ -44,6 +44,7 @@ export class DomainService {
       lost_at: iso(d.lost_at === null ? null : Number(d.lost_at)),
       link_count: d.link_count,
       created_at: iso(Number(d.created_at)),
+      track_conversions: d.track_conversions == null ? null : Number(d.track_conversions) === 1,
     };
   }
 
@@ -60,6 +61,19 @@ export class DomainService {
     const [d] = await this.withCounts(this.deps.db.selectFrom("domains").selectAll().where("id", "=", id).where("owner_id", "=", actor.id));
     if (!d) throw new DomainError("not_found", "No such domain");
     return d;
+  }
+
+  /**
+   * The domain's default for conversion tracking (docs/conversions.md): a link with none of its own takes it, a
+   * domain with none the account's. Setting one needs the plan's conversions; clearing it (null) never does.
+   */
+  async setTrackConversions(actor: UserRow, id: string, value: boolean | null): Promise<DomainWithCount> {
+    requireActive(actor);
+    if (value !== null) requireCapability(actor.plan, "conversions", "Conversion tracking");
+    const d = await this.get(actor, id);
+    const track_conversions = value === null ? null : value ? 1 : 0;
+    await this.deps.db.updateTable("domains").set({ track_conversions }).where("id", "=", d.id).where("owner_id", "=", actor.id).execute();
+    return { ...d, track_conversions };
   }
 
   /** By hostname, whoever owns it (the CLI). */

@@ -21,8 +21,38 @@ export interface SnipEvents {
     linkId: string;
     ownerId: string | null;
     decision: { result: string; goal: string; winner: string | null; url: string | null; summary: string; at: string };
+    /** The deciding transaction (see ConversionNotice.within). */
+    within: unknown;
   };
+  /** A lead recorded for the first time (conversions/leads.ts), never for a repeat answered with the first lead. */
+  "lead.created": ConversionNotice;
+  /** A sale recorded for the first time (conversions/sales.ts), never for a repeated invoice_id nor a refund. */
+  "sale.created": ConversionNotice;
 }
+
+/**
+ * What the events of OUTWARD_EVENTS carry to receivers (webhooks/, streams/, the live feed): published inside the
+ * transaction that records the fact, so a subscriber writing rows of its own (the click stream's outbox) writes
+ * them in `within` and they exist exactly when the fact does; a subscriber sending somewhere (webhooks, the live
+ * feed) only queues and sends after (it must not wait on the database outside `within`: SQLite has one writer).
+ */
+export interface ConversionNotice {
+  ownerId: string;
+  /** The recording transaction: a Kysely transaction over the schema (opaque here: shared/ knows no storage). */
+  within: unknown;
+  /** Epoch ms. */
+  at: number;
+  link: { id: string; alias: string; domain: string; url: string };
+  /** The event's own object as receivers get it, under its name: { lead: {...} } or { sale: {...} } (docs/webhooks.md). */
+  data: Record<string, unknown>;
+}
+
+/**
+ * The events receivers may subscribe to beside the spec's link_click (docs/webhooks.md, Events; docs/stream.md): one
+ * list for webhooks' opt-in, the click stream and the live feed.
+ */
+export const OUTWARD_EVENTS = ["lead.created", "sale.created", "link.split_decided"] as const;
+export type OutwardEvent = (typeof OUTWARD_EVENTS)[number];
 
 export type EventName = keyof SnipEvents;
 type Handler<E extends EventName> = (event: SnipEvents[E]) => Promise<void> | void;

@@ -626,6 +626,7 @@ export const DB_COLUMNS = {
     active: { sqlite: "INTEGER", postgres: "int4", ts: "number", nullable: false, defaulted: true },
     created_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
     dropped: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: true },
+    events: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: true },
     id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
     kind: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
     name: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },

@@ -39,6 +39,7 @@ import { ssoDomainClaims } from "./migrations/040-sso-domain-claims.js";
 import { memberOrigin } from "./migrations/041-member-origin.js";
 import { conversions } from "./migrations/042-conversions.js";
 import { stripeAndSplitGoals } from "./migrations/043-stripe-and-split-goals.js";
+import { webhookEvents } from "./migrations/044-webhook-events.js";
 import { appAssociations } from "./migrations/045-app-associations.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
@@ -81,6 +82,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "041-member-origin": memberOrigin(),
     "042-conversions": conversions(),
     "043-stripe-and-split-goals": stripeAndSplitGoals(),
+    "044-webhook-events": webhookEvents(),
     "045-app-associations": appAssociations(),
   };
 }

@@ -231,6 +231,8 @@ export interface WebhooksTable {
   dropped: Generated<number>;
   created_at: number;
   updated_at: number;
+  /** The event types it takes, comma-separated (webhooks/webhook-events.ts); link_click by default (migration 044). */
+  events: Generated<string>;
 }
 
 export interface TeamInvitationTokensTable {

@@ -9,6 +9,8 @@ import { SealedBox } from "../shared/secret-box.js";
 import type { ReceiverCheck } from "../webhooks/receiver-check.js";
 import { StreamPublisher } from "./publisher.js";
 import { StreamService } from "./streams.js";
+import type { EventSubscriber } from "../shared/events.js";
+import { subscribeOutward } from "./event-outbox.js";
 
 export interface StreamsDeps {
   settings: Pick<Config, "origin" | "sessionSecret" | "stream">;
@@ -17,6 +19,8 @@ export interface StreamsDeps {
   clock: Clock;
   log: Logger;
   check: ReceiverCheck;
+  /** Subscribes to lead.created, sale.created and link.split_decided (written to the outbox with their transaction). */
+  events: EventSubscriber;
 }
 
 export interface Streams {
@@ -31,6 +35,7 @@ export function createStreams(deps: StreamsDeps): Streams {
   const { settings, storage, clock, log, check } = deps;
   const box = new SealedBox(settings.sessionSecret, "stream urls v1");
   const publisher = new StreamPublisher({ db: storage.db, settings: settings.stream, box, check, origin: settings.origin, log, now: () => clock.now() });
+  subscribeOutward(deps.events, () => clock.now());
   const streams = new StreamService({ db: storage.db, caps: deps.caps, clock, check, box });
   return { streams, publisher, start: () => publisher.start(), close: () => publisher.close() };
 }

@@ -17,6 +17,7 @@ import { type BrokerClient, type BrokerKind, type StreamEvent, brokerClient } fr
 import { BROKER_KINDS } from "../contract/broker-kinds.js";
 import { checkBrokerHost, parseBrokerUrl } from "./stream-urls.js";
 import { decodeBatch } from "./outbox.js";
+import { decodeOutward } from "./event-outbox.js";
 
 /** The event schema's version (docs/stream.md). */
 export const STREAM_SCHEMA = 1;
@@ -193,10 +194,17 @@ export class StreamPublisher {
     return ids;
   }
 
-  /** A row's events: a batch row's list, or the row itself (written before migration 038). */
+  /** A row's events: a batch row's list, a lead, sale or split event, or the row itself (written before migration 038). */
   private events(r: StreamOutboxRow, t: number): StreamEvent[] {
-    if (r.events === null) return [{ id: r.event_id, ownerId: r.owner_id, body: this.body(r, r.click, t) }];
-    return decodeBatch(r.events).map((e) => ({ id: e.id, ownerId: e.owner_id, body: this.body({ ...e, event_id: e.id }, JSON.stringify(e.click), t) }));
+    if (r.events === null) return [{ id: r.event_id, ownerId: r.owner_id, body: this.body(r, `"click":${r.click}`, t) }];
+    const outward = decodeOutward(r.events);
+    if (outward !== null)
+      return [{ id: outward.id, ownerId: outward.owner_id, body: this.body({ ...outward, event_id: outward.id }, outward.tail, t, outward.type) }];
+    return decodeBatch(r.events).map((e) => ({
+      id: e.id,
+      ownerId: e.owner_id,
+      body: this.body({ ...e, event_id: e.id }, `"click":${JSON.stringify(e.click)}`, t),
+    }));
   }
 
   /** Takes or renews the sink's lease; false while another live instance holds it. */
@@ -223,23 +231,25 @@ export class StreamPublisher {
     return brokerClient(kind, { url, address }, opts);
   }
 
+  /** The event's JSON: its head, the link, then `tail` (its own object under its name, e.g. "click":{...}). */
   private body(
     r: { event_id: string; owner_id: string | null; link_id: string; alias: string; domain: string; url: string },
-    click: string,
+    tail: string,
     t: number,
+    type = "link_click",
   ): string {
     const link = { id: r.link_id, alias: r.alias, domain: r.domain || null, short_url: shortUrl(this.deps.origin, r.domain, r.alias), url: r.url };
     const head = {
       schema: STREAM_SCHEMA,
       id: r.event_id,
       version: 1,
-      type: "link_click",
+      type,
       created_at: new Date(t).toISOString(),
       test: false,
       owner_id: r.owner_id,
       link,
     };
-    return `${JSON.stringify(head).slice(0, -1)},"click":${click}}`;
+    return `${JSON.stringify(head).slice(0, -1)},${tail}}`;
   }
 
   private stat(id: string): SinkStats {

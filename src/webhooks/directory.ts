@@ -21,10 +21,13 @@ interface TargetRow {
   kind: string;
   secret_enc: string | null;
   plan: string;
+  events: string;
 }
 
 export class WebhookDirectory {
   private byOwner = new Map<string, DeliveryTarget[]>();
+  /** byOwner's targets that take link_click (the redirect path's map). */
+  private clickTargets = new Map<string, DeliveryTarget[]>();
   /** Bumped per owner on every reload, so an older reload finishing late does not win. */
   private readonly generations = new Map<string, number>();
   private fullGeneration = 0;
@@ -38,9 +41,29 @@ export class WebhookDirectory {
     deps.feed.onResync(() => void this.reloadAll().catch(failed));
   }
 
-  /** Owners with at least one active webhook on a plan that has webhooks: the redirect path's check. */
+  /** Owners with at least one active webhook taking link_click on a plan that has webhooks: the redirect path's check. */
   get owners(): ReadonlyMap<string, readonly DeliveryTarget[]> {
-    return this.byOwner;
+    return this.clickTargets;
+  }
+
+  /** The owner's active webhooks that take `event` (lead.created, ...). */
+  targetsFor(ownerId: string, event: string): DeliveryTarget[] {
+    return (this.byOwner.get(ownerId) ?? []).filter((t) => t.events.includes(event));
+  }
+
+  /** A link's alias, domain and url (events that carry only its id). */
+  linkOf(id: string): Promise<{ id: string; alias: string; domain: string; url: string } | undefined> {
+    return this.deps.db.selectFrom("links").select(["id", "alias", "domain", "url"]).where("id", "=", id).executeTakeFirst();
+  }
+
+  private setTargets(next: Map<string, DeliveryTarget[]>): void {
+    this.byOwner = next;
+    const clicks = new Map<string, DeliveryTarget[]>();
+    for (const [owner, targets] of next) {
+      const taking = targets.filter((t) => t.events.includes("link_click"));
+      if (taking.length > 0) clicks.set(owner, taking);
+    }
+    this.clickTargets = clicks;
   }
 
   async start(): Promise<void> {
@@ -74,7 +97,7 @@ export class WebhookDirectory {
       if (mine) next.set(owner, mine);
       else next.delete(owner);
     }
-    this.byOwner = next;
+    this.setTargets(next);
   }
 
   async reloadOwner(ownerId: string): Promise<void> {
@@ -84,9 +107,11 @@ export class WebhookDirectory {
     if (this.generations.get(ownerId) !== gen) return;
     const next = new Map<string, DeliveryTarget[]>();
     for (const row of rows) this.add(next, row);
+    const all = new Map(this.byOwner);
     const targets = next.get(ownerId);
-    if (targets) this.byOwner.set(ownerId, targets);
-    else this.byOwner.delete(ownerId);
+    if (targets) all.set(ownerId, targets);
+    else all.delete(ownerId);
+    this.setTargets(all);
   }
 
   /**
@@ -117,7 +142,7 @@ export class WebhookDirectory {
     return this.deps.db
       .selectFrom("webhooks")
       .innerJoin("users", "users.id", "webhooks.owner_id")
-      .select(["webhooks.id", "webhooks.owner_id", "webhooks.url", "webhooks.kind", "webhooks.secret_enc", "users.plan"])
+      .select(["webhooks.id", "webhooks.owner_id", "webhooks.url", "webhooks.kind", "webhooks.secret_enc", "users.plan", "webhooks.events"])
       .where("webhooks.active", "=", 1)
       .where("users.status", "=", "active")
       .orderBy("webhooks.created_at")
@@ -132,6 +157,7 @@ export class WebhookDirectory {
       url: row.url,
       kind: row.kind as WebhookKind,
       secret: row.secret_enc === null ? null : this.deps.box.open(row.secret_enc, row.id),
+      events: row.events.split(","),
     };
     const list = into.get(row.owner_id);
     if (list) list.push(target);

@@ -16,6 +16,7 @@ import { type SenderOptions, WebhookSender } from "./send.js";
 import { DeliveryLog } from "./delivery-log.js";
 import { ClickDeliveries, DEFAULT_QUEUE_LIMITS, type QueueLimits } from "./click-deliveries.js";
 import { WebhookService } from "./webhooks.js";
+import { EventDeliveries } from "./event-deliveries.js";
 
 export interface WebhooksDeps {
   settings: Pick<Config, "origin" | "sessionSecret" | "dnsServers" | "webhookAllowPrivate">;
@@ -25,7 +26,7 @@ export interface WebhooksDeps {
   clock: Clock;
   log: Logger;
   countries: CountryResolver;
-  /** Subscribes to "account.changed". */
+  /** Subscribes to "account.changed", and to lead.created, sale.created and link.split_decided (event-deliveries.ts). */
   events: EventSubscriber;
   /** Certificate authorities replacing Node's store (tests: an in-process server cannot take NODE_EXTRA_CA_CERTS). */
   ca?: string[];
@@ -69,6 +70,8 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     deliveryLog,
     origin: settings.origin,
   });
+  const eventDeliveries = new EventDeliveries({ directory, sender, deliveryLog, origin: settings.origin, now, log });
+  eventDeliveries.subscribe(deps.events);
   deps.events.subscribe("account.changed", ({ userId }) => webhooks.ownerChanged(userId).catch((err) => log.warn({ err }, "webhook directory reload failed")));
   return {
     webhooks,
@@ -78,6 +81,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     async close() {
       directory.stop();
       await clickDeliveries.close();
+      await eventDeliveries.close();
       await deliveryLog.close().catch((err) => log.warn({ err }, "webhook delivery log not written at shutdown"));
       await sender.close();
     },

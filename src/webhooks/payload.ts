@@ -1,6 +1,10 @@
 // The link_click event as docs/webhooks.md gives it (version 1, no IP address; receivers depend on it), and the body each kind receives:
 // the service's own JSON for custom receivers, a chat message for the Slack, Discord and Teams connectors.
 import type { WebhookKind } from "./address-guard.js";
+import { adaptiveCardMessage, escapeDiscord, escapeSlack, teamsText } from "./chat-escapes.js";
+import { type OutwardWebhookEvent, outwardChatBody } from "./event-messages.js";
+
+export { escapeDiscord, escapeSlack, teamsText };
 
 export interface LinkClickEvent {
   version: 1;
@@ -24,8 +28,12 @@ export interface LinkClickEvent {
   };
 }
 
+/** Every event a webhook may be sent. */
+export type WebhookEvent = LinkClickEvent | OutwardWebhookEvent;
+
 /** The JSON body for a webhook of this kind. */
-export function bodyFor(kind: WebhookKind, event: LinkClickEvent): string {
+export function bodyFor(kind: WebhookKind, event: WebhookEvent): string {
+  if (event.type !== "link_click") return kind === "custom" ? JSON.stringify(event) : outwardChatBody(kind, event);
   switch (kind) {
     case "slack":
       return JSON.stringify(slackMessage(event));
@@ -45,11 +53,6 @@ function facts(e: LinkClickEvent): { country: string; device: string; route: str
 
 function testMark(e: LinkClickEvent): string {
   return e.test ? " (test event)" : "";
-}
-
-/** Slack mrkdwn: &, < and > are the only control characters (they make links and @-mentions). */
-export function escapeSlack(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 /**
@@ -76,11 +79,6 @@ export function slackMessage(e: LinkClickEvent) {
   };
 }
 
-/** Discord markdown: a backslash before every character it gives a meaning to (and mentions are disabled). */
-export function escapeDiscord(text: string): string {
-  return text.replace(/[\\*_~`|>#\-[\]()<@]/g, (c) => `\\${c}`);
-}
-
 export function discordMessage(e: LinkClickEvent) {
   const { country, device, route } = facts(e);
   return {
@@ -104,48 +102,26 @@ export function discordMessage(e: LinkClickEvent) {
   };
 }
 
-/**
- * Adaptive Card text (Teams): a subset of markdown where `*` and `_` make emphasis, `[text](url)` a link and
- * `-` or `1.` a list. Teams shows backslash escapes literally (a URL escaped that way is unreadable and not
- * clickable), so URLs stay raw and only those characters are percent-encoded: the same resource for `_` and
- * `~` (unreserved), and in practice for the others; `<`, `>`, `` ` `` and `\` are not valid in a URL anyway.
- */
-export function teamsText(text: string): string {
-  return text.replace(/[*_[\]()~`<>\\]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
 export function teamsMessage(e: LinkClickEvent) {
   const { country, device, route } = facts(e);
-  return {
-    type: "message",
-    attachments: [
+  return adaptiveCardMessage(
+    [
+      { type: "TextBlock", size: "Medium", weight: "Bolder", text: `Link clicked${testMark(e)}`, wrap: true },
       {
-        contentType: "application/vnd.microsoft.card.adaptive",
-        contentUrl: null,
-        content: {
-          $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
-          type: "AdaptiveCard",
-          version: "1.4",
-          body: [
-            { type: "TextBlock", size: "Medium", weight: "Bolder", text: `Link clicked${testMark(e)}`, wrap: true },
-            {
-              type: "FactSet",
-              facts: [
-                { title: "Short URL", value: teamsText(e.link.short_url) },
-                { title: "Destination", value: teamsText(e.link.url) },
-                { title: "Country", value: teamsText(country) },
-                { title: "Device", value: teamsText(device) },
-                ...(route === null ? [] : [{ title: "Route", value: teamsText(route) }]),
-              ],
-            },
-          ],
-          // Buttons open the exact addresses (an action's url is no markdown).
-          actions: [
-            { type: "Action.OpenUrl", title: "Open destination", url: e.link.url },
-            { type: "Action.OpenUrl", title: "Open short link", url: e.link.short_url },
-          ],
-        },
+        type: "FactSet",
+        facts: [
+          { title: "Short URL", value: teamsText(e.link.short_url) },
+          { title: "Destination", value: teamsText(e.link.url) },
+          { title: "Country", value: teamsText(country) },
+          { title: "Device", value: teamsText(device) },
+          ...(route === null ? [] : [{ title: "Route", value: teamsText(route) }]),
+        ],
       },
     ],
-  };
+    // Buttons open the exact addresses (an action's url is no markdown).
+    [
+      { type: "Action.OpenUrl", title: "Open destination", url: e.link.url },
+      { type: "Action.OpenUrl", title: "Open short link", url: e.link.short_url },
+    ],
+  );
 }

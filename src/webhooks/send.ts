@@ -5,7 +5,7 @@ import { performance } from "node:perf_hooks";
 import { Agent, request } from "undici";
 import type { WebhookKind } from "./address-guard.js";
 import { type CheckedReceiver, type ReceiverCheck, ReceiverRefused, ReceiverUnresolved } from "./receiver-check.js";
-import { type LinkClickEvent, bodyFor } from "./payload.js";
+import { type WebhookEvent, bodyFor } from "./payload.js";
 import { signatureHeader } from "./secrets.js";
 
 /** One attempt, two seconds at most (docs/api.md, Limits): a slow receiver never holds the queue. */
@@ -20,13 +20,16 @@ export interface DeliveryTarget {
   url: string;
   kind: WebhookKind;
   secret: string | null;
+  /** The event types it takes (link_click, lead.created, sale.created, link.split_decided). */
+  events: readonly string[];
 }
 
 /** A delivery log entry (docs/api.md, Webhooks: {id, event, at, status_code, error, duration_ms}; at in epoch ms here). */
 export interface DeliveryResult {
   id: string;
   webhookId: string;
-  event: "link_click";
+  /** The event's type (link_click, lead.created, ...). */
+  event: string;
   at: number;
   status_code: number | null;
   error: string | null;
@@ -48,7 +51,7 @@ export interface SenderOptions {
   /** Sockets per webhook (the per-webhook concurrency). */
   connections: number;
   /** Runs each delivery (`deliver`) and returns its result: tracing puts a span around it. */
-  observe?: (target: DeliveryTarget, event: LinkClickEvent, deliver: () => Promise<DeliveryResult>) => Promise<DeliveryResult>;
+  observe?: (target: DeliveryTarget, event: WebhookEvent, deliver: () => Promise<DeliveryResult>) => Promise<DeliveryResult>;
 }
 
 /** A lookup that answers the checked address, whatever is asked: the socket cannot go anywhere else. */
@@ -68,17 +71,17 @@ export class WebhookSender {
     this.timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   }
 
-  send(target: DeliveryTarget, event: LinkClickEvent): Promise<DeliveryResult> {
+  send(target: DeliveryTarget, event: WebhookEvent): Promise<DeliveryResult> {
     const observe = this.opts.observe;
     return observe ? observe(target, event, () => this.deliver(target, event)) : this.deliver(target, event);
   }
 
-  private async deliver(target: DeliveryTarget, event: LinkClickEvent): Promise<DeliveryResult> {
+  private async deliver(target: DeliveryTarget, event: WebhookEvent): Promise<DeliveryResult> {
     const body = bodyFor(target.kind, event);
     const result: DeliveryResult = {
       id: event.id,
       webhookId: target.id,
-      event: "link_click",
+      event: event.type,
       at: this.opts.now(),
       status_code: null,
       error: null,

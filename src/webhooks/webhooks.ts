@@ -11,7 +11,7 @@ import { DomainError, FieldChecks, invalid } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
 import { requireCapability } from "../accounts/plans.js";
 import { shortUrl } from "../links/public-link.js";
-import type { Webhook, WebhookDelivery, WebhookKind } from "../contract/webhooks.js";
+import { WEBHOOK_EVENTS, type Webhook, type WebhookDelivery, type WebhookEventType, type WebhookKind } from "../contract/webhooks.js";
 import { type ReceiverCheck, ReceiverRefused } from "./receiver-check.js";
 import { type SecretBox, newWebhookSecret } from "./secrets.js";
 import type { WebhookDirectory } from "./directory.js";
@@ -52,6 +52,17 @@ export function checkName(raw: string): string {
   return name;
 }
 
+/** A webhook's events as stored: the registry's order, each once (the schema admits only known ones). */
+function eventsText(events: readonly WebhookEventType[]): string {
+  if (events.length === 0) throw invalid("events", "must name at least one event");
+  return WEBHOOK_EVENTS.filter((e) => events.includes(e)).join(",");
+}
+
+/** A row's events (a row made before migration 044 takes link_click). */
+function eventsOf(text: string | undefined): WebhookEventType[] {
+  return (text ?? "link_click").split(",").filter((e): e is WebhookEventType => (WEBHOOK_EVENTS as readonly string[]).includes(e));
+}
+
 export interface WebhookServiceDeps {
   db: Db;
   /** Throttles test events per account. */
@@ -81,7 +92,10 @@ export class WebhookService {
     return Promise.all(rows.map((r) => this.toPublic(r)));
   }
 
-  async create(user: UserRow, input: { name: string; url: string; kind?: WebhookKind }): Promise<{ webhook: Webhook; secret: string | null }> {
+  async create(
+    user: UserRow,
+    input: { name: string; url: string; kind?: WebhookKind; events?: WebhookEventType[] },
+  ): Promise<{ webhook: Webhook; secret: string | null }> {
     requireCapability(user.plan, "webhooks", "Webhooks");
     // Both fields are checked before either is refused, so the form can mark every wrong one.
     const checks = new FieldChecks();
@@ -103,6 +117,7 @@ export class WebhookService {
       dropped: 0,
       created_at: now,
       updated_at: now,
+      events: eventsText(input.events ?? ["link_click"]),
     };
     const cap: Cap = {
       limit: MAX_WEBHOOKS,
@@ -120,13 +135,14 @@ export class WebhookService {
     return { webhook: await this.toPublic(row), secret };
   }
 
-  async update(user: UserRow, id: string, input: { name?: string; url?: string; active?: boolean }): Promise<Webhook> {
+  async update(user: UserRow, id: string, input: { name?: string; url?: string; active?: boolean; events?: WebhookEventType[] }): Promise<Webhook> {
     requireCapability(user.plan, "webhooks", "Webhooks");
     const row = await this.own(user, id);
     const patch: Partial<WebhookRow> = {};
     if (input.name !== undefined) patch.name = checkName(input.name);
     if (input.url !== undefined) patch.url = await this.checkUrl(input.url, row.kind as WebhookKind);
     if (input.active !== undefined) patch.active = input.active ? 1 : 0;
+    if (input.events !== undefined) patch.events = eventsText(input.events);
     if (Object.keys(patch).length === 0) return this.toPublic(row);
     patch.updated_at = this.deps.clock.now();
     await this.deps.db.updateTable("webhooks").set(patch).where("id", "=", id).where("owner_id", "=", user.id).execute();
@@ -198,7 +214,7 @@ export class WebhookService {
     };
     const secret = row.secret_enc === null ? null : this.deps.box.open(row.secret_enc, row.id);
     const result: DeliveryResult = await this.deps.sender.send(
-      { id: row.id, ownerId: row.owner_id, url: row.url, kind: row.kind as WebhookKind, secret },
+      { id: row.id, ownerId: row.owner_id, url: row.url, kind: row.kind as WebhookKind, secret, events: eventsOf(row.events) },
       event,
     );
     await this.deps.deliveryLog.writeNow(result);
@@ -252,6 +268,7 @@ export class WebhookService {
       created_at: iso(row.created_at) as string,
       last_delivery: last ? publicDelivery(last) : null,
       dropped: Number(row.dropped) + this.deps.deliveryLog.unwrittenDrops(row.id),
+      events: eventsOf(row.events),
     };
   }
 }

@@ -116,9 +116,38 @@ describe.each(ENGINES)("splits that pick their winner on %s", (engine) => {
     );
     expect(byDestination).toEqual({ "variant:1": [1000, 30], "variant:2": [1000, 50] });
 
+    // The owner's click stream (a sink whose broker is never reached: its events stay in the outbox to be read).
+    const sinkId = `sink-split-${engine}`;
+    const t = Date.now();
+    await db()
+      .insertInto("stream_sinks")
+      .values({
+        id: sinkId,
+        owner_id: ownerId,
+        kind: "redis",
+        name: "S",
+        url: "",
+        url_enc: "unreadable",
+        active: 1,
+        lease_owner: null,
+        last_ok_at: null,
+        last_error: null,
+        last_error_at: null,
+        created_at: t,
+        updated_at: t,
+      })
+      .execute();
     // Two instances' checks at once: one decision.
     const runs = await Promise.all([server.ctx.splits.runDue(), server.ctx.splits.runDue()]);
     expect(runs[0]! + runs[1]!).toBe(1);
+    // The decision went to the stream once, in its transaction (docs/stream.md, Lead, sale and split events).
+    const outbox = await db().selectFrom("stream_outbox").select(["event_id", "events"]).where("sink_id", "=", sinkId).execute();
+    await db().deleteFrom("stream_sinks").where("id", "=", sinkId).execute();
+    expect(outbox).toHaveLength(1);
+    const streamed = JSON.parse(outbox[0]!.events!).x;
+    expect(outbox[0]!.event_id).toBe(`link.split_decided:${link.id}:${streamed.data.decision.at}`);
+    expect([streamed.type, streamed.owner_id, streamed.link[0]]).toEqual(["link.split_decided", ownerId, link.id]);
+    expect(streamed.data.decision).toMatchObject({ result: "winner", goal: "leads", winner: "variant:2", url: B_URL });
     const after = (await a.get(`/api/links/${link.id}`)).body.link;
     expect(after.url).toBe(B_URL);
     expect(after.split).toEqual([]);

@@ -133,7 +133,17 @@ describe.each(ENGINES)("webhooks (%s)", (engine) => {
     ]);
     const list = await c.get("/api/webhooks");
     expect(list.body.webhooks).toEqual([
-      { id: webhook.id, name: "Orders", url: rx.url("/one"), kind: "custom", active: true, created_at: expect.any(String), last_delivery: log[0], dropped: 0 },
+      {
+        id: webhook.id,
+        name: "Orders",
+        url: rx.url("/one"),
+        kind: "custom",
+        active: true,
+        created_at: expect.any(String),
+        last_delivery: log[0],
+        dropped: 0,
+        events: ["link_click"],
+      },
     ]);
     expect(list.text).not.toContain("whsec_");
     // This server runs with WEBHOOK_ALLOW_PRIVATE=true, and says so.

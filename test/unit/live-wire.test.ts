@@ -1,7 +1,16 @@
 // The live feed's NOTIFY payloads: every payload under PostgreSQL's 8000-byte limit however many clicks a
 // batch holds, and read back into exactly the clicks and skipped counts sent.
 import { describe, expect, it } from "vitest";
-import { PAYLOAD_LIMIT, clicksPayloads, parseClicks, parseWatch, watchPayloads, type OwnedClick } from "../../src/analytics/live-wire.js";
+import {
+  PAYLOAD_LIMIT,
+  clicksPayloads,
+  conversionPayload,
+  parseClicks,
+  parseConversion,
+  parseWatch,
+  watchPayloads,
+  type OwnedClick,
+} from "../../src/analytics/live-wire.js";
 
 const click = (i: number): OwnedClick => ({
   owner: `owner${i % 3}`.padEnd(16, "x"),
@@ -57,5 +66,34 @@ describe("live feed payloads", () => {
       clicks: [],
       skipped: [],
     });
+  });
+
+  it("a lead or sale travels to the other instances and back exactly; a malformed one is refused", () => {
+    const sale = {
+      type: "sale" as const,
+      at: "2026-01-01T00:00:00.000Z",
+      link_id: "l".repeat(16),
+      alias: "spring",
+      domain: "go.example.com",
+      event_name: "Purchase",
+      destination: "variant:2",
+      amount: 4999,
+      currency: "EUR",
+    };
+    const payload = conversionPayload("inst1", "owner1", sale);
+    expect(payload.length).toBeLessThan(PAYLOAD_LIMIT);
+    expect(parseConversion(payload)).toEqual({ instance: "inst1", owner: "owner1", conversion: sale });
+    const lead = { ...sale, type: "lead" as const, destination: null, amount: null, currency: null };
+    expect(parseConversion(conversionPayload("i", "o", lead))?.conversion).toEqual(lead);
+    for (const bad of [
+      "not json",
+      JSON.stringify({ i: "x", o: "o" }),
+      JSON.stringify({ i: "x", o: "o", v: { ...sale, type: "refund" } }),
+      JSON.stringify({ i: "x", o: "o", v: { ...sale, amount: "4999" } }),
+      JSON.stringify({ i: "x", o: 1, v: sale }),
+      JSON.stringify({ i: "x", o: "o", v: { ...sale, alias: undefined } }),
+    ]) {
+      expect(parseConversion(bad), bad).toBeNull();
+    }
   });
 });

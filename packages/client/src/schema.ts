@@ -6343,6 +6343,8 @@ export interface paths {
                                     }
                                 ];
                                 status: "pending" | "verified";
+                                /** @description The default of its links that have none of their own (docs/conversions.md); null: the account's default */
+                                track_conversions: boolean | null;
                                 verified_at: string | null;
                             }[];
                             /** @enum {string} */
@@ -6410,6 +6412,8 @@ export interface paths {
                                     }
                                 ];
                                 status: "pending" | "verified";
+                                /** @description The default of its links that have none of their own (docs/conversions.md); null: the account's default */
+                                track_conversions: boolean | null;
                                 verified_at: string | null;
                             };
                             /** @enum {string} */
@@ -6526,7 +6530,104 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /** Set the domain's default for conversion tracking (true or false: Business and up; null: the account's default) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description true or false: the default of the domain's links that have none; null: inherit the account's */
+                        track_conversions: boolean | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            domain: {
+                                created_at: string;
+                                hostname: string;
+                                id: string;
+                                last_checked_at: string | null;
+                                /** @description links on this domain (deleted with it) */
+                                link_count: number;
+                                /** @description when a re-check found the TXT record gone (the domain went back to pending) */
+                                lost_at: string | null;
+                                next_action: string | null;
+                                records: [
+                                    {
+                                        name: string;
+                                        /** @enum {string} */
+                                        type: "CNAME";
+                                        value: string;
+                                    },
+                                    {
+                                        name: string;
+                                        /** @enum {string} */
+                                        type: "TXT";
+                                        value: string;
+                                    }
+                                ];
+                                status: "pending" | "verified";
+                                /** @description The default of its links that have none of their own (docs/conversions.md); null: the account's default */
+                                track_conversions: boolean | null;
+                                verified_at: string | null;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/domains/{id}/apps": {
@@ -6912,6 +7013,8 @@ export interface paths {
                                     }
                                 ];
                                 status: "pending" | "verified";
+                                /** @description The default of its links that have none of their own (docs/conversions.md); null: the account's default */
+                                track_conversions: boolean | null;
                                 verified_at: string | null;
                             };
                             /** @enum {string} */
@@ -14602,6 +14705,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description Events dropped because the webhook's queue was full (slow or dead receiver) */
                                 dropped: number;
+                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
+                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
                                 id: string;
                                 kind: "custom" | "slack" | "discord" | "teams";
                                 last_delivery: {
@@ -14657,6 +14762,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
+                        events?: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
                         kind?: "custom" | "slack" | "discord" | "teams";
                         name: string;
                         url: string;
@@ -14680,6 +14787,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description Events dropped because the webhook's queue was full (slow or dead receiver) */
                                 dropped: number;
+                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
+                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
                                 id: string;
                                 kind: "custom" | "slack" | "discord" | "teams";
                                 last_delivery: {
@@ -14817,6 +14926,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         active?: boolean;
+                        /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
+                        events?: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
                         name?: string;
                         url?: string;
                     };
@@ -14837,6 +14948,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description Events dropped because the webhook's queue was full (slow or dead receiver) */
                                 dropped: number;
+                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
+                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
                                 id: string;
                                 kind: "custom" | "slack" | "discord" | "teams";
                                 last_delivery: {
@@ -15019,6 +15132,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description Events dropped because the webhook's queue was full (slow or dead receiver) */
                                 dropped: number;
+                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
+                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
                                 id: string;
                                 kind: "custom" | "slack" | "discord" | "teams";
                                 last_delivery: {

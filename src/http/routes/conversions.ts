@@ -25,7 +25,7 @@ import { admitKey, keyCaller, keyRoute } from "../key-auth.js";
 import type { KeyRoute } from "../../contract/api-keys.js";
 
 /** The services these routes use: the compiler refuses any other. */
-type Deps = Pick<AppContext, "apiKeys" | "storage" | "clock" | "sessions" | "redirects">;
+type Deps = Pick<AppContext, "apiKeys" | "storage" | "clock" | "sessions" | "redirects" | "events">;
 
 const tags = ["conversions"];
 const security = [{ bearer: [] }];
@@ -51,7 +51,7 @@ export async function conversionRoutes(app: App, ctx: Deps): Promise<void> {
     }),
     async (req, reply) => {
       const user = owner(req);
-      const r = await recordLead(db(), { id: user.id, attribution_days: user.attribution_days }, req.body, ctx.clock.now());
+      const r = await recordLead(db(), { id: user.id, attribution_days: user.attribution_days }, req.body, ctx.clock.now(), ctx.events);
       return reply.code(r.created ? 201 : 200).send({ status: "success" as const, ...r });
     },
   );
@@ -64,7 +64,7 @@ export async function conversionRoutes(app: App, ctx: Deps): Promise<void> {
       response: { 200: SaleReply, 201: SaleReply, ...errors(400, 401, 403, 404, 409, 429) },
     }),
     async (req, reply) => {
-      const r = await recordSale(db(), owner(req).id, req.body, ctx.clock.now());
+      const r = await recordSale(db(), owner(req).id, req.body, ctx.clock.now(), ctx.events);
       return reply.code(r.created ? 201 : 200).send({ status: "success" as const, ...r });
     },
   );

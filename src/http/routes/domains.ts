@@ -5,12 +5,12 @@ import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { DomainError } from "../../shared/errors.js";
 import { errors, IdParams, OkSchema } from "../../contract/common.js";
-import { AddDomainBody, DomainListReply, DomainReply } from "../../contract/domains.js";
+import { AddDomainBody, DomainListReply, DomainReply, UpdateDomainBody } from "../../contract/domains.js";
 import { activeUser, signedIn, signedInRoutes } from "../auth.js";
 import { domainOrphanRoute } from "./orphans.js";
 
 /** The services these routes use: the compiler refuses any other. */
-type Deps = Pick<AppContext, "clock" | "domains" | "orphans" | "sessions" | "storage">;
+type Deps = Pick<AppContext, "clock" | "domains" | "orphans" | "sessions" | "storage" | "redirects">;
 
 /** Routes under /api (session and CSRF). */
 export async function domainRoutes(app: App, ctx: Deps): Promise<void> {
@@ -59,6 +59,25 @@ export async function domainRoutes(app: App, ctx: Deps): Promise<void> {
       },
       async (req) => {
         const d = await ctx.domains.verify(activeUser(req), req.params.id);
+        return { status: "success" as const, domain: ctx.domains.toPublic(d) };
+      },
+    );
+
+    scope.patch(
+      "/api/domains/:id",
+      {
+        schema: {
+          tags: ["domains"],
+          summary: "Set the domain's default for conversion tracking (true or false: Business and up; null: the account's default)",
+          params: IdParams,
+          body: UpdateDomainBody,
+          response: { 200: DomainReply, ...errors(400, 401, 403, 404) },
+        },
+      },
+      async (req) => {
+        const d = await ctx.domains.setTrackConversions(activeUser(req), req.params.id, req.body.track_conversions);
+        // Cached links carry what their domain decides; other instances follow within the cache's five minutes.
+        ctx.redirects.cache.clear();
         return { status: "success" as const, domain: ctx.domains.toPublic(d) };
       },
     );
