@@ -5,8 +5,8 @@ import { SPLIT_GOALS, type SplitGoal } from "./conversion-values";
 import type { OptionProps } from "./Options";
 
 const TRACK_CHOICES: [string, string][] = [
-  ["", "Account default (set on the Conversions page)"],
-  ["on", "On: send the click id to the destination"],
+  ["", "Account default"],
+  ["on", "On"],
   ["off", "Off"],
 ];
 
@@ -23,7 +23,7 @@ export function TrackConversions({ values, errors, set, allowed }: OptionProps &
       id="link-track-conversions"
       label="Track conversions"
       error={errors.track_conversions}
-      hint="On: visitors reach the destination with the click id (snip_id) added, so your site can report sign-ups and sales to snip."
+      hint="On: visitors reach the destination with the click id added (snip_id, or the parameter set on the Conversions page), so your site can report sign-ups and sales to snip. The account default is set on the Conversions page."
     >
       <select
         id="link-track-conversions"
