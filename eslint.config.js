@@ -85,7 +85,22 @@ const label = (place) => (place.includes(".") ? place : `${place}/`);
  * The dashboard's feature folders, one per room of src/ a user sees: each imports only web/src/shared/ (and the
  * contract, the typed client); only main.tsx, the app's routes, brings features together.
  */
-const WEB_FEATURES = ["links", "stats", "analytics", "team", "domains", "webhooks", "imports", "profile", "security", "admin", "auth", "public", "sso"];
+const WEB_FEATURES = [
+  "links",
+  "stats",
+  "analytics",
+  "team",
+  "domains",
+  "webhooks",
+  "imports",
+  "profile",
+  "security",
+  "admin",
+  "auth",
+  "public",
+  "sso",
+  "conversions",
+];
 /** web/src/ from the bottom up. */
 const WEB_LAYERS = [["shared"], WEB_FEATURES, ["main.tsx"]];
 const web = (folder) => `./web/src/${folder}`;

@@ -58,3 +58,8 @@ export const AUDIT_ACTOR_LABELS: Readonly<Record<AuditActorRole, string>> = {
   account_holder: "Account holder",
   system: "System",
 };
+
+/** What a split that picks its winner compares (docs/conversions.md, Splits that pick their winner). */
+export const SPLIT_GOALS = ["clicks", "leads", "sales", "revenue"] as const;
+/** The most visits per variant a split may wait for. */
+export const MAX_SPLIT_MIN_VISITS = 100_000_000;

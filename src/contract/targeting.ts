@@ -3,7 +3,7 @@
 import { Type, type Static, type TOptional } from "typebox";
 import { Body, Nullable, StringEnum } from "./common.js";
 
-import { DEVICES, MAX_RULES, MAX_VARIANTS, MIN_VARIANTS } from "./tables.js";
+import { DEVICES, MAX_RULES, MAX_SPLIT_MIN_VISITS, MAX_VARIANTS, MIN_VARIANTS, SPLIT_GOALS } from "./tables.js";
 import { CONDITIONS, MAX_QUERY_NAMES, MAX_RULE_VALUES, type CondKind, type RuleDevice } from "./conditions/index.js";
 
 export { DEVICES, MAX_QUERY_NAMES, MAX_RULES, MAX_RULE_VALUES, MAX_VARIANTS, MIN_VARIANTS, type CondKind, type RuleDevice };
@@ -29,11 +29,9 @@ export type Rule = Static<typeof RuleSchema>;
 export const VariantSchema = Body({ url: Url, weight: Type.Integer({ description: "Percent, 1 to 99; a split's weights add up to 100" }) });
 export type Variant = Static<typeof VariantSchema>;
 
-/** What a split that picks its winner compares (docs/conversions.md, Splits that pick their winner). */
-export const SPLIT_GOALS = ["clicks", "leads", "sales", "revenue"] as const;
+// The goals and the visits' bound live in tables.ts (the dashboard imports them at run time).
+export { MAX_SPLIT_MIN_VISITS, SPLIT_GOALS };
 export type SplitGoal = (typeof SPLIT_GOALS)[number];
-/** The most visits per variant a split may wait for. */
-export const MAX_SPLIT_MIN_VISITS = 100_000_000;
 
 const SplitGoalSchema = StringEnum(SPLIT_GOALS, "clicks, leads, sales or revenue: what the split's end compares (Business plan and above)");
 

@@ -12,6 +12,7 @@ import { startTestServer, type TestServer } from "../helpers/server.js";
 import { waitFor } from "../helpers/wait.js";
 import { expectContract, paramNames, rowCounts, routesOf } from "../helpers/routes.js";
 import { SoftAuthenticator } from "../helpers/soft-authenticator.js";
+import { customerWithSale } from "../helpers/conversions.js";
 
 /** Account A, signed in, on the plan with every capability; fixtures create its resources through the API. */
 interface Owner {
@@ -105,6 +106,12 @@ const OWNED: Record<string, Fixture> = {
   },
   // The generated bodies (a blank name, an empty password) are refused for the owner (400); B gets 404 first.
   "/api/auth/passkeys/:id": async (a) => ({ path: `/api/auth/passkeys/${await passkey(a)}`, own: { DELETE: 400, PATCH: 400 } }),
+  // A customer of A's (the dashboard's session routes; the key routes are key-scopes-routes.test.ts's).
+  "/api/conversions/customers/:external_id": async (a) => {
+    const externalId = `idor-customer-${++n}`;
+    await customerWithSale(a.server, (await createLink(a.client, { url: "https://example.com/idor-customer" })).id, externalId, `inv-idor-${n}`);
+    return `/api/conversions/customers/${externalId}`;
+  },
   "/api/utm-templates/:id": async (a) =>
     `/api/utm-templates/${await created(await a.client.post("/api/utm-templates", { name: `idor-${++n}`, utm_source: "idor" }), "template")}`,
 };

@@ -54,6 +54,9 @@ function pages(s: Seeded, stamp: string): Array<{ who: "nobody" | "owner" | "mem
         ["profile", "/app/profile", "team-summary"],
         ["security", "/app/security", "key-row"],
         ["sso", "/app/sso"],
+        ["conversions", "/app/conversions", "conv-install"],
+        ["customers", "/app/customers", "customer-row"],
+        ["customer", `/app/customers/${encodeURIComponent(s.customer)}`, "customer-sale"],
         // Signing out ends on the home page.
         ["sign-out", "/app/logout"],
       ],

@@ -148,6 +148,9 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
     await visit("profile", "/app/profile", "team-summary");
     await visit("security", "/app/security", "key-row");
     await visit("sso", "/app/sso", "sso-gated");
+    await visit("conversions", "/app/conversions", "conv-install");
+    await visit("customers", "/app/customers", "customer-row");
+    await visit("customer", `/app/customers/${encodeURIComponent(seeded.customer)}`, "customer-sale");
     // Signing out ends on the home page.
     await visit("sign-out", "/app/logout");
     await page.waitForURL((u) => u.pathname === "/");

@@ -1,8 +1,9 @@
 // Data for the browser tests that look at every page: an owner (Business) with a link in every state, clicks, a
-// verified custom domain, an API key, a webhook with a test delivery and a failed one, a team member, an operator
-// and an abuse report.
+// verified custom domain, an API key, a webhook with a test delivery and a failed one, a team member, an operator,
+// an abuse report and a customer with a lead and a sale.
 import { newId } from "../../src/shared/ids.js";
 import type { TestServer } from "../helpers/server.js";
+import { customerWithSale } from "../helpers/conversions.js";
 
 export const SEED_PASSWORD = "look-password-1";
 
@@ -14,6 +15,8 @@ export interface Seeded {
   alias: Record<"plain" | "open" | "expired" | "used" | "disabled" | "blocked" | "password", string>;
   plainId: string;
   blockedHost: string;
+  /** The owner's customer (a lead and a sale through the plain link). */
+  customer: string;
 }
 
 export async function seedEveryState(server: TestServer, stamp: string): Promise<Seeded> {
@@ -147,6 +150,8 @@ export async function seedEveryState(server: TestServer, stamp: string): Promise
       resolved_by: null,
     })
     .execute();
+  const customer = `customer-${stamp}@shop.example`;
+  await customerWithSale(server, plain.id, customer, `inv-${stamp}`);
   return {
     owner: { id: owner.id, email: owner.email },
     member: { id: member.id, email: member.email },
@@ -162,5 +167,6 @@ export async function seedEveryState(server: TestServer, stamp: string): Promise
     },
     plainId: plain.id,
     blockedHost,
+    customer,
   };
 }

@@ -45,6 +45,9 @@ const WebhooksPage = page(() => import("./webhooks/Webhooks").then((m) => m.Webh
 const DomainsPage = page(() => import("./domains/Domains").then((m) => m.DomainsPage));
 const TeamPage = page(() => import("./team/Team").then((m) => m.TeamPage));
 const AcceptInvitationPage = page(() => import("./team/AcceptInvitation").then((m) => m.AcceptInvitationPage));
+const ConversionsPage = page(() => import("./conversions/ConversionsPage").then((m) => m.ConversionsPage));
+const CustomersPage = page(() => import("./conversions/Customers").then((m) => m.CustomersPage));
+const CustomerPage = page(() => import("./conversions/CustomerPage").then((m) => m.CustomerPage));
 const SsoPage = page(() => import("./sso/Sso").then((m) => m.SsoPage));
 const AdminLayout = page(() => import("./admin/common").then((m) => m.AdminLayout));
 const AdminSsoPage = page(() => import("./admin/Sso").then((m) => m.AdminSsoPage));
@@ -107,6 +110,7 @@ function AppRoutes() {
         }
       />
       {accountRoutes()}
+      {conversionRoutes()}
       <Route
         path="/app/admin"
         element={
@@ -252,6 +256,38 @@ function accountRoutes() {
         element={
           <RequireAuth>
             <SsoPage />
+          </RequireAuth>
+        }
+      />
+    </>
+  );
+}
+
+/** Conversions: the settings (defaults, Stripe, the script), the customers and one customer. */
+function conversionRoutes() {
+  return (
+    <>
+      <Route
+        path="/app/conversions"
+        element={
+          <RequireAuth>
+            <ConversionsPage />
+          </RequireAuth>
+        }
+      />
+      <Route
+        path="/app/customers"
+        element={
+          <RequireAuth>
+            <CustomersPage />
+          </RequireAuth>
+        }
+      />
+      <Route
+        path="/app/customers/:externalId"
+        element={
+          <RequireAuth>
+            <CustomerPage />
           </RequireAuth>
         }
       />

@@ -5869,6 +5869,262 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/conversions/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's customers, newest first (the dashboard's Customers page) */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            customers: {
+                                /** @description The click of the customer's first lead */
+                                click_id: string | null;
+                                created_at: string;
+                                destination: string | null;
+                                email: string | null;
+                                external_id: string;
+                                id: string;
+                                link_id: string | null;
+                                name: string | null;
+                            }[];
+                            next_cursor: string | null;
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/conversions/customers/{external_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A customer with their click, link, leads and sales (the dashboard's customer page) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    external_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            customer: {
+                                click: {
+                                    at: string;
+                                    country: string | null;
+                                    destination: string | null;
+                                    device: string;
+                                    id: string;
+                                    link_id: string;
+                                    referrer_host: string | null;
+                                } | null;
+                                /** @description The click of the customer's first lead */
+                                click_id: string | null;
+                                created_at: string;
+                                destination: string | null;
+                                email: string | null;
+                                external_id: string;
+                                id: string;
+                                leads: {
+                                    click_id: string | null;
+                                    created_at: string;
+                                    /** @description null: the link's url; else rule:N, ios, android or variant:N */
+                                    destination: string | null;
+                                    event_name: string;
+                                    id: string;
+                                    link_id: string | null;
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                }[];
+                                link: {
+                                    alias: string;
+                                    domain: string | null;
+                                    id: string;
+                                    url: string;
+                                } | null;
+                                link_id: string | null;
+                                name: string | null;
+                                sales: {
+                                    amount: number;
+                                    click_id: string | null;
+                                    created_at: string;
+                                    currency: string;
+                                    destination: string | null;
+                                    event_name: string;
+                                    id: string;
+                                    invoice_id: string | null;
+                                    link_id: string | null;
+                                    metadata: {
+                                        [key: string]: unknown;
+                                    } | null;
+                                    payment_processor: string;
+                                    /** @description Sum of the refunds recorded against the sale */
+                                    refunded: number;
+                                }[];
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Erase a customer and their conversions' personal fields, from the dashboard; the counts stay */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    external_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/conversions/settings": {
         parameters: {
             query?: never;

@@ -23,6 +23,7 @@ import { activeUser, signedIn, signedInRoutes } from "../auth.js";
 import { requireCapability } from "../../accounts/plans.js";
 import { admitKey, keyCaller, keyRoute } from "../key-auth.js";
 import type { KeyRoute } from "../../contract/api-keys.js";
+import type { Db } from "../../storage/db.js";
 
 /** The services these routes use: the compiler refuses any other. */
 type Deps = Pick<AppContext, "apiKeys" | "storage" | "clock" | "sessions" | "redirects" | "events">;
@@ -135,5 +136,61 @@ export async function conversionRoutes(app: App, ctx: Deps): Promise<void> {
         return { status: "success" as const, settings };
       },
     );
+
+    await customerSessionRoutes(scope, db);
   });
+}
+
+/** The same customers as the key routes, for the dashboard's Customers pages (a session; CSRF on the erase). */
+async function customerSessionRoutes(scope: App, db: () => Db): Promise<void> {
+  const customerOwner = (req: FastifyRequest, change = false) => {
+    const user = change ? activeUser(req) : signedIn(req);
+    requireCapability(user.plan, "conversions", "Conversion tracking");
+    return user.id;
+  };
+  scope.get(
+    "/api/conversions/customers",
+    {
+      schema: {
+        tags,
+        summary: "The account's customers, newest first (the dashboard's Customers page)",
+        querystring: CustomerListQuery,
+        response: { 200: CustomerListReply, ...errors(400, 401, 403) },
+      },
+    },
+    async (req, reply) => {
+      reply.header("cache-control", "no-store");
+      return { status: "success" as const, ...(await listCustomers(db(), customerOwner(req), req.query)) };
+    },
+  );
+  scope.get(
+    "/api/conversions/customers/:external_id",
+    {
+      schema: {
+        tags,
+        summary: "A customer with their click, link, leads and sales (the dashboard's customer page)",
+        params: ExternalIdParams,
+        response: { 200: CustomerReply, ...errors(401, 403, 404) },
+      },
+    },
+    async (req, reply) => {
+      reply.header("cache-control", "no-store");
+      return { status: "success" as const, customer: await getCustomer(db(), customerOwner(req), req.params.external_id) };
+    },
+  );
+  scope.delete(
+    "/api/conversions/customers/:external_id",
+    {
+      schema: {
+        tags,
+        summary: "Erase a customer and their conversions' personal fields, from the dashboard; the counts stay",
+        params: ExternalIdParams,
+        response: { 200: OkSchema, ...errors(401, 403, 404) },
+      },
+    },
+    async (req) => {
+      await eraseCustomer(db(), customerOwner(req, true), req.params.external_id);
+      return { status: "success" as const };
+    },
+  );
 }

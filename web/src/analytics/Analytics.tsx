@@ -15,6 +15,7 @@ import { analyticsApi, type AnalyticsParams } from "./analytics-api";
 import { useAnalyticsFilters, withFilters } from "./filters";
 import { AnalyticsFilterBar } from "./FilterBar";
 import { TopLinks } from "./TopLinks";
+import { ConversionTiles } from "../shared/charts/Conversions";
 import "./analytics.css";
 
 type State = { kind: "loading" } | { kind: "ready"; data: Analytics } | { kind: "gated" } | { kind: "error"; message: string };
@@ -110,7 +111,10 @@ function AnalyticsBody({ data }: { data: Analytics }) {
   const clicks = data.range_clicks ?? 0;
   return (
     <>
-      <Totals data={data} />
+      <Totals
+        data={data}
+        extra={data.leads !== undefined ? <ConversionTiles leads={data.leads} sales={data.sales ?? 0} revenue={data.revenue} /> : undefined}
+      />
       {clicks === 0 ? (
         <EmptyState title="No clicks in this period" testId="analytics-empty" icon="analytics">
           <p className="muted">Choose a longer range or clear the filters: clicks appear here shortly after they happen.</p>

@@ -49,6 +49,20 @@ export const NAV_GROUPS: readonly NavGroup[] = [
     entries: [
       { to: "/app/analytics", label: "Analytics", testId: "nav-analytics", icon: "M18 20V10M12 20V4M6 20v-6", capability: "account_analytics" },
       { to: "/app/live", label: "Live", testId: "nav-live", icon: "M22 12h-4l-3 9L9 3l-3 9H2", capability: "account_analytics" },
+      {
+        to: "/app/conversions",
+        label: "Conversions",
+        testId: "nav-conversions",
+        icon: "M3 3h18l-7 9v6l-4 3v-9z",
+        capability: "conversions",
+      },
+      {
+        to: "/app/customers",
+        label: "Customers",
+        testId: "nav-customers",
+        icon: "M16 21v-2a4 4 0 0 0-4-4H6a4 4 0 0 0-4 4v2M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8zM19 8v6M22 11h-6",
+        capability: "conversions",
+      },
     ],
   },
   {

@@ -19,6 +19,7 @@ import { linkApi } from "../shared/link-api";
 import { statsApi } from "./stats-api";
 import { BreakAt } from "../shared/break-at";
 import { formatNumber } from "../shared/numbers";
+import { ConversionFunnel, ConversionsByDestination, SplitTestPanel } from "../shared/charts/Conversions";
 
 // eslint-disable-next-line max-lines-per-function -- the link, its period and the statistics read share the page's state.
 export function StatsPage() {
@@ -178,6 +179,16 @@ function StatsBody({ stats, link, advanced }: { stats: Stats; link: Link | null;
         Clicks count requests, not people: repeat visits, bots and link previews are counted too.
         {extras ? " Visitors count people: one per device and browser a day, from a key that forgets the address." : ""}
       </p>
+      {stats.leads !== undefined ? (
+        <ConversionFunnel
+          clicks={stats.range_clicks ?? 0}
+          leads={stats.leads}
+          sales={stats.sales ?? 0}
+          revenue={stats.revenue}
+          note="Leads and sales recorded in this period for this link's clicks; revenue net of refunds, per currency."
+        />
+      ) : null}
+      {link ? <SplitTestPanel test={stats.split_test} decision={link.split_decision} /> : null}
       {stats.total_clicks === 0 ? (
         <EmptyState title="No clicks yet" testId="stats-empty" icon="analytics">
           <p className="muted">Share the short link: clicks appear here shortly after they happen.</p>
@@ -191,6 +202,7 @@ function StatsBody({ stats, link, advanced }: { stats: Stats; link: Link | null;
           {showsDestinations(stats, link) ? (
             <DestinationsPanel stats={stats} link={link} from={stats.from} to={stats.to} lastDay={stats.granularity !== "day"} />
           ) : null}
+          {stats.leads !== undefined && stats.destinations && showsDestinations(stats, link) ? <ConversionsByDestination rows={stats.destinations} /> : null}
           <Breakdowns data={stats} destination={link?.url} />
         </>
       )}

@@ -30,6 +30,7 @@ function missingOf(allowed: Allowed): Capability[] {
   if (!allowed.fallback) out.push("link_fallback");
   if (!allowed.preview) out.push("link_preview");
   if (!allowed.targeting) out.push("link_targeting");
+  if (!allowed.conversions) out.push("conversions");
   return out;
 }
 
@@ -50,12 +51,13 @@ export interface BuilderProps {
 
 /** What the user's plan (on a team owner's link, the owner's: an active team means Business or above) lets the form send. */
 function allowedFor(plan: string, shared: boolean): Allowed {
-  if (shared) return { limits: true, fallback: true, preview: true, targeting: true };
+  if (shared) return { limits: true, fallback: true, preview: true, targeting: true, conversions: true };
   return {
     limits: can(plan, "link_expiration"),
     fallback: can(plan, "link_fallback"),
     preview: can(plan, "link_preview"),
     targeting: can(plan, "link_targeting"),
+    conversions: can(plan, "conversions"),
   };
 }
 

@@ -9,6 +9,7 @@ import { DeliveryOptions } from "./Delivery";
 import { PreviewOptions } from "./Preview";
 import { RulesSection } from "./Rules";
 import { SplitSection } from "./Split";
+import { SplitGoalFields, TrackConversions } from "./Conversions";
 import { UtmBuilder } from "./Utm";
 import { OptionRow, optionHasValue, type OptionKey, type useOpenOptions } from "./option-rows";
 import type { Allowed } from "./values";
@@ -39,6 +40,7 @@ function lockOf(key: OptionKey, allowed: Allowed): Capability | null {
   if (key === "limits" && !allowed.limits) return "link_expiration";
   if (key === "preview" && !allowed.preview) return "link_preview";
   if ((key === "rules" || key === "split") && !allowed.targeting) return "link_targeting";
+  if (key === "conversions" && !allowed.conversions) return "conversions";
   return null;
 }
 
@@ -76,7 +78,14 @@ export function BuilderOptions(props: BuilderOptionsProps) {
       {row("password", <ProtectionOptions {...common} original={original} copiedFrom={props.copiedFrom} />)}
       {row("devices", <DeviceOptions {...common} />)}
       {row("rules", <RulesSection rules={values.rules} errors={errors} allowed={allowed.targeting} onChange={(r) => set("rules", r)} />)}
-      {row("split", <SplitSection split={values.split} url={values.url} errors={errors} allowed={allowed.targeting} onChange={(s) => set("split", s)} />)}
+      {row(
+        "split",
+        <>
+          <SplitSection split={values.split} url={values.url} errors={errors} allowed={allowed.targeting} onChange={(s) => set("split", s)} />
+          {values.split.length > 0 ? <SplitGoalFields {...common} allowed={allowed.targeting} conversions={allowed.conversions} /> : null}
+        </>,
+      )}
+      {row("conversions", <TrackConversions {...common} allowed={allowed.conversions} />)}
       {row("preview", <PreviewOptions {...common} allowed={allowed.preview} host={props.host} shortUrl={props.shortUrl} />)}
       {row("details", <DetailFields {...common} knownTags={withLinkTags(props.tags.list, original)} tagsError={props.tags.error} />)}
     </div>

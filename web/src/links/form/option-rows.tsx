@@ -4,7 +4,7 @@
 import { useEffect, useState, type ReactNode } from "react";
 import type { FormValues } from "./values";
 
-export const OPTION_KEYS = ["utm", "limits", "delivery", "password", "devices", "rules", "split", "preview", "details"] as const;
+export const OPTION_KEYS = ["utm", "limits", "delivery", "password", "devices", "rules", "split", "conversions", "preview", "details"] as const;
 export type OptionKey = (typeof OPTION_KEYS)[number];
 
 /** Each option's title, as its row shows it. */
@@ -16,6 +16,7 @@ export const OPTION_TITLES: Record<OptionKey, string> = {
   devices: "Device and app destinations",
   rules: "Redirect rules",
   split: "Split (A/B test)",
+  conversions: "Conversion tracking",
   preview: "Social preview",
   details: "Title, note and tags",
 };
@@ -39,6 +40,8 @@ export function optionHasValue(key: OptionKey, v: FormValues, passwordSet = fals
       return v.rules.length > 0;
     case "split":
       return v.split.length > 0;
+    case "conversions":
+      return v.track_conversions !== "";
     case "preview":
       return !!(v.preview_title.trim() || v.preview_description.trim() || v.preview_image.trim());
     case "details":
@@ -49,6 +52,7 @@ export function optionHasValue(key: OptionKey, v: FormValues, passwordSet = fals
 /** The option that holds a field of the form's errors (LINK_FIELDS' names), or null for the fields above them. */
 export function optionOfField(field: string): OptionKey | null {
   if (/^rules\b/.test(field)) return "rules";
+  if (field === "track_conversions") return "conversions";
   if (/^split\b/.test(field)) return "split";
   if (field.startsWith("preview.")) return "preview";
   const map: Record<string, OptionKey> = {

@@ -26,10 +26,19 @@ import {
   type RuleDraft,
   type VariantDraft,
 } from "./targeting";
+import {
+  CONVERSION_FIELDS,
+  EMPTY_CONVERSIONS,
+  conversionCreateFields,
+  conversionPatchFields,
+  conversionProblems,
+  conversionsFromLink,
+  type ConversionDraft,
+} from "./conversion-values";
 
 export { isoToLocalInput, localInputToIso };
 
-export interface FormValues {
+export interface FormValues extends ConversionDraft {
   url: string;
   alias: string;
   /** "" for the service's own host. */
@@ -65,6 +74,8 @@ export interface Allowed {
   preview: boolean;
   /** Redirect rules and the split. */
   targeting: boolean;
+  /** Sending the click id to the destination (conversion tracking). */
+  conversions: boolean;
 }
 
 /** The form's fields, in the order they are shown (server errors on other fields go to the form's alert). */
@@ -88,6 +99,7 @@ export const LINK_FIELDS = [
   "redirect_status",
   "crawlable",
   ...targetingFields(),
+  ...CONVERSION_FIELDS,
 ];
 
 export const EMPTY: FormValues = {
@@ -112,6 +124,7 @@ export const EMPTY: FormValues = {
   starts_at: "",
   redirect_status: "",
   crawlable: false,
+  ...EMPTY_CONVERSIONS,
 };
 
 export function fromLink(l: Link): FormValues {
@@ -137,6 +150,7 @@ export function fromLink(l: Link): FormValues {
     starts_at: isoToLocalInput(l.starts_at),
     redirect_status: l.redirect_status == null ? "" : String(l.redirect_status),
     crawlable: l.crawlable,
+    ...conversionsFromLink(l),
   };
 }
 
@@ -186,7 +200,7 @@ export function createBody(values: FormValues, allowed: Allowed): CreateLinkFiel
   if (allowed.limits && values.starts_at) b.starts_at = localInputToIso(values.starts_at);
   if (values.redirect_status) b.redirect_status = Number(values.redirect_status);
   if (values.crawlable) b.crawlable = true;
-  return b;
+  return { ...b, ...conversionCreateFields(values, allowed.conversions, allowed.targeting && values.split.length > 0) };
 }
 
 /** The details of a link that changed (title, note, tags, fallback, preview), for an edit. */
@@ -224,7 +238,7 @@ function changedDetails(values: FormValues, o: Link, allowed: Allowed): UpdateLi
   const status = values.redirect_status ? Number(values.redirect_status) : null;
   if (status !== o.redirect_status) b.redirect_status = status;
   if (values.crawlable !== o.crawlable) b.crawlable = values.crawlable;
-  return b;
+  return { ...b, ...conversionPatchFields(values, o, allowed.conversions, allowed.targeting && split.length > 0) };
 }
 
 export function patchBody(values: FormValues, o: Link, allowed: Allowed): UpdateLinkFields {
@@ -278,7 +292,7 @@ export function checkValues(values: FormValues, original: Link | null, now = Dat
     const p = /^\d+$/.test(clicks) ? maxClicksProblem(Number(clicks)) : MESSAGES.maxClicks;
     if (p) fe.max_clicks = p;
   }
-  return { ...fe, ...detailProblems(values), ...targetingProblems(values.rules, values.split) };
+  return { ...fe, ...detailProblems(values), ...targetingProblems(values.rules, values.split), ...conversionProblems(values, values.split.length > 0) };
 }
 
 const longer = (s: string, max: number) => [...s.trim()].length > max;

@@ -7,6 +7,7 @@ import { formatRelative } from "../../shared/dates";
 import { A, errorMessage, formatDateTime } from "../../shared/ui";
 import { MonthSparkline } from "./MonthSparkline";
 import { formatNumber } from "../../shared/numbers";
+import { ConversionFunnel, SplitTestPanel } from "../../shared/charts/Conversions";
 
 const DAYS = "in the last 30 days";
 
@@ -63,37 +64,49 @@ export function LinkNumbers({ link }: { link: Link }) {
     .filter(Boolean)
     .join(" · ");
   return (
-    <section className="card link-numbers" aria-label="Numbers" data-testid="link-numbers" aria-busy={!stats && !error}>
-      <div className="link-number-tiles">
-        <Tile label="Clicks" value={formatNumber(clicks)} note={clicksNote} testId="link-page-clicks" />
-        <Tile
-          label="Visitors"
-          value={stats?.range_visitors !== undefined ? formatNumber(stats.range_visitors) : "—"}
-          note={stats && stats.range_visitors === undefined ? "Not on this plan" : DAYS}
-          testId="link-page-visitors"
-        />
-        <Tile
-          label="Last click"
-          value={link.last_click_at ? formatRelative(link.last_click_at) : "Never"}
-          title={link.last_click_at ? formatDateTime(link.last_click_at) : undefined}
-          testId="link-page-last-click"
-        />
-        <div className="link-number link-number-trend">
-          <p className="link-number-label">Clicks per day, 30 days</p>
-          <Trend stats={stats} />
+    <>
+      <section className="card link-numbers" aria-label="Numbers" data-testid="link-numbers" aria-busy={!stats && !error}>
+        <div className="link-number-tiles">
+          <Tile label="Clicks" value={formatNumber(clicks)} note={clicksNote} testId="link-page-clicks" />
+          <Tile
+            label="Visitors"
+            value={stats?.range_visitors !== undefined ? formatNumber(stats.range_visitors) : "—"}
+            note={stats && stats.range_visitors === undefined ? "Not on this plan" : DAYS}
+            testId="link-page-visitors"
+          />
+          <Tile
+            label="Last click"
+            value={link.last_click_at ? formatRelative(link.last_click_at) : "Never"}
+            title={link.last_click_at ? formatDateTime(link.last_click_at) : undefined}
+            testId="link-page-last-click"
+          />
+          <div className="link-number link-number-trend">
+            <p className="link-number-label">Clicks per day, 30 days</p>
+            <Trend stats={stats} />
+          </div>
         </div>
-      </div>
-      {error ? (
-        <p className="field-error link-numbers-error" role="alert" data-testid="link-numbers-error">
-          Could not load the statistics: {error}{" "}
-          <button type="button" className="btn btn-secondary btn-sm" onClick={() => setReload((n) => n + 1)} data-testid="link-numbers-retry">
-            Try again
-          </button>
+        {error ? (
+          <p className="field-error link-numbers-error" role="alert" data-testid="link-numbers-error">
+            Could not load the statistics: {error}{" "}
+            <button type="button" className="btn btn-secondary btn-sm" onClick={() => setReload((n) => n + 1)} data-testid="link-numbers-retry">
+              Try again
+            </button>
+          </p>
+        ) : null}
+        <p className="link-numbers-more small">
+          <A to={`/app/links/${encodeURIComponent(link.id)}/stats`}>All statistics →</A>
         </p>
+      </section>
+      {stats?.leads !== undefined ? (
+        <ConversionFunnel
+          clicks={month ?? 0}
+          leads={stats.leads}
+          sales={stats.sales ?? 0}
+          revenue={stats.revenue}
+          note="The last 30 days: leads and sales this link's clicks led to, revenue net of refunds."
+        />
       ) : null}
-      <p className="link-numbers-more small">
-        <A to={`/app/links/${encodeURIComponent(link.id)}/stats`}>All statistics →</A>
-      </p>
-    </section>
+      <SplitTestPanel test={stats?.split_test} decision={link.split_decision} />
+    </>
   );
 }
