@@ -130,7 +130,7 @@ describe.each(ENGINES)("conversion store on %s", (engine) => {
       db(),
       owner,
       { click_id: second, customer_external_id: "cus_first", event_name: "Trial", metadata: { plan: "ümlaut ✓" } },
-      Date.now(),
+      Date.now() + 1, // a later millisecond than the first: the customer's leads are listed in time order
     );
     expect(a.created && b.created).toBe(true);
     expect(b.customer.click_id).toBe(first);

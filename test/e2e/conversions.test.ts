@@ -348,7 +348,7 @@ describe.skipIf(!available).each(ENGINES)("conversions in the browser (%s)", (en
       for (const [i, n] of leads.entries()) {
         const ids = Array.from({ length: n }, () => newClickId());
         await storeTrackedClicks(
-          db(),
+          f.server.ctx.storage,
           ids.map((c) =>
             trackedRow({
               id: c,
