@@ -304,7 +304,7 @@ describe.skipIf(!available)("the compact link builder in the browser", () => {
     const lines = await dialog.getByTestId("form-plan-note").locator("p").allTextContents();
     expect(lines.map((l) => l.replace(/\s+/g, " ").trim())).toEqual([
       "Pro Expiry dates, start dates, click limits, fallback URLs and social previews: on the Pro plan and above.",
-      "Business Redirect rules and A/B splits: on the Business plan and above.",
+      "Business Redirect rules and A/B splits and conversion tracking: on the Business plan and above.",
       "Your account is on Free. Plans on this service are set by its operator: ask the operator of this service to move your account.",
     ]);
     // None of their fields is there to fill; the start date is left out of its option, the redirect code stays.
