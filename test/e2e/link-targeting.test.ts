@@ -166,7 +166,9 @@ describe.skipIf(!available)("redirect rules and splits in the browser", () => {
     await signInPage(page, free.email, password);
     await page.goto("/app/links/new");
     // Rules and splits are named in the builder's one plan note, and not offered.
-    expect(await page.getByTestId("form-plan-note").textContent()).toContain("Redirect rules and A/B splits and conversion tracking: on the Business plan and above.");
+    expect(await page.getByTestId("form-plan-note").textContent()).toContain(
+      "Redirect rules and A/B splits and conversion tracking: on the Business plan and above.",
+    );
     expect(await page.getByTestId("rule-add").count()).toBe(0);
     expect(await page.getByTestId("split-add").count()).toBe(0);
     await page.getByTestId("link-url").fill("https://example.com/free");

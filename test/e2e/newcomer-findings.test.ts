@@ -80,7 +80,9 @@ describe.skipIf(!available)("issue 40 findings in the browser", () => {
     await page.getByTestId("link-url").waitFor();
     expect(await page.getByTestId("form-plan-note").count()).toBe(1);
     expect(await page.getByTestId("plan-gate-how").count()).toBe(1);
-    expect(await page.getByTestId("form-plan-note").textContent()).toContain("Redirect rules and A/B splits and conversion tracking: on the Business plan and above.");
+    expect(await page.getByTestId("form-plan-note").textContent()).toContain(
+      "Redirect rules and A/B splits and conversion tracking: on the Business plan and above.",
+    );
     await screenshotModes(page, "issue40-form-free");
 
     await as(page, owner);
