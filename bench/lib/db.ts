@@ -92,7 +92,7 @@ const DOMAIN_SEED = [
   `UPDATE links SET owner_id = 'bench_owner', rules = '${JSON.stringify(RULES)}' WHERE id = '${benchLinkId(plainAlias(RULES_INDEX))}'`,
   `UPDATE links SET owner_id = 'bench_owner', split = '${JSON.stringify(SPLIT)}' WHERE id = '${benchLinkId(plainAlias(SPLIT_INDEX))}'`,
   // The tracked-hot scenario's link (conversions: Business and up).
-  `UPDATE links SET owner_id = 'bench_owner', track_conversions = true WHERE id = '${benchLinkId(plainAlias(TRACKED_INDEX))}'`,
+  `UPDATE links SET owner_id = 'bench_owner', track_conversions = 1 WHERE id = '${benchLinkId(plainAlias(TRACKED_INDEX))}'`,
 ];
 
 /**
