@@ -3,8 +3,11 @@
 // a selection, the created link, webhooks with their delivery log, the operator's row menus), and the public pages the
 // server writes (404, 410 expired, 403 limit reached, 410 disabled, password form, report form and its thank-you).
 // At 390 x 844 in light and dark, and at 1280 in both: no page is wider than the window, and the failure names the
-// widest elements that stick out. Dark mode follows prefers-color-scheme on a dashboard page and on a public page.
+// widest elements that stick out. At 1280, each page and state also passes axe-core (@axe-core/playwright: WCAG 2.1 A
+// and AA rules, colour contrast among them: no serious or critical violation) in light and in dark, and so does the
+// phone menu, opened, at 390. Dark mode follows prefers-color-scheme on a dashboard page and on a public page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AxeBuilder } from "@axe-core/playwright";
 import type { Page } from "playwright-core";
 import { browserAvailable, networkQuiet, screenshot, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import { SEED_PASSWORD, seedEveryState, type Seeded } from "./seed.js";
@@ -49,7 +52,19 @@ async function overflow(page: Page): Promise<{ scrollWidth: number; innerWidth: 
   });
 }
 
-describe.skipIf(!available)("every page fits a phone, in light and dark", () => {
+/** The serious and critical axe violations on the page as it is now, one line each. */
+async function axeProblems(page: Page, name: string): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return result.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .flatMap((v) =>
+      v.nodes
+        .slice(0, 4)
+        .map((n) => `${name}: axe ${v.id} (${v.impact}) at ${n.target.join(" ")}: ${(n.failureSummary ?? "").split("\n").slice(1, 2).join("").trim()}`),
+    );
+}
+
+describe.skipIf(!available)("every page fits a phone and passes axe, in light and dark", () => {
   let fixture: BrowserFixture;
   let seeded: Seeded;
   const stamp = Date.now().toString(36);
@@ -62,6 +77,9 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
     await fixture?.close();
   });
 
+  /** Whether the walk under way also runs axe on each page (the 1280 px walks). */
+  let withAxe = false;
+
   /** Checks the page as it is now, and keeps a screenshot of it. */
   const check = async (page: Page, name: string, tag: string, problems: string[], fullPage = true) => {
     // The live page keeps its event stream open: never quiet.
@@ -72,6 +90,7 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
       problems.push(`${name} (${new URL(page.url()).pathname}): ${o.scrollWidth} px wide at ${o.innerWidth} px:\n    ${o.widest.join("\n    ")}`);
     const bare = await unstyledFields(page);
     if (bare.length > 0) problems.push(`${name} (${new URL(page.url()).pathname}): fields in the browser's own style: ${bare.join(", ")}`);
+    if (withAxe) problems.push(...(await axeProblems(page, name)));
     await screenshot(page, `look-${tag}-${name}`, fullPage);
   };
 
@@ -174,11 +193,17 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
     await visit("admin-audit", "/app/admin/audit");
     await visit("admin-sso", "/app/admin/sso");
     await visit("admin-404", "/app/admin/no-such-page", "not-found");
+    // The phone menu, opened (axe looks at it on the phone walks).
+    if (page.viewportSize()!.width < 500) {
+      await page.getByTestId("menu-toggle").click();
+      problems.push(...(await axeProblems(page, "phone-menu")));
+    }
     return problems;
   }
 
   const pass = (width: number, scheme: Scheme) => async () => {
     const page = fixture.browser.page;
+    withAxe = width >= 1280;
     await page.setViewportSize({ width, height: width < 500 ? 844 : 900 });
     await page.emulateMedia({ colorScheme: scheme });
     const tag = `${width}-${scheme}`;
@@ -186,19 +211,17 @@ describe.skipIf(!available)("every page fits a phone, in light and dark", () => 
       await screenshot(page, `look-${tag}-FAILED-${reached}`).catch(() => undefined);
       throw new Error(`at ${tag}, on or after "${reached}" (${page.url()}): ${e.message}`);
     });
-    expect(problems, `pages wider than ${width} px or with unstyled fields (${scheme}):\n  ${problems.join("\n  ")}`).toEqual([]);
+    expect(problems, `pages wider than ${width} px, with unstyled fields or axe violations (${scheme}):\n  ${problems.join("\n  ")}`).toEqual([]);
   };
 
-  it("at 390 x 844, light: no page scrolls sideways", pass(390, "light"), 240_000);
+  it("at 390 x 844, light: no page scrolls sideways", pass(390, "light"), 300_000);
   it("the walk reached every route of the dashboard's router", () => {
     expect(walked.size, "the walk above ran").toBeGreaterThan(0);
     expect(routesNotWalked(dashboardRoutes(), walked), "routes of web/src/main.tsx that no walk opens").toEqual([]);
   });
-  it("at 390 x 844, dark: no page scrolls sideways", pass(390, "dark"), 240_000);
-  it("at 1280, light and dark: no page scrolls sideways", async () => {
-    await pass(1280, "light")();
-    await pass(1280, "dark")();
-  }, 480_000);
+  it("at 390 x 844, dark: no page scrolls sideways", pass(390, "dark"), 300_000);
+  it("at 1280, light: no page scrolls sideways, none has a serious or critical axe violation", pass(1280, "light"), 400_000);
+  it("at 1280, dark: no page scrolls sideways, none has a serious or critical axe violation", pass(1280, "dark"), 400_000);
 
   it("dark mode follows prefers-color-scheme on a dashboard page and on a public page", async () => {
     const page = fixture.browser.page;
