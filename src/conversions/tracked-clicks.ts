@@ -133,19 +133,28 @@ function trackedOf(rows: readonly ClickRow[]): (ClickRow & { click_id: string })
   return out;
 }
 
-/** The owner comes from the link: a link deleted meanwhile (or ownerless) stores no tracked click; a replayed id is stored once. */
+/** A chunk's rows come from live links (the writer leaves a deleted link's out): the owner is read once per link, an ownerless link stores none. */
+const SQLITE_OWNER = "SELECT owner_id FROM links WHERE id = ?";
+/** A replayed click id is stored once. */
 const SQLITE_STORED =
-  "INSERT OR IGNORE INTO tracked_clicks (id, owner_id, link_id, destination, country, device, referrer_host, at) " +
-  "SELECT ?, l.owner_id, l.id, ?, ?, ?, ?, ? FROM links l WHERE l.id = ? AND l.owner_id IS NOT NULL";
+  "INSERT OR IGNORE INTO tracked_clicks (id, destination, country, device, referrer_host, at, link_id, owner_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 
 function sqliteStored(handle: SQLite.Database): (chunk: StoredChunk) => void {
-  let insert: SQLite.Statement | null = null;
+  let s: { owner: SQLite.Statement<[string], { owner_id: string | null }>; insert: SQLite.Statement } | null = null;
   return (chunk) => {
     const rows = trackedOf(chunk.rows);
     if (rows.length === 0) return;
     // Prepared on first use: the table may not exist when the writer is built (CLI migrate).
-    insert ??= handle.prepare(SQLITE_STORED);
-    for (const r of rows) insert.run(...storedRow(r));
+    s ??= { owner: handle.prepare(SQLITE_OWNER), insert: handle.prepare(SQLITE_STORED) };
+    let link = "";
+    let owner: string | null = null;
+    for (const r of rows) {
+      if (r.link_id !== link) {
+        link = r.link_id;
+        owner = s.owner.get(link)?.owner_id ?? null;
+      }
+      if (owner !== null) s.insert.run(...storedRow(r), owner);
+    }
   };
 }
 
