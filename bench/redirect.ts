@@ -535,6 +535,13 @@ function derive(t: TargetRun, s: Scenario): Derived {
     const within = count >= sent302 && count <= sent302 + slack && rows >= sent302 && rows <= sent302 + slack;
     clicksOk = exact || (slack > 0 && within);
     clicksText = `${fmtInt(count)} / ${fmtInt(rows)} ${exact ? "MATCH" : clicksOk ? `MATCH (±${slack} cut off by wrk)` : "MISMATCH"}`;
+    if (s.name === "tracked-hot" && t.kind !== "baseline") {
+      // Every stored click of the tracked link has its tracked click, written with it (the freshness probe's link does not track).
+      const tracked = t.totals.trackedRows - t.before.trackedRows;
+      const want = rows - (t.fresh?.redirects ?? 0);
+      if (tracked !== want) clicksOk = false;
+      clicksText += `; tracked ${fmtInt(tracked)} ${tracked === want ? "MATCH" : `MISMATCH (${fmtInt(want)} expected)`}`;
+    }
     if (s.name === "limited-403") limitsOk = t.totals.limited.every((l) => l.count <= l.max);
   }
   const dest = s.destinations && t.totals && t.before ? checkDestinations(s, t.locations, t.before.destinations, t.totals.destinations, t.inFlightBound) : null;

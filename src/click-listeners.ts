@@ -18,6 +18,7 @@ import type { StoredListener, StoredListeners } from "./clicks/stored.js";
 import type { ClickDeliveries } from "./webhooks/click-deliveries.js";
 import type { LiveFeed } from "./analytics/live-feed.js";
 import { streamOutbox } from "./streams/outbox.js";
+import { trackedClicksListener } from "./conversions/tracked-clicks.js";
 
 export interface ListenerEntry {
   event: "clicked" | "stored";
@@ -48,6 +49,14 @@ export const LISTENERS: readonly ListenerEntry[] = [
     guarantee:
       "the click stream (streams/outbox.ts, docs/stream.md): at least once, one outbox row per active sink written in the " +
       "writer's transaction and published from there. Unwanted: one SELECT of active sinks per chunk, nothing written.",
+  },
+  {
+    event: "stored",
+    name: "tracked clicks",
+    guarantee:
+      "the click ids of links that track conversions (conversions/tracked-clicks.ts, docs/conversions.md): at least once, one " +
+      "tracked_clicks row per click id written in the writer's transaction, so it exists exactly when its click does (a replayed " +
+      "journal's id stored once). Unwanted: one property read per stored click, nothing written.",
   },
 ];
 
@@ -93,7 +102,7 @@ export function clickedListeners(s: ClickedServices): ClickedListeners {
 }
 
 /** The "stored" listeners, in LISTENERS' order, as every click writer is given them. */
-export const STORED_LISTENERS: readonly StoredListener[] = [streamOutbox];
+export const STORED_LISTENERS: readonly StoredListener[] = [streamOutbox, trackedClicksListener];
 
 /** The same with the writer thread's entry, which imports them (a thread cannot be sent functions). */
 export const STORED: StoredListeners = {

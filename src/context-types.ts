@@ -31,7 +31,6 @@ import type { AccountAnalytics } from "./analytics/account-analytics.js";
 import type { LiveFeed, LiveLimits } from "./analytics/live-feed.js";
 import type { RedirectService } from "./redirect/resolve-link.js";
 import type { OrphanVisits } from "./orphans/orphan-visits.js";
-import type { TrackedClickWriter } from "./conversions/index.js";
 import type { AuditLog } from "./admin/audit-log.js";
 import type { AccountsAdmin } from "./admin/accounts-admin.js";
 import type { LinkModeration } from "./admin/link-moderation.js";
@@ -82,7 +81,6 @@ export interface AppContext {
   /** Requests that matched no link, counted in memory and flushed to orphan_visits (docs/orphan-visits.md). */
   orphans: OrphanVisits;
   /** Visits of links that track conversions, written in batches (docs/conversions.md). */
-  trackedClicks: TrackedClickWriter;
   teams: TeamService;
   webhooks: WebhookService;
   /** Accounts' click streams (/api/streams) and this instance's publisher (docs/stream.md). */

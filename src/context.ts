@@ -33,7 +33,6 @@ import { type Streams, createStreams } from "./streams/index.js";
 import { createAnalytics } from "./analytics/index.js";
 import type { LiveFeed } from "./analytics/live-feed.js";
 import { AppAssociations } from "./deeplinks/app-associations.js";
-import { TrackedClickWriter } from "./conversions/index.js";
 import { createRedirects } from "./redirect/index.js";
 import { OrphanVisits } from "./orphans/orphan-visits.js";
 import { createAdmin } from "./admin/index.js";
@@ -96,7 +95,6 @@ interface LifecycleRooms {
   mailer: MailQueue;
   clicks: ClickRecorder;
   orphans: OrphanVisits;
-  trackedClicks: TrackedClickWriter;
   sso: Sso;
   domains: DomainService;
   streams: Streams;
@@ -133,7 +131,6 @@ function lifecycleParts(r: LifecycleRooms): LifecyclePart[] {
       stop: () => clicks.close(),
     },
     { name: "orphan visits", start: () => r.orphans.start(), stop: () => r.orphans.close() },
-    { name: "tracked clicks", stop: () => r.trackedClicks.flush() },
     { name: "SSO domain re-checks", run: () => sso.domains.start(), stop: () => sso.domains.stop() },
     { name: "domain re-checks", run: () => r.domains.start(), stop: () => r.domains.stop() },
     { name: "stream publisher", start: () => r.streams.start(), stop: () => r.streams.close() },
@@ -209,11 +206,8 @@ function createClickRooms(config: Readonly<Config>, overrides: ContextOverrides,
   const { clickDeliveries, receiverCheck } = webhooksRoom;
   const streamsRoom = createStreams({ ...base, caps, check: receiverCheck, events });
   const { analytics, live } = createAnalytics({ ...base, countries, stats, live: overrides.live, events });
-  // Visits of links that track conversions, written in batches a moment after their redirect (docs/conversions.md).
-  const trackedClicks = new TrackedClickWriter(ground.storage, (err, lost) => log.error({ err, lost }, "tracked clicks not written"));
   const redirects = createRedirects({
     settings: config,
-    trackedClicks,
     links,
     clicks,
     clock,
@@ -228,7 +222,7 @@ function createClickRooms(config: Readonly<Config>, overrides: ContextOverrides,
   const orphans = new OrphanVisits(db, clock, { enabled: d.orphanVisits, pathsPerDay: d.orphanPathsPerDay, keepDays: d.orphanVisitsDays }, (err) =>
     log.warn({ err }, "orphan visits flush failed"),
   );
-  return { webhooksRoom, streamsRoom, analytics, live, redirects, orphans, trackedClicks };
+  return { webhooksRoom, streamsRoom, analytics, live, redirects, orphans };
 }
 
 type ClickRooms = ReturnType<typeof createClickRooms>;
@@ -326,7 +320,6 @@ function contextLifecycle(ground: Ground, core: CoreRooms, clicked: ClickRooms, 
     mailer: core.mailer,
     clicks,
     orphans: clicked.orphans,
-    trackedClicks: clicked.trackedClicks,
     sso: door.sso,
     domains: core.domains,
     streams: clicked.streamsRoom,
@@ -382,7 +375,6 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     blocklist: core.blocklist,
     redirects: clicked.redirects,
     orphans: clicked.orphans,
-    trackedClicks: clicked.trackedClicks,
     webhooks: clicked.webhooksRoom.webhooks,
     clickDeliveries: clicked.webhooksRoom.clickDeliveries,
     domains: core.domains,
@@ -394,6 +386,14 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     splits: door.splits,
     appAssociations: door.apps,
     events,
-    stripe: new StripeIntegration({ db: storage.db, clock, log, box: new SealedBox(config.sessionSecret, "stripe secrets v1"), origin: config.origin, events }),
+    stripe: new StripeIntegration({
+      db: storage.db,
+      clock,
+      log,
+      box: new SealedBox(config.sessionSecret, "stripe secrets v1"),
+      origin: config.origin,
+      events,
+      pendingClicks: () => core.clicks.writeBuffered(),
+    }),
   };
 }

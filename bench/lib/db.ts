@@ -39,6 +39,8 @@ export interface ClickTotals {
   limited: { alias: string; count: number; max: number }[];
   /** One link's clicks by clicks.destination ("default" for NULL), when asked for. */
   destinations: Record<string, number>;
+  /** Rows in tracked_clicks (a click of a link that tracks conversions has one, written with it). */
+  trackedRows: number;
 }
 
 const DESTINATIONS_SQL =
@@ -152,7 +154,8 @@ export function sqliteTotals(file: string, linkId?: string): ClickTotals {
       }[]
     ).map((r) => ({ alias: r.alias, count: Number(r.click_count), max: Number(r.max_clicks) }));
     const destinations = linkId === undefined ? {} : byDestination(db.prepare(DESTINATIONS_SQL.replace("$1", "?")).all(linkId) as { d: string; n: number }[]);
-    return { clickCount, clickRows, limited, destinations };
+    const trackedRows = Number((db.prepare("SELECT COUNT(*) AS n FROM tracked_clicks").get() as { n: number }).n);
+    return { clickCount, clickRows, limited, destinations, trackedRows };
   } finally {
     db.close();
   }
@@ -237,7 +240,9 @@ export class PgBench {
         [LIMITED_ALIASES],
       );
       const d = linkId === undefined ? [] : (await c.query<{ d: string; n: string }>(DESTINATIONS_SQL, [linkId])).rows;
+      const t = await c.query<{ n: string }>("SELECT COUNT(*) AS n FROM tracked_clicks");
       return {
+        trackedRows: Number(t.rows[0]?.n ?? 0),
         destinations: byDestination(d),
         clickCount: Number(a.rows[0]?.n ?? 0),
         clickRows: Number(b.rows[0]?.n ?? 0),

@@ -22,6 +22,11 @@ export interface ClickInput {
   qr?: boolean;
   /** The short URL's UTM values, normalised (utm-values.ts's utmOf); absent or null: none, most clicks. */
   utm?: string | null;
+  /**
+   * The click id sent to the destination of a link that tracks conversions (conversions/tracked-clicks.ts); absent
+   * or null: not tracked, most clicks. It travels with the click (journal, writer) and is stored in the click's transaction.
+   */
+  clickId?: string | null;
 }
 
 /** Where a batch's clicks sit in the click journal (click-journal.ts): the journal's id and the batch's segment in it. */
@@ -30,10 +35,10 @@ export interface JournalMark {
   segment: number;
 }
 
-/** Where each number of a click sits: strings are indexes into the batch's strings; country, destination and utm -1 are none. */
-export const FIELD = { at: 0, userAgent: 1, referer: 2, ip: 3, country: 4, counted: 5, linkNum: 6, destination: 7, qr: 8, utm: 9 } as const;
+/** Where each number of a click sits: strings are indexes into the batch's strings; country, destination, utm and clickId -1 are none. */
+export const FIELD = { at: 0, userAgent: 1, referer: 2, ip: 3, country: 4, counted: 5, linkNum: 6, destination: 7, qr: 8, utm: 9, clickId: 10 } as const;
 /** Numbers per click. */
-export const WIDTH = 10;
+export const WIDTH = 11;
 
 export interface ClickBatch {
   /** Distinct per batch in this process: a writer that retries a batch knows it (and what of it is written). */
@@ -95,6 +100,8 @@ export class ClickBatchBuilder {
     f[o + FIELD.destination] = c.destination === null ? -1 : this.intern(c.destination);
     f[o + FIELD.qr] = c.qr === true ? 1 : 0;
     f[o + FIELD.utm] = c.utm == null ? -1 : this.intern(c.utm);
+    // A click id is unique: appended, not interned (no Map entry per tracked click).
+    f[o + FIELD.clickId] = c.clickId == null ? -1 : this.strings.push(c.clickId) - 1;
     this.length++;
   }
 
@@ -177,7 +184,7 @@ export function receivedBatch(b: PostedBatch): ClickBatch {
 }
 
 /** The fields that index into a batch's strings (-1: none). */
-const STRING_FIELDS = [FIELD.userAgent, FIELD.referer, FIELD.ip, FIELD.country, FIELD.destination, FIELD.utm] as const;
+const STRING_FIELDS = [FIELD.userAgent, FIELD.referer, FIELD.ip, FIELD.country, FIELD.destination, FIELD.utm, FIELD.clickId] as const;
 
 /** A batch of the given clicks (tests, benchmarks, anything holding ClickInput objects). */
 export function batchOf(inputs: Iterable<ClickInput>): ClickBatch {

@@ -13,7 +13,7 @@ import type { SealedBox } from "../shared/secret-box.js";
 import { DomainError, invalid } from "../shared/errors.js";
 import { can, requireCapability } from "../accounts/plans.js";
 import { isUniqueViolation } from "../storage/unique-violation.js";
-import { type ConversionOwner, recordLead } from "./leads.js";
+import { type ConversionOwner, type PendingClicks, recordLead } from "./leads.js";
 import { recordRefund, recordSale } from "./sales.js";
 import { DEFAULT_ATTRIBUTION_DAYS, MAX_AMOUNT } from "./inputs.js";
 
@@ -47,6 +47,8 @@ export interface StripeDeps {
   origin: string;
   /** Where new leads and sales are announced (lead.created, sale.created). */
   events?: EventPublisher;
+  /** Writes the buffered clicks: a checkout right after its redirect finds its click id (leads.ts, PendingClicks). */
+  pendingClicks?: PendingClicks;
 }
 
 const tokenHash = (token: string) => createHash("sha256").update(token).digest("hex");
@@ -262,6 +264,7 @@ export class StripeIntegration {
         },
         now,
         this.deps.events,
+        this.deps.pendingClicks,
       );
       lead = result.created;
     } else if (!(await this.customerExists(owner, externalId))) return "ignored";

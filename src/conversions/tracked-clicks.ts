@@ -1,28 +1,55 @@
 // Tracked clicks (docs/conversions.md, The click id): a visit of a link that tracks conversions gets a click id
-// of 128 random bits, sent to the destination in the account's query parameter and stored here with the link, the
-// destination chosen and the visit's country, device and referrer, so that a lead can name it. The redirect
-// never waits for the write: ids are made on the spot and the rows written in batches, a few per second.
+// (a time prefix and 96 random bits), sent to the destination in the account's query parameter. The id travels
+// on the click itself (ClickInput.clickId: the click journal, the writer) and its row, with the link, the
+// destination chosen and the visit's country, device and referrer, is written by the "stored" listener below
+// in the transaction that stores the click: the redirect does no write of its own, and a killed process's
+// journal replays the id with its click.
 import { randomBytes } from "node:crypto";
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
-import type { Storage } from "../storage/db.js";
+import type { Db, Storage } from "../storage/db.js";
 import type { TrackedClickRow } from "../storage/conversion-tables.js";
+import type { ClickRow } from "../clicks/click-groups.js";
+import type { StoredChunk, StoredListener } from "../clicks/stored.js";
 import { describeUserAgent, referrerHost } from "../clicks/describe.js";
 
-/** Click ids' random bytes, drawn from the CSPRNG 256 ids at a time (one draw per id cost more than the rest of a redirect). */
-const POOL_BYTES = 16 * 256;
+/** Random bytes per click id (96 bits), drawn from the CSPRNG 256 ids at a time (one draw per id cost more than the rest of a redirect). */
+const RANDOM_BYTES = 12;
+const POOL_BYTES = RANDOM_BYTES * 256;
 let pool = Buffer.alloc(0);
 let taken = 0;
+/** The time prefix of the last millisecond an id was made in (ids of one millisecond share it). */
+let prefixAt = -1;
+let prefix = "";
+const prefixBytes = Buffer.alloc(6);
 
-/** A click id: 16 bytes from the CSPRNG, base64url (22 characters); each pooled byte serves one id. */
-export function newClickId(): string {
+/**
+ * A click id made at `at` (epoch ms): its 48-bit time, big-endian, then 12 bytes from the CSPRNG, base64url
+ * (8 + 16 = 24 characters). The time prefix keeps the ids of a few minutes close together in the tracked_clicks
+ * index (an insert touches the pages the last ones did, where fully random keys touched a random page each),
+ * and tells a lead whether a click it does not find yet may still be in the writer's buffer.
+ */
+export function newClickId(at: number = Date.now()): string {
+  if (at !== prefixAt) {
+    prefixBytes.writeUIntBE(Math.max(0, Math.min(at, 2 ** 48 - 1)), 0, 6);
+    prefix = prefixBytes.toString("base64url");
+    prefixAt = at;
+  }
   if (taken >= pool.length) {
     pool = randomBytes(POOL_BYTES);
     taken = 0;
   }
-  const id = pool.toString("base64url", taken, taken + 16);
-  taken += 16;
+  const id = prefix + pool.toString("base64url", taken, taken + RANDOM_BYTES);
+  taken += RANDOM_BYTES;
   return id;
+}
+
+const CLICK_ID_RE = /^[A-Za-z0-9_-]{24}$/;
+
+/** The time a click id of newClickId's form was made at (epoch ms), or null for any other string (ids made before it: 22 random characters). */
+export function clickIdTime(id: string): number | null {
+  if (!CLICK_ID_RE.test(id)) return null;
+  return Buffer.from(id.slice(0, 8), "base64url").readUIntBE(0, 6);
 }
 
 /** A tracked visit as the redirect knows it. */
@@ -94,42 +121,61 @@ export async function storeTrackedClicks(storage: TrackedStorage, rows: TrackedC
     ON CONFLICT (id) DO NOTHING`.execute(storage.db);
 }
 
-/** How often buffered tracked clicks are written: a lead can name a click this long after its redirect. */
-export const TRACKED_FLUSH_MS = 100;
-
-/** Buffers the redirect's tracked visits and writes them every TRACKED_FLUSH_MS, and at close. */
-export class TrackedClickWriter {
-  private pending: TrackedVisit[] = [];
-  private timer: NodeJS.Timeout | null = null;
-  private writing: Promise<void> = Promise.resolve();
-
-  constructor(
-    private readonly storage: TrackedStorage,
-    private readonly failed: (err: unknown, lost: number) => void,
-  ) {}
-
-  record(v: TrackedVisit): void {
-    this.pending.push(v);
-    this.timer ??= setTimeout(() => void this.flush(), TRACKED_FLUSH_MS);
-  }
-
-  /** Writes what is buffered; resolves once every visit recorded before the call is stored (or reported lost). */
-  flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    const batch = this.pending;
-    this.pending = [];
-    this.writing = this.writing.then(async () => {
-      if (batch.length === 0) return;
-      try {
-        await storeTrackedClicks(this.storage, batch.map(trackedRow));
-      } catch (err) {
-        this.failed(err, batch.length);
-      }
-    });
-    return this.writing;
-  }
+/** The tracked_clicks row of a stored click that carries a click id (the writer described it: device, referrer host, country). */
+function storedRow(r: ClickRow & { click_id: string }): [string, string | null, string | null, string, string, number, string] {
+  return [r.click_id, r.destination, r.country === "unknown" ? null : r.country, r.is_bot === 1 ? "bot" : r.device, r.referrer, r.at, r.link_id];
 }
+
+/** The rows of a chunk that carry a click id (most chunks: none; one property read per row). */
+function trackedOf(rows: readonly ClickRow[]): (ClickRow & { click_id: string })[] {
+  const out: (ClickRow & { click_id: string })[] = [];
+  for (const r of rows) if (r.click_id != null) out.push(r as ClickRow & { click_id: string });
+  return out;
+}
+
+/** A chunk's rows come from live links (the writer leaves a deleted link's out): the owner is read once per link, an ownerless link stores none. */
+const SQLITE_OWNER = "SELECT owner_id FROM links WHERE id = ?";
+/** A replayed click id is stored once. */
+const SQLITE_STORED =
+  "INSERT OR IGNORE INTO tracked_clicks (id, destination, country, device, referrer_host, at, link_id, owner_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+
+function sqliteStored(handle: SQLite.Database): (chunk: StoredChunk) => void {
+  let s: { owner: SQLite.Statement<[string], { owner_id: string | null }>; insert: SQLite.Statement } | null = null;
+  return (chunk) => {
+    const rows = trackedOf(chunk.rows);
+    if (rows.length === 0) return;
+    // Prepared on first use: the table may not exist when the writer is built (CLI migrate).
+    s ??= { owner: handle.prepare(SQLITE_OWNER), insert: handle.prepare(SQLITE_STORED) };
+    let link = "";
+    let owner: string | null = null;
+    for (const r of rows) {
+      if (r.link_id !== link) {
+        link = r.link_id;
+        owner = s.owner.get(link)?.owner_id ?? null;
+      }
+      if (owner !== null) s.insert.run(...storedRow(r), owner);
+    }
+  };
+}
+
+async function postgresStored(trx: Db, chunk: StoredChunk): Promise<void> {
+  const rows = trackedOf(chunk.rows).map(storedRow);
+  if (rows.length === 0) return;
+  const column = <T>(k: number) => rows.map((r) => r[k] as T);
+  await sql`INSERT INTO tracked_clicks (id, owner_id, link_id, destination, country, device, referrer_host, at)
+    SELECT u.id, l.owner_id, l.id, u.destination, u.country, u.device, u.referrer_host, u.at
+    FROM unnest(${column(0)}::text[], ${column(1)}::text[], ${column(2)}::text[], ${column(3)}::text[], ${column(4)}::text[],
+      ${column(5)}::bigint[], ${column(6)}::text[]) AS u(id, destination, country, device, referrer_host, at, link_id)
+    JOIN links l ON l.id = u.link_id
+    WHERE l.owner_id IS NOT NULL
+    ON CONFLICT (id) DO NOTHING`.execute(trx);
+}
+
+/**
+ * The "stored" listener (src/click-listeners.ts) that writes the tracked_clicks rows of the clicks that carry a
+ * click id, in the transaction that stores those clicks, on the click writer's connection (its thread on SQLite).
+ */
+export const trackedClicksListener: StoredListener = { name: "tracked clicks", sqlite: sqliteStored, postgres: postgresStored };
 
 /** `url` with `name=value` in its query (the query it had kept, a value of that name replaced), before any #fragment. */
 export function withQueryParam(url: string, name: string, value: string): string {

@@ -12,7 +12,6 @@ import type { CustomHosts } from "../domains/custom-hosts.js";
 import type { ClickedListeners } from "./click-event.js";
 import { RedirectService } from "./resolve-link.js";
 import { RedirectAnswers } from "./answers.js";
-import type { TrackedClickWriter } from "../conversions/index.js";
 
 export interface RedirectsDeps {
   settings: Pick<Config, "baseUrl" | "linkCacheSize" | "notFoundPerMinute" | "details">;
@@ -26,8 +25,6 @@ export interface RedirectsDeps {
   clicked: ClickedListeners;
   blocklist: HostBlocklist;
   countries: CountryResolver;
-  /** Where visits of links that track conversions go (conversions/tracked-clicks.ts). */
-  trackedClicks: Pick<TrackedClickWriter, "record">;
 }
 
 export function createRedirects(deps: RedirectsDeps): RedirectService {
@@ -45,7 +42,6 @@ export function createRedirects(deps: RedirectsDeps): RedirectService {
     blocklist: deps.blocklist,
     notFoundPerMinute: settings.notFoundPerMinute,
     countries: deps.countries,
-    trackedClicks: deps.trackedClicks,
     secureCookies: settings.baseUrl.protocol === "https:",
     answers: new RedirectAnswers(settings.details.redirectStatus, settings.details.redirectMaxAge),
   });

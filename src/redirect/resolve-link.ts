@@ -3,7 +3,7 @@
 // -> password -> preview page for a link-preview crawler -> redirect rules -> device destination -> split
 // -> main destination (targeting.ts); exactly one click per redirect or preview page served, recorded and
 // handed to the click's listeners as one event (click-event.ts).
-import { newClickId, withQueryParam, type TrackedClickWriter } from "../conversions/index.js";
+import { newClickId, withQueryParam } from "../conversions/index.js";
 import type { Clock } from "../shared/clock.js";
 import { type RateEvents, retryAfterSeconds } from "../storage/rate-events.js";
 import type { ClickRecorder } from "../clicks/recorder.js";
@@ -109,8 +109,6 @@ export interface RedirectDeps {
   secureCookies?: boolean;
   /** REDIRECT_STATUS and REDIRECT_MAX_AGE's answers (302 and 3600 when absent). */
   answers?: RedirectAnswers;
-  /** Visits of links that track conversions (conversions/tracked-clicks.ts); absent: no link tracks. */
-  trackedClicks?: Pick<TrackedClickWriter, "record">;
 }
 
 /** Already lowercase without a trailing dot (what browsers send): no new string on the hot path. */
@@ -348,6 +346,8 @@ export class RedirectService {
       location = device.url;
       code = device.code;
     }
+    // A link that tracks conversions (rare: one null check) gives its click an id, stored with the click (conversions/tracked-clicks.ts).
+    const clickId = link.track === null || link.owner_id === null ? null : newClickId(at);
     this.deps.clicks.record({
       linkId: link.id,
       linkNum: link.num,
@@ -361,29 +361,10 @@ export class RedirectService {
       qr: v.qr,
       // Most visits have no query: one length check.
       utm: v.query.length === 0 ? null : utmOf(v.query),
+      clickId,
     });
     // One event for every listener; each pays one check for an owner it does not serve (click-event.ts).
     this.dispatcher?.clicked(link, v, at, code);
-    // Most links do not track conversions: one null check.
-    return link.track === null ? location : this.tracked(link, link.track, v, at, code, location);
-  }
-
-  /** A visit of a link that tracks conversions: its click id, stored in a moment, goes to the destination in `param`. */
-  private tracked(link: CachedLink, param: string, v: Visit, at: number, code: string | null, location: string): string {
-    const writer = this.deps.trackedClicks;
-    if (!writer || link.owner_id === null) return location;
-    const id = newClickId();
-    const country = this.deps.countries?.resolve(v.country, v.ip) ?? "unknown";
-    writer.record({
-      id,
-      ownerId: link.owner_id,
-      linkId: link.id,
-      destination: code,
-      country: country === "unknown" ? null : country,
-      userAgent: v.userAgent,
-      referer: v.referer,
-      at,
-    });
-    return withQueryParam(location, param, id);
+    return clickId === null ? location : withQueryParam(location, link.track as string, clickId);
   }
 }

@@ -8,6 +8,7 @@ import { createLink } from "../helpers/links.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { countRows } from "../helpers/conversions.js";
 import {
+  clickIdTime,
   eraseCustomer,
   getCustomer,
   listCustomers,
@@ -72,9 +73,9 @@ describe.each(ENGINES)("conversion store on %s", (engine) => {
   });
   afterAll(async () => server?.close());
 
-  it("stores a tracked click with its link, destination, country, device and referrer, named by 128 random bits", async () => {
+  it("stores a tracked click with its link, destination, country, device and referrer, named by a time prefix and 96 random bits", async () => {
     const id = await click(owner.id, linkId, 1_800_000_000_000, "variant:1");
-    expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(id).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect(await db().selectFrom("tracked_clicks").selectAll().where("id", "=", id).executeTakeFirst()).toEqual({
       id,
       owner_id: owner.id,
@@ -86,8 +87,13 @@ describe.each(ENGINES)("conversion store on %s", (engine) => {
       at: 1_800_000_000_000,
     });
     // Across several of the pool's draws of 256 ids: every one well formed, none twice.
-    const ids = Array.from({ length: 1000 }, newClickId);
-    expect([new Set(ids).size, ids.every((i) => /^[A-Za-z0-9_-]{22}$/.test(i))]).toEqual([1000, true]);
+    const ids = Array.from({ length: 1000 }, () => newClickId(1_800_000_000_123));
+    expect([new Set(ids).size, ids.every((i) => /^[A-Za-z0-9_-]{24}$/.test(i))]).toEqual([1000, true]);
+    // The first 8 characters are the time (48 bits, big-endian): the same for ids of one millisecond, the rest random.
+    expect(new Set(ids.map((i) => i.slice(0, 8)))).toEqual(new Set(["AaMYXFB7"]));
+    expect(new Set(ids.map((i) => i.slice(8))).size).toBe(1000);
+    expect(ids.map(clickIdTime).every((t) => t === 1_800_000_000_123)).toBe(true);
+    expect([clickIdTime(newClickId(0)), clickIdTime("x".repeat(22)), clickIdTime("!".repeat(24)), clickIdTime(id.slice(0, 23))]).toEqual([0, null, null, null]);
   });
 
   it("records a lead sent 20 times at once once, binding the customer to the click", async () => {

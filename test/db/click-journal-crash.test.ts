@@ -40,6 +40,8 @@ interface Visits {
   inFlight: Set<string>;
   /** Answers other than 302 (the links exist and are plain: none expected). */
   unexpected: number;
+  /** Each answered visit's click id (the `snip_id` of its Location), for links that track conversions. */
+  clickIds: Map<string, string>;
 }
 
 /**
@@ -48,7 +50,7 @@ interface Visits {
  */
 function visitUntilDead(port: number, aliases: string[], onAnswer: (n: number) => void): Promise<Visits> {
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const v: Visits = { sent: 0, answered: new Set(), inFlight: new Set(), unexpected: 0 };
+  const v: Visits = { sent: 0, answered: new Set(), inFlight: new Set(), unexpected: 0, clickIds: new Map() };
   const loop = () =>
     new Promise<void>((done) => {
       const one = () => {
@@ -61,6 +63,8 @@ function visitUntilDead(port: number, aliases: string[], onAnswer: (n: number) =
           v.inFlight.delete(host);
           if (res.statusCode === 302) {
             v.answered.add(host);
+            const clickId = new URL(res.headers.location ?? "http://x/").searchParams.get("snip_id");
+            if (clickId !== null) v.clickIds.set(host, clickId);
             onAnswer(v.answered.size);
           } else v.unexpected++;
           res.resume();
@@ -125,12 +129,14 @@ function expectStoredOnce(visits: Visits, stored: Stored): { answeredStored: num
   return { answeredStored: stored.raw - unanswered.length, unanswered: unanswered.length };
 }
 
-/** A database with LINKS links; returns their aliases. */
-async function seed(dataDir: string, db: TestDatabase): Promise<string[]> {
+/** A database with LINKS links (tracking conversions, of a Business account, when `tracked`); returns their aliases. */
+async function seed(dataDir: string, db: TestDatabase, tracked = false): Promise<string[]> {
   const setup = await startTestServer({ dataDir, databaseUrl: db.databaseUrl });
-  const user = await setup.ctx.accounts.create({ email: "kill@example.com", password: "correct horse 1", plan: "pro", verified: true });
+  const plan = tracked ? "business" : "pro";
+  const user = await setup.ctx.accounts.create({ email: "kill@example.com", password: "correct horse 1", plan, verified: true });
   const aliases = Array.from({ length: LINKS }, (_, i) => `kill-${i}`);
-  for (const alias of aliases) await setup.ctx.links.create(user, { url: `https://example.com/${alias}`, alias });
+  for (const alias of aliases)
+    await setup.ctx.links.create(user, { url: `https://example.com/${alias}`, alias, ...(tracked ? { track_conversions: true } : {}) });
   await setup.stop();
   return aliases;
 }
@@ -143,15 +149,15 @@ describe.each(ENGINES)("SIGKILL under load (%s)", (engine) => {
     return { dataDir, db };
   }
 
-  async function run(env: Record<string, string>): Promise<{ visits: Visits; stored: Stored; rate: number }> {
+  async function run(env: Record<string, string>, tracked = false): Promise<{ visits: Visits; stored: Stored; rate: number; after: TestServer }> {
     const { dataDir, db } = await freshDatabase();
-    const aliases = await seed(dataDir, db);
+    const aliases = await seed(dataDir, db, tracked);
     const s = await serve(dataDir, db, env);
     const { visits, rate } = await killUnderLoad(s, aliases, env.KILL_AFTER_ANSWERS ? null : 6_000);
     const after = await startTestServer({ dataDir, databaseUrl: db.databaseUrl });
     cleanup.push(() => after.close());
     const stored = await storedClicks(after, after.ctx.storage.dialect);
-    return { visits, stored, rate };
+    return { visits, stored, rate, after };
   }
 
   it("loses clicks without the journal: the window measured", { timeout: SLOW_TEST_MS }, async () => {
@@ -198,6 +204,23 @@ describe.each(ENGINES)("SIGKILL under load (%s)", (engine) => {
       expect(answeredStored).toBe(visits.answered.size);
       // Clicks journaled whose answers never left: what a kill from outside can also hit, in that window.
       expect(unanswered).toBeGreaterThan(0);
+    },
+  );
+
+  it(
+    "stores the click id of every answered visit of a tracked link after a SIGKILL (the journal carries it with its click)",
+    { timeout: SLOW_TEST_MS },
+    async () => {
+      const { visits, stored, after } = await run({ KILL_AFTER_ANSWERS: "3000" }, true);
+      const { answeredStored } = expectStoredOnce(visits, stored);
+      expect(answeredStored).toBe(visits.answered.size);
+      const rows = await after.ctx.storage.db.selectFrom("tracked_clicks").select(["id", "referrer_host"]).execute();
+      // One tracked click per stored click (those in flight at the kill included), each named by its own id.
+      expect([rows.length, new Set(rows.map((r) => r.id)).size]).toEqual([stored.raw, stored.raw]);
+      const byId = new Map(rows.map((r) => [r.id, r.referrer_host]));
+      expect(visits.clickIds.size).toBe(visits.answered.size);
+      const missing = [...visits.clickIds].filter(([host, id]) => byId.get(id) !== host);
+      expect(missing).toEqual([]);
     },
   );
 });

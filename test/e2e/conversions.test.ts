@@ -125,10 +125,10 @@ describe.skipIf(!available).each(ENGINES)("conversions in the browser (%s)", (en
     const landed = new URL(page.url());
     expect(landed.searchParams.get("from")).toBe("ad");
     const clickId = landed.searchParams.get("snip_id") ?? "";
-    expect(clickId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(clickId).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect(await page.evaluate(() => (window as unknown as { snip: { clickId(): string | null } }).snip.clickId())).toBe(clickId);
     // The click is written a fraction of a second after the redirect; the test writes it now rather than sleep.
-    await f.server.ctx.trackedClicks.flush();
+    await f.server.ctx.clicks.writeBuffered();
     await f.server.ctx.clicks.flush();
 
     await page.getByLabel("Email").fill("ada@example.com");

@@ -35,7 +35,7 @@ describe("describeBatch", () => {
     const b = describeBatch(
       batchOf([
         click("a", T),
-        click("a", T + 1),
+        { ...click("a", T + 1), clickId: "AZPw8HkLJq3v0Xb9yQ2mN8cL" },
         click("a", T + 2, UA.iphone),
         click("a", T + 3, UA.windows, "FR"),
         click("b", T + 1),
@@ -61,7 +61,11 @@ describe("describeBatch", () => {
       city: null,
       referrer_url: "https://news.example.org/x",
       utm: null,
+      click_id: null,
     });
+    // A click id rides on its row (the tracked-clicks listener stores it) and does not split a group.
+    expect([b.rows[1]!.at, b.rows[1]!.click_id, b.rows[1]!.country]).toEqual([T + 1, "AZPw8HkLJq3v0Xb9yQ2mN8cL", "DE"]);
+    expect(b.rows.filter((r) => r.click_id !== null)).toHaveLength(1);
     const groups = b.groups.map((g) => [g.link_id, g.day, g.country, g.device, g.is_bot, g.clicks].join(" ")).sort();
     expect(groups).toEqual([
       "a 2026-11-21 DE desktop 0 2",
@@ -207,7 +211,10 @@ describe("groupsOf (a read's clicks not committed yet)", () => {
 describe("mergeBatches", () => {
   it("is the batch of all their clicks in order, each string once, committed as the last one's journal segment", () => {
     const first = [click("a", T), click("b", T + 1, UA.iphone, null, "rule:1")];
-    const second = [click("c", T + 2, UA.iphone, "FR"), { ...click("a", T + 3, UA.android, "DE", "variant:2"), utm: "utm_source=x", qr: true }];
+    const second = [
+      click("c", T + 2, UA.iphone, "FR"),
+      { ...click("a", T + 3, UA.android, "DE", "variant:2"), utm: "utm_source=x", qr: true, clickId: "AZPw8HkLJq3v0Xb9yQ2mN8cL" },
+    ];
     const third = [click("b", T + 4, UA.windows, null)];
     const batches = [batchOf(first), batchOf(second), batchOf(third)].map((b, i) => ({ ...b, journal: { journal: "j", segment: 4 + i } }));
     const merged = mergeBatches(batches);
@@ -218,6 +225,7 @@ describe("mergeBatches", () => {
     expect([...merged.fields]).toEqual([...whole.fields]);
     expect(merged.journal).toEqual({ journal: "j", segment: 6 });
     expect(describeBatch(merged, countries).rows).toEqual(describeBatch(whole, countries).rows);
+    expect(describeBatch(merged, countries).rows.map((r) => r.click_id)).toEqual([null, null, "AZPw8HkLJq3v0Xb9yQ2mN8cL", null, null]);
     // One batch is itself.
     expect(mergeBatches([batches[0]!])).toBe(batches[0]);
   });

@@ -26,7 +26,7 @@ import type { KeyRoute } from "../../contract/api-keys.js";
 import type { Db } from "../../storage/db.js";
 
 /** The services these routes use: the compiler refuses any other. */
-type Deps = Pick<AppContext, "apiKeys" | "storage" | "clock" | "sessions" | "redirects" | "events">;
+type Deps = Pick<AppContext, "apiKeys" | "storage" | "clock" | "sessions" | "redirects" | "events" | "clicks">;
 
 const tags = ["conversions"];
 const security = [{ bearer: [] }];
@@ -42,6 +42,8 @@ export async function conversionRoutes(app: App, ctx: Deps): Promise<void> {
   // Each route: its scopes from the contract, the admission above, and its schema under the conversions tag.
   const opts = <S extends object>(route: KeyRoute, schema: S) => ({ config: keyRoute(route), onRequest: admit, schema: { tags, security, ...schema } });
   const owner = (req: FastifyRequest) => keyCaller(req).user;
+  // A lead posted right after its redirect: its click may still be in the click writer's buffer (leads.ts).
+  const pendingClicks = () => ctx.clicks.writeBuffered();
 
   app.post(
     "/api/track/lead",
@@ -52,7 +54,7 @@ export async function conversionRoutes(app: App, ctx: Deps): Promise<void> {
     }),
     async (req, reply) => {
       const user = owner(req);
-      const r = await recordLead(db(), { id: user.id, attribution_days: user.attribution_days }, req.body, ctx.clock.now(), ctx.events);
+      const r = await recordLead(db(), { id: user.id, attribution_days: user.attribution_days }, req.body, ctx.clock.now(), ctx.events, pendingClicks);
       return reply.code(r.created ? 201 : 200).send({ status: "success" as const, ...r });
     },
   );
