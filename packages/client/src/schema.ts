@@ -1146,6 +1146,12 @@ export interface paths {
                             links: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -1175,6 +1181,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 /** @description The owner's email; null for a link created signed out */
                                 owner_email: string | null;
                                 owner_id: string | null;
@@ -1341,6 +1349,12 @@ export interface paths {
                             link: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -1370,6 +1384,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 /** @description The owner's email; null for a link created signed out */
                                 owner_email: string | null;
                                 owner_id: string | null;
@@ -1533,6 +1549,12 @@ export interface paths {
                             link: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -1562,6 +1584,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 /** @description The owner's email; null for a link created signed out */
                                 owner_email: string | null;
                                 owner_id: string | null;
@@ -2037,6 +2061,12 @@ export interface paths {
                                 link: {
                                     alias: string;
                                     android_url: string | null;
+                                    /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                    app_android_package: string | null;
+                                    /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                    app_ios_store_id: string | null;
+                                    /** @description The in-app path the app opens (handed to the app after the install) */
+                                    app_path: string | null;
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
@@ -2066,6 +2096,8 @@ export interface paths {
                                     max_clicks: number | null;
                                     /** @description Private to the owner and team members */
                                     note: string | null;
+                                    /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                    open_outside: boolean | null;
                                     /** @description The owner's email; null for a link created signed out */
                                     owner_email: string | null;
                                     owner_id: string | null;
@@ -2245,6 +2277,12 @@ export interface paths {
                                 link: {
                                     alias: string;
                                     android_url: string | null;
+                                    /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                    app_android_package: string | null;
+                                    /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                    app_ios_store_id: string | null;
+                                    /** @description The in-app path the app opens (handed to the app after the install) */
+                                    app_path: string | null;
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
@@ -2274,6 +2312,8 @@ export interface paths {
                                     max_clicks: number | null;
                                     /** @description Private to the owner and team members */
                                     note: string | null;
+                                    /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                    open_outside: boolean | null;
                                     /** @description The owner's email; null for a link created signed out */
                                     owner_email: string | null;
                                     owner_id: string | null;
@@ -2471,6 +2511,12 @@ export interface paths {
                                 link: {
                                     alias: string;
                                     android_url: string | null;
+                                    /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                    app_android_package: string | null;
+                                    /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                    app_ios_store_id: string | null;
+                                    /** @description The in-app path the app opens (handed to the app after the install) */
+                                    app_path: string | null;
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
@@ -2500,6 +2546,8 @@ export interface paths {
                                     max_clicks: number | null;
                                     /** @description Private to the owner and team members */
                                     note: string | null;
+                                    /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                    open_outside: boolean | null;
                                     /** @description The owner's email; null for a link created signed out */
                                     owner_email: string | null;
                                     owner_id: string | null;
@@ -2689,6 +2737,12 @@ export interface paths {
                                 link: {
                                     alias: string;
                                     android_url: string | null;
+                                    /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                    app_android_package: string | null;
+                                    /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                    app_ios_store_id: string | null;
+                                    /** @description The in-app path the app opens (handed to the app after the install) */
+                                    app_path: string | null;
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
@@ -2718,6 +2772,8 @@ export interface paths {
                                     max_clicks: number | null;
                                     /** @description Private to the owner and team members */
                                     note: string | null;
+                                    /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                    open_outside: boolean | null;
                                     /** @description The owner's email; null for a link created signed out */
                                     owner_email: string | null;
                                     owner_id: string | null;
@@ -7347,10 +7403,18 @@ export interface paths {
                     "application/json": {
                         /** @description Custom short path; generated when absent or empty */
                         alias?: string;
+                        /** @description Android application id such as com.example.shop */
+                        app_android_package?: string | null;
+                        /** @description App Store id: digits (id123 taken too); null or empty clears */
+                        app_ios_store_id?: string | null;
+                        /** @description In-app path starting with / (at most 1024 characters) */
+                        app_path?: string | null;
                         /** @description Let search engines follow it (default false) */
                         crawlable?: boolean;
                         expired_url?: string | null;
                         note?: string | null;
+                        /** @description A way out of in-app browsers; null: the account's default */
+                        open_outside?: boolean | null;
                         preview?: {
                             description?: string | null;
                             image?: string | null;
@@ -7421,6 +7485,12 @@ export interface paths {
                             link: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -7450,6 +7520,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;
@@ -7710,6 +7782,12 @@ export interface paths {
                             links: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -7739,6 +7817,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;
@@ -7903,6 +7983,12 @@ export interface paths {
                             link: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -7932,6 +8018,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;
@@ -8137,6 +8225,12 @@ export interface paths {
                     "application/json": {
                         alias?: string;
                         android_url?: string | null;
+                        /** @description Android application id such as com.example.shop */
+                        app_android_package?: string | null;
+                        /** @description App Store id: digits (id123 taken too); null or empty clears */
+                        app_ios_store_id?: string | null;
+                        /** @description In-app path starting with / (at most 1024 characters) */
+                        app_path?: string | null;
                         /** @description Archive (true) or restore (false) */
                         archived?: boolean;
                         /** @description Let search engines follow it (default false) */
@@ -8147,6 +8241,8 @@ export interface paths {
                         ios_url?: string | null;
                         max_clicks?: number | null;
                         note?: string | null;
+                        /** @description A way out of in-app browsers; null: the account's default */
+                        open_outside?: boolean | null;
                         password?: string | null;
                         preview?: {
                             description?: string | null;
@@ -8217,6 +8313,12 @@ export interface paths {
                             link: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -8246,6 +8348,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;
@@ -10130,6 +10234,12 @@ export interface paths {
                             links: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -10159,6 +10269,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;
@@ -10291,6 +10403,12 @@ export interface paths {
                     "application/json": {
                         alias?: string | null;
                         android_url?: string | null;
+                        /** @description Android application id such as com.example.shop */
+                        app_android_package?: string | null;
+                        /** @description App Store id: digits (id123 taken too); null or empty clears */
+                        app_ios_store_id?: string | null;
+                        /** @description In-app path starting with / (at most 1024 characters) */
+                        app_path?: string | null;
                         /** @description Archive (true) or restore (false) */
                         archived?: boolean;
                         /** @description Let search engines follow it (default false) */
@@ -10301,6 +10419,8 @@ export interface paths {
                         ios_url?: string | null;
                         max_clicks?: number | null;
                         note?: string | null;
+                        /** @description A way out of in-app browsers; null: the account's default */
+                        open_outside?: boolean | null;
                         password?: string | null;
                         preview?: {
                             description?: string | null;
@@ -10371,6 +10491,12 @@ export interface paths {
                             link: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -10400,6 +10526,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;
@@ -10577,6 +10705,12 @@ export interface paths {
                             link: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -10606,6 +10740,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;
@@ -10784,6 +10920,12 @@ export interface paths {
                     "application/json": {
                         alias?: string;
                         android_url?: string | null;
+                        /** @description Android application id such as com.example.shop */
+                        app_android_package?: string | null;
+                        /** @description App Store id: digits (id123 taken too); null or empty clears */
+                        app_ios_store_id?: string | null;
+                        /** @description In-app path starting with / (at most 1024 characters) */
+                        app_path?: string | null;
                         /** @description Archive (true) or restore (false) */
                         archived?: boolean;
                         /** @description Let search engines follow it (default false) */
@@ -10794,6 +10936,8 @@ export interface paths {
                         ios_url?: string | null;
                         max_clicks?: number | null;
                         note?: string | null;
+                        /** @description A way out of in-app browsers; null: the account's default */
+                        open_outside?: boolean | null;
                         password?: string | null;
                         preview?: {
                             description?: string | null;
@@ -10864,6 +11008,12 @@ export interface paths {
                             link: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -10893,6 +11043,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;
@@ -11524,10 +11676,18 @@ export interface paths {
                         /** @description Rows of a URL and an optional alias (what the dashboard sends for its `url,alias` CSV lines); `line` in the results is the row's position */
                         links: {
                             alias?: string;
+                            /** @description Android application id such as com.example.shop */
+                            app_android_package?: string | null;
+                            /** @description App Store id: digits (id123 taken too); null or empty clears */
+                            app_ios_store_id?: string | null;
+                            /** @description In-app path starting with / (at most 1024 characters) */
+                            app_path?: string | null;
                             /** @description Let search engines follow it (default false) */
                             crawlable?: boolean;
                             expired_url?: string | null;
                             note?: string | null;
+                            /** @description A way out of in-app browsers; null: the account's default */
+                            open_outside?: boolean | null;
                             preview?: {
                                 description?: string | null;
                                 image?: string | null;
@@ -11602,6 +11762,12 @@ export interface paths {
                                 link: {
                                     alias: string;
                                     android_url: string | null;
+                                    /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                    app_android_package: string | null;
+                                    /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                    app_ios_store_id: string | null;
+                                    /** @description The in-app path the app opens (handed to the app after the install) */
+                                    app_path: string | null;
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
@@ -11631,6 +11797,8 @@ export interface paths {
                                     max_clicks: number | null;
                                     /** @description Private to the owner and team members */
                                     note: string | null;
+                                    /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                    open_outside: boolean | null;
                                     owner_id: string | null;
                                     preview: {
                                         description: string | null;
@@ -11807,6 +11975,12 @@ export interface paths {
                             links: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -11836,6 +12010,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;
