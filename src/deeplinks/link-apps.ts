@@ -76,9 +76,9 @@ export function appStoreUrl(storeId: string): string {
  * Referrer API): the click id first (`snip_click_id`, for POST /api/deeplinks/open), then `params` (the
  * destination's query and the visit's, utm_* among them).
  */
-export function playStoreUrl(pkg: string, clickId: string, params: string): string {
-  const referrer = `snip_click_id=${encodeURIComponent(clickId)}${params === "" ? "" : `&${params}`}`;
-  return `https://play.google.com/store/apps/details?id=${encodeURIComponent(pkg)}&referrer=${encodeURIComponent(referrer)}`;
+export function playStoreUrl(pkg: string, clickId: string | null, params: string): string {
+  const referrer = [clickId === null ? "" : `snip_click_id=${encodeURIComponent(clickId)}`, params].filter((p) => p !== "").join("&");
+  return `https://play.google.com/store/apps/details?id=${encodeURIComponent(pkg)}${referrer === "" ? "" : `&referrer=${encodeURIComponent(referrer)}`}`;
 }
 
 /**

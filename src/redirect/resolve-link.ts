@@ -24,6 +24,8 @@ import { NotFoundThrottle } from "./not-found-throttle.js";
 import { isPreviewCrawler } from "./preview.js";
 import { type RedirectAnswer, RedirectAnswers } from "./answers.js";
 import { ClickDispatcher, type ClickedListeners } from "./click-event.js";
+import { foldHost, isFolded } from "./host-fold.js";
+import { type AppTurn, type LinkApps, appAnswer, appTurn, needsClickId, wantsPage } from "./app-turn.js";
 
 export type Outcome =
   | { kind: "not_found" }
@@ -42,7 +44,9 @@ export type Outcome =
   /** Before the link's start date: 404 with the date, no click. */
   | { kind: "not_started"; startsAt: number }
   /** A link-preview crawler asking for a link with a card: the card's page, which refreshes to `location`. */
-  | { kind: "preview"; location: string; card: NonNullable<CachedLink["preview"]>; answer: RedirectAnswer };
+  | { kind: "preview"; location: string; card: NonNullable<CachedLink["preview"]>; answer: RedirectAnswer }
+  /** iOS in an in-app browser, a link with open_outside: the page with a button to Safari (app-turn.ts). */
+  | { kind: "open_outside"; location: string; store: string | null };
 
 export interface Visit {
   /** Request hostname, port stripped. */
@@ -63,6 +67,8 @@ export interface Visit {
   setCookie?: string | null;
   /** Set with the location visitCached gives: the link's status and headers (answers.ts). */
   answer?: RedirectAnswer | null;
+  /** Set by the redirect when the visitor gets the in-app browser page instead (app-turn.ts): its App Store listing, or null. */
+  outside?: { store: string | null };
 }
 
 export const PASSWORD_WINDOW_MS = 15 * 60_000;
@@ -111,20 +117,6 @@ export interface RedirectDeps {
   answers?: RedirectAnswers;
   /** Visits of links that track conversions (conversions/tracked-clicks.ts); absent: no link tracks. */
   trackedClicks?: Pick<TrackedClickWriter, "record">;
-}
-
-/** Already lowercase without a trailing dot (what browsers send): no new string on the hot path. */
-function isFolded(host: string): boolean {
-  for (let i = 0; i < host.length; i++) {
-    const c = host.charCodeAt(i);
-    if (c >= 65 && c <= 90) return false;
-  }
-  return host.charCodeAt(host.length - 1) !== 46;
-}
-
-function foldHost(host: string): string {
-  const lower = host.toLowerCase();
-  return lower.charCodeAt(lower.length - 1) === 46 ? lower.slice(0, -1) : lower;
 }
 
 /** visitCached's answer for a password-protected link: the form page. */
@@ -188,6 +180,8 @@ export class RedirectService {
     if (link.password_hash !== null) return link.max_clicks === null ? PASSWORD_FORM : undefined;
     // The crawler check runs only for links with a card.
     if (link.preview !== null && isPreviewCrawler(v.userAgent)) return undefined;
+    // The in-app page is the route's (only links with apps or a way out ask).
+    if (link.apps !== null && wantsPage(link.apps, v.userAgent)) return undefined;
     if (link.max_clicks !== null) return link.used_up ? undefined : this.passLimited(link, v, link.max_clicks);
     return this.redirect(link, v, false);
   }
@@ -326,6 +320,7 @@ export class RedirectService {
     const location = this.redirect(link, v, counted);
     // Answered once the click is journaled: a 302 the visitor got is a click a killed process keeps.
     await this.deps.clicks.journaled();
+    if (v.outside !== undefined) return { kind: "open_outside", location, store: v.outside.store };
     if (link.preview !== null && isPreviewCrawler(v.userAgent)) return { kind: "preview", location, card: link.preview, answer: link.answer };
     return { kind: "redirect", location, answer: link.answer };
   }
@@ -348,6 +343,8 @@ export class RedirectService {
       location = device.url;
       code = device.code;
     }
+    const turn = link.apps === null ? null : appTurn(link.apps, v.userAgent);
+    if (turn?.kind === "store") code = turn.os;
     this.deps.clicks.record({
       linkId: link.id,
       linkNum: link.num,
@@ -364,14 +361,27 @@ export class RedirectService {
     });
     // One event for every listener; each pays one check for an owner it does not serve (click-event.ts).
     this.dispatcher?.clicked(link, v, at, code);
-    // Most links do not track conversions: one null check.
-    return link.track === null ? location : this.tracked(link, link.track, v, at, code, location);
+    // Most links have no app: one null check above and here.
+    if (turn !== null) return this.appLocation(link, turn, v, at, code, location);
+    // Most links do not track conversions: one null check. Those that do send their click id to the destination.
+    if (link.track === null) return location;
+    const id = this.clickId(link, v, at, code);
+    return id === null ? location : withQueryParam(location, link.track, id);
   }
 
-  /** A visit of a link that tracks conversions: its click id, stored in a moment, goes to the destination in `param`. */
-  private tracked(link: CachedLink, param: string, v: Visit, at: number, code: string | null, location: string): string {
+  /** A phone's visit of a link with apps: app-turn.ts's answer, with a click id (stored as a tracked click's) where it needs one. */
+  private appLocation(link: CachedLink, turn: NonNullable<AppTurn>, v: Visit, at: number, code: string | null, location: string): string {
+    const apps = link.apps as LinkApps;
+    const id = link.track !== null || needsClickId(apps, turn) ? this.clickId(link, v, at, code) : null;
+    const answer = appAnswer(apps, turn, link.track !== null && id !== null ? withQueryParam(location, link.track, id) : location, id, v.query);
+    if (answer.outside) v.outside = answer.outside;
+    return answer.location;
+  }
+
+  /** A new click id for this visit, stored in a moment with the link and where the visit went; null without an owner (or no writer). */
+  private clickId(link: CachedLink, v: Visit, at: number, code: string | null): string | null {
     const writer = this.deps.trackedClicks;
-    if (!writer || link.owner_id === null) return location;
+    if (!writer || link.owner_id === null) return null;
     const id = newClickId();
     const country = this.deps.countries?.resolve(v.country, v.ip) ?? "unknown";
     writer.record({
@@ -384,6 +394,6 @@ export class RedirectService {
       referer: v.referer,
       at,
     });
-    return withQueryParam(location, param, id);
+    return id;
   }
 }
