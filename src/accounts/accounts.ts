@@ -121,6 +121,7 @@ export class AccountService {
       track_conversions: 0,
       conversion_param: "snip_id",
       attribution_days: 90,
+      open_outside: 0,
     };
     const inserted = await this.db
       .insertInto("users")

@@ -63,3 +63,12 @@ export const AppsReply = Type.Object({
   }),
 });
 export type AppsReply = Static<typeof AppsReply>;
+
+/** The account's default for its links' way out of in-app browsers (`GET|PATCH /api/deeplinks/settings`). */
+export const DeepLinkSettingsSchema = Type.Object({
+  open_outside: Type.Boolean({ description: "Visitors of the account's links in an in-app browser get a way out, unless a link says otherwise" }),
+});
+export type DeepLinkSettings = Static<typeof DeepLinkSettingsSchema>;
+export const UpdateDeepLinkSettingsBody = Body({ open_outside: Type.Optional(Type.Boolean()) });
+export type UpdateDeepLinkSettingsBody = Static<typeof UpdateDeepLinkSettingsBody>;
+export const DeepLinkSettingsReply = Type.Object({ status: Type.Literal("success"), settings: DeepLinkSettingsSchema });

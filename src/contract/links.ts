@@ -55,6 +55,18 @@ export const LinkSchema = Type.Object({
       description: "Its visitors reach the destination with the click id (snip_id) for conversion tracking; null: the domain's, else the account's default",
     }),
   ),
+  app_ios_store_id: Nullable(
+    Type.String({ description: "App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md)" }),
+  ),
+  app_android_package: Nullable(
+    Type.String({ description: "Android application id: Android visitors go to its Play Store listing, the click id in the install referrer" }),
+  ),
+  app_path: Nullable(Type.String({ description: "The in-app path the app opens (handed to the app after the install)" })),
+  open_outside: Nullable(
+    Type.Boolean({
+      description: "Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default",
+    }),
+  ),
   ...LinkTargetingProperties,
 });
 export type Link = Static<typeof LinkSchema>;
@@ -73,6 +85,10 @@ const LinkDetails = {
   redirect_status: Type.Optional(Nullable(Type.Integer({ description: "301, 302, 307 or 308; null: the instance's default" }))),
   crawlable: Type.Optional(Type.Boolean({ description: "Let search engines follow it (default false)" })),
   track_conversions: Type.Optional(Nullable(Type.Boolean({ description: "Send the click id to the destination (Business and up); null: the default" }))),
+  app_ios_store_id: Type.Optional(Nullable(Type.String({ maxLength: 100, description: "App Store id: digits (id123 taken too); null or empty clears" }))),
+  app_android_package: Type.Optional(Nullable(Type.String({ maxLength: 300, description: "Android application id such as com.example.shop" }))),
+  app_path: Type.Optional(Nullable(Type.String({ maxLength: 2000, description: "In-app path starting with / (at most 1024 characters)" }))),
+  open_outside: Type.Optional(Nullable(Type.Boolean({ description: "A way out of in-app browsers; null: the account's default" }))),
   preview: Type.Optional(
     Nullable(
       Body({

@@ -19,7 +19,7 @@ export interface HostApps {
 }
 
 const APP_ID_RE = /^[A-Z0-9]{10}\.[A-Za-z0-9][A-Za-z0-9.-]{0,154}$/;
-const PACKAGE_RE = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
+export const PACKAGE_RE = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
 const FINGERPRINT_RE = /^([0-9A-Fa-f]{2}:){31}[0-9A-Fa-f]{2}$/;
 /** A path pattern of Apple's components: a path, with * (any run) and ? (one character) as wildcards. */
 const PATH_RE = /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/?-]{0,255}$/;

@@ -182,3 +182,19 @@ export function previewPage(card: { title: string | null; description: string | 
     `<body><p><a href="${escapeHtml(location)}">${escapeHtml(title)}</a></p></body></html>`
   );
 }
+
+/**
+ * What an iPhone visitor in an in-app browser (Instagram, Facebook, TikTok...) gets for a link with open_outside
+ * (docs/deep-links.md, A way out of in-app browsers): a button that opens the destination in Safari (Safari's own
+ * x-safari-https:// scheme, which those web views hand to the system), the App Store listing when the link has an
+ * iOS app (the store then offers Open or Get), and the plain destination. No script.
+ */
+export function openOutsidePage(destination: string, safari: string | null, store: string | null): string {
+  const button = (href: string, text: string) => `<a class="btn" href="${escapeHtml(href)}">${escapeHtml(text)}</a>`;
+  return page(
+    "Open in your browser",
+    `<h1>Open this link outside the app</h1><p>This app's browser cannot open other apps, and you are not signed in here. Open the link in Safari${store === null ? "" : " or in its app"}.</p>` +
+      `<p class="actions">${safari === null ? "" : button(safari, "Open in Safari")}${store === null ? "" : button(store, "Open the app")}</p>` +
+      `<p class="fine">Or stay here: <a href="${escapeHtml(destination)}">${escapeHtml(destination)}</a></p>`,
+  );
+}

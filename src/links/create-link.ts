@@ -66,6 +66,10 @@ const SIGNED_IN_OPTIONS = [
   "redirect_status",
   "crawlable",
   "track_conversions",
+  "app_ios_store_id",
+  "app_android_package",
+  "app_path",
+  "open_outside",
 ] as const;
 
 const given = (v: unknown) => v !== undefined && v !== null && v !== "" && !(Array.isArray(v) && v.length === 0);
@@ -179,6 +183,10 @@ export async function prepareLink(deps: LinkDeps, actor: UserRow | null, input: 
     split_started_at: null,
     split_decision: null,
     track_conversions: null,
+    app_ios_store_id: null,
+    app_android_package: null,
+    app_path: null,
+    open_outside: null,
     ...details.set,
     ...opts.imported,
   };

@@ -10,8 +10,9 @@ import { MAX_LINK_NOTE, MAX_LINK_TITLE, MAX_PREVIEW_DESCRIPTION, MAX_PREVIEW_TIT
 import { normalizeDestination } from "./validate.js";
 import { type CheckedTargeting, type TargetingInput, checkTargeting } from "./link-targeting.js";
 import { type LinkDeliveryInput, checkDelivery } from "./link-delivery.js";
+import { type LinkAppsInput, checkLinkApps } from "../deeplinks/link-apps.js";
 
-export interface LinkDetailsInput extends TargetingInput, LinkDeliveryInput {
+export interface LinkDetailsInput extends TargetingInput, LinkDeliveryInput, LinkAppsInput {
   title?: string | null;
   note?: string | null;
   tags?: string[];
@@ -42,6 +43,10 @@ export interface CheckedDetails {
     | "redirect_status"
     | "crawlable"
     | "track_conversions"
+    | "app_ios_store_id"
+    | "app_android_package"
+    | "app_path"
+    | "open_outside"
   >;
   tags: string[] | undefined;
   /** Rules' and variants' addresses with their fields (the blocklist checks them like the link's own). */
@@ -112,7 +117,8 @@ export function checkDetails(checks: FieldChecks, input: LinkDetailsInput, plan:
   const tags = input.tags === undefined ? undefined : checks.run(() => checkTagNames(input.tags as string[]));
   const targeting = checkTargeting(checks, input, plan, ownHost, now);
   const delivery = checkDelivery(checks, input, plan);
-  return { set: { ...set, ...targeting.set, ...delivery }, tags, targetUrls: targeting.urls };
+  const apps = checkLinkApps(checks, input);
+  return { set: { ...set, ...targeting.set, ...delivery, ...apps }, tags, targetUrls: targeting.urls };
 }
 
 /** Gives the link exactly these tags (creating the owner's unknown ones), inside a transaction holding the owner's lock. */

@@ -58,6 +58,9 @@ const CACHED_COLUMNS = [
   "redirect_status",
   "crawlable",
   "track_conversions",
+  "app_ios_store_id",
+  "app_android_package",
+  "app_path",
 ] as const;
 /**
  * Conversion tracking as the redirect needs it, worked out when a link is loaded: whether it tracks (its own
@@ -67,12 +70,16 @@ const TRACK_EXPR =
   "coalesce(l.track_conversions, (SELECT d.track_conversions FROM domains d WHERE d.hostname = l.domain AND d.owner_id = l.owner_id), (SELECT u.track_conversions FROM users u WHERE u.id = l.owner_id), 0)";
 const PARAM_EXPR = "(SELECT u.conversion_param FROM users u WHERE u.id = l.owner_id)";
 const PLAN_EXPR = "(SELECT u.plan FROM users u WHERE u.id = l.owner_id)";
-const TRACKING_SQL = `${TRACK_EXPR} AS snip_track, ${PARAM_EXPR} AS snip_param, ${PLAN_EXPR} AS snip_plan`;
+/** Whether in-app browsers get a way out (docs/deep-links.md): the link's own choice, else its account's default. */
+const OUTSIDE_EXPR = "coalesce(l.open_outside, (SELECT u.open_outside FROM users u WHERE u.id = l.owner_id), 0)";
+const TRACKING_SQL = `${TRACK_EXPR} AS snip_track, ${PARAM_EXPR} AS snip_param, ${PLAN_EXPR} AS snip_plan, ${OUTSIDE_EXPR} AS snip_outside`;
 export type CachedRow = Pick<LinkRow, (typeof CACHED_COLUMNS)[number]> & {
   /** 1 when the link tracks conversions (see TRACKING_SQL); absent in rows read elsewhere. */
   snip_track?: number | null;
   snip_param?: string | null;
   snip_plan?: string | null;
+  /** 1 when in-app browsers get a way out (see OUTSIDE_EXPR). */
+  snip_outside?: number | null;
 };
 
 /** findFresh()'s answer: the row, or on PostgreSQL the row with the snapshot it was read with. */
@@ -277,7 +284,12 @@ export class LinkService {
     let qb = this.deps.db
       .selectFrom("links as l")
       .select(CACHED_COLUMNS.map((c) => `l.${c}` as const))
-      .select([sql.raw<number>(TRACK_EXPR).as("snip_track"), sql.raw<string>(PARAM_EXPR).as("snip_param"), sql.raw<string>(PLAN_EXPR).as("snip_plan")])
+      .select([
+        sql.raw<number>(TRACK_EXPR).as("snip_track"),
+        sql.raw<string>(PARAM_EXPR).as("snip_param"),
+        sql.raw<string>(PLAN_EXPR).as("snip_plan"),
+        sql.raw<number>(OUTSIDE_EXPR).as("snip_outside"),
+      ])
       .select(seen)
       .where("l.domain", "=", domain)
       .where("l.alias", "=", alias);

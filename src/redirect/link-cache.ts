@@ -11,6 +11,7 @@ import { type Targeting, compileTargeting } from "./targeting.js";
 import { type Snapshot, covers } from "../storage/pg-snapshot.js";
 import { type RedirectAnswer, RedirectAnswers } from "./answers.js";
 import { can } from "../contract/plans.js";
+import { type LinkApps, linkAppsOf } from "./app-turn.js";
 
 /** What a redirect needs to decide; click_count is left out on purpose (it changes on every click). */
 export type CachedLink = Pick<
@@ -34,6 +35,8 @@ export type CachedLink = Pick<
   used_up: boolean;
   /** The query parameter its visitors' click id goes to the destination in (docs/conversions.md); null: not tracked, most links. */
   track: string | null;
+  /** Its app destinations and way out of in-app browsers (app-turn.ts); null for most links, which then pay no user-agent check. */
+  apps: LinkApps | null;
 };
 
 /** A link (null: known missing) and, on PostgreSQL, the snapshot of the statement that read it. */
@@ -81,6 +84,7 @@ function toCached(row: CachedRow, blocked: BlockedCheck, answers: RedirectAnswer
     answer: answers.of(row.redirect_status == null ? null : Number(row.redirect_status), Number(row.crawlable) === 1),
     used_up: false,
     track: Number(row.snip_track ?? 0) === 1 && can(row.snip_plan ?? "free", "conversions") ? (row.snip_param ?? "snip_id") : null,
+    apps: linkAppsOf(row.app_ios_store_id ?? null, row.app_android_package ?? null, Number(row.snip_outside ?? 0) === 1),
   };
 }
 

@@ -24,6 +24,8 @@ import { NotFoundThrottle } from "./not-found-throttle.js";
 import { isPreviewCrawler } from "./preview.js";
 import { type RedirectAnswer, RedirectAnswers } from "./answers.js";
 import { ClickDispatcher, type ClickedListeners } from "./click-event.js";
+import { foldHost, isFolded } from "./host-fold.js";
+import { type LinkApps, appAnswer, appTurn, needsClickId, wantsPage } from "./app-turn.js";
 
 export type Outcome =
   | { kind: "not_found" }
@@ -42,7 +44,9 @@ export type Outcome =
   /** Before the link's start date: 404 with the date, no click. */
   | { kind: "not_started"; startsAt: number }
   /** A link-preview crawler asking for a link with a card: the card's page, which refreshes to `location`. */
-  | { kind: "preview"; location: string; card: NonNullable<CachedLink["preview"]>; answer: RedirectAnswer };
+  | { kind: "preview"; location: string; card: NonNullable<CachedLink["preview"]>; answer: RedirectAnswer }
+  /** iOS in an in-app browser, a link with open_outside: the page with a button to Safari (app-turn.ts). */
+  | { kind: "open_outside"; location: string; store: string | null };
 
 export interface Visit {
   /** Request hostname, port stripped. */
@@ -63,6 +67,8 @@ export interface Visit {
   setCookie?: string | null;
   /** Set with the location visitCached gives: the link's status and headers (answers.ts). */
   answer?: RedirectAnswer | null;
+  /** Set by the redirect when the visitor gets the in-app browser page instead (app-turn.ts): its App Store listing, or null. */
+  outside?: { store: string | null };
 }
 
 export const PASSWORD_WINDOW_MS = 15 * 60_000;
@@ -109,20 +115,6 @@ export interface RedirectDeps {
   secureCookies?: boolean;
   /** REDIRECT_STATUS and REDIRECT_MAX_AGE's answers (302 and 3600 when absent). */
   answers?: RedirectAnswers;
-}
-
-/** Already lowercase without a trailing dot (what browsers send): no new string on the hot path. */
-function isFolded(host: string): boolean {
-  for (let i = 0; i < host.length; i++) {
-    const c = host.charCodeAt(i);
-    if (c >= 65 && c <= 90) return false;
-  }
-  return host.charCodeAt(host.length - 1) !== 46;
-}
-
-function foldHost(host: string): string {
-  const lower = host.toLowerCase();
-  return lower.charCodeAt(lower.length - 1) === 46 ? lower.slice(0, -1) : lower;
 }
 
 /** visitCached's answer for a password-protected link: the form page. */
@@ -186,6 +178,8 @@ export class RedirectService {
     if (link.password_hash !== null) return link.max_clicks === null ? PASSWORD_FORM : undefined;
     // The crawler check runs only for links with a card.
     if (link.preview !== null && isPreviewCrawler(v.userAgent)) return undefined;
+    // The in-app page is the route's (only links with apps or a way out ask).
+    if (link.apps !== null && wantsPage(link.apps, v.userAgent)) return undefined;
     if (link.max_clicks !== null) return link.used_up ? undefined : this.passLimited(link, v, link.max_clicks);
     return this.redirect(link, v, false);
   }
@@ -324,6 +318,7 @@ export class RedirectService {
     const location = this.redirect(link, v, counted);
     // Answered once the click is journaled: a 302 the visitor got is a click a killed process keeps.
     await this.deps.clicks.journaled();
+    if (v.outside !== undefined) return { kind: "open_outside", location, store: v.outside.store };
     if (link.preview !== null && isPreviewCrawler(v.userAgent)) return { kind: "preview", location, card: link.preview, answer: link.answer };
     return { kind: "redirect", location, answer: link.answer };
   }
@@ -346,8 +341,11 @@ export class RedirectService {
       location = device.url;
       code = device.code;
     }
-    // A link that tracks conversions (rare: one null check) gives its click an id, stored with the click (conversions/tracked-clicks.ts).
-    const clickId = link.track === null || link.owner_id === null ? null : newClickId(at);
+    const turn = link.apps === null ? null : appTurn(link.apps, v.userAgent);
+    if (turn?.kind === "store") code = turn.os;
+    // A link that tracks conversions, or a phone's store visit that needs one (rare: null checks), gives its click an id,
+    // stored with the click (conversions/tracked-clicks.ts).
+    const clickId = link.owner_id === null || (link.track === null && (turn === null || !needsClickId(link.apps as LinkApps, turn))) ? null : newClickId(at);
     this.deps.clicks.record({
       linkId: link.id,
       linkNum: link.num,
@@ -365,6 +363,13 @@ export class RedirectService {
     });
     // One event for every listener; each pays one check for an owner it does not serve (click-event.ts).
     this.dispatcher?.clicked(link, v, at, code);
+    // Most links have no app: one null check above and here.
+    if (turn !== null) {
+      const tracked = link.track !== null && clickId !== null ? withQueryParam(location, link.track, clickId) : location;
+      const answer = appAnswer(link.apps as LinkApps, turn, tracked, clickId, v.query);
+      if (answer.outside) v.outside = answer.outside;
+      return answer.location;
+    }
     return clickId === null ? location : withQueryParam(location, link.track as string, clickId);
   }
 }

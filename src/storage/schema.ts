@@ -51,6 +51,8 @@ export interface UsersTable {
   team_require_2fa: Generated<number>;
   /** 1: the account's links track conversions unless their domain or the link says otherwise (migration 042). */
   track_conversions: Generated<number>;
+  /** 1: in-app browsers get a way out of the account's links that say nothing (migration 046). */
+  open_outside: Generated<number>;
   /** The query parameter the click id is sent in (default snip_id). */
   conversion_param: Generated<string>;
   /** Days a click may lead to a conversion (default 90). */
@@ -152,6 +154,14 @@ export interface LinksTable {
   split_decision: string | null;
   /** 1 or 0: tracks conversions (the click id to the destination); null: its domain's, else its account's default (migration 042). */
   track_conversions: number | null;
+  /** The App Store id (digits) of the app its iPhone visitors are sent to the store of (migration 046). */
+  app_ios_store_id: string | null;
+  /** The Android package name of the app its Android visitors are sent to the Play Store of. */
+  app_android_package: string | null;
+  /** The in-app path the app opens (given to the app after the install). */
+  app_path: string | null;
+  /** 1 or 0: in-app browsers get a way out; null: the account's default. */
+  open_outside: number | null;
 }
 
 /** Requests that matched no link, counted per day, host ("" the main host), path, referrer host, device class (migration 033). */

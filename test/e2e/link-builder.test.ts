@@ -5,7 +5,7 @@
 // open and marked. Screenshots at 1280 and 390 px, light and dark, Free and Business, with an option open.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Locator, Page } from "playwright-core";
-import { browserAvailable, screenshot, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
+import { browserAvailable, screenshot, screenshotModes, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import type { UserRow } from "../../src/storage/schema.js";
 import { decodeQr } from "../helpers/qr-images.js";
 
@@ -91,8 +91,19 @@ const OPTIONS: OptionCase[] = [
     fill: async (b) => {
       await b.getByTestId("link-ios-url").fill("https://apps.apple.com/app/id1");
       await b.getByTestId("link-android-url").fill("https://play.google.com/store/apps/details?id=x");
+      await b.getByTestId("link-app-ios").fill("id389801252");
+      await b.getByTestId("link-app-android").fill("com.example.shop");
+      await b.getByTestId("link-app-path").fill("/product/42");
+      await b.getByTestId("link-open-outside").selectOption("on");
     },
-    expect: { ios_url: "https://apps.apple.com/app/id1", android_url: "https://play.google.com/store/apps/details?id=x" },
+    expect: {
+      ios_url: "https://apps.apple.com/app/id1",
+      android_url: "https://play.google.com/store/apps/details?id=x",
+      app_ios_store_id: "389801252",
+      app_android_package: "com.example.shop",
+      app_path: "/product/42",
+      open_outside: 1,
+    },
   },
   {
     key: "rules",
@@ -164,6 +175,10 @@ describe.skipIf(!available)("the compact link builder in the browser", () => {
       has_password: l.password_hash !== null,
       ios_url: l.ios_url,
       android_url: l.android_url,
+      app_ios_store_id: l.app_ios_store_id,
+      app_android_package: l.app_android_package,
+      app_path: l.app_path,
+      open_outside: l.open_outside === null ? null : Number(l.open_outside),
       rules: l.rules ? JSON.parse(l.rules) : null,
       split: l.split ? JSON.parse(l.split) : null,
       preview_title: l.preview_title,
@@ -229,6 +244,7 @@ describe.skipIf(!available)("the compact link builder in the browser", () => {
     expect(await toggle.getAttribute("aria-expanded")).toBe("true");
     await option.fill(dialog);
     expect(await dialog.getByTestId(`option-${key}`).getAttribute("data-set")).toBe("true");
+    if (key === "devices") await screenshotModes(page, "builder-app-destinations");
     await dialog.getByTestId("link-submit").click();
 
     // The builder closes; the new link is shown with copy and its QR code, and heads the list.
@@ -240,6 +256,20 @@ describe.skipIf(!available)("the compact link builder in the browser", () => {
     await page.getByTestId("created-close").click();
     expect(await page.getByTestId("link-row").first().textContent()).toContain(alias);
     expect(await stored(alias)).toMatchObject(option.expect);
+    if (key === "devices") {
+      // The link page shows them.
+      const id = (await fixture.server.ctx.storage.db.selectFrom("links").select("id").where("alias", "=", alias).executeTakeFirstOrThrow()).id;
+      await page.goto(`/app/links/${id}`);
+      await page.getByTestId("link-apps").waitFor();
+      expect(await page.getByTestId("link-app-row").allTextContents()).toEqual([
+        "App Storeapps.apple.com/app/id389801252",
+        "Play Storecom.example.shop",
+        "In-app path/product/42",
+        "Open outside in-app browsersOn",
+      ]);
+      await screenshotModes(page, "link-page-app-destinations");
+      await page.goto("/app");
+    }
   });
 
   it("opens and marks the options an edited link has, and only those", async () => {

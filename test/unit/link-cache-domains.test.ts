@@ -47,6 +47,10 @@ function row(domain: string, alias: string, url: string): LinkRow {
     split_started_at: null,
     split_decision: null,
     track_conversions: null,
+    app_ios_store_id: null,
+    app_android_package: null,
+    app_path: null,
+    open_outside: null,
   };
 }
 

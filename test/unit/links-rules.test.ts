@@ -108,6 +108,10 @@ describe("link cache", () => {
     split_started_at: null,
     split_decision: null,
     track_conversions: null,
+    app_ios_store_id: null,
+    app_android_package: null,
+    app_path: null,
+    open_outside: null,
   });
 
   it("reads the database once per link, coalesces concurrent misses, and forgets on change", async () => {

@@ -1146,6 +1146,12 @@ export interface paths {
                             links: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -1175,6 +1181,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 /** @description The owner's email; null for a link created signed out */
                                 owner_email: string | null;
                                 owner_id: string | null;
@@ -1341,6 +1349,12 @@ export interface paths {
                             link: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -1370,6 +1384,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 /** @description The owner's email; null for a link created signed out */
                                 owner_email: string | null;
                                 owner_id: string | null;
@@ -1533,6 +1549,12 @@ export interface paths {
                             link: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -1562,6 +1584,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 /** @description The owner's email; null for a link created signed out */
                                 owner_email: string | null;
                                 owner_id: string | null;
@@ -2037,6 +2061,12 @@ export interface paths {
                                 link: {
                                     alias: string;
                                     android_url: string | null;
+                                    /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                    app_android_package: string | null;
+                                    /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                    app_ios_store_id: string | null;
+                                    /** @description The in-app path the app opens (handed to the app after the install) */
+                                    app_path: string | null;
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
@@ -2066,6 +2096,8 @@ export interface paths {
                                     max_clicks: number | null;
                                     /** @description Private to the owner and team members */
                                     note: string | null;
+                                    /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                    open_outside: boolean | null;
                                     /** @description The owner's email; null for a link created signed out */
                                     owner_email: string | null;
                                     owner_id: string | null;
@@ -2245,6 +2277,12 @@ export interface paths {
                                 link: {
                                     alias: string;
                                     android_url: string | null;
+                                    /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                    app_android_package: string | null;
+                                    /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                    app_ios_store_id: string | null;
+                                    /** @description The in-app path the app opens (handed to the app after the install) */
+                                    app_path: string | null;
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
@@ -2274,6 +2312,8 @@ export interface paths {
                                     max_clicks: number | null;
                                     /** @description Private to the owner and team members */
                                     note: string | null;
+                                    /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                    open_outside: boolean | null;
                                     /** @description The owner's email; null for a link created signed out */
                                     owner_email: string | null;
                                     owner_id: string | null;
@@ -2471,6 +2511,12 @@ export interface paths {
                                 link: {
                                     alias: string;
                                     android_url: string | null;
+                                    /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                    app_android_package: string | null;
+                                    /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                    app_ios_store_id: string | null;
+                                    /** @description The in-app path the app opens (handed to the app after the install) */
+                                    app_path: string | null;
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
@@ -2500,6 +2546,8 @@ export interface paths {
                                     max_clicks: number | null;
                                     /** @description Private to the owner and team members */
                                     note: string | null;
+                                    /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                    open_outside: boolean | null;
                                     /** @description The owner's email; null for a link created signed out */
                                     owner_email: string | null;
                                     owner_id: string | null;
@@ -2689,6 +2737,12 @@ export interface paths {
                                 link: {
                                     alias: string;
                                     android_url: string | null;
+                                    /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                    app_android_package: string | null;
+                                    /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                    app_ios_store_id: string | null;
+                                    /** @description The in-app path the app opens (handed to the app after the install) */
+                                    app_path: string | null;
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
@@ -2718,6 +2772,8 @@ export interface paths {
                                     max_clicks: number | null;
                                     /** @description Private to the owner and team members */
                                     note: string | null;
+                                    /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                    open_outside: boolean | null;
                                     /** @description The owner's email; null for a link created signed out */
                                     owner_email: string | null;
                                     owner_id: string | null;
@@ -6550,6 +6606,136 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deeplinks/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's default way out of in-app browsers for its links */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            settings: {
+                                /** @description Visitors of the account's links in an in-app browser get a way out, unless a link says otherwise */
+                                open_outside: boolean;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the default of the account's links: a way out of in-app browsers */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        open_outside?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            settings: {
+                                /** @description Visitors of the account's links in an in-app browser get a way out, unless a link says otherwise */
+                                open_outside: boolean;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/api/domains": {
         parameters: {
             query?: never;
@@ -7347,10 +7533,18 @@ export interface paths {
                     "application/json": {
                         /** @description Custom short path; generated when absent or empty */
                         alias?: string;
+                        /** @description Android application id such as com.example.shop */
+                        app_android_package?: string | null;
+                        /** @description App Store id: digits (id123 taken too); null or empty clears */
+                        app_ios_store_id?: string | null;
+                        /** @description In-app path starting with / (at most 1024 characters) */
+                        app_path?: string | null;
                         /** @description Let search engines follow it (default false) */
                         crawlable?: boolean;
                         expired_url?: string | null;
                         note?: string | null;
+                        /** @description A way out of in-app browsers; null: the account's default */
+                        open_outside?: boolean | null;
                         preview?: {
                             description?: string | null;
                             image?: string | null;
@@ -7421,6 +7615,12 @@ export interface paths {
                             link: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -7450,6 +7650,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;
@@ -7710,6 +7912,12 @@ export interface paths {
                             links: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -7739,6 +7947,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;
@@ -7903,6 +8113,12 @@ export interface paths {
                             link: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -7932,6 +8148,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;
@@ -8137,6 +8355,12 @@ export interface paths {
                     "application/json": {
                         alias?: string;
                         android_url?: string | null;
+                        /** @description Android application id such as com.example.shop */
+                        app_android_package?: string | null;
+                        /** @description App Store id: digits (id123 taken too); null or empty clears */
+                        app_ios_store_id?: string | null;
+                        /** @description In-app path starting with / (at most 1024 characters) */
+                        app_path?: string | null;
                         /** @description Archive (true) or restore (false) */
                         archived?: boolean;
                         /** @description Let search engines follow it (default false) */
@@ -8147,6 +8371,8 @@ export interface paths {
                         ios_url?: string | null;
                         max_clicks?: number | null;
                         note?: string | null;
+                        /** @description A way out of in-app browsers; null: the account's default */
+                        open_outside?: boolean | null;
                         password?: string | null;
                         preview?: {
                             description?: string | null;
@@ -8217,6 +8443,12 @@ export interface paths {
                             link: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -8246,6 +8478,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;
@@ -10130,6 +10364,12 @@ export interface paths {
                             links: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -10159,6 +10399,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;
@@ -10291,6 +10533,12 @@ export interface paths {
                     "application/json": {
                         alias?: string | null;
                         android_url?: string | null;
+                        /** @description Android application id such as com.example.shop */
+                        app_android_package?: string | null;
+                        /** @description App Store id: digits (id123 taken too); null or empty clears */
+                        app_ios_store_id?: string | null;
+                        /** @description In-app path starting with / (at most 1024 characters) */
+                        app_path?: string | null;
                         /** @description Archive (true) or restore (false) */
                         archived?: boolean;
                         /** @description Let search engines follow it (default false) */
@@ -10301,6 +10549,8 @@ export interface paths {
                         ios_url?: string | null;
                         max_clicks?: number | null;
                         note?: string | null;
+                        /** @description A way out of in-app browsers; null: the account's default */
+                        open_outside?: boolean | null;
                         password?: string | null;
                         preview?: {
                             description?: string | null;
@@ -10371,6 +10621,12 @@ export interface paths {
                             link: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -10400,6 +10656,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;
@@ -10577,6 +10835,12 @@ export interface paths {
                             link: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -10606,6 +10870,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;
@@ -10784,6 +11050,12 @@ export interface paths {
                     "application/json": {
                         alias?: string;
                         android_url?: string | null;
+                        /** @description Android application id such as com.example.shop */
+                        app_android_package?: string | null;
+                        /** @description App Store id: digits (id123 taken too); null or empty clears */
+                        app_ios_store_id?: string | null;
+                        /** @description In-app path starting with / (at most 1024 characters) */
+                        app_path?: string | null;
                         /** @description Archive (true) or restore (false) */
                         archived?: boolean;
                         /** @description Let search engines follow it (default false) */
@@ -10794,6 +11066,8 @@ export interface paths {
                         ios_url?: string | null;
                         max_clicks?: number | null;
                         note?: string | null;
+                        /** @description A way out of in-app browsers; null: the account's default */
+                        open_outside?: boolean | null;
                         password?: string | null;
                         preview?: {
                             description?: string | null;
@@ -10864,6 +11138,12 @@ export interface paths {
                             link: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -10893,6 +11173,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;
@@ -11524,10 +11806,18 @@ export interface paths {
                         /** @description Rows of a URL and an optional alias (what the dashboard sends for its `url,alias` CSV lines); `line` in the results is the row's position */
                         links: {
                             alias?: string;
+                            /** @description Android application id such as com.example.shop */
+                            app_android_package?: string | null;
+                            /** @description App Store id: digits (id123 taken too); null or empty clears */
+                            app_ios_store_id?: string | null;
+                            /** @description In-app path starting with / (at most 1024 characters) */
+                            app_path?: string | null;
                             /** @description Let search engines follow it (default false) */
                             crawlable?: boolean;
                             expired_url?: string | null;
                             note?: string | null;
+                            /** @description A way out of in-app browsers; null: the account's default */
+                            open_outside?: boolean | null;
                             preview?: {
                                 description?: string | null;
                                 image?: string | null;
@@ -11602,6 +11892,12 @@ export interface paths {
                                 link: {
                                     alias: string;
                                     android_url: string | null;
+                                    /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                    app_android_package: string | null;
+                                    /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                    app_ios_store_id: string | null;
+                                    /** @description The in-app path the app opens (handed to the app after the install) */
+                                    app_path: string | null;
                                     /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                     archived: boolean;
                                     click_count: number;
@@ -11631,6 +11927,8 @@ export interface paths {
                                     max_clicks: number | null;
                                     /** @description Private to the owner and team members */
                                     note: string | null;
+                                    /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                    open_outside: boolean | null;
                                     owner_id: string | null;
                                     preview: {
                                         description: string | null;
@@ -11807,6 +12105,12 @@ export interface paths {
                             links: {
                                 alias: string;
                                 android_url: string | null;
+                                /** @description Android application id: Android visitors go to its Play Store listing, the click id in the install referrer */
+                                app_android_package: string | null;
+                                /** @description App Store id (digits): iPhone and iPad visitors go to apps.apple.com/app/id<this> (docs/deep-links.md) */
+                                app_ios_store_id: string | null;
+                                /** @description The in-app path the app opens (handed to the app after the install) */
+                                app_path: string | null;
                                 /** @description Archived links keep redirecting and are left out of the list unless state=archived */
                                 archived: boolean;
                                 click_count: number;
@@ -11836,6 +12140,8 @@ export interface paths {
                                 max_clicks: number | null;
                                 /** @description Private to the owner and team members */
                                 note: string | null;
+                                /** @description Visitors in an in-app browser (Instagram, Facebook, TikTok...) get a way out to the app or the system browser; null: the account's default */
+                                open_outside: boolean | null;
                                 owner_id: string | null;
                                 preview: {
                                     description: string | null;

@@ -6,14 +6,15 @@ import type { FastifyReply } from "fastify";
 import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { errors, IdParams, OkSchema } from "../../contract/common.js";
-import { AppsBody, AppsReply, type Apps } from "../../contract/deeplinks.js";
+import { AppsBody, AppsReply, DeepLinkSettingsReply, UpdateDeepLinkSettingsBody, type Apps } from "../../contract/deeplinks.js";
+import { deepLinkSettingsOf, updateDeepLinkSettings } from "../../deeplinks/settings.js";
 import { ANDROID_PATH, APPLE_PATH, AppAssociations, type ServedFile } from "../../deeplinks/app-associations.js";
 import { activeUser, operatorOf, signedIn, signedInRoutes } from "../auth.js";
 import { SECURITY_HEADERS } from "../security-headers.js";
 import { DomainError } from "../../shared/errors.js";
 
 /** The services these routes use: the compiler refuses any other. */
-type Deps = Pick<AppContext, "appAssociations" | "clock" | "sessions" | "storage">;
+type Deps = Pick<AppContext, "appAssociations" | "clock" | "sessions" | "storage" | "redirects">;
 
 const reply = (host: string, apps: Apps) => ({ status: "success" as const, host, apps, files: AppAssociations.filesOf(apps) });
 
@@ -70,6 +71,25 @@ export async function domainAppRoutes(app: App, ctx: Deps): Promise<void> {
       async (req) => {
         await ctx.appAssociations.deleteForDomain(activeUser(req), req.params.id);
         return { status: "success" as const };
+      },
+    );
+    const settings = { tags: ["deep links"], response: { 200: DeepLinkSettingsReply, ...errors(400, 401, 403) } };
+    scope.get(
+      "/api/deeplinks/settings",
+      { schema: { ...settings, summary: "The account's default way out of in-app browsers for its links" } },
+      async (req, r) => {
+        r.header("cache-control", "no-store");
+        return { status: "success" as const, settings: deepLinkSettingsOf(signedIn(req)) };
+      },
+    );
+    scope.patch(
+      "/api/deeplinks/settings",
+      { schema: { ...settings, summary: "Change the default of the account's links: a way out of in-app browsers", body: UpdateDeepLinkSettingsBody } },
+      async (req) => {
+        const stored = await updateDeepLinkSettings(ctx.storage.db, activeUser(req), req.body);
+        // Cached links carry the default; other instances follow within the cache's five minutes.
+        ctx.redirects.cache.clear();
+        return { status: "success" as const, settings: stored };
       },
     );
   });

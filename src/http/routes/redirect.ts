@@ -6,7 +6,8 @@ import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import type { Outcome, Visit } from "../../redirect/resolve-link.js";
 import { takeQrMarker } from "../../redirect/qr-marker.js";
-import { HTML_CSP, NO_STORE, PASSWORD_PAGE_HEADERS, errorPage, passwordForm, prefersJson, previewPage } from "../pages.js";
+import { HTML_CSP, NO_STORE, PASSWORD_PAGE_HEADERS, errorPage, openOutsidePage, passwordForm, prefersJson, previewPage } from "../pages.js";
+import { safariUrl } from "../../deeplinks/link-apps.js";
 import { errors } from "../../contract/common.js";
 import { type Trust, proxyCountry } from "../proxy.js";
 import type { Metrics } from "../metrics.js";
@@ -167,6 +168,13 @@ function answer(req: FastifyRequest, reply: FastifyReply, outcome: Outcome): Fas
         .type("text/html; charset=utf-8")
         .send(previewPage(outcome.card, outcome.location, shortUrl));
     }
+    case "open_outside":
+      return reply
+        .code(200)
+        .header("content-security-policy", HTML_CSP)
+        .header("x-robots-tag", "noindex")
+        .type("text/html; charset=utf-8")
+        .send(openOutsidePage(outcome.location, safariUrl(outcome.location), outcome.store));
     case "password":
       // A client that prefers JSON gets the contract's error body for a wrong password, not the form.
       if (outcome.wrong && prefersJson(req.headers.accept)) {

@@ -4,6 +4,7 @@ import type { Link } from "@contract/links";
 import type { TagListItem } from "@contract/tags";
 import { planName, requiredPlan, type Capability } from "../../shared/plan-gate";
 import { DetailFields } from "./Details";
+import { AppOptions } from "./AppOptions";
 import { DeviceOptions, LimitOptions, ProtectionOptions, type OptionProps } from "./Options";
 import { DeliveryOptions } from "./Delivery";
 import { PreviewOptions } from "./Preview";
@@ -76,7 +77,13 @@ export function BuilderOptions(props: BuilderOptionsProps) {
       {row("limits", <LimitOptions {...common} allowed={allowed} />)}
       {row("delivery", <DeliveryOptions {...common} allowed={props.startAllowed} />)}
       {row("password", <ProtectionOptions {...common} original={original} copiedFrom={props.copiedFrom} />)}
-      {row("devices", <DeviceOptions {...common} />)}
+      {row(
+        "devices",
+        <>
+          <DeviceOptions {...common} />
+          <AppOptions {...common} />
+        </>,
+      )}
       {row("rules", <RulesSection rules={values.rules} errors={errors} allowed={allowed.targeting} onChange={(r) => set("rules", r)} />)}
       {row(
         "split",

@@ -3,6 +3,7 @@
 // the option that holds it.
 import { useEffect, useState, type ReactNode } from "react";
 import type { FormValues } from "./values";
+import { appsHaveValue } from "./app-values";
 
 export const OPTION_KEYS = ["utm", "limits", "delivery", "password", "devices", "rules", "split", "conversions", "preview", "details"] as const;
 export type OptionKey = (typeof OPTION_KEYS)[number];
@@ -35,7 +36,7 @@ export function optionHasValue(key: OptionKey, v: FormValues, passwordSet = fals
     case "password":
       return passwordSet || !!v.password || v.remove_password;
     case "devices":
-      return !!(v.ios_url.trim() || v.android_url.trim());
+      return !!(v.ios_url.trim() || v.android_url.trim()) || appsHaveValue(v);
     case "rules":
       return v.rules.length > 0;
     case "split":
@@ -65,6 +66,10 @@ export function optionOfField(field: string): OptionKey | null {
     password: "password",
     ios_url: "devices",
     android_url: "devices",
+    app_ios_store_id: "devices",
+    app_android_package: "devices",
+    app_path: "devices",
+    open_outside: "devices",
     title: "details",
     note: "details",
     tags: "details",

@@ -35,10 +35,11 @@ import {
   conversionsFromLink,
   type ConversionDraft,
 } from "./conversion-values";
+import { APP_FIELDS, EMPTY_APPS, appCreateFields, appPatchFields, appProblems, appsFromLink, type AppDraft } from "./app-values";
 
 export { isoToLocalInput, localInputToIso };
 
-export interface FormValues extends ConversionDraft {
+export interface FormValues extends ConversionDraft, AppDraft {
   url: string;
   alias: string;
   /** "" for the service's own host. */
@@ -100,6 +101,7 @@ export const LINK_FIELDS = [
   "crawlable",
   ...targetingFields(),
   ...CONVERSION_FIELDS,
+  ...APP_FIELDS,
 ];
 
 export const EMPTY: FormValues = {
@@ -125,6 +127,7 @@ export const EMPTY: FormValues = {
   redirect_status: "",
   crawlable: false,
   ...EMPTY_CONVERSIONS,
+  ...EMPTY_APPS,
 };
 
 export function fromLink(l: Link): FormValues {
@@ -151,6 +154,7 @@ export function fromLink(l: Link): FormValues {
     redirect_status: l.redirect_status == null ? "" : String(l.redirect_status),
     crawlable: l.crawlable,
     ...conversionsFromLink(l),
+    ...appsFromLink(l),
   };
 }
 
@@ -200,7 +204,7 @@ export function createBody(values: FormValues, allowed: Allowed): CreateLinkFiel
   if (allowed.limits && values.starts_at) b.starts_at = localInputToIso(values.starts_at);
   if (values.redirect_status) b.redirect_status = Number(values.redirect_status);
   if (values.crawlable) b.crawlable = true;
-  return { ...b, ...conversionCreateFields(values, allowed.conversions, allowed.targeting && values.split.length > 0) };
+  return { ...b, ...conversionCreateFields(values, allowed.conversions, allowed.targeting && values.split.length > 0), ...appCreateFields(values) };
 }
 
 /** The details of a link that changed (title, note, tags, fallback, preview), for an edit. */
@@ -238,7 +242,7 @@ function changedDetails(values: FormValues, o: Link, allowed: Allowed): UpdateLi
   const status = values.redirect_status ? Number(values.redirect_status) : null;
   if (status !== o.redirect_status) b.redirect_status = status;
   if (values.crawlable !== o.crawlable) b.crawlable = values.crawlable;
-  return { ...b, ...conversionPatchFields(values, o, allowed.conversions, allowed.targeting && split.length > 0) };
+  return { ...b, ...conversionPatchFields(values, o, allowed.conversions, allowed.targeting && split.length > 0), ...appPatchFields(values, o) };
 }
 
 export function patchBody(values: FormValues, o: Link, allowed: Allowed): UpdateLinkFields {
@@ -292,7 +296,13 @@ export function checkValues(values: FormValues, original: Link | null, now = Dat
     const p = /^\d+$/.test(clicks) ? maxClicksProblem(Number(clicks)) : MESSAGES.maxClicks;
     if (p) fe.max_clicks = p;
   }
-  return { ...fe, ...detailProblems(values), ...targetingProblems(values.rules, values.split), ...conversionProblems(values, values.split.length > 0) };
+  return {
+    ...fe,
+    ...detailProblems(values),
+    ...targetingProblems(values.rules, values.split),
+    ...conversionProblems(values, values.split.length > 0),
+    ...appProblems(values),
+  };
 }
 
 const longer = (s: string, max: number) => [...s.trim()].length > max;

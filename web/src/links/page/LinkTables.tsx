@@ -57,6 +57,29 @@ function DevicesTable({ link }: { link: Link }) {
   );
 }
 
+/** The link's app destinations and way out of in-app browsers (docs/deep-links.md). */
+function AppsTable({ link }: { link: Link }) {
+  const rows: [string, string][] = [];
+  if (link.app_ios_store_id) rows.push(["App Store", `apps.apple.com/app/id${link.app_ios_store_id}`]);
+  if (link.app_android_package) rows.push(["Play Store", link.app_android_package]);
+  if (link.app_path) rows.push(["In-app path", link.app_path]);
+  if (link.open_outside !== null) rows.push(["Open outside in-app browsers", link.open_outside ? "On" : "Off"]);
+  return (
+    <section className="link-page-section" data-testid="link-apps">
+      <h2>App destinations</h2>
+      <p className="muted small">Phones without the app go to its store page; with it, the phone opens the app from the link itself.</p>
+      <DataTable className="table link-page-table" testId="link-apps-table" columns={["Setting", "Value"]} caption="App destinations">
+        {rows.map(([name, value]) => (
+          <tr key={name} data-testid="link-app-row">
+            <td>{name}</td>
+            <td>{value}</td>
+          </tr>
+        ))}
+      </DataTable>
+    </section>
+  );
+}
+
 function SplitTable({ link }: { link: Link }) {
   return (
     <section className="link-page-section" data-testid="link-split">
@@ -88,6 +111,7 @@ export function LinkTables({ link }: { link: Link }) {
     <>
       {link.rules.length > 0 ? <RulesTable link={link} /> : null}
       {link.ios_url || link.android_url ? <DevicesTable link={link} /> : null}
+      {link.app_ios_store_id || link.app_android_package || link.app_path || link.open_outside !== null ? <AppsTable link={link} /> : null}
       {link.split.length > 0 ? <SplitTable link={link} /> : null}
     </>
   );
