@@ -1,6 +1,6 @@
 // Tracked clicks (docs/conversions.md, The click id): a visit of a link that tracks conversions gets a click id
 // of 128 random bits, sent to the destination in the account's query parameter and stored here with the link, the
-// destination chosen and the visit's country, device and referrer, so that a lead can name it. The redirect
+// destination chosen and the visit's country, device, browser, OS, referrer and UTM values, so that a lead can name it. The redirect
 // never waits for the write: ids are made on the spot and the rows written in batches, a few per second.
 import { randomBytes } from "node:crypto";
 import type SQLite from "better-sqlite3";
@@ -35,6 +35,8 @@ export interface TrackedVisit {
   country: string | null;
   userAgent: string;
   referer: string;
+  /** The short URL's UTM values (clicks/utm-values.ts), null without any. */
+  utm?: string | null;
   at: number;
 }
 
@@ -49,6 +51,9 @@ export function trackedRow(v: TrackedVisit): TrackedClickRow {
     country: v.country,
     device: ua.isBot ? "bot" : ua.device,
     referrer_host: referrerHost(v.referer),
+    browser: ua.browser,
+    os: ua.os,
+    utm: v.utm ?? null,
     at: v.at,
   };
 }
@@ -56,7 +61,7 @@ export function trackedRow(v: TrackedVisit): TrackedClickRow {
 /** Where tracked clicks are written: on SQLite through one prepared statement, on PostgreSQL in one statement of arrays. */
 export type TrackedStorage = Pick<Storage, "db" | "dialect" | "sqlite">;
 
-const COLUMNS = ["id", "owner_id", "link_id", "destination", "country", "device", "referrer_host", "at"] as const satisfies ReadonlyArray<
+const COLUMNS = ["id", "owner_id", "link_id", "destination", "country", "device", "referrer_host", "browser", "os", "utm", "at"] as const satisfies ReadonlyArray<
   keyof TrackedClickRow
 >;
 
@@ -71,7 +76,7 @@ function sqliteWrite(sqlite: SQLite.Database): (rows: TrackedClickRow[]) => void
   if (!write) {
     const insert = sqlite.prepare(SQLITE_INSERT);
     write = sqlite.transaction((rows: TrackedClickRow[]) => {
-      for (const r of rows) insert.run(r.id, r.owner_id, r.link_id, r.destination, r.country, r.device, r.referrer_host, r.at, r.link_id);
+      for (const r of rows) insert.run(r.id, r.owner_id, r.link_id, r.destination, r.country, r.device, r.referrer_host, r.browser, r.os, r.utm, r.at, r.link_id);
     });
     sqliteWrites.set(sqlite, write);
   }
@@ -88,7 +93,8 @@ export async function storeTrackedClicks(storage: TrackedStorage, rows: TrackedC
   const column = <K extends (typeof COLUMNS)[number]>(k: K) => rows.map((r) => r[k]);
   await sql`INSERT INTO tracked_clicks (${sql.join(COLUMNS.map((c) => sql.ref(c)))})
     SELECT u.* FROM unnest(${column("id")}::text[], ${column("owner_id")}::text[], ${column("link_id")}::text[], ${column("destination")}::text[],
-      ${column("country")}::text[], ${column("device")}::text[], ${column("referrer_host")}::text[], ${column("at")}::bigint[])
+      ${column("country")}::text[], ${column("device")}::text[], ${column("referrer_host")}::text[],
+      ${column("browser")}::text[], ${column("os")}::text[], ${column("utm")}::text[], ${column("at")}::bigint[])
       AS u(${sql.join(COLUMNS.map((c) => sql.ref(c)))})
     WHERE EXISTS (SELECT 1 FROM links l WHERE l.id = u.link_id)
     ON CONFLICT (id) DO NOTHING`.execute(storage.db);

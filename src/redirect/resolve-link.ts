@@ -348,6 +348,8 @@ export class RedirectService {
       location = device.url;
       code = device.code;
     }
+    // Most visits have no query: one length check.
+    const utm = v.query.length === 0 ? null : utmOf(v.query);
     this.deps.clicks.record({
       linkId: link.id,
       linkNum: link.num,
@@ -359,17 +361,16 @@ export class RedirectService {
       counted,
       destination: code,
       qr: v.qr,
-      // Most visits have no query: one length check.
-      utm: v.query.length === 0 ? null : utmOf(v.query),
+      utm,
     });
     // One event for every listener; each pays one check for an owner it does not serve (click-event.ts).
     this.dispatcher?.clicked(link, v, at, code);
     // Most links do not track conversions: one null check.
-    return link.track === null ? location : this.tracked(link, link.track, v, at, code, location);
+    return link.track === null ? location : this.tracked(link, link.track, v, at, code, location, utm);
   }
 
   /** A visit of a link that tracks conversions: its click id, stored in a moment, goes to the destination in `param`. */
-  private tracked(link: CachedLink, param: string, v: Visit, at: number, code: string | null, location: string): string {
+  private tracked(link: CachedLink, param: string, v: Visit, at: number, code: string | null, location: string, utm: string | null): string {
     const writer = this.deps.trackedClicks;
     if (!writer || link.owner_id === null) return location;
     const id = newClickId();
@@ -382,6 +383,7 @@ export class RedirectService {
       country: country === "unknown" ? null : country,
       userAgent: v.userAgent,
       referer: v.referer,
+      utm,
       at,
     });
     return withQueryParam(location, param, id);

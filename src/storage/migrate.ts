@@ -41,6 +41,7 @@ import { conversions } from "./migrations/042-conversions.js";
 import { stripeAndSplitGoals } from "./migrations/043-stripe-and-split-goals.js";
 import { webhookEvents } from "./migrations/044-webhook-events.js";
 import { appAssociations } from "./migrations/045-app-associations.js";
+import { conversionRows } from "./migrations/047-conversion-rows.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -84,6 +85,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "043-stripe-and-split-goals": stripeAndSplitGoals(),
     "044-webhook-events": webhookEvents(),
     "045-app-associations": appAssociations(),
+    "047-conversion-rows": conversionRows(),
   };
 }
 
