@@ -61,9 +61,19 @@ export function trackedRow(v: TrackedVisit): TrackedClickRow {
 /** Where tracked clicks are written: on SQLite through one prepared statement, on PostgreSQL in one statement of arrays. */
 export type TrackedStorage = Pick<Storage, "db" | "dialect" | "sqlite">;
 
-const COLUMNS = ["id", "owner_id", "link_id", "destination", "country", "device", "referrer_host", "browser", "os", "utm", "at"] as const satisfies ReadonlyArray<
-  keyof TrackedClickRow
->;
+const COLUMNS = [
+  "id",
+  "owner_id",
+  "link_id",
+  "destination",
+  "country",
+  "device",
+  "referrer_host",
+  "browser",
+  "os",
+  "utm",
+  "at",
+] as const satisfies ReadonlyArray<keyof TrackedClickRow>;
 
 const SQLITE_INSERT =
   `INSERT OR IGNORE INTO tracked_clicks (${COLUMNS.join(", ")}) SELECT ${COLUMNS.map(() => "?").join(", ")} ` +
@@ -76,7 +86,8 @@ function sqliteWrite(sqlite: SQLite.Database): (rows: TrackedClickRow[]) => void
   if (!write) {
     const insert = sqlite.prepare(SQLITE_INSERT);
     write = sqlite.transaction((rows: TrackedClickRow[]) => {
-      for (const r of rows) insert.run(r.id, r.owner_id, r.link_id, r.destination, r.country, r.device, r.referrer_host, r.browser, r.os, r.utm, r.at, r.link_id);
+      for (const r of rows)
+        insert.run(r.id, r.owner_id, r.link_id, r.destination, r.country, r.device, r.referrer_host, r.browser, r.os, r.utm, r.at, r.link_id);
     });
     sqliteWrites.set(sqlite, write);
   }
