@@ -233,6 +233,12 @@ const StatsProperties = {
     }),
   ),
   ...ConversionProperties,
+  imported_conversions: Type.Optional(
+    Type.Object(
+      { leads: Type.Integer(), sales: Type.Integer(), revenue: Revenue },
+      { description: "All-time totals the source counted before the link was imported (Dub), beside the range's own; not in any range" },
+    ),
+  ),
   split_test: Type.Optional(SplitTest),
 };
 

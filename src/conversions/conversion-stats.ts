@@ -151,3 +151,17 @@ export async function conversionFigures(db: Db, scope: Scope, period: { startMs:
 export function linkConversions(db: Db, linkId: string, period: { startMs: number; endMs: number; points: Point[] }): Promise<ConversionFigures> {
   return conversionFigures(db, { linkIds: [linkId] }, period);
 }
+
+/** What a source counted before the link was imported (Dub's totals), or null: shown beside the link's own figures. */
+export async function importedConversions(db: Db, linkId: string): Promise<ConversionTotals | null> {
+  const r = await db.selectFrom("link_imported_conversions").selectAll().where("link_id", "=", linkId).executeTakeFirst();
+  if (!r) return null;
+  let revenue: Record<string, number> = {};
+  try {
+    const v: unknown = JSON.parse(r.revenue);
+    if (v !== null && typeof v === "object" && !Array.isArray(v)) revenue = v as Record<string, number>;
+  } catch {
+    // not JSON this code wrote: no revenue shown
+  }
+  return { leads: Number(r.leads), sales: Number(r.sales), revenue };
+}
