@@ -83,7 +83,7 @@ describe.each(ENGINES)("conversion store on %s", (engine) => {
       country: "DE",
       device: "mobile",
       referrer_host: "news.example.org",
-      browser: "unknown",
+      browser: "WebKit",
       os: "iOS",
       utm: null,
       at: 1_800_000_000_000,
