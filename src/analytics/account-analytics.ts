@@ -6,7 +6,8 @@ import type { Db } from "../storage/db.js";
 import type { UserRow } from "../storage/schema.js";
 import type { Analytics, AnalyticsQuery } from "../contract/analytics.js";
 import { can, requireCapability } from "../accounts/plans.js";
-import { conversionTotals } from "../conversions/conversion-stats.js";
+import { conversionFigures } from "../conversions/conversion-stats.js";
+import { linkWithConversions, withConversions } from "../conversions/stats-rows.js";
 import { managedOwner } from "../teams/access.js";
 import { shortUrl } from "../links/public-link.js";
 import type { Group } from "../clicks/click-groups.js";
@@ -73,12 +74,8 @@ export class AccountAnalytics {
     const byId = new Map(info.map((l) => [l.id, l]));
     // Conversions of the same links (Business and up, as account analytics are): exact, straight from their tables.
     const filtered = Boolean(query.link || query.domain || query.tag);
-    const conversions = can(owner.plan, "conversions")
-      ? await conversionTotals(this.deps.db, filtered ? { linkIds: links.map((l) => l.id) } : { ownerId: owner.id }, p.startMs, p.endMs)
-      : {};
-    return {
+    const answer = {
       owner_id: owner.id,
-      ...conversions,
       ...(p.name ? { range: p.name } : {}),
       tz: p.tz,
       from: p.from,
@@ -101,6 +98,9 @@ export class AccountAnalytics {
           : [];
       }),
     };
+    if (!can(owner.plan, "conversions")) return answer;
+    const figures = await conversionFigures(this.deps.db, filtered ? { linkIds: links.map((l) => l.id) } : { ownerId: owner.id }, p);
+    return { ...withConversions(answer, figures), links: answer.links.map((l) => linkWithConversions(l, figures)) };
   }
 
   /** The links the filters keep (one link, one host, one tag: all of them must hold): what fresh reads ask the writer about. */

@@ -1,8 +1,11 @@
 // Account analytics as CSV: what the page shows, one section after the other (totals, series, top links,
-// each breakdown), quoted and neutralised as every export is (clicks/csv.ts).
+// each breakdown), quoted and neutralised as every export is (clicks/csv.ts). With conversions (Business and up)
+// the totals, series, links and breakdown sections end with leads, sales and one revenue_<CURRENCY> column per
+// currency of the range (minor units, net of refunds), after the columns they always had.
 import type { Transform } from "node:stream";
 import type { Analytics } from "../contract/analytics.js";
 import { toCsv } from "../clicks/csv.js";
+import { type Converted, conversionColumns } from "../conversions/stats-rows.js";
 
 type Cell = string | number;
 
@@ -11,6 +14,7 @@ function change(c: number | null | undefined): Cell {
 }
 
 function* records(a: Analytics): Generator<Cell[]> {
+  const conv = conversionColumns(a);
   yield [
     "from",
     "to",
@@ -24,6 +28,7 @@ function* records(a: Analytics): Generator<Cell[]> {
     "change_clicks",
     "change_visitors",
     "change_qr",
+    ...conv.header,
   ];
   yield [
     a.from,
@@ -38,31 +43,32 @@ function* records(a: Analytics): Generator<Cell[]> {
     change(a.change?.clicks),
     change(a.change?.visitors),
     change(a.change?.qr),
+    ...conv.cells(a),
   ];
   yield [];
-  yield [a.granularity ?? "day", "clicks", "visitors", "qr"];
-  for (const p of a.series ?? []) yield [p.label, p.clicks, p.visitors, p.qr];
+  yield [a.granularity ?? "day", "clicks", "visitors", "qr", ...conv.header];
+  for (const p of a.series ?? []) yield [p.label, p.clicks, p.visitors, p.qr, ...conv.cells(p)];
   yield [];
-  yield ["link", "short_url", "url", "title", "clicks", "visitors"];
-  for (const l of a.links) yield [l.alias, l.short_url, l.url, l.title ?? "", l.clicks, l.visitors];
-  const sections: Array<[string, Array<Record<string, string | number>> | undefined]> = [
-    ["source", a.sources],
-    ["country", a.countries],
-    ["device", a.devices],
-    ["browser", a.browsers],
-    ["os", a.os],
-    ["referrer", a.referrers],
-    ["referrer_url", a.referrer_urls],
-    ["utm_source", a.utm_sources],
-    ["utm_medium", a.utm_mediums],
-    ["utm_campaign", a.utm_campaigns],
-    ["utm_term", a.utm_terms],
-    ["utm_content", a.utm_contents],
+  yield ["link", "short_url", "url", "title", "clicks", "visitors", ...conv.header];
+  for (const l of a.links) yield [l.alias, l.short_url, l.url, l.title ?? "", l.clicks, l.visitors, ...conv.cells(l)];
+  const sections: Array<[string, Array<Record<string, unknown> & Converted> | undefined, boolean]> = [
+    ["source", a.sources, false],
+    ["country", a.countries, true],
+    ["device", a.devices, true],
+    ["browser", a.browsers, true],
+    ["os", a.os, true],
+    ["referrer", a.referrers, true],
+    ["referrer_url", a.referrer_urls, false],
+    ["utm_source", a.utm_sources, true],
+    ["utm_medium", a.utm_mediums, true],
+    ["utm_campaign", a.utm_campaigns, true],
+    ["utm_term", a.utm_terms, true],
+    ["utm_content", a.utm_contents, true],
   ];
-  for (const [key, rows] of sections) {
+  for (const [key, rows, converted] of sections) {
     yield [];
-    yield [key, "clicks", "visitors"];
-    for (const r of rows ?? []) yield [r[key] as string, r.clicks as number, r.visitors as number];
+    yield [key, "clicks", "visitors", ...(converted ? conv.header : [])];
+    for (const r of rows ?? []) yield [r[key] as string, r.clicks as number, r.visitors as number, ...(converted ? conv.cells(r) : [])];
   }
   yield [];
   yield ["region", "name", "clicks", "visitors"];

@@ -129,6 +129,8 @@ export async function exportCsv(
   link: Pick<LinkRow, "id" | "num">,
   range: Pick<Period, "days" | "startMs" | "endMs">,
   pageSize = CSV_PAGE,
+  /** Columns after the daily part's own (conversions): their header and each day's cells. */
+  dailyExtra?: { header: string[]; cells: (date: string) => Cell[] },
 ): Promise<Transform> {
   // The daily part by UTC day (the days the period touches); the clicks exactly those of the period.
   const daily = await stats.daily(link.id, range.days);
@@ -148,8 +150,8 @@ export async function exportCsv(
     if (!out.write(record)) await drained();
   };
   void (async () => {
-    await write(DAILY_HEADER);
-    for (const d of daily.series) await write([d.date, d.clicks]);
+    await write([...DAILY_HEADER, ...(dailyExtra?.header ?? [])]);
+    for (const d of daily.series) await write([d.date, d.clicks, ...(dailyExtra?.cells(d.date) ?? [])]);
     await write([]);
     await write(LOG_HEADER);
     for await (const page of clickLog(storage.db, storage.dialect, link.num, range, pageSize)) {

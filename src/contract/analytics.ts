@@ -1,6 +1,6 @@
 // Account analytics (docs/api.md, Account analytics): every link of an owner over a range, filtered.
 import { Type, type Static } from "typebox";
-import { ConversionProperties, PeriodProperties } from "./stats.js";
+import { ConversionProperties, ConversionRateProperties, PeriodProperties } from "./stats.js";
 
 export const AnalyticsQuery = Type.Object(
   {
@@ -25,6 +25,7 @@ export const TopLink = Type.Object({
   title: Type.Union([Type.String(), Type.Null()]),
   clicks: Type.Integer(),
   visitors: Type.Integer(),
+  ...ConversionRateProperties,
 });
 
 const AnalyticsProperties = {

@@ -38,10 +38,29 @@ export const RangeQuery = Type.Object(RangeProperties, {
 });
 export type StatsRange = Static<typeof RangeQuery>;
 
+/** Leads, sales and revenue of the range (Business and up: docs/conversions.md, Statistics). */
+const Revenue = Type.Record(Type.String(), Type.Integer(), {
+  description: "Currency (ISO 4217) to minor units, net of refunds; never summed across currencies",
+});
+/** A row's conversions (Business and up): those attributed to clicks with the row's value, or made in the point's time. */
+export const ConversionRowProperties = {
+  leads: Type.Optional(Type.Integer({ description: "Leads (Business and up) of the range attributed to the row's clicks" })),
+  sales: Type.Optional(Type.Integer({ description: "Sales (refunded ones included)" })),
+  revenue: Type.Optional(Revenue),
+};
+const RateProperties = {
+  leads_per_click: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: "leads / clicks (Business and up); null without clicks" })),
+  sales_per_lead: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: "sales / leads; null without leads" })),
+};
+export const ConversionRateProperties = { ...ConversionRowProperties, ...RateProperties };
+
 /** A breakdown: `[{ <key>: value, clicks, visitors }]`, most clicks first. */
 const Top = <K extends string>(key: K, description?: string) =>
   Type.Array(
-    Type.Object({ [key]: Type.String(), clicks: Type.Integer(), visitors: Type.Integer() } as { [P in K]: TString } & { clicks: TInteger; visitors: TInteger }),
+    Type.Object({ [key]: Type.String(), clicks: Type.Integer(), visitors: Type.Integer(), ...ConversionRowProperties } as { [P in K]: TString } & {
+      clicks: TInteger;
+      visitors: TInteger;
+    } & typeof ConversionRowProperties),
     description === undefined ? {} : { description },
   );
 
@@ -52,6 +71,7 @@ const Point = Type.Object({
   clicks: Type.Integer(),
   visitors: Type.Integer({ description: "Visitors new that UTC day (a day's visitors summed over its hours)" }),
   qr: Type.Integer({ description: "Clicks from QR codes" }),
+  ...ConversionRowProperties,
 });
 const Totals = Type.Object({ clicks: Type.Integer(), visitors: Type.Integer(), qr: Type.Integer() });
 const Change = Type.Union([Type.Number(), Type.Null()], { description: "(this - previous) / previous; null when the previous period had none" });
@@ -130,14 +150,11 @@ export const PeriodProperties = {
   bot_share: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
 };
 
-/** Leads, sales and revenue of the range (Business and up: docs/conversions.md, Statistics). */
-const Revenue = Type.Record(Type.String(), Type.Integer(), {
-  description: "Currency (ISO 4217) to minor units, net of refunds; never summed across currencies",
-});
 export const ConversionProperties = {
   leads: Type.Optional(Type.Integer({ description: "Leads of the range's conversions (Business and up)" })),
   sales: Type.Optional(Type.Integer({ description: "Sales of the range (refunded ones included)" })),
   revenue: Type.Optional(Revenue),
+  ...RateProperties,
 };
 
 const Interval = Type.Union([Type.Object({ low: Type.Number(), high: Type.Number() }), Type.Null()], { description: "95 % confidence interval of the rate" });
@@ -177,7 +194,7 @@ const StatsProperties = {
   message: Type.Optional(Type.String()),
   required_plan: Type.Optional(Type.String()),
   daily: Type.Optional(
-    Type.Array(Type.Object({ date: Type.String(), clicks: Type.Integer(), visitors: Type.Integer(), qr: Type.Integer() }), {
+    Type.Array(Type.Object({ date: Type.String(), clicks: Type.Integer(), visitors: Type.Integer(), qr: Type.Integer(), ...ConversionRowProperties }), {
       description: "Every day of the range in `tz`, zero-filled (day ranges only: not for hourly or monthly points)",
     }),
   ),
@@ -188,6 +205,7 @@ const StatsProperties = {
         clicks: Type.Integer(),
         visitors: Type.Integer(),
         qr: Type.Integer(),
+        ...ConversionRowProperties,
       }),
       {
         description: "range=24h only: 24 hours, oldest first, the last one the current hour; the breakdowns then cover these hours",
@@ -201,9 +219,7 @@ const StatsProperties = {
         url: Type.Union([Type.String(), Type.Null()]),
         clicks: Type.Integer(),
         share: Type.Number({ minimum: 0, maximum: 1 }),
-        leads: Type.Optional(Type.Integer()),
-        sales: Type.Optional(Type.Integer()),
-        revenue: Type.Optional(Revenue),
+        ...ConversionRateProperties,
       }),
       {
         description:
@@ -217,6 +233,12 @@ const StatsProperties = {
     }),
   ),
   ...ConversionProperties,
+  imported_conversions: Type.Optional(
+    Type.Object(
+      { leads: Type.Integer(), sales: Type.Integer(), revenue: Revenue },
+      { description: "All-time totals the source counted before the link was imported (Dub), beside the range's own; not in any range" },
+    ),
+  ),
   split_test: Type.Optional(SplitTest),
 };
 

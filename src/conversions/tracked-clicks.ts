@@ -1,7 +1,7 @@
 // Tracked clicks (docs/conversions.md, The click id): a visit of a link that tracks conversions gets a click id
 // (a time prefix and 96 random bits), sent to the destination in the account's query parameter. The id travels
 // on the click itself (ClickInput.clickId: the click journal, the writer) and its row, with the link, the
-// destination chosen and the visit's country, device and referrer, is written by the "stored" listener below
+// destination chosen and the visit's country, device, browser, OS, referrer and UTM values, is written by the "stored" listener below
 // in the transaction that stores the click: the redirect does no write of its own, and a killed process's
 // journal replays the id with its click.
 import { randomBytes } from "node:crypto";
@@ -62,6 +62,8 @@ export interface TrackedVisit {
   country: string | null;
   userAgent: string;
   referer: string;
+  /** The short URL's UTM values (clicks/utm-values.ts), null without any. */
+  utm?: string | null;
   at: number;
 }
 
@@ -76,6 +78,9 @@ export function trackedRow(v: TrackedVisit): TrackedClickRow {
     country: v.country,
     device: ua.isBot ? "bot" : ua.device,
     referrer_host: referrerHost(v.referer),
+    browser: ua.browser,
+    os: ua.os,
+    utm: v.utm ?? null,
     at: v.at,
   };
 }
@@ -83,9 +88,19 @@ export function trackedRow(v: TrackedVisit): TrackedClickRow {
 /** Where tracked clicks are written: on SQLite through one prepared statement, on PostgreSQL in one statement of arrays. */
 export type TrackedStorage = Pick<Storage, "db" | "dialect" | "sqlite">;
 
-const COLUMNS = ["id", "owner_id", "link_id", "destination", "country", "device", "referrer_host", "at"] as const satisfies ReadonlyArray<
-  keyof TrackedClickRow
->;
+const COLUMNS = [
+  "id",
+  "owner_id",
+  "link_id",
+  "destination",
+  "country",
+  "device",
+  "referrer_host",
+  "browser",
+  "os",
+  "utm",
+  "at",
+] as const satisfies ReadonlyArray<keyof TrackedClickRow>;
 
 const SQLITE_INSERT =
   `INSERT OR IGNORE INTO tracked_clicks (${COLUMNS.join(", ")}) SELECT ${COLUMNS.map(() => "?").join(", ")} ` +
@@ -98,7 +113,8 @@ function sqliteWrite(sqlite: SQLite.Database): (rows: TrackedClickRow[]) => void
   if (!write) {
     const insert = sqlite.prepare(SQLITE_INSERT);
     write = sqlite.transaction((rows: TrackedClickRow[]) => {
-      for (const r of rows) insert.run(r.id, r.owner_id, r.link_id, r.destination, r.country, r.device, r.referrer_host, r.at, r.link_id);
+      for (const r of rows)
+        insert.run(r.id, r.owner_id, r.link_id, r.destination, r.country, r.device, r.referrer_host, r.browser, r.os, r.utm, r.at, r.link_id);
     });
     sqliteWrites.set(sqlite, write);
   }
@@ -115,15 +131,27 @@ export async function storeTrackedClicks(storage: TrackedStorage, rows: TrackedC
   const column = <K extends (typeof COLUMNS)[number]>(k: K) => rows.map((r) => r[k]);
   await sql`INSERT INTO tracked_clicks (${sql.join(COLUMNS.map((c) => sql.ref(c)))})
     SELECT u.* FROM unnest(${column("id")}::text[], ${column("owner_id")}::text[], ${column("link_id")}::text[], ${column("destination")}::text[],
-      ${column("country")}::text[], ${column("device")}::text[], ${column("referrer_host")}::text[], ${column("at")}::bigint[])
+      ${column("country")}::text[], ${column("device")}::text[], ${column("referrer_host")}::text[],
+      ${column("browser")}::text[], ${column("os")}::text[], ${column("utm")}::text[], ${column("at")}::bigint[])
       AS u(${sql.join(COLUMNS.map((c) => sql.ref(c)))})
     WHERE EXISTS (SELECT 1 FROM links l WHERE l.id = u.link_id)
     ON CONFLICT (id) DO NOTHING`.execute(storage.db);
 }
 
-/** The tracked_clicks row of a stored click that carries a click id (the writer described it: device, referrer host, country). */
-function storedRow(r: ClickRow & { click_id: string }): [string, string | null, string | null, string, string, number, string] {
-  return [r.click_id, r.destination, r.country === "unknown" ? null : r.country, r.is_bot === 1 ? "bot" : r.device, r.referrer, r.at, r.link_id];
+/** The tracked_clicks row of a stored click that carries a click id (the writer described it: device, browser, OS, referrer host, country, UTM). */
+function storedRow(r: ClickRow & { click_id: string }): [string, string | null, string | null, string, string, string, string, string | null, number, string] {
+  return [
+    r.click_id,
+    r.destination,
+    r.country === "unknown" ? null : r.country,
+    r.is_bot === 1 ? "bot" : r.device,
+    r.referrer,
+    r.browser,
+    r.os,
+    r.utm,
+    r.at,
+    r.link_id,
+  ];
 }
 
 /** The rows of a chunk that carry a click id (most chunks: none; one property read per row). */
@@ -137,7 +165,7 @@ function trackedOf(rows: readonly ClickRow[]): (ClickRow & { click_id: string })
 const SQLITE_OWNER = "SELECT owner_id FROM links WHERE id = ?";
 /** A replayed click id is stored once. */
 const SQLITE_STORED =
-  "INSERT OR IGNORE INTO tracked_clicks (id, destination, country, device, referrer_host, at, link_id, owner_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+  "INSERT OR IGNORE INTO tracked_clicks (id, destination, country, device, referrer_host, browser, os, utm, at, link_id, owner_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 function sqliteStored(handle: SQLite.Database): (chunk: StoredChunk) => void {
   let s: { owner: SQLite.Statement<[string], { owner_id: string | null }>; insert: SQLite.Statement } | null = null;
@@ -162,10 +190,11 @@ async function postgresStored(trx: Db, chunk: StoredChunk): Promise<void> {
   const rows = trackedOf(chunk.rows).map(storedRow);
   if (rows.length === 0) return;
   const column = <T>(k: number) => rows.map((r) => r[k] as T);
-  await sql`INSERT INTO tracked_clicks (id, owner_id, link_id, destination, country, device, referrer_host, at)
-    SELECT u.id, l.owner_id, l.id, u.destination, u.country, u.device, u.referrer_host, u.at
+  await sql`INSERT INTO tracked_clicks (id, owner_id, link_id, destination, country, device, referrer_host, browser, os, utm, at)
+    SELECT u.id, l.owner_id, l.id, u.destination, u.country, u.device, u.referrer_host, u.browser, u.os, u.utm, u.at
     FROM unnest(${column(0)}::text[], ${column(1)}::text[], ${column(2)}::text[], ${column(3)}::text[], ${column(4)}::text[],
-      ${column(5)}::bigint[], ${column(6)}::text[]) AS u(id, destination, country, device, referrer_host, at, link_id)
+      ${column(5)}::text[], ${column(6)}::text[], ${column(7)}::text[], ${column(8)}::bigint[], ${column(9)}::text[])
+      AS u(id, destination, country, device, referrer_host, browser, os, utm, at, link_id)
     JOIN links l ON l.id = u.link_id
     WHERE l.owner_id IS NOT NULL
     ON CONFLICT (id) DO NOTHING`.execute(trx);

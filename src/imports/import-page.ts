@@ -116,12 +116,15 @@ async function createRun(
     onTaken,
   );
   const made: Array<{ source_id: string; link_id: string }> = [];
+  const counted: Array<{ link_id: string; leads: number; sales: number; revenue: string }> = [];
   for (const [k, out] of outcomes.entries()) {
     const i = run[k]!;
     items[i] = itemOf(lines[i]!, out, adopted.get(k));
     const link = items[i]!.link;
     if (link) {
       made.push({ source_id: lines[i]!.src.source_id, link_id: link.id });
+      const conv = lines[i]!.src.conversions_total;
+      if (conv) counted.push({ link_id: link.id, leads: conv.leads, sales: conv.sales, revenue: JSON.stringify(conv.revenue) });
       here.set(lines[i]!.src.source_id, { alias: link.alias, domain: link.domain });
     }
   }
@@ -130,6 +133,8 @@ async function createRun(
       .insertInto("imported_links")
       .values(made.map((m) => ({ owner_id: target.owner.id, source_key: job.sourceKey, ...m })))
       .execute();
+  // The source's conversion totals, shown beside the link's own (docs/import.md).
+  if (counted.length > 0) await trx.insertInto("link_imported_conversions").values(counted).execute();
 }
 
 function itemOf(l: PreparedLine, out: ManyOutcome, adopted: { alias: string; domain: string } | undefined): ItemOutcome {

@@ -50,6 +50,8 @@ export interface SourceLink {
   created_at?: number | null;
   /** Clicks the source counted, for sources that give totals only. */
   clicks_total?: number | null;
+  /** Leads, sales and revenue (currency -> minor units) the source counted, for sources that give totals (Dub). */
+  conversions_total?: { leads: number; sales: number; revenue: Record<string, number> } | null;
   /** The source password-protects the link (its password cannot be read): reported as a note. */
   password_protected?: boolean;
   /** A CSV's plain password column: hashed as at creation. */

@@ -13,6 +13,11 @@ export interface TrackedClicksTable {
   /** desktop, mobile, tablet, bot, ... as clicks describe it. */
   device: string;
   referrer_host: string | null;
+  /** Browser and operating system as clicks describe them (migration 047; null for clicks stored before). */
+  browser: string | null;
+  os: string | null;
+  /** The visit's UTM values as clicks/utm-values.ts normalises them, null without any. */
+  utm: string | null;
   at: number;
 }
 
@@ -73,12 +78,22 @@ export interface ConversionRefundsTable {
   created_at: number;
 }
 
+/** Leads, sales and revenue a source counted before the link was imported (migration 047), shown beside snip's own. */
+export interface LinkImportedConversionsTable {
+  link_id: string;
+  leads: Generated<number>;
+  sales: Generated<number>;
+  /** JSON object: currency -> minor units. */
+  revenue: Generated<string>;
+}
+
 export interface ConversionTables {
   tracked_clicks: TrackedClicksTable;
   conversion_customers: ConversionCustomersTable;
   conversion_leads: ConversionLeadsTable;
   conversion_sales: ConversionSalesTable;
   conversion_refunds: ConversionRefundsTable;
+  link_imported_conversions: LinkImportedConversionsTable;
 }
 
 export type TrackedClickRow = Selectable<TrackedClicksTable>;

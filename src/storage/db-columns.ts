@@ -280,6 +280,12 @@ export const DB_COLUMNS = {
     links: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: true },
     owner_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
   },
+  link_imported_conversions: {
+    leads: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: true },
+    link_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    revenue: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: true },
+    sales: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: true },
+  },
   link_tags: {
     link_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
     tag_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
@@ -567,13 +573,16 @@ export const DB_COLUMNS = {
   },
   tracked_clicks: {
     at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
+    browser: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },
     country: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },
     destination: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },
     device: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
     id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
     link_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    os: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },
     owner_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
     referrer_host: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },
+    utm: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },
   },
   user_pictures: {
     data: { sqlite: "BLOB", postgres: "bytea", ts: "Buffer", nullable: false, defaulted: false },

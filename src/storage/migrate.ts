@@ -42,6 +42,7 @@ import { stripeAndSplitGoals } from "./migrations/043-stripe-and-split-goals.js"
 import { webhookEvents } from "./migrations/044-webhook-events.js";
 import { appAssociations } from "./migrations/045-app-associations.js";
 import { appLinks } from "./migrations/046-app-links.js";
+import { conversionRows } from "./migrations/047-conversion-rows.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -86,6 +87,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "044-webhook-events": webhookEvents(),
     "045-app-associations": appAssociations(),
     "046-app-links": appLinks(),
+    "047-conversion-rows": conversionRows(),
   };
 }
 

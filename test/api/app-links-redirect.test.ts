@@ -13,7 +13,8 @@ import { IN_APP } from "../helpers/in-app-agents.js";
 const SAFARI = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1.2 Mobile/15E148 Safari/604.1";
 const CHROME_ANDROID = "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0.0.0 Mobile Safari/537.36";
 const DESKTOP = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0.0.0 Safari/537.36";
-const CLICK_ID = /^[A-Za-z0-9_-]{22}$/;
+/** A click id: a 48-bit time prefix and 96 random bits, base64url (conversions/tracked-clicks.ts). */
+const CLICK_ID = /^[A-Za-z0-9_-]{24}$/;
 const APP = { app_ios_store_id: "389801252", app_android_package: "com.example.shop", app_path: "/product/42?color=red" };
 
 /** The parts of an intent address (developer.chrome.com/docs/android/intents). */

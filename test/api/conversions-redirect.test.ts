@@ -67,6 +67,9 @@ describe.each(ENGINES)("tracked redirects on %s", (engine) => {
       country: null,
       device: "desktop",
       referrer_host: "news.example.org",
+      browser: expect.any(String),
+      os: expect.any(String),
+      utm: null,
       at: expect.any(Number),
     });
     // Each visit its own click id.

@@ -84,6 +84,9 @@ describe.each(ENGINES)("conversion store on %s", (engine) => {
       country: "DE",
       device: "mobile",
       referrer_host: "news.example.org",
+      browser: "WebKit",
+      os: "iOS",
+      utm: null,
       at: 1_800_000_000_000,
     });
     // Across several of the pool's draws of 256 ids: every one well formed, none twice.

@@ -90,13 +90,28 @@ describe.each(ENGINES)("imports from API sources on %s", (engine) => {
   });
 
   it("YOURLS, Kutt and Dub: every link in", async () => {
+    const clients = new Map<string, ApiClient>();
     for (const name of ["yourls", "kutt", "dub"] as const) {
       const src = await fake(name, { links: 120 });
       const c = await signedInClient(server, `${name}@example.com`, "business");
+      clients.set(name, c);
       const job = await ended(c, await start(c, src));
       expect(job, name).toMatchObject({ state: "done", counts: { read: 120, created: 120, failed: 0 } });
       expect(await allLinks(server, `${name}@example.com`), name).toHaveLength(120);
     }
+    // Dub's conversion totals are carried as imported counts, shown in the link's statistics beside its own.
+    const dub = clients.get("dub")!;
+    const byUrl = new Map((await allLinks(server, "dub@example.com")).map((l) => [l.url, l]));
+    const d7 = byUrl.get("https://example.com/dub/7")!;
+    const d8 = byUrl.get("https://example.com/dub/8")!;
+    const d9 = byUrl.get("https://example.com/dub/9")!;
+    expect(Number(d7.imported_clicks)).toBe(35);
+    const stats = async (id: string) => (await dub.get(`/api/links/${id}/stats?range=7d`)).body;
+    const s7 = await stats(d7.id);
+    expect([s7.imported_conversions, s7.leads, s7.sales]).toEqual([{ leads: 7, sales: 1, revenue: { USD: 1999 } }, 0, 0]);
+    expect((await stats(d8.id)).imported_conversions).toEqual({ leads: 8, sales: 0, revenue: {} });
+    // Every third link had none: no imported figures.
+    expect("imported_conversions" in (await stats(d9.id))).toBe(false);
   });
 
   it("a rate-limited page is read again after Retry-After; a source failing mid-way fails the job, and resume continues from the last page", async () => {

@@ -168,6 +168,10 @@ export function dubLink(i: number): Record<string, unknown> {
     comments: i % 7 === 0 ? `note ${i}` : null,
     shortLink: `https://${i % 4 === 0 ? "go.example.com" : "dub.sh"}/d${i}`,
     clicks: i * 5,
+    // Dub's conversion totals: saleAmount in cents (USD); every third link has none.
+    leads: i % 3 === 0 ? 0 : i,
+    sales: i % 3 === 0 ? 0 : i % 2,
+    saleAmount: i % 3 === 0 ? 0 : (i % 2) * 1999,
     createdAt: new Date(createdAt(i)).toISOString(),
     updatedAt: new Date(createdAt(i)).toISOString(),
   };

@@ -251,6 +251,7 @@ const CASES: Case[] = [
           created_at: T0 + H,
           clicks_total: 5,
           archived: false,
+          conversions_total: { leads: 1, sales: 1, revenue: { USD: 1999 } },
         },
       ],
     ],

@@ -3110,6 +3110,14 @@ export interface paths {
                             browsers?: {
                                 browser: string;
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
                             change?: {
@@ -3134,11 +3142,27 @@ export interface paths {
                             countries?: {
                                 clicks: number;
                                 country: string;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
                             devices?: {
                                 clicks: number;
                                 device: string;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
                             /** @description First day of the range in `tz` (for 24h: the day of its first hour) */
@@ -3146,11 +3170,25 @@ export interface paths {
                             granularity?: "hour" | "day" | "month";
                             /** @description Leads of the range's conversions (Business and up) */
                             leads?: number;
+                            /** @description leads / clicks (Business and up); null without clicks */
+                            leads_per_click?: number | null;
                             /** @description The links with the most clicks in the range (at most 50), most first */
                             links: {
                                 alias: string;
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description leads / clicks (Business and up); null without clicks */
+                                leads_per_click?: number | null;
                                 link_id: string;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
+                                /** @description sales / leads; null without leads */
+                                sales_per_lead?: number | null;
                                 short_url: string;
                                 title: string | null;
                                 url: string;
@@ -3158,7 +3196,15 @@ export interface paths {
                             }[];
                             os?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
                                 os: string;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
                             owner_id: string;
@@ -3187,7 +3233,15 @@ export interface paths {
                             }[];
                             referrers?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
                                 referrer: string;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
                             /** @description Regions (first subdivision) when GEOIP_DB is a City database; empty with a Country database */
@@ -3205,13 +3259,23 @@ export interface paths {
                             };
                             /** @description Sales of the range (refunded ones included) */
                             sales?: number;
+                            /** @description sales / leads; null without leads */
+                            sales_per_lead?: number | null;
                             /** @description Every point of the range, zero-filled, in `tz` */
                             series?: {
                                 clicks: number;
                                 /** @description The point in the time zone: YYYY-MM-DDTHH:00 (hour), YYYY-MM-DD (day) or YYYY-MM (month) */
                                 label: string;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
                                 /** @description Clicks from QR codes */
                                 qr: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 /** @description ISO instant of the point's start */
                                 start: string;
                                 /** @description Visitors new that UTC day (a day's visitors summed over its hours) */
@@ -3230,30 +3294,70 @@ export interface paths {
                             /** @description utm_campaign values of the short URL visited */
                             utm_campaigns?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 utm_campaign: string;
                                 visitors: number;
                             }[];
                             /** @description utm_content values of the short URL visited */
                             utm_contents?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 utm_content: string;
                                 visitors: number;
                             }[];
                             /** @description utm_medium values of the short URL visited */
                             utm_mediums?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 utm_medium: string;
                                 visitors: number;
                             }[];
                             /** @description utm_source values of the short URL visited (clicks that had one only) */
                             utm_sources?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 utm_source: string;
                                 visitors: number;
                             }[];
                             /** @description utm_term values of the short URL visited */
                             utm_terms?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 utm_term: string;
                                 visitors: number;
                             }[];
@@ -8667,6 +8771,14 @@ export interface paths {
                             browsers?: {
                                 browser: string;
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
                             change?: {
@@ -8691,25 +8803,47 @@ export interface paths {
                             countries?: {
                                 clicks: number;
                                 country: string;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
                             /** @description Every day of the range in `tz`, zero-filled (day ranges only: not for hourly or monthly points) */
                             daily?: {
                                 clicks: number;
                                 date: string;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
                                 qr: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
                             /** @description Where the range's clicks went (contract/targeting.ts's codes: default, rule:N, ios, android, variant:N), most first; `url` is that destination's address today (null when the link no longer has it) */
                             destinations?: {
                                 clicks: number;
                                 destination: string;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
                                 leads?: number;
+                                /** @description leads / clicks (Business and up); null without clicks */
+                                leads_per_click?: number | null;
                                 /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
                                 revenue?: {
                                     [key: string]: number;
                                 };
+                                /** @description Sales (refunded ones included) */
                                 sales?: number;
+                                /** @description sales / leads; null without leads */
+                                sales_per_lead?: number | null;
                                 share: number;
                                 url: string | null;
                             }[];
@@ -8722,6 +8856,14 @@ export interface paths {
                             devices?: {
                                 clicks: number;
                                 device: string;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
                             /** @description First day of the range in `tz` (for 24h: the day of its first hour) */
@@ -8732,16 +8874,43 @@ export interface paths {
                                 clicks: number;
                                 /** @description ISO time of the hour's start (UTC) */
                                 hour: string;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
                                 qr: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
+                            /** @description All-time totals the source counted before the link was imported (Dub), beside the range's own; not in any range */
+                            imported_conversions?: {
+                                leads: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue: {
+                                    [key: string]: number;
+                                };
+                                sales: number;
+                            };
                             /** @description Leads of the range's conversions (Business and up) */
                             leads?: number;
+                            /** @description leads / clicks (Business and up); null without clicks */
+                            leads_per_click?: number | null;
                             link_id: string;
                             message?: string;
                             os?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
                                 os: string;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
                             /** @description The period of the same length just before (absent for all) */
@@ -8769,7 +8938,15 @@ export interface paths {
                             }[];
                             referrers?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
                                 referrer: string;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
                             /** @description Regions (first subdivision) when GEOIP_DB is a City database; empty with a Country database */
@@ -8788,13 +8965,23 @@ export interface paths {
                             };
                             /** @description Sales of the range (refunded ones included) */
                             sales?: number;
+                            /** @description sales / leads; null without leads */
+                            sales_per_lead?: number | null;
                             /** @description Every point of the range, zero-filled, in `tz` */
                             series?: {
                                 clicks: number;
                                 /** @description The point in the time zone: YYYY-MM-DDTHH:00 (hour), YYYY-MM-DD (day) or YYYY-MM (month) */
                                 label: string;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
                                 /** @description Clicks from QR codes */
                                 qr: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 /** @description ISO instant of the point's start */
                                 start: string;
                                 /** @description Visitors new that UTC day (a day's visitors summed over its hours) */
@@ -8844,30 +9031,70 @@ export interface paths {
                             /** @description utm_campaign values of the short URL visited */
                             utm_campaigns?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 utm_campaign: string;
                                 visitors: number;
                             }[];
                             /** @description utm_content values of the short URL visited */
                             utm_contents?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 utm_content: string;
                                 visitors: number;
                             }[];
                             /** @description utm_medium values of the short URL visited */
                             utm_mediums?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 utm_medium: string;
                                 visitors: number;
                             }[];
                             /** @description utm_source values of the short URL visited (clicks that had one only) */
                             utm_sources?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 utm_source: string;
                                 visitors: number;
                             }[];
                             /** @description utm_term values of the short URL visited */
                             utm_terms?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 utm_term: string;
                                 visitors: number;
                             }[];
@@ -11450,6 +11677,14 @@ export interface paths {
                             browsers?: {
                                 browser: string;
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
                             change?: {
@@ -11474,25 +11709,47 @@ export interface paths {
                             countries?: {
                                 clicks: number;
                                 country: string;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
                             /** @description Every day of the range in `tz`, zero-filled (day ranges only: not for hourly or monthly points) */
                             daily?: {
                                 clicks: number;
                                 date: string;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
                                 qr: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
                             /** @description Where the range's clicks went (contract/targeting.ts's codes: default, rule:N, ios, android, variant:N), most first; `url` is that destination's address today (null when the link no longer has it) */
                             destinations?: {
                                 clicks: number;
                                 destination: string;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
                                 leads?: number;
+                                /** @description leads / clicks (Business and up); null without clicks */
+                                leads_per_click?: number | null;
                                 /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
                                 revenue?: {
                                     [key: string]: number;
                                 };
+                                /** @description Sales (refunded ones included) */
                                 sales?: number;
+                                /** @description sales / leads; null without leads */
+                                sales_per_lead?: number | null;
                                 share: number;
                                 url: string | null;
                             }[];
@@ -11505,6 +11762,14 @@ export interface paths {
                             devices?: {
                                 clicks: number;
                                 device: string;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
                             /** @description First day of the range in `tz` (for 24h: the day of its first hour) */
@@ -11515,16 +11780,43 @@ export interface paths {
                                 clicks: number;
                                 /** @description ISO time of the hour's start (UTC) */
                                 hour: string;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
                                 qr: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
+                            /** @description All-time totals the source counted before the link was imported (Dub), beside the range's own; not in any range */
+                            imported_conversions?: {
+                                leads: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue: {
+                                    [key: string]: number;
+                                };
+                                sales: number;
+                            };
                             /** @description Leads of the range's conversions (Business and up) */
                             leads?: number;
+                            /** @description leads / clicks (Business and up); null without clicks */
+                            leads_per_click?: number | null;
                             link_id: string;
                             message?: string;
                             os?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
                                 os: string;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
                             /** @description The period of the same length just before (absent for all) */
@@ -11552,7 +11844,15 @@ export interface paths {
                             }[];
                             referrers?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
                                 referrer: string;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 visitors: number;
                             }[];
                             /** @description Regions (first subdivision) when GEOIP_DB is a City database; empty with a Country database */
@@ -11571,13 +11871,23 @@ export interface paths {
                             };
                             /** @description Sales of the range (refunded ones included) */
                             sales?: number;
+                            /** @description sales / leads; null without leads */
+                            sales_per_lead?: number | null;
                             /** @description Every point of the range, zero-filled, in `tz` */
                             series?: {
                                 clicks: number;
                                 /** @description The point in the time zone: YYYY-MM-DDTHH:00 (hour), YYYY-MM-DD (day) or YYYY-MM (month) */
                                 label: string;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
                                 /** @description Clicks from QR codes */
                                 qr: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 /** @description ISO instant of the point's start */
                                 start: string;
                                 /** @description Visitors new that UTC day (a day's visitors summed over its hours) */
@@ -11627,30 +11937,70 @@ export interface paths {
                             /** @description utm_campaign values of the short URL visited */
                             utm_campaigns?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 utm_campaign: string;
                                 visitors: number;
                             }[];
                             /** @description utm_content values of the short URL visited */
                             utm_contents?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 utm_content: string;
                                 visitors: number;
                             }[];
                             /** @description utm_medium values of the short URL visited */
                             utm_mediums?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 utm_medium: string;
                                 visitors: number;
                             }[];
                             /** @description utm_source values of the short URL visited (clicks that had one only) */
                             utm_sources?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 utm_source: string;
                                 visitors: number;
                             }[];
                             /** @description utm_term values of the short URL visited */
                             utm_terms?: {
                                 clicks: number;
+                                /** @description Leads (Business and up) of the range attributed to the row's clicks */
+                                leads?: number;
+                                /** @description Currency (ISO 4217) to minor units, net of refunds; never summed across currencies */
+                                revenue?: {
+                                    [key: string]: number;
+                                };
+                                /** @description Sales (refunded ones included) */
+                                sales?: number;
                                 utm_term: string;
                                 visitors: number;
                             }[];

@@ -5,7 +5,8 @@ import type { AppContext } from "../../context.js";
 import { requireCapability } from "../../accounts/plans.js";
 import { csvFilename, exportCsv } from "../../clicks/csv.js";
 import { errors } from "../../contract/common.js";
-import { linkConversions } from "../../conversions/conversion-stats.js";
+import { importedConversions, linkConversions } from "../../conversions/conversion-stats.js";
+import { dailyConversionColumns, withConversions } from "../../conversions/stats-rows.js";
 import { can } from "../../accounts/plans.js";
 import { RangeQuery, StatsReply } from "../../contract/stats.js";
 import { signedIn, signedInRoutes } from "../auth.js";
@@ -34,15 +35,18 @@ export async function statsRoutes(app: App, ctx: Deps): Promise<void> {
         const stats = await ctx.stats.forLink(link, owner.plan, req.query);
         reply.header("Cache-Control", "private, no-store");
         if (!can(owner.plan, "conversions")) return { status: "success" as const, ...stats };
-        // Conversions beside the clicks: the range's, per destination, and a running split's variants.
+        // Conversions beside the clicks: the range's, per breakdown row, point and destination, and a running split's variants.
         const p = ctx.stats.period(req.query, Number(link.created_at));
-        const [conv, split] = await Promise.all([linkConversions(ctx.storage.db, link.id, p.startMs, p.endMs), ctx.splits.figures(link)]);
-        const { byDestination, ...totals } = conv;
-        const destinations =
-          "destinations" in stats
-            ? stats.destinations.map((d) => ({ ...d, ...(byDestination.get(d.destination) ?? { leads: 0, sales: 0, revenue: {} }) }))
-            : undefined;
-        return { status: "success" as const, ...stats, ...totals, ...(destinations ? { destinations } : {}), ...(split ? { split_test: split } : {}) };
+        const [conv, split, imported] = await Promise.all([
+          linkConversions(ctx.storage.db, link.id, p),
+          ctx.splits.figures(link),
+          importedConversions(ctx.storage.db, link.id),
+        ]);
+        return {
+          ...withConversions({ status: "success" as const, ...stats }, conv),
+          ...(split ? { split_test: split } : {}),
+          ...(imported ? { imported_conversions: imported } : {}),
+        };
       },
     );
 
@@ -69,7 +73,14 @@ export async function statsRoutes(app: App, ctx: Deps): Promise<void> {
         const { link, owner } = await ctx.links.access(signedIn(req), req.params.id);
         requireCapability(owner.plan, "stats_csv", "CSV export");
         const range = ctx.stats.period(req.query, Number(link.created_at));
-        const csv = await exportCsv(ctx.storage, ctx.stats, link, range);
+        const csv = await exportCsv(
+          ctx.storage,
+          ctx.stats,
+          link,
+          range,
+          undefined,
+          can(owner.plan, "conversions") ? await dailyConversionColumns(ctx.storage.db, link.id, range.days) : undefined,
+        );
         reply
           .type("text/csv; charset=utf-8")
           .header("Content-Disposition", `attachment; filename="${csvFilename(link.alias, range)}"`)

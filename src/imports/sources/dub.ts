@@ -1,6 +1,6 @@
 // Dub (Authorization: Bearer): GET /links?page=&pageSize= answers a list of links {id, domain, key, url, title,
 // description, image, proxy, expiresAt, expiredUrl, password, tags: [{name}], clicks, createdAt, ios, android,
-// archived, comments}; the last page is one shorter than pageSize (or empty). GET /links/count gives the
+// archived, comments, leads, sales, saleAmount (cents of USD, the currency Dub reports revenue in)}; the last page is one shorter than pageSize (or empty). GET /links/count gives the
 // total, asked once on the first page and kept in the cursor: {"page": next page, "total": count or null}.
 import type { ImportSource, SourceFactory, SourceFetch, SourceLink, SourcePage, SourceSettings } from "../source.js";
 import { LinkReader, baseUrl, endpoint, isCount, isObject, readCursor, shapeError, token } from "./common.js";
@@ -79,6 +79,10 @@ export function readDubLink(raw: unknown, standIn: string): SourceLink {
     clicks_total: r.count("clicks"),
     archived: r.bool("archived") ?? false,
   };
+  const leads = r.count("leads") ?? 0;
+  const sales = r.count("sales") ?? 0;
+  const amount = r.count("saleAmount") ?? 0;
+  if (leads + sales + amount > 0) link.conversions_total = { leads, sales, revenue: amount > 0 ? { USD: amount } : {} };
   const description = r.str("description");
   if (raw.proxy === true) link.preview = { title: link.title ?? null, description, image: r.str("image") };
   else if (description !== null) r.notes.push("the description (a social preview field, preview off at the source) is not carried");
