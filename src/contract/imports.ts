@@ -1,16 +1,20 @@
 // Imports and export (docs/import.md): what the dashboard, the API and `snip import` send and get back.
 import { Type, type Static } from "typebox";
 import { Body, Nullable, StringEnum } from "./common.js";
-import { ACTIVE_IMPORT_STATES, IMPORT_SOURCE_NAMES, IMPORT_STATES, MAX_IMPORT_FILE_BYTES } from "./tables.js";
+import { ACTIVE_IMPORT_STATES, FILE_IMPORT_SOURCES, IMPORT_SOURCE_NAMES, IMPORT_STATES, MAX_IMPORT_FILE_BYTES, isFileSource } from "./tables.js";
 
-export { ACTIVE_IMPORT_STATES, IMPORT_SOURCE_NAMES, IMPORT_STATES, MAX_IMPORT_FILE_BYTES };
+export { ACTIVE_IMPORT_STATES, FILE_IMPORT_SOURCES, IMPORT_SOURCE_NAMES, IMPORT_STATES, MAX_IMPORT_FILE_BYTES, isFileSource };
+
 export type ImportState = (typeof IMPORT_STATES)[number];
 export const ON_TAKEN = ["skip", "generate"] as const;
 /** Rows a preview maps. */
 export const PREVIEW_ROWS = 20;
 
 export const ImportBody = Body({
-  source: StringEnum(IMPORT_SOURCE_NAMES, "bitly, shlink, yourls, kutt, dub, or csv (a CSV file, or snip's JSON export)"),
+  source: StringEnum(
+    IMPORT_SOURCE_NAMES,
+    "bitly, shlink, yourls, kutt, dub, csv (a CSV file, or snip's JSON export) or firebase (a CSV of Firebase Dynamic Links: short and long link)",
+  ),
   base_url: Type.Optional(Nullable(Type.String({ maxLength: 2048, description: "The source API's address (Bitly and Dub have defaults)" }))),
   token: Type.Optional(Nullable(Type.String({ maxLength: 4096, description: "API key, access token or signature token; stored sealed until the job ends" }))),
   group: Type.Optional(Nullable(Type.String({ maxLength: 200, description: "Bitly: the group guid (default: every group)" }))),

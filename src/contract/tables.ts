@@ -20,7 +20,13 @@ export const MIN_VARIANTS = 2;
 export const MAX_VARIANTS = 4;
 export const DEVICES = ["ios", "android", "mobile", "tablet", "desktop", "bot"] as const;
 
-export const IMPORT_SOURCE_NAMES = ["bitly", "shlink", "yourls", "kutt", "dub", "csv"] as const;
+export const IMPORT_SOURCE_NAMES = ["bitly", "shlink", "yourls", "kutt", "dub", "csv", "firebase"] as const;
+/** The sources read from an uploaded file (`file`) rather than an API (`base_url`, `token`). */
+export const FILE_IMPORT_SOURCES = ["csv", "firebase"] as const satisfies readonly (typeof IMPORT_SOURCE_NAMES)[number][];
+/** The source reads an uploaded file (a CSV or snip's JSON export, Firebase's Dynamic Links CSV), not an API. */
+export function isFileSource(source: string): source is (typeof FILE_IMPORT_SOURCES)[number] {
+  return (FILE_IMPORT_SOURCES as readonly string[]).includes(source);
+}
 export const IMPORT_STATES = ["queued", "running", "done", "failed", "cancelled"] as const;
 /** A job that has not ended yet. */
 export const ACTIVE_IMPORT_STATES = ["queued", "running"] as const satisfies readonly (typeof IMPORT_STATES)[number][];

@@ -20,6 +20,7 @@ import {
   type FailedLine,
   type ImportFields,
   type ImportJob,
+  isFileSource,
   MAX_IMPORT_FILE_BYTES,
   PREVIEW_ROWS,
   type PreviewReply,
@@ -58,8 +59,8 @@ export function settingsOf(box: SealedBox, job: ImportJobRow): SourceSettings {
 function checkFields(f: ImportFields): { source: ImportSourceName; settings: SourceSettings } {
   const source = f.source;
   const base = f.base_url?.trim() || DEFAULT_BASE[source] || null;
-  if (source === "csv") {
-    if (!f.file) throw invalid("file", "Choose a CSV or JSON file");
+  if (isFileSource(source)) {
+    if (!f.file) throw invalid("file", source === "csv" ? "Choose a CSV or JSON file" : "Choose a CSV file");
     // The limit is in bytes as stored (the schema's maxLength counts UTF-16 units: two-byte text would pass at 30 MB).
     if (Buffer.byteLength(f.file, "utf8") > MAX_IMPORT_FILE_BYTES) throw invalid("file", `the file is larger than ${MAX_IMPORT_FILE_BYTES / 1024 / 1024} MB`);
     return { source, settings: { file: f.file } };
@@ -72,8 +73,8 @@ function checkFields(f: ImportFields): { source: ImportSourceName; settings: Sou
 
 /** The idempotence key of a source's account: the same links read again are recognised. */
 function sourceKey(source: ImportSourceName, s: SourceSettings): string {
-  if (source === "csv")
-    return `csv:${createHash("sha256")
+  if (isFileSource(source))
+    return `${source}:${createHash("sha256")
       .update(s.file ?? "")
       .digest("hex")
       .slice(0, 32)}`;
@@ -82,7 +83,7 @@ function sourceKey(source: ImportSourceName, s: SourceSettings): string {
 
 /** A source failure as the user's error (400 on the field it is about). */
 export function sourceRefusal(err: SourceError, source: ImportSourceName): DomainError {
-  const field = source === "csv" ? "file" : /token|key|refused the/i.test(err.message) && !/address/i.test(err.message) ? "token" : "base_url";
+  const field = isFileSource(source) ? "file" : /token|key|refused the/i.test(err.message) && !/address/i.test(err.message) ? "token" : "base_url";
   return invalid(field, err.message);
 }
 
@@ -256,10 +257,9 @@ export class ImportJobs {
     const job = await this.row(actor, id);
     if (job.state !== "failed" && job.state !== "cancelled")
       throw new DomainError("conflict", `This import is ${job.state}: only a failed or cancelled import resumes`);
-    const kept =
-      job.source === "csv"
-        ? (await this.deps.db.selectFrom("import_jobs").select("id").where("id", "=", id).where("file", "is not", null).executeTakeFirst()) !== undefined
-        : job.token_sealed !== null;
+    const kept = isFileSource(job.source)
+      ? (await this.deps.db.selectFrom("import_jobs").select("id").where("id", "=", id).where("file", "is not", null).executeTakeFirst()) !== undefined
+      : job.token_sealed !== null;
     if (!kept) throw new DomainError("conflict", "This import's token or file is gone: start a new import (already imported links are skipped)");
     const now = this.deps.now();
     // The lease stays: a run still finishing its page lets the job go before it is claimed again.

@@ -10,6 +10,7 @@ import { ImportRunner } from "./import-runner.js";
 import { type SourceAddressCheck, createSourceFetch } from "./source-http.js";
 import { API_SOURCES } from "./sources/index.js";
 import { fileSource } from "./sources/file.js";
+import { firebaseSource } from "./sources/firebase.js";
 import type { ImportSource, ImportSourceName, SourceSettings } from "./source.js";
 
 export interface ImportsDeps {
@@ -40,7 +41,7 @@ export interface Imports {
 export function createImports(deps: ImportsDeps): Imports {
   const http = createSourceFetch({ check: deps.check, allowPrivate: deps.allowPrivate, now: deps.now });
   const open = (source: ImportSourceName, settings: SourceSettings): ImportSource =>
-    source === "csv" ? fileSource(settings) : API_SOURCES[source](settings, http);
+    source === "csv" ? fileSource(settings) : source === "firebase" ? firebaseSource(settings) : API_SOURCES[source](settings, http);
   // The jobs wake the runner (called only once both exist).
   const jobs = new ImportJobs({
     db: deps.db,

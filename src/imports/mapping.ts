@@ -81,6 +81,10 @@ export function mapLink(src: SourceLink, target: ImportTarget, now: number): Map
   }
   if (src.ios_url) input.ios_url = src.ios_url;
   if (src.android_url) input.android_url = src.android_url;
+  // App destinations (Firebase Dynamic Links), on every plan as the iOS and Android addresses are.
+  if (src.app_ios_store_id) input.app_ios_store_id = src.app_ios_store_id;
+  if (src.app_android_package) input.app_android_package = src.app_android_package;
+  if (src.app_path) input.app_path = src.app_path;
   if (src.archived) input.archived = true;
   gated(src, target.owner.plan, now, m);
   if (src.password) input.password = src.password;

@@ -46,6 +46,10 @@ export interface SourceLink {
   max_clicks?: number | null;
   ios_url?: string | null;
   android_url?: string | null;
+  /** Firebase Dynamic Links: the App Store id, the Android package and the in-app path (docs/deep-links.md). */
+  app_ios_store_id?: string | null;
+  app_android_package?: string | null;
+  app_path?: string | null;
   /** Epoch ms. */
   created_at?: number | null;
   /** Clicks the source counted, for sources that give totals only. */

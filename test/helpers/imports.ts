@@ -15,8 +15,8 @@ export async function finished(c: ApiClient, id: string) {
   );
 }
 
-export async function importFile(c: ApiClient, file: string, on_taken: "skip" | "generate" = "skip") {
-  const r = await c.post("/api/imports", { source: "csv", file, on_taken });
+export async function importFile(c: ApiClient, file: string, on_taken: "skip" | "generate" = "skip", source: "csv" | "firebase" = "csv") {
+  const r = await c.post("/api/imports", { source, file, on_taken });
   expect(r.status, r.text).toBe(201);
   return finished(c, r.body.import.id);
 }

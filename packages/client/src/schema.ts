@@ -9254,10 +9254,10 @@ export interface paths {
                          */
                         on_taken?: "skip" | "generate";
                         /**
-                         * @description bitly, shlink, yourls, kutt, dub, or csv (a CSV file, or snip's JSON export)
+                         * @description bitly, shlink, yourls, kutt, dub, csv (a CSV file, or snip's JSON export) or firebase (a CSV of Firebase Dynamic Links: short and long link)
                          * @enum {string}
                          */
-                        source: "bitly" | "shlink" | "yourls" | "kutt" | "dub" | "csv";
+                        source: "bitly" | "shlink" | "yourls" | "kutt" | "dub" | "csv" | "firebase";
                         /** @description API key, access token or signature token; stored sealed until the job ends */
                         token?: string | null;
                     };
@@ -9801,10 +9801,10 @@ export interface paths {
                          */
                         on_taken?: "skip" | "generate";
                         /**
-                         * @description bitly, shlink, yourls, kutt, dub, or csv (a CSV file, or snip's JSON export)
+                         * @description bitly, shlink, yourls, kutt, dub, csv (a CSV file, or snip's JSON export) or firebase (a CSV of Firebase Dynamic Links: short and long link)
                          * @enum {string}
                          */
-                        source: "bitly" | "shlink" | "yourls" | "kutt" | "dub" | "csv";
+                        source: "bitly" | "shlink" | "yourls" | "kutt" | "dub" | "csv" | "firebase";
                         /** @description API key, access token or signature token; stored sealed until the job ends */
                         token?: string | null;
                     };

@@ -10,6 +10,7 @@ export const SOURCE_TITLES: Record<ImportSourceName, string> = {
   kutt: "Kutt",
   dub: "Dub",
   csv: "CSV",
+  firebase: "Firebase Dynamic Links",
 };
 
 export type Json = Record<string, unknown>;

@@ -8,6 +8,7 @@ import { A, Alert, errorMessage, useTitle } from "../shared/ui";
 import { usePagedList } from "../shared/lists";
 import { importsApi } from "./imports-api";
 import type { ImportFields, ImportJob, PreviewReply } from "@contract/imports";
+import { isFileSource } from "@contract/tables";
 import { SourceForm, fieldsOf, initialValues, type FormValues } from "./SourceForm";
 import { PreviewTable } from "./PreviewTable";
 import { JobProgress } from "./JobProgress";
@@ -22,7 +23,7 @@ const FIELD_NAMES = ["base_url", "token", "group", "file", "on_taken"];
 function missing(v: FormValues): Record<string, string> {
   const info = SOURCES[v.source];
   const out: Record<string, string> = {};
-  if (v.source === "csv") {
+  if (isFileSource(v.source)) {
     if (!v.file) out.file = "Choose a file to import.";
     return out;
   }

@@ -4,7 +4,7 @@ import { useState, type ChangeEvent } from "react";
 import { Field } from "../shared/ui";
 import type { OnTaken, SourceName } from "./imports-api";
 import { SOURCES, formatBytes } from "./sources";
-import { IMPORT_SOURCE_NAMES, MAX_IMPORT_FILE_BYTES } from "@contract/tables";
+import { IMPORT_SOURCE_NAMES, MAX_IMPORT_FILE_BYTES, isFileSource } from "@contract/tables";
 
 export interface PickedFile {
   name: string;
@@ -41,8 +41,8 @@ export function SourceForm({ values, onChange, errors, disabled }: Props) {
       <p className="muted small import-carries" data-testid="import-carries">
         {info.carries}
       </p>
-      {values.source === "csv" ? (
-        <FilePicker file={values.file} error={errors.file} onPick={(file) => set({ file })} />
+      {isFileSource(values.source) ? (
+        <FilePicker firebase={values.source === "firebase"} file={values.file} error={errors.file} onPick={(file) => set({ file })} />
       ) : (
         <>
           <div className="grid-2 import-grid">
@@ -115,7 +115,7 @@ function SourcePicker({ value, onPick }: { value: SourceName; onPick: (s: Source
   );
 }
 
-function FilePicker({ file, error, onPick }: { file: PickedFile | null; error?: string; onPick: (f: PickedFile | null) => void }) {
+function FilePicker({ firebase, file, error, onPick }: { firebase: boolean; file: PickedFile | null; error?: string; onPick: (f: PickedFile | null) => void }) {
   const [reading, setReading] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
 
@@ -145,7 +145,9 @@ function FilePicker({ file, error, onPick }: { file: PickedFile | null; error?: 
     ? "Reading the file…"
     : file
       ? `${file.name}, ${formatBytes(file.size)}.`
-      : `CSV with a header row, or a snip JSON export; up to ${formatBytes(MAX_IMPORT_FILE_BYTES)}.`;
+      : firebase
+        ? `CSV with a header row naming a "Short link" and a "Long link" column (a "Link name" is kept as the title); up to ${formatBytes(MAX_IMPORT_FILE_BYTES)}.`
+        : `CSV with a header row, or a snip JSON export; up to ${formatBytes(MAX_IMPORT_FILE_BYTES)}.`;
   return (
     <Field id="import-file" label="File" error={problem ?? error} hint={<span data-testid="import-file-info">{hint}</span>}>
       <input
@@ -193,7 +195,7 @@ function TakenChoice({ value, onChange, error }: { value: OnTaken; onChange: (v:
 /** The request body of the form's values (empty fields left out). */
 export function fieldsOf(v: FormValues) {
   const trim = (s: string) => s.trim() || undefined;
-  if (v.source === "csv") return { source: v.source, file: v.file?.text ?? "", on_taken: v.on_taken };
+  if (isFileSource(v.source)) return { source: v.source, file: v.file?.text ?? "", on_taken: v.on_taken };
   return {
     source: v.source,
     base_url: trim(v.base_url),

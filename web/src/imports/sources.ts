@@ -79,6 +79,17 @@ export const SOURCES: Record<SourceName, SourceInfo> = {
     carries: "A header row naming snip's link fields (url, alias, title, note, tags, expires_at, max_clicks, …), or a snip JSON export.",
     keepsVisits: false,
   },
+  firebase: {
+    label: "Firebase Dynamic Links",
+    defaultBase: "",
+    baseRequired: false,
+    basePlaceholder: "",
+    tokenLabel: null,
+    tokenHint: "",
+    carries:
+      "A CSV with a short link and a long link column: the short path is kept on your domain; the long link's destination, app store ids, in-app path, fallbacks and social preview become the link's.",
+    keepsVisits: false,
+  },
 };
 
 export const ACTION_LABELS: Record<PreviewAction, { label: string; badge: string }> = {
