@@ -57,4 +57,22 @@ describe.skipIf(!available)("a domain's apps in the browser", () => {
     expect([served.status, JSON.parse(served.body)]).toEqual([200, android]);
     await screenshotModes(page, "e2e-domain-apps");
   });
+
+  it("sets the account's default way out of in-app browsers from the Domains page, kept after a reload", async () => {
+    const page = f.browser.page;
+    // Signed in by the test above.
+    await page.goto("/app/domains");
+    const box = page.getByTestId("open-outside-default");
+    await expect.poll(() => box.isEnabled()).toBe(true);
+    expect(await box.isChecked()).toBe(false);
+    await box.check();
+    await page.getByTestId("open-outside-saved").waitFor();
+    const user = await f.server.ctx.accounts.requireByEmail(email);
+    const stored = await f.server.ctx.storage.db.selectFrom("users").select("open_outside").where("id", "=", user.id).executeTakeFirstOrThrow();
+    expect(stored.open_outside).toBe(1);
+    await page.reload();
+    await expect.poll(() => page.getByTestId("open-outside-default").isEnabled()).toBe(true);
+    expect(await page.getByTestId("open-outside-default").isChecked()).toBe(true);
+    await screenshotModes(page, "e2e-open-outside");
+  });
 });

@@ -11,6 +11,7 @@ import { ListError } from "../shared/lists";
 import { useSubmit } from "../shared/submit";
 import { MESSAGES, typedHostname } from "../../../src/contract/form-rules";
 import { DomainCard } from "./DomainCard";
+import { OpenOutsideDefault } from "./OpenOutsideDefault";
 
 // eslint-disable-next-line max-lines-per-function -- the add form, the list and the plan gate share the page's state.
 export function DomainsPage() {
@@ -132,6 +133,8 @@ export function DomainsPage() {
           ))}
         </ul>
       )}
+
+      <OpenOutsideDefault />
 
       <ConfirmDialog {...del.dialog} title={`Delete ${toDelete?.hostname ?? "this domain"}?`} confirmLabel="Delete domain" danger>
         <p>

@@ -13,4 +13,6 @@ export const domainsApi = {
   deleteDomain: (id: string) => call(snip.DELETE("/api/domains/{id}", byId(id))),
   apps: (id: string) => call(snip.GET("/api/domains/{id}/apps", byId(id))),
   setApps: (id: string, body: AppsBody) => call(snip.PUT("/api/domains/{id}/apps", { ...byId(id), body })),
+  deepLinkSettings: () => call(snip.GET("/api/deeplinks/settings")).then((r) => r.settings),
+  setDeepLinkSettings: (body: { open_outside: boolean }) => call(snip.PATCH("/api/deeplinks/settings", { body })).then((r) => r.settings),
 };
