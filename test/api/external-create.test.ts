@@ -321,9 +321,13 @@ describe.each(ENGINES)("external creation API on %s", (engine) => {
     expect(schema.required).toEqual(["url"]);
     expect(Object.keys(schema.properties).sort()).toEqual([
       "alias",
+      "app_android_package",
+      "app_ios_store_id",
+      "app_path",
       "crawlable",
       "expired_url",
       "note",
+      "open_outside",
       "preview",
       "redirect_status",
       "rules",
