@@ -169,7 +169,10 @@ describe.skipIf(!available).each(ENGINES)("conversions in the browser (%s)", (en
     const stats = (await api(`/api/links/${link.id}/stats`)).body;
     expect(performance.now() - posted).toBeLessThan(1000);
     expect([stats.total_clicks, stats.range_clicks, stats.leads, stats.sales, stats.revenue]).toEqual([1, 1, 1, 1, { EUR: 4900 }]);
-    expect(stats.destinations).toEqual([{ destination: "default", url: link.url, clicks: 1, share: 1, leads: 1, sales: 1, revenue: { EUR: 4900 } }]);
+    expect(stats.destinations).toEqual([
+      { destination: "default", url: link.url, clicks: 1, share: 1, leads: 1, sales: 1, revenue: { EUR: 4900 }, leads_per_click: 1, sales_per_lead: 1 },
+    ]);
+    expect(stats.tracks_conversions).toBe(true);
 
     await page.goto(`/app/links/${link.id}`);
     await page.getByTestId("conversion-funnel").waitFor();

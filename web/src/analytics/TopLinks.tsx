@@ -13,7 +13,7 @@ export function TopLinks({ links, visitors }: { links: Analytics["links"]; visit
       {links.length === 0 ? (
         <p className="muted small">No link was clicked in this period.</p>
       ) : (
-        <Wide on={conversions}>
+        <Wide on={conversions} label="Top links">
           <ColumnsHead visitors={visitors} share={false} conversions={conversions} />
           <ol className="hbars">
             {links.map((l) => (

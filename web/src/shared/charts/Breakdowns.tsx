@@ -35,11 +35,14 @@ export function wideGrid(lists: (RowConversions[] | undefined)[]): string {
   return lists.some(hasRowConversions) ? "breakdowns breakdowns-wide" : "breakdowns";
 }
 
-/** Its columns need more room than a phone's card: they scroll inside it (the page itself never widens). */
-export function Wide({ on, children }: { on: boolean; children: ReactNode }) {
+/**
+ * Its columns need more room than a phone's card: they scroll inside it (the page itself never widens). The
+ * scrolling box takes the keyboard's focus, so arrow keys scroll it too.
+ */
+export function Wide({ on, label, children }: { on: boolean; label: string; children: ReactNode }) {
   if (!on) return <>{children}</>;
   return (
-    <div className="hbar-scroll" data-testid="conversion-columns">
+    <div className="hbar-scroll" data-testid="conversion-columns" tabIndex={0} role="group" aria-label={`${label}: clicks, leads, sales and revenue`}>
       <div className="hbar-wide">{children}</div>
     </div>
   );
@@ -161,7 +164,7 @@ export function Breakdown({
         <p className="muted small">{empty ?? "No data for this period."}</p>
       ) : (
         <>
-          <Wide on={conversions}>
+          <Wide on={conversions} label={title}>
             <ColumnsHead visitors={visitors} conversions={conversions} />
             <ul className="hbars">
               {list.slice(0, 10).map((i) => (
