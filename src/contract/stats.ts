@@ -233,6 +233,11 @@ const StatsProperties = {
     }),
   ),
   ...ConversionProperties,
+  tracks_conversions: Type.Optional(
+    Type.Boolean({
+      description: "Business and up: the link sends the click id to its destination (its own track_conversions, else its domain's, else the account's default)",
+    }),
+  ),
   imported_conversions: Type.Optional(
     Type.Object(
       { leads: Type.Integer(), sales: Type.Integer(), revenue: Revenue },

@@ -165,3 +165,25 @@ export async function importedConversions(db: Db, linkId: string): Promise<Conve
   }
   return { leads: Number(r.leads), sales: Number(r.sales), revenue };
 }
+
+/**
+ * Whether the link sends the click id to its destination: its own choice, else its domain's, else its account's
+ * default (the redirect's rule, src/links/links.ts TRACKING_SQL). The dashboard shows the funnel for such links.
+ */
+export async function tracksConversions(
+  db: Db,
+  link: { track_conversions: number | null; domain: string | null; owner_id: string | null },
+  owner: { track_conversions: number },
+): Promise<boolean> {
+  if (link.track_conversions != null) return Number(link.track_conversions) === 1;
+  if (link.domain && link.owner_id) {
+    const d = await db
+      .selectFrom("domains")
+      .select("track_conversions")
+      .where("hostname", "=", link.domain)
+      .where("owner_id", "=", link.owner_id)
+      .executeTakeFirst();
+    if (d?.track_conversions != null) return Number(d.track_conversions) === 1;
+  }
+  return Number(owner.track_conversions) === 1;
+}

@@ -172,6 +172,7 @@ describe.skipIf(!available).each(ENGINES)("conversions in the browser (%s)", (en
     expect(stats.destinations).toEqual([
       { destination: "default", url: link.url, clicks: 1, share: 1, leads: 1, sales: 1, revenue: { EUR: 4900 }, leads_per_click: 1, sales_per_lead: 1 },
     ]);
+    expect(stats.tracks_conversions).toBe(true);
 
     await page.goto(`/app/links/${link.id}`);
     await page.getByTestId("conversion-funnel").waitFor();

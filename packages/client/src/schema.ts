@@ -9027,6 +9027,8 @@ export interface paths {
                             to: string;
                             /** @description All-time clicks of the link */
                             total_clicks: number;
+                            /** @description Business and up: the link sends the click id to its destination (its own track_conversions, else its domain's, else the account's default) */
+                            tracks_conversions?: boolean;
                             tz: string;
                             /** @description utm_campaign values of the short URL visited */
                             utm_campaigns?: {
@@ -11933,6 +11935,8 @@ export interface paths {
                             to: string;
                             /** @description All-time clicks of the link */
                             total_clicks: number;
+                            /** @description Business and up: the link sends the click id to its destination (its own track_conversions, else its domain's, else the account's default) */
+                            tracks_conversions?: boolean;
                             tz: string;
                             /** @description utm_campaign values of the short URL visited */
                             utm_campaigns?: {

@@ -5,7 +5,7 @@ import type { AppContext } from "../../context.js";
 import { requireCapability } from "../../accounts/plans.js";
 import { csvFilename, exportCsv } from "../../clicks/csv.js";
 import { errors } from "../../contract/common.js";
-import { importedConversions, linkConversions } from "../../conversions/conversion-stats.js";
+import { importedConversions, linkConversions, tracksConversions } from "../../conversions/conversion-stats.js";
 import { dailyConversionColumns, withConversions } from "../../conversions/stats-rows.js";
 import { can } from "../../accounts/plans.js";
 import { RangeQuery, StatsReply } from "../../contract/stats.js";
@@ -37,13 +37,15 @@ export async function statsRoutes(app: App, ctx: Deps): Promise<void> {
         if (!can(owner.plan, "conversions")) return { status: "success" as const, ...stats };
         // Conversions beside the clicks: the range's, per breakdown row, point and destination, and a running split's variants.
         const p = ctx.stats.period(req.query, Number(link.created_at));
-        const [conv, split, imported] = await Promise.all([
+        const [conv, split, imported, tracks] = await Promise.all([
           linkConversions(ctx.storage.db, link.id, p),
           ctx.splits.figures(link),
           importedConversions(ctx.storage.db, link.id),
+          tracksConversions(ctx.storage.db, link, owner),
         ]);
         return {
           ...withConversions({ status: "success" as const, ...stats }, conv),
+          tracks_conversions: tracks,
           ...(split ? { split_test: split } : {}),
           ...(imported ? { imported_conversions: imported } : {}),
         };

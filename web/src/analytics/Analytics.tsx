@@ -7,7 +7,7 @@ import { useSession } from "../shared/session";
 import { A, Alert, EmptyState, Spinner, errorMessage, useTitle } from "../shared/ui";
 import { PlanGate, can } from "../shared/plan-gate";
 import { ChartCard } from "../shared/charts/SeriesChart";
-import { Breakdowns, SourcesPanel } from "../shared/charts/Breakdowns";
+import { Breakdowns, SourcesPanel, wideGrid } from "../shared/charts/Breakdowns";
 import { RangeControls } from "../shared/charts/RangeControls";
 import { Totals } from "../shared/charts/Totals";
 import { queryString, usePeriod } from "../shared/charts/period";
@@ -122,7 +122,7 @@ function AnalyticsBody({ data }: { data: Analytics }) {
       ) : (
         <>
           {data.series?.length ? <ChartCard series={data.series} granularity={data.granularity} tz={data.tz} extras={extras} /> : null}
-          <div className="breakdowns">
+          <div className={wideGrid([data.links])}>
             <TopLinks links={data.links} visitors={extras} />
             <SourcesPanel data={data} />
           </div>

@@ -19,7 +19,7 @@ import { linkApi } from "../shared/link-api";
 import { statsApi } from "./stats-api";
 import { BreakAt } from "../shared/break-at";
 import { formatNumber } from "../shared/numbers";
-import { ConversionFunnel, ConversionsByDestination, SplitTestPanel } from "../shared/charts/Conversions";
+import { ConversionFunnel, ConversionsByDestination, SplitTestPanel, showsFunnel } from "../shared/charts/Conversions";
 
 // eslint-disable-next-line max-lines-per-function -- the link, its period and the statistics read share the page's state.
 export function StatsPage() {
@@ -179,12 +179,13 @@ function StatsBody({ stats, link, advanced }: { stats: Stats; link: Link | null;
         Clicks count requests, not people: repeat visits, bots and link previews are counted too.
         {extras ? " Visitors count people: one per device and browser a day, from a key that forgets the address." : ""}
       </p>
-      {stats.leads !== undefined ? (
+      {stats.leads !== undefined && showsFunnel(stats) ? (
         <ConversionFunnel
           clicks={stats.range_clicks ?? 0}
           leads={stats.leads}
           sales={stats.sales ?? 0}
           revenue={stats.revenue}
+          imported={stats.imported_conversions}
           note="Leads and sales recorded in this period for this link's clicks; revenue net of refunds, per currency."
         />
       ) : null}
@@ -202,7 +203,7 @@ function StatsBody({ stats, link, advanced }: { stats: Stats; link: Link | null;
           {showsDestinations(stats, link) ? (
             <DestinationsPanel stats={stats} link={link} from={stats.from} to={stats.to} lastDay={stats.granularity !== "day"} />
           ) : null}
-          {stats.leads !== undefined && stats.destinations && showsDestinations(stats, link) ? <ConversionsByDestination rows={stats.destinations} /> : null}
+          {showsFunnel(stats) && stats.destinations && showsDestinations(stats, link) ? <ConversionsByDestination rows={stats.destinations} /> : null}
           <Breakdowns data={stats} destination={link?.url} />
         </>
       )}

@@ -7,7 +7,7 @@ import { formatRelative } from "../../shared/dates";
 import { A, errorMessage, formatDateTime } from "../../shared/ui";
 import { MonthSparkline } from "./MonthSparkline";
 import { formatNumber } from "../../shared/numbers";
-import { ConversionFunnel, SplitTestPanel } from "../../shared/charts/Conversions";
+import { ConversionFunnel, SplitTestPanel, showsFunnel } from "../../shared/charts/Conversions";
 
 const DAYS = "in the last 30 days";
 
@@ -97,12 +97,13 @@ export function LinkNumbers({ link }: { link: Link }) {
           <A to={`/app/links/${encodeURIComponent(link.id)}/stats`}>All statistics →</A>
         </p>
       </section>
-      {stats?.leads !== undefined ? (
+      {stats?.leads !== undefined && showsFunnel(stats) ? (
         <ConversionFunnel
           clicks={month ?? 0}
           leads={stats.leads}
           sales={stats.sales ?? 0}
           revenue={stats.revenue}
+          imported={stats.imported_conversions}
           note="The last 30 days: leads and sales this link's clicks led to, revenue net of refunds."
         />
       ) : null}

@@ -1,6 +1,9 @@
 // The period's breakdowns (countries, devices, browsers, systems, referrers; regions, cities, referring pages and
-// UTM values) with clicks and visitors, and the split between the short link itself and its QR codes.
+// UTM values) with clicks and visitors, and the split between the short link itself and its QR codes. When the
+// period has conversions (Business and up), rows also show their leads, sales and revenue per currency; the rows
+// then scroll sideways inside their card on a narrow screen rather than widen the page.
 import type { ReactNode } from "react";
+import { RevenueText } from "./Conversions";
 import { countryName } from "./parts";
 import "./stats.css";
 import { labelCase } from "./days";
@@ -8,25 +11,87 @@ import type { PeriodData } from "./period";
 import { BreakAt } from "../break-at";
 import { formatNumber } from "../numbers";
 
-interface Item {
+/** A row's conversions: absent from the answer when the period has none (docs/conversions.md, Statistics). */
+export interface RowConversions {
+  leads?: number;
+  sales?: number;
+  revenue?: Record<string, number>;
+}
+
+interface Item extends RowConversions {
   label: string;
   clicks: number;
   /** null: not counted for this row (shown "—" with the reason), not zero. */
   visitors?: number | null;
 }
 
+/** The rows carry conversion figures (the answer adds them to every row only when the period has a lead or a sale). */
+export function hasRowConversions(rows: RowConversions[] | undefined): boolean {
+  return !!rows?.some((r) => r.leads !== undefined);
+}
+
+/** The breakdowns' grid: two cards a row instead of three when their rows carry conversion columns. */
+export function wideGrid(lists: (RowConversions[] | undefined)[]): string {
+  return lists.some(hasRowConversions) ? "breakdowns breakdowns-wide" : "breakdowns";
+}
+
+/**
+ * Its columns need more room than a phone's card: they scroll inside it (the page itself never widens). The
+ * scrolling box takes the keyboard's focus, so arrow keys scroll it too.
+ */
+export function Wide({ on, label, children }: { on: boolean; label: string; children: ReactNode }) {
+  if (!on) return <>{children}</>;
+  return (
+    <div className="hbar-scroll" data-testid="conversion-columns" tabIndex={0} role="group" aria-label={`${label}: clicks, leads, sales and revenue`}>
+      <div className="hbar-wide">{children}</div>
+    </div>
+  );
+}
+
 /** Why a row has no visitors figure: the destination's UTM values are not per visit. */
 const UNCOUNTED_VISITORS = "Not counted: visitors are counted by the short URL's own UTM values, and these clicks had none";
 
 /** The columns' names above a list of rows. */
-export function ColumnsHead({ visitors, share = true }: { visitors: boolean; share?: boolean }) {
+export function ColumnsHead({ visitors, share = true, conversions = false }: { visitors: boolean; share?: boolean; conversions?: boolean }) {
   return (
     <div className="hbar-text hbar-head muted small" aria-hidden="true">
       <span className="hbar-label" />
       <span className="hbar-num">Clicks</span>
       {visitors ? <span className="hbar-num">Visitors</span> : null}
       {share ? <span className="hbar-num hbar-share">Share</span> : null}
+      {conversions ? (
+        <>
+          <span className="hbar-num">Leads</span>
+          <span className="hbar-num">Sales</span>
+          <span className="hbar-num hbar-revenue">Revenue</span>
+        </>
+      ) : null}
     </div>
+  );
+}
+
+/** A row's leads, sales and revenue (each currency apart); "—" where the row has no figures (not counted). */
+function ConversionCells({ c }: { c: RowConversions | null }) {
+  if (c === null || c.leads === undefined)
+    return (
+      <>
+        <span className="hbar-num muted">—</span>
+        <span className="hbar-num muted">—</span>
+        <span className="hbar-num hbar-revenue muted">—</span>
+      </>
+    );
+  return (
+    <>
+      <span className="hbar-num" title="Leads" data-testid="row-leads">
+        {formatNumber(c.leads)}
+      </span>
+      <span className="hbar-num" title="Sales" data-testid="row-sales">
+        {formatNumber(c.sales ?? 0)}
+      </span>
+      <span className="hbar-num hbar-revenue" title="Revenue">
+        <RevenueText revenue={c.revenue} testId="row-revenue" />
+      </span>
+    </>
   );
 }
 
@@ -41,8 +106,10 @@ export function Row(props: {
   fill?: string;
   testId?: string;
   data?: Record<string, string>;
+  /** Shown as columns when given: null for a row whose conversions are not counted. */
+  conversions?: RowConversions | null;
 }) {
-  const { label, title, clicks, visitors, share, bar, fill, testId, data } = props;
+  const { label, title, clicks, visitors, share, bar, fill, testId, data, conversions } = props;
   return (
     <li className="hbar" data-testid={testId} data-clicks={clicks} data-visitors={visitors ?? undefined} {...data}>
       <div className="hbar-text">
@@ -62,6 +129,7 @@ export function Row(props: {
           </span>
         ) : null}
         {share !== undefined ? <span className="hbar-num hbar-share muted">{Math.round(share * 100)}%</span> : null}
+        {conversions !== undefined ? <ConversionCells c={conversions} /> : null}
       </div>
       <div className="hbar-track" aria-hidden="true">
         <div className={`hbar-fill${fill ? ` ${fill}` : ""}`} style={{ width: `${bar > 0 ? Math.max(2, bar * 100) : 0}%` }} />
@@ -84,9 +152,11 @@ export function Breakdown({
   empty?: string;
   note?: string;
 }) {
-  const list = (items ?? []).filter((i) => i.clicks > 0).sort((a, b) => b.clicks - a.clicks);
+  // A value with conversions and no click in the period (its click was before it) is listed too, after the others.
+  const list = (items ?? []).filter((i) => i.clicks > 0 || (i.leads ?? 0) + (i.sales ?? 0) > 0).sort((a, b) => b.clicks - a.clicks);
   const total = list.reduce((s, i) => s + i.clicks, 0);
   const visitors = list.some((i) => typeof i.visitors === "number");
+  const conversions = hasRowConversions(list);
   return (
     <section className="card breakdown" data-testid={testId}>
       <h2>{title}</h2>
@@ -94,22 +164,25 @@ export function Breakdown({
         <p className="muted small">{empty ?? "No data for this period."}</p>
       ) : (
         <>
-          <ColumnsHead visitors={visitors} />
-          <ul className="hbars">
-            {list.slice(0, 10).map((i) => (
-              <Row
-                key={i.label}
-                label={i.label ? <BreakAt text={i.label} /> : "Unknown"}
-                title={i.title ?? (i.label || "Unknown")}
-                clicks={i.clicks}
-                visitors={visitors ? (i.visitors === null ? null : (i.visitors ?? 0)) : undefined}
-                share={total ? i.clicks / total : 0}
-                // The bar is the share printed beside it, not a length against the largest row.
-                bar={total ? i.clicks / total : 0}
-                data={{ "data-label": i.label || "Unknown" }}
-              />
-            ))}
-          </ul>
+          <Wide on={conversions} label={title}>
+            <ColumnsHead visitors={visitors} conversions={conversions} />
+            <ul className="hbars">
+              {list.slice(0, 10).map((i) => (
+                <Row
+                  key={i.label}
+                  label={i.label ? <BreakAt text={i.label} /> : "Unknown"}
+                  title={i.title ?? (i.label || "Unknown")}
+                  clicks={i.clicks}
+                  visitors={visitors ? (i.visitors === null ? null : (i.visitors ?? 0)) : undefined}
+                  share={total ? i.clicks / total : 0}
+                  // The bar is the share printed beside it, not a length against the largest row.
+                  bar={total ? i.clicks / total : 0}
+                  data={{ "data-label": i.label || "Unknown" }}
+                  conversions={conversions ? (i.leads === undefined ? null : i) : undefined}
+                />
+              ))}
+            </ul>
+          </Wide>
         </>
       )}
       {note ? <p className="muted small hbar-note">{note}</p> : null}
@@ -126,13 +199,13 @@ const NO_CITY_DB = "No data for this period. Regions and cities need a GeoIP Cit
  * carries one (the UTM builder puts it there), the clicks without a value of their own under it, marked "destination".
  */
 function utmItems(
-  rows: { clicks: number; visitors?: number; value: string }[] | undefined,
+  rows: ({ clicks: number; visitors?: number; value: string } & RowConversions)[] | undefined,
   destination: string | undefined,
   clicks: number,
 ): Item[] | undefined {
   const value = destination;
   if (!rows && !value) return undefined;
-  const own = (rows ?? []).map((r) => ({ label: r.value, clicks: r.clicks, visitors: r.visitors }));
+  const own = (rows ?? []).map((r) => ({ label: r.value, clicks: r.clicks, visitors: r.visitors, leads: r.leads, sales: r.sales, revenue: r.revenue }));
   const rest = clicks - own.reduce((n, r) => n + r.clicks, 0);
   // Visitors are kept per value of the short URL's own parameters only: the destination's row has none to show.
   return value && rest > 0 ? [...own, { label: `${value} (destination)`, clicks: rest, visitors: null }] : own;
@@ -159,7 +232,7 @@ function FinerBreakdowns({ data, destination }: { data: PeriodData; destination?
     title: string,
     testId: string,
     key: "utm_campaign" | "utm_source" | "utm_medium",
-    rows: { clicks: number; visitors?: number; value: string }[] | undefined,
+    rows: ({ clicks: number; visitors?: number; value: string } & RowConversions)[] | undefined,
   ) => (
     <Breakdown
       title={title}
@@ -209,7 +282,7 @@ function FinerBreakdowns({ data, destination }: { data: PeriodData; destination?
 export function Breakdowns({ data, destination }: { data: PeriodData; destination?: string }) {
   return (
     <>
-      <div className="breakdowns">
+      <div className={wideGrid([data.countries, data.devices, data.browsers, data.os, data.referrers, data.utm_sources])}>
         <Breakdown title="Countries" testId="breakdown-countries" items={data.countries?.map((x) => ({ ...x, label: countryName(x.country) }))} />
         <Breakdown title="Devices" testId="breakdown-devices" items={data.devices?.map((x) => ({ ...x, label: labelCase(x.device) }))} />
         <Breakdown title="Browsers" testId="breakdown-browsers" items={data.browsers?.map((x) => ({ ...x, label: labelCase(x.browser) }))} />

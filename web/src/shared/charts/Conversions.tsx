@@ -7,10 +7,15 @@ import { destinationLabel } from "../destination-label";
 import { formatMoney, formatNumber, revenueEntries } from "../numbers";
 import { DataTable } from "../table";
 import { formatDateTime } from "../dates";
-import { formatShare } from "./parts";
 import "./conversions.css";
 
 type Revenue = Record<string, number> | undefined;
+
+/** A ratio as a percentage: "12.5%", and "150%" for three sales of two leads (formatShare reads a value above 1 as a percentage already). */
+function percent(ratio: number): string {
+  const pct = ratio * 100;
+  return `${pct.toFixed(pct > 0 && pct < 10 ? 1 : 0)}%`;
+}
 
 /** "€49.00 · $12.00", or "—" without sales: each currency apart. */
 export function RevenueText({ revenue, testId }: { revenue: Revenue; testId?: string }) {
@@ -32,13 +37,55 @@ export function RevenueText({ revenue, testId }: { revenue: Revenue; testId?: st
   );
 }
 
-/** A step's share of the step before ("20% of clicks"), or nothing when the step before had none. */
+/** A step's share of the step before ("20% of clicks", "150% of leads"), or nothing when the step before had none. */
 function stepRate(now: number, before: number, of: string): string | null {
-  return before > 0 ? `${formatShare(now / before)} of ${of}` : null;
+  return before > 0 ? `${percent(now / before)} of ${of}` : null;
 }
 
-/** The funnel of the period: clicks, then leads, then sales, then revenue per currency. */
-export function ConversionFunnel({ clicks, leads, sales, revenue, note }: { clicks: number; leads: number; sales: number; revenue: Revenue; note?: string }) {
+type Imported = Stats["imported_conversions"];
+
+/**
+ * Worth a funnel: the link sends the click id (its own choice, else its domain's, else the account's), or it has
+ * leads, sales or conversions imported from another shortener anyway. A Business link that tracks nothing has none.
+ */
+export function showsFunnel(stats: Pick<Stats, "leads" | "sales" | "tracks_conversions" | "imported_conversions">): boolean {
+  if (stats.leads === undefined) return false;
+  const imported = stats.imported_conversions;
+  return !!stats.tracks_conversions || stats.leads + (stats.sales ?? 0) > 0 || (!!imported && imported.leads + imported.sales > 0);
+}
+
+/** "Imported from Dub: 12 leads, 3 sales, $450.00": the totals counted before the link came to snip, in no period. */
+function ImportedLine({ imported }: { imported: Imported }) {
+  if (!imported || imported.leads + imported.sales === 0) return null;
+  return (
+    <p className="muted small funnel-imported" data-testid="funnel-imported" title="Counted by Dub before the link was imported; not in this period's figures">
+      Imported from Dub: {formatNumber(imported.leads)} {imported.leads === 1 ? "lead" : "leads"}, {formatNumber(imported.sales)}{" "}
+      {imported.sales === 1 ? "sale" : "sales"}
+      {revenueEntries(imported.revenue).length > 0 ? (
+        <>
+          , <RevenueText revenue={imported.revenue} testId="funnel-imported-revenue" />
+        </>
+      ) : null}
+    </p>
+  );
+}
+
+/** The funnel of the period: clicks, then leads, then sales, then revenue per currency; the imported totals apart. */
+export function ConversionFunnel({
+  clicks,
+  leads,
+  sales,
+  revenue,
+  note,
+  imported,
+}: {
+  clicks: number;
+  leads: number;
+  sales: number;
+  revenue: Revenue;
+  note?: string;
+  imported?: Imported;
+}) {
   const steps = [
     { key: "clicks", label: "Clicks", value: clicks, rate: null },
     { key: "leads", label: "Leads", value: leads, rate: stepRate(leads, clicks, "clicks") },
@@ -64,13 +111,22 @@ export function ConversionFunnel({ clicks, leads, sales, revenue, note }: { clic
       <p className="funnel-revenue">
         <span className="funnel-label">Revenue</span> <RevenueText revenue={revenue} testId="funnel-revenue" />
       </p>
+      <ImportedLine imported={imported} />
     </section>
   );
 }
 
 type DestinationRow = NonNullable<Stats["destinations"]>[number];
 
-/** Leads, sales and revenue of each destination that had clicks (default, rules, device destinations, variants). */
+/** A rate as a percentage, "—" when it has no denominator (null). */
+function rateCell(rate: number | null | undefined): string {
+  return rate === null || rate === undefined ? "—" : percent(rate);
+}
+
+/**
+ * Leads, sales, revenue, leads per click and sales per lead of each destination that had clicks (default, rules,
+ * device destinations, variants): which one brought the money.
+ */
 export function ConversionsByDestination({ rows }: { rows: DestinationRow[] }) {
   return (
     <section className="card" data-testid="conversions-by-destination">
@@ -79,7 +135,15 @@ export function ConversionsByDestination({ rows }: { rows: DestinationRow[] }) {
       <DataTable
         frame="none"
         caption="Conversions per destination"
-        columns={["Destination", { label: "Clicks", className: "num" }, { label: "Leads", className: "num" }, { label: "Sales", className: "num" }, "Revenue"]}
+        columns={[
+          "Destination",
+          { label: "Clicks", className: "num" },
+          { label: "Leads", className: "num" },
+          { label: "Sales", className: "num" },
+          "Revenue",
+          { label: "Leads per click", className: "num" },
+          { label: "Sales per lead", className: "num" },
+        ]}
         empty={<p className="muted small">No clicks in this period.</p>}
       >
         {rows.map((d) => (
@@ -99,6 +163,12 @@ export function ConversionsByDestination({ rows }: { rows: DestinationRow[] }) {
             </td>
             <td>
               <RevenueText revenue={d.revenue} />
+            </td>
+            <td className="num" data-testid={`conversion-lpc-${d.destination}`}>
+              {rateCell(d.leads_per_click)}
+            </td>
+            <td className="num" data-testid={`conversion-spl-${d.destination}`}>
+              {rateCell(d.sales_per_lead)}
             </td>
           </tr>
         ))}
@@ -120,7 +190,7 @@ const GOAL_WORDS: Record<string, string> = {
 function rateText(rate: number | null, test: SplitTest): string {
   if (rate === null) return "—";
   if (test.goal === "revenue") return test.currency ? formatMoney(Math.round(rate), test.currency) : formatNumber(rate);
-  return formatShare(rate);
+  return percent(rate);
 }
 
 /** The decision taken at the split's end: the winner made the link's destination, or no clear winner. */
