@@ -95,6 +95,10 @@ describe.each(ENGINES)("migration 006 (link numbers) on %s", (engine) => {
       split_min_visits: null,
       split_started_at: null,
       split_decision: null,
+      app_ios_store_id: null, // 046
+      app_android_package: null,
+      app_path: null,
+      open_outside: null,
     });
     // 024 counted each account's links.
     const counts = await k.selectFrom("link_counts").selectAll().execute();
