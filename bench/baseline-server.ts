@@ -2,7 +2,7 @@
 // database, no click recording). Started as a child process by bench/redirect.ts.
 // Usage: node --import tsx bench/baseline-server.ts <link count>; reports {type:"ready", url} over IPC.
 import { createServer } from "node:http";
-import { allLinks } from "./lib/dataset.js";
+import { allLinks, associationBodies } from "./lib/dataset.js";
 import { errorPage, passwordForm } from "../src/http/pages.js";
 
 interface Entry {
@@ -24,7 +24,16 @@ const LIMIT = errorPage(403, {
   text: "Its owner allowed a set number of visits, and they have all been used.",
 });
 
+// The association scenario's two files: the same bytes, JSON, cacheable (src/http/routes/deeplinks.ts).
+const FILES = new Map(Object.entries(associationBodies()).map(([path, body]) => [path, Buffer.from(body)]));
+
 const server = createServer((req, res) => {
+  const file = FILES.get(req.url ?? "");
+  if (file !== undefined) {
+    res.writeHead(200, { "content-type": "application/json", "cache-control": "public, max-age=300", "content-length": file.length });
+    res.end(file);
+    return;
+  }
   const entry = links.get((req.url ?? "/").slice(1));
   if (entry === undefined) {
     res.writeHead(404, { "content-type": "text/plain", "cache-control": "private, no-store" });

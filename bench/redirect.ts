@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { request as httpRequest } from "node:http";
-import { buildScenario, DOMAIN_URL, plainAlias, SCENARIOS, type Scenario, type ScenarioName } from "./lib/dataset.js";
+import { appExpectedKeys, buildScenario, DOMAIN_URL, plainAlias, SCENARIOS, type Scenario, type ScenarioName } from "./lib/dataset.js";
 import { type ChildStats, cpuTimeUs, killAll, processesCpuUs, type ServerChild, startChild } from "./lib/children.js";
 import { BENCH_DATA, type ClickTotals, PgBench, sqliteSeed, sqliteTotals } from "./lib/db.js";
 import { autocannonRun, BROWSER_HEADERS, type LoadResult, mergeStatuses, wrkAvailable, wrkRun } from "./lib/load.js";
@@ -28,7 +28,7 @@ import { busyShare, waitQuiet } from "./lib/cpu.js";
 import { qrSummary, runQrScenario, type QrScenarioResult } from "./lib/qr-scenario.js";
 import { FreshnessSampler } from "./lib/freshness.js";
 import { checkDestinations, type DestinationCheck } from "./lib/destinations.js";
-import { cpuGoals, deadBrokerEnv, METRICS_ENV, type TargetKind, tracingEnv } from "./lib/cpu-goals.js";
+import { appGoals, cpuGoals, deadBrokerEnv, METRICS_ENV, type TargetKind, tracingEnv } from "./lib/cpu-goals.js";
 
 const BENCH_DIR = new URL(".", import.meta.url).pathname;
 /** The longest wait after the load for a server to write its backlog before it is stopped (settle()). */
@@ -78,6 +78,8 @@ const smoke = args.smoke;
 // As behind a load balancer: snip trusts 127.0.0.1 (TRUST_PROXY) and every request carries the
 // headers a proxy adds; the fast path then reads the client address and country from them.
 if (args["behind-proxy"]) Object.assign(BROWSER_HEADERS, { "x-forwarded-for": "203.0.113.7, 10.0.0.2", "cf-ipcountry": "DE" });
+/** Scenarios the smoke run leaves out unless named (test/api/app-links-redirect.test.ts and app-associations.test.ts check their answers). */
+const SMOKE_LEFT_OUT: readonly ScenarioName[] = ["app-hot", "association"];
 const num = (v: string | undefined, dflt: number) => (v === undefined ? dflt : Number(v));
 const opts = {
   duration: num(args.duration, smoke ? 1 : 10),
@@ -87,7 +89,8 @@ const opts = {
   pause: smoke ? 200 : 500,
   connections: num(args.connections, 50),
   links: num(args.links, smoke ? 20_000 : 1_000_000),
-  scenarios: (args.scenarios?.split(",").filter((s) => s !== "qr") ?? [...SCENARIOS]) as ScenarioName[],
+  // The smoke run's default leaves out app-hot and association (about 10 s each: CI's time budget); named, they run.
+  scenarios: (args.scenarios?.split(",").filter((s) => s !== "qr") ?? SCENARIOS.filter((s) => !smoke || !SMOKE_LEFT_OUT.includes(s))) as ScenarioName[],
   qr: args.scenarios === undefined || args.scenarios.split(",").includes("qr"),
   pgScenarios: [] as ScenarioName[],
 };
@@ -167,6 +170,10 @@ interface TargetRun {
   /** Its lags in ms while the rounds' load ran, and after it (null: never shown, see bench/lib/freshness.ts). */
   freshLoad: Array<number | null>;
   freshAfter: Array<number | null>;
+  /** The scenario's plain twin (app-hot), snip targets: its rounds, CPU per answer, and its 302s by tally key. */
+  twin: { rounds: LoadResult[]; cpuPerReq: number[]; mainCpuPerReq: number[]; locations: Record<string, number> };
+  /** Wrong answers the probes found (a body, a status, a content type): a correctness failure. */
+  wrong: string[];
 }
 
 interface ScenarioResult {
@@ -183,11 +190,13 @@ const median = (xs: number[]) => {
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 };
 
-function record(t: TargetRun, r: LoadResult): void {
+/** A run's answers: every status counts (the clicks stored must match all 302s), a twin's Locations apart. */
+function record(t: TargetRun, r: LoadResult, twin = false): void {
   mergeStatuses(t.statuses, r.statuses);
   t.socketErrors += r.socketErrors;
   t.inFlightBound += r.inFlightBound;
-  for (const [loc, n] of Object.entries(r.locations ?? {})) t.locations[loc] = (t.locations[loc] ?? 0) + n;
+  const into = twin ? t.twin.locations : t.locations;
+  for (const [loc, n] of Object.entries(r.locations ?? {})) into[loc] = (into[loc] ?? 0) + n;
   if (r.rps > 0) t.rate = r.rps;
 }
 
@@ -196,10 +205,12 @@ function record(t: TargetRun, r: LoadResult): void {
  * script sends one user agent and counts statuses only.
  */
 const toolFor = (s: Scenario) => (s.destinations || s.userAgents ? "autocannon" : loadTool);
-const visitorsOf = (s: Scenario) => ({ userAgents: s.userAgents, tallyLocations: s.destinations !== undefined });
+const visitorsOf = (s: Scenario) => ({ userAgents: s.userAgents, tallyLocations: s.destinations !== undefined, locationKey: s.locationKey });
+/** The scenario's paths, or its plain twin's. */
+const pathsOf = (s: Scenario, twin: boolean) => (twin && s.twin ? s.twin.paths : s.paths);
 
-async function load(t: TargetRun, s: Scenario, seconds: number, workDir: string): Promise<LoadResult> {
-  const paths = s.paths;
+async function load(t: TargetRun, s: Scenario, seconds: number, workDir: string, twin = false): Promise<LoadResult> {
+  const paths = pathsOf(s, twin);
   if (toolFor(s) === "wrk") return wrkRun({ url: t.child.url, paths, connections: opts.connections, seconds, workDir });
   return autocannonRun({
     ...visitorsOf(s),
@@ -216,8 +227,8 @@ async function load(t: TargetRun, s: Scenario, seconds: number, workDir: string)
  * sent once (so the rounds measure the steady state with the working set cached; cold misses are
  * the cache-fill line's business); also measures the rate.
  */
-async function warmUp(t: TargetRun, s: Scenario, seconds: number, workDir: string): Promise<void> {
-  const paths = s.paths;
+async function warmUp(t: TargetRun, s: Scenario, seconds: number, workDir: string, twin = false): Promise<void> {
+  const paths = pathsOf(s, twin);
   const tool = toolFor(s);
   const t0 = performance.now();
   t.rate = 0;
@@ -227,7 +238,7 @@ async function warmUp(t: TargetRun, s: Scenario, seconds: number, workDir: strin
     // warm the list's first part (and the rounds, reaching further, would meet a cold cache): the whole
     // list goes out once through autocannon first.
     const all = await autocannonRun({ url: t.child.url, paths, connections: opts.connections, amount: paths.length, maxSeconds: 300 });
-    record(t, all);
+    record(t, all, twin);
     sent += all.completed;
   }
   for (;;) {
@@ -244,7 +255,7 @@ async function warmUp(t: TargetRun, s: Scenario, seconds: number, workDir: strin
             amount: t.rate > 0 ? t.rate * left : opts.connections * 20,
             maxSeconds: Math.max(left * 4, 15),
           });
-    record(t, r);
+    record(t, r, twin);
     sent += r.completed;
     if (t.rate === 0) break; // nothing answered at all; the rounds will show it
   }
@@ -266,19 +277,37 @@ async function settle(child: ServerChild): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-async function probe(t: TargetRun, path: string): Promise<void> {
+async function probe(t: TargetRun, s: Scenario, path: string): Promise<{ body: string; contentType: string | null }> {
   // node:http: fetch() sends the URL's Host whatever the headers say (a custom-domain scenario sets it).
-  const answer = await new Promise<{ status: number; location: string | null }>((resolve, reject) => {
+  const answer = await new Promise<{ status: number; location: string | null; body: string; contentType: string | null }>((resolve, reject) => {
     const req = httpRequest(t.child.url + path, { headers: BROWSER_HEADERS }, (res) => {
-      res.resume();
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, location: res.headers.location ?? null }));
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => (body += d));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, location: res.headers.location ?? null, body, contentType: res.headers["content-type"] ?? null }),
+      );
     });
     req.on("error", reject);
     req.end();
   });
-  t.probe = answer;
+  t.probe = { status: answer.status, location: answer.location };
   t.statuses[answer.status] = (t.statuses[answer.status] ?? 0) + 1;
-  if (answer.status === 302 && answer.location !== null) t.locations[answer.location] = (t.locations[answer.location] ?? 0) + 1;
+  if (answer.status === 302 && answer.location !== null) {
+    // The probe sends the load's first user agent (BROWSER_HEADERS').
+    const key = s.locationKey ? s.locationKey(answer.location, 0) : answer.location;
+    t.locations[key] = (t.locations[key] ?? 0) + 1;
+  }
+  return answer;
+}
+
+/** Scenarios with exact bodies (the association files): each path's answer from this target, byte for byte. */
+async function probeBodies(t: TargetRun, s: Scenario): Promise<void> {
+  for (const [path, want] of Object.entries(s.bodies ?? {})) {
+    const got = await probe(t, s, path);
+    if (t.probe?.status !== 200 || got.contentType !== "application/json" || got.body !== want)
+      t.wrong.push(`${path}: ${t.probe?.status} ${got.contentType} ${got.body.length} bytes, expected 200 application/json ${want.length} bytes (exact)`);
+  }
 }
 
 async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBench | null, workRoot: string): Promise<ScenarioResult> {
@@ -316,6 +345,8 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     locations: {},
     freshLoad: [],
     freshAfter: [],
+    twin: { rounds: [], cpuPerReq: [], mainCpuPerReq: [], locations: {} },
+    wrong: [],
   });
   starts.push(
     mk(
@@ -387,11 +418,17 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
   else delete BROWSER_HEADERS.host;
   // Same first answer from every target (the probe is counted like any other request); on a custom
   // domain snip answers with that domain's link, the baseline (by path alone) with the main host's.
-  for (const t of targets) await probe(t, scenario.paths[0] as string);
+  for (const t of targets) await probe(t, scenario, scenario.paths[0] as string);
+  for (const t of targets) await probeBodies(t, scenario);
   const base = targets[0] as TargetRun;
   for (const t of targets.slice(1)) {
-    // With rules or a split, snip's Location is one of the scenario's destinations, the baseline's the link's url.
-    const locations = scenario.destinations ? Object.keys(scenario.destinations.codes) : [scenario.host ? DOMAIN_URL : base.probe?.location];
+    // With rules or a split, snip's Location is one of the scenario's destinations, the baseline's the link's url; with
+    // tally keys (app-hot), the desktop's key is the same as the baseline's.
+    const locations = scenario.locationKey
+      ? [comparableLocation(scenario, base.probe?.location ?? undefined)]
+      : scenario.destinations
+        ? Object.keys(scenario.destinations.codes)
+        : [scenario.host ? DOMAIN_URL : (base.probe?.location ?? undefined)];
     if (t.probe?.status !== base.probe?.status || !locations.includes(comparableLocation(scenario, t.probe?.location ?? undefined))) {
       log(
         `WARNING ${TARGET_LABEL[t.kind]} answered ${t.probe?.status} ${t.probe?.location ?? ""}, baseline ${base.probe?.status} ${base.probe?.location ?? ""}`,
@@ -401,13 +438,39 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
 
   for (const t of targets) if (t.kind !== "baseline") t.fresh = new FreshnessSampler(t.child.url, await t.child.probe());
   for (const t of targets) await warmUp(t, scenario, opts.warmup, workDir);
+  // The plain twin (app-hot) on every snip target: the bare server answers it as it answers the scenario's link.
+  const twinned = (t: TargetRun) => scenario.twin !== undefined && t.kind !== "baseline";
+  for (const t of targets) if (twinned(t)) await warmUp(t, scenario, opts.warmup, workDir, true);
   // The freshness probe's first sample (the process's first signed-in API reads) is a one-time cost of a
   // start, taken here: inside round 1 it made that round's p99 5-10x the later rounds' (bench/README.md).
   for (const t of targets) await t.fresh?.sample();
   // process.hrtime is the system's monotonic clock, the one the children's .cpuprofile timestamps use.
   const roundsFromUs = Number(process.hrtime.bigint() / 1000n);
+  /** One twin round: the plain link's load, its CPU per answer apart (the 302s count toward the clicks check). */
+  const twinRound = async (t: TargetRun): Promise<void> => {
+    await busyShare(opts.pause);
+    const before = cpuTimeUs(t.child.pid);
+    const res = await load(t, scenario, opts.duration, workDir, true);
+    const after = cpuTimeUs(t.child.pid);
+    record(t, res, true);
+    t.twin.rounds.push(res);
+    if (before !== null && after !== null && res.completed > 0) {
+      t.twin.cpuPerReq.push((after.all - before.all) / res.completed);
+      t.twin.mainCpuPerReq.push((after.main - before.main) / res.completed);
+    }
+    const r = t.twin.rounds.length - 1;
+    log(
+      `  round ${r + 1} ${(TARGET_LABEL[t.kind] + " twin").padEnd(19)}` +
+        (t.twin.cpuPerReq.length > r
+          ? ` CPU ${(t.twin.cpuPerReq[r] as number).toFixed(1).padStart(6)} µs/req (main thread ${(t.twin.mainCpuPerReq[r] as number).toFixed(1)})`
+          : "") +
+        `  ${res.rps.toFixed(0).padStart(7)} req/s  p50 ${res.p50.toFixed(2)} ms  p99 ${res.p99.toFixed(2)} ms  (${scenario.twin?.title})`,
+    );
+  };
   for (let r = 0; r < opts.rounds; r++) {
     for (const t of targets) {
+      // The twin first in every other round: neither load always follows the other.
+      if (twinned(t) && r % 2 === 1) await twinRound(t);
       // The pause lets the previous service's click flush finish; it also measures what else runs.
       const busy = opts.quietWait > 0 ? await waitQuiet(opts.quietWait) : await busyShare(opts.pause);
       if (busy !== null) t.busyBefore.push(busy);
@@ -444,6 +507,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
           (end === null ? "" : `  at its end ${fmtInt(end.pendingClicks ?? 0)} clicks buffered, heap ${mb(end.heapUsed)}${gcText(end)}`) +
           (busy === null ? "" : `  (machine ${(busy * 100).toFixed(0)}% busy before)`),
       );
+      if (twinned(t) && r % 2 === 0) await twinRound(t);
     }
   }
 
@@ -604,6 +668,26 @@ function printScenario(res: ScenarioResult): void {
       fmtInt(d.sent302),
       t.kind === "baseline" ? "(not recorded)" : d.clicksText,
     ]);
+    if (t.twin.rounds.length > 0) {
+      const tw = median(t.twin.cpuPerReq);
+      const rps = median(t.twin.rounds.map((x) => x.rps));
+      const p99 = median(t.twin.rounds.map((x) => x.p99));
+      rows.push([
+        `  twin: ${scenario.twin?.title}`,
+        tw.toFixed(1),
+        baseCpu === null ? "-" : (tw / baseCpu).toFixed(2),
+        fmtInt(rps),
+        median(t.twin.rounds.map((x) => x.p50)).toFixed(2),
+        p99.toFixed(2),
+        "",
+        (rps / base.rps).toFixed(2),
+        (p99 / base.p99).toFixed(2),
+        "",
+        "",
+        "(with the above)",
+        "",
+      ]);
+    }
   }
   console.log(`\n=== ${scenario.name}: ${scenario.title} ===`);
   console.log(table(rows));
@@ -641,6 +725,26 @@ function printScenario(res: ScenarioResult): void {
     }
     const dest = derive(t, scenario).dest;
     if (dest) console.log(`    per-destination clicks = Locations received: ${dest.text}`);
+    const tally = (m: Record<string, number>) =>
+      Object.entries(m)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([k, n]) => `${k} ${fmtInt(n)}`)
+        .join("; ");
+    if (scenario.locationKey) console.log(`    302s by agent and Location: ${tally(t.locations)}`);
+    if (t.twin.rounds.length > 0)
+      console.log(
+        `    twin: rounds ${t.twin.rounds.map((x) => fmtInt(x.rps)).join(" / ")} req/s, CPU ${t.twin.cpuPerReq.map((x) => x.toFixed(1)).join(" / ")} µs/req against the app link's ${t.cpuPerReq.map((x) => x.toFixed(1)).join(" / ")}; 302s by agent and Location: ${tally(t.twin.locations)}`,
+      );
+    if (scenario.bodies)
+      console.log(
+        `    bodies: ${
+          t.wrong.length === 0
+            ? `both files exact (${Object.values(scenario.bodies)
+                .map((b) => `${b.length} bytes`)
+                .join(", ")})`
+            : t.wrong.join("; ")
+        }`,
+      );
     if (scenario.name === "limited-403" && t.totals) {
       const l = t.totals.limited;
       console.log(
@@ -766,6 +870,12 @@ function verdicts(results: ScenarioResult[]): Verdict[] {
       opts.links,
     ),
   );
+  out.push(
+    ...appGoals(figures, (kind) => {
+      const t = results.find((x) => x.scenario.name === "app-hot")?.targets.find((x) => x.kind === kind);
+      return t ? { cpuPerReq: t.twin.cpuPerReq, appCpuPerReq: t.cpuPerReq, rps: median(t.twin.rounds.map((r) => r.rps)) } : null;
+    }),
+  );
   // Freshness: a click shows in the API's click_count within a second, under load, in every scenario.
   for (const r of results) {
     for (const t of r.targets) {
@@ -802,6 +912,16 @@ function failures(results: ScenarioResult[]): string[] {
       if (!d.limitsOk) out.push(`${where}: a click limit was exceeded`);
       if (d.dest?.ok === false) out.push(`${where}: clicks stored per destination do not match the Locations received (${d.dest.text})`);
       if (t.rounds.every((x) => x.completed === 0)) out.push(`${where}: no request was answered`);
+      for (const w of t.wrong) out.push(`${where}: ${w}`);
+      if (r.scenario.locationKey) {
+        // app-hot: every agent's 302s, all of them, are what that agent must get, and nothing else (the twin's too).
+        const check = (got: Record<string, number>, want: string[], what: string) => {
+          const keys = Object.keys(got).sort();
+          if (keys.join("\n") !== want.join("\n")) out.push(`${where}${what}: Locations ${keys.join("; ")}; expected ${want.join("; ")}`);
+        };
+        check(t.locations, appExpectedKeys(t.kind === "baseline" ? "bare" : "app"), "");
+        if (t.twin.rounds.length > 0) check(t.twin.locations, appExpectedKeys("twin"), " twin");
+      }
     }
   }
   return out;

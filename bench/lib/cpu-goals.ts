@@ -130,6 +130,68 @@ export function cpuGoals(names: ScenarioName[], figures: (name: ScenarioName, ki
   return out;
 }
 
+const ENGINE = { sqlite: "SQLite", postgres: "PostgreSQL" } as const;
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+/**
+ * Issue 57: a link with app destinations against the same owner's plain link under the same four user agents, in
+ * the same server and rounds (app-hot's twin), goal 1.05; app-hot and the association files against the plain hot
+ * link of the hot scenario, each over the bare server of its own rounds (the files "at redirect speed": their ratio
+ * to a bare server sending the same bytes within 1.05x of the hot redirect's ratio to its own).
+ */
+export function appGoals(
+  figures: (name: ScenarioName, kind: TargetKind) => Figures | null,
+  twin: (kind: "sqlite" | "postgres") => { cpuPerReq: number[]; appCpuPerReq: number[]; rps: number } | null,
+): Verdict[] {
+  const out: Verdict[] = [];
+  const overBare = (name: ScenarioName, kind: "sqlite" | "postgres") => {
+    const [snip, bare] = [figures(name, kind)?.cpu, figures(name, "baseline")?.cpu];
+    return snip == null || bare == null ? null : snip / bare;
+  };
+  for (const kind of ["sqlite", "postgres"] as const) {
+    const engine = ENGINE[kind];
+    const app = figures("app-hot", kind);
+    const plain = twin(kind);
+    if (app?.cpu == null || plain === null || plain.cpuPerReq.length === 0) {
+      out.push({ line: `app-hot against its plain twin, ${engine}: not run`, ok: null });
+    } else {
+      const p = median(plain.cpuPerReq);
+      const rounds = plain.appCpuPerReq.map((a, i) => (a / (plain.cpuPerReq[i] as number)).toFixed(3)).join(" / ");
+      out.push({
+        line:
+          `a link with app destinations, ${engine}: CPU per answer ${app.cpu.toFixed(1)} / ${p.toFixed(1)} µs = ${(app.cpu / p).toFixed(3)}x the same owner's plain link ` +
+          `under the same 4 agents (round by round ${rounds}; req/s ${(app.rps / plain.rps).toFixed(2)} of it) (goal <= 1.05)`,
+        ok: app.cpu <= 1.05 * p,
+      });
+    }
+    const [appBare, assocBare, hotBare] = [overBare("app-hot", kind), overBare("association", kind), overBare("hot", kind)];
+    if (appBare !== null && hotBare !== null)
+      out.push({
+        line: `app-hot against hot, ${engine}: CPU ratio to the bare server ${appBare.toFixed(2)} = ${(appBare / hotBare).toFixed(3)}x the hot link's ${hotBare.toFixed(2)} (no goal: hot sends one desktop agent; the twin line is the like-for-like one)`,
+        ok: null,
+      });
+    const [assoc, hot] = [figures("association", kind), figures("hot", kind)];
+    if (assoc?.cpu == null || hot?.cpu == null || assocBare === null || hotBare === null) {
+      out.push({
+        line: `association files against hot, ${engine}: not run (run both scenarios${kind === "postgres" ? " with --pg-scenarios" : ""})`,
+        ok: null,
+      });
+      continue;
+    }
+    out.push({
+      line:
+        `the association files, ${engine}: CPU ratio to the bare server (the same bytes) ${assocBare.toFixed(2)} = ${(assocBare / hotBare).toFixed(3)}x the hot redirect's ${hotBare.toFixed(2)}; ` +
+        `raw ${assoc.cpu.toFixed(1)} / ${hot.cpu.toFixed(1)} µs per answer, req/s ${(assoc.rps / hot.rps).toFixed(2)} of hot's (goal <= 1.05x hot's ratio)`,
+      ok: assocBare <= 1.05 * hotBare,
+    });
+  }
+  return out;
+}
+
 /**
  * Issue 56: a link tracking conversions against the plain hot link, each as its CPU per answer over the bare
  * server's of the same rounds (the bare server serves both alike), on each engine run.

@@ -2,11 +2,14 @@
 // hold the same aliases, and the request path lists (hot, Zipf, click-limited mixes, password form).
 
 import type { Rule, Variant } from "../../src/contract/targeting.js";
+import { androidFile, appleFile, type HostApps } from "../../src/deeplinks/association-files.js";
+import { ANDROID_PATH, APPLE_PATH } from "../../src/deeplinks/app-associations.js";
+import { appStoreUrl, playStoreUrl } from "../../src/deeplinks/link-apps.js";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** Bumped whenever the seeded rows change shape, so cached SQLite seeds are rebuilt. */
-export const DATASET_VERSION = 5;
+export const DATASET_VERSION = 6;
 
 /** A bijective 32-bit mix (lowbias32): distinct indexes give distinct aliases, spread over the index. */
 function mix32(x: number): number {
@@ -115,7 +118,8 @@ export function zipfIndexes(count: number, draws: number, s = 1.1, seed = 42): U
   return out;
 }
 
-export type ScenarioName = "hot" | "zipf" | "limited" | "limited-403" | "password" | "domain-hot" | "detailed-hot" | "rules" | "split" | "tracked-hot";
+export type ScenarioName =
+  "hot" | "zipf" | "limited" | "limited-403" | "password" | "domain-hot" | "detailed-hot" | "rules" | "split" | "tracked-hot" | "app-hot" | "association";
 export const SCENARIOS: readonly ScenarioName[] = [
   "hot",
   "zipf",
@@ -127,6 +131,8 @@ export const SCENARIOS: readonly ScenarioName[] = [
   "rules",
   "split",
   "tracked-hot",
+  "app-hot",
+  "association",
 ];
 
 /** Plain link 1 carries everything a link can describe itself with: tags, title, note, a fallback URL and a preview card. */
@@ -177,6 +183,89 @@ export const SPLIT_USER_AGENTS = Array.from(
 /** Plain link 4 tracks conversions (issue 56): every visit gets a click id in its Location and a tracked-click row. */
 export const TRACKED_INDEX = 4;
 
+/**
+ * Plain link 5 opens an app (issue 57, docs/deep-links.md): an App Store id, an Android package, an in-app path
+ * and open_outside, its owner the bench account (a store visit's click id needs an owner).
+ */
+export const APP_INDEX = 5;
+/** Plain link 6: the same owner's plain link, loaded with the same user agents in app-hot's rounds (its like). */
+export const APP_TWIN_INDEX = 6;
+export const APP_LINK = { app_ios_store_id: "389801252", app_android_package: "com.example.shop", app_path: "/product/42?color=red" } as const;
+
+/**
+ * app-hot's visitors, one branch of the app turn each (src/redirect/app-turn.ts): a desktop (the destination), iPhone
+ * Safari (the App Store), Android Chrome (the Play Store with the click id in its referrer) and Instagram's web view on
+ * Android (the intent address). The first is the load's usual browser (the probe's). Instagram on iOS (the in-app page)
+ * is the Fastify route's and not a redirect: left out (test/api/app-links-redirect.test.ts covers it).
+ */
+export const APP_AGENTS: ReadonlyArray<readonly [name: string, userAgent: string]> = [
+  ["desktop", "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"],
+  [
+    "iPhone Safari",
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1.2 Mobile/15E148 Safari/604.1",
+  ],
+  ["Android Chrome", "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0.0.0 Mobile Safari/537.36"],
+  [
+    "Instagram on Android",
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/UQ1A.240105.004; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/120.0.6099.193 Mobile Safari/537.36 Instagram 309.0.0.40.113 Android (34/14; 420dpi; 1080x2205; Google/google; Pixel 8; shiba; shiba; en_US; 541635863)",
+  ],
+];
+
+/** The main host's apps (the operator's), which the association scenario's two files describe. */
+export const HOST_APPS: HostApps = {
+  ios: [{ app_id: "ABCDE12345.com.example.shop", paths: [], webcredentials: false }],
+  android: [
+    {
+      package: APP_LINK.app_android_package,
+      sha256_cert_fingerprints: ["14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"],
+    },
+  ],
+};
+
+/** A store visit's click id (conversions/tracked-clicks.ts): 24 base64url characters. */
+const CLICK_ID = "[A-Za-z0-9_-]{24}";
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * app-hot's tally key of a Location: the agent and what the Location is ("App Store", "Play Store + click id", ...),
+ * so that click ids do not make every answer a key of its own and a wrong Location shows as itself.
+ */
+export function appLocationKey(location: string, agent: number): string {
+  const name = APP_AGENTS[agent]?.[0] ?? `agent ${agent}`;
+  return `${name}: ${appLocationKind(location)}`;
+}
+
+const APP_URL = plainUrl(APP_INDEX);
+const PLAY_RE = new RegExp(`^${escapeRe(playStoreUrl(APP_LINK.app_android_package, "CLICKID", "utm_source=snip")).replace("CLICKID", CLICK_ID)}$`);
+const INTENT_RE = new RegExp(
+  `^${escapeRe(`intent://${APP_URL.slice("https://".length)}#Intent;scheme=https;package=${APP_LINK.app_android_package};S.browser_fallback_url=`)}(.*);end$`,
+);
+
+const KIND = {
+  destination: "destination",
+  twin: "the plain link's destination",
+  store: "App Store",
+  play: "Play Store, click id in the referrer",
+  intent: "intent, Play Store fallback with click id",
+} as const;
+
+function appLocationKind(location: string): string {
+  if (location === APP_URL) return KIND.destination;
+  if (location === plainUrl(APP_TWIN_INDEX)) return KIND.twin;
+  if (location === appStoreUrl(APP_LINK.app_ios_store_id)) return KIND.store;
+  if (PLAY_RE.test(location)) return KIND.play;
+  const intent = INTENT_RE.exec(location);
+  if (intent !== null && PLAY_RE.test(decodeURIComponent(intent[1] as string))) return KIND.intent;
+  return `unexpected ${location}`;
+}
+
+/** The tally keys each target must give in app-hot, every one and nothing else: snip's app link, the bare server, the plain twin. */
+export function appExpectedKeys(answer: "app" | "bare" | "twin"): string[] {
+  const kinds =
+    answer === "app" ? [KIND.destination, KIND.store, KIND.play, KIND.intent] : APP_AGENTS.map(() => (answer === "bare" ? KIND.destination : KIND.twin));
+  return APP_AGENTS.map(([name], i) => `${name}: ${kinds[i]}`).sort();
+}
+
 export interface Scenario {
   name: ScenarioName;
   title: string;
@@ -193,6 +282,15 @@ export interface Scenario {
   destinations?: { linkId: string; codes: Record<string, string> };
   /** User agents the requests cycle through (each request of a path list gets the next one). */
   userAgents?: string[];
+  /** What the tally counts a 302's Location as (its agent's index beside it), instead of the Location itself. */
+  locationKey?: (location: string, agent: number) => string;
+  /**
+   * A plain link of the same owner, which each snip target also loads in every round with the same user agents:
+   * the like-for-like CPU per answer (printed as its own row, the ratio in the goals).
+   */
+  twin?: { paths: string[]; title: string };
+  /** Exact bodies of 200 answers by path (every target probed at each): the association files. */
+  bodies?: Record<string, string>;
 }
 
 /** The request paths of every scenario, for a dataset of `count` plain links. */
@@ -243,5 +341,34 @@ export function buildScenario(name: ScenarioName, count: number, pathCount = 100
       // The baseline answers with the plain link's url: what the click id (a random id, the query rewritten, the
       // tracked-click row) costs snip, compared with "hot" in the same run.
       return { name, title: "one hot link tracking conversions (snip_id added)", paths: ["/" + plainAlias(TRACKED_INDEX)], expected: [302] };
+    case "app-hot":
+      // The baseline answers with the link's url whatever the agent: what the app turn (store, intent, click id) costs snip.
+      return {
+        name,
+        title: `one hot link with app destinations and open_outside, ${APP_AGENTS.length} user agents (${APP_AGENTS.map(([n]) => n).join(", ")})`,
+        paths: ["/" + plainAlias(APP_INDEX)],
+        expected: [302],
+        destinations: {
+          linkId: benchLinkId(plainAlias(APP_INDEX)),
+          codes: { [`${APP_AGENTS[1]?.[0]}: ${KIND.store}`]: "ios", [`${APP_AGENTS[2]?.[0]}: ${KIND.play}`]: "android" },
+        },
+        userAgents: APP_AGENTS.map(([, ua]) => ua),
+        locationKey: appLocationKey,
+        twin: { paths: ["/" + plainAlias(APP_TWIN_INDEX)], title: "the same owner's plain link, same agents" },
+      };
+    case "association":
+      // The baseline answers both paths with the same bytes (bench/baseline-server.ts).
+      return {
+        name,
+        title: "the main host's apple-app-site-association and assetlinks.json, alternately",
+        paths: [APPLE_PATH, ANDROID_PATH],
+        expected: [200],
+        bodies: associationBodies(),
+      };
   }
+}
+
+/** The two files as snip serves them for HOST_APPS (src/deeplinks/association-files.ts), by path. */
+export function associationBodies(): Record<string, string> {
+  return { [APPLE_PATH]: JSON.stringify(appleFile(HOST_APPS)), [ANDROID_PATH]: JSON.stringify(androidFile(HOST_APPS)) };
 }

@@ -10,11 +10,15 @@ import { migrateToLatest } from "../../src/storage/migrate.js";
 import { hashPassword } from "../../src/accounts/passwords.js";
 import {
   allLinks,
+  APP_INDEX,
+  APP_LINK,
+  APP_TWIN_INDEX,
   BENCH_DOMAIN,
   benchLinkId,
   DATASET_VERSION,
   DETAILED_INDEX,
   DOMAIN_URL,
+  HOST_APPS,
   PASSWORD,
   plainAlias,
   RULES,
@@ -95,6 +99,11 @@ const DOMAIN_SEED = [
   `UPDATE links SET owner_id = 'bench_owner', split = '${JSON.stringify(SPLIT)}' WHERE id = '${benchLinkId(plainAlias(SPLIT_INDEX))}'`,
   // The tracked-hot scenario's link (conversions: Business and up).
   `UPDATE links SET owner_id = 'bench_owner', track_conversions = 1 WHERE id = '${benchLinkId(plainAlias(TRACKED_INDEX))}'`,
+  // The app-hot scenario's link (issue 57) and its plain twin, the same owner's; the association scenario's main-host apps.
+  `UPDATE links SET owner_id = 'bench_owner', app_ios_store_id = '${APP_LINK.app_ios_store_id}', app_android_package = '${APP_LINK.app_android_package}', ` +
+    `app_path = '${APP_LINK.app_path}', open_outside = 1 WHERE id = '${benchLinkId(plainAlias(APP_INDEX))}'`,
+  `UPDATE links SET owner_id = 'bench_owner' WHERE id = '${benchLinkId(plainAlias(APP_TWIN_INDEX))}'`,
+  `INSERT INTO app_associations (id, domain_id, ios, android, updated_at) VALUES ('main', NULL, '${JSON.stringify(HOST_APPS.ios)}', '${JSON.stringify(HOST_APPS.android)}', $1)`,
 ];
 
 /**

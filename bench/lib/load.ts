@@ -64,6 +64,8 @@ export function mergeStatuses(into: Record<number, number>, from: Record<number,
 export interface VisitorOptions {
   userAgents?: string[];
   tallyLocations?: boolean;
+  /** What the tally counts a Location as, given the index of the request's user agent (default: the Location). */
+  locationKey?: (location: string, agent: number) => string;
 }
 
 /**
@@ -71,13 +73,20 @@ export interface VisitorOptions {
  * setupRequest); the tally reads the Location of every 302.
  */
 function visitorRequests(path: string, v: VisitorOptions, tally: Record<string, number>): RequestSpec[] {
-  const onResponse = v.tallyLocations
-    ? (status: number, _body: unknown, _ctx: unknown, headers: Record<string, string | string[]>) => {
-        const loc = headers.location ?? headers.Location;
-        if (status === 302 && typeof loc === "string") tally[loc] = (tally[loc] ?? 0) + 1;
-      }
-    : undefined;
-  return (v.userAgents ?? [BROWSER_HEADERS["user-agent"] as string]).map((ua) => ({ path, headers: { ...BROWSER_HEADERS, "user-agent": ua }, onResponse }));
+  const onResponse = (agent: number) =>
+    v.tallyLocations
+      ? (status: number, _body: unknown, _ctx: unknown, headers: Record<string, string | string[]>) => {
+          const loc = headers.location ?? headers.Location;
+          if (status !== 302 || typeof loc !== "string") return;
+          const key = v.locationKey ? v.locationKey(loc, agent) : loc;
+          tally[key] = (tally[key] ?? 0) + 1;
+        }
+      : undefined;
+  return (v.userAgents ?? [BROWSER_HEADERS["user-agent"] as string]).map((ua, i) => ({
+    path,
+    headers: { ...BROWSER_HEADERS, "user-agent": ua },
+    onResponse: onResponse(i),
+  }));
 }
 
 /** One autocannon run of exactly `amount` requests (every one answered or errored before it returns). */

@@ -77,8 +77,23 @@ export function appStoreUrl(storeId: string): string {
  * destination's query and the visit's, utm_* among them).
  */
 export function playStoreUrl(pkg: string, clickId: string | null, params: string): string {
-  const referrer = [clickId === null ? "" : `snip_click_id=${encodeURIComponent(clickId)}`, params].filter((p) => p !== "").join("&");
-  return `https://play.google.com/store/apps/details?id=${encodeURIComponent(pkg)}${referrer === "" ? "" : `&referrer=${encodeURIComponent(referrer)}`}`;
+  if (clickId !== null) {
+    const [before, after] = playStoreParts(pkg, params);
+    return before + encodeURIComponent(encodeURIComponent(clickId)) + after;
+  }
+  return `https://play.google.com/store/apps/details?id=${encodeURIComponent(pkg)}${params === "" ? "" : `&referrer=${encodeURIComponent(params)}`}`;
+}
+
+/**
+ * playStoreUrl with a click id, as the text before and after the id (which stands there encoded twice: once in the
+ * referrer, once as the referrer is encoded). encodeURIComponent works character by character, so encoding the
+ * parts apart gives the same address; the redirect builds these once per destination (app-turn.ts).
+ */
+export function playStoreParts(pkg: string, params: string): readonly [string, string] {
+  return [
+    `https://play.google.com/store/apps/details?id=${encodeURIComponent(pkg)}&referrer=${encodeURIComponent("snip_click_id=")}`,
+    params === "" ? "" : encodeURIComponent(`&${params}`),
+  ];
 }
 
 /**
@@ -94,6 +109,19 @@ export function intentUrl(destination: string, pkg: string | null, fallback: str
   const scheme = (m[1] as string).toLowerCase();
   const rest = m[2] as string;
   return `intent://${rest}#Intent;scheme=${scheme};${pkg === null ? "" : `package=${pkg};`}S.browser_fallback_url=${encodeURIComponent(fallback)};end`;
+}
+
+/**
+ * intentUrl with the Play Store address of `play` (its parts around a click id) as the fallback, as the text around
+ * the id (encoded once more there); the whole address when there is no Play Store address (the destination is the
+ * fallback); null when no intent can carry the destination.
+ */
+export function intentParts(destination: string, pkg: string | null, play: readonly [string, string] | null): readonly [string, string] | string | null {
+  if (play === null) return intentUrl(destination, pkg, destination);
+  const url = intentUrl(destination, pkg, "");
+  if (url === null) return null;
+  const end = ";end";
+  return [url.slice(0, -end.length) + encodeURIComponent(play[0]), encodeURIComponent(play[1]) + end];
 }
 
 /** Safari's own scheme for an https or http address (opens it in Safari from any app's web view); null for others. */

@@ -3,8 +3,8 @@
 // iOS page with a button to Safari. Only links that have app fields or open_outside are asked (CachedLink.apps is
 // null for the others: the hot path pays one null check).
 import { inAppBrowser } from "../deeplinks/in-app-browsers.js";
-import { appStoreUrl, intentUrl, playStoreUrl } from "../deeplinks/link-apps.js";
-import { platformOf } from "./device.js";
+import { appStoreUrl, intentParts, intentUrl, playStoreParts, playStoreUrl } from "../deeplinks/link-apps.js";
+import { type Platform, platformOf } from "./device.js";
 
 export interface LinkApps {
   /** App Store id, or null. */
@@ -13,11 +13,35 @@ export interface LinkApps {
   android: string | null;
   /** In-app browsers get a way out (the link's open_outside, else the account's default). */
   outside: boolean;
+  /** The App Store listing of `ios`, built once. */
+  store: string | null;
+  /** The Play Store and intent addresses around a click id, for the last destination and visit query (appAnswer). */
+  parts: AnswerParts | null;
 }
 
 /** A cached link's apps: null when it has neither app nor way out. */
 export function linkAppsOf(ios: string | null, android: string | null, outside: boolean): LinkApps | null {
-  return ios === null && android === null && !outside ? null : { ios, android, outside };
+  return ios === null && android === null && !outside ? null : { ios, android, outside, store: ios === null ? null : appStoreUrl(ios), parts: null };
+}
+
+/** What a user agent says for the app turn: its system, and the system of the in-app browser it is (or null). */
+interface AgentFacts {
+  os: Platform;
+  inApp: "ios" | "android" | null;
+}
+
+/** Per user agent, as the preview check remembers crawlers (a visit's agent is one of a few thousand at a time). */
+const MEMO_SIZE = 4096;
+const memo = new Map<string, AgentFacts>();
+
+function factsOf(userAgent: string): AgentFacts {
+  let facts = memo.get(userAgent);
+  if (facts === undefined) {
+    facts = { os: platformOf(userAgent), inApp: inAppBrowser(userAgent)?.os ?? null };
+    if (memo.size >= MEMO_SIZE) memo.clear();
+    memo.set(userAgent, facts);
+  }
+  return facts;
 }
 
 /**
@@ -27,21 +51,19 @@ export function linkAppsOf(ios: string | null, android: string | null, outside: 
  */
 export type AppTurn = { kind: "store"; os: "ios" | "android" } | { kind: "intent" } | { kind: "page" } | null;
 
-export function appTurn(apps: LinkApps, userAgent: string): AppTurn {
-  if (apps.outside) {
-    const inApp = inAppBrowser(userAgent);
-    if (inApp !== null) return inApp.os === "android" ? { kind: "intent" } : { kind: "page" };
-  }
-  if (apps.ios === null && apps.android === null) return null;
-  const os = platformOf(userAgent);
-  if (os === "ios" && apps.ios !== null) return { kind: "store", os };
-  if (os === "android" && apps.android !== null) return { kind: "store", os };
-  return null;
-}
+const INTENT: AppTurn = { kind: "intent" };
+const PAGE: AppTurn = { kind: "page" };
+const STORE_IOS: AppTurn = { kind: "store", os: "ios" };
+const STORE_ANDROID: AppTurn = { kind: "store", os: "android" };
 
-/** An iOS visitor in an in-app browser of a link with a way out: the page, which the fast path leaves to the route. */
-export function wantsPage(apps: LinkApps, userAgent: string): boolean {
-  return apps.outside && inAppBrowser(userAgent)?.os === "ios";
+/** The turn for this visitor; `{kind: "page"}` (iOS, in an in-app browser) is the route's: the fast path leaves it. */
+export function appTurn(apps: LinkApps, userAgent: string): AppTurn {
+  if (apps.ios === null && apps.android === null && !apps.outside) return null;
+  const facts = factsOf(userAgent);
+  if (apps.outside && facts.inApp !== null) return facts.inApp === "android" ? INTENT : PAGE;
+  if (facts.os === "ios" && apps.ios !== null) return STORE_IOS;
+  if (facts.os === "android" && apps.android !== null) return STORE_ANDROID;
+  return null;
 }
 
 /** A store visit, or a way out that may end in one, is named by a click id (POST /api/deeplinks/open finds it); a plain way out needs none. */
@@ -61,11 +83,50 @@ export function appAnswer(
   clickId: string | null,
   visitQuery: string,
 ): { location: string; outside?: { store: string | null } } {
-  const params = [queryOf(destination), visitQuery].filter((q) => q !== "").join("&");
-  const play = apps.android === null ? null : playStoreUrl(apps.android, clickId, params);
-  if (turn.kind === "store") return { location: turn.os === "ios" ? appStoreUrl(apps.ios as string) : (play as string) };
-  if (turn.kind === "intent") return { location: intentUrl(destination, apps.android, play ?? destination) ?? destination };
-  return { location: destination, outside: { store: apps.ios === null ? null : appStoreUrl(apps.ios) } };
+  if (turn.kind === "page") return { location: destination, outside: { store: apps.store } };
+  if (turn.kind === "store" && turn.os === "ios") return { location: apps.store as string };
+  if (clickId === null) {
+    // No click id (a link without an owner): built in full.
+    const play = apps.android === null ? null : playStoreUrl(apps.android, clickId, paramsOf(destination, visitQuery));
+    if (turn.kind === "store") return { location: play as string };
+    return { location: intentUrl(destination, apps.android, play ?? destination) ?? destination };
+  }
+  // The same addresses from the parts around the click id, built once per destination and visit query.
+  const parts = partsOf(apps, destination, visitQuery);
+  if (turn.kind === "store") return { location: withId(parts.play as Around, clickId, 2) };
+  const intent = parts.intent;
+  return { location: intent === null ? destination : typeof intent === "string" ? intent : withId(intent, clickId, 3) };
+}
+
+/** The text before and after a click id, which is URL-encoded `times` times where it stands. */
+type Around = readonly [string, string];
+
+/** The Play Store address and the intent address around a click id (the intent whole when it carries none; null: no intent). */
+interface AnswerParts {
+  destination: string;
+  visitQuery: string;
+  play: Around | null;
+  intent: Around | string | null;
+}
+
+function partsOf(apps: LinkApps, destination: string, visitQuery: string): AnswerParts {
+  const last = apps.parts;
+  if (last !== null && last.destination === destination && last.visitQuery === visitQuery) return last;
+  const play = apps.android === null ? null : playStoreParts(apps.android, paramsOf(destination, visitQuery));
+  const parts = { destination, visitQuery, play, intent: intentParts(destination, apps.android, play) };
+  apps.parts = parts;
+  return parts;
+}
+
+function withId(around: Around, clickId: string, times: number): string {
+  let id = clickId;
+  for (let i = 0; i < times; i++) id = encodeURIComponent(id);
+  return around[0] + id + around[1];
+}
+
+/** What the Play Store's referrer carries after the click id: the destination's query, then the visit's. */
+function paramsOf(destination: string, visitQuery: string): string {
+  return [queryOf(destination), visitQuery].filter((q) => q !== "").join("&");
 }
 
 /** The query of an address (without "?" and the #fragment), "" when none. */

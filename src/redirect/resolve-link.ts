@@ -25,7 +25,7 @@ import { isPreviewCrawler } from "./preview.js";
 import { type RedirectAnswer, RedirectAnswers } from "./answers.js";
 import { ClickDispatcher, type ClickedListeners } from "./click-event.js";
 import { foldHost, isFolded } from "./host-fold.js";
-import { type LinkApps, appAnswer, appTurn, needsClickId, wantsPage } from "./app-turn.js";
+import { type AppTurn, type LinkApps, appAnswer, appTurn, needsClickId } from "./app-turn.js";
 
 export type Outcome =
   | { kind: "not_found" }
@@ -178,18 +178,19 @@ export class RedirectService {
     if (link.password_hash !== null) return link.max_clicks === null ? PASSWORD_FORM : undefined;
     // The crawler check runs only for links with a card.
     if (link.preview !== null && isPreviewCrawler(v.userAgent)) return undefined;
-    // The in-app page is the route's (only links with apps or a way out ask).
-    if (link.apps !== null && wantsPage(link.apps, v.userAgent)) return undefined;
-    if (link.max_clicks !== null) return link.used_up ? undefined : this.passLimited(link, v, link.max_clicks);
-    return this.redirect(link, v, false);
+    // The in-app page is the route's (only links with apps or a way out ask, once per visit).
+    const turn = link.apps === null ? null : appTurn(link.apps, v.userAgent);
+    if (turn?.kind === "page") return undefined;
+    if (link.max_clicks !== null) return link.used_up ? undefined : this.passLimited(link, v, link.max_clicks, turn);
+    return this.redirect(link, v, false, turn);
   }
 
   /**
    * A cached click-limited link, counted (atomically, with the other counts of this event-loop turn): its
    * destination, or undefined once its limit is used up (the route answers that: 403 or the fallback URL).
    */
-  private async passLimited(link: CachedLink, v: Visit, maxClicks: number): Promise<string | undefined> {
-    if (await this.deps.clicks.countLimited(link.id, maxClicks)) return this.redirect(link, v, true);
+  private async passLimited(link: CachedLink, v: Visit, maxClicks: number, turn: AppTurn): Promise<string | undefined> {
+    if (await this.deps.clicks.countLimited(link.id, maxClicks)) return this.redirect(link, v, true, turn);
     link.used_up = true;
     return undefined;
   }
@@ -323,8 +324,8 @@ export class RedirectService {
     return { kind: "redirect", location, answer: link.answer };
   }
 
-  /** Exactly one click per redirect served, recorded with where it went; the destination for this visitor. */
-  private redirect(link: CachedLink, v: Visit, counted: boolean): string {
+  /** Exactly one click per redirect served, recorded with where it went; the destination for this visitor (`turn`: the app turn, appTurn's). */
+  private redirect(link: CachedLink, v: Visit, counted: boolean, turn: AppTurn = link.apps === null ? null : appTurn(link.apps, v.userAgent)): string {
     let location = link.url;
     let code: string | null = null;
     v.answer = link.answer;
@@ -341,7 +342,6 @@ export class RedirectService {
       location = device.url;
       code = device.code;
     }
-    const turn = link.apps === null ? null : appTurn(link.apps, v.userAgent);
     if (turn?.kind === "store") code = turn.os;
     // A link that tracks conversions, or a phone's store visit that needs one (rare: null checks), gives its click an id,
     // stored with the click (conversions/tracked-clicks.ts).
