@@ -6710,6 +6710,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deeplinks/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The link that opened the app, and where in the app to go: by click id, by the short link's address, or by the device on a first launch */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Android: snip_click_id from the Play Store's install referrer (deterministic, an install) */
+                        click_id?: string;
+                        /** @description First launch: the device model, e.g. iPhone or iPhone15,2 */
+                        device_model?: string;
+                        /** @description First launch: the device's first language, e.g. en-US */
+                        language?: string;
+                        /** @description First launch: the system's version, e.g. 17.4.1 */
+                        os_version?: string;
+                        /** @description First launch (probabilistic): the device's system */
+                        platform?: "ios" | "android";
+                        /** @description The short link's address the app was opened with (universal link, app link): deterministic, an open */
+                        url?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            link: {
+                                alias: string;
+                                id: string;
+                                /** @description The link's destination */
+                                url: string;
+                            } | null;
+                            match: "deterministic" | "probabilistic" | "none";
+                            /** @description The destination's query parameters and the visit's (the visit's win a name both have); {} without any */
+                            params: {
+                                [key: string]: string;
+                            };
+                            /** @description The link's app_path: where the app opens; null without one */
+                            path: string | null;
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deeplinks/settings": {
         parameters: {
             query?: never;
@@ -10359,7 +10464,7 @@ export interface paths {
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
-                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write */
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open */
                                 scopes: string[];
                             }[];
                             /** @enum {string} */
@@ -10396,7 +10501,7 @@ export interface paths {
                         /** @description ISO-8601 time in the future */
                         expires_at?: string | null;
                         name: string;
-                        /** @description One or more of links:create, links:read, links:write, stats:read, export, conversions:write, each once; default ["links:create"] */
+                        /** @description One or more of links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open, each once; default ["links:create"] */
                         scopes?: string[];
                     };
                 };
@@ -10420,7 +10525,7 @@ export interface paths {
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
-                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write */
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open */
                                 scopes: string[];
                             };
                             secret: string;
@@ -10504,7 +10609,7 @@ export interface paths {
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
-                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write */
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open */
                                 scopes: string[];
                             };
                             /** @enum {string} */
@@ -15621,8 +15726,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description Events dropped because the webhook's queue was full (slow or dead receiver) */
                                 dropped: number;
-                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
-                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
+                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
+                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
                                 id: string;
                                 kind: "custom" | "slack" | "discord" | "teams";
                                 last_delivery: {
@@ -15678,8 +15783,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
-                        events?: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
+                        /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
+                        events?: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
                         kind?: "custom" | "slack" | "discord" | "teams";
                         name: string;
                         url: string;
@@ -15703,8 +15808,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description Events dropped because the webhook's queue was full (slow or dead receiver) */
                                 dropped: number;
-                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
-                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
+                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
+                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
                                 id: string;
                                 kind: "custom" | "slack" | "discord" | "teams";
                                 last_delivery: {
@@ -15842,8 +15947,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         active?: boolean;
-                        /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
-                        events?: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
+                        /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
+                        events?: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
                         name?: string;
                         url?: string;
                     };
@@ -15864,8 +15969,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description Events dropped because the webhook's queue was full (slow or dead receiver) */
                                 dropped: number;
-                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
-                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
+                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
+                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
                                 id: string;
                                 kind: "custom" | "slack" | "discord" | "teams";
                                 last_delivery: {
@@ -16048,8 +16153,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description Events dropped because the webhook's queue was full (slow or dead receiver) */
                                 dropped: number;
-                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
-                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
+                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
+                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
                                 id: string;
                                 kind: "custom" | "slack" | "discord" | "teams";
                                 last_delivery: {
