@@ -3105,6 +3105,19 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description A link's: present when it has app fields or the range has app figures; the account's (analytics): when any figure is not zero */
+                            apps?: {
+                                /** @description First launches matched to the link (POST /api/deeplinks/open), once per click */
+                                installs: number;
+                                installs_by_match: {
+                                    deterministic: number;
+                                    probabilistic: number;
+                                };
+                                /** @description Opens of the app through the link's address (universal links, app links) */
+                                opens: number;
+                                /** @description Clicks the redirect sent to the App Store or Play Store listing of the link's app */
+                                store_visits: number;
+                            };
                             bot_share?: number;
                             bots?: number;
                             browsers?: {
@@ -8871,6 +8884,19 @@ export interface paths {
                             /** @description false on plans without advanced statistics: the keys below are then absent */
                             advanced: boolean;
                             alias: string;
+                            /** @description A link's: present when it has app fields or the range has app figures; the account's (analytics): when any figure is not zero */
+                            apps?: {
+                                /** @description First launches matched to the link (POST /api/deeplinks/open), once per click */
+                                installs: number;
+                                installs_by_match: {
+                                    deterministic: number;
+                                    probabilistic: number;
+                                };
+                                /** @description Opens of the app through the link's address (universal links, app links) */
+                                opens: number;
+                                /** @description Clicks the redirect sent to the App Store or Play Store listing of the link's app */
+                                store_visits: number;
+                            };
                             bot_share?: number;
                             bots?: number;
                             browsers?: {
@@ -11779,6 +11805,19 @@ export interface paths {
                             /** @description false on plans without advanced statistics: the keys below are then absent */
                             advanced: boolean;
                             alias: string;
+                            /** @description A link's: present when it has app fields or the range has app figures; the account's (analytics): when any figure is not zero */
+                            apps?: {
+                                /** @description First launches matched to the link (POST /api/deeplinks/open), once per click */
+                                installs: number;
+                                installs_by_match: {
+                                    deterministic: number;
+                                    probabilistic: number;
+                                };
+                                /** @description Opens of the app through the link's address (universal links, app links) */
+                                opens: number;
+                                /** @description Clicks the redirect sent to the App Store or Play Store listing of the link's app */
+                                store_visits: number;
+                            };
                             bot_share?: number;
                             bots?: number;
                             browsers?: {
