@@ -105,6 +105,15 @@ describe.each(ENGINES)("app figures on %s", (engine) => {
     const s = await owner.client.get(`/api/links/${app.id}/stats?${range}`);
     expect(s.status, s.text).toBe(200);
     expect(s.body.apps).toEqual(FIGURES);
+    // The phones' destinations are the store listings they were sent to.
+    const dest = Object.fromEntries(
+      (s.body.destinations as Array<{ destination: string; url: string; clicks: number }>).map((d) => [d.destination, [d.url, d.clicks]]),
+    );
+    expect(dest).toEqual({
+      ios: ["https://apps.apple.com/app/id389801252", 2],
+      android: ["https://play.google.com/store/apps/details?id=com.example.shop", 1],
+      default: ["https://shop.example.com/p", 1],
+    });
     const p = await owner.client.get(`/api/links/${plain.id}/stats?${range}`);
     expect(p.status).toBe(200);
     expect("apps" in p.body).toBe(false);
