@@ -33,7 +33,7 @@ export function addressHash(key: Buffer, ip: string): string {
 }
 
 const IOS_AGENT_RE = /\b(iPhone|iPad|iPod)\b[^)]*?\bOS (\d{1,3}(?:_\d{1,3}){0,2})\b/;
-const ANDROID_AGENT_RE = /\bAndroid (\d{1,3}(?:\.\d{1,3}){0,2})(?:;\s*([^;)]{1,64}?))?(?:\s+Build\/[^;)]*)?\)/;
+const ANDROID_AGENT_RE = /\bAndroid (\d{1,3}(?:\.\d{1,3}){0,2})(?:;\s*([^;)]{1,96}))?/;
 
 /** The system's version and the device model a phone's user agent tells (iOS: the family, iPhone/iPad/iPod; Android: the model when not reduced to "K"). */
 export function deviceOfAgent(userAgent: string): { os_version: string | null; device_model: string | null } {
@@ -41,8 +41,9 @@ export function deviceOfAgent(userAgent: string): { os_version: string | null; d
   if (ios) return { os_version: (ios[2] as string).replace(/_/g, "."), device_model: ios[1] as string };
   const android = ANDROID_AGENT_RE.exec(userAgent);
   if (android) {
-    const model = android[2]?.trim() ?? "";
-    return { os_version: android[1] as string, device_model: model === "" || model === "K" ? null : clean(model) };
+    // "Pixel 8", "SM-S911B Build/TP1A.220624.014" (web views); Chrome's reduced agent says "K", a web view may say "wv".
+    const model = (android[2] ?? "").replace(/\s+Build\/.*$/, "").trim();
+    return { os_version: android[1] as string, device_model: model === "" || model === "K" || model === "wv" || model.length > 64 ? null : clean(model) };
   }
   return { os_version: null, device_model: null };
 }
