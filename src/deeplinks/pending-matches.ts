@@ -35,10 +35,21 @@ export function addressHash(key: Buffer, ip: string): string {
 const IOS_AGENT_RE = /\b(iPhone|iPad|iPod)\b[^)]*?\bOS (\d{1,3}(?:_\d{1,3}){0,2})\b/;
 const ANDROID_AGENT_RE = /\bAndroid (\d{1,3}(?:\.\d{1,3}){0,2})(?:;\s*([^;)]{1,96}))?/;
 
+/** iOS 26 and later freeze the agent's system version at 18.6: Safari's own Version/26 tells the major then, else it is not known. */
+const FROZEN_IOS = "18.6";
+const SAFARI_VERSION_RE = /\bVersion\/(\d{2,3})\b/;
+
+function iosVersion(told: string, userAgent: string): string | null {
+  if (told !== FROZEN_IOS) return told;
+  const safari = SAFARI_VERSION_RE.exec(userAgent);
+  if (safari === null) return null;
+  return Number(safari[1]) >= 26 ? (safari[1] as string) : told;
+}
+
 /** The system's version and the device model a phone's user agent tells (iOS: the family, iPhone/iPad/iPod; Android: the model when not reduced to "K"). */
 export function deviceOfAgent(userAgent: string): { os_version: string | null; device_model: string | null } {
   const ios = IOS_AGENT_RE.exec(userAgent);
-  if (ios) return { os_version: (ios[2] as string).replace(/_/g, "."), device_model: ios[1] as string };
+  if (ios) return { os_version: iosVersion((ios[2] as string).replace(/_/g, "."), userAgent), device_model: ios[1] as string };
   const android = ANDROID_AGENT_RE.exec(userAgent);
   if (android) {
     // "Pixel 8", "SM-S911B Build/TP1A.220624.014" (web views); Chrome's reduced agent says "K", a web view may say "wv".

@@ -16,6 +16,14 @@ describe("pending matches", () => {
     ["Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36", "14", "Pixel 8"],
     ["Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0.0.0 Mobile Safari/537.36", "10", null],
     ["Mozilla/5.0 (Linux; Android 13; SM-S911B Build/TP1A.220624.014; wv) AppleWebKit/537.36", "13", "SM-S911B"],
+    // iOS 26 freezes the agent's version at 18_6: Safari's Version/26.1 gives the major; a web view's frozen version is not known.
+    ["Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.1 Mobile/15E148 Safari/604.1", "26", "iPhone"],
+    [
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.6 Mobile/15E148 Safari/604.1",
+      "18.6",
+      "iPhone",
+    ],
+    ["Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Instagram 309.1.0.28.108", null, "iPhone"],
     ["Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0.0.0 Safari/537.36", null, null],
   ])("reads %s", (ua, os, model) => {
     expect(deviceOfAgent(ua)).toEqual({ os_version: os, device_model: model });
@@ -57,6 +65,8 @@ describe("pending matches", () => {
     expect(matchScore(c, { os_version: "17.4", device_model: null, language: null })).toBe(1);
     expect(matchScore(c, { os_version: null, device_model: null, language: null })).toBe(0);
     expect(matchScore(c, { os_version: "16.5", device_model: null, language: null })).toBeNull();
+    // The agent's "26" (iOS 26's frozen agent, read through Safari's version) agrees with the app's 26.0.1 on the major.
+    expect(matchScore({ ...c, os_version: "26" }, { os_version: "26.0.1", device_model: null, language: null })).toBe(2);
     expect(matchScore(c, { os_version: null, device_model: "iPad13,4", language: null })).toBeNull();
     expect(matchScore(c, { os_version: null, device_model: null, language: "de-de" })).toBeNull();
   });
