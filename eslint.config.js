@@ -55,6 +55,9 @@ const FEATURE_EVENTS = {
   // A new lead or sale (the tracking API, Stripe), inside its transaction: the stream's outbox, opted-in webhooks, the live feed.
   "lead.created": { publishers: ["conversions"], subscribers: ["webhooks", "streams", "analytics"] },
   "sale.created": { publishers: ["conversions"], subscribers: ["webhooks", "streams", "analytics"] },
+  // An app's install or open reported through POST /api/deeplinks/open, inside its transaction: the stream's outbox, opted-in webhooks.
+  "app.install": { publishers: ["deeplinks"], subscribers: ["webhooks", "streams"] },
+  "app.open": { publishers: ["deeplinks"], subscribers: ["webhooks", "streams"] },
 };
 
 /**

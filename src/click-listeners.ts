@@ -19,6 +19,7 @@ import type { ClickDeliveries } from "./webhooks/click-deliveries.js";
 import type { LiveFeed } from "./analytics/live-feed.js";
 import { streamOutbox } from "./streams/outbox.js";
 import { trackedClicksListener } from "./conversions/tracked-clicks.js";
+import { pendingMatchesListener } from "./deeplinks/pending-matches.js";
 
 export interface ListenerEntry {
   event: "clicked" | "stored";
@@ -57,6 +58,14 @@ export const LISTENERS: readonly ListenerEntry[] = [
       "the click ids of links that track conversions (conversions/tracked-clicks.ts, docs/conversions.md): at least once, one " +
       "tracked_clicks row per click id written in the writer's transaction, so it exists exactly when its click does (a replayed " +
       "journal's id stored once). Unwanted: one property read per stored click, nothing written.",
+  },
+  {
+    event: "stored",
+    name: "pending matches",
+    guarantee:
+      "the pending matches of store visits (deeplinks/pending-matches.ts, docs/deep-links.md): at least once, one deeplink_matches " +
+      "row per store visit written in the writer's transaction, keyed by its click id (a replayed journal's stored once). " +
+      "Unwanted: one property read per stored click, nothing written.",
   },
 ];
 
@@ -102,7 +111,7 @@ export function clickedListeners(s: ClickedServices): ClickedListeners {
 }
 
 /** The "stored" listeners, in LISTENERS' order, as every click writer is given them. */
-export const STORED_LISTENERS: readonly StoredListener[] = [streamOutbox, trackedClicksListener];
+export const STORED_LISTENERS: readonly StoredListener[] = [streamOutbox, trackedClicksListener, pendingMatchesListener];
 
 /** The same with the writer thread's entry, which imports them (a thread cannot be sent functions). */
 export const STORED: StoredListeners = {

@@ -72,6 +72,8 @@ export interface Config {
   /** Secret for CSRF tokens and other HMACs; from SESSION_SECRET or DATA_DIR/secret. */
   sessionSecret: string;
   sessionTtlDays: number;
+  /** DEEPLINK_MATCH_TTL (seconds, default 3600): how long a store visit's pending match waits for the app's first launch (docs/deep-links.md). */
+  deeplinkMatchTtlMs: number;
   /** OPERATOR_REQUIRE_2FA: operator routes answer 403 2fa_setup_required to an operator without a second factor (default on in production). */
   operatorRequire2fa: boolean;
   linkCacheSize: number;
@@ -334,6 +336,7 @@ export function loadConfig(rawEnv: Env = process.env): Readonly<Config> {
     logFormat: logFormatOf(env),
     sessionSecret,
     sessionTtlDays: intVar(env, "SESSION_TTL_DAYS", 30, 1, 365),
+    deeplinkMatchTtlMs: intVar(env, "DEEPLINK_MATCH_TTL", 3_600, 60, 86_400) * 1000,
     operatorRequire2fa: boolVar(env, "OPERATOR_REQUIRE_2FA", env.NODE_ENV?.trim() === "production"),
     linkCacheSize: intVar(env, "LINK_CACHE_SIZE", 100_000, 0, 10_000_000),
     clickFlushMs: intVar(env, "CLICK_FLUSH_MS", 250, 10, 60_000),

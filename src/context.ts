@@ -33,6 +33,7 @@ import { type Streams, createStreams } from "./streams/index.js";
 import { createAnalytics } from "./analytics/index.js";
 import type { LiveFeed } from "./analytics/live-feed.js";
 import { AppAssociations } from "./deeplinks/app-associations.js";
+import { purgeExpiredMatches } from "./deeplinks/pending-matches.js";
 import { createRedirects } from "./redirect/index.js";
 import { OrphanVisits } from "./orphans/orphan-visits.js";
 import { createAdmin } from "./admin/index.js";
@@ -74,7 +75,7 @@ export function lifecycleOf(parts: readonly LifecyclePart[]): Pick<AppContext, "
   };
 }
 
-/** Housekeeping: expired sessions, old throttle events, raw clicks past retention, every hour once started; a failure is logged. */
+/** Housekeeping: expired sessions, old throttle events, raw clicks past retention, expired pending matches of deep links, every hour once started; a failure is logged. */
 function everyHour(log: Logger, tasks: () => Promise<unknown>[]): LifecyclePart {
   let timer: NodeJS.Timeout | undefined;
   return {
@@ -312,8 +313,8 @@ function contextLifecycle(ground: Ground, core: CoreRooms, clicked: ClickRooms, 
     security.passkeys.challenges.pruneExpired(),
     rate.prune(clock.now() - 86_400_000),
     clicks.pruneRaw(),
+    purgeExpiredMatches(storage.db, clock.now()),
   ]);
-
   const lifecycle = lifecycleParts({
     storage,
     transport: core.transport,

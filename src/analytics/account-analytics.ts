@@ -9,6 +9,7 @@ import { can, requireCapability } from "../accounts/plans.js";
 import { conversionFigures } from "../conversions/conversion-stats.js";
 import { linkWithConversions, withConversions } from "../conversions/stats-rows.js";
 import { managedOwner } from "../teams/access.js";
+import { anyAppFigure, appCounts } from "../deeplinks/app-stats.js";
 import { shortUrl } from "../links/public-link.js";
 import type { Group } from "../clicks/click-groups.js";
 import { type Period } from "../clicks/period.js";
@@ -74,8 +75,10 @@ export class AccountAnalytics {
     const byId = new Map(info.map((l) => [l.id, l]));
     // Conversions of the same links (Business and up, as account analytics are): exact, straight from their tables.
     const filtered = Boolean(query.link || query.domain || query.tag);
+    const apps = await appCounts(this.deps.db, filtered ? { linkIds: links.map((l) => l.id) } : { ownerId: owner.id }, p);
     const answer = {
       owner_id: owner.id,
+      ...(anyAppFigure(apps) ? { apps } : {}),
       ...(p.name ? { range: p.name } : {}),
       tz: p.tz,
       from: p.from,

@@ -1,7 +1,8 @@
 // Account analytics as CSV: what the page shows, one section after the other (totals, series, top links,
 // each breakdown), quoted and neutralised as every export is (clicks/csv.ts). With conversions (Business and up)
 // the totals, series, links and breakdown sections end with leads, sales and one revenue_<CURRENCY> column per
-// currency of the range (minor units, net of refunds), after the columns they always had.
+// currency of the range (minor units, net of refunds), after the columns they always had; with app figures in the
+// range, the totals end with store visits, installs and opens (docs/deep-links.md).
 import type { Transform } from "node:stream";
 import type { Analytics } from "../contract/analytics.js";
 import { toCsv } from "../clicks/csv.js";
@@ -13,8 +14,12 @@ function change(c: number | null | undefined): Cell {
   return c === null || c === undefined ? "" : c;
 }
 
+/** The totals' app columns, when the range has app figures (docs/deep-links.md): after the conversions'. */
+const APP_HEADER = ["store_visits", "installs", "opens", "installs_deterministic", "installs_probabilistic"];
+
 function* records(a: Analytics): Generator<Cell[]> {
   const conv = conversionColumns(a);
+  const apps = a.apps;
   yield [
     "from",
     "to",
@@ -29,6 +34,7 @@ function* records(a: Analytics): Generator<Cell[]> {
     "change_visitors",
     "change_qr",
     ...conv.header,
+    ...(apps ? APP_HEADER : []),
   ];
   yield [
     a.from,
@@ -44,6 +50,7 @@ function* records(a: Analytics): Generator<Cell[]> {
     change(a.change?.visitors),
     change(a.change?.qr),
     ...conv.cells(a),
+    ...(apps ? [apps.store_visits, apps.installs, apps.opens, apps.installs_by_match.deterministic, apps.installs_by_match.probabilistic] : []),
   ];
   yield [];
   yield [a.granularity ?? "day", "clicks", "visitors", "qr", ...conv.header];

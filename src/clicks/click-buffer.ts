@@ -27,6 +27,12 @@ export interface ClickInput {
    * or null: not tracked, most clicks. It travels with the click (journal, writer) and is stored in the click's transaction.
    */
   clickId?: string | null;
+  /**
+   * A phone's visit the redirect turned towards an app's store (deep links, redirect/app-turn.ts's appVisit): what the
+   * "stored" listeners keep of it (the store visit on the tracked click, the pending match of a deferred deep link);
+   * absent or null: none, most clicks. Only with a clickId.
+   */
+  app?: string | null;
 }
 
 /** Where a batch's clicks sit in the click journal (click-journal.ts): the journal's id and the batch's segment in it. */
@@ -35,10 +41,23 @@ export interface JournalMark {
   segment: number;
 }
 
-/** Where each number of a click sits: strings are indexes into the batch's strings; country, destination, utm and clickId -1 are none. */
-export const FIELD = { at: 0, userAgent: 1, referer: 2, ip: 3, country: 4, counted: 5, linkNum: 6, destination: 7, qr: 8, utm: 9, clickId: 10 } as const;
+/** Where each number of a click sits: strings are indexes into the batch's strings; country, destination, utm, clickId and app -1 are none. */
+export const FIELD = {
+  at: 0,
+  userAgent: 1,
+  referer: 2,
+  ip: 3,
+  country: 4,
+  counted: 5,
+  linkNum: 6,
+  destination: 7,
+  qr: 8,
+  utm: 9,
+  clickId: 10,
+  app: 11,
+} as const;
 /** Numbers per click. */
-export const WIDTH = 11;
+export const WIDTH = 12;
 
 export interface ClickBatch {
   /** Distinct per batch in this process: a writer that retries a batch knows it (and what of it is written). */
@@ -102,6 +121,7 @@ export class ClickBatchBuilder {
     f[o + FIELD.utm] = c.utm == null ? -1 : this.intern(c.utm);
     // A click id is unique: appended, not interned (no Map entry per tracked click).
     f[o + FIELD.clickId] = c.clickId == null ? -1 : this.strings.push(c.clickId) - 1;
+    f[o + FIELD.app] = c.app == null ? -1 : this.strings.push(c.app) - 1;
     this.length++;
   }
 
@@ -184,7 +204,7 @@ export function receivedBatch(b: PostedBatch): ClickBatch {
 }
 
 /** The fields that index into a batch's strings (-1: none). */
-const STRING_FIELDS = [FIELD.userAgent, FIELD.referer, FIELD.ip, FIELD.country, FIELD.destination, FIELD.utm, FIELD.clickId] as const;
+const STRING_FIELDS = [FIELD.userAgent, FIELD.referer, FIELD.ip, FIELD.country, FIELD.destination, FIELD.utm, FIELD.clickId, FIELD.app] as const;
 
 /** A batch of the given clicks (tests, benchmarks, anything holding ClickInput objects). */
 export function batchOf(inputs: Iterable<ClickInput>): ClickBatch {

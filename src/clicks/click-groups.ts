@@ -12,14 +12,14 @@ import { type Values, describer, placeOf, sameValues } from "./click-values.js";
  * A raw click row as stored (no id yet), with its link's id (what the roll-ups are keyed by) and, for a visit of
  * a link that tracks conversions, its click id (stored by the tracked-clicks listener, not in `clicks`).
  */
-export type ClickRow = Omit<Selectable<ClicksTable>, "id"> & { link_id: string; click_id?: string | null };
+export type ClickRow = Omit<Selectable<ClicksTable>, "id"> & { link_id: string; click_id?: string | null; app?: string | null };
 export type DailyRow = Selectable<ClickDailyTable>;
 export type BreakdownRow = Selectable<ClickBreakdownTable>;
 export type MonthlyRow = Selectable<ClickBreakdownMonthTable>;
 export type HourlyRow = Selectable<ClickHourlyTable>;
 
 /** The values of one click that the roll-ups are grouped by. */
-export interface Group extends Omit<ClickRow, "at" | "new_visitor" | "click_id"> {
+export interface Group extends Omit<ClickRow, "at" | "new_visitor" | "click_id" | "app"> {
   day: string;
   clicks: number;
   /** Clicks already added to links.click_count (click-limited links). */
@@ -208,6 +208,7 @@ export function describeBatch(batch: ClickBatch, countries: CountryResolver, key
       referrer_url: v.referrer_url,
       utm: v.utm,
       click_id: f[o + FIELD.clickId] === -1 ? null : (batch.strings[f[o + FIELD.clickId] as number] as string),
+      app: f[o + FIELD.app] === -1 ? null : (batch.strings[f[o + FIELD.app] as number] as string),
     };
     valuesOf[i] = vid;
     const same = byLink.get(num);

@@ -21,7 +21,7 @@ export interface DestinationStats {
   destinations_daily: Array<{ date: string; destination: string; clicks: number }>;
 }
 
-type TargetedLink = Pick<LinkRow, "url" | "ios_url" | "android_url" | "rules" | "split">;
+type TargetedLink = Pick<LinkRow, "url" | "ios_url" | "android_url" | "rules" | "split"> & Partial<Pick<LinkRow, "app_ios_store_id" | "app_android_package">>;
 
 /** The stored daily rows of the range's clicks not sent to the link's url (one range of the breakdown's key). */
 export async function storedDestinations(db: Db, linkId: string, range: Pick<DayRange, "from" | "to">): Promise<DayCount[]> {
@@ -72,8 +72,10 @@ function listUrl(json: string | null, n: number): string | null {
 /** The address a destination sends to today (null: the link no longer has it). */
 export function destinationUrl(link: TargetedLink, code: string): string | null {
   if (code === DEFAULT_DESTINATION) return link.url;
-  if (code === "ios") return link.ios_url;
-  if (code === "android") return link.android_url;
+  // A phone of a link with an app goes to its store listing first (docs/deep-links.md, App destinations).
+  if (code === "ios") return link.app_ios_store_id ? `https://apps.apple.com/app/id${link.app_ios_store_id}` : link.ios_url;
+  if (code === "android")
+    return link.app_android_package ? `https://play.google.com/store/apps/details?id=${encodeURIComponent(link.app_android_package)}` : link.android_url;
   if (code.startsWith("rule:")) return listUrl(link.rules, Number(code.slice(5)));
   if (code.startsWith("variant:")) return listUrl(link.split, Number(code.slice(8)));
   return null;

@@ -4,15 +4,16 @@ import { readFileSync, writeSync, writevSync } from "node:fs";
 import { FIELD, WIDTH } from "./click-buffer.js";
 
 /** Each append: MAGIC, clicks, bytes of the new strings (a JSON array), then WIDTH float64 per click. */
-const MAGIC = 0x344b4c43;
+const MAGIC = 0x354b4c43;
 /**
  * Appends of earlier formats, replayed after an upgrade: FIELD's first 7 numbers (before destinations), 8 (before
- * the QR flag) or 10 (CLK3, before click ids); CLK4 has all 11 (the click id of a link that tracks conversions last).
+ * the QR flag), 10 (CLK3, before click ids) or 11 (CLK4, before app visits); CLK5 has all 12 (a store visit's facts last).
  */
 const OLDER_WIDTHS = new Map([
   [0x314b4c43, 7],
   [0x324b4c43, 8],
   [0x334b4c43, 10],
+  [0x344b4c43, 11],
 ]);
 const HEADER = 12;
 const NO_STRINGS = Buffer.alloc(0);
@@ -83,7 +84,7 @@ export function readSegment(file: string): SegmentClicks & { ignored: number } {
   return { strings, fields, length, ignored: buf.length - off };
 }
 
-/** An append's numbers, WIDTH per click (an older append's clicks get the default destination where they have none, no QR flag, no UTM values and no click id where they have none). */
+/** An append's numbers, WIDTH per click (an older append's clicks get the default destination where they have none, no QR flag, no UTM values, no click id and no app visit where they have none). */
 function widened(bytes: Buffer, count: number, width: number): Float64Array {
   const f = new Float64Array(count * WIDTH);
   if (width === WIDTH) {
@@ -97,7 +98,8 @@ function widened(bytes: Buffer, count: number, width: number): Float64Array {
     if (width <= FIELD.destination) f[i * WIDTH + FIELD.destination] = -1;
     if (width <= FIELD.qr) f[i * WIDTH + FIELD.qr] = 0;
     if (width <= FIELD.utm) f[i * WIDTH + FIELD.utm] = -1;
-    f[i * WIDTH + FIELD.clickId] = -1;
+    if (width <= FIELD.clickId) f[i * WIDTH + FIELD.clickId] = -1;
+    f[i * WIDTH + FIELD.app] = -1;
   }
   return f;
 }
@@ -117,6 +119,8 @@ function validClicks(f: Float64Array, strings: number): boolean {
     if (utm !== -1 && !isString(utm)) return false;
     const clickId = f[o + FIELD.clickId] as number;
     if (clickId !== -1 && !isString(clickId)) return false;
+    const app = f[o + FIELD.app] as number;
+    if (app !== -1 && !isString(app)) return false;
   }
   return true;
 }

@@ -1,6 +1,6 @@
 // Account analytics (docs/api.md, Account analytics): every link of an owner over a range, filtered.
 import { Type, type Static } from "typebox";
-import { ConversionProperties, ConversionRateProperties, PeriodProperties } from "./stats.js";
+import { AppCountsSchema, ConversionProperties, ConversionRateProperties, PeriodProperties } from "./stats.js";
 
 export const AnalyticsQuery = Type.Object(
   {
@@ -32,6 +32,7 @@ const AnalyticsProperties = {
   owner_id: Type.String(),
   ...PeriodProperties,
   ...ConversionProperties,
+  apps: Type.Optional(AppCountsSchema),
   links: Type.Array(TopLink, { description: "The links with the most clicks in the range (at most 50), most first" }),
 };
 

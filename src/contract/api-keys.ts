@@ -25,6 +25,7 @@ export const KEY_ROUTE_SCOPES = {
   "GET /api/customers": ["conversions:write"],
   "GET /api/customers/:external_id": ["conversions:write"],
   "DELETE /api/customers/:external_id": ["conversions:write"],
+  "POST /api/deeplinks/open": ["deeplinks:open"],
 } as const satisfies Record<string, readonly ApiKeyScope[]>;
 export type KeyRoute = keyof typeof KEY_ROUTE_SCOPES;
 

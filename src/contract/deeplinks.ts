@@ -72,3 +72,41 @@ export type DeepLinkSettings = Static<typeof DeepLinkSettingsSchema>;
 export const UpdateDeepLinkSettingsBody = Body({ open_outside: Type.Optional(Type.Boolean()) });
 export type UpdateDeepLinkSettingsBody = Static<typeof UpdateDeepLinkSettingsBody>;
 export const DeepLinkSettingsReply = Type.Object({ status: Type.Literal("success"), settings: DeepLinkSettingsSchema });
+
+/** A click id as the redirect makes them: 24 characters of base64url (conversions/tracked-clicks.ts). */
+export const CLICK_ID_PATTERN = "^[A-Za-z0-9_-]{24}$";
+/** A system version as apps report it: "17", "17.4", "17.4.1". */
+export const OS_VERSION_PATTERN = "^[0-9]{1,3}(\\.[0-9]{1,3}){0,2}$";
+/** A device model: printable ASCII ("iPhone", "iPhone15,2", "Pixel 8"). */
+export const DEVICE_MODEL_PATTERN = "^[\\x20-\\x7E]{1,64}$";
+/** A language tag ("en", "en-US", "pt_BR"). */
+export const LANGUAGE_PATTERN = "^[A-Za-z]{2,3}([_-][A-Za-z0-9]{1,8}){0,3}$";
+
+export const DeepLinkOpenBody = Body({
+  click_id: Type.Optional(
+    Type.String({ pattern: CLICK_ID_PATTERN, description: "Android: snip_click_id from the Play Store's install referrer (deterministic, an install)" }),
+  ),
+  url: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: "The short link's address the app was opened with (universal link, app link): deterministic, an open",
+    }),
+  ),
+  platform: Type.Optional(Type.Union([Type.Literal("ios"), Type.Literal("android")], { description: "First launch (probabilistic): the device's system" })),
+  os_version: Type.Optional(Type.String({ pattern: OS_VERSION_PATTERN, description: "First launch: the system's version, e.g. 17.4.1" })),
+  device_model: Type.Optional(Type.String({ pattern: DEVICE_MODEL_PATTERN, description: "First launch: the device model, e.g. iPhone or iPhone15,2" })),
+  language: Type.Optional(Type.String({ pattern: LANGUAGE_PATTERN, description: "First launch: the device's first language, e.g. en-US" })),
+});
+export type DeepLinkOpenBody = Static<typeof DeepLinkOpenBody>;
+
+export const DeepLinkOpenReply = Type.Object({
+  status: Type.Literal("success"),
+  match: Type.Union([Type.Literal("deterministic"), Type.Literal("probabilistic"), Type.Literal("none")]),
+  link: Nullable(Type.Object({ id: Type.String(), alias: Type.String(), url: Type.String({ description: "The link's destination" }) })),
+  path: Nullable(Type.String({ description: "The link's app_path: where the app opens; null without one" })),
+  params: Type.Record(Type.String(), Type.String(), {
+    description: "The destination's query parameters and the visit's (the visit's win a name both have); {} without any",
+  }),
+});
+export type DeepLinkOpenReply = Static<typeof DeepLinkOpenReply>;

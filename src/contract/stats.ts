@@ -150,6 +150,17 @@ export const PeriodProperties = {
   bot_share: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
 };
 
+/** A link's or account's app figures over the range (docs/deep-links.md, Store visits, installs and opens). */
+export const AppCountsSchema = Type.Object(
+  {
+    store_visits: Type.Integer({ description: "Clicks the redirect sent to the App Store or Play Store listing of the link's app" }),
+    installs: Type.Integer({ description: "First launches matched to the link (POST /api/deeplinks/open), once per click" }),
+    opens: Type.Integer({ description: "Opens of the app through the link's address (universal links, app links)" }),
+    installs_by_match: Type.Object({ deterministic: Type.Integer(), probabilistic: Type.Integer() }),
+  },
+  { description: "A link's: present when it has app fields or the range has app figures; the account's (analytics): when any figure is not zero" },
+);
+
 export const ConversionProperties = {
   leads: Type.Optional(Type.Integer({ description: "Leads of the range's conversions (Business and up)" })),
   sales: Type.Optional(Type.Integer({ description: "Sales of the range (refunded ones included)" })),
@@ -245,6 +256,7 @@ const StatsProperties = {
     ),
   ),
   split_test: Type.Optional(SplitTest),
+  apps: Type.Optional(AppCountsSchema),
 };
 
 export const StatsSchema = Type.Object(StatsProperties);

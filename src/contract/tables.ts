@@ -41,7 +41,7 @@ export const MAX_WEBHOOKS = 5;
 export const MAX_PICTURE_BYTES = 2 * 1024 * 1024;
 
 /** Every scope an API key can carry, in the order the dashboard and the answers list them (api-keys.ts). */
-export const API_KEY_SCOPES = ["links:create", "links:read", "links:write", "stats:read", "export", "conversions:write"] as const;
+export const API_KEY_SCOPES = ["links:create", "links:read", "links:write", "stats:read", "export", "conversions:write", "deeplinks:open"] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 /** A key created without `scopes`, and every key made before scopes existed (migration 026): the spec's creation API. */
 export const DEFAULT_KEY_SCOPES: readonly ApiKeyScope[] = ["links:create"];
@@ -53,6 +53,7 @@ export const SCOPE_LABELS: Readonly<Record<ApiKeyScope, string>> = {
   "stats:read": "Read link statistics",
   export: "Export every link (CSV or JSON)",
   "conversions:write": "Record leads, sales and refunds; read and erase customers",
+  "deeplinks:open": "Ask which link opened the app (POST /api/deeplinks/open); alone, a publishable key safe to ship in an app",
 };
 
 /** Who made an audit entry (docs/operator.md, Audit log): an operator in the console, an account holder on their own account, or the system. */

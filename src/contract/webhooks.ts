@@ -27,12 +27,14 @@ export const WebhookEventSchema = Type.Union([
   Type.Literal("lead.created"),
   Type.Literal("sale.created"),
   Type.Literal("link.split_decided"),
+  Type.Literal("app.install"),
+  Type.Literal("app.open"),
 ]);
 const EventsField = Type.Array(WebhookEventSchema, {
   minItems: 1,
   maxItems: WEBHOOK_EVENTS.length,
   uniqueItems: true,
-  description: "The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided",
+  description: "The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open",
 });
 
 export const WebhookSchema = Type.Object({

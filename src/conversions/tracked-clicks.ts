@@ -82,6 +82,7 @@ export function trackedRow(v: TrackedVisit): TrackedClickRow {
     os: ua.os,
     utm: v.utm ?? null,
     at: v.at,
+    store: null,
   };
 }
 
@@ -138,8 +139,20 @@ export async function storeTrackedClicks(storage: TrackedStorage, rows: TrackedC
     ON CONFLICT (id) DO NOTHING`.execute(storage.db);
 }
 
-/** The tracked_clicks row of a stored click that carries a click id (the writer described it: device, browser, OS, referrer host, country, UTM). */
-function storedRow(r: ClickRow & { click_id: string }): [string, string | null, string | null, string, string, string, string, string | null, number, string] {
+/**
+ * The store a click was sent to: a click's `app` (redirect/app-turn.ts's appVisit) starts "store<TAB>ios" or
+ * "store<TAB>android" for a store visit ("offer..." for the in-app page that only offers the App Store), else null.
+ */
+export function storeOf(app: string | null | undefined): string | null {
+  if (app == null || !app.startsWith("store\t")) return null;
+  const os = app.split("\t", 2)[1];
+  return os === "ios" || os === "android" ? os : null;
+}
+
+type StoredTracked = [string, string | null, string | null, string, string, string, string, string | null, number, string, string | null];
+
+/** The tracked_clicks row of a stored click that carries a click id (the writer described it: device, browser, OS, referrer host, country, UTM, store). */
+function storedRow(r: ClickRow & { click_id: string }): StoredTracked {
   return [
     r.click_id,
     r.destination,
@@ -151,6 +164,7 @@ function storedRow(r: ClickRow & { click_id: string }): [string, string | null, 
     r.utm,
     r.at,
     r.link_id,
+    storeOf(r.app),
   ];
 }
 
@@ -165,7 +179,7 @@ function trackedOf(rows: readonly ClickRow[]): (ClickRow & { click_id: string })
 const SQLITE_OWNER = "SELECT owner_id FROM links WHERE id = ?";
 /** A replayed click id is stored once. */
 const SQLITE_STORED =
-  "INSERT OR IGNORE INTO tracked_clicks (id, destination, country, device, referrer_host, browser, os, utm, at, link_id, owner_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  "INSERT OR IGNORE INTO tracked_clicks (id, destination, country, device, referrer_host, browser, os, utm, at, link_id, store, owner_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
 function sqliteStored(handle: SQLite.Database): (chunk: StoredChunk) => void {
   let s: { owner: SQLite.Statement<[string], { owner_id: string | null }>; insert: SQLite.Statement } | null = null;
@@ -190,11 +204,11 @@ async function postgresStored(trx: Db, chunk: StoredChunk): Promise<void> {
   const rows = trackedOf(chunk.rows).map(storedRow);
   if (rows.length === 0) return;
   const column = <T>(k: number) => rows.map((r) => r[k] as T);
-  await sql`INSERT INTO tracked_clicks (id, owner_id, link_id, destination, country, device, referrer_host, browser, os, utm, at)
-    SELECT u.id, l.owner_id, l.id, u.destination, u.country, u.device, u.referrer_host, u.browser, u.os, u.utm, u.at
+  await sql`INSERT INTO tracked_clicks (id, owner_id, link_id, destination, country, device, referrer_host, browser, os, utm, at, store)
+    SELECT u.id, l.owner_id, l.id, u.destination, u.country, u.device, u.referrer_host, u.browser, u.os, u.utm, u.at, u.store
     FROM unnest(${column(0)}::text[], ${column(1)}::text[], ${column(2)}::text[], ${column(3)}::text[], ${column(4)}::text[],
-      ${column(5)}::text[], ${column(6)}::text[], ${column(7)}::text[], ${column(8)}::bigint[], ${column(9)}::text[])
-      AS u(id, destination, country, device, referrer_host, browser, os, utm, at, link_id)
+      ${column(5)}::text[], ${column(6)}::text[], ${column(7)}::text[], ${column(8)}::bigint[], ${column(9)}::text[], ${column(10)}::text[])
+      AS u(id, destination, country, device, referrer_host, browser, os, utm, at, link_id, store)
     JOIN links l ON l.id = u.link_id
     WHERE l.owner_id IS NOT NULL
     ON CONFLICT (id) DO NOTHING`.execute(trx);

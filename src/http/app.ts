@@ -49,6 +49,7 @@ import { domainRoutes, tlsAskRoute } from "./routes/domains.js";
 import { adminRoutes } from "./routes/admin.js";
 import { integrationRoutes } from "./routes/integrations.js";
 import { associationFileRoutes, domainAppRoutes } from "./routes/deeplinks.js";
+import { deeplinkOpenRoutes } from "./routes/deeplink-open.js";
 import { ssoRoutes } from "./routes/sso.js";
 import { liveRoutes } from "./routes/analytics-live.js";
 import { FAVICON_SVG, HTML_CSP, NOT_FOUND_PAGE, PASSWORD_SCRIPT, PASSWORD_SCRIPT_PATH, errorPage, prefersJson } from "./pages.js";
@@ -229,6 +230,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await conversionRoutes(scoped, ctx);
     await domainRoutes(scoped, ctx);
     await domainAppRoutes(scoped, ctx);
+    await deeplinkOpenRoutes(scoped, ctx);
     await adminRoutes(scoped, ctx);
     await ssoRoutes(scoped, ctx);
     await integrationRoutes(scoped, ctx);

@@ -4,7 +4,9 @@
 // null for the others: the hot path pays one null check).
 import { inAppBrowser } from "../deeplinks/in-app-browsers.js";
 import { appStoreUrl, intentParts, intentUrl, playStoreParts, playStoreUrl } from "../deeplinks/link-apps.js";
+import { addressHash, appVisit, deviceOfAgent, languageTag } from "../deeplinks/pending-matches.js";
 import { type Platform, platformOf } from "./device.js";
+import { acceptedLanguages } from "./targeting.js";
 
 export interface LinkApps {
   /** App Store id, or null. */
@@ -127,6 +129,37 @@ function withId(around: Around, clickId: string, times: number): string {
 /** What the Play Store's referrer carries after the click id: the destination's query, then the visit's. */
 function paramsOf(destination: string, visitQuery: string): string {
   return [queryOf(destination), visitQuery].filter((q) => q !== "").join("&");
+}
+
+/**
+ * What the click of a store turn carries (ClickInput.app): the store visit and, for the App Store and the Play Store
+ * listing (and the iOS in-app page when it offers the App Store), the pending match of a deferred deep link: the
+ * address's keyed hash, the system's version and device model from the user agent, the first accepted language, the
+ * parameters kept for after the install, and its end (DEEPLINK_MATCH_TTL). null for the other turns.
+ */
+export function appVisitFacts(
+  apps: LinkApps,
+  turn: NonNullable<AppTurn>,
+  destination: string,
+  v: { userAgent: string; ip: string; acceptLanguage: string; query: string },
+  at: number,
+  keep: { key: Buffer; ttlMs: number } | null,
+): string | null {
+  const offer = turn.kind === "page" && apps.ios !== null;
+  if (turn.kind !== "store" && !offer) return null;
+  const platform = turn.kind === "store" ? turn.os : "ios";
+  const kind = turn.kind === "store" ? "store" : "offer";
+  if (keep === null) return appVisit(kind, platform, null);
+  const device = deviceOfAgent(v.userAgent);
+  const params = [queryOf(destination), v.query].filter((q) => q !== "").join("&");
+  return appVisit(kind, platform, {
+    address: addressHash(keep.key, v.ip),
+    expiresAt: at + keep.ttlMs,
+    os_version: device.os_version,
+    device_model: device.device_model,
+    language: languageTag(acceptedLanguages(v.acceptLanguage.slice(0, 500))[0]),
+    params,
+  });
 }
 
 /** The query of an address (without "?" and the #fragment), "" when none. */

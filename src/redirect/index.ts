@@ -12,9 +12,10 @@ import type { CustomHosts } from "../domains/custom-hosts.js";
 import type { ClickedListeners } from "./click-event.js";
 import { RedirectService } from "./resolve-link.js";
 import { RedirectAnswers } from "./answers.js";
+import { addressKey } from "../deeplinks/pending-matches.js";
 
 export interface RedirectsDeps {
-  settings: Pick<Config, "baseUrl" | "linkCacheSize" | "notFoundPerMinute" | "details">;
+  settings: Pick<Config, "baseUrl" | "linkCacheSize" | "notFoundPerMinute" | "details" | "sessionSecret" | "deeplinkMatchTtlMs">;
   links: LinkService;
   clicks: ClickRecorder;
   clock: Clock;
@@ -44,5 +45,6 @@ export function createRedirects(deps: RedirectsDeps): RedirectService {
     countries: deps.countries,
     secureCookies: settings.baseUrl.protocol === "https:",
     answers: new RedirectAnswers(settings.details.redirectStatus, settings.details.redirectMaxAge),
+    deeplinks: { key: addressKey(settings.sessionSecret), ttlMs: settings.deeplinkMatchTtlMs },
   });
 }

@@ -25,7 +25,7 @@ import { isPreviewCrawler } from "./preview.js";
 import { type RedirectAnswer, RedirectAnswers } from "./answers.js";
 import { ClickDispatcher, type ClickedListeners } from "./click-event.js";
 import { foldHost, isFolded } from "./host-fold.js";
-import { type AppTurn, type LinkApps, appAnswer, appTurn, needsClickId } from "./app-turn.js";
+import { type AppTurn, type LinkApps, appAnswer, appTurn, appVisitFacts, needsClickId } from "./app-turn.js";
 
 export type Outcome =
   | { kind: "not_found" }
@@ -115,6 +115,8 @@ export interface RedirectDeps {
   secureCookies?: boolean;
   /** REDIRECT_STATUS and REDIRECT_MAX_AGE's answers (302 and 3600 when absent). */
   answers?: RedirectAnswers;
+  /** Pending matches of store visits (deeplinks/pending-matches.ts): the address hashes' key and DEEPLINK_MATCH_TTL; absent: none kept. */
+  deeplinks?: { key: Buffer; ttlMs: number };
 }
 
 /** visitCached's answer for a password-protected link: the form page. */
@@ -360,6 +362,7 @@ export class RedirectService {
       // Most visits have no query: one length check.
       utm: v.query.length === 0 ? null : utmOf(v.query),
       clickId,
+      app: turn === null || clickId === null ? null : appVisitFacts(link.apps as LinkApps, turn, location, v, at, this.deps.deeplinks ?? null),
     });
     // One event for every listener; each pays one check for an owner it does not serve (click-event.ts).
     this.dispatcher?.clicked(link, v, at, code);

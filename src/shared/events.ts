@@ -28,6 +28,10 @@ export interface SnipEvents {
   "lead.created": ConversionNotice;
   /** A sale recorded for the first time (conversions/sales.ts), never for a repeated invoice_id nor a refund. */
   "sale.created": ConversionNotice;
+  /** An app's first launch matched to a link (deeplinks/app-opens.ts), once per click id: `data` is { app_event }. */
+  "app.install": ConversionNotice;
+  /** An app opened through a short link's address (a universal link or app link): `data` is { app_event }. */
+  "app.open": ConversionNotice;
 }
 
 /**
@@ -51,7 +55,7 @@ export interface ConversionNotice {
  * The events receivers may subscribe to beside the spec's link_click (docs/webhooks.md, Events; docs/stream.md): one
  * list for webhooks' opt-in, the click stream and the live feed.
  */
-export const OUTWARD_EVENTS = ["lead.created", "sale.created", "link.split_decided"] as const;
+export const OUTWARD_EVENTS = ["lead.created", "sale.created", "link.split_decided", "app.install", "app.open"] as const;
 export type OutwardEvent = (typeof OUTWARD_EVENTS)[number];
 
 export type EventName = keyof SnipEvents;

@@ -19,6 +19,8 @@ export interface TrackedClicksTable {
   /** The visit's UTM values as clicks/utm-values.ts normalises them, null without any. */
   utm: string | null;
   at: number;
+  /** "ios" or "android": the redirect sent the click to the store listing of the link's app (migration 048); null otherwise. */
+  store: string | null;
 }
 
 export interface ConversionCustomersTable {

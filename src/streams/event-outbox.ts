@@ -1,5 +1,5 @@
 // The click stream's events beside clicks (docs/stream.md, Lead, sale and split events): lead.created,
-// sale.created and link.split_decided, heard on the bus inside the transaction that records them and written to
+// sale.created, link.split_decided, app.install and app.open, heard on the bus inside the transaction that records them and written to
 // the same outbox as clicks, one row per active sink that takes the owner's events, in that transaction: at least
 // once, published in order with the clicks by the same publisher, with a stable id (<type>:<record id>).
 import type { Db } from "../storage/db.js";
@@ -59,8 +59,8 @@ export async function queueOutward(trx: Db, e: Queued): Promise<void> {
     .execute();
 }
 
-function conversionQueued(type: "lead.created" | "sale.created", n: ConversionNotice): Queued {
-  const record = (n.data.lead ?? n.data.sale) as { id: string };
+function conversionQueued(type: "lead.created" | "sale.created" | "app.install" | "app.open", n: ConversionNotice): Queued {
+  const record = (n.data.lead ?? n.data.sale ?? n.data.app_event) as { id: string };
   return { type, id: `${type}:${record.id}`, ownerId: n.ownerId, at: n.at, link: n.link, data: n.data };
 }
 
@@ -68,6 +68,8 @@ function conversionQueued(type: "lead.created" | "sale.created", n: ConversionNo
 export function subscribeOutward(events: EventSubscriber, now: () => number): void {
   events.subscribe("lead.created", (n) => queueOutward(n.within as Db, conversionQueued("lead.created", n)));
   events.subscribe("sale.created", (n) => queueOutward(n.within as Db, conversionQueued("sale.created", n)));
+  events.subscribe("app.install", (n) => queueOutward(n.within as Db, conversionQueued("app.install", n)));
+  events.subscribe("app.open", (n) => queueOutward(n.within as Db, conversionQueued("app.open", n)));
   events.subscribe("link.split_decided", async (n) => {
     const trx = n.within as Db;
     const link = await trx.selectFrom("links").select(["id", "alias", "domain", "url"]).where("id", "=", n.linkId).executeTakeFirst();

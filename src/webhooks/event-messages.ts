@@ -5,7 +5,7 @@ import { adaptiveCardMessage, escapeDiscord, escapeSlack, teamsText } from "./ch
 export interface OutwardWebhookEvent {
   version: 1;
   id: string;
-  type: "lead.created" | "sale.created" | "link.split_decided";
+  type: "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open";
   created_at: string;
   test: boolean;
   link: { id: string; alias: string; domain: string | null; short_url: string; url: string };
@@ -13,6 +13,7 @@ export interface OutwardWebhookEvent {
   lead?: Record<string, unknown>;
   sale?: Record<string, unknown>;
   decision?: Record<string, unknown>;
+  app_event?: Record<string, unknown>;
 }
 
 /** What the chat line says: the short URL and the event's main facts (never a customer's name or email), `esc` on what users gave. */
@@ -24,6 +25,8 @@ function line(e: OutwardWebhookEvent, esc: (text: string) => string): string {
     const amount = Number(e.sale?.amount);
     return `Sale "${esc(String(e.sale?.event_name))}" of ${amount} (minor units) ${esc(String(e.sale?.currency))} from ${url}${mark}`;
   }
+  if (e.type === "app.install") return `App installed from ${url} (${esc(String(e.app_event?.match))} match)${mark}`;
+  if (e.type === "app.open") return `App opened from ${url}${mark}`;
   return `Split of ${url} decided${mark}: ${esc(String(e.decision?.summary))}`;
 }
 

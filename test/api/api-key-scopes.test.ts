@@ -86,7 +86,7 @@ describe.each(ENGINES)("scoped API keys on %s", (engine) => {
 
   it("names the unknown and the duplicate scope in the message", async () => {
     expect((await c.post("/api/keys", { name: "u", scopes: ["links:delete"] })).body.details).toEqual([
-      { field: "scopes", message: 'unknown scope "links:delete"; known: links:create, links:read, links:write, stats:read, export, conversions:write' },
+      { field: "scopes", message: 'unknown scope "links:delete"; known: links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open' },
     ]);
     expect((await c.post("/api/keys", { name: "d", scopes: ["export", "export"] })).body.details).toEqual([
       { field: "scopes", message: "export is listed twice" },

@@ -71,6 +71,8 @@ describe.each(ENGINES)("tracked redirects on %s", (engine) => {
       os: expect.any(String),
       utm: null,
       at: expect.any(Number),
+      // Not a store visit (migration 048).
+      store: null,
     });
     // Each visit its own click id.
     const b = await visit(link.alias);

@@ -88,6 +88,7 @@ describe.each(ENGINES)("conversion store on %s", (engine) => {
       os: "iOS",
       utm: null,
       at: 1_800_000_000_000,
+      store: null,
     });
     // Across several of the pool's draws of 256 ids: every one well formed, none twice.
     const ids = Array.from({ length: 1000 }, () => newClickId(1_800_000_000_123));

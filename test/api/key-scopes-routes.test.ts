@@ -58,6 +58,11 @@ const ACCEPT: Record<keyof typeof KEY_ROUTE_SCOPES, (c: ApiClient) => Promise<Ca
   "GET /api/customers": async () => ({ path: "/api/customers?limit=5", status: 200 }),
   "GET /api/customers/:external_id": async (c) => ({ path: `/api/customers/${await customer(c)}`, status: 200 }),
   "DELETE /api/customers/:external_id": async (c) => ({ path: `/api/customers/${await customer(c)}`, status: 200 }),
+  "POST /api/deeplinks/open": async (c) => {
+    const alias = `scoped-open-${++n}`;
+    await createLink(c, { url: "https://example.com/app", alias });
+    return { path: "/api/deeplinks/open", body: { url: `${current.url}/${alias}` }, status: 200 };
+  },
 };
 
 interface Answer {
@@ -141,8 +146,8 @@ describe.each(ENGINES)("key scopes over every route on %s", (engine) => {
         expect(a.status, `${route} with ${scope}: ${a.text}`).toBe(status);
       }
     }
-    // 13 routes, 6 scopes: 78 pairs less the 14 route-scope pairs that admit.
-    expect(results.length).toBe(64);
+    // 14 routes, 7 scopes: 98 pairs less the 15 route-scope pairs that admit.
+    expect(results.length).toBe(83);
   });
 
   it("answers another account's key for this account's link or customer 404 not_found, whatever its scopes", async () => {

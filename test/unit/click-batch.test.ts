@@ -62,6 +62,7 @@ describe("describeBatch", () => {
       referrer_url: "https://news.example.org/x",
       utm: null,
       click_id: null,
+      app: null,
     });
     // A click id rides on its row (the tracked-clicks listener stores it) and does not split a group.
     expect([b.rows[1]!.at, b.rows[1]!.click_id, b.rows[1]!.country]).toEqual([T + 1, "AZPw8HkLJq3v0Xb9yQ2mN8cL", "DE"]);

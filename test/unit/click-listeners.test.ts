@@ -6,6 +6,7 @@ import { LISTENERS, STORED, STORED_LISTENERS, clickedListeners, type ClickedServ
 import { ClickDispatcher, type ClickedListeners } from "../../src/redirect/click-event.js";
 import { streamOutbox } from "../../src/streams/outbox.js";
 import { trackedClicksListener } from "../../src/conversions/tracked-clicks.js";
+import { pendingMatchesListener } from "../../src/deeplinks/pending-matches.js";
 import type { RawLiveClick } from "../../src/analytics/live-feed.js";
 
 const link = { id: "L1", url: "https://example.com/", owner_id: "alice" };
@@ -42,10 +43,16 @@ function dispatcher(to: ClickedListeners, calls: Calls): ClickDispatcher {
 describe("the click listeners' registry", () => {
   it("registers every listener LISTENERS names, in its order, for its event", () => {
     const { s } = services();
-    expect(LISTENERS.map((l) => `${l.event}:${l.name}`)).toEqual(["clicked:webhooks", "clicked:live feed", "stored:stream outbox", "stored:tracked clicks"]);
+    expect(LISTENERS.map((l) => `${l.event}:${l.name}`)).toEqual([
+      "clicked:webhooks",
+      "clicked:live feed",
+      "stored:stream outbox",
+      "stored:tracked clicks",
+      "stored:pending matches",
+    ]);
     expect(clickedListeners(s).listeners.map((l) => l.name)).toEqual(LISTENERS.filter((l) => l.event === "clicked").map((l) => l.name));
     expect(STORED_LISTENERS.map((l) => l.name)).toEqual(LISTENERS.filter((l) => l.event === "stored").map((l) => l.name));
-    expect(STORED_LISTENERS).toEqual([streamOutbox, trackedClicksListener]);
+    expect(STORED_LISTENERS).toEqual([streamOutbox, trackedClicksListener, pendingMatchesListener]);
     expect(STORED.listeners).toBe(STORED_LISTENERS);
     expect(STORED.thread.href).toMatch(/\/src\/click-writer-thread-tsx\.mjs$/);
     for (const l of LISTENERS) expect(l.guarantee).toMatch(/^.+: at (most|least) once, .+ Unwanted: .+\.$/);

@@ -1,5 +1,6 @@
-// The click journal's segment format (src/clicks/journal-segment.ts): a CLK4 append keeps a click's click id, and a
-// CLK3 append of the release before click ids is read back with every number it had and no click id.
+// The click journal's segment format (src/clicks/journal-segment.ts): a CLK5 append keeps a click's click id and its
+// store visit, a CLK4 append of the release before store visits is read back with its click id and none, and a CLK3
+// append of the release before click ids with every number it had and neither.
 import { mkdtempSync, openSync, closeSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,10 +13,10 @@ const AT = Date.UTC(2026, 11, 5, 12);
 const ID = "AZPw8HkLJq3v0Xb9yQ2mN8cL";
 
 describe("journal segments", () => {
-  it("keeps a tracked click's id in a CLK4 append, and none for a plain click", () => {
+  it("keeps a tracked click's id and store visit in a CLK5 append, and none for a plain click", () => {
     const b = new ClickBatchBuilder();
     const base = { linkId: "L", linkNum: 7, userAgent: "UA", referer: "", ip: "127.0.0.1", country: null, counted: false, destination: null };
-    b.push({ ...base, at: AT, clickId: ID });
+    b.push({ ...base, at: AT, clickId: ID, app: "store\tandroid" });
     b.push({ ...base, at: AT + 1 });
     const { strings, fields } = b.since(0, 0);
     const file = join(dir, "4.clk");
@@ -25,7 +26,9 @@ describe("journal segments", () => {
     const seg = readSegment(file);
     expect([seg.length, seg.ignored, seg.fields.length]).toEqual([2, 0, 2 * WIDTH]);
     expect(seg.strings[seg.fields[FIELD.clickId] as number]).toBe(ID);
+    expect(seg.strings[seg.fields[FIELD.app] as number]).toBe("store\tandroid");
     expect(seg.fields[WIDTH + FIELD.clickId]).toBe(-1);
+    expect(seg.fields[WIDTH + FIELD.app]).toBe(-1);
     expect([...seg.fields]).toEqual([...fields]);
   });
 
@@ -41,6 +44,21 @@ describe("journal segments", () => {
     writeFileSync(file, Buffer.concat([head, text, Buffer.from(f.buffer)]));
     const seg = readSegment(file);
     expect([seg.length, seg.ignored, seg.strings]).toEqual([1, 0, strings]);
-    expect([...seg.fields]).toEqual([AT, 0, 1, 2, -1, 1, 7, 3, 1, 4, -1]);
+    expect([...seg.fields]).toEqual([AT, 0, 1, 2, -1, 1, 7, 3, 1, 4, -1, -1]);
+  });
+
+  it("reads a CLK4 append (11 numbers: the click id last) with its click id and no store visit", () => {
+    const strings = ["UA", "", "127.0.0.1", ID];
+    const text = Buffer.from(JSON.stringify(strings));
+    const head = Buffer.alloc(12);
+    head.writeUInt32LE(0x344b4c43, 0);
+    head.writeUInt32LE(1, 4);
+    head.writeUInt32LE(text.length, 8);
+    const f = new Float64Array([AT, 0, 1, 2, -1, 0, 7, -1, 0, -1, 3]);
+    const file = join(dir, "4-old.clk");
+    writeFileSync(file, Buffer.concat([head, text, Buffer.from(f.buffer)]));
+    const seg = readSegment(file);
+    expect([seg.length, seg.ignored, seg.strings]).toEqual([1, 0, strings]);
+    expect([...seg.fields]).toEqual([AT, 0, 1, 2, -1, 0, 7, -1, 0, -1, 3, -1]);
   });
 });

@@ -3105,6 +3105,19 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description A link's: present when it has app fields or the range has app figures; the account's (analytics): when any figure is not zero */
+                            apps?: {
+                                /** @description First launches matched to the link (POST /api/deeplinks/open), once per click */
+                                installs: number;
+                                installs_by_match: {
+                                    deterministic: number;
+                                    probabilistic: number;
+                                };
+                                /** @description Opens of the app through the link's address (universal links, app links) */
+                                opens: number;
+                                /** @description Clicks the redirect sent to the App Store or Play Store listing of the link's app */
+                                store_visits: number;
+                            };
                             bot_share?: number;
                             bots?: number;
                             browsers?: {
@@ -6710,6 +6723,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deeplinks/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The link that opened the app, and where in the app to go: by click id, by the short link's address, or by the device on a first launch */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Android: snip_click_id from the Play Store's install referrer (deterministic, an install) */
+                        click_id?: string;
+                        /** @description First launch: the device model, e.g. iPhone or iPhone15,2 */
+                        device_model?: string;
+                        /** @description First launch: the device's first language, e.g. en-US */
+                        language?: string;
+                        /** @description First launch: the system's version, e.g. 17.4.1 */
+                        os_version?: string;
+                        /** @description First launch (probabilistic): the device's system */
+                        platform?: "ios" | "android";
+                        /** @description The short link's address the app was opened with (universal link, app link): deterministic, an open */
+                        url?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            link: {
+                                alias: string;
+                                id: string;
+                                /** @description The link's destination */
+                                url: string;
+                            } | null;
+                            match: "deterministic" | "probabilistic" | "none";
+                            /** @description The destination's query parameters and the visit's (the visit's win a name both have); {} without any */
+                            params: {
+                                [key: string]: string;
+                            };
+                            /** @description The link's app_path: where the app opens; null without one */
+                            path: string | null;
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deeplinks/settings": {
         parameters: {
             query?: never;
@@ -8766,6 +8884,19 @@ export interface paths {
                             /** @description false on plans without advanced statistics: the keys below are then absent */
                             advanced: boolean;
                             alias: string;
+                            /** @description A link's: present when it has app fields or the range has app figures; the account's (analytics): when any figure is not zero */
+                            apps?: {
+                                /** @description First launches matched to the link (POST /api/deeplinks/open), once per click */
+                                installs: number;
+                                installs_by_match: {
+                                    deterministic: number;
+                                    probabilistic: number;
+                                };
+                                /** @description Opens of the app through the link's address (universal links, app links) */
+                                opens: number;
+                                /** @description Clicks the redirect sent to the App Store or Play Store listing of the link's app */
+                                store_visits: number;
+                            };
                             bot_share?: number;
                             bots?: number;
                             browsers?: {
@@ -10359,7 +10490,7 @@ export interface paths {
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
-                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write */
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open */
                                 scopes: string[];
                             }[];
                             /** @enum {string} */
@@ -10396,7 +10527,7 @@ export interface paths {
                         /** @description ISO-8601 time in the future */
                         expires_at?: string | null;
                         name: string;
-                        /** @description One or more of links:create, links:read, links:write, stats:read, export, conversions:write, each once; default ["links:create"] */
+                        /** @description One or more of links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open, each once; default ["links:create"] */
                         scopes?: string[];
                     };
                 };
@@ -10420,7 +10551,7 @@ export interface paths {
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
-                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write */
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open */
                                 scopes: string[];
                             };
                             secret: string;
@@ -10504,7 +10635,7 @@ export interface paths {
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
-                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write */
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open */
                                 scopes: string[];
                             };
                             /** @enum {string} */
@@ -11674,6 +11805,19 @@ export interface paths {
                             /** @description false on plans without advanced statistics: the keys below are then absent */
                             advanced: boolean;
                             alias: string;
+                            /** @description A link's: present when it has app fields or the range has app figures; the account's (analytics): when any figure is not zero */
+                            apps?: {
+                                /** @description First launches matched to the link (POST /api/deeplinks/open), once per click */
+                                installs: number;
+                                installs_by_match: {
+                                    deterministic: number;
+                                    probabilistic: number;
+                                };
+                                /** @description Opens of the app through the link's address (universal links, app links) */
+                                opens: number;
+                                /** @description Clicks the redirect sent to the App Store or Play Store listing of the link's app */
+                                store_visits: number;
+                            };
                             bot_share?: number;
                             bots?: number;
                             browsers?: {
@@ -15621,8 +15765,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description Events dropped because the webhook's queue was full (slow or dead receiver) */
                                 dropped: number;
-                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
-                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
+                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
+                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
                                 id: string;
                                 kind: "custom" | "slack" | "discord" | "teams";
                                 last_delivery: {
@@ -15678,8 +15822,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
-                        events?: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
+                        /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
+                        events?: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
                         kind?: "custom" | "slack" | "discord" | "teams";
                         name: string;
                         url: string;
@@ -15703,8 +15847,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description Events dropped because the webhook's queue was full (slow or dead receiver) */
                                 dropped: number;
-                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
-                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
+                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
+                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
                                 id: string;
                                 kind: "custom" | "slack" | "discord" | "teams";
                                 last_delivery: {
@@ -15842,8 +15986,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         active?: boolean;
-                        /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
-                        events?: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
+                        /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
+                        events?: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
                         name?: string;
                         url?: string;
                     };
@@ -15864,8 +16008,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description Events dropped because the webhook's queue was full (slow or dead receiver) */
                                 dropped: number;
-                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
-                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
+                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
+                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
                                 id: string;
                                 kind: "custom" | "slack" | "discord" | "teams";
                                 last_delivery: {
@@ -16048,8 +16192,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description Events dropped because the webhook's queue was full (slow or dead receiver) */
                                 dropped: number;
-                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created or link.split_decided */
-                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided")[];
+                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
+                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
                                 id: string;
                                 kind: "custom" | "slack" | "discord" | "teams";
                                 last_delivery: {

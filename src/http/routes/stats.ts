@@ -8,6 +8,7 @@ import { errors } from "../../contract/common.js";
 import { importedConversions, linkConversions, tracksConversions } from "../../conversions/conversion-stats.js";
 import { dailyConversionColumns, withConversions } from "../../conversions/stats-rows.js";
 import { can } from "../../accounts/plans.js";
+import { anyAppFigure, appCounts, dailyAppColumns, hasAppFields } from "../../deeplinks/app-stats.js";
 import { RangeQuery, StatsReply } from "../../contract/stats.js";
 import { signedIn, signedInRoutes } from "../auth.js";
 
@@ -32,11 +33,14 @@ export async function statsRoutes(app: App, ctx: Deps): Promise<void> {
       async (req, reply) => {
         // Owner or active team member (not_found otherwise); what is shown follows the owner's plan.
         const { link, owner } = await ctx.links.access(signedIn(req), req.params.id);
-        const stats = await ctx.stats.forLink(link, owner.plan, req.query);
+        const loaded = await ctx.stats.forLink(link, owner.plan, req.query);
         reply.header("Cache-Control", "private, no-store");
+        const p = ctx.stats.period(req.query, Number(link.created_at));
+        // Store visits, installs and opens (every plan): for a link with an app, or with figures in the range.
+        const apps = await appCounts(ctx.storage.db, { linkIds: [link.id] }, p);
+        const stats = hasAppFields(link) || anyAppFigure(apps) ? { ...loaded, apps } : loaded;
         if (!can(owner.plan, "conversions")) return { status: "success" as const, ...stats };
         // Conversions beside the clicks: the range's, per breakdown row, point and destination, and a running split's variants.
-        const p = ctx.stats.period(req.query, Number(link.created_at));
         const [conv, split, imported, tracks] = await Promise.all([
           linkConversions(ctx.storage.db, link.id, p),
           ctx.splits.figures(link),
@@ -75,14 +79,16 @@ export async function statsRoutes(app: App, ctx: Deps): Promise<void> {
         const { link, owner } = await ctx.links.access(signedIn(req), req.params.id);
         requireCapability(owner.plan, "stats_csv", "CSV export");
         const range = ctx.stats.period(req.query, Number(link.created_at));
-        const csv = await exportCsv(
-          ctx.storage,
-          ctx.stats,
-          link,
-          range,
-          undefined,
-          can(owner.plan, "conversions") ? await dailyConversionColumns(ctx.storage.db, link.id, range.days) : undefined,
-        );
+        // Conversion columns (Business and up), then the app columns (a link with an app, or figures in the range).
+        const [conversions, apps] = await Promise.all([
+          can(owner.plan, "conversions") ? dailyConversionColumns(ctx.storage.db, link.id, range.days) : undefined,
+          dailyAppColumns(ctx.storage.db, link, range.days),
+        ]);
+        const extra = {
+          header: [...(conversions?.header ?? []), ...apps.header],
+          cells: (date: string) => [...(conversions?.cells(date) ?? []), ...apps.cells(date)],
+        };
+        const csv = await exportCsv(ctx.storage, ctx.stats, link, range, undefined, extra);
         reply
           .type("text/csv; charset=utf-8")
           .header("Content-Disposition", `attachment; filename="${csvFilename(link.alias, range)}"`)

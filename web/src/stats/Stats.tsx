@@ -20,6 +20,7 @@ import { statsApi } from "./stats-api";
 import { BreakAt } from "../shared/break-at";
 import { formatNumber } from "../shared/numbers";
 import { ConversionFunnel, ConversionsByDestination, SplitTestPanel, showsFunnel } from "../shared/charts/Conversions";
+import { AppsPanel } from "./AppsPanel";
 
 // eslint-disable-next-line max-lines-per-function -- the link, its period and the statistics read share the page's state.
 export function StatsPage() {
@@ -190,6 +191,7 @@ function StatsBody({ stats, link, advanced }: { stats: Stats; link: Link | null;
         />
       ) : null}
       {link ? <SplitTestPanel test={stats.split_test} decision={link.split_decision} /> : null}
+      {stats.apps ? <AppsPanel apps={stats.apps} /> : null}
       {stats.total_clicks === 0 ? (
         <EmptyState title="No clicks yet" testId="stats-empty" icon="analytics">
           <p className="muted">Share the short link: clicks appear here shortly after they happen.</p>
