@@ -122,6 +122,17 @@ describe.each(ENGINES)("app figures on %s", (engine) => {
     expect(before.body.apps).toEqual({ store_visits: 0, installs: 0, opens: 0, installs_by_match: { deterministic: 0, probabilistic: 0 } });
   });
 
+  it("answers the external API's statistics as the session's: the same apps and conversion fields", async () => {
+    const reader = (await owner.client.post("/api/keys", { name: "reader", scopes: ["stats:read"] })).body.secret as string;
+    const ext = await fetch(`${server.url}/api/external/links/${app.id}/stats?${range}`, { headers: { authorization: `Bearer ${reader}` } });
+    const body = (await ext.json()) as Record<string, unknown>;
+    expect(ext.status).toBe(200);
+    expect(body.apps).toEqual(FIGURES);
+    expect(body.tracks_conversions).toBe(false);
+    const own = await owner.client.get(`/api/links/${app.id}/stats?${range}`);
+    expect(body).toEqual(own.body);
+  });
+
   it("totals them in account analytics (filtered as the rest), and in both CSV exports after the existing columns", async () => {
     const a = await owner.client.get(`/api/analytics?${range}`);
     expect(a.status, a.text).toBe(200);

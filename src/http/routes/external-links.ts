@@ -8,9 +8,10 @@ import { errors, IdParams, OkSchema } from "../../contract/common.js";
 import { LinkListQuery, LinkPageReply, LinkReply, UpdateLinkBody } from "../../contract/links.js";
 import { RangeQuery, StatsReply } from "../../contract/stats.js";
 import { admitKey, keyCaller, keyRoute } from "../key-auth.js";
+import { linkStatsReply } from "./stats.js";
 
 /** The services these routes use: the compiler refuses any other. */
-type Deps = Pick<AppContext, "apiKeys" | "links" | "stats">;
+type Deps = Pick<AppContext, "apiKeys" | "links" | "splits" | "stats" | "storage">;
 
 export const EXTERNAL_LINKS_PATH = "/api/external/links";
 
@@ -109,7 +110,7 @@ export async function externalLinkRoutes(app: App, ctx: Deps): Promise<void> {
     },
     async (req) => {
       const { link, owner } = await ctx.links.access(keyCaller(req).user, req.params.id);
-      return { status: "success" as const, ...(await ctx.stats.forLink(link, owner.plan, req.query)) };
+      return linkStatsReply(ctx, link, owner, req.query);
     },
   );
 }

@@ -9,13 +9,40 @@ import { importedConversions, linkConversions, tracksConversions } from "../../c
 import { dailyConversionColumns, withConversions } from "../../conversions/stats-rows.js";
 import { can } from "../../accounts/plans.js";
 import { anyAppFigure, appCounts, dailyAppColumns, hasAppFields } from "../../deeplinks/app-stats.js";
-import { RangeQuery, StatsReply } from "../../contract/stats.js";
+import { RangeQuery, StatsReply, type StatsRange } from "../../contract/stats.js";
+import type { LinkRow, UserRow } from "../../storage/schema.js";
 import { signedIn, signedInRoutes } from "../auth.js";
 
 /** The services these routes use: the compiler refuses any other. */
 type Deps = Pick<AppContext, "links" | "sessions" | "splits" | "stats" | "storage">;
 
 const Params = Type.Object({ id: Type.String({ maxLength: 200 }) });
+
+/**
+ * A link's statistics as `GET /api/links/{id}/stats` and the external API's `GET /api/external/links/{id}/stats`
+ * answer them: the clicks (what the owner's plan shows), store visits, installs and opens for a link with an app or
+ * with figures in the range (every plan), and on plans with conversions the range's conversions beside the clicks.
+ */
+export async function linkStatsReply(ctx: Omit<Deps, "sessions" | "links">, link: LinkRow, owner: UserRow, query: StatsRange) {
+  const loaded = await ctx.stats.forLink(link, owner.plan, query);
+  const p = ctx.stats.period(query, Number(link.created_at));
+  const apps = await appCounts(ctx.storage.db, { linkIds: [link.id] }, p);
+  const stats = hasAppFields(link) || anyAppFigure(apps) ? { ...loaded, apps } : loaded;
+  if (!can(owner.plan, "conversions")) return { status: "success" as const, ...stats };
+  // Conversions beside the clicks: the range's, per breakdown row, point and destination, and a running split's variants.
+  const [conv, split, imported, tracks] = await Promise.all([
+    linkConversions(ctx.storage.db, link.id, p),
+    ctx.splits.figures(link),
+    importedConversions(ctx.storage.db, link.id),
+    tracksConversions(ctx.storage.db, link, owner),
+  ]);
+  return {
+    ...withConversions({ status: "success" as const, ...stats }, conv),
+    tracks_conversions: tracks,
+    ...(split ? { split_test: split } : {}),
+    ...(imported ? { imported_conversions: imported } : {}),
+  };
+}
 
 export async function statsRoutes(app: App, ctx: Deps): Promise<void> {
   await signedInRoutes(app, ctx, async (scope) => {
@@ -33,26 +60,8 @@ export async function statsRoutes(app: App, ctx: Deps): Promise<void> {
       async (req, reply) => {
         // Owner or active team member (not_found otherwise); what is shown follows the owner's plan.
         const { link, owner } = await ctx.links.access(signedIn(req), req.params.id);
-        const loaded = await ctx.stats.forLink(link, owner.plan, req.query);
         reply.header("Cache-Control", "private, no-store");
-        const p = ctx.stats.period(req.query, Number(link.created_at));
-        // Store visits, installs and opens (every plan): for a link with an app, or with figures in the range.
-        const apps = await appCounts(ctx.storage.db, { linkIds: [link.id] }, p);
-        const stats = hasAppFields(link) || anyAppFigure(apps) ? { ...loaded, apps } : loaded;
-        if (!can(owner.plan, "conversions")) return { status: "success" as const, ...stats };
-        // Conversions beside the clicks: the range's, per breakdown row, point and destination, and a running split's variants.
-        const [conv, split, imported, tracks] = await Promise.all([
-          linkConversions(ctx.storage.db, link.id, p),
-          ctx.splits.figures(link),
-          importedConversions(ctx.storage.db, link.id),
-          tracksConversions(ctx.storage.db, link, owner),
-        ]);
-        return {
-          ...withConversions({ status: "success" as const, ...stats }, conv),
-          tracks_conversions: tracks,
-          ...(split ? { split_test: split } : {}),
-          ...(imported ? { imported_conversions: imported } : {}),
-        };
+        return linkStatsReply(ctx, link, owner, req.query);
       },
     );
 
