@@ -56,6 +56,16 @@ export const SCOPE_LABELS: Readonly<Record<ApiKeyScope, string>> = {
   "deeplinks:open": "Ask which link opened the app (POST /api/deeplinks/open); alone, a publishable key safe to ship in an app",
 };
 
+/** The events a webhook can take, in the registry's order (contract/webhooks.ts WEBHOOK_EVENTS; test/unit/webhook-event-messages.test.ts keeps them alike), with the dashboard's words. */
+export const WEBHOOK_EVENT_LABELS = [
+  { event: "link_click", label: "Clicks", hint: "Every click on the account's links" },
+  { event: "lead.created", label: "Leads", hint: "A sign-up or other lead recorded for a click" },
+  { event: "sale.created", label: "Sales", hint: "A sale recorded for a customer" },
+  { event: "link.split_decided", label: "A/B split decided", hint: "A split test found its winner" },
+  { event: "app.install", label: "App installs", hint: "An app's first open after a store visit" },
+  { event: "app.open", label: "App opens", hint: "An app opened through a short link" },
+] as const;
+
 /** Who made an audit entry (docs/operator.md, Audit log): an operator in the console, an account holder on their own account, or the system. */
 export const AUDIT_ACTOR_ROLES = ["operator", "account_holder", "system"] as const;
 export type AuditActorRole = (typeof AUDIT_ACTOR_ROLES)[number];

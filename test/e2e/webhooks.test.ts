@@ -1,5 +1,5 @@
 // Browser test of the Webhooks page: plan hint, empty state, a refused address, create with the secret
-// shown once (copy), send a test event to a real HTTPS receiver and see it in the log, a click delivered,
+// shown once (copy), the events it takes, send a test event to a real HTTPS receiver and see it in the log, a click delivered,
 // deactivate, rotate, delete with confirmation, and the error state.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserAvailable, signInPage, startBrowserFixture, screenshot, type BrowserFixture, type BrowserSession } from "./browser.js";
@@ -75,6 +75,7 @@ describe.skipIf(!available)("webhooks page in the browser", () => {
     // User text is shown as text, not markup.
     expect(await page.getByTestId("webhook-name").textContent()).toBe("Order <b>system</b>");
     expect(await page.getByTestId("webhook-kind").textContent()).toBe("Custom");
+    expect(await page.getByTestId("webhook-events").textContent()).toBe("Clicks");
     expect(await page.getByTestId("webhook-state").textContent()).toBe("Active");
     expect(await page.getByTestId("webhook-last").textContent()).toContain("Never");
     await screenshot(page, "e2e-webhooks-03-created-secret");
@@ -152,6 +153,32 @@ describe.skipIf(!available)("webhooks page in the browser", () => {
     await page.getByTestId("webhooks-empty").waitFor();
   });
 
+  it("adds a webhook that takes the events chosen instead of clicks", async () => {
+    const page = browser.page;
+    await page.getByLabel("Name", { exact: true }).fill("Apps and leads");
+    await page.getByLabel("Receiver URL").fill(rx.url("/apps"));
+    // Clicks are chosen by default; with nothing chosen the form cannot be sent.
+    expect(await page.getByTestId("webhook-event-link_click").isChecked()).toBe(true);
+    await page.getByTestId("webhook-event-link_click").uncheck();
+    expect(await page.getByTestId("webhook-create").isDisabled()).toBe(true);
+    await page.getByTestId("webhook-event-app.install").check();
+    await page.getByTestId("webhook-event-lead.created").check();
+    await screenshot(page, "e2e-webhooks-08-events");
+    await page.getByTestId("webhook-create").click();
+    await page.getByTestId("webhook-row").waitFor();
+    // The registry's order, whatever the order of the clicks.
+    expect(await page.getByTestId("webhook-events").textContent()).toBe("Leads, App installs");
+    const stored = await server.ctx.storage.db.selectFrom("webhooks").select("events").where("name", "=", "Apps and leads").executeTakeFirstOrThrow();
+    expect(stored.events).toBe("lead.created,app.install");
+    // The form is back to clicks alone for the next one.
+    expect(await page.getByTestId("webhook-event-link_click").isChecked()).toBe(true);
+    expect(await page.getByTestId("webhook-event-app.install").isChecked()).toBe(false);
+    await page.getByTestId("webhook-secret-hide").click();
+    await page.getByTestId("webhook-delete").click();
+    await page.getByTestId("confirm-dialog").filter({ hasText: "Delete this webhook?" }).getByTestId("confirm-ok").click();
+    await page.getByTestId("webhooks-empty").waitFor();
+  });
+
   it("shows the error state with a retry when the list cannot be loaded", async () => {
     const page = browser.page;
     await page.route("**/api/webhooks", (route) =>
@@ -159,7 +186,7 @@ describe.skipIf(!available)("webhooks page in the browser", () => {
     );
     await page.reload();
     await page.getByTestId("webhooks-error").waitFor();
-    await screenshot(page, "e2e-webhooks-08-error");
+    await screenshot(page, "e2e-webhooks-09-error");
     await page.unroute("**/api/webhooks");
     await page.getByTestId("webhooks-retry").click();
     await page.getByTestId("webhooks-empty").waitFor();

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { bodyFor } from "../../src/webhooks/payload.js";
 import type { OutwardWebhookEvent } from "../../src/webhooks/event-messages.js";
 import { WEBHOOK_EVENTS, WebhookEventSchema } from "../../src/contract/webhooks.js";
+import { WEBHOOK_EVENT_LABELS } from "../../src/contract/tables.js";
 import { OUTWARD_EVENTS } from "../../src/shared/events.js";
 
 const link = { id: "l1", alias: "promo", domain: null, short_url: "https://s.example.com/promo", url: "https://example.com/" };
@@ -41,5 +42,7 @@ describe("outward webhook events", () => {
   it("the contract's events are link_click and the bus's outward events, and its schema admits exactly them", () => {
     expect(WEBHOOK_EVENTS).toEqual(["link_click", ...OUTWARD_EVENTS]);
     expect(WebhookEventSchema.anyOf.map((s: { const: string }) => s.const)).toEqual([...WEBHOOK_EVENTS]);
+    // The dashboard's words for them: one per event, in the same order.
+    expect(WEBHOOK_EVENT_LABELS.map((e) => e.event)).toEqual([...WEBHOOK_EVENTS]);
   });
 });

@@ -1,11 +1,11 @@
-// The form that adds a webhook: kind, name and receiver URL, with the server's field errors beside each field.
+// The form that adds a webhook: kind, name, receiver URL and the events it takes, with the server's field errors beside each field.
 import { webhooksApi } from "./webhooks-api";
 import { useState } from "react";
-import type { Webhook, WebhookKind } from "@contract/webhooks";
+import type { Webhook, WebhookEventType, WebhookKind } from "@contract/webhooks";
 import { Alert, Field } from "../shared/ui";
 import { fieldsOrMessage, useSubmit } from "../shared/submit";
 import { KINDS } from "./kinds";
-import { MAX_WEBHOOKS } from "@contract/tables";
+import { MAX_WEBHOOKS, WEBHOOK_EVENT_LABELS } from "@contract/tables";
 
 /** The receiver's URL, with what this service accepts as a receiver. */
 function ReceiverUrlField(props: { url: string; error: string | undefined; privateReceivers: boolean; onChange: (url: string) => void }) {
@@ -34,6 +34,30 @@ function ReceiverUrlField(props: { url: string; error: string | undefined; priva
   );
 }
 
+/** The events the webhook takes: clicks unless others are chosen. */
+function EventChoices(props: { events: WebhookEventType[]; error: string | undefined; onChange: (events: WebhookEventType[]) => void }) {
+  const { events, error, onChange } = props;
+  const toggle = (e: WebhookEventType, on: boolean) => onChange(on ? [...events, e] : events.filter((x) => x !== e));
+  return (
+    <fieldset className="options event-choices" aria-describedby={error ? "webhook-events-error" : undefined}>
+      <legend>Events</legend>
+      {WEBHOOK_EVENT_LABELS.map(({ event, label, hint }) => (
+        <label className="checkbox" key={event}>
+          <input type="checkbox" data-testid={`webhook-event-${event}`} checked={events.includes(event)} onChange={(e) => toggle(event, e.target.checked)} />
+          <span>
+            {label} <span className="muted small">{hint}</span>
+          </span>
+        </label>
+      ))}
+      {error ? (
+        <p className="field-error" role="alert" id="webhook-events-error" data-testid="webhook-events-error">
+          {error}
+        </p>
+      ) : null}
+    </fieldset>
+  );
+}
+
 /** `privateReceivers`: WEBHOOK_ALLOW_PRIVATE is on, so loopback and private-network receivers are accepted. */
 export function CreateWebhookForm({
   count,
@@ -47,6 +71,7 @@ export function CreateWebhookForm({
   const [name, setName] = useState("");
   const [url, setUrl] = useState("");
   const [kind, setKind] = useState<WebhookKind>("custom");
+  const [events, setEvents] = useState<WebhookEventType[]>(["link_click"]);
   const [fields, setFields] = useState<Record<string, string>>({});
   const full = count >= MAX_WEBHOOKS;
   const {
@@ -56,12 +81,13 @@ export function CreateWebhookForm({
   } = useSubmit(
     async () => {
       setFields({});
-      const r = await webhooksApi.createWebhook({ name: name.trim(), url: url.trim(), kind });
+      const r = await webhooksApi.createWebhook({ name: name.trim(), url: url.trim(), kind, events });
       setName("");
       setUrl("");
+      setEvents(["link_click"]);
       await onCreated(r.webhook, r.secret);
     },
-    fieldsOrMessage(["name", "url", "kind"], setFields),
+    fieldsOrMessage(["name", "url", "kind", "events"], setFields),
   );
 
   return (
@@ -92,8 +118,14 @@ export function CreateWebhookForm({
         />
       </Field>
       <ReceiverUrlField url={url} error={fields.url} privateReceivers={privateReceivers} onChange={setUrl} />
+      <EventChoices events={events} error={fields.events} onChange={setEvents} />
       {general ? <Alert testId="webhook-form-error">{general}</Alert> : null}
-      <button type="submit" className="btn btn-primary" disabled={busy || full || !name.trim() || !url.trim()} data-testid="webhook-create">
+      <button
+        type="submit"
+        className="btn btn-primary"
+        disabled={busy || full || !name.trim() || !url.trim() || events.length === 0}
+        data-testid="webhook-create"
+      >
         {busy ? "Checking the address…" : "Add webhook"}
       </button>
     </form>

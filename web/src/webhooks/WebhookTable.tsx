@@ -1,7 +1,8 @@
-// The webhooks as a table: name and address, kind, state, last delivery, clicks dropped, and each one's actions.
+// The webhooks as a table: name and address, kind and events, state, last delivery, clicks dropped, and each one's actions.
 import type { Webhook } from "@contract/webhooks";
 import { DataTable, formatDateTime } from "../shared/ui";
 import { DeliveryOutcome, kindLabel } from "./kinds";
+import { WEBHOOK_EVENT_LABELS } from "@contract/tables";
 
 type OnHook = (hook: Webhook) => void;
 
@@ -30,6 +31,11 @@ export function WebhookTable(props: {
             <span className="badge" data-testid="webhook-kind">
               {kindLabel(h.kind)}
             </span>
+            <div className="muted small" data-testid="webhook-events">
+              {WEBHOOK_EVENT_LABELS.filter((e) => h.events.includes(e.event))
+                .map((e) => e.label)
+                .join(", ")}
+            </div>
           </td>
           <td>
             {h.active ? (
