@@ -37,6 +37,7 @@ import { purgeExpiredMatches } from "./deeplinks/pending-matches.js";
 import { createRedirects } from "./redirect/index.js";
 import { OrphanVisits } from "./orphans/orphan-visits.js";
 import { createAdmin } from "./admin/index.js";
+import { AuditLog } from "./admin/audit-log.js";
 import { createSecurity } from "./security/index.js";
 import type { BlocklistService } from "./admin/blocklist-service.js";
 import { type Imports, createImports } from "./imports/index.js";
@@ -173,7 +174,7 @@ async function createCoreRooms(config: Readonly<Config>, overrides: ContextOverr
   const traceSmtp = tracing ? (smtp: Mailer, url: string) => tracing.smtp(smtp, url) : undefined;
   const { transport, mailer } = createMail({ ...base, db, events, transport: overrides.mailer, traceSmtp });
   const { accounts, sessions, apiKeys } = createAccounts({ ...base, caps, rate, mailer, events });
-  const teams = createTeams({ db, caps, clock, mailer, log, rate, origin: config.origin, events });
+  const teams = createTeams({ db, caps, clock, mailer, log, rate, origin: config.origin, events, audit: new AuditLog(db) });
   const { clicks, reads, stats, countries } = await createClicks({
     ...base,
     journal: overrides.clickJournal === true,

@@ -42,7 +42,7 @@ export class AccountAnalytics {
 
   /** The period and what the account's (filtered) links did in it; Business and above (the owner's plan). */
   async read(actor: UserRow, query: AnalyticsQuery): Promise<Analytics> {
-    const { owner } = await managedOwner(this.deps.db, actor, query.owner);
+    const { owner } = await managedOwner(this.deps.db, actor, query.owner, "stats.view");
     requireCapability(owner.plan, "account_analytics", "Account analytics");
     const links = await this.keys(owner.id, query);
     const first = links.reduce((min, l) => Math.min(min, l.created_at), Number.POSITIVE_INFINITY);

@@ -12,7 +12,7 @@ export const BACKLOG = 20;
 
 /** The account whose clicks `actor` asks to watch (its own by default): not_found for strangers, plan_required below Business. */
 export async function liveOwner(db: Db, actor: UserRow, ownerId: string | undefined): Promise<UserRow> {
-  const { owner } = await managedOwner(db, actor, ownerId);
+  const { owner } = await managedOwner(db, actor, ownerId, "stats.view");
   requireCapability(owner.plan, "account_analytics", "The live feed");
   return owner;
 }
@@ -24,7 +24,7 @@ export async function liveOwner(db: Db, actor: UserRow, ownerId: string | undefi
 export async function mayStillWatch(db: Db, actor: UserRow | null, ownerId: string): Promise<boolean> {
   if (!actor) return false;
   const access = await ownerAccessOrNone(db, actor, ownerId);
-  return access.owner !== null && can(access.owner.plan, "account_analytics");
+  return access.owner !== null && access.may("stats.view") && can(access.owner.plan, "account_analytics");
 }
 
 const COLUMNS = ["id", "link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "destination", "qr"] as const;

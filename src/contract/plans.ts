@@ -27,7 +27,9 @@ export type Capability =
   | "conversions"
   /** An OpenID Connect connection for the team (docs/sso.md). */
   | "sso"
-  | "team_2fa_policy";
+  | "team_2fa_policy"
+  /** Team roles other than member: admin and viewer (docs/roles.md). */
+  | "team_roles";
 
 const PRO: Capability[] = ["link_expiration", "link_start", "link_max_clicks", "link_fallback", "link_preview", "advanced_stats", "visitor_stats", "stats_csv"];
 const BUSINESS: Capability[] = [
@@ -47,7 +49,7 @@ export const PLAN_CAPABILITIES: Readonly<Record<Plan, ReadonlySet<Capability>>> 
   free: new Set(),
   pro: new Set(PRO),
   business: new Set(BUSINESS),
-  enterprise: new Set<Capability>([...BUSINESS, "sso", "team_2fa_policy"]),
+  enterprise: new Set<Capability>([...BUSINESS, "sso", "team_2fa_policy", "team_roles"]),
 };
 
 /** Links one account may own. */
@@ -89,6 +91,7 @@ export const CAPABILITY_LABELS: Readonly<Record<Capability, string>> = {
   conversions: "conversion tracking",
   sso: "single sign-on",
   team_2fa_policy: "the team's two-factor policy",
+  team_roles: "team roles",
 };
 
 /** What moving from one plan to another takes away, in the capability table's order. */

@@ -80,3 +80,6 @@ export const AUDIT_ACTOR_LABELS: Readonly<Record<AuditActorRole, string>> = {
 export const SPLIT_GOALS = ["clicks", "leads", "sales", "revenue"] as const;
 /** The most visits per variant a split may wait for. */
 export const MAX_SPLIT_MIN_VISITS = 100_000_000;
+
+// Team roles (docs/roles.md): the table the server enforces and the dashboard reads.
+export * from "./roles.js";

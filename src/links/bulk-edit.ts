@@ -1,9 +1,9 @@
 // Many links at once, from the list's multi-select (docs/api.md, Links): archive or restore, add or
-// remove tags (owner or active member), delete (owner only). All or nothing: a link the caller may not
+// remove tags (a role with links.edit), delete (links.delete: owner and admin; docs/roles.md). All or nothing: a link the caller may not
 // change, or a tag that would pass a link's limit, refuses the whole request and changes nothing.
 import { DomainError, FieldChecks, invalid } from "../shared/errors.js";
 import type { LinkRow, UserRow } from "../storage/schema.js";
-import { ownerAccess } from "../teams/access.js";
+import { ownerAccess, requireMay } from "../teams/access.js";
 import { ensureTags } from "../tags/tags.js";
 import { MAX_TAGS_PER_LINK, MESSAGES } from "../contract/form-rules.js";
 import type { BulkEditFields } from "../contract/links.js";
@@ -19,9 +19,11 @@ async function accessible(deps: LinkDeps, actor: UserRow, ids: string[], action:
   const ownerId = links[0]?.owner_id ?? null;
   if (links.length !== unique.length || owners.size !== 1 || ownerId === null)
     throw new DomainError("not_found", "No such link (one of ids is not a link you can change)");
-  const access = await ownerAccess(deps.db, actor, ownerId);
-  if (access.role === "none") throw new DomainError("not_found", "No such link (one of ids is not a link you can change)");
-  if (action === "delete" && access.role !== "owner") throw new DomainError("forbidden", "Only the links' owner can delete them");
+  requireMay(
+    await ownerAccess(deps.db, actor, ownerId),
+    action === "delete" ? "links.delete" : "links.edit",
+    "No such link (one of ids is not a link you can change)",
+  );
   return { links, ownerId };
 }
 
@@ -76,11 +78,11 @@ export async function bulkEdit(deps: LinkDeps, actor: UserRow, input: BulkEditFi
 /** Deletes the links (owner only); every instance answers 404 for them from then on. */
 export async function bulkDelete(deps: LinkDeps, actor: UserRow, ids: string[]): Promise<number> {
   requireActive(actor);
-  const { links } = await accessible(deps, actor, ids, "delete");
-  // Under the account's lock, as creations are: each link deleted counts down the account's link_counts row,
+  const { links, ownerId } = await accessible(deps, actor, ids, "delete");
+  // Under the owning account's lock, as creations are: each link deleted counts down the account's link_counts row,
   // whose check of the users row must not wait on a creation that waits on one of these rows (PostgreSQL).
   const r = await deps.db.transaction().execute(async (trx) => {
-    await deps.caps.hold(trx, actor.id);
+    await deps.caps.hold(trx, ownerId);
     return trx
       .deleteFrom("links")
       .where(
@@ -88,7 +90,7 @@ export async function bulkDelete(deps: LinkDeps, actor: UserRow, ids: string[]):
         "in",
         links.map((l) => l.id),
       )
-      .where("owner_id", "=", actor.id)
+      .where("owner_id", "=", ownerId)
       .executeTakeFirst();
   });
   await announce(

@@ -1,10 +1,12 @@
-// Loading a link for an actor through the teams access rule: owner and active members see and edit it,
-// only the owner deletes it, anyone else gets not_found (the link's existence is not revealed).
+// Loading a link for an actor through the teams access rule (teams/access.ts, the role table of contract/roles.ts):
+// every role sees it, owner, admin and member edit it, owner and admin delete it (a member or viewer gets
+// forbidden), anyone else gets not_found (the link's existence is not revealed).
 import { DomainError } from "../shared/errors.js";
 import type { SelectQueryBuilder } from "kysely";
 import type { Db } from "../storage/db.js";
 import type { Database, LinkRow, UserRow } from "../storage/schema.js";
-import { linkAccess, readableOwners } from "../teams/access.js";
+import { linkAccess, readableOwners, requireMay } from "../teams/access.js";
+import type { TeamAction, TeamRole } from "../contract/roles.js";
 import { invalid } from "../shared/errors.js";
 
 /** A link as the dashboard reads it: with the email of its last editor. */
@@ -14,7 +16,7 @@ export type LinkAction = "view" | "edit" | "delete";
 
 export interface AccessibleLink {
   link: LinkView;
-  role: "owner" | "member";
+  role: TeamRole;
   /** The link's owner: plan-gated options and statistics follow this account's plan. */
   owner: UserRow;
 }
@@ -33,12 +35,14 @@ export async function loadLinkView(db: Db, id: string): Promise<LinkView | null>
   return (await selectLinkViews(db).where("links.id", "=", id).executeTakeFirst()) ?? null;
 }
 
+const LINK_ACTIONS: Readonly<Record<LinkAction, TeamAction>> = { view: "links.view", edit: "links.edit", delete: "links.delete" };
+
 export async function accessibleLink(db: Db, actor: UserRow, id: string, action: LinkAction): Promise<AccessibleLink> {
   const link = await loadLinkView(db, id);
-  const access = link ? await linkAccess(db, actor, link) : null;
-  if (!link || !access?.owner || access.role === "none") throw new DomainError("not_found", "No such link");
-  if (action === "delete" && access.role !== "owner") throw new DomainError("forbidden", "Only the link's owner can delete it");
-  return { link, role: access.role, owner: access.owner };
+  if (!link) throw new DomainError("not_found", "No such link");
+  const access = await linkAccess(db, actor, link);
+  requireMay(access, LINK_ACTIONS[action], "No such link");
+  return { link, role: access.role as TeamRole, owner: access.owner };
 }
 
 /** The most link ids one read of per-link figures (the list's sparklines) takes. */

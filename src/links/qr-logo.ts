@@ -15,7 +15,7 @@ export interface QrLogoPicture {
 export async function qrLogoPicture(db: Db, actor: UserRow | null, ownerId: string | null): Promise<QrLogoPicture> {
   if (!actor) throw new DomainError("unauthenticated", "Sign in as the link's owner or a member of its team to draw a logo");
   const access = await ownerAccess(db, actor, ownerId);
-  if (access.role === "none" || !access.owner) {
+  if (access.role === "none" || !access.owner || !access.may("links.view")) {
     throw new DomainError("forbidden", "Only the link's owner and the members of its team can draw the owner's picture in its QR code");
   }
   const owner = access.owner;

@@ -125,8 +125,9 @@ async function write(deps: LinkDeps, link: LinkView, ownerId: string, set: LinkU
 /** Hard delete (its clicks go with it); every instance answers 404 from then on. */
 export async function deleteLink(deps: LinkDeps, actor: UserRow, id: string): Promise<void> {
   requireActive(actor);
-  const { link } = await accessibleLink(deps.db, actor, id, "delete");
-  const r = await deps.db.deleteFrom("links").where("id", "=", id).where("owner_id", "=", actor.id).executeTakeFirst();
+  // The owner's link, deleted by the owner or an admin of its team (links.delete).
+  const { link, owner } = await accessibleLink(deps.db, actor, id, "delete");
+  const r = await deps.db.deleteFrom("links").where("id", "=", id).where("owner_id", "=", owner.id).executeTakeFirst();
   if (Number(r.numDeletedRows) === 0) throw new DomainError("not_found", "No such link");
   await announce(deps, [{ domain: link.domain, alias: link.alias }]);
 }

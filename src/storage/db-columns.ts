@@ -574,6 +574,7 @@ export const DB_COLUMNS = {
     expires_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
     id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
     owner_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    role: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: true },
     send_confirmed: { sqlite: "INTEGER", postgres: "int4", ts: "number", nullable: false, defaulted: true },
     sent_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
     state: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
@@ -584,6 +585,7 @@ export const DB_COLUMNS = {
     joined_by: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: true },
     member_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
     owner_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    role: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: true },
   },
   totp_factors: {
     enabled_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: true, defaulted: false },

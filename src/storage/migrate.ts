@@ -44,6 +44,7 @@ import { appAssociations } from "./migrations/045-app-associations.js";
 import { appLinks } from "./migrations/046-app-links.js";
 import { conversionRows } from "./migrations/047-conversion-rows.js";
 import { appEvents } from "./migrations/048-app-events.js";
+import { teamRoles } from "./migrations/049-team-roles.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -90,6 +91,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "046-app-links": appLinks(),
     "047-conversion-rows": conversionRows(),
     "048-app-events": appEvents(),
+    "049-team-roles": teamRoles(),
   };
 }
 

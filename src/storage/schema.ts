@@ -225,6 +225,8 @@ export interface TeamInvitationsTable {
   accepted_by: string | null;
   created_at: number;
   updated_at: number;
+  /** The role the invitee joins with: admin, member or viewer (docs/roles.md). */
+  role: Generated<string>;
 }
 
 export interface WebhooksTable {
@@ -259,6 +261,8 @@ export interface TeamMembersTable {
   joined_at: number;
   /** How the member joined: "invitation" or "sso" (each counts against its own allowance, docs/teams.md). */
   joined_by: Generated<MemberOrigin>;
+  /** admin, member or viewer (docs/roles.md); the owner is the account itself, never a row here. */
+  role: Generated<string>;
 }
 
 export type MemberOrigin = "invitation" | "sso";

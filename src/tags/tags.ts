@@ -9,7 +9,7 @@ import type { Db } from "../storage/db.js";
 import { type OwnerCaps, type Trx, countOf } from "../storage/owner-caps.js";
 import type { TagsTable, UserRow } from "../storage/schema.js";
 import { isUniqueViolation } from "../storage/unique-violation.js";
-import { managedOwner, ownerAccess } from "../teams/access.js";
+import { managedOwner, ownerAccess, requireMay } from "../teams/access.js";
 
 /** Tags one account may hold (docs/api.md, Limits). */
 export const MAX_TAGS_PER_OWNER = 300;
@@ -93,12 +93,11 @@ export async function tagsOfLinks(db: Db, linkIds: string[]): Promise<Map<string
 export class TagService {
   constructor(private readonly deps: TagDeps) {}
 
-  /** A tag the actor may change: the owner's own (members get forbidden, anyone else not_found). */
+  /** A tag the actor may change: labels.manage (owner, admin; members and viewers get forbidden, anyone else not_found). */
   private async ownTag(actor: UserRow, id: string): Promise<TagsTable> {
     const row = await this.deps.db.selectFrom("tags").selectAll().where("id", "=", id).executeTakeFirst();
-    const access = row ? await ownerAccess(this.deps.db, actor, row.owner_id) : null;
-    if (!row || !access || access.role === "none") throw new DomainError("not_found", "No such tag");
-    if (access.role !== "owner") throw new DomainError("forbidden", "Only the tags' owner can rename or delete them");
+    if (!row) throw new DomainError("not_found", "No such tag");
+    requireMay(await ownerAccess(this.deps.db, actor, row.owner_id), "labels.manage", "No such tag");
     return row;
   }
 
@@ -115,7 +114,7 @@ export class TagService {
   }
 
   async create(actor: UserRow, input: CreateTagInput, ownerId?: string): Promise<Tag> {
-    const { owner } = await managedOwner(this.deps.db, actor, ownerId);
+    const { owner } = await managedOwner(this.deps.db, actor, ownerId, "links.edit");
     const name = tagName(input.name);
     const row = {
       id: newId(),

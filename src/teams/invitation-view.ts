@@ -3,6 +3,7 @@ import { iso } from "../shared/clock.js";
 import type { TeamInvitationRow } from "../storage/schema.js";
 import { RESEND_AFTER_MS } from "./deps.js";
 import type { Invitation } from "../contract/teams.js";
+import { assignableRoleOf } from "../contract/roles.js";
 
 export function publicInvitation(row: TeamInvitationRow): Invitation {
   return {
@@ -13,5 +14,6 @@ export function publicInvitation(row: TeamInvitationRow): Invitation {
     send_confirmed: Number(row.send_confirmed) === 1,
     expires_at: iso(Number(row.expires_at)),
     can_resend_at: iso(Number(row.sent_at) + RESEND_AFTER_MS),
+    role: assignableRoleOf(row.role),
   };
 }

@@ -14,6 +14,7 @@ import { INVITATION_EMAILS_PER_HOUR, INVITATION_TTL_MS, MAX_COLLABORATORS, RESEN
 import { membershipOf } from "./memberships.js";
 import { publicInvitation } from "./invitation-view.js";
 import type { Invitation, InvitationPreview, Membership } from "../contract/teams.js";
+import { type AssignableRole, type TeamRole, DEFAULT_ROLE, assignableRoleOf, mayChangeRole } from "../contract/roles.js";
 
 /** Why an acceptance was refused, beside the API code (the landing page words each case). */
 export type RefusalReason = "unknown" | "replaced" | "cancelled" | "used" | "wrong_account" | "expired" | "email_unverified";
@@ -52,7 +53,8 @@ async function takeEmailSlot(deps: TeamDeps, owner: UserRow, now: number): Promi
   return a.slot;
 }
 
-export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): Promise<Invitation> {
+/** Invites `rawEmail` into `owner`'s team with `role` (who may give which role: teams/roles.ts, requireAssignable). */
+export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string, role: AssignableRole = DEFAULT_ROLE): Promise<Invitation> {
   requireActiveAccount(owner);
   requireCapability(owner.plan, "team_invite", "Team invitations");
   const email = normalizeEmail(rawEmail);
@@ -69,6 +71,7 @@ export async function invite(deps: TeamDeps, owner: UserRow, rawEmail: string): 
     accepted_by: null,
     created_at: now,
     updated_at: now,
+    role,
   };
   let token: string;
   try {
@@ -173,9 +176,16 @@ export async function mailSent(deps: TeamDeps, invitationId: string): Promise<vo
   await deps.db.updateTable("team_invitations").set({ send_confirmed: 1 }).where("id", "=", invitationId).where("state", "=", "pending").execute();
 }
 
-async function ownInvitation(deps: TeamDeps, owner: UserRow, id: string): Promise<TeamInvitationRow> {
+/** One of the team's invitations, for a manager whose rank is above the role it gives (an admin: members and viewers). */
+async function ownInvitation(deps: TeamDeps, owner: UserRow, id: string, manager: TeamRole = "owner"): Promise<TeamInvitationRow> {
   const row = await deps.db.selectFrom("team_invitations").selectAll().where("id", "=", id).where("owner_id", "=", owner.id).executeTakeFirst();
   if (!row) throw new DomainError("not_found", "No such invitation");
+  if (!mayChangeRole(manager, assignableRoleOf(row.role), null)) {
+    throw new DomainError("forbidden", `As ${manager} you cannot change an invitation for the ${row.role} role`, undefined, {
+      role: manager,
+      member_role: row.role,
+    });
+  }
   return row;
 }
 
@@ -184,10 +194,10 @@ function tooSoon(row: TeamInvitationRow, now: number): DomainError {
   return new DomainError("rate_limited", `This invitation was sent less than a minute ago; resend it in ${wait} s`, undefined, undefined, wait);
 }
 
-export async function resend(deps: TeamDeps, owner: UserRow, id: string): Promise<Invitation> {
+export async function resend(deps: TeamDeps, owner: UserRow, id: string, manager: TeamRole = "owner"): Promise<Invitation> {
   requireActiveAccount(owner);
   requireCapability(owner.plan, "team_invite", "Team invitations");
-  const row = await ownInvitation(deps, owner, id);
+  const row = await ownInvitation(deps, owner, id, manager);
   if (row.state !== "pending") throw new DomainError("conflict", `This invitation is ${row.state}, no longer pending`);
   const now = deps.clock.now();
   if (now < Number(row.sent_at) + RESEND_AFTER_MS) throw tooSoon(row, now);
@@ -222,8 +232,8 @@ export async function resend(deps: TeamDeps, owner: UserRow, id: string): Promis
   return publicInvitation(await send(deps, owner, next, token));
 }
 
-export async function cancel(deps: TeamDeps, owner: UserRow, id: string): Promise<Invitation> {
-  const row = await ownInvitation(deps, owner, id);
+export async function cancel(deps: TeamDeps, owner: UserRow, id: string, manager: TeamRole = "owner"): Promise<Invitation> {
+  const row = await ownInvitation(deps, owner, id, manager);
   const now = deps.clock.now();
   const r = await deps.db
     .updateTable("team_invitations")
@@ -264,7 +274,14 @@ export async function preview(deps: TeamDeps, token: string): Promise<Invitation
     : invitation.state === "pending" && deps.clock.now() >= Number(invitation.expires_at)
       ? "expired"
       : (invitation.state as InvitationPreview["state"]);
-  return { email: invitation.email, inviter_name: inviter.name, inviter_email: inviter.email, state, expires_at: iso(Number(invitation.expires_at)) };
+  return {
+    email: invitation.email,
+    inviter_name: inviter.name,
+    inviter_email: inviter.email,
+    state,
+    expires_at: iso(Number(invitation.expires_at)),
+    role: assignableRoleOf(invitation.role),
+  };
 }
 
 export async function accept(deps: TeamDeps, actor: UserRow | null, token: string): Promise<Membership> {
@@ -304,7 +321,7 @@ export async function accept(deps: TeamDeps, actor: UserRow | null, token: strin
     if (Number(r.numUpdatedRows) === 0) return false;
     await trx
       .insertInto("team_members")
-      .values({ owner_id: invitation.owner_id, member_id: actor.id, joined_at: now, joined_by: "invitation" })
+      .values({ owner_id: invitation.owner_id, member_id: actor.id, joined_at: now, joined_by: "invitation", role: assignableRoleOf(invitation.role) })
       .onConflict((oc) => oc.columns(["owner_id", "member_id"]).doNothing())
       .execute();
     return true;

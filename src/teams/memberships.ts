@@ -4,20 +4,39 @@ import { iso } from "../shared/clock.js";
 import { DomainError } from "../shared/errors.js";
 import type { Db } from "../storage/db.js";
 import type { UserRow } from "../storage/schema.js";
-import { sharingActive } from "./access.js";
+import { effectiveRole, sharingActive } from "./access.js";
 import { publicInvitation } from "./invitation-view.js";
 import { secondFactorDemand } from "../security/second-factor-policy.js";
 import { withSecondFactor } from "../storage/second-factors.js";
 import type { Membership, Team } from "../contract/teams.js";
+import type { TeamManager } from "./roles.js";
 
 function membershipQuery(db: Db) {
   return db
     .selectFrom("team_members")
     .innerJoin("users", "users.id", "team_members.owner_id")
-    .select(["team_members.owner_id", "team_members.joined_at", "users.email", "users.name", "users.status", "users.plan", "users.team_require_2fa"]);
+    .select([
+      "team_members.owner_id",
+      "team_members.joined_at",
+      "team_members.role",
+      "users.email",
+      "users.name",
+      "users.status",
+      "users.plan",
+      "users.team_require_2fa",
+    ]);
 }
 
-type MembershipRow = { owner_id: string; joined_at: number; email: string; name: string; status: string; plan: string; team_require_2fa: number };
+type MembershipRow = {
+  owner_id: string;
+  joined_at: number;
+  role: string;
+  email: string;
+  name: string;
+  status: string;
+  plan: string;
+  team_require_2fa: number;
+};
 
 /** `refused`: the owners whose two-factor policy the member has not met (their links answer 2fa_setup_required). */
 function toMembership(r: MembershipRow, refused: readonly string[]): Membership {
@@ -28,6 +47,7 @@ function toMembership(r: MembershipRow, refused: readonly string[]): Membership 
     joined_at: iso(Number(r.joined_at)),
     active: sharingActive(r),
     requires_2fa: refused.includes(r.owner_id),
+    role: effectiveRole(r, r.role),
   };
 }
 
@@ -42,17 +62,28 @@ export async function membershipOf(db: Db, ownerId: string, member: Pick<UserRow
   return r ? toMembership(r, await refusingOwners(db, member)) : null;
 }
 
-export async function overview(db: Db, actor: UserRow): Promise<Omit<Team, "collaborators_max">> {
+/**
+ * GET /api/team: the members and pending invitations of `team` (the actor's own, or a team it administers), and
+ * the actor's own memberships.
+ */
+export async function overview(db: Db, actor: UserRow, team: TeamManager): Promise<Omit<Team, "collaborators_max">> {
   const [members, invitations, memberships, refused] = await Promise.all([
     db
       .selectFrom("team_members")
       .innerJoin("users", "users.id", "team_members.member_id")
-      .select(["users.id", "users.email", "users.name", "team_members.joined_at", "team_members.joined_by"])
-      .where("team_members.owner_id", "=", actor.id)
+      .select(["users.id", "users.email", "users.name", "team_members.joined_at", "team_members.joined_by", "team_members.role"])
+      .where("team_members.owner_id", "=", team.owner.id)
       .orderBy("team_members.joined_at")
       .orderBy("users.email")
       .execute(),
-    db.selectFrom("team_invitations").selectAll().where("owner_id", "=", actor.id).where("state", "=", "pending").orderBy("created_at").orderBy("id").execute(),
+    db
+      .selectFrom("team_invitations")
+      .selectAll()
+      .where("owner_id", "=", team.owner.id)
+      .where("state", "=", "pending")
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute(),
     membershipQuery(db).where("team_members.member_id", "=", actor.id).orderBy("team_members.joined_at").orderBy("users.email").execute(),
     refusingOwners(db, actor),
   ]);
@@ -61,6 +92,8 @@ export async function overview(db: Db, actor: UserRow): Promise<Omit<Team, "coll
     members.map((m) => m.id),
   );
   return {
+    owner_id: team.owner.id,
+    role: team.role,
     members: members.map((m) => ({
       user_id: m.id,
       email: m.email,
@@ -68,16 +101,11 @@ export async function overview(db: Db, actor: UserRow): Promise<Omit<Team, "coll
       joined_at: iso(Number(m.joined_at)),
       joined_by: m.joined_by,
       two_factor: withFactor.has(m.id),
+      role: effectiveRole(team.owner, m.role),
     })),
     invitations: invitations.map(publicInvitation),
     memberships: memberships.map((m) => toMembership(m, refused)),
   };
-}
-
-/** The owner removes a member (any plan, even suspended: it only takes access away). */
-export async function removeMember(db: Db, owner: UserRow, memberId: string): Promise<void> {
-  const r = await db.deleteFrom("team_members").where("owner_id", "=", owner.id).where("member_id", "=", memberId).executeTakeFirst();
-  if (Number(r.numDeletedRows) === 0) throw new DomainError("not_found", "No such member in your team");
 }
 
 /** The member leaves a team (any plan, free included). */

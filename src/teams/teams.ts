@@ -1,30 +1,39 @@
-// TeamService: the teams feature's entry point for HTTP routes and the CLI.
+// TeamService: the teams feature's entry point for HTTP routes and the CLI. Managing a team (members,
+// invitations, roles) is the owner's, or an admin's of the owner's team with `ownerId` (teams/roles.ts).
 import type { UserRow } from "../storage/schema.js";
 import { MAX_COLLABORATORS, type TeamDeps } from "./deps.js";
 import { accept, cancel, invite, mailSent, preview, resend } from "./invitations.js";
 import type { Invitation, InvitationPreview, Membership, Team } from "../contract/teams.js";
-import { leaveTeam, overview, removeMember } from "./memberships.js";
+import { leaveTeam, overview } from "./memberships.js";
 import { type LinkAccess, ownerAccess } from "./access.js";
+import { type TeamAudit, changeRole, removeManagedMember, requireAssignable, teamManager } from "./roles.js";
+import { type AssignableRole, type TeamRole, DEFAULT_ROLE } from "../contract/roles.js";
 
 export type { LinkAccess };
 
 export class TeamService {
-  constructor(private readonly deps: TeamDeps) {}
+  constructor(private readonly deps: TeamDeps & { audit: TeamAudit }) {}
 
-  async overview(actor: UserRow): Promise<Team> {
-    return { ...(await overview(this.deps.db, actor)), collaborators_max: MAX_COLLABORATORS };
+  /** The actor's own team (or with `ownerId` one it administers), and its memberships. */
+  async overview(actor: UserRow, ownerId?: string): Promise<Team> {
+    const team = await teamManager(this.deps.db, actor, ownerId);
+    return { ...(await overview(this.deps.db, actor, team)), collaborators_max: MAX_COLLABORATORS };
   }
 
-  invite(owner: UserRow, email: string): Promise<Invitation> {
-    return invite(this.deps, owner, email);
+  async invite(actor: UserRow, email: string, role: AssignableRole = DEFAULT_ROLE, ownerId?: string): Promise<Invitation> {
+    const team = await teamManager(this.deps.db, actor, ownerId);
+    requireAssignable(team, role);
+    return invite(this.deps, team.owner, email, role);
   }
 
-  resend(owner: UserRow, invitationId: string): Promise<Invitation> {
-    return resend(this.deps, owner, invitationId);
+  async resend(actor: UserRow, invitationId: string, ownerId?: string): Promise<Invitation> {
+    const team = await teamManager(this.deps.db, actor, ownerId);
+    return resend(this.deps, team.owner, invitationId, team.role);
   }
 
-  cancel(owner: UserRow, invitationId: string): Promise<Invitation> {
-    return cancel(this.deps, owner, invitationId);
+  async cancel(actor: UserRow, invitationId: string, ownerId?: string): Promise<Invitation> {
+    const team = await teamManager(this.deps.db, actor, ownerId);
+    return cancel(this.deps, team.owner, invitationId, team.role);
   }
 
   /** Called by the outbox when an invitation's email went after its request answered. */
@@ -40,15 +49,22 @@ export class TeamService {
     return accept(this.deps, actor, token);
   }
 
-  removeMember(owner: UserRow, memberId: string): Promise<void> {
-    return removeMember(this.deps.db, owner, memberId);
+  /** The owner removes anyone (any plan, even suspended: it only takes access away); an admin members and viewers. */
+  async removeMember(actor: UserRow, memberId: string, ownerId?: string): Promise<void> {
+    await removeManagedMember(this.deps.db, await teamManager(this.deps.db, actor, ownerId), memberId);
+  }
+
+  /** PATCH /api/team/members/{user_id}: the member's new role (audited; holds from its next request on every instance). */
+  async changeRole(actor: UserRow, memberId: string, role: AssignableRole, ownerId?: string): Promise<TeamRole> {
+    const team = await teamManager(this.deps.db, actor, ownerId);
+    return changeRole({ db: this.deps.db, caps: this.deps.caps, now: () => this.deps.clock.now(), audit: this.deps.audit }, actor, team, memberId, role);
   }
 
   leave(member: UserRow, ownerId: string): Promise<void> {
     return leaveTeam(this.deps.db, member, ownerId);
   }
 
-  /** The actor's role for an owner's links (owner, active member, none): for features that act on them. */
+  /** The actor's role for an owner's links (owner, admin, member, viewer, none): for features that act on them. */
   accessTo(actor: UserRow, ownerId: string): Promise<LinkAccess> {
     return ownerAccess(this.deps.db, actor, ownerId);
   }

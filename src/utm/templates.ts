@@ -9,7 +9,7 @@ import type { Db } from "../storage/db.js";
 import { type OwnerCaps, type Trx, countOf } from "../storage/owner-caps.js";
 import type { UserRow, UtmTemplatesTable } from "../storage/schema.js";
 import { isUniqueViolation } from "../storage/unique-violation.js";
-import { managedOwner, ownerAccess } from "../teams/access.js";
+import { managedOwner, ownerAccess, requireMay } from "../teams/access.js";
 
 /** Templates one account may hold (docs/api.md, Limits). */
 export const MAX_UTM_TEMPLATES_PER_OWNER = 100;
@@ -76,7 +76,7 @@ export class UtmTemplateService {
   }
 
   async create(actor: UserRow, input: CreateUtmTemplateInput, ownerId?: string): Promise<UtmTemplate> {
-    const { owner } = await managedOwner(this.deps.db, actor, ownerId);
+    const { owner } = await managedOwner(this.deps.db, actor, ownerId, "links.edit");
     const checks = new FieldChecks();
     const name = checks.run(() => templateName(input.name));
     const values = Object.fromEntries(UTM_PARAMS.map((p) => [p, checks.run(() => utmValue(input[p], p)) ?? null])) as Record<UtmParam, string | null>;
@@ -110,12 +110,11 @@ export class UtmTemplateService {
     return toTemplate(row);
   }
 
-  /** Deletes one of the owner's templates: members get forbidden, anyone else not_found. */
+  /** Deletes one of the owner's templates: labels.manage (owner, admin; members and viewers get forbidden, anyone else not_found). */
   async delete(actor: UserRow, id: string): Promise<void> {
     const row = await this.deps.db.selectFrom("utm_templates").select(["id", "owner_id"]).where("id", "=", id).executeTakeFirst();
-    const access = row ? await ownerAccess(this.deps.db, actor, row.owner_id) : null;
-    if (!row || !access || access.role === "none") throw new DomainError("not_found", "No such UTM template");
-    if (access.role !== "owner") throw new DomainError("forbidden", "Only the templates' owner can delete them");
+    if (!row) throw new DomainError("not_found", "No such UTM template");
+    requireMay(await ownerAccess(this.deps.db, actor, row.owner_id), "labels.manage", "No such UTM template");
     await this.deps.db.deleteFrom("utm_templates").where("id", "=", id).execute();
   }
 }

@@ -131,7 +131,17 @@ const PUBLIC: Record<string, string> = {
  * Reads whose `?owner=` names the account whose things they show (a team owner's, for its members): another
  * account's id answers 404 not_found. Checked against app.routeList like OWNED.
  */
-const OWNER_QUERY = ["/api/links", "/api/links/export", "/api/tags", "/api/utm-templates", "/api/analytics", "/api/analytics.csv", "/api/analytics/live"];
+const OWNER_QUERY = [
+  "/api/links",
+  "/api/links/export",
+  "/api/tags",
+  "/api/utm-templates",
+  "/api/analytics",
+  "/api/analytics.csv",
+  "/api/analytics/live",
+  // The team an admin administers (docs/roles.md).
+  "/api/team",
+];
 
 /** The status of a GET, leaving a live feed (a stream that never ends by itself) or a CSV at its headers. */
 async function statusOf(c: ApiClient, path: string): Promise<{ status: number; code?: string }> {

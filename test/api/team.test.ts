@@ -80,6 +80,7 @@ describe.each(ENGINES)("team invitations on %s", (engine) => {
       send_confirmed: true,
       expires_at: new Date(clock.now() + 7 * DAY).toISOString(),
       can_resend_at: new Date(clock.now() + 60_000).toISOString(),
+      role: "member",
     });
     expect(msg.from).toBe("noreply@snip.test");
     const text = mimePart(msg.raw, "text/plain");
@@ -97,7 +98,7 @@ describe.each(ENGINES)("team invitations on %s", (engine) => {
     expect(dump).not.toContain(token);
 
     const team = (await o.client.get("/api/team")).body;
-    expect(team).toEqual({ status: "success", members: [], invitations: [invitation], memberships: [], collaborators_max: 2 });
+    expect(team).toEqual({ status: "success", owner_id: o.id, role: "owner", members: [], invitations: [invitation], memberships: [], collaborators_max: 2 });
     // A second invitation email is a different random token.
     const other = await invite(o.client, unique("second"));
     expect(other.token).not.toBe(token);
@@ -117,7 +118,8 @@ describe.each(ENGINES)("team invitations on %s", (engine) => {
       expect(r.status, bad).toBe(400);
       expect(r.body.code).toBe("invalid_request");
     }
-    expect((await o.client.post("/api/team/invitations", { email: unique("x"), role: "admin" })).status).toBe(400);
+    expect((await o.client.post("/api/team/invitations", { email: unique("x"), colour: "red" })).status).toBe(400);
+    expect((await o.client.post("/api/team/invitations", { email: unique("x"), role: "owner" })).status).toBe(400);
     expect((await o.client.post("/api/team/invitations", "{not json", { "content-type": "application/json" })).status).toBe(400);
     expect((await o.client.post("/api/team/invitations", { email: 42 })).status).toBe(400);
 
@@ -176,6 +178,7 @@ describe.each(ENGINES)("team invitations on %s", (engine) => {
       joined_at: new Date(clock.now()).toISOString(),
       active: true,
       requires_2fa: false,
+      role: "member",
     });
     const again = await invitee.client.post("/api/invitations/accept", { token });
     expect(again.status).toBe(200);
@@ -185,7 +188,15 @@ describe.each(ENGINES)("team invitations on %s", (engine) => {
 
     const team = (await o.client.get("/api/team")).body;
     expect(team.members).toEqual([
-      { user_id: invitee.id, email: invitee.email, name: "", joined_at: ok.body.membership.joined_at, joined_by: "invitation", two_factor: false },
+      {
+        user_id: invitee.id,
+        email: invitee.email,
+        name: "",
+        joined_at: ok.body.membership.joined_at,
+        joined_by: "invitation",
+        two_factor: false,
+        role: "member",
+      },
     ]);
     expect(team.invitations).toEqual([]);
     expect((await invitee.client.get("/api/team")).body.memberships).toEqual([ok.body.membership]);
@@ -282,7 +293,14 @@ describe.each(ENGINES)("team invitations on %s", (engine) => {
     const r = await anon.post("/api/invitations/preview", { token });
     expect(r.body).toEqual({
       status: "success",
-      invitation: { email, inviter_name: "Olivia", inviter_email: o.email, state: "pending", expires_at: new Date(clock.now() + 7 * DAY).toISOString() },
+      invitation: {
+        email,
+        inviter_name: "Olivia",
+        inviter_email: o.email,
+        state: "pending",
+        expires_at: new Date(clock.now() + 7 * DAY).toISOString(),
+        role: "member",
+      },
     });
     expect((await anon.post("/api/invitations/preview", { token: "x".repeat(43) })).status).toBe(404);
   });

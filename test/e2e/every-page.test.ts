@@ -177,6 +177,18 @@ describe.skipIf(!available)("every page fits a phone and passes axe, in light an
     // A team member's view of the owner's links.
     await signIn(page, seeded.member.email);
     await visit("shared-links", `/app/shared/${seeded.owner.id}`, "link-row");
+    // The same member as admin of an Enterprise team: that team's members page (docs/roles.md).
+    const lead = await fixture.server.ctx.accounts.create({
+      email: `lead-${tag}@example.com`,
+      password: "lead-password-1",
+      plan: "enterprise",
+      verified: true,
+    });
+    await fixture.server.ctx.storage.db
+      .insertInto("team_members")
+      .values({ owner_id: lead.id, member_id: seeded.member.id, joined_at: Date.now(), joined_by: "sso", role: "admin" })
+      .execute();
+    await visit("managed-team", `/app/team/${lead.id}`, "section-members");
 
     // The operator console, a row menu open.
     await signIn(page, seeded.operator.email);

@@ -227,6 +227,14 @@ function accountRoutes() {
         }
       />
       <Route
+        path="/app/team/:ownerId"
+        element={
+          <RequireAuth>
+            <TeamPage />
+          </RequireAuth>
+        }
+      />
+      <Route
         path="/app/shared/:ownerId"
         element={
           <RequireAuth>

@@ -10316,6 +10316,8 @@ export interface paths {
                                 owner_name: string;
                                 /** @description true while the owner (Enterprise) requires two-factor sign-in of members and you have not set it up: the owner's links answer 403 2fa_setup_required, and reads across teams (such as GET /api/links/sparklines) leave them out, until you do */
                                 requires_2fa: boolean;
+                                /** @description Your role in this team as it applies now (docs/roles.md): on a plan without team roles (below Enterprise) an admin acts as a member */
+                                role: "owner" | "admin" | "member" | "viewer";
                             };
                             /** @enum {string} */
                             status: "success";
@@ -10421,6 +10423,8 @@ export interface paths {
                                 expires_at: string;
                                 inviter_email: string;
                                 inviter_name: string;
+                                /** @description admin, member or viewer (admin and viewer: the owner on Enterprise, 403 plan_required otherwise; docs/roles.md) */
+                                role: "admin" | "member" | "viewer";
                                 /** @description pending, accepted, cancelled, expired or replaced (a resend sent a newer link) */
                                 state: string;
                             };
@@ -14499,10 +14503,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** My team's members, the invitations I sent that are still pending, and the teams I belong to, kept apart */
+        /**
+         * My team's members (each with their role), the invitations I sent that are still pending, and the teams I belong to (with my role in each), kept apart
+         * @description With ?owner= an admin reads the members and pending invitations of the team it administers (404 without access, 403 forbidden for other roles).
+         */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description A team owner's user id: that team, for its admins (404 otherwise, 403 for other roles) */
+                    owner?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -14525,6 +14535,8 @@ export interface paths {
                                 /** @description When the current link stops working (7 days after sending) */
                                 expires_at: string;
                                 id: string;
+                                /** @description admin, member or viewer (admin and viewer: the owner on Enterprise, 403 plan_required otherwise; docs/roles.md) */
+                                role: "admin" | "member" | "viewer";
                                 /** @description true only when the mail transport accepted the last email */
                                 send_confirmed: boolean;
                                 /** @description When the email was last sent (or attempted) */
@@ -14538,6 +14550,8 @@ export interface paths {
                                 /** @description invitation: accepted an emailed invitation (counts against collaborators_max); sso: signed in through the owner's single sign-on (counts against ENTERPRISE_MEMBERS_MAX) */
                                 joined_by: "invitation" | "sso";
                                 name: string;
+                                /** @description owner, admin, member or viewer (docs/roles.md) */
+                                role: "owner" | "admin" | "member" | "viewer";
                                 /** @description true when the member has two-factor sign-in turned on: while the owner's policy (PUT /api/team/policy) requires it, a member without it is refused the owner's links with 403 2fa_setup_required */
                                 two_factor: boolean;
                                 user_id: string;
@@ -14551,7 +14565,13 @@ export interface paths {
                                 owner_name: string;
                                 /** @description true while the owner (Enterprise) requires two-factor sign-in of members and you have not set it up: the owner's links answer 403 2fa_setup_required, and reads across teams (such as GET /api/links/sparklines) leave them out, until you do */
                                 requires_2fa: boolean;
+                                /** @description Your role in this team as it applies now (docs/roles.md): on a plan without team roles (below Enterprise) an admin acts as a member */
+                                role: "owner" | "admin" | "member" | "viewer";
                             }[];
+                            /** @description The team shown: yours, or with ?owner= one you administer */
+                            owner_id: string;
+                            /** @description Your role in the team shown: owner for your own, admin for one you administer */
+                            role: "owner" | "admin" | "member" | "viewer";
                             /** @enum {string} */
                             status: "success";
                         };
@@ -14559,6 +14579,24 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -14587,11 +14625,14 @@ export interface paths {
         put?: never;
         /**
          * Invite a collaborator by email (Business and above; at most 2 invited members and pending invitations together, on Enterprise too)
-         * @description The third collaborator answers 403 limit_reached. Members made by single sign-on (Enterprise) do not count here: ENTERPRISE_MEMBERS_MAX bounds them.
+         * @description The third collaborator answers 403 limit_reached. Members made by single sign-on (Enterprise) do not count here: ENTERPRISE_MEMBERS_MAX bounds them. role (default member) is the role the invitee joins with: admin and viewer need the owner on Enterprise (403 plan_required); an admin (?owner=) invites members and viewers only (403 forbidden).
          */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description A team owner's user id: that team, for its admins (404 otherwise, 403 for other roles) */
+                    owner?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -14600,6 +14641,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         email: string;
+                        /** @description admin, member or viewer (admin and viewer: the owner on Enterprise, 403 plan_required otherwise; docs/roles.md) */
+                        role?: "admin" | "member" | "viewer";
                     };
                 };
             };
@@ -14618,6 +14661,8 @@ export interface paths {
                                 /** @description When the current link stops working (7 days after sending) */
                                 expires_at: string;
                                 id: string;
+                                /** @description admin, member or viewer (admin and viewer: the owner on Enterprise, 403 plan_required otherwise; docs/roles.md) */
+                                role: "admin" | "member" | "viewer";
                                 /** @description true only when the mail transport accepted the last email */
                                 send_confirmed: boolean;
                                 /** @description When the email was last sent (or attempted) */
@@ -14658,6 +14703,15 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -14687,7 +14741,10 @@ export interface paths {
         /** Cancel a pending invitation: its link can no longer be accepted */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description A team owner's user id: that team, for its admins (404 otherwise, 403 for other roles) */
+                    owner?: string;
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -14710,6 +14767,8 @@ export interface paths {
                                 /** @description When the current link stops working (7 days after sending) */
                                 expires_at: string;
                                 id: string;
+                                /** @description admin, member or viewer (admin and viewer: the owner on Enterprise, 403 plan_required otherwise; docs/roles.md) */
+                                role: "admin" | "member" | "viewer";
                                 /** @description true only when the mail transport accepted the last email */
                                 send_confirmed: boolean;
                                 /** @description When the email was last sent (or attempted) */
@@ -14724,6 +14783,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -14768,7 +14836,10 @@ export interface paths {
         /** Send the invitation again with a new link (the previous one stops working); 429 within a minute of the last send */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description A team owner's user id: that team, for its admins (404 otherwise, 403 for other roles) */
+                    owner?: string;
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -14791,6 +14862,8 @@ export interface paths {
                                 /** @description When the current link stops working (7 days after sending) */
                                 expires_at: string;
                                 id: string;
+                                /** @description admin, member or viewer (admin and viewer: the owner on Enterprise, 403 plan_required otherwise; docs/roles.md) */
+                                role: "admin" | "member" | "viewer";
                                 /** @description true only when the mail transport accepted the last email */
                                 send_confirmed: boolean;
                                 /** @description When the email was last sent (or attempted) */
@@ -14866,10 +14939,16 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a member from my team: their access ends at once */
+        /**
+         * Remove a member from my team (or with ?owner= from a team I administer): their access ends at once
+         * @description An admin removes members and viewers only (403 forbidden for another admin).
+         */
         delete: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description A team owner's user id: that team, for its admins (404 otherwise, 403 for other roles) */
+                    owner?: string;
+                };
                 header?: never;
                 path: {
                     user_id: string;
@@ -14900,6 +14979,15 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -14912,7 +15000,84 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a member's role (audited): it holds from the member's next request, on every instance
+         * @description The owner gives admin, member or viewer; an admin (?owner=) changes members and viewers between member and viewer only, never another admin or the owner (403 forbidden). Roles other than member need the owner on Enterprise (403 plan_required).
+         */
+        patch: {
+            parameters: {
+                query?: {
+                    /** @description A team owner's user id: that team, for its admins (404 otherwise, 403 for other roles) */
+                    owner?: string;
+                };
+                header?: never;
+                path: {
+                    user_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description admin, member or viewer (admin and viewer: the owner on Enterprise, 403 plan_required otherwise; docs/roles.md) */
+                        role: "admin" | "member" | "viewer";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description owner, admin, member or viewer (docs/roles.md) */
+                            role: "owner" | "admin" | "member" | "viewer";
+                            /** @enum {string} */
+                            status: "success";
+                            user_id: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/team/policy": {

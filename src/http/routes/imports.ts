@@ -140,7 +140,7 @@ export async function importRoutes(app: App, ctx: Deps): Promise<void> {
         },
       },
       async (req, reply) => {
-        const { owner } = await managedOwner(ctx.storage.db, signedIn(req), req.query.owner);
+        const { owner } = await managedOwner(ctx.storage.db, signedIn(req), req.query.owner, "stats.view");
         return sendExport(reply, ctx, owner.id, req.query.format ?? "csv");
       },
     );

@@ -1,10 +1,21 @@
-// Team routes (docs/api.md, Team): the lists, invitations (invite, resend, cancel), the acceptance and its
-// landing-page preview, removing a member and leaving a team.
+// Team routes (docs/api.md, Team; docs/roles.md): the lists, invitations (invite, resend, cancel), the acceptance
+// and its landing-page preview, a member's role, removing a member and leaving a team. The owner manages its own
+// team; an admin of an Enterprise team manages it with ?owner= (members and viewers only).
 import { Type } from "typebox";
 import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { OkSchema, errors } from "../../contract/common.js";
-import { InvitationPreviewReply, InvitationReply, InviteBody, MembershipReply, TeamReply, TokenBody } from "../../contract/teams.js";
+import {
+  InvitationPreviewReply,
+  InvitationReply,
+  InviteBody,
+  MembershipReply,
+  RoleBody,
+  RoleReply,
+  TeamOwnerQuery,
+  TeamReply,
+  TokenBody,
+} from "../../contract/teams.js";
 import { activeUser, currentUser, signedIn, signedInRoutes } from "../auth.js";
 
 /** The services these routes use: the compiler refuses any other. */
@@ -19,12 +30,16 @@ export async function teamRoutes(app: App, ctx: Deps): Promise<void> {
       {
         schema: {
           tags: ["team"],
-          summary: "My team's members, the invitations I sent that are still pending, and the teams I belong to, kept apart",
-          response: { 200: TeamReply, ...errors(401) },
+          summary:
+            "My team's members (each with their role), the invitations I sent that are still pending, and the teams I belong to (with my role in each), kept apart",
+          description:
+            "With ?owner= an admin reads the members and pending invitations of the team it administers (404 without access, 403 forbidden for other roles).",
+          querystring: TeamOwnerQuery,
+          response: { 200: TeamReply, ...errors(401, 403, 404) },
         },
       },
       async (req, reply) => {
-        const team = await ctx.teams.overview(signedIn(req));
+        const team = await ctx.teams.overview(signedIn(req), req.query.owner);
         reply.header("cache-control", "no-store");
         return { status: "success" as const, ...team };
       },
@@ -37,13 +52,16 @@ export async function teamRoutes(app: App, ctx: Deps): Promise<void> {
           tags: ["team"],
           summary: "Invite a collaborator by email (Business and above; at most 2 invited members and pending invitations together, on Enterprise too)",
           description:
-            "The third collaborator answers 403 limit_reached. Members made by single sign-on (Enterprise) do not count here: ENTERPRISE_MEMBERS_MAX bounds them.",
+            "The third collaborator answers 403 limit_reached. Members made by single sign-on (Enterprise) do not count here: ENTERPRISE_MEMBERS_MAX bounds them. " +
+            "role (default member) is the role the invitee joins with: admin and viewer need the owner on Enterprise (403 plan_required); an admin (?owner=) " +
+            "invites members and viewers only (403 forbidden).",
+          querystring: TeamOwnerQuery,
           body: InviteBody,
-          response: { 201: InvitationReply, ...errors(400, 401, 403, 409) },
+          response: { 201: InvitationReply, ...errors(400, 401, 403, 404, 409) },
         },
       },
       async (req, reply) => {
-        const invitation = await ctx.teams.invite(activeUser(req), req.body.email);
+        const invitation = await ctx.teams.invite(activeUser(req), req.body.email, req.body.role, req.query.owner);
         return reply.code(201).send({ status: "success" as const, invitation });
       },
     );
@@ -55,10 +73,11 @@ export async function teamRoutes(app: App, ctx: Deps): Promise<void> {
           tags: ["team"],
           summary: "Send the invitation again with a new link (the previous one stops working); 429 within a minute of the last send",
           params: Type.Object({ id: Id }),
+          querystring: TeamOwnerQuery,
           response: { 200: InvitationReply, ...errors(401, 403, 404, 409, 429) },
         },
       },
-      async (req) => ({ status: "success" as const, invitation: await ctx.teams.resend(activeUser(req), req.params.id) }),
+      async (req) => ({ status: "success" as const, invitation: await ctx.teams.resend(activeUser(req), req.params.id, req.query.owner) }),
     );
 
     scope.delete(
@@ -68,10 +87,11 @@ export async function teamRoutes(app: App, ctx: Deps): Promise<void> {
           tags: ["team"],
           summary: "Cancel a pending invitation: its link can no longer be accepted",
           params: Type.Object({ id: Id }),
-          response: { 200: InvitationReply, ...errors(401, 404, 409) },
+          querystring: TeamOwnerQuery,
+          response: { 200: InvitationReply, ...errors(401, 403, 404, 409) },
         },
       },
-      async (req) => ({ status: "success" as const, invitation: await ctx.teams.cancel(signedIn(req), req.params.id) }),
+      async (req) => ({ status: "success" as const, invitation: await ctx.teams.cancel(signedIn(req), req.params.id, req.query.owner) }),
     );
 
     scope.delete(
@@ -79,16 +99,20 @@ export async function teamRoutes(app: App, ctx: Deps): Promise<void> {
       {
         schema: {
           tags: ["team"],
-          summary: "Remove a member from my team: their access ends at once",
+          summary: "Remove a member from my team (or with ?owner= from a team I administer): their access ends at once",
+          description: "An admin removes members and viewers only (403 forbidden for another admin).",
           params: Type.Object({ user_id: Id }),
-          response: { 200: OkSchema, ...errors(401, 404) },
+          querystring: TeamOwnerQuery,
+          response: { 200: OkSchema, ...errors(401, 403, 404) },
         },
       },
       async (req) => {
-        await ctx.teams.removeMember(signedIn(req), req.params.user_id);
+        await ctx.teams.removeMember(signedIn(req), req.params.user_id, req.query.owner);
         return { status: "success" as const };
       },
     );
+
+    roleRoute(scope, ctx);
 
     scope.delete(
       "/api/memberships/:owner_id",
@@ -134,5 +158,29 @@ export async function teamRoutes(app: App, ctx: Deps): Promise<void> {
       },
     },
     async (req) => ({ status: "success" as const, membership: await ctx.teams.accept(await currentUser(ctx, req), req.body.token) }),
+  );
+}
+
+/** PATCH /api/team/members/{user_id}: a member's role (docs/roles.md). */
+function roleRoute(scope: App, ctx: Deps): void {
+  scope.patch(
+    "/api/team/members/:user_id",
+    {
+      schema: {
+        tags: ["team"],
+        summary: "Change a member's role (audited): it holds from the member's next request, on every instance",
+        description:
+          "The owner gives admin, member or viewer; an admin (?owner=) changes members and viewers between member and viewer only, never another admin " +
+          "or the owner (403 forbidden). Roles other than member need the owner on Enterprise (403 plan_required).",
+        params: Type.Object({ user_id: Id }),
+        querystring: TeamOwnerQuery,
+        body: RoleBody,
+        response: { 200: RoleReply, ...errors(400, 401, 403, 404) },
+      },
+    },
+    async (req) => {
+      const role = await ctx.teams.changeRole(activeUser(req), req.params.user_id, req.body.role, req.query.owner);
+      return { status: "success" as const, user_id: req.params.user_id, role };
+    },
   );
 }

@@ -1,5 +1,5 @@
-// The action bar over the selected links: archive or restore, add or remove a tag, delete (the owner only, after
-// a confirmation naming how many). The page refreshes the list and clears the selection after each action.
+// The action bar over the selected links: archive or restore, add or remove a tag (roles with links.edit), delete
+// (links.delete: the owner and admins, after a confirmation naming how many). The page refreshes the list and clears the selection after each action.
 import { useState, type FormEvent } from "react";
 import type { Link } from "@contract/links";
 import type { TagListItem } from "@contract/tags";
@@ -16,12 +16,15 @@ export const plural = (n: number) => `${formatNumber(n)} ${n === 1 ? "link" : "l
 export function BulkBar({
   selected,
   tags,
+  canEdit,
   canDelete,
   onDone,
   onClear,
 }: {
   selected: Link[];
   tags: TagListItem[] | null;
+  /** The user's role allows archiving and tagging (a team's viewer: no), and deleting (the owner and admins). */
+  canEdit: boolean;
   canDelete: boolean;
   /** After an action: what was done, for the notice. */
   onDone: (message: string) => void;
@@ -44,66 +47,74 @@ export function BulkBar({
   return (
     <div className="bulk-bar card links-bulk" role="region" aria-label="Selected links" data-testid="links-bulk">
       <strong data-testid="links-selected-count">{plural(n)} selected</strong>
-      {anyActive ? (
-        <button
-          type="button"
-          className="btn btn-secondary btn-sm"
-          disabled={busy}
-          data-testid="bulk-archive"
-          onClick={() => void edit({ archived: true }, (c) => `Archived ${plural(c)}.`)}
-        >
-          Archive
-        </button>
-      ) : null}
-      {anyArchived ? (
-        <button
-          type="button"
-          className="btn btn-secondary btn-sm"
-          disabled={busy}
-          data-testid="bulk-restore"
-          onClick={() => void edit({ archived: false }, (c) => `Restored ${plural(c)}.`)}
-        >
-          Restore
-        </button>
-      ) : null}
-      <ChipMenu label="Add tag" active={false} testId="bulk-add-tag">
-        {(close) => (
-          <AddTagPanel
-            tags={tags}
-            busy={busy}
-            onAdd={(name) => {
-              close();
-              void edit({ add_tags: [name] }, (c) => `Tagged ${plural(c)} “${name}”.`);
-            }}
-          />
-        )}
-      </ChipMenu>
-      <ChipMenu label="Remove tag" active={false} testId="bulk-remove-tag">
-        {(close) =>
-          onSelected.length === 0 ? (
-            <p className="muted small">The selected links have no tags.</p>
-          ) : (
-            <div className="chip-choices">
-              {onSelected.map((t) => (
-                <button
-                  key={t.id}
-                  type="button"
-                  className="chip-choice chip-choice-button"
-                  disabled={busy}
-                  data-testid="bulk-remove-tag-option"
-                  onClick={() => {
-                    close();
-                    void edit({ remove_tags: [t.name] }, (c) => `Removed “${t.name}” from ${plural(c)}.`);
-                  }}
-                >
-                  <TagDot color={t.color} />
-                  <span className="chip-choice-text">{t.name}</span>
-                </button>
-              ))}
-            </div>
-          )
-        }
-      </ChipMenu>
+      {canEdit ? (
+        <>
+          {anyActive ? (
+            <button
+              type="button"
+              className="btn btn-secondary btn-sm"
+              disabled={busy}
+              data-testid="bulk-archive"
+              onClick={() => void edit({ archived: true }, (c) => `Archived ${plural(c)}.`)}
+            >
+              Archive
+            </button>
+          ) : null}
+          {anyArchived ? (
+            <button
+              type="button"
+              className="btn btn-secondary btn-sm"
+              disabled={busy}
+              data-testid="bulk-restore"
+              onClick={() => void edit({ archived: false }, (c) => `Restored ${plural(c)}.`)}
+            >
+              Restore
+            </button>
+          ) : null}
+          <ChipMenu label="Add tag" active={false} testId="bulk-add-tag">
+            {(close) => (
+              <AddTagPanel
+                tags={tags}
+                busy={busy}
+                onAdd={(name) => {
+                  close();
+                  void edit({ add_tags: [name] }, (c) => `Tagged ${plural(c)} “${name}”.`);
+                }}
+              />
+            )}
+          </ChipMenu>
+          <ChipMenu label="Remove tag" active={false} testId="bulk-remove-tag">
+            {(close) =>
+              onSelected.length === 0 ? (
+                <p className="muted small">The selected links have no tags.</p>
+              ) : (
+                <div className="chip-choices">
+                  {onSelected.map((t) => (
+                    <button
+                      key={t.id}
+                      type="button"
+                      className="chip-choice chip-choice-button"
+                      disabled={busy}
+                      data-testid="bulk-remove-tag-option"
+                      onClick={() => {
+                        close();
+                        void edit({ remove_tags: [t.name] }, (c) => `Removed “${t.name}” from ${plural(c)}.`);
+                      }}
+                    >
+                      <TagDot color={t.color} />
+                      <span className="chip-choice-text">{t.name}</span>
+                    </button>
+                  ))}
+                </div>
+              )
+            }
+          </ChipMenu>
+        </>
+      ) : (
+        <span className="muted small" data-testid="bulk-read-only">
+          Your role in this team does not allow changing links.
+        </span>
+      )}
       {canDelete ? (
         <button type="button" className="btn btn-danger-ghost btn-sm" disabled={busy} data-testid="bulk-delete" onClick={() => setConfirmDelete(true)}>
           Delete

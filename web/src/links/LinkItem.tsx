@@ -15,7 +15,9 @@ import { formatNumber } from "../shared/numbers";
 
 export interface LinkItemProps {
   link: Link;
-  shared: boolean;
+  /** The user's role allows editing / deleting this list's links (shared/team-role.ts). */
+  canEdit: boolean;
+  canDelete: boolean;
   selfId: string | undefined;
   selected: boolean;
   /** The callbacks take the row's link: the list passes the same functions to every row (a row redraws only when its own props change). */
@@ -31,7 +33,8 @@ export interface LinkItemProps {
 
 export const LinkItem = memo(function LinkItem({
   link: l,
-  shared,
+  canEdit,
+  canDelete,
   selfId,
   selected,
   onSelect,
@@ -87,7 +90,7 @@ export const LinkItem = memo(function LinkItem({
         <TagList tags={l.tags} />
       </div>
       <LinkActivity link={l} sparkline={sparkline} />
-      <LinkActions link={l} short={short} shared={shared} onQr={onQr} onDelete={onDelete} />
+      <LinkActions link={l} short={short} canEdit={canEdit} canDelete={canDelete} onQr={onQr} onDelete={onDelete} />
       {l.disabled || l.destination_blocked ? (
         <div className="link-moderation-row">
           <ModerationNotice link={l} compact />
@@ -172,13 +175,15 @@ function LinkBadges({ link: l }: { link: Link }) {
 function LinkActions({
   link,
   short,
-  shared,
+  canEdit,
+  canDelete,
   onQr,
   onDelete,
 }: {
   link: Link;
   short: string;
-  shared: boolean;
+  canEdit: boolean;
+  canDelete: boolean;
   onQr: (link: Link) => void;
   onDelete: (link: Link) => void;
 }) {
@@ -193,11 +198,11 @@ function LinkActions({
           { label: "Open link page", testId: "link-open", onSelect: () => navigate(`/app/links/${id}`) },
           { label: "Copy short link", testId: "link-copy", onSelect: () => void copyText(link.short_url) },
           { label: "Visit short link", testId: "link-visit", onSelect: () => window.open(link.short_url, "_blank", "noopener,noreferrer") },
-          { label: "Edit", testId: "link-edit", onSelect: () => navigate(`/app/links/${id}/edit`) },
+          canEdit && { label: "Edit", testId: "link-edit", onSelect: () => navigate(`/app/links/${id}/edit`) },
           { label: "Statistics", testId: "link-stats", onSelect: () => navigate(`/app/links/${id}/stats`) },
           { label: "QR code", testId: "link-qr", onSelect: () => onQr(link) },
           { label: "Duplicate", testId: "link-duplicate", onSelect: () => navigate(`/app/links/new?from=${id}`) },
-          !shared && { label: "Delete", testId: "link-delete", danger: true, onSelect: () => onDelete(link) },
+          canDelete && { label: "Delete", testId: "link-delete", danger: true, onSelect: () => onDelete(link) },
         ]}
       />
     </div>

@@ -1,6 +1,6 @@
 // Dashboard: the signed-in user's links with filters, search and sort kept in the page address, the total, paging,
 // 7-day sparklines, multi-select actions (archive, tag, delete), copy, QR, edit, duplicate, stats and delete; with
-// `shared`, a team owner's links for a member ("Shared with me": no delete).
+// `shared`, a team owner's links for a member ("Shared with me": edit and delete as the member's role allows).
 import { linkApi } from "../shared/link-api";
 import { accountApi } from "../shared/account-api";
 import { startTransition, useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -24,6 +24,8 @@ import { useLinkBuilder } from "./form/BuilderDialog";
 import { useListKeys } from "./list-keys";
 import "./links.css";
 import { formatNumber } from "../shared/numbers";
+import { type RoleCan, roleCan } from "../shared/team-role";
+import { ROLE_LABELS } from "@contract/tables";
 
 /** Rows per page (the API allows up to 100); "Load more" reads the next page by its cursor. */
 const PAGE = 50;
@@ -36,6 +38,8 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
   const { ownerId } = useParams();
   const owner = shared ? ownerId : undefined;
   const team = useTeam(owner);
+  // On a team's links, what the user's role there allows (nothing until the role is known); on its own, everything.
+  const access = roleCan(shared ? (team?.role ?? null) : "owner");
   const { filters, set, welcome } = useListFilters();
   const key = JSON.stringify([filters, owner]);
   const [total, setTotal] = useState<{ key: string; total: number } | null>(null);
@@ -87,7 +91,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
 
   return (
     <div className="links-page">
-      <PageHead shared={shared} team={team} openBuilder={builder.open} />
+      <PageHead shared={shared} team={team} access={access} openBuilder={builder.open} />
 
       {welcome && user && !user.email_verified ? (
         <Alert kind="info" testId="welcome-notice">
@@ -116,7 +120,8 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
         <BulkBar
           selected={chosen}
           tags={tags}
-          canDelete={!shared}
+          canEdit={access.can("links.edit")}
+          canDelete={access.can("links.delete")}
           onClear={() => clear()}
           onDone={(message) => {
             setNotice(message);
@@ -163,7 +168,8 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
               <LinkItem
                 key={l.id}
                 link={l}
-                shared={shared}
+                canEdit={access.can("links.edit")}
+                canDelete={access.can("links.delete")}
                 selfId={user?.id}
                 selected={selected.has(l.id)}
                 onSelect={selectRow}
@@ -192,7 +198,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
   );
 }
 
-function PageHead({ shared, team, openBuilder }: { shared: boolean; team: Membership | null; openBuilder: () => void }) {
+function PageHead({ shared, team, access, openBuilder }: { shared: boolean; team: Membership | null; access: RoleCan; openBuilder: () => void }) {
   return (
     <div className="page-head">
       {shared ? (
@@ -201,7 +207,14 @@ function PageHead({ shared, team, openBuilder }: { shared: boolean; team: Member
             <A to="/app/team">← Team</A>
           </p>
           <h1 data-testid="shared-title">{team ? `Links of ${team.owner_name || team.owner_email}` : "Shared with me"}</h1>
-          <p className="muted">You can edit these links and see their statistics; they stay their owner's, who alone can delete them.</p>
+          <p className="muted" data-testid="shared-role-note">
+            {team ? `Your role here: ${ROLE_LABELS[team.role]}. ` : null}
+            {access.can("links.delete")
+              ? "You can edit and delete these links and see their statistics; they stay their owner's."
+              : access.can("links.edit")
+                ? "You can edit these links and see their statistics; they stay their owner's, who alone can delete them."
+                : "You can see these links and their statistics; changing them is for the team's members and admins."}
+          </p>
         </div>
       ) : (
         <h1>Your links</h1>

@@ -1,4 +1,5 @@
-// Inviting collaborators and the invitations sent: resend (with its countdown) and cancel.
+// Inviting collaborators (with the role they join as, on Enterprise) and the invitations sent: resend (with its
+// countdown) and cancel. `owner`: a team the user administers (docs/roles.md), undefined for its own.
 import { teamApi } from "./team-api";
 import { useEffect, useState, type FormEvent } from "react";
 import { ApiError } from "../shared/api";
@@ -7,6 +8,22 @@ import { Alert, ConfirmDialog, Field, errorMessage, formatDate, formatDateTime }
 import { PlanGate } from "../shared/plan-gate";
 import { useConfirmed } from "./confirmed";
 import { useSubmit } from "../shared/submit";
+import { ASSIGNABLE_ROLES, type AssignableRole, type TeamRole, DEFAULT_ROLE, ROLE_LABELS, mayChangeRole } from "@contract/tables";
+
+/** A role badge (the dashboard's words for the role table's roles). */
+export function RoleBadge({ role, testId }: { role: TeamRole; testId?: string }) {
+  return (
+    <span className={`badge ${role === "viewer" ? "badge-muted" : "badge-ok"}`} data-testid={testId}>
+      {ROLE_LABELS[role]}
+    </span>
+  );
+}
+
+/** The roles `manager` may give (none but member where the owner's plan has no roles). */
+export function givableRoles(manager: TeamRole, from: TeamRole, rolesEnabled: boolean): AssignableRole[] {
+  const all: readonly AssignableRole[] = rolesEnabled ? ASSIGNABLE_ROLES : [DEFAULT_ROLE];
+  return all.filter((r) => r === from || mayChangeRole(manager, from, r));
+}
 
 /** Seconds until `iso`, ticking every second (0 once passed). */
 function useCountdown(iso: string): number {
@@ -21,16 +38,59 @@ function useCountdown(iso: string): number {
   return left;
 }
 
-export function InviteSection({ team, canInvite, onInvited }: { team: Team; canInvite: boolean; onInvited: (i: Invitation) => void }) {
+/** The invitation's role, when there is a choice (Enterprise). */
+function RoleField({
+  roles,
+  role,
+  disabled,
+  onRole,
+}: {
+  roles: AssignableRole[];
+  role: AssignableRole;
+  disabled: boolean;
+  onRole: (r: AssignableRole) => void;
+}) {
+  if (roles.length < 2) return null;
+  return (
+    <Field id="invite-role" label="Role">
+      <select id="invite-role" data-testid="invite-role" value={role} disabled={disabled} onChange={(e) => onRole(e.target.value as AssignableRole)}>
+        {roles.map((r) => (
+          <option key={r} value={r}>
+            {ROLE_LABELS[r]}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
+export function InviteSection({
+  team,
+  canInvite,
+  rolesEnabled,
+  owner,
+  onInvited,
+}: {
+  team: Team;
+  canInvite: boolean;
+  /** The team's owner is on Enterprise: invitations may name admin or viewer. */
+  rolesEnabled: boolean;
+  owner?: string;
+  onInvited: (i: Invitation) => void;
+}) {
   const [email, setEmail] = useState("");
+  const [role, setRole] = useState<AssignableRole>(DEFAULT_ROLE);
+  // A new member's role as the manager may give it (an admin: member or viewer).
+  const roles = givableRoles(team.role, "viewer", rolesEnabled);
   const [fieldError, setFieldError] = useState<string | undefined>();
   // Members made by single sign-on count against ENTERPRISE_MEMBERS_MAX, not against the invitations.
   const used = team.members.filter((m) => m.joined_by === "invitation").length + team.invitations.length;
   const full = used >= team.collaborators_max;
   const { busy, error, setError, run } = useSubmit(
     async () => {
-      const invitation = await teamApi.invite(email.trim());
+      const invitation = await teamApi.invite(email.trim(), role, owner);
       setEmail("");
+      setRole(DEFAULT_ROLE);
       onInvited(invitation);
     },
     (err) => {
@@ -69,6 +129,7 @@ export function InviteSection({ team, canInvite, onInvited }: { team: Team; canI
                 onChange={(e) => setEmail(e.target.value)}
               />
             </Field>
+            <RoleField roles={roles} role={role} disabled={full} onRole={setRole} />
             <button type="submit" className="btn btn-primary" disabled={busy || full} data-testid="invite-submit">
               {busy ? "Sending…" : "Send invitation"}
             </button>
@@ -83,15 +144,20 @@ export function InviteSection({ team, canInvite, onInvited }: { team: Team; canI
 
 export function InvitationsSection({
   invitations,
+  manager,
+  owner,
   onChange,
   onNotice,
 }: {
   invitations: Invitation[];
+  /** The user's role in the team shown: an admin resends and cancels only invitations below its rank. */
+  manager: TeamRole;
+  owner?: string;
   onChange: () => Promise<void>;
   onNotice: (s: string | null) => void;
 }) {
   const cancel = useConfirmed<Invitation>(
-    async (i) => (await teamApi.cancelInvitation(i.id), `Invitation to ${i.email} cancelled: its link no longer works.`),
+    async (i) => (await teamApi.cancelInvitation(i.id, owner), `Invitation to ${i.email} cancelled: its link no longer works.`),
     onChange,
     onNotice,
   );
@@ -106,7 +172,15 @@ export function InvitationsSection({
       ) : (
         <ul className="team-list">
           {invitations.map((i) => (
-            <InvitationRow key={i.id} invitation={i} onChange={onChange} onNotice={onNotice} onCancel={() => cancel.ask(i)} />
+            <InvitationRow
+              key={i.id}
+              invitation={i}
+              owner={owner}
+              manageable={mayChangeRole(manager, i.role, null)}
+              onChange={onChange}
+              onNotice={onNotice}
+              onCancel={() => cancel.ask(i)}
+            />
           ))}
         </ul>
       )}
@@ -121,11 +195,15 @@ export function InvitationsSection({
 
 function InvitationRow({
   invitation: i,
+  owner,
+  manageable,
   onChange,
   onNotice,
   onCancel,
 }: {
   invitation: Invitation;
+  owner: string | undefined;
+  manageable: boolean;
   onChange: () => Promise<void>;
   onNotice: (s: string | null) => void;
   onCancel: () => void;
@@ -137,7 +215,7 @@ function InvitationRow({
     error,
     run: resend,
   } = useSubmit(async () => {
-    const next = await teamApi.resendInvitation(i.id);
+    const next = await teamApi.resendInvitation(i.id, owner);
     onNotice(next.send_confirmed ? `A new invitation link was sent to ${next.email}; the previous link no longer works.` : null);
     await onChange();
   });
@@ -147,6 +225,7 @@ function InvitationRow({
       <div className="grow">
         <strong className="truncate">{i.email}</strong>
         <p className="link-meta">
+          <RoleBadge role={i.role} testId="invitation-role" />
           {i.send_confirmed ? (
             <span className="badge badge-ok" data-testid="invitation-sent">
               Sent {formatDateTime(i.sent_at)}
@@ -170,14 +249,16 @@ function InvitationRow({
           </p>
         ) : null}
       </div>
-      <div className="link-actions">
-        <button type="button" className="btn btn-secondary btn-sm" disabled={busy || wait > 0} onClick={() => void resend()} data-testid="invitation-resend">
-          {busy ? "Sending…" : wait > 0 ? `Resend in ${wait} s` : "Resend"}
-        </button>
-        <button type="button" className="btn btn-danger-ghost btn-sm" onClick={onCancel} data-testid="invitation-cancel">
-          Cancel
-        </button>
-      </div>
+      {manageable ? (
+        <div className="link-actions">
+          <button type="button" className="btn btn-secondary btn-sm" disabled={busy || wait > 0} onClick={() => void resend()} data-testid="invitation-resend">
+            {busy ? "Sending…" : wait > 0 ? `Resend in ${wait} s` : "Resend"}
+          </button>
+          <button type="button" className="btn btn-danger-ghost btn-sm" onClick={onCancel} data-testid="invitation-cancel">
+            Cancel
+          </button>
+        </div>
+      ) : null}
     </li>
   );
 }

@@ -1,32 +1,43 @@
-// The team's members (the owner removes them; on Enterprise each with their two-factor state) and the teams the user
-// belongs to (leave one; one whose two-factor policy refuses the user says how to get in).
+// The team's members (each with their role: the owner, or an admin for those below it, changes it with a select and
+// removes them; on Enterprise each with their two-factor state) and the teams the user belongs to, with the user's
+// role in each (leave one; an admin manages its members; one whose two-factor policy refuses the user says how to get in).
+import { useState } from "react";
+import { type AssignableRole, type TeamRole, ROLE_LABELS, canRole, mayChangeRole } from "@contract/tables";
+import { RoleBadge, givableRoles } from "./Invitations";
 
 import { teamApi } from "./team-api";
 import type { Member, Membership } from "@contract/teams";
-import { A, Alert, ConfirmDialog, EmptyState, formatDate } from "../shared/ui";
+import { A, Alert, ConfirmDialog, EmptyState, errorMessage, formatDate } from "../shared/ui";
 import { useConfirmed } from "./confirmed";
 
 /** `showTwoFactor`: each member's two-factor state (Enterprise, where the team policy can ask for it). */
 export function MembersSection({
   members,
+  manager,
+  rolesEnabled,
+  owner,
   onChange,
   onNotice,
   showTwoFactor = false,
 }: {
   members: Member[];
+  /** The user's role in the team shown (owner, or admin of a team it administers). */
+  manager: TeamRole;
+  rolesEnabled: boolean;
+  owner?: string;
   onChange: () => Promise<void>;
   onNotice: (s: string | null) => void;
   showTwoFactor?: boolean;
 }) {
   const remove = useConfirmed<Member>(
-    async (m) => (await teamApi.removeMember(m.user_id), `${m.email} was removed: their access to your links ended.`),
+    async (m) => (await teamApi.removeMember(m.user_id, owner), `${m.email} was removed: their access to the team's links ended.`),
     onChange,
     onNotice,
   );
 
   return (
     <section className="card section" data-testid="section-members" aria-labelledby="h-members">
-      <h2 id="h-members">Members of your team</h2>
+      <h2 id="h-members">{owner ? "Members of the team" : "Members of your team"}</h2>
       {members.length === 0 ? (
         <p className="placeholder" data-testid="members-empty">
           Nobody has joined your team yet.
@@ -41,6 +52,7 @@ export function MembersSection({
                 </strong>
                 <p className="link-meta">
                   {m.name ? <span>{m.email}</span> : null}
+                  <RoleBadge role={m.role} testId="member-role" />
                   <span>Joined {formatDate(m.joined_at)}</span>
                   {showTwoFactor ? (
                     <span className={`badge ${m.two_factor ? "badge-ok" : "badge-muted"}`} data-testid="member-2fa">
@@ -49,19 +61,84 @@ export function MembersSection({
                   ) : null}
                 </p>
               </div>
-              <button type="button" className="btn btn-danger-ghost btn-sm" onClick={() => remove.ask(m)} data-testid="member-remove">
-                Remove
-              </button>
+              <div className="link-actions">
+                <RoleSelect member={m} manager={manager} rolesEnabled={rolesEnabled} owner={owner} onChange={onChange} onNotice={onNotice} />
+                {mayChangeRole(manager, m.role, null) ? (
+                  <button type="button" className="btn btn-danger-ghost btn-sm" onClick={() => remove.ask(m)} data-testid="member-remove">
+                    Remove
+                  </button>
+                ) : null}
+              </div>
             </li>
           ))}
         </ul>
       )}
       <ConfirmDialog {...remove.dialog} title="Remove this member?" confirmLabel="Remove member">
         <p>
-          <strong>{remove.target?.email}</strong> will lose access to your links at once. Their edits stay.
+          <strong>{remove.target?.email}</strong> will lose access to the team's links at once. Their edits stay.
         </p>
       </ConfirmDialog>
     </section>
+  );
+}
+
+/** A member's role as a select, for a manager who may change it (ranked above it); nothing otherwise (the badge says it). */
+function RoleSelect({
+  member: m,
+  manager,
+  rolesEnabled,
+  owner,
+  onChange,
+  onNotice,
+}: {
+  member: Member;
+  manager: TeamRole;
+  rolesEnabled: boolean;
+  owner?: string;
+  onChange: () => Promise<void>;
+  onNotice: (s: string | null) => void;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const roles = givableRoles(manager, m.role, rolesEnabled);
+  if (roles.length < 2 || !mayChangeRole(manager, m.role, null)) return null;
+  async function change(role: AssignableRole) {
+    setBusy(true);
+    setError(null);
+    try {
+      await teamApi.setRole(m.user_id, role, owner);
+      onNotice(`${m.email} is now ${ROLE_LABELS[role].toLowerCase()}: it applies from their next action.`);
+      await onChange();
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <span className="role-select">
+      <label className="visually-hidden" htmlFor={`role-${m.user_id}`}>
+        Role of {m.email}
+      </label>
+      <select
+        id={`role-${m.user_id}`}
+        data-testid="member-role-select"
+        value={m.role}
+        disabled={busy}
+        onChange={(e) => void change(e.target.value as AssignableRole)}
+      >
+        {roles.map((r) => (
+          <option key={r} value={r}>
+            {ROLE_LABELS[r]}
+          </option>
+        ))}
+      </select>
+      {error ? (
+        <span className="text-error small" role="alert">
+          {error}
+        </span>
+      ) : null}
+    </span>
   );
 }
 
@@ -92,6 +169,7 @@ export function MembershipsSection({
                   {m.owner_name ? `${m.owner_name} (${m.owner_email})` : m.owner_email}
                 </strong>
                 <p className="link-meta">
+                  <RoleBadge role={m.role} testId="membership-role" />
                   <span>Joined {formatDate(m.joined_at)}</span>
                   {m.active ? null : (
                     <span className="badge badge-muted" data-testid="membership-suspended">
@@ -114,6 +192,11 @@ export function MembershipsSection({
                 {m.active && !m.requires_2fa ? (
                   <A to={`/app/shared/${encodeURIComponent(m.owner_id)}`} className="btn btn-secondary btn-sm" testId="membership-links">
                     View links
+                  </A>
+                ) : null}
+                {m.active && !m.requires_2fa && canRole(m.role, "members.manage") ? (
+                  <A to={`/app/team/${encodeURIComponent(m.owner_id)}`} className="btn btn-secondary btn-sm" testId="membership-manage">
+                    Manage members
                   </A>
                 ) : null}
                 <button type="button" className="btn btn-danger-ghost btn-sm" onClick={() => leave.ask(m)} data-testid="membership-leave">

@@ -1,9 +1,12 @@
-// Team page: invite collaborators, follow pending invitations (sent or not confirmed, resend with its
-// countdown, cancel), remove members, the Enterprise owner's two-factor policy, and the teams I belong to, kept apart.
+// Team page: invite collaborators (with a role on Enterprise), follow pending invitations (sent or not confirmed, resend
+// with its countdown, cancel), change members' roles and remove them, the Enterprise owner's two-factor policy, and the
+// teams I belong to, kept apart. /app/team/<owner_id>: the same for an admin, on the team it administers (docs/roles.md).
 import { can } from "../shared/plan-gate";
 import { accountApi } from "../shared/account-api";
 import { useCallback, useEffect, useState } from "react";
-import type { Team } from "@contract/teams";
+import { useParams } from "react-router";
+import { teamApi } from "./team-api";
+import type { Invitation, Team } from "@contract/teams";
 import { useSession } from "../shared/session";
 import { ListError } from "../shared/lists";
 import { A, Alert, Spinner, errorMessage, useTitle } from "../shared/ui";
@@ -15,6 +18,8 @@ import "./team.css";
 export function TeamPage() {
   useTitle("Team");
   const { user } = useSession();
+  // A team the user administers, or undefined for its own.
+  const owner = useParams().ownerId;
   const [team, setTeam] = useState<Team | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -22,49 +27,45 @@ export function TeamPage() {
   const load = useCallback(async () => {
     setError(null);
     try {
-      setTeam(await accountApi.team());
+      setTeam(await teamApi.team(owner));
     } catch (e) {
       setError(errorMessage(e));
     }
-  }, []);
+  }, [owner]);
 
   useEffect(() => {
     void load();
   }, [load]);
 
   if (!user) return <Spinner />;
+  if (owner) return <ManagedTeam team={team} error={error} notice={notice} load={load} setNotice={setNotice} owner={owner} />;
   const canInvite = can(user.plan, "team_invite");
   // Offered on Enterprise only (the server refuses it below with plan_required): below, nothing to switch.
   const hasPolicy = can(user.plan, "team_2fa_policy");
+  const rolesEnabled = can(user.plan, "team_roles");
   const memberFirst = !!team && team.memberships.length > 0 && team.members.length === 0 && team.invitations.length === 0;
   return (
     <div className="team-page narrow">
       <h1>Team</h1>
-      <p className="muted">
-        Collaborators view and edit your links (destinations and limits included) and see their statistics. The links stay yours: only you can delete them.
-        Their own plan does not change.
-      </p>
-      {notice ? (
-        <Alert kind="success" testId="team-notice">
-          {notice}
-        </Alert>
-      ) : null}
-      {error ? <ListError what="your team" error={error} onRetry={() => void load()} testId="team-error" /> : null}
-      {!team && !error ? <Spinner label="Loading your team…" /> : null}
+      {rolesEnabled ? (
+        <p className="muted" data-testid="team-roles-intro">
+          Each member's role decides what they may do with your links: admins also delete links and manage members, members view and edit them, viewers only see
+          them and their statistics. The links stay yours; their own plan does not change.
+        </p>
+      ) : (
+        <p className="muted">
+          Collaborators view and edit your links (destinations and limits included) and see their statistics. The links stay yours: only you can delete them.
+          Their own plan does not change.
+        </p>
+      )}
+      <TeamState notice={notice} error={error} loading={!team} what="your team" load={load} />
       {team ? (
         <>
           {/* A member of someone's team comes for that team first: memberships lead. */}
           {memberFirst ? <MembershipsSection memberships={team.memberships} onChange={load} onNotice={setNotice} /> : null}
-          <InviteSection
-            team={team}
-            canInvite={canInvite}
-            onInvited={(i) => {
-              setNotice(i.send_confirmed ? `Invitation sent to ${i.email}.` : null);
-              void load();
-            }}
-          />
-          <InvitationsSection invitations={team.invitations} onChange={load} onNotice={setNotice} />
-          <MembersSection members={team.members} onChange={load} onNotice={setNotice} showTwoFactor={hasPolicy} />
+          <InviteSection team={team} canInvite={canInvite} rolesEnabled={rolesEnabled} onInvited={(i) => invited(i, setNotice, load)} />
+          <InvitationsSection invitations={team.invitations} manager="owner" onChange={load} onNotice={setNotice} />
+          <MembersSection members={team.members} manager="owner" rolesEnabled={rolesEnabled} onChange={load} onNotice={setNotice} showTwoFactor={hasPolicy} />
           {hasPolicy ? <TwoFactorPolicySection members={team.members} /> : null}
           {memberFirst ? null : <MembershipsSection memberships={team.memberships} onChange={load} onNotice={setNotice} />}
         </>
@@ -72,6 +73,75 @@ export function TeamPage() {
     </div>
   );
 }
+/** The page's notice, load error and spinner. */
+function TeamState({
+  notice,
+  error,
+  loading,
+  what,
+  load,
+}: {
+  notice: string | null;
+  error: string | null;
+  loading: boolean;
+  what: string;
+  load: () => Promise<void>;
+}) {
+  return (
+    <>
+      {notice ? (
+        <Alert kind="success" testId="team-notice">
+          {notice}
+        </Alert>
+      ) : null}
+      {error ? <ListError what={what} error={error} onRetry={() => void load()} testId="team-error" /> : null}
+      {loading && !error ? <Spinner label={`Loading ${what}…`} /> : null}
+    </>
+  );
+}
+
+/** After an invitation: its notice (when the email went), and the lists again. */
+function invited(i: Invitation, setNotice: (s: string | null) => void, load: () => Promise<void>): void {
+  setNotice(i.send_confirmed ? `Invitation sent to ${i.email}.` : null);
+  void load();
+}
+
+/** An administered team (admin role): its invitations and members, as far as an admin's rank reaches. */
+function ManagedTeam({
+  team,
+  error,
+  notice,
+  load,
+  setNotice,
+  owner,
+}: {
+  team: Team | null;
+  error: string | null;
+  notice: string | null;
+  load: () => Promise<void>;
+  setNotice: (s: string | null) => void;
+  owner: string;
+}) {
+  const who = team?.memberships.find((m) => m.owner_id === owner);
+  return (
+    <div className="team-page narrow">
+      <p className="breadcrumb">
+        <A to="/app/team">← Team</A>
+      </p>
+      <h1 data-testid="managed-team-title">{who ? `Team of ${who.owner_name || who.owner_email}` : "Team"}</h1>
+      <p className="muted">As an admin you invite members and viewers, change their roles and remove them; admins and the owner are the owner's to change.</p>
+      <TeamState notice={notice} error={error} loading={!team} what="this team" load={load} />
+      {team ? (
+        <>
+          <InviteSection team={team} canInvite rolesEnabled owner={owner} onInvited={(i) => invited(i, setNotice, load)} />
+          <InvitationsSection invitations={team.invitations} manager={team.role} owner={owner} onChange={load} onNotice={setNotice} />
+          <MembersSection members={team.members} manager={team.role} rolesEnabled owner={owner} onChange={load} onNotice={setNotice} />
+        </>
+      ) : null}
+    </div>
+  );
+}
+
 /** The profile's short summary of the team, with a link to the Team page. */
 export function TeamSummary() {
   const [team, setTeam] = useState<Team | null>(null);

@@ -2,13 +2,21 @@
 // Enterprise owner's policy (members need two-factor sign-in).
 import { call, snip } from "../shared/api";
 
-const byId = (id: string) => ({ params: { path: { id } } });
+import type { AssignableRole } from "@contract/tables";
+
+/** `owner`: a team the user administers (?owner=, docs/roles.md); undefined for the user's own. */
+const byId = (id: string, owner?: string) => ({ params: { path: { id }, query: { owner } } });
+const byMember = (user_id: string, owner?: string) => ({ params: { path: { user_id }, query: { owner } } });
 
 export const teamApi = {
-  invite: (email: string) => call(snip.POST("/api/team/invitations", { body: { email } })).then((r) => r.invitation),
-  resendInvitation: (id: string) => call(snip.POST("/api/team/invitations/{id}/resend", byId(id))).then((r) => r.invitation),
-  cancelInvitation: (id: string) => call(snip.DELETE("/api/team/invitations/{id}", byId(id))),
-  removeMember: (user_id: string) => call(snip.DELETE("/api/team/members/{user_id}", { params: { path: { user_id } } })),
+  team: (owner?: string) => call(snip.GET("/api/team", { params: { query: { owner } } })),
+  invite: (email: string, role: AssignableRole, owner?: string) =>
+    call(snip.POST("/api/team/invitations", { params: { query: { owner } }, body: { email, role } })).then((r) => r.invitation),
+  resendInvitation: (id: string, owner?: string) => call(snip.POST("/api/team/invitations/{id}/resend", byId(id, owner))).then((r) => r.invitation),
+  cancelInvitation: (id: string, owner?: string) => call(snip.DELETE("/api/team/invitations/{id}", byId(id, owner))),
+  removeMember: (user_id: string, owner?: string) => call(snip.DELETE("/api/team/members/{user_id}", byMember(user_id, owner))),
+  setRole: (user_id: string, role: AssignableRole, owner?: string) =>
+    call(snip.PATCH("/api/team/members/{user_id}", { ...byMember(user_id, owner), body: { role } })).then((r) => r.role),
   leaveTeam: (owner_id: string) => call(snip.DELETE("/api/memberships/{owner_id}", { params: { path: { owner_id } } })),
   previewInvitation: (token: string) => call(snip.POST("/api/invitations/preview", { body: { token } }), true).then((r) => r.invitation),
   policy: () => call(snip.GET("/api/team/policy")).then((r) => r.require_2fa),

@@ -13,6 +13,7 @@ import { withScheme } from "../../shared/with-scheme";
 import { useSubmit } from "../../shared/submit";
 import { FormPlanNote, can, planName, type Capability } from "../../shared/plan-gate";
 import { SharedCreateNote } from "../../shared/team-view";
+import { useTeamRole } from "../../shared/team-role";
 import { BuilderOptions } from "./BuilderOptions";
 import { BuilderTop, useDomains } from "./BuilderTop";
 import { TestVisit } from "./TestVisit";
@@ -77,6 +78,8 @@ export function LinkBuilder({ mode, sourceId, initial = EMPTY, onCreated, onCanc
   const allowed = allowedFor(plan, shared);
   // Tags and UTM templates are the link owner's: a member editing a team owner's link uses the owner's.
   const owner = shared ? original.owner_id : null;
+  // Deleting the owner's UTM templates: labels.manage (the owner and admins; docs/roles.md).
+  const access = useTeamRole(owner);
   const ready = !loading && (mode === "create" || !!original);
   const domains = useDomains(can(plan, "custom_domains"));
   const tags = useOwnerList(linkApi.tags, owner, ready);
@@ -159,7 +162,7 @@ export function LinkBuilder({ mode, sourceId, initial = EMPTY, onCreated, onCanc
           options={options}
           owner={owner}
           ready={ready}
-          canDeleteTemplates={!shared}
+          canDeleteTemplates={access.can("labels.manage")}
           tags={tags}
           host={host}
           shortUrl={shortUrl ?? `${window.location.protocol}//${host}/…`}

@@ -1,22 +1,24 @@
 // A link's actions on its own page, after its numbers: copy the short link, edit, QR code (a dialog with the
-// design panel), statistics, duplicate, archive or restore, and delete after a confirmation (the owner only).
+// design panel), statistics, duplicate, archive or restore, and delete after a confirmation: each as the user's
+// role allows (shared/team-role.ts; a viewer sees the link and its statistics only).
 import { useNavigate } from "react-router";
 import type { Link } from "@contract/links";
 import { linksApi } from "../links-api";
 import { useSubmit } from "../../shared/submit";
 import { A, Alert, ConfirmDialog, CopyButton, useConfirmedDelete } from "../../shared/ui";
+import type { RoleCan } from "../../shared/team-role";
 
 export interface LinkActionsProps {
   link: Link;
-  /** The signed-in account owns the link (a team member may edit and archive it, not delete it). */
-  owner: boolean;
+  /** What the user's role allows on the link's owner's links (the owner: everything; a member: no delete; a viewer: no change). */
+  access: RoleCan;
   onChange: (link: Link) => void;
   onQr: () => void;
   /** Right after its creation: "Create another" too. */
   created: boolean;
 }
 
-export function LinkActions({ link, owner, onChange, onQr, created }: LinkActionsProps) {
+export function LinkActions({ link, access, onChange, onQr, created }: LinkActionsProps) {
   const navigate = useNavigate();
   const id = encodeURIComponent(link.id);
   const archive = useSubmit(async () => onChange(await linksApi.updateLink(link.id, { archived: !link.archived })));
@@ -28,9 +30,11 @@ export function LinkActions({ link, owner, onChange, onQr, created }: LinkAction
     <>
       <div className="link-page-actions" role="group" aria-label="Actions" data-testid="link-actions">
         <CopyButton text={link.short_url} label="Copy short link" className="btn btn-primary" testId="link-page-copy" />
-        <A to={`/app/links/${id}/edit`} className="btn btn-secondary" testId="created-edit">
-          Edit
-        </A>
+        {access.can("links.edit") ? (
+          <A to={`/app/links/${id}/edit`} className="btn btn-secondary" testId="created-edit">
+            Edit
+          </A>
+        ) : null}
         <button type="button" className="btn btn-secondary" onClick={onQr} data-testid="link-page-qr">
           QR code
         </button>
@@ -40,10 +44,12 @@ export function LinkActions({ link, owner, onChange, onQr, created }: LinkAction
         <A to={`/app/links/new?from=${id}`} className="btn btn-secondary" testId="created-duplicate">
           Duplicate
         </A>
-        <button type="button" className="btn btn-secondary" disabled={archive.busy} onClick={() => void archive.run()} data-testid="link-page-archive">
-          {link.archived ? "Restore" : "Archive"}
-        </button>
-        {owner ? (
+        {access.can("links.edit") ? (
+          <button type="button" className="btn btn-secondary" disabled={archive.busy} onClick={() => void archive.run()} data-testid="link-page-archive">
+            {link.archived ? "Restore" : "Archive"}
+          </button>
+        ) : null}
+        {access.can("links.delete") ? (
           <button type="button" className="btn btn-danger-ghost" onClick={() => del.ask(link)} data-testid="link-page-delete">
             Delete
           </button>

@@ -1,6 +1,7 @@
 // The link's page once it is loaded: its name, short link and state; its numbers; its actions; then its details
 // column (settings, rules, device destinations, split) beside its QR code. The QR design panel opens in a dialog,
 // so designing a code never narrows the details column.
+import { useTeamRole } from "../../shared/team-role";
 import { useState } from "react";
 import type { Link } from "@contract/links";
 import { useSession } from "../../shared/session";
@@ -33,6 +34,7 @@ export function LinkView({ link, created, onChange }: { link: Link; created: boo
   const { user } = useSession();
   const [qr, setQr] = useState(false);
   const mine = !!user && link.owner_id === user.id;
+  const access = useTeamRole(link.owner_id);
   return (
     <div className="link-page">
       <p className="breadcrumb">
@@ -41,7 +43,7 @@ export function LinkView({ link, created, onChange }: { link: Link; created: boo
       <Head link={link} created={created} />
       <ModerationNotice link={link} />
       <LinkNumbers link={link} />
-      <LinkActions link={link} owner={mine} onChange={onChange} onQr={() => setQr(true)} created={created} />
+      <LinkActions link={link} access={access} onChange={onChange} onQr={() => setQr(true)} created={created} />
       <div className="link-page-body">
         <div className="link-page-details" data-testid="link-details">
           <section className="card" data-testid="created-link" aria-labelledby="link-details-heading">
