@@ -73,7 +73,7 @@ const CONFIG = ["config.ts", "config-details.ts", "config-error.ts", "config-sso
 const BELOW_FEATURES = [["shared"], ["contract"], CONFIG, ["storage"]];
 const ABOVE_FEATURES = [
   ["ops", "click-listeners.ts"],
-  ["context.ts", "context-types.ts", "click-writer-thread.ts", "click-writer-thread-tsx.mjs"],
+  ["context.ts", "context-types.ts", "lifecycle.ts", "click-writer-thread.ts", "click-writer-thread-tsx.mjs"],
   ["http"],
   ["main.ts"],
   ["cluster", "cli-import.ts"],

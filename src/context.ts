@@ -5,7 +5,6 @@
 // background loop. The parts with background work form one list (`lifecycle` below): start() loads
 // what the first request needs and starts their timers, run() starts the work servers begin once they
 // listen, close() stops them in the reverse of the list.
-import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { openStorage, type Storage } from "./storage/db.js";
 import { migrateToLatest } from "./storage/migrate.js";
@@ -34,6 +33,7 @@ import { createAnalytics } from "./analytics/index.js";
 import type { LiveFeed } from "./analytics/live-feed.js";
 import { AppAssociations } from "./deeplinks/app-associations.js";
 import { purgeExpiredMatches } from "./deeplinks/pending-matches.js";
+import { type LifecyclePart, everyHour, lifecycleOf } from "./lifecycle.js";
 import { createRedirects } from "./redirect/index.js";
 import { OrphanVisits } from "./orphans/orphan-visits.js";
 import { createAdmin } from "./admin/index.js";
@@ -52,45 +52,6 @@ import type { AppContext, ContextOverrides, Readiness } from "./context-types.js
 export type { AppContext, ContextOverrides, Readiness };
 
 /** A part of the context with background work: `start` before the server listens, `run` once it does; `stop` at close. */
-export interface LifecyclePart {
-  name: string;
-  start?: () => Promise<void> | void;
-  run?: () => void;
-  stop: () => Promise<void> | void;
-}
-
-/** The lifecycle of a list of parts: started in its order, run in its order, stopped in its reverse (each stop awaited). */
-export function lifecycleOf(parts: readonly LifecyclePart[]): Pick<AppContext, "start" | "run" | "close"> {
-  let started: Promise<void> | null = null;
-  let closed: Promise<void> | null = null;
-  return {
-    start: () =>
-      (started ??= (async () => {
-        for (const part of parts) await part.start?.();
-      })()),
-    run: () => parts.forEach((part) => part.run?.()),
-    close: () =>
-      (closed ??= (async () => {
-        for (const part of [...parts].reverse()) await part.stop();
-      })()),
-  };
-}
-
-/** Housekeeping: expired sessions, old throttle events, raw clicks past retention, expired pending matches of deep links, every hour once started; a failure is logged. */
-function everyHour(log: Logger, tasks: () => Promise<unknown>[]): LifecyclePart {
-  let timer: NodeJS.Timeout | undefined;
-  return {
-    name: "housekeeping",
-    start() {
-      timer ??= setInterval(() => {
-        void Promise.all(tasks()).catch((err: unknown) => log.warn({ err }, "housekeeping failed"));
-      }, 3_600_000);
-      timer.unref();
-    },
-    stop: () => clearInterval(timer),
-  };
-}
-
 interface LifecycleRooms {
   storage: Storage;
   transport: Mailer;

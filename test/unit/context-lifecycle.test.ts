@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createContext, lifecycleOf, type AppContext, type LifecyclePart } from "../../src/context.js";
+import { createContext, type AppContext } from "../../src/context.js";
+import { lifecycleOf, type LifecyclePart } from "../../src/lifecycle.js";
 import { testConfig } from "../helpers/server.js";
 
 /**
