@@ -27,7 +27,9 @@ export type Capability =
   | "conversions"
   /** An OpenID Connect connection for the team (docs/sso.md). */
   | "sso"
-  | "team_2fa_policy";
+  | "team_2fa_policy"
+  /** Folders of links: the sidebar's, the link field folder_id, API keys limited to folders (docs/folders.md). */
+  | "folders";
 
 const PRO: Capability[] = ["link_expiration", "link_start", "link_max_clicks", "link_fallback", "link_preview", "advanced_stats", "visitor_stats", "stats_csv"];
 const BUSINESS: Capability[] = [
@@ -41,6 +43,7 @@ const BUSINESS: Capability[] = [
   "webhooks",
   "streams",
   "conversions",
+  "folders",
 ];
 
 export const PLAN_CAPABILITIES: Readonly<Record<Plan, ReadonlySet<Capability>>> = {
@@ -89,6 +92,7 @@ export const CAPABILITY_LABELS: Readonly<Record<Capability, string>> = {
   conversions: "conversion tracking",
   sso: "single sign-on",
   team_2fa_policy: "the team's two-factor policy",
+  folders: "folders",
 };
 
 /** What moving from one plan to another takes away, in the capability table's order. */

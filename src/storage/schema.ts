@@ -30,6 +30,8 @@ import type { PasskeyTables } from "./passkey-tables.js";
 export type * from "./passkey-tables.js";
 import type { SecurityTables } from "./security-tables.js";
 import type { StreamTables } from "./stream-tables.js";
+import type { FolderTables } from "./folder-tables.js";
+export type * from "./folder-tables.js";
 export type * from "./stream-tables.js";
 export type * from "./security-tables.js";
 
@@ -162,6 +164,8 @@ export interface LinksTable {
   app_path: string | null;
   /** 1 or 0: in-app browsers get a way out; null: the account's default. */
   open_outside: number | null;
+  /** The owner's folder it is in (migration 050); null: in none. */
+  folder_id: string | null;
 }
 
 /** Requests that matched no link, counted per day, host ("" the main host), path, referrer host, device class (migration 033). */
@@ -196,6 +200,8 @@ export interface ApiKeysTable {
   expires_at: number | null;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** JSON array of folder ids the key is limited to (migration 050); null: every link of the account. */
+  folder_ids: string | null;
 }
 
 export interface ApiCreationsTable {
@@ -343,7 +349,8 @@ export interface UtmTemplatesTable {
   created_at: number;
 }
 
-export interface Database extends AdminTables, ConversionTables, DeeplinkTables, ImportTables, PasskeyTables, SecurityTables, StreamTables, StripeTables {
+export interface Database
+  extends AdminTables, ConversionTables, DeeplinkTables, FolderTables, ImportTables, PasskeyTables, SecurityTables, StreamTables, StripeTables {
   users: UsersTable;
   user_pictures: UserPicturesTable;
   sessions: SessionsTable;

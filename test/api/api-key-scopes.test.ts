@@ -44,6 +44,7 @@ describe.each(ENGINES)("scoped API keys on %s", (engine) => {
       expires_at: expires,
       last_used_at: null,
       revoked_at: null,
+      folder_ids: null,
     });
     const listed = (await c.get("/api/keys")).body.keys.find((k: { id: string }) => k.id === r.body.key.id);
     expect(listed).toEqual(r.body.key);

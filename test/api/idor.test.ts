@@ -85,6 +85,11 @@ const OWNED: Record<string, Fixture> = {
   "/api/webhooks/:id/deliveries": async (a) => `/api/webhooks/${await webhook(a)}/deliveries`,
   "/api/streams/:id": async (a) => `/api/streams/${await stream(a)}`,
   "/api/tags/:id": async (a) => `/api/tags/${await created(await a.client.post("/api/tags", { name: `idor-${++n}` }), "tag")}`,
+  // The generated body's empty name is refused to its owner after the folder is found (B gets 404 first).
+  "/api/folders/:id": async (a) => ({
+    path: `/api/folders/${await created(await a.client.post("/api/folders", { name: `idor-${++n}` }), "folder")}`,
+    own: { PATCH: 400 },
+  }),
   "/api/imports/:id": async (a) => `/api/imports/${await importJob(a)}`,
   "/api/imports/:id/cancel": async (a) => `/api/imports/${await importJob(a)}/cancel`,
   // Only a failed or cancelled import resumes: a finished one is 409 for its owner.
@@ -131,7 +136,16 @@ const PUBLIC: Record<string, string> = {
  * Reads whose `?owner=` names the account whose things they show (a team owner's, for its members): another
  * account's id answers 404 not_found. Checked against app.routeList like OWNED.
  */
-const OWNER_QUERY = ["/api/links", "/api/links/export", "/api/tags", "/api/utm-templates", "/api/analytics", "/api/analytics.csv", "/api/analytics/live"];
+const OWNER_QUERY = [
+  "/api/links",
+  "/api/links/export",
+  "/api/tags",
+  "/api/folders",
+  "/api/utm-templates",
+  "/api/analytics",
+  "/api/analytics.csv",
+  "/api/analytics/live",
+];
 
 /** The status of a GET, leaving a live feed (a stream that never ends by itself) or a CSV at its headers. */
 async function statusOf(c: ApiClient, path: string): Promise<{ status: number; code?: string }> {

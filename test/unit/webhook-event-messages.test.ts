@@ -7,7 +7,7 @@ import type { OutwardWebhookEvent } from "../../src/webhooks/event-messages.js";
 import { WEBHOOK_EVENTS, WebhookEventSchema } from "../../src/contract/webhooks.js";
 import { OUTWARD_EVENTS } from "../../src/shared/events.js";
 
-const link = { id: "l1", alias: "promo", domain: null, short_url: "https://s.example.com/promo", url: "https://example.com/" };
+const link = { id: "l1", alias: "promo", domain: null, short_url: "https://s.example.com/promo", url: "https://example.com/", folder_id: null };
 const sale: OutwardWebhookEvent = {
   version: 1,
   id: "d1",
