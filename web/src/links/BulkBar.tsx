@@ -1,8 +1,9 @@
-// The action bar over the selected links: archive or restore, add or remove a tag, delete (the owner only, after
+// The action bar over the selected links: archive or restore, add or remove a tag, move to a folder, delete (the owner only, after
 // a confirmation naming how many). The page refreshes the list and clears the selection after each action.
 import { useState, type FormEvent } from "react";
 import type { Link } from "@contract/links";
 import type { TagListItem } from "@contract/tags";
+import type { FolderListItem } from "@contract/folders";
 import { ConfirmDialog } from "../shared/ui";
 import { useSubmit } from "../shared/submit";
 import { TagDot } from "../shared/tag-chip";
@@ -16,12 +17,15 @@ export const plural = (n: number) => `${formatNumber(n)} ${n === 1 ? "link" : "l
 export function BulkBar({
   selected,
   tags,
+  folders,
   canDelete,
   onDone,
   onClear,
 }: {
   selected: Link[];
   tags: TagListItem[] | null;
+  /** The owner's folders: the selection moves into one (or out of every one). */
+  folders: FolderListItem[] | null;
   canDelete: boolean;
   /** After an action: what was done, for the notice. */
   onDone: (message: string) => void;
@@ -104,6 +108,29 @@ export function BulkBar({
           )
         }
       </ChipMenu>
+      {folders && folders.length > 0 ? (
+        <ChipMenu label="Move to folder" active={false} testId="bulk-move">
+          {(close) => (
+            <div className="chip-choices">
+              {[...folders, { id: "", name: "No folder" }].map((f) => (
+                <button
+                  key={f.id || "none"}
+                  type="button"
+                  className="chip-choice chip-choice-button"
+                  disabled={busy}
+                  data-testid="bulk-move-option"
+                  onClick={() => {
+                    close();
+                    void edit({ folder_id: f.id || null }, (c) => (f.id ? `Moved ${plural(c)} to “${f.name}”.` : `Took ${plural(c)} out of their folders.`));
+                  }}
+                >
+                  <span className="chip-choice-text">{f.name}</span>
+                </button>
+              ))}
+            </div>
+          )}
+        </ChipMenu>
+      ) : null}
       {canDelete ? (
         <button type="button" className="btn btn-danger-ghost btn-sm" disabled={busy} data-testid="bulk-delete" onClick={() => setConfirmDelete(true)}>
           Delete

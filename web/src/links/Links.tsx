@@ -1,6 +1,8 @@
 // Dashboard: the signed-in user's links with filters, search and sort kept in the page address, the total, paging,
 // 7-day sparklines, multi-select actions (archive, tag, delete), copy, QR, edit, duplicate, stats and delete; with
 // `shared`, a team owner's links for a member ("Shared with me": no delete).
+import { FolderHead } from "./FolderHead";
+import { reloadFolders, useFolders } from "../shared/folders";
 import { linkApi } from "../shared/link-api";
 import { accountApi } from "../shared/account-api";
 import { startTransition, useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -49,6 +51,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
   );
   const links = list.items;
   const [tags, reloadTags] = useOwnerTags(owner);
+  const folders = useFolders(owner ?? null);
   const domains = useDomains(shared, links);
   const sparks = useSparklines(links, key);
   const { selected, select, clear } = useSelection();
@@ -100,6 +103,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
         </Alert>
       ) : null}
 
+      <FolderHead folder={filters.folder} folders={folders} canManage={!shared} onLeave={() => set({ folder: "" })} onChanged={setNotice} />
       <FilterBar filters={filters} set={set} tags={tags} domains={domains} />
 
       {list.error ? (
@@ -116,12 +120,14 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
         <BulkBar
           selected={chosen}
           tags={tags}
+          folders={folders}
           canDelete={!shared}
           onClear={() => clear()}
           onDone={(message) => {
             setNotice(message);
             clear();
             reloadTags();
+            reloadFolders();
             list.reload();
           }}
         />
