@@ -74,6 +74,42 @@ export function folderFilter(raw: string | undefined): { none: true } | { id: st
   return raw === NO_FOLDER ? { none: true } : { id: raw };
 }
 
+/**
+ * The id of the owner's folder of this name (an import's folder or group), created when the owner has none of it;
+ * null when the name cannot be a folder's or the account holds its most folders (`notes` says why).
+ */
+export async function importFolder(db: Db, ownerId: string, raw: string, now: number, notes: string[]): Promise<string | null> {
+  let name: string;
+  try {
+    name = folderName(raw);
+  } catch {
+    notes.push("the source's folder name cannot be a folder's (empty, too long or with control characters); the link is in no folder");
+    return null;
+  }
+  const find = () => db.selectFrom("folders").select("id").where("owner_id", "=", ownerId).where("name_key", "=", name.toLowerCase()).executeTakeFirst();
+  const found = await find();
+  if (found) return found.id;
+  const held = await countOf(
+    db
+      .selectFrom("folders")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("owner_id", "=", ownerId),
+  );
+  if (held >= MAX_FOLDERS_PER_OWNER) {
+    notes.push(`folder “${name}” not created: an account has at most ${MAX_FOLDERS_PER_OWNER} folders`);
+    return null;
+  }
+  const id = newId();
+  try {
+    await db.insertInto("folders").values({ id, owner_id: ownerId, name, name_key: name.toLowerCase(), created_at: now, updated_at: now }).execute();
+    return id;
+  } catch (err) {
+    // Another line of the same import created it meanwhile.
+    if (isUniqueViolation(err)) return (await find())?.id ?? null;
+    throw err;
+  }
+}
+
 export class FolderService {
   constructor(private readonly deps: FolderDeps) {}
 
