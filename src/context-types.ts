@@ -20,6 +20,7 @@ import type { CountryResolver } from "./clicks/describe.js";
 import type { DomainService } from "./domains/domains.js";
 import type { DnsLookup } from "./domains/dns-check.js";
 import type { TagService } from "./tags/tags.js";
+import type { FolderService } from "./teams/folders.js";
 import type { UtmTemplateService } from "./utm/templates.js";
 import type { LinkService } from "./links/links.js";
 import type { HostBlocklist } from "./links/host-blocklist.js";
@@ -87,6 +88,8 @@ export interface AppContext {
   streams: StreamService;
   streamPublisher: StreamPublisher;
   tags: TagService;
+  /** An account's folders of links (docs/folders.md). */
+  folders: FolderService;
   utm: UtmTemplateService;
   clickDeliveries: ClickDeliveries;
   domains: DomainService;

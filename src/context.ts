@@ -145,8 +145,8 @@ async function createCoreRooms(config: Readonly<Config>, overrides: ContextOverr
   const { domains, customHosts, changes: domainChanges } = createDomains({ ...base, caps, mailer, dns: overrides.dns });
   const tags = new TagService({ db, caps, clock });
   const utm = new UtmTemplateService({ db, caps, clock });
-  const { links, blocklist } = createLinks({ ...base, caps, rate, clicks, reads, domains });
-  return { transport, mailer, accounts, sessions, apiKeys, teams, clicks, stats, countries, domains, customHosts, domainChanges, tags, utm, links, blocklist };
+  const linkRooms = createLinks({ ...base, caps, rate, clicks, reads, domains });
+  return { transport, mailer, accounts, sessions, apiKeys, teams, clicks, stats, countries, domains, customHosts, domainChanges, tags, utm, ...linkRooms };
 }
 
 type CoreRooms = Awaited<ReturnType<typeof createCoreRooms>>;
@@ -329,6 +329,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     apiKeys: core.apiKeys,
     teams: core.teams,
     tags: core.tags,
+    folders: core.folders,
     utm: core.utm,
     clicks: core.clicks,
     stats: core.stats,

@@ -10,7 +10,7 @@ import { newId, randomToken, sha256Hex } from "../shared/ids.js";
 import { CreationWindow } from "./api-creation-window.js";
 import { ApiAbuseThrottle } from "./api-abuse.js";
 import type { ApiKey, CreateKeyBody } from "../contract/api-keys.js";
-import { auditKey, checkKeyExpiry, checkScopes, scopesOf } from "./key-scopes.js";
+import { auditKey, checkKeyExpiry, checkKeyFolders, checkScopes, keyFolders, scopesOf } from "./key-scopes.js";
 
 export const KEY_PREFIX = "snip_";
 /** "snip_" + 32 random bytes in base64url (43 characters). */
@@ -32,6 +32,7 @@ export function publicApiKey(k: ApiKeyRow): ApiKey {
     expires_at: iso(k.expires_at),
     last_used_at: iso(k.last_used_at),
     revoked_at: iso(k.revoked_at),
+    folder_ids: keyFolders(k),
   };
 }
 
@@ -71,6 +72,7 @@ export class ApiKeyService {
     const now = this.clock.now();
     const scopes = checkScopes(input.scopes);
     const expiresAt = checkKeyExpiry(input.expires_at, now);
+    const folderIds = await checkKeyFolders(this.db, user, input.folder_ids);
     const secret = KEY_PREFIX + randomToken(32);
     const key: ApiKeyRow = {
       id: newId(),
@@ -83,6 +85,7 @@ export class ApiKeyService {
       expires_at: expiresAt,
       last_used_at: null,
       revoked_at: null,
+      folder_ids: folderIds === null ? null : JSON.stringify(folderIds),
     };
     const cap: Cap = {
       limit: MAX_LIVE_KEYS,
@@ -144,13 +147,26 @@ export class ApiKeyService {
         "api_keys.expires_at as key_expires_at",
         "api_keys.last_used_at as key_last_used_at",
         "api_keys.revoked_at as key_revoked_at",
+        "api_keys.folder_ids as key_folder_ids",
       ])
       .where("api_keys.secret_hash", "=", sha256Hex(secret))
       .executeTakeFirst();
     if (!row || row.key_revoked_at !== null) throw new DomainError("invalid_api_key", "The API key is unknown or revoked");
     // Refused like an unknown key (same code): the holder of the secret learns only that it no longer works.
     if (row.key_expires_at !== null && this.clock.now() >= Number(row.key_expires_at)) throw new DomainError("invalid_api_key", "The API key has expired");
-    const { key_id, key_name, key_prefix, key_secret_hash, key_scopes, key_created_at, key_expires_at, key_last_used_at, key_revoked_at, ...user } = row;
+    const {
+      key_id,
+      key_name,
+      key_prefix,
+      key_secret_hash,
+      key_scopes,
+      key_created_at,
+      key_expires_at,
+      key_last_used_at,
+      key_revoked_at,
+      key_folder_ids,
+      ...user
+    } = row;
     const key: ApiKeyRow = {
       id: key_id,
       user_id: user.id,
@@ -162,6 +178,7 @@ export class ApiKeyService {
       expires_at: key_expires_at,
       last_used_at: key_last_used_at,
       revoked_at: key_revoked_at,
+      folder_ids: key_folder_ids,
     };
     await this.touch(key);
     return { key, user };

@@ -3,6 +3,7 @@
 import type { Kysely } from "kysely";
 import type { ApiKeyRow, Database, UserRow } from "../storage/schema.js";
 import { invalid } from "../shared/errors.js";
+import { requireCapability } from "./plans.js";
 import { API_KEY_SCOPES, DEFAULT_KEY_SCOPES, type ApiKeyScope } from "../contract/api-keys.js";
 
 /** Latest expiry a key may be given: ten years (a key for ever is `null`). */
@@ -33,6 +34,41 @@ export function checkKeyExpiry(raw: string | null | undefined, now: number): num
   return t;
 }
 
+/**
+ * The folders a new key is limited to: each a folder of the account, once (an id of another account's is refused
+ * as one that does not exist); null or absent: every link. Business and above.
+ */
+export async function checkKeyFolders(
+  db: Kysely<Database>,
+  user: Pick<UserRow, "id" | "plan">,
+  raw: readonly string[] | null | undefined,
+): Promise<string[] | null> {
+  if (raw === undefined || raw === null) return null;
+  requireCapability(user.plan, "folders", "A key limited to folders");
+  if (raw.length === 0) throw invalid("folder_ids", "choose at least one folder, or leave folder_ids out for every link");
+  const twice = raw.find((s, i) => raw.indexOf(s) !== i);
+  if (twice !== undefined) throw invalid("folder_ids", "a folder is listed twice");
+  const found = await db
+    .selectFrom("folders")
+    .select("id")
+    .where("owner_id", "=", user.id)
+    .where("id", "in", [...raw])
+    .execute();
+  if (found.length !== raw.length) throw invalid("folder_ids", "No such folder");
+  return [...raw];
+}
+
+/** The folders a key is limited to, or null for every link; an unreadable value limits it to none. */
+export function keyFolders(key: Pick<ApiKeyRow, "folder_ids">): string[] | null {
+  if (key.folder_ids === null || key.folder_ids === undefined) return null;
+  try {
+    const parsed: unknown = JSON.parse(key.folder_ids);
+    return Array.isArray(parsed) ? parsed.filter((v): v is string => typeof v === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
 /** The row's scopes; an unreadable value grants nothing. */
 export function scopesOf(key: Pick<ApiKeyRow, "scopes">): ApiKeyScope[] {
   let parsed: unknown;
@@ -60,6 +96,7 @@ export async function auditKey(
     prefix: key.prefix,
     scopes: scopesOf(key),
     expires_at: key.expires_at === null ? null : new Date(key.expires_at).toISOString(),
+    ...(key.folder_ids ? { folder_ids: keyFolders(key) } : {}),
   };
   const created = action === "api_key.create";
   await trx

@@ -1,5 +1,5 @@
 // Account analytics (docs/api.md, Account analytics): every link of an owner (or those of one link, domain
-// or tag) over a period: totals against the period before, the series, the top links and the breakdowns,
+// tag or folder) over a period: totals against the period before, the series, the top links and the breakdowns,
 // read from the roll-ups with the clicks held back from them, as a link's statistics are.
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../storage/db.js";
@@ -10,6 +10,7 @@ import { conversionFigures } from "../conversions/conversion-stats.js";
 import { linkWithConversions, withConversions } from "../conversions/stats-rows.js";
 import { managedOwner } from "../teams/access.js";
 import { anyAppFigure, appCounts } from "../deeplinks/app-stats.js";
+import { folderFilter } from "../teams/folders.js";
 import { shortUrl } from "../links/public-link.js";
 import type { Group } from "../clicks/click-groups.js";
 import { type Period } from "../clicks/period.js";
@@ -49,7 +50,7 @@ export class AccountAnalytics {
     const p = this.deps.stats.period(query, Number.isFinite(first) ? first : Number(owner.created_at));
     const filter = this.filter(owner.id, query);
     // Unfiltered, the owner's own roll-ups: a few rows a day whatever the number of links.
-    const rows = query.link || query.domain || query.tag ? filter : ownerRows(owner.id);
+    const rows = query.link || query.domain || query.tag || query.folder_id ? filter : ownerRows(owner.id);
     const keys = links.map((l) => ({ id: l.id, num: l.num }));
     const conds = this.linkConditions(owner.id, query);
     const { value, groups } = await this.deps.stats.reads.read(keys, async (db, held) => ({
@@ -74,7 +75,7 @@ export class AccountAnalytics {
             .execute();
     const byId = new Map(info.map((l) => [l.id, l]));
     // Conversions of the same links (Business and up, as account analytics are): exact, straight from their tables.
-    const filtered = Boolean(query.link || query.domain || query.tag);
+    const filtered = Boolean(query.link || query.domain || query.tag || query.folder_id);
     const apps = await appCounts(this.deps.db, filtered ? { linkIds: links.map((l) => l.id) } : { ownerId: owner.id }, p);
     const answer = {
       owner_id: owner.id,
@@ -106,7 +107,7 @@ export class AccountAnalytics {
     return { ...withConversions(answer, figures), links: answer.links.map((l) => linkWithConversions(l, figures)) };
   }
 
-  /** The links the filters keep (one link, one host, one tag: all of them must hold): what fresh reads ask the writer about. */
+  /** The links the filters keep (one link, one host, one tag, one folder: all of them must hold): what fresh reads ask the writer about. */
   private keys(ownerId: string, q: AnalyticsQuery): Promise<LinkKey[]> {
     return this.deps.db
       .selectFrom("links")
@@ -121,6 +122,8 @@ export class AccountAnalytics {
     if (q.link) conds.push(sql<boolean>`links.id = ${q.link}`);
     if (q.domain) conds.push(sql<boolean>`links.domain = ${q.domain.toLowerCase() === this.deps.ownHost.toLowerCase() ? "" : q.domain.toLowerCase()}`);
     if (q.tag) conds.push(sql<boolean>`EXISTS (SELECT 1 FROM link_tags lt WHERE lt.link_id = links.id AND lt.tag_id = ${q.tag})`);
+    const folder = folderFilter(q.folder_id);
+    if (folder) conds.push("id" in folder ? sql<boolean>`links.folder_id = ${folder.id}` : sql<boolean>`links.folder_id IS NULL`);
     return sql<boolean>`(${sql.join(conds, sql` AND `)})`;
   }
 

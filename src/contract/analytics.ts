@@ -1,5 +1,6 @@
 // Account analytics (docs/api.md, Account analytics): every link of an owner over a range, filtered.
 import { Type, type Static } from "typebox";
+import { FolderIdFilter } from "./folders.js";
 import { AppCountsSchema, ConversionProperties, ConversionRateProperties, PeriodProperties } from "./stats.js";
 
 export const AnalyticsQuery = Type.Object(
@@ -12,6 +13,7 @@ export const AnalyticsQuery = Type.Object(
     link: Type.Optional(Type.String({ maxLength: 200, description: "Only this link (its id)" })),
     domain: Type.Optional(Type.String({ maxLength: 253, description: "Only links on this host (the main host's name or a custom domain)" })),
     tag: Type.Optional(Type.String({ maxLength: 200, description: "Only links with this tag (its id)" })),
+    folder_id: Type.Optional(FolderIdFilter),
   },
   { additionalProperties: false, description: "The range as for a link's statistics; filters combine (and)" },
 );

@@ -3,6 +3,7 @@
 // the routes' config and by the test that walks every route).
 import { Type, type Static } from "typebox";
 import { Body } from "./common.js";
+import { MAX_KEY_FOLDERS } from "./tables.js";
 import { API_KEY_SCOPES, type ApiKeyScope } from "./tables.js";
 
 export { API_KEY_SCOPES, DEFAULT_KEY_SCOPES, SCOPE_LABELS, type ApiKeyScope } from "./tables.js";
@@ -38,6 +39,9 @@ export const ApiKeySchema = Type.Object({
   expires_at: Type.Union([Type.String(), Type.Null()], { description: "From this time on the key is refused (401 invalid_api_key); null: never" }),
   last_used_at: Type.Union([Type.String(), Type.Null()], { description: "Updated at most once a minute" }),
   revoked_at: Type.Union([Type.String(), Type.Null()]),
+  folder_ids: Type.Union([Type.Array(Type.String()), Type.Null()], {
+    description: "The folders the key is limited to: it reads, creates and changes only links in them (docs/folders.md); null: every link of the account",
+  }),
 });
 export type ApiKey = Static<typeof ApiKeySchema>;
 
@@ -54,6 +58,15 @@ export const CreateKeyBody = Body({
     }),
   ),
   expires_at: Type.Optional(Type.Union([Type.String({ maxLength: 40, description: "ISO-8601 time in the future" }), Type.Null()])),
+  folder_ids: Type.Optional(
+    Type.Union([
+      Type.Array(Type.String({ maxLength: 64 }), {
+        maxItems: MAX_KEY_FOLDERS,
+        description: "Limit the key to these folders of the account (Business and above); absent or null: every link",
+      }),
+      Type.Null(),
+    ]),
+  ),
 });
 export type CreateKeyBody = Static<typeof CreateKeyBody>;
 export const CreatedKeyReply = Type.Object({ status: Type.Literal("success"), key: ApiKeySchema, secret: Type.String() });

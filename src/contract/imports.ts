@@ -1,6 +1,7 @@
 // Imports and export (docs/import.md): what the dashboard, the API and `snip import` send and get back.
 import { Type, type Static } from "typebox";
 import { Body, Nullable, StringEnum } from "./common.js";
+import { FolderIdFilter } from "./folders.js";
 import { ACTIVE_IMPORT_STATES, FILE_IMPORT_SOURCES, IMPORT_SOURCE_NAMES, IMPORT_STATES, MAX_IMPORT_FILE_BYTES, isFileSource } from "./tables.js";
 
 export { ACTIVE_IMPORT_STATES, FILE_IMPORT_SOURCES, IMPORT_SOURCE_NAMES, IMPORT_STATES, MAX_IMPORT_FILE_BYTES, isFileSource };
@@ -91,6 +92,7 @@ export const EXPORT_FORMATS = ["csv", "json"] as const;
 export const ExportQuery = Type.Object({
   format: Type.Optional(StringEnum(EXPORT_FORMATS, "csv (default) or json")),
   owner: Type.Optional(Type.String({ maxLength: 64, description: "A team owner's user id: that owner's links, for an active member" })),
+  folder_id: Type.Optional(FolderIdFilter),
 });
 
 /** The columns of the CSV export, in order: also what the CSV import reads (any subset, any order). */

@@ -2,6 +2,7 @@
 import { Type, type Static } from "typebox";
 import { Body, Nullable, StringEnum } from "./common.js";
 import { TagSchema } from "./tags.js";
+import { FolderIdField, FolderIdFilter } from "./folders.js";
 import { LinkTargetingProperties, TargetingFields } from "./targeting.js";
 import { LINK_LIST_SORTS, LINK_LIST_STATES, MAX_BULK_EDIT, MAX_TAG_FILTERS } from "./tables.js";
 
@@ -43,6 +44,7 @@ export const LinkSchema = Type.Object({
   title: Nullable(Type.String()),
   note: Nullable(Type.String({ description: "Private to the owner and team members" })),
   tags: Type.Array(TagSchema, { description: "In name order; at most 10" }),
+  folder_id: Nullable(Type.String({ description: "The owner's folder the link is in (docs/folders.md); null: in none" })),
   archived: Type.Boolean({ description: "Archived links keep redirecting and are left out of the list unless state=archived" }),
   expired_url: Nullable(Type.String({ description: "Where visitors go once the link expired or reached its click limit" })),
   preview: Nullable(LinkPreviewSchema),
@@ -80,6 +82,7 @@ const LinkDetails = {
   title: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
   note: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
   tags: Type.Optional(Type.Array(Type.String({ maxLength: 400 }), { maxItems: 100, description: "Tag names; unknown ones are created; at most 10" })),
+  folder_id: Type.Optional(Nullable(FolderIdField)),
   expired_url: Type.Optional(Nullable(Url)),
   starts_at: Type.Optional(Nullable(Type.String({ maxLength: 100, description: "ISO 8601 date-time; Pro and up" }))),
   redirect_status: Type.Optional(Nullable(Type.Integer({ description: "301, 302, 307 or 308; null: the instance's default" }))),
@@ -136,6 +139,7 @@ export const LinkListQuery = Type.Object(
         description: "Repeatable (`tag=a&tag=b`): a tag name (ignoring case) or id; links carrying every one given",
       }),
     ),
+    folder_id: Type.Optional(FolderIdFilter),
     domain: Type.Optional(
       Type.String({ maxLength: 300, description: "Links on this custom domain; empty (`domain=`) or the service's own host name: links on the main host" }),
     ),
@@ -204,13 +208,14 @@ export const ExternalCreateBody = Body({
 export const ExternalCreateReply = Type.Object({ status: Type.Literal("success"), short_url: Type.String(), link: LinkSchema });
 export type ExternalCreateReply = Static<typeof ExternalCreateReply>;
 
-/** Changing many links at once (the list's multi-select): archive or restore, add or remove tags. */
+/** Changing many links at once (the list's multi-select): archive or restore, add or remove tags, move to a folder. */
 const BulkIds = Type.Array(Type.String({ maxLength: 64 }), { minItems: 1, maxItems: MAX_BULK_EDIT, description: "Link ids (at most 100)" });
 export const BulkEditBody = Body({
   ids: BulkIds,
   archived: Type.Optional(Type.Boolean()),
   add_tags: Type.Optional(Type.Array(Type.String({ maxLength: 400 }), { maxItems: 10, description: "Tag names to add (unknown ones are created)" })),
   remove_tags: Type.Optional(Type.Array(Type.String({ maxLength: 400 }), { maxItems: 100, description: "Tag names to remove" })),
+  folder_id: Type.Optional(Nullable({ ...FolderIdField, description: "Move the links into this folder of their owner; null: into no folder" })),
 });
 export type BulkEditFields = Static<typeof BulkEditBody>;
 export const BulkDeleteBody = Body({ ids: BulkIds });

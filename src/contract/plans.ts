@@ -29,7 +29,9 @@ export type Capability =
   | "sso"
   | "team_2fa_policy"
   /** Team roles other than member: admin and viewer (docs/roles.md). */
-  | "team_roles";
+  | "team_roles"
+  /** Folders of links: the sidebar's, the link field folder_id, API keys limited to folders (docs/folders.md). */
+  | "folders";
 
 const PRO: Capability[] = ["link_expiration", "link_start", "link_max_clicks", "link_fallback", "link_preview", "advanced_stats", "visitor_stats", "stats_csv"];
 const BUSINESS: Capability[] = [
@@ -43,6 +45,7 @@ const BUSINESS: Capability[] = [
   "webhooks",
   "streams",
   "conversions",
+  "folders",
 ];
 
 export const PLAN_CAPABILITIES: Readonly<Record<Plan, ReadonlySet<Capability>>> = {
@@ -92,6 +95,7 @@ export const CAPABILITY_LABELS: Readonly<Record<Capability, string>> = {
   sso: "single sign-on",
   team_2fa_policy: "the team's two-factor policy",
   team_roles: "team roles",
+  folders: "folders",
 };
 
 /** What moving from one plan to another takes away, in the capability table's order. */

@@ -83,3 +83,11 @@ export const MAX_SPLIT_MIN_VISITS = 100_000_000;
 
 // Team roles (docs/roles.md): the table the server enforces and the dashboard reads.
 export * from "./roles.js";
+/** A folder's name, in characters (docs/folders.md). */
+export const MAX_FOLDER_NAME = 60;
+/** Folders one account may hold. */
+export const MAX_FOLDERS_PER_OWNER = 200;
+/** `folder_id=none`: the links in no folder (the list, analytics and the export). */
+export const NO_FOLDER = "none";
+/** Folders one API key may be limited to. */
+export const MAX_KEY_FOLDERS = 50;

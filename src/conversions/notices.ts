@@ -14,7 +14,7 @@ export async function announce(
 ): Promise<void> {
   if (!events) return;
   const linkId = "lead" in conversion ? conversion.lead.link_id : conversion.sale.link_id;
-  const link = await trx.selectFrom("links").select(["id", "alias", "domain", "url"]).where("id", "=", linkId).executeTakeFirst();
+  const link = await trx.selectFrom("links").select(["id", "alias", "domain", "url", "folder_id"]).where("id", "=", linkId).executeTakeFirst();
   if (!link) return;
   const customer = { customer_external_id: conversion.customerExternalId };
   if ("lead" in conversion) {

@@ -41,6 +41,7 @@ interface LinkFacts {
   domain: string;
   url: string;
   app_path: string | null;
+  folder_id: string | null;
 }
 
 /** Name-value pairs of the queries, in order (a later one wins a name both have); empty names and undecodable pairs are left out. */
@@ -84,13 +85,13 @@ async function recordEvent(
     .returning("id")
     .executeTakeFirst();
   if (row === undefined) return false;
-  const { id: linkId, alias, domain, url } = e.link;
+  const { id: linkId, alias, domain, url, folder_id } = e.link;
   const data = { app_event: { id, kind: e.kind, match: e.match, click_id: e.clickId, created_at: iso(e.at) } };
   await events?.publish(e.kind === "app_install" ? "app.install" : "app.open", {
     ownerId: e.ownerId,
     within: trx,
     at: e.at,
-    link: { id: linkId, alias, domain, url },
+    link: { id: linkId, alias, domain, url, folder_id },
     data,
   });
   return true;
@@ -106,7 +107,7 @@ async function trackedLink(db: Db, ownerId: string, clickId: string) {
     .selectFrom("tracked_clicks as t")
     .innerJoin("links as l", "l.id", "t.link_id")
     .leftJoin("deeplink_matches as m", "m.click_id", "t.id")
-    .select(["l.id", "l.alias", "l.domain", "l.url", "l.app_path", "t.utm", "m.params"])
+    .select(["l.id", "l.alias", "l.domain", "l.url", "l.app_path", "l.folder_id", "t.utm", "m.params"])
     .where("t.id", "=", clickId)
     .where("t.owner_id", "=", ownerId)
     .where("l.owner_id", "=", ownerId)
@@ -138,7 +139,7 @@ export async function openFromLink(deps: OpenDeps, ownerId: string, linkId: stri
   if (linkId === null) return NONE;
   const link = await deps.db
     .selectFrom("links")
-    .select(["id", "alias", "domain", "url", "app_path"])
+    .select(["id", "alias", "domain", "url", "app_path", "folder_id"])
     .where("id", "=", linkId)
     .where("owner_id", "=", ownerId)
     .executeTakeFirst();
@@ -161,7 +162,7 @@ export async function openFromDevice(
     if (!(await claimMatch(trx, match.click_id, now))) return null;
     const l = await trx
       .selectFrom("links")
-      .select(["id", "alias", "domain", "url", "app_path"])
+      .select(["id", "alias", "domain", "url", "app_path", "folder_id"])
       .where("id", "=", match.link_id)
       .where("owner_id", "=", q.ownerId)
       .executeTakeFirst();

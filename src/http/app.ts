@@ -34,6 +34,7 @@ import { passkeyRoutes } from "./routes/passkeys.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { streamRoutes } from "./routes/streams.js";
 import { tagRoutes } from "./routes/tags.js";
+import { folderRoutes } from "./routes/folders.js";
 import { utmRoutes } from "./routes/utm.js";
 import { importRoutes } from "./routes/imports.js";
 import { externalRoutes } from "./routes/external.js";
@@ -215,6 +216,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await profileRoutes(scoped, ctx);
     await linkRoutes(scoped, ctx);
     await tagRoutes(scoped, ctx);
+    await folderRoutes(scoped, ctx);
     await utmRoutes(scoped, ctx);
     await importRoutes(scoped, ctx);
     await qrRoutes(scoped, ctx);

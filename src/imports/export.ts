@@ -49,9 +49,19 @@ function exportRow(l: LinkRow, tags: string[], origin: string): Row {
   };
 }
 
-async function* rows(db: Db, links: Pick<LinkService, "withCurrentCounts">, ownerId: string, origin: string): AsyncGenerator<Row> {
+/** Which links of the account: `folder` (a folder's id, or none: links in no folder), `folderIn` (an API key limited to folders). */
+export interface ExportFilter {
+  folder?: { id: string } | { none: true } | null;
+  folderIn?: readonly string[] | null;
+}
+
+async function* rows(db: Db, links: Pick<LinkService, "withCurrentCounts">, ownerId: string, origin: string, filter: ExportFilter): AsyncGenerator<Row> {
+  if (filter.folderIn && filter.folderIn.length === 0) return;
   for (let after = 0; ;) {
-    const page = await db.selectFrom("links").selectAll().where("owner_id", "=", ownerId).where("num", ">", after).orderBy("num").limit(PAGE).execute();
+    let q = db.selectFrom("links").selectAll().where("owner_id", "=", ownerId).where("num", ">", after);
+    if (filter.folder) q = "id" in filter.folder ? q.where("folder_id", "=", filter.folder.id) : q.where("folder_id", "is", null);
+    if (filter.folderIn) q = q.where("folder_id", "in", [...filter.folderIn]);
+    const page = await q.orderBy("num").limit(PAGE).execute();
     if (page.length === 0) return;
     const [counted, tags] = await Promise.all([
       links.withCurrentCounts(page),
@@ -90,8 +100,15 @@ function csvCell(v: Row[ExportColumn]): string {
   return QUOTED_FORMULA.test(text) ? `'${text}` : text;
 }
 
-export function exportLinks(db: Db, links: Pick<LinkService, "withCurrentCounts">, ownerId: string, origin: string, format: "csv" | "json"): Readable {
-  const source = rows(db, links, ownerId, origin);
+export function exportLinks(
+  db: Db,
+  links: Pick<LinkService, "withCurrentCounts">,
+  ownerId: string,
+  origin: string,
+  format: "csv" | "json",
+  filter: ExportFilter = {},
+): Readable {
+  const source = rows(db, links, ownerId, origin, filter);
   if (format === "csv") {
     async function* cells() {
       yield [...EXPORT_COLUMNS];

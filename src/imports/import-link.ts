@@ -2,6 +2,8 @@
 // checked as LinkService.create would (prepareLine, nothing written; the page's transaction creates it:
 // import-page.ts), a taken alias skipped or replaced by a generated one as the job says, then the
 // source's visits recorded as clicks (Shlink).
+import { importFolder } from "../teams/folders.js";
+import { can } from "../accounts/plans.js";
 import type { Logger } from "pino";
 import { DomainError } from "../shared/errors.js";
 import { storable } from "../shared/bad-text.js";
@@ -122,6 +124,12 @@ async function prepareOne(deps: ImportLinkDeps, target: ImportTarget, onTaken: s
       item: { ...base, alias: earlier.alias, domain: earlier.domain, status: "skipped", code: "already_imported", notes: ["imported by an earlier run"] },
     };
   const m = mapLink(src, target, deps.now());
+  if (src.folder) {
+    if (can(target.owner.plan, "folders")) {
+      const folder = await importFolder(deps.db, target.owner.id, src.folder, deps.now(), m.notes);
+      if (folder) m.input.folder_id = folder;
+    } else m.notes.push(`folder “${src.folder.slice(0, 100)}” not carried: folders need the Business plan`);
+  }
   const refused = refusalOf(src, m.input);
   if (refused)
     return {

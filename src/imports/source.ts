@@ -35,6 +35,8 @@ export interface SourceLink {
   title?: string | null;
   note?: string | null;
   tags?: string[];
+  /** The name of the source's folder or group the link is in (Dub's folders, Bitly's groups): a folder of the owner's (docs/folders.md). */
+  folder?: string | null;
   /** Epoch ms. */
   expires_at?: number | null;
   /** Not before (Shlink's validSince): carried into starts_at when still ahead (Pro and up). */

@@ -7,11 +7,12 @@ import { type Cap, type Trx } from "../storage/owner-caps.js";
 import { hashPassword } from "../accounts/passwords.js";
 import { planLimits, requireCapability } from "../accounts/plans.js";
 import { GENERATE_ATTEMPTS, aliasTaken, generateAlias } from "./aliases.js";
-import { isUniqueViolation } from "../storage/unique-violation.js";
+import { isForeignKeyViolation, isUniqueViolation } from "../storage/unique-violation.js";
 import { AliasReserved, claimAlias } from "./alias-reservations.js";
 import { announce, type LinkDeps } from "./deps.js";
 import { type LinkDetailsInput, checkDetails, setLinkTags } from "./link-details.js";
 import { checkStartBeforeExpiry } from "./link-delivery.js";
+import { checkFolderId, folderGone } from "../teams/folders.js";
 import { checkAlias, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry, refuseBlocked } from "./validate.js";
 
 export const SIGNED_OUT_LIFETIME_MS = 5 * 60_000;
@@ -54,6 +55,7 @@ const SIGNED_IN_OPTIONS = [
   "title",
   "note",
   "tags",
+  "folder_id",
   "expired_url",
   "preview",
   "archived",
@@ -130,6 +132,7 @@ async function insertChecked(deps: LinkDeps, actor: UserRow | null, input: Creat
       await announce(deps, [{ domain, alias: row.alias }]);
       return { ...row, num: Number(num), click_count: 0, imported_clicks: row.imported_clicks ?? 0 };
     } catch (err) {
+      if (isForeignKeyViolation(err) && row.folder_id !== null) throw folderGone();
       if (!isUniqueViolation(err) && !(err instanceof AliasReserved)) throw err;
       if (wanted !== null) throw aliasTaken(wanted);
       if (attempt + 1 >= GENERATE_ATTEMPTS) throw new DomainError("internal_error", "Could not generate a free short code");
@@ -221,6 +224,8 @@ async function checkInput(deps: LinkDeps, actor: UserRow | null, input: CreateLi
   const android = input.android_url == null ? null : checks.run(() => normalizeDestination(input.android_url as string, "android_url", deps.ownHost));
   const details = actor ? checkDetails(checks, input, actor.plan, deps.ownHost, now) : { set: {}, tags: undefined, targetUrls: [] };
   checks.run(() => refuseBlocked(deps, { url, ios_url: ios, android_url: android, expired_url: details.set.expired_url }, details.targetUrls));
+  // Signed out, a folder was refused before. Checked again where the link is written: a folder deleted meanwhile leaves it in none.
+  const folderId = actor && input.folder_id != null ? await checks.runAsync(() => checkFolderId(deps.db, actor, input.folder_id ?? null)) : null;
 
   let expiresAt: number | null | undefined = actor ? null : now + SIGNED_OUT_LIFETIME_MS;
   let maxClicks: number | null | undefined = null;
@@ -253,6 +258,6 @@ async function checkInput(deps: LinkDeps, actor: UserRow | null, input: CreateLi
     expiresAt: expiresAt as number | null,
     maxClicks: maxClicks as number | null,
     password: password as string | null,
-    details,
+    details: { ...details, set: { ...details.set, folder_id: folderId ?? null } },
   };
 }

@@ -1,5 +1,6 @@
 // Links as the service builds them: the service and the destination blocklist it and the redirects ask
 // (admin/ fills the blocklist from the console and BLOCKLIST_FILE).
+import { FolderService } from "../teams/folders.js";
 import type { Logger } from "pino";
 import type { Config } from "../config.js";
 import type { Storage } from "../storage/db.js";
@@ -28,6 +29,8 @@ export interface LinksDeps {
 export interface Links {
   links: LinkService;
   blocklist: HostBlocklist;
+  /** The account's folders (teams/folders.ts), told of the links a folder's deletion moves. */
+  folders: FolderService;
 }
 
 export function createLinks(deps: LinksDeps): Links {
@@ -50,5 +53,6 @@ export function createLinks(deps: LinksDeps): Links {
     signedOutPerHour: settings.signedOutLinksPerHour,
     clickCounts: (keys) => reads.counts(keys),
   });
-  return { links, blocklist };
+  const folders = new FolderService({ db: storage.db, caps: deps.caps, clock: deps.clock, changes: links.changes, log: deps.log });
+  return { links, blocklist, folders };
 }

@@ -16,6 +16,8 @@ export interface LinkDetailsInput extends TargetingInput, LinkDeliveryInput, Lin
   title?: string | null;
   note?: string | null;
   tags?: string[];
+  /** Checked apart (the owner's folders are read): create-link.ts and update-link.ts. */
+  folder_id?: string | null;
   expired_url?: string | null;
   preview?: { title?: string | null; description?: string | null; image?: string | null } | null;
   archived?: boolean;
@@ -47,6 +49,7 @@ export interface CheckedDetails {
     | "app_android_package"
     | "app_path"
     | "open_outside"
+    | "folder_id"
   >;
   tags: string[] | undefined;
   /** Rules' and variants' addresses with their fields (the blocklist checks them like the link's own). */

@@ -61,6 +61,7 @@ const CACHED_COLUMNS = [
   "app_ios_store_id",
   "app_android_package",
   "app_path",
+  "folder_id",
 ] as const;
 /**
  * Conversion tracking as the redirect needs it, worked out when a link is loaded: whether it tracks (its own

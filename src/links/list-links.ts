@@ -1,5 +1,5 @@
 // One owner's links (the caller's, or a team owner's) as the list shows them (docs/api.md, Links list):
-// filters by tags (all of them), domain, state and password, a search over alias, destination, title,
+// filters by tags (all of them), folder, domain, state and password, a search over alias, destination, title,
 // note and tag names; sorted by creation, stored click count or last click, either way, paged by keyset
 // (the sort key and id, in an opaque cursor); and the count of every link matching, the cursor aside.
 // The queries are shaped for 100,000 links per account (bench/list.ts, bench/README.md).
@@ -13,6 +13,7 @@ import type { LinkDeps } from "./deps.js";
 import { type LinkView, type LinksFrom, selectLinkViews } from "./link-access.js";
 import { type ListPosition, decodeListCursor, encodeListCursor } from "./list-cursor.js";
 import { hasTag, ownerTags } from "./list-tags.js";
+import { folderFilter } from "../teams/folders.js";
 
 export const DEFAULT_PAGE = 20;
 
@@ -23,7 +24,8 @@ export const DEFAULT_PAGE = 20;
  */
 export const FROM_TAG_MAX = 2_000;
 
-export type ListQuery = LinkListParams;
+/** The list's parameters, and `folder_in`: an API key limited to folders reads only their links (none: nothing). */
+export type ListQuery = LinkListParams & { folder_in?: readonly string[] };
 
 export interface LinkPage {
   links: LinkView[];
@@ -93,7 +95,7 @@ async function searchCondition(db: Db, ownerId: string, q: string, engine: ListE
 }
 
 /** A query's filters; null when they can match nothing (a tag the owner does not have). */
-async function filters(db: Db, deps: LinkDeps, ownerId: string, query: LinkListParams, engine: ListEngine): Promise<Filters | null> {
+async function filters(db: Db, deps: LinkDeps, ownerId: string, query: ListQuery, engine: ListEngine): Promise<Filters | null> {
   const tags = query.tag !== undefined && query.tag.length > 0 ? await ownerTags(db, ownerId, query.tag, engine === "sqlite") : [];
   if (tags === null) return null;
   const conds = [sql<boolean>`links.owner_id = ${ownerId}`, ...stateConditions(query.state, deps.clock.now())];
@@ -101,6 +103,12 @@ async function filters(db: Db, deps: LinkDeps, ownerId: string, query: LinkListP
   if (query.domain !== undefined) {
     const domain = query.domain.trim().toLowerCase().replace(/\.$/, "");
     more.push(sql<boolean>`links.domain = ${domain === deps.ownHost ? "" : domain}`);
+  }
+  const folder = folderFilter(query.folder_id);
+  if (folder) more.push("id" in folder ? sql<boolean>`links.folder_id = ${folder.id}` : sql<boolean>`links.folder_id is null`);
+  if (query.folder_in !== undefined) {
+    if (query.folder_in.length === 0) return null;
+    more.push(sql<boolean>`links.folder_id in (${sql.join([...query.folder_in])})`);
   }
   if (query.has_password !== undefined)
     more.push(query.has_password ? sql<boolean>`links.password_hash is not null` : sql<boolean>`links.password_hash is null`);
@@ -166,7 +174,7 @@ async function settled(deps: LinkDeps): Promise<void> {
 /** The database the service runs on: PostgreSQL reads the list in one transaction with its own settings. */
 export type ListEngine = "sqlite" | "postgres";
 
-export async function listLinks(deps: LinkDeps, ownerId: string, query: LinkListParams, engine: ListEngine): Promise<LinkPage> {
+export async function listLinks(deps: LinkDeps, ownerId: string, query: ListQuery, engine: ListEngine): Promise<LinkPage> {
   const limit = query.limit ?? DEFAULT_PAGE;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw invalid("limit", `must be from 1 to ${MAX_PAGE}`);
   const sort = query.sort ?? "created";
@@ -192,7 +200,7 @@ interface PageSpec {
   start: ListPosition | null;
 }
 
-async function readPage(db: Db, deps: LinkDeps, ownerId: string, query: LinkListParams, p: PageSpec): Promise<LinkPage> {
+async function readPage(db: Db, deps: LinkDeps, ownerId: string, query: ListQuery, p: PageSpec): Promise<LinkPage> {
   const f = await filters(db, deps, ownerId, query, p.engine);
   if (f === null) return { links: [], next_cursor: null, total: 0 };
   const total = await countMatching(db, ownerId, f);

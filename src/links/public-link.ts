@@ -42,6 +42,7 @@ export function toLink(link: LinkRow & { updated_by_email?: string | null }, tag
     title: link.title,
     note: link.note,
     tags,
+    folder_id: link.folder_id ?? null,
     archived: link.archived_at !== null,
     expired_url: link.expired_url,
     preview: previewOf(link),

@@ -5,7 +5,7 @@ import type { LinkUpdate, UserRow } from "../storage/schema.js";
 import { hashPassword } from "../accounts/passwords.js";
 import { requireCapability } from "../accounts/plans.js";
 import { aliasTaken } from "./aliases.js";
-import { isUniqueViolation } from "../storage/unique-violation.js";
+import { isForeignKeyViolation, isUniqueViolation } from "../storage/unique-violation.js";
 import { AliasReserved, claimAlias } from "./alias-reservations.js";
 import { type CreateLinkInput, requireActive } from "./create-link.js";
 import { announce, type LinkDeps } from "./deps.js";
@@ -13,6 +13,7 @@ import { MESSAGES } from "../contract/form-rules.js";
 import { type AccessibleLink, type LinkView, accessibleLink, loadLinkView } from "./link-access.js";
 import { checkDetails, setLinkTags } from "./link-details.js";
 import { checkStartBeforeExpiry } from "./link-delivery.js";
+import { checkFolderId, folderGone } from "../teams/folders.js";
 import { checkAlias, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry, refuseBlocked } from "./validate.js";
 
 /** Only the fields present change; `null` clears an option. */
@@ -56,6 +57,10 @@ export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, inp
   const archived = input.archived === undefined || input.archived === (link.archived_at !== null) ? undefined : input.archived;
   const details = checkDetails(checks, { ...input, archived }, owner.plan, deps.ownHost, now);
   Object.assign(set, details.set);
+  if (input.folder_id !== undefined) {
+    const folder = input.folder_id;
+    set.folder_id = folder === null || folder === "" ? null : await checks.runAsync(() => checkFolderId(deps.db, owner, folder));
+  }
   // Only destinations this edit sets: other changes to a link already pointing at a blocked host stay possible.
   checks.run(() => refuseBlocked(deps, { url: set.url, ios_url: set.ios_url, android_url: set.android_url, expired_url: set.expired_url }, details.targetUrls));
   if (input.expires_at !== undefined) {
@@ -107,8 +112,9 @@ async function write(deps: LinkDeps, link: LinkView, ownerId: string, set: LinkU
   try {
     await deps.db.transaction().execute(async (trx) => {
       // The owner's lock keeps the owner's tag names unique and under the cap when members tag at once;
-      // taken first, as creation takes it, so the two never wait on each other's locks.
-      if (tags !== undefined) await deps.caps.hold(trx, ownerId);
+      // taken first, as creation takes it, so the two never wait on each other's locks. A move between folders
+      // takes it too: bulk moves and a folder's deletion hold it before the links' rows (PostgreSQL deadlocks otherwise).
+      if (tags !== undefined || set.folder_id !== undefined) await deps.caps.hold(trx, ownerId);
       if (set.domain) await deps.holdDomain(trx, ownerId, set.domain);
       await trx.updateTable("links").set(set).where("id", "=", link.id).execute();
       // A move releases the old address (recorded by a trigger) and claims the new one: only the link's
@@ -117,6 +123,7 @@ async function write(deps: LinkDeps, link: LinkView, ownerId: string, set: LinkU
       if (tags !== undefined) await setLinkTags(trx, ownerId, link.id, tags, now);
     });
   } catch (err) {
+    if (isForeignKeyViolation(err) && set.folder_id) throw folderGone();
     if (isUniqueViolation(err) || err instanceof AliasReserved) throw aliasTaken(key.alias);
     throw err;
   }

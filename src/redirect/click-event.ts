@@ -23,6 +23,7 @@ export interface ClickedLink {
   id: string;
   url: string;
   owner_id: string | null;
+  folder_id?: string | null;
 }
 
 /** One answered click of an owned link, raw: each listener describes what it needs of it, when it needs it. */

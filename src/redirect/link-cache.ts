@@ -16,7 +16,18 @@ import { type LinkApps, linkAppsOf } from "./app-turn.js";
 /** What a redirect needs to decide; click_count is left out on purpose (it changes on every click). */
 export type CachedLink = Pick<
   LinkRow,
-  "id" | "num" | "url" | "ios_url" | "android_url" | "expires_at" | "max_clicks" | "password_hash" | "owner_id" | "disabled_status" | "expired_url"
+  | "id"
+  | "num"
+  | "url"
+  | "ios_url"
+  | "android_url"
+  | "expires_at"
+  | "max_clicks"
+  | "password_hash"
+  | "owner_id"
+  | "disabled_status"
+  | "expired_url"
+  | "folder_id"
 > & {
   /** A destination's host is on the blocklist (decided when cached; a blocklist change empties the cache). */
   blocked: boolean;
@@ -75,6 +86,7 @@ function toCached(row: CachedRow, blocked: BlockedCheck, answers: RedirectAnswer
     max_clicks: row.max_clicks === null ? null : Number(row.max_clicks),
     password_hash: row.password_hash,
     owner_id: row.owner_id,
+    folder_id: row.folder_id ?? null,
     disabled_status: row.disabled_status === null ? null : Number(row.disabled_status),
     blocked: blocked(row),
     expired_url: row.expired_url,

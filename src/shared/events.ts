@@ -46,7 +46,7 @@ export interface ConversionNotice {
   within: unknown;
   /** Epoch ms. */
   at: number;
-  link: { id: string; alias: string; domain: string; url: string };
+  link: { id: string; alias: string; domain: string; url: string; folder_id: string | null };
   /** The event's own object as receivers get it, under its name: { lead: {...} } or { sale: {...} } (docs/webhooks.md). */
   data: Record<string, unknown>;
 }

@@ -46,6 +46,7 @@ export const DB_COLUMNS = {
   api_keys: {
     created_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
     expires_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: true, defaulted: false },
+    folder_ids: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },
     id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
     last_used_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: true, defaulted: false },
     name: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
@@ -248,6 +249,14 @@ export const DB_COLUMNS = {
     used_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: true, defaulted: false },
     user_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
   },
+  folders: {
+    created_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
+    id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    name: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    name_key: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    owner_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    updated_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
+  },
   import_items: {
     alias: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },
     code: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },
@@ -329,6 +338,7 @@ export const DB_COLUMNS = {
     domain: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: true },
     expired_url: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },
     expires_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: true, defaulted: false },
+    folder_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },
     id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
     imported_clicks: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: true },
     ios_url: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },

@@ -45,6 +45,7 @@ import { appLinks } from "./migrations/046-app-links.js";
 import { conversionRows } from "./migrations/047-conversion-rows.js";
 import { appEvents } from "./migrations/048-app-events.js";
 import { teamRoles } from "./migrations/049-team-roles.js";
+import { folders } from "./migrations/050-folders.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -92,6 +93,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "047-conversion-rows": conversionRows(),
     "048-app-events": appEvents(),
     "049-team-roles": teamRoles(),
+    "050-folders": folders(),
   };
 }
 

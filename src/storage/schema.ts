@@ -30,6 +30,9 @@ import type { PasskeyTables } from "./passkey-tables.js";
 export type * from "./passkey-tables.js";
 import type { SecurityTables } from "./security-tables.js";
 import type { StreamTables } from "./stream-tables.js";
+import type { FolderTables } from "./folder-tables.js";
+import type { TeamInvitationsTable, TeamTables } from "./team-tables.js";
+export type * from "./folder-tables.js";
 export type * from "./stream-tables.js";
 export type * from "./security-tables.js";
 
@@ -162,6 +165,8 @@ export interface LinksTable {
   app_path: string | null;
   /** 1 or 0: in-app browsers get a way out; null: the account's default. */
   open_outside: number | null;
+  /** The owner's folder it is in (migration 050); null: in none. */
+  folder_id: string | null;
 }
 
 /** Requests that matched no link, counted per day, host ("" the main host), path, referrer host, device class (migration 033). */
@@ -196,6 +201,8 @@ export interface ApiKeysTable {
   expires_at: number | null;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** JSON array of folder ids the key is limited to (migration 050); null: every link of the account. */
+  folder_ids: string | null;
 }
 
 export interface ApiCreationsTable {
@@ -208,25 +215,6 @@ export interface RateEventsTable {
   id: Generated<number>;
   bucket: string;
   at: number;
-}
-
-export interface TeamInvitationsTable {
-  id: string;
-  owner_id: string;
-  email: string;
-  /** pending | accepted | cancelled */
-  state: string;
-  /** The last time the email was sent (or attempted). */
-  sent_at: number;
-  /** 1 when the mail transport accepted the last email. */
-  send_confirmed: number;
-  /** When the current link stops working. */
-  expires_at: number;
-  accepted_by: string | null;
-  created_at: number;
-  updated_at: number;
-  /** The role the invitee joins with: admin, member or viewer (docs/roles.md). */
-  role: Generated<string>;
 }
 
 export interface WebhooksTable {
@@ -246,26 +234,6 @@ export interface WebhooksTable {
   /** The event types it takes, comma-separated (webhooks/webhook-events.ts); link_click by default (migration 044). */
   events: Generated<string>;
 }
-
-export interface TeamInvitationTokensTable {
-  token_hash: string;
-  invitation_id: string;
-  created_at: number;
-  /** Set when a resend replaced this link. */
-  replaced_at: number | null;
-}
-
-export interface TeamMembersTable {
-  owner_id: string;
-  member_id: string;
-  joined_at: number;
-  /** How the member joined: "invitation" or "sso" (each counts against its own allowance, docs/teams.md). */
-  joined_by: Generated<MemberOrigin>;
-  /** admin, member or viewer (docs/roles.md); the owner is the account itself, never a row here. */
-  role: Generated<string>;
-}
-
-export type MemberOrigin = "invitation" | "sso";
 
 export interface WebhookDeliveriesTable {
   /** The X-Snip-Delivery id. */
@@ -347,7 +315,8 @@ export interface UtmTemplatesTable {
   created_at: number;
 }
 
-export interface Database extends AdminTables, ConversionTables, DeeplinkTables, ImportTables, PasskeyTables, SecurityTables, StreamTables, StripeTables {
+export interface Database
+  extends AdminTables, ConversionTables, DeeplinkTables, FolderTables, ImportTables, PasskeyTables, SecurityTables, StreamTables, StripeTables, TeamTables {
   users: UsersTable;
   user_pictures: UserPicturesTable;
   sessions: SessionsTable;
@@ -371,9 +340,6 @@ export interface Database extends AdminTables, ConversionTables, DeeplinkTables,
   api_keys: ApiKeysTable;
   api_creations: ApiCreationsTable;
   rate_events: RateEventsTable;
-  team_invitations: TeamInvitationsTable;
-  team_invitation_tokens: TeamInvitationTokensTable;
-  team_members: TeamMembersTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   domains: DomainsTable;
@@ -389,6 +355,7 @@ export type LinkRow = Selectable<LinksTable>;
 export type NewLink = Insertable<LinksTable>;
 export type LinkUpdate = Updateable<LinksTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type { MemberOrigin } from "./team-tables.js";
 export type TeamInvitationRow = Selectable<TeamInvitationsTable>;
 export type WebhookRow = Selectable<WebhooksTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

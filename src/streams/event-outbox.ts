@@ -7,7 +7,7 @@ import type { ConversionNotice, EventSubscriber } from "../shared/events.js";
 
 /** One such event as the outbox row's `events` holds it ("x": not a click batch, see decodeOutward). */
 interface OutwardRow {
-  x: { type: string; id: string; owner_id: string | null; link: [string, string, string, string]; data: Record<string, unknown> };
+  x: { type: string; id: string; owner_id: string | null; link: [string, string, string, string, (string | null)?]; data: Record<string, unknown> };
 }
 
 /** A decoded row: what the publisher makes the event's body of. */
@@ -19,6 +19,7 @@ export interface OutwardEvent {
   alias: string;
   domain: string;
   url: string;
+  folder_id: string | null;
   /** The event's own object under its name ({ lead }, { sale }, { decision }), as JSON without its braces. */
   tail: string;
 }
@@ -27,8 +28,9 @@ export interface OutwardEvent {
 export function decodeOutward(events: string): OutwardEvent | null {
   if (!events.startsWith('{"x":')) return null;
   const { x } = JSON.parse(events) as OutwardRow;
-  const [link_id, alias, domain, url] = x.link;
-  return { id: x.id, type: x.type, owner_id: x.owner_id, link_id, alias, domain, url, tail: JSON.stringify(x.data).slice(1, -1) };
+  // Rows written before folders (migration 050) hold four values: in no folder.
+  const [link_id, alias, domain, url, folder_id = null] = x.link;
+  return { id: x.id, type: x.type, owner_id: x.owner_id, link_id, alias, domain, url, folder_id, tail: JSON.stringify(x.data).slice(1, -1) };
 }
 
 interface Queued {
@@ -36,7 +38,7 @@ interface Queued {
   id: string;
   ownerId: string | null;
   at: number;
-  link: { id: string; alias: string; domain: string; url: string };
+  link: { id: string; alias: string; domain: string; url: string; folder_id: string | null };
   data: Record<string, unknown>;
 }
 
@@ -49,7 +51,9 @@ export async function queueOutward(trx: Db, e: Queued): Promise<void> {
     .orderBy("id")
     .execute();
   if (sinks.length === 0) return;
-  const row: OutwardRow = { x: { type: e.type, id: e.id, owner_id: e.ownerId, link: [e.link.id, e.link.alias, e.link.domain, e.link.url], data: e.data } };
+  const row: OutwardRow = {
+    x: { type: e.type, id: e.id, owner_id: e.ownerId, link: [e.link.id, e.link.alias, e.link.domain, e.link.url, e.link.folder_id], data: e.data },
+  };
   const events = JSON.stringify(row);
   await trx
     .insertInto("stream_outbox")
@@ -72,7 +76,7 @@ export function subscribeOutward(events: EventSubscriber, now: () => number): vo
   events.subscribe("app.open", (n) => queueOutward(n.within as Db, conversionQueued("app.open", n)));
   events.subscribe("link.split_decided", async (n) => {
     const trx = n.within as Db;
-    const link = await trx.selectFrom("links").select(["id", "alias", "domain", "url"]).where("id", "=", n.linkId).executeTakeFirst();
+    const link = await trx.selectFrom("links").select(["id", "alias", "domain", "url", "folder_id"]).where("id", "=", n.linkId).executeTakeFirst();
     if (!link) return;
     const at = now();
     await queueOutward(trx, {

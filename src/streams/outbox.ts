@@ -44,6 +44,7 @@ export interface QueuedEvent {
   alias: string;
   domain: string;
   url: string;
+  folder_id: string | null;
   click: Record<string, unknown>;
 }
 
@@ -58,6 +59,7 @@ interface LinkRef {
   alias: string;
   domain: string;
   url: string;
+  folder_id: string | null;
 }
 
 /** An outbox row holding a batch's events for one sink. */
@@ -70,14 +72,14 @@ export interface BatchRow {
 }
 
 /**
- * A batch row's `events`, compact: each link once ("l": id, owner, alias, domain, url) and each click as
+ * A batch row's `events`, compact: each link once ("l": id, owner, alias, domain, url, folder) and each click as
  * numbers and short strings ("e": the link's index, the event's number after the prefix "p", then the
  * click's ClickTuple). The writer pays for an array of a few values per click; the publisher makes the
  * JSON events (decodeBatch).
  */
 interface EncodedBatch {
   p: string;
-  l: [string, string | null, string, string, string][];
+  l: [string, string | null, string, string, string, (string | null)?][];
   e: [number, number, ...ClickTuple][];
 }
 
@@ -104,7 +106,7 @@ export function batchRows(sinks: readonly Sink[], links: ReadonlyMap<number, Lin
       const known = indexIn[s] as Map<number, number>;
       let li = known.get(num);
       if (li === undefined) {
-        li = batch.l.push([link.id, link.owner_id, link.alias, link.domain, link.url]) - 1;
+        li = batch.l.push([link.id, link.owner_id, link.alias, link.domain, link.url, link.folder_id ?? null]) - 1;
         known.set(num, li);
       }
       batch.e.push([li, first + i, ...tuple]);
@@ -122,8 +124,9 @@ export function batchRows(sinks: readonly Sink[], links: ReadonlyMap<number, Lin
 export function decodeBatch(events: string): QueuedEvent[] {
   const b = JSON.parse(events) as EncodedBatch;
   return b.e.map(([li, n, ...tuple]) => {
-    const [link_id, owner_id, alias, domain, url] = b.l[li] as EncodedBatch["l"][number];
-    return { id: `${b.p}.${n}`, owner_id, link_id, alias, domain, url, click: clickObject(tuple) };
+    // Rows written before folders (migration 050) hold five values: in no folder.
+    const [link_id, owner_id, alias, domain, url, folder_id = null] = b.l[li] as EncodedBatch["l"][number];
+    return { id: `${b.p}.${n}`, owner_id, link_id, alias, domain, url, folder_id, click: clickObject(tuple) };
   });
 }
 
@@ -135,7 +138,7 @@ async function queuePostgres(trx: Db, { rows, prefix }: StoredChunk): Promise<vo
   const nums = [...new Set(rows.map((r) => Number(r.link_num)))];
   const found = await sql<
     LinkRef & { num: string | number }
-  >`SELECT num, id, owner_id, alias, domain, url FROM links WHERE num = ANY(${nums}::bigint[])`.execute(trx);
+  >`SELECT num, id, owner_id, alias, domain, url, folder_id FROM links WHERE num = ANY(${nums}::bigint[])`.execute(trx);
   const links = new Map(found.rows.map((l) => [Number(l.num), l]));
   const out = batchRows(sinks, links, rows, 0, prefix);
   if (out.length === 0) return;
@@ -151,7 +154,7 @@ function sqliteOutbox(handle: SQLite.Database): (chunk: StoredChunk) => void {
   return ({ rows, first, prefix }) => {
     s ??= {
       sinks: handle.prepare(`SELECT s.id, s.owner_id FROM stream_sinks s WHERE ${ACTIVE} ORDER BY s.id`),
-      link: handle.prepare("SELECT id, owner_id, alias, domain, url FROM links WHERE num = ?"),
+      link: handle.prepare("SELECT id, owner_id, alias, domain, url, folder_id FROM links WHERE num = ?"),
       insert: handle.prepare(`INSERT INTO stream_outbox (sink_id, event_id, link_id, owner_id, alias, domain, url, at, click, n, events)
         VALUES (?, ?, '', NULL, '', '', '', ?, '', ?, ?)`),
     };

@@ -233,12 +233,19 @@ export class StreamPublisher {
 
   /** The event's JSON: its head, the link, then `tail` (its own object under its name, e.g. "click":{...}). */
   private body(
-    r: { event_id: string; owner_id: string | null; link_id: string; alias: string; domain: string; url: string },
+    r: { event_id: string; owner_id: string | null; link_id: string; alias: string; domain: string; url: string; folder_id?: string | null },
     tail: string,
     t: number,
     type = "link_click",
   ): string {
-    const link = { id: r.link_id, alias: r.alias, domain: r.domain || null, short_url: shortUrl(this.deps.origin, r.domain, r.alias), url: r.url };
+    const link = {
+      id: r.link_id,
+      alias: r.alias,
+      domain: r.domain || null,
+      short_url: shortUrl(this.deps.origin, r.domain, r.alias),
+      url: r.url,
+      folder_id: r.folder_id ?? null,
+    };
     const head = {
       schema: STREAM_SCHEMA,
       id: r.event_id,

@@ -24,6 +24,8 @@ export const DEFAULT_QUEUE_LIMITS: QueueLimits = { queue: 200, concurrency: 4 };
 export interface ClickedLink {
   id: string;
   url: string;
+  /** The cached link's folder (absent in a cache written before migration 050: none). */
+  folder_id?: string | null;
 }
 export interface ClickVisit {
   alias: string;
@@ -57,7 +59,14 @@ class ClickJob {
         version: 1,
         type: "link_click",
         test: false,
-        link: { id: this.link.id, alias: v.alias, domain: this.domain || null, short_url: shortUrl(origin, this.domain, v.alias), url: this.link.url },
+        link: {
+          id: this.link.id,
+          alias: v.alias,
+          domain: this.domain || null,
+          short_url: shortUrl(origin, this.domain, v.alias),
+          url: this.link.url,
+          folder_id: this.link.folder_id ?? null,
+        },
         click: {
           at: iso(this.at) as string,
           country: country === "unknown" ? null : country,

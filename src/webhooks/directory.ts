@@ -52,8 +52,8 @@ export class WebhookDirectory {
   }
 
   /** A link's alias, domain and url (events that carry only its id). */
-  linkOf(id: string): Promise<{ id: string; alias: string; domain: string; url: string } | undefined> {
-    return this.deps.db.selectFrom("links").select(["id", "alias", "domain", "url"]).where("id", "=", id).executeTakeFirst();
+  linkOf(id: string): Promise<{ id: string; alias: string; domain: string; url: string; folder_id: string | null } | undefined> {
+    return this.deps.db.selectFrom("links").select(["id", "alias", "domain", "url", "folder_id"]).where("id", "=", id).executeTakeFirst();
   }
 
   private setTargets(next: Map<string, DeliveryTarget[]>): void {

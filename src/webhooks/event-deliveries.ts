@@ -25,7 +25,7 @@ export interface EventDeliveriesDeps {
   log: Logger;
 }
 
-type Link = { id: string; alias: string; domain: string; url: string };
+type Link = { id: string; alias: string; domain: string; url: string; folder_id: string | null };
 
 export class EventDeliveries {
   private waiting = 0;
@@ -76,7 +76,14 @@ export class EventDeliveries {
         type,
         created_at: iso(this.deps.now()) as string,
         test: false,
-        link: { id: link.id, alias: link.alias, domain: link.domain || null, short_url: shortUrl(this.deps.origin, link.domain, link.alias), url: link.url },
+        link: {
+          id: link.id,
+          alias: link.alias,
+          domain: link.domain || null,
+          short_url: shortUrl(this.deps.origin, link.domain, link.alias),
+          url: link.url,
+          folder_id: link.folder_id,
+        },
         ...data,
       };
       setImmediate(() => {

@@ -8,7 +8,7 @@ export interface OutwardWebhookEvent {
   type: "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open";
   created_at: string;
   test: boolean;
-  link: { id: string; alias: string; domain: string | null; short_url: string; url: string };
+  link: { id: string; alias: string; domain: string | null; short_url: string; url: string; folder_id: string | null };
   /** The event's own object: `lead`, `sale` or `decision`. */
   lead?: Record<string, unknown>;
   sale?: Record<string, unknown>;

@@ -12,7 +12,7 @@ export interface LinkClickEvent {
   type: "link_click";
   created_at: string;
   test: boolean;
-  link: { id: string; alias: string; domain: string | null; short_url: string; url: string };
+  link: { id: string; alias: string; domain: string | null; short_url: string; url: string; folder_id: string | null };
   click: {
     at: string;
     country: string | null;

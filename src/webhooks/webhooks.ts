@@ -199,7 +199,7 @@ export class WebhookService {
       type: "link_click",
       created_at: iso(now) as string,
       test: true,
-      link: { id: "test", alias: "example", domain: null, short_url: shortUrl(this.deps.origin, "", "example"), url: "https://example.com/" },
+      link: { id: "test", alias: "example", domain: null, short_url: shortUrl(this.deps.origin, "", "example"), url: "https://example.com/", folder_id: null },
       click: {
         at: iso(now) as string,
         country: "US",

@@ -245,6 +245,15 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
     expect(one.devices).toEqual([{ device: "mobile", clicks: 1, visitors: 1 }]);
     const tagged = await only(`tag=${b.tags[0]!.id}`);
     expect([tagged.range_clicks, tagged.countries]).toEqual([2, [{ country: "DE", clicks: 2, visitors: 1 }]]);
+    // A folder's links, and the links in no folder.
+    const folder = (await owner.client.post("/api/folders", { name: "Acct" })).body.folder.id as string;
+    expect((await owner.client.patch(`/api/links/${a.id}`, { folder_id: folder })).status).toBe(200);
+    const foldered = await only(`folder_id=${folder}`);
+    expect([foldered.range_clicks, foldered.links.map((l: { alias: string }) => l.alias)]).toEqual([3, ["acct-a"]]);
+    const unfiled = await only("folder_id=none");
+    expect(unfiled.links.filter((l: { alias: string }) => l.alias.startsWith("acct-")).map((l: { alias: string }) => l.alias)).toEqual(["acct-b", "acct-c"]);
+    const csv = (await owner.client.get("/api/analytics.csv?range=7d&folder_id=" + folder)).text;
+    expect([csv.includes("acct-a"), csv.includes("acct-b"), csv.includes("acct-c")]).toEqual([true, false, false]);
     expect((await only(`domain=${new URL(server.url).hostname}&link=${a.id}`)).range_clicks).toBe(3);
     expect((await only(`domain=elsewhere.example&link=${a.id}`)).range_clicks).toBe(0);
     // A member reads the owner's analytics; its own account (Free) is gated; a stranger learns nothing.

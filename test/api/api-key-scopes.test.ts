@@ -44,6 +44,7 @@ describe.each(ENGINES)("scoped API keys on %s", (engine) => {
       expires_at: expires,
       last_used_at: null,
       revoked_at: null,
+      folder_ids: null,
     });
     const listed = (await c.get("/api/keys")).body.keys.find((k: { id: string }) => k.id === r.body.key.id);
     expect(listed).toEqual(r.body.key);
@@ -86,7 +87,10 @@ describe.each(ENGINES)("scoped API keys on %s", (engine) => {
 
   it("names the unknown and the duplicate scope in the message", async () => {
     expect((await c.post("/api/keys", { name: "u", scopes: ["links:delete"] })).body.details).toEqual([
-      { field: "scopes", message: 'unknown scope "links:delete"; known: links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open' },
+      {
+        field: "scopes",
+        message: 'unknown scope "links:delete"; known: links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open',
+      },
     ]);
     expect((await c.post("/api/keys", { name: "d", scopes: ["export", "export"] })).body.details).toEqual([
       { field: "scopes", message: "export is listed twice" },

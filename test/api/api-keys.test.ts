@@ -28,6 +28,7 @@ describe.each(ENGINES)("API keys on %s", (engine) => {
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       last_used_at: null,
       revoked_at: null,
+      folder_ids: null,
       scopes: ["links:create"],
       expires_at: null,
     });

@@ -72,6 +72,16 @@ describe.each(ENGINES)("conversion events (%s)", (engine) => {
 
   const at = (path: string) => rx.requests.filter((r) => r.url === path);
 
+  /** A link's part of an event: the shop's landing page, in no folder. */
+  const linkObject = (link: { id: string; alias: string }) => ({
+    id: link.id,
+    alias: link.alias,
+    domain: null,
+    short_url: `${server.url}/${link.alias}`,
+    url: "https://shop.example.com/landing",
+    folder_id: null,
+  });
+
   it("webhooks take lead.created and sale.created only when they opt in: signed, the documented payload, once each", async () => {
     const a = await account();
     const plain = await hook(a.client, `/plain-${engine}`);
@@ -100,7 +110,7 @@ describe.each(ENGINES)("conversion events (%s)", (engine) => {
     expect(leadReq!.headers["x-snip-event"]).toBe("lead.created");
     expect(saleReq!.headers["x-snip-event"]).toBe("sale.created");
     for (const r of [leadReq!, saleReq!]) expect(signed(conv.secret, r.headers["x-snip-signature"] as string, r.body)).toBe(true);
-    const linkPart = { id: a.link.id, alias: a.link.alias, domain: null, short_url: `${server.url}/${a.link.alias}`, url: "https://shop.example.com/landing" };
+    const linkPart = linkObject(a.link);
     const leadBody = JSON.parse(leadReq!.body);
     expect(leadBody).toEqual({
       version: 1,
@@ -209,7 +219,7 @@ describe.each(ENGINES)("conversion events (%s)", (engine) => {
       created_at: "2026-01-02T03:04:05.000Z",
       test: false,
       owner_id: a.id,
-      link: { id: a.link.id, alias: a.link.alias, domain: null, short_url: `${server.url}/${a.link.alias}`, url: "https://shop.example.com/landing" },
+      link: linkObject(a.link),
       sale: {
         id: sale.body.sale.id,
         event_name: "Purchase",

@@ -326,6 +326,7 @@ describe.each(ENGINES)("external creation API on %s", (engine) => {
       "app_path",
       "crawlable",
       "expired_url",
+      "folder_id",
       "note",
       "open_outside",
       "preview",

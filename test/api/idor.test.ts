@@ -85,6 +85,11 @@ const OWNED: Record<string, Fixture> = {
   "/api/webhooks/:id/deliveries": async (a) => `/api/webhooks/${await webhook(a)}/deliveries`,
   "/api/streams/:id": async (a) => `/api/streams/${await stream(a)}`,
   "/api/tags/:id": async (a) => `/api/tags/${await created(await a.client.post("/api/tags", { name: `idor-${++n}` }), "tag")}`,
+  // The generated body's empty name is refused to its owner after the folder is found (B gets 404 first).
+  "/api/folders/:id": async (a) => ({
+    path: `/api/folders/${await created(await a.client.post("/api/folders", { name: `idor-${++n}` }), "folder")}`,
+    own: { PATCH: 400 },
+  }),
   "/api/imports/:id": async (a) => `/api/imports/${await importJob(a)}`,
   "/api/imports/:id/cancel": async (a) => `/api/imports/${await importJob(a)}/cancel`,
   // Only a failed or cancelled import resumes: a finished one is 409 for its owner.
@@ -135,6 +140,7 @@ const OWNER_QUERY = [
   "/api/links",
   "/api/links/export",
   "/api/tags",
+  "/api/folders",
   "/api/utm-templates",
   "/api/analytics",
   "/api/analytics.csv",

@@ -91,8 +91,10 @@ describe.each(ENGINES)("imports from API sources on %s", (engine) => {
 
   it("YOURLS, Kutt and Dub: every link in", async () => {
     const clients = new Map<string, ApiClient>();
+    let dubSrc: RunningFakeSource | null = null;
     for (const name of ["yourls", "kutt", "dub"] as const) {
       const src = await fake(name, { links: 120 });
+      if (name === "dub") dubSrc = src;
       const c = await signedInClient(server, `${name}@example.com`, "business");
       clients.set(name, c);
       const job = await ended(c, await start(c, src));
@@ -112,6 +114,32 @@ describe.each(ENGINES)("imports from API sources on %s", (engine) => {
     expect((await stats(d8.id)).imported_conversions).toEqual({ leads: 8, sales: 0, revenue: {} });
     // Every third link had none: no imported figures.
     expect("imported_conversions" in (await stats(d9.id))).toBe(false);
+    // Dub's folders become folders (GET /folders read once); a folder Dub does not list leaves the link in none, said in its report line.
+    expect((await dub.get("/api/folders")).body.folders.map((f: { name: string; link_count: number }) => [f.name, f.link_count])).toEqual([["Clients", 11]]);
+    const clientsFolder = (await dub.get("/api/folders")).body.folders[0].id as string;
+    expect([
+      byUrl.get("https://example.com/dub/1")!.folder_id,
+      byUrl.get("https://example.com/dub/3")!.folder_id,
+      byUrl.get("https://example.com/dub/2")!.folder_id,
+    ]).toEqual([clientsFolder, null, null]);
+    expect(dubSrc!.requestsOf("folders")).toHaveLength(1);
+  });
+
+  it("Bitly: with several groups, each group's links go into a folder of its name", async () => {
+    const src = await fake("bitly", { links: 30, groups: 3 });
+    const c = await signedInClient(server, "bitly-groups@example.com", "business");
+    expect((await ended(c, await start(c, src))).counts).toMatchObject({ read: 30, created: 30, failed: 0 });
+    const folders = (await c.get("/api/folders")).body.folders.map((f: { name: string; link_count: number }) => [f.name, f.link_count]);
+    // 10 links a group, archived ones (every 7th from the 4th: 3, 10, 17, 24) not counted.
+    expect(folders).toEqual([
+      ["Group 0", 9],
+      ["Group 1", 8],
+      ["Group 2", 9],
+    ]);
+    // On a plan without folders, the links come in and their groups are left out.
+    const pro = await signedInClient(server, "bitly-groups-pro@example.com", "pro");
+    expect((await ended(pro, await start(pro, src))).counts).toMatchObject({ read: 30, failed: 0 });
+    expect((await pro.get("/api/folders")).body.folders).toEqual([]);
   });
 
   it("a rate-limited page is read again after Retry-After; a source failing mid-way fails the job, and resume continues from the last page", async () => {

@@ -76,6 +76,25 @@ describe.each(ENGINES)("webhooks (%s)", (engine) => {
     return r.body as { webhook: { id: string; url: string; kind: string }; secret?: string };
   };
 
+  it("a click's event names the link's folder, at once after a move (the redirect's cached copy dropped)", async () => {
+    const { c } = await business();
+    await createHook(c, { name: "Folders", url: rx.url("/folders") });
+    const f1 = (await c.post("/api/folders", { name: "One" })).body.folder.id as string;
+    const f2 = (await c.post("/api/folders", { name: "Two" })).body.folder.id as string;
+    const link = await createLink(c, { url: "https://example.com/foldered", folder_id: f1 });
+    const clickFolder = async () => {
+      const before = rx.requests.length;
+      expect(await visit(server.url, `/${link.alias}`, { "user-agent": UA.iphone })).toBe(302);
+      const [got] = (await rx.waitFor(before + 1)).slice(before);
+      return JSON.parse(got?.body as string).link.folder_id as string | null;
+    };
+    expect(await clickFolder()).toBe(f1);
+    expect((await c.patch("/api/links/bulk", { ids: [link.id], folder_id: f2 })).status).toBe(200);
+    expect(await clickFolder()).toBe(f2);
+    expect((await c.delete(`/api/folders/${f2}`)).body.moved).toBe(1);
+    expect(await clickFolder()).toBeNull();
+  });
+
   it("a click is delivered once, signed, with exactly the documented payload; the log and last_delivery show it", async () => {
     const { c } = await business();
     const { webhook, secret } = await createHook(c, { name: "Orders", url: rx.url("/one") });
@@ -97,7 +116,7 @@ describe.each(ENGINES)("webhooks (%s)", (engine) => {
       type: "link_click",
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       test: false,
-      link: { id: link.id, alias: link.alias, domain: null, short_url: `${server.url}/${link.alias}`, url: "https://example.com/landing?x=1" },
+      link: { id: link.id, alias: link.alias, domain: null, short_url: `${server.url}/${link.alias}`, url: "https://example.com/landing?x=1", folder_id: null },
       click: {
         at: expect.stringMatching(/Z$/),
         country: null,

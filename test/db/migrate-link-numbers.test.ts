@@ -99,6 +99,7 @@ describe.each(ENGINES)("migration 006 (link numbers) on %s", (engine) => {
       app_android_package: null,
       app_path: null,
       open_outside: null,
+      folder_id: null,
     });
     // 024 counted each account's links.
     const counts = await k.selectFrom("link_counts").selectAll().execute();

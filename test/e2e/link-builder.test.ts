@@ -325,7 +325,7 @@ describe.skipIf(!available)("the compact link builder in the browser", () => {
     await openBuilder(page);
     const dialog = page.getByTestId("builder-dialog");
     const shown = await dialog.locator('[data-testid^="option-"][data-testid$="-toggle"], [data-testid="utm-toggle"]').allTextContents();
-    expect(shown).toEqual(["UTM parameters", "Start date and redirect code", "Password", "Device and app destinations", "Title, note and tags"]);
+    expect(shown).toEqual(["UTM parameters", "Start date and redirect code", "Password", "Device and app destinations", "Title, note, tags and folder"]);
     // The options the plan lacks are one list with one upgrade line, not locked fields down the builder.
     for (const key of ["limits", "rules", "split", "preview"]) expect([key, await dialog.getByTestId(`option-${key}`).count()]).toEqual([key, 0]);
     expect(await dialog.getByTestId("form-plan-note").count()).toBe(1);

@@ -165,6 +165,8 @@ export function dubLink(i: number): Record<string, unknown> {
     ios: i % 4 === 0 ? `https://apps.apple.com/app/${i}` : null,
     android: i % 4 === 0 ? `https://play.google.com/store/apps/${i}` : null,
     tags: i % 3 === 0 ? [{ id: "tag_launch", name: "launch", color: "blue" }] : [],
+    // In Dub's folder "Clients" (GET /folders), or in a folder /folders does not list.
+    folderId: i % 10 === 1 ? "fold_clients" : i % 10 === 3 ? "fold_unlisted" : null,
     comments: i % 7 === 0 ? `note ${i}` : null,
     shortLink: `https://${i % 4 === 0 ? "go.example.com" : "dub.sh"}/d${i}`,
     clicks: i * 5,

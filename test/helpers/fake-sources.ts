@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { URL_FIELD, bitlyClicks, bitlyLink, dubLink, isoAt, kuttLink, shlinkDomain, shlinkLink, shlinkVisit, yourlsLink } from "./fake-source-data.js";
 
 export type FakeSourceName = keyof typeof URL_FIELD;
-export type FakeRequestKind = "links" | "visits" | "groups" | "clicks" | "count";
+export type FakeRequestKind = "links" | "visits" | "groups" | "clicks" | "count" | "folders";
 
 export interface FakeSourceOptions {
   /** Links served (default 250). */
@@ -206,6 +206,8 @@ function kuttRoute(ctx: Ctx, path: string, q: URLSearchParams): Route | null {
 
 function dubRoute(ctx: Ctx, path: string, q: URLSearchParams): Route | null {
   if (path === "/links/count") return { kind: "count", page: null, answer: () => ({ status: 200, body: ctx.n }) };
+  if (path === "/folders")
+    return { kind: "folders", page: null, answer: () => ({ status: 200, body: [{ id: "fold_clients", name: "Clients", accessLevel: "write" }] }) };
   if (path !== "/links") return null;
   const page = limitOf(q, "page", 1, Number.MAX_SAFE_INTEGER);
   const size = limitOf(q, "pageSize", 100, 100);

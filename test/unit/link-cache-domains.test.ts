@@ -51,6 +51,7 @@ function row(domain: string, alias: string, url: string): LinkRow {
     app_android_package: null,
     app_path: null,
     open_outside: null,
+    folder_id: null,
   };
 }
 

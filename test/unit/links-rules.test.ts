@@ -112,6 +112,7 @@ describe("link cache", () => {
     app_android_package: null,
     app_path: null,
     open_outside: null,
+    folder_id: null,
   });
 
   it("reads the database once per link, coalesces concurrent misses, and forgets on change", async () => {

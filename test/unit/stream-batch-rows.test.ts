@@ -6,8 +6,8 @@ import type { ClickRow } from "../../src/clicks/click-groups.js";
 const click = (num: number, at: number, device = "desktop"): ClickRow =>
   ({ link_num: num, at, country: "FR", device, os: "iOS", browser: "Safari", referrer: "direct", is_bot: 0, destination: null, qr: 0 }) as unknown as ClickRow;
 const links = new Map([
-  [1, { id: "L1", owner_id: "alice", alias: "one", domain: "", url: "https://example.com/1" }],
-  [2, { id: "L2", owner_id: "bob", alias: "two", domain: "go.example", url: 'https://example.com/"2"' }],
+  [1, { id: "L1", owner_id: "alice", alias: "one", domain: "", url: "https://example.com/1", folder_id: null }],
+  [2, { id: "L2", owner_id: "bob", alias: "two", domain: "go.example", url: 'https://example.com/"2"', folder_id: "F1" }],
 ]);
 
 describe("batchRows", () => {
@@ -35,7 +35,8 @@ describe("batchRows", () => {
       ["j.7.11", "L2", "bob"],
       ["j.7.13", "L1", "alice"],
     ]);
-    expect(all[1]).toMatchObject({ alias: "two", domain: "go.example", url: 'https://example.com/"2"' });
+    expect(all[1]).toMatchObject({ alias: "two", domain: "go.example", url: 'https://example.com/"2"', folder_id: "F1" });
+    expect(all[0]!.folder_id).toBeNull();
     expect(all[2]!.click).toEqual({
       at: new Date(1100).toISOString(),
       country: "FR",
@@ -50,6 +51,16 @@ describe("batchRows", () => {
     expect(decodeBatch(out[1]!.events).map((e) => e.id)).toEqual(["j.7.11"]);
     // Each link once per row, however many of its clicks it holds.
     expect((JSON.parse(out[0]!.events) as { l: unknown[] }).l).toHaveLength(2);
+  });
+
+  it("reads a row written before folders (five values per link) as links in no folder", () => {
+    const old = JSON.stringify({
+      p: "j.1",
+      l: [["L1", "alice", "one", "", "https://example.com/1"]],
+      e: [[0, 4, 5, "DE", "desktop", null, null, null, 0, "default", 0]],
+    });
+    const [e] = decodeBatch(old);
+    expect(e).toMatchObject({ id: "j.1.4", link_id: "L1", owner_id: "alice", folder_id: null });
   });
 
   it("writes nothing for a batch no sink takes", () => {

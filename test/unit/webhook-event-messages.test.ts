@@ -8,7 +8,7 @@ import { WEBHOOK_EVENTS, WebhookEventSchema } from "../../src/contract/webhooks.
 import { WEBHOOK_EVENT_LABELS } from "../../src/contract/tables.js";
 import { OUTWARD_EVENTS } from "../../src/shared/events.js";
 
-const link = { id: "l1", alias: "promo", domain: null, short_url: "https://s.example.com/promo", url: "https://example.com/" };
+const link = { id: "l1", alias: "promo", domain: null, short_url: "https://s.example.com/promo", url: "https://example.com/", folder_id: null };
 const sale: OutwardWebhookEvent = {
   version: 1,
   id: "d1",

@@ -55,13 +55,14 @@ describe("address classes", () => {
 const HOSTILE = `<!channel> *bold* _it_ [x](https://evil.example) @everyone <@123> \`code\` & </script>`;
 
 function event(over: Partial<LinkClickEvent["link"]> = {}): LinkClickEvent {
+  const link = { id: "L1", alias: "promo", domain: null, short_url: "https://sn.ip/promo", url: "https://example.com/a?b=1&c=2", folder_id: null, ...over };
   return {
     version: 1,
     id: "6f1c0f0e-5d3a-4d0b-9a37-2a4f7b5c9e11",
     type: "link_click",
     created_at: "2026-11-23T10:00:00.000Z",
     test: false,
-    link: { id: "L1", alias: "promo", domain: null, short_url: "https://sn.ip/promo", url: "https://example.com/a?b=1&c=2", ...over },
+    link,
     click: {
       at: "2026-11-23T09:59:59.000Z",
       country: "DE",
@@ -85,7 +86,7 @@ describe("payloads", () => {
       type: "link_click",
       created_at: "2026-11-23T10:00:00.000Z",
       test: false,
-      link: { id: "L1", alias: "promo", domain: null, short_url: "https://sn.ip/promo", url: "https://example.com/a?b=1&c=2" },
+      link: { id: "L1", alias: "promo", domain: null, short_url: "https://sn.ip/promo", url: "https://example.com/a?b=1&c=2", folder_id: null },
       click: {
         at: "2026-11-23T09:59:59.000Z",
         country: "DE",

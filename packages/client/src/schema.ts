@@ -1171,6 +1171,8 @@ export interface paths {
                                 /** @description Where visitors go once the link expired or reached its click limit */
                                 expired_url: string | null;
                                 expires_at: string | null;
+                                /** @description The owner's folder the link is in (docs/folders.md); null: in none */
+                                folder_id: string | null;
                                 has_password: boolean;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
@@ -1374,6 +1376,8 @@ export interface paths {
                                 /** @description Where visitors go once the link expired or reached its click limit */
                                 expired_url: string | null;
                                 expires_at: string | null;
+                                /** @description The owner's folder the link is in (docs/folders.md); null: in none */
+                                folder_id: string | null;
                                 has_password: boolean;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
@@ -1574,6 +1578,8 @@ export interface paths {
                                 /** @description Where visitors go once the link expired or reached its click limit */
                                 expired_url: string | null;
                                 expires_at: string | null;
+                                /** @description The owner's folder the link is in (docs/folders.md); null: in none */
+                                folder_id: string | null;
                                 has_password: boolean;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
@@ -2086,6 +2092,8 @@ export interface paths {
                                     /** @description Where visitors go once the link expired or reached its click limit */
                                     expired_url: string | null;
                                     expires_at: string | null;
+                                    /** @description The owner's folder the link is in (docs/folders.md); null: in none */
+                                    folder_id: string | null;
                                     has_password: boolean;
                                     id: string;
                                     /** @description Clicks the source counted before the link was imported (shown beside click_count) */
@@ -2302,6 +2310,8 @@ export interface paths {
                                     /** @description Where visitors go once the link expired or reached its click limit */
                                     expired_url: string | null;
                                     expires_at: string | null;
+                                    /** @description The owner's folder the link is in (docs/folders.md); null: in none */
+                                    folder_id: string | null;
                                     has_password: boolean;
                                     id: string;
                                     /** @description Clicks the source counted before the link was imported (shown beside click_count) */
@@ -2536,6 +2546,8 @@ export interface paths {
                                     /** @description Where visitors go once the link expired or reached its click limit */
                                     expired_url: string | null;
                                     expires_at: string | null;
+                                    /** @description The owner's folder the link is in (docs/folders.md); null: in none */
+                                    folder_id: string | null;
                                     has_password: boolean;
                                     id: string;
                                     /** @description Clicks the source counted before the link was imported (shown beside click_count) */
@@ -2762,6 +2774,8 @@ export interface paths {
                                     /** @description Where visitors go once the link expired or reached its click limit */
                                     expired_url: string | null;
                                     expires_at: string | null;
+                                    /** @description The owner's folder the link is in (docs/folders.md); null: in none */
+                                    folder_id: string | null;
                                     has_password: boolean;
                                     id: string;
                                     /** @description Clicks the source counted before the link was imported (shown beside click_count) */
@@ -3072,7 +3086,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Account analytics (Business and above): every link of the caller's account, or of a team owner's (owner), over a period, filtered by link, domain and tag
+         * Account analytics (Business and above): every link of the caller's account, or of a team owner's (owner), over a period, filtered by link, domain, tag and folder
          * @description Totals of clicks, visitors and QR scans with their change against the period before, the series in the time zone tz, the top 50 links and the breakdowns. Breakdowns and top links count the UTC days the period touches.
          */
         get: {
@@ -3080,6 +3094,8 @@ export interface paths {
                 query?: {
                     /** @description Only links on this host (the main host's name or a custom domain) */
                     domain?: string;
+                    /** @description Only links in this folder (its id), or `none` for links in no folder */
+                    folder_id?: string;
                     from?: string;
                     /** @description Only this link (its id) */
                     link?: string;
@@ -3439,6 +3455,8 @@ export interface paths {
                 query?: {
                     /** @description Only links on this host (the main host's name or a custom domain) */
                     domain?: string;
+                    /** @description Only links in this folder (its id), or `none` for links in no folder */
+                    folder_id?: string;
                     from?: string;
                     /** @description Only this link (its id) */
                     link?: string;
@@ -7764,6 +7782,8 @@ export interface paths {
                         /** @description Let search engines follow it (default false) */
                         crawlable?: boolean;
                         expired_url?: string | null;
+                        /** @description A folder of the link's owner (docs/folders.md); null: in no folder */
+                        folder_id?: string | null;
                         note?: string | null;
                         /** @description A way out of in-app browsers; null: the account's default */
                         open_outside?: boolean | null;
@@ -7862,6 +7882,8 @@ export interface paths {
                                 /** @description Where visitors go once the link expired or reached its click limit */
                                 expired_url: string | null;
                                 expires_at: string | null;
+                                /** @description The owner's folder the link is in (docs/folders.md); null: in none */
+                                folder_id: string | null;
                                 has_password: boolean;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
@@ -8104,6 +8126,8 @@ export interface paths {
                     cursor?: string;
                     /** @description Links on this custom domain; empty (`domain=`) or the service's own host name: links on the main host */
                     domain?: string;
+                    /** @description Only links in this folder (its id), or `none` for links in no folder */
+                    folder_id?: string;
                     /** @description true: password-protected links only; false: links without a password */
                     has_password?: boolean;
                     limit?: number;
@@ -8159,6 +8183,8 @@ export interface paths {
                                 /** @description Where visitors go once the link expired or reached its click limit */
                                 expired_url: string | null;
                                 expires_at: string | null;
+                                /** @description The owner's folder the link is in (docs/folders.md); null: in none */
+                                folder_id: string | null;
                                 has_password: boolean;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
@@ -8360,6 +8386,8 @@ export interface paths {
                                 /** @description Where visitors go once the link expired or reached its click limit */
                                 expired_url: string | null;
                                 expires_at: string | null;
+                                /** @description The owner's folder the link is in (docs/folders.md); null: in none */
+                                folder_id: string | null;
                                 has_password: boolean;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
@@ -8590,6 +8618,8 @@ export interface paths {
                         domain?: string | null;
                         expired_url?: string | null;
                         expires_at?: string | null;
+                        /** @description A folder of the link's owner (docs/folders.md); null: in no folder */
+                        folder_id?: string | null;
                         ios_url?: string | null;
                         max_clicks?: number | null;
                         note?: string | null;
@@ -8690,6 +8720,8 @@ export interface paths {
                                 /** @description Where visitors go once the link expired or reached its click limit */
                                 expired_url: string | null;
                                 expires_at: string | null;
+                                /** @description The owner's folder the link is in (docs/folders.md); null: in none */
+                                folder_id: string | null;
                                 has_password: boolean;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
@@ -9287,6 +9319,312 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/folders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's folders (or a team owner's) in name order, with their link counts */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A team owner's user id: that owner's folders, for an active member (404 otherwise) */
+                    owner?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description In name order; at most 200 */
+                            folders: {
+                                created_at: string;
+                                id: string;
+                                /** @description Links in the folder, archived ones aside (what the list shows for it) */
+                                link_count: number;
+                                name: string;
+                                updated_at: string;
+                            }[];
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a folder (Business and above; name 1-60 characters, unique per account ignoring case; at most 200) */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description A team owner's user id: that owner's folders, for an active member (404 otherwise) */
+                    owner?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 1-60 characters, unique per account ignoring case */
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            folder: {
+                                created_at: string;
+                                id: string;
+                                name: string;
+                                updated_at: string;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/folders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a folder (its owner only, any plan); its links move to no folder */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Links that were in the folder, now in none */
+                            moved: number;
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Rename a folder (its owner only, Business and above) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description 1-60 characters, unique per account ignoring case */
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            folder: {
+                                created_at: string;
+                                id: string;
+                                name: string;
+                                updated_at: string;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/imports": {
@@ -10487,6 +10825,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description From this time on the key is refused (401 invalid_api_key); null: never */
                                 expires_at: string | null;
+                                /** @description The folders the key is limited to: it reads, creates and changes only links in them (docs/folders.md); null: every link of the account */
+                                folder_ids: string[] | null;
                                 id: string;
                                 /** @description Updated at most once a minute */
                                 last_used_at: string | null;
@@ -10530,6 +10870,8 @@ export interface paths {
                     "application/json": {
                         /** @description ISO-8601 time in the future */
                         expires_at?: string | null;
+                        /** @description Limit the key to these folders of the account (Business and above); absent or null: every link */
+                        folder_ids?: string[] | null;
                         name: string;
                         /** @description One or more of links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open, each once; default ["links:create"] */
                         scopes?: string[];
@@ -10548,6 +10890,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description From this time on the key is refused (401 invalid_api_key); null: never */
                                 expires_at: string | null;
+                                /** @description The folders the key is limited to: it reads, creates and changes only links in them (docs/folders.md); null: every link of the account */
+                                folder_ids: string[] | null;
                                 id: string;
                                 /** @description Updated at most once a minute */
                                 last_used_at: string | null;
@@ -10632,6 +10976,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description From this time on the key is refused (401 invalid_api_key); null: never */
                                 expires_at: string | null;
+                                /** @description The folders the key is limited to: it reads, creates and changes only links in them (docs/folders.md); null: every link of the account */
+                                folder_ids: string[] | null;
                                 id: string;
                                 /** @description Updated at most once a minute */
                                 last_used_at: string | null;
@@ -10696,6 +11042,8 @@ export interface paths {
                     cursor?: string;
                     /** @description Links on this custom domain; empty (`domain=`) or the service's own host name: links on the main host */
                     domain?: string;
+                    /** @description Only links in this folder (its id), or `none` for links in no folder */
+                    folder_id?: string;
                     /** @description true: password-protected links only; false: links without a password */
                     has_password?: boolean;
                     limit?: number;
@@ -10753,6 +11101,8 @@ export interface paths {
                                 /** @description Where visitors go once the link expired or reached its click limit */
                                 expired_url: string | null;
                                 expires_at: string | null;
+                                /** @description The owner's folder the link is in (docs/folders.md); null: in none */
+                                folder_id: string | null;
                                 has_password: boolean;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
@@ -10910,6 +11260,8 @@ export interface paths {
                         domain?: string | null;
                         expired_url?: string | null;
                         expires_at?: string | null;
+                        /** @description A folder of the link's owner (docs/folders.md); null: in no folder */
+                        folder_id?: string | null;
                         ios_url?: string | null;
                         max_clicks?: number | null;
                         note?: string | null;
@@ -11010,6 +11362,8 @@ export interface paths {
                                 /** @description Where visitors go once the link expired or reached its click limit */
                                 expired_url: string | null;
                                 expires_at: string | null;
+                                /** @description The owner's folder the link is in (docs/folders.md); null: in none */
+                                folder_id: string | null;
                                 has_password: boolean;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
@@ -11224,6 +11578,8 @@ export interface paths {
                                 /** @description Where visitors go once the link expired or reached its click limit */
                                 expired_url: string | null;
                                 expires_at: string | null;
+                                /** @description The owner's folder the link is in (docs/folders.md); null: in none */
+                                folder_id: string | null;
                                 has_password: boolean;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
@@ -11427,6 +11783,8 @@ export interface paths {
                         domain?: string | null;
                         expired_url?: string | null;
                         expires_at?: string | null;
+                        /** @description A folder of the link's owner (docs/folders.md); null: in no folder */
+                        folder_id?: string | null;
                         ios_url?: string | null;
                         max_clicks?: number | null;
                         note?: string | null;
@@ -11527,6 +11885,8 @@ export interface paths {
                                 /** @description Where visitors go once the link expired or reached its click limit */
                                 expired_url: string | null;
                                 expires_at: string | null;
+                                /** @description The owner's folder the link is in (docs/folders.md); null: in none */
+                                folder_id: string | null;
                                 has_password: boolean;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
@@ -12317,6 +12677,8 @@ export interface paths {
                             /** @description Let search engines follow it (default false) */
                             crawlable?: boolean;
                             expired_url?: string | null;
+                            /** @description A folder of the link's owner (docs/folders.md); null: in no folder */
+                            folder_id?: string | null;
                             note?: string | null;
                             /** @description A way out of in-app browsers; null: the account's default */
                             open_outside?: boolean | null;
@@ -12419,6 +12781,8 @@ export interface paths {
                                     /** @description Where visitors go once the link expired or reached its click limit */
                                     expired_url: string | null;
                                     expires_at: string | null;
+                                    /** @description The owner's folder the link is in (docs/folders.md); null: in none */
+                                    folder_id: string | null;
                                     has_password: boolean;
                                     id: string;
                                     /** @description Clicks the source counted before the link was imported (shown beside click_count) */
@@ -12589,6 +12953,8 @@ export interface paths {
                         /** @description Tag names to add (unknown ones are created) */
                         add_tags?: string[];
                         archived?: boolean;
+                        /** @description Move the links into this folder of their owner; null: into no folder */
+                        folder_id?: string | null;
                         /** @description Link ids (at most 100) */
                         ids: string[];
                         /** @description Tag names to remove */
@@ -12632,6 +12998,8 @@ export interface paths {
                                 /** @description Where visitors go once the link expired or reached its click limit */
                                 expired_url: string | null;
                                 expires_at: string | null;
+                                /** @description The owner's folder the link is in (docs/folders.md); null: in none */
+                                folder_id: string | null;
                                 has_password: boolean;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
@@ -12914,6 +13282,8 @@ export interface paths {
         get: {
             parameters: {
                 query?: {
+                    /** @description Only links in this folder (its id), or `none` for links in no folder */
+                    folder_id?: string;
                     /** @description csv (default) or json */
                     format?: "csv" | "json";
                     /** @description A team owner's user id: that owner's links, for an active member */

@@ -18,7 +18,7 @@ export async function analyticsRoutes(app: App, ctx: Deps): Promise<void> {
         schema: {
           tags: ["stats"],
           summary:
-            "Account analytics (Business and above): every link of the caller's account, or of a team owner's (owner), over a period, filtered by link, domain and tag",
+            "Account analytics (Business and above): every link of the caller's account, or of a team owner's (owner), over a period, filtered by link, domain, tag and folder",
           description:
             "Totals of clicks, visitors and QR scans with their change against the period before, the series in the time zone tz, the top 50 links and the breakdowns. Breakdowns and top links count the UTC days the period touches.",
           querystring: AnalyticsQuery,

@@ -1,14 +1,18 @@
 // Links and their statistics through an API key (docs/external-api.md, Links): the dashboard's reads and edits
 // for a script, each behind its scope (contract/api-keys.ts, KEY_ROUTE_SCOPES), the key's account and its plan.
-// The key acts as its account: the same services and access rules as the dashboard's routes.
+// The key acts as its account: the same services and access rules as the dashboard's routes; a key limited to
+// folders sees and changes only the links in them (links/key-folders.ts).
 import { Type } from "typebox";
 import type { App } from "../app-type.js";
+import type { AuthenticatedKey } from "../../accounts/api-keys.js";
 import type { AppContext } from "../../context.js";
 import { errors, IdParams, OkSchema } from "../../contract/common.js";
 import { LinkListQuery, LinkPageReply, LinkReply, UpdateLinkBody } from "../../contract/links.js";
 import { RangeQuery, StatsReply } from "../../contract/stats.js";
 import { admitKey, keyCaller, keyRoute } from "../key-auth.js";
 import { linkStatsReply } from "./stats.js";
+import { keyFolders } from "../../accounts/key-scopes.js";
+import { keyFolderInput, requireKeyFolder } from "../../links/key-folders.js";
 
 /** The services these routes use: the compiler refuses any other. */
 type Deps = Pick<AppContext, "apiKeys" | "links" | "splits" | "stats" | "storage">;
@@ -22,6 +26,12 @@ const security = [{ bearer: [] }];
 
 export async function externalLinkRoutes(app: App, ctx: Deps): Promise<void> {
   const admit = admitKey(ctx, "The external API");
+  /** The link, when the key may see it (its account's, in the key's folders if it has any). */
+  const keyLink = async (id: string, caller: AuthenticatedKey) => {
+    const link = await ctx.links.get(caller.user, id);
+    requireKeyFolder(keyFolders(caller.key), link);
+    return link;
+  };
 
   app.get(
     EXTERNAL_LINKS_PATH,
@@ -37,7 +47,8 @@ export async function externalLinkRoutes(app: App, ctx: Deps): Promise<void> {
       },
     },
     async (req) => {
-      const page = await ctx.links.list(keyCaller(req).user, req.query);
+      const { user, key } = keyCaller(req);
+      const page = await ctx.links.list(user, { ...req.query, folder_in: keyFolders(key) ?? undefined });
       return { ...page, status: "success" as const, links: await ctx.links.present(page.links) };
     },
   );
@@ -55,7 +66,7 @@ export async function externalLinkRoutes(app: App, ctx: Deps): Promise<void> {
         response: { 200: LinkReply, ...errors(401, 403, 404, 429) },
       },
     },
-    async (req) => ({ status: "success" as const, link: await ctx.links.presentOne(await ctx.links.get(keyCaller(req).user, req.params.id)) }),
+    async (req) => ({ status: "success" as const, link: await ctx.links.presentOne(await keyLink(req.params.id, keyCaller(req))) }),
   );
 
   app.patch(
@@ -72,7 +83,13 @@ export async function externalLinkRoutes(app: App, ctx: Deps): Promise<void> {
         response: { 200: LinkReply, ...errors(400, 401, 403, 404, 409, 429) },
       },
     },
-    async (req) => ({ status: "success" as const, link: await ctx.links.presentOne(await ctx.links.update(keyCaller(req).user, req.params.id, req.body)) }),
+    async (req) => {
+      const caller = keyCaller(req);
+      await keyLink(req.params.id, caller);
+      const folder_id = keyFolderInput(keyFolders(caller.key), req.body.folder_id, false);
+      const body = folder_id === undefined ? req.body : { ...req.body, folder_id };
+      return { status: "success" as const, link: await ctx.links.presentOne(await ctx.links.update(caller.user, req.params.id, body)) };
+    },
   );
 
   app.delete(
@@ -89,7 +106,9 @@ export async function externalLinkRoutes(app: App, ctx: Deps): Promise<void> {
       },
     },
     async (req) => {
-      await ctx.links.delete(keyCaller(req).user, req.params.id);
+      const caller = keyCaller(req);
+      await keyLink(req.params.id, caller);
+      await ctx.links.delete(caller.user, req.params.id);
       return { status: "success" as const };
     },
   );
@@ -110,6 +129,7 @@ export async function externalLinkRoutes(app: App, ctx: Deps): Promise<void> {
     },
     async (req) => {
       const { link, owner } = await ctx.links.access(keyCaller(req).user, req.params.id);
+      requireKeyFolder(keyFolders(keyCaller(req).key), link);
       return linkStatsReply(ctx, link, owner, req.query);
     },
   );

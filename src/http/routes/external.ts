@@ -12,6 +12,8 @@ import { ExternalCreateBody, ExternalCreateReply } from "../../contract/links.js
 import { ExportQuery } from "../../contract/imports.js";
 import { Type } from "typebox";
 import { sendExport } from "./imports.js";
+import { keyFolders } from "../../accounts/key-scopes.js";
+import { keyFolderInput } from "../../links/key-folders.js";
 
 /** The services these routes use: the compiler refuses any other. */
 type Deps = Pick<AppContext, "apiKeys" | "clock" | "config" | "links" | "storage">;
@@ -87,7 +89,9 @@ export async function externalRoutes(app: App, ctx: Deps): Promise<void> {
       }
       setWindowHeaders(reply, reservation);
       try {
-        const pub = await ctx.links.presentOne(await ctx.links.create(caller.user, req.body, { via: "api" }));
+        const folder_id = keyFolderInput(keyFolders(caller.key), req.body.folder_id, true);
+        const body = folder_id === undefined ? req.body : { ...req.body, folder_id };
+        const pub = await ctx.links.presentOne(await ctx.links.create(caller.user, body, { via: "api" }));
         return reply.code(201).send({ status: "success" as const, short_url: pub.short_url, link: pub });
       } catch (err) {
         // A failed creation does not use up the quota.
@@ -113,7 +117,7 @@ export async function externalRoutes(app: App, ctx: Deps): Promise<void> {
     async (req, reply) => {
       const caller = keyCaller(req);
       const format = req.query.format ?? "csv";
-      return sendExport(reply, ctx, caller.user.id, format);
+      return sendExport(reply, ctx, caller.user.id, format, { folderIn: keyFolders(caller.key) });
     },
   );
 }

@@ -7,7 +7,8 @@ import type { AppContext } from "../../context.js";
 import { IdParams, errors } from "../../contract/common.js";
 import { ExportQuery, FailedLinesReply, ImportBody, ImportListReply, ImportReply, MAX_IMPORT_FILE_BYTES, PreviewReply } from "../../contract/imports.js";
 import { activeUser, signedIn, signedInBeforeBody, signedInRoutes } from "../auth.js";
-import { exportLinks } from "../../imports/export.js";
+import { type ExportFilter, exportLinks } from "../../imports/export.js";
+import { folderFilter } from "../../teams/folders.js";
 import { managedOwner } from "../../teams/access.js";
 
 /** The services these routes use: the compiler refuses any other. */
@@ -141,7 +142,7 @@ export async function importRoutes(app: App, ctx: Deps): Promise<void> {
       },
       async (req, reply) => {
         const { owner } = await managedOwner(ctx.storage.db, signedIn(req), req.query.owner, "stats.view");
-        return sendExport(reply, ctx, owner.id, req.query.format ?? "csv");
+        return sendExport(reply, ctx, owner.id, req.query.format ?? "csv", { folder: folderFilter(req.query.folder_id) });
       },
     );
   });
@@ -151,11 +152,11 @@ export async function importRoutes(app: App, ctx: Deps): Promise<void> {
 export type ExportDeps = Pick<AppContext, "clock" | "storage" | "links" | "config">;
 
 /** Every link of an owner as a download (the dashboard's export, and the external API's). */
-export function sendExport(reply: FastifyReply, ctx: ExportDeps, ownerId: string, format: "csv" | "json"): FastifyReply {
+export function sendExport(reply: FastifyReply, ctx: ExportDeps, ownerId: string, format: "csv" | "json", filter: ExportFilter = {}): FastifyReply {
   const day = new Date(ctx.clock.now()).toISOString().slice(0, 10);
   return reply
     .type(format === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8")
     .header("Content-Disposition", `attachment; filename="snip-links-${day}.${format}"`)
     .header("Cache-Control", "private, no-store")
-    .send(exportLinks(ctx.storage.db, ctx.links, ownerId, ctx.config.origin, format));
+    .send(exportLinks(ctx.storage.db, ctx.links, ownerId, ctx.config.origin, format, filter));
 }

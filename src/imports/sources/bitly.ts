@@ -14,13 +14,20 @@ const CLICK_REQUESTS = 4;
 
 interface BitlyCursor {
   groups: string[];
+  /** The groups' names, when every group is read (absent in a cursor saved before folders): each group's links go into a folder of its name. */
+  names?: string[];
   g: number;
   next: string | null;
 }
 
 function isBitlyCursor(v: unknown): v is BitlyCursor {
   return (
-    isObject(v) && Array.isArray(v.groups) && v.groups.every((g) => typeof g === "string") && isCount(v.g) && (v.next === null || typeof v.next === "string")
+    isObject(v) &&
+    Array.isArray(v.groups) &&
+    v.groups.every((g) => typeof g === "string") &&
+    (v.names === undefined || (Array.isArray(v.names) && v.names.every((g) => typeof g === "string"))) &&
+    isCount(v.g) &&
+    (v.next === null || typeof v.next === "string")
   );
 }
 
@@ -30,14 +37,16 @@ export const bitlySource: SourceFactory = (settings: SourceSettings, http: Sourc
   const headers = { authorization: `Bearer ${token("bitly", settings)}` };
   const firstPage = (guid: string) => endpoint(base, `/v4/groups/${encodeURIComponent(guid)}/bitlinks`, { size: BITLY_LINKS_PER_PAGE, archived: "both" });
 
-  async function groups(): Promise<string[]> {
-    if (settings.group?.trim()) return [settings.group.trim()];
+  /** The groups to read, and their names when there are several (one group chosen, or the only one: no folders). */
+  async function groups(): Promise<Pick<BitlyCursor, "groups" | "names">> {
+    if (settings.group?.trim()) return { groups: [settings.group.trim()] };
     const body = await http.json(endpoint(base, "/v4/groups"), { headers });
     if (!isObject(body) || !Array.isArray(body.groups)) throw shapeError("bitly", `"groups" is not a list`);
-    return body.groups.map((g, i) => {
+    const read = body.groups.map((g, i) => {
       if (!isObject(g) || typeof g.guid !== "string" || g.guid === "") throw shapeError("bitly", `group ${i + 1} has no guid`);
-      return g.guid;
+      return { guid: g.guid, name: typeof g.name === "string" ? g.name : "" };
     });
+    return { groups: read.map((g) => g.guid), ...(read.length > 1 ? { names: read.map((g) => g.name) } : {}) };
   }
 
   /** The URL of the group's next page: Bitly's `next` when it stays on the API's origin, else built from search_after. */
@@ -72,7 +81,7 @@ export const bitlySource: SourceFactory = (settings: SourceSettings, http: Sourc
   return {
     name: "bitly",
     async page(cursor: string | null): Promise<SourcePage> {
-      const at = readCursor("bitly", cursor, isBitlyCursor) ?? { groups: await groups(), g: 0, next: null };
+      const at = readCursor("bitly", cursor, isBitlyCursor) ?? { ...(await groups()), g: 0, next: null };
       const guid = at.groups[at.g];
       if (guid === undefined) return { links: [], next: null, total: at.groups.length === 0 ? 0 : null };
       if (at.next !== null && new URL(at.next).origin !== origin)
@@ -80,7 +89,8 @@ export const bitlySource: SourceFactory = (settings: SourceSettings, http: Sourc
       const body = await http.json(at.next ?? firstPage(guid), { headers });
       if (!isObject(body) || !Array.isArray(body.links)) throw shapeError("bitly", `"links" is not a list`);
       if (!isObject(body.pagination)) throw shapeError("bitly", `"pagination" is missing`);
-      const links = body.links.map((raw, i) => readBitlink(raw, `#${guid}-${at.g}-${i + 1}`));
+      const folder = at.names?.[at.g]?.trim() || null;
+      const links = body.links.map((raw, i) => ({ ...readBitlink(raw, `#${guid}-${at.g}-${i + 1}`), ...(folder ? { folder } : {}) }));
       await mapLimit(links, CLICK_REQUESTS, clicks);
       const more = body.links.length > 0 ? nextPage(guid, body.pagination) : null;
       const next: BitlyCursor | null = more ? { ...at, next: more } : at.g + 1 < at.groups.length ? { ...at, g: at.g + 1, next: null } : null;

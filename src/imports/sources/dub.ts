@@ -1,6 +1,6 @@
 // Dub (Authorization: Bearer): GET /links?page=&pageSize= answers a list of links {id, domain, key, url, title,
 // description, image, proxy, expiresAt, expiredUrl, password, tags: [{name}], clicks, createdAt, ios, android,
-// archived, comments, leads, sales, saleAmount (cents of USD, the currency Dub reports revenue in)}; the last page is one shorter than pageSize (or empty). GET /links/count gives the
+// archived, folderId (GET /folders gives the names: [{id, name}]), comments, leads, sales, saleAmount (cents of USD, the currency Dub reports revenue in)}; the last page is one shorter than pageSize (or empty). GET /links/count gives the
 // total, asked once on the first page and kept in the cursor: {"page": next page, "total": count or null}.
 import type { ImportSource, SourceFactory, SourceFetch, SourceLink, SourcePage, SourceSettings } from "../source.js";
 import { LinkReader, baseUrl, endpoint, isCount, isObject, readCursor, shapeError, token } from "./common.js";
@@ -33,13 +33,27 @@ export const dubSource: SourceFactory = (settings: SourceSettings, http: SourceF
     }
   }
 
+  /** The workspace's folders by id (GET /folders), read once per run; none when Dub does not give them (a plan without folders). */
+  let folders: Promise<Map<string, string>> | null = null;
+  async function readFolders(): Promise<Map<string, string>> {
+    try {
+      const body = await http.json(endpoint(base, "/folders"), { headers });
+      const list = Array.isArray(body) ? body : [];
+      return new Map(list.flatMap((f) => (isObject(f) && typeof f.id === "string" && typeof f.name === "string" ? [[f.id, f.name] as const] : [])));
+    } catch (e) {
+      if (e instanceof SourceError && !e.transient && !/refused the token/.test(e.message)) return new Map();
+      throw e;
+    }
+  }
+
   return {
     name: "dub",
     async page(cursor: string | null): Promise<SourcePage> {
       const at = readCursor("dub", cursor, isDubCursor) ?? { page: 1, total: await count() };
       const body = await http.json(endpoint(base, "/links", { page: at.page, pageSize: DUB_LINKS_PER_PAGE }), { headers });
       if (!Array.isArray(body)) throw shapeError("dub", "the answer is not a list of links");
-      const links = body.map((raw, i) => readDubLink(raw, `#page-${at.page}-item-${i + 1}`));
+      const names = body.some((raw) => isObject(raw) && typeof raw.folderId === "string") ? await (folders ??= readFolders()) : new Map<string, string>();
+      const links = body.map((raw, i) => readDubLink(raw, `#page-${at.page}-item-${i + 1}`, names));
       const next = body.length >= DUB_LINKS_PER_PAGE ? JSON.stringify({ page: at.page + 1, total: at.total }) : null;
       return { links, next, total: at.total };
     },
@@ -60,7 +74,7 @@ function tagNames(raw: unknown, notes: string[]): string[] {
   return names;
 }
 
-export function readDubLink(raw: unknown, standIn: string): SourceLink {
+export function readDubLink(raw: unknown, standIn: string, folders: ReadonlyMap<string, string> = new Map()): SourceLink {
   if (!isObject(raw)) return { source_id: standIn, url: "", notes: ["the source's entry is not an object"] };
   const r = new LinkReader(raw);
   const link: SourceLink = {
@@ -87,6 +101,11 @@ export function readDubLink(raw: unknown, standIn: string): SourceLink {
   if (raw.proxy === true) link.preview = { title: link.title ?? null, description, image: r.str("image") };
   else if (description !== null) r.notes.push("the description (a social preview field, preview off at the source) is not carried");
   if (raw.password !== undefined && raw.password !== null && raw.password !== "") link.password_protected = true;
+  if (typeof raw.folderId === "string" && raw.folderId !== "") {
+    const folder = folders.get(raw.folderId);
+    if (folder) link.folder = folder;
+    else r.notes.push("its Dub folder could not be read (GET /folders); the link is in no folder");
+  }
   if (r.notes.length > 0) link.notes = r.notes;
   return link;
 }

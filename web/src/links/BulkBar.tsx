@@ -1,8 +1,9 @@
-// The action bar over the selected links: archive or restore, add or remove a tag (roles with links.edit), delete
+// The action bar over the selected links: archive or restore, add or remove a tag, move to a folder (roles with links.edit), delete
 // (links.delete: the owner and admins, after a confirmation naming how many). The page refreshes the list and clears the selection after each action.
 import { useState, type FormEvent } from "react";
 import type { Link } from "@contract/links";
 import type { TagListItem } from "@contract/tags";
+import type { FolderListItem } from "@contract/folders";
 import { ConfirmDialog } from "../shared/ui";
 import { useSubmit } from "../shared/submit";
 import { TagDot } from "../shared/tag-chip";
@@ -16,6 +17,7 @@ export const plural = (n: number) => `${formatNumber(n)} ${n === 1 ? "link" : "l
 export function BulkBar({
   selected,
   tags,
+  folders,
   canEdit,
   canDelete,
   onDone,
@@ -23,6 +25,8 @@ export function BulkBar({
 }: {
   selected: Link[];
   tags: TagListItem[] | null;
+  /** The owner's folders: the selection moves into one (or out of every one). */
+  folders: FolderListItem[] | null;
   /** The user's role allows archiving and tagging (a team's viewer: no), and deleting (the owner and admins). */
   canEdit: boolean;
   canDelete: boolean;
@@ -109,6 +113,31 @@ export function BulkBar({
               )
             }
           </ChipMenu>
+          {folders && folders.length > 0 ? (
+            <ChipMenu label="Move to folder" active={false} testId="bulk-move">
+              {(close) => (
+                <div className="chip-choices">
+                  {[...folders, { id: "", name: "No folder" }].map((f) => (
+                    <button
+                      key={f.id || "none"}
+                      type="button"
+                      className="chip-choice chip-choice-button"
+                      disabled={busy}
+                      data-testid="bulk-move-option"
+                      onClick={() => {
+                        close();
+                        void edit({ folder_id: f.id || null }, (c) =>
+                          f.id ? `Moved ${plural(c)} to “${f.name}”.` : `Took ${plural(c)} out of their folders.`,
+                        );
+                      }}
+                    >
+                      <span className="chip-choice-text">{f.name}</span>
+                    </button>
+                  ))}
+                </div>
+              )}
+            </ChipMenu>
+          ) : null}
         </>
       ) : (
         <span className="muted small" data-testid="bulk-read-only">

@@ -1,6 +1,8 @@
 // Dashboard: the signed-in user's links with filters, search and sort kept in the page address, the total, paging,
 // 7-day sparklines, multi-select actions (archive, tag, delete), copy, QR, edit, duplicate, stats and delete; with
 // `shared`, a team owner's links for a member ("Shared with me": edit and delete as the member's role allows).
+import { FolderHead } from "./FolderHead";
+import { reloadFolders, useFolders } from "../shared/folders";
 import { linkApi } from "../shared/link-api";
 import { accountApi } from "../shared/account-api";
 import { startTransition, useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -53,6 +55,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
   );
   const links = list.items;
   const [tags, reloadTags] = useOwnerTags(owner);
+  const folders = useFolders(owner ?? null);
   const domains = useDomains(shared, links);
   const sparks = useSparklines(links, key);
   const { selected, select, clear } = useSelection();
@@ -104,6 +107,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
         </Alert>
       ) : null}
 
+      <FolderHead folder={filters.folder} folders={folders} canManage={!shared} onLeave={() => set({ folder: "" })} onChanged={setNotice} />
       <FilterBar filters={filters} set={set} tags={tags} domains={domains} />
 
       {list.error ? (
@@ -120,6 +124,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
         <BulkBar
           selected={chosen}
           tags={tags}
+          folders={folders}
           canEdit={access.can("links.edit")}
           canDelete={access.can("links.delete")}
           onClear={() => clear()}
@@ -127,6 +132,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
             setNotice(message);
             clear();
             reloadTags();
+            reloadFolders();
             list.reload();
           }}
         />

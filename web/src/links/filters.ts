@@ -1,4 +1,4 @@
-// The list's view kept in the page address: filters (tags, domain, state, password), search and sort, read from
+// The list's view kept in the page address: filters (tags, folder, domain, state, password), search and sort, read from
 // and written to the query string under the list API's own names, so a view can be bookmarked and Back works.
 import { useCallback, useMemo } from "react";
 import { useSearchParams } from "react-router";
@@ -35,6 +35,8 @@ const DEFAULT_SORT: SortChoice = "created:desc";
 export interface ListFilters {
   q: string;
   tags: string[];
+  /** A folder's id, or "none" (links in no folder); "" for every link. */
+  folder: string;
   domain: string;
   state: LinkListState | "";
   hasPassword: "true" | "false" | "";
@@ -49,6 +51,7 @@ export function readFilters(p: URLSearchParams): ListFilters {
   return {
     q: (p.get("q") ?? "").trim(),
     tags: [...new Set(p.getAll("tag").filter((t) => t.trim() !== ""))],
+    folder: (p.get("folder_id") ?? "").trim(),
     domain: p.get("domain") ?? "",
     state: oneOf(STATES, p.get("state")),
     hasPassword: oneOf(PASSWORDS, p.get("has_password")),
@@ -62,6 +65,7 @@ export function listQuery(f: ListFilters): LinkPageQuery {
   return {
     ...(f.q ? { q: f.q } : {}),
     ...(f.tags.length ? { tag: f.tags } : {}),
+    ...(f.folder ? { folder_id: f.folder } : {}),
     ...(f.domain ? { domain: f.domain } : {}),
     ...(f.state ? { state: f.state } : {}),
     ...(f.hasPassword ? { has_password: f.hasPassword === "true" } : {}),
@@ -78,7 +82,7 @@ export function toAddress(f: ListFilters): URLSearchParams {
 
 /** How many filters narrow the list (search and sort aside). */
 export function filterCount(f: ListFilters): number {
-  return f.tags.length + (f.domain ? 1 : 0) + (f.state ? 1 : 0) + (f.hasPassword ? 1 : 0);
+  return f.tags.length + (f.folder ? 1 : 0) + (f.domain ? 1 : 0) + (f.state ? 1 : 0) + (f.hasPassword ? 1 : 0);
 }
 
 /**
@@ -106,7 +110,7 @@ export function useListFilters() {
   return { filters, set, welcome: params.get("welcome") === "1" };
 }
 
-const FILTER_KEYS = new Set(["q", "tag", "domain", "state", "has_password", "sort", "order"]);
+const FILTER_KEYS = new Set(["q", "tag", "folder_id", "domain", "state", "has_password", "sort", "order"]);
 
 /** Every filter and the search off; the sort stays. */
-export const CLEARED: Partial<ListFilters> = { q: "", tags: [], domain: "", state: "", hasPassword: "" };
+export const CLEARED: Partial<ListFilters> = { q: "", tags: [], folder: "", domain: "", state: "", hasPassword: "" };

@@ -9,6 +9,7 @@ import { PlanMark } from "./plan-gate";
 import { ICONS, isCurrentEntry, navGroupsFor, type NavEntry } from "./nav";
 import { COLLAPSED_KEY, readCollapsed } from "./shell-frame";
 import { PaletteButton } from "./palette/PaletteButton";
+import { SidebarFolders } from "./SidebarFolders";
 
 /** The sidebar's collapsed state, remembered across visits. */
 export function useCollapsed(): [boolean, (c: boolean) => void] {
@@ -211,6 +212,7 @@ export default function Sidebar({ open, onClose }: SidebarProps) {
                   <Entry key={entry.to} entry={entry} operator={Boolean(group.operator)} onChoose={onClose} />
                 ))}
             </ul>
+            {group.id === "links" ? <SidebarFolders icon={navIcon} onChoose={onClose} /> : null}
           </section>
         ))}
       </nav>

@@ -18,6 +18,7 @@ import { BuilderOptions } from "./BuilderOptions";
 import { BuilderTop, useDomains } from "./BuilderTop";
 import { TestVisit } from "./TestVisit";
 import { useFormSource, useOwnerList } from "./use-form-source";
+import { reloadFolders } from "../../shared/folders";
 import { useOpenOptions } from "./option-rows";
 import { EMPTY, LINK_FIELDS, checkValues, createBody, patchBody, fromLink, type Allowed, type FormValues } from "./values";
 import "./link-form.css";
@@ -107,11 +108,17 @@ export function LinkBuilder({ mode, sourceId, initial = EMPTY, onCreated, onCanc
   }
 
   async function save(values: FormValues): Promise<void> {
-    if (mode === "create") return onCreated(await linkApi.create(createBody(values, allowed)));
+    if (mode === "create") {
+      const created = await linkApi.create(createBody(values, allowed));
+      // The sidebar's folder counts follow a link created in a folder.
+      if (created.folder_id) reloadFolders();
+      return onCreated(created);
+    }
     if (!original) return;
     const body = patchBody(values, original, allowed);
     if (Object.keys(body).length > 0) {
       const link = await linksApi.updateLink(original.id, body);
+      if ("folder_id" in body) reloadFolders();
       setOriginal(link);
       setValues(fromLink(link));
     }

@@ -94,7 +94,7 @@ export function BuilderOptions(props: BuilderOptionsProps) {
       )}
       {row("conversions", <TrackConversions {...common} allowed={allowed.conversions} />)}
       {row("preview", <PreviewOptions {...common} allowed={allowed.preview} host={props.host} shortUrl={props.shortUrl} />)}
-      {row("details", <DetailFields {...common} knownTags={withLinkTags(props.tags.list, original)} tagsError={props.tags.error} />)}
+      {row("details", <DetailFields {...common} knownTags={withLinkTags(props.tags.list, original)} tagsError={props.tags.error} owner={props.owner} />)}
     </div>
   );
 }

@@ -1,11 +1,19 @@
-// The link form's description of a link: title, private note and tags (the owner's, with their colours).
+// The link form's description of a link: title, private note, tags (the owner's, with their colours) and folder.
 import type { TagListItem } from "@contract/tags";
 import { MAX_LINK_NOTE, MAX_TAGS_PER_LINK } from "../../../../src/contract/form-rules";
 import { Field } from "../../shared/ui";
 import { TagInput } from "./TagInput";
 import type { OptionProps } from "./Options";
+import { useFolders } from "../../shared/folders";
 
-export function DetailFields({ values, errors, set, knownTags, tagsError }: OptionProps & { knownTags: TagListItem[] | null; tagsError: string | null }) {
+export function DetailFields({
+  values,
+  errors,
+  set,
+  knownTags,
+  tagsError,
+  owner,
+}: OptionProps & { knownTags: TagListItem[] | null; tagsError: string | null; owner: string | null }) {
   const noteLeft = MAX_LINK_NOTE - [...values.note].length;
   return (
     <>
@@ -49,6 +57,27 @@ export function DetailFields({ values, errors, set, knownTags, tagsError }: Opti
       >
         <TagInput id="link-tags" names={values.tags} known={knownTags} invalid={!!errors.tags} onChange={(names) => set("tags", names)} />
       </Field>
+      <FolderField value={values.folder_id} error={errors.folder_id} owner={owner} onChange={(id) => set("folder_id", id)} />
     </>
+  );
+}
+
+/** The owner's folders to put the link in (docs/folders.md); shown once the owner has one, or the link is in one. */
+function FolderField({ value, error, owner, onChange }: { value: string; error?: string; owner: string | null; onChange: (id: string) => void }) {
+  const folders = useFolders(owner);
+  if (!folders || (folders.length === 0 && !value)) return null;
+  const known = folders.some((f) => f.id === value);
+  return (
+    <Field id="link-folder" label="Folder (optional)" error={error} hint="Folders group links in the sidebar and filter the list.">
+      <select id="link-folder" data-testid="link-folder" value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">No folder</option>
+        {folders.map((f) => (
+          <option key={f.id} value={f.id}>
+            {f.name}
+          </option>
+        ))}
+        {value && !known ? <option value={value}>(a folder no longer listed)</option> : null}
+      </select>
+    </Field>
   );
 }

@@ -19,7 +19,7 @@ export const OPTION_TITLES: Record<OptionKey, string> = {
   split: "Split (A/B test)",
   conversions: "Conversion tracking",
   preview: "Social preview",
-  details: "Title, note and tags",
+  details: "Title, note, tags and folder",
 };
 
 const UTM_KEY = /[?&]utm_(source|medium|campaign|term|content)=/i;
@@ -46,7 +46,7 @@ export function optionHasValue(key: OptionKey, v: FormValues, passwordSet = fals
     case "preview":
       return !!(v.preview_title.trim() || v.preview_description.trim() || v.preview_image.trim());
     case "details":
-      return !!(v.title.trim() || v.note.trim() || v.tags.length);
+      return !!(v.title.trim() || v.note.trim() || v.tags.length || v.folder_id);
   }
 }
 
@@ -73,6 +73,7 @@ export function optionOfField(field: string): OptionKey | null {
     title: "details",
     note: "details",
     tags: "details",
+    folder_id: "details",
   };
   return map[field] ?? null;
 }

@@ -54,6 +54,8 @@ export interface FormValues extends ConversionDraft, AppDraft {
   note: string;
   /** Tag names as chosen (new ones are created on saving). */
   tags: string[];
+  /** A folder of the link's owner, "" for none. */
+  folder_id: string;
   expired_url: string;
   preview_title: string;
   preview_description: string;
@@ -87,6 +89,7 @@ export const LINK_FIELDS = [
   "title",
   "note",
   "tags",
+  "folder_id",
   "expires_at",
   "starts_at",
   "max_clicks",
@@ -117,6 +120,7 @@ export const EMPTY: FormValues = {
   title: "",
   note: "",
   tags: [],
+  folder_id: "",
   expired_url: "",
   preview_title: "",
   preview_description: "",
@@ -144,6 +148,7 @@ export function fromLink(l: Link): FormValues {
     title: l.title ?? "",
     note: l.note ?? "",
     tags: l.tags.map((t) => t.name),
+    folder_id: l.folder_id ?? "",
     expired_url: l.expired_url ?? "",
     preview_title: l.preview?.title ?? "",
     preview_description: l.preview?.description ?? "",
@@ -196,6 +201,7 @@ export function createBody(values: FormValues, allowed: Allowed): CreateLinkFiel
   if (values.title.trim()) b.title = values.title.trim();
   if (values.note.trim()) b.note = values.note.trim();
   if (values.tags.length > 0) b.tags = values.tags;
+  if (values.folder_id) b.folder_id = values.folder_id;
   if (allowed.fallback && values.expired_url.trim()) b.expired_url = values.expired_url.trim();
   const preview = previewOf(values);
   if (allowed.preview && (preview.title || preview.description || preview.image)) b.preview = preview;
@@ -221,6 +227,7 @@ function changedDetails(values: FormValues, o: Link, allowed: Allowed): UpdateLi
     )
   )
     b.tags = values.tags;
+  if ((values.folder_id || null) !== o.folder_id) b.folder_id = values.folder_id || null;
   if (allowed.fallback || o.expired_url) {
     const fallback = values.expired_url.trim() || null;
     if (fallback !== o.expired_url) b.expired_url = fallback;
