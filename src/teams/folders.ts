@@ -12,7 +12,7 @@ import type { Db } from "../storage/db.js";
 import { type OwnerCaps, type Trx, countOf } from "../storage/owner-caps.js";
 import type { FolderRow, UserRow } from "../storage/schema.js";
 import { isUniqueViolation } from "../storage/unique-violation.js";
-import { managedOwner, ownerAccess } from "./access.js";
+import { managedOwner, ownerAccess, requireMay } from "./access.js";
 import type { Logger } from "pino";
 
 export { MAX_FOLDERS_PER_OWNER };
@@ -113,13 +113,13 @@ export async function importFolder(db: Db, ownerId: string, raw: string, now: nu
 export class FolderService {
   constructor(private readonly deps: FolderDeps) {}
 
-  /** A folder the actor may change: the owner's own (members get forbidden, anyone else not_found). */
-  private async ownFolder(actor: UserRow, id: string): Promise<FolderRow> {
+  /** A folder the actor may rename or delete: labels.manage, as tags (the owner and admins; a member or viewer gets forbidden, anyone else not_found). */
+  private async ownFolder(actor: UserRow, id: string): Promise<{ row: FolderRow; owner: UserRow }> {
     const row = await this.deps.db.selectFrom("folders").selectAll().where("id", "=", id).executeTakeFirst();
-    const access = row ? await ownerAccess(this.deps.db, actor, row.owner_id) : null;
-    if (!row || !access || access.role === "none") throw new DomainError("not_found", "No such folder");
-    if (access.role !== "owner") throw new DomainError("forbidden", "Only the folders' owner can rename or delete them");
-    return row;
+    if (!row) throw new DomainError("not_found", "No such folder");
+    const access = await ownerAccess(this.deps.db, actor, row.owner_id);
+    requireMay(access, "labels.manage", "No such folder");
+    return { row, owner: access.owner };
   }
 
   /** The owner's folders in name order, each with its links (archived ones aside). */
@@ -143,7 +143,7 @@ export class FolderService {
   }
 
   async create(actor: UserRow, name: string, ownerId?: string): Promise<Folder> {
-    const { owner } = await managedOwner(this.deps.db, actor, ownerId);
+    const { owner } = await managedOwner(this.deps.db, actor, ownerId, "links.edit");
     requireCapability(owner.plan, "folders", "Folders");
     const checked = folderName(name);
     const now = this.deps.clock.now();
@@ -169,8 +169,8 @@ export class FolderService {
   }
 
   async rename(actor: UserRow, id: string, name: string): Promise<Folder> {
-    const row = await this.ownFolder(actor, id);
-    requireCapability(actor.plan, "folders", "Folders");
+    const { row, owner } = await this.ownFolder(actor, id);
+    requireCapability(owner.plan, "folders", "Folders");
     const checked = folderName(name);
     const next = { name: checked, name_key: checked.toLowerCase(), updated_at: this.deps.clock.now() };
     try {
@@ -184,7 +184,7 @@ export class FolderService {
 
   /** Deletes the folder and leaves its links in no folder, in one transaction; how many links it held. */
   async delete(actor: UserRow, id: string): Promise<number> {
-    const row = await this.ownFolder(actor, id);
+    const { row } = await this.ownFolder(actor, id);
     const { moved, keys } = await this.deps.db.transaction().execute(async (trx) => {
       // The owner's lock first, as bulk edits and creations take it: on PostgreSQL a bulk move into the folder
       // (holding its links' rows, then waiting for the folder's row) and this deletion (holding the links moved

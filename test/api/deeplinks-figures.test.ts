@@ -191,7 +191,7 @@ describe.each(ENGINES)("app figures on %s", (engine) => {
       type: "app.install",
       created_at: expect.stringMatching(ISO),
       test: false,
-      link: { id: app.id, alias: app.alias, domain: null, short_url: `${server.url}/${app.alias}`, url: "https://shop.example.com/p" },
+      link: { id: app.id, alias: app.alias, domain: null, short_url: `${server.url}/${app.alias}`, url: "https://shop.example.com/p", folder_id: null },
       app_event: {
         id: expect.any(String),
         kind: "app_install",

@@ -307,6 +307,7 @@ describe.each(ENGINES)("external creation API on %s", (engine) => {
         "POST /api/track/sale",
         "POST /api/track/refund",
         "DELETE /api/customers/:external_id",
+        "POST /api/deeplinks/open",
         stripe,
       ].sort(),
     );

@@ -42,6 +42,7 @@ async function created(r: { status: number; text: string; body: Record<string, {
 }
 const tag = async (f: Fixture) => created(await f.owner.client.post("/api/tags", { name: `roles-${uid()}` }), "tag");
 const template = async (f: Fixture) => created(await f.owner.client.post("/api/utm-templates", { name: `roles-${uid()}`, utm_source: "roles" }), "template");
+const folder = async (f: Fixture) => created(await f.owner.client.post("/api/folders", { name: `roles-${uid()}` }), "folder");
 
 /** A member of the owner's team written directly (joined by single sign-on: outside the 2 invitations' allowance). */
 async function member(server: TestServer, ownerId: string, role: TeamRole): Promise<TestAccount> {
@@ -122,6 +123,10 @@ const ROUTES: Record<string, Route> = {
   "POST /api/tags": { action: "links.edit", call: async (f) => ({ path: `/api/tags?owner=${f.owner.id}`, body: { name: `t-${uid()}` }, ok: 201 }) },
   "PATCH /api/tags/:id": { action: "labels.manage", call: async (f) => ({ path: `/api/tags/${await tag(f)}`, body: { name: `r-${uid()}` } }) },
   "DELETE /api/tags/:id": { action: "labels.manage", call: async (f) => ({ path: `/api/tags/${await tag(f)}` }) },
+  "GET /api/folders": { action: "links.view", call: async (f) => ({ path: `/api/folders?owner=${f.owner.id}` }) },
+  "POST /api/folders": { action: "links.edit", call: async (f) => ({ path: `/api/folders?owner=${f.owner.id}`, body: { name: `f-${uid()}` }, ok: 201 }) },
+  "PATCH /api/folders/:id": { action: "labels.manage", call: async (f) => ({ path: `/api/folders/${await folder(f)}`, body: { name: `r-${uid()}` } }) },
+  "DELETE /api/folders/:id": { action: "labels.manage", call: async (f) => ({ path: `/api/folders/${await folder(f)}` }) },
   "GET /api/utm-templates": { action: "links.view", call: async (f) => ({ path: `/api/utm-templates?owner=${f.owner.id}` }) },
   "POST /api/utm-templates": {
     action: "links.edit",
@@ -166,14 +171,14 @@ const OWN_ACCOUNT: Record<string, string> = {
   "PUT /api/team/policy": "the caller's own team's policy (security.manage: the owner's alone, no ?owner=)",
 };
 
-/** The routes this test must cover: the links, tags, UTM templates and team routes, and every read that takes ?owner=. */
+/** The routes this test must cover: the links, tags, folders, UTM templates and team routes, and every read that takes ?owner=. */
 function teamRoutes(server: TestServer): string[] {
   return [
     ...new Set(
       routesOf(server)
         .filter(
           (r) =>
-            /^\/api\/(links|tags|utm-templates|team)(\/|$|\.)/.test(r.url) ||
+            /^\/api\/(links|tags|folders|utm-templates|team)(\/|$|\.)/.test(r.url) ||
             (r.schema as { querystring?: { properties?: Record<string, unknown> } } | undefined)?.querystring?.properties?.owner !== undefined,
         )
         .filter((r) => !r.url.startsWith("/api/admin/") && r.method !== "HEAD")
