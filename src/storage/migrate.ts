@@ -43,6 +43,7 @@ import { webhookEvents } from "./migrations/044-webhook-events.js";
 import { appAssociations } from "./migrations/045-app-associations.js";
 import { appLinks } from "./migrations/046-app-links.js";
 import { conversionRows } from "./migrations/047-conversion-rows.js";
+import { saml } from "./migrations/051-saml.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -88,6 +89,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "045-app-associations": appAssociations(),
     "046-app-links": appLinks(),
     "047-conversion-rows": conversionRows(),
+    "051-saml": saml(),
   };
 }
 
