@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { ENGINES } from "../helpers/engines.js";
-import { type ApiClient, signedInClient } from "../helpers/client.js";
+import { ApiClient, signedInClient } from "../helpers/client.js";
 import { TestDns } from "../helpers/dns.js";
 import { Browser } from "../helpers/oidc.js";
 import { auditRows } from "../helpers/operator.js";
@@ -257,6 +257,19 @@ describe.each(ENGINES)("SAML single sign-on on %s", (engine) => {
     // The first browser posts the response to the second one's request.
     expect(await refusal(await post(mine.browser, theirs.response))).toEqual([400, "sso_failed", "state"]);
     expect(await refusal(await post(new Browser(), mine.response))).toEqual([400, "sso_failed", "state"]);
+  });
+
+  it("answers to the same door: under Require SSO a member's password is refused, SAML still signs them in", async () => {
+    const put = await owner.put("/api/sso", { protocol: "saml", domains: ["acme.test"], require_sso: true });
+    expect([put.status, put.body.connection.require_sso, put.body.connection.protocol]).toEqual([200, true, "saml"]);
+    await ent.ctx.accounts.create({ email: "erin@acme.test", password: "erin-password-1", verified: true });
+    const login = await new ApiClient(ent.url).login("erin@acme.test", "erin-password-1");
+    expect([login.status, login.body.code]).toEqual([403, "sso_required"]);
+    idp.person = { nameId: "erin@acme.test" };
+    const { browser, location } = await started(new Browser(), "erin@acme.test");
+    const { response } = await atProvider(browser, location);
+    expect((await post(browser, response)).status).toBe(303);
+    expect(await sessionEmail(browser)).toBe("erin@acme.test");
   });
 
   it("refuses malformed and oversized responses with stable 4xx codes, never 5xx", async () => {
