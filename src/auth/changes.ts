@@ -15,7 +15,7 @@ import type { Sso } from "../sso/index.js";
 import type { Db } from "../storage/db.js";
 import type { CreateKeyBody } from "../contract/api-keys.js";
 import type { AuthenticationResponse, RegisterVerifyBody } from "../contract/passkeys.js";
-import type { SsoConnection, SsoPutBody } from "../contract/sso.js";
+import type { SamlPutBody, SsoConnection, SsoPutBody } from "../contract/sso.js";
 import type { SecurityActivity, ActivityKind } from "./activity.js";
 import type { SecurityAlerts } from "./alerts.js";
 
@@ -41,7 +41,7 @@ export interface ChangesDeps {
   twoFactor: TwoFactorService;
   passkeys: PasskeyService;
   teamPolicy: TeamPolicy;
-  sso: Pick<Sso, "connections">;
+  sso: Pick<Sso, "connections" | "saml">;
   activity: SecurityActivity;
   alerts: SecurityAlerts;
 }
@@ -194,6 +194,13 @@ export class AccountChanges {
     const after = await this.deps.sso.connections.set(s.user, body);
     await this.enforceRequiredSso(s.user, before, after);
     return after;
+  }
+
+  /** The SAML identity provider's metadata on the caller's connection (sudo mode, as every SSO change). */
+  async setSamlIdp(s: SignedInSession, body: SamlPutBody): Promise<SsoConnection> {
+    this.requireSudo(s);
+    await this.deps.sso.saml.setIdp(s.user, body);
+    return (await this.deps.sso.connections.get(s.user)) as SsoConnection;
   }
 
   async removeSsoConnection(s: SignedInSession): Promise<void> {

@@ -172,6 +172,20 @@ export class SignInDoor {
     );
   }
 
+  /** A SAML identity provider's Response at a connection's ACS: the account it vouched for, the same way and decision as OpenID's. */
+  async saml(connectionId: string, samlResponse: string, cookieState: string | undefined, v: Visitor): Promise<Opened> {
+    const user = await this.deps.sso.signIn.saml.acs(connectionId, samlResponse, cookieState);
+    return this.open(
+      await this.refusalsNoted(
+        "sso",
+        v,
+        async () => user,
+        () => this.deps.decision.admit(user, "sso"),
+      ),
+      v,
+    );
+  }
+
   /** Sign-up: the address's policies first, then the new account signed in. */
   async signUp(input: { email: string; password: string; name?: string }, v: Visitor): Promise<Opened & { emailSent: boolean }> {
     await this.deps.decision.beforeCheck(input.email, "signup");

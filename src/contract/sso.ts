@@ -13,14 +13,48 @@ export const SsoDomainSchema = Type.Object({
 });
 export type SsoDomain = Static<typeof SsoDomainSchema>;
 
+export const SsoProtocol = Type.Union([Type.Literal("oidc"), Type.Literal("saml")], {
+  description: "how the connection signs people in: OpenID Connect (issuer, client id, secret) or SAML 2.0 (the identity provider's metadata)",
+});
+
+const SamlCertSchema = Type.Object({
+  subject: Type.String(),
+  not_after: Type.String(),
+  sha256: Type.String({ description: "the certificate's SHA-256 fingerprint" }),
+});
+
+export const SamlSettingsSchema = Type.Object(
+  {
+    entity_id: Type.String({ description: "snip's entity id (Audience / SP Entity ID / Identifier at the identity provider)" }),
+    acs_url: Type.String({ description: "the Assertion Consumer Service URL (HTTP-POST; Single sign-on URL / Reply URL)" }),
+    metadata_url: Type.String({ description: "snip's service-provider metadata (XML) for this connection" }),
+    start_url: Type.String({ description: "starts a sign-in through this connection (an app tile's initiate-login URL)" }),
+    certificate: Type.String({ description: "snip's signing certificate (PEM): AuthnRequests are signed with its key" }),
+    idp: Nullable(
+      Type.Object({
+        entity_id: Type.String(),
+        sso_url: Type.String(),
+        binding: Type.Union([Type.Literal("redirect"), Type.Literal("post")]),
+        metadata_url: Nullable(Type.String({ description: "where the metadata was fetched from; null: pasted" })),
+        certificates: Type.Array(SamlCertSchema),
+        updated_at: Type.String(),
+      }),
+    ),
+  },
+  { description: "the connection's SAML settings: snip's side (given to the identity provider) and the provider's" },
+);
+export type SamlSettings = Static<typeof SamlSettingsSchema>;
+
 export const SsoConnectionSchema = Type.Object({
   id: Type.String(),
+  protocol: SsoProtocol,
   issuer: Type.String(),
   client_id: Type.String(),
   client_secret_set: Type.Boolean({ description: "a client secret is stored (sealed; it is never returned)" }),
   require_sso: Type.Boolean({ description: "password sign-in is refused for addresses on the verified domains" }),
   domains: Type.Array(SsoDomainSchema),
   redirect_uri: Type.String({ description: "register this at the identity provider" }),
+  saml: Nullable(SamlSettingsSchema),
   created_at: Type.String(),
   updated_at: Type.String(),
 });
@@ -32,8 +66,9 @@ export const SsoSetReply = Type.Object({ status: Type.Literal("success"), connec
 export type SsoSetReply = Static<typeof SsoSetReply>;
 
 export const SsoPutBody = Body({
-  issuer: Type.String({ maxLength: 500 }),
-  client_id: Type.String({ minLength: 1, maxLength: 255 }),
+  protocol: Type.Optional(SsoProtocol),
+  issuer: Type.Optional(Type.String({ maxLength: 500, description: "required with protocol oidc (the default)" })),
+  client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: "required with protocol oidc (the default)" })),
   client_secret: Type.Optional(
     Type.String({ minLength: 1, maxLength: 1000, description: "required when none is stored yet; omitted: the stored one is kept" }),
   ),
@@ -41,6 +76,26 @@ export const SsoPutBody = Body({
   require_sso: Type.Optional(Type.Boolean()),
 });
 export type SsoPutBody = Static<typeof SsoPutBody>;
+
+export const SamlPutBody = Body({
+  metadata_xml: Type.Optional(Type.String({ minLength: 1, maxLength: 262_144, description: "the identity provider's metadata (XML), pasted" })),
+  metadata_url: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 2000, description: "or the https:// address of its metadata, fetched once now through the address guard" }),
+  ),
+});
+export type SamlPutBody = Static<typeof SamlPutBody>;
+
+export const SamlConnectionParams = Type.Object({ connection: Type.String({ maxLength: 64 }) });
+export const SamlAcsBody = Type.Object(
+  {
+    SAMLResponse: Type.String({ minLength: 1, maxLength: 262_144, description: "the identity provider's Response, base64" }),
+    RelayState: Type.Optional(Type.String({ maxLength: 1000 })),
+  },
+  { additionalProperties: true },
+);
+export const SamlStartQuery = Type.Object({
+  return_to: Type.Optional(Type.String({ maxLength: 500, description: "a dashboard path (/app/...) to land on after signing in" })),
+});
 
 export const SsoDomainParams = Type.Object({ domain: Type.String({ maxLength: 300 }) });
 export const SsoDomainReply = Type.Object({ status: Type.Literal("success"), domain: SsoDomainSchema });

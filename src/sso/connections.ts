@@ -2,8 +2,8 @@
 // secret sealed), read (the secret never), remove, prove an email domain by DNS TXT record, and the operators'
 // list and removal. Every change is in the audit log.
 import type { Kysely } from "kysely";
-import type { Database, SsoConnectionRow, SsoDomainRow, UserRow } from "../storage/schema.js";
-import { DomainError, invalid } from "../shared/errors.js";
+import type { Database, SsoConnectionRow, SsoDomainRow, SsoSamlRow, UserRow } from "../storage/schema.js";
+import { DomainError } from "../shared/errors.js";
 import { iso } from "../shared/clock.js";
 import { newId, randomBase62 } from "../shared/ids.js";
 import { requireCapability } from "../accounts/plans.js";
@@ -11,10 +11,11 @@ import { normalizeHostname } from "../domains/hostnames.js";
 import { type RecordState, checkRecords } from "../domains/dns-check.js";
 import type { Actor } from "../admin/audit-log.js";
 import type { AdminSsoConnection, SsoConnection, SsoDomain, SsoPutBody } from "../contract/sso.js";
-import { isLoopbackHost } from "../config-sso.js";
 import { isUniqueViolation } from "../storage/unique-violation.js";
 import { CALLBACK_PATH, type SsoDeps } from "./deps.js";
 import { claimDropped } from "./domain-notices.js";
+import { newSamlRow, samlView } from "./saml-settings.js";
+import { connectionFields } from "./connection-fields.js";
 
 export const TXT_LABEL = "_snip-sso";
 const TXT_PREFIX = "snip-sso=";
@@ -63,8 +64,8 @@ const claimLost = (domain: string) =>
   new DomainError("conflict", `${domain} was verified for another organisation's single sign-on first`, [{ field: "domain", message: `${domain} is taken` }]);
 
 /** What the audit log keeps of a connection: never the secret. */
-function auditView(c: Pick<SsoConnectionRow, "issuer" | "client_id" | "require_sso">, domains: string[]) {
-  return { issuer: c.issuer, client_id: c.client_id, require_sso: Number(c.require_sso) === 1, domains };
+function auditView(c: Pick<SsoConnectionRow, "issuer" | "client_id" | "require_sso" | "protocol">, domains: string[]) {
+  return { protocol: c.protocol, issuer: c.issuer, client_id: c.client_id, require_sso: Number(c.require_sso) === 1, domains };
 }
 
 export class SsoConnections {
@@ -78,15 +79,21 @@ export class SsoConnections {
     return db.selectFrom("sso_domains").selectAll().where("connection_id", "=", connectionId).orderBy("domain").execute();
   }
 
-  private view(c: SsoConnectionRow, domains: SsoDomainRow[]): SsoConnection {
+  private samlOf(connectionId: string): Promise<SsoSamlRow | undefined> {
+    return this.deps.db.selectFrom("sso_saml").selectAll().where("connection_id", "=", connectionId).executeTakeFirst();
+  }
+
+  private view(c: SsoConnectionRow, domains: SsoDomainRow[], saml: SsoSamlRow | undefined): SsoConnection {
     return {
       id: c.id,
+      protocol: c.protocol,
       issuer: c.issuer,
       client_id: c.client_id,
       client_secret_set: c.client_secret_sealed !== "",
       require_sso: Number(c.require_sso) === 1,
       domains: domains.map(publicDomain),
       redirect_uri: this.deps.origin + CALLBACK_PATH,
+      saml: saml ? samlView(this.deps.origin, saml) : null,
       created_at: iso(Number(c.created_at)),
       updated_at: iso(Number(c.updated_at)),
     };
@@ -94,28 +101,7 @@ export class SsoConnections {
 
   async get(owner: UserRow): Promise<SsoConnection | null> {
     const c = await this.rowOf(owner.id);
-    return c ? this.view(c, await this.domainsOf(this.deps.db, c.id)) : null;
-  }
-
-  /** An Enterprise issuer: an absolute https:// URL whose host resolves to public addresses only (WEBHOOK_ALLOW_PRIVATE: loopback and private too). */
-  private async checkIssuer(raw: string): Promise<string> {
-    const trimmed = raw.trim();
-    let u: URL;
-    try {
-      u = new URL(trimmed);
-    } catch {
-      throw invalid("issuer", "must be an absolute https:// URL");
-    }
-    if (u.username || u.password || u.search || u.hash) throw invalid("issuer", "must not carry credentials, a query or a fragment");
-    const http = u.protocol === "http:" && this.deps.check.allowPrivate && isLoopbackHost(u.hostname);
-    if (u.protocol !== "https:" && !http) throw invalid("issuer", "must use https://");
-    try {
-      await this.deps.check.check(trimmed, "custom", { http });
-    } catch (e) {
-      throw invalid("issuer", (e as Error).message);
-    }
-    // The issuer as the provider names itself: a trailing slash is part of it, so it is kept as typed.
-    return trimmed;
+    return c ? this.view(c, await this.domainsOf(this.deps.db, c.id), await this.samlOf(c.id)) : null;
   }
 
   private normalizeDomains(raw: string[]): string[] {
@@ -127,23 +113,20 @@ export class SsoConnections {
   async set(owner: UserRow, body: SsoPutBody): Promise<SsoConnection> {
     requireCapability(owner.plan, "sso", "Single sign-on");
     if (owner.status !== "active") throw new DomainError("account_inactive", "This account is suspended");
-    const clientId = body.client_id.trim();
-    if (!clientId || /[\u0000-\u001f\u007f]/.test(clientId)) throw invalid("client_id", "must be a client id without control characters");
-    const domains = this.normalizeDomains(body.domains);
-    const issuer = await this.checkIssuer(body.issuer);
-    const { db, clock, box, audit } = this.deps;
-    const now = clock.now();
     const before = await this.rowOf(owner.id);
-    if (!before && body.client_secret === undefined) throw invalid("client_secret", "is required for a new connection");
+    const domains = this.normalizeDomains(body.domains);
+    const { db, clock, audit } = this.deps;
     const id = before?.id ?? newId();
-    const sealed = body.client_secret !== undefined ? box.seal(body.client_secret, id) : (before as SsoConnectionRow).client_secret_sealed;
+    const fields = await connectionFields(this.deps, id, before, body);
+    const { protocol, issuer } = fields;
+    // snip's SAML key pair, made the first time the connection turns to SAML (the provider needs its metadata first).
+    const samlRow = protocol === "saml" && !(before && (await this.samlOf(id))) ? await newSamlRow(this.deps, id) : null;
+    const now = clock.now();
     const requireSso = body.require_sso ?? Number(before?.require_sso ?? 0) === 1;
     const row: SsoConnectionRow = {
       id,
       owner_id: owner.id,
-      issuer,
-      client_id: clientId,
-      client_secret_sealed: sealed,
+      ...fields,
       require_sso: requireSso ? 1 : 0,
       created_at: before?.created_at ?? now,
       updated_at: now,
@@ -164,6 +147,12 @@ export class SsoConnections {
       const old = before ? await this.domainsOf(trx, id) : [];
       if (before) await trx.updateTable("sso_connections").set(row).where("id", "=", id).execute();
       else await trx.insertInto("sso_connections").values(row).execute();
+      if (samlRow)
+        await trx
+          .insertInto("sso_saml")
+          .values(samlRow)
+          .onConflict((oc) => oc.column("connection_id").doNothing())
+          .execute();
       const dropped = old.filter((d) => !domains.includes(d.domain)).map((d) => d.domain);
       if (dropped.length) await trx.deleteFrom("sso_domains").where("connection_id", "=", id).where("domain", "in", dropped).execute();
       const added = domains.filter((d) => !old.some((o) => o.domain === d));
@@ -188,7 +177,7 @@ export class SsoConnections {
         action: before ? "sso.update" : "sso.create",
         targetType: "sso_connection",
         targetId: id,
-        summary: `${owner.email} ${before ? "changed" : "set up"} single sign-on with ${issuer}${body.client_secret !== undefined && before ? " (new client secret)" : ""}`,
+        summary: `${owner.email} ${before ? "changed" : "set up"} single sign-on with ${protocol === "saml" ? "SAML" : issuer}${body.client_secret !== undefined && before ? " (new client secret)" : ""}`,
         before: before
           ? auditView(
               before,

@@ -42,3 +42,5 @@ export interface SsoDeps {
 }
 
 export const CALLBACK_PATH = "/api/auth/sso/callback";
+/** A sign-in (OpenID or SAML) must come back from the provider within this time. */
+export const LOGIN_TTL_MS = 10 * 60_000;

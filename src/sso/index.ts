@@ -16,6 +16,7 @@ import { SsoConnections } from "./connections.js";
 import { SsoSignIn } from "./sign-in.js";
 import { SsoPolicy } from "./policy.js";
 import { SsoDomainRecheck } from "./domain-recheck.js";
+import { SamlSettingsService } from "./saml-settings.js";
 import type { Logger } from "pino";
 
 export interface SsoRoomDeps {
@@ -37,6 +38,8 @@ export interface Sso {
   connections: SsoConnections;
   signIn: SsoSignIn;
   policy: SsoPolicy;
+  /** The SAML side of connections: the identity provider's metadata, snip's service-provider metadata. */
+  saml: SamlSettingsService;
   /** Verified domains' TXT records checked again in the background. */
   domains: SsoDomainRecheck;
 }
@@ -63,5 +66,11 @@ export function createSso(d: SsoRoomDeps): Sso {
     recheckMs: settings.domainRecheckMinutes * 60_000,
   };
   const signIn = new SsoSignIn(deps);
-  return { connections: new SsoConnections(deps), signIn, policy: new SsoPolicy(deps), domains: new SsoDomainRecheck(deps, d.log) };
+  return {
+    connections: new SsoConnections(deps),
+    signIn,
+    policy: new SsoPolicy(deps),
+    saml: new SamlSettingsService(deps),
+    domains: new SsoDomainRecheck(deps, d.log),
+  };
 }

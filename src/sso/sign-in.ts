@@ -13,12 +13,11 @@ import { normalizeEmail } from "../accounts/accounts.js";
 import { reserve } from "../accounts/sign-in-throttle.js";
 import { setOperator } from "../admin/operators.js";
 import type { Actor } from "../admin/audit-log.js";
-import { CALLBACK_PATH, type SsoDeps } from "./deps.js";
+import { CALLBACK_PATH, LOGIN_TTL_MS, type SsoDeps } from "./deps.js";
 import type { ProviderSettings } from "./oidc-client.js";
 import { joinTeam } from "./membership.js";
+import { SamlSignIn } from "./saml.js";
 
-/** A sign-in must come back from the provider within this time. */
-export const LOGIN_TTL_MS = 10 * 60_000;
 /** Sign-ins one client address may start in LOGIN_TTL_MS (each writes a row and may ask the provider). */
 export const STARTS_PER_ADDRESS = 60;
 const IDP_ACTOR: Actor = { id: null, email: "identity provider (OIDC_OPERATOR_CLAIM)" };
@@ -74,8 +73,17 @@ export function claimHolds(claims: Record<string, unknown>, path: string, value:
   return typeof v === "string" ? v === value || v.split(" ").includes(value) : v === true && value === "true";
 }
 
+/** A sign-in started: an OpenID provider's address, or a SAML connection's request (a redirect or a form to post). */
+export type StartedSignIn =
+  { kind: "oidc"; url: string; state: string } | { kind: "saml"; connectionId: string; state: string; redirect: string | null; form: string | null };
+
 export class SsoSignIn {
-  constructor(private readonly deps: SsoDeps) {}
+  /** SAML sign-ins: the same members, bindings and door as OpenID's. */
+  readonly saml: SamlSignIn;
+
+  constructor(private readonly deps: SsoDeps) {
+    this.saml = new SamlSignIn(deps, (c, identity, email, name) => this.enterpriseMember(c, identity, email, name));
+  }
 
   get redirectUri(): string {
     return this.deps.origin + CALLBACK_PATH;
@@ -95,6 +103,7 @@ export class SsoSignIn {
         "sso_connections.client_id",
         "sso_connections.client_secret_sealed",
         "sso_connections.require_sso",
+        "sso_connections.protocol",
         "users.plan",
         "users.email as owner_email",
       ])
@@ -116,8 +125,11 @@ export class SsoSignIn {
     return { connection: null, provider: { issuer: o.issuer.href, clientId: o.clientId, clientSecret: o.clientSecret, guarded: false } };
   }
 
-  /** Starts a sign-in: the provider's authorisation URL and the state the browser keeps in a cookie. */
-  async start(input: { email?: string; instance?: boolean }, ip: string): Promise<{ url: string; state: string }> {
+  /**
+   * Starts a sign-in: the provider's authorisation URL and the state the browser keeps in a cookie; for a
+   * connection that signs in with SAML, its AuthnRequest (saml.ts) and the connection the cookie is for.
+   */
+  async start(input: { email?: string; instance?: boolean }, ip: string): Promise<StartedSignIn> {
     // Every start counts (it keeps an sso_logins row), checked and counted in one step.
     await reserve(this.deps.rate, this.deps.clock.now(), {
       bucket: `sso-start:ip:${ip}`,
@@ -125,7 +137,7 @@ export class SsoSignIn {
       limit: STARTS_PER_ADDRESS,
       message: "Too many sign-ins started from this address; try again later",
     });
-    let connection: Flow["connection"] = null;
+    let connection: (Flow["connection"] & { protocol?: "oidc" | "saml" }) | null = null;
     let email: string | undefined;
     if (!input.instance) {
       if (input.email === undefined)
@@ -133,6 +145,7 @@ export class SsoSignIn {
       email = normalizeEmail(input.email);
       connection = await this.connectionFor(email);
       if (!connection) throw new DomainError("not_found", "No single sign-on is set up for this address; sign in with your password");
+      if (connection.protocol === "saml") return { kind: "saml", connectionId: connection.id, ...(await this.saml.start(connection)) };
     }
     const flow = this.flowOf(connection);
     const config = await this.deps.providers.configuration(flow.provider);
@@ -159,7 +172,26 @@ export class SsoSignIn {
       code_challenge_method: "S256",
       ...(email ? { login_hint: email } : {}),
     });
-    return { url: url.href, state };
+    return { kind: "oidc", url: url.href, state };
+  }
+
+  /** A SAML start by connection id (GET /api/sso/saml/{connection}/start: an app tile's initiate-login address). */
+  async startSaml(connectionId: string, ip: string): Promise<{ state: string; redirect: string | null; form: string | null }> {
+    await reserve(this.deps.rate, this.deps.clock.now(), {
+      bucket: `sso-start:ip:${ip}`,
+      windowMs: LOGIN_TTL_MS,
+      limit: STARTS_PER_ADDRESS,
+      message: "Too many sign-ins started from this address; try again later",
+    });
+    const connection = await this.deps.db
+      .selectFrom("sso_connections")
+      .innerJoin("users", "users.id", "sso_connections.owner_id")
+      .select(["sso_connections.id", "sso_connections.owner_id", "sso_connections.protocol", "users.plan"])
+      .where("sso_connections.id", "=", connectionId)
+      .executeTakeFirst();
+    if (!connection || connection.protocol !== "saml" || !can(connection.plan, "sso"))
+      throw new DomainError("not_found", "There is no SAML single sign-on connection here");
+    return this.saml.start(connection);
   }
 
   /** Takes the sign-in's row (once: a replayed state finds nothing) and opens its checks. */
@@ -289,7 +321,13 @@ export class SsoSignIn {
     }
   }
 
-  private async enterpriseMember(connection: NonNullable<Flow["connection"]>, identity: Identity, email: string, name: string): Promise<UserRow> {
+  /** A person the connection's provider vouched for (OpenID or SAML): found or created, bound, and joined to the owner's team. */
+  async enterpriseMember(
+    connection: Pick<NonNullable<Flow["connection"]>, "id" | "owner_id">,
+    identity: Identity,
+    email: string,
+    name: string,
+  ): Promise<UserRow> {
     const current = await this.connectionFor(email);
     // The address must be on a verified domain of this very connection: another owner's provider cannot sign in these people.
     if (!current || current.id !== connection.id) throw fail("domain", "This address is not on a verified domain of the connection");

@@ -46,6 +46,7 @@ import { conversionRows } from "./migrations/047-conversion-rows.js";
 import { appEvents } from "./migrations/048-app-events.js";
 import { teamRoles } from "./migrations/049-team-roles.js";
 import { folders } from "./migrations/050-folders.js";
+import { saml } from "./migrations/051-saml.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -94,6 +95,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "048-app-events": appEvents(),
     "049-team-roles": teamRoles(),
     "050-folders": folders(),
+    "051-saml": saml(),
   };
 }
 

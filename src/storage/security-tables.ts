@@ -1,6 +1,6 @@
 // Tables of account security: two-factor sign-in (migration 025, docs/security.md) and single sign-on
 // (migration 027, docs/sso.md). Secrets are sealed (shared/secret-box.ts), codes and tokens hashed.
-import type { Selectable } from "kysely";
+import type { Generated, Selectable } from "kysely";
 
 /** An account's TOTP factor: secrets sealed (shared/secret-box.ts), never in clear. */
 export interface TotpFactorsTable {
@@ -56,6 +56,8 @@ export interface SsoConnectionsTable {
   client_id: string;
   client_secret_sealed: string;
   require_sso: number;
+  /** Which protocol signs in (migration 051): "oidc", or "saml" (then issuer, client id and secret may be empty). */
+  protocol: Generated<"oidc" | "saml">;
   created_at: number;
   updated_at: number;
 }
@@ -81,6 +83,37 @@ export interface SsoLoginsTable {
   state_hash: string;
   connection_id: string | null;
   checks_sealed: string;
+  expires_at: number;
+}
+
+/** A connection's SAML settings (docs/sso.md, SAML): the identity provider's, and snip's key pair (private key sealed, bound to the connection id). */
+export interface SsoSamlTable {
+  connection_id: string;
+  /** The identity provider's settings: null until its metadata is given. */
+  idp_entity_id: string | null;
+  idp_sso_url: string | null;
+  idp_sso_binding: "redirect" | "post" | null;
+  /** JSON array of PEM certificates. */
+  idp_certs: string | null;
+  idp_metadata_url: string | null;
+  sp_cert: string;
+  sp_key_sealed: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A SAML sign-in under way: SHA-256 of the browser's cookie value, and the AuthnRequest id its answer must name. */
+export interface SsoSamlRequestsTable {
+  state_hash: string;
+  connection_id: string;
+  request_id: string;
+  expires_at: number;
+}
+
+/** An assertion id already used on a connection, kept until the assertion expires. */
+export interface SsoSamlAssertionsTable {
+  connection_id: string;
+  assertion_id: string;
   expires_at: number;
 }
 
@@ -110,7 +143,11 @@ export interface SecurityTables {
   sso_logins: SsoLoginsTable;
   sso_break_glass: SsoBreakGlassTable;
   sso_identities: SsoIdentitiesTable;
+  sso_saml: SsoSamlTable;
+  sso_saml_requests: SsoSamlRequestsTable;
+  sso_saml_assertions: SsoSamlAssertionsTable;
 }
 
 export type SsoConnectionRow = Selectable<SsoConnectionsTable>;
 export type SsoDomainRow = Selectable<SsoDomainsTable>;
+export type SsoSamlRow = Selectable<SsoSamlTable>;

@@ -128,6 +128,9 @@ const PUBLIC: Record<string, string> = {
   "/app/*": "dashboard client routes (index.html)",
   "/assets/*": "dashboard build files",
   "/docs/static/*": "OpenAPI UI files",
+  "/api/sso/saml/:connection/metadata": "snip's SAML service-provider metadata: public by design, given to the identity provider (test/api/sso-saml.test.ts)",
+  "/api/sso/saml/:connection/start": "starts a SAML sign-in through a connection (public, like GET /api/auth/sso/start)",
+  "/api/sso/saml/:connection/acs": "the SAML Assertion Consumer Service: a signed Response to this browser's own request signs in (test/api/sso-saml.test.ts)",
   "/api/integrations/stripe/webhook/:token":
     "the account's Stripe endpoint: an unguessable token, each event checked against its signing secret (test/api/conversions-stripe.test.ts)",
 };

@@ -131,7 +131,7 @@ describe.each(ENGINES)("single sign-on on %s", (engine) => {
     expect(actions).toContain("sso.create");
     expect(actions).toContain("sso.domain_verified");
     const created = (await auditRows(ent, 10)).find((a) => a.action === "sso.create");
-    expect(created?.after).toEqual({ issuer: idp.issuer, client_id: "snip-ent", require_sso: false, domains: ["acme.test"] });
+    expect(created?.after).toEqual({ protocol: "oidc", issuer: idp.issuer, client_id: "snip-ent", require_sso: false, domains: ["acme.test"] });
     expect(JSON.stringify(created)).not.toContain(SECRET);
   });
 

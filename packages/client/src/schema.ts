@@ -13911,10 +13911,39 @@ export interface paths {
                                 }[];
                                 id: string;
                                 issuer: string;
+                                /** @description how the connection signs people in: OpenID Connect (issuer, client id, secret) or SAML 2.0 (the identity provider's metadata) */
+                                protocol: "oidc" | "saml";
                                 /** @description register this at the identity provider */
                                 redirect_uri: string;
                                 /** @description password sign-in is refused for addresses on the verified domains */
                                 require_sso: boolean;
+                                /** @description the connection's SAML settings: snip's side (given to the identity provider) and the provider's */
+                                saml: {
+                                    /** @description the Assertion Consumer Service URL (HTTP-POST; Single sign-on URL / Reply URL) */
+                                    acs_url: string;
+                                    /** @description snip's signing certificate (PEM): AuthnRequests are signed with its key */
+                                    certificate: string;
+                                    /** @description snip's entity id (Audience / SP Entity ID / Identifier at the identity provider) */
+                                    entity_id: string;
+                                    idp: {
+                                        binding: "redirect" | "post";
+                                        certificates: {
+                                            not_after: string;
+                                            /** @description the certificate's SHA-256 fingerprint */
+                                            sha256: string;
+                                            subject: string;
+                                        }[];
+                                        entity_id: string;
+                                        /** @description where the metadata was fetched from; null: pasted */
+                                        metadata_url: string | null;
+                                        sso_url: string;
+                                        updated_at: string;
+                                    } | null;
+                                    /** @description snip's service-provider metadata (XML) for this connection */
+                                    metadata_url: string;
+                                    /** @description starts a sign-in through this connection (an app tile's initiate-login URL) */
+                                    start_url: string;
+                                } | null;
                                 updated_at: string;
                             } | null;
                             /** @enum {string} */
@@ -13947,11 +13976,15 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        client_id: string;
+                        /** @description required with protocol oidc (the default) */
+                        client_id?: string;
                         /** @description required when none is stored yet; omitted: the stored one is kept */
                         client_secret?: string;
                         domains: string[];
-                        issuer: string;
+                        /** @description required with protocol oidc (the default) */
+                        issuer?: string;
+                        /** @description how the connection signs people in: OpenID Connect (issuer, client id, secret) or SAML 2.0 (the identity provider's metadata) */
+                        protocol?: "oidc" | "saml";
                         require_sso?: boolean;
                     };
                 };
@@ -13985,10 +14018,39 @@ export interface paths {
                                 }[];
                                 id: string;
                                 issuer: string;
+                                /** @description how the connection signs people in: OpenID Connect (issuer, client id, secret) or SAML 2.0 (the identity provider's metadata) */
+                                protocol: "oidc" | "saml";
                                 /** @description register this at the identity provider */
                                 redirect_uri: string;
                                 /** @description password sign-in is refused for addresses on the verified domains */
                                 require_sso: boolean;
+                                /** @description the connection's SAML settings: snip's side (given to the identity provider) and the provider's */
+                                saml: {
+                                    /** @description the Assertion Consumer Service URL (HTTP-POST; Single sign-on URL / Reply URL) */
+                                    acs_url: string;
+                                    /** @description snip's signing certificate (PEM): AuthnRequests are signed with its key */
+                                    certificate: string;
+                                    /** @description snip's entity id (Audience / SP Entity ID / Identifier at the identity provider) */
+                                    entity_id: string;
+                                    idp: {
+                                        binding: "redirect" | "post";
+                                        certificates: {
+                                            not_after: string;
+                                            /** @description the certificate's SHA-256 fingerprint */
+                                            sha256: string;
+                                            subject: string;
+                                        }[];
+                                        entity_id: string;
+                                        /** @description where the metadata was fetched from; null: pasted */
+                                        metadata_url: string | null;
+                                        sso_url: string;
+                                        updated_at: string;
+                                    } | null;
+                                    /** @description snip's service-provider metadata (XML) for this connection */
+                                    metadata_url: string;
+                                    /** @description starts a sign-in through this connection (an app tile's initiate-login URL) */
+                                    start_url: string;
+                                } | null;
                                 updated_at: string;
                             };
                             /** @enum {string} */
@@ -14158,6 +14220,312 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sso/saml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Give the SAML identity provider's metadata for the caller's connection (protocol saml): pasted XML or its https:// address
+         * @description Needs sudo mode (else 403 reauth_required). The metadata's entity id, single sign-on address (HTTP-Redirect or HTTP-POST) and signing certificates replace the stored ones (audited). A metadata_url is fetched once, now, through the webhooks' address guard.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description or the https:// address of its metadata, fetched once now through the address guard */
+                        metadata_url?: string;
+                        /** @description the identity provider's metadata (XML), pasted */
+                        metadata_xml?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            connection: {
+                                client_id: string;
+                                /** @description a client secret is stored (sealed; it is never returned) */
+                                client_secret_set: boolean;
+                                created_at: string;
+                                domains: {
+                                    domain: string;
+                                    last_checked_at: string | null;
+                                    next_action: string | null;
+                                    /** @description the TXT record that proves the domain */
+                                    record: {
+                                        name: string;
+                                        /** @enum {string} */
+                                        type: "TXT";
+                                        value: string;
+                                    };
+                                    status: "pending" | "verified";
+                                    verified_at: string | null;
+                                }[];
+                                id: string;
+                                issuer: string;
+                                /** @description how the connection signs people in: OpenID Connect (issuer, client id, secret) or SAML 2.0 (the identity provider's metadata) */
+                                protocol: "oidc" | "saml";
+                                /** @description register this at the identity provider */
+                                redirect_uri: string;
+                                /** @description password sign-in is refused for addresses on the verified domains */
+                                require_sso: boolean;
+                                /** @description the connection's SAML settings: snip's side (given to the identity provider) and the provider's */
+                                saml: {
+                                    /** @description the Assertion Consumer Service URL (HTTP-POST; Single sign-on URL / Reply URL) */
+                                    acs_url: string;
+                                    /** @description snip's signing certificate (PEM): AuthnRequests are signed with its key */
+                                    certificate: string;
+                                    /** @description snip's entity id (Audience / SP Entity ID / Identifier at the identity provider) */
+                                    entity_id: string;
+                                    idp: {
+                                        binding: "redirect" | "post";
+                                        certificates: {
+                                            not_after: string;
+                                            /** @description the certificate's SHA-256 fingerprint */
+                                            sha256: string;
+                                            subject: string;
+                                        }[];
+                                        entity_id: string;
+                                        /** @description where the metadata was fetched from; null: pasted */
+                                        metadata_url: string | null;
+                                        sso_url: string;
+                                        updated_at: string;
+                                    } | null;
+                                    /** @description snip's service-provider metadata (XML) for this connection */
+                                    metadata_url: string;
+                                    /** @description starts a sign-in through this connection (an app tile's initiate-login URL) */
+                                    start_url: string;
+                                } | null;
+                                updated_at: string;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sso/saml/{connection}/acs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The SAML Assertion Consumer Service (HTTP-POST): signs in and sends to /app, or back to /app/login?sso_error= */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    connection: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        RelayState?: string;
+                        /** @description the identity provider's Response, base64 */
+                        SAMLResponse: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sso/saml/{connection}/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** snip's SAML service-provider metadata for a connection (XML): entity id, ACS URL (HTTP-POST), signing certificate */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    connection: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sso/saml/{connection}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start a SAML sign-in through a connection: 302 to the identity provider with a signed AuthnRequest (or a form posting it) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description a dashboard path (/app/...) to land on after signing in */
+                    return_to?: string;
+                };
+                header?: never;
+                path: {
+                    connection: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

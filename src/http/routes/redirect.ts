@@ -3,6 +3,7 @@
 import { Type } from "typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { App } from "../app-type.js";
+import { formBodies } from "../form-body.js";
 import type { AppContext } from "../../context.js";
 import type { Outcome, Visit } from "../../redirect/resolve-link.js";
 import { takeQrMarker } from "../../redirect/qr-marker.js";
@@ -256,9 +257,7 @@ export async function redirectRoutes(app: App, ctx: Deps, trust: Trust | null, m
   // The password form posts urlencoded; a parser of its own, small, for this route only.
   await app.register(async (plain) => {
     const scope = plain as unknown as App;
-    scope.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string", bodyLimit: FORM_LIMIT }, (_req, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(String(body))));
-    });
+    formBodies(scope, FORM_LIMIT);
     scope.post(
       "/:alias",
       {

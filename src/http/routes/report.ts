@@ -2,6 +2,7 @@
 // Server-rendered, no JavaScript, no session: anyone may report, throttled per client address.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { App } from "../app-type.js";
+import { formBodies } from "../form-body.js";
 import type { AppContext } from "../../context.js";
 import { DomainError, type FieldError } from "../../shared/errors.js";
 import { reportForm } from "../../admin/reports.js";
@@ -104,9 +105,7 @@ export async function reportRoutes(app: App, ctx: Deps): Promise<void> {
   await app.register(async (plain) => {
     const scope = plain as unknown as App;
     // The form posts urlencoded; a parser of its own, small, for this scope only (as the link-password form).
-    scope.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string", bodyLimit: REPORT_FORM_LIMIT }, (_req, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(String(body))));
-    });
+    formBodies(scope, REPORT_FORM_LIMIT);
     scope.setErrorHandler((err, req, reply) => refuse(ctx, req, reply, err));
 
     scope.get(

@@ -1,11 +1,11 @@
 // Single sign-on (docs/sso.md): the Enterprise owner's connection under /api/sso, the sign-in flow under
 // /api/auth/sso (options, start, callback), and the operators' view under /api/admin/sso.
-import type { FastifyReply, FastifyRequest } from "fastify";
 import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { errors, IdParams, OkSchema } from "../../contract/common.js";
 import {
   AdminSsoListReply,
+  SamlPutBody,
   SsoCallbackQuery,
   SsoDomainParams,
   SsoDomainReply,
@@ -16,41 +16,14 @@ import {
   SsoStartQuery,
 } from "../../contract/sso.js";
 import { operatorOf, sessionOf, signedIn, signedInRoutes, startSession, visitorOf } from "../auth.js";
-import { prefersJson } from "../pages.js";
-import { errorBody, toDomainError, STATUS_BY_CODE } from "../errors.js";
+import { COOKIE_PATH, RETURN_COOKIE, STATE_COOKIE, landingPath, refuse } from "./sso-answers.js";
+import { samlRoutes, samlStarted } from "./saml.js";
 
 /** The services these routes use: the compiler refuses any other. */
 type Deps = Pick<AppContext, "auth" | "config" | "countries" | "sessions" | "sso">;
 
-/** The state of a sign-in under way, in the browser that started it (the callback must come back to it). */
-const STATE_COOKIE = "snip_sso_state";
-/** Where the dashboard asked to land after the sign-in (a path under /app/ only: never another site). */
-const RETURN_COOKIE = "snip_sso_return";
-const COOKIE_PATH = "/api/auth/sso";
-
-/** A dashboard path to land on: /app or below it, one leading slash, no backslash or control character; else /app. */
-function landingPath(raw: string | undefined): string {
-  if (!raw || !/^\/app(\/|$|\?)/.test(raw) || /[\\\u0000-\u001f\u007f]/.test(raw) || raw.startsWith("//")) return "/app";
-  const u = new URL(raw, "http://snip.invalid");
-  return u.origin === "http://snip.invalid" && u.pathname.startsWith("/app") ? `${u.pathname}${u.search}` : "/app";
-}
-
-/**
- * A refused start or callback: JSON for API clients, else back to the sign-in page with a stable code
- * (`sso_error`, and `reason` for sso_failed) the page explains.
- */
-function refuse(req: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
-  const e = toDomainError(err);
-  if (e.code === "internal_error" || e.code === "unavailable") throw err;
-  reply.clearCookie(STATE_COOKIE, { path: COOKIE_PATH });
-  if (e.retryAfter !== undefined) reply.header("Retry-After", String(e.retryAfter));
-  if (prefersJson(req.headers.accept)) return reply.code(STATUS_BY_CODE[e.code]).send(errorBody(e));
-  const reason = typeof e.extra?.reason === "string" ? e.extra.reason : null;
-  const q = new URLSearchParams({ sso_error: e.code, ...(reason ? { reason } : {}) });
-  return reply.redirect(`/app/login?${q}`, 302);
-}
-
 export async function ssoRoutes(app: App, ctx: Deps): Promise<void> {
+  await samlRoutes(app, ctx);
   app.get(
     "/api/auth/sso/options",
     {
@@ -75,12 +48,13 @@ export async function ssoRoutes(app: App, ctx: Deps): Promise<void> {
     },
     async (req, reply) => {
       try {
-        const { url, state } = await ctx.sso.signIn.start({ email: req.query.email, instance: req.query.instance === "1" }, req.ip);
+        const started = await ctx.sso.signIn.start({ email: req.query.email, instance: req.query.instance === "1" }, req.ip);
+        if (started.kind === "saml") return samlStarted(ctx, reply, started, req.query.return_to);
         const cookie = { httpOnly: true, sameSite: "lax" as const, path: COOKIE_PATH, secure: ctx.config.secureCookies, maxAge: 600 };
-        reply.setCookie(STATE_COOKIE, state, cookie);
+        reply.setCookie(STATE_COOKIE, started.state, cookie);
         reply.setCookie(RETURN_COOKIE, landingPath(req.query.return_to), cookie);
         reply.header("cache-control", "no-store");
-        return reply.redirect(url, 302);
+        return reply.redirect(started.url, 302);
       } catch (err) {
         return refuse(req, reply, err);
       }
@@ -140,6 +114,21 @@ export async function ssoRoutes(app: App, ctx: Deps): Promise<void> {
         },
       },
       async (req) => ({ status: "success" as const, connection: await ctx.auth.changes.setSsoConnection(sessionOf(ctx, req), req.body) }),
+    );
+    scope.put(
+      "/api/sso/saml",
+      {
+        schema: {
+          tags: ["sso"],
+          summary: "Give the SAML identity provider's metadata for the caller's connection (protocol saml): pasted XML or its https:// address",
+          description:
+            "Needs sudo mode (else 403 reauth_required). The metadata's entity id, single sign-on address (HTTP-Redirect or HTTP-POST) and " +
+            "signing certificates replace the stored ones (audited). A metadata_url is fetched once, now, through the webhooks' address guard.",
+          body: SamlPutBody,
+          response: { 200: SsoSetReply, ...errors(400, 401, 403, 404) },
+        },
+      },
+      async (req) => ({ status: "success" as const, connection: await ctx.auth.changes.setSamlIdp(sessionOf(ctx, req), req.body) }),
     );
     scope.delete(
       "/api/sso",

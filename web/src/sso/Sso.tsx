@@ -1,5 +1,6 @@
-// Single sign-on for Enterprise owners: the identity provider (issuer, client id, a write-only secret), the
-// email domains with their TXT records and verify buttons, "require SSO", and removal.
+// Single sign-on for Enterprise owners: the protocol (OpenID Connect or SAML), the OpenID provider (issuer, client
+// id, a write-only secret) or the SAML tab (SsoSaml.tsx), the email domains with their TXT records and verify
+// buttons, "require SSO", and removal.
 import { useCallback, useEffect, useState } from "react";
 import type { SsoConnection, SsoDomain } from "@contract/sso";
 import { ApiError } from "../shared/api";
@@ -9,8 +10,13 @@ import { PlanGate, can } from "../shared/plan-gate";
 import { useSubmit } from "../shared/submit";
 import { ssoApi } from "./sso-api";
 import { SsoDomains } from "./SsoDomains";
+import { ChipChoice, SsoSaml } from "./SsoSaml";
 
 const FIELDS = ["issuer", "client_id", "client_secret", "domains"] as const;
+const PROTOCOLS = [
+  ["oidc", "OpenID Connect"],
+  ["saml", "SAML 2.0"],
+] as const;
 
 // eslint-disable-next-line max-lines-per-function -- the form, the domains and the removal share the page's state.
 export function SsoPage() {
@@ -24,6 +30,7 @@ export function SsoPage() {
   const [secret, setSecret] = useState("");
   const [domains, setDomains] = useState("");
   const [requireSso, setRequireSso] = useState(false);
+  const [protocol, setProtocol] = useState<SsoConnection["protocol"]>("oidc");
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [notice, setNotice] = useState<string | null>(null);
 
@@ -33,6 +40,7 @@ export function SsoPage() {
     setClientId(c?.client_id ?? "");
     setDomains(c?.domains.map((d) => d.domain).join(", ") ?? "");
     setRequireSso(c?.require_sso ?? false);
+    setProtocol(c?.protocol ?? "oidc");
     setSecret("");
   }, []);
 
@@ -41,16 +49,21 @@ export function SsoPage() {
       setErrors({});
       setNotice(null);
       const list = domains.split(/[\s,]+/).filter(Boolean);
+      const saml = protocol === "saml";
       show(
         await ssoApi.put({
-          issuer: issuer.trim(),
-          client_id: clientId.trim(),
+          protocol,
+          // Under SAML the OpenID fields are kept as stored (sent only when filled in).
+          ...(!saml || issuer.trim() ? { issuer: issuer.trim() } : {}),
+          ...(!saml || clientId.trim() ? { client_id: clientId.trim() } : {}),
           domains: list,
           require_sso: requireSso,
           ...(secret ? { client_secret: secret } : {}),
         }),
       );
-      setNotice("Saved. Create each domain's TXT record, then verify it.");
+      setNotice(
+        saml ? "Saved. Give your identity provider snip's details below, then its metadata." : "Saved. Create each domain's TXT record, then verify it.",
+      );
     },
     (err) => {
       if (!(err instanceof ApiError)) return String(err);
@@ -90,43 +103,57 @@ export function SsoPage() {
         </div>
       ) : (
         <form className="card stack" onSubmit={saving.onSubmit} noValidate data-testid="sso-form">
-          <Field id="sso-issuer" label="Issuer URL" error={errors.issuer} hint="Your identity provider's issuer, e.g. https://login.example.com/realms/acme.">
-            <input
-              id="sso-issuer"
-              data-testid="sso-issuer"
-              type="url"
-              spellCheck={false}
-              value={issuer}
-              onChange={(e) => setIssuer(e.target.value)}
-              placeholder="https://login.example.com/realms/acme"
-            />
-          </Field>
-          <Field id="sso-client-id" label="Client ID" error={errors.client_id}>
-            <input
-              id="sso-client-id"
-              data-testid="sso-client-id"
-              type="text"
-              spellCheck={false}
-              value={clientId}
-              onChange={(e) => setClientId(e.target.value)}
-            />
-          </Field>
-          <Field
-            id="sso-secret"
-            label="Client secret"
-            error={errors.client_secret}
-            hint={conn?.client_secret_set ? "Stored (sealed; never shown). Leave empty to keep it." : "Stored sealed; it is never shown again."}
-          >
-            <input
-              id="sso-secret"
-              data-testid="sso-secret"
-              type="password"
-              autoComplete="new-password"
-              value={secret}
-              onChange={(e) => setSecret(e.target.value)}
-              placeholder={conn?.client_secret_set ? "••••••••" : ""}
-            />
-          </Field>
+          <ChipChoice label="Protocol" options={PROTOCOLS} value={protocol} onChange={setProtocol} testId="sso-protocol" />
+          {protocol === "oidc" ? (
+            <>
+              <Field
+                id="sso-issuer"
+                label="Issuer URL"
+                error={errors.issuer}
+                hint="Your identity provider's issuer, e.g. https://login.example.com/realms/acme."
+              >
+                <input
+                  id="sso-issuer"
+                  data-testid="sso-issuer"
+                  type="url"
+                  spellCheck={false}
+                  value={issuer}
+                  onChange={(e) => setIssuer(e.target.value)}
+                  placeholder="https://login.example.com/realms/acme"
+                />
+              </Field>
+              <Field id="sso-client-id" label="Client ID" error={errors.client_id}>
+                <input
+                  id="sso-client-id"
+                  data-testid="sso-client-id"
+                  type="text"
+                  spellCheck={false}
+                  value={clientId}
+                  onChange={(e) => setClientId(e.target.value)}
+                />
+              </Field>
+              <Field
+                id="sso-secret"
+                label="Client secret"
+                error={errors.client_secret}
+                hint={conn?.client_secret_set ? "Stored (sealed; never shown). Leave empty to keep it." : "Stored sealed; it is never shown again."}
+              >
+                <input
+                  id="sso-secret"
+                  data-testid="sso-secret"
+                  type="password"
+                  autoComplete="new-password"
+                  value={secret}
+                  onChange={(e) => setSecret(e.target.value)}
+                  placeholder={conn?.client_secret_set ? "••••••••" : ""}
+                />
+              </Field>
+            </>
+          ) : (
+            <p className="muted small" data-testid="sso-saml-hint">
+              People sign in through your SAML identity provider (Okta, Entra ID, ADFS…). Save to get snip&apos;s details for it.
+            </p>
+          )}
           <Field id="sso-domains" label="Email domains" error={errors.domains} hint="Separated by commas, e.g. acme.com, acme.co.uk.">
             <input
               id="sso-domains"
@@ -141,15 +168,23 @@ export function SsoPage() {
             <input type="checkbox" data-testid="sso-require" checked={requireSso} onChange={(e) => setRequireSso(e.target.checked)} /> Require single sign-on:
             password sign-in is refused for these addresses (yours excepted)
           </label>
-          <div className="redirect-uri muted small">
-            Redirect URI to register at the provider:{" "}
-            <code data-testid="sso-redirect-uri">{conn?.redirect_uri ?? `${location.origin}/api/auth/sso/callback`}</code>{" "}
-            <CopyButton text={conn?.redirect_uri ?? `${location.origin}/api/auth/sso/callback`} testId="sso-copy-redirect" />
-          </div>
+          {protocol === "oidc" ? (
+            <div className="redirect-uri muted small">
+              Redirect URI to register at the provider:{" "}
+              <code data-testid="sso-redirect-uri">{conn?.redirect_uri ?? `${location.origin}/api/auth/sso/callback`}</code>{" "}
+              <CopyButton text={conn?.redirect_uri ?? `${location.origin}/api/auth/sso/callback`} testId="sso-copy-redirect" />
+            </div>
+          ) : null}
           {general ? <Alert testId="sso-error">{general}</Alert> : null}
           <div className="row gap">
             <button type="submit" className="btn btn-primary" disabled={busy} data-testid="sso-save">
-              {busy ? "Saving…" : conn ? "Save changes" : "Set up single sign-on"}
+              {busy
+                ? "Saving…"
+                : conn
+                  ? conn.protocol !== protocol
+                    ? `Switch to ${protocol === "saml" ? "SAML" : "OpenID Connect"}`
+                    : "Save changes"
+                  : "Set up single sign-on"}
             </button>
             {conn ? (
               <button type="button" className="btn btn-danger-ghost" onClick={() => del.ask(conn)} data-testid="sso-remove">
@@ -164,6 +199,7 @@ export function SsoPage() {
           {notice}
         </Alert>
       ) : null}
+      {conn?.protocol === "saml" && protocol === "saml" && conn.saml ? <SsoSaml saml={conn.saml} onSaved={show} /> : null}
       {conn && conn.domains.length ? <SsoDomains domains={conn.domains} onChange={replaceDomain} /> : null}
       <ConfirmDialog {...del.dialog} title="Remove single sign-on?" confirmLabel="Remove" danger>
         <p>Nobody can sign in through your identity provider any more; members stay on your team and sign in with a password.</p>
