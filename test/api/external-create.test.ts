@@ -296,8 +296,10 @@ describe.each(ENGINES)("external creation API on %s", (engine) => {
   it("is, with the other key routes, a state-changing /api route without CSRF, and needs no session cookie", () => {
     const open = server.app.routeList.filter((r) => r.url.startsWith("/api/") && !r.csrf && ["POST", "PUT", "PATCH", "DELETE"].includes(r.method));
     // Every one of them takes a key (its scopes declared): the key is the credential (key-scopes-routes.test.ts);
-    // but Stripe's webhook, whose credential is the signature over its body (docs/conversions.md, Stripe).
+    // but Stripe's webhook, whose credential is the signature over its body (docs/conversions.md, Stripe), and SAML's
+    // assertion consumer, whose credential is the identity provider's signature (docs/sso.md, SAML).
     const stripe = "POST /api/integrations/stripe/webhook/:token";
+    const acs = "POST /api/sso/saml/:connection/acs";
     expect(open.map((r) => `${r.method} ${r.url}`).sort()).toEqual(
       [
         `POST ${PATH}`,
@@ -309,9 +311,15 @@ describe.each(ENGINES)("external creation API on %s", (engine) => {
         "DELETE /api/customers/:external_id",
         "POST /api/deeplinks/open",
         stripe,
+        acs,
       ].sort(),
     );
-    expect(open.filter((r) => !r.keyScopes).map((r) => `${r.method} ${r.url}`)).toEqual([stripe]);
+    expect(
+      open
+        .filter((r) => !r.keyScopes)
+        .map((r) => `${r.method} ${r.url}`)
+        .sort(),
+    ).toEqual([stripe, acs].sort());
   });
 
   it("is described in /api/openapi.json with its body schema and bearer security", async () => {
