@@ -86,13 +86,11 @@ export const SamlPutBody = Body({
 export type SamlPutBody = Static<typeof SamlPutBody>;
 
 export const SamlConnectionParams = Type.Object({ connection: Type.String({ maxLength: 64 }) });
-export const SamlAcsBody = Type.Object(
-  {
-    SAMLResponse: Type.String({ minLength: 1, maxLength: 262_144, description: "the identity provider's Response, base64" }),
-    RelayState: Type.Optional(Type.String({ maxLength: 1000 })),
-  },
-  { additionalProperties: true },
-);
+/** What the HTTP-POST binding posts (SAML bindings, 3.5.4): the Response and the RelayState, nothing else. */
+export const SamlAcsBody = Body({
+  SAMLResponse: Type.String({ minLength: 1, maxLength: 262_144, description: "the identity provider's Response, base64" }),
+  RelayState: Type.Optional(Type.String({ maxLength: 1000 })),
+});
 export const SamlStartQuery = Type.Object({
   return_to: Type.Optional(Type.String({ maxLength: 500, description: "a dashboard path (/app/...) to land on after signing in" })),
 });

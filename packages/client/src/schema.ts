@@ -14394,8 +14394,6 @@ export interface paths {
                         RelayState?: string;
                         /** @description the identity provider's Response, base64 */
                         SAMLResponse: string;
-                    } & {
-                        [key: string]: unknown;
                     };
                 };
             };
