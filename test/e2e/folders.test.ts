@@ -70,6 +70,8 @@ describe.skipIf(!available)("folders in the browser", () => {
     expect(await page.getByTestId("folder-title").textContent()).toBe("Spring launch · 3 links");
     expect(new URL(page.url()).searchParams.get("folder_id")).toMatch(/\S/);
     expect(await page.getByTestId("side-folder").filter({ hasText: "Spring launch" }).getAttribute("aria-current")).toBe("page");
+    // The folder is the page shown: "Your links" is not marked beside it.
+    expect(await page.getByTestId("nav-dashboard").getAttribute("aria-current")).toBeNull();
     await screenshotModes(page, "folders-02-filtered");
     // The phone's menu lists the folders too.
     await page.setViewportSize({ width: 390, height: 844 });

@@ -8,9 +8,9 @@ const entry = (testId: string): NavEntry => {
   if (!found) throw new Error(`no entry ${testId}`);
   return found;
 };
-const current = (pathname: string, hash = "") =>
+const current = (pathname: string, hash = "", search = "") =>
   NAV_GROUPS.flatMap((g) => g.entries)
-    .filter((e) => isCurrentEntry(e, { pathname, hash }))
+    .filter((e) => isCurrentEntry(e, { pathname, hash, search }))
     .map((e) => e.testId);
 
 describe("the navigation's current entry", () => {
@@ -32,5 +32,10 @@ describe("the navigation's current entry", () => {
     expect(current("/app/links/abc/stats")).toEqual([]);
     expect(current("/app/admin/accounts")).toEqual(["nav-admin"]);
     expect(current("/app/securityx")).toEqual([]);
+  });
+
+  it("leaves the links list unmarked while a folder filters it (the sidebar marks the folder)", () => {
+    expect(current("/app", "", "?folder_id=f1")).toEqual([]);
+    expect(current("/app", "", "?q=shop")).toEqual(["nav-dashboard"]);
   });
 });

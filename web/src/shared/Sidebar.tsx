@@ -6,7 +6,7 @@ import { useSession } from "./session";
 import { ThemeSwitch } from "./theme";
 import { ownerLabel, useTeamView } from "./team-view";
 import { PlanMark } from "./plan-gate";
-import { ICONS, isCurrentEntry, navGroupsFor, type NavEntry } from "./nav";
+import { ICONS, inFolder, isCurrentEntry, navGroupsFor, type NavEntry } from "./nav";
 import { COLLAPSED_KEY, readCollapsed } from "./shell-frame";
 import { PaletteButton } from "./palette/PaletteButton";
 import { SidebarFolders } from "./SidebarFolders";
@@ -112,9 +112,9 @@ function Account({ collapsed }: { collapsed: boolean }) {
  */
 export function TeamSwitcher({ icon }: { icon: (path: string) => ReactNode }) {
   const { memberships, ownerId } = useTeamView();
-  const { pathname } = useLocation();
+  const { pathname, search } = useLocation();
   if (!memberships || memberships.length === 0) return null;
-  const own = pathname === "/app";
+  const own = pathname === "/app" && !inFolder(search);
   return (
     <ul className="side-list" data-testid="team-switcher" aria-label="Whose links">
       <li>

@@ -127,13 +127,19 @@ export function capabilityOf(to: string): Capability | undefined {
 
 /**
  * Whether the entry is the page shown: its path (exactly, or a page under it unless `end`); an entry naming a section
- * (#api-keys) only while that section is the address's, and the page's own entry not then.
+ * (#api-keys) only while that section is the address's, and the page's own entry not then; the links list not while a
+ * folder filters it (the sidebar's folder is then the current one).
  */
-export function isCurrentEntry(entry: NavEntry, at: { pathname: string; hash: string }): boolean {
+export function isCurrentEntry(entry: NavEntry, at: { pathname: string; hash: string; search?: string }): boolean {
   const [path = "", section] = entry.to.split("#");
   const onPath = at.pathname === path || (!entry.end && at.pathname.startsWith(`${path}/`));
-  if (!onPath) return false;
+  if (!onPath || (entry.end && inFolder(at.search))) return false;
   if (section !== undefined) return at.hash === `#${section}`;
   const sectionEntry = `${at.pathname}${at.hash}`;
   return !(at.hash && NAV_GROUPS.some((g) => g.entries.some((e) => e.to === sectionEntry)));
+}
+
+/** The address's query chooses a folder of the links list (SidebarFolders). */
+export function inFolder(search: string | undefined): boolean {
+  return new URLSearchParams(search ?? "").has("folder_id");
 }
