@@ -7,8 +7,9 @@ import type { Clock } from "../shared/clock.js";
 import { SealedBox } from "../shared/secret-box.js";
 import type { MailSender } from "../mail/mail-queue.js";
 import type { UserRow } from "../storage/schema.js";
-import { type SecurityAudit, TwoFactorService } from "./two-factor.js";
-import { type AuditWriter, PasskeyService } from "./passkeys.js";
+import { TwoFactorService } from "./two-factor.js";
+import { PasskeyService } from "./passkeys.js";
+import type { AuditWriter } from "../storage/audit-writer.js";
 import { SignInNotices } from "./sign-in-notice.js";
 import { TeamPolicy } from "./team-policy.js";
 
@@ -18,7 +19,7 @@ export interface SecurityDeps {
   clock: Clock;
   rate: RateEvents;
   mailer: MailSender;
-  audit: SecurityAudit & AuditWriter;
+  audit: AuditWriter;
   checkPassword(user: UserRow, password: string, ip: string, field: string): Promise<void>;
 }
 

@@ -1,9 +1,9 @@
 // Passkeys (WebAuthn, docs/passkeys.md) through @simplewebauthn/server: several per account, registered while
 // signed in, used to sign in alone (discoverable credentials) or, through verifyAssertion, as a second factor.
 import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from "@simplewebauthn/server";
-import type { Kysely } from "kysely";
+import type { AuditWriter } from "../storage/audit-writer.js";
 import type { Db } from "../storage/db.js";
-import type { Database, PasskeyRow, UserRow } from "../storage/schema.js";
+import type { PasskeyRow, UserRow } from "../storage/schema.js";
 import type { Clock } from "../shared/clock.js";
 import { iso } from "../shared/clock.js";
 import { DomainError, invalid } from "../shared/errors.js";
@@ -16,16 +16,6 @@ import { type ChallengePurpose, PasskeyChallenges } from "./passkey-challenges.j
 export const MAX_PASSKEYS = 20;
 /** What the options ask the browser to wait for the person (the challenge itself lives CHALLENGE_TTL_MS). */
 const TIMEOUT_MS = 120_000;
-
-/** The audit log's writer (admin/audit-log.ts's AuditLog), the account's own changes of its sign-in means in it. */
-export interface AuditWriter {
-  record(
-    trx: Kysely<Database>,
-    actor: { id: string | null; email: string },
-    at: number,
-    e: { action: string; targetType: "account"; targetId: string; summary: string; before?: unknown; after?: unknown },
-  ): Promise<void>;
-}
 
 export interface PasskeyDeps {
   db: Db;

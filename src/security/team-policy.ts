@@ -4,10 +4,10 @@ import type { Db } from "../storage/db.js";
 import type { Clock } from "../shared/clock.js";
 import type { UserRow } from "../storage/schema.js";
 import { requireCapability } from "../accounts/plans.js";
-import type { SecurityAudit } from "./two-factor.js";
+import type { AuditWriter } from "../storage/audit-writer.js";
 
 export class TeamPolicy {
-  constructor(private readonly deps: { db: Db; clock: Clock; audit: SecurityAudit }) {}
+  constructor(private readonly deps: { db: Db; clock: Clock; audit: AuditWriter }) {}
 
   get(owner: UserRow): { require_2fa: boolean } {
     return { require_2fa: Number(owner.team_require_2fa) === 1 };

@@ -2,6 +2,7 @@
 // sign-in a right password starts and a code finishes (docs/security.md). Secrets are sealed, codes and
 // tokens kept as SHA-256; every change of a factor is in the audit log.
 import type { Kysely } from "kysely";
+import type { AuditWriter } from "../storage/audit-writer.js";
 import type { Db } from "../storage/db.js";
 import type { Database, UserRow } from "../storage/schema.js";
 import type { RateEvents, Slot } from "../storage/rate-events.js";
@@ -20,23 +21,13 @@ export const PENDING_TTL = 5 * 60_000;
 const CODE_WINDOW = 15 * 60_000;
 const CODE_FAILURES = 5;
 
-/** The audit log as this folder writes to it (admin/audit-log.ts's AuditLog, passed in by context.ts). */
-export interface SecurityAudit {
-  record(
-    trx: Kysely<Database>,
-    actor: { id: string | null; email: string },
-    at: number,
-    e: { action: string; targetType: "account"; targetId: string; summary: string; after?: unknown },
-  ): Promise<void>;
-}
-
 export interface TwoFactorDeps {
   db: Db;
   clock: Clock;
   rate: RateEvents;
   box: SealedBox;
   issuer: string;
-  audit: SecurityAudit;
+  audit: AuditWriter;
   /** The signed-in user's password, checked under the sign-in throttle (AccountService.checkCurrentPassword). */
   checkPassword(user: UserRow, password: string, ip: string, field: string): Promise<void>;
 }

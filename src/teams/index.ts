@@ -3,11 +3,11 @@
 import type { EventSubscriber } from "../shared/events.js";
 import type { TeamDeps } from "./deps.js";
 import { TeamService } from "./teams.js";
-import type { TeamAudit } from "./roles.js";
+import type { AuditWriter } from "../storage/audit-writer.js";
 
 export interface TeamsDeps extends TeamDeps {
   /** Records role changes in the audit log (admin/audit-log.ts). */
-  audit: TeamAudit;
+  audit: AuditWriter;
   /** Subscribes to "mail.sent". */
   events: EventSubscriber;
 }

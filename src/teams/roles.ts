@@ -10,16 +10,7 @@ import { requireCapability } from "../accounts/plans.js";
 import { type AssignableRole, type TeamRole, DEFAULT_ROLE, mayChangeRole } from "../contract/roles.js";
 import { effectiveRole, ownerAccess, requireMay, roleRefusal } from "./access.js";
 import type { OwnerCaps } from "../storage/owner-caps.js";
-
-/** The audit log (admin/audit-log.ts): appends an entry in the caller's transaction. */
-export interface TeamAudit {
-  record(
-    trx: Kysely<Database>,
-    actor: { id: string | null; email: string },
-    at: number,
-    e: { action: string; targetType: "account"; targetId: string; summary: string; before?: unknown; after?: unknown },
-  ): Promise<void>;
-}
+import type { AuditWriter } from "../storage/audit-writer.js";
 
 export interface TeamManager {
   /** The team's owner (the actor itself for its own team). */
@@ -75,7 +66,7 @@ export interface RoleChangeDeps {
   /** The owner's lock: concurrent changes of one team's roles run one after the other (each audit entry's before is the last after). */
   caps: OwnerCaps;
   now: () => number;
-  audit: TeamAudit;
+  audit: AuditWriter;
 }
 
 /** Gives a member a new role (audited); the change holds from the member's next request, on every instance. */

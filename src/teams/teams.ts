@@ -6,13 +6,14 @@ import { accept, cancel, invite, mailSent, preview, resend } from "./invitations
 import type { Invitation, InvitationPreview, Membership, Team } from "../contract/teams.js";
 import { leaveTeam, overview } from "./memberships.js";
 import { type LinkAccess, ownerAccess } from "./access.js";
-import { type TeamAudit, changeRole, removeManagedMember, requireAssignable, teamManager } from "./roles.js";
+import type { AuditWriter } from "../storage/audit-writer.js";
+import { changeRole, removeManagedMember, requireAssignable, teamManager } from "./roles.js";
 import { type AssignableRole, type TeamRole, DEFAULT_ROLE } from "../contract/roles.js";
 
 export type { LinkAccess };
 
 export class TeamService {
-  constructor(private readonly deps: TeamDeps & { audit: TeamAudit }) {}
+  constructor(private readonly deps: TeamDeps & { audit: AuditWriter }) {}
 
   /** The actor's own team (or with `ownerId` one it administers), and its memberships. */
   async overview(actor: UserRow, ownerId?: string): Promise<Team> {
