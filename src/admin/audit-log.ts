@@ -24,6 +24,8 @@ export interface AuditRecord {
   summary: string;
   before?: unknown;
   after?: unknown;
+  /** The team the entry belongs to (its owner's id), for the team's own audit log. */
+  teamId?: string;
 }
 
 export interface AuditFilter {
@@ -112,6 +114,7 @@ export class AuditLog {
         summary: e.summary,
         before: json(e.before),
         after: json(e.after),
+        team_id: e.teamId ?? null,
       })
       .execute();
   }

@@ -24,6 +24,7 @@ export class TeamPolicy {
         .execute();
       await this.deps.audit.record(trx, { id: owner.id, email: owner.email }, now, {
         action: "team.2fa_policy",
+        teamId: owner.id,
         targetType: "account",
         targetId: owner.id,
         summary: require2fa ? "required two-factor sign-in of team members" : "stopped requiring two-factor sign-in of team members",

@@ -175,6 +175,7 @@ export class SsoConnections {
       }
       await audit.record(trx, actorOf(owner), now, {
         action: before ? "sso.update" : "sso.create",
+        teamId: owner.id,
         targetType: "sso_connection",
         targetId: id,
         summary: `${owner.email} ${before ? "changed" : "set up"} single sign-on with ${protocol === "saml" ? "SAML" : issuer}${body.client_secret !== undefined && before ? " (new client secret)" : ""}`,
@@ -204,6 +205,7 @@ export class SsoConnections {
       if (Number(r.numDeletedRows) === 0) throw new DomainError("not_found", "There is no such single sign-on connection");
       await audit.record(trx, actor, clock.now(), {
         action: "sso.delete",
+        teamId: c.owner_id,
         targetType: "sso_connection",
         targetId: c.id,
         summary,
@@ -309,6 +311,7 @@ export class SsoConnections {
     if (d.status !== "verified") {
       await audit.record(trx, actorOf(owner), now, {
         action: "sso.domain_verified",
+        teamId: owner.id,
         targetType: "sso_connection",
         targetId: c.id,
         summary: `${d.domain} verified for single sign-on`,

@@ -161,6 +161,7 @@ export class SamlSettingsService {
         .execute();
       await audit.record(trx, { id: owner.id, email: owner.email }, now, {
         action: previous ? "sso.saml_update" : "sso.saml_create",
+        teamId: owner.id,
         targetType: "sso_connection",
         targetId: c.id,
         summary: `${owner.email} ${previous ? "changed" : "set"} the SAML identity provider of single sign-on to ${idp.entityId}`,

@@ -42,6 +42,8 @@ export interface AdminAuditTable {
   /** JSON. */
   before: string | null;
   after: string | null;
+  /** The team (its owner's account id) the entry belongs to; null for the instance's and an account's own (migration 052). */
+  team_id: string | null;
 }
 
 export interface AdminTables {

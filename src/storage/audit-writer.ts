@@ -8,6 +8,6 @@ export interface AuditWriter {
     trx: Kysely<Database>,
     actor: { id: string | null; email: string },
     at: number,
-    e: { action: string; targetType: "account"; targetId: string; summary: string; before?: unknown; after?: unknown },
+    e: { action: string; targetType: "account"; targetId: string; summary: string; before?: unknown; after?: unknown; teamId?: string },
   ): Promise<void>;
 }

@@ -31,6 +31,7 @@ export const DB_COLUMNS = {
     summary: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
     target_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
     target_type: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    team_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },
   },
   alias_reservations: {
     alias: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },

@@ -47,6 +47,7 @@ import { appEvents } from "./migrations/048-app-events.js";
 import { teamRoles } from "./migrations/049-team-roles.js";
 import { folders } from "./migrations/050-folders.js";
 import { saml } from "./migrations/051-saml.js";
+import { auditTeam } from "./migrations/052-audit-team.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -96,6 +97,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "049-team-roles": teamRoles(),
     "050-folders": folders(),
     "051-saml": saml(),
+    "052-audit-team": auditTeam(),
   };
 }
 

@@ -80,6 +80,7 @@ export async function changeRole(deps: RoleChangeDeps, actor: UserRow, manager: 
     await trx.updateTable("team_members").set({ role }).where("owner_id", "=", manager.owner.id).where("member_id", "=", memberId).execute();
     await deps.audit.record(trx, { id: actor.id, email: actor.email }, now, {
       action: "team.role",
+      teamId: manager.owner.id,
       targetType: "account",
       targetId: memberId,
       summary: `changed ${email}'s role in ${manager.owner.email}'s team from ${from} to ${role}`,
