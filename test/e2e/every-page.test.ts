@@ -132,6 +132,8 @@ describe.skipIf(!available)("every page fits a phone and passes axe, in light an
     await visit("public-410-disabled", `/${a.disabled}`);
     await visit("public-410-blocked", `/${a.blocked}`);
     await visit("public-password", `/${a.password}`);
+    await visit("public-plus", `/${a.plain}+`);
+    await visit("public-plus-password", `/${a.password}+`);
     await visit("public-report", `/report?link=${a.plain}`);
     await page.locator("#reason").selectOption({ index: 1 });
     await page.getByRole("button", { name: "Send report" }).click();

@@ -12,9 +12,11 @@ import { safariUrl } from "../../deeplinks/link-apps.js";
 import { errors } from "../../contract/common.js";
 import { type Trust, proxyCountry } from "../proxy.js";
 import type { Metrics } from "../metrics.js";
+import { linkInfo } from "../../redirect/link-info.js";
+import { plusPage } from "../plus-page.js";
 
 /** The services these routes use: the compiler refuses any other. */
-type Deps = Pick<AppContext, "config" | "orphans" | "redirects">;
+type Deps = Pick<AppContext, "config" | "orphans" | "redirects" | "storage" | "clock" | "links">;
 
 const FORM_LIMIT = 4096;
 
@@ -226,6 +228,27 @@ function postReferrer(req: FastifyRequest, ref: string | undefined): string {
   return given;
 }
 
+/**
+ * The "+" page of `alias` (docs/api.md, Where a link goes): what the link is, without a visit and without a click. An
+ * unknown alias is a 404 that counts toward its address's burst limit, as a visit's would.
+ */
+async function plus(ctx: Deps, req: FastifyRequest, reply: FastifyReply, alias: string): Promise<FastifyReply> {
+  const wait = ctx.redirects.notFound?.retryAfter(req.ip) ?? 0;
+  if (wait > 0) return answer(req, reply, { kind: "not_found_burst", retryAfter: wait });
+  const info = await linkInfo({ db: ctx.storage.db, clock: ctx.clock, links: ctx.links, redirects: ctx.redirects }, req.hostname, alias);
+  if (info === null) {
+    ctx.redirects.notFound?.notFound(req.ip);
+    return answer(req, reply, { kind: "not_found" });
+  }
+  return reply
+    .code(200)
+    .header("cache-control", NO_STORE)
+    .header("content-security-policy", HTML_CSP)
+    .header("x-robots-tag", "noindex, nofollow")
+    .type("text/html; charset=utf-8")
+    .send(plusPage(`${req.protocol}://${req.host}/${alias}`, alias, info));
+}
+
 /** `trust`: the trusted-proxy function Fastify was given (app.ts), for the country header. */
 export async function redirectRoutes(app: App, ctx: Deps, trust: Trust | null, metrics: Pick<Metrics, "redirect"> | null): Promise<void> {
   const answered = (req: FastifyRequest, reply: FastifyReply, visit: Visit, outcome: Outcome): FastifyReply => {
@@ -241,12 +264,14 @@ export async function redirectRoutes(app: App, ctx: Deps, trust: Trust | null, m
       schema: {
         tags: ["redirect"],
         summary:
-          "Open a short link: 302 (or the link's 301, 307, 308) to the destination, or 404 (unknown, or not open yet: not_started)/410/403, or the password form (HEAD answers alike)",
+          "Open a short link: 302 (or the link's 301, 307, 308) to the destination, or 404 (unknown, or not open yet: not_started)/410/403, or the password form (HEAD answers alike); `/{alias}+` answers the link's \"+\" page (where it goes, no click)",
         params: Params,
         response: errors(403, 404, 410, 429, 451),
       },
     },
     async (req, reply) => {
+      const alias = req.params.alias;
+      if (alias.length > 1 && alias.endsWith("+")) return plus(ctx, req, reply, alias.slice(0, -1));
       const visit = visitOfReq(req);
       const outcome = await ctx.redirects.visit(visit);
       if (outcome.kind === "not_found") ctx.orphans.visited(ctx.redirects.domainFor(visit.host), req.url, visit.referer, visit.userAgent);

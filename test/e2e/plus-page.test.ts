@@ -1,0 +1,58 @@
+// The "+" page (docs/api.md, Where a link goes) in real Chromium: axe finds no serious or critical violation
+// (contrast among them) in light and in dark, at a phone's width and a desktop's; nothing wider than the screen,
+// however long the destination; the button goes on to the link. Screenshots in SNIP_SHOTS_DIR.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AxeBuilder } from "@axe-core/playwright";
+import { browserAvailable, launchBrowser, screenshot, type BrowserSession } from "./browser.js";
+import { startTestServer, type TestServer } from "../helpers/server.js";
+import { signedInClient } from "../helpers/client.js";
+import { createLink } from "../helpers/links.js";
+
+const available = browserAvailable();
+
+describe.skipIf(!available)('the "+" page', () => {
+  let server: TestServer;
+  let browser: BrowserSession;
+  let alias = "";
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    const owner = await signedInClient(server, "plus-page@example.com", "business");
+    const long = `https://shop.example.com/spring-sale/${"very-long-path-segment-".repeat(12)}?utm_source=poster&utm_campaign=spring`;
+    alias = (
+      await createLink(owner, {
+        url: long,
+        title: "Spring sale: 30 % off everything",
+        expires_at: "2099-06-01T00:00:00.000Z",
+        ios_url: "https://apps.apple.com/app/id389801252",
+        rules: [{ if: { country: ["DE", "AT"] }, url: "https://shop.example.de/fruehling" }],
+      })
+    ).alias;
+    browser = await launchBrowser({ baseURL: server.url });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it.each([
+    ["light", 390],
+    ["dark", 390],
+    ["light", 1280],
+    ["dark", 1280],
+  ] as const)("passes axe in %s at %i px", async (scheme, width) => {
+    const page = browser.page;
+    await page.setViewportSize({ width, height: 900 });
+    await page.emulateMedia({ colorScheme: scheme });
+    const res = await page.goto(`/${alias}+`);
+    expect(res?.status()).toBe(200);
+    await expect(page.getByRole("heading", { name: "Where this link goes" }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole("link", { name: "Continue to the link" }).getAttribute("href")).resolves.toBe(`/${alias}`);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBe(0);
+    const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+    const problems = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes[0]?.target.join(" ")}`);
+    expect(problems).toEqual([]);
+    await screenshot(page, `plus-page-${scheme}-${width}`);
+  });
+});
