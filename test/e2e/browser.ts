@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { AxeBuilder } from "@axe-core/playwright";
 import { startTestServer, type TestServer, type TestServerOptions } from "../helpers/server.js";
 
 export const CHROMIUM_PATH = process.env.SNIP_CHROMIUM ?? "/usr/bin/chromium";
@@ -98,6 +99,20 @@ export async function screenshotModes(page: Page, name: string): Promise<void> {
   }
   await page.emulateMedia({ colorScheme: "light" });
   await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** The four looks a public page is checked in: light and dark, at a phone's width and a desktop's. */
+export const SCHEMES_AND_WIDTHS = [
+  ["light", 390],
+  ["dark", 390],
+  ["light", 1280],
+  ["dark", 1280],
+] as const;
+
+/** axe's serious and critical WCAG 2.1 A/AA violations on the page (contrast among them), as "rule: first node". */
+export async function seriousAxeProblems(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
+  return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes[0]?.target.join(" ")}`);
 }
 
 /** True when the browser tests can run; prints why not once per file otherwise. */

@@ -2,8 +2,7 @@
 // (contrast among them) in light and in dark, at a phone's width and a desktop's; nothing wider than the screen,
 // however long the destination; the button goes on to the link. Screenshots in SNIP_SHOTS_DIR.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AxeBuilder } from "@axe-core/playwright";
-import { browserAvailable, launchBrowser, screenshot, type BrowserSession } from "./browser.js";
+import { SCHEMES_AND_WIDTHS, browserAvailable, launchBrowser, screenshot, seriousAxeProblems, type BrowserSession } from "./browser.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { signedInClient } from "../helpers/client.js";
 import { createLink } from "../helpers/links.js";
@@ -35,12 +34,7 @@ describe.skipIf(!available)('the "+" page', () => {
     await server?.close();
   });
 
-  it.each([
-    ["light", 390],
-    ["dark", 390],
-    ["light", 1280],
-    ["dark", 1280],
-  ] as const)("passes axe in %s at %i px", async (scheme, width) => {
+  it.each(SCHEMES_AND_WIDTHS)("passes axe in %s at %i px", async (scheme, width) => {
     const page = browser.page;
     await page.setViewportSize({ width, height: 900 });
     await page.emulateMedia({ colorScheme: scheme });
@@ -50,9 +44,7 @@ describe.skipIf(!available)('the "+" page', () => {
     await expect(page.getByRole("link", { name: "Continue to the link" }).getAttribute("href")).resolves.toBe(`/${alias}`);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow).toBe(0);
-    const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
-    const problems = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes[0]?.target.join(" ")}`);
-    expect(problems).toEqual([]);
+    expect(await seriousAxeProblems(page)).toEqual([]);
     await screenshot(page, `plus-page-${scheme}-${width}`);
   });
 });
