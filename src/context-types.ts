@@ -21,6 +21,7 @@ import type { DomainService } from "./domains/domains.js";
 import type { DnsLookup } from "./domains/dns-check.js";
 import type { TagService } from "./tags/tags.js";
 import type { FolderService } from "./teams/folders.js";
+import type { FolderAccessService } from "./teams/folder-access.js";
 import type { UtmTemplateService } from "./utm/templates.js";
 import type { LinkService } from "./links/links.js";
 import type { HostBlocklist } from "./links/host-blocklist.js";
@@ -90,6 +91,8 @@ export interface AppContext {
   tags: TagService;
   /** An account's folders of links (docs/folders.md). */
   folders: FolderService;
+  /** Members' access to single folders (docs/folders.md, Access). */
+  folderAccess: FolderAccessService;
   utm: UtmTemplateService;
   clickDeliveries: ClickDeliveries;
   domains: DomainService;

@@ -19,6 +19,7 @@ import type { Mailer } from "./mail/mailer.js";
 import type { MailQueue } from "./mail/mail-queue.js";
 import { createAccounts } from "./accounts/index.js";
 import { createTeams } from "./teams/index.js";
+import { FolderAccessService } from "./teams/folder-access.js";
 import { createClicks } from "./clicks/index.js";
 import type { ClickRecorder } from "./clicks/recorder.js";
 import { createDomains } from "./domains/index.js";
@@ -146,7 +147,26 @@ async function createCoreRooms(config: Readonly<Config>, overrides: ContextOverr
   const tags = new TagService({ db, caps, clock });
   const utm = new UtmTemplateService({ db, caps, clock });
   const linkRooms = createLinks({ ...base, caps, rate, clicks, reads, domains });
-  return { transport, mailer, accounts, sessions, apiKeys, teams, clicks, stats, countries, domains, customHosts, domainChanges, tags, utm, ...linkRooms };
+  // Members' access to single folders (teams/folder-access.ts): audited as role changes are.
+  const folderAccess = new FolderAccessService({ db, caps, now: () => clock.now(), audit: new AuditLog(db) });
+  return {
+    transport,
+    mailer,
+    accounts,
+    sessions,
+    apiKeys,
+    teams,
+    folderAccess,
+    clicks,
+    stats,
+    countries,
+    domains,
+    customHosts,
+    domainChanges,
+    tags,
+    utm,
+    ...linkRooms,
+  };
 }
 
 type CoreRooms = Awaited<ReturnType<typeof createCoreRooms>>;
@@ -330,6 +350,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     teams: core.teams,
     tags: core.tags,
     folders: core.folders,
+    folderAccess: core.folderAccess,
     utm: core.utm,
     clicks: core.clicks,
     stats: core.stats,

@@ -8,7 +8,7 @@ import type { Analytics, AnalyticsQuery } from "../contract/analytics.js";
 import { can, requireCapability } from "../accounts/plans.js";
 import { conversionFigures } from "../conversions/conversion-stats.js";
 import { linkWithConversions, withConversions } from "../conversions/stats-rows.js";
-import { managedOwner } from "../teams/access.js";
+import { managedOwner, visibleFolderCondition } from "../teams/access.js";
 import { anyAppFigure, appCounts } from "../deeplinks/app-stats.js";
 import { folderFilter } from "../teams/folders.js";
 import { shortUrl } from "../links/public-link.js";
@@ -36,6 +36,9 @@ interface LinkKey {
 /** Links whose period totals are summed before the others are ruled out by their all-time counts. */
 const CANDIDATES = 500;
 
+/** The condition leaving out the links of folders hidden from the reader; null: none hidden. */
+type Hidden = RawBuilder<boolean> | null;
+
 type LinkTotals = Map<string, { clicks: number; visitors: number }>;
 
 export class AccountAnalytics {
@@ -43,16 +46,19 @@ export class AccountAnalytics {
 
   /** The period and what the account's (filtered) links did in it; Business and above (the owner's plan). */
   async read(actor: UserRow, query: AnalyticsQuery): Promise<Analytics> {
-    const { owner } = await managedOwner(this.deps.db, actor, query.owner, "stats.view");
+    const { owner, access } = await managedOwner(this.deps.db, actor, query.owner, "stats.view");
     requireCapability(owner.plan, "account_analytics", "Account analytics");
-    const links = await this.keys(owner.id, query);
+    // Folders hidden from a member (teams/access.ts): their links are left out as a filter would leave them.
+    const hidden = visibleFolderCondition(access);
+    const links = await this.keys(owner.id, query, hidden);
     const first = links.reduce((min, l) => Math.min(min, l.created_at), Number.POSITIVE_INFINITY);
     const p = this.deps.stats.period(query, Number.isFinite(first) ? first : Number(owner.created_at));
-    const filter = this.filter(owner.id, query);
+    const filter = this.filter(owner.id, query, hidden);
+    const filtered = Boolean(query.link || query.domain || query.tag || query.folder_id || hidden);
     // Unfiltered, the owner's own roll-ups: a few rows a day whatever the number of links.
-    const rows = query.link || query.domain || query.tag || query.folder_id ? filter : ownerRows(owner.id);
+    const rows = filtered ? filter : ownerRows(owner.id);
     const keys = links.map((l) => ({ id: l.id, num: l.num }));
-    const conds = this.linkConditions(owner.id, query);
+    const conds = this.linkConditions(owner.id, query, hidden);
     const { value, groups } = await this.deps.stats.reads.read(keys, async (db, held) => ({
       series: await storedSeries(db, rows, p),
       tops: await this.deps.stats.tops(db, rows, p.days, held),
@@ -75,7 +81,6 @@ export class AccountAnalytics {
             .execute();
     const byId = new Map(info.map((l) => [l.id, l]));
     // Conversions of the same links (Business and up, as account analytics are): exact, straight from their tables.
-    const filtered = Boolean(query.link || query.domain || query.tag || query.folder_id);
     const apps = await appCounts(this.deps.db, filtered ? { linkIds: links.map((l) => l.id) } : { ownerId: owner.id }, p);
     const answer = {
       owner_id: owner.id,
@@ -108,17 +113,18 @@ export class AccountAnalytics {
   }
 
   /** The links the filters keep (one link, one host, one tag, one folder: all of them must hold): what fresh reads ask the writer about. */
-  private keys(ownerId: string, q: AnalyticsQuery): Promise<LinkKey[]> {
+  private keys(ownerId: string, q: AnalyticsQuery, hidden: Hidden): Promise<LinkKey[]> {
     return this.deps.db
       .selectFrom("links")
       .select(["id", "num", "created_at"])
-      .where(this.linkConditions(ownerId, q))
+      .where(this.linkConditions(ownerId, q, hidden))
       .execute()
       .then((rows) => rows.map((r) => ({ id: r.id, num: Number(r.num), created_at: Number(r.created_at) })));
   }
 
-  private linkConditions(ownerId: string, q: AnalyticsQuery) {
+  private linkConditions(ownerId: string, q: AnalyticsQuery, hidden: Hidden) {
     const conds = [sql<boolean>`links.owner_id = ${ownerId}`];
+    if (hidden) conds.push(hidden);
     if (q.link) conds.push(sql<boolean>`links.id = ${q.link}`);
     if (q.domain) conds.push(sql<boolean>`links.domain = ${q.domain.toLowerCase() === this.deps.ownHost.toLowerCase() ? "" : q.domain.toLowerCase()}`);
     if (q.tag) conds.push(sql<boolean>`EXISTS (SELECT 1 FROM link_tags lt WHERE lt.link_id = links.id AND lt.tag_id = ${q.tag})`);
@@ -128,8 +134,8 @@ export class AccountAnalytics {
   }
 
   /** The roll-up rows of the filtered links (a roll-up's link_id compared with them). */
-  private filter(ownerId: string, q: AnalyticsQuery): RollupSource {
-    return linkRows(sql<boolean>`link_id IN (SELECT links.id FROM links WHERE ${this.linkConditions(ownerId, q)})`);
+  private filter(ownerId: string, q: AnalyticsQuery, hidden: Hidden): RollupSource {
+    return linkRows(sql<boolean>`link_id IN (SELECT links.id FROM links WHERE ${this.linkConditions(ownerId, q, hidden)})`);
   }
 }
 

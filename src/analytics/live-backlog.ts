@@ -6,14 +6,26 @@ import type { ClicksTable, UserRow } from "../storage/schema.js";
 import type { LiveClick } from "../contract/live.js";
 import { can, requireCapability } from "../accounts/plans.js";
 import { managedOwner, ownerAccessOrNone } from "../teams/access.js";
+import { DomainError } from "../shared/errors.js";
 
 /** Clicks sent when a stream opens, at most. */
 export const BACKLOG = 20;
 
+/**
+ * The feed streams every click of the owner's links as it happens: a member with a folder hidden from it (folder access
+ * none, docs/folders.md) is refused it rather than shown a hidden folder's clicks; a stream open when that access is
+ * set ends at its next recheck.
+ */
+const hiddenFoldersRefusal = () =>
+  new DomainError("forbidden", "The live feed shows every link's clicks, and some of this team's folders are hidden from you", undefined, {
+    folder_access: "none",
+  });
+
 /** The account whose clicks `actor` asks to watch (its own by default): not_found for strangers, plan_required below Business. */
 export async function liveOwner(db: Db, actor: UserRow, ownerId: string | undefined): Promise<UserRow> {
-  const { owner } = await managedOwner(db, actor, ownerId, "stats.view");
+  const { owner, access } = await managedOwner(db, actor, ownerId, "stats.view");
   requireCapability(owner.plan, "account_analytics", "The live feed");
+  if (access.folders.hidden.size > 0) throw hiddenFoldersRefusal();
   return owner;
 }
 
@@ -24,7 +36,7 @@ export async function liveOwner(db: Db, actor: UserRow, ownerId: string | undefi
 export async function mayStillWatch(db: Db, actor: UserRow | null, ownerId: string): Promise<boolean> {
   if (!actor) return false;
   const access = await ownerAccessOrNone(db, actor, ownerId);
-  return access.owner !== null && access.may("stats.view") && can(access.owner.plan, "account_analytics");
+  return access.owner !== null && access.may("stats.view") && can(access.owner.plan, "account_analytics") && access.folders.hidden.size === 0;
 }
 
 const COLUMNS = ["id", "link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "destination", "qr"] as const;

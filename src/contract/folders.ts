@@ -1,7 +1,7 @@
 // Folders (docs/folders.md): the public shapes, shared by the server's routes and the dashboard.
-import { type Static, Type } from "typebox";
+import { type Static, type TLiteral, Type } from "typebox";
 import { Body } from "./common.js";
-import { MAX_FOLDER_NAME, MAX_FOLDERS_PER_OWNER, MAX_KEY_FOLDERS, NO_FOLDER } from "./tables.js";
+import { ASSIGNABLE_ROLES, FOLDER_ACCESS, MAX_FOLDER_NAME, MAX_FOLDERS_PER_OWNER, MAX_KEY_FOLDERS, NO_FOLDER } from "./tables.js";
 
 export { MAX_FOLDER_NAME, MAX_FOLDERS_PER_OWNER, MAX_KEY_FOLDERS, NO_FOLDER };
 
@@ -50,3 +50,46 @@ export const FolderDeleteReply = Type.Object({
   moved: Type.Integer({ description: "Links that were in the folder, now in none" }),
 });
 export type FolderDeleteReply = Static<typeof FolderDeleteReply>;
+
+/** none, read or write (docs/folders.md, Access). */
+const accessLiterals = (): [TLiteral<"none">, TLiteral<"read">, TLiteral<"write">] => [
+  Type.Literal(FOLDER_ACCESS[0]),
+  Type.Literal(FOLDER_ACCESS[1]),
+  Type.Literal(FOLDER_ACCESS[2]),
+];
+export const FolderAccessSchema = Type.Union(accessLiterals(), {
+  description: "none: the folder and its links are hidden; read: seen, not changed; write: as the role allows",
+});
+
+/** PUT /api/folders/{id}/access. */
+export const FolderAccessBody = Body({
+  user_id: Type.String({ maxLength: 64, description: "An active member of the folder owner's team" }),
+  access: FolderAccessSchema,
+});
+export type FolderAccessInput = Static<typeof FolderAccessBody>;
+
+export const FolderAccessParams = Type.Object({ id: Type.String({ maxLength: 64 }), user_id: Type.String({ maxLength: 64 }) });
+
+/** One member's access to a folder: its role, the access set for it (null: none set, the role decides) and what holds. */
+export const FolderMemberAccessSchema = Type.Object({
+  user_id: Type.String(),
+  email: Type.String(),
+  role: Type.Union([Type.Literal(ASSIGNABLE_ROLES[0]), Type.Literal(ASSIGNABLE_ROLES[1]), Type.Literal(ASSIGNABLE_ROLES[2])], {
+    description: "The member's role as it applies now (docs/roles.md)",
+  }),
+  access: Type.Union([FolderAccessSchema, Type.Null()], { description: "The access set for this member; null: none set (the role's default)" }),
+  effective: Type.Union(accessLiterals(), {
+    description: "What holds: the access set, never above the role's (a viewer reads at most); without one, read for a viewer and write for the others",
+  }),
+});
+export type FolderMemberAccess = Static<typeof FolderMemberAccessSchema>;
+
+export const FolderAccessListReply = Type.Object({
+  status: Type.Literal("success"),
+  folder_id: Type.String(),
+  members: Type.Array(FolderMemberAccessSchema, { description: "Every member of the owner's team, in email order" }),
+});
+export type FolderAccessListReply = Static<typeof FolderAccessListReply>;
+
+export const FolderAccessReply = Type.Object({ status: Type.Literal("success"), folder_id: Type.String(), member: FolderMemberAccessSchema });
+export type FolderAccessReply = Static<typeof FolderAccessReply>;

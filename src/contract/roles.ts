@@ -95,3 +95,27 @@ export function mayChangeRole(actor: TeamRole, from: TeamRole, to: TeamRole | nu
   if (actor === "owner") return true;
   return roleRank(from) < roleRank(actor) && (to === null || roleRank(to) < roleRank(actor));
 }
+
+/** A member's access to one folder of its team (docs/folders.md, Access): lowest first. */
+export const FOLDER_ACCESS = ["none", "read", "write"] as const;
+export type FolderAccess = (typeof FOLDER_ACCESS)[number];
+
+export function isFolderAccess(value: string): value is FolderAccess {
+  return (FOLDER_ACCESS as readonly string[]).includes(value);
+}
+
+/** A role's access to a folder nobody set an access on: write for a role that edits links, read otherwise. */
+export function defaultFolderAccess(role: TeamRole): FolderAccess {
+  return canRole(role, "links.edit") ? "write" : "read";
+}
+
+/**
+ * What a member may do in a folder: the stated access (a stored value outside the list reads as none, never more),
+ * never above the role's own (a viewer given write still only reads); the role's default without one. The owner: write.
+ */
+export function effectiveFolderAccess(role: TeamRole, stated: string | null | undefined): FolderAccess {
+  const byRole = defaultFolderAccess(role);
+  if (role === "owner" || stated === null || stated === undefined) return byRole;
+  const given: FolderAccess = isFolderAccess(stated) ? stated : "none";
+  return FOLDER_ACCESS.indexOf(given) < FOLDER_ACCESS.indexOf(byRole) ? given : byRole;
+}

@@ -35,6 +35,7 @@ import { webhookRoutes } from "./routes/webhooks.js";
 import { streamRoutes } from "./routes/streams.js";
 import { tagRoutes } from "./routes/tags.js";
 import { folderRoutes } from "./routes/folders.js";
+import { folderAccessRoutes } from "./routes/folder-access.js";
 import { utmRoutes } from "./routes/utm.js";
 import { importRoutes } from "./routes/imports.js";
 import { externalRoutes } from "./routes/external.js";
@@ -217,6 +218,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await linkRoutes(scoped, ctx);
     await tagRoutes(scoped, ctx);
     await folderRoutes(scoped, ctx);
+    await folderAccessRoutes(scoped, ctx);
     await utmRoutes(scoped, ctx);
     await importRoutes(scoped, ctx);
     await qrRoutes(scoped, ctx);

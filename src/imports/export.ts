@@ -49,10 +49,14 @@ function exportRow(l: LinkRow, tags: string[], origin: string): Row {
   };
 }
 
-/** Which links of the account: `folder` (a folder's id, or none: links in no folder), `folderIn` (an API key limited to folders). */
+/**
+ * Which links of the account: `folder` (a folder's id, or none: links in no folder), `folderIn` (an API key limited
+ * to folders), `folderOut` (folders hidden from a member: teams/access.ts).
+ */
 export interface ExportFilter {
   folder?: { id: string } | { none: true } | null;
   folderIn?: readonly string[] | null;
+  folderOut?: readonly string[];
 }
 
 async function* rows(db: Db, links: Pick<LinkService, "withCurrentCounts">, ownerId: string, origin: string, filter: ExportFilter): AsyncGenerator<Row> {
@@ -61,6 +65,8 @@ async function* rows(db: Db, links: Pick<LinkService, "withCurrentCounts">, owne
     let q = db.selectFrom("links").selectAll().where("owner_id", "=", ownerId).where("num", ">", after);
     if (filter.folder) q = "id" in filter.folder ? q.where("folder_id", "=", filter.folder.id) : q.where("folder_id", "is", null);
     if (filter.folderIn) q = q.where("folder_id", "in", [...filter.folderIn]);
+    const out = filter.folderOut ?? [];
+    if (out.length > 0) q = q.where((eb) => eb.or([eb("folder_id", "is", null), eb("folder_id", "not in", [...out])]));
     const page = await q.orderBy("num").limit(PAGE).execute();
     if (page.length === 0) return;
     const [counted, tags] = await Promise.all([

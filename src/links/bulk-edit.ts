@@ -3,7 +3,7 @@
 // change, or a tag that would pass a link's limit, refuses the whole request and changes nothing.
 import { DomainError, FieldChecks, invalid } from "../shared/errors.js";
 import type { LinkRow, UserRow } from "../storage/schema.js";
-import { ownerAccess, requireMay } from "../teams/access.js";
+import { type LinkAccess, ownerAccess, requireFolderWrite, requireLinkMay } from "../teams/access.js";
 import { ensureTags } from "../tags/tags.js";
 import { MAX_TAGS_PER_LINK, MESSAGES } from "../contract/form-rules.js";
 import type { BulkEditFields } from "../contract/links.js";
@@ -19,7 +19,7 @@ async function accessible(
   actor: UserRow,
   ids: string[],
   action: "edit" | "delete",
-): Promise<{ links: LinkRow[]; ownerId: string; owner: UserRow }> {
+): Promise<{ links: LinkRow[]; ownerId: string; owner: UserRow; access: LinkAccess }> {
   const unique = [...new Set(ids)];
   const links = await deps.db.selectFrom("links").selectAll().where("id", "in", unique).execute();
   const owners = new Set(links.map((l) => l.owner_id));
@@ -27,8 +27,11 @@ async function accessible(
   if (links.length !== unique.length || owners.size !== 1 || ownerId === null)
     throw new DomainError("not_found", "No such link (one of ids is not a link you can change)");
   const access = await ownerAccess(deps.db, actor, ownerId);
-  requireMay(access, action === "delete" ? "links.delete" : "links.edit", "No such link (one of ids is not a link you can change)");
-  return { links, ownerId, owner: access.owner };
+  // Every link through the one check: one in a folder hidden from the actor is not found, one in a folder it only reads forbidden.
+  const what = "No such link (one of ids is not a link you can change)";
+  for (const link of links) requireLinkMay(access, link, "links.view", what);
+  for (const link of links) requireLinkMay(access, link, action === "delete" ? "links.delete" : "links.edit", what);
+  return { links, ownerId, owner: access.owner as UserRow, access };
 }
 
 /** The ids of the links changed, in the order asked. */
@@ -41,8 +44,9 @@ export async function bulkEdit(deps: LinkDeps, actor: UserRow, input: BulkEditFi
   if (input.archived === undefined && add.length === 0 && remove.length === 0 && input.folder_id === undefined) {
     throw new DomainError("invalid_request", "Give archived, add_tags, remove_tags or folder_id", [{ field: "archived", message: "Choose what to change" }]);
   }
-  const { links, ownerId, owner } = await accessible(deps, actor, input.ids, "edit");
+  const { links, ownerId, owner, access } = await accessible(deps, actor, input.ids, "edit");
   const folderId = input.folder_id === undefined ? undefined : await checkFolderId(deps.db, owner, input.folder_id);
+  if (folderId !== undefined) requireFolderWrite(access, folderId);
   const ids = links.map((l) => l.id);
   const now = deps.clock.now();
   await deps.db

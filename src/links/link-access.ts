@@ -5,7 +5,7 @@ import { DomainError } from "../shared/errors.js";
 import type { SelectQueryBuilder } from "kysely";
 import type { Db } from "../storage/db.js";
 import type { Database, LinkRow, UserRow } from "../storage/schema.js";
-import { linkAccess, readableOwners, requireMay } from "../teams/access.js";
+import { type LinkAccess, linkAccess, ownerAccessOrNone, requireLinkMay } from "../teams/access.js";
 import type { TeamAction, TeamRole } from "../contract/roles.js";
 import { invalid } from "../shared/errors.js";
 
@@ -19,6 +19,8 @@ export interface AccessibleLink {
   role: TeamRole;
   /** The link's owner: plan-gated options and statistics follow this account's plan. */
   owner: UserRow;
+  /** The actor's access to the owner's links (its folder limits: a move into a folder asks it). */
+  access: LinkAccess;
 }
 
 /** Rows of `links`, alone or joined to tables that narrow them down (the list's). */
@@ -41,8 +43,8 @@ export async function accessibleLink(db: Db, actor: UserRow, id: string, action:
   const link = await loadLinkView(db, id);
   if (!link) throw new DomainError("not_found", "No such link");
   const access = await linkAccess(db, actor, link);
-  requireMay(access, LINK_ACTIONS[action], "No such link");
-  return { link, role: access.role as TeamRole, owner: access.owner };
+  requireLinkMay(access, link, LINK_ACTIONS[action], "No such link");
+  return { link, role: access.role as TeamRole, owner: access.owner, access };
 }
 
 /** The most link ids one read of per-link figures (the list's sparklines) takes. */
@@ -65,12 +67,14 @@ export function parseLinkIds(text: string): string[] {
  */
 export async function readableLinks(db: Db, actor: UserRow, ids: string[]): Promise<Array<{ id: string; num: number }>> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom("links").select(["id", "num", "owner_id"]).where("id", "in", ids).execute();
-  // A page of the list holds one owner's links: one access check per distinct owner.
-  const allowed = await readableOwners(
-    db,
-    actor,
-    rows.flatMap((r) => (r.owner_id === null ? [] : [r.owner_id])),
-  );
-  return rows.filter((r) => r.owner_id !== null && allowed.has(r.owner_id)).map((r) => ({ id: r.id, num: Number(r.num) }));
+  const rows = await db.selectFrom("links").select(["id", "num", "owner_id", "folder_id"]).where("id", "in", ids).execute();
+  // A page of the list holds one owner's links: one access check per distinct owner (links in folders hidden from the actor left out).
+  const accesses = new Map<string, LinkAccess>();
+  for (const ownerId of new Set(rows.flatMap((r) => (r.owner_id === null ? [] : [r.owner_id]))))
+    accesses.set(ownerId, await ownerAccessOrNone(db, actor, ownerId));
+  const visible = (r: (typeof rows)[number]) => {
+    const access = r.owner_id === null ? undefined : accesses.get(r.owner_id);
+    return access !== undefined && access.role !== "none" && (r.folder_id === null || !access.folders.hidden.has(r.folder_id));
+  };
+  return rows.filter(visible).map((r) => ({ id: r.id, num: Number(r.num) }));
 }

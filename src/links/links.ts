@@ -26,7 +26,7 @@ import { toLink } from "./public-link.js";
 import type { BulkEditFields, Link } from "../contract/links.js";
 import { type UpdateLinkInput, deleteLink, updateLink, viewLink } from "./update-link.js";
 import { type AccessibleLink, type LinkView, parseLinkIds, readableLinks, selectLinkViews } from "./link-access.js";
-import { managedOwner } from "../teams/access.js";
+import { managedOwner, visibleFolderCondition } from "../teams/access.js";
 import { bulkDelete, bulkEdit } from "./bulk-edit.js";
 import { tagsOfLinks } from "../tags/tags.js";
 import { type Snapshot, parseSnapshot } from "../storage/pg-snapshot.js";
@@ -199,8 +199,8 @@ export class LinkService {
 
   /** The actor's links, or with `owner` those of a team the actor is an active member of (not_found otherwise). */
   async list(actor: UserRow, query: ListQuery): Promise<LinkPage> {
-    const { owner } = await managedOwner(this.deps.db, actor, query.owner);
-    return listLinks(this.deps, owner.id, query, this.sqlite ? "sqlite" : "postgres");
+    const { owner, access } = await managedOwner(this.deps.db, actor, query.owner);
+    return listLinks(this.deps, owner.id, { ...query, hidden: visibleFolderCondition(access) }, this.sqlite ? "sqlite" : "postgres");
   }
 
   update(actor: UserRow, id: string, input: UpdateLinkInput): Promise<LinkView> {

@@ -24,8 +24,11 @@ export const DEFAULT_PAGE = 20;
  */
 export const FROM_TAG_MAX = 2_000;
 
-/** The list's parameters, and `folder_in`: an API key limited to folders reads only their links (none: nothing). */
-export type ListQuery = LinkListParams & { folder_in?: readonly string[] };
+/**
+ * The list's parameters, `folder_in`: an API key limited to folders reads only their links (none: nothing), and
+ * `hidden`: the SQL keeping the links of folders hidden from a member out (teams/access.ts visibleFolderCondition).
+ */
+export type ListQuery = LinkListParams & { folder_in?: readonly string[]; hidden?: RawBuilder<boolean> | null };
 
 export interface LinkPage {
   links: LinkView[];
@@ -110,6 +113,7 @@ async function filters(db: Db, deps: LinkDeps, ownerId: string, query: ListQuery
     if (query.folder_in.length === 0) return null;
     more.push(sql<boolean>`links.folder_id in (${sql.join([...query.folder_in])})`);
   }
+  if (query.hidden) more.push(query.hidden);
   if (query.has_password !== undefined)
     more.push(query.has_password ? sql<boolean>`links.password_hash is not null` : sql<boolean>`links.password_hash is null`);
   const q = query.q?.trim();

@@ -11,6 +11,7 @@ import { type CreateLinkInput, requireActive } from "./create-link.js";
 import { announce, type LinkDeps } from "./deps.js";
 import { MESSAGES } from "../contract/form-rules.js";
 import { type AccessibleLink, type LinkView, accessibleLink, loadLinkView } from "./link-access.js";
+import { type LinkAccess, requireFolderWrite } from "../teams/access.js";
 import { checkDetails, setLinkTags } from "./link-details.js";
 import { checkStartBeforeExpiry } from "./link-delivery.js";
 import { checkFolderId, folderGone } from "../teams/folders.js";
@@ -24,9 +25,17 @@ export function viewLink(deps: LinkDeps, actor: UserRow, id: string): Promise<Ac
   return accessibleLink(deps.db, actor, id, "view");
 }
 
+/** The folder an edit files the link in (null: none): one of the owner's the actor may write in (teams/access.ts). */
+async function folderTarget(deps: LinkDeps, owner: UserRow, access: LinkAccess, folder: string | null): Promise<string | null> {
+  if (folder === null || folder === "") return null;
+  const checked = await checkFolderId(deps.db, owner, folder);
+  requireFolderWrite(access, checked);
+  return checked;
+}
+
 export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, input: UpdateLinkInput): Promise<LinkView> {
   requireActive(actor);
-  const { link, owner } = await accessibleLink(deps.db, actor, id, "edit");
+  const { link, owner, access } = await accessibleLink(deps.db, actor, id, "edit");
   const now = deps.clock.now();
   const set: LinkUpdate = {};
 
@@ -57,10 +66,7 @@ export async function updateLink(deps: LinkDeps, actor: UserRow, id: string, inp
   const archived = input.archived === undefined || input.archived === (link.archived_at !== null) ? undefined : input.archived;
   const details = checkDetails(checks, { ...input, archived }, owner.plan, deps.ownHost, now);
   Object.assign(set, details.set);
-  if (input.folder_id !== undefined) {
-    const folder = input.folder_id;
-    set.folder_id = folder === null || folder === "" ? null : await checks.runAsync(() => checkFolderId(deps.db, owner, folder));
-  }
+  if (input.folder_id !== undefined) set.folder_id = await checks.runAsync(() => folderTarget(deps, owner, access, input.folder_id ?? null));
   // Only destinations this edit sets: other changes to a link already pointing at a blocked host stay possible.
   checks.run(() => refuseBlocked(deps, { url: set.url, ios_url: set.ios_url, android_url: set.android_url, expired_url: set.expired_url }, details.targetUrls));
   if (input.expires_at !== undefined) {

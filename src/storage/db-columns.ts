@@ -250,6 +250,13 @@ export const DB_COLUMNS = {
     used_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: true, defaulted: false },
     user_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
   },
+  folder_access: {
+    access: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    folder_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    member_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    owner_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    updated_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
+  },
   folders: {
     created_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
     id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },

@@ -5,14 +5,28 @@
 // allows sharing (the membership is kept meanwhile: access returns with the owner's status or plan);
 // anything else is no access at all. An Enterprise owner's two-factor policy refuses a member without a second
 // factor: a request for that owner's links fails with 2fa_setup_required, a read across owners leaves them out.
+// A member's access to single folders (migration 054, docs/folders.md) is read in the same place, per request:
+// `folders` says which of the owner's folders the actor does not see or does not change, and every path that
+// reads or changes the owner's links asks requireLinkMay / requireFolderWrite / visibleFolderCondition.
+import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../storage/db.js";
 import type { LinkRow, UserRow } from "../storage/schema.js";
 import { can } from "../accounts/plans.js";
-import { DomainError } from "../shared/errors.js";
+import { DomainError, invalid } from "../shared/errors.js";
 import { secondFactorDemand } from "../security/second-factor-policy.js";
-import { type TeamAction, type TeamRole, canRole, roleOf } from "../contract/roles.js";
+import { type TeamAction, type TeamRole, canRole, effectiveFolderAccess, roleOf } from "../contract/roles.js";
 
 export type LinkRole = TeamRole | "none";
+
+/** The actor's limits in the owner's folders (none for the owner itself): what folder access takes away from its role. */
+export interface FolderLimits {
+  /** Folders set to `none` for the actor: neither they nor their links exist for it. */
+  hidden: ReadonlySet<string>;
+  /** Folders the actor sees but does not change (`read`, for a role that otherwise edits links). */
+  readOnly: ReadonlySet<string>;
+}
+
+const NO_LIMITS: FolderLimits = { hidden: new Set(), readOnly: new Set() };
 
 export interface LinkAccess {
   role: LinkRole;
@@ -20,13 +34,64 @@ export interface LinkAccess {
   owner: UserRow | null;
   /** May the actor do `action` on this owner's data (always false for "none")? */
   may(action: TeamAction): boolean;
+  folders: FolderLimits;
 }
 
-function accessAs(role: TeamRole, owner: UserRow): LinkAccess {
-  return { role, owner, may: (action) => canRole(role, action) };
+function accessAs(role: TeamRole, owner: UserRow, folders: FolderLimits = NO_LIMITS): LinkAccess {
+  return { role, owner, may: (action) => canRole(role, action), folders };
 }
 
-const NONE: LinkAccess = { role: "none", owner: null, may: () => false };
+const NONE: LinkAccess = { role: "none", owner: null, may: () => false, folders: NO_LIMITS };
+
+/** The member's stated folder accesses in `ownerId`'s team, as they apply to `role` (read on every request: nothing caches them). */
+async function folderLimits(db: Db, ownerId: string, memberId: string, role: TeamRole): Promise<FolderLimits> {
+  const rows = await db.selectFrom("folder_access").select(["folder_id", "access"]).where("owner_id", "=", ownerId).where("member_id", "=", memberId).execute();
+  if (rows.length === 0) return NO_LIMITS;
+  const hidden = new Set<string>();
+  const readOnly = new Set<string>();
+  for (const r of rows) {
+    const level = effectiveFolderAccess(role, r.access);
+    if (level === "none") hidden.add(r.folder_id);
+    else if (level === "read" && canRole(role, "links.edit")) readOnly.add(r.folder_id);
+  }
+  return { hidden, readOnly };
+}
+
+/** Refused in a folder the actor only reads: a write's refusal names the folder's access. */
+function folderReadOnly(action: TeamAction, role: LinkRole): DomainError {
+  return new DomainError("forbidden", "Your access to this folder is read only", undefined, { role, action, folder_access: "read" });
+}
+
+const WRITES: ReadonlySet<TeamAction> = new Set(["links.edit", "links.delete"]);
+
+/**
+ * requireMay for one link of the owner: a link in a folder hidden from the actor answers `what` as not_found (as
+ * another account's link), a change of a link in a folder it only reads is forbidden.
+ */
+export function requireLinkMay(
+  access: LinkAccess,
+  link: { folder_id: string | null },
+  action: TeamAction,
+  what = "No such link",
+): asserts access is LinkAccess & { owner: UserRow } {
+  if (link.folder_id !== null && access.folders.hidden.has(link.folder_id)) throw new DomainError("not_found", what);
+  requireMay(access, action, what);
+  if (link.folder_id !== null && WRITES.has(action) && access.folders.readOnly.has(link.folder_id)) throw folderReadOnly(action, access.role);
+}
+
+/** Filing a link in `folderId` (null: in none): a hidden folder is refused as one that does not exist, a read-only one is forbidden. */
+export function requireFolderWrite(access: LinkAccess, folderId: string | null, field = "folder_id"): void {
+  if (folderId === null) return;
+  if (access.folders.hidden.has(folderId)) throw invalid(field, "No such folder");
+  if (access.folders.readOnly.has(folderId)) throw folderReadOnly("links.edit", access.role);
+}
+
+/** The SQL that keeps the links the actor may see (`links.folder_id` outside its hidden folders); null when nothing is hidden. */
+export function visibleFolderCondition(access: LinkAccess, column = "links.folder_id"): RawBuilder<boolean> | null {
+  const hidden = [...access.folders.hidden];
+  if (hidden.length === 0) return null;
+  return sql<boolean>`(${sql.ref(column)} is null or ${sql.ref(column)} not in (${sql.join(hidden)}))`;
+}
 
 /**
  * The role a membership gives today: its stored role while the owner's plan has team roles (Enterprise); on a
@@ -72,7 +137,8 @@ async function resolveAccess(db: Db, actor: UserRow, ownerId: string | null): Pr
   if (!row || !sharingActive(row)) return NONE;
   const { member_role, ...owner } = row;
   if ((await secondFactorDemand(db, actor, { teams: owner })).missing) return "2fa";
-  return accessAs(effectiveRole(owner, member_role), owner);
+  const role = effectiveRole(owner, member_role);
+  return accessAs(role, owner, await folderLimits(db, owner.id, actor.id, role));
 }
 
 /**
@@ -93,19 +159,6 @@ export async function ownerAccess(db: Db, actor: UserRow, ownerId: string | null
 export async function ownerAccessOrNone(db: Db, actor: UserRow, ownerId: string | null): Promise<LinkAccess> {
   const access = await resolveAccess(db, actor, ownerId);
   return access === "2fa" ? NONE : access;
-}
-
-/**
- * For reads across several owners (the actor's own links and its teams'): the owners of `ownerIds` the actor may
- * read. An owner whose two-factor policy refuses the actor is left out instead of failing the whole read; a
- * request for that owner alone still answers 2fa_setup_required (ownerAccess).
- */
-export async function readableOwners(db: Db, actor: UserRow, ownerIds: Iterable<string>): Promise<Set<string>> {
-  const allowed = new Set<string>();
-  for (const ownerId of new Set(ownerIds)) {
-    if ((await ownerAccessOrNone(db, actor, ownerId)).role !== "none") allowed.add(ownerId);
-  }
-  return allowed;
 }
 
 /**

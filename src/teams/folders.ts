@@ -118,14 +118,16 @@ export class FolderService {
     const row = await this.deps.db.selectFrom("folders").selectAll().where("id", "=", id).executeTakeFirst();
     if (!row) throw new DomainError("not_found", "No such folder");
     const access = await ownerAccess(this.deps.db, actor, row.owner_id);
+    if (access.folders.hidden.has(row.id)) throw new DomainError("not_found", "No such folder");
     requireMay(access, "labels.manage", "No such folder");
     return { row, owner: access.owner };
   }
 
   /** The owner's folders in name order, each with its links (archived ones aside). */
   async list(actor: UserRow, ownerId?: string): Promise<FolderListItem[]> {
-    const { owner } = await managedOwner(this.deps.db, actor, ownerId);
-    const rows = await this.deps.db
+    const { owner, access } = await managedOwner(this.deps.db, actor, ownerId);
+    const hidden = [...access.folders.hidden];
+    let query = this.deps.db
       .selectFrom("folders")
       .select(["folders.id", "folders.name", "folders.created_at", "folders.updated_at"])
       .select((eb) =>
@@ -136,8 +138,10 @@ export class FolderService {
           .where("links.archived_at", "is", null)
           .as("link_count"),
       )
-      .where("folders.owner_id", "=", owner.id)
-      .execute();
+      .where("folders.owner_id", "=", owner.id);
+    // Folders hidden from a member (access none) are not listed: for it they do not exist.
+    if (hidden.length > 0) query = query.where("folders.id", "not in", hidden);
+    const rows = await query.execute();
     // In the reader's alphabetical order on either engine (the databases' collations differ); at most MAX_FOLDERS_PER_OWNER.
     return rows.map((r) => ({ ...toFolder(r), link_count: Number(r.link_count ?? 0) })).sort((a, b) => collator.compare(a.name, b.name));
   }

@@ -90,6 +90,21 @@ const OWNED: Record<string, Fixture> = {
     path: `/api/folders/${await created(await a.client.post("/api/folders", { name: `idor-${++n}` }), "folder")}`,
     own: { PATCH: 400 },
   }),
+  // The generated body names no member of A's team: 400 on user_id to A, after the folder is found (B gets 404 first).
+  "/api/folders/:id/access": async (a) => ({
+    path: `/api/folders/${await created(await a.client.post("/api/folders", { name: `idor-${++n}` }), "folder")}/access`,
+    own: { PUT: 400 },
+  }),
+  "/api/folders/:id/access/:user_id": async (a) => {
+    const folderId = await created(await a.client.post("/api/folders", { name: `idor-${++n}` }), "folder");
+    // A member joined by single sign-on: outside the 2 invitations' allowance the invitation fixtures use.
+    const memberId = await newUser(a);
+    await a.server.ctx.storage.db
+      .insertInto("team_members")
+      .values({ owner_id: await userId(a.client), member_id: memberId, joined_at: Date.now(), joined_by: "sso" })
+      .execute();
+    return `/api/folders/${folderId}/access/${memberId}`;
+  },
   "/api/imports/:id": async (a) => `/api/imports/${await importJob(a)}`,
   "/api/imports/:id/cancel": async (a) => `/api/imports/${await importJob(a)}/cancel`,
   // Only a failed or cancelled import resumes: a finished one is 409 for its owner.

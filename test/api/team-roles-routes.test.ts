@@ -44,6 +44,17 @@ const tag = async (f: Fixture) => created(await f.owner.client.post("/api/tags",
 const template = async (f: Fixture) => created(await f.owner.client.post("/api/utm-templates", { name: `roles-${uid()}`, utm_source: "roles" }), "template");
 const folder = async (f: Fixture) => created(await f.owner.client.post("/api/folders", { name: `roles-${uid()}` }), "folder");
 
+/** A member's stated access to a folder (undefined: none stated). */
+const folderAccessRow = async (f: Fixture, folderId: string, memberId: string) =>
+  (
+    await f.server.ctx.storage.db
+      .selectFrom("folder_access")
+      .select("access")
+      .where("folder_id", "=", folderId)
+      .where("member_id", "=", memberId)
+      .executeTakeFirst()
+  )?.access;
+
 /** A member of the owner's team written directly (joined by single sign-on: outside the 2 invitations' allowance). */
 async function member(server: TestServer, ownerId: string, role: TeamRole): Promise<TestAccount> {
   const account = await testAccount(server, `roles-${role}-${uid()}@example.com`);
@@ -127,6 +138,29 @@ const ROUTES: Record<string, Route> = {
   "POST /api/folders": { action: "links.edit", call: async (f) => ({ path: `/api/folders?owner=${f.owner.id}`, body: { name: `f-${uid()}` }, ok: 201 }) },
   "PATCH /api/folders/:id": { action: "labels.manage", call: async (f) => ({ path: `/api/folders/${await folder(f)}`, body: { name: `r-${uid()}` } }) },
   "DELETE /api/folders/:id": { action: "labels.manage", call: async (f) => ({ path: `/api/folders/${await folder(f)}` }) },
+  "GET /api/folders/:id/access": { action: "members.manage", call: async (f) => ({ path: `/api/folders/${await folder(f)}/access` }) },
+  "PUT /api/folders/:id/access": {
+    action: "members.manage",
+    call: async (f) => {
+      const [id, target] = [await folder(f), (await member(f.server, f.owner.id, "viewer")).id];
+      return {
+        path: `/api/folders/${id}/access`,
+        body: { user_id: target, access: "none" },
+        done: async () => (await folderAccessRow(f, id, target)) === "none",
+      };
+    },
+  },
+  "DELETE /api/folders/:id/access/:user_id": {
+    action: "members.manage",
+    call: async (f) => {
+      const [id, target] = [await folder(f), (await member(f.server, f.owner.id, "viewer")).id];
+      await f.server.ctx.storage.db
+        .insertInto("folder_access")
+        .values({ folder_id: id, owner_id: f.owner.id, member_id: target, access: "read", updated_at: Date.now() })
+        .execute();
+      return { path: `/api/folders/${id}/access/${target}`, done: async () => (await folderAccessRow(f, id, target)) === undefined };
+    },
+  },
   "GET /api/utm-templates": { action: "links.view", call: async (f) => ({ path: `/api/utm-templates?owner=${f.owner.id}` }) },
   "POST /api/utm-templates": {
     action: "links.edit",

@@ -9627,6 +9627,265 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/folders/{id}/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each member of the folder owner's team with its role, the access set for it (if any) and the access that holds
+         * @description The owner, or an admin of the owner's team (members.manage). A folder hidden from the caller, or of a team it is not in, is 404 not_found.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            folder_id: string;
+                            /** @description Every member of the owner's team, in email order */
+                            members: {
+                                /** @description The access set for this member; null: none set (the role's default) */
+                                access: ("none" | "read" | "write") | (never | null);
+                                /** @description What holds: the access set, never above the role's (a viewer reads at most); without one, read for a viewer and write for the others */
+                                effective: "none" | "read" | "write";
+                                email: string;
+                                /** @description The member's role as it applies now (docs/roles.md) */
+                                role: "admin" | "member" | "viewer";
+                                user_id: string;
+                            }[];
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        /**
+         * Set a member's access to a folder: none, read or write (Enterprise; audited as folder.access; holds from the member's next request)
+         * @description The owner, or an admin of the owner's team (members.manage) for members and viewers only: never the owner, another admin or itself (403 forbidden). A folder hidden from the caller, or of a team it is not in, is 404 not_found. user_id must be an active member of the owner's team (400 invalid_request on user_id). Below Enterprise: 403 plan_required.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description none: the folder and its links are hidden; read: seen, not changed; write: as the role allows */
+                        access: "none" | "read" | "write";
+                        /** @description An active member of the folder owner's team */
+                        user_id: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            folder_id: string;
+                            member: {
+                                /** @description The access set for this member; null: none set (the role's default) */
+                                access: ("none" | "read" | "write") | (never | null);
+                                /** @description What holds: the access set, never above the role's (a viewer reads at most); without one, read for a viewer and write for the others */
+                                effective: "none" | "read" | "write";
+                                email: string;
+                                /** @description The member's role as it applies now (docs/roles.md) */
+                                role: "admin" | "member" | "viewer";
+                                user_id: string;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/folders/{id}/access/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Take a member's access to a folder back to its role's default (any plan; audited as folder.access)
+         * @description The owner, or an admin of the owner's team (members.manage) for members and viewers only: never the owner, another admin or itself (403 forbidden). A folder hidden from the caller, or of a team it is not in, is 404 not_found. A user_id that is not an active member of the owner's team is 400 invalid_request.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    user_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            folder_id: string;
+                            member: {
+                                /** @description The access set for this member; null: none set (the role's default) */
+                                access: ("none" | "read" | "write") | (never | null);
+                                /** @description What holds: the access set, never above the role's (a viewer reads at most); without one, read for a viewer and write for the others */
+                                effective: "none" | "read" | "write";
+                                email: string;
+                                /** @description The member's role as it applies now (docs/roles.md) */
+                                role: "admin" | "member" | "viewer";
+                                user_id: string;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/imports": {
         parameters: {
             query?: never;

@@ -141,8 +141,11 @@ export async function importRoutes(app: App, ctx: Deps): Promise<void> {
         },
       },
       async (req, reply) => {
-        const { owner } = await managedOwner(ctx.storage.db, signedIn(req), req.query.owner, "stats.view");
-        return sendExport(reply, ctx, owner.id, req.query.format ?? "csv", { folder: folderFilter(req.query.folder_id) });
+        const { owner, access } = await managedOwner(ctx.storage.db, signedIn(req), req.query.owner, "stats.view");
+        return sendExport(reply, ctx, owner.id, req.query.format ?? "csv", {
+          folder: folderFilter(req.query.folder_id),
+          folderOut: [...access.folders.hidden],
+        });
       },
     );
   });

@@ -1,5 +1,5 @@
 // Over the list filtered by a folder (docs/folders.md): which folder, its count, and for its owner renaming and
-// deleting it (its links then in no folder); "All links" leaves the folder.
+// deleting it (its links then in no folder), for an Enterprise owner its members' access (FolderAccessDialog); "All links" leaves the folder.
 import { useState, type FormEvent } from "react";
 import type { FolderListItem } from "@contract/folders";
 import { FolderNameInput } from "../shared/FolderNameInput";
@@ -7,11 +7,14 @@ import { ConfirmDialog } from "../shared/ui";
 import { useSubmit } from "../shared/submit";
 import { NO_FOLDER, foldersApi, reloadFolders } from "../shared/folders";
 import { plural } from "./BulkBar";
+import { FolderAccessButton } from "./FolderAccessDialog";
 
 export function FolderHead(props: {
   folder: string;
   folders: FolderListItem[] | null;
   canManage: boolean;
+  /** Show the folder's access table (the owner on Enterprise). */
+  canAccess?: boolean;
   onLeave: () => void;
   onChanged: (message: string) => void;
 }) {
@@ -44,6 +47,7 @@ export function FolderHead(props: {
         </h2>
       )}
       <div className="row gap folder-actions">
+        {props.canAccess && current && !renaming ? <FolderAccessButton folder={current} /> : null}
         {canManage && current && !renaming ? (
           <ManageButtons
             onRename={() => {

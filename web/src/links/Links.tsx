@@ -27,6 +27,7 @@ import { useListKeys } from "./list-keys";
 import "./links.css";
 import { formatNumber } from "../shared/numbers";
 import { type RoleCan, roleCan } from "../shared/team-role";
+import { can } from "../shared/plan-gate";
 import { ROLE_LABELS } from "@contract/tables";
 
 /** Rows per page (the API allows up to 100); "Load more" reads the next page by its cursor. */
@@ -107,7 +108,14 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
         </Alert>
       ) : null}
 
-      <FolderHead folder={filters.folder} folders={folders} canManage={!shared} onLeave={() => set({ folder: "" })} onChanged={setNotice} />
+      <FolderHead
+        folder={filters.folder}
+        folders={folders}
+        canManage={!shared}
+        canAccess={!shared && !!user && can(user.plan, "team_roles")}
+        onLeave={() => set({ folder: "" })}
+        onChanged={setNotice}
+      />
       <FilterBar filters={filters} set={set} tags={tags} domains={domains} />
 
       {list.error ? (
