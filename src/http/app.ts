@@ -52,6 +52,7 @@ import { integrationRoutes } from "./routes/integrations.js";
 import { associationFileRoutes, domainAppRoutes } from "./routes/deeplinks.js";
 import { deeplinkOpenRoutes } from "./routes/deeplink-open.js";
 import { ssoRoutes } from "./routes/sso.js";
+import { scimRoutes } from "./routes/scim.js";
 import { liveRoutes } from "./routes/analytics-live.js";
 import { FAVICON_SVG, HTML_CSP, NOT_FOUND_PAGE, PASSWORD_SCRIPT, PASSWORD_SCRIPT_PATH, errorPage, prefersJson } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
@@ -238,6 +239,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await integrationRoutes(scoped, ctx);
     scoped.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   });
+  // /scim/v2: the identity providers' side of provisioning, with the connection's bearer token (no session, no CSRF).
+  await scimRoutes(app as unknown as App, ctx);
 
   await opsRoutes(app, ctx);
   await tlsAskRoute(app, ctx);
