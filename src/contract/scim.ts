@@ -26,7 +26,7 @@ export const ScimAnswer = Type.Object({}, { additionalProperties: true, descript
 
 export const ScimListQuery = Type.Object(
   {
-    filter: Type.Optional(Type.String({ maxLength: 1000, description: 'attribute eq "value" (joined by and)' })),
+    filter: Type.Optional(Type.String({ maxLength: 4000, description: 'attribute eq "value" (joined by and)' })),
     startIndex: Type.Optional(Type.String({ maxLength: 10 })),
     count: Type.Optional(Type.String({ maxLength: 10 })),
     attributes: Type.Optional(Type.String({ maxLength: 1000 })),

@@ -140,21 +140,22 @@ describe.each(ENGINES)("SCIM as Okta provisions, on %s", (engine) => {
     const account = (await server.ctx.accounts.byEmail(email))!;
     await server.ctx.storage.db
       .updateTable("users")
-      .set({ password_hash: await hashPassword("correct horse 1") })
+      .set({ password_hash: await hashPassword("correct horse 1"), plan: "business" })
       .where("id", "=", account.id)
       .execute();
     const person = new ApiClient(server.url);
     expect((await person.login(email)).status).toBe(200);
-    const key = await person.post("/api/keys", { name: "k" });
+    const key = await person.post("/api/keys", { name: "k", scopes: ["links:read"] });
     expect(key.status, key.text).toBe(201);
+    const keyed = () => fetch(`${server.url}/api/external/links`, { headers: { authorization: `Bearer ${key.body.secret}` } });
+    expect((await keyed()).status).toBe(200);
     expect((await person.get("/api/team")).status).toBe(200);
     const off = await call("PATCH", `/Users/${userId}`, { schemas: [PATCH], Operations: [{ op: "replace", value: { active: false } }] });
     expect(off.status, off.text).toBe(200);
     expect(off.body.active).toBe(false);
     expect(await membership(server, team.ownerId, email)).toBeNull();
     expect((await person.get("/api/auth/session")).body.user).toBeNull();
-    const withKey = await fetch(`${server.url}/api/external/links`, { headers: { authorization: `Bearer ${key.body.secret}` } });
-    expect(withKey.status).toBe(401);
+    expect((await keyed()).status).toBe(401);
     const audit = await server.ctx.storage.db
       .selectFrom("admin_audit")
       .select(["action", "team_id", "target_id"])

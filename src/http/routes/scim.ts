@@ -31,7 +31,7 @@ function connectionOf(req: FastifyRequest): ScimConnection {
   return req.scimConnection;
 }
 
-function sendScimError(req: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+export function sendScimError(req: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   let status: number;
   let scimType: string | null = null;
   let detail: string;

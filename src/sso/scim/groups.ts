@@ -10,7 +10,7 @@ import { ScimError, invalidSyntax, invalidValue, notFound } from "./errors.js";
 import { parseFilter } from "./filter.js";
 import type { PatchOp } from "./patch.js";
 import { type ScimResource, groupResource, listResponse } from "./resources.js";
-import { GROUP_SCHEMA, checkSchemas, isObject, optionalText, text } from "./user-attributes.js";
+import { ENTRA_GROUP_SCHEMA, GROUP_SCHEMA, checkSchemas, isObject, optionalText, text } from "./user-attributes.js";
 import { applyRole, roleOf } from "./membership.js";
 import type { ScimConnection } from "./tokens.js";
 
@@ -39,7 +39,7 @@ function memberIds(v: unknown): string[] {
 
 export function groupFromBody(body: unknown): GroupState {
   if (!isObject(body)) throw invalidSyntax("The body must be a JSON object");
-  checkSchemas(body.schemas, GROUP_SCHEMA);
+  checkSchemas(body.schemas, GROUP_SCHEMA, [ENTRA_GROUP_SCHEMA]);
   const displayName = text(body.displayName, "displayName", 200);
   if (displayName === "") throw invalidValue("displayName is required");
   return {
