@@ -6,6 +6,7 @@ import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { ScimAnswer, ScimBody, ScimIdParams, ScimListQuery, ScimReadQuery } from "../../contract/scim.js";
 import { STATUS_BY_CODE, toDomainError } from "../errors.js";
+import { SECURITY_HEADERS } from "../security-headers.js";
 import { ERROR_SCHEMA, ScimError } from "../../sso/scim/errors.js";
 import { SCIM_PATH, type ScimConnection } from "../../sso/scim/tokens.js";
 import { userFromBody } from "../../sso/scim/user-attributes.js";
@@ -49,7 +50,8 @@ export function sendScimError(req: FastifyRequest, reply: FastifyReply, err: unk
   }
   const body = { schemas: [ERROR_SCHEMA], status: String(status), ...(scimType === null ? {} : { scimType }), detail };
   if (status === 401) reply.header("WWW-Authenticate", 'Bearer realm="snip SCIM"');
-  return reply.code(status).header("cache-control", "no-store").type(SCIM_TYPE).send(JSON.stringify(body));
+  // Also what the app's onSend hook adds: an address refused before routing (frameworkErrors) skips the hooks.
+  return reply.code(status).headers(SECURITY_HEADERS).header("cache-control", "no-store").type(SCIM_TYPE).send(JSON.stringify(body));
 }
 
 const withMembers = (q: { attributes?: string; excludedAttributes?: string }) =>
