@@ -53,6 +53,8 @@ import { integrationRoutes } from "./routes/integrations.js";
 import { associationFileRoutes, domainAppRoutes } from "./routes/deeplinks.js";
 import { deeplinkOpenRoutes } from "./routes/deeplink-open.js";
 import { ssoRoutes } from "./routes/sso.js";
+import { scimRoutes, sendScimError } from "./routes/scim.js";
+import { SCIM_PATH } from "../sso/scim/tokens.js";
 import { liveRoutes } from "./routes/analytics-live.js";
 import { FAVICON_SVG, HTML_CSP, NOT_FOUND_PAGE, PASSWORD_SCRIPT, PASSWORD_SCRIPT_PATH, errorPage, prefersJson } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
@@ -140,7 +142,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     requestTimeout: ctx.config.requestTimeoutMs,
     serverFactory: withFastPath(fast, ctx, trust),
     // A URL Fastify cannot decode (/%c0, /%) or a path parameter past maxParamLength: the contract's 400.
-    frameworkErrors: (err, req, reply) => sendError(req, reply, err),
+    frameworkErrors: (err, req, reply) => (req.url.startsWith(SCIM_PATH + "/") ? sendScimError(req, reply, err) : sendError(req, reply, err)),
     // A request Node's parser refuses (control bytes in a header, a malformed request line): still the contract's body.
     clientErrorHandler: sendBadRequestLine,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -240,6 +242,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await integrationRoutes(scoped, ctx);
     scoped.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   });
+  // /scim/v2: the identity providers' side of provisioning, with the connection's bearer token (no session, no CSRF).
+  await scimRoutes(app as unknown as App, ctx);
 
   await opsRoutes(app, ctx);
   await tlsAskRoute(app, ctx);

@@ -17,6 +17,7 @@ import { SsoSignIn } from "./sign-in.js";
 import { SsoPolicy } from "./policy.js";
 import { SsoDomainRecheck } from "./domain-recheck.js";
 import { SamlSettingsService } from "./saml-settings.js";
+import { type Scim, createScim } from "./scim/index.js";
 import type { Logger } from "pino";
 
 export interface SsoRoomDeps {
@@ -42,6 +43,8 @@ export interface Sso {
   saml: SamlSettingsService;
   /** Verified domains' TXT records checked again in the background. */
   domains: SsoDomainRecheck;
+  /** SCIM provisioning: the connection's token, Users and Groups (docs/scim.md). */
+  scim: Scim;
 }
 
 export function createSso(d: SsoRoomDeps): Sso {
@@ -72,5 +75,6 @@ export function createSso(d: SsoRoomDeps): Sso {
     policy: new SsoPolicy(deps),
     saml: new SamlSettingsService(deps),
     domains: new SsoDomainRecheck(deps, d.log),
+    scim: createScim(deps),
   };
 }

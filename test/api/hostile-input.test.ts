@@ -15,6 +15,7 @@ import { ApiClient, signedInClient } from "../helpers/client.js";
 import { createLink } from "../helpers/links.js";
 import { startTestServer, type TestServer } from "../helpers/server.js";
 import { concretePath, contractViolation, expectContract, rowCounts, routesOf } from "../helpers/routes.js";
+import { scimTeam } from "../helpers/scim.js";
 import { STATE_CHANGING } from "../../src/http/auth.js";
 
 /** A raw HTTP/1.1 exchange: what Node's parser refuses never reaches fetch's side of things. */
@@ -231,9 +232,18 @@ describe.each(ENGINES)("hostile input on %s", (engine) => {
       // The operator console refuses everyone else before reading the body (docs/operator.md): its routes are sent by an operator.
       const operator = await signedInClient(server, "hostile-ops@example.com", "business");
       await server.ctx.storage.db.updateTable("users").set({ is_admin: 1 }).where("email", "=", "hostile-ops@example.com").execute();
-      const before = await rowCounts(server);
+      // SCIM's routes (docs/scim.md) are sent with a connection's token and refuse in SCIM's error schema.
+      const scimToken = (await scimTeam(server, "hostile-scim.test")).token;
       const send = async (r: (typeof routes)[number], raw: string, expectField?: string) => {
         const path = concretePath(r.url, { id: "x1", alias: "x1a", host: "x1.example", "*": "x1" });
+        if (r.url.startsWith("/scim/")) {
+          const res = await a.request(r.method, path, raw, { "content-type": "application/scim+json", authorization: `Bearer ${scimToken}` });
+          checked++;
+          const violation = contractViolation(res);
+          if (violation || res.status !== 400 || !["invalidSyntax", "invalidValue"].includes(res.body.scimType))
+            failures.push(`${r.method} ${r.url} ${raw.slice(0, 40)} -> ${res.status} ${violation ?? res.text.slice(0, 120)}`);
+          return;
+        }
         // The key goes to the routes that take one (any other refuses a key before its body: key-scopes-routes.test.ts).
         const auth: Record<string, string> = r.keyScopes ? { authorization: `Bearer ${key}` } : {};
         const res = await (r.url.startsWith("/api/admin/") ? operator : a).request(r.method, path, raw, { "content-type": "application/json", ...auth });
@@ -245,6 +255,7 @@ describe.each(ENGINES)("hostile input on %s", (engine) => {
         if (expectField && !res.body.details?.some((d: { field: string }) => d.field.split(".").includes(expectField)))
           failures.push(`${r.method} ${r.url}: details do not name ${expectField}: ${res.text}`);
       };
+      const before = await rowCounts(server);
       for (const r of withBody) {
         const valid = Value.Create((r.schema as { body: TSchema }).body) as Record<string, unknown>;
         await send(r, JSON.stringify({ ...valid, zzz: 1 }), "zzz");

@@ -146,6 +146,10 @@ const PUBLIC: Record<string, string> = {
   "/api/sso/saml/:connection/metadata": "snip's SAML service-provider metadata: public by design, given to the identity provider (test/api/sso-saml.test.ts)",
   "/api/sso/saml/:connection/start": "starts a SAML sign-in through a connection (public, like GET /api/auth/sso/start)",
   "/api/sso/saml/:connection/acs": "the SAML Assertion Consumer Service: a signed Response to this browser's own request signs in (test/api/sso-saml.test.ts)",
+  "/scim/v2/Users/:id":
+    "SCIM: no session reaches it; the bearer token names the connection, and another connection's token answers 404 (test/api/scim-refusals.test.ts)",
+  "/scim/v2/Groups/:id":
+    "SCIM: no session reaches it; the bearer token names the connection, and another connection's token answers 404 (test/api/scim-refusals.test.ts)",
   "/api/integrations/stripe/webhook/:token":
     "the account's Stripe endpoint: an unguessable token, each event checked against its signing secret (test/api/conversions-stripe.test.ts)",
 };

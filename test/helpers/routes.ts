@@ -76,6 +76,8 @@ export function contractViolation(a: Answer, method = "GET", htmlAllowed = false
   const type = a.headers.get("content-type") ?? "";
   // Outside /api, a client that does not prefer JSON gets a small HTML page (docs/api.md, Short-link redirect).
   if (htmlAllowed && type.startsWith("text/html")) return a.headers.get("content-security-policy") ? null : "HTML error page without Content-Security-Policy";
+  // /scim/v2 answers in SCIM's own error schema (RFC 7644 3.12; docs/scim.md): its status as a string, a known scimType.
+  if (type.startsWith("application/scim+json")) return scimErrorViolation(a, method);
   if (!type.startsWith("application/json")) return `content-type ${type}`;
   // A HEAD answer has the error's status and headers, and no body to check.
   if (method === "HEAD") return null;
@@ -89,6 +91,22 @@ export function contractViolation(a: Answer, method = "GET", htmlAllowed = false
   if (!CONTRACT_CODES.has(body.code)) return `code ${body.code} is not in docs/api.md`;
   const expected = STATUS_BY_CODE[body.code as keyof typeof STATUS_BY_CODE];
   if (expected !== a.status) return `code ${body.code} with status ${a.status} (docs/api.md: ${expected})`;
+  return null;
+}
+
+const SCIM_TYPES = new Set(["invalidFilter", "invalidSyntax", "invalidPath", "invalidValue", "uniqueness", "mutability", "tooMany", "noTarget"]);
+
+function scimErrorViolation(a: Answer, method: string): string | null {
+  if (method === "HEAD") return null;
+  let body: { schemas?: unknown; status?: unknown; scimType?: unknown; detail?: unknown };
+  try {
+    body = JSON.parse(a.text) as typeof body;
+  } catch {
+    return `not JSON: ${a.text.slice(0, 200)}`;
+  }
+  if (JSON.stringify(body.schemas) !== '["urn:ietf:params:scim:api:messages:2.0:Error"]' || body.status !== String(a.status) || typeof body.detail !== "string")
+    return `not a SCIM error: ${a.text.slice(0, 200)}`;
+  if (body.scimType !== undefined && !SCIM_TYPES.has(String(body.scimType))) return `scimType ${String(body.scimType)} is not RFC 7644's`;
   return null;
 }
 

@@ -18,6 +18,7 @@ import {
 import { operatorOf, sessionOf, signedIn, signedInRoutes, startSession, visitorOf } from "../auth.js";
 import { COOKIE_PATH, RETURN_COOKIE, STATE_COOKIE, landingPath, refuse } from "./sso-answers.js";
 import { samlRoutes, samlStarted } from "./saml.js";
+import { scimTokenRoutes } from "./scim-token.js";
 
 /** The services these routes use: the compiler refuses any other. */
 type Deps = Pick<AppContext, "auth" | "config" | "countries" | "sessions" | "sso">;
@@ -86,6 +87,7 @@ export async function ssoRoutes(app: App, ctx: Deps): Promise<void> {
   );
 
   await signedInRoutes(app, ctx, async (scope) => {
+    await scimTokenRoutes(scope, ctx);
     scope.get(
       "/api/sso",
       {

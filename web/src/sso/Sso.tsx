@@ -1,6 +1,6 @@
 // Single sign-on for Enterprise owners: the protocol (OpenID Connect or SAML), the OpenID provider (issuer, client
 // id, a write-only secret) or the SAML tab (SsoSaml.tsx), the email domains with their TXT records and verify
-// buttons, "require SSO", and removal.
+// buttons, "require SSO", SCIM provisioning's token (SsoScim.tsx), and removal.
 import { useCallback, useEffect, useState } from "react";
 import type { SsoConnection, SsoDomain } from "@contract/sso";
 import { ApiError } from "../shared/api";
@@ -11,6 +11,7 @@ import { useSubmit } from "../shared/submit";
 import { ssoApi } from "./sso-api";
 import { SsoDomains } from "./SsoDomains";
 import { ChipChoice, SsoSaml } from "./SsoSaml";
+import { SsoScim } from "./SsoScim";
 
 const FIELDS = ["issuer", "client_id", "client_secret", "domains"] as const;
 const PROTOCOLS = [
@@ -201,6 +202,7 @@ export function SsoPage() {
       ) : null}
       {conn?.protocol === "saml" && protocol === "saml" && conn.saml ? <SsoSaml saml={conn.saml} onSaved={show} /> : null}
       {conn && conn.domains.length ? <SsoDomains domains={conn.domains} onChange={replaceDomain} /> : null}
+      {conn ? <SsoScim /> : null}
       <ConfirmDialog {...del.dialog} title="Remove single sign-on?" confirmLabel="Remove" danger>
         <p>Nobody can sign in through your identity provider any more; members stay on your team and sign in with a password.</p>
       </ConfirmDialog>

@@ -9,3 +9,9 @@ export const ssoApi = {
   remove: () => call(snip.DELETE("/api/sso")),
   verify: (domain: string) => call(snip.POST("/api/sso/domains/{domain}/verify", { params: { path: { domain } } })).then((r) => r.domain),
 };
+
+export const scimApi = {
+  state: () => call(snip.GET("/api/sso/scim-token")).then((r) => r.scim),
+  issue: () => call(snip.POST("/api/sso/scim-token")),
+  revoke: () => call(snip.DELETE("/api/sso/scim-token")),
+};
