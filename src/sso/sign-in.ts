@@ -31,7 +31,7 @@ interface Identity {
 }
 
 export type SsoFailure =
-  "state" | "nonce" | "issuer" | "audience" | "email_unverified" | "email_missing" | "domain" | "identity" | "provider" | "denied" | "plan";
+  "state" | "nonce" | "issuer" | "audience" | "email_unverified" | "email_missing" | "domain" | "identity" | "provider" | "denied" | "plan" | "deprovisioned";
 
 function fail(reason: SsoFailure, message: string): DomainError {
   return new DomainError("sso_failed", message, undefined, { reason });
@@ -332,7 +332,17 @@ export class SsoSignIn {
     // The address must be on a verified domain of this very connection: another owner's provider cannot sign in these people.
     if (!current || current.id !== connection.id) throw fail("domain", "This address is not on a verified domain of the connection");
     const user = await this.accountOf(identity, email, name);
-    if (user.id !== connection.owner_id) await joinTeam(this.deps, connection.owner_id, user.id, this.deps.settings.enterpriseMembersMax);
+    if (user.id === connection.owner_id) return user;
+    // Deactivated through SCIM (docs/scim.md): no sign-in through the connection puts them back, whatever the provider says.
+    const deactivated = await this.deps.db
+      .selectFrom("scim_users")
+      .select("id")
+      .where("connection_id", "=", connection.id)
+      .where("user_id", "=", user.id)
+      .where("active", "=", 0)
+      .executeTakeFirst();
+    if (deactivated) throw fail("deprovisioned", "Your organisation's directory has deactivated your access to this team: ask your administrator");
+    await joinTeam(this.deps, connection.owner_id, user.id, this.deps.settings.enterpriseMembersMax);
     return user;
   }
 

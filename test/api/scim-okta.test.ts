@@ -172,10 +172,21 @@ describe.each(ENGINES)("SCIM as Okta provisions, on %s", (engine) => {
       "scim.user_deactivate",
     ]);
     expect(new Set(audit.map((a) => a.team_id))).toEqual(new Set([team.ownerId]));
+    // The provider vouching for them again (OIDC or SAML, both through enterpriseMember) does not bring them back.
+    const ssoSignIn = () =>
+      server.ctx.sso.signIn.enterpriseMember(
+        { id: team.connectionId, owner_id: team.ownerId },
+        { issuer: "https://93.184.215.14/", subject: "dana-okta" },
+        email,
+        "Dana",
+      );
+    await expect(ssoSignIn()).rejects.toMatchObject({ code: "sso_failed", extra: { reason: "deprovisioned" } });
+    expect(await membership(server, team.ownerId, email)).toBeNull();
     // Active again: back in the team with the role of their groups.
     const on = await call("PATCH", `/Users/${userId}`, { schemas: [PATCH], Operations: [{ op: "replace", value: { active: true } }] });
     expect(on.body.active).toBe(true);
     expect((await membership(server, team.ownerId, email))?.role).toBe("member");
+    expect((await ssoSignIn()).email).toBe(email);
   });
 
   it("deletes the group and the user: 204, then 404 in SCIM's error schema", async () => {

@@ -37,6 +37,7 @@ const REASONS: Record<string, string> = {
   denied: "The identity provider refused the sign-in.",
   provider: "The identity provider could not be reached or answered wrongly. Try again later.",
   provider_address: "The identity provider's address is not allowed.",
+  deprovisioned: "Your organisation's directory has deactivated your access to this team. Ask your administrator.",
 };
 
 /** The sign-in page's words for ?sso_error= (and ?reason=), or null. */
