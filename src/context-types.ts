@@ -22,6 +22,7 @@ import type { DnsLookup } from "./domains/dns-check.js";
 import type { TagService } from "./tags/tags.js";
 import type { FolderService } from "./teams/folders.js";
 import type { UtmTemplateService } from "./utm/templates.js";
+import type { ShareService } from "./shares/shares.js";
 import type { LinkService } from "./links/links.js";
 import type { HostBlocklist } from "./links/host-blocklist.js";
 import type { StreamService } from "./streams/streams.js";
@@ -91,6 +92,8 @@ export interface AppContext {
   /** An account's folders of links (docs/folders.md). */
   folders: FolderService;
   utm: UtmTemplateService;
+  /** Statistics published at unguessable addresses (docs/sharing.md). */
+  shares: ShareService;
   clickDeliveries: ClickDeliveries;
   domains: DomainService;
   /** The destination blocklist as links and redirects ask it. */

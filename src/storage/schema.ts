@@ -31,8 +31,10 @@ export type * from "./passkey-tables.js";
 import type { SecurityTables } from "./security-tables.js";
 import type { StreamTables } from "./stream-tables.js";
 import type { FolderTables } from "./folder-tables.js";
+import type { ShareTables } from "./share-tables.js";
 import type { TeamInvitationsTable, TeamTables } from "./team-tables.js";
 export type * from "./folder-tables.js";
+export type * from "./share-tables.js";
 export type * from "./stream-tables.js";
 export type * from "./security-tables.js";
 
@@ -316,7 +318,18 @@ export interface UtmTemplatesTable {
 }
 
 export interface Database
-  extends AdminTables, ConversionTables, DeeplinkTables, FolderTables, ImportTables, PasskeyTables, SecurityTables, StreamTables, StripeTables, TeamTables {
+  extends
+    AdminTables,
+    ConversionTables,
+    DeeplinkTables,
+    FolderTables,
+    ImportTables,
+    PasskeyTables,
+    SecurityTables,
+    ShareTables,
+    StreamTables,
+    StripeTables,
+    TeamTables {
   users: UsersTable;
   user_pictures: UserPicturesTable;
   sessions: SessionsTable;
