@@ -23,6 +23,7 @@ import type { TagService } from "./tags/tags.js";
 import type { FolderService } from "./teams/folders.js";
 import type { FolderAccessService } from "./teams/folder-access.js";
 import type { UtmTemplateService } from "./utm/templates.js";
+import type { ShareService } from "./shares/shares.js";
 import type { LinkService } from "./links/links.js";
 import type { HostBlocklist } from "./links/host-blocklist.js";
 import type { StreamService } from "./streams/streams.js";
@@ -94,6 +95,8 @@ export interface AppContext {
   /** Members' access to single folders (docs/folders.md, Access). */
   folderAccess: FolderAccessService;
   utm: UtmTemplateService;
+  /** Statistics published at unguessable addresses (docs/sharing.md). */
+  shares: ShareService;
   clickDeliveries: ClickDeliveries;
   domains: DomainService;
   /** The destination blocklist as links and redirects ask it. */

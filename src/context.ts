@@ -27,6 +27,7 @@ import type { DomainService } from "./domains/domains.js";
 import type { CustomHosts } from "./domains/custom-hosts.js";
 import { TagService } from "./tags/tags.js";
 import { UtmTemplateService } from "./utm/templates.js";
+import { ShareService } from "./shares/shares.js";
 import { createLinks } from "./links/index.js";
 import { type Webhooks, createWebhooks } from "./webhooks/index.js";
 import { type Streams, createStreams } from "./streams/index.js";
@@ -189,6 +190,8 @@ function createClickRooms(config: Readonly<Config>, overrides: ContextOverrides,
   const { clickDeliveries, receiverCheck } = webhooksRoom;
   const streamsRoom = createStreams({ ...base, caps, check: receiverCheck, events });
   const { analytics, live } = createAnalytics({ ...base, countries, stats, live: overrides.live, events });
+  const box = new SealedBox(config.sessionSecret, "share tokens v1");
+  const shares = new ShareService({ db, caps, clock, rate, origin: config.origin, box, secret: config.sessionSecret, analytics });
   const redirects = createRedirects({
     settings: config,
     links,
@@ -205,7 +208,7 @@ function createClickRooms(config: Readonly<Config>, overrides: ContextOverrides,
   const orphans = new OrphanVisits(db, clock, { enabled: d.orphanVisits, pathsPerDay: d.orphanPathsPerDay, keepDays: d.orphanVisitsDays }, (err) =>
     log.warn({ err }, "orphan visits flush failed"),
   );
-  return { webhooksRoom, streamsRoom, analytics, live, redirects, orphans };
+  return { webhooksRoom, streamsRoom, analytics, live, shares, redirects, orphans };
 }
 
 type ClickRooms = ReturnType<typeof createClickRooms>;
@@ -356,6 +359,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     stats: core.stats,
     analytics: clicked.analytics,
     live: clicked.live,
+    shares: clicked.shares,
     links: core.links,
     blocklist: core.blocklist,
     redirects: clicked.redirects,

@@ -31,7 +31,9 @@ export type Capability =
   /** Team roles other than member: admin and viewer (docs/roles.md). */
   | "team_roles"
   /** Folders of links: the sidebar's, the link field folder_id, API keys limited to folders (docs/folders.md). */
-  | "folders";
+  | "folders"
+  /** Statistics published at an unguessable address (docs/sharing.md). */
+  | "shares";
 
 const PRO: Capability[] = ["link_expiration", "link_start", "link_max_clicks", "link_fallback", "link_preview", "advanced_stats", "visitor_stats", "stats_csv"];
 const BUSINESS: Capability[] = [
@@ -46,6 +48,7 @@ const BUSINESS: Capability[] = [
   "streams",
   "conversions",
   "folders",
+  "shares",
 ];
 
 export const PLAN_CAPABILITIES: Readonly<Record<Plan, ReadonlySet<Capability>>> = {
@@ -96,6 +99,7 @@ export const CAPABILITY_LABELS: Readonly<Record<Capability, string>> = {
   team_2fa_policy: "the team's two-factor policy",
   team_roles: "team roles",
   folders: "folders",
+  shares: "shared statistics",
 };
 
 /** What moving from one plan to another takes away, in the capability table's order. */

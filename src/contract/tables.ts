@@ -87,6 +87,11 @@ export * from "./roles.js";
 export const MAX_FOLDER_NAME = 60;
 /** Folders one account may hold. */
 export const MAX_FOLDERS_PER_OWNER = 200;
+
+/** Shared statistics pages one account may hold (docs/sharing.md). */
+export const MAX_SHARES_PER_OWNER = 100;
+/** The panels a shared statistics page can show, in the page's order (docs/sharing.md). */
+export const SHARE_PANELS = ["clicks", "visitors", "countries", "devices", "referrers", "conversions"] as const;
 /** `folder_id=none`: the links in no folder (the list, analytics and the export). */
 export const NO_FOLDER = "none";
 /** Folders one API key may be limited to. */

@@ -37,6 +37,7 @@ import { tagRoutes } from "./routes/tags.js";
 import { folderRoutes } from "./routes/folders.js";
 import { folderAccessRoutes } from "./routes/folder-access.js";
 import { utmRoutes } from "./routes/utm.js";
+import { sharePageRoutes, shareRoutes } from "./routes/shares.js";
 import { importRoutes } from "./routes/imports.js";
 import { externalRoutes } from "./routes/external.js";
 import { opsRoutes } from "./routes/ops.js";
@@ -222,6 +223,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await folderRoutes(scoped, ctx);
     await folderAccessRoutes(scoped, ctx);
     await utmRoutes(scoped, ctx);
+    await shareRoutes(scoped, ctx);
     await importRoutes(scoped, ctx);
     await qrRoutes(scoped, ctx);
     await statsRoutes(scoped, ctx);
@@ -248,6 +250,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await opsRoutes(app, ctx);
   await tlsAskRoute(app, ctx);
   await reportRoutes(app, ctx);
+  await sharePageRoutes(app, ctx);
   await robotsRoute(app, ctx);
   await associationFileRoutes(app, ctx);
   // The link-password page's show/hide control (pages.ts): on every host, as the page itself.

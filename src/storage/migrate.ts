@@ -50,6 +50,7 @@ import { saml } from "./migrations/051-saml.js";
 import { auditTeam } from "./migrations/052-audit-team.js";
 import { scim } from "./migrations/053-scim.js";
 import { folderAccess } from "./migrations/054-folder-access.js";
+import { shares } from "./migrations/056-shares.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -102,6 +103,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "052-audit-team": auditTeam(),
     "053-scim": scim(),
     "054-folder-access": folderAccess(),
+    "056-shares": shares(),
   };
 }
 

@@ -32,9 +32,11 @@ import type { SecurityTables } from "./security-tables.js";
 import type { StreamTables } from "./stream-tables.js";
 import type { FolderTables } from "./folder-tables.js";
 import type { ScimTables } from "./scim-tables.js";
+import type { ShareTables } from "./share-tables.js";
 import type { TeamInvitationsTable, TeamTables } from "./team-tables.js";
 export type * from "./folder-tables.js";
 export type * from "./scim-tables.js";
+export type * from "./share-tables.js";
 export type * from "./stream-tables.js";
 export type * from "./security-tables.js";
 
@@ -327,6 +329,7 @@ export interface Database
     PasskeyTables,
     ScimTables,
     SecurityTables,
+    ShareTables,
     StreamTables,
     StripeTables,
     TeamTables {

@@ -132,6 +132,7 @@ const OWNED: Record<string, Fixture> = {
     await customerWithSale(a.server, (await createLink(a.client, { url: "https://example.com/idor-customer" })).id, externalId, `inv-idor-${n}`);
     return `/api/conversions/customers/${externalId}`;
   },
+  "/api/shares/:id": async (a) => `/api/shares/${(await a.client.post("/api/shares", { link_id: await link(a) })).body.id}`,
   "/api/utm-templates/:id": async (a) =>
     `/api/utm-templates/${await created(await a.client.post("/api/utm-templates", { name: `idor-${++n}`, utm_source: "idor" }), "template")}`,
 };
@@ -139,6 +140,7 @@ const OWNED: Record<string, Fixture> = {
 /** Routes whose path parameter names nothing private: public by docs/api.md, or files. */
 const PUBLIC: Record<string, string> = {
   "/:alias": "the short link itself (docs/api.md: public)",
+  "/share/:token": "a shared statistics page: an unguessable token is the credential, revocable (test/api/shares.test.ts)",
   "/api/qr/:alias": "the QR code of a short link (docs/api.md: public, like the short URL)",
   "/app/*": "dashboard client routes (index.html)",
   "/assets/*": "dashboard build files",
@@ -164,6 +166,7 @@ const OWNER_QUERY = [
   "/api/tags",
   "/api/folders",
   "/api/utm-templates",
+  "/api/shares",
   "/api/analytics",
   "/api/analytics.csv",
   "/api/analytics/live",

@@ -42,6 +42,7 @@ async function created(r: { status: number; text: string; body: Record<string, {
 }
 const tag = async (f: Fixture) => created(await f.owner.client.post("/api/tags", { name: `roles-${uid()}` }), "tag");
 const template = async (f: Fixture) => created(await f.owner.client.post("/api/utm-templates", { name: `roles-${uid()}`, utm_source: "roles" }), "template");
+const share = async (f: Fixture) => created(await f.owner.client.post("/api/shares", { link_id: await link(f) }), "share");
 const folder = async (f: Fixture) => created(await f.owner.client.post("/api/folders", { name: `roles-${uid()}` }), "folder");
 
 /** A member's stated access to a folder (undefined: none stated). */
@@ -167,6 +168,9 @@ const ROUTES: Record<string, Route> = {
     call: async (f) => ({ path: `/api/utm-templates?owner=${f.owner.id}`, body: { name: `u-${uid()}`, utm_source: "x" }, ok: 201 }),
   },
   "DELETE /api/utm-templates/:id": { action: "labels.manage", call: async (f) => ({ path: `/api/utm-templates/${await template(f)}` }) },
+  "GET /api/shares": { action: "stats.view", call: async (f) => ({ path: `/api/shares?owner=${f.owner.id}` }) },
+  "POST /api/shares": { action: "links.edit", call: async (f) => ({ path: `/api/shares?owner=${f.owner.id}`, body: { link_id: await link(f) }, ok: 201 }) },
+  "DELETE /api/shares/:id": { action: "links.edit", call: async (f) => ({ path: `/api/shares/${await share(f)}` }) },
   "GET /api/analytics": { action: "stats.view", call: async (f) => ({ path: `/api/analytics?owner=${f.owner.id}` }) },
   "GET /api/analytics.csv": { action: "stats.view", call: async (f) => ({ path: `/api/analytics.csv?owner=${f.owner.id}` }) },
   "GET /api/analytics/live": { action: "stats.view", call: async (f) => ({ path: `/api/analytics/live?owner=${f.owner.id}` }) },
@@ -205,14 +209,14 @@ const OWN_ACCOUNT: Record<string, string> = {
   "PUT /api/team/policy": "the caller's own team's policy (security.manage: the owner's alone, no ?owner=)",
 };
 
-/** The routes this test must cover: the links, tags, folders, UTM templates and team routes, and every read that takes ?owner=. */
+/** The routes this test must cover: the links, tags, folders, UTM templates, shares and team routes, and every read that takes ?owner=. */
 function teamRoutes(server: TestServer): string[] {
   return [
     ...new Set(
       routesOf(server)
         .filter(
           (r) =>
-            /^\/api\/(links|tags|folders|utm-templates|team)(\/|$|\.)/.test(r.url) ||
+            /^\/api\/(links|tags|folders|utm-templates|shares|team)(\/|$|\.)/.test(r.url) ||
             (r.schema as { querystring?: { properties?: Record<string, unknown> } } | undefined)?.querystring?.properties?.owner !== undefined,
         )
         .filter((r) => !r.url.startsWith("/api/admin/") && r.method !== "HEAD")

@@ -14125,6 +14125,257 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/shares": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's shared statistics pages (or a team owner's), newest first; link_id: only that link's */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only the shares of this link */
+                    link_id?: string;
+                    /** @description A team owner's user id: that owner's shares, for an active member (404 otherwise) */
+                    owner?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first; at most 100 */
+                            shares: {
+                                created_at: string;
+                                expires_at: string | null;
+                                folder_id: string | null;
+                                has_password: boolean;
+                                id: string;
+                                link_id: string | null;
+                                /** @description What is shared, in words: the link's short URL, or the tag's or folder's name */
+                                name: string;
+                                panels: ("clicks" | "visitors" | "countries" | "devices" | "referrers" | "conversions")[];
+                                /** @description A tag's id */
+                                tag: string | null;
+                                /** @description The shared page's address: <BASE_URL>/share/<token>; anyone with it sees the panels (and the password, when set) */
+                                url: string;
+                            }[];
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Publish a link's, a tag's or a folder's statistics at an unguessable address (exactly one of link_id, tag, folder_id; optional password, expires_at and panels); Business and up */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description A team owner's user id: that owner's shares, for an active member (404 otherwise) */
+                    owner?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description ISO date-time after which the page answers 404 */
+                        expires_at?: string;
+                        /** @description Share the statistics of a folder's links */
+                        folder_id?: string;
+                        /** @description Share one link's statistics (exactly one of link_id, tag, folder_id) */
+                        link_id?: string;
+                        /** @description What the page shows (default: every panel) */
+                        panels?: ("clicks" | "visitors" | "countries" | "devices" | "referrers" | "conversions")[];
+                        /** @description Visitors must give it (1-200 characters); stored as a hash, never shown again */
+                        password?: string;
+                        /** @description Share the statistics of the links with this tag (its id) */
+                        tag?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            share: {
+                                created_at: string;
+                                expires_at: string | null;
+                                folder_id: string | null;
+                                has_password: boolean;
+                                id: string;
+                                link_id: string | null;
+                                /** @description What is shared, in words: the link's short URL, or the tag's or folder's name */
+                                name: string;
+                                panels: ("clicks" | "visitors" | "countries" | "devices" | "referrers" | "conversions")[];
+                                /** @description A tag's id */
+                                tag: string | null;
+                                /** @description The shared page's address: <BASE_URL>/share/<token>; anyone with it sees the panels (and the password, when set) */
+                                url: string;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                            url: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shares/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Stop sharing: the page answers 404 from the next request on, on every instance */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sso": {
         parameters: {
             query?: never;
@@ -18405,6 +18656,110 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/share/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A shared statistics page (HTML; ?range=7d|30d|90d|12mo, default 30d), or its password form; 404 once revoked or expired */
+        get: {
+            parameters: {
+                query?: {
+                    range?: string;
+                };
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Give a shared page's password (form field password): 303 to the page with a cookie when right, 401 with the form when wrong, 429 when throttled */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/tls/ask": {
