@@ -48,6 +48,7 @@ import { teamRoles } from "./migrations/049-team-roles.js";
 import { folders } from "./migrations/050-folders.js";
 import { saml } from "./migrations/051-saml.js";
 import { auditTeam } from "./migrations/052-audit-team.js";
+import { auditTeamBackfill } from "./migrations/055-audit-team-backfill.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -98,6 +99,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "050-folders": folders(),
     "051-saml": saml(),
     "052-audit-team": auditTeam(),
+    "055-audit-team-backfill": auditTeamBackfill(storage.dialect),
   };
 }
 
