@@ -4,7 +4,7 @@
 // during the export are not in it (the first page fixes the newest id).
 import { Readable } from "node:stream";
 import type { AuditEntry } from "../contract/admin.js";
-import { AUDIT_CSV_HEADER } from "../contract/audit.js";
+import { AUDIT_CSV_HEADER, type AuditExportFormat } from "../contract/audit.js";
 import { toCsv } from "../clicks/csv.js";
 import { parseDay } from "../clicks/range.js";
 import { invalid } from "../shared/errors.js";
@@ -15,7 +15,7 @@ export const EXPORT_PAGE = 1_000;
 
 const DAY_MS = 86_400_000;
 
-export type AuditExportFormat = "csv" | "json";
+export type { AuditExportFormat };
 
 /** from/to (UTC days, both included) as the filter's times; invalid_request for a day that does not exist or an inverted range. */
 export function auditRange(q: { from?: string; to?: string }): Pick<AuditFilter, "fromMs" | "toMs"> {
@@ -94,3 +94,22 @@ export const AUDIT_EXPORT_TYPES: Readonly<Record<AuditExportFormat, string>> = {
   csv: "text/csv; charset=utf-8",
   json: "application/json; charset=utf-8",
 };
+
+/** An export as a download: its headers (type, file name, no caching) and its stream. */
+export function auditDownload(
+  audit: Pick<AuditLog, "page">,
+  what: "team" | "instance",
+  q: { action?: string; actor?: string; target?: string; from?: string; to?: string },
+  format: AuditExportFormat,
+  teamId?: string,
+): { headers: Record<string, string>; body: Readable } {
+  const filter = { teamId, action: q.action, actor: q.actor, target: q.target, ...auditRange(q) };
+  return {
+    headers: {
+      "content-type": AUDIT_EXPORT_TYPES[format],
+      "content-disposition": `attachment; filename="${auditFilename(what, q, format)}"`,
+      "cache-control": "private, no-store",
+    },
+    body: auditExport(audit, filter, format),
+  };
+}

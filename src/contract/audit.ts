@@ -24,6 +24,9 @@ export const TeamAuditExportQuery = Type.Object({ ...Filters, ...Owner }, { addi
 /** GET /api/admin/audit.csv and .json: every entry of the instance. */
 export const AuditExportQuery = Type.Object(Filters, { additionalProperties: false });
 
+/** The formats of an export. */
+export type AuditExportFormat = "csv" | "json";
+
 /** The columns of a CSV export, in order; before and after are the entry's JSON text. */
 export const AUDIT_CSV_HEADER = [
   "id",
@@ -40,7 +43,7 @@ export const AUDIT_CSV_HEADER = [
 ] as const;
 
 /** The 200 of an export: a file, streamed. */
-export function exportReply(format: "csv" | "json") {
+export function exportReply(format: AuditExportFormat) {
   const type = format === "csv" ? "text/csv" : "application/json";
   const what = format === "csv" ? "text/csv attachment (UTF-8 with BOM, CRLF; a header row)" : "application/json attachment: an array of entries";
   return { description: what, content: { [type]: { schema: Type.Unsafe<unknown>({ type: "string", format: "binary" }) } } };

@@ -9,20 +9,12 @@ import { testAccount } from "../helpers/team.js";
 import { operator } from "../helpers/operator.js";
 import { record, teamMember } from "../helpers/audit.js";
 import { waitFor } from "../helpers/wait.js";
-import { BROKER_URLS, CONSUMERS, type Consumer, type Kind, brokersUp } from "../helpers/broker-consumers.js";
+import { ALL_BROKERS_ENV, BROKER_URLS, CONSUMERS, type Consumer, type Kind, brokersUp } from "../helpers/broker-consumers.js";
 import { STREAM_SCHEMA } from "../../src/streams/publisher.js";
 import type { AuditEntry } from "../../src/contract/admin.js";
 
 const KINDS: Kind[] = ["amqp", "redis", "nats", "mqtt"];
-const ENV = {
-  STREAM_AMQP_URL: BROKER_URLS.amqp,
-  STREAM_REDIS_URL: BROKER_URLS.redis,
-  STREAM_NATS_URL: BROKER_URLS.nats,
-  STREAM_MQTT_URL: BROKER_URLS.mqtt,
-  STREAM_TIMEOUT_MS: "1000",
-  STREAM_POLL_MS: "50",
-  WEBHOOK_ALLOW_PRIVATE: "true",
-};
+const ENV = { ...ALL_BROKERS_ENV, WEBHOOK_ALLOW_PRIVATE: "true" };
 
 let n = 0;
 const email = (what: string) => `audit-stream-${what}-${++n}-${Date.now().toString(36)}@example.com`;

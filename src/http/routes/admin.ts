@@ -5,7 +5,7 @@ import type { AppContext } from "../../context.js";
 import { errors } from "../../contract/common.js";
 import { AuditPageReply, AuditQuery } from "../../contract/admin.js";
 import { AuditExportQuery, exportReply } from "../../contract/audit.js";
-import { AUDIT_EXPORT_TYPES, auditExport, auditFilename, auditRange } from "../../admin/audit-export.js";
+import { auditDownload } from "../../admin/audit-export.js";
 
 import { type OperatorDeps, operatorRoutes } from "../auth.js";
 import { invalid } from "../../shared/errors.js";
@@ -70,13 +70,8 @@ export async function adminRoutes(app: App, ctx: Deps): Promise<void> {
           },
         },
         async (req, reply) => {
-          const q = req.query;
-          const filter = { action: q.action, actor: q.actor, target: q.target, ...auditRange(q) };
-          reply
-            .type(AUDIT_EXPORT_TYPES[format])
-            .header("Content-Disposition", `attachment; filename="${auditFilename("instance", q, format)}"`)
-            .header("Cache-Control", "private, no-store");
-          return reply.send(auditExport(ctx.audit, filter, format));
+          const download = auditDownload(ctx.audit, "instance", req.query, format);
+          return reply.headers(download.headers).send(download.body);
         },
       );
     }

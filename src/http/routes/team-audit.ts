@@ -5,7 +5,7 @@ import type { AppContext } from "../../context.js";
 import { errors } from "../../contract/common.js";
 import { AuditPageReply } from "../../contract/admin.js";
 import { TeamAuditExportQuery, TeamAuditQuery, exportReply } from "../../contract/audit.js";
-import { AUDIT_EXPORT_TYPES, auditExport, auditFilename, auditRange } from "../../admin/audit-export.js";
+import { auditDownload, auditRange } from "../../admin/audit-export.js";
 import { auditedTeam } from "../../teams/audit.js";
 import { signedIn } from "../auth.js";
 import { numericCursor } from "./admin.js";
@@ -60,12 +60,8 @@ export async function teamAuditRoutes(scope: App, ctx: Deps): Promise<void> {
       async (req, reply) => {
         const q = req.query;
         const owner = await auditedTeam(ctx.storage.db, signedIn(req), q.owner);
-        const filter = { teamId: owner.id, action: q.action, actor: q.actor, target: q.target, ...auditRange(q) };
-        reply
-          .type(AUDIT_EXPORT_TYPES[format])
-          .header("Content-Disposition", `attachment; filename="${auditFilename("team", q, format)}"`)
-          .header("Cache-Control", "private, no-store");
-        return reply.send(auditExport(ctx.audit, filter, format));
+        const download = auditDownload(ctx.audit, "team", q, format, owner.id);
+        return reply.headers(download.headers).send(download.body);
       },
     );
   }

@@ -3,6 +3,7 @@
 import { call, snip } from "../shared/api";
 
 import type { AssignableRole } from "@contract/tables";
+import type { AuditExportFormat } from "@contract/audit";
 
 /** `owner`: a team the user administers (?owner=, docs/roles.md); undefined for the user's own. */
 const byId = (id: string, owner?: string) => ({ params: { path: { id }, query: { owner } } });
@@ -23,7 +24,7 @@ function clean<T extends object>(query: T): Partial<T> {
 }
 
 /** The address of an export of the filters (CSV or JSON): a download the browser makes with the session. */
-export function teamAuditExportUrl(format: "csv" | "json", filters: TeamAuditFilters, owner?: string): string {
+export function teamAuditExportUrl(format: AuditExportFormat, filters: TeamAuditFilters, owner?: string): string {
   const q = new URLSearchParams(clean({ ...filters, owner }) as Record<string, string>).toString();
   return `/api/team/audit.${format}${q ? `?${q}` : ""}`;
 }
