@@ -4,6 +4,7 @@ import type { Kysely } from "kysely";
 import type { ApiKeyRow, Database, UserRow } from "../storage/schema.js";
 import { invalid } from "../shared/errors.js";
 import { requireCapability } from "./plans.js";
+import { appendAudit } from "../storage/audit-entry.js";
 import { API_KEY_SCOPES, DEFAULT_KEY_SCOPES, type ApiKeyScope } from "../contract/api-keys.js";
 
 /** Latest expiry a key may be given: ten years (a key for ever is `null`). */
@@ -99,18 +100,15 @@ export async function auditKey(
     ...(key.folder_ids ? { folder_ids: keyFolders(key) } : {}),
   };
   const created = action === "api_key.create";
-  await trx
-    .insertInto("admin_audit")
-    .values({
-      at,
-      actor_id: user.id,
-      actor_email: user.email,
-      action,
-      target_type: "api_key",
-      target_id: key.id,
-      summary: `${user.email}: ${created ? "created" : "revoked"} API key ${key.prefix} (${state.scopes.join(", ")})`,
-      before: created ? null : JSON.stringify(state),
-      after: created ? JSON.stringify(state) : null,
-    })
-    .execute();
+  await appendAudit(trx, {
+    at,
+    actor_id: user.id,
+    actor_email: user.email,
+    action,
+    target_type: "api_key",
+    target_id: key.id,
+    summary: `${user.email}: ${created ? "created" : "revoked"} API key ${key.prefix} (${state.scopes.join(", ")})`,
+    before: created ? null : JSON.stringify(state),
+    after: created ? JSON.stringify(state) : null,
+  });
 }

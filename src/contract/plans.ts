@@ -30,6 +30,8 @@ export type Capability =
   | "team_2fa_policy"
   /** Team roles other than member: admin and viewer (docs/roles.md). */
   | "team_roles"
+  /** The team's own audit log, its exports (docs/audit.md). */
+  | "team_audit"
   /** Folders of links: the sidebar's, the link field folder_id, API keys limited to folders (docs/folders.md). */
   | "folders"
   /** Statistics published at an unguessable address (docs/sharing.md). */
@@ -55,7 +57,7 @@ export const PLAN_CAPABILITIES: Readonly<Record<Plan, ReadonlySet<Capability>>> 
   free: new Set(),
   pro: new Set(PRO),
   business: new Set(BUSINESS),
-  enterprise: new Set<Capability>([...BUSINESS, "sso", "team_2fa_policy", "team_roles"]),
+  enterprise: new Set<Capability>([...BUSINESS, "sso", "team_2fa_policy", "team_roles", "team_audit"]),
 };
 
 /** Links one account may own. */
@@ -98,6 +100,7 @@ export const CAPABILITY_LABELS: Readonly<Record<Capability, string>> = {
   sso: "single sign-on",
   team_2fa_policy: "the team's two-factor policy",
   team_roles: "team roles",
+  team_audit: "the team's audit log",
   folders: "folders",
   shares: "shared statistics",
 };

@@ -50,6 +50,7 @@ import { saml } from "./migrations/051-saml.js";
 import { auditTeam } from "./migrations/052-audit-team.js";
 import { scim } from "./migrations/053-scim.js";
 import { folderAccess } from "./migrations/054-folder-access.js";
+import { auditTeamBackfill } from "./migrations/055-audit-team-backfill.js";
 import { shares } from "./migrations/056-shares.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
@@ -103,6 +104,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "052-audit-team": auditTeam(),
     "053-scim": scim(),
     "054-folder-access": folderAccess(),
+    "055-audit-team-backfill": auditTeamBackfill(storage.dialect),
     "056-shares": shares(),
   };
 }

@@ -2,12 +2,20 @@
 // sale.created, link.split_decided, app.install and app.open, heard on the bus inside the transaction that records them and written to
 // the same outbox as clicks, one row per active sink that takes the owner's events, in that transaction: at least
 // once, published in order with the clicks by the same publisher, with a stable id (<type>:<record id>).
+// The audit log's entries (type audit, admin/audit-log.ts) go the same way, without a link.
 import type { Db } from "../storage/db.js";
 import type { ConversionNotice, EventSubscriber } from "../shared/events.js";
+import { type OutwardQueued, type OutwardRow, queueOutward } from "../storage/outward-outbox.js";
 
-/** One such event as the outbox row's `events` holds it ("x": not a click batch, see decodeOutward). */
-interface OutwardRow {
-  x: { type: string; id: string; owner_id: string | null; link: [string, string, string, string, (string | null)?]; data: Record<string, unknown> };
+export { queueOutward };
+
+/** The link an event is about, as the event's body shows it. */
+export interface OutwardLink {
+  link_id: string;
+  alias: string;
+  domain: string;
+  url: string;
+  folder_id: string | null;
 }
 
 /** A decoded row: what the publisher makes the event's body of. */
@@ -15,11 +23,8 @@ export interface OutwardEvent {
   id: string;
   type: string;
   owner_id: string | null;
-  link_id: string;
-  alias: string;
-  domain: string;
-  url: string;
-  folder_id: string | null;
+  /** Null for an event about no link (audit). */
+  link: OutwardLink | null;
   /** The event's own object under its name ({ lead }, { sale }, { decision }), as JSON without its braces. */
   tail: string;
 }
@@ -28,42 +33,16 @@ export interface OutwardEvent {
 export function decodeOutward(events: string): OutwardEvent | null {
   if (!events.startsWith('{"x":')) return null;
   const { x } = JSON.parse(events) as OutwardRow;
-  // Rows written before folders (migration 050) hold four values: in no folder.
-  const [link_id, alias, domain, url, folder_id = null] = x.link;
-  return { id: x.id, type: x.type, owner_id: x.owner_id, link_id, alias, domain, url, folder_id, tail: JSON.stringify(x.data).slice(1, -1) };
+  let link: OutwardLink | null = null;
+  if (x.link) {
+    // Rows written before folders (migration 050) hold four values: in no folder.
+    const [link_id, alias, domain, url, folder_id = null] = x.link;
+    link = { link_id, alias, domain, url, folder_id };
+  }
+  return { id: x.id, type: x.type, owner_id: x.owner_id, link, tail: JSON.stringify(x.data).slice(1, -1) };
 }
 
-interface Queued {
-  type: string;
-  id: string;
-  ownerId: string | null;
-  at: number;
-  link: { id: string; alias: string; domain: string; url: string; folder_id: string | null };
-  data: Record<string, unknown>;
-}
-
-/** Writes the event's outbox rows in `trx` (the recording transaction). */
-export async function queueOutward(trx: Db, e: Queued): Promise<void> {
-  const sinks = await trx
-    .selectFrom("stream_sinks")
-    .select("id")
-    .where((eb) => eb.and([eb("active", "=", 1), eb("full", "=", 0), eb.or([eb("owner_id", "is", null), eb("owner_id", "=", e.ownerId)])]))
-    .orderBy("id")
-    .execute();
-  if (sinks.length === 0) return;
-  const row: OutwardRow = {
-    x: { type: e.type, id: e.id, owner_id: e.ownerId, link: [e.link.id, e.link.alias, e.link.domain, e.link.url, e.link.folder_id], data: e.data },
-  };
-  const events = JSON.stringify(row);
-  await trx
-    .insertInto("stream_outbox")
-    .values(
-      sinks.map((s) => ({ sink_id: s.id, event_id: e.id, link_id: "", owner_id: null, alias: "", domain: "", url: "", at: e.at, click: "", n: 1, events })),
-    )
-    .execute();
-}
-
-function conversionQueued(type: "lead.created" | "sale.created" | "app.install" | "app.open", n: ConversionNotice): Queued {
+function conversionQueued(type: "lead.created" | "sale.created" | "app.install" | "app.open", n: ConversionNotice): OutwardQueued {
   const record = (n.data.lead ?? n.data.sale ?? n.data.app_event) as { id: string };
   return { type, id: `${type}:${record.id}`, ownerId: n.ownerId, at: n.at, link: n.link, data: n.data };
 }

@@ -199,7 +199,15 @@ export class StreamPublisher {
     if (r.events === null) return [{ id: r.event_id, ownerId: r.owner_id, body: this.body(r, `"click":${r.click}`, t) }];
     const outward = decodeOutward(r.events);
     if (outward !== null)
-      return [{ id: outward.id, ownerId: outward.owner_id, body: this.body({ ...outward, event_id: outward.id }, outward.tail, t, outward.type) }];
+      return [
+        {
+          id: outward.id,
+          ownerId: outward.owner_id,
+          body: outward.link
+            ? this.body({ ...outward.link, owner_id: outward.owner_id, event_id: outward.id }, outward.tail, t, outward.type)
+            : this.head({ event_id: outward.id, owner_id: outward.owner_id }, outward.tail, t, outward.type),
+        },
+      ];
     return decodeBatch(r.events).map((e) => ({
       id: e.id,
       ownerId: e.owner_id,
@@ -246,6 +254,11 @@ export class StreamPublisher {
       url: r.url,
       folder_id: r.folder_id ?? null,
     };
+    return this.head(r, tail, t, type, link);
+  }
+
+  /** The event's JSON without a link (an audit event), or with the link `body` made. */
+  private head(r: { event_id: string; owner_id: string | null }, tail: string, t: number, type: string, link?: Record<string, unknown>): string {
     const head = {
       schema: STREAM_SCHEMA,
       id: r.event_id,
@@ -254,7 +267,7 @@ export class StreamPublisher {
       created_at: new Date(t).toISOString(),
       test: false,
       owner_id: r.owner_id,
-      link,
+      ...(link ? { link } : {}),
     };
     return `${JSON.stringify(head).slice(0, -1)},${tail}}`;
   }

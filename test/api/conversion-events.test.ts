@@ -205,7 +205,7 @@ describe.each(ENGINES)("conversion events (%s)", (engine) => {
       [`lead.created:${first.body.lead.id}`, 1],
       [`sale.created:${sale.body.sale.id}`, 1],
     ]);
-    expect(events.map((e) => [e!.type, e!.owner_id, e!.link_id, e!.alias])).toEqual([
+    expect(events.map((e) => [e!.type, e!.owner_id, e!.link?.link_id, e!.link?.alias])).toEqual([
       ["lead.created", a.id, a.link.id, a.link.alias],
       ["sale.created", a.id, a.link.id, a.link.alias],
     ]);

@@ -161,7 +161,7 @@ describe.each(ENGINES)("app figures on %s", (engine) => {
     // The clicks' batches are there too; the events are the rows that decode as one.
     const events = rows.filter((r) => decodeOutward(r.events as string) !== null);
     const outward = events.map((r) => decodeOutward(r.events as string)!);
-    expect(outward.map((e) => [e.type, e.owner_id, e.link_id, e.alias])).toEqual([
+    expect(outward.map((e) => [e.type, e.owner_id, e.link?.link_id, e.link?.alias])).toEqual([
       ["app.install", owner.id, app.id, app.alias],
       ["app.install", owner.id, app.id, app.alias],
       ["app.open", owner.id, app.id, app.alias],

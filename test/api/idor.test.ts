@@ -170,8 +170,11 @@ const OWNER_QUERY = [
   "/api/analytics",
   "/api/analytics.csv",
   "/api/analytics/live",
-  // The team an admin administers (docs/roles.md).
+  // The team an admin administers (docs/roles.md), and its audit log (docs/audit.md).
   "/api/team",
+  "/api/team/audit",
+  "/api/team/audit.csv",
+  "/api/team/audit.json",
 ];
 
 /** The status of a GET, leaving a live feed (a stream that never ends by itself) or a CSV at its headers. */

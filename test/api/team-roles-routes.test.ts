@@ -190,6 +190,9 @@ const ROUTES: Record<string, Route> = {
     action: "members.manage",
     call: async (f) => ({ path: `/api/team/invitations/${await invitation(f)}?owner=${f.owner.id}` }),
   },
+  "GET /api/team/audit": { action: "audit.view", call: async (f) => ({ path: `/api/team/audit?owner=${f.owner.id}` }) },
+  "GET /api/team/audit.csv": { action: "audit.view", call: async (f) => ({ path: `/api/team/audit.csv?owner=${f.owner.id}` }) },
+  "GET /api/team/audit.json": { action: "audit.view", call: async (f) => ({ path: `/api/team/audit.json?owner=${f.owner.id}` }) },
   "PATCH /api/team/members/:user_id": {
     action: "members.manage",
     call: async (f) => ({ path: `/api/team/members/${(await member(f.server, f.owner.id, "viewer")).id}?owner=${f.owner.id}`, body: { role: "member" } }),

@@ -16,6 +16,17 @@ export const BROKER_URLS = {
 } as const;
 export type Kind = keyof typeof BROKER_URLS;
 
+/** A server's environment with the operator's sinks on all four brokers, publishing quickly. */
+export const ALL_BROKERS_ENV = {
+  STREAM_AMQP_URL: BROKER_URLS.amqp,
+  STREAM_REDIS_URL: BROKER_URLS.redis,
+  STREAM_NATS_URL: BROKER_URLS.nats,
+  STREAM_MQTT_URL: BROKER_URLS.mqtt,
+  STREAM_TIMEOUT_MS: "1000",
+  STREAM_POLL_MS: "50",
+  CLICK_FLUSH_MS: "50",
+};
+
 /** Whether something answers on the port of 127.0.0.1 within half a second. */
 function open(port: number): Promise<boolean> {
   return new Promise((resolve) => {

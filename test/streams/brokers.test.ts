@@ -12,6 +12,7 @@ import { createLink } from "../helpers/links.js";
 import { visit } from "../helpers/visit.js";
 import { waitFor } from "../helpers/wait.js";
 import {
+  ALL_BROKERS_ENV,
   BROKER_CONTROL,
   BROKER_URLS,
   CONSUMERS,
@@ -24,15 +25,7 @@ import {
 } from "../helpers/broker-consumers.js";
 
 const KINDS: Kind[] = ["amqp", "redis", "nats", "mqtt"];
-const ALL_ENV = {
-  STREAM_AMQP_URL: BROKER_URLS.amqp,
-  STREAM_REDIS_URL: BROKER_URLS.redis,
-  STREAM_NATS_URL: BROKER_URLS.nats,
-  STREAM_MQTT_URL: BROKER_URLS.mqtt,
-  STREAM_TIMEOUT_MS: "1000",
-  STREAM_POLL_MS: "50",
-  CLICK_FLUSH_MS: "50",
-};
+const ALL_ENV = ALL_BROKERS_ENV;
 
 /** Clicks on `aliases` in rounds, `perRound` at a time; resolves with the number served. */
 async function load(server: TestServer, aliases: string[], clicks: number, perRound = 20): Promise<number> {

@@ -44,6 +44,13 @@ const SecurityPage = page(() => import("./security/SecurityPage").then((m) => m.
 const WebhooksPage = page(() => import("./webhooks/Webhooks").then((m) => m.WebhooksPage));
 const DomainsPage = page(() => import("./domains/Domains").then((m) => m.DomainsPage));
 const TeamPage = page(() => import("./team/Team").then((m) => m.TeamPage));
+const TeamAuditPage = page(() => import("./team/Audit").then((m) => m.TeamAuditPage));
+/** The team's audit log: the owner's (/app/team/audit) and an administered team's (/app/team/:ownerId/audit). */
+const teamAudit = (
+  <RequireAuth>
+    <TeamAuditPage />
+  </RequireAuth>
+);
 const AcceptInvitationPage = page(() => import("./team/AcceptInvitation").then((m) => m.AcceptInvitationPage));
 const ConversionsPage = page(() => import("./conversions/ConversionsPage").then((m) => m.ConversionsPage));
 const CustomersPage = page(() => import("./conversions/Customers").then((m) => m.CustomersPage));
@@ -234,6 +241,8 @@ function accountRoutes() {
           </RequireAuth>
         }
       />
+      <Route path="/app/team/audit" element={teamAudit} />
+      <Route path="/app/team/:ownerId/audit" element={teamAudit} />
       <Route
         path="/app/shared/:ownerId"
         element={

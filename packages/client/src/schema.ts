@@ -878,6 +878,160 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/audit.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's audit log as CSV: every entry the filters select (from/to: UTC days), newest first, streamed
+         * @description Every team's entries and the operators'; cells starting with = + - @, tab or CR get a ' prefix.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description An action exactly (team.role, sso.update, ...) */
+                    action?: string;
+                    /** @description A part of the actor's email, any case */
+                    actor?: string;
+                    /** @description The first day of the range, YYYY-MM-DD in UTC, included */
+                    from?: string;
+                    /** @description A target id exactly */
+                    target?: string;
+                    /** @description The last day of the range, YYYY-MM-DD in UTC, included */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/csv attachment (UTF-8 with BOM, CRLF; a header row) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/audit.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's audit log as JSON: every entry the filters select (from/to: UTC days), newest first, streamed
+         * @description Every team's entries and the operators'.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description An action exactly (team.role, sso.update, ...) */
+                    action?: string;
+                    /** @description A part of the actor's email, any case */
+                    actor?: string;
+                    /** @description The first day of the range, YYYY-MM-DD in UTC, included */
+                    from?: string;
+                    /** @description A target id exactly */
+                    target?: string;
+                    /** @description The last day of the range, YYYY-MM-DD in UTC, included */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description application/json attachment: an array of entries */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/blocklist": {
         parameters: {
             query?: never;
@@ -16009,6 +16163,293 @@ export interface paths {
                             /** @enum {string} */
                             status: "success";
                         };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/team/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My team's audit log, newest first: role and folder access changes, single sign-on, SCIM (filter by action, actor email, target id, days)
+         * @description The owner, or an admin of the team with ?owner= (404 without access, 403 forbidden for members and viewers); the owner on Enterprise (403 plan_required).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description An action exactly (team.role, sso.update, ...) */
+                    action?: string;
+                    /** @description A part of the actor's email, any case */
+                    actor?: string;
+                    cursor?: string;
+                    /** @description The first day of the range, YYYY-MM-DD in UTC, included */
+                    from?: string;
+                    limit?: number;
+                    /** @description A team owner's user id: that team, for its admins (404 otherwise, 403 for other roles) */
+                    owner?: string;
+                    /** @description A target id exactly */
+                    target?: string;
+                    /** @description The last day of the range, YYYY-MM-DD in UTC, included */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            entries: {
+                                action: string;
+                                actor_email: string;
+                                actor_id: string | null;
+                                /**
+                                 * @description operator: an operator's action in the console; account_holder: an account holder's change to their own account (two-factor sign-in, passkeys, team policy, single sign-on); system: the command line or an automatic check
+                                 * @enum {string}
+                                 */
+                                actor_role: "operator" | "account_holder" | "system";
+                                after: unknown;
+                                at: string;
+                                before: unknown;
+                                id: string;
+                                summary: string;
+                                target_id: string;
+                                target_type: string;
+                            }[];
+                            next_cursor: string | null;
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/team/audit.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My team's audit log as CSV: every entry the filters select (from/to: UTC days), newest first, streamed
+         * @description The owner, or an admin of the team with ?owner= (404 without access, 403 forbidden for members and viewers); the owner on Enterprise (403 plan_required). The entries are those of GET /api/team/audit; cells starting with = + - @, tab or CR get a ' prefix.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description An action exactly (team.role, sso.update, ...) */
+                    action?: string;
+                    /** @description A part of the actor's email, any case */
+                    actor?: string;
+                    /** @description The first day of the range, YYYY-MM-DD in UTC, included */
+                    from?: string;
+                    /** @description A team owner's user id: that team, for its admins (404 otherwise, 403 for other roles) */
+                    owner?: string;
+                    /** @description A target id exactly */
+                    target?: string;
+                    /** @description The last day of the range, YYYY-MM-DD in UTC, included */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description text/csv attachment (UTF-8 with BOM, CRLF; a header row) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/team/audit.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My team's audit log as JSON: every entry the filters select (from/to: UTC days), newest first, streamed
+         * @description The owner, or an admin of the team with ?owner= (404 without access, 403 forbidden for members and viewers); the owner on Enterprise (403 plan_required). The entries are those of GET /api/team/audit.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description An action exactly (team.role, sso.update, ...) */
+                    action?: string;
+                    /** @description A part of the actor's email, any case */
+                    actor?: string;
+                    /** @description The first day of the range, YYYY-MM-DD in UTC, included */
+                    from?: string;
+                    /** @description A team owner's user id: that team, for its admins (404 otherwise, 403 for other roles) */
+                    owner?: string;
+                    /** @description A target id exactly */
+                    target?: string;
+                    /** @description The last day of the range, YYYY-MM-DD in UTC, included */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description application/json attachment: an array of entries */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
                     };
                 };
                 /** @description Default Response */

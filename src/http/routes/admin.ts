@@ -4,6 +4,8 @@ import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { errors } from "../../contract/common.js";
 import { AuditPageReply, AuditQuery } from "../../contract/admin.js";
+import { AuditExportQuery, exportReply } from "../../contract/audit.js";
+import { auditDownload } from "../../admin/audit-export.js";
 
 import { type OperatorDeps, operatorRoutes } from "../auth.js";
 import { invalid } from "../../shared/errors.js";
@@ -54,6 +56,25 @@ export async function adminRoutes(app: App, ctx: Deps): Promise<void> {
         return { status: "success" as const, ...page };
       },
     );
+
+    for (const format of ["csv", "json"] as const) {
+      scope.get(
+        `/api/admin/audit.${format}`,
+        {
+          schema: {
+            tags: ["operator"],
+            summary: `The instance's audit log as ${format.toUpperCase()}: every entry the filters select (from/to: UTC days), newest first, streamed`,
+            description: `Every team's entries and the operators'${format === "csv" ? "; cells starting with = + - @, tab or CR get a ' prefix" : ""}.`,
+            querystring: AuditExportQuery,
+            response: { 200: exportReply(format), ...errors(400, 401, 403) },
+          },
+        },
+        async (req, reply) => {
+          const download = auditDownload(ctx.audit, "instance", req.query, format);
+          return reply.headers(download.headers).send(download.body);
+        },
+      );
+    }
 
     await adminOverviewRoutes(scope, ctx);
     await adminOrphanRoutes(scope, ctx);

@@ -17,9 +17,10 @@ import {
   TokenBody,
 } from "../../contract/teams.js";
 import { activeUser, currentUser, signedIn, signedInRoutes } from "../auth.js";
+import { teamAuditRoutes } from "./team-audit.js";
 
 /** The services these routes use: the compiler refuses any other. */
-type Deps = Pick<AppContext, "sessions" | "teams">;
+type Deps = Pick<AppContext, "sessions" | "teams"> & Parameters<typeof teamAuditRoutes>[1];
 
 const Id = Type.String({ maxLength: 64 });
 
@@ -113,6 +114,7 @@ export async function teamRoutes(app: App, ctx: Deps): Promise<void> {
     );
 
     roleRoute(scope, ctx);
+    await teamAuditRoutes(scope, ctx);
 
     scope.delete(
       "/api/memberships/:owner_id",

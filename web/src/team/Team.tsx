@@ -13,6 +13,7 @@ import { A, Alert, Spinner, errorMessage, useTitle } from "../shared/ui";
 import { InviteSection, InvitationsSection } from "./Invitations";
 import { MembersSection, MembershipsSection } from "./Members";
 import { TwoFactorPolicySection } from "./TwoFactorPolicy";
+import { roleCan } from "../shared/team-role";
 import "./team.css";
 
 export function TeamPage() {
@@ -43,10 +44,15 @@ export function TeamPage() {
   // Offered on Enterprise only (the server refuses it below with plan_required): below, nothing to switch.
   const hasPolicy = can(user.plan, "team_2fa_policy");
   const rolesEnabled = can(user.plan, "team_roles");
+  // The audit log: the owner's on Enterprise (roleCan: the role table's audit.view).
+  const auditLog = can(user.plan, "team_audit") && roleCan("owner").can("audit.view");
   const memberFirst = !!team && team.memberships.length > 0 && team.members.length === 0 && team.invitations.length === 0;
   return (
     <div className="team-page narrow">
-      <h1>Team</h1>
+      <div className="page-head">
+        <h1>Team</h1>
+        {auditLog ? <AuditLink to="/app/team/audit" /> : null}
+      </div>
       {rolesEnabled ? (
         <p className="muted" data-testid="team-roles-intro">
           Each member's role decides what they may do with your links: admins also delete links and manage members, members view and edit them, viewers only see
@@ -73,6 +79,15 @@ export function TeamPage() {
     </div>
   );
 }
+/** The way to the team's audit log (owner and admins only). */
+function AuditLink({ to }: { to: string }) {
+  return (
+    <A to={to} className="btn btn-secondary btn-sm" testId="team-audit-link">
+      Audit log
+    </A>
+  );
+}
+
 /** The page's notice, load error and spinner. */
 function TeamState({
   notice,
@@ -128,7 +143,10 @@ function ManagedTeam({
       <p className="breadcrumb">
         <A to="/app/team">← Team</A>
       </p>
-      <h1 data-testid="managed-team-title">{who ? `Team of ${who.owner_name || who.owner_email}` : "Team"}</h1>
+      <div className="page-head">
+        <h1 data-testid="managed-team-title">{who ? `Team of ${who.owner_name || who.owner_email}` : "Team"}</h1>
+        {team && who && roleCan(who.role).can("audit.view") ? <AuditLink to={`/app/team/${owner}/audit`} /> : null}
+      </div>
       <p className="muted">As an admin you invite members and viewers, change their roles and remove them; admins and the owner are the owner's to change.</p>
       <TeamState notice={notice} error={error} loading={!team} what="this team" load={load} />
       {team ? (

@@ -1,0 +1,148 @@
+// The team's audit log (docs/audit.md): role and folder access changes, single sign-on and SCIM, newest first, filtered
+// by action, who acted, target and days, with CSV and JSON exports of what the filters select. /app/team/audit for the
+// owner, /app/team/<owner_id>/audit for an admin of that team (the server refuses everyone else).
+import { useState } from "react";
+import { useParams } from "react-router";
+import { teamApi, teamAuditExportUrl, type TeamAuditFilters } from "./team-api";
+import { AuditRow } from "../shared/audit-row";
+import { A, DataTable, Field, useTitle } from "../shared/ui";
+import { FilterForm, ListView, usePagedList, useUrlFilters } from "../shared/lists";
+import "./team.css";
+
+const ACTIONS: { value: string; label: string }[] = [
+  { value: "team.role", label: "Role changed" },
+  { value: "folder.access", label: "Folder access changed" },
+  { value: "team.2fa_policy", label: "Two-factor policy" },
+  { value: "sso.create", label: "Single sign-on set up" },
+  { value: "sso.update", label: "Single sign-on changed" },
+  { value: "sso.delete", label: "Single sign-on removed" },
+  { value: "sso.domain_verified", label: "Domain verified" },
+  { value: "sso.saml_create", label: "SAML set up" },
+  { value: "sso.saml_update", label: "SAML changed" },
+];
+
+type Form = Omit<TeamAuditFilters, "action">;
+const NO_FORM: Form = { actor: "", target: "", from: "", to: "" };
+
+export function TeamAuditPage() {
+  useTitle("Audit log · Team");
+  const owner = useParams().ownerId;
+  const [filters, setFilters] = useUrlFilters(["action", "actor", "target", "from", "to"] as const);
+  const [form, setForm] = useState<Form>({ actor: filters.actor, target: filters.target, from: filters.from, to: filters.to });
+  const list = usePagedList(
+    (cursor) => teamApi.audit({ ...filters, owner, cursor: cursor ?? undefined, limit: 50 }).then((r) => ({ items: r.entries, next: r.next_cursor })),
+    JSON.stringify([filters, owner]),
+  );
+  const filtered = Object.values(filters).some((v) => v !== "");
+  const clear = () => {
+    setForm(NO_FORM);
+    setFilters({ action: "", ...NO_FORM });
+  };
+
+  return (
+    <div className="team-page team-audit">
+      <p className="breadcrumb">
+        <A to={owner ? `/app/team/${owner}` : "/app/team"}>← Team</A>
+      </p>
+      <div className="page-head">
+        <div>
+          <h1>Audit log</h1>
+          <p className="muted" data-testid="team-audit-intro">
+            Every change to the team's roles, folder access, single sign-on and SCIM, written with the change itself. Entries cannot be changed or deleted.
+          </p>
+        </div>
+        <Exports filters={filters} owner={owner} />
+      </div>
+
+      <Filters filters={filters} setFilters={setFilters} form={form} setForm={setForm} />
+
+      <ListView
+        list={list}
+        what="the audit log"
+        loading="Loading the audit log…"
+        testId="team-audit"
+        empty={{
+          title: filtered ? "No entry matches" : "Nothing logged yet",
+          icon: "audit",
+          onClear: filtered ? clear : null,
+          text: <p className="muted">Role changes, folder access, single sign-on and SCIM show up here as they happen.</p>,
+        }}
+      >
+        {(items) => (
+          <DataTable className="table admin-table audit-table table-cards" testId="team-audit-table" columns={["When", "Who", "Action", "What"]}>
+            {items.map((e) => (
+              <AuditRow
+                key={e.id}
+                entry={e}
+                onTarget={() => {
+                  setForm({ ...NO_FORM, target: e.target_id });
+                  setFilters({ action: "", ...NO_FORM, target: e.target_id });
+                }}
+              />
+            ))}
+          </DataTable>
+        )}
+      </ListView>
+    </div>
+  );
+}
+
+/** The filter form: the action (applied at once), who acted and the days (applied on submit). */
+function Filters({
+  filters,
+  setFilters,
+  form,
+  setForm,
+}: {
+  filters: TeamAuditFilters;
+  setFilters: (f: Partial<TeamAuditFilters>) => void;
+  form: Form;
+  setForm: (f: Form) => void;
+}) {
+  return (
+    <FilterForm onApply={() => setFilters(form)}>
+      <Field id="team-audit-action" label="Action">
+        <select id="team-audit-action" data-testid="team-audit-action" value={filters.action} onChange={(e) => setFilters({ ...form, action: e.target.value })}>
+          <option value="">All actions</option>
+          {ACTIONS.map((a) => (
+            <option key={a.value} value={a.value}>
+              {a.label}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field id="team-audit-actor" label="Who (email)" className="grow">
+        <input
+          id="team-audit-actor"
+          data-testid="team-audit-actor"
+          type="search"
+          value={form.actor}
+          onChange={(e) => setForm({ ...form, actor: e.target.value })}
+        />
+      </Field>
+      <Field id="team-audit-from" label="From">
+        <input id="team-audit-from" data-testid="team-audit-from" type="date" value={form.from} onChange={(e) => setForm({ ...form, from: e.target.value })} />
+      </Field>
+      <Field id="team-audit-to" label="To">
+        <input id="team-audit-to" data-testid="team-audit-to" type="date" value={form.to} onChange={(e) => setForm({ ...form, to: e.target.value })} />
+      </Field>
+      <button type="submit" className="btn btn-secondary filter-submit" data-testid="team-audit-submit">
+        Filter
+      </button>
+    </FilterForm>
+  );
+}
+
+/** The downloads of what the filters select. */
+function Exports({ filters, owner }: { filters: TeamAuditFilters; owner: string | undefined }) {
+  return (
+    <div className="page-actions" data-testid="team-audit-exports">
+      <a className="btn btn-secondary btn-sm" href={teamAuditExportUrl("csv", filters, owner)} download data-testid="team-audit-csv">
+        Export CSV
+      </a>
+      <a className="btn btn-secondary btn-sm" href={teamAuditExportUrl("json", filters, owner)} download data-testid="team-audit-json">
+        Export JSON
+      </a>
+    </div>
+  );
+}
