@@ -253,6 +253,15 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await sharePageRoutes(app, ctx);
   await robotsRoute(app, ctx);
   await associationFileRoutes(app, ctx);
+  staticFiles(app);
+  if (metrics) await (await import("./routes/metrics.js")).metricsRoutes(app, ctx, metrics);
+  await redirectRoutes(app, ctx, trust, metrics);
+  registerDashboard(app, ctx);
+  return app;
+}
+
+/** The small files every host serves, whether or not the dashboard is built. */
+function staticFiles(app: App): void {
   // The link-password page's show/hide control (pages.ts): on every host, as the page itself.
   app.get(PASSWORD_SCRIPT_PATH, { schema: { hide: true } }, async (_r, reply) =>
     reply.type("text/javascript; charset=utf-8").header("cache-control", "max-age=86400").send(PASSWORD_SCRIPT),
@@ -265,14 +274,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
       .header("cross-origin-resource-policy", "cross-origin")
       .send(TRACK_SCRIPT),
   );
-  // The icon: on every host and whether or not the dashboard is built (the public pages name it too).
+  // The icon: on every host (the public pages name it too).
   app.get("/favicon.svg", { schema: { hide: true } }, async (_r, reply) =>
     reply.type("image/svg+xml").header("cache-control", "max-age=86400").send(FAVICON_SVG),
   );
-  if (metrics) await (await import("./routes/metrics.js")).metricsRoutes(app, ctx, metrics);
-  await redirectRoutes(app, ctx, trust, metrics);
-  registerDashboard(app, ctx);
-  return app;
 }
 
 /**
