@@ -21,6 +21,7 @@ import { BreakAt } from "../shared/break-at";
 import { formatNumber } from "../shared/numbers";
 import { ConversionFunnel, ConversionsByDestination, SplitTestPanel, showsFunnel } from "../shared/charts/Conversions";
 import { AppsPanel } from "./AppsPanel";
+import { ShareStatsButton } from "./ShareStats";
 
 // eslint-disable-next-line max-lines-per-function -- the link, its period and the statistics read share the page's state.
 export function StatsPage() {
@@ -73,6 +74,8 @@ export function StatsPage() {
   // A team owner's link: what is shown follows the owner's plan (the server says so through `advanced`).
   const shared = !!link && !!user && link.owner_id !== user.id;
   const canCsv = (shared || can(user?.plan ?? "free", "stats_csv")) && advanced;
+  // Shared statistics (Business and up): a member asks for the owner's, whose plan the server checks.
+  const canShare = !!link && (shared || can(user?.plan ?? "free", "shares"));
 
   return (
     <div className="stats-page">
@@ -81,11 +84,14 @@ export function StatsPage() {
       </p>
       <div className="page-head">
         <LinkHead link={link} />
-        {canCsv ? (
-          <a className="btn btn-secondary" href={`/api/links/${encodeURIComponent(id)}/stats.csv?${queryKey}`} download data-testid="stats-csv">
-            Download CSV
-          </a>
-        ) : null}
+        <div className="page-actions">
+          {canShare ? <ShareStatsButton linkId={id} owner={shared ? (link?.owner_id ?? null) : null} /> : null}
+          {canCsv ? (
+            <a className="btn btn-secondary" href={`/api/links/${encodeURIComponent(id)}/stats.csv?${queryKey}`} download data-testid="stats-csv">
+              Download CSV
+            </a>
+          ) : null}
+        </div>
       </div>
 
       {link?.note ? (
