@@ -92,7 +92,7 @@ export function FolderAccessDialog(props: { open: boolean; folder: { id: string;
           What each member of your team may do in this folder. None hides the folder and its links; a setting never gives more than the member&apos;s role.
         </p>
         {error ? <Alert testId="folder-access-error">{error}</Alert> : null}
-        {members === null ? <Spinner /> : <AccessTable members={members} saving={saving} onChoose={(id, c) => void choose(id, c)} />}
+        {!open ? null : members === null ? <Spinner /> : <AccessTable members={members} saving={saving} onChoose={(id, c) => void choose(id, c)} />}
       </div>
       <div className="dialog-actions">
         <button type="button" className="btn btn-secondary" onClick={props.onClose} data-testid="folder-access-close">

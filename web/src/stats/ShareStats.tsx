@@ -87,7 +87,8 @@ function ShareStatsDialog(props: { open: boolean; linkId: string; owner: string 
       <div className="dialog-body">
         <p className="muted small">Anyone with the address sees the panels you choose, without an account, until you revoke it.</p>
         {error ? <Alert testId="share-error">{error}</Alert> : null}
-        {shares === null ? <Spinner label="Loading the shared pages…" /> : <ShareList shares={shares} onRevoke={(id) => void revoke(id)} />}
+        {/* Nothing is read while the dialog is closed: no spinner either. */}
+        {!open ? null : shares === null ? <Spinner label="Loading the shared pages…" /> : <ShareList shares={shares} onRevoke={(id) => void revoke(id)} />}
         <NewShare linkId={linkId} owner={owner} onMade={(s) => setShares((list) => [s, ...(list ?? [])])} onError={setError} />
       </div>
       <div className="dialog-actions">
