@@ -172,17 +172,14 @@ describe.each(ENGINES)("folder access on %s", (engine) => {
     expect([into.status, into.body.code, into.body.details]).toEqual([400, "invalid_request", [{ field: "folder_id", message: "No such folder" }]]);
     const bulkInto = await m.member.client.patch("/api/links/bulk", { ids: [links.loose[0]], folder_id: secret });
     expect([bulkInto.status, bulkInto.body.code]).toEqual([400, "invalid_request"]);
-    const rows = await db()
-      .selectFrom("links")
-      .select(["id", "title", "folder_id", "archived_at"])
-      .where("id", "in", [id, links.loose[0]!])
-      .orderBy("id")
-      .execute();
-    expect(rows.map((r) => [r.id, r.title, r.folder_id, r.archived_at])).toEqual(
-      [
-        [id, null, shared, null],
-        [links.loose[0], null, null, null],
-      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    const rows = await db().selectFrom("links").select(["id", "title", "folder_id", "archived_at"]).where("id", "in", [id, links.loose[0]!]).execute();
+    // Compared by id (the engines' collations order mixed-case ids differently).
+    const byId = new Map(rows.map((r) => [r.id, [r.title, r.folder_id, r.archived_at]]));
+    expect(byId).toEqual(
+      new Map([
+        [id, [null, shared, null]],
+        [links.loose[0]!, [null, null, null]],
+      ]),
     );
     // The loose link itself stays editable.
     expect((await m.member.client.patch(`/api/links/${links.loose[0]}`, { note: "fine" })).status).toBe(200);

@@ -208,6 +208,9 @@ describe.each(ENGINES)("shared statistics on %s", (engine) => {
     expect(byMember.status, byMember.text).toBe(201);
     expect((await member.client.get(`/api/shares?owner=${a.id}`)).body.shares).toHaveLength(2);
     expect((await b.client.get(`/api/shares?owner=${a.id}`)).status).toBe(404);
+    const json = await fetch(`${server.url}/share/${"B".repeat(32)}`, { headers: { accept: "application/json" } });
+    expect(json.status).toBe(404);
+    expect(await json.json()).toEqual({ status: "error", code: "not_found", message: "No statistics are shared at this address" });
     for (const token of ["x", "A".repeat(32), `${"A".repeat(31)}%00`, "../../etc/passwd", "A".repeat(150)]) {
       const r = await fetch(`${server.url}/share/${encodeURIComponent(token)}`);
       expect([404, 400], token).toContain(r.status);

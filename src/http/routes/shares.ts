@@ -8,7 +8,7 @@ import { IdParams, OkSchema, errors } from "../../contract/common.js";
 import { CreateShareBody, ShareListReply, ShareOwnerQuery, ShareReply } from "../../contract/shares.js";
 import { activeUser, signedIn, signedInRoutes } from "../auth.js";
 import { formBodies } from "../form-body.js";
-import { HTML_CSP, NO_STORE, errorPage } from "../pages.js";
+import { HTML_CSP, NO_STORE, errorPage, prefersJson } from "../pages.js";
 import { sharePage, sharePasswordPage } from "../share-page.js";
 import { type OpenShare, SHARE_COOKIE_SECONDS, SHARE_RANGES, type ShareRange } from "../../shares/shares.js";
 
@@ -39,6 +39,14 @@ function html(reply: FastifyReply, status: number, body: string): FastifyReply {
     .type("text/html; charset=utf-8")
     .send(body);
 }
+
+/** A refusal: the contract's JSON error for a client that prefers JSON, else the page (as the short-link redirect answers). */
+function refuse(req: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string, page: string): FastifyReply {
+  if (!prefersJson(req.headers.accept)) return html(reply, status, page);
+  return reply.code(status).header("cache-control", NO_STORE).type("application/json; charset=utf-8").send({ status: "error", code, message });
+}
+
+const gone = (req: FastifyRequest, reply: FastifyReply) => refuse(req, reply, 404, "not_found", "No statistics are shared at this address", GONE);
 
 function cookieOf(req: FastifyRequest): string | undefined {
   const header = req.headers.cookie ?? "";
@@ -131,7 +139,7 @@ export async function sharePageRoutes(app: App, ctx: Pick<AppContext, "shares" |
       },
       async (req, reply) => {
         const share = await ctx.shares.open(req.params.token);
-        if (share === null) return html(reply, 404, GONE);
+        if (share === null) return gone(req, reply);
         if (!ctx.shares.passed(share, cookieOf(req))) return html(reply, 200, sharePasswordPage(false));
         return show(req, reply, share, req.query.range);
       },
@@ -154,14 +162,17 @@ export async function sharePageRoutes(app: App, ctx: Pick<AppContext, "shares" |
       },
       async (req, reply) => {
         const share = await ctx.shares.open(req.params.token);
-        if (share === null) return html(reply, 404, GONE);
+        if (share === null) return gone(req, reply);
         if (share.row.password_hash === null) return reply.code(303).header("location", req.url).send();
         const ok = await ctx.shares.tryPassword(share, req.body.password, req.ip);
-        if (ok === false) return html(reply, 401, sharePasswordPage(true));
+        if (ok === false) return refuse(req, reply, 401, "invalid_credentials", "Wrong password for these statistics", sharePasswordPage(true));
         if (ok !== true)
-          return html(
+          return refuse(
+            req,
             reply.header("retry-after", String(ok.retryAfter)),
             429,
+            "rate_limited",
+            "Too many wrong passwords; try again later",
             errorPage(429, {
               title: "Too many attempts",
               heading: "Too many wrong passwords",
