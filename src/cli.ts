@@ -19,8 +19,10 @@ import { SNIP_VERSION } from "./ops/version.js";
 
 async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  // Warnings go to stderr: stdout carries the command's output alone (`snip key create` prints a secret).
-  const ctx = await createContext(config, { log: pino({ level: "warn" }, process.stderr) });
+  // Warnings go to stderr: stdout carries the command's output alone (`snip key create` prints a secret). A
+  // LOG_LEVEL quieter than warn (error, fatal, silent) is the operator's to choose; a louder one stays at warn.
+  const quieter = ["error", "fatal", "silent"].includes(config.logLevel);
+  const ctx = await createContext(config, { log: pino({ level: quieter ? config.logLevel : "warn" }, process.stderr) });
   try {
     // Loaded as a server loads them before it listens (an import checks links against the blocklist); the
     // work a server begins once it listens (ctx.run()) is left to servers, but for `snip import`'s runner.
