@@ -9,6 +9,7 @@
 //            --no-sqlite (PostgreSQL's scenarios against the baseline only)
 //            --quiet-wait S (before each round, wait up to S s for the machine to be idle)
 //            --blocklist N (snip starts with a BLOCKLIST_FILE of N generated hosts, none a destination's)
+//            --threat-feed N (hot and zipf also run on a SQLite twin started with a URLhaus feed of N rows: THREAT_FEEDS)
 //            --metrics (snip serves /metrics: every redirect counted and timed)
 //            --scenarios qr (the hot link's p99 while QR images are hammered; --qr-loops N, default 16)
 //            --split-agents N (user agents the split scenario cycles through, default 256)
@@ -52,6 +53,7 @@ const { values: args } = parseArgs({
     "behind-proxy": { type: "boolean", default: false },
     "qr-loops": { type: "string", default: "16" },
     blocklist: { type: "string" },
+    "threat-feed": { type: "string" },
     metrics: { type: "boolean", default: false },
     "split-agents": { type: "string" },
     "no-observability": { type: "boolean", default: false },
@@ -64,7 +66,7 @@ const { values: args } = parseArgs({
 if (args.help) {
   console.log(`usage: npm run bench:redirect -- [--smoke] [--duration 10] [--warmup 2] [--rounds 2] [--connections 50]
        [--links 1000000] [--scenarios ${SCENARIOS.join(",")}] [--pg-scenarios hot,...] [--profile]
-       [--load autocannon|wrk] [--no-pg] [--no-sqlite] [--quiet-wait 0] [--behind-proxy] [--qr-loops 16] [--blocklist 0] [--metrics]
+       [--load autocannon|wrk] [--no-pg] [--no-sqlite] [--quiet-wait 0] [--behind-proxy] [--qr-loops 16] [--blocklist 0] [--threat-feed 0] [--metrics]
        [--split-agents 256] (user agents the split scenario's requests cycle through; 1: the browser's alone)
        [--no-observability] (hot runs on SQLite also with metrics on and with tracing at 1 % sampling, unless this)
        [--no-dead-broker] (hot runs on SQLite also with STREAM_AMQP_URL at a broker that never answers, unless this)
@@ -108,6 +110,7 @@ for (const s of [...opts.scenarios, ...opts.pgScenarios]) {
   }
 }
 const blocklistArgs = args.blocklist === undefined ? [] : ["--blocklist", String(num(args.blocklist, 0))];
+const feedRows = args["threat-feed"] === undefined ? 0 : num(args["threat-feed"], 0);
 const pgUrl = args["no-pg"] ? undefined : process.env.TEST_DATABASE_URL?.trim() || undefined;
 const loadTool: "autocannon" | "wrk" = args.load === "wrk" || args.load === "autocannon" ? args.load : wrkAvailable() ? "wrk" : "autocannon";
 if (loadTool === "wrk" && !wrkAvailable()) {
@@ -131,6 +134,7 @@ const TARGET_LABEL: Record<TargetKind, string> = {
   "sqlite-metrics": "snip SQLite metrics",
   "sqlite-tracing": "snip SQLite tracing",
   "sqlite-dead-broker": "snip SQLite dead broker",
+  "sqlite-feed": "snip SQLite threat feed",
 };
 
 interface TargetRun {
@@ -366,7 +370,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     // Metrics on: every redirect is counted and timed (bench/README.md, Metrics on and off).
     ...(args.metrics ? { METRICS_TOKEN: "bench-metrics-token-0123456789" } : {}),
   });
-  const sqliteTarget = (kind: TargetKind, extraEnv: Record<string, string>) => {
+  const sqliteTarget = (kind: TargetKind, extraEnv: Record<string, string>, extraArgs: string[] = []) => {
     const dataDir = join(workDir, kind);
     mkdirSync(dataDir, { recursive: true });
     const file = join(dataDir, "snip.db");
@@ -374,7 +378,7 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
     const child = startChild({
       name: `snip-${kind}`,
       script: join(BENCH_DIR, "snip-server.ts"),
-      args: blocklistArgs,
+      args: [...blocklistArgs, ...extraArgs],
       env: { ...snipEnv(dataDir, `sqlite:${file}`), ...extraEnv },
       nodeFlags: nodeFlags(kind),
       timeoutMs: 180_000,
@@ -389,6 +393,8 @@ async function runScenario(name: ScenarioName, sqliteSeedFile: string, pg: PgBen
       sqliteTarget("sqlite-tracing", await tracingEnv());
     }
     if (name === "hot" && !args["no-dead-broker"]) sqliteTarget("sqlite-dead-broker", await deadBrokerEnv());
+    // Issue 59: a million-row threat feed loaded costs redirects nothing (the verdict is taken when a link is cached).
+    if ((name === "hot" || name === "zipf") && feedRows > 0) sqliteTarget("sqlite-feed", {}, ["--threat-feed", String(feedRows)]);
   }
   let pgBefore: ClickTotals | undefined;
   if (pg && opts.pgScenarios.includes(name)) {

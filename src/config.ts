@@ -9,7 +9,7 @@ import { ConfigError } from "./config-error.js";
 import { type SsoConfig, ssoConfigOf } from "./config-sso.js";
 import { type DetailsConfig, detailsConfigOf } from "./config-details.js";
 import { type StreamConfig, streamConfigOf } from "./config-stream.js";
-import { type Env, boolVar, httpUrlVar, intVar, oneOf, ratioVar } from "./config-vars.js";
+import { type Env, type ThreatFeedSetting, boolVar, httpUrlVar, intVar, oneOf, ratioVar, threatFeedsVar } from "./config-vars.js";
 
 /** The package root, whether running from src/ (tsx) or dist/src/ (compiled). */
 function packageRoot(): string {
@@ -96,6 +96,12 @@ export interface Config {
   importAllowPrivate: boolean;
   /** BLOCKLIST_FILE: destination hosts refused besides the console's list, one per line; reloaded on change. */
   blocklistFile: string | null;
+  /** THREAT_FEEDS: URLhaus and PhishTank CSV feeds (`format:path` or `format:https://...`), comma-separated. */
+  threatFeeds: ThreatFeedSetting[];
+  /** THREAT_FEED_REFRESH_S: how often a feed read from an address is fetched again. */
+  threatFeedRefreshS: number;
+  /** THREAT_FEED_ALLOW_PRIVATE: feeds may be fetched from loopback and private addresses (a mirror on the LAN, tests). */
+  threatFeedAllowPrivate: boolean;
   /** Links created signed out per client address and hour. */
   signedOutLinksPerHour: number;
   /** 404 answers per client address and minute before the address gets 429 for a while (alias enumeration); 0: off. */
@@ -309,6 +315,8 @@ export function loadConfig(rawEnv: Env = process.env): Readonly<Config> {
   const blocklistFile = env.BLOCKLIST_FILE?.trim() ? resolve(env.BLOCKLIST_FILE.trim()) : null;
   if (blocklistFile && !existsSync(blocklistFile)) throw new ConfigError("BLOCKLIST_FILE", `file not found: ${blocklistFile}`);
 
+  const threatFeeds = threatFeedsVar(env);
+
   const headersTimeoutMs = intVar(env, "HEADERS_TIMEOUT_MS", 10_000, 100, 600_000);
   const requestTimeoutMs = intVar(env, "REQUEST_TIMEOUT_MS", 60_000, 100, 3_600_000);
   // Node refuses a server whose headers may take longer than the whole request.
@@ -350,6 +358,9 @@ export function loadConfig(rawEnv: Env = process.env): Readonly<Config> {
     webhookAllowPrivate: boolVar(env, "WEBHOOK_ALLOW_PRIVATE", false),
     importAllowPrivate: boolVar(env, "IMPORT_ALLOW_PRIVATE", false),
     blocklistFile,
+    threatFeeds,
+    threatFeedRefreshS: intVar(env, "THREAT_FEED_REFRESH_S", 3_600, 60, 7 * 86_400),
+    threatFeedAllowPrivate: boolVar(env, "THREAT_FEED_ALLOW_PRIVATE", false),
     signedOutLinksPerHour: intVar(env, "SIGNED_OUT_LINKS_PER_HOUR", 30, 1, 1_000_000),
     notFoundPerMinute: intVar(env, "NOT_FOUND_PER_MINUTE", 120, 0, 1_000_000),
     reportsPerHour: intVar(env, "REPORTS_PER_HOUR", 5, 1, 10_000),

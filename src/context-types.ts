@@ -40,6 +40,7 @@ import type { LinkModeration } from "./admin/link-moderation.js";
 import type { AdminOverview } from "./admin/overview.js";
 import type { ReportFormService } from "./admin/reports.js";
 import type { ReportQueue } from "./admin/report-queue.js";
+import type { ThreatFeeds } from "./admin/threat-feeds.js";
 import type { BlocklistService } from "./admin/blocklist-service.js";
 import type { PasskeyService } from "./security/passkeys.js";
 import type { TwoFactorService } from "./security/two-factor.js";
@@ -103,6 +104,8 @@ export interface AppContext {
   blocklist: HostBlocklist;
   /** The blocklist's sources: console entries (database) and BLOCKLIST_FILE. */
   blocklistAdmin: BlocklistService;
+  /** THREAT_FEEDS (URLhaus, PhishTank): their entries in the blocklist, their matches in the report queue. */
+  threatFeeds: ThreatFeeds;
   /** Operator actions, and each account's changes of its passkeys. */
   audit: AuditLog;
   /** Passkeys (WebAuthn): registration, passwordless sign-in, the assertion check a second factor reuses. */

@@ -42,6 +42,7 @@ import { createAdmin } from "./admin/index.js";
 import { AuditLog } from "./admin/audit-log.js";
 import { createSecurity } from "./security/index.js";
 import type { BlocklistService } from "./admin/blocklist-service.js";
+import type { ThreatFeeds } from "./admin/threat-feeds.js";
 import { type Imports, createImports } from "./imports/index.js";
 import { type Sso, createSso } from "./sso/index.js";
 import { createAuth } from "./auth/index.js";
@@ -66,6 +67,7 @@ interface LifecycleRooms {
   webhooks: Webhooks;
   customHosts: CustomHosts;
   blocklist: BlocklistService;
+  threatFeeds: ThreatFeeds;
   imports: Imports;
   splits: SplitWinner;
   apps: AppAssociations;
@@ -103,6 +105,7 @@ function lifecycleParts(r: LifecycleRooms): LifecyclePart[] {
     { name: "custom hosts", start: () => r.customHosts.start(), stop: () => r.customHosts.stop() },
     { name: "app associations", start: () => r.apps.start(), stop: () => r.apps.stop() },
     { name: "blocklist", start: () => r.blocklist.start(), stop: () => r.blocklist.stop() },
+    { name: "threat feeds", start: () => r.threatFeeds.start(), stop: () => r.threatFeeds.stop() },
     { name: "imports", run: () => r.imports.runner.start(), stop: () => r.imports.close() },
     { name: "split decisions", run: () => r.splits.start(), stop: () => r.splits.stop() },
     { name: "live feed", start: () => r.live.start(), stop: () => r.live.close() },
@@ -219,7 +222,7 @@ function createDoorRooms(config: Readonly<Config>, overrides: ContextOverrides, 
   const { links, clicks, domains, blocklist, mailer, accounts, sessions, apiKeys } = core;
   const { clickDeliveries, receiverCheck } = clicked.webhooksRoom;
   const backlogs = { clickBacklog: () => clicks.backlog(), webhookQueue: () => clickDeliveries.queueState() };
-  const admin = createAdmin({ ...base, rate, links, domains, blocklist, events, ...backlogs });
+  const admin = createAdmin({ ...base, rate, links, domains, blocklist, events, receiverCheck, ...backlogs });
   const security = createSecurity({
     settings: config,
     db,
@@ -312,6 +315,7 @@ function contextLifecycle(ground: Ground, core: CoreRooms, clicked: ClickRooms, 
     webhooks: clicked.webhooksRoom,
     customHosts: core.customHosts,
     blocklist: door.admin.blocklistAdmin,
+    threatFeeds: door.admin.threatFeeds,
     imports: door.imports,
     splits: door.splits,
     apps: door.apps,

@@ -6,7 +6,7 @@ import { createServer as createTcpServer } from "node:net";
 import type { ScenarioName } from "./dataset.js";
 
 /** The bench's targets: the bare server, snip on each engine, and snip on SQLite with metrics or tracing on. */
-export type TargetKind = "baseline" | "sqlite" | "postgres" | "sqlite-metrics" | "sqlite-tracing" | "sqlite-dead-broker";
+export type TargetKind = "baseline" | "sqlite" | "postgres" | "sqlite-metrics" | "sqlite-tracing" | "sqlite-dead-broker" | "sqlite-feed";
 
 interface Figures {
   /** Median CPU time per answer (µs), null when not measured. */
@@ -124,6 +124,19 @@ export function cpuGoals(names: ScenarioName[], figures: (name: ScenarioName, ki
     out.push({
       line: `hot, SQLite, ${what}: CPU per answer ${on.cpu.toFixed(1)} / ${off.cpu.toFixed(1)} µs = ${ratio.toFixed(3)}x off (goal <= ${goal})${tail}`,
       ok: ratio <= goal,
+    });
+  }
+  for (const name of ["hot", "zipf"] as const) {
+    const without = figures(name, "sqlite");
+    const withFeed = figures(name, "sqlite-feed");
+    if (without?.cpu == null || withFeed?.cpu == null) {
+      out.push({ line: `${name}, SQLite, a threat feed loaded: not run (--threat-feed 1000000)`, ok: null });
+      continue;
+    }
+    const ratio = withFeed.cpu / without.cpu;
+    out.push({
+      line: `${name}, SQLite, a threat feed loaded: CPU per answer ${withFeed.cpu.toFixed(1)} / ${without.cpu.toFixed(1)} µs = ${ratio.toFixed(3)}x without; req/s ${(withFeed.rps / without.rps).toFixed(3)} of without (goal: CPU <= 1.03)`,
+      ok: ratio <= 1.03,
     });
   }
   out.push(...trackedGoal(figures));

@@ -51,7 +51,7 @@ export function consoleHost(raw: string, field = "host"): string {
 }
 
 /** Runs `load` once at a time; a call during a run waits for a fresh run after it (no stale result wins). */
-function serialized(load: () => Promise<void>): () => Promise<void> {
+export function serialized(load: () => Promise<void>): () => Promise<void> {
   let running: Promise<void> | null = null;
   let next: Promise<void> | null = null;
   const run = (): Promise<void> => {

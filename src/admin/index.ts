@@ -13,6 +13,8 @@ import type { HostBlocklist } from "../links/host-blocklist.js";
 import type { DomainService } from "../domains/domains.js";
 import { AuditLog } from "./audit-log.js";
 import { BlocklistService } from "./blocklist-service.js";
+import { ThreatFeeds } from "./threat-feeds.js";
+import type { ReceiverCheck } from "../webhooks/receiver-check.js";
 import { AccountsAdmin } from "./accounts-admin.js";
 import { LinkModeration } from "./link-moderation.js";
 import { AdminOverview, type OverviewDeps } from "./overview.js";
@@ -20,7 +22,7 @@ import { ReportFormService } from "./reports.js";
 import { ReportQueue } from "./report-queue.js";
 
 export interface AdminDeps {
-  settings: Pick<Config, "origin" | "baseUrl" | "blocklistFile" | "reportsPerHour">;
+  settings: Pick<Config, "origin" | "baseUrl" | "blocklistFile" | "reportsPerHour" | "threatFeeds" | "threatFeedRefreshS" | "threatFeedAllowPrivate">;
   storage: Storage;
   clock: Clock;
   log: Logger;
@@ -28,6 +30,8 @@ export interface AdminDeps {
   links: LinkService;
   domains: Pick<DomainService, "announce">;
   blocklist: HostBlocklist;
+  /** The webhooks' address guard: threat feeds are fetched through it. */
+  receiverCheck: ReceiverCheck;
   /** Publishes "account.changed". */
   events: EventPublisher;
   clickBacklog: OverviewDeps["clickBacklog"];
@@ -38,6 +42,8 @@ export interface Admin {
   audit: AuditLog;
   /** Its start() loads the console's entries and BLOCKLIST_FILE before the first request (src/context.ts). */
   blocklistAdmin: BlocklistService;
+  /** THREAT_FEEDS: files read before the first request, addresses in the background (src/context.ts). */
+  threatFeeds: ThreatFeeds;
   accountsAdmin: AccountsAdmin;
   linkModeration: LinkModeration;
   adminOverview: AdminOverview;
@@ -62,6 +68,15 @@ export function createAdmin(deps: AdminDeps): Admin {
   return {
     audit,
     blocklistAdmin,
+    threatFeeds: new ThreatFeeds({
+      db,
+      clock,
+      log,
+      blocklist,
+      sources: settings.threatFeeds,
+      refreshMs: settings.threatFeedRefreshS * 1000,
+      reader: { check: deps.receiverCheck, allowPrivate: settings.threatFeedAllowPrivate },
+    }),
     accountsAdmin: new AccountsAdmin({ db, dialect, clock, audit, linksChanged, domainChanged, events: deps.events }),
     linkModeration: new LinkModeration({ db, dialect, clock, audit, blocklist, links, linksChanged }),
     adminOverview: new AdminOverview({ db, clock, origin: settings.origin, blocklist, clickBacklog: deps.clickBacklog, webhookQueue: deps.webhookQueue }),

@@ -299,6 +299,7 @@ export class ReportQueue {
         reason: r.reason,
         details: r.details,
         reporter_email: r.reporter_email,
+        source: r.source === "feed" ? ("feed" as const) : ("form" as const),
         state: r.state,
         created_at: iso(Number(r.created_at)),
         resolved_at: iso(r.resolved_at === null ? null : Number(r.resolved_at)),

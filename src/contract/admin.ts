@@ -127,6 +127,21 @@ export const BlocklistReply = Type.Object({
   file: BlocklistFileSchema,
 });
 export type BlocklistReply = Static<typeof BlocklistReply>;
+// The threat feeds (THREAT_FEEDS): one entry per configured source, as this instance holds it.
+export const ThreatFeedSchema = Type.Object({
+  format: Type.Union([Type.Literal("urlhaus"), Type.Literal("phishtank")]),
+  source: Type.String({ description: "The file's path, or the address without its query" }),
+  rows: Type.Integer({ description: "Data rows of the last good read" }),
+  hosts: Type.Integer({ description: "Sites listed whole (an address at a site's root): the host and its subdomains are refused" }),
+  urls: Type.Integer({ description: "Exact addresses listed" }),
+  skipped_rows: Type.Integer({ description: "Rows of the last good read with no usable http(s) address" }),
+  loaded_at: Type.Union([Type.String(), Type.Null()], { description: "When the last good read ended, or null before the first" }),
+  error: Type.Union([Type.String(), Type.Null()], { description: "Why the last read failed (the last good entries are kept), or null" }),
+});
+export type ThreatFeedStatus = Static<typeof ThreatFeedSchema>;
+export const ThreatFeedsReply = Type.Object({ status: Type.Literal("success"), feeds: Type.Array(ThreatFeedSchema) });
+export type ThreatFeedsReply = Static<typeof ThreatFeedsReply>;
+
 export const BlockedHostReply = Type.Object({ status: Type.Literal("success"), host: BlockedHostSchema });
 export type BlockedHostReply = Static<typeof BlockedHostReply>;
 

@@ -23,6 +23,7 @@ export const MESSAGES = {
   urlBadHost: "The host name of this URL is not valid; enter a full URL such as https://example.com",
   urlLoops: "This URL leads back to this service; enter another destination",
   hostBlocked: (host: string) => `This host (${host}) is blocked on this service`,
+  urlListed: "This address is listed by a threat feed and blocked on this service",
   alias: "Use 3 to 64 letters, digits, '-' or '_'",
   aliasReserved: (alias: string) => `"${alias}" is reserved; choose another alias`,
   aliasTaken: "This alias is already taken; choose another",

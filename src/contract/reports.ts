@@ -17,6 +17,9 @@ export const ReportSchema = Type.Object({
   reason: Type.String(),
   details: Type.String(),
   reporter_email: Nullable(Type.String()),
+  source: Type.Union([Type.Literal("form"), Type.Literal("feed")], {
+    description: "Who filed it: the public form, or a threat feed (THREAT_FEEDS) listing the destination",
+  }),
   state: Type.String(),
   created_at: Type.String(),
   resolved_at: Nullable(Type.String()),

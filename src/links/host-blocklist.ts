@@ -1,6 +1,7 @@
 // The destination blocklist as the redirect and link rules ask it: hosts (each with its subdomains) from
-// the console and from BLOCKLIST_FILE, matched in memory; listeners hear of every change. It lives with
-// the link rules that consult it; admin/ (the console, BLOCKLIST_FILE) fills it from above.
+// the console, from BLOCKLIST_FILE and from the threat feeds, and the feeds' exact addresses, matched in
+// memory; listeners hear of every change. It lives with the link rules that consult it; admin/ (the
+// console, BLOCKLIST_FILE, THREAT_FEEDS) fills it from above.
 
 const HOST_RE = /^[a-z0-9_-]{1,63}(?:\.[a-z0-9_-]{1,63})*$/;
 /**
@@ -42,6 +43,29 @@ export function hostOfUrl(url: string): string | null {
   }
 }
 
+/**
+ * What a threat feed's address is matched by: a site's root (`http://host/`, no query) is a host entry
+ * (`{host}`, its subdomains included, like the blocklist's); any other address matches exactly
+ * (`{url}`: scheme, host as normalised, port, path and query; the fragment dropped). A link's
+ * destination is keyed the same way, so `https://evil.example/login?a=1` matches only itself.
+ */
+export function feedKey(raw: string): { host: string; url: string | null } | null {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    return null;
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") return null;
+  const host = normalizeHost(u.hostname);
+  if (host === null) return null;
+  if (u.pathname === "/" && u.search === "") return { host, url: null };
+  // The parser's own serialisation: one flat string (a million keys built by concatenation took three times the memory).
+  u.hash = "";
+  if (u.hostname !== host) u.hostname = host;
+  return { host, url: u.href };
+}
+
 export interface Destinations {
   url: string;
   ios_url: string | null;
@@ -56,10 +80,12 @@ export interface Destinations {
 export class HostBlocklist {
   private consoleHosts = new Set<string>();
   private fileHosts = new Set<string>();
+  private feedHosts = new Set<string>();
+  private feedUrls = new Set<string>();
   private readonly listeners: Array<() => void> = [];
 
   get size(): number {
-    return this.consoleHosts.size + this.fileHosts.size;
+    return this.consoleHosts.size + this.fileHosts.size + this.feedHosts.size + this.feedUrls.size;
   }
 
   /** Replaces the hosts added in the console (every instance loads them from the database). */
@@ -79,6 +105,27 @@ export class HostBlocklist {
     this.changed();
   }
 
+  /**
+   * Replaces the threat feeds' entries (every feed's, merged): hosts and exact addresses as feedKey gives them.
+   * Whether they changed (an unchanged reload keeps the redirect cache).
+   */
+  setFeedEntries(hosts: Set<string>, urls: Set<string>): boolean {
+    if (sameSet(hosts, this.feedHosts) && sameSet(urls, this.feedUrls)) return false;
+    this.feedHosts = hosts;
+    this.feedUrls = urls;
+    this.changed();
+    return true;
+  }
+
+  /** The threat feeds' entry a destination matches (its exact address, or its host or a parent's), or null. */
+  feedMatch(url: string): string | null {
+    if (this.feedHosts.size === 0 && this.feedUrls.size === 0) return null;
+    const key = feedKey(url);
+    if (key === null) return null;
+    if (key.url !== null && this.feedUrls.has(key.url)) return key.url;
+    return this.parentIn(this.feedHosts, key.host);
+  }
+
   /** How many hosts each source lists (the console's overview). */
   counts(): { console: number; file: number } {
     return { console: this.consoleHosts.size, file: this.fileHosts.size };
@@ -95,34 +142,57 @@ export class HostBlocklist {
   /** The blocked entry that covers `host` (the host itself or a parent domain), or null. */
   match(host: string): string | null {
     if (this.size === 0) return null;
+    return this.parentIn(this.consoleHosts, host) ?? this.parentIn(this.fileHosts, host) ?? this.parentIn(this.feedHosts, host);
+  }
+
+  blocksUrl(url: string): boolean {
+    if (this.size === 0) return false;
+    const host = hostOfUrl(url);
+    if (host !== null && this.match(host) !== null) return true;
+    if (this.feedUrls.size === 0) return false;
+    const key = feedKey(url);
+    return key !== null && key.url !== null && this.feedUrls.has(key.url);
+  }
+
+  /** Any of a link's destinations (main, iOS, Android, fallback, rules, split) on a blocked host. */
+  blocksLink(l: Destinations): boolean {
+    if (this.size === 0) return false;
+    return destinationsOf(l).some((url) => this.blocksUrl(url));
+  }
+
+  /** The threat feeds' entry one of a link's destinations matches, or null (the console and file lists aside). */
+  feedMatchOfLink(l: Destinations): string | null {
+    if (this.feedHosts.size === 0 && this.feedUrls.size === 0) return null;
+    for (const url of destinationsOf(l)) {
+      const m = this.feedMatch(url);
+      if (m !== null) return m;
+    }
+    return null;
+  }
+
+  private parentIn(set: Set<string>, host: string): string | null {
     for (let h = host; ;) {
-      if (this.consoleHosts.has(h) || this.fileHosts.has(h)) return h;
+      if (set.has(h)) return h;
       const dot = h.indexOf(".");
       if (dot < 0) return null;
       h = h.slice(dot + 1);
     }
   }
 
-  blocksUrl(url: string): boolean {
-    if (this.size === 0) return false;
-    const host = hostOfUrl(url);
-    return host !== null && this.match(host) !== null;
-  }
-
-  /** Any of a link's destinations (main, iOS, Android, fallback, rules, split) on a blocked host. */
-  blocksLink(l: Destinations): boolean {
-    if (this.size === 0) return false;
-    for (const url of [l.url, l.ios_url, l.android_url, l.expired_url]) if (url != null && this.blocksUrl(url)) return true;
-    for (const text of [l.rules, l.split]) {
-      if (text == null) continue;
-      for (const { url } of JSON.parse(text) as { url: string }[]) if (this.blocksUrl(url)) return true;
-    }
-    return false;
-  }
-
   private changed(): void {
     for (const fn of this.listeners) fn();
   }
+}
+
+/** Every address a link sends visitors to. */
+function destinationsOf(l: Destinations): string[] {
+  const urls: string[] = [];
+  for (const url of [l.url, l.ios_url, l.android_url, l.expired_url]) if (url != null) urls.push(url);
+  for (const text of [l.rules, l.split]) {
+    if (text == null) continue;
+    for (const { url } of JSON.parse(text) as { url: string }[]) urls.push(url);
+  }
+  return urls;
 }
 
 function sameSet(a: Set<string>, b: Set<string>): boolean {

@@ -48,9 +48,11 @@ export function refuseBlocked(
   const refused: { field: string; message: string }[] = [];
   const all = [...(["url", "ios_url", "android_url", "expired_url"] as const).map((field) => ({ field, url: urls[field] })), ...more];
   for (const { field, url } of all) {
-    const host = url ? hostOfUrl(url) : null;
+    if (!url) continue;
+    const host = hostOfUrl(url);
     const entry = host === null ? null : deps.blocklist.match(host);
     if (entry !== null) refused.push({ field, message: MESSAGES.hostBlocked(entry) });
+    else if (deps.blocklist.blocksUrl(url)) refused.push({ field, message: MESSAGES.urlListed });
   }
   const first = refused[0];
   if (first) throw new DomainError("destination_blocked", `${first.field}: ${first.message}`, refused);

@@ -26,6 +26,8 @@ export interface AbuseReportsTable {
   created_at: number;
   resolved_at: number | null;
   resolved_by: string | null;
+  /** form (the public form) | feed (a threat feed matched the destination; one open per link). */
+  source: Generated<string>;
 }
 
 /** Every operator action; append-only (the database refuses UPDATE and DELETE). */

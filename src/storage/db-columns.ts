@@ -17,6 +17,7 @@ export const DB_COLUMNS = {
     reporter_email: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },
     resolved_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: true, defaulted: false },
     resolved_by: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: true, defaulted: false },
+    source: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: true },
     state: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: true },
     url: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
   },

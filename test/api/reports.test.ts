@@ -117,6 +117,7 @@ describe.each(ENGINES)("abuse reports on %s", (engine) => {
           created_at: before,
           resolved_at: null,
           resolved_by: null,
+          source: "form",
         },
       ]);
       clock.advance(1000);

@@ -1,7 +1,10 @@
 // Browser test of the operator console: an operator finds an account by email and changes its plan, is
 // refused suspending their own account, disables a reported link from the reports queue, blocks a host and reads
 // those actions in the audit log; a non-operator sees no Operator entry and gets "not available"; the owner of the
-// disabled link reads the operator's reason in their dashboard.
+// disabled link reads the operator's reason in their dashboard. The blocklist page shows the threat feeds.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { browserAvailable, screenshot, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
@@ -21,8 +24,15 @@ describe.skipIf(!available)("the operator console in the browser", () => {
   let reported = { id: "", alias: "" };
   let toBlock = { alias: "" };
 
+  const feedDir = mkdtempSync(join(tmpdir(), "snip-e2e-feed-"));
+
   beforeAll(async () => {
-    fixture = await startBrowserFixture();
+    const feed = join(feedDir, "urlhaus.csv");
+    writeFileSync(
+      feed,
+      '# id,dateadded,url,url_status\n"1","2026-12-01 10:00:00","https://malware-root.example/","online"\n"2","2026-12-01 10:00:00","http://198.51.100.9/x.sh","online"\nbroken"row\n',
+    );
+    fixture = await startBrowserFixture({ env: { THREAT_FEEDS: `urlhaus:${feed}` } });
     const ctx = fixture.server.ctx;
     await ctx.accounts.create({ email: operator, password: PASSWORD, verified: true, admin: true, name: "Olive Operator" });
     await ctx.accounts.create({ email: customer, password: PASSWORD, verified: true, name: "Carl Customer" });
@@ -37,6 +47,7 @@ describe.skipIf(!available)("the operator console in the browser", () => {
   });
   afterAll(async () => {
     await fixture?.close();
+    rmSync(feedDir, { recursive: true, force: true });
   });
 
   /** A report as the public form would have stored it. */
@@ -169,6 +180,12 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     await page.getByTestId("block-host").fill(blockedHost);
     await page.getByTestId("block-submit").click();
     await page.getByTestId("block-host-error").waitFor();
+    // The threat feed: its figures, read again on demand.
+    const feedRow = page.getByTestId("threat-feed-row");
+    await feedRow.waitFor();
+    expect((await feedRow.locator("td").allTextContents()).slice(0, 4)).toEqual(["URLhaus", join(feedDir, "urlhaus.csv"), "1", "1"]);
+    await page.getByTestId("threat-feeds-reload").click();
+    await expect.poll(() => page.getByTestId("threat-feeds-reload").textContent()).toBe("Reload now");
     await screenshot(page, "e2e-admin-08-blocklist");
     await expect.poll(() => redirectStatus(toBlock.alias), { timeout: 10_000 }).toBe(410);
 

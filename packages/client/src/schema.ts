@@ -2349,6 +2349,8 @@ export interface paths {
                                 reports_for_link: number;
                                 resolved_at: string | null;
                                 resolved_by_email: string | null;
+                                /** @description Who filed it: the public form, or a threat feed (THREAT_FEEDS) listing the destination */
+                                source: "form" | "feed";
                                 state: string;
                                 /** @description The destination when reported */
                                 url: string;
@@ -2567,6 +2569,8 @@ export interface paths {
                                 reports_for_link: number;
                                 resolved_at: string | null;
                                 resolved_by_email: string | null;
+                                /** @description Who filed it: the public form, or a threat feed (THREAT_FEEDS) listing the destination */
+                                source: "form" | "feed";
                                 state: string;
                                 /** @description The destination when reported */
                                 url: string;
@@ -2803,6 +2807,8 @@ export interface paths {
                                 reports_for_link: number;
                                 resolved_at: string | null;
                                 resolved_by_email: string | null;
+                                /** @description Who filed it: the public form, or a threat feed (THREAT_FEEDS) listing the destination */
+                                source: "form" | "feed";
                                 state: string;
                                 /** @description The destination when reported */
                                 url: string;
@@ -3031,6 +3037,8 @@ export interface paths {
                                 reports_for_link: number;
                                 resolved_at: string | null;
                                 resolved_by_email: string | null;
+                                /** @description Who filed it: the public form, or a threat feed (THREAT_FEEDS) listing the destination */
+                                source: "form" | "feed";
                                 state: string;
                                 /** @description The destination when reported */
                                 url: string;
@@ -3227,6 +3235,154 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/threat-feeds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The threat feeds of THREAT_FEEDS as this instance holds them: rows, sites and addresses listed, the last read's time or error */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            feeds: {
+                                /** @description Why the last read failed (the last good entries are kept), or null */
+                                error: string | null;
+                                format: "urlhaus" | "phishtank";
+                                /** @description Sites listed whole (an address at a site's root): the host and its subdomains are refused */
+                                hosts: number;
+                                /** @description When the last good read ended, or null before the first */
+                                loaded_at: string | null;
+                                /** @description Data rows of the last good read */
+                                rows: number;
+                                /** @description Rows of the last good read with no usable http(s) address */
+                                skipped_rows: number;
+                                /** @description The file's path, or the address without its query */
+                                source: string;
+                                /** @description Exact addresses listed */
+                                urls: number;
+                            }[];
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/threat-feeds/reload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Read every threat feed again now (this instance), then file reports for links they list; answers when done */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            feeds: {
+                                /** @description Why the last read failed (the last good entries are kept), or null */
+                                error: string | null;
+                                format: "urlhaus" | "phishtank";
+                                /** @description Sites listed whole (an address at a site's root): the host and its subdomains are refused */
+                                hosts: number;
+                                /** @description When the last good read ended, or null before the first */
+                                loaded_at: string | null;
+                                /** @description Data rows of the last good read */
+                                rows: number;
+                                /** @description Rows of the last good read with no usable http(s) address */
+                                skipped_rows: number;
+                                /** @description The file's path, or the address without its query */
+                                source: string;
+                                /** @description Exact addresses listed */
+                                urls: number;
+                            }[];
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

@@ -1,15 +1,16 @@
 // The operator console's destination blocklist (docs/operator.md, Destination blocklist): list the
-// console's hosts with BLOCKLIST_FILE's state, add and remove hosts; registered inside the operator scope.
+// console's hosts with BLOCKLIST_FILE's state, add and remove hosts, and the threat feeds' state and a
+// reload (Threat feeds); registered inside the operator scope.
 import { Type } from "typebox";
 import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { OkSchema, errors } from "../../contract/common.js";
-import { BlockHostBody, BlockedHostReply, BlocklistQuery, BlocklistReply } from "../../contract/admin.js";
+import { BlockHostBody, BlockedHostReply, BlocklistQuery, BlocklistReply, ThreatFeedsReply } from "../../contract/admin.js";
 
 import { operatorOf } from "../auth.js";
 
 /** The services these routes use: the compiler refuses any other. */
-type Deps = Pick<AppContext, "blocklistAdmin">;
+type Deps = Pick<AppContext, "blocklistAdmin" | "threatFeeds">;
 
 /** `scope`: the operator scope of routes/admin.ts (its hook has already refused non-operators). */
 export async function adminBlocklistRoutes(scope: App, ctx: Deps): Promise<void> {
@@ -60,5 +61,32 @@ export async function adminBlocklistRoutes(scope: App, ctx: Deps): Promise<void>
       await ctx.blocklistAdmin.remove(operatorOf(req), req.params.host);
       return { status: "success" as const };
     },
+  );
+
+  scope.get(
+    "/api/admin/threat-feeds",
+    {
+      schema: {
+        tags: ["operator"],
+        summary: "The threat feeds of THREAT_FEEDS as this instance holds them: rows, sites and addresses listed, the last read's time or error",
+        response: { 200: ThreatFeedsReply, ...errors(401, 403) },
+      },
+    },
+    async (_req, reply) => {
+      reply.header("cache-control", "no-store");
+      return { status: "success" as const, feeds: ctx.threatFeeds.status() };
+    },
+  );
+
+  scope.post(
+    "/api/admin/threat-feeds/reload",
+    {
+      schema: {
+        tags: ["operator"],
+        summary: "Read every threat feed again now (this instance), then file reports for links they list; answers when done",
+        response: { 200: ThreatFeedsReply, ...errors(401, 403) },
+      },
+    },
+    async () => ({ status: "success" as const, feeds: await ctx.threatFeeds.reloadAll() }),
   );
 }

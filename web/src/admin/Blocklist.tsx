@@ -1,4 +1,5 @@
-// Operator console, destination blocklist: hosts added here (with a note), search and removal, and the state of BLOCKLIST_FILE.
+// Operator console, destination blocklist: hosts added here (with a note), search and removal, the state of BLOCKLIST_FILE
+// and of the threat feeds.
 import { useState, type FormEvent } from "react";
 import { ApiError } from "../shared/api";
 import { adminApi } from "./admin-api";
@@ -7,6 +8,7 @@ import { Alert, ConfirmDialog, DataTable, Field, errorMessage, formatDateTime, u
 import { ListView, usePagedList, useUrlFilters } from "../shared/lists";
 import { useSubmit } from "../shared/submit";
 import { formatNumber } from "../shared/numbers";
+import { ThreatFeeds } from "./ThreatFeeds";
 
 // eslint-disable-next-line max-lines-per-function -- the add form, the list and the removal's confirmation share the page's state.
 export function AdminBlocklistPage() {
@@ -52,6 +54,8 @@ export function AdminBlocklistPage() {
         />
         <FileStatus file={file} />
       </div>
+
+      <ThreatFeeds />
 
       {notice ? (
         <Alert kind="success" testId="blocklist-notice">

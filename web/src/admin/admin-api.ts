@@ -41,6 +41,8 @@ export const adminApi = {
   blocklist: (f: Filters<BlocklistQ>) => call(snip.GET("/api/admin/blocklist", { params: { query: listQuery<BlocklistQ>(f) } })),
   blockHost: (host: string, note: string) => call(snip.POST("/api/admin/blocklist", { body: note ? { host, note } : { host } })).then((r) => r.host),
   unblockHost: (host: string) => call(snip.DELETE("/api/admin/blocklist/{host}", { params: { path: { host } } })),
+  threatFeeds: () => call(snip.GET("/api/admin/threat-feeds")).then((r) => r.feeds),
+  reloadThreatFeeds: () => call(snip.POST("/api/admin/threat-feeds/reload")).then((r) => r.feeds),
 
   reports: (f: Filters<ReportsQ>) => call(snip.GET("/api/admin/reports", { params: { query: listQuery<ReportsQ>(f) } })),
   dismissReport: (id: string) => call(snip.POST("/api/admin/reports/{id}/dismiss", byId(id))).then((r) => r.report),

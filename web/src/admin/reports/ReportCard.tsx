@@ -92,7 +92,7 @@ export function ReportCard(props: { report: AbuseReport; busy: boolean; error?: 
           <div>
             <dt>Reporter</dt>
             <dd className="cell-wrap" data-testid="report-reporter">
-              {r.reporter_email ?? <span className="muted">anonymous</span>}
+              {r.source === "feed" ? "A threat feed" : (r.reporter_email ?? <span className="muted">anonymous</span>)}
             </dd>
           </div>
         </dl>
