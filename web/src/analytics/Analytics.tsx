@@ -11,6 +11,7 @@ import { Breakdowns, SourcesPanel, wideGrid } from "../shared/charts/Breakdowns"
 import { RangeControls } from "../shared/charts/RangeControls";
 import { Totals } from "../shared/charts/Totals";
 import { queryString, usePeriod } from "../shared/charts/period";
+import { ShareStatsButton } from "../shared/ShareStats";
 import { analyticsApi, type AnalyticsParams } from "./analytics-api";
 import { useAnalyticsFilters, withFilters } from "./filters";
 import { AnalyticsFilterBar } from "./FilterBar";
@@ -76,6 +77,10 @@ export function AnalyticsPage() {
             <a className="btn btn-secondary" href={analyticsApi.csvHref(query)} download data-testid="analytics-csv">
               Download CSV
             </a>
+            {/* One tag's links: shareable as a page of their own (a team owner's, by their plan; docs/sharing.md). */}
+            {filters.tag && !filters.link && !filters.domain && (filters.owner || can(user?.plan ?? "free", "shares")) ? (
+              <ShareStatsButton target={{ tag: filters.tag }} owner={filters.owner || null} />
+            ) : null}
           </div>
         ) : null}
       </div>

@@ -1,5 +1,6 @@
 // Over the list filtered by a folder (docs/folders.md): which folder, its count, and for its owner renaming and
-// deleting it (its links then in no folder), for an Enterprise owner its members' access (FolderAccessDialog); "All links" leaves the folder.
+// deleting it (its links then in no folder), for an Enterprise owner its members' access (FolderAccessDialog), sharing its
+// statistics (Business and up; docs/sharing.md); "All links" leaves the folder.
 import { useState, type FormEvent } from "react";
 import type { FolderListItem } from "@contract/folders";
 import { FolderNameInput } from "../shared/FolderNameInput";
@@ -8,16 +9,21 @@ import { useSubmit } from "../shared/submit";
 import { NO_FOLDER, foldersApi, reloadFolders } from "../shared/folders";
 import { plural } from "./BulkBar";
 import { FolderAccessButton } from "./FolderAccessDialog";
+import { ShareStatsButton } from "../shared/ShareStats";
 
-export function FolderHead(props: {
+interface FolderHeadProps {
   folder: string;
   folders: FolderListItem[] | null;
   canManage: boolean;
   /** Show the folder's access table (the owner on Enterprise). */
   canAccess?: boolean;
+  /** Share the folder's statistics: null for the user's own folder, the owner's id for a team's; undefined: no button. */
+  shareOwner?: string | null;
   onLeave: () => void;
   onChanged: (message: string) => void;
-}) {
+}
+
+export function FolderHead(props: FolderHeadProps) {
   const { folder, folders, canManage } = props;
   const [renaming, setRenaming] = useState(false);
   const [name, setName] = useState("");
@@ -48,6 +54,7 @@ export function FolderHead(props: {
       )}
       <div className="row gap folder-actions">
         {props.canAccess && current && !renaming ? <FolderAccessButton folder={current} /> : null}
+        {props.shareOwner !== undefined && current && !renaming ? <ShareStatsButton target={{ folder_id: current.id }} owner={props.shareOwner} /> : null}
         {canManage && current && !renaming ? (
           <ManageButtons
             onRename={() => {

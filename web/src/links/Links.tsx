@@ -113,6 +113,7 @@ export function LinksPage({ shared = false }: { shared?: boolean }) {
         folders={folders}
         canManage={!shared}
         canAccess={!shared && !!user && can(user.plan, "team_roles")}
+        shareOwner={shared ? (access.can("links.edit") ? (owner ?? null) : undefined) : user && can(user.plan, "shares") ? null : undefined}
         onLeave={() => set({ folder: "" })}
         onChanged={setNotice}
       />

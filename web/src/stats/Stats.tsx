@@ -21,7 +21,7 @@ import { BreakAt } from "../shared/break-at";
 import { formatNumber } from "../shared/numbers";
 import { ConversionFunnel, ConversionsByDestination, SplitTestPanel, showsFunnel } from "../shared/charts/Conversions";
 import { AppsPanel } from "./AppsPanel";
-import { ShareStatsButton } from "./ShareStats";
+import { ShareStatsButton } from "../shared/ShareStats";
 
 // eslint-disable-next-line max-lines-per-function -- the link, its period and the statistics read share the page's state.
 export function StatsPage() {
@@ -85,7 +85,7 @@ export function StatsPage() {
       <div className="page-head">
         <LinkHead link={link} />
         <div className="page-actions">
-          {canShare ? <ShareStatsButton linkId={id} owner={shared ? (link?.owner_id ?? null) : null} /> : null}
+          {canShare ? <ShareStatsButton target={{ link_id: id }} owner={shared ? (link?.owner_id ?? null) : null} /> : null}
           {canCsv ? (
             <a className="btn btn-secondary" href={`/api/links/${encodeURIComponent(id)}/stats.csv?${queryKey}`} download data-testid="stats-csv">
               Download CSV

@@ -1,10 +1,11 @@
-// Shared statistics of one link (docs/sharing.md): the statistics page's "Share" button and the dialog it opens, with
-// the link's shared pages (copy, revoke) and a form for a new one (panels, an optional password and end date).
+// Shared statistics (docs/sharing.md) of a link (its statistics page), a tag (the analytics page filtered by it) or a
+// folder (the link list showing it): the "Share" button and the dialog it opens, with what is shared already (copy,
+// revoke) and a form for a new page (panels, an optional password and end date).
 import { type FormEvent, useEffect, useId, useState } from "react";
 import type { Share } from "@contract/shares";
 import { SHARE_PANELS } from "@contract/tables";
-import { call, snip } from "../shared/api";
-import { Alert, Spinner, errorMessage, useModal } from "../shared/ui";
+import { call, snip } from "./api";
+import { Alert, Spinner, errorMessage, useModal } from "./ui";
 import "./share-stats.css";
 
 type Panel = (typeof SHARE_PANELS)[number];
@@ -18,40 +19,49 @@ const PANEL_LABELS: Record<Panel, string> = {
   conversions: "Leads, sales and revenue",
 };
 
+/** What a page shares: one link, the links with a tag (its id), or a folder's links. */
+export type ShareTarget = { link_id: string } | { tag: string } | { folder_id: string };
+
 const ownerQuery = (owner: string | null) => (owner ? { owner } : {});
+const isFor = (s: Share, t: ShareTarget) => ("link_id" in t ? s.link_id === t.link_id : "tag" in t ? s.tag === t.tag : s.folder_id === t.folder_id);
 const sharesApi = {
-  list: (linkId: string, owner: string | null) =>
-    call(snip.GET("/api/shares", { params: { query: { link_id: linkId, ...ownerQuery(owner) } } })).then((r) => r.shares),
-  create: (body: { link_id: string; panels: Panel[]; password?: string; expires_at?: string }, owner: string | null) =>
+  // The API narrows to a link; a tag's or a folder's are picked from the account's (at most MAX_SHARES_PER_OWNER).
+  list: (target: ShareTarget, owner: string | null) =>
+    call(snip.GET("/api/shares", { params: { query: { ...("link_id" in target ? { link_id: target.link_id } : {}), ...ownerQuery(owner) } } })).then((r) =>
+      r.shares.filter((s) => isFor(s, target)),
+    ),
+  create: (body: ShareTarget & { panels: Panel[]; password?: string; expires_at?: string }, owner: string | null) =>
     call(snip.POST("/api/shares", { params: { query: ownerQuery(owner) }, body })).then((r) => r.share),
   revoke: (id: string) => call(snip.DELETE("/api/shares/{id}", { params: { path: { id } } })),
 };
 
-/** The button; `owner`: the link's owner when the reader is a member of their team (their shares, with ?owner=). */
-export function ShareStatsButton({ linkId, owner }: { linkId: string; owner: string | null }) {
+/** The button; `owner`: the owner when the reader is a member of their team (their shares, with ?owner=). */
+export function ShareStatsButton({ target, owner }: { target: ShareTarget; owner: string | null }) {
   const [open, setOpen] = useState(false);
   return (
     <>
       <button type="button" className="btn btn-secondary" data-testid="stats-share" onClick={() => setOpen(true)}>
         Share
       </button>
-      <ShareStatsDialog open={open} linkId={linkId} owner={owner} onClose={() => setOpen(false)} />
+      <ShareStatsDialog open={open} target={target} owner={owner} onClose={() => setOpen(false)} />
     </>
   );
 }
 
-function ShareStatsDialog(props: { open: boolean; linkId: string; owner: string | null; onClose: () => void }) {
+function ShareStatsDialog(props: { open: boolean; target: ShareTarget; owner: string | null; onClose: () => void }) {
   const ref = useModal(props.open);
   const titleId = useId();
   const [shares, setShares] = useState<Share[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const { open, linkId, owner } = props;
+  const { open, target, owner } = props;
+  // One key for the effect: a target is a new object on every render of its page.
+  const targetKey = JSON.stringify(target);
   useEffect(() => {
     if (!open) return;
     let live = true;
     setShares(null);
     setError(null);
-    sharesApi.list(linkId, owner).then(
+    sharesApi.list(JSON.parse(targetKey) as ShareTarget, owner).then(
       (list) => live && setShares(list),
       (e: unknown) => {
         if (!live) return;
@@ -62,7 +72,7 @@ function ShareStatsDialog(props: { open: boolean; linkId: string; owner: string 
     return () => {
       live = false;
     };
-  }, [open, linkId, owner]);
+  }, [open, targetKey, owner]);
   const revoke = async (id: string) => {
     setError(null);
     try {
@@ -89,7 +99,7 @@ function ShareStatsDialog(props: { open: boolean; linkId: string; owner: string 
         {error ? <Alert testId="share-error">{error}</Alert> : null}
         {/* Nothing is read while the dialog is closed: no spinner either. */}
         {!open ? null : shares === null ? <Spinner label="Loading the shared pages…" /> : <ShareList shares={shares} onRevoke={(id) => void revoke(id)} />}
-        <NewShare linkId={linkId} owner={owner} onMade={(s) => setShares((list) => [s, ...(list ?? [])])} onError={setError} />
+        <NewShare target={target} owner={owner} onMade={(s) => setShares((list) => [s, ...(list ?? [])])} onError={setError} />
       </div>
       <div className="dialog-actions">
         <button type="button" className="btn btn-secondary" onClick={props.onClose} data-testid="share-close">
@@ -109,7 +119,7 @@ function ShareList({ shares, onRevoke }: { shares: Share[]; onRevoke: (id: strin
     );
   }
   return (
-    <ul className="share-list" data-testid="share-list" aria-label="Shared pages of this link">
+    <ul className="share-list" data-testid="share-list" aria-label="Shared pages">
       {shares.map((s) => (
         <li key={s.id} className="share-row" data-testid="share-row">
           <input type="text" className="share-url" readOnly value={s.url} aria-label="Address of the shared page" onFocus={(e) => e.currentTarget.select()} />
@@ -131,7 +141,7 @@ function ShareList({ shares, onRevoke }: { shares: Share[]; onRevoke: (id: strin
   );
 }
 
-function NewShare(props: { linkId: string; owner: string | null; onMade: (s: Share) => void; onError: (e: string | null) => void }) {
+function NewShare(props: { target: ShareTarget; owner: string | null; onMade: (s: Share) => void; onError: (e: string | null) => void }) {
   const [panels, setPanels] = useState<Panel[]>([...SHARE_PANELS]);
   const [password, setPassword] = useState("");
   const [until, setUntil] = useState("");
@@ -143,7 +153,7 @@ function NewShare(props: { linkId: string; owner: string | null; onMade: (s: Sha
     try {
       const made = await sharesApi.create(
         {
-          link_id: props.linkId,
+          ...props.target,
           panels,
           ...(password ? { password } : {}),
           // The end of the chosen day, in the reader's time zone.
