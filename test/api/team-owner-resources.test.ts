@@ -93,7 +93,7 @@ describe.each(ENGINES)("a team's domains, webhooks, streams and links in the own
       id: `fill-${engine}-${i}`,
       owner_id: owner.id,
       hostname: `fill-${i}-${engine}.example`,
-      status: "pending",
+      status: "pending" as const,
       txt_token: `token${i}`,
       next_action: null,
       last_checked_at: null,

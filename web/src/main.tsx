@@ -252,22 +252,13 @@ function accountRoutes() {
         }
       />
       <Route path="/app/invitations/accept" element={<AcceptInvitationPage />} />
-      <Route
-        path="/app/webhooks"
-        element={
-          <RequireAuth>
-            <WebhooksPage />
-          </RequireAuth>
-        }
-      />
-      <Route
-        path="/app/domains"
-        element={
-          <RequireAuth>
-            <DomainsPage />
-          </RequireAuth>
-        }
-      />
+      {/* Each also a team's, for its admin: /app/webhooks/<owner id>, /app/domains/<owner id> (docs/roles.md). */}
+      {(
+        [
+          ["/app/webhooks", <WebhooksPage key="w" />],
+          ["/app/domains", <DomainsPage key="d" />],
+        ] as const
+      ).flatMap(([path, pageEl]) => [path, `${path}/:ownerId`].map((p) => <Route key={p} path={p} element={<RequireAuth>{pageEl}</RequireAuth>} />))}
       <Route
         path="/app/sso"
         element={
