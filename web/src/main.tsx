@@ -117,6 +117,7 @@ function AppRoutes() {
         }
       />
       {accountRoutes()}
+      {settingsRoutes()}
       {conversionRoutes()}
       <Route
         path="/app/admin"
@@ -252,13 +253,6 @@ function accountRoutes() {
         }
       />
       <Route path="/app/invitations/accept" element={<AcceptInvitationPage />} />
-      {/* Each also a team's, for its admin: /app/webhooks/<owner id>, /app/domains/<owner id> (docs/roles.md). */}
-      {(
-        [
-          ["/app/webhooks", <WebhooksPage key="w" />],
-          ["/app/domains", <DomainsPage key="d" />],
-        ] as const
-      ).flatMap(([path, pageEl]) => [path, `${path}/:ownerId`].map((p) => <Route key={p} path={p} element={<RequireAuth>{pageEl}</RequireAuth>} />))}
       <Route
         path="/app/sso"
         element={
@@ -272,6 +266,46 @@ function accountRoutes() {
 }
 
 /** Conversions: the settings (defaults, Stripe, the script), the customers and one customer. */
+/** Custom domains and webhooks (with click streams): the user's own, or with an owner id a team's, for its admin (docs/roles.md). */
+function settingsRoutes() {
+  return (
+    <>
+      <Route
+        path="/app/webhooks"
+        element={
+          <RequireAuth>
+            <WebhooksPage />
+          </RequireAuth>
+        }
+      />
+      <Route
+        path="/app/webhooks/:ownerId"
+        element={
+          <RequireAuth>
+            <WebhooksPage />
+          </RequireAuth>
+        }
+      />
+      <Route
+        path="/app/domains"
+        element={
+          <RequireAuth>
+            <DomainsPage />
+          </RequireAuth>
+        }
+      />
+      <Route
+        path="/app/domains/:ownerId"
+        element={
+          <RequireAuth>
+            <DomainsPage />
+          </RequireAuth>
+        }
+      />
+    </>
+  );
+}
+
 function conversionRoutes() {
   return (
     <>
