@@ -30,7 +30,9 @@ const FEATURE_LAYERS = [
   ["mail"],
   ["accounts"],
   ["security"],
-  ["teams", "clicks", "domains"],
+  ["teams", "clicks"],
+  // Above teams: a team admin manages the owner's custom domains (teams/access.ts).
+  ["domains"],
   ["tags", "utm", "conversions", "deeplinks"],
   ["links"],
   ["webhooks", "analytics", "orphans"],

@@ -26,6 +26,16 @@ export function Body<T extends Record<string, TSchema>>(props: T) {
 /** Standard error responses for the OpenAPI description. */
 export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, Type.Ref("ErrorBody")])) as Record<number, TSchema>;
 
+/**
+ * `?owner=`: a team owner's user id, for a member whose role in that team allows the route (docs/roles.md); a
+ * caller outside the team gets 404. `what` says what the route then acts on.
+ */
+export const TeamOwnerParam = (what: string) =>
+  Type.Object(
+    { owner: Type.Optional(Type.String({ maxLength: 64, description: `A team owner's user id: ${what} (404 for a caller outside the team)` })) },
+    { additionalProperties: false },
+  );
+
 /** `/:id` of most routes: an object's opaque id. */
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 

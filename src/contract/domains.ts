@@ -1,6 +1,6 @@
 // Custom domains (docs/api.md, Custom domains): a domain with the DNS records its owner creates.
 import { Type, type Static } from "typebox";
-import { Body, Nullable } from "./common.js";
+import { Body, Nullable, TeamOwnerParam } from "./common.js";
 
 const RecordSchema = <T extends "CNAME" | "TXT">(type: T) => Type.Object({ type: Type.Literal(type), name: Type.String(), value: Type.String() });
 export type DnsRecord = Static<ReturnType<typeof RecordSchema<"CNAME" | "TXT">>>;
@@ -26,6 +26,9 @@ export const DomainReply = Type.Object({ status: Type.Literal("success"), domain
 export type DomainReply = Static<typeof DomainReply>;
 export const DomainListReply = Type.Object({ status: Type.Literal("success"), domains: Type.Array(DomainSchema) });
 export type DomainListReply = Static<typeof DomainListReply>;
+/** GET with it: the owner's domains for any role (links.view); POST: a domain of the owner's account (domains.manage). */
+export const DomainOwnerQuery = TeamOwnerParam("that owner's custom domains");
+
 export const AddDomainBody = Body({ hostname: Type.String({ maxLength: 300 }) });
 export const UpdateDomainBody = Body({
   track_conversions: Nullable(Type.Boolean({ description: "true or false: the default of the domain's links that have none; null: inherit the account's" })),

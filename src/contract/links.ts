@@ -1,6 +1,6 @@
 // The link object and link inputs (docs/api.md, Links), shared by the dashboard and external routes.
 import { Type, type Static } from "typebox";
-import { Body, Nullable, StringEnum } from "./common.js";
+import { Body, Nullable, StringEnum, TeamOwnerParam } from "./common.js";
 import { TagSchema } from "./tags.js";
 import { FolderIdField, FolderIdFilter } from "./folders.js";
 import { LinkTargetingProperties, TargetingFields } from "./targeting.js";
@@ -115,6 +115,11 @@ const LinkOptions = {
   ...TargetingFields,
   archived: Type.Optional(Type.Boolean({ description: "Archive (true) or restore (false)" })),
 };
+
+/** `POST /api/links` and `/api/links/bulk` with it: in a team owner's account (links.create, docs/roles.md). */
+export const CreateLinkOwnerQuery = TeamOwnerParam(
+  "the link is created in that owner's account, counted against the owner's plan (links.create: members and admins)",
+);
 
 export const CreateLinkBody = Body({ url: Url, alias: Type.Optional(Nullable(Alias)), ...LinkOptions });
 export type CreateLinkFields = Static<typeof CreateLinkBody>;

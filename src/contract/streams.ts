@@ -1,8 +1,11 @@
 // Click streams as their owner manages them (docs/api.md, Click streams; docs/stream.md): never the broker
 // URL's password, which is sealed and shown as "***".
 import { Type, type Static, type TLiteral } from "typebox";
-import { Body } from "./common.js";
+import { Body, TeamOwnerParam } from "./common.js";
 import { BROKER_KINDS } from "./broker-kinds.js";
+
+/** List or create with it: a team owner's click streams (webhooks.manage, docs/roles.md). */
+export const StreamOwnerQuery = TeamOwnerParam("that owner's click streams (webhooks.manage)");
 
 /** The registry's kinds as a tuple of literals (a plain array of them would give Static `never`). */
 type Literals<T extends readonly { kind: string }[]> = { -readonly [I in keyof T]: TLiteral<T[I]["kind"]> };

@@ -1,6 +1,9 @@
 // Webhooks as their owner manages them (docs/api.md, Webhooks): never the secret, which is shown once.
 import { Type, type Static } from "typebox";
-import { Body } from "./common.js";
+import { Body, TeamOwnerParam } from "./common.js";
+
+/** List or create with it: a team owner's webhooks (webhooks.manage, docs/roles.md). */
+export const WebhookOwnerQuery = TeamOwnerParam("that owner's webhooks (webhooks.manage)");
 import { OUTWARD_EVENTS } from "../shared/events.js";
 
 export const DeliverySchema = Type.Object({

@@ -12,6 +12,7 @@ import type { DomainDeps } from "./deps.js";
 import { lookupForm, normalizeHostname } from "./hostnames.js";
 import { runRecheck, verifyNow } from "./verify-domain.js";
 import type { Domain } from "../contract/domains.js";
+import { managedOwner, resourceOwner } from "../teams/access.js";
 
 /** Domains one account may add (each is a DNS check every DOMAIN_RECHECK_MINUTES). */
 export const MAX_DOMAINS_PER_ACCOUNT = 100;
@@ -53,14 +54,25 @@ export class DomainService {
     return normalizeHostname(raw, [this.deps.ownHost.toLowerCase(), this.deps.cnameTarget]);
   }
 
-  async list(actor: UserRow): Promise<DomainWithCount[]> {
-    return this.withCounts(this.deps.db.selectFrom("domains").selectAll().where("owner_id", "=", actor.id).orderBy("created_at", "asc").orderBy("id", "asc"));
+  /**
+   * The actor's domains, or with `ownerId` a team owner's (docs/roles.md): every role that sees the owner's links
+   * lists them (links.view: the link form picks a domain from them); changing them is domains.manage.
+   */
+  async list(actor: UserRow, ownerId?: string): Promise<DomainWithCount[]> {
+    const { owner } = await managedOwner(this.deps.db, actor, ownerId, "links.view");
+    return this.withCounts(this.deps.db.selectFrom("domains").selectAll().where("owner_id", "=", owner.id).orderBy("created_at", "asc").orderBy("id", "asc"));
   }
 
+  /** A domain the actor manages: its own, or a team owner's with domains.manage (another account's: not_found). */
   async get(actor: UserRow, id: string): Promise<DomainWithCount> {
-    const [d] = await this.withCounts(this.deps.db.selectFrom("domains").selectAll().where("id", "=", id).where("owner_id", "=", actor.id));
-    if (!d) throw new DomainError("not_found", "No such domain");
-    return d;
+    return (await this.managed(actor, id)).domain;
+  }
+
+  /** get() and the domain's owner (whose plan and limits apply). */
+  private async managed(actor: UserRow, id: string): Promise<{ domain: DomainWithCount; owner: UserRow }> {
+    const [d] = await this.withCounts(this.deps.db.selectFrom("domains").selectAll().where("id", "=", id));
+    const owner = await resourceOwner(this.deps.db, actor, d?.owner_id, "domains.manage", "No such domain");
+    return { domain: d!, owner };
   }
 
   /**
@@ -69,10 +81,10 @@ export class DomainService {
    */
   async setTrackConversions(actor: UserRow, id: string, value: boolean | null): Promise<DomainWithCount> {
     requireActive(actor);
-    if (value !== null) requireCapability(actor.plan, "conversions", "Conversion tracking");
-    const d = await this.get(actor, id);
+    const { domain: d, owner } = await this.managed(actor, id);
+    if (value !== null) requireCapability(owner.plan, "conversions", "Conversion tracking");
     const track_conversions = value === null ? null : value ? 1 : 0;
-    await this.deps.db.updateTable("domains").set({ track_conversions }).where("id", "=", d.id).where("owner_id", "=", actor.id).execute();
+    await this.deps.db.updateTable("domains").set({ track_conversions }).where("id", "=", d.id).where("owner_id", "=", owner.id).execute();
     return { ...d, track_conversions };
   }
 
@@ -83,14 +95,16 @@ export class DomainService {
     return d;
   }
 
-  async add(actor: UserRow, rawHostname: string): Promise<DomainWithCount> {
+  /** A domain of the actor's account, or with `ownerId` of a team owner's (domains.manage): the owner's plan and limit apply. */
+  async add(actor: UserRow, rawHostname: string, ownerId?: string): Promise<DomainWithCount> {
     requireActive(actor);
-    requireCapability(actor.plan, "custom_domains", "Custom domains");
+    const { owner } = await managedOwner(this.deps.db, actor, ownerId, "domains.manage");
+    requireCapability(owner.plan, "custom_domains", "Custom domains");
     const hostname = this.normalize(rawHostname);
     const now = this.deps.clock.now();
     const row: DomainRow = {
       id: newId(),
-      owner_id: actor.id,
+      owner_id: owner.id,
       hostname,
       status: "pending",
       txt_token: randomBase62(32),
@@ -114,12 +128,12 @@ export class DomainService {
           trx
             .selectFrom("domains")
             .select((eb) => eb.fn.countAll<number>().as("n"))
-            .where("owner_id", "=", actor.id),
+            .where("owner_id", "=", owner.id),
         ),
       refuse: () =>
         new DomainError("limit_reached", `An account can add at most ${MAX_DOMAINS_PER_ACCOUNT} domains`, undefined, { limit: MAX_DOMAINS_PER_ACCOUNT }),
     };
-    const r = await this.deps.caps.add(actor.id, cap, (trx) =>
+    const r = await this.deps.caps.add(owner.id, cap, (trx) =>
       trx
         .insertInto("domains")
         .values(row)
@@ -150,17 +164,18 @@ export class DomainService {
   /** Deletes the domain and its links: every instance answers 404 for them at once, and the hostname is free. */
   async delete(actor: UserRow, id: string): Promise<void> {
     requireActive(actor);
+    const { owner } = await this.managed(actor, id);
     const hostname = await this.deps.db.transaction().execute(async (trx) => {
       // The account's lock, then the domain's row lock (a no-op update): a link being put on this domain commits
       // before, and is deleted here, or fails after. Creations take the account's lock before the domain's; so
       // must this, since each link deleted below counts down the account's link_counts row, whose check of its
       // users row would otherwise wait on a creation that waits on the domain (a deadlock on PostgreSQL).
-      await this.deps.caps.hold(trx, actor.id);
+      await this.deps.caps.hold(trx, owner.id);
       const locked = await trx
         .updateTable("domains")
         .set((eb) => ({ status: eb.ref("status") }))
         .where("id", "=", id)
-        .where("owner_id", "=", actor.id)
+        .where("owner_id", "=", owner.id)
         .executeTakeFirst();
       const d = Number(locked.numUpdatedRows) === 1 ? await trx.selectFrom("domains").select(["hostname"]).where("id", "=", id).executeTakeFirst() : undefined;
       if (!d) throw new DomainError("not_found", "No such domain");

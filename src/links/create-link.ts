@@ -13,6 +13,7 @@ import { announce, type LinkDeps } from "./deps.js";
 import { type LinkDetailsInput, checkDetails, setLinkTags } from "./link-details.js";
 import { checkStartBeforeExpiry } from "./link-delivery.js";
 import { checkFolderId, folderGone } from "../teams/folders.js";
+import { type LinkAccess, requireFolderWrite } from "../teams/access.js";
 import { checkAlias, checkLinkPassword, checkMaxClicks, normalizeDestination, parseExpiry, refuseBlocked } from "./validate.js";
 
 export const SIGNED_OUT_LIFETIME_MS = 5 * 60_000;
@@ -39,6 +40,11 @@ export interface CreateLinkOptions {
    * source counted.
    */
   imported?: { created_at?: number; expires_at?: number | null; password_hash?: string; imported_clicks?: number };
+  /**
+   * A team member creating in the owner's account (`?owner=`, links.create: docs/roles.md): the member, and its access
+   * to the owner. The link is the owner's (the owner's plan, limits and domains), its updated_by names the member.
+   */
+  team?: { actor: UserRow; access: LinkAccess & { owner: UserRow } };
 }
 
 /** Signed-out creations per address and hour unless SIGNED_OUT_LINKS_PER_HOUR says otherwise (anyone can create them, so they need a bound). */
@@ -84,7 +90,8 @@ export async function createLink(deps: LinkDeps, actor: UserRow | null, input: C
   const now = deps.clock.now();
   if (actor) {
     requireActive(actor);
-    return insertLink(deps, actor, input, opts, now);
+    // In a team owner's name: the rest runs as the owner's own creation would (the owner's plan, count and domains).
+    return insertLink(deps, opts.team ? opts.team.access.owner : actor, input, opts, now);
   }
   const used = SIGNED_IN_OPTIONS.filter((f) => given(input[f]));
   if (used.length > 0) throw new DomainError("unauthenticated", `Sign in to use ${used.join(", ")}; signed out, only url and alias are accepted`);
@@ -150,7 +157,7 @@ export interface PreparedLink {
 
 /** Checks the input (every check of a creation but the alias's availability and the plan's count) and builds its row; nothing written. */
 export async function prepareLink(deps: LinkDeps, actor: UserRow | null, input: CreateLinkInput, opts: CreateLinkOptions, now: number): Promise<PreparedLink> {
-  const { url, wanted, domain, ios, android, expiresAt, maxClicks, password, details } = await checkInput(deps, actor, input, now);
+  const { url, wanted, domain, ios, android, expiresAt, maxClicks, password, details } = await checkInput(deps, actor, input, now, opts.team?.access);
   const passwordHash = password === null ? null : await hashPassword(password);
   const base: PreparedLink["base"] = {
     domain,
@@ -163,7 +170,7 @@ export async function prepareLink(deps: LinkDeps, actor: UserRow | null, input: 
     owner_id: actor?.id ?? null,
     created_at: now,
     updated_at: now,
-    updated_by: null,
+    updated_by: opts.team?.actor.id ?? null,
     disabled_at: null,
     disabled_status: null,
     disabled_reason: null,
@@ -214,7 +221,7 @@ export function linkAllowance(actor: UserRow): Cap {
 }
 
 /** The link's fields checked, every wrong one reported at once; a plan refusal still comes after the fields before it. */
-async function checkInput(deps: LinkDeps, actor: UserRow | null, input: CreateLinkInput, now: number) {
+async function checkInput(deps: LinkDeps, actor: UserRow | null, input: CreateLinkInput, now: number, team?: LinkAccess) {
   const checks = new FieldChecks();
   const url = checks.run(() => normalizeDestination(String(input.url ?? ""), "url", deps.ownHost));
   const alias = input.alias === undefined || input.alias === null || input.alias === "" ? null : checks.run(() => checkAlias(input.alias as string));
@@ -225,7 +232,15 @@ async function checkInput(deps: LinkDeps, actor: UserRow | null, input: CreateLi
   const details = actor ? checkDetails(checks, input, actor.plan, deps.ownHost, now) : { set: {}, tags: undefined, targetUrls: [] };
   checks.run(() => refuseBlocked(deps, { url, ios_url: ios, android_url: android, expired_url: details.set.expired_url }, details.targetUrls));
   // Signed out, a folder was refused before. Checked again where the link is written: a folder deleted meanwhile leaves it in none.
-  const folderId = actor && input.folder_id != null ? await checks.runAsync(() => checkFolderId(deps.db, actor, input.folder_id ?? null)) : null;
+  // A team member files the link only in a folder it may write (docs/folders.md, Access).
+  const folderId =
+    actor && input.folder_id != null
+      ? await checks.runAsync(async () => {
+          const id = await checkFolderId(deps.db, actor, input.folder_id ?? null);
+          if (team) requireFolderWrite(team, id);
+          return id;
+        })
+      : null;
 
   let expiresAt: number | null | undefined = actor ? null : now + SIGNED_OUT_LIFETIME_MS;
   let maxClicks: number | null | undefined = null;

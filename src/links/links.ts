@@ -27,6 +27,7 @@ import type { BulkEditFields, Link } from "../contract/links.js";
 import { type UpdateLinkInput, deleteLink, updateLink, viewLink } from "./update-link.js";
 import { type AccessibleLink, type LinkView, parseLinkIds, readableLinks, selectLinkViews } from "./link-access.js";
 import { managedOwner, visibleFolderCondition } from "../teams/access.js";
+import { DomainError } from "../shared/errors.js";
 import { bulkDelete, bulkEdit } from "./bulk-edit.js";
 import { tagsOfLinks } from "../tags/tags.js";
 import { type Snapshot, parseSnapshot } from "../storage/pg-snapshot.js";
@@ -131,9 +132,20 @@ export class LinkService {
     return this.deps.changes;
   }
 
-  /** Signed out (actor null): url and alias only, 5-minute lifetime, no owner. */
-  create(actor: UserRow | null, input: CreateLinkInput, opts?: CreateLinkOptions): Promise<LinkRow> {
-    return createLink(this.deps, actor, input, opts);
+  /**
+   * Signed out (actor null): url and alias only, 5-minute lifetime, no owner. With `ownerId` (a team owner's id,
+   * docs/roles.md): the link is created in that owner's account when the actor's role there has links.create.
+   */
+  async create(actor: UserRow | null, input: CreateLinkInput, opts: CreateLinkOptions = {}, ownerId?: string): Promise<LinkRow> {
+    return createLink(this.deps, actor, input, { ...opts, ...(await this.inTeam(actor, ownerId)) });
+  }
+
+  /** The team a creation with `?owner=` runs in: none for the actor's own account; not_found outside the team, forbidden without links.create. */
+  private async inTeam(actor: UserRow | null, ownerId: string | undefined): Promise<Pick<CreateLinkOptions, "team">> {
+    if (ownerId === undefined || ownerId === actor?.id) return {};
+    if (!actor) throw new DomainError("unauthenticated", "Sign in to create links in a team's account");
+    const { owner, access } = await managedOwner(this.deps.db, actor, ownerId, "links.create");
+    return { team: { actor, access: { ...access, owner } } };
   }
 
   /** create()'s checks of the input and the row it would insert, nothing written (the first half of createMany). */
@@ -211,8 +223,13 @@ export class LinkService {
     return deleteLink(this.deps, actor, id);
   }
 
-  bulk(actor: UserRow, input: BulkInput): Promise<BulkResult[]> {
-    return bulkCreate(actor, bulkRows(input), ({ line: _line, ...row }) => this.create(actor, row, { via: "dashboard" }));
+  /** One link per row; with `ownerId`, in a team owner's account (links.create): the owner's plan decides bulk creation and its batch size. */
+  async bulk(actor: UserRow, input: BulkInput, ownerId?: string): Promise<BulkResult[]> {
+    const team = await this.inTeam(actor, ownerId);
+    requireActive(actor);
+    return bulkCreate(team.team?.access.owner ?? actor, bulkRows(input), ({ line: _line, ...row }) =>
+      createLink(this.deps, actor, row, { via: "dashboard", ...team }),
+    );
   }
 
   /** Archives, restores or (un)tags many links of one owner at once; the links as they are now, in the order asked. */

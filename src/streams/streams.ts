@@ -10,6 +10,7 @@ import { DomainError, FieldChecks, invalid } from "../shared/errors.js";
 import { newId } from "../shared/ids.js";
 import type { SealedBox } from "../shared/secret-box.js";
 import { requireCapability } from "../accounts/plans.js";
+import { managedOwner, resourceOwner } from "../teams/access.js";
 import type { ReceiverCheck } from "../webhooks/receiver-check.js";
 import { checkName } from "../webhooks/webhooks.js";
 import type { Stream, StreamKind } from "../contract/streams.js";
@@ -32,13 +33,17 @@ export class StreamService {
     return this.deps.check.allowPrivate;
   }
 
-  async list(user: UserRow): Promise<Stream[]> {
-    requireCapability(user.plan, "streams", "Click streams");
-    const rows = await this.deps.db.selectFrom("stream_sinks").selectAll().where("owner_id", "=", user.id).orderBy("created_at").orderBy("id").execute();
+  /** The actor's streams, or with `ownerId` a team owner's (webhooks.manage, docs/roles.md); the owner's plan decides. */
+  async list(actor: UserRow, ownerId?: string): Promise<Stream[]> {
+    const { owner } = await managedOwner(this.deps.db, actor, ownerId, "webhooks.manage");
+    requireCapability(owner.plan, "streams", "Click streams");
+    const rows = await this.deps.db.selectFrom("stream_sinks").selectAll().where("owner_id", "=", owner.id).orderBy("created_at").orderBy("id").execute();
     return Promise.all(rows.map((r) => this.toPublic(r)));
   }
 
-  async create(user: UserRow, input: { name: string; kind: StreamKind; url: string }): Promise<Stream> {
+  /** A stream of the actor's account, or with `ownerId` of a team owner's (webhooks.manage): the owner's plan and limit apply. */
+  async create(actor: UserRow, input: { name: string; kind: StreamKind; url: string }, ownerId?: string): Promise<Stream> {
+    const { owner: user } = await managedOwner(this.deps.db, actor, ownerId, "webhooks.manage");
     requireCapability(user.plan, "streams", "Click streams");
     const checks = new FieldChecks();
     const name = checks.run(() => checkName(input.name)) as string;
@@ -73,12 +78,11 @@ export class StreamService {
       refuse: () => new DomainError("limit_reached", `An account can have at most ${MAX_STREAMS} click streams; remove one first`),
     };
     await this.deps.caps.add(user.id, cap, (trx) => trx.insertInto("stream_sinks").values(row).execute());
-    return this.toPublic(await this.own(user, id));
+    return this.toPublic((await this.own(actor, id)).row);
   }
 
-  async update(user: UserRow, id: string, input: { name?: string; url?: string; active?: boolean }): Promise<Stream> {
-    requireCapability(user.plan, "streams", "Click streams");
-    const row = await this.own(user, id);
+  async update(actor: UserRow, id: string, input: { name?: string; url?: string; active?: boolean }): Promise<Stream> {
+    const { row, owner: user } = await this.own(actor, id);
     const patch: { name?: string; url?: string; url_enc?: string; active?: number; updated_at?: number } = {};
     if (input.name !== undefined) patch.name = checkName(input.name);
     if (input.url !== undefined) {
@@ -93,22 +97,26 @@ export class StreamService {
     await this.deps.db.updateTable("stream_sinks").set(patch).where("id", "=", id).where("owner_id", "=", user.id).execute();
     // A stream turned off keeps nothing waiting: its events would be stale when it comes back.
     if (patch.active === 0) await this.deps.db.deleteFrom("stream_outbox").where("sink_id", "=", id).execute();
-    return this.toPublic(await this.own(user, id));
+    return this.toPublic((await this.own(actor, id)).row);
   }
 
   /** Removal stays possible on any plan: it only takes something away. Its waiting events go with it. */
-  async remove(user: UserRow, id: string): Promise<void> {
-    await this.own(user, id);
+  async remove(actor: UserRow, id: string): Promise<void> {
+    const { owner: user } = await this.own(actor, id, false);
     await this.deps.db.deleteFrom("stream_outbox").where("sink_id", "=", id).execute();
     const res = await this.deps.db.deleteFrom("stream_sinks").where("id", "=", id).where("owner_id", "=", user.id).executeTakeFirst();
     if (Number(res.numDeletedRows) === 0) throw new DomainError("not_found", "No such click stream");
   }
 
-  /** The caller's stream; another account's id is not_found, never forbidden (no existence leak). */
-  private async own(user: UserRow, id: string): Promise<StreamSinkRow> {
-    const row = await this.deps.db.selectFrom("stream_sinks").selectAll().where("id", "=", id).where("owner_id", "=", user.id).executeTakeFirst();
-    if (!row) throw new DomainError("not_found", "No such click stream");
-    return row;
+  /**
+   * The caller's stream, or a team owner's with webhooks.manage (a member without it: forbidden); another account's
+   * id is not_found, never forbidden (no existence leak). With `capability`, the owner's plan must have streams.
+   */
+  private async own(actor: UserRow, id: string, capability = true): Promise<{ row: StreamSinkRow; owner: UserRow }> {
+    const row = await this.deps.db.selectFrom("stream_sinks").selectAll().where("id", "=", id).executeTakeFirst();
+    const owner = await resourceOwner(this.deps.db, actor, row?.owner_id ?? undefined, "webhooks.manage", "No such click stream");
+    if (capability) requireCapability(owner.plan, "streams", "Click streams");
+    return { row: row!, owner };
   }
 
   private async checkUrl(raw: string, kind: StreamKind): Promise<URL> {

@@ -177,6 +177,19 @@ export async function managedOwner(
   return { owner: access.owner, role: access.role as TeamRole, access };
 }
 
+/**
+ * The owner of one of an account's resources found by id (a custom domain, a webhook, a click stream): the actor's
+ * own, or a team owner's when the actor's role there allows `action`. A missing row (`ownerId` undefined) or a
+ * caller outside the team is not_found as `what` (the resource's existence is not revealed); a team member whose
+ * role does not allow `action` is forbidden with its role and the action.
+ */
+export async function resourceOwner(db: Db, actor: UserRow, ownerId: string | undefined, action: TeamAction, what: string): Promise<UserRow> {
+  if (ownerId === undefined) throw new DomainError("not_found", what);
+  const access = await ownerAccess(db, actor, ownerId);
+  requireMay(access, action, what);
+  return access.owner;
+}
+
 /** The actor's role for one link (see ownerAccess). */
 export function linkAccess(db: Db, actor: UserRow, link: Pick<LinkRow, "owner_id">): Promise<LinkAccess> {
   return ownerAccess(db, actor, link.owner_id);

@@ -19,6 +19,7 @@ import type { DeliveryLog } from "./delivery-log.js";
 import type { DeliveryResult, WebhookSender } from "./send.js";
 import type { LinkClickEvent } from "./payload.js";
 import { MAX_WEBHOOKS } from "../contract/tables.js";
+import { managedOwner, resourceOwner } from "../teams/access.js";
 
 /** docs/api.md, Limits. */
 export { MAX_WEBHOOKS };
@@ -86,16 +87,21 @@ export class WebhookService {
     return this.deps.check.allowPrivate;
   }
 
-  async list(user: UserRow): Promise<Webhook[]> {
-    requireCapability(user.plan, "webhooks", "Webhooks");
-    const rows = await this.deps.db.selectFrom("webhooks").selectAll().where("owner_id", "=", user.id).orderBy("created_at").orderBy("id").execute();
+  /** The actor's webhooks, or with `ownerId` a team owner's (webhooks.manage, docs/roles.md); the owner's plan decides. */
+  async list(actor: UserRow, ownerId?: string): Promise<Webhook[]> {
+    const { owner } = await managedOwner(this.deps.db, actor, ownerId, "webhooks.manage");
+    requireCapability(owner.plan, "webhooks", "Webhooks");
+    const rows = await this.deps.db.selectFrom("webhooks").selectAll().where("owner_id", "=", owner.id).orderBy("created_at").orderBy("id").execute();
     return Promise.all(rows.map((r) => this.toPublic(r)));
   }
 
+  /** A webhook of the actor's account, or with `ownerId` of a team owner's (webhooks.manage): the owner's plan and limit apply. */
   async create(
-    user: UserRow,
+    actor: UserRow,
     input: { name: string; url: string; kind?: WebhookKind; events?: WebhookEventType[] },
+    ownerId?: string,
   ): Promise<{ webhook: Webhook; secret: string | null }> {
+    const { owner: user } = await managedOwner(this.deps.db, actor, ownerId, "webhooks.manage");
     requireCapability(user.plan, "webhooks", "Webhooks");
     // Both fields are checked before either is refused, so the form can mark every wrong one.
     const checks = new FieldChecks();
@@ -135,9 +141,8 @@ export class WebhookService {
     return { webhook: await this.toPublic(row), secret };
   }
 
-  async update(user: UserRow, id: string, input: { name?: string; url?: string; active?: boolean; events?: WebhookEventType[] }): Promise<Webhook> {
-    requireCapability(user.plan, "webhooks", "Webhooks");
-    const row = await this.own(user, id);
+  async update(actor: UserRow, id: string, input: { name?: string; url?: string; active?: boolean; events?: WebhookEventType[] }): Promise<Webhook> {
+    const { row, owner: user } = await this.own(actor, id);
     const patch: Partial<WebhookRow> = {};
     if (input.name !== undefined) patch.name = checkName(input.name);
     if (input.url !== undefined) patch.url = await this.checkUrl(input.url, row.kind as WebhookKind);
@@ -152,7 +157,8 @@ export class WebhookService {
   }
 
   /** Removal stays possible on any plan: it only takes something away. */
-  async remove(user: UserRow, id: string): Promise<void> {
+  async remove(actor: UserRow, id: string): Promise<void> {
+    const { owner: user } = await this.own(actor, id, false);
     const res = await this.deps.db.deleteFrom("webhooks").where("id", "=", id).where("owner_id", "=", user.id).executeTakeFirst();
     if (Number(res.numDeletedRows) === 0) throw new DomainError("not_found", "No such webhook");
     this.deps.sender.forget(id);
@@ -165,9 +171,8 @@ export class WebhookService {
   }
 
   /** A new secret for a custom webhook, shown once; the old one stops signing at once. */
-  async rotateSecret(user: UserRow, id: string): Promise<{ webhook: Webhook; secret: string }> {
-    requireCapability(user.plan, "webhooks", "Webhooks");
-    const row = await this.own(user, id);
+  async rotateSecret(actor: UserRow, id: string): Promise<{ webhook: Webhook; secret: string }> {
+    const { row, owner: user } = await this.own(actor, id);
     if (row.kind !== "custom") throw invalid("kind", `a ${row.kind} webhook has no secret`);
     const secret = newWebhookSecret();
     const updated_at = this.deps.clock.now();
@@ -178,9 +183,8 @@ export class WebhookService {
   }
 
   /** One test event, delivered at once (active or not), and logged like any delivery. */
-  async sendTest(user: UserRow, id: string): Promise<WebhookDelivery> {
-    requireCapability(user.plan, "webhooks", "Webhooks");
-    const row = await this.own(user, id);
+  async sendTest(actor: UserRow, id: string): Promise<WebhookDelivery> {
+    const { row, owner: user } = await this.own(actor, id);
     const now = this.deps.clock.now();
     // Taken (not merely counted) before sending, so concurrent tests cannot all find the last slot free.
     const slot = await this.deps.rate.take(`webhook-test:${user.id}`, now - MINUTE, WEBHOOK_TESTS_PER_MINUTE, now);
@@ -221,9 +225,8 @@ export class WebhookService {
     return publicDelivery({ ...result, test: result.test ? 1 : 0 });
   }
 
-  async deliveries(user: UserRow, id: string): Promise<WebhookDelivery[]> {
-    requireCapability(user.plan, "webhooks", "Webhooks");
-    await this.own(user, id);
+  async deliveries(actor: UserRow, id: string): Promise<WebhookDelivery[]> {
+    await this.own(actor, id);
     const rows = await this.deps.db
       .selectFrom("webhook_deliveries")
       .selectAll()
@@ -234,11 +237,15 @@ export class WebhookService {
     return rows.map(publicDelivery);
   }
 
-  /** The caller's webhook; another account's id is not_found, never forbidden (no existence leak). */
-  private async own(user: UserRow, id: string): Promise<WebhookRow> {
-    const row = await this.deps.db.selectFrom("webhooks").selectAll().where("id", "=", id).where("owner_id", "=", user.id).executeTakeFirst();
-    if (!row) throw new DomainError("not_found", "No such webhook");
-    return row;
+  /**
+   * The caller's webhook, or a team owner's with webhooks.manage (a member without it: forbidden); another account's
+   * id is not_found, never forbidden (no existence leak). With `capability`, the owner's plan must have webhooks.
+   */
+  private async own(actor: UserRow, id: string, capability = true): Promise<{ row: WebhookRow; owner: UserRow }> {
+    const row = await this.deps.db.selectFrom("webhooks").selectAll().where("id", "=", id).executeTakeFirst();
+    const owner = await resourceOwner(this.deps.db, actor, row?.owner_id, "webhooks.manage", "No such webhook");
+    if (capability) requireCapability(owner.plan, "webhooks", "Webhooks");
+    return { row: row!, owner };
   }
 
   private async checkUrl(raw: string, kind: WebhookKind): Promise<string> {

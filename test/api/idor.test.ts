@@ -169,6 +169,10 @@ const OWNER_QUERY = [
   "/api/shares",
   "/api/analytics",
   "/api/analytics.csv",
+  // Custom domains, webhooks and click streams of a team (docs/roles.md).
+  "/api/domains",
+  "/api/webhooks",
+  "/api/streams",
   "/api/analytics/live",
   // The team an admin administers (docs/roles.md), and its audit log (docs/audit.md).
   "/api/team",

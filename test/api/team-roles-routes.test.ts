@@ -28,6 +28,9 @@ interface Call {
 
 type Route = { action: TeamAction; call: (f: Fixture) => Promise<Call> };
 
+/** An Android signing certificate's SHA-256 fingerprint, as an app's association lists it. */
+const FINGERPRINT = Array.from({ length: 32 }, (_, i) => (i + 16).toString(16).toUpperCase()).join(":");
+
 let n = 0;
 const uid = () => `${++n}-${Date.now().toString(36)}`;
 
@@ -44,6 +47,19 @@ const tag = async (f: Fixture) => created(await f.owner.client.post("/api/tags",
 const template = async (f: Fixture) => created(await f.owner.client.post("/api/utm-templates", { name: `roles-${uid()}`, utm_source: "roles" }), "template");
 const share = async (f: Fixture) => created(await f.owner.client.post("/api/shares", { link_id: await link(f) }), "share");
 const folder = async (f: Fixture) => created(await f.owner.client.post("/api/folders", { name: `roles-${uid()}` }), "folder");
+const domain = async (f: Fixture) => created(await f.owner.client.post("/api/domains", { hostname: `roles-${uid()}.example` }), "domain");
+/** The owner's webhooks and streams removed, so a fixture or a creation stays within their few per account. */
+async function freeSlots(f: Fixture): Promise<void> {
+  await f.server.ctx.storage.db.deleteFrom("webhooks").where("owner_id", "=", f.owner.id).execute();
+  await f.server.ctx.storage.db.deleteFrom("stream_sinks").where("owner_id", "=", f.owner.id).execute();
+}
+// Public address literals: no DNS lookup at creation; a test event's delivery fails (no internet here) and is logged.
+const WEBHOOK = { name: "roles", url: "https://93.184.216.34/hook", kind: "custom" };
+const STREAM = { name: "roles", kind: "redis", url: "redis://:pw@93.184.216.34:6379" };
+const webhook = async (f: Fixture) => (await freeSlots(f), created(await f.owner.client.post("/api/webhooks", WEBHOOK), "webhook"));
+const stream = async (f: Fixture) => (await freeSlots(f), created(await f.owner.client.post("/api/streams", STREAM), "stream"));
+const ownerLinks = async (f: Fixture) =>
+  Number((await f.server.ctx.storage.db.selectFrom("link_counts").select("links").where("owner_id", "=", f.owner.id).executeTakeFirst())?.links ?? 0);
 
 /** A member's stated access to a folder (undefined: none stated). */
 const folderAccessRow = async (f: Fixture, folderId: string, memberId: string) =>
@@ -97,6 +113,29 @@ async function freeInvitationSlots(f: Fixture): Promise<void> {
 /** "METHOD /pattern" -> the action the role table names for it, and a fresh call on the owner's data. */
 const ROUTES: Record<string, Route> = {
   "GET /api/links": { action: "links.view", call: async (f) => ({ path: `/api/links?owner=${f.owner.id}` }) },
+  "POST /api/links": {
+    action: "links.create",
+    call: async (f) => {
+      const before = await ownerLinks(f);
+      return {
+        path: `/api/links?owner=${f.owner.id}`,
+        body: { url: "https://example.com/in-owner", alias: `in-owner-${uid()}` },
+        ok: 201,
+        done: async () => (await ownerLinks(f)) === before + 1,
+      };
+    },
+  },
+  "POST /api/links/bulk": {
+    action: "links.create",
+    call: async (f) => {
+      const before = await ownerLinks(f);
+      return {
+        path: `/api/links/bulk?owner=${f.owner.id}`,
+        body: { urls: "https://example.com/bulk-in-owner" },
+        done: async () => (await ownerLinks(f)) === before + 1,
+      };
+    },
+  },
   "GET /api/links/export": { action: "stats.view", call: async (f) => ({ path: `/api/links/export?owner=${f.owner.id}` }) },
   "GET /api/links/sparklines": { action: "links.view", call: async (f) => ({ path: `/api/links/sparklines?ids=${await link(f)}` }) },
   "GET /api/links/:id": { action: "links.view", call: async (f) => ({ path: `/api/links/${await link(f)}` }) },
@@ -171,6 +210,41 @@ const ROUTES: Record<string, Route> = {
   "GET /api/shares": { action: "stats.view", call: async (f) => ({ path: `/api/shares?owner=${f.owner.id}` }) },
   "POST /api/shares": { action: "links.edit", call: async (f) => ({ path: `/api/shares?owner=${f.owner.id}`, body: { link_id: await link(f) }, ok: 201 }) },
   "DELETE /api/shares/:id": { action: "links.edit", call: async (f) => ({ path: `/api/shares/${await share(f)}` }) },
+  "GET /api/domains": { action: "links.view", call: async (f) => ({ path: `/api/domains?owner=${f.owner.id}` }) },
+  "POST /api/domains": {
+    action: "domains.manage",
+    call: async (f) => ({ path: `/api/domains?owner=${f.owner.id}`, body: { hostname: `new-${uid()}.example` }, ok: 201 }),
+  },
+  "POST /api/domains/:id/verify": { action: "domains.manage", call: async (f) => ({ path: `/api/domains/${await domain(f)}/verify` }) },
+  "PATCH /api/domains/:id": { action: "domains.manage", call: async (f) => ({ path: `/api/domains/${await domain(f)}`, body: { track_conversions: true } }) },
+  "DELETE /api/domains/:id": { action: "domains.manage", call: async (f) => ({ path: `/api/domains/${await domain(f)}` }) },
+  "GET /api/domains/:id/orphan-visits": { action: "domains.manage", call: async (f) => ({ path: `/api/domains/${await domain(f)}/orphan-visits` }) },
+  "GET /api/domains/:id/apps": { action: "domains.manage", call: async (f) => ({ path: `/api/domains/${await domain(f)}/apps` }) },
+  "PUT /api/domains/:id/apps": {
+    action: "domains.manage",
+    call: async (f) => ({
+      path: `/api/domains/${await domain(f)}/apps`,
+      body: { android: [{ package: "com.example.roles", sha256_cert_fingerprints: [FINGERPRINT] }] },
+    }),
+  },
+  "DELETE /api/domains/:id/apps": { action: "domains.manage", call: async (f) => ({ path: `/api/domains/${await domain(f)}/apps` }) },
+  "GET /api/webhooks": { action: "webhooks.manage", call: async (f) => ({ path: `/api/webhooks?owner=${f.owner.id}` }) },
+  "POST /api/webhooks": {
+    action: "webhooks.manage",
+    call: async (f) => (await freeSlots(f), { path: `/api/webhooks?owner=${f.owner.id}`, body: WEBHOOK, ok: 201 }),
+  },
+  "PATCH /api/webhooks/:id": { action: "webhooks.manage", call: async (f) => ({ path: `/api/webhooks/${await webhook(f)}`, body: { name: "renamed" } }) },
+  "DELETE /api/webhooks/:id": { action: "webhooks.manage", call: async (f) => ({ path: `/api/webhooks/${await webhook(f)}` }) },
+  "POST /api/webhooks/:id/secret": { action: "webhooks.manage", call: async (f) => ({ path: `/api/webhooks/${await webhook(f)}/secret` }) },
+  "POST /api/webhooks/:id/test": { action: "webhooks.manage", call: async (f) => ({ path: `/api/webhooks/${await webhook(f)}/test` }) },
+  "GET /api/webhooks/:id/deliveries": { action: "webhooks.manage", call: async (f) => ({ path: `/api/webhooks/${await webhook(f)}/deliveries` }) },
+  "GET /api/streams": { action: "webhooks.manage", call: async (f) => ({ path: `/api/streams?owner=${f.owner.id}` }) },
+  "POST /api/streams": {
+    action: "webhooks.manage",
+    call: async (f) => (await freeSlots(f), { path: `/api/streams?owner=${f.owner.id}`, body: STREAM, ok: 201 }),
+  },
+  "PATCH /api/streams/:id": { action: "webhooks.manage", call: async (f) => ({ path: `/api/streams/${await stream(f)}`, body: { name: "renamed" } }) },
+  "DELETE /api/streams/:id": { action: "webhooks.manage", call: async (f) => ({ path: `/api/streams/${await stream(f)}` }) },
   "GET /api/analytics": { action: "stats.view", call: async (f) => ({ path: `/api/analytics?owner=${f.owner.id}` }) },
   "GET /api/analytics.csv": { action: "stats.view", call: async (f) => ({ path: `/api/analytics.csv?owner=${f.owner.id}` }) },
   "GET /api/analytics/live": { action: "stats.view", call: async (f) => ({ path: `/api/analytics/live?owner=${f.owner.id}` }) },
@@ -205,21 +279,19 @@ const ROUTES: Record<string, Route> = {
 
 /** Routes under the team prefixes that act on the caller's own account only, each with why. */
 const OWN_ACCOUNT: Record<string, string> = {
-  "POST /api/links": "creates a link of the caller's own account",
-  "POST /api/links/bulk": "bulk creation: links of the caller's own account",
   "GET /api/links/country-source": "the server's country source, no account's data",
   "GET /api/team/policy": "the caller's own team's policy (security.manage: the owner's alone, no ?owner=)",
   "PUT /api/team/policy": "the caller's own team's policy (security.manage: the owner's alone, no ?owner=)",
 };
 
-/** The routes this test must cover: the links, tags, folders, UTM templates, shares and team routes, and every read that takes ?owner=. */
+/** The routes this test must cover: the links, tags, folders, UTM templates, shares, domains, webhooks, streams and team routes, and every route that takes ?owner=. */
 function teamRoutes(server: TestServer): string[] {
   return [
     ...new Set(
       routesOf(server)
         .filter(
           (r) =>
-            /^\/api\/(links|tags|folders|utm-templates|shares|team)(\/|$|\.)/.test(r.url) ||
+            /^\/api\/(links|tags|folders|utm-templates|shares|team|domains|webhooks|streams)(\/|$|\.)/.test(r.url) ||
             (r.schema as { querystring?: { properties?: Record<string, unknown> } } | undefined)?.querystring?.properties?.owner !== undefined,
         )
         .filter((r) => !r.url.startsWith("/api/admin/") && r.method !== "HEAD")
@@ -249,7 +321,8 @@ describe.each(ENGINES)("the role table on every team route on %s", (engine) => {
   const clients = {} as Record<TeamRole, ApiClient>;
 
   beforeAll(async () => {
-    server = await startTestServer({ engine });
+    // DNS goes to a closed local port: a domain's check answers "DNS not answering" at once, never the internet.
+    server = await startTestServer({ engine, env: { DNS_SERVERS: "127.0.0.1:9" } });
     const owner = await testAccount(server, "roles-owner@example.com", "enterprise");
     f = { server, owner };
     clients.owner = owner.client;

@@ -191,6 +191,9 @@ describe.skipIf(!available)("every page fits a phone and passes axe, in light an
       .values({ owner_id: lead.id, member_id: seeded.member.id, joined_at: Date.now(), joined_by: "sso", role: "admin" })
       .execute();
     await visit("managed-team", `/app/team/${lead.id}`, "section-members");
+    // That team's custom domains, webhooks and click streams, as its admin manages them.
+    await visit("managed-domains", `/app/domains/${lead.id}`, "domains-empty");
+    await visit("managed-webhooks", `/app/webhooks/${lead.id}`, "webhooks-empty");
     // Its audit log as the admin reads it, and the member's own (not Enterprise: the page says what it needs).
     await visit("managed-team-audit", `/app/team/${lead.id}/audit`, "team-audit-empty");
     await visit("team-audit-refused", "/app/team/audit", "team-audit-error");

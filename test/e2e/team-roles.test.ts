@@ -1,7 +1,8 @@
 // Browser test of team roles (docs/roles.md): the Enterprise owner's Team page shows each member's role with a
 // select and invites with a role; the change reaches the member at once (a viewer's link list has no Edit or
 // Delete, a member's no Delete, an admin's both); an admin manages the team's members and viewers from its own
-// Team page, without a select for another admin. Screenshots at 1280 and 390 px, light and dark.
+// Team page, without a select for another admin; a member's New link creates in the owner's account, an admin
+// manages the owner's custom domains, webhooks and streams. Screenshots at 1280 and 390 px, light and dark.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserAvailable, screenshotModes, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import type { Page } from "playwright-core";
@@ -98,6 +99,29 @@ describe.skipIf(!available)("team roles in the browser", () => {
     await signOut(page);
   });
 
+  it("a member's New link on the team's list creates the link in the owner's account", async () => {
+    const page = f.browser.page;
+    await signInPage(page, member.email, PASSWORD);
+    await page.goto(`/app/shared/${owner.id}`);
+    await page.getByTestId("shared-title").filter({ hasText: "Links of Olga Owner" }).waitFor();
+    await page.getByTestId("new-link-button").click();
+    await page.getByTestId("builder-dialog").getByTestId("link-form").waitFor();
+    await expect.poll(() => page.getByTestId("shared-create-note").textContent()).toContain("The link you create here is the owner's");
+    await page.getByTestId("link-url").fill("https://example.com/made-by-mia");
+    await screenshotModes(page, "e2e-team-roles-02b-member-creates");
+    await page.getByTestId("link-submit").click();
+    await page.getByTestId("created-dialog").getByTestId("created-link").waitFor();
+    const made = await f.server.ctx.storage.db
+      .selectFrom("links")
+      .select(["owner_id", "updated_by"])
+      .where("url", "=", "https://example.com/made-by-mia")
+      .executeTakeFirstOrThrow();
+    expect(made).toEqual({ owner_id: owner.id, updated_by: member.id });
+    await page.getByTestId("created-close").click();
+    await page.getByTestId("link-row").filter({ hasText: "made-by-mia" }).waitFor();
+    await signOut(page);
+  });
+
   it("an admin deletes the owner's links and manages members and viewers, not another admin", async () => {
     const page = f.browser.page;
     await signInPage(page, admin.email, PASSWORD);
@@ -121,5 +145,30 @@ describe.skipIf(!available)("team roles in the browser", () => {
       .executeTakeFirstOrThrow();
     expect(stored.role).toBe("viewer");
     await screenshotModes(page, "e2e-team-roles-03-admin");
+  });
+
+  it("an admin adds a custom domain to the owner's account and opens the owner's webhooks and streams from the Team page", async () => {
+    const page = f.browser.page;
+    await page.goto("/app/team");
+    await page.getByTestId("membership-domains").click();
+    await page.getByTestId("managed-team-title").filter({ hasText: "Custom domains of Olga Owner" }).waitFor();
+    await page.getByTestId("domains-empty").waitFor();
+    await page.getByTestId("domain-hostname").fill("links.roles.example");
+    await page.getByTestId("domain-add").click();
+    await page.getByTestId("domain-notice").filter({ hasText: "links.roles.example added" }).waitFor();
+    const stored = await f.server.ctx.storage.db
+      .selectFrom("domains")
+      .select("owner_id")
+      .where("hostname", "=", "links.roles.example")
+      .executeTakeFirstOrThrow();
+    expect(stored.owner_id).toBe(owner.id);
+    await screenshotModes(page, "e2e-team-roles-04-admin-domains");
+
+    await page.goto("/app/team");
+    await page.getByTestId("membership-webhooks").click();
+    await page.getByTestId("managed-team-title").filter({ hasText: "Webhooks of Olga Owner" }).waitFor();
+    await page.getByTestId("webhooks-empty").waitFor();
+    await page.getByTestId("streams-empty").waitFor();
+    await screenshotModes(page, "e2e-team-roles-05-admin-webhooks");
   });
 });

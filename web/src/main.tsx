@@ -117,6 +117,7 @@ function AppRoutes() {
         }
       />
       {accountRoutes()}
+      {settingsRoutes()}
       {conversionRoutes()}
       <Route
         path="/app/admin"
@@ -253,7 +254,32 @@ function accountRoutes() {
       />
       <Route path="/app/invitations/accept" element={<AcceptInvitationPage />} />
       <Route
+        path="/app/sso"
+        element={
+          <RequireAuth>
+            <SsoPage />
+          </RequireAuth>
+        }
+      />
+    </>
+  );
+}
+
+/** Conversions: the settings (defaults, Stripe, the script), the customers and one customer. */
+/** Custom domains and webhooks (with click streams): the user's own, or with an owner id a team's, for its admin (docs/roles.md). */
+function settingsRoutes() {
+  return (
+    <>
+      <Route
         path="/app/webhooks"
+        element={
+          <RequireAuth>
+            <WebhooksPage />
+          </RequireAuth>
+        }
+      />
+      <Route
+        path="/app/webhooks/:ownerId"
         element={
           <RequireAuth>
             <WebhooksPage />
@@ -269,10 +295,10 @@ function accountRoutes() {
         }
       />
       <Route
-        path="/app/sso"
+        path="/app/domains/:ownerId"
         element={
           <RequireAuth>
-            <SsoPage />
+            <DomainsPage />
           </RequireAuth>
         }
       />
@@ -280,7 +306,6 @@ function accountRoutes() {
   );
 }
 
-/** Conversions: the settings (defaults, Stripe, the script), the customers and one customer. */
 function conversionRoutes() {
   return (
     <>

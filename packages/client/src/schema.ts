@@ -7293,10 +7293,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's custom domains, oldest first */
+        /** The caller's custom domains (owner: a team owner's, for any role in the team), oldest first */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description A team owner's user id: that owner's custom domains (404 for a caller outside the team) */
+                    owner?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -7353,13 +7356,25 @@ export interface paths {
                         "application/json": components["schemas"]["def-0"];
                     };
                 };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
             };
         };
         put?: never;
-        /** Add a custom domain (Business and above): pending, with the CNAME and TXT records to create */
+        /** Add a custom domain (Business and above): pending, with the CNAME and TXT records to create; owner: to a team owner's account (domains.manage; the owner's plan and limit apply) */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description A team owner's user id: that owner's custom domains (404 for a caller outside the team) */
+                    owner?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -7433,6 +7448,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7682,6 +7706,15 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7858,7 +7891,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Orphan visits of one of the caller's custom domains: per day, top missing paths, referrers, devices */
+        /** Orphan visits of one of the caller's custom domains (or a team owner's: domains.manage): per day, top missing paths, referrers, devices */
         get: {
             parameters: {
                 query?: {
@@ -7926,6 +7959,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11803,10 +11845,13 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a link; signed out: url and alias only, and the link expires after 5 minutes */
+        /** Create a link; signed out: url and alias only, and the link expires after 5 minutes; owner: in a team owner's account (links.create; the owner's plan and limits apply) */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description A team owner's user id: the link is created in that owner's account, counted against the owner's plan (links.create: members and admins) (404 for a caller outside the team) */
+                    owner?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -12051,6 +12096,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -13220,10 +13274,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create one link per line, or per row of `links` with an alias (Business and above); one result per row, in order */
+        /** Create one link per line, or per row of `links` with an alias (Business and above); one result per row, in order; owner: in a team owner's account (links.create; the owner's plan applies) */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description A team owner's user id: the link is created in that owner's account, counted against the owner's plan (links.create: members and admins) (404 for a caller outside the team) */
+                    owner?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -13487,6 +13544,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -15545,10 +15611,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in account's click streams, oldest first, each with its delivery status */
+        /** The signed-in account's click streams (owner: a team owner's, webhooks.manage), oldest first, each with its delivery status */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description A team owner's user id: that owner's click streams (webhooks.manage) (404 for a caller outside the team) */
+                    owner?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -15609,13 +15678,25 @@ export interface paths {
                         "application/json": components["schemas"]["def-0"];
                     };
                 };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
             };
         };
         put?: never;
-        /** Send the account's clicks to its own broker (amqp, redis, nats, mqtt); the URL's host is checked like a webhook receiver's */
+        /** Send the account's clicks (owner: a team owner's, webhooks.manage) to its own broker (amqp, redis, nats, mqtt); the URL's host is checked like a webhook receiver's */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description A team owner's user id: that owner's click streams (webhooks.manage) (404 for a caller outside the team) */
+                    owner?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -15684,6 +15765,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -17935,10 +18025,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in account's webhooks, oldest first, each with its last delivery */
+        /** The signed-in account's webhooks (owner: a team owner's, webhooks.manage), oldest first, each with its last delivery */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description A team owner's user id: that owner's webhooks (webhooks.manage) (404 for a caller outside the team) */
+                    owner?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -18004,13 +18097,25 @@ export interface paths {
                         "application/json": components["schemas"]["def-0"];
                     };
                 };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
             };
         };
         put?: never;
-        /** Create a webhook; a custom one gets its whsec_ secret here, once */
+        /** Create a webhook (owner: in a team owner's account, webhooks.manage; the owner's plan and limit apply); a custom one gets its whsec_ secret here, once */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description A team owner's user id: that owner's webhooks (webhooks.manage) (404 for a caller outside the team) */
+                    owner?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -18088,6 +18193,15 @@ export interface paths {
                 };
                 /** @description Default Response */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -35,7 +35,7 @@ export async function domainAppRoutes(app: App, ctx: Deps): Promise<void> {
         schema: {
           ...schema,
           summary: "The apps this custom domain opens, and the two association files it serves",
-          response: { 200: AppsReply, ...errors(401, 404) },
+          response: { 200: AppsReply, ...errors(401, 403, 404) },
         },
       },
       async (req, r) => {

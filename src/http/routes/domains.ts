@@ -5,7 +5,7 @@ import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { DomainError } from "../../shared/errors.js";
 import { errors, IdParams, OkSchema } from "../../contract/common.js";
-import { AddDomainBody, DomainListReply, DomainReply, UpdateDomainBody } from "../../contract/domains.js";
+import { AddDomainBody, DomainListReply, DomainOwnerQuery, DomainReply, UpdateDomainBody } from "../../contract/domains.js";
 import { activeUser, signedIn, signedInRoutes } from "../auth.js";
 import { domainOrphanRoute } from "./orphans.js";
 
@@ -20,12 +20,13 @@ export async function domainRoutes(app: App, ctx: Deps): Promise<void> {
       {
         schema: {
           tags: ["domains"],
-          summary: "The caller's custom domains, oldest first",
-          response: { 200: DomainListReply, ...errors(401) },
+          summary: "The caller's custom domains (owner: a team owner's, for any role in the team), oldest first",
+          querystring: DomainOwnerQuery,
+          response: { 200: DomainListReply, ...errors(401, 404) },
         },
       },
       async (req, reply) => {
-        const list = await ctx.domains.list(signedIn(req));
+        const list = await ctx.domains.list(signedIn(req), req.query.owner);
         reply.header("cache-control", "no-store");
         return { status: "success" as const, domains: list.map((d) => ctx.domains.toPublic(d)) };
       },
@@ -36,13 +37,15 @@ export async function domainRoutes(app: App, ctx: Deps): Promise<void> {
       {
         schema: {
           tags: ["domains"],
-          summary: "Add a custom domain (Business and above): pending, with the CNAME and TXT records to create",
+          summary:
+            "Add a custom domain (Business and above): pending, with the CNAME and TXT records to create; owner: to a team owner's account (domains.manage; the owner's plan and limit apply)",
+          querystring: DomainOwnerQuery,
           body: AddDomainBody,
-          response: { 201: DomainReply, ...errors(400, 401, 403, 409) },
+          response: { 201: DomainReply, ...errors(400, 401, 403, 404, 409) },
         },
       },
       async (req, reply) => {
-        const d = await ctx.domains.add(activeUser(req), req.body.hostname);
+        const d = await ctx.domains.add(activeUser(req), req.body.hostname, req.query.owner);
         return reply.code(201).send({ status: "success" as const, domain: ctx.domains.toPublic(d) });
       },
     );

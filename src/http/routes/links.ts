@@ -11,6 +11,7 @@ import {
   BulkEditReply,
   BulkReply,
   CreateLinkBody,
+  CreateLinkOwnerQuery,
   LinkListQuery,
   LinkPageReply,
   LinkReply,
@@ -31,13 +32,15 @@ export async function linkRoutes(app: App, ctx: Deps): Promise<void> {
     {
       schema: {
         tags: ["links"],
-        summary: "Create a link; signed out: url and alias only, and the link expires after 5 minutes",
+        summary:
+          "Create a link; signed out: url and alias only, and the link expires after 5 minutes; owner: in a team owner's account (links.create; the owner's plan and limits apply)",
+        querystring: CreateLinkOwnerQuery,
         body: CreateLinkBody,
-        response: { 201: LinkReply, ...errors(400, 401, 403, 409, 413, 429) },
+        response: { 201: LinkReply, ...errors(400, 401, 403, 404, 409, 413, 429) },
       },
     },
     async (req, reply) => {
-      const link = await ctx.links.create(await currentUser(ctx, req), req.body, { via: "dashboard", ip: req.ip });
+      const link = await ctx.links.create(await currentUser(ctx, req), req.body, { via: "dashboard", ip: req.ip }, req.query.owner);
       return reply.code(201).send({ status: "success" as const, link: await ctx.links.presentOne(link) });
     },
   );
@@ -141,13 +144,15 @@ function bulkRoutes(scope: App, ctx: Deps): void {
     {
       schema: {
         tags: ["links"],
-        summary: "Create one link per line, or per row of `links` with an alias (Business and above); one result per row, in order",
+        summary:
+          "Create one link per line, or per row of `links` with an alias (Business and above); one result per row, in order; owner: in a team owner's account (links.create; the owner's plan applies)",
+        querystring: CreateLinkOwnerQuery,
         body: BulkBody,
-        response: { 200: BulkReply, ...errors(400, 401, 403, 413) },
+        response: { 200: BulkReply, ...errors(400, 401, 403, 404, 413) },
       },
     },
     async (req) => {
-      const results = await ctx.links.bulk(activeUser(req), req.body);
+      const results = await ctx.links.bulk(activeUser(req), req.body, req.query.owner);
       const created = await ctx.links.present(results.flatMap((r) => (r.status === "created" ? [r.link] : [])));
       let next = 0;
       return { status: "success" as const, results: results.map((r) => (r.status === "created" ? { ...r, link: created[next++]! } : r)) };

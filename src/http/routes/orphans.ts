@@ -36,17 +36,17 @@ export async function adminOrphanRoutes(app: App, ctx: Deps): Promise<void> {
   );
 }
 
-/** Inside the signed-in scope of domains.ts: the owner's domain only (404 for anyone else's). */
+/** Inside the signed-in scope of domains.ts: the owner's domain, or a team admin's (domains.manage; 404 for anyone else). */
 export function domainOrphanRoute(app: App, ctx: Pick<AppContext, "domains" | "orphans" | "storage" | "clock">): void {
   app.get(
     "/api/domains/:id/orphan-visits",
     {
       schema: {
         tags: ["domains"],
-        summary: "Orphan visits of one of the caller's custom domains: per day, top missing paths, referrers, devices",
+        summary: "Orphan visits of one of the caller's custom domains (or a team owner's: domains.manage): per day, top missing paths, referrers, devices",
         params: IdParams,
         querystring: OrphanQuery,
-        response: { 200: OrphanReply, ...errors(400, 401, 404) },
+        response: { 200: OrphanReply, ...errors(400, 401, 403, 404) },
       },
     },
     async (req, reply) => {

@@ -4,7 +4,7 @@ import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { errors, IdParams, OkSchema } from "../../contract/common.js";
 import { BROKER_KIND_NAMES } from "../../contract/broker-kinds.js";
-import { CreateStreamBody, StreamListReply, StreamReply, UpdateStreamBody } from "../../contract/streams.js";
+import { CreateStreamBody, StreamListReply, StreamOwnerQuery, StreamReply, UpdateStreamBody } from "../../contract/streams.js";
 import { activeUser, signedIn, signedInRoutes } from "../auth.js";
 
 /** The services these routes use: the compiler refuses any other. */
@@ -19,12 +19,13 @@ export async function streamRoutes(app: App, ctx: Deps): Promise<void> {
       {
         schema: {
           tags: ["streams"],
-          summary: "The signed-in account's click streams, oldest first, each with its delivery status",
-          response: { 200: StreamListReply, ...errors(401, 403) },
+          summary: "The signed-in account's click streams (owner: a team owner's, webhooks.manage), oldest first, each with its delivery status",
+          querystring: StreamOwnerQuery,
+          response: { 200: StreamListReply, ...errors(401, 403, 404) },
         },
       },
       async (req, reply) => {
-        const streams = await ctx.streams.list(signedIn(req));
+        const streams = await ctx.streams.list(signedIn(req), req.query.owner);
         reply.headers(noStore);
         return { status: "success" as const, streams, private_receivers: ctx.streams.privateReceivers };
       },
@@ -35,13 +36,14 @@ export async function streamRoutes(app: App, ctx: Deps): Promise<void> {
       {
         schema: {
           tags: ["streams"],
-          summary: `Send the account's clicks to its own broker (${BROKER_KIND_NAMES.join(", ")}); the URL's host is checked like a webhook receiver's`,
+          summary: `Send the account's clicks (owner: a team owner's, webhooks.manage) to its own broker (${BROKER_KIND_NAMES.join(", ")}); the URL's host is checked like a webhook receiver's`,
+          querystring: StreamOwnerQuery,
           body: CreateStreamBody,
-          response: { 201: StreamReply, ...errors(400, 401, 403) },
+          response: { 201: StreamReply, ...errors(400, 401, 403, 404) },
         },
       },
       async (req, reply) => {
-        const stream = await ctx.streams.create(activeUser(req), req.body);
+        const stream = await ctx.streams.create(activeUser(req), req.body, req.query.owner);
         reply.headers(noStore);
         return reply.code(201).send({ status: "success" as const, stream });
       },

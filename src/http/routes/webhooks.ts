@@ -10,6 +10,7 @@ import {
   RotatedSecretReply,
   UpdateWebhookBody,
   WebhookListReply,
+  WebhookOwnerQuery,
   WebhookReply,
   WithSecretReply,
 } from "../../contract/webhooks.js";
@@ -27,12 +28,13 @@ export async function webhookRoutes(app: App, ctx: Deps): Promise<void> {
       {
         schema: {
           tags: ["webhooks"],
-          summary: "The signed-in account's webhooks, oldest first, each with its last delivery",
-          response: { 200: WebhookListReply, ...errors(401, 403) },
+          summary: "The signed-in account's webhooks (owner: a team owner's, webhooks.manage), oldest first, each with its last delivery",
+          querystring: WebhookOwnerQuery,
+          response: { 200: WebhookListReply, ...errors(401, 403, 404) },
         },
       },
       async (req, reply) => {
-        const webhooks = await ctx.webhooks.list(signedIn(req));
+        const webhooks = await ctx.webhooks.list(signedIn(req), req.query.owner);
         reply.headers(noStore);
         return { status: "success" as const, webhooks, private_receivers: ctx.webhooks.privateReceivers };
       },
@@ -43,13 +45,15 @@ export async function webhookRoutes(app: App, ctx: Deps): Promise<void> {
       {
         schema: {
           tags: ["webhooks"],
-          summary: "Create a webhook; a custom one gets its whsec_ secret here, once",
+          summary:
+            "Create a webhook (owner: in a team owner's account, webhooks.manage; the owner's plan and limit apply); a custom one gets its whsec_ secret here, once",
+          querystring: WebhookOwnerQuery,
           body: CreateWebhookBody,
-          response: { 201: WithSecretReply, ...errors(400, 401, 403) },
+          response: { 201: WithSecretReply, ...errors(400, 401, 403, 404) },
         },
       },
       async (req, reply) => {
-        const { webhook, secret } = await ctx.webhooks.create(activeUser(req), req.body);
+        const { webhook, secret } = await ctx.webhooks.create(activeUser(req), req.body, req.query.owner);
         reply.headers(noStore);
         return reply.code(201).send({ status: "success" as const, webhook, ...(secret === null ? {} : { secret }) });
       },

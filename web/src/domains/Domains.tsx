@@ -5,6 +5,7 @@ import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { ApiError } from "../shared/api";
 import type { Domain } from "@contract/domains";
 import { useSession } from "../shared/session";
+import { ManagedTeamHead, useManagedTeam } from "../shared/team-view";
 import { Alert, ConfirmDialog, EmptyState, Field, Spinner, errorMessage, useConfirmedDelete, useTitle } from "../shared/ui";
 import { PlanGate, can } from "../shared/plan-gate";
 import { ListError } from "../shared/lists";
@@ -17,7 +18,9 @@ import { OpenOutsideDefault } from "./OpenOutsideDefault";
 export function DomainsPage() {
   useTitle("Domains");
   const { user } = useSession();
-  const allowed = can(user?.plan ?? "free", "custom_domains");
+  // A team's domains for its admin (/app/domains/<owner id>): the owner's plan decides, the server answers for it.
+  const { owner, team } = useManagedTeam();
+  const allowed = owner !== null || can(user?.plan ?? "free", "custom_domains");
   const [domains, setDomains] = useState<Domain[]>([]);
   const [loading, setLoading] = useState(true);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -28,13 +31,13 @@ export function DomainsPage() {
     setLoading(true);
     setLoadError(null);
     try {
-      setDomains(await domainsApi.listDomains());
+      setDomains(await domainsApi.listDomains(owner));
     } catch (e) {
       setLoadError(errorMessage(e));
     } finally {
       setLoading(false);
     }
-  }, []);
+  }, [owner]);
 
   useEffect(() => {
     void load();
@@ -42,7 +45,7 @@ export function DomainsPage() {
 
   const adding = useSubmit(
     async (typed: string) => {
-      const d = await domainsApi.addDomain(typed);
+      const d = await domainsApi.addDomain(typed, owner);
       setDomains((prev) => [...prev, d]);
       setHostname("");
       setNotice(`${d.hostname} added. Create its two DNS records, then verify.`);
@@ -72,8 +75,8 @@ export function DomainsPage() {
     <div className="domains-page">
       <div className="page-head">
         <div>
-          <h1>Custom domains</h1>
-          <p className="muted">Serve your short links on your own domain, e.g. links.example.com/sale.</p>
+          {owner ? <ManagedTeamHead team={team} title="Custom domains" /> : <h1>Custom domains</h1>}
+          <p className="muted">Serve {owner ? "the team's" : "your"} short links on your own domain, e.g. links.example.com/sale.</p>
         </div>
       </div>
 
@@ -134,7 +137,7 @@ export function DomainsPage() {
         </ul>
       )}
 
-      <OpenOutsideDefault />
+      {owner ? null : <OpenOutsideDefault />}
 
       <ConfirmDialog {...del.dialog} title={`Delete ${toDelete?.hostname ?? "this domain"}?`} confirmLabel="Delete domain" danger>
         <p>

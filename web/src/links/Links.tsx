@@ -225,24 +225,29 @@ function PageHead({ shared, team, access, openBuilder }: { shared: boolean; team
           <p className="muted" data-testid="shared-role-note">
             {team ? `Your role here: ${ROLE_LABELS[team.role]}. ` : null}
             {access.can("links.delete")
-              ? "You can edit and delete these links and see their statistics; they stay their owner's."
+              ? "You can create, edit and delete these links and see their statistics; they stay their owner's."
               : access.can("links.edit")
-                ? "You can edit these links and see their statistics; they stay their owner's, who alone can delete them."
+                ? "You can create and edit these links and see their statistics; they stay their owner's, who alone can delete them."
                 : "You can see these links and their statistics; changing them is for the team's members and admins."}
           </p>
         </div>
       ) : (
         <h1>Your links</h1>
       )}
-      <div className={shared ? "visually-hidden" : "row gap"}>
-        <A to="/app/links/bulk" className="btn btn-secondary" testId="links-bulk-create">
-          Bulk create
-          <NavMark to="/app/links/bulk" testId="links-bulk-create-plan-mark" />
-        </A>
-        {/* Here rather than in the header: the header has no room left at 1280 px for free and Pro accounts. */}
-        <A to="/app/links/import" className="btn btn-secondary" testId="links-import">
-          Import
-        </A>
+      {/* A team's links: "New link" creates in the owner's account for a role with links.create (docs/roles.md). */}
+      <div className={shared && !access.can("links.create") ? "visually-hidden" : "row gap"}>
+        {shared ? null : (
+          <>
+            <A to="/app/links/bulk" className="btn btn-secondary" testId="links-bulk-create">
+              Bulk create
+              <NavMark to="/app/links/bulk" testId="links-bulk-create-plan-mark" />
+            </A>
+            {/* Here rather than in the header: the header has no room left at 1280 px for free and Pro accounts. */}
+            <A to="/app/links/import" className="btn btn-secondary" testId="links-import">
+              Import
+            </A>
+          </>
+        )}
         {/* Opens the builder over the list; a new tab (Ctrl/Cmd-click) gets the full page. */}
         <a
           href="/app/links/new"

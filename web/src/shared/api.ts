@@ -111,6 +111,9 @@ async function fetchAskingForProof(request: Request, init?: RequestInit): Promis
 }
 
 /** The client every call goes through; it keeps the session's CSRF token from the answers that carry one. */
+/** `?owner=` of a team owner's data (docs/roles.md), or none for the user's own. */
+export const ownerQuery = (owner: string | null | undefined) => ({ params: { query: owner ? { owner } : {} } });
+
 export const snip = createSnipClient({ baseUrl: "", fetch: fetchAskingForProof as typeof fetch });
 
 /** What openapi-fetch answers: the success body or the error body, and the response. */

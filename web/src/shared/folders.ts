@@ -3,11 +3,9 @@
 import { useEffect, useState } from "react";
 import type { FolderListItem } from "@contract/folders";
 import { NO_FOLDER } from "@contract/tables";
-import { call, snip } from "./api";
+import { call, ownerQuery, snip } from "./api";
 
 export { NO_FOLDER };
-
-const ownerQuery = (owner: string | null | undefined) => ({ params: { query: owner ? { owner } : {} } });
 
 export const foldersApi = {
   list: (owner: string | null | undefined) => call(snip.GET("/api/folders", ownerQuery(owner))).then((r) => r.folders),

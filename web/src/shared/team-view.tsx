@@ -2,10 +2,12 @@
 // moves between /app and /app/shared/<owner>; the memberships come from GET /api/team.
 import { accountApi } from "./account-api";
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
-import { useLocation } from "react-router";
+import { useLocation, useParams } from "react-router";
 
 import type { Membership } from "@contract/teams";
+import { ROLE_LABELS, canRole } from "@contract/tables";
 import { useSession } from "./session";
+import { A } from "./ui";
 
 interface TeamViewState {
   /** The user's memberships (active ones first), [] for none; null while loading. */
@@ -70,14 +72,45 @@ export function useTeamView(): TeamViewState {
   return useContext(TeamViewContext);
 }
 
-/** On "New link" while a team's links are shown: new links are the user's own (members edit, never create). */
-export function SharedCreateNote() {
+/**
+ * The team owner a page manages (`/app/domains/<owner id>`, `/app/webhooks/<owner id>`: an admin's, docs/roles.md)
+ * and its membership; a null owner for the user's own.
+ */
+export function useManagedTeam(): { owner: string | null; team: Membership | null } {
+  const { ownerId } = useParams();
+  const { memberships } = useTeamView();
+  const owner = ownerId ?? null;
+  return { owner, team: owner ? (memberships?.find((m) => m.owner_id === owner) ?? null) : null };
+}
+
+/** A managed team's page head: back to the Team page, and whose things these are. */
+export function ManagedTeamHead({ team, title }: { team: Membership | null; title: string }) {
+  return (
+    <>
+      <p className="breadcrumb">
+        <A to="/app/team">← Team</A>
+      </p>
+      <h1 data-testid="managed-team-title">{team ? `${title} of ${team.owner_name || team.owner_email}` : title}</h1>
+    </>
+  );
+}
+
+/** The team shown (null for the user's own links), and whether the user's role there creates links (links.create). */
+export function useCreateTeam(): { team: Membership | null; inTeam: boolean } {
   const { memberships, ownerId } = useTeamView();
-  const m = memberships?.find((x) => x.owner_id === ownerId);
-  if (!m) return null;
+  const team = memberships?.find((x) => x.owner_id === ownerId && x.active) ?? null;
+  return { team, inTeam: !!team && canRole(team.role, "links.create") };
+}
+
+/** On "New link" while a team's links are shown: the link is created in the owner's account when the role allows it, else the user's own. */
+export function SharedCreateNote() {
+  const { team, inTeam } = useCreateTeam();
+  if (!team) return null;
   return (
     <div className="alert alert-info" role="status" data-testid="shared-create-note">
-      You are viewing {ownerLabel(m)}. A link you create here is yours: team members view and edit the owner's links, and only the owner creates them.
+      {inTeam
+        ? `You are working in ${ownerLabel(team)}. The link you create here is the owner's: it counts against their plan and the team sees it.`
+        : `You are viewing ${ownerLabel(team)}. A link you create here is yours: your role there (${ROLE_LABELS[team.role]}) does not create links.`}
     </div>
   );
 }

@@ -142,6 +142,29 @@ function RoleSelect({
   );
 }
 
+/** A team's pages the user may open by its role there (docs/roles.md): its links, members, domains and webhooks. */
+function MembershipActions({ m }: { m: Membership }) {
+  if (!m.active || m.requires_2fa) return null;
+  const to = (page: string) => `/app/${page}/${encodeURIComponent(m.owner_id)}`;
+  const pages = [
+    { page: "shared", label: "View links", testId: "membership-links", show: true },
+    { page: "team", label: "Manage members", testId: "membership-manage", show: canRole(m.role, "members.manage") },
+    { page: "domains", label: "Domains", testId: "membership-domains", show: canRole(m.role, "domains.manage") },
+    { page: "webhooks", label: "Webhooks", testId: "membership-webhooks", show: canRole(m.role, "webhooks.manage") },
+  ];
+  return (
+    <>
+      {pages
+        .filter((p) => p.show)
+        .map((p) => (
+          <A key={p.page} to={to(p.page)} className="btn btn-secondary btn-sm" testId={p.testId}>
+            {p.label}
+          </A>
+        ))}
+    </>
+  );
+}
+
 export function MembershipsSection({
   memberships,
   onChange,
@@ -189,16 +212,7 @@ export function MembershipsSection({
                 ) : null}
               </div>
               <div className="link-actions">
-                {m.active && !m.requires_2fa ? (
-                  <A to={`/app/shared/${encodeURIComponent(m.owner_id)}`} className="btn btn-secondary btn-sm" testId="membership-links">
-                    View links
-                  </A>
-                ) : null}
-                {m.active && !m.requires_2fa && canRole(m.role, "members.manage") ? (
-                  <A to={`/app/team/${encodeURIComponent(m.owner_id)}`} className="btn btn-secondary btn-sm" testId="membership-manage">
-                    Manage members
-                  </A>
-                ) : null}
+                <MembershipActions m={m} />
                 <button type="button" className="btn btn-danger-ghost btn-sm" onClick={() => leave.ask(m)} data-testid="membership-leave">
                   Leave
                 </button>

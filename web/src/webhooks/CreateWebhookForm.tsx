@@ -61,10 +61,13 @@ function EventChoices(props: { events: WebhookEventType[]; error: string | undef
 /** `privateReceivers`: WEBHOOK_ALLOW_PRIVATE is on, so loopback and private-network receivers are accepted. */
 export function CreateWebhookForm({
   count,
+  owner,
   privateReceivers,
   onCreated,
 }: {
   count: number;
+  /** A team owner's account (an admin's), null for the user's own. */
+  owner: string | null;
   privateReceivers: boolean;
   onCreated: (hook: Webhook, secret: string | undefined) => Promise<void>;
 }) {
@@ -81,7 +84,7 @@ export function CreateWebhookForm({
   } = useSubmit(
     async () => {
       setFields({});
-      const r = await webhooksApi.createWebhook({ name: name.trim(), url: url.trim(), kind, events });
+      const r = await webhooksApi.createWebhook({ name: name.trim(), url: url.trim(), kind, events }, owner);
       setName("");
       setUrl("");
       setEvents(["link_click"]);

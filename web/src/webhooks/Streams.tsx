@@ -15,7 +15,7 @@ const KIND_LIST = `${KINDS.slice(0, -1)
   .map((k) => k.label)
   .join(", ")} or ${KINDS[KINDS.length - 1]?.label ?? ""}`;
 
-function StreamForm({ count, privateReceivers, onCreated }: { count: number; privateReceivers: boolean; onCreated: () => void }) {
+function StreamForm({ count, owner, privateReceivers, onCreated }: { count: number; owner: string | null; privateReceivers: boolean; onCreated: () => void }) {
   const [kind, setKind] = useState<StreamKind>("amqp");
   const [name, setName] = useState("");
   const [url, setUrl] = useState("");
@@ -28,7 +28,7 @@ function StreamForm({ count, privateReceivers, onCreated }: { count: number; pri
   } = useSubmit(
     async () => {
       setFields({});
-      await streamsApi.createStream({ name: name.trim(), kind, url: url.trim() });
+      await streamsApi.createStream({ name: name.trim(), kind, url: url.trim() }, owner);
       setName("");
       setUrl("");
       onCreated();
@@ -102,12 +102,13 @@ function Status({ s }: { s: Stream }) {
   );
 }
 
+/** `owner`: a team owner's streams (an admin's, docs/roles.md), null for the user's own. */
 // eslint-disable-next-line max-lines-per-function -- the list, its actions and the deletion dialog share the section's state.
-export function StreamsSection() {
+export function StreamsSection({ owner }: { owner: string | null }) {
   const [privateReceivers, setPrivateReceivers] = useState(false);
   const list = usePagedList(
-    () => streamsApi.listStreams().then((r) => (setPrivateReceivers(r.private_receivers), { items: r.streams, next: null })),
-    "streams",
+    () => streamsApi.listStreams(owner).then((r) => (setPrivateReceivers(r.private_receivers), { items: r.streams, next: null })),
+    `streams:${owner ?? ""}`,
     true,
   );
   const rows = useRowSubmit();
@@ -142,7 +143,7 @@ export function StreamsSection() {
         </div>
       ) : (
         <>
-          <StreamForm count={streams?.length ?? 0} privateReceivers={privateReceivers} onCreated={list.reload} />
+          <StreamForm count={streams?.length ?? 0} owner={owner} privateReceivers={privateReceivers} onCreated={list.reload} />
           <DataTable
             className="table table-cards"
             testId="streams-table"

@@ -5,6 +5,7 @@ import { webhooksApi } from "./webhooks-api";
 import { useState } from "react";
 import type { Webhook } from "@contract/webhooks";
 import { useSession } from "../shared/session";
+import { ManagedTeamHead, useManagedTeam } from "../shared/team-view";
 import { usePagedList } from "../shared/lists";
 import { Alert, ConfirmDialog, EmptyState, Spinner, UpgradeHint, useConfirmedDelete, useTitle } from "../shared/ui";
 import { useRowSubmit } from "../shared/submit";
@@ -18,15 +19,17 @@ import { StreamsSection } from "./Streams";
 export function WebhooksPage() {
   useTitle("Webhooks");
   const { user } = useSession();
-  const allowed = can(user?.plan ?? "free", "webhooks");
+  // A team's webhooks and streams for its admin (/app/webhooks/<owner id>): the owner's plan decides, the server answers for it.
+  const { owner, team } = useManagedTeam();
+  const allowed = owner !== null || can(user?.plan ?? "free", "webhooks");
   const [privateReceivers, setPrivateReceivers] = useState(false);
   const list = usePagedList(
     () =>
-      webhooksApi.listWebhooks().then((r) => {
+      webhooksApi.listWebhooks(owner).then((r) => {
         setPrivateReceivers(r.private_receivers);
         return { items: r.webhooks, next: null };
       }),
-    "webhooks",
+    `webhooks:${owner ?? ""}`,
     allowed,
   );
   const hooks = list.items;
@@ -94,7 +97,7 @@ export function WebhooksPage() {
     <>
       <div className="page-head">
         <div>
-          <h1>Webhooks</h1>
+          {owner ? <ManagedTeamHead team={team} title="Webhooks" /> : <h1>Webhooks</h1>}
           <p className="muted">
             Every click on one of your links is sent to each active webhook: one attempt, two seconds at most, no retry. Check the delivery log: a webhook in
             this list does not prove that anything arrived.
@@ -123,6 +126,7 @@ export function WebhooksPage() {
         <>
           <CreateWebhookForm
             count={hooks?.length ?? 0}
+            owner={owner}
             privateReceivers={privateReceivers}
             onCreated={async (hook, s) => {
               setNotice(null);
@@ -150,7 +154,7 @@ export function WebhooksPage() {
         </>
       )}
 
-      {can(user?.plan ?? "free", "streams") ? <StreamsSection /> : null}
+      {owner !== null || can(user?.plan ?? "free", "streams") ? <StreamsSection owner={owner} /> : null}
 
       <ConfirmDialog {...del.dialog} title="Delete this webhook?" confirmLabel="Delete webhook" danger>
         <p>

@@ -12,7 +12,7 @@ import { A, Alert, ModerationNotice, Spinner } from "../../shared/ui";
 import { withScheme } from "../../shared/with-scheme";
 import { useSubmit } from "../../shared/submit";
 import { FormPlanNote, can, planName, type Capability } from "../../shared/plan-gate";
-import { SharedCreateNote } from "../../shared/team-view";
+import { SharedCreateNote, useCreateTeam } from "../../shared/team-view";
 import { useTeamRole } from "../../shared/team-role";
 import { BuilderOptions } from "./BuilderOptions";
 import { BuilderTop, useDomains } from "./BuilderTop";
@@ -74,15 +74,19 @@ function previewUrl(values: FormValues, original: Link | null): string | null {
 export function LinkBuilder({ mode, sourceId, initial = EMPTY, onCreated, onCancel, head, inDialog = false }: BuilderProps) {
   const { user } = useSession();
   const { original, setOriginal, copiedFrom, values, setValues, loading, loadError } = useFormSource(mode, sourceId, initial);
-  const shared = !!original && !!user && original.owner_id !== user.id;
+  // A new link while a team's links are shown is created in the owner's account when the role allows it (docs/roles.md).
+  const createTeam = useCreateTeam();
+  const teamOwner = createTeam.inTeam ? (createTeam.team?.owner_id ?? null) : null;
+  const inTeam = mode === "create" && teamOwner !== null;
+  const shared = inTeam || (!!original && !!user && original.owner_id !== user.id);
   const plan = user?.plan ?? "free";
   const allowed = allowedFor(plan, shared);
   // Tags and UTM templates are the link owner's: a member editing a team owner's link uses the owner's.
-  const owner = shared ? original.owner_id : null;
+  const owner = inTeam ? teamOwner : shared && original ? original.owner_id : null;
   // Deleting the owner's UTM templates: labels.manage (the owner and admins; docs/roles.md).
   const access = useTeamRole(owner);
   const ready = !loading && (mode === "create" || !!original);
-  const domains = useDomains(can(plan, "custom_domains"));
+  const domains = useDomains(shared || can(plan, "custom_domains"), owner);
   const tags = useOwnerList(linkApi.tags, owner, ready);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [saved, setSaved] = useState(false);
@@ -109,7 +113,7 @@ export function LinkBuilder({ mode, sourceId, initial = EMPTY, onCreated, onCanc
 
   async function save(values: FormValues): Promise<void> {
     if (mode === "create") {
-      const created = await linkApi.create(createBody(values, allowed));
+      const created = await linkApi.create(createBody(values, allowed), false, owner);
       // The sidebar's folder counts follow a link created in a folder.
       if (created.folder_id) reloadFolders();
       return onCreated(created);

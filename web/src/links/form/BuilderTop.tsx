@@ -11,20 +11,20 @@ import type { OptionProps } from "./Options";
 import { domainChoices } from "./values";
 
 /** Verified custom domains are offered (Business and above; the server checks again). */
-export function useDomains(business: boolean) {
+export function useDomains(business: boolean, owner: string | null = null) {
   const [domains, setDomains] = useState<Domain[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     if (!business) return;
     let live = true;
     linkApi
-      .domains()
+      .domains(owner)
       .then((list) => live && setDomains(list))
       .catch((e: unknown) => live && setError(errorMessage(e)));
     return () => {
       live = false;
     };
-  }, [business]);
+  }, [business, owner]);
   return { domains, error };
 }
 

@@ -1,10 +1,8 @@
 // The link form's calls besides the link itself: the owner's UTM templates (`owner` for a team owner's, as a
 // member editing that owner's link).
-import { call, snip } from "../../shared/api";
+import { call, ownerQuery, snip } from "../../shared/api";
 import type { CreateUtmTemplateInput, UtmTemplate } from "@contract/utm";
 import type { ResolveReply } from "@contract/targeting";
-
-const ownerQuery = (owner: string | null) => ({ params: { query: owner ? { owner } : {} } });
 
 let countrySourceOnce: Promise<ResolveReply["country_source"]> | null = null;
 
