@@ -59,6 +59,8 @@ export class LinkHealth {
   private running: Promise<void> | null = null;
   private again = false;
   private changes: Promise<void> = Promise.resolve();
+  /** The queue's figures as of the last pass (metrics read them at scrape time). */
+  lastFigures = { due: 0, broken: 0 };
   private started = false;
   private budget = { hour: -1, used: 0 };
   /** Checks done by result since start (metrics). */
@@ -122,6 +124,7 @@ export class LinkHealth {
     await this.backfill();
     await this.runDue();
     await this.deps.digest.sendDue();
+    this.lastFigures = await this.figures();
   }
 
   /**

@@ -68,6 +68,7 @@ const OWNED: Record<string, Fixture> = {
   "/api/links/:id": async (a) => `/api/links/${await link(a)}`,
   "/api/links/:id/stats": async (a) => `/api/links/${await link(a)}/stats`,
   "/api/links/:id/resolve": async (a) => `/api/links/${await link(a)}/resolve`,
+  "/api/links/:id/health": async (a) => `/api/links/${await link(a)}/health`,
   "/api/links/:id/stats.csv": async (a) => `/api/links/${await link(a)}/stats.csv`,
   "/api/keys/:id": async (a) => `/api/keys/${(await a.client.post("/api/keys", { name: "idor" })).body.key.id}`,
   "/api/domains/:id": async (a) => `/api/domains/${await domain(a)}`,

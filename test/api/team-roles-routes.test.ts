@@ -115,6 +115,7 @@ const ROUTES: Record<string, Route> = {
     },
   },
   "GET /api/links/:id/resolve": { action: "links.view", call: async (f) => ({ path: `/api/links/${await link(f)}/resolve` }) },
+  "GET /api/links/:id/health": { action: "links.view", call: async (f) => ({ path: `/api/links/${await link(f)}/health` }) },
   "GET /api/links/:id/stats": { action: "stats.view", call: async (f) => ({ path: `/api/links/${await link(f)}/stats` }) },
   "GET /api/links/:id/stats.csv": { action: "stats.view", call: async (f) => ({ path: `/api/links/${await link(f)}/stats.csv` }) },
   "PATCH /api/links/bulk": {
