@@ -36,7 +36,7 @@ const FEATURE_LAYERS = [
   ["tags", "utm", "conversions", "deeplinks"],
   ["links"],
   ["webhooks", "analytics", "orphans"],
-  ["redirect", "admin", "imports", "streams", "shares"],
+  ["redirect", "admin", "imports", "streams", "shares", "health"],
   ["sso"],
   ["auth"],
 ];
@@ -60,6 +60,9 @@ const FEATURE_EVENTS = {
   // An app's install or open reported through POST /api/deeplinks/open, inside its transaction: the stream's outbox, opted-in webhooks.
   "app.install": { publishers: ["deeplinks"], subscribers: ["webhooks", "streams"] },
   "app.open": { publishers: ["deeplinks"], subscribers: ["webhooks", "streams"] },
+  // A destination of a link broke (three failed checks in a row) or recovered, inside its transaction: the stream's outbox, opted-in webhooks.
+  "link.broken": { publishers: ["health"], subscribers: ["webhooks", "streams"] },
+  "link.recovered": { publishers: ["health"], subscribers: ["webhooks", "streams"] },
 };
 
 /**
@@ -71,7 +74,7 @@ const FEATURE_EVENTS = {
  * spans, so it sees their types), context.ts (the composition root), http/, main.ts (one server process),
  * cluster/ and cli-import.ts (WORKERS=N's primary and workers, which run main.ts; the import command), cli.ts.
  */
-const CONFIG = ["config.ts", "config-details.ts", "config-error.ts", "config-sso.ts", "config-stream.ts", "config-vars.ts"];
+const CONFIG = ["config.ts", "config-details.ts", "config-error.ts", "config-sso.ts", "config-stream.ts", "config-vars.ts", "config-health.ts"];
 const BELOW_FEATURES = [["shared"], ["contract"], CONFIG, ["storage"]];
 const ABOVE_FEATURES = [
   ["ops", "click-listeners.ts"],

@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { ConfigError } from "./config-error.js";
 import { type SsoConfig, ssoConfigOf } from "./config-sso.js";
 import { type DetailsConfig, detailsConfigOf } from "./config-details.js";
+import { type HealthConfig, healthConfigOf } from "./config-health.js";
 import { type StreamConfig, streamConfigOf } from "./config-stream.js";
 import { type Env, type ThreatFeedSetting, boolVar, httpUrlVar, intVar, oneOf, ratioVar, threatFeedsVar } from "./config-vars.js";
 
@@ -132,6 +133,8 @@ export interface Config {
   sso: SsoConfig;
   details: DetailsConfig;
   stream: StreamConfig;
+  /** LINK_CHECKS and LINK_CHECK_* (config-health.ts, docs/health.md). */
+  health: HealthConfig;
 }
 
 export { ConfigError };
@@ -376,5 +379,6 @@ export function loadConfig(rawEnv: Env = process.env): Readonly<Config> {
     sso: ssoConfigOf(env),
     details: detailsConfigOf(env),
     stream: streamConfigOf(env),
+    health: healthConfigOf(env),
   });
 }

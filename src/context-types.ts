@@ -24,6 +24,7 @@ import type { FolderService } from "./teams/folders.js";
 import type { FolderAccessService } from "./teams/folder-access.js";
 import type { UtmTemplateService } from "./utm/templates.js";
 import type { ShareService } from "./shares/shares.js";
+import type { LinkHealth } from "./health/link-health.js";
 import type { LinkService } from "./links/links.js";
 import type { HostBlocklist } from "./links/host-blocklist.js";
 import type { StreamService } from "./streams/streams.js";
@@ -98,6 +99,8 @@ export interface AppContext {
   utm: UtmTemplateService;
   /** Statistics published at unguessable addresses (docs/sharing.md). */
   shares: ShareService;
+  /** Destination checks, their state and history, the owners' digests (docs/health.md). */
+  linkHealth: LinkHealth;
   clickDeliveries: ClickDeliveries;
   domains: DomainService;
   /** The destination blocklist as links and redirects ask it. */

@@ -32,6 +32,8 @@ import { createLinks } from "./links/index.js";
 import { type Webhooks, createWebhooks } from "./webhooks/index.js";
 import { type Streams, createStreams } from "./streams/index.js";
 import { createAnalytics } from "./analytics/index.js";
+import { createHealth } from "./health/index.js";
+import type { LinkHealth } from "./health/link-health.js";
 import type { LiveFeed } from "./analytics/live-feed.js";
 import { AppAssociations } from "./deeplinks/app-associations.js";
 import { purgeExpiredMatches } from "./deeplinks/pending-matches.js";
@@ -72,6 +74,7 @@ interface LifecycleRooms {
   splits: SplitWinner;
   apps: AppAssociations;
   live: LiveFeed;
+  health: LinkHealth;
   housekeeping: LifecyclePart;
 }
 
@@ -109,6 +112,7 @@ function lifecycleParts(r: LifecycleRooms): LifecyclePart[] {
     { name: "imports", run: () => r.imports.runner.start(), stop: () => r.imports.close() },
     { name: "split decisions", run: () => r.splits.start(), stop: () => r.splits.stop() },
     { name: "live feed", start: () => r.live.start(), stop: () => r.live.close() },
+    { name: "link health", run: () => r.health.start(), stop: () => r.health.stop() },
     r.housekeeping,
   ];
 }
@@ -211,7 +215,8 @@ function createClickRooms(config: Readonly<Config>, overrides: ContextOverrides,
   const orphans = new OrphanVisits(db, clock, { enabled: d.orphanVisits, pathsPerDay: d.orphanPathsPerDay, keepDays: d.orphanVisitsDays }, (err) =>
     log.warn({ err }, "orphan visits flush failed"),
   );
-  return { webhooksRoom, streamsRoom, analytics, live, shares, redirects, orphans };
+  const health = createHealth({ ...base, events, mailer: core.mailer, changes: links.changes, check: receiverCheck, ca: webhookKnobs?.ca });
+  return { webhooksRoom, streamsRoom, analytics, live, shares, redirects, orphans, health };
 }
 
 type ClickRooms = ReturnType<typeof createClickRooms>;
@@ -320,6 +325,7 @@ function contextLifecycle(ground: Ground, core: CoreRooms, clicked: ClickRooms, 
     splits: door.splits,
     apps: door.apps,
     live: clicked.live,
+    health: clicked.health,
     housekeeping,
   });
   const parts = lifecycleOf(lifecycle);
@@ -364,6 +370,7 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     analytics: clicked.analytics,
     live: clicked.live,
     shares: clicked.shares,
+    linkHealth: clicked.health,
     links: core.links,
     blocklist: core.blocklist,
     redirects: clicked.redirects,

@@ -64,6 +64,8 @@ export const WEBHOOK_EVENT_LABELS = [
   { event: "link.split_decided", label: "A/B split decided", hint: "A split test found its winner" },
   { event: "app.install", label: "App installs", hint: "An app's first open after a store visit" },
   { event: "app.open", label: "App opens", hint: "An app opened through a short link" },
+  { event: "link.broken", label: "Broken links", hint: "A destination failed three checks in a row" },
+  { event: "link.recovered", label: "Recovered links", hint: "A broken destination answers again" },
 ] as const;
 
 /** Who made an audit entry (docs/operator.md, Audit log): an operator in the console, an account holder on their own account, or the system. */

@@ -32,12 +32,15 @@ export const WebhookEventSchema = Type.Union([
   Type.Literal("link.split_decided"),
   Type.Literal("app.install"),
   Type.Literal("app.open"),
+  Type.Literal("link.broken"),
+  Type.Literal("link.recovered"),
 ]);
 const EventsField = Type.Array(WebhookEventSchema, {
   minItems: 1,
   maxItems: WEBHOOK_EVENTS.length,
   uniqueItems: true,
-  description: "The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open",
+  description:
+    "The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install, app.open, link.broken or link.recovered",
 });
 
 export const WebhookSchema = Type.Object({

@@ -38,6 +38,7 @@ import { folderRoutes } from "./routes/folders.js";
 import { folderAccessRoutes } from "./routes/folder-access.js";
 import { utmRoutes } from "./routes/utm.js";
 import { sharePageRoutes, shareRoutes } from "./routes/shares.js";
+import { linkHealthRoutes } from "./routes/link-health.js";
 import { importRoutes } from "./routes/imports.js";
 import { externalRoutes } from "./routes/external.js";
 import { opsRoutes } from "./routes/ops.js";
@@ -224,6 +225,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await folderAccessRoutes(scoped, ctx);
     await utmRoutes(scoped, ctx);
     await shareRoutes(scoped, ctx);
+    await linkHealthRoutes(scoped, ctx);
     await importRoutes(scoped, ctx);
     await qrRoutes(scoped, ctx);
     await statsRoutes(scoped, ctx);

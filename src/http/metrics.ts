@@ -15,7 +15,10 @@ const LATENCY_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
 type Labels = Record<string, string>;
 
 /** The services whose counters and backlogs the metrics read at scrape time. */
-export type MetricsDeps = Pick<AppContext, "clickDeliveries" | "clicks" | "clock" | "domains" | "mailer" | "redirects" | "storage" | "streamPublisher">;
+export type MetricsDeps = Pick<
+  AppContext,
+  "clickDeliveries" | "clicks" | "clock" | "domains" | "linkHealth" | "mailer" | "redirects" | "storage" | "streamPublisher"
+>;
 
 export class Metrics {
   readonly registry = new client.Registry();
@@ -43,6 +46,7 @@ export class Metrics {
     counter(r, "snip_rate_limited_total", "Requests refused with 429 by a rate limit, by route", ["route"], () => entries(this.refusals, "route"));
 
     registerClickMetrics(r, ctx);
+    registerHealthMetrics(r, ctx);
     registerDeliveryMetrics(r, ctx);
     registerPoolMetrics(r, ctx);
   }
@@ -135,6 +139,14 @@ function gauge(registry: client.Registry, name: string, help: string, labelNames
       for (const [labels, n] of read()) this.set(labels, n);
     },
   });
+}
+
+/** Link health's check queue (docs/health.md): due and broken destinations as of the last pass, checks by result. */
+function registerHealthMetrics(r: client.Registry, ctx: MetricsDeps): void {
+  const health = ctx.linkHealth;
+  gauge(r, "snip_link_checks_due", "Link destinations due for a check (as of the last pass)", [], () => [[{}, health.lastFigures.due]]);
+  gauge(r, "snip_link_destinations_broken", "Link destinations broken (three failed checks in a row)", [], () => [[{}, health.lastFigures.broken]]);
+  counter(r, "snip_link_checks_total", "Link destination checks done by this instance, by result", ["result"], () => entries(health.done, "result"));
 }
 
 /** The clicks' way to the database (recorded, written, dropped, pending) and the redirect cache. */

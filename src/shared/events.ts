@@ -32,6 +32,10 @@ export interface SnipEvents {
   "app.install": ConversionNotice;
   /** An app opened through a short link's address (a universal link or app link): `data` is { app_event }. */
   "app.open": ConversionNotice;
+  /** A destination of a link failed its third check in a row (health/): `data` is { health }. */
+  "link.broken": ConversionNotice;
+  /** A broken destination answered again (health/): `data` is { health }. */
+  "link.recovered": ConversionNotice;
 }
 
 /**
@@ -55,7 +59,7 @@ export interface ConversionNotice {
  * The events receivers may subscribe to beside the spec's link_click (docs/webhooks.md, Events; docs/stream.md): one
  * list for webhooks' opt-in, the click stream and the live feed.
  */
-export const OUTWARD_EVENTS = ["lead.created", "sale.created", "link.split_decided", "app.install", "app.open"] as const;
+export const OUTWARD_EVENTS = ["lead.created", "sale.created", "link.split_decided", "app.install", "app.open", "link.broken", "link.recovered"] as const;
 export type OutwardEvent = (typeof OUTWARD_EVENTS)[number];
 
 export type EventName = keyof SnipEvents;

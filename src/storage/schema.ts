@@ -33,6 +33,7 @@ import type { StreamTables } from "./stream-tables.js";
 import type { FolderTables } from "./folder-tables.js";
 import type { ScimTables } from "./scim-tables.js";
 import type { ShareTables } from "./share-tables.js";
+import type { HealthTables } from "./health-tables.js";
 import type { TeamInvitationsTable, TeamTables } from "./team-tables.js";
 export type * from "./folder-tables.js";
 export type * from "./scim-tables.js";
@@ -325,6 +326,7 @@ export interface Database
     ConversionTables,
     DeeplinkTables,
     FolderTables,
+    HealthTables,
     ImportTables,
     PasskeyTables,
     ScimTables,

@@ -1,5 +1,5 @@
 // The click stream's events beside clicks (docs/stream.md, Lead, sale and split events): lead.created,
-// sale.created, link.split_decided, app.install and app.open, heard on the bus inside the transaction that records them and written to
+// sale.created, link.split_decided, app.install, app.open, link.broken and link.recovered, heard on the bus inside the transaction that records them and written to
 // the same outbox as clicks, one row per active sink that takes the owner's events, in that transaction: at least
 // once, published in order with the clicks by the same publisher, with a stable id (<type>:<record id>).
 // The audit log's entries (type audit, admin/audit-log.ts) go the same way, without a link.
@@ -42,6 +42,12 @@ export function decodeOutward(events: string): OutwardEvent | null {
   return { id: x.id, type: x.type, owner_id: x.owner_id, link, tail: JSON.stringify(x.data).slice(1, -1) };
 }
 
+/** link.broken and link.recovered: one per destination and change (its check's time makes it unique). */
+function healthQueued(type: "link.broken" | "link.recovered", n: ConversionNotice): OutwardQueued {
+  const health = n.data.health as { destination: string };
+  return { type, id: `${type}:${n.link.id}:${health.destination}:${n.at}`, ownerId: n.ownerId, at: n.at, link: n.link, data: n.data };
+}
+
 function conversionQueued(type: "lead.created" | "sale.created" | "app.install" | "app.open", n: ConversionNotice): OutwardQueued {
   const record = (n.data.lead ?? n.data.sale ?? n.data.app_event) as { id: string };
   return { type, id: `${type}:${record.id}`, ownerId: n.ownerId, at: n.at, link: n.link, data: n.data };
@@ -53,6 +59,8 @@ export function subscribeOutward(events: EventSubscriber, now: () => number): vo
   events.subscribe("sale.created", (n) => queueOutward(n.within as Db, conversionQueued("sale.created", n)));
   events.subscribe("app.install", (n) => queueOutward(n.within as Db, conversionQueued("app.install", n)));
   events.subscribe("app.open", (n) => queueOutward(n.within as Db, conversionQueued("app.open", n)));
+  events.subscribe("link.broken", (n) => queueOutward(n.within as Db, healthQueued("link.broken", n)));
+  events.subscribe("link.recovered", (n) => queueOutward(n.within as Db, healthQueued("link.recovered", n)));
   events.subscribe("link.split_decided", async (n) => {
     const trx = n.within as Db;
     const link = await trx.selectFrom("links").select(["id", "alias", "domain", "url", "folder_id"]).where("id", "=", n.linkId).executeTakeFirst();

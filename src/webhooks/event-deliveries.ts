@@ -1,4 +1,4 @@
-// lead.created, sale.created, link.split_decided, app.install and app.open to the webhooks that opted in (docs/webhooks.md, Events):
+// lead.created, sale.created, link.split_decided, app.install, app.open, link.broken and link.recovered to the webhooks that opted in (docs/webhooks.md, Events):
 // heard on the bus inside the recording transaction, queued there (nothing waits on the database in it) and
 // sent from the next turn on, each to the owner's active webhooks taking that event: signed, one attempt of at
 // most two seconds and logged, as link_click deliveries are. A bounded number wait per instance; more are dropped
@@ -35,12 +35,14 @@ export class EventDeliveries {
   constructor(private readonly deps: EventDeliveriesDeps) {}
 
   subscribe(events: EventSubscriber): void {
-    const conversion = (type: "lead.created" | "sale.created" | "app.install" | "app.open") => (n: ConversionNotice) =>
+    const conversion = (type: "lead.created" | "sale.created" | "app.install" | "app.open" | "link.broken" | "link.recovered") => (n: ConversionNotice) =>
       this.queue(type, n.ownerId, n.link, n.data);
     events.subscribe("lead.created", conversion("lead.created"));
     events.subscribe("sale.created", conversion("sale.created"));
     events.subscribe("app.install", conversion("app.install"));
     events.subscribe("app.open", conversion("app.open"));
+    events.subscribe("link.broken", conversion("link.broken"));
+    events.subscribe("link.recovered", conversion("link.recovered"));
     events.subscribe("link.split_decided", (n: SnipEvents["link.split_decided"]) => {
       if (n.ownerId === null || this.deps.directory.targetsFor(n.ownerId, "link.split_decided").length === 0) return;
       // The link's alias and url are read after the deciding transaction (never inside it: see the bus's notes).

@@ -5,7 +5,7 @@ import { adaptiveCardMessage, escapeDiscord, escapeSlack, teamsText } from "./ch
 export interface OutwardWebhookEvent {
   version: 1;
   id: string;
-  type: "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open";
+  type: "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open" | "link.broken" | "link.recovered";
   created_at: string;
   test: boolean;
   link: { id: string; alias: string; domain: string | null; short_url: string; url: string; folder_id: string | null };
@@ -14,6 +14,8 @@ export interface OutwardWebhookEvent {
   sale?: Record<string, unknown>;
   decision?: Record<string, unknown>;
   app_event?: Record<string, unknown>;
+  /** link.broken and link.recovered: the destination and its last check (docs/health.md, Events). */
+  health?: Record<string, unknown>;
 }
 
 /** What the chat line says: the short URL and the event's main facts (never a customer's name or email), `esc` on what users gave. */
@@ -27,6 +29,8 @@ function line(e: OutwardWebhookEvent, esc: (text: string) => string): string {
   }
   if (e.type === "app.install") return `App installed from ${url} (${esc(String(e.app_event?.match))} match)${mark}`;
   if (e.type === "app.open") return `App opened from ${url}${mark}`;
+  if (e.type === "link.broken") return `Destination ${esc(String(e.health?.url))} of ${url} is broken (${esc(String(e.health?.result))})${mark}`;
+  if (e.type === "link.recovered") return `Destination ${esc(String(e.health?.url))} of ${url} recovered${mark}`;
   return `Split of ${url} decided${mark}: ${esc(String(e.decision?.summary))}`;
 }
 

@@ -70,9 +70,9 @@ describe("createContext builds without side effects; start() and close() drive t
     // stream publisher's outbox reads.
     expect(intervals.size).toBe(7);
     expect(timers()).toBeGreaterThanOrEqual(7);
-    // run(): domain and SSO domain re-checks, mail retries, the import runner's poll, split decisions.
+    // run(): domain and SSO domain re-checks, mail retries, the import runner's poll, split decisions, link health's checks.
     ctx.run();
-    expect(intervals.size).toBe(12);
+    expect(intervals.size).toBe(13);
 
     await ctx.close();
     expect(timers()).toBe(0);

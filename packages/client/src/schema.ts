@@ -12657,6 +12657,108 @@ export interface paths {
         };
         trace?: never;
     };
+    "/api/links/{id}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The link's destinations (url, devices, rules, split variants, fallback), each with its state, last check and last results (owner or member who may read the link) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description LINK_CHECKS: false when the instance checks no destination */
+                            checks_enabled: boolean;
+                            destinations: {
+                                broken_since: string | null;
+                                consecutive_failures: number;
+                                /** @description default, ios, android, rule:N, variant:N or fallback */
+                                destination: string;
+                                error: string | null;
+                                final_url: string | null;
+                                /** @description The last results, newest first (at most 10) */
+                                history: {
+                                    at: string;
+                                    error: string | null;
+                                    /** @description Where the redirects ended */
+                                    final_url: string | null;
+                                    response_ms: number | null;
+                                    /**
+                                     * @description What the check found
+                                     * @enum {string}
+                                     */
+                                    result: "ok" | "not_found" | "server_error" | "timeout" | "dns_error" | "tls_error" | "tls_expired" | "loop" | "too_many_redirects" | "connection_error" | "rate_limited" | "denied" | "address_refused";
+                                    /** @description The last answer's HTTP status; null when none came */
+                                    status_code: number | null;
+                                }[];
+                                last_checked_at: string | null;
+                                /**
+                                 * @description What the check found
+                                 * @enum {string|null}
+                                 */
+                                last_result: "ok" | "not_found" | "server_error" | "timeout" | "dns_error" | "tls_error" | "tls_expired" | "loop" | "too_many_redirects" | "connection_error" | "rate_limited" | "denied" | "address_refused" | null;
+                                next_check_at: string;
+                                redirect_loop: boolean;
+                                response_ms: number | null;
+                                /**
+                                 * @description unknown, ok, failing or broken
+                                 * @enum {string}
+                                 */
+                                state: "unknown" | "ok" | "failing" | "broken";
+                                status_code: number | null;
+                                /** @description The https certificate's end, as last seen */
+                                tls_valid_to: string | null;
+                                url: string;
+                            }[];
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/links/{id}/resolve": {
         parameters: {
             query?: never;
@@ -18054,8 +18156,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description Events dropped because the webhook's queue was full (slow or dead receiver) */
                                 dropped: number;
-                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
-                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
+                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install, app.open, link.broken or link.recovered */
+                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open" | "link.broken" | "link.recovered")[];
                                 id: string;
                                 kind: "custom" | "slack" | "discord" | "teams";
                                 last_delivery: {
@@ -18123,8 +18225,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
-                        events?: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
+                        /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install, app.open, link.broken or link.recovered */
+                        events?: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open" | "link.broken" | "link.recovered")[];
                         kind?: "custom" | "slack" | "discord" | "teams";
                         name: string;
                         url: string;
@@ -18148,8 +18250,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description Events dropped because the webhook's queue was full (slow or dead receiver) */
                                 dropped: number;
-                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
-                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
+                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install, app.open, link.broken or link.recovered */
+                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open" | "link.broken" | "link.recovered")[];
                                 id: string;
                                 kind: "custom" | "slack" | "discord" | "teams";
                                 last_delivery: {
@@ -18296,8 +18398,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         active?: boolean;
-                        /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
-                        events?: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
+                        /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install, app.open, link.broken or link.recovered */
+                        events?: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open" | "link.broken" | "link.recovered")[];
                         name?: string;
                         url?: string;
                     };
@@ -18318,8 +18420,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description Events dropped because the webhook's queue was full (slow or dead receiver) */
                                 dropped: number;
-                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
-                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
+                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install, app.open, link.broken or link.recovered */
+                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open" | "link.broken" | "link.recovered")[];
                                 id: string;
                                 kind: "custom" | "slack" | "discord" | "teams";
                                 last_delivery: {
@@ -18502,8 +18604,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description Events dropped because the webhook's queue was full (slow or dead receiver) */
                                 dropped: number;
-                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install or app.open */
-                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open")[];
+                                /** @description The events it takes; link_click alone unless it opts into lead.created, sale.created, link.split_decided, app.install, app.open, link.broken or link.recovered */
+                                events: ("link_click" | "lead.created" | "sale.created" | "link.split_decided" | "app.install" | "app.open" | "link.broken" | "link.recovered")[];
                                 id: string;
                                 kind: "custom" | "slack" | "discord" | "teams";
                                 last_delivery: {

@@ -1,0 +1,49 @@
+// The checker's manners toward each destination host: at most `concurrency` requests in flight to one host and
+// at most `rate` started per second, whatever the number of links pointing there (docs/health.md, Limits).
+import { performance } from "node:perf_hooks";
+
+interface HostState {
+  active: number;
+  waiters: Array<() => void>;
+  /** performance.now() before which the next request to the host may not start. */
+  nextAt: number;
+}
+
+export class HostGate {
+  private readonly hosts = new Map<string, HostState>();
+  private readonly spacingMs: number;
+
+  constructor(
+    private readonly concurrency: number,
+    rate: number,
+  ) {
+    this.spacingMs = 1000 / rate;
+  }
+
+  /** Waits for a free place and the host's next start time; the answer releases the place. */
+  async acquire(host: string): Promise<() => void> {
+    let h = this.hosts.get(host);
+    if (!h) this.hosts.set(host, (h = { active: 0, waiters: [], nextAt: 0 }));
+    const state = h;
+    while (state.active >= this.concurrency) await new Promise<void>((resolve) => state.waiters.push(resolve));
+    state.active++;
+    const now = performance.now();
+    const start = Math.max(now, state.nextAt);
+    state.nextAt = start + this.spacingMs;
+    if (start > now) await new Promise((resolve) => setTimeout(resolve, start - now));
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      state.active--;
+      const next = state.waiters.shift();
+      if (next) next();
+      else if (state.active === 0 && state.nextAt <= performance.now()) this.hosts.delete(host);
+    };
+  }
+
+  /** Hosts with a request in flight or waiting (tests; metrics). */
+  get busyHosts(): number {
+    return this.hosts.size;
+  }
+}
