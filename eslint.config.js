@@ -34,7 +34,7 @@ const FEATURE_LAYERS = [
   ["tags", "utm", "conversions", "deeplinks"],
   ["links"],
   ["webhooks", "analytics", "orphans"],
-  ["redirect", "admin", "imports", "streams", "shares"],
+  ["redirect", "admin", "imports", "streams", "shares", "bio"],
   ["sso"],
   ["auth"],
 ];

@@ -24,6 +24,7 @@ import type { FolderService } from "./teams/folders.js";
 import type { FolderAccessService } from "./teams/folder-access.js";
 import type { UtmTemplateService } from "./utm/templates.js";
 import type { ShareService } from "./shares/shares.js";
+import type { BioCache, BioPageService } from "./bio/index.js";
 import type { LinkService } from "./links/links.js";
 import type { HostBlocklist } from "./links/host-blocklist.js";
 import type { StreamService } from "./streams/streams.js";
@@ -97,6 +98,9 @@ export interface AppContext {
   utm: UtmTemplateService;
   /** Statistics published at unguessable addresses (docs/sharing.md). */
   shares: ShareService;
+  /** Link-in-bio pages (docs/bio-pages.md): the owners' routes, and the visitors' cache with its view counter. */
+  bioPages: BioPageService;
+  bioCache: BioCache;
   clickDeliveries: ClickDeliveries;
   domains: DomainService;
   /** The destination blocklist as links and redirects ask it. */

@@ -28,6 +28,7 @@ import type { CustomHosts } from "./domains/custom-hosts.js";
 import { TagService } from "./tags/tags.js";
 import { UtmTemplateService } from "./utm/templates.js";
 import { ShareService } from "./shares/shares.js";
+import { type BioCache, createBio } from "./bio/index.js";
 import { createLinks } from "./links/index.js";
 import { type Webhooks, createWebhooks } from "./webhooks/index.js";
 import { type Streams, createStreams } from "./streams/index.js";
@@ -60,6 +61,7 @@ interface LifecycleRooms {
   mailer: MailQueue;
   clicks: ClickRecorder;
   orphans: OrphanVisits;
+  bioCache: BioCache;
   sso: Sso;
   domains: DomainService;
   streams: Streams;
@@ -96,6 +98,7 @@ function lifecycleParts(r: LifecycleRooms): LifecyclePart[] {
       stop: () => clicks.close(),
     },
     { name: "orphan visits", start: () => r.orphans.start(), stop: () => r.orphans.close() },
+    { name: "bio page views", stop: () => r.bioCache.stop() },
     { name: "SSO domain re-checks", run: () => sso.domains.start(), stop: () => sso.domains.stop() },
     { name: "domain re-checks", run: () => r.domains.start(), stop: () => r.domains.stop() },
     { name: "stream publisher", start: () => r.streams.start(), stop: () => r.streams.close() },
@@ -208,7 +211,9 @@ function createClickRooms(config: Readonly<Config>, overrides: ContextOverrides,
   const orphans = new OrphanVisits(db, clock, { enabled: d.orphanVisits, pathsPerDay: d.orphanPathsPerDay, keepDays: d.orphanVisitsDays }, (err) =>
     log.warn({ err }, "orphan visits flush failed"),
   );
-  return { webhooksRoom, streamsRoom, analytics, live, shares, redirects, orphans };
+  // Bio pages (docs/bio-pages.md): their cache hears link and domain changes as the redirects' does.
+  const bio = createBio({ db, caps, clock, origin: config.origin, feed: ground.storage.feed, links, domainChanges, cacheSize: config.linkCacheSize });
+  return { webhooksRoom, streamsRoom, analytics, live, shares, redirects, orphans, ...bio };
 }
 
 type ClickRooms = ReturnType<typeof createClickRooms>;
@@ -306,6 +311,7 @@ function contextLifecycle(ground: Ground, core: CoreRooms, clicked: ClickRooms, 
     mailer: core.mailer,
     clicks,
     orphans: clicked.orphans,
+    bioCache: clicked.bioCache,
     sso: door.sso,
     domains: core.domains,
     streams: clicked.streamsRoom,
@@ -360,6 +366,8 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     analytics: clicked.analytics,
     live: clicked.live,
     shares: clicked.shares,
+    bioPages: clicked.bioPages,
+    bioCache: clicked.bioCache,
     links: core.links,
     blocklist: core.blocklist,
     redirects: clicked.redirects,

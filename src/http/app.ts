@@ -38,6 +38,7 @@ import { folderRoutes } from "./routes/folders.js";
 import { folderAccessRoutes } from "./routes/folder-access.js";
 import { utmRoutes } from "./routes/utm.js";
 import { sharePageRoutes, shareRoutes } from "./routes/shares.js";
+import { bioPageRoutes } from "./routes/bio-pages.js";
 import { importRoutes } from "./routes/imports.js";
 import { externalRoutes } from "./routes/external.js";
 import { opsRoutes } from "./routes/ops.js";
@@ -128,7 +129,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   // prom-client (and the @opentelemetry/api it requires) is loaded only when metrics are on (METRICS_TOKEN or METRICS_PORT).
   const metricsOn = ctx.config.metricsToken !== null || ctx.config.metricsPort > 0;
   const metrics: Metrics | null = metricsOn ? new (await import("./metrics.js")).Metrics(ctx) : null;
-  const fast = fastRedirect(ctx.redirects, trust, ctx.config.countryHeader, metrics, ctx.appAssociations);
+  const fast = fastRedirect(ctx.redirects, trust, ctx.config.countryHeader, metrics, ctx.appAssociations, { cache: ctx.bioCache, origin: ctx.config.origin });
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     // Per-request logs cost more than the redirect itself; failures are logged by the error handler.
@@ -224,6 +225,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await folderAccessRoutes(scoped, ctx);
     await utmRoutes(scoped, ctx);
     await shareRoutes(scoped, ctx);
+    await bioPageRoutes(scoped, ctx);
     await importRoutes(scoped, ctx);
     await qrRoutes(scoped, ctx);
     await statsRoutes(scoped, ctx);

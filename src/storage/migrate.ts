@@ -52,6 +52,7 @@ import { scim } from "./migrations/053-scim.js";
 import { folderAccess } from "./migrations/054-folder-access.js";
 import { auditTeamBackfill } from "./migrations/055-audit-team-backfill.js";
 import { shares } from "./migrations/056-shares.js";
+import { bioPages } from "./migrations/057-bio-pages.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -106,6 +107,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "054-folder-access": folderAccess(),
     "055-audit-team-backfill": auditTeamBackfill(storage.dialect),
     "056-shares": shares(),
+    "057-bio-pages": bioPages(),
   };
 }
 

@@ -33,10 +33,12 @@ import type { StreamTables } from "./stream-tables.js";
 import type { FolderTables } from "./folder-tables.js";
 import type { ScimTables } from "./scim-tables.js";
 import type { ShareTables } from "./share-tables.js";
+import type { BioTables } from "./bio-tables.js";
 import type { TeamInvitationsTable, TeamTables } from "./team-tables.js";
 export type * from "./folder-tables.js";
 export type * from "./scim-tables.js";
 export type * from "./share-tables.js";
+export type * from "./bio-tables.js";
 export type * from "./stream-tables.js";
 export type * from "./security-tables.js";
 
@@ -330,6 +332,7 @@ export interface Database
     ScimTables,
     SecurityTables,
     ShareTables,
+    BioTables,
     StreamTables,
     StripeTables,
     TeamTables {
