@@ -103,6 +103,7 @@ const WEB_FEATURES = [
   "public",
   "sso",
   "conversions",
+  "bio",
 ];
 /** web/src/ from the bottom up. */
 const WEB_LAYERS = [["shared"], WEB_FEATURES, ["main.tsx"]];

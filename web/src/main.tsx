@@ -43,6 +43,8 @@ const TeamSummary = page(() => import("./team/Team").then((m) => m.TeamSummary))
 const SecurityPage = page(() => import("./security/SecurityPage").then((m) => m.SecurityPage));
 const WebhooksPage = page(() => import("./webhooks/Webhooks").then((m) => m.WebhooksPage));
 const DomainsPage = page(() => import("./domains/Domains").then((m) => m.DomainsPage));
+const BioPagesPage = page(() => import("./bio/BioPages").then((m) => m.BioPagesPage));
+const BioEditorPage = page(() => import("./bio/BioEditor").then((m) => m.BioEditorPage));
 const TeamPage = page(() => import("./team/Team").then((m) => m.TeamPage));
 const TeamAuditPage = page(() => import("./team/Audit").then((m) => m.TeamAuditPage));
 /** The team's audit log: the owner's (/app/team/audit) and an administered team's (/app/team/:ownerId/audit). */
@@ -117,6 +119,7 @@ function AppRoutes() {
         }
       />
       {accountRoutes()}
+      {bioRoutes()}
       {conversionRoutes()}
       <Route
         path="/app/admin"
@@ -203,6 +206,12 @@ function linkRoutes() {
       />
     </>
   );
+}
+
+/** Bio pages (docs/bio-pages.md): the list and the editor. */
+function bioRoutes() {
+  const pages = [["/app/bio", BioPagesPage] as const, ["/app/bio/:id", BioEditorPage] as const];
+  return pages.map(([path, Page]) => <Route key={path} path={path} element={<RequireAuth>{<Page />}</RequireAuth>} />);
 }
 
 /** The account's pages: profile, security, team and shared links, invitations, webhooks, domains, single sign-on. */
