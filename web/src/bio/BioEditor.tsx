@@ -10,7 +10,7 @@ import { linkApi } from "../shared/link-api";
 import { isDarkTheme } from "../shared/theme";
 import { bioApi } from "./bio-api";
 import { BioPreview, type PreviewBlock } from "./BioPreview";
-import { fmt } from "./BioPages";
+import { count } from "./BioPages";
 import "./bio.css";
 
 type EditBlock = PreviewBlock & { link_id?: string };
@@ -143,7 +143,7 @@ export function BioEditorPage() {
                 <a href={saved.url} data-testid="bio-open">
                   {saved.url}
                 </a>{" "}
-                · {fmt.format(saved.views)} views
+                · {count(saved.views, "view")}
               </>
             ) : null}
           </p>

@@ -9,7 +9,9 @@ import { ListError } from "../shared/lists";
 import { bioApi } from "./bio-api";
 import "./bio.css";
 
-export const fmt = new Intl.NumberFormat("en");
+const fmt = new Intl.NumberFormat("en");
+/** "1 view", "2 views". */
+export const count = (n: number, one: string) => `${fmt.format(n)} ${one}${n === 1 ? "" : "s"}`;
 
 // eslint-disable-next-line max-lines-per-function -- the list's states, rows and delete dialog share the page's state.
 export function BioPagesPage() {
@@ -76,8 +78,8 @@ export function BioPagesPage() {
                 </a>
               </div>
               <div className="bio-row-figures muted">
-                <span data-testid="bio-views">{fmt.format(p.views)} views</span>
-                <span>{fmt.format(p.clicks)} clicks</span>
+                <span data-testid="bio-views">{count(p.views, "view")}</span>
+                <span>{count(p.clicks, "click")}</span>
               </div>
               <div className="bio-row-actions">
                 <CopyButton text={p.url} label="Copy address" />
