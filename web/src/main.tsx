@@ -1,7 +1,7 @@
 // Entry of the snip dashboard: router, session and layout.
 import { StrictMode, Suspense, lazy, useCallback, useEffect, useState, type ComponentType, type LazyExoticComponent } from "react";
 import { createRoot } from "react-dom/client";
-import { BrowserRouter, Route, Routes, useLocation, useNavigate } from "react-router";
+import { BrowserRouter, Outlet, Route, Routes, useLocation, useNavigate } from "react-router";
 import "./styles.css";
 import "./shared/shell.css";
 import { onReauthRequired, onUnauthenticated } from "./shared/api";
@@ -210,8 +210,19 @@ function linkRoutes() {
 
 /** Bio pages (docs/bio-pages.md): the list and the editor. */
 function bioRoutes() {
-  const pages = [["/app/bio", BioPagesPage] as const, ["/app/bio/:id", BioEditorPage] as const];
-  return pages.map(([path, Page]) => <Route key={path} path={path} element={<RequireAuth>{<Page />}</RequireAuth>} />);
+  return (
+    <Route
+      path="/app/bio"
+      element={
+        <RequireAuth>
+          <Outlet />
+        </RequireAuth>
+      }
+    >
+      <Route index element={<BioPagesPage />} />
+      <Route path=":id" element={<BioEditorPage />} />
+    </Route>
+  );
 }
 
 /** The account's pages: profile, security, team and shared links, invitations, webhooks, domains, single sign-on. */
