@@ -20,7 +20,7 @@ describe.skipIf(!available)("bio pages in the browser", () => {
     server = await startTestServer();
     const owner = await signedInClient(server, EMAIL, "pro");
     const link = await createLink(owner, { url: "https://shop.example.com/spring", title: "Spring sale" });
-    shortUrl = link.short_url;
+    shortUrl = `${server.ctx.config.origin}/${link.alias}`;
     browser = await launchBrowser({ baseURL: server.url });
     await signInPage(browser.page, EMAIL, "correct horse 1");
   });
