@@ -36,7 +36,7 @@ const FEATURE_LAYERS = [
   ["tags", "utm", "conversions", "deeplinks"],
   ["links"],
   ["webhooks", "analytics", "orphans"],
-  ["redirect", "admin", "imports", "streams", "shares", "health"],
+  ["redirect", "admin", "imports", "streams", "shares", "health", "bio"],
   ["sso"],
   ["auth"],
 ];
@@ -108,6 +108,7 @@ const WEB_FEATURES = [
   "public",
   "sso",
   "conversions",
+  "bio",
 ];
 /** web/src/ from the bottom up. */
 const WEB_LAYERS = [["shared"], WEB_FEATURES, ["main.tsx"]];

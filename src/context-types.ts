@@ -25,6 +25,7 @@ import type { FolderAccessService } from "./teams/folder-access.js";
 import type { UtmTemplateService } from "./utm/templates.js";
 import type { ShareService } from "./shares/shares.js";
 import type { LinkHealth } from "./health/link-health.js";
+import type { BioCache, BioPageService } from "./bio/index.js";
 import type { LinkService } from "./links/links.js";
 import type { HostBlocklist } from "./links/host-blocklist.js";
 import type { StreamService } from "./streams/streams.js";
@@ -101,6 +102,9 @@ export interface AppContext {
   shares: ShareService;
   /** Destination checks, their state and history, the owners' digests (docs/health.md). */
   linkHealth: LinkHealth;
+  /** Link-in-bio pages (docs/bio-pages.md): the owners' routes, and the visitors' cache with its view counter. */
+  bioPages: BioPageService;
+  bioCache: BioCache;
   clickDeliveries: ClickDeliveries;
   domains: DomainService;
   /** The destination blocklist as links and redirects ask it. */

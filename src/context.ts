@@ -6,7 +6,7 @@
 // what the first request needs and starts their timers, run() starts the work servers begin once they
 // listen, close() stops them in the reverse of the list.
 import type { Config } from "./config.js";
-import { openStorage, type Storage } from "./storage/db.js";
+import { openStorage } from "./storage/db.js";
 import { migrateToLatest } from "./storage/migrate.js";
 import { RateEvents } from "./storage/rate-events.js";
 import { OwnerCaps } from "./storage/owner-caps.js";
@@ -16,37 +16,30 @@ import { SealedBox } from "./shared/secret-box.js";
 import { createLogger } from "./ops/logging.js";
 import { createMail } from "./mail/index.js";
 import type { Mailer } from "./mail/mailer.js";
-import type { MailQueue } from "./mail/mail-queue.js";
 import { createAccounts } from "./accounts/index.js";
 import { createTeams } from "./teams/index.js";
 import { FolderAccessService } from "./teams/folder-access.js";
 import { createClicks } from "./clicks/index.js";
-import type { ClickRecorder } from "./clicks/recorder.js";
 import { createDomains } from "./domains/index.js";
-import type { DomainService } from "./domains/domains.js";
-import type { CustomHosts } from "./domains/custom-hosts.js";
 import { TagService } from "./tags/tags.js";
 import { UtmTemplateService } from "./utm/templates.js";
 import { ShareService } from "./shares/shares.js";
+import { createBio } from "./bio/index.js";
 import { createLinks } from "./links/index.js";
-import { type Webhooks, createWebhooks } from "./webhooks/index.js";
-import { type Streams, createStreams } from "./streams/index.js";
+import { createWebhooks } from "./webhooks/index.js";
+import { createStreams } from "./streams/index.js";
 import { createAnalytics } from "./analytics/index.js";
 import { createHealth } from "./health/index.js";
-import type { LinkHealth } from "./health/link-health.js";
-import type { LiveFeed } from "./analytics/live-feed.js";
 import { AppAssociations } from "./deeplinks/app-associations.js";
 import { purgeExpiredMatches } from "./deeplinks/pending-matches.js";
-import { type LifecyclePart, everyHour, lifecycleOf } from "./lifecycle.js";
+import { everyHour, lifecycleOf, lifecycleParts } from "./lifecycle.js";
 import { createRedirects } from "./redirect/index.js";
 import { OrphanVisits } from "./orphans/orphan-visits.js";
 import { createAdmin } from "./admin/index.js";
 import { AuditLog } from "./admin/audit-log.js";
 import { createSecurity } from "./security/index.js";
-import type { BlocklistService } from "./admin/blocklist-service.js";
-import type { ThreatFeeds } from "./admin/threat-feeds.js";
-import { type Imports, createImports } from "./imports/index.js";
-import { type Sso, createSso } from "./sso/index.js";
+import { createImports } from "./imports/index.js";
+import { createSso } from "./sso/index.js";
 import { createAuth } from "./auth/index.js";
 import { StripeIntegration } from "./conversions/stripe.js";
 import { SplitWinner } from "./conversions/split-winner.js";
@@ -55,67 +48,6 @@ import { STORED, clickedListeners } from "./click-listeners.js";
 import type { AppContext, ContextOverrides, Readiness } from "./context-types.js";
 
 export type { AppContext, ContextOverrides, Readiness };
-
-/** A part of the context with background work: `start` before the server listens, `run` once it does; `stop` at close. */
-interface LifecycleRooms {
-  storage: Storage;
-  transport: Mailer;
-  mailer: MailQueue;
-  clicks: ClickRecorder;
-  orphans: OrphanVisits;
-  sso: Sso;
-  domains: DomainService;
-  streams: Streams;
-  webhooks: Webhooks;
-  customHosts: CustomHosts;
-  blocklist: BlocklistService;
-  threatFeeds: ThreatFeeds;
-  imports: Imports;
-  splits: SplitWinner;
-  apps: AppAssociations;
-  live: LiveFeed;
-  health: LinkHealth;
-  housekeeping: LifecyclePart;
-}
-
-/**
- * The parts with a lifecycle, in start order; close() walks the list backwards, so each part stops
- * before what it uses: the database closes last, after the click writer has flushed every buffered
- * click; the mail transport closes after the queue that sends through it, which stops after the domain
- * re-checks that email; the stream publisher and webhooks stop after imports, whose runner creates
- * links and records clicks; the live feed closes first, ending its open responses. start() runs
- * forwards: the journaled clicks are replayed before the stream publisher reads its outbox.
- */
-function lifecycleParts(r: LifecycleRooms): LifecyclePart[] {
-  const { clicks, sso } = r;
-  return [
-    { name: "storage", stop: () => r.storage.close() },
-    { name: "mail transport", stop: () => r.transport.close() },
-    { name: "mail queue", run: () => r.mailer.start(), stop: () => r.mailer.stop() },
-    {
-      name: "clicks",
-      start: async () => {
-        await clicks.recover();
-        clicks.start();
-      },
-      stop: () => clicks.close(),
-    },
-    { name: "orphan visits", start: () => r.orphans.start(), stop: () => r.orphans.close() },
-    { name: "SSO domain re-checks", run: () => sso.domains.start(), stop: () => sso.domains.stop() },
-    { name: "domain re-checks", run: () => r.domains.start(), stop: () => r.domains.stop() },
-    { name: "stream publisher", start: () => r.streams.start(), stop: () => r.streams.close() },
-    { name: "webhooks", start: () => r.webhooks.start(), stop: () => r.webhooks.close() },
-    { name: "custom hosts", start: () => r.customHosts.start(), stop: () => r.customHosts.stop() },
-    { name: "app associations", start: () => r.apps.start(), stop: () => r.apps.stop() },
-    { name: "blocklist", start: () => r.blocklist.start(), stop: () => r.blocklist.stop() },
-    { name: "threat feeds", start: () => r.threatFeeds.start(), stop: () => r.threatFeeds.stop() },
-    { name: "imports", run: () => r.imports.runner.start(), stop: () => r.imports.close() },
-    { name: "split decisions", run: () => r.splits.start(), stop: () => r.splits.stop() },
-    { name: "live feed", start: () => r.live.start(), stop: () => r.live.close() },
-    { name: "link health", run: () => r.health.start(), stop: () => r.health.stop() },
-    r.housekeeping,
-  ];
-}
 
 /** What every folder stands on: the log, the database (migrated unless told not to), the event bus, throttles and caps. */
 async function openGround(config: Readonly<Config>, overrides: ContextOverrides) {
@@ -216,7 +148,9 @@ function createClickRooms(config: Readonly<Config>, overrides: ContextOverrides,
     log.warn({ err }, "orphan visits flush failed"),
   );
   const health = createHealth({ ...base, events, mailer: core.mailer, changes: links.changes, check: receiverCheck, ca: webhookKnobs?.ca });
-  return { webhooksRoom, streamsRoom, analytics, live, shares, redirects, orphans, health };
+  // Bio pages (docs/bio-pages.md): their cache hears link and domain changes as the redirects' does.
+  const bio = createBio({ db, caps, clock, origin: config.origin, feed: ground.storage.feed, links, domainChanges, cacheSize: config.linkCacheSize });
+  return { webhooksRoom, streamsRoom, analytics, live, shares, redirects, orphans, health, ...bio };
 }
 
 type ClickRooms = ReturnType<typeof createClickRooms>;
@@ -314,6 +248,7 @@ function contextLifecycle(ground: Ground, core: CoreRooms, clicked: ClickRooms, 
     mailer: core.mailer,
     clicks,
     orphans: clicked.orphans,
+    bioCache: clicked.bioCache,
     sso: door.sso,
     domains: core.domains,
     streams: clicked.streamsRoom,
@@ -371,6 +306,8 @@ export async function createContext(config: Readonly<Config>, overrides: Context
     live: clicked.live,
     shares: clicked.shares,
     linkHealth: clicked.health,
+    bioPages: clicked.bioPages,
+    bioCache: clicked.bioCache,
     links: core.links,
     blocklist: core.blocklist,
     redirects: clicked.redirects,

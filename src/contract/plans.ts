@@ -35,9 +35,21 @@ export type Capability =
   /** Folders of links: the sidebar's, the link field folder_id, API keys limited to folders (docs/folders.md). */
   | "folders"
   /** Statistics published at an unguessable address (docs/sharing.md). */
-  | "shares";
+  | "shares"
+  /** Link-in-bio pages served at /{slug} on the account's hosts (docs/bio-pages.md). */
+  | "bio_pages";
 
-const PRO: Capability[] = ["link_expiration", "link_start", "link_max_clicks", "link_fallback", "link_preview", "advanced_stats", "visitor_stats", "stats_csv"];
+const PRO: Capability[] = [
+  "link_expiration",
+  "link_start",
+  "link_max_clicks",
+  "link_fallback",
+  "link_preview",
+  "advanced_stats",
+  "visitor_stats",
+  "stats_csv",
+  "bio_pages",
+];
 const BUSINESS: Capability[] = [
   ...PRO,
   "link_targeting",
@@ -103,6 +115,7 @@ export const CAPABILITY_LABELS: Readonly<Record<Capability, string>> = {
   team_audit: "the team's audit log",
   folders: "folders",
   shares: "shared statistics",
+  bio_pages: "bio pages",
 };
 
 /** What moving from one plan to another takes away, in the capability table's order. */

@@ -94,6 +94,50 @@ export const MAX_FOLDERS_PER_OWNER = 200;
 export const MAX_SHARES_PER_OWNER = 100;
 /** The panels a shared statistics page can show, in the page's order (docs/sharing.md). */
 export const SHARE_PANELS = ["clicks", "visitors", "countries", "devices", "referrers", "conversions"] as const;
+/** Bio pages one account may hold, and blocks one page may carry (docs/bio-pages.md). */
+export const MAX_BIO_PAGES_PER_OWNER = 20;
+export const MAX_BIO_BLOCKS = 50;
+/** A bio page's title, description and a block's text, in characters. */
+export const MAX_BIO_TITLE = 100;
+export const MAX_BIO_DESCRIPTION = 500;
+export const MAX_BIO_TEXT = 500;
+/** A bio page's themes: the visitor's light or dark setting (auto), always light, always dark, or the owner's colours. */
+export const BIO_THEMES = ["auto", "light", "dark", "custom"] as const;
+/** The kinds of block a bio page is made of, top to bottom. */
+export const BIO_BLOCK_TYPES = ["link", "heading", "text", "social"] as const;
+/** The networks a social block may name, with the label its icon shows. */
+export const BIO_SOCIAL_NETWORKS = [
+  "instagram",
+  "x",
+  "facebook",
+  "linkedin",
+  "youtube",
+  "tiktok",
+  "github",
+  "mastodon",
+  "bluesky",
+  "threads",
+  "pinterest",
+  "twitch",
+  "email",
+  "website",
+] as const;
+export const BIO_SOCIAL_LABELS: Readonly<Record<(typeof BIO_SOCIAL_NETWORKS)[number], string>> = {
+  instagram: "Instagram",
+  x: "X",
+  facebook: "Facebook",
+  linkedin: "LinkedIn",
+  youtube: "YouTube",
+  tiktok: "TikTok",
+  github: "GitHub",
+  mastodon: "Mastodon",
+  bluesky: "Bluesky",
+  threads: "Threads",
+  pinterest: "Pinterest",
+  twitch: "Twitch",
+  email: "Email",
+  website: "Website",
+};
 /** `folder_id=none`: the links in no folder (the list, analytics and the export). */
 export const NO_FOLDER = "none";
 /** Folders one API key may be limited to. */

@@ -39,6 +39,7 @@ import { folderAccessRoutes } from "./routes/folder-access.js";
 import { utmRoutes } from "./routes/utm.js";
 import { sharePageRoutes, shareRoutes } from "./routes/shares.js";
 import { linkHealthRoutes } from "./routes/link-health.js";
+import { bioPageRoutes } from "./routes/bio-pages.js";
 import { importRoutes } from "./routes/imports.js";
 import { externalRoutes } from "./routes/external.js";
 import { opsRoutes } from "./routes/ops.js";
@@ -129,7 +130,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   // prom-client (and the @opentelemetry/api it requires) is loaded only when metrics are on (METRICS_TOKEN or METRICS_PORT).
   const metricsOn = ctx.config.metricsToken !== null || ctx.config.metricsPort > 0;
   const metrics: Metrics | null = metricsOn ? new (await import("./metrics.js")).Metrics(ctx) : null;
-  const fast = fastRedirect(ctx.redirects, trust, ctx.config.countryHeader, metrics, ctx.appAssociations);
+  const fast = fastRedirect(ctx.redirects, trust, ctx.config.countryHeader, metrics, ctx.appAssociations, { cache: ctx.bioCache, origin: ctx.config.origin });
   const app = Fastify({
     loggerInstance: ctx.log as FastifyBaseLogger,
     // Per-request logs cost more than the redirect itself; failures are logged by the error handler.
@@ -226,6 +227,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await utmRoutes(scoped, ctx);
     await shareRoutes(scoped, ctx);
     await linkHealthRoutes(scoped, ctx);
+    await bioPageRoutes(scoped, ctx);
     await importRoutes(scoped, ctx);
     await qrRoutes(scoped, ctx);
     await statsRoutes(scoped, ctx);

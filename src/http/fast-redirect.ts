@@ -14,6 +14,8 @@ import { type Trust, clientIp, hostnameOf, proxyCountry } from "./proxy.js";
 import type { Metrics } from "./metrics.js";
 import { ANDROID_PATH, APPLE_PATH, type AppAssociations } from "../deeplinks/app-associations.js";
 import { ASSOCIATION_HEADERS } from "./routes/deeplinks.js";
+import type { BioCache } from "../bio/index.js";
+import { bioAnswer } from "./bio-page.js";
 
 /** One path segment that can be an alias; anything else (%-escapes, slashes, dots) is Fastify's. */
 const PATH_RE = /^\/([A-Za-z0-9_-]{3,64})(?:\?|$)/;
@@ -43,6 +45,26 @@ function associationFiles(apps: Pick<AppAssociations, "file"> | null, trust: Tru
   };
 }
 
+/** The bio pages kept in memory (docs/bio-pages.md) and BASE_URL's origin, for pages answered here. */
+export interface FastBio {
+  cache: Pick<BioCache, "peek" | "viewed">;
+  origin: string;
+}
+
+/** A cached bio page at the host's slug, answered from memory and its view counted (GET only); false: not cached. */
+function bioPage(bio: FastBio, req: IncomingMessage, res: ServerResponse, domain: string, slug: string): boolean {
+  const page = bio.cache.peek(domain, slug);
+  if (!page) return false;
+  const answer = bioAnswer(page, bio.origin);
+  res.writeHead(200, answer.headers);
+  if (req.method === "HEAD") res.end();
+  else {
+    res.end(answer.body);
+    bio.cache.viewed(page.id);
+  }
+  return true;
+}
+
 /** Where answered redirects are counted and timed (metrics.ts), when metrics are on. */
 export type RedirectMetrics = Pick<Metrics, "fast">;
 
@@ -66,6 +88,7 @@ export function fastRedirect(
   countryHeader: string,
   metrics: RedirectMetrics | null = null,
   apps: Pick<AppAssociations, "file"> | null = null,
+  bio: FastBio | null = null,
 ): FastRedirect {
   let enabled = true;
   const associationFile = associationFiles(apps, trust);
@@ -95,7 +118,7 @@ export function fastRedirect(
       answer: null,
     };
     const location = redirects.visitCached(visit);
-    if (location === undefined) return false;
+    if (location === undefined) return bio !== null && bioPage(bio, req, res, redirects.domainFor(visit.host), alias);
     if (location === PASSWORD_FORM) {
       res.writeHead(200, FORM_HEADERS);
       res.end(req.method === "HEAD" ? undefined : FORM);

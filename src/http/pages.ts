@@ -86,11 +86,17 @@ const STYLE =
 export const FAVICON_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="8" fill="#4f46e5"/><text x="16" y="22" font-size="17" font-weight="700" text-anchor="middle" fill="#fff" font-family="system-ui,sans-serif">s</text></svg>';
 
+/** What a page may add to its head: tags (already escaped), and whether search engines may index it. */
+export interface PageHead {
+  tags?: string;
+  indexed?: boolean;
+}
+
 /** A public page: the dashboard's header, then one card; `style`: the page's own rules after the shared ones. */
-export function page(title: string, body: string, script?: string, style = ""): string {
+export function page(title: string, body: string, script?: string, style = "", head: PageHead = {}): string {
   return (
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" content="light dark"><meta name="robots" content="noindex">` +
-    `<title>${escapeHtml(title)} · snip</title><link rel="icon" type="image/svg+xml" href="/favicon.svg"><style>${STYLE}${style}</style>${script ? `<script src="${script}" defer></script>` : ""}</head>` +
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" content="light dark">${head.indexed ? "" : `<meta name="robots" content="noindex">`}` +
+    `<title>${escapeHtml(title)} · snip</title>${head.tags ?? ""}<link rel="icon" type="image/svg+xml" href="/favicon.svg"><style>${STYLE}${style}</style>${script ? `<script src="${script}" defer></script>` : ""}</head>` +
     `<body><header class="bar"><div><a class="logo" href="/"><span class="logo-mark" aria-hidden="true">✂</span>snip</a></div></header>` +
     `<main><div class="card">${body}</div></main></body></html>`
   );

@@ -27,6 +27,9 @@ export async function claimAlias(
   ownerId: string | null,
   generated: boolean,
 ): Promise<void> {
+  // A bio page's slug on the same host holds the address too (docs/bio-pages.md): never an alias beside it.
+  const page = await trx.selectFrom("bio_pages").select("id").where("domain", "=", key.domain).where("slug", "=", key.alias).executeTakeFirst();
+  if (page) throw new AliasReserved();
   const held = await trx.selectFrom("alias_reservations").select("owner_id").where("domain", "=", key.domain).where("alias", "=", key.alias).executeTakeFirst();
   if (!held) return;
   if (generated || ownerId === null || held.owner_id !== ownerId) throw new AliasReserved();

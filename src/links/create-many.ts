@@ -119,6 +119,15 @@ async function tryRound(trx: Trx, actor: UserRow, batch: Line[]): Promise<Line[]
     .select(["domain", "alias", "owner_id"])
     .where("alias", "in", [...new Set(batch.map((l) => l.alias))])
     .execute();
+  // Bio pages' slugs hold their addresses too (docs/bio-pages.md).
+  const pages = await trx
+    .selectFrom("bio_pages")
+    .select(["domain", "slug"])
+    .where("slug", "in", [...new Set(batch.map((l) => l.alias))])
+    .execute();
+  for (const p of pages)
+    for (const [k, l] of batch.entries())
+      if (l.alias === p.slug && l.prepared.domain === p.domain && nums.has(rows[k]!.id) && !clashes.includes(l)) clashes.push(l);
   const own: Line[] = [];
   for (const h of held) {
     for (const [k, l] of batch.entries()) {

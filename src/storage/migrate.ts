@@ -52,6 +52,7 @@ import { scim } from "./migrations/053-scim.js";
 import { folderAccess } from "./migrations/054-folder-access.js";
 import { auditTeamBackfill } from "./migrations/055-audit-team-backfill.js";
 import { shares } from "./migrations/056-shares.js";
+import { bioPages } from "./migrations/057-bio-pages.js";
 import { linkHealth } from "./migrations/058-link-health.js";
 import { feedReports } from "./migrations/059-feed-reports.js";
 
@@ -108,6 +109,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "054-folder-access": folderAccess(),
     "055-audit-team-backfill": auditTeamBackfill(storage.dialect),
     "056-shares": shares(),
+    "057-bio-pages": bioPages(),
     "058-link-health": linkHealth(),
     "059-feed-reports": feedReports(),
   };

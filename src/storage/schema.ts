@@ -34,10 +34,12 @@ import type { FolderTables } from "./folder-tables.js";
 import type { ScimTables } from "./scim-tables.js";
 import type { ShareTables } from "./share-tables.js";
 import type { HealthTables } from "./health-tables.js";
+import type { BioTables } from "./bio-tables.js";
 import type { TeamInvitationsTable, TeamTables } from "./team-tables.js";
 export type * from "./folder-tables.js";
 export type * from "./scim-tables.js";
 export type * from "./share-tables.js";
+export type * from "./bio-tables.js";
 export type * from "./stream-tables.js";
 export type * from "./security-tables.js";
 
@@ -332,6 +334,7 @@ export interface Database
     ScimTables,
     SecurityTables,
     ShareTables,
+    BioTables,
     StreamTables,
     StripeTables,
     TeamTables {

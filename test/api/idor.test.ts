@@ -133,6 +133,8 @@ const OWNED: Record<string, Fixture> = {
     await customerWithSale(a.server, (await createLink(a.client, { url: "https://example.com/idor-customer" })).id, externalId, `inv-idor-${n}`);
     return `/api/conversions/customers/${externalId}`;
   },
+  "/api/bio-pages/:id": async (a) =>
+    `/api/bio-pages/${(await a.client.post("/api/bio-pages", { slug: `idor-bio-${++n}`, title: "t", blocks: [] })).body.page.id}`,
   "/api/shares/:id": async (a) => `/api/shares/${(await a.client.post("/api/shares", { link_id: await link(a) })).body.id}`,
   "/api/utm-templates/:id": async (a) =>
     `/api/utm-templates/${await created(await a.client.post("/api/utm-templates", { name: `idor-${++n}`, utm_source: "idor" }), "template")}`,

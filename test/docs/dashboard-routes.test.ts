@@ -54,7 +54,8 @@ describe("the dashboard's routes read from its router", () => {
     for (const page of ["/app/security", "/app/sso", "/app/admin/sso", "/app/live", "/app/links/:id", "/app/admin", "/app/admin/*", "*"]) {
       expect(unique).toContain(page);
     }
-    // The admin console's index route answers /app/admin, which its layout route already names.
-    expect(unique.length).toBe(routes.length - 1);
+    // The admin console's and the bio pages' index routes answer /app/admin and /app/bio, which their layout routes already name.
+    expect(unique).toContain("/app/bio/:id");
+    expect(unique.length).toBe(routes.length - 2);
   });
 });

@@ -159,6 +159,8 @@ describe.skipIf(!available)("every page fits a phone and passes axe, in light an
     await visit("bulk", "/app/links/bulk");
     await visit("import", "/app/links/import", "import-history-empty");
     await visit("domains", "/app/domains");
+    await visit("bio-pages", "/app/bio");
+    await visit("bio-editor", "/app/bio/new", "bio-form");
     await visit("webhooks", "/app/webhooks", "webhook-row");
     await page.getByTestId("webhook-log-toggle").click();
     await page.getByTestId("delivery-row").first().waitFor();

@@ -1,7 +1,7 @@
 // Entry of the snip dashboard: router, session and layout.
-import { StrictMode, Suspense, lazy, useCallback, useEffect, useState, type ComponentType, type LazyExoticComponent } from "react";
+import { StrictMode, Suspense, lazy, useCallback, useEffect, useState, type ComponentType, type LazyExoticComponent, type ReactNode } from "react";
 import { createRoot } from "react-dom/client";
-import { BrowserRouter, Route, Routes, useLocation, useNavigate } from "react-router";
+import { BrowserRouter, Outlet, Route, Routes, useLocation, useNavigate } from "react-router";
 import "./styles.css";
 import "./shared/shell.css";
 import { onReauthRequired, onUnauthenticated } from "./shared/api";
@@ -43,6 +43,8 @@ const TeamSummary = page(() => import("./team/Team").then((m) => m.TeamSummary))
 const SecurityPage = page(() => import("./security/SecurityPage").then((m) => m.SecurityPage));
 const WebhooksPage = page(() => import("./webhooks/Webhooks").then((m) => m.WebhooksPage));
 const DomainsPage = page(() => import("./domains/Domains").then((m) => m.DomainsPage));
+const BioPagesPage = page(() => import("./bio/BioPages").then((m) => m.BioPagesPage));
+const BioEditorPage = page(() => import("./bio/BioEditor").then((m) => m.BioEditorPage));
 const TeamPage = page(() => import("./team/Team").then((m) => m.TeamPage));
 const TeamAuditPage = page(() => import("./team/Audit").then((m) => m.TeamAuditPage));
 /** The team's audit log: the owner's (/app/team/audit) and an administered team's (/app/team/:ownerId/audit). */
@@ -67,6 +69,9 @@ const AdminAuditPage = page(() => import("./admin/Audit").then((m) => m.AdminAud
 
 // "Confirm it's you" on any 403 reauth_required: its code loads only when a change first asks for it.
 onReauthRequired(() => import("./shared/reauth").then((m) => m.askToConfirmItsYou()));
+
+/** A page for signed-in users only. */
+const signedIn = (element: ReactNode) => <RequireAuth>{element}</RequireAuth>;
 
 /** Sends the user to the sign-in page whenever the API answers 401 unauthenticated. */
 function UnauthenticatedRedirect() {
@@ -118,6 +123,7 @@ function AppRoutes() {
       />
       {accountRoutes()}
       {settingsRoutes()}
+      {bioRoutes()}
       {conversionRoutes()}
       <Route
         path="/app/admin"
@@ -206,6 +212,23 @@ function linkRoutes() {
   );
 }
 
+/** Bio pages (docs/bio-pages.md): the list and the editor. */
+function bioRoutes() {
+  return (
+    <Route
+      path="/app/bio"
+      element={
+        <RequireAuth>
+          <Outlet />
+        </RequireAuth>
+      }
+    >
+      <Route index element={<BioPagesPage />} />
+      <Route path=":id" element={<BioEditorPage />} />
+    </Route>
+  );
+}
+
 /** The account's pages: profile, security, team and shared links, invitations, webhooks, domains, single sign-on. */
 function accountRoutes() {
   return (
@@ -265,74 +288,25 @@ function accountRoutes() {
   );
 }
 
-/** Conversions: the settings (defaults, Stripe, the script), the customers and one customer. */
 /** Custom domains and webhooks (with click streams): the user's own, or with an owner id a team's, for its admin (docs/roles.md). */
 function settingsRoutes() {
   return (
     <>
-      <Route
-        path="/app/webhooks"
-        element={
-          <RequireAuth>
-            <WebhooksPage />
-          </RequireAuth>
-        }
-      />
-      <Route
-        path="/app/webhooks/:ownerId"
-        element={
-          <RequireAuth>
-            <WebhooksPage />
-          </RequireAuth>
-        }
-      />
-      <Route
-        path="/app/domains"
-        element={
-          <RequireAuth>
-            <DomainsPage />
-          </RequireAuth>
-        }
-      />
-      <Route
-        path="/app/domains/:ownerId"
-        element={
-          <RequireAuth>
-            <DomainsPage />
-          </RequireAuth>
-        }
-      />
+      <Route path="/app/webhooks" element={signedIn(<WebhooksPage />)} />
+      <Route path="/app/webhooks/:ownerId" element={signedIn(<WebhooksPage />)} />
+      <Route path="/app/domains" element={signedIn(<DomainsPage />)} />
+      <Route path="/app/domains/:ownerId" element={signedIn(<DomainsPage />)} />
     </>
   );
 }
 
+/** Conversions: the settings (defaults, Stripe, the script), the customers and one customer. */
 function conversionRoutes() {
   return (
     <>
-      <Route
-        path="/app/conversions"
-        element={
-          <RequireAuth>
-            <ConversionsPage />
-          </RequireAuth>
-        }
-      />
-      <Route
-        path="/app/customers"
-        element={
-          <RequireAuth>
-            <CustomersPage />
-          </RequireAuth>
-        }
-      />
-      <Route
-        path="/app/customers/:externalId"
-        element={
-          <RequireAuth>
-            <CustomerPage />
-          </RequireAuth>
-        }
-      />
+      <Route path="/app/conversions" element={signedIn(<ConversionsPage />)} />
+      <Route path="/app/customers" element={signedIn(<CustomersPage />)} />
+      <Route path="/app/customers/:externalId" element={signedIn(<CustomerPage />)} />
     </>
   );
 }

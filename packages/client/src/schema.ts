@@ -6370,6 +6370,657 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/bio-pages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's bio pages, newest first, each with its views and its buttons' clicks */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first; at most 20 */
+                            pages: {
+                                blocks: ({
+                                    /** @description The link's clicks (every click of the link, from the page or elsewhere) */
+                                    clicks: number;
+                                    label: string;
+                                    link_id: string;
+                                    /** @description The link's short URL, where the button goes; null when the link was deleted */
+                                    short_url: string | null;
+                                    /** @enum {string} */
+                                    type: "link";
+                                } | {
+                                    text: string;
+                                    /** @enum {string} */
+                                    type: "heading";
+                                } | {
+                                    text: string;
+                                    /** @enum {string} */
+                                    type: "text";
+                                } | {
+                                    /**
+                                     * @description The network
+                                     * @enum {string}
+                                     */
+                                    network: "instagram" | "x" | "facebook" | "linkedin" | "youtube" | "tiktok" | "github" | "mastodon" | "bluesky" | "threads" | "pinterest" | "twitch" | "email" | "website";
+                                    /** @enum {string} */
+                                    type: "social";
+                                    url: string;
+                                })[];
+                                /** @description The sum of its buttons' clicks */
+                                clicks: number;
+                                colors: {
+                                    /** @description The page's background (#rrggbb) */
+                                    background: string;
+                                    /** @description The buttons' fill (#rrggbb) */
+                                    button: string;
+                                    /** @description The buttons' text (#rrggbb) */
+                                    button_text: string;
+                                    /** @description The page's text (#rrggbb) */
+                                    text: string;
+                                } | null;
+                                created_at: string;
+                                description: string | null;
+                                /** @description That domain's hostname; null: the main host */
+                                domain: string | null;
+                                /** @description The custom domain it is served on; null: the instance's main host */
+                                domain_id: string | null;
+                                id: string;
+                                picture_url: string | null;
+                                slug: string;
+                                /**
+                                 * @description auto: the visitor's light or dark setting; custom: colors
+                                 * @enum {string}
+                                 */
+                                theme: "auto" | "light" | "dark" | "custom";
+                                title: string;
+                                updated_at: string;
+                                /** @description The page's address */
+                                url: string;
+                                /** @description The page's own visits since it was made (not clicks on its buttons) */
+                                views: number;
+                            }[];
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Publish a bio page at /{slug} on the main host or a verified custom domain (domain_id); each link block's link_id a link of the account; Pro and up. A slug that is an alias there: 409 alias_taken */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Top to bottom; at most 50 */
+                        blocks: ({
+                            /** @description The button's text (1-100 characters) */
+                            label: string;
+                            /** @description A link of the page's account: the button opens its short URL */
+                            link_id: string;
+                            /** @enum {string} */
+                            type: "link";
+                        } | {
+                            /** @description 1-100 characters */
+                            text: string;
+                            /** @enum {string} */
+                            type: "heading";
+                        } | {
+                            /** @description 1-500 characters */
+                            text: string;
+                            /** @enum {string} */
+                            type: "text";
+                        } | {
+                            /**
+                             * @description The network its icon names
+                             * @enum {string}
+                             */
+                            network: "instagram" | "x" | "facebook" | "linkedin" | "youtube" | "tiktok" | "github" | "mastodon" | "bluesky" | "threads" | "pinterest" | "twitch" | "email" | "website";
+                            /** @enum {string} */
+                            type: "social";
+                            /** @description An http(s) address (mailto: for email) */
+                            url: string;
+                        })[];
+                        colors?: {
+                            /** @description The page's background (#rrggbb) */
+                            background: string;
+                            /** @description The buttons' fill (#rrggbb) */
+                            button: string;
+                            /** @description The buttons' text (#rrggbb) */
+                            button_text: string;
+                            /** @description The page's text (#rrggbb) */
+                            text: string;
+                        } | null;
+                        /** @description Up to 500 characters */
+                        description?: string | null;
+                        /** @description A verified custom domain of the account; absent or null: the main host */
+                        domain_id?: string | null;
+                        /** @description An http(s) image address */
+                        picture_url?: string | null;
+                        /** @description Its path: /{slug} on its host (an alias's syntax; never an alias in use there) */
+                        slug: string;
+                        /**
+                         * @description Default auto
+                         * @enum {string}
+                         */
+                        theme?: "auto" | "light" | "dark" | "custom";
+                        /** @description 1-100 characters */
+                        title: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            page: {
+                                blocks: ({
+                                    /** @description The link's clicks (every click of the link, from the page or elsewhere) */
+                                    clicks: number;
+                                    label: string;
+                                    link_id: string;
+                                    /** @description The link's short URL, where the button goes; null when the link was deleted */
+                                    short_url: string | null;
+                                    /** @enum {string} */
+                                    type: "link";
+                                } | {
+                                    text: string;
+                                    /** @enum {string} */
+                                    type: "heading";
+                                } | {
+                                    text: string;
+                                    /** @enum {string} */
+                                    type: "text";
+                                } | {
+                                    /**
+                                     * @description The network
+                                     * @enum {string}
+                                     */
+                                    network: "instagram" | "x" | "facebook" | "linkedin" | "youtube" | "tiktok" | "github" | "mastodon" | "bluesky" | "threads" | "pinterest" | "twitch" | "email" | "website";
+                                    /** @enum {string} */
+                                    type: "social";
+                                    url: string;
+                                })[];
+                                /** @description The sum of its buttons' clicks */
+                                clicks: number;
+                                colors: {
+                                    /** @description The page's background (#rrggbb) */
+                                    background: string;
+                                    /** @description The buttons' fill (#rrggbb) */
+                                    button: string;
+                                    /** @description The buttons' text (#rrggbb) */
+                                    button_text: string;
+                                    /** @description The page's text (#rrggbb) */
+                                    text: string;
+                                } | null;
+                                created_at: string;
+                                description: string | null;
+                                /** @description That domain's hostname; null: the main host */
+                                domain: string | null;
+                                /** @description The custom domain it is served on; null: the instance's main host */
+                                domain_id: string | null;
+                                id: string;
+                                picture_url: string | null;
+                                slug: string;
+                                /**
+                                 * @description auto: the visitor's light or dark setting; custom: colors
+                                 * @enum {string}
+                                 */
+                                theme: "auto" | "light" | "dark" | "custom";
+                                title: string;
+                                updated_at: string;
+                                /** @description The page's address */
+                                url: string;
+                                /** @description The page's own visits since it was made (not clicks on its buttons) */
+                                views: number;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/bio-pages/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A bio page with its statistics: views (the page's own visits) and each button's clicks */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            page: {
+                                blocks: ({
+                                    /** @description The link's clicks (every click of the link, from the page or elsewhere) */
+                                    clicks: number;
+                                    label: string;
+                                    link_id: string;
+                                    /** @description The link's short URL, where the button goes; null when the link was deleted */
+                                    short_url: string | null;
+                                    /** @enum {string} */
+                                    type: "link";
+                                } | {
+                                    text: string;
+                                    /** @enum {string} */
+                                    type: "heading";
+                                } | {
+                                    text: string;
+                                    /** @enum {string} */
+                                    type: "text";
+                                } | {
+                                    /**
+                                     * @description The network
+                                     * @enum {string}
+                                     */
+                                    network: "instagram" | "x" | "facebook" | "linkedin" | "youtube" | "tiktok" | "github" | "mastodon" | "bluesky" | "threads" | "pinterest" | "twitch" | "email" | "website";
+                                    /** @enum {string} */
+                                    type: "social";
+                                    url: string;
+                                })[];
+                                /** @description The sum of its buttons' clicks */
+                                clicks: number;
+                                colors: {
+                                    /** @description The page's background (#rrggbb) */
+                                    background: string;
+                                    /** @description The buttons' fill (#rrggbb) */
+                                    button: string;
+                                    /** @description The buttons' text (#rrggbb) */
+                                    button_text: string;
+                                    /** @description The page's text (#rrggbb) */
+                                    text: string;
+                                } | null;
+                                created_at: string;
+                                description: string | null;
+                                /** @description That domain's hostname; null: the main host */
+                                domain: string | null;
+                                /** @description The custom domain it is served on; null: the instance's main host */
+                                domain_id: string | null;
+                                id: string;
+                                picture_url: string | null;
+                                slug: string;
+                                /**
+                                 * @description auto: the visitor's light or dark setting; custom: colors
+                                 * @enum {string}
+                                 */
+                                theme: "auto" | "light" | "dark" | "custom";
+                                title: string;
+                                updated_at: string;
+                                /** @description The page's address */
+                                url: string;
+                                /** @description The page's own visits since it was made (not clicks on its buttons) */
+                                views: number;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a bio page: its address answers 404 from the next request on, on every instance */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Edit a bio page (the fields given); visitors see the change from the next request on, on every instance */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Top to bottom; at most 50 */
+                        blocks?: ({
+                            /** @description The button's text (1-100 characters) */
+                            label: string;
+                            /** @description A link of the page's account: the button opens its short URL */
+                            link_id: string;
+                            /** @enum {string} */
+                            type: "link";
+                        } | {
+                            /** @description 1-100 characters */
+                            text: string;
+                            /** @enum {string} */
+                            type: "heading";
+                        } | {
+                            /** @description 1-500 characters */
+                            text: string;
+                            /** @enum {string} */
+                            type: "text";
+                        } | {
+                            /**
+                             * @description The network its icon names
+                             * @enum {string}
+                             */
+                            network: "instagram" | "x" | "facebook" | "linkedin" | "youtube" | "tiktok" | "github" | "mastodon" | "bluesky" | "threads" | "pinterest" | "twitch" | "email" | "website";
+                            /** @enum {string} */
+                            type: "social";
+                            /** @description An http(s) address (mailto: for email) */
+                            url: string;
+                        })[];
+                        colors?: {
+                            /** @description The page's background (#rrggbb) */
+                            background: string;
+                            /** @description The buttons' fill (#rrggbb) */
+                            button: string;
+                            /** @description The buttons' text (#rrggbb) */
+                            button_text: string;
+                            /** @description The page's text (#rrggbb) */
+                            text: string;
+                        } | null;
+                        /** @description Up to 500 characters */
+                        description?: string | null;
+                        /** @description A verified custom domain of the account; absent or null: the main host */
+                        domain_id?: string | null;
+                        /** @description An http(s) image address */
+                        picture_url?: string | null;
+                        /** @description Its path: /{slug} on its host (an alias's syntax; never an alias in use there) */
+                        slug?: string;
+                        /**
+                         * @description Default auto
+                         * @enum {string}
+                         */
+                        theme?: "auto" | "light" | "dark" | "custom";
+                        /** @description 1-100 characters */
+                        title?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            page: {
+                                blocks: ({
+                                    /** @description The link's clicks (every click of the link, from the page or elsewhere) */
+                                    clicks: number;
+                                    label: string;
+                                    link_id: string;
+                                    /** @description The link's short URL, where the button goes; null when the link was deleted */
+                                    short_url: string | null;
+                                    /** @enum {string} */
+                                    type: "link";
+                                } | {
+                                    text: string;
+                                    /** @enum {string} */
+                                    type: "heading";
+                                } | {
+                                    text: string;
+                                    /** @enum {string} */
+                                    type: "text";
+                                } | {
+                                    /**
+                                     * @description The network
+                                     * @enum {string}
+                                     */
+                                    network: "instagram" | "x" | "facebook" | "linkedin" | "youtube" | "tiktok" | "github" | "mastodon" | "bluesky" | "threads" | "pinterest" | "twitch" | "email" | "website";
+                                    /** @enum {string} */
+                                    type: "social";
+                                    url: string;
+                                })[];
+                                /** @description The sum of its buttons' clicks */
+                                clicks: number;
+                                colors: {
+                                    /** @description The page's background (#rrggbb) */
+                                    background: string;
+                                    /** @description The buttons' fill (#rrggbb) */
+                                    button: string;
+                                    /** @description The buttons' text (#rrggbb) */
+                                    button_text: string;
+                                    /** @description The page's text (#rrggbb) */
+                                    text: string;
+                                } | null;
+                                created_at: string;
+                                description: string | null;
+                                /** @description That domain's hostname; null: the main host */
+                                domain: string | null;
+                                /** @description The custom domain it is served on; null: the instance's main host */
+                                domain_id: string | null;
+                                id: string;
+                                picture_url: string | null;
+                                slug: string;
+                                /**
+                                 * @description auto: the visitor's light or dark setting; custom: colors
+                                 * @enum {string}
+                                 */
+                                theme: "auto" | "light" | "dark" | "custom";
+                                title: string;
+                                updated_at: string;
+                                /** @description The page's address */
+                                url: string;
+                                /** @description The page's own visits since it was made (not clicks on its buttons) */
+                                views: number;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/api/conversions/customers": {
         parameters: {
             query?: never;

@@ -14,9 +14,11 @@ import { type Trust, proxyCountry } from "../proxy.js";
 import type { Metrics } from "../metrics.js";
 import { linkInfo } from "../../redirect/link-info.js";
 import { plusPage } from "../plus-page.js";
+import { bioAnswer } from "../bio-page.js";
+import { ALIAS_RE } from "../../links/validate.js";
 
 /** The services these routes use: the compiler refuses any other. */
-type Deps = Pick<AppContext, "config" | "orphans" | "redirects" | "storage" | "clock" | "links">;
+type Deps = Pick<AppContext, "config" | "orphans" | "redirects" | "storage" | "clock" | "links" | "bioCache">;
 
 const FORM_LIMIT = 4096;
 
@@ -274,7 +276,18 @@ export async function redirectRoutes(app: App, ctx: Deps, trust: Trust | null, m
       if (alias.length > 1 && alias.endsWith("+")) return plus(ctx, req, reply, alias.slice(0, -1));
       const visit = visitOfReq(req);
       const outcome = await ctx.redirects.visit(visit);
-      if (outcome.kind === "not_found") ctx.orphans.visited(ctx.redirects.domainFor(visit.host), req.url, visit.referer, visit.userAgent);
+      if (outcome.kind === "not_found") {
+        const domain = ctx.redirects.domainFor(visit.host);
+        // No link here: a bio page at this slug (docs/bio-pages.md; a slug and an alias never share a host's path).
+        const bio = ALIAS_RE.test(alias) ? await ctx.bioCache.get(domain, alias) : null;
+        if (bio !== null) {
+          const a = bioAnswer(bio, ctx.config.origin);
+          for (let i = 0; i < a.headers.length - 2; i += 2) reply.header(a.headers[i] as string, a.headers[i + 1]);
+          if (req.method === "GET") ctx.bioCache.viewed(bio.id);
+          return reply.code(200).send(a.body);
+        }
+        ctx.orphans.visited(domain, req.url, visit.referer, visit.userAgent);
+      }
       return answered(req, reply, visit, outcome);
     },
   );

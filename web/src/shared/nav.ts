@@ -78,6 +78,13 @@ export const NAV_GROUPS: readonly NavGroup[] = [
         capability: "team_invite",
       },
       {
+        to: "/app/bio",
+        label: "Bio pages",
+        testId: "nav-bio",
+        icon: "M7 2h10a2 2 0 0 1 2 2v16a2 2 0 0 1-2 2H7a2 2 0 0 1-2-2V4a2 2 0 0 1 2-2zM9 7h6M9 11h6M9 15h6",
+        capability: "bio_pages",
+      },
+      {
         to: "/app/domains",
         label: "Domains",
         testId: "nav-domains",
