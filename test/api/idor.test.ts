@@ -202,8 +202,7 @@ describe.each(ENGINES)("IDOR table on %s", (engine) => {
 
   beforeAll(async () => {
     // DNS goes to a closed local port: domain checks answer "DNS not answering" at once, never the internet.
-    // LINK_CHECKS off: background checks write rows of their own while the tables are compared (link-health.test.ts covers them).
-    server = await startTestServer({ engine, env: { DNS_SERVERS: "127.0.0.1:9", LINK_CHECKS: "off" } });
+    server = await startTestServer({ engine, env: { DNS_SERVERS: "127.0.0.1:9" } });
     a = { client: await signedInClient(server, "idor-a@example.com", "enterprise"), server };
     b = await signedInClient(server, "idor-b@example.com", "enterprise");
     // B owns things too, so an answer cannot come from B having nothing.

@@ -44,6 +44,7 @@ describe.each(ENGINES)("link health (%s)", (engine) => {
       engine,
       clock,
       env: {
+        LINK_CHECKS: "on",
         WEBHOOK_ALLOW_PRIVATE: "true",
         DNS_SERVERS: dns.server,
         SMTP_URL: smtp.url,

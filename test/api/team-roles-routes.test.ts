@@ -323,8 +323,7 @@ describe.each(ENGINES)("the role table on every team route on %s", (engine) => {
 
   beforeAll(async () => {
     // DNS goes to a closed local port: a domain's check answers "DNS not answering" at once, never the internet.
-    // LINK_CHECKS off: background checks write rows of their own while the tables are compared (link-health.test.ts covers them).
-    server = await startTestServer({ engine, env: { DNS_SERVERS: "127.0.0.1:9", LINK_CHECKS: "off" } });
+    server = await startTestServer({ engine, env: { DNS_SERVERS: "127.0.0.1:9" } });
     const owner = await testAccount(server, "roles-owner@example.com", "enterprise");
     f = { server, owner };
     clients.owner = owner.client;

@@ -20,7 +20,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("link health on two PostgreSQL i
   beforeAll(async () => {
     dest = await startDestinations();
     dns = await startDns((name) => (name.endsWith(".test") ? ["127.0.0.1"] : []));
-    const env = { WEBHOOK_ALLOW_PRIVATE: "true", DNS_SERVERS: dns.server, LINK_CHECK_HOST_RATE: "10000", LINK_CHECK_HOST_CONCURRENCY: "2" };
+    const env = { LINK_CHECKS: "on", WEBHOOK_ALLOW_PRIVATE: "true", DNS_SERVERS: dns.server, LINK_CHECK_HOST_RATE: "10000", LINK_CHECK_HOST_CONCURRENCY: "2" };
     a = await startTestServer({ engine: "postgres", clock: clockA, env });
     b = await startTestServer({ engine: "postgres", clock: clockB, databaseUrl: a.databaseUrl, env });
   });

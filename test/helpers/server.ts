@@ -26,8 +26,12 @@ export interface TestServerOptions extends ContextOverrides {
   env?: Record<string, string>;
 }
 
+/**
+ * The configuration of a test server: LINK_CHECKS off unless the test turns it on (a test's destinations are names on
+ * the public internet, which tests never reach; test/api/link-health.test.ts checks loopback receivers with it on).
+ */
 export function testConfig(env: Record<string, string | undefined>): Readonly<Config> {
-  return loadConfig({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", ...env });
+  return loadConfig({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", LINK_CHECKS: "off", ...env });
 }
 
 export function freePort(): Promise<number> {
