@@ -377,7 +377,7 @@ describe.skipIf(!available)("the operator console in the browser", () => {
     const consequences = await dialog.getByTestId("plan-change-consequences").locator("li").allTextContents();
     // The words come from the capability table (issue 40): every capability Business has and Free lacks.
     expect(consequences).toEqual([
-      "Loses expiry dates, start dates, click limits, fallback URLs, social previews, advanced statistics, unique visitors, statistics CSV export, redirect rules and A/B splits, account analytics, bulk creation, team members, custom domains, the external API, webhooks, click streams, conversion tracking, folders and shared statistics.",
+      "Loses expiry dates, start dates, click limits, fallback URLs, social previews, advanced statistics, unique visitors, statistics CSV export, bio pages, redirect rules and A/B splits, account analytics, bulk creation, team members, custom domains, the external API, webhooks, click streams, conversion tracking, folders and shared statistics.",
       "Links keep their redirect rules and splits, which go on working; they can only be removed, not edited.",
       "Team: members lose access to the account's links.",
       "Webhooks: deliveries stop at once.",
