@@ -58,8 +58,8 @@ describe("createContext builds without side effects; start() and close() drive t
 
   it("starts no timer until start(), and close() leaves none", async () => {
     dir = mkdtempSync(join(tmpdir(), "snip-lifecycle-"));
-    // Orphan visits counted (their flush timer is one of the parts); the click writer inline (no worker thread).
-    const config = testConfig({ DATA_DIR: dir, CLICK_WRITER: "inline", ORPHAN_VISITS: "on" });
+    // Orphan visits counted (their flush timer is one of the parts), link checks on; the click writer inline (no worker thread).
+    const config = testConfig({ DATA_DIR: dir, CLICK_WRITER: "inline", ORPHAN_VISITS: "on", LINK_CHECKS: "on" });
     ctx = await createContext(config);
     expect(ctx.config.details.orphanVisits).toBe(true);
     expect(timers()).toBe(0);
