@@ -66,7 +66,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("SCIM deactivation across two Po
       }
     };
     const loops = [...["session", "session", "session", "key", "key", "key", "owner", "owner"].map((k) => loop(k as "session" | "key" | "owner"))];
-    await new Promise((r) => setTimeout(r, 300));
+    // Until both kinds have been served at least once (a loaded machine may take longer than a moment).
+    const served = () => (["session", "key"] as const).every((k) => hits[k].some((h) => h.status === 200));
+    for (const until = Date.now() + 10_000; !served() && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 100));
     const sent = performance.now();
     const off = await scim(a, team.token, "PATCH", `/Users/${created.body.id}`, {
       schemas: [PATCH],
