@@ -27,8 +27,8 @@ function vmHwmBytes(): number | null {
 
 const { values: argv } = parseArgs({ options: { blocklist: { type: "string" }, "threat-feed": { type: "string" } } });
 const env: Record<string, string | undefined> = { ...process.env };
-// No destination checks: the benchmark's destinations are public names this machine does not reach, and a check pass
-// in flight holds SIGTERM's shutdown (link health's stop waits for it; docs/health.md).
+// No destination checks: the benchmark's destinations are public names this machine does not reach, and the checks'
+// work would be measured with the redirects'.
 env.LINK_CHECKS ??= "off";
 if (argv.blocklist !== undefined) {
   const n = Number(argv.blocklist);

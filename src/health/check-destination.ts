@@ -70,6 +70,17 @@ class RequestFailed extends Error {
   }
 }
 
+/** `p`, or the signal's reason as soon as it aborts (a DNS lookup cannot itself be cancelled: its answer is dropped). */
+function unlessAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
 export class DestinationChecker {
   /** Each host's checked address for a minute: 1,000 links to one host ask DNS once, not 1,000 times. */
   private readonly resolved = new Map<string, { address: string; family: 4 | 6; until: number }>();
@@ -77,18 +88,19 @@ export class DestinationChecker {
   constructor(private readonly opts: CheckerOptions) {}
 
   /** The guard's verdict on the address (its syntax always, its DNS answer at most once a minute per host). */
-  private async guard(url: string): Promise<CheckedReceiver> {
+  private async guard(url: string, signal?: AbortSignal): Promise<CheckedReceiver> {
     const parsed = parseReceiverUrl(url, { http: true });
     const now = performance.now();
     const hit = this.resolved.get(parsed.host);
     if (hit && hit.until > now) return { url: parsed.url, host: parsed.host, address: hit.address, family: hit.family };
-    const checked = await this.opts.check.check(url, "custom", { http: true });
+    const checked = await unlessAborted(this.opts.check.check(url, "custom", { http: true }), signal);
     if (this.resolved.size >= MAX_RESOLVED) this.resolved.clear();
     this.resolved.set(parsed.host, { address: checked.address, family: checked.family, until: now + RESOLVED_MS });
     return checked;
   }
 
-  async check(raw: string): Promise<CheckOutcome> {
+  /** The destination's outcome; `signal` (the scheduler stopping) abandons the check at once, throwing its reason. */
+  async check(raw: string, signal?: AbortSignal): Promise<CheckOutcome> {
     const started = performance.now();
     const out: CheckOutcome = {
       result: "ok",
@@ -106,7 +118,7 @@ export class DestinationChecker {
       for (let hop = 0; ; hop++) {
         seen.add(url);
         out.final_url = url;
-        const answer = await this.hop(url, out);
+        const answer = await this.hop(url, out, signal);
         out.status_code = answer.status;
         if (answer.tlsValidTo !== null) out.tls_valid_to = answer.tlsValidTo;
         if (answer.status >= 300 && answer.status < 400 && answer.location !== null) {
@@ -139,29 +151,30 @@ export class DestinationChecker {
   }
 
   /** One address, within the host's limits: checked by the guard (DNS included), HEAD then (if refused) GET. */
-  private async hop(url: string, out: CheckOutcome): Promise<Answer> {
-    const release = await this.opts.gate.acquire(hostOf(url));
+  private async hop(url: string, out: CheckOutcome, signal?: AbortSignal): Promise<Answer> {
+    const release = await this.opts.gate.acquire(hostOf(url), signal);
     try {
       let checked;
       try {
-        checked = await this.guard(url);
+        checked = await this.guard(url, signal);
       } catch (e) {
+        if (signal?.aborted) throw e;
         if (e instanceof ReceiverUnresolved || (e instanceof ReceiverRefused && / does not resolve$/.test(e.message))) {
           throw new RequestFailed("dns_error", e.message);
         }
         throw new RequestFailed("address_refused", `address refused: ${(e as Error).message}`);
       }
       out.requests++;
-      const head = await this.send(checked, "HEAD");
+      const head = await this.send(checked, "HEAD", signal);
       if (!HEAD_REFUSED.has(head.status)) return head;
       out.requests++;
-      return await this.send(checked, "GET");
+      return await this.send(checked, "GET", signal);
     } finally {
       release();
     }
   }
 
-  private async send(c: { url: URL; address: string; family: 4 | 6; host: string }, method: "HEAD" | "GET"): Promise<Answer> {
+  private async send(c: { url: URL; address: string; family: 4 | 6; host: string }, method: "HEAD" | "GET", stop?: AbortSignal): Promise<Answer> {
     const timeoutMs = this.opts.timeoutMs;
     let tlsValidTo: number | null = null;
     const base = buildConnector({
@@ -197,13 +210,14 @@ export class DestinationChecker {
       const res = await request(c.url, {
         method,
         dispatcher: agent,
-        signal: abort.signal,
+        signal: stop ? AbortSignal.any([abort.signal, stop]) : abort.signal,
         headers: { "user-agent": "snip-link-check/1 (+https://github.com/snip; link health)", accept: "*/*" },
       });
       await res.body.dump({ limit: MAX_BODY_BYTES }).catch(() => undefined);
       const location = res.headers.location;
       return { status: res.statusCode, location: typeof location === "string" ? location : (location?.[0] ?? null), tlsValidTo };
     } catch (e) {
+      if (stop?.aborted) throw stop.reason as Error;
       if (abort.signal.aborted) throw new RequestFailed("timeout", `no answer within ${timeoutMs} ms`, tlsValidTo);
       throw failure(e, tlsValidTo);
     } finally {

@@ -3,6 +3,7 @@
 // recorded with their state: three failures in a row make a destination broken, the next success recovers it.
 // Each change is a link.broken or link.recovered event on the bus, inside the recording transaction, and a row the
 // owner's daily digest reports.
+import { setMaxListeners } from "node:events";
 import type { Logger } from "pino";
 import type { Db, Dialect } from "../storage/db.js";
 import type { HealthConfig } from "../config-health.js";
@@ -13,7 +14,7 @@ import { newId } from "../shared/ids.js";
 import type { Updateable } from "kysely";
 import type { LinkHealthRow, LinkHealthTable } from "../storage/health-tables.js";
 import { type CheckOutcome, type CheckResult, CHECK_RESULTS, type DestinationChecker, FAILURES } from "./check-destination.js";
-import { syncDestinations } from "./destinations.js";
+import { destinationOrder, syncDestinations } from "./destinations.js";
 import type { DestinationHealth, HealthCheck } from "../contract/health.js";
 import type { HealthDigest } from "./digest.js";
 
@@ -46,13 +47,10 @@ export interface LinkHealthDeps {
   digest: HealthDigest;
 }
 
-/** default first, then devices, rules, variants, fallback. */
-function destinationOrder(d: string): number {
-  const i = ["default", "ios", "android", "rule", "variant", "fallback"].indexOf(d.split(":")[0] as string);
-  return i * 100 + Number(d.split(":")[1] ?? 0);
-}
-
 type LinkOfEvent = { id: string; alias: string; domain: string; url: string; folder_id: string | null; owner_id: string | null };
+
+/** stop()'s signal: one listener per check in flight (BATCH), past Node's warning at 10. */
+const stopSignal = (c = new AbortController()) => (setMaxListeners(0, c.signal), c);
 
 export class LinkHealth {
   private timer: NodeJS.Timeout | null = null;
@@ -62,6 +60,7 @@ export class LinkHealth {
   /** The queue's figures as of the last pass (metrics read them at scrape time). */
   lastFigures = { due: 0, broken: 0 };
   private started = false;
+  private stopping = stopSignal();
   private budget = { hour: -1, used: 0 };
   /** Checks done by result since start (metrics). */
   readonly done = new Map<CheckResult, number>(CHECK_RESULTS.map((r) => [r, 0]));
@@ -75,15 +74,18 @@ export class LinkHealth {
   start(): void {
     if (!this.enabled || this.started) return;
     this.started = true;
+    if (this.stopping.signal.aborted) this.stopping = stopSignal();
     this.timer = setInterval(() => this.kick(), TICK_MS);
     this.timer.unref();
     this.kick();
   }
 
+  /** At once: checks in flight are abandoned, unrecorded, their rows leased until LEASE_MS ends (no host's timeout waited). */
   async stop(): Promise<void> {
     this.started = false;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.stopping.abort(new Error("link health stopped"));
     await this.changes;
     await this.running;
   }
@@ -100,6 +102,7 @@ export class LinkHealth {
 
   /** A pass now, after the one running (the CLI, tests): answers when it is done. */
   async runNow(): Promise<void> {
+    if (this.stopping.signal.aborted) this.stopping = stopSignal();
     await this.changes;
     while (this.running) await this.running;
     await this.launch();
@@ -123,6 +126,7 @@ export class LinkHealth {
   async pass(): Promise<void> {
     await this.backfill();
     await this.runDue();
+    if (this.stopping.signal.aborted) return;
     await this.deps.digest.sendDue();
     this.lastFigures = await this.figures();
   }
@@ -173,12 +177,13 @@ export class LinkHealth {
   /** Checks every due destination this instance can claim, batch after batch, while the budget lasts. Answers how many. */
   async runDue(): Promise<number> {
     let checked = 0;
-    for (;;) {
+    const { signal } = this.stopping;
+    while (!signal.aborted) {
       const left = this.budgetLeft();
       if (left <= 0) break;
       const rows = await this.claim(Math.min(BATCH, left));
       if (rows.length === 0) break;
-      await Promise.all(rows.map((row) => this.checkOne(row)));
+      await Promise.all(rows.map((row) => this.checkOne(row, signal)));
       checked += rows.length;
     }
     return checked;
@@ -206,11 +211,12 @@ export class LinkHealth {
       .execute();
   }
 
-  private async checkOne(row: LinkHealthRow): Promise<void> {
+  private async checkOne(row: LinkHealthRow, signal: AbortSignal): Promise<void> {
     let outcome: CheckOutcome;
     try {
-      outcome = await this.deps.checker.check(row.url);
+      outcome = await this.deps.checker.check(row.url, signal);
     } catch (err) {
+      if (signal.aborted) return;
       this.deps.log.warn({ err, destination: row.id }, "link check failed unexpectedly");
       outcome = {
         result: "connection_error",

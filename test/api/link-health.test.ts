@@ -246,4 +246,35 @@ describe.each(ENGINES)("link health (%s)", (engine) => {
     const link = await createLink(c, { url: `${dest.origin}/ok` });
     expect((await other.get(`/api/links/${link.id}/health`)).status).toBe(404);
   });
+
+  it("stops within a second while requests to a host that never answers are in flight or queued, recording none of them", async () => {
+    // A long timeout, so that only the abort can end these requests in time; two in flight, one waiting at the host gate.
+    const own = await startTestServer({
+      engine,
+      clock,
+      env: { LINK_CHECKS: "on", WEBHOOK_ALLOW_PRIVATE: "true", DNS_SERVERS: dns.server, LINK_CHECK_TIMEOUT_MS: "60000", LINK_CHECK_HOST_CONCURRENCY: "2" },
+    });
+    try {
+      const c = await signedInClient(own, `health-stop-${engine}@example.com`, "business");
+      // Made while the scheduler is stopped, so that one pass claims all three.
+      await own.ctx.linkHealth.stop();
+      for (const i of [1, 2, 3]) await createLink(c, { url: `${dest.origin}/slow/${i}` });
+      const slowRows = () =>
+        own.ctx.storage.db.selectFrom("link_health").select(["url", "last_checked_at", "state"]).where("url", "like", `${dest.origin}/slow/%`).execute();
+      await waitFor(async () => (await slowRows()).length === 3, { what: "the three destinations' rows" });
+      own.ctx.linkHealth.start();
+      await waitFor(() => dest.seen.filter((s) => s.path.startsWith("/slow/")).length >= 2, { what: "two checks in flight" });
+      const started = performance.now();
+      await own.ctx.linkHealth.stop();
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(dest.seen.filter((s) => s.path.startsWith("/slow/"))).toHaveLength(2);
+      expect((await slowRows()).map((r) => [r.last_checked_at, r.state])).toEqual([
+        [null, "unknown"],
+        [null, "unknown"],
+        [null, "unknown"],
+      ]);
+    } finally {
+      await own.close();
+    }
+  });
 });

@@ -43,7 +43,7 @@ export async function startDestinations(host = "dest.test"): Promise<Destination
     if (path === "/loop-b") return end(301, { location: `${d.origin}/loop-a` });
     if (path === "/get-only") return end(req.method === "HEAD" ? 405 : 200);
     if (path === "/flip") return end(d.flip);
-    if (path === "/slow") {
+    if (path === "/slow" || path.startsWith("/slow/")) {
       pending.add(res);
       return;
     }
