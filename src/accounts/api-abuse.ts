@@ -1,5 +1,6 @@
 // Throttles for abusive streams of failing external-API requests: per key (failures after
-// authentication) and per client address (invalid keys). Kept in rate_events, so shared by instances.
+// authentication) and per client address (invalid keys, invalid SCIM tokens). Kept in rate_events, so shared by
+// instances.
 import { type RateEvents, retryAfterSeconds } from "../storage/rate-events.js";
 import type { Clock } from "../shared/clock.js";
 import { DomainError } from "../shared/errors.js";
@@ -31,6 +32,12 @@ export class ApiAbuseThrottle {
 
   async recordBadKey(ip: string): Promise<void> {
     await this.rate.record(`api:badkey:ip:${ip}`, this.clock.now());
+  }
+
+  /** A wrong SCIM token from `ip`, within the invalid keys' limit (its own count): throws rate_limited past it. */
+  async badScimToken(ip: string): Promise<void> {
+    await this.check(`scim:badtoken:ip:${ip}`, BAD_KEY_WINDOW_MS, BAD_KEYS_PER_IP, "Too many invalid SCIM tokens from this address");
+    await this.rate.record(`scim:badtoken:ip:${ip}`, this.clock.now());
   }
 
   private async check(bucket: string, windowMs: number, limit: number, message: string): Promise<void> {

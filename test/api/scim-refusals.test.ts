@@ -1,7 +1,7 @@
 // What SCIM refuses (docs/scim.md, Refusals), each in SCIM's error schema and never a 5xx, with nothing written:
 // no token, a wrong or replaced or revoked token, another connection's token, a team off Enterprise, malformed
 // filters, bodies that are not JSON, not objects, oversized, or name unknown schemas, addresses off the
-// connection's verified domains, and concurrent creations of one userName. The token's own routes: who may make,
+// connection's verified domains, concurrent creations of one userName, and wrong tokens past the address's limit. The token's own routes: who may make,
 // see and revoke it. On SQLite and PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestServer } from "../helpers/server.js";
@@ -9,6 +9,7 @@ import { ENGINES } from "../helpers/engines.js";
 import { signedInClient } from "../helpers/client.js";
 import { GROUP, PATCH, USER, scim, scimError, scimTeam, type ScimTeam } from "../helpers/scim.js";
 import { SCIM_BODY_LIMIT } from "../../src/http/routes/scim.js";
+import { BAD_KEYS_PER_IP } from "../../src/accounts/api-abuse.js";
 
 describe.each(ENGINES)("SCIM refusals on %s", (engine) => {
   let server: TestServer;
@@ -206,5 +207,20 @@ describe.each(ENGINES)("SCIM refusals on %s", (engine) => {
     expect(scimError(await scim(server, b.token, "GET", "/Users"))).toEqual([403, undefined]);
     await server.ctx.storage.db.updateTable("users").set({ plan: "enterprise" }).where("id", "=", b.ownerId).execute();
     expect((await scim(server, b.token, "GET", "/Users")).status).toBe(200);
+  });
+
+  // Last: it uses up the test address's allowance.
+  it("wrong tokens from one address: 429 with Retry-After past 60 in 10 minutes, counted apart from API keys; the right token still works", async () => {
+    const counted = async () =>
+      (await server.ctx.storage.db.selectFrom("rate_events").select("id").where("bucket", "=", "scim:badtoken:ip:127.0.0.1").execute()).length;
+    const before = await counted();
+    expect(before).toBeGreaterThan(0);
+    for (let i = before; i < BAD_KEYS_PER_IP; i++) expect(scimError(await scim(server, `scim_${"B".repeat(43)}`, "GET", "/Users"))).toEqual([401, undefined]);
+    const limited = await scim(server, `scim_${"B".repeat(43)}`, "GET", "/Users");
+    expect(scimError(limited)).toEqual([429, undefined]);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await counted()).toBe(BAD_KEYS_PER_IP);
+    expect((await scim(server, a.token, "GET", "/Users")).status).toBe(200);
+    expect(await server.ctx.storage.db.selectFrom("rate_events").select("id").where("bucket", "like", "api:badkey:%").execute()).toEqual([]);
   });
 });

@@ -15,7 +15,7 @@ import { applyGroupPatch, groupFromBody } from "../../sso/scim/groups.js";
 import { paging } from "../../sso/scim/resources.js";
 import { resourceTypes, schemas, serviceProviderConfig } from "../../sso/scim/discovery.js";
 
-type Deps = Pick<AppContext, "sso" | "config">;
+type Deps = Pick<AppContext, "sso" | "config" | "apiKeys">;
 
 /** The largest SCIM request body: a group push of a thousand members fits several times over. */
 export const SCIM_BODY_LIMIT = 256 * 1024;
@@ -82,8 +82,14 @@ export async function scimRoutes(app: App, ctx: Deps): Promise<void> {
         }
       });
       // The token first, before the body is read: a caller without it sends nothing further.
+      // A wrong token counts toward the address's limit (as invalid API keys do): guessing is 429 after 60 in 10 minutes.
       scope.addHook("onRequest", async (req) => {
-        req.scimConnection = await scim.tokens.authenticate(req.headers.authorization);
+        try {
+          req.scimConnection = await scim.tokens.authenticate(req.headers.authorization);
+        } catch (err) {
+          if (err instanceof ScimError && err.status === 401) await ctx.apiKeys.abuse.badScimToken(req.ip);
+          throw err;
+        }
       });
       scope.addHook("onSend", async (_req, reply, payload) => {
         const type = reply.getHeader("content-type");
