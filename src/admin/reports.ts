@@ -10,6 +10,18 @@ import { ALIAS_RE } from "../links/validate.js";
 import { isReservedAlias } from "../links/reserved.js";
 import type { LinkService } from "../links/links.js";
 import { REPORT_STATES, type ReportState } from "../contract/reports.js";
+import type { Insertable } from "kysely";
+import type { AbuseReportsTable } from "../storage/admin-tables.js";
+
+/** A new open report of `link`: a visitor's (the report form) or the threat feeds' (`source: "feed"`). */
+export function openReport(
+  link: { id: string; domain: string; alias: string; url: string },
+  report: Pick<Insertable<AbuseReportsTable>, "reason" | "details" | "reporter_email" | "source">,
+  now: number,
+): Insertable<AbuseReportsTable> {
+  const { id: link_id, domain, alias, url } = link;
+  return { id: newId(), link_id, domain, alias, url, ...report, state: "open", created_at: now, resolved_at: null, resolved_by: null };
+}
 
 export const REPORT_REASONS = ["phishing", "malware", "spam", "illegal", "other"] as const;
 export type ReportReason = (typeof REPORT_REASONS)[number];
@@ -114,20 +126,7 @@ export class ReportFormService {
     if (!link) return;
     await this.deps.db
       .insertInto("abuse_reports")
-      .values({
-        id: newId(),
-        link_id: link.id,
-        domain: link.domain,
-        alias: link.alias,
-        url: link.url,
-        reason: reason as string,
-        details: details as string,
-        reporter_email: email ?? null,
-        state: "open",
-        created_at: now,
-        resolved_at: null,
-        resolved_by: null,
-      })
+      .values(openReport(link, { reason: reason as string, details: details as string, reporter_email: email ?? null }, now))
       .execute();
   }
 

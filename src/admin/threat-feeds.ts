@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import type { Db } from "../storage/db.js";
 import type { Clock } from "../shared/clock.js";
 import { iso } from "../shared/clock.js";
-import { newId } from "../shared/ids.js";
+import { openReport } from "./reports.js";
 import type { HostBlocklist } from "../links/host-blocklist.js";
 import type { ThreatFeedStatus } from "../contract/admin.js";
 import { watchPath } from "./blocklist-file.js";
@@ -134,21 +134,18 @@ export class ThreatFeeds {
         const feed = this.feedListing(entry);
         await db
           .insertInto("abuse_reports")
-          .values({
-            id: newId(),
-            link_id: link.id,
-            domain: link.domain,
-            alias: link.alias,
-            url: link.url,
-            reason: FEED_REASON[feed],
-            details: `Listed by the ${feed === "urlhaus" ? "URLhaus" : "PhishTank"} threat feed: ${entry}`,
-            reporter_email: null,
-            state: "open",
-            created_at: clock.now(),
-            resolved_at: null,
-            resolved_by: null,
-            source: "feed",
-          })
+          .values(
+            openReport(
+              link,
+              {
+                reason: FEED_REASON[feed],
+                details: `Listed by the ${feed === "urlhaus" ? "URLhaus" : "PhishTank"} threat feed: ${entry}`,
+                reporter_email: null,
+                source: "feed",
+              },
+              clock.now(),
+            ),
+          )
           .onConflict((oc) => oc.doNothing())
           .execute();
       }
