@@ -2,13 +2,14 @@
 // account (who and in which role, when, what, before -> after), filtered by action, email and target id, newest first.
 import { useState } from "react";
 import { adminApi } from "./admin-api";
-import { DataTable, Field, useTitle } from "../shared/ui";
+import { DataTable, useTitle } from "../shared/ui";
 import { AuditRow } from "../shared/audit-row";
-import { FilterForm, ListView, usePagedList, useUrlFilters } from "../shared/lists";
+import { ListView, usePagedList, useUrlFilters } from "../shared/lists";
+import { type AuditAction, AuditFilters } from "../shared/audit-filters";
 
 export { type Change, changes } from "../shared/audit-row";
 
-const ACTIONS: { value: string; label: string }[] = [
+const ACTIONS: AuditAction[] = [
   { value: "account.plan", label: "Account plan changed" },
   { value: "account.status", label: "Account suspended / activated" },
   { value: "account.delete", label: "Account deleted" },
@@ -57,7 +58,18 @@ export function AdminAuditPage() {
         </div>
       </div>
 
-      <AuditFilters filters={filters} setFilters={setFilters} form={form} setForm={setForm} />
+      <AuditFilters
+        prefix="audit"
+        actions={ACTIONS}
+        fields={[
+          { key: "actor", label: "Who (email)", type: "search" },
+          { key: "target", label: "Target id", type: "search" },
+        ]}
+        action={filters.action}
+        form={form}
+        setForm={setForm}
+        apply={setFilters}
+      />
 
       <ListView
         list={list}
@@ -92,52 +104,5 @@ export function AdminAuditPage() {
         )}
       </ListView>
     </>
-  );
-}
-
-type AuditFilterValues = { action: string; actor: string; target: string };
-type AuditForm = { actor: string; target: string };
-
-/** The filter form: the action (applied at once), the email of who acted and the target id (applied on submit). */
-function AuditFilters({
-  filters,
-  setFilters,
-  form,
-  setForm,
-}: {
-  filters: AuditFilterValues;
-  setFilters: (f: Partial<AuditFilterValues>) => void;
-  form: AuditForm;
-  setForm: (f: AuditForm) => void;
-}) {
-  return (
-    <FilterForm onApply={() => setFilters(form)}>
-      <Field id="audit-action" label="Action">
-        <select id="audit-action" data-testid="audit-action" value={filters.action} onChange={(e) => setFilters({ ...form, action: e.target.value })}>
-          <option value="">All actions</option>
-          {ACTIONS.map((a) => (
-            <option key={a.value} value={a.value}>
-              {a.label}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field id="audit-actor" label="Who (email)" className="grow">
-        <input id="audit-actor" data-testid="audit-actor" type="search" value={form.actor} onChange={(e) => setForm({ ...form, actor: e.target.value })} />
-      </Field>
-      <Field id="audit-target" label="Target id" className="grow">
-        <input
-          id="audit-target"
-          data-testid="audit-target"
-          type="search"
-          spellCheck={false}
-          value={form.target}
-          onChange={(e) => setForm({ ...form, target: e.target.value })}
-        />
-      </Field>
-      <button type="submit" className="btn btn-secondary filter-submit" data-testid="audit-submit">
-        Filter
-      </button>
-    </FilterForm>
   );
 }

@@ -5,11 +5,12 @@ import { useState } from "react";
 import { useParams } from "react-router";
 import { teamApi, teamAuditExportUrl, type TeamAuditFilters } from "./team-api";
 import { AuditRow } from "../shared/audit-row";
-import { A, DataTable, Field, useTitle } from "../shared/ui";
-import { FilterForm, ListView, usePagedList, useUrlFilters } from "../shared/lists";
+import { A, DataTable, useTitle } from "../shared/ui";
+import { ListView, usePagedList, useUrlFilters } from "../shared/lists";
+import { type AuditAction, AuditFilters } from "../shared/audit-filters";
 import "./team.css";
 
-const ACTIONS: { value: string; label: string }[] = [
+const ACTIONS: AuditAction[] = [
   { value: "team.role", label: "Role changed" },
   { value: "folder.access", label: "Folder access changed" },
   { value: "team.2fa_policy", label: "Two-factor policy" },
@@ -54,7 +55,19 @@ export function TeamAuditPage() {
         <Exports filters={filters} owner={owner} />
       </div>
 
-      <Filters filters={filters} setFilters={setFilters} form={form} setForm={setForm} />
+      <AuditFilters
+        prefix="team-audit"
+        actions={ACTIONS}
+        fields={[
+          { key: "actor", label: "Who (email)", type: "search" },
+          { key: "from", label: "From", type: "date" },
+          { key: "to", label: "To", type: "date" },
+        ]}
+        action={filters.action}
+        form={form}
+        setForm={setForm}
+        apply={setFilters}
+      />
 
       <ListView
         list={list}
@@ -84,52 +97,6 @@ export function TeamAuditPage() {
         )}
       </ListView>
     </div>
-  );
-}
-
-/** The filter form: the action (applied at once), who acted and the days (applied on submit). */
-function Filters({
-  filters,
-  setFilters,
-  form,
-  setForm,
-}: {
-  filters: TeamAuditFilters;
-  setFilters: (f: Partial<TeamAuditFilters>) => void;
-  form: Form;
-  setForm: (f: Form) => void;
-}) {
-  return (
-    <FilterForm onApply={() => setFilters(form)}>
-      <Field id="team-audit-action" label="Action">
-        <select id="team-audit-action" data-testid="team-audit-action" value={filters.action} onChange={(e) => setFilters({ ...form, action: e.target.value })}>
-          <option value="">All actions</option>
-          {ACTIONS.map((a) => (
-            <option key={a.value} value={a.value}>
-              {a.label}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field id="team-audit-actor" label="Who (email)" className="grow">
-        <input
-          id="team-audit-actor"
-          data-testid="team-audit-actor"
-          type="search"
-          value={form.actor}
-          onChange={(e) => setForm({ ...form, actor: e.target.value })}
-        />
-      </Field>
-      <Field id="team-audit-from" label="From">
-        <input id="team-audit-from" data-testid="team-audit-from" type="date" value={form.from} onChange={(e) => setForm({ ...form, from: e.target.value })} />
-      </Field>
-      <Field id="team-audit-to" label="To">
-        <input id="team-audit-to" data-testid="team-audit-to" type="date" value={form.to} onChange={(e) => setForm({ ...form, to: e.target.value })} />
-      </Field>
-      <button type="submit" className="btn btn-secondary filter-submit" data-testid="team-audit-submit">
-        Filter
-      </button>
-    </FilterForm>
   );
 }
 
