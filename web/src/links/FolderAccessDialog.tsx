@@ -5,7 +5,7 @@ import { useEffect, useId, useState } from "react";
 import type { FolderMemberAccess } from "@contract/folders";
 import { ROLE_LABELS } from "@contract/tables";
 import { call, snip } from "../shared/api";
-import { Alert, Spinner, useModal } from "../shared/ui";
+import { Alert, Modal, Spinner } from "../shared/ui";
 
 const CHOICES = [
   { value: "default", label: "Default (role)" },
@@ -40,7 +40,6 @@ export function FolderAccessButton({ folder }: { folder: { id: string; name: str
 }
 
 export function FolderAccessDialog(props: { open: boolean; folder: { id: string; name: string }; onClose: () => void }) {
-  const ref = useModal(props.open);
   const titleId = useId();
   const [members, setMembers] = useState<FolderMemberAccess[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -76,16 +75,7 @@ export function FolderAccessDialog(props: { open: boolean; folder: { id: string;
     }
   };
   return (
-    <dialog
-      ref={ref}
-      className="dialog"
-      aria-labelledby={titleId}
-      data-testid="folder-access-dialog"
-      onCancel={(e) => {
-        e.preventDefault();
-        props.onClose();
-      }}
-    >
+    <Modal open={open} onClose={props.onClose} labelledBy={titleId} testId="folder-access-dialog">
       <h2 id={titleId}>Access to “{folder.name}”</h2>
       <div className="dialog-body">
         <p className="muted small">
@@ -99,7 +89,7 @@ export function FolderAccessDialog(props: { open: boolean; folder: { id: string;
           Done
         </button>
       </div>
-    </dialog>
+    </Modal>
   );
 }
 

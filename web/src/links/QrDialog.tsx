@@ -3,21 +3,11 @@
 // never squeezes the page's details column).
 import type { Link } from "@contract/links";
 import { QrCode } from "../shared/created-link/QrCode";
-import { useModal } from "../shared/ui";
+import { Modal } from "../shared/ui";
 
 export function QrDialog({ link, onClose, designOpen = false }: { link: Link | null; onClose: () => void; designOpen?: boolean }) {
-  const ref = useModal(!!link);
   return (
-    <dialog
-      ref={ref}
-      className="dialog qr-dialog"
-      data-testid="qr-dialog"
-      aria-label="QR code"
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-    >
+    <Modal open={!!link} onClose={onClose} className="qr-dialog" testId="qr-dialog" label="QR code">
       {link ? (
         <>
           <h2>QR code</h2>
@@ -30,6 +20,6 @@ export function QrDialog({ link, onClose, designOpen = false }: { link: Link | n
           </div>
         </>
       ) : null}
-    </dialog>
+    </Modal>
   );
 }

@@ -148,6 +148,34 @@ export function useModal(open: boolean) {
   return ref;
 }
 
+/** A modal <dialog> shown while `open`; Escape calls onClose. Named by a heading's id (`labelledBy`) or by `label`. */
+export function Modal(props: {
+  open: boolean;
+  onClose: () => void;
+  className?: string;
+  testId: string;
+  labelledBy?: string;
+  label?: string;
+  children: ReactNode;
+}) {
+  const ref = useModal(props.open);
+  return (
+    <dialog
+      ref={ref}
+      className={props.className ? `dialog ${props.className}` : "dialog"}
+      aria-labelledby={props.labelledBy}
+      aria-label={props.label}
+      data-testid={props.testId}
+      onCancel={(e) => {
+        e.preventDefault();
+        props.onClose();
+      }}
+    >
+      {props.children}
+    </dialog>
+  );
+}
+
 /** A modal confirmation built on <dialog>. */
 export function ConfirmDialog(props: {
   open: boolean;
@@ -161,19 +189,9 @@ export function ConfirmDialog(props: {
   onCancel: () => void;
   confirmDisabled?: boolean;
 }) {
-  const ref = useModal(props.open);
   const titleId = useId();
   return (
-    <dialog
-      ref={ref}
-      className="dialog"
-      aria-labelledby={titleId}
-      data-testid="confirm-dialog"
-      onCancel={(e) => {
-        e.preventDefault();
-        props.onCancel();
-      }}
-    >
+    <Modal open={props.open} onClose={props.onCancel} labelledBy={titleId} testId="confirm-dialog">
       <form
         method="dialog"
         onSubmit={(e) => {
@@ -198,7 +216,7 @@ export function ConfirmDialog(props: {
           </button>
         </div>
       </form>
-    </dialog>
+    </Modal>
   );
 }
 

@@ -3,25 +3,15 @@
 // handed to the list, and a small dialog shows it with copy and its QR code, as the created page does.
 import { lazy, Suspense, useState } from "react";
 import type { Link } from "@contract/links";
-import { A, CopyButton, Spinner, useModal } from "../../shared/ui";
+import { A, CopyButton, Modal, Spinner } from "../../shared/ui";
 import { QrCode, ShortUrl } from "../../shared/created-link/CreatedLinkView";
 
 // Loaded on the first opening: the list's own page stays light.
 const LinkBuilder = lazy(() => import("./Builder").then((m) => ({ default: m.LinkBuilder })));
 
 function CreatedDialog({ link, onClose, onAnother }: { link: Link | null; onClose: () => void; onAnother: () => void }) {
-  const ref = useModal(!!link);
   return (
-    <dialog
-      ref={ref}
-      className="dialog lf-created-dialog"
-      data-testid="created-dialog"
-      aria-label="Link created"
-      onCancel={(e) => {
-        e.preventDefault();
-        onClose();
-      }}
-    >
+    <Modal open={!!link} onClose={onClose} className="lf-created-dialog" testId="created-dialog" label="Link created">
       {link ? (
         <>
           <h2>Link created</h2>
@@ -48,27 +38,17 @@ function CreatedDialog({ link, onClose, onAnother }: { link: Link | null; onClos
           </div>
         </>
       ) : null}
-    </dialog>
+    </Modal>
   );
 }
 
 /** The builder in a dialog over the list; `onCreated` gets the new link to show in the list. */
 function BuilderDialog(props: { open: boolean; round: number; onClose: () => void; onCreated: (link: Link) => void; onAnother: () => void }) {
   const { open, onClose } = props;
-  const ref = useModal(open);
   const [created, setCreated] = useState<Link | null>(null);
   return (
     <>
-      <dialog
-        ref={ref}
-        className="dialog lf-dialog"
-        data-testid="builder-dialog"
-        aria-labelledby="lf-dialog-title"
-        onCancel={(e) => {
-          e.preventDefault();
-          onClose();
-        }}
-      >
+      <Modal open={open} onClose={onClose} className="lf-dialog" testId="builder-dialog" labelledBy="lf-dialog-title">
         <div className="lf-dialog-head">
           <h2 id="lf-dialog-title">New link</h2>
           <button type="button" className="btn-link lf-x lf-dialog-close" aria-label="Close" onClick={onClose} data-testid="builder-close">
@@ -91,7 +71,7 @@ function BuilderDialog(props: { open: boolean; round: number; onClose: () => voi
             />
           </Suspense>
         ) : null}
-      </dialog>
+      </Modal>
       <CreatedDialog
         link={created}
         onClose={() => setCreated(null)}
