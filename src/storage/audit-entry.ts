@@ -2,6 +2,7 @@
 // `audit` event), and its appending: the row, and in the same transaction the click stream's `audit` event
 // (docs/stream.md, Audit events; id audit:<entry id>) for the operator's sinks and the team's own (team_id = owner).
 // Here, below the feature folders, so that every folder that appends entries (admin/, accounts/) appends them alike.
+import { newId } from "../shared/ids.js";
 import type { Insertable } from "kysely";
 import type { Db } from "./db.js";
 import type { AdminAuditRow, AdminAuditTable } from "./admin-tables.js";
@@ -71,6 +72,9 @@ export async function appendAudit(trx: Db, values: Insertable<AdminAuditTable> &
   const { id } = await trx.insertInto("admin_audit").values(values).returning("id").executeTakeFirstOrThrow();
   const row: AdminAuditRow = { actor_id: null, before: null, after: null, team_id: null, ...values, id };
   const entry = publicAuditEntry(row);
-  await queueOutward(trx, { type: "audit", id: `audit:${entry.id}`, ownerId: row.team_id, at: values.at, link: null, data: { audit: entry } });
+  // The entry's number is this database's: with a random part, two databases publishing to one broker (NATS dedupes
+  // by this id, a ClickHouse table too) never take one's event for the other's.
+  const eventId = `audit:${entry.id}:${newId()}`;
+  await queueOutward(trx, { type: "audit", id: eventId, ownerId: row.team_id, at: values.at, link: null, data: { audit: entry } });
   return entry;
 }

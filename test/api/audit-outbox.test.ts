@@ -36,8 +36,12 @@ describe.each(ENGINES)("audit events in the click stream's outbox on %s", (engin
   });
   afterAll(async () => server?.close());
 
-  const rowsOf = async (eventIds: string[]) =>
-    eventIds.length === 0 ? [] : server.ctx.storage.db.selectFrom("stream_outbox").selectAll().where("event_id", "in", eventIds).orderBy("id").execute();
+  /** An audit event's entry: its id is `audit:<entry id>:<random>`. */
+  const entryOf = (eventId: string) => /^audit:(\d+):[A-Za-z0-9_-]{10,}$/.exec(eventId)?.[1];
+  const rowsOf = async (entryIds: string[]) =>
+    (await server.ctx.storage.db.selectFrom("stream_outbox").selectAll().where("event_id", "like", "audit:%").orderBy("id").execute()).filter((r) =>
+      entryIds.includes(entryOf(r.event_id) as string),
+    );
 
   it("the operator's sink gets every entry, an account's sink its own team's only; the body is the entry as listed", async () => {
     const ops = await operator(server, email("op"));
@@ -63,16 +67,18 @@ describe.each(ENGINES)("audit events in the click stream's outbox on %s", (engin
     const teamA = all.find((e) => e.action === "team.role" && e.target_id === ma.id)!;
     const teamB = all.find((e) => e.action === "team.role" && e.target_id === mb.id)!;
     const key = all.find((e) => e.action === "api_key.create" && e.actor_id === a.id)!;
-    const ids = [teamA, teamB, key].map((e) => `audit:${e.id}`);
+    const ids = [teamA, teamB, key].map((e) => e.id);
     const rows = await rowsOf(ids);
-    const bySink = (sink: string) => rows.filter((r) => r.sink_id === sink).map((r) => r.event_id);
+    const bySink = (sink: string) => rows.filter((r) => r.sink_id === sink).map((r) => entryOf(r.event_id));
     expect(bySink(instanceSink)).toEqual(ids);
-    expect(bySink(sinkA)).toEqual([`audit:${teamA.id}`]);
-    expect(bySink(sinkB)).toEqual([`audit:${teamB.id}`]);
+    expect(bySink(sinkA)).toEqual([teamA.id]);
+    expect(bySink(sinkB)).toEqual([teamB.id]);
+    // One event per entry: every sink's row of an entry carries the same id.
+    expect(new Set(rows.filter((r) => entryOf(r.event_id) === teamA.id).map((r) => r.event_id)).size).toBe(1);
     for (const r of rows) {
       const e = decodeOutward(r.events as string)!;
       expect([e.type, e.link, Number(r.n)]).toEqual(["audit", null, 1]);
-      const entry = [teamA, teamB, key].find((x) => `audit:${x.id}` === e.id)!;
+      const entry = [teamA, teamB, key].find((x) => x.id === entryOf(e.id))!;
       expect(e.owner_id).toBe(entry === teamA ? a.id : entry === teamB ? b.id : null);
       expect(JSON.parse(`{${e.tail}}`)).toEqual({ audit: entry });
     }
@@ -100,8 +106,8 @@ describe.each(ENGINES)("audit events in the click stream's outbox on %s", (engin
     await Promise.all(Array.from({ length: 25 }, (_, i) => record(server, owner, Date.now(), { teamId: owner.id, targetId: `conc-${i}` })));
     const listed: AuditEntry[] = (await owner.client.get("/api/team/audit?limit=100")).body.entries;
     expect(listed).toHaveLength(25);
-    const rows = await rowsOf(listed.map((e) => `audit:${e.id}`));
+    const rows = await rowsOf(listed.map((e) => e.id));
     // The operator's sink only (this owner has none): one row each.
-    expect(rows.map((r) => r.event_id).sort()).toEqual(listed.map((e) => `audit:${e.id}`).sort());
+    expect(rows.map((r) => entryOf(r.event_id)).sort()).toEqual(listed.map((e) => e.id).sort());
   });
 });
