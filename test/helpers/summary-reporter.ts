@@ -27,7 +27,7 @@ export default class SummaryReporter implements Reporter {
     }
     const slowest = [...testModules]
       .sort((a, b) => b.diagnostic().duration - a.diagnostic().duration)
-      .slice(0, 12)
+      .slice(0, 30)
       .map((m) => `  ${(m.diagnostic().duration / 1000).toFixed(1).padStart(6)} s  ${m.moduleId.replace(process.cwd() + "/", "")}`);
     process.stdout.write(`\nSlowest files:\n${slowest.join("\n")}\n`);
     process.stdout.write(`\nTime per folder (files' own durations, summed over the workers):\n${perFolder(testModules).join("\n")}\n`);
