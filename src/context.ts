@@ -160,7 +160,11 @@ function createDoorRooms(config: Readonly<Config>, overrides: ContextOverrides, 
   const { base, db, storage, caps, rate, clock, log, events } = ground;
   const { links, clicks, domains, blocklist, mailer, accounts, sessions, apiKeys } = core;
   const { clickDeliveries, receiverCheck } = clicked.webhooksRoom;
-  const backlogs = { clickBacklog: () => clicks.backlog(), webhookQueue: () => clickDeliveries.queueState() };
+  const backlogs = {
+    clickBacklog: () => clicks.backlog(),
+    webhookQueue: () => clickDeliveries.queueState(),
+    linkChecks: () => clicked.health.overview(),
+  };
   const admin = createAdmin({ ...base, rate, links, domains, blocklist, events, receiverCheck, ...backlogs });
   const security = createSecurity({
     settings: config,

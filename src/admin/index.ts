@@ -36,6 +36,7 @@ export interface AdminDeps {
   events: EventPublisher;
   clickBacklog: OverviewDeps["clickBacklog"];
   webhookQueue: OverviewDeps["webhookQueue"];
+  linkChecks: OverviewDeps["linkChecks"];
 }
 
 export interface Admin {
@@ -79,7 +80,15 @@ export function createAdmin(deps: AdminDeps): Admin {
     }),
     accountsAdmin: new AccountsAdmin({ db, dialect, clock, audit, linksChanged, domainChanged, events: deps.events }),
     linkModeration: new LinkModeration({ db, dialect, clock, audit, blocklist, links, linksChanged }),
-    adminOverview: new AdminOverview({ db, clock, origin: settings.origin, blocklist, clickBacklog: deps.clickBacklog, webhookQueue: deps.webhookQueue }),
+    adminOverview: new AdminOverview({
+      db,
+      clock,
+      origin: settings.origin,
+      blocklist,
+      clickBacklog: deps.clickBacklog,
+      webhookQueue: deps.webhookQueue,
+      linkChecks: deps.linkChecks,
+    }),
     reportForm: new ReportFormService({ db, clock, links, rate: deps.rate, ownHost, perHour: settings.reportsPerHour }),
     reports: new ReportQueue({ db, clock, audit, links, ownHost, linksChanged }),
   };

@@ -1,5 +1,6 @@
 // The operator console's overview (docs/operator.md, Overview): accounts, links, this week's clicks and top
-// links from the daily roll-up, open reports, and the health of this instance's click writer and webhook queue.
+// links from the daily roll-up, open reports, the health of this instance's click writer and webhook queue, and the
+// link checks' figures (links broken, destinations due).
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
 import type { Clock } from "../shared/clock.js";
@@ -16,6 +17,8 @@ export interface OverviewDeps {
   blocklist: HostBlocklist;
   clickBacklog: () => { pending: number; oldestAt: number | null; spilled: number; journalBytes: number; dropped: number };
   webhookQueue: () => { queued: number; dropped: number };
+  /** Link health's figures across the instance (health/link-health.ts overview()). */
+  linkChecks: () => Promise<Overview["link_checks"]>;
 }
 
 const TOP_LINKS = 10;
@@ -77,6 +80,7 @@ export class AdminOverview {
         webhook_queue: this.deps.webhookQueue(),
       },
       blocklist: this.deps.blocklist.counts(),
+      link_checks: await this.deps.linkChecks(),
     };
   }
 

@@ -4,6 +4,7 @@ import { AUDIT_ACTOR_ROLES, LINK_STATES } from "./tables.js";
 import { Body, Nullable, PageQuery, StringEnum } from "./common.js";
 import { LinkSchema } from "./links.js";
 import { PLANS, type Plan } from "./plans.js";
+import { LinkCheckFiguresSchema } from "./health.js";
 
 /** Unsafe only gives the union built from PLANS its type (a mapped array is no tuple); the schema is the union itself. */
 export const PlanSchema = Type.Unsafe<Plan>(Type.Union(PLANS.map((p) => Type.Literal(p))));
@@ -96,6 +97,7 @@ const OverviewProperties = {
     ),
   }),
   blocklist: Type.Object({ console: Count, file: Count }, { description: "Hosts blocked in the console and from BLOCKLIST_FILE" }),
+  link_checks: LinkCheckFiguresSchema,
 };
 export const OverviewSchema = Type.Object(OverviewProperties);
 export type AdminOverview = Static<typeof OverviewSchema>;

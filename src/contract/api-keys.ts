@@ -20,6 +20,7 @@ export const KEY_ROUTE_SCOPES = {
   "PATCH /api/external/links/:id": ["links:write"],
   "DELETE /api/external/links/:id": ["links:write"],
   "GET /api/external/links/:id/stats": ["stats:read"],
+  "GET /api/external/links/:id/health": ["links:read"],
   "POST /api/track/lead": ["conversions:write"],
   "POST /api/track/sale": ["conversions:write"],
   "POST /api/track/refund": ["conversions:write"],

@@ -1,6 +1,7 @@
-// Link health (docs/health.md): the shapes of `GET /api/links/{id}/health`, and the worst state a list item shows.
+// Link health (docs/health.md): the shapes of `GET /api/links/{id}/health`, and the worst state a link object shows.
 import { type Static, Type } from "typebox";
 import { Nullable, StringEnum } from "./common.js";
+import { LINK_HEALTH, LINK_HEALTH_FILTERS } from "./tables.js";
 
 /** A destination's state: unknown until its first check, ok, failing (fewer than three failures in a row) or broken. */
 export const HEALTH_STATES = ["unknown", "ok", "failing", "broken"] as const;
@@ -20,9 +21,10 @@ export const HEALTH_RESULTS = [
   "denied",
   "address_refused",
 ] as const;
-/** A list item's `health`: broken when any destination is, ok when one was checked and none is broken, else unknown. */
-export const LINK_HEALTH = ["ok", "broken", "unknown"] as const;
+export { LINK_HEALTH, LINK_HEALTH_FILTERS };
+/** A link's `health`: broken when a destination is, else failing when one is, else ok when one was checked. */
 export type LinkHealthSummary = (typeof LINK_HEALTH)[number];
+export type LinkHealthFilter = (typeof LINK_HEALTH_FILTERS)[number];
 
 const Result = StringEnum(HEALTH_RESULTS, "What the check found");
 
@@ -61,3 +63,20 @@ export const LinkHealthReply = Type.Object({
   destinations: Type.Array(DestinationHealthSchema),
 });
 export type LinkHealthReply = Static<typeof LinkHealthReply>;
+
+const Count = Type.Integer({ minimum: 0 });
+/** The operator's overview of link checks across the instance (GET /api/admin/overview, `link_checks`). */
+export const LinkCheckFiguresSchema = Type.Object(
+  {
+    checks_enabled: Type.Boolean({ description: "LINK_CHECKS: false when this instance checks no destination" }),
+    due: Count,
+    links_broken: Count,
+    destinations_broken: Count,
+    destinations_failing: Count,
+  },
+  {
+    description:
+      "Link health across the instance (docs/health.md): destinations due for a check now, links with a broken destination, destinations broken (three failures in a row) and failing (one or two)",
+  },
+);
+export type LinkCheckFigures = Static<typeof LinkCheckFiguresSchema>;

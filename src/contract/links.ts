@@ -4,7 +4,7 @@ import { Body, Nullable, StringEnum, TeamOwnerParam } from "./common.js";
 import { TagSchema } from "./tags.js";
 import { FolderIdField, FolderIdFilter } from "./folders.js";
 import { LinkTargetingProperties, TargetingFields } from "./targeting.js";
-import { LINK_LIST_SORTS, LINK_LIST_STATES, MAX_BULK_EDIT, MAX_TAG_FILTERS } from "./tables.js";
+import { LINK_HEALTH, LINK_HEALTH_FILTERS, LINK_LIST_SORTS, LINK_LIST_STATES, MAX_BULK_EDIT, MAX_TAG_FILTERS } from "./tables.js";
 
 export { LINK_LIST_SORTS, LINK_LIST_STATES, MAX_BULK_EDIT, MAX_TAG_FILTERS };
 
@@ -41,6 +41,12 @@ export const LinkSchema = Type.Object({
     ),
   ),
   destination_blocked: Type.Boolean({ description: "A destination's host is on the operator's blocklist: visitors get 410" }),
+  health: Nullable(
+    StringEnum(
+      LINK_HEALTH,
+      "Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)",
+    ),
+  ),
   title: Nullable(Type.String()),
   note: Nullable(Type.String({ description: "Private to the owner and team members" })),
   tags: Type.Array(TagSchema, { description: "In name order; at most 10" }),
@@ -152,6 +158,9 @@ export const LinkListQuery = Type.Object(
       StringEnum(LINK_LIST_STATES, "active, expired, limit_reached, disabled (by an operator) or archived; without it archived links are left out"),
     ),
     has_password: Type.Optional(Type.Boolean({ description: "true: password-protected links only; false: links without a password" })),
+    health: Type.Optional(
+      StringEnum(LINK_HEALTH_FILTERS, "broken, failing or ok: links whose `health` is that; unchecked: links whose `health` is null (docs/health.md)"),
+    ),
     sort: Type.Optional(StringEnum(LINK_LIST_SORTS, "created (default), clicks (stored count), last_click (never-clicked links count as the oldest)")),
     order: Type.Optional(StringEnum<LinkListOrder>(["desc", "asc"], "desc (default) or asc")),
     cursor: Type.Optional(Type.String({ maxLength: 200, description: "next_cursor of the previous page, with the same sort and order" })),

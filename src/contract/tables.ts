@@ -8,6 +8,10 @@ export const MAX_TAG_FILTERS = 10;
 /** The list's `state` filter: disabled (by an operator), else expired, else limit_reached, else active; archived apart. */
 export const LINK_LIST_STATES = ["active", "expired", "limit_reached", "disabled", "archived"] as const;
 export const LINK_LIST_SORTS = ["created", "clicks", "last_click"] as const;
+/** A link's `health` (docs/health.md): its worst checked destination; null (not here) while none was checked or checks are off. */
+export const LINK_HEALTH = ["ok", "failing", "broken"] as const;
+/** The list's `health` filter: a link's `health`, or `unchecked` (health null). */
+export const LINK_HEALTH_FILTERS = ["broken", "failing", "ok", "unchecked"] as const;
 /** A link's states in the order visitors meet them (resolve-link.ts): each state excludes the ones before it. */
 export const LINK_STATES = ["disabled", "blocked", "expired", "limit_reached", "active"] as const;
 export const REPORT_STATES = ["open", "dismissed", "link_disabled", "owner_banned"] as const;

@@ -95,9 +95,3 @@ export async function syncDestinations(db: Db, linkId: string, link: LinkDestina
   if (gone.length > 0) await db.deleteFrom("link_health").where("id", "in", gone).execute();
   return due;
 }
-
-/** default first, then devices, rules, variants, fallback. */
-export function destinationOrder(d: string): number {
-  const i = ["default", "ios", "android", "rule", "variant", "fallback"].indexOf(d.split(":")[0] as string);
-  return i * 100 + Number(d.split(":")[1] ?? 0);
-}

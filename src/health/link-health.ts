@@ -14,8 +14,9 @@ import { newId } from "../shared/ids.js";
 import type { Updateable } from "kysely";
 import type { LinkHealthRow, LinkHealthTable } from "../storage/health-tables.js";
 import { type CheckOutcome, type CheckResult, CHECK_RESULTS, type DestinationChecker, FAILURES } from "./check-destination.js";
-import { destinationOrder, syncDestinations } from "./destinations.js";
-import type { DestinationHealth, HealthCheck } from "../contract/health.js";
+import { syncDestinations } from "./destinations.js";
+import type { LinkCheckFigures, LinkHealthReply } from "../contract/health.js";
+import { checkFigures, destinationsHealth } from "./health-reads.js";
 import type { HealthDigest } from "./digest.js";
 
 /** Failures in a row that make a destination broken. */
@@ -341,60 +342,19 @@ export class LinkHealth {
     });
   }
 
-  /** A link's destinations with their last results, newest first (GET /api/links/{id}/health). */
-  async healthOf(linkId: string): Promise<DestinationHealth[]> {
-    const rows = await this.deps.db.selectFrom("link_health").selectAll().where("link_id", "=", linkId).execute();
-    const ids = rows.map((r) => r.id);
-    const results =
-      ids.length === 0
-        ? []
-        : await this.deps.db.selectFrom("link_health_results").selectAll().where("health_id", "in", ids).orderBy("at", "desc").orderBy("id", "desc").execute();
-    return rows
-      .sort((a, b) => destinationOrder(a.destination) - destinationOrder(b.destination) || a.destination.localeCompare(b.destination))
-      .map((row) => ({
-        destination: row.destination,
-        url: row.url,
-        state: row.state as DestinationHealth["state"],
-        consecutive_failures: row.consecutive_failures,
-        last_result: row.last_result as DestinationHealth["last_result"],
-        status_code: row.last_status,
-        error: row.last_error,
-        final_url: row.final_url,
-        redirect_loop: row.redirect_loop === 1,
-        tls_valid_to: iso(row.tls_valid_to === null ? null : Number(row.tls_valid_to)),
-        response_ms: row.response_ms,
-        last_checked_at: iso(row.last_checked_at === null ? null : Number(row.last_checked_at)),
-        next_check_at: iso(Number(row.next_check_at)),
-        broken_since: iso(row.broken_since === null ? null : Number(row.broken_since)),
-        history: results
-          .filter((r) => r.health_id === row.id)
-          .map((r) => ({
-            at: iso(Number(r.at)),
-            result: r.result as HealthCheck["result"],
-            status_code: r.status_code,
-            error: r.error,
-            final_url: r.final_url,
-            response_ms: r.response_ms,
-          })),
-      }));
+  /** What `GET /api/links/{id}/health` answers for a link the caller may read (and its external API twin). */
+  async report(linkId: string): Promise<Omit<LinkHealthReply, "status">> {
+    return { checks_enabled: this.enabled, destinations: await destinationsHealth(this.deps.db, linkId) };
   }
 
   /** The check queue's figures (metrics): destinations due now, broken destinations. */
   async figures(): Promise<{ due: number; broken: number }> {
-    const now = this.deps.clock.now();
-    const { db } = this.deps;
-    const [due, broken] = await Promise.all([
-      db
-        .selectFrom("link_health")
-        .select((eb) => eb.fn.countAll<number | string>().as("n"))
-        .where("next_check_at", "<=", now)
-        .executeTakeFirstOrThrow(),
-      db
-        .selectFrom("link_health")
-        .select((eb) => eb.fn.countAll<number | string>().as("n"))
-        .where("state", "=", "broken")
-        .executeTakeFirstOrThrow(),
-    ]);
-    return { due: Number(due.n), broken: Number(broken.n) };
+    const { due, destinations_broken } = await this.overview();
+    return { due, broken: destinations_broken };
+  }
+
+  /** The operator's overview (GET /api/admin/overview); with checks off, nothing (as links show no health then). */
+  overview(): Promise<LinkCheckFigures> {
+    return checkFigures(this.deps.db, this.enabled, this.deps.clock.now());
   }
 }

@@ -1,7 +1,7 @@
 // The "+" page (docs/api.md, Where a link goes): `/{alias}+` shows what a short link is before anyone follows
 // it. Server-written, no script, every piece of text escaped; the destination is text to read, never a link:
 // the only way on is the short link itself (so its rules, limits and click count apply as for any visit).
-import type { LinkInfo, LinkState, OtherDestination } from "../redirect/link-info.js";
+import type { DestinationCheck, LinkInfo, LinkState, OtherDestination } from "../redirect/link-info.js";
 import { escapeHtml, page, reportHref } from "./pages.js";
 
 const STATE_TEXT: Record<LinkState, string> = {
@@ -26,6 +26,27 @@ function when(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
+/** "just now", "5 minutes ago", "3 hours ago", "2 days ago". */
+function ago(ms: number, now: number): string {
+  const minutes = Math.floor(Math.max(0, now - ms) / 60_000);
+  const count = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"} ago`;
+  if (minutes < 1) return "just now";
+  if (minutes < 60) return count(minutes, "minute");
+  if (minutes < 48 * 60) return count(Math.floor(minutes / 60), "hour");
+  return count(Math.floor(minutes / 1440), "day");
+}
+
+/** What the last checks of the destination found (docs/health.md), as one sentence; warn: said in the warning colour. */
+function healthText(h: DestinationCheck, now: number): { text: string; warn: boolean } {
+  const checked = h.checked_at === null ? "" : ago(h.checked_at, now);
+  const others = h.others_broken === 0 ? "" : ` ${h.others_broken} of the other destinations ${h.others_broken === 1 ? "is" : "are"} not answering.`;
+  if (h.state === "broken" && h.broken_since !== null)
+    return { text: `Not answering since ${when(h.broken_since)} (checked ${checked}).${others}`, warn: true };
+  if (h.state === "failing") return { text: `Did not answer when checked ${checked}; it is checked again within the hour.${others}`, warn: false };
+  if (h.state === "ok") return { text: `Answering when checked ${checked}.${others}`, warn: others !== "" };
+  return { text: `Not checked yet.${others}`, warn: others !== "" };
+}
+
 /** A term and its description, as the page lists them. */
 function fact(term: string, description: string): string {
   return `<dt>${escapeHtml(term)}</dt><dd>${description}</dd>`;
@@ -38,7 +59,7 @@ const FACTS_STYLE =
   ".others{margin:.3rem 0 0;padding-left:1.1rem}.others li{margin:.35rem 0}.warn{font-weight:600;color:var(--danger-text)}";
 
 /** The page for the short link `shortUrl` (scheme, host and alias, as the visitor typed it without the "+"). */
-export function plusPage(shortUrl: string, alias: string, info: LinkInfo): string {
+export function plusPage(shortUrl: string, alias: string, info: LinkInfo, now: number): string {
   const facts: string[] = [fact("Short link", `<span class="dest">${escapeHtml(shortUrl)}</span>`)];
   if (info.url !== null) facts.push(fact("Goes to", `<span class="dest">${escapeHtml(info.url)}</span>`));
   if (info.title) facts.push(fact("Title", escapeHtml(info.title)));
@@ -48,6 +69,10 @@ export function plusPage(shortUrl: string, alias: string, info: LinkInfo): strin
   }
   const state = info.state === "scheduled" && info.starts_at !== null ? `Not open yet: it opens on ${when(info.starts_at)}.` : STATE_TEXT[info.state];
   facts.push(fact("Status", `<span${info.state === "blocked" || info.state === "disabled" ? ' class="warn"' : ""}>${escapeHtml(state)}</span>`));
+  if (info.health) {
+    const h = healthText(info.health, now);
+    facts.push(fact("Health", `<span${h.warn ? ' class="warn"' : ""} data-health="${escapeHtml(info.health.state)}">${escapeHtml(h.text)}</span>`));
+  }
   if (info.reported) facts.push(fact("Reports", `<span class="warn">${escapeHtml("Reported to the operators of this service; not yet reviewed.")}</span>`));
   if (info.state !== "password") {
     facts.push(fact("Created", escapeHtml(when(info.created_at))));

@@ -36,6 +36,8 @@ export interface LinkDeps {
   holdDomain: (trx: Transaction<Database>, ownerId: string, hostname: string) => Promise<void>;
   /** The operator's destination blocklist. */
   blocklist: HostBlocklist;
+  /** LINK_CHECKS: destinations are checked, so links have a `health` (docs/health.md). */
+  linkChecks: boolean;
   /** Brings links.click_count up to date with every click served so far (counts may be held back briefly). */
   settleClicks: () => Promise<void>;
 }

@@ -15,7 +15,7 @@ import { LinkChanges } from "./changes.js";
 import { HostBlocklist } from "./host-blocklist.js";
 
 export interface LinksDeps {
-  settings: Pick<Config, "baseUrl" | "signedOutLinksPerHour">;
+  settings: Pick<Config, "baseUrl" | "signedOutLinksPerHour" | "health">;
   storage: Storage;
   caps: OwnerCaps;
   clock: Clock;
@@ -51,6 +51,7 @@ export function createLinks(deps: LinksDeps): Links {
     holdDomain: (trx, ownerId, hostname) => domains.holdDomain(trx, ownerId, hostname),
     blocklist,
     signedOutPerHour: settings.signedOutLinksPerHour,
+    linkChecks: settings.health.enabled,
     clickCounts: (keys) => reads.counts(keys),
   });
   const folders = new FolderService({ db: storage.db, caps: deps.caps, clock: deps.clock, changes: links.changes, log: deps.log });

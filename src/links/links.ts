@@ -30,6 +30,8 @@ import { managedOwner, visibleFolderCondition } from "../teams/access.js";
 import { DomainError } from "../shared/errors.js";
 import { bulkDelete, bulkEdit } from "./bulk-edit.js";
 import { tagsOfLinks } from "../tags/tags.js";
+import { healthOfLinks } from "./link-health.js";
+import type { LinkHealthSummary } from "../contract/health.js";
 import { type Snapshot, parseSnapshot } from "../storage/pg-snapshot.js";
 
 /** A link `l` on a custom domain is served while its owner holds that domain, verified. */
@@ -116,6 +118,7 @@ export class LinkService {
     linkDomain: LinkDeps["linkDomain"];
     holdDomain: LinkDeps["holdDomain"];
     blocklist: LinkDeps["blocklist"];
+    linkChecks: boolean;
     /** SIGNED_OUT_LINKS_PER_HOUR (default 30). */
     signedOutPerHour?: number;
     /** Click counts as every read shows them: stored, and held back from the roll-ups. */
@@ -183,16 +186,15 @@ export class LinkService {
     return links.map((l) => ({ ...l, click_count: counts.get(l.id) ?? l.click_count }));
   }
 
-  /** Link objects as every answer shows them: current click counts and tags (one query each for the lot). */
+  /** Link objects as every answer shows them: current click counts, tags and health (one query each for the lot). */
   async present(links: Array<LinkRow & { updated_by_email?: string | null }>): Promise<Link[]> {
-    const [counted, tags] = await Promise.all([
+    const ids = links.map((l) => l.id);
+    const [counted, tags, health] = await Promise.all([
       this.withCurrentCounts(links),
-      tagsOfLinks(
-        this.deps.db,
-        links.map((l) => l.id),
-      ),
+      tagsOfLinks(this.deps.db, ids),
+      this.deps.linkChecks ? healthOfLinks(this.deps.db, ids) : new Map<string, LinkHealthSummary>(),
     ]);
-    return counted.map((l) => toLink(l, tags.get(l.id) ?? [], this.deps.origin, this.deps.blocklist));
+    return counted.map((l) => toLink(l, tags.get(l.id) ?? [], this.deps.origin, this.deps.blocklist, health.get(l.id) ?? null));
   }
 
   async presentOne(link: LinkRow & { updated_by_email?: string | null }): Promise<Link> {

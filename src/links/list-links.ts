@@ -1,5 +1,5 @@
 // One owner's links (the caller's, or a team owner's) as the list shows them (docs/api.md, Links list):
-// filters by tags (all of them), folder, domain, state and password, a search over alias, destination, title,
+// filters by tags (all of them), folder, domain, state, password and health, a search over alias, destination, title,
 // note and tag names; sorted by creation, stored click count or last click, either way, paged by keyset
 // (the sort key and id, in an opaque cursor); and the count of every link matching, the cursor aside.
 // The queries are shaped for 100,000 links per account (bench/list.ts, bench/README.md).
@@ -14,6 +14,7 @@ import { type LinkView, type LinksFrom, selectLinkViews } from "./link-access.js
 import { type ListPosition, decodeListCursor, encodeListCursor } from "./list-cursor.js";
 import { hasTag, ownerTags } from "./list-tags.js";
 import { folderFilter } from "../teams/folders.js";
+import { healthCondition } from "./link-health.js";
 
 export const DEFAULT_PAGE = 20;
 
@@ -116,6 +117,8 @@ async function filters(db: Db, deps: LinkDeps, ownerId: string, query: ListQuery
   if (query.hidden) more.push(query.hidden);
   if (query.has_password !== undefined)
     more.push(query.has_password ? sql<boolean>`links.password_hash is not null` : sql<boolean>`links.password_hash is null`);
+  const health = query.health === undefined ? null : healthCondition(query.health, deps.linkChecks);
+  if (health) more.push(health);
   const q = query.q?.trim();
   if (q) more.push(await searchCondition(db, ownerId, q, engine));
   return { conds: [...conds, ...more], tags, tagsOnly: tags.length > 0 && more.length === 0 && query.state === undefined };

@@ -16,8 +16,17 @@ export function previewOf(row: Pick<LinkRow, "preview_title" | "preview_descript
   return { title: row.preview_title, description: row.preview_description, image: row.preview_image };
 }
 
-/** `tags`: the link's, in name order (LinkService.present reads them for a page of links in one query). */
-export function toLink(link: LinkRow & { updated_by_email?: string | null }, tags: Tag[], origin: string, blocklist: HostBlocklist): Link {
+/**
+ * `tags`: the link's, in name order, and `health`: its worst checked destination (LinkService.present reads both for a
+ * page of links in one query each).
+ */
+export function toLink(
+  link: LinkRow & { updated_by_email?: string | null },
+  tags: Tag[],
+  origin: string,
+  blocklist: HostBlocklist,
+  health: Link["health"],
+): Link {
   return {
     id: link.id,
     short_url: shortUrl(origin, link.domain, link.alias),
@@ -39,6 +48,7 @@ export function toLink(link: LinkRow & { updated_by_email?: string | null }, tag
     disabled:
       link.disabled_at === null ? null : { reason: link.disabled_reason ?? "", status: Number(link.disabled_status ?? 410), at: iso(Number(link.disabled_at)) },
     destination_blocked: blocklist.blocksLink(link),
+    health,
     title: link.title,
     note: link.note,
     tags,

@@ -18,6 +18,16 @@ export interface OtherDestination {
   kind: "rule" | "split" | "ios" | "android" | "fallback";
 }
 
+/** What link health knows of the main destination (docs/health.md), for an active link while checks are on. */
+export interface DestinationCheck {
+  /** unknown: not checked yet (or only neutral answers). */
+  state: "unknown" | "ok" | "failing" | "broken";
+  checked_at: number | null;
+  broken_since: number | null;
+  /** The link's other destinations (rules, devices, variants) that are broken. */
+  others_broken: number;
+}
+
 export interface LinkInfo {
   state: LinkState;
   /** The main destination; null where the state hides it. */
@@ -33,6 +43,8 @@ export interface LinkInfo {
   /** 410 or 451 for a disabled link. */
   disabled_status: number | null;
   others: OtherDestination[];
+  /** Null unless the link is active and its destinations are checked (LINK_CHECKS). */
+  health: DestinationCheck | null;
 }
 
 /** At most this many other destinations are listed (a link has at most MAX_RULES rules and MAX_VARIANTS variants). */
@@ -40,6 +52,8 @@ const MAX_OTHERS = 40;
 
 export interface LinkInfoDeps {
   db: Db;
+  /** LINK_CHECKS: destinations are checked. */
+  linkChecks: boolean;
   clock: Clock;
   links: Pick<LinkService, "find">;
   redirects: Pick<RedirectService, "find" | "domainFor">;
@@ -96,5 +110,19 @@ export async function linkInfo(deps: LinkInfoDeps, host: string, alias: string):
     reported: report !== undefined,
     disabled_status: row.disabled_status,
     others: hidden ? [] : othersOf(row, row.url),
+    health: state === "active" && deps.linkChecks ? await destinationCheck(deps.db, row.id) : null,
+  };
+}
+
+/** The main destination's last check, and how many other destinations are broken (the fallback aside: it is not in use). */
+async function destinationCheck(db: Db, linkId: string): Promise<DestinationCheck> {
+  const rows = await db.selectFrom("link_health").select(["destination", "state", "last_checked_at", "broken_since"]).where("link_id", "=", linkId).execute();
+  const main = rows.find((r) => r.destination === "default");
+  const num = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
+  return {
+    state: (main?.state ?? "unknown") as DestinationCheck["state"],
+    checked_at: num(main?.last_checked_at),
+    broken_since: num(main?.broken_since),
+    others_broken: rows.filter((r) => r.destination !== "default" && r.destination !== "fallback" && r.state === "broken").length,
   };
 }

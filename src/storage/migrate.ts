@@ -55,6 +55,7 @@ import { shares } from "./migrations/056-shares.js";
 import { bioPages } from "./migrations/057-bio-pages.js";
 import { linkHealth } from "./migrations/058-link-health.js";
 import { feedReports } from "./migrations/059-feed-reports.js";
+import { linkHealthState } from "./migrations/060-link-health-state.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -112,6 +113,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "057-bio-pages": bioPages(),
     "058-link-health": linkHealth(),
     "059-feed-reports": feedReports(),
+    "060-link-health-state": linkHealthState(),
   };
 }
 

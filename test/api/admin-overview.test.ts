@@ -96,6 +96,8 @@ describe.each(ENGINES)("operator console: overview on %s", (engine) => {
           webhook_queue: { queued: 0, dropped: 0 },
         },
         blocklist: { console: 2, file: 1 },
+        // Test servers check no destination unless a test turns LINK_CHECKS on (test/api/link-health-views.test.ts does).
+        link_checks: { checks_enabled: false, due: 0, links_broken: 0, destinations_broken: 0, destinations_failing: 0 },
       });
     } finally {
       server.ctx.blocklist.setConsoleHosts([]);

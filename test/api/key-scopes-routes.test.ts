@@ -44,6 +44,7 @@ const ACCEPT: Record<keyof typeof KEY_ROUTE_SCOPES, (c: ApiClient) => Promise<Ca
   }),
   "DELETE /api/external/links/:id": async (c) => ({ path: `/api/external/links/${await fresh(c)}`, status: 200 }),
   "GET /api/external/links/:id/stats": async (c) => ({ path: `/api/external/links/${await fresh(c)}/stats`, status: 200 }),
+  "GET /api/external/links/:id/health": async (c) => ({ path: `/api/external/links/${await fresh(c)}/health`, status: 200 }),
   "POST /api/track/lead": async (c) => ({
     path: "/api/track/lead",
     body: { click_id: await trackedClick(current, await fresh(c)), customer_external_id: `lead-${++n}`, event_name: "Sign up" },

@@ -9,6 +9,7 @@ import { type ApiClient, signedInClient } from "../helpers/client.js";
 import { operator } from "../helpers/operator.js";
 import { ManualClock } from "../../src/shared/clock.js";
 import { HTML_CSP } from "../../src/http/pages.js";
+import { type CheckingServer, startCheckingServer } from "../helpers/health-receivers.js";
 
 const DESKTOP = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
 const HOUR = 3_600_000;
@@ -75,6 +76,8 @@ describe.each(ENGINES)('the "+" page on %s', (engine) => {
     expect(html).not.toContain('href="https://example.com/landing');
     expect(html).toContain('<a class="btn" href="/plus-active" rel="nofollow noreferrer">Continue to the link</a>');
     expect(html).toContain('href="/report?link=plus-active"');
+    // Destinations are not checked on this server (LINK_CHECKS=off): the page says nothing of their health.
+    expect(html).not.toContain("data-health");
     // HEAD answers alike, and neither counted a click.
     expect((await plus("plus-active", {}, "HEAD")).status).toBe(200);
     expect(await storedClicks(server, link.id)).toBe(0);
@@ -162,5 +165,72 @@ describe.each(ENGINES)('the "+" page on %s', (engine) => {
     const json = await fetch(`${server.url}/missing-one+`, { headers: { accept: "application/json" } });
     expect(json.status).toBe(404);
     expect(await json.json()).toMatchObject({ status: "error", code: "not_found" });
+  });
+});
+
+describe.each(ENGINES)('the "+" page with link checks on (%s)', (engine) => {
+  let checking: CheckingServer;
+  let server: TestServer;
+  let owner: ApiClient;
+  const clock = new ManualClock(Date.parse("2026-03-01T10:00:00Z"));
+  const dest = () => checking.dest;
+  const check = () => server.ctx.linkHealth.runNow();
+  /** The Health fact: its state attribute, whether it is a warning, and its words. */
+  const healthOf = async (alias: string) => {
+    const html = await (await fetch(`${server.url}/${alias}+`, { headers: { "user-agent": DESKTOP } })).text();
+    expect(html).not.toMatch(/<script/i);
+    const m = /<dt>Health<\/dt><dd><span( class="warn")? data-health="([a-z]+)">([^<]*)<\/span><\/dd>/.exec(html);
+    return m ? { state: m[2], warn: m[1] !== undefined, text: m[3] } : null;
+  };
+
+  beforeAll(async () => {
+    checking = await startCheckingServer({ engine, clock });
+    server = checking.server;
+    owner = await signedInClient(server, `plus-health-${engine}@example.com`, "business");
+  });
+  afterAll(async () => checking?.close());
+
+  it("says whether the destination answers, since when it does not, and when it was checked; no click counted", async () => {
+    const ok = await createLink(owner, { url: `${dest().origin}/ok`, alias: "health-ok" });
+    await createLink(owner, { url: `${dest().origin}/500`, alias: "health-down" });
+    await createLink(owner, { url: `${dest().origin}/429`, alias: "health-unknown" });
+    await createLink(owner, { url: `${dest().origin}/ok`, ios_url: `${dest().origin}/404`, alias: "health-others" });
+    await createLink(owner, { url: `${dest().origin}/500`, alias: "health-pw", password: "pw-123456" });
+    expect(await healthOf("health-ok")).toEqual({ state: "unknown", warn: false, text: "Not checked yet." });
+    await check();
+    expect(await healthOf("health-ok")).toEqual({ state: "ok", warn: false, text: "Answering when checked just now." });
+    expect(await healthOf("health-down")).toEqual({
+      state: "failing",
+      warn: false,
+      text: "Did not answer when checked just now; it is checked again within the hour.",
+    });
+    expect(await healthOf("health-unknown")).toEqual({ state: "unknown", warn: false, text: "Not checked yet." });
+    // A password link hides where it goes, and so whether that answers.
+    expect(await healthOf("health-pw")).toBeNull();
+    for (let i = 0; i < 2; i++) {
+      clock.advance(HOUR);
+      await check();
+    }
+    clock.advance(3 * HOUR + 20 * 60_000);
+    expect(await healthOf("health-ok")).toEqual({ state: "ok", warn: false, text: "Answering when checked 5 hours ago." });
+    expect(await healthOf("health-down")).toEqual({
+      state: "broken",
+      warn: true,
+      text: "Not answering since 2026-03-01 12:00 UTC (checked 3 hours ago).",
+    });
+    expect(await healthOf("health-others")).toEqual({
+      state: "ok",
+      warn: true,
+      text: "Answering when checked 5 hours ago. 1 of the other destinations is not answering.",
+    });
+    expect(await storedClicks(server, ok.id)).toBe(0);
+  });
+
+  it("an expired link says nothing of a destination it no longer opens", async () => {
+    await createLink(owner, { url: `${dest().origin}/ok`, alias: "health-expired", expires_at: new Date(clock.now() + HOUR).toISOString() });
+    await check();
+    expect((await healthOf("health-expired"))?.state).toBe("ok");
+    clock.advance(2 * HOUR);
+    expect(await healthOf("health-expired")).toBeNull();
   });
 });

@@ -1,13 +1,15 @@
 // Real destinations for link health tests: a node:http server whose paths answer 200, 404, 500, a redirect
 // loop, no answer, 429 or what the test sets, recording each request and the most requests it held at once;
-// and an expired certificate signed by the test CA (openssl ca, which can date a certificate in the past).
+// an expired certificate signed by the test CA (openssl ca, which can date a certificate in the past); and a server
+// that checks such destinations when the test says so.
 import { execFileSync } from "node:child_process";
 import { writeFileSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import type { TestCa } from "./webhook-receivers.js";
+import { type TestCa, type TestDns, startDns } from "./webhook-receivers.js";
+import { type TestServer, type TestServerOptions, startTestServer } from "./server.js";
 
 export interface Destinations {
   /** http://<host>:<port> */
@@ -110,5 +112,35 @@ export async function startHttps(tls: { key: string; cert: string }): Promise<{ 
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+export interface CheckingServer {
+  server: TestServer;
+  dest: Destinations;
+  dns: TestDns;
+  close(): Promise<void>;
+}
+
+/**
+ * A test server with LINK_CHECKS on and destinations to check (`dest`, at dest.test: its own DNS server answers
+ * 127.0.0.1 for names under .test). The scheduler's timer is stopped: only the test's passes check anything
+ * (`server.ctx.linkHealth.runNow()`), at the moments a ManualClock gives them.
+ */
+export async function startCheckingServer(opts: TestServerOptions = {}): Promise<CheckingServer> {
+  const dest = await startDestinations();
+  const dns = await startDns((name) => (name.endsWith(".test") ? ["127.0.0.1"] : []));
+  const env = { LINK_CHECKS: "on", WEBHOOK_ALLOW_PRIVATE: "true", DNS_SERVERS: dns.server, LINK_CHECK_TIMEOUT_MS: "1000", LINK_CHECK_HOST_RATE: "10000" };
+  const server = await startTestServer({ ...opts, env: { ...env, ...opts.env } });
+  await server.ctx.linkHealth.stop();
+  return {
+    server,
+    dest,
+    dns,
+    async close() {
+      await server.close();
+      await dest.close();
+      await dns.close();
+    },
   };
 }

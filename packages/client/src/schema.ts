@@ -1328,6 +1328,11 @@ export interface paths {
                                 /** @description The owner's folder the link is in (docs/folders.md); null: in none */
                                 folder_id: string | null;
                                 has_password: boolean;
+                                /**
+                                 * @description Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)
+                                 * @enum {string|null}
+                                 */
+                                health: "ok" | "failing" | "broken" | null;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
                                 imported_clicks: number;
@@ -1533,6 +1538,11 @@ export interface paths {
                                 /** @description The owner's folder the link is in (docs/folders.md); null: in none */
                                 folder_id: string | null;
                                 has_password: boolean;
+                                /**
+                                 * @description Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)
+                                 * @enum {string|null}
+                                 */
+                                health: "ok" | "failing" | "broken" | null;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
                                 imported_clicks: number;
@@ -1735,6 +1745,11 @@ export interface paths {
                                 /** @description The owner's folder the link is in (docs/folders.md); null: in none */
                                 folder_id: string | null;
                                 has_password: boolean;
+                                /**
+                                 * @description Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)
+                                 * @enum {string|null}
+                                 */
+                                health: "ok" | "failing" | "broken" | null;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
                                 imported_clicks: number;
@@ -2125,6 +2140,15 @@ export interface paths {
                                     queued: number;
                                 };
                             };
+                            /** @description Link health across the instance (docs/health.md): destinations due for a check now, links with a broken destination, destinations broken (three failures in a row) and failing (one or two) */
+                            link_checks: {
+                                /** @description LINK_CHECKS: false when this instance checks no destination */
+                                checks_enabled: boolean;
+                                destinations_broken: number;
+                                destinations_failing: number;
+                                due: number;
+                                links_broken: number;
+                            };
                             links: {
                                 disabled: number;
                                 total: number;
@@ -2249,6 +2273,11 @@ export interface paths {
                                     /** @description The owner's folder the link is in (docs/folders.md); null: in none */
                                     folder_id: string | null;
                                     has_password: boolean;
+                                    /**
+                                     * @description Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)
+                                     * @enum {string|null}
+                                     */
+                                    health: "ok" | "failing" | "broken" | null;
                                     id: string;
                                     /** @description Clicks the source counted before the link was imported (shown beside click_count) */
                                     imported_clicks: number;
@@ -2469,6 +2498,11 @@ export interface paths {
                                     /** @description The owner's folder the link is in (docs/folders.md); null: in none */
                                     folder_id: string | null;
                                     has_password: boolean;
+                                    /**
+                                     * @description Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)
+                                     * @enum {string|null}
+                                     */
+                                    health: "ok" | "failing" | "broken" | null;
                                     id: string;
                                     /** @description Clicks the source counted before the link was imported (shown beside click_count) */
                                     imported_clicks: number;
@@ -2707,6 +2741,11 @@ export interface paths {
                                     /** @description The owner's folder the link is in (docs/folders.md); null: in none */
                                     folder_id: string | null;
                                     has_password: boolean;
+                                    /**
+                                     * @description Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)
+                                     * @enum {string|null}
+                                     */
+                                    health: "ok" | "failing" | "broken" | null;
                                     id: string;
                                     /** @description Clicks the source counted before the link was imported (shown beside click_count) */
                                     imported_clicks: number;
@@ -2937,6 +2976,11 @@ export interface paths {
                                     /** @description The owner's folder the link is in (docs/folders.md); null: in none */
                                     folder_id: string | null;
                                     has_password: boolean;
+                                    /**
+                                     * @description Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)
+                                     * @enum {string|null}
+                                     */
+                                    health: "ok" | "failing" | "broken" | null;
                                     id: string;
                                     /** @description Clicks the source counted before the link was imported (shown beside click_count) */
                                     imported_clicks: number;
@@ -8888,6 +8932,11 @@ export interface paths {
                                 /** @description The owner's folder the link is in (docs/folders.md); null: in none */
                                 folder_id: string | null;
                                 has_password: boolean;
+                                /**
+                                 * @description Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)
+                                 * @enum {string|null}
+                                 */
+                                health: "ok" | "failing" | "broken" | null;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
                                 imported_clicks: number;
@@ -9121,7 +9170,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The key's account's links, as GET /api/links (scope links:read) */
+        /** The key's account's links, as GET /api/links, with its filters (health among them) (scope links:read) */
         get: {
             parameters: {
                 query?: {
@@ -9133,6 +9182,8 @@ export interface paths {
                     folder_id?: string;
                     /** @description true: password-protected links only; false: links without a password */
                     has_password?: boolean;
+                    /** @description broken, failing or ok: links whose `health` is that; unchecked: links whose `health` is null (docs/health.md) */
+                    health?: "broken" | "failing" | "ok" | "unchecked";
                     limit?: number;
                     /** @description desc (default) or asc */
                     order?: "desc" | "asc";
@@ -9189,6 +9240,11 @@ export interface paths {
                                 /** @description The owner's folder the link is in (docs/folders.md); null: in none */
                                 folder_id: string | null;
                                 has_password: boolean;
+                                /**
+                                 * @description Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)
+                                 * @enum {string|null}
+                                 */
+                                health: "ok" | "failing" | "broken" | null;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
                                 imported_clicks: number;
@@ -9392,6 +9448,11 @@ export interface paths {
                                 /** @description The owner's folder the link is in (docs/folders.md); null: in none */
                                 folder_id: string | null;
                                 has_password: boolean;
+                                /**
+                                 * @description Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)
+                                 * @enum {string|null}
+                                 */
+                                health: "ok" | "failing" | "broken" | null;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
                                 imported_clicks: number;
@@ -9726,6 +9787,11 @@ export interface paths {
                                 /** @description The owner's folder the link is in (docs/folders.md); null: in none */
                                 folder_id: string | null;
                                 has_password: boolean;
+                                /**
+                                 * @description Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)
+                                 * @enum {string|null}
+                                 */
+                                health: "ok" | "failing" | "broken" | null;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
                                 imported_clicks: number;
@@ -9879,6 +9945,126 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/api/external/links/{id}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A link's destinations with their state and last checks, as GET /api/links/{id}/health (scope links:read) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description LINK_CHECKS: false when the instance checks no destination */
+                            checks_enabled: boolean;
+                            destinations: {
+                                broken_since: string | null;
+                                consecutive_failures: number;
+                                /** @description default, ios, android, rule:N, variant:N or fallback */
+                                destination: string;
+                                error: string | null;
+                                final_url: string | null;
+                                /** @description The last results, newest first (at most 10) */
+                                history: {
+                                    at: string;
+                                    error: string | null;
+                                    /** @description Where the redirects ended */
+                                    final_url: string | null;
+                                    response_ms: number | null;
+                                    /**
+                                     * @description What the check found
+                                     * @enum {string}
+                                     */
+                                    result: "ok" | "not_found" | "server_error" | "timeout" | "dns_error" | "tls_error" | "tls_expired" | "loop" | "too_many_redirects" | "connection_error" | "rate_limited" | "denied" | "address_refused";
+                                    /** @description The last answer's HTTP status; null when none came */
+                                    status_code: number | null;
+                                }[];
+                                last_checked_at: string | null;
+                                /**
+                                 * @description What the check found
+                                 * @enum {string|null}
+                                 */
+                                last_result: "ok" | "not_found" | "server_error" | "timeout" | "dns_error" | "tls_error" | "tls_expired" | "loop" | "too_many_redirects" | "connection_error" | "rate_limited" | "denied" | "address_refused" | null;
+                                next_check_at: string;
+                                redirect_loop: boolean;
+                                response_ms: number | null;
+                                /**
+                                 * @description unknown, ok, failing or broken
+                                 * @enum {string}
+                                 */
+                                state: "unknown" | "ok" | "failing" | "broken";
+                                status_code: number | null;
+                                /** @description The https certificate's end, as last seen */
+                                tls_valid_to: string | null;
+                                url: string;
+                            }[];
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/external/links/{id}/stats": {
@@ -12308,6 +12494,8 @@ export interface paths {
                     folder_id?: string;
                     /** @description true: password-protected links only; false: links without a password */
                     has_password?: boolean;
+                    /** @description broken, failing or ok: links whose `health` is that; unchecked: links whose `health` is null (docs/health.md) */
+                    health?: "broken" | "failing" | "ok" | "unchecked";
                     limit?: number;
                     /** @description desc (default) or asc */
                     order?: "desc" | "asc";
@@ -12366,6 +12554,11 @@ export interface paths {
                                 /** @description The owner's folder the link is in (docs/folders.md); null: in none */
                                 folder_id: string | null;
                                 has_password: boolean;
+                                /**
+                                 * @description Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)
+                                 * @enum {string|null}
+                                 */
+                                health: "ok" | "failing" | "broken" | null;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
                                 imported_clicks: number;
@@ -12630,6 +12823,11 @@ export interface paths {
                                 /** @description The owner's folder the link is in (docs/folders.md); null: in none */
                                 folder_id: string | null;
                                 has_password: boolean;
+                                /**
+                                 * @description Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)
+                                 * @enum {string|null}
+                                 */
+                                health: "ok" | "failing" | "broken" | null;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
                                 imported_clicks: number;
@@ -12855,6 +13053,11 @@ export interface paths {
                                 /** @description The owner's folder the link is in (docs/folders.md); null: in none */
                                 folder_id: string | null;
                                 has_password: boolean;
+                                /**
+                                 * @description Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)
+                                 * @enum {string|null}
+                                 */
+                                health: "ok" | "failing" | "broken" | null;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
                                 imported_clicks: number;
@@ -13162,6 +13365,11 @@ export interface paths {
                                 /** @description The owner's folder the link is in (docs/folders.md); null: in none */
                                 folder_id: string | null;
                                 has_password: boolean;
+                                /**
+                                 * @description Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)
+                                 * @enum {string|null}
+                                 */
+                                health: "ok" | "failing" | "broken" | null;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
                                 imported_clicks: number;
@@ -14163,6 +14371,11 @@ export interface paths {
                                     /** @description The owner's folder the link is in (docs/folders.md); null: in none */
                                     folder_id: string | null;
                                     has_password: boolean;
+                                    /**
+                                     * @description Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)
+                                     * @enum {string|null}
+                                     */
+                                    health: "ok" | "failing" | "broken" | null;
                                     id: string;
                                     /** @description Clicks the source counted before the link was imported (shown beside click_count) */
                                     imported_clicks: number;
@@ -14389,6 +14602,11 @@ export interface paths {
                                 /** @description The owner's folder the link is in (docs/folders.md); null: in none */
                                 folder_id: string | null;
                                 has_password: boolean;
+                                /**
+                                 * @description Its destinations' checks (docs/health.md), the worst of them: broken (three failures in a row), failing (one or two), ok; null while none was checked, or when the instance checks no destination (LINK_CHECKS=off)
+                                 * @enum {string|null}
+                                 */
+                                health: "ok" | "failing" | "broken" | null;
                                 id: string;
                                 /** @description Clicks the source counted before the link was imported (shown beside click_count) */
                                 imported_clicks: number;

@@ -9,13 +9,14 @@ import type { AppContext } from "../../context.js";
 import { errors, IdParams, OkSchema } from "../../contract/common.js";
 import { LinkListQuery, LinkPageReply, LinkReply, UpdateLinkBody } from "../../contract/links.js";
 import { RangeQuery, StatsReply } from "../../contract/stats.js";
+import { LinkHealthReply } from "../../contract/health.js";
 import { admitKey, keyCaller, keyRoute } from "../key-auth.js";
 import { linkStatsReply } from "./stats.js";
 import { keyFolders } from "../../accounts/key-scopes.js";
 import { keyFolderInput, requireKeyFolder } from "../../links/key-folders.js";
 
 /** The services these routes use: the compiler refuses any other. */
-type Deps = Pick<AppContext, "apiKeys" | "links" | "splits" | "stats" | "storage">;
+type Deps = Pick<AppContext, "apiKeys" | "links" | "linkHealth" | "splits" | "stats" | "storage">;
 
 export const EXTERNAL_LINKS_PATH = "/api/external/links";
 
@@ -41,7 +42,7 @@ export async function externalLinkRoutes(app: App, ctx: Deps): Promise<void> {
       schema: {
         tags,
         security,
-        summary: "The key's account's links, as GET /api/links (scope links:read)",
+        summary: "The key's account's links, as GET /api/links, with its filters (health among them) (scope links:read)",
         querystring: ExternalListQuery,
         response: { 200: LinkPageReply, ...errors(400, 401, 403, 429) },
       },
@@ -131,6 +132,26 @@ export async function externalLinkRoutes(app: App, ctx: Deps): Promise<void> {
       const { link, owner } = await ctx.links.access(keyCaller(req).user, req.params.id);
       requireKeyFolder(keyFolders(keyCaller(req).key), link);
       return linkStatsReply(ctx, link, owner, req.query);
+    },
+  );
+
+  app.get(
+    `${EXTERNAL_LINKS_PATH}/:id/health`,
+    {
+      config: keyRoute("GET /api/external/links/:id/health"),
+      onRequest: admit,
+      schema: {
+        tags,
+        security,
+        summary: "A link's destinations with their state and last checks, as GET /api/links/{id}/health (scope links:read)",
+        params: IdParams,
+        response: { 200: LinkHealthReply, ...errors(401, 403, 404, 429) },
+      },
+    },
+    async (req, reply) => {
+      const link = await keyLink(req.params.id, keyCaller(req));
+      reply.header("cache-control", "no-store");
+      return { status: "success" as const, ...(await ctx.linkHealth.report(link.id)) };
     },
   );
 }

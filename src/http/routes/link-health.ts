@@ -23,7 +23,7 @@ export async function linkHealthRoutes(app: App, ctx: Deps): Promise<void> {
       async (req, reply) => {
         const link = await ctx.links.get(signedIn(req), req.params.id);
         reply.header("cache-control", "no-store");
-        return { status: "success" as const, checks_enabled: ctx.linkHealth.enabled, destinations: await ctx.linkHealth.healthOf(link.id) };
+        return { status: "success" as const, ...(await ctx.linkHealth.report(link.id)) };
       },
     );
   });

@@ -237,7 +237,8 @@ function postReferrer(req: FastifyRequest, ref: string | undefined): string {
 async function plus(ctx: Deps, req: FastifyRequest, reply: FastifyReply, alias: string): Promise<FastifyReply> {
   const wait = ctx.redirects.notFound?.retryAfter(req.ip) ?? 0;
   if (wait > 0) return answer(req, reply, { kind: "not_found_burst", retryAfter: wait });
-  const info = await linkInfo({ db: ctx.storage.db, clock: ctx.clock, links: ctx.links, redirects: ctx.redirects }, req.hostname, alias);
+  const deps = { db: ctx.storage.db, clock: ctx.clock, links: ctx.links, redirects: ctx.redirects, linkChecks: ctx.config.health.enabled };
+  const info = await linkInfo(deps, req.hostname, alias);
   if (info === null) {
     ctx.redirects.notFound?.notFound(req.ip);
     return answer(req, reply, { kind: "not_found" });
@@ -248,7 +249,7 @@ async function plus(ctx: Deps, req: FastifyRequest, reply: FastifyReply, alias: 
     .header("content-security-policy", HTML_CSP)
     .header("x-robots-tag", "noindex, nofollow")
     .type("text/html; charset=utf-8")
-    .send(plusPage(`${req.protocol}://${req.host}/${alias}`, alias, info));
+    .send(plusPage(`${req.protocol}://${req.host}/${alias}`, alias, info, ctx.clock.now()));
 }
 
 /** `trust`: the trusted-proxy function Fastify was given (app.ts), for the country header. */
