@@ -1,7 +1,8 @@
 // Bio pages (docs/bio-pages.md): an account's link-in-bio pages, at /{slug} on the main host or one of its verified
 // custom domains. A slug and an alias never collide on a host: a page's write checks the links there in its own
-// transaction, and a link's write checks the pages (links/alias-reservations.ts). Each button is a link of the same
-// account; the page's own views are counted by bio-cache.ts. Pages act on the caller's own account (no ?owner=).
+// transaction, and a link's write checks the pages (links/alias-reservations.ts), each under the address's lock. Each
+// button is a link of the same account; the page's own views are counted by bio-cache.ts. Pages act on the caller's
+// own account (no ?owner=).
 import {
   type BioBlock,
   type BioPage,
@@ -156,9 +157,11 @@ export class BioPageService {
 
   /**
    * After the page's write, in its transaction: a link at the same host and alias, or an alias a deleted link left
-   * reserved for its owner (another account), refuses the slug. The link side checks the pages after its own write.
+   * reserved for its owner (another account), refuses the slug. The link side checks the pages after its own write;
+   * both look under the address's lock, so that of two writes at once the second sees the first (owner-caps.ts).
    */
   private async refuseAlias(trx: Trx, domain: string, slug: string): Promise<void> {
+    await this.deps.caps.holdNames(trx, [{ domain, name: slug }]);
     const link = await trx.selectFrom("links").select("id").where("domain", "=", domain).where("alias", "=", slug).executeTakeFirst();
     if (link) throw slugTaken(slug);
     const held = await trx.selectFrom("alias_reservations").select("owner_id").where("domain", "=", domain).where("alias", "=", slug).executeTakeFirst();
