@@ -15,6 +15,7 @@ import { CLI_ACTOR } from "./admin/audit-log.js";
 import pino from "pino";
 import { type ImportOptions, runImport } from "./cli-import.js";
 import { IMPORT_SOURCE_NAMES } from "./contract/imports.js";
+import { API_KEY_SCOPES } from "./contract/api-keys.js";
 import { SNIP_VERSION } from "./ops/version.js";
 
 async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
@@ -149,7 +150,7 @@ export function buildCli(): Command {
     .command("create <email>")
     .description("create an API key for an account; prints the secret alone on stdout")
     .option("--name <name>", "label shown in the profile", "CLI key")
-    .option("--scopes <list>", "comma-separated scopes (links:create, links:read, links:write, stats:read, export); default links:create")
+    .option("--scopes <list>", `comma-separated scopes (${API_KEY_SCOPES.join(", ")}); default links:create`)
     .option("--expires <time>", "a date (YYYY-MM-DD: refused from the end of that day, as the dashboard sets it) or an ISO-8601 time")
     .action(async (email: string, o: { name: string; scopes?: string; expires?: string }) => {
       await withContext(async (ctx) => {

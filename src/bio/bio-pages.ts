@@ -1,7 +1,8 @@
 // Bio pages (docs/bio-pages.md): an account's link-in-bio pages, at /{slug} on the main host or one of its verified
 // custom domains. A slug and an alias never collide on a host: a page's write checks the links there in its own
-// transaction, and a link's write checks the pages (links/alias-reservations.ts). Each button is a link of the same
-// account; the page's own views are counted by bio-cache.ts. Pages act on the caller's own account (no ?owner=).
+// transaction, and a link's write checks the pages (links/alias-reservations.ts), each under the address's lock. Each
+// button is a link of the same account; the page's own views are counted by bio-cache.ts. Pages act on the caller's
+// own account (no ?owner=).
 import {
   type BioBlock,
   type BioPage,
@@ -26,6 +27,7 @@ import { isUniqueViolation } from "../storage/unique-violation.js";
 import type { BioChanges } from "./bio-changes.js";
 import type { BioCache } from "./bio-cache.js";
 import type { LinkService } from "../links/links.js";
+import type { KeyFolders } from "../links/key-folders.js";
 import { type StoredBlock, blocksOf, checkBlocks, checkText, colorsOf, urlProblem } from "./bio-blocks.js";
 
 export interface BioPageDeps {
@@ -59,20 +61,24 @@ type Fields = Pick<BioPageRow, "slug" | "domain" | "title" | "description" | "pi
 export class BioPageService {
   constructor(private readonly deps: BioPageDeps) {}
 
-  /** The account's pages, newest first. */
-  async list(actor: UserRow): Promise<BioPage[]> {
+  /**
+   * The account's pages, newest first. `folders` (every method's): an API key limited to folders sees only the
+   * pages whose buttons all open links in its folders, and gives them no other buttons (links/key-folders.ts).
+   */
+  async list(actor: UserRow, folders: KeyFolders = null): Promise<BioPage[]> {
     const rows = await this.deps.db.selectFrom("bio_pages").selectAll().where("owner_id", "=", actor.id).orderBy("created_at", "desc").orderBy("id").execute();
-    return this.present(rows);
+    const hidden = await this.outsideFolders(rows, folders);
+    return this.present(rows.filter((r) => !hidden.has(r.id)));
   }
 
-  async get(actor: UserRow, id: string): Promise<BioPage> {
-    const [page] = await this.present([await this.own(actor, id)]);
+  async get(actor: UserRow, id: string, folders: KeyFolders = null): Promise<BioPage> {
+    const [page] = await this.present([await this.own(actor, id, folders)]);
     return page!;
   }
 
-  async create(actor: UserRow, input: CreateBioPageInput): Promise<BioPage> {
+  async create(actor: UserRow, input: CreateBioPageInput, folders: KeyFolders = null): Promise<BioPage> {
     requireCapability(actor.plan, "bio_pages", "Bio pages");
-    const fields = await this.check(actor, input, null);
+    const fields = await this.check(actor, input, null, folders);
     const now = this.deps.clock.now();
     const row: BioPageRow = { id: newId(), owner_id: actor.id, ...fields, views: 0, created_at: now, updated_at: now };
     const cap = {
@@ -96,10 +102,10 @@ export class BioPageService {
     return (await this.present([row]))[0]!;
   }
 
-  async update(actor: UserRow, id: string, input: UpdateBioPageInput): Promise<BioPage> {
+  async update(actor: UserRow, id: string, input: UpdateBioPageInput, folders: KeyFolders = null): Promise<BioPage> {
     requireCapability(actor.plan, "bio_pages", "Bio pages");
-    const before = await this.own(actor, id);
-    const fields = await this.check(actor, input, before);
+    const before = await this.own(actor, id, folders);
+    const fields = await this.check(actor, input, before, folders);
     const after: BioPageRow = { ...before, ...fields, updated_at: this.deps.clock.now() };
     const moved = after.domain !== before.domain || after.slug !== before.slug;
     await this.write(after.slug, () =>
@@ -118,16 +124,25 @@ export class BioPageService {
     return (await this.present([after]))[0]!;
   }
 
-  async delete(actor: UserRow, id: string): Promise<void> {
-    const row = await this.own(actor, id);
+  async delete(actor: UserRow, id: string, folders: KeyFolders = null): Promise<void> {
+    const row = await this.own(actor, id, folders);
     await this.deps.db.deleteFrom("bio_pages").where("id", "=", id).execute();
     await this.deps.changes.publish([{ domain: row.domain, slug: row.slug }]);
   }
 
-  private async own(actor: UserRow, id: string): Promise<BioPageRow> {
+  private async own(actor: UserRow, id: string, folders: KeyFolders): Promise<BioPageRow> {
     const row = await this.deps.db.selectFrom("bio_pages").selectAll().where("id", "=", id).where("owner_id", "=", actor.id).executeTakeFirst();
-    if (!row) throw notFound();
+    if (!row || (await this.outsideFolders([row], folders)).size > 0) throw notFound();
     return row;
+  }
+
+  /** The ids of the pages with a button to a link outside `folders` (a deleted link's button shows nothing of it). */
+  private async outsideFolders(rows: BioPageRow[], folders: KeyFolders): Promise<Set<string>> {
+    if (folders === null) return new Set();
+    const ids = [...new Set(rows.flatMap((r) => blocksOf(r.blocks).flatMap((b) => (b.type === "link" ? [b.link_id] : []))))];
+    const links = ids.length === 0 ? [] : await this.deps.db.selectFrom("links").select(["id", "folder_id"]).where("id", "in", ids).execute();
+    const outside = new Set(links.filter((l) => l.folder_id === null || !folders.includes(l.folder_id)).map((l) => l.id));
+    return new Set(rows.filter((r) => blocksOf(r.blocks).some((b) => b.type === "link" && outside.has(b.link_id))).map((r) => r.id));
   }
 
   /** A unique (domain, slug) violation is another page there: the same refusal as an alias in use. */
@@ -142,9 +157,11 @@ export class BioPageService {
 
   /**
    * After the page's write, in its transaction: a link at the same host and alias, or an alias a deleted link left
-   * reserved for its owner (another account), refuses the slug. The link side checks the pages after its own write.
+   * reserved for its owner (another account), refuses the slug. The link side checks the pages after its own write;
+   * both look under the address's lock, so that of two writes at once the second sees the first (owner-caps.ts).
    */
   private async refuseAlias(trx: Trx, domain: string, slug: string): Promise<void> {
+    await this.deps.caps.holdNames(trx, [{ domain, name: slug }]);
     const link = await trx.selectFrom("links").select("id").where("domain", "=", domain).where("alias", "=", slug).executeTakeFirst();
     if (link) throw slugTaken(slug);
     const held = await trx.selectFrom("alias_reservations").select("owner_id").where("domain", "=", domain).where("alias", "=", slug).executeTakeFirst();
@@ -152,7 +169,7 @@ export class BioPageService {
   }
 
   /** Every field given, checked together (each wrong field named in details); absent fields keep `before`'s. */
-  private async check(actor: UserRow, input: UpdateBioPageInput, before: BioPageRow | null): Promise<Fields> {
+  private async check(actor: UserRow, input: UpdateBioPageInput, before: BioPageRow | null, folders: KeyFolders): Promise<Fields> {
     const details: FieldError[] = [];
     const note = (field: string, message: string) => message && details.push({ field, message });
     const slug = input.slug ?? before?.slug ?? "";
@@ -178,7 +195,7 @@ export class BioPageService {
       const checked = checkBlocks(input.blocks);
       details.push(...checked.problems);
       blocks = checked.blocks;
-      details.push(...(await this.foreignLinks(actor.id, blocks)));
+      details.push(...(await this.foreignLinks(actor.id, blocks, folders)));
     }
     const domain = input.domain_id === undefined ? (before?.domain ?? "") : await this.domainOf(actor.id, input.domain_id, details);
     if (details.length > 0) throw problems(details);
@@ -195,15 +212,14 @@ export class BioPageService {
     };
   }
 
-  /** The link blocks whose link is not one of the account's: one problem each. */
-  private async foreignLinks(ownerId: string, blocks: StoredBlock[]): Promise<FieldError[]> {
+  /** The link blocks whose link is not one of the account's (or not in the key's folders): one problem each. */
+  private async foreignLinks(ownerId: string, blocks: StoredBlock[], folders: KeyFolders): Promise<FieldError[]> {
     const ids = [...new Set(blocks.flatMap((b) => (b.type === "link" ? [b.link_id] : [])))];
     if (ids.length === 0) return [];
-    const own = await this.deps.db.selectFrom("links").select("id").where("id", "in", ids).where("owner_id", "=", ownerId).execute();
-    const mine = new Set(own.map((l) => l.id));
-    return blocks.flatMap((b, i) =>
-      b.type === "link" && !mine.has(b.link_id) ? [{ field: `blocks[${i}].link_id`, message: "is not a link of this account" }] : [],
-    );
+    const own = await this.deps.db.selectFrom("links").select(["id", "folder_id"]).where("id", "in", ids).where("owner_id", "=", ownerId).execute();
+    const mine = new Set(own.filter((l) => folders === null || (l.folder_id !== null && folders.includes(l.folder_id))).map((l) => l.id));
+    const message = folders === null ? "is not a link of this account" : "is not a link in this API key's folders";
+    return blocks.flatMap((b, i) => (b.type === "link" && !mine.has(b.link_id) ? [{ field: `blocks[${i}].link_id`, message }] : []));
   }
 
   /** The host a page at `domainId` lives on: "" for null, else a verified custom domain of the account. */

@@ -28,6 +28,14 @@ export const KEY_ROUTE_SCOPES = {
   "GET /api/customers/:external_id": ["conversions:write"],
   "DELETE /api/customers/:external_id": ["conversions:write"],
   "POST /api/deeplinks/open": ["deeplinks:open"],
+  "GET /api/external/shares": ["shares:read"],
+  "POST /api/external/shares": ["shares:write"],
+  "DELETE /api/external/shares/:id": ["shares:write"],
+  "GET /api/external/bio-pages": ["bio_pages:read"],
+  "GET /api/external/bio-pages/:id": ["bio_pages:read"],
+  "POST /api/external/bio-pages": ["bio_pages:write"],
+  "PATCH /api/external/bio-pages/:id": ["bio_pages:write"],
+  "DELETE /api/external/bio-pages/:id": ["bio_pages:write"],
 } as const satisfies Record<string, readonly ApiKeyScope[]>;
 export type KeyRoute = keyof typeof KEY_ROUTE_SCOPES;
 

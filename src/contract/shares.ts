@@ -47,6 +47,11 @@ export const ShareOwnerQuery = Type.Object(
   { additionalProperties: false },
 );
 
+const linkFilter = { link_id: Type.Optional(Type.String({ maxLength: 64, description: "Only the shares of this link" })) };
+export const ShareListQuery = Type.Object({ ...ShareOwnerQuery.properties, ...linkFilter }, { additionalProperties: false });
+/** The external API's list: a key reads its own account's shares (no `owner`). */
+export const KeyShareListQuery = Type.Object(linkFilter, { additionalProperties: false });
+
 export const ShareReply = Type.Object({ status: Type.Literal("success"), id: Type.String(), url: Type.String(), share: ShareSchema });
 export const ShareListReply = Type.Object({
   status: Type.Literal("success"),

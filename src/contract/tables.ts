@@ -45,7 +45,19 @@ export const MAX_WEBHOOKS = 5;
 export const MAX_PICTURE_BYTES = 2 * 1024 * 1024;
 
 /** Every scope an API key can carry, in the order the dashboard and the answers list them (api-keys.ts). */
-export const API_KEY_SCOPES = ["links:create", "links:read", "links:write", "stats:read", "export", "conversions:write", "deeplinks:open"] as const;
+export const API_KEY_SCOPES = [
+  "links:create",
+  "links:read",
+  "links:write",
+  "stats:read",
+  "export",
+  "conversions:write",
+  "deeplinks:open",
+  "shares:read",
+  "shares:write",
+  "bio_pages:read",
+  "bio_pages:write",
+] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 /** A key created without `scopes`, and every key made before scopes existed (migration 026): the spec's creation API. */
 export const DEFAULT_KEY_SCOPES: readonly ApiKeyScope[] = ["links:create"];
@@ -58,6 +70,10 @@ export const SCOPE_LABELS: Readonly<Record<ApiKeyScope, string>> = {
   export: "Export every link (CSV or JSON)",
   "conversions:write": "Record leads, sales and refunds; read and erase customers",
   "deeplinks:open": "Ask which link opened the app (POST /api/deeplinks/open); alone, a publishable key safe to ship in an app",
+  "shares:read": "List the shared statistics pages",
+  "shares:write": "Share statistics and stop sharing them",
+  "bio_pages:read": "List and read bio pages with their views and clicks",
+  "bio_pages:write": "Create, edit and delete bio pages",
 };
 
 /** The events a webhook can take, in the registry's order (contract/webhooks.ts WEBHOOK_EVENTS; test/unit/webhook-event-messages.test.ts keeps them alike), with the dashboard's words. */

@@ -20,6 +20,7 @@ import { guardInput } from "./input-guard.js";
 import { installSessionHooks } from "./auth.js";
 import { installKeyRefusal } from "./key-auth.js";
 import { externalLinkRoutes } from "./routes/external-links.js";
+import { externalBioPageRoutes, externalShareRoutes } from "./routes/external-pages.js";
 import { conversionRoutes } from "./routes/conversions.js";
 import { TRACK_SCRIPT, TRACK_SCRIPT_PATH } from "../conversions/track-script.js";
 import { authRoutes } from "./routes/auth.js";
@@ -239,6 +240,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     await streamRoutes(scoped, ctx);
     await externalRoutes(scoped, ctx);
     await externalLinkRoutes(scoped, ctx);
+    await externalShareRoutes(scoped, ctx);
+    await externalBioPageRoutes(scoped, ctx);
     await conversionRoutes(scoped, ctx);
     await domainRoutes(scoped, ctx);
     await domainAppRoutes(scoped, ctx);

@@ -3,6 +3,7 @@
 // triggers on links (migration 008), whatever deletes or renames the link.
 import type { Transaction } from "kysely";
 import type { Database } from "../storage/schema.js";
+import type { OwnerCaps } from "../storage/owner-caps.js";
 
 /** Why a claim was refused: someone else's (or an ownerless) reservation, or any reservation for a generated alias. */
 export class AliasReserved extends Error {
@@ -23,11 +24,14 @@ export class AliasReserved extends Error {
  */
 export async function claimAlias(
   trx: Transaction<Database>,
+  locks: Pick<OwnerCaps, "holdNames">,
   key: { domain: string; alias: string },
   ownerId: string | null,
   generated: boolean,
 ): Promise<void> {
-  // A bio page's slug on the same host holds the address too (docs/bio-pages.md): never an alias beside it.
+  // A bio page's slug on the same host holds the address too (docs/bio-pages.md): never an alias beside it. Its
+  // table's index does not see the links', so a page written at the same moment is waited for under the address's lock.
+  await locks.holdNames(trx, [{ domain: key.domain, name: key.alias }]);
   const page = await trx.selectFrom("bio_pages").select("id").where("domain", "=", key.domain).where("slug", "=", key.alias).executeTakeFirst();
   if (page) throw new AliasReserved();
   const held = await trx.selectFrom("alias_reservations").select("owner_id").where("domain", "=", key.domain).where("alias", "=", key.alias).executeTakeFirst();

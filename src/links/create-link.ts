@@ -129,7 +129,7 @@ async function insertChecked(deps: LinkDeps, actor: UserRow | null, input: Creat
       const insert = async (trx: Trx) => {
         if (actor && domain !== "") await deps.holdDomain(trx, actor.id, domain);
         const inserted = await trx.insertInto("links").values(row).returning("num").executeTakeFirstOrThrow();
-        await claimAlias(trx, row, row.owner_id, wanted === null);
+        await claimAlias(trx, deps.caps, row, row.owner_id, wanted === null);
         if (actor && tags?.length) await setLinkTags(trx, actor.id, row.id, tags, now);
         return inserted;
       };

@@ -89,7 +89,7 @@ export async function insertMany(
       }
     }
     await sql`savepoint ${sql.raw(`snip_many_${round}`)}`.execute(trx);
-    const clashes = await tryRound(trx, actor, batch);
+    const clashes = await tryRound(deps, trx, actor, batch);
     if (clashes.length > 0) {
       await sql`rollback to savepoint ${sql.raw(`snip_many_${round}`)}`.execute(trx);
       for (const l of clashes) await settleClash(trx, l, lines.indexOf(l), onTaken);
@@ -102,7 +102,7 @@ export async function insertMany(
 }
 
 /** Inserts the batch; the lines whose alias was taken or reserved (the round is then undone), else none and each line has its link. */
-async function tryRound(trx: Trx, actor: UserRow, batch: Line[]): Promise<Line[]> {
+async function tryRound(deps: LinkDeps, trx: Trx, actor: UserRow, batch: Line[]): Promise<Line[]> {
   if (batch.length === 0) return [];
   const rows = sameColumns(batch.map((l) => ({ ...l.prepared.base, id: newId(), alias: l.alias })));
   const inserted = await trx
@@ -113,7 +113,12 @@ async function tryRound(trx: Trx, actor: UserRow, batch: Line[]): Promise<Line[]
     .execute();
   const nums = new Map(inserted.map((r) => [r.id, Number(r.num)]));
   const clashes = batch.filter((_, k) => !nums.has(rows[k]!.id));
-  // After the write, as claimAlias: the reservations of the aliases just taken (src/links/alias-reservations.ts).
+  // After the write, as claimAlias: the addresses' locks, then the reservations of the aliases just taken and the
+  // bio pages' slugs (src/links/alias-reservations.ts).
+  await deps.caps.holdNames(
+    trx,
+    batch.map((l) => ({ domain: l.prepared.domain, name: l.alias })),
+  );
   const held = await trx
     .selectFrom("alias_reservations")
     .select(["domain", "alias", "owner_id"])

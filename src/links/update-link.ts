@@ -125,7 +125,7 @@ async function write(deps: LinkDeps, link: LinkView, ownerId: string, set: LinkU
       await trx.updateTable("links").set(set).where("id", "=", link.id).execute();
       // A move releases the old address (recorded by a trigger) and claims the new one: only the link's
       // owner may take back an alias that owner gave up.
-      if (moves) await claimAlias(trx, key, link.owner_id, false);
+      if (moves) await claimAlias(trx, deps.caps, key, link.owner_id, false);
       if (tags !== undefined) await setLinkTags(trx, ownerId, link.id, tags, now);
     });
   } catch (err) {

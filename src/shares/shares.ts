@@ -9,6 +9,7 @@ import type { AccountAnalytics } from "../analytics/account-analytics.js";
 import { can, requireCapability } from "../accounts/plans.js";
 import { hashPassword, verifyPassword } from "../accounts/passwords.js";
 import { shortUrl } from "../links/public-link.js";
+import type { KeyFolders } from "../links/key-folders.js";
 import { iso, type Clock } from "../shared/clock.js";
 import { DomainError, invalid } from "../shared/errors.js";
 import { hmacHex, newId, randomToken, safeEqual, sha256Hex } from "../shared/ids.js";
@@ -104,24 +105,38 @@ export class ShareService {
     };
   }
 
-  /** The owner's shares, newest first (`link_id`: only that link's); every role that reads statistics. */
-  async list(actor: UserRow, ownerId?: string, linkId?: string): Promise<Share[]> {
+  /**
+   * The owner's shares, newest first (`link_id`: only that link's); every role that reads statistics. `folders`: an
+   * API key limited to folders sees only the shares of its folders and of links in them (links/key-folders.ts).
+   */
+  async list(actor: UserRow, ownerId?: string, linkId?: string, folders: KeyFolders = null): Promise<Share[]> {
     const { owner } = await managedOwner(this.deps.db, actor, ownerId, "stats.view");
+    if (folders !== null && folders.length === 0) return [];
     let q = this.deps.db.selectFrom("shares").selectAll().where("owner_id", "=", owner.id);
     if (linkId !== undefined) q = q.where("link_id", "=", linkId);
+    if (folders !== null)
+      q = q.where((eb) =>
+        eb.or([
+          eb("folder_id", "in", folders),
+          eb("link_id", "in", eb.selectFrom("links").select("id").where("owner_id", "=", owner.id).where("folder_id", "in", folders)),
+        ]),
+      );
     const rows = await q.orderBy("created_at", "desc").orderBy("id").execute();
     return Promise.all(rows.map((r) => this.present(r)));
   }
 
-  /** Publishes a link's, a tag's or a folder's statistics (Business and up; a role that edits links). */
-  async create(actor: UserRow, input: CreateShareInput, ownerId?: string): Promise<Share> {
+  /**
+   * Publishes a link's, a tag's or a folder's statistics (Business and up; a role that edits links). `folders`: an
+   * API key limited to folders shares only those folders and links in them, never a tag (whose links go anywhere).
+   */
+  async create(actor: UserRow, input: CreateShareInput, ownerId?: string, folders: KeyFolders = null): Promise<Share> {
     const { db, clock } = this.deps;
     const { owner } = await managedOwner(db, actor, ownerId, "links.edit");
     requireCapability(owner.plan, "shares", "Shared statistics");
     const given = (["link_id", "tag", "folder_id"] as const).filter((k) => input[k] !== undefined);
     if (given.length !== 1) throw invalid("link_id", "Give exactly one of link_id, tag and folder_id");
     const now = clock.now();
-    const target = await this.target(owner.id, input);
+    const target = await this.target(owner.id, input, folders);
     let expiresAt: number | null = null;
     if (input.expires_at !== undefined) {
       expiresAt = Date.parse(input.expires_at);
@@ -161,14 +176,20 @@ export class ShareService {
     return this.present(row);
   }
 
-  /** What is shared, checked to be the owner's: another account's id is refused as one that does not exist. */
-  private async target(ownerId: string, input: CreateShareInput): Promise<Pick<ShareRow, "link_id" | "tag_id" | "folder_id">> {
+  /**
+   * What is shared, checked to be the owner's (and in the key's folders): another account's id, or a link or folder
+   * outside the key's folders, is refused as one that does not exist.
+   */
+  private async target(ownerId: string, input: CreateShareInput, folders: KeyFolders): Promise<Pick<ShareRow, "link_id" | "tag_id" | "folder_id">> {
     const { db } = this.deps;
     if (input.link_id !== undefined) {
-      const l = await db.selectFrom("links").select("id").where("id", "=", input.link_id).where("owner_id", "=", ownerId).executeTakeFirst();
-      if (!l) throw invalid("link_id", "No such link");
+      const l = await db.selectFrom("links").select(["id", "folder_id"]).where("id", "=", input.link_id).where("owner_id", "=", ownerId).executeTakeFirst();
+      if (!l || (folders !== null && (l.folder_id === null || !folders.includes(l.folder_id)))) throw invalid("link_id", "No such link");
       return { link_id: l.id, tag_id: null, folder_id: null };
     }
+    if (folders !== null && input.tag !== undefined)
+      throw invalid("tag", "This API key works only in its folders: share a link or a folder of the key, not a tag");
+    if (folders !== null && !folders.includes(input.folder_id ?? "")) throw invalid("folder_id", "No such folder");
     if (input.tag !== undefined) {
       const t = await db.selectFrom("tags").select("id").where("id", "=", input.tag).where("owner_id", "=", ownerId).executeTakeFirst();
       if (!t) throw invalid("tag", "No such tag");
@@ -184,13 +205,22 @@ export class ShareService {
     return { link_id: null, tag_id: null, folder_id: f.id };
   }
 
-  /** Revokes a share: its page answers 404 from the next request on, on every instance. */
-  async delete(actor: UserRow, id: string): Promise<void> {
-    const row = await this.deps.db.selectFrom("shares").select(["id", "owner_id"]).where("id", "=", id).executeTakeFirst();
+  /** Revokes a share: its page answers 404 from the next request on, on every instance. `folders`: as list()'s. */
+  async delete(actor: UserRow, id: string, folders: KeyFolders = null): Promise<void> {
+    const row = await this.deps.db.selectFrom("shares").select(["id", "owner_id", "link_id", "folder_id"]).where("id", "=", id).executeTakeFirst();
     if (!row) throw notFound();
     requireMay(await ownerAccess(this.deps.db, actor, row.owner_id), "links.edit", "No such share");
+    if (folders !== null && !(await this.inFolders(row, folders))) throw notFound();
     await this.deps.db.deleteFrom("shares").where("id", "=", id).execute();
     for (const key of this.stats.keys()) if (key.startsWith(`${id}:`)) this.stats.delete(key);
+  }
+
+  /** Whether a share is of one of `folders` or of a link in one of them. */
+  private async inFolders(row: Pick<ShareRow, "link_id" | "folder_id">, folders: readonly string[]): Promise<boolean> {
+    if (row.folder_id !== null) return folders.includes(row.folder_id);
+    if (row.link_id === null) return false;
+    const l = await this.deps.db.selectFrom("links").select("folder_id").where("id", "=", row.link_id).executeTakeFirst();
+    return l?.folder_id != null && folders.includes(l.folder_id);
   }
 
   /** The share behind a page's token, or null: unknown, revoked, expired, or its owner can no longer share. */

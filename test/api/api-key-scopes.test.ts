@@ -89,7 +89,8 @@ describe.each(ENGINES)("scoped API keys on %s", (engine) => {
     expect((await c.post("/api/keys", { name: "u", scopes: ["links:delete"] })).body.details).toEqual([
       {
         field: "scopes",
-        message: 'unknown scope "links:delete"; known: links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open',
+        message:
+          'unknown scope "links:delete"; known: links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open, shares:read, shares:write, bio_pages:read, bio_pages:write',
       },
     ]);
     expect((await c.post("/api/keys", { name: "d", scopes: ["export", "export"] })).body.details).toEqual([

@@ -17,7 +17,7 @@ function scopesWithRoutes(): Map<string, string[]> {
   const bullet = /^- `apiKey`[\s\S]*?(?=^- )/m.exec(README)?.[0];
   if (!bullet) throw new Error("the README has no `apiKey` bullet");
   const out = new Map<string, string[]>();
-  for (const m of bullet.replace(/\s+/g, " ").matchAll(/`([a-z]+(?::[a-z]+)?)` \(([^)]*)\)/g)) {
+  for (const m of bullet.replace(/\s+/g, " ").matchAll(/`([a-z_]+(?::[a-z]+)?)` \(([^)]*)\)/g)) {
     out.set(
       m[1]!,
       [...m[2]!.matchAll(/`([A-Z]+) (\/[^`\s]+)`/g)].map((r) => routeKey(r[1]!, r[2]!)),
@@ -37,7 +37,7 @@ describe("packages/client/README.md", () => {
   });
 
   it("names no scope the contract lacks", () => {
-    const inBackticks = [...README.matchAll(/`([a-z]+:[a-z]+)`/g)].map((m) => m[1]!);
+    const inBackticks = [...README.matchAll(/`([a-z_]+:[a-z]+)`/g)].map((m) => m[1]!);
     expect(inBackticks.length).toBeGreaterThan(0);
     for (const s of inBackticks) expect(API_KEY_SCOPES as readonly string[], s).toContain(s);
   });

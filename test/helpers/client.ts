@@ -90,3 +90,17 @@ export async function signedInClient(
   if (r.status !== 200) throw new Error(`login failed: ${r.status} ${r.text}`);
   return c;
 }
+
+/** A client of the external API: every request carries the key as `Authorization: Bearer` (no session cookie, no CSRF token). */
+export class KeyClient extends ApiClient {
+  constructor(
+    baseUrl: string,
+    readonly key: string,
+  ) {
+    super(baseUrl);
+  }
+
+  override request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+    return super.request<T>(method, path, body, { authorization: `Bearer ${this.key}`, ...headers });
+  }
+}

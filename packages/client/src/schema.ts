@@ -9163,6 +9163,720 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/external/bio-pages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The key's account's bio pages, newest first, each with its views and its buttons' clicks (scope bio_pages:read) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first; at most 20 */
+                            pages: {
+                                blocks: ({
+                                    /** @description The link's clicks (every click of the link, from the page or elsewhere) */
+                                    clicks: number;
+                                    label: string;
+                                    link_id: string;
+                                    /** @description The link's short URL, where the button goes; null when the link was deleted */
+                                    short_url: string | null;
+                                    /** @enum {string} */
+                                    type: "link";
+                                } | {
+                                    text: string;
+                                    /** @enum {string} */
+                                    type: "heading";
+                                } | {
+                                    text: string;
+                                    /** @enum {string} */
+                                    type: "text";
+                                } | {
+                                    /**
+                                     * @description The network
+                                     * @enum {string}
+                                     */
+                                    network: "instagram" | "x" | "facebook" | "linkedin" | "youtube" | "tiktok" | "github" | "mastodon" | "bluesky" | "threads" | "pinterest" | "twitch" | "email" | "website";
+                                    /** @enum {string} */
+                                    type: "social";
+                                    url: string;
+                                })[];
+                                /** @description The sum of its buttons' clicks */
+                                clicks: number;
+                                colors: {
+                                    /** @description The page's background (#rrggbb) */
+                                    background: string;
+                                    /** @description The buttons' fill (#rrggbb) */
+                                    button: string;
+                                    /** @description The buttons' text (#rrggbb) */
+                                    button_text: string;
+                                    /** @description The page's text (#rrggbb) */
+                                    text: string;
+                                } | null;
+                                created_at: string;
+                                description: string | null;
+                                /** @description That domain's hostname; null: the main host */
+                                domain: string | null;
+                                /** @description The custom domain it is served on; null: the instance's main host */
+                                domain_id: string | null;
+                                id: string;
+                                picture_url: string | null;
+                                slug: string;
+                                /**
+                                 * @description auto: the visitor's light or dark setting; custom: colors
+                                 * @enum {string}
+                                 */
+                                theme: "auto" | "light" | "dark" | "custom";
+                                title: string;
+                                updated_at: string;
+                                /** @description The page's address */
+                                url: string;
+                                /** @description The page's own visits since it was made (not clicks on its buttons) */
+                                views: number;
+                            }[];
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Publish a bio page at /{slug}, as POST /api/bio-pages; a slug that is an alias there: 409 alias_taken (scope bio_pages:write) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Top to bottom; at most 50 */
+                        blocks: ({
+                            /** @description The button's text (1-100 characters) */
+                            label: string;
+                            /** @description A link of the page's account: the button opens its short URL */
+                            link_id: string;
+                            /** @enum {string} */
+                            type: "link";
+                        } | {
+                            /** @description 1-100 characters */
+                            text: string;
+                            /** @enum {string} */
+                            type: "heading";
+                        } | {
+                            /** @description 1-500 characters */
+                            text: string;
+                            /** @enum {string} */
+                            type: "text";
+                        } | {
+                            /**
+                             * @description The network its icon names
+                             * @enum {string}
+                             */
+                            network: "instagram" | "x" | "facebook" | "linkedin" | "youtube" | "tiktok" | "github" | "mastodon" | "bluesky" | "threads" | "pinterest" | "twitch" | "email" | "website";
+                            /** @enum {string} */
+                            type: "social";
+                            /** @description An http(s) address (mailto: for email) */
+                            url: string;
+                        })[];
+                        colors?: {
+                            /** @description The page's background (#rrggbb) */
+                            background: string;
+                            /** @description The buttons' fill (#rrggbb) */
+                            button: string;
+                            /** @description The buttons' text (#rrggbb) */
+                            button_text: string;
+                            /** @description The page's text (#rrggbb) */
+                            text: string;
+                        } | null;
+                        /** @description Up to 500 characters */
+                        description?: string | null;
+                        /** @description A verified custom domain of the account; absent or null: the main host */
+                        domain_id?: string | null;
+                        /** @description An http(s) image address */
+                        picture_url?: string | null;
+                        /** @description Its path: /{slug} on its host (an alias's syntax; never an alias in use there) */
+                        slug: string;
+                        /**
+                         * @description Default auto
+                         * @enum {string}
+                         */
+                        theme?: "auto" | "light" | "dark" | "custom";
+                        /** @description 1-100 characters */
+                        title: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            page: {
+                                blocks: ({
+                                    /** @description The link's clicks (every click of the link, from the page or elsewhere) */
+                                    clicks: number;
+                                    label: string;
+                                    link_id: string;
+                                    /** @description The link's short URL, where the button goes; null when the link was deleted */
+                                    short_url: string | null;
+                                    /** @enum {string} */
+                                    type: "link";
+                                } | {
+                                    text: string;
+                                    /** @enum {string} */
+                                    type: "heading";
+                                } | {
+                                    text: string;
+                                    /** @enum {string} */
+                                    type: "text";
+                                } | {
+                                    /**
+                                     * @description The network
+                                     * @enum {string}
+                                     */
+                                    network: "instagram" | "x" | "facebook" | "linkedin" | "youtube" | "tiktok" | "github" | "mastodon" | "bluesky" | "threads" | "pinterest" | "twitch" | "email" | "website";
+                                    /** @enum {string} */
+                                    type: "social";
+                                    url: string;
+                                })[];
+                                /** @description The sum of its buttons' clicks */
+                                clicks: number;
+                                colors: {
+                                    /** @description The page's background (#rrggbb) */
+                                    background: string;
+                                    /** @description The buttons' fill (#rrggbb) */
+                                    button: string;
+                                    /** @description The buttons' text (#rrggbb) */
+                                    button_text: string;
+                                    /** @description The page's text (#rrggbb) */
+                                    text: string;
+                                } | null;
+                                created_at: string;
+                                description: string | null;
+                                /** @description That domain's hostname; null: the main host */
+                                domain: string | null;
+                                /** @description The custom domain it is served on; null: the instance's main host */
+                                domain_id: string | null;
+                                id: string;
+                                picture_url: string | null;
+                                slug: string;
+                                /**
+                                 * @description auto: the visitor's light or dark setting; custom: colors
+                                 * @enum {string}
+                                 */
+                                theme: "auto" | "light" | "dark" | "custom";
+                                title: string;
+                                updated_at: string;
+                                /** @description The page's address */
+                                url: string;
+                                /** @description The page's own visits since it was made (not clicks on its buttons) */
+                                views: number;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/bio-pages/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A bio page of the key's account with its statistics, as GET /api/bio-pages/{id} (scope bio_pages:read) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            page: {
+                                blocks: ({
+                                    /** @description The link's clicks (every click of the link, from the page or elsewhere) */
+                                    clicks: number;
+                                    label: string;
+                                    link_id: string;
+                                    /** @description The link's short URL, where the button goes; null when the link was deleted */
+                                    short_url: string | null;
+                                    /** @enum {string} */
+                                    type: "link";
+                                } | {
+                                    text: string;
+                                    /** @enum {string} */
+                                    type: "heading";
+                                } | {
+                                    text: string;
+                                    /** @enum {string} */
+                                    type: "text";
+                                } | {
+                                    /**
+                                     * @description The network
+                                     * @enum {string}
+                                     */
+                                    network: "instagram" | "x" | "facebook" | "linkedin" | "youtube" | "tiktok" | "github" | "mastodon" | "bluesky" | "threads" | "pinterest" | "twitch" | "email" | "website";
+                                    /** @enum {string} */
+                                    type: "social";
+                                    url: string;
+                                })[];
+                                /** @description The sum of its buttons' clicks */
+                                clicks: number;
+                                colors: {
+                                    /** @description The page's background (#rrggbb) */
+                                    background: string;
+                                    /** @description The buttons' fill (#rrggbb) */
+                                    button: string;
+                                    /** @description The buttons' text (#rrggbb) */
+                                    button_text: string;
+                                    /** @description The page's text (#rrggbb) */
+                                    text: string;
+                                } | null;
+                                created_at: string;
+                                description: string | null;
+                                /** @description That domain's hostname; null: the main host */
+                                domain: string | null;
+                                /** @description The custom domain it is served on; null: the instance's main host */
+                                domain_id: string | null;
+                                id: string;
+                                picture_url: string | null;
+                                slug: string;
+                                /**
+                                 * @description auto: the visitor's light or dark setting; custom: colors
+                                 * @enum {string}
+                                 */
+                                theme: "auto" | "light" | "dark" | "custom";
+                                title: string;
+                                updated_at: string;
+                                /** @description The page's address */
+                                url: string;
+                                /** @description The page's own visits since it was made (not clicks on its buttons) */
+                                views: number;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a bio page, as DELETE /api/bio-pages/{id}: its address answers 404 from the next request on (scope bio_pages:write) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Edit a bio page (the fields given), as PATCH /api/bio-pages/{id} (scope bio_pages:write) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Top to bottom; at most 50 */
+                        blocks?: ({
+                            /** @description The button's text (1-100 characters) */
+                            label: string;
+                            /** @description A link of the page's account: the button opens its short URL */
+                            link_id: string;
+                            /** @enum {string} */
+                            type: "link";
+                        } | {
+                            /** @description 1-100 characters */
+                            text: string;
+                            /** @enum {string} */
+                            type: "heading";
+                        } | {
+                            /** @description 1-500 characters */
+                            text: string;
+                            /** @enum {string} */
+                            type: "text";
+                        } | {
+                            /**
+                             * @description The network its icon names
+                             * @enum {string}
+                             */
+                            network: "instagram" | "x" | "facebook" | "linkedin" | "youtube" | "tiktok" | "github" | "mastodon" | "bluesky" | "threads" | "pinterest" | "twitch" | "email" | "website";
+                            /** @enum {string} */
+                            type: "social";
+                            /** @description An http(s) address (mailto: for email) */
+                            url: string;
+                        })[];
+                        colors?: {
+                            /** @description The page's background (#rrggbb) */
+                            background: string;
+                            /** @description The buttons' fill (#rrggbb) */
+                            button: string;
+                            /** @description The buttons' text (#rrggbb) */
+                            button_text: string;
+                            /** @description The page's text (#rrggbb) */
+                            text: string;
+                        } | null;
+                        /** @description Up to 500 characters */
+                        description?: string | null;
+                        /** @description A verified custom domain of the account; absent or null: the main host */
+                        domain_id?: string | null;
+                        /** @description An http(s) image address */
+                        picture_url?: string | null;
+                        /** @description Its path: /{slug} on its host (an alias's syntax; never an alias in use there) */
+                        slug?: string;
+                        /**
+                         * @description Default auto
+                         * @enum {string}
+                         */
+                        theme?: "auto" | "light" | "dark" | "custom";
+                        /** @description 1-100 characters */
+                        title?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            page: {
+                                blocks: ({
+                                    /** @description The link's clicks (every click of the link, from the page or elsewhere) */
+                                    clicks: number;
+                                    label: string;
+                                    link_id: string;
+                                    /** @description The link's short URL, where the button goes; null when the link was deleted */
+                                    short_url: string | null;
+                                    /** @enum {string} */
+                                    type: "link";
+                                } | {
+                                    text: string;
+                                    /** @enum {string} */
+                                    type: "heading";
+                                } | {
+                                    text: string;
+                                    /** @enum {string} */
+                                    type: "text";
+                                } | {
+                                    /**
+                                     * @description The network
+                                     * @enum {string}
+                                     */
+                                    network: "instagram" | "x" | "facebook" | "linkedin" | "youtube" | "tiktok" | "github" | "mastodon" | "bluesky" | "threads" | "pinterest" | "twitch" | "email" | "website";
+                                    /** @enum {string} */
+                                    type: "social";
+                                    url: string;
+                                })[];
+                                /** @description The sum of its buttons' clicks */
+                                clicks: number;
+                                colors: {
+                                    /** @description The page's background (#rrggbb) */
+                                    background: string;
+                                    /** @description The buttons' fill (#rrggbb) */
+                                    button: string;
+                                    /** @description The buttons' text (#rrggbb) */
+                                    button_text: string;
+                                    /** @description The page's text (#rrggbb) */
+                                    text: string;
+                                } | null;
+                                created_at: string;
+                                description: string | null;
+                                /** @description That domain's hostname; null: the main host */
+                                domain: string | null;
+                                /** @description The custom domain it is served on; null: the instance's main host */
+                                domain_id: string | null;
+                                id: string;
+                                picture_url: string | null;
+                                slug: string;
+                                /**
+                                 * @description auto: the visitor's light or dark setting; custom: colors
+                                 * @enum {string}
+                                 */
+                                theme: "auto" | "light" | "dark" | "custom";
+                                title: string;
+                                updated_at: string;
+                                /** @description The page's address */
+                                url: string;
+                                /** @description The page's own visits since it was made (not clicks on its buttons) */
+                                views: number;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/api/external/links": {
         parameters: {
             query?: never;
@@ -10505,6 +11219,270 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/shares": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The key's account's shared statistics pages, newest first, as GET /api/shares; link_id: only that link's (scope shares:read) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only the shares of this link */
+                    link_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first; at most 100 */
+                            shares: {
+                                created_at: string;
+                                expires_at: string | null;
+                                folder_id: string | null;
+                                has_password: boolean;
+                                id: string;
+                                link_id: string | null;
+                                /** @description What is shared, in words: the link's short URL, or the tag's or folder's name */
+                                name: string;
+                                panels: ("clicks" | "visitors" | "countries" | "devices" | "referrers" | "conversions")[];
+                                /** @description A tag's id */
+                                tag: string | null;
+                                /** @description The shared page's address: <BASE_URL>/share/<token>; anyone with it sees the panels (and the password, when set) */
+                                url: string;
+                            }[];
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Publish a link's, a tag's or a folder's statistics at an unguessable address, as POST /api/shares; Business and up (scope shares:write) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description ISO date-time after which the page answers 404 */
+                        expires_at?: string;
+                        /** @description Share the statistics of a folder's links */
+                        folder_id?: string;
+                        /** @description Share one link's statistics (exactly one of link_id, tag, folder_id) */
+                        link_id?: string;
+                        /** @description What the page shows (default: every panel) */
+                        panels?: ("clicks" | "visitors" | "countries" | "devices" | "referrers" | "conversions")[];
+                        /** @description Visitors must give it (1-200 characters); stored as a hash, never shown again */
+                        password?: string;
+                        /** @description Share the statistics of the links with this tag (its id) */
+                        tag?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            share: {
+                                created_at: string;
+                                expires_at: string | null;
+                                folder_id: string | null;
+                                has_password: boolean;
+                                id: string;
+                                link_id: string | null;
+                                /** @description What is shared, in words: the link's short URL, or the tag's or folder's name */
+                                name: string;
+                                panels: ("clicks" | "visitors" | "countries" | "devices" | "referrers" | "conversions")[];
+                                /** @description A tag's id */
+                                tag: string | null;
+                                /** @description The shared page's address: <BASE_URL>/share/<token>; anyone with it sees the panels (and the password, when set) */
+                                url: string;
+                            };
+                            /** @enum {string} */
+                            status: "success";
+                            url: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/external/shares/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Stop sharing, as DELETE /api/shares/{id}: the page answers 404 from the next request on (scope shares:write) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "success";
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+                /** @description Default Response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["def-0"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -12282,7 +13260,7 @@ export interface paths {
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
-                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open */
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open, shares:read, shares:write, bio_pages:read, bio_pages:write */
                                 scopes: string[];
                             }[];
                             /** @enum {string} */
@@ -12321,7 +13299,7 @@ export interface paths {
                         /** @description Limit the key to these folders of the account (Business and above); absent or null: every link */
                         folder_ids?: string[] | null;
                         name: string;
-                        /** @description One or more of links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open, each once; default ["links:create"] */
+                        /** @description One or more of links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open, shares:read, shares:write, bio_pages:read, bio_pages:write, each once; default ["links:create"] */
                         scopes?: string[];
                     };
                 };
@@ -12347,7 +13325,7 @@ export interface paths {
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
-                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open */
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open, shares:read, shares:write, bio_pages:read, bio_pages:write */
                                 scopes: string[];
                             };
                             secret: string;
@@ -12433,7 +13411,7 @@ export interface paths {
                                 /** @description The first characters of the secret, for recognising the key */
                                 prefix: string;
                                 revoked_at: string | null;
-                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open */
+                                /** @description What the key may do: links:create, links:read, links:write, stats:read, export, conversions:write, deeplinks:open, shares:read, shares:write, bio_pages:read, bio_pages:write */
                                 scopes: string[];
                             };
                             /** @enum {string} */

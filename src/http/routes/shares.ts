@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { App } from "../app-type.js";
 import type { AppContext } from "../../context.js";
 import { IdParams, OkSchema, errors } from "../../contract/common.js";
-import { CreateShareBody, ShareListReply, ShareOwnerQuery, ShareReply } from "../../contract/shares.js";
+import { CreateShareBody, ShareListQuery, ShareListReply, ShareOwnerQuery, ShareReply } from "../../contract/shares.js";
 import { activeUser, signedIn, signedInRoutes } from "../auth.js";
 import { formBodies } from "../form-body.js";
 import { HTML_CSP, NO_STORE, errorPage, prefersJson } from "../pages.js";
@@ -23,10 +23,6 @@ const GONE = errorPage(404, {
   text: "This address does not show any statistics: it was never shared, its owner stopped sharing it, or its end date has passed.",
 });
 
-const ListQuery = Type.Object(
-  { ...ShareOwnerQuery.properties, link_id: Type.Optional(Type.String({ maxLength: 64, description: "Only the shares of this link" })) },
-  { additionalProperties: false },
-);
 const PageParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 const PageQuery = Type.Object({ range: Type.Optional(Type.String({ maxLength: 10 })) }, { additionalProperties: false });
 
@@ -67,7 +63,7 @@ export async function shareRoutes(app: App, ctx: Deps): Promise<void> {
         schema: {
           tags: ["shares"],
           summary: "The account's shared statistics pages (or a team owner's), newest first; link_id: only that link's",
-          querystring: ListQuery,
+          querystring: ShareListQuery,
           response: { 200: ShareListReply, ...errors(401, 403, 404) },
         },
       },
