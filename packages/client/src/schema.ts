@@ -16392,7 +16392,7 @@ export interface paths {
                                 active: boolean;
                                 created_at: string;
                                 id: string;
-                                kind: "amqp" | "redis" | "nats" | "mqtt";
+                                kind: "amqp" | "redis" | "nats" | "mqtt" | "clickhouse";
                                 name: string;
                                 status: {
                                     /** @description Events waiting for the broker */
@@ -16443,7 +16443,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Send the account's clicks (owner: a team owner's, webhooks.manage) to its own broker (amqp, redis, nats, mqtt); the URL's host is checked like a webhook receiver's */
+        /** Send the account's clicks (owner: a team owner's, webhooks.manage) to its own broker (amqp, redis, nats, mqtt, clickhouse); the URL's host is checked like a webhook receiver's */
         post: {
             parameters: {
                 query?: {
@@ -16457,7 +16457,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        kind: "amqp" | "redis" | "nats" | "mqtt";
+                        kind: "amqp" | "redis" | "nats" | "mqtt" | "clickhouse";
                         name: string;
                         url: string;
                     };
@@ -16477,7 +16477,7 @@ export interface paths {
                                 active: boolean;
                                 created_at: string;
                                 id: string;
-                                kind: "amqp" | "redis" | "nats" | "mqtt";
+                                kind: "amqp" | "redis" | "nats" | "mqtt" | "clickhouse";
                                 name: string;
                                 status: {
                                     /** @description Events waiting for the broker */
@@ -16640,7 +16640,7 @@ export interface paths {
                                 active: boolean;
                                 created_at: string;
                                 id: string;
-                                kind: "amqp" | "redis" | "nats" | "mqtt";
+                                kind: "amqp" | "redis" | "nats" | "mqtt" | "clickhouse";
                                 name: string;
                                 status: {
                                     /** @description Events waiting for the broker */
