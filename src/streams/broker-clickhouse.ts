@@ -8,6 +8,7 @@ import { isIP } from "node:net";
 import { Agent, request } from "undici";
 import { brokerKind } from "../contract/broker-kinds.js";
 import { pinnedLookup } from "../webhooks/send.js";
+import type { LinkClickEvent } from "../webhooks/payload.js";
 import { Lazy, type StreamEvent } from "./broker-client.js";
 
 /** What is kept of an answer: an error's text, or the one line a schema check answers. */
@@ -95,23 +96,8 @@ WHERE type != 'link_click'`,
   ];
 }
 
-/** What a row reads of an event (docs/stream.md, The event). */
-interface EventFields {
-  type: string;
-  created_at: string;
-  link?: { id: string; alias: string; domain: string | null; url: string; folder_id?: string | null };
-  click?: {
-    at: string;
-    country: string | null;
-    device: string;
-    os: string | null;
-    browser: string | null;
-    referrer_host: string | null;
-    bot: boolean;
-    destination: string;
-    source: string;
-  };
-}
+/** What a row reads of an event (docs/stream.md, The event): a click's head and fields as webhooks get them, or another event's head. */
+type EventFields = Pick<LinkClickEvent, "created_at"> & { type: string; link?: LinkClickEvent["link"]; click?: LinkClickEvent["click"] };
 
 /** ClickHouse's DateTime as text, read in the column's zone (UTC). */
 const dateTime = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
@@ -152,8 +138,12 @@ async function post(c: ClickHouseConn, sql: string): Promise<string> {
   const res = await request(c.endpoint, { method: "POST", dispatcher: c.agent, headers: c.headers, body: sql });
   let text = "";
   for await (const chunk of res.body) if (text.length < MAX_ANSWER) text += String(chunk);
-  // The answer's first line names the error (Code: N, ...); the URL and its credentials are in no message.
-  if (res.statusCode !== 200) throw new Error(`ClickHouse answered ${res.statusCode}: ${text.trim().split("\n")[0]?.slice(0, 240) ?? ""}`);
+  if (res.statusCode !== 200) {
+    // The answer's first line names the error ("Code: 193, e.displayText() = DB::Exception: ..., e.what() = DB::Exception" in
+    // old releases, "Code: 516. DB::Exception: ..." in current ones); the URL and its credentials are in no message.
+    const reason = (text.trim().split("\n")[0] ?? "").replace("e.displayText() = ", "").replace(/, e\.what\(\) = .*$/, "");
+    throw new Error(`ClickHouse answered ${res.statusCode}: ${reason.slice(0, 240)}`);
+  }
   return text;
 }
 
