@@ -1,7 +1,7 @@
 // The click stream's settings of src/config.ts (docs/stream.md, docs/configuration.md): the operator's
 // brokers and the outbox's bounds. Read from the env object config.ts hands in; nothing here reads process.env.
 import { ConfigError } from "./config-error.js";
-import { BROKER_KINDS, type BrokerKind } from "./contract/broker-kinds.js";
+import { BROKER_KINDS, type BrokerKind, brokerKind } from "./contract/broker-kinds.js";
 
 type Env = Record<string, string | undefined>;
 
@@ -33,6 +33,8 @@ function brokerUrl(env: Env, name: string, kind: BrokerKind): string | null {
   }
   if (!BROKER_SCHEMES[kind].includes(url.protocol)) throw new ConfigError(name, `must start with ${BROKER_SCHEMES[kind].map((s) => s + "//").join(" or ")}`);
   if (!url.hostname) throw new ConfigError(name, "must name a host");
+  const path = brokerKind(kind).path;
+  if (path && !path.pattern.test(url.pathname)) throw new ConfigError(name, path.rule);
   return raw;
 }
 

@@ -5,7 +5,8 @@
 // this list; how each kind publishes is its file src/streams/broker-<kind>.ts, tied to its name in
 // src/streams/brokers.ts. This file imports nothing, so the dashboard imports it at run time.
 // Adding a kind: an entry here, src/streams/broker-<kind>.ts, its line in src/streams/brokers.ts, its row in
-// docs/stream.md's table, `npm run client:generate` (the generated client's union), and a consumer in the brokers' test.
+// docs/stream.md's table, `npm run client:generate` (the generated client's union), and a test that reads the events
+// back from a real server (a consumer in test/helpers/broker-consumers.ts; ClickHouse: test/streams/clickhouse.test.ts).
 
 export interface BrokerKindEntry {
   kind: string;
@@ -21,6 +22,8 @@ export interface BrokerKindEntry {
   publishes: string;
   /** The client library that publishes (docs/stream.md's table). */
   library: string;
+  /** What the URL's path must be when the kind reads it itself (ClickHouse: the database); the others' libraries read theirs. */
+  path?: { pattern: RegExp; rule: string };
 }
 
 export const BROKER_KINDS = [
@@ -60,6 +63,17 @@ export const BROKER_KINDS = [
     example: "mqtts://user:password@mqtt.example.com:8883",
     publishes: "topic `snip/clicks/<owner_id>`, QoS 1",
     library: "mqtt",
+  },
+  {
+    kind: "clickhouse",
+    setting: "STREAM_CLICKHOUSE_URL",
+    schemes: { "http:": 8123, "https:": 8443 },
+    label: "ClickHouse",
+    example: "https://user:password@clickhouse.example.com:8443/snip",
+    publishes:
+      "one `INSERT INTO <database>.snip_events_in FORMAT JSONEachRow` per round over the HTTP interface (the URL's path names the database, `default` without one); `snip_clicks` (a ReplacingMergeTree by `id`), `snip_clicks_daily` and `snip_events` filled by materialised views, all created if missing (below)",
+    library: "undici (HTTP)",
+    path: { pattern: /^\/(?:[A-Za-z_][A-Za-z0-9_]{0,63}\/?)?$/, rule: "must have a database name as its path (letters, digits and _, e.g. /snip) or none" },
   },
 ] as const satisfies readonly BrokerKindEntry[];
 

@@ -7,6 +7,7 @@ import { AmqpClient } from "./broker-amqp.js";
 import { RedisClient } from "./broker-redis.js";
 import { NatsClient } from "./broker-nats.js";
 import { MqttClient } from "./broker-mqtt.js";
+import { ClickHouseClient } from "./broker-clickhouse.js";
 
 export type { BrokerKind } from "../contract/broker-kinds.js";
 export type { BrokerClient, StreamEvent } from "./broker-client.js";
@@ -16,6 +17,7 @@ const CLIENTS: Record<BrokerKind, new (target: BrokerTarget, opts: BrokerOptions
   redis: RedisClient,
   nats: NatsClient,
   mqtt: MqttClient,
+  clickhouse: ClickHouseClient,
 };
 
 export function brokerClient(kind: BrokerKind, target: BrokerTarget, opts: BrokerOptions): BrokerClient {

@@ -2,7 +2,7 @@
 // (every DNS answer public unless WEBHOOK_ALLOW_PRIVATE), its password never shown again (sealed).
 import { BROKER_SCHEMES } from "../config-stream.js";
 import { type ReceiverCheck, ReceiverRefused } from "../webhooks/receiver-check.js";
-import { BROKER_KINDS, type BrokerKind } from "../contract/broker-kinds.js";
+import { BROKER_KINDS, type BrokerKind, brokerKind } from "../contract/broker-kinds.js";
 
 export const MAX_BROKER_URL = 2048;
 /** Each scheme's port when the URL names none (contract/broker-kinds.ts). */
@@ -32,6 +32,8 @@ export function parseBrokerUrl(raw: string, kind: BrokerKind): URL {
   if (!schemes.includes(url.protocol)) throw new BrokerUrlRefused(`must start with ${schemes.map((s) => s + "//").join(" or ")} for ${kind}`);
   if (!url.hostname) throw new BrokerUrlRefused("must name a host");
   if (url.hash) throw new BrokerUrlRefused("must not have a #fragment");
+  const path = brokerKind(kind).path;
+  if (path && !path.pattern.test(url.pathname)) throw new BrokerUrlRefused(path.rule);
   return url;
 }
 

@@ -43,7 +43,10 @@ describe.each(ENGINES)("/api/streams on %s", (engine) => {
     expect(row.url).not.toContain("s3cret-pw");
     expect(row.url_enc).not.toContain("s3cret-pw");
     expect((await c.get("/api/streams")).body.streams.map((s: { id: string }) => s.id)).toEqual([r.body.stream.id]);
-    for (let i = 1; i < MAX_STREAMS; i++)
+    // ClickHouse's credentials are the URL's too: sealed, the password shown as ***.
+    const ch = await c.post("/api/streams", { name: "S1", kind: "clickhouse", url: "https://snip:s3cret-ch@127.0.0.1:8443/analytics" });
+    expect([ch.status, ch.body.stream?.url, ch.text.includes("s3cret-ch")]).toEqual([201, "https://snip:***@127.0.0.1:8443/analytics", false]);
+    for (let i = 2; i < MAX_STREAMS; i++)
       expect((await c.post("/api/streams", { name: `S${i}`, kind: "mqtt", url: "mqtt://127.0.0.1:1883" })).status).toBe(201);
     const sixth = await c.post("/api/streams", { name: "S6", kind: "mqtt", url: "mqtt://127.0.0.1:1883" });
     expect(sixth.status).toBe(403);
@@ -55,6 +58,15 @@ describe.each(ENGINES)("/api/streams on %s", (engine) => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ name: "x", kind: "redis", url: "amqp://93.184.216.34" }, "url: must start with redis:// or rediss:// for redis"],
       [{ name: "x", kind: "nats", url: "http://93.184.216.34" }, "url: must start with nats:// or tls:// for nats"],
+      [{ name: "x", kind: "clickhouse", url: "redis://93.184.216.34" }, "url: must start with http:// or https:// for clickhouse"],
+      [
+        { name: "x", kind: "clickhouse", url: "https://93.184.216.34/snip/clicks" },
+        "url: must have a database name as its path (letters, digits and _, e.g. /snip) or none",
+      ],
+      [
+        { name: "x", kind: "clickhouse", url: "http://127.0.0.1:8123/snip" },
+        "url: is a loopback address; the server's operator can accept brokers on loopback and private networks with WEBHOOK_ALLOW_PRIVATE=true",
+      ],
       [
         { name: "x", kind: "mqtt", url: "mqtt://127.0.0.1:1883" },
         "url: is a loopback address; the server's operator can accept brokers on loopback and private networks with WEBHOOK_ALLOW_PRIVATE=true",

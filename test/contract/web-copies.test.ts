@@ -187,7 +187,7 @@ describe("web/ holds no copy of the contract", () => {
       path: "web/src/probe.ts",
       text: [
         'type Order = "desc" | "asc";',
-        'function kind(k: "mqtt" | "nats" | "redis" | "amqp" | null) { return k; }',
+        'function kind(k: "mqtt" | "nats" | "redis" | "amqp" | "clickhouse" | null) { return k; }',
         'type Fields = Pick<Link, "alias" | "domain">;',
         "const MAX_WEBHOOK_COUNT = 5;",
         "const maxTagsPerLink = 10;",
@@ -197,7 +197,7 @@ describe("web/ holds no copy of the contract", () => {
     };
     expect(unionCopies([probe])).toEqual([
       'web/src/probe.ts: "asc" | "desc" (a type union)',
-      'web/src/probe.ts: "amqp" | "mqtt" | "nats" | "redis" (BROKER_KIND_NAMES)',
+      'web/src/probe.ts: "amqp" | "clickhouse" | "mqtt" | "nats" | "redis" (BROKER_KIND_NAMES)',
     ]);
     expect(limitCopies([probe])).toEqual([
       "web/src/probe.ts: MAX_WEBHOOK_COUNT = 5 (MAX_WEBHOOKS)",

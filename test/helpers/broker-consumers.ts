@@ -1,7 +1,8 @@
 // Consumers of the click stream on the real brokers of 127.0.0.1 (docs/stream.md), for tests: each collects
-// the events it receives (duplicates kept, so a test can count them), and the broker start/stop commands.
+// the events it receives (duplicates kept, so a test can count them), the broker start/stop commands, and
+// ClickHouse's HTTP interface (the clickhouse kind's events are read back with SQL).
 import { execSync } from "node:child_process";
-import { connect as netConnect } from "node:net";
+import { type Socket, connect as netConnect, createServer } from "node:net";
 import amqp from "amqplib";
 import { createClient } from "redis";
 import mqtt from "mqtt";
@@ -49,6 +50,86 @@ export async function brokersUp(): Promise<Record<Kind, boolean>> {
     throw new Error(`SNIP_REQUIRE_BROKERS is set but nothing listens for ${missing.join(", ")} on 127.0.0.1`);
   if (missing.length > 0) console.warn(`click-stream tests SKIPPED where they need ${missing.join(", ")}: nothing listens on 127.0.0.1 (.ci/run starts them)`);
   return result;
+}
+
+/** ClickHouse's HTTP interface on 127.0.0.1 (Debian's clickhouse-server, .ci/run starts it). */
+export const CLICKHOUSE_HTTP = "http://127.0.0.1:8123";
+
+/**
+ * Whether ClickHouse answers /ping. Without it the ClickHouse tests are skipped, saying why (a laptop); with
+ * SNIP_REQUIRE_BROKERS (CI) a missing ClickHouse is a failure.
+ */
+export async function clickhouseUp(): Promise<boolean> {
+  const ok = await fetch(`${CLICKHOUSE_HTTP}/ping`, { signal: AbortSignal.timeout(1_000) }).then(
+    async (r) => (await r.text()).trim() === "Ok.",
+    () => false,
+  );
+  if (!ok && process.env.SNIP_REQUIRE_BROKERS) throw new Error(`SNIP_REQUIRE_BROKERS is set but ClickHouse does not answer ${CLICKHOUSE_HTTP}/ping`);
+  if (!ok) console.warn(`ClickHouse sink tests SKIPPED: nothing answers ${CLICKHOUSE_HTTP}/ping (.ci/run installs and starts clickhouse-server)`);
+  return ok;
+}
+
+/** One statement on ClickHouse; a SELECT's rows (FORMAT JSONEachRow is added), others' none. */
+export async function clickhouse<T = Record<string, unknown>>(sql: string): Promise<T[]> {
+  const select = /^\s*(SELECT|WITH)\b/i.test(sql);
+  const res = await fetch(`${CLICKHOUSE_HTTP}/?wait_end_of_query=1`, { method: "POST", body: select ? `${sql}\nFORMAT JSONEachRow` : sql });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`ClickHouse answered ${res.status}: ${text}\n${sql}`);
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as T);
+}
+
+/**
+ * A loopback TCP proxy to a port that can be cut and restored. cut() first lets the next request through and drops its
+ * answer (what a server stopped right after writing leaves: the sender must send it again), then closes the listener
+ * and drops every connection (connections refused until restore()).
+ */
+export async function cuttableProxy(targetPort: number): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let swallowing = false;
+  let passed: (() => void) | null = null;
+  const server = createServer((socket) => {
+    const upstream = netConnect(targetPort, "127.0.0.1");
+    for (const s of [socket, upstream]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+    }
+    socket.on("error", () => upstream.destroy());
+    upstream.on("error", () => socket.destroy());
+    socket.on("data", (d: Buffer) => {
+      upstream.write(d);
+      if (swallowing) passed?.();
+    });
+    upstream.on("data", (d: Buffer) => void (swallowing || socket.write(d)));
+    socket.on("end", () => upstream.end());
+    upstream.on("end", () => socket.end());
+  });
+  const listen = (port: number) => new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+  await listen(0);
+  const port = (server.address() as { port: number }).port;
+  const drop = async () => {
+    const closed = new Promise<void>((r) => server.close(() => r()));
+    for (const s of sockets) s.destroy();
+    await closed;
+  };
+  return {
+    port,
+    async cut() {
+      swallowing = true;
+      await Promise.race([new Promise<void>((r) => (passed = r)), new Promise((r) => setTimeout(r, 2_000))]);
+      // Time for the server to finish that request before its connection goes.
+      await new Promise((r) => setTimeout(r, 300));
+      await drop();
+    },
+    async restore() {
+      swallowing = false;
+      passed = null;
+      await listen(port);
+    },
+    close: drop,
+  };
 }
 
 export interface StreamEventSeen {

@@ -43,7 +43,7 @@ export default class SummaryReporter implements Reporter {
       .filter((t) => t.result().state === "skipped");
     if (brokerSkips.length > 0)
       notes.push(
-        `click-stream broker tests SKIPPED (${brokerSkips.length}): RabbitMQ, Redis, NATS or Mosquitto not listening on 127.0.0.1 (.ci/run starts them)`,
+        `click-stream broker tests SKIPPED (${brokerSkips.length}): RabbitMQ, Redis, NATS, Mosquitto or ClickHouse not listening on 127.0.0.1 (.ci/run starts them)`,
       );
     process.stdout.write(`\n${notes.join("\n")}\nTests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }

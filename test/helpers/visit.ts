@@ -1,5 +1,5 @@
 // Opens a short link over real HTTP with exactly the headers given (node:http adds no User-Agent).
-import { request } from "node:http";
+import { type Agent, request } from "node:http";
 
 export const UA = {
   iphone: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
@@ -10,10 +10,10 @@ export const UA = {
   curl: "curl/8.5.0",
 } as const;
 
-/** GETs baseUrl + path and resolves with the status code (redirects are not followed). */
-export function visit(baseUrl: string, path: string, headers: Record<string, string> = {}): Promise<number> {
+/** GETs baseUrl + path and resolves with the status code (redirects are not followed); `agent`: keep-alive connections to reuse. */
+export function visit(baseUrl: string, path: string, headers: Record<string, string> = {}, agent?: Agent): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(baseUrl + path, { method: "GET", headers }, (res) => {
+    const req = request(baseUrl + path, { method: "GET", headers, ...(agent ? { agent } : {}) }, (res) => {
       res.resume();
       res.on("end", () => resolve(res.statusCode ?? 0));
     });

@@ -15,8 +15,8 @@ function docsRows(): string[] {
 }
 
 describe("the broker kinds' registry", () => {
-  it("names the four kinds, in order, each with its setting and schemes", () => {
-    expect(BROKER_KIND_NAMES).toEqual(["amqp", "redis", "nats", "mqtt"]);
+  it("names the five kinds, in order, each with its setting and schemes", () => {
+    expect(BROKER_KIND_NAMES).toEqual(["amqp", "redis", "nats", "mqtt", "clickhouse"]);
     expect(BROKER_KINDS.map((k) => [k.setting, Object.entries(k.schemes)])).toEqual([
       [
         "STREAM_AMQP_URL",
@@ -46,6 +46,13 @@ describe("the broker kinds' registry", () => {
           ["mqtts:", 8883],
         ],
       ],
+      [
+        "STREAM_CLICKHOUSE_URL",
+        [
+          ["http:", 8123],
+          ["https:", 8443],
+        ],
+      ],
     ]);
   });
 
@@ -60,7 +67,8 @@ describe("the broker kinds' registry", () => {
       const url = `${scheme}//broker.example:1`;
       const config = streamConfigOf({ [k.setting]: url });
       expect(BROKER_KIND_NAMES.map((n) => config[n])).toEqual(BROKER_KIND_NAMES.map((n) => (n === k.kind ? url : null)));
-      expect(() => streamConfigOf({ [k.setting]: "https://broker.example/" })).toThrow(k.setting);
+      const other = BROKER_KINDS.find((o) => o.kind !== k.kind) as (typeof BROKER_KINDS)[number];
+      expect(() => streamConfigOf({ [k.setting]: `${Object.keys(other.schemes)[0]}//broker.example/` })).toThrow(k.setting);
     }
   });
 

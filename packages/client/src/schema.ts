@@ -17588,7 +17588,7 @@ export interface paths {
                                 active: boolean;
                                 created_at: string;
                                 id: string;
-                                kind: "amqp" | "redis" | "nats" | "mqtt";
+                                kind: "amqp" | "redis" | "nats" | "mqtt" | "clickhouse";
                                 name: string;
                                 status: {
                                     /** @description Events waiting for the broker */
@@ -17639,7 +17639,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Send the account's clicks (owner: a team owner's, webhooks.manage) to its own broker (amqp, redis, nats, mqtt); the URL's host is checked like a webhook receiver's */
+        /** Send the account's clicks (owner: a team owner's, webhooks.manage) to its own broker (amqp, redis, nats, mqtt, clickhouse); the URL's host is checked like a webhook receiver's */
         post: {
             parameters: {
                 query?: {
@@ -17653,7 +17653,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        kind: "amqp" | "redis" | "nats" | "mqtt";
+                        kind: "amqp" | "redis" | "nats" | "mqtt" | "clickhouse";
                         name: string;
                         url: string;
                     };
@@ -17673,7 +17673,7 @@ export interface paths {
                                 active: boolean;
                                 created_at: string;
                                 id: string;
-                                kind: "amqp" | "redis" | "nats" | "mqtt";
+                                kind: "amqp" | "redis" | "nats" | "mqtt" | "clickhouse";
                                 name: string;
                                 status: {
                                     /** @description Events waiting for the broker */
@@ -17836,7 +17836,7 @@ export interface paths {
                                 active: boolean;
                                 created_at: string;
                                 id: string;
-                                kind: "amqp" | "redis" | "nats" | "mqtt";
+                                kind: "amqp" | "redis" | "nats" | "mqtt" | "clickhouse";
                                 name: string;
                                 status: {
                                     /** @description Events waiting for the broker */

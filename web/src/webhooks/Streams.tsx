@@ -10,7 +10,7 @@ import { fieldsOrMessage, useRowSubmit, useSubmit } from "../shared/submit";
 
 const KINDS: { value: StreamKind; label: string; example: string }[] = BROKER_KINDS.map((k) => ({ value: k.kind, label: k.label, example: k.example }));
 const kindLabel = (k: string) => KINDS.find((x) => x.value === k)?.label ?? k;
-/** "RabbitMQ, Redis Streams, NATS JetStream or MQTT": every kind the server takes. */
+/** "RabbitMQ, Redis Streams, NATS JetStream, MQTT or ClickHouse": every kind the server takes. */
 const KIND_LIST = `${KINDS.slice(0, -1)
   .map((k) => k.label)
   .join(", ")} or ${KINDS[KINDS.length - 1]?.label ?? ""}`;
@@ -128,8 +128,8 @@ export function StreamsSection({ owner }: { owner: string | null }) {
     <section className="streams-section" data-testid="streams-section">
       <h2>Click streams</h2>
       <p className="muted">
-        Every click on your links, published to your own {KIND_LIST} broker: kept and retried while the broker is away, each event with an id to de-duplicate
-        by. The event format: docs/stream.md.
+        Every click on your links, sent to your own {KIND_LIST}: kept and retried while it is away, each event with an id to de-duplicate by (ClickHouse: its
+        tables made if missing, repeats collapsed). The event format and the tables: docs/stream.md.
       </p>
       {rows.error ? <Alert testId="stream-action-error">{rows.error}</Alert> : null}
       {streams === null && list.error === null ? (
