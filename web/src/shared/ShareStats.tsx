@@ -5,7 +5,7 @@ import { type FormEvent, useEffect, useId, useState } from "react";
 import type { Share } from "@contract/shares";
 import { SHARE_PANELS } from "@contract/tables";
 import { call, snip } from "./api";
-import { Alert, Spinner, errorMessage, useModal } from "./ui";
+import { Alert, Modal, Spinner, errorMessage } from "./ui";
 import "./share-stats.css";
 
 type Panel = (typeof SHARE_PANELS)[number];
@@ -49,7 +49,6 @@ export function ShareStatsButton({ target, owner }: { target: ShareTarget; owner
 }
 
 function ShareStatsDialog(props: { open: boolean; target: ShareTarget; owner: string | null; onClose: () => void }) {
-  const ref = useModal(props.open);
   const titleId = useId();
   const [shares, setShares] = useState<Share[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -83,16 +82,7 @@ function ShareStatsDialog(props: { open: boolean; target: ShareTarget; owner: st
     }
   };
   return (
-    <dialog
-      ref={ref}
-      className="dialog share-dialog"
-      aria-labelledby={titleId}
-      data-testid="share-dialog"
-      onCancel={(e) => {
-        e.preventDefault();
-        props.onClose();
-      }}
-    >
+    <Modal open={props.open} onClose={props.onClose} className="share-dialog" labelledBy={titleId} testId="share-dialog">
       <h2 id={titleId}>Share these statistics</h2>
       <div className="dialog-body">
         <p className="muted small">Anyone with the address sees the panels you choose, without an account, until you revoke it.</p>
@@ -106,7 +96,7 @@ function ShareStatsDialog(props: { open: boolean; target: ShareTarget; owner: st
           Done
         </button>
       </div>
-    </dialog>
+    </Modal>
   );
 }
 
