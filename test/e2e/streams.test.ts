@@ -28,6 +28,36 @@ describe.skipIf(!browserAvailable())("click streams in the browser", () => {
   });
   afterAll(async () => fixture?.close());
 
+  /** A click on a new link of the account, then the page reloaded until both streams' status reads `expected`. */
+  async function clickUntilStatus(url: string, expected: RegExp): Promise<{ id: string; alias: string }> {
+    const api = await signedInClient({ url: server.url, ctx: { accounts: { create: async () => undefined } } }, email, "business", password);
+    const link = await createLink(api, { url });
+    expect(await visit(server.url, `/${link.alias}`, { "user-agent": UA.iphone })).toBe(302);
+    const rows = browser.page.getByTestId("stream-row");
+    await expect
+      .poll(
+        async () => {
+          await browser.page.reload();
+          await rows.nth(1).getByTestId("stream-status").waitFor();
+          return `${await rows.nth(0).getByTestId("stream-status").textContent()} | ${await rows.nth(1).getByTestId("stream-status").textContent()}`;
+        },
+        { timeout: 15_000 },
+      )
+      .toMatch(expected);
+    return link;
+  }
+
+  /** Deletes the first stream `n` times, confirming each, until the list is empty. */
+  async function deleteStreams(n: number): Promise<void> {
+    const rows = browser.page.getByTestId("stream-row");
+    for (let left = n; left > 0; left--) {
+      await rows.first().getByTestId("stream-delete").click();
+      await browser.page.getByRole("button", { name: "Delete stream" }).click();
+      if (left > 1) await expect.poll(() => rows.count()).toBe(left - 1);
+    }
+    await browser.page.getByTestId("streams-empty").waitFor();
+  }
+
   it.skipIf(!up.redis)(
     "adds a stream to Redis, shows its delivery status, turns it off and deletes it",
     async () => {
@@ -57,31 +87,13 @@ describe.skipIf(!browserAvailable())("click streams in the browser", () => {
       await expect.poll(() => page.getByTestId("stream-row").count()).toBe(2);
 
       // A click on the account's link: the open stream delivers it, the other shows the broker's answer.
-      const api = await signedInClient({ url: server.url, ctx: { accounts: { create: async () => undefined } } }, email, "business", password);
-      const link = await createLink(api, { url: "https://example.com/stream-e2e" });
-      expect(await visit(server.url, `/${link.alias}`)).toBe(302);
-      const rows = page.getByTestId("stream-row");
-      await expect
-        .poll(
-          async () => {
-            await page.reload();
-            await rows.nth(1).getByTestId("stream-status").waitFor();
-            return `${await rows.nth(0).getByTestId("stream-status").textContent()} | ${await rows.nth(1).getByTestId("stream-status").textContent()}`;
-          },
-          { timeout: 15_000 },
-        )
-        .toMatch(/^0 delivered · 1 waiting.*ERR AUTH.* \| 1 delivered · 0 waitingLast sent/);
+      await clickUntilStatus("https://example.com/stream-e2e", /^0 delivered · 1 waiting.*ERR AUTH.* \| 1 delivered · 0 waitingLast sent/);
       await screenshotModes(page, "e2e-streams-02-status");
 
-      const row = rows.nth(1);
+      const row = page.getByTestId("stream-row").nth(1);
       await row.getByTestId("stream-toggle").click();
       await expect.poll(() => row.textContent()).toContain("Off");
-      for (let left = 2; left > 0; left--) {
-        await rows.first().getByTestId("stream-delete").click();
-        await page.getByRole("button", { name: "Delete stream" }).click();
-        if (left > 1) await expect.poll(() => rows.count()).toBe(left - 1);
-      }
-      await page.getByTestId("streams-empty").waitFor();
+      await deleteStreams(2);
     },
     60_000,
   );
@@ -113,29 +125,14 @@ describe.skipIf(!browserAvailable())("click streams in the browser", () => {
       await page.getByTestId("stream-create").click();
       await expect.poll(() => page.getByTestId("stream-row").count()).toBe(2);
 
-      const api = await signedInClient({ url: server.url, ctx: { accounts: { create: async () => undefined } } }, email, "business", password);
-      const link = await createLink(api, { url: "https://example.com/stream-clickhouse-e2e" });
-      expect(await visit(server.url, `/${link.alias}`, { "user-agent": UA.iphone })).toBe(302);
-      const rows = page.getByTestId("stream-row");
-      await expect
-        .poll(
-          async () => {
-            await page.reload();
-            await rows.nth(1).getByTestId("stream-status").waitFor();
-            return `${await rows.nth(0).getByTestId("stream-status").textContent()} | ${await rows.nth(1).getByTestId("stream-status").textContent()}`;
-          },
-          { timeout: 15_000 },
-        )
-        .toMatch(/^0 delivered · 1 waiting.*ClickHouse answered \d{3}: Code: \d+.*password.* \| 1 delivered · 0 waitingLast sent/);
+      const link = await clickUntilStatus(
+        "https://example.com/stream-clickhouse-e2e",
+        /^0 delivered · 1 waiting.*ClickHouse answered \d{3}: Code: \d+.*password.* \| 1 delivered · 0 waitingLast sent/,
+      );
       expect(await clickhouse(`SELECT link_id, device FROM ${db}.snip_clicks FINAL`)).toEqual([{ link_id: link.id, device: "mobile" }]);
       await screenshotModes(page, "e2e-streams-04-clickhouse-status");
 
-      for (let left = 2; left > 0; left--) {
-        await rows.first().getByTestId("stream-delete").click();
-        await page.getByRole("button", { name: "Delete stream" }).click();
-        if (left > 1) await expect.poll(() => rows.count()).toBe(left - 1);
-      }
-      await page.getByTestId("streams-empty").waitFor();
+      await deleteStreams(2);
       await clickhouse(`DROP DATABASE IF EXISTS ${db}`);
     },
     60_000,
