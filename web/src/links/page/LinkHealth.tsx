@@ -120,7 +120,7 @@ function Destination({ d }: { d: DestinationHealth }) {
   );
 }
 
-function Body({ load, retry }: { load: Load; retry: () => void }) {
+function HealthBody({ load, retry }: { load: Load; retry: () => void }) {
   if (load.kind === "loading")
     return (
       <p className="muted" role="status" data-testid="link-health-loading">
@@ -174,7 +174,7 @@ export function LinkHealth({ link }: { link: Link }) {
       data-testid="link-health-section"
     >
       <h2 id="link-health-heading">Health</h2>
-      <Body load={load} retry={() => setAttempt((n) => n + 1)} />
+      <HealthBody load={load} retry={() => setAttempt((n) => n + 1)} />
     </section>
   );
 }
