@@ -147,8 +147,8 @@ describe.each(ENGINES)("key scopes over every route on %s", (engine) => {
         expect(a.status, `${route} with ${scope}: ${a.text}`).toBe(status);
       }
     }
-    // 14 routes, 7 scopes: 98 pairs less the 15 route-scope pairs that admit.
-    expect(results.length).toBe(83);
+    // 15 routes, 7 scopes: 105 pairs less the 16 route-scope pairs that admit.
+    expect(results.length).toBe(89);
   });
 
   it("answers another account's key for this account's link or customer 404 not_found, whatever its scopes", async () => {
