@@ -69,6 +69,8 @@ describe.skipIf(!available)("a link's own page in the browser", () => {
     expect(await page.getByTestId("link-split").count()).toBe(0);
     expect(await page.getByTestId("summary-url").textContent()).toBe("https://example.com/numbers");
     expect(await page.getByTestId("link-status").textContent()).toBe("Active");
+    // Test servers check no destination (LINK_CHECKS=off): the Health section says so (test/e2e/link-health.test.ts has them on).
+    expect(await page.getByTestId("link-health-off").textContent()).toBe("This server does not check destinations: its operator turned link checks off.");
     await screenshotModes(page, "link-page-plain");
   });
 

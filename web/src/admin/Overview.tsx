@@ -1,4 +1,5 @@
-// Operator console, overview: accounts, links, clicks, the week's top links, reports waiting and the service's health.
+// Operator console, overview: accounts, links, clicks, the week's top links, reports waiting and the service's health,
+// link checks among it (links with a broken destination, destinations due for a check).
 import { planName } from "../shared/plan-gate";
 import { useEffect, useState } from "react";
 import { adminApi } from "./admin-api";
@@ -68,6 +69,7 @@ export function AdminOverviewPage() {
     );
 
   const h = data.health;
+  const checks = data.link_checks;
   const writerLate = h.click_writer.oldest_ms > 10_000;
   return (
     <>
@@ -78,6 +80,14 @@ export function AdminOverviewPage() {
         </Figure>
         <Figure label="Links" value={n(data.links.total)} testId="overview-links">
           {n(data.links.disabled)} disabled by an operator
+          {checks.checks_enabled ? (
+            <>
+              {" · "}
+              <span className={checks.links_broken ? "text-warning" : ""} data-testid="overview-links-broken">
+                {n(checks.links_broken)} broken
+              </span>
+            </>
+          ) : null}
         </Figure>
         <Figure label="Clicks today" value={n(data.clicks.today)} testId="overview-clicks-today">
           {n(data.clicks.week)} in the last 7 days
@@ -135,6 +145,22 @@ export function AdminOverviewPage() {
               <span>Webhook queue</span>
               <span data-testid="health-webhooks">
                 {n(h.webhook_queue.queued)} queued · <span className={h.webhook_queue.dropped ? "text-warning" : ""}>{n(h.webhook_queue.dropped)} dropped</span>
+              </span>
+            </li>
+            <li>
+              <span>Link checks</span>
+              <span
+                data-testid="health-link-checks"
+                title="Destinations of links: due for a check now, broken (three failed checks in a row), failing (one or two)"
+              >
+                {checks.checks_enabled ? (
+                  <>
+                    {n(checks.due)} due now · <span className={checks.destinations_broken ? "text-warning" : ""}>{n(checks.destinations_broken)} broken</span> ·{" "}
+                    {n(checks.destinations_failing)} failing
+                  </>
+                ) : (
+                  "Off (LINK_CHECKS)"
+                )}
               </span>
             </li>
             <li>

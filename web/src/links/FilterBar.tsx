@@ -1,10 +1,10 @@
-// The list's filter bar: search, filter chips (tags, domain, state, password), the sort menu and "Clear filters".
+// The list's filter bar: search, filter chips (tags, domain, state, password, health), the sort menu and "Clear filters".
 // On a phone the chips fold behind a "Filters" button.
 import { useEffect, useState, type FormEvent } from "react";
 import type { TagListItem } from "@contract/tags";
 import { TagDot } from "../shared/tag-chip";
 import { ChipMenu, Choice } from "./ChipMenu";
-import { CLEARED, PASSWORDS, SORTS, STATES, filterCount, type ListFilters, type SortChoice } from "./filters";
+import { CLEARED, HEALTHS, PASSWORDS, SORTS, STATES, filterCount, type ListFilters, type SortChoice } from "./filters";
 import { MAX_TAG_FILTERS } from "@contract/tables";
 import { formatNumber } from "../shared/numbers";
 
@@ -43,30 +43,17 @@ export function FilterBar({ filters, set, tags, domains }: FilterBarProps) {
         </button>
         <div className={`filter-chips${open ? " filter-chips-open" : ""}`} data-testid="filter-chips">
           <TagChipMenu filters={filters} set={set} tags={tags} />
-          <OneOf
-            label="Domain"
-            testId="filter-domain"
-            name="domain"
-            value={filters.domain}
-            choices={domains.map((d) => [d, d] as const)}
-            onChange={(domain) => set({ domain })}
-          />
-          <OneOf
-            label="State"
-            testId="filter-state"
-            name="state"
-            value={filters.state}
-            choices={STATES}
-            onChange={(state) => set({ state: state as ListFilters["state"] })}
-          />
-          <OneOf
-            label="Password"
-            testId="filter-password"
-            name="has_password"
-            value={filters.hasPassword}
-            choices={PASSWORDS}
-            onChange={(v) => set({ hasPassword: v as ListFilters["hasPassword"] })}
-          />
+          {oneOfChips(domains).map(([label, key, name, choices]) => (
+            <OneOf
+              key={key}
+              label={label}
+              testId={`filter-${label.toLowerCase()}`}
+              name={name}
+              value={filters[key]}
+              choices={choices}
+              onChange={(v) => set({ [key]: v })}
+            />
+          ))}
           {count > 0 || filters.q ? (
             <button type="button" className="btn-link clear-filters" onClick={() => set(CLEARED)} data-testid="clear-filters">
               Clear filters
@@ -76,6 +63,17 @@ export function FilterBar({ filters, set, tags, domains }: FilterBarProps) {
       </div>
     </section>
   );
+}
+
+/** The chips of one choice each: label (its test id is filter-<label>), the filter, its query name, its choices. */
+type OneOfKey = "domain" | "state" | "hasPassword" | "health";
+function oneOfChips(domains: string[]): [string, OneOfKey, string, readonly (readonly [string, string])[]][] {
+  return [
+    ["Domain", "domain", "domain", domains.map((d) => [d, d] as const)],
+    ["State", "state", "state", STATES],
+    ["Password", "hasPassword", "has_password", PASSWORDS],
+    ["Health", "health", "health", HEALTHS],
+  ];
 }
 
 /** Search as you type, a little after the last keystroke; the box follows the address (Back, "Clear filters"). */

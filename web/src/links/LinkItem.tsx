@@ -1,5 +1,5 @@
 // One link of the owner's (or a team's shared) list as a dense row: its selection box, title (or alias) with a badge
-// only for what is not the usual (expired, limited, scheduled, password, archived, rules...), the short link (copied
+// only for what is not the usual (expired, limited, scheduled, password, archived, rules, a broken destination...), the short link (copied
 // on click) and the destination, tags, clicks with the 7-day sparkline, and one menu of its actions. On a phone the
 // row stacks: the short link and the clicks on one line, the destination below.
 import { memo, useEffect, useRef, useState, type Ref } from "react";
@@ -12,6 +12,7 @@ import { TagList } from "../shared/tag-chip";
 import { A, ModerationNotice, copyText, formatDate } from "../shared/ui";
 import { Sparkline } from "./Sparkline";
 import { formatNumber } from "../shared/numbers";
+import { HealthBadge } from "./health";
 
 export interface LinkItemProps {
   link: Link;
@@ -135,7 +136,7 @@ function ShortLink({ link, short }: { link: Link; short: string }) {
   );
 }
 
-/** Badges only for what is not the usual: a state other than active, limits, a password, scheduling, rules, archive. */
+/** Badges only for what is not the usual: a state other than active, limits, a password, scheduling, rules, archive, health. */
 function LinkBadges({ link: l }: { link: Link }) {
   const state = linkState(l);
   const behaviour = behaviourBadges(l);
@@ -147,6 +148,7 @@ function LinkBadges({ link: l }: { link: Link }) {
         </span>
       ) : null}
       {state === "active" ? null : <LinkStateBadge link={l} />}
+      <HealthBadge health={l.health} />
       {state === "active" && l.expires_at ? (
         <span className="badge" data-testid="link-expires">
           Expires {formatDate(l.expires_at)}

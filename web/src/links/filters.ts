@@ -1,9 +1,10 @@
-// The list's view kept in the page address: filters (tags, folder, domain, state, password), search and sort, read from
+// The list's view kept in the page address: filters (tags, folder, domain, state, password, health), search and sort, read from
 // and written to the query string under the list API's own names, so a view can be bookmarked and Back works.
 import { useCallback, useMemo } from "react";
 import { useSearchParams } from "react-router";
 import type { LinkListOrder, LinkListSort, LinkListState } from "@contract/links";
-import { LINK_LIST_STATES } from "@contract/tables";
+import type { LinkHealthFilter } from "@contract/health";
+import { LINK_HEALTH_FILTERS, LINK_LIST_STATES } from "@contract/tables";
 import type { LinkPageQuery } from "./links-api";
 
 const STATE_LABELS: Record<LinkListState, string> = {
@@ -15,6 +16,15 @@ const STATE_LABELS: Record<LinkListState, string> = {
 };
 /** The state filter's choices: the list route's states, in its order. */
 export const STATES = LINK_LIST_STATES.map((state) => [state, STATE_LABELS[state]] as const);
+
+const HEALTH_LABELS: Record<LinkHealthFilter, string> = {
+  broken: "Broken",
+  failing: "Failing",
+  ok: "OK",
+  unchecked: "Not checked",
+};
+/** The health filter's choices (docs/health.md): a link's worst checked destination, or none checked yet. */
+export const HEALTHS = LINK_HEALTH_FILTERS.map((health) => [health, HEALTH_LABELS[health]] as const);
 
 export const PASSWORDS = [
   ["true", "With password"],
@@ -40,6 +50,7 @@ export interface ListFilters {
   domain: string;
   state: LinkListState | "";
   hasPassword: "true" | "false" | "";
+  health: LinkHealthFilter | "";
   sort: SortChoice;
 }
 
@@ -55,6 +66,7 @@ export function readFilters(p: URLSearchParams): ListFilters {
     domain: p.get("domain") ?? "",
     state: oneOf(STATES, p.get("state")),
     hasPassword: oneOf(PASSWORDS, p.get("has_password")),
+    health: oneOf(HEALTHS, p.get("health")),
     sort: sort || DEFAULT_SORT,
   };
 }
@@ -69,6 +81,7 @@ export function listQuery(f: ListFilters): LinkPageQuery {
     ...(f.domain ? { domain: f.domain } : {}),
     ...(f.state ? { state: f.state } : {}),
     ...(f.hasPassword ? { has_password: f.hasPassword === "true" } : {}),
+    ...(f.health ? { health: f.health } : {}),
     ...(f.sort !== DEFAULT_SORT ? { sort, order } : {}),
   };
 }
@@ -82,7 +95,7 @@ export function toAddress(f: ListFilters): URLSearchParams {
 
 /** How many filters narrow the list (search and sort aside). */
 export function filterCount(f: ListFilters): number {
-  return f.tags.length + (f.folder ? 1 : 0) + (f.domain ? 1 : 0) + (f.state ? 1 : 0) + (f.hasPassword ? 1 : 0);
+  return f.tags.length + (f.folder ? 1 : 0) + (f.domain ? 1 : 0) + (f.state ? 1 : 0) + (f.hasPassword ? 1 : 0) + (f.health ? 1 : 0);
 }
 
 /**
@@ -110,7 +123,7 @@ export function useListFilters() {
   return { filters, set, welcome: params.get("welcome") === "1" };
 }
 
-const FILTER_KEYS = new Set(["q", "tag", "folder_id", "domain", "state", "has_password", "sort", "order"]);
+const FILTER_KEYS = new Set(["q", "tag", "folder_id", "domain", "state", "has_password", "health", "sort", "order"]);
 
 /** Every filter and the search off; the sort stays. */
-export const CLEARED: Partial<ListFilters> = { q: "", tags: [], folder: "", domain: "", state: "", hasPassword: "" };
+export const CLEARED: Partial<ListFilters> = { q: "", tags: [], folder: "", domain: "", state: "", hasPassword: "", health: "" };

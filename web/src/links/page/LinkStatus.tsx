@@ -1,8 +1,9 @@
 // What a visitor of the link meets now, in badges and one sentence each: expired, click limit reached, not open
-// yet, password, archived (an operator's decision has its own notice, ModerationNotice).
+// yet, password, archived, a broken destination (an operator's decision has its own notice, ModerationNotice).
 import type { Link } from "@contract/links";
 import { LinkStateBadge, clicksWord, linkState } from "../../shared/link-state";
 import { formatDateTime } from "../../shared/ui";
+import { HealthBadge } from "../health";
 
 /** The sentences under the badges, each with its test id; none for a plain active link. */
 export function statusLines(link: Link, now = Date.now()): [string, string][] {
@@ -25,6 +26,7 @@ export function LinkStatus({ link }: { link: Link }) {
     <div className="link-status" data-testid="link-status">
       <p className="link-status-badges">
         <LinkStateBadge link={link} details />
+        <HealthBadge health={link.health} />
         {scheduled ? (
           <span className="badge badge-warning" data-testid="link-scheduled">
             Opens {formatDateTime(link.starts_at)}

@@ -1,6 +1,6 @@
 // The link's page once it is loaded: its name, short link and state; its numbers; its actions; then its details
-// column (settings, rules, device destinations, split) beside its QR code. The QR design panel opens in a dialog,
-// so designing a code never narrows the details column.
+// column (settings, its destinations' health, rules, device destinations, split) beside its QR code. The QR design
+// panel opens in a dialog, so designing a code never narrows the details column.
 import { useTeamRole } from "../../shared/team-role";
 import { useState } from "react";
 import type { Link } from "@contract/links";
@@ -15,6 +15,7 @@ import { LinkActions } from "./LinkActions";
 import { LinkNumbers } from "./LinkNumbers";
 import { LinkStatus } from "./LinkStatus";
 import { LinkTables } from "./LinkTables";
+import { LinkHealth } from "./LinkHealth";
 
 function Head({ link, created }: { link: Link; created: boolean }) {
   return (
@@ -55,6 +56,7 @@ export function LinkView({ link, created, onChange }: { link: Link; created: boo
               </p>
             ) : null}
           </section>
+          <LinkHealth link={link} />
           <LinkTables link={link} />
         </div>
         <aside className="card link-page-qr" aria-label="QR code" data-testid="link-page-qr-card">
