@@ -169,6 +169,44 @@ export function contrastRatio(a: string, b: string): number {
   return (hi + 0.05) / (lo + 0.05);
 }
 
+/** WCAG AA's contrast for text (1.4.3): a custom bio page's text on its background, and its buttons' text on their fill. */
+export const BIO_MIN_CONTRAST = 4.5;
+
+/** A custom bio theme's colours, each `#rrggbb` (contract/bio-pages.ts, BioColors). */
+export interface BioThemeColours {
+  background: string;
+  text: string;
+  button: string;
+  button_text: string;
+}
+
+/** A text colour the page replaced: which, the owner's colour, its contrast on its ground, and what is shown instead. */
+export interface BioColourAdjustment {
+  field: "text" | "button_text";
+  given: string;
+  ratio: number;
+  shown: "#000000" | "#ffffff";
+}
+
+/**
+ * The colours a custom bio page is drawn with (docs/bio-pages.md, Themes): the owner's, except a text colour below
+ * BIO_MIN_CONTRAST on its ground (the text on the background, the buttons' text on their fill), which is drawn black or
+ * white, whichever reads better there (one of the two reaches 4.58:1 on any ground). The grounds stay the owner's.
+ */
+export function readableBioColours(c: BioThemeColours): { colours: BioThemeColours; adjusted: BioColourAdjustment[] } {
+  const adjusted: BioColourAdjustment[] = [];
+  const readable = (field: BioColourAdjustment["field"], ground: string): string => {
+    const given = c[field].toLowerCase();
+    const ratio = contrastRatio(given, ground);
+    if (ratio >= BIO_MIN_CONTRAST) return c[field];
+    const shown = contrastRatio("#000000", ground) >= contrastRatio("#ffffff", ground) ? "#000000" : "#ffffff";
+    adjusted.push({ field, given, ratio, shown });
+    return shown;
+  };
+  const colours = { ...c, text: readable("text", c.background), button_text: readable("button_text", c.button) };
+  return { colours, adjusted };
+}
+
 /** The design options as a client sends them (absent: the default). */
 export interface QrDesignInput {
   fg?: string;

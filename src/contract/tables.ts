@@ -162,3 +162,16 @@ export const BIO_SOCIAL_LABELS: Readonly<Record<(typeof BIO_SOCIAL_NETWORKS)[num
 export const NO_FOLDER = "none";
 /** Folders one API key may be limited to. */
 export const MAX_KEY_FOLDERS = 50;
+
+/**
+ * One case for every label of a statistics page (the dashboard's and the shared one): "mobile", "unknown" and "bot"
+ * read as "Mobile", "Unknown", "Bot", like "Chrome".
+ */
+const KNOWN_CASE: Readonly<Record<string, string>> = { ios: "iOS", macos: "macOS", ipados: "iPadOS", chromeos: "ChromeOS" };
+
+export function labelCase(label: string): string {
+  // Names that carry their own capitals (iOS, macOS) keep them.
+  if (/[A-Z]/.test(label)) return label;
+  const known = KNOWN_CASE[label];
+  return known ?? label.charAt(0).toUpperCase() + label.slice(1);
+}

@@ -3,6 +3,7 @@
 // colours; Open Graph and Twitter tags give the page's social preview. Each button is the link's short URL, so a click
 // on it is a visit of the link (its rules, expiry and statistics). The answer is written once per cached page.
 import { BIO_SOCIAL_LABELS } from "../contract/tables.js";
+import { readableBioColours } from "../contract/form-rules.js";
 import type { ServedPage } from "../bio/index.js";
 import { HTML_CSP, NO_STORE, escapeHtml, page } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
@@ -21,12 +22,18 @@ const STYLE =
 function themeStyle(p: ServedPage): string {
   if (p.theme === "light" || p.theme === "dark") return `:root{color-scheme:${p.theme}}`;
   if (p.theme !== "custom" || p.colors === null) return "";
-  const c = p.colors;
   // Validated #rrggbb values only (contract/bio-pages.ts): nothing else reaches the style sheet.
   const hex = (v: string) => (/^#[0-9a-fA-F]{6}$/.test(v) ? v : "#000000");
+  // Text the owner's colours would make hard to read is drawn black or white instead (docs/bio-pages.md, Themes).
+  const c = readableBioColours({
+    background: hex(p.colors.background),
+    text: hex(p.colors.text),
+    button: hex(p.colors.button),
+    button_text: hex(p.colors.button_text),
+  }).colours;
   return (
-    `:root{--bg:${hex(c.background)};--text:${hex(c.text)};--muted:${hex(c.text)};--primary:${hex(c.text)};` +
-    `--primary-fill:${hex(c.button)};--primary-hover:${hex(c.button)};--on-fill:${hex(c.button_text)};--surface-2:${hex(c.background)}}` +
+    `:root{--bg:${c.background};--text:${c.text};--muted:${c.text};--primary:${c.text};` +
+    `--primary-fill:${c.button};--primary-hover:${c.button};--on-fill:${c.button_text};--surface-2:${c.background}}` +
     ".blocks .btn:hover{filter:brightness(.92)}"
   );
 }

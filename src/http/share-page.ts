@@ -6,6 +6,7 @@ import type { Analytics } from "../contract/analytics.js";
 import type { SharePanel } from "../contract/shares.js";
 import { SHARE_RANGES, type ShareRange } from "../shares/shares.js";
 import { escapeHtml, page } from "./pages.js";
+import { labelCase } from "../contract/tables.js";
 
 const RANGE_LABELS: Record<ShareRange, string> = { "7d": "7 days", "30d": "30 days", "90d": "90 days", "12mo": "12 months" };
 
@@ -127,21 +128,21 @@ export function sharePage(s: SharePageInput): string {
       breakdown(
         "Devices",
         "Device",
-        (a.devices ?? []).map((r) => ({ label: r.device, clicks: r.clicks })),
+        (a.devices ?? []).map((r) => ({ label: labelCase(r.device), clicks: r.clicks })),
       ),
     );
     grid.push(
       breakdown(
         "Browsers",
         "Browser",
-        (a.browsers ?? []).map((r) => ({ label: r.browser, clicks: r.clicks })),
+        (a.browsers ?? []).map((r) => ({ label: labelCase(r.browser), clicks: r.clicks })),
       ),
     );
     grid.push(
       breakdown(
         "Operating systems",
         "System",
-        (a.os ?? []).map((r) => ({ label: r.os, clicks: r.clicks })),
+        (a.os ?? []).map((r) => ({ label: labelCase(r.os), clicks: r.clicks })),
       ),
     );
   }

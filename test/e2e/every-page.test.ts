@@ -1,7 +1,8 @@
 // Browser test of every page, with data in it: every route of the dashboard's router (web/src/main.tsx, read by
 // test/e2e/routes.ts: a route the walk does not reach fails the test), some in several states (links filtered and with
 // a selection, the created link, webhooks with their delivery log, the operator's row menus), and the public pages the
-// server writes (404, 410 expired, 403 limit reached, 410 disabled, password form, report form and its thank-you).
+// server writes (404, 410 expired, 403 limit reached, 410 disabled, password form, report form and its thank-you, the
+// "+" page, bio pages in each theme, a custom one in colours too faint to read among them, and a shared statistics page).
 // At 390 x 844 in light and dark, and at 1280 in both: no page is wider than the window, and the failure names the
 // widest elements that stick out. At 1280, each page and state also passes axe-core (@axe-core/playwright: WCAG 2.1 A
 // and AA rules, colour contrast among them: no serious or critical violation) in light and in dark, and so does the
@@ -134,6 +135,9 @@ describe.skipIf(!available)("every page fits a phone and passes axe, in light an
     await visit("public-password", `/${a.password}`);
     await visit("public-plus", `/${a.plain}+`);
     await visit("public-plus-password", `/${a.password}+`);
+    // The bio pages in each theme (auto follows the walk's scheme; the custom one's faint colours corrected) and a share.
+    for (const [theme, slug] of Object.entries(seeded.bio)) await visit(`public-bio-${theme}`, `/${slug}`);
+    await visit("public-share", seeded.sharePath);
     await visit("public-report", `/report?link=${a.plain}`);
     await page.locator("#reason").selectOption({ index: 1 });
     await page.getByRole("button", { name: "Send report" }).click();

@@ -1,6 +1,7 @@
 // Data for the browser tests that look at every page: an owner (Business) with a link in every state, clicks, a
 // verified custom domain, an API key, a webhook with a test delivery and a failed one, a team member, an operator,
-// an abuse report and a customer with a lead and a sale.
+// an abuse report, a customer with a lead and a sale, bio pages in each theme (the custom one in colours too faint
+// to read, which the page corrects) and a shared statistics page.
 import { newId } from "../../src/shared/ids.js";
 import type { TestServer } from "../helpers/server.js";
 import { customerWithSale } from "../helpers/conversions.js";
@@ -17,6 +18,10 @@ export interface Seeded {
   blockedHost: string;
   /** The owner's customer (a lead and a sale through the plain link). */
   customer: string;
+  /** Bio pages' slugs by theme; `custom` has a text and a button text below 4.5:1 on their grounds. */
+  bio: Record<"auto" | "light" | "dark" | "custom", string>;
+  /** The plain link's shared statistics page: /share/<token>. */
+  sharePath: string;
 }
 
 export async function seedEveryState(server: TestServer, stamp: string): Promise<Seeded> {
@@ -152,6 +157,26 @@ export async function seedEveryState(server: TestServer, stamp: string): Promise
     .execute();
   const customer = `customer-${stamp}@shop.example`;
   await customerWithSale(server, plain.id, customer, `inv-${stamp}`);
+  const bio = { auto: `bio-auto-${stamp}`, light: `bio-light-${stamp}`, dark: `bio-dark-${stamp}`, custom: `bio-custom-${stamp}` };
+  // Faint yellow on yellow, and navy on navy: the page draws them black and white (docs/bio-pages.md, Themes).
+  const faint = { background: "#ffe14d", text: "#f5c400", button: "#1e3a8a", button_text: "#2b4aa0" };
+  for (const theme of ["auto", "light", "dark", "custom"] as const) {
+    await ctx.bioPages.create(owner, {
+      slug: bio[theme],
+      title: "Olga's bakery",
+      description: "Bread, cakes and classes in Leipzig.\nOpen every day but Monday.",
+      theme,
+      colors: theme === "custom" ? faint : null,
+      blocks: [
+        { type: "heading", text: "Order" },
+        { type: "link", link_id: plain.id, label: "Order a cake for the weekend" },
+        { type: "text", text: "Classes start at 10:00; bring an apron." },
+        { type: "social", network: "instagram", url: "https://instagram.com/olgas.bakery" },
+        { type: "social", network: "email", url: "mailto:olga@bakery.example" },
+      ],
+    });
+  }
+  const sharePath = new URL((await ctx.shares.create(owner, { link_id: plain.id })).url).pathname;
   return {
     owner: { id: owner.id, email: owner.email },
     member: { id: member.id, email: member.email },
@@ -168,5 +193,7 @@ export async function seedEveryState(server: TestServer, stamp: string): Promise
     plainId: plain.id,
     blockedHost,
     customer,
+    bio,
+    sharePath,
   };
 }

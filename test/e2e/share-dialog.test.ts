@@ -1,8 +1,8 @@
 // The statistics page's "Share" dialog (docs/sharing.md) in real Chromium: a Business owner makes a shared page with two
 // panels and a password, copies its address, opens it signed out (the password form, then the panels), and revokes it
 // (the address then answers 404); the dialog passes axe at 1280 and 390 px in light and dark. A tag's statistics are
-// shared from the analytics page filtered by the tag, a folder's from the link list showing the folder. Screenshots in
-// SNIP_SHOTS_DIR.
+// shared from the analytics page filtered by the tag, a folder's from the link list showing the folder (each dialog
+// passes axe too). Screenshots of the three dialogs at 1280 and 390 px, light and dark, in SNIP_SHOTS_DIR.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserAvailable, screenshotModes, seriousAxeProblems, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import { signedInClient } from "../helpers/client.js";
@@ -66,8 +66,11 @@ describe.skipIf(!available)("the Share dialog of a link's statistics", () => {
     await page.getByTestId("stats-share").click();
     let dialog = page.getByTestId("share-dialog");
     await dialog.getByTestId("share-empty").waitFor();
+    await expect(dialog.getByRole("heading").textContent()).resolves.toBe("Share this tag's statistics");
     await dialog.getByTestId("share-create").click();
     await dialog.getByTestId("share-row").waitFor();
+    expect(await seriousAxeProblems(page)).toEqual([]);
+    await screenshotModes(page, "share-dialog-tag");
     await dialog.getByTestId("share-close").click();
 
     await page.goto(`/app?folder_id=${folderId}`);
@@ -75,9 +78,12 @@ describe.skipIf(!available)("the Share dialog of a link's statistics", () => {
     dialog = page.getByTestId("share-dialog");
     // The tag's page is not the folder's: this one starts empty.
     await dialog.getByTestId("share-empty").waitFor();
+    await expect(dialog.getByRole("heading").textContent()).resolves.toBe("Share this folder's statistics");
     await dialog.getByTestId("share-create").click();
     await dialog.getByTestId("share-row").waitFor();
     expect(await dialog.getByTestId("share-row").count()).toBe(1);
+    expect(await seriousAxeProblems(page)).toEqual([]);
+    await screenshotModes(page, "share-dialog-folder");
     expect((await shares()).slice(before)).toEqual([
       { tag_id: tagId, folder_id: null, link_id: null },
       { tag_id: null, folder_id: folderId, link_id: null },

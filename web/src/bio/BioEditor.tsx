@@ -9,7 +9,7 @@ import { ListError } from "../shared/lists";
 import { linkApi } from "../shared/link-api";
 import { isDarkTheme } from "../shared/theme";
 import { bioApi } from "./bio-api";
-import { BioPreview, type PreviewBlock } from "./BioPreview";
+import { BioContrastNote, BioPreview, type PreviewBlock } from "./BioPreview";
 import { count } from "./BioPages";
 import "./bio.css";
 
@@ -188,6 +188,7 @@ export function BioEditorPage() {
                   {k === "button_text" ? "Button text" : k[0]!.toUpperCase() + k.slice(1)}
                 </label>
               ))}
+              <BioContrastNote colors={colors} />
             </div>
           ) : null}
 

@@ -3,6 +3,7 @@
 import type { BioColors, BioTheme } from "@contract/bio-pages";
 import { type BIO_BLOCK_TYPES, BIO_SOCIAL_LABELS } from "@contract/tables";
 import type { CSSProperties } from "react";
+import { BIO_MIN_CONTRAST, readableBioColours } from "@contract/form-rules";
 
 export interface PreviewBlock {
   type: (typeof BIO_BLOCK_TYPES)[number];
@@ -26,7 +27,9 @@ export function BioPreview(props: {
   blocks: PreviewBlock[];
   scheme: "light" | "dark";
 }) {
-  const base = props.theme === "custom" ? { ...props.colors, muted: props.colors.text } : SCHEMES[props.theme === "auto" ? props.scheme : props.theme];
+  // The owner's colours as the page draws them: a text colour too faint on its ground is black or white there.
+  const custom = readableBioColours(props.colors).colours;
+  const base = props.theme === "custom" ? { ...custom, muted: custom.text } : SCHEMES[props.theme === "auto" ? props.scheme : props.theme];
   const style = {
     "--pv-bg": base.background,
     "--pv-text": base.text,
@@ -68,6 +71,22 @@ export function BioPreview(props: {
           ) : null}
         </ul>
       </div>
+    </div>
+  );
+}
+
+/** Under the colour fields: which text colour the page draws black or white instead, and why (nothing when none). */
+export function BioContrastNote(props: { colors: BioColors }) {
+  const { adjusted } = readableBioColours(props.colors);
+  if (adjusted.length === 0) return null;
+  return (
+    <div className="bio-contrast-note" role="status" data-testid="bio-contrast-note">
+      {adjusted.map((a) => (
+        <p key={a.field}>
+          {a.field === "text" ? "Text on the background" : "Button text on the button colour"}: contrast {(Math.floor(a.ratio * 10) / 10).toFixed(1)}:1, below
+          the {BIO_MIN_CONTRAST}:1 people need to read it. Visitors see it in {a.shown === "#000000" ? "black" : "white"}.
+        </p>
+      ))}
     </div>
   );
 }

@@ -83,7 +83,7 @@ function ShareStatsDialog(props: { open: boolean; target: ShareTarget; owner: st
   };
   return (
     <Modal open={props.open} onClose={props.onClose} className="share-dialog" labelledBy={titleId} testId="share-dialog">
-      <h2 id={titleId}>Share these statistics</h2>
+      <h2 id={titleId}>Share this {"link_id" in target ? "link" : "tag" in target ? "tag" : "folder"}'s statistics</h2>
       <div className="dialog-body">
         <p className="muted small">Anyone with the address sees the panels you choose, without an account, until you revoke it.</p>
         {error ? <Alert testId="share-error">{error}</Alert> : null}

@@ -6,7 +6,7 @@ import type { ReactNode } from "react";
 import { RevenueText } from "./Conversions";
 import { countryName } from "./parts";
 import "./stats.css";
-import { labelCase } from "./days";
+import { labelCase } from "@contract/tables";
 import type { PeriodData } from "./period";
 import { BreakAt } from "../break-at";
 import { formatNumber } from "../numbers";

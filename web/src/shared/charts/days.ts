@@ -25,13 +25,3 @@ export function zeroFill(daily: { date: string; clicks: number }[], from: string
   }
   return out;
 }
-
-/** One case for every label of the page: "mobile", "unknown" and "bot" read as "Mobile", "Unknown", "Bot", like "Chrome". */
-const KNOWN_CASE: Record<string, string> = { ios: "iOS", macos: "macOS", ipados: "iPadOS", chromeos: "ChromeOS" };
-
-export function labelCase(label: string): string {
-  // Names that carry their own capitals (iOS, macOS) keep them.
-  if (/[A-Z]/.test(label)) return label;
-  const known = KNOWN_CASE[label];
-  return known ?? label.charAt(0).toUpperCase() + label.slice(1);
-}
