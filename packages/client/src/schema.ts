@@ -13460,7 +13460,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's links (owner: a team owner's, for active members), filtered by tag (repeatable, all must match), domain, state, has_password and q (alias, destination, title, note, tag names); sorted by created, clicks or last_click, desc or asc; keyset pages and the total matching */
+        /** The caller's links (owner: a team owner's, for active members), filtered by tag (repeatable, all must match), domain, state, has_password, health and q (alias, destination, title, note, tag names); sorted by created, clicks or last_click, desc or asc; keyset pages and the total matching */
         get: {
             parameters: {
                 query?: {

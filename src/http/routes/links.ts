@@ -52,7 +52,7 @@ export async function linkRoutes(app: App, ctx: Deps): Promise<void> {
         schema: {
           tags: ["links"],
           summary:
-            "The caller's links (owner: a team owner's, for active members), filtered by tag (repeatable, all must match), domain, state, has_password and q (alias, destination, title, note, tag names); sorted by created, clicks or last_click, desc or asc; keyset pages and the total matching",
+            "The caller's links (owner: a team owner's, for active members), filtered by tag (repeatable, all must match), domain, state, has_password, health and q (alias, destination, title, note, tag names); sorted by created, clicks or last_click, desc or asc; keyset pages and the total matching",
           querystring: LinkListQuery,
           response: { 200: LinkPageReply, ...errors(400, 401, 404) },
         },
