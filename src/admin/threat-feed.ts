@@ -1,23 +1,23 @@
-// One threat feed read whole (THREAT_FEEDS, docs/operator.md): URLhaus's and PhishTank's documented CSV
-// formats, from a file or from an address fetched through the webhooks' address guard (each DNS answer
-// checked, the connection pinned to the checked address, bounded in time and size), parsed as a stream with
-// csv-parse so a million rows never sit in memory as text, and keyed as the blocklist matches them.
+// One threat feed read whole (THREAT_FEEDS, docs/operator.md): from a file, or from an address fetched through
+// the webhooks' address guard (each DNS answer checked, the connection pinned to the checked address, bounded in
+// time and size); its bytes parsed on a worker thread (threat-feed-worker.ts), whose heap takes the parser's
+// garbage, and its keys handed back as FeedTables outside the JavaScript heap.
 import { createReadStream, promises as fs } from "node:fs";
 import type { Readable } from "node:stream";
-import { parse } from "csv-parse";
+import { Worker } from "node:worker_threads";
 import { Agent, request } from "undici";
-import { feedKey } from "../links/host-blocklist.js";
+import { FeedTable, type FeedTableParts } from "../links/feed-table.js";
 import type { ReceiverCheck } from "../webhooks/receiver-check.js";
 import { pinnedLookup } from "../webhooks/send.js";
+import type { FeedFormat, ParsedFeed } from "./threat-feed-csv.js";
 
-export const FEED_FORMATS = ["urlhaus", "phishtank"] as const;
-export type FeedFormat = (typeof FEED_FORMATS)[number];
+export type { FeedFormat, ParsedFeed } from "./threat-feed-csv.js";
 
 /** Far above URLhaus's full list (about 3 million rows) as CSV; a bigger answer or file is refused whole. */
 export const MAX_FEED_BYTES = 512 * 1024 * 1024;
 export const FEED_FETCH_TIMEOUT_MS = 120_000;
-/** Rows parsed between two turns of the event loop. */
-const ROWS_PER_TURN = 2_000;
+/** The bytes sent to the parser thread per message. */
+const POST_BYTES = 64 * 1024;
 
 export interface FeedSource {
   format: FeedFormat;
@@ -25,51 +25,66 @@ export interface FeedSource {
   location: string;
 }
 
-export interface ParsedFeed {
-  hosts: Set<string>;
-  urls: Set<string>;
-  /** Data rows read (comments and the header aside). */
-  rows: number;
-  /** Rows with no usable http(s) address, or that CSV could not read. */
-  skipped: number;
-}
+/** What the parser thread answers: a chunk taken, the feed's keys, or why it could not read them. */
+export type FeedWorkerReply =
+  { type: "ack" } | { type: "done"; rows: number; skipped: number; hosts: FeedTableParts; urls: FeedTableParts } | { type: "error"; message: string };
 
 export function isRemote(location: string): boolean {
   return /^https?:\/\//i.test(location);
 }
 
+function workerUrl(): URL {
+  return new URL(import.meta.url.endsWith(".ts") ? "./threat-feed-worker-tsx.mjs" : "./threat-feed-worker.js", import.meta.url);
+}
+
 /**
- * Parses a feed's CSV. URLhaus: `#` comment lines, then rows whose third column is the address (`id,
- * dateadded,url,url_status,...`). PhishTank: a header row naming the columns, the address under `url`.
+ * Parses a feed's CSV on a worker thread (threat-feed-csv.ts says how each format is read). The input's
+ * chunks go over one at a time, each once the thread has taken the one before, so a slow parse holds the
+ * input back instead of queueing it in memory.
  */
 export async function parseFeed(format: FeedFormat, input: Readable): Promise<ParsedFeed> {
-  const parser = parse({
-    comment: "#",
-    comment_no_infix: true,
-    columns: format === "phishtank",
-    relax_column_count: true,
-    relax_quotes: true,
-    skip_empty_lines: true,
-    skip_records_with_error: true,
-    trim: true,
+  const worker = new Worker(workerUrl(), { workerData: { format } });
+  let taken: (() => void) | null = null;
+  let failed: ((err: Error) => void) | null = null;
+  const result = new Promise<ParsedFeed>((resolve, reject) => {
+    failed = reject;
+    worker.on("message", (m: FeedWorkerReply) => {
+      if (m.type === "ack") taken?.();
+      else if (m.type === "done") resolve({ rows: m.rows, skipped: m.skipped, hosts: FeedTable.from(m.hosts), urls: FeedTable.from(m.urls) });
+      else reject(new Error(m.message));
+    });
+    worker.on("error", reject);
+    worker.on("exit", () => reject(new Error("the threat feed parser stopped")));
   });
-  const out: ParsedFeed = { hosts: new Set(), urls: new Set(), rows: 0, skipped: 0 };
-  parser.on("skip", () => {
-    out.rows++;
-    out.skipped++;
-  });
-  input.on("error", (err) => parser.destroy(err));
-  input.pipe(parser);
-  for await (const record of parser as AsyncIterable<string[] | Record<string, string>>) {
-    out.rows++;
-    const raw = Array.isArray(record) ? record[2] : record.url;
-    const key = typeof raw === "string" ? feedKey(raw) : null;
-    if (key === null) out.skipped++;
-    else if (key.url === null) out.hosts.add(key.host);
-    else out.urls.add(key.url);
-    if (out.rows % ROWS_PER_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  const post = async (chunks: Buffer[]) => {
+    // One copy of its own to transfer (a small Buffer's memory is a pool other Buffers share).
+    const bytes = new Uint8Array(Buffer.concat(chunks));
+    const next = new Promise<void>((resolve) => (taken = resolve));
+    worker.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
+    await Promise.race([next, result]);
+  };
+  const pump = async () => {
+    // Small chunks (a stream of rows) gathered up to POST_BYTES: one message and acknowledgement each.
+    let pending: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of input as AsyncIterable<Buffer | string>) {
+      const buf = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+      pending.push(buf);
+      size += buf.length;
+      if (size < POST_BYTES) continue;
+      await post(pending);
+      pending = [];
+      size = 0;
+    }
+    if (size > 0) await post(pending);
+    worker.postMessage(null);
+  };
+  try {
+    pump().catch((err: Error) => failed?.(err));
+    return await result;
+  } finally {
+    void worker.terminate();
   }
-  return out;
 }
 
 export interface FeedReaderOptions {

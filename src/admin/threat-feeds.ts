@@ -9,6 +9,7 @@ import type { Clock } from "../shared/clock.js";
 import { iso } from "../shared/clock.js";
 import { openReport } from "./reports.js";
 import type { HostBlocklist } from "../links/host-blocklist.js";
+import type { FeedTable } from "../links/feed-table.js";
 import type { ThreatFeedStatus } from "../contract/admin.js";
 import { watchPath } from "./blocklist-file.js";
 import { serialized } from "./blocklist-service.js";
@@ -161,15 +162,8 @@ export class ThreatFeeds {
   }
 }
 
-/** Every feed's entries in one pair of sets; a single feed's own sets as they are (a million entries held once). */
-function merged(feeds: Feed[]): { hosts: Set<string>; urls: Set<string> } {
+/** Every read feed's tables (each kept once: a million entries are never copied into a merged set). */
+function merged(feeds: Feed[]): { hosts: FeedTable[]; urls: FeedTable[] } {
   const read = feeds.flatMap((f) => (f.parsed ? [f.parsed] : []));
-  if (read.length === 1) return read[0] as ParsedFeed;
-  const hosts = new Set<string>();
-  const urls = new Set<string>();
-  for (const p of read) {
-    for (const h of p.hosts) hosts.add(h);
-    for (const u of p.urls) urls.add(u);
-  }
-  return { hosts, urls };
+  return { hosts: read.map((p) => p.hosts), urls: read.map((p) => p.urls) };
 }

@@ -2,6 +2,7 @@
 // the console, from BLOCKLIST_FILE and from the threat feeds, and the feeds' exact addresses, matched in
 // memory; listeners hear of every change. It lives with the link rules that consult it; admin/ (the
 // console, BLOCKLIST_FILE, THREAT_FEEDS) fills it from above.
+import type { FeedTable } from "./feed-table.js";
 
 const HOST_RE = /^[a-z0-9_-]{1,63}(?:\.[a-z0-9_-]{1,63})*$/;
 /**
@@ -33,14 +34,23 @@ export function normalizeHost(raw: string): string | null {
   return host.length <= 253 && HOST_RE.test(host) ? host : null;
 }
 
-/** The host of an http(s) address, normalised; null when it has none. */
-export function hostOfUrl(url: string): string | null {
+function parseUrl(raw: string): URL | null {
   try {
-    const host = new URL(url).hostname.replace(/\.$/, "");
-    return host === "" ? null : host.toLowerCase();
+    return new URL(raw);
   } catch {
     return null;
   }
+}
+
+function hostOf(u: URL): string | null {
+  const host = u.hostname.replace(/\.$/, "");
+  return host === "" ? null : host.toLowerCase();
+}
+
+/** The host of an http(s) address, normalised; null when it has none. */
+export function hostOfUrl(url: string): string | null {
+  const u = parseUrl(url);
+  return u === null ? null : hostOf(u);
 }
 
 /**
@@ -50,12 +60,12 @@ export function hostOfUrl(url: string): string | null {
  * destination is keyed the same way, so `https://evil.example/login?a=1` matches only itself.
  */
 export function feedKey(raw: string): { host: string; url: string | null } | null {
-  let u: URL;
-  try {
-    u = new URL(raw.trim());
-  } catch {
-    return null;
-  }
+  const u = parseUrl(raw.trim());
+  return u === null ? null : feedKeyOf(u);
+}
+
+/** feedKey of an address already parsed (which it changes: the fragment dropped, the host normalised). */
+function feedKeyOf(u: URL): { host: string; url: string | null } | null {
   if (u.protocol !== "http:" && u.protocol !== "https:") return null;
   const host = normalizeHost(u.hostname);
   if (host === null) return null;
@@ -80,12 +90,14 @@ export interface Destinations {
 export class HostBlocklist {
   private consoleHosts = new Set<string>();
   private fileHosts = new Set<string>();
-  private feedHosts = new Set<string>();
-  private feedUrls = new Set<string>();
+  /** Each feed's own tables (a lookup asks each: usually one or two feeds, never merged into a copy). */
+  private feedHosts: readonly FeedTable[] = [];
+  private feedUrls: readonly FeedTable[] = [];
+  private feedKeys = 0;
   private readonly listeners: Array<() => void> = [];
 
   get size(): number {
-    return this.consoleHosts.size + this.fileHosts.size + this.feedHosts.size + this.feedUrls.size;
+    return this.consoleHosts.size + this.fileHosts.size + this.feedKeys;
   }
 
   /** Replaces the hosts added in the console (every instance loads them from the database). */
@@ -106,24 +118,25 @@ export class HostBlocklist {
   }
 
   /**
-   * Replaces the threat feeds' entries (every feed's, merged): hosts and exact addresses as feedKey gives them.
+   * Replaces the threat feeds' entries (each feed's tables): hosts and exact addresses as feedKey gives them.
    * Whether they changed (an unchanged reload keeps the redirect cache).
    */
-  setFeedEntries(hosts: Set<string>, urls: Set<string>): boolean {
-    if (sameSet(hosts, this.feedHosts) && sameSet(urls, this.feedUrls)) return false;
+  setFeedEntries(hosts: readonly FeedTable[], urls: readonly FeedTable[]): boolean {
+    if (sameTables(hosts, this.feedHosts) && sameTables(urls, this.feedUrls)) return false;
     this.feedHosts = hosts;
     this.feedUrls = urls;
+    this.feedKeys = [...hosts, ...urls].reduce((n, t) => n + t.size, 0);
     this.changed();
     return true;
   }
 
   /** The threat feeds' entry a destination matches (its exact address, or its host or a parent's), or null. */
   feedMatch(url: string): string | null {
-    if (this.feedHosts.size === 0 && this.feedUrls.size === 0) return null;
+    if (this.feedKeys === 0) return null;
     const key = feedKey(url);
     if (key === null) return null;
-    if (key.url !== null && this.feedUrls.has(key.url)) return key.url;
-    return this.parentIn(this.feedHosts, key.host);
+    if (key.url !== null && inAny(this.feedUrls, key.url)) return key.url;
+    return parentIn((h) => inAny(this.feedHosts, h), key.host);
   }
 
   /** How many hosts each source lists (the console's overview). */
@@ -142,16 +155,19 @@ export class HostBlocklist {
   /** The blocked entry that covers `host` (the host itself or a parent domain), or null. */
   match(host: string): string | null {
     if (this.size === 0) return null;
-    return this.parentIn(this.consoleHosts, host) ?? this.parentIn(this.fileHosts, host) ?? this.parentIn(this.feedHosts, host);
+    return parentIn((h) => this.consoleHosts.has(h), host) ?? parentIn((h) => this.fileHosts.has(h), host) ?? parentIn((h) => inAny(this.feedHosts, h), host);
   }
 
   blocksUrl(url: string): boolean {
     if (this.size === 0) return false;
-    const host = hostOfUrl(url);
+    // Parsed once for both questions (a cache miss asks them of each of the link's destinations).
+    const u = parseUrl(url);
+    if (u === null) return false;
+    const host = hostOf(u);
     if (host !== null && this.match(host) !== null) return true;
-    if (this.feedUrls.size === 0) return false;
-    const key = feedKey(url);
-    return key !== null && key.url !== null && this.feedUrls.has(key.url);
+    if (this.feedUrls.every((t) => t.size === 0)) return false;
+    const key = feedKeyOf(u);
+    return key !== null && key.url !== null && inAny(this.feedUrls, key.url);
   }
 
   /** Any of a link's destinations (main, iOS, Android, fallback, rules, split) on a blocked host. */
@@ -162,21 +178,12 @@ export class HostBlocklist {
 
   /** The threat feeds' entry one of a link's destinations matches, or null (the console and file lists aside). */
   feedMatchOfLink(l: Destinations): string | null {
-    if (this.feedHosts.size === 0 && this.feedUrls.size === 0) return null;
+    if (this.feedKeys === 0) return null;
     for (const url of destinationsOf(l)) {
       const m = this.feedMatch(url);
       if (m !== null) return m;
     }
     return null;
-  }
-
-  private parentIn(set: Set<string>, host: string): string | null {
-    for (let h = host; ;) {
-      if (set.has(h)) return h;
-      const dot = h.indexOf(".");
-      if (dot < 0) return null;
-      h = h.slice(dot + 1);
-    }
   }
 
   private changed(): void {
@@ -193,6 +200,25 @@ function destinationsOf(l: Destinations): string[] {
     for (const { url } of JSON.parse(text) as { url: string }[]) urls.push(url);
   }
   return urls;
+}
+
+/** The entry among `host` and its parent domains that `listed` holds, nearest first, or null. */
+function parentIn(listed: (host: string) => boolean, host: string): string | null {
+  for (let h = host; ;) {
+    if (listed(h)) return h;
+    const dot = h.indexOf(".");
+    if (dot < 0) return null;
+    h = h.slice(dot + 1);
+  }
+}
+
+function inAny(tables: readonly FeedTable[], key: string): boolean {
+  for (const t of tables) if (t.has(key)) return true;
+  return false;
+}
+
+function sameTables(a: readonly FeedTable[], b: readonly FeedTable[]): boolean {
+  return a.length === b.length && a.every((t, i) => t.equals(b[i] as FeedTable));
 }
 
 function sameSet(a: Set<string>, b: Set<string>): boolean {

@@ -1,9 +1,8 @@
 // Worker thread that draws QR images (qr-render.ts), so that a 2048-pixel PNG (about half a second of
 // CPU) never holds the event loop that answers redirects. One job at a time, at a lower CPU priority,
 // so that redirects win the cores while it draws.
-import { readlinkSync } from "node:fs";
-import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
+import { lowerThreadPriority } from "../shared/thread-priority.js";
 import { type QrDrawJob, renderQrBytes } from "./qr-render.js";
 import type { QrReply } from "./qr-pool.js";
 
@@ -13,14 +12,8 @@ const QR_THREAD_NICE = 10;
 const port = parentPort;
 if (!port) throw new Error("qr-worker must run as a worker thread");
 
-// Linux: setpriority() on a thread id applies to that thread alone (/proc/thread-self names it).
-// Elsewhere the thread keeps the process's priority; the pool's bounds still hold.
-try {
-  const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
-  if (Number.isInteger(tid) && tid > 0) setPriority(tid, QR_THREAD_NICE);
-} catch {
-  // not Linux, or /proc not mounted
-}
+// Elsewhere than Linux the thread keeps the process's priority; the pool's bounds still hold.
+lowerThreadPriority(QR_THREAD_NICE);
 
 port.on("message", (msg: QrDrawJob & { id: number }) => {
   renderQrBytes(msg).then(
