@@ -59,7 +59,7 @@ export default defineConfig({
           isolate: false,
         },
       },
-      ...(secondPass ? [] : [{ extends: true, test: { name: "isolated", include: ISOLATED, isolate: true } }]),
+      ...(secondPass ? [] : [{ extends: true as const, test: { name: "isolated", include: ISOLATED, isolate: true } }]),
     ],
   },
 });
