@@ -22,7 +22,10 @@ import { ReportFormService } from "./reports.js";
 import { ReportQueue } from "./report-queue.js";
 
 export interface AdminDeps {
-  settings: Pick<Config, "origin" | "baseUrl" | "blocklistFile" | "reportsPerHour" | "threatFeeds" | "threatFeedRefreshS" | "threatFeedAllowPrivate">;
+  settings: Pick<
+    Config,
+    "origin" | "baseUrl" | "blocklistFile" | "reportsPerHour" | "threatFeeds" | "threatFeedRefreshS" | "threatFeedAllowPrivate" | "health"
+  >;
   storage: Storage;
   clock: Clock;
   log: Logger;
@@ -79,7 +82,7 @@ export function createAdmin(deps: AdminDeps): Admin {
       reader: { check: deps.receiverCheck, allowPrivate: settings.threatFeedAllowPrivate },
     }),
     accountsAdmin: new AccountsAdmin({ db, dialect, clock, audit, linksChanged, domainChanged, events: deps.events }),
-    linkModeration: new LinkModeration({ db, dialect, clock, audit, blocklist, links, linksChanged }),
+    linkModeration: new LinkModeration({ db, dialect, clock, audit, blocklist, links, linksChanged, linkChecks: settings.health.enabled }),
     adminOverview: new AdminOverview({
       db,
       clock,

@@ -15,12 +15,16 @@ import { type HostBlocklist, hostOfUrl, normalizeHost } from "../links/host-bloc
 import type { Actor, AuditLog } from "./audit-log.js";
 import { decodeKeyset, encodeKeyset } from "../shared/keyset.js";
 import { LINK_STATES, REASON_MAX } from "../contract/admin.js";
+import type { LinkHealthFilter } from "../contract/health.js";
+import { healthCondition } from "../links/link-health.js";
 
 export interface LinkFilter {
   q?: string;
   owner?: string;
   domain?: string;
   state?: string;
+  /** Links whose `health` is this (docs/health.md); unchecked: null. */
+  health?: LinkHealthFilter;
   cursor?: string;
   limit: number;
 }
@@ -35,6 +39,8 @@ export interface LinkModerationDeps {
   links: { present(links: LinkView[]): Promise<Link[]> };
   /** Tells every instance's redirect cache that these links changed. */
   linksChanged: (keys: LinkKey[]) => Promise<void>;
+  /** LINK_CHECKS: destinations are checked, so links have a `health`. */
+  linkChecks: boolean;
 }
 
 /**
@@ -96,6 +102,8 @@ export class LinkModeration {
     if (owner) qb = qb.where(sql<boolean>`lower(owner.email) like ${containsPattern(owner)} escape '\\'`);
     if (f.domain !== undefined) qb = qb.where("links.domain", "=", f.domain.trim().toLowerCase().replace(/\.$/, ""));
     if (state !== undefined) qb = this.inState(qb, state);
+    const health = f.health === undefined ? null : healthCondition(f.health, this.deps.linkChecks);
+    if (health) qb = qb.where(health);
     const ordered = (after: { createdAt: number; id: string } | null) =>
       (after
         ? qb.where((eb) =>

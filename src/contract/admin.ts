@@ -4,7 +4,7 @@ import { AUDIT_ACTOR_ROLES, LINK_STATES } from "./tables.js";
 import { Body, Nullable, PageQuery, StringEnum } from "./common.js";
 import { LinkSchema } from "./links.js";
 import { PLANS, type Plan } from "./plans.js";
-import { LinkCheckFiguresSchema } from "./health.js";
+import { LINK_HEALTH_FILTERS, LinkCheckFiguresSchema } from "./health.js";
 
 /** Unsafe only gives the union built from PLANS its type (a mapped array is no tuple); the schema is the union itself. */
 export const PlanSchema = Type.Unsafe<Plan>(Type.Union(PLANS.map((p) => Type.Literal(p))));
@@ -189,6 +189,9 @@ export const AdminLinkQuery = Type.Object(
     owner: Type.Optional(Type.String({ maxLength: 254 })),
     domain: Type.Optional(Type.String({ maxLength: 253 })),
     state: Type.Optional(LinkStateSchema),
+    health: Type.Optional(
+      StringEnum(LINK_HEALTH_FILTERS, "broken, failing or ok: links whose `health` is that; unchecked: links whose `health` is null (docs/health.md)"),
+    ),
     ...PageQuery,
   },
   { additionalProperties: false },

@@ -24,6 +24,8 @@ describe.each(ENGINES)("link health in the list, the link and the console (%s)",
   let viewer: TestAccount;
   /** The owner's links, by the health each ends with. */
   const ids = { broken: "", failing: "", ok: "", unchecked: "" };
+  /** Another account's link, failing once. */
+  let otherFailing = "";
   const check = () => server.ctx.linkHealth.runNow();
   /** API keys, made while the sign-in is fresh (a key needs a recent proof, and the clock moves hours on). */
   const keys = { reader: "", statsOnly: "", outsider: "" };
@@ -63,7 +65,7 @@ describe.each(ENGINES)("link health in the list, the link and the console (%s)",
     // Failing: one 404 so far.
     ids.failing = (await createLink(owner.client, { url: `${dest.origin}/404` })).id;
     await check();
-    await createLink(other.client, { url: `${dest.origin}/500` });
+    otherFailing = (await createLink(other.client, { url: `${dest.origin}/500` })).id;
     await check();
   });
   afterAll(async () => checking?.close());
@@ -174,6 +176,26 @@ describe.each(ENGINES)("link health in the list, the link and the console (%s)",
     expect(hidden.body).toEqual({ status: "error", code: "not_found", message: "No such link" });
   });
 
+  it("the operator's links: the same health filter across accounts, each row with its health; a wrong value is 400", async () => {
+    const ops = await operator(server, `views-ops-list-${engine}@example.com`);
+    const adminIds = async (health: string) => {
+      const r = await ops.client.get(`/api/admin/links?health=${health}`);
+      expect(r.status, r.text).toBe(200);
+      return (r.body.links as Array<{ id: string; health: unknown }>).map((l) => [l.id, l.health] as const).sort();
+    };
+    expect(await adminIds("broken")).toEqual([[ids.broken, "broken"]]);
+    expect(await adminIds("failing")).toEqual(sorted(ids.failing, otherFailing).map((id) => [id, "failing"]));
+    expect(await adminIds("ok")).toEqual([[ids.ok, "ok"]]);
+    expect(await adminIds("unchecked")).toEqual([[ids.unchecked, null]]);
+    // With the other filters: the owner's email, and a state no broken link is in.
+    const byOwner = await ops.client.get(`/api/admin/links?health=failing&owner=${encodeURIComponent(`views-other-${engine}`)}`);
+    expect(byOwner.body.links.map((l: { id: string }) => l.id)).toEqual([otherFailing]);
+    expect((await ops.client.get("/api/admin/links?health=broken&state=expired")).body.links).toEqual([]);
+    const bad = await ops.client.get("/api/admin/links?health=dead");
+    expect([bad.status, bad.body.code]).toEqual([400, "invalid_request"]);
+    expect((await owner.client.get("/api/admin/links?health=broken")).status).toBe(403);
+  });
+
   it("the operator's overview: links and destinations broken and failing, destinations due", async () => {
     const ops = await operator(server, `views-ops-${engine}@example.com`);
     const figures = async () => {
@@ -211,6 +233,8 @@ describe.each(ENGINES)("link health with checks off (%s)", (engine) => {
     expect((await owner.client.get("/api/links?health=broken")).body).toMatchObject({ links: [], total: 0 });
     expect((await owner.client.get("/api/links?health=unchecked")).body.links.map((l: { id: string }) => l.id)).toEqual([link.id]);
     const ops = await operator(server, `views-off-ops-${engine}@example.com`);
+    expect((await ops.client.get("/api/admin/links?health=broken")).body.links).toEqual([]);
+    expect((await ops.client.get("/api/admin/links?health=unchecked")).body.links.map((l: { id: string }) => l.id)).toEqual([link.id]);
     expect((await ops.client.get("/api/admin/overview")).body.link_checks).toEqual({
       checks_enabled: false,
       due: 0,

@@ -111,8 +111,22 @@ export const SCHEMES_AND_WIDTHS = [
 
 /** axe's serious and critical WCAG 2.1 A/AA violations on the page (contrast among them), as "rule: first node". */
 export async function seriousAxeProblems(page: Page): Promise<string[]> {
+  // Colours still moving (a button's 0.15 s transition after a change of colour scheme) would be measured halfway.
+  await settledAnimations(page);
   const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
   return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes[0]?.target.join(" ")}`);
+}
+
+/** Waits for the page's running CSS transitions and animations to end (infinite ones are left running). */
+export async function settledAnimations(page: Page): Promise<void> {
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => a.effect?.getComputedTiming().iterations !== Infinity)
+        .map((a) => a.finished.catch(() => undefined)),
+    ),
+  );
 }
 
 /** True when the browser tests can run; prints why not once per file otherwise. */

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AxeBuilder } from "@axe-core/playwright";
 import type { Page } from "playwright-core";
-import { browserAvailable, networkQuiet, screenshot, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
+import { browserAvailable, networkQuiet, screenshot, settledAnimations, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import { SEED_PASSWORD, seedEveryState, type Seeded } from "./seed.js";
 import { dashboardRoutes, routesNotWalked } from "./routes.js";
 import { unstyledFields } from "./unstyled.js";
@@ -55,6 +55,7 @@ async function overflow(page: Page): Promise<{ scrollWidth: number; innerWidth: 
 
 /** The serious and critical axe violations on the page as it is now, one line each. */
 async function axeProblems(page: Page, name: string): Promise<string[]> {
+  await settledAnimations(page);
   const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
   return result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")

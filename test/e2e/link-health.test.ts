@@ -1,9 +1,10 @@
 // Link health in the dashboard, in real Chromium, against destinations on loopback (docs/health.md): the list's
 // "Broken" badge (and its quiet "Failing"), its Health filter, the link page's Health section (each destination's
 // state, answer, response time, final address, certificate and last checks), its loading, error and "not checked
-// yet" states, and the operator's figures; axe finds no serious problem; screenshots at 1280 and 390 px, light and
-// dark. The server's clock starts four hours behind and moves one hour per check pass, ending two hours ago (so that
-// "2 hours ago" still reads so however long the walk takes).
+// yet" states, the operator's figures, and the operator's links with their badges and the same filter; axe finds no
+// serious problem; screenshots at 1280 and 390 px, light and dark. The server's clock starts four hours behind and
+// moves one hour per check pass, ending two hours ago (so that "2 hours ago" still reads so however long the walk
+// takes).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { ManualClock } from "../../src/shared/clock.js";
@@ -207,5 +208,37 @@ describe.skipIf(!available)("link health in the dashboard", () => {
     expect(await page.getByTestId("overview-links-broken").textContent()).toBe("1 broken");
     expect(await page.getByTestId("health-link-checks").textContent()).toBe("1 due now · 1 broken · 1 failing");
     await screenshotModes(page, "link-health-admin-overview");
+  });
+
+  it("the operator's links: each row's health badge and the Health filter", async () => {
+    const page = browser.page;
+    const healthOfRows = () =>
+      page
+        .getByTestId("admin-link-row")
+        .evaluateAll((rows) => rows.map((r) => [r.getAttribute("data-link-id"), r.querySelector('[data-testid="link-health"]')?.textContent ?? ""]).sort());
+    await page.goto("/app/admin/links");
+    await page.getByTestId("admin-link-row").first().waitFor();
+    expect(await healthOfRows()).toEqual(
+      [
+        [ids.broken, "Broken"],
+        [ids.failing, "Failing"],
+        [ids.ok, ""],
+        [ids.waiting, ""],
+        [ids.fresh, ""],
+      ].sort(),
+    );
+    await page.getByTestId("admin-links-health").selectOption("broken");
+    await page.waitForURL((u) => u.searchParams.get("health") === "broken");
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="admin-link-row"]').length === 1);
+    expect(await healthOfRows()).toEqual([[ids.broken, "Broken"]]);
+    await screenshotModes(page, "link-health-admin-links");
+    await page.getByTestId("admin-links-health").selectOption("unchecked");
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="admin-link-row"]').length === 2);
+    expect(await healthOfRows()).toEqual(
+      [
+        [ids.fresh, ""],
+        [ids.waiting, ""],
+      ].sort(),
+    );
   });
 });

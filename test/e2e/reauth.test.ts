@@ -10,7 +10,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { AxeBuilder } from "@axe-core/playwright";
-import { SHOTS_DIR, browserAvailable, ensureWebBuilt, launchBrowser, screenshot, screenshotModes, signInPage, type BrowserSession } from "./browser.js";
+import {
+  SHOTS_DIR,
+  browserAvailable,
+  ensureWebBuilt,
+  launchBrowser,
+  screenshot,
+  screenshotModes,
+  settledAnimations,
+  signInPage,
+  type BrowserSession,
+} from "./browser.js";
 import { freePort, startTestServer, type TestServer } from "../helpers/server.js";
 
 const available = browserAvailable();
@@ -110,7 +120,7 @@ describe.skipIf(!available)("confirm it's you (sudo mode) and the security activ
     for (const scheme of ["light", "dark"] as const) {
       await page().emulateMedia({ colorScheme: scheme });
       // The buttons' colours move to the new scheme over 0.15 s: axe measures them once there (a loaded machine ran it mid-way).
-      await page().evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished)));
+      await settledAnimations(page());
       const axe = await new AxeBuilder({ page: page() }).include(".reauth-dialog").withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
       expect(
         axe.violations

@@ -5,9 +5,11 @@ import { keepTickShape, keptTickShapes } from "../../src/ops/tick-shape.js";
 
 describe("keepTickShape", () => {
   it("holds a tick object of each form, four at most, and leaves no hook on", async () => {
-    expect(keptTickShapes()).toBe(0);
+    // Test files share their worker's modules: a server another file started may have kept some already.
+    const before = keptTickShapes();
+    expect(before).toBeLessThanOrEqual(4);
     keepTickShape();
-    expect(keptTickShapes()).toBe(2);
+    expect(keptTickShapes()).toBe(Math.min(4, before + 2));
     keepTickShape();
     keepTickShape();
     expect(keptTickShapes()).toBe(4);

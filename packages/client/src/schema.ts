@@ -1270,7 +1270,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Links of every account, newest first (q: alias or destination contains; owner: email contains; domain: exact, empty for the main host; state)
+         * Links of every account, newest first (q: alias or destination contains; owner: email contains; domain: exact, empty for the main host; state; health)
          * @description States exclude each other in the order visitors meet them: disabled, blocked, expired, limit_reached, active. The blocklist lives in memory: while it is not empty, every state but disabled is decided in memory after SQL, and each request looks at up to 5000 links, so a page may hold fewer than limit links, even none, with a next_cursor to go on from.
          */
         get: {
@@ -1278,6 +1278,8 @@ export interface paths {
                 query?: {
                     cursor?: string;
                     domain?: string;
+                    /** @description broken, failing or ok: links whose `health` is that; unchecked: links whose `health` is null (docs/health.md) */
+                    health?: "broken" | "failing" | "ok" | "unchecked";
                     limit?: number;
                     owner?: string;
                     q?: string;

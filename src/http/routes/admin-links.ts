@@ -16,7 +16,7 @@ export async function adminLinkRoutes(app: App, ctx: Deps): Promise<void> {
       schema: {
         tags: ["operator"],
         summary:
-          "Links of every account, newest first (q: alias or destination contains; owner: email contains; domain: exact, empty for the main host; state)",
+          "Links of every account, newest first (q: alias or destination contains; owner: email contains; domain: exact, empty for the main host; state; health)",
         description:
           "States exclude each other in the order visitors meet them: disabled, blocked, expired, limit_reached, active. The blocklist lives in memory: while it is not empty, every state but disabled is decided in memory after SQL, and each request looks at up to 5000 links, so a page may hold fewer than limit links, even none, with a next_cursor to go on from.",
         querystring: AdminLinkQuery,
@@ -25,7 +25,15 @@ export async function adminLinkRoutes(app: App, ctx: Deps): Promise<void> {
     },
     async (req, reply) => {
       const q = req.query;
-      const page = await ctx.linkModeration.search({ q: q.q, owner: q.owner, domain: q.domain, state: q.state, cursor: q.cursor, limit: q.limit ?? 50 });
+      const page = await ctx.linkModeration.search({
+        q: q.q,
+        owner: q.owner,
+        domain: q.domain,
+        state: q.state,
+        health: q.health,
+        cursor: q.cursor,
+        limit: q.limit ?? 50,
+      });
       reply.header("cache-control", "no-store");
       return { status: "success" as const, ...page };
     },

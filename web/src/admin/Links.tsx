@@ -7,6 +7,7 @@ import { Alert, Field, errorMessage, useTitle } from "../shared/ui";
 import { useRowSubmit, useSubmit } from "../shared/submit";
 import { FilterForm, ListView, usePagedList, useSelection, useUrlFilters } from "../shared/lists";
 import { LINK_STATE_LABELS } from "../shared/link-state";
+import { HEALTHS } from "../shared/link-health";
 import { DisableDialog, shortLabel } from "./common";
 import { AdminLinkTable, type LinkAction } from "./links/LinkTable";
 import { LINK_STATES } from "@contract/tables";
@@ -20,7 +21,7 @@ const plural = (n: number) => `${n} ${n === 1 ? "link" : "links"}`;
 // eslint-disable-next-line max-lines-per-function -- filters, selection, row actions and the disable dialog share the page's state.
 export function AdminLinksPage() {
   useTitle("Links · Operator");
-  const [filters, setFilters] = useUrlFilters(["q", "owner", "domain", "state"] as const);
+  const [filters, setFilters] = useUrlFilters(["q", "owner", "domain", "state", "health"] as const);
   const [form, setForm] = useState({ q: filters.q, owner: filters.owner, domain: filters.domain });
   const list = usePagedList(
     (cursor) => adminApi.links({ ...filters, cursor, limit: PAGE }).then((r) => ({ items: r.links, next: r.next_cursor })),
@@ -92,7 +93,7 @@ export function AdminLinksPage() {
     }
   }
 
-  const filtered = !!(filters.q || filters.owner || filters.domain || filters.state);
+  const filtered = !!(filters.q || filters.owner || filters.domain || filters.state || filters.health);
   const chosenDisabled = chosen.filter((l) => l.disabled).length;
   const selectionBar =
     chosen.length > 0 ? (
@@ -177,6 +178,16 @@ export function AdminLinksPage() {
             ))}
           </select>
         </Field>
+        <Field id="links-health" label="Health">
+          <select id="links-health" data-testid="admin-links-health" value={filters.health} onChange={(e) => setFilters({ ...form, health: e.target.value })}>
+            <option value="">Any health</option>
+            {HEALTHS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </Field>
         <button type="submit" className="btn btn-secondary filter-submit" data-testid="admin-links-submit">
           Search
         </button>
@@ -199,7 +210,7 @@ export function AdminLinksPage() {
           onClear: filtered
             ? () => {
                 setForm({ q: "", owner: "", domain: "" });
-                setFilters({ q: "", owner: "", domain: "", state: "" });
+                setFilters({ q: "", owner: "", domain: "", state: "", health: "" });
               }
             : null,
         }}

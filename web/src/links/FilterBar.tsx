@@ -4,7 +4,8 @@ import { useEffect, useState, type FormEvent } from "react";
 import type { TagListItem } from "@contract/tags";
 import { TagDot } from "../shared/tag-chip";
 import { ChipMenu, Choice } from "./ChipMenu";
-import { CLEARED, HEALTHS, PASSWORDS, SORTS, STATES, filterCount, type ListFilters, type SortChoice } from "./filters";
+import { HEALTHS } from "../shared/link-health";
+import { CLEARED, PASSWORDS, SORTS, STATES, filterCount, type ListFilters, type SortChoice } from "./filters";
 import { MAX_TAG_FILTERS } from "@contract/tables";
 import { formatNumber } from "../shared/numbers";
 

@@ -12,7 +12,7 @@ import { TagList } from "../shared/tag-chip";
 import { A, ModerationNotice, copyText, formatDate } from "../shared/ui";
 import { Sparkline } from "./Sparkline";
 import { formatNumber } from "../shared/numbers";
-import { HealthBadge } from "./health";
+import { HealthBadge } from "../shared/link-health";
 
 export interface LinkItemProps {
   link: Link;

@@ -4,7 +4,8 @@ import { useCallback, useMemo } from "react";
 import { useSearchParams } from "react-router";
 import type { LinkListOrder, LinkListSort, LinkListState } from "@contract/links";
 import type { LinkHealthFilter } from "@contract/health";
-import { LINK_HEALTH_FILTERS, LINK_LIST_STATES } from "@contract/tables";
+import { HEALTHS } from "../shared/link-health";
+import { LINK_LIST_STATES } from "@contract/tables";
 import type { LinkPageQuery } from "./links-api";
 
 const STATE_LABELS: Record<LinkListState, string> = {
@@ -16,15 +17,6 @@ const STATE_LABELS: Record<LinkListState, string> = {
 };
 /** The state filter's choices: the list route's states, in its order. */
 export const STATES = LINK_LIST_STATES.map((state) => [state, STATE_LABELS[state]] as const);
-
-const HEALTH_LABELS: Record<LinkHealthFilter, string> = {
-  broken: "Broken",
-  failing: "Failing",
-  ok: "OK",
-  unchecked: "Not checked",
-};
-/** The health filter's choices (docs/health.md): a link's worst checked destination, or none checked yet. */
-export const HEALTHS = LINK_HEALTH_FILTERS.map((health) => [health, HEALTH_LABELS[health]] as const);
 
 export const PASSWORDS = [
   ["true", "With password"],

@@ -1,6 +1,5 @@
-// Link health in the dashboard's words (docs/health.md): a link's badge (Broken, or a quiet Failing), each
-// destination's state, and what a check found.
-import type { Link } from "@contract/links";
+// Link health in the dashboard's words (docs/health.md): each destination's state, and what a check found (a
+// link's badge and the list filter's choices: shared/link-health.tsx).
 import type { DestinationHealth, HealthCheck } from "@contract/health";
 
 type DestinationState = DestinationHealth["state"];
@@ -35,19 +34,3 @@ export const RESULT_WORDS: Record<HealthCheck["result"], string> = {
   denied: "Refused the check",
   address_refused: "Private address, not checked",
 };
-
-const TITLES: Record<NonNullable<Link["health"]>, string> = {
-  ok: "Its destinations answered their last checks",
-  failing: "A destination did not answer its last check; it is checked again within the hour",
-  broken: "A destination failed three checks in a row",
-};
-
-/** The list's and the link page's badge: "Broken" stands out, "Failing" stays quiet, an answering link shows none. */
-export function HealthBadge({ health }: { health: Link["health"] }) {
-  if (health !== "broken" && health !== "failing") return null;
-  return (
-    <span className={`badge ${health === "broken" ? "badge-fail" : "badge-muted"}`} title={TITLES[health]} data-testid="link-health" data-health={health}>
-      {STATE_WORDS[health]}
-    </span>
-  );
-}

@@ -2,6 +2,7 @@
 // "…" menu per row for the actions on the link, its owner and its host.
 import type { AdminLink } from "@contract/admin";
 import { LinkStateBadge } from "../../shared/link-state";
+import { HealthBadge } from "../../shared/link-health";
 import { RowMenu, SelectBox } from "../../shared/menu";
 import { A, DataTable, FieldMessage, formatDate } from "../../shared/ui";
 import { hostOf, shortLabel } from "../common";
@@ -89,6 +90,7 @@ function LinkRow({ link: l, selected, onSelect, busyId, rowErrors, onAction }: P
       </td>
       <td className="cell-state">
         <LinkStateBadge link={l} withReason />
+        <HealthBadge health={l.health} />
         <FieldMessage error={rowErrors[l.id]} testId="admin-link-error" />
       </td>
       <td className="cell-actions">

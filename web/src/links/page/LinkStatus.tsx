@@ -3,7 +3,7 @@
 import type { Link } from "@contract/links";
 import { LinkStateBadge, clicksWord, linkState } from "../../shared/link-state";
 import { formatDateTime } from "../../shared/ui";
-import { HealthBadge } from "../health";
+import { HealthBadge } from "../../shared/link-health";
 
 /** The sentences under the badges, each with its test id; none for a plain active link. */
 export function statusLines(link: Link, now = Date.now()): [string, string][] {
