@@ -85,6 +85,13 @@ describe.skipIf(!available)("link health in the dashboard", () => {
     expect(await broken.getAttribute("title")).toBe("A destination failed three checks in a row");
     expect(await page.locator(`[data-link-id="${ids.failing}"] [data-testid="link-health"]`).getAttribute("class")).toBe("badge badge-muted");
     await screenshotModes(page, "link-health-list");
+    // At 1280 px the search and the sort share a line, and the five chips the next (none wraps the sort away).
+    const top = async (testId: string) => Math.round((await page.getByTestId(testId).boundingBox())!.y);
+    expect(Math.abs((await top("links-sort")) - (await top("links-search")))).toBeLessThan(8);
+    const chipTops = await page.locator('[data-testid="filter-chips"] > *').evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
+    expect(chipTops.length).toBe(5);
+    expect(new Set(chipTops).size).toBe(1);
+    expect(chipTops[0]).toBeGreaterThan(await top("links-search"));
 
     const choose = async (label: string) => {
       await page.getByTestId("filter-health").click();
