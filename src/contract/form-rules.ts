@@ -207,6 +207,31 @@ export function readableBioColours(c: BioThemeColours): { colours: BioThemeColou
   return { colours, adjusted };
 }
 
+/** How far a custom bio page's button fill moves under the pointer, towards black or white. */
+const HOVER_SHIFT = 0.08;
+
+/** `hex` moved HOVER_SHIFT of the way to black (`darker`) or to white. */
+function shade(hex: string, darker: boolean): string {
+  const moved = [1, 3, 5].map((i) => {
+    const v = parseInt(hex.slice(i, i + 2), 16);
+    return Math.round(darker ? v * (1 - HOVER_SHIFT) : v + (255 - v) * HOVER_SHIFT);
+  });
+  return `#${moved.map((v) => v.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/**
+ * A custom bio page's button fill under the pointer (docs/bio-pages.md, Themes): the fill moved away from its text's
+ * lightness, so that the text's contrast only grows; where the fill has no room that way (black under light text,
+ * white under dark), the other way while the text keeps BIO_MIN_CONTRAST; else the fill itself.
+ */
+export function bioHoverFill(button: string, buttonText: string): string {
+  const fill = button.toLowerCase();
+  const away = shade(fill, relativeLuminance(buttonText) > relativeLuminance(fill));
+  if (away !== fill) return away;
+  const toward = shade(fill, relativeLuminance(buttonText) <= relativeLuminance(fill));
+  return contrastRatio(toward, buttonText) >= BIO_MIN_CONTRAST ? toward : fill;
+}
+
 /** The design options as a client sends them (absent: the default). */
 export interface QrDesignInput {
   fg?: string;

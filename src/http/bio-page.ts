@@ -3,7 +3,7 @@
 // colours; Open Graph and Twitter tags give the page's social preview. Each button is the link's short URL, so a click
 // on it is a visit of the link (its rules, expiry and statistics). The answer is written once per cached page.
 import { BIO_SOCIAL_LABELS } from "../contract/tables.js";
-import { readableBioColours } from "../contract/form-rules.js";
+import { bioHoverFill, readableBioColours } from "../contract/form-rules.js";
 import type { ServedPage } from "../bio/index.js";
 import { HTML_CSP, NO_STORE, escapeHtml, page } from "./pages.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
@@ -33,8 +33,7 @@ function themeStyle(p: ServedPage): string {
   }).colours;
   return (
     `:root{--bg:${c.background};--text:${c.text};--muted:${c.text};--primary:${c.text};` +
-    `--primary-fill:${c.button};--primary-hover:${c.button};--on-fill:${c.button_text};--surface-2:${c.background}}` +
-    ".blocks .btn:hover{filter:brightness(.92)}"
+    `--primary-fill:${c.button};--primary-hover:${bioHoverFill(c.button, c.button_text)};--on-fill:${c.button_text};--surface-2:${c.background}}`
   );
 }
 

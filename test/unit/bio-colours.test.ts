@@ -2,7 +2,7 @@
 // colour below 4.5:1 on its ground drawn black or white (whichever reads better there), the grounds kept; the page's
 // style sheet carries what readableBioColours gives, and every pair it draws reaches 4.5:1.
 import { describe, expect, it } from "vitest";
-import { BIO_MIN_CONTRAST, contrastRatio, readableBioColours } from "../../src/contract/form-rules.js";
+import { BIO_MIN_CONTRAST, bioHoverFill, contrastRatio, readableBioColours } from "../../src/contract/form-rules.js";
 import { bioPageHtml } from "../../src/http/bio-page.js";
 import type { ServedPage } from "../../src/bio/index.js";
 
@@ -52,11 +52,31 @@ describe("readableBioColours", () => {
     }
   });
 
+  it("a button under the pointer moves away from its text: the text's contrast grows, and never drops below 4.5:1", () => {
+    expect(bioHoverFill("#1e3a8a", "#ffffff")).toBe("#1c357f");
+    expect(bioHoverFill("#FDE68A", "#1f2937")).toBe("#fde893");
+    // No room that way: the other way, as the text keeps 4.5:1 (white on black), else the fill itself.
+    expect(bioHoverFill("#000000", "#ffffff")).toBe("#141414");
+    expect(bioHoverFill("#ffffff", "#000000")).toBe("#ebebeb");
+    expect(bioHoverFill("#000000", "#767676")).toBe("#000000");
+    for (let v = 0; v < 256; v += 3) {
+      for (const hue of ["00", "80", "ff"]) {
+        const fill = `#${v.toString(16).padStart(2, "0")}${hue}${v.toString(16).padStart(2, "0")}`;
+        const { button_text } = readableBioColours({ background: fill, text: fill, button: fill, button_text: fill }).colours;
+        const hover = bioHoverFill(fill, button_text);
+        expect(contrastRatio(hover, button_text), `${fill} under ${button_text}`).toBeGreaterThanOrEqual(BIO_MIN_CONTRAST);
+        if (hover !== fill && contrastRatio(hover, button_text) < contrastRatio(fill, button_text))
+          expect(contrastRatio(fill, button_text), `${fill}: moved towards its text only with room to spare`).toBeGreaterThan(BIO_MIN_CONTRAST);
+      }
+    }
+  });
+
   it("is what the public page's style sheet draws", () => {
     const html = bioPageHtml(page({ background: "#ffff00", text: "#eeee00", button: "#1e3a8a", button_text: "#233f8f" }), "https://sn.example/ada");
     expect(html).toContain(
-      ":root{--bg:#ffff00;--text:#000000;--muted:#000000;--primary:#000000;--primary-fill:#1e3a8a;--primary-hover:#1e3a8a;--on-fill:#ffffff;--surface-2:#ffff00}",
+      ":root{--bg:#ffff00;--text:#000000;--muted:#000000;--primary:#000000;--primary-fill:#1e3a8a;--primary-hover:#1c357f;--on-fill:#ffffff;--surface-2:#ffff00}",
     );
+    expect(html).not.toContain("brightness");
     expect(html).not.toContain("#eeee00");
     expect(html).not.toContain("#233f8f");
     const kept = bioPageHtml(page({ background: "#fef3c7", text: "#1f2937", button: "#b45309", button_text: "#ffffff" }), "https://sn.example/ada");
