@@ -78,8 +78,13 @@ export const FolderMemberAccessSchema = Type.Object({
     description: "The member's role as it applies now (docs/roles.md)",
   }),
   access: Type.Union([FolderAccessSchema, Type.Null()], { description: "The access set for this member; null: none set (the role's default)" }),
+  group_access: Type.Union([FolderAccessSchema, Type.Null()], {
+    description:
+      "What the member's SCIM groups give in this folder (a group named folder:<name>:<access>, docs/scim.md); null: none. The access set wins over it",
+  }),
   effective: Type.Union(accessLiterals(), {
-    description: "What holds: the access set, never above the role's (a viewer reads at most); without one, read for a viewer and write for the others",
+    description:
+      "What holds: the access set, else the groups', never above the role's (a viewer reads at most); without either, read for a viewer and write for the others",
   }),
 });
 export type FolderMemberAccess = Static<typeof FolderMemberAccessSchema>;

@@ -15,6 +15,7 @@ import { can } from "../accounts/plans.js";
 import { DomainError, invalid } from "../shared/errors.js";
 import { secondFactorDemand } from "../security/second-factor-policy.js";
 import { type TeamAction, type TeamRole, canRole, effectiveFolderAccess, roleOf } from "../contract/roles.js";
+import { groupFolderAccess } from "./folder-groups.js";
 
 export type LinkRole = TeamRole | "none";
 
@@ -43,16 +44,24 @@ function accessAs(role: TeamRole, owner: UserRow, folders: FolderLimits = NO_LIM
 
 const NONE: LinkAccess = { role: "none", owner: null, may: () => false, folders: NO_LIMITS };
 
-/** The member's stated folder accesses in `ownerId`'s team, as they apply to `role` (read on every request: nothing caches them). */
+/**
+ * The member's folder accesses in `ownerId`'s team, as they apply to `role`: each folder's stated access, else what
+ * the member's SCIM groups give it (teams/folder-groups.ts). Read on every request: nothing caches them.
+ */
 async function folderLimits(db: Db, ownerId: string, memberId: string, role: TeamRole): Promise<FolderLimits> {
-  const rows = await db.selectFrom("folder_access").select(["folder_id", "access"]).where("owner_id", "=", ownerId).where("member_id", "=", memberId).execute();
-  if (rows.length === 0) return NO_LIMITS;
+  const [stated, grouped] = await Promise.all([
+    db.selectFrom("folder_access").select(["folder_id", "access"]).where("owner_id", "=", ownerId).where("member_id", "=", memberId).execute(),
+    groupFolderAccess(db, ownerId, { memberId }),
+  ]);
+  if (stated.length === 0 && grouped.length === 0) return NO_LIMITS;
+  const access = new Map<string, string>(grouped.map((g) => [g.folder_id, g.access]));
+  for (const r of stated) access.set(r.folder_id, r.access);
   const hidden = new Set<string>();
   const readOnly = new Set<string>();
-  for (const r of rows) {
-    const level = effectiveFolderAccess(role, r.access);
-    if (level === "none") hidden.add(r.folder_id);
-    else if (level === "read" && canRole(role, "links.edit")) readOnly.add(r.folder_id);
+  for (const [folderId, given] of access) {
+    const level = effectiveFolderAccess(role, given);
+    if (level === "none") hidden.add(folderId);
+    else if (level === "read" && canRole(role, "links.edit")) readOnly.add(folderId);
   }
   return { hidden, readOnly };
 }

@@ -13,6 +13,7 @@ import { isForeignKeyViolation } from "../storage/unique-violation.js";
 import { type FolderAccess, type TeamRole, assignableRoleOf, effectiveFolderAccess, isFolderAccess, mayChangeRole } from "../contract/roles.js";
 import type { FolderMemberAccess } from "../contract/folders.js";
 import { effectiveRole, ownerAccess, requireMay } from "./access.js";
+import { groupFolderAccess } from "./folder-groups.js";
 
 export interface FolderAccessDeps {
   db: Db;
@@ -52,10 +53,23 @@ function memberRows(db: Db | Trx, folder: FolderRow) {
     .where("users.status", "=", "active");
 }
 
-function view(owner: UserRow, r: MemberRow): FolderMemberAccess {
+/** A member's access to the folder: `grouped`, what its SCIM groups give there (null: nothing); a stated access wins. */
+function view(owner: UserRow, r: MemberRow, grouped: FolderAccess | null): FolderMemberAccess {
   const role = effectiveRole(owner, r.role);
   const stated = r.access === null ? null : isFolderAccess(r.access) ? r.access : "none";
-  return { user_id: r.member_id, email: r.email, role: assignableRoleOf(role), access: stated, effective: effectiveFolderAccess(role, r.access) };
+  return {
+    user_id: r.member_id,
+    email: r.email,
+    role: assignableRoleOf(role),
+    access: stated,
+    group_access: grouped,
+    effective: effectiveFolderAccess(role, stated ?? grouped),
+  };
+}
+
+/** What the SCIM groups give each member in the folder. */
+async function groupsIn(db: Db | Trx, folder: FolderRow): Promise<Map<string, FolderAccess>> {
+  return new Map((await groupFolderAccess(db, folder.owner_id, { folderId: folder.id })).map((g) => [g.member_id, g.access]));
 }
 
 /** The member whose access `m` may set: an active member ranked below the manager (the owner: any); the owner itself never. */
@@ -79,8 +93,8 @@ export class FolderAccessService {
   /** GET /api/folders/{id}/access: every active member of the owner's team with its role, stated and effective access. */
   async list(actor: UserRow, folderId: string): Promise<FolderMemberAccess[]> {
     const m = await managedFolder(this.deps.db, actor, folderId);
-    const rows = await memberRows(this.deps.db, m.folder).execute();
-    return rows.map((r) => view(m.owner, r)).sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0));
+    const [rows, grouped] = await Promise.all([memberRows(this.deps.db, m.folder).execute(), groupsIn(this.deps.db, m.folder)]);
+    return rows.map((r) => view(m.owner, r, grouped.get(r.member_id) ?? null)).sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0));
   }
 
   /** PUT: states `access` for the member (Enterprise: 403 plan_required below it). */
@@ -102,8 +116,9 @@ export class FolderAccessService {
         await this.deps.caps.hold(trx, m.owner.id);
         const row = await changeable(trx, m, userId);
         if (!(await trx.selectFrom("folders").select("id").where("id", "=", folderId).executeTakeFirst())) throw noFolder();
-        const before = view(m.owner, row);
-        const after = view(m.owner, { ...row, access });
+        const grouped = (await groupsIn(trx, m.folder)).get(userId) ?? null;
+        const before = view(m.owner, row, grouped);
+        const after = view(m.owner, { ...row, access }, grouped);
         if (row.access === access) return after;
         if (access === null) {
           await trx.deleteFrom("folder_access").where("folder_id", "=", folderId).where("member_id", "=", userId).execute();

@@ -193,6 +193,7 @@ describe.each(ENGINES)("folder access on %s", (engine) => {
       email: m.viewer.email,
       role: "viewer",
       access: "write",
+      group_access: null,
       effective: "read",
     });
     expect((await m.viewer.client.patch(`/api/links/${l}`, { title: "x" })).status).toBe(403);

@@ -11830,9 +11830,11 @@ export interface paths {
                             members: {
                                 /** @description The access set for this member; null: none set (the role's default) */
                                 access: ("none" | "read" | "write") | (never | null);
-                                /** @description What holds: the access set, never above the role's (a viewer reads at most); without one, read for a viewer and write for the others */
+                                /** @description What holds: the access set, else the groups', never above the role's (a viewer reads at most); without either, read for a viewer and write for the others */
                                 effective: "none" | "read" | "write";
                                 email: string;
+                                /** @description What the member's SCIM groups give in this folder (a group named folder:<name>:<access>, docs/scim.md); null: none. The access set wins over it */
+                                group_access: ("none" | "read" | "write") | (never | null);
                                 /** @description The member's role as it applies now (docs/roles.md) */
                                 role: "admin" | "member" | "viewer";
                                 user_id: string;
@@ -11906,9 +11908,11 @@ export interface paths {
                             member: {
                                 /** @description The access set for this member; null: none set (the role's default) */
                                 access: ("none" | "read" | "write") | (never | null);
-                                /** @description What holds: the access set, never above the role's (a viewer reads at most); without one, read for a viewer and write for the others */
+                                /** @description What holds: the access set, else the groups', never above the role's (a viewer reads at most); without either, read for a viewer and write for the others */
                                 effective: "none" | "read" | "write";
                                 email: string;
+                                /** @description What the member's SCIM groups give in this folder (a group named folder:<name>:<access>, docs/scim.md); null: none. The access set wins over it */
+                                group_access: ("none" | "read" | "write") | (never | null);
                                 /** @description The member's role as it applies now (docs/roles.md) */
                                 role: "admin" | "member" | "viewer";
                                 user_id: string;
@@ -12000,9 +12004,11 @@ export interface paths {
                             member: {
                                 /** @description The access set for this member; null: none set (the role's default) */
                                 access: ("none" | "read" | "write") | (never | null);
-                                /** @description What holds: the access set, never above the role's (a viewer reads at most); without one, read for a viewer and write for the others */
+                                /** @description What holds: the access set, else the groups', never above the role's (a viewer reads at most); without either, read for a viewer and write for the others */
                                 effective: "none" | "read" | "write";
                                 email: string;
+                                /** @description What the member's SCIM groups give in this folder (a group named folder:<name>:<access>, docs/scim.md); null: none. The access set wins over it */
+                                group_access: ("none" | "read" | "write") | (never | null);
                                 /** @description The member's role as it applies now (docs/roles.md) */
                                 role: "admin" | "member" | "viewer";
                                 user_id: string;

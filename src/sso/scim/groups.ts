@@ -1,6 +1,8 @@
 // /scim/v2/Groups (RFC 7644; docs/scim.md): a group whose displayName is a role (admin, member, viewer) gives its
-// members that role in the team (the highest of their groups; member without one); any other group is kept with its
-// members so that the provider's pushes succeed, and gives nothing. Every change is audited with the team's id.
+// members that role in the team (the highest of their groups; member without one); a group named
+// folder:<folder name>:<none|read|write> gives access to that folder (read per request: teams/folder-groups.ts); any
+// other group is kept with its members so that the provider's pushes succeed, and gives nothing. Every change is
+// audited with the team's id.
 import type { Transaction } from "kysely";
 import type { Database, ScimGroupRow } from "../../storage/schema.js";
 import { newId } from "../../shared/ids.js";

@@ -109,6 +109,7 @@ function AccessTable(props: { members: FolderMemberAccess[]; saving: string | nu
             <div className="folder-access-email">{m.email}</div>
             <div className="muted small">
               {ROLE_LABELS[m.role]} · <span data-testid="folder-access-holds">{HOLDS[m.effective]}</span>
+              {m.access === null && m.group_access !== null ? <span data-testid="folder-access-group"> (from a directory group)</span> : null}
             </div>
           </div>
           <select
