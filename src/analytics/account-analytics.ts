@@ -2,7 +2,7 @@
 // tag or folder) over a period: totals against the period before, the series, the top links and the breakdowns,
 // read from the roll-ups with the clicks held back from them, as a link's statistics are.
 import { type RawBuilder, sql } from "kysely";
-import type { Db } from "../storage/db.js";
+import type { Db, Dialect } from "../storage/db.js";
 import type { UserRow } from "../storage/schema.js";
 import type { Analytics, AnalyticsQuery } from "../contract/analytics.js";
 import { can, requireCapability } from "../accounts/plans.js";
@@ -19,6 +19,8 @@ import { type StatsService, type Tops, TOP_N, periodStats, withHeldTops } from "
 
 export interface AccountAnalyticsDeps {
   db: Db;
+  /** PostgreSQL reads the links by click count through link_click_order (migration 061). */
+  dialect: Dialect;
   stats: StatsService;
   origin: string;
   /** The main host's name: `domain` names it as any custom domain is named. */
@@ -62,7 +64,7 @@ export class AccountAnalytics {
     const { value, groups } = await this.deps.stats.reads.read(keys, async (db, held) => ({
       series: await storedSeries(db, rows, p),
       tops: await this.deps.stats.tops(db, rows, p.days, held),
-      links: await linkTotals(db, conds, filter, p, held, this.deps.candidates ?? CANDIDATES),
+      links: await linkTotals(db, byClicks(db, this.deps.dialect, owner.id, conds), filter, p, held, this.deps.candidates ?? CANDIDATES),
     }));
     const inDays = groups.filter((g) => g.day >= p.days.from && g.day <= p.days.to);
     const tops: Tops = withHeldTops(value.tops, inDays);
@@ -146,19 +148,26 @@ export class AccountAnalytics {
  * last of them has no more all-time clicks than the TOP_Nth sum, no other link can be in the top (the
  * exact answer from a few hundred links' rows); otherwise every link's rows are summed.
  */
-async function linkTotals(db: Db, conds: RawBuilder<boolean>, links: RollupSource, p: Period, held: Group[], first: number): Promise<LinkTotals> {
+/** The owner's links matching `conds`, most clicks first: along links_owner_clicks on SQLite, link_click_order's index on PostgreSQL. */
+function byClicks(db: Db, dialect: Dialect, ownerId: string, conds: RawBuilder<boolean>) {
+  if (dialect === "sqlite")
+    return db.selectFrom("links").select(["links.id", "links.click_count"]).where(conds).orderBy("links.click_count", "desc").orderBy("links.id");
+  return db
+    .selectFrom("link_click_order as o")
+    .innerJoin("links", "links.id", "o.link_id")
+    .select(["o.link_id as id", "o.click_count"])
+    .where("o.owner_id", "=", ownerId)
+    .where(conds)
+    .orderBy("o.click_count", "desc")
+    .orderBy("o.link_id");
+}
+
+async function linkTotals(db: Db, ordered: ReturnType<typeof byClicks>, links: RollupSource, p: Period, held: Group[], first: number): Promise<LinkTotals> {
   const days = sql`day >= ${p.days.from} AND day <= ${p.days.to}`;
   const sums = (where: RawBuilder<boolean>, limit: number) =>
     sql<{ link_id: string; clicks: number; visitors: number }>`SELECT link_id, sum(clicks) AS clicks, sum(visitors) AS visitors FROM click_daily
       WHERE ${where} AND ${days} GROUP BY link_id ORDER BY sum(clicks) DESC, link_id LIMIT ${limit}`.execute(db);
-  const candidates = await db
-    .selectFrom("links")
-    .select(["id", "click_count"])
-    .where(conds)
-    .orderBy("click_count", "desc")
-    .orderBy("id")
-    .limit(first)
-    .execute();
+  const candidates = await ordered.limit(first).execute();
   let top = candidates.length === 0 ? { rows: [] } : await sums(sql<boolean>`link_id IN (${sql.join(candidates.map((c) => c.id))})`, TOP_N);
   const bound = candidates.length === first ? Number(candidates[first - 1]!.click_count) : 0;
   const nth = top.rows.length === TOP_N ? Number(top.rows[TOP_N - 1]!.clicks) : 0;

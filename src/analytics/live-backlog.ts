@@ -1,7 +1,7 @@
 // What the live feed may show and what it sends first: the owner a caller may watch (owner or active
 // member, plan with account_analytics), and that owner's latest stored clicks.
 import type { Db, Dialect } from "../storage/db.js";
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { ClicksTable, UserRow } from "../storage/schema.js";
 import type { LiveClick } from "../contract/live.js";
 import { can, requireCapability } from "../accounts/plans.js";
@@ -51,14 +51,27 @@ type StoredClick = Pick<Selectable<ClicksTable>, (typeof COLUMNS)[number]>;
  * for the first time since then may be missed.
  */
 export async function recentClicks(db: Db, dialect: Dialect, ownerId: string, ownHost: string, limit = BACKLOG): Promise<LiveClick[]> {
-  const links = await db
-    .selectFrom("links")
-    .select(["id", "num", "alias", "domain"])
-    .where("owner_id", "=", ownerId)
-    .where("last_click_at", "is not", null)
-    .orderBy("last_click_at", "desc")
-    .limit(limit)
-    .execute();
+  // Along the index of the last click's key (0: never clicked): links_owner_last_click_key on SQLite,
+  // link_click_order's on PostgreSQL (migration 061).
+  const links =
+    dialect === "sqlite"
+      ? await db
+          .selectFrom("links")
+          .select(["id", "num", "alias", "domain"])
+          .where("owner_id", "=", ownerId)
+          .where(sql<number>`coalesce(last_click_at, 0)`, ">", 0)
+          .orderBy(sql`coalesce(last_click_at, 0)`, "desc")
+          .limit(limit)
+          .execute()
+      : await db
+          .selectFrom("link_click_order as o")
+          .innerJoin("links", "links.id", "o.link_id")
+          .select(["links.id", "links.num", "links.alias", "links.domain"])
+          .where("o.owner_id", "=", ownerId)
+          .where("o.last_click_key", ">", 0)
+          .orderBy("o.last_click_key", "desc")
+          .limit(limit)
+          .execute();
   const byNum = new Map(links.map((l) => [Number(l.num), l]));
   const rows: StoredClick[] = [];
   if (links.length > 0) {

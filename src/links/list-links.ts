@@ -48,15 +48,26 @@ interface Filters {
   tagsOnly: boolean;
 }
 
+/** A sort's key and the link id after it, as the sort's index holds them. */
+interface SortKey {
+  sql: RawBuilder<number>;
+  id: RawBuilder<string>;
+  of: (row: LinkView) => number;
+}
+
 /**
- * Each sort's key, as its index holds it (links_owner_created, links_owner_clicks, links_owner_last_click_key):
- * a link never clicked has last click 0, the oldest of all (last in desc, first in asc).
+ * Each sort's key: creation along links_owner_created; clicks and last click along links' own indexes on SQLite
+ * (links_owner_clicks, links_owner_last_click_key), on PostgreSQL along link_click_order's (migration 061: links
+ * has none there, so that the click writer's updates of links are HOT), joined as `o`. A link never clicked has
+ * last click 0, the oldest of all (last in desc, first in asc).
  */
-const SORT_KEYS: Record<LinkListSort, { sql: RawBuilder<number>; of: (row: LinkView) => number }> = {
-  created: { sql: sql<number>`links.created_at`, of: (r) => Number(r.created_at) },
-  clicks: { sql: sql<number>`links.click_count`, of: (r) => Number(r.click_count) },
-  last_click: { sql: sql<number>`coalesce(links.last_click_at, 0)`, of: (r) => Number(r.last_click_at ?? 0) },
-};
+function sortKey(sort: LinkListSort, engine: ListEngine): SortKey {
+  const of: SortKey["of"] =
+    sort === "created" ? (r) => Number(r.created_at) : sort === "clicks" ? (r) => Number(r.click_count) : (r) => Number(r.last_click_at ?? 0);
+  if (sort === "created") return { sql: sql<number>`links.created_at`, id: sql<string>`links.id`, of };
+  if (engine === "postgres") return { sql: sort === "clicks" ? sql<number>`o.click_count` : sql<number>`o.last_click_key`, id: sql<string>`o.link_id`, of };
+  return { sql: sort === "clicks" ? sql<number>`links.click_count` : sql<number>`coalesce(links.last_click_at, 0)`, id: sql<string>`links.id`, of };
+}
 
 const and = (conds: Condition[]): Condition => (conds.length === 0 ? sql<boolean>`1 = 1` : sql<boolean>`(${sql.join(conds, sql` and `)})`);
 
@@ -161,10 +172,10 @@ async function countMatching(db: Db, ownerId: string, f: Filters): Promise<numbe
 }
 
 /** After the cursor's row in the list's order: the key's bound first, so that an index range starts there. */
-function after(key: RawBuilder<number>, order: LinkListOrder, at: ListPosition): Condition {
+function after(key: SortKey, order: LinkListOrder, at: ListPosition): Condition {
   return order === "desc"
-    ? sql<boolean>`(${key} <= ${at.key} and (${key} < ${at.key} or links.id < ${at.id}))`
-    : sql<boolean>`(${key} >= ${at.key} and (${key} > ${at.key} or links.id > ${at.id}))`;
+    ? sql<boolean>`(${key.sql} <= ${at.key} and (${key.sql} < ${at.key} or ${key.id} < ${at.id}))`
+    : sql<boolean>`(${key.sql} >= ${at.key} and (${key.sql} > ${at.key} or ${key.id} > ${at.id}))`;
 }
 
 /** How long a list ordered by clicks waits for the counts at most (a writer far behind, or failing, answers the stored order). */
@@ -214,14 +225,19 @@ async function readPage(db: Db, deps: LinkDeps, ownerId: string, query: ListQuer
   if (total === 0) return { links: [], next_cursor: null, total };
   // Few matches: from the first tag's links; many: along the sort's index (see FROM_TAG_MAX).
   const from = f.tags.length > 0 && total <= FROM_TAG_MAX ? (f.tags[0] as string) : null;
-  const key = SORT_KEYS[p.sort];
+  const key = sortKey(p.sort, p.engine);
   const dir = sql.raw(p.order);
   const conds = [...f.conds, ...f.tags.filter((t) => t !== from).map((t) => hasTag(t, "links.id"))];
-  if (p.start) conds.push(after(key.sql, p.order, p.start));
-  const rows = await selectLinkViews(db, linksFrom(db, from))
+  let rowsFrom = linksFrom(db, from);
+  if (p.engine === "postgres" && p.sort !== "created") {
+    rowsFrom = rowsFrom.innerJoin("link_click_order as o", "o.link_id", "links.id") as unknown as LinksFrom;
+    conds.push(sql<boolean>`o.owner_id = ${ownerId}`);
+  }
+  if (p.start) conds.push(after(key, p.order, p.start));
+  const rows = await selectLinkViews(db, rowsFrom)
     .where(and(conds))
     .orderBy(sql`${key.sql} ${dir}`)
-    .orderBy(sql`links.id ${dir}`)
+    .orderBy(sql`${key.id} ${dir}`)
     .limit(p.limit + 1)
     .execute();
   const links = rows.slice(0, p.limit);

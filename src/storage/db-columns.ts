@@ -332,6 +332,12 @@ export const DB_COLUMNS = {
     first_seen_at: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
     user_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
   },
+  link_click_order: {
+    click_count: { sqlite: null, postgres: "int8", ts: "number", nullable: false, defaulted: false },
+    last_click_key: { sqlite: null, postgres: "int8", ts: "number", nullable: false, defaulted: false },
+    link_id: { sqlite: null, postgres: "text", ts: "string", nullable: false, defaulted: false },
+    owner_id: { sqlite: null, postgres: "text", ts: "string", nullable: true, defaulted: false },
+  },
   link_counts: {
     links: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: true },
     owner_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },

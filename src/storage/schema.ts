@@ -103,6 +103,17 @@ export interface EmailTokensTable {
   created_at: number;
 }
 
+/**
+ * PostgreSQL only (migration 061): each link's click count and last click (0: never) with its owner, copied
+ * from links by triggers, for the list's sorts by clicks and last click (its indexes; links has none on them).
+ */
+export interface LinkClickOrderTable {
+  link_id: string;
+  owner_id: string | null;
+  click_count: number;
+  last_click_key: number;
+}
+
 export interface LinksTable {
   /** Assigned at insert, never reused: what raw clicks refer to their link by. */
   num: Generated<number>;
@@ -343,6 +354,8 @@ export interface Database
   sessions: SessionsTable;
   email_tokens: EmailTokensTable;
   links: LinksTable;
+  /** PostgreSQL only: the sorts by clicks and last click (migration 061). */
+  link_click_order: LinkClickOrderTable;
   alias_reservations: AliasReservationsTable;
   clicks: ClicksTable;
   /** SQLite only: raw clicks not yet moved into clicks by a roll-up (migration 007). */

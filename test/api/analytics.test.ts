@@ -211,7 +211,7 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
     }
     await server.ctx.clicks.flush();
     const read = (candidates: number) =>
-      new AccountAnalytics({ db: server.ctx.storage.db, stats: server.ctx.stats, origin: server.url, ownHost: HOST, candidates }).read(user, { range: "7d" });
+      new AccountAnalytics({ db: server.ctx.storage.db, dialect: server.ctx.storage.dialect, stats: server.ctx.stats, origin: server.url, ownHost: HOST, candidates }).read(user, { range: "7d" });
     const all = await read(1_000);
     expect(all.links).toHaveLength(50);
     expect(all.links.map((l) => l.clicks)).toEqual(Array.from({ length: 50 }, (_, i) => 60 - i));
@@ -281,6 +281,7 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
     for (const candidates of [1, 2, 3]) {
       const few = new AccountAnalytics({
         db: server.ctx.storage.db,
+        dialect: server.ctx.storage.dialect,
         stats: server.ctx.stats,
         origin: server.url,
         ownHost: new URL(server.url).hostname,

@@ -107,7 +107,11 @@ describe("database types generated from the migrations", () => {
   it("a difference between the engines is an error unless ENGINE_DIFFERENCES allows it", () => {
     const col = (type: string, nullable = false) => ({ type, nullable, defaulted: false });
     const sqlite: EngineTables = { a: { id: col("TEXT"), note: col("TEXT", true), n: col("bigint") }, click_staging: { id: col("INTEGER") } };
-    const postgres: EngineTables = { a: { id: col("text"), note: col("text"), n: col("text"), extra: col("int8") }, b: { id: col("text") } };
+    const postgres: EngineTables = {
+      a: { id: col("text"), note: col("text"), n: col("text"), extra: col("int8") },
+      b: { id: col("text") },
+      link_click_order: { link_id: col("text") },
+    };
     expect(reconcile(sqlite, postgres).errors).toEqual([
       "a.note: nullable on SQLite, not null on PostgreSQL",
       "a.n: number on SQLite (bigint), string on PostgreSQL (text)",
