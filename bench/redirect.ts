@@ -70,7 +70,7 @@ if (args.help) {
        [--split-agents 256] (user agents the split scenario's requests cycle through; 1: the browser's alone)
        [--no-observability] (hot runs on SQLite also with metrics on and with tracing at 1 % sampling, unless this)
        [--no-dead-broker] (hot runs on SQLite also with STREAM_AMQP_URL at a broker that never answers, unless this)
-       [--workers N] (instead: WORKERS=1 against WORKERS=N on SQLite, scenarios hot and zipf unless --scenarios; bench/lib/workers-compare.ts)
+       [--workers N] (instead: WORKERS=1 against WORKERS=N on SQLite, then PostgreSQL unless --no-pg, scenarios hot and zipf unless --scenarios; bench/lib/workers-compare.ts)
        scenario qr (SQLite): the hot link quiet and while GET /api/qr is hammered (in the default list)
 PostgreSQL runs when TEST_DATABASE_URL is set (a database of its own is created and dropped).`);
   process.exit(0);
@@ -123,7 +123,7 @@ const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
 if (args.workers !== undefined) {
   const { compareWorkers } = await import("./lib/workers-compare.js");
   const scenarios = args.scenarios === undefined ? (["hot", "zipf"] as ScenarioName[]) : opts.scenarios;
-  await compareWorkers({ ...opts, workers: Number(args.workers), seconds: opts.duration, scenarios, loadTool, log });
+  await compareWorkers({ ...opts, workers: Number(args.workers), seconds: opts.duration, scenarios, loadTool, pgUrl, log });
   process.exit(0);
 }
 
