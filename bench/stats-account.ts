@@ -9,8 +9,7 @@ import { sql } from "kysely";
 import { loadConfig } from "../src/config.js";
 import { createContext, type AppContext } from "../src/context.js";
 import { SESSION_COOKIE } from "../src/accounts/sessions.js";
-import { DIMENSIONS } from "../src/clicks/click-groups.js";
-import { rng, zipf } from "./lib/random.js";
+import { evenly, insertRows, linkRows, noRows, type Rows } from "./lib/rollup-seed.js";
 import { type BenchEngine, withSnipServer } from "./lib/engines.js";
 
 const SMOKE = process.argv.includes("--smoke");
@@ -21,104 +20,6 @@ const DAYS = 30;
 const REQUESTS = SMOKE ? 5 : 40;
 const H = 3_600_000;
 const GOAL_MS = 200;
-
-const VALUES: Record<(typeof DIMENSIONS)[number], string[]> = {
-  country: "US DE FR GB BR IN JP CA ES IT NL SE PL MX AU KR TR AR CH BE AT NO DK FI IE PT CZ RO HU GR".split(" "),
-  device: ["mobile", "desktop", "tablet", "bot"],
-  os: ["iOS", "Android", "Windows", "Mac OS", "Linux", "unknown"],
-  browser: ["Mobile Safari", "Chrome", "Safari", "Firefox", "Edge", "Samsung Browser", "bot"],
-  referrer: [
-    "direct",
-    "t.co",
-    "www.google.com",
-    "www.facebook.com",
-    "l.instagram.com",
-    "news.ycombinator.com",
-    ...Array.from({ length: 30 }, (_, i) => `blog${i}.example.net`),
-  ],
-};
-
-type Totals = { clicks: number; bots: number; visitors: number; qr: number };
-type Rows = { daily: unknown[][]; hourly: unknown[][]; breakdown: unknown[][]; raw: unknown[][] };
-
-/** One link's clicks over the DAYS days before `end`, rolled up as the writers do (a click is a new visitor 7 times in 10). */
-function linkRows(id: string, num: number, n: number, end: number, seed: number, rawSince: number): Rows {
-  const r = rng(seed);
-  const start = end - DAYS * 24 * H;
-  const daily = new Map<string, Totals>();
-  const hourly = new Map<number, Totals>();
-  const breakdown = new Map<string, [number, number]>();
-  const raw: unknown[][] = [];
-  const add = (t: Totals, bot: number, v: number, qr: number) => {
-    t.clicks++;
-    t.bots += bot;
-    t.visitors += v;
-    t.qr += qr;
-  };
-  for (let i = 0; i < n; i++) {
-    const at = start + Math.floor(r() * (end - start));
-    const day = new Date(at).toISOString().slice(0, 10);
-    const hour = at - (at % H);
-    const values = DIMENSIONS.map((d) => zipf(VALUES[d], r));
-    const bot = values[1] === "bot" ? 1 : 0;
-    const visitor = r() < 0.7 ? 1 : 0;
-    const qr = r() < 0.1 ? 1 : 0;
-    const d = daily.get(day) ?? { clicks: 0, bots: 0, visitors: 0, qr: 0 };
-    add(d, bot, visitor, qr);
-    daily.set(day, d);
-    const h = hourly.get(hour) ?? { clicks: 0, bots: 0, visitors: 0, qr: 0 };
-    add(h, bot, visitor, qr);
-    hourly.set(hour, h);
-    DIMENSIONS.forEach((dim, k) => {
-      const key = `${day}\u0000${dim}\u0000${values[k]}`;
-      const b = breakdown.get(key) ?? [0, 0];
-      b[0]++;
-      b[1] += visitor;
-      breakdown.set(key, b);
-    });
-    if (qr) {
-      const key = `${day}\u0000source\u0000qr`;
-      const b = breakdown.get(key) ?? [0, 0];
-      b[0]++;
-      b[1] += visitor;
-      breakdown.set(key, b);
-    }
-    if (at >= rawSince) raw.push([num, at, ...values.slice(0, 5), bot, 0, null, visitor, qr]);
-  }
-  return {
-    daily: [...daily].map(([day, t]) => [id, day, t.clicks, t.bots, t.visitors, t.qr]),
-    hourly: [...hourly].map(([hour, t]) => [id, hour, t.clicks, t.bots, t.visitors, t.qr]),
-    breakdown: [...breakdown].map(([k, [c, v]]) => [id, ...k.split("\u0000"), c, v]),
-    raw,
-  };
-}
-
-const TABLES = {
-  daily: ["click_daily", ["link_id", "day", "clicks", "bots", "visitors", "qr"], ["text", "text", "bigint", "bigint", "bigint", "bigint"]],
-  hourly: ["click_hourly", ["link_id", "hour", "clicks", "bots", "visitors", "qr"], ["text", "bigint", "bigint", "bigint", "bigint", "bigint"]],
-  breakdown: ["click_breakdown", ["link_id", "day", "dimension", "value", "clicks", "visitors"], ["text", "text", "text", "text", "bigint", "bigint"]],
-  raw: [
-    "clicks",
-    ["link_num", "at", "country", "device", "os", "browser", "referrer", "is_bot", "counted", "destination", "new_visitor", "qr"],
-    ["bigint", "bigint", "text", "text", "text", "text", "text", "int", "int", "text", "int", "int"],
-  ],
-} as const;
-
-/** Writes rows of one table: prepared inserts in one transaction (SQLite), unnest() of 20,000 rows (PostgreSQL). */
-async function insert(ctx: AppContext, kind: keyof typeof TABLES, rows: unknown[][]): Promise<void> {
-  const [table, cols, types] = TABLES[kind];
-  if (rows.length === 0) return;
-  if (ctx.storage.sqlite) {
-    const st = ctx.storage.sqlite.prepare(`INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`);
-    ctx.storage.sqlite.transaction(() => rows.forEach((r) => st.run(r)))();
-    return;
-  }
-  for (let i = 0; i < rows.length; i += 20_000) {
-    const part = rows.slice(i, i + 20_000);
-    const arrays = cols.map((_, k) => sql`${part.map((r) => r[k])}::${sql.raw(types[k] as string)}[]`);
-    await sql`INSERT INTO ${sql.table(table)} (${sql.join(cols.map((c) => sql.ref(c)))}) SELECT * FROM unnest(${sql.join(arrays)})`.execute(ctx.storage.db);
-  }
-}
 
 async function seed(ctx: AppContext, ownerId: string, end: number): Promise<{ bigId: string }> {
   const created = end - (DAYS + 1) * 24 * H;
@@ -142,16 +43,16 @@ async function seed(ctx: AppContext, ownerId: string, end: number): Promise<{ bi
   // The others' clicks: a Zipf-like share per link (link 1 the most), 9,000,000 in all.
   const weights = Array.from({ length: LINKS - 1 }, (_, i) => 1 / (i + 1) ** 0.8);
   const sum = weights.reduce((a, b) => a + b, 0);
-  let batch: Rows = { daily: [], hourly: [], breakdown: [], raw: [] };
+  let batch = noRows();
   const flush = async () => {
-    for (const k of Object.keys(batch) as Array<keyof Rows>) await insert(ctx, k, batch[k]);
-    batch = { daily: [], hourly: [], breakdown: [], raw: [] };
+    for (const k of Object.keys(batch) as Array<keyof Rows>) await insertRows(ctx.storage, k, batch[k]);
+    batch = noRows();
   };
   for (let i = 0; i < LINKS; i++) {
     const id = links[i]!.id;
     const n = i === 0 ? BIG : Math.max(1, Math.round((OTHERS * weights[i - 1]!) / sum));
-    const rows = linkRows(id, nums.get(id)!, n, end, i + 1, i === 0 ? end - 25 * H : Infinity);
-    for (const k of Object.keys(rows) as Array<keyof Rows>) for (const r of rows[k]) batch[k].push(r);
+    const rows = linkRows({ id, num: nums.get(id)!, n, seed: i + 1, at: evenly(end, DAYS), rawSince: i === 0 ? end - 25 * H : Infinity });
+    for (const k of Object.keys(batch) as Array<keyof Rows>) for (const r of rows[k]) batch[k].push(r);
     await ctx.storage.db.updateTable("links").set({ click_count: n }).where("id", "=", id).execute();
     if (batch.breakdown.length > 200_000 || batch.raw.length > 0) await flush();
   }

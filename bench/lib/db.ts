@@ -55,7 +55,7 @@ function byDestination(rows: { d: string; n: number | string }[]): Record<string
 }
 
 /** Changes to the schema invalidate cached seeds. */
-function schemaFingerprint(): string {
+export function schemaFingerprint(): string {
   const h = createHash("sha1");
   const dir = join(ROOT, "src", "storage", "migrations");
   for (const f of readdirSync(dir).sort()) h.update(f).update(readFileSync(join(dir, f)));
@@ -170,6 +170,17 @@ export function sqliteTotals(file: string, linkId?: string): ClickTotals {
   }
 }
 
+/** `fn` with a client of its own on `url`, closed after. */
+export async function withPgClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
 /** A database of its own on the server of TEST_DATABASE_URL, for one benchmark run. */
 export class PgBench {
   readonly name = `snip_bench_${randomBytes(4).toString("hex")}`;
@@ -181,14 +192,8 @@ export class PgBench {
     this.url = u.toString();
   }
 
-  private async admin<T>(fn: (c: pg.Client) => Promise<T>, url = this.adminUrl): Promise<T> {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      return await fn(c);
-    } finally {
-      await c.end();
-    }
+  private admin<T>(fn: (c: pg.Client) => Promise<T>, url = this.adminUrl): Promise<T> {
+    return withPgClient(url, fn);
   }
 
   /** The PostgreSQL server processes serving this database (the snip children's connections), by pid. */

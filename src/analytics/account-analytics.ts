@@ -52,20 +52,27 @@ export class AccountAnalytics {
     requireCapability(owner.plan, "account_analytics", "Account analytics");
     // Folders hidden from a member (teams/access.ts): their links are left out as a filter would leave them.
     const hidden = visibleFolderCondition(access);
-    const links = await this.keys(owner.id, query, hidden);
-    const first = links.reduce((min, l) => Math.min(min, l.created_at), Number.POSITIVE_INFINITY);
+    const filtered = Boolean(query.link || query.domain || query.tag || query.folder_id || hidden);
+    // Filtered, the links kept; unfiltered, none listed (an account may hold a million): the clicks held back
+    // or not committed yet are taken for every link and those of the owner's links kept by number.
+    const links = filtered ? await this.keys(owner.id, query, hidden) : null;
+    const first = links === null ? await this.firstCreated(owner.id) : links.reduce((min, l) => Math.min(min, l.created_at), Number.POSITIVE_INFINITY);
     const p = this.deps.stats.period(query, Number.isFinite(first) ? first : Number(owner.created_at));
     const filter = this.filter(owner.id, query, hidden);
-    const filtered = Boolean(query.link || query.domain || query.tag || query.folder_id || hidden);
     // Unfiltered, the owner's own roll-ups: a few rows a day whatever the number of links.
     const rows = filtered ? filter : ownerRows(owner.id);
-    const keys = links.map((l) => ({ id: l.id, num: l.num }));
+    const keys = links === null ? null : links.map((l) => ({ id: l.id, num: l.num }));
     const conds = this.linkConditions(owner.id, query, hidden);
-    const { value, groups } = await this.deps.stats.reads.read(keys, async (db, held) => ({
-      series: await storedSeries(db, rows, p),
-      tops: await this.deps.stats.tops(db, rows, p.days, held),
-      links: await linkTotals(db, byClicks(db, this.deps.dialect, owner.id, conds), filter, p, held, this.deps.candidates ?? CANDIDATES),
-    }));
+    const { value } = await this.deps.stats.reads.read(keys, async (db, all) => {
+      const held = keys === null ? await groupsOfLinks(db, conds, all) : all;
+      return {
+        held,
+        series: await storedSeries(db, rows, p),
+        tops: await this.deps.stats.tops(db, rows, p.days, held),
+        links: await linkTotals(db, (min) => byClicks(db, this.deps.dialect, owner.id, conds, min), filter, p, held, this.deps.candidates ?? CANDIDATES),
+      };
+    });
+    const groups = value.held;
     const inDays = groups.filter((g) => g.day >= p.days.from && g.day <= p.days.to);
     const tops: Tops = withHeldTops(value.tops, inDays);
     const top = topLinks(value.links, inDays);
@@ -83,7 +90,7 @@ export class AccountAnalytics {
             .execute();
     const byId = new Map(info.map((l) => [l.id, l]));
     // Conversions of the same links (Business and up, as account analytics are): exact, straight from their tables.
-    const apps = await appCounts(this.deps.db, filtered ? { linkIds: links.map((l) => l.id) } : { ownerId: owner.id }, p);
+    const apps = await appCounts(this.deps.db, links === null ? { ownerId: owner.id } : { linkIds: links.map((l) => l.id) }, p);
     const answer = {
       owner_id: owner.id,
       ...(anyAppFigure(apps) ? { apps } : {}),
@@ -110,7 +117,7 @@ export class AccountAnalytics {
       }),
     };
     if (!can(owner.plan, "conversions")) return answer;
-    const figures = await conversionFigures(this.deps.db, filtered ? { linkIds: links.map((l) => l.id) } : { ownerId: owner.id }, p);
+    const figures = await conversionFigures(this.deps.db, links === null ? { ownerId: owner.id } : { linkIds: links.map((l) => l.id) }, p);
     return { ...withConversions(answer, figures), links: answer.links.map((l) => linkWithConversions(l, figures)) };
   }
 
@@ -122,6 +129,16 @@ export class AccountAnalytics {
       .where(this.linkConditions(ownerId, q, hidden))
       .execute()
       .then((rows) => rows.map((r) => ({ id: r.id, num: Number(r.num), created_at: Number(r.created_at) })));
+  }
+
+  /** When the owner's first link was made (epoch ms; Infinity without links): where range=all starts. */
+  private async firstCreated(ownerId: string): Promise<number> {
+    const r = await this.deps.db
+      .selectFrom("links")
+      .select((eb) => eb.fn.min("created_at").as("first"))
+      .where("owner_id", "=", ownerId)
+      .executeTakeFirst();
+    return r?.first === null || r?.first === undefined ? Number.POSITIVE_INFINITY : Number(r.first);
   }
 
   private linkConditions(ownerId: string, q: AnalyticsQuery, hidden: Hidden) {
@@ -141,37 +158,74 @@ export class AccountAnalytics {
   }
 }
 
+/** Of groups of any link, those of the links `conds` keeps, with their link ids (a group read back from the journal has none). */
+async function groupsOfLinks(db: Db, conds: RawBuilder<boolean>, groups: Group[]): Promise<Group[]> {
+  if (groups.length === 0) return [];
+  const nums = [...new Set(groups.map((g) => g.link_num))];
+  const ids = new Map<number, string>();
+  for (let i = 0; i < nums.length; i += 5_000) {
+    const rows = await sql<{
+      id: string;
+      num: number;
+    }>`SELECT links.id, links.num FROM links WHERE ${conds} AND links.num IN (${sql.join(nums.slice(i, i + 5_000))})`.execute(db);
+    for (const r of rows.rows) ids.set(Number(r.num), r.id);
+  }
+  return groups.flatMap((g) => {
+    const id = ids.get(g.link_num);
+    return id === undefined ? [] : [g.link_id === id ? g : { ...g, link_id: id }];
+  });
+}
+
 /**
  * Clicks and visitors per link over the period's UTC days: the top links, and the stored totals of the
  * links that held-back groups add to (one of them may move into the top). A link's clicks in a period are
  * at most its all-time count: the `first` links with the most clicks are summed first, and when the
  * last of them has no more all-time clicks than the TOP_Nth sum, no other link can be in the top (the
- * exact answer from a few hundred links' rows); otherwise every link's rows are summed.
+ * exact answer from a few hundred links' rows); otherwise the links with at least that many all-time
+ * clicks are summed (the others cannot reach the TOP_Nth sum, a tie included): on a short period of an
+ * account of years, a few thousand links' rows rather than every link's (bench:big, issue 60).
  */
-/** The owner's links matching `conds`, most clicks first: along links_owner_clicks on SQLite, link_click_order's index on PostgreSQL. */
-function byClicks(db: Db, dialect: Dialect, ownerId: string, conds: RawBuilder<boolean>) {
+/**
+ * The owner's links matching `conds` with at least `min` all-time clicks, most clicks first: along links_owner_clicks
+ * on SQLite, link_click_order's index on PostgreSQL (migration 061).
+ */
+function byClicks(db: Db, dialect: Dialect, ownerId: string, conds: RawBuilder<boolean>, min = 0) {
   if (dialect === "sqlite")
-    return db.selectFrom("links").select(["links.id", "links.click_count"]).where(conds).orderBy("links.click_count", "desc").orderBy("links.id");
+    return db
+      .selectFrom("links")
+      .select(["links.id", "links.click_count"])
+      .where(conds)
+      .where("links.click_count", ">=", min)
+      .orderBy("links.click_count", "desc")
+      .orderBy("links.id");
   return db
     .selectFrom("link_click_order as o")
     .innerJoin("links", "links.id", "o.link_id")
     .select(["o.link_id as id", "o.click_count"])
     .where("o.owner_id", "=", ownerId)
     .where(conds)
+    .where("o.click_count", ">=", min)
     .orderBy("o.click_count", "desc")
     .orderBy("o.link_id");
 }
 
-async function linkTotals(db: Db, ordered: ReturnType<typeof byClicks>, links: RollupSource, p: Period, held: Group[], first: number): Promise<LinkTotals> {
+async function linkTotals(
+  db: Db,
+  ordered: (min?: number) => ReturnType<typeof byClicks>,
+  links: RollupSource,
+  p: Period,
+  held: Group[],
+  first: number,
+): Promise<LinkTotals> {
   const days = sql`day >= ${p.days.from} AND day <= ${p.days.to}`;
   const sums = (where: RawBuilder<boolean>, limit: number) =>
     sql<{ link_id: string; clicks: number; visitors: number }>`SELECT link_id, sum(clicks) AS clicks, sum(visitors) AS visitors FROM click_daily
       WHERE ${where} AND ${days} GROUP BY link_id ORDER BY sum(clicks) DESC, link_id LIMIT ${limit}`.execute(db);
-  const candidates = await ordered.limit(first).execute();
+  const candidates = await ordered().limit(first).execute();
   let top = candidates.length === 0 ? { rows: [] } : await sums(sql<boolean>`link_id IN (${sql.join(candidates.map((c) => c.id))})`, TOP_N);
   const bound = candidates.length === first ? Number(candidates[first - 1]!.click_count) : 0;
   const nth = top.rows.length === TOP_N ? Number(top.rows[TOP_N - 1]!.clicks) : 0;
-  if (bound > 0 && bound > nth) top = await sums(links.where, TOP_N);
+  if (bound > 0 && bound > nth) top = await sums(nth > 0 ? sql<boolean>`link_id IN (SELECT q.id FROM (${ordered(nth)}) AS q)` : links.where, TOP_N);
   const out: LinkTotals = new Map(top.rows.map((r) => [r.link_id, { clicks: Number(r.clicks), visitors: Number(r.visitors) }]));
   const more = [...new Set(held.map((g) => g.link_id))].filter((id) => !out.has(id));
   if (more.length > 0) {

@@ -285,13 +285,13 @@ function child<K, V>(m: Map<K, V>, key: K, make: () => V): V {
  * by its raw numbers (link, user agent and referrer, place, then hour) in maps keyed by numbers (no
  * string per click), so that each distinct combination is described once.
  */
-export function groupsOf(batch: ClickBatch, nums: ReadonlySet<number>, countries: CountryResolver): Group[] {
+export function groupsOf(batch: ClickBatch, nums: ReadonlySet<number> | null, countries: CountryResolver): Group[] {
   const f = batch.fields;
   const tallies = new Map<number, Map<number, Map<number, Tally[]>>>();
   const all: Tally[] = [];
   for (let i = 0, o = 0; i < batch.length; i++, o += WIDTH) {
     const num = f[o + FIELD.linkNum] as number;
-    if (!nums.has(num)) continue;
+    if (nums !== null && !nums.has(num)) continue;
     const agentAndReferrer = (f[o + FIELD.userAgent] as number) * 1_048_576 + (f[o + FIELD.referer] as number);
     const list = child(
       child(

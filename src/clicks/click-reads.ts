@@ -22,10 +22,16 @@ const ATTEMPTS = 10;
 
 export interface ClickReadsDeps {
   db: Db;
-  /** The writer's held-back groups, in its memory (on its thread), with the roll-up state they complement; null where it holds none back. */
-  heldBack: (linkNums: number[]) => Promise<HeldBack> | null;
-  /** PostgreSQL: this process's clicks of these links not committed yet (taken in one synchronous step); null on SQLite. */
-  uncommitted?: (links: LinkKey[]) => Uncommitted | null;
+  /**
+   * The writer's held-back groups of these links (null: of every link), in its memory (on its thread), with the
+   * roll-up state they complement; null where it holds none back.
+   */
+  heldBack: (linkNums: number[] | null) => Promise<HeldBack> | null;
+  /**
+   * PostgreSQL: this process's clicks of these links (null: of every link, their groups' link_id empty when
+   * read back from the journal) not committed yet (taken in one synchronous step); null on SQLite.
+   */
+  uncommitted?: (links: LinkKey[] | null) => Uncommitted | null;
 }
 
 /**
@@ -49,11 +55,12 @@ export class ClickReads {
   constructor(private readonly deps: ClickReadsDeps) {}
 
   /**
-   * Runs `read` on stored rows with the held-back groups of `links` (the same view); returns both, and
+   * Runs `read` on stored rows with the held-back groups of `links` (the same view; null: of every link, for
+   * a reader of many links that keeps the groups of its own by number, see account-analytics.ts); returns both, and
    * `unwritten`: the groups whose raw clicks are not in the raw tables either (PostgreSQL's clicks not
    * committed yet; none on SQLite, where what is held back from the roll-ups is stored raw).
    */
-  async read<T>(links: LinkKey[], read: (db: Db, groups: Group[]) => Promise<T>): Promise<{ value: T; groups: Group[]; unwritten: Group[] }> {
+  async read<T>(links: LinkKey[] | null, read: (db: Db, groups: Group[]) => Promise<T>): Promise<{ value: T; groups: Group[]; unwritten: Group[] }> {
     const { db } = this.deps;
     const uncommitted = this.deps.uncommitted?.(links) ?? null;
     if (uncommitted !== null) {
@@ -61,7 +68,7 @@ export class ClickReads {
       return { ...r, unwritten: r.groups };
     }
     for (let attempt = 1; ; attempt++) {
-      const held = this.deps.heldBack(links.map((l) => l.num));
+      const held = this.deps.heldBack(links === null ? null : links.map((l) => l.num));
       if (held === null) return { value: await read(db, []), groups: [], unwritten: [] };
       const h = await held;
       // A deferred transaction: a read snapshot without the write lock (Kysely's transactions on SQLite begin IMMEDIATE).

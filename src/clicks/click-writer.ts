@@ -37,7 +37,7 @@ export interface ClickWriter {
   /** Releases what the writer holds (a worker thread); called after the last flush. */
   close?(): Promise<void>;
   /** Where roll-ups are held back in the writer's memory (SQLite): the groups of these links not rolled up yet. */
-  heldBack?(linkNums: number[]): Promise<HeldBack>;
+  heldBack?(linkNums: number[] | null): Promise<HeldBack>;
   /**
    * Counts clicks of click-limited links, in order, each if its link's limit allows (writers with a
    * connection of their own): whether each was counted. The recorder sends a turn's counts together.

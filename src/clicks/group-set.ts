@@ -30,6 +30,11 @@ export class GroupSet {
     this.count++;
   }
 
+  /** Every group held, in no particular order. */
+  *all(): Generator<Group> {
+    for (const list of this.byLink.values()) yield* list;
+  }
+
   /** The groups held for one link (none: an empty list). */
   of(linkNum: number): readonly Group[] {
     return this.byLink.get(linkNum) ?? [];

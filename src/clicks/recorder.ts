@@ -246,25 +246,25 @@ export class ClickRecorder {
     return Number(r.numUpdatedRows) > 0;
   }
 
-  /** The writer's held-back roll-up groups of these links (SQLite), or null where the writer holds none back in memory. */
-  heldBack(linkNums: number[]): Promise<HeldBack> | null {
+  /** The writer's held-back roll-up groups of these links (null: every link's; SQLite), or null where the writer holds none back in memory. */
+  heldBack(linkNums: number[] | null): Promise<HeldBack> | null {
     return this.writer.heldBack?.(linkNums) ?? null;
   }
 
   /**
-   * PostgreSQL (null on SQLite): the clicks of these links that this process answered and that are not
+   * PostgreSQL (null on SQLite): the clicks of these links (null: of every link) that this process answered and that are not
    * committed yet, described into groups by the segment their batch commits as (see Uncommitted). Every
    * batch not yet done is in `sealed` (the first one possibly inside the writer, or waiting for a retry)
    * and the rest is in the open batch, which will be sealed as the next segment. Reads are rare and
    * recording is not: the work is done here, one scan of the buffered clicks' link numbers, and only
    * the matching clicks are described. In one synchronous step: nothing is sealed or done meanwhile.
    */
-  uncommitted(links: LinkKey[]): Uncommitted | null {
+  uncommitted(links: LinkKey[] | null): Uncommitted | null {
     if (this.deps.sqlite !== null) return null;
     const journal = this.deps.journal?.id ?? this.marks?.journal;
     if (journal === undefined) return null;
-    const ids = new Map(links.map((l) => [l.num, l.id]));
-    const nums = new Set(ids.keys());
+    const ids = links === null ? null : new Map(links.map((l) => [l.num, l.id]));
+    const nums = ids === null ? null : new Set(ids.keys());
     const batches: Uncommitted["batches"] = [];
     const add = (segment: number | undefined, clicks: ClickBatch) => {
       const groups = groupsOf(clicks, nums, this.deps.countries);

@@ -170,17 +170,18 @@ export class SealedQueue {
   }
 
   /**
-   * Each queued batch that may hold clicks of `nums`, oldest first, with its segment: spilled ones read
-   * back from the journal synchronously (a read of clicks not written yet is one synchronous step), as
-   * batches whose link ids are those of `ids` (the only clicks a read takes).
+   * Each queued batch that may hold clicks of `nums` (null: of any link), oldest first, with its segment:
+   * spilled ones read back from the journal synchronously (a read of clicks not written yet is one
+   * synchronous step), as batches whose link ids are those of `ids` (the only clicks a read takes; without
+   * `ids`, empty: the reader knows its links by number).
    */
-  *holding(nums: ReadonlySet<number>, ids: ReadonlyMap<number, string>): Generator<{ segment: number | undefined; batch: ClickBatch }> {
+  *holding(nums: ReadonlySet<number> | null, ids: ReadonlyMap<number, string> | null): Generator<{ segment: number | undefined; batch: ClickBatch }> {
     for (const q of this.items) {
       if (!isSpilled(q)) yield { segment: q.journal?.segment, batch: q };
-      else if (this.deps.journal && mayHold(q.nums, nums)) {
+      else if (this.deps.journal && (nums === null || mayHold(q.nums, nums))) {
         const seg = this.deps.journal.read(q.journal);
         const links = new Array<string>(seg.length);
-        for (let i = 0; i < seg.length; i++) links[i] = ids.get(seg.fields[i * WIDTH + FIELD.linkNum] as number) ?? "";
+        for (let i = 0; i < seg.length; i++) links[i] = ids?.get(seg.fields[i * WIDTH + FIELD.linkNum] as number) ?? "";
         yield { segment: q.journal.segment, batch: { seq: 0, strings: seg.strings, links, fields: seg.fields, length: seg.length } };
       }
     }

@@ -74,13 +74,14 @@ export class SqliteRollups {
    * they complement: a reader that finds the same state in its own snapshot adds them to what it read.
    * Call in one synchronous step with the connection (the state and the groups must go together).
    */
-  heldBack(linkNums: number[]): HeldBack {
+  heldBack(linkNums: number[] | null): HeldBack {
     const st = this.statements().state.get() as { last: number; epoch_to: number | null; epoch_link: string | null };
-    const want = new Set(linkNums);
+    const want = linkNums === null ? null : new Set(linkNums);
     const groups: Group[] = [];
-    for (const num of want) for (const g of this.pending.of(num)) groups.push({ ...g });
+    if (want === null) for (const g of this.pending.all()) groups.push({ ...g });
+    else for (const num of want) for (const g of this.pending.of(num)) groups.push({ ...g });
     const e = this.epoch;
-    if (e !== null) for (let i = e.done; i < e.groups.length; i++) if (want.has(e.groups[i]!.link_num)) groups.push({ ...e.groups[i]! });
+    if (e !== null) for (let i = e.done; i < e.groups.length; i++) if (want === null || want.has(e.groups[i]!.link_num)) groups.push({ ...e.groups[i]! });
     return { state: rollupStateKey(st), groups };
   }
 

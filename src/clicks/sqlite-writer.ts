@@ -113,7 +113,7 @@ export class SqliteClickWriter implements ClickWriter {
   }
 
   /** The groups of these links held back from the roll-ups, with the roll-up state they complement. */
-  heldBack(linkNums: number[]): Promise<HeldBack> {
+  heldBack(linkNums: number[] | null): Promise<HeldBack> {
     return this.lock(() => this.rollups.heldBack(linkNums));
   }
 

@@ -17,7 +17,7 @@ export interface IngestSetup {
 export type IngestRequest =
   | { id: number; op: "write"; batches: PostedBatch[] }
   | { id: number; op: "countLimited"; counts: LimitCount[] }
-  | { id: number; op: "heldBack"; linkNums: number[] }
+  | { id: number; op: "heldBack"; linkNums: number[] | null }
   | { id: number; op: "flushRollups" | "recover" | "close" };
 
 /** `value` carries countLimited's and heldBack's answers; `unavailable`, a failure for want of the database (isDatabaseUnavailable). */
@@ -32,7 +32,7 @@ export class WorkerClickWriter implements ClickWriter {
   /** SQLite only: the worker is the one writer, so click limits are counted there too (PostgreSQL: on the main pool). */
   readonly countLimited?: CountMany;
   /** SQLite only: the roll-ups held back live in the worker. */
-  readonly heldBack?: (linkNums: number[]) => Promise<HeldBack>;
+  readonly heldBack?: (linkNums: number[] | null) => Promise<HeldBack>;
   /** PostgreSQL only: several batches in one transaction (ClickWriter.writeMany). */
   readonly writeMany?: (batches: ClickBatch[]) => Promise<void>;
 

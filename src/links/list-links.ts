@@ -46,6 +46,8 @@ interface Filters {
   tags: string[];
   /** Only tags (and the default of leaving archived links out): the total then needs no link row. */
   tagsOnly: boolean;
+  /** No filter at all (archived links left out, as by default): the total is the account's count less its archived links. */
+  none: boolean;
 }
 
 /** A sort's key and the link id after it, as the sort's index holds them. */
@@ -132,7 +134,8 @@ async function filters(db: Db, deps: LinkDeps, ownerId: string, query: ListQuery
   if (health) more.push(health);
   const q = query.q?.trim();
   if (q) more.push(await searchCondition(db, ownerId, q, engine));
-  return { conds: [...conds, ...more], tags, tagsOnly: tags.length > 0 && more.length === 0 && query.state === undefined };
+  const defaults = more.length === 0 && query.state === undefined;
+  return { conds: [...conds, ...more], tags, tagsOnly: tags.length > 0 && defaults, none: tags.length === 0 && defaults };
 }
 
 /**
@@ -144,9 +147,20 @@ function linksFrom(db: Db, tag: string | null): LinksFrom {
   return db.selectFrom("link_tags as lt0").crossJoin("links").where("lt0.tag_id", "=", tag).whereRef("links.id", "=", "lt0.link_id") as unknown as LinksFrom;
 }
 
-/** How many links match: with tags, counted from the first tag's links. */
+/** How many links match: with tags, counted from the first tag's links; with no filter, from the account's link count. */
 async function countMatching(db: Db, ownerId: string, f: Filters): Promise<number> {
   const count = sql<number>`count(*)`.as("n");
+  if (f.none) {
+    // link_counts holds every link of the account (kept by triggers, migration 024): less the archived ones (few,
+    // through links_owner_archived), rather than a count of a million index entries (bench:big, issue 60).
+    const archived = db.selectFrom("links").select(count).where("links.owner_id", "=", ownerId).where("links.archived_at", "is not", null);
+    const row = await db
+      .selectFrom("link_counts")
+      .select((eb) => eb("link_counts.links", "-", archived).as("n"))
+      .where("link_counts.owner_id", "=", ownerId)
+      .executeTakeFirst();
+    if (row !== undefined) return Number(row.n);
+  }
   if (f.tagsOnly) {
     // A tag's links are all its owner's: those not archived are the links carrying every tag (counted
     // in link_tags alone), less the archived ones carrying them (few, through links_owner_archived).
