@@ -56,6 +56,7 @@ import { bioPages } from "./migrations/057-bio-pages.js";
 import { linkHealth } from "./migrations/058-link-health.js";
 import { feedReports } from "./migrations/059-feed-reports.js";
 import { linkHealthState } from "./migrations/060-link-health-state.js";
+import { narrowLinkRollups } from "./migrations/062-narrow-link-rollups.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -114,6 +115,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "058-link-health": linkHealth(),
     "059-feed-reports": feedReports(),
     "060-link-health-state": linkHealthState(),
+    "062-narrow-link-rollups": narrowLinkRollups(storage.dialect),
   };
 }
 
