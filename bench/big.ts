@@ -44,10 +44,10 @@ const { values: argv } = parseArgs({
   },
 });
 const SMOKE = argv.smoke;
-const CLICKS = Number(argv.clicks ?? (SMOKE ? 200_000 : 100_000_000));
-const LINKS = Number(argv.links ?? (SMOKE ? 2_000 : 1_000_000));
+const CLICKS = Number(argv.clicks ?? (SMOKE ? 100_000 : 100_000_000));
+const LINKS = Number(argv.links ?? (SMOKE ? 1_000 : 1_000_000));
 const DAYS = Number(argv.days);
-const REQUESTS = Number(argv.requests ?? (SMOKE ? 5 : 40));
+const REQUESTS = Number(argv.requests ?? (SMOKE ? 3 : 40));
 const RETENTION_DAYS = 90;
 const GOAL_MS = 100;
 /** A cached dataset ends at its build: past this age its "last 7 days" thin out, and it is built again. */
