@@ -40,7 +40,13 @@ export function createAnalytics(deps: AnalyticsDeps): Analytics {
   });
   deps.events.subscribe("lead.created", (n) => live.converted(n.ownerId, liveConversion("lead", n)));
   deps.events.subscribe("sale.created", (n) => live.converted(n.ownerId, liveConversion("sale", n)));
-  const analytics = new AccountAnalytics({ db: storage.db, dialect: storage.dialect, stats: deps.stats, origin: settings.origin, ownHost: settings.baseUrl.hostname });
+  const analytics = new AccountAnalytics({
+    db: storage.db,
+    dialect: storage.dialect,
+    stats: deps.stats,
+    origin: settings.origin,
+    ownHost: settings.baseUrl.hostname,
+  });
   return { analytics, live };
 }
 

@@ -211,7 +211,14 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
     }
     await server.ctx.clicks.flush();
     const read = (candidates: number) =>
-      new AccountAnalytics({ db: server.ctx.storage.db, dialect: server.ctx.storage.dialect, stats: server.ctx.stats, origin: server.url, ownHost: HOST, candidates }).read(user, { range: "7d" });
+      new AccountAnalytics({
+        db: server.ctx.storage.db,
+        dialect: server.ctx.storage.dialect,
+        stats: server.ctx.stats,
+        origin: server.url,
+        ownHost: HOST,
+        candidates,
+      }).read(user, { range: "7d" });
     const all = await read(1_000);
     expect(all.links).toHaveLength(50);
     expect(all.links.map((l) => l.clicks)).toEqual(Array.from({ length: 50 }, (_, i) => 60 - i));
