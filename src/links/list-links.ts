@@ -55,6 +55,8 @@ interface SortKey {
   sql: RawBuilder<number>;
   id: RawBuilder<string>;
   of: (row: LinkView) => number;
+  /** The key is link_click_order's, joined as `o` (PostgreSQL's clicks and last click). */
+  joined: boolean;
 }
 
 /**
@@ -66,9 +68,15 @@ interface SortKey {
 function sortKey(sort: LinkListSort, engine: ListEngine): SortKey {
   const of: SortKey["of"] =
     sort === "created" ? (r) => Number(r.created_at) : sort === "clicks" ? (r) => Number(r.click_count) : (r) => Number(r.last_click_at ?? 0);
-  if (sort === "created") return { sql: sql<number>`links.created_at`, id: sql<string>`links.id`, of };
-  if (engine === "postgres") return { sql: sort === "clicks" ? sql<number>`o.click_count` : sql<number>`o.last_click_key`, id: sql<string>`o.link_id`, of };
-  return { sql: sort === "clicks" ? sql<number>`links.click_count` : sql<number>`coalesce(links.last_click_at, 0)`, id: sql<string>`links.id`, of };
+  if (sort === "created") return { sql: sql<number>`links.created_at`, id: sql<string>`links.id`, of, joined: false };
+  if (engine === "postgres")
+    return { sql: sort === "clicks" ? sql<number>`o.click_count` : sql<number>`o.last_click_key`, id: sql<string>`o.link_id`, of, joined: true };
+  return {
+    sql: sort === "clicks" ? sql<number>`links.click_count` : sql<number>`coalesce(links.last_click_at, 0)`,
+    id: sql<string>`links.id`,
+    of,
+    joined: false,
+  };
 }
 
 const and = (conds: Condition[]): Condition => (conds.length === 0 ? sql<boolean>`1 = 1` : sql<boolean>`(${sql.join(conds, sql` and `)})`);
@@ -243,7 +251,7 @@ async function readPage(db: Db, deps: LinkDeps, ownerId: string, query: ListQuer
   const dir = sql.raw(p.order);
   const conds = [...f.conds, ...f.tags.filter((t) => t !== from).map((t) => hasTag(t, "links.id"))];
   let rowsFrom = linksFrom(db, from);
-  if (p.engine === "postgres" && p.sort !== "created") {
+  if (key.joined) {
     rowsFrom = rowsFrom.innerJoin("link_click_order as o", "o.link_id", "links.id") as unknown as LinksFrom;
     conds.push(sql<boolean>`o.owner_id = ${ownerId}`);
   }
