@@ -82,7 +82,17 @@ const key = createHash("sha1")
   .slice(0, 12);
 
 /** The tables of clicks: raw rows and roll-ups. */
-const CLICK_TABLES = ["clicks", "click_daily", "click_hourly", "click_breakdown", "click_breakdown_month", "owner_daily", "owner_hourly", "owner_breakdown"];
+const CLICK_TABLES = [
+  "clicks",
+  "click_daily",
+  "click_hourly",
+  "click_breakdown",
+  "click_breakdown_month",
+  "owner_daily",
+  "owner_hourly",
+  "owner_breakdown",
+  "owner_breakdown_month",
+];
 
 // ---- the dataset's shape ---------------------------------------------------------------------------------
 
@@ -269,6 +279,10 @@ async function build(storage: Storage, ownerId: string): Promise<Omit<Built, "se
   await insertRows(storage, "ownerDaily", o.daily);
   await insertRows(storage, "ownerHourly", o.hourly);
   await insertRows(storage, "ownerBreakdown", o.breakdown);
+  // The owner's monthly rows of the compacted months: the sum of its links' monthly rows (migration 062).
+  await sql`INSERT INTO owner_breakdown_month (owner_id, month, dimension, value, clicks, visitors)
+    SELECT owner_id, substr(day, 1, 7), dimension, value, sum(clicks), sum(visitors) FROM owner_breakdown
+    WHERE owner_id = ${ownerId} AND day < ${`${monthsThrough}-32`} GROUP BY owner_id, substr(day, 1, 7), dimension, value`.execute(storage.db);
   // The writers' state: every raw click rolled up (SQLite's watermark), the months before this one compacted.
   await sql`UPDATE click_rollup_state SET last_click_id = (SELECT coalesce(max(id), 0) FROM clicks), months_through = ${monthsThrough},
     epoch_to = NULL, epoch_link = NULL, compact_to = NULL, compact_link = NULL WHERE id = 1`.execute(storage.db);
@@ -404,7 +418,7 @@ async function tableBytes(engine: BenchEngine, database: string): Promise<TableB
 }
 
 function printBytes(engine: BenchEngine, built: Built, bytes: TableBytes[]): void {
-  const represents = (t: string) => (t === "clicks" ? built.rawClicks : t === "click_breakdown_month" ? built.monthlyClicks : built.clicks);
+  const represents = (t: string) => (t === "clicks" ? built.rawClicks : t.endsWith("_month") ? built.monthlyClicks : built.clicks);
   const mb = (b: number) => (b / 1e6).toFixed(1).padStart(9);
   log(`${engine}: bytes on disk per click (table + its indexes; "clicks" = clicks the table holds or rolls up)`);
   log(`  ${"table".padEnd(22)} ${"rows".padStart(12)} ${"data MB".padStart(9)} ${"index MB".padStart(9)} ${"clicks".padStart(12)} bytes/click`);

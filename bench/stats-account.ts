@@ -65,6 +65,8 @@ async function seed(ctx: AppContext, ownerId: string, end: number): Promise<{ bi
     FROM click_hourly GROUP BY hour`.execute(db);
   await sql`INSERT INTO owner_breakdown (owner_id, day, dimension, value, clicks, visitors) SELECT ${ownerId}, day, dimension, value, sum(clicks), sum(visitors)
     FROM click_breakdown GROUP BY day, dimension, value`.execute(db);
+  await sql`INSERT INTO owner_breakdown_month (owner_id, month, dimension, value, clicks, visitors) SELECT ${ownerId}, month, dimension, value, sum(clicks), sum(visitors)
+    FROM click_breakdown_month GROUP BY month, dimension, value`.execute(db);
   if (ctx.storage.sqlite) {
     // The roll-ups were written here: the service must not fold the raw clicks in again at start.
     ctx.storage.sqlite.prepare("UPDATE click_rollup_state SET last_click_id = (SELECT coalesce(max(id), 0) FROM clicks) WHERE id = 1").run();

@@ -52,21 +52,21 @@ export function emptyFiner(): FinerTops {
 export async function topFiner(db: Db, src: RollupSource, range: DayRange, monthsThrough: string, only?: Array<[Finer, string]>): Promise<FinerTops> {
   const values = only === undefined ? undefined : [...new Set(only.map(([, v]) => v))];
   if (values !== undefined && values.length === 0) return emptyFiner();
-  const parts = splitByMonth(range, src.monthly === null ? "" : monthsThrough);
+  const parts = splitByMonth(range, monthsThrough);
   const dims = sql`dimension IN (${sql.join(FINER)})`;
   const valueIn = values === undefined ? sql`` : sql` AND value IN (${sql.join(values)})`;
   const arms = parts.days.map(
     (d) =>
       sql`SELECT dimension, value, clicks, visitors FROM ${sql.table(src.breakdown)} WHERE ${src.where} AND ${dims} AND day >= ${d.from} AND day <= ${d.to}${valueIn}`,
   );
-  if (parts.months && src.monthly !== null) {
+  if (parts.months) {
     arms.unshift(
       sql`SELECT dimension, value, clicks, visitors FROM ${sql.table(src.monthly)} WHERE ${src.where} AND ${dims} AND month >= ${parts.months.from} AND month <= ${parts.months.to}${valueIn}`,
     );
   }
   const ranked = sql`SELECT dimension, value, sum(clicks) AS clicks, sum(visitors) AS visitors,
     row_number() OVER (PARTITION BY dimension ORDER BY sum(clicks) DESC, value ASC) AS rank
-    FROM (${sql.join(arms, sql` UNION ALL `)}) AS u GROUP BY dimension, value`;
+    FROM (${sql.join(arms, sql` UNION ALL `)}) AS u GROUP BY dimension, value HAVING sum(clicks) > 0`;
   const limit = values === undefined ? sql` WHERE rank <= ${TOP}` : sql``;
   const rows = await sql<{ dimension: string; value: string; clicks: number; visitors: number }>`SELECT dimension, value, clicks, visitors
     FROM (${ranked}) AS r${limit} ORDER BY dimension, rank`.execute(db);

@@ -1,5 +1,5 @@
 // PostgreSQL's monthly compaction (migration 030), as SQLite's (sqlite-rollups.ts): a batch upserts a
-// month's monthly breakdown rows only once that month is compacted; the months after
+// month's monthly breakdown rows (the links' and their owners', migration 062) only once that month is compacted; the months after
 // click_rollup_state.months_through are read from the daily rows (stats.ts) and, once clicks of a
 // later month are written, compacted from them, link range by link range (by links.num, an integer
 // that orders the same in every collation), each chunk in a transaction of its own that records how
@@ -102,6 +102,15 @@ async function compactChunk(trx: Db, m: MonthState): Promise<boolean> {
     GROUP BY b.link_id, substr(b.day, 1, 7), b.dimension, b.value
     ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks,
       visitors = click_breakdown_month.visitors + excluded.visitors`.execute(trx);
+  // The same links' rows of those months, just written (no roll-up writes them before their link is compacted), added to their owners'.
+  await sql`INSERT INTO owner_breakdown_month (owner_id, month, dimension, value, clicks, visitors)
+    SELECT l.owner_id, m.month, m.dimension, m.value, sum(m.clicks), sum(m.visitors)
+    FROM links l JOIN click_breakdown_month m ON m.link_id = l.id
+    WHERE l.num > ${m.num} ${last === null ? sql`` : sql`AND l.num <= ${last}`} AND l.owner_id IS NOT NULL
+      AND m.month > ${m.through} AND m.month <= ${m.to}
+    GROUP BY l.owner_id, m.month, m.dimension, m.value
+    ON CONFLICT (owner_id, dimension, month, value) DO UPDATE SET clicks = owner_breakdown_month.clicks + excluded.clicks,
+      visitors = owner_breakdown_month.visitors + excluded.visitors`.execute(trx);
   if (last === null) await sql`UPDATE click_rollup_state SET months_through = ${m.to}, compact_to = NULL, compact_link = NULL WHERE id = 1`.execute(trx);
   else await sql`UPDATE click_rollup_state SET compact_to = ${m.to}, compact_link = ${String(last)} WHERE id = 1`.execute(trx);
   return last !== null;

@@ -185,4 +185,10 @@ async function writeOwnerRollups(trx: Db, u: RollUps): Promise<void> {
       ON CONFLICT (owner_id, dimension, day, value) DO UPDATE SET clicks = owner_breakdown.clicks + excluded.clicks, visitors = owner_breakdown.visitors + excluded.visitors`.execute(
       trx,
     );
+  if (u.ownerMonthly.length > 0)
+    await sql`INSERT INTO owner_breakdown_month (owner_id, month, dimension, value, clicks, visitors)
+      SELECT * FROM unnest(${column(u.ownerMonthly, "owner_id")}::text[], ${column(u.ownerMonthly, "month")}::text[], ${column(u.ownerMonthly, "dimension")}::text[],
+        ${column(u.ownerMonthly, "value")}::text[], ${column(u.ownerMonthly, "clicks")}::bigint[], ${column(u.ownerMonthly, "visitors")}::bigint[])
+      ON CONFLICT (owner_id, dimension, month, value) DO UPDATE SET clicks = owner_breakdown_month.clicks + excluded.clicks,
+        visitors = owner_breakdown_month.visitors + excluded.visitors`.execute(trx);
 }

@@ -1,6 +1,6 @@
 // Groups turned into roll-up rows and click_count increments, in key order (rollUp). Terms: README.md.
 import type { Selectable } from "kysely";
-import type { OwnerBreakdownTable, OwnerDailyTable, OwnerHourlyTable } from "../storage/click-tables.js";
+import type { OwnerBreakdownMonthTable, OwnerBreakdownTable, OwnerDailyTable, OwnerHourlyTable } from "../storage/click-tables.js";
 import { type UtmKey, utmValues } from "./utm-values.js";
 import {
   BREAKDOWNS,
@@ -16,6 +16,7 @@ import {
 export type OwnerDailyRow = Selectable<OwnerDailyTable>;
 export type OwnerHourlyRow = Selectable<OwnerHourlyTable>;
 export type OwnerBreakdownRow = Selectable<OwnerBreakdownTable>;
+export type OwnerMonthlyRow = Selectable<OwnerBreakdownMonthTable>;
 
 export interface RollUps {
   /** [link id, clicks to add to links.click_count, latest click's time for links.last_click_at], by link id. */
@@ -28,6 +29,8 @@ export interface RollUps {
   ownerDaily: OwnerDailyRow[];
   ownerHourly: OwnerHourlyRow[];
   ownerBreakdown: OwnerBreakdownRow[];
+  /** The monthly rows summed per owner: an owner's monthly rows are always the sum of its links' (migration 062). */
+  ownerMonthly: OwnerMonthlyRow[];
 }
 
 /** The live links of a roll-up and their owners (null: a link nobody owns). */
@@ -73,7 +76,17 @@ export function rollUp(groups: Group[], live: LiveLinks, keepsMonth: (linkId: st
   const sorted = groups.every((g, i) => i === 0 || compareIds(groups[i - 1]!.link_id, g.link_id) <= 0)
     ? groups
     : [...groups].sort((a, b) => compareIds(a.link_id, b.link_id));
-  const out: RollUps = { increments: [], daily: [], hourly: [], breakdown: [], monthly: [], ownerDaily: [], ownerHourly: [], ownerBreakdown: [] };
+  const out: RollUps = {
+    increments: [],
+    daily: [],
+    hourly: [],
+    breakdown: [],
+    monthly: [],
+    ownerDaily: [],
+    ownerHourly: [],
+    ownerBreakdown: [],
+    ownerMonthly: [],
+  };
   for (let i = 0; i < sorted.length;) {
     const linkId = sorted[i]!.link_id;
     let j = i + 1;
@@ -85,11 +98,12 @@ export function rollUp(groups: Group[], live: LiveLinks, keepsMonth: (linkId: st
   return out;
 }
 
-/** The owner rows: the links' rows summed per owner, in key order (owner, then day, hour or dimension, day, value). */
+/** The owner rows: the links' rows summed per owner, in key order (owner, then day, hour or dimension, day or month, value). */
 function byOwner(out: RollUps, live: LiveLinks): void {
   const daily = new Map<string, OwnerDailyRow>();
   const hourly = new Map<string, OwnerHourlyRow>();
   const breakdown = new Map<string, OwnerBreakdownRow>();
+  const monthly = new Map<string, OwnerMonthlyRow>();
   const sum = <R extends { clicks: number; visitors: number }>(
     m: Map<string, R>,
     key: string,
@@ -119,9 +133,20 @@ function byOwner(out: RollUps, live: LiveLinks): void {
         b,
       );
   }
+  for (const m of out.monthly) {
+    const owner = live.get(m.link_id);
+    if (owner)
+      sum(
+        monthly,
+        `${owner}\u0000${m.dimension}\u0000${m.month}\u0000${m.value}`,
+        () => ({ owner_id: owner, month: m.month, dimension: m.dimension, value: m.value, clicks: 0, visitors: 0 }),
+        m,
+      );
+  }
   out.ownerDaily = byKey(daily);
   out.ownerHourly = byKey(hourly);
   out.ownerBreakdown = byKey(breakdown);
+  out.ownerMonthly = byKey(monthly);
 }
 
 /** One link's rows from its groups, summed by key and sorted by it. */

@@ -20,14 +20,14 @@ export interface SeriesPoint extends Totals {
 
 /**
  * Where a statistic's rows are: the links' roll-ups (one link, or an account's filtered links: `where`
- * compares link_id) or an owner's (owner_daily, owner_hourly, owner_breakdown: `where` compares owner_id).
+ * compares link_id) or an owner's (owner_daily, owner_hourly, owner_breakdown, owner_breakdown_month: `where` compares owner_id).
  */
 export interface RollupSource {
   daily: "click_daily" | "owner_daily";
   hourly: "click_hourly" | "owner_hourly";
   breakdown: "click_breakdown" | "owner_breakdown";
-  /** Monthly breakdown rows, where kept (the links'). */
-  monthly: "click_breakdown_month" | null;
+  /** Monthly breakdown rows: complete through click_rollup_state.months_through. */
+  monthly: "click_breakdown_month" | "owner_breakdown_month";
   where: RawBuilder<boolean>;
 }
 
@@ -38,7 +38,13 @@ export function linkRows(where: RawBuilder<boolean>): RollupSource {
 
 /** An owner's roll-ups: all its links' clicks summed. */
 export function ownerRows(ownerId: string): RollupSource {
-  return { daily: "owner_daily", hourly: "owner_hourly", breakdown: "owner_breakdown", monthly: null, where: sql<boolean>`owner_id = ${ownerId}` };
+  return {
+    daily: "owner_daily",
+    hourly: "owner_hourly",
+    breakdown: "owner_breakdown",
+    monthly: "owner_breakdown_month",
+    where: sql<boolean>`owner_id = ${ownerId}`,
+  };
 }
 
 interface Row extends Totals {

@@ -227,6 +227,7 @@ export function sqliteStatements(handle: SQLite.Database) {
     for (const d of u.ownerDaily) st.ownerDaily.run(d.owner_id, d.day, d.clicks, d.bots, d.visitors, d.qr);
     for (const d of u.ownerHourly) st.ownerHourly.run(d.owner_id, d.hour, d.clicks, d.bots, d.visitors, d.qr);
     for (const d of u.ownerBreakdown) st.ownerBreakdown.run(d.owner_id, d.day, d.dimension, d.value, d.clicks, d.visitors);
+    for (const d of u.ownerMonthly) st.ownerMonthly.run(d.owner_id, d.month, d.dimension, d.value, d.clicks, d.visitors);
     if (final) st.advance.run(upTo);
     else st.progress.run(upTo, groups[groups.length - 1]!.link_id);
   });
@@ -236,7 +237,11 @@ export function sqliteStatements(handle: SQLite.Database) {
     const last = ids.length === COMPACT_LINKS ? (ids[ids.length - 1] as string) : null;
     // "YYYY-MM-32" sorts after every day of the month and before the next month's first.
     const range = { after: m.through === "" ? "" : `${m.through}-32`, before: `${m.to}-32` };
-    for (const link of ids) st.compactLink.run({ link, ...range });
+    const months = { after: m.through, to: m.to };
+    for (const link of ids) {
+      st.compactLink.run({ link, ...range });
+      st.compactOwnerLink.run({ link, ...months });
+    }
     if (last === null) st.monthsDone.run(m.to);
     else st.monthsProgress.run(m.to, last);
     return last;
@@ -245,6 +250,20 @@ export function sqliteStatements(handle: SQLite.Database) {
   const counting = handle.transaction((counts: LimitCount[]): boolean[] => counts.map((c) => st.countOne.run(c.at, c.at, c.linkId, c.maxClicks).changes > 0));
   const countLimited = (counts: LimitCount[]): boolean[] => counting.immediate(counts);
   return { ...st, raw, move, rollups, compact, countLimited };
+}
+
+/** A roll-up's summed columns: a row's and a breakdown's. */
+const TOTALS = ["clicks", "bots", "visitors", "qr"];
+const PAIR = ["clicks", "visitors"];
+
+/** A roll-up's ON CONFLICT on its key: the new row's sums added to the stored row's. */
+function addOnConflict(table: string, key: string, sums: string[]): string {
+  return ` ON CONFLICT (${key}) DO UPDATE SET ${sums.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(", ")}`;
+}
+
+/** A roll-up row's upsert, its values bound in the order of `cols`. */
+function upsert(h: SQLite.Database, table: string, cols: string[], key: string, sums: string[]) {
+  return h.prepare(`INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})${addOnConflict(table, key, sums)}`);
 }
 
 function prepare(h: SQLite.Database) {
@@ -262,39 +281,14 @@ function prepare(h: SQLite.Database) {
     increment: h.prepare(`UPDATE links SET click_count = click_count + ?, ${LAST_CLICK_AT} WHERE num = ?`),
     /** Counts one click of a click-limited link: its time twice, the link id, its limit. */
     countOne: h.prepare(`UPDATE links SET click_count = click_count + 1, ${LAST_CLICK_AT} WHERE id = ? AND click_count < ?`),
-    daily: h.prepare(
-      "INSERT INTO click_daily (link_id, day, clicks, bots, visitors, qr) VALUES (?, ?, ?, ?, ?, ?) " +
-        "ON CONFLICT (link_id, day) DO UPDATE SET clicks = click_daily.clicks + excluded.clicks, bots = click_daily.bots + excluded.bots, " +
-        "visitors = click_daily.visitors + excluded.visitors, qr = click_daily.qr + excluded.qr",
-    ),
-    hourly: h.prepare(
-      "INSERT INTO click_hourly (link_id, hour, clicks, bots, visitors, qr) VALUES (?, ?, ?, ?, ?, ?) " +
-        "ON CONFLICT (link_id, hour) DO UPDATE SET clicks = click_hourly.clicks + excluded.clicks, bots = click_hourly.bots + excluded.bots, " +
-        "visitors = click_hourly.visitors + excluded.visitors, qr = click_hourly.qr + excluded.qr",
-    ),
-    breakdown: h.prepare(
-      "INSERT INTO click_breakdown (link_id, day, dimension, value, clicks, visitors) VALUES (?, ?, ?, ?, ?, ?) " +
-        "ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = click_breakdown.clicks + excluded.clicks, visitors = click_breakdown.visitors + excluded.visitors",
-    ),
-    ownerDaily: h.prepare(
-      "INSERT INTO owner_daily (owner_id, day, clicks, bots, visitors, qr) VALUES (?, ?, ?, ?, ?, ?) " +
-        "ON CONFLICT (owner_id, day) DO UPDATE SET clicks = owner_daily.clicks + excluded.clicks, bots = owner_daily.bots + excluded.bots, " +
-        "visitors = owner_daily.visitors + excluded.visitors, qr = owner_daily.qr + excluded.qr",
-    ),
-    ownerHourly: h.prepare(
-      "INSERT INTO owner_hourly (owner_id, hour, clicks, bots, visitors, qr) VALUES (?, ?, ?, ?, ?, ?) " +
-        "ON CONFLICT (owner_id, hour) DO UPDATE SET clicks = owner_hourly.clicks + excluded.clicks, bots = owner_hourly.bots + excluded.bots, " +
-        "visitors = owner_hourly.visitors + excluded.visitors, qr = owner_hourly.qr + excluded.qr",
-    ),
-    ownerBreakdown: h.prepare(
-      "INSERT INTO owner_breakdown (owner_id, day, dimension, value, clicks, visitors) VALUES (?, ?, ?, ?, ?, ?) " +
-        "ON CONFLICT (owner_id, dimension, day, value) DO UPDATE SET clicks = owner_breakdown.clicks + excluded.clicks, visitors = owner_breakdown.visitors + excluded.visitors",
-    ),
-    monthly: h.prepare(
-      "INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks, visitors) VALUES (?, ?, ?, ?, ?, ?) " +
-        "ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks, " +
-        "visitors = click_breakdown_month.visitors + excluded.visitors",
-    ),
+    daily: upsert(h, "click_daily", ["link_id", "day", ...TOTALS], "link_id, day", TOTALS),
+    hourly: upsert(h, "click_hourly", ["link_id", "hour", ...TOTALS], "link_id, hour", TOTALS),
+    breakdown: upsert(h, "click_breakdown", ["link_id", "day", "dimension", "value", ...PAIR], "link_id, dimension, day, value", PAIR),
+    ownerDaily: upsert(h, "owner_daily", ["owner_id", "day", ...TOTALS], "owner_id, day", TOTALS),
+    ownerHourly: upsert(h, "owner_hourly", ["owner_id", "hour", ...TOTALS], "owner_id, hour", TOTALS),
+    ownerBreakdown: upsert(h, "owner_breakdown", ["owner_id", "day", "dimension", "value", ...PAIR], "owner_id, dimension, day, value", PAIR),
+    monthly: upsert(h, "click_breakdown_month", ["link_id", "month", "dimension", "value", ...PAIR], "link_id, dimension, month, value", PAIR),
+    ownerMonthly: upsert(h, "owner_breakdown_month", ["owner_id", "month", "dimension", "value", ...PAIR], "owner_id, dimension, month, value", PAIR),
     state: h.prepare("SELECT last_click_id AS last, epoch_to, epoch_link, months_through, compact_to, compact_link FROM click_rollup_state WHERE id = 1"),
     /** A roll-up is complete up to this click id. */
     advance: h.prepare("UPDATE click_rollup_state SET last_click_id = max(last_click_id, ?), epoch_to = NULL, epoch_link = NULL WHERE id = 1"),
@@ -306,9 +300,15 @@ function prepare(h: SQLite.Database) {
       "INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks, visitors) " +
         "SELECT link_id, substr(day, 1, 7), dimension, value, sum(clicks), sum(visitors) FROM click_breakdown " +
         `WHERE link_id = :link AND dimension IN (${BREAKDOWNS.map((d) => `'${d}'`).join(", ")}) AND day > :after AND day < :before ` +
-        "GROUP BY dimension, substr(day, 1, 7), value " +
-        "ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks, " +
-        "visitors = click_breakdown_month.visitors + excluded.visitors",
+        "GROUP BY dimension, substr(day, 1, 7), value" +
+        addOnConflict("click_breakdown_month", "link_id, dimension, month, value", PAIR),
+    ),
+    /** A link's monthly rows just compacted (months after :after up to :to), added to its owner's. */
+    compactOwnerLink: h.prepare(
+      "INSERT INTO owner_breakdown_month (owner_id, month, dimension, value, clicks, visitors) " +
+        "SELECT l.owner_id, m.month, m.dimension, m.value, m.clicks, m.visitors FROM click_breakdown_month m JOIN links l ON l.id = m.link_id " +
+        "WHERE m.link_id = :link AND l.owner_id IS NOT NULL AND m.month > :after AND m.month <= :to" +
+        addOnConflict("owner_breakdown_month", "owner_id, dimension, month, value", PAIR),
     ),
     monthsProgress: h.prepare("UPDATE click_rollup_state SET compact_to = ?, compact_link = ? WHERE id = 1"),
     monthsDone: h.prepare("UPDATE click_rollup_state SET months_through = ?, compact_to = NULL, compact_link = NULL WHERE id = 1"),

@@ -164,7 +164,7 @@ export class StatsService {
   /** Every dimension's top values over UTC days for the filtered links, with the stored counts of the held-back groups' values (so they can move into the top). */
   async tops(db: Db, links: RollupSource, days: DayRange, held: Group[]): Promise<Tops> {
     const inDays = held.filter((g) => g.day >= days.from && g.day <= days.to);
-    const monthsThrough = links.monthly === null ? "" : await this.monthsThrough(db);
+    const monthsThrough = await this.monthsThrough(db);
     const by = {} as Record<Dimension, Top>;
     for (const d of DIMENSIONS) {
       const values = [...new Set(inDays.map((g) => g[d]))];
@@ -216,19 +216,19 @@ export class StatsService {
     db = this.deps.db,
     only?: string[],
   ): Promise<Top> {
-    const parts = splitByMonth(range, src.monthly === null ? "" : monthsThrough);
+    const parts = splitByMonth(range, monthsThrough);
     const values = only === undefined ? sql`` : sql` AND value IN (${sql.join(only)})`;
     const arms = parts.days.map(
       (d) =>
         sql`SELECT value, clicks, visitors FROM ${sql.table(src.breakdown)} WHERE ${src.where} AND dimension = ${dimension} AND day >= ${d.from} AND day <= ${d.to}${values}`,
     );
-    if (parts.months && src.monthly !== null) {
+    if (parts.months) {
       arms.unshift(
         sql`SELECT value, clicks, visitors FROM ${sql.table(src.monthly)} WHERE ${src.where} AND dimension = ${dimension} AND month >= ${parts.months.from} AND month <= ${parts.months.to}${values}`,
       );
     }
     const rows = await sql<{ value: string; clicks: number; visitors: number }>`SELECT value, sum(clicks) AS clicks, sum(visitors) AS visitors
-      FROM (${sql.join(arms, sql` UNION ALL `)}) AS u GROUP BY value ORDER BY sum(clicks) DESC, value ASC LIMIT ${limit}`.execute(db);
+      FROM (${sql.join(arms, sql` UNION ALL `)}) AS u GROUP BY value HAVING sum(clicks) > 0 ORDER BY sum(clicks) DESC, value ASC LIMIT ${limit}`.execute(db);
     return rows.rows.map((r) => ({ value: r.value, clicks: Number(r.clicks), visitors: Number(r.visitors) }));
   }
 }

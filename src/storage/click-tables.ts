@@ -131,3 +131,13 @@ export interface OwnerBreakdownTable {
   clicks: number;
   visitors: number;
 }
+
+/** The sum of an owner's links' click_breakdown_month rows (migration 062): complete through click_rollup_state.months_through. */
+export interface OwnerBreakdownMonthTable {
+  owner_id: string;
+  month: string;
+  dimension: string;
+  value: string;
+  clicks: number;
+  visitors: number;
+}

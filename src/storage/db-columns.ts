@@ -464,6 +464,14 @@ export const DB_COLUMNS = {
     value: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
     visitors: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
   },
+  owner_breakdown_month: {
+    clicks: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
+    dimension: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    month: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    owner_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    value: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
+    visitors: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
+  },
   owner_daily: {
     bots: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },
     clicks: { sqlite: "bigint", postgres: "int8", ts: "number", nullable: false, defaulted: false },

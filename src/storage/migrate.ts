@@ -57,6 +57,7 @@ import { linkHealth } from "./migrations/058-link-health.js";
 import { feedReports } from "./migrations/059-feed-reports.js";
 import { linkHealthState } from "./migrations/060-link-health-state.js";
 import { pgClickOrder } from "./migrations/061-pg-click-order.js";
+import { ownerMonths } from "./migrations/062-owner-months.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -116,6 +117,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "059-feed-reports": feedReports(),
     "060-link-health-state": linkHealthState(),
     "061-pg-click-order": pgClickOrder(storage.dialect),
+    "062-owner-months": ownerMonths(storage.dialect),
   };
 }
 

@@ -10,6 +10,7 @@ import type {
   ClickRollupStateTable,
   ClickVisitorsTable,
   ClicksTable,
+  OwnerBreakdownMonthTable,
   OwnerBreakdownTable,
   OwnerDailyTable,
   OwnerHourlyTable,
@@ -369,6 +370,7 @@ export interface Database
   owner_daily: OwnerDailyTable;
   owner_hourly: OwnerHourlyTable;
   owner_breakdown: OwnerBreakdownTable;
+  owner_breakdown_month: OwnerBreakdownMonthTable;
   click_rollup_state: ClickRollupStateTable;
   click_journal: ClickJournalTable;
   api_keys: ApiKeysTable;

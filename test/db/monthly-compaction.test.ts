@@ -1,7 +1,8 @@
 // SQLite writes a month's monthly breakdown rows by compacting its daily rows once the month is over
 // (sqlite-rollups.ts). Statistics must be the same before, during and after, a compaction cut short
 // must resume where it stopped, and clicks of a month that arrive late (during or after its
-// compaction) must be counted exactly once in both roll-ups.
+// compaction) must be counted exactly once in both roll-ups. The owners' monthly rows (migration 062)
+// stay the sums of their links' at every step, a deleted link's rows taken out.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +13,7 @@ import { CountryResolver } from "../../src/clicks/describe.js";
 import type { ClickInput } from "../../src/clicks/recorder.js";
 import { batchOf } from "../../src/clicks/click-buffer.js";
 import { StatsService } from "../../src/clicks/stats.js";
+import { ownerRows } from "../../src/clicks/series.js";
 import { ManualClock } from "../../src/shared/clock.js";
 import { openStorage, type Storage } from "../../src/storage/db.js";
 import { migrateToLatest } from "../../src/storage/migrate.js";
@@ -51,6 +53,25 @@ const mismatches = (month: string) =>
     .pluck()
     .get({ m: month });
 
+/** Owner monthly rows that differ from the sum of their links' monthly rows (any month; links without an owner left out). */
+const ownerMismatches = () =>
+  handle
+    .prepare(
+      `WITH l AS (SELECT links.owner_id, m.month, m.dimension, m.value, sum(m.clicks) AS clicks, sum(m.visitors) AS visitors
+                  FROM click_breakdown_month m JOIN links ON links.id = m.link_id WHERE links.owner_id IS NOT NULL GROUP BY 1, 2, 3, 4),
+            o AS (SELECT owner_id, month, dimension, value, clicks, visitors FROM owner_breakdown_month WHERE clicks <> 0 OR visitors <> 0)
+       SELECT count(*) FROM (SELECT * FROM l EXCEPT SELECT * FROM o UNION ALL SELECT * FROM o EXCEPT SELECT * FROM l)`,
+    )
+    .pluck()
+    .get();
+const ownerMonthClicks = (owner: string, month: string) =>
+  Number(
+    handle
+      .prepare("SELECT coalesce(sum(clicks), 0) FROM owner_breakdown_month WHERE owner_id = ? AND month = ? AND dimension = 'country'")
+      .pluck()
+      .get(owner, month),
+  );
+
 async function octoberCountries(linkIndex: number) {
   const stats = new StatsService({ db: storage.db, clock: new ManualClock(NOV) });
   const link = await storage.db.selectFrom("links").selectAll().where("id", "=", id(linkIndex)).executeTakeFirstOrThrow();
@@ -63,10 +84,16 @@ beforeAll(async () => {
   storage = await openStorage({ kind: "sqlite", file: join(mkdtempSync(join(tmpdir(), "snip-compact-")), "snip.db") });
   await migrateToLatest(storage);
   handle = storage.sqlite as SQLite.Database;
+  handle
+    .prepare(
+      "INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES ('u0', 'u0@example.com', 'x', 0, 0), ('u1', 'u1@example.com', 'x', 0, 0)",
+    )
+    .run();
   const insert = handle.prepare(
-    "INSERT INTO links (id, domain, alias, url, click_count, created_at, updated_at) VALUES (?, '', ?, 'https://example.com/', 0, 0, 0)",
+    "INSERT INTO links (id, domain, alias, url, owner_id, click_count, created_at, updated_at) VALUES (?, '', ?, 'https://example.com/', ?, 0, 0, 0)",
   );
-  for (let i = 0; i < LINKS; i++) insert.run(id(i), `a${i}`);
+  // Owners u0 and u1 by turns; every third link has none.
+  for (let i = 0; i < LINKS; i++) insert.run(id(i), `a${i}`, i % 3 === 2 ? null : `u${i % 3}`);
   // Whatever today is: September is the last month the monthly roll-up holds.
   handle.prepare("UPDATE click_rollup_state SET months_through = '2026-09'").run();
 });
@@ -109,6 +136,9 @@ it("compacts October once November's clicks arrive, resumes after a crash, and c
   await expect(crashing.flushRollups()).rejects.toThrow("simulated crash");
   expect(state()).toEqual({ months_through: "2026-09", compact_to: "2026-10", compact_link: id(499) });
   expect(Number(handle.prepare("SELECT count(DISTINCT link_id) FROM click_breakdown_month WHERE month = '2026-10'").pluck().get())).toBe(500);
+  // The owners' October rows hold the links compacted so far, and only those.
+  expect(ownerMismatches()).toBe(0);
+  expect(ownerMonthClicks("u0", "2026-10")).toBeGreaterThan(0);
   // Mid-compaction, statistics still read October from the daily rows.
   expect(await octoberCountries(7)).toEqual(expected7);
   expect(await octoberCountries(900)).toEqual([
@@ -123,6 +153,7 @@ it("compacts October once November's clicks arrive, resumes after a crash, and c
   await next.flushRollups();
   expect(state()).toEqual({ months_through: "2026-10", compact_to: null, compact_link: null });
   expect(mismatches("2026-10")).toBe(0);
+  expect(ownerMismatches()).toBe(0);
   expect(monthlyRows("2026-11")).toBe(0);
   // October's salt and keys went once November came (the day before yesterday): a late October click's
   // visitor gets a key of a new salt, and is counted again.
@@ -151,4 +182,21 @@ it("compacts October once November's clicks arrive, resumes after a crash, and c
   // Every October click is in the monthly rows exactly once (5 dimensions each).
   const octoberClicks = october.length + 3 + 1;
   expect(Number(handle.prepare("SELECT sum(clicks) FROM click_breakdown_month WHERE month = '2026-10'").pluck().get())).toBe(octoberClicks * 5);
+  expect(ownerMismatches()).toBe(0);
+  // u0's links are 0, 3, 6, ...: i % 3 + 1 = 1 click from NL and one from DE each, plus the three late clicks of link 900 (a u0 link).
+  expect(ownerMonthClicks("u0", "2026-10")).toBe(Math.ceil(LINKS / 3) * 2 + 3);
+  // u1's: 2 from NL, one from DE each, plus link 7's 4 from BR and its late click.
+  expect(ownerMonthClicks("u1", "2026-10")).toBe(Math.ceil((LINKS - 1) / 3) * 3 + 4 + 1);
+
+  // A deleted link's clicks leave its owner's monthly rows; its owner's statistics read them (account analytics).
+  handle.prepare("DELETE FROM links WHERE id = ?").run(id(7));
+  expect(ownerMismatches()).toBe(0);
+  expect(ownerMonthClicks("u1", "2026-10")).toBe(Math.ceil((LINKS - 1) / 3) * 3 - 3);
+  const stats = new StatsService({ db: storage.db, clock: new ManualClock(NOV) });
+  const octoberDays = { from: "2026-10-01", to: "2026-10-31", days: 31, startMs: Date.UTC(2026, 9, 1), endMs: Date.UTC(2026, 10, 1) };
+  const tops = await stats.tops(storage.db, ownerRows("u1"), octoberDays, []);
+  expect(tops.by.country).toEqual([
+    { value: "NL", clicks: (Math.ceil((LINKS - 1) / 3) - 1) * 2, visitors: Math.ceil((LINKS - 1) / 3) - 1 },
+    { value: "DE", clicks: Math.ceil((LINKS - 1) / 3) - 1, visitors: 0 },
+  ]);
 });

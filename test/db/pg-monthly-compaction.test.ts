@@ -2,7 +2,8 @@
 // as SQLite does: statistics must be the same before, during and after a compaction, a compaction
 // cut short resumes where it stopped, late clicks of a month are counted exactly once in both
 // roll-ups, and writers of several instances racing a compaction (and two instances compacting at
-// once) leave the monthly rows equal to the sums of the daily ones.
+// once) leave the monthly rows equal to the sums of the daily ones, and the owners' monthly rows (migration
+// 062) equal to the sums of their links'.
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresClickWriter } from "../../src/clicks/pg-writer.js";
@@ -56,6 +57,14 @@ const mismatches = (month: string) =>
   }>`WITH d AS (SELECT link_id, dimension, value, sum(clicks) AS clicks, sum(visitors) AS visitors FROM click_breakdown WHERE substr(day, 1, 7) = ${month} GROUP BY 1, 2, 3),
     m AS (SELECT link_id, dimension, value, clicks, visitors FROM click_breakdown_month WHERE month = ${month})
     SELECT count(*) AS n FROM ((SELECT * FROM d EXCEPT SELECT * FROM m) UNION ALL (SELECT * FROM m EXCEPT SELECT * FROM d)) AS x`);
+/** Owner monthly rows that differ from the sum of their links' monthly rows (any month; links without an owner left out). */
+const ownerMismatches = () =>
+  count(sql<{
+    n: string;
+  }>`WITH l AS (SELECT links.owner_id, m.month, m.dimension, m.value, sum(m.clicks) AS clicks, sum(m.visitors) AS visitors
+      FROM click_breakdown_month m JOIN links ON links.id = m.link_id WHERE links.owner_id IS NOT NULL GROUP BY 1, 2, 3, 4),
+    o AS (SELECT owner_id, month, dimension, value, clicks, visitors FROM owner_breakdown_month WHERE clicks <> 0 OR visitors <> 0)
+    SELECT count(*) AS n FROM ((SELECT * FROM l EXCEPT SELECT * FROM o) UNION ALL (SELECT * FROM o EXCEPT SELECT * FROM l)) AS x`);
 const monthlyRows = (month: string) => count(sql<{ n: string }>`SELECT count(*) AS n FROM click_breakdown_month WHERE month = ${month}`);
 
 async function octoberCountries(linkIndex: number) {
@@ -71,8 +80,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL's monthly compaction",
     db = await createTestDatabase("postgres");
     storage = await openTestStorage(db);
     await migrateToLatest(storage);
-    await sql`INSERT INTO links (id, domain, alias, url, click_count, created_at, updated_at)
-      SELECT 'link_' || lpad(i::text, 5, '0'), '', 'a' || i, 'https://example.com/', 0, 0, 0 FROM generate_series(0, ${LINKS - 1}) AS i`.execute(storage.db);
+    await sql`INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES ('u0', 'u0@example.com', 'x', 0, 0), ('u1', 'u1@example.com', 'x', 0, 0)`.execute(
+      storage.db,
+    );
+    // Owners u0 and u1 by turns; every third link has none.
+    await sql`INSERT INTO links (id, domain, alias, url, owner_id, click_count, created_at, updated_at)
+      SELECT 'link_' || lpad(i::text, 5, '0'), '', 'a' || i, 'https://example.com/', CASE WHEN i % 3 = 2 THEN NULL ELSE 'u' || (i % 3) END, 0, 0, 0
+      FROM generate_series(0, ${LINKS - 1}) AS i`.execute(storage.db);
     const rows = await storage.db.selectFrom("links").select(["id", "num"]).execute();
     for (const r of rows) nums[Number(r.id.slice(5))] = Number(r.num);
     // Whatever today is: September is the last month the monthly roll-up holds.
@@ -110,6 +124,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL's monthly compaction",
     const byNum = [...nums].sort((a, b) => a - b);
     expect(await state()).toEqual({ months_through: "2026-09", compact_to: "2026-10", compact_link: String(byNum[COMPACT_LINKS - 1]) });
     expect(await count(sql<{ n: string }>`SELECT count(DISTINCT link_id) AS n FROM click_breakdown_month WHERE month = '2026-10'`)).toBe(COMPACT_LINKS);
+    expect(await ownerMismatches()).toBe(0);
     // Mid-compaction, statistics still read October from the daily rows.
     expect(await octoberCountries(7)).toEqual(expected7);
     const late = LINKS - 1; // a link of the last chunk
@@ -125,6 +140,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL's monthly compaction",
     await other.flushRollups();
     expect(await state()).toEqual({ months_through: "2026-10", compact_to: null, compact_link: null });
     expect(await mismatches("2026-10")).toBe(0);
+    expect(await ownerMismatches()).toBe(0);
     expect(await monthlyRows("2026-11")).toBe(0);
     expect((await octoberCountries(7)).find((c) => c.country === "DE")?.clicks).toBe(2);
     expect((await octoberCountries(late)).find((c) => c.country === "BR")?.clicks).toBe(2);
@@ -136,6 +152,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL's monthly compaction",
     // Every October click is in the monthly rows exactly once (5 dimensions each).
     const octoberClicks = october.length + 3 + 1;
     expect(await count(sql<{ n: string }>`SELECT sum(clicks) AS n FROM click_breakdown_month WHERE month = '2026-10'`)).toBe(octoberClicks * 5);
+    expect(await ownerMismatches()).toBe(0);
   });
 
   it("stays exact while writers of several instances race a compaction run by two instances at once", async () => {
@@ -163,10 +180,20 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL's monthly compaction",
     expect((await state())?.months_through).toBe("2026-11");
     expect(await mismatches("2026-11")).toBe(0);
     expect(await mismatches("2026-10")).toBe(0);
+    expect(await ownerMismatches()).toBe(0);
     expect(await monthlyRows("2026-12")).toBe(0);
     // 4 writers x 12 rounds x 400 late clicks, plus the 1 + 2 November clicks of the first test.
     expect(await count(sql<{ n: string }>`SELECT sum(clicks) AS n FROM click_breakdown_month WHERE month = '2026-11' AND dimension = 'country'`)).toBe(
       4 * 12 * 400 + 3,
     );
+    // A deleted link's rows leave its owner's (link 4 is u1's).
+    const before = await count(sql<{ n: string }>`SELECT sum(clicks) AS n FROM owner_breakdown_month WHERE owner_id = 'u1' AND dimension = 'country'`);
+    const its = await count(sql<{ n: string }>`SELECT sum(clicks) AS n FROM click_breakdown_month WHERE link_id = ${id(4)} AND dimension = 'country'`);
+    expect(its).toBeGreaterThan(0);
+    await sql`DELETE FROM links WHERE id = ${id(4)}`.execute(storage.db);
+    expect(await count(sql<{ n: string }>`SELECT sum(clicks) AS n FROM owner_breakdown_month WHERE owner_id = 'u1' AND dimension = 'country'`)).toBe(
+      before - its,
+    );
+    expect(await ownerMismatches()).toBe(0);
   });
 });

@@ -123,7 +123,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL slower than the redire
     for (const l of running.splice(0)) await l.stop();
     for (const s of servers.splice(0)) await s.close();
     await speedUp(d);
-    await sql`TRUNCATE clicks, click_daily, click_hourly, click_breakdown, click_breakdown_month, owner_daily, owner_hourly, owner_breakdown, click_visitors, click_journal`.execute(
+    await sql`TRUNCATE clicks, click_daily, click_hourly, click_breakdown, click_breakdown_month, owner_daily, owner_hourly, owner_breakdown, owner_breakdown_month, click_visitors, click_journal`.execute(
       d,
     );
     await sql`UPDATE links SET click_count = 0, last_click_at = NULL`.execute(d);

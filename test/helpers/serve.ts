@@ -24,6 +24,17 @@ export interface Serve {
  * `listening` is the text that says so (another for LOG_FORMAT=pretty).
  */
 export async function spawnServe(env: Record<string, string>, preload: string[] = [], listening = '"msg":"snip is listening"'): Promise<Serve> {
+  // A free port can be taken by a parallel test file between freePort() and the child's listen: another port then.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnOnce(env, preload, listening);
+    } catch (err) {
+      if (attempt === 3 || !(err instanceof Error) || !err.message.includes("EADDRINUSE")) throw err;
+    }
+  }
+}
+
+async function spawnOnce(env: Record<string, string>, preload: string[], listening: string): Promise<Serve> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const imports = preload.flatMap((p) => ["--import", pathToFileURL(p).href]);

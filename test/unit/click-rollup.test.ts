@@ -57,6 +57,7 @@ function reference(groups: Group[], live: Map<string, string | null>, keepsMonth
   const ownerDaily = new Map<string, Row>();
   const ownerHourly = new Map<string, Row>();
   const ownerBreakdown = new Map<string, Row>();
+  const ownerMonthly = new Map<string, Row>();
   const toOwner = (from: Map<string, Row>, to: Map<string, Row>, keyOf: (r: Row) => string, fields: string[]) => {
     for (const r of from.values()) {
       const owner = live.get(r.link_id as string);
@@ -82,6 +83,7 @@ function reference(groups: Group[], live: Map<string, string | null>, keepsMonth
   toOwner(daily, ownerDaily, (r) => r.day as string, ["day"]);
   toOwner(hourly, ownerHourly, (r) => String(r.hour).padStart(16, "0"), ["hour"]);
   toOwner(breakdown, ownerBreakdown, (r) => `${r.dimension}\0${r.day}\0${r.value}`, ["day", "dimension", "value"]);
+  toOwner(monthly, ownerMonthly, (r) => `${r.dimension}\0${r.month}\0${r.value}`, ["month", "dimension", "value"]);
   return {
     increments: [...inc.keys()].sort().map((id) => [id, inc.get(id), last.get(id)]),
     daily: sorted(daily),
@@ -91,6 +93,7 @@ function reference(groups: Group[], live: Map<string, string | null>, keepsMonth
     ownerDaily: sorted(ownerDaily),
     ownerHourly: sorted(ownerHourly),
     ownerBreakdown: sorted(ownerBreakdown),
+    ownerMonthly: sorted(ownerMonthly),
   };
 }
 
@@ -199,6 +202,7 @@ describe("rollUp", () => {
       ownerDaily: [],
       ownerHourly: [],
       ownerBreakdown: [],
+      ownerMonthly: [],
     });
   });
 
@@ -339,6 +343,9 @@ describe("rollUp, finer breakdowns", () => {
         .filter((r) => r.dimension === "city" || r.dimension === "utm_campaign")
         .map((r) => `${r.owner_id} ${r.dimension}=${r.value} ${r.clicks}`),
     ).toEqual(["owner1 city=FR-IDF|Paris 3", "owner1 utm_campaign=spring 3"]);
+    expect(u.ownerMonthly.filter((r) => r.dimension === "country").map((r) => `${r.owner_id} ${r.month} ${r.value} ${r.clicks}/${r.visitors}`)).toEqual([
+      "owner1 2026-11 FR 5/3",
+    ]);
   });
 });
 
