@@ -1,7 +1,7 @@
 // Account analytics (docs/api.md, Account analytics): every link of an owner (or those of one link, domain
 // tag or folder) over a period: totals against the period before, the series, the top links and the breakdowns,
 // read from the roll-ups with the clicks held back from them, as a link's statistics are.
-import { type RawBuilder, sql } from "kysely";
+import { type Expression, type RawBuilder, sql } from "kysely";
 import type { Db, Dialect } from "../storage/db.js";
 import type { UserRow } from "../storage/schema.js";
 import type { Analytics, AnalyticsQuery } from "../contract/analytics.js";
@@ -36,7 +36,7 @@ interface LinkKey {
 }
 
 /** Links whose period totals are summed before the others are ruled out by their all-time counts. */
-const CANDIDATES = 500;
+const CANDIDATES = 200;
 
 /** The condition leaving out the links of folders hidden from the reader; null: none hidden. */
 type Hidden = RawBuilder<boolean> | null;
@@ -69,7 +69,7 @@ export class AccountAnalytics {
         held,
         series: await storedSeries(db, rows, p),
         tops: await this.deps.stats.tops(db, rows, p.days, held),
-        links: await linkTotals(db, (min) => byClicks(db, this.deps.dialect, owner.id, conds, min), filter, p, held, this.deps.candidates ?? CANDIDATES),
+        links: await linkTotals(db, byClicks(db, this.deps.dialect, owner.id, filtered ? conds : null), filter, p, held, this.deps.candidates ?? CANDIDATES),
       };
     });
     const groups = value.held;
@@ -176,6 +176,45 @@ async function groupsOfLinks(db: Db, conds: RawBuilder<boolean>, groups: Group[]
   });
 }
 
+/** The owner's links by all-time clicks, most first (what the top links are ruled in and out by). */
+interface ByClicks {
+  first(limit: number): Promise<Array<{ id: string; click_count: number | string }>>;
+  /** Those with at least `min` all-time clicks, as a subquery of their ids. */
+  atLeast(min: number): Expression<unknown>;
+}
+
+/**
+ * The owner's links (those `conds` keeps; null: all) by all-time clicks, most first, ties by id the other way
+ * round: one backward walk of links_owner_clicks on SQLite, of link_click_order's index on PostgreSQL (migration
+ * 061), with no sort (an ascending tie order made PostgreSQL sort, in parallel workers whose start alone took
+ * 24 ms: bench:big).
+ */
+function byClicks(db: Db, dialect: Dialect, ownerId: string, conds: RawBuilder<boolean> | null): ByClicks {
+  if (dialect === "sqlite") {
+    const q = (min: number) =>
+      db
+        .selectFrom("links")
+        .select(["links.id", "links.click_count"])
+        .where(conds ?? sql<boolean>`links.owner_id = ${ownerId}`)
+        .where("links.click_count", ">=", min)
+        .orderBy("links.click_count", "desc")
+        .orderBy("links.id", "desc");
+    return { first: (limit) => q(0).limit(limit).execute(), atLeast: q };
+  }
+  const q = (min: number) => {
+    const own = db
+      .selectFrom("link_click_order as o")
+      .select(["o.link_id as id", "o.click_count"])
+      .where("o.owner_id", "=", ownerId)
+      .where("o.click_count", ">=", min)
+      .orderBy("o.click_count", "desc")
+      .orderBy("o.link_id", "desc");
+    // Unfiltered, link_click_order alone answers (it holds every link's owner); filters are on links.
+    return conds === null ? own : own.where(sql<boolean>`EXISTS (SELECT 1 FROM links WHERE links.id = o.link_id AND ${conds})`);
+  };
+  return { first: (limit) => q(0).limit(limit).execute(), atLeast: q };
+}
+
 /**
  * Clicks and visitors per link over the period's UTC days: the top links, and the stored totals of the
  * links that held-back groups add to (one of them may move into the top). A link's clicks in a period are
@@ -185,47 +224,17 @@ async function groupsOfLinks(db: Db, conds: RawBuilder<boolean>, groups: Group[]
  * clicks are summed (the others cannot reach the TOP_Nth sum, a tie included): on a short period of an
  * account of years, a few thousand links' rows rather than every link's (bench:big, issue 60).
  */
-/**
- * The owner's links matching `conds` with at least `min` all-time clicks, most clicks first: along links_owner_clicks
- * on SQLite, link_click_order's index on PostgreSQL (migration 061).
- */
-function byClicks(db: Db, dialect: Dialect, ownerId: string, conds: RawBuilder<boolean>, min = 0) {
-  if (dialect === "sqlite")
-    return db
-      .selectFrom("links")
-      .select(["links.id", "links.click_count"])
-      .where(conds)
-      .where("links.click_count", ">=", min)
-      .orderBy("links.click_count", "desc")
-      .orderBy("links.id");
-  return db
-    .selectFrom("link_click_order as o")
-    .innerJoin("links", "links.id", "o.link_id")
-    .select(["o.link_id as id", "o.click_count"])
-    .where("o.owner_id", "=", ownerId)
-    .where(conds)
-    .where("o.click_count", ">=", min)
-    .orderBy("o.click_count", "desc")
-    .orderBy("o.link_id");
-}
-
-async function linkTotals(
-  db: Db,
-  ordered: (min?: number) => ReturnType<typeof byClicks>,
-  links: RollupSource,
-  p: Period,
-  held: Group[],
-  first: number,
-): Promise<LinkTotals> {
+async function linkTotals(db: Db, ordered: ByClicks, links: RollupSource, p: Period, held: Group[], first: number): Promise<LinkTotals> {
   const days = sql`day >= ${p.days.from} AND day <= ${p.days.to}`;
   const sums = (where: RawBuilder<boolean>, limit: number) =>
     sql<{ link_id: string; clicks: number; visitors: number }>`SELECT link_id, sum(clicks) AS clicks, sum(visitors) AS visitors FROM click_daily
       WHERE ${where} AND ${days} GROUP BY link_id ORDER BY sum(clicks) DESC, link_id LIMIT ${limit}`.execute(db);
-  const candidates = await ordered().limit(first).execute();
+  const candidates = await ordered.first(first);
   let top = candidates.length === 0 ? { rows: [] } : await sums(sql<boolean>`link_id IN (${sql.join(candidates.map((c) => c.id))})`, TOP_N);
   const bound = candidates.length === first ? Number(candidates[first - 1]!.click_count) : 0;
   const nth = top.rows.length === TOP_N ? Number(top.rows[TOP_N - 1]!.clicks) : 0;
-  if (bound > 0 && bound > nth) top = await sums(nth > 0 ? sql<boolean>`link_id IN (SELECT q.id FROM (${ordered(nth)}) AS q)` : links.where, TOP_N);
+  // A link left out with as many all-time clicks as the TOP_Nth sum could tie with it (and come first by id): summed too.
+  if (bound > 0 && bound >= nth) top = await sums(nth > 0 ? sql<boolean>`link_id IN (SELECT q.id FROM (${ordered.atLeast(nth)}) AS q)` : links.where, TOP_N);
   const out: LinkTotals = new Map(top.rows.map((r) => [r.link_id, { clicks: Number(r.clicks), visitors: Number(r.visitors) }]));
   const more = [...new Set(held.map((g) => g.link_id))].filter((id) => !out.has(id));
   if (more.length > 0) {
