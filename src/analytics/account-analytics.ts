@@ -219,7 +219,7 @@ function byClicks(db: Db, dialect: Dialect, ownerId: string, conds: RawBuilder<b
  * Clicks and visitors per link over the period's UTC days: the top links, and the stored totals of the
  * links that held-back groups add to (one of them may move into the top). A link's clicks in a period are
  * at most its all-time count: the `first` links with the most clicks are summed first, and when the
- * last of them has no more all-time clicks than the TOP_Nth sum, no other link can be in the top (the
+ * last of them has fewer all-time clicks than the TOP_Nth sum, no other link can be in the top (the
  * exact answer from a few hundred links' rows); otherwise the links with at least that many all-time
  * clicks are summed (the others cannot reach the TOP_Nth sum, a tie included): on a short period of an
  * account of years, a few thousand links' rows rather than every link's (bench:big, issue 60).

@@ -1,9 +1,9 @@
 // PostgreSQL's monthly compaction (migration 030), as SQLite's (sqlite-rollups.ts): a batch upserts a
-// month's monthly breakdown rows (the links' and their owners', migration 062) only once that month is compacted; the months after
-// click_rollup_state.months_through are read from the daily rows (stats.ts) and, once clicks of a
-// later month are written, compacted from them, link range by link range (by links.num, an integer
-// that orders the same in every collation), each chunk in a transaction of its own that records how
-// far it got. That saves a Zipf tail's batch about a fifth of its database work (bench/README.md).
+// month's monthly breakdown rows (the links' and their owners', migration 062) only once that month is
+// compacted; the months after click_rollup_state.months_through are read from the daily rows (stats.ts)
+// and, once clicks of a later month are written, compacted from them, link range by link range (by
+// links.num, an integer that orders the same in every collation), each chunk in a transaction of its
+// own that records how far it got. That saves a Zipf tail's batch about a fifth of its database work (bench/README.md).
 //
 // Several instances write: a batch reads the state FOR SHARE in its own transaction, a compaction
 // chunk takes it FOR UPDATE, so no chunk commits between a batch's reading of the state and its
