@@ -25,6 +25,7 @@ import { createContext } from "../src/context.js";
 import { SESSION_COOKIE } from "../src/accounts/sessions.js";
 import { monthBefore } from "../src/clicks/rollup-rows.js";
 import type { Storage } from "../src/storage/db.js";
+import { ensureMonths, monthOf, nextMonth } from "../src/storage/click-partitions.js";
 import { BENCH_DATA, schemaFingerprint, withPgClient } from "./lib/db.js";
 import { type BenchEngine, withSnipServer } from "./lib/engines.js";
 import { killAll } from "./lib/children.js";
@@ -236,6 +237,8 @@ async function build(storage: Storage, ownerId: string): Promise<Omit<Built, "se
   const counts = clicksByRank();
   const clicks = counts.reduce((a, b) => a + b, 0);
   const { ids, rank } = linkIds();
+  // PostgreSQL: the raw clicks' months made first, as the writers would have made them (migration 063).
+  if (!storage.sqlite) await ensureMonths(storage.db, monthOf(rawSince), nextMonth(monthOf(end)));
   const restore = storage.sqlite ? async () => {} : await withoutKeys(storage);
   const owner = new OwnerSums();
   const bigAt = rank.indexOf(0);
@@ -386,9 +389,12 @@ interface TableBytes {
 async function tableBytes(engine: BenchEngine, database: string): Promise<TableBytes[]> {
   if (engine === "postgres")
     return pgAdmin(async (c) => {
+      // A partitioned table (clicks, migration 063) is the sum of its partitions.
       const r = await c.query<{ t: string; data: string; idx: string; rows: string }>(
-        `SELECT c.relname AS t, pg_table_size(c.oid) AS data, pg_indexes_size(c.oid) AS idx, c.reltuples::bigint AS rows
-         FROM pg_class c WHERE c.relname = ANY($1) AND c.relkind = 'r'`,
+        `SELECT t.name AS t, sum(pg_table_size(c.oid)) AS data, sum(pg_indexes_size(c.oid)) AS idx, sum(greatest(c.reltuples, 0))::bigint AS rows
+         FROM unnest($1::text[]) AS t(name)
+         CROSS JOIN LATERAL (SELECT t.name::regclass AS relid UNION SELECT relid FROM pg_partition_tree(t.name::regclass)) AS p
+         JOIN pg_class c ON c.oid = p.relid WHERE c.relkind = 'r' GROUP BY t.name`,
         [CLICK_TABLES],
       );
       return r.rows.map((x) => ({ table: x.t, data: Number(x.data), indexes: Number(x.idx), rows: Number(x.rows) }));

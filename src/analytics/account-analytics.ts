@@ -14,6 +14,7 @@ import { folderFilter } from "../teams/folders.js";
 import { shortUrl } from "../links/public-link.js";
 import type { Group } from "../clicks/click-groups.js";
 import { type Period } from "../clicks/period.js";
+import { type DayRange, splitByMonth } from "../clicks/range.js";
 import { type RollupSource, linkRows, ownerRows, seriesOf, storedSeries } from "../clicks/series.js";
 import { type StatsService, type Tops, TOP_N, periodStats, withHeldTops } from "../clicks/stats.js";
 
@@ -69,7 +70,10 @@ export class AccountAnalytics {
         held,
         series: await storedSeries(db, rows, p),
         tops: await this.deps.stats.tops(db, rows, p.days, held),
-        links: await linkTotals(db, byClicks(db, this.deps.dialect, owner.id, filtered ? conds : null), filter, p, held, this.deps.candidates ?? CANDIDATES),
+        links: await linkTotals(db, byClicks(db, this.deps.dialect, owner.id, filtered ? conds : null), filter, p, held, {
+          first: this.deps.candidates ?? CANDIDATES,
+          monthsThrough: await this.deps.stats.monthsThrough(db),
+        }),
       };
     });
     const groups = value.held;
@@ -224,11 +228,18 @@ function byClicks(db: Db, dialect: Dialect, ownerId: string, conds: RawBuilder<b
  * clicks are summed (the others cannot reach the TOP_Nth sum, a tie included): on a short period of an
  * account of years, a few thousand links' rows rather than every link's (bench:big, issue 60).
  */
-async function linkTotals(db: Db, ordered: ByClicks, links: RollupSource, p: Period, held: Group[], first: number): Promise<LinkTotals> {
-  const days = sql`day >= ${p.days.from} AND day <= ${p.days.to}`;
-  const sums = (where: RawBuilder<boolean>, limit: number) =>
-    sql<{ link_id: string; clicks: number; visitors: number }>`SELECT link_id, sum(clicks) AS clicks, sum(visitors) AS visitors FROM click_daily
-      WHERE ${where} AND ${days} GROUP BY link_id ORDER BY sum(clicks) DESC, link_id LIMIT ${limit}`.execute(db);
+async function linkTotals(
+  db: Db,
+  ordered: ByClicks,
+  links: RollupSource,
+  p: Period,
+  held: Group[],
+  { first, monthsThrough }: { first: number; monthsThrough: string },
+): Promise<LinkTotals> {
+  const sums = (where: RawBuilder<boolean>, limit: number | null) =>
+    sql<{ link_id: string; clicks: number; visitors: number }>`SELECT link_id, sum(clicks) AS clicks, sum(visitors) AS visitors
+      FROM (${perLinkRows(where, p.days, monthsThrough)}) AS u GROUP BY link_id
+      ${limit === null ? sql`` : sql`ORDER BY sum(clicks) DESC, link_id LIMIT ${limit}`}`.execute(db);
   const candidates = await ordered.first(first);
   let top = candidates.length === 0 ? { rows: [] } : await sums(sql<boolean>`link_id IN (${sql.join(candidates.map((c) => c.id))})`, TOP_N);
   const bound = candidates.length === first ? Number(candidates[first - 1]!.click_count) : 0;
@@ -238,17 +249,27 @@ async function linkTotals(db: Db, ordered: ByClicks, links: RollupSource, p: Per
   const out: LinkTotals = new Map(top.rows.map((r) => [r.link_id, { clicks: Number(r.clicks), visitors: Number(r.visitors) }]));
   const more = [...new Set(held.map((g) => g.link_id))].filter((id) => !out.has(id));
   if (more.length > 0) {
-    const rows = await db
-      .selectFrom("click_daily")
-      .select(["link_id", sql<number>`sum(clicks)`.as("clicks"), sql<number>`sum(visitors)`.as("visitors")])
-      .where("link_id", "in", more)
-      .where("day", ">=", p.days.from)
-      .where("day", "<=", p.days.to)
-      .groupBy("link_id")
-      .execute();
-    for (const r of rows) out.set(r.link_id, { clicks: Number(r.clicks), visitors: Number(r.visitors) });
+    const rows = await sums(sql<boolean>`link_id IN (${sql.join(more)})`, null);
+    for (const r of rows.rows) out.set(r.link_id, { clicks: Number(r.clicks), visitors: Number(r.visitors) });
   }
   return out;
+}
+
+/**
+ * The rows whose sums per link are its clicks and visitors over the days: for the whole months the monthly roll-up
+ * holds (through `monthsThrough`), its `device` rows (every click has a device, "bot" for robots: describe.ts), a few
+ * rows a month instead of one a day; click_daily for the other days. Three years of a link: about a hundred rows,
+ * not 1,095 (bench:big's account read of `all`, issue 60).
+ */
+function perLinkRows(where: RawBuilder<boolean>, days: DayRange, monthsThrough: string): RawBuilder<unknown> {
+  const parts = splitByMonth(days, monthsThrough);
+  const arms = parts.days.map((d) => sql`SELECT link_id, clicks, visitors FROM click_daily WHERE ${where} AND day >= ${d.from} AND day <= ${d.to}`);
+  if (parts.months)
+    arms.unshift(
+      sql`SELECT link_id, clicks, visitors FROM click_breakdown_month
+        WHERE ${where} AND dimension = 'device' AND month >= ${parts.months.from} AND month <= ${parts.months.to}`,
+    );
+  return sql`${sql.join(arms, sql` UNION ALL `)}`;
 }
 
 /** The TOP_N links by clicks with the held-back groups added, ties by id. */

@@ -42,6 +42,7 @@ export async function createClicks(deps: ClicksDeps): Promise<Clicks> {
   const onDisk = settings.database.kind === "postgres" || Boolean(storage.sqliteFile);
   const clicks = new ClickRecorder({
     db: storage.db,
+    dialect: storage.dialect,
     sqlite: storage.sqlite,
     workerDatabase: settings.clickWriter === "worker" && onDisk ? settings.database : null,
     geoipDb: settings.geoipDb,

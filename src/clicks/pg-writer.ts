@@ -9,6 +9,7 @@ import { type ClickBatch, mergeBatches } from "./click-buffer.js";
 import { PostgresVisitors, batchSpan, keysFor } from "./visitors.js";
 import { markPostgres } from "./click-journal.js";
 import { compactMonths, compactedBefore, monthsForBatch } from "./pg-months.js";
+import { ensureMonths, nextMonth, partitionedThrough } from "../storage/click-partitions.js";
 import type { ClickWriter } from "./click-writer.js";
 import type { CountryResolver } from "./describe.js";
 import { type StoredListener, eventIdPrefix } from "./stored.js";
@@ -26,6 +27,10 @@ export class PostgresClickWriter implements ClickWriter {
   private compactedBefore = "";
   /** After a failed compaction: no new attempt before this time (epoch ms). */
   private compactRetryAt = 0;
+  /** The latest month whose partition of clicks, and the next month's, this writer made sure of (storage/click-partitions.ts). */
+  private partitionedThrough = "";
+  /** After a month's partition was not made (its lock not had in time): no new attempt before this time. */
+  private partitionRetryAt = 0;
 
   /** `stored`: what hears of each batch in its transaction (src/click-listeners.ts; none in tools and tests). */
   constructor(
@@ -42,6 +47,7 @@ export class PostgresClickWriter implements ClickWriter {
    */
   async flushRollups(): Promise<void> {
     const month = this.latestDay.slice(0, 7);
+    await this.partitionMonths(month);
     if (month === "" || month <= this.compactedBefore || Date.now() < this.compactRetryAt) return;
     try {
       if (await compactMonths(this.db, month)) this.compactedBefore = month;
@@ -51,9 +57,21 @@ export class PostgresClickWriter implements ClickWriter {
     }
   }
 
-  /** At start: the month from which compaction is still to come, so that no roll-up asks before a new month. */
+  /**
+   * Makes the partitions of clicks for the month written and the next one, once per month seen: a month's clicks
+   * have theirs before it starts. Until then (a server stopped over a month's turn) they are kept in clicks_default.
+   */
+  private async partitionMonths(month: string): Promise<void> {
+    if (month === "" || month <= this.partitionedThrough || Date.now() < this.partitionRetryAt) return;
+    // Not made (a lock not had in time, or the database away): tried again a minute later, not every roll-up.
+    this.partitionRetryAt = Date.now() + 60_000;
+    if (await ensureMonths(this.db, month, nextMonth(month))) this.partitionedThrough = month;
+  }
+
+  /** At start: the month from which compaction is still to come, and the months already partitioned: no roll-up asks before a new month. */
   async recover(): Promise<void> {
     this.compactedBefore = await compactedBefore(this.db);
+    this.partitionedThrough = await partitionedThrough(this.db);
   }
 
   writeMany(batches: ClickBatch[]): Promise<void> {

@@ -8,7 +8,8 @@ import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import type SQLite from "better-sqlite3";
 import type { Logger } from "pino";
-import type { Db } from "../storage/db.js";
+import type { Db, Dialect } from "../storage/db.js";
+import { dropMonthsBefore } from "../storage/click-partitions.js";
 import type { DatabaseConfig } from "../config.js";
 import type { Clock } from "../shared/clock.js";
 import type { CountryResolver } from "./describe.js";
@@ -55,6 +56,8 @@ const FAILURE_LOG_MS = 60_000;
 
 export interface RecorderDeps {
   db: Db;
+  /** PostgreSQL keeps raw clicks by month (storage/click-partitions.ts): retention drops whole months. */
+  dialect: Dialect;
   /** The raw SQLite handle behind db (SQLite only): batches are written through prepared statements. */
   sqlite: SQLite.Database | null;
   /** When set, a worker thread writes the clicks to this database on connections of its own. */
@@ -361,15 +364,16 @@ export class ClickRecorder {
   }
 
   /**
-   * Deletes raw clicks past the retention period (roll-ups stay); 0 days keeps them forever. Clicks are
-   * stored in time order, so the oldest go first, in id order and in short transactions (no index on
-   * the time is kept): it stops at the oldest click still within the period.
+   * Deletes raw clicks past the retention period (roll-ups stay); 0 days keeps them forever. On PostgreSQL the
+   * months wholly past it go first, a partition at a time. Clicks are stored in time order, so the oldest go
+   * first, in id order and in short transactions (no index on the time is kept): it stops at the oldest click
+   * still within the period.
    */
   async pruneRaw(): Promise<number> {
     if (this.deps.retentionDays <= 0) return 0;
     const before = this.deps.clock.now() - this.deps.retentionDays * 86_400_000;
     const db = this.deps.db;
-    let deleted = 0;
+    let deleted = this.deps.dialect === "postgres" ? await dropMonthsBefore(db, before) : 0;
     for (;;) {
       const oldest = await db.selectFrom("clicks").select(["id", "at"]).orderBy("id").limit(1).executeTakeFirst();
       if (!oldest || Number(oldest.at) >= before) return deleted;

@@ -182,7 +182,7 @@ export class StatsService {
   }
 
   /** The last month the monthly roll-up holds completely (later months are read from the daily one). */
-  private async monthsThrough(db: Db): Promise<string> {
+  async monthsThrough(db: Db): Promise<string> {
     const state = await db.selectFrom("click_rollup_state").select("months_through").where("id", "=", 1).executeTakeFirst();
     return state?.months_through ?? "";
   }

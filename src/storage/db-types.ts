@@ -72,7 +72,13 @@ export function tsKind(sqlType: string): TsKind | null {
  */
 export async function introspect(storage: Storage): Promise<EngineTables> {
   const tables: EngineTables = {};
+  // PostgreSQL's partitions (clicks by month, migration 063) are parts of their table, not tables of the schema.
+  const partitions =
+    storage.dialect === "postgres"
+      ? new Set((await sql<{ name: string }>`SELECT relname AS name FROM pg_class WHERE relispartition`.execute(storage.db)).rows.map((r) => r.name))
+      : new Set<string>();
   for (const table of await storage.db.introspection.getTables()) {
+    if (partitions.has(table.name)) continue;
     const keys = new Set<string>();
     if (storage.dialect === "sqlite") {
       const rows = await sql<{ name: string }>`select name from pragma_table_info(${table.name}) where pk > 0`.execute(storage.db);

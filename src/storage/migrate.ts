@@ -58,6 +58,7 @@ import { feedReports } from "./migrations/059-feed-reports.js";
 import { linkHealthState } from "./migrations/060-link-health-state.js";
 import { pgClickOrder } from "./migrations/061-pg-click-order.js";
 import { ownerMonths } from "./migrations/062-owner-months.js";
+import { pgClickPartitions } from "./migrations/063-pg-click-partitions.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -118,6 +119,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "060-link-health-state": linkHealthState(),
     "061-pg-click-order": pgClickOrder(storage.dialect),
     "062-owner-months": ownerMonths(storage.dialect),
+    "063-pg-click-partitions": pgClickPartitions(storage.dialect),
   };
 }
 

@@ -233,6 +233,51 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
     expect((await read(5)).links).toEqual(all.links);
   });
 
+  it("sums a link's compacted months from its monthly device rows and the other days from the daily ones", async () => {
+    const months = await testAccount(server, "months@example.com", "business");
+    const user = (await server.ctx.accounts.byId(months.id))!;
+    const a = await server.ctx.links.create(user, { url: "https://example.com/months/a", alias: "months-a" });
+    const b = await server.ctx.links.create(user, { url: "https://example.com/months/b", alias: "months-b" });
+    const at = (m: number, d: number, h: number, min = 0) => Date.UTC(2026, m - 1, d, h, min);
+    const click = (l: { id: string; num: number }, t: number, ip: string, userAgent: string = UA.windows) =>
+      record({ id: l.id, num: l.num }, t, { ip, userAgent });
+    // Edges of the range (2026-07-15 to 2026-10-27) and of the whole months inside it (August and September).
+    click(a, at(7, 14, 23, 59), "192.0.2.1"); // the day before: out
+    click(a, at(7, 15, 0, 1), "192.0.2.1");
+    click(a, at(7, 31, 23, 59), "192.0.2.2", UA.iphone);
+    click(a, at(8, 1, 0, 0), "192.0.2.2", UA.iphone);
+    click(a, at(8, 1, 0, 30), "192.0.2.2", UA.iphone); // the same visitor that day
+    click(a, at(8, 20, 12), "192.0.2.3", UA.googlebot);
+    click(a, at(9, 30, 23, 59), "192.0.2.4");
+    click(a, at(10, 1, 0, 0), "192.0.2.4");
+    for (let i = 0; i < 3; i++) click(b, at(8, 31, 10 + i), `192.0.2.${10 + i}`, UA.iphone);
+    click(b, at(9, 1, 8), "192.0.2.10");
+    click(b, at(9, 1, 9), "192.0.2.10");
+    click(b, at(10, 27, 9), "192.0.2.11");
+    await server.ctx.clicks.flush();
+    // October's clicks seen, the months before it are compacted (a roll-up or two).
+    const through = async () => (await server.ctx.stats.monthsThrough(server.ctx.storage.db)) >= "2026-09";
+    for (let i = 0; i < 20 && !(await through()); i++) await server.ctx.clicks.flush();
+    expect(await through()).toBe(true);
+    const read = await new AccountAnalytics({
+      db: server.ctx.storage.db,
+      dialect: server.ctx.storage.dialect,
+      stats: server.ctx.stats,
+      origin: server.url,
+      ownHost: HOST,
+    }).read(user, { from: "2026-07-15", to: "2026-10-27" });
+    expect(read.links.map((l) => [l.alias, l.clicks, l.visitors])).toEqual([
+      ["months-a", 7, 6],
+      ["months-b", 6, 5],
+    ]);
+    expect([read.range_clicks, read.range_visitors]).toEqual([13, 11]);
+    // The links' own statistics (daily rows) over the same days agree.
+    for (const l of read.links) {
+      const own = (await months.client.get(`/api/links/${l.link_id}/stats?from=2026-07-15&to=2026-10-27`)).body;
+      expect([own.range_clicks, own.range_visitors], l.alias).toEqual([l.clicks, l.visitors]);
+    }
+  });
+
   it("account analytics: an owner's links and a member's view of them, filtered, with the plan gate and CSV", async () => {
     const a = await newLink(owner.client, "acct-a", { title: "=HYPERLINK(1)" });
     const b = await newLink(owner.client, "acct-b", { tags: ["promo"] });

@@ -78,12 +78,19 @@ export async function launchBrowser(opts: LaunchOptions = {}): Promise<BrowserSe
 }
 
 /**
+ * Whether screenshots are taken: SNIP_SHOTS=off skips them (.ci/run: nobody looks at a CI machine's files, and
+ * several hundred full-page PNGs cost minutes of its two cores).
+ */
+export const SHOTS = process.env.SNIP_SHOTS !== "off";
+
+/**
  * Saves a full-page screenshot to SHOTS_DIR/<name>.png (for people to look at; never asserted). `fullPage` false
  * keeps what the window shows: taking a full page resizes the window, which closes open menus.
  */
 export async function screenshot(page: Page, name: string, fullPage = true): Promise<string> {
-  mkdirSync(SHOTS_DIR, { recursive: true });
   const path = join(SHOTS_DIR, `${name}.png`);
+  if (!SHOTS) return path;
+  mkdirSync(SHOTS_DIR, { recursive: true });
   await page.screenshot({ path, fullPage });
   return path;
 }

@@ -7,7 +7,7 @@
 // 390 px, light and dark.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Locator, Page } from "playwright-core";
-import { SHOTS_DIR, browserAvailable, screenshotModes, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
+import { SHOTS, SHOTS_DIR, browserAvailable, screenshotModes, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import { ENGINES } from "../helpers/engines.js";
 import { UA } from "../helpers/visit.js";
 
@@ -52,7 +52,7 @@ describe.skipIf(!available).each(ENGINES)("conversion columns in the dashboard (
     await page.setViewportSize({ width: 390, height: 900 });
     const [scroll, width] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
     expect(scroll).toBeLessThanOrEqual(width);
-    await card.screenshot({ path: `${SHOTS_DIR}/${name}-390-card.png` });
+    if (SHOTS) await card.screenshot({ path: `${SHOTS_DIR}/${name}-390-card.png` });
     await page.setViewportSize({ width: 1280, height: 900 });
     // At 1280 px the columns fit their card: nothing hidden behind a scroll.
     const [inner, shown] = await card.locator(".hbar-scroll").evaluate((e) => [e.scrollWidth, e.clientWidth]);

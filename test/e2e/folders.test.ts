@@ -3,7 +3,7 @@
 // select; renaming and deleting the folder (its links stay, in no folder); screenshots at 1280 and 390 px, light and dark.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { browserAvailable, screenshotModes, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
+import { browserAvailable, screenshot, screenshotModes, signInPage, startBrowserFixture, type BrowserFixture } from "./browser.js";
 import { ApiClient } from "../helpers/client.js";
 
 const available = browserAvailable();
@@ -79,7 +79,7 @@ describe.skipIf(!available)("folders in the browser", () => {
     await page.getByTestId("side-folders").waitFor();
     for (const scheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme: scheme });
-      await page.screenshot({ path: `${process.env.SNIP_SHOTS_DIR ?? "/tmp/snip-shots"}/folders-03-phone-menu-390-${scheme}.png` });
+      await screenshot(page, `folders-03-phone-menu-390-${scheme}`, false);
     }
     await page.emulateMedia({ colorScheme: "light" });
     await page.keyboard.press("Escape");

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CDPSession } from "playwright-core";
 import { join } from "node:path";
-import { SHOTS_DIR, browserAvailable, ensureWebBuilt, launchBrowser, screenshotModes, signInPage, type BrowserSession } from "./browser.js";
+import { SHOTS, SHOTS_DIR, browserAvailable, ensureWebBuilt, launchBrowser, screenshotModes, signInPage, type BrowserSession } from "./browser.js";
 import { freePort, startTestServer, type TestServer } from "../helpers/server.js";
 
 const available = browserAvailable();
@@ -74,7 +74,7 @@ describe.skipIf(!available)("passkeys in the browser", () => {
     await page().setViewportSize({ width: 390, height: 900 });
     for (const scheme of ["light", "dark"] as const) {
       await page().emulateMedia({ colorScheme: scheme });
-      await section.screenshot({ path: join(SHOTS_DIR, `e2e-passkeys-section-390-${scheme}.png`) });
+      if (SHOTS) await section.screenshot({ path: join(SHOTS_DIR, `e2e-passkeys-section-390-${scheme}.png`) });
     }
     await page().emulateMedia({ colorScheme: "light" });
     await page().setViewportSize({ width: 1280, height: 900 });

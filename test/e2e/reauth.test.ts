@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { AxeBuilder } from "@axe-core/playwright";
 import {
+  SHOTS,
   SHOTS_DIR,
   browserAvailable,
   ensureWebBuilt,
@@ -184,7 +185,7 @@ describe.skipIf(!available)("confirm it's you (sudo mode) and the security activ
       await page().setViewportSize({ width, height: 900 });
       for (const scheme of ["light", "dark"] as const) {
         await page().emulateMedia({ colorScheme: scheme });
-        await section.screenshot({ path: join(SHOTS_DIR, `e2e-reauth-activity-${width}-${scheme}.png`) });
+        if (SHOTS) await section.screenshot({ path: join(SHOTS_DIR, `e2e-reauth-activity-${width}-${scheme}.png`) });
       }
     }
     await page().emulateMedia({ colorScheme: "light" });
