@@ -25,7 +25,7 @@ import { createContext } from "../src/context.js";
 import { SESSION_COOKIE } from "../src/accounts/sessions.js";
 import { monthBefore } from "../src/clicks/rollup-rows.js";
 import type { Storage } from "../src/storage/db.js";
-import { ensureMonths, monthOf, nextMonth } from "../src/storage/click-partitions.js";
+import { ensureMonths, monthOf, monthsFrom, nextMonth } from "../src/storage/click-partitions.js";
 import { BENCH_DATA, schemaFingerprint, withPgClient } from "./lib/db.js";
 import { type BenchEngine, withSnipServer } from "./lib/engines.js";
 import { killAll } from "./lib/children.js";
@@ -238,7 +238,7 @@ async function build(storage: Storage, ownerId: string): Promise<Omit<Built, "se
   const clicks = counts.reduce((a, b) => a + b, 0);
   const { ids, rank } = linkIds();
   // PostgreSQL: the raw clicks' months made first, as the writers would have made them (migration 063).
-  if (!storage.sqlite) await ensureMonths(storage.db, monthOf(rawSince), nextMonth(monthOf(end)));
+  if (!storage.sqlite) await ensureMonths(storage.db, monthsFrom(monthOf(rawSince), nextMonth(monthOf(end))));
   const restore = storage.sqlite ? async () => {} : await withoutKeys(storage);
   const owner = new OwnerSums();
   const bigAt = rank.indexOf(0);

@@ -9,7 +9,7 @@ import { type ClickBatch, mergeBatches } from "./click-buffer.js";
 import { PostgresVisitors, batchSpan, keysFor } from "./visitors.js";
 import { markPostgres } from "./click-journal.js";
 import { compactMonths, compactedBefore, monthsForBatch } from "./pg-months.js";
-import { ensureMonths, nextMonth, partitionedThrough } from "../storage/click-partitions.js";
+import { ensureMonths, nextMonth, partitionMonths } from "../storage/click-partitions.js";
 import type { ClickWriter } from "./click-writer.js";
 import type { CountryResolver } from "./describe.js";
 import { type StoredListener, eventIdPrefix } from "./stored.js";
@@ -27,9 +27,10 @@ export class PostgresClickWriter implements ClickWriter {
   private compactedBefore = "";
   /** After a failed compaction: no new attempt before this time (epoch ms). */
   private compactRetryAt = 0;
-  /** The latest month whose partition of clicks, and the next month's, this writer made sure of (storage/click-partitions.ts). */
-  private partitionedThrough = "";
-  /** After a month's partition was not made (its lock not had in time): no new attempt before this time. */
+  /** Months known to have their partition of clicks (storage/click-partitions.ts), and months written that may not. */
+  private partitioned = new Set<string>();
+  private readonly unpartitioned = new Set<string>();
+  /** After months' partitions were not made (a lock not had in time, the database away): no new attempt before this time. */
   private partitionRetryAt = 0;
 
   /** `stored`: what hears of each batch in its transaction (src/click-listeners.ts; none in tools and tests). */
@@ -58,20 +59,31 @@ export class PostgresClickWriter implements ClickWriter {
   }
 
   /**
-   * Makes the partitions of clicks for the month written and the next one, once per month seen: a month's clicks
-   * have theirs before it starts. Until then (a server stopped over a month's turn) they are kept in clicks_default.
+   * Makes the partitions of clicks of the months written without one (an import's past months, a server stopped over
+   * a month's turn: their clicks wait in clicks_default meanwhile) and of the month after the latest, so that a
+   * month's clicks have theirs before it starts. Once per month; a failure is retried a minute later.
    */
-  private async partitionMonths(month: string): Promise<void> {
-    if (month === "" || month <= this.partitionedThrough || Date.now() < this.partitionRetryAt) return;
-    // Not made (a lock not had in time, or the database away): tried again a minute later, not every roll-up.
-    this.partitionRetryAt = Date.now() + 60_000;
-    if (await ensureMonths(this.db, month, nextMonth(month))) this.partitionedThrough = month;
+  private async partitionMonths(latest: string): Promise<void> {
+    if (latest !== "" && !this.partitioned.has(nextMonth(latest))) this.unpartitioned.add(nextMonth(latest));
+    if (this.unpartitioned.size === 0 || Date.now() < this.partitionRetryAt) return;
+    const months = [...this.unpartitioned].sort();
+    let made = false;
+    try {
+      made = await ensureMonths(this.db, months);
+    } finally {
+      if (!made) this.partitionRetryAt = Date.now() + 60_000;
+    }
+    if (!made) return;
+    for (const m of months) {
+      this.partitioned.add(m);
+      this.unpartitioned.delete(m);
+    }
   }
 
-  /** At start: the month from which compaction is still to come, and the months already partitioned: no roll-up asks before a new month. */
+  /** At start: the month from which compaction is still to come, and the months partitioned: no roll-up asks before a new month. */
   async recover(): Promise<void> {
     this.compactedBefore = await compactedBefore(this.db);
-    this.partitionedThrough = await partitionedThrough(this.db);
+    this.partitioned = new Set(await partitionMonths(this.db));
   }
 
   writeMany(batches: ClickBatch[]): Promise<void> {
@@ -109,7 +121,11 @@ export class PostgresClickWriter implements ClickWriter {
       }
       const nums = new Map(b.groups.map((g) => [g.link_id, g.link_num]));
       const u = rollUp(b.groups, live, (linkId, month) => keepsMonth(nums.get(linkId)!, month));
-      for (const g of b.groups) if (g.day > this.latestDay) this.latestDay = g.day;
+      for (const g of b.groups) {
+        if (g.day > this.latestDay) this.latestDay = g.day;
+        const month = g.day.slice(0, 7);
+        if (!this.partitioned.has(month)) this.unpartitioned.add(month);
+      }
       await writeLinkRollups(trx, u);
       await writeOwnerRollups(trx, u);
     });

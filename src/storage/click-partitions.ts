@@ -1,7 +1,7 @@
 // PostgreSQL's raw clicks, one partition per UTC month of `at` (migration 063): clicks_pYYYYMM, and clicks_default
 // for a time no month partition holds (a click of a month whose partition is not made yet: never refused, moved
-// into its month once that is made). The writers make the partitions of the month they write and the next one
-// ahead of time (ensureMonths); retention drops the months wholly past CLICK_RETENTION_DAYS (dropMonthsBefore)
+// into its month once that is made). The writers make the partitions of the months they write, and the month after
+// the latest ahead of time (ensureMonths); retention drops the months wholly past CLICK_RETENTION_DAYS (dropMonthsBefore)
 // instead of deleting their rows one by one, and the recorder deletes what is left before the limit (pruneRaw).
 import { sql } from "kysely";
 import type { Db } from "./db.js";
@@ -45,22 +45,21 @@ export async function partitionMonths(db: Db): Promise<Month[]> {
     .sort();
 }
 
-/** The latest month that has its partition and the next month's ("" if none). */
-export async function partitionedThrough(db: Db): Promise<Month> {
-  const months = await partitionMonths(db);
-  const have = new Set(months);
-  return months.filter((m) => have.has(nextMonth(m))).at(-1) ?? "";
+/** The months from `first` to `last`, both included. */
+export function monthsFrom(first: Month, last: Month): Month[] {
+  const out: Month[] = [];
+  for (let m = first; m <= last; m = nextMonth(m)) out.push(m);
+  return out;
 }
 
 /**
- * Makes the partitions of the months from `first` to `last` that do not exist (one instance at a time): whether
- * they all exist now. Attaching a month waits at most a second for the readers of clicks_default; a month not
- * made then is made by a later pass, its clicks meanwhile kept in clicks_default.
+ * Makes the partitions of these months that do not exist (one instance at a time): whether they all exist now.
+ * Attaching a month waits at most a second for the readers of clicks_default; a month not made then is made by a
+ * later pass, its clicks meanwhile kept in clicks_default.
  */
-export async function ensureMonths(db: Db, first: Month, last: Month): Promise<boolean> {
+export async function ensureMonths(db: Db, months: Month[]): Promise<boolean> {
   const have = new Set(await partitionMonths(db));
-  const wanted: Month[] = [];
-  for (let m = first; m <= last; m = nextMonth(m)) if (!have.has(m)) wanted.push(m);
+  const wanted = months.filter((m) => !have.has(m));
   if (wanted.length === 0) return true;
   try {
     await db.transaction().execute(async (trx) => {

@@ -7,7 +7,7 @@
 // transaction: about 2 µs a click (docs/operations.md, upgrade notes). SQLite keeps one table.
 import { type Kysely, sql } from "kysely";
 import type { Db, Dialect } from "../db.js";
-import { makeMonths, monthOf, nextMonth } from "../click-partitions.js";
+import { makeMonths, monthOf, monthsFrom, nextMonth } from "../click-partitions.js";
 
 async function postgresUp(db: Kysely<unknown>): Promise<void> {
   const seq = await sql<{ seq: string }>`SELECT pg_get_serial_sequence('clicks', 'id') AS seq`.execute(db);
@@ -24,9 +24,7 @@ async function postgresUp(db: Kysely<unknown>): Promise<void> {
   const now = monthOf(Date.now());
   const first = span.rows[0]!.first === null ? now : monthOf(Math.min(Number(span.rows[0]!.first), Date.now()));
   const last = nextMonth(span.rows[0]!.last === null ? now : monthOf(Math.max(Number(span.rows[0]!.last), Date.now())));
-  const months: string[] = [];
-  for (let m = first; m <= last; m = nextMonth(m)) months.push(m);
-  await makeMonths(db as unknown as Db, months);
+  await makeMonths(db as unknown as Db, monthsFrom(first, last));
   await sql`INSERT INTO clicks SELECT * FROM clicks_unpartitioned`.execute(db);
   await sql`DROP TABLE clicks_unpartitioned`.execute(db);
 }
