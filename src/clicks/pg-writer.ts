@@ -48,7 +48,7 @@ export class PostgresClickWriter implements ClickWriter {
    */
   async flushRollups(): Promise<void> {
     const month = this.latestDay.slice(0, 7);
-    await this.partitionMonths(month);
+    await this.makeMissingMonths(month);
     if (month === "" || month <= this.compactedBefore || Date.now() < this.compactRetryAt) return;
     try {
       if (await compactMonths(this.db, month)) this.compactedBefore = month;
@@ -63,7 +63,7 @@ export class PostgresClickWriter implements ClickWriter {
    * a month's turn: their clicks wait in clicks_default meanwhile) and of the month after the latest, so that a
    * month's clicks have theirs before it starts. Once per month; a failure is retried a minute later.
    */
-  private async partitionMonths(latest: string): Promise<void> {
+  private async makeMissingMonths(latest: string): Promise<void> {
     if (latest !== "" && !this.partitioned.has(nextMonth(latest))) this.unpartitioned.add(nextMonth(latest));
     if (this.unpartitioned.size === 0 || Date.now() < this.partitionRetryAt) return;
     const months = [...this.unpartitioned].sort();

@@ -2,12 +2,12 @@
 // month's partition instead of deleting its rows one by one (and vacuuming after them), and a month's reads and
 // writes touch that month's table and indexes. clicks becomes a partitioned table of the same columns, keyed by
 // (id, at) (a partitioned table's key holds its partition key; ids still come from the same sequence, so each is
-// unique), with the same (link_num, at) index in every month, a partition per month from the oldest click to the
-// month after this one, and clicks_default for any time outside them. The rows are copied over in the migration's
+// unique), with the same (link_num, at) index in every month, a partition for each month that holds clicks, this one and the
+// next, and clicks_default for any time outside them. The rows are copied over in the migration's
 // transaction: about 2 µs a click (docs/operations.md, upgrade notes). SQLite keeps one table.
 import { type Kysely, sql } from "kysely";
 import type { Db, Dialect } from "../db.js";
-import { makeMonths, monthOf, monthsFrom, nextMonth } from "../click-partitions.js";
+import { makeMonths, monthOf, nextMonth } from "../click-partitions.js";
 
 async function postgresUp(db: Kysely<unknown>): Promise<void> {
   const seq = await sql<{ seq: string }>`SELECT pg_get_serial_sequence('clicks', 'id') AS seq`.execute(db);
@@ -20,11 +20,14 @@ async function postgresUp(db: Kysely<unknown>): Promise<void> {
   // The sequence goes with the new table's id (the old table's drop would take it along).
   await sql`ALTER SEQUENCE ${sql.raw(seq.rows[0]!.seq)} OWNED BY clicks.id`.execute(db);
   await sql`CREATE TABLE clicks_default PARTITION OF clicks DEFAULT`.execute(db);
-  const span = await sql<{ first: string | null; last: string | null }>`SELECT min(at) AS first, max(at) AS last FROM clicks_unpartitioned`.execute(db);
+  // The months that hold clicks, this one and the next: not every month from the oldest click (one at a nonsense
+  // time, 1970, would make six hundred empty partitions). A time past year 9999 stays in clicks_default.
+  const held = await sql<{ month_ms: string }>`SELECT DISTINCT
+      (extract(epoch FROM date_trunc('month', to_timestamp(at / 1000.0) AT TIME ZONE 'UTC')) * 1000)::bigint AS month_ms
+    FROM clicks_unpartitioned WHERE at >= 0 AND at < 253402300800000`.execute(db);
   const now = monthOf(Date.now());
-  const first = span.rows[0]!.first === null ? now : monthOf(Math.min(Number(span.rows[0]!.first), Date.now()));
-  const last = nextMonth(span.rows[0]!.last === null ? now : monthOf(Math.max(Number(span.rows[0]!.last), Date.now())));
-  await makeMonths(db as unknown as Db, monthsFrom(first, last));
+  const months = new Set([...held.rows.map((r) => monthOf(Number(r.month_ms))), now, nextMonth(now)]);
+  await makeMonths(db as unknown as Db, [...months].sort());
   await sql`INSERT INTO clicks SELECT * FROM clicks_unpartitioned`.execute(db);
   await sql`DROP TABLE clicks_unpartitioned`.execute(db);
 }
