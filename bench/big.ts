@@ -129,6 +129,10 @@ async function withoutKeys(storage: Storage): Promise<() => Promise<void>> {
     for (const c of cons.rows.filter((x) => x.type === "p")) await run(`ALTER TABLE ${c.t} ADD CONSTRAINT ${c.name} ${c.def}`);
     // A partitioned table's index is given ON ONLY the parent (clicks, migration 063): made on every partition instead.
     for (const i of idx.rows) await run(i.def.replace(" ON ONLY ", " ON "));
+    // The writer inserts a link's daily row at its first click of the day: years of it leave click_daily laid out by
+    // day, which the generator's link-by-link load does not (migration 064's index would find a week's rows on
+    // 36,000 pages instead of 700).
+    await run("CLUSTER click_daily USING click_daily_day");
     for (const c of cons.rows.filter((x) => x.type === "f")) await run(`ALTER TABLE ${c.t} ADD CONSTRAINT ${c.name} ${c.def}`);
   };
 }

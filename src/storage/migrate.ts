@@ -59,6 +59,7 @@ import { linkHealthState } from "./migrations/060-link-health-state.js";
 import { pgClickOrder } from "./migrations/061-pg-click-order.js";
 import { ownerMonths } from "./migrations/062-owner-months.js";
 import { pgClickPartitions } from "./migrations/063-pg-click-partitions.js";
+import { pgClickDailyDay } from "./migrations/064-pg-click-daily-day.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -120,6 +121,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "061-pg-click-order": pgClickOrder(storage.dialect),
     "062-owner-months": ownerMonths(storage.dialect),
     "063-pg-click-partitions": pgClickPartitions(storage.dialect),
+    "064-pg-click-daily-day": pgClickDailyDay(storage.dialect),
   };
 }
 
