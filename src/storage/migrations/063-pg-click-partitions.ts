@@ -2,8 +2,8 @@
 // month's partition instead of deleting its rows one by one (and vacuuming after them), and a month's reads and
 // writes touch that month's table and indexes. clicks becomes a partitioned table of the same columns, keyed by
 // (id, at) (a partitioned table's key holds its partition key; ids still come from the same sequence, so each is
-// unique), with the same (link_num, at) index in every month, a partition for each month that holds clicks, this one and the
-// next, and clicks_default for any time outside them. The rows are copied over in the migration's
+// unique), with the same (link_num, at) index in every month, a partition for each month that holds clicks, this
+// one and the next, and clicks_default for any time outside them. The rows are copied over in the migration's
 // transaction: about 2 µs a click (docs/operations.md, upgrade notes). SQLite keeps one table.
 import { type Kysely, sql } from "kysely";
 import type { Db, Dialect } from "../db.js";
@@ -21,7 +21,7 @@ async function postgresUp(db: Kysely<unknown>): Promise<void> {
   await sql`ALTER SEQUENCE ${sql.raw(seq.rows[0]!.seq)} OWNED BY clicks.id`.execute(db);
   await sql`CREATE TABLE clicks_default PARTITION OF clicks DEFAULT`.execute(db);
   // The months that hold clicks, this one and the next: not every month from the oldest click (one at a nonsense
-  // time, 1970, would make six hundred empty partitions). A time past year 9999 stays in clicks_default.
+  // time, 1970, would make some 680 empty partitions). A time past year 9999 stays in clicks_default.
   const held = await sql<{ month_ms: string }>`SELECT DISTINCT
       (extract(epoch FROM date_trunc('month', to_timestamp(at / 1000.0) AT TIME ZONE 'UTC')) * 1000)::bigint AS month_ms
     FROM clicks_unpartitioned WHERE at >= 0 AND at < 253402300800000`.execute(db);

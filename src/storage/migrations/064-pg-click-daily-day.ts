@@ -3,7 +3,8 @@
 // account of years, each probed through (link_id, day). A day's rows are written together (the writer inserts a
 // link's row at its first click of the day), so the period's rows lie on a few hundred pages that this index finds:
 // bench:big's 7d top links read 725 buffers instead of 32,000. The index holds `day` alone, which no update of a
-// row changes: the writer's updates of clicks and visitors stay HOT. PostgreSQL picks it or the per-link probes by
+// row changes: the writer's updates of clicks and visitors stay HOT where the page has room (click_daily's pages
+// are filled to 100 %, so many are not HOT with or without it). PostgreSQL picks it or the per-link probes by
 // its statistics (the probes win for an owner of a few links among many). SQLite's click_daily is read by link
 // (its 7d is under its goal: bench/README.md).
 import { type Kysely, sql } from "kysely";
