@@ -37,8 +37,9 @@ export default defineConfig({
   // The workspace's typed client from its source, as the dashboard's build and `tsc` read it.
   resolve: { alias: { "@snip/client": new URL("packages/client/src/index.ts", import.meta.url).pathname } },
   test: {
-    // Tests that start `snip` as a process run the compiled CLI (dist/).
-    globalSetup: ["./test/helpers/build-server.ts"],
+    // Tests that start `snip` as a process run the compiled CLI (dist/); a test server's new database is a copy of
+    // the run's migrated one.
+    globalSetup: ["./test/helpers/build-server.ts", "./test/helpers/template-databases.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",

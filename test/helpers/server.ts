@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { loadConfig, type Config } from "../../src/config.js";
 import { startServer, type RunningServer } from "../../src/main.js";
 import type { ContextOverrides } from "../../src/context.js";
-import { createTestDatabase, type EngineName } from "./engines.js";
+import { copyMigratedSqlite, createTestDatabase, type EngineName } from "./engines.js";
 
 export interface TestServer extends RunningServer {
   config: Readonly<Config>;
@@ -49,7 +49,12 @@ export function freePort(): Promise<number> {
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const ownsDir = !opts.dataDir;
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "snip-test-"));
-  const db = opts.databaseUrl === undefined ? await createTestDatabase(opts.engine ?? "sqlite") : null;
+  const engine = opts.engine ?? "sqlite";
+  // A new database starts as a copy of the run's migrated one (test/helpers/template-databases.ts); a database or
+  // directory handed in, or a DATABASE_URL of the test's own, is left as it is.
+  const fresh = opts.databaseUrl === undefined && opts.env?.DATABASE_URL === undefined;
+  const db = opts.databaseUrl === undefined ? await createTestDatabase(engine, { migrated: fresh }) : null;
+  if (fresh && engine === "sqlite" && ownsDir) copyMigratedSqlite(dataDir);
   const databaseUrl = opts.databaseUrl ?? db?.databaseUrl;
   const port = await freePort();
   const config = testConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...opts.env });

@@ -1,10 +1,38 @@
 // Prints one plain closing line ("N passed, N failed, N skipped"), says which suites were skipped and why,
 // names every failed test again at the very end (a CI log's tail is what is kept) and lists the slowest files.
+// While the run goes on, a file still running after SNIP_STUCK_MINUTES (5) is named, and again at each multiple: a run
+// that never ends (CI killed at its limit) then says in its tail which files it was waiting for.
 import { existsSync } from "node:fs";
 import type { Reporter, TestModule } from "vitest/node";
 
+const STUCK_MS = Number(process.env.SNIP_STUCK_MINUTES ?? 5) * 60_000;
+const WATCH_MS = STUCK_MS / 5;
+
 export default class SummaryReporter implements Reporter {
+  private readonly running = new Map<string, number>();
+  private watchdog: NodeJS.Timeout | undefined;
+
+  onTestRunStart(): void {
+    this.watchdog = setInterval(() => {
+      const now = Date.now();
+      for (const [file, since] of this.running) {
+        const ms = now - since;
+        if (ms >= STUCK_MS && ms % STUCK_MS < WATCH_MS) process.stdout.write(`\nSTILL RUNNING after ${(ms / 60_000).toFixed(1)} min: ${file}\n`);
+      }
+    }, WATCH_MS);
+    this.watchdog.unref();
+  }
+
+  onTestModuleStart(mod: TestModule): void {
+    this.running.set(relative(mod.moduleId), Date.now());
+  }
+
+  onTestModuleEnd(mod: TestModule): void {
+    this.running.delete(relative(mod.moduleId));
+  }
+
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    clearInterval(this.watchdog);
     let passed = 0;
     let failed = 0;
     let skipped = 0;
@@ -47,6 +75,10 @@ export default class SummaryReporter implements Reporter {
       );
     process.stdout.write(`\n${notes.join("\n")}\nTests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
+}
+
+function relative(moduleId: string): string {
+  return moduleId.replace(process.cwd() + "/", "");
 }
 
 function firstLine(message: string | undefined): string {
