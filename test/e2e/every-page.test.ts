@@ -56,7 +56,7 @@ async function overflow(page: Page): Promise<{ scrollWidth: number; innerWidth: 
 /** The serious and critical axe violations on the page as it is now, one line each. */
 async function axeProblems(page: Page, name: string): Promise<string[]> {
   await settledAnimations(page);
-  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).options({ resultTypes: ["violations"] }).analyze();
+  const result = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]).analyze();
   return result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .flatMap((v) =>

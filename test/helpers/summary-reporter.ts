@@ -1,18 +1,28 @@
 // Prints one plain closing line ("N passed, N failed, N skipped"), says which suites were skipped and why,
 // names every failed test again at the very end (a CI log's tail is what is kept) and lists the slowest files.
-// While the run goes on, a file still running after SNIP_STUCK_MINUTES (5) is named, and again at each multiple: a run
-// that never ends (CI killed at its limit) then says in its tail which files it was waiting for.
-import { existsSync } from "node:fs";
-import type { Reporter, TestModule } from "vitest/node";
+// While the run goes on, a file still running after SNIP_STUCK_MINUTES (5) is named, and again at each multiple: a
+// run that never ends (CI killed at its limit) then says in its tail which files it was waiting for.
+// Once every file has ended, vitest has SNIP_HANG_SECONDS (180) to end too (it stops its workers): a CI run once
+// printed every file's end and then nothing until it was killed at 90 minutes. Past that, this reporter prints the
+// processes vitest is waiting on and the summary of the files it has, and exits with their verdict, saying so (also
+// in SNIP_HANG_NOTE's file, which .ci/run prints last).
+import { execFileSync } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
+import type { Reporter, TestModule, TestSpecification } from "vitest/node";
 
 const STUCK_MS = Number(process.env.SNIP_STUCK_MINUTES ?? 5) * 60_000;
 const WATCH_MS = STUCK_MS / 5;
+const ENDED_MS = Number(process.env.SNIP_HANG_SECONDS ?? 180) * 1000;
 
 export default class SummaryReporter implements Reporter {
   private readonly running = new Map<string, number>();
+  private readonly ended: TestModule[] = [];
+  private expected = Infinity;
   private watchdog: NodeJS.Timeout | undefined;
+  private hang: NodeJS.Timeout | undefined;
 
-  onTestRunStart(): void {
+  onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
+    this.expected = specifications.length;
     this.watchdog = setInterval(() => {
       const now = Date.now();
       for (const [file, since] of this.running) {
@@ -29,10 +39,29 @@ export default class SummaryReporter implements Reporter {
 
   onTestModuleEnd(mod: TestModule): void {
     this.running.delete(relative(mod.moduleId));
+    this.ended.push(mod);
+    if (this.ended.length < this.expected) return;
+    this.hang = setTimeout(() => this.endHungRun(), ENDED_MS);
+    this.hang.unref();
   }
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     clearInterval(this.watchdog);
+    clearTimeout(this.hang);
+    this.summarize(testModules);
+  }
+
+  /** Every file ended ENDED_MS ago and vitest has not: what it waits on, the files' summary, and their verdict as the exit code. */
+  private endHungRun(): void {
+    const note = `vitest did not end ${ENDED_MS / 1000} s after its last file ended (all ${this.ended.length} ended); ended by test/helpers/summary-reporter.ts with the files' verdict`;
+    process.stdout.write(`\n${note}. vitest's processes:\n${descendants(process.pid)}\n`);
+    if (process.env.SNIP_HANG_NOTE) writeFileSync(process.env.SNIP_HANG_NOTE, `${note}\n`);
+    const failed = this.summarize(this.ended);
+    process.exit(failed > 0 ? 1 : 0);
+  }
+
+  /** Prints the summary; returns the number of failures. */
+  private summarize(testModules: ReadonlyArray<TestModule>): number {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
@@ -74,7 +103,32 @@ export default class SummaryReporter implements Reporter {
         `click-stream broker tests SKIPPED (${brokerSkips.length}): RabbitMQ, Redis, NATS, Mosquitto or ClickHouse not listening on 127.0.0.1 (.ci/run starts them)`,
       );
     process.stdout.write(`\n${notes.join("\n")}\nTests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    return failed;
   }
+}
+
+/** The processes under `pid` (ps: pid, parent, seconds alive, state, command), indented by depth. */
+function descendants(pid: number): string {
+  let ps: string;
+  try {
+    ps = execFileSync("ps", ["-eo", "pid=,ppid=,etimes=,stat=,args="], { encoding: "utf8" });
+  } catch {
+    return "  (ps failed)";
+  }
+  const rows = ps
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .filter((f) => f.length >= 5)
+    .map(([p, pp, age, stat, ...args]) => ({ pid: Number(p), ppid: Number(pp), line: `${p} ${age}s ${stat} ${args.join(" ").slice(0, 200)}` }));
+  const out: string[] = [];
+  const walk = (parent: number, depth: number) => {
+    for (const r of rows.filter((row) => row.ppid === parent)) {
+      out.push(`${"  ".repeat(depth + 1)}${r.line}`);
+      walk(r.pid, depth + 1);
+    }
+  };
+  walk(pid, 0);
+  return out.join("\n") || "  (none)";
 }
 
 function relative(moduleId: string): string {
