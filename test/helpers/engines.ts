@@ -35,33 +35,34 @@ export async function createTestDatabase(engine: EngineName, { migrated = false 
   if (!admin) throw new Error("TEST_DATABASE_URL is not set");
   const name = `snip_t_${randomBytes(6).toString("hex")}`;
   const testRun = process.env[PG_TEMPLATE_ENV];
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(migrated && testRun ? `CREATE DATABASE ${name} TEMPLATE ${testRun}` : `CREATE DATABASE ${name}`);
+  await adminQuery(admin, migrated && testRun ? `CREATE DATABASE ${name} TEMPLATE ${testRun}` : `CREATE DATABASE ${name}`);
   // In a test run, a commit does not wait for its WAL to reach the disk: the tests' many small transactions (a link
   // at a time up to a plan's limit) spent most of their time in fsync. Nothing a test sees changes (a commit is
   // visible at once, and only PostgreSQL's own crash could lose one); the benchmarks keep PostgreSQL's default.
-  if (testRun) await client.query(`ALTER DATABASE ${name} SET synchronous_commit = off`);
-  await client.end();
+  if (testRun) await adminQuery(admin, `ALTER DATABASE ${name} SET synchronous_commit = off`);
   const url = new URL(admin);
   url.pathname = `/${name}`;
   return {
     databaseUrl: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: admin });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
+    drop: () => adminQuery(admin, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   };
 }
 
-/** Puts a copy of the run's migrated SQLite database where a server on `dataDir` opens its own; false without one. */
-export function copyMigratedSqlite(dataDir: string): boolean {
+/** One statement on PostgreSQL's admin connection (TEST_DATABASE_URL), on a connection of its own. */
+export async function adminQuery(admin: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Puts a copy of the run's migrated SQLite database, if there is one, where a server on `dataDir` opens its own. */
+export function copyMigratedSqlite(dataDir: string): void {
   const template = process.env[SQLITE_TEMPLATE_ENV];
-  if (!template) return false;
-  copyFileSync(template, join(dataDir, "snip.db"));
-  return true;
+  if (template) copyFileSync(template, join(dataDir, "snip.db"));
 }
 
 /** Storage on a test database, not migrated: its PostgreSQL database, or a new SQLite file. */

@@ -98,10 +98,13 @@ export default class SummaryReporter implements Reporter {
       .filter((m) => m.moduleId.includes("/test/streams/"))
       .flatMap((m) => [...m.children.allTests()])
       .filter((t) => t.result().state === "skipped");
-    if (brokerSkips.length > 0)
+    if (brokerSkips.length > 0) {
+      // Named, as a skip has two causes: a broker down, or (the tests that need it) no PostgreSQL.
+      const names = [...new Set(brokerSkips.map((t) => t.fullName.split(" > ")[0]))];
       notes.push(
-        `click-stream broker tests SKIPPED (${brokerSkips.length}): RabbitMQ, Redis, NATS, Mosquitto or ClickHouse not listening on 127.0.0.1 (.ci/run starts them)`,
+        `click-stream tests SKIPPED (${brokerSkips.length}: ${names.join("; ")}): RabbitMQ, Redis, NATS, Mosquitto or ClickHouse not listening on 127.0.0.1 (.ci/run starts them), or PostgreSQL's without TEST_DATABASE_URL`,
       );
+    }
     process.stdout.write(`\n${notes.join("\n")}\nTests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
     return failed;
   }

@@ -7,10 +7,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { openStorage } from "../../src/storage/db.js";
 import { migrateToLatest } from "../../src/storage/migrate.js";
-import { PG_TEMPLATE_ENV, SQLITE_TEMPLATE_ENV } from "./engines.js";
+import { PG_TEMPLATE_ENV, SQLITE_TEMPLATE_ENV, adminQuery } from "./engines.js";
 
 export default async function setup(): Promise<() => Promise<void>> {
   const dir = mkdtempSync(join(tmpdir(), "snip-template-"));
@@ -43,14 +42,4 @@ export default async function setup(): Promise<() => Promise<void>> {
     rmSync(dir, { recursive: true, force: true });
     if (admin && pgName) await adminQuery(admin, `DROP DATABASE IF EXISTS ${pgName} WITH (FORCE)`);
   };
-}
-
-async function adminQuery(admin: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
 }
