@@ -26,6 +26,7 @@ import { SESSION_COOKIE } from "../src/accounts/sessions.js";
 import { monthBefore } from "../src/clicks/rollup-rows.js";
 import type { Storage } from "../src/storage/db.js";
 import { ensureMonths, monthOf, monthsFrom, nextMonth } from "../src/storage/click-partitions.js";
+import { fillBaseCounts } from "../src/storage/migrations/065-pg-recent-clicks.js";
 import { BENCH_DATA, schemaFingerprint, withPgClient } from "./lib/db.js";
 import { type BenchEngine, withSnipServer } from "./lib/engines.js";
 import { killAll } from "./lib/children.js";
@@ -294,7 +295,11 @@ async function build(storage: Storage, ownerId: string): Promise<Omit<Built, "se
   // The writers' state: every raw click rolled up (SQLite's watermark), the months before this one compacted.
   await sql`UPDATE click_rollup_state SET last_click_id = (SELECT coalesce(max(id), 0) FROM clicks), months_through = ${monthsThrough},
     epoch_to = NULL, epoch_link = NULL, compact_to = NULL, compact_link = NULL WHERE id = 1`.execute(storage.db);
-  if (!storage.sqlite) await sql`SELECT setval(pg_get_serial_sequence('links', 'num'), ${LINKS + 1}, false)`.execute(storage.db);
+  if (!storage.sqlite) {
+    await sql`SELECT setval(pg_get_serial_sequence('links', 'num'), ${LINKS + 1}, false)`.execute(storage.db);
+    // The links' clicks before the last compacted month, as the compactions leave them (migration 065).
+    await fillBaseCounts(storage.db, monthsThrough);
+  }
   return {
     builtAt: end,
     clicks,

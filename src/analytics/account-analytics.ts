@@ -17,6 +17,7 @@ import { type Period } from "../clicks/period.js";
 import { type DayRange, splitByMonth } from "../clicks/range.js";
 import { type RollupSource, linkRows, ownerRows, seriesOf, storedSeries } from "../clicks/series.js";
 import { type StatsService, type Tops, TOP_N, periodStats, withHeldTops } from "../clicks/stats.js";
+import { recentFrom } from "../clicks/pg-months.js";
 
 export interface AccountAnalyticsDeps {
   db: Db;
@@ -38,6 +39,9 @@ interface LinkKey {
 
 /** Links whose period totals are summed before the others are ruled out by their all-time counts. */
 const CANDIDATES = 200;
+/** The same over a year or more, where all-time counts are close to the period's. */
+const FEW_CANDIDATES = 2 * TOP_N;
+const YEAR_MS = 365 * 86_400_000;
 
 /** The condition leaving out the links of folders hidden from the reader; null: none hidden. */
 type Hidden = RawBuilder<boolean> | null;
@@ -70,10 +74,7 @@ export class AccountAnalytics {
         held,
         series: await storedSeries(db, rows, p),
         tops: await this.deps.stats.tops(db, rows, p.days, held),
-        links: await linkTotals(db, byClicks(db, this.deps.dialect, owner.id, filtered ? conds : null), filter, p, held, {
-          first: this.deps.candidates ?? CANDIDATES,
-          monthsThrough: await this.deps.stats.monthsThrough(db),
-        }),
+        links: await this.linkTotals(db, owner.id, filtered ? conds : null, filter, p, held),
       };
     });
     const groups = value.held;
@@ -123,6 +124,27 @@ export class AccountAnalytics {
     if (!can(owner.plan, "conversions")) return answer;
     const figures = await conversionFigures(this.deps.db, links === null ? { ownerId: owner.id } : { linkIds: links.map((l) => l.id) }, p);
     return { ...withConversions(answer, figures), links: answer.links.map((l) => linkWithConversions(l, figures)) };
+  }
+
+  /**
+   * Clicks and visitors per link over the period (linkTotals). On PostgreSQL, a period from the last compacted month on
+   * also rules links out by their clicks since the month before it (recentFrom): of the links with enough all-time
+   * clicks to reach the top, a few dozen recent enough are summed where a thousand were (bench:big's 30 days). A
+   * compaction that moves on meanwhile (a month's turn) changes what those counts hold: the links are then summed again
+   * by their all-time clicks alone.
+   */
+  private async linkTotals(db: Db, ownerId: string, conds: RawBuilder<boolean> | null, filter: RollupSource, p: Period, held: Group[]): Promise<LinkTotals> {
+    const monthsThrough = await this.deps.stats.monthsThrough(db);
+    const sum = (recent: boolean) =>
+      linkTotals(db, this.deps.dialect, byClicks(db, this.deps.dialect, ownerId, conds, recent), filter, p, held, {
+        first: this.deps.candidates ?? (p.days.endMs - p.days.startMs >= YEAR_MS ? FEW_CANDIDATES : CANDIDATES),
+        monthsThrough,
+      });
+    if (this.deps.dialect !== "postgres") return sum(false);
+    const from = await recentFrom(db);
+    if (p.days.from.slice(0, 7) < from) return sum(false);
+    const totals = await sum(true);
+    return (await recentFrom(db)) === from ? totals : sum(false);
   }
 
   /** The links the filters keep (one link, one host, one tag, one folder: all of them must hold): what fresh reads ask the writer about. */
@@ -183,7 +205,7 @@ async function groupsOfLinks(db: Db, conds: RawBuilder<boolean>, groups: Group[]
 /** The owner's links by all-time clicks, most first (what the top links are ruled in and out by). */
 interface ByClicks {
   first(limit: number): Promise<Array<{ id: string; click_count: number | string }>>;
-  /** Those with at least `min` all-time clicks, as a subquery of their ids. */
+  /** Those with at least `min` all-time clicks (and recent ones, where byClicks is `recent`), as a subquery of their ids. */
   atLeast(min: number): Expression<unknown>;
 }
 
@@ -191,9 +213,12 @@ interface ByClicks {
  * The owner's links (those `conds` keeps; null: all) by all-time clicks, most first, ties by id the other way
  * round: one backward walk of links_owner_clicks on SQLite, of link_click_order's index on PostgreSQL (migration
  * 061), with no sort (an ascending tie order made PostgreSQL sort, in parallel workers whose start alone took
- * 24 ms: bench:big).
+ * 24 ms: bench:big). `recent` (PostgreSQL): `atLeast` also keeps only the links with that many clicks since the
+ * month before the last compacted one (click_count - base_count, migration 065), a filter on the same walk. An
+ * index of their own would be faster to walk, but every click's update of link_click_order would write to it too
+ * (bench:clicks: PostgreSQL's CPU per Zipf click 116-120 µs with it against 92-103 without).
  */
-function byClicks(db: Db, dialect: Dialect, ownerId: string, conds: RawBuilder<boolean> | null): ByClicks {
+function byClicks(db: Db, dialect: Dialect, ownerId: string, conds: RawBuilder<boolean> | null, recent = false): ByClicks {
   if (dialect === "sqlite") {
     const q = (min: number) =>
       db
@@ -211,6 +236,7 @@ function byClicks(db: Db, dialect: Dialect, ownerId: string, conds: RawBuilder<b
       .select(["o.link_id as id", "o.click_count"])
       .where("o.owner_id", "=", ownerId)
       .where("o.click_count", ">=", min)
+      .$if(recent && min > 0, (w) => w.where(sql<number>`o.click_count - o.base_count`, ">=", min))
       .orderBy("o.click_count", "desc")
       .orderBy("o.link_id", "desc");
     // Unfiltered, link_click_order alone answers (it holds every link's owner); filters are on links.
@@ -230,29 +256,50 @@ function byClicks(db: Db, dialect: Dialect, ownerId: string, conds: RawBuilder<b
  */
 async function linkTotals(
   db: Db,
+  dialect: Dialect,
   ordered: ByClicks,
   links: RollupSource,
   p: Period,
   held: Group[],
   { first, monthsThrough }: { first: number; monthsThrough: string },
 ): Promise<LinkTotals> {
-  const sums = (where: RawBuilder<boolean>, limit: number | null) =>
-    sql<{ link_id: string; clicks: number; visitors: number }>`SELECT link_id, sum(clicks) AS clicks, sum(visitors) AS visitors
-      FROM (${perLinkRows(where, p.days, monthsThrough)}) AS u GROUP BY link_id
-      ${limit === null ? sql`` : sql`ORDER BY sum(clicks) DESC, link_id LIMIT ${limit}`}`.execute(db);
+  const sums = (set: LinkSet, limit: number | null) => sumLinks(db, dialect, set, p.days, monthsThrough, limit);
   const candidates = await ordered.first(first);
-  let top = candidates.length === 0 ? { rows: [] } : await sums(sql<boolean>`link_id IN (${sql.join(candidates.map((c) => c.id))})`, TOP_N);
+  let top = candidates.length === 0 ? { rows: [] } : await sums({ ids: candidates.map((c) => c.id) }, TOP_N);
   const bound = candidates.length === first ? Number(candidates[first - 1]!.click_count) : 0;
   const nth = top.rows.length === TOP_N ? Number(top.rows[TOP_N - 1]!.clicks) : 0;
   // A link left out with as many all-time clicks as the TOP_Nth sum could tie with it (and come first by id): summed too.
-  if (bound > 0 && bound >= nth) top = await sums(nth > 0 ? sql<boolean>`link_id IN (SELECT q.id FROM (${ordered.atLeast(nth)}) AS q)` : links.where, TOP_N);
+  if (bound > 0 && bound >= nth) top = await sums(nth > 0 ? { query: ordered.atLeast(nth) } : { where: links.where }, TOP_N);
   const out: LinkTotals = new Map(top.rows.map((r) => [r.link_id, { clicks: Number(r.clicks), visitors: Number(r.visitors) }]));
   const more = [...new Set(held.map((g) => g.link_id))].filter((id) => !out.has(id));
   if (more.length > 0) {
-    const rows = await sums(sql<boolean>`link_id IN (${sql.join(more)})`, null);
+    const rows = await sums({ ids: more }, null);
     for (const r of rows.rows) out.set(r.link_id, { clicks: Number(r.clicks), visitors: Number(r.visitors) });
   }
   return out;
+}
+
+/** Links to sum: these ids, those a query's `id` column gives, or those of a roll-up condition (every link the filters keep). */
+type LinkSet = { ids: string[] } | { query: Expression<unknown> } | { where: RawBuilder<boolean> };
+
+/**
+ * Clicks and visitors of each link of `set` over the days, most clicks first (ties by id), `limit` of them (null: all).
+ * PostgreSQL sums a set of links link by link (a lateral join: each link's rows through its own keys), where it would
+ * read every row of the period through the day index and keep those of the set (30 days of an account of a million
+ * links: 250,000 rows for a hundred links' 3,000; bench:big).
+ */
+function sumLinks(db: Db, dialect: Dialect, set: LinkSet, days: DayRange, monthsThrough: string, limit: number | null) {
+  const order = limit === null ? sql`` : sql`ORDER BY sum(clicks) DESC, link_id LIMIT ${limit}`;
+  const grouped = (from: RawBuilder<unknown>) =>
+    sql<{ link_id: string; clicks: number; visitors: number }>`SELECT link_id, sum(clicks) AS clicks, sum(visitors) AS visitors
+      FROM ${from} GROUP BY link_id ${order}`.execute(db);
+  if ("where" in set) return grouped(sql`(${perLinkRows(set.where, days, monthsThrough)}) AS u`);
+  const ids = "ids" in set ? sql`SELECT unnest(${set.ids}::text[]) AS id` : sql`SELECT q.id FROM (${set.query}) AS q`;
+  if (dialect === "postgres")
+    return grouped(sql`(SELECT c.id AS link_id, u.clicks, u.visitors FROM (${ids}) AS c
+      CROSS JOIN LATERAL (${perLinkRows(sql<boolean>`link_id = c.id`, days, monthsThrough)}) AS u) AS l`);
+  const where = "ids" in set ? sql<boolean>`link_id IN (${sql.join(set.ids)})` : sql<boolean>`link_id IN (${ids})`;
+  return grouped(sql`(${perLinkRows(where, days, monthsThrough)}) AS u`);
 }
 
 /**

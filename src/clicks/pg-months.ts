@@ -80,6 +80,16 @@ export async function compactedBefore(db: Db): Promise<string> {
   return m.to !== null || m.through === "" ? "" : monthAfter(m.through);
 }
 
+/**
+ * The first month ("YYYY-MM"; "" for any) from which a link's clicks are at most link_click_order's click_count - base_count
+ * (migration 065): the last compacted month, or the one a compaction under way is at (the links it did count the months
+ * before it in base_count).
+ */
+export async function recentFrom(db: Db): Promise<string> {
+  const r = await sql<{ month: string | null }>`SELECT coalesce(compact_to, months_through) AS month FROM click_rollup_state WHERE id = 1`.execute(db);
+  return r.rows[0]?.month ?? "";
+}
+
 /** "YYYY-MM" of the month after a "YYYY-MM". */
 function monthAfter(month: string): string {
   const y = Number(month.slice(0, 4));
@@ -87,7 +97,10 @@ function monthAfter(month: string): string {
   return m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, "0")}`;
 }
 
-/** One chunk: the monthly rows of the next COMPACT_LINKS links from their daily rows; whether more are left. */
+/**
+ * One chunk: the monthly rows of the next COMPACT_LINKS links from their daily rows, and their counts before the
+ * last compacted month; whether more are left.
+ */
 async function compactChunk(trx: Db, m: MonthState): Promise<boolean> {
   const nums = await sql<{ num: string }>`SELECT num FROM links WHERE num > ${m.num} ORDER BY num LIMIT ${COMPACT_LINKS}`.execute(trx);
   const last = nums.rows.length === COMPACT_LINKS ? Number(nums.rows[nums.rows.length - 1]!.num) : null;
@@ -111,6 +124,14 @@ async function compactChunk(trx: Db, m: MonthState): Promise<boolean> {
     GROUP BY l.owner_id, m.month, m.dimension, m.value
     ON CONFLICT (owner_id, dimension, month, value) DO UPDATE SET clicks = owner_breakdown_month.clicks + excluded.clicks,
       visitors = owner_breakdown_month.visitors + excluded.visitors`.execute(trx);
+  // The same links' clicks before the last compacted month (link_click_order.base_count, migration 065): the months from
+  // the one last compacted up to the one before this compaction's, whose monthly rows are complete.
+  await sql`UPDATE link_click_order o SET base_count = o.base_count + s.clicks
+    FROM (SELECT bm.link_id, sum(bm.clicks) AS clicks FROM links l JOIN click_breakdown_month bm ON bm.link_id = l.id
+      WHERE l.num > ${m.num} ${last === null ? sql`` : sql`AND l.num <= ${last}`}
+        AND bm.dimension = 'device' AND bm.month >= ${m.through} AND bm.month < ${m.to}
+      GROUP BY bm.link_id) AS s
+    WHERE o.link_id = s.link_id`.execute(trx);
   if (last === null) await sql`UPDATE click_rollup_state SET months_through = ${m.to}, compact_to = NULL, compact_link = NULL WHERE id = 1`.execute(trx);
   else await sql`UPDATE click_rollup_state SET compact_to = ${m.to}, compact_link = ${String(last)} WHERE id = 1`.execute(trx);
   return last !== null;

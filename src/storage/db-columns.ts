@@ -333,6 +333,7 @@ export const DB_COLUMNS = {
     user_id: { sqlite: "TEXT", postgres: "text", ts: "string", nullable: false, defaulted: false },
   },
   link_click_order: {
+    base_count: { sqlite: null, postgres: "int8", ts: "number", nullable: false, defaulted: true },
     click_count: { sqlite: null, postgres: "int8", ts: "number", nullable: false, defaulted: false },
     last_click_key: { sqlite: null, postgres: "int8", ts: "number", nullable: false, defaulted: false },
     link_id: { sqlite: null, postgres: "text", ts: "string", nullable: false, defaulted: false },

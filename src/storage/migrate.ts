@@ -60,6 +60,7 @@ import { pgClickOrder } from "./migrations/061-pg-click-order.js";
 import { ownerMonths } from "./migrations/062-owner-months.js";
 import { pgClickPartitions } from "./migrations/063-pg-click-partitions.js";
 import { pgClickDailyDay } from "./migrations/064-pg-click-daily-day.js";
+import { pgRecentClicks } from "./migrations/065-pg-recent-clicks.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -122,6 +123,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "062-owner-months": ownerMonths(storage.dialect),
     "063-pg-click-partitions": pgClickPartitions(storage.dialect),
     "064-pg-click-daily-day": pgClickDailyDay(storage.dialect),
+    "065-pg-recent-clicks": pgRecentClicks(storage.dialect),
   };
 }
 

@@ -113,6 +113,8 @@ export interface LinkClickOrderTable {
   owner_id: string | null;
   click_count: number;
   last_click_key: number;
+  /** The link's clicks in the months before the last compacted one, or fewer (migration 065): what account analytics' short periods bound by. */
+  base_count: Generated<number>;
 }
 
 export interface LinksTable {

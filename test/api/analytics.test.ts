@@ -12,6 +12,7 @@ import { type TestAccount, joinTeam, testAccount } from "../helpers/team.js";
 import { ManualClock } from "../../src/shared/clock.js";
 import type { ClickInput } from "../../src/clicks/click-buffer.js";
 import { AccountAnalytics } from "../../src/analytics/account-analytics.js";
+import { recentFrom } from "../../src/clicks/pg-months.js";
 
 const NOW = Date.UTC(2026, 9, 27, 10); // Tuesday 2026-10-27, two days after Europe's clocks went back
 const HOST = "127.0.0.1";
@@ -52,6 +53,17 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
       counted: false,
       destination: null,
       ...extra,
+    });
+
+  /** Account analytics as the API reads them, `candidates` (the top links' first candidates) set or left as they are. */
+  const analytics = (candidates?: number) =>
+    new AccountAnalytics({
+      db: server.ctx.storage.db,
+      dialect: server.ctx.storage.dialect,
+      stats: server.ctx.stats,
+      origin: server.url,
+      ownHost: HOST,
+      ...(candidates === undefined ? {} : { candidates }),
     });
 
   it("counts a visitor once a day (a new salt the next day) and stores no address anywhere", async () => {
@@ -210,15 +222,7 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
       for (let k = 0; k < i % 7; k++) record({ id: link.id, num: link.num }, Date.UTC(2026, 5, 1) + k);
     }
     await server.ctx.clicks.flush();
-    const read = (candidates: number) =>
-      new AccountAnalytics({
-        db: server.ctx.storage.db,
-        dialect: server.ctx.storage.dialect,
-        stats: server.ctx.stats,
-        origin: server.url,
-        ownHost: HOST,
-        candidates,
-      }).read(user, { range: "7d" });
+    const read = (candidates: number) => analytics(candidates).read(user, { range: "7d" });
     const all = await read(1_000);
     expect(all.links).toHaveLength(50);
     expect(all.links.map((l) => l.clicks)).toEqual(Array.from({ length: 50 }, (_, i) => 60 - i));
@@ -259,13 +263,7 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
     const through = async () => (await server.ctx.stats.monthsThrough(server.ctx.storage.db)) >= "2026-09";
     for (let i = 0; i < 20 && !(await through()); i++) await server.ctx.clicks.flush();
     expect(await through()).toBe(true);
-    const read = await new AccountAnalytics({
-      db: server.ctx.storage.db,
-      dialect: server.ctx.storage.dialect,
-      stats: server.ctx.stats,
-      origin: server.url,
-      ownHost: HOST,
-    }).read(user, { from: "2026-07-15", to: "2026-10-27" });
+    const read = await analytics().read(user, { from: "2026-07-15", to: "2026-10-27" });
     expect(read.links.map((l) => [l.alias, l.clicks, l.visitors])).toEqual([
       ["months-a", 7, 6],
       ["months-b", 6, 5],
@@ -336,15 +334,7 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
 
     // Top links from a few candidates by all-time clicks, or from every link when those cannot rule the others out: the same answer.
     for (const candidates of [1, 2, 3]) {
-      const few = new AccountAnalytics({
-        db: server.ctx.storage.db,
-        dialect: server.ctx.storage.dialect,
-        stats: server.ctx.stats,
-        origin: server.url,
-        ownHost: new URL(server.url).hostname,
-        candidates,
-      });
-      const got = await few.read((await server.ctx.accounts.byId(owner.id))!, { range: "7d" });
+      const got = await analytics(candidates).read((await server.ctx.accounts.byId(owner.id))!, { range: "7d" });
       expect(got.links, `candidates ${candidates}`).toEqual(mine.links);
     }
     // Unfiltered, the owner's own roll-ups answer: the same as every link through the per-link rows.
@@ -406,6 +396,56 @@ describe.each(ENGINES)("analytics on %s", (engine) => {
       expect([stored.range_clicks, stored.range_visitors, stored.links]).toEqual([seen.range_clicks, seen.range_visitors, seen.links]);
     } finally {
       await fresh.close();
+    }
+  });
+  it("ranks a month's top links by their clicks since the month before the last compacted one (PostgreSQL), exactly", async () => {
+    // Months after any a server of today has compacted: 2031 and 2032.
+    clock.set(Date.UTC(2032, 1, 3, 10));
+    try {
+      const acct = await testAccount(server, "recent@example.com", "business");
+      const user = (await server.ctx.accounts.byId(acct.id))!;
+      const make = (alias: string) => server.ctx.links.create(user, { url: `https://example.com/${alias}`, alias });
+      const click = (l: { id: string; num: number }, at: number, ip: string) => record({ id: l.id, num: l.num }, at, { ip });
+      // `dec`: 60 clicks on 5 December and 1 in the period; `busy`: 55 in June and 1 in it; `fresh` i: i + 2 in it.
+      const dec = await make("recent-dec");
+      const busy = await make("recent-busy");
+      const fresh = [];
+      for (let i = 0; i < 55; i++) fresh.push(await make(`recent-${i}`));
+      for (let k = 0; k < 60; k++) click(dec, Date.UTC(2031, 11, 5, 12) + k, `203.0.113.${k}`);
+      for (let k = 0; k < 55; k++) click(busy, Date.UTC(2031, 5, 10, 12) + k, `203.0.113.${k}`);
+      click(busy, Date.UTC(2032, 0, 26, 12), "203.0.113.1");
+      fresh.forEach((l, i) => {
+        for (let k = 0; k < i + 2; k++) click(l, Date.UTC(2032, 0, 20, 12) + k, `198.51.100.${k}`);
+      });
+      await server.ctx.clicks.flush();
+      // A click of February: January is compacted, and on PostgreSQL the months before it join the links' counts before.
+      click(dec, Date.UTC(2032, 1, 2, 12), "198.51.100.99");
+      const through = async () => (await server.ctx.stats.monthsThrough(server.ctx.storage.db)) >= "2032-01";
+      for (let i = 0; i < 20 && !(await through()); i++) await server.ctx.clicks.flush();
+      expect(await through()).toBe(true);
+      const read = (candidates?: number) => analytics(candidates).read(user, { range: "30d" });
+      const exact = await read(1_000);
+      expect([exact.from, exact.to]).toEqual(["2032-01-05", "2032-02-03"]);
+      expect(exact.links.map((l) => [l.alias, l.clicks])).toEqual(Array.from({ length: 50 }, (_, i) => [`recent-${54 - i}`, 56 - i]));
+      // Ruled out by all-time clicks, and on PostgreSQL by recent ones too, from one candidate up: the same links. With 52
+      // (dec, busy, 50 fresh ones) the 50th sum, 7, is the bound: dec's 61 all-time clicks reach it, its 1 since December not.
+      for (const candidates of [1, 2, 50, 52, 57, undefined]) expect((await read(candidates)).links, `candidates ${candidates}`).toEqual(exact.links);
+      if (engine === "postgres") {
+        expect(await recentFrom(server.ctx.storage.db)).toBe("2032-01");
+        const counts = await server.ctx.storage.db
+          .selectFrom("link_click_order")
+          .select(["link_id", "click_count", "base_count"])
+          .where("link_id", "in", [dec.id, busy.id, fresh[54]!.id])
+          .execute();
+        const by = new Map(counts.map((c) => [c.link_id, [Number(c.click_count), Number(c.base_count)]]));
+        expect([by.get(dec.id), by.get(busy.id), by.get(fresh[54]!.id)]).toEqual([
+          [61, 60],
+          [56, 55],
+          [56, 0],
+        ]);
+      }
+    } finally {
+      clock.set(NOW);
     }
   });
 });

@@ -65,6 +65,13 @@ const ownerMismatches = () =>
       FROM click_breakdown_month m JOIN links ON links.id = m.link_id WHERE links.owner_id IS NOT NULL GROUP BY 1, 2, 3, 4),
     o AS (SELECT owner_id, month, dimension, value, clicks, visitors FROM owner_breakdown_month WHERE clicks <> 0 OR visitors <> 0)
     SELECT count(*) AS n FROM ((SELECT * FROM l EXCEPT SELECT * FROM o) UNION ALL (SELECT * FROM o EXCEPT SELECT * FROM l)) AS x`);
+/** Links whose base_count (migration 065) is not the sum of their monthly device rows of the months before `through`. */
+const baseMismatches = (through: string) =>
+  count(sql<{ n: string }>`SELECT count(*) AS n FROM link_click_order o
+    LEFT JOIN (SELECT link_id, sum(clicks) AS clicks FROM click_breakdown_month WHERE dimension = 'device' AND month < ${through} GROUP BY link_id) AS s
+      ON s.link_id = o.link_id
+    WHERE o.base_count <> coalesce(s.clicks, 0)`);
+const baseTotal = () => count(sql<{ n: string }>`SELECT sum(base_count) AS n FROM link_click_order`);
 const monthlyRows = (month: string) => count(sql<{ n: string }>`SELECT count(*) AS n FROM click_breakdown_month WHERE month = ${month}`);
 
 async function octoberCountries(linkIndex: number) {
@@ -142,6 +149,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL's monthly compaction",
     expect(await mismatches("2026-10")).toBe(0);
     expect(await ownerMismatches()).toBe(0);
     expect(await monthlyRows("2026-11")).toBe(0);
+    // The links' counts before the last compacted month: September's, none.
+    expect([await baseMismatches("2026-10"), await baseTotal()]).toEqual([0, 0]);
     expect((await octoberCountries(7)).find((c) => c.country === "DE")?.clicks).toBe(2);
     expect((await octoberCountries(late)).find((c) => c.country === "BR")?.clicks).toBe(2);
 
@@ -182,6 +191,10 @@ describe.runIf(process.env.TEST_DATABASE_URL)("PostgreSQL's monthly compaction",
     expect(await mismatches("2026-10")).toBe(0);
     expect(await ownerMismatches()).toBe(0);
     expect(await monthlyRows("2026-12")).toBe(0);
+    // Every link's count before November holds its October clicks, the late ones included: once, whoever compacted.
+    expect(await baseMismatches("2026-11")).toBe(0);
+    // October: i % 3 + 2 clicks of each link i, link 7's 4 from BR, and the 3 + 1 late ones of the first test.
+    expect(await baseTotal()).toBe(Array.from({ length: LINKS }, (_, i) => (i % 3) + 2).reduce((a, b) => a + b) + 4 + 3 + 1);
     // 4 writers x 12 rounds x 400 late clicks, plus the 1 + 2 November clicks of the first test.
     expect(await count(sql<{ n: string }>`SELECT sum(clicks) AS n FROM click_breakdown_month WHERE month = '2026-11' AND dimension = 'country'`)).toBe(
       4 * 12 * 400 + 3,
