@@ -13,6 +13,48 @@ import { type Values, describer, placeOf, sameValues } from "./click-values.js";
  * a link that tracks conversions, its click id (stored by the tracked-clicks listener, not in `clicks`).
  */
 export type ClickRow = Omit<Selectable<ClicksTable>, "id"> & { link_id: string; click_id?: string | null; app?: string | null };
+/** A raw click row's columns, in the order the writers bind or copy them (the id comes from its sequence). */
+export const CLICK_COLUMNS = [
+  "link_num",
+  "at",
+  "country",
+  "device",
+  "os",
+  "browser",
+  "referrer",
+  "is_bot",
+  "counted",
+  "destination",
+  "new_visitor",
+  "qr",
+  "region",
+  "city",
+  "referrer_url",
+  "utm",
+] as const;
+
+/** A raw click row's values in CLICK_COLUMNS order. */
+export function clickValues(r: ClickRow): Array<string | number | null> {
+  return [
+    r.link_num,
+    r.at,
+    r.country,
+    r.device,
+    r.os,
+    r.browser,
+    r.referrer,
+    r.is_bot,
+    r.counted,
+    r.destination,
+    r.new_visitor,
+    r.qr,
+    r.region,
+    r.city,
+    r.referrer_url,
+    r.utm,
+  ];
+}
+
 export type DailyRow = Selectable<ClickDailyTable>;
 export type BreakdownRow = Selectable<ClickBreakdownTable>;
 export type MonthlyRow = Selectable<ClickBreakdownMonthTable>;

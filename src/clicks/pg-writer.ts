@@ -1,9 +1,9 @@
-// PostgreSQL's click writer: each batch in one transaction of unnest() statements (one per table,
-// whatever the batch size), its links locked in id order so that several instances never deadlock;
-// monthly breakdown rows only for months compacted (pg-months.ts), the others compacted later.
+// PostgreSQL's click writer: each batch in one transaction, its raw clicks sent by COPY (storage/pg-copy.ts) and its
+// roll-ups by unnest() statements (one per table, whatever the batch size), its links locked in id order so that several
+// instances never deadlock; monthly breakdown rows only for months compacted (pg-months.ts), the others compacted later.
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
-import { type ClickRow, describeBatch } from "./click-groups.js";
+import { CLICK_COLUMNS, clickValues, describeBatch } from "./click-groups.js";
 import { type RollUps, rollUp } from "./rollup-rows.js";
 import { type ClickBatch, mergeBatches } from "./click-buffer.js";
 import { PostgresVisitors, batchSpan, keysFor } from "./visitors.js";
@@ -12,6 +12,7 @@ import { compactMonths, compactedBefore, monthsForBatch } from "./pg-months.js";
 import { ensureMonths, nextMonth, partitionMonths } from "../storage/click-partitions.js";
 import type { ClickWriter } from "./click-writer.js";
 import type { CountryResolver } from "./describe.js";
+import { transactionWithCopy } from "../storage/pg-copy.js";
 import { type StoredListener, eventIdPrefix } from "./stored.js";
 
 function column<T, K extends keyof T>(rows: T[], key: K): T[K][] {
@@ -100,7 +101,7 @@ export class PostgresClickWriter implements ClickWriter {
     const raised = b.linkIds.filter((id) => raising.has(id));
     const readOnly = b.linkIds.filter((id) => !raising.has(id));
     let seen = (): void => {};
-    await this.db.transaction().execute(async (trx) => {
+    await transactionWithCopy(this.db, async (trx, copy) => {
       if (clicks.journal) {
         // A retry of a batch whose commit reached the server while its answer did not (the connection
         // dropped at that moment): its segment is recorded, its clicks are stored, nothing to do twice.
@@ -113,7 +114,7 @@ export class PostgresClickWriter implements ClickWriter {
       if (live.size === 0) return;
       seen = await this.visitors.mark(trx, b);
       const rows = live.size === b.linkIds.length ? b.rows : b.rows.filter((r) => live.has(r.link_id));
-      await insertClicks(trx, rows);
+      await copy("clicks", CLICK_COLUMNS, rows.map(clickValues));
       // What the "stored" listeners write (the click stream's events), committed with the clicks (stored.ts).
       if (this.stored.length > 0) {
         const chunk = { rows, first: 0, prefix: eventIdPrefix(clicks.journal) };
@@ -150,18 +151,6 @@ async function lockLinks(trx: Db, raised: string[], readOnly: string[]): Promise
           }>`SELECT id, owner_id FROM links WHERE id = ANY(${ids}::text[]) ORDER BY id FOR ${sql.raw(mode)}`.execute(trx)
         ).rows;
   return new Map([...(await lock(raised, "NO KEY UPDATE")), ...(await lock(readOnly, "KEY SHARE"))].map((r) => [r.id, r.owner_id]));
-}
-
-/** The batch's raw clicks, one unnest() statement whatever their number. */
-async function insertClicks(trx: Db, rows: ClickRow[]): Promise<void> {
-  await sql`INSERT INTO clicks (link_num, at, country, device, os, browser, referrer, is_bot, counted, destination, new_visitor, qr, region, city, referrer_url, utm)
-    SELECT * FROM unnest(${column(rows, "link_num")}::bigint[], ${column(rows, "at")}::bigint[], ${column(rows, "country")}::text[],
-      ${column(rows, "device")}::text[], ${column(rows, "os")}::text[], ${column(rows, "browser")}::text[],
-      ${column(rows, "referrer")}::text[], ${column(rows, "is_bot")}::int[], ${column(rows, "counted")}::int[],
-      ${column(rows, "destination")}::text[], ${column(rows, "new_visitor")}::int[], ${column(rows, "qr")}::int[],
-      ${column(rows, "region")}::text[], ${column(rows, "city")}::text[], ${column(rows, "referrer_url")}::text[], ${column(rows, "utm")}::text[])`.execute(
-    trx,
-  );
 }
 
 /** The link rows of a batch: click counts, then the daily, hourly, breakdown and compacted months' rows. */

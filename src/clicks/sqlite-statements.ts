@@ -2,7 +2,7 @@
 // raw rows (straight into clicks, or staged), the move of staged rows, a chunk of roll-ups with its
 // counts and watermark, and a chunk of the monthly compaction. No query is built per click.
 import type SQLite from "better-sqlite3";
-import { BREAKDOWNS, type ClickRow, type Group } from "./click-groups.js";
+import { BREAKDOWNS, CLICK_COLUMNS, type ClickRow, type Group } from "./click-groups.js";
 import { rollUp } from "./rollup-rows.js";
 import type { LimitCount } from "./limit-counts.js";
 
@@ -19,25 +19,6 @@ const OFFSET_SPAN = 2 ** OFFSET_BITS;
 const MAX_PACKED_NUM = 2 ** (53 - OFFSET_BITS - 1);
 /** links.last_click_at raised to a click's time bound twice (it only moves forward; NULL >= x is not true). */
 const LAST_CLICK_AT = "last_click_at = CASE WHEN last_click_at >= ? THEN last_click_at ELSE ? END";
-/** A raw click row's columns, in the order the statements below bind them. */
-const CLICK_COLUMNS = [
-  "link_num",
-  "at",
-  "country",
-  "device",
-  "os",
-  "browser",
-  "referrer",
-  "is_bot",
-  "counted",
-  "destination",
-  "new_visitor",
-  "qr",
-  "region",
-  "city",
-  "referrer_url",
-  "utm",
-] as const;
 /** The columns after link_num and at, in a packed statement: bound once, but for new_visitor (from each integer). */
 const PACKED_SHARED = CLICK_COLUMNS.slice(2);
 /** A link with this many raw rows in a chunk writes them straight into clicks; fewer are staged. */

@@ -23,6 +23,7 @@ import type { DatabaseConfig } from "../config.js";
 import type { Database } from "./schema.js";
 import { cachingStatements } from "./sqlite-statement-cache.js";
 import { markConnectionFailure } from "./unavailable.js";
+import { registerPool } from "./pg-copy.js";
 import { waitForPostgres } from "./wait-postgres.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -254,7 +255,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * a failure to connect, and a query whose connection is gone. pg drops a broken connection when it is
  * released, and connects anew on the next query: nothing to restart after an outage.
  */
-function markingPool(pool: pg.Pool): PostgresPool {
+function markingPool(pool: pg.Pool): PostgresPool & { connect(): Promise<pg.PoolClient> } {
   const wrapped = new WeakSet<pg.PoolClient>();
   return {
     async connect() {
@@ -299,7 +300,10 @@ function openPostgresPool(url: string, max: number): { db: Db; stats: () => Pool
       throw markConnectionFailure(err, false);
     }
   };
-  return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool: markingPool(pool) }) }), stats, prepared };
+  const marking = markingPool(pool);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: marking }) });
+  registerPool(db, marking);
+  return { db, stats, prepared };
 }
 
 /**
