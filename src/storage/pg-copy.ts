@@ -8,10 +8,10 @@ import { Kysely, PostgresDialect } from "kysely";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Database } from "./schema.js";
+import { markConnectionFailure } from "./unavailable.js";
 
 /** db.ts's Db (which imports this module). */
 type Db = Kysely<Database>;
-import { markConnectionFailure } from "./unavailable.js";
 
 /** The pools behind PostgreSQL Kysely instances (db.ts registers each), by instance. */
 const pools = new WeakMap<Db, { connect(): Promise<pg.PoolClient> }>();
@@ -23,7 +23,7 @@ export function registerPool(db: Db, pool: { connect(): Promise<pg.PoolClient> }
 /** A value of a COPY row: null is NULL. */
 export type CopyValue = string | number | null;
 
-/** COPY `table` (`columns`) FROM STDIN of rows in the transaction. */
+/** COPY `table` (`columns`) FROM STDIN of rows in the transaction; the names are the code's own, never a user's. */
 export type CopyIn = (table: string, columns: readonly string[], rows: readonly (readonly CopyValue[])[]) => Promise<void>;
 
 const SPECIAL = /[\\\t\n\r]/g;
