@@ -9,7 +9,7 @@ import { sql } from "kysely";
 import type SQLite from "better-sqlite3";
 import type { Logger } from "pino";
 import type { Db, Dialect } from "../storage/db.js";
-import { dropMonthsBefore } from "../storage/click-partitions.js";
+import { deleteClicksBefore, dropMonthsBefore } from "../storage/click-partitions.js";
 import type { DatabaseConfig } from "../config.js";
 import type { Clock } from "../shared/clock.js";
 import type { CountryResolver } from "./describe.js";
@@ -364,16 +364,16 @@ export class ClickRecorder {
   }
 
   /**
-   * Deletes raw clicks past the retention period (roll-ups stay); 0 days keeps them forever. On PostgreSQL the
-   * months wholly past it go first, a partition at a time. Clicks are stored in time order, so the oldest go
-   * first, in id order and in short transactions (no index on the time is kept): it stops at the oldest click
-   * still within the period.
+   * Deletes raw clicks past the retention period (roll-ups stay); 0 days keeps them forever. PostgreSQL drops the
+   * months wholly past it, then deletes what is left before the limit by time (storage/click-partitions.ts). SQLite
+   * deletes the oldest first, in id order (clicks are stored in time order; no index on the time is kept).
    */
   async pruneRaw(): Promise<number> {
     if (this.deps.retentionDays <= 0) return 0;
     const before = this.deps.clock.now() - this.deps.retentionDays * 86_400_000;
     const db = this.deps.db;
-    let deleted = this.deps.dialect === "postgres" ? await dropMonthsBefore(db, before) : 0;
+    if (this.deps.dialect === "postgres") return (await dropMonthsBefore(db, before)) + (await deleteClicksBefore(db, before, PRUNE_CHUNK));
+    let deleted = 0;
     for (;;) {
       const oldest = await db.selectFrom("clicks").select(["id", "at"]).orderBy("id").limit(1).executeTakeFirst();
       if (!oldest || Number(oldest.at) >= before) return deleted;

@@ -127,3 +127,36 @@ export async function dropMonthsBefore(db: Db, before: number): Promise<number> 
   }
   return dropped;
 }
+
+/**
+ * Deletes the clicks before `before` that the dropped months left (the month `before` falls in, a month whose drop
+ * waited too long, clicks_default), `chunk` rows a transaction: how many. Each chunk is found through the BRIN index on
+ * `at` (migration 066; the planner is kept from reading the whole month, or the whole (link_num, at) index, once fewer
+ * than a chunk are left) and deleted by row address, each partition on its own. Two instances at once delete each
+ * click once: the second waits for the first's rows and skips them; a month the other dropped meanwhile is skipped.
+ */
+export async function deleteClicksBefore(db: Db, before: number, chunk: number): Promise<number> {
+  const names = [...(await partitionMonths(db)).filter((m) => monthBounds(m).from < before).map(partitionName), "clicks_default"];
+  let deleted = 0;
+  for (const name of names) {
+    const table = sql.table(name);
+    for (;;) {
+      let n: number;
+      try {
+        n = await db.transaction().execute(async (trx) => {
+          await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+          await sql`SET LOCAL enable_indexscan = off`.execute(trx);
+          const r = await sql`DELETE FROM ${table} WHERE at < ${before}
+            AND ctid = ANY(ARRAY(SELECT ctid FROM ${table} WHERE at < ${before} LIMIT ${chunk}))`.execute(trx);
+          return Number(r.numAffectedRows ?? 0);
+        });
+      } catch (err) {
+        if ((err as { code?: unknown }).code === "42P01") break;
+        throw err;
+      }
+      deleted += n;
+      if (n < chunk) break;
+    }
+  }
+  return deleted;
+}

@@ -61,6 +61,7 @@ import { ownerMonths } from "./migrations/062-owner-months.js";
 import { pgClickPartitions } from "./migrations/063-pg-click-partitions.js";
 import { pgClickDailyDay } from "./migrations/064-pg-click-daily-day.js";
 import { pgRecentClicks } from "./migrations/065-pg-recent-clicks.js";
+import { pgClicksAt } from "./migrations/066-pg-clicks-at.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -124,6 +125,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "063-pg-click-partitions": pgClickPartitions(storage.dialect),
     "064-pg-click-daily-day": pgClickDailyDay(storage.dialect),
     "065-pg-recent-clicks": pgRecentClicks(storage.dialect),
+    "066-pg-clicks-at": pgClicksAt(storage.dialect),
   };
 }
 

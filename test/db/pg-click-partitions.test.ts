@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, ENGINES, openTestStorage, type TestDatabase } from "../helpers/engines.js";
 import { type Db, openPostgresDb, type Storage } from "../../src/storage/db.js";
 import { migrateTo, migrateToLatest } from "../../src/storage/migrate.js";
-import { dropMonthsBefore, ensureMonths, monthOf, monthsFrom, nextMonth, partitionMonths } from "../../src/storage/click-partitions.js";
+import { deleteClicksBefore, dropMonthsBefore, ensureMonths, monthOf, monthsFrom, nextMonth, partitionMonths } from "../../src/storage/click-partitions.js";
 import { PostgresClickWriter } from "../../src/clicks/pg-writer.js";
 import { CountryResolver } from "../../src/clicks/describe.js";
 import { batchOf } from "../../src/clicks/click-buffer.js";
@@ -23,6 +23,13 @@ const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Geck
 async function placed(db: Db): Promise<string[]> {
   const r = await sql<{ part: string; id: string }>`SELECT tableoid::regclass::text AS part, id FROM clicks ORDER BY id`.execute(db);
   return r.rows.map((x) => `${x.part}:${x.id}`);
+}
+
+/** A link of its own alias (clicks name links by number): its number. */
+async function newLink(db: Db, id: string, alias: string): Promise<number> {
+  const r = await sql<{ num: string }>`INSERT INTO links (id, domain, alias, url, click_count, created_at, updated_at)
+    VALUES (${id}, '', ${alias}, 'https://example.com/', 0, 0, 0) RETURNING num`.execute(db);
+  return Number(r.rows[0]!.num);
 }
 
 /** A transaction on `reader` that has read `table` (an ACCESS SHARE lock on it) and holds it until released. */
@@ -63,10 +70,7 @@ describe.runIf(ENGINES.includes("postgres"))("PostgreSQL clicks by month", () =>
   it("migration 063 moves every click, with its id, into its month; ids go on from the same sequence", async () => {
     const storage = await fresh("062-owner-months");
     const db = storage.db;
-    await sql`INSERT INTO links (id, domain, alias, url, click_count, created_at, updated_at) VALUES ('l1', '', 'a1', 'https://example.com/', 0, 0, 0)`.execute(
-      db,
-    );
-    const num = Number((await sql<{ num: string }>`SELECT num FROM links WHERE id = 'l1'`.execute(db)).rows[0]!.num);
+    const num = await newLink(db, "l1", "a1");
     // A click at a nonsense time (0: 1970) among them makes one month, not one for every month since.
     const times = [0, Date.UTC(2025, 10, 30, 23, 59), Date.UTC(2025, 11, 1), Date.UTC(2026, 1, 14)];
     for (const at of times)
@@ -101,10 +105,7 @@ describe.runIf(ENGINES.includes("postgres"))("PostgreSQL clicks by month", () =>
   it("keeps a click of a month with no partition in clicks_default, then moves it into its month, made by the writer with the next", async () => {
     const storage = await fresh();
     const db = storage.db;
-    await sql`INSERT INTO links (id, domain, alias, url, click_count, created_at, updated_at) VALUES ('w1', '', 'w1', 'https://example.com/', 0, 0, 0)`.execute(
-      db,
-    );
-    const num = Number((await sql<{ num: string }>`SELECT num FROM links WHERE id = 'w1'`.execute(db)).rows[0]!.num);
+    const num = await newLink(db, "w1", "w1");
     const writer = new PostgresClickWriter(db, new CountryResolver(null));
     const at = Date.UTC(2031, 2, 31, 23, 30);
     const input = (t: number): ClickInput => ({
@@ -142,10 +143,7 @@ describe.runIf(ENGINES.includes("postgres"))("PostgreSQL clicks by month", () =>
     const db = storage.db;
     const reader = openPostgresDb(storage.url, 1);
     open.push(reader);
-    await sql`INSERT INTO links (id, domain, alias, url, click_count, created_at, updated_at) VALUES ('r1', '', 'r1', 'https://example.com/', 0, 0, 0)`.execute(
-      db,
-    );
-    const num = Number((await sql<{ num: string }>`SELECT num FROM links WHERE id = 'r1'`.execute(db)).rows[0]!.num);
+    const num = await newLink(db, "r1", "r1");
     await sql`INSERT INTO clicks (link_num, at, country, device, os, browser, referrer, is_bot, counted) VALUES (${num}, ${Date.UTC(2032, 4, 5)}, 'NL', 'mobile', 'iOS', 'Safari', 'direct', 0, 0)`.execute(
       db,
     );
@@ -166,10 +164,7 @@ describe.runIf(ENGINES.includes("postgres"))("PostgreSQL clicks by month", () =>
     const reader = openPostgresDb(storage.url, 1);
     open.push(reader);
     await ensureMonths(db, monthsFrom("2030-01", "2030-04"));
-    await sql`INSERT INTO links (id, domain, alias, url, click_count, created_at, updated_at) VALUES ('d1', '', 'd1', 'https://example.com/', 0, 0, 0)`.execute(
-      db,
-    );
-    const num = Number((await sql<{ num: string }>`SELECT num FROM links WHERE id = 'd1'`.execute(db)).rows[0]!.num);
+    const num = await newLink(db, "d1", "d1");
     const add = (at: number) =>
       sql`INSERT INTO clicks (link_num, at, country, device, os, browser, referrer, is_bot, counted) VALUES (${num}, ${at}, 'NL', 'mobile', 'iOS', 'Safari', 'direct', 0, 0)`.execute(
         db,
@@ -190,6 +185,54 @@ describe.runIf(ENGINES.includes("postgres"))("PostgreSQL clicks by month", () =>
     expect(await partitionMonths(db)).toEqual(expect.arrayContaining(["2030-03", "2030-04"]));
     expect(await partitionMonths(db)).not.toContain("2030-02");
     expect((await placed(db)).map((p) => p.split(":")[0])).toEqual(["clicks_p203003", "clicks_p203003"]);
+  });
+
+  it("migration 066: no key on clicks, a BRIN index on at in every month (one made later too); retention deletes by it, chunk by chunk", async () => {
+    const storage = await fresh("065-pg-recent-clicks");
+    const db = storage.db;
+    const num = await newLink(db, "b1", "b1");
+    const add = (ats: number[]) =>
+      sql`INSERT INTO clicks (link_num, at, country, device, os, browser, referrer, is_bot, counted)
+        SELECT ${num}, a, 'NL', 'mobile', 'iOS', 'Safari', 'direct', 0, 0 FROM unnest(${ats}::bigint[]) AS a`.execute(db);
+    const now = Date.now();
+    await add([now - 2, now - 1]);
+    const kept = await placed(db);
+    await migrateToLatest(storage);
+    // The clicks and their ids stay; the key goes.
+    expect(await placed(db)).toEqual(kept);
+    const keys = await sql`SELECT conname FROM pg_constraint WHERE conrelid = 'clicks'::regclass AND contype = 'p'`.execute(db);
+    expect(keys.rows).toEqual([]);
+    const indexes = async (table: string) =>
+      (
+        await sql<{ am: string; def: string }>`SELECT am.amname AS am, pg_get_indexdef(i.indexrelid) AS def FROM pg_index i
+          JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam WHERE i.indrelid = ${table}::regclass`.execute(db)
+      ).rows
+        .map((r) => `${r.am} ${r.def.replace(/^.* USING \w+ /, "")}`)
+        .sort();
+    expect(await indexes("clicks_default")).toEqual(["brin (at) WITH (autosummarize='on')", "btree (link_num, at)"]);
+    // A month made after the migration gets both indexes when it is attached.
+    expect(await ensureMonths(db, ["2031-01"])).toBe(true);
+    expect(await indexes("clicks_p203101")).toEqual(["brin (at) WITH (autosummarize='on')", "btree (link_num, at)"]);
+    // 20,000 clicks of January 2031 over 500 links, one a minute in time order, and 3 of a month with no partition.
+    const jan = Date.UTC(2031, 0, 5);
+    await sql`INSERT INTO clicks (link_num, at, country, device, os, browser, referrer, is_bot, counted)
+      SELECT i % 500, ${jan}::bigint + i * 60000, 'NL', 'mobile', 'iOS', 'Safari', 'direct', 0, 0 FROM generate_series(0, 19999) AS i`.execute(db);
+    await add([Date.UTC(2030, 5, 1), Date.UTC(2030, 5, 2), Date.UTC(2030, 5, 3)]);
+    await sql`ANALYZE clicks`.execute(db);
+    // The chunk is found through the BRIN index, not by reading the month or the other index whole.
+    const plan = await db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+      await sql`SET LOCAL enable_indexscan = off`.execute(trx);
+      return (await sql<{ "QUERY PLAN": string }>`EXPLAIN SELECT ctid FROM clicks_p203101 WHERE at < ${jan + 20 * 60_000} LIMIT 7`.execute(trx)).rows
+        .map((r) => r["QUERY PLAN"])
+        .join("\n");
+    });
+    expect(plan).toMatch(/Bitmap Index Scan on clicks_p203101_at_idx/);
+    // The limit after the 20th January click: those 20, the 3 in clicks_default and the 2 of this month, in chunks of 7.
+    expect(await deleteClicksBefore(db, jan + 20 * 60_000, 7)).toBe(25);
+    const left = (await sql<{ n: string; first: string }>`SELECT count(*) AS n, min(at) AS first FROM clicks`.execute(db)).rows[0]!;
+    expect([Number(left.n), Number(left.first)]).toEqual([19_980, jan + 20 * 60_000]);
+    expect(await deleteClicksBefore(db, jan + 20 * 60_000, 7)).toBe(0);
   });
 
   describe("retention through the recorder, two instances at once", () => {
