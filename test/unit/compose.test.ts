@@ -47,6 +47,10 @@ describe("compose.yaml", () => {
     expect(services["snip-sqlite"].environment?.DATABASE_URL_FILE).toBeUndefined();
   });
 
+  it("initialises PostgreSQL with the locale snip is tested on (C.UTF-8), not the image's en_US.UTF-8", () => {
+    expect(services.db.environment?.POSTGRES_INITDB_ARGS).toBe("--locale=C.UTF-8");
+  });
+
   it("gives every service a health check, snip's on /readyz as the image's", () => {
     expect(services.db.healthcheck?.test).toContain("pg_isready");
     expect(dockerfile).toMatch(/^HEALTHCHECK .*\n.*\/readyz/m);
