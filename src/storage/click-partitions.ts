@@ -79,6 +79,11 @@ function lockNotHad(err: unknown): boolean {
   return (err as { code?: unknown }).code === "55P03";
 }
 
+/** A statement on a table that another instance dropped meanwhile (undefined_table). */
+function tableGone(err: unknown): boolean {
+  return (err as { code?: unknown }).code === "42P01";
+}
+
 /**
  * Makes the partitions of these months that do not exist yet, in the caller's transaction (migration 063 runs in
  * the migrator's), each with the rows clicks_default holds for it moved in the same transaction, so that no reader
@@ -122,7 +127,7 @@ export async function dropMonthsBefore(db: Db, before: number): Promise<number> 
       });
     } catch (err) {
       // Dropped meanwhile by another instance (undefined_table), or its lock not had in time: the next pass sees.
-      if (!lockNotHad(err) && (err as { code?: unknown }).code !== "42P01") throw err;
+      if (!lockNotHad(err) && !tableGone(err)) throw err;
     }
   }
   return dropped;
@@ -151,7 +156,7 @@ export async function deleteClicksBefore(db: Db, before: number, chunk: number):
           return Number(r.numAffectedRows ?? 0);
         });
       } catch (err) {
-        if ((err as { code?: unknown }).code === "42P01") break;
+        if (tableGone(err)) break;
         throw err;
       }
       deleted += n;
