@@ -13,11 +13,8 @@ import { ensureMonths, nextMonth, partitionMonths } from "../storage/click-parti
 import type { ClickWriter } from "./click-writer.js";
 import type { CountryResolver } from "./describe.js";
 import { transactionWithCopy } from "../storage/pg-copy.js";
+import { arrayLiteral, columnLiteral } from "../storage/pg-arrays.js";
 import { type StoredListener, eventIdPrefix } from "./stored.js";
-
-function column<T, K extends keyof T>(rows: T[], key: K): T[K][] {
-  return rows.map((r) => r[key]);
-}
 
 /** PostgreSQL: everything in one transaction per batch (several instances write; no watermark to share). */
 export class PostgresClickWriter implements ClickWriter {
@@ -148,7 +145,7 @@ async function lockLinks(trx: Db, raised: string[], readOnly: string[]): Promise
           await sql<{
             id: string;
             owner_id: string | null;
-          }>`SELECT id, owner_id FROM links WHERE id = ANY(${ids}::text[]) ORDER BY id FOR ${sql.raw(mode)}`.execute(trx)
+          }>`SELECT id, owner_id FROM links WHERE id = ANY(${arrayLiteral(ids)}::text[]) ORDER BY id FOR ${sql.raw(mode)}`.execute(trx)
         ).rows;
   return new Map([...(await lock(raised, "NO KEY UPDATE")), ...(await lock(readOnly, "KEY SHARE"))].map((r) => [r.id, r.owner_id]));
 }
@@ -159,29 +156,29 @@ async function writeLinkRollups(trx: Db, u: RollUps): Promise<void> {
     // GREATEST ignores NULL: a link's first click sets last_click_at. No index of links holds either column, so
     // the update is HOT; the list's sorts read link_click_order, which a trigger keeps equal (migration 061).
     await sql`UPDATE links SET click_count = links.click_count + v.n, last_click_at = GREATEST(links.last_click_at, v.at)
-      FROM unnest(${u.increments.map((i) => i[0])}::text[], ${u.increments.map((i) => i[1])}::bigint[], ${u.increments.map((i) => i[2])}::bigint[]) AS v(id, n, at)
+      FROM unnest(${columnLiteral(u.increments, 0)}::text[], ${columnLiteral(u.increments, 1)}::bigint[], ${columnLiteral(u.increments, 2)}::bigint[]) AS v(id, n, at)
       WHERE links.id = v.id`.execute(trx);
   }
   await sql`INSERT INTO click_daily (link_id, day, clicks, bots, visitors, qr)
-    SELECT * FROM unnest(${column(u.daily, "link_id")}::text[], ${column(u.daily, "day")}::text[],
-      ${column(u.daily, "clicks")}::bigint[], ${column(u.daily, "bots")}::bigint[], ${column(u.daily, "visitors")}::bigint[], ${column(u.daily, "qr")}::bigint[])
+    SELECT * FROM unnest(${columnLiteral(u.daily, "link_id")}::text[], ${columnLiteral(u.daily, "day")}::text[],
+      ${columnLiteral(u.daily, "clicks")}::bigint[], ${columnLiteral(u.daily, "bots")}::bigint[], ${columnLiteral(u.daily, "visitors")}::bigint[], ${columnLiteral(u.daily, "qr")}::bigint[])
     ON CONFLICT (link_id, day) DO UPDATE SET clicks = click_daily.clicks + excluded.clicks, bots = click_daily.bots + excluded.bots,
       visitors = click_daily.visitors + excluded.visitors, qr = click_daily.qr + excluded.qr`.execute(trx);
   await sql`INSERT INTO click_hourly (link_id, hour, clicks, bots, visitors, qr)
-    SELECT * FROM unnest(${column(u.hourly, "link_id")}::text[], ${column(u.hourly, "hour")}::bigint[],
-      ${column(u.hourly, "clicks")}::bigint[], ${column(u.hourly, "bots")}::bigint[], ${column(u.hourly, "visitors")}::bigint[], ${column(u.hourly, "qr")}::bigint[])
+    SELECT * FROM unnest(${columnLiteral(u.hourly, "link_id")}::text[], ${columnLiteral(u.hourly, "hour")}::bigint[],
+      ${columnLiteral(u.hourly, "clicks")}::bigint[], ${columnLiteral(u.hourly, "bots")}::bigint[], ${columnLiteral(u.hourly, "visitors")}::bigint[], ${columnLiteral(u.hourly, "qr")}::bigint[])
     ON CONFLICT (link_id, hour) DO UPDATE SET clicks = click_hourly.clicks + excluded.clicks, bots = click_hourly.bots + excluded.bots,
       visitors = click_hourly.visitors + excluded.visitors, qr = click_hourly.qr + excluded.qr`.execute(trx);
   await sql`INSERT INTO click_breakdown (link_id, day, dimension, value, clicks, visitors)
-    SELECT * FROM unnest(${column(u.breakdown, "link_id")}::text[], ${column(u.breakdown, "day")}::text[],
-      ${column(u.breakdown, "dimension")}::text[], ${column(u.breakdown, "value")}::text[], ${column(u.breakdown, "clicks")}::bigint[], ${column(u.breakdown, "visitors")}::bigint[])
+    SELECT * FROM unnest(${columnLiteral(u.breakdown, "link_id")}::text[], ${columnLiteral(u.breakdown, "day")}::text[],
+      ${columnLiteral(u.breakdown, "dimension")}::text[], ${columnLiteral(u.breakdown, "value")}::text[], ${columnLiteral(u.breakdown, "clicks")}::bigint[], ${columnLiteral(u.breakdown, "visitors")}::bigint[])
     ON CONFLICT (link_id, dimension, day, value) DO UPDATE SET clicks = click_breakdown.clicks + excluded.clicks, visitors = click_breakdown.visitors + excluded.visitors`.execute(
     trx,
   );
   if (u.monthly.length > 0)
     await sql`INSERT INTO click_breakdown_month (link_id, month, dimension, value, clicks, visitors)
-    SELECT * FROM unnest(${column(u.monthly, "link_id")}::text[], ${column(u.monthly, "month")}::text[],
-      ${column(u.monthly, "dimension")}::text[], ${column(u.monthly, "value")}::text[], ${column(u.monthly, "clicks")}::bigint[], ${column(u.monthly, "visitors")}::bigint[])
+    SELECT * FROM unnest(${columnLiteral(u.monthly, "link_id")}::text[], ${columnLiteral(u.monthly, "month")}::text[],
+      ${columnLiteral(u.monthly, "dimension")}::text[], ${columnLiteral(u.monthly, "value")}::text[], ${columnLiteral(u.monthly, "clicks")}::bigint[], ${columnLiteral(u.monthly, "visitors")}::bigint[])
     ON CONFLICT (link_id, dimension, month, value) DO UPDATE SET clicks = click_breakdown_month.clicks + excluded.clicks, visitors = click_breakdown_month.visitors + excluded.visitors`.execute(
       trx,
     );
@@ -191,27 +188,27 @@ async function writeLinkRollups(trx: Db, u: RollUps): Promise<void> {
 async function writeOwnerRollups(trx: Db, u: RollUps): Promise<void> {
   if (u.ownerDaily.length > 0)
     await sql`INSERT INTO owner_daily (owner_id, day, clicks, bots, visitors, qr)
-      SELECT * FROM unnest(${column(u.ownerDaily, "owner_id")}::text[], ${column(u.ownerDaily, "day")}::text[], ${column(u.ownerDaily, "clicks")}::bigint[],
-        ${column(u.ownerDaily, "bots")}::bigint[], ${column(u.ownerDaily, "visitors")}::bigint[], ${column(u.ownerDaily, "qr")}::bigint[])
+      SELECT * FROM unnest(${columnLiteral(u.ownerDaily, "owner_id")}::text[], ${columnLiteral(u.ownerDaily, "day")}::text[], ${columnLiteral(u.ownerDaily, "clicks")}::bigint[],
+        ${columnLiteral(u.ownerDaily, "bots")}::bigint[], ${columnLiteral(u.ownerDaily, "visitors")}::bigint[], ${columnLiteral(u.ownerDaily, "qr")}::bigint[])
       ON CONFLICT (owner_id, day) DO UPDATE SET clicks = owner_daily.clicks + excluded.clicks, bots = owner_daily.bots + excluded.bots,
         visitors = owner_daily.visitors + excluded.visitors, qr = owner_daily.qr + excluded.qr`.execute(trx);
   if (u.ownerHourly.length > 0)
     await sql`INSERT INTO owner_hourly (owner_id, hour, clicks, bots, visitors, qr)
-      SELECT * FROM unnest(${column(u.ownerHourly, "owner_id")}::text[], ${column(u.ownerHourly, "hour")}::bigint[], ${column(u.ownerHourly, "clicks")}::bigint[],
-        ${column(u.ownerHourly, "bots")}::bigint[], ${column(u.ownerHourly, "visitors")}::bigint[], ${column(u.ownerHourly, "qr")}::bigint[])
+      SELECT * FROM unnest(${columnLiteral(u.ownerHourly, "owner_id")}::text[], ${columnLiteral(u.ownerHourly, "hour")}::bigint[], ${columnLiteral(u.ownerHourly, "clicks")}::bigint[],
+        ${columnLiteral(u.ownerHourly, "bots")}::bigint[], ${columnLiteral(u.ownerHourly, "visitors")}::bigint[], ${columnLiteral(u.ownerHourly, "qr")}::bigint[])
       ON CONFLICT (owner_id, hour) DO UPDATE SET clicks = owner_hourly.clicks + excluded.clicks, bots = owner_hourly.bots + excluded.bots,
         visitors = owner_hourly.visitors + excluded.visitors, qr = owner_hourly.qr + excluded.qr`.execute(trx);
   if (u.ownerBreakdown.length > 0)
     await sql`INSERT INTO owner_breakdown (owner_id, day, dimension, value, clicks, visitors)
-      SELECT * FROM unnest(${column(u.ownerBreakdown, "owner_id")}::text[], ${column(u.ownerBreakdown, "day")}::text[], ${column(u.ownerBreakdown, "dimension")}::text[],
-        ${column(u.ownerBreakdown, "value")}::text[], ${column(u.ownerBreakdown, "clicks")}::bigint[], ${column(u.ownerBreakdown, "visitors")}::bigint[])
+      SELECT * FROM unnest(${columnLiteral(u.ownerBreakdown, "owner_id")}::text[], ${columnLiteral(u.ownerBreakdown, "day")}::text[], ${columnLiteral(u.ownerBreakdown, "dimension")}::text[],
+        ${columnLiteral(u.ownerBreakdown, "value")}::text[], ${columnLiteral(u.ownerBreakdown, "clicks")}::bigint[], ${columnLiteral(u.ownerBreakdown, "visitors")}::bigint[])
       ON CONFLICT (owner_id, dimension, day, value) DO UPDATE SET clicks = owner_breakdown.clicks + excluded.clicks, visitors = owner_breakdown.visitors + excluded.visitors`.execute(
       trx,
     );
   if (u.ownerMonthly.length > 0)
     await sql`INSERT INTO owner_breakdown_month (owner_id, month, dimension, value, clicks, visitors)
-      SELECT * FROM unnest(${column(u.ownerMonthly, "owner_id")}::text[], ${column(u.ownerMonthly, "month")}::text[], ${column(u.ownerMonthly, "dimension")}::text[],
-        ${column(u.ownerMonthly, "value")}::text[], ${column(u.ownerMonthly, "clicks")}::bigint[], ${column(u.ownerMonthly, "visitors")}::bigint[])
+      SELECT * FROM unnest(${columnLiteral(u.ownerMonthly, "owner_id")}::text[], ${columnLiteral(u.ownerMonthly, "month")}::text[], ${columnLiteral(u.ownerMonthly, "dimension")}::text[],
+        ${columnLiteral(u.ownerMonthly, "value")}::text[], ${columnLiteral(u.ownerMonthly, "clicks")}::bigint[], ${columnLiteral(u.ownerMonthly, "visitors")}::bigint[])
       ON CONFLICT (owner_id, dimension, month, value) DO UPDATE SET clicks = owner_breakdown_month.clicks + excluded.clicks,
         visitors = owner_breakdown_month.visitors + excluded.visitors`.execute(trx);
 }

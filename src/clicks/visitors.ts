@@ -7,6 +7,7 @@ import { hash, randomBytes } from "node:crypto";
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { Db } from "../storage/db.js";
+import { columnLiteral } from "../storage/pg-arrays.js";
 import { type ClickRow, type DescribedBatch, type Group, type VisitorKeyOf, dayOf } from "./click-groups.js";
 import { type ClickBatch, FIELD, WIDTH } from "./click-buffer.js";
 
@@ -204,7 +205,7 @@ export class PostgresVisitors {
     const fresh = new Set<string>();
     if (sorted.length > 0) {
       const inserted = await sql<{ day: string; visitor: string }>`INSERT INTO click_visitors (day, visitor)
-        SELECT d, v FROM unnest(${sorted.map((c) => c[0])}::text[], ${sorted.map((c) => c[1])}::bigint[]) WITH ORDINALITY AS u(d, v, n) ORDER BY n
+        SELECT d, v FROM unnest(${columnLiteral(sorted, 0)}::text[], ${columnLiteral(sorted, 1)}::bigint[]) WITH ORDINALITY AS u(d, v, n) ORDER BY n
         ON CONFLICT (day, visitor) DO NOTHING RETURNING day, visitor`.execute(trx);
       for (const r of inserted.rows) fresh.add(`${r.day}\u0000${Number(r.visitor)}`);
     }

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import type SQLite from "better-sqlite3";
 import { sql } from "kysely";
 import type { Db, Storage } from "../storage/db.js";
+import { columnLiteral } from "../storage/pg-arrays.js";
 import type { TrackedClickRow } from "../storage/conversion-tables.js";
 import type { ClickRow } from "../clicks/click-groups.js";
 import type { StoredChunk, StoredListener } from "../clicks/stored.js";
@@ -203,7 +204,7 @@ function sqliteStored(handle: SQLite.Database): (chunk: StoredChunk) => void {
 async function postgresStored(trx: Db, chunk: StoredChunk): Promise<void> {
   const rows = trackedOf(chunk.rows).map(storedRow);
   if (rows.length === 0) return;
-  const column = <T>(k: number) => rows.map((r) => r[k] as T);
+  const column = (k: number) => columnLiteral(rows, k);
   await sql`INSERT INTO tracked_clicks (id, owner_id, link_id, destination, country, device, referrer_host, browser, os, utm, at, store)
     SELECT u.id, l.owner_id, l.id, u.destination, u.country, u.device, u.referrer_host, u.browser, u.os, u.utm, u.at, u.store
     FROM unnest(${column(0)}::text[], ${column(1)}::text[], ${column(2)}::text[], ${column(3)}::text[], ${column(4)}::text[],

@@ -62,6 +62,7 @@ import { pgClickPartitions } from "./migrations/063-pg-click-partitions.js";
 import { pgClickDailyDay } from "./migrations/064-pg-click-daily-day.js";
 import { pgRecentClicks } from "./migrations/065-pg-recent-clicks.js";
 import { pgClicksAt } from "./migrations/066-pg-clicks-at.js";
+import { pgTriggerJoins } from "./migrations/067-pg-trigger-joins.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -126,6 +127,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "064-pg-click-daily-day": pgClickDailyDay(storage.dialect),
     "065-pg-recent-clicks": pgRecentClicks(storage.dialect),
     "066-pg-clicks-at": pgClicksAt(storage.dialect),
+    "067-pg-trigger-joins": pgTriggerJoins(storage.dialect),
   };
 }
 

@@ -4,13 +4,14 @@
 // alone when nothing it copies changed. With no index on click_count and last_click_at, the click writer's
 // UPDATE of links is HOT: it writes no index entry.
 import { sql } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresClickWriter } from "../../src/clicks/pg-writer.js";
 import { CountryResolver } from "../../src/clicks/describe.js";
 import { batchOf } from "../../src/clicks/click-buffer.js";
 import type { ClickInput } from "../../src/clicks/recorder.js";
 import { type Db, openPostgresDb, openStorage, type Storage } from "../../src/storage/db.js";
-import { migrateToLatest } from "../../src/storage/migrate.js";
+import { migrateTo, migrateToLatest } from "../../src/storage/migrate.js";
 import { ENGINES, createTestDatabase, type TestDatabase } from "../helpers/engines.js";
 
 const UA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
@@ -164,5 +165,63 @@ describe.runIf(ENGINES.includes("postgres"))("PostgreSQL link_click_order", () =
     const text = plan.rows.map((r) => r["QUERY PLAN"]).join("\n");
     expect(text).toMatch(/Index (Only )?Scan Backward using link_click_order_clicks/);
     expect(text).not.toMatch(/\bSort\b/);
+  });
+});
+
+// Migration 067: PL/pgSQL plans a trigger's statement once per connection, with the size of the first transition
+// table it meets. Without it, a first UPDATE (or DELETE) of 1,000 links left the connection a hash join that read the
+// whole of link_click_order for every later statement, one link included.
+describe.runIf(ENGINES.includes("postgres"))("PostgreSQL triggers on links join by index, whatever their first statement (migration 067)", () => {
+  const dbs: TestDatabase[] = [];
+  const opened: Storage[] = [];
+  afterAll(async () => {
+    for (const s of opened) await s.close();
+    for (const d of dbs) await d.drop();
+  });
+
+  /** The plans auto_explain gives of the triggers' statements, on one connection, after a first statement of 1,000 links. */
+  async function triggerPlans(upTo?: string): Promise<{ update: string; delete: string; clicks: string }> {
+    const tdb = await createTestDatabase("postgres");
+    dbs.push(tdb);
+    const storage = await openStorage({ kind: "postgres", url: tdb.databaseUrl as string });
+    opened.push(storage);
+    if (upTo) await migrateTo(storage, upTo);
+    else await migrateToLatest(storage);
+    await sql`INSERT INTO users (id, email, password_hash, created_at, updated_at) VALUES ('u1', 'u1@example.com', 'x', 0, 0)`.execute(storage.db);
+    await sql`INSERT INTO links (id, domain, alias, url, owner_id, click_count, created_at, updated_at)
+      SELECT 'p' || i, '', 'p' || i, 'https://example.com/', 'u1', 0, i, i FROM generate_series(1, 5000) AS i`.execute(storage.db);
+    await sql`ANALYZE links`.execute(storage.db);
+    await sql`ANALYZE link_click_order`.execute(storage.db);
+    const c = new pg.Client({ connectionString: tdb.databaseUrl as string });
+    await c.connect();
+    const notices: string[] = [];
+    c.on("notice", (n) => notices.push(n.message ?? ""));
+    try {
+      await c.query("LOAD 'auto_explain'");
+      for (const s of ["log_min_duration = 0", "log_nested_statements = on", "log_level = notice"]) await c.query(`SET auto_explain.${s}`);
+      await c.query("UPDATE links SET click_count = click_count + 1 WHERE num <= 1000");
+      await c.query("DELETE FROM links WHERE num > 4000");
+      notices.length = 0;
+      await c.query("UPDATE links SET click_count = click_count + 1 WHERE id = 'p5'");
+      await c.query("DELETE FROM links WHERE id = 'p6'");
+    } finally {
+      await c.end();
+    }
+    const plan = (start: string) => notices.find((n) => n.includes(`Query Text: ${start}`)) ?? `no plan of ${start}`;
+    return { update: plan("UPDATE link_click_order"), delete: plan("DELETE FROM link_click_order"), clicks: plan("DELETE FROM clicks") };
+  }
+
+  it("before 067 a single link's update and delete read the whole table; after, each finds its row by the key", async () => {
+    const before = await triggerPlans("066-pg-clicks-at");
+    expect(before.update).toMatch(/Seq Scan on link_click_order/);
+    expect(before.delete).toMatch(/Seq Scan on link_click_order/);
+    const after = await triggerPlans();
+    for (const p of [after.update, after.delete]) {
+      expect(p).toMatch(/Index Scan using link_click_order_pkey/);
+      expect(p).not.toMatch(/Seq Scan on link_click_order|Hash Join|Merge Join/);
+    }
+    // The deleted links' clicks: a nested loop over the deleted links, never a hash of every month's clicks.
+    expect(after.clicks).toMatch(/Nested Loop/);
+    expect(after.clicks).not.toMatch(/Hash Join|Merge Join/);
   });
 });

@@ -2,7 +2,8 @@
 // (src/storage/pg-copy.ts), on the connection of the batch's transaction. Every string must arrive as it
 // was (backslashes, tabs, newlines, a literal "\N", characters outside ASCII), NULL as NULL; a COPY that
 // fails must roll back the whole transaction, the statements before it included; and the clicks a
-// writer stores must be the batch's, value for value.
+// writer stores must be the batch's, value for value. The writer's unnest() parameters are array literals of
+// its own (src/storage/pg-arrays.ts): what PostgreSQL unnests must be what was sent, whatever the strings.
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresClickWriter } from "../../src/clicks/pg-writer.js";
@@ -11,6 +12,7 @@ import { batchOf } from "../../src/clicks/click-buffer.js";
 import type { ClickInput } from "../../src/clicks/recorder.js";
 import { openStorage, type Storage } from "../../src/storage/db.js";
 import { copyText, transactionWithCopy } from "../../src/storage/pg-copy.js";
+import { arrayLiteral, columnLiteral } from "../../src/storage/pg-arrays.js";
 import { ENGINES, createTestDatabase, openTestStorage, type TestDatabase } from "../helpers/engines.js";
 import { UA } from "../helpers/visit.js";
 
@@ -21,6 +23,15 @@ it("writes COPY's text format: NULL as \\N, the four special characters escaped,
   expect(copyText([["a\\b", "tab\there", null, 12, "line\nbreak\r", "\\N"]])).toBe("a\\\\b\ttab\\there\t\\N\t12\tline\\nbreak\\r\t\\\\N\n");
   expect(copyText([[1], [2]])).toBe("1\n2\n");
   expect(copyText([])).toBe("");
+});
+
+it("writes array literals: numbers and plain strings joined, others quoted and escaped, null as NULL", () => {
+  expect(arrayLiteral([])).toBe("{}");
+  expect(arrayLiteral([3, -1, 0])).toBe("{3,-1,0}");
+  expect(arrayLiteral(["a", "b c", ""])).toBe('{"a","b c",""}');
+  expect(arrayLiteral(["a", null, 'q"b', "s\\t"])).toBe('{"a",NULL,"q\\"b","s\\\\t"}');
+  expect(arrayLiteral([1, "1"])).toBe('{1,"1"}');
+  expect(columnLiteral([{ k: "x" }, { k: "y" }], "k")).toBe('{"x","y"}');
 });
 
 describe.runIf(ENGINES.includes("postgres"))("COPY in the click writer's transaction (PostgreSQL)", () => {
@@ -45,6 +56,25 @@ describe.runIf(ENGINES.includes("postgres"))("COPY in the click writer's transac
     await transactionWithCopy(storage.db, (_trx, copy) => copy("copy_probe", ["n", "s"], rows));
     const stored = await sql<{ n: string; s: string | null }>`SELECT n, s FROM copy_probe ORDER BY n`.execute(storage.db);
     expect(stored.rows.map((r) => [Number(r.n), r.s])).toEqual(rows.map((r) => [...r]));
+  });
+
+  it("array literals: what unnest() returns is what was sent, hostile strings, NULL, an empty array and large numbers too", async () => {
+    const strings = [...HOSTILE, 'quo"te', '"', "com,ma", "{braces}", "NULL", "null", "(paren)", null, "\\"];
+    const texts = await sql<{ s: string | null }>`SELECT s FROM unnest(${arrayLiteral(strings)}::text[]) WITH ORDINALITY AS u(s, n) ORDER BY n`.execute(
+      storage.db,
+    );
+    expect(texts.rows.map((r) => r.s)).toEqual(strings);
+    // All plain: the joined path.
+    const plain = ["2026-12-08", "lnk_AbC09", "", " x "];
+    const joined = await sql<{ s: string }>`SELECT s FROM unnest(${arrayLiteral(plain)}::text[]) WITH ORDINALITY AS u(s, n) ORDER BY n`.execute(storage.db);
+    expect(joined.rows.map((r) => r.s)).toEqual(plain);
+    const numbers = [0, -5, 1796689843931, Number.MAX_SAFE_INTEGER, 7];
+    const ints = await sql<{ v: string }>`SELECT v::text FROM unnest(${arrayLiteral(numbers)}::bigint[]) WITH ORDINALITY AS u(v, n) ORDER BY n`.execute(
+      storage.db,
+    );
+    expect(ints.rows.map((r) => r.v)).toEqual(numbers.map(String));
+    const none = await sql<{ c: string }>`SELECT count(*) AS c FROM unnest(${arrayLiteral([])}::text[])`.execute(storage.db);
+    expect(Number(none.rows[0]!.c)).toBe(0);
   });
 
   it("a COPY that fails rolls back the statements before it in its transaction, and the pool's connection serves the next", async () => {
