@@ -102,7 +102,9 @@ function monthAfter(month: string): string {
  * last compacted month; whether more are left.
  */
 async function compactChunk(trx: Db, m: MonthState): Promise<boolean> {
-  const nums = await sql<{ num: string }>`SELECT num FROM links WHERE num > ${m.num} ORDER BY num LIMIT ${COMPACT_LINKS}`.execute(trx);
+  // Locked against deletion until the chunk commits: its monthly rows have no foreign key to links (migration 068), and a
+  // link deleted meanwhile would keep the rows written after its trigger deleted the others.
+  const nums = await sql<{ num: string }>`SELECT num FROM links WHERE num > ${m.num} ORDER BY num LIMIT ${COMPACT_LINKS} FOR KEY SHARE`.execute(trx);
   const last = nums.rows.length === COMPACT_LINKS ? Number(nums.rows[nums.rows.length - 1]!.num) : null;
   // "YYYY-MM-32" sorts after every day of the month and before the next month's first.
   const after = m.through === "" ? "" : `${m.through}-32`;

@@ -63,6 +63,7 @@ import { pgClickDailyDay } from "./migrations/064-pg-click-daily-day.js";
 import { pgRecentClicks } from "./migrations/065-pg-recent-clicks.js";
 import { pgClicksAt } from "./migrations/066-pg-clicks-at.js";
 import { pgTriggerJoins } from "./migrations/067-pg-trigger-joins.js";
+import { pgRollupKeys } from "./migrations/068-pg-rollup-keys.js";
 
 function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migration> {
   return {
@@ -128,6 +129,7 @@ function migrationsFor(storage: Pick<Storage, "dialect">): Record<string, Migrat
     "065-pg-recent-clicks": pgRecentClicks(storage.dialect),
     "066-pg-clicks-at": pgClicksAt(storage.dialect),
     "067-pg-trigger-joins": pgTriggerJoins(storage.dialect),
+    "068-pg-rollup-keys": pgRollupKeys(storage.dialect),
   };
 }
 
