@@ -136,8 +136,9 @@ async function lockLinks(trx: Db, raised: string[], readOnly: string[]): Promise
   // Locks the links to update in id order (the lock an UPDATE takes; concurrent writers cannot
   // deadlock), and only keeps the others from being deleted: FOR KEY SHARE does not block the
   // click-limit count, which would otherwise wait for this whole transaction on every visit. A
-  // link deleted meanwhile is not returned and its clicks are skipped: clicks have no foreign key
-  // here (migration 006), these locks are what keeps them from naming a deleted link.
+  // link deleted meanwhile is not returned and its clicks are skipped: neither clicks nor the roll-up
+  // rows have a foreign key here (migrations 006 and 068), these locks are what keeps them from naming a
+  // deleted link.
   const lock = async (ids: string[], mode: "NO KEY UPDATE" | "KEY SHARE") =>
     ids.length === 0
       ? []
